@@ -1,0 +1,104 @@
+/**
+ * Operator CLI: bootstraps tenants, users and API keys.
+ *
+ *   npm run admin -- tenant create --name "Acme" --admin-email ops@acme.test
+ *   npm run admin -- user create --tenant ten_... --email a@acme.test [--role manager] [--name "A"]
+ *   npm run admin -- api-key create --tenant ten_... --name "CI" [--role member]
+ *
+ * Prints exactly one JSON object on stdout. By default it finds the running local stack
+ * (<LOCAL_DIR or .local>/stack.json). Against AWS pass --table and --secret-id (or
+ * TABLE_NAME and APP_SECRET_ARN); credentials come from the standard AWS chain.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const USAGE = `usage:
+  admin tenant create --name NAME --admin-email EMAIL [--admin-name NAME]
+  admin user create --tenant TENANT_ID --email EMAIL [--role admin|manager|member] [--name NAME]
+  admin api-key create --tenant TENANT_ID --name NAME [--role admin|manager|member]
+options: [--table TABLE --secret-id ARN --region REGION] (AWS) | [--local-dir DIR] (local, default .local)`;
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(2);
+}
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    name: { type: 'string' },
+    'admin-email': { type: 'string' },
+    'admin-name': { type: 'string' },
+    tenant: { type: 'string' },
+    email: { type: 'string' },
+    role: { type: 'string' },
+    table: { type: 'string' },
+    'secret-id': { type: 'string' },
+    region: { type: 'string' },
+    'local-dir': { type: 'string' },
+  },
+});
+
+function configureTarget(): void {
+  const table = values.table ?? process.env.TABLE_NAME;
+  if (table) {
+    process.env.TABLE_NAME = table;
+    const secret = values['secret-id'] ?? process.env.APP_SECRET_ARN;
+    if (!secret && !process.env.APP_SECRETS_JSON) fail('--secret-id (or APP_SECRET_ARN) is required with --table');
+    if (secret) process.env.APP_SECRET_ARN = secret;
+    if (values.region) process.env.AWS_REGION = values.region;
+    return;
+  }
+  const dir = resolve(values['local-dir'] ?? process.env.LOCAL_DIR ?? '.local');
+  const stackFile = resolve(dir, 'stack.json');
+  if (!existsSync(stackFile)) fail(`no running local stack found (${stackFile} is missing): start it with \`npm start\`, or pass --table and --secret-id for AWS`);
+  const stack = JSON.parse(readFileSync(stackFile, 'utf8')) as { tableName: string; dynamoEndpoint: string; region?: string };
+  process.env.TABLE_NAME = stack.tableName;
+  process.env.DYNAMODB_ENDPOINT = stack.dynamoEndpoint;
+  process.env.AWS_REGION = stack.region ?? 'us-east-1';
+  process.env.APP_SECRETS_JSON = readFileSync(resolve(dir, 'secrets.json'), 'utf8');
+}
+
+const ROLES = ['admin', 'manager', 'member'] as const;
+function role(value: string | undefined, fallback: (typeof ROLES)[number]) {
+  if (value === undefined) return fallback;
+  if (!(ROLES as readonly string[]).includes(value)) fail(`--role must be one of ${ROLES.join(', ')}`);
+  return value as (typeof ROLES)[number];
+}
+const need = (name: keyof typeof values): string => {
+  const v = values[name];
+  if (typeof v !== 'string' || v.trim() === '') fail(`--${name} is required\n${USAGE}`);
+  return v;
+};
+
+async function main(): Promise<void> {
+  const [noun, verb] = positionals;
+  if (verb !== 'create' || !noun) fail(USAGE);
+  configureTarget();
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
+  const ops = await import('../shared/admin/bootstrap.js');
+  let result: unknown;
+  switch (noun) {
+    case 'tenant': {
+      const email = need('admin-email');
+      if (!/^[^@\s]+@[^@\s]+$/.test(email)) fail('--admin-email is not an email address');
+      result = await ops.createTenant({ name: need('name'), adminEmail: email, adminName: values['admin-name'] });
+      break;
+    }
+    case 'user':
+      result = await ops.createUser({ tenantId: need('tenant'), email: need('email'), role: role(values.role, 'member'), name: values.name });
+      break;
+    case 'api-key':
+      result = await ops.createApiKey({ tenantId: need('tenant'), name: need('name'), role: role(values.role, 'member') });
+      break;
+    default:
+      fail(USAGE);
+  }
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+main().catch((err: unknown) => {
+  const message = err instanceof Error ? err.message : String(err);
+  fail(`admin: ${message}`);
+});

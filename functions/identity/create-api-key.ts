@@ -1,0 +1,25 @@
+import { mintApiKey, presentApiKey } from '../../shared/auth/api-keys.js';
+import { roleCovers } from '../../shared/auth/roles.js';
+import { forbidden } from '../../shared/http/errors.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { created } from '../../shared/http/responses.js';
+import { putApiKey } from '../../shared/repositories/api-keys.js';
+import { apiKeyCreateRequest, apiKeyCreateResponse } from '../../shared/schemas/identity.js';
+
+/** POST /v1/api-keys — 201 with the secret, shown this once. Role defaults to the caller's. */
+export const handler = defineRoute(
+  'createApiKey',
+  { body: apiKeyCreateRequest, responses: { 201: apiKeyCreateResponse } },
+  async ({ principal, body }) => {
+    const role = body.role ?? principal.role;
+    if (!roleCovers(principal.role, role)) throw forbidden(`A ${principal.role} key cannot mint a ${role} key`);
+    const { record, token } = await mintApiKey({
+      tenantId: principal.tenantId,
+      name: body.name,
+      role,
+      createdBy: { type: 'api_key', id: principal.keyId },
+    });
+    await putApiKey(record);
+    return created({ ...presentApiKey(record), secret: token });
+  },
+);

@@ -1,0 +1,18 @@
+import { defineRoute } from '../../shared/http/route.js';
+import { ok } from '../../shared/http/responses.js';
+import { notFound } from '../../shared/http/errors.js';
+import { getTenant } from '../../shared/repositories/tenants.js';
+import { principalResource } from '../../shared/schemas/identity.js';
+
+/** GET /v1/me — who is calling: the key, its role and its tenant. */
+export const handler = defineRoute('getMe', { responses: { 200: principalResource } }, async ({ principal }) => {
+  const tenant = await getTenant(principal.tenantId);
+  if (!tenant) throw notFound('Tenant');
+  return ok({
+    object: 'principal' as const,
+    type: principal.type,
+    role: principal.role,
+    tenant,
+    api_key: { id: principal.keyId, name: principal.keyName },
+  });
+});

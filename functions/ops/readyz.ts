@@ -1,0 +1,32 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../shared/db/client.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { tenantIsolationHolds } from '../../shared/ops/isolation-checks.js';
+import { logger } from '../../shared/observability.js';
+import { healthSchema } from '../../shared/schemas/common.js';
+import { appSecrets } from '../../shared/secrets.js';
+
+/**
+ * GET /readyz — 200 only when the table answers and the isolation checks hold; else 503.
+ * The admin plane (an operator HTTP surface) is not wired in this deployment, which is
+ * reported as a stated condition, not as unreadiness.
+ */
+export const handler = defineRoute('getReadiness', { responses: { 200: healthSchema, 503: healthSchema } }, async () => {
+  const report: Record<string, string> = {};
+  try {
+    await db().send(new GetCommand({ TableName: tableName(), Key: { pk: 'READINESS', sk: 'PROBE' } }));
+    report.database = 'ok';
+  } catch (err) {
+    logger.warn('readiness: database probe failed', err as Error);
+    report.database = 'unavailable';
+  }
+  const secretsOk = await appSecrets().then(
+    (s) => s.apiKeyPepper !== s.cursorKey,
+    () => false,
+  );
+  report.tenant_isolation = secretsOk && tenantIsolationHolds() ? 'ok' : 'failed';
+  report.admin_plane = 'unwired';
+  const ready = report.database === 'ok' && report.tenant_isolation === 'ok';
+  report.status = ready ? 'ready' : 'not_ready';
+  return { status: ready ? 200 : 503, body: report };
+});

@@ -1,0 +1,130 @@
+/**
+ * Builds the OpenAPI 3.1 document from the route manifest and each handler's zod
+ * schemas (attached to the handler by the route factory). Nothing here is written by
+ * hand per endpoint, so the document cannot drift from the code.
+ */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as z from 'zod';
+import { routes, type RouteDefinition } from '../routes.js';
+import type { HttpHandler, RouteSchemas } from '../../shared/http/route.js';
+import { errorSchema, validationErrorSchema } from '../../shared/schemas/common.js';
+
+type Json = Record<string, unknown>;
+
+const root = resolve(import.meta.dirname, '..', '..');
+
+export async function loadHandler(route: RouteDefinition): Promise<HttpHandler> {
+  const mod = (await import(pathToFileURL(resolve(root, `${route.handler}.ts`)).href)) as { handler?: HttpHandler };
+  if (!mod.handler) throw new Error(`${route.handler} exports no handler`);
+  return mod.handler;
+}
+
+export async function buildOpenApi(): Promise<Json> {
+  const components: Record<string, Json> = {};
+  const convert = (schema: z.ZodType, io: 'input' | 'output'): Json => {
+    const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any', reused: 'inline' }) as Json;
+    const defs = (json.$defs ?? {}) as Record<string, Json>;
+    delete json.$defs;
+    delete json.$schema;
+    for (const [name, def] of Object.entries(defs)) components[name] = rewriteRefs(def) as Json;
+    // A schema that is itself a named component becomes a reference to it.
+    const id = (json.id as string | undefined) ?? undefined;
+    if (id) {
+      delete json.id;
+      components[id] = rewriteRefs(json) as Json;
+      return { $ref: `#/components/schemas/${id}` };
+    }
+    return rewriteRefs(json) as Json;
+  };
+
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const route of routes as readonly RouteDefinition[]) {
+    const schemas: RouteSchemas = (await loadHandler(route)).schemas;
+    const parameters: Json[] = [];
+    const addParams = (where: 'path' | 'query' | 'header', schema: z.ZodType | undefined) => {
+      if (!schema) return;
+      const json = convert(schema, 'output');
+      const props = (json.properties ?? {}) as Record<string, Json>;
+      const required = new Set((json.required as string[] | undefined) ?? []);
+      for (const [name, s] of Object.entries(props)) {
+        parameters.push({ name, in: where, required: where === 'path' || (where === 'header' && required.has(name)), schema: s });
+      }
+    };
+    addParams('path', schemas.path);
+    addParams('query', schemas.query);
+    for (const [field, spec] of Object.entries(schemas.filters ?? {})) {
+      const values = spec.kind === 'enum' ? { enum: [...spec.values] } : {};
+      parameters.push({ name: field, in: 'query', required: false, description: `Filter: equals; comma-separated values are OR (${spec.kind}).`, schema: { type: 'string', ...values } });
+      for (const op of ['gte', 'lte', 'gt', 'lt', 'in']) {
+        if (spec.kind === 'boolean' && op !== 'in') continue;
+        parameters.push({ name: `${field}.${op}`, in: 'query', required: false, schema: { type: 'string' } });
+      }
+    }
+    if (route.idempotency !== 'none') {
+      parameters.push({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: route.idempotency === 'required',
+        description: 'Replays the original result for 24 hours (header Idempotent-Replay: true on a replay).',
+        schema: { type: 'string', minLength: 1, maxLength: 255, examples: ['5f0c6a8e-3b8f-4f6a-9f55-3c1d0f0b7a11'] },
+      });
+    }
+    addParams('header', schemas.headers);
+
+    const responses: Record<string, Json> = {};
+    for (const [status, schema] of Object.entries(schemas.responses)) {
+      responses[status] = { description: Number(status) < 300 ? 'Success' : 'Error', content: { 'application/json': { schema: convert(schema, 'output') } } };
+    }
+    const errorRef = convert(errorSchema, 'output');
+    const takesInput = Boolean(schemas.path || schemas.query || schemas.body || schemas.filters || route.idempotency !== 'none');
+    if (takesInput) responses['422'] = { description: 'Validation error', content: { 'application/json': { schema: convert(validationErrorSchema, 'output') } } };
+    if (route.auth === 'bearer') responses['401'] = { description: 'Missing or invalid credential', content: { 'application/json': { schema: errorRef } } };
+    if (route.roles) responses['403'] = { description: `Requires role ${route.roles.join(' or ')}`, content: { 'application/json': { schema: errorRef } } };
+    if (route.path.includes('{')) responses['404'] ??= { description: 'Not found (including another tenant\'s id)', content: { 'application/json': { schema: errorRef } } };
+    if (route.idempotency !== 'none') responses['409'] ??= { description: 'A request with this Idempotency-Key is still in progress', content: { 'application/json': { schema: errorRef } } };
+    responses['500'] = { description: 'Internal error (body carries a request id, nothing internal)', content: { 'application/json': { schema: errorRef } } };
+
+    const op: Json = {
+      operationId: route.id,
+      summary: route.summary,
+      tags: [route.tag],
+      ...(schemas.description ? { description: schemas.description } : {}),
+      ...(route.deprecated ? { deprecated: true } : {}),
+      security: route.auth === 'bearer' ? [{ bearerAuth: [] }] : [],
+      ...(parameters.length ? { parameters } : {}),
+      ...(schemas.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: convert(schemas.body, 'input') } } } }
+        : {}),
+      responses,
+    };
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = op;
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Voice Agent Control API', version: '0.1.0' },
+    servers: [{ url: '{base_url}', variables: { base_url: { default: 'http://127.0.0.1:3000' } } }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key: vak_<tenant_id>.<key_id>.<secret>' },
+      },
+      schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
+    },
+  };
+}
+
+function rewriteRefs(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(rewriteRefs);
+  if (node && typeof node === 'object') {
+    const out: Json = {};
+    for (const [k, v] of Object.entries(node as Json)) {
+      out[k] = k === '$ref' && typeof v === 'string' ? v.replace(/^#\/\$defs\//, '#/components/schemas/') : rewriteRefs(v);
+    }
+    return out;
+  }
+  return node;
+}
+
+export const stringify = (doc: Json): string => `${JSON.stringify(doc, null, 2)}\n`;

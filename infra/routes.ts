@@ -1,0 +1,71 @@
+/**
+ * The route manifest: the single list of HTTP endpoints.
+ *
+ * It drives the CDK routes (one Lambda per entry), the local runtime's router, the
+ * OpenAPI document and the test that walks every route. Adding an endpoint means one
+ * entry here plus its handler file under functions/ (which declares its own schemas).
+ *
+ * Pure data only: handlers import this file to learn their own auth/idempotency mode,
+ * so nothing here may pull CDK or the AWS SDK into a function bundle.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/** bearer = tenant API key; none = public; session = dashboard cookie (not wired yet). */
+export type AuthMode = 'none' | 'bearer';
+export type IdempotencyMode = 'required' | 'optional' | 'none';
+/** What the function may do to the table; drives its IAM grant. */
+export type TableAccess = 'none' | 'read' | 'write';
+export type Role = 'admin' | 'manager' | 'member';
+
+export interface RouteDefinition {
+  /** Stable operation id: OpenAPI operationId, CDK construct id, idempotency scope. */
+  readonly id: string;
+  readonly method: HttpMethod;
+  /** API Gateway path template, e.g. /v1/api-keys/{key_id}. */
+  readonly path: string;
+  /** Handler module path relative to the repo root, without extension; exports `handler`. */
+  readonly handler: string;
+  readonly auth: AuthMode;
+  readonly idempotency: IdempotencyMode;
+  readonly table: TableAccess;
+  /** Roles allowed to call the route; absent = every authenticated role. */
+  readonly roles?: readonly Role[];
+  /** Extra grants beyond the table. */
+  readonly bucket?: 'read' | 'write';
+  readonly queues?: readonly ('callDispatch' | 'webhookDelivery')[];
+  readonly summary: string;
+  readonly tag: string;
+  readonly deprecated?: boolean;
+  /** Lambda timeout override (seconds). */
+  readonly timeoutSeconds?: number;
+  readonly memoryMb?: number;
+}
+
+export const routes = [
+  // Operations
+  { id: 'getHealth', method: 'GET', path: '/healthz', handler: 'functions/ops/healthz', auth: 'none', idempotency: 'none', table: 'none', summary: 'Liveness', tag: 'Operations' },
+  { id: 'getReadiness', method: 'GET', path: '/readyz', handler: 'functions/ops/readyz', auth: 'none', idempotency: 'none', table: 'read', summary: 'Readiness: the table answers and the isolation checks hold', tag: 'Operations' },
+  { id: 'getOpenApi', method: 'GET', path: '/openapi.json', handler: 'functions/ops/openapi', auth: 'none', idempotency: 'none', table: 'none', summary: 'This OpenAPI document', tag: 'Operations' },
+
+  // Identity
+  { id: 'getMe', method: 'GET', path: '/v1/me', handler: 'functions/identity/get-me', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'The authenticated principal and its tenant', tag: 'Identity' },
+  { id: 'listUsers', method: 'GET', path: '/v1/users', handler: 'functions/identity/list-users', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read-only directory of tenant users', tag: 'Identity' },
+  { id: 'listApiKeys', method: 'GET', path: '/v1/api-keys', handler: 'functions/identity/list-api-keys', auth: 'bearer', idempotency: 'none', table: 'read', roles: ['admin'], summary: 'List API keys (never their secrets)', tag: 'Identity' },
+  { id: 'createApiKey', method: 'POST', path: '/v1/api-keys', handler: 'functions/identity/create-api-key', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin'], summary: 'Create an API key; the secret is returned once', tag: 'Identity' },
+  { id: 'rotateApiKey', method: 'POST', path: '/v1/api-keys/{key_id}/rotate', handler: 'functions/identity/rotate-api-key', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin'], summary: 'Retire a key and mint its replacement in one transaction', tag: 'Identity' },
+
+  // Withdrawn
+  { id: 'submitVoiceProfileConsentProof', method: 'POST', path: '/v1/voice-profiles/{profile_id}/consent-proof', handler: 'functions/withdrawn/voice-profile-consent-proof', auth: 'bearer', idempotency: 'none', table: 'none', deprecated: true, summary: 'Withdrawn: consent releases are no longer accepted (410)', tag: 'Withdrawn' },
+] as const satisfies readonly RouteDefinition[];
+
+export type RouteId = (typeof routes)[number]['id'];
+
+const byId = new Map<string, RouteDefinition>(routes.map((r) => [r.id, r]));
+
+export function routeById(id: string): RouteDefinition {
+  const route = byId.get(id);
+  if (!route) throw new Error(`route ${id} is not in the manifest`);
+  return route;
+}
+
+/** API Gateway route key, e.g. "GET /v1/me". */
+export const routeKey = (r: RouteDefinition): string => `${r.method} ${r.path}`;

@@ -1,0 +1,20 @@
+/**
+ * SQS consumers: which queue feeds which worker handler. Like the route manifest, this
+ * drives both the CDK event source mappings and the local runtime's pollers.
+ */
+import type { QueueName } from '../shared/queues/definitions.js';
+
+export interface WorkerDefinition {
+  readonly id: string;
+  readonly queue: QueueName;
+  readonly handler: string;
+  readonly table: 'read' | 'write';
+  readonly batchSize: number;
+  readonly timeoutSeconds: number;
+  readonly summary: string;
+}
+
+export const workers = [
+  { id: 'callDispatchWorker', queue: 'callDispatch', handler: 'functions/workers/call-dispatch', table: 'write', batchSize: 10, timeoutSeconds: 30, summary: 'Dials queued calls (at most once per attempt)' },
+  { id: 'webhookDeliveryWorker', queue: 'webhookDelivery', handler: 'functions/workers/webhook-delivery', table: 'write', batchSize: 10, timeoutSeconds: 60, summary: 'Delivers signed webhook events (at least once)' },
+] as const satisfies readonly WorkerDefinition[];

@@ -1,0 +1,59 @@
+/**
+ * Operator actions behind bin/admin.ts: create a tenant with its first admin user and
+ * key, add users, mint keys. Each is one transaction, so a failure leaves nothing behind.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { mintApiKey } from '../auth/api-keys.js';
+import type { Role } from '../auth/roles.js';
+import { db, tableName } from '../db/client.js';
+import { newId } from '../ids.js';
+import { apiKeyItem } from '../repositories/api-keys.js';
+import { getTenant, tenantItem, type Tenant } from '../repositories/tenants.js';
+import { userEmailGuard, userItem, type User } from '../repositories/users.js';
+
+const put = (Item: Record<string, unknown>) => ({
+  Put: { TableName: tableName(), Item, ConditionExpression: 'attribute_not_exists(pk)' },
+});
+
+export class OperatorError extends Error {}
+
+function newUser(email: string, role: Role, name: string | null, now: string): User {
+  return { id: newId('usr'), email: email.toLowerCase(), name, role, status: 'active', created_at: now, updated_at: now };
+}
+
+export async function createTenant(input: { name: string; adminEmail: string; adminName?: string }) {
+  const now = new Date().toISOString();
+  const tenant: Tenant = { id: newId('ten'), name: input.name, status: 'active', created_at: now };
+  const user = newUser(input.adminEmail, 'admin', input.adminName ?? null, now);
+  const key = await mintApiKey({ tenantId: tenant.id, name: 'Bootstrap admin key', role: 'admin', createdBy: { type: 'operator', id: null }, now });
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [put(tenantItem(tenant)), put(userItem(tenant.id, user)), put(userEmailGuard(tenant.id, user)), put(apiKeyItem(key.record))],
+    }),
+  );
+  return { tenant_id: tenant.id, user_id: user.id, api_key: { id: key.record.id, secret: key.token } };
+}
+
+async function requireTenant(tenantId: string): Promise<void> {
+  if (!(await getTenant(tenantId))) throw new OperatorError(`tenant ${tenantId} does not exist`);
+}
+
+export async function createUser(input: { tenantId: string; email: string; role: Role; name?: string }) {
+  await requireTenant(input.tenantId);
+  const user = newUser(input.email, input.role, input.name ?? null, new Date().toISOString());
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: [put(userItem(input.tenantId, user)), put(userEmailGuard(input.tenantId, user))] }));
+  } catch (err) {
+    if (err instanceof TransactionCanceledException) throw new OperatorError(`a user with email ${user.email} already exists in this tenant`);
+    throw err;
+  }
+  return { tenant_id: input.tenantId, user_id: user.id, email: user.email, role: user.role };
+}
+
+export async function createApiKey(input: { tenantId: string; name: string; role: Role }) {
+  await requireTenant(input.tenantId);
+  const key = await mintApiKey({ tenantId: input.tenantId, name: input.name, role: input.role, createdBy: { type: 'operator', id: null } });
+  await db().send(new TransactWriteCommand({ TransactItems: [put(apiKeyItem(key.record))] }));
+  return { tenant_id: input.tenantId, api_key: { id: key.record.id, role: key.record.role, secret: key.token } };
+}

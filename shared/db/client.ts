@@ -1,0 +1,26 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { env, localCredentials } from '../config.js';
+
+let doc: DynamoDBDocumentClient | undefined;
+
+/** One document client per container, created on first use (keeps cold start lean). */
+export function db(): DynamoDBDocumentClient {
+  if (!doc) {
+    const endpoint = env.dynamoEndpoint;
+    const base = new DynamoDBClient(
+      endpoint ? { endpoint, region: env.region, credentials: localCredentials } : {},
+    );
+    doc = DynamoDBDocumentClient.from(base, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+  }
+  return doc;
+}
+
+/** Test hook: drop the cached client after changing the environment. */
+export function resetDbClient(): void {
+  doc = undefined;
+}
+
+export const tableName = (): string => env.tableName;

@@ -1,0 +1,203 @@
+/**
+ * The one factory that builds every HTTP handler (DESIGN §3).
+ *
+ * A handler file declares its schemas and its work; this factory wraps it in the middy
+ * stack every route shares, in this order:
+ *   logging + metrics → error mapping → bearer auth + role check → JSON body parsing →
+ *   zod validation of path/query/headers/body (+ declared list filters) → idempotency
+ * so an unauthenticated caller learns nothing about the schema, and nothing touches
+ * data before the credential is proven. The manifest entry (infra/routes.ts) supplies
+ * the route's auth, role and idempotency modes.
+ */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy, { type MiddlewareObj } from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { z } from 'zod';
+import { routeById, type RouteDefinition, type RouteId } from '../../infra/routes.js';
+import { authenticate, type Principal } from '../auth/authenticate.js';
+import { logger, metrics } from '../observability.js';
+import { parseFilters, type FilterCondition, type FilterSpec } from '../pagination/filters.js';
+import { errorResponse } from './error-response.js';
+import { forbidden, ValidationError, type ValidationIssue } from './errors.js';
+import { runIdempotent, type IdempotencyHandle } from './idempotency.js';
+import { jsonResponse, type RouteResult } from './responses.js';
+import { toValidationIssues } from './validation.js';
+
+type AnyObject = z.ZodType<Record<string, unknown>>;
+
+export interface RouteSchemas {
+  path?: AnyObject;
+  query?: AnyObject;
+  headers?: AnyObject;
+  body?: z.ZodType;
+  /** Declared list filters (SPEC Conventions 6); undeclared query names are refused. */
+  filters?: FilterSpec;
+  /** Response schemas by status, for the OpenAPI document and response tests. */
+  responses: Record<number, z.ZodType>;
+  description?: string;
+}
+
+type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+export interface RouteRequest<S extends RouteSchemas> {
+  path: Out<S['path']>;
+  query: Out<S['query']>;
+  headers: Out<S['headers']>;
+  body: Out<S['body']>;
+  filters: FilterCondition[];
+  /** The authenticated caller. Only bearer routes may read it. */
+  principal: Principal;
+  requestId: string;
+  /** Present when the request carries an Idempotency-Key on a route that honours it. */
+  idempotency?: IdempotencyHandle;
+  sourceIp: string | undefined;
+  event: APIGatewayProxyEventV2;
+}
+
+export type RouteImpl<S extends RouteSchemas> = (req: RouteRequest<S>) => Promise<RouteResult>;
+
+export type HttpHandler = ((event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>) & {
+  route: RouteDefinition;
+  schemas: RouteSchemas;
+};
+
+interface State {
+  principal?: Principal;
+  parsed: { path?: unknown; query?: unknown; headers?: unknown; body?: unknown };
+  filters: FilterCondition[];
+}
+
+type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context & { state?: State }>;
+
+const requestIdOf = (req: Request) => req.event.requestContext?.requestId ?? req.context.awsRequestId;
+
+export function defineRoute<S extends RouteSchemas>(id: RouteId, schemas: S, impl: RouteImpl<S>): HttpHandler {
+  const route = routeById(id);
+
+  const core = async (event: APIGatewayProxyEventV2, context: Context & { state?: State }) => {
+    const state = context.state!;
+    const requestId = event.requestContext?.requestId ?? context.awsRequestId;
+    const principal = state.principal;
+    const request = {
+      ...state.parsed,
+      filters: state.filters,
+      get principal(): Principal {
+        if (!principal) throw new Error(`route ${id} is public and has no principal`);
+        return principal;
+      },
+      requestId,
+      sourceIp: event.requestContext?.http?.sourceIp,
+      event,
+    } as RouteRequest<S>;
+    const result = await runIdempotent(route, request, () => impl(request));
+    return jsonResponse(result.status, result.body, result.headers);
+  };
+
+  const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context & { state?: State }>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics))
+    .use(contextAndErrors(route))
+    .use(authorization(route))
+    .use(jsonBody(schemas))
+    .use(validation(schemas))
+    .handler(core);
+
+  return Object.assign(handler as unknown as HttpHandler, { route, schemas });
+}
+
+/** Seeds per-request state, tags logs, and maps every thrown error to the contract's JSON. */
+function contextAndErrors(route: RouteDefinition): MiddlewareObj {
+  return {
+    before: async (request) => {
+      const req = request as unknown as Request;
+      req.context.state = { parsed: {}, filters: [] };
+      logger.appendKeys({ request_id: requestIdOf(req), route: route.id });
+    },
+    after: async (request) => {
+      const req = request as unknown as Request;
+      req.response = withRequestId(req.response!, requestIdOf(req));
+      logger.info('request', { method: route.method, path: req.event.rawPath, status: req.response.statusCode });
+    },
+    onError: async (request) => {
+      const req = request as unknown as Request;
+      req.response = withRequestId(errorResponse(req.error, requestIdOf(req)), requestIdOf(req));
+      logger.info('request', { method: route.method, path: req.event.rawPath, status: req.response.statusCode });
+      // Returning nothing lets the Powertools middlewares' own onError still run.
+    },
+  };
+}
+
+const withRequestId = (res: APIGatewayProxyStructuredResultV2, requestId: string) => ({
+  ...res,
+  headers: { ...res.headers, 'x-request-id': requestId },
+});
+
+function authorization(route: RouteDefinition): MiddlewareObj {
+  return {
+    before: async (request) => {
+      if (route.auth !== 'bearer') return;
+      const req = request as unknown as Request;
+      const principal = await authenticate(req.event.headers?.authorization);
+      req.context.state!.principal = principal;
+      logger.appendKeys({ tenant_id: principal.tenantId, api_key_id: principal.keyId });
+      if (route.roles && !(route.roles as readonly string[]).includes(principal.role)) {
+        throw forbidden(`This operation requires the ${route.roles.join(' or ')} role`);
+      }
+    },
+  };
+}
+
+/** @middy/http-json-body-parser for routes with a body; malformed JSON is a 422 on ["body"]. */
+function jsonBody(schemas: RouteSchemas): MiddlewareObj {
+  // disableContentTypeCheck exists in the runtime (v6) but not in its published types.
+  const parser = httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]);
+  return {
+    before: async (request) => {
+      if (!schemas.body) return;
+      const req = request as unknown as Request;
+      const raw = req.event.body;
+      if (raw === undefined || raw === null || raw === '') {
+        (req.event as { body?: unknown }).body = undefined;
+        return;
+      }
+      try {
+        await parser.before!(request as Parameters<NonNullable<typeof parser.before>>[0]);
+      } catch {
+        throw new ValidationError([{ loc: ['body'], msg: 'Request body is not valid JSON', type: 'json_invalid' }]);
+      }
+    },
+  };
+}
+
+function validation(schemas: RouteSchemas): MiddlewareObj {
+  return {
+    before: async (request) => {
+      const req = request as unknown as Request;
+      const state = req.context.state!;
+      const issues: ValidationIssue[] = [];
+      const check = (part: 'path' | 'query' | 'header' | 'body', schema: z.ZodType | undefined, input: unknown) => {
+        if (!schema) return undefined;
+        const result = schema.safeParse(input, { reportInput: true });
+        if (result.success) return result.data;
+        issues.push(...toValidationIssues(part, result.error.issues));
+        return undefined;
+      };
+      const query = req.event.queryStringParameters ?? {};
+      state.parsed.path = check('path', schemas.path, req.event.pathParameters ?? {});
+      state.parsed.headers = check('header', schemas.headers, req.event.headers ?? {});
+      if (schemas.filters) {
+        const { limit, cursor, ...rest } = query;
+        const filters = parseFilters(rest, schemas.filters);
+        issues.push(...filters.issues);
+        state.filters = filters.conditions;
+        state.parsed.query = check('query', schemas.query, { limit, cursor });
+      } else {
+        state.parsed.query = check('query', schemas.query, query);
+      }
+      state.parsed.body = check('body', schemas.body, (req.event as { body?: unknown }).body);
+      if (issues.length) throw new ValidationError(issues);
+    },
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * Cursor pages over one tenant's collection (SPEC Conventions 4–5).
+ *
+ * DynamoDB applies Limit before FilterExpression, so a filtered page keeps reading until
+ * it holds limit + 1 matches or the collection ends; the extra match is how has_more is
+ * known exactly (true only when another matching item exists).
+ */
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client.js';
+import { tenantPk } from '../db/keys.js';
+import { invalid } from '../http/errors.js';
+import { appSecrets } from '../secrets.js';
+import { decodeCursor, encodeCursor, InvalidCursor, type CursorKey } from './cursor.js';
+import { filterScope, toFilterExpression, type FilterCondition } from './filters.js';
+
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+  has_more: boolean;
+}
+
+export interface PageQuery<T> {
+  tenantId: string;
+  /** Names the collection; part of what a cursor is bound to. */
+  scope: string;
+  skPrefix: string;
+  newestFirst: boolean;
+  limit: number;
+  cursor?: string;
+  filters?: FilterCondition[];
+  map: (item: Record<string, unknown>) => T;
+}
+
+export async function queryPage<T>(q: PageQuery<T>): Promise<Page<T>> {
+  const { cursorKey } = await appSecrets();
+  const filters = q.filters ?? [];
+  const scope = `${q.scope}?${filterScope(filters)}`;
+  let start: CursorKey | undefined;
+  if (q.cursor) {
+    try {
+      start = decodeCursor(cursorKey, q.tenantId, scope, q.cursor);
+    } catch (err) {
+      if (err instanceof InvalidCursor) throw invalid(['query', 'cursor'], 'Invalid cursor: it was not issued for this query', 'cursor_invalid', q.cursor);
+      throw err;
+    }
+  }
+
+  const filter = toFilterExpression(filters);
+  const base: QueryCommandInput = {
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': tenantPk(q.tenantId), ':prefix': q.skPrefix, ...filter.ExpressionAttributeValues },
+    ...(filter.ExpressionAttributeNames ? { ExpressionAttributeNames: filter.ExpressionAttributeNames } : {}),
+    ...(filter.FilterExpression ? { FilterExpression: filter.FilterExpression } : {}),
+    ScanIndexForward: !q.newestFirst,
+  };
+
+  const want = q.limit + 1;
+  const items: Record<string, unknown>[] = [];
+  let exclusiveStart: Record<string, unknown> | undefined = start;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        ...base,
+        ExclusiveStartKey: exclusiveStart,
+        // Unfiltered reads fetch exactly what is missing; filtered reads fetch wider.
+        Limit: filters.length ? Math.max(100, want - items.length) : want - items.length,
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    exclusiveStart = out.LastEvaluatedKey;
+  } while (items.length < want && exclusiveStart);
+
+  const hasMore = items.length > q.limit;
+  const pageItems = items.slice(0, q.limit);
+  const last = pageItems.at(-1);
+  const nextCursor =
+    hasMore && last ? encodeCursor(cursorKey, q.tenantId, scope, { pk: last.pk as string, sk: last.sk as string }) : null;
+  return { data: pageItems.map(q.map), next_cursor: nextCursor, has_more: hasMore };
+}

@@ -1,0 +1,24 @@
+/**
+ * The queues, defined once for the CDK stack and the local emulator so they cannot drift.
+ * Visibility timeout must exceed the consuming worker's timeout (AWS requires it for
+ * event source mappings); maxReceiveCount moves a poison message to its DLQ.
+ */
+export const queues = {
+  callDispatch: {
+    name: 'call-dispatch',
+    envVar: 'CALL_DISPATCH_QUEUE_URL',
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    dlqRetentionDays: 14,
+  },
+  webhookDelivery: {
+    name: 'webhook-delivery',
+    envVar: 'WEBHOOK_DELIVERY_QUEUE_URL',
+    visibilityTimeoutSeconds: 360,
+    maxReceiveCount: 8,
+    dlqRetentionDays: 14,
+  },
+} as const;
+
+export type QueueName = keyof typeof queues;
+export const dlqName = (q: QueueName): string => `${queues[q].name}-dlq`;

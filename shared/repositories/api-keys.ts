@@ -1,0 +1,79 @@
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { Role } from '../auth/roles.js';
+import { db, tableName } from '../db/client.js';
+import { collections, keys } from '../db/keys.js';
+import { queryPage, type Page } from '../pagination/page.js';
+
+export type Actor = { type: 'api_key' | 'user' | 'operator'; id: string | null };
+
+/** Stored form. secret_hash never leaves the repository layer's callers in a response. */
+export interface ApiKeyRecord {
+  id: string;
+  tenant_id: string;
+  name: string;
+  role: Role;
+  status: 'active' | 'retired';
+  secret_hash: string;
+  secret_last4: string;
+  created_at: string;
+  created_by: Actor;
+  retired_at: string | null;
+  replaces_key_id: string | null;
+  replaced_by_key_id: string | null;
+}
+
+export const apiKeyItem = (k: ApiKeyRecord) => ({ ...keys.apiKey(k.tenant_id, k.id), type: 'api_key', ...k });
+
+/** Strongly consistent: a key retired a millisecond ago is refused on the next request. */
+export async function getApiKey(tenantId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
+  const out = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.apiKey(tenantId, keyId), ConsistentRead: true }),
+  );
+  return out.Item as ApiKeyRecord | undefined;
+}
+
+export function listApiKeys(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<ApiKeyRecord>> {
+  return queryPage({
+    tenantId,
+    scope: 'api_keys',
+    skPrefix: collections.apiKeys,
+    newestFirst: true,
+    limit: opts.limit,
+    cursor: opts.cursor,
+    map: (item) => item as unknown as ApiKeyRecord,
+  });
+}
+
+export async function putApiKey(record: ApiKeyRecord): Promise<void> {
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName: tableName(), Item: apiKeyItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
+      ],
+    }),
+  );
+}
+
+/**
+ * Retire `old` and store `replacement` in one transaction. The retire is conditional on
+ * the key still being active, so two concurrent rotations cannot both mint a successor.
+ */
+export async function rotateApiKey(old: ApiKeyRecord, replacement: ApiKeyRecord, now: string): Promise<void> {
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.apiKey(old.tenant_id, old.id),
+            UpdateExpression: 'SET #status = :retired, retired_at = :now, replaced_by_key_id = :next',
+            ConditionExpression: '#status = :active',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':retired': 'retired', ':active': 'active', ':now': now, ':next': replacement.id },
+          },
+        },
+        { Put: { TableName: tableName(), Item: apiKeyItem(replacement), ConditionExpression: 'attribute_not_exists(pk)' } },
+      ],
+    }),
+  );
+}

@@ -1,0 +1,48 @@
+/**
+ * Application secrets (API key pepper, cursor signing key). On AWS they live in one
+ * Secrets Manager secret (APP_SECRET_ARN) read once per cold start; locally the runtime
+ * passes them in APP_SECRETS_JSON from .local/secrets.json. Never logged, never returned.
+ */
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+
+export interface AppSecrets {
+  /** HMAC key for hashing API key secrets at rest. */
+  readonly apiKeyPepper: string;
+  /** HMAC key for signing pagination cursors. */
+  readonly cursorKey: string;
+}
+
+let cached: Promise<AppSecrets> | undefined;
+
+export function appSecrets(): Promise<AppSecrets> {
+  cached ??= load().catch((err) => {
+    cached = undefined; // a transient failure must not poison the container
+    throw err;
+  });
+  return cached;
+}
+
+async function load(): Promise<AppSecrets> {
+  const inline = process.env.APP_SECRETS_JSON;
+  if (inline) return parse(inline);
+  const arn = process.env.APP_SECRET_ARN;
+  if (!arn) throw new Error('neither APP_SECRETS_JSON nor APP_SECRET_ARN is set');
+  const client = new SecretsManagerClient({});
+  const out = await client.send(new GetSecretValueCommand({ SecretId: arn }));
+  return parse(out.SecretString ?? '');
+}
+
+function parse(json: string): AppSecrets {
+  const raw = JSON.parse(json) as Record<string, unknown>;
+  const apiKeyPepper = raw.api_key_pepper;
+  const cursorKey = raw.cursor_key;
+  if (typeof apiKeyPepper !== 'string' || apiKeyPepper.length < 32 || typeof cursorKey !== 'string' || cursorKey.length < 32) {
+    throw new Error('application secret is malformed (needs api_key_pepper and cursor_key, 32+ chars)');
+  }
+  return { apiKeyPepper, cursorKey };
+}
+
+/** Test hook: forget the cached secrets (after changing the environment). */
+export function resetAppSecretsCache(): void {
+  cached = undefined;
+}

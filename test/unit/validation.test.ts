@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { toValidationIssues } from '../../shared/http/validation.js';
+
+const issuesOf = (schema: z.ZodType, input: unknown) => {
+  const r = schema.safeParse(input, { reportInput: true });
+  if (r.success) throw new Error('expected failure');
+  return toValidationIssues('body', r.error.issues);
+};
+
+describe('zod issues → Pydantic-style 422 entries', () => {
+  const schema = z.strictObject({
+    name: z.string().min(1).max(5),
+    phone: z.string().regex(/^\+[1-9]\d{6,14}$/),
+    kind: z.enum(['a', 'b', 'c']),
+    tags: z.array(z.string()).max(2),
+    when: z.iso.datetime({ offset: true }),
+    scope: z.record(z.string(), z.unknown()).refine((o) => Object.keys(o).length >= 1, { message: 'scope needs at least 1 property', params: { type: 'too_short' } }),
+    n: z.int().min(1),
+  });
+
+  it('reports every problem of a request together, each with loc, msg and type', () => {
+    const issues = issuesOf(schema, { name: '', phone: '555', kind: 'z', tags: ['1', '2', '3'], when: 'yesterday', scope: {}, n: 0, extra: 1 });
+    const byLoc = Object.fromEntries(issues.map((i) => [i.loc.join('.'), i.type]));
+    expect(byLoc).toEqual({
+      'body.name': 'string_too_short',
+      'body.phone': 'string_pattern_mismatch',
+      'body.kind': 'enum',
+      'body.tags': 'too_long',
+      'body.when': 'datetime_from_date_parsing',
+      'body.scope': 'too_short',
+      'body.n': 'greater_than_equal',
+      'body.extra': 'extra_forbidden',
+    });
+    for (const i of issues) expect(i.msg.length).toBeGreaterThan(0);
+  });
+
+  it('says missing for absent fields and echoes scalar inputs only', () => {
+    const issues = issuesOf(schema, {});
+    expect(issues.every((i) => i.type === 'missing' && i.msg === 'Field required' && !('input' in i))).toBe(true);
+    expect(issues.map((i) => i.loc[1]).sort()).toEqual(['kind', 'n', 'name', 'phone', 'scope', 'tags', 'when']);
+    const typed = issuesOf(z.object({ a: z.string() }), { a: 5 });
+    expect(typed).toEqual([{ loc: ['body', 'a'], msg: 'Input should be a valid string', type: 'string_type', input: 5 }]);
+  });
+
+  it('nests loc through objects and arrays', () => {
+    const nested = z.object({ consent: z.object({ evidence: z.object({ content_hash: z.string().regex(/^[0-9a-f]{64}$/) }) }), items: z.array(z.object({ id: z.string() })) });
+    const issues = issuesOf(nested, { consent: { evidence: { content_hash: 'XYZ' } }, items: [{ id: 'ok' }, {}] });
+    expect(issues.map((i) => i.loc)).toEqual([
+      ['body', 'consent', 'evidence', 'content_hash'],
+      ['body', 'items', 1, 'id'],
+    ]);
+  });
+
+  it('maps a non-numeric query integer to int_parsing', () => {
+    const r = z.object({ limit: z.preprocess((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v), z.int()) }).safeParse({ limit: 'abc' }, { reportInput: true });
+    expect(r.success).toBe(false);
+    if (!r.success) expect(toValidationIssues('query', r.error.issues)[0]).toMatchObject({ loc: ['query', 'limit'], type: 'int_parsing', input: 'abc' });
+  });
+});
