@@ -53,6 +53,15 @@ export const routes = [
   { id: 'createApiKey', method: 'POST', path: '/v1/api-keys', handler: 'functions/identity/create-api-key', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin'], summary: 'Create an API key; the secret is returned once', tag: 'Identity' },
   { id: 'rotateApiKey', method: 'POST', path: '/v1/api-keys/{key_id}/rotate', handler: 'functions/identity/rotate-api-key', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin'], summary: 'Retire a key and mint its replacement in one transaction', tag: 'Identity' },
 
+  // Contacts and consent
+  { id: 'createContact', method: 'POST', path: '/v1/contacts', handler: 'functions/contacts/create-contact', auth: 'bearer', idempotency: 'optional', table: 'write', summary: 'Create a contact together with its consent record', tag: 'Contacts' },
+  { id: 'listContacts', method: 'GET', path: '/v1/contacts', handler: 'functions/contacts/list-contacts', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'List contacts, newest first', tag: 'Contacts' },
+  { id: 'getContact', method: 'GET', path: '/v1/contacts/{contact_id}', handler: 'functions/contacts/get-contact', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read a contact', tag: 'Contacts' },
+  { id: 'listContactConsents', method: 'GET', path: '/v1/contacts/{contact_id}/consents', handler: 'functions/contacts/list-contact-consents', auth: 'bearer', idempotency: 'none', table: 'read', summary: "A contact's consent records with evidence and attestation (audit)", tag: 'Contacts' },
+  { id: 'createContactImport', method: 'POST', path: '/v1/contact-imports', handler: 'functions/contacts/create-contact-import', auth: 'bearer', idempotency: 'none', table: 'write', bucket: 'write', timeoutSeconds: 29, memoryMb: 1024, summary: 'Import contacts from CSV (runs inside the request; answers 202 with a terminal job)', tag: 'Contacts' },
+  { id: 'listContactImports', method: 'GET', path: '/v1/contact-imports', handler: 'functions/contacts/list-contact-imports', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Import history, newest first', tag: 'Contacts' },
+  { id: 'getContactImport', method: 'GET', path: '/v1/contact-imports/{import_id}', handler: 'functions/contacts/get-contact-import', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read an import job, with its row-level rejections', tag: 'Contacts' },
+
   // Withdrawn
   { id: 'submitVoiceProfileConsentProof', method: 'POST', path: '/v1/voice-profiles/{profile_id}/consent-proof', handler: 'functions/withdrawn/voice-profile-consent-proof', auth: 'bearer', idempotency: 'none', table: 'none', deprecated: true, summary: 'Withdrawn: consent releases are no longer accepted (410)', tag: 'Withdrawn' },
 ] as const satisfies readonly RouteDefinition[];

@@ -25,4 +25,27 @@ export const keys = {
 export const collections = {
   users: 'USER#',
   apiKeys: 'APIKEY#',
+  contacts: 'CONTACT#',
+  imports: 'IMPORT#',
+} as const;
+
+export const contactKeys = {
+  contact: (tenantId: string, contactId: string) => ({ pk: tenantPk(tenantId), sk: `CONTACT#${assertId(contactId)}` }),
+  /** Guard item: makes a phone number unique within the tenant. */
+  phone: (tenantId: string, phoneE164: string) => ({ pk: tenantPk(tenantId), sk: `CONTACT_PHONE#${phoneE164}` }),
+  consent: (tenantId: string, contactId: string, consentId: string) => ({
+    pk: tenantPk(tenantId),
+    sk: `CONSENT#${assertId(contactId)}#${assertId(consentId)}`,
+  }),
+  consentsOf: (contactId: string) => `CONSENT#${assertId(contactId)}#`,
+  attestation: (tenantId: string, attestationId: string) => ({ pk: tenantPk(tenantId), sk: `ATTESTATION#${assertId(attestationId)}` }),
+  /** Pointer to the tenant's standing API-source attestation. */
+  apiAttestation: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'ATTESTATION_API_SOURCE' }),
+  list: (tenantId: string, listId: string) => ({ pk: tenantPk(tenantId), sk: `LIST#${assertId(listId)}` }),
+  listName: (tenantId: string, name: string) => ({ pk: tenantPk(tenantId), sk: `LIST_NAME#${name.trim().toLowerCase()}` }),
+  listMember: (tenantId: string, listId: string, contactId: string) => ({
+    pk: tenantPk(tenantId),
+    sk: `LIST_MEMBER#${assertId(listId)}#${assertId(contactId)}`,
+  }),
+  importJob: (tenantId: string, importId: string) => ({ pk: tenantPk(tenantId), sk: `IMPORT#${assertId(importId)}` }),
 } as const;

@@ -1,0 +1,23 @@
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { listContacts } from '../../shared/repositories/contacts.js';
+import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
+import { CONTACT_PHONE, contactResource, LEAD_STATUSES } from '../../shared/schemas/contacts.js';
+
+/** GET /v1/contacts — newest first; filter grammar of SPEC Conventions 6. */
+export const handler = defineRoute(
+  'listContacts',
+  {
+    query: pageQuery,
+    filters: {
+      phone_e164: { kind: 'string', pattern: CONTACT_PHONE },
+      lead_status: { kind: 'enum', values: LEAD_STATUSES },
+      owner_user_id: { kind: 'string' },
+      do_not_call: { kind: 'boolean' },
+      created_at: { kind: 'datetime' },
+      updated_at: { kind: 'datetime' },
+    },
+    responses: { 200: cursorPage(contactResource) },
+  },
+  async ({ principal, query, filters }) => ok(await listContacts(principal.tenantId, { ...query, filters })),
+);

@@ -1,0 +1,274 @@
+/**
+ * Contacts and their consent records. A contact, its phone guard (uniqueness within the
+ * tenant), its first consent record and any list membership are written in ONE
+ * transaction, so a contact never exists without its consent or twice for one number.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { z } from 'zod';
+import { db, tableName } from '../db/client.js';
+import { collections, contactKeys, keys } from '../db/keys.js';
+import { newId } from '../ids.js';
+import { queryPage, type Page } from '../pagination/page.js';
+import type { FilterCondition } from '../pagination/filters.js';
+import { bestConsentClass, isConsentValid, type ConsentBasis } from '../policy/consent-strength.js';
+import type { consentInput, contactFields, contactResource, consentRecordResource } from '../schemas/contacts.js';
+import type { Attestation } from './attestations.js';
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+type Fields = { [K in keyof typeof contactFields]?: z.output<(typeof contactFields)[K]> };
+export type ContactFields = Fields;
+export type ConsentInput = z.output<typeof consentInput>;
+
+export interface ContactRecord extends Fields {
+  id: string;
+  tenant_id: string;
+  phone_e164: string;
+  do_not_call: boolean;
+  /** Compact copy of every consent's basis and expiry, so best_consent_class needs no extra read. */
+  consent_grants: { consent_id: string; basis: ConsentBasis; expires_at: string | null }[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ConsentRecord extends Omit<ConsentInput, 'expires_at' | 'disclosure_text_shown'> {
+  id: string;
+  contact_id: string;
+  tenant_id: string;
+  expires_at: string | null;
+  disclosure_text_shown: string | null;
+  attestation: Attestation;
+  created_at: string;
+}
+
+export class DuplicatePhone extends Error {
+  constructor(readonly contactId: string) {
+    super('a contact with this phone number already exists');
+  }
+}
+export class UnknownOwner extends Error {}
+
+const T = () => tableName();
+
+export function buildConsent(tenantId: string, contactId: string, input: ConsentInput, attestation: Attestation, now: string): ConsentRecord {
+  return {
+    id: newId('cns'),
+    contact_id: contactId,
+    tenant_id: tenantId,
+    consent_basis: input.consent_basis,
+    captured_at: new Date(input.captured_at).toISOString(),
+    scope: input.scope,
+    evidence: input.evidence,
+    disclosure_text_shown: input.disclosure_text_shown ?? null,
+    expires_at: input.expires_at ? new Date(input.expires_at).toISOString() : null,
+    attestation,
+    created_at: now,
+  };
+}
+
+const grantOf = (c: ConsentRecord) => ({ consent_id: c.id, basis: c.consent_basis, expires_at: c.expires_at });
+
+export interface NewContact {
+  contact: ContactRecord;
+  consent: ConsentRecord;
+  /** Index of the phone-guard put, and of the owner check if any, for reading cancellations. */
+  items: TransactItem[];
+}
+
+/** The transaction items that create a contact with its consent (and optional list membership). */
+export function newContactItems(
+  tenantId: string,
+  input: { phone_e164: string } & Fields,
+  consentIn: ConsentInput,
+  attestation: Attestation,
+  opts: { now: string; listId?: string },
+): NewContact {
+  const id = newId('con');
+  const consent = buildConsent(tenantId, id, consentIn, attestation, opts.now);
+  const contact: ContactRecord = {
+    ...input,
+    id,
+    tenant_id: tenantId,
+    do_not_call: false,
+    consent_grants: [grantOf(consent)],
+    created_at: opts.now,
+    updated_at: opts.now,
+  };
+  const items: TransactItem[] = [
+    {
+      Put: {
+        TableName: T(),
+        Item: { ...contactKeys.phone(tenantId, input.phone_e164), type: 'contact_phone', contact_id: id },
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    { Put: { TableName: T(), Item: { ...contactKeys.contact(tenantId, id), type: 'contact', ...contact }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Put: { TableName: T(), Item: { ...contactKeys.consent(tenantId, id, consent.id), type: 'consent', ...consent } } },
+    { ConditionCheck: { TableName: T(), Key: contactKeys.attestation(tenantId, attestation.id), ConditionExpression: 'attribute_exists(pk)' } },
+  ];
+  if (input.owner_user_id) {
+    items.push({
+      ConditionCheck: {
+        TableName: T(),
+        Key: keys.user(tenantId, input.owner_user_id),
+        ConditionExpression: 'attribute_exists(pk) AND #status = :active',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':active': 'active' },
+      },
+    });
+  }
+  if (opts.listId) items.push(listMemberPut(tenantId, opts.listId, id, opts.now));
+  return { contact, consent, items };
+}
+
+export const listMemberPut = (tenantId: string, listId: string, contactId: string, now: string): TransactItem => ({
+  Put: { TableName: T(), Item: { ...contactKeys.listMember(tenantId, listId, contactId), type: 'list_member', list_id: listId, contact_id: contactId, added_at: now } },
+});
+
+/**
+ * Run a contact-creating transaction. Maps cancellation reasons to domain errors: the
+ * phone guard → DuplicatePhone (naming the existing contact), the owner check → UnknownOwner.
+ */
+export async function writeNewContact(items: TransactItem[], extra: TransactItem[] = []): Promise<void> {
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: [...items, ...extra] }));
+  } catch (err) {
+    if (!(err instanceof TransactionCanceledException)) throw err;
+    const reasons = err.CancellationReasons ?? [];
+    const guard = reasons[0];
+    if (guard?.Code === 'ConditionalCheckFailed' && guard.Item) {
+      throw new DuplicatePhone(unmarshall(guard.Item).contact_id as string);
+    }
+    const ownerIndex = items.findIndex((i) => i.ConditionCheck?.Key?.sk?.toString().startsWith('USER#'));
+    if (ownerIndex >= 0 && reasons[ownerIndex]?.Code === 'ConditionalCheckFailed') throw new UnknownOwner();
+    throw err;
+  }
+}
+
+export async function getContactRecord(tenantId: string, contactId: string): Promise<ContactRecord | undefined> {
+  const out = await db().send(new GetCommand({ TableName: T(), Key: contactKeys.contact(tenantId, contactId) }));
+  return out.Item as ContactRecord | undefined;
+}
+
+export async function contactIdForPhone(tenantId: string, phone: string): Promise<string | undefined> {
+  const out = await db().send(new GetCommand({ TableName: T(), Key: contactKeys.phone(tenantId, phone), ConsistentRead: true }));
+  return out.Item?.contact_id as string | undefined;
+}
+
+export function listContacts(tenantId: string, opts: { limit: number; cursor?: string; filters: FilterCondition[] }, now = new Date()): Promise<Page<z.infer<typeof contactResource>>> {
+  return queryPage({
+    tenantId,
+    scope: 'contacts',
+    skPrefix: collections.contacts,
+    newestFirst: true,
+    limit: opts.limit,
+    cursor: opts.cursor,
+    filters: opts.filters,
+    map: (item) => presentContact(item as unknown as ContactRecord, now),
+  });
+}
+
+export function listConsents(tenantId: string, contactId: string, opts: { limit: number; cursor?: string }, now = new Date()) {
+  return queryPage({
+    tenantId,
+    scope: `consents:${contactId}`,
+    skPrefix: contactKeys.consentsOf(contactId),
+    newestFirst: true,
+    limit: opts.limit,
+    cursor: opts.cursor,
+    map: (item) => presentConsent(item as unknown as ConsentRecord, now),
+  });
+}
+
+export function presentContact(c: ContactRecord, now: Date): z.infer<typeof contactResource> {
+  return {
+    id: c.id,
+    phone_e164: c.phone_e164,
+    first_name: c.first_name ?? null,
+    last_name: c.last_name ?? null,
+    company: c.company ?? null,
+    title: c.title ?? null,
+    email: c.email ?? null,
+    timezone: c.timezone ?? null,
+    best_consent_class: bestConsentClass(c.consent_grants.map((g) => ({ basis: g.basis, expires_at: g.expires_at })), now),
+    do_not_call: c.do_not_call ?? false,
+    lead_status: c.lead_status ?? null,
+    owner_user_id: c.owner_user_id ?? null,
+    tags: c.tags ?? [],
+    jurisdictions: c.jurisdictions ?? [],
+    attributes: c.attributes ?? {},
+    created_at: c.created_at,
+    updated_at: c.updated_at,
+  };
+}
+
+export function presentConsent(c: ConsentRecord, now: Date): z.infer<typeof consentRecordResource> {
+  return {
+    id: c.id,
+    contact_id: c.contact_id,
+    consent_basis: c.consent_basis,
+    captured_at: c.captured_at,
+    scope: c.scope,
+    evidence: c.evidence,
+    disclosure_text_shown: c.disclosure_text_shown ?? null,
+    expires_at: c.expires_at ?? null,
+    valid: isConsentValid({ basis: c.consent_basis, expires_at: c.expires_at ?? null }, now),
+    attestation: c.attestation,
+    created_at: c.created_at,
+  };
+}
+
+/**
+ * Update an existing contact's given fields and attach a further consent record, in one
+ * transaction (used by imports with on_duplicate=update).
+ */
+export function updateContactItems(
+  tenantId: string,
+  contactId: string,
+  fields: Fields,
+  consent: ConsentRecord | undefined,
+  opts: { now: string; listId?: string },
+): TransactItem[] {
+  const names: Record<string, string> = { '#updated_at': 'updated_at' };
+  const values: Record<string, unknown> = { ':now': opts.now };
+  const sets = ['#updated_at = :now'];
+  Object.entries(fields).forEach(([k, v], i) => {
+    if (v === undefined) return;
+    names[`#u${i}`] = k;
+    values[`:u${i}`] = v;
+    sets.push(`#u${i} = :u${i}`);
+  });
+  if (consent) {
+    names['#grants'] = 'consent_grants';
+    values[':grant'] = [grantOf(consent)];
+    sets.push('#grants = list_append(#grants, :grant)');
+  }
+  const items: TransactItem[] = [
+    {
+      Update: {
+        TableName: T(),
+        Key: contactKeys.contact(tenantId, contactId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+  ];
+  if (consent) items.push({ Put: { TableName: T(), Item: { ...contactKeys.consent(tenantId, contactId, consent.id), type: 'consent', ...consent } } });
+  if (fields.owner_user_id) {
+    items.push({
+      ConditionCheck: {
+        TableName: T(),
+        Key: keys.user(tenantId, fields.owner_user_id),
+        ConditionExpression: 'attribute_exists(pk) AND #status = :active',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':active': 'active' },
+      },
+    });
+  }
+  if (opts.listId) items.push(listMemberPut(tenantId, opts.listId, contactId, opts.now));
+  return items;
+}

@@ -1,0 +1,114 @@
+/** Contact and consent schemas (SPEC Part 2: Contact, Contact create request, consent). */
+import * as z from 'zod';
+import { timestamp } from './common.js';
+
+export const CONSENT_BASES = ['pewc', 'pec', 'ebr', 'transactional'] as const;
+export const LEAD_STATUSES = ['new', 'working', 'qualified', 'unqualified', 'won', 'lost'] as const;
+
+export const consentBasis = z.enum(CONSENT_BASES);
+export const leadStatus = z.enum(LEAD_STATUSES);
+
+/** Contact phone: plus, a first digit 1–9, then 6 to 14 digits. */
+export const CONTACT_PHONE = /^\+[1-9]\d{6,14}$/;
+export const contactPhone = z.string().regex(CONTACT_PHONE, { message: 'Phone must be E.164: +, a first digit 1-9, then 6 to 14 digits' });
+
+const isTimeZone = (tz: string) => {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+export const timeZone = z.string().min(1).max(64).refine(isTimeZone, { message: 'Unknown IANA time zone', params: { type: 'timezone_invalid' } });
+
+/** The editable contact fields, shared by the create request and CSV import rows. */
+export const contactFields = {
+  first_name: z.string().max(200).optional(),
+  last_name: z.string().max(200).optional(),
+  company: z.string().max(200).optional(),
+  title: z.string().max(200).optional(),
+  email: z.email().max(320).optional(),
+  timezone: timeZone.optional(),
+  jurisdictions: z.array(z.string().min(1).max(16)).max(16).optional(),
+  attributes: z.record(z.string(), z.unknown()).optional(),
+  lead_status: leadStatus.optional(),
+  owner_user_id: z.string().min(1).max(64).optional(),
+  tags: z.array(z.string().min(1).max(64)).max(32).optional(),
+};
+
+export const consentEvidence = z.strictObject({
+  artifact_type: z.string().min(1).max(100),
+  artifact_ref: z.string().min(1).max(2000),
+  content_hash: z.string().regex(/^[0-9a-f]{64}$/, { message: 'content_hash must be 64 lowercase hexadecimal characters' }),
+});
+
+const nonEmptyObject = z
+  .record(z.string(), z.unknown())
+  .refine((o) => Object.keys(o).length >= 1, { message: 'scope must name at least 1 property; there is no default scope', params: { type: 'too_short', ctx: { min_length: 1 } } });
+
+/** Closed: unknown keys are refused, so a caller can never name an attestation. */
+export const consentInput = z.strictObject({
+  consent_basis: consentBasis,
+  captured_at: timestamp,
+  scope: nonEmptyObject,
+  evidence: consentEvidence,
+  disclosure_text_shown: z.string().max(10000).optional(),
+  expires_at: timestamp.optional(),
+});
+
+export const contactCreateRequest = z
+  .strictObject({ phone_e164: contactPhone, ...contactFields, consent: consentInput })
+  .meta({ id: 'ContactCreateRequest' });
+
+export const contactResource = z
+  .object({
+    id: z.string(),
+    phone_e164: z.string(),
+    first_name: z.string().nullable(),
+    last_name: z.string().nullable(),
+    company: z.string().nullable(),
+    title: z.string().nullable(),
+    email: z.string().nullable(),
+    timezone: z.string().nullable(),
+    best_consent_class: consentBasis.nullable(),
+    do_not_call: z.boolean(),
+    lead_status: leadStatus.nullable(),
+    owner_user_id: z.string().nullable(),
+    tags: z.array(z.string()),
+    jurisdictions: z.array(z.string()),
+    attributes: z.record(z.string(), z.unknown()),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'Contact' });
+
+export const attestationResource = z
+  .object({
+    id: z.string(),
+    source: z.enum(['api', 'import']),
+    import_id: z.string().nullable(),
+    signer_name: z.string().nullable(),
+    signer_title: z.string().nullable(),
+    affirmation: z.string(),
+    created_at: timestamp,
+  })
+  .meta({ id: 'ConsentAttestation' });
+
+export const consentRecordResource = z
+  .object({
+    id: z.string(),
+    contact_id: z.string(),
+    consent_basis: consentBasis,
+    captured_at: timestamp,
+    scope: z.record(z.string(), z.unknown()),
+    evidence: consentEvidence,
+    disclosure_text_shown: z.string().nullable(),
+    expires_at: timestamp.nullable(),
+    /** Derived at read time: expired records stay on file for audit but grant nothing. */
+    valid: z.boolean(),
+    attestation: attestationResource,
+    created_at: timestamp,
+  })
+  .meta({ id: 'ConsentRecord' });
