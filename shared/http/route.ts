@@ -10,6 +10,7 @@
  * the route's auth, role and idempotency modes.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
@@ -118,15 +119,22 @@ function contextAndErrors(route: RouteDefinition): MiddlewareObj {
     after: async (request) => {
       const req = request as unknown as Request;
       req.response = withRequestId(req.response!, requestIdOf(req));
-      logger.info('request', { method: route.method, path: req.event.rawPath, status: req.response.statusCode });
+      record(route, req);
     },
     onError: async (request) => {
       const req = request as unknown as Request;
       req.response = withRequestId(errorResponse(req.error, requestIdOf(req)), requestIdOf(req));
-      logger.info('request', { method: route.method, path: req.event.rawPath, status: req.response.statusCode });
+      record(route, req);
       // Returning nothing lets the Powertools middlewares' own onError still run.
     },
   };
+}
+
+/** One access-log line and one outcome metric per request (never headers or bodies). */
+function record(route: RouteDefinition, req: Request): void {
+  const status = req.response!.statusCode ?? 200;
+  logger.info('request', { method: route.method, path: req.event.rawPath, status });
+  metrics.addMetric(status >= 500 ? 'ServerError' : status >= 400 ? 'ClientError' : 'Success', MetricUnit.Count, 1);
 }
 
 const withRequestId = (res: APIGatewayProxyStructuredResultV2, requestId: string) => ({

@@ -1,0 +1,48 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadHandler } from '../../infra/openapi/build.js';
+import { routeKey, routes, type RouteDefinition } from '../../infra/routes.js';
+import { workers } from '../../infra/workers.js';
+
+const root = resolve(import.meta.dirname, '..', '..');
+const filesUnder = (dir: string): string[] =>
+  readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
+
+describe('the route manifest', () => {
+  const all = routes as readonly RouteDefinition[];
+
+  it('has unique ids, unique method+path pairs and well-formed paths', () => {
+    expect(new Set(all.map((r) => r.id)).size).toBe(all.length);
+    expect(new Set(all.map(routeKey)).size).toBe(all.length);
+    for (const r of all) expect(r.path).toMatch(/^\/[a-z0-9\-./{}_]*$/);
+  });
+
+  it('names a handler file for every entry, and every handler file has an entry', () => {
+    const handlerFiles = filesUnder(join(root, 'functions'))
+      .map((f) => relative(root, f).replace(/\.ts$/, ''))
+      .filter((f) => !f.startsWith('functions/workers/'))
+      .sort();
+    expect(handlerFiles).toEqual(all.map((r) => r.handler).sort());
+    for (const w of workers) expect(existsSync(join(root, `${w.handler}.ts`))).toBe(true);
+  });
+
+  it('every handler module was built by the factory for its own manifest entry', async () => {
+    for (const r of all) {
+      const handler = await loadHandler(r);
+      expect(handler.route.id, r.handler).toBe(r.id);
+      expect(Object.keys(handler.schemas.responses).length, r.handler).toBeGreaterThan(0);
+    }
+  });
+
+  it('keeps every /v1 route behind bearer auth and public routes read-only at most', () => {
+    for (const r of all) {
+      if (r.path.startsWith('/v1/')) expect(r.auth, r.id).toBe('bearer');
+      if (r.auth === 'none') expect(r.table, r.id).not.toBe('write');
+      if (r.method === 'GET') expect(r.table, r.id).not.toBe('write');
+    }
+  });
+});

@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildOpenApi, stringify } from '../../infra/openapi/build.js';
+import { routes } from '../../infra/routes.js';
+
+describe('docs/openapi.json', () => {
+  it('is current: regenerate with `npm run openapi` when this fails', async () => {
+    const committed = readFileSync(resolve(import.meta.dirname, '..', '..', 'docs', 'openapi.json'), 'utf8');
+    expect(committed).toBe(stringify(await buildOpenApi()));
+  });
+
+  it('describes every manifest route as OpenAPI 3.1, version 0.1.0, with security and the 422 shape', async () => {
+    const doc = (await buildOpenApi()) as {
+      openapi: string;
+      info: { version: string };
+      paths: Record<string, Record<string, { security: unknown[]; responses: Record<string, unknown>; operationId: string }>>;
+      components: { securitySchemes: Record<string, unknown>; schemas: Record<string, unknown> };
+    };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('0.1.0');
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.schemas.ValidationError).toBeDefined();
+    for (const r of routes) {
+      const op = doc.paths[r.path]?.[r.method.toLowerCase()];
+      expect(op?.operationId, `${r.method} ${r.path}`).toBe(r.id);
+      if (r.auth === 'bearer') {
+        expect(op!.security).toEqual([{ bearerAuth: [] }]);
+        expect(op!.responses['401']).toBeDefined();
+      }
+    }
+  });
+});
