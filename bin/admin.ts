@@ -9,9 +9,12 @@
  * (<LOCAL_DIR or .local>/stack.json). Against AWS pass --table and --secret-id (or
  * TABLE_NAME and APP_SECRET_ARN); credentials come from the standard AWS chain.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { isAlive, readStackFile } from '../infra/local/stack-file.js';
+
+const repoRoot = resolve(import.meta.dirname, '..');
 
 const USAGE = `usage:
   admin tenant create --name NAME --admin-email EMAIL [--admin-name NAME]
@@ -50,14 +53,18 @@ function configureTarget(): void {
     if (values.region) process.env.AWS_REGION = values.region;
     return;
   }
-  const dir = resolve(values['local-dir'] ?? process.env.LOCAL_DIR ?? '.local');
-  const stackFile = resolve(dir, 'stack.json');
-  if (!existsSync(stackFile)) fail(`no running local stack found (${stackFile} is missing): start it with \`npm start\`, or pass --table and --secret-id for AWS`);
-  const stack = JSON.parse(readFileSync(stackFile, 'utf8')) as { tableName: string; dynamoEndpoint: string; region?: string };
+  // Same resolution as the local stack: relative to the repository root.
+  const dir = resolve(repoRoot, values['local-dir'] ?? process.env.LOCAL_DIR ?? '.local');
+  const stack = readStackFile(dir);
+  if (!stack?.tableName || !stack.dynamoEndpoint || !isAlive(stack.pid)) {
+    fail(`no running local stack found in ${dir}: start it with \`npm start\`, or pass --table and --secret-id for AWS`);
+  }
   process.env.TABLE_NAME = stack.tableName;
   process.env.DYNAMODB_ENDPOINT = stack.dynamoEndpoint;
   process.env.AWS_REGION = stack.region ?? 'us-east-1';
-  process.env.APP_SECRETS_JSON = readFileSync(resolve(dir, 'secrets.json'), 'utf8');
+  process.env.AWS_ACCESS_KEY_ID ??= 'local';
+  process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+  process.env.APP_SECRETS_JSON = readFileSync(stack.secretsFile ?? resolve(dir, 'secrets.json'), 'utf8');
 }
 
 const ROLES = ['admin', 'manager', 'member'] as const;

@@ -1,0 +1,68 @@
+/**
+ * The environment the handlers read (shared/config.ts, shared/secrets.ts, Powertools),
+ * pointed at local emulators. Set it before importing any handler or shared module.
+ */
+import type { ProvisionedQueues } from './provision.js';
+import type { LocalSecrets } from './secrets.js';
+
+export interface LocalEnvParams {
+  tableName: string;
+  region: string;
+  dynamoEndpoint: string;
+  sqsEndpoint: string;
+  queues: ProvisionedQueues;
+  importBucket: string;
+  secrets: LocalSecrets;
+  prettyLogs?: boolean;
+}
+
+export function localEnv(p: LocalEnvParams): Record<string, string> {
+  const env: Record<string, string> = {
+    TABLE_NAME: p.tableName,
+    AWS_REGION: p.region,
+    AWS_DEFAULT_REGION: p.region,
+    // Emulators accept anything; fixed values also stop the SDK from probing for credentials.
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    DYNAMODB_ENDPOINT: p.dynamoEndpoint,
+    SQS_ENDPOINT: p.sqsEndpoint,
+    S3_ENDPOINT: p.sqsEndpoint,
+    IMPORT_BUCKET: p.importBucket,
+    APP_SECRETS_JSON: JSON.stringify(p.secrets),
+    POWERTOOLS_TRACE_ENABLED: 'false',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+    POWERTOOLS_LOG_LEVEL: process.env.LOG_LEVEL ?? process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
+    ...(p.prettyLogs ? { POWERTOOLS_DEV: 'true' } : {}),
+  };
+  for (const q of Object.values(p.queues)) env[q.envVar] = q.url;
+  return env;
+}
+
+/** Sets the variables; returns what to hand to restoreEnv() to undo it. */
+export function applyEnv(env: Record<string, string>): Record<string, string | undefined> {
+  const previous: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(env)) {
+    previous[key] = process.env[key];
+    process.env[key] = value;
+  }
+  return previous;
+}
+
+export function restoreEnv(previous: Record<string, string | undefined>): void {
+  for (const [key, value] of Object.entries(previous)) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+}
+
+/** Shared modules cache SDK clients and secrets per container; drop them after an env change. */
+export async function resetSharedCaches(): Promise<void> {
+  const [db, queues, secrets] = await Promise.all([
+    import('../../shared/db/client.js'),
+    import('../../shared/queues/client.js'),
+    import('../../shared/secrets.js'),
+  ]);
+  db.resetDbClient();
+  queues.resetSqsClient();
+  secrets.resetAppSecretsCache();
+}

@@ -1,0 +1,52 @@
+/**
+ * Lazy handler loading: a manifest entry's module is imported on the first request (or
+ * message) that needs it, then cached, so a missing or broken module fails only its own
+ * route. Failures are not cached: fix the file and the next request picks it up.
+ */
+import { pathToFileURL } from 'node:url';
+import { repoRoot, resolveModuleFile } from './paths.js';
+
+export class HandlerModuleError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'HandlerModuleError';
+  }
+}
+
+export interface HandlerLoader<H> {
+  /** `id` selects an override; `modulePath` is the manifest's handler path. */
+  load(id: string, modulePath: string): Promise<H>;
+}
+
+export function createHandlerLoader<H extends (...args: never[]) => unknown>(
+  opts: { root?: string; overrides?: Readonly<Record<string, H>> } = {},
+): HandlerLoader<H> {
+  const cache = new Map<string, Promise<H>>();
+  return {
+    load(id, modulePath) {
+      const override = opts.overrides?.[id];
+      if (override) return Promise.resolve(override);
+      let pending = cache.get(modulePath);
+      if (!pending) {
+        pending = importHandler<H>(modulePath, opts.root ?? repoRoot);
+        cache.set(modulePath, pending);
+        pending.catch(() => cache.delete(modulePath));
+      }
+      return pending;
+    },
+  };
+}
+
+async function importHandler<H>(modulePath: string, root: string): Promise<H> {
+  const file = resolveModuleFile(modulePath, root);
+  if (!file) throw new HandlerModuleError(`handler module ${modulePath} does not exist (looked for .ts/.js under ${root})`);
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(/* @vite-ignore */ pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (err) {
+    throw new HandlerModuleError(`handler module ${modulePath} failed to load: ${(err as Error)?.message ?? err}`, { cause: err });
+  }
+  const handler = mod.handler ?? (mod.default as Record<string, unknown> | undefined)?.handler;
+  if (typeof handler !== 'function') throw new HandlerModuleError(`handler module ${modulePath} does not export a handler function`);
+  return handler as H;
+}

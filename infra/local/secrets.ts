@@ -1,0 +1,45 @@
+/**
+ * Local application secrets (shared/secrets.ts reads them from APP_SECRETS_JSON).
+ * With a data dir they live in <dataDir>/secrets.json, created on first run with fresh
+ * random keys and mode 0600, and reused afterwards — API keys minted yesterday still
+ * verify today. Without one (tests) they are random per run.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface LocalSecrets {
+  api_key_pepper: string;
+  cursor_key: string;
+}
+
+export const randomSecrets = (): LocalSecrets => ({
+  api_key_pepper: randomBytes(32).toString('hex'),
+  cursor_key: randomBytes(32).toString('hex'),
+});
+
+export const secretsFile = (dataDir: string): string => join(dataDir, 'secrets.json');
+
+export function loadOrCreateSecrets(dataDir: string): LocalSecrets {
+  const file = secretsFile(dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  try {
+    const raw = JSON.parse(readFileSync(file, 'utf8')) as Partial<LocalSecrets>;
+    if (typeof raw.api_key_pepper !== 'string' || raw.api_key_pepper.length < 32 || typeof raw.cursor_key !== 'string' || raw.cursor_key.length < 32) {
+      throw new Error(`${file} is malformed (needs api_key_pepper and cursor_key of 32+ chars); fix or delete it`);
+    }
+    chmodSync(file, 0o600);
+    return { api_key_pepper: raw.api_key_pepper, cursor_key: raw.cursor_key };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const secrets = randomSecrets();
+  try {
+    // 'wx': if another process created it a moment ago, use theirs.
+    writeFileSync(file, JSON.stringify(secrets, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return loadOrCreateSecrets(dataDir);
+    throw err;
+  }
+  return secrets;
+}

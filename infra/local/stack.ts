@@ -1,0 +1,267 @@
+/**
+ * The whole local runtime in one call: DynamoDB Local + the SQS/S3 emulator on free
+ * ports, the table/queues/bucket from the shared definitions, seeded platform data, the
+ * HTTP API on API Gateway v2 events, and SQS pollers feeding the workers.
+ *
+ * The environment (endpoints, table, queue URLs, secrets, Powertools switches) is set
+ * BEFORE any handler or shared module is imported, exactly as Lambda would have it.
+ * process.env is global, so only one stack may run per process at a time.
+ */
+import { isAbsolute, join, resolve } from 'node:path';
+import type { Server } from 'node:http';
+import { pathToFileURL } from 'node:url';
+import { routes as manifestRoutes } from '../routes.js';
+import { workers as manifestWorkers } from '../workers.js';
+import { DEFAULT_LOCAL_TABLE_NAME } from '../../shared/db/table-definition.js';
+import type { QueueName } from '../../shared/queues/definitions.js';
+import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
+import { startEmulator, type Emulator } from './emulator.js';
+import { createHandlerLoader } from './handlers.js';
+import { repoRoot, resolveModuleFile } from './paths.js';
+import { startPollers, type Pollers, type SqsHandler } from './pollers.js';
+import {
+  localDynamoClient,
+  localS3Client,
+  localSqsClient,
+  provisionBucket,
+  provisionQueues,
+  provisionTable,
+  type ProvisionedQueues,
+} from './provision.js';
+import { applyEnv, localEnv, resetSharedCaches, restoreEnv } from './env.js';
+import { loadOrCreateSecrets, randomSecrets, secretsFile, type LocalSecrets } from './secrets.js';
+import { closeServer, createHttpServer, listen, type HttpHandler, type ServedRoute } from './server.js';
+import { claimDataDir, releaseDataDir, writeStackFile } from './stack-file.js';
+
+export interface LocalStackOptions {
+  /** HTTP port; 0 = a free one. Default 3000. */
+  port?: number;
+  /** Interface to serve on. Default 127.0.0.1. */
+  host?: string;
+  /** Where DynamoDB data (<dataDir>/dynamodb), secrets.json and stack.json live. Default <repo>/.local. */
+  dataDir?: string;
+  /** Nothing on disk: in-memory DynamoDB, random secrets, no stack.json (tests). */
+  inMemory?: boolean;
+  tableName?: string;
+  /** Reuse a running DynamoDB Local instead of spawning one. */
+  dynamoEndpoint?: string;
+  /** Reuse a running SQS/S3 emulator instead of starting one. */
+  sqsEndpoint?: string;
+  /** Run the SQS pollers. Default true. */
+  workers?: boolean;
+  /** Seed platform data (shared/seed/platform.ts). Default true. */
+  seed?: boolean;
+  log?: (line: string) => void;
+  /** Prefix for queue names, to share one emulator between stacks (tests). */
+  queueNamePrefix?: string;
+  /** Bucket for imports. Default voice-control-imports. */
+  importBucket?: string;
+  /** Replace the worker module for a queue (tests). */
+  workerHandlers?: Partial<Record<QueueName, SqsHandler>>;
+  /** Replace a route's handler module, by route id (tests). */
+  routeHandlers?: Record<string, HttpHandler>;
+  /** Serve these routes instead of the manifest (tests). */
+  routes?: readonly ServedRoute[];
+  /** Secrets to use instead of loading/creating them. */
+  secrets?: LocalSecrets;
+  /** POWERTOOLS_DEV=true: human-readable logs. Default false. */
+  prettyLogs?: boolean;
+  /** ReceiveMessage long-poll wait (seconds). Default 1. */
+  pollWaitTimeSeconds?: number;
+}
+
+export interface LocalStack {
+  readonly baseUrl: string;
+  readonly port: number;
+  /** Every environment variable the stack set (secrets included: do not log it). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly tableName: string;
+  readonly region: string;
+  readonly dynamoEndpoint: string;
+  readonly sqsEndpoint: string;
+  readonly queues: ProvisionedQueues;
+  readonly importBucket: string;
+  /** Set when the stack uses a data dir. */
+  readonly dataDir?: string;
+  stop(): Promise<void>;
+}
+
+export const LOCAL_REGION = 'us-east-1';
+export const DEFAULT_IMPORT_BUCKET = 'voice-control-imports';
+
+let active = false;
+
+export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
+  if (active) throw new Error('a local stack is already running in this process (process.env is shared); stop it first');
+  active = true;
+  const started = Date.now();
+  const log = opts.log ?? (() => {});
+  const region = LOCAL_REGION;
+  const dataDir = opts.inMemory ? undefined : resolveDir(opts.dataDir ?? '.local');
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const cleanup = async () => {
+    for (const fn of cleanups.splice(0).reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        log(`stop: ${(err as Error)?.message ?? err}`);
+      }
+    }
+    active = false;
+  };
+
+  try {
+    if (dataDir) {
+      claimDataDir(dataDir);
+      cleanups.push(() => releaseDataDir(dataDir));
+    }
+
+    // 1. Emulators, in parallel (Java is the slow one).
+    // allSettled: if one fails, the other must still be registered for cleanup.
+    const [dynamoResult, emulatorResult] = await Promise.allSettled([
+      opts.dynamoEndpoint ? undefined : startDynamoDbLocal({ dbPath: dataDir ? join(dataDir, 'dynamodb') : undefined, log }),
+      opts.sqsEndpoint ? undefined : startEmulator({ region }),
+    ]);
+    const dynamo: DynamoDbLocal | undefined = dynamoResult.status === 'fulfilled' ? dynamoResult.value : undefined;
+    const emulator: Emulator | undefined = emulatorResult.status === 'fulfilled' ? emulatorResult.value : undefined;
+    if (dynamo) cleanups.push(() => dynamo.stop());
+    if (emulator) cleanups.push(() => emulator.stop());
+    if (dynamoResult.status === 'rejected') throw dynamoResult.reason;
+    if (emulatorResult.status === 'rejected') throw emulatorResult.reason;
+    const dynamoEndpoint = opts.dynamoEndpoint ?? dynamo!.endpoint;
+    const sqsEndpoint = opts.sqsEndpoint ?? emulator!.endpoint;
+    log(`dynamodb-local at ${dynamoEndpoint}, sqs/s3 emulator at ${sqsEndpoint}`);
+
+    // 2. Resources, idempotently.
+    const tableName = opts.tableName ?? DEFAULT_LOCAL_TABLE_NAME;
+    const importBucket = opts.importBucket ?? DEFAULT_IMPORT_BUCKET;
+    const ddb = localDynamoClient(dynamoEndpoint, region);
+    const sqs = localSqsClient(sqsEndpoint, region);
+    const s3 = localS3Client(sqsEndpoint, region);
+    cleanups.push(() => {
+      ddb.destroy();
+      sqs.destroy();
+      s3.destroy();
+    });
+    const [, provisionedQueues] = await Promise.all([
+      provisionTable(ddb, tableName),
+      provisionQueues(sqs, { namePrefix: opts.queueNamePrefix }),
+      provisionBucket(s3, importBucket),
+    ]);
+
+    // 3. Environment, before any handler or shared module is imported.
+    const secrets = opts.secrets ?? (dataDir ? loadOrCreateSecrets(dataDir) : randomSecrets());
+    const env = localEnv({
+      tableName,
+      region,
+      dynamoEndpoint,
+      sqsEndpoint,
+      queues: provisionedQueues,
+      importBucket,
+      secrets,
+      prettyLogs: opts.prettyLogs,
+    });
+    const previousEnv = applyEnv(env);
+    cleanups.push(() => restoreEnv(previousEnv));
+    await resetSharedCaches();
+
+    // 4. Platform data.
+    if (opts.seed !== false) await seedPlatformData(log);
+
+    // 5. HTTP API.
+    const server: Server = createHttpServer({
+      routes: opts.routes ?? manifestRoutes,
+      loader: createHandlerLoader<HttpHandler>({ overrides: opts.routeHandlers }),
+      log,
+    });
+    const host = opts.host ?? '127.0.0.1';
+    const wantedPort = opts.port ?? 3000;
+    let port: number;
+    try {
+      port = await listen(server, wantedPort, host);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        throw new Error(`port ${wantedPort} on ${host} is in use (another stack?). Pick another, e.g. PORT=${wantedPort + 1} npm start`);
+      }
+      throw err;
+    }
+    cleanups.push(() => closeServer(server));
+    const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+    // 6. Queue pollers.
+    if (opts.workers !== false) {
+      const overrides: Record<string, SqsHandler> = {};
+      for (const w of manifestWorkers) {
+        const h = opts.workerHandlers?.[w.queue];
+        if (h) overrides[w.id] = h;
+      }
+      const pollers: Pollers = startPollers({
+        sqs,
+        region,
+        log,
+        waitTimeSeconds: opts.pollWaitTimeSeconds,
+        loader: createHandlerLoader<SqsHandler>({ overrides }),
+        workers: manifestWorkers.map((w) => ({
+          id: w.id,
+          handler: w.handler,
+          queueUrl: provisionedQueues[w.queue].url,
+          queueArn: provisionedQueues[w.queue].arn,
+          batchSize: w.batchSize,
+          timeoutSeconds: w.timeoutSeconds,
+        })),
+      });
+      cleanups.push(() => pollers.stop());
+    }
+
+    if (dataDir) {
+      writeStackFile(dataDir, {
+        pid: process.pid,
+        baseUrl,
+        tableName,
+        dynamoEndpoint,
+        sqsEndpoint,
+        s3Endpoint: sqsEndpoint,
+        region,
+        importBucket,
+        queueUrls: Object.fromEntries(Object.values(provisionedQueues).map((q) => [q.envVar, q.url])),
+        secretsFile: secretsFile(dataDir),
+        startedAt: new Date().toISOString(),
+      });
+    }
+    log(`local stack ready at ${baseUrl} in ${Date.now() - started} ms`);
+
+    let stopping: Promise<void> | undefined;
+    return {
+      baseUrl,
+      port,
+      env,
+      tableName,
+      region,
+      dynamoEndpoint,
+      sqsEndpoint,
+      queues: provisionedQueues,
+      importBucket,
+      ...(dataDir ? { dataDir } : {}),
+      stop: () => (stopping ??= cleanup()),
+    };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}
+
+function resolveDir(dir: string): string {
+  return isAbsolute(dir) ? dir : resolve(repoRoot, dir);
+}
+
+async function seedPlatformData(log: (line: string) => void): Promise<void> {
+  const file = resolveModuleFile('shared/seed/platform');
+  if (!file) {
+    log('seed: shared/seed/platform.ts not found; skipping');
+    return;
+  }
+  const mod = (await import(/* @vite-ignore */ pathToFileURL(file).href)) as { seedPlatformData?: () => Promise<unknown> };
+  if (typeof mod.seedPlatformData !== 'function') throw new Error(`${file} does not export seedPlatformData()`);
+  await mod.seedPlatformData();
+  log('seed: platform data in place');
+}

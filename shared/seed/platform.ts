@@ -1,0 +1,30 @@
+/**
+ * Platform data every deployment needs, written idempotently (conditional puts that
+ * skip what already exists, so re-running never overwrites). The local runtime runs it
+ * on every start; on AWS the operator runs it once per deployment. Later issues add
+ * platform-owned records here (agent templates).
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client.js';
+
+export const PLATFORM_SCHEMA_VERSION = 1;
+
+const platformRecords = (now: string) => [
+  { pk: 'PLATFORM', sk: 'META', type: 'platform_meta', schema_version: PLATFORM_SCHEMA_VERSION, api_version: '0.1.0', seeded_at: now },
+];
+
+export async function seedPlatformData(): Promise<{ written: number; existing: number }> {
+  let written = 0;
+  let existing = 0;
+  for (const Item of platformRecords(new Date().toISOString())) {
+    try {
+      await db().send(new PutCommand({ TableName: tableName(), Item, ConditionExpression: 'attribute_not_exists(pk)' }));
+      written++;
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      existing++;
+    }
+  }
+  return { written, existing };
+}

@@ -1,0 +1,71 @@
+/**
+ * The full local runtime in-process, for e2e tests over real HTTP: the server on a free
+ * port, the run's shared DynamoDB Local and emulator, a table/queues/bucket of its own.
+ *
+ *   const stack = useTestStack();              // beforeAll/afterAll
+ *   it('...', async () => { await fetch(`${stack.baseUrl}/healthz`); });
+ *
+ * One stack per test file at a time (process.env is process-wide).
+ */
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteQueueCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll } from 'vitest';
+import { localDynamoClient, localSqsClient } from '../../infra/local/provision.js';
+import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../infra/local/stack.js';
+import { emulatorEndpoints, lateBound, uniqueSuffix } from './environment.js';
+
+export type TestStackOptions = Omit<LocalStackOptions, 'dynamoEndpoint' | 'sqsEndpoint' | 'inMemory' | 'dataDir'>;
+
+export interface TestStack extends LocalStack {
+  /** fetch() against the stack: `stack.fetch('/v1/me', { headers })`. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+}
+
+export async function startTestStack(opts: TestStackOptions = {}): Promise<TestStack> {
+  const { dynamoEndpoint, sqsEndpoint } = emulatorEndpoints();
+  const id = uniqueSuffix();
+  const stack = await startLocalStack({
+    port: 0,
+    inMemory: true,
+    tableName: `e2e-${id}`,
+    queueNamePrefix: `e2e-${id}-`,
+    importBucket: `e2e-${id}-imports`,
+    log: process.env.LOCAL_STACK_DEBUG ? (line) => process.stderr.write(`[stack] ${line}\n`) : undefined,
+    ...opts,
+    dynamoEndpoint,
+    sqsEndpoint,
+  });
+  let stopped: Promise<void> | undefined;
+  return {
+    ...stack,
+    fetch: (path, init) => fetch(new URL(path, stack.baseUrl), init),
+    stop: () =>
+      (stopped ??= (async () => {
+        await stack.stop();
+        const ddb = localDynamoClient(dynamoEndpoint, stack.region);
+        const sqs = localSqsClient(sqsEndpoint, stack.region);
+        await Promise.allSettled([
+          ddb.send(new DeleteTableCommand({ TableName: stack.tableName })),
+          ...Object.values(stack.queues).flatMap((q) => [
+            sqs.send(new DeleteQueueCommand({ QueueUrl: q.url })),
+            sqs.send(new DeleteQueueCommand({ QueueUrl: q.dlqUrl })),
+          ]),
+        ]);
+        ddb.destroy();
+        sqs.destroy();
+      })()),
+  };
+}
+
+/** beforeAll/afterAll wrapper around startTestStack(). */
+export function useTestStack(opts: TestStackOptions = {}): TestStack {
+  let current: TestStack | undefined;
+  beforeAll(async () => {
+    current = await startTestStack(opts);
+  });
+  afterAll(async () => {
+    await current?.stop();
+    current = undefined;
+  });
+  return lateBound(() => current, 'useTestStack()');
+}
