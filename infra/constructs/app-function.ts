@@ -1,0 +1,104 @@
+/**
+ * AppFunction: the one place that decides how a Lambda function of this project is
+ * built and run (in the spirit of Powertools' FunctionWithLogGroup example). Every route
+ * and worker function gets the same runtime, bundling, tracing and logging defaults, its
+ * own role with nothing attached but write access to its own log group, and grants are
+ * added by the caller per manifest entry.
+ */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { ESBUILD_TARGET, ESM_REQUIRE_BANNER, esbuildArgs } from '../bundling.js';
+import { acknowledgeXRayWrite } from './nag-acknowledgements.js';
+
+/** The newest Node.js runtime aws-cdk-lib knows (a test fails when a newer one appears). */
+export const FUNCTION_RUNTIME = lambda.Runtime.NODEJS_24_X;
+
+/** Powertools identity; the defaults in shared/observability.ts use the same values. */
+export const POWERTOOLS_SERVICE_NAME = 'voice-control';
+export const POWERTOOLS_METRICS_NAMESPACE = 'VoiceControl';
+
+
+export const DEFAULT_MEMORY_MB = 512;
+export const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
+
+export interface AppFunctionProps {
+  /** Absolute path of the handler's .ts file (it exports `handler`). */
+  readonly entry: string;
+  /** Repository root: where package-lock.json and tsconfig.json live. */
+  readonly projectRoot: string;
+  readonly description: string;
+  readonly timeout: Duration;
+  readonly memorySize?: number;
+  readonly environment?: Readonly<Record<string, string>>;
+}
+
+export class AppFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: AppFunctionProps) {
+    super(scope, id);
+
+    // An explicit log group (instead of Lambda's implicit one or the LogRetention custom
+    // resource) keeps retention in the template and adds no helper function.
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: LOG_RETENTION,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    // Own role, no AWS managed policy: the function may write to its own log group only.
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: props.description.slice(0, 1000),
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: props.entry,
+      handler: 'handler',
+      projectRoot: props.projectRoot,
+      depsLockFilePath: `${props.projectRoot}/package-lock.json`,
+      description: props.description.slice(0, 256),
+      runtime: FUNCTION_RUNTIME,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memorySize ?? DEFAULT_MEMORY_MB,
+      timeout: props.timeout,
+      role: this.role,
+      logGroup: this.logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      applicationLogLevelV2: lambda.ApplicationLogLevel.INFO,
+      systemLogLevelV2: lambda.SystemLogLevel.WARN,
+      tracing: lambda.Tracing.ACTIVE,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME,
+        POWERTOOLS_METRICS_NAMESPACE,
+        ...props.environment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: ESBUILD_TARGET,
+        mainFields: ['module', 'main'],
+        minify: true,
+        sourceMap: true,
+        // Stack traces need the mappings, not a second copy of every source file.
+        sourcesContent: false,
+        // Bundle the AWS SDK v3 too: a pinned, tree-shaken client instead of the runtime's.
+        externalModules: [],
+        banner: ESM_REQUIRE_BANNER,
+        esbuildArgs: esbuildArgs(),
+        logLevel: LogLevel.WARNING,
+      },
+    });
+    acknowledgeXRayWrite(this.role);
+  }
+
+  addEnvironment(key: string, value: string): void {
+    this.function.addEnvironment(key, value);
+  }
+}

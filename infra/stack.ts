@@ -1,0 +1,193 @@
+/**
+ * The stack: one HTTP API, one Lambda per manifest route, one worker per queue consumer,
+ * one table, the work queues, the import bucket and the application secret. Everything
+ * per-endpoint comes from infra/routes.ts and infra/workers.ts; nothing here names a route.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { App, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { Construct } from 'constructs';
+import { type QueueName, queues } from '../shared/queues/definitions.js';
+import { AppFunction } from './constructs/app-function.js';
+import { AppSecret } from './constructs/app-secret.js';
+import { DataTable } from './constructs/data-table.js';
+import { HttpApi } from './constructs/http-api.js';
+import { IMPORT_OBJECTS_PATTERN, ImportBucket } from './constructs/import-bucket.js';
+import {
+  acknowledgeBucketObjects,
+  acknowledgeRouteAuthorization,
+  acknowledgeSecretRotation,
+  acknowledgeTableIndexes,
+} from './constructs/nag-acknowledgements.js';
+import { WorkQueues } from './constructs/work-queues.js';
+import { type RouteDefinition, type TableAccess, routeKey, routes as manifestRoutes } from './routes.js';
+import { type WorkerDefinition, workers as manifestWorkers } from './workers.js';
+
+/** Repository root (this file lives in <root>/infra). */
+export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
+
+export const DEFAULT_STACK_NAME = 'VoiceControlApi';
+/** API Gateway HTTP APIs give up on an integration after 30 s. */
+const MAX_ROUTE_TIMEOUT_SECONDS = 29;
+const DEFAULT_ROUTE_TIMEOUT_SECONDS = 10;
+
+/** A worker may also enqueue (e.g. outbox → webhook delivery); optional in the manifest. */
+type WorkerWithSends = WorkerDefinition & { readonly queues?: readonly QueueName[] };
+
+export interface VoiceControlStackProps extends StackProps {
+  readonly projectRoot?: string;
+  readonly routes?: readonly RouteDefinition[];
+  readonly workers?: readonly WorkerDefinition[];
+}
+
+/**
+ * What a route may do to the table. Bearer authentication looks the API key up in the
+ * table, so an authenticated route reads the table even when its own work does not.
+ */
+export function effectiveTableAccess(route: RouteDefinition): TableAccess {
+  if (route.table !== 'none') return route.table;
+  return route.auth === 'bearer' ? 'read' : 'none';
+}
+
+/** The API key pepper is needed to authenticate; readiness checks need the secret too. */
+export function needsAppSecret(route: RouteDefinition): boolean {
+  return route.auth === 'bearer' || effectiveTableAccess(route) !== 'none';
+}
+
+export class VoiceControlStack extends Stack {
+  readonly api: HttpApi;
+  readonly table: DataTable;
+  readonly queues: WorkQueues;
+  readonly importBucket: ImportBucket;
+  readonly appSecret: AppSecret;
+  /** Keyed by manifest id. */
+  readonly routeFunctions = new Map<string, AppFunction>();
+  readonly workerFunctions = new Map<string, AppFunction>();
+
+  constructor(scope: Construct, id: string, props: VoiceControlStackProps = {}) {
+    const { projectRoot = PROJECT_ROOT, routes: routeList, workers: workerList, ...stackProps } = props;
+    super(scope, id, {
+      description: 'Voice Agent Control API: HTTP API, per-route Lambda functions, DynamoDB, SQS workers',
+      ...stackProps,
+    });
+    const routes: readonly RouteDefinition[] = routeList ?? manifestRoutes;
+    const workers: readonly WorkerWithSends[] = workerList ?? manifestWorkers;
+
+    this.table = new DataTable(this, 'Data');
+    this.queues = new WorkQueues(this, 'Queues');
+    this.importBucket = new ImportBucket(this, 'Imports');
+    this.appSecret = new AppSecret(this, 'AppSecret');
+    this.api = new HttpApi(this, 'Http');
+
+    const table = this.table.table;
+    acknowledgeSecretRotation(this.appSecret.secret, 'app');
+    for (const seed of this.appSecret.seeds) acknowledgeSecretRotation(seed, 'seed');
+
+    const grantTable = (fn: AppFunction, access: TableAccess): void => {
+      if (access === 'none') return;
+      if (access === 'read') table.grantReadData(fn.role);
+      else table.grantReadWriteData(fn.role);
+      acknowledgeTableIndexes(fn.role, table);
+    };
+    const grantSends = (fn: AppFunction, names: readonly QueueName[] | undefined): void => {
+      for (const name of names ?? []) {
+        const { queue } = this.queues.get(name);
+        queue.grantSendMessages(fn.role);
+        fn.addEnvironment(queues[name].envVar, queue.queueUrl);
+      }
+    };
+
+    const routeScope = new Construct(this, 'Routes');
+    for (const route of routes) {
+      const timeoutSeconds = route.timeoutSeconds ?? DEFAULT_ROUTE_TIMEOUT_SECONDS;
+      if (timeoutSeconds > MAX_ROUTE_TIMEOUT_SECONDS) {
+        throw new Error(`route ${route.id}: timeout ${timeoutSeconds}s exceeds the HTTP API limit`);
+      }
+      const fn = new AppFunction(routeScope, route.id, {
+        entry: join(projectRoot, `${route.handler}.ts`),
+        projectRoot,
+        description: `${routeKey(route)}: ${route.summary}`,
+        timeout: Duration.seconds(timeoutSeconds),
+        memorySize: route.memoryMb,
+        environment: { TABLE_NAME: table.tableName },
+      });
+      grantTable(fn, effectiveTableAccess(route));
+      if (needsAppSecret(route)) {
+        this.appSecret.secret.grantRead(fn.role);
+        fn.addEnvironment('APP_SECRET_ARN', this.appSecret.secret.secretArn);
+      }
+      grantSends(fn, route.queues);
+      if (route.bucket) {
+        this.importBucket.grantObjects(fn.role, route.bucket);
+        acknowledgeBucketObjects(fn.role, this.importBucket.bucket, IMPORT_OBJECTS_PATTERN);
+        fn.addEnvironment('IMPORT_BUCKET', this.importBucket.bucket.bucketName);
+      }
+      const httpRoute = this.api.addLambdaRoute(route.id, route.method, route.path, fn.function);
+      acknowledgeRouteAuthorization(httpRoute, route.auth);
+      this.routeFunctions.set(route.id, fn);
+    }
+
+    const workerScope = new Construct(this, 'Workers');
+    for (const worker of workers) {
+      const def = queues[worker.queue];
+      if (def.visibilityTimeoutSeconds < worker.timeoutSeconds) {
+        throw new Error(`worker ${worker.id}: queue visibility timeout is shorter than the function timeout`);
+      }
+      const fn = new AppFunction(workerScope, worker.id, {
+        entry: join(projectRoot, `${worker.handler}.ts`),
+        projectRoot,
+        description: `SQS ${def.name}: ${worker.summary}`,
+        timeout: Duration.seconds(worker.timeoutSeconds),
+        environment: { TABLE_NAME: table.tableName },
+      });
+      grantTable(fn, worker.table);
+      grantSends(fn, worker.queues);
+      // Grants consume rights (receive/delete/change visibility) on this queue only.
+      fn.function.addEventSource(
+        new SqsEventSource(this.queues.get(worker.queue).queue, {
+          batchSize: worker.batchSize,
+          reportBatchItemFailures: true,
+        }),
+      );
+      this.workerFunctions.set(worker.id, fn);
+    }
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
+    new CfnOutput(this, 'TableName', { value: table.tableName });
+    new CfnOutput(this, 'AppSecretArn', { value: this.appSecret.secret.secretArn });
+    new CfnOutput(this, 'ImportBucketName', { value: this.importBucket.bucket.bucketName });
+    for (const [name, { queue, deadLetterQueue }] of this.queues.all()) {
+      const prefix = name.charAt(0).toUpperCase() + name.slice(1);
+      new CfnOutput(this, `${prefix}QueueUrl`, { value: queue.queueUrl });
+      new CfnOutput(this, `${prefix}DeadLetterQueueUrl`, { value: deadLetterQueue.queueUrl });
+    }
+  }
+}
+
+export interface BuildAppOptions {
+  /** Extra context (overrides cdk.json's feature flags). */
+  readonly context?: Record<string, unknown>;
+  readonly stackName?: string;
+  readonly projectRoot?: string;
+}
+
+/**
+ * Build the app and the stack without synthesizing, with cdk-nag's AwsSolutions checks
+ * registered so every synth (CLI or test) runs them. bin/app.ts calls this and synth().
+ */
+export function buildApp(options: BuildAppOptions = {}): { app: App; stack: VoiceControlStack } {
+  const projectRoot = options.projectRoot ?? PROJECT_ROOT;
+  // The CLI passes cdk.json's context itself; reading it here gives tests the same flags.
+  const cdkJson = JSON.parse(readFileSync(join(projectRoot, 'cdk.json'), 'utf8')) as {
+    context?: Record<string, unknown>;
+  };
+  const app = new App({ context: { ...cdkJson.context, ...options.context } });
+  const stackName =
+    options.stackName ?? (app.node.tryGetContext('stackName') as string | undefined) ?? DEFAULT_STACK_NAME;
+  const stack = new VoiceControlStack(app, stackName, { projectRoot });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { writeSuppressionsToCloudFormation: true }));
+  return { app, stack };
+}
