@@ -1,0 +1,38 @@
+/**
+ * npm run bench — prints the figures behind the performance targets:
+ *   1. every function bundle: size and cold init time;
+ *   2. GET /v1/me through the local runtime vs a raw GetItem, and DynamoDB calls/request;
+ *   3. a 10,000-row CSV import through the local API vs the raw per-row transaction rate.
+ * Runs against its own in-memory local stack (free ports), so `npm start` may be running.
+ * BENCH_ONLY=bundles|me|import runs one part.
+ */
+import { cpus } from 'node:os';
+
+// Set before any application module loads: Powertools reads these at construction.
+process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+
+const only = process.env.BENCH_ONLY;
+console.log(`Benchmarks on Node ${process.version}, ${cpus().length} cores`);
+
+if (!only || only === 'bundles') {
+  const { measureBundles, printBundles } = await import('../test/bench/bundles.js');
+  printBundles(await measureBundles());
+}
+
+if (!only || only === 'me' || only === 'import') {
+  const { startLocalStack } = await import('../infra/local/stack.js');
+  const stack = await startLocalStack({ port: 0, inMemory: true, workers: false, seed: false });
+  try {
+    if (!only || only === 'me') {
+      const { measureMe, printMe } = await import('../test/bench/me-latency.js');
+      printMe(await measureMe(stack));
+    }
+    if (!only || only === 'import') {
+      const { measureImport, printImport } = await import('../test/bench/import.js');
+      printImport(await measureImport(stack));
+    }
+  } finally {
+    await stack.stop();
+  }
+}

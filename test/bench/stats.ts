@@ -1,0 +1,20 @@
+/** Small statistics helpers for the benchmarks. */
+export const percentile = (values: number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[idx] ?? NaN;
+};
+export const median = (values: number[]): number => percentile(values, 50);
+export const fmt = (n: number, digits = 1): string => n.toFixed(digits);
+
+/** Runs `fn` over `items` with at most `concurrency` in flight. */
+export async function pool<T>(items: readonly T[], concurrency: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      await fn(items[i]!, i);
+    }
+  });
+  await Promise.all(workers);
+}
