@@ -108,20 +108,21 @@ export function newContactItems(
     { Put: { TableName: T(), Item: { ...contactKeys.consent(tenantId, id, consent.id), type: 'consent', ...consent } } },
     { ConditionCheck: { TableName: T(), Key: contactKeys.attestation(tenantId, attestation.id), ConditionExpression: 'attribute_exists(pk)' } },
   ];
-  if (input.owner_user_id) {
-    items.push({
-      ConditionCheck: {
-        TableName: T(),
-        Key: keys.user(tenantId, input.owner_user_id),
-        ConditionExpression: 'attribute_exists(pk) AND #status = :active',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':active': 'active' },
-      },
-    });
-  }
+  if (input.owner_user_id) items.push(activeUserCheck(tenantId, input.owner_user_id));
   if (opts.listId) items.push(listMemberPut(tenantId, opts.listId, id, opts.now));
   return { contact, consent, items };
 }
+
+/** The owner must be an active user of the tenant at the moment of the write. */
+const activeUserCheck = (tenantId: string, userId: string): TransactItem => ({
+  ConditionCheck: {
+    TableName: T(),
+    Key: keys.user(tenantId, userId),
+    ConditionExpression: 'attribute_exists(pk) AND #status = :active',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':active': 'active' },
+  },
+});
 
 export const listMemberPut = (tenantId: string, listId: string, contactId: string, now: string): TransactItem => ({
   Put: { TableName: T(), Item: { ...contactKeys.listMember(tenantId, listId, contactId), type: 'list_member', list_id: listId, contact_id: contactId, added_at: now } },
@@ -258,17 +259,7 @@ export function updateContactItems(
     },
   ];
   if (consent) items.push({ Put: { TableName: T(), Item: { ...contactKeys.consent(tenantId, contactId, consent.id), type: 'consent', ...consent } } });
-  if (fields.owner_user_id) {
-    items.push({
-      ConditionCheck: {
-        TableName: T(),
-        Key: keys.user(tenantId, fields.owner_user_id),
-        ConditionExpression: 'attribute_exists(pk) AND #status = :active',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':active': 'active' },
-      },
-    });
-  }
+  if (fields.owner_user_id) items.push(activeUserCheck(tenantId, fields.owner_user_id));
   if (opts.listId) items.push(listMemberPut(tenantId, opts.listId, contactId, opts.now));
   return items;
 }
