@@ -15,6 +15,7 @@ export default defineConfig({
     env: {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       POWERTOOLS_LOG_LEVEL: process.env.LOG_LEVEL ?? 'SILENT',
+      POWERTOOLS_METRICS_DISABLED: 'true',
     },
   },
 });

@@ -29,23 +29,44 @@ export const collections = {
   imports: 'IMPORT#',
 } as const;
 
+/**
+ * Contacts are the high-volume entity (a CSV import writes thousands a second), so each
+ * contact gets a partition of its own (`TENANT#<t>#CONTACT#<con>`, holding the contact,
+ * its consents and its list memberships) and each phone guard too. A tenant's writes
+ * then spread over many partitions instead of queueing on one (DynamoDB serves about
+ * 1,000 WCU/s per partition key). Collections are read through gsi1, whose partition
+ * keys also start with the tenant: `TENANT#<t>#CONTACTS`, `TENANT#<t>#LIST#<lst>#MEMBERS`.
+ */
+export const contactPartition = (tenantId: string, contactId: string) => `${tenantPk(tenantId)}#CONTACT#${assertId(contactId)}`;
+
 export const contactKeys = {
-  contact: (tenantId: string, contactId: string) => ({ pk: tenantPk(tenantId), sk: `CONTACT#${assertId(contactId)}` }),
+  contact: (tenantId: string, contactId: string) => ({ pk: contactPartition(tenantId, contactId), sk: 'CONTACT' }),
+  /** gsi1 attributes that put a contact in the tenant's newest-first collection. */
+  contactIndex: (tenantId: string, contactId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#CONTACTS`, gsi1sk: `CONTACT#${assertId(contactId)}` }),
+  contactsIndexPartition: (tenantId: string) => `${tenantPk(tenantId)}#CONTACTS`,
   /** Guard item: makes a phone number unique within the tenant. */
-  phone: (tenantId: string, phoneE164: string) => ({ pk: tenantPk(tenantId), sk: `CONTACT_PHONE#${phoneE164}` }),
+  phone: (tenantId: string, phoneE164: string) => ({ pk: `${tenantPk(tenantId)}#PHONE#${assertId(phoneE164)}`, sk: 'PHONE' }),
   consent: (tenantId: string, contactId: string, consentId: string) => ({
-    pk: tenantPk(tenantId),
-    sk: `CONSENT#${assertId(contactId)}#${assertId(consentId)}`,
+    pk: contactPartition(tenantId, contactId),
+    sk: `CONSENT#${assertId(consentId)}`,
   }),
-  consentsOf: (contactId: string) => `CONSENT#${assertId(contactId)}#`,
+  consentsPrefix: 'CONSENT#',
   attestation: (tenantId: string, attestationId: string) => ({ pk: tenantPk(tenantId), sk: `ATTESTATION#${assertId(attestationId)}` }),
   /** Pointer to the tenant's standing API-source attestation. */
   apiAttestation: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'ATTESTATION_API_SOURCE' }),
   list: (tenantId: string, listId: string) => ({ pk: tenantPk(tenantId), sk: `LIST#${assertId(listId)}` }),
   listName: (tenantId: string, name: string) => ({ pk: tenantPk(tenantId), sk: `LIST_NAME#${name.trim().toLowerCase()}` }),
+  /** Membership lives in the contact's partition; gsi1 gathers a list's members. */
   listMember: (tenantId: string, listId: string, contactId: string) => ({
-    pk: tenantPk(tenantId),
-    sk: `LIST_MEMBER#${assertId(listId)}#${assertId(contactId)}`,
+    pk: contactPartition(tenantId, contactId),
+    sk: `LIST#${assertId(listId)}`,
+    gsi1pk: `${tenantPk(tenantId)}#LIST#${assertId(listId)}#MEMBERS`,
+    gsi1sk: `CONTACT#${assertId(contactId)}`,
   }),
+  listMembersIndexPartition: (tenantId: string, listId: string) => `${tenantPk(tenantId)}#LIST#${assertId(listId)}#MEMBERS`,
   importJob: (tenantId: string, importId: string) => ({ pk: tenantPk(tenantId), sk: `IMPORT#${assertId(importId)}` }),
 } as const;
+
+/** True when a partition (table or index) value belongs to the tenant. */
+export const belongsToTenant = (partition: string, tenantId: string): boolean =>
+  partition === tenantPk(tenantId) || partition.startsWith(`${tenantPk(tenantId)}#`);

@@ -4,7 +4,7 @@
  * put into service.
  */
 import { formatToken, hashSecret, parseToken } from '../auth/api-key-token.js';
-import { keys, tenantPk } from '../db/keys.js';
+import { belongsToTenant, contactKeys, keys, tenantPk } from '../db/keys.js';
 
 const A = 'ten_00000000000000000000000000';
 const B = 'ten_00000000000000000000000001';
@@ -12,8 +12,14 @@ const K = 'key_00000000000000000000000000';
 
 export function tenantIsolationHolds(): boolean {
   // Every tenant-reachable key lives in the tenant's own partition.
-  const built = [keys.tenant(A), keys.user(A, 'usr_x'), keys.apiKey(A, K), keys.idempotency(A, 'r', 'k'), keys.userEmail(A, 'a@b.c')];
-  if (!built.every((k) => k.pk === tenantPk(A))) return false;
+  const built: { pk: string; gsi1pk?: string }[] = [
+    keys.tenant(A), keys.user(A, 'usr_x'), keys.apiKey(A, K), keys.idempotency(A, 'r', 'k'), keys.userEmail(A, 'a@b.c'),
+    contactKeys.contact(A, 'con_x'), contactKeys.phone(A, '+15550001111'), contactKeys.consent(A, 'con_x', 'cns_x'),
+    contactKeys.listMember(A, 'lst_x', 'con_x'), contactKeys.importJob(A, 'imp_x'),
+  ];
+  if (!built.every((k) => belongsToTenant(k.pk, A) && !belongsToTenant(k.pk, B) && (k.gsi1pk === undefined || belongsToTenant(k.gsi1pk, A)))) return false;
+  // A tenant id that is a prefix of another's never matches it.
+  if (belongsToTenant(tenantPk(`${A}1`), A)) return false;
   // An id carrying the separator cannot address another partition.
   try {
     tenantPk('ten_x#TENANT#other');

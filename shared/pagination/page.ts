@@ -7,7 +7,7 @@
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
-import { tenantPk } from '../db/keys.js';
+import { belongsToTenant, tenantPk } from '../db/keys.js';
 import { invalid } from '../http/errors.js';
 import { appSecrets } from '../secrets.js';
 import { decodeCursor, encodeCursor, InvalidCursor, type CursorKey } from './cursor.js';
@@ -24,12 +24,26 @@ export interface PageQuery<T> {
   /** Names the collection; part of what a cursor is bound to. */
   scope: string;
   skPrefix: string;
+  /** The table partition to read; default the tenant's own (`TENANT#<t>`). Must belong to the tenant. */
+  partition?: string;
+  /**
+   * Read a gsi1 collection instead of the tenant's own partition: the gsi1pk value,
+   * which must belong to the tenant (checked). Index reads are eventually consistent.
+   */
+  indexPartition?: string;
   newestFirst: boolean;
   limit: number;
   cursor?: string;
   filters?: FilterCondition[];
   map: (item: Record<string, unknown>) => T;
 }
+
+/** The key DynamoDB needs to resume after `item`: table keys, plus index keys on an index. */
+const cursorKeyOf = (item: Record<string, unknown>, onIndex: boolean): CursorKey => ({
+  pk: item.pk as string,
+  sk: item.sk as string,
+  ...(onIndex ? { gsi1pk: item.gsi1pk as string, gsi1sk: item.gsi1sk as string } : {}),
+});
 
 export async function queryPage<T>(q: PageQuery<T>): Promise<Page<T>> {
   const { cursorKey } = await appSecrets();
@@ -46,10 +60,14 @@ export async function queryPage<T>(q: PageQuery<T>): Promise<Page<T>> {
   }
 
   const filter = toFilterExpression(filters);
+  const onIndex = q.indexPartition !== undefined;
+  const partition = q.indexPartition ?? q.partition ?? tenantPk(q.tenantId);
+  if (!belongsToTenant(partition, q.tenantId)) throw new Error('a page may only read the tenant\'s own partitions');
   const base: QueryCommandInput = {
     TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': tenantPk(q.tenantId), ':prefix': q.skPrefix, ...filter.ExpressionAttributeValues },
+    ...(onIndex ? { IndexName: 'gsi1' } : {}),
+    KeyConditionExpression: onIndex ? 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)' : 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': partition, ':prefix': q.skPrefix, ...filter.ExpressionAttributeValues },
     ...(filter.ExpressionAttributeNames ? { ExpressionAttributeNames: filter.ExpressionAttributeNames } : {}),
     ...(filter.FilterExpression ? { FilterExpression: filter.FilterExpression } : {}),
     ScanIndexForward: !q.newestFirst,
@@ -75,6 +93,6 @@ export async function queryPage<T>(q: PageQuery<T>): Promise<Page<T>> {
   const pageItems = items.slice(0, q.limit);
   const last = pageItems.at(-1);
   const nextCursor =
-    hasMore && last ? encodeCursor(cursorKey, q.tenantId, scope, { pk: last.pk as string, sk: last.sk as string }) : null;
+    hasMore && last ? encodeCursor(cursorKey, q.tenantId, scope, cursorKeyOf(last, onIndex)) : null;
   return { data: pageItems.map(q.map), next_cursor: nextCursor, has_more: hasMore };
 }

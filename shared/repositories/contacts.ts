@@ -8,7 +8,7 @@ import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { z } from 'zod';
 import { db, tableName } from '../db/client.js';
-import { collections, contactKeys, keys } from '../db/keys.js';
+import { collections, contactKeys, contactPartition, keys } from '../db/keys.js';
 import { newId } from '../ids.js';
 import { queryPage, type Page } from '../pagination/page.js';
 import type { FilterCondition } from '../pagination/filters.js';
@@ -104,7 +104,7 @@ export function newContactItems(
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },
-    { Put: { TableName: T(), Item: { ...contactKeys.contact(tenantId, id), type: 'contact', ...contact }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Put: { TableName: T(), Item: { ...contactKeys.contact(tenantId, id), ...contactKeys.contactIndex(tenantId, id), type: 'contact', ...contact }, ConditionExpression: 'attribute_not_exists(pk)' } },
     { Put: { TableName: T(), Item: { ...contactKeys.consent(tenantId, id, consent.id), type: 'consent', ...consent } } },
     { ConditionCheck: { TableName: T(), Key: contactKeys.attestation(tenantId, attestation.id), ConditionExpression: 'attribute_exists(pk)' } },
   ];
@@ -162,6 +162,7 @@ export function listContacts(tenantId: string, opts: { limit: number; cursor?: s
   return queryPage({
     tenantId,
     scope: 'contacts',
+    indexPartition: contactKeys.contactsIndexPartition(tenantId),
     skPrefix: collections.contacts,
     newestFirst: true,
     limit: opts.limit,
@@ -175,7 +176,8 @@ export function listConsents(tenantId: string, contactId: string, opts: { limit:
   return queryPage({
     tenantId,
     scope: `consents:${contactId}`,
-    skPrefix: contactKeys.consentsOf(contactId),
+    partition: contactPartition(tenantId, contactId),
+    skPrefix: contactKeys.consentsPrefix,
     newestFirst: true,
     limit: opts.limit,
     cursor: opts.cursor,

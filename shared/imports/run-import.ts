@@ -1,0 +1,425 @@
+/**
+ * CSV contact import, end to end (SPEC Part 2 "Contact import"; docs/imports.md).
+ *
+ *   prepareImport  parse + check EVERYTHING that can make the request a 422 (the CSV, the
+ *                  mapped headers, the target list) — no writes;
+ *   runImport      1. store the original CSV in S3 (evidence; file_uri + SHA-256),
+ *                  2. find or create the list named by list_name,
+ *                  3. write the job (`running`, with a lease) and its attestation in one
+ *                     transaction, before the first row,
+ *                  4. process rows: each row is one transaction (contact + phone guard +
+ *                     consent + list membership, or the update of an existing contact + a
+ *                     new consent + membership); rows sharing a phone run in file order,
+ *                     other rows concurrently (bounded),
+ *                  5. finish with a conditional update running → completed (exact counts).
+ * A row-level problem rejects the row, never the file. An unexpected error stops the run
+ * and marks the job failed; a run that dies outright leaves a running job whose lease
+ * expires, which every read presents as failed. Re-running the same file with
+ * on_duplicate=skip then imports the rest: every row already imported is a duplicate.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../db/client.js';
+import { contactKeys } from '../db/keys.js';
+import { ValidationError, type ValidationIssue } from '../http/errors.js';
+import { newId } from '../ids.js';
+import { logger } from '../observability.js';
+import type { Attestation } from '../repositories/attestations.js';
+import { findOrCreateListByName, getList } from '../repositories/contact-lists.js';
+import {
+  buildConsent,
+  DuplicatePhone,
+  getContactRecord,
+  newContactItems,
+  UnknownOwner,
+  updateContactItems,
+  writeNewContact,
+  type ConsentInput,
+  type ContactFields,
+  type TransactItem,
+} from '../repositories/contacts.js';
+import {
+  completeImportJob,
+  failImportJob,
+  heartbeatImportJob,
+  LeaseLost,
+  startImportJob,
+  type FailureReason,
+  type ImportJobRecord,
+  type ImportProgress,
+} from '../repositories/import-jobs.js';
+import { IMPORT_LIMITS, type ContactImportRequest, type ImportRowError } from '../schemas/imports.js';
+import { storeImportFile } from '../storage/evidence-store.js';
+import { FileProblem, parseCsv, resolveColumns } from './csv-rows.js';
+import { planImport, type ImportPlan, type PhoneGroup } from './plan.js';
+import { reason, type MappedRow, type RowReason } from './row-mapping.js';
+
+export interface PreparedImport {
+  tenantId: string;
+  request: ContactImportRequest;
+  plan: ImportPlan;
+}
+
+/** Validate everything that can make the request a 422. Writes nothing. */
+export async function prepareImport(tenantId: string, request: ContactImportRequest): Promise<PreparedImport> {
+  const issues: ValidationIssue[] = [];
+  let plan: ImportPlan | undefined;
+  try {
+    const csv = parseCsv(request.content, { maxRows: IMPORT_LIMITS.maxDataRows });
+    plan = planImport(csv.records, resolveColumns(csv.header, request.column_mapping));
+  } catch (err) {
+    if (!(err instanceof FileProblem)) throw err;
+    issues.push(...err.issues);
+  }
+  if (request.target_list_id !== undefined && !(await getList(tenantId, request.target_list_id))) {
+    issues.push({ loc: ['body', 'target_list_id'], msg: 'target_list_id must name a contact list of this tenant', type: 'list_not_found', input: request.target_list_id });
+  }
+  if (issues.length || !plan) throw new ValidationError(issues);
+  return { tenantId, request, plan };
+}
+
+export interface RunOptions {
+  /** Stamped as consent_attestation.signer_ip (from the request, never from the body). */
+  sourceIp: string | undefined;
+  /** Stop processing rows after this instant and end the job failed ("time_limit"). */
+  deadline?: Date;
+  /** Rows in flight at once (default 32). */
+  concurrency?: number;
+  /** Lease length; the run renews it as it makes progress (default 60 s). */
+  leaseMs?: number;
+  /** Minimum interval between progress writes (default 5 s). */
+  heartbeatMs?: number;
+  /** Test seam: called after each row is settled (a throw stops the run like any error). */
+  afterRow?: (row: number) => void | Promise<void>;
+}
+
+export const DEFAULT_CONCURRENCY = 32;
+/** DynamoDB's cap on items in one TransactWriteItems. */
+const MAX_TRANSACTION_ITEMS = 100;
+/** Rows per batched transaction: large enough to amortise a round trip, small enough that a cancelled batch is cheap to replay. */
+const MAX_ROWS_PER_TRANSACTION = 10;
+export const DEFAULT_LEASE_MS = 60_000;
+const DEFAULT_HEARTBEAT_MS = 5_000;
+/** Bytes of row errors kept on the job item (a DynamoDB item holds at most 400 KB). */
+const MAX_ERROR_BYTES = 150_000;
+
+/** The first reasons in row order that fit the caps; counts stay exact regardless. */
+export function capErrors(reasons: readonly RowReason[], maxCount: number = IMPORT_LIMITS.maxStoredErrors): { errors: ImportRowError[]; truncated: boolean } {
+  const sorted = [...reasons].sort((a, b) => a.row - b.row);
+  const errors: ImportRowError[] = [];
+  let bytes = 0;
+  for (const r of sorted) {
+    const e: ImportRowError = { row: r.row, line: r.line, field: r.field, type: r.type, msg: r.msg };
+    const size = JSON.stringify(e).length;
+    if (errors.length >= maxCount || bytes + size > MAX_ERROR_BYTES) return { errors, truncated: true };
+    errors.push(e);
+    bytes += size;
+  }
+  return { errors, truncated: false };
+}
+
+/** Run a prepared import to a terminal job. Returns the job as stored. */
+export async function runImport(prepared: PreparedImport, opts: RunOptions): Promise<ImportJobRecord> {
+  const { tenantId, request, plan } = prepared;
+  const leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
+  const heartbeatMs = opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  const started = new Date();
+  const signedAt = started.toISOString();
+  const importId = newId('imp');
+
+  // 1. Evidence first: the job's file_uri must point at a stored object.
+  const evidence = await storeImportFile(tenantId, importId, request.content);
+
+  // 2. The target list.
+  const listId = request.list_name !== undefined ? (await findOrCreateListByName(tenantId, request.list_name)).list.id : request.target_list_id;
+
+  // 3. The job and its attestation, before the first row.
+  const attestation: Attestation = {
+    id: newId('att'),
+    source: 'import',
+    import_id: importId,
+    signer_name: request.consent_attestation.signer_name,
+    signer_title: request.consent_attestation.signer_title,
+    affirmation: request.consent_attestation.affirmation,
+    created_at: signedAt,
+  };
+  const scope = request.consent_scope ?? { source: 'import', affirmation: request.consent_attestation.affirmation };
+  const job: ImportJobRecord = {
+    id: importId,
+    tenant_id: tenantId,
+    status: 'running',
+    file_name: request.file_name,
+    file_uri: evidence.fileUri,
+    file_sha256: evidence.sha256,
+    column_mapping: request.column_mapping,
+    target_list_id: listId ?? null,
+    consent_attestation: { ...request.consent_attestation, signer_ip: opts.sourceIp ?? null, signed_at: signedAt },
+    attestation_id: attestation.id,
+    consent_scope: scope,
+    on_duplicate: request.on_duplicate,
+    rows_total: plan.rowsTotal,
+    rows_accepted: 0,
+    rows_rejected: 0,
+    rows_skipped: 0,
+    errors: [],
+    errors_truncated: false,
+    failure_reason: null,
+    lease_expires_at: new Date(Date.now() + leaseMs).toISOString(),
+    created_at: signedAt,
+    updated_at: signedAt,
+  };
+  await startImportJob(job, attestation);
+  const attestationSk = contactKeys.attestation(tenantId, attestation.id).sk;
+
+  // 4. Rows.
+  const counts = { rows_accepted: 0, rows_rejected: 0, rows_skipped: 0 };
+  const reasons: RowReason[] = [];
+  const reject = (rs: RowReason[]) => {
+    counts.rows_rejected++;
+    reasons.push(...rs);
+  };
+  for (const bad of plan.invalid) reject(bad.reasons);
+
+  const progress = (): ImportProgress => {
+    const { errors, truncated } = capErrors(reasons);
+    return { ...counts, errors, errors_truncated: truncated };
+  };
+
+  const consentFor = (row: MappedRow): ConsentInput => ({
+    consent_basis: request.consent_attestation.consent_basis,
+    captured_at: signedAt,
+    scope,
+    evidence: { artifact_type: 'contact_import', artifact_ref: `${evidence.fileUri}#row=${row.row}`, content_hash: evidence.sha256 },
+  });
+
+  /** Set when the run must stop early: its lease was lost, or its deadline passed. */
+  let stop: FailureReason | undefined;
+  let failure: unknown;
+  let lastBeat = Date.now();
+  let beat: Promise<void> | undefined;
+  const heartbeat = () => {
+    if (beat || Date.now() - lastBeat < heartbeatMs) return;
+    lastBeat = Date.now();
+    const now = new Date();
+    beat = heartbeatImportJob(tenantId, importId, progress(), now, new Date(now.getTime() + leaseMs))
+      .catch((err) => {
+        if (err instanceof LeaseLost) stop ??= 'interrupted';
+        else logger.warn('import heartbeat failed', { import_id: importId, error: (err as Error).message });
+      })
+      .finally(() => {
+        beat = undefined;
+      });
+  };
+
+  /** One row against the contact its phone already names (if known). Returns what it names after. */
+  const processRow = async (row: MappedRow, existing: Existing | undefined): Promise<Existing | undefined> => {
+    const now = new Date().toISOString();
+    if (!existing) {
+      const created = newContactItems(tenantId, { phone_e164: row.phone, ...row.fields }, consentFor(row), attestation, { now, ...(listId ? { listId } : {}) });
+      // This run wrote the (immutable) attestation with the job, before the first row: the
+      // per-row existence check would only cost an item (and 2 WCU) per row.
+      const items = created.items.filter((i) => i.ConditionCheck?.Key?.sk !== attestationSk);
+      try {
+        await retryConflicts(() => writeNewContact(items));
+        counts.rows_accepted++;
+        return { contactId: created.contact.id, row: row.row };
+      } catch (err) {
+        if (err instanceof UnknownOwner) {
+          reject([ownerReason(row)]);
+          return undefined;
+        }
+        if (!(err instanceof DuplicatePhone)) throw err;
+        existing = { contactId: err.contactId };
+      }
+    }
+    switch (request.on_duplicate) {
+      case 'reject':
+        reject([
+          reason(row, 'phone_e164', 'duplicate', existing.row
+            ? `Duplicate of row ${existing.row} of this file (phone ${row.phone})`
+            : `A contact with phone ${row.phone} already exists (${existing.contactId})`),
+        ]);
+        break;
+      case 'skip':
+        counts.rows_skipped++;
+        break;
+      case 'update':
+        try {
+          await updateExisting(tenantId, existing.contactId, row.fields, buildConsent(tenantId, existing.contactId, consentFor(row), attestation, now), { now, listId });
+          counts.rows_accepted++;
+        } catch (err) {
+          if (!(err instanceof UnknownOwner)) throw err;
+          reject([ownerReason(row)]);
+        }
+        break;
+    }
+    return existing;
+  };
+
+  const processGroup = async (group: PhoneGroup) => {
+    let existing: Existing | undefined;
+    for (const row of group.rows) {
+      if (stop || failure) return;
+      if (opts.deadline && Date.now() > opts.deadline.getTime()) {
+        stop ??= 'time_limit';
+        return;
+      }
+      existing = await processRow(row, existing);
+      await opts.afterRow?.(row.row);
+      heartbeat();
+    }
+  };
+
+  /**
+   * Rows whose phone appears once in the file are written several to a transaction (each
+   * row stays atomic: a transaction is all-or-nothing). If the batch is cancelled — a
+   * phone already exists, an owner is unknown, a race — its rows are replayed one by one
+   * through processRow, which decides each exactly. Fewer round trips: measured ~2× rows/s
+   * on DynamoDB Local.
+   */
+  const processBatch = async (groups: PhoneGroup[]) => {
+    if (stop || failure) return;
+    if (opts.deadline && Date.now() > opts.deadline.getTime()) {
+      stop ??= 'time_limit';
+      return;
+    }
+    const now = new Date().toISOString();
+    const rows = groups.map((g) => g.rows[0]!);
+    const items = rows.flatMap((row) =>
+      newContactItems(tenantId, { phone_e164: row.phone, ...row.fields }, consentFor(row), attestation, { now, ...(listId ? { listId } : {}) }).items.filter(
+        (i) => i.ConditionCheck?.Key?.sk !== attestationSk,
+      ),
+    );
+    try {
+      await retryConflicts(() => db().send(new TransactWriteCommand({ TransactItems: items })));
+      counts.rows_accepted += rows.length;
+      for (const row of rows) await opts.afterRow?.(row.row);
+      heartbeat();
+    } catch (err) {
+      if (!(err instanceof TransactionCanceledException)) throw err;
+      for (const group of groups) await processGroup(group);
+    }
+  };
+
+  let next = 0;
+  const worker = async () => {
+    while (!stop && !failure && next < plan.groups.length) {
+      const batch: PhoneGroup[] = [];
+      let batchItems = 0;
+      // Take consecutive single-row groups while they fit one transaction.
+      while (next < plan.groups.length && plan.groups[next]!.rows.length === 1 && batch.length < MAX_ROWS_PER_TRANSACTION) {
+        const cost = itemsPerNewRow(plan.groups[next]!.rows[0]!);
+        if (batchItems + cost > MAX_TRANSACTION_ITEMS) break;
+        batchItems += cost;
+        batch.push(plan.groups[next++]!);
+      }
+      try {
+        if (batch.length > 1) await processBatch(batch);
+        else await processGroup(batch[0] ?? plan.groups[next++]!);
+      } catch (err) {
+        failure ??= err;
+      }
+    }
+  };
+  /** Items one new row writes: phone guard, contact, consent, (+ owner check) (+ list membership). */
+  const itemsPerNewRow = (row: MappedRow) => 3 + (row.fields.owner_user_id ? 1 : 0) + (listId ? 1 : 0);
+  await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? DEFAULT_CONCURRENCY, plan.groups.length) }, worker));
+  await beat;
+
+  // 5. A terminal state, conditionally on the job still running under our lease.
+  const log = { import_id: importId, ...counts, rows_total: plan.rowsTotal, ms: Date.now() - started.getTime() };
+  if (failure || stop) {
+    const why: FailureReason = failure ? 'internal_error' : stop!;
+    logger.error('import failed', { ...log, reason: why, ...(failure ? { error: (failure as Error)?.message } : {}) });
+    const failed = await failImportJob(tenantId, importId, progress(), why, new Date());
+    if (!failed && failure) throw failure;
+    return failed ?? job;
+  }
+  try {
+    const done = await completeImportJob(tenantId, importId, progress(), new Date());
+    logger.info('import completed', log);
+    return done;
+  } catch (err) {
+    if (!(err instanceof LeaseLost)) throw err;
+    logger.error('import finished after its lease expired', log);
+    return (await failImportJob(tenantId, importId, progress(), 'interrupted', new Date())) ?? job;
+  }
+}
+
+interface Existing {
+  contactId: string;
+  /** The row of this file that created the contact, if one did. */
+  row?: number;
+}
+
+const ownerReason = (row: MappedRow) =>
+  reason(row, 'owner_user_id', 'user_not_found', `owner_user_id '${row.fields.owner_user_id}' is not an active user of this tenant`);
+
+const isConflict = (err: unknown) =>
+  (err as Error)?.name === 'TransactionConflictException' ||
+  (err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict'));
+
+/** Retry a transaction that lost a race with another transaction on the same items. */
+async function retryConflicts<T>(fn: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isConflict(err) || i >= attempts) throw err;
+      await new Promise((r) => setTimeout(r, 20 * 2 ** i + Math.random() * 20));
+    }
+  }
+}
+
+class ContactChanged extends Error {}
+
+/**
+ * on_duplicate=update: the mapped fields of the existing contact, a new consent record and
+ * the list membership, in one transaction. Mapped attributes.<key> columns set those keys
+ * only (the contact's other attributes stay): the contact is read and written back on
+ * the condition that it has not changed in between (retried if it has).
+ */
+async function updateExisting(
+  tenantId: string,
+  contactId: string,
+  fields: ContactFields,
+  consent: ReturnType<typeof buildConsent>,
+  opts: { now: string; listId: string | undefined },
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    let merged = fields;
+    let previousUpdatedAt: string | undefined;
+    if (fields.attributes) {
+      const current = await getContactRecord(tenantId, contactId);
+      if (!current) throw new Error(`contact ${contactId} vanished during an import update`);
+      merged = { ...fields, attributes: { ...(current.attributes ?? {}), ...fields.attributes } };
+      previousUpdatedAt = current.updated_at;
+    }
+    const items = updateContactItems(tenantId, contactId, merged, consent, { now: opts.now, ...(opts.listId ? { listId: opts.listId } : {}) });
+    const update = items[0]!.Update!;
+    if (previousUpdatedAt !== undefined) {
+      update.ConditionExpression = `${update.ConditionExpression} AND #updated_at = :previous_updated_at`;
+      update.ExpressionAttributeValues = { ...update.ExpressionAttributeValues, ':previous_updated_at': previousUpdatedAt };
+    }
+    try {
+      await retryConflicts(() => writeUpdate(items));
+      return;
+    } catch (err) {
+      if (err instanceof ContactChanged && previousUpdatedAt !== undefined && attempt < 5) continue;
+      throw err;
+    }
+  }
+}
+
+async function writeUpdate(items: TransactItem[]): Promise<void> {
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (err) {
+    if (!(err instanceof TransactionCanceledException)) throw err;
+    const reasons = err.CancellationReasons ?? [];
+    if (reasons[0]?.Code === 'ConditionalCheckFailed') throw new ContactChanged();
+    const ownerIndex = items.findIndex((i) => i.ConditionCheck?.Key?.sk?.toString().startsWith('USER#'));
+    if (ownerIndex >= 0 && reasons[ownerIndex]?.Code === 'ConditionalCheckFailed') throw new UnknownOwner();
+    throw err;
+  }
+}
