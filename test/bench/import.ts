@@ -2,9 +2,12 @@
  * A 10,000-row CSV import through the local API (HTTP → handler → DynamoDB Local), next
  * to the raw rate of the same per-row transaction (contact + phone guard + consent +
  * attestation check) issued straight at the same DynamoDB Local with the same
- * concurrency. Target: the import reaches ≥ 60% of the raw rate.
+ * concurrency. Target: the import reaches ≥ 60% of the raw rate. The raw runs go first:
+ * DynamoDB Local slows as its table fills, so the order is conservative for the import.
  */
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { createTenant } from '../../shared/admin/bootstrap.js';
+import { db } from '../../shared/db/client.js';
 import { DEFAULT_CONCURRENCY } from '../../shared/imports/run-import.js';
 import { ensureApiAttestation } from '../../shared/repositories/attestations.js';
 import { newContactItems, writeNewContact } from '../../shared/repositories/contacts.js';
@@ -18,6 +21,8 @@ export interface ImportFigures {
   importRowsPerSecond: number;
   rawSeconds: number;
   rawRowsPerSecond: number;
+  rawBatchedSeconds: number;
+  rawBatchedRowsPerSecond: number;
   accepted: number;
 }
 
@@ -28,6 +33,31 @@ export async function measureImport(stack: LocalStack, rows = 10_000): Promise<I
   for (let i = 0; i < rows; i++) csv.push(`${phoneAt(415, i)},First${i},"Last, ${i}",Acme ${i % 50},p${i}@example.com,a;b`);
   const content = `${csv.join('\r\n')}\r\n`;
 
+  // Raw: the same per-row transaction, same concurrency, fresh tenant, no HTTP or CSV.
+  const raw = await createTenant({ name: 'Raw bench', adminEmail: 'raw@import.test' });
+  const attestation = await ensureApiAttestation(raw.tenant_id);
+  const consent = { consent_basis: 'pec' as const, captured_at: new Date().toISOString(), scope: { source: 'import' }, evidence: { artifact_type: 'contact_import', artifact_ref: 's3://bench/file.csv#row=1', content_hash: 'a'.repeat(64) } };
+  const indexes = Array.from({ length: rows }, (_, i) => i);
+  const rawStarted = performance.now();
+  await pool(indexes, DEFAULT_CONCURRENCY, async (i) => {
+    const now = new Date().toISOString();
+    const { items } = newContactItems(raw.tenant_id, { phone_e164: phoneAt(628, i), first_name: `First${i}`, last_name: `Last, ${i}`, company: `Acme ${i % 50}`, email: `p${i}@example.com`, tags: ['a', 'b'] }, consent, attestation, { now });
+    await writeNewContact(items);
+  });
+  const rawSeconds = (performance.now() - rawStarted) / 1000;
+
+  // Raw, batched the way the import batches rows with unique phones (10 rows per transaction).
+  const batched = await createTenant({ name: 'Raw batched bench', adminEmail: 'rawb@import.test' });
+  const batchedAttestation = await ensureApiAttestation(batched.tenant_id);
+  const chunks = Array.from({ length: Math.ceil(rows / 10) }, (_, c) => indexes.slice(c * 10, c * 10 + 10));
+  const batchedStarted = performance.now();
+  await pool(chunks, DEFAULT_CONCURRENCY, async (chunk) => {
+    const now = new Date().toISOString();
+    const items = chunk.flatMap((i) => newContactItems(batched.tenant_id, { phone_e164: phoneAt(629, i), first_name: `First${i}`, last_name: `Last, ${i}`, company: `Acme ${i % 50}`, email: `p${i}@example.com`, tags: ['a', 'b'] }, consent, batchedAttestation, { now }).items.filter((x) => !x.ConditionCheck));
+    await db().send(new TransactWriteCommand({ TransactItems: items }));
+  });
+  const rawBatchedSeconds = (performance.now() - batchedStarted) / 1000;
+  // The import last: DynamoDB Local slows as its table fills, so this order favours raw.
   const t = await createTenant({ name: 'Import bench', adminEmail: 'bench@import.test' });
   const started = performance.now();
   const res = await fetch(`${stack.baseUrl}/v1/contact-imports`, {
@@ -45,19 +75,9 @@ export async function measureImport(stack: LocalStack, rows = 10_000): Promise<I
   const importSeconds = (performance.now() - started) / 1000;
   if (res.status !== 202 || job.status !== 'completed') throw new Error(`import answered ${res.status}: ${JSON.stringify(job).slice(0, 500)}`);
 
-  // Raw: the same per-row transaction, same concurrency, fresh tenant, no HTTP or CSV.
-  const raw = await createTenant({ name: 'Raw bench', adminEmail: 'raw@import.test' });
-  const attestation = await ensureApiAttestation(raw.tenant_id);
-  const consent = { consent_basis: 'pec' as const, captured_at: new Date().toISOString(), scope: { source: 'import' }, evidence: { artifact_type: 'contact_import', artifact_ref: 's3://bench/file.csv#row=1', content_hash: 'a'.repeat(64) } };
-  const indexes = Array.from({ length: rows }, (_, i) => i);
-  const rawStarted = performance.now();
-  await pool(indexes, DEFAULT_CONCURRENCY, async (i) => {
-    const now = new Date().toISOString();
-    const { items } = newContactItems(raw.tenant_id, { phone_e164: phoneAt(628, i), first_name: `First${i}`, last_name: `Last, ${i}`, company: `Acme ${i % 50}`, email: `p${i}@example.com`, tags: ['a', 'b'] }, consent, attestation, { now });
-    await writeNewContact(items);
-  });
-  const rawSeconds = (performance.now() - rawStarted) / 1000;
   return {
+    rawBatchedSeconds,
+    rawBatchedRowsPerSecond: rows / rawBatchedSeconds,
     rows,
     concurrency: DEFAULT_CONCURRENCY,
     importSeconds,
@@ -73,5 +93,7 @@ export function printImport(f: ImportFigures): void {
   console.log(`\n${f.rows}-row CSV import through the local API (concurrency ${f.concurrency}; target ≥ 60% of raw)`);
   console.log(`  import via API   ${fmt(f.importSeconds, 2)} s   ${fmt(f.importRowsPerSecond, 0)} rows/s   (${f.accepted} accepted)`);
   console.log(`  raw transactions ${fmt(f.rawSeconds, 2)} s   ${fmt(f.rawRowsPerSecond, 0)} rows/s`);
-  console.log(`  import / raw = ${fmt(ratio * 100, 0)}%${ratio < 0.6 ? '  BELOW TARGET' : ''}`);
+  console.log(`  raw, 10 rows/tx  ${fmt(f.rawBatchedSeconds, 2)} s   ${fmt(f.rawBatchedRowsPerSecond, 0)} rows/s   (how the import batches rows with unique phones)`);
+  console.log(`  import / raw per-row transaction = ${fmt(ratio * 100, 0)}%${ratio < 0.6 ? '  BELOW TARGET' : ''}`);
+  console.log(`  import / raw batched transaction = ${fmt((f.importRowsPerSecond / f.rawBatchedRowsPerSecond) * 100, 0)}%`);
 }
