@@ -35,6 +35,13 @@ export interface PageQuery<T> {
   limit: number;
   cursor?: string;
   filters?: FilterCondition[];
+  /**
+   * A filter the grammar cannot express (e.g. a status derived at read time), ANDed with
+   * the declared filters; `scope` names it for cursor binding.
+   */
+  extraFilter?: { expression: string; names: Record<string, string>; values: Record<string, unknown>; scope: string };
+  /** Attributes to read; the keys the cursor needs are always added. */
+  projection?: readonly string[];
   map: (item: Record<string, unknown>) => T;
 }
 
@@ -48,7 +55,7 @@ const cursorKeyOf = (item: Record<string, unknown>, onIndex: boolean): CursorKey
 export async function queryPage<T>(q: PageQuery<T>): Promise<Page<T>> {
   const { cursorKey } = await appSecrets();
   const filters = q.filters ?? [];
-  const scope = `${q.scope}?${filterScope(filters)}`;
+  const scope = `${q.scope}?${filterScope(filters)}${q.extraFilter ? `&${q.extraFilter.scope}` : ''}`;
   let start: CursorKey | undefined;
   if (q.cursor) {
     try {
@@ -63,13 +70,26 @@ export async function queryPage<T>(q: PageQuery<T>): Promise<Page<T>> {
   const onIndex = q.indexPartition !== undefined;
   const partition = q.indexPartition ?? q.partition ?? tenantPk(q.tenantId);
   if (!belongsToTenant(partition, q.tenantId)) throw new Error('a page may only read the tenant\'s own partitions');
+  const names: Record<string, string> = { ...filter.ExpressionAttributeNames, ...q.extraFilter?.names };
+  const clauses = [filter.FilterExpression, q.extraFilter?.expression].filter((c): c is string => Boolean(c));
+  let projection: string | undefined;
+  if (q.projection) {
+    const keyAttrs = onIndex ? ['pk', 'sk', 'gsi1pk', 'gsi1sk'] : ['pk', 'sk'];
+    projection = [...new Set([...keyAttrs, ...q.projection])]
+      .map((a, i) => {
+        names[`#p${i}`] = a;
+        return `#p${i}`;
+      })
+      .join(', ');
+  }
   const base: QueryCommandInput = {
     TableName: tableName(),
     ...(onIndex ? { IndexName: 'gsi1' } : {}),
     KeyConditionExpression: onIndex ? 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)' : 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': partition, ':prefix': q.skPrefix, ...filter.ExpressionAttributeValues },
-    ...(filter.ExpressionAttributeNames ? { ExpressionAttributeNames: filter.ExpressionAttributeNames } : {}),
-    ...(filter.FilterExpression ? { FilterExpression: filter.FilterExpression } : {}),
+    ExpressionAttributeValues: { ':pk': partition, ':prefix': q.skPrefix, ...filter.ExpressionAttributeValues, ...q.extraFilter?.values },
+    ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+    ...(clauses.length ? { FilterExpression: clauses.join(' AND ') } : {}),
+    ...(projection ? { ProjectionExpression: projection } : {}),
     ScanIndexForward: !q.newestFirst,
   };
 
@@ -82,7 +102,7 @@ export async function queryPage<T>(q: PageQuery<T>): Promise<Page<T>> {
         ...base,
         ExclusiveStartKey: exclusiveStart,
         // Unfiltered reads fetch exactly what is missing; filtered reads fetch wider.
-        Limit: filters.length ? Math.max(100, want - items.length) : want - items.length,
+        Limit: clauses.length ? Math.max(100, want - items.length) : want - items.length,
       }),
     );
     items.push(...(out.Items ?? []));

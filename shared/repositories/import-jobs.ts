@@ -7,15 +7,12 @@
  * `failed` (failure_reason "interrupted"): a job that died midway never reads completed.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
-import { collections, contactKeys, tenantPk } from '../db/keys.js';
-import { invalid } from '../http/errors.js';
-import { decodeCursor, encodeCursor, InvalidCursor, type CursorKey } from '../pagination/cursor.js';
-import { filterScope, toFilterExpression, type FilterCondition } from '../pagination/filters.js';
-import type { Page } from '../pagination/page.js';
+import { collections, contactKeys } from '../db/keys.js';
+import { filterScope, type FilterCondition } from '../pagination/filters.js';
+import { queryPage, type Page } from '../pagination/page.js';
 import type { ConsentBasis } from '../policy/consent-strength.js';
-import { appSecrets } from '../secrets.js';
 import {
   IMPORT_STATUSES,
   type ImportJobResource,
@@ -281,71 +278,27 @@ export function statusFilter(
 }
 
 /**
- * GET /v1/contact-imports: newest first, filters created_at and status. Like queryPage,
- * a filtered page keeps reading until it holds limit + 1 matches, so has_more is exact;
- * unlike it, the status filter is judged on the effective status, and list items leave
- * out the errors array (a projection).
+ * GET /v1/contact-imports: newest first, filters created_at and status. The status filter
+ * is judged on the effective status (an expired lease reads as failed), and list items
+ * leave out the errors array (a projection).
  */
 export async function listImportJobs(
   tenantId: string,
   opts: { limit: number; cursor?: string; filters: FilterCondition[] },
   now = new Date(),
 ): Promise<Page<ImportJobSummaryResource>> {
-  const { cursorKey } = await appSecrets();
-  const scope = `imports?${filterScope(opts.filters)}`;
-  let start: CursorKey | undefined;
-  if (opts.cursor) {
-    try {
-      start = decodeCursor(cursorKey, tenantId, scope, opts.cursor);
-    } catch (err) {
-      if (err instanceof InvalidCursor) throw invalid(['query', 'cursor'], 'Invalid cursor: it was not issued for this query', 'cursor_invalid', opts.cursor);
-      throw err;
-    }
-  }
-
   const statusConditions = opts.filters.filter((c) => c.field === 'status');
-  const others = toFilterExpression(opts.filters.filter((c) => c.field !== 'status'));
   const status = statusConditions.length ? statusFilter(selectedStatuses(statusConditions), now.toISOString()) : undefined;
-  const filterParts = [others.FilterExpression, status?.expression].filter((x): x is string => Boolean(x));
-
-  const names: Record<string, string> = { ...others.ExpressionAttributeNames };
-  const projection = SUMMARY_ATTRIBUTES.map((a, i) => {
-    names[`#p${i}`] = a;
-    return `#p${i}`;
+  return queryPage({
+    tenantId,
+    scope: 'imports',
+    skPrefix: collections.imports,
+    newestFirst: true,
+    limit: opts.limit,
+    cursor: opts.cursor,
+    filters: opts.filters.filter((c) => c.field !== 'status'),
+    ...(status ? { extraFilter: { ...status, scope: filterScope(statusConditions) } } : {}),
+    projection: SUMMARY_ATTRIBUTES,
+    map: (item) => presentImportJobSummary(item as unknown as ImportJobRecord, now),
   });
-  if (status) Object.assign(names, status.names);
-
-  const base: QueryCommandInput = {
-    TableName: T(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':prefix': collections.imports, ...others.ExpressionAttributeValues, ...status?.values },
-    ExpressionAttributeNames: names,
-    ProjectionExpression: projection.join(', '),
-    ...(filterParts.length ? { FilterExpression: filterParts.join(' AND ') } : {}),
-    ScanIndexForward: false,
-  };
-
-  const want = opts.limit + 1;
-  const items: Record<string, unknown>[] = [];
-  let exclusiveStart: Record<string, unknown> | undefined = start;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        ...base,
-        ExclusiveStartKey: exclusiveStart,
-        Limit: filterParts.length ? Math.max(100, want - items.length) : want - items.length,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    exclusiveStart = out.LastEvaluatedKey;
-  } while (items.length < want && exclusiveStart);
-
-  const hasMore = items.length > opts.limit;
-  const pageItems = items.slice(0, opts.limit);
-  const last = pageItems.at(-1);
-  return {
-    data: pageItems.map((item) => presentImportJobSummary(item as unknown as ImportJobRecord, now)),
-    next_cursor: hasMore && last ? encodeCursor(cursorKey, tenantId, scope, { pk: last.pk as string, sk: last.sk as string }) : null,
-    has_more: hasMore,
-  };
 }

@@ -88,7 +88,6 @@ const resourcesOf = (s: Statement): unknown[] => (Array.isArray(s.Resource) ? s.
 const allActions = (fn: AppFunction): string[] => statementsOf(fn).flatMap(actionsOf);
 const statementsWith = (fn: AppFunction, action: string): Statement[] =>
   statementsOf(fn).filter((s) => actionsOf(s).includes(action));
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** Independent statement of the access rules (docs: bearer auth reads the key table). */
 function expectedTableAccess(route: RouteDefinition): 'none' | 'read' | 'write' {

@@ -6,12 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { localS3Client } from '../../infra/local/provision.js';
 import { createTenant, createUser } from '../../shared/admin/bootstrap.js';
-import { db, tableName } from '../../shared/db/client.js';
-import { tenantPk } from '../../shared/db/keys.js';
 import { prepareImport, runImport } from '../../shared/imports/run-import.js';
 import { createList, findListByName, findOrCreateListByName, listMemberIds } from '../../shared/repositories/contact-lists.js';
 import { contactImportRequest, IMPORT_LIMITS } from '../../shared/schemas/imports.js';
