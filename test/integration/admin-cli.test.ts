@@ -1,0 +1,62 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalStack, type LocalStack } from '../../infra/local/stack.js';
+import { emulatorEndpoints, uniqueSuffix } from '../support/environment.js';
+
+const root = resolve(import.meta.dirname, '..', '..');
+let stack: LocalStack;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'vc-admin-'));
+  const { dynamoEndpoint, sqsEndpoint } = emulatorEndpoints();
+  stack = await startLocalStack({ port: 0, dataDir: dir, dynamoEndpoint, sqsEndpoint, tableName: `admin-${uniqueSuffix()}`, queueNamePrefix: `admin-${uniqueSuffix()}-`, workers: false });
+});
+afterAll(async () => {
+  await stack?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const admin = (...args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args, '--local-dir', dir], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+  });
+
+describe('operator CLI against the running local stack', () => {
+  it('tenant create prints exactly one JSON object whose key works against the API', async () => {
+    const out = admin('tenant', 'create', '--name', 'Acme', '--admin-email', 'ops@acme.test');
+    expect(out.status, out.stderr).toBe(0);
+    const lines = out.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const created = JSON.parse(lines[0]!) as { tenant_id: string; user_id: string; api_key: { id: string; secret: string } };
+    expect(Object.keys(created).sort()).toEqual(['api_key', 'tenant_id', 'user_id']);
+    expect(created.api_key.secret).toMatch(/^vak_ten_/);
+    const me = await fetch(`${stack.baseUrl}/v1/me`, { headers: { authorization: `Bearer ${created.api_key.secret}` } });
+    expect(me.status).toBe(200);
+    expect(((await me.json()) as { tenant: { id: string } }).tenant.id).toBe(created.tenant_id);
+
+    const user = admin('user', 'create', '--tenant', created.tenant_id, '--email', 'm@acme.test', '--role', 'manager');
+    expect(JSON.parse(user.stdout)).toMatchObject({ tenant_id: created.tenant_id, email: 'm@acme.test', role: 'manager' });
+    const again = admin('user', 'create', '--tenant', created.tenant_id, '--email', 'M@acme.test');
+    expect(again.status).not.toBe(0);
+    expect(again.stderr).toContain('already exists');
+
+    const key = admin('api-key', 'create', '--tenant', created.tenant_id, '--name', 'CI', '--role', 'member');
+    const minted = JSON.parse(key.stdout) as { api_key: { secret: string; role: string } };
+    expect(minted.api_key.role).toBe('member');
+    const meAsMember = await fetch(`${stack.baseUrl}/v1/me`, { headers: { authorization: `Bearer ${minted.api_key.secret}` } });
+    expect(((await meAsMember.json()) as { role: string }).role).toBe('member');
+  });
+
+  it('refuses bad input with a message and a non-zero exit, writing nothing', () => {
+    expect(admin('tenant', 'create', '--name', 'X').status).toBe(2);
+    expect(admin('tenant', 'create', '--name', 'X', '--admin-email', 'nope').status).toBe(2);
+    expect(admin('api-key', 'create', '--tenant', 'ten_01JZZZZZZZZZZZZZZZZZZZZZZZ', '--name', 'k').stderr).toContain('does not exist');
+    expect(admin('api-key', 'create', '--tenant', 'ten_01JZZZZZZZZZZZZZZZZZZZZZZZ', '--name', 'k', '--role', 'owner').status).toBe(2);
+  });
+});
