@@ -68,6 +68,19 @@ export const routes = [
 
 export type RouteId = (typeof routes)[number]['id'];
 
+/**
+ * Answers every request no route above matches — API Gateway's `$default` route on AWS,
+ * the local runtime's fallback — so an unknown path is a JSON 404 (or 405 with Allow for
+ * a known path and another method) in the contract's error shape, everywhere.
+ */
+export const fallbackRoute = {
+  id: 'routeNotFound',
+  method: 'ANY',
+  path: '$default',
+  handler: 'functions/ops/route-not-found',
+  summary: 'No such route: 404, or 405 with Allow',
+} as const;
+
 const byId = new Map<string, RouteDefinition>(routes.map((r) => [r.id, r]));
 
 export function routeById(id: string): RouteDefinition {

@@ -23,7 +23,7 @@ import {
   acknowledgeTableIndexes,
 } from './constructs/nag-acknowledgements.js';
 import { WorkQueues } from './constructs/work-queues.js';
-import { type RouteDefinition, type TableAccess, routeKey, routes as manifestRoutes } from './routes.js';
+import { fallbackRoute, type RouteDefinition, type TableAccess, routeKey, routes as manifestRoutes } from './routes.js';
 import { type WorkerDefinition, workers as manifestWorkers } from './workers.js';
 
 /** Repository root (this file lives in <root>/infra). */
@@ -66,6 +66,8 @@ export class VoiceControlStack extends Stack {
   /** Keyed by manifest id. */
   readonly routeFunctions = new Map<string, AppFunction>();
   readonly workerFunctions = new Map<string, AppFunction>();
+  /** Answers API Gateway's $default route (no manifest route matched). */
+  fallbackFunction!: AppFunction;
 
   constructor(scope: Construct, id: string, props: VoiceControlStackProps = {}) {
     const { projectRoot = PROJECT_ROOT, routes: routeList, workers: workerList, ...stackProps } = props;
@@ -129,6 +131,16 @@ export class VoiceControlStack extends Stack {
       acknowledgeRouteAuthorization(httpRoute, route.auth);
       this.routeFunctions.set(route.id, fn);
     }
+
+    // Unknown paths answer in the contract's error shape instead of API Gateway's own 404.
+    const fallback = new AppFunction(routeScope, fallbackRoute.id, {
+      entry: join(projectRoot, `${fallbackRoute.handler}.ts`),
+      projectRoot,
+      description: `$default: ${fallbackRoute.summary}`,
+      timeout: Duration.seconds(DEFAULT_ROUTE_TIMEOUT_SECONDS),
+    });
+    acknowledgeRouteAuthorization(this.api.addDefaultRoute(fallbackRoute.id, fallback.function), 'none');
+    this.fallbackFunction = fallback;
 
     const workerScope = new Construct(this, 'Workers');
     for (const worker of workers) {

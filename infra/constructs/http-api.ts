@@ -76,6 +76,15 @@ export class HttpApi extends Construct {
     return this.stage.url;
   }
 
+  /** The `$default` route: every request no other route matches. */
+  addDefaultRoute(id: string, handler: lambda.IFunction): apigwv2.HttpRoute {
+    return new apigwv2.HttpRoute(this, id, {
+      httpApi: this.api,
+      routeKey: apigwv2.HttpRouteKey.DEFAULT,
+      integration: new HttpLambdaIntegration(`${id}Integration`, handler),
+    });
+  }
+
   addLambdaRoute(id: string, method: HttpMethod, path: string, handler: lambda.IFunction): apigwv2.HttpRoute {
     const [route] = this.api.addRoutes({
       path,

@@ -58,7 +58,8 @@ export function acknowledgeBucketObjects(role: iam.IRole, bucket: s3.Bucket, obj
 export function acknowledgeRouteAuthorization(route: apigwv2.HttpRoute, auth: AuthMode): void {
   const reason =
     auth === 'none'
-      ? 'Public by design: an unauthenticated operational endpoint (liveness, readiness, the OpenAPI document) ' +
+      ? 'Public by design: an unauthenticated operational endpoint (liveness, readiness, the OpenAPI document, or the ' +
+        '$default fallback that answers unknown paths with a JSON 404/405) ' +
         'that returns no tenant data. Abuse is bounded by stage throttling.'
       : 'Authenticated inside the function, before any data is touched, by the shared middleware: the bearer API ' +
         'key is hashed with HMAC-SHA256 under a secret pepper and compared in constant time (timingSafeEqual) with ' +

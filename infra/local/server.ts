@@ -9,7 +9,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'a
 import { buildApiGatewayEvent, newApiGatewayRequestId, requestFromIncomingMessage, splitUrl } from './apigw-event.js';
 import type { HandlerLoader } from './handlers.js';
 import { createLambdaContext } from './lambda-context.js';
-import { createRouter } from './router.js';
+import { createRouter } from '../route-matcher.js';
 
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;
 
@@ -28,6 +28,8 @@ export interface HttpServerOptions {
   log?: (line: string) => void;
   /** Lambda timeout for routes without their own (seconds). */
   defaultTimeoutSeconds?: number;
+  /** Invoked for requests no route matches (API Gateway's $default); else a built-in 404/405. */
+  fallback?: ServedRoute;
   /** Largest request body accepted (API Gateway + Lambda allow 6 MB). */
   maxBodyBytes?: number;
 }
@@ -48,7 +50,9 @@ export function createHttpServer(opts: HttpServerOptions): Server {
 
     void (async () => {
       const method = (req.method ?? 'GET').toUpperCase();
-      const match = router.match(method, splitUrl(req.url ?? '/').rawPath);
+      let match = router.match(method, splitUrl(req.url ?? '/').rawPath);
+      // As API Gateway's $default route: the manifest's fallback function answers.
+      if (match.kind !== 'route' && opts.fallback) match = { kind: 'route', route: opts.fallback, routeKey: '$default', pathParameters: {} };
       if (match.kind === 'not_found') {
         await drain(req);
         return sendJson(res, 404, { detail: 'Not Found', code: 'not_found' });

@@ -10,7 +10,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { routes as manifestRoutes } from '../routes.js';
+import { fallbackRoute, routes as manifestRoutes } from '../routes.js';
 import { workers as manifestWorkers } from '../workers.js';
 import { DEFAULT_LOCAL_TABLE_NAME } from '../../shared/db/table-definition.js';
 import type { QueueName } from '../../shared/queues/definitions.js';
@@ -171,6 +171,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     // 5. HTTP API.
     const server: Server = createHttpServer({
       routes: opts.routes ?? manifestRoutes,
+      // Tests that serve their own route list keep the built-in 404/405.
+      ...(opts.routes ? {} : { fallback: fallbackRoute }),
       loader: createHandlerLoader<HttpHandler>({ overrides: opts.routeHandlers }),
       log,
     });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { BUNDLE_ALIASES, ESBUILD_TARGET, ESM_REQUIRE_BANNER, REPO_ROOT } from '../../infra/bundling.js';
-import { routes } from '../../infra/routes.js';
+import { fallbackRoute, routes } from '../../infra/routes.js';
 import { workers } from '../../infra/workers.js';
 import { fmt, median } from './stats.js';
 
@@ -25,7 +25,7 @@ const INIT_PROBE = `const t = performance.now(); await import(process.argv[1]); 
 
 export async function measureBundles(runs = 7): Promise<BundleFigure[]> {
   const out = mkdtempSync(join(tmpdir(), 'vc-bundles-'));
-  const entries = [...routes.map((r) => ({ name: r.id, handler: r.handler })), ...workers.map((w) => ({ name: w.id, handler: w.handler }))];
+  const entries = [...routes, fallbackRoute, ...workers].map((e) => ({ name: e.id, handler: e.handler }));
   const figures: BundleFigure[] = [];
   for (const e of entries) {
     const outfile = join(out, e.name, 'index.mjs');

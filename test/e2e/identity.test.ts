@@ -146,3 +146,17 @@ describe('identity and API keys over HTTP', () => {
     expect(doc.body.info.version).toBe('0.1.0');
   });
 });
+
+describe('requests no route matches', () => {
+  it('answer from the $default fallback: JSON 404, or 405 with Allow for a known path', async () => {
+    const api = client(stack);
+    const unknown = await api('GET', '/v2/anything');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ detail: 'Not Found', code: 'not_found' });
+    expect(unknown.headers.get('x-request-id')).toBeTruthy();
+    const wrongMethod = await api('DELETE', '/v1/api-keys');
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.body.code).toBe('method_not_allowed');
+    expect(wrongMethod.headers.get('allow')).toBe('GET, POST');
+  });
+});

@@ -106,7 +106,7 @@ function newestNodeRuntime(): string {
 
 describe('functions', () => {
   it('has exactly one Lambda function per manifest route plus one per worker, and no helper functions', () => {
-    template.resourceCountIs('AWS::Lambda::Function', routes.length + workers.length);
+    template.resourceCountIs('AWS::Lambda::Function', routes.length + workers.length + 1); // + the $default fallback
     expect(stack.routeFunctions.size).toBe(routes.length);
     expect(stack.workerFunctions.size).toBe(workers.length);
     // No CDK singleton helpers (log retention, auto-delete objects, custom resources).
@@ -170,7 +170,7 @@ describe('functions', () => {
 
 describe('HTTP API', () => {
   it('has one route per manifest entry, each integrated with its own function', () => {
-    template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length);
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length + 1); // + $default
     const routeResources = Object.values(resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route');
     for (const route of routes) {
       const found = routeResources.filter((r) => r.Properties.RouteKey === routeKey(route));

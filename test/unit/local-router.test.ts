@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../infra/routes.js';
-import { createRouter } from '../../infra/local/router.js';
+import { createRouter } from '../../infra/route-matcher.js';
 
 const router = createRouter(routes);
 

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadHandler } from '../../infra/openapi/build.js';
-import { routeKey, routes, type RouteDefinition } from '../../infra/routes.js';
+import { fallbackRoute, routeKey, routes, type RouteDefinition } from '../../infra/routes.js';
 import { workers } from '../../infra/workers.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -26,7 +26,7 @@ describe('the route manifest', () => {
       .map((f) => relative(root, f).replace(/\.ts$/, ''))
       .filter((f) => !f.startsWith('functions/workers/'))
       .sort();
-    expect(handlerFiles).toEqual(all.map((r) => r.handler).sort());
+    expect(handlerFiles).toEqual([...all.map((r) => r.handler), fallbackRoute.handler].sort());
     for (const w of workers) expect(existsSync(join(root, `${w.handler}.ts`))).toBe(true);
   });
 
