@@ -6,11 +6,12 @@
  * on receipt; the same hex digest is each row's consent evidence content_hash.
  *
  * Why not @aws-sdk/client-s3: it adds ~170 KB (minified) to the import function, pushing
- * it past the 500 KB bundle budget (measured: 607 KB with it). One signed PUT needs only
- * SigV4 (node:crypto) and fetch; the signer is checked against @smithy/signature-v4 in
- * test/unit/imports-evidence.test.ts.
+ * it past the 500 KB bundle budget (measured: 607 KB with it). One PUT needs only the
+ * SDK's SigV4 signer (@smithy/signature-v4) and fetch.
  */
-import { createHash, createHmac } from 'node:crypto';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { createHash } from 'node:crypto';
+import { NodeSha256 } from '../aws/node-sha256.js';
 import { env } from '../config.js';
 
 export interface StoredEvidence {
@@ -41,8 +42,6 @@ function importBucket(): string {
   return bucket;
 }
 
-const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).update(data, 'utf8').digest();
-const hex = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
 /** RFC 3986 encoding of one path segment (S3 does not double-encode). */
 const encodeSegment = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
@@ -55,31 +54,26 @@ export interface SignableRequest {
 }
 
 /**
- * AWS Signature Version 4 for an S3 request without a query string: returns the headers
- * to send (the given ones plus host, x-amz-date, x-amz-content-sha256, the session token
- * and Authorization).
+ * Signs an S3 request with the AWS SDK's own SigV4 signer (@smithy/signature-v4, already
+ * in every bundle through the DynamoDB client). Returns the headers to send: the given
+ * ones plus x-amz-date, x-amz-content-sha256, the session token and Authorization.
  */
-export function signS3Request(req: SignableRequest, creds: AwsCredentials, region: string, now: Date): Record<string, string> {
-  const amzDate = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
-  const day = amzDate.slice(0, 8);
-  const headers: Record<string, string> = {
-    ...req.headers,
-    host: req.url.host,
-    'x-amz-date': amzDate,
-    'x-amz-content-sha256': req.payloadSha256Hex,
-    ...(creds.sessionToken ? { 'x-amz-security-token': creds.sessionToken } : {}),
-  };
-  const names = Object.keys(headers).map((n) => n.toLowerCase()).sort();
-  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-  const canonicalHeaders = names.map((n) => `${n}:${lower[n]!.trim().replace(/\s+/g, ' ')}\n`).join('');
-  const signedHeaders = names.join(';');
-  const canonicalRequest = [req.method, req.url.pathname, '', canonicalHeaders, signedHeaders, req.payloadSha256Hex].join('\n');
-  const scope = `${day}/${region}/s3/aws4_request`;
-  const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, hex(canonicalRequest)].join('\n');
-  const signingKey = hmac(hmac(hmac(hmac(`AWS4${creds.secretAccessKey}`, day), region), 's3'), 'aws4_request');
-  const signature = createHmac('sha256', signingKey).update(stringToSign, 'utf8').digest('hex');
-  const { host: _host, ...toSend } = headers; // fetch derives Host from the URL (the value signed)
-  return { ...toSend, authorization: `AWS4-HMAC-SHA256 Credential=${creds.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}` };
+export async function signS3Request(req: SignableRequest, creds: AwsCredentials, region: string, now: Date): Promise<Record<string, string>> {
+  const signer = new SignatureV4({ service: 's3', region, credentials: creds, sha256: NodeSha256, uriEscapePath: false, applyChecksum: false });
+  const signed = await signer.sign(
+    {
+      method: req.method,
+      protocol: req.url.protocol,
+      hostname: req.url.hostname,
+      ...(req.url.port ? { port: Number(req.url.port) } : {}),
+      path: req.url.pathname,
+      query: {},
+      headers: { ...req.headers, host: req.url.host, 'x-amz-content-sha256': req.payloadSha256Hex },
+    },
+    { signingDate: now },
+  );
+  const { host: _host, ...toSend } = signed.headers; // fetch derives Host from the URL (the value signed)
+  return toSend;
 }
 
 /** Path-style on a local endpoint, virtual-hosted style on AWS. */
@@ -100,7 +94,7 @@ export async function storeImportFile(tenantId: string, importId: string, conten
   const key = `imports/${tenantId}/${importId}.csv`;
   const url = objectUrl(bucket, key, env.region, env.s3Endpoint);
   for (let attempt = 1; ; attempt++) {
-    const headers = signS3Request(
+    const headers = await signS3Request(
       {
         method: 'PUT',
         url,
