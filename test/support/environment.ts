@@ -102,13 +102,7 @@ export async function createTestEnvironment(opts: TestEnvironmentOptions = {}): 
       (cleaned ??= (async () => {
         restoreEnv(previous);
         await resetSharedCaches();
-        await Promise.allSettled([
-          ddb.send(new DeleteTableCommand({ TableName: tableName })),
-          ...Object.values(queues).flatMap((q) => [
-            sqs.send(new DeleteQueueCommand({ QueueUrl: q.url })),
-            sqs.send(new DeleteQueueCommand({ QueueUrl: q.dlqUrl })),
-          ]),
-        ]);
+        await deleteResources(ddb, sqs, tableName, queues);
         ddb.destroy();
         sqs.destroy();
         s3.destroy();
@@ -116,20 +110,36 @@ export async function createTestEnvironment(opts: TestEnvironmentOptions = {}): 
   };
 }
 
+/** Deletes a test's table and queues (best effort: the emulators die with the run anyway). */
+export async function deleteResources(ddb: DynamoDBClient, sqs: SQSClient, tableName: string, queues: ProvisionedQueues): Promise<void> {
+  await Promise.allSettled([
+    ddb.send(new DeleteTableCommand({ TableName: tableName })),
+    ...Object.values(queues).flatMap((q) => [
+      sqs.send(new DeleteQueueCommand({ QueueUrl: q.url })),
+      sqs.send(new DeleteQueueCommand({ QueueUrl: q.dlqUrl })),
+    ]),
+  ]);
+}
+
 /**
  * Registers beforeAll/afterAll hooks that create and clean up a test environment, and
  * returns a handle whose fields are usable from beforeAll on (reading them earlier throws).
  */
 export function useTestEnvironment(opts: TestEnvironmentOptions = {}): TestEnvironment {
-  let current: TestEnvironment | undefined;
+  return useForFile(() => createTestEnvironment(opts), (env) => env.cleanup(), 'useTestEnvironment()');
+}
+
+/** beforeAll creates the value, afterAll disposes of it; the handle forwards to it meanwhile. */
+export function useForFile<T extends object>(create: () => Promise<T>, dispose: (value: T) => Promise<void>, what: string): T {
+  let current: T | undefined;
   beforeAll(async () => {
-    current = await createTestEnvironment(opts);
+    current = await create();
   });
   afterAll(async () => {
-    await current?.cleanup();
+    if (current) await dispose(current);
     current = undefined;
   });
-  return lateBound(() => current, 'useTestEnvironment()');
+  return lateBound(() => current, what);
 }
 
 /** A stand-in object that forwards to the value once a hook has created it. */

@@ -7,12 +7,9 @@
  *
  * One stack per test file at a time (process.env is process-wide).
  */
-import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { DeleteQueueCommand } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll } from 'vitest';
 import { localDynamoClient, localSqsClient } from '../../infra/local/provision.js';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../infra/local/stack.js';
-import { emulatorEndpoints, lateBound, uniqueSuffix } from './environment.js';
+import { deleteResources, emulatorEndpoints, uniqueSuffix, useForFile } from './environment.js';
 
 export type TestStackOptions = Omit<LocalStackOptions, 'dynamoEndpoint' | 'sqsEndpoint' | 'inMemory' | 'dataDir'>;
 
@@ -44,13 +41,7 @@ export async function startTestStack(opts: TestStackOptions = {}): Promise<TestS
         await stack.stop();
         const ddb = localDynamoClient(dynamoEndpoint, stack.region);
         const sqs = localSqsClient(sqsEndpoint, stack.region);
-        await Promise.allSettled([
-          ddb.send(new DeleteTableCommand({ TableName: stack.tableName })),
-          ...Object.values(stack.queues).flatMap((q) => [
-            sqs.send(new DeleteQueueCommand({ QueueUrl: q.url })),
-            sqs.send(new DeleteQueueCommand({ QueueUrl: q.dlqUrl })),
-          ]),
-        ]);
+        await deleteResources(ddb, sqs, stack.tableName, stack.queues);
         ddb.destroy();
         sqs.destroy();
       })()),
@@ -59,13 +50,5 @@ export async function startTestStack(opts: TestStackOptions = {}): Promise<TestS
 
 /** beforeAll/afterAll wrapper around startTestStack(). */
 export function useTestStack(opts: TestStackOptions = {}): TestStack {
-  let current: TestStack | undefined;
-  beforeAll(async () => {
-    current = await startTestStack(opts);
-  });
-  afterAll(async () => {
-    await current?.stop();
-    current = undefined;
-  });
-  return lateBound(() => current, 'useTestStack()');
+  return useForFile(() => startTestStack(opts), (stack) => stack.stop(), 'useTestStack()');
 }
