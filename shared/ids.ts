@@ -8,5 +8,12 @@ const ulid = monotonicFactory();
  */
 export const newId = (prefix: string): string => `${prefix}_${ulid()}`;
 
+const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
+
 /** Ids we mint never contain the key separator, so they cannot forge another key. */
-export const ID_PATTERN = /^[a-z]{2,5}_[0-9A-HJKMNP-TV-Z]{26}$/;
+export const ID_PATTERN = new RegExp(`^[a-z]{2,5}_${ULID}$`);
+
+/** The ids of one kind: idPattern('usr') matches usr_<ULID>. */
+export const idPattern = (prefix: string): RegExp => new RegExp(`^${prefix}_${ULID}$`);
+
+export const isId = (value: string): boolean => ID_PATTERN.test(value);

@@ -122,11 +122,14 @@ function collectHeaders(rawHeaders: readonly string[]): { headers: Record<string
 
 function parseQuery(raw: string): Record<string, string> | undefined {
   if (!raw) return undefined;
-  const out: Record<string, string> = {};
+  // A Map, then fromEntries: every name (even `__proto__`) becomes an own property, as
+  // when Lambda parses the event JSON.
+  const out = new Map<string, string>();
   for (const [key, value] of new URLSearchParams(raw)) {
-    out[key] = key in out ? `${out[key]},${value}` : value;
+    const seen = out.get(key);
+    out.set(key, seen === undefined ? value : `${seen},${value}`);
   }
-  return Object.keys(out).length ? out : undefined;
+  return out.size ? Object.fromEntries(out) : undefined;
 }
 
 const textTypes = [/^text\//, /^application\/(.+\+)?json\b/, /^application\/(.+\+)?xml\b/, /^application\/(x-)?javascript\b/];

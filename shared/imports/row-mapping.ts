@@ -110,7 +110,7 @@ export function mapRow(rec: CsvRecord, columns: ReadonlyMap<string, number>): Ro
   else phone = (check('phone_e164', contactPhone, normalizePhone(rawPhone)) as string | undefined) ?? '';
 
   const fields: ContactFields = {};
-  const attributes: Record<string, string> = {};
+  const attributes: Record<string, string> = Object.create(null) as Record<string, string>; // keys are user text: no prototype to collide with
   for (const [target, index] of columns) {
     if (target === 'phone_e164') continue;
     const value = cell(index);
@@ -125,7 +125,7 @@ export function mapRow(rec: CsvRecord, columns: ReadonlyMap<string, number>): Ro
     const parsed = check(name, contactFields[name], converted);
     if (parsed !== undefined) (fields as Record<string, unknown>)[name] = parsed;
   }
-  if (Object.keys(attributes).length) fields.attributes = attributes;
+  if (Object.keys(attributes).length) fields.attributes = { ...attributes }; // spread defines own keys: a plain object for the SDK
 
   if (reasons.length) return { ok: false, reasons };
   return { ok: true, value: { row: rec.row, line: rec.line, phone, fields } };

@@ -296,7 +296,9 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
       for (const row of rows) await opts.afterRow?.(row.row);
       heartbeat();
     } catch (err) {
-      if (!(err instanceof TransactionCanceledException)) throw err;
+      // Cancelled (a duplicate, an unknown owner, a race) or refused as a whole: replay the
+      // rows one by one, which decides each exactly (and surfaces a real fault on its own).
+      if (!(err instanceof TransactionCanceledException) && (err as Error).name !== 'ValidationException') throw err;
       for (const group of groups) await processGroup(group);
     }
   };
@@ -305,11 +307,16 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
   const worker = async () => {
     while (!stop && !failure && next < plan.groups.length) {
       const batch: PhoneGroup[] = [];
+      const owners = new Set<string>();
       let batchItems = 0;
-      // Take consecutive single-row groups while they fit one transaction.
+      // Take consecutive single-row groups while they fit one transaction. A transaction may
+      // touch an item once only, so two rows checking the same owner never share one.
       while (next < plan.groups.length && plan.groups[next]!.rows.length === 1 && batch.length < MAX_ROWS_PER_TRANSACTION) {
-        const cost = itemsPerNewRow(plan.groups[next]!.rows[0]!);
-        if (batchItems + cost > MAX_TRANSACTION_ITEMS) break;
+        const row = plan.groups[next]!.rows[0]!;
+        const cost = itemsPerNewRow(row);
+        const owner = row.fields.owner_user_id;
+        if (batchItems + cost > MAX_TRANSACTION_ITEMS || (owner !== undefined && owners.has(owner))) break;
+        if (owner !== undefined) owners.add(owner);
         batchItems += cost;
         batch.push(plan.groups[next++]!);
       }

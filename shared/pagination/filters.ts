@@ -44,7 +44,7 @@ export function parseFilters(
     const suffix = dot > 0 ? name.slice(dot + 1) : '';
     const field = dot > 0 && SUFFIXES.has(suffix) ? name.slice(0, dot) : name;
     const opName = field === name ? 'eq' : suffix;
-    const kind = spec[field];
+    const kind = Object.hasOwn(spec, field) ? spec[field] : undefined;
     if (!kind) {
       issues.push({ loc: ['query', name], msg: `Unknown filter '${name}'. Filterable fields: ${Object.keys(spec).join(', ') || 'none'}`, type: 'extra_forbidden', input: raw });
       continue;
@@ -97,13 +97,16 @@ function parseValue(v: string, kind: FilterKind): Parsed {
       // A bare date means midnight UTC; anything else must carry a time zone.
       const iso = /^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v;
       const ok = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(iso);
-      const t = ok ? Date.parse(iso) : NaN;
+      const t = ok && realDate(iso.slice(0, 10)) ? Date.parse(iso) : NaN;
       return Number.isNaN(t)
         ? { ok: false, msg: 'Input should be a valid datetime or date (ISO 8601)', type: 'datetime_parsing' }
         : { ok: true, value: new Date(t).toISOString() };
     }
   }
 }
+
+/** 2026-02-30 parses (as March 2) but names no day: refuse it. */
+const realDate = (ymd: string): boolean => new Date(`${ymd}T00:00:00Z`).toISOString().slice(0, 10) === ymd;
 
 /** Canonical text of the conditions, so a cursor can be bound to the exact query. */
 export const filterScope = (conditions: FilterCondition[]): string =>

@@ -1,6 +1,7 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Role } from '../auth/roles.js';
 import { db, tableName } from '../db/client.js';
+import { isId } from '../ids.js';
 import { collections, keys } from '../db/keys.js';
 import { queryPage, type Page } from '../pagination/page.js';
 
@@ -26,6 +27,7 @@ export const apiKeyItem = (k: ApiKeyRecord) => ({ ...keys.apiKey(k.tenant_id, k.
 
 /** Strongly consistent: a key retired a millisecond ago is refused on the next request. */
 export async function getApiKey(tenantId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
+  if (!isId(keyId)) return undefined; // a malformed id names nothing, like a missing one
   const out = await db().send(
     new GetCommand({ TableName: tableName(), Key: keys.apiKey(tenantId, keyId), ConsistentRead: true }),
   );

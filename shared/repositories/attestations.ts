@@ -31,7 +31,7 @@ export async function ensureApiAttestation(tenantId: string): Promise<Attestatio
   const cached = standing.get(tenantId);
   if (cached) return cached;
   const read = async () =>
-    (await db().send(new GetCommand({ TableName: tableName(), Key: contactKeys.apiAttestation(tenantId) }))).Item?.attestation as
+    (await db().send(new GetCommand({ TableName: tableName(), Key: contactKeys.apiAttestation(tenantId), ConsistentRead: true }))).Item?.attestation as
       | Attestation
       | undefined;
   let found = await read();

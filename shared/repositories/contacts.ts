@@ -9,7 +9,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { z } from 'zod';
 import { db, tableName } from '../db/client.js';
 import { collections, contactKeys, contactPartition, keys } from '../db/keys.js';
-import { newId } from '../ids.js';
+import { isId, newId } from '../ids.js';
 import { queryPage, type Page } from '../pagination/page.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { bestConsentClass, isConsentValid, type ConsentBasis } from '../policy/consent-strength.js';
@@ -149,6 +149,7 @@ export async function writeNewContact(items: TransactItem[], extra: TransactItem
 }
 
 export async function getContactRecord(tenantId: string, contactId: string): Promise<ContactRecord | undefined> {
+  if (!isId(contactId)) return undefined; // a malformed id names nothing, like a missing one
   const out = await db().send(new GetCommand({ TableName: T(), Key: contactKeys.contact(tenantId, contactId) }));
   return out.Item as ContactRecord | undefined;
 }

@@ -1,6 +1,7 @@
 /** Contact and consent schemas (SPEC Part 2: Contact, Contact create request, consent). */
 import * as z from 'zod';
-import { timestamp } from './common.js';
+import { storableObject, timestamp } from './common.js';
+import { idPattern } from '../ids.js';
 
 export const CONSENT_BASES = ['pewc', 'pec', 'ebr', 'transactional'] as const;
 export const LEAD_STATUSES = ['new', 'working', 'qualified', 'unqualified', 'won', 'lost'] as const;
@@ -32,9 +33,9 @@ export const contactFields = {
   email: z.email().max(320).optional(),
   timezone: timeZone.optional(),
   jurisdictions: z.array(z.string().min(1).max(16)).max(16).optional(),
-  attributes: z.record(z.string(), z.unknown()).optional(),
+  attributes: storableObject({ maxBytes: 32 * 1024, maxDepth: 8, what: 'attributes' }).optional(),
   lead_status: leadStatus.optional(),
-  owner_user_id: z.string().min(1).max(64).optional(),
+  owner_user_id: z.string().regex(idPattern('usr'), { message: 'owner_user_id must be a user id (usr_…)' }).optional(),
   tags: z.array(z.string().min(1).max(64)).max(32).optional(),
 };
 
@@ -44,15 +45,13 @@ export const consentEvidence = z.strictObject({
   content_hash: z.string().regex(/^[0-9a-f]{64}$/, { message: 'content_hash must be 64 lowercase hexadecimal characters' }),
 });
 
-const nonEmptyObject = z
-  .record(z.string(), z.unknown())
-  .refine((o) => Object.keys(o).length >= 1, { message: 'scope must name at least 1 property; there is no default scope', params: { type: 'too_short', ctx: { min_length: 1 } } });
+const consentScope = storableObject({ maxBytes: 16 * 1024, maxDepth: 8, minProperties: 1, what: 'scope' });
 
 /** Closed: unknown keys are refused, so a caller can never name an attestation. */
 export const consentInput = z.strictObject({
   consent_basis: consentBasis,
   captured_at: timestamp,
-  scope: nonEmptyObject,
+  scope: consentScope,
   evidence: consentEvidence,
   disclosure_text_shown: z.string().max(10000).optional(),
   expires_at: timestamp.optional(),

@@ -3,7 +3,7 @@
  * The choices the spec leaves open are written up in docs/imports.md.
  */
 import * as z from 'zod';
-import { timestamp } from './common.js';
+import { storableObject, timestamp } from './common.js';
 import { consentBasis } from './contacts.js';
 
 export const IMPORT_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
@@ -26,7 +26,8 @@ export const IMPORT_TARGETS = [
   'jurisdictions',
 ] as const;
 export type ImportTarget = (typeof IMPORT_TARGETS)[number];
-export const ATTRIBUTE_TARGET = /^attributes\.(.{1,100})$/s;
+/** `attributes.<key>`; `__proto__` is refused (the SDK's marshaller cannot store it as a key). */
+export const ATTRIBUTE_TARGET = /^attributes\.(?!__proto__$)(.{1,100})$/s;
 
 /**
  * Size limits. The import runs inside the request, and API Gateway cuts an integration
@@ -69,9 +70,7 @@ const contentSchema = z
     }
   });
 
-const scopeSchema = z
-  .record(z.string(), z.unknown())
-  .refine((o) => Object.keys(o).length >= 1, { message: 'consent_scope must name at least 1 property', params: { type: 'too_short', ctx: { min_length: 1 } } });
+const scopeSchema = storableObject({ maxBytes: 16 * 1024, maxDepth: 8, minProperties: 1, what: 'consent_scope' });
 
 /**
  * column_mapping: CSV header → target. Checked here so every problem of the request is
