@@ -7,7 +7,7 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { contactKeys } from '../db/keys.js';
-import { newId } from '../ids.js';
+import { isId, newId } from '../ids.js';
 
 export interface ContactList {
   id: string;
@@ -24,7 +24,7 @@ export class ListNameTaken extends Error {
 const T = () => tableName();
 
 export async function getList(tenantId: string, listId: string): Promise<ContactList | undefined> {
-  if (listId.includes('#')) return undefined;
+  if (!isId(listId)) return undefined; // a malformed id names nothing, like a missing one
   const out = await db().send(new GetCommand({ TableName: T(), Key: contactKeys.list(tenantId, listId), ConsistentRead: true }));
   if (!out.Item || out.Item.type !== 'contact_list') return undefined;
   const { id, name, created_at } = out.Item as ContactList;

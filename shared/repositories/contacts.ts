@@ -154,11 +154,6 @@ export async function getContactRecord(tenantId: string, contactId: string): Pro
   return out.Item as ContactRecord | undefined;
 }
 
-export async function contactIdForPhone(tenantId: string, phone: string): Promise<string | undefined> {
-  const out = await db().send(new GetCommand({ TableName: T(), Key: contactKeys.phone(tenantId, phone), ConsistentRead: true }));
-  return out.Item?.contact_id as string | undefined;
-}
-
 export function listContacts(tenantId: string, opts: { limit: number; cursor?: string; filters: FilterCondition[] }, now = new Date()): Promise<Page<z.infer<typeof contactResource>>> {
   return queryPage({
     tenantId,

@@ -9,6 +9,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
+import { isId } from '../ids.js';
 import { collections, contactKeys } from '../db/keys.js';
 import { filterScope, type FilterCondition } from '../pagination/filters.js';
 import { queryPage, type Page } from '../pagination/page.js';
@@ -172,7 +173,7 @@ export async function failImportJob(tenantId: string, id: string, p: ImportProgr
 }
 
 export async function getImportJob(tenantId: string, id: string): Promise<ImportJobRecord | undefined> {
-  if (id.includes('#')) return undefined;
+  if (!isId(id)) return undefined; // a malformed id names nothing, like a missing one
   const out = await db().send(new GetCommand({ TableName: T(), Key: contactKeys.importJob(tenantId, id), ConsistentRead: true }));
   return out.Item?.type === 'import_job' ? (out.Item as ImportJobRecord) : undefined;
 }
