@@ -1,7 +1,7 @@
 /**
  * The stack: one HTTP API, one Lambda per manifest route, one worker per queue consumer,
  * one table, the work queues, the import bucket and the application secret. Everything
- * per-endpoint comes from infra/routes.ts and infra/workers.ts; nothing here names a route.
+ * per-endpoint comes from shared/routes.ts and infra/workers.ts; nothing here names a route.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,7 +23,7 @@ import {
   acknowledgeTableIndexes,
 } from './constructs/nag-acknowledgements.js';
 import { WorkQueues } from './constructs/work-queues.js';
-import { fallbackRoute, type RouteDefinition, type TableAccess, routeKey, routes as manifestRoutes } from './routes.js';
+import { fallbackRoute, type RouteDefinition, type TableAccess, routeKey, routes as manifestRoutes } from '../shared/routes.js';
 import { type WorkerDefinition, workers as manifestWorkers } from './workers.js';
 
 /** Repository root (this file lives in <root>/infra). */

@@ -1,4 +1,4 @@
-import { routeById } from '../../infra/routes.js';
+import { routeById } from '../../shared/routes.js';
 import { accepted } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { prepareImport, runImport } from '../../shared/imports/run-import.js';

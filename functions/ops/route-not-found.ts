@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { createRouter } from '../../infra/route-matcher.js';
-import { routes } from '../../infra/routes.js';
+import { routes } from '../../shared/routes.js';
 import { jsonResponse } from '../../shared/http/responses.js';
 
 const router = createRouter(routes);

@@ -10,7 +10,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { HttpMethod } from '../routes.js';
+import type { HttpMethod } from '../../shared/routes.js';
 
 /**
  * One JSON object per request. No header, query string or body is logged: they may carry

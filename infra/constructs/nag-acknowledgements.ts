@@ -10,7 +10,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import type { AuthMode } from '../routes.js';
+import type { AuthMode } from '../../shared/routes.js';
 
 /** The IAM5 finding id for a wildcard on `<resource>.Arn` + suffix, as cdk-nag prints it. */
 function arnWildcardFinding(resource: { node: { defaultChild?: unknown } }, suffix: string): string {

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
-import { routes, type RouteDefinition } from '../routes.js';
+import { routes, type RouteDefinition } from '../../shared/routes.js';
 import type { HttpHandler, RouteSchemas } from '../../shared/http/route.js';
 import { errorSchema, validationErrorSchema } from '../../shared/schemas/common.js';
 

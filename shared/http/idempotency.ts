@@ -12,7 +12,7 @@
  * (`commitItem`), so the work and its idempotency record cannot disagree.
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { RouteDefinition } from '../../infra/routes.js';
+import type { RouteDefinition } from '../routes.js';
 import { requestFingerprint } from '../idempotency/fingerprint.js';
 import { claim, complete, completionUpdate, release, type IdempotencyScope } from '../idempotency/store.js';
 import { logger } from '../observability.js';

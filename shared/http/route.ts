@@ -6,7 +6,7 @@
  *   logging + metrics → error mapping → bearer auth + role check → JSON body parsing →
  *   zod validation of path/query/headers/body (+ declared list filters) → idempotency
  * so an unauthenticated caller learns nothing about the schema, and nothing touches
- * data before the credential is proven. The manifest entry (infra/routes.ts) supplies
+ * data before the credential is proven. The manifest entry (shared/routes.ts) supplies
  * the route's auth, role and idempotency modes.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -16,7 +16,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import { routeById, type RouteDefinition, type RouteId } from '../../infra/routes.js';
+import { routeById, type RouteDefinition, type RouteId } from '../routes.js';
 import { authenticate, type Principal } from '../auth/authenticate.js';
 import { logger, metrics } from '../observability.js';
 import { parseFilters, type FilterCondition, type FilterSpec } from '../pagination/filters.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { BUNDLE_ALIASES, ESBUILD_TARGET, ESM_REQUIRE_BANNER, REPO_ROOT } from '../../infra/bundling.js';
-import { fallbackRoute, routes } from '../../infra/routes.js';
+import { fallbackRoute, routes } from '../../shared/routes.js';
 import { workers } from '../../infra/workers.js';
 import { fmt, median } from './stats.js';
 

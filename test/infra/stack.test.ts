@@ -15,7 +15,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AppFunction } from '../../infra/constructs/app-function.js';
-import { type RouteDefinition, routeKey, routes } from '../../infra/routes.js';
+import { type RouteDefinition, routeKey, routes } from '../../shared/routes.js';
 import { buildApp, type VoiceControlStack } from '../../infra/stack.js';
 import { type WorkerDefinition, workers } from '../../infra/workers.js';
 import { tableDefinition } from '../../shared/db/table-definition.js';

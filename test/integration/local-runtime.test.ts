@@ -20,7 +20,7 @@ import {
 import type { APIGatewayProxyEventV2, Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
 import { provisionQueues, provisionTable, localSqsClient } from '../../infra/local/provision.js';
-import { routes } from '../../infra/routes.js';
+import { routes } from '../../shared/routes.js';
 import { tableDefinition } from '../../shared/db/table-definition.js';
 import { queues as queueDefinitions } from '../../shared/queues/definitions.js';
 import { useTestEnvironment } from '../support/environment.js';

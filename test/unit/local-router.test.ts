@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { routes } from '../../infra/routes.js';
+import { routes } from '../../shared/routes.js';
 import { createRouter } from '../../infra/route-matcher.js';
 
 const router = createRouter(routes);

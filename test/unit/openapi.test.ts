@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApi, stringify } from '../../infra/openapi/build.js';
-import { routes } from '../../infra/routes.js';
+import { routes } from '../../shared/routes.js';
 
 describe('docs/openapi.json', () => {
   it('is current: regenerate with `npm run openapi` when this fails', async () => {
