@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { createRouter } from '../../infra/route-matcher.js';
+import { createRouter } from '../../shared/http/route-matcher.js';
 import { routes } from '../../shared/routes.js';
 import { jsonResponse } from '../../shared/http/responses.js';
 

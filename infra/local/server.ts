@@ -9,7 +9,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'a
 import { buildApiGatewayEvent, newApiGatewayRequestId, requestFromIncomingMessage, splitUrl } from './apigw-event.js';
 import type { HandlerLoader } from './handlers.js';
 import { createLambdaContext } from './lambda-context.js';
-import { createRouter } from '../route-matcher.js';
+import { createRouter } from '../../shared/http/route-matcher.js';
 
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;
 

@@ -12,7 +12,10 @@ export function db(): DynamoDBDocumentClient {
       endpoint ? { endpoint, region: env.region, credentials: localCredentials } : {},
     );
     doc = DynamoDBDocumentClient.from(base, {
-      marshallOptions: { removeUndefinedValues: true },
+      // convertClassInstanceToMap: the marshaller decides "plain object" by its
+      // `constructor`, so a user key named `constructor` (contact attributes, consent
+      // scope) would be refused as a class instance. Every object we store is plain JSON.
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: true },
     });
   }
   return doc;

@@ -21,7 +21,9 @@ import { authenticate, type Principal } from '../auth/authenticate.js';
 import { logger, metrics } from '../observability.js';
 import { parseFilters, type FilterCondition, type FilterSpec } from '../pagination/filters.js';
 import { errorResponse } from './error-response.js';
-import { forbidden, ValidationError, type ValidationIssue } from './errors.js';
+import { forbidden, HttpError, ValidationError, type ValidationIssue } from './errors.js';
+import { isJsonMediaType } from './media-type.js';
+import { unholdableJson } from './json-limits.js';
 import { runIdempotent, type IdempotencyHandle } from './idempotency.js';
 import { jsonResponse, type RouteResult } from './responses.js';
 import { toValidationIssues } from './validation.js';
@@ -68,6 +70,8 @@ interface State {
   principal?: Principal;
   parsed: { path?: unknown; query?: unknown; headers?: unknown; body?: unknown };
   filters: FilterCondition[];
+  /** Body values no store could hold exactly (reported with the schema's issues). */
+  bodyIssues: ValidationIssue[];
 }
 
 type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context & { state?: State }>;
@@ -113,7 +117,7 @@ function contextAndErrors(route: RouteDefinition): MiddlewareObj {
   return {
     before: async (request) => {
       const req = request as unknown as Request;
-      req.context.state = { parsed: {}, filters: [] };
+      req.context.state = { parsed: {}, filters: [], bodyIssues: [] };
       logger.appendKeys({ request_id: requestIdOf(req), route: route.id });
     },
     after: async (request) => {
@@ -157,9 +161,13 @@ function authorization(route: RouteDefinition): MiddlewareObj {
   };
 }
 
-/** @middy/http-json-body-parser for routes with a body; malformed JSON is a 422 on ["body"]. */
+/**
+ * Routes with a body: the body must be declared JSON (415 otherwise), is parsed with
+ * @middy/http-json-body-parser (malformed JSON → 422 on ["body"]), and is then checked for
+ * what no store could hold exactly (json-limits.ts); those issues join the schema's.
+ */
 function jsonBody(schemas: RouteSchemas): MiddlewareObj {
-  // disableContentTypeCheck exists in the runtime (v6) but not in its published types.
+  // The content type is checked below, with the contract's error shape.
   const parser = httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]);
   return {
     before: async (request) => {
@@ -170,11 +178,16 @@ function jsonBody(schemas: RouteSchemas): MiddlewareObj {
         (req.event as { body?: unknown }).body = undefined;
         return;
       }
+      const contentType = req.event.headers?.['content-type'];
+      if (!isJsonMediaType(contentType)) {
+        throw new HttpError(415, 'unsupported_media_type', `The request body must be JSON: Content-Type application/json (charset utf-8 if given) or a +json type${contentType ? `, not '${contentType.slice(0, 100)}'` : ''}`);
+      }
       try {
         await parser.before!(request as Parameters<NonNullable<typeof parser.before>>[0]);
       } catch {
         throw new ValidationError([{ loc: ['body'], msg: 'Request body is not valid JSON', type: 'json_invalid' }]);
       }
+      req.context.state!.bodyIssues = unholdableJson((req.event as { body?: unknown }).body);
     },
   };
 }
@@ -205,7 +218,19 @@ function validation(schemas: RouteSchemas): MiddlewareObj {
         state.parsed.query = check('query', schemas.query, query);
       }
       state.parsed.body = check('body', schemas.body, (req.event as { body?: unknown }).body);
-      if (issues.length) throw new ValidationError(issues);
+      if (state.bodyIssues.length) issues.unshift(...state.bodyIssues);
+      if (issues.length) throw new ValidationError(uniqueIssues(issues));
     },
   };
+}
+
+/** One issue per (loc, type): the body check and a schema may name the same problem. */
+function uniqueIssues(issues: ValidationIssue[]): ValidationIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((i) => {
+    const key = `${JSON.stringify(i.loc)}|${i.type}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

@@ -4,6 +4,11 @@
  * DynamoDB applies Limit before FilterExpression, so a filtered page keeps reading until
  * it holds limit + 1 matches or the collection ends; the extra match is how has_more is
  * known exactly (true only when another matching item exists).
+ *
+ * A page also ends early, with has_more and a cursor, before its items pass
+ * PAGE_BYTE_BUDGET bytes of JSON: API Gateway and Lambda cap a response at 6 MB, and 200
+ * large items (a contact may carry 32 KB of attributes) would pass it. A page always holds
+ * at least one item, and every item is far below the budget.
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
@@ -12,6 +17,9 @@ import { invalid } from '../http/errors.js';
 import { appSecrets } from '../secrets.js';
 import { decodeCursor, encodeCursor, InvalidCursor, type CursorKey } from './cursor.js';
 import { filterScope, toFilterExpression, type FilterCondition } from './filters.js';
+
+/** Most bytes of JSON a page's items may total (docs/decisions.md). */
+export const PAGE_BYTE_BUDGET = 1024 * 1024;
 
 export interface Page<T> {
   data: T[];
@@ -43,6 +51,8 @@ export interface PageQuery<T> {
   /** Attributes to read; the keys the cursor needs are always added. */
   projection?: readonly string[];
   map: (item: Record<string, unknown>) => T;
+  /** Override PAGE_BYTE_BUDGET (tests). */
+  byteBudget?: number;
 }
 
 /** The key DynamoDB needs to resume after `item`: table keys, plus index keys on an index. */
@@ -109,10 +119,24 @@ export async function queryPage<T>(q: PageQuery<T>): Promise<Page<T>> {
     exclusiveStart = out.LastEvaluatedKey;
   } while (items.length < want && exclusiveStart);
 
-  const hasMore = items.length > q.limit;
-  const pageItems = items.slice(0, q.limit);
-  const last = pageItems.at(-1);
+  const { data, taken } = withinBudget(items.slice(0, q.limit), q.map, q.byteBudget ?? PAGE_BYTE_BUDGET);
+  const hasMore = items.length > taken;
+  const last = items[taken - 1];
   const nextCursor =
     hasMore && last ? encodeCursor(cursorKey, q.tenantId, scope, cursorKeyOf(last, onIndex)) : null;
-  return { data: pageItems.map(q.map), next_cursor: nextCursor, has_more: hasMore };
+  return { data, next_cursor: nextCursor, has_more: hasMore };
+}
+
+/** Map items in order until the next one would take the page past `budget` bytes (at least one is kept). */
+function withinBudget<T>(items: Record<string, unknown>[], map: (item: Record<string, unknown>) => T, budget: number): { data: T[]; taken: number } {
+  const data: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const mapped = map(item);
+    const size = Buffer.byteLength(JSON.stringify(mapped), 'utf8') + 1;
+    if (data.length > 0 && bytes + size > budget) break;
+    data.push(mapped);
+    bytes += size;
+  }
+  return { data, taken: data.length };
 }

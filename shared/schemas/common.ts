@@ -1,7 +1,21 @@
 /** Schemas every route shares: list queries, the page envelope, the error shapes. */
 import * as z from 'zod';
+import { numberProblem } from '../http/json-limits.js';
 
-export const timestamp = z.iso.datetime({ offset: true });
+/**
+ * The instants the contract can render: ISO 8601 with an offset whose UTC form stays in
+ * years 0001–9999 (beyond them toISOString() writes "+010000-…" or "-000001-…", which is
+ * not ISO 8601 date-time any more).
+ */
+export const MIN_INSTANT_MS = Date.parse('0001-01-01T00:00:00.000Z');
+export const MAX_INSTANT_MS = Date.parse('9999-12-31T23:59:59.999Z');
+export const instantInRange = (ms: number): boolean => ms >= MIN_INSTANT_MS && ms <= MAX_INSTANT_MS;
+
+// (A string the format check already refused parses to NaN and is not reported twice.)
+export const timestamp = z.iso.datetime({ offset: true }).refine((s) => Number.isNaN(Date.parse(s)) || instantInRange(Date.parse(s)), {
+  message: 'Date-time must fall within years 0001–9999 once converted to UTC',
+  params: { type: 'datetime_out_of_range' },
+});
 
 /** limit: integer 1–200, default 50 (query strings arrive as text). */
 export const limitParam = z.preprocess(
@@ -38,9 +52,12 @@ export const errorSchema = z
 export const healthSchema = z.record(z.string(), z.string());
 
 /**
- * A free-form JSON object the server stores (contact attributes, consent scope): only
- * what DynamoDB can hold faithfully. Numbers must be finite and exact (|n| ≤ 2^53 − 1 for
- * integers), nesting at most `maxDepth` deep, serialised size at most `maxBytes`.
+ * A free-form JSON object the server stores (contact attributes, consent scope, …): every
+ * key is stored exactly as sent, or the request is refused naming it. The body check
+ * (shared/http/json-limits.ts) already refused what no JSON store could hold (`__proto__`
+ * keys, lone surrogates, numbers DynamoDB cannot store); the number check runs here too so
+ * the schema stands on its own. Added here: DynamoDB refuses an empty map key; nesting at
+ * most `maxDepth` levels; serialised size at most `maxBytes`.
  */
 export const storableObject = (opts: { maxBytes: number; maxDepth: number; minProperties?: number; what: string }) =>
   z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
@@ -61,16 +78,15 @@ export const storableObject = (opts: { maxBytes: number; maxDepth: number; minPr
 
 function storableProblem(value: unknown, maxDepth: number, path: (string | number)[] = [], depth = 1): { path: (string | number)[]; msg: string; type: string } | undefined {
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) return { path, msg: 'numbers must be finite', type: 'finite_number' };
-    if (Number.isInteger(value) && !Number.isSafeInteger(value)) return { path, msg: 'integers must be within ±(2^53 − 1) to be stored exactly', type: 'number_too_large' };
-    return undefined;
+    const p = numberProblem(value);
+    return p && { path, ...p };
   }
   if (value === null || typeof value !== 'object') return undefined;
   if (depth > maxDepth) return { path, msg: `nesting deeper than ${maxDepth} levels`, type: 'json_too_deep' };
   const entries = Array.isArray(value) ? value.map((v, i) => [i, v] as const) : Object.entries(value);
   for (const [k, v] of entries) {
-    // The SDK's marshaller assigns keys onto plain objects, so this one would vanish.
-    if (k === '__proto__') return { path: [...path, k], msg: "'__proto__' is a reserved key", type: 'key_reserved' };
+    if (k === '') return { path: [...path, k], msg: 'keys must not be empty (DynamoDB cannot store an empty map key)', type: 'key_empty' };
+    if (k === '__proto__') return { path: [...path, k], msg: "'__proto__' cannot be used as a key", type: 'key_reserved' };
     const found = storableProblem(v, maxDepth, [...path, k], depth + 1);
     if (found) return found;
   }

@@ -55,6 +55,10 @@ export const consentInput = z.strictObject({
   evidence: consentEvidence,
   disclosure_text_shown: z.string().max(10000).optional(),
   expires_at: timestamp.optional(),
+}).superRefine((c, ctx) => {
+  if (c.expires_at !== undefined && Date.parse(c.expires_at) < Date.parse(c.captured_at)) {
+    ctx.addIssue({ code: 'custom', path: ['expires_at'], input: c.expires_at, message: 'expires_at must not be earlier than captured_at', params: { type: 'expires_before_captured' } });
+  }
 });
 
 export const contactCreateRequest = z

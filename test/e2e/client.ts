@@ -1,11 +1,57 @@
-/** A tiny API client for e2e tests: JSON in, {status, headers, body} out. */
+/**
+ * A tiny API client for e2e tests: JSON in, {status, headers, body} out.
+ *
+ * Every response it receives is checked against the contract before the test sees it:
+ * the manifest route the request matched, the schema that route's handler declares for
+ * that status (a success status it does not declare fails), the 422 shape for validation
+ * errors and the `{detail, code}` shape for every other error. So a response that breaks
+ * its own schema (a timestamp out of ISO form, a missing field) fails whichever test
+ * happened to provoke it.
+ */
+import { expect } from 'vitest';
+import type * as z from 'zod';
 import { createTenant } from '../../shared/admin/bootstrap.js';
+import { createRouter } from '../../shared/http/route-matcher.js';
+import { routes, type RouteDefinition } from '../../shared/routes.js';
+import { errorSchema, validationErrorSchema } from '../../shared/schemas/common.js';
+import { loadHandler } from '../../infra/openapi/build.js';
 import type { TestStack } from '../support/stack.js';
 
 export interface ApiResponse<T = any> {
   status: number;
   headers: Headers;
   body: T;
+}
+
+const router = createRouter(routes as readonly RouteDefinition[]);
+const declared = new Map<string, Promise<Record<number, z.ZodType>>>();
+const responsesOf = (route: RouteDefinition) => {
+  let found = declared.get(route.id);
+  if (!found) declared.set(route.id, (found = loadHandler(route).then((h) => h.schemas.responses)));
+  return found;
+};
+
+/** The schema a response must satisfy, or a reason it has none. */
+async function schemaFor(method: string, path: string, status: number): Promise<{ schema: z.ZodType; what: string } | { missing: string }> {
+  if (status === 422) return { schema: validationErrorSchema, what: 'the 422 shape' };
+  const match = router.match(method, new URL(path, 'http://x').pathname);
+  if (match.kind === 'route') {
+    const schema = (await responsesOf(match.route))[status];
+    if (schema) return { schema, what: `${match.route.id} ${status}` };
+    if (status < 400) return { missing: `${match.route.id} answered ${status}, which it does not declare` };
+  }
+  return { schema: errorSchema, what: 'the error shape' };
+}
+
+/** Fails the calling test when a response breaks the contract. Exported for direct fetches. */
+export async function expectContractResponse(method: string, path: string, status: number, body: unknown): Promise<void> {
+  if (status === 204 && body === undefined) return;
+  const found = await schemaFor(method, path, status);
+  if ('missing' in found) expect.fail(`${method} ${path}: ${found.missing}`);
+  const result = found.schema.safeParse(body);
+  if (!result.success) {
+    expect.fail(`${method} ${path} → ${status} does not match ${found.what}: ${JSON.stringify(result.error.issues.slice(0, 5))}`);
+  }
 }
 
 export function client(stack: TestStack, token?: string) {
@@ -15,11 +61,13 @@ export function client(stack: TestStack, token?: string) {
     let body: string | undefined = opts.raw;
     if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);
-      headers['content-type'] = 'application/json';
+      headers['content-type'] ??= 'application/json';
     }
     const res = await stack.fetch(path, { method, headers, body });
     const text = await res.text();
-    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+    const parsed = text ? JSON.parse(text) : undefined;
+    await expectContractResponse(method, path, res.status, parsed);
+    return { status: res.status, headers: res.headers, body: parsed };
   };
 }
 

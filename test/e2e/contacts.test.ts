@@ -42,7 +42,7 @@ describe('POST /v1/contacts', () => {
   it('derives best_consent_class from the strongest consent still valid', async () => {
     const t = await newTenant();
     const api = client(stack, t.token);
-    const expired = await api('POST', '/v1/contacts', { body: { phone_e164: phone(), consent: consent({ expires_at: '2020-01-01T00:00:00Z' }) } });
+    const expired = await api('POST', '/v1/contacts', { body: { phone_e164: phone(), consent: consent({ captured_at: '2019-06-01T00:00:00Z', expires_at: '2020-01-01T00:00:00Z' }) } });
     expect(expired.status).toBe(200);
     expect(expired.body.best_consent_class).toBeNull();
     expect((await api('GET', `/v1/contacts/${expired.body.id}/consents`)).body.data[0].valid).toBe(false);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../shared/routes.js';
-import { createRouter } from '../../infra/route-matcher.js';
+import { createRouter } from '../../shared/http/route-matcher.js';
 
 const router = createRouter(routes);
 

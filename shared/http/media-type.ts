@@ -1,0 +1,15 @@
+/**
+ * Is a Content-Type header JSON? `application/json` or any `application/…+json` (RFC 6839),
+ * case-insensitive, with no charset or charset utf-8 (RFC 8259 §8.1: JSON exchanged between
+ * systems is UTF-8). Pure.
+ */
+export function isJsonMediaType(header: string | undefined): boolean {
+  if (!header) return false;
+  const [type, ...params] = header.split(';').map((p) => p.trim().toLowerCase());
+  if (!type || !/^application\/([a-z0-9!#$&^_.-]+\+)?json$/.test(type)) return false;
+  for (const param of params) {
+    const [name, value] = param.split('=').map((p) => p?.trim());
+    if (name === 'charset' && value?.replace(/^"|"$/g, '') !== 'utf-8') return false;
+  }
+  return true;
+}
