@@ -9,6 +9,8 @@ import * as z from 'zod';
 import { routes, type RouteDefinition } from '../../shared/routes.js';
 import type { HttpHandler, RouteSchemas } from '../../shared/http/route.js';
 import { errorSchema, validationErrorSchema } from '../../shared/schemas/common.js';
+import { FILTER_LIMITS } from '../../shared/pagination/filters.js';
+import { PAGE_BYTE_BUDGET } from '../../shared/pagination/page.js';
 
 type Json = Record<string, unknown>;
 
@@ -55,7 +57,7 @@ export async function buildOpenApi(): Promise<Json> {
     addParams('query', schemas.query);
     for (const [field, spec] of Object.entries(schemas.filters ?? {})) {
       const values = spec.kind === 'enum' ? { enum: [...spec.values] } : {};
-      parameters.push({ name: field, in: 'query', required: false, description: `Filter: equals; comma-separated values are OR (${spec.kind}).`, schema: { type: 'string', ...values } });
+      parameters.push({ name: field, in: 'query', required: false, description: `Filter: equals; comma-separated values are OR (${spec.kind}). Repeated values count once; at most ${FILTER_LIMITS.valuesPerFilter} distinct values of at most ${FILTER_LIMITS.valueChars} characters, ${FILTER_LIMITS.filtersPerQuery} filter parameters and ${FILTER_LIMITS.valuesPerQuery} values per query.`, schema: { type: 'string', ...values } });
       for (const op of ['gte', 'lte', 'gt', 'lt', 'in']) {
         if (spec.kind === 'boolean' && op !== 'in') continue;
         parameters.push({ name: `${field}.${op}`, in: 'query', required: false, schema: { type: 'string' } });
@@ -79,17 +81,22 @@ export async function buildOpenApi(): Promise<Json> {
     const errorRef = convert(errorSchema, 'output');
     const takesInput = Boolean(schemas.path || schemas.query || schemas.body || schemas.filters || route.idempotency !== 'none');
     if (takesInput) responses['422'] = { description: 'Validation error', content: { 'application/json': { schema: convert(validationErrorSchema, 'output') } } };
+    if (schemas.body) responses['415'] = { description: 'The body is not JSON: send Content-Type application/json (charset utf-8 if any) or a +json type', content: { 'application/json': { schema: errorRef } } };
     if (route.auth === 'bearer') responses['401'] = { description: 'Missing or invalid credential', content: { 'application/json': { schema: errorRef } } };
     if (route.roles) responses['403'] = { description: `Requires role ${route.roles.join(' or ')}`, content: { 'application/json': { schema: errorRef } } };
     if (route.path.includes('{')) responses['404'] ??= { description: 'Not found (including another tenant\'s id)', content: { 'application/json': { schema: errorRef } } };
     if (route.idempotency !== 'none') responses['409'] ??= { description: 'A request with this Idempotency-Key is still in progress', content: { 'application/json': { schema: errorRef } } };
     responses['500'] = { description: 'Internal error (body carries a request id, nothing internal)', content: { 'application/json': { schema: errorRef } } };
 
+    const pageNote = schemas.filters || schemas.query?.safeParse({}).data?.limit !== undefined
+      ? `A page ends early (has_more true, with a cursor) before its items pass ${PAGE_BYTE_BUDGET} bytes of JSON.`
+      : undefined;
+    const description = [schemas.description, pageNote].filter(Boolean).join('\n\n');
     const op: Json = {
       operationId: route.id,
       summary: route.summary,
       tags: [route.tag],
-      ...(schemas.description ? { description: schemas.description } : {}),
+      ...(description ? { description } : {}),
       ...(route.deprecated ? { deprecated: true } : {}),
       security: route.auth === 'bearer' ? [{ bearerAuth: [] }] : [],
       ...(parameters.length ? { parameters } : {}),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createUser } from '../../shared/admin/bootstrap.js';
+import { PAGE_BYTE_BUDGET } from '../../shared/pagination/page.js';
 import { useTestStack } from '../support/stack.js';
 import { client, newTenant } from './client.js';
 
@@ -100,5 +101,140 @@ describe('imports', () => {
     expect(res.body).toMatchObject({ status: 'completed', rows_accepted: 12, rows_rejected: 0 });
     const contacts = (await api('GET', `/v1/contacts?owner_user_id=${owner.user_id}`)).body.data;
     expect(contacts).toHaveLength(8);
+  });
+});
+
+describe('free-form keys are stored exactly or refused by name', () => {
+  it('keys named after Object.prototype members round-trip at any depth, in attributes and consent scope', async () => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const attributes = { constructor: 1, toString: { constructor: 'x', valueOf: [{ hasOwnProperty: true }] } };
+    const scope = { constructor: { purposes: ['a'] }, isPrototypeOf: 2 };
+    const res = await api('POST', '/v1/contacts', { body: { phone_e164: '+14155550140', attributes, consent: consent(scope) } });
+    expect(res.status).toBe(200);
+    expect((await api('GET', `/v1/contacts/${res.body.id}`)).body.attributes).toEqual(attributes);
+    expect((await api('GET', `/v1/contacts/${res.body.id}/consents`)).body.data[0].scope).toEqual(scope);
+  });
+
+  it('an empty key is a 422 naming it; nothing is written', async () => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const res = await api('POST', '/v1/contacts', { body: { phone_e164: '+14155550141', attributes: { a: { '': 1 } }, consent: consent() } });
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'attributes', 'a', ''], type: 'key_empty' });
+    expect((await api('GET', '/v1/contacts')).body.data).toEqual([]);
+  });
+
+  it.each([['1e-200'], ['5e-324'], ['-1e-131']])('the number %s (below DynamoDB\'s 1e-130) is a 422, not a 500', async (n) => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const raw = `{"phone_e164":"+14155550142","attributes":{"x":${n}},"consent":${JSON.stringify(consent({ y: 0 })).replace('"y":0', `"y":${n}`)}}`;
+    const res = await api('POST', '/v1/contacts', { raw, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(422);
+    expect(res.body.detail.map((d: { loc: unknown[]; type: string }) => [d.loc, d.type])).toEqual([
+      [['body', 'attributes', 'x'], 'number_too_small'],
+      [['body', 'consent', 'scope', 'y'], 'number_too_small'],
+    ]);
+  });
+
+  it('a lone surrogate anywhere in a body is a 422, never stored as U+FFFD', async () => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const raw = `{"phone_e164":"+14155550143","first_name":"A\\ud800","consent":${JSON.stringify(consent())}}`;
+    const res = await api('POST', '/v1/contacts', { raw, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'first_name'], type: 'string_unicode' });
+  });
+});
+
+describe('timestamps stay in the contract\'s format', () => {
+  it.each([['9999-12-31T23:59:59-01:00'], ['0000-01-01T00:00:00+01:00']])('captured_at %s is refused', async (at) => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const res = await api('POST', '/v1/contacts', { body: { phone_e164: '+14155550150', consent: { ...consent(), captured_at: at } } });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toMatchObject([{ loc: ['body', 'consent', 'captured_at'], type: 'datetime_out_of_range' }]);
+  });
+
+  it('the extremes that stay within 0001-9999 in UTC are accepted and read back in ISO form', async () => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const res = await api('POST', '/v1/contacts', { body: { phone_e164: '+14155550151', consent: { ...consent(), captured_at: '0001-01-01T00:00:00Z', expires_at: '9999-12-31T22:59:59-01:00' } } });
+    expect(res.status).toBe(200);
+    const stored = (await api('GET', `/v1/contacts/${res.body.id}/consents`)).body.data[0];
+    expect(stored).toMatchObject({ captured_at: '0001-01-01T00:00:00.000Z', expires_at: '9999-12-31T23:59:59.000Z' });
+  });
+
+  it('expires_at earlier than captured_at is refused', async () => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const res = await api('POST', '/v1/contacts', { body: { phone_e164: '+14155550152', consent: { ...consent(), captured_at: '2026-10-01T12:00:00Z', expires_at: '2026-10-01T13:59:59+02:00' } } });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toMatchObject([{ loc: ['body', 'consent', 'expires_at'], type: 'expires_before_captured' }]);
+  });
+});
+
+describe('bodies must be JSON', () => {
+  it.each([
+    ['text/plain', 'text/plain'],
+    ['a form', 'application/x-www-form-urlencoded'],
+    ['no content type', undefined],
+    ['JSON in another charset', 'application/json; charset=iso-8859-1'],
+  ])('%s → 415 with the error shape, and nothing written', async (_name, contentType) => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const raw = JSON.stringify({ phone_e164: '+14155550160', consent: consent() });
+    const res = await api('POST', '/v1/contacts', { raw, headers: contentType ? { 'content-type': contentType } : {} });
+    expect(res.status).toBe(415);
+    expect(res.body.code).toBe('unsupported_media_type');
+    expect((await api('GET', '/v1/contacts')).body.data).toEqual([]);
+  });
+
+  it.each([['application/json; charset=UTF-8'], ['application/vnd.acme+json']])('%s is JSON', async (contentType) => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const res = await api('POST', '/v1/contacts', { raw: JSON.stringify({ phone_e164: '+14155550161', consent: consent() }), headers: { 'content-type': contentType } });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('list pages are bounded in bytes as well as items', () => {
+  it('a page of large contacts ends early with has_more and a cursor, and the pages together hold every contact once', async () => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const big = { blob: 'x'.repeat(30 * 1024) };
+    for (let i = 0; i < 40; i++) {
+      const res = await api('POST', '/v1/contacts', { body: { phone_e164: `+1415556${String(i).padStart(4, '0')}`, attributes: big, consent: consent() } });
+      expect(res.status).toBe(200);
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res = await stack.fetch(`/v1/contacts?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: { authorization: `Bearer ${t.token}` } });
+      const text = await res.text();
+      expect(res.status).toBe(200);
+      expect(Buffer.byteLength(text)).toBeLessThan(PAGE_BYTE_BUDGET + 64 * 1024);
+      const page = JSON.parse(text);
+      seen.push(...page.data.map((c: { id: string }) => c.id));
+      expect(page.has_more).toBe(page.next_cursor !== null);
+      cursor = page.next_cursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBeGreaterThan(1);
+    expect(new Set(seen).size).toBe(40);
+    expect(seen).toHaveLength(40);
+  });
+});
+
+describe('filters DynamoDB could not evaluate are a 422', () => {
+  it('151 distinct values on one filter → 422 at the parameter; 151 repeats of one value → 200', async () => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const distinct = await api('GET', `/v1/contacts?phone_e164=${Array.from({ length: 151 }, (_, i) => encodeURIComponent(`+1415557${String(i).padStart(4, '0')}`)).join(',')}`);
+    expect(distinct.status).toBe(422);
+    expect(distinct.body.detail[0]).toMatchObject({ loc: ['query', 'phone_e164'], type: 'too_long' });
+    const repeated = await api('GET', `/v1/contacts?lead_status=${Array(151).fill('new').join(',')}`);
+    expect(repeated.status).toBe(200);
   });
 });
