@@ -53,6 +53,7 @@ import { storeImportFile } from '../storage/evidence-store.js';
 import { FileProblem, parseCsv, resolveColumns } from './csv-rows.js';
 import { planImport, type ImportPlan, type PhoneGroup } from './plan.js';
 import { reason, type MappedRow, type RowReason } from './row-mapping.js';
+import { isInfrastructureFault, refusingRow, RowRefused } from './write-failures.js';
 
 export interface PreparedImport {
   tenantId: string;
@@ -220,12 +221,13 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
       // per-row existence check would only cost an item (and 2 WCU) per row.
       const items = created.items.filter((i) => i.ConditionCheck?.Key?.sk !== attestationSk);
       try {
-        await retryConflicts(() => writeNewContact(items));
+        await refusingRow(items, () => retryConflicts(() => writeNewContact(items)));
         counts.rows_accepted++;
         return { contactId: created.contact.id, row: row.row };
       } catch (err) {
-        if (err instanceof UnknownOwner) {
-          reject([ownerReason(row)]);
+        // Nothing was written: the phone stays unclaimed, the next row with it is judged as if first.
+        if (err instanceof UnknownOwner || err instanceof RowRefused) {
+          reject([rowFailureReason(row, err)]);
           return undefined;
         }
         if (!(err instanceof DuplicatePhone)) throw err;
@@ -248,8 +250,8 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
           await updateExisting(tenantId, existing.contactId, row.fields, buildConsent(tenantId, existing.contactId, consentFor(row), attestation, now), { now, listId });
           counts.rows_accepted++;
         } catch (err) {
-          if (!(err instanceof UnknownOwner)) throw err;
-          reject([ownerReason(row)]);
+          if (!(err instanceof UnknownOwner || err instanceof RowRefused)) throw err;
+          reject([rowFailureReason(row, err)]);
         }
         break;
     }
@@ -272,10 +274,12 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
 
   /**
    * Rows whose phone appears once in the file are written several to a transaction (each
-   * row stays atomic: a transaction is all-or-nothing). If the batch is cancelled — a
-   * phone already exists, an owner is unknown, a race — its rows are replayed one by one
-   * through processRow, which decides each exactly. Fewer round trips: measured ~2× rows/s
-   * on DynamoDB Local.
+   * row stays atomic: a transaction is all-or-nothing). If the batch fails for any reason
+   * but an infrastructure fault — cancelled (a phone already exists, an owner is unknown,
+   * a race), refused (one row too large or unstorable), or not even sent (a value the SDK
+   * cannot marshal) — its rows are replayed one by one through processRow, which decides
+   * each exactly: a row's own failure rejects that row alone, a real fault stops the run.
+   * Fewer round trips: measured ~2× rows/s on DynamoDB Local.
    */
   const processBatch = async (groups: PhoneGroup[]) => {
     if (stop || failure) return;
@@ -292,15 +296,14 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
     );
     try {
       await retryConflicts(() => db().send(new TransactWriteCommand({ TransactItems: items })));
-      counts.rows_accepted += rows.length;
-      for (const row of rows) await opts.afterRow?.(row.row);
-      heartbeat();
     } catch (err) {
-      // Cancelled (a duplicate, an unknown owner, a race) or refused as a whole: replay the
-      // rows one by one, which decides each exactly (and surfaces a real fault on its own).
-      if (!(err instanceof TransactionCanceledException) && (err as Error).name !== 'ValidationException') throw err;
+      if (isInfrastructureFault(err)) throw err;
       for (const group of groups) await processGroup(group);
+      return;
     }
+    counts.rows_accepted += rows.length;
+    for (const row of rows) await opts.afterRow?.(row.row);
+    heartbeat();
   };
 
   let next = 0;
@@ -359,8 +362,11 @@ interface Existing {
   row?: number;
 }
 
-const ownerReason = (row: MappedRow) =>
-  reason(row, 'owner_user_id', 'user_not_found', `owner_user_id '${row.fields.owner_user_id}' is not an active user of this tenant`);
+/** The reason a row whose write failed for its own sake is rejected. */
+const rowFailureReason = (row: MappedRow, err: UnknownOwner | RowRefused) =>
+  err instanceof RowRefused
+    ? reason(row, err.field, err.type, err.message)
+    : reason(row, 'owner_user_id', 'user_not_found', `owner_user_id '${row.fields.owner_user_id}' is not an active user of this tenant`);
 
 const isConflict = (err: unknown) =>
   (err as Error)?.name === 'TransactionConflictException' ||
@@ -409,7 +415,7 @@ async function updateExisting(
       update.ExpressionAttributeValues = { ...update.ExpressionAttributeValues, ':previous_updated_at': previousUpdatedAt };
     }
     try {
-      await retryConflicts(() => writeUpdate(items));
+      await refusingRow(items, () => retryConflicts(() => writeUpdate(items)));
       return;
     } catch (err) {
       if (err instanceof ContactChanged && previousUpdatedAt !== undefined && attempt < 5) continue;
