@@ -387,10 +387,20 @@ async function retryConflicts<T>(fn: () => Promise<T>, attempts = 5): Promise<T>
 class ContactChanged extends Error {}
 
 /**
+ * What one contact's attributes may total (JSON, UTF-8) after an update merges a row's
+ * attributes.<key> cells into them. A single row's cells are at most 64 KiB (plus keys), so
+ * only accumulation over many imports can reach it; with the other fields and at most four
+ * consent grants, the contact item stays far below DynamoDB's 400 KB.
+ */
+export const MAX_MERGED_ATTRIBUTES_BYTES = 128 * 1024;
+
+/**
  * on_duplicate=update: the mapped fields of the existing contact, a new consent record and
- * the list membership, in one transaction. Mapped attributes.<key> columns set those keys
- * only (the contact's other attributes stay): the contact is read and written back on
- * the condition that it has not changed in between (retried if it has).
+ * the list membership, in one transaction. The contact is read first and written back on
+ * the condition that it has not changed in between (retried if it has): mapped
+ * attributes.<key> columns set those keys only (the contact's other attributes stay), and
+ * the consent grants are compacted (at most one per basis), so no import — however often
+ * repeated — makes the contact item grow without bound.
  */
 async function updateExisting(
   tenantId: string,
@@ -400,25 +410,22 @@ async function updateExisting(
   opts: { now: string; listId: string | undefined },
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
+    const current = await getContactRecord(tenantId, contactId);
+    if (!current) throw new Error(`contact ${contactId} vanished during an import update`);
     let merged = fields;
-    let previousUpdatedAt: string | undefined;
     if (fields.attributes) {
-      const current = await getContactRecord(tenantId, contactId);
-      if (!current) throw new Error(`contact ${contactId} vanished during an import update`);
       merged = { ...fields, attributes: { ...(current.attributes ?? {}), ...fields.attributes } };
-      previousUpdatedAt = current.updated_at;
+      const bytes = Buffer.byteLength(JSON.stringify(merged.attributes), 'utf8');
+      if (bytes > MAX_MERGED_ATTRIBUTES_BYTES) {
+        throw new RowRefused('attributes_too_large', `The contact's attributes would total ${bytes} bytes with this row's; at most ${MAX_MERGED_ATTRIBUTES_BYTES} are kept on a contact`, 'attributes');
+      }
     }
-    const items = updateContactItems(tenantId, contactId, merged, consent, { now: opts.now, ...(opts.listId ? { listId: opts.listId } : {}) });
-    const update = items[0]!.Update!;
-    if (previousUpdatedAt !== undefined) {
-      update.ConditionExpression = `${update.ConditionExpression} AND #updated_at = :previous_updated_at`;
-      update.ExpressionAttributeValues = { ...update.ExpressionAttributeValues, ':previous_updated_at': previousUpdatedAt };
-    }
+    const items = updateContactItems(tenantId, contactId, merged, consent, { now: opts.now, current, ...(opts.listId ? { listId: opts.listId } : {}) });
     try {
       await refusingRow(items, () => retryConflicts(() => writeUpdate(items)));
       return;
     } catch (err) {
-      if (err instanceof ContactChanged && previousUpdatedAt !== undefined && attempt < 5) continue;
+      if (err instanceof ContactChanged && attempt < 5) continue;
       throw err;
     }
   }
