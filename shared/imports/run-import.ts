@@ -2,11 +2,13 @@
  * CSV contact import, end to end (SPEC Part 2 "Contact import"; docs/imports.md).
  *
  *   prepareImport  parse + check EVERYTHING that can make the request a 422 (the CSV, the
- *                  mapped headers, the target list) — no writes;
+ *                  mapped headers, the target list) and look up the list named by
+ *                  list_name — no writes;
  *   runImport      1. store the original CSV in S3 (evidence; file_uri + SHA-256),
- *                  2. find or create the list named by list_name,
- *                  3. write the job (`running`, with a lease) and its attestation in one
- *                     transaction, before the first row,
+ *                  2. write the job (`running`, with a lease), its attestation and the
+ *                     list list_name creates (if it does not exist yet) in ONE
+ *                     transaction, before the first row; if that fails, the S3 object is
+ *                     deleted again, so a refused request leaves nothing behind,
  *                  4. process rows: each row is one transaction (contact + phone guard +
  *                     consent + list membership, or the update of an existing contact + a
  *                     new consent + membership); rows sharing a phone run in file order,
@@ -25,7 +27,7 @@ import { ValidationError, type ValidationIssue } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { logger } from '../observability.js';
 import type { Attestation } from '../repositories/attestations.js';
-import { findOrCreateListByName, getList } from '../repositories/contact-lists.js';
+import { findListByName, getList, ListNameTaken, newList, type ContactList } from '../repositories/contact-lists.js';
 import {
   buildConsent,
   DuplicatePhone,
@@ -41,6 +43,7 @@ import {
 import {
   completeImportJob,
   failImportJob,
+  getImportJob,
   heartbeatImportJob,
   LeaseLost,
   startImportJob,
@@ -49,7 +52,7 @@ import {
   type ImportProgress,
 } from '../repositories/import-jobs.js';
 import { IMPORT_LIMITS, type ContactImportRequest, type ImportRowError } from '../schemas/imports.js';
-import { storeImportFile } from '../storage/evidence-store.js';
+import { deleteImportFile, storeImportFile } from '../storage/evidence-store.js';
 import { FileProblem, parseCsv, resolveColumns } from './csv-rows.js';
 import { planImport, type ImportPlan, type PhoneGroup } from './plan.js';
 import { reason, type MappedRow, type RowReason } from './row-mapping.js';
@@ -59,6 +62,8 @@ export interface PreparedImport {
   tenantId: string;
   request: ContactImportRequest;
   plan: ImportPlan;
+  /** The list target_list_id names, or the existing list list_name names (created by runImport when absent). */
+  list: ContactList | undefined;
 }
 
 /** Validate everything that can make the request a 422. Writes nothing. */
@@ -72,11 +77,15 @@ export async function prepareImport(tenantId: string, request: ContactImportRequ
     if (!(err instanceof FileProblem)) throw err;
     issues.push(...err.issues);
   }
-  if (request.target_list_id !== undefined && !(await getList(tenantId, request.target_list_id))) {
-    issues.push({ loc: ['body', 'target_list_id'], msg: 'target_list_id must name a contact list of this tenant', type: 'list_not_found', input: request.target_list_id });
+  let list: ContactList | undefined;
+  if (request.target_list_id !== undefined) {
+    list = await getList(tenantId, request.target_list_id);
+    if (!list) issues.push({ loc: ['body', 'target_list_id'], msg: 'target_list_id must name a contact list of this tenant', type: 'list_not_found', input: request.target_list_id });
+  } else if (request.list_name !== undefined) {
+    list = await findListByName(tenantId, request.list_name);
   }
   if (issues.length || !plan) throw new ValidationError(issues);
-  return { tenantId, request, plan };
+  return { tenantId, request, plan, list };
 }
 
 export interface RunOptions {
@@ -92,6 +101,11 @@ export interface RunOptions {
   heartbeatMs?: number;
   /** Test seam: called after each row is settled (a throw stops the run like any error). */
   afterRow?: (row: number) => void | Promise<void>;
+  /**
+   * Test seam: called once the evidence is stored, just before the job (and a list it
+   * creates) is written. A throw stands for that write failing; a write made here races it.
+   */
+  beforeJobStart?: () => void | Promise<void>;
 }
 
 export const DEFAULT_CONCURRENCY = 32;
@@ -111,7 +125,7 @@ export function capErrors(reasons: readonly RowReason[], maxCount: number = IMPO
   let bytes = 0;
   for (const r of sorted) {
     const e: ImportRowError = { row: r.row, line: r.line, field: r.field, type: r.type, msg: r.msg };
-    const size = JSON.stringify(e).length;
+    const size = Buffer.byteLength(JSON.stringify(e), 'utf8');
     if (errors.length >= maxCount || bytes + size > MAX_ERROR_BYTES) return { errors, truncated: true };
     errors.push(e);
     bytes += size;
@@ -131,10 +145,7 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
   // 1. Evidence first: the job's file_uri must point at a stored object.
   const evidence = await storeImportFile(tenantId, importId, request.content);
 
-  // 2. The target list.
-  const listId = request.list_name !== undefined ? (await findOrCreateListByName(tenantId, request.list_name)).list.id : request.target_list_id;
-
-  // 3. The job and its attestation, before the first row.
+  // 2. The job, its attestation and a list to create, in one transaction, before the first row.
   const attestation: Attestation = {
     id: newId('att'),
     source: 'import',
@@ -153,7 +164,7 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
     file_uri: evidence.fileUri,
     file_sha256: evidence.sha256,
     column_mapping: request.column_mapping,
-    target_list_id: listId ?? null,
+    target_list_id: prepared.list?.id ?? null,
     consent_attestation: { ...request.consent_attestation, signer_ip: opts.sourceIp ?? null, signed_at: signedAt },
     attestation_id: attestation.id,
     consent_scope: scope,
@@ -169,10 +180,17 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
     created_at: signedAt,
     updated_at: signedAt,
   };
-  await startImportJob(job, attestation);
+  let listId: string | undefined;
+  try {
+    await opts.beforeJobStart?.();
+    listId = await startJob(prepared, job, attestation);
+  } catch (err) {
+    await undoEvidence(tenantId, importId);
+    throw err;
+  }
   const attestationSk = contactKeys.attestation(tenantId, attestation.id).sk;
 
-  // 4. Rows.
+  // 3. Rows.
   const counts = { rows_accepted: 0, rows_rejected: 0, rows_skipped: 0 };
   const reasons: RowReason[] = [];
   const reject = (rs: RowReason[]) => {
@@ -336,7 +354,7 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
   await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? DEFAULT_CONCURRENCY, plan.groups.length) }, worker));
   await beat;
 
-  // 5. A terminal state, conditionally on the job still running under our lease.
+  // 4. A terminal state, conditionally on the job still running under our lease.
   const log = { import_id: importId, ...counts, rows_total: plan.rowsTotal, ms: Date.now() - started.getTime() };
   if (failure || stop) {
     const why: FailureReason = failure ? 'internal_error' : stop!;
@@ -353,6 +371,45 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
     if (!(err instanceof LeaseLost)) throw err;
     logger.error('import finished after its lease expired', log);
     return (await failImportJob(tenantId, importId, progress(), 'interrupted', new Date())) ?? job;
+  }
+}
+
+/**
+ * Write the job (with the list list_name creates when there is none yet). When another
+ * request creates a list of that name meanwhile, its list is used, as findOrCreateListByName
+ * would. Returns the target list id.
+ */
+async function startJob(prepared: PreparedImport, job: ImportJobRecord, attestation: Attestation): Promise<string | undefined> {
+  const name = prepared.request.list_name;
+  let list = prepared.list;
+  for (let attempt = 1; ; attempt++) {
+    const created = name !== undefined && !list ? newList(name) : undefined;
+    job.target_list_id = (list ?? created)?.id ?? null;
+    try {
+      await startImportJob(job, attestation, created);
+      return job.target_list_id ?? undefined;
+    } catch (err) {
+      if (!(err instanceof ListNameTaken) || attempt >= 3) throw err;
+      list = await findListByName(prepared.tenantId, name!);
+    }
+  }
+}
+
+/**
+ * Undo step 1 for a request that failed before its job was written: nothing refers to the
+ * evidence object, so it is deleted. Should the job write have committed after all (an
+ * error with an unknown outcome, e.g. a timeout), the job refers to the file: the file is
+ * kept and the job, which has no rows, is ended failed.
+ */
+async function undoEvidence(tenantId: string, importId: string): Promise<void> {
+  try {
+    if (await getImportJob(tenantId, importId)) {
+      await failImportJob(tenantId, importId, { rows_accepted: 0, rows_rejected: 0, rows_skipped: 0, errors: [], errors_truncated: false }, 'internal_error', new Date());
+      return;
+    }
+    await deleteImportFile(tenantId, importId);
+  } catch (err) {
+    logger.error('a refused import could not undo its evidence write', { import_id: importId, error: (err as Error).message });
   }
 }
 
