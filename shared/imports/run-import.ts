@@ -105,7 +105,7 @@ export interface RunOptions {
    * Test seam: called once the evidence is stored, just before the job (and a list it
    * creates) is written. A throw stands for that write failing; a write made here races it.
    */
-  beforeJobStart?: () => void | Promise<void>;
+  beforeJobStart?: (importId: string) => void | Promise<void>;
 }
 
 export const DEFAULT_CONCURRENCY = 32;
@@ -182,7 +182,7 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
   };
   let listId: string | undefined;
   try {
-    await opts.beforeJobStart?.();
+    await opts.beforeJobStart?.(importId);
     listId = await startJob(prepared, job, attestation);
   } catch (err) {
     await undoEvidence(tenantId, importId);

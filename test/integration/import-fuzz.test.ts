@@ -40,9 +40,10 @@ const file = fc
     headers: fc.uniqueArray(fc.string({ unit: 'grapheme', maxLength: 12 }), { maxLength: 4 }),
     targets: fc.uniqueArray(target, { maxLength: 4 }),
     onDuplicate: fc.constantFrom('reject', 'skip', 'update'),
+    listName: fc.option(fc.constantFrom('Fuzz', ' fuzz ', 'Другой'), { nil: undefined }),
     seedRows: fc.array(fc.tuple(phoneCell, fc.array(text, { minLength: 5, maxLength: 5 }), fc.constantFrom(0, 0, 0, -1, 1)), { maxLength: 8 }),
   })
-  .map(({ headers, targets, onDuplicate, seedRows }) => {
+  .map(({ headers, targets, onDuplicate, listName, seedRows }) => {
     // Unique after trimming (the index prefix), so the mapping itself is always valid.
     const mapped = targets.map((t, i) => ({ header: `${i + 1}:${headers[i] ?? ''}`, target: t }));
     const header = ['0:phone', ...mapped.map((m) => m.header), 'unmapped'];
@@ -51,12 +52,12 @@ const file = fc
       return ragged < 0 ? row.slice(0, -1) : ragged > 0 ? [...row, 'extra'] : row;
     });
     const column_mapping = Object.fromEntries([['0:phone', 'phone_e164'], ...mapped.map((m) => [m.header, m.target])]);
-    return { header, rows, column_mapping, onDuplicate };
+    return { header, rows, column_mapping, onDuplicate, listName };
   });
 
 describe('import fuzz', () => {
-  it.prop([file], { numRuns: 20 })('never fails for a row, and counts add up to the rows read', async ({ header, rows, column_mapping, onDuplicate }) => {
-    const job = await importCsv(tenant.tenantId, { content: csvText(header, rows), column_mapping, on_duplicate: onDuplicate });
+  it.prop([file], { numRuns: 20 })('never fails for a row, and counts add up to the rows read', async ({ header, rows, column_mapping, onDuplicate, listName }) => {
+    const job = await importCsv(tenant.tenantId, { content: csvText(header, rows), column_mapping, on_duplicate: onDuplicate, ...(listName ? { list_name: listName } : {}) });
     const read = rows.filter((r) => r.some((c) => c.trim() !== '')).length; // all-blank records are skipped
     expect(job.status, JSON.stringify(job.errors)).toBe('completed');
     expect(job.failure_reason).toBeNull();

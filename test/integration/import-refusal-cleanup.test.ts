@@ -5,11 +5,12 @@
  * run's beforeJobStart test seam.
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { db } from '../../shared/db/client.js';
 import { contactKeys, tenantPk } from '../../shared/db/keys.js';
 import { createList, findListByName, listMemberIds } from '../../shared/repositories/contact-lists.js';
+import { getImportJob } from '../../shared/repositories/import-jobs.js';
 import { useTestEnvironment } from '../support/index.js';
 import { csvText, importCsv, newImportTenant, testPhone } from '../support/imports.js';
 
@@ -46,6 +47,23 @@ describe('a refused import leaves nothing behind', () => {
     expect(await evidenceKeys(tenantId)).toEqual([]);
     expect(await findListByName(tenantId, 'kept')).toEqual(list);
     expect(await tenantItems(tenantId, ['IMPORT#', 'ATTESTATION#'])).toEqual([]);
+  });
+
+  it('a job write that committed although it answered an error keeps its file and ends failed', async () => {
+    const { tenantId } = await newImportTenant();
+    let importId = '';
+    const refused = importCsv(tenantId, { content, column_mapping: { Phone: 'phone_e164' }, list_name: 'Lost Answer' }, {
+      // The job item is already there when our write arrives (as if our first attempt committed and its answer was lost).
+      beforeJobStart: async (id) => {
+        importId = id;
+        const now = new Date().toISOString();
+        await db().send(new PutCommand({ TableName: env.tableName, Item: { ...contactKeys.importJob(tenantId, id), type: 'import_job', id, tenant_id: tenantId, status: 'running', lease_expires_at: now, created_at: now, updated_at: now } }));
+      },
+    });
+    await expect(refused).rejects.toThrow();
+    expect(await evidenceKeys(tenantId)).toEqual([`imports/${tenantId}/${importId}.csv`]);
+    expect(await getImportJob(tenantId, importId)).toMatchObject({ status: 'failed', failure_reason: 'internal_error', rows_accepted: 0 });
+    expect(await findListByName(tenantId, 'Lost Answer')).toBeUndefined();
   });
 
   it('a list of that name created meanwhile by another request is used, not duplicated', async () => {
