@@ -9,12 +9,13 @@
  *                     list list_name creates (if it does not exist yet) in ONE
  *                     transaction, before the first row; if that fails, the S3 object is
  *                     deleted again, so a refused request leaves nothing behind,
- *                  4. process rows: each row is one transaction (contact + phone guard +
+ *                  3. process rows: each row is one transaction (contact + phone guard +
  *                     consent + list membership, or the update of an existing contact + a
  *                     new consent + membership); rows sharing a phone run in file order,
  *                     other rows concurrently (bounded),
- *                  5. finish with a conditional update running → completed (exact counts).
- * A row-level problem rejects the row, never the file. An unexpected error stops the run
+ *                  4. finish with a conditional update running → completed (exact counts).
+ * A row-level problem rejects the row, never the file — including a write DynamoDB or the
+ * SDK refuses for the row's own sake (write-failures.ts). An infrastructure fault stops the run
  * and marks the job failed; a run that dies outright leaves a running job whose lease
  * expires, which every read presents as failed. Re-running the same file with
  * on_duplicate=skip then imports the rest: every row already imported is a duplicate.
