@@ -2,17 +2,20 @@
  * CSV contact import, end to end (SPEC Part 2 "Contact import"; docs/imports.md).
  *
  *   prepareImport  parse + check EVERYTHING that can make the request a 422 (the CSV, the
- *                  mapped headers, the target list) — no writes;
+ *                  mapped headers, the target list) and look up the list named by
+ *                  list_name — no writes;
  *   runImport      1. store the original CSV in S3 (evidence; file_uri + SHA-256),
- *                  2. find or create the list named by list_name,
- *                  3. write the job (`running`, with a lease) and its attestation in one
- *                     transaction, before the first row,
- *                  4. process rows: each row is one transaction (contact + phone guard +
+ *                  2. write the job (`running`, with a lease), its attestation and the
+ *                     list list_name creates (if it does not exist yet) in ONE
+ *                     transaction, before the first row; if that fails, the S3 object is
+ *                     deleted again, so a refused request leaves nothing behind,
+ *                  3. process rows: each row is one transaction (contact + phone guard +
  *                     consent + list membership, or the update of an existing contact + a
  *                     new consent + membership); rows sharing a phone run in file order,
  *                     other rows concurrently (bounded),
- *                  5. finish with a conditional update running → completed (exact counts).
- * A row-level problem rejects the row, never the file. An unexpected error stops the run
+ *                  4. finish with a conditional update running → completed (exact counts).
+ * A row-level problem rejects the row, never the file — including a write DynamoDB or the
+ * SDK refuses for the row's own sake (write-failures.ts). An infrastructure fault stops the run
  * and marks the job failed; a run that dies outright leaves a running job whose lease
  * expires, which every read presents as failed. Re-running the same file with
  * on_duplicate=skip then imports the rest: every row already imported is a duplicate.
@@ -25,7 +28,7 @@ import { ValidationError, type ValidationIssue } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { logger } from '../observability.js';
 import type { Attestation } from '../repositories/attestations.js';
-import { findOrCreateListByName, getList } from '../repositories/contact-lists.js';
+import { findListByName, getList, ListNameTaken, newList, type ContactList } from '../repositories/contact-lists.js';
 import {
   buildConsent,
   DuplicatePhone,
@@ -41,6 +44,7 @@ import {
 import {
   completeImportJob,
   failImportJob,
+  getImportJob,
   heartbeatImportJob,
   LeaseLost,
   startImportJob,
@@ -49,15 +53,18 @@ import {
   type ImportProgress,
 } from '../repositories/import-jobs.js';
 import { IMPORT_LIMITS, type ContactImportRequest, type ImportRowError } from '../schemas/imports.js';
-import { storeImportFile } from '../storage/evidence-store.js';
+import { deleteImportFile, storeImportFile } from '../storage/evidence-store.js';
 import { FileProblem, parseCsv, resolveColumns } from './csv-rows.js';
 import { planImport, type ImportPlan, type PhoneGroup } from './plan.js';
 import { reason, type MappedRow, type RowReason } from './row-mapping.js';
+import { isInfrastructureFault, refusingRow, RowRefused } from './write-failures.js';
 
 export interface PreparedImport {
   tenantId: string;
   request: ContactImportRequest;
   plan: ImportPlan;
+  /** The list target_list_id names, or the existing list list_name names (created by runImport when absent). */
+  list: ContactList | undefined;
 }
 
 /** Validate everything that can make the request a 422. Writes nothing. */
@@ -71,11 +78,15 @@ export async function prepareImport(tenantId: string, request: ContactImportRequ
     if (!(err instanceof FileProblem)) throw err;
     issues.push(...err.issues);
   }
-  if (request.target_list_id !== undefined && !(await getList(tenantId, request.target_list_id))) {
-    issues.push({ loc: ['body', 'target_list_id'], msg: 'target_list_id must name a contact list of this tenant', type: 'list_not_found', input: request.target_list_id });
+  let list: ContactList | undefined;
+  if (request.target_list_id !== undefined) {
+    list = await getList(tenantId, request.target_list_id);
+    if (!list) issues.push({ loc: ['body', 'target_list_id'], msg: 'target_list_id must name a contact list of this tenant', type: 'list_not_found', input: request.target_list_id });
+  } else if (request.list_name !== undefined) {
+    list = await findListByName(tenantId, request.list_name);
   }
   if (issues.length || !plan) throw new ValidationError(issues);
-  return { tenantId, request, plan };
+  return { tenantId, request, plan, list };
 }
 
 export interface RunOptions {
@@ -91,6 +102,11 @@ export interface RunOptions {
   heartbeatMs?: number;
   /** Test seam: called after each row is settled (a throw stops the run like any error). */
   afterRow?: (row: number) => void | Promise<void>;
+  /**
+   * Test seam: called once the evidence is stored, just before the job (and a list it
+   * creates) is written. A throw stands for that write failing; a write made here races it.
+   */
+  beforeJobStart?: (importId: string) => void | Promise<void>;
 }
 
 export const DEFAULT_CONCURRENCY = 32;
@@ -110,7 +126,7 @@ export function capErrors(reasons: readonly RowReason[], maxCount: number = IMPO
   let bytes = 0;
   for (const r of sorted) {
     const e: ImportRowError = { row: r.row, line: r.line, field: r.field, type: r.type, msg: r.msg };
-    const size = JSON.stringify(e).length;
+    const size = Buffer.byteLength(JSON.stringify(e), 'utf8');
     if (errors.length >= maxCount || bytes + size > MAX_ERROR_BYTES) return { errors, truncated: true };
     errors.push(e);
     bytes += size;
@@ -130,10 +146,7 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
   // 1. Evidence first: the job's file_uri must point at a stored object.
   const evidence = await storeImportFile(tenantId, importId, request.content);
 
-  // 2. The target list.
-  const listId = request.list_name !== undefined ? (await findOrCreateListByName(tenantId, request.list_name)).list.id : request.target_list_id;
-
-  // 3. The job and its attestation, before the first row.
+  // 2. The job, its attestation and a list to create, in one transaction, before the first row.
   const attestation: Attestation = {
     id: newId('att'),
     source: 'import',
@@ -152,7 +165,7 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
     file_uri: evidence.fileUri,
     file_sha256: evidence.sha256,
     column_mapping: request.column_mapping,
-    target_list_id: listId ?? null,
+    target_list_id: prepared.list?.id ?? null,
     consent_attestation: { ...request.consent_attestation, signer_ip: opts.sourceIp ?? null, signed_at: signedAt },
     attestation_id: attestation.id,
     consent_scope: scope,
@@ -168,10 +181,17 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
     created_at: signedAt,
     updated_at: signedAt,
   };
-  await startImportJob(job, attestation);
+  let listId: string | undefined;
+  try {
+    await opts.beforeJobStart?.(importId);
+    listId = await startJob(prepared, job, attestation);
+  } catch (err) {
+    await undoEvidence(tenantId, importId);
+    throw err;
+  }
   const attestationSk = contactKeys.attestation(tenantId, attestation.id).sk;
 
-  // 4. Rows.
+  // 3. Rows.
   const counts = { rows_accepted: 0, rows_rejected: 0, rows_skipped: 0 };
   const reasons: RowReason[] = [];
   const reject = (rs: RowReason[]) => {
@@ -220,12 +240,13 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
       // per-row existence check would only cost an item (and 2 WCU) per row.
       const items = created.items.filter((i) => i.ConditionCheck?.Key?.sk !== attestationSk);
       try {
-        await retryConflicts(() => writeNewContact(items));
+        await refusingRow(items, () => retryConflicts(() => writeNewContact(items)));
         counts.rows_accepted++;
         return { contactId: created.contact.id, row: row.row };
       } catch (err) {
-        if (err instanceof UnknownOwner) {
-          reject([ownerReason(row)]);
+        // Nothing was written: the phone stays unclaimed, the next row with it is judged as if first.
+        if (err instanceof UnknownOwner || err instanceof RowRefused) {
+          reject([rowFailureReason(row, err)]);
           return undefined;
         }
         if (!(err instanceof DuplicatePhone)) throw err;
@@ -248,8 +269,8 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
           await updateExisting(tenantId, existing.contactId, row.fields, buildConsent(tenantId, existing.contactId, consentFor(row), attestation, now), { now, listId });
           counts.rows_accepted++;
         } catch (err) {
-          if (!(err instanceof UnknownOwner)) throw err;
-          reject([ownerReason(row)]);
+          if (!(err instanceof UnknownOwner || err instanceof RowRefused)) throw err;
+          reject([rowFailureReason(row, err)]);
         }
         break;
     }
@@ -272,10 +293,12 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
 
   /**
    * Rows whose phone appears once in the file are written several to a transaction (each
-   * row stays atomic: a transaction is all-or-nothing). If the batch is cancelled — a
-   * phone already exists, an owner is unknown, a race — its rows are replayed one by one
-   * through processRow, which decides each exactly. Fewer round trips: measured ~2× rows/s
-   * on DynamoDB Local.
+   * row stays atomic: a transaction is all-or-nothing). If the batch fails for any reason
+   * but an infrastructure fault — cancelled (a phone already exists, an owner is unknown,
+   * a race), refused (one row too large or unstorable), or not even sent (a value the SDK
+   * cannot marshal) — its rows are replayed one by one through processRow, which decides
+   * each exactly: a row's own failure rejects that row alone, a real fault stops the run.
+   * Fewer round trips: measured ~2× rows/s on DynamoDB Local.
    */
   const processBatch = async (groups: PhoneGroup[]) => {
     if (stop || failure) return;
@@ -292,15 +315,14 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
     );
     try {
       await retryConflicts(() => db().send(new TransactWriteCommand({ TransactItems: items })));
-      counts.rows_accepted += rows.length;
-      for (const row of rows) await opts.afterRow?.(row.row);
-      heartbeat();
     } catch (err) {
-      // Cancelled (a duplicate, an unknown owner, a race) or refused as a whole: replay the
-      // rows one by one, which decides each exactly (and surfaces a real fault on its own).
-      if (!(err instanceof TransactionCanceledException) && (err as Error).name !== 'ValidationException') throw err;
+      if (isInfrastructureFault(err)) throw err;
       for (const group of groups) await processGroup(group);
+      return;
     }
+    counts.rows_accepted += rows.length;
+    for (const row of rows) await opts.afterRow?.(row.row);
+    heartbeat();
   };
 
   let next = 0;
@@ -333,7 +355,7 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
   await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? DEFAULT_CONCURRENCY, plan.groups.length) }, worker));
   await beat;
 
-  // 5. A terminal state, conditionally on the job still running under our lease.
+  // 4. A terminal state, conditionally on the job still running under our lease.
   const log = { import_id: importId, ...counts, rows_total: plan.rowsTotal, ms: Date.now() - started.getTime() };
   if (failure || stop) {
     const why: FailureReason = failure ? 'internal_error' : stop!;
@@ -353,14 +375,56 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
   }
 }
 
+/**
+ * Write the job (with the list list_name creates when there is none yet). When another
+ * request creates a list of that name meanwhile, its list is used, as findOrCreateListByName
+ * would. Returns the target list id.
+ */
+async function startJob(prepared: PreparedImport, job: ImportJobRecord, attestation: Attestation): Promise<string | undefined> {
+  const name = prepared.request.list_name;
+  let list = prepared.list;
+  for (let attempt = 1; ; attempt++) {
+    const created = name !== undefined && !list ? newList(name) : undefined;
+    job.target_list_id = (list ?? created)?.id ?? null;
+    try {
+      await startImportJob(job, attestation, created);
+      return job.target_list_id ?? undefined;
+    } catch (err) {
+      if (!(err instanceof ListNameTaken) || attempt >= 3) throw err;
+      list = await findListByName(prepared.tenantId, name!);
+    }
+  }
+}
+
+/**
+ * Undo step 1 for a request that failed before its job was written: nothing refers to the
+ * evidence object, so it is deleted. Should the job write have committed after all (an
+ * error with an unknown outcome, e.g. a timeout), the job refers to the file: the file is
+ * kept and the job, which has no rows, is ended failed.
+ */
+async function undoEvidence(tenantId: string, importId: string): Promise<void> {
+  try {
+    if (await getImportJob(tenantId, importId)) {
+      await failImportJob(tenantId, importId, { rows_accepted: 0, rows_rejected: 0, rows_skipped: 0, errors: [], errors_truncated: false }, 'internal_error', new Date());
+      return;
+    }
+    await deleteImportFile(tenantId, importId);
+  } catch (err) {
+    logger.error('a refused import could not undo its evidence write', { import_id: importId, error: (err as Error).message });
+  }
+}
+
 interface Existing {
   contactId: string;
   /** The row of this file that created the contact, if one did. */
   row?: number;
 }
 
-const ownerReason = (row: MappedRow) =>
-  reason(row, 'owner_user_id', 'user_not_found', `owner_user_id '${row.fields.owner_user_id}' is not an active user of this tenant`);
+/** The reason a row whose write failed for its own sake is rejected. */
+const rowFailureReason = (row: MappedRow, err: UnknownOwner | RowRefused) =>
+  err instanceof RowRefused
+    ? reason(row, err.field, err.type, err.message)
+    : reason(row, 'owner_user_id', 'user_not_found', `owner_user_id '${row.fields.owner_user_id}' is not an active user of this tenant`);
 
 const isConflict = (err: unknown) =>
   (err as Error)?.name === 'TransactionConflictException' ||
@@ -381,10 +445,20 @@ async function retryConflicts<T>(fn: () => Promise<T>, attempts = 5): Promise<T>
 class ContactChanged extends Error {}
 
 /**
+ * What one contact's attributes may total (JSON, UTF-8) after an update merges a row's
+ * attributes.<key> cells into them. A single row's cells are at most 64 KiB (plus keys), so
+ * only accumulation over many imports can reach it; with the other fields and at most four
+ * consent grants, the contact item stays far below DynamoDB's 400 KB.
+ */
+export const MAX_MERGED_ATTRIBUTES_BYTES = 128 * 1024;
+
+/**
  * on_duplicate=update: the mapped fields of the existing contact, a new consent record and
- * the list membership, in one transaction. Mapped attributes.<key> columns set those keys
- * only (the contact's other attributes stay): the contact is read and written back on
- * the condition that it has not changed in between (retried if it has).
+ * the list membership, in one transaction. The contact is read first and written back on
+ * the condition that it has not changed in between (retried if it has): mapped
+ * attributes.<key> columns set those keys only (the contact's other attributes stay), and
+ * the consent grants are compacted (at most one per basis), so no import — however often
+ * repeated — makes the contact item grow without bound.
  */
 async function updateExisting(
   tenantId: string,
@@ -394,25 +468,22 @@ async function updateExisting(
   opts: { now: string; listId: string | undefined },
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
+    const current = await getContactRecord(tenantId, contactId);
+    if (!current) throw new Error(`contact ${contactId} vanished during an import update`);
     let merged = fields;
-    let previousUpdatedAt: string | undefined;
     if (fields.attributes) {
-      const current = await getContactRecord(tenantId, contactId);
-      if (!current) throw new Error(`contact ${contactId} vanished during an import update`);
       merged = { ...fields, attributes: { ...(current.attributes ?? {}), ...fields.attributes } };
-      previousUpdatedAt = current.updated_at;
+      const bytes = Buffer.byteLength(JSON.stringify(merged.attributes), 'utf8');
+      if (bytes > MAX_MERGED_ATTRIBUTES_BYTES) {
+        throw new RowRefused('attributes_too_large', `The contact's attributes would total ${bytes} bytes with this row's; at most ${MAX_MERGED_ATTRIBUTES_BYTES} are kept on a contact`, 'attributes');
+      }
     }
-    const items = updateContactItems(tenantId, contactId, merged, consent, { now: opts.now, ...(opts.listId ? { listId: opts.listId } : {}) });
-    const update = items[0]!.Update!;
-    if (previousUpdatedAt !== undefined) {
-      update.ConditionExpression = `${update.ConditionExpression} AND #updated_at = :previous_updated_at`;
-      update.ExpressionAttributeValues = { ...update.ExpressionAttributeValues, ':previous_updated_at': previousUpdatedAt };
-    }
+    const items = updateContactItems(tenantId, contactId, merged, consent, { now: opts.now, current, ...(opts.listId ? { listId: opts.listId } : {}) });
     try {
-      await retryConflicts(() => writeUpdate(items));
+      await refusingRow(items, () => retryConflicts(() => writeUpdate(items)));
       return;
     } catch (err) {
-      if (err instanceof ContactChanged && previousUpdatedAt !== undefined && attempt < 5) continue;
+      if (err instanceof ContactChanged && attempt < 5) continue;
       throw err;
     }
   }

@@ -4,7 +4,7 @@
  * key is the trimmed, lower-cased name). Membership items are written by the contact
  * transactions themselves (contacts.listMemberPut).
  */
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { contactKeys } from '../db/keys.js';
 import { isId, newId } from '../ids.js';
@@ -38,34 +38,48 @@ export async function findListByName(tenantId: string, name: string): Promise<Co
   return listId ? getList(tenantId, listId) : undefined;
 }
 
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** A new list (not yet written). */
+export const newList = (name: string, now = new Date().toISOString()): ContactList => ({ id: newId('lst'), name: name.trim(), created_at: now });
+
+/**
+ * The transaction items that create a list: its name guard first (conditional: the name is
+ * free), then the list. Written alone (createList) or with other items (an import's job).
+ */
+export function newListItems(tenantId: string, list: ContactList): TransactItem[] {
+  return [
+    {
+      Put: {
+        TableName: T(),
+        Item: { ...contactKeys.listName(tenantId, list.name), type: 'contact_list_name', list_id: list.id },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Put: {
+        TableName: T(),
+        Item: { ...contactKeys.list(tenantId, list.id), type: 'contact_list', tenant_id: tenantId, ...list },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
+}
+
+/** ListNameTaken when a transaction that began with `offset` other items was cancelled on the list's name guard. */
+export function nameTakenOrSelf(err: unknown, list: ContactList, offset = 0): unknown {
+  const reasons = (err as { name?: string; CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+  if ((err as Error).name === 'TransactionCanceledException' && reasons?.[offset]?.Code === 'ConditionalCheckFailed') return new ListNameTaken(list.name);
+  return err;
+}
+
 /** Create a list; ListNameTaken when the tenant already has one by that name. */
 export async function createList(tenantId: string, name: string, now = new Date().toISOString()): Promise<ContactList> {
-  const list: ContactList = { id: newId('lst'), name: name.trim(), created_at: now };
+  const list = newList(name, now);
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: T(),
-              Item: { ...contactKeys.listName(tenantId, list.name), type: 'contact_list_name', list_id: list.id },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          {
-            Put: {
-              TableName: T(),
-              Item: { ...contactKeys.list(tenantId, list.id), type: 'contact_list', tenant_id: tenantId, ...list },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-        ],
-      }),
-    );
+    await db().send(new TransactWriteCommand({ TransactItems: newListItems(tenantId, list) }));
   } catch (err) {
-    const reasons = (err as { name?: string; CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-    if ((err as Error).name === 'TransactionCanceledException' && reasons?.[0]?.Code === 'ConditionalCheckFailed') throw new ListNameTaken(list.name);
-    throw err;
+    throw nameTakenOrSelf(err, list);
   }
   return list;
 }

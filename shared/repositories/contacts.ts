@@ -12,7 +12,7 @@ import { collections, contactKeys, contactPartition, keys } from '../db/keys.js'
 import { isId, newId } from '../ids.js';
 import { queryPage, type Page } from '../pagination/page.js';
 import type { FilterCondition } from '../pagination/filters.js';
-import { bestConsentClass, isConsentValid, type ConsentBasis } from '../policy/consent-strength.js';
+import { bestConsentClass, compactGrants, isConsentValid, type ConsentBasis } from '../policy/consent-strength.js';
 import type { consentInput, contactFields, contactResource, consentRecordResource } from '../schemas/contacts.js';
 import type { Attestation } from './attestations.js';
 
@@ -26,10 +26,20 @@ export interface ContactRecord extends Fields {
   tenant_id: string;
   phone_e164: string;
   do_not_call: boolean;
-  /** Compact copy of every consent's basis and expiry, so best_consent_class needs no extra read. */
-  consent_grants: { consent_id: string; basis: ConsentBasis; expires_at: string | null }[];
+  /**
+   * Compact copy of the consents' bases and expiries, so best_consent_class needs no extra
+   * read: per basis only the longest-lasting grant (compactGrants), so the contact item
+   * stays bounded however many consents it gathers; every consent record is its own item.
+   */
+  consent_grants: ConsentGrantRef[];
   created_at: string;
   updated_at: string;
+}
+
+export interface ConsentGrantRef {
+  consent_id: string;
+  basis: ConsentBasis;
+  expires_at: string | null;
 }
 
 export interface ConsentRecord extends Omit<ConsentInput, 'expires_at' | 'disclosure_text_shown'> {
@@ -67,7 +77,7 @@ export function buildConsent(tenantId: string, contactId: string, input: Consent
   };
 }
 
-const grantOf = (c: ConsentRecord) => ({ consent_id: c.id, basis: c.consent_basis, expires_at: c.expires_at });
+const grantOf = (c: ConsentRecord): ConsentGrantRef => ({ consent_id: c.id, basis: c.consent_basis, expires_at: c.expires_at });
 
 export interface NewContact {
   contact: ContactRecord;
@@ -221,17 +231,20 @@ export function presentConsent(c: ConsentRecord, now: Date): z.infer<typeof cons
 
 /**
  * Update an existing contact's given fields and attach a further consent record, in one
- * transaction (used by imports with on_duplicate=update).
+ * transaction (used by imports with on_duplicate=update). `current` is the contact as read:
+ * the update is conditional on its updated_at (the caller re-reads and retries when the
+ * contact changed in between), and the new grant joins its grants compacted (compactGrants), so the
+ * item does not grow with every consent.
  */
 export function updateContactItems(
   tenantId: string,
   contactId: string,
   fields: Fields,
   consent: ConsentRecord | undefined,
-  opts: { now: string; listId?: string },
+  opts: { now: string; listId?: string; current: Pick<ContactRecord, 'updated_at' | 'consent_grants'> },
 ): TransactItem[] {
   const names: Record<string, string> = { '#updated_at': 'updated_at' };
-  const values: Record<string, unknown> = { ':now': opts.now };
+  const values: Record<string, unknown> = { ':now': opts.now, ':previous_updated_at': opts.current.updated_at };
   const sets = ['#updated_at = :now'];
   Object.entries(fields).forEach(([k, v], i) => {
     if (v === undefined) return;
@@ -241,8 +254,8 @@ export function updateContactItems(
   });
   if (consent) {
     names['#grants'] = 'consent_grants';
-    values[':grant'] = [grantOf(consent)];
-    sets.push('#grants = list_append(#grants, :grant)');
+    values[':grants'] = compactGrants([...(opts.current.consent_grants ?? []), grantOf(consent)]);
+    sets.push('#grants = :grants');
   }
   const items: TransactItem[] = [
     {
@@ -250,7 +263,7 @@ export function updateContactItems(
         TableName: T(),
         Key: contactKeys.contact(tenantId, contactId),
         UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
+        ConditionExpression: 'attribute_exists(pk) AND #updated_at = :previous_updated_at',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       },

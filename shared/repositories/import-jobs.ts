@@ -7,7 +7,7 @@
  * `failed` (failure_reason "interrupted"): a job that died midway never reads completed.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { isId } from '../ids.js';
 import { collections, contactKeys } from '../db/keys.js';
@@ -23,6 +23,9 @@ import {
   type OnDuplicate,
 } from '../schemas/imports.js';
 import { attestationItem, type Attestation } from './attestations.js';
+import { nameTakenOrSelf, newListItems, type ContactList } from './contact-lists.js';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export interface StoredAttestation {
   signer_name: string;
@@ -70,34 +73,39 @@ export class LeaseLost extends Error {}
 
 const T = () => tableName();
 
-/** Write the running job and its attestation in one transaction (before the first row). */
-export async function startImportJob(job: ImportJobRecord, attestation: Attestation): Promise<void> {
-  await db().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: {
-            TableName: T(),
-            Item: { ...contactKeys.importJob(job.tenant_id, job.id), type: 'import_job', ...job },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
+/**
+ * Write the running job and its attestation in one transaction (before the first row),
+ * together with the list the import creates, if any (`newList`): the list exists exactly
+ * when the job does. ListNameTaken when another request took the list's name meanwhile.
+ */
+export async function startImportJob(job: ImportJobRecord, attestation: Attestation, newList?: ContactList): Promise<void> {
+  const jobItems: TransactItem[] = [
+    {
+      Put: {
+        TableName: T(),
+        Item: { ...contactKeys.importJob(job.tenant_id, job.id), type: 'import_job', ...job },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Put: {
+        TableName: T(),
+        // The attestation record also keeps what the server stamped (who signed, from where, when).
+        Item: {
+          ...attestationItem(job.tenant_id, attestation),
+          consent_basis: job.consent_attestation.consent_basis,
+          signer_ip: job.consent_attestation.signer_ip,
+          signed_at: job.consent_attestation.signed_at,
         },
-        {
-          Put: {
-            TableName: T(),
-            // The attestation record also keeps what the server stamped (who signed, from where, when).
-            Item: {
-              ...attestationItem(job.tenant_id, attestation),
-              consent_basis: job.consent_attestation.consent_basis,
-              signer_ip: job.consent_attestation.signer_ip,
-              signed_at: job.consent_attestation.signed_at,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-      ],
-    }),
-  );
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: [...jobItems, ...(newList ? newListItems(job.tenant_id, newList) : [])] }));
+  } catch (err) {
+    throw newList ? nameTakenOrSelf(err, newList, jobItems.length) : err;
+  }
 }
 
 const progressValues = (p: ImportProgress) => ({

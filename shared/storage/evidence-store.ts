@@ -86,42 +86,58 @@ const RETRIES = 3;
 
 export class EvidenceStoreError extends Error {}
 
+const objectKey = (tenantId: string, importId: string) => `imports/${tenantId}/${importId}.csv`;
+
 /** Store an import's CSV at imports/<tenant_id>/<import_id>.csv. */
 export async function storeImportFile(tenantId: string, importId: string, content: string): Promise<StoredEvidence> {
   const body = Buffer.from(content, 'utf8');
   const digest = createHash('sha256').update(body).digest();
   const bucket = importBucket();
-  const key = `imports/${tenantId}/${importId}.csv`;
-  const url = objectUrl(bucket, key, env.region, env.s3Endpoint);
+  const key = objectKey(tenantId, importId);
+  await sendSigned('PutObject', {
+    method: 'PUT',
+    url: objectUrl(bucket, key, env.region, env.s3Endpoint),
+    headers: {
+      'content-type': 'text/csv; charset=utf-8',
+      'x-amz-server-side-encryption': 'AES256',
+      'x-amz-checksum-sha256': digest.toString('base64'),
+    },
+    payloadSha256Hex: digest.toString('hex'),
+    body,
+  });
+  return { fileUri: `s3://${bucket}/${key}`, sha256: digest.toString('hex'), bytes: body.length };
+}
+
+/**
+ * Delete an import's CSV: the undo of storeImportFile for an import refused before its job
+ * was written (nothing refers to the object then). Deleting a missing object succeeds.
+ */
+export async function deleteImportFile(tenantId: string, importId: string): Promise<void> {
+  await sendSigned('DeleteObject', {
+    method: 'DELETE',
+    url: objectUrl(importBucket(), objectKey(tenantId, importId), env.region, env.s3Endpoint),
+    headers: {},
+    payloadSha256Hex: createHash('sha256').update('').digest('hex'),
+  });
+}
+
+/** One signed S3 request, retried on throttling, server errors and network failures. */
+async function sendSigned(operation: string, req: SignableRequest & { body?: Buffer }): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    const headers = await signS3Request(
-      {
-        method: 'PUT',
-        url,
-        headers: {
-          'content-type': 'text/csv; charset=utf-8',
-          'x-amz-server-side-encryption': 'AES256',
-          'x-amz-checksum-sha256': digest.toString('base64'),
-        },
-        payloadSha256Hex: digest.toString('hex'),
-      },
-      credentialsFromEnv(),
-      env.region,
-      new Date(),
-    );
+    const headers = await signS3Request(req, credentialsFromEnv(), env.region, new Date());
     let failure: string;
     try {
-      const res = await fetch(url, { method: 'PUT', headers, body, signal: AbortSignal.timeout(10_000) });
+      const res = await fetch(req.url, { method: req.method, headers, ...(req.body ? { body: req.body } : {}), signal: AbortSignal.timeout(10_000) });
       if (res.ok) {
         await res.arrayBuffer();
-        return { fileUri: `s3://${bucket}/${key}`, sha256: digest.toString('hex'), bytes: body.length };
+        return;
       }
-      failure = `S3 PutObject answered ${res.status}: ${(await res.text()).slice(0, 300)}`;
+      failure = `S3 ${operation} answered ${res.status}: ${(await res.text()).slice(0, 300)}`;
       // Only throttling and server errors are worth another try.
       if (res.status < 500 && res.status !== 429) throw new EvidenceStoreError(failure);
     } catch (err) {
       if (err instanceof EvidenceStoreError) throw err;
-      failure = `S3 PutObject failed: ${(err as Error).message}`; // network error or timeout
+      failure = `S3 ${operation} failed: ${(err as Error).message}`; // network error or timeout
     }
     if (attempt >= RETRIES) throw new EvidenceStoreError(failure);
     await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
