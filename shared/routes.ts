@@ -62,6 +62,10 @@ export const routes = [
   { id: 'listContactImports', method: 'GET', path: '/v1/contact-imports', handler: 'functions/contacts/list-contact-imports', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Import history, newest first', tag: 'Contacts' },
   { id: 'getContactImport', method: 'GET', path: '/v1/contact-imports/{import_id}', handler: 'functions/contacts/get-contact-import', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read an import job, with its row-level rejections', tag: 'Contacts' },
 
+  // Agents and templates
+  { id: 'listTemplates', method: 'GET', path: '/v1/templates', handler: 'functions/templates/list-templates', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'List the platform templates', tag: 'Agents' },
+  { id: 'getTemplate', method: 'GET', path: '/v1/templates/{template_id}', handler: 'functions/templates/get-template', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read a template with its objectives (?version=N for an earlier version)', tag: 'Agents' },
+
   // Withdrawn
   { id: 'submitVoiceProfileConsentProof', method: 'POST', path: '/v1/voice-profiles/{profile_id}/consent-proof', handler: 'functions/withdrawn/voice-profile-consent-proof', auth: 'bearer', idempotency: 'none', table: 'none', deprecated: true, summary: 'Withdrawn: consent releases are no longer accepted (410)', tag: 'Withdrawn' },
 ] as const satisfies readonly RouteDefinition[];
