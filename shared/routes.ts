@@ -66,6 +66,13 @@ export const routes = [
   { id: 'listTemplates', method: 'GET', path: '/v1/templates', handler: 'functions/templates/list-templates', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'List the platform templates', tag: 'Agents' },
   { id: 'getTemplate', method: 'GET', path: '/v1/templates/{template_id}', handler: 'functions/templates/get-template', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read a template with its objectives (?version=N for an earlier version)', tag: 'Agents' },
 
+  // Compliance profiles and reps (beyond the spec: what agents are judged by and transfer to)
+  { id: 'createComplianceProfile', method: 'POST', path: '/v1/compliance-profiles', handler: 'functions/compliance-profiles/create-compliance-profile', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin', 'manager'], summary: 'Create a compliance profile', tag: 'Compliance' },
+  { id: 'listComplianceProfiles', method: 'GET', path: '/v1/compliance-profiles', handler: 'functions/compliance-profiles/list-compliance-profiles', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'List compliance profiles, newest first', tag: 'Compliance' },
+  { id: 'getComplianceProfile', method: 'GET', path: '/v1/compliance-profiles/{profile_id}', handler: 'functions/compliance-profiles/get-compliance-profile', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read a compliance profile', tag: 'Compliance' },
+  { id: 'updateComplianceProfile', method: 'PATCH', path: '/v1/compliance-profiles/{profile_id}', handler: 'functions/compliance-profiles/update-compliance-profile', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin', 'manager'], summary: 'Change a compliance profile (published agent versions keep their frozen copy)', tag: 'Compliance' },
+  { id: 'listReps', method: 'GET', path: '/v1/reps', handler: 'functions/reps/list-reps', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'List the reps calls may transfer to (never their numbers)', tag: 'Compliance' },
+
   // Withdrawn
   { id: 'submitVoiceProfileConsentProof', method: 'POST', path: '/v1/voice-profiles/{profile_id}/consent-proof', handler: 'functions/withdrawn/voice-profile-consent-proof', auth: 'bearer', idempotency: 'none', table: 'none', deprecated: true, summary: 'Withdrawn: consent releases are no longer accepted (410)', tag: 'Withdrawn' },
 ] as const satisfies readonly RouteDefinition[];
