@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { get } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -69,9 +70,14 @@ describe('operator CLI against the running local stack', () => {
     expect(Object.keys(created)).toEqual(['rep_id']);
     expect(created.rep_id).toMatch(/^rep_/);
     const reps = async () => {
-      // A fresh connection: seconds of CLI runs pass between requests, longer than keep-alive.
-      const res = await fetch(`${stack.baseUrl}/v1/reps`, { headers: { authorization: `Bearer ${tenant.api_key.secret}`, connection: 'close' } });
-      const text = await res.text();
+      // A fresh connection each time (agent: false): spawnSync blocks this process, server
+      // included, so a pooled keep-alive socket can be closed under a reused request.
+      const text = await new Promise<string>((ok, fail) => {
+        get(`${stack.baseUrl}/v1/reps`, { agent: false, headers: { authorization: `Bearer ${tenant.api_key.secret}` } }, (res) => {
+          let body = '';
+          res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => ok(body));
+        }).on('error', fail);
+      });
       expect(text).not.toContain('4155550123');
       return (JSON.parse(text) as { data: { id: string; status: string; transfer_enabled: boolean }[] }).data;
     };
