@@ -65,6 +65,13 @@ export const routes = [
   // Agents and templates
   { id: 'listTemplates', method: 'GET', path: '/v1/templates', handler: 'functions/templates/list-templates', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'List the platform templates', tag: 'Agents' },
   { id: 'getTemplate', method: 'GET', path: '/v1/templates/{template_id}', handler: 'functions/templates/get-template', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read a template with its objectives (?version=N for an earlier version)', tag: 'Agents' },
+  { id: 'instantiateTemplate', method: 'POST', path: '/v1/templates/{template_id}/instantiate', handler: 'functions/templates/instantiate-template', auth: 'bearer', idempotency: 'none', table: 'write', summary: 'Create a draft agent from a published template', tag: 'Agents' },
+  { id: 'listAgents', method: 'GET', path: '/v1/agents', handler: 'functions/agents/list-agents', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'List agents, newest first', tag: 'Agents' },
+  { id: 'getAgent', method: 'GET', path: '/v1/agents/{agent_id}', handler: 'functions/agents/get-agent', auth: 'bearer', idempotency: 'none', table: 'read', summary: "Read an agent's definition (its editable draft)", tag: 'Agents' },
+  { id: 'updateAgent', method: 'PATCH', path: '/v1/agents/{agent_id}', handler: 'functions/agents/update-agent', auth: 'bearer', idempotency: 'none', table: 'write', summary: 'Edit the draft (published versions never change)', tag: 'Agents' },
+  { id: 'publishAgent', method: 'POST', path: '/v1/agents/{agent_id}/publish', handler: 'functions/agents/publish-agent', auth: 'bearer', idempotency: 'optional', table: 'write', summary: 'Publish the draft as the next immutable version', tag: 'Agents' },
+  { id: 'listAgentVersions', method: 'GET', path: '/v1/agents/{agent_id}/versions', handler: 'functions/agents/list-agent-versions', auth: 'bearer', idempotency: 'none', table: 'read', summary: "An agent's published versions, newest first", tag: 'Agents' },
+  { id: 'getAgentVersion', method: 'GET', path: '/v1/agent-versions/{version_id}', handler: 'functions/agents/get-agent-version', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read an immutable published agent version', tag: 'Agents' },
 
   // Compliance profiles and reps (beyond the spec: what agents are judged by and transfer to)
   { id: 'createComplianceProfile', method: 'POST', path: '/v1/compliance-profiles', handler: 'functions/compliance-profiles/create-compliance-profile', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin', 'manager'], summary: 'Create a compliance profile', tag: 'Compliance' },
