@@ -111,7 +111,6 @@ export async function seedTemplate(def: TemplateDefinition, now: string): Promis
 
 /** false when another seeder got there first. */
 async function writeVersion(t: TemplateResource, expectedVersion: number | undefined): Promise<boolean> {
-  const item = { ...t };
   try {
     await db().send(
       new TransactWriteCommand({
@@ -119,12 +118,12 @@ async function writeVersion(t: TemplateResource, expectedVersion: number | undef
           {
             Put: {
               TableName: T(),
-              Item: { ...platformKeys.template(t.id), type: 'template', ...item },
+              Item: { ...platformKeys.template(t.id), type: 'template', ...t },
               ConditionExpression: expectedVersion === undefined ? 'attribute_not_exists(pk)' : '#version = :expected',
               ...(expectedVersion === undefined ? {} : { ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':expected': expectedVersion } }),
             },
           },
-          { Put: { TableName: T(), Item: { ...platformKeys.templateVersion(t.id, t.version), type: 'template_version', ...item }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName: T(), Item: { ...platformKeys.templateVersion(t.id, t.version), type: 'template_version', ...t }, ConditionExpression: 'attribute_not_exists(pk)' } },
         ],
       }),
     );

@@ -1,4 +1,5 @@
 /** Request bodies shared by the agent, profile and rep e2e suites. */
+import { createHash } from 'node:crypto';
 import { createRepAction } from '../../shared/admin/bootstrap.js';
 
 export const profileBody = (over: Record<string, unknown> = {}) => ({
@@ -19,3 +20,11 @@ export async function newRep(tenantId: string, opts: { name?: string; disabled?:
   const { rep_id } = await createRepAction({ tenantId, name: opts.name ?? `Rep ${seq}`, transferNumber: number, disabled: opts.disabled ?? false });
   return { id: rep_id, number };
 }
+
+/**
+ * A content hash recomputed the way a client would, independently of the server's
+ * module: SHA-256 of compact JSON with keys sorted at every level.
+ */
+const sorted = (v: unknown): unknown =>
+  Array.isArray(v) ? v.map(sorted) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])])) : v;
+export const clientHash = (v: unknown) => createHash('sha256').update(JSON.stringify(sorted(v))).digest('hex');

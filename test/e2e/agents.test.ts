@@ -1,15 +1,11 @@
-import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { setRepStatusAction } from '../../shared/admin/bootstrap.js';
 import { useTestStack } from '../support/stack.js';
-import { locs, newRep, profileBody } from './agent-fixtures.js';
+import { clientHash as sha, locs, newRep, profileBody } from './agent-fixtures.js';
 import { client, newTenant } from './client.js';
 
 const stack = useTestStack({ workers: false });
 
-const sorted = (v: unknown): unknown =>
-  Array.isArray(v) ? v.map(sorted) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])])) : v;
-const sha = (v: unknown) => createHash('sha256').update(JSON.stringify(sorted(v))).digest('hex');
 
 const disclosure = { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' };
 const SDR = '/v1/templates/tpl_sdr_outbound/instantiate';

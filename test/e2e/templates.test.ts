@@ -1,18 +1,15 @@
-import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { TEMPLATES } from '../../shared/seed/templates.js';
 import { USE_CASES } from '../../shared/schemas/templates.js';
 import { useTestStack } from '../support/stack.js';
+import { clientHash } from './agent-fixtures.js';
 import { client, newTenant } from './client.js';
 
 const stack = useTestStack({ workers: false });
 
-/** The client-side recomputation SPEC-readers would write: sorted keys, compact JSON. */
-const sorted = (v: unknown): unknown =>
-  Array.isArray(v) ? v.map(sorted) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])])) : v;
 const hashOf = (t: Record<string, unknown>) => {
   const fields = ['name', 'use_case', 'version', 'outcome_type', 'tool_grants', 'webhook_payload_schema', 'objectives'];
-  return createHash('sha256').update(JSON.stringify(sorted(Object.fromEntries(fields.map((f) => [f, t[f]]))))).digest('hex');
+  return clientHash(Object.fromEntries(fields.map((f) => [f, t[f]])));
 };
 
 describe('templates', () => {
