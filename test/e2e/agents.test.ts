@@ -196,6 +196,9 @@ describe('publishing', () => {
     expect(after).toMatchObject({ status: 'published', latest_version: 1, latest_version_id: v.id });
     expect((await api('GET', `/v1/agent-versions/${v.id}`)).body).toEqual(v);
     expect((await api('GET', '/v1/agents?status=published')).body.data.map((a: { id: string }) => a.id)).toEqual([agent.id]);
+    const staffing = (await api('POST', '/v1/templates/tpl_staffing_shift_confirmation/instantiate', { body: { disclosure_config: disclosure } })).body;
+    expect((await api('GET', '/v1/agents?use_case=staffing')).body.data.map((a: { id: string }) => a.id)).toEqual([staffing.id]);
+    expect((await api('GET', '/v1/agents?status=draft,published&limit=1')).body).toMatchObject({ data: [{ id: staffing.id }], has_more: true });
   });
 
   it('keeps a published version unchanged after the draft and the profile are edited', async () => {
@@ -213,6 +216,8 @@ describe('publishing', () => {
 
     const reread = (await api('GET', `/v1/agent-versions/${v1.id}`)).body;
     expect(reread).toEqual(v1);
+    expect(v1.definition.direct_reps).toEqual([{ rep_id: rep.id, name: 'Dana', transfer_enabled: true }]);
+    expect(JSON.stringify(reread)).not.toContain(rep.number!.slice(2));
     expect(reread.compliance_profile.seller_name).toBe('Acme Solar LLC');
     expect(reread.content_hash).toBe(sha(reread.definition));
 
