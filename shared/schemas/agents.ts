@@ -32,11 +32,15 @@ export const languageTag = z
     return tag;
   });
 
-/** An object keyed by BCP 47 language tag (keys canonicalised). */
-const byLanguage = <T extends z.ZodType>(value: T) =>
+/**
+ * An object keyed by BCP 47 language tag (keys canonicalised), at most `maxBytes` as JSON
+ * in all, so an agent and its frozen versions always fit one DynamoDB item.
+ */
+const byLanguage = <T extends z.ZodType>(value: T, maxBytes: number) =>
   z
     .record(z.string(), value)
     .refine((r) => Object.keys(r).length <= MAX_LANGUAGES, { message: `At most ${MAX_LANGUAGES} languages`, params: { type: 'too_long', ctx: { max_length: MAX_LANGUAGES } } })
+    .refine((r) => Buffer.byteLength(JSON.stringify(r), 'utf8') <= maxBytes, { message: `At most ${maxBytes} bytes as JSON across all languages`, params: { type: 'json_too_large', ctx: { max_bytes: maxBytes } } })
     .transform((r, ctx) => {
       const out: Record<string, z.output<T>> = {};
       for (const [key, v] of Object.entries(r)) {
@@ -64,6 +68,9 @@ export const conversationSettingsInput = z
     allow_language_switch: z.boolean().optional(),
   })
   .superRefine((s, ctx) => {
+    s.supported_languages?.forEach((tag, i) => {
+      if (s.supported_languages!.indexOf(tag) !== i) ctx.addIssue({ code: 'custom', path: ['supported_languages', i], message: 'Duplicate language tag', input: tag, params: { type: 'duplicate' } });
+    });
     if (s.default_language && s.supported_languages && !s.supported_languages.includes(s.default_language)) {
       ctx.addIssue({ code: 'custom', path: ['default_language'], message: 'default_language must be one of supported_languages', input: s.default_language, params: { type: 'language_not_supported' } });
     }
@@ -74,7 +81,7 @@ export const llmRoute = z
   .describe('The LLM chain only (speech chains are platform-defaulted); unknown keys are refused.');
 
 export const voicemailDropInput = z.strictObject({
-  body: byLanguage(z.string().min(1).max(1000)).refine((b) => Object.keys(b).length >= 1, { message: 'body must have at least one language', params: { type: 'too_short', ctx: { min_length: 1 } } }),
+  body: byLanguage(z.string().min(1).max(1000), 16 * 1024).refine((b) => Object.keys(b).length >= 1, { message: 'body must have at least one language', params: { type: 'too_short', ctx: { min_length: 1 } } }),
   callback_number: z.string().regex(CONTACT_PHONE, { message: 'callback_number must be E.164: +, a first digit 1-9, then 6 to 14 digits' }),
 });
 
@@ -101,7 +108,7 @@ const editable = {
   knowledge_pack_id: z.string().min(1).max(100).describe(notOffered('knowledge packs')),
   knowledge_pack_version: z.int().min(1).describe(notOffered('knowledge packs')),
   compliance_profile_id: z.string().regex(idPattern('cpr'), { message: 'A compliance profile id (cpr_…)' }),
-  dialogue_policy: byLanguage(storableObject({ maxBytes: 16 * 1024, maxDepth: 6, what: 'dialogue_policy entry' })),
+  dialogue_policy: byLanguage(storableObject({ maxBytes: 16 * 1024, maxDepth: 6, what: 'dialogue_policy entry' }), 48 * 1024),
   conversation_controls: storableObject({ maxBytes: 8 * 1024, maxDepth: 6, what: 'conversation_controls' }),
   direct_rep_ids: repIds,
   voicemail_drop: voicemailDropInput,

@@ -125,6 +125,11 @@ describe('POST /v1/templates/{id}/instantiate', () => {
     expect(locs(empty.body)).toEqual(['body.disclosure_config.business_name:string_too_short', 'body.llm_route.primary:missing']);
     const tag = await api('POST', SDR, { body: { disclosure_config: disclosure, voicemail_drop: { body: { englishlanguage: 'x' }, callback_number: '+14155550100' } } });
     expect(locs(tag.body)).toEqual(['body.voicemail_drop.body.englishlanguage:language_tag_invalid']);
+    const dupLang = await api('POST', SDR, { body: { disclosure_config: disclosure, conversation_settings: { supported_languages: ['en-US', 'en-us'] } } });
+    expect(locs(dupLang.body)).toEqual(['body.conversation_settings.supported_languages.1:duplicate']);
+    const big = Object.fromEntries(['en-US', 'es-US', 'fr-CA', 'de-DE'].map((tag) => [tag, { script: 'x'.repeat(15_000) }]));
+    const tooBig = await api('POST', SDR, { body: { disclosure_config: disclosure, dialogue_policy: big } });
+    expect(locs(tooBig.body)).toEqual(['body.dialogue_policy:json_too_large']);
     expect((await api('GET', '/v1/agents')).body.data).toEqual([]);
   });
 
