@@ -4,6 +4,9 @@
  *   npm run admin -- tenant create --name "Acme" --admin-email ops@acme.test
  *   npm run admin -- user create --tenant ten_... --email a@acme.test [--role manager] [--name "A"]
  *   npm run admin -- api-key create --tenant ten_... --name "CI" [--role member]
+ *   npm run admin -- rep create --tenant ten_... --name "Dana" [--transfer-number +14155550123] [--disabled]
+ *   npm run admin -- rep disable|enable --tenant ten_... --rep rep_...
+ *   npm run admin -- seed          (platform data + templates; idempotent; run after every deploy)
  *
  * Prints exactly one JSON object on stdout. By default it finds the running local stack
  * (<LOCAL_DIR or .local>/stack.json). Against AWS pass --table and --secret-id (or
@@ -20,6 +23,9 @@ const USAGE = `usage:
   admin tenant create --name NAME --admin-email EMAIL [--admin-name NAME]
   admin user create --tenant TENANT_ID --email EMAIL [--role admin|manager|member] [--name NAME]
   admin api-key create --tenant TENANT_ID --name NAME [--role admin|manager|member]
+  admin rep create --tenant TENANT_ID --name NAME [--transfer-number E164] [--disabled]
+  admin rep disable|enable --tenant TENANT_ID --rep REP_ID
+  admin seed
 options: [--table TABLE --secret-id ARN --region REGION] (AWS) | [--local-dir DIR] (local, default .local)`;
 
 function fail(message: string): never {
@@ -40,6 +46,9 @@ const { values, positionals } = parseArgs({
     'secret-id': { type: 'string' },
     region: { type: 'string' },
     'local-dir': { type: 'string' },
+    'transfer-number': { type: 'string' },
+    disabled: { type: 'boolean' },
+    rep: { type: 'string' },
   },
 });
 
@@ -81,7 +90,8 @@ const need = (name: keyof typeof values): string => {
 
 async function main(): Promise<void> {
   const [noun, verb] = positionals;
-  if (verb !== 'create' || !noun) fail(USAGE);
+  const verbs: Record<string, string[]> = { tenant: ['create'], user: ['create'], 'api-key': ['create'], rep: ['create', 'disable', 'enable'], seed: [''] };
+  if (!noun || !verbs[noun]?.includes(verb ?? '')) fail(USAGE);
   configureTarget();
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
   const ops = await import('../shared/admin/bootstrap.js');
@@ -98,6 +108,19 @@ async function main(): Promise<void> {
       break;
     case 'api-key':
       result = await ops.createApiKey({ tenantId: need('tenant'), name: need('name'), role: role(values.role, 'member') });
+      break;
+    case 'rep': {
+      if (verb === 'create') {
+        const number = values['transfer-number'];
+        if (number !== undefined && !/^\+[1-9]\d{6,14}$/.test(number)) fail('--transfer-number must be E.164 (+ and 7 to 15 digits)');
+        result = await ops.createRepAction({ tenantId: need('tenant'), name: need('name'), transferNumber: number ?? null, disabled: values.disabled === true });
+      } else {
+        result = await ops.setRepStatusAction({ tenantId: need('tenant'), repId: need('rep'), status: verb === 'disable' ? 'disabled' : 'active' });
+      }
+      break;
+    }
+    case 'seed':
+      result = await (await import('../shared/seed/platform.js')).seedPlatformData();
       break;
     default:
       fail(USAGE);

@@ -62,6 +62,24 @@ export const routes = [
   { id: 'listContactImports', method: 'GET', path: '/v1/contact-imports', handler: 'functions/contacts/list-contact-imports', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Import history, newest first', tag: 'Contacts' },
   { id: 'getContactImport', method: 'GET', path: '/v1/contact-imports/{import_id}', handler: 'functions/contacts/get-contact-import', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read an import job, with its row-level rejections', tag: 'Contacts' },
 
+  // Agents and templates
+  { id: 'listTemplates', method: 'GET', path: '/v1/templates', handler: 'functions/templates/list-templates', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'List the platform templates', tag: 'Agents' },
+  { id: 'getTemplate', method: 'GET', path: '/v1/templates/{template_id}', handler: 'functions/templates/get-template', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read a template with its objectives (?version=N for an earlier version)', tag: 'Agents' },
+  { id: 'instantiateTemplate', method: 'POST', path: '/v1/templates/{template_id}/instantiate', handler: 'functions/templates/instantiate-template', auth: 'bearer', idempotency: 'none', table: 'write', summary: 'Create a draft agent from a published template', tag: 'Agents' },
+  { id: 'listAgents', method: 'GET', path: '/v1/agents', handler: 'functions/agents/list-agents', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'List agents, newest first', tag: 'Agents' },
+  { id: 'getAgent', method: 'GET', path: '/v1/agents/{agent_id}', handler: 'functions/agents/get-agent', auth: 'bearer', idempotency: 'none', table: 'read', summary: "Read an agent's definition (its editable draft)", tag: 'Agents' },
+  { id: 'updateAgent', method: 'PATCH', path: '/v1/agents/{agent_id}', handler: 'functions/agents/update-agent', auth: 'bearer', idempotency: 'none', table: 'write', summary: 'Edit the draft (published versions never change)', tag: 'Agents' },
+  { id: 'publishAgent', method: 'POST', path: '/v1/agents/{agent_id}/publish', handler: 'functions/agents/publish-agent', auth: 'bearer', idempotency: 'optional', table: 'write', summary: 'Publish the draft as the next immutable version', tag: 'Agents' },
+  { id: 'listAgentVersions', method: 'GET', path: '/v1/agents/{agent_id}/versions', handler: 'functions/agents/list-agent-versions', auth: 'bearer', idempotency: 'none', table: 'read', summary: "An agent's published versions, newest first", tag: 'Agents' },
+  { id: 'getAgentVersion', method: 'GET', path: '/v1/agent-versions/{version_id}', handler: 'functions/agents/get-agent-version', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read an immutable published agent version', tag: 'Agents' },
+
+  // Compliance profiles and reps (beyond the spec: what agents are judged by and transfer to)
+  { id: 'createComplianceProfile', method: 'POST', path: '/v1/compliance-profiles', handler: 'functions/compliance-profiles/create-compliance-profile', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin', 'manager'], summary: 'Create a compliance profile', tag: 'Compliance' },
+  { id: 'listComplianceProfiles', method: 'GET', path: '/v1/compliance-profiles', handler: 'functions/compliance-profiles/list-compliance-profiles', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'List compliance profiles, newest first', tag: 'Compliance' },
+  { id: 'getComplianceProfile', method: 'GET', path: '/v1/compliance-profiles/{profile_id}', handler: 'functions/compliance-profiles/get-compliance-profile', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read a compliance profile', tag: 'Compliance' },
+  { id: 'updateComplianceProfile', method: 'PATCH', path: '/v1/compliance-profiles/{profile_id}', handler: 'functions/compliance-profiles/update-compliance-profile', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin', 'manager'], summary: 'Change a compliance profile (published agent versions keep their frozen copy)', tag: 'Compliance' },
+  { id: 'listReps', method: 'GET', path: '/v1/reps', handler: 'functions/reps/list-reps', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'List the reps calls may transfer to (never their numbers)', tag: 'Compliance' },
+
   // Withdrawn
   { id: 'submitVoiceProfileConsentProof', method: 'POST', path: '/v1/voice-profiles/{profile_id}/consent-proof', handler: 'functions/withdrawn/voice-profile-consent-proof', auth: 'bearer', idempotency: 'none', table: 'none', deprecated: true, summary: 'Withdrawn: consent releases are no longer accepted (410)', tag: 'Withdrawn' },
 ] as const satisfies readonly RouteDefinition[];

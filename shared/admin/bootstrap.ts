@@ -1,6 +1,6 @@
 /**
  * Operator actions behind bin/admin.ts: create a tenant with its first admin user and
- * key, add users, mint keys. Each is one transaction, so a failure leaves nothing behind.
+ * key, add users, mint keys, manage reps, seed platform data. Each is one transaction, so a failure leaves nothing behind.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -9,6 +9,7 @@ import type { Role } from '../auth/roles.js';
 import { db, tableName } from '../db/client.js';
 import { newId } from '../ids.js';
 import { apiKeyItem } from '../repositories/api-keys.js';
+import { createRep, setRepStatus } from '../repositories/reps.js';
 import { getTenant, tenantItem, type Tenant } from '../repositories/tenants.js';
 import { userEmailGuard, userItem, type User } from '../repositories/users.js';
 
@@ -56,4 +57,18 @@ export async function createApiKey(input: { tenantId: string; name: string; role
   const key = await mintApiKey({ tenantId: input.tenantId, name: input.name, role: input.role, createdBy: { type: 'operator', id: null } });
   await db().send(new TransactWriteCommand({ TransactItems: [put(apiKeyItem(key.record))] }));
   return { tenant_id: input.tenantId, api_key: { id: key.record.id, role: key.record.role, secret: key.token } };
+}
+
+/** Reps are managed here, outside /v1, like users. Prints only the id: never the number. */
+export async function createRepAction(input: { tenantId: string; name: string; transferNumber: string | null; disabled: boolean }) {
+  await requireTenant(input.tenantId);
+  const rep = await createRep(input);
+  return { rep_id: rep.id };
+}
+
+export async function setRepStatusAction(input: { tenantId: string; repId: string; status: 'active' | 'disabled' }) {
+  await requireTenant(input.tenantId);
+  const rep = await setRepStatus(input.tenantId, input.repId, input.status);
+  if (!rep) throw new OperatorError(`rep ${input.repId} does not exist in tenant ${input.tenantId}`);
+  return { rep_id: rep.id, status: rep.status };
 }

@@ -67,6 +67,49 @@ export const contactKeys = {
   importJob: (tenantId: string, importId: string) => ({ pk: tenantPk(tenantId), sk: `IMPORT#${assertId(importId)}` }),
 } as const;
 
+/** Zero-padded so versions sort numerically as strings. */
+const versionSk = (version: number) => {
+  if (!Number.isSafeInteger(version) || version < 1) throw new Error('invalid version for a key');
+  return `VERSION#${String(version).padStart(10, '0')}`;
+};
+
+/**
+ * Agents, their published versions, compliance profiles and reps: low-volume, in the
+ * tenant's partition, except an agent's versions, which get a partition per agent so the
+ * version list is one strongly consistent range read in version order.
+ */
+export const agentPartition = (tenantId: string, agentId: string) => `${tenantPk(tenantId)}#AGENT#${assertId(agentId)}`;
+
+export const agentKeys = {
+  agent: (tenantId: string, agentId: string) => ({ pk: tenantPk(tenantId), sk: `AGENT#${assertId(agentId)}` }),
+  agentsPrefix: 'AGENT#',
+  /** The immutable version item; `attribute_not_exists(pk)` on it forbids a duplicate number. */
+  version: (tenantId: string, agentId: string, version: number) => ({ pk: agentPartition(tenantId, agentId), sk: versionSk(version) }),
+  versionsPrefix: 'VERSION#',
+  /** Finds a version by its id (`agv_…`): names the agent and the number. */
+  versionPointer: (tenantId: string, versionId: string) => ({ pk: tenantPk(tenantId), sk: `AGENT_VERSION#${assertId(versionId)}` }),
+  complianceProfile: (tenantId: string, profileId: string) => ({ pk: tenantPk(tenantId), sk: `COMPLIANCE_PROFILE#${assertId(profileId)}` }),
+  complianceProfilesPrefix: 'COMPLIANCE_PROFILE#',
+  rep: (tenantId: string, repId: string) => ({ pk: tenantPk(tenantId), sk: `REP#${assertId(repId)}` }),
+  repsPrefix: 'REP#',
+} as const;
+
+/**
+ * Platform-owned records (no tenant): partitions start with `PLATFORM#`, which no tenant
+ * key can (tenant partitions start with `TENANT#`). Every tenant may read templates.
+ */
+export const PLATFORM_PREFIX = 'PLATFORM#';
+export const platformKeys = {
+  /** The current version of each template: the collection `GET /v1/templates` pages. */
+  templatesPartition: `${PLATFORM_PREFIX}TEMPLATES`,
+  template: (templateId: string) => ({ pk: `${PLATFORM_PREFIX}TEMPLATES`, sk: `TEMPLATE#${assertId(templateId)}` }),
+  templatesPrefix: 'TEMPLATE#',
+  /** Every version of a template, immutable, kept readable after a newer one is seeded. */
+  templateVersion: (templateId: string, version: number) => ({ pk: `${PLATFORM_PREFIX}TEMPLATE#${assertId(templateId)}`, sk: versionSk(version) }),
+} as const;
+
+export const isPlatformPartition = (partition: string): boolean => partition.startsWith(PLATFORM_PREFIX);
+
 /** True when a partition (table or index) value belongs to the tenant. */
 export const belongsToTenant = (partition: string, tenantId: string): boolean =>
   partition === tenantPk(tenantId) || partition.startsWith(`${tenantPk(tenantId)}#`);

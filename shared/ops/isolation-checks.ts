@@ -4,7 +4,7 @@
  * put into service.
  */
 import { formatToken, hashSecret, parseToken } from '../auth/api-key-token.js';
-import { belongsToTenant, contactKeys, keys, tenantPk } from '../db/keys.js';
+import { agentKeys, belongsToTenant, contactKeys, isPlatformPartition, keys, platformKeys, tenantPk } from '../db/keys.js';
 
 const A = 'ten_00000000000000000000000000';
 const B = 'ten_00000000000000000000000001';
@@ -16,8 +16,13 @@ export function tenantIsolationHolds(): boolean {
     keys.tenant(A), keys.user(A, 'usr_x'), keys.apiKey(A, K), keys.idempotency(A, 'r', 'k'), keys.userEmail(A, 'a@b.c'),
     contactKeys.contact(A, 'con_x'), contactKeys.phone(A, '+15550001111'), contactKeys.consent(A, 'con_x', 'cns_x'),
     contactKeys.listMember(A, 'lst_x', 'con_x'), contactKeys.importJob(A, 'imp_x'),
+    agentKeys.agent(A, 'agt_x'), agentKeys.version(A, 'agt_x', 1), agentKeys.versionPointer(A, 'agv_x'),
+    agentKeys.complianceProfile(A, 'cpr_x'), agentKeys.rep(A, 'rep_x'),
   ];
-  if (!built.every((k) => belongsToTenant(k.pk, A) && !belongsToTenant(k.pk, B) && (k.gsi1pk === undefined || belongsToTenant(k.gsi1pk, A)))) return false;
+  if (!built.every((k) => belongsToTenant(k.pk, A) && !belongsToTenant(k.pk, B) && !isPlatformPartition(k.pk) && (k.gsi1pk === undefined || belongsToTenant(k.gsi1pk, A)))) return false;
+  // Platform-owned records (templates) sit in no tenant's partition.
+  const platform = [platformKeys.template('tpl_x').pk, platformKeys.templateVersion('tpl_x', 1).pk];
+  if (!platform.every((pk) => isPlatformPartition(pk) && !belongsToTenant(pk, A))) return false;
   // A tenant id that is a prefix of another's never matches it.
   if (belongsToTenant(tenantPk(`${A}1`), A)) return false;
   // An id carrying the separator cannot address another partition.

@@ -12,7 +12,7 @@
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
-import { belongsToTenant, tenantPk } from '../db/keys.js';
+import { belongsToTenant, isPlatformPartition, tenantPk } from '../db/keys.js';
 import { invalid } from '../http/errors.js';
 import { appSecrets } from '../secrets.js';
 import { decodeCursor, encodeCursor, InvalidCursor, type CursorKey } from './cursor.js';
@@ -39,6 +39,11 @@ export interface PageQuery<T> {
    * which must belong to the tenant (checked). Index reads are eventually consistent.
    */
   indexPartition?: string;
+  /**
+   * Read a platform-owned collection (`PLATFORM#…`, e.g. templates) instead of a tenant
+   * partition. The cursor is still bound to the reading tenant.
+   */
+  platformPartition?: string;
   newestFirst: boolean;
   limit: number;
   cursor?: string;
@@ -78,8 +83,10 @@ export async function queryPage<T>(q: PageQuery<T>): Promise<Page<T>> {
 
   const filter = toFilterExpression(filters);
   const onIndex = q.indexPartition !== undefined;
-  const partition = q.indexPartition ?? q.partition ?? tenantPk(q.tenantId);
-  if (!belongsToTenant(partition, q.tenantId)) throw new Error('a page may only read the tenant\'s own partitions');
+  const partition = q.platformPartition ?? q.indexPartition ?? q.partition ?? tenantPk(q.tenantId);
+  if (q.platformPartition !== undefined) {
+    if (!isPlatformPartition(partition) || onIndex || q.partition !== undefined) throw new Error('a platform page reads one PLATFORM# table partition');
+  } else if (!belongsToTenant(partition, q.tenantId)) throw new Error('a page may only read the tenant\'s own partitions');
   const names: Record<string, string> = { ...filter.ExpressionAttributeNames, ...q.extraFilter?.names };
   const clauses = [filter.FilterExpression, q.extraFilter?.expression].filter((c): c is string => Boolean(c));
   let projection: string | undefined;

@@ -1,12 +1,14 @@
 /**
  * Platform data every deployment needs, written idempotently (conditional puts that
  * skip what already exists, so re-running never overwrites). The local runtime runs it
- * on every start; on AWS the operator runs it once per deployment. Later issues add
- * platform-owned records here (agent templates).
+ * on every start; on AWS the operator runs it after every deploy (`npm run admin -- seed`).
+ * Agent templates (shared/seed/templates.ts) are versioned: see seedTemplate.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
+import { seedTemplate } from '../repositories/templates.js';
+import { TEMPLATES } from './templates.js';
 
 export const PLATFORM_SCHEMA_VERSION = 1;
 
@@ -25,6 +27,10 @@ export async function seedPlatformData(): Promise<{ written: number; existing: n
       if (!(err instanceof ConditionalCheckFailedException)) throw err;
       existing++;
     }
+  }
+  for (const template of TEMPLATES) {
+    if ((await seedTemplate(template, new Date().toISOString())) === 'unchanged') existing++;
+    else written++;
   }
   return { written, existing };
 }

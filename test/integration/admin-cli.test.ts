@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { get } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -58,5 +59,42 @@ describe('operator CLI against the running local stack', () => {
     expect(admin('tenant', 'create', '--name', 'X', '--admin-email', 'nope').status).toBe(2);
     expect(admin('api-key', 'create', '--tenant', 'ten_01JZZZZZZZZZZZZZZZZZZZZZZZ', '--name', 'k').stderr).toContain('does not exist');
     expect(admin('api-key', 'create', '--tenant', 'ten_01JZZZZZZZZZZZZZZZZZZZZZZZ', '--name', 'k', '--role', 'owner').status).toBe(2);
+  });
+
+  it('rep create / disable / enable print one JSON object; the number never appears in /v1/reps', async () => {
+    const tenant = JSON.parse(admin('tenant', 'create', '--name', 'Reps', '--admin-email', 'reps@acme.test').stdout) as { tenant_id: string; api_key: { secret: string } };
+    const out = admin('rep', 'create', '--tenant', tenant.tenant_id, '--name', 'Dana', '--transfer-number', '+14155550123');
+    expect(out.status, out.stderr).toBe(0);
+    expect(out.stdout.trim().split('\n')).toHaveLength(1);
+    const created = JSON.parse(out.stdout) as { rep_id: string };
+    expect(Object.keys(created)).toEqual(['rep_id']);
+    expect(created.rep_id).toMatch(/^rep_/);
+    const reps = async () => {
+      // A fresh connection each time (agent: false): spawnSync blocks this process, server
+      // included, so a pooled keep-alive socket can be closed under a reused request.
+      const text = await new Promise<string>((ok, fail) => {
+        get(`${stack.baseUrl}/v1/reps`, { agent: false, headers: { authorization: `Bearer ${tenant.api_key.secret}` } }, (res) => {
+          let body = '';
+          res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => ok(body));
+        }).on('error', fail);
+      });
+      expect(text).not.toContain('4155550123');
+      return (JSON.parse(text) as { data: { id: string; status: string; transfer_enabled: boolean }[] }).data;
+    };
+    expect(await reps()).toEqual([expect.objectContaining({ id: created.rep_id, status: 'active', transfer_enabled: true })]);
+    expect(JSON.parse(admin('rep', 'disable', '--tenant', tenant.tenant_id, '--rep', created.rep_id).stdout)).toEqual({ rep_id: created.rep_id, status: 'disabled' });
+    expect((await reps())[0]!.status).toBe('disabled');
+    expect(JSON.parse(admin('rep', 'enable', '--tenant', tenant.tenant_id, '--rep', created.rep_id).stdout)).toEqual({ rep_id: created.rep_id, status: 'active' });
+    const disabled = JSON.parse(admin('rep', 'create', '--tenant', tenant.tenant_id, '--name', 'Off', '--transfer-number', '+14155550124', '--disabled').stdout) as { rep_id: string };
+    expect((await reps()).find((r) => r.id === disabled.rep_id)?.status).toBe('disabled');
+
+    expect(admin('rep', 'create', '--tenant', tenant.tenant_id, '--name', 'X', '--transfer-number', '4155550123').status).toBe(2);
+    expect(admin('rep', 'disable', '--tenant', tenant.tenant_id, '--rep', 'rep_01JZZZZZZZZZZZZZZZZZZZZZZZ').stderr).toContain('does not exist');
+  });
+
+  it('seed is idempotent: a second run writes nothing', () => {
+    const out = admin('seed');
+    expect(out.status, out.stderr).toBe(0);
+    expect(JSON.parse(out.stdout)).toMatchObject({ written: 0, existing: expect.any(Number) });
   });
 });

@@ -1,0 +1,17 @@
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { listAgents } from '../../shared/repositories/agents.js';
+import { AGENT_STATUSES, agentDefinition } from '../../shared/schemas/agents.js';
+import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
+import { USE_CASES } from '../../shared/schemas/templates.js';
+
+/** GET /v1/agents — newest first. */
+export const handler = defineRoute(
+  'listAgents',
+  {
+    query: pageQuery,
+    filters: { status: { kind: 'enum', values: AGENT_STATUSES }, use_case: { kind: 'enum', values: USE_CASES } },
+    responses: { 200: cursorPage(agentDefinition) },
+  },
+  async ({ principal, query, filters }) => ok(await listAgents(principal.tenantId, { ...query, filters })),
+);

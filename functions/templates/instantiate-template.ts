@@ -1,0 +1,55 @@
+import * as z from 'zod';
+import { draftFields, normalizeSettings } from '../../shared/agents/draft.js';
+import { conflict, notFound } from '../../shared/http/errors.js';
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { newId } from '../../shared/ids.js';
+import { createAgent, presentAgent, type AgentRecord } from '../../shared/repositories/agents.js';
+import { getTemplate } from '../../shared/repositories/templates.js';
+import { agentDefinition, agentInstantiateRequest } from '../../shared/schemas/agents.js';
+
+/**
+ * POST /v1/templates/{template_id}/instantiate — a new draft agent from a published
+ * template. disclosure_config is the caller's (never seeded from the template); tools
+ * are the template's tool_grants; references are checked against this tenant (422).
+ */
+export const handler = defineRoute(
+  'instantiateTemplate',
+  { path: z.object({ template_id: z.string().min(1).max(64) }), body: agentInstantiateRequest, responses: { 200: agentDefinition } },
+  async ({ principal, path, body }) => {
+    const template = await getTemplate(path.template_id);
+    if (!template) throw notFound('Template');
+    if (template.status !== 'published') throw conflict('template_not_published', `Template ${template.id} is ${template.status} and cannot be instantiated`);
+    const fields = await draftFields(principal.tenantId, body);
+    const now = new Date().toISOString();
+    const agent: AgentRecord = {
+      id: newId('agt'),
+      tenant_id: principal.tenantId,
+      template_id: template.id,
+      template_version: template.version,
+      name: fields.name ?? template.name,
+      use_case: template.use_case,
+      status: 'draft',
+      disclosure_config: body.disclosure_config,
+      persona: fields.persona ?? {},
+      conversation_settings: fields.conversation_settings ?? normalizeSettings(),
+      llm_route: fields.llm_route ?? null,
+      stock_voice_id: fields.stock_voice_id ?? null,
+      voice_profile_id: null,
+      knowledge_pack_id: null,
+      knowledge_pack_version: null,
+      compliance_profile_id: fields.compliance_profile_id ?? null,
+      tools: template.tool_grants,
+      dialogue_policy: fields.dialogue_policy ?? {},
+      conversation_controls: fields.conversation_controls ?? {},
+      direct_reps: fields.direct_reps ?? [],
+      voicemail_drop: fields.voicemail_drop ?? null,
+      latest_version_id: null,
+      version_count: 0,
+      created_at: now,
+      updated_at: now,
+    };
+    await createAgent(agent);
+    return ok(presentAgent(agent));
+  },
+);

@@ -1,0 +1,20 @@
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { listTemplates } from '../../shared/repositories/templates.js';
+import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
+import { OUTCOME_TYPES, TEMPLATE_STATUSES, templateSummary, USE_CASES } from '../../shared/schemas/templates.js';
+
+/** GET /v1/templates — the platform's templates (no tenant owns them), by id. */
+export const handler = defineRoute(
+  'listTemplates',
+  {
+    query: pageQuery,
+    filters: {
+      use_case: { kind: 'enum', values: USE_CASES },
+      outcome_type: { kind: 'enum', values: OUTCOME_TYPES },
+      status: { kind: 'enum', values: TEMPLATE_STATUSES },
+    },
+    responses: { 200: cursorPage(templateSummary) },
+  },
+  async ({ principal, query, filters }) => ok(await listTemplates(principal.tenantId, { ...query, filters })),
+);

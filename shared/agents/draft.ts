@@ -1,0 +1,57 @@
+/**
+ * From an instantiate or PATCH request to the stored draft fields: defaults, and the
+ * references that need a read (compliance profile, reps) checked against this tenant.
+ * Every broken reference is reported in one 422, each at its own loc.
+ */
+import { ValidationError, type ValidationIssue } from '../http/errors.js';
+import { getProfile } from '../repositories/compliance-profiles.js';
+import { getRep, repSnapshot } from '../repositories/reps.js';
+import { DEFAULT_LANGUAGE, type AgentDefinition, type AgentUpdateInput } from '../schemas/agents.js';
+
+type Settings = NonNullable<AgentUpdateInput['conversation_settings']>;
+
+/** A missing default_language is the first supported one; missing supported_languages are [default]. */
+export function normalizeSettings(s: Settings = {}): AgentDefinition['conversation_settings'] {
+  const defaultLanguage = s.default_language ?? s.supported_languages?.[0] ?? DEFAULT_LANGUAGE;
+  return { default_language: defaultLanguage, supported_languages: s.supported_languages ?? [defaultLanguage], allow_language_switch: s.allow_language_switch ?? false };
+}
+
+const notFoundIssue = (field: string, msg: string, input: unknown): ValidationIssue => ({ loc: ['body', field], msg, type: 'not_found', input });
+
+/** Checks references and returns the draft fields the request sets (undefined = untouched). */
+export async function draftFields(tenantId: string, input: AgentUpdateInput): Promise<Partial<AgentDefinition>> {
+  const issues: ValidationIssue[] = [];
+  // Resources this deployment does not offer yet: nothing can name one.
+  if (input.voice_profile_id != null) issues.push(notFoundIssue('voice_profile_id', 'No such voice profile: this deployment offers no voice profiles yet', input.voice_profile_id));
+  if (input.knowledge_pack_id != null) issues.push(notFoundIssue('knowledge_pack_id', 'No such knowledge pack: this deployment offers no knowledge packs yet', input.knowledge_pack_id));
+  if (input.knowledge_pack_version != null) issues.push(notFoundIssue('knowledge_pack_version', 'No such knowledge pack version: this deployment offers no knowledge packs yet', input.knowledge_pack_version));
+
+  const [profile, reps] = await Promise.all([
+    input.compliance_profile_id ? getProfile(tenantId, input.compliance_profile_id) : undefined,
+    Promise.all((input.direct_rep_ids ?? []).map((id) => getRep(tenantId, id))),
+  ]);
+  if (input.compliance_profile_id && !profile) issues.push(notFoundIssue('compliance_profile_id', 'compliance_profile_id must name a compliance profile of this tenant', input.compliance_profile_id));
+  reps.forEach((rep, i) => {
+    const id = input.direct_rep_ids![i];
+    if (!rep) issues.push({ loc: ['body', 'direct_rep_ids', i], msg: 'No rep with this id in this tenant', type: 'not_found', input: id });
+    else if (rep.status !== 'active') issues.push({ loc: ['body', 'direct_rep_ids', i], msg: 'This rep is disabled: calls cannot transfer to it', type: 'rep_disabled', input: id });
+  });
+  if (issues.length) throw new ValidationError(issues);
+
+  return {
+    name: input.name,
+    disclosure_config: input.disclosure_config,
+    persona: input.persona,
+    conversation_settings: input.conversation_settings && normalizeSettings(input.conversation_settings),
+    llm_route: input.llm_route === undefined ? undefined : input.llm_route && { primary: input.llm_route.primary, fallbacks: input.llm_route.fallbacks ?? [] },
+    stock_voice_id: input.stock_voice_id,
+    voice_profile_id: input.voice_profile_id,
+    knowledge_pack_id: input.knowledge_pack_id,
+    knowledge_pack_version: input.knowledge_pack_version,
+    compliance_profile_id: input.compliance_profile_id,
+    dialogue_policy: input.dialogue_policy,
+    conversation_controls: input.conversation_controls,
+    direct_reps: input.direct_rep_ids && reps.map((r) => repSnapshot(r!)),
+    voicemail_drop: input.voicemail_drop,
+  };
+}

@@ -1,0 +1,293 @@
+import { describe, expect, it } from 'vitest';
+import { setRepStatusAction } from '../../shared/admin/bootstrap.js';
+import { useTestStack } from '../support/stack.js';
+import { clientHash as sha, locs, newRep, profileBody } from './agent-fixtures.js';
+import { client, newTenant } from './client.js';
+
+const stack = useTestStack({ workers: false });
+
+
+const disclosure = { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' };
+const SDR = '/v1/templates/tpl_sdr_outbound/instantiate';
+
+async function setup() {
+  const t = await newTenant();
+  const api = client(stack, t.token);
+  const profile = (await api('POST', '/v1/compliance-profiles', { body: profileBody() })).body;
+  return { ...t, api, profile };
+}
+
+describe('POST /v1/templates/{id}/instantiate', () => {
+  it('creates a draft with every AgentDefinition field, tools from the template, reps as snapshots without numbers', async () => {
+    const { api, profile, tenantId } = await setup();
+    const rep = await newRep(tenantId, { name: 'Dana' });
+    const res = await api('POST', SDR, {
+      body: {
+        name: 'Solar SDR',
+        disclosure_config: disclosure,
+        persona: { tone: 'warm', name: 'Sam' },
+        conversation_settings: { default_language: 'en-us', supported_languages: ['en-US', 'es-419'], allow_language_switch: true },
+        llm_route: { primary: 'gpt-4o', fallbacks: ['claude-3-5-sonnet'] },
+        stock_voice_id: 'alloy',
+        compliance_profile_id: profile.id,
+        dialogue_policy: { 'en-US': { greeting: 'Hi!' }, 'es-419': { greeting: '¡Hola!' } },
+        conversation_controls: { max_duration_seconds: 600 },
+        direct_rep_ids: [rep.id],
+        voicemail_drop: { body: { 'en-US': 'Please call us back.' }, callback_number: '+14155550199' },
+      },
+    });
+    expect(res.status).toBe(200);
+    const template = (await api('GET', '/v1/templates/tpl_sdr_outbound')).body;
+    expect(res.body).toEqual({
+      id: expect.stringMatching(/^agt_/),
+      template_id: 'tpl_sdr_outbound',
+      template_version: template.version,
+      name: 'Solar SDR',
+      use_case: 'sdr',
+      status: 'draft',
+      disclosure_config: disclosure,
+      persona: { tone: 'warm', name: 'Sam' },
+      conversation_settings: { default_language: 'en-US', supported_languages: ['en-US', 'es-419'], allow_language_switch: true },
+      llm_route: { primary: 'gpt-4o', fallbacks: ['claude-3-5-sonnet'] },
+      stock_voice_id: 'alloy',
+      voice_profile_id: null,
+      knowledge_pack_id: null,
+      knowledge_pack_version: null,
+      compliance_profile_id: profile.id,
+      tools: template.tool_grants,
+      dialogue_policy: { 'en-US': { greeting: 'Hi!' }, 'es-419': { greeting: '¡Hola!' } },
+      conversation_controls: { max_duration_seconds: 600 },
+      direct_reps: [{ rep_id: rep.id, name: 'Dana', transfer_enabled: true }],
+      voicemail_drop: { body: { 'en-US': 'Please call us back.' }, callback_number: '+14155550199' },
+      latest_version: null,
+      latest_version_id: null,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    expect(JSON.stringify(res.body)).not.toContain(rep.number!.slice(2));
+    expect((await api('GET', `/v1/agents/${res.body.id}`)).body).toEqual(res.body);
+    expect(JSON.stringify((await api('GET', '/v1/agents')).body)).not.toContain(rep.number!.slice(2));
+  });
+
+  it('needs only disclosure_config; defaults the rest', async () => {
+    const { api } = await setup();
+    const res = await api('POST', '/v1/templates/tpl_staffing_shift_confirmation/instantiate', { body: { disclosure_config: { business_name: 'ShiftCo' } } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      name: 'Staffing: confirm an upcoming shift',
+      use_case: 'staffing',
+      status: 'draft',
+      persona: {},
+      conversation_settings: { default_language: 'en-US', supported_languages: ['en-US'], allow_language_switch: false },
+      llm_route: null,
+      compliance_profile_id: null,
+      direct_reps: [],
+      voicemail_drop: null,
+    });
+    expect(res.body.tools).toContain('confirm_shift');
+  });
+
+  it('refuses every broken rule at its loc', async () => {
+    const { api } = await setup();
+    const missing = await api('POST', SDR, { body: {} });
+    expect(locs(missing.body)).toEqual(['body.disclosure_config:missing']);
+    const res = await api('POST', SDR, {
+      body: {
+        disclosure_config: { opener: 'hi' },
+        llm_route: { primary: 'gpt-4o', stt: 'whisper', fallbacks: 'x' },
+        conversation_settings: { default_language: 'fr-FR', supported_languages: ['en-US', 'en_GB'], tone: 'x' },
+        dialogue_policy: { 'not a tag': {} },
+        voicemail_drop: { body: { english: 'x', 'en-US': '' }, callback_number: '555-0100' },
+        direct_rep_ids: ['rep_nope'],
+        compliance_profile_id: 'prof_1',
+        unknown_field: true,
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(locs(res.body)).toEqual([
+      'body.compliance_profile_id:string_pattern_mismatch',
+      'body.conversation_settings.supported_languages.1:language_tag_invalid',
+      'body.conversation_settings.tone:extra_forbidden',
+      'body.dialogue_policy.not a tag:language_tag_invalid',
+      'body.direct_rep_ids.0:string_pattern_mismatch',
+      'body.disclosure_config.business_name:missing',
+      'body.llm_route.fallbacks:list_type',
+      'body.llm_route.stt:extra_forbidden',
+      'body.unknown_field:extra_forbidden',
+      'body.voicemail_drop.body.en-US:string_too_short',
+      'body.voicemail_drop.callback_number:string_pattern_mismatch',
+    ]);
+    const lang = await api('POST', SDR, { body: { disclosure_config: disclosure, conversation_settings: { default_language: 'fr-FR', supported_languages: ['en-US'] } } });
+    expect(locs(lang.body)).toEqual(['body.conversation_settings.default_language:language_not_supported']);
+    const name = await api('POST', SDR, { body: { disclosure_config: { business_name: 'x'.repeat(201) } } });
+    expect(locs(name.body)).toEqual(['body.disclosure_config.business_name:string_too_long']);
+    const empty = await api('POST', SDR, { body: { disclosure_config: { business_name: '' }, llm_route: { fallbacks: [] } } });
+    expect(locs(empty.body)).toEqual(['body.disclosure_config.business_name:string_too_short', 'body.llm_route.primary:missing']);
+    const tag = await api('POST', SDR, { body: { disclosure_config: disclosure, voicemail_drop: { body: { englishlanguage: 'x' }, callback_number: '+14155550100' } } });
+    expect(locs(tag.body)).toEqual(['body.voicemail_drop.body.englishlanguage:language_tag_invalid']);
+    const dupLang = await api('POST', SDR, { body: { disclosure_config: disclosure, conversation_settings: { supported_languages: ['en-US', 'en-us'] } } });
+    expect(locs(dupLang.body)).toEqual(['body.conversation_settings.supported_languages.1:duplicate']);
+    const big = Object.fromEntries(['en-US', 'es-US', 'fr-CA', 'de-DE'].map((tag) => [tag, { script: 'x'.repeat(15_000) }]));
+    const tooBig = await api('POST', SDR, { body: { disclosure_config: disclosure, dialogue_policy: big } });
+    expect(locs(tooBig.body)).toEqual(['body.dialogue_policy:json_too_large']);
+    expect((await api('GET', '/v1/agents')).body.data).toEqual([]);
+  });
+
+  it('checks references against this tenant: other tenant\'s profile and reps, disabled reps, unoffered voice profiles and knowledge packs', async () => {
+    const { api, tenantId } = await setup();
+    const other = await setup();
+    const otherRep = await newRep(other.tenantId);
+    const disabled = await newRep(tenantId, { disabled: true });
+    const ok = await newRep(tenantId);
+    const res = await api('POST', SDR, {
+      body: {
+        disclosure_config: disclosure,
+        compliance_profile_id: other.profile.id,
+        direct_rep_ids: [ok.id, otherRep.id, disabled.id, 'rep_01JZZZZZZZZZZZZZZZZZZZZZZZ'],
+        voice_profile_id: 'vp_1',
+        knowledge_pack_id: 'kp_1',
+        knowledge_pack_version: 3,
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(locs(res.body)).toEqual([
+      'body.compliance_profile_id:not_found',
+      'body.direct_rep_ids.1:not_found',
+      'body.direct_rep_ids.2:rep_disabled',
+      'body.direct_rep_ids.3:not_found',
+      'body.knowledge_pack_id:not_found',
+      'body.knowledge_pack_version:not_found',
+      'body.voice_profile_id:not_found',
+    ]);
+    const dup = await api('POST', SDR, { body: { disclosure_config: disclosure, direct_rep_ids: [ok.id, ok.id] } });
+    expect(locs(dup.body)).toEqual(['body.direct_rep_ids.1:duplicate']);
+    expect((await api('GET', '/v1/agents')).body.data).toEqual([]);
+  });
+
+  it('404s an unknown template and 409s a deprecated one', async () => {
+    const { api } = await setup();
+    expect((await api('POST', '/v1/templates/tpl_nope/instantiate', { body: { disclosure_config: disclosure } })).status).toBe(404);
+    expect((await api('POST', '/v1/templates/xyz_01JZZZZZZZZZZZZZZZZZZZZZZZ/instantiate', { body: { disclosure_config: disclosure } })).status).toBe(404);
+    const dep = await api('POST', '/v1/templates/tpl_sdr_legacy/instantiate', { body: { disclosure_config: disclosure } });
+    expect(dep.status).toBe(409);
+    expect(dep.body.code).toBe('template_not_published');
+  });
+});
+
+describe('publishing', () => {
+  it('409s without a compliance profile, then publishes version 1 with a recomputable hash, objectives, rubric and frozen profile', async () => {
+    const { api, profile } = await setup();
+    const agent = (await api('POST', SDR, { body: { disclosure_config: disclosure } })).body;
+    const refused = await api('POST', `/v1/agents/${agent.id}/publish`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('compliance_profile_required');
+    expect((await api('GET', `/v1/agents/${agent.id}/versions`)).body.data).toEqual([]);
+
+    await api('PATCH', `/v1/agents/${agent.id}`, { body: { compliance_profile_id: profile.id } });
+    const res = await api('POST', `/v1/agents/${agent.id}/publish`);
+    expect(res.status).toBe(201);
+    const v = res.body;
+    expect(v).toMatchObject({ id: expect.stringMatching(/^agv_/), agent_id: agent.id, version: 1, compliance_profile: profile, published_at: expect.any(String) });
+    expect(v.content_hash).toBe(sha(v.definition));
+    expect(v.definition).toMatchObject({ id: agent.id, status: 'published', latest_version: 1, latest_version_id: v.id, disclosure_config: disclosure, compliance_profile_id: profile.id });
+    const template = (await api('GET', '/v1/templates/tpl_sdr_outbound')).body;
+    expect(v.objectives).toEqual(template.objectives);
+    expect(v.rubric.rubric_version).toBe(v.id);
+    expect(v.rubric.dimensions.map((d: { name: string }) => d.name)).toEqual(['goal_completion', 'disclosure_given', 'optout_honored', 'pack_grounded', 'latency']);
+    expect(v.rubric.dimensions[0].criteria).toEqual(template.objectives);
+    expect(v.rubric.dimensions.filter((d: { floor: boolean }) => d.floor).map((d: { name: string }) => d.name)).toEqual(['disclosure_given', 'optout_honored']);
+
+    const after = (await api('GET', `/v1/agents/${agent.id}`)).body;
+    expect(after).toMatchObject({ status: 'published', latest_version: 1, latest_version_id: v.id });
+    expect((await api('GET', `/v1/agent-versions/${v.id}`)).body).toEqual(v);
+    expect((await api('GET', '/v1/agents?status=published')).body.data.map((a: { id: string }) => a.id)).toEqual([agent.id]);
+    const staffing = (await api('POST', '/v1/templates/tpl_staffing_shift_confirmation/instantiate', { body: { disclosure_config: disclosure } })).body;
+    expect((await api('GET', '/v1/agents?use_case=staffing')).body.data.map((a: { id: string }) => a.id)).toEqual([staffing.id]);
+    expect((await api('GET', '/v1/agents?status=draft,published&limit=1')).body).toMatchObject({ data: [{ id: staffing.id }], has_more: true });
+  });
+
+  it('keeps a published version unchanged after the draft and the profile are edited', async () => {
+    const { api, profile, tenantId } = await setup();
+    const rep = await newRep(tenantId, { name: 'Dana' });
+    const agent = (await api('POST', SDR, { body: { disclosure_config: disclosure, compliance_profile_id: profile.id, direct_rep_ids: [rep.id] } })).body;
+    const v1 = (await api('POST', `/v1/agents/${agent.id}/publish`)).body;
+
+    const patched = await api('PATCH', `/v1/agents/${agent.id}`, { body: { name: 'Renamed', disclosure_config: { business_name: 'Acme Solar Inc.' }, persona: { tone: 'brisk' }, voicemail_drop: { body: { 'en-US': 'Call back' }, callback_number: '+14155550100' }, direct_rep_ids: [] } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ name: 'Renamed', persona: { tone: 'brisk' }, direct_reps: [], status: 'published', latest_version: 1 });
+    const newProfile = await api('PATCH', `/v1/compliance-profiles/${profile.id}`, { body: { seller_name: 'Someone Else', calling_window: { start: '10:00', end: '18:00' } } });
+    expect(newProfile.body.revision).toBe(2);
+    await setRepStatusAction({ tenantId, repId: rep.id, status: 'disabled' });
+
+    const reread = (await api('GET', `/v1/agent-versions/${v1.id}`)).body;
+    expect(reread).toEqual(v1);
+    expect(v1.definition.direct_reps).toEqual([{ rep_id: rep.id, name: 'Dana', transfer_enabled: true }]);
+    expect(JSON.stringify(reread)).not.toContain(rep.number!.slice(2));
+    expect(reread.compliance_profile.seller_name).toBe('Acme Solar LLC');
+    expect(reread.content_hash).toBe(sha(reread.definition));
+
+    const v2 = (await api('POST', `/v1/agents/${agent.id}/publish`)).body;
+    expect(v2).toMatchObject({ version: 2, definition: { name: 'Renamed' }, compliance_profile: { seller_name: 'Someone Else', revision: 2 } });
+    expect(v2.content_hash).toBe(sha(v2.definition));
+    expect(v2.content_hash).not.toBe(v1.content_hash);
+    const versions = (await api('GET', `/v1/agents/${agent.id}/versions`)).body.data;
+    expect(versions.map((v: { version: number }) => v.version)).toEqual([2, 1]);
+    expect(versions[1]).toEqual(v1);
+  });
+
+  it('10 concurrent publishes of one agent make versions 1..10, each exactly once', async () => {
+    const { api, profile } = await setup();
+    const agent = (await api('POST', SDR, { body: { disclosure_config: disclosure, compliance_profile_id: profile.id } })).body;
+    const results = await Promise.all(Array.from({ length: 10 }, () => api('POST', `/v1/agents/${agent.id}/publish`)));
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
+    expect(results.map((r) => r.body.version).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    const listed = (await api('GET', `/v1/agents/${agent.id}/versions?limit=200`)).body.data;
+    expect(listed.map((v: { version: number }) => v.version)).toEqual([10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
+    expect(new Set(listed.map((v: { id: string }) => v.id)).size).toBe(10);
+    expect((await api('GET', `/v1/agents/${agent.id}`)).body).toMatchObject({ latest_version: 10, latest_version_id: listed[0].id });
+  });
+
+  it('replays a publish with the same Idempotency-Key instead of making a second version', async () => {
+    const { api, profile } = await setup();
+    const agent = (await api('POST', SDR, { body: { disclosure_config: disclosure, compliance_profile_id: profile.id } })).body;
+    const headers = { 'idempotency-key': crypto.randomUUID() };
+    const first = await api('POST', `/v1/agents/${agent.id}/publish`, { headers });
+    const again = await api('POST', `/v1/agents/${agent.id}/publish`, { headers });
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replay')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect((await api('GET', `/v1/agents/${agent.id}`)).body.latest_version).toBe(1);
+  });
+
+  it('PATCH applies the instantiate rules and checks references', async () => {
+    const { api, profile } = await setup();
+    const other = await setup();
+    const agent = (await api('POST', SDR, { body: { disclosure_config: disclosure } })).body;
+    const bad = await api('PATCH', `/v1/agents/${agent.id}`, { body: { llm_route: { primary: 'x', tts: 'y' }, compliance_profile_id: other.profile.id, voice_profile_id: 'vp', disclosure_config: {}, status: 'published' } });
+    expect(locs(bad.body)).toEqual(['body.disclosure_config.business_name:missing', 'body.llm_route.tts:extra_forbidden', 'body.status:extra_forbidden']);
+    const refs = await api('PATCH', `/v1/agents/${agent.id}`, { body: { compliance_profile_id: other.profile.id, voice_profile_id: 'vp' } });
+    expect(locs(refs.body)).toEqual(['body.compliance_profile_id:not_found', 'body.voice_profile_id:not_found']);
+    const good = await api('PATCH', `/v1/agents/${agent.id}`, { body: { compliance_profile_id: profile.id, llm_route: null, voice_profile_id: null } });
+    expect(good.body).toMatchObject({ compliance_profile_id: profile.id, llm_route: null, status: 'draft', disclosure_config: disclosure });
+  });
+});
+
+describe('tenant isolation', () => {
+  it('answers 404 for another tenant\'s agent and version on every by-id route, and for malformed ids', async () => {
+    const owner = await setup();
+    const agent = (await owner.api('POST', SDR, { body: { disclosure_config: disclosure, compliance_profile_id: owner.profile.id } })).body;
+    const version = (await owner.api('POST', `/v1/agents/${agent.id}/publish`)).body;
+    const intruder = (await setup()).api;
+    for (const id of [agent.id, 'agt_01JZZZZZZZZZZZZZZZZZZZZZZZ', 'agt_%23x']) {
+      expect((await intruder('GET', `/v1/agents/${id}`)).status).toBe(404);
+      expect((await intruder('PATCH', `/v1/agents/${id}`, { body: { name: 'mine' } })).status).toBe(404);
+      expect((await intruder('POST', `/v1/agents/${id}/publish`)).status).toBe(404);
+      expect((await intruder('GET', `/v1/agents/${id}/versions`)).status).toBe(404);
+    }
+    for (const id of [version.id, 'agv_01JZZZZZZZZZZZZZZZZZZZZZZZ', 'agv_%23x']) expect((await intruder('GET', `/v1/agent-versions/${id}`)).status).toBe(404);
+    expect((await intruder('GET', '/v1/agents')).body.data).toEqual([]);
+    expect((await owner.api('GET', `/v1/agents/${agent.id}`)).body.name).toBe(agent.name);
+    expect((await owner.api('GET', `/v1/agents/${agent.id}`)).body.latest_version).toBe(1);
+  });
+});

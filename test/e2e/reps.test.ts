@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { setRepStatusAction } from '../../shared/admin/bootstrap.js';
+import { useTestStack } from '../support/stack.js';
+import { newRep } from './agent-fixtures.js';
+import { client, newTenant } from './client.js';
+
+const stack = useTestStack({ workers: false });
+
+describe('GET /v1/reps', () => {
+  it('lists the tenant\'s reps with status and transfer_enabled, never a number, and filters by status', async () => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const dana = await newRep(t.tenantId, { name: 'Dana' });
+    const off = await newRep(t.tenantId, { name: 'Off', disabled: true });
+    const noNumber = await newRep(t.tenantId, { name: 'Desk', number: null });
+    await newRep((await newTenant()).tenantId, { name: 'Elsewhere' });
+    const res = await api('GET', '/v1/reps');
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((r: { name: string }) => r.name)).toEqual(['Desk', 'Off', 'Dana']);
+    expect(res.body.data[2]).toEqual({ id: dana.id, name: 'Dana', status: 'active', transfer_enabled: true, created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(res.body.data[0]).toMatchObject({ id: noNumber.id, transfer_enabled: false });
+    const text = JSON.stringify(res.body);
+    for (const n of [dana.number, off.number]) expect(text).not.toContain(n!.slice(1));
+
+    const active = (await api('GET', '/v1/reps?status=active')).body.data.map((r: { id: string }) => r.id);
+    expect(active).toEqual([noNumber.id, dana.id]);
+    await setRepStatusAction({ tenantId: t.tenantId, repId: off.id, status: 'active' });
+    await setRepStatusAction({ tenantId: t.tenantId, repId: dana.id, status: 'disabled' });
+    const after = (await api('GET', '/v1/reps?status=disabled')).body.data.map((r: { id: string }) => r.id);
+    expect(after).toEqual([dana.id]);
+    expect((await api('GET', '/v1/reps?status=gone')).status).toBe(422);
+  });
+});
