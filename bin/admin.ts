@@ -4,6 +4,7 @@
  *   npm run admin -- tenant create --name "Acme" --admin-email ops@acme.test
  *   npm run admin -- user create --tenant ten_... --email a@acme.test [--role manager] [--name "A"]
  *   npm run admin -- api-key create --tenant ten_... --name "CI" [--role member]
+ *   npm run --silent admin -- sandbox credentials [--status suspended]
  *
  * Prints exactly one JSON object on stdout. By default it finds the running local stack
  * (<LOCAL_DIR or .local>/stack.json). Against AWS pass --table and --secret-id (or
@@ -20,7 +21,8 @@ const USAGE = `usage:
   admin tenant create --name NAME --admin-email EMAIL [--admin-name NAME]
   admin user create --tenant TENANT_ID --email EMAIL [--role admin|manager|member] [--name NAME]
   admin api-key create --tenant TENANT_ID --name NAME [--role admin|manager|member]
-options: [--table TABLE --secret-id ARN --region REGION] (AWS) | [--local-dir DIR] (local, default .local)`;
+  admin sandbox credentials [--status active|suspended|closed]   (a sandbox carrier account for byo twilio)
+options: [--table TABLE --secret-id ARN --region REGION --kms-key-id KEY] (AWS) | [--local-dir DIR] (local, default .local)`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -40,6 +42,8 @@ const { values, positionals } = parseArgs({
     'secret-id': { type: 'string' },
     region: { type: 'string' },
     'local-dir': { type: 'string' },
+    status: { type: 'string' },
+    'kms-key-id': { type: 'string' },
   },
 });
 
@@ -51,6 +55,8 @@ function configureTarget(): void {
     if (!secret && !process.env.APP_SECRETS_JSON) fail('--secret-id (or APP_SECRET_ARN) is required with --table');
     if (secret) process.env.APP_SECRET_ARN = secret;
     if (values.region) process.env.AWS_REGION = values.region;
+    const kmsKey = values['kms-key-id'] ?? process.env.CREDENTIALS_KMS_KEY_ID;
+    if (kmsKey) process.env.CREDENTIALS_KMS_KEY_ID = kmsKey;
     return;
   }
   // Same resolution as the local stack: relative to the repository root.
@@ -65,6 +71,7 @@ function configureTarget(): void {
   process.env.AWS_ACCESS_KEY_ID ??= 'local';
   process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
   process.env.APP_SECRETS_JSON = readFileSync(stack.secretsFile ?? resolve(dir, 'secrets.json'), 'utf8');
+  process.env.CREDENTIALS_KEY_FILE = resolve(dir, 'credentials.key');
 }
 
 const ROLES = ['admin', 'manager', 'member'] as const;
@@ -79,8 +86,25 @@ const need = (name: keyof typeof values): string => {
   return v;
 };
 
+/** `sandbox credentials [--status active|suspended|closed]`: a sandbox carrier account that byo twilio accepts. */
+async function sandbox(verb: string | undefined): Promise<unknown> {
+  if (verb !== 'credentials') fail(USAGE);
+  const { SANDBOX_ACCOUNT_STATUSES, newSandboxCredentials, putSandboxAccount } = await import('../shared/sandbox/accounts.js');
+  const status = values.status ?? 'active';
+  if (!(SANDBOX_ACCOUNT_STATUSES as readonly string[]).includes(status)) fail(`--status must be one of ${SANDBOX_ACCOUNT_STATUSES.join(', ')}`);
+  const creds = newSandboxCredentials();
+  await putSandboxAccount(creds, { status: status as (typeof SANDBOX_ACCOUNT_STATUSES)[number] });
+  return creds;
+}
+
 async function main(): Promise<void> {
   const [noun, verb] = positionals;
+  if (noun === 'sandbox') {
+    configureTarget();
+    process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
+    process.stdout.write(`${JSON.stringify(await sandbox(verb))}\n`);
+    return;
+  }
   if (verb !== 'create' || !noun) fail(USAGE);
   configureTarget();
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';

@@ -15,6 +15,7 @@ export const keys = {
   user: (tenantId: string, userId: string) => ({ pk: tenantPk(tenantId), sk: `USER#${assertId(userId)}` }),
   userEmail: (tenantId: string, email: string) => ({ pk: tenantPk(tenantId), sk: `USER_EMAIL#${email.toLowerCase()}` }),
   apiKey: (tenantId: string, keyId: string) => ({ pk: tenantPk(tenantId), sk: `APIKEY#${assertId(keyId)}` }),
+  telephonyAccount: (tenantId: string, accountId: string) => ({ pk: tenantPk(tenantId), sk: `TELACCT#${assertId(accountId)}` }),
   idempotency: (tenantId: string, routeId: string, key: string) => ({
     pk: tenantPk(tenantId),
     sk: `IDEMPOTENCY#${routeId}#${key}`,
@@ -27,6 +28,14 @@ export const collections = {
   apiKeys: 'APIKEY#',
   contacts: 'CONTACT#',
   imports: 'IMPORT#',
+  telephonyAccounts: 'TELACCT#',
+} as const;
+
+/** Platform-owned records (no tenant can reach them): the sandbox carrier's own accounts. */
+export const platformKeys = {
+  sandboxAccount: (accountSid: string) => ({ pk: 'PLATFORM#SANDBOX', sk: `ACCOUNT#${assertId(accountSid)}` }),
+  /** The sandbox account that plays the platform's own (managed) carrier account locally. */
+  sandboxPlatformAccount: { pk: 'PLATFORM#SANDBOX', sk: 'PLATFORM_ACCOUNT' },
 } as const;
 
 /**
