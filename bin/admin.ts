@@ -7,6 +7,7 @@
  *   npm run admin -- rep create --tenant ten_... --name "Dana" [--transfer-number +14155550123] [--disabled]
  *   npm run admin -- rep disable|enable --tenant ten_... --rep rep_...
  *   npm run admin -- seed          (platform data + templates; idempotent; run after every deploy)
+ *   npm run --silent admin -- sandbox credentials [--status suspended]
  *
  * Prints exactly one JSON object on stdout. By default it finds the running local stack
  * (<LOCAL_DIR or .local>/stack.json). Against AWS pass --table and --secret-id (or
@@ -26,7 +27,8 @@ const USAGE = `usage:
   admin rep create --tenant TENANT_ID --name NAME [--transfer-number E164] [--disabled]
   admin rep disable|enable --tenant TENANT_ID --rep REP_ID
   admin seed
-options: [--table TABLE --secret-id ARN --region REGION] (AWS) | [--local-dir DIR] (local, default .local)`;
+  admin sandbox credentials [--status active|suspended|closed]   (a sandbox carrier account for byo twilio)
+options: [--table TABLE --secret-id ARN --region REGION --kms-key-id KEY] (AWS) | [--local-dir DIR] (local, default .local)`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -49,6 +51,8 @@ const { values, positionals } = parseArgs({
     'transfer-number': { type: 'string' },
     disabled: { type: 'boolean' },
     rep: { type: 'string' },
+    status: { type: 'string' },
+    'kms-key-id': { type: 'string' },
   },
 });
 
@@ -60,6 +64,8 @@ function configureTarget(): void {
     if (!secret && !process.env.APP_SECRETS_JSON) fail('--secret-id (or APP_SECRET_ARN) is required with --table');
     if (secret) process.env.APP_SECRET_ARN = secret;
     if (values.region) process.env.AWS_REGION = values.region;
+    const kmsKey = values['kms-key-id'] ?? process.env.CREDENTIALS_KMS_KEY_ID;
+    if (kmsKey) process.env.CREDENTIALS_KMS_KEY_ID = kmsKey;
     return;
   }
   // Same resolution as the local stack: relative to the repository root.
@@ -74,6 +80,7 @@ function configureTarget(): void {
   process.env.AWS_ACCESS_KEY_ID ??= 'local';
   process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
   process.env.APP_SECRETS_JSON = readFileSync(stack.secretsFile ?? resolve(dir, 'secrets.json'), 'utf8');
+  process.env.CREDENTIALS_KEY_FILE = resolve(dir, 'credentials.key');
 }
 
 const ROLES = ['admin', 'manager', 'member'] as const;
@@ -88,9 +95,20 @@ const need = (name: keyof typeof values): string => {
   return v;
 };
 
+/** `sandbox credentials [--status active|suspended|closed]`: a sandbox carrier account that byo twilio accepts. */
+async function sandbox(verb: string | undefined): Promise<unknown> {
+  if (verb !== 'credentials') fail(USAGE);
+  const { SANDBOX_ACCOUNT_STATUSES, newSandboxCredentials, putSandboxAccount } = await import('../shared/sandbox/accounts.js');
+  const status = values.status ?? 'active';
+  if (!(SANDBOX_ACCOUNT_STATUSES as readonly string[]).includes(status)) fail(`--status must be one of ${SANDBOX_ACCOUNT_STATUSES.join(', ')}`);
+  const creds = newSandboxCredentials();
+  await putSandboxAccount(creds, { status: status as (typeof SANDBOX_ACCOUNT_STATUSES)[number] });
+  return creds;
+}
+
 async function main(): Promise<void> {
   const [noun, verb] = positionals;
-  const verbs: Record<string, string[]> = { tenant: ['create'], user: ['create'], 'api-key': ['create'], rep: ['create', 'disable', 'enable'], seed: [''] };
+  const verbs: Record<string, string[]> = { tenant: ['create'], user: ['create'], 'api-key': ['create'], rep: ['create', 'disable', 'enable'], seed: [''], sandbox: ['credentials'] };
   if (!noun || !verbs[noun]?.includes(verb ?? '')) fail(USAGE);
   configureTarget();
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
@@ -121,6 +139,9 @@ async function main(): Promise<void> {
     }
     case 'seed':
       result = await (await import('../shared/seed/platform.js')).seedPlatformData();
+      break;
+    case 'sandbox':
+      result = await sandbox(verb);
       break;
     default:
       fail(USAGE);

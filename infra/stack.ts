@@ -13,6 +13,7 @@ import { Construct } from 'constructs';
 import { type QueueName, queues } from '../shared/queues/definitions.js';
 import { AppFunction } from './constructs/app-function.js';
 import { AppSecret } from './constructs/app-secret.js';
+import { CredentialsKey } from './constructs/credentials-key.js';
 import { DataTable } from './constructs/data-table.js';
 import { HttpApi } from './constructs/http-api.js';
 import { IMPORT_OBJECTS_PATTERN, ImportBucket } from './constructs/import-bucket.js';
@@ -63,6 +64,7 @@ export class VoiceControlStack extends Stack {
   readonly queues: WorkQueues;
   readonly importBucket: ImportBucket;
   readonly appSecret: AppSecret;
+  readonly credentialsKey: CredentialsKey;
   /** Keyed by manifest id. */
   readonly routeFunctions = new Map<string, AppFunction>();
   readonly workerFunctions = new Map<string, AppFunction>();
@@ -83,6 +85,11 @@ export class VoiceControlStack extends Stack {
     this.importBucket = new ImportBucket(this, 'Imports');
     this.appSecret = new AppSecret(this, 'AppSecret');
     this.api = new HttpApi(this, 'Http');
+    this.credentialsKey = new CredentialsKey(this, 'CredentialsKey');
+    // Where carriers reach us (signed callback URLs) and where the Twilio adapter reaches
+    // Twilio: deployment settings (context publicBaseUrl for a custom domain; twilioApiBaseUrl).
+    const publicBaseUrl = (this.node.tryGetContext('publicBaseUrl') as string | undefined) ?? this.api.url;
+    const twilioApiBaseUrl = (this.node.tryGetContext('twilioApiBaseUrl') as string | undefined) ?? 'https://api.twilio.com';
 
     const table = this.table.table;
     acknowledgeSecretRotation(this.appSecret.secret, 'app');
@@ -114,9 +121,13 @@ export class VoiceControlStack extends Stack {
         description: `${routeKey(route)}: ${route.summary}`,
         timeout: Duration.seconds(timeoutSeconds),
         memorySize: route.memoryMb,
-        environment: { TABLE_NAME: table.tableName },
+        environment: { TABLE_NAME: table.tableName, PUBLIC_BASE_URL: publicBaseUrl, TWILIO_API_BASE_URL: twilioApiBaseUrl },
       });
       grantTable(fn, effectiveTableAccess(route));
+      if (route.kms) {
+        this.credentialsKey.grant(fn.role, route.kms);
+        fn.addEnvironment('CREDENTIALS_KMS_KEY_ID', this.credentialsKey.key.keyArn);
+      }
       if (needsAppSecret(route)) {
         this.appSecret.secret.grantRead(fn.role);
         fn.addEnvironment('APP_SECRET_ARN', this.appSecret.secret.secretArn);
@@ -170,6 +181,7 @@ export class VoiceControlStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'AppSecretArn', { value: this.appSecret.secret.secretArn });
+    new CfnOutput(this, 'CredentialsKeyArn', { value: this.credentialsKey.key.keyArn, description: 'For the operator CLI (--kms-key-id)' });
     new CfnOutput(this, 'ImportBucketName', { value: this.importBucket.bucket.bucketName });
     for (const [name, { queue, deadLetterQueue }] of this.queues.all()) {
       const prefix = name.charAt(0).toUpperCase() + name.slice(1);

@@ -32,6 +32,8 @@ export interface RouteDefinition {
   /** Extra grants beyond the table. */
   readonly bucket?: 'read' | 'write';
   readonly queues?: readonly ('callDispatch' | 'webhookDelivery')[];
+  /** Rights on the key that seals other parties' secrets (shared/crypto/secret-box.ts). */
+  readonly kms?: 'encrypt' | 'decrypt';
   readonly summary: string;
   readonly tag: string;
   readonly deprecated?: boolean;
@@ -79,6 +81,17 @@ export const routes = [
   { id: 'getComplianceProfile', method: 'GET', path: '/v1/compliance-profiles/{profile_id}', handler: 'functions/compliance-profiles/get-compliance-profile', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read a compliance profile', tag: 'Compliance' },
   { id: 'updateComplianceProfile', method: 'PATCH', path: '/v1/compliance-profiles/{profile_id}', handler: 'functions/compliance-profiles/update-compliance-profile', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin', 'manager'], summary: 'Change a compliance profile (published agent versions keep their frozen copy)', tag: 'Compliance' },
   { id: 'listReps', method: 'GET', path: '/v1/reps', handler: 'functions/reps/list-reps', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'List the reps calls may transfer to (never their numbers)', tag: 'Compliance' },
+
+  // Telephony
+  { id: 'createTelephonyAccount', method: 'POST', path: '/v1/telephony-accounts', handler: 'functions/telephony/create-telephony-account', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin'], kms: 'encrypt', summary: 'Connect a carrier account (byo or managed, twilio or the mock sandbox)', tag: 'Telephony' },
+  { id: 'listTelephonyAccounts', method: 'GET', path: '/v1/telephony-accounts', handler: 'functions/telephony/list-telephony-accounts', auth: 'bearer', idempotency: 'none', table: 'read', roles: ['admin'], summary: 'List telephony accounts, newest first (never credentials)', tag: 'Telephony' },
+  { id: 'getTelephonyAccount', method: 'GET', path: '/v1/telephony-accounts/{account_id}', handler: 'functions/telephony/get-telephony-account', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read a telephony account (never credentials)', tag: 'Telephony' },
+  { id: 'updateTelephonyAccount', method: 'PATCH', path: '/v1/telephony-accounts/{account_id}', handler: 'functions/telephony/update-telephony-account', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin'], kms: 'encrypt', summary: 'Change SAN refs, the brand ref, or credentials (which return the account to pending)', tag: 'Telephony' },
+  { id: 'verifyTelephonyAccount', method: 'POST', path: '/v1/telephony-accounts/{account_id}/verify', handler: 'functions/telephony/verify-telephony-account', auth: 'bearer', idempotency: 'optional', table: 'write', roles: ['admin', 'manager'], kms: 'decrypt', summary: 'Prove the credentials with the provider and read back the calls-per-second ceiling', tag: 'Telephony' },
+  { id: 'getInboundVoiceWebhook', method: 'GET', path: '/v1/telephony-accounts/{account_id}/inbound-voice-webhook', handler: 'functions/telephony/get-inbound-voice-webhook', auth: 'bearer', idempotency: 'none', table: 'read', summary: "The URLs to paste into a verified BYO account's carrier console", tag: 'Telephony' },
+
+  // The sandbox carrier: a Twilio-compatible REST subset (Basic auth), part of the product
+  { id: 'sandboxGetAccount', method: 'GET', path: '/sandbox/twilio/2010-04-01/Accounts/{account_file}', handler: 'functions/sandbox/get-account', auth: 'none', idempotency: 'none', table: 'read', kms: 'decrypt', summary: 'Sandbox carrier: fetch an account resource ({sid}.json), as Twilio does', tag: 'Sandbox carrier' },
 
   // Withdrawn
   { id: 'submitVoiceProfileConsentProof', method: 'POST', path: '/v1/voice-profiles/{profile_id}/consent-proof', handler: 'functions/withdrawn/voice-profile-consent-proof', auth: 'bearer', idempotency: 'none', table: 'none', deprecated: true, summary: 'Withdrawn: consent releases are no longer accepted (410)', tag: 'Withdrawn' },

@@ -10,6 +10,8 @@ export interface AppSecrets {
   readonly apiKeyPepper: string;
   /** HMAC key for signing pagination cursors. */
   readonly cursorKey: string;
+  /** The platform's own carrier account, used by managed telephony accounts (optional deployment setting). */
+  readonly platformCarrier?: { readonly accountSid: string; readonly authToken: string };
 }
 
 let cached: Promise<AppSecrets> | undefined;
@@ -39,7 +41,10 @@ function parse(json: string): AppSecrets {
   if (typeof apiKeyPepper !== 'string' || apiKeyPepper.length < 32 || typeof cursorKey !== 'string' || cursorKey.length < 32) {
     throw new Error('application secret is malformed (needs api_key_pepper and cursor_key, 32+ chars)');
   }
-  return { apiKeyPepper, cursorKey };
+  const sid = raw.platform_twilio_account_sid;
+  const token = raw.platform_twilio_auth_token;
+  const platformCarrier = typeof sid === 'string' && sid && typeof token === 'string' && token ? { accountSid: sid, authToken: token } : undefined;
+  return { apiKeyPepper, cursorKey, ...(platformCarrier ? { platformCarrier } : {}) };
 }
 
 /** Test hook: forget the cached secrets (after changing the environment). */

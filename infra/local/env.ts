@@ -13,6 +13,8 @@ export interface LocalEnvParams {
   queues: ProvisionedQueues;
   importBucket: string;
   secrets: LocalSecrets;
+  /** The secret box's key: a file (npm start) or inline base64 (in-memory stacks, tests). */
+  credentialsKey: { file: string } | { inline: string };
   prettyLogs?: boolean;
 }
 
@@ -29,6 +31,7 @@ export function localEnv(p: LocalEnvParams): Record<string, string> {
     S3_ENDPOINT: p.sqsEndpoint,
     IMPORT_BUCKET: p.importBucket,
     APP_SECRETS_JSON: JSON.stringify(p.secrets),
+    ...('file' in p.credentialsKey ? { CREDENTIALS_KEY_FILE: p.credentialsKey.file } : { CREDENTIALS_KEY: p.credentialsKey.inline }),
     POWERTOOLS_TRACE_ENABLED: 'false',
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: process.env.LOG_LEVEL ?? process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
@@ -57,12 +60,14 @@ export function restoreEnv(previous: Record<string, string | undefined>): void {
 
 /** Shared modules cache SDK clients and secrets per container; drop them after an env change. */
 export async function resetSharedCaches(): Promise<void> {
-  const [db, queues, secrets] = await Promise.all([
+  const [db, queues, secrets, box] = await Promise.all([
     import('../../shared/db/client.js'),
     import('../../shared/queues/client.js'),
     import('../../shared/secrets.js'),
+    import('../../shared/crypto/secret-box.js'),
   ]);
   db.resetDbClient();
   queues.resetSqsClient();
   secrets.resetAppSecretsCache();
+  box.resetSecretBox();
 }

@@ -11,12 +11,36 @@ import { join } from 'node:path';
 export interface LocalSecrets {
   api_key_pepper: string;
   cursor_key: string;
+  /** The platform's own carrier account: locally a sandbox carrier account (seeded on start). */
+  platform_twilio_account_sid?: string;
+  platform_twilio_auth_token?: string;
 }
+
+const platformCarrier = () => ({
+  platform_twilio_account_sid: `AC${randomBytes(16).toString('hex')}`,
+  platform_twilio_auth_token: randomBytes(16).toString('hex'),
+});
 
 export const randomSecrets = (): LocalSecrets => ({
   api_key_pepper: randomBytes(32).toString('hex'),
   cursor_key: randomBytes(32).toString('hex'),
+  ...platformCarrier(),
 });
+
+/** A fresh key for the local secret box (shared/crypto/secret-box.ts), base64. */
+export const randomCredentialsKey = (): string => randomBytes(32).toString('base64');
+
+/** <dataDir>/credentials.key: the local stand-in for KMS, created once (mode 0600) and kept. */
+export function loadOrCreateCredentialsKey(dataDir: string): string {
+  const file = join(dataDir, 'credentials.key');
+  mkdirSync(dataDir, { recursive: true });
+  try {
+    writeFileSync(file, `${randomCredentialsKey()}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  return file;
+}
 
 export const secretsFile = (dataDir: string): string => join(dataDir, 'secrets.json');
 
@@ -29,7 +53,13 @@ export function loadOrCreateSecrets(dataDir: string): LocalSecrets {
       throw new Error(`${file} is malformed (needs api_key_pepper and cursor_key of 32+ chars); fix or delete it`);
     }
     chmodSync(file, 0o600);
-    return { api_key_pepper: raw.api_key_pepper, cursor_key: raw.cursor_key };
+    const secrets: LocalSecrets = { ...raw, api_key_pepper: raw.api_key_pepper, cursor_key: raw.cursor_key };
+    if (!raw.platform_twilio_account_sid || !raw.platform_twilio_auth_token) {
+      // Written by an older version: add what it lacks, keep what it has.
+      Object.assign(secrets, platformCarrier());
+      writeFileSync(file, JSON.stringify(secrets, null, 2) + '\n', { mode: 0o600 });
+    }
+    return secrets;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }

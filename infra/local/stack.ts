@@ -29,7 +29,7 @@ import {
   type ProvisionedQueues,
 } from './provision.js';
 import { applyEnv, localEnv, resetSharedCaches, restoreEnv } from './env.js';
-import { loadOrCreateSecrets, randomSecrets, secretsFile, type LocalSecrets } from './secrets.js';
+import { loadOrCreateCredentialsKey, loadOrCreateSecrets, randomCredentialsKey, randomSecrets, secretsFile, type LocalSecrets } from './secrets.js';
 import { closeServer, createHttpServer, listen, type HttpHandler, type ServedRoute } from './server.js';
 import { claimDataDir, releaseDataDir, writeStackFile } from './stack-file.js';
 
@@ -159,6 +159,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       queues: provisionedQueues,
       importBucket,
       secrets,
+      credentialsKey: dataDir ? { file: loadOrCreateCredentialsKey(dataDir) } : { inline: randomCredentialsKey() },
       prettyLogs: opts.prettyLogs,
     });
     const previousEnv = applyEnv(env);
@@ -167,6 +168,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
 
     // 4. Platform data.
     if (opts.seed !== false) await seedPlatformData(log);
+    await seedSandboxPlatformAccount(secrets);
 
     // 5. HTTP API.
     const server: Server = createHttpServer({
@@ -189,6 +191,10 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     }
     cleanups.push(() => closeServer(server));
     const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    // Known only once listening. Locally Twilio's REST API is the sandbox carrier's.
+    const urls = { PUBLIC_BASE_URL: baseUrl, TWILIO_API_BASE_URL: `${baseUrl}/sandbox/twilio` };
+    cleanups.push(((previous) => () => restoreEnv(previous))(applyEnv(urls)));
+    Object.assign(env, urls);
 
     // 6. Queue pollers.
     if (opts.workers !== false) {
@@ -266,4 +272,11 @@ async function seedPlatformData(log: (line: string) => void): Promise<void> {
   if (typeof mod.seedPlatformData !== 'function') throw new Error(`${file} does not export seedPlatformData()`);
   await mod.seedPlatformData();
   log('seed: platform data in place');
+}
+
+/** Locally the platform's own carrier account (managed telephony accounts) is a sandbox account. */
+async function seedSandboxPlatformAccount(secrets: LocalSecrets): Promise<void> {
+  if (!secrets.platform_twilio_account_sid || !secrets.platform_twilio_auth_token) return;
+  const { putSandboxAccount } = await import('../../shared/sandbox/accounts.js');
+  await putSandboxAccount({ account_sid: secrets.platform_twilio_account_sid, auth_token: secrets.platform_twilio_auth_token }, { friendlyName: 'Platform carrier account (sandbox)' });
 }

@@ -15,6 +15,7 @@ export const keys = {
   user: (tenantId: string, userId: string) => ({ pk: tenantPk(tenantId), sk: `USER#${assertId(userId)}` }),
   userEmail: (tenantId: string, email: string) => ({ pk: tenantPk(tenantId), sk: `USER_EMAIL#${email.toLowerCase()}` }),
   apiKey: (tenantId: string, keyId: string) => ({ pk: tenantPk(tenantId), sk: `APIKEY#${assertId(keyId)}` }),
+  telephonyAccount: (tenantId: string, accountId: string) => ({ pk: tenantPk(tenantId), sk: `TELACCT#${assertId(accountId)}` }),
   idempotency: (tenantId: string, routeId: string, key: string) => ({
     pk: tenantPk(tenantId),
     sk: `IDEMPOTENCY#${routeId}#${key}`,
@@ -27,7 +28,9 @@ export const collections = {
   apiKeys: 'APIKEY#',
   contacts: 'CONTACT#',
   imports: 'IMPORT#',
+  telephonyAccounts: 'TELACCT#',
 } as const;
+
 
 /**
  * Contacts are the high-volume entity (a CSV import writes thousands a second), so each
@@ -106,6 +109,8 @@ export const platformKeys = {
   templatesPrefix: 'TEMPLATE#',
   /** Every version of a template, immutable, kept readable after a newer one is seeded. */
   templateVersion: (templateId: string, version: number) => ({ pk: `${PLATFORM_PREFIX}TEMPLATE#${assertId(templateId)}`, sk: versionSk(version) }),
+  /** The sandbox carrier's own accounts (it keeps their auth tokens, sealed, as Twilio does). */
+  sandboxAccount: (accountSid: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX`, sk: `ACCOUNT#${assertId(accountSid)}` }),
 } as const;
 
 export const isPlatformPartition = (partition: string): boolean => partition.startsWith(PLATFORM_PREFIX);

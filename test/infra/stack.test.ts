@@ -378,6 +378,24 @@ describe('least privilege', () => {
     }
   });
 
+  it.each((routes as readonly RouteDefinition[]).map((r) => [r.id, r] as const))('route %s may use the credentials key exactly as its manifest says', (_id, route) => {
+    const fn = routeFn(route);
+    const kms = allActions(fn).filter((a) => a.startsWith('kms:'));
+    const key = { 'Fn::GetAtt': [stack.getLogicalId(stack.credentialsKey.key.node.defaultChild as CfnElement), 'Arn'] };
+    if (!route.kms) {
+      expect(kms).toEqual([]);
+      expect(envOf(fn).CREDENTIALS_KMS_KEY_ID).toBeUndefined();
+      return;
+    }
+    expect(kms).toEqual([route.kms === 'encrypt' ? 'kms:Encrypt' : 'kms:Decrypt']);
+    for (const s of statementsOf(fn).filter((x) => actionsOf(x).some((a) => a.startsWith('kms:')))) expect(resourcesOf(s)).toEqual([key]);
+    expect(envOf(fn).CREDENTIALS_KMS_KEY_ID).toEqual(key);
+  });
+
+  it('keeps the credentials key outside the table, rotated and retained', () => {
+    template.hasResource('AWS::KMS::Key', { Properties: { EnableKeyRotation: true }, DeletionPolicy: 'Retain' });
+  });
+
   it.each(routes.map((r) => [r.id, r] as const))('route %s reads the app secret only if it authenticates or uses the table', (_id, route) => {
     const fn = routeFn(route);
     const needs = route.auth === 'bearer' || expectedTableAccess(route) !== 'none';

@@ -22,7 +22,7 @@ import {
   provisionTable,
   type ProvisionedQueues,
 } from '../../infra/local/provision.js';
-import { randomSecrets, type LocalSecrets } from '../../infra/local/secrets.js';
+import { randomCredentialsKey, randomSecrets, type LocalSecrets } from '../../infra/local/secrets.js';
 import './provided.js';
 
 export const TEST_REGION = 'us-east-1';
@@ -81,7 +81,7 @@ export async function createTestEnvironment(opts: TestEnvironmentOptions = {}): 
     opts.bucket === false ? undefined : provisionBucket(s3, importBucket),
   ]);
   const secrets = randomSecrets();
-  const env = localEnv({ tableName, region: TEST_REGION, dynamoEndpoint, sqsEndpoint, queues, importBucket, secrets });
+  const env = localEnv({ tableName, region: TEST_REGION, dynamoEndpoint, sqsEndpoint, queues, importBucket, secrets, credentialsKey: { inline: randomCredentialsKey() } });
   const previous = applyEnv(env);
   await resetSharedCaches();
 

@@ -1,0 +1,21 @@
+import { notFound } from '../../shared/http/errors.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { ok } from '../../shared/http/responses.js';
+import { getTelephonyAccount, presentTelephonyAccount } from '../../shared/repositories/telephony-accounts.js';
+import { accountPath } from '../../shared/schemas/telephony-paths.js';
+import { telephonyAccountSummary } from '../../shared/schemas/telephony.js';
+import { verifyTelephonyAccount } from '../../shared/telephony/verify-account.js';
+
+/**
+ * POST /v1/telephony-accounts/{account_id}/verify — proves the credentials with the
+ * provider (shared/telephony/verify-account.ts has the outcomes). Optional Idempotency-Key.
+ */
+export const handler = defineRoute(
+  'verifyTelephonyAccount',
+  { path: accountPath, responses: { 200: telephonyAccountSummary } },
+  async ({ principal, path }) => {
+    const account = await getTelephonyAccount(principal.tenantId, path.account_id);
+    if (!account) throw notFound('Telephony account');
+    return ok(presentTelephonyAccount(await verifyTelephonyAccount(account)));
+  },
+);

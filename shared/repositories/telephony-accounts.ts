@@ -1,0 +1,151 @@
+/**
+ * Telephony accounts: a tenant's connection to a carrier. Credentials are sealed
+ * (shared/crypto/secret-box.ts) with the tenant and account as context and never leave
+ * the functions that talk to the carrier. Every status change is a conditional update on
+ * the state it was read in (`revision`), so concurrent verifies cannot interleave.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { z } from 'zod';
+import { open, seal } from '../crypto/secret-box.js';
+import { db, tableName } from '../db/client.js';
+import { collections, keys } from '../db/keys.js';
+import { isId, newId } from '../ids.js';
+import { queryPage, type Page } from '../pagination/page.js';
+import type { TwilioCredentials, TelephonyMode, TelephonyProviderName, VerificationStatus, telephonyAccountSummary } from '../schemas/telephony.js';
+
+export interface SanRef {
+  san: string;
+  area_codes: string[];
+}
+
+export interface TelephonyAccountRecord {
+  id: string;
+  tenant_id: string;
+  mode: TelephonyMode;
+  provider: TelephonyProviderName;
+  /** secret-box output; null when the account holds none (managed, mock). */
+  credentials_sealed: string | null;
+  cps_limit: number | null;
+  a2p_brand_ref: string | null;
+  ftc_san_refs: SanRef[];
+  verification_status: VerificationStatus;
+  verified_at: string | null;
+  /** Bumped on every write; the condition of every transition. */
+  revision: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export class AccountChanged extends Error {}
+
+const sealContext = (tenantId: string, accountId: string) => ({ purpose: 'carrier_credentials', tenant_id: tenantId, account_id: accountId });
+
+export const sealCredentials = (tenantId: string, accountId: string, creds: TwilioCredentials) =>
+  seal(JSON.stringify(creds), sealContext(tenantId, accountId));
+
+export async function openCredentials(account: TelephonyAccountRecord): Promise<TwilioCredentials | null> {
+  if (!account.credentials_sealed) return null;
+  return JSON.parse(await open(account.credentials_sealed, sealContext(account.tenant_id, account.id))) as TwilioCredentials;
+}
+
+export async function createTelephonyAccount(input: {
+  tenantId: string;
+  mode: TelephonyMode;
+  provider: TelephonyProviderName;
+  credentials?: TwilioCredentials;
+  a2pBrandRef?: string;
+  ftcSanRefs?: SanRef[];
+}): Promise<TelephonyAccountRecord> {
+  const now = new Date().toISOString();
+  const id = newId('tac');
+  const record: TelephonyAccountRecord = {
+    id,
+    tenant_id: input.tenantId,
+    mode: input.mode,
+    provider: input.provider,
+    credentials_sealed: input.credentials ? await sealCredentials(input.tenantId, id, input.credentials) : null,
+    cps_limit: null,
+    a2p_brand_ref: input.a2pBrandRef ?? null,
+    ftc_san_refs: input.ftcSanRefs ?? [],
+    verification_status: 'pending',
+    verified_at: null,
+    revision: 1,
+    created_at: now,
+    updated_at: now,
+  };
+  await db().send(
+    new PutCommand({ TableName: tableName(), Item: { ...keys.telephonyAccount(input.tenantId, id), type: 'telephony_account', ...record }, ConditionExpression: 'attribute_not_exists(pk)' }),
+  );
+  return record;
+}
+
+export async function getTelephonyAccount(tenantId: string, accountId: string): Promise<TelephonyAccountRecord | undefined> {
+  if (!isId(accountId)) return undefined;
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: keys.telephonyAccount(tenantId, accountId), ConsistentRead: true }));
+  return out.Item as TelephonyAccountRecord | undefined;
+}
+
+export function listTelephonyAccounts(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<z.infer<typeof telephonyAccountSummary>>> {
+  return queryPage({
+    tenantId,
+    scope: 'telephony_accounts',
+    skPrefix: collections.telephonyAccounts,
+    newestFirst: true,
+    limit: opts.limit,
+    cursor: opts.cursor,
+    map: (item) => presentTelephonyAccount(item as unknown as TelephonyAccountRecord),
+  });
+}
+
+/**
+ * Apply `changes` if the account is still at `expected.revision`; returns the new record.
+ * Throws AccountChanged when another write got there first.
+ */
+export async function updateTelephonyAccount(
+  expected: TelephonyAccountRecord,
+  changes: Partial<Omit<TelephonyAccountRecord, 'id' | 'tenant_id' | 'mode' | 'provider' | 'revision' | 'created_at'>>,
+): Promise<TelephonyAccountRecord> {
+  const next: TelephonyAccountRecord = { ...expected, ...changes, revision: expected.revision + 1, updated_at: new Date().toISOString() };
+  const fields = Object.keys(changes).concat('revision', 'updated_at') as (keyof TelephonyAccountRecord)[];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':expected': expected.revision };
+  const sets = fields.map((f, i) => {
+    names[`#f${i}`] = f;
+    values[`:v${i}`] = next[f];
+    return `#f${i} = :v${i}`;
+  });
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.telephonyAccount(expected.tenant_id, expected.id),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk) AND #rev = :expected',
+        ExpressionAttributeNames: { ...names, '#rev': 'revision' },
+        ExpressionAttributeValues: values,
+      }),
+    );
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) throw new AccountChanged('the telephony account changed concurrently');
+    throw err;
+  }
+  return next;
+}
+
+/** Managed accounts are metered by the platform (it pays the carrier); BYO accounts are billed by their own carrier. */
+export function presentTelephonyAccount(a: TelephonyAccountRecord): z.infer<typeof telephonyAccountSummary> {
+  return {
+    id: a.id,
+    mode: a.mode,
+    provider: a.provider,
+    credentials_stored: a.credentials_sealed !== null,
+    cps_limit: a.cps_limit,
+    a2p_brand_ref: a.a2p_brand_ref,
+    ftc_san_refs: a.ftc_san_refs,
+    verification_status: a.verification_status,
+    verified_at: a.verified_at,
+    telephony_minutes_metered: a.mode === 'managed',
+    created_at: a.created_at,
+  };
+}

@@ -1,0 +1,17 @@
+/** The Twilio REST shapes the sandbox carrier answers with (the subset the adapter reads). */
+import * as z from 'zod';
+
+export const twilioErrorResource = z.object({ code: z.int(), message: z.string(), more_info: z.string(), status: z.int() }).meta({ id: 'SandboxTwilioError' });
+
+export const sandboxAccountResource = z
+  .object({
+    sid: z.string(),
+    owner_account_sid: z.string(),
+    friendly_name: z.string(),
+    status: z.enum(['active', 'suspended', 'closed']),
+    type: z.literal('Full'),
+    date_created: z.string(),
+    date_updated: z.string(),
+    uri: z.string(),
+  })
+  .meta({ id: 'SandboxAccount' });

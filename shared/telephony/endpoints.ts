@@ -1,0 +1,24 @@
+/**
+ * Where carriers are reached and where they reach us: deployment settings, never rebuilt
+ * from a request's Host header (carrier signatures are over the URL the carrier was given).
+ */
+const trimSlash = (url: string) => url.replace(/\/+$/, '');
+
+/** The API's public base URL (the stack's API URL or custom domain; the local server's URL). */
+export function publicBaseUrl(): string {
+  const url = process.env.PUBLIC_BASE_URL;
+  if (!url) throw new Error('PUBLIC_BASE_URL is not set');
+  return trimSlash(url);
+}
+
+/** Twilio's REST API (locally: the sandbox carrier, so byo twilio accounts work offline). */
+export const twilioApiBaseUrl = (): string => trimSlash(process.env.TWILIO_API_BASE_URL || 'https://api.twilio.com');
+
+/** The sandbox carrier's Twilio-compatible REST API, served by this deployment. */
+export const sandboxApiBaseUrl = (): string => `${publicBaseUrl()}/sandbox/twilio`;
+
+/** The carrier-facing routes a BYO account pastes into its carrier console. */
+export const carrierWebhookUrls = () => ({
+  url: `${publicBaseUrl()}/carrier/twilio/voice`,
+  status_callback_url: `${publicBaseUrl()}/carrier/twilio/status`,
+});

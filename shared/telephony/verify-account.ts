@@ -1,0 +1,69 @@
+/**
+ * Verify a telephony account with its provider (SPEC Part 3: the verify operation proves
+ * the credentials and reads the calls-per-second ceiling back into cps_limit).
+ *
+ *   mock                → mock_verified (the sandbox carrier needs no proof)
+ *   twilio, active      → verified + verified_at + cps_limit
+ *   twilio, refused     → failed            (wrong SID or token)
+ *   twilio, suspended/closed → suspended
+ *   carrier unreachable → the account as it was; 503 carrier_unreachable (502 carrier_error
+ *                         when the carrier answered with its own failure)
+ * The account is claimed as `verifying` by a conditional update before the carrier is
+ * asked and settled by another, so two concurrent verifies never both apply; a claim left
+ * by a crashed run lapses after VERIFY_CLAIM_MS.
+ */
+import { HttpError, conflict } from '../http/errors.js';
+import { AccountChanged, openCredentials, updateTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
+import { appSecrets } from '../secrets.js';
+import { twilioApiBaseUrl } from './endpoints.js';
+import { CarrierUnavailable, type CarrierCredentials } from './provider.js';
+import { twilioProvider } from './twilio.js';
+
+export const VERIFY_CLAIM_MS = 60_000;
+/** The sandbox carrier's calls-per-second ceiling for mock accounts. */
+export const SANDBOX_CPS = 5;
+
+export async function verifyTelephonyAccount(account: TelephonyAccountRecord, now = new Date()): Promise<TelephonyAccountRecord> {
+  try {
+    if (account.provider === 'mock') {
+      return await updateTelephonyAccount(account, { verification_status: 'mock_verified', verified_at: now.toISOString(), cps_limit: SANDBOX_CPS });
+    }
+    if (account.verification_status === 'verifying' && now.getTime() - Date.parse(account.updated_at) < VERIFY_CLAIM_MS) {
+      throw conflict('verification_in_progress', 'A verification of this account is already in progress; retry in a moment');
+    }
+    const credentials = await credentialsFor(account);
+    const claimed = await updateTelephonyAccount(account, { verification_status: 'verifying' });
+    let check;
+    try {
+      check = await twilioProvider(credentials, twilioApiBaseUrl()).verifyAccount();
+    } catch (err) {
+      if (!(err instanceof CarrierUnavailable)) throw err;
+      await updateTelephonyAccount(claimed, { verification_status: account.verification_status });
+      throw err.kind === 'unreachable'
+        ? new HttpError(503, 'carrier_unreachable', 'The carrier could not be reached; the account is unchanged. Retry later.')
+        : new HttpError(502, 'carrier_error', 'The carrier answered with an error of its own; the account is unchanged. Retry later.');
+    }
+    switch (check.outcome) {
+      case 'active':
+        return await updateTelephonyAccount(claimed, { verification_status: 'verified', verified_at: now.toISOString(), cps_limit: check.cpsLimit });
+      case 'refused':
+        return await updateTelephonyAccount(claimed, { verification_status: 'failed', verified_at: null });
+      default:
+        return await updateTelephonyAccount(claimed, { verification_status: 'suspended', verified_at: null });
+    }
+  } catch (err) {
+    if (err instanceof AccountChanged) throw conflict('telephony_account_changed', 'The account changed while it was being verified; read it and retry');
+    throw err;
+  }
+}
+
+async function credentialsFor(account: TelephonyAccountRecord): Promise<CarrierCredentials> {
+  if (account.mode === 'byo') {
+    const creds = await openCredentials(account);
+    if (!creds) throw new Error(`byo account ${account.id} holds no credentials`);
+    return { accountSid: creds.account_sid, authToken: creds.auth_token };
+  }
+  const platform = (await appSecrets()).platformCarrier;
+  if (!platform) throw new HttpError(503, 'platform_carrier_unconfigured', "This deployment has no platform carrier account, so managed twilio accounts cannot be verified; use byo or mock");
+  return platform;
+}
