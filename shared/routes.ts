@@ -9,8 +9,17 @@
  * so nothing here may pull CDK or the AWS SDK into a function bundle.
  */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-/** bearer = tenant API key; none = public; session = dashboard cookie (not wired yet). */
-export type AuthMode = 'none' | 'bearer';
+/**
+ * bearer = tenant API key; none = public;
+ * sandbox_basic = the sandbox carrier's Basic auth (a sandbox account SID and auth token, as Twilio);
+ * twilio_signature = a carrier callback, proven by X-Twilio-Signature with the auth token of
+ * the account that owns the called number (shared/telephony/carrier-request.ts).
+ * Both carrier-side modes are checked by the handler before it touches data: the credential
+ * to check against depends on what the request names.
+ */
+export type AuthMode = 'none' | 'bearer' | 'sandbox_basic' | 'twilio_signature';
+/** json (default) = application/json; form = application/x-www-form-urlencoded, as carriers post. */
+export type BodyFormat = 'json' | 'form';
 export type IdempotencyMode = 'required' | 'optional' | 'none';
 /** What the function may do to the table; drives its IAM grant. */
 export type TableAccess = 'none' | 'read' | 'write';
@@ -25,6 +34,7 @@ export interface RouteDefinition {
   /** Handler module path relative to the repo root, without extension; exports `handler`. */
   readonly handler: string;
   readonly auth: AuthMode;
+  readonly bodyFormat?: BodyFormat;
   readonly idempotency: IdempotencyMode;
   readonly table: TableAccess;
   /** Roles allowed to call the route; absent = every authenticated role. */
@@ -90,8 +100,16 @@ export const routes = [
   { id: 'verifyTelephonyAccount', method: 'POST', path: '/v1/telephony-accounts/{account_id}/verify', handler: 'functions/telephony/verify-telephony-account', auth: 'bearer', idempotency: 'optional', table: 'write', roles: ['admin', 'manager'], kms: 'decrypt', summary: 'Prove the credentials with the provider and read back the calls-per-second ceiling', tag: 'Telephony' },
   { id: 'getInboundVoiceWebhook', method: 'GET', path: '/v1/telephony-accounts/{account_id}/inbound-voice-webhook', handler: 'functions/telephony/get-inbound-voice-webhook', auth: 'bearer', idempotency: 'none', table: 'read', summary: "The URLs to paste into a verified BYO account's carrier console", tag: 'Telephony' },
 
+  // Phone numbers
+  { id: 'createPhoneNumber', method: 'POST', path: '/v1/phone-numbers', handler: 'functions/phone-numbers/create-phone-number', auth: 'bearer', idempotency: 'optional', table: 'write', roles: ['admin', 'manager'], kms: 'decrypt', summary: "Buy or connect a number on one of the tenant's telephony accounts", tag: 'Telephony' },
+  { id: 'listPhoneNumbers', method: 'GET', path: '/v1/phone-numbers', handler: 'functions/phone-numbers/list-phone-numbers', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'List phone numbers, newest first', tag: 'Telephony' },
+  { id: 'getPhoneNumber', method: 'GET', path: '/v1/phone-numbers/{number_id}', handler: 'functions/phone-numbers/get-phone-number', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read a phone number', tag: 'Telephony' },
+  { id: 'updatePhoneNumber', method: 'PATCH', path: '/v1/phone-numbers/{number_id}', handler: 'functions/phone-numbers/update-phone-number', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin', 'manager'], summary: "Change a number's inbound agent, route (agent or voicemail), greeting or daily dial cap", tag: 'Telephony' },
+
   // The sandbox carrier: a Twilio-compatible REST subset (Basic auth), part of the product
-  { id: 'sandboxGetAccount', method: 'GET', path: '/sandbox/twilio/2010-04-01/Accounts/{account_file}', handler: 'functions/sandbox/get-account', auth: 'none', idempotency: 'none', table: 'read', kms: 'decrypt', summary: 'Sandbox carrier: fetch an account resource ({sid}.json), as Twilio does', tag: 'Sandbox carrier' },
+  { id: 'sandboxGetAccount', method: 'GET', path: '/sandbox/twilio/2010-04-01/Accounts/{account_file}', handler: 'functions/sandbox/get-account', auth: 'sandbox_basic', idempotency: 'none', table: 'read', kms: 'decrypt', summary: 'Sandbox carrier: fetch an account resource ({sid}.json), as Twilio does', tag: 'Sandbox carrier' },
+  { id: 'sandboxBuyNumber', method: 'POST', path: '/sandbox/twilio/2010-04-01/Accounts/{account_sid}/IncomingPhoneNumbers.json', handler: 'functions/sandbox/buy-number', auth: 'sandbox_basic', bodyFormat: 'form', idempotency: 'none', table: 'write', kms: 'decrypt', summary: 'Sandbox carrier: buy a number and route its calls, as Twilio does', tag: 'Sandbox carrier' },
+  { id: 'sandboxUpdateNumber', method: 'POST', path: '/sandbox/twilio/2010-04-01/Accounts/{account_sid}/IncomingPhoneNumbers/{number_file}', handler: 'functions/sandbox/update-number', auth: 'sandbox_basic', bodyFormat: 'form', idempotency: 'none', table: 'write', kms: 'decrypt', summary: "Sandbox carrier: change where a number's calls go ({sid}.json), as Twilio does", tag: 'Sandbox carrier' },
 
   // Withdrawn
   { id: 'submitVoiceProfileConsentProof', method: 'POST', path: '/v1/voice-profiles/{profile_id}/consent-proof', handler: 'functions/withdrawn/voice-profile-consent-proof', auth: 'bearer', idempotency: 'none', table: 'none', deprecated: true, summary: 'Withdrawn: consent releases are no longer accepted (410)', tag: 'Withdrawn' },

@@ -57,7 +57,16 @@ export function acknowledgeBucketObjects(role: iam.IRole, bucket: s3.Bucket, obj
  */
 export function acknowledgeRouteAuthorization(route: apigwv2.HttpRoute, auth: AuthMode): void {
   const reason =
-    auth === 'none'
+    auth === 'sandbox_basic'
+      ? 'The sandbox carrier speaks Twilio\'s REST API, whose clients authenticate with HTTP Basic (account SID and auth ' +
+        'token); the function checks both against the sandbox account\'s sealed token in constant time before any data ' +
+        'is touched and answers Twilio\'s 401 (code 20003) otherwise. An API Gateway authorizer cannot speak that scheme.'
+      : auth === 'twilio_signature'
+      ? 'Carrier callbacks are authenticated as Twilio defines: X-Twilio-Signature, HMAC-SHA1 under the auth token of the ' +
+        'account that owns the called number, over the configured public URL and the posted parameters. The token to ' +
+        'check against depends on the request, so the function checks it (constant time) before anything is written; ' +
+        'a missing or wrong signature is a 403.'
+      : auth === 'none'
       ? 'Public by design: an unauthenticated operational endpoint (liveness, readiness, the OpenAPI document, or the ' +
         '$default fallback that answers unknown paths with a JSON 404/405) ' +
         'that returns no tenant data. Abuse is bounded by stage throttling.'

@@ -12,6 +12,8 @@ import { errorSchema, validationErrorSchema } from '../../shared/schemas/common.
 import { FILTER_LIMITS } from '../../shared/pagination/filters.js';
 import { PAGE_BYTE_BUDGET } from '../../shared/pagination/page.js';
 
+const SECURITY_SCHEME = { bearer: 'bearerAuth', sandbox_basic: 'sandboxBasic', twilio_signature: 'twilioSignature' } as const;
+
 type Json = Record<string, unknown>;
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -76,12 +78,16 @@ export async function buildOpenApi(): Promise<Json> {
 
     const responses: Record<string, Json> = {};
     for (const [status, schema] of Object.entries(schemas.responses)) {
-      responses[status] = { description: Number(status) < 300 ? 'Success' : 'Error', content: { 'application/json': { schema: convert(schema, 'output') } } };
+      const mediaType = Number(status) < 300 ? schemas.successMediaType ?? 'application/json' : 'application/json';
+      responses[status] = { description: Number(status) < 300 ? 'Success' : 'Error', content: { [mediaType]: { schema: convert(schema, 'output') } } };
     }
     const errorRef = convert(errorSchema, 'output');
     const takesInput = Boolean(schemas.path || schemas.query || schemas.body || schemas.filters || route.idempotency !== 'none');
     if (takesInput) responses['422'] = { description: 'Validation error', content: { 'application/json': { schema: convert(validationErrorSchema, 'output') } } };
-    if (schemas.body) responses['415'] = { description: 'The body is not JSON: send Content-Type application/json (charset utf-8 if any) or a +json type', content: { 'application/json': { schema: errorRef } } };
+    if (schemas.body) responses['415'] = route.bodyFormat === 'form'
+      ? { description: 'The body is not a form: send Content-Type application/x-www-form-urlencoded', content: { 'application/json': { schema: errorRef } } }
+      : { description: 'The body is not JSON: send Content-Type application/json (charset utf-8 if any) or a +json type', content: { 'application/json': { schema: errorRef } } };
+    if (route.auth === 'twilio_signature') responses['403'] = { description: 'Missing or wrong X-Twilio-Signature; nothing was written', content: { 'application/json': { schema: errorRef } } };
     if (route.auth === 'bearer') responses['401'] = { description: 'Missing or invalid credential', content: { 'application/json': { schema: errorRef } } };
     if (route.roles) responses['403'] = { description: `Requires role ${route.roles.join(' or ')}`, content: { 'application/json': { schema: errorRef } } };
     if (route.path.includes('{')) responses['404'] ??= { description: 'Not found (including another tenant\'s id)', content: { 'application/json': { schema: errorRef } } };
@@ -98,7 +104,7 @@ export async function buildOpenApi(): Promise<Json> {
       tags: [route.tag],
       ...(description ? { description } : {}),
       ...(route.deprecated ? { deprecated: true } : {}),
-      security: route.auth === 'bearer' ? [{ bearerAuth: [] }] : [],
+      security: route.auth === 'none' ? [] : [{ [SECURITY_SCHEME[route.auth]]: [] }],
       ...(parameters.length ? { parameters } : {}),
       ...(schemas.body
         ? { requestBody: { required: true, content: { 'application/json': { schema: convert(schemas.body, 'input') } } } }
@@ -116,6 +122,8 @@ export async function buildOpenApi(): Promise<Json> {
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key: vak_<tenant_id>.<key_id>.<secret>' },
+        sandboxBasic: { type: 'http', scheme: 'basic', description: 'The sandbox carrier, as Twilio: a sandbox account SID and its auth token' },
+        twilioSignature: { type: 'apiKey', in: 'header', name: 'X-Twilio-Signature', description: "Carrier callbacks: Twilio's request signature under the auth token of the account that owns the called number" },
       },
       schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
     },

@@ -16,6 +16,7 @@ export const keys = {
   userEmail: (tenantId: string, email: string) => ({ pk: tenantPk(tenantId), sk: `USER_EMAIL#${email.toLowerCase()}` }),
   apiKey: (tenantId: string, keyId: string) => ({ pk: tenantPk(tenantId), sk: `APIKEY#${assertId(keyId)}` }),
   telephonyAccount: (tenantId: string, accountId: string) => ({ pk: tenantPk(tenantId), sk: `TELACCT#${assertId(accountId)}` }),
+  phoneNumber: (tenantId: string, numberId: string) => ({ pk: tenantPk(tenantId), sk: `NUMBER#${assertId(numberId)}` }),
   idempotency: (tenantId: string, routeId: string, key: string) => ({
     pk: tenantPk(tenantId),
     sk: `IDEMPOTENCY#${routeId}#${key}`,
@@ -29,6 +30,7 @@ export const collections = {
   contacts: 'CONTACT#',
   imports: 'IMPORT#',
   telephonyAccounts: 'TELACCT#',
+  phoneNumbers: 'NUMBER#',
 } as const;
 
 
@@ -111,6 +113,15 @@ export const platformKeys = {
   templateVersion: (templateId: string, version: number) => ({ pk: `${PLATFORM_PREFIX}TEMPLATE#${assertId(templateId)}`, sk: versionSk(version) }),
   /** The sandbox carrier's own accounts (it keeps their auth tokens, sealed, as Twilio does). */
   sandboxAccount: (accountSid: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX`, sk: `ACCOUNT#${assertId(accountSid)}` }),
+  /** A sandbox carrier number by its E.164 (unique across the sandbox, as in the world) … */
+  sandboxNumber: (e164: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX`, sk: `NUMBER#${assertId(e164)}` }),
+  /** … and by its SID (PN…), pointing at the E.164. */
+  sandboxNumberSid: (sid: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX`, sk: `NUMBER_SID#${assertId(sid)}` }),
+  /**
+   * One number belongs to at most one tenant on the whole platform: this claim names the
+   * tenant, number and account, and is how a carrier callback's `To` finds its tenant.
+   */
+  numberClaim: (e164: string) => ({ pk: `${PLATFORM_PREFIX}NUMBER#${assertId(e164)}`, sk: 'CLAIM' }),
 } as const;
 
 export const isPlatformPartition = (partition: string): boolean => partition.startsWith(PLATFORM_PREFIX);

@@ -13,3 +13,14 @@ export function isJsonMediaType(header: string | undefined): boolean {
   }
   return true;
 }
+
+/** Is a Content-Type header a URL-encoded form (what carriers post)? Charset utf-8 if given. */
+export function isFormMediaType(header: string | undefined): boolean {
+  if (!header) return false;
+  const [type, ...params] = header.split(';').map((p) => p.trim().toLowerCase());
+  if (type !== 'application/x-www-form-urlencoded') return false;
+  return params.every((param) => {
+    const [name, value] = param.split('=').map((p) => p?.trim());
+    return name !== 'charset' || value?.replace(/^"|"$/g, '') === 'utf-8';
+  });
+}

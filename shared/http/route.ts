@@ -22,7 +22,8 @@ import { logger, metrics } from '../observability.js';
 import { parseFilters, type FilterCondition, type FilterSpec } from '../pagination/filters.js';
 import { errorResponse } from './error-response.js';
 import { forbidden, HttpError, ValidationError, type ValidationIssue } from './errors.js';
-import { isJsonMediaType } from './media-type.js';
+import { formPairs, rawBody } from './form.js';
+import { isFormMediaType, isJsonMediaType } from './media-type.js';
 import { unholdableJson } from './json-limits.js';
 import { runIdempotent, type IdempotencyHandle } from './idempotency.js';
 import { jsonResponse, type RouteResult } from './responses.js';
@@ -39,6 +40,8 @@ export interface RouteSchemas {
   filters?: FilterSpec;
   /** Response schemas by status, for the OpenAPI document and response tests. */
   responses: Record<number, z.ZodType>;
+  /** Media type of the 2xx bodies when not JSON (TwiML answers are text/xml). */
+  successMediaType?: string;
   description?: string;
 }
 
@@ -50,6 +53,8 @@ export interface RouteRequest<S extends RouteSchemas> {
   headers: Out<S['headers']>;
   body: Out<S['body']>;
   filters: FilterCondition[];
+  /** Form routes: every posted name/value pair as sent (a carrier signs exactly these). */
+  form: [string, string][];
   /** The authenticated caller. Only bearer routes may read it. */
   principal: Principal;
   requestId: string;
@@ -70,6 +75,7 @@ interface State {
   principal?: Principal;
   parsed: { path?: unknown; query?: unknown; headers?: unknown; body?: unknown };
   filters: FilterCondition[];
+  form: [string, string][];
   /** Body values no store could hold exactly (reported with the schema's issues). */
   bodyIssues: ValidationIssue[];
 }
@@ -88,6 +94,7 @@ export function defineRoute<S extends RouteSchemas>(id: RouteId, schemas: S, imp
     const request = {
       ...state.parsed,
       filters: state.filters,
+      form: state.form,
       get principal(): Principal {
         if (!principal) throw new Error(`route ${id} is public and has no principal`);
         return principal;
@@ -105,7 +112,7 @@ export function defineRoute<S extends RouteSchemas>(id: RouteId, schemas: S, imp
     .use(logMetrics(metrics))
     .use(contextAndErrors(route))
     .use(authorization(route))
-    .use(jsonBody(schemas))
+    .use(route.bodyFormat === 'form' ? formBody(schemas) : jsonBody(schemas))
     .use(validation(schemas))
     .handler(core);
 
@@ -117,7 +124,7 @@ function contextAndErrors(route: RouteDefinition): MiddlewareObj {
   return {
     before: async (request) => {
       const req = request as unknown as Request;
-      req.context.state = { parsed: {}, filters: [], bodyIssues: [] };
+      req.context.state = { parsed: {}, filters: [], form: [], bodyIssues: [] };
       logger.appendKeys({ request_id: requestIdOf(req), route: route.id });
     },
     after: async (request) => {
@@ -188,6 +195,28 @@ function jsonBody(schemas: RouteSchemas): MiddlewareObj {
         throw new ValidationError([{ loc: ['body'], msg: 'Request body is not valid JSON', type: 'json_invalid' }]);
       }
       req.context.state!.bodyIssues = unholdableJson((req.event as { body?: unknown }).body);
+    },
+  };
+}
+
+/**
+ * Carrier routes (manifest `bodyFormat: 'form'`): the body must be
+ * application/x-www-form-urlencoded (415 otherwise) and becomes an object of its fields
+ * (a repeated name keeps its last value; the signature check reads the raw pairs).
+ */
+function formBody(schemas: RouteSchemas): MiddlewareObj {
+  return {
+    before: async (request) => {
+      if (!schemas.body) return;
+      const req = request as unknown as Request;
+      const raw = rawBody(req.event);
+      const contentType = req.event.headers?.['content-type'];
+      if (raw !== '' && !isFormMediaType(contentType)) {
+        throw new HttpError(415, 'unsupported_media_type', `The request body must be a form: Content-Type application/x-www-form-urlencoded${contentType ? `, not '${contentType.slice(0, 100)}'` : ''}`);
+      }
+      const pairs = formPairs(raw);
+      req.context.state!.form = pairs;
+      (req.event as { body?: unknown }).body = Object.fromEntries(pairs);
     },
   };
 }

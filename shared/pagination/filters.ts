@@ -27,7 +27,8 @@ export type FilterKind =
   | { kind: 'boolean' }
   | { kind: 'integer' };
 
-export type FilterSpec = Record<string, FilterKind & { attribute?: string }>;
+/** `list`: the attribute holds a list; `field=a,b` matches items whose list contains a or b. */
+export type FilterSpec = Record<string, FilterKind & { attribute?: string; list?: true }>;
 
 export type FilterOp = 'eq' | 'gte' | 'lte' | 'gt' | 'lt';
 export interface FilterCondition {
@@ -36,6 +37,8 @@ export interface FilterCondition {
   op: FilterOp;
   /** eq: one or more alternatives (OR); range ops: exactly one. */
   values: (string | number | boolean)[];
+  /** The attribute is a list: eq means "contains". */
+  list?: true;
 }
 
 const RESERVED = new Set(['limit', 'cursor']);
@@ -67,8 +70,8 @@ export function parseFilters(
       continue;
     }
     const op: FilterOp = opName === 'in' ? 'eq' : (opName as FilterOp);
-    if (op !== 'eq' && kind.kind === 'boolean') {
-      fail('A boolean filter takes only equality', 'filter_operator_invalid');
+    if (op !== 'eq' && (kind.kind === 'boolean' || kind.list)) {
+      fail(kind.list ? 'A list filter takes only equality (contains any of the values)' : 'A boolean filter takes only equality', 'filter_operator_invalid');
       continue;
     }
     const parts = op === 'eq' ? raw.split(',') : [raw];
@@ -97,7 +100,7 @@ export function parseFilters(
       fail(`A query's filters take at most ${FILTER_LIMITS.valuesPerQuery} values in all`, 'too_many_filter_values', { max_values: FILTER_LIMITS.valuesPerQuery });
       continue;
     }
-    conditions.push({ field, attribute: kind.attribute ?? field, op, values });
+    conditions.push({ field, attribute: kind.attribute ?? field, op, values, ...(kind.list ? { list: true as const } : {}) });
   }
   conditions.sort((a, b) => (a.field + a.op).localeCompare(b.field + b.op));
   return { conditions, issues };
@@ -163,6 +166,7 @@ export function toFilterExpression(conditions: FilterCondition[]): {
   const clauses = conditions.map((c, i) => {
     const n = `#f${i}`;
     names[n] = c.attribute;
+    if (c.list) return `(${c.values.map((x) => `contains(${n}, ${value(x)})`).join(' OR ')})`;
     if (c.op === 'eq') return c.values.length === 1 ? `${n} = ${value(c.values[0])}` : `${n} IN (${c.values.map(value).join(', ')})`;
     const sym = { gte: '>=', lte: '<=', gt: '>', lt: '<' }[c.op];
     return `${n} ${sym} ${value(c.values[0])}`;

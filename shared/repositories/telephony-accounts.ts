@@ -12,6 +12,7 @@ import { db, tableName } from '../db/client.js';
 import { collections, keys } from '../db/keys.js';
 import { isId, newId } from '../ids.js';
 import { queryPage, type Page } from '../pagination/page.js';
+import { newSandboxCredentials, putSandboxAccount } from '../sandbox/accounts.js';
 import type { TwilioCredentials, TelephonyMode, TelephonyProviderName, VerificationStatus, telephonyAccountSummary } from '../schemas/telephony.js';
 
 export interface SanRef {
@@ -26,6 +27,11 @@ export interface TelephonyAccountRecord {
   provider: TelephonyProviderName;
   /** secret-box output; null when the account holds none (managed, mock). */
   credentials_sealed: string | null;
+  /**
+   * mock only: the sandbox carrier account made for this telephony account (its own SID
+   * and auth token, sealed), so each mock account's numbers and calls are its own.
+   */
+  sandbox_credentials_sealed?: string | null;
   cps_limit: number | null;
   a2p_brand_ref: string | null;
   ftc_san_refs: SanRef[];
@@ -44,6 +50,13 @@ const sealContext = (tenantId: string, accountId: string) => ({ purpose: 'carrie
 export const sealCredentials = (tenantId: string, accountId: string, creds: TwilioCredentials) =>
   seal(JSON.stringify(creds), sealContext(tenantId, accountId));
 
+const sandboxSealContext = (tenantId: string, accountId: string) => ({ purpose: 'sandbox_credentials', tenant_id: tenantId, account_id: accountId });
+
+export async function openSandboxCredentials(account: TelephonyAccountRecord): Promise<TwilioCredentials | null> {
+  if (!account.sandbox_credentials_sealed) return null;
+  return JSON.parse(await open(account.sandbox_credentials_sealed, sandboxSealContext(account.tenant_id, account.id))) as TwilioCredentials;
+}
+
 export async function openCredentials(account: TelephonyAccountRecord): Promise<TwilioCredentials | null> {
   if (!account.credentials_sealed) return null;
   return JSON.parse(await open(account.credentials_sealed, sealContext(account.tenant_id, account.id))) as TwilioCredentials;
@@ -59,12 +72,16 @@ export async function createTelephonyAccount(input: {
 }): Promise<TelephonyAccountRecord> {
   const now = new Date().toISOString();
   const id = newId('tac');
+  // A mock account gets a sandbox carrier account of its own before it is stored.
+  const sandbox = input.provider === 'mock' ? newSandboxCredentials() : undefined;
+  if (sandbox) await putSandboxAccount(sandbox, { friendlyName: `Sandbox for ${id}` });
   const record: TelephonyAccountRecord = {
     id,
     tenant_id: input.tenantId,
     mode: input.mode,
     provider: input.provider,
     credentials_sealed: input.credentials ? await sealCredentials(input.tenantId, id, input.credentials) : null,
+    sandbox_credentials_sealed: sandbox ? await seal(JSON.stringify(sandbox), sandboxSealContext(input.tenantId, id)) : null,
     cps_limit: null,
     a2p_brand_ref: input.a2pBrandRef ?? null,
     ftc_san_refs: input.ftcSanRefs ?? [],

@@ -15,3 +15,21 @@ export const sandboxAccountResource = z
     uri: z.string(),
   })
   .meta({ id: 'SandboxAccount' });
+
+export const sandboxNumberResource = z
+  .object({
+    sid: z.string(),
+    account_sid: z.string(),
+    phone_number: z.string(),
+    friendly_name: z.string(),
+    voice_url: z.string().nullable(),
+    voice_method: z.string(),
+    status_callback: z.string().nullable(),
+    status_callback_method: z.string(),
+    capabilities: z.object({ voice: z.boolean(), sms: z.boolean(), mms: z.boolean(), fax: z.boolean() }),
+    status: z.string(),
+    date_created: z.string(),
+    date_updated: z.string(),
+    uri: z.string(),
+  })
+  .meta({ id: 'SandboxIncomingPhoneNumber' });

@@ -24,6 +24,32 @@ export class CarrierUnavailable extends Error {
   }
 }
 
+/** A number the carrier holds for the account, routed to our inbound webhooks. */
+export interface CarrierNumber {
+  sid: string;
+  phoneE164: string;
+}
+
+/** Where the carrier sends a number's calls (our carrier routes). */
+export interface NumberRouting {
+  voiceUrl: string;
+  statusCallbackUrl: string;
+}
+
+/** The carrier refused the number itself (taken, unknown SID, not the account's). */
+export class NumberRefused extends Error {
+  constructor(
+    readonly reason: 'unavailable' | 'not_found',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface TelephonyProvider {
   verifyAccount(): Promise<AccountCheck>;
+  /** Buy `phoneE164` for the account and route its calls; NumberRefused if it cannot be had. */
+  buyNumber(phoneE164: string, routing: NumberRouting): Promise<CarrierNumber>;
+  /** Route a number the account already owns (by SID); NumberRefused if it has no such number. */
+  connectNumber(sid: string, routing: NumberRouting): Promise<CarrierNumber>;
 }

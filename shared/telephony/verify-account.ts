@@ -12,11 +12,11 @@
  * asked and settled by another, so two concurrent verifies never both apply; a claim left
  * by a crashed run lapses after VERIFY_CLAIM_MS.
  */
-import { HttpError, conflict } from '../http/errors.js';
-import { AccountChanged, openCredentials, updateTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
-import { appSecrets } from '../secrets.js';
-import { twilioApiBaseUrl } from './endpoints.js';
-import { CarrierUnavailable, type CarrierCredentials } from './provider.js';
+import { conflict } from '../http/errors.js';
+import { AccountChanged, updateTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
+import { carrierFailure } from './carrier-errors.js';
+import { carrierAccess } from './carrier-for.js';
+import { CarrierUnavailable } from './provider.js';
 import { twilioProvider } from './twilio.js';
 
 export const VERIFY_CLAIM_MS = 60_000;
@@ -31,17 +31,15 @@ export async function verifyTelephonyAccount(account: TelephonyAccountRecord, no
     if (account.verification_status === 'verifying' && now.getTime() - Date.parse(account.updated_at) < VERIFY_CLAIM_MS) {
       throw conflict('verification_in_progress', 'A verification of this account is already in progress; retry in a moment');
     }
-    const credentials = await credentialsFor(account);
+    const { credentials, baseUrl } = await carrierAccess(account);
     const claimed = await updateTelephonyAccount(account, { verification_status: 'verifying' });
     let check;
     try {
-      check = await twilioProvider(credentials, twilioApiBaseUrl()).verifyAccount();
+      check = await twilioProvider(credentials, baseUrl).verifyAccount();
     } catch (err) {
       if (!(err instanceof CarrierUnavailable)) throw err;
       await updateTelephonyAccount(claimed, { verification_status: account.verification_status });
-      throw err.kind === 'unreachable'
-        ? new HttpError(503, 'carrier_unreachable', 'The carrier could not be reached; the account is unchanged. Retry later.')
-        : new HttpError(502, 'carrier_error', 'The carrier answered with an error of its own; the account is unchanged. Retry later.');
+      throw carrierFailure(err, 'the account is unchanged');
     }
     switch (check.outcome) {
       case 'active':
@@ -55,15 +53,4 @@ export async function verifyTelephonyAccount(account: TelephonyAccountRecord, no
     if (err instanceof AccountChanged) throw conflict('telephony_account_changed', 'The account changed while it was being verified; read it and retry');
     throw err;
   }
-}
-
-async function credentialsFor(account: TelephonyAccountRecord): Promise<CarrierCredentials> {
-  if (account.mode === 'byo') {
-    const creds = await openCredentials(account);
-    if (!creds) throw new Error(`byo account ${account.id} holds no credentials`);
-    return { accountSid: creds.account_sid, authToken: creds.auth_token };
-  }
-  const platform = (await appSecrets()).platformCarrier;
-  if (!platform) throw new HttpError(503, 'platform_carrier_unconfigured', "This deployment has no platform carrier account, so managed twilio accounts cannot be verified; use byo or mock");
-  return platform;
 }

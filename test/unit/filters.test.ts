@@ -92,4 +92,14 @@ describe('filter grammar', () => {
     expect(Buffer.byteLength(expr.FilterExpression ?? '')).toBeLessThan(4096);
     expect(Object.keys(expr.ExpressionAttributeValues ?? {}).length).toBeLessThanOrEqual(FILTER_LIMITS.valuesPerQuery);
   });
+
+  it('a list field matches items whose list contains any value, and takes equality only', () => {
+    const listSpec: FilterSpec = { capabilities: { kind: 'enum', values: ['voice', 'sms'], list: true } };
+    const { conditions, issues } = parseFilters({ capabilities: 'sms,voice' }, listSpec);
+    expect(issues).toEqual([]);
+    const expr = toFilterExpression(conditions);
+    expect(expr.FilterExpression).toBe('(contains(#f0, :v0) OR contains(#f0, :v1))');
+    expect(expr.ExpressionAttributeValues).toEqual({ ':v0': 'sms', ':v1': 'voice' });
+    expect(parseFilters({ 'capabilities.gte': 'sms' }, listSpec).issues).toMatchObject([{ loc: ['query', 'capabilities.gte'], type: 'filter_operator_invalid' }]);
+  });
 });

@@ -43,6 +43,10 @@ describe('the route manifest', () => {
     for (const r of all) {
       if (r.path.startsWith('/v1/')) expect(r.auth, r.id).toBe('bearer');
       if (r.auth === 'none') expect(r.table, r.id).not.toBe('write');
+      // Carrier-facing routes carry the carrier's own credential; nothing else does.
+      if (r.auth === 'sandbox_basic') expect(r.path, r.id).toMatch(/^\/sandbox\/twilio\//);
+      if (r.auth === 'twilio_signature') expect(r.path, r.id).toMatch(/^\/carrier\/twilio\//);
+      if (r.bodyFormat === 'form') expect(r.auth, r.id).toMatch(/^(sandbox_basic|twilio_signature)$/);
       if (r.method === 'GET') expect(r.table, r.id).not.toBe('write');
     }
   });

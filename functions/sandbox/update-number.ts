@@ -1,0 +1,32 @@
+import * as z from 'zod';
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { authenticateSandbox, twilioError } from '../../shared/sandbox/accounts.js';
+import { getSandboxNumberBySid, presentSandboxNumber, routeSandboxNumber } from '../../shared/sandbox/numbers.js';
+import { invalidRouting, routingFromForm } from '../../shared/sandbox/routing-form.js';
+import { sandboxNumberResource, twilioErrorResource } from '../../shared/sandbox/schemas.js';
+
+/**
+ * POST /sandbox/twilio/2010-04-01/Accounts/{AccountSid}/IncomingPhoneNumbers/{Sid}.json —
+ * change where a number's calls go, as Twilio. Another account's number is a 404 (20404).
+ */
+export const handler = defineRoute(
+  'sandboxUpdateNumber',
+  {
+    path: z.object({ account_sid: z.string().max(64), number_file: z.string().max(64) }),
+    body: z.object({ VoiceUrl: z.string().max(4000).optional(), VoiceMethod: z.string().max(10).optional(), StatusCallback: z.string().max(4000).optional(), StatusCallbackMethod: z.string().max(10).optional() }),
+    responses: { 200: sandboxNumberResource, 400: twilioErrorResource, 401: twilioErrorResource, 404: twilioErrorResource },
+  },
+  async ({ event, path, body }) => {
+    const account = await authenticateSandbox(event.headers?.authorization);
+    if (!account) return twilioError(401, 20003, 'Authenticate');
+    const notFound = twilioError(404, 20404, `The requested resource /2010-04-01/Accounts/${path.account_sid}/IncomingPhoneNumbers/${path.number_file} was not found`);
+    if (path.account_sid !== account.sid || !path.number_file.endsWith('.json')) return notFound;
+    const number = await getSandboxNumberBySid(account.sid, path.number_file.slice(0, -'.json'.length));
+    if (!number) return notFound;
+    const form = body ?? {};
+    const badUrl = invalidRouting(form);
+    if (badUrl) return badUrl;
+    return ok(presentSandboxNumber(await routeSandboxNumber(number, routingFromForm(form))));
+  },
+);

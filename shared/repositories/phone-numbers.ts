@@ -1,0 +1,205 @@
+/**
+ * Phone numbers. A number lives in its tenant's partition (`NUMBER#<pnb>`) and is claimed
+ * platform-wide (`PLATFORM#NUMBER#<e164>` / `CLAIM`) in the same transaction, so one number
+ * belongs to at most one tenant and a carrier callback's `To` finds its tenant in one read.
+ * Changes are conditional on `revision`, so a route change never overwrites one it did not see.
+ */
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client.js';
+import { collections, keys, platformKeys } from '../db/keys.js';
+import { isId, newId } from '../ids.js';
+import type { FilterCondition } from '../pagination/filters.js';
+import { queryPage } from '../pagination/page.js';
+import type { InboundRouteMode, NumberCapability, NumberStatus, PhoneNumberSummary, ReputationState } from '../schemas/phone-numbers.js';
+
+export interface PhoneNumberRecord {
+  id: string;
+  tenant_id: string;
+  phone_e164: string;
+  telephony_account_id: string;
+  provider_sid: string | null;
+  capabilities: NumberCapability[];
+  a2p_campaign_ref: string | null;
+  status: NumberStatus;
+  assigned_at: string | null;
+  daily_dial_cap: number | null;
+  /** The UTC day (YYYY-MM-DD) `dials_count` counts; another day means zero dials today. */
+  dials_day: string | null;
+  dials_count: number;
+  reputation_state: ReputationState;
+  inbound_agent_id: string | null;
+  inbound_route_mode: InboundRouteMode;
+  inbound_voicemail_greeting: string | null;
+  /** The answering policy version in force when the route is `policy` (null before any PUT). */
+  policy_version: number | null;
+  revision: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NumberClaim {
+  phone_e164: string;
+  tenant_id: string;
+  number_id: string;
+  telephony_account_id: string;
+}
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Another tenant (or this one) already holds the number. */
+export class NumberTaken extends Error {}
+/** The number changed since it was read. */
+export class NumberChanged extends Error {}
+
+export const utcDay = (at: Date) => at.toISOString().slice(0, 10);
+
+export function presentPhoneNumber(n: PhoneNumberRecord, now = new Date()): PhoneNumberSummary {
+  return {
+    id: n.id,
+    phone_e164: n.phone_e164,
+    telephony_account_id: n.telephony_account_id,
+    provider_sid: n.provider_sid,
+    capabilities: n.capabilities,
+    a2p_campaign_ref: n.a2p_campaign_ref,
+    status: n.status,
+    assigned_at: n.assigned_at,
+    daily_dial_cap: n.daily_dial_cap,
+    dials_today: n.dials_day === utcDay(now) ? n.dials_count : 0,
+    reputation_state: n.reputation_state,
+    inbound_agent_id: n.inbound_agent_id,
+    inbound_route_mode: n.inbound_route_mode,
+    inbound_voicemail_greeting: n.inbound_voicemail_greeting,
+    created_at: n.created_at,
+  };
+}
+
+/**
+ * Store a new number as `provisioning` together with its platform claim; NumberTaken when
+ * the claim exists. `extra` joins the same transaction (an idempotency record, say).
+ */
+export async function claimPhoneNumber(input: {
+  tenantId: string;
+  phoneE164: string;
+  telephonyAccountId: string;
+  capabilities: NumberCapability[];
+  a2pCampaignRef?: string;
+  dailyDialCap?: number;
+}): Promise<PhoneNumberRecord> {
+  const now = new Date().toISOString();
+  const record: PhoneNumberRecord = {
+    id: newId('pnb'),
+    tenant_id: input.tenantId,
+    phone_e164: input.phoneE164,
+    telephony_account_id: input.telephonyAccountId,
+    provider_sid: null,
+    capabilities: input.capabilities,
+    a2p_campaign_ref: input.a2pCampaignRef ?? null,
+    status: 'provisioning',
+    assigned_at: null,
+    daily_dial_cap: input.dailyDialCap ?? null,
+    dials_day: null,
+    dials_count: 0,
+    reputation_state: 'clean',
+    inbound_agent_id: null,
+    inbound_route_mode: 'agent',
+    inbound_voicemail_greeting: null,
+    policy_version: null,
+    revision: 1,
+    created_at: now,
+    updated_at: now,
+  };
+  const claim: NumberClaim = { phone_e164: record.phone_e164, tenant_id: record.tenant_id, number_id: record.id, telephony_account_id: record.telephony_account_id };
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: tableName(), Item: { ...platformKeys.numberClaim(record.phone_e164), type: 'number_claim', ...claim, created_at: now }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName: tableName(), Item: { ...keys.phoneNumber(record.tenant_id, record.id), type: 'phone_number', ...record }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        ],
+      }),
+    );
+  } catch (err) {
+    if (err instanceof TransactionCanceledException && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') throw new NumberTaken(record.phone_e164);
+    throw err;
+  }
+  return record;
+}
+
+/** The carrier confirmed the number: provisioning → active. */
+export function activatePhoneNumber(number: PhoneNumberRecord, providerSid: string, now = new Date()): Promise<PhoneNumberRecord> {
+  return updatePhoneNumber(number, { status: 'active', provider_sid: providerSid, assigned_at: now.toISOString() }, { fromStatus: 'provisioning' });
+}
+
+/** The carrier refused the number: the claim and the record go, as if never made. */
+export async function releaseUnprovisionedNumber(number: PhoneNumberRecord): Promise<void> {
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Delete: { TableName: tableName(), Key: platformKeys.numberClaim(number.phone_e164), ConditionExpression: 'number_id = :id', ExpressionAttributeValues: { ':id': number.id } } },
+        { Delete: { TableName: tableName(), Key: keys.phoneNumber(number.tenant_id, number.id), ConditionExpression: '#s = :provisioning', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':provisioning': 'provisioning' } } },
+      ],
+    }),
+  );
+}
+
+export async function getPhoneNumber(tenantId: string, numberId: string): Promise<PhoneNumberRecord | undefined> {
+  if (!isId(numberId)) return undefined;
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: keys.phoneNumber(tenantId, numberId), ConsistentRead: true }));
+  return out.Item as PhoneNumberRecord | undefined;
+}
+
+export async function getNumberClaim(phoneE164: string): Promise<NumberClaim | undefined> {
+  if (!phoneE164 || phoneE164.includes('#')) return undefined;
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: platformKeys.numberClaim(phoneE164), ConsistentRead: true }));
+  return out.Item as NumberClaim | undefined;
+}
+
+export function listPhoneNumbers(tenantId: string, opts: { limit: number; cursor?: string; filters: FilterCondition[] }) {
+  return queryPage({
+    tenantId,
+    scope: 'phone_numbers',
+    skPrefix: collections.phoneNumbers,
+    newestFirst: true,
+    limit: opts.limit,
+    cursor: opts.cursor,
+    filters: opts.filters,
+    map: (item) => presentPhoneNumber(item as unknown as PhoneNumberRecord),
+  });
+}
+
+type NumberChanges = Partial<Omit<PhoneNumberRecord, 'id' | 'tenant_id' | 'phone_e164' | 'telephony_account_id' | 'revision' | 'created_at'>>;
+
+/** The update item for `changes` on the number as read (condition: same revision). */
+export function phoneNumberUpdateItem(expected: PhoneNumberRecord, changes: NumberChanges, opts: { fromStatus?: NumberStatus; now?: Date } = {}): { item: TransactItem; next: PhoneNumberRecord } {
+  const next: PhoneNumberRecord = { ...expected, ...changes, revision: expected.revision + 1, updated_at: (opts.now ?? new Date()).toISOString() };
+  const fields = Object.keys(changes).concat('revision', 'updated_at') as (keyof PhoneNumberRecord)[];
+  const names: Record<string, string> = { '#rev': 'revision' };
+  const values: Record<string, unknown> = { ':expected': expected.revision };
+  const sets = fields.map((f, i) => {
+    names[`#f${i}`] = f;
+    values[`:v${i}`] = next[f];
+    return `#f${i} = :v${i}`;
+  });
+  let condition = 'attribute_exists(pk) AND #rev = :expected';
+  if (opts.fromStatus) {
+    names['#st'] = 'status';
+    values[':from'] = opts.fromStatus;
+    condition += ' AND #st = :from';
+  }
+  return {
+    next,
+    item: { Update: { TableName: tableName(), Key: keys.phoneNumber(expected.tenant_id, expected.id), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values } },
+  };
+}
+
+export async function updatePhoneNumber(expected: PhoneNumberRecord, changes: NumberChanges, opts: { fromStatus?: NumberStatus } = {}): Promise<PhoneNumberRecord> {
+  const { item, next } = phoneNumberUpdateItem(expected, changes, opts);
+  try {
+    await db().send(new UpdateCommand(item.Update as ConstructorParameters<typeof UpdateCommand>[0]));
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) throw new NumberChanged('the phone number changed concurrently');
+    throw err;
+  }
+  return next;
+}

@@ -1,0 +1,122 @@
+/**
+ * The sandbox carrier's numbers (Twilio's IncomingPhoneNumber resource). A number is held
+ * by at most one sandbox account, as in the world; it remembers where its calls go
+ * (voice_url, status_callback), which is what an inbound sandbox call follows.
+ */
+import { randomBytes } from 'node:crypto';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client.js';
+import { platformKeys } from '../db/keys.js';
+
+export interface SandboxNumber {
+  sid: string;
+  account_sid: string;
+  phone_number: string;
+  friendly_name: string;
+  voice_url: string | null;
+  voice_method: string;
+  status_callback: string | null;
+  status_callback_method: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NumberRouting {
+  voice_url?: string;
+  voice_method?: string;
+  status_callback?: string;
+  status_callback_method?: string;
+}
+
+export class SandboxNumberTaken extends Error {}
+
+const SID_PATTERN = /^PN[0-9a-f]{32}$/;
+
+/** Twilio's friendly name for a NANP number: (415) 555-0100. */
+const friendlyName = (e164: string) => {
+  const m = /^\+1(\d{3})(\d{3})(\d{4})$/.exec(e164);
+  return m ? `(${m[1]}) ${m[2]}-${m[3]}` : e164;
+};
+
+export async function buySandboxNumber(accountSid: string, phoneE164: string, routing: NumberRouting): Promise<SandboxNumber> {
+  const now = new Date().toISOString();
+  const number: SandboxNumber = {
+    sid: `PN${randomBytes(16).toString('hex')}`,
+    account_sid: accountSid,
+    phone_number: phoneE164,
+    friendly_name: friendlyName(phoneE164),
+    voice_url: routing.voice_url ?? null,
+    voice_method: routing.voice_method ?? 'POST',
+    status_callback: routing.status_callback ?? null,
+    status_callback_method: routing.status_callback_method ?? 'POST',
+    created_at: now,
+    updated_at: now,
+  };
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: tableName(), Item: { ...platformKeys.sandboxNumber(phoneE164), type: 'sandbox_number', ...number }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName: tableName(), Item: { ...platformKeys.sandboxNumberSid(number.sid), type: 'sandbox_number_sid', phone_number: phoneE164 }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        ],
+      }),
+    );
+  } catch (err) {
+    if (err instanceof TransactionCanceledException) throw new SandboxNumberTaken(phoneE164);
+    throw err;
+  }
+  return number;
+}
+
+export async function getSandboxNumber(phoneE164: string): Promise<SandboxNumber | undefined> {
+  if (!phoneE164 || phoneE164.includes('#')) return undefined;
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: platformKeys.sandboxNumber(phoneE164), ConsistentRead: true }));
+  return out.Item as SandboxNumber | undefined;
+}
+
+/** The number with this SID if `accountSid` holds it (another account's number is not found, as on Twilio). */
+export async function getSandboxNumberBySid(accountSid: string, sid: string): Promise<SandboxNumber | undefined> {
+  if (!SID_PATTERN.test(sid)) return undefined;
+  const pointer = await db().send(new GetCommand({ TableName: tableName(), Key: platformKeys.sandboxNumberSid(sid), ConsistentRead: true }));
+  const e164 = (pointer.Item as { phone_number?: string } | undefined)?.phone_number;
+  const number = e164 ? await getSandboxNumber(e164) : undefined;
+  return number?.account_sid === accountSid ? number : undefined;
+}
+
+export async function routeSandboxNumber(number: SandboxNumber, routing: NumberRouting): Promise<SandboxNumber> {
+  const next: SandboxNumber = {
+    ...number,
+    ...Object.fromEntries(Object.entries(routing).filter(([, v]) => v !== undefined)),
+    updated_at: new Date().toISOString(),
+  };
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: platformKeys.sandboxNumber(number.phone_number),
+      UpdateExpression: 'SET voice_url = :vu, voice_method = :vm, status_callback = :sc, status_callback_method = :sm, updated_at = :u',
+      ConditionExpression: 'account_sid = :acct',
+      ExpressionAttributeValues: { ':vu': next.voice_url, ':vm': next.voice_method, ':sc': next.status_callback, ':sm': next.status_callback_method, ':u': next.updated_at, ':acct': number.account_sid },
+    }),
+  );
+  return next;
+}
+
+const twilioDate = (iso: string) => new Date(iso).toUTCString().replace('GMT', '+0000');
+
+/** Twilio's JSON shape of an IncomingPhoneNumber. */
+export const presentSandboxNumber = (n: SandboxNumber) => ({
+  sid: n.sid,
+  account_sid: n.account_sid,
+  phone_number: n.phone_number,
+  friendly_name: n.friendly_name,
+  voice_url: n.voice_url,
+  voice_method: n.voice_method,
+  status_callback: n.status_callback,
+  status_callback_method: n.status_callback_method,
+  capabilities: { voice: true, sms: true, mms: false, fax: false },
+  status: 'in-use',
+  date_created: twilioDate(n.created_at),
+  date_updated: twilioDate(n.updated_at),
+  uri: `/2010-04-01/Accounts/${n.account_sid}/IncomingPhoneNumbers/${n.sid}.json`,
+});

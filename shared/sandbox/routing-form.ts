@@ -1,0 +1,31 @@
+/** Twilio's form fields that route a number's calls, checked as Twilio checks them. */
+import * as z from 'zod';
+import { twilioError } from './accounts.js';
+import type { NumberRouting } from './numbers.js';
+
+export interface RoutingForm {
+  VoiceUrl?: string;
+  VoiceMethod?: string;
+  StatusCallback?: string;
+  StatusCallbackMethod?: string;
+}
+
+export const routingFromForm = (f: RoutingForm): NumberRouting => ({
+  ...(f.VoiceUrl !== undefined ? { voice_url: f.VoiceUrl } : {}),
+  ...(f.VoiceMethod !== undefined ? { voice_method: f.VoiceMethod } : {}),
+  ...(f.StatusCallback !== undefined ? { status_callback: f.StatusCallback } : {}),
+  ...(f.StatusCallbackMethod !== undefined ? { status_callback_method: f.StatusCallbackMethod } : {}),
+});
+
+const httpUrl = z.url({ protocol: /^https?$/ });
+
+/** Twilio refuses a URL that is not http(s) (21402) and a method other than GET/POST (21401). */
+export function invalidRouting(form: RoutingForm) {
+  for (const url of [form.VoiceUrl, form.StatusCallback]) {
+    if (url !== undefined && !httpUrl.safeParse(url).success) return twilioError(400, 21402, `Url is not valid: ${url}`);
+  }
+  for (const method of [form.VoiceMethod, form.StatusCallbackMethod]) {
+    if (method !== undefined && method !== 'GET' && method !== 'POST') return twilioError(400, 21401, `Method is not valid: ${method}`);
+  }
+  return undefined;
+}
