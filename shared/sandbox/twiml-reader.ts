@@ -1,0 +1,79 @@
+/**
+ * The sandbox carrier reads TwiML as Twilio does: a <Response> of verbs, run in order. Pure:
+ * XML text in, a list of verbs out (fast-xml-parser, order preserved). Verbs it does not
+ * know are kept as `unknown` so a player can report them instead of silently skipping.
+ */
+import { XMLParser } from 'fast-xml-parser';
+
+export type Verb =
+  | { verb: 'Say'; text: string }
+  | { verb: 'Play'; url: string }
+  | { verb: 'Pause'; length: number }
+  | { verb: 'Gather'; action: string | null; timeout: number; numDigits: number; actionOnEmptyResult: boolean; children: Verb[] }
+  | { verb: 'Dial'; action: string | null; timeout: number; numbers: string[] }
+  | { verb: 'Connect'; streamUrl: string | null; parameters: Record<string, string> }
+  | { verb: 'Record'; action: string | null; maxLength: number }
+  | { verb: 'Redirect'; url: string }
+  | { verb: 'Hangup' }
+  | { verb: 'Reject'; reason: string }
+  | { verb: 'unknown'; name: string };
+
+type Node = Record<string, unknown> & { ':@'?: Record<string, string> };
+
+const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', preserveOrder: true, parseTagValue: false, parseAttributeValue: false, trimValues: true });
+
+export class TwimlUnreadable extends Error {}
+
+const nameOf = (n: Node) => Object.keys(n).find((k) => k !== ':@')!;
+const childrenOf = (n: Node) => (n[nameOf(n)] as Node[] | undefined) ?? [];
+const attrs = (n: Node) => n[':@'] ?? {};
+const textOf = (n: Node): string => childrenOf(n).map((c) => (typeof c['#text'] === 'string' ? c['#text'] : textOf(c))).join('');
+const num = (v: string | undefined, fallback: number) => (v !== undefined && Number.isFinite(Number(v)) ? Number(v) : fallback);
+
+function toVerb(n: Node): Verb {
+  const name = nameOf(n);
+  const a = attrs(n);
+  switch (name) {
+    case 'Say':
+      return { verb: 'Say', text: textOf(n) };
+    case 'Play':
+      return { verb: 'Play', url: textOf(n) };
+    case 'Pause':
+      return { verb: 'Pause', length: num(a.length, 1) };
+    case 'Gather':
+      return { verb: 'Gather', action: a.action ?? null, timeout: num(a.timeout, 5), numDigits: num(a.numDigits, 1), actionOnEmptyResult: a.actionOnEmptyResult === 'true', children: childrenOf(n).filter((c) => nameOf(c) !== '#text').map(toVerb) };
+    case 'Dial': {
+      const numbers = childrenOf(n).filter((c) => nameOf(c) === 'Number').map(textOf);
+      const bare = childrenOf(n).find((c) => nameOf(c) === '#text');
+      return { verb: 'Dial', action: a.action ?? null, timeout: num(a.timeout, 30), numbers: numbers.length ? numbers : bare ? [String(bare['#text'])] : [] };
+    }
+    case 'Connect': {
+      const stream = childrenOf(n).find((c) => nameOf(c) === 'Stream');
+      const parameters = Object.fromEntries((stream ? childrenOf(stream) : []).filter((c) => nameOf(c) === 'Parameter').map((p) => [attrs(p).name ?? '', attrs(p).value ?? '']));
+      return { verb: 'Connect', streamUrl: stream ? attrs(stream).url ?? null : null, parameters };
+    }
+    case 'Record':
+      return { verb: 'Record', action: a.action ?? null, maxLength: num(a.maxLength, 3600) };
+    case 'Redirect':
+      return { verb: 'Redirect', url: textOf(n) };
+    case 'Hangup':
+      return { verb: 'Hangup' };
+    case 'Reject':
+      return { verb: 'Reject', reason: a.reason ?? 'rejected' };
+    default:
+      return { verb: 'unknown', name };
+  }
+}
+
+/** The verbs of a TwiML document; TwimlUnreadable when it is not one. */
+export function readTwiml(xml: string): Verb[] {
+  let doc: Node[];
+  try {
+    doc = parser.parse(xml) as Node[];
+  } catch (err) {
+    throw new TwimlUnreadable(`not XML: ${(err as Error).message}`);
+  }
+  const response = doc.find((n) => nameOf(n) === 'Response');
+  if (!response) throw new TwimlUnreadable('no <Response> element');
+  return childrenOf(response).filter((c) => nameOf(c) !== '#text').map(toVerb);
+}
