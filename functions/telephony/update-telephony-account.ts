@@ -5,6 +5,7 @@ import {
   AccountChanged,
   getTelephonyAccount,
   presentTelephonyAccount,
+  recordCarrierAccountUse,
   sealCredentials,
   updateTelephonyAccount,
 } from '../../shared/repositories/telephony-accounts.js';
@@ -33,6 +34,7 @@ export const handler = defineRoute(
           ? { credentials_sealed: await sealCredentials(account.tenant_id, account.id, body.credentials), verification_status: 'pending' as const, verified_at: null, cps_limit: null }
           : {}),
       });
+      if (body.credentials) await recordCarrierAccountUse(body.credentials.account_sid, account.tenant_id, account.id);
       return ok(presentTelephonyAccount(updated));
     } catch (err) {
       if (err instanceof AccountChanged) throw conflict('telephony_account_changed', 'The account changed concurrently; read it and retry');

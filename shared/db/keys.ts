@@ -100,6 +100,17 @@ export const agentKeys = {
 } as const;
 
 /**
+ * Calls are high-volume like contacts: a partition each (`TENANT#<t>#CALL#<cal>`), gathered
+ * newest first in gsi1 `TENANT#<t>#CALLS`.
+ */
+export const callPartition = (tenantId: string, callId: string) => `${tenantPk(tenantId)}#CALL#${assertId(callId)}`;
+export const callKeys = {
+  call: (tenantId: string, callId: string) => ({ pk: callPartition(tenantId, callId), sk: 'CALL' }),
+  callIndex: (tenantId: string, callId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#CALLS`, gsi1sk: `CALL#${assertId(callId)}` }),
+  callsIndexPartition: (tenantId: string) => `${tenantPk(tenantId)}#CALLS`,
+} as const;
+
+/**
  * Platform-owned records (no tenant): partitions start with `PLATFORM#`, which no tenant
  * key can (tenant partitions start with `TENANT#`). Every tenant may read templates.
  */
@@ -122,6 +133,14 @@ export const platformKeys = {
    * tenant, number and account, and is how a carrier callback's `To` finds its tenant.
    */
   numberClaim: (e164: string) => ({ pk: `${PLATFORM_PREFIX}NUMBER#${assertId(e164)}`, sk: 'CLAIM' }),
+  /** A carrier's call id (Twilio CallSid) → the tenant's call: how status callbacks find it. */
+  carrierCall: (callSid: string) => ({ pk: `${PLATFORM_PREFIX}CARRIER_CALL#${assertId(callSid)}`, sk: 'CALL' }),
+  /**
+   * The tenant accounts that use a carrier account SID (a hint for callbacks to numbers no
+   * tenant holds; the signature is still checked with each account's current token).
+   */
+  carrierAccountPartition: (accountSid: string) => `${PLATFORM_PREFIX}CARRIER_ACCOUNT#${assertId(accountSid)}`,
+  carrierAccountUse: (accountSid: string, tenantId: string, accountId: string) => ({ pk: `${PLATFORM_PREFIX}CARRIER_ACCOUNT#${assertId(accountSid)}`, sk: `${tenantPk(tenantId)}#TELACCT#${assertId(accountId)}` }),
 } as const;
 
 export const isPlatformPartition = (partition: string): boolean => partition.startsWith(PLATFORM_PREFIX);

@@ -5,11 +5,11 @@
  * the state it was read in (`revision`), so concurrent verifies cannot interleave.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
 import { open, seal } from '../crypto/secret-box.js';
 import { db, tableName } from '../db/client.js';
-import { collections, keys } from '../db/keys.js';
+import { collections, keys, platformKeys } from '../db/keys.js';
 import { isId, newId } from '../ids.js';
 import { queryPage, type Page } from '../pagination/page.js';
 import { newSandboxCredentials, putSandboxAccount } from '../sandbox/accounts.js';
@@ -94,7 +94,25 @@ export async function createTelephonyAccount(input: {
   await db().send(
     new PutCommand({ TableName: tableName(), Item: { ...keys.telephonyAccount(input.tenantId, id), type: 'telephony_account', ...record }, ConditionExpression: 'attribute_not_exists(pk)' }),
   );
+  const carrierSid = input.credentials?.account_sid ?? sandbox?.account_sid;
+  if (carrierSid) await recordCarrierAccountUse(carrierSid, input.tenantId, id);
   return record;
+}
+
+/**
+ * Note that a tenant account uses a carrier account SID. A hint only (callbacks for numbers
+ * no tenant holds are attributed through it, and always re-checked against the account's
+ * current credentials), so an entry outliving a credential change is harmless.
+ */
+export async function recordCarrierAccountUse(accountSid: string, tenantId: string, accountId: string): Promise<void> {
+  await db().send(new PutCommand({ TableName: tableName(), Item: { ...platformKeys.carrierAccountUse(accountSid, tenantId, accountId), type: 'carrier_account_use', tenant_id: tenantId, account_id: accountId } }));
+}
+
+/** The tenant accounts that have used this carrier account SID (at most a page of 25). */
+export async function carrierAccountUses(accountSid: string): Promise<{ tenant_id: string; account_id: string }[]> {
+  if (!/^AC[0-9a-fA-F]{32}$/.test(accountSid)) return [];
+  const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': platformKeys.carrierAccountPartition(accountSid) }, Limit: 25 }));
+  return (out.Items ?? []).map((i) => ({ tenant_id: i.tenant_id as string, account_id: i.account_id as string }));
 }
 
 export async function getTelephonyAccount(tenantId: string, accountId: string): Promise<TelephonyAccountRecord | undefined> {

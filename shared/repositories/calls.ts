@@ -1,0 +1,149 @@
+/**
+ * Call records. This issue stores inbound calls (`direction: "inbound"`); the calls issue
+ * adds outbound ones and the full state machine. A call gets a partition of its own and a
+ * platform pointer from the carrier's CallSid, written in one transaction, so the first
+ * webhook for a CallSid creates the call and a replay finds it.
+ */
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client.js';
+import { callKeys, platformKeys } from '../db/keys.js';
+import { isId, newId } from '../ids.js';
+import type { InboundRouteMode } from '../schemas/phone-numbers.js';
+
+export const TERMINAL_CALL_STATES = ['completed', 'no_answer', 'busy', 'failed', 'machine', 'disposed'] as const;
+export type CallState = 'initiated' | 'answered' | 'in_conversation' | (typeof TERMINAL_CALL_STATES)[number];
+
+/** One thing the carrier did on an inbound call, in order (what `sandbox call` prints too). */
+export type InboundPathEntry = Record<string, unknown> & { action: string };
+
+export interface CallRecord {
+  id: string;
+  tenant_id: string;
+  direction: 'inbound' | 'outbound';
+  state: CallState;
+  disposition: string | null;
+  disposition_set_by: 'carrier' | 'agent_llm' | 'compliance' | 'system' | null;
+  end_reason: string | null;
+  from_e164: string;
+  to_e164: string;
+  phone_number_id: string | null;
+  telephony_account_id: string;
+  provider: 'twilio' | 'mock';
+  provider_call_sid: string;
+  inbound: {
+    route_mode: InboundRouteMode | null;
+    policy_version: number | null;
+    schedule: 'open' | 'closed' | null;
+    agent_id: string | null;
+    agent_version_id: string | null;
+    path: InboundPathEntry[];
+  } | null;
+  recording_url: string | null;
+  answered_at: string | null;
+  ended_at: string | null;
+  duration_seconds: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A call may record at most this many steps (a caller looping in a menu stops being recorded, not served). */
+export const MAX_PATH_ENTRIES = 200;
+
+export type NewInboundCall = Omit<CallRecord, 'id' | 'direction' | 'created_at' | 'updated_at' | 'recording_url' | 'ended_at' | 'duration_seconds'>;
+
+/** Store an inbound call, or return the one this CallSid already made (a replayed webhook). */
+export async function createInboundCall(input: NewInboundCall, now = new Date()): Promise<{ call: CallRecord; created: boolean }> {
+  const at = now.toISOString();
+  const call: CallRecord = { ...input, id: newId('cal'), direction: 'inbound', recording_url: null, ended_at: input.state === 'disposed' ? at : null, duration_seconds: null, created_at: at, updated_at: at };
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: tableName(), Item: { ...platformKeys.carrierCall(call.provider_call_sid), type: 'carrier_call', tenant_id: call.tenant_id, call_id: call.id, telephony_account_id: call.telephony_account_id }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName: tableName(), Item: { ...callKeys.call(call.tenant_id, call.id), ...callKeys.callIndex(call.tenant_id, call.id), type: 'call', ...call }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        ],
+      }),
+    );
+    return { call, created: true };
+  } catch (err) {
+    if (!(err instanceof TransactionCanceledException) || err.CancellationReasons?.[0]?.Code !== 'ConditionalCheckFailed') throw err;
+    const existing = await getCallBySid(call.provider_call_sid);
+    if (!existing) throw err;
+    return { call: existing, created: false };
+  }
+}
+
+export async function getCallPointer(callSid: string): Promise<{ tenant_id: string; call_id: string; telephony_account_id: string } | undefined> {
+  if (!/^CA[0-9a-fA-F]{32}$/.test(callSid)) return undefined;
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: platformKeys.carrierCall(callSid), ConsistentRead: true }));
+  return out.Item as { tenant_id: string; call_id: string; telephony_account_id: string } | undefined;
+}
+
+export async function getCallBySid(callSid: string): Promise<CallRecord | undefined> {
+  const pointer = await getCallPointer(callSid);
+  return pointer ? getCall(pointer.tenant_id, pointer.call_id) : undefined;
+}
+
+export async function getCall(tenantId: string, callId: string): Promise<CallRecord | undefined> {
+  if (!isId(callId)) return undefined;
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: callKeys.call(tenantId, callId), ConsistentRead: true }));
+  return out.Item as CallRecord | undefined;
+}
+
+/**
+ * Append what a callback did to an inbound call's path, only if the path still has `seq`
+ * entries: a replayed callback (same signed URL, same seq) appends nothing.
+ */
+export async function appendInboundPath(call: Pick<CallRecord, 'tenant_id' | 'id'>, seq: number, entries: InboundPathEntry[], extra: { recording_url?: string } = {}): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: callKeys.call(call.tenant_id, call.id),
+        UpdateExpression: `SET inbound.#path = list_append(inbound.#path, :entries), updated_at = :now${extra.recording_url ? ', recording_url = :rec' : ''}`,
+        ConditionExpression: 'attribute_exists(pk) AND size(inbound.#path) = :seq AND :seq < :max',
+        ExpressionAttributeNames: { '#path': 'path' },
+        ExpressionAttributeValues: { ':entries': entries, ':now': new Date().toISOString(), ':seq': seq, ':max': MAX_PATH_ENTRIES, ...(extra.recording_url ? { ':rec': extra.recording_url } : {}) },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw err;
+  }
+}
+
+/** Twilio's final CallStatus values → our terminal states. */
+const FINAL: Record<string, CallState> = { completed: 'completed', busy: 'busy', failed: 'failed', 'no-answer': 'no_answer', canceled: 'completed' };
+
+/**
+ * The carrier reported a final status. Terminal states never change again (replays and
+ * late callbacks are harmless); a call already disposed keeps its disposition but gains its
+ * end time and duration once.
+ */
+export async function recordFinalStatus(call: CallRecord, callStatus: string, durationSeconds: number | null, now = new Date()): Promise<boolean> {
+  const state = FINAL[callStatus];
+  if (!state) return false;
+  const terminal = (TERMINAL_CALL_STATES as readonly string[]).includes(call.state);
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: callKeys.call(call.tenant_id, call.id),
+        UpdateExpression: terminal
+          ? 'SET duration_seconds = :d, updated_at = :now'
+          : 'SET #state = :state, end_reason = :reason, ended_at = :now, duration_seconds = :d, updated_at = :now',
+        ConditionExpression: terminal ? 'attribute_exists(pk) AND attribute_type(duration_seconds, :null)' : 'attribute_exists(pk) AND #state = :from',
+        ExpressionAttributeNames: terminal ? undefined : { '#state': 'state' },
+        ExpressionAttributeValues: terminal
+          ? { ':d': durationSeconds, ':now': now.toISOString(), ':null': 'NULL' }
+          : { ':state': state, ':reason': `carrier_${callStatus.replace('-', '_')}`, ':now': now.toISOString(), ':d': durationSeconds, ':from': call.state },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw err;
+  }
+}
