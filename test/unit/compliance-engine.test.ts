@@ -34,7 +34,6 @@ function check(c: Case) {
   }
 }
 
-const NY = '+12125550123'; // US-NY, America/New_York
 const FL2 = '+18505550123'; // US-FL, America/Chicago + America/New_York
 const TX = '+17135550123'; // US-TX, America/Chicago
 const MON_10AM_NY = '2026-11-23T15:00:00Z';
