@@ -2,9 +2,10 @@
  * npm run bench — prints the figures behind the performance targets:
  *   1. every function bundle: size and cold init time;
  *   2. GET /v1/me through the local runtime vs a raw GetItem, and DynamoDB calls/request;
- *   3. a 10,000-row CSV import through the local API vs the raw per-row transaction rate.
+ *   3. a 10,000-row CSV import through the local API vs the raw per-row transaction rate;
+ *   4. compliance engine evaluations per second (pure, no stack).
  * Runs against its own in-memory local stack (free ports), so `npm start` may be running.
- * BENCH_ONLY=bundles|me|import runs one part.
+ * BENCH_ONLY=bundles|me|import|engine runs one part.
  */
 import { cpus } from 'node:os';
 
@@ -18,6 +19,11 @@ console.log(`Benchmarks on Node ${process.version}, ${cpus().length} cores`);
 if (!only || only === 'bundles') {
   const { measureBundles, printBundles } = await import('../test/bench/bundles.js');
   printBundles(await measureBundles());
+}
+
+if (!only || only === 'engine') {
+  const { measureEngine, printEngine } = await import('../test/bench/compliance-engine.js');
+  printEngine(measureEngine());
 }
 
 if (!only || only === 'me' || only === 'import') {
