@@ -96,5 +96,8 @@ describe('IANA zones', () => {
   it('knows real zones and refuses offsets and made-up names', () => {
     for (const z of [NY, 'Europe/London', 'Asia/Kolkata', 'UTC', 'Etc/GMT+5', 'US/Eastern']) expect(isIanaZone(z)).toBe(true);
     for (const z of ['+05:00', '-0800', 'Mars/Base', '', 'America/New York']) expect(isIanaZone(z)).toBe(false);
+    // Case-insensitive, as Intl is: both spellings read the same wall clock.
+    expect(isIanaZone('america/new_york')).toBe(true);
+    expect(localTime(new Date('2026-07-01T12:00:00Z'), 'AMERICA/NEW_YORK')).toEqual(localTime(new Date('2026-07-01T12:00:00Z'), NY));
   });
 });

@@ -8,7 +8,9 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 
 /** Throws RangeError for a zone Intl does not know. */
 function formatter(zone: string): Intl.DateTimeFormat {
-  let f = formatters.get(zone);
+  // Zone names are case-insensitive; one entry per zone keeps the cache bounded by the zone list.
+  const key = zone.toLowerCase();
+  let f = formatters.get(key);
   if (!f) {
     // Gregorian calendar and Latin digits whatever the host's default locale data says.
     f = new Intl.DateTimeFormat('en-US-u-ca-gregory-nu-latn', {
@@ -21,7 +23,7 @@ function formatter(zone: string): Intl.DateTimeFormat {
       hour: '2-digit',
       minute: '2-digit',
     });
-    formatters.set(zone, f);
+    formatters.set(key, f);
   }
   return f;
 }
