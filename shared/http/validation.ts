@@ -19,6 +19,7 @@ const TYPE_NAMES: Record<string, string> = {
   bigint: 'int_type',
 };
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const scalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
 
 export function toValidationIssues(part: Part, issues: readonly core.$ZodIssue[]): ValidationIssue[] {
@@ -93,8 +94,14 @@ function convert(part: Part, path: (string | number)[], issue: core.$ZodIssue): 
     case 'unrecognized_keys':
       return issue.keys.map((k) => ({ loc: [...loc, k], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }));
     case 'invalid_union': {
-      const disc = (issue as { discriminator?: string }).discriminator;
-      if (disc) return [{ loc: [...loc, disc], msg: `Input tag does not match any of the expected tags`, type: 'union_tag_invalid' }];
+      const { discriminator: disc, options } = issue as { discriminator?: string; options?: unknown[] };
+      if (disc) {
+        // zod ≥ 4.1 already ends the path at the discriminator; earlier versions stopped at the object.
+        const at = path.at(-1) === disc ? loc : [...loc, disc];
+        const tags = (options ?? []).filter((o): o is string => typeof o === 'string').map((o) => `'${o}'`).join(', ');
+        const tag = scalar(input) ? input : isRecord(input) ? input[disc] : undefined;
+        return [{ loc: at, msg: `Input tag ${scalar(tag) ? `'${String(tag)}' ` : ''}found using '${disc}' does not match any of the expected tags: ${tags}`, type: 'union_tag_invalid', ...(scalar(tag) ? { input: tag } : {}), ctx: { discriminator: `'${disc}'`, expected_tags: tags } }];
+      }
       // Report the branch that got furthest: the one with the fewest issues.
       const branches = issue.errors.filter((b) => b.length > 0).sort((a, b) => a.length - b.length);
       const best = branches[0];

@@ -52,6 +52,16 @@ describe('zod issues → Pydantic-style 422 entries', () => {
     ]);
   });
 
+  it('reports an unknown discriminator once, at the discriminator, naming the expected tags', () => {
+    const step = z.discriminatedUnion('type', [z.object({ type: z.literal('a') }), z.object({ type: z.literal('b'), n: z.string() })]);
+    const issues = issuesOf(z.object({ steps: z.array(step) }), { steps: [{ type: 'c' }, { type: 'b', n: 5 }] });
+    expect(issues.map((i) => [i.loc, i.type])).toEqual([
+      [['body', 'steps', 0, 'type'], 'union_tag_invalid'],
+      [['body', 'steps', 1, 'n'], 'string_type'],
+    ]);
+    expect(issues[0]).toMatchObject({ msg: "Input tag 'c' found using 'type' does not match any of the expected tags: 'a', 'b'", input: 'c' });
+  });
+
   it('maps a non-numeric query integer to int_parsing', () => {
     const r = z.object({ limit: z.preprocess((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v), z.int()) }).safeParse({ limit: 'abc' }, { reportInput: true });
     expect(r.success).toBe(false);

@@ -1,0 +1,72 @@
+/**
+ * The TwiML the carrier-facing routes answer with: the verbs the call path uses and no
+ * more. Hand-written rather than twilio's VoiceResponse, which with xmlbuilder adds 78 KB
+ * to a bundle for what is ~80 lines here; the unit test checks this output byte for byte
+ * against VoiceResponse for the same documents. Escaping follows xmlbuilder's (text: & < >
+ * CR; attributes: & < " TAB LF CR); characters XML 1.0 cannot carry at all (other control
+ * characters, U+FFFE/U+FFFF, lone surrogates) are dropped, since one would make the whole
+ * document unreadable to the carrier.
+ */
+
+type AttrValue = string | number | boolean | undefined;
+
+export interface TwimlNode {
+  readonly name: string;
+  readonly attrs: Readonly<Record<string, AttrValue>>;
+  readonly children: readonly (TwimlNode | string)[];
+}
+
+const node = (name: string, attrs: Record<string, AttrValue> = {}, children: (TwimlNode | string)[] = []): TwimlNode => ({ name, attrs, children });
+
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const clean = (s: string) => s.replace(NOT_XML, '');
+const escapeText = (s: string) => clean(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r/g, '&#xD;');
+const escapeAttr = (s: string) =>
+  clean(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;').replace(/\t/g, '&#x9;').replace(/\n/g, '&#xA;').replace(/\r/g, '&#xD;');
+
+function render(n: TwimlNode | string): string {
+  if (typeof n === 'string') return escapeText(n);
+  const attrs = Object.entries(n.attrs)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => ` ${k}="${escapeAttr(String(v))}"`)
+    .join('');
+  return n.children.length ? `<${n.name}${attrs}>${n.children.map(render).join('')}</${n.name}>` : `<${n.name}${attrs}/>`;
+}
+
+/** A complete TwiML document. */
+export const twiml = (...verbs: TwimlNode[]): string => `<?xml version="1.0" encoding="UTF-8"?>${render(node('Response', {}, verbs))}`;
+
+export const TWIML_CONTENT_TYPE = 'text/xml; charset=utf-8';
+
+export interface SayOptions {
+  voice?: string;
+  language?: string;
+}
+export const say = (text: string, opts: SayOptions = {}): TwimlNode => node('Say', { voice: opts.voice, language: opts.language }, [text]);
+
+export const pause = (seconds: number): TwimlNode => node('Pause', { length: seconds });
+
+/**
+ * One DTMF key, posted to `action`. actionOnEmptyResult makes Twilio post even when the
+ * caller pressed nothing, so a timeout reaches the same signed callback as a key press.
+ */
+export const gather = (opts: { action: string; timeoutSeconds: number; prompt: TwimlNode[] }): TwimlNode =>
+  node('Gather', { input: 'dtmf', numDigits: 1, timeout: opts.timeoutSeconds, action: opts.action, method: 'POST', actionOnEmptyResult: true }, opts.prompt);
+
+/** A bidirectional media stream to the voice runtime; custom parameters reach it in the stream's start message. */
+export const connectStream = (opts: { url: string; parameters: Record<string, string> }): TwimlNode =>
+  node('Connect', {}, [node('Stream', { url: opts.url }, Object.entries(opts.parameters).map(([name, value]) => node('Parameter', { name, value })))]);
+
+/** Rings every number at once; the first to answer takes the call. Twilio posts the outcome to `action`. */
+export const dial = (opts: { numbers: string[]; timeoutSeconds: number; action: string; callerId?: string }): TwimlNode =>
+  node('Dial', { timeout: opts.timeoutSeconds, action: opts.action, method: 'POST', callerId: opts.callerId }, opts.numbers.map((n) => node('Number', {}, [n])));
+
+export const record = (opts: { maxLengthSeconds: number; action: string; playBeep?: boolean }): TwimlNode =>
+  node('Record', { maxLength: opts.maxLengthSeconds, action: opts.action, method: 'POST', playBeep: opts.playBeep });
+
+export const redirect = (url: string): TwimlNode => node('Redirect', { method: 'POST' }, [url]);
+
+export const hangup = (): TwimlNode => node('Hangup');
+
+/** Refuses the call before it is answered (no charge to the caller); `busy` plays a busy tone. */
+export const reject = (reason?: 'rejected' | 'busy'): TwimlNode => node('Reject', { reason });
