@@ -100,6 +100,14 @@ export const agentKeys = {
 } as const;
 
 /**
+ * Answering policies: every version of a number's policy, immutable, in a partition per
+ * number (`TENANT#<t>#NUMBER#<pnb>`); the number item names the version in force.
+ */
+export const answeringPolicyKeys = {
+  version: (tenantId: string, numberId: string, version: number) => ({ pk: `${tenantPk(tenantId)}#NUMBER#${assertId(numberId)}`, sk: `POLICY#${versionSk(version)}` }),
+} as const;
+
+/**
  * Calls are high-volume like contacts: a partition each (`TENANT#<t>#CALL#<cal>`), gathered
  * newest first in gsi1 `TENANT#<t>#CALLS`.
  */

@@ -4,7 +4,7 @@
  * put into service.
  */
 import { formatToken, hashSecret, parseToken } from '../auth/api-key-token.js';
-import { agentKeys, belongsToTenant, callKeys, contactKeys, isPlatformPartition, keys, platformKeys, tenantPk } from '../db/keys.js';
+import { agentKeys, answeringPolicyKeys, belongsToTenant, callKeys, contactKeys, isPlatformPartition, keys, platformKeys, tenantPk } from '../db/keys.js';
 
 const A = 'ten_00000000000000000000000000';
 const B = 'ten_00000000000000000000000001';
@@ -18,7 +18,7 @@ export function tenantIsolationHolds(): boolean {
     contactKeys.listMember(A, 'lst_x', 'con_x'), contactKeys.importJob(A, 'imp_x'),
     agentKeys.agent(A, 'agt_x'), agentKeys.version(A, 'agt_x', 1), agentKeys.versionPointer(A, 'agv_x'),
     agentKeys.complianceProfile(A, 'cpr_x'), agentKeys.rep(A, 'rep_x'),
-    keys.telephonyAccount(A, 'tac_x'), keys.phoneNumber(A, 'pnb_x'), { ...callKeys.call(A, 'cal_x'), ...callKeys.callIndex(A, 'cal_x') },
+    keys.telephonyAccount(A, 'tac_x'), keys.phoneNumber(A, 'pnb_x'), answeringPolicyKeys.version(A, 'pnb_x', 1), { ...callKeys.call(A, 'cal_x'), ...callKeys.callIndex(A, 'cal_x') },
   ];
   if (!built.every((k) => belongsToTenant(k.pk, A) && !belongsToTenant(k.pk, B) && !isPlatformPartition(k.pk) && (k.gsi1pk === undefined || belongsToTenant(k.gsi1pk, A)))) return false;
   // Platform-owned records (templates) sit in no tenant's partition.

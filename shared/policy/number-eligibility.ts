@@ -1,0 +1,25 @@
+/**
+ * Whether a number may answer with a live agent or a policy (SPEC Part 4 rule 2; the inbound
+ * voice route re-checks the same on every call). Pure: the number and its account's status in,
+ * the reasons it may not out (empty = eligible).
+ */
+export type IneligibleReason = 'number_not_active' | 'number_without_voice' | 'account_not_verified' | 'number_burned';
+
+export function numberIneligibility(
+  number: { status: string; capabilities: readonly string[]; reputation_state: string },
+  accountVerification: string | undefined,
+): IneligibleReason[] {
+  const reasons: IneligibleReason[] = [];
+  if (number.status !== 'active') reasons.push('number_not_active');
+  if (!number.capabilities.includes('voice')) reasons.push('number_without_voice');
+  if (accountVerification !== 'verified' && accountVerification !== 'mock_verified') reasons.push('account_not_verified');
+  if (number.reputation_state === 'burned') reasons.push('number_burned');
+  return reasons;
+}
+
+export const INELIGIBLE_MESSAGES: Record<IneligibleReason, string> = {
+  number_not_active: 'the number is not active',
+  number_without_voice: 'the number has no voice capability',
+  account_not_verified: "the number's telephony account is not verified",
+  number_burned: "the number's reputation is burned",
+};
