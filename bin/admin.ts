@@ -8,6 +8,7 @@
  *   npm run admin -- rep disable|enable --tenant ten_... --rep rep_...
  *   npm run admin -- seed          (platform data + templates; idempotent; run after every deploy)
  *   npm run --silent admin -- sandbox credentials [--status suspended]
+ *   npm run --silent admin -- sandbox call --to +14155550100 --from +12125550123 [--digits 1,2] [--no-answer]
  *
  * Prints exactly one JSON object on stdout. By default it finds the running local stack
  * (<LOCAL_DIR or .local>/stack.json). Against AWS pass --table and --secret-id (or
@@ -28,6 +29,7 @@ const USAGE = `usage:
   admin rep disable|enable --tenant TENANT_ID --rep REP_ID
   admin seed
   admin sandbox credentials [--status active|suspended|closed]   (a sandbox carrier account for byo twilio)
+  admin sandbox call --to E164 --from E164 [--digits 1,2,…] [--no-answer]   (an inbound call through the sandbox carrier; prints its path)
 options: [--table TABLE --secret-id ARN --region REGION --kms-key-id KEY] (AWS) | [--local-dir DIR] (local, default .local)`;
 
 function fail(message: string): never {
@@ -53,6 +55,10 @@ const { values, positionals } = parseArgs({
     rep: { type: 'string' },
     status: { type: 'string' },
     'kms-key-id': { type: 'string' },
+    to: { type: 'string' },
+    from: { type: 'string' },
+    digits: { type: 'string' },
+    'no-answer': { type: 'boolean' },
   },
 });
 
@@ -97,6 +103,7 @@ const need = (name: keyof typeof values): string => {
 
 /** `sandbox credentials [--status active|suspended|closed]`: a sandbox carrier account that byo twilio accepts. */
 async function sandbox(verb: string | undefined): Promise<unknown> {
+  if (verb === 'call') return sandboxCall();
   if (verb !== 'credentials') fail(USAGE);
   const { SANDBOX_ACCOUNT_STATUSES, newSandboxCredentials, putSandboxAccount } = await import('../shared/sandbox/accounts.js');
   const status = values.status ?? 'active';
@@ -106,9 +113,25 @@ async function sandbox(verb: string | undefined): Promise<unknown> {
   return creds;
 }
 
+/**
+ * `sandbox call`: the sandbox carrier places an inbound call to a sandbox number, as Twilio
+ * would (signed webhook, TwiML followed, key presses from --digits, reps answer unless
+ * --no-answer) and prints the path it took.
+ */
+async function sandboxCall(): Promise<unknown> {
+  const e164 = /^\+[1-9]\d{7,14}$/;
+  const to = need('to');
+  const from = need('from');
+  if (!e164.test(to) || !e164.test(from)) fail('--to and --from must be E.164 (+, a first digit 1-9, then 7 to 14 digits)');
+  const digits = values.digits ? values.digits.split(',').map((d) => d.trim()) : [];
+  if (digits.some((d) => !/^[0-9*#]$/.test(d))) fail('--digits is a comma-separated list of single keys 0-9, * or #');
+  const { playInboundCall } = await import('../shared/sandbox/inbound-call.js');
+  return playInboundCall({ to, from, digits, repsAnswer: values['no-answer'] !== true });
+}
+
 async function main(): Promise<void> {
   const [noun, verb] = positionals;
-  const verbs: Record<string, string[]> = { tenant: ['create'], user: ['create'], 'api-key': ['create'], rep: ['create', 'disable', 'enable'], seed: [''], sandbox: ['credentials'] };
+  const verbs: Record<string, string[]> = { tenant: ['create'], user: ['create'], 'api-key': ['create'], rep: ['create', 'disable', 'enable'], seed: [''], sandbox: ['credentials', 'call'] };
   if (!noun || !verbs[noun]?.includes(verb ?? '')) fail(USAGE);
   configureTarget();
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';

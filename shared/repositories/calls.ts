@@ -37,6 +37,8 @@ export interface CallRecord {
     schedule: 'open' | 'closed' | null;
     agent_id: string | null;
     agent_version_id: string | null;
+    /** The voicemail greeting played (voicemail route). */
+    greeting: string | null;
     path: InboundPathEntry[];
   } | null;
   recording_url: string | null;
@@ -92,19 +94,19 @@ export async function getCall(tenantId: string, callId: string): Promise<CallRec
 }
 
 /**
- * Append what a callback did to an inbound call's path, only if the path still has `seq`
- * entries: a replayed callback (same signed URL, same seq) appends nothing.
+ * Append what a callback did to an inbound call's path, once per `dedupeKey` (a replayed
+ * callback names the same key and appends nothing). The path is capped at MAX_PATH_ENTRIES.
  */
-export async function appendInboundPath(call: Pick<CallRecord, 'tenant_id' | 'id'>, seq: number, entries: InboundPathEntry[], extra: { recording_url?: string } = {}): Promise<boolean> {
+export async function appendInboundPath(call: Pick<CallRecord, 'tenant_id' | 'id'>, dedupeKey: string, entries: InboundPathEntry[], extra: { recording_url?: string } = {}): Promise<boolean> {
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: callKeys.call(call.tenant_id, call.id),
-        UpdateExpression: `SET inbound.#path = list_append(inbound.#path, :entries), updated_at = :now${extra.recording_url ? ', recording_url = :rec' : ''}`,
-        ConditionExpression: 'attribute_exists(pk) AND size(inbound.#path) = :seq AND :seq < :max',
+        UpdateExpression: `SET inbound.#path = list_append(inbound.#path, :entries), updated_at = :now${extra.recording_url ? ', recording_url = :rec' : ''} ADD callbacks_seen :key`,
+        ConditionExpression: 'attribute_exists(pk) AND NOT contains(callbacks_seen, :keyString) AND size(inbound.#path) < :max',
         ExpressionAttributeNames: { '#path': 'path' },
-        ExpressionAttributeValues: { ':entries': entries, ':now': new Date().toISOString(), ':seq': seq, ':max': MAX_PATH_ENTRIES, ...(extra.recording_url ? { ':rec': extra.recording_url } : {}) },
+        ExpressionAttributeValues: { ':entries': entries, ':now': new Date().toISOString(), ':key': new Set([dedupeKey]), ':keyString': dedupeKey, ':max': MAX_PATH_ENTRIES, ...(extra.recording_url ? { ':rec': extra.recording_url } : {}) },
       }),
     );
     return true;

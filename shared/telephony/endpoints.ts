@@ -22,3 +22,9 @@ export const carrierWebhookUrls = () => ({
   url: `${publicBaseUrl()}/carrier/twilio/voice`,
   status_callback_url: `${publicBaseUrl()}/carrier/twilio/status`,
 });
+
+/**
+ * The voice runtime's media-stream URL (a deployment setting, VOICE_RUNTIME_STREAM_URL);
+ * without it, the runtime is taken to be served beside the API under /runtime/v1/stream.
+ */
+export const voiceRuntimeStreamUrl = (): string => trimSlash(process.env.VOICE_RUNTIME_STREAM_URL || `${publicBaseUrl().replace(/^http/, 'ws')}/runtime/v1/stream`);

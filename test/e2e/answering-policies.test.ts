@@ -5,7 +5,7 @@ import { getPhoneNumber } from '../../shared/repositories/phone-numbers.js';
 import { useTestStack } from '../support/stack.js';
 import { locs, newRep } from './agent-fixtures.js';
 import { client, newTenant } from './client.js';
-import { activeNumber, draftAgent, mockAccount, publishedAgent } from './telephony-fixtures.js';
+import { activeNumber, draftAgent, publishedAgent } from './telephony-fixtures.js';
 
 const stack = useTestStack({ workers: false });
 

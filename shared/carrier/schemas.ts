@@ -1,0 +1,21 @@
+/** The form fields carriers post to /carrier/twilio/* (Twilio's names; unknown fields are kept and signed, never refused). */
+import * as z from 'zod';
+
+const field = z.string().max(2000).optional();
+
+export const twilioCallForm = z.looseObject({
+  AccountSid: field,
+  CallSid: field,
+  From: field,
+  To: field,
+  CallStatus: field,
+  Direction: field,
+  CallDuration: field,
+  Digits: field,
+  DialCallStatus: field,
+  RecordingUrl: field,
+  RecordingDuration: field,
+});
+
+/** TwiML documents are text. */
+export const twimlDocument = z.string().meta({ id: 'TwiML', description: 'A TwiML document (text/xml)' });

@@ -1,0 +1,177 @@
+import { randomBytes } from 'node:crypto';
+import twilio from 'twilio';
+import { describe, expect, it } from 'vitest';
+import { getCallBySid, getCallPointer } from '../../shared/repositories/calls.js';
+import { getTelephonyAccount, openSandboxCredentials } from '../../shared/repositories/telephony-accounts.js';
+import { playInboundCall } from '../../shared/sandbox/inbound-call.js';
+import { readTwiml } from '../../shared/sandbox/twiml-reader.js';
+import { verifyStreamToken } from '../../shared/telephony/call-tokens.js';
+import { callTokenKey } from '../../shared/telephony/call-token-key.js';
+import { useTestStack } from '../support/stack.js';
+import { newRep } from './agent-fixtures.js';
+import { client, newTenant } from './client.js';
+import { activeNumber, mockAccount, publishedAgent, randomNumber } from './telephony-fixtures.js';
+
+const stack = useTestStack({ workers: false });
+
+const newCallSid = () => `CA${randomBytes(16).toString('hex')}`;
+
+async function setup() {
+  const t = await newTenant();
+  const api = client(stack, t.token);
+  const accountId = await mockAccount(api);
+  const number = await activeNumber(api, { accountId });
+  const creds = (await openSandboxCredentials((await getTelephonyAccount(t.tenantId, accountId))!))!;
+  /** Post a form to a carrier route, signed by Twilio's own library with this account's token (or as told). */
+  const post = async (path: string, params: Record<string, string>, opts: { token?: string; signedUrl?: string; signature?: string | null } = {}) => {
+    const url = `${stack.baseUrl}${path}`;
+    const signature = opts.signature === undefined ? twilio.getExpectedTwilioSignature(opts.token ?? creds.auth_token, opts.signedUrl ?? url, params) : opts.signature;
+    const res = await stack.fetch(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(signature ? { 'x-twilio-signature': signature } : {}) }, body: new URLSearchParams(params).toString() });
+    return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
+  };
+  const voice = (callSid: string, over: Record<string, string> = {}) => ({ AccountSid: creds.account_sid, CallSid: callSid, From: '+12125550123', To: number.phone_e164, CallStatus: 'ringing', Direction: 'inbound', ...over });
+  return { ...t, api, accountId, number, creds, post, voice };
+}
+
+describe('carrier callbacks are authenticated by X-Twilio-Signature', () => {
+  it('a signature made by Twilio\'s library is accepted; missing, wrong token, tampered parameter or other URL → 403 and nothing written', async () => {
+    const { post, voice } = await setup();
+    const tries = [
+      { name: 'missing', sid: newCallSid(), opts: { signature: null } },
+      { name: 'wrong token', sid: newCallSid(), opts: { token: 'f'.repeat(32) } },
+      { name: 'other url', sid: newCallSid(), opts: { signedUrl: `${stack.baseUrl}/carrier/twilio/status` } },
+    ];
+    for (const t of tries) {
+      const res = await post('/carrier/twilio/voice', voice(t.sid), t.opts);
+      expect(res.status, t.name).toBe(403);
+      expect(await getCallPointer(t.sid), t.name).toBeUndefined();
+    }
+    // Signed over one set of parameters, posted with another.
+    const sid = newCallSid();
+    const signed = voice(sid);
+    const tampered = await stack.fetch('/carrier/twilio/voice', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature((await setup()).creds.auth_token, `${stack.baseUrl}/carrier/twilio/voice`, signed) },
+      body: new URLSearchParams({ ...signed, From: '+13125550199' }).toString(),
+    });
+    expect(tampered.status).toBe(403);
+    expect(await getCallPointer(sid)).toBeUndefined();
+    const good = await post('/carrier/twilio/voice', voice(sid));
+    expect(good.status).toBe(200);
+    expect(good.type).toMatch(/^text\/xml/);
+    expect(await getCallPointer(sid)).toBeDefined();
+  });
+});
+
+describe('inbound voice', () => {
+  it('agent route: a signed Stream token binding tenant, call, agent version and number; stored as an inbound call; a replay gets the same call', async () => {
+    const { api, number, post, voice, tenantId } = await setup();
+    const agent = await publishedAgent(api);
+    await api('PATCH', `/v1/phone-numbers/${number.id}`, { body: { inbound_agent_id: agent.agentId } });
+    const sid = newCallSid();
+    const res = await post('/carrier/twilio/voice', voice(sid));
+    const [connect] = readTwiml(res.text);
+    expect(connect).toMatchObject({ verb: 'Connect', streamUrl: expect.stringMatching(/^ws:\/\/.*\/runtime\/v1\/stream$/) });
+    const token = (connect as { parameters: Record<string, string> }).parameters.token!;
+    const checked = verifyStreamToken(await callTokenKey(), token, new Date());
+    const call = (await getCallBySid(sid))!;
+    expect(checked).toMatchObject({ ok: true, claims: { tenant_id: tenantId, call_id: call.id, agent_version_id: agent.versionId, number_id: number.id } });
+    expect(call).toMatchObject({ direction: 'inbound', state: 'answered', disposition: null, from_e164: '+12125550123', to_e164: number.phone_e164, phone_number_id: number.id, provider: 'mock', inbound: { route_mode: 'agent', agent_version_id: agent.versionId, path: [{ action: 'ai' }] } });
+
+    const replay = await post('/carrier/twilio/voice', voice(sid));
+    expect(readTwiml(replay.text)[0]).toMatchObject({ verb: 'Connect' });
+    const after = (await getCallBySid(sid))!;
+    expect(after.id).toBe(call.id);
+    expect(after.inbound!.path).toHaveLength(1);
+  });
+
+  it('an agent route without a published agent, and a number no tenant holds, are refused politely and recorded as inbound_unavailable', async () => {
+    const { post, voice, tenantId, api, accountId } = await setup();
+    const sid = newCallSid();
+    const res = await post('/carrier/twilio/voice', voice(sid));
+    expect(readTwiml(res.text).map((v) => v.verb)).toEqual(['Say', 'Hangup']);
+    expect(await getCallBySid(sid)).toMatchObject({ tenant_id: tenantId, state: 'disposed', disposition: 'inbound_unavailable', end_reason: 'no_published_agent' });
+
+    // A number of the carrier account that no tenant registered here: attributed through the AccountSid.
+    const stray = newCallSid();
+    const unknown = await post('/carrier/twilio/voice', voice(stray, { To: randomNumber('646') }));
+    expect(readTwiml(unknown.text).map((v) => v.verb)).toEqual(['Say', 'Hangup']);
+    expect(await getCallBySid(stray)).toMatchObject({ tenant_id: tenantId, telephony_account_id: accountId, phone_number_id: null, disposition: 'inbound_unavailable', end_reason: 'number_unknown' });
+    expect((await api('GET', '/v1/phone-numbers')).status).toBe(200);
+  });
+
+  it('voicemail route: greeting, Record, and the recording kept on the call; the final status ends it once', async () => {
+    const { api, number, post, voice } = await setup();
+    await api('PATCH', `/v1/phone-numbers/${number.id}`, { body: { inbound_route_mode: 'voicemail', inbound_voicemail_greeting: 'Leave word.' } });
+    const sid = newCallSid();
+    const verbs = readTwiml((await post('/carrier/twilio/voice', voice(sid))).text);
+    expect(verbs.slice(0, 2)).toMatchObject([{ verb: 'Say', text: 'Leave word.' }, { verb: 'Record', action: `${stack.baseUrl}/carrier/twilio/recording` }]);
+    const recorded = { ...voice(sid), CallStatus: 'in-progress', RecordingUrl: 'https://rec.test/RE1', RecordingDuration: '9' };
+    expect((await post('/carrier/twilio/recording', recorded)).status).toBe(200);
+    await post('/carrier/twilio/recording', recorded);
+    const call = (await getCallBySid(sid))!;
+    expect(call.recording_url).toBe('https://rec.test/RE1');
+    expect(call.inbound!.path.map((p) => p.action)).toEqual(['voicemail', 'voicemail_recorded']);
+
+    const done = { ...voice(sid), CallStatus: 'completed', CallDuration: '31' };
+    expect((await post('/carrier/twilio/status', done)).status).toBe(200);
+    await post('/carrier/twilio/status', { ...done, CallStatus: 'busy', CallDuration: '2' });
+    expect(await getCallBySid(sid)).toMatchObject({ state: 'completed', duration_seconds: 31, end_reason: 'carrier_completed' });
+    expect((await post('/carrier/twilio/status', done, { token: 'a'.repeat(32) })).status).toBe(403);
+  });
+});
+
+describe('answering policies on a live call (through the sandbox carrier)', () => {
+  async function withPolicy() {
+    const s = await setup();
+    const rep = await newRep(s.tenantId);
+    const agent = await publishedAgent(s.api);
+    const body = {
+      timezone: 'UTC',
+      open_steps: [
+        {
+          prompt: 'Press 1 for sales or 2 for a message.',
+          branches: { '1': [{ type: 'ring_humans', rep_ids: [rep.id] }, { type: 'ai', agent_id: agent.agentId }], '2': [{ type: 'voicemail', greeting: 'Speak now.' }] },
+          timeout_branch: [{ type: 'hangup' }],
+        },
+      ],
+    };
+    expect((await s.api('PUT', `/v1/phone-numbers/${s.number.id}/answering-policy`, { body })).status).toBe(200);
+    return { ...s, rep, agent };
+  }
+  const verbs = (r: Awaited<ReturnType<typeof playInboundCall>>) => r.path.map((p) => p.verb);
+
+  it('key 1 rings the rep (answered: done; unanswered: the pinned AI), key 2 voicemail, silence the timeout branch, a wrong key twice too', async () => {
+    const { number } = await withPolicy();
+    const from = '+12125550123';
+    const answered = await playInboundCall({ to: number.phone_e164, from, digits: ['1'] });
+    expect(verbs(answered)).toEqual(['Gather', 'Dial', 'Hangup']);
+    expect(answered.path[1]).toMatchObject({ verb: 'Dial', numbers: 1, answered: true });
+    const unanswered = await playInboundCall({ to: number.phone_e164, from, digits: ['1'], repsAnswer: false });
+    expect(verbs(unanswered)).toEqual(['Gather', 'Dial', 'Connect']);
+    expect(verbs(await playInboundCall({ to: number.phone_e164, from, digits: ['2'] }))).toEqual(['Gather', 'Say', 'Record', 'Say', 'Hangup']);
+    expect(verbs(await playInboundCall({ to: number.phone_e164, from }))).toEqual(['Gather', 'Hangup']);
+    const wrong = await playInboundCall({ to: number.phone_e164, from, digits: ['7', '8'] });
+    expect(verbs(wrong)).toEqual(['Gather', 'Gather', 'Hangup']);
+    expect(wrong.path[1]).toMatchObject({ prompt: ['Sorry, that is not an option.', 'Press 1 for sales or 2 for a message.'] });
+
+    const call = (await getCallBySid(unanswered.call_sid))!;
+    expect(call.inbound!.path.map((p) => `${p.action}${p.step_path ? `@${p.step_path}` : ''}`)).toEqual(['menu@open.0', 'pressed@open.0', 'ring_humans@open.0.b1.0', 'ring_result@open.0.b1.0', 'ai@open.0.b1.1']);
+    expect(call.state).toBe('completed');
+  });
+
+  it('a call continues on the policy version it started with when the policy changes mid-call; a tampered action URL is 403', async () => {
+    const { number, post, voice, api } = await withPolicy();
+    const sid = newCallSid();
+    const [gather] = readTwiml((await post('/carrier/twilio/voice', voice(sid))).text) as [{ verb: 'Gather'; action: string }];
+    expect(new URL(gather.action).searchParams.get('policy_version')).toBe('1');
+    await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, { body: { timezone: 'UTC', open_steps: [{ type: 'hangup' }] } });
+    const path = gather.action.slice(stack.baseUrl.length);
+    const pressed = await post(path, { ...voice(sid), CallStatus: 'in-progress', Digits: '2' });
+    expect(readTwiml(pressed.text).slice(0, 2)).toMatchObject([{ verb: 'Say', text: 'Speak now.' }, { verb: 'Record' }]);
+    const forged = path.replace('step_path=open.0', 'step_path=open.0.b2.0');
+    expect((await post(forged, { ...voice(sid), CallStatus: 'in-progress', Digits: '2' })).status).toBe(403);
+    // A new call takes the new version.
+    expect(verbs(await playInboundCall({ to: number.phone_e164, from: '+12125550123' }))).toEqual(['Hangup']);
+  });
+});
