@@ -70,6 +70,22 @@ export const contactKeys = {
   importJob: (tenantId: string, importId: string) => ({ pk: tenantPk(tenantId), sk: `IMPORT#${assertId(importId)}` }),
 } as const;
 
+/**
+ * The tenant's suppression list (internal do-not-call), one partition per number, like the
+ * phone guard: `ACTIVE` exists exactly while the number is suppressed (so "is it
+ * suppressed?" is one GetItem) and names the active entry; every entry ever made stays as
+ * `ENTRY#<sup>` (history; lifted entries are kept). gsi1 gathers the entries newest first.
+ */
+export const suppressionPartition = (tenantId: string, phoneE164: string) => `${tenantPk(tenantId)}#SUPPRESSION#${assertId(phoneE164)}`;
+
+export const suppressionKeys = {
+  active: (tenantId: string, phoneE164: string) => ({ pk: suppressionPartition(tenantId, phoneE164), sk: 'ACTIVE' }),
+  entry: (tenantId: string, phoneE164: string, suppressionId: string) => ({ pk: suppressionPartition(tenantId, phoneE164), sk: `ENTRY#${assertId(suppressionId)}` }),
+  entryIndex: (tenantId: string, suppressionId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#SUPPRESSIONS`, gsi1sk: `SUPPRESSION#${assertId(suppressionId)}` }),
+  entriesIndexPartition: (tenantId: string) => `${tenantPk(tenantId)}#SUPPRESSIONS`,
+  entriesIndexPrefix: 'SUPPRESSION#',
+} as const;
+
 /** Zero-padded so versions sort numerically as strings. */
 const versionSk = (version: number) => {
   if (!Number.isSafeInteger(version) || version < 1) throw new Error('invalid version for a key');
@@ -111,6 +127,18 @@ export const platformKeys = {
   templateVersion: (templateId: string, version: number) => ({ pk: `${PLATFORM_PREFIX}TEMPLATE#${assertId(templateId)}`, sk: versionSk(version) }),
   /** The sandbox carrier's own accounts (it keeps their auth tokens, sealed, as Twilio does). */
   sandboxAccount: (accountSid: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX`, sk: `ACCOUNT#${assertId(accountSid)}` }),
+  /** National DNC: the pointer naming an area code's live snapshot generation (one item per area code). */
+  dncPartition: `${PLATFORM_PREFIX}DNC`,
+  dncPointer: (areaCode: string) => ({ pk: `${PLATFORM_PREFIX}DNC`, sk: `AREA#${assertId(areaCode)}` }),
+  dncPointersPrefix: 'AREA#',
+  /** A generation's manifest (its exchanges), written before its chunks, so an unfinished one can be found and removed. */
+  dncGeneration: (areaCode: string, generation: string) => ({ pk: `${PLATFORM_PREFIX}DNC`, sk: `GENERATION#${assertId(areaCode)}#${assertId(generation)}` }),
+  dncGenerationsPrefix: (areaCode: string) => `GENERATION#${assertId(areaCode)}#`,
+  /** One exchange (NXX) of a generation: a 10,000-bit bitmap of its listed line numbers. */
+  dncExchange: (areaCode: string, generation: string, exchange: string) => ({
+    pk: `${PLATFORM_PREFIX}DNC#${assertId(areaCode)}#${assertId(generation)}#${assertId(exchange)}`,
+    sk: 'LINES',
+  }),
 } as const;
 
 export const isPlatformPartition = (partition: string): boolean => partition.startsWith(PLATFORM_PREFIX);
