@@ -8,6 +8,8 @@
  *   npm run admin -- rep disable|enable --tenant ten_... --rep rep_...
  *   npm run admin -- seed          (platform data + templates; idempotent; run after every deploy)
  *   npm run --silent admin -- sandbox credentials [--status suspended]
+ *   npm run admin -- dnc load --area-code 415 --as-of 2026-11-01 --file numbers.txt
+ *   npm run admin -- dnc status   (loaded area codes with as_of and counts)
  *
  * Prints exactly one JSON object on stdout. By default it finds the running local stack
  * (<LOCAL_DIR or .local>/stack.json). Against AWS pass --table and --secret-id (or
@@ -28,6 +30,8 @@ const USAGE = `usage:
   admin rep disable|enable --tenant TENANT_ID --rep REP_ID
   admin seed
   admin sandbox credentials [--status active|suspended|closed]   (a sandbox carrier account for byo twilio)
+  admin dnc load --area-code NPA --as-of YYYY-MM-DD --file FILE   (National DNC download: one ten-digit number per line)
+  admin dnc status
 options: [--table TABLE --secret-id ARN --region REGION --kms-key-id KEY] (AWS) | [--local-dir DIR] (local, default .local)`;
 
 function fail(message: string): never {
@@ -53,6 +57,9 @@ const { values, positionals } = parseArgs({
     rep: { type: 'string' },
     status: { type: 'string' },
     'kms-key-id': { type: 'string' },
+    'area-code': { type: 'string' },
+    'as-of': { type: 'string' },
+    file: { type: 'string' },
   },
 });
 
@@ -106,9 +113,16 @@ async function sandbox(verb: string | undefined): Promise<unknown> {
   return creds;
 }
 
+/** `dnc load --area-code NPA --as-of YYYY-MM-DD --file FILE` | `dnc status`. */
+async function dnc(verb: string | undefined): Promise<unknown> {
+  const { dncStatusAction, loadDncAction } = await import('../shared/admin/dnc.js');
+  if (verb === 'status') return dncStatusAction();
+  return loadDncAction({ areaCode: need('area-code'), asOf: need('as-of'), file: resolve(process.env.INIT_CWD ?? process.cwd(), need('file')) });
+}
+
 async function main(): Promise<void> {
   const [noun, verb] = positionals;
-  const verbs: Record<string, string[]> = { tenant: ['create'], user: ['create'], 'api-key': ['create'], rep: ['create', 'disable', 'enable'], seed: [''], sandbox: ['credentials'] };
+  const verbs: Record<string, string[]> = { tenant: ['create'], user: ['create'], 'api-key': ['create'], rep: ['create', 'disable', 'enable'], seed: [''], sandbox: ['credentials'], dnc: ['load', 'status'] };
   if (!noun || !verbs[noun]?.includes(verb ?? '')) fail(USAGE);
   configureTarget();
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
@@ -142,6 +156,9 @@ async function main(): Promise<void> {
       break;
     case 'sandbox':
       result = await sandbox(verb);
+      break;
+    case 'dnc':
+      result = await dnc(verb);
       break;
     default:
       fail(USAGE);
