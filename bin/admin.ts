@@ -9,6 +9,8 @@
  *   npm run admin -- seed          (platform data + templates; idempotent; run after every deploy)
  *   npm run --silent admin -- sandbox credentials [--status suspended]
  *   npm run --silent admin -- sandbox call --to +14155550100 --from +12125550123 [--digits 1,2] [--no-answer]
+ *   npm run admin -- dnc load --area-code 415 --as-of 2026-11-01 --file numbers.txt
+ *   npm run admin -- dnc status   (loaded area codes with as_of and counts)
  *
  * Prints exactly one JSON object on stdout. By default it finds the running local stack
  * (<LOCAL_DIR or .local>/stack.json). Against AWS pass --table and --secret-id (or
@@ -30,6 +32,8 @@ const USAGE = `usage:
   admin seed
   admin sandbox credentials [--status active|suspended|closed]   (a sandbox carrier account for byo twilio)
   admin sandbox call --to E164 --from E164 [--digits 1,2,…] [--no-answer]   (an inbound call through the sandbox carrier; prints its path)
+  admin dnc load --area-code NPA --as-of YYYY-MM-DD --file FILE   (National DNC download: one ten-digit number per line)
+  admin dnc status
 options: [--table TABLE --secret-id ARN --region REGION --kms-key-id KEY] (AWS) | [--local-dir DIR] (local, default .local)`;
 
 function fail(message: string): never {
@@ -59,6 +63,9 @@ const { values, positionals } = parseArgs({
     from: { type: 'string' },
     digits: { type: 'string' },
     'no-answer': { type: 'boolean' },
+    'area-code': { type: 'string' },
+    'as-of': { type: 'string' },
+    file: { type: 'string' },
   },
 });
 
@@ -129,9 +136,16 @@ async function sandboxCall(): Promise<unknown> {
   return playInboundCall({ to, from, digits, repsAnswer: values['no-answer'] !== true });
 }
 
+/** `dnc load --area-code NPA --as-of YYYY-MM-DD --file FILE` | `dnc status`. */
+async function dnc(verb: string | undefined): Promise<unknown> {
+  const { dncStatusAction, loadDncAction } = await import('../shared/admin/dnc.js');
+  if (verb === 'status') return dncStatusAction();
+  return loadDncAction({ areaCode: need('area-code'), asOf: need('as-of'), file: resolve(process.env.INIT_CWD ?? process.cwd(), need('file')) });
+}
+
 async function main(): Promise<void> {
   const [noun, verb] = positionals;
-  const verbs: Record<string, string[]> = { tenant: ['create'], user: ['create'], 'api-key': ['create'], rep: ['create', 'disable', 'enable'], seed: [''], sandbox: ['credentials', 'call'] };
+  const verbs: Record<string, string[]> = { tenant: ['create'], user: ['create'], 'api-key': ['create'], rep: ['create', 'disable', 'enable'], seed: [''], sandbox: ['credentials', 'call'], dnc: ['load', 'status'] };
   if (!noun || !verbs[noun]?.includes(verb ?? '')) fail(USAGE);
   configureTarget();
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
@@ -165,6 +179,9 @@ async function main(): Promise<void> {
       break;
     case 'sandbox':
       result = await sandbox(verb);
+      break;
+    case 'dnc':
+      result = await dnc(verb);
       break;
     default:
       fail(USAGE);

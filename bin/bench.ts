@@ -4,8 +4,9 @@
  *   2. GET /v1/me through the local runtime vs a raw GetItem, and DynamoDB calls/request;
  *   3. a 10,000-row CSV import through the local API vs the raw per-row transaction rate;
  *   4. compliance engine evaluations per second (pure, no stack).
+ *   5. a 100,000-number National DNC load and reload, and dncFacts latency.
  * Runs against its own in-memory local stack (free ports), so `npm start` may be running.
- * BENCH_ONLY=bundles|me|import|engine runs one part.
+ * BENCH_ONLY=bundles|me|import|engine|dnc runs one part.
  */
 import { cpus } from 'node:os';
 
@@ -26,7 +27,7 @@ if (!only || only === 'engine') {
   printEngine(measureEngine());
 }
 
-if (!only || only === 'me' || only === 'import') {
+if (!only || only === 'me' || only === 'import' || only === 'dnc') {
   const { startLocalStack } = await import('../infra/local/stack.js');
   const stack = await startLocalStack({ port: 0, inMemory: true, workers: false, seed: false });
   try {
@@ -37,6 +38,10 @@ if (!only || only === 'me' || only === 'import') {
     if (!only || only === 'import') {
       const { measureImport, printImport } = await import('../test/bench/import.js');
       printImport(await measureImport(stack));
+    }
+    if (!only || only === 'dnc') {
+      const { measureDncLoad, printDncLoad } = await import('../test/bench/dnc-load.js');
+      printDncLoad(await measureDncLoad());
     }
   } finally {
     await stack.stop();

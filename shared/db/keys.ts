@@ -72,6 +72,22 @@ export const contactKeys = {
   importJob: (tenantId: string, importId: string) => ({ pk: tenantPk(tenantId), sk: `IMPORT#${assertId(importId)}` }),
 } as const;
 
+/**
+ * The tenant's suppression list (internal do-not-call), one partition per number, like the
+ * phone guard: `ACTIVE` exists exactly while the number is suppressed (so "is it
+ * suppressed?" is one GetItem) and names the active entry; every entry ever made stays as
+ * `ENTRY#<sup>` (history; lifted entries are kept). gsi1 gathers the entries newest first.
+ */
+export const suppressionPartition = (tenantId: string, phoneE164: string) => `${tenantPk(tenantId)}#SUPPRESSION#${assertId(phoneE164)}`;
+
+export const suppressionKeys = {
+  active: (tenantId: string, phoneE164: string) => ({ pk: suppressionPartition(tenantId, phoneE164), sk: 'ACTIVE' }),
+  entry: (tenantId: string, phoneE164: string, suppressionId: string) => ({ pk: suppressionPartition(tenantId, phoneE164), sk: `ENTRY#${assertId(suppressionId)}` }),
+  entryIndex: (tenantId: string, suppressionId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#SUPPRESSIONS`, gsi1sk: `SUPPRESSION#${assertId(suppressionId)}` }),
+  entriesIndexPartition: (tenantId: string) => `${tenantPk(tenantId)}#SUPPRESSIONS`,
+  entriesIndexPrefix: 'SUPPRESSION#',
+} as const;
+
 /** Zero-padded so versions sort numerically as strings. */
 const versionSk = (version: number) => {
   if (!Number.isSafeInteger(version) || version < 1) throw new Error('invalid version for a key');
@@ -149,6 +165,18 @@ export const platformKeys = {
    */
   carrierAccountPartition: (accountSid: string) => `${PLATFORM_PREFIX}CARRIER_ACCOUNT#${assertId(accountSid)}`,
   carrierAccountUse: (accountSid: string, tenantId: string, accountId: string) => ({ pk: `${PLATFORM_PREFIX}CARRIER_ACCOUNT#${assertId(accountSid)}`, sk: `${tenantPk(tenantId)}#TELACCT#${assertId(accountId)}` }),
+  /** National DNC: the pointer naming an area code's live snapshot generation (one item per area code). */
+  dncPartition: `${PLATFORM_PREFIX}DNC`,
+  dncPointer: (areaCode: string) => ({ pk: `${PLATFORM_PREFIX}DNC`, sk: `AREA#${assertId(areaCode)}` }),
+  dncPointersPrefix: 'AREA#',
+  /** A generation's manifest (its exchanges), written before its chunks, so an unfinished one can be found and removed. */
+  dncGeneration: (areaCode: string, generation: string) => ({ pk: `${PLATFORM_PREFIX}DNC`, sk: `GENERATION#${assertId(areaCode)}#${assertId(generation)}` }),
+  dncGenerationsPrefix: (areaCode: string) => `GENERATION#${assertId(areaCode)}#`,
+  /** One exchange (NXX) of a generation: a 10,000-bit bitmap of its listed line numbers. */
+  dncExchange: (areaCode: string, generation: string, exchange: string) => ({
+    pk: `${PLATFORM_PREFIX}DNC#${assertId(areaCode)}#${assertId(generation)}#${assertId(exchange)}`,
+    sk: 'LINES',
+  }),
 } as const;
 
 export const isPlatformPartition = (partition: string): boolean => partition.startsWith(PLATFORM_PREFIX);

@@ -10,7 +10,9 @@
  *  - tags, jurisdictions: split on ';' or '|', each part trimmed, empty parts dropped,
  *    repeats dropped (first kept);
  *  - lead_status: compared case-insensitively ("New" → "new");
- *  - attributes.<key>: the cell text, as a string.
+ *  - attributes.<key>: the cell text, as a string;
+ *  - do_not_call: true/false, yes/no, 1/0, case-insensitively (anything else rejects the
+ *    row); true suppresses the number (run-import adds the entry in the row's transaction).
  * Every problem of a row is reported (one reason per field), each naming its field.
  */
 import type * as z from 'zod';
@@ -33,6 +35,8 @@ export interface MappedRow {
   line: number;
   phone: string;
   fields: ContactFields;
+  /** The do_not_call cell, when mapped and not empty. */
+  doNotCall?: boolean;
 }
 
 export type RowResult = { ok: true; value: MappedRow } | { ok: false; reasons: RowReason[] };
@@ -55,7 +59,11 @@ export const splitList = (cell: string): string[] => [
 
 export const normalizePhone = (cell: string): string => cell.replace(PHONE_SEPARATORS, '');
 
-type FieldName = Exclude<ImportTarget, 'phone_e164'>;
+type FieldName = Exclude<ImportTarget, 'phone_e164' | 'do_not_call'>;
+
+const FLAGS: Readonly<Record<string, boolean>> = { true: true, yes: true, '1': true, false: false, no: false, '0': false };
+/** A do_not_call cell: true/false, yes/no, 1/0 (any case); undefined for anything else. */
+export const parseFlag = (cell: string): boolean | undefined => (Object.hasOwn(FLAGS, cell.toLowerCase()) ? FLAGS[cell.toLowerCase()] : undefined);
 
 const CONVERT: Record<FieldName, (cell: string) => unknown> = {
   first_name: (c) => c,
@@ -109,10 +117,18 @@ export function mapRow(rec: CsvRecord, columns: ReadonlyMap<string, number>): Ro
   if (rawPhone === '') reasons.push(reason(rec, 'phone_e164', 'missing', 'phone_e164 is required'));
   else phone = (check('phone_e164', contactPhone, normalizePhone(rawPhone)) as string | undefined) ?? '';
 
+  let doNotCall: boolean | undefined;
+  const flagIndex = columns.get('do_not_call');
+  const flagCell = flagIndex === undefined ? '' : cell(flagIndex);
+  if (flagCell !== '') {
+    doNotCall = parseFlag(flagCell);
+    if (doNotCall === undefined) reasons.push(reason(rec, 'do_not_call', 'bool_parsing', `do_not_call must be true/false, yes/no or 1/0, not '${flagCell}'`));
+  }
+
   const fields: ContactFields = {};
   const attributes: Record<string, string> = Object.create(null) as Record<string, string>; // keys are user text: no prototype to collide with
   for (const [target, index] of columns) {
-    if (target === 'phone_e164') continue;
+    if (target === 'phone_e164' || target === 'do_not_call') continue;
     const value = cell(index);
     if (value === '') continue;
     if (target.startsWith('attributes.')) {
@@ -128,5 +144,5 @@ export function mapRow(rec: CsvRecord, columns: ReadonlyMap<string, number>): Ro
   if (Object.keys(attributes).length) fields.attributes = { ...attributes }; // spread defines own keys: a plain object for the SDK
 
   if (reasons.length) return { ok: false, reasons };
-  return { ok: true, value: { row: rec.row, line: rec.line, phone, fields } };
+  return { ok: true, value: { row: rec.row, line: rec.line, phone, fields, ...(doNotCall === undefined ? {} : { doNotCall }) } };
 }

@@ -10,8 +10,9 @@
  *                     transaction, before the first row; if that fails, the S3 object is
  *                     deleted again, so a refused request leaves nothing behind,
  *                  3. process rows: each row is one transaction (contact + phone guard +
- *                     consent + list membership, or the update of an existing contact + a
- *                     new consent + membership); rows sharing a phone run in file order,
+ *                     consent + list membership + the number's suppression check, or the
+ *                     update of an existing contact + a new consent + membership; a
+ *                     do_not_call = true row also adds the suppression entry); rows sharing a phone run in file order,
  *                     other rows concurrently (bounded),
  *                  4. finish with a conditional update running → completed (exact counts).
  * A row-level problem rejects the row, never the file — including a write DynamoDB or the
@@ -34,13 +35,17 @@ import {
   DuplicatePhone,
   getContactRecord,
   newContactItems,
+  SuppressionChanged,
   UnknownOwner,
   updateContactItems,
   writeNewContact,
   type ConsentInput,
   type ContactFields,
+  type SuppressionAtCreate,
   type TransactItem,
 } from '../repositories/contacts.js';
+import { isSuppressed, newSuppression, suppressedAmong, touchesActiveSuppression } from '../repositories/suppressions.js';
+import type { Suppression } from '../schemas/suppressions.js';
 import {
   completeImportJob,
   failImportJob,
@@ -114,6 +119,8 @@ export const DEFAULT_CONCURRENCY = 32;
 const MAX_TRANSACTION_ITEMS = 100;
 /** Rows per batched transaction: large enough to amortise a round trip, small enough that a cancelled batch is cheap to replay. */
 const MAX_ROWS_PER_TRANSACTION = 10;
+/** Re-reads of a number whose suppression changed between the read and the row's write. */
+const MAX_SUPPRESSION_RETRIES = 5;
 export const DEFAULT_LEASE_MS = 60_000;
 const DEFAULT_HEARTBEAT_MS = 5_000;
 /** Bytes of row errors kept on the job item (a DynamoDB item holds at most 400 KB). */
@@ -231,27 +238,54 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
       });
   };
 
-  /** One row against the contact its phone already names (if known). Returns what it names after. */
-  const processRow = async (row: MappedRow, existing: Existing | undefined): Promise<Existing | undefined> => {
-    const now = new Date().toISOString();
-    if (!existing) {
-      const created = newContactItems(tenantId, { phone_e164: row.phone, ...row.fields }, consentFor(row), attestation, { now, ...(listId ? { listId } : {}) });
-      // This run wrote the (immutable) attestation with the job, before the first row: the
-      // per-row existence check would only cost an item (and 2 WCU) per row.
-      const items = created.items.filter((i) => i.ConditionCheck?.Key?.sk !== attestationSk);
+  /** The entry a do_not_call = true row adds for a number not yet suppressed. */
+  const importSuppression = (row: MappedRow, now: string): Suppression =>
+    newSuppression({ phone_e164: row.phone, reason: 'manual', note: `do_not_call in contact import ${importId} (${request.file_name}), row ${row.row}`, source: 'import', source_id: importId }, now);
+
+  /** A new contact's items; do_not_call follows the number's suppression (`suppressed`, as read), or the entry the row adds. */
+  const newRowItems = (row: MappedRow, now: string, suppressed: boolean) => {
+    const suppression: SuppressionAtCreate = row.doNotCall && !suppressed ? { add: importSuppression(row, now) } : { suppressed };
+    const created = newContactItems(tenantId, { phone_e164: row.phone, ...row.fields }, consentFor(row), attestation, { now, suppression, ...(listId ? { listId } : {}) });
+    // This run wrote the (immutable) attestation with the job, before the first row: the
+    // per-row existence check would only cost an item (and 2 WCU) per row.
+    return { contactId: created.contact.id, items: created.items.filter((i) => i.ConditionCheck?.Key?.sk !== attestationSk) };
+  };
+
+  /**
+   * Create the contact a row describes, under the number's suppression state as read (read
+   * again if it changes before the write). Undefined when the row is rejected; else the
+   * contact it created, or the one already holding its phone.
+   */
+  const createFromRow = async (row: MappedRow): Promise<{ created: string } | { duplicateOf: string } | undefined> => {
+    for (let attempt = 1; ; attempt++) {
+      const { contactId, items } = newRowItems(row, new Date().toISOString(), await isSuppressed(tenantId, row.phone));
       try {
         await refusingRow(items, () => retryConflicts(() => writeNewContact(items)));
-        counts.rows_accepted++;
-        return { contactId: created.contact.id, row: row.row };
+        return { created: contactId };
       } catch (err) {
+        if (err instanceof SuppressionChanged && attempt < MAX_SUPPRESSION_RETRIES) continue;
         // Nothing was written: the phone stays unclaimed, the next row with it is judged as if first.
         if (err instanceof UnknownOwner || err instanceof RowRefused) {
           reject([rowFailureReason(row, err)]);
           return undefined;
         }
-        if (!(err instanceof DuplicatePhone)) throw err;
-        existing = { contactId: err.contactId };
+        if (err instanceof DuplicatePhone) return { duplicateOf: err.contactId };
+        throw err;
       }
+    }
+  };
+
+  /** One row against the contact its phone already names (if known). Returns what it names after. */
+  const processRow = async (row: MappedRow, existing: Existing | undefined): Promise<Existing | undefined> => {
+    const now = new Date().toISOString();
+    if (!existing) {
+      const outcome = await createFromRow(row);
+      if (!outcome) return undefined;
+      if ('created' in outcome) {
+        counts.rows_accepted++;
+        return { contactId: outcome.created, row: row.row };
+      }
+      existing = { contactId: outcome.duplicateOf };
     }
     switch (request.on_duplicate) {
       case 'reject':
@@ -266,7 +300,11 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
         break;
       case 'update':
         try {
-          await updateExisting(tenantId, existing.contactId, row.fields, buildConsent(tenantId, existing.contactId, consentFor(row), attestation, now), { now, listId });
+          await updateExisting(tenantId, existing.contactId, row.fields, buildConsent(tenantId, existing.contactId, consentFor(row), attestation, now), {
+            now,
+            listId,
+            ...(row.doNotCall ? { suppression: () => importSuppression(row, now) } : {}),
+          });
           counts.rows_accepted++;
         } catch (err) {
           if (!(err instanceof UnknownOwner || err instanceof RowRefused)) throw err;
@@ -306,13 +344,10 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
       stop ??= 'time_limit';
       return;
     }
-    const now = new Date().toISOString();
     const rows = groups.map((g) => g.rows[0]!);
-    const items = rows.flatMap((row) =>
-      newContactItems(tenantId, { phone_e164: row.phone, ...row.fields }, consentFor(row), attestation, { now, ...(listId ? { listId } : {}) }).items.filter(
-        (i) => i.ConditionCheck?.Key?.sk !== attestationSk,
-      ),
-    );
+    const suppressed = await suppressedAmong(tenantId, rows.map((r) => r.phone));
+    const now = new Date().toISOString();
+    const items = rows.flatMap((row) => newRowItems(row, now, suppressed.has(row.phone)).items);
     try {
       await retryConflicts(() => db().send(new TransactWriteCommand({ TransactItems: items })));
     } catch (err) {
@@ -350,8 +385,11 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
       }
     }
   };
-  /** Items one new row writes: phone guard, contact, consent, (+ owner check) (+ list membership). */
-  const itemsPerNewRow = (row: MappedRow) => 3 + (row.fields.owner_user_id ? 1 : 0) + (listId ? 1 : 0);
+  /**
+   * Items one new row writes: phone guard, contact, consent, the suppression check (or, for
+   * do_not_call = true, the suppression's ACTIVE item and entry), (+ owner check) (+ list membership).
+   */
+  const itemsPerNewRow = (row: MappedRow) => 4 + (row.doNotCall ? 1 : 0) + (row.fields.owner_user_id ? 1 : 0) + (listId ? 1 : 0);
   await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? DEFAULT_CONCURRENCY, plan.groups.length) }, worker));
   await beat;
 
@@ -465,10 +503,11 @@ async function updateExisting(
   contactId: string,
   fields: ContactFields,
   consent: ReturnType<typeof buildConsent>,
-  opts: { now: string; listId: string | undefined },
+  opts: { now: string; listId: string | undefined; suppression?: () => Suppression },
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    const current = await getContactRecord(tenantId, contactId);
+    const entry = opts.suppression?.();
+    const [current, suppressed] = await Promise.all([getContactRecord(tenantId, contactId), entry ? isSuppressed(tenantId, entry.phone_e164) : false]);
     if (!current) throw new Error(`contact ${contactId} vanished during an import update`);
     let merged = fields;
     if (fields.attributes) {
@@ -478,7 +517,9 @@ async function updateExisting(
         throw new RowRefused('attributes_too_large', `The contact's attributes would total ${bytes} bytes with this row's; at most ${MAX_MERGED_ATTRIBUTES_BYTES} are kept on a contact`, 'attributes');
       }
     }
-    const items = updateContactItems(tenantId, contactId, merged, consent, { now: opts.now, current, ...(opts.listId ? { listId: opts.listId } : {}) });
+    // Already suppressed: the contact's do_not_call is already true and stays so; no second entry.
+    const addSuppression = entry && !suppressed ? entry : undefined;
+    const items = updateContactItems(tenantId, contactId, merged, consent, { now: opts.now, current, ...(opts.listId ? { listId: opts.listId } : {}), ...(addSuppression ? { addSuppression } : {}) });
     try {
       await refusingRow(items, () => retryConflicts(() => writeUpdate(items)));
       return;
@@ -495,7 +536,9 @@ async function writeUpdate(items: TransactItem[]): Promise<void> {
   } catch (err) {
     if (!(err instanceof TransactionCanceledException)) throw err;
     const reasons = err.CancellationReasons ?? [];
+    // The contact changed, or the number was suppressed meanwhile: read both again.
     if (reasons[0]?.Code === 'ConditionalCheckFailed') throw new ContactChanged();
+    if (items.some((item, i) => touchesActiveSuppression(item) && reasons[i]?.Code === 'ConditionalCheckFailed')) throw new ContactChanged();
     const ownerIndex = items.findIndex((i) => i.ConditionCheck?.Key?.sk?.toString().startsWith('USER#'));
     if (ownerIndex >= 0 && reasons[ownerIndex]?.Code === 'ConditionalCheckFailed') throw new UnknownOwner();
     throw err;

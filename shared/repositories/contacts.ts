@@ -14,7 +14,9 @@ import { queryPage, type Page } from '../pagination/page.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { bestConsentClass, compactGrants, isConsentValid, type ConsentBasis } from '../policy/consent-strength.js';
 import type { consentInput, contactFields, contactResource, consentRecordResource } from '../schemas/contacts.js';
+import type { Suppression } from '../schemas/suppressions.js';
 import type { Attestation } from './attestations.js';
+import { suppressionAddItems, suppressionStateCheck, touchesActiveSuppression } from './suppressions.js';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type Fields = { [K in keyof typeof contactFields]?: z.output<(typeof contactFields)[K]> };
@@ -58,6 +60,15 @@ export class DuplicatePhone extends Error {
   }
 }
 export class UnknownOwner extends Error {}
+/** The number was suppressed or lifted between the read and the write: read again and retry. */
+export class SuppressionChanged extends Error {}
+
+/**
+ * The number's suppression at creation: as read before the write (`suppressed`, held by a
+ * ConditionCheck at commit), or an entry this same transaction adds (`add`). do_not_call
+ * follows it, so a contact is never created disagreeing with the suppression list.
+ */
+export type SuppressionAtCreate = { suppressed: boolean } | { add: Suppression };
 
 const T = () => tableName();
 
@@ -92,15 +103,16 @@ export function newContactItems(
   input: { phone_e164: string } & Fields,
   consentIn: ConsentInput,
   attestation: Attestation,
-  opts: { now: string; listId?: string },
+  opts: { now: string; listId?: string; suppression: SuppressionAtCreate },
 ): NewContact {
   const id = newId('con');
   const consent = buildConsent(tenantId, id, consentIn, attestation, opts.now);
+  const suppression = opts.suppression;
   const contact: ContactRecord = {
     ...input,
     id,
     tenant_id: tenantId,
-    do_not_call: false,
+    do_not_call: 'add' in suppression || suppression.suppressed,
     consent_grants: [grantOf(consent)],
     created_at: opts.now,
     updated_at: opts.now,
@@ -118,6 +130,8 @@ export function newContactItems(
     { Put: { TableName: T(), Item: { ...contactKeys.consent(tenantId, id, consent.id), type: 'consent', ...consent } } },
     { ConditionCheck: { TableName: T(), Key: contactKeys.attestation(tenantId, attestation.id), ConditionExpression: 'attribute_exists(pk)' } },
   ];
+  if ('add' in suppression) items.push(...suppressionAddItems(tenantId, suppression.add, 'written'));
+  else items.push(suppressionStateCheck(tenantId, input.phone_e164, suppression.suppressed));
   if (input.owner_user_id) items.push(activeUserCheck(tenantId, input.owner_user_id));
   if (opts.listId) items.push(listMemberPut(tenantId, opts.listId, id, opts.now));
   return { contact, consent, items };
@@ -140,7 +154,8 @@ export const listMemberPut = (tenantId: string, listId: string, contactId: strin
 
 /**
  * Run a contact-creating transaction. Maps cancellation reasons to domain errors: the
- * phone guard → DuplicatePhone (naming the existing contact), the owner check → UnknownOwner.
+ * phone guard → DuplicatePhone (naming the existing contact), the owner check → UnknownOwner,
+ * the number's suppression item → SuppressionChanged.
  */
 export async function writeNewContact(items: TransactItem[], extra: TransactItem[] = []): Promise<void> {
   try {
@@ -154,6 +169,7 @@ export async function writeNewContact(items: TransactItem[], extra: TransactItem
     }
     const ownerIndex = items.findIndex((i) => i.ConditionCheck?.Key?.sk?.toString().startsWith('USER#'));
     if (ownerIndex >= 0 && reasons[ownerIndex]?.Code === 'ConditionalCheckFailed') throw new UnknownOwner();
+    if (items.some((item, i) => touchesActiveSuppression(item) && reasons[i]?.Code === 'ConditionalCheckFailed')) throw new SuppressionChanged();
     throw err;
   }
 }
@@ -234,14 +250,15 @@ export function presentConsent(c: ConsentRecord, now: Date): z.infer<typeof cons
  * transaction (used by imports with on_duplicate=update). `current` is the contact as read:
  * the update is conditional on its updated_at (the caller re-reads and retries when the
  * contact changed in between), and the new grant joins its grants compacted (compactGrants), so the
- * item does not grow with every consent.
+ * item does not grow with every consent. `addSuppression` (an import row's do_not_call = true
+ * for a number not yet suppressed) adds that entry in the same transaction and sets do_not_call.
  */
 export function updateContactItems(
   tenantId: string,
   contactId: string,
   fields: Fields,
   consent: ConsentRecord | undefined,
-  opts: { now: string; listId?: string; current: Pick<ContactRecord, 'updated_at' | 'consent_grants'> },
+  opts: { now: string; listId?: string; current: Pick<ContactRecord, 'updated_at' | 'consent_grants'>; addSuppression?: Suppression },
 ): TransactItem[] {
   const names: Record<string, string> = { '#updated_at': 'updated_at' };
   const values: Record<string, unknown> = { ':now': opts.now, ':previous_updated_at': opts.current.updated_at };
@@ -252,6 +269,11 @@ export function updateContactItems(
     values[`:u${i}`] = v;
     sets.push(`#u${i} = :u${i}`);
   });
+  if (opts.addSuppression) {
+    names['#dnc'] = 'do_not_call';
+    values[':dnc'] = true;
+    sets.push('#dnc = :dnc');
+  }
   if (consent) {
     names['#grants'] = 'consent_grants';
     values[':grants'] = compactGrants([...(opts.current.consent_grants ?? []), grantOf(consent)]);
@@ -270,6 +292,7 @@ export function updateContactItems(
     },
   ];
   if (consent) items.push({ Put: { TableName: T(), Item: { ...contactKeys.consent(tenantId, contactId, consent.id), type: 'consent', ...consent } } });
+  if (opts.addSuppression) items.push(...suppressionAddItems(tenantId, opts.addSuppression, 'written'));
   if (fields.owner_user_id) items.push(activeUserCheck(tenantId, fields.owner_user_id));
   if (opts.listId) items.push(listMemberPut(tenantId, opts.listId, contactId, opts.now));
   return items;

@@ -24,6 +24,7 @@ export const IMPORT_TARGETS = [
   'owner_user_id',
   'tags',
   'jurisdictions',
+  'do_not_call',
 ] as const;
 export type ImportTarget = (typeof IMPORT_TARGETS)[number];
 /** `attributes.<key>`; `__proto__` is refused (the SDK's marshaller cannot store it as a key). */
@@ -119,7 +120,7 @@ export const contactImportRequest = z
     file_name: z.string().min(1).max(255),
     content: contentSchema.describe('The CSV text (RFC 4180; a header row; UTF-8 BOM allowed). At most 4 MiB of UTF-8 and 10,000 data rows.'),
     column_mapping: columnMapping.describe(
-      "CSV header → target: phone_e164 (required), first_name, last_name, company, title, email, timezone, lead_status, owner_user_id, tags, jurisdictions (split on ';' or '|'), or attributes.<key>. Each target at most once; unmapped columns are ignored.",
+      "CSV header → target: phone_e164 (required), first_name, last_name, company, title, email, timezone, lead_status, owner_user_id, tags, jurisdictions (split on ';' or '|'), do_not_call (true/false, yes/no, 1/0: true adds the number to the suppression list), or attributes.<key>. Each target at most once; unmapped columns are ignored.",
     ),
     consent_attestation: consentAttestationInput,
     target_list_id: z.string().min(1).max(64).optional(),

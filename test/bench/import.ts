@@ -41,7 +41,7 @@ export async function measureImport(stack: LocalStack, rows = 10_000): Promise<I
   const rawStarted = performance.now();
   await pool(indexes, DEFAULT_CONCURRENCY, async (i) => {
     const now = new Date().toISOString();
-    const { items } = newContactItems(raw.tenant_id, { phone_e164: phoneAt(628, i), first_name: `First${i}`, last_name: `Last, ${i}`, company: `Acme ${i % 50}`, email: `p${i}@example.com`, tags: ['a', 'b'] }, consent, attestation, { now });
+    const { items } = newContactItems(raw.tenant_id, { phone_e164: phoneAt(628, i), first_name: `First${i}`, last_name: `Last, ${i}`, company: `Acme ${i % 50}`, email: `p${i}@example.com`, tags: ['a', 'b'] }, consent, attestation, { now, suppression: { suppressed: false } });
     await writeNewContact(items);
   });
   const rawSeconds = (performance.now() - rawStarted) / 1000;
@@ -53,7 +53,7 @@ export async function measureImport(stack: LocalStack, rows = 10_000): Promise<I
   const batchedStarted = performance.now();
   await pool(chunks, DEFAULT_CONCURRENCY, async (chunk) => {
     const now = new Date().toISOString();
-    const items = chunk.flatMap((i) => newContactItems(batched.tenant_id, { phone_e164: phoneAt(629, i), first_name: `First${i}`, last_name: `Last, ${i}`, company: `Acme ${i % 50}`, email: `p${i}@example.com`, tags: ['a', 'b'] }, consent, batchedAttestation, { now }).items.filter((x) => !x.ConditionCheck));
+    const items = chunk.flatMap((i) => newContactItems(batched.tenant_id, { phone_e164: phoneAt(629, i), first_name: `First${i}`, last_name: `Last, ${i}`, company: `Acme ${i % 50}`, email: `p${i}@example.com`, tags: ['a', 'b'] }, consent, batchedAttestation, { now, suppression: { suppressed: false } }).items.filter((x) => !String(x.ConditionCheck?.Key?.sk ?? '').startsWith('ATTESTATION#')));
     await db().send(new TransactWriteCommand({ TransactItems: items }));
   });
   const rawBatchedSeconds = (performance.now() - batchedStarted) / 1000;

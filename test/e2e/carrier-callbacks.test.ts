@@ -163,7 +163,7 @@ describe('answering policies on a live call (through the sandbox carrier)', () =
   it('a call continues on the policy version it started with when the policy changes mid-call; a tampered action URL is 403', async () => {
     const { number, post, voice, api } = await withPolicy();
     const sid = newCallSid();
-    const [gather] = readTwiml((await post('/carrier/twilio/voice', voice(sid))).text) as [{ verb: 'Gather'; action: string }];
+    const gather = readTwiml((await post('/carrier/twilio/voice', voice(sid))).text)[0] as { verb: 'Gather'; action: string };
     expect(new URL(gather.action).searchParams.get('policy_version')).toBe('1');
     await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, { body: { timezone: 'UTC', open_steps: [{ type: 'hangup' }] } });
     const path = gather.action.slice(stack.baseUrl.length);

@@ -84,6 +84,18 @@ describe('mapRow', () => {
 });
 
 describe('splitList', () => {
+  it('reads do_not_call as true/false, yes/no or 1/0 in any case; an empty cell is absent; anything else rejects the row', () => {
+    const flags = new Map<string, number>([['phone_e164', 0], ['do_not_call', 1]]);
+    const flag = (cell: string) => mapRow({ row: 3, line: 4, cells: ['+15550000001', cell] }, flags);
+    for (const [cell, value] of [['true', true], [' YES ', true], ['1', true], ['False', false], ['no', false], ['0', false]] as const) {
+      expect(flag(cell), cell).toEqual({ ok: true, value: { row: 3, line: 4, phone: '+15550000001', fields: {}, doNotCall: value } });
+    }
+    expect(flag('')).toEqual({ ok: true, value: { row: 3, line: 4, phone: '+15550000001', fields: {} } });
+    for (const cell of ['y', '2', 'opted out', 'TRUE1']) {
+      expect(flag(cell), cell).toEqual({ ok: false, reasons: [{ row: 3, line: 4, field: 'do_not_call', type: 'bool_parsing', msg: `do_not_call must be true/false, yes/no or 1/0, not '${cell}'` }] });
+    }
+  });
+
   it("splits on ';' and '|', trims, drops empties and repeats", () => {
     expect(splitList(' a;b | c;;a|')).toEqual(['a', 'b', 'c']);
     expect(splitList('one, two')).toEqual(['one, two']);

@@ -1,0 +1,172 @@
+/**
+ * National DNC snapshots: platform data (no tenant), one live generation per area code.
+ *
+ * A load writes a new generation beside the live one — its manifest (the exchanges it
+ * holds), then one item per exchange (a bitmap of listed line numbers) with parallel
+ * BatchWriteItem — and only then flips the area code's pointer to it with ONE conditional
+ * write (on the generation it replaced), then removes the area code's older generations
+ * (the replaced one, and any an interrupted load left). A reader reads the pointer, then the exchange item of that generation; an absent
+ * exchange item is confirmed by reading the pointer again (the generation it read may
+ * have been replaced and removed in between; then it reads the new one). So a reader
+ * sees the whole old snapshot or the whole new one, never a half-loaded one.
+ */
+import { BatchWriteCommand, type BatchWriteCommandOutput, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { db, tableName } from '../db/client.js';
+import { platformKeys } from '../db/keys.js';
+import { isListed, type ParsedSnapshot } from '../dnc/snapshot-file.js';
+import { newId } from '../ids.js';
+
+export type DncFacts = { loaded: false } | { loaded: true; as_of: string; listed: boolean };
+
+export interface DncPointer {
+  area_code: string;
+  generation: string;
+  as_of: string;
+  numbers: number;
+  loaded_at: string;
+}
+
+export class ConcurrentDncLoad extends Error {}
+
+const T = () => tableName();
+const BATCH = 25;
+const PARALLEL = 8;
+
+async function readPointer(areaCode: string): Promise<DncPointer | undefined> {
+  const out = await db().send(new GetCommand({ TableName: T(), Key: platformKeys.dncPointer(areaCode), ConsistentRead: true }));
+  return out.Item as DncPointer | undefined;
+}
+
+/**
+ * What the compliance engine needs about `phone` (E.164 `+1…` or ten digits) in its area
+ * code's snapshot: nothing loaded, or the snapshot's as-of date and whether it lists the
+ * number. Two GetItems (three when the number's exchange lists nobody).
+ * `seams.afterPointerRead` is a test seam (a reload completing between the two reads).
+ */
+export async function dncFacts(areaCode: string, phone: string, seams: { afterPointerRead?: () => Promise<void> } = {}): Promise<DncFacts> {
+  const national = phone.startsWith('+1') ? phone.slice(2) : phone;
+  if (!/^\d{10}$/.test(national) || !national.startsWith(areaCode)) throw new RangeError(`${phone} is not a number of area code ${areaCode}`);
+  const exchange = national.slice(3, 6);
+  const line = Number(national.slice(6));
+  let pointer = await readPointer(areaCode);
+  await seams.afterPointerRead?.(); // test seam: a reload may complete here
+  for (let attempt = 1; pointer; attempt++) {
+    const out = await db().send(new GetCommand({ TableName: T(), Key: platformKeys.dncExchange(areaCode, pointer.generation, exchange), ConsistentRead: true }));
+    if (out.Item) return { loaded: true, as_of: pointer.as_of, listed: isListed(out.Item.lines as Uint8Array, line) };
+    const again = await readPointer(areaCode);
+    if (!again || again.generation === pointer.generation || attempt >= 5) {
+      return again ? { loaded: true, as_of: again.as_of, listed: false } : { loaded: false };
+    }
+    pointer = again;
+  }
+  return { loaded: false };
+}
+
+/** Every loaded area code, by area code. */
+export async function dncStatus(): Promise<DncPointer[]> {
+  const items: DncPointer[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: T(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': platformKeys.dncPartition, ':prefix': platformKeys.dncPointersPrefix },
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+      }),
+    );
+    items.push(...((out.Items ?? []) as DncPointer[]));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items.map(({ area_code, generation, as_of, numbers, loaded_at }) => ({ area_code, generation, as_of, numbers, loaded_at }));
+}
+
+/** BatchWriteItem in chunks of 25, PARALLEL at a time, retrying unprocessed items with backoff. */
+async function batchWrite(requests: Record<string, unknown>[]): Promise<void> {
+  const chunks: Record<string, unknown>[][] = [];
+  for (let i = 0; i < requests.length; i += BATCH) chunks.push(requests.slice(i, i + BATCH));
+  let next = 0;
+  const worker = async () => {
+    while (next < chunks.length) {
+      let pending: Record<string, unknown>[] | undefined = chunks[next++];
+      for (let attempt = 0; pending?.length; attempt++) {
+        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(2000, 25 * 2 ** attempt * Math.random())));
+        const out: BatchWriteCommandOutput = await db().send(new BatchWriteCommand({ RequestItems: { [T()]: pending } }));
+        pending = out.UnprocessedItems?.[T()] as Record<string, unknown>[] | undefined;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL }, worker));
+}
+
+/** Delete a generation: its exchange items, then its manifest. */
+async function dropGeneration(areaCode: string, generation: string, exchanges: readonly string[]): Promise<void> {
+  await batchWrite(exchanges.map((x) => ({ DeleteRequest: { Key: platformKeys.dncExchange(areaCode, generation, x) } })));
+  await batchWrite([{ DeleteRequest: { Key: platformKeys.dncGeneration(areaCode, generation) } }]);
+}
+
+/** Every generation manifest of the area code (live, replaced, or left by an interrupted load). */
+async function generations(areaCode: string): Promise<{ generation: string; exchanges: string[] }[]> {
+  const out: { generation: string; exchanges: string[] }[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: T(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': platformKeys.dncPartition, ':prefix': platformKeys.dncGenerationsPrefix(areaCode) },
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+      }),
+    );
+    for (const item of page.Items ?? []) out.push({ generation: item.generation as string, exchanges: item.exchanges as string[] });
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+/**
+ * Replace the area code's snapshot. Returns the new pointer. A load that loses a race with
+ * another load of the same area code removes what it wrote and throws ConcurrentDncLoad.
+ */
+export async function replaceDncSnapshot(areaCode: string, asOf: string, snapshot: ParsedSnapshot): Promise<DncPointer> {
+  const previous = await readPointer(areaCode);
+  const generation = newId('dng');
+  const exchanges = [...snapshot.exchanges.keys()].sort();
+  const now = new Date().toISOString();
+  await db().send(
+    new PutCommand({
+      TableName: T(),
+      Item: { ...platformKeys.dncGeneration(areaCode, generation), type: 'dnc_generation', area_code: areaCode, generation, as_of: asOf, numbers: snapshot.numbers, exchanges, created_at: now },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  await batchWrite(
+    exchanges.map((x) => ({
+      PutRequest: { Item: { ...platformKeys.dncExchange(areaCode, generation, x), type: 'dnc_exchange', lines: snapshot.exchanges.get(x)! } },
+    })),
+  );
+  const pointer: DncPointer = { area_code: areaCode, generation, as_of: asOf, numbers: snapshot.numbers, loaded_at: new Date().toISOString() };
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: T(),
+        Item: { ...platformKeys.dncPointer(areaCode), type: 'dnc_pointer', ...pointer },
+        ConditionExpression: previous ? 'generation = :previous' : 'attribute_not_exists(pk)',
+        ...(previous ? { ExpressionAttributeValues: { ':previous': previous.generation } } : {}),
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof ConditionalCheckFailedException)) throw err;
+    await dropGeneration(areaCode, generation, exchanges);
+    throw new ConcurrentDncLoad(`another load replaced area code ${areaCode}'s snapshot meanwhile; nothing of this load was kept (run it again)`);
+  }
+  // Generation ids are time-ordered: an older one is the replaced snapshot or a load that can
+  // no longer flip (it read the pointer before this flip). A newer one is a load still running.
+  for (const old of await generations(areaCode)) {
+    if (old.generation < generation) await dropGeneration(areaCode, old.generation, old.exchanges);
+  }
+  return pointer;
+}
