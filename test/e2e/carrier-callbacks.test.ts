@@ -1,3 +1,4 @@
+import { captureLogs } from '../support/log-capture.js';
 import { randomBytes } from 'node:crypto';
 import twilio from 'twilio';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +13,10 @@ import { newRep } from './agent-fixtures.js';
 import { client, newTenant } from './client.js';
 import { activeNumber, mockAccount, publishedAgent, randomNumber } from './telephony-fixtures.js';
 
+const logs = captureLogs();
 const stack = useTestStack({ workers: false });
+/** Every carrier auth token and stream token this file sees: none may reach a log line. */
+const secrets: string[] = [];
 
 const newCallSid = () => `CA${randomBytes(16).toString('hex')}`;
 
@@ -22,6 +26,7 @@ async function setup() {
   const accountId = await mockAccount(api);
   const number = await activeNumber(api, { accountId });
   const creds = (await openSandboxCredentials((await getTelephonyAccount(t.tenantId, accountId))!))!;
+  secrets.push(creds.auth_token);
   /** Post a form to a carrier route, signed by Twilio's own library with this account's token (or as told). */
   const post = async (path: string, params: Record<string, string>, opts: { token?: string; signedUrl?: string; signature?: string | null } = {}) => {
     const url = `${stack.baseUrl}${path}`;
@@ -73,6 +78,7 @@ describe('inbound voice', () => {
     const [connect] = readTwiml(res.text);
     expect(connect).toMatchObject({ verb: 'Connect', streamUrl: expect.stringMatching(/^ws:\/\/.*\/runtime\/v1\/stream$/) });
     const token = (connect as { parameters: Record<string, string> }).parameters.token!;
+    secrets.push(token);
     const checked = verifyStreamToken(await callTokenKey(), token, new Date());
     const call = (await getCallBySid(sid))!;
     expect(checked).toMatchObject({ ok: true, claims: { tenant_id: tenantId, call_id: call.id, agent_version_id: agent.versionId, number_id: number.id } });
@@ -173,5 +179,14 @@ describe('answering policies on a live call (through the sandbox carrier)', () =
     expect((await post(forged, { ...voice(sid), CallStatus: 'in-progress', Digits: '2' })).status).toBe(403);
     // A new call takes the new version.
     expect(verbs(await playInboundCall({ to: number.phone_e164, from: '+12125550123' }))).toEqual(['Hangup']);
+  });
+});
+
+describe('carrier secrets never reach the logs', () => {
+  it('no auth token or stream token in any log line of this file', () => {
+    expect(logs.requests('carrierInboundVoice')).toBeGreaterThan(10);
+    expect(secrets.length).toBeGreaterThan(5);
+    const text = logs.text();
+    for (const secret of secrets) expect(text).not.toContain(secret);
   });
 });

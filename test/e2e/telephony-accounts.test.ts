@@ -1,28 +1,13 @@
+import { captureLogs } from '../support/log-capture.js';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newSandboxCredentials, putSandboxAccount } from '../../shared/sandbox/accounts.js';
-import { logger } from '../../shared/observability.js';
 import { useTestStack } from '../support/stack.js';
 import { client, newTenant } from './client.js';
 
 const stack = useTestStack({ workers: false });
 
-/** Every log line written while this file runs, at the most verbose level an operator could set. */
-const written: string[] = [];
-beforeAll(() => {
-  logger.setLogLevel('DEBUG');
-  for (const stream of [process.stdout, process.stderr]) {
-    const original = stream.write.bind(stream);
-    vi.spyOn(stream, 'write').mockImplementation(((chunk: unknown, ...rest: unknown[]) => {
-      written.push(String(chunk));
-      return (original as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof stream.write);
-  }
-});
-afterAll(() => {
-  vi.restoreAllMocks();
-  logger.setLogLevel('SILENT');
-});
+const logs = captureLogs();
 
 const issued: string[] = [];
 async function sandboxCredentials(status: 'active' | 'suspended' | 'closed' = 'active') {
@@ -230,12 +215,12 @@ describe('the sandbox carrier speaks Twilio', () => {
 
 describe('secrets never reach the logs', () => {
   it('carrier credentials and sandbox tokens are absent from every log line', async () => {
-    const logs = written.join('');
-    expect(logs).toContain('"message":"request"'); // the logs were captured at all
+    expect(logs.requests('verifyTelephonyAccount')).toBeGreaterThan(5); // every request's line, not only the first
+    const text = logs.text();
     const secrets = JSON.parse(stack.env.APP_SECRETS_JSON!);
-    expect(logs).not.toContain(secrets.platform_twilio_auth_token);
+    expect(text).not.toContain(secrets.platform_twilio_auth_token);
     expect(issued.length).toBeGreaterThan(10);
-    for (const token of issued) expect(logs).not.toContain(token);
-    expect(logs).not.toContain(stack.env.CREDENTIALS_KEY ?? 'no-inline-key');
+    for (const token of issued) expect(text).not.toContain(token);
+    expect(text).not.toContain(stack.env.CREDENTIALS_KEY ?? 'no-inline-key');
   });
 });
