@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { get } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +26,14 @@ const admin = (...args: string[]) =>
     cwd: root,
     encoding: 'utf8',
     env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+  });
+
+/** The CLI without blocking this process (the server it calls runs here too). */
+const adminAsync = (...args: string[]) =>
+  new Promise<{ status: number; stdout: string; stderr: string }>((done) => {
+    execFile(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args, '--local-dir', dir], { cwd: root, encoding: 'utf8', env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } }, (err, stdout, stderr) =>
+      done({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
   });
 
 describe('operator CLI against the running local stack', () => {
@@ -98,3 +106,36 @@ describe('operator CLI against the running local stack', () => {
     expect(JSON.parse(out.stdout)).toMatchObject({ written: 0, existing: expect.any(Number) });
   });
 });
+
+describe('sandbox call', () => {
+  it('places an inbound call through the sandbox carrier and prints the path it took', async () => {
+    const tenant = JSON.parse(admin('tenant', 'create', '--name', 'Calls', '--admin-email', 'calls@acme.test').stdout) as { api_key: { secret: string } };
+    const api = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${stack.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${tenant.api_key.secret}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      return (await res.json()) as Record<string, any>;
+    };
+    const account = await api('POST', '/v1/telephony-accounts', { mode: 'byo', provider: 'mock' });
+    await api('POST', `/v1/telephony-accounts/${account.id}/verify`);
+    const number = await api('POST', '/v1/phone-numbers', { phone_e164: '+14155550142', telephony_account_id: account.id });
+    await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, {
+      timezone: 'UTC',
+      open_steps: [{ prompt: 'Press 2 for a message.', branches: { '2': [{ type: 'voicemail', greeting: 'Speak now.' }] }, timeout_branch: [{ type: 'hangup' }] }],
+    });
+    const out = await adminAsync('sandbox', 'call', '--to', '+14155550142', '--from', '+12125550123', '--digits', '2');
+    expect(out.status, out.stderr).toBe(0);
+    const lines = out.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const call = JSON.parse(lines[0]!) as { outcome: string; path: { verb: string; pressed?: string; text?: string }[] };
+    expect(call.outcome).toBe('completed');
+    expect(call.path.map((p) => p.verb)).toEqual(['Gather', 'Say', 'Record', 'Say', 'Hangup']);
+    expect(call.path[0]).toMatchObject({ pressed: '2' });
+    expect(call.path[1]).toMatchObject({ text: 'Speak now.' });
+
+    const nobody = await adminAsync('sandbox', 'call', '--to', '+14155550999', '--from', '+12125550123');
+    expect(JSON.parse(nobody.stdout)).toMatchObject({ outcome: 'not_in_service', path: [] });
+    const bad = await adminAsync('sandbox', 'call', '--to', '+14155550142', '--from', '+12125550123', '--digits', '2,x');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--digits');
+  });
+});
+
