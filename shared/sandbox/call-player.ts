@@ -24,7 +24,8 @@ const changesFor = (step: PlanStep, call: SandboxCall, now: string): StepChanges
     case 'answered':
       return { posts, status: 'in-progress', answered_by: step.answeredBy ?? null, start_time: now };
     case 'completed':
-      return { posts, status: step.callStatus as SandboxCall['status'], end_time: now, duration: step.durationSeconds ?? 0 };
+      // A hang-up already wrote when the call ended; the final step keeps it.
+      return { posts, status: step.callStatus as SandboxCall['status'], ...(call.end_time ? {} : { end_time: now, duration: step.durationSeconds ?? 0 }) };
   }
 };
 

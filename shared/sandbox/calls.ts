@@ -156,8 +156,7 @@ export async function claimCallStep(call: SandboxCall, changes: StepChanges, now
     if (changes[field] === undefined) continue;
     names[`#${field}`] = field;
     values[`:${field}`] = changes[field];
-    // A hang-up already wrote the end; the final step keeps what it wrote.
-    sets.push(field === 'end_time' || field === 'duration' ? `#${field} = if_not_exists(#${field}, :${field})` : `#${field} = :${field}`);
+    sets.push(`#${field} = :${field}`);
   }
   try {
     const out = await db().send(
