@@ -168,6 +168,10 @@ export class VoiceControlStack extends Stack {
       });
       grantTable(fn, worker.table);
       grantSends(fn, worker.queues);
+      if (worker.kms) {
+        this.credentialsKey.grant(fn.role, worker.kms);
+        fn.addEnvironment('CREDENTIALS_KMS_KEY_ID', this.credentialsKey.key.keyArn);
+      }
       // Grants consume rights (receive/delete/change visibility) on this queue only.
       fn.function.addEventSource(
         new SqsEventSource(this.queues.get(worker.queue).queue, {

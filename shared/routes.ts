@@ -41,7 +41,7 @@ export interface RouteDefinition {
   readonly roles?: readonly Role[];
   /** Extra grants beyond the table. */
   readonly bucket?: 'read' | 'write';
-  readonly queues?: readonly ('callDispatch' | 'webhookDelivery')[];
+  readonly queues?: readonly ('callDispatch' | 'webhookDelivery' | 'sandboxTimeline')[];
   /** Rights on the key that seals other parties' secrets (shared/crypto/secret-box.ts). */
   readonly kms?: 'encrypt' | 'decrypt';
   readonly summary: string;
@@ -122,6 +122,11 @@ export const routes = [
   { id: 'sandboxGetAccount', method: 'GET', path: '/sandbox/twilio/2010-04-01/Accounts/{account_file}', handler: 'functions/sandbox/get-account', auth: 'sandbox_basic', idempotency: 'none', table: 'read', kms: 'decrypt', summary: 'Sandbox carrier: fetch an account resource ({sid}.json), as Twilio does', tag: 'Sandbox carrier' },
   { id: 'sandboxBuyNumber', method: 'POST', path: '/sandbox/twilio/2010-04-01/Accounts/{account_sid}/IncomingPhoneNumbers.json', handler: 'functions/sandbox/buy-number', auth: 'sandbox_basic', bodyFormat: 'form', idempotency: 'none', table: 'write', kms: 'decrypt', summary: 'Sandbox carrier: buy a number and route its calls, as Twilio does', tag: 'Sandbox carrier' },
   { id: 'sandboxUpdateNumber', method: 'POST', path: '/sandbox/twilio/2010-04-01/Accounts/{account_sid}/IncomingPhoneNumbers/{number_file}', handler: 'functions/sandbox/update-number', auth: 'sandbox_basic', bodyFormat: 'form', idempotency: 'none', table: 'write', kms: 'decrypt', summary: "Sandbox carrier: change where a number's calls go ({sid}.json), as Twilio does", tag: 'Sandbox carrier' },
+  { id: 'sandboxCreateCall', method: 'POST', path: '/sandbox/twilio/2010-04-01/Accounts/{account_sid}/Calls.json', handler: 'functions/sandbox/create-call', auth: 'sandbox_basic', bodyFormat: 'form', idempotency: 'none', table: 'write', kms: 'decrypt', queues: ['sandboxTimeline'], summary: 'Sandbox carrier: place an outbound call that plays out by test number, as Twilio does', tag: 'Sandbox carrier' },
+  { id: 'sandboxGetCall', method: 'GET', path: '/sandbox/twilio/2010-04-01/Accounts/{account_sid}/Calls/{call_file}', handler: 'functions/sandbox/get-call', auth: 'sandbox_basic', idempotency: 'none', table: 'read', kms: 'decrypt', summary: 'Sandbox carrier: fetch a call ({sid}.json), as Twilio does', tag: 'Sandbox carrier' },
+  { id: 'sandboxUpdateCall', method: 'POST', path: '/sandbox/twilio/2010-04-01/Accounts/{account_sid}/Calls/{call_file}', handler: 'functions/sandbox/update-call', auth: 'sandbox_basic', bodyFormat: 'form', idempotency: 'none', table: 'write', kms: 'decrypt', queues: ['sandboxTimeline'], summary: 'Sandbox carrier: hang up or cancel a call (Status=completed|canceled), as Twilio does', tag: 'Sandbox carrier' },
+  { id: 'sandboxCreateMessage', method: 'POST', path: '/sandbox/twilio/2010-04-01/Accounts/{account_sid}/Messages.json', handler: 'functions/sandbox/create-message', auth: 'sandbox_basic', bodyFormat: 'form', idempotency: 'none', table: 'write', kms: 'decrypt', queues: ['sandboxTimeline'], summary: 'Sandbox carrier: send an SMS whose delivery plays out by test number, as Twilio does', tag: 'Sandbox carrier' },
+  { id: 'sandboxGetMessage', method: 'GET', path: '/sandbox/twilio/2010-04-01/Accounts/{account_sid}/Messages/{message_file}', handler: 'functions/sandbox/get-message', auth: 'sandbox_basic', idempotency: 'none', table: 'read', kms: 'decrypt', summary: 'Sandbox carrier: fetch a message ({sid}.json), as Twilio does', tag: 'Sandbox carrier' },
 
   // Withdrawn
   { id: 'submitVoiceProfileConsentProof', method: 'POST', path: '/v1/voice-profiles/{profile_id}/consent-proof', handler: 'functions/withdrawn/voice-profile-consent-proof', auth: 'bearer', idempotency: 'none', table: 'none', deprecated: true, summary: 'Withdrawn: consent releases are no longer accepted (410)', tag: 'Withdrawn' },

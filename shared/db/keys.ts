@@ -153,6 +153,13 @@ export const platformKeys = {
   /** … and by its SID (PN…), pointing at the E.164. */
   sandboxNumberSid: (sid: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX`, sk: `NUMBER_SID#${assertId(sid)}` }),
   /**
+   * The sandbox carrier's calls (CA…) and messages (SM…): a partition each, so a burst of
+   * calls spreads over partitions; gsi1 lists an account's calls, oldest first.
+   */
+  sandboxCall: (callSid: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX#CALL#${assertId(callSid)}`, sk: 'CALL' }),
+  sandboxCallIndex: (accountSid: string, createdAt: string, callSid: string) => ({ gsi1pk: `${PLATFORM_PREFIX}SANDBOX#ACCOUNT#${assertId(accountSid)}#CALLS`, gsi1sk: `CALL#${createdAt}#${assertId(callSid)}` }),
+  sandboxMessage: (messageSid: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX#MESSAGE#${assertId(messageSid)}`, sk: 'MESSAGE' }),
+  /**
    * One number belongs to at most one tenant on the whole platform: this claim names the
    * tenant, number and account, and is how a carrier callback's `To` finds its tenant.
    */

@@ -18,6 +18,17 @@ export const queues = {
     maxReceiveCount: 8,
     dlqRetentionDays: 14,
   },
+  /**
+   * The sandbox carrier's call and message timelines: one message per step, delayed with
+   * DelaySeconds (SQS allows up to 900 s) and the sub-second rest waited by the worker.
+   */
+  sandboxTimeline: {
+    name: 'sandbox-timeline',
+    envVar: 'SANDBOX_TIMELINE_QUEUE_URL',
+    visibilityTimeoutSeconds: 120,
+    maxReceiveCount: 5,
+    dlqRetentionDays: 4,
+  },
 } as const;
 
 export type QueueName = keyof typeof queues;

@@ -48,6 +48,9 @@ export async function getSandboxAccount(sid: string): Promise<SandboxAccount | u
   return out.Item as SandboxAccount | undefined;
 }
 
+/** The account's auth token: what its callbacks are signed with. */
+export const openSandboxAuthToken = (account: SandboxAccount): Promise<string> => open(account.auth_token_sealed, context(account.sid));
+
 /** The account a Basic-auth header proves, or undefined (unknown SID, wrong token, malformed header). */
 export async function authenticateSandbox(authorization: string | undefined): Promise<SandboxAccount | undefined> {
   const match = /^Basic ([A-Za-z0-9+/=]+)$/.exec(authorization ?? '');

@@ -34,7 +34,7 @@ export class SandboxNumberTaken extends Error {}
 const SID_PATTERN = /^PN[0-9a-f]{32}$/;
 
 /** Twilio's friendly name for a NANP number: (415) 555-0100. */
-const friendlyName = (e164: string) => {
+export const friendlyName = (e164: string) => {
   const m = /^\+1(\d{3})(\d{3})(\d{4})$/.exec(e164);
   return m ? `(${m[1]}) ${m[2]}-${m[3]}` : e164;
 };
@@ -102,7 +102,7 @@ export async function routeSandboxNumber(number: SandboxNumber, routing: NumberR
   return next;
 }
 
-const twilioDate = (iso: string) => new Date(iso).toUTCString().replace('GMT', '+0000');
+export const twilioDate = (iso: string) => new Date(iso).toUTCString().replace('GMT', '+0000');
 
 /** Twilio's JSON shape of an IncomingPhoneNumber. */
 export const presentSandboxNumber = (n: SandboxNumber) => ({

@@ -33,3 +33,56 @@ export const sandboxNumberResource = z
     uri: z.string(),
   })
   .meta({ id: 'SandboxIncomingPhoneNumber' });
+
+export const sandboxCallResource = z
+  .object({
+    sid: z.string(),
+    account_sid: z.string(),
+    parent_call_sid: z.string().nullable(),
+    to: z.string(),
+    to_formatted: z.string(),
+    from: z.string(),
+    from_formatted: z.string(),
+    phone_number_sid: z.string(),
+    status: z.enum(['queued', 'ringing', 'in-progress', 'completed', 'busy', 'no-answer', 'failed', 'canceled']),
+    direction: z.literal('outbound-api'),
+    answered_by: z.string().nullable(),
+    start_time: z.string().nullable(),
+    end_time: z.string().nullable(),
+    duration: z.string().nullable(),
+    price: z.string().nullable(),
+    price_unit: z.string(),
+    caller_name: z.string().nullable(),
+    api_version: z.string(),
+    date_created: z.string(),
+    date_updated: z.string(),
+    uri: z.string(),
+  })
+  .meta({ id: 'SandboxCall' });
+
+export const sandboxMessageResource = z
+  .object({
+    sid: z.string(),
+    account_sid: z.string(),
+    to: z.string(),
+    from: z.string(),
+    body: z.string(),
+    status: z.enum(['queued', 'sent', 'delivered', 'undelivered', 'failed']),
+    direction: z.literal('outbound-api'),
+    num_segments: z.string(),
+    num_media: z.string(),
+    error_code: z.int().nullable(),
+    error_message: z.string().nullable(),
+    price: z.string().nullable(),
+    price_unit: z.string(),
+    messaging_service_sid: z.string().nullable(),
+    api_version: z.string(),
+    date_created: z.string(),
+    date_updated: z.string(),
+    date_sent: z.string().nullable(),
+    uri: z.string(),
+  })
+  .meta({ id: 'SandboxMessage' });
+
+/** A sandbox carrier form: every field is a string; the handler checks them as Twilio does. */
+export const twilioForm = z.record(z.string(), z.string());

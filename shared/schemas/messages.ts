@@ -12,3 +12,13 @@ export const webhookDeliveryMessage = z.object({
   tenant_id: z.string().min(1),
   event_id: z.string().min(1),
 });
+
+/** One step of a sandbox carrier call or message, due at `due_at` (epoch ms; the record's plan is the authority). */
+export const sandboxTimelineMessage = z.object({
+  type: z.literal('sandbox.timeline'),
+  kind: z.enum(['call', 'message']),
+  sid: z.string().regex(/^(CA|SM)[0-9a-f]{32}$/),
+  step: z.int().min(0).max(100),
+  due_at: z.int().min(0),
+});
+export type SandboxTimelineMessage = z.infer<typeof sandboxTimelineMessage>;

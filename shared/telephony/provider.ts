@@ -1,7 +1,7 @@
 /**
  * The port every carrier adapter implements (DESIGN §9). Handlers and workers speak to a
- * carrier only through it; later issues add buying/connecting numbers, placing calls,
- * hanging up and sending SMS.
+ * carrier only through it: verify an account, buy or connect numbers, place and hang up
+ * calls, send SMS.
  */
 export interface CarrierCredentials {
   accountSid: string;
@@ -46,10 +46,59 @@ export class NumberRefused extends Error {
   }
 }
 
+/**
+ * The carrier refused a call or message as asked (bad number, a caller id the account does
+ * not hold, a malformed request, an unknown call): retrying it unchanged cannot succeed.
+ * `carrierCode` is the carrier's own (Twilio's error code), for the record.
+ */
+export class CarrierRefused extends Error {
+  constructor(
+    readonly reason: 'invalid_to' | 'caller_id_not_allowed' | 'invalid_request' | 'not_found',
+    readonly carrierCode: number | undefined,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Twilio's StatusCallbackEvent names. */
+export type CallProgressEvent = 'initiated' | 'ringing' | 'answered' | 'completed';
+
+export interface PlaceCallInput {
+  to: string;
+  from: string;
+  /** Where the carrier fetches the call's TwiML when it is answered (POST). */
+  twimlUrl: string;
+  /** Where the carrier posts signed status callbacks (POST). */
+  statusCallbackUrl: string;
+  /** Events to be told about; the final status is always posted. Default: all four. */
+  statusCallbackEvents?: readonly CallProgressEvent[];
+  /** Answering-machine detection: AnsweredBy on the answer and the TwiML fetch. */
+  machineDetection?: 'Enable' | 'DetectMessageEnd' | null;
+  /** Seconds to let it ring (Twilio: 1–600, default 60). */
+  timeoutSeconds?: number;
+}
+
+export interface SendSmsInput {
+  to: string;
+  from: string;
+  body: string;
+  statusCallbackUrl?: string;
+}
+
 export interface TelephonyProvider {
   verifyAccount(): Promise<AccountCheck>;
   /** Buy `phoneE164` for the account and route its calls; NumberRefused if it cannot be had. */
   buyNumber(phoneE164: string, routing: NumberRouting): Promise<CarrierNumber>;
   /** Route a number the account already owns (by SID); NumberRefused if it has no such number. */
   connectNumber(sid: string, routing: NumberRouting): Promise<CarrierNumber>;
+  /**
+   * Ask the carrier to dial. CarrierRefused when it will not (nothing was dialled);
+   * CarrierUnavailable when it could not be asked or failed — an `unreachable` after the
+   * request left may still have dialled, so callers never retry a dial blindly.
+   */
+  placeCall(input: PlaceCallInput): Promise<{ sid: string }>;
+  /** End a call (a call not yet answered is canceled); an ended call is left as it is. */
+  hangUp(callSid: string): Promise<void>;
+  sendSms(input: SendSmsInput): Promise<{ sid: string }>;
 }

@@ -4,15 +4,56 @@
  * itself on AWS, the sandbox carrier locally and for mock accounts, which speaks the same
  * subset with the same shapes.
  */
-import { CarrierUnavailable, NumberRefused, type AccountCheck, type CarrierCredentials, type CarrierNumber, type NumberRouting, type TelephonyProvider } from './provider.js';
+import { CarrierRefused, CarrierUnavailable, NumberRefused, type AccountCheck, type CarrierCredentials, type CarrierNumber, type NumberRouting, type TelephonyProvider } from './provider.js';
 
 /** Twilio does not report an account's calls-per-second ceiling; its documented default is 1. */
 export const TWILIO_DEFAULT_CPS = 1;
 const TIMEOUT_MS = 5_000;
 
+/** Twilio's error codes for a request it will not carry out (https://www.twilio.com/docs/errors). */
+const REFUSALS: Record<number, CarrierRefused['reason']> = {
+  21201: 'invalid_to', // no To
+  21211: 'invalid_to', // To is not a valid number
+  21214: 'invalid_to', // To cannot be reached
+  21217: 'invalid_to', // To is not a valid phone number
+  21604: 'invalid_to', // (SMS) no To
+  21614: 'invalid_to', // (SMS) To is not a mobile number
+  21210: 'caller_id_not_allowed', // From is not verified or bought for the account
+  21212: 'caller_id_not_allowed', // From is not a valid caller id
+  21213: 'caller_id_not_allowed', // no From
+  21603: 'caller_id_not_allowed', // (SMS) no From
+  21606: 'caller_id_not_allowed', // (SMS) From is not an SMS-capable number of the account
+  20001: 'invalid_request',
+  21205: 'invalid_request', // Url
+  21401: 'invalid_request', // method
+  21602: 'invalid_request', // (SMS) no Body
+  21609: 'invalid_request', // StatusCallback
+  21617: 'invalid_request', // (SMS) Body too long
+  21626: 'invalid_request', // StatusCallbackEvent
+};
+
+/** Twilio's failure body → the port's typed errors; credentials refused is the carrier's failure (verify again). */
+async function failure(res: Response, what: string): Promise<Error> {
+  const body = (await res.json().catch(() => ({}))) as { code?: number; message?: string };
+  const reason = body.code !== undefined ? REFUSALS[body.code] : undefined;
+  if (reason && res.status < 500) return new CarrierRefused(reason, body.code, `Twilio refused ${what}: ${body.code} ${body.message ?? ''}`.trim());
+  if (res.status === 404) return new CarrierRefused('not_found', body.code, `Twilio found no such resource for ${what}`);
+  if (res.status === 401 || res.status === 403) return new CarrierUnavailable('carrier_error', 'Twilio refused the account credentials; verify the account again');
+  if (res.status >= 400 && res.status < 500 && res.status !== 429) return new CarrierRefused('invalid_request', body.code, `Twilio refused ${what}: ${res.status} ${body.code ?? ''}`.trim());
+  return new CarrierUnavailable('carrier_error', `Twilio answered ${res.status} to ${what}`);
+}
+
+const sidOf = async (res: Response, prefix: 'CA' | 'SM'): Promise<{ sid: string }> => {
+  const resource = (await res.json().catch(() => ({}))) as { sid?: unknown };
+  if (typeof resource.sid !== 'string' || !resource.sid.startsWith(prefix)) throw new CarrierUnavailable('carrier_error', 'Twilio answered without a sid');
+  return { sid: resource.sid };
+};
+
+const ALL_CALL_EVENTS = ['initiated', 'ringing', 'answered', 'completed'] as const;
+
 export function twilioProvider(credentials: CarrierCredentials, baseUrl: string): TelephonyProvider {
   const authorization = `Basic ${Buffer.from(`${credentials.accountSid}:${credentials.authToken}`).toString('base64')}`;
-  const send = async (path: string, form?: Record<string, string>): Promise<Response> => {
+  const send = async (path: string, form?: Record<string, string> | [string, string][]): Promise<Response> => {
     try {
       return await fetch(`${baseUrl}/2010-04-01${path}`, {
         method: form ? 'POST' : 'GET',
@@ -25,6 +66,7 @@ export function twilioProvider(credentials: CarrierCredentials, baseUrl: string)
     }
   };
   const get = (path: string) => send(path);
+  const accountPath = `/Accounts/${encodeURIComponent(credentials.accountSid)}`;
   const numbersPath = `/Accounts/${encodeURIComponent(credentials.accountSid)}/IncomingPhoneNumbers`;
   const routingForm = (r: NumberRouting) => ({ VoiceUrl: r.voiceUrl, VoiceMethod: 'POST', StatusCallback: r.statusCallbackUrl, StatusCallbackMethod: 'POST' });
   /** Twilio's IncomingPhoneNumber resource → ours; its own failures → CarrierUnavailable. */
@@ -62,6 +104,36 @@ export function twilioProvider(credentials: CarrierCredentials, baseUrl: string)
     async connectNumber(sid, routing) {
       const res = await send(`${numbersPath}/${encodeURIComponent(sid)}.json`, routingForm(routing));
       return numberFrom(res, (_code, status) => (status === 404 ? new NumberRefused('not_found', `The account owns no number with sid ${sid}`) : undefined));
+    },
+    async placeCall(input) {
+      const pairs: [string, string][] = [
+        ['To', input.to],
+        ['From', input.from],
+        ['Url', input.twimlUrl],
+        ['Method', 'POST'],
+        ['StatusCallback', input.statusCallbackUrl],
+        ['StatusCallbackMethod', 'POST'],
+        ...(input.statusCallbackEvents ?? ALL_CALL_EVENTS).map((e): [string, string] => ['StatusCallbackEvent', e]),
+        ...(input.machineDetection ? [['MachineDetection', input.machineDetection] as [string, string]] : []),
+        ...(input.timeoutSeconds !== undefined ? [['Timeout', String(input.timeoutSeconds)] as [string, string]] : []),
+      ];
+      // Pairs, so the repeated StatusCallbackEvent goes as Twilio expects: one pair per event.
+      const res = await send(`${accountPath}/Calls.json`, pairs);
+      if (!res.ok) throw await failure(res, `the call to ${input.to}`);
+      return sidOf(res, 'CA');
+    },
+    async hangUp(callSid) {
+      const res = await send(`${accountPath}/Calls/${encodeURIComponent(callSid)}.json`, { Status: 'completed' });
+      if (res.ok) return;
+      const err = await failure(res, `hanging up ${callSid}`);
+      // 21220: the call is no longer in progress, which is what was wanted.
+      if (err instanceof CarrierRefused && err.carrierCode === 21220) return;
+      throw err;
+    },
+    async sendSms(input) {
+      const res = await send(`${accountPath}/Messages.json`, { To: input.to, From: input.from, Body: input.body, ...(input.statusCallbackUrl ? { StatusCallback: input.statusCallbackUrl } : {}) });
+      if (!res.ok) throw await failure(res, `the message to ${input.to}`);
+      return sidOf(res, 'SM');
     },
   };
 }

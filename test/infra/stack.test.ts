@@ -392,6 +392,21 @@ describe('least privilege', () => {
     expect(envOf(fn).CREDENTIALS_KMS_KEY_ID).toEqual(key);
   });
 
+  it.each(workers.map((w) => [w.id, w as WorkerDefinition] as const))('worker %s may use the credentials key exactly as its manifest says', (_id, worker) => {
+    const fn = workerFn(worker);
+    const kms = allActions(fn).filter((a) => a.startsWith('kms:'));
+    const key = { 'Fn::GetAtt': [stack.getLogicalId(stack.credentialsKey.key.node.defaultChild as CfnElement), 'Arn'] };
+    if (!worker.kms) {
+      expect(kms).toEqual([]);
+      expect(envOf(fn).CREDENTIALS_KMS_KEY_ID).toBeUndefined();
+      return;
+    }
+    // The sandbox timeline signs callbacks with sealed auth tokens: it opens them, never seals.
+    expect(kms).toEqual(['kms:Decrypt']);
+    for (const s of statementsOf(fn).filter((x) => actionsOf(x).some((a) => a.startsWith('kms:')))) expect(resourcesOf(s)).toEqual([key]);
+    expect(envOf(fn).CREDENTIALS_KMS_KEY_ID).toEqual(key);
+  });
+
   it('keeps the credentials key outside the table, rotated and retained', () => {
     template.hasResource('AWS::KMS::Key', { Properties: { EnableKeyRotation: true }, DeletionPolicy: 'Retain' });
   });
