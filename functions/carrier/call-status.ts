@@ -1,13 +1,13 @@
 import * as z from 'zod';
 import { twilioCallForm } from '../../shared/carrier/schemas.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { getCall, recordFinalStatus } from '../../shared/repositories/calls.js';
+import { applyCarrierStatus, getCall } from '../../shared/repositories/calls.js';
 import { authenticateCarrierRequest } from '../../shared/telephony/carrier-request.js';
 
 /**
  * POST /carrier/twilio/status — a call's status changed. Signed like every carrier callback
- * (403 otherwise). A final status ends the call once: replays and late, reordered callbacks
- * change nothing. The calls issue hands this route the full outbound state machine.
+ * (403 otherwise). The change goes through the call state machine
+ * (shared/policy/call-state): monotonic, so replays and late, reordered callbacks change nothing.
  */
 export const handler = defineRoute(
   'carrierCallStatus',
@@ -17,7 +17,7 @@ export const handler = defineRoute(
     const call = caller.callId ? await getCall(caller.tenantId, caller.callId) : undefined;
     if (call && body?.CallStatus) {
       const duration = Number(body.CallDuration);
-      await recordFinalStatus(call, body.CallStatus, Number.isFinite(duration) && body.CallDuration !== undefined ? duration : null);
+      await applyCarrierStatus(call, { CallStatus: body.CallStatus, ...(body.AnsweredBy ? { AnsweredBy: body.AnsweredBy } : {}), ...(body.SipResponseCode ? { SipResponseCode: body.SipResponseCode } : {}) }, Number.isFinite(duration) && body.CallDuration !== undefined ? duration : null);
     }
     return { status: 200, body: { received: true } };
   },

@@ -11,6 +11,8 @@ export const twilioCallForm = z.looseObject({
   CallStatus: field,
   Direction: field,
   CallDuration: field,
+  AnsweredBy: field,
+  SipResponseCode: field,
   Digits: field,
   DialCallStatus: field,
   RecordingUrl: field,

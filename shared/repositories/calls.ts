@@ -11,8 +11,9 @@ import { callKeys, platformKeys } from '../db/keys.js';
 import { isId, newId } from '../ids.js';
 import type { InboundRouteMode } from '../schemas/phone-numbers.js';
 
-export const TERMINAL_CALL_STATES = ['completed', 'no_answer', 'busy', 'failed', 'machine', 'disposed'] as const;
-export type CallState = 'initiated' | 'answered' | 'in_conversation' | (typeof TERMINAL_CALL_STATES)[number];
+import { isTerminal, onCarrierStatus, type CallState, type CarrierStatus } from '../policy/call-state/machine.js';
+
+export type { CallState };
 
 /** One thing the carrier did on an inbound call, in order (what `sandbox call` prints too). */
 export type InboundPathEntry = Record<string, unknown> & { action: string };
@@ -63,7 +64,7 @@ export async function createInboundCall(input: NewInboundCall, now = new Date())
       new TransactWriteCommand({
         TransactItems: [
           { Put: { TableName: tableName(), Item: { ...platformKeys.carrierCall(call.provider_call_sid), type: 'carrier_call', tenant_id: call.tenant_id, call_id: call.id, telephony_account_id: call.telephony_account_id }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          { Put: { TableName: tableName(), Item: { ...callKeys.call(call.tenant_id, call.id), ...callKeys.callIndex(call.tenant_id, call.id), type: 'call', ...call }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName: tableName(), Item: { ...callKeys.call(call.tenant_id, call.id), ...callKeys.callIndex(call.tenant_id, call.id), type: 'call', ...withoutUnsetStamps(call) }, ConditionExpression: 'attribute_not_exists(pk)' } },
         ],
       }),
     );
@@ -75,6 +76,10 @@ export async function createInboundCall(input: NewInboundCall, now = new Date())
     return { call: existing, created: false };
   }
 }
+
+/** Timestamps and the duration are stored only once known, so `if_not_exists` can set each exactly once. */
+const STAMPS = ['answered_at', 'ended_at', 'duration_seconds'] as const;
+const withoutUnsetStamps = (call: CallRecord) => Object.fromEntries(Object.entries(call).filter(([k, v]) => !(STAMPS as readonly string[]).includes(k) || v !== null));
 
 export async function getCallPointer(callSid: string): Promise<{ tenant_id: string; call_id: string; telephony_account_id: string } | undefined> {
   if (!/^CA[0-9a-fA-F]{32}$/.test(callSid)) return undefined;
@@ -90,7 +95,8 @@ export async function getCallBySid(callSid: string): Promise<CallRecord | undefi
 export async function getCall(tenantId: string, callId: string): Promise<CallRecord | undefined> {
   if (!isId(callId)) return undefined;
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: callKeys.call(tenantId, callId), ConsistentRead: true }));
-  return out.Item as CallRecord | undefined;
+  if (!out.Item) return undefined;
+  return { ...out.Item, answered_at: out.Item.answered_at ?? null, ended_at: out.Item.ended_at ?? null, duration_seconds: out.Item.duration_seconds ?? null } as CallRecord;
 }
 
 /**
@@ -116,31 +122,44 @@ export async function appendInboundPath(call: Pick<CallRecord, 'tenant_id' | 'id
   }
 }
 
-/** Twilio's final CallStatus values → our terminal states. */
-const FINAL: Record<string, CallState> = { completed: 'completed', busy: 'busy', failed: 'failed', 'no-answer': 'no_answer', canceled: 'completed' };
-
 /**
- * The carrier reported a final status. Terminal states never change again (replays and
- * late callbacks are harmless); a call already disposed keeps its disposition but gains its
- * end time and duration once.
+ * Apply a carrier status callback through the state machine (shared/policy/call-state):
+ * the change is stored only if the call is still in the state it was computed from, so
+ * replays and reordered callbacks change nothing. A call that already ended gains its
+ * duration once (the final callback carries it).
  */
-export async function recordFinalStatus(call: CallRecord, callStatus: string, durationSeconds: number | null, now = new Date()): Promise<boolean> {
-  const state = FINAL[callStatus];
-  if (!state) return false;
-  const terminal = (TERMINAL_CALL_STATES as readonly string[]).includes(call.state);
+export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus, durationSeconds: number | null, now = new Date()): Promise<boolean> {
+  const change = onCarrierStatus(call.state, status);
+  const at = now.toISOString();
+  const names: Record<string, string> = { '#state': 'state' };
+  const values: Record<string, unknown> = { ':from': call.state, ':now': at };
+  const sets = ['updated_at = :now'];
+  if (change) {
+    sets.push('#state = :to');
+    values[':to'] = change.state;
+    for (const field of ['disposition', 'disposition_set_by', 'end_reason'] as const) {
+      if (change[field] !== undefined) {
+        sets.push(`${field} = :${field}`);
+        values[`:${field}`] = change[field];
+      }
+    }
+    if (change.stamp) sets.push(`${change.stamp} = if_not_exists(${change.stamp}, :now)`);
+  }
+  const ending = (change && isTerminal(change.state)) || isTerminal(call.state);
+  if (ending && durationSeconds !== null) {
+    sets.push('duration_seconds = if_not_exists(duration_seconds, :d)');
+    values[':d'] = durationSeconds;
+  }
+  if (sets.length === 1) return false;
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: callKeys.call(call.tenant_id, call.id),
-        UpdateExpression: terminal
-          ? 'SET duration_seconds = :d, updated_at = :now'
-          : 'SET #state = :state, end_reason = :reason, ended_at = :now, duration_seconds = :d, updated_at = :now',
-        ConditionExpression: terminal ? 'attribute_exists(pk) AND attribute_type(duration_seconds, :null)' : 'attribute_exists(pk) AND #state = :from',
-        ExpressionAttributeNames: terminal ? undefined : { '#state': 'state' },
-        ExpressionAttributeValues: terminal
-          ? { ':d': durationSeconds, ':now': now.toISOString(), ':null': 'NULL' }
-          : { ':state': state, ':reason': `carrier_${callStatus.replace('-', '_')}`, ':now': now.toISOString(), ':d': durationSeconds, ':from': call.state },
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk) AND #state = :from',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
       }),
     );
     return true;
