@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { env, localCredentials } from '../config.js';
+import { addTransactionConflictRetry } from './transaction-conflict-retry.js';
 
 let doc: DynamoDBDocumentClient | undefined;
 
@@ -11,6 +12,7 @@ export function db(): DynamoDBDocumentClient {
     const base = new DynamoDBClient(
       endpoint ? { endpoint, region: env.region, credentials: localCredentials } : {},
     );
+    addTransactionConflictRetry(base);
     doc = DynamoDBDocumentClient.from(base, {
       // convertClassInstanceToMap: the marshaller decides "plain object" by its
       // `constructor`, so a user key named `constructor` (contact attributes, consent
