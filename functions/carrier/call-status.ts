@@ -16,8 +16,9 @@ export const handler = defineRoute(
     const caller = await authenticateCarrierRequest(event, form, 'to');
     const call = caller.callId ? await getCall(caller.tenantId, caller.callId) : undefined;
     if (call && body?.CallStatus) {
-      const duration = Number(body.CallDuration);
-      await applyCarrierStatus(call, { CallStatus: body.CallStatus, ...(body.AnsweredBy ? { AnsweredBy: body.AnsweredBy } : {}), ...(body.SipResponseCode ? { SipResponseCode: body.SipResponseCode } : {}) }, Number.isFinite(duration) && body.CallDuration !== undefined ? duration : null);
+      // Whole seconds only (Twilio's form): "1e9", "-3" or "0x10" are not durations to store.
+      const duration = body.CallDuration !== undefined && /^\d{1,7}$/.test(body.CallDuration) ? Number(body.CallDuration) : null;
+      await applyCarrierStatus(call, { CallStatus: body.CallStatus, ...(body.AnsweredBy ? { AnsweredBy: body.AnsweredBy } : {}), ...(body.SipResponseCode ? { SipResponseCode: body.SipResponseCode } : {}) }, duration);
     }
     return { status: 200, body: { received: true } };
   },

@@ -2,8 +2,8 @@ import { defineRoute } from '../../shared/http/route.js';
 import { decideInbound, firstAnswer, numberOf, type InboundDecision } from '../../shared/carrier/inbound-route.js';
 import { twilioCallForm, twimlDocument } from '../../shared/carrier/schemas.js';
 import { getPolicyVersion } from '../../shared/repositories/answering-policies.js';
-import { appendInboundPath, createInboundCall, getCall } from '../../shared/repositories/calls.js';
-import { authenticateCarrierRequest } from '../../shared/telephony/carrier-request.js';
+import { appendInboundPath, CallSidHeldElsewhere, createInboundCall, getCall } from '../../shared/repositories/calls.js';
+import { authenticateCarrierRequest, forbiddenSignature } from '../../shared/telephony/carrier-request.js';
 import { answerContext } from '../../shared/telephony/inbound-context.js';
 import { unavailable } from '../../shared/telephony/inbound-answer.js';
 import { CALL_SID, twimlOk } from '../../shared/carrier/twiml-response.js';
@@ -44,7 +44,10 @@ export const handler = defineRoute(
           provider_call_sid: body.CallSid,
           inbound: { route_mode: decision.route_mode, policy_version: decision.policy_version, schedule: decision.schedule, agent_id: decision.agent_id, agent_version_id: decision.agent_version_id, greeting: decision.greeting, path: [] },
           answered_at: decision.unavailable ? null : now.toISOString(),
-        }, now);
+        }, now).catch((err: unknown) => {
+          if (err instanceof CallSidHeldElsewhere) throw forbiddenSignature();
+          throw err;
+        });
 
     const policy = decision.policy_version && number ? await getPolicyVersion(caller.tenantId, number.id, decision.policy_version) : undefined;
     const ctx = await answerContext({ tenantId: caller.tenantId, callId: call.id, numberId: number?.id ?? 'none', numberE164: call.to_e164, at: now, ...(policy ? { policy } : {}) });

@@ -17,6 +17,7 @@ export const handler = defineRoute(
   async ({ principal, path, body }) => {
     const number = await getPhoneNumber(principal.tenantId, path.number_id);
     if (!number) throw notFound('Phone number');
+    if (number.status === 'provisioning') throw conflict('phone_number_provisioning', 'The number is still being provisioned with the carrier; retry once its status is active');
     if (body.inbound_agent_id) {
       const agent = await getAgentRecord(principal.tenantId, body.inbound_agent_id, true);
       if (!agent) throw invalid(['body', 'inbound_agent_id'], 'No agent of this tenant has this id', 'not_found', body.inbound_agent_id);

@@ -13,14 +13,14 @@ import { sandboxNumberResource, twilioErrorResource } from '../../shared/sandbox
 export const handler = defineRoute(
   'sandboxUpdateNumber',
   {
-    path: z.object({ account_sid: z.string().max(64), number_file: z.string().max(64) }),
-    body: z.object({ VoiceUrl: z.string().max(4000).optional(), VoiceMethod: z.string().max(10).optional(), StatusCallback: z.string().max(4000).optional(), StatusCallbackMethod: z.string().max(10).optional() }),
+    path: z.object({ account_sid: z.string(), number_file: z.string() }),
+    body: z.object({ VoiceUrl: z.string().optional(), VoiceMethod: z.string().optional(), StatusCallback: z.string().optional(), StatusCallbackMethod: z.string().optional() }),
     responses: { 200: sandboxNumberResource, 400: twilioErrorResource, 401: twilioErrorResource, 404: twilioErrorResource },
   },
   async ({ event, path, body }) => {
     const account = await authenticateSandbox(event.headers?.authorization);
     if (!account) return twilioError(401, 20003, 'Authenticate');
-    const notFound = twilioError(404, 20404, `The requested resource /2010-04-01/Accounts/${path.account_sid}/IncomingPhoneNumbers/${path.number_file} was not found`);
+    const notFound = twilioError(404, 20404, `The requested resource /2010-04-01/Accounts/${path.account_sid.slice(0, 64)}/IncomingPhoneNumbers/${path.number_file.slice(0, 64)} was not found`);
     if (path.account_sid !== account.sid || !path.number_file.endsWith('.json')) return notFound;
     const number = await getSandboxNumberBySid(account.sid, path.number_file.slice(0, -'.json'.length));
     if (!number) return notFound;

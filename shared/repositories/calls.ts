@@ -56,6 +56,13 @@ export const MAX_PATH_ENTRIES = 200;
 export type NewInboundCall = Omit<CallRecord, 'id' | 'direction' | 'created_at' | 'updated_at' | 'recording_url' | 'ended_at' | 'duration_seconds'>;
 
 /** Store an inbound call, or return the one this CallSid already made (a replayed webhook). */
+/** The CallSid already names a call of another tenant or account. */
+export class CallSidHeldElsewhere extends Error {
+  constructor() {
+    super('The CallSid belongs to a call of another account');
+  }
+}
+
 export async function createInboundCall(input: NewInboundCall, now = new Date()): Promise<{ call: CallRecord; created: boolean }> {
   const at = now.toISOString();
   const call: CallRecord = { ...input, id: newId('cal'), direction: 'inbound', recording_url: null, ended_at: input.state === 'disposed' ? at : null, duration_seconds: null, created_at: at, updated_at: at };
@@ -73,6 +80,8 @@ export async function createInboundCall(input: NewInboundCall, now = new Date())
     if (!(err instanceof TransactionCanceledException) || err.CancellationReasons?.[0]?.Code !== 'ConditionalCheckFailed') throw err;
     const existing = await getCallBySid(call.provider_call_sid);
     if (!existing) throw err;
+    // A replay of the same call finds it; a CallSid another tenant's call holds is not theirs to read.
+    if (existing.tenant_id !== call.tenant_id || existing.telephony_account_id !== call.telephony_account_id) throw new CallSidHeldElsewhere();
     return { call: existing, created: false };
   }
 }

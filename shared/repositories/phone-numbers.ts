@@ -11,7 +11,7 @@ import { collections, keys, platformKeys } from '../db/keys.js';
 import { isId, newId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
-import type { InboundRouteMode, NumberCapability, NumberStatus, PhoneNumberSummary, ReputationState } from '../schemas/phone-numbers.js';
+import { NUMBER_E164, type InboundRouteMode, type NumberCapability, type NumberStatus, type PhoneNumberSummary, type ReputationState } from '../schemas/phone-numbers.js';
 
 export interface PhoneNumberRecord {
   id: string;
@@ -150,7 +150,8 @@ export async function getPhoneNumber(tenantId: string, numberId: string): Promis
 }
 
 export async function getNumberClaim(phoneE164: string): Promise<NumberClaim | undefined> {
-  if (!phoneE164 || phoneE164.includes('#')) return undefined;
+  // Carrier callbacks pass unauthenticated `To`/`From` here: only a number can be a key.
+  if (!NUMBER_E164.test(phoneE164)) return undefined;
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: platformKeys.numberClaim(phoneE164), ConsistentRead: true }));
   return out.Item as NumberClaim | undefined;
 }
@@ -182,10 +183,15 @@ export function phoneNumberUpdateItem(expected: PhoneNumberRecord, changes: Numb
     return `#f${i} = :v${i}`;
   });
   let condition = 'attribute_exists(pk) AND #rev = :expected';
+  names['#st'] = 'status';
   if (opts.fromStatus) {
-    names['#st'] = 'status';
     values[':from'] = opts.fromStatus;
     condition += ' AND #st = :from';
+  } else {
+    // Only activation changes a number still being provisioned: its revision must stay as
+    // claimed, or the activation that follows the carrier's purchase would fail.
+    values[':provisioning'] = 'provisioning';
+    condition += ' AND #st <> :provisioning';
   }
   return {
     next,

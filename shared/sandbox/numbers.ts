@@ -8,6 +8,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { platformKeys } from '../db/keys.js';
+import { NUMBER_E164 } from '../schemas/phone-numbers.js';
 
 export interface SandboxNumber {
   sid: string;
@@ -70,7 +71,7 @@ export async function buySandboxNumber(accountSid: string, phoneE164: string, ro
 }
 
 export async function getSandboxNumber(phoneE164: string): Promise<SandboxNumber | undefined> {
-  if (!phoneE164 || phoneE164.includes('#')) return undefined;
+  if (!NUMBER_E164.test(phoneE164)) return undefined;
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: platformKeys.sandboxNumber(phoneE164), ConsistentRead: true }));
   return out.Item as SandboxNumber | undefined;
 }

@@ -44,8 +44,15 @@ export const signedUrl = (event: Pick<APIGatewayProxyEventV2, 'rawPath' | 'rawQu
 
 const single = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
+/**
+ * The fields that say whose request this is. Twilio sends each once; a repeated one would
+ * let the value this module authenticates differ from the one a handler reads later.
+ */
+const IDENTITY_FIELDS = ['AccountSid', 'CallSid', 'To', 'From'] as const;
+
 export async function authenticateCarrierRequest(event: APIGatewayProxyEventV2, pairs: readonly [string, string][], prefer: 'to' | 'from' = 'to'): Promise<CarrierCaller> {
   const params = signedParams(pairs);
+  if (IDENTITY_FIELDS.some((name) => Array.isArray(params[name]))) throw forbiddenSignature();
   const signature = event.headers?.[TWILIO_SIGNATURE_HEADER];
   const accountSid = single(params.AccountSid);
   if (!signature || !accountSid) throw forbiddenSignature();

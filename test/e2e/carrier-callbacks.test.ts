@@ -68,6 +68,46 @@ describe('carrier callbacks are authenticated by X-Twilio-Signature', () => {
   });
 });
 
+describe('hostile carrier forms', () => {
+  it('an unsigned request naming a To or CallSid no key can hold is 403, never a 500', async () => {
+    const { post, voice } = await setup();
+    for (const over of <Record<string, string>[]>[{ To: `+1${'9'.repeat(1998)}` }, { To: `+1${'9'.repeat(1500)}` }, { To: 'x#y' }, { To: '€'.repeat(1000) }, { From: '€'.repeat(1000), To: '' }, { From: '#'.repeat(1900), To: '' }, { CallSid: `CA${'f'.repeat(1900)}` }]) {
+      const res = await post('/carrier/twilio/voice', voice(newCallSid(), over), { signature: 'bm90IGEgc2lnbmF0dXJl' });
+      expect(res.status, JSON.stringify(over).slice(0, 40)).toBe(403);
+    }
+  });
+
+  it('a repeated AccountSid, CallSid, To or From is refused even when correctly signed: the authenticated value is the one handlers read', async () => {
+    const { creds, voice, number } = await setup();
+    const other = await setup();
+    for (const field of ['AccountSid', 'CallSid', 'To', 'From'] as const) {
+      const sid = newCallSid();
+      const base = voice(sid);
+      const second = field === 'To' ? other.number.phone_e164 : field === 'AccountSid' ? other.creds.account_sid : field === 'CallSid' ? newCallSid() : '+13125550100';
+      const pairs = [...Object.entries(base), [field, second]] as [string, string][];
+      const params: Record<string, string | string[]> = { ...base, [field]: [base[field], second] };
+      const url = `${stack.baseUrl}/carrier/twilio/voice`;
+      const signature = twilio.getExpectedTwilioSignature(creds.auth_token, url, params as Record<string, string>);
+      const body = new URLSearchParams(pairs).toString();
+      const res = await stack.fetch('/carrier/twilio/voice', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature }, body });
+      expect(res.status, field).toBe(403);
+      expect(await getCallPointer(sid), field).toBeUndefined();
+    }
+    expect(number.phone_e164).not.toBe(other.number.phone_e164);
+  });
+
+  it('a CallDuration that is not whole seconds is not stored as a duration', async () => {
+    const { api, number, post, voice } = await setup();
+    await api('PATCH', `/v1/phone-numbers/${number.id}`, { body: { inbound_route_mode: 'voicemail', inbound_voicemail_greeting: 'Leave word.' } });
+    for (const bad of ['1e9', '-3', '0x10', '12.5', '99999999']) {
+      const sid = newCallSid();
+      await post('/carrier/twilio/voice', voice(sid));
+      expect((await post('/carrier/twilio/status', { ...voice(sid), CallStatus: 'completed', CallDuration: bad })).status, bad).toBe(200);
+      expect(await getCallBySid(sid), bad).toMatchObject({ state: 'completed', duration_seconds: null });
+    }
+  });
+});
+
 describe('inbound voice', () => {
   it('agent route: a signed Stream token binding tenant, call, agent version and number; stored as an inbound call; a replay gets the same call', async () => {
     const { api, number, post, voice, tenantId } = await setup();

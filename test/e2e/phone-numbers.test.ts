@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getNumberClaim } from '../../shared/repositories/phone-numbers.js';
+import { activatePhoneNumber, claimPhoneNumber, getNumberClaim, getPhoneNumber } from '../../shared/repositories/phone-numbers.js';
 import { getSandboxNumber } from '../../shared/sandbox/numbers.js';
 import { newSandboxCredentials, putSandboxAccount } from '../../shared/sandbox/accounts.js';
 import { useTestStack } from '../support/stack.js';
@@ -192,6 +192,19 @@ describe('GET /v1/phone-numbers and PATCH', () => {
   });
 });
 
+describe('a number being provisioned', () => {
+  it('refuses a PATCH with 409 and keeps its revision, so the activation after the carrier sale still succeeds', async () => {
+    const { api, tenantId, accountId } = await setup();
+    const pending = await claimPhoneNumber({ tenantId, phoneE164: randomNumber(), telephonyAccountId: accountId, capabilities: ['voice'] });
+    const patch = await api('PATCH', `/v1/phone-numbers/${pending.id}`, { body: { daily_dial_cap: 5 } });
+    expect([patch.status, (patch.body as { error?: { code?: string } }).error?.code ?? (patch.body as { code?: string }).code]).toEqual([409, 'phone_number_provisioning']);
+    expect((await getPhoneNumber(tenantId, pending.id))!.revision).toBe(pending.revision);
+    const active = await activatePhoneNumber(pending, `PN${'a'.repeat(32)}`);
+    expect(active.status).toBe('active');
+    expect((await api('PATCH', `/v1/phone-numbers/${pending.id}`, { body: { daily_dial_cap: 5 } })).body).toMatchObject({ status: 'active', daily_dial_cap: 5 });
+  });
+});
+
 describe('the sandbox carrier numbers resource speaks Twilio', () => {
   it('refuses unknown credentials (401 20003), another account (404 20404) and a held number (400 21422)', async () => {
     const creds = newSandboxCredentials();
@@ -206,6 +219,11 @@ describe('the sandbox carrier numbers resource speaks Twilio', () => {
     expect((await buy(basic(creds), creds.account_sid, phone)).status).toBe(201);
     const held = await buy(basic(creds), creds.account_sid, phone);
     expect([held.status, ((await held.json()) as { code: number }).code]).toEqual([400, 21422]);
+    // A stranger's oversized fields are not validated before Basic auth: 401, as for any stranger.
+    const stranger = await stack.fetch(`/sandbox/twilio/2010-04-01/Accounts/${'A'.repeat(300)}/IncomingPhoneNumbers.json`, { method: 'POST', headers: { authorization: basic({ ...creds, auth_token: 'f'.repeat(32) }), 'content-type': 'application/x-www-form-urlencoded' }, body: `PhoneNumber=${'9'.repeat(500)}&VoiceUrl=${'h'.repeat(5000)}` });
+    expect(stranger.status).toBe(401);
+    const longUrl = await stack.fetch(`/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, { method: 'POST', headers: { authorization: basic(creds), 'content-type': 'application/x-www-form-urlencoded' }, body: `PhoneNumber=${encodeURIComponent(randomNumber())}&VoiceUrl=${encodeURIComponent(`https://x.test/${'h'.repeat(5000)}`)}` });
+    expect([longUrl.status, ((await longUrl.json()) as { code: number }).code]).toEqual([400, 21402]);
     const json = await stack.fetch(`/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, { method: 'POST', headers: { authorization: basic(creds), 'content-type': 'application/json' }, body: '{}' });
     expect(json.status).toBe(415);
   });

@@ -227,6 +227,9 @@ describe('sandbox calls: refusals as Twilio words them', () => {
     expect(await res.json()).toMatchObject({ code: 21205, status: 400 });
     const events = await sandboxPost('Calls.json', { To: '+12125550100', From: from, Url: `${receiverUrl}/twiml/stream`, StatusCallbackEvent: 'exploded' });
     expect(await events.json()).toMatchObject({ code: 21626, status: 400 });
+    // A From no key can hold (3 KB of UTF-8) is Twilio's 21210, not a 500.
+    const huge = await sandboxPost('Calls.json', { To: '+12125550100', From: '€'.repeat(1000), Url: `${receiverUrl}/twiml/stream` });
+    expect([huge.status, ((await huge.json()) as { code: number }).code]).toEqual([400, 21210]);
     const hangUpUnknown = await carrier.hangUp(`CA${'0'.repeat(32)}`).catch((e: unknown) => e);
     expect(hangUpUnknown).toMatchObject({ reason: 'not_found' });
   });
@@ -272,5 +275,7 @@ describe('sandbox messages', () => {
     expect(noBody.status).toBe(400);
     expect(await noBody.json()).toMatchObject({ code: 21602 });
     await expect(carrier.sendSms({ to: 'not-a-number', from, body: 'x' })).rejects.toMatchObject({ reason: 'invalid_to', carrierCode: 21211 });
+    const huge = await sandboxPost('Messages.json', { To: '+12125550100', From: '€'.repeat(1000), Body: 'x' });
+    expect([huge.status, ((await huge.json()) as { code: number }).code]).toEqual([400, 21606]);
   });
 });
