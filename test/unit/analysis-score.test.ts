@@ -165,6 +165,12 @@ describe('calls without a conversation: every dimension and the verdict are not_
   it('answered_by unknown (no machine detection) with the agent speaking is a conversation', () => {
     expect(score(goalCall({ answered_by: 'unknown' })).verdict).toBe('pass');
   });
+
+  it('agent turns on a call whose answered_by was never recorded still make a conversation: the floors are judged', () => {
+    const e = score(goalCall({ answered_by: null, disclosure: null }));
+    expect(dims(e).disclosure_given.result).toBe('fail');
+    expect(e.verdict).toBe('fail');
+  });
 });
 
 // ── disclosure_given (floor) ─────────────────────────────────────────────────────────────
@@ -223,7 +229,7 @@ describe('optout_honored', () => {
       `a closing acknowledgement but the call ends ${OPTOUT_END_WITHIN_MS / 1000} s + 1 ms later`,
       base(acknowledges, 2, { ended_at: iso(Date.parse(acknowledges[2]!.ended_at) - T0 + OPTOUT_END_WITHIN_MS + 1) }),
       'fail',
-      'The call went on 30 s after the opt-out (allowed: 30 s)',
+      'The call went on 30.001 s after the opt-out (allowed: 30 s)',
     ],
     [`a closing acknowledgement and the call ends exactly ${OPTOUT_END_WITHIN_MS / 1000} s later`, base(acknowledges, 2, { ended_at: iso(Date.parse(acknowledges[2]!.ended_at) - T0 + OPTOUT_END_WITHIN_MS) }), 'pass', 'The agent acknowledged the opt-out and ended the call'],
     ['no agent turn after, but the line stays open 45 s', base(endsAtOptOut, 2, { ended_at: iso(Date.parse(endsAtOptOut[2]!.ended_at) - T0 + 45_000) }), 'fail', 'The call went on 45 s after the opt-out (allowed: 30 s)'],

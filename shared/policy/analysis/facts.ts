@@ -99,7 +99,8 @@ export interface CallFacts {
   /**
    * Who picked up: `human`, `machine` (carrier machine detection: Twilio's machine_* and fax),
    * `unknown` (answered without detection), or null when never answered. Inbound calls the
-   * agent took are `human`: a person called.
+   * agent took are `human`: a person called. Only `machine` keeps agent turns from counting
+   * as a conversation (a voicemail drop is not one).
    */
   answered_by: 'human' | 'machine' | 'unknown' | null;
   /** Every turn, in order. Empty when nobody spoke (never answered, machine, blocked, stream never connected). */

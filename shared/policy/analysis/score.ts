@@ -4,8 +4,8 @@
  * inputs always score the same. The rules and thresholds are in docs/decisions.md
  * ("Post-call analysis").
  *
- * A *conversation* happened when someone other than a detected machine answered and the
- * agent spoke at least once. Without one every dimension is `not_applicable` (nothing was
+ * A *conversation* happened when the agent spoke at least once to other than a detected
+ * machine. Without one every dimension is `not_applicable` (nothing was
  * said, so nothing could be owed, honoured or judged) and so is the verdict.
  *
  * Floors: `disclosure_given` and `optout_honored` are scored on every call whatever the
@@ -52,9 +52,13 @@ const isIndex = (i: unknown, turns: readonly unknown[]): i is number => Number.i
 
 const agentTurnCount = (turns: readonly TurnFact[]) => turns.filter((t) => t.speaker === 'agent').length;
 
-/** Whether the call had a conversation: answered by other than a detected machine, and the agent spoke. */
+/**
+ * Whether the call had a conversation: the agent spoke, to other than a detected machine.
+ * Agent turns on a call whose `answered_by` was never recorded still count (the agent can only
+ * speak on an answered call), so a gap in the record cannot turn a floor into not_applicable.
+ */
 export function hadConversation(facts: CallFacts): boolean {
-  return (facts.answered_by === 'human' || facts.answered_by === 'unknown') && agentTurnCount(facts.turns) > 0;
+  return facts.answered_by !== 'machine' && agentTurnCount(facts.turns) > 0;
 }
 
 function noConversationReason(facts: CallFacts): string {
@@ -108,7 +112,7 @@ function scoreOptOut(facts: CallFacts, conversation: boolean): FloorDimensionSco
   if (notClosing.length > 0) return score('fail', 'The agent carried on after the opt-out instead of closing the call');
   const [requested, ended] = [instant(o.at), instant(facts.ended_at)];
   if (requested !== null && ended !== null && ended - requested > OPTOUT_END_WITHIN_MS) {
-    return score('fail', `The call went on ${Math.round((ended - requested) / 1000)} s after the opt-out (allowed: ${OPTOUT_END_WITHIN_MS / 1000} s)`);
+    return score('fail', `The call went on ${Number(((ended - requested) / 1000).toFixed(3))} s after the opt-out (allowed: ${OPTOUT_END_WITHIN_MS / 1000} s)`);
   }
   return score('pass', after.length > 0 ? 'The agent acknowledged the opt-out and ended the call' : 'The call ended at the opt-out');
 }
