@@ -242,7 +242,7 @@ describe('optout_honored', () => {
   ])('%s → %s', (name, facts, result, reason) => {
     const e = score(facts, RUBRIC, name);
     expect(dims(e).optout_honored).toEqual({ result, reason });
-    expect(e.verdict).toBe(result === 'fail' ? 'fail' : e.verdict);
+    if (result === 'fail') expect(e.verdict).toBe('fail');
   });
 
   it('an honoured opt-out before the goal: goal not_applicable, verdict not_applicable (not a failure of the agent)', () => {
