@@ -1,0 +1,62 @@
+/**
+ * Post-call analysis (SPEC Part 2, Call detail: `analysis.success_evaluation`): the output of
+ * the pure scorer in shared/policy/analysis/, stored verbatim on the call and rendered by the
+ * call detail. The floor dimensions (`disclosure_given`, `optout_honored`) cannot be
+ * `unscored` by construction of this schema, so a stored record that claims otherwise is
+ * unreadable rather than shown.
+ */
+import * as z from 'zod';
+
+export const DIMENSION_RESULTS = ['pass', 'fail', 'not_applicable', 'unscored'] as const;
+/** A compliance floor is always decided: pass, fail, or not_applicable when there was no conversation. */
+export const FLOOR_RESULTS = ['pass', 'fail', 'not_applicable'] as const;
+export const VERDICTS = ['pass', 'partial', 'fail', 'not_applicable'] as const;
+export const DIMENSION_NAMES = ['goal_completion', 'disclosure_given', 'optout_honored', 'pack_grounded', 'latency'] as const;
+export const FLOOR_DIMENSIONS = ['disclosure_given', 'optout_honored'] as const;
+
+export type DimensionResult = (typeof DIMENSION_RESULTS)[number];
+export type FloorResult = (typeof FLOOR_RESULTS)[number];
+export type Verdict = (typeof VERDICTS)[number];
+export type DimensionName = (typeof DIMENSION_NAMES)[number];
+
+const reason = z.string().min(1).max(300).describe('Why, in a short sentence a person can read');
+
+export const dimensionScore = z
+  .object({ result: z.enum(DIMENSION_RESULTS), reason })
+  .meta({ id: 'AnalysisDimension' });
+
+export const floorDimensionScore = z
+  .object({ result: z.enum(FLOOR_RESULTS).describe('Never unscored, never waived: not_applicable only when there was no conversation'), reason })
+  .meta({ id: 'AnalysisFloorDimension' });
+
+export const packGroundedScore = z
+  .object({ result: z.enum(DIMENSION_RESULTS), reason, claims_checked: z.int().min(0).describe('Agent claims checked against the pinned knowledge pack') })
+  .meta({ id: 'AnalysisPackGrounded' });
+
+export const latencyScore = z
+  .object({ result: z.enum(DIMENSION_RESULTS), reason, turns_measured: z.int().min(0).describe('Agent responses whose latency was measured') })
+  .meta({ id: 'AnalysisLatency' });
+
+export const successEvaluation = z
+  .object({
+    verdict: z.enum(VERDICTS).describe('fail when a floor dimension fails, whatever else passed; not_applicable when there was no goal to judge (no conversation, or the contact opted out)'),
+    rubric_version: z.string().min(1).describe('The agent version whose rubric scored the call'),
+    dimensions: z.object({
+      goal_completion: dimensionScore,
+      disclosure_given: floorDimensionScore,
+      optout_honored: floorDimensionScore,
+      pack_grounded: packGroundedScore,
+      latency: latencyScore,
+    }),
+  })
+  .meta({ id: 'SuccessEvaluation' });
+
+export type DimensionScore = z.infer<typeof dimensionScore>;
+export type FloorDimensionScore = z.infer<typeof floorDimensionScore>;
+export type PackGroundedScore = z.infer<typeof packGroundedScore>;
+export type LatencyScore = z.infer<typeof latencyScore>;
+export type SuccessEvaluation = z.infer<typeof successEvaluation>;
+
+/** The call detail's `analysis` when present (it is null until scored, or when unreadable). */
+export const callAnalysis = z.object({ success_evaluation: successEvaluation }).meta({ id: 'CallAnalysis' });
+export type CallAnalysis = z.infer<typeof callAnalysis>;
