@@ -3,6 +3,7 @@
  * with the tenant's partition, and the tenant id always comes from the authenticated
  * principal, never from input. Ids we mint never contain '#'.
  */
+import { createHash } from 'node:crypto';
 const assertId = (id: string): string => {
   if (!id || id.includes('#')) throw new Error('invalid id for a key');
   return id;
@@ -184,6 +185,19 @@ export const platformKeys = {
     pk: `${PLATFORM_PREFIX}DNC#${assertId(areaCode)}#${assertId(generation)}#${assertId(exchange)}`,
     sk: 'LINES',
   }),
+} as const;
+
+/**
+ * The transactional outbox (shared/events/outbox.ts): a tenant's event log, and a platform
+ * marker per event not yet relayed to delivery, spread over a few shards.
+ */
+export const OUTBOX_SHARDS = 4;
+const outboxShard = (eventId: string) => createHash('sha256').update(eventId).digest()[0]! % OUTBOX_SHARDS;
+export const outboxKeys = {
+  eventsPartition: (tenantId: string) => `${tenantPk(tenantId)}#EVENTS`,
+  event: (tenantId: string, eventId: string) => ({ pk: `${tenantPk(tenantId)}#EVENTS`, sk: `EVENT#${assertId(eventId)}` }),
+  pendingPartition: (shard: number) => `${PLATFORM_PREFIX}OUTBOX#${shard}`,
+  pending: (eventId: string) => ({ pk: `${PLATFORM_PREFIX}OUTBOX#${outboxShard(eventId)}`, sk: assertId(eventId) }),
 } as const;
 
 export const isPlatformPartition = (partition: string): boolean => partition.startsWith(PLATFORM_PREFIX);

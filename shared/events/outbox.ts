@@ -1,0 +1,83 @@
+/**
+ * The transactional outbox (DESIGN §10): an event is committed in the same transaction as
+ * the state change it reports, or not at all. Each event is two items:
+ *
+ * - the tenant's event, `TENANT#<t>#EVENTS` / `EVENT#<evt_id>` — the durable log a webhook
+ *   delivery (and a future events API) reads, newest last by ULID;
+ * - a pending marker, `PLATFORM#OUTBOX#<shard>` / `<evt_id>`, which the relay reads to move
+ *   the event to the webhook-delivery queue and then deletes. Markers spread over a few
+ *   shards so a burst of calls does not make one hot partition.
+ *
+ * Only item builders here (callers put them in their own transaction) plus the reads the
+ * relay and tests need. Delivery, signing and retries belong to the webhook worker.
+ */
+import { DeleteCommand, GetCommand, QueryCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client.js';
+import { outboxKeys } from '../db/keys.js';
+import { newId } from '../ids.js';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** The event types the call path emits (issue 10); later issues extend the list. */
+export const EVENT_TYPES = [
+  'call.queued',
+  'call.scheduled',
+  'call.blocked',
+  'call.dialing',
+  'call.answered',
+  'call.completed',
+  'call.analysis_ready',
+  'contact.opted_out',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The envelope as stored and as delivered (compact, keys sorted at delivery). */
+export interface OutboxEvent {
+  id: string;
+  type: EventType;
+  tenant_id: string;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+/** The two items that commit `type` with `data` at `at`; put them in the state change's transaction. */
+export function outboxItems(tenantId: string, type: EventType, data: Record<string, unknown>, at: Date): { event: OutboxEvent; items: TransactItem[] } {
+  const event: OutboxEvent = { id: newId('evt'), type, tenant_id: tenantId, created_at: at.toISOString(), data };
+  return {
+    event,
+    items: [
+      { Put: { TableName: tableName(), Item: { ...outboxKeys.event(tenantId, event.id), type: 'event', event }, ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { TableName: tableName(), Item: { ...outboxKeys.pending(event.id), type: 'outbox_pending', tenant_id: tenantId, event_id: event.id, created_at: event.created_at } } },
+    ],
+  };
+}
+
+/** A tenant's committed events, oldest first (tests and the webhook issue's reads). */
+export async function listTenantEvents(tenantId: string, opts: { limit?: number } = {}): Promise<OutboxEvent[]> {
+  const out: OutboxEvent[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': outboxKeys.eventsPartition(tenantId), ':p': 'EVENT#' }, ExclusiveStartKey: start, ConsistentRead: true }),
+    );
+    for (const item of page.Items ?? []) out.push(item.event as OutboxEvent);
+    start = page.LastEvaluatedKey;
+  } while (start && (opts.limit === undefined || out.length < opts.limit));
+  return opts.limit === undefined ? out : out.slice(0, opts.limit);
+}
+
+/** Pending markers of one shard, oldest first: what the relay moves next. */
+export async function pendingEvents(shard: number, limit = 100): Promise<{ tenant_id: string; event_id: string }[]> {
+  const page = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': outboxKeys.pendingPartition(shard) }, Limit: limit }));
+  return (page.Items ?? []).map((i) => ({ tenant_id: i.tenant_id as string, event_id: i.event_id as string }));
+}
+
+export async function getEvent(tenantId: string, eventId: string): Promise<OutboxEvent | undefined> {
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: outboxKeys.event(tenantId, eventId), ConsistentRead: true }));
+  return out.Item?.event as OutboxEvent | undefined;
+}
+
+/** The relay handed the event to the delivery queue: its marker goes (the event stays). */
+export async function markRelayed(eventId: string): Promise<void> {
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: outboxKeys.pending(eventId) }));
+}
