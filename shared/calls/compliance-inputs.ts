@@ -81,15 +81,16 @@ export async function readContactHistory(tenantId: string, contactId: string, at
   const items = await queryAll({
     TableName: T(),
     KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    FilterExpression: `sk = :contactSk OR begins_with(sk, :consentPrefix) OR ${attempts.expression}`,
+    // Keeps the contact, every consent, and attempts placed in [at − 24 h, at] (by `type`: a filter may not name sk).
+    FilterExpression: `#itemType IN (:contactType, :consentType) OR ${attempts.expression}`,
     ExpressionAttributeNames: attempts.names,
     ExpressionAttributeValues: {
       ...attempts.values,
       ':pk': contactPartition(tenantId, contactId),
       ':from': contactKeys.contactHistoryRange.from,
       ':to': contactKeys.contactHistoryRange.to,
-      ':contactSk': contactKeys.contact(tenantId, contactId).sk,
-      ':consentPrefix': contactKeys.consentsPrefix,
+      ':contactType': 'contact',
+      ':consentType': 'consent',
     },
     ConsistentRead: true,
   });

@@ -19,6 +19,8 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
 
 /** How far back attempts matter to the engine (the frequency cap's period). */
 export const ATTEMPT_LOOKBACK_MS = FREQUENCY_CAP.periodMs;
+/** The item `type` of an attempt. */
+export const ATTEMPT_TYPE = 'contact_attempt';
 
 /**
  * What the attempt item must hold for the engine; the calls issue adds the rest of the
@@ -42,7 +44,7 @@ export function contactAttemptPut(attempt: ContactAttemptItem): TransactItem {
   return {
     Put: {
       TableName: tableName(),
-      Item: { ...contactKeys.attempt(attempt.tenant_id, attempt.contact_id, attempt.id), type: 'contact_attempt', ...attempt },
+      Item: { ...contactKeys.attempt(attempt.tenant_id, attempt.contact_id, attempt.id), type: ATTEMPT_TYPE, ...attempt },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
@@ -54,9 +56,10 @@ export function contactAttemptPut(attempt: ContactAttemptItem): TransactItem {
  */
 export function recentAttemptFilter(at: Date): { expression: string; names: Record<string, string>; values: Record<string, unknown> } {
   return {
-    expression: '(begins_with(sk, :attemptPrefix) AND #placedAt BETWEEN :placedSince AND :placedUntil)',
-    names: { '#placedAt': 'placed_at' },
-    values: { ':attemptPrefix': contactKeys.attemptsPrefix, ':placedSince': new Date(at.getTime() - ATTEMPT_LOOKBACK_MS).toISOString(), ':placedUntil': at.toISOString() },
+    // (A filter may not name the sort key, so attempts are told by their `type`.)
+    expression: '(#itemType = :attemptType AND #placedAt BETWEEN :placedSince AND :placedUntil)',
+    names: { '#itemType': 'type', '#placedAt': 'placed_at' },
+    values: { ':attemptType': ATTEMPT_TYPE, ':placedSince': new Date(at.getTime() - ATTEMPT_LOOKBACK_MS).toISOString(), ':placedUntil': at.toISOString() },
   };
 }
 
@@ -75,10 +78,10 @@ export async function recentAttempts(tenantId: string, contactId: string, at: Da
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :attemptPrefix)',
-        FilterExpression: '#placedAt BETWEEN :placedSince AND :placedUntil',
+        FilterExpression: filter.expression,
         ProjectionExpression: 'sk, #placedAt, subject',
         ExpressionAttributeNames: filter.names,
-        ExpressionAttributeValues: { ...filter.values, ':pk': contactPartition(tenantId, contactId) },
+        ExpressionAttributeValues: { ...filter.values, ':pk': contactPartition(tenantId, contactId), ':attemptPrefix': contactKeys.attemptsPrefix },
         ConsistentRead: true,
         ExclusiveStartKey: start,
       }),
