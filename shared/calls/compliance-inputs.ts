@@ -57,7 +57,10 @@ export async function latestPublishedVersion(tenantId: string, agentId: string):
       ConsistentRead: true,
     }),
   );
-  return out.Items?.[0] as AgentVersion | undefined;
+  const item = out.Items?.[0];
+  if (!item) return undefined;
+  const { pk: _pk, sk: _sk, type: _type, tenant_id: _tenant, ...version } = item;
+  return version as AgentVersion; // the version as published, without its storage keys
 }
 
 /** Whether the agent exists at all (only asked when it has no published version: 409 vs 422). */
