@@ -26,7 +26,7 @@ const AT = '2026-11-18T15:00:00.000Z';
 const SUBJECT = 'product_offers'; // profileBody's
 const SELLER = 'Acme Solar LLC';
 const INFO_SUBJECT = 'appointment_reminders';
-/** On the 212 snapshot (area codes 212, 305, 718 loaded on 2026-11-01; 646 on 2026-09-01, stale by AT; 917 never). */
+/** On the 212 snapshot (area codes 212, 305, 718, 512, 205 loaded on 2026-11-01; 646 on 2026-09-01, stale by AT; 917 never). */
 const LISTED_212 = '+12125550199';
 
 const evidence = { artifact_type: 'web_form', artifact_ref: 'https://acme.test/forms/1', content_hash: 'a'.repeat(64) };
@@ -68,10 +68,12 @@ beforeAll(async () => {
   await replaceDncSnapshot('305', '2026-11-01', file('305', ['+13055550100']));
   await replaceDncSnapshot('718', '2026-11-01', file('718', ['+17185550100']));
   await replaceDncSnapshot('646', '2026-09-01', file('646', ['+16465550100']));
+  await replaceDncSnapshot('512', '2026-11-01', file('512', ['+15125550100']));
+  await replaceDncSnapshot('205', '2026-11-01', file('205', ['+12055550100']));
 
   const t = await newTenant('Preflight');
   const api = client(stack, t.token);
-  const accountId = await mockAccount(api, { ftc_san_refs: [{ san: 'SAN-ACME-1', area_codes: ['212', '305', '646', '917'] }] });
+  const accountId = await mockAccount(api, { ftc_san_refs: [{ san: 'SAN-ACME-1', area_codes: ['212', '305', '646', '917', '512', '205'] }] });
   const number415 = await activeNumber(api, { accountId, phone: randomNumber('415') });
   const number212 = await activeNumber(api, { accountId, phone: randomNumber('212') });
   const marketing = await agent(api); // calling window 09:00–20:00
@@ -176,6 +178,46 @@ describe('POST /v1/calls/preflight: the decision POST /v1/calls would reach', ()
     expect(codes(late)).toEqual(['quiet_hours']);
     // An offset in `at` names the same instant.
     expect((await at('2026-11-18T07:59:00-05:00')).evaluated_at).toBe('2026-11-18T12:59:00.000Z');
+  });
+
+  it('zones and states from stored contacts: a two-zone area code, a contact timezone that disagrees, a DST day, unsupported numbers', async () => {
+    const info = async (over: Record<string, unknown>, at: string) => {
+      const c = await contact(m.api, { consent: consent({ scope: { purposes: [INFO_SUBJECT] } }), ...over });
+      return (await preflight(m.api, { agent_id: m.informational.id, contact_id: c.id, at })).body;
+    };
+    // 208 spans Mountain and Pacific time: 08:30 in Boise, 07:30 in the Pacific part.
+    const idaho = await info({ phone_e164: unique('208') }, '2026-11-18T15:30:00Z');
+    expect(idaho).toMatchObject({ outcome: 'defer', next_permitted_at: '2026-11-18T16:00:00.000Z', callee: { states: ['US-ID'] } });
+    expect(idaho.reasons).toEqual([expect.objectContaining({ code: 'quiet_hours', zone: 'America/Los_Angeles', local_time: '07:30' })]);
+    // A New York number whose contact lives in Los Angeles: both zones count, the contact's first.
+    const moved = await info({ timezone: 'America/Los_Angeles' }, '2026-11-18T15:30:00Z');
+    expect(moved).toMatchObject({ outcome: 'defer', next_permitted_at: '2026-11-18T16:00:00.000Z', callee: { zones: ['America/Los_Angeles', 'America/New_York'] } });
+    // 12:30 UTC is 08:30 EDT on Saturday 31 October, 07:30 EST on Sunday 1 November (clocks went back).
+    expect((await info({}, '2026-10-31T12:30:00Z')).outcome).toBe('allow');
+    expect(await info({}, '2026-11-01T12:30:00Z')).toMatchObject({ outcome: 'defer', next_permitted_at: '2026-11-01T13:00:00.000Z' });
+    for (const phone of ['+14165550123', '+442071234567']) {
+      const d = await info({ phone_e164: phone }, AT);
+      expect(d).toMatchObject({ outcome: 'block', disposition: 'blocked_by_policy' });
+      expect(codes(d)).toContain('jurisdiction_unsupported');
+    }
+  });
+
+  it('state and profile windows for marketing: TX Sunday 11:59/12:00, the AL Sunday ban, the profile’s own calling window', async () => {
+    const marketingAt = async (c: { id: string }, at: string) => (await preflight(m.api, { agent_id: m.marketing.id, contact_id: c.id, at })).body;
+    const texas = await contact(m.api, { phone_e164: unique('512') });
+    const sunday1159 = await marketingAt(texas, '2026-11-22T17:59:00Z'); // 11:59 CST, Sunday
+    expect(sunday1159).toMatchObject({ outcome: 'defer', next_permitted_at: '2026-11-22T18:00:00.000Z' });
+    expect(sunday1159.reasons).toEqual([expect.objectContaining({ code: 'state_quiet_hours', state: 'US-TX', weekday: 'Sunday' })]);
+    expect(await marketingAt(texas, '2026-11-22T18:00:00Z')).toMatchObject({ outcome: 'allow', reasons: [] });
+
+    const alabama = await contact(m.api, { phone_e164: unique('205') });
+    const banned = await marketingAt(alabama, '2026-11-22T18:00:00Z');
+    expect(banned).toMatchObject({ outcome: 'defer', next_permitted_at: '2026-11-23T15:00:00.000Z' }); // Monday 09:00 CST, the profile's window
+    expect(codes(banned)).toEqual(['state_sunday_ban']);
+
+    const early = await marketingAt(await contact(m.api), '2026-11-18T13:30:00Z'); // 08:30 in New York, window 09:00–20:00
+    expect(early).toMatchObject({ outcome: 'defer', next_permitted_at: '2026-11-18T14:00:00.000Z' });
+    expect(early.reasons).toEqual([expect.objectContaining({ code: 'calling_window', window: { start: '09:00', end: '20:00' } })]);
   });
 
   it('FL: the fourth marketing call on the same subject in 24 h is deferred until the oldest is 24 h old', async () => {
