@@ -5,8 +5,9 @@
  *   3. a 10,000-row CSV import through the local API vs the raw per-row transaction rate;
  *   4. compliance engine evaluations per second (pure, no stack).
  *   5. a 100,000-number National DNC load and reload, and dncFacts latency.
+ *   6. POST /v1/calls/preflight vs GET /v1/contacts/{id}, and DynamoDB calls per preflight.
  * Runs against its own in-memory local stack (free ports), so `npm start` may be running.
- * BENCH_ONLY=bundles|me|import|engine|dnc runs one part.
+ * BENCH_ONLY=bundles|me|import|engine|dnc|preflight runs one part.
  */
 import { cpus } from 'node:os';
 
@@ -27,7 +28,7 @@ if (!only || only === 'engine') {
   printEngine(measureEngine());
 }
 
-if (!only || only === 'me' || only === 'import' || only === 'dnc') {
+if (!only || only === 'me' || only === 'import' || only === 'dnc' || only === 'preflight') {
   const { startLocalStack } = await import('../infra/local/stack.js');
   const stack = await startLocalStack({ port: 0, inMemory: true, workers: false, seed: false });
   try {
@@ -42,6 +43,10 @@ if (!only || only === 'me' || only === 'import' || only === 'dnc') {
     if (!only || only === 'dnc') {
       const { measureDncLoad, printDncLoad } = await import('../test/bench/dnc-load.js');
       printDncLoad(await measureDncLoad());
+    }
+    if (!only || only === 'preflight') {
+      const { measurePreflight, printPreflight } = await import('../test/bench/preflight.js');
+      printPreflight(await measurePreflight(stack));
     }
   } finally {
     await stack.stop();

@@ -93,6 +93,7 @@ export const routes = [
   { id: 'createSuppression', method: 'POST', path: '/v1/suppressions', handler: 'functions/suppressions/create-suppression', auth: 'bearer', idempotency: 'optional', table: 'write', summary: "Suppress a number (the tenant's internal do-not-call list; its contact's do_not_call becomes true)", tag: 'Compliance' },
   { id: 'listSuppressions', method: 'GET', path: '/v1/suppressions', handler: 'functions/suppressions/list-suppressions', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'List suppression entries, active and lifted, newest first', tag: 'Compliance' },
   { id: 'liftSuppression', method: 'DELETE', path: '/v1/suppressions/{phone_e164}', handler: 'functions/suppressions/lift-suppression', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin'], summary: 'Lift a suppression (kept as history; body {note} required)', tag: 'Compliance' },
+  { id: 'preflightCall', method: 'POST', path: '/v1/calls/preflight', handler: 'functions/calls/preflight-call', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Judge a call before queuing it: the compliance decision POST /v1/calls would reach (and the caller number), writing nothing', tag: 'Compliance' },
   { id: 'listReps', method: 'GET', path: '/v1/reps', handler: 'functions/reps/list-reps', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'List the reps calls may transfer to (never their numbers)', tag: 'Compliance' },
 
   // Telephony

@@ -71,6 +71,15 @@ export const contactKeys = {
   }),
   listMembersIndexPartition: (tenantId: string, listId: string) => `${tenantPk(tenantId)}#LIST#${assertId(listId)}#MEMBERS`,
   importJob: (tenantId: string, importId: string) => ({ pk: tenantPk(tenantId), sk: `IMPORT#${assertId(importId)}` }),
+  /**
+   * A contact attempt (a queued call to the contact) lives in the contact's partition, so
+   * the compliance engine's "recent attempts" and the contact with its consents are one
+   * Query: `ATTEMPT#…` < `CONSENT#…` < `CONTACT` sort together (contactHistoryRange).
+   */
+  attempt: (tenantId: string, contactId: string, attemptId: string) => ({ pk: contactPartition(tenantId, contactId), sk: `ATTEMPT#${assertId(attemptId)}` }),
+  attemptsPrefix: 'ATTEMPT#',
+  /** The sort-key range holding a contact's attempts, consents and the contact item (and nothing else). */
+  contactHistoryRange: { from: 'ATTEMPT#', to: 'CONTACT' },
 } as const;
 
 /**

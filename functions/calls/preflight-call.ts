@@ -1,0 +1,21 @@
+import { judgeCall, judgeCallHttpError } from '../../shared/calls/judge-call.js';
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { preflightCallRequest, preflightResult } from '../../shared/schemas/calls.js';
+
+/**
+ * POST /v1/calls/preflight — the queue-call body (plus an optional `at`) judged exactly as
+ * POST /v1/calls will judge it: the agent's latest published version, the contact's
+ * consents, suppression, National DNC, recent attempts and calling-time rules, and the
+ * caller number the dispatcher would pick. Answers the decision; writes nothing.
+ */
+export const handler = defineRoute('preflightCall', { body: preflightCallRequest, responses: { 200: preflightResult } }, async ({ principal, body }) => {
+  const at = body.at ? new Date(body.at) : new Date();
+  try {
+    const judged = await judgeCall(principal.tenantId, { agent_id: body.agent_id, contact_id: body.contact_id }, at);
+    const caller = judged.caller && { phone_number_id: judged.caller.id, from_e164: judged.caller.phone_e164, telephony_account_id: judged.caller.telephony_account_id };
+    return ok({ ...judged.decision, agent_version_id: judged.agentVersion.id, caller });
+  } catch (err) {
+    throw judgeCallHttpError(err);
+  }
+});

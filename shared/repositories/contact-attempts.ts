@@ -1,0 +1,93 @@
+/**
+ * Contact attempts: each queued call to a contact is an item `ATTEMPT#<att>` in the
+ * contact's partition (`TENANT#<t>#CONTACT#<con>`). The compliance engine's "recent
+ * attempts" input (`placed_at`, `subject` of calls placed in the 24 h before an instant) is
+ * then one Query on that partition, and the same Query can return the contact and its
+ * consents too (`contactKeys.contactHistoryRange`, used by shared/calls/compliance-inputs.ts).
+ *
+ * An attempt counts towards the frequency cap once it was placed (`placed_at` set at dial
+ * time); a queued, deferred or blocked attempt has `placed_at: null` and never counts.
+ * The calls issue writes attempts with `contactAttemptPut` inside its queue transaction.
+ */
+import { QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client.js';
+import { contactKeys, contactPartition } from '../db/keys.js';
+import type { AttemptFacts } from '../policy/compliance/index.js';
+import { FREQUENCY_CAP } from '../policy/compliance/state-rules.js';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** How far back attempts matter to the engine (the frequency cap's period). */
+export const ATTEMPT_LOOKBACK_MS = FREQUENCY_CAP.periodMs;
+/** The item `type` of an attempt. */
+export const ATTEMPT_TYPE = 'contact_attempt';
+
+/**
+ * What the attempt item must hold for the engine; the calls issue adds the rest of the
+ * ContactAttempt (call_id, agent_version_id, state, compliance, telephony, questions, …).
+ */
+export interface ContactAttemptItem {
+  /** `att_…` */
+  id: string;
+  tenant_id: string;
+  contact_id: string;
+  /** The compliance profile subject of the pinned agent version (the frequency cap counts per subject). */
+  subject: string | null;
+  /** When the carrier was asked to place the call; null until then. */
+  placed_at: string | null;
+  created_at: string;
+  [field: string]: unknown;
+}
+
+/** The Put that stores a new attempt (only if absent), for the caller's own transaction. */
+export function contactAttemptPut(attempt: ContactAttemptItem): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...contactKeys.attempt(attempt.tenant_id, attempt.contact_id, attempt.id), type: ATTEMPT_TYPE, ...attempt },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+/**
+ * The FilterExpression part that keeps only attempts placed in [at − 24 h, at] (the engine
+ * narrows to (at − 24 h, at] itself). Names and values are merged into the caller's query.
+ */
+export function recentAttemptFilter(at: Date): { expression: string; names: Record<string, string>; values: Record<string, unknown> } {
+  return {
+    // (A filter may not name the sort key, so attempts are told by their `type`.)
+    expression: '(#itemType = :attemptType AND #placedAt BETWEEN :placedSince AND :placedUntil)',
+    names: { '#itemType': 'type', '#placedAt': 'placed_at' },
+    values: { ':attemptType': ATTEMPT_TYPE, ':placedSince': new Date(at.getTime() - ATTEMPT_LOOKBACK_MS).toISOString(), ':placedUntil': at.toISOString() },
+  };
+}
+
+export const isAttemptItem = (item: Record<string, unknown>): boolean => typeof item.sk === 'string' && item.sk.startsWith(contactKeys.attemptsPrefix);
+
+/** An attempt item as the engine sees it (attempts without a subject never match a profile's). */
+export const attemptFactOf = (item: Record<string, unknown>): AttemptFacts => ({ placed_at: item.placed_at as string, subject: (item.subject as string | null) ?? '' });
+
+/** Attempts to the contact placed in the 24 h up to `at`: one Query (more only past 1 MB), strongly consistent. */
+export async function recentAttempts(tenantId: string, contactId: string, at: Date): Promise<AttemptFacts[]> {
+  const filter = recentAttemptFilter(at);
+  const out: AttemptFacts[] = [];
+  let start: QueryCommandInput['ExclusiveStartKey'];
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :attemptPrefix)',
+        FilterExpression: filter.expression,
+        ProjectionExpression: 'sk, #placedAt, subject',
+        ExpressionAttributeNames: filter.names,
+        ExpressionAttributeValues: { ...filter.values, ':pk': contactPartition(tenantId, contactId), ':attemptPrefix': contactKeys.attemptsPrefix },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) out.push(attemptFactOf(item));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
