@@ -29,7 +29,7 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
 export type CallRecordWithEvents = CallRecord & Partial<CallAggregates>;
 
 const T = () => tableName();
-const ATTEMPTS = 6;
+const ATTEMPTS = 8;
 const E164 = /^\+[1-9]\d{7,14}$/;
 
 /** The contact's number on a call: the caller of an inbound call, the callee of an outbound one. */
@@ -120,7 +120,9 @@ export async function recordCallEvents(tenantId: string, callId: string, events:
     } catch (err) {
       // Another writer got there first (an event, the call, or the number's suppression changed): read again.
       const raced = err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict');
-      if (!raced || attempt >= ATTEMPTS) throw err;
+      if (!raced) throw err;
+      if (attempt >= ATTEMPTS) throw conflict('call_busy', 'The call changed under every attempt to record these events; send the same batch again (its ids make it safe)');
+      await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
       continue;
     }
     return { call_id: callId, results: events.map((e) => freshResults.get(e.id) ?? resultOf(stored.get(e.id)!)) };

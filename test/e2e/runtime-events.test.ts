@@ -192,6 +192,21 @@ describe('runtime events', () => {
     expect(await eventItems(s.tenantId, c.id)).toHaveLength(3);
   });
 
+  it('concurrent batches for one call all land, each counted once; concurrent replays of one batch store it once', async () => {
+    const s = await setup();
+    const c = await s.call();
+    const batches = Array.from({ length: 5 }, (_, i) => ({ events: [turn(i % 2 ? 'agent' : 'contact', `line ${i}`), { id: eid('use'), type: 'usage', at: at(), characters_spoken: 10 }] }));
+    const answers = await Promise.all(batches.map((b) => c.post(b)));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(answers.flatMap((a) => a.body.results.map((r: { seq: number }) => r.seq)).sort((a: number, b: number) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(await c.read()).toMatchObject({ state: 'in_conversation', event_count: 10, turn_count: 5, usage: { characters_spoken: 50 } });
+
+    const same = { events: [turn('contact', 'once'), { id: eid('use'), type: 'usage', at: at(), characters_spoken: 7 }] };
+    const replays = await Promise.all(Array.from({ length: 4 }, () => c.post(same)));
+    expect(replays.every((r) => r.status === 200 && JSON.stringify(r.body) === JSON.stringify(replays[0]!.body))).toBe(true);
+    expect(await c.read()).toMatchObject({ event_count: 12, turn_count: 6, usage: { characters_spoken: 57 } });
+  });
+
   it('refuses what breaks a limit or a reference with 422 in the contract shape, and writes nothing', async () => {
     const s = await setup();
     const c = await s.call();
