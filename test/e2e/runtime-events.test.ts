@@ -2,6 +2,7 @@
  * The voice runtime's side of the API: POST /runtime/v1/calls/{call_id}/events with the
  * call's Stream token (the one our TwiML handed to the carrier), over the local stack.
  */
+import { captureLogs } from '../support/log-capture.js';
 import { randomBytes } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import twilio from 'twilio';
@@ -20,7 +21,10 @@ import { locs } from './agent-fixtures.js';
 import { client, newTenant } from './client.js';
 import { activeNumber, mockAccount, publishedAgent, randomNumber } from './telephony-fixtures.js';
 
+const logs = captureLogs();
 const stack = useTestStack({ workers: false });
+/** Every Stream token this file uses: none may reach a log line. */
+const tokens: string[] = [];
 
 const consent = {
   consent_basis: 'pewc',
@@ -52,6 +56,7 @@ async function setup() {
     const params = { AccountSid: creds.account_sid, CallSid: sid, From: from, To: number.phone_e164, CallStatus: 'ringing', Direction: 'inbound' };
     const [connect] = readTwiml((await carrier('/carrier/twilio/voice', params)).text);
     const token = (connect as { parameters: Record<string, string> }).parameters.token!;
+    tokens.push(token);
     const record = (await getCallBySid(sid))!;
     const runtime = client(stack, token);
     const post = (body: unknown) => runtime('POST', `/runtime/v1/calls/${record.id}/events`, { body });
@@ -276,5 +281,14 @@ describe('runtime events', () => {
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('call_not_in_conversation');
     expect(await eventItems(s.tenantId, disposed.id)).toEqual([]);
+  });
+});
+
+describe('call tokens never reach the logs', () => {
+  it('no Stream token appears in any log line of the runtime route (at DEBUG)', () => {
+    expect(logs.requests('postCallEvents')).toBeGreaterThan(20);
+    expect(tokens.length).toBeGreaterThan(5);
+    const text = logs.text();
+    for (const token of tokens) expect(text).not.toContain(token);
   });
 });
