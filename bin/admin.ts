@@ -8,7 +8,7 @@
  *   npm run admin -- rep disable|enable --tenant ten_... --rep rep_...
  *   npm run admin -- seed          (platform data + templates; idempotent; run after every deploy)
  *   npm run --silent admin -- sandbox credentials [--status suspended]
- *   npm run --silent admin -- sandbox call --to +14155550100 --from +12125550123 [--digits 1,2] [--no-answer]
+ *   npm run --silent admin -- sandbox call --to +14155550100 --from +12125550123 [--digits 1,2] [--no-answer] [--script enquiry|booking]
  *   npm run admin -- dnc load --area-code 415 --as-of 2026-11-01 --file numbers.txt
  *   npm run admin -- dnc status   (loaded area codes with as_of and counts)
  *
@@ -31,7 +31,9 @@ const USAGE = `usage:
   admin rep disable|enable --tenant TENANT_ID --rep REP_ID
   admin seed
   admin sandbox credentials [--status active|suspended|closed]   (a sandbox carrier account for byo twilio)
-  admin sandbox call --to E164 --from E164 [--digits 1,2,…] [--no-answer]   (an inbound call through the sandbox carrier; prints its path)
+  admin sandbox call --to E164 --from E164 [--digits 1,2,…] [--no-answer] [--script enquiry|booking]
+                                           (an inbound call through the sandbox carrier; an agent that answers hears the
+                                            script's caller — booking: asks for an appointment; prints its path)
   admin dnc load --area-code NPA --as-of YYYY-MM-DD --file FILE   (National DNC download: one ten-digit number per line)
   admin dnc status
 options: [--table TABLE --secret-id ARN --region REGION --kms-key-id KEY] (AWS) | [--local-dir DIR] (local, default .local)`;
@@ -63,6 +65,7 @@ const { values, positionals } = parseArgs({
     from: { type: 'string' },
     digits: { type: 'string' },
     'no-answer': { type: 'boolean' },
+    script: { type: 'string' },
     'area-code': { type: 'string' },
     'as-of': { type: 'string' },
     file: { type: 'string' },
@@ -132,8 +135,11 @@ async function sandboxCall(): Promise<unknown> {
   if (!e164.test(to) || !e164.test(from)) fail('--to and --from must be E.164 (+, a first digit 1-9, then 7 to 14 digits)');
   const digits = values.digits ? values.digits.split(',').map((d) => d.trim()) : [];
   if (digits.some((d) => !/^[0-9*#]$/.test(d))) fail('--digits is a comma-separated list of single keys 0-9, * or #');
+  const { INBOUND_SCRIPTS, DEFAULT_INBOUND_SCRIPT } = await import('../shared/sandbox/booking-script.js');
+  const script = values.script ?? DEFAULT_INBOUND_SCRIPT;
+  if (!(INBOUND_SCRIPTS as readonly string[]).includes(script)) fail(`--script must be one of ${INBOUND_SCRIPTS.join(', ')}`);
   const { playInboundCall } = await import('../shared/sandbox/inbound-call.js');
-  return playInboundCall({ to, from, digits, repsAnswer: values['no-answer'] !== true });
+  return playInboundCall({ to, from, digits, repsAnswer: values['no-answer'] !== true, script: script as (typeof INBOUND_SCRIPTS)[number] });
 }
 
 /** `dnc load --area-code NPA --as-of YYYY-MM-DD --file FILE` | `dnc status`. */

@@ -16,8 +16,11 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * the account that owns the called number (shared/telephony/carrier-request.ts).
  * Both carrier-side modes are checked by the handler before it touches data: the credential
  * to check against depends on what the request names.
+ * stream_token = the voice runtime: `Authorization: Bearer <Stream token>`, the signed call token
+ * our TwiML handed over, valid only for the call named by the path's {call_id}
+ * (shared/auth/stream-token.ts; checked by the route factory before anything is read).
  */
-export type AuthMode = 'none' | 'bearer' | 'sandbox_basic' | 'twilio_signature';
+export type AuthMode = 'none' | 'bearer' | 'sandbox_basic' | 'twilio_signature' | 'stream_token';
 /** json (default) = application/json; form = application/x-www-form-urlencoded, as carriers post. */
 export type BodyFormat = 'json' | 'form';
 export type IdempotencyMode = 'required' | 'optional' | 'none';
@@ -128,6 +131,9 @@ export const routes = [
   { id: 'sandboxUpdateCall', method: 'POST', path: '/sandbox/twilio/2010-04-01/Accounts/{account_sid}/Calls/{call_file}', handler: 'functions/sandbox/update-call', auth: 'sandbox_basic', bodyFormat: 'form', idempotency: 'none', table: 'write', kms: 'decrypt', queues: ['sandboxTimeline'], summary: 'Sandbox carrier: hang up or cancel a call (Status=completed|canceled), as Twilio does', tag: 'Sandbox carrier' },
   { id: 'sandboxCreateMessage', method: 'POST', path: '/sandbox/twilio/2010-04-01/Accounts/{account_sid}/Messages.json', handler: 'functions/sandbox/create-message', auth: 'sandbox_basic', bodyFormat: 'form', idempotency: 'none', table: 'write', kms: 'decrypt', queues: ['sandboxTimeline'], summary: 'Sandbox carrier: send an SMS whose delivery plays out by test number, as Twilio does', tag: 'Sandbox carrier' },
   { id: 'sandboxGetMessage', method: 'GET', path: '/sandbox/twilio/2010-04-01/Accounts/{account_sid}/Messages/{message_file}', handler: 'functions/sandbox/get-message', auth: 'sandbox_basic', idempotency: 'none', table: 'read', kms: 'decrypt', summary: 'Sandbox carrier: fetch a message ({sid}.json), as Twilio does', tag: 'Sandbox carrier' },
+
+  // The voice runtime's side of the API (the Stream token our TwiML handed over)
+  { id: 'postCallEvents', method: 'POST', path: '/runtime/v1/calls/{call_id}/events', handler: 'functions/runtime/post-call-events', auth: 'stream_token', idempotency: 'none', table: 'write', summary: "The voice runtime reports a call's events (turns, disclosure, recorded responses, conversation actions, outcome, opt-out, usage, hang-up); idempotent by event id", tag: 'Voice runtime' },
 
   // Withdrawn
   { id: 'submitVoiceProfileConsentProof', method: 'POST', path: '/v1/voice-profiles/{profile_id}/consent-proof', handler: 'functions/withdrawn/voice-profile-consent-proof', auth: 'bearer', idempotency: 'none', table: 'none', deprecated: true, summary: 'Withdrawn: consent releases are no longer accepted (410)', tag: 'Withdrawn' },

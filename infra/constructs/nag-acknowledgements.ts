@@ -66,6 +66,11 @@ export function acknowledgeRouteAuthorization(route: apigwv2.HttpRoute, auth: Au
         'account that owns the called number, over the configured public URL and the posted parameters. The token to ' +
         'check against depends on the request, so the function checks it (constant time) before anything is written; ' +
         'a missing or wrong signature is a 403.'
+      : auth === 'stream_token'
+      ? 'The voice runtime authenticates with the signed Stream token our TwiML handed to the carrier (HMAC-SHA256 under ' +
+        'a key derived from the application secret, bound to one tenant and one call, with an expiry). The function ' +
+        'verifies it (constant time) against the call named by the path before anything is read or written; none is a ' +
+        '401, any other credential (another call\'s token, an expired one, a tenant API key) a 403.'
       : auth === 'none'
       ? 'Public by design: an unauthenticated operational endpoint (liveness, readiness, the OpenAPI document, or the ' +
         '$default fallback that answers unknown paths with a JSON 404/405) ' +

@@ -140,6 +140,8 @@ export const answeringPolicyKeys = {
 export const callPartition = (tenantId: string, callId: string) => `${tenantPk(tenantId)}#CALL#${assertId(callId)}`;
 export const callKeys = {
   call: (tenantId: string, callId: string) => ({ pk: callPartition(tenantId, callId), sk: 'CALL' }),
+  /** One voice-runtime event of the call, by the runtime's event id (its idempotency key; the id's characters exclude '#'). */
+  event: (tenantId: string, callId: string, eventId: string) => ({ pk: callPartition(tenantId, callId), sk: `EVENT#${eventId}` }),
   callIndex: (tenantId: string, callId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#CALLS`, gsi1sk: `CALL#${assertId(callId)}` }),
   callsIndexPartition: (tenantId: string) => `${tenantPk(tenantId)}#CALLS`,
 } as const;

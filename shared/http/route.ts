@@ -18,6 +18,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { z } from 'zod';
 import { routeById, type RouteDefinition, type RouteId } from '../routes.js';
 import { authenticate, type Principal } from '../auth/authenticate.js';
+import { authenticateStreamToken, type StreamPrincipal } from '../auth/stream-token.js';
 import { logger, metrics } from '../observability.js';
 import { parseFilters, type FilterCondition, type FilterSpec } from '../pagination/filters.js';
 import { errorResponse } from './error-response.js';
@@ -57,6 +58,8 @@ export interface RouteRequest<S extends RouteSchemas> {
   form: [string, string][];
   /** The authenticated caller. Only bearer routes may read it. */
   principal: Principal;
+  /** The voice runtime's verified call token (stream_token routes only): tenant, call, agent version. */
+  stream: StreamPrincipal;
   requestId: string;
   /** Present when the request carries an Idempotency-Key on a route that honours it. */
   idempotency?: IdempotencyHandle;
@@ -73,6 +76,7 @@ export type HttpHandler = ((event: APIGatewayProxyEventV2, context: Context) => 
 
 interface State {
   principal?: Principal;
+  stream?: StreamPrincipal;
   parsed: { path?: unknown; query?: unknown; headers?: unknown; body?: unknown };
   filters: FilterCondition[];
   form: [string, string][];
@@ -91,6 +95,7 @@ export function defineRoute<S extends RouteSchemas>(id: RouteId, schemas: S, imp
     const state = context.state!;
     const requestId = event.requestContext?.requestId ?? context.awsRequestId;
     const principal = state.principal;
+    const stream = state.stream;
     const request = {
       ...state.parsed,
       filters: state.filters,
@@ -98,6 +103,10 @@ export function defineRoute<S extends RouteSchemas>(id: RouteId, schemas: S, imp
       get principal(): Principal {
         if (!principal) throw new Error(`route ${id} is public and has no principal`);
         return principal;
+      },
+      get stream(): StreamPrincipal {
+        if (!stream) throw new Error(`route ${id} is not a stream_token route`);
+        return stream;
       },
       requestId,
       sourceIp: event.requestContext?.http?.sourceIp,
@@ -156,6 +165,13 @@ const withRequestId = (res: APIGatewayProxyStructuredResultV2, requestId: string
 function authorization(route: RouteDefinition): MiddlewareObj {
   return {
     before: async (request) => {
+      if (route.auth === 'stream_token') {
+        const req = request as unknown as Request;
+        const claims = await authenticateStreamToken(req.event.headers?.authorization, req.event.pathParameters?.call_id);
+        req.context.state!.stream = claims;
+        logger.appendKeys({ tenant_id: claims.tenant_id, call_id: claims.call_id });
+        return;
+      }
       if (route.auth !== 'bearer') return;
       const req = request as unknown as Request;
       const principal = await authenticate(req.event.headers?.authorization);

@@ -8,7 +8,9 @@
 import { logger } from '../observability.js';
 import type { SandboxTimelineMessage } from '../schemas/messages.js';
 import { getSandboxAccount, openSandboxAuthToken } from './accounts.js';
-import { claimCallStep, getSandboxCall, recordAnswer, type PlanStep, type SandboxCall, type StepChanges } from './calls.js';
+import { claimCallStep, getSandboxCall, recordAnswer, recordRuntimeRun, type PlanStep, type SandboxCall, type StepChanges } from './calls.js';
+import { playSandboxRuntime } from './runtime.js';
+import { scenarioById } from './scenarios.js';
 import { twilioDate } from './numbers.js';
 import { scheduleStep } from './timeline-queue.js';
 import { followTwiml, signedCarrierRequest, type CarrierRequest, type PathStep } from './verb-runner.js';
@@ -91,7 +93,12 @@ async function postStatus(authToken: string, call: SandboxCall, step: PlanStep, 
   }
 }
 
-/** Fetch the call's TwiML and follow it; a call the TwiML ends (no Stream) hangs up a step later. */
+/**
+ * Fetch the call's TwiML and follow it; a call the TwiML ends (no Stream) hangs up a step later.
+ * A call handed to the voice runtime hears the test number's conversation, played by the
+ * sandbox runtime through our runtime route within the scenario's talk time (its beats spread
+ * over all but the last talk step, so they land before the final status callback).
+ */
 async function answer(authToken: string, call: SandboxCall, step: PlanStep): Promise<void> {
   const request = async (req: CarrierRequest) => {
     try {
@@ -104,6 +111,14 @@ async function answer(authToken: string, call: SandboxCall, step: PlanStep): Pro
   const followed = await followTwiml({ first, request, callSid: call.sid });
   const earlierEnd = followed.outcome === 'streaming' ? undefined : { dueAt: Date.now() + call.step_ms, durationSeconds: spokenSeconds(followed.path) };
   if (await recordAnswer(call, followed, earlierEnd)) await scheduleStep('call', call.sid, call.plan.length - 1, earlierEnd!.dueAt);
+  if (followed.outcome === 'streaming') {
+    const scenario = scenarioById(call.scenario);
+    const talkMs = call.step_ms * Math.max(1, scenario.talkSteps - 1);
+    const beats = Math.max(1, scenario.talkSteps * 2);
+    const run = await playSandboxRuntime({ stream: followed.stream, script: { kind: 'outbound', scenario }, pauseMs: Math.floor(talkMs / beats) });
+    if (run.status !== 'played') logger.info('sandbox runtime did not play the conversation', { call_sid: call.sid, status: run.status, http_status: run.http_status });
+    await recordRuntimeRun(call.sid, run);
+  }
 }
 
 /** How long the TwiML took to play, roughly (for CallDuration when it ends the call itself). */

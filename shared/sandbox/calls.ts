@@ -4,6 +4,7 @@
  * change is conditional on `revision`, so a redelivered timeline message, a hang-up racing
  * a step, or two workers at once apply each step exactly once.
  */
+import type { RuntimeRun } from './runtime.js';
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -50,6 +51,8 @@ export interface SandboxCall {
   twiml_path: PathStep[] | null;
   /** The Stream the call was handed to, with its parameters (the sandbox voice runtime reads them). */
   stream: { url: string | null; parameters: Record<string, string> } | null;
+  /** What the sandbox voice runtime reported on the stream (absent until it played; shared/sandbox/runtime.ts). */
+  runtime?: RuntimeRun;
   created_at: string;
   updated_at: string;
 }
@@ -210,6 +213,22 @@ export async function recordAnswer(call: SandboxCall, followed: { path: PathStep
     if (err instanceof ConditionalCheckFailedException) return false;
     throw err;
   }
+}
+
+/** Keep what the sandbox voice runtime reported on the call's stream (`no_such_call` when our API did not know the call). */
+export async function recordRuntimeRun(sid: string, run: RuntimeRun): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: platformKeys.sandboxCall(sid),
+      UpdateExpression: 'SET #runtime = :r',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#runtime': 'runtime' },
+      ExpressionAttributeValues: { ':r': run },
+    }),
+  ).catch((err: unknown) => {
+    if (!(err instanceof ConditionalCheckFailedException)) throw err;
+  });
 }
 
 /**

@@ -4,11 +4,17 @@
  * runs the TwiML it gets back verb by verb (a Gather takes the caller's next key press and
  * posts it to its action; a Dial is answered by the rep unless told otherwise; a Redirect
  * fetches the next document), and posts the signed final status to the status callback.
- * Returns the path the call took. This is `npm run admin -- sandbox call`.
+ * When the TwiML hands the call to the voice runtime (<Connect><Stream>), the sandbox runtime
+ * plays the caller's script (shared/sandbox/booking-script.ts) through the runtime route
+ * before the call ends. Returns the path the call took (and what the runtime reported).
+ * This is `npm run admin -- sandbox call`.
  */
 import { randomBytes } from 'node:crypto';
 import { getSandboxAccount, openSandboxAuthToken } from './accounts.js';
+import { DEFAULT_INBOUND_SCRIPT, type InboundScript } from './booking-script.js';
 import { getSandboxNumber } from './numbers.js';
+import { playSandboxRuntime, type RuntimeRun } from './runtime.js';
+import { sandboxStepMs } from './timeline.js';
 import { followTwiml, signedCarrierRequest, type PathStep } from './verb-runner.js';
 
 export type { PathStep } from './verb-runner.js';
@@ -20,6 +26,8 @@ export interface InboundCallInput {
   digits?: readonly string[];
   /** Whether humans a Dial rings pick up (default true). */
   repsAnswer?: boolean;
+  /** What the caller says to an agent that picks up (default `enquiry`). */
+  script?: InboundScript;
 }
 
 export interface InboundCallResult {
@@ -28,6 +36,8 @@ export interface InboundCallResult {
   from: string;
   outcome: 'completed' | 'rejected' | 'not_in_service' | 'webhook_failed';
   path: PathStep[];
+  /** What the sandbox voice runtime reported, when the call reached an agent. */
+  runtime?: RuntimeRun;
 }
 
 export async function playInboundCall(input: InboundCallInput): Promise<InboundCallResult> {
@@ -44,6 +54,8 @@ export async function playInboundCall(input: InboundCallInput): Promise<InboundC
   const followed = await followTwiml({ first: { url: number.voice_url, params: { CallStatus: 'ringing' } }, request: (req) => post(req.url, req.params), digits: input.digits, repsAnswer: input.repsAnswer, callSid });
   result.path = followed.path;
   result.outcome = followed.outcome === 'streaming' ? 'completed' : followed.outcome;
+  // The caller talks to the agent (beats a fifth of a timeline step apart) before hanging up.
+  if (followed.outcome === 'streaming') result.runtime = await playSandboxRuntime({ stream: followed.stream, script: { kind: 'inbound', name: input.script ?? DEFAULT_INBOUND_SCRIPT }, pauseMs: Math.floor(sandboxStepMs() / 5) });
   if (number.status_callback) {
     const duration = String(Math.max(1, Math.round((Date.now() - started) / 1000)));
     const final = result.outcome === 'rejected' ? { CallStatus: 'busy', CallDuration: '0' } : { CallStatus: 'completed', CallDuration: duration };

@@ -15,7 +15,21 @@ import { decodeStepPath } from '../policy/answering/step-path.js';
 export type CallTokenKey = string | Uint8Array;
 export type TokenCheck<T> = { ok: true; claims: T } | { ok: false; reason: 'malformed' | 'bad_signature' | 'expired' };
 
-export const STREAM_TOKEN_TTL_SECONDS = 120;
+/**
+ * The voice runtime reports a call's events with its Stream token for as long as the call
+ * lasts (and flushes after the hang-up), so the token must outlive the longest call: 4 h by
+ * default, STREAM_TOKEN_TTL_SECONDS to change it (streamTokenTtlSeconds()).
+ */
+export const STREAM_TOKEN_TTL_SECONDS = 4 * 60 * 60;
+const MIN_STREAM_TTL = 60;
+const MAX_STREAM_TTL = 24 * 60 * 60;
+
+/** STREAM_TOKEN_TTL_SECONDS as seconds: a whole number 60…86,400; anything else is the default (4 h). */
+export function streamTokenTtlSeconds(value: string | undefined = process.env.STREAM_TOKEN_TTL_SECONDS): number {
+  if (value === undefined || !/^\d+$/.test(value.trim())) return STREAM_TOKEN_TTL_SECONDS;
+  const n = Number(value.trim());
+  return n >= MIN_STREAM_TTL && n <= MAX_STREAM_TTL ? n : STREAM_TOKEN_TTL_SECONDS;
+}
 /** A caller may listen to a long prompt, replay it and take the full timeout: allow a generous quarter hour. */
 export const GATHER_TTL_SECONDS = 15 * 60;
 const MIN_KEY_BYTES = 32;

@@ -33,6 +33,8 @@ export interface AnswerContext {
   streamUrl: string;
   /** Transfer numbers of the reps the policy may ring (active ones only). */
   repNumbers: ReadonlyMap<string, string>;
+  /** How long the Stream token stays valid (the runtime reports events with it for the whole call); default STREAM_TOKEN_TTL_SECONDS. */
+  streamTtlSeconds?: number;
 }
 
 export interface Answer {
@@ -53,7 +55,7 @@ export function unavailable(reason: string): Answer {
 }
 
 export function streamToAgent(ctx: AnswerContext, agent: { agent_id: string; agent_version_id: string }, policyVersion?: number, stepPath?: string): Answer {
-  const token = mintStreamToken(ctx.key, { tenant_id: ctx.tenantId, call_id: ctx.callId, agent_version_id: agent.agent_version_id, number_id: ctx.numberId, ...(policyVersion ? { policy_version: policyVersion } : {}) }, ctx.at);
+  const token = mintStreamToken(ctx.key, { tenant_id: ctx.tenantId, call_id: ctx.callId, agent_version_id: agent.agent_version_id, number_id: ctx.numberId, ...(policyVersion ? { policy_version: policyVersion } : {}) }, ctx.at, ctx.streamTtlSeconds);
   return {
     twiml: twiml(connectStream({ url: ctx.streamUrl, parameters: { token } })),
     entries: [{ action: 'ai', agent_id: agent.agent_id, agent_version_id: agent.agent_version_id, ...(stepPath ? { step_path: stepPath } : {}) }],

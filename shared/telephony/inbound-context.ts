@@ -4,6 +4,7 @@ import type { PolicyDocument, PolicyStep } from '../policy/answering/model.js';
 import { getRep } from '../repositories/reps.js';
 import type { AnswerContext } from './inbound-answer.js';
 import { callTokenKey } from './call-token-key.js';
+import { streamTokenTtlSeconds } from './call-tokens.js';
 import { publicBaseUrl, voiceRuntimeStreamUrl } from './endpoints.js';
 
 /** The transfer numbers of the policy's reps that are still active (a disabled rep is never rung). */
@@ -15,5 +16,5 @@ async function repNumbersOf(tenantId: string, policy: PolicyDocument<PolicyStep>
 
 export async function answerContext(input: { tenantId: string; callId: string; numberId: string; numberE164: string; at: Date; policy?: PolicyDocument<PolicyStep> }): Promise<AnswerContext> {
   const [key, repNumbers] = await Promise.all([callTokenKey(), repNumbersOf(input.tenantId, input.policy)]);
-  return { tenantId: input.tenantId, callId: input.callId, numberId: input.numberId, numberE164: input.numberE164, key, at: input.at, baseUrl: publicBaseUrl(), streamUrl: voiceRuntimeStreamUrl(), repNumbers };
+  return { tenantId: input.tenantId, callId: input.callId, numberId: input.numberId, numberE164: input.numberE164, key, at: input.at, baseUrl: publicBaseUrl(), streamUrl: voiceRuntimeStreamUrl(), repNumbers, streamTtlSeconds: streamTokenTtlSeconds() };
 }

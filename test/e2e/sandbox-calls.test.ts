@@ -13,6 +13,9 @@ import { playCallStep } from '../../shared/sandbox/call-player.js';
 import { CarrierRefused, CarrierUnavailable, type TelephonyProvider } from '../../shared/telephony/provider.js';
 import { twilioProvider } from '../../shared/telephony/twilio.js';
 import { formParams, verifyTwilioSignature } from '../../shared/telephony/twilio-signature.js';
+import { newId } from '../../shared/ids.js';
+import { callTokenKey } from '../../shared/telephony/call-token-key.js';
+import { mintStreamToken } from '../../shared/telephony/call-tokens.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { randomNumber } from './telephony-fixtures.js';
@@ -202,6 +205,26 @@ describe('sandbox calls placed through the Twilio adapter', () => {
     await waitFor(() => callbacksFor(sid).includes('ringing'), { timeoutMs: 10_000 });
     expect(callbacksFor(sid).filter((s) => s === 'initiated')).toHaveLength(1);
     await carrier.hangUp(sid);
+    await finished(sid);
+  });
+});
+
+describe('the sandbox voice runtime on outbound calls', () => {
+  it('a Stream to our runtime for a call our API does not know: the runtime route answers 404 and the sandbox call records no_such_call', async () => {
+    const ghost = newId('cal');
+    const token = mintStreamToken(await callTokenKey(), { tenant_id: newId('ten'), call_id: ghost, agent_version_id: newId('agv'), number_id: newId('num') }, new Date());
+    const streamUrl = `${stack.baseUrl.replace(/^http/, 'ws')}/runtime/v1/stream`;
+    TWIML['/twiml/ours'] = `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${streamUrl}"><Parameter name="token" value="${token}"/></Stream></Connect></Response>`;
+    const { sid } = await place(randomNumber('212').slice(0, -7) + '5550130', { twimlUrl: `${receiverUrl}/twiml/ours` });
+    const stored = await waitFor(async () => (await getSandboxCall(sid))?.runtime, { timeoutMs: 15_000, message: 'the sandbox runtime to report' });
+    expect(stored).toMatchObject({ status: 'no_such_call', call_id: ghost, script: 'do_not_call', http_status: 404, events_sent: 0 });
+    expect(callbacksFor(sid).length).toBeGreaterThan(0);
+    await finished(sid);
+  });
+
+  it("a Stream to someone else's runtime is left to it (external)", async () => {
+    const { sid } = await place(randomNumber('212').slice(0, -7) + '5550101');
+    expect(await waitFor(async () => (await getSandboxCall(sid))?.runtime, { timeoutMs: 15_000 })).toMatchObject({ status: 'external', events_sent: 0 });
     await finished(sid);
   });
 });

@@ -5,7 +5,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack.js';
+import type { CallRecordWithEvents } from '../../shared/repositories/call-events.js';
+import { getCallBySid } from '../../shared/repositories/calls.js';
+import { profileBody } from '../e2e/agent-fixtures.js';
 import { emulatorEndpoints, uniqueSuffix } from '../support/environment.js';
+import { waitFor } from '../support/wait-for.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 let stack: LocalStack;
@@ -139,3 +143,51 @@ describe('sandbox call', () => {
   });
 });
 
+describe('sandbox call --script booking', () => {
+  it('a caller asks the receptionist for a booking: the sandbox runtime reports the conversation, and the call record ends holding the booking and its outcome', async () => {
+    const tenant = JSON.parse(admin('tenant', 'create', '--name', 'Front desk', '--admin-email', 'desk@acme.test').stdout) as { api_key: { secret: string } };
+    const api = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${stack.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${tenant.api_key.secret}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      return (await res.json()) as Record<string, any>;
+    };
+    const account = await api('POST', '/v1/telephony-accounts', { mode: 'byo', provider: 'mock' });
+    await api('POST', `/v1/telephony-accounts/${account.id}/verify`);
+    const number = await api('POST', '/v1/phone-numbers', { phone_e164: '+14155550143', telephony_account_id: account.id });
+    const profile = await api('POST', '/v1/compliance-profiles', profileBody({ call_purpose: 'informational' }));
+    const agent = await api('POST', '/v1/templates/tpl_receptionist_front_desk/instantiate', { disclosure_config: { business_name: 'Acme Dental' }, compliance_profile_id: profile.id });
+    const version = await api('POST', `/v1/agents/${agent.id}/publish`);
+    expect(version.id, JSON.stringify(version)).toMatch(/^agv_|^[a-z]+_/);
+    await api('PATCH', `/v1/phone-numbers/${number.id}`, { inbound_agent_id: agent.id });
+
+    const out = await adminAsync('sandbox', 'call', '--to', '+14155550143', '--from', '+12125550177', '--script', 'booking');
+    expect(out.status, out.stderr).toBe(0);
+    const printed = JSON.parse(out.stdout) as { call_sid: string; outcome: string; path: { verb: string }[]; runtime: { status: string; call_id: string; script: string; events_sent: number } };
+    expect(printed.outcome).toBe('completed');
+    expect(printed.path.map((p) => p.verb)).toEqual(['Connect']);
+    expect(printed.runtime).toMatchObject({ status: 'played', script: 'booking', call_id: expect.stringMatching(/^cal_/) });
+    expect(printed.runtime.events_sent).toBeGreaterThan(10);
+
+    const call = (await waitFor(async () => {
+      const c = (await getCallBySid(printed.call_sid)) as CallRecordWithEvents | undefined;
+      return c?.state === 'completed' && c.outcome ? c : undefined;
+    }, { timeoutMs: 10_000, message: 'the booked call to complete with its outcome' })) as CallRecordWithEvents;
+    expect(call.id).toBe(printed.runtime.call_id);
+    expect(call).toMatchObject({
+      direction: 'inbound',
+      disclosure_given: true,
+      opted_out: false,
+      outcome: { outcome_type: 'appointment', goal_reached: true, status: 'booked', duration_minutes: 30 },
+      hangup: { by: 'agent' },
+    });
+    const booking = call.conversation_actions!.find((a) => a.kind === 'book_meeting');
+    expect(booking).toMatchObject({ arguments: { outcome: 'booked' }, action_confirmation: { kind: 'read_back', response: 'confirmed', method: 'voice' } });
+    expect(call.outcome).toMatchObject({ action_id: booking!.id });
+    expect(call.turn_count).toBeGreaterThanOrEqual(8);
+    expect(call.recorded_responses!.map((r) => r.question_id)).toEqual(['greet', 'understand_need', 'resolve']);
+    expect(call.usage!.audio_seconds).toBeGreaterThan(0);
+
+    const bad = await adminAsync('sandbox', 'call', '--to', '+14155550143', '--from', '+12125550177', '--script', 'karaoke');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--script');
+  });
+});

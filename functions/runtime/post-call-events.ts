@@ -1,0 +1,42 @@
+import { defineRoute } from '../../shared/http/route.js';
+import { invalid } from '../../shared/http/errors.js';
+import { getAgentVersion } from '../../shared/repositories/agents.js';
+import { recordCallEvents, type OutcomeCheck } from '../../shared/repositories/call-events.js';
+import { getTemplate } from '../../shared/repositories/templates.js';
+import { errorSchema } from '../../shared/schemas/common.js';
+import { callEventsPath, MAX_EVENTS_PER_CALL, MAX_EVENTS_PER_REQUEST, runtimeEventsRequest, runtimeEventsResponse } from '../../shared/schemas/runtime-events.js';
+
+/**
+ * POST /runtime/v1/calls/{call_id}/events — the voice runtime reports what happened on a call,
+ * authenticated by the call's Stream token (Authorization: Bearer; the factory refuses any
+ * other credential before this runs). A batch of 1–25 typed events, applied in order, all or
+ * nothing, idempotent by event id; the call's aggregates, its state (answered →
+ * in_conversation on the first turn) and an opt-out's suppression commit with the events.
+ */
+export const handler = defineRoute(
+  'postCallEvents',
+  {
+    path: callEventsPath,
+    body: runtimeEventsRequest,
+    responses: { 200: runtimeEventsResponse, 409: errorSchema },
+    description:
+      `A batch of 1–${MAX_EVENTS_PER_REQUEST} events (one event is a batch of one), applied in order, all or nothing. ` +
+      'Each event is idempotent by its `id`: a replay stores and counts nothing again and answers the same result; the same id with another body is 409 `event_id_reused`. ' +
+      'The first `turn` moves an answered call to in_conversation. An `opt_out` suppresses the contact\'s number (source `call`) in the same transaction. ' +
+      `At most ${MAX_EVENTS_PER_CALL} events per call (422 \`too_many_events_for_call\`). A call that never reached a person takes no events (409 \`call_not_in_conversation\`); ` +
+      'a completed call still takes late events (a runtime flushes after the hang-up), which never change its state. An `outcome` must match the pinned version\'s outcome_type (or be `none`).',
+  },
+  async ({ path, body, stream }) => {
+    const checkOutcome: OutcomeCheck = async (event, index) => {
+      if (event.outcome.outcome_type === 'none') return;
+      const version = await getAgentVersion(stream.tenant_id, stream.agent_version_id);
+      const template = version && (await getTemplate(version.definition.template_id, version.definition.template_version));
+      if (!template) return; // not reachable: stored as reported
+      if (template.outcome_type !== event.outcome.outcome_type) {
+        throw invalid(['body', 'events', index, 'outcome', 'outcome_type'], `The pinned agent version records outcomes of type '${template.outcome_type}' (or 'none')`, 'outcome_type_mismatch', event.outcome.outcome_type);
+      }
+    };
+    const recorded = await recordCallEvents(stream.tenant_id, path.call_id, body.events, checkOutcome);
+    return { status: 200, body: recorded };
+  },
+);

@@ -1,0 +1,29 @@
+/**
+ * The voice runtime's credential (manifest auth `stream_token`): the signed Stream token our
+ * TwiML handed to the carrier (shared/telephony/call-tokens.ts), sent back as
+ * `Authorization: Bearer <token>`. It binds one tenant and one call:
+ *   - no Authorization header, or not a Bearer credential → 401;
+ *   - a Bearer credential that is not a valid, unexpired Stream token for the call the path
+ *     names (another call's token, a tampered or expired one, a tenant API key) → 403.
+ * Checked before anything is read or written; the claims become the request's `stream`.
+ */
+import { forbidden, HttpError } from '../http/errors.js';
+import { callTokenKey } from '../telephony/call-token-key.js';
+import { verifyStreamToken, type VerifiedStreamClaims } from '../telephony/call-tokens.js';
+import { bearerToken } from './api-key-token.js';
+
+export type StreamPrincipal = VerifiedStreamClaims;
+
+const missing = () => new HttpError(401, 'unauthorized', "Missing call token: send the Stream token as 'Authorization: Bearer <token>'", { 'www-authenticate': 'Bearer' });
+
+export async function authenticateStreamToken(authorization: string | undefined, pathCallId: string | undefined, at = new Date()): Promise<StreamPrincipal> {
+  const token = bearerToken(authorization);
+  if (!token) throw missing();
+  // Every refusal of a presented credential reads the same, whatever the reason.
+  const refused = forbidden('The call token is not valid for this call');
+  if (token.length > 4096) throw refused;
+  const checked = verifyStreamToken(await callTokenKey(), token, at);
+  if (!checked.ok) throw refused;
+  if (!pathCallId || checked.claims.call_id !== pathCallId) throw refused;
+  return checked.claims;
+}

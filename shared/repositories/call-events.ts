@@ -1,0 +1,150 @@
+/**
+ * The voice runtime's events, stored in the call's partition (`EVENT#<event_id>`) together
+ * with the call record's aggregates (shared/runtime/call-events.ts) in ONE transaction:
+ *   - each new event is a conditional put (attribute_not_exists): an id is stored once;
+ *   - the call record is updated under a condition on the state and the event count it was
+ *     computed from (optimistic: a concurrent writer makes us read again and retry), so the
+ *     aggregates never double-count and the state only moves as the state machine says;
+ *   - an opt-out adds the suppression entry (source "call", source_id the call) and sets the
+ *     contact's do_not_call (suppressionAddItems) in that same transaction, so the very next
+ *     preflight or dial of the number is blocked.
+ * A replayed event id answers the result it was stored with; the same id with another body
+ * is a conflict.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, type BatchGetCommandOutput, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { canonicalJson, contentHash } from '../canonical-json.js';
+import { db, tableName } from '../db/client.js';
+import { callKeys } from '../db/keys.js';
+import { conflict, HttpError, notFound, ValidationError } from '../http/errors.js';
+import { isTerminal } from '../policy/call-state/machine.js';
+import { ACCEPTS_EVENTS, aggregatesOf, AGGREGATE_FIELDS, applyEvents, storedForm, type CallAggregates, type EventResult } from '../runtime/call-events.js';
+import type { RuntimeEvent } from '../schemas/runtime-events.js';
+import { getCall, type CallRecord } from './calls.js';
+import { getActiveSuppression, newSuppression, phoneHolder, suppressionAddItems } from './suppressions.js';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** A call record as stored once the runtime reported on it: the aggregates are absent until its first event. */
+export type CallRecordWithEvents = CallRecord & Partial<CallAggregates>;
+
+const T = () => tableName();
+const ATTEMPTS = 8;
+const E164 = /^\+[1-9]\d{7,14}$/;
+
+/** The contact's number on a call: the caller of an inbound call, the callee of an outbound one. */
+export const contactNumberOf = (call: Pick<CallRecord, 'direction' | 'from_e164' | 'to_e164'>): string => (call.direction === 'inbound' ? call.from_e164 : call.to_e164);
+
+/** Checks an outcome against the pinned version (the repository knows nothing of agents). */
+export type OutcomeCheck = (event: Extract<RuntimeEvent, { type: 'outcome' }>, index: number) => Promise<void>;
+
+export interface RecordedEvents {
+  call_id: string;
+  results: EventResult[];
+}
+
+const fingerprint = (event: RuntimeEvent) => contentHash(JSON.parse(canonicalJson(event)));
+
+async function storedEvents(tenantId: string, callId: string, ids: string[]): Promise<Map<string, Record<string, unknown>>> {
+  const found = new Map<string, Record<string, unknown>>();
+  let keys: Record<string, unknown>[] | undefined = ids.map((id) => callKeys.event(tenantId, callId, id));
+  for (let attempt = 0; keys?.length; attempt++) {
+    if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
+    const out: BatchGetCommandOutput = await db().send(new BatchGetCommand({ RequestItems: { [T()]: { Keys: keys, ConsistentRead: true } } }));
+    for (const item of out.Responses?.[T()] ?? []) found.set(item.event_id as string, item);
+    keys = out.UnprocessedKeys?.[T()]?.Keys;
+  }
+  return found;
+}
+
+const resultOf = (item: Record<string, unknown>): EventResult => ({ id: item.event_id as string, type: item.event_type as EventResult['type'], seq: item.seq as number, received_at: item.received_at as string });
+
+/**
+ * Record a batch of events for a call (all or nothing). Throws 404 for an unknown call, 409
+ * for a call that takes no events or a reused id with another body, 422 for a per-call limit.
+ */
+export async function recordCallEvents(tenantId: string, callId: string, events: readonly RuntimeEvent[], checkOutcome?: OutcomeCheck): Promise<RecordedEvents> {
+  const prints = events.map(fingerprint);
+  for (let attempt = 1; ; attempt++) {
+    const call = await getCall(tenantId, callId);
+    if (!call) throw notFound('Call');
+    const stored = await storedEvents(tenantId, callId, events.map((e) => e.id));
+    events.forEach((e, i) => {
+      const item = stored.get(e.id);
+      if (item && item.fingerprint !== prints[i]) throw conflict('event_id_reused', `Event ${e.id} was already recorded with a different body; a new event needs a new id`, { event_id: e.id });
+    });
+    const fresh = events.map((event, index) => ({ event, index })).filter(({ event }) => !stored.has(event.id));
+    if (fresh.length === 0) return { call_id: callId, results: events.map((e) => resultOf(stored.get(e.id)!)) };
+    if (!ACCEPTS_EVENTS.includes(call.state)) {
+      throw new HttpError(409, 'call_not_in_conversation', `The call is ${call.state}: it never reached a person, so it takes no runtime events`);
+    }
+    if (checkOutcome) for (const { event, index } of fresh) if (event.type === 'outcome') await checkOutcome(event, index);
+
+    const receivedAt = new Date().toISOString();
+    const before = aggregatesOf(call as unknown as Record<string, unknown>);
+    const applied = applyEvents(before, fresh, { state: call.state, receivedAt });
+    if (!applied.ok) throw new ValidationError(applied.issues);
+
+    const items: TransactItem[] = [];
+    if (applied.optOut) {
+      const phone = contactNumberOf(call);
+      if (E164.test(phone)) {
+        const active = await getActiveSuppression(tenantId, phone);
+        if (active) {
+          applied.aggregates.opt_out!.suppression_id = active.id;
+        } else {
+          const holder = await phoneHolder(tenantId, phone);
+          const entry = newSuppression({ phone_e164: phone, reason: applied.optOut.reason, note: applied.optOut.text ?? `Asked in call ${callId}`, source: 'call', source_id: callId }, receivedAt);
+          const add = suppressionAddItems(tenantId, entry, holder);
+          items.push(...add);
+          applied.aggregates.opt_out!.suppression_id = entry.id;
+        }
+      }
+    }
+
+    const freshResults = new Map(applied.results.map((r) => [r.id, r]));
+    for (const { event } of fresh) {
+      const r = freshResults.get(event.id)!;
+      items.push({
+        Put: {
+          TableName: T(),
+          Item: { ...callKeys.event(tenantId, callId, event.id), type: 'call_event', tenant_id: tenantId, call_id: callId, event_id: event.id, event_type: event.type, seq: r.seq, received_at: receivedAt, fingerprint: fingerprint(event), event: storedForm(event) },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      });
+    }
+    items.push(callUpdate(call, applied.aggregates, applied.stateChange?.state ?? null, before.event_count, receivedAt));
+
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: items }));
+    } catch (err) {
+      // Another writer got there first (an event, the call, or the number's suppression changed): read again.
+      const raced = err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict');
+      if (!raced) throw err;
+      if (attempt >= ATTEMPTS) throw conflict('call_busy', 'The call changed under every attempt to record these events; send the same batch again (its ids make it safe)');
+      await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
+      continue;
+    }
+    return { call_id: callId, results: events.map((e) => freshResults.get(e.id) ?? resultOf(stored.get(e.id)!)) };
+  }
+}
+
+function callUpdate(call: CallRecord, aggregates: object, toState: string | null, eventCountBefore: number, now: string): TransactItem {
+  const names: Record<string, string> = { '#state': 'state' };
+  const values: Record<string, unknown> = { ':from': call.state, ':now': now };
+  const sets = ['updated_at = :now'];
+  for (const field of AGGREGATE_FIELDS) {
+    names[`#${field}`] = field;
+    values[`:${field}`] = (aggregates as Record<string, unknown>)[field];
+    sets.push(`#${field} = :${field}`);
+  }
+  if (toState && !isTerminal(call.state)) {
+    sets.push('#state = :to');
+    values[':to'] = toState;
+  }
+  let condition = 'attribute_exists(pk) AND #state = :from';
+  if (eventCountBefore === 0) condition += ' AND (attribute_not_exists(#event_count) OR #event_count = :zero)';
+  else condition += ' AND #event_count = :count';
+  values[eventCountBefore === 0 ? ':zero' : ':count'] = eventCountBefore;
+  return { Update: { TableName: T(), Key: callKeys.call(call.tenant_id, call.id), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values } };
+}
