@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { Construct } from 'constructs';
@@ -25,7 +27,7 @@ import {
 } from './constructs/nag-acknowledgements.js';
 import { WorkQueues } from './constructs/work-queues.js';
 import { fallbackRoute, type RouteDefinition, type TableAccess, routeKey, routes as manifestRoutes } from '../shared/routes.js';
-import { type WorkerDefinition, workers as manifestWorkers } from './workers.js';
+import { type ScheduledJobDefinition, scheduledJobs as manifestScheduledJobs, type WorkerDefinition, workers as manifestWorkers } from './workers.js';
 
 /** Repository root (this file lives in <root>/infra). */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
@@ -42,6 +44,7 @@ export interface VoiceControlStackProps extends StackProps {
   readonly projectRoot?: string;
   readonly routes?: readonly RouteDefinition[];
   readonly workers?: readonly WorkerDefinition[];
+  readonly scheduledJobs?: readonly ScheduledJobDefinition[];
 }
 
 /**
@@ -68,17 +71,19 @@ export class VoiceControlStack extends Stack {
   /** Keyed by manifest id. */
   readonly routeFunctions = new Map<string, AppFunction>();
   readonly workerFunctions = new Map<string, AppFunction>();
+  readonly scheduledFunctions = new Map<string, AppFunction>();
   /** Answers API Gateway's $default route (no manifest route matched). */
   fallbackFunction!: AppFunction;
 
   constructor(scope: Construct, id: string, props: VoiceControlStackProps = {}) {
-    const { projectRoot = PROJECT_ROOT, routes: routeList, workers: workerList, ...stackProps } = props;
+    const { projectRoot = PROJECT_ROOT, routes: routeList, workers: workerList, scheduledJobs: jobList, ...stackProps } = props;
     super(scope, id, {
       description: 'Voice Agent Control API: HTTP API, per-route Lambda functions, DynamoDB, SQS workers',
       ...stackProps,
     });
     const routes: readonly RouteDefinition[] = routeList ?? manifestRoutes;
     const workers: readonly WorkerWithSends[] = workerList ?? manifestWorkers;
+    const jobs: readonly ScheduledJobDefinition[] = jobList ?? manifestScheduledJobs;
 
     this.table = new DataTable(this, 'Data');
     this.queues = new WorkQueues(this, 'Queues');
@@ -172,6 +177,14 @@ export class VoiceControlStack extends Stack {
         this.credentialsKey.grant(fn.role, worker.kms);
         fn.addEnvironment('CREDENTIALS_KMS_KEY_ID', this.credentialsKey.key.keyArn);
       }
+      if (worker.publicUrls) {
+        fn.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
+        fn.addEnvironment('TWILIO_API_BASE_URL', twilioApiBaseUrl);
+      }
+      if (worker.appSecret) {
+        this.appSecret.secret.grantRead(fn.role);
+        fn.addEnvironment('APP_SECRET_ARN', this.appSecret.secret.secretArn);
+      }
       // Grants consume rights (receive/delete/change visibility) on this queue only.
       fn.function.addEventSource(
         new SqsEventSource(this.queues.get(worker.queue).queue, {
@@ -180,6 +193,26 @@ export class VoiceControlStack extends Stack {
         }),
       );
       this.workerFunctions.set(worker.id, fn);
+    }
+
+    // Scheduled jobs: an EventBridge rule each (the local runtime runs them on an interval).
+    const scheduleScope = new Construct(this, 'Schedules');
+    for (const job of jobs) {
+      const fn = new AppFunction(scheduleScope, job.id, {
+        entry: join(projectRoot, `${job.handler}.ts`),
+        projectRoot,
+        description: `Every ${job.everyMinutes} min: ${job.summary}`,
+        timeout: Duration.seconds(job.timeoutSeconds),
+        environment: { TABLE_NAME: table.tableName },
+      });
+      grantTable(fn, job.table);
+      grantSends(fn, job.queues);
+      new Rule(scheduleScope, `${job.id}Rule`, {
+        description: job.summary,
+        schedule: Schedule.rate(Duration.minutes(job.everyMinutes)),
+        targets: [new LambdaFunction(fn.function, { retryAttempts: 0 })],
+      });
+      this.scheduledFunctions.set(job.id, fn);
     }
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });

@@ -16,10 +16,33 @@ export interface WorkerDefinition {
   readonly queues?: readonly QueueName[];
   /** Rights on the key that seals other parties' secrets. */
   readonly kms?: 'decrypt';
+  /** Needs the public base URL and the carrier API base URL (it asks carriers to call us back). */
+  readonly publicUrls?: boolean;
+  /** Reads the app secret (the platform carrier account, for managed telephony accounts). */
+  readonly appSecret?: boolean;
 }
 
 export const workers = [
-  { id: 'callDispatchWorker', queue: 'callDispatch', handler: 'functions/workers/call-dispatch', table: 'write', batchSize: 10, timeoutSeconds: 30, summary: 'Dials queued calls (at most once per attempt)' },
+  { id: 'callDispatchWorker', queue: 'callDispatch', handler: 'functions/workers/call-dispatch', table: 'write', batchSize: 10, timeoutSeconds: 60, kms: 'decrypt', publicUrls: true, appSecret: true, summary: 'Dials queued calls (at most once per attempt; re-judged by compliance, cps-limited)' },
   { id: 'sandboxTimelineWorker', queue: 'sandboxTimeline', handler: 'functions/workers/sandbox-timeline', table: 'write', batchSize: 10, timeoutSeconds: 60, queues: ['sandboxTimeline'], kms: 'decrypt', summary: "Plays the sandbox carrier's calls and messages step by step (signed status callbacks, TwiML)" },
   { id: 'webhookDeliveryWorker', queue: 'webhookDelivery', handler: 'functions/workers/webhook-delivery', table: 'write', batchSize: 10, timeoutSeconds: 60, summary: 'Delivers signed webhook events (at least once)' },
 ] as const satisfies readonly WorkerDefinition[];
+
+/**
+ * Functions run on a schedule (EventBridge rules on AWS; an interval in the local runtime,
+ * infra/local/stack.ts, while workers run).
+ */
+export interface ScheduledJobDefinition {
+  readonly id: string;
+  readonly handler: string;
+  readonly everyMinutes: number;
+  readonly table: 'read' | 'write';
+  readonly timeoutSeconds: number;
+  /** Queues it may send to. */
+  readonly queues?: readonly QueueName[];
+  readonly summary: string;
+}
+
+export const scheduledJobs = [
+  { id: 'callScheduler', handler: 'functions/workers/call-scheduler', everyMinutes: 1, table: 'write', timeoutSeconds: 50, queues: ['callDispatch'], summary: 'Sends due deferred calls to dispatch; fails calls stuck in dialing without a carrier id (dispatch_unknown)' },
+] as const satisfies readonly ScheduledJobDefinition[];

@@ -68,6 +68,11 @@ export interface LocalStackOptions {
   prettyLogs?: boolean;
   /** ReceiveMessage long-poll wait (seconds). Default 1. */
   pollWaitTimeSeconds?: number;
+  /**
+   * How often the call scheduler ticks while workers run (what EventBridge runs every minute
+   * on AWS: due deferred calls sent, stuck dials reconciled). Default SCHEDULER_TICK_MS or 1000.
+   */
+  schedulerTickMs?: number;
 }
 
 export interface LocalStack {
@@ -219,6 +224,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
         })),
       });
       cleanups.push(() => pollers.stop());
+      cleanups.push(startSchedulerTicks(opts.schedulerTickMs ?? (Number(process.env.SCHEDULER_TICK_MS) || DEFAULT_SCHEDULER_TICK_MS), log));
     }
 
     if (dataDir) {
@@ -279,4 +285,31 @@ async function seedSandboxPlatformAccount(secrets: LocalSecrets): Promise<void> 
   if (!secrets.platform_twilio_account_sid || !secrets.platform_twilio_auth_token) return;
   const { putSandboxAccount } = await import('../../shared/sandbox/accounts.js');
   await putSandboxAccount({ account_sid: secrets.platform_twilio_account_sid, auth_token: secrets.platform_twilio_auth_token }, { friendlyName: 'Platform carrier account (sandbox)' });
+}
+
+export const DEFAULT_SCHEDULER_TICK_MS = 1000;
+/** The call scheduler's EventBridge schedule, locally: its handler on an interval, never two runs at once. */
+function startSchedulerTicks(everyMs: number, log: (line: string) => void): () => Promise<void> {
+  const loader = createHandlerLoader<() => Promise<unknown>>();
+  let running: Promise<void> | undefined;
+  let stopped = false;
+  const timer = setInterval(() => {
+    if (running || stopped) return;
+    running = (async () => {
+      try {
+        const tick = await loader.load('callScheduler', 'functions/workers/call-scheduler');
+        await tick();
+      } catch (err) {
+        log(`callScheduler: tick failed: ${(err as Error)?.message ?? err}`);
+      } finally {
+        running = undefined;
+      }
+    })();
+  }, Math.max(50, everyMs));
+  timer.unref();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await running;
+  };
 }

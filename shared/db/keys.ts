@@ -216,3 +216,23 @@ export const isPlatformPartition = (partition: string): boolean => partition.sta
 /** True when a partition (table or index) value belongs to the tenant. */
 export const belongsToTenant = (partition: string, tenantId: string): boolean =>
   partition === tenantPk(tenantId) || partition.startsWith(`${tenantPk(tenantId)}#`);
+
+/**
+ * Outbound dispatch (issue 10; shared/repositories/outbound-calls.ts):
+ *  - due items, `PLATFORM#DUE#<shard>` / `<scheduled_for ISO>#<tenant>#<call>`: a scheduled
+ *    call waiting for its instant; the scheduler queries each shard for sk ≤ now;
+ *  - dialing watches, `PLATFORM#DIALING#<shard>` / `<dialing_at ISO>#<tenant>#<call>`: a call
+ *    moved to dialing whose carrier id is not yet known; the reconciler fails old ones;
+ *  - cps counters, `PLATFORM#CPS#<tenant>#<account>` / `SECOND#<epoch s>`: dials started in
+ *    one second on one telephony account (TTL'd), the cross-worker cps limiter.
+ * Shards spread a burst of calls over partitions (by the call id's hash).
+ */
+export const DISPATCH_SHARDS = 4;
+const dispatchShard = (callId: string) => createHash('sha256').update(callId).digest()[0]! % DISPATCH_SHARDS;
+export const dispatchKeys = {
+  duePartition: (shard: number) => `${PLATFORM_PREFIX}DUE#${shard}`,
+  due: (scheduledFor: string, tenantId: string, callId: string) => ({ pk: `${PLATFORM_PREFIX}DUE#${dispatchShard(assertId(callId))}`, sk: `${scheduledFor}#${assertId(tenantId)}#${callId}` }),
+  dialingPartition: (shard: number) => `${PLATFORM_PREFIX}DIALING#${shard}`,
+  dialing: (dialingAt: string, tenantId: string, callId: string) => ({ pk: `${PLATFORM_PREFIX}DIALING#${dispatchShard(assertId(callId))}`, sk: `${dialingAt}#${assertId(tenantId)}#${callId}` }),
+  cps: (tenantId: string, accountId: string, epochSecond: number) => ({ pk: `${PLATFORM_PREFIX}CPS#${assertId(tenantId)}#${assertId(accountId)}`, sk: `SECOND#${epochSecond}` }),
+} as const;

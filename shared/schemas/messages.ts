@@ -5,7 +5,10 @@ export const callDispatchMessage = z.object({
   type: z.literal('call.dispatch'),
   tenant_id: z.string().min(1),
   attempt_id: z.string().min(1),
+  /** The call to dispatch (`cal_…`): the dispatcher reads it, and does nothing unless it is scheduled and due. */
+  call_id: z.string().min(1),
 });
+export type CallDispatchMessage = z.infer<typeof callDispatchMessage>;
 
 export const webhookDeliveryMessage = z.object({
   type: z.literal('webhook.deliver'),

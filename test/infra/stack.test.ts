@@ -17,7 +17,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { AppFunction } from '../../infra/constructs/app-function.js';
 import { type RouteDefinition, routeKey, routes } from '../../shared/routes.js';
 import { buildApp, type VoiceControlStack } from '../../infra/stack.js';
-import { type WorkerDefinition, workers } from '../../infra/workers.js';
+import { scheduledJobs, type WorkerDefinition, workers } from '../../infra/workers.js';
 import { tableDefinition } from '../../shared/db/table-definition.js';
 import { type QueueName, queues } from '../../shared/queues/definitions.js';
 
@@ -105,8 +105,9 @@ function newestNodeRuntime(): string {
 // ---------------------------------------------------------------------------- functions
 
 describe('functions', () => {
-  it('has exactly one Lambda function per manifest route plus one per worker, and no helper functions', () => {
-    template.resourceCountIs('AWS::Lambda::Function', routes.length + workers.length + 1); // + the $default fallback
+  it('has exactly one Lambda function per manifest route plus one per worker and scheduled job, and no helper functions', () => {
+    template.resourceCountIs('AWS::Lambda::Function', routes.length + workers.length + scheduledJobs.length + 1); // + the $default fallback
+    expect(stack.scheduledFunctions.size).toBe(scheduledJobs.length);
     expect(stack.routeFunctions.size).toBe(routes.length);
     expect(stack.workerFunctions.size).toBe(workers.length);
     // No CDK singleton helpers (log retention, auto-delete objects, custom resources).
@@ -347,7 +348,7 @@ describe('least privilege', () => {
   });
 
   it('lets each function write only to its own log group', () => {
-    for (const fn of [...stack.routeFunctions.values(), ...stack.workerFunctions.values()]) {
+    for (const fn of [...stack.routeFunctions.values(), ...stack.workerFunctions.values(), ...stack.scheduledFunctions.values()]) {
       const logs = statementsWith(fn, 'logs:PutLogEvents');
       expect(logs).toHaveLength(1);
       expect(resourcesOf(logs[0]!)).toEqual([arnOf(fn.logGroup)]);
@@ -407,6 +408,34 @@ describe('least privilege', () => {
     expect(envOf(fn).CREDENTIALS_KMS_KEY_ID).toEqual(key);
   });
 
+  it.each(workers.map((w) => [w.id, w as WorkerDefinition] as const))('worker %s reads the app secret and knows the public URLs only as its manifest says', (_id, worker) => {
+    const fn = workerFn(worker);
+    const reads = statementsWith(fn, 'secretsmanager:GetSecretValue');
+    if (worker.appSecret) {
+      expect(reads.map(resourcesOf)).toEqual([[ref(stack.appSecret.secret)]]);
+      expect(envOf(fn).APP_SECRET_ARN).toEqual(ref(stack.appSecret.secret));
+    } else {
+      expect(reads).toEqual([]);
+      expect(envOf(fn).APP_SECRET_ARN).toBeUndefined();
+    }
+    if (worker.publicUrls) expect(Object.keys(envOf(fn))).toEqual(expect.arrayContaining(['PUBLIC_BASE_URL', 'TWILIO_API_BASE_URL']));
+    else expect(envOf(fn).PUBLIC_BASE_URL).toBeUndefined();
+  });
+
+  it.each(scheduledJobs.map((j) => [j.id, j] as const))('scheduled job %s runs from an EventBridge rule at its rate, with the table and its queues only', (_id, job) => {
+    const fn = stack.scheduledFunctions.get(job.id)!;
+    const rules = Object.values(resources).filter((r) => r.Type === 'AWS::Events::Rule' && JSON.stringify(r.Properties.Targets).includes(logicalId(cfnOf(fn.function))));
+    expect(rules).toHaveLength(1);
+    expect(rules[0]!.Properties.ScheduleExpression).toBe(`rate(${job.everyMinutes} minute${job.everyMinutes === 1 ? '' : 's'})`);
+    expect(rules[0]!.Properties.State).toBe('ENABLED');
+    template.hasResourceProperties('AWS::Lambda::Permission', { Action: 'lambda:InvokeFunction', Principal: 'events.amazonaws.com', FunctionName: arnOf(fn.function) });
+    expect(fnResource(fn).Properties.Timeout).toBe(job.timeoutSeconds);
+    const actions = allActions(fn);
+    expect(actions.filter((a) => a.startsWith('kms:') || a.startsWith('secretsmanager:') || a.startsWith('s3:') || a === 'sqs:ReceiveMessage')).toEqual([]);
+    const dynamo = actions.filter((a) => a.startsWith('dynamodb:'));
+    expect(dynamo).toEqual(expect.arrayContaining(job.table === 'write' ? ['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'] : ['dynamodb:Query']));
+  });
+
   it('keeps the credentials key outside the table, rotated and retained', () => {
     template.hasResource('AWS::KMS::Key', { Properties: { EnableKeyRotation: true }, DeletionPolicy: 'Retain' });
   });
@@ -439,6 +468,7 @@ describe('least privilege', () => {
         workerFn(w),
         (w as WorkerDefinition & { queues?: readonly QueueName[] }).queues ?? [],
       ]),
+      ...scheduledJobs.map((j): [AppFunction, readonly QueueName[]] => [stack.scheduledFunctions.get(j.id)!, j.queues ?? []]),
     ];
     for (const [fn, listed] of senders) {
       const targets = statementsWith(fn, 'sqs:SendMessage').flatMap(resourcesOf);

@@ -1,0 +1,32 @@
+/**
+ * The outbox events of the queue and dispatch path (issue 10), built from the call record so
+ * every event of a call carries the same identifying fields. Each builder returns the items
+ * to put in the transaction of the state change it reports (shared/events/outbox.ts).
+ */
+import { outboxItems, type EventType } from '../events/outbox.js';
+import type { OutboundCallRecord } from '../repositories/outbound-calls.js';
+
+type Items = ReturnType<typeof outboxItems>['items'];
+
+const ids = (call: OutboundCallRecord) => ({
+  call_id: call.id,
+  attempt_id: call.attempt_id,
+  contact_id: call.contact_id,
+  agent_id: call.agent_id,
+  agent_version_id: call.agent_version_id,
+  campaign_id: call.campaign_id,
+});
+
+export function callEvent(call: OutboundCallRecord, type: EventType, at: Date, extra: Record<string, unknown> = {}): Items {
+  return outboxItems(call.tenant_id, type, { ...ids(call), ...extra }, at).items;
+}
+
+export const queuedEvent = (call: OutboundCallRecord, at: Date) => callEvent(call, 'call.queued', at, { state: call.state, origin: call.origin });
+export const scheduledEvent = (call: OutboundCallRecord, scheduledFor: string, at: Date) =>
+  callEvent(call, 'call.scheduled', at, { state: 'scheduled', scheduled_for: scheduledFor, compliance_outcome: call.compliance.outcome, reasons: call.compliance.reasons.map((r) => r.code) });
+export const blockedEvent = (call: OutboundCallRecord, disposition: string, at: Date) =>
+  callEvent(call, 'call.blocked', at, { state: 'disposed', disposition, reasons: call.compliance.reasons.map((r) => r.code) });
+export const dialingEvent = (call: OutboundCallRecord, at: Date, from: { phone_number_id: string; from_e164: string }) => callEvent(call, 'call.dialing', at, { state: 'dialing', ...from });
+/** The one final event every attempt ends with, whichever way it ends. */
+export const completedEvent = (call: OutboundCallRecord, end: { state: string; disposition: string | null; disposition_set_by: string | null; end_reason: string | null }, at: Date) =>
+  callEvent(call, 'call.completed', at, end);

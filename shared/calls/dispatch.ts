@@ -1,0 +1,219 @@
+/**
+ * Dispatch: dial a scheduled call at most once (issue 10, DESIGN §9).
+ *
+ *  1. Read the call. Not an outbound call in `scheduled` → nothing (a duplicate or
+ *     redelivered message, a cancelled call). scheduled_for still ahead → nothing: its due
+ *     item will fire (shared/calls/scheduler.ts).
+ *  2. Judge it again with fresh inputs on the PINNED version, at now(): an opt-out or a
+ *     suppression that arrived since queuing wins. block → scheduled → disposed
+ *     (+ call.blocked + call.completed); defer → a new scheduled_for + due item
+ *     (+ call.scheduled).
+ *  3. allow → a slot of the account's cps_limit (shared/calls/cps-limiter.ts), then ONE
+ *     transaction: scheduled → dialing (condition: still scheduled), the number's
+ *     dials_today + 1 under its daily_dial_cap, the attempt's placed_at, a dialing watch,
+ *     the old due item deleted, call.dialing. A failed state condition means another worker
+ *     has the call: stop. A failed cap condition: judge again (another number, or defer).
+ *  4. Ask the carrier once. A CallSid → its pointer and the sid on the call, the watch gone.
+ *     CarrierRefused (nothing dialled) → failed, carrier's reason, call.completed.
+ *     CarrierUnavailable or a crash → left in dialing: the reconciler fails it as
+ *     dispatch_unknown. Never retried, never redialled.
+ */
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { now } from '../clock.js';
+import { db, tableName } from '../db/client.js';
+import { contactKeys, keys } from '../db/keys.js';
+import { logger } from '../observability.js';
+import { onCarrierStatus, onDisposedBeforeDial } from '../policy/call-state/machine.js';
+import { getAgentVersion } from '../repositories/agents.js';
+import { getCall } from '../repositories/calls.js';
+import { callTransition, dialingWatchDelete, dialingWatchPut, dueItemDelete, dueItemPut, failedConditionIndex, recordProviderSid, type OutboundCallRecord } from '../repositories/outbound-calls.js';
+import { utcDay } from '../repositories/phone-numbers.js';
+import { getTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
+import { providerFor } from '../telephony/carrier-for.js';
+import { publicBaseUrl } from '../telephony/endpoints.js';
+import { CarrierRefused, type PlaceCallInput, type TelephonyProvider } from '../telephony/provider.js';
+import { blockedEvent, completedEvent, dialingEvent, scheduledEvent } from './call-events.js';
+import type { CallerNumber } from './compliance-inputs.js';
+import { acquireDialSlot, secondOf } from './cps-limiter.js';
+import { judgeCall } from './judge-call.js';
+import { COMPLIANCE_END_REASON, telephonyOf } from './queue-call.js';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+export type DispatchOutcome = 'not_found' | 'not_scheduled' | 'not_due' | 'blocked' | 'deferred' | 'taken' | 'dialled' | 'refused' | 'unknown';
+
+export interface DispatchDeps {
+  /** The carrier for an account (tests pass a stub; default: carrier-for.ts). */
+  provider?: (account: TelephonyAccountRecord) => Promise<TelephonyProvider>;
+}
+
+/** Rounds of "the chosen number hit its cap meanwhile: judge again". */
+const CAP_ROUNDS = 3;
+
+/** What the carrier is asked (pure): our TwiML and status URLs carry the call id, so callbacks find the call before its CallSid pointer exists. */
+export function placeCallInput(call: Pick<OutboundCallRecord, 'id' | 'to_e164'>, from: string, baseUrl: string): PlaceCallInput {
+  const q = `call_id=${encodeURIComponent(call.id)}`;
+  return {
+    to: call.to_e164,
+    from,
+    twimlUrl: `${baseUrl}/carrier/twilio/outbound?${q}`,
+    statusCallbackUrl: `${baseUrl}/carrier/twilio/status?${q}`,
+    statusCallbackEvents: ['initiated', 'ringing', 'answered', 'completed'],
+    machineDetection: 'Enable',
+    timeoutSeconds: 30,
+  };
+}
+
+/** The number's dials_today + 1, only under its daily cap (the same UTC-day counting as the caller chooser). */
+export function dialCountUpdate(tenantId: string, number: Pick<CallerNumber, 'id' | 'dials_day'>, at: Date): TransactItem {
+  const day = utcDay(at);
+  const common = { TableName: tableName(), Key: keys.phoneNumber(tenantId, number.id) };
+  if (number.dials_day === day) {
+    return {
+      Update: {
+        ...common,
+        UpdateExpression: 'SET dials_count = dials_count + :one',
+        ConditionExpression: 'attribute_exists(pk) AND #st = :active AND dials_day = :day AND (attribute_not_exists(daily_dial_cap) OR attribute_type(daily_dial_cap, :null) OR dials_count < daily_dial_cap)',
+        ExpressionAttributeNames: { '#st': 'status' },
+        ExpressionAttributeValues: { ':one': 1, ':day': day, ':active': 'active', ':null': 'NULL' },
+      },
+    };
+  }
+  return {
+    Update: {
+      ...common,
+      UpdateExpression: 'SET dials_day = :day, dials_count = :one',
+      ConditionExpression: 'attribute_exists(pk) AND #st = :active AND (attribute_not_exists(dials_day) OR dials_day <> :day)',
+      ExpressionAttributeNames: { '#st': 'status' },
+      ExpressionAttributeValues: { ':one': 1, ':day': day, ':active': 'active' },
+    },
+  };
+}
+
+export async function dispatchCall(tenantId: string, callId: string, deps: DispatchDeps = {}): Promise<DispatchOutcome> {
+  const stored = await getCall(tenantId, callId);
+  if (!stored || stored.direction !== 'outbound') return 'not_found';
+  const call = stored as unknown as OutboundCallRecord;
+  if (call.state !== 'scheduled') return 'not_scheduled';
+  if (call.scheduled_for && Date.parse(call.scheduled_for) > now().getTime()) return 'not_due';
+  const version = await getAgentVersion(tenantId, call.agent_version_id);
+  if (!version) throw new Error(`call ${call.id}: its pinned version ${call.agent_version_id} is gone`);
+
+  let slot: { account: string; second: number } | null = null;
+  for (let round = 1; round <= CAP_ROUNDS; round++) {
+    const at = now();
+    const judged = await judgeCall(tenantId, { version, contact_id: call.contact_id }, at);
+    const { decision } = judged;
+    const judgedCall: OutboundCallRecord = { ...call, compliance: decision };
+    if (decision.outcome === 'block') return dispose(judgedCall, at);
+    if (decision.outcome === 'defer' || !judged.caller) return reschedule(judgedCall, at);
+
+    const caller = judged.caller;
+    const account = await getTelephonyAccount(tenantId, caller.telephony_account_id);
+    if (!account) throw new Error(`call ${call.id}: telephony account ${caller.telephony_account_id} is gone`);
+    // One slot per dial: a round repeated within the same second keeps the slot it holds.
+    if (slot === null || slot.account !== account.id || secondOf(now().getTime()) !== slot.second) slot = { account: account.id, second: await acquireDialSlot(tenantId, account.id, account.cps_limit) };
+
+    const dialAt = now();
+    const dialingAt = dialAt.toISOString();
+    const telephony = await telephonyOf(tenantId, caller);
+    const from = { phone_number_id: caller.id, from_e164: caller.phone_e164 };
+    const dialing: OutboundCallRecord = { ...judgedCall, ...from, telephony_account_id: caller.telephony_account_id, provider: telephony.provider, telephony, state: 'dialing', dialing_at: dialingAt };
+    const items: TransactItem[] = [
+      callTransition(call, 'scheduled', { state: 'dialing' }, dialAt, { dialing_at: dialingAt, compliance: decision, from_e164: caller.phone_e164, phone_number_id: caller.id, telephony_account_id: caller.telephony_account_id, provider: telephony.provider, telephony }),
+      dialCountUpdate(tenantId, caller, dialAt),
+      {
+        Update: {
+          TableName: tableName(),
+          Key: contactKeys.attempt(tenantId, call.contact_id, call.attempt_id),
+          UpdateExpression: 'SET placed_at = :at, call_state = :dialing, updated_at = :at',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':at': dialingAt, ':dialing': 'dialing' },
+        },
+      },
+      dialingWatchPut(call, dialingAt),
+      ...(call.scheduled_for ? [dueItemDelete(tenantId, call.id, call.scheduled_for)] : []),
+      ...dialingEvent(dialing, dialAt, from),
+    ];
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: items }));
+    } catch (err) {
+      const failed = failedConditionIndex(err);
+      if (failed === 0) return 'taken'; // another worker moved it first (or it was cancelled)
+      if (failed === 1) continue; // the number reached its cap (or changed) meanwhile: judge again
+      throw err;
+    }
+    return placeOnce(dialing, account, deps);
+  }
+  // The numbers keep filling up under us: let the scheduler bring it back in a minute.
+  const at = now();
+  return reschedule({ ...call }, at, new Date(at.getTime() + 60_000).toISOString());
+}
+
+async function placeOnce(call: OutboundCallRecord, account: TelephonyAccountRecord, deps: DispatchDeps): Promise<DispatchOutcome> {
+  let sid: string;
+  try {
+    const provider = await (deps.provider ?? providerFor)(account);
+    ({ sid } = await provider.placeCall(placeCallInput(call, call.from_e164!, publicBaseUrl())));
+  } catch (err) {
+    if (err instanceof CarrierRefused) return refused(call, err);
+    // CarrierUnavailable or anything else: it may have dialled. Never retry; the reconciler decides.
+    logger.warn('dial outcome unknown; left for the reconciler', { call_id: call.id, error: (err as Error)?.message });
+    return 'unknown';
+  }
+  try {
+    if (!(await recordProviderSid(call, sid, call.dialing_at!, now()))) logger.warn('carrier call id already recorded', { call_id: call.id, sid });
+  } catch (err) {
+    // The dial happened; the status callbacks still find the call by ?call_id=.
+    logger.error('could not record the carrier call id', { call_id: call.id, sid, error: (err as Error)?.message });
+  }
+  return 'dialled';
+}
+
+async function refused(call: OutboundCallRecord, err: CarrierRefused): Promise<DispatchOutcome> {
+  const at = now();
+  const change = { ...onCarrierStatus('dialing', { CallStatus: 'failed' })!, end_reason: `carrier_refused_${err.reason}` };
+  const end = { state: change.state, disposition: change.disposition ?? null, disposition_set_by: change.disposition_set_by ?? null, end_reason: change.end_reason };
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: [callTransition(call, 'dialing', change, at), dialingWatchDelete(call.tenant_id, call.id, call.dialing_at!), ...completedEvent(call, end, at)] }));
+  } catch (e) {
+    if (failedConditionIndex(e) !== 0) throw e;
+  }
+  return 'refused';
+}
+
+async function dispose(call: OutboundCallRecord, at: Date): Promise<DispatchOutcome> {
+  const disposition = call.compliance.disposition ?? 'blocked_by_policy';
+  const change = onDisposedBeforeDial('scheduled', { disposition, set_by: 'compliance', end_reason: COMPLIANCE_END_REASON })!;
+  const end = { state: change.state, disposition, disposition_set_by: change.disposition_set_by!, end_reason: change.end_reason! };
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          callTransition(call, 'scheduled', change, at, { compliance: call.compliance }),
+          ...(call.scheduled_for ? [dueItemDelete(call.tenant_id, call.id, call.scheduled_for)] : []),
+          ...blockedEvent(call, disposition, at),
+          ...completedEvent(call, end, at),
+        ],
+      }),
+    );
+  } catch (err) {
+    if (failedConditionIndex(err) === 0) return 'taken';
+    throw err;
+  }
+  return 'blocked';
+}
+
+async function reschedule(call: OutboundCallRecord, at: Date, forced?: string): Promise<DispatchOutcome> {
+  const next = forced ?? new Date(call.compliance.next_permitted_at ?? at.getTime() + 60_000).toISOString();
+  const items: TransactItem[] = [callTransition(call, 'scheduled', { state: 'scheduled' }, at, { scheduled_for: next, compliance: call.compliance }), dueItemPut(call, next)];
+  if (call.scheduled_for && call.scheduled_for !== next) items.push(dueItemDelete(call.tenant_id, call.id, call.scheduled_for));
+  items.push(...scheduledEvent(call, next, at));
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (err) {
+    if (failedConditionIndex(err) === 0) return 'taken';
+    throw err;
+  }
+  return 'deferred';
+}

@@ -1,0 +1,125 @@
+/**
+ * Queuing one call (POST /v1/calls): judge it now with judgeCall (the agent's latest
+ * published version, pinned here; the caller number the dispatcher would pick), then ONE
+ * transaction of the call record, the contact attempt, the idempotency result, the outbox
+ * events and — for a scheduled call — its due item:
+ *
+ *   allow → scheduled, scheduled_for = now; a dispatch message is sent after the commit
+ *           (the due item is the safety net should that send fail: the scheduler sends it);
+ *   defer → scheduled, scheduled_for = next_permitted_at; the scheduler sends it then;
+ *   block → disposed with the decision's disposition (set by compliance), never dialled,
+ *           with call.blocked and the final call.completed.
+ */
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { now } from '../clock.js';
+import { db } from '../db/client.js';
+import { newId } from '../ids.js';
+import { logger } from '../observability.js';
+import { onDisposedBeforeDial } from '../policy/call-state/machine.js';
+import { contactAttemptPut } from '../repositories/contact-attempts.js';
+import { dueItemPut, outboundCallPut, type OutboundCallRecord, type OutboundTelephony } from '../repositories/outbound-calls.js';
+import { getTelephonyAccount } from '../repositories/telephony-accounts.js';
+import type { QueueCallRequest } from '../schemas/calls.js';
+import type { ContactAttempt } from '../schemas/contact-attempts.js';
+import { blockedEvent, completedEvent, queuedEvent, scheduledEvent } from './call-events.js';
+import { sendDispatch } from './dispatch-queue.js';
+import { judgeCall, type CallJudgement } from './judge-call.js';
+import { presentContactAttempt } from './present-attempt.js';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** The end_reason of a call compliance disposed of before dialling. */
+export const COMPLIANCE_END_REASON = 'compliance_blocked';
+
+export async function telephonyOf(tenantId: string, caller: CallJudgement['caller']): Promise<OutboundTelephony> {
+  if (!caller) return { provider: null, telephony_account_id: null, phone_number_id: null, from_e164: null, provider_call_sid: null, mock: false };
+  const account = await getTelephonyAccount(tenantId, caller.telephony_account_id);
+  const provider = account?.provider ?? null;
+  return { provider, telephony_account_id: caller.telephony_account_id, phone_number_id: caller.id, from_e164: caller.phone_e164, provider_call_sid: null, mock: provider === 'mock' };
+}
+
+export interface QueuedCall {
+  call: OutboundCallRecord;
+  attempt: ContactAttempt;
+}
+
+/**
+ * Judge, build and commit. `extraItems` receives the attempt as answered (the idempotency
+ * result joins the same transaction). Throws judgeCall's typed errors.
+ */
+export async function queueCall(tenantId: string, body: QueueCallRequest, opts: { idempotencyKey: string | null; extraItems?: (attempt: ContactAttempt) => TransactItem[] }): Promise<QueuedCall> {
+  const at = now();
+  const judged = await judgeCall(tenantId, { agent_id: body.agent_id, contact_id: body.contact_id }, at);
+  const telephony = await telephonyOf(tenantId, judged.caller);
+  const iso = at.toISOString();
+  const { decision } = judged;
+  const base: OutboundCallRecord = {
+    id: newId('cal'),
+    tenant_id: tenantId,
+    direction: 'outbound',
+    state: 'scheduled',
+    disposition: null,
+    disposition_set_by: null,
+    end_reason: null,
+    from_e164: telephony.from_e164,
+    to_e164: judged.contact.phone_e164,
+    phone_number_id: telephony.phone_number_id,
+    telephony_account_id: telephony.telephony_account_id,
+    provider: telephony.provider,
+    provider_call_sid: null,
+    inbound: null,
+    recording_url: null,
+    answered_at: null,
+    ended_at: null,
+    duration_seconds: null,
+    attempt_id: newId('att'),
+    contact_id: judged.contact.id,
+    agent_id: judged.agentVersion.agent_id,
+    agent_version_id: judged.agentVersion.id,
+    campaign_id: null,
+    origin: 'api',
+    questions: body.questions ?? [],
+    context: body.context ?? {},
+    compliance: decision,
+    scheduled_for: null,
+    idempotency_key: opts.idempotencyKey,
+    telephony,
+    dialing_at: null,
+    created_at: iso,
+    updated_at: iso,
+  };
+
+  let call: OutboundCallRecord;
+  const events: TransactItem[] = [];
+  const extra: TransactItem[] = [];
+  if (decision.outcome === 'block') {
+    const change = onDisposedBeforeDial('scheduled', { disposition: decision.disposition ?? 'blocked_by_policy', set_by: 'compliance', end_reason: COMPLIANCE_END_REASON })!;
+    call = { ...base, state: change.state, disposition: change.disposition!, disposition_set_by: change.disposition_set_by!, end_reason: change.end_reason!, ended_at: iso };
+    events.push(...queuedEvent(call, at), ...blockedEvent(call, call.disposition!, at), ...completedEvent(call, { state: call.state, disposition: call.disposition, disposition_set_by: call.disposition_set_by, end_reason: call.end_reason }, at));
+  } else {
+    const scheduledFor = decision.outcome === 'defer' && decision.next_permitted_at ? new Date(decision.next_permitted_at).toISOString() : iso;
+    call = { ...base, scheduled_for: scheduledFor };
+    events.push(...queuedEvent(call, at), ...scheduledEvent(call, scheduledFor, at));
+    extra.push(dueItemPut(call, scheduledFor));
+  }
+
+  const attempt = presentContactAttempt(call);
+  const subject = judged.agentVersion.compliance_profile?.subject ?? null;
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        outboundCallPut(call),
+        contactAttemptPut({ id: call.attempt_id, tenant_id: tenantId, contact_id: call.contact_id, subject, placed_at: null, created_at: iso, call_id: call.id, agent_id: call.agent_id, agent_version_id: call.agent_version_id }),
+        ...events,
+        ...extra,
+        ...(opts.extraItems?.(attempt) ?? []),
+      ],
+    }),
+  );
+
+  if (decision.outcome === 'allow') {
+    // Best effort: the due item written above makes the scheduler send it should this fail.
+    await sendDispatch({ tenant_id: tenantId, attempt_id: call.attempt_id, call_id: call.id }).catch((err) => logger.warn('dispatch enqueue failed; the scheduler will send it', { call_id: call.id, error: (err as Error).message }));
+  }
+  return { call, attempt };
+}

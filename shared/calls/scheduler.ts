@@ -1,0 +1,97 @@
+/**
+ * The deferral scheduler and the dispatch reconciler, run together once a minute on AWS
+ * (EventBridge → functions/scheduler/call-scheduler.ts) and every SCHEDULER_TICK_MS locally
+ * (infra/local/stack.ts, while workers run).
+ *
+ * runScheduler(at): every due item with scheduled_for ≤ at, per shard, becomes a dispatch
+ * message; the item is deleted after the send. A send that happens twice (a crash between
+ * send and delete, two ticks at once) is harmless: the dispatcher acts only on a call still
+ * `scheduled` and due, through a conditional transition.
+ *
+ * runReconciler(at): every dialing watch older than DISPATCH_UNKNOWN_AFTER_MS (default
+ * 120 s, far beyond a carrier's answer to a Calls create) whose call is still `dialing`
+ * with no carrier call id → `failed`, end_reason dispatch_unknown (onDispatchUnknown),
+ * final call.completed, watch deleted — one transaction. Never redialled: a call that may
+ * have rung once is never rung again. A watch whose call moved on is just deleted.
+ */
+import { DeleteCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client.js';
+import { DISPATCH_SHARDS, dispatchKeys } from '../db/keys.js';
+import { logger } from '../observability.js';
+import { onDispatchUnknown } from '../policy/call-state/machine.js';
+import { getCall } from '../repositories/calls.js';
+import { callTransition, dialingWatchDelete, failedConditionIndex, type OutboundCallRecord } from '../repositories/outbound-calls.js';
+import { completedEvent } from './call-events.js';
+import { sendDispatch } from './dispatch-queue.js';
+
+export const DEFAULT_DISPATCH_UNKNOWN_AFTER_MS = 120_000;
+export const dispatchUnknownAfterMs = (): number => {
+  const v = Number(process.env.DISPATCH_UNKNOWN_AFTER_MS);
+  return Number.isFinite(v) && v > 0 ? v : DEFAULT_DISPATCH_UNKNOWN_AFTER_MS;
+};
+/** Items handled per shard per run (the next run takes the rest). */
+const PAGE = 100;
+
+/** Items of a shard partition with sk < `before` (ISO prefix order = time order), oldest first. */
+async function olderThan(pk: string, before: string): Promise<Record<string, unknown>[]> {
+  const out = await db().send(
+    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND sk < :before', ExpressionAttributeValues: { ':pk': pk, ':before': before }, Limit: PAGE, ConsistentRead: true }),
+  );
+  return out.Items ?? [];
+}
+
+export async function runScheduler(at: Date): Promise<number> {
+  // sk = `<scheduled_for>#…`: every sk with a scheduled_for ≤ at sorts before `<at>#~`.
+  const bound = `${at.toISOString()}#~`;
+  let sent = 0;
+  for (let shard = 0; shard < DISPATCH_SHARDS; shard++) {
+    for (const item of await olderThan(dispatchKeys.duePartition(shard), bound)) {
+      try {
+        await sendDispatch({ tenant_id: item.tenant_id as string, attempt_id: item.attempt_id as string, call_id: item.call_id as string });
+        await db().send(new DeleteCommand({ TableName: tableName(), Key: { pk: item.pk, sk: item.sk } }));
+        sent++;
+      } catch (err) {
+        logger.warn('scheduler could not send a due call; next run retries', { call_id: item.call_id, error: (err as Error)?.message });
+      }
+    }
+  }
+  return sent;
+}
+
+export async function runReconciler(at: Date, afterMs = dispatchUnknownAfterMs()): Promise<number> {
+  const bound = new Date(at.getTime() - afterMs).toISOString();
+  let failed = 0;
+  for (let shard = 0; shard < DISPATCH_SHARDS; shard++) {
+    for (const watch of await olderThan(dispatchKeys.dialingPartition(shard), bound)) {
+      const tenantId = watch.tenant_id as string;
+      const callId = watch.call_id as string;
+      const dialingAt = watch.dialing_at as string;
+      const call = (await getCall(tenantId, callId)) as unknown as OutboundCallRecord | undefined;
+      const change = call && !call.provider_call_sid ? onDispatchUnknown(call.state) : null;
+      if (!call || !change) {
+        await db().send(new DeleteCommand({ TableName: tableName(), Key: dialingWatchDelete(tenantId, callId, dialingAt).Delete!.Key }));
+        continue;
+      }
+      const end = { state: change.state, disposition: change.disposition ?? null, disposition_set_by: change.disposition_set_by ?? null, end_reason: change.end_reason ?? null };
+      const sidStillNull = { ...callTransition(call, 'dialing', change, at) };
+      const update = sidStillNull.Update!;
+      update.ConditionExpression = `${update.ConditionExpression} AND attribute_type(provider_call_sid, :nullType)`;
+      update.ExpressionAttributeValues = { ...update.ExpressionAttributeValues, ':nullType': 'NULL' };
+      try {
+        await db().send(new TransactWriteCommand({ TransactItems: [sidStillNull, dialingWatchDelete(tenantId, callId, dialingAt), ...completedEvent(call, end, at)] }));
+        failed++;
+        logger.warn('dial outcome unknown: failed as dispatch_unknown', { tenant_id: tenantId, call_id: callId, dialing_at: dialingAt });
+      } catch (err) {
+        if (failedConditionIndex(err) !== 0) throw err; // the call moved on meanwhile: the next run deletes the watch
+      }
+    }
+  }
+  return failed;
+}
+
+/** One tick: due calls sent, stuck dials reconciled. */
+export async function runDispatchTick(at: Date): Promise<{ sent: number; reconciled: number }> {
+  const sent = await runScheduler(at);
+  const reconciled = await runReconciler(at);
+  return { sent, reconciled };
+}

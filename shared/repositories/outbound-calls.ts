@@ -1,0 +1,140 @@
+/**
+ * Outbound calls (issue 10): the call record a POST /v1/calls creates, and the item builders
+ * the queue route, the dispatcher, the scheduler and the reconciler put in their own
+ * transactions. Stored like inbound calls (shared/repositories/calls.ts): `callKeys.call` +
+ * `callKeys.callIndex`, `type: 'call'`, every CallRecord field, plus the attempt's fields.
+ *
+ * At most once: the only way to dial is the conditional transition scheduled → dialing
+ * (`dialingTransition`), which also writes a dialing watch; the carrier's call id, once
+ * known, is stored with its platform pointer (`recordProviderSid`) and the watch goes. A
+ * watch left behind (a crash, CarrierUnavailable) is the reconciler's to fail.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client.js';
+import { callKeys, dispatchKeys, platformKeys } from '../db/keys.js';
+import type { StateChange } from '../policy/call-state/machine.js';
+import type { CallDecision } from '../calls/caller-decision.js';
+import type { CallRecord } from './calls.js';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+export interface OutboundTelephony {
+  provider: 'twilio' | 'mock' | null;
+  telephony_account_id: string | null;
+  phone_number_id: string | null;
+  from_e164: string | null;
+  provider_call_sid: string | null;
+  /** true for sandbox (mock) accounts. */
+  mock: boolean;
+}
+
+/**
+ * An outbound call. The caller-number fields are null only when no number could be chosen
+ * (a call blocked or deferred for `no_caller_number`); the dispatcher fills them at dial
+ * time with the number it dials from.
+ */
+export interface OutboundCallRecord extends Omit<CallRecord, 'provider_call_sid' | 'from_e164' | 'telephony_account_id' | 'provider' | 'direction'> {
+  direction: 'outbound';
+  provider_call_sid: string | null;
+  from_e164: string | null;
+  telephony_account_id: string | null;
+  provider: 'twilio' | 'mock' | null;
+  /** `att_…`: the contact attempt (ATTEMPT# item in the contact's partition). */
+  attempt_id: string;
+  contact_id: string;
+  agent_id: string;
+  agent_version_id: string;
+  campaign_id: null;
+  origin: 'api';
+  questions: unknown[];
+  context: Record<string, string>;
+  /** The compliance decision of the latest judgement, verbatim. */
+  compliance: CallDecision;
+  /** When the call may be dialled (ISO); null for a call disposed at queuing. */
+  scheduled_for: string | null;
+  idempotency_key: string | null;
+  telephony: OutboundTelephony;
+  dialing_at: string | null;
+}
+
+export const isOutbound = (call: { direction?: string }): boolean => call.direction === 'outbound';
+
+/** The Put that stores a new outbound call (only if absent). Unset stamps are not stored (if_not_exists sets them once). */
+export function outboundCallPut(call: OutboundCallRecord): TransactItem {
+  const item = Object.fromEntries(Object.entries(call).filter(([k, v]) => !['answered_at', 'ended_at', 'duration_seconds'].includes(k) || v !== null));
+  return { Put: { TableName: tableName(), Item: { ...callKeys.call(call.tenant_id, call.id), ...callKeys.callIndex(call.tenant_id, call.id), type: 'call', ...item }, ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
+/** The due item that makes the scheduler send a dispatch message at `scheduled_for`. */
+export function dueItemPut(call: Pick<OutboundCallRecord, 'tenant_id' | 'id' | 'attempt_id'>, scheduledFor: string): TransactItem {
+  return { Put: { TableName: tableName(), Item: { ...dispatchKeys.due(scheduledFor, call.tenant_id, call.id), type: 'dispatch_due', tenant_id: call.tenant_id, call_id: call.id, attempt_id: call.attempt_id, scheduled_for: scheduledFor } } };
+}
+export const dueItemDelete = (tenantId: string, callId: string, scheduledFor: string): TransactItem => ({ Delete: { TableName: tableName(), Key: dispatchKeys.due(scheduledFor, tenantId, callId) } });
+
+export function dialingWatchPut(call: Pick<OutboundCallRecord, 'tenant_id' | 'id'>, dialingAt: string): TransactItem {
+  return { Put: { TableName: tableName(), Item: { ...dispatchKeys.dialing(dialingAt, call.tenant_id, call.id), type: 'dialing_watch', tenant_id: call.tenant_id, call_id: call.id, dialing_at: dialingAt } } };
+}
+export const dialingWatchDelete = (tenantId: string, callId: string, dialingAt: string): TransactItem => ({ Delete: { TableName: tableName(), Key: dispatchKeys.dialing(dialingAt, tenantId, callId) } });
+
+/**
+ * The Update that applies a state-machine change to the call, only if it is still in `from`
+ * (another worker's change makes it fail). `extra` sets more fields (name → value).
+ */
+export function callTransition(call: Pick<OutboundCallRecord, 'tenant_id' | 'id'>, from: string, change: StateChange, at: Date, extra: Record<string, unknown> = {}): TransactItem {
+  const names: Record<string, string> = { '#state': 'state' };
+  const values: Record<string, unknown> = { ':from': from, ':to': change.state, ':now': at.toISOString() };
+  const sets = ['#state = :to', 'updated_at = :now'];
+  const fields: Record<string, unknown> = { ...extra };
+  for (const f of ['disposition', 'disposition_set_by', 'end_reason'] as const) if (change[f] !== undefined) fields[f] = change[f];
+  Object.entries(fields).forEach(([k, v], i) => {
+    names[`#f${i}`] = k;
+    values[`:f${i}`] = v;
+    sets.push(`#f${i} = :f${i}`);
+  });
+  if (change.stamp) {
+    names['#stamp'] = change.stamp;
+    sets.push('#stamp = if_not_exists(#stamp, :now)');
+  }
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: callKeys.call(call.tenant_id, call.id),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: 'attribute_exists(pk) AND #state = :from',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+/** The carrier answered the dial with its call id: the pointer callbacks find the call by, the sid on the call, the watch gone — one transaction. */
+export async function recordProviderSid(call: Pick<OutboundCallRecord, 'tenant_id' | 'id' | 'telephony_account_id'>, sid: string, dialingAt: string, at: Date): Promise<boolean> {
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: tableName(), Item: { ...platformKeys.carrierCall(sid), type: 'carrier_call', tenant_id: call.tenant_id, call_id: call.id, telephony_account_id: call.telephony_account_id }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: callKeys.call(call.tenant_id, call.id),
+              UpdateExpression: 'SET provider_call_sid = :sid, telephony.provider_call_sid = :sid, updated_at = :now',
+              ConditionExpression: 'attribute_exists(pk) AND attribute_type(provider_call_sid, :null)',
+              ExpressionAttributeValues: { ':sid': sid, ':now': at.toISOString(), ':null': 'NULL' },
+            },
+          },
+          dialingWatchDelete(call.tenant_id, call.id, dialingAt),
+        ],
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed')) return false;
+    throw err;
+  }
+}
+
+/** Which item of a cancelled transaction failed its condition (index into TransactItems), or -1. */
+export const failedConditionIndex = (err: unknown): number =>
+  err instanceof TransactionCanceledException ? (err.CancellationReasons ?? []).findIndex((r) => r.Code === 'ConditionalCheckFailed') : -1;

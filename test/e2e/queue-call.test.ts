@@ -1,0 +1,262 @@
+/**
+ * POST /v1/calls and the dispatcher, driven by hand on the local stack (no pollers, no
+ * scheduler ticks, so each step is the test's own): the ContactAttempt shapes for allow,
+ * defer and block; idempotency; the 422/409 answers; at-most-once dialling through the real
+ * sandbox carrier (duplicates, racing workers, a crash between transition and dial); the
+ * reconciler; re-judging at dial time; the cps limiter. Time moves with the clock hook.
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { dispatchCall } from '../../shared/calls/dispatch.js';
+import { runReconciler, runScheduler } from '../../shared/calls/scheduler.js';
+import { advanceClockForTests, now } from '../../shared/clock.js';
+import { db, tableName } from '../../shared/db/client.js';
+import { dispatchKeys, platformKeys } from '../../shared/db/keys.js';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { getPhoneNumber } from '../../shared/repositories/phone-numbers.js';
+import { CarrierRefused, CarrierUnavailable, type TelephonyProvider } from '../../shared/telephony/provider.js';
+import { useTestStack } from '../support/stack.js';
+import { locs } from './agent-fixtures.js';
+import { client, newTenant } from './client.js';
+import { ALLOWED_AT, attemptItem, attemptsOf, callWorld, eventsOfCall, newContact, QUIET_AT, queue, resetClock, sandboxCallsFrom, setClock, setCpsLimit, storedCall, typesOf, type CallWorld } from './call-fixtures.js';
+import { draftAgent } from './telephony-fixtures.js';
+
+const stack = useTestStack({ workers: false });
+
+let w: CallWorld;
+beforeAll(async () => {
+  const t = await newTenant('Queue');
+  w = await callWorld(client(stack, t.token), t.tenantId);
+});
+afterEach(() => resetClock());
+
+const body = (contactId: string, over: Record<string, unknown> = {}) => ({ agent_id: w.agentId, contact_id: contactId, ...over });
+
+/** A provider whose placeCall throws `err` (and counts its calls). */
+const failingProvider = (err: Error) => {
+  const calls: unknown[] = [];
+  const provider = async () => ({ placeCall: async (input: unknown) => (calls.push(input), Promise.reject(err)) }) as unknown as TelephonyProvider;
+  return { provider, calls };
+};
+
+describe('POST /v1/calls', () => {
+  it('allow: 200 with the scheduled ContactAttempt, due now, from our number on the mock account; one transaction of call, attempt and events', async () => {
+    setClock(ALLOWED_AT);
+    const c = await newContact(w.api);
+    const res = await queue(w.api, body(c.id, { questions: [{ id: 'q1', prompt: 'Did the reminder help?', scoring: { scale: 'csat', points: 5 } }], context: { plan: 'gold' } }));
+    expect(res.status).toBe(200);
+    const a = res.body;
+    expect(a).toEqual({
+      id: expect.stringMatching(/^att_/),
+      call_id: expect.stringMatching(/^cal_/),
+      contact_id: c.id,
+      agent_id: w.agentId,
+      agent_version_id: w.versionId,
+      campaign_id: null,
+      origin: 'api',
+      state: 'scheduled',
+      disposition: null,
+      scheduled_for: a.compliance.evaluated_at,
+      compliance: expect.objectContaining({ outcome: 'allow', disposition: null, reasons: [], next_permitted_at: null, call_purpose: 'informational' }),
+      telephony: { provider: 'mock', telephony_account_id: w.accountId, phone_number_id: w.number.id, from_e164: w.number.phone_e164, provider_call_sid: null, mock: true },
+      questions: [{ id: 'q1', prompt: 'Did the reminder help?', scoring: { scale: 'csat', points: 5 } }],
+      context: { plan: 'gold' },
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    expect(Math.abs(Date.parse(a.scheduled_for) - Date.parse(ALLOWED_AT))).toBeLessThan(60_000);
+    const call = await storedCall(w.tenantId, a.call_id);
+    expect(call).toMatchObject({ direction: 'outbound', state: 'scheduled', to_e164: c.phone_e164, from_e164: w.number.phone_e164, provider_call_sid: null, attempt_id: a.id, inbound: null, recording_url: null, dialing_at: null, idempotency_key: expect.any(String) });
+    expect(await attemptItem(w.tenantId, c.id, a.id)).toMatchObject({ placed_at: null, call_id: a.call_id, subject: 'appointment_reminders' });
+    expect(typesOf(await eventsOfCall(w.tenantId, a.call_id))).toEqual(['call.queued', 'call.scheduled']);
+  });
+
+  it('defer (quiet hours): scheduled for next_permitted_at, with a due item the scheduler fires then', async () => {
+    setClock(QUIET_AT);
+    const c = await newContact(w.api);
+    const res = await queue(w.api, body(c.id));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ state: 'scheduled', disposition: null, compliance: { outcome: 'defer' } });
+    expect(res.body.scheduled_for).toBe(res.body.compliance.next_permitted_at);
+    expect(Date.parse(res.body.scheduled_for)).toBeGreaterThan(Date.parse(QUIET_AT));
+    const due = await db().send(new GetCommand({ TableName: tableName(), Key: dispatchKeys.due(res.body.scheduled_for, w.tenantId, res.body.call_id), ConsistentRead: true }));
+    expect(due.Item).toMatchObject({ call_id: res.body.call_id, scheduled_for: res.body.scheduled_for });
+    // Not due yet: neither the dispatcher nor the scheduler does anything with it.
+    expect(await dispatchCall(w.tenantId, res.body.call_id)).toBe('not_due');
+    await runScheduler(now());
+    expect((await db().send(new GetCommand({ TableName: tableName(), Key: dispatchKeys.due(res.body.scheduled_for, w.tenantId, res.body.call_id), ConsistentRead: true }))).Item).toBeDefined();
+    expect(typesOf(await eventsOfCall(w.tenantId, res.body.call_id))).toEqual(['call.queued', 'call.scheduled']);
+  });
+
+  it('block (suppressed number): disposed with dnc_hit set by compliance, never dialled; blocked and completed exactly once', async () => {
+    setClock(ALLOWED_AT);
+    const c = await newContact(w.api);
+    expect((await w.api('POST', '/v1/suppressions', { body: { phone_e164: c.phone_e164, reason: 'opt_out' } })).status).toBe(201);
+    const res = await queue(w.api, body(c.id));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ state: 'disposed', disposition: 'dnc_hit', scheduled_for: null, compliance: { outcome: 'block', disposition: 'dnc_hit' } });
+    expect(await storedCall(w.tenantId, res.body.call_id)).toMatchObject({ state: 'disposed', disposition_set_by: 'compliance', end_reason: 'compliance_blocked', ended_at: expect.any(String) });
+    expect(typesOf(await eventsOfCall(w.tenantId, res.body.call_id))).toEqual(['call.queued', 'call.blocked', 'call.completed']);
+    expect(await dispatchCall(w.tenantId, res.body.call_id)).toBe('not_scheduled');
+    expect(await sandboxCallsFrom(w.number.phone_e164).then((calls) => calls.filter((x) => x.to === c.phone_e164))).toEqual([]);
+  });
+
+  it('Idempotency-Key: required; a replay answers the stored attempt; another body is 422; concurrent requests make one attempt', async () => {
+    setClock(ALLOWED_AT);
+    const c = await newContact(w.api);
+    const missing = await w.api('POST', '/v1/calls', { body: body(c.id) });
+    expect(missing.status).toBe(422);
+    expect(locs(missing.body)).toEqual(['header.idempotency-key:missing']);
+
+    const key = `k-${Date.now()}`;
+    const first = await queue(w.api, body(c.id), key);
+    const replay = await queue(w.api, body(c.id), key);
+    expect(replay.status).toBe(200);
+    expect(replay.headers.get('idempotent-replay')).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    const other = await queue(w.api, body(c.id, { context: { plan: 'silver' } }), key);
+    expect(other.status).toBe(422);
+    expect(locs(other.body)).toEqual(['header.idempotency-key:idempotency_key_reused']);
+
+    const d = await newContact(w.api);
+    const racing = await Promise.all(Array.from({ length: 6 }, () => queue(w.api, body(d.id), 'same-key-race')));
+    expect(racing.every((r) => r.status === 200 || r.status === 409)).toBe(true);
+    const ids = new Set(racing.filter((r) => r.status === 200).map((r) => r.body.id));
+    expect(ids.size).toBe(1);
+    expect(await attemptsOf(w.tenantId, d.id)).toHaveLength(1);
+    expect(await attemptsOf(w.tenantId, c.id)).toHaveLength(1);
+  });
+
+  it('422 for an unknown or other tenant’s agent or contact, 409 for an unpublished agent, nothing written', async () => {
+    const c = await newContact(w.api);
+    const other = await newTenant('Other');
+    const otherApi = client(stack, other.token);
+    const foreign = await callWorld(otherApi, other.tenantId);
+    const foreignContact = await newContact(otherApi);
+    const unknown = await queue(w.api, { agent_id: 'agt_01JAAAAAAAAAAAAAAAAAAAAAAA', contact_id: 'con_01JAAAAAAAAAAAAAAAAAAAAAAA' });
+    expect(unknown.status).toBe(422);
+    expect(locs(unknown.body)).toEqual(['body.agent_id:value_error', 'body.contact_id:value_error']);
+    expect(locs((await queue(w.api, body(foreignContact.id))).body)).toEqual(['body.contact_id:value_error']);
+    expect(locs((await queue(w.api, { agent_id: foreign.agentId, contact_id: c.id })).body)).toEqual(['body.agent_id:value_error']);
+    const draft = await queue(w.api, { agent_id: await draftAgent(w.api), contact_id: c.id });
+    expect(draft.status).toBe(409);
+    expect(draft.body.code).toBe('agent_not_published');
+    expect(await attemptsOf(w.tenantId, c.id)).toEqual([]);
+  });
+});
+
+describe('dispatch: at most once', () => {
+  it('dials an allowed call once through the sandbox carrier, whatever the duplicates and racing workers', async () => {
+    setClock(ALLOWED_AT);
+    const c = await newContact(w.api);
+    const a = (await queue(w.api, body(c.id))).body;
+    const before = (await getPhoneNumber(w.tenantId, w.number.id))!;
+    // Two workers at once, then a redelivered message.
+    const outcomes = await Promise.all([dispatchCall(w.tenantId, a.call_id), dispatchCall(w.tenantId, a.call_id), dispatchCall(w.tenantId, a.call_id)]);
+    expect(outcomes.filter((o) => o === 'dialled')).toHaveLength(1);
+    expect(outcomes.filter((o) => o !== 'dialled').every((o) => o === 'taken' || o === 'not_scheduled')).toBe(true);
+    expect(await dispatchCall(w.tenantId, a.call_id)).toBe('not_scheduled');
+
+    const dialled = (await sandboxCallsFrom(w.number.phone_e164)).filter((x) => x.to === c.phone_e164);
+    expect(dialled).toHaveLength(1);
+    const call = await storedCall(w.tenantId, a.call_id);
+    expect(call).toMatchObject({ state: 'dialing', provider_call_sid: dialled[0]!.sid, telephony: { provider_call_sid: dialled[0]!.sid, mock: true }, dialing_at: expect.any(String) });
+    const pointer = await db().send(new GetCommand({ TableName: tableName(), Key: platformKeys.carrierCall(dialled[0]!.sid as string), ConsistentRead: true }));
+    expect(pointer.Item).toMatchObject({ type: 'carrier_call', tenant_id: w.tenantId, call_id: a.call_id, telephony_account_id: w.accountId });
+    // The carrier was given our outbound TwiML and status URLs naming the call, machine detection and a 30 s ring.
+    expect(dialled[0]).toMatchObject({ url: expect.stringContaining(`/carrier/twilio/outbound?call_id=${a.call_id}`), status_callback: expect.stringContaining(`/carrier/twilio/status?call_id=${a.call_id}`), machine_detection: 'Enable', timeout: 30 });
+    expect((await attemptItem(w.tenantId, c.id, a.id))!.placed_at).toBe(call.dialing_at);
+    const after = (await getPhoneNumber(w.tenantId, w.number.id))!;
+    expect(after.dials_count).toBe((before.dials_day === after.dials_day ? before.dials_count : 0) + 1);
+    // The dialing watch is gone: nothing for the reconciler.
+    const watch = await db().send(new GetCommand({ TableName: tableName(), Key: dispatchKeys.dialing(call.dialing_at!, w.tenantId, a.call_id), ConsistentRead: true }));
+    expect(watch.Item).toBeUndefined();
+    expect(typesOf(await eventsOfCall(w.tenantId, a.call_id))).toEqual(['call.queued', 'call.scheduled', 'call.dialing']);
+  });
+
+  it('a crash after the transition (carrier unavailable) is failed by the reconciler as dispatch_unknown once the bound passes, never redialled', async () => {
+    setClock(ALLOWED_AT);
+    const c = await newContact(w.api);
+    const a = (await queue(w.api, body(c.id))).body;
+    const stub = failingProvider(new CarrierUnavailable('unreachable', 'connection reset after the request left'));
+    expect(await dispatchCall(w.tenantId, a.call_id, { provider: stub.provider })).toBe('unknown');
+    expect(stub.calls).toHaveLength(1);
+    expect(await storedCall(w.tenantId, a.call_id)).toMatchObject({ state: 'dialing', provider_call_sid: null });
+    // Redelivery dials nothing; the reconciler leaves it alone before the bound.
+    expect(await dispatchCall(w.tenantId, a.call_id, { provider: stub.provider })).toBe('not_scheduled');
+    await runReconciler(now());
+    expect((await storedCall(w.tenantId, a.call_id)).state).toBe('dialing');
+
+    advanceClockForTests(121_000);
+    expect(await runReconciler(now())).toBeGreaterThanOrEqual(1);
+    expect(await storedCall(w.tenantId, a.call_id)).toMatchObject({ state: 'failed', end_reason: 'dispatch_unknown', disposition: 'failed', disposition_set_by: 'system', ended_at: expect.any(String) });
+    await runReconciler(now());
+    const events = await eventsOfCall(w.tenantId, a.call_id);
+    expect(typesOf(events)).toEqual(['call.queued', 'call.scheduled', 'call.dialing', 'call.completed']);
+    expect(events.at(-1)!.data).toMatchObject({ state: 'failed', end_reason: 'dispatch_unknown' });
+    expect(await dispatchCall(w.tenantId, a.call_id)).toBe('not_scheduled');
+    expect(stub.calls).toHaveLength(1);
+    expect((await sandboxCallsFrom(w.number.phone_e164)).filter((x) => x.to === c.phone_e164)).toEqual([]);
+  });
+
+  it('a refused dial fails the call with the carrier’s reason and one final event', async () => {
+    setClock(ALLOWED_AT);
+    const c = await newContact(w.api);
+    const a = (await queue(w.api, body(c.id))).body;
+    const stub = failingProvider(new CarrierRefused('invalid_to', 21211, 'The To number is not valid'));
+    expect(await dispatchCall(w.tenantId, a.call_id, { provider: stub.provider })).toBe('refused');
+    expect(await storedCall(w.tenantId, a.call_id)).toMatchObject({ state: 'failed', disposition: 'failed', disposition_set_by: 'carrier', end_reason: 'carrier_refused_invalid_to' });
+    expect(typesOf(await eventsOfCall(w.tenantId, a.call_id))).toEqual(['call.queued', 'call.scheduled', 'call.dialing', 'call.completed']);
+    advanceClockForTests(121_000);
+    await runReconciler(now());
+    expect((await storedCall(w.tenantId, a.call_id)).end_reason).toBe('carrier_refused_invalid_to');
+  });
+
+  it('a suppression added after queuing wins at dial time: disposed dnc_hit, never dialled', async () => {
+    setClock(ALLOWED_AT);
+    const c = await newContact(w.api);
+    const a = (await queue(w.api, body(c.id))).body;
+    expect((await w.api('POST', '/v1/suppressions', { body: { phone_e164: c.phone_e164, reason: 'opt_out' } })).status).toBe(201);
+    expect(await dispatchCall(w.tenantId, a.call_id)).toBe('blocked');
+    expect(await storedCall(w.tenantId, a.call_id)).toMatchObject({ state: 'disposed', disposition: 'dnc_hit', disposition_set_by: 'compliance', compliance: { outcome: 'block' } });
+    expect(typesOf(await eventsOfCall(w.tenantId, a.call_id))).toEqual(['call.queued', 'call.scheduled', 'call.blocked', 'call.completed']);
+    expect(await dispatchCall(w.tenantId, a.call_id)).toBe('not_scheduled');
+    expect((await sandboxCallsFrom(w.number.phone_e164)).filter((x) => x.to === c.phone_e164)).toEqual([]);
+  });
+
+  it('a call due in quiet hours is re-deferred at dial time (new scheduled_for and due item)', async () => {
+    setClock(ALLOWED_AT);
+    const c = await newContact(w.api);
+    const a = (await queue(w.api, body(c.id))).body;
+    setClock(QUIET_AT); // the message arrives late, in quiet hours (the clock moved back for the test)
+    // scheduled_for is now in the future by the clock: the message is ignored…
+    expect(await dispatchCall(w.tenantId, a.call_id)).toBe('not_due');
+    // …while a call due and judged in quiet hours is deferred again:
+    setClock(Date.parse('2026-11-19T03:00:00.000Z'));
+    expect(await dispatchCall(w.tenantId, a.call_id)).toBe('deferred');
+    const call = await storedCall(w.tenantId, a.call_id);
+    expect(call.state).toBe('scheduled');
+    expect(Date.parse(call.scheduled_for!)).toBeGreaterThan(Date.parse('2026-11-19T03:00:00.000Z'));
+    const due = await db().send(new GetCommand({ TableName: tableName(), Key: dispatchKeys.due(call.scheduled_for!, w.tenantId, a.call_id), ConsistentRead: true }));
+    expect(due.Item).toBeDefined();
+    expect(typesOf(await eventsOfCall(w.tenantId, a.call_id))).toEqual(['call.queued', 'call.scheduled', 'call.scheduled']);
+  });
+
+  it('respects the account’s cps_limit across concurrent dispatchers', async () => {
+    setClock(ALLOWED_AT);
+    const t = await newTenant('Cps');
+    const cw = await callWorld(client(stack, t.token), t.tenantId);
+    await setCpsLimit(t.tenantId, cw.accountId, 2);
+    const contacts = await Promise.all(Array.from({ length: 6 }, () => newContact(cw.api)));
+    const attempts = await Promise.all(contacts.map(async (c) => (await queue(cw.api, { agent_id: cw.agentId, contact_id: c.id })).body));
+    const outcomes = await Promise.all(attempts.map((a) => dispatchCall(t.tenantId, a.call_id)));
+    expect(outcomes).toEqual(Array(6).fill('dialled'));
+    const counters = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': dispatchKeys.cps(t.tenantId, cw.accountId, 0).pk }, ConsistentRead: true }));
+    const counts = (counters.Items ?? []).map((i) => i.count as number);
+    // Every dial took a slot (a dispatcher whose number changed under it may take another).
+    expect(counts.reduce((s, n) => s + n, 0)).toBeGreaterThanOrEqual(6);
+    expect(Math.max(...counts)).toBeLessThanOrEqual(2);
+    expect(counts.length).toBeGreaterThanOrEqual(3);
+    expect(await sandboxCallsFrom(cw.number.phone_e164)).toHaveLength(6);
+  });
+});
