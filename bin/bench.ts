@@ -6,8 +6,10 @@
  *   4. compliance engine evaluations per second (pure, no stack).
  *   5. a 100,000-number National DNC load and reload, and dncFacts latency.
  *   6. POST /v1/calls/preflight vs GET /v1/contacts/{id}, and DynamoDB calls per preflight.
+ *   7. 500 calls queued and dispatched at cps_limit 10: time to all dialled / terminal vs 50 s;
+ *      POST /v1/calls vs a raw TransactWriteItems of its items; DynamoDB calls per queued call.
  * Runs against its own in-memory local stack (free ports), so `npm start` may be running.
- * BENCH_ONLY=bundles|me|import|engine|dnc|preflight runs one part.
+ * BENCH_ONLY=bundles|me|import|engine|dnc|preflight|calls runs one part.
  */
 import { cpus } from 'node:os';
 
@@ -48,6 +50,18 @@ if (!only || only === 'me' || only === 'import' || only === 'dnc' || only === 'p
       const { measurePreflight, printPreflight } = await import('../test/bench/preflight.js');
       printPreflight(await measurePreflight(stack));
     }
+  } finally {
+    await stack.stop();
+  }
+}
+
+if (!only || only === 'calls') {
+  // Its own stack: the dispatch worker, the sandbox carrier's timeline and the scheduler run.
+  const { startLocalStack } = await import('../infra/local/stack.js');
+  const stack = await startLocalStack({ port: 0, inMemory: true, workers: true, seed: false });
+  try {
+    const { measureCalls, printCalls } = await import('../test/bench/calls.js');
+    printCalls(await measureCalls(stack));
   } finally {
     await stack.stop();
   }
