@@ -2,7 +2,8 @@
  * The account's calls-per-second ceiling (cps_limit), across every dispatch worker at once:
  * one counter item per (telephony account, epoch second), `ADD count 1` only while
  * `count < limit`, expiring by TTL. A full second makes the worker wait for the next one
- * (bounded: past MAX_WAIT_MS it gives up, nothing dialled, and SQS redelivers the message).
+ * (bounded: past MAX_WAIT_MS it gives up, nothing dialled, and the dispatcher hands the call
+ * back to the scheduler with a due item a second on, so a long backlog never dead-letters).
  * The counter is taken before the dial's transition, so a slot is never held by a call that
  * is not dialled — at worst a slot is wasted (the transition then found the call taken).
  */

@@ -34,17 +34,19 @@ import { publicBaseUrl } from '../telephony/endpoints.js';
 import { CarrierRefused, type PlaceCallInput, type TelephonyProvider } from '../telephony/provider.js';
 import { blockedEvent, completedEvent, dialingEvent, scheduledEvent } from './call-events.js';
 import type { CallerNumber } from './compliance-inputs.js';
-import { acquireDialSlot, secondOf } from './cps-limiter.js';
+import { acquireDialSlot, DialSlotsBusy, secondOf } from './cps-limiter.js';
 import { judgeCall } from './judge-call.js';
 import { COMPLIANCE_END_REASON, telephonyOf } from './queue-call.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-export type DispatchOutcome = 'not_found' | 'not_scheduled' | 'not_due' | 'blocked' | 'deferred' | 'taken' | 'dialled' | 'refused' | 'unknown';
+export type DispatchOutcome = 'not_found' | 'not_scheduled' | 'not_due' | 'blocked' | 'deferred' | 'taken' | 'busy' | 'dialled' | 'refused' | 'unknown';
 
 export interface DispatchDeps {
   /** The carrier for an account (tests pass a stub; default: carrier-for.ts). */
   provider?: (account: TelephonyAccountRecord) => Promise<TelephonyProvider>;
+  /** The longest a dispatcher waits for a cps slot (default cps-limiter's MAX_WAIT_MS). */
+  slotWaitMs?: number;
 }
 
 /** Rounds of "the chosen number hit its cap meanwhile: judge again". */
@@ -112,7 +114,17 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
     const account = await getTelephonyAccount(tenantId, caller.telephony_account_id);
     if (!account) throw new Error(`call ${call.id}: telephony account ${caller.telephony_account_id} is gone`);
     // One slot per dial: a round repeated within the same second keeps the slot it holds.
-    if (slot === null || slot.account !== account.id || secondOf(now().getTime()) !== slot.second) slot = { account: account.id, second: await acquireDialSlot(tenantId, account.id, account.cps_limit) };
+    if (slot === null || slot.account !== account.id || secondOf(now().getTime()) !== slot.second) {
+      try {
+        slot = { account: account.id, second: await acquireDialSlot(tenantId, account.id, account.cps_limit, { maxWaitMs: deps.slotWaitMs }) };
+      } catch (err) {
+        if (!(err instanceof DialSlotsBusy)) throw err;
+        // A backlog longer than a worker may wait: hand the call back to the scheduler (a due
+        // item; nothing else changes) rather than burning the message's receives into the DLQ.
+        await db().send(new TransactWriteCommand({ TransactItems: [dueItemPut(call, new Date(now().getTime() + 1000).toISOString())] }));
+        return 'busy';
+      }
+    }
 
     const dialAt = now();
     const dialingAt = dialAt.toISOString();

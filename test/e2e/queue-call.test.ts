@@ -5,7 +5,7 @@
  * sandbox carrier (duplicates, racing workers, a crash between transition and dial); the
  * reconciler; re-judging at dial time; the cps limiter. Time moves with the clock hook.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchCall } from '../../shared/calls/dispatch.js';
 import { runReconciler, runScheduler } from '../../shared/calls/scheduler.js';
@@ -258,5 +258,19 @@ describe('dispatch: at most once', () => {
     expect(Math.max(...counts)).toBeLessThanOrEqual(2);
     expect(counts.length).toBeGreaterThanOrEqual(3);
     expect(await sandboxCallsFrom(cw.number.phone_e164)).toHaveLength(6);
+
+    // A full account: the dispatcher gives the call back to the scheduler (a due item), dials nothing.
+    await setCpsLimit(t.tenantId, cw.accountId, 1);
+    const c = await newContact(cw.api);
+    const a = (await queue(cw.api, { agent_id: cw.agentId, contact_id: c.id })).body;
+    const second = Math.floor(now().getTime() / 1000);
+    for (const s of [second, second + 1, second + 2]) {
+      await db().send(new UpdateCommand({ TableName: tableName(), Key: dispatchKeys.cps(t.tenantId, cw.accountId, s), UpdateExpression: 'SET #c = :one', ExpressionAttributeNames: { '#c': 'count' }, ExpressionAttributeValues: { ':one': 1 } }));
+    }
+    expect(await dispatchCall(t.tenantId, a.call_id, { slotWaitMs: 0 })).toBe('busy');
+    expect((await storedCall(t.tenantId, a.call_id)).state).toBe('scheduled');
+    const due = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', FilterExpression: 'call_id = :c', ExpressionAttributeValues: { ':pk': dispatchKeys.due('x', t.tenantId, a.call_id).pk, ':c': a.call_id }, ConsistentRead: true }));
+    expect(due.Items!.length).toBeGreaterThanOrEqual(1);
+    expect((await sandboxCallsFrom(cw.number.phone_e164)).filter((x) => x.to === c.phone_e164)).toEqual([]);
   });
 });
