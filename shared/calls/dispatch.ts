@@ -26,7 +26,7 @@ import { logger } from '../observability.js';
 import { onCarrierStatus, onDisposedBeforeDial } from '../policy/call-state/machine.js';
 import { getAgentVersion } from '../repositories/agents.js';
 import { getCall } from '../repositories/calls.js';
-import { callTransition, dialingWatchDelete, dialingWatchPut, dueItemDelete, dueItemPut, failedConditionIndex, recordProviderSid, type OutboundCallRecord } from '../repositories/outbound-calls.js';
+import { callTransition, dialingWatchDelete, dialingWatchPut, dueInstantOf, dueItemDelete, dueItemPut, failedConditionIndex, recordProviderSid, type OutboundCallRecord } from '../repositories/outbound-calls.js';
 import { utcDay } from '../repositories/phone-numbers.js';
 import { getTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import { providerFor } from '../telephony/carrier-for.js';
@@ -48,6 +48,12 @@ export interface DispatchDeps {
   /** The longest a dispatcher waits for a cps slot (default cps-limiter's MAX_WAIT_MS). */
   slotWaitMs?: number;
 }
+
+/** The Delete of the call's current due item, if it has one. */
+const dueDelete = (call: OutboundCallRecord): TransactItem[] => {
+  const instant = dueInstantOf(call);
+  return instant ? [dueItemDelete(call.tenant_id, call.id, instant)] : [];
+};
 
 /** Rounds of "the chosen number hit its cap meanwhile: judge again". */
 const CAP_ROUNDS = 3;
@@ -132,7 +138,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
     const from = { phone_number_id: caller.id, from_e164: caller.phone_e164 };
     const dialing: OutboundCallRecord = { ...judgedCall, ...from, telephony_account_id: caller.telephony_account_id, provider: telephony.provider, telephony, state: 'dialing', dialing_at: dialingAt };
     const items: TransactItem[] = [
-      callTransition(call, 'scheduled', { state: 'dialing' }, dialAt, { dialing_at: dialingAt, compliance: decision, from_e164: caller.phone_e164, phone_number_id: caller.id, telephony_account_id: caller.telephony_account_id, provider: telephony.provider, telephony }),
+      callTransition(call, 'scheduled', { state: 'dialing' }, dialAt, { dialing_at: dialingAt, due_at: null, compliance: decision, from_e164: caller.phone_e164, phone_number_id: caller.id, telephony_account_id: caller.telephony_account_id, provider: telephony.provider, telephony }),
       dialCountUpdate(tenantId, caller, dialAt),
       {
         Update: {
@@ -144,7 +150,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
         },
       },
       dialingWatchPut(call, dialingAt),
-      ...(call.scheduled_for ? [dueItemDelete(tenantId, call.id, call.scheduled_for)] : []),
+      ...dueDelete(call),
       ...dialingEvent(dialing, dialAt, from),
     ];
     try {
@@ -202,8 +208,8 @@ async function dispose(call: OutboundCallRecord, at: Date): Promise<DispatchOutc
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          callTransition(call, 'scheduled', change, at, { compliance: call.compliance }),
-          ...(call.scheduled_for ? [dueItemDelete(call.tenant_id, call.id, call.scheduled_for)] : []),
+          callTransition(call, 'scheduled', change, at, { compliance: call.compliance, due_at: null }),
+          ...dueDelete(call),
           ...blockedEvent(call, disposition, at),
           ...completedEvent(call, end, at),
         ],
@@ -218,8 +224,8 @@ async function dispose(call: OutboundCallRecord, at: Date): Promise<DispatchOutc
 
 async function reschedule(call: OutboundCallRecord, at: Date, forced?: string): Promise<DispatchOutcome> {
   const next = forced ?? new Date(call.compliance.next_permitted_at ?? at.getTime() + 60_000).toISOString();
-  const items: TransactItem[] = [callTransition(call, 'scheduled', { state: 'scheduled' }, at, { scheduled_for: next, compliance: call.compliance }), dueItemPut(call, next)];
-  if (call.scheduled_for && call.scheduled_for !== next) items.push(dueItemDelete(call.tenant_id, call.id, call.scheduled_for));
+  const items: TransactItem[] = [callTransition(call, 'scheduled', { state: 'scheduled' }, at, { scheduled_for: next, due_at: next, compliance: call.compliance }), dueItemPut(call, next)];
+  if (dueInstantOf(call) !== next) items.push(...dueDelete(call));
   items.push(...scheduledEvent(call, next, at));
   try {
     await db().send(new TransactWriteCommand({ TransactItems: items }));

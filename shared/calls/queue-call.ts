@@ -85,6 +85,7 @@ export async function queueCall(tenantId: string, body: QueueCallRequest, opts: 
     idempotency_key: opts.idempotencyKey,
     telephony,
     dialing_at: null,
+    due_at: null,
     created_at: iso,
     updated_at: iso,
   };
@@ -98,7 +99,7 @@ export async function queueCall(tenantId: string, body: QueueCallRequest, opts: 
     events.push(...queuedEvent(call, at), ...blockedEvent(call, call.disposition!, at), ...completedEvent(call, { state: call.state, disposition: call.disposition, disposition_set_by: call.disposition_set_by, end_reason: call.end_reason }, at));
   } else {
     const scheduledFor = decision.outcome === 'defer' && decision.next_permitted_at ? new Date(decision.next_permitted_at).toISOString() : iso;
-    call = { ...base, scheduled_for: scheduledFor };
+    call = { ...base, scheduled_for: scheduledFor, due_at: scheduledFor };
     events.push(...queuedEvent(call, at), ...scheduledEvent(call, scheduledFor, at));
     extra.push(dueItemPut(call, scheduledFor));
   }

@@ -3,10 +3,12 @@
  * (EventBridge → functions/scheduler/call-scheduler.ts) and every SCHEDULER_TICK_MS locally
  * (infra/local/stack.ts, while workers run).
  *
- * runScheduler(at): every due item with scheduled_for ≤ at, per shard, becomes a dispatch
- * message; the item is deleted after the send. A send that happens twice (a crash between
- * send and delete, two ticks at once) is harmless: the dispatcher acts only on a call still
- * `scheduled` and due, through a conditional transition.
+ * runScheduler(at): every due item with an instant ≤ at, per shard, whose call is still
+ * scheduled and due becomes a dispatch message; the item is then re-armed DUE_RECHECK_MS
+ * later (so a lost or dead-lettered message is sent again, and every scheduled call is
+ * eventually dialled, disposed or rescheduled), and deleted by whoever moves the call on.
+ * Stale items (the call moved on) are deleted. A send that happens twice is harmless: the
+ * dispatcher acts only on a call still `scheduled` and due, through a conditional transition.
  *
  * runReconciler(at): every dialing watch older than DISPATCH_UNKNOWN_AFTER_MS (default
  * 120 s, far beyond a carrier's answer to a Calls create) whose call is still `dialing`
@@ -16,11 +18,11 @@
  */
 import { DeleteCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
-import { DISPATCH_SHARDS, dispatchKeys } from '../db/keys.js';
+import { callKeys, DISPATCH_SHARDS, dispatchKeys } from '../db/keys.js';
 import { logger } from '../observability.js';
 import { onDispatchUnknown } from '../policy/call-state/machine.js';
 import { getCall } from '../repositories/calls.js';
-import { callTransition, dialingWatchDelete, failedConditionIndex, type OutboundCallRecord } from '../repositories/outbound-calls.js';
+import { callTransition, dialingWatchDelete, dueInstantOf, dueItemDelete, dueItemPut, failedConditionIndex, type OutboundCallRecord } from '../repositories/outbound-calls.js';
 import { completedEvent } from './call-events.js';
 import { sendDispatch } from './dispatch-queue.js';
 
@@ -40,22 +42,70 @@ async function olderThan(pk: string, before: string): Promise<Record<string, unk
   return out.Items ?? [];
 }
 
+/** After a send, the due item comes back this much later: a lost or dead-lettered message is sent again. */
+export const DUE_RECHECK_MS = 10 * 60_000;
+
 export async function runScheduler(at: Date): Promise<number> {
-  // sk = `<scheduled_for>#…`: every sk with a scheduled_for ≤ at sorts before `<at>#~`.
+  // sk = `<instant>#…`: every sk with an instant ≤ at sorts before `<at>#~`.
   const bound = `${at.toISOString()}#~`;
   let sent = 0;
   for (let shard = 0; shard < DISPATCH_SHARDS; shard++) {
     for (const item of await olderThan(dispatchKeys.duePartition(shard), bound)) {
       try {
-        await sendDispatch({ tenant_id: item.tenant_id as string, attempt_id: item.attempt_id as string, call_id: item.call_id as string });
-        await db().send(new DeleteCommand({ TableName: tableName(), Key: { pk: item.pk, sk: item.sk } }));
-        sent++;
+        if (await fireDue(item, at)) sent++;
       } catch (err) {
-        logger.warn('scheduler could not send a due call; next run retries', { call_id: item.call_id, error: (err as Error)?.message });
+        logger.warn('scheduler could not handle a due call; next run retries', { call_id: item.call_id, error: (err as Error)?.message });
       }
     }
   }
   return sent;
+}
+
+/**
+ * One due item: a call still scheduled and due → a dispatch message, then the item re-armed
+ * DUE_RECHECK_MS later (the call's `due_at` moved with it, conditionally). Anything else — the
+ * call moved on, was rescheduled, or another item is its current one — the item is deleted.
+ */
+async function fireDue(item: Record<string, unknown>, at: Date): Promise<boolean> {
+  const tenantId = item.tenant_id as string;
+  const callId = item.call_id as string;
+  const instant = item.scheduled_for as string;
+  const drop = () => db().send(new DeleteCommand({ TableName: tableName(), Key: { pk: item.pk, sk: item.sk } }));
+  const call = (await getCall(tenantId, callId)) as unknown as OutboundCallRecord | undefined;
+  if (!call || call.state !== 'scheduled' || (call.scheduled_for && Date.parse(call.scheduled_for) > at.getTime())) {
+    await drop();
+    return false;
+  }
+  await sendDispatch({ tenant_id: tenantId, attempt_id: call.attempt_id, call_id: callId });
+  if (dueInstantOf(call) !== instant) {
+    await drop(); // an extra item (a busy hand-back): the call's own item stays armed
+    return true;
+  }
+  const next = new Date(at.getTime() + DUE_RECHECK_MS).toISOString();
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: callKeys.call(tenantId, callId),
+              UpdateExpression: 'SET due_at = :next',
+              ConditionExpression: '#state = :scheduled AND (due_at = :instant OR (attribute_not_exists(due_at) OR attribute_type(due_at, :null)))',
+              ExpressionAttributeNames: { '#state': 'state' },
+              ExpressionAttributeValues: { ':next': next, ':scheduled': 'scheduled', ':instant': instant, ':null': 'NULL' },
+            },
+          },
+          dueItemDelete(tenantId, callId, instant),
+          dueItemPut(call, next),
+        ],
+      }),
+    );
+  } catch (err) {
+    if (failedConditionIndex(err) !== 0) throw err;
+    await drop(); // the call moved on meanwhile (dialled, disposed, rescheduled)
+  }
+  return true;
 }
 
 export async function runReconciler(at: Date, afterMs = dispatchUnknownAfterMs()): Promise<number> {

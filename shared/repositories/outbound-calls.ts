@@ -56,7 +56,16 @@ export interface OutboundCallRecord extends Omit<CallRecord, 'provider_call_sid'
   idempotency_key: string | null;
   telephony: OutboundTelephony;
   dialing_at: string | null;
+  /**
+   * The instant (sort key) of the call's current due item while it is scheduled: the
+   * scheduler re-arms it after each send, so a lost or dead-lettered dispatch message is
+   * sent again; whoever moves the call on deletes it. null once the call left `scheduled`.
+   */
+  due_at: string | null;
 }
+
+/** The key instant of the call's current due item (older records: scheduled_for). */
+export const dueInstantOf = (call: Pick<OutboundCallRecord, 'due_at' | 'scheduled_for'>): string | null => call.due_at ?? call.scheduled_for ?? null;
 
 export const isOutbound = (call: { direction?: string }): boolean => call.direction === 'outbound';
 

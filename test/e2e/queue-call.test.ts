@@ -8,7 +8,7 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchCall } from '../../shared/calls/dispatch.js';
-import { runReconciler, runScheduler } from '../../shared/calls/scheduler.js';
+import { DUE_RECHECK_MS, runReconciler, runScheduler } from '../../shared/calls/scheduler.js';
 import { advanceClockForTests, now } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { dispatchKeys, platformKeys } from '../../shared/db/keys.js';
@@ -172,6 +172,27 @@ describe('dispatch: at most once', () => {
     const watch = await db().send(new GetCommand({ TableName: tableName(), Key: dispatchKeys.dialing(call.dialing_at!, w.tenantId, a.call_id), ConsistentRead: true }));
     expect(watch.Item).toBeUndefined();
     expect(typesOf(await eventsOfCall(w.tenantId, a.call_id))).toEqual(['call.queued', 'call.scheduled', 'call.dialing']);
+  });
+
+  it('a lost dispatch message: the scheduler sends again every DUE_RECHECK_MS until the call leaves scheduled, then its due item is gone', async () => {
+    setClock(ALLOWED_AT);
+    const c = await newContact(w.api);
+    const a = (await queue(w.api, body(c.id))).body;
+    const dueItems = async () =>
+      (await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', FilterExpression: 'call_id = :c', ExpressionAttributeValues: { ':pk': dispatchKeys.due('x', w.tenantId, a.call_id).pk, ':c': a.call_id }, ConsistentRead: true }))).Items ?? [];
+    // The message the route sent is "lost" (no pollers here): the scheduler sends one and re-arms the item.
+    expect(await runScheduler(now())).toBeGreaterThanOrEqual(1);
+    const rearmed = await dueItems();
+    expect(rearmed).toHaveLength(1);
+    expect(Date.parse(rearmed[0]!.scheduled_for as string)).toBeGreaterThan(now().getTime() + 9 * 60_000);
+    expect((await storedCall(w.tenantId, a.call_id)).due_at).toBe(rearmed[0]!.scheduled_for);
+    await runScheduler(now()); // not due again yet
+    expect((await dueItems())[0]!.sk).toBe(rearmed[0]!.sk);
+    advanceClockForTests(DUE_RECHECK_MS + 1_000);
+    expect(await runScheduler(now())).toBeGreaterThanOrEqual(1);
+    expect(await dispatchCall(w.tenantId, a.call_id)).toBe('dialled');
+    expect(await dueItems()).toEqual([]);
+    expect((await sandboxCallsFrom(w.number.phone_e164)).filter((x) => x.to === c.phone_e164)).toHaveLength(1);
   });
 
   it('a crash after the transition (carrier unavailable) is failed by the reconciler as dispatch_unknown once the bound passes, never redialled', async () => {
