@@ -144,9 +144,9 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
         Update: {
           TableName: tableName(),
           Key: contactKeys.attempt(tenantId, call.contact_id, call.attempt_id),
-          UpdateExpression: 'SET placed_at = :at, call_state = :dialing, updated_at = :at',
+          UpdateExpression: 'SET placed_at = :at, updated_at = :at',
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':at': dialingAt, ':dialing': 'dialing' },
+          ExpressionAttributeValues: { ':at': dialingAt },
         },
       },
       dialingWatchPut(call, dialingAt),
