@@ -44,7 +44,7 @@ export interface RouteDefinition {
   readonly roles?: readonly Role[];
   /** Extra grants beyond the table. */
   readonly bucket?: 'read' | 'write';
-  readonly queues?: readonly ('callDispatch' | 'webhookDelivery' | 'sandboxTimeline')[];
+  readonly queues?: readonly ('callDispatch' | 'callAnalysis' | 'webhookDelivery' | 'sandboxTimeline')[];
   /** Rights on the key that seals other parties' secrets (shared/crypto/secret-box.ts). */
   readonly kms?: 'encrypt' | 'decrypt';
   readonly summary: string;
@@ -120,7 +120,8 @@ export const routes = [
   { id: 'carrierInboundVoice', method: 'POST', path: '/carrier/twilio/voice', handler: 'functions/carrier/inbound-voice', auth: 'twilio_signature', bodyFormat: 'form', idempotency: 'none', table: 'write', kms: 'decrypt', summary: 'A call to one of our numbers: stored as an inbound call and answered with TwiML (agent, voicemail or answering policy)', tag: 'Carrier callbacks' },
   { id: 'carrierPolicyAction', method: 'POST', path: '/carrier/twilio/policy-action', handler: 'functions/carrier/policy-action', auth: 'twilio_signature', bodyFormat: 'form', idempotency: 'none', table: 'write', kms: 'decrypt', summary: "A key press (Gather) or a ring's outcome (Dial) on an answering policy: the next step, on the policy version the call started with", tag: 'Carrier callbacks' },
   { id: 'carrierRecording', method: 'POST', path: '/carrier/twilio/recording', handler: 'functions/carrier/recording', auth: 'twilio_signature', bodyFormat: 'form', idempotency: 'none', table: 'write', kms: 'decrypt', summary: 'A voicemail was recorded: kept on the call', tag: 'Carrier callbacks' },
-  { id: 'carrierCallStatus', method: 'POST', path: '/carrier/twilio/status', handler: 'functions/carrier/call-status', auth: 'twilio_signature', bodyFormat: 'form', idempotency: 'none', table: 'write', kms: 'decrypt', summary: "A call's status changed: monotonic, idempotent transitions", tag: 'Carrier callbacks' },
+  { id: 'carrierOutboundVoice', method: 'POST', path: '/carrier/twilio/outbound', handler: 'functions/carrier/outbound-voice', auth: 'twilio_signature', bodyFormat: 'form', idempotency: 'none', table: 'write', kms: 'decrypt', queues: ['callAnalysis'], summary: 'An outbound call was answered: TwiML that streams a person to the voice runtime, or plays the voicemail drop to a machine', tag: 'Carrier callbacks' },
+  { id: 'carrierCallStatus', method: 'POST', path: '/carrier/twilio/status', handler: 'functions/carrier/call-status', auth: 'twilio_signature', bodyFormat: 'form', idempotency: 'none', table: 'write', kms: 'decrypt', queues: ['callAnalysis'], summary: "A call's status changed: monotonic, idempotent transitions; an outbound call's disposition and events at its terminal transition", tag: 'Carrier callbacks' },
 
   // The sandbox carrier: a Twilio-compatible REST subset (Basic auth), part of the product
   { id: 'sandboxGetAccount', method: 'GET', path: '/sandbox/twilio/2010-04-01/Accounts/{account_file}', handler: 'functions/sandbox/get-account', auth: 'sandbox_basic', idempotency: 'none', table: 'read', kms: 'decrypt', summary: 'Sandbox carrier: fetch an account resource ({sid}.json), as Twilio does', tag: 'Sandbox carrier' },

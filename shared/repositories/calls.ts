@@ -31,6 +31,7 @@ export interface CallRecord {
   phone_number_id: string | null;
   telephony_account_id: string;
   provider: 'twilio' | 'mock';
+  /** null on an outbound call until it is dialled. */
   provider_call_sid: string;
   inbound: {
     route_mode: InboundRouteMode | null;
@@ -48,6 +49,22 @@ export interface CallRecord {
   duration_seconds: number | null;
   created_at: string;
   updated_at: string;
+  /* ---- outbound calls (written at queue time by POST /v1/calls; absent on inbound ones) ---- */
+  attempt_id?: string;
+  contact_id?: string;
+  agent_id?: string;
+  agent_version_id?: string;
+  campaign_id?: string | null;
+  origin?: string;
+  questions?: { id: string; prompt: string }[];
+  context?: Record<string, string>;
+  compliance?: Record<string, unknown> | null;
+  scheduled_for?: string | null;
+  idempotency_key?: string | null;
+  telephony?: { provider: string; telephony_account_id: string; phone_number_id: string | null; from_e164: string; provider_call_sid: string | null; mock: boolean };
+  dialing_at?: string | null;
+  /** The stored success evaluation (shared/policy/analysis/stored.ts), once scored. */
+  analysis?: unknown;
 }
 
 /** A call may record at most this many steps (a caller looping in a menu stops being recorded, not served). */
