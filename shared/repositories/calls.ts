@@ -9,6 +9,10 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import { db, tableName } from '../db/client.js';
 import { callKeys, platformKeys } from '../db/keys.js';
 import { isId, newId } from '../ids.js';
+import { queryPage, type Page } from '../pagination/page.js';
+import type { FilterCondition } from '../pagination/filters.js';
+import type { CallDetail } from '../schemas/call-detail.js';
+import { presentCall } from '../calls/present-call.js';
 import type { InboundRouteMode } from '../schemas/phone-numbers.js';
 
 import { isTerminal, onCarrierStatus, type CallState, type CarrierStatus } from '../policy/call-state/machine.js';
@@ -193,4 +197,19 @@ export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus
     if (err instanceof ConditionalCheckFailedException) return false;
     throw err;
   }
+}
+
+/** A tenant's calls (outbound and inbound), newest first, as call details (gsi1 `TENANT#<t>#CALLS`). */
+export function listCalls(tenantId: string, opts: { limit: number; cursor?: string; filters: FilterCondition[] }): Promise<Page<CallDetail>> {
+  return queryPage({
+    tenantId,
+    scope: 'calls',
+    indexPartition: callKeys.callsIndexPartition(tenantId),
+    skPrefix: 'CALL#',
+    newestFirst: true,
+    limit: opts.limit,
+    cursor: opts.cursor,
+    filters: opts.filters,
+    map: (item) => presentCall({ ...item, answered_at: item.answered_at ?? null, ended_at: item.ended_at ?? null, duration_seconds: item.duration_seconds ?? null } as unknown as Parameters<typeof presentCall>[0]),
+  });
 }
