@@ -9,6 +9,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { callPartition } from '../db/keys.js';
 import { scoreCall, toStoredAnalysis } from '../policy/analysis/index.js';
+import { completedDisposition } from '../policy/call-state/disposition.js';
 import { isTerminal } from '../policy/call-state/machine.js';
 import { getAgentVersion } from '../repositories/agents.js';
 import type { CallRecordWithEvents } from '../repositories/call-events.js';
@@ -31,6 +32,18 @@ export async function callEventItems(tenantId: string, callId: string): Promise<
   return out;
 }
 
+/**
+ * The runtime may report its last batch (outcome, opt-out, hang-up) after the carrier's final
+ * callback set the disposition from what it had so far. Analysis runs after both (its message
+ * is delayed: ANALYSIS_DELAY_SECONDS), so it re-derives the disposition of a completed
+ * outbound call once from the final aggregates and corrects it with the analysis.
+ */
+export function settledDisposition(call: CallRecordWithEvents): { disposition: string; disposition_set_by: string } | null {
+  if (call.direction !== 'outbound' || call.state !== 'completed' || call.disposition_set_by === 'compliance') return null;
+  const derived = completedDisposition(call);
+  return derived.disposition === call.disposition && derived.disposition_set_by === call.disposition_set_by ? null : derived;
+}
+
 export async function analyzeCall(tenantId: string, callId: string, now = new Date()): Promise<AnalyzeOutcome> {
   const call = (await getCall(tenantId, callId)) as CallRecordWithEvents | undefined;
   if (!call) return 'no_call';
@@ -39,9 +52,10 @@ export async function analyzeCall(tenantId: string, callId: string, now = new Da
   const versionId = call.agent_version_id ?? call.inbound?.agent_version_id ?? null;
   const version = versionId ? await getAgentVersion(tenantId, versionId) : undefined;
   if (!version) return 'no_version';
-  const facts = callFactsOf(call, await callEventItems(tenantId, callId));
+  const settle = settledDisposition(call);
+  const facts = callFactsOf(settle ? { ...call, ...(settle as Pick<CallRecordWithEvents, 'disposition' | 'disposition_set_by'>) } : call, await callEventItems(tenantId, callId));
   const evaluation = scoreCall(facts, version.rubric);
   const stored = toStoredAnalysis(evaluation);
-  const done = await storeAnalysis(call, stored as unknown as Record<string, unknown>, { verdict: evaluation.verdict, rubric_version: evaluation.rubric_version }, now);
+  const done = await storeAnalysis(call, stored as unknown as Record<string, unknown>, { verdict: evaluation.verdict, rubric_version: evaluation.rubric_version }, now, settle ?? undefined);
   return done ? 'stored' : 'already_analyzed';
 }

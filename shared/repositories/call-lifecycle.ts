@@ -211,8 +211,12 @@ export async function cancelCall(tenantId: string, callId: string, now = new Dat
  * Store the analysis once (conditional: none stored yet) with its call.analysis_ready event.
  * false: already analysed (a redelivered or re-sent message), nothing written.
  */
-export async function storeAnalysis(call: CallRecord, stored: Record<string, unknown>, summary: Record<string, unknown>, now = new Date()): Promise<boolean> {
+export async function storeAnalysis(call: CallRecord, stored: Record<string, unknown>, summary: Record<string, unknown>, now = new Date(), settle?: { disposition: string; disposition_set_by: string }): Promise<boolean> {
   const at = now.toISOString();
+  // A completed call whose runtime reported after the carrier's final callback: its disposition settles here, once, under a condition on the state and the disposition read.
+  const settleSet = settle ? ', disposition = :d, disposition_set_by = :sb' : '';
+  const settleCondition = settle ? ' AND #state = :completed AND disposition = :was' : '';
+  const settleValues = settle ? { ':d': settle.disposition, ':sb': settle.disposition_set_by, ':completed': 'completed', ':was': call.disposition } : {};
   try {
     await db().send(
       new TransactWriteCommand({
@@ -221,12 +225,13 @@ export async function storeAnalysis(call: CallRecord, stored: Record<string, unk
             Update: {
               TableName: tableName(),
               Key: callKeys.call(call.tenant_id, call.id),
-              UpdateExpression: 'SET analysis = :a, analyzed_at = :now, updated_at = :now',
-              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(analysis)',
-              ExpressionAttributeValues: { ':a': stored, ':now': at },
+              UpdateExpression: `SET analysis = :a, analyzed_at = :now, updated_at = :now${settleSet}`,
+              ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(analysis)${settleCondition}`,
+              ...(settle ? { ExpressionAttributeNames: { '#state': 'state' } } : {}),
+              ExpressionAttributeValues: { ':a': stored, ':now': at, ...settleValues },
             },
           },
-          ...outboxItems(call.tenant_id, 'call.analysis_ready', { ...callEventData(call), ...summary, at }, now).items,
+          ...outboxItems(call.tenant_id, 'call.analysis_ready', { ...callEventData(call), ...(settle ?? {}), ...summary, at }, now).items,
         ],
       }),
     );

@@ -23,6 +23,8 @@ import { dial, outboundTenant, putOutboundCall, signedPost, VOICEMAIL_BODY, type
 
 // Steps long enough that the sandbox runtime's beats land before the final status callback.
 process.env.SANDBOX_STEP_MS = '250';
+// The analysis waits this long after the end for the runtime's late events (default 5 s).
+process.env.ANALYSIS_DELAY_SECONDS = '2';
 
 const stack = useTestStack();
 
@@ -164,6 +166,34 @@ describe('outbound calls through the sandbox carrier, per test number', () => {
     const refused = await signedPost(stack, s, `/carrier/twilio/status?call_id=${theirs}`, { ...params, CallSid: newCallSid(), CallStatus: 'ringing' });
     expect(refused.status).toBe(200); // the call is not found under the signer's tenant: ignored
     expect(await read(other, theirs)).toMatchObject({ state: 'dialing', provider_call_sid: null });
+  });
+});
+
+describe('the runtime reporting after the carrier ended the call', () => {
+  it('its late outcome settles the disposition with the analysis (once)', async () => {
+    const s = await outboundTenant(stack);
+    const to = '+13125550185';
+    const id = await putOutboundCall(s, { to });
+    const sid = newCallSid();
+    const base = { AccountSid: s.creds.account_sid, CallSid: sid, From: s.number.phone_e164, To: to, Direction: 'outbound-api' };
+    const twimlRes = await signedPost(stack, s, `/carrier/twilio/outbound?call_id=${id}`, { ...base, CallStatus: 'in-progress', AnsweredBy: 'human' });
+    const token = (readTwiml(twimlRes.text)[0] as { parameters: Record<string, string> }).parameters.token!;
+    const runtime = client(stack, token);
+    const t0 = new Date().toISOString();
+    expect((await runtime('POST', `/runtime/v1/calls/${id}/events`, { body: { events: [{ id: 'late-1', type: 'turn', at: t0, speaker: 'contact', text: 'Hello?' }, { id: 'late-2', type: 'disclosure', at: t0, text: 'This call is from Acme Solar.' }, { id: 'late-3', type: 'turn', at: t0, speaker: 'agent', text: 'This call is from Acme Solar.' }] } })).status).toBe(200);
+    // The carrier's final callback arrives before the runtime's last batch.
+    await signedPost(stack, s, `/carrier/twilio/status?call_id=${id}`, { ...base, CallStatus: 'completed', CallDuration: '40' });
+    expect(await read(s, id)).toMatchObject({ state: 'completed', disposition: 'completed_no_goal', disposition_set_by: 'system' });
+    const late = await runtime('POST', `/runtime/v1/calls/${id}/events`, { body: { events: [{ id: 'late-4', type: 'outcome', at: t0, outcome: { outcome_type: 'none', goal_reached: true } }, { id: 'late-5', type: 'hangup', at: t0, by: 'agent' }] } });
+    expect(late.status).toBe(200);
+    const call = await settled(s, id);
+    expect(call).toMatchObject({ state: 'completed', disposition: 'completed_goal', disposition_set_by: 'agent_llm' });
+    const events = await waitFor(async () => {
+      const e = await eventsOf(s.tenantId, id);
+      return count(e, 'call.analysis_ready') === 1 ? e : null;
+    });
+    expect(count(events, 'call.completed')).toBe(1);
+    expect(events.find((e) => e.type === 'call.analysis_ready')!.data).toMatchObject({ disposition: 'completed_goal', disposition_set_by: 'agent_llm' });
   });
 });
 
