@@ -110,9 +110,11 @@ export interface TransitionResult {
 /**
  * Store `compute(call)` on the call under a condition on its state and event count, with
  * its outbox events; retried on a lost race. `extra` adds SET clauses computed from the call
- * (e.g. the duration on the final callback of an already-ended call).
+ * (e.g. the duration on the final callback of an already-ended call). Exported for the
+ * dispatch side (e.g. the reconciler: `applyCallTransition(t, id, (c) => onDispatchUnknown(c.state))`
+ * commits the failure with its call.completed); send `requestAnalysis` when `ended`.
  */
-async function transition(
+export async function applyCallTransition(
   tenantId: string,
   callId: string,
   compute: (call: CallRecordWithEvents) => StateChange | null,
@@ -169,7 +171,7 @@ async function transition(
  * duration and ended_at once, changing nothing else.
  */
 export function applyOutboundStatus(call: Pick<CallRecord, 'tenant_id' | 'id'>, status: CarrierStatus, durationSeconds: number | null, now = new Date()): Promise<TransitionResult | undefined> {
-  return transition(
+  return applyCallTransition(
     call.tenant_id,
     call.id,
     (c) => outboundChange(c, onCarrierStatus(c.state, status)),
@@ -204,7 +206,7 @@ export function cancelChange(call: Pick<CallRecord, 'direction' | 'state'>): Sta
 }
 
 export async function cancelCall(tenantId: string, callId: string, now = new Date()): Promise<TransitionResult | undefined> {
-  return transition(tenantId, callId, cancelChange, undefined, now);
+  return applyCallTransition(tenantId, callId, cancelChange, undefined, now);
 }
 
 /**
