@@ -56,6 +56,10 @@ describe('outbound calls through the sandbox carrier, per test number', () => {
       { to: '+12125550130', state: 'completed', disposition: 'opt_out', set_by: 'agent_llm', answered: true },
       { to: '+12125550131', state: 'completed', disposition: 'wrong_person_opt_out', set_by: 'agent_llm', answered: true },
       { to: '+12125550110', state: 'completed', disposition: 'completed_no_goal', set_by: 'agent_llm', answered: true },
+      { to: '+12125550111', state: 'completed', disposition: 'completed_no_goal', set_by: 'agent_llm', answered: true },
+      { to: '+12125550112', state: 'completed', disposition: 'completed_no_goal', set_by: 'agent_llm', answered: true },
+      { to: '+12125550140', state: 'completed', disposition: 'completed_goal', set_by: 'agent_llm', answered: true },
+      { to: '+12125550141', state: 'completed', disposition: 'opt_out', set_by: 'agent_llm', answered: true },
     ] as const;
     const placed = await Promise.all(
       cases.map(async (c) => {
@@ -115,6 +119,14 @@ describe('outbound calls through the sandbox carrier, per test number', () => {
       expect(d.opted_out).toBe(true);
       expect(d.analysis.success_evaluation.dimensions.optout_honored.result).toBe('pass');
     }
+    // The floors: a conversation without the disclosure, and an opt-out the agent ignored, fail the call.
+    const skipped = (await s.api('GET', `/v1/calls/${byTo['+12125550140']!.id}`)).body.analysis.success_evaluation;
+    expect(skipped.dimensions.disclosure_given.result).toBe('fail');
+    expect(skipped.verdict).toBe('fail');
+    const ignored = (await s.api('GET', `/v1/calls/${byTo['+12125550141']!.id}`)).body.analysis.success_evaluation;
+    expect(ignored.dimensions.optout_honored.result).toBe('fail');
+    expect(ignored.verdict).toBe('fail');
+    expect(await getActiveSuppression(s.tenantId, '+12125550141')).toMatchObject({ source: 'call' });
     // Machine: answered_at and ended_at stamped, no conversation.
     const machine = byTo['+12125550122']!;
     expect(machine.call.end_reason).toBe('answering_machine');
