@@ -1,24 +1,36 @@
 import * as z from 'zod';
+import { requestAnalysis } from '../../shared/calls/analysis-queue.js';
 import { twilioCallForm } from '../../shared/carrier/schemas.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { applyCarrierStatus, getCall } from '../../shared/repositories/calls.js';
+import { applyOutboundStatus } from '../../shared/repositories/call-lifecycle.js';
+import { applyCarrierStatus } from '../../shared/repositories/calls.js';
 import { authenticateCarrierRequest } from '../../shared/telephony/carrier-request.js';
+import { callOfRequest, preferFor } from '../../shared/telephony/outbound-call.js';
 
 /**
  * POST /carrier/twilio/status — a call's status changed. Signed like every carrier callback
  * (403 otherwise). The change goes through the call state machine
  * (shared/policy/call-state): monotonic, so replays and late, reordered callbacks change nothing.
+ * Outbound calls (URL `?call_id=`, dispatch's status callback) also get their disposition at
+ * the terminal transition and their outbox events in the same transaction
+ * (shared/repositories/call-lifecycle.ts); a call that ended is sent to analysis.
  */
 export const handler = defineRoute(
   'carrierCallStatus',
   { body: twilioCallForm, responses: { 200: z.object({ received: z.boolean() }) } },
   async ({ event, form, body }) => {
-    const caller = await authenticateCarrierRequest(event, form, 'to');
-    const call = caller.callId ? await getCall(caller.tenantId, caller.callId) : undefined;
+    const caller = await authenticateCarrierRequest(event, form, preferFor(event));
+    const call = await callOfRequest(caller, event, body?.CallSid);
     if (call && body?.CallStatus) {
       // Whole seconds only (Twilio's form): "1e9", "-3" or "0x10" are not durations to store.
       const duration = body.CallDuration !== undefined && /^\d{1,7}$/.test(body.CallDuration) ? Number(body.CallDuration) : null;
-      await applyCarrierStatus(call, { CallStatus: body.CallStatus, ...(body.AnsweredBy ? { AnsweredBy: body.AnsweredBy } : {}), ...(body.SipResponseCode ? { SipResponseCode: body.SipResponseCode } : {}) }, duration);
+      const status = { CallStatus: body.CallStatus, ...(body.AnsweredBy ? { AnsweredBy: body.AnsweredBy } : {}), ...(body.SipResponseCode ? { SipResponseCode: body.SipResponseCode } : {}) };
+      if (call.direction === 'outbound') {
+        const result = await applyOutboundStatus(call, status, duration);
+        if (result?.ended) await requestAnalysis(call.tenant_id, call.id);
+      } else {
+        await applyCarrierStatus(call, status, duration);
+      }
     }
     return { status: 200, body: { received: true } };
   },

@@ -25,6 +25,29 @@ export const POWERTOOLS_METRICS_NAMESPACE = 'VoiceControl';
 export const DEFAULT_MEMORY_MB = 512;
 export const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 
+/**
+ * A role whose grants land in ONE inline policy of the role itself (the role's `Policies`)
+ * instead of a separate AWS::IAM::Policy resource per role. Same statements, same least
+ * privilege; one CloudFormation resource fewer per function, which keeps the stack under
+ * CloudFormation's 500-resource limit as routes are added (each route is otherwise 7
+ * resources). The statements are resolved at synth, so grants made after construction
+ * (table, queues, KMS, X-Ray, event sources) are all included.
+ */
+export class InlinePolicyRole extends iam.Role {
+  private readonly inlineGrants: iam.PolicyDocument;
+
+  constructor(scope: Construct, id: string, props: Omit<iam.RoleProps, 'inlinePolicies'>) {
+    const grants = new iam.PolicyDocument();
+    super(scope, id, { ...props, inlinePolicies: { grants } });
+    this.inlineGrants = grants;
+  }
+
+  override addToPrincipalPolicy(statement: iam.PolicyStatement): iam.AddToPrincipalPolicyResult {
+    this.inlineGrants.addStatements(statement);
+    return { statementAdded: true, policyDependable: this };
+  }
+}
+
 export interface AppFunctionProps {
   /** Absolute path of the handler's .ts file (it exports `handler`). */
   readonly entry: string;
@@ -52,7 +75,7 @@ export class AppFunction extends Construct {
     });
 
     // Own role, no AWS managed policy: the function may write to its own log group only.
-    this.role = new iam.Role(this, 'Role', {
+    this.role = new InlinePolicyRole(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: props.description.slice(0, 1000),
     });

@@ -18,6 +18,7 @@
  *     CarrierUnavailable or a crash → left in dialing: the reconciler fails it as
  *     dispatch_unknown. Never retried, never redialled.
  */
+import { requestAnalysis } from './analysis-queue.js';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { now } from '../clock.js';
 import { db, tableName } from '../db/client.js';
@@ -196,7 +197,9 @@ async function refused(call: OutboundCallRecord, err: CarrierRefused): Promise<D
     await db().send(new TransactWriteCommand({ TransactItems: [callTransition(call, 'dialing', change, at), dialingWatchDelete(call.tenant_id, call.id, call.dialing_at!), ...completedEvent(call, end, at)] }));
   } catch (e) {
     if (failedConditionIndex(e) !== 0) throw e;
+    return 'refused';
   }
+  await requestAnalysis(call.tenant_id, call.id);
   return 'refused';
 }
 
@@ -219,6 +222,7 @@ async function dispose(call: OutboundCallRecord, at: Date): Promise<DispatchOutc
     if (failedConditionIndex(err) === 0) return 'taken';
     throw err;
   }
+  await requestAnalysis(call.tenant_id, call.id);
   return 'blocked';
 }
 

@@ -18,6 +18,14 @@ export const queues = {
     maxReceiveCount: 8,
     dlqRetentionDays: 14,
   },
+  /** Post-call analysis: one message per call that reached a terminal state (functions/workers/call-analysis.ts). */
+  callAnalysis: {
+    name: 'call-analysis',
+    envVar: 'CALL_ANALYSIS_QUEUE_URL',
+    visibilityTimeoutSeconds: 180,
+    maxReceiveCount: 5,
+    dlqRetentionDays: 14,
+  },
   /**
    * The sandbox carrier's call and message timelines: one message per step, delayed with
    * DelaySeconds (SQS allows up to 900 s) and the sub-second rest waited by the worker.

@@ -7,7 +7,8 @@
  *     aggregates never double-count and the state only moves as the state machine says;
  *   - an opt-out adds the suppression entry (source "call", source_id the call) and sets the
  *     contact's do_not_call (suppressionAddItems) in that same transaction, so the very next
- *     preflight or dial of the number is blocked.
+ *     preflight or dial of the number is blocked; when it newly suppresses the number, the
+ *     `contact.opted_out` outbox event commits with it.
  * A replayed event id answers the result it was stored with; the same id with another body
  * is a conflict.
  */
@@ -16,6 +17,7 @@ import { BatchGetCommand, type BatchGetCommandOutput, TransactWriteCommand, type
 import { canonicalJson, contentHash } from '../canonical-json.js';
 import { db, tableName } from '../db/client.js';
 import { callKeys } from '../db/keys.js';
+import { outboxItems } from '../events/outbox.js';
 import { conflict, HttpError, notFound, ValidationError } from '../http/errors.js';
 import { isTerminal } from '../policy/call-state/machine.js';
 import { ACCEPTS_EVENTS, aggregatesOf, AGGREGATE_FIELDS, applyEvents, storedForm, type CallAggregates, type EventResult } from '../runtime/call-events.js';
@@ -98,6 +100,9 @@ export async function recordCallEvents(tenantId: string, callId: string, events:
           const add = suppressionAddItems(tenantId, entry, holder);
           items.push(...add);
           applied.aggregates.opt_out!.suppression_id = entry.id;
+          // The number is newly suppressed: contact.opted_out commits with it (not when it already was).
+          const optedOut = outboxItems(tenantId, 'contact.opted_out', { phone_e164: phone, contact_id: holder?.contactId ?? (call as { contact_id?: string }).contact_id ?? null, reason: applied.optOut.reason, call_id: callId, suppression_id: entry.id, source: 'call', at: receivedAt }, new Date(receivedAt));
+          items.push(...optedOut.items);
         }
       }
     }

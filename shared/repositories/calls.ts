@@ -9,6 +9,10 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import { db, tableName } from '../db/client.js';
 import { callKeys, platformKeys } from '../db/keys.js';
 import { isId, newId } from '../ids.js';
+import { queryPage, type Page } from '../pagination/page.js';
+import type { FilterCondition } from '../pagination/filters.js';
+import type { CallDetail } from '../schemas/call-detail.js';
+import { presentCall } from '../calls/present-call.js';
 import type { InboundRouteMode } from '../schemas/phone-numbers.js';
 
 import { isTerminal, onCarrierStatus, type CallState, type CarrierStatus } from '../policy/call-state/machine.js';
@@ -31,6 +35,7 @@ export interface CallRecord {
   phone_number_id: string | null;
   telephony_account_id: string;
   provider: 'twilio' | 'mock';
+  /** null on an outbound call until it is dialled. */
   provider_call_sid: string;
   inbound: {
     route_mode: InboundRouteMode | null;
@@ -48,6 +53,22 @@ export interface CallRecord {
   duration_seconds: number | null;
   created_at: string;
   updated_at: string;
+  /* ---- outbound calls (written at queue time by POST /v1/calls; absent on inbound ones) ---- */
+  attempt_id?: string;
+  contact_id?: string;
+  agent_id?: string;
+  agent_version_id?: string;
+  campaign_id?: string | null;
+  origin?: string;
+  questions?: { id: string; prompt: string }[];
+  context?: Record<string, string>;
+  compliance?: Record<string, unknown> | null;
+  scheduled_for?: string | null;
+  idempotency_key?: string | null;
+  telephony?: { provider: string | null; telephony_account_id: string | null; phone_number_id: string | null; from_e164: string | null; provider_call_sid: string | null; mock: boolean };
+  dialing_at?: string | null;
+  /** The stored success evaluation (shared/policy/analysis/stored.ts), once scored. */
+  analysis?: unknown;
 }
 
 /** A call may record at most this many steps (a caller looping in a menu stops being recorded, not served). */
@@ -176,4 +197,19 @@ export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus
     if (err instanceof ConditionalCheckFailedException) return false;
     throw err;
   }
+}
+
+/** A tenant's calls (outbound and inbound), newest first, as call details (gsi1 `TENANT#<t>#CALLS`). */
+export function listCalls(tenantId: string, opts: { limit: number; cursor?: string; filters: FilterCondition[] }): Promise<Page<CallDetail>> {
+  return queryPage({
+    tenantId,
+    scope: 'calls',
+    indexPartition: callKeys.callsIndexPartition(tenantId),
+    skPrefix: 'CALL#',
+    newestFirst: true,
+    limit: opts.limit,
+    cursor: opts.cursor,
+    filters: opts.filters,
+    map: (item) => presentCall({ ...item, answered_at: item.answered_at ?? null, ended_at: item.ended_at ?? null, duration_seconds: item.duration_seconds ?? null } as unknown as Parameters<typeof presentCall>[0]),
+  });
 }

@@ -16,6 +16,7 @@ import { callKeys, dispatchKeys, platformKeys } from '../db/keys.js';
 import type { StateChange } from '../policy/call-state/machine.js';
 import type { CallDecision } from '../calls/caller-decision.js';
 import type { CallRecord } from './calls.js';
+import type { QueueCallRequest } from '../schemas/calls.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -47,7 +48,7 @@ export interface OutboundCallRecord extends Omit<CallRecord, 'provider_call_sid'
   agent_version_id: string;
   campaign_id: null;
   origin: 'api';
-  questions: unknown[];
+  questions: NonNullable<QueueCallRequest['questions']>;
   context: Record<string, string>;
   /** The compliance decision of the latest judgement, verbatim. */
   compliance: CallDecision;

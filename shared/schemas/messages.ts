@@ -25,3 +25,11 @@ export const sandboxTimelineMessage = z.object({
   due_at: z.int().min(0),
 });
 export type SandboxTimelineMessage = z.infer<typeof sandboxTimelineMessage>;
+
+/** A call reached a terminal state: score it (idempotent: a call already analysed is left as it is). */
+export const callAnalysisMessage = z.object({
+  type: z.literal('call.analyze'),
+  tenant_id: z.string().min(1),
+  call_id: z.string().min(1),
+});
+export type CallAnalysisMessage = z.infer<typeof callAnalysisMessage>;

@@ -1,0 +1,28 @@
+import { requestAnalysis } from '../../shared/calls/analysis-queue.js';
+import { presentCall } from '../../shared/calls/present-call.js';
+import { HttpError, notFound } from '../../shared/http/errors.js';
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { CANCEL_END_REASON, cancelCall } from '../../shared/repositories/call-lifecycle.js';
+import type { CallRecordWithEvents } from '../../shared/repositories/call-events.js';
+import { getCall } from '../../shared/repositories/calls.js';
+import { callDetail, callPath } from '../../shared/schemas/call-detail.js';
+import { errorSchema } from '../../shared/schemas/common.js';
+
+/**
+ * POST /v1/calls/{call_id}/cancel — before dialling only: `scheduled` (or `pending`,
+ * `scrubbed`) → `disposed` with end_reason `cancelled` and the final call.completed, in one
+ * conditional transaction. A call already cancelled answers 200 again (nothing written);
+ * any other call (dialling, dialled, ended some other way, inbound) → 409
+ * call_not_cancellable. A cancel racing dispatch: whichever transition commits first wins.
+ */
+export const handler = defineRoute('cancelCall', { path: callPath, responses: { 200: callDetail, 409: errorSchema } }, async ({ principal, path }) => {
+  const result = await cancelCall(principal.tenantId, path.call_id);
+  if (!result) throw notFound('Call');
+  if (!result.change && !(result.call.state === 'disposed' && result.call.end_reason === CANCEL_END_REASON)) {
+    throw new HttpError(409, 'call_not_cancellable', `The call is ${result.call.state}: only a call not yet dialled can be cancelled`, {}, { state: result.call.state });
+  }
+  if (result.ended) await requestAnalysis(principal.tenantId, path.call_id);
+  const call = (await getCall(principal.tenantId, path.call_id))!;
+  return ok(presentCall(call as CallRecordWithEvents));
+});

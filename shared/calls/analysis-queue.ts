@@ -1,0 +1,35 @@
+/**
+ * Asking for a call's analysis once it ended. Sent AFTER the terminal transition committed
+ * (SQS is not part of a DynamoDB transaction). A send that fails is logged and the call
+ * stays unanalysed until someone re-sends the message: the worker is idempotent (it stores
+ * an analysis only when none is stored), so any safety net may re-send freely
+ * (docs/decisions.md "Post-call analysis trigger").
+ */
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { env } from '../config.js';
+import { logger } from '../observability.js';
+import { sqs } from '../queues/client.js';
+import { queues } from '../queues/definitions.js';
+import type { CallAnalysisMessage } from '../schemas/messages.js';
+
+/**
+ * Seconds the analysis waits after the call ended (SQS DelaySeconds, 0–900; default 5): the
+ * voice runtime's last batch (outcome, hang-up) may arrive just after the carrier's final
+ * callback, and the analysis should see it (shared/calls/analyze-call.ts settledDisposition).
+ */
+export function analysisDelaySeconds(): number {
+  const raw = process.env.ANALYSIS_DELAY_SECONDS;
+  if (raw === undefined || !/^\d{1,3}$/.test(raw.trim())) return 5;
+  return Math.min(900, Number(raw.trim()));
+}
+
+export async function requestAnalysis(tenantId: string, callId: string): Promise<boolean> {
+  const message: CallAnalysisMessage = { type: 'call.analyze', tenant_id: tenantId, call_id: callId };
+  try {
+    await sqs().send(new SendMessageCommand({ QueueUrl: env.queueUrl(queues.callAnalysis.envVar), MessageBody: JSON.stringify(message), DelaySeconds: analysisDelaySeconds() }));
+    return true;
+  } catch (err) {
+    logger.error('call analysis request not sent', { tenant_id: tenantId, call_id: callId, error: (err as Error).name });
+    return false;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Post-call analysis of one call (the call-analysis worker's work): read the call and its
+ * EVENT items, map them to CallFacts (call-facts.ts), score them with the pinned version's
+ * rubric (shared/policy/analysis, pure) and store the result once, with call.analysis_ready
+ * in the same transaction. Idempotent: a call already analysed, or not yet ended, is left
+ * as it is, so the message may be redelivered or re-sent by any safety net.
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client.js';
+import { callPartition } from '../db/keys.js';
+import { scoreCall, toStoredAnalysis } from '../policy/analysis/index.js';
+import { completedDisposition } from '../policy/call-state/disposition.js';
+import { isTerminal } from '../policy/call-state/machine.js';
+import { getAgentVersion } from '../repositories/agents.js';
+import type { CallRecordWithEvents } from '../repositories/call-events.js';
+import { storeAnalysis } from '../repositories/call-lifecycle.js';
+import { getCall } from '../repositories/calls.js';
+import { callFactsOf, type StoredCallEvent } from './call-facts.js';
+
+export type AnalyzeOutcome = 'stored' | 'already_analyzed' | 'not_ended' | 'no_call' | 'no_version';
+
+export async function callEventItems(tenantId: string, callId: string): Promise<StoredCallEvent[]> {
+  const out: StoredCallEvent[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)', ExpressionAttributeValues: { ':pk': callPartition(tenantId, callId), ':e': 'EVENT#' }, ExclusiveStartKey: start, ConsistentRead: true }),
+    );
+    for (const item of page.Items ?? []) out.push({ event_id: item.event_id as string, event_type: item.event_type as string, seq: item.seq as number, event: (item.event ?? {}) as Record<string, unknown> });
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+/**
+ * The runtime may report its last batch (outcome, opt-out, hang-up) after the carrier's final
+ * callback set the disposition from what it had so far. Analysis runs after both (its message
+ * is delayed: ANALYSIS_DELAY_SECONDS), so it re-derives the disposition of a completed
+ * outbound call once from the final aggregates and corrects it with the analysis.
+ */
+export function settledDisposition(call: CallRecordWithEvents): { disposition: string; disposition_set_by: string } | null {
+  if (call.direction !== 'outbound' || call.state !== 'completed' || call.disposition_set_by === 'compliance') return null;
+  const derived = completedDisposition(call);
+  return derived.disposition === call.disposition && derived.disposition_set_by === call.disposition_set_by ? null : derived;
+}
+
+export async function analyzeCall(tenantId: string, callId: string, now = new Date()): Promise<AnalyzeOutcome> {
+  const call = (await getCall(tenantId, callId)) as CallRecordWithEvents | undefined;
+  if (!call) return 'no_call';
+  if (call.analysis !== undefined) return 'already_analyzed';
+  if (!isTerminal(call.state)) return 'not_ended';
+  const versionId = call.agent_version_id ?? call.inbound?.agent_version_id ?? null;
+  const version = versionId ? await getAgentVersion(tenantId, versionId) : undefined;
+  if (!version) return 'no_version';
+  const settle = settledDisposition(call);
+  const facts = callFactsOf(settle ? { ...call, ...(settle as Pick<CallRecordWithEvents, 'disposition' | 'disposition_set_by'>) } : call, await callEventItems(tenantId, callId));
+  const evaluation = scoreCall(facts, version.rubric);
+  const stored = toStoredAnalysis(evaluation);
+  const done = await storeAnalysis(call, stored as unknown as Record<string, unknown>, { verdict: evaluation.verdict, rubric_version: evaluation.rubric_version }, now, settle ?? undefined);
+  return done ? 'stored' : 'already_analyzed';
+}

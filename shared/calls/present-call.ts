@@ -1,0 +1,58 @@
+/**
+ * The call detail as the API shows it (SPEC Part 2 "Call detail"), from a stored call
+ * record (outbound or inbound; the runtime's aggregates are absent until its first event).
+ * Pure. `analysis` goes through readStoredAnalysis: a stored verdict of a results schema this
+ * deployment cannot read is shown as null, and the detail still renders.
+ */
+import { readStoredAnalysis } from '../policy/analysis/stored.js';
+import type { CallRecordWithEvents } from '../repositories/call-events.js';
+import type { CallDetail } from '../schemas/call-detail.js';
+
+type Stored = CallRecordWithEvents & { qualification_reviews?: Record<string, unknown> };
+
+export function presentCall(call: Stored): CallDetail {
+  const outbound = call.direction === 'outbound';
+  const t = call.telephony;
+  const evaluation = readStoredAnalysis(call.analysis);
+  const outcome = call.outcome ? (({ event_id: _e, at: _a, ...body }) => body)(call.outcome) : null;
+  return {
+    id: call.id,
+    direction: call.direction,
+    state: call.state,
+    end_reason: call.end_reason ?? null,
+    disposition: (call.disposition ?? null) as CallDetail['disposition'],
+    disposition_set_by: call.disposition_set_by ?? null,
+    attempt_id: call.attempt_id ?? null,
+    contact_id: call.contact_id ?? null,
+    agent_id: call.agent_id ?? call.inbound?.agent_id ?? null,
+    agent_version_id: call.agent_version_id ?? call.inbound?.agent_version_id ?? null,
+    campaign_id: call.campaign_id ?? null,
+    origin: call.origin ?? null,
+    telephony: {
+      provider: t?.provider ?? call.provider,
+      telephony_account_id: t?.telephony_account_id ?? call.telephony_account_id,
+      phone_number_id: t?.phone_number_id ?? call.phone_number_id ?? null,
+      from_e164: t?.from_e164 ?? call.from_e164,
+      to_e164: call.to_e164,
+      provider_call_sid: call.provider_call_sid || t?.provider_call_sid || null,
+      mock: t?.mock ?? call.provider === 'mock',
+    },
+    scheduled_for: call.scheduled_for ?? null,
+    started_at: outbound ? (call.dialing_at ?? null) : call.created_at,
+    answered_at: call.answered_at ?? null,
+    ended_at: call.ended_at ?? null,
+    duration_seconds: call.duration_seconds ?? null,
+    compliance: (call.compliance ?? null) as Record<string, unknown> | null,
+    questions: (call.questions ?? []) as unknown as Record<string, unknown>[],
+    context: call.context ?? {},
+    recorded_response_count: call.recorded_response_count ?? 0,
+    recorded_responses: (call.recorded_responses ?? []).map((r) => ({ event_id: r.event_id, kind: r.kind, question_id: r.question_id, value: r.value, value_truncated: r.value_truncated, note: r.note, note_truncated: r.note_truncated, fit_review: r.fit_review, at: r.at })),
+    conversation_actions: (call.conversation_actions ?? []).map((a) => ({ id: a.id, event_id: a.event_id, kind: a.kind, arguments: a.arguments, action_confirmation: a.action_confirmation ? { kind: a.action_confirmation.kind, response: a.action_confirmation.response, method: a.action_confirmation.method ?? 'voice', policy_version: a.action_confirmation.policy_version ?? null } : null, at: a.at })),
+    outcome: outcome as CallDetail['outcome'],
+    opted_out: call.opted_out ?? false,
+    qualification_reviews: call.qualification_reviews ?? {},
+    analysis: evaluation ? { success_evaluation: evaluation } : null,
+    created_at: call.created_at,
+    updated_at: call.updated_at,
+  };
+}

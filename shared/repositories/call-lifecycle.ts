@@ -1,0 +1,245 @@
+/**
+ * An outbound call's carrier lifecycle after dispatch: the CallSid link, status callbacks
+ * and the answer through the state machine (shared/policy/call-state), cancellation before
+ * the dial, and the stored analysis. Every transition is ONE conditional transaction with
+ * its outbox events (shared/events/outbox.ts):
+ *
+ *   → answered                 call.answered
+ *   → any terminal state       call.completed (exactly once: the transition is conditional
+ *                              on the state it was computed from, and a terminal state never
+ *                              changes, so a replay or a reordered callback finds nothing to do)
+ *   analysis stored            call.analysis_ready (conditional on no analysis yet)
+ *
+ * A transition that loses a race (the runtime moved answered → in_conversation, or another
+ * callback got there first) re-reads the call and recomputes; a change that has become
+ * null is simply done.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client.js';
+import { callKeys, platformKeys } from '../db/keys.js';
+import { outboxItems, type EventType } from '../events/outbox.js';
+import { completedDisposition } from '../policy/call-state/disposition.js';
+import { isTerminal, onCarrierStatus, onDisposedBeforeDial, type CarrierStatus, type StateChange } from '../policy/call-state/machine.js';
+import type { CallRecordWithEvents } from './call-events.js';
+import { getCall, type CallRecord } from './calls.js';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+const ATTEMPTS = 8;
+
+export class CallSidMismatch extends Error {
+  constructor() {
+    super('The call is already linked to another CallSid, or the CallSid to another call');
+  }
+}
+
+/**
+ * A callback (or the TwiML fetch) for an outbound call may arrive before dispatch stored the
+ * CallSid: link it now (the pointer and `provider_call_sid`), idempotently. A call already
+ * linked to this sid is fine; to another sid (or the sid to another call) → CallSidMismatch.
+ */
+export async function linkCarrierCall(call: CallRecord, callSid: string): Promise<void> {
+  if (call.provider_call_sid === callSid) {
+    const pointer = await db().send(new GetCommand({ TableName: tableName(), Key: platformKeys.carrierCall(callSid), ConsistentRead: true }));
+    if (pointer.Item) {
+      if (pointer.Item.call_id !== call.id || pointer.Item.tenant_id !== call.tenant_id) throw new CallSidMismatch();
+      return;
+    }
+  } else if (call.provider_call_sid) {
+    throw new CallSidMismatch();
+  }
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: tableName(), Item: { ...platformKeys.carrierCall(callSid), type: 'carrier_call', tenant_id: call.tenant_id, call_id: call.id, telephony_account_id: call.telephony_account_id }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: callKeys.call(call.tenant_id, call.id),
+              UpdateExpression: `SET provider_call_sid = :sid${call.telephony ? ', telephony.provider_call_sid = :sid' : ''}`,
+              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(provider_call_sid) OR attribute_type(provider_call_sid, :null) OR provider_call_sid = :sid)',
+              ExpressionAttributeValues: { ':sid': callSid, ':null': 'NULL' },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof TransactionCanceledException)) throw err;
+    // The pointer (or the call's sid) was written meanwhile: fine only if both name this call and sid.
+    const pointer = await db().send(new GetCommand({ TableName: tableName(), Key: platformKeys.carrierCall(callSid), ConsistentRead: true }));
+    const fresh = await getCall(call.tenant_id, call.id);
+    if (pointer.Item?.call_id !== call.id || pointer.Item?.tenant_id !== call.tenant_id || (fresh?.provider_call_sid && fresh.provider_call_sid !== callSid)) throw new CallSidMismatch();
+    if (fresh && !fresh.provider_call_sid) await linkCarrierCall(fresh, callSid);
+  }
+}
+
+/** The event payload every call.* event carries. */
+export function callEventData(call: CallRecord, change?: StateChange & { disposition?: string | null }): Record<string, unknown> {
+  return {
+    call_id: call.id,
+    attempt_id: call.attempt_id ?? null,
+    contact_id: call.contact_id ?? null,
+    agent_id: call.agent_id ?? null,
+    agent_version_id: call.agent_version_id ?? null,
+    direction: call.direction,
+    state: change?.state ?? call.state,
+    disposition: change?.disposition ?? call.disposition ?? null,
+    disposition_set_by: change?.disposition_set_by ?? call.disposition_set_by ?? null,
+    end_reason: change?.end_reason ?? call.end_reason ?? null,
+  };
+}
+
+/** What a change on an outbound call stores: an answered call that completes gets its derived disposition. */
+export function outboundChange(call: CallRecordWithEvents, change: StateChange | null): StateChange | null {
+  if (!change) return null;
+  if (change.state === 'completed' && change.disposition === undefined) return { ...change, ...completedDisposition(call) };
+  return change;
+}
+
+export interface TransitionResult {
+  /** The call as read before the change that was stored (or the last read when none was). */
+  call: CallRecordWithEvents;
+  /** The change stored, or null when there was nothing to do. */
+  change: StateChange | null;
+  /** This transition ended the call (send it to analysis). */
+  ended: boolean;
+}
+
+/**
+ * Store `compute(call)` on the call under a condition on its state and event count, with
+ * its outbox events; retried on a lost race. `extra` adds SET clauses computed from the call
+ * (e.g. the duration on the final callback of an already-ended call). Exported for the
+ * dispatch side (e.g. the reconciler: `applyCallTransition(t, id, (c) => onDispatchUnknown(c.state))`
+ * commits the failure with its call.completed); send `requestAnalysis` when `ended`.
+ */
+export async function applyCallTransition(
+  tenantId: string,
+  callId: string,
+  compute: (call: CallRecordWithEvents) => StateChange | null,
+  extra: (call: CallRecordWithEvents, change: StateChange | null) => { sets: string[]; values: Record<string, unknown> } = () => ({ sets: [], values: {} }),
+  now = new Date(),
+): Promise<TransitionResult | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const call = (await getCall(tenantId, callId)) as CallRecordWithEvents | undefined;
+    if (!call) return undefined;
+    const change = compute(call);
+    const more = extra(call, change);
+    if (!change && more.sets.length === 0) return { call, change: null, ended: false };
+    const at = now.toISOString();
+    const names: Record<string, string> = { '#state': 'state', '#event_count': 'event_count' };
+    const values: Record<string, unknown> = { ':from': call.state, ':now': at, ...more.values };
+    const sets = ['updated_at = :now', ...more.sets];
+    const items: TransactItem[] = [];
+    if (change) {
+      sets.push('#state = :to');
+      values[':to'] = change.state;
+      for (const field of ['disposition', 'disposition_set_by', 'end_reason'] as const) {
+        if (change[field] !== undefined) {
+          sets.push(`${field} = :${field}`);
+          values[`:${field}`] = change[field];
+        }
+      }
+      if (change.stamp) sets.push(`${change.stamp} = if_not_exists(${change.stamp}, :now)`);
+      const events: EventType[] = [];
+      if (change.state === 'answered') events.push('call.answered');
+      if (isTerminal(change.state)) events.push('call.completed');
+      for (const type of events) items.push(...outboxItems(tenantId, type, { ...callEventData(call, change), at }, now).items);
+    }
+    let condition = 'attribute_exists(pk) AND #state = :from';
+    if (call.event_count === undefined) condition += ' AND attribute_not_exists(#event_count)';
+    else {
+      condition += ' AND #event_count = :ec';
+      values[':ec'] = call.event_count;
+    }
+    items.unshift({ Update: { TableName: tableName(), Key: callKeys.call(tenantId, callId), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values } });
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: items }));
+      return { call, change, ended: Boolean(change && isTerminal(change.state)) };
+    } catch (err) {
+      const raced = err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict');
+      if (!raced || attempt >= ATTEMPTS) throw err;
+      await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
+    }
+  }
+}
+
+/**
+ * A status callback (or the TwiML fetch's CallStatus/AnsweredBy) on an outbound call. The
+ * final callback of a call that already ended (e.g. `machine` at the answer) adds its
+ * duration and ended_at once, changing nothing else.
+ */
+export function applyOutboundStatus(call: Pick<CallRecord, 'tenant_id' | 'id'>, status: CarrierStatus, durationSeconds: number | null, now = new Date()): Promise<TransitionResult | undefined> {
+  return applyCallTransition(
+    call.tenant_id,
+    call.id,
+    (c) => outboundChange(c, onCarrierStatus(c.state, status)),
+    (c, change) => {
+      const ending = (change && isTerminal(change.state)) || isTerminal(c.state);
+      const finalCallback = ['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(status.CallStatus);
+      const sets: string[] = [];
+      const values: Record<string, unknown> = {};
+      if (ending && durationSeconds !== null && c.duration_seconds === null) {
+        sets.push('duration_seconds = if_not_exists(duration_seconds, :d)');
+        values[':d'] = durationSeconds;
+      }
+      if (!change && isTerminal(c.state) && finalCallback && c.ended_at === null) sets.push('ended_at = if_not_exists(ended_at, :now)');
+      return { sets, values };
+    },
+    now,
+  );
+}
+
+/**
+ * The tenant cancelled the call before it was dialled (POST /v1/calls/{id}/cancel):
+ * `disposed` with `end_reason: "cancelled"`. No SPEC disposition describes a tenant's own
+ * cancel (they are outcomes of a call or of a policy), so `disposition` and
+ * `disposition_set_by` stay null (docs/decisions.md "Cancelling a call").
+ */
+export const CANCEL_END_REASON = 'cancelled';
+
+export function cancelChange(call: Pick<CallRecord, 'direction' | 'state'>): StateChange | null {
+  if (call.direction !== 'outbound') return null;
+  const change = onDisposedBeforeDial(call.state, { disposition: 'cancelled', set_by: 'system', end_reason: CANCEL_END_REASON });
+  return change ? ({ ...change, disposition: null, disposition_set_by: null } as unknown as StateChange) : null;
+}
+
+export async function cancelCall(tenantId: string, callId: string, now = new Date()): Promise<TransitionResult | undefined> {
+  return applyCallTransition(tenantId, callId, cancelChange, undefined, now);
+}
+
+/**
+ * Store the analysis once (conditional: none stored yet) with its call.analysis_ready event.
+ * false: already analysed (a redelivered or re-sent message), nothing written.
+ */
+export async function storeAnalysis(call: CallRecord, stored: Record<string, unknown>, summary: Record<string, unknown>, now = new Date(), settle?: { disposition: string; disposition_set_by: string }): Promise<boolean> {
+  const at = now.toISOString();
+  // A completed call whose runtime reported after the carrier's final callback: its disposition settles here, once, under a condition on the state and the disposition read.
+  const settleSet = settle ? ', disposition = :d, disposition_set_by = :sb' : '';
+  const settleCondition = settle ? ' AND #state = :completed AND disposition = :was' : '';
+  const settleValues = settle ? { ':d': settle.disposition, ':sb': settle.disposition_set_by, ':completed': 'completed', ':was': call.disposition } : {};
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: callKeys.call(call.tenant_id, call.id),
+              UpdateExpression: `SET analysis = :a, analyzed_at = :now, updated_at = :now${settleSet}`,
+              ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(analysis)${settleCondition}`,
+              ...(settle ? { ExpressionAttributeNames: { '#state': 'state' } } : {}),
+              ExpressionAttributeValues: { ':a': stored, ':now': at, ...settleValues },
+            },
+          },
+          ...outboxItems(call.tenant_id, 'call.analysis_ready', { ...callEventData(call), ...(settle ?? {}), ...summary, at }, now).items,
+        ],
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof TransactionCanceledException && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+    throw err;
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * The call detail (SPEC Part 2 "Call detail"): GET /v1/calls/{call_id} and the items of
+ * GET /v1/calls. Outbound and inbound calls share it; fields that do not apply are null.
+ */
+import * as z from 'zod';
+import { CALL_STATES } from '../policy/call-state/machine.js';
+import { successEvaluation } from './analysis.js';
+import { actionConfirmation, outcomeBody } from './runtime-events.js';
+import { timestamp } from './common.js';
+
+export const DISPOSITIONS = [
+  'completed_goal',
+  'completed_no_goal',
+  'answered_incomplete',
+  'voicemail_machine',
+  'no_answer',
+  'busy',
+  'failed',
+  'opt_out',
+  'wrong_person_opt_out',
+  'dnc_hit',
+  'scrub_blocked',
+  'blocked_by_policy',
+  'abandoned_no_slot',
+  'inbound_unavailable',
+  'browser_unavailable',
+] as const;
+export const DISPOSITION_SET_BY = ['carrier', 'agent_llm', 'compliance', 'system'] as const;
+export const CALL_DIRECTIONS = ['outbound', 'inbound'] as const;
+
+const fitReview = z
+  .object({
+    status: z.string().describe('unreviewed until a qualification review exists'),
+    reason_truncated: z.boolean(),
+    latest_review: z.object({ decision: z.string() }).passthrough().nullable(),
+  })
+  .meta({ id: 'FitReview' });
+
+export const recordedResponseView = z
+  .object({
+    event_id: z.string(),
+    kind: z.enum(['objective', 'question']),
+    question_id: z.string(),
+    value: z.string(),
+    value_truncated: z.boolean(),
+    note: z.string().nullable(),
+    note_truncated: z.boolean(),
+    fit_review: fitReview,
+    at: timestamp,
+  })
+  .meta({ id: 'RecordedResponse' });
+
+export const conversationActionView = z
+  .object({
+    id: z.string(),
+    event_id: z.string(),
+    kind: z.string(),
+    arguments: z.record(z.string(), z.unknown()),
+    action_confirmation: z.object({ kind: actionConfirmation.shape.kind, response: actionConfirmation.shape.response, method: z.string(), policy_version: z.int().nullable() }).nullable(),
+    at: timestamp,
+  })
+  .meta({ id: 'ConversationAction' });
+
+export const callTelephony = z
+  .object({
+    provider: z.string(),
+    telephony_account_id: z.string(),
+    phone_number_id: z.string().nullable(),
+    from_e164: z.string().describe('Outbound: our own number (the caller id); inbound: the caller'),
+    to_e164: z.string(),
+    provider_call_sid: z.string().nullable().describe("The carrier's call id; null until dialled"),
+    mock: z.boolean().describe('true for sandbox (mock) accounts'),
+  })
+  .meta({ id: 'CallTelephony' });
+
+export const callDetail = z
+  .object({
+    id: z.string(),
+    direction: z.enum(CALL_DIRECTIONS),
+    state: z.enum(CALL_STATES),
+    end_reason: z.string().nullable(),
+    disposition: z.enum(DISPOSITIONS).nullable(),
+    disposition_set_by: z.enum(DISPOSITION_SET_BY).nullable(),
+    attempt_id: z.string().nullable().describe('The contact attempt (outbound); null for inbound calls'),
+    contact_id: z.string().nullable(),
+    agent_id: z.string().nullable(),
+    agent_version_id: z.string().nullable().describe('The pinned agent version (its rubric scores the call)'),
+    campaign_id: z.string().nullable(),
+    origin: z.string().nullable().describe('api for calls queued through POST /v1/calls; null for inbound calls'),
+    telephony: callTelephony,
+    scheduled_for: timestamp.nullable(),
+    started_at: timestamp.nullable().describe('Outbound: when the carrier was asked to dial; inbound: when the call arrived'),
+    answered_at: timestamp.nullable(),
+    ended_at: timestamp.nullable(),
+    duration_seconds: z.int().nullable(),
+    compliance: z.record(z.string(), z.unknown()).nullable().describe('The ComplianceDecision made at queue time, verbatim; null for inbound calls'),
+    questions: z.array(z.record(z.string(), z.unknown())),
+    context: z.record(z.string(), z.string()),
+    recorded_response_count: z.int().min(0),
+    recorded_responses: z.array(recordedResponseView),
+    conversation_actions: z.array(conversationActionView),
+    outcome: outcomeBody.nullable().describe('The structured outcome the runtime recorded, if any'),
+    opted_out: z.boolean(),
+    qualification_reviews: z.record(z.string(), z.unknown()).describe('Keyed by receipt id; {} until fit reviews exist'),
+    analysis: z.object({ success_evaluation: successEvaluation }).nullable().describe('null until scored, or when the stored verdict was written by a results schema this deployment cannot read'),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'CallDetail' });
+export type CallDetail = z.infer<typeof callDetail>;
+
+export const callPath = z.object({ call_id: z.string().min(1).max(64) });
