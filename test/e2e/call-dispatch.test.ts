@@ -47,6 +47,31 @@ describe('dispatch on the local stack', () => {
     expect(count(types, 'call.dialing')).toBe(1);
   });
 
+  it('queued through the API, dialled, answered, talked, ended and scored: the whole path for an answering test number and a busy one', async () => {
+    setClock(ALLOWED_AT);
+    const goal = await newContact(w.api, '+12125550101');
+    const busy = await newContact(w.api, '+12125550120');
+    const [g, b] = await Promise.all([goal, busy].map(async (c) => (await queue(w.api, { agent_id: w.agentId, contact_id: c.id })).body));
+    const detail = async (id: string) => (await w.api('GET', `/v1/calls/${id}`)).body;
+    const scored = (id: string) => waitFor(async () => {
+      const d = await detail(id);
+      return d.analysis ? d : undefined;
+    }, { message: `call ${id} scored`, timeoutMs: 60_000 });
+    const [gd, bd] = await Promise.all([scored(g!.call_id), scored(b!.call_id)]);
+    expect(gd).toMatchObject({ direction: 'outbound', state: 'completed', disposition: 'completed_goal', attempt_id: g!.id });
+    expect(gd.analysis.success_evaluation.dimensions.disclosure_given.result).not.toBe('unscored');
+    expect(bd).toMatchObject({ state: 'busy', disposition: 'busy', disposition_set_by: 'carrier' });
+    expect(bd.analysis.success_evaluation.verdict).toBe('not_applicable');
+    for (const id of [g!.call_id, b!.call_id]) {
+      const types = (await eventsOfCall(w.tenantId, id)).map((e) => e.type);
+      expect(count(types, 'call.completed'), id).toBe(1);
+      expect(count(types, 'call.dialing'), id).toBe(1);
+      expect(count(types, 'call.analysis_ready'), id).toBe(1);
+    }
+    expect(count((await eventsOfCall(w.tenantId, g!.call_id)).map((e) => e.type), 'call.answered')).toBe(1);
+    expect(await dialledTo(goal.phone_e164)).toHaveLength(1);
+  });
+
   it('a call deferred by quiet hours is dialled once the clock passes its time and the scheduler ticks', async () => {
     setClock(QUIET_AT);
     const c = await newContact(w.api);
