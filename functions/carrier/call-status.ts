@@ -3,6 +3,7 @@ import { requestAnalysis } from '../../shared/calls/analysis-queue.js';
 import { twilioCallForm } from '../../shared/carrier/schemas.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { applyOutboundStatus } from '../../shared/repositories/call-lifecycle.js';
+import { isTerminal, onCarrierStatus } from '../../shared/policy/call-state/machine.js';
 import { applyCarrierStatus } from '../../shared/repositories/calls.js';
 import { authenticateCarrierRequest } from '../../shared/telephony/carrier-request.js';
 import { callOfRequest, preferFor } from '../../shared/telephony/outbound-call.js';
@@ -13,7 +14,8 @@ import { callOfRequest, preferFor } from '../../shared/telephony/outbound-call.j
  * (shared/policy/call-state): monotonic, so replays and late, reordered callbacks change nothing.
  * Outbound calls (URL `?call_id=`, dispatch's status callback) also get their disposition at
  * the terminal transition and their outbox events in the same transaction
- * (shared/repositories/call-lifecycle.ts); a call that ended is sent to analysis.
+ * (shared/repositories/call-lifecycle.ts); a call that ended is sent to analysis (an inbound
+ * one when an agent took it).
  */
 export const handler = defineRoute(
   'carrierCallStatus',
@@ -29,7 +31,9 @@ export const handler = defineRoute(
         const result = await applyOutboundStatus(call, status, duration);
         if (result?.ended) await requestAnalysis(call.tenant_id, call.id);
       } else {
-        await applyCarrierStatus(call, status, duration);
+        // An inbound call an agent answered is scored like an outbound one when it ends.
+        const ends = onCarrierStatus(call.state, status);
+        if ((await applyCarrierStatus(call, status, duration)) && ends && isTerminal(ends.state) && call.inbound?.agent_version_id) await requestAnalysis(call.tenant_id, call.id);
       }
     }
     return { status: 200, body: { received: true } };

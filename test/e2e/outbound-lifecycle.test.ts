@@ -15,7 +15,9 @@ import { isTerminal } from '../../shared/policy/call-state/machine.js';
 import type { CallRecordWithEvents } from '../../shared/repositories/call-events.js';
 import { createInboundCall, getCall, getCallPointer } from '../../shared/repositories/calls.js';
 import { getActiveSuppression } from '../../shared/repositories/suppressions.js';
+import { playInboundCall } from '../../shared/sandbox/inbound-call.js';
 import { readTwiml } from '../../shared/sandbox/twiml-reader.js';
+import { profileBody } from './agent-fixtures.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { client, newTenant } from './client.js';
@@ -383,5 +385,26 @@ describe('GET /v1/calls/{call_id}, GET /v1/calls, cancel', () => {
     // Another tenant sees none of them.
     const other = await newTenant();
     expect((await client(stack, other.token)('GET', '/v1/calls')).body.data).toEqual([]);
+  });
+});
+
+describe('inbound calls are scored too', () => {
+  it('a caller books through the receptionist agent: when the carrier ends the call, the analysis worker scores it against the pinned version', async () => {
+    const s = await outboundTenant(stack);
+    const profile = (await s.api('POST', '/v1/compliance-profiles', { body: profileBody({ call_purpose: 'informational' }) })).body;
+    const agent = (await s.api('POST', '/v1/templates/tpl_receptionist_front_desk/instantiate', { body: { disclosure_config: { business_name: 'Acme Dental' }, compliance_profile_id: profile.id } })).body;
+    const version = (await s.api('POST', `/v1/agents/${agent.id}/publish`)).body;
+    expect((await s.api('PATCH', `/v1/phone-numbers/${s.number.id}`, { body: { inbound_agent_id: agent.id } })).status).toBe(200);
+    const played = await playInboundCall({ to: s.number.phone_e164, from: '+12125550177', script: 'booking' });
+    expect(played.outcome).toBe('completed');
+    const callId = (await getCallPointer(played.call_sid))!.call_id;
+    const detail = await waitFor(async () => {
+      const d = (await s.api('GET', `/v1/calls/${callId}`)).body;
+      return d.analysis ? d : undefined;
+    }, { timeoutMs: 30_000, message: 'the inbound call scored' });
+    expect(detail).toMatchObject({ direction: 'inbound', state: 'completed', agent_version_id: version.id });
+    expect(detail.analysis.success_evaluation.rubric_version).toBe(version.id);
+    expect(detail.analysis.success_evaluation.dimensions.disclosure_given.result).toBe('pass');
+    expect(detail.analysis.success_evaluation.dimensions.optout_honored.result).toBe('pass');
   });
 });
