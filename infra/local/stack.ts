@@ -88,6 +88,8 @@ export interface LocalStack {
   readonly importBucket: string;
   /** Set when the stack uses a data dir. */
   readonly dataDir?: string;
+  /** How many scheduler ticks have finished (0 without workers): tests wait on it, not on time. */
+  schedulerTicks(): number;
   stop(): Promise<void>;
 }
 
@@ -104,6 +106,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   const region = LOCAL_REGION;
   const dataDir = opts.inMemory ? undefined : resolveDir(opts.dataDir ?? '.local');
   const cleanups: (() => Promise<void> | void)[] = [];
+  let schedulerTicks = () => 0;
   const cleanup = async () => {
     for (const fn of cleanups.splice(0).reverse()) {
       try {
@@ -224,7 +227,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
         })),
       });
       cleanups.push(() => pollers.stop());
-      cleanups.push(startSchedulerTicks(opts.schedulerTickMs ?? (Number(process.env.SCHEDULER_TICK_MS) || DEFAULT_SCHEDULER_TICK_MS), log));
+      const ticker = startSchedulerTicks(opts.schedulerTickMs ?? (Number(process.env.SCHEDULER_TICK_MS) || DEFAULT_SCHEDULER_TICK_MS), log);
+      cleanups.push(ticker.stop);
+      schedulerTicks = ticker.ticks;
     }
 
     if (dataDir) {
@@ -256,6 +261,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       queues: provisionedQueues,
       importBucket,
       ...(dataDir ? { dataDir } : {}),
+      schedulerTicks: () => schedulerTicks(),
       stop: () => (stopping ??= cleanup()),
     };
   } catch (err) {
@@ -289,10 +295,11 @@ async function seedSandboxPlatformAccount(secrets: LocalSecrets): Promise<void> 
 
 export const DEFAULT_SCHEDULER_TICK_MS = 1000;
 /** The call scheduler's EventBridge schedule, locally: its handler on an interval, never two runs at once. */
-function startSchedulerTicks(everyMs: number, log: (line: string) => void): () => Promise<void> {
+function startSchedulerTicks(everyMs: number, log: (line: string) => void): { stop: () => Promise<void>; ticks: () => number } {
   const loader = createHandlerLoader<() => Promise<unknown>>();
   let running: Promise<void> | undefined;
   let stopped = false;
+  let done = 0;
   const timer = setInterval(() => {
     if (running || stopped) return;
     running = (async () => {
@@ -302,14 +309,18 @@ function startSchedulerTicks(everyMs: number, log: (line: string) => void): () =
       } catch (err) {
         log(`callScheduler: tick failed: ${(err as Error)?.message ?? err}`);
       } finally {
+        done++;
         running = undefined;
       }
     })();
   }, Math.max(50, everyMs));
   timer.unref();
-  return async () => {
-    stopped = true;
-    clearInterval(timer);
-    await running;
+  return {
+    ticks: () => done,
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
   };
 }

@@ -80,7 +80,9 @@ describe('dispatch on the local stack', () => {
     const due = Date.parse(a.scheduled_for);
     // Hours away: the scheduler ticks and nothing happens.
     setClock(due - 60_000);
-    await waitFor(async () => (await storedCall(w.tenantId, a.call_id)).state === 'scheduled');
+    const ticked = stack.schedulerTicks();
+    await waitFor(() => stack.schedulerTicks() >= ticked + 2, { message: 'two scheduler ticks before its time' });
+    expect((await storedCall(w.tenantId, a.call_id)).state).toBe('scheduled');
     expect(await dialledTo(c.phone_e164)).toEqual([]);
     // Past it: the scheduler sends it, the worker judges it allowed now and dials.
     setClock(due + 1_000);
