@@ -36,7 +36,7 @@ import { CarrierRefused, type PlaceCallInput, type TelephonyProvider } from '../
 import { blockedEvent, completedEvent, dialingEvent, scheduledEvent } from './call-events.js';
 import type { CallerNumber } from './compliance-inputs.js';
 import { acquireDialSlot, DialSlotsBusy, secondOf } from './cps-limiter.js';
-import { judgeCall } from './judge-call.js';
+import { judgeCall, UnknownCallTarget } from './judge-call.js';
 import { COMPLIANCE_END_REASON, telephonyOf } from './queue-call.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -106,12 +106,18 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
   if (call.state !== 'scheduled') return 'not_scheduled';
   if (call.scheduled_for && Date.parse(call.scheduled_for) > now().getTime()) return 'not_due';
   const version = await getAgentVersion(tenantId, call.agent_version_id);
-  if (!version) throw new Error(`call ${call.id}: its pinned version ${call.agent_version_id} is gone`);
+  // What the call was queued for no longer exists: it can never be dialled, so it ends now
+  // rather than being re-sent by the scheduler forever.
+  if (!version) return dispose(call, now(), TARGET_GONE);
 
   let slot: { account: string; second: number } | null = null;
   for (let round = 1; round <= CAP_ROUNDS; round++) {
     const at = now();
-    const judged = await judgeCall(tenantId, { version, contact_id: call.contact_id }, at);
+    const judged = await judgeCall(tenantId, { version, contact_id: call.contact_id }, at).catch((err: unknown) => {
+      if (err instanceof UnknownCallTarget) return undefined;
+      throw err;
+    });
+    if (!judged) return dispose(call, at, TARGET_GONE);
     const { decision } = judged;
     const judgedCall: OutboundCallRecord = { ...call, compliance: decision };
     if (decision.outcome === 'block') return dispose(judgedCall, at);
@@ -203,9 +209,12 @@ async function refused(call: OutboundCallRecord, err: CarrierRefused): Promise<D
   return 'refused';
 }
 
-async function dispose(call: OutboundCallRecord, at: Date): Promise<DispatchOutcome> {
+/** Disposed by the system, not by a compliance rule: the pinned version or the contact is gone. */
+const TARGET_GONE = { set_by: 'system', end_reason: 'call_target_gone' } as const;
+
+async function dispose(call: OutboundCallRecord, at: Date, why: { set_by: 'compliance' | 'system'; end_reason: string } = { set_by: 'compliance', end_reason: COMPLIANCE_END_REASON }): Promise<DispatchOutcome> {
   const disposition = call.compliance.disposition ?? 'blocked_by_policy';
-  const change = onDisposedBeforeDial('scheduled', { disposition, set_by: 'compliance', end_reason: COMPLIANCE_END_REASON })!;
+  const change = onDisposedBeforeDial('scheduled', { disposition, ...why })!;
   const end = { state: change.state, disposition, disposition_set_by: change.disposition_set_by!, end_reason: change.end_reason! };
   try {
     await db().send(

@@ -5,13 +5,13 @@
  * sandbox carrier (duplicates, racing workers, a crash between transition and dial); the
  * reconciler; re-judging at dial time; the cps limiter. Time moves with the clock hook.
  */
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchCall } from '../../shared/calls/dispatch.js';
 import { DUE_RECHECK_MS, runReconciler, runScheduler } from '../../shared/calls/scheduler.js';
 import { advanceClockForTests, now } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
-import { dispatchKeys, platformKeys } from '../../shared/db/keys.js';
+import { contactKeys, dispatchKeys, platformKeys } from '../../shared/db/keys.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getPhoneNumber } from '../../shared/repositories/phone-numbers.js';
 import { CarrierRefused, CarrierUnavailable, type TelephonyProvider } from '../../shared/telephony/provider.js';
@@ -243,6 +243,17 @@ describe('dispatch: at most once', () => {
     expect(typesOf(await eventsOfCall(w.tenantId, a.call_id))).toEqual(['call.queued', 'call.scheduled', 'call.blocked', 'call.completed']);
     expect(await dispatchCall(w.tenantId, a.call_id)).toBe('not_scheduled');
     expect((await sandboxCallsFrom(w.number.phone_e164)).filter((x) => x.to === c.phone_e164)).toEqual([]);
+  });
+
+  it('a call whose contact no longer exists ends at dial time (call_target_gone, set by system), never re-sent forever', async () => {
+    setClock(ALLOWED_AT);
+    const c = await newContact(w.api);
+    const a = (await queue(w.api, body(c.id))).body;
+    await db().send(new DeleteCommand({ TableName: tableName(), Key: contactKeys.contact(w.tenantId, c.id) }));
+    expect(await dispatchCall(w.tenantId, a.call_id)).toBe('blocked');
+    expect(await storedCall(w.tenantId, a.call_id)).toMatchObject({ state: 'disposed', disposition: 'blocked_by_policy', disposition_set_by: 'system', end_reason: 'call_target_gone', due_at: null });
+    expect(typesOf(await eventsOfCall(w.tenantId, a.call_id))).toEqual(['call.queued', 'call.scheduled', 'call.blocked', 'call.completed']);
+    expect(await dispatchCall(w.tenantId, a.call_id)).toBe('not_scheduled');
   });
 
   it('a call due in quiet hours is re-deferred at dial time (new scheduled_for and due item)', async () => {
