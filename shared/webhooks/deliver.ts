@@ -1,0 +1,168 @@
+/**
+ * One delivery attempt of one webhook: a single POST, pinned to a checked address.
+ *
+ * The URL is checked again here (url-policy.ts) after a fresh DNS resolution, and the
+ * connection goes to the first checked address through the request's own `lookup`, so a
+ * second lookup cannot rebind the name to an internal address; Host, TLS SNI and
+ * certificate checks still use the URL's host name. Redirects are not followed. One
+ * deadline (timeoutMs, from the call) bounds resolution, connect and the response status;
+ * at most 64 KB of the response body is read and thrown away. duration_ms runs from the
+ * call to the response status (or to the failure). It never throws: every outcome is a
+ * DeliveryResult whose `detail` a tenant can act on.
+ */
+import http, { STATUS_CODES } from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { checkWebhookUrl, systemResolver, type Resolver, type UrlPolicy } from './url-policy.js';
+
+export interface DeliveryResult {
+  delivered: boolean;
+  status_code: number | null;
+  duration_ms: number;
+  error: null | 'url_not_allowed' | 'timeout' | 'connection_error' | 'redirect' | 'http_status';
+  detail: string;
+}
+
+export const DELIVERY_TIMEOUT_MS = 10_000;
+const MAX_RESPONSE_BYTES = 64 * 1024;
+const TLS_FAILURE = /CERT|SSL|TLS|^EPROTO$|^UNABLE_TO_/;
+const TLS_HINT = ' (the TLS handshake failed; check that the endpoint serves https with a valid certificate for its name)';
+
+export async function deliverOnce(opts: {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  policy: UrlPolicy;
+  resolve?: Resolver;
+  timeoutMs?: number;
+}): Promise<DeliveryResult> {
+  const started = performance.now();
+  const timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const elapsed = () => Math.round(performance.now() - started);
+  const result = (r: Omit<DeliveryResult, 'duration_ms'>): DeliveryResult => ({ ...r, duration_ms: elapsed() });
+  const timedOut = (what: string) =>
+    result({ delivered: false, status_code: null, error: 'timeout', detail: `No response within ${inWords(timeoutMs)}${what}` });
+
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const deadline = new Promise<'deadline'>((resolve) => (timer = setTimeout(resolve, timeoutMs, 'deadline')));
+    const checking = checkWebhookUrl(opts.url, opts.policy, opts.resolve ?? systemResolver);
+    checking.catch(() => {}); // if the deadline wins, a late failure has nobody to tell
+    const check = await Promise.race([checking, deadline]);
+    if (check === 'deadline') return timedOut(' (the host name did not resolve in time)');
+    clearTimeout(timer);
+    if (!check.ok) return result({ delivered: false, status_code: null, error: 'url_not_allowed', detail: check.reason });
+    return await post(check.url, check.addresses[0]!, opts.body, opts.headers, timeoutMs - (performance.now() - started), result, timedOut);
+  } catch (err) {
+    return result({ delivered: false, status_code: null, error: 'connection_error', detail: `Could not send the request: ${describe(err)}` });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function post(
+  url: URL,
+  pinned: { address: string; family: 4 | 6 },
+  body: string,
+  extraHeaders: Record<string, string>,
+  remainingMs: number,
+  result: (r: Omit<DeliveryResult, 'duration_ms'>) => DeliveryResult,
+  timedOut: (what: string) => DeliveryResult,
+): Promise<DeliveryResult> {
+  return new Promise((settle) => {
+    let outcome: DeliveryResult | undefined;
+    let connected = false;
+    let timer: NodeJS.Timeout | undefined;
+    const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    const isHttps = url.protocol === 'https:';
+    const headers: Record<string, string | number> = {};
+    for (const [name, value] of Object.entries(extraHeaders)) {
+      if (!['host', 'content-length', 'connection', 'transfer-encoding'].includes(name.toLowerCase())) headers[name] = value;
+    }
+    headers.host = url.host;
+    headers['content-length'] = Buffer.byteLength(body, 'utf8');
+
+    // The name was resolved and checked already: answer any lookup with that address only.
+    const lookup: LookupFunction = (_name, options, callback) => {
+      if (options.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
+      else callback(null, pinned.address, pinned.family);
+    };
+
+    const finish = (r: DeliveryResult) => {
+      clearTimeout(timer);
+      req.destroy();
+      settle(r);
+    };
+
+    const req = (isHttps ? https : http).request({
+      method: 'POST',
+      protocol: url.protocol,
+      hostname,
+      port: url.port ? Number(url.port) : isHttps ? 443 : 80,
+      path: `${url.pathname}${url.search}`,
+      headers,
+      lookup,
+      agent: false, // a connection of its own: nothing pooled, nothing reused for another host
+      ...(isHttps && !isIP(hostname) ? { servername: hostname } : {}),
+    });
+
+    timer = setTimeout(() => finish(outcome ?? timedOut('')), Math.max(0, remainingMs));
+
+    req.on('socket', (socket) => {
+      socket.once(isHttps ? 'secureConnect' : 'connect', () => (connected = true));
+    });
+
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      outcome = result(judge(status, res.headers.location));
+      let read = 0;
+      res.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read >= MAX_RESPONSE_BYTES) finish(outcome!);
+      });
+      res.on('end', () => finish(outcome!));
+      res.on('error', () => finish(outcome!));
+      res.on('close', () => finish(outcome!));
+    });
+
+    req.on('error', (err) => {
+      if (outcome) return finish(outcome);
+      const code = describe(err);
+      finish(
+        result({
+          delivered: false,
+          status_code: null,
+          error: 'connection_error',
+          detail: connected
+            ? `The connection closed before a response: ${code}`
+            : `Could not connect: ${code}${isHttps && TLS_FAILURE.test(code) ? TLS_HINT : ''}`,
+        }),
+      );
+    });
+
+    req.end(body, 'utf8');
+  });
+}
+
+function judge(status: number, location: string | string[] | undefined): Omit<DeliveryResult, 'duration_ms'> {
+  const answered = `Your endpoint answered ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}`;
+  if (status >= 200 && status < 300) return { delivered: true, status_code: status, error: null, detail: answered };
+  if (status >= 300 && status < 400) {
+    const target = typeof location === 'string' && location ? ` to ${printable(location)}` : '';
+    return { delivered: false, status_code: status, error: 'redirect', detail: `Redirects are not followed (${status}${target}); give the final URL instead` };
+  }
+  return { delivered: false, status_code: status, error: 'http_status', detail: answered };
+}
+
+const inWords = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} second${ms === 1000 ? '' : 's'}` : `${ms} ms`);
+
+const printable = (s: string) => {
+  const clean = s.replace(/[^\x20-\x7e]/g, '?');
+  return clean.length > 200 ? `${clean.slice(0, 200)}…` : clean;
+};
+
+function describe(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (typeof e?.code === 'string') return e.code;
+  return typeof e?.message === 'string' && e.message ? e.message : String(err);
+}
