@@ -211,6 +211,19 @@ export const outboxKeys = {
   pending: (eventId: string) => ({ pk: `${PLATFORM_PREFIX}OUTBOX#${outboxShard(eventId)}`, sk: assertId(eventId) }),
 } as const;
 
+/**
+ * Webhooks (shared/repositories/webhook-*.ts): the tenant's single endpoint (its sealed
+ * signing secrets inside), the delivery ledger's attempt rows beside each event in the
+ * tenant's event log (`ATTEMPT#<evt>#<nnnn>`: one Query reads an event's attempts in order),
+ * and a count of delivered events per type (the receptionist action targets' delivery_count).
+ */
+export const webhookKeys = {
+  endpoint: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'WEBHOOK_ENDPOINT' }),
+  attemptsPrefix: (eventId: string) => `ATTEMPT#${assertId(eventId)}#`,
+  attempt: (tenantId: string, eventId: string, attempt: number) => ({ pk: `${tenantPk(tenantId)}#EVENTS`, sk: `ATTEMPT#${assertId(eventId)}#${String(attempt).padStart(4, '0')}` }),
+  deliveredCount: (tenantId: string, eventType: string) => ({ pk: tenantPk(tenantId), sk: `WEBHOOK_DELIVERED#${assertId(eventType)}` }),
+} as const;
+
 export const isPlatformPartition = (partition: string): boolean => partition.startsWith(PLATFORM_PREFIX);
 
 /** True when a partition (table or index) value belongs to the tenant. */

@@ -28,6 +28,11 @@ export const EVENT_TYPES = [
   'call.completed',
   'call.analysis_ready',
   'contact.opted_out',
+  // Receptionist outcomes (the fixed catalog of shared/webhooks/receptionist-targets.ts).
+  'receptionist.message_taken',
+  'receptionist.ticket_opened',
+  'receptionist.callback_scheduled',
+  'receptionist.transfer_requested',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -46,7 +51,14 @@ export function outboxItems(tenantId: string, type: EventType, data: Record<stri
   return {
     event,
     items: [
-      { Put: { TableName: tableName(), Item: { ...outboxKeys.event(tenantId, event.id), type: 'event', event }, ConditionExpression: 'attribute_not_exists(pk)' } },
+      // event_type / created_at / delivery_status at the top level: the webhook-events list filters on them.
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...outboxKeys.event(tenantId, event.id), type: 'event', event, event_type: type, created_at: event.created_at, delivery_status: 'pending', attempt_count: 0 },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
       { Put: { TableName: tableName(), Item: { ...outboxKeys.pending(event.id), type: 'outbox_pending', tenant_id: tenantId, event_id: event.id, created_at: event.created_at } } },
     ],
   };

@@ -14,6 +14,8 @@ export const queues = {
   webhookDelivery: {
     name: 'webhook-delivery',
     envVar: 'WEBHOOK_DELIVERY_QUEUE_URL',
+    /** The worker dead-letters an event whose retry schedule ran out itself (not only SQS's redrive). */
+    dlqEnvVar: 'WEBHOOK_DELIVERY_DLQ_URL',
     visibilityTimeoutSeconds: 360,
     maxReceiveCount: 8,
     dlqRetentionDays: 14,

@@ -24,6 +24,7 @@ import { ACCEPTS_EVENTS, aggregatesOf, AGGREGATE_FIELDS, applyEvents, storedForm
 import type { RuntimeEvent } from '../schemas/runtime-events.js';
 import { getCall, type CallRecord } from './calls.js';
 import { getActiveSuppression, newSuppression, phoneHolder, suppressionAddItems } from './suppressions.js';
+import { receptionistEventFor } from '../webhooks/receptionist-targets.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -105,6 +106,13 @@ export async function recordCallEvents(tenantId: string, callId: string, events:
           items.push(...optedOut.items);
         }
       }
+    }
+
+    // A receptionist outcome (take_message, open_ticket, …) commits its event with the action.
+    for (const { event } of fresh) {
+      if (event.type !== 'conversation_action') continue;
+      const type = receptionistEventFor(event.kind);
+      if (type) items.push(...outboxItems(tenantId, type, { call_id: callId, direction: call.direction, contact_id: (call as { contact_id?: string }).contact_id ?? null, action_id: event.action_id, kind: event.kind, arguments: event.arguments ?? {}, at: event.at ?? receivedAt }, new Date(receivedAt)).items);
     }
 
     const freshResults = new Map(applied.results.map((r) => [r.id, r]));

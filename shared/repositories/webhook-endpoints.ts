@@ -1,0 +1,151 @@
+/**
+ * The tenant's single webhook endpoint (`TENANT#<t>` / `WEBHOOK_ENDPOINT`) and its signing
+ * secrets, sealed with the secret box (KMS on AWS) under a context naming the tenant, the
+ * endpoint and the secret, so a sealed value copied elsewhere does not open.
+ *
+ * Secrets: the newest has `expires_at: null`; a rotation gives every older live secret an
+ * expiry `overlap_seconds` ahead (never later than one it already had), and deliveries sign
+ * with every secret still live at send time. Expired secrets are dropped at the next write.
+ */
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { open, seal } from '../crypto/secret-box.js';
+import { db, tableName } from '../db/client.js';
+import { webhookKeys } from '../db/keys.js';
+import { conflict } from '../http/errors.js';
+import { newId } from '../ids.js';
+import { newSigningSecret } from '../webhooks/signature.js';
+
+export interface StoredSigningSecret {
+  id: string;
+  sealed: string;
+  created_at: string;
+  expires_at: string | null;
+}
+
+export interface WebhookEndpointRecord {
+  tenant_id: string;
+  id: string;
+  url: string;
+  description: string | null;
+  enabled_events: string[] | null;
+  secrets: StoredSigningSecret[];
+  created_at: string;
+  updated_at: string;
+  revision: number;
+}
+
+export interface EndpointSettings {
+  url: string;
+  description: string | null;
+  enabled_events: string[] | null;
+}
+
+/** More live secrets than this at once means rotations faster than any receiver can follow. */
+export const MAX_LIVE_SECRETS = 5;
+const WRITE_ATTEMPTS = 5;
+
+const sealContext = (tenantId: string, endpointId: string, secretId: string) => ({ purpose: 'webhook_signing_secret', tenant_id: tenantId, endpoint_id: endpointId, secret_id: secretId });
+
+const isLive = (s: StoredSigningSecret, at: Date) => s.expires_at === null || Date.parse(s.expires_at) > at.getTime();
+
+export async function getWebhookEndpoint(tenantId: string): Promise<WebhookEndpointRecord | undefined> {
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: webhookKeys.endpoint(tenantId), ConsistentRead: true }));
+  return out.Item as WebhookEndpointRecord | undefined;
+}
+
+async function mintSecret(tenantId: string, endpointId: string, at: Date): Promise<{ plain: string; stored: StoredSigningSecret }> {
+  const id = newId('whs');
+  const plain = newSigningSecret();
+  return { plain, stored: { id, sealed: await seal(plain, sealContext(tenantId, endpointId, id)), created_at: at.toISOString(), expires_at: null } };
+}
+
+const isConditionFailure = (err: unknown) => err instanceof ConditionalCheckFailedException || (err as { name?: string })?.name === 'ConditionalCheckFailedException';
+
+/**
+ * Creates the endpoint (with its first secret, returned once) or replaces its settings
+ * (secrets kept: a URL change must not break verification). Conditional on what was read,
+ * so two concurrent PUTs never leave two first secrets or lose a rotation.
+ */
+export async function putWebhookEndpoint(tenantId: string, settings: EndpointSettings, at: Date): Promise<{ endpoint: WebhookEndpointRecord; signingSecret: string | null }> {
+  for (let attempt = 1; ; attempt++) {
+    const existing = await getWebhookEndpoint(tenantId);
+    try {
+      if (!existing) {
+        const id = newId('whe');
+        const secret = await mintSecret(tenantId, id, at);
+        const endpoint: WebhookEndpointRecord = { tenant_id: tenantId, id, ...settings, secrets: [secret.stored], created_at: at.toISOString(), updated_at: at.toISOString(), revision: 1 };
+        await db().send(new PutCommand({ TableName: tableName(), Item: { ...webhookKeys.endpoint(tenantId), type: 'webhook_endpoint', ...endpoint }, ConditionExpression: 'attribute_not_exists(pk)' }));
+        return { endpoint, signingSecret: secret.plain };
+      }
+      const endpoint: WebhookEndpointRecord = { ...existing, ...settings, secrets: existing.secrets.filter((s) => isLive(s, at)), updated_at: at.toISOString(), revision: existing.revision + 1 };
+      await writeRevision(tenantId, endpoint, existing.revision);
+      return { endpoint, signingSecret: null };
+    } catch (err) {
+      if (!isConditionFailure(err) || attempt >= WRITE_ATTEMPTS) throw err;
+    }
+  }
+}
+
+async function writeRevision(tenantId: string, endpoint: WebhookEndpointRecord, expectedRevision: number): Promise<void> {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...webhookKeys.endpoint(tenantId), type: 'webhook_endpoint', ...endpoint },
+      ConditionExpression: 'attribute_exists(pk) AND revision = :r',
+      ExpressionAttributeValues: { ':r': expectedRevision },
+    }),
+  );
+}
+
+/** A new current secret (returned once); older live ones stay valid for `overlapSeconds`. */
+export async function rotateWebhookSecret(tenantId: string, overlapSeconds: number, at: Date): Promise<{ endpoint: WebhookEndpointRecord; signingSecret: string } | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const existing = await getWebhookEndpoint(tenantId);
+    if (!existing) return undefined;
+    const until = new Date(at.getTime() + overlapSeconds * 1000);
+    const older = existing.secrets
+      .filter((s) => isLive(s, at))
+      .map((s) => ({ ...s, expires_at: s.expires_at && Date.parse(s.expires_at) < until.getTime() ? s.expires_at : until.toISOString() }))
+      .filter((s) => isLive(s, at));
+    if (older.length + 1 > MAX_LIVE_SECRETS) {
+      throw conflict('too_many_signing_secrets', `The endpoint already has ${older.length} live signing secrets; wait for an overlap to end (or rotate with overlap_seconds 0) before rotating again`);
+    }
+    const secret = await mintSecret(tenantId, existing.id, at);
+    const endpoint: WebhookEndpointRecord = { ...existing, secrets: [secret.stored, ...older], updated_at: at.toISOString(), revision: existing.revision + 1 };
+    try {
+      await writeRevision(tenantId, endpoint, existing.revision);
+      return { endpoint, signingSecret: secret.plain };
+    } catch (err) {
+      if (!isConditionFailure(err) || attempt >= WRITE_ATTEMPTS) throw err;
+    }
+  }
+}
+
+export async function deleteWebhookEndpoint(tenantId: string): Promise<boolean> {
+  const out = await db().send(new DeleteCommand({ TableName: tableName(), Key: webhookKeys.endpoint(tenantId), ReturnValues: 'ALL_OLD' }));
+  return Boolean(out.Attributes);
+}
+
+/** The plaintext secrets live at `at`, newest first: what a delivery signs with. */
+export async function liveSigningSecrets(endpoint: WebhookEndpointRecord, at: Date): Promise<string[]> {
+  const live = endpoint.secrets.filter((s) => isLive(s, at));
+  return Promise.all(live.map((s) => open(s.sealed, sealContext(endpoint.tenant_id, endpoint.id, s.id))));
+}
+
+/** Does the endpoint take this event type? */
+export const endpointTakes = (endpoint: WebhookEndpointRecord, eventType: string): boolean => endpoint.enabled_events === null || endpoint.enabled_events.includes(eventType);
+
+export function presentWebhookEndpoint(endpoint: WebhookEndpointRecord, at: Date) {
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    description: endpoint.description,
+    enabled_events: endpoint.enabled_events,
+    status: 'enabled' as const,
+    secrets: endpoint.secrets.filter((s) => isLive(s, at)).map((s) => ({ id: s.id, created_at: s.created_at, expires_at: s.expires_at })),
+    created_at: endpoint.created_at,
+    updated_at: endpoint.updated_at,
+  };
+}
+

@@ -1,0 +1,232 @@
+/**
+ * The delivery ledger. Each committed event (`TENANT#<t>#EVENTS` / `EVENT#<evt>`, written by
+ * the outbox with its state change) carries its delivery state: `delivery_status`
+ * (pending → delivered | failed | skipped), `attempt_count`, `next_attempt_at`, and while an
+ * attempt is under way a lease (`lease_id`, `lease_until`). Every attempt is a row of its own
+ * (`ATTEMPT#<evt>#<nnnn>`), written in the same transaction as the event's new state, under a
+ * condition on the lease and the attempt count: an attempt is recorded once, and two workers
+ * holding the same message can never both POST the same attempt.
+ */
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client.js';
+import { outboxKeys, webhookKeys } from '../db/keys.js';
+import type { OutboxEvent } from '../events/outbox.js';
+import type { FilterCondition } from '../pagination/filters.js';
+import { queryPage } from '../pagination/page.js';
+import { isId } from '../ids.js';
+import { envelopeOf } from '../webhooks/envelope.js';
+import type { DeliveryResult } from '../webhooks/deliver.js';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'skipped';
+
+export interface WebhookEventRecord {
+  event: OutboxEvent;
+  event_type: string;
+  created_at: string;
+  delivery_status?: DeliveryStatus;
+  skip_reason?: string | null;
+  attempt_count?: number;
+  next_attempt_at?: string | null;
+  last_attempt_at?: string | null;
+  delivered_at?: string | null;
+  lease_id?: string;
+  lease_until?: string;
+}
+
+export interface AttemptRecord {
+  attempt: number;
+  at: string;
+  trigger: 'automatic' | 'manual';
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  detail: string;
+}
+
+export async function getWebhookEvent(tenantId: string, eventId: string): Promise<WebhookEventRecord | undefined> {
+  if (!isId(eventId) || !eventId.startsWith('evt_')) return undefined;
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: outboxKeys.event(tenantId, eventId), ConsistentRead: true }));
+  return out.Item as WebhookEventRecord | undefined;
+}
+
+export async function webhookEventAttempts(tenantId: string, eventId: string): Promise<AttemptRecord[]> {
+  const out: AttemptRecord[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': outboxKeys.eventsPartition(tenantId), ':p': webhookKeys.attemptsPrefix(eventId) },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) out.push(presentAttempt(item));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+const presentAttempt = (item: Record<string, unknown>): AttemptRecord => ({
+  attempt: item.attempt as number,
+  at: item.at as string,
+  trigger: item.trigger as AttemptRecord['trigger'],
+  status_code: (item.status_code as number | null) ?? null,
+  duration_ms: item.duration_ms as number,
+  error: (item.error as string | null) ?? null,
+  detail: item.detail as string,
+});
+
+export function presentWebhookEvent(item: Record<string, unknown>) {
+  const rec = item as unknown as WebhookEventRecord;
+  return {
+    ...envelopeOf(rec.event),
+    delivery_status: rec.delivery_status ?? 'pending',
+    skip_reason: rec.delivery_status === 'skipped' ? (rec.skip_reason ?? null) : null,
+    attempt_count: rec.attempt_count ?? 0,
+    next_attempt_at: rec.delivery_status === 'pending' || rec.delivery_status === undefined ? (rec.next_attempt_at ?? null) : null,
+    last_attempt_at: rec.last_attempt_at ?? null,
+    delivered_at: rec.delivered_at ?? null,
+  };
+}
+
+export function listWebhookEvents(tenantId: string, opts: { limit: number; cursor?: string; filters: FilterCondition[] }) {
+  return queryPage({
+    tenantId,
+    scope: 'webhook_events',
+    partition: outboxKeys.eventsPartition(tenantId),
+    skPrefix: 'EVENT#',
+    newestFirst: true,
+    limit: opts.limit,
+    cursor: opts.cursor,
+    filters: opts.filters,
+    map: presentWebhookEvent,
+  });
+}
+
+const countIs = (n: number) => (n === 0 ? '(attribute_not_exists(attempt_count) OR attempt_count = :n)' : 'attempt_count = :n');
+
+/**
+ * Take the lease for the next attempt: only while the event is in `allowed` states, its
+ * attempt count is what was read, and no unexpired lease is held. False when another
+ * worker (or a redelivery) holds it or the event moved on.
+ */
+export async function claimAttempt(
+  tenantId: string,
+  eventId: string,
+  claim: { expectedCount: number; allowed: readonly DeliveryStatus[]; leaseId: string; leaseUntil: Date; at: Date },
+): Promise<boolean> {
+  const statuses = Object.fromEntries(claim.allowed.map((s, i) => [`:s${i}`, s]));
+  // Events committed before the ledger existed carry no delivery fields: they read as pending, 0.
+  const status = `(delivery_status IN (${Object.keys(statuses).join(', ')})${claim.allowed.includes('pending') ? ' OR attribute_not_exists(delivery_status)' : ''})`;
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: outboxKeys.event(tenantId, eventId),
+        UpdateExpression: 'SET lease_id = :lease, lease_until = :until',
+        ConditionExpression: `attribute_exists(pk) AND ${status} AND ${countIs(claim.expectedCount)} AND (attribute_not_exists(lease_until) OR lease_until < :at)`,
+        ExpressionAttributeValues: { ':lease': claim.leaseId, ':until': claim.leaseUntil.toISOString(), ':n': claim.expectedCount, ':at': claim.at.toISOString(), ...statuses },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if ((err as { name?: string })?.name === 'ConditionalCheckFailedException') return false;
+    throw err;
+  }
+}
+
+/**
+ * Record one attempt and the event's new delivery state in one transaction, under the lease:
+ * the attempt row, the event (count + 1, status, next attempt, lease released) and, the first
+ * time an event is delivered, its type's delivered count.
+ */
+export async function recordAttempt(
+  tenantId: string,
+  record: WebhookEventRecord,
+  outcome: { leaseId: string; result: DeliveryResult; at: Date; trigger: AttemptRecord['trigger']; status: DeliveryStatus; nextAttemptAt: Date | null; endpointId: string },
+): Promise<AttemptRecord> {
+  const n = (record.attempt_count ?? 0) + 1;
+  const attempt: AttemptRecord = {
+    attempt: n,
+    at: outcome.at.toISOString(),
+    trigger: outcome.trigger,
+    status_code: outcome.result.status_code,
+    duration_ms: Math.round(outcome.result.duration_ms),
+    error: outcome.result.error,
+    detail: outcome.result.detail,
+  };
+  const firstDelivery = outcome.status === 'delivered' && record.delivery_status !== 'delivered';
+  const values: Record<string, unknown> = {
+    ':lease': outcome.leaseId,
+    ':n': n - 1,
+    ':n1': n,
+    ':status': outcome.status,
+    ':at': attempt.at,
+    ':next': outcome.nextAttemptAt?.toISOString() ?? null,
+    ':endpoint': outcome.endpointId,
+  };
+  const sets = ['attempt_count = :n1', 'delivery_status = :status', 'last_attempt_at = :at', 'next_attempt_at = :next', 'endpoint_id = :endpoint'];
+  if (firstDelivery) sets.push('delivered_at = :at');
+  const items: TransactItem[] = [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: outboxKeys.event(tenantId, record.event.id),
+        UpdateExpression: `SET ${sets.join(', ')} REMOVE lease_id, lease_until`,
+        ConditionExpression: `lease_id = :lease AND ${countIs(n - 1)}`,
+        ExpressionAttributeValues: values,
+      },
+    },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...webhookKeys.attempt(tenantId, record.event.id, n), type: 'webhook_attempt', event_id: record.event.id, event_type: record.event_type, ...attempt },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
+  if (firstDelivery) {
+    items.push({
+      Update: {
+        TableName: tableName(),
+        Key: webhookKeys.deliveredCount(tenantId, record.event_type),
+        UpdateExpression: 'SET #type = :type, event_type = :et, updated_at = :at ADD delivered :one',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':type': 'webhook_delivered_count', ':et': record.event_type, ':at': attempt.at, ':one': 1 },
+      },
+    });
+  }
+  await db().send(new TransactWriteCommand({ TransactItems: items }));
+  return attempt;
+}
+
+/** No endpoint takes this event (none configured, or its type is not enabled): it is never sent. */
+export async function markSkipped(tenantId: string, eventId: string, reason: 'no_endpoint' | 'event_type_not_enabled', at: Date): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: outboxKeys.event(tenantId, eventId),
+        UpdateExpression: 'SET delivery_status = :skipped, skip_reason = :reason, last_attempt_at = if_not_exists(last_attempt_at, :null), skipped_at = :at',
+        ConditionExpression: '(delivery_status = :pending OR attribute_not_exists(delivery_status)) AND (attribute_not_exists(lease_until) OR lease_until < :at)',
+        ExpressionAttributeValues: { ':skipped': 'skipped', ':reason': reason, ':pending': 'pending', ':at': at.toISOString(), ':null': null },
+      }),
+    );
+  } catch (err) {
+    if ((err as { name?: string })?.name !== 'ConditionalCheckFailedException') throw err;
+  }
+}
+
+/** How many events of each type reached the endpoint (the ledger's first deliveries). */
+export async function deliveredCounts(tenantId: string, eventTypes: readonly string[]): Promise<Map<string, number>> {
+  const counts = await Promise.all(
+    eventTypes.map(async (t) => {
+      const out = await db().send(new GetCommand({ TableName: tableName(), Key: webhookKeys.deliveredCount(tenantId, t), ConsistentRead: true }));
+      return [t, (out.Item?.delivered as number | undefined) ?? 0] as const;
+    }),
+  );
+  return new Map(counts);
+}

@@ -1,0 +1,109 @@
+/**
+ * Webhook endpoint, event and test-send shapes (SPEC Part 6; the endpoint's management is
+ * ours: issue 11). Secrets appear in exactly two responses — creating the endpoint and
+ * rotating its secret — and nowhere else.
+ */
+import * as z from 'zod';
+import { EVENT_TYPES } from '../events/outbox.js';
+import { timestamp } from './common.js';
+
+export const WEBHOOK_URL_MAX = 2048;
+export const MAX_OVERLAP_SECONDS = 7 * 86_400;
+export const DEFAULT_OVERLAP_SECONDS = 86_400;
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
+/** The sample event POST /v1/webhook-endpoint/test sends. */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
+export const webhookEndpointPutRequest = z.strictObject({
+  url: z.string().min(1).max(WEBHOOK_URL_MAX),
+  description: z.string().max(500).nullable().optional(),
+  /** Absent or null: every event type. */
+  enabled_events: z
+    .array(z.enum(EVENT_TYPES))
+    .min(1)
+    .max(EVENT_TYPES.length)
+    .refine((a) => new Set(a).size === a.length, { message: 'Each event type may be listed once', params: { type: 'duplicate_event_type' } })
+    .nullable()
+    .optional(),
+});
+
+/** The body is optional: no body = the default overlap. */
+export const webhookRotateRequest = z
+  .strictObject({
+    overlap_seconds: z.int().min(0).max(MAX_OVERLAP_SECONDS).optional(),
+  })
+  .optional();
+
+const secretSummary = z.strictObject({
+  id: z.string(),
+  created_at: timestamp,
+  /** null while it is the current secret; set when a rotation began its overlap. */
+  expires_at: timestamp.nullable(),
+});
+
+export const webhookEndpointResource = z
+  .strictObject({
+    id: z.string(),
+    url: z.string(),
+    description: z.string().nullable(),
+    enabled_events: z.array(z.string()).nullable(),
+    status: z.literal('enabled'),
+    secrets: z.array(secretSummary),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'WebhookEndpoint' });
+
+export const webhookEndpointWithSecret = webhookEndpointResource
+  .extend({ signing_secret: z.string().describe('Shown once: store it now') })
+  .meta({ id: 'WebhookEndpointWithSecret' });
+
+export const webhookTestResult = z
+  .strictObject({ delivered: z.boolean(), status_code: z.int().nullable(), event_type: z.string(), detail: z.string() })
+  .meta({ id: 'WebhookTestResult' });
+
+export const webhookAttempt = z.strictObject({
+  attempt: z.int(),
+  at: timestamp,
+  trigger: z.enum(['automatic', 'manual']),
+  status_code: z.int().nullable(),
+  duration_ms: z.int(),
+  error: z.string().nullable(),
+  detail: z.string(),
+});
+
+export const webhookEventResource = z
+  .strictObject({
+    id: z.string(),
+    type: z.string(),
+    created_at: timestamp,
+    api_version: z.string(),
+    data: z.record(z.string(), z.unknown()),
+    delivery_status: z.enum(DELIVERY_STATUSES),
+    skip_reason: z.string().nullable(),
+    attempt_count: z.int(),
+    next_attempt_at: timestamp.nullable(),
+    last_attempt_at: timestamp.nullable(),
+    delivered_at: timestamp.nullable(),
+  })
+  .meta({ id: 'WebhookEvent' });
+
+export const webhookEventDetail = webhookEventResource.extend({ attempts: z.array(webhookAttempt) }).meta({ id: 'WebhookEventDetail' });
+
+// Malformed ids are a 404 like unknown ones (the repository checks them), as on every by-id route.
+export const webhookEventPath = z.object({ event_id: z.string().min(1).max(64) });
+
+export const receptionistActionTarget = z
+  .strictObject({
+    id: z.string(),
+    outcome_type: z.string(),
+    event_type: z.string(),
+    endpoint_id: z.string(),
+    endpoint_url: z.string(),
+    endpoint_status: z.string(),
+    delivery_count: z.int(),
+    signing_secret_source: z.literal('webhook_endpoint_create_or_rotate'),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'ReceptionistActionTargetSummary' });

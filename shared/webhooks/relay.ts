@@ -1,0 +1,50 @@
+/**
+ * The outbox relay: moves committed events to the webhook-delivery queue. It reads the
+ * pending markers the outbox wrote with each state change (`PLATFORM#OUTBOX#<shard>`),
+ * enqueues a delivery message per event, and deletes a marker only once SQS took its
+ * message — so nothing uncommitted is ever sent and nothing committed is lost: a crash
+ * between the send and the delete sends the event again, which the ledger makes harmless.
+ *
+ * On AWS it runs on the table's stream (an INSERT of a marker; within a second) and on a
+ * one-minute schedule (anything the stream path missed); locally on a short interval.
+ */
+import { OUTBOX_SHARDS } from '../db/keys.js';
+import { markRelayed, pendingEvents } from '../events/outbox.js';
+import { logger } from '../observability.js';
+import { enqueueDeliveries } from './delivery-queue.js';
+
+export interface RelayResult {
+  relayed: number;
+  failed: number;
+}
+
+/** Relay the pending markers of `shards` (default: all), up to `perShard` each. */
+export async function relayOutbox(opts: { shards?: readonly number[]; perShard?: number } = {}): Promise<RelayResult> {
+  const shards = opts.shards ?? Array.from({ length: OUTBOX_SHARDS }, (_, i) => i);
+  const results = await Promise.all(shards.map((shard) => relayShard(shard, opts.perShard ?? 100)));
+  return results.reduce((a, b) => ({ relayed: a.relayed + b.relayed, failed: a.failed + b.failed }), { relayed: 0, failed: 0 });
+}
+
+/** A run drains a shard page by page, up to this many pages (the next run takes the rest). */
+const MAX_PAGES_PER_RUN = 20;
+
+async function relayShard(shard: number, limit: number): Promise<RelayResult> {
+  const total: RelayResult = { relayed: 0, failed: 0 };
+  for (let page = 0; page < MAX_PAGES_PER_RUN; page++) {
+    const pending = await pendingEvents(shard, limit);
+    if (pending.length === 0) break;
+    let sent: Set<string>;
+    try {
+      sent = await enqueueDeliveries(pending);
+    } catch (err) {
+      logger.error('outbox relay: enqueue failed; the markers stay for the next run', { shard, error: (err as Error).name });
+      total.failed += pending.length;
+      break;
+    }
+    await Promise.all(pending.filter((p) => sent.has(p.event_id)).map((p) => markRelayed(p.event_id)));
+    total.relayed += sent.size;
+    total.failed += pending.length - sent.size;
+    if (sent.size < pending.length || pending.length < limit) break;
+  }
+  return total;
+}
