@@ -1,0 +1,13 @@
+import { now } from '../../shared/clock.js';
+import { notFound } from '../../shared/http/errors.js';
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { getWebhookEndpoint, presentWebhookEndpoint } from '../../shared/repositories/webhook-endpoints.js';
+import { webhookEndpointResource } from '../../shared/schemas/webhooks.js';
+
+/** GET /v1/webhook-endpoint — the endpoint and its live secrets' ids, creation and overlap expiry; never a secret. 404 when none. */
+export const handler = defineRoute('getWebhookEndpoint', { responses: { 200: webhookEndpointResource } }, async ({ principal }) => {
+  const endpoint = await getWebhookEndpoint(principal.tenantId);
+  if (!endpoint) throw notFound('Webhook endpoint');
+  return ok(presentWebhookEndpoint(endpoint, now()));
+});
