@@ -9,11 +9,12 @@ import { fileURLToPath } from 'node:url';
 import { App, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { type QueueName, queues } from '../shared/queues/definitions.js';
-import { AppFunction } from './constructs/app-function.js';
+import { AppFunction, SharedLogGroups } from './constructs/app-function.js';
 import { AppSecret } from './constructs/app-secret.js';
 import { CredentialsKey } from './constructs/credentials-key.js';
 import { DataTable } from './constructs/data-table.js';
@@ -23,6 +24,7 @@ import {
   acknowledgeBucketObjects,
   acknowledgeRouteAuthorization,
   acknowledgeSecretRotation,
+  acknowledgeStreamTrigger,
   acknowledgeTableIndexes,
 } from './constructs/nag-acknowledgements.js';
 import { WorkQueues } from './constructs/work-queues.js';
@@ -114,6 +116,7 @@ export class VoiceControlStack extends Stack {
       }
     };
 
+    const logGroups = new SharedLogGroups(this, 'LogGroups');
     const routeScope = new Construct(this, 'Routes');
     for (const route of routes) {
       const timeoutSeconds = route.timeoutSeconds ?? DEFAULT_ROUTE_TIMEOUT_SECONDS;
@@ -127,6 +130,7 @@ export class VoiceControlStack extends Stack {
         timeout: Duration.seconds(timeoutSeconds),
         memorySize: route.memoryMb,
         environment: { TABLE_NAME: table.tableName, PUBLIC_BASE_URL: publicBaseUrl, TWILIO_API_BASE_URL: twilioApiBaseUrl },
+        logGroup: logGroups.get(`Routes${route.tag}`),
       });
       grantTable(fn, effectiveTableAccess(route));
       if (route.kms) {
@@ -170,9 +174,15 @@ export class VoiceControlStack extends Stack {
         description: `SQS ${def.name}: ${worker.summary}`,
         timeout: Duration.seconds(worker.timeoutSeconds),
         environment: { TABLE_NAME: table.tableName },
+        logGroup: logGroups.get('Workers'),
       });
       grantTable(fn, worker.table);
       grantSends(fn, worker.queues);
+      if (worker.sendsToOwnDlq) {
+        const { deadLetterQueue } = this.queues.get(worker.queue);
+        deadLetterQueue.grantSendMessages(fn.role);
+        fn.addEnvironment((def as { dlqEnvVar?: string }).dlqEnvVar ?? `${def.envVar.replace(/_URL$/, '')}_DLQ_URL`, deadLetterQueue.queueUrl);
+      }
       if (worker.kms) {
         this.credentialsKey.grant(fn.role, worker.kms);
         fn.addEnvironment('CREDENTIALS_KMS_KEY_ID', this.credentialsKey.key.keyArn);
@@ -204,9 +214,23 @@ export class VoiceControlStack extends Stack {
         description: `Every ${job.everyMinutes} min: ${job.summary}`,
         timeout: Duration.seconds(job.timeoutSeconds),
         environment: { TABLE_NAME: table.tableName },
+        logGroup: logGroups.get('Schedules'),
       });
       grantTable(fn, job.table);
       grantSends(fn, job.queues);
+      if (job.tableStream) {
+        // Only INSERTs of the job's items reach it (the outbox markers), within a second of the commit.
+        fn.function.addEventSource(
+          new DynamoEventSource(table, {
+            startingPosition: StartingPosition.LATEST,
+            batchSize: 100,
+            retryAttempts: 10,
+            bisectBatchOnError: false,
+            filters: [FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { Keys: { pk: { S: [{ prefix: job.tableStream }] } } } })],
+          }),
+        );
+        acknowledgeStreamTrigger(fn.role);
+      }
       new Rule(scheduleScope, `${job.id}Rule`, {
         description: job.summary,
         schedule: Schedule.rate(Duration.minutes(job.everyMinutes)),

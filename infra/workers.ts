@@ -20,13 +20,15 @@ export interface WorkerDefinition {
   readonly publicUrls?: boolean;
   /** Reads the app secret (the platform carrier account, for managed telephony accounts). */
   readonly appSecret?: boolean;
+  /** Sends to its own queue's dead-letter queue (an event whose retry schedule ran out). */
+  readonly sendsToOwnDlq?: boolean;
 }
 
 export const workers = [
   { id: 'callDispatchWorker', queue: 'callDispatch', handler: 'functions/workers/call-dispatch', table: 'write', batchSize: 10, timeoutSeconds: 60, kms: 'decrypt', queues: ['callAnalysis'], publicUrls: true, appSecret: true, summary: 'Dials queued calls (at most once per attempt; re-judged by compliance, cps-limited)' },
   { id: 'sandboxTimelineWorker', queue: 'sandboxTimeline', handler: 'functions/workers/sandbox-timeline', table: 'write', batchSize: 10, timeoutSeconds: 60, queues: ['sandboxTimeline'], kms: 'decrypt', summary: "Plays the sandbox carrier's calls and messages step by step (signed status callbacks, TwiML)" },
   { id: 'callAnalysisWorker', queue: 'callAnalysis', handler: 'functions/workers/call-analysis', table: 'write', batchSize: 10, timeoutSeconds: 30, summary: "Scores an ended call against its pinned version's rubric and stores the analysis (once)" },
-  { id: 'webhookDeliveryWorker', queue: 'webhookDelivery', handler: 'functions/workers/webhook-delivery', table: 'write', batchSize: 10, timeoutSeconds: 60, summary: 'Delivers signed webhook events (at least once)' },
+  { id: 'webhookDeliveryWorker', queue: 'webhookDelivery', handler: 'functions/workers/webhook-delivery', table: 'write', batchSize: 10, timeoutSeconds: 60, queues: ['webhookDelivery'], sendsToOwnDlq: true, kms: 'decrypt', summary: 'Delivers signed webhook events (at least once): one attempt per message, retries on the schedule, a ledger row per attempt' },
 ] as const satisfies readonly WorkerDefinition[];
 
 /**
@@ -41,9 +43,12 @@ export interface ScheduledJobDefinition {
   readonly timeoutSeconds: number;
   /** Queues it may send to. */
   readonly queues?: readonly QueueName[];
+  /** Also run on the table's stream, for INSERTs of items whose pk starts with this prefix. */
+  readonly tableStream?: string;
   readonly summary: string;
 }
 
 export const scheduledJobs = [
+  { id: 'outboxRelay', handler: 'functions/workers/outbox-relay', everyMinutes: 1, table: 'write', timeoutSeconds: 50, queues: ['webhookDelivery'], tableStream: 'PLATFORM#OUTBOX#', summary: 'Moves committed outbox events to the webhook-delivery queue (also on the table stream, within a second of the commit)' },
   { id: 'callScheduler', handler: 'functions/workers/call-scheduler', everyMinutes: 1, table: 'write', timeoutSeconds: 50, queues: ['callDispatch', 'callAnalysis'], summary: 'Sends due deferred calls to dispatch; fails calls stuck in dialing without a carrier id (dispatch_unknown)' },
 ] as const satisfies readonly ScheduledJobDefinition[];

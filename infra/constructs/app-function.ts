@@ -57,22 +57,43 @@ export interface AppFunctionProps {
   readonly timeout: Duration;
   readonly memorySize?: number;
   readonly environment?: Readonly<Record<string, string>>;
+  /**
+   * The log group to write to, shared by the functions of one area (SharedLogGroups); each
+   * function's streams are named after it. Absent: a group of its own.
+   */
+  readonly logGroup?: logs.ILogGroup;
+}
+
+/**
+ * One log group per area (a manifest tag, the workers, the schedules) instead of one per
+ * function: a log group is a CloudFormation resource, and one stack holds every function
+ * under CloudFormation's 500-resource limit (docs/decisions.md "CloudFormation resource
+ * budget"). Lambda names each stream after its function, so a function's logs stay apart.
+ */
+export class SharedLogGroups extends Construct {
+  private readonly groups = new Map<string, logs.LogGroup>();
+
+  get(area: string): logs.LogGroup {
+    let group = this.groups.get(area);
+    if (!group) {
+      group = new logs.LogGroup(this, area.replace(/[^A-Za-z0-9]/g, ''), { retention: LOG_RETENTION, removalPolicy: RemovalPolicy.DESTROY });
+      this.groups.set(area, group);
+    }
+    return group;
+  }
 }
 
 export class AppFunction extends Construct {
   readonly function: NodejsFunction;
   readonly role: iam.Role;
-  readonly logGroup: logs.LogGroup;
+  readonly logGroup: logs.ILogGroup;
 
   constructor(scope: Construct, id: string, props: AppFunctionProps) {
     super(scope, id);
 
     // An explicit log group (instead of Lambda's implicit one or the LogRetention custom
     // resource) keeps retention in the template and adds no helper function.
-    this.logGroup = new logs.LogGroup(this, 'Logs', {
-      retention: LOG_RETENTION,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    this.logGroup = props.logGroup ?? new logs.LogGroup(this, 'Logs', { retention: LOG_RETENTION, removalPolicy: RemovalPolicy.DESTROY });
 
     // Own role, no AWS managed policy: the function may write to its own log group only.
     this.role = new InlinePolicyRole(this, 'Role', {

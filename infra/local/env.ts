@@ -2,6 +2,7 @@
  * The environment the handlers read (shared/config.ts, shared/secrets.ts, Powertools),
  * pointed at local emulators. Set it before importing any handler or shared module.
  */
+import { queues as queueDefinitions, type QueueName } from '../../shared/queues/definitions.js';
 import type { ProvisionedQueues } from './provision.js';
 import type { LocalSecrets } from './secrets.js';
 
@@ -32,12 +33,18 @@ export function localEnv(p: LocalEnvParams): Record<string, string> {
     IMPORT_BUCKET: p.importBucket,
     APP_SECRETS_JSON: JSON.stringify(p.secrets),
     ...('file' in p.credentialsKey ? { CREDENTIALS_KEY_FILE: p.credentialsKey.file } : { CREDENTIALS_KEY: p.credentialsKey.inline }),
+    // Developers receive webhooks on their own machine: http to loopback is allowed here only.
+    WEBHOOK_ALLOW_LOOPBACK_HTTP: 'true',
     POWERTOOLS_TRACE_ENABLED: 'false',
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: process.env.LOG_LEVEL ?? process.env.POWERTOOLS_LOG_LEVEL ?? 'WARN',
     ...(p.prettyLogs ? { POWERTOOLS_DEV: 'true' } : {}),
   };
-  for (const q of Object.values(p.queues)) env[q.envVar] = q.url;
+  for (const [name, q] of Object.entries(p.queues)) {
+    env[q.envVar] = q.url;
+    const dlqEnvVar = (queueDefinitions[name as QueueName] as { dlqEnvVar?: string }).dlqEnvVar;
+    if (dlqEnvVar) env[dlqEnvVar] = q.dlqUrl;
+  }
   return env;
 }
 

@@ -73,6 +73,8 @@ export interface LocalStackOptions {
    * on AWS: due deferred calls sent, stuck dials reconciled). Default SCHEDULER_TICK_MS or 1000.
    */
   schedulerTickMs?: number;
+  /** How often the outbox relay runs while workers run. Default OUTBOX_RELAY_TICK_MS or 250. */
+  relayTickMs?: number;
 }
 
 export interface LocalStack {
@@ -227,8 +229,12 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
         })),
       });
       cleanups.push(() => pollers.stop());
-      const ticker = startSchedulerTicks(opts.schedulerTickMs ?? (Number(process.env.SCHEDULER_TICK_MS) || DEFAULT_SCHEDULER_TICK_MS), log);
-      cleanups.push(ticker.stop);
+      // The manifest's scheduled jobs (EventBridge on AWS) on intervals: the call scheduler every
+      // SCHEDULER_TICK_MS, the outbox relay every OUTBOX_RELAY_TICK_MS (on AWS the table stream
+      // runs it within a second of a commit; the interval stands in for that here).
+      const ticker = startJobTicks('callScheduler', 'functions/workers/call-scheduler', opts.schedulerTickMs ?? (Number(process.env.SCHEDULER_TICK_MS) || DEFAULT_SCHEDULER_TICK_MS), log);
+      const relay = startJobTicks('outboxRelay', 'functions/workers/outbox-relay', opts.relayTickMs ?? (Number(process.env.OUTBOX_RELAY_TICK_MS) || DEFAULT_RELAY_TICK_MS), log);
+      cleanups.push(ticker.stop, relay.stop);
       schedulerTicks = ticker.ticks;
     }
 
@@ -294,8 +300,9 @@ async function seedSandboxPlatformAccount(secrets: LocalSecrets): Promise<void> 
 }
 
 export const DEFAULT_SCHEDULER_TICK_MS = 1000;
-/** The call scheduler's EventBridge schedule, locally: its handler on an interval, never two runs at once. */
-function startSchedulerTicks(everyMs: number, log: (line: string) => void): { stop: () => Promise<void>; ticks: () => number } {
+export const DEFAULT_RELAY_TICK_MS = 250;
+/** A scheduled job's EventBridge schedule, locally: its handler on an interval, never two runs at once. */
+function startJobTicks(id: string, handler: string, everyMs: number, log: (line: string) => void): { stop: () => Promise<void>; ticks: () => number } {
   const loader = createHandlerLoader<() => Promise<unknown>>();
   let running: Promise<void> | undefined;
   let stopped = false;
@@ -304,10 +311,10 @@ function startSchedulerTicks(everyMs: number, log: (line: string) => void): { st
     if (running || stopped) return;
     running = (async () => {
       try {
-        const tick = await loader.load('callScheduler', 'functions/workers/call-scheduler');
+        const tick = await loader.load(id, handler);
         await tick();
       } catch (err) {
-        log(`callScheduler: tick failed: ${(err as Error)?.message ?? err}`);
+        log(`${id}: tick failed: ${(err as Error)?.message ?? err}`);
       } finally {
         done++;
         running = undefined;

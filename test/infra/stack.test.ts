@@ -17,7 +17,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { AppFunction } from '../../infra/constructs/app-function.js';
 import { type RouteDefinition, routeKey, routes } from '../../shared/routes.js';
 import { buildApp, type VoiceControlStack } from '../../infra/stack.js';
-import { scheduledJobs, type WorkerDefinition, workers } from '../../infra/workers.js';
+import { type ScheduledJobDefinition, scheduledJobs, type WorkerDefinition, workers } from '../../infra/workers.js';
 import { tableDefinition } from '../../shared/db/table-definition.js';
 import { type QueueName, queues } from '../../shared/queues/definitions.js';
 
@@ -133,7 +133,7 @@ describe('functions', () => {
       expect(props.Architectures).toEqual(['arm64']);
       expect(props.TracingConfig).toEqual({ Mode: 'Active' });
       expect(props.Handler).toBe('index.handler');
-      // Explicit log group with retention, owned by this function.
+      // Explicit log group with retention: its area's (one per manifest tag, workers, schedules).
       expect(props.LoggingConfig.LogGroup).toEqual(ref(fn.logGroup));
       expect(resources[logicalId(cfnOf(fn.logGroup))]?.Properties.RetentionInDays).toBe(30);
       expect(envOf(fn)).toMatchObject({
@@ -272,7 +272,8 @@ describe('queues', () => {
   });
 
   it('wires each worker to its queue with partial batch failure reporting', () => {
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', workers.length);
+    const streamJobs = scheduledJobs.filter((j) => (j as ScheduledJobDefinition).tableStream);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', workers.length + streamJobs.length);
     for (const worker of workers) {
       template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
         FunctionName: ref(workerFn(worker).function),
@@ -281,6 +282,27 @@ describe('queues', () => {
         FunctionResponseTypes: ['ReportBatchItemFailures'],
       });
     }
+  });
+
+  it('runs the outbox relay on the table stream, for inserted outbox markers only, and every minute', () => {
+    const relay = stack.scheduledFunctions.get('outboxRelay')!;
+    const table = resources[logicalId(cfnOf(stack.table.table))]!;
+    expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'KEYS_ONLY' });
+    const mapping = Object.values(resources).find((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && JSON.stringify(r.Properties.FunctionName) === JSON.stringify(ref(relay.function)))!;
+    expect(mapping.Properties.EventSourceArn).toEqual({ 'Fn::GetAtt': [logicalId(cfnOf(stack.table.table)), 'StreamArn'] });
+    expect(JSON.parse(mapping.Properties.FilterCriteria.Filters[0].Pattern)).toEqual({ eventName: ['INSERT'], dynamodb: { Keys: { pk: { S: [{ prefix: 'PLATFORM#OUTBOX#' }] } } } });
+    expect(statementsWith(relay, 'dynamodb:GetRecords').flatMap(resourcesOf)).toContainEqual({ 'Fn::GetAtt': [logicalId(cfnOf(stack.table.table)), 'StreamArn'] });
+    expect(envOf(relay)[queues.webhookDelivery.envVar]).toEqual(ref(stack.queues.get('webhookDelivery').queue));
+  });
+
+  it('lets the webhook worker send to its own queue (retries) and its dead-letter queue (a schedule run out), and open signing secrets', () => {
+    const fn = workerFn(workers.find((w) => w.id === 'webhookDeliveryWorker')!);
+    const { queue, deadLetterQueue } = stack.queues.get('webhookDelivery');
+    expect(statementsWith(fn, 'sqs:SendMessage').flatMap(resourcesOf)).toEqual(expect.arrayContaining([arnOf(queue), arnOf(deadLetterQueue)]));
+    expect(envOf(fn).WEBHOOK_DELIVERY_DLQ_URL).toEqual(ref(deadLetterQueue));
+    expect(allActions(fn)).toContain('kms:Decrypt');
+    expect(allActions(fn)).not.toContain('kms:Encrypt');
+    expect(envOf(fn).WEBHOOK_ALLOW_LOOPBACK_HTTP).toBeUndefined();
   });
 });
 
@@ -344,7 +366,8 @@ describe('least privilege', () => {
           expect(action).not.toContain('*'); // covers dynamodb:*, s3:GetObject*, ...
         }
         if (resourcesOf(s).includes('*')) {
-          expect(actionsOf(s).every((a) => a.startsWith('xray:'))).toBe(true);
+          // Neither has a resource-level form: X-Ray's telemetry writes, and ListStreams for a stream trigger.
+          expect(actionsOf(s).every((a) => a.startsWith('xray:') || a === 'dynamodb:ListStreams')).toBe(true);
         }
       }
     }
@@ -356,7 +379,7 @@ describe('least privilege', () => {
     }
   });
 
-  it('lets each function write only to its own log group', () => {
+  it("lets each function write only to its area's log group", () => {
     for (const fn of [...stack.routeFunctions.values(), ...stack.workerFunctions.values(), ...stack.scheduledFunctions.values()]) {
       const logs = statementsWith(fn, 'logs:PutLogEvents');
       expect(logs).toHaveLength(1);
@@ -480,9 +503,10 @@ describe('least privilege', () => {
       ...scheduledJobs.map((j): [AppFunction, readonly QueueName[]] => [stack.scheduledFunctions.get(j.id)!, j.queues ?? []]),
     ];
     for (const [fn, listed] of senders) {
+      const ownDlq = [...stack.workerFunctions.entries()].some(([id, f]) => f === fn && (workers.find((w) => w.id === id) as WorkerDefinition).sendsToOwnDlq);
       const targets = statementsWith(fn, 'sqs:SendMessage').flatMap(resourcesOf);
       expect(targets).toEqual(expect.arrayContaining(listed.map((q) => arnOf(stack.queues.get(q).queue))));
-      expect(targets).toHaveLength(listed.length);
+      expect(targets).toHaveLength(listed.length + (ownDlq ? 1 : 0));
       for (const name of queueNames) {
         const envVar = queues[name].envVar;
         if (listed.includes(name)) expect(envOf(fn)[envVar]).toEqual(ref(stack.queues.get(name).queue));
