@@ -24,3 +24,21 @@ describe('secrets never reach the logs', () => {
     expect(text).not.toContain(JSON.parse(stack.env.APP_SECRETS_JSON!).api_key_pepper);
   });
 });
+
+describe('webhook signing secrets never reach the logs', () => {
+  it('neither the secret made at creation nor a rotated one appears in any log line, even when a delivery fails', async () => {
+    const t = await newTenant('HookLogs');
+    const api = client(stack, t.token);
+    // Nothing listens on port 9: the test send's failure is logged, its secrets must not be.
+    const created = (await api('PUT', '/v1/webhook-endpoint', { body: { url: 'http://127.0.0.1:9/hooks' } })).body;
+    const rotated = (await api('POST', '/v1/webhook-endpoint/rotate-secret', { body: { overlap_seconds: 60 } })).body;
+    expect((await api('POST', '/v1/webhook-endpoint/test')).body.delivered).toBe(false);
+    await api('GET', '/v1/webhook-endpoint');
+    expect(logs.requests('testWebhookEndpoint')).toBe(1);
+    const text = logs.text();
+    for (const secret of [created.signing_secret as string, rotated.signing_secret as string]) {
+      expect(secret).toMatch(/^whsec_/);
+      expect(text).not.toContain(secret.slice(6));
+    }
+  });
+});

@@ -221,6 +221,17 @@ describe('delivery', () => {
     expect((await detail(t.api, event.id)).body.attempts).toHaveLength(1);
   });
 
+  it('five workers racing on one event (and the stack’s own worker) POST it once', async () => {
+    const t = await tenantWithEndpoint();
+    receiver.answer(() => ({ status: 200, delayMs: 200 }));
+    const event = await commitEvent(t.tenantId, 'call.dialing', { state: 'dialing' });
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => deliverEvent(t.tenantId, event.id)));
+    expect(outcomes.filter((o) => o.kind === 'attempted').length).toBeLessThanOrEqual(1);
+    await waitFor(async () => (await detail(t.api, event.id)).body.delivery_status === 'delivered', { message: 'delivered' });
+    expect(receiver.forEvent(event.id)).toHaveLength(1);
+    expect((await detail(t.api, event.id)).body.attempts).toHaveLength(1);
+  });
+
   it('retries a 500: delivered on the second attempt, two ledger rows, each signed at its own send time', async () => {
     const t = await tenantWithEndpoint();
     const seen = new Map<string, number>();

@@ -1,0 +1,76 @@
+/**
+ * The outbox relay on DynamoDB Local and the SQS emulator: committed events reach the
+ * webhook-delivery queue; an event whose enqueue failed keeps its marker and is relayed by
+ * the next run (never lost); the table-stream trigger relays the shards its records name.
+ */
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { handler as relayHandler } from '../../functions/workers/outbox-relay.js';
+import { db } from '../../shared/db/client.js';
+import { OUTBOX_SHARDS, outboxKeys } from '../../shared/db/keys.js';
+import { outboxItems, pendingEvents } from '../../shared/events/outbox.js';
+import { newId } from '../../shared/ids.js';
+import { relayOutbox } from '../../shared/webhooks/relay.js';
+import { useTestEnvironment } from '../support/environment.js';
+
+const env = useTestEnvironment({ bucket: false });
+
+async function commit(tenantId: string, n: number) {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const { event, items } = outboxItems(tenantId, 'call.completed', { call_id: `cal_${i}` }, new Date());
+    await db().send(new TransactWriteCommand({ TransactItems: items }));
+    ids.push(event.id);
+  }
+  return ids;
+}
+
+const pendingIds = async () => (await Promise.all(Array.from({ length: OUTBOX_SHARDS }, (_, s) => pendingEvents(s, 1000)))).flat().map((p) => p.event_id);
+
+async function drainQueue(): Promise<string[]> {
+  const ids: string[] = [];
+  for (;;) {
+    const out = await env.sqs.send(new ReceiveMessageCommand({ QueueUrl: env.queues.webhookDelivery.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    if (!out.Messages?.length) return ids;
+    ids.push(...out.Messages.map((m) => (JSON.parse(m.Body!) as { event_id: string }).event_id));
+  }
+}
+
+describe('the outbox relay', () => {
+  it('keeps the markers of events it could not enqueue and relays them on the next run', async () => {
+    const tenantId = newId('ten');
+    const ids = await commit(tenantId, 12);
+    const url = process.env.WEBHOOK_DELIVERY_QUEUE_URL!;
+    process.env.WEBHOOK_DELIVERY_QUEUE_URL = `${url}-missing`;
+    try {
+      const failed = await relayOutbox();
+      expect(failed).toEqual({ relayed: 0, failed: 12 });
+    } finally {
+      process.env.WEBHOOK_DELIVERY_QUEUE_URL = url;
+    }
+    expect((await pendingIds()).sort()).toEqual([...ids].sort());
+    expect(await relayOutbox()).toEqual({ relayed: 12, failed: 0 });
+    expect(await pendingIds()).toEqual([]);
+    const queued = await drainQueue();
+    expect(queued.sort()).toEqual([...ids].sort());
+  });
+
+  it('on the table stream, relays only the shards its INSERT records name', async () => {
+    const tenantId = newId('ten');
+    const ids = await commit(tenantId, 16);
+    const shardOf = (id: string) => Number(outboxKeys.pending(id).pk.split('#').at(-1));
+    const shard = shardOf(ids[0]!);
+    const record = { eventName: 'INSERT', dynamodb: { Keys: { pk: { S: outboxKeys.pending(ids[0]!).pk }, sk: { S: ids[0]! } } } };
+    const result = await relayHandler({ Records: [record, record] } as unknown as DynamoDBStreamEvent);
+    const inShard = ids.filter((id) => shardOf(id) === shard);
+    expect(result).toEqual({ relayed: inShard.length, failed: 0 });
+    expect((await pendingIds()).sort()).toEqual(ids.filter((id) => shardOf(id) !== shard).sort());
+    expect((await drainQueue()).sort()).toEqual([...inShard].sort());
+    // The schedule's run (no records) takes every shard.
+    await relayHandler();
+    expect(await pendingIds()).toEqual([]);
+    await drainQueue();
+  });
+});
