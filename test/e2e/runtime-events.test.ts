@@ -9,6 +9,7 @@ import twilio from 'twilio';
 import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../shared/db/client.js';
 import { callPartition } from '../../shared/db/keys.js';
+import { listTenantEvents } from '../../shared/events/outbox.js';
 import { newId } from '../../shared/ids.js';
 import type { CallRecordWithEvents } from '../../shared/repositories/call-events.js';
 import { getCall, getCallBySid } from '../../shared/repositories/calls.js';
@@ -290,5 +291,28 @@ describe('call tokens never reach the logs', () => {
     expect(tokens.length).toBeGreaterThan(5);
     const text = logs.text();
     for (const token of tokens) expect(text).not.toContain(token);
+  });
+});
+
+describe('receptionist outcomes become events', () => {
+  it('a conversation action using a receptionist tool commits its receptionist.* event with the action; other tools commit none', async () => {
+    const s = await setup();
+    const c = await s.call();
+    const batch = {
+      events: [
+        turn('contact', 'Can someone call me back tomorrow?'),
+        { id: eid('act'), type: 'conversation_action', at: at(3), action_id: 'cb-1', kind: 'schedule_callback', arguments: { at: '2026-11-25T15:00:00Z' } },
+        { id: eid('act'), type: 'conversation_action', at: at(4), action_id: 'xfer-1', kind: 'transfer_to_human', arguments: {} },
+        { id: eid('act'), type: 'conversation_action', at: at(5), action_id: 'book-1', kind: 'book_meeting', arguments: { duration_minutes: 30 } },
+      ],
+    };
+    const res = await c.post(batch);
+    expect(res.status).toBe(200);
+    const events = (await listTenantEvents(s.tenantId)).filter((e) => e.data.call_id === c.id);
+    expect(events.map((e) => e.type).sort()).toEqual(['receptionist.callback_scheduled', 'receptionist.transfer_requested']);
+    expect(events.find((e) => e.type === 'receptionist.callback_scheduled')!.data).toMatchObject({ call_id: c.id, direction: 'inbound', action_id: 'cb-1', kind: 'schedule_callback', arguments: { at: '2026-11-25T15:00:00Z' } });
+    // The same batch again (the runtime retried): stored once, no second event.
+    expect((await c.post(batch)).status).toBe(200);
+    expect((await listTenantEvents(s.tenantId)).filter((e) => e.data.call_id === c.id)).toHaveLength(2);
   });
 });
