@@ -62,8 +62,9 @@ interface Main {
 }
 let m: Main;
 
+const file = (areaCode: string, numbers: string[]) => parseDncFile(numbers.map((n) => n.slice(2)).join('\n'), areaCode);
+
 beforeAll(async () => {
-  const file = (areaCode: string, numbers: string[]) => parseDncFile(numbers.map((n) => n.slice(2)).join('\n'), areaCode);
   await replaceDncSnapshot('212', '2026-11-01', file('212', [LISTED_212, '+12125550198']));
   await replaceDncSnapshot('305', '2026-11-01', file('305', ['+13055550100']));
   await replaceDncSnapshot('718', '2026-11-01', file('718', ['+17185550100']));
@@ -270,6 +271,29 @@ describe('POST /v1/calls/preflight: the decision POST /v1/calls would reach', ()
     const both = (await preflight(api, { agent_id: a.id, contact_id: c.id, at: '2026-11-19T15:00:00Z' })).body;
     expect(both).toMatchObject({ outcome: 'block', disposition: 'dnc_hit', next_permitted_at: null });
     expect(codes(both)).toEqual(['internal_dnc', 'no_caller_number']);
+  });
+});
+
+describe('POST /v1/calls/preflight: numbers outside the US, with the facts a real tenant has', () => {
+  // m's account holds SANs for US area codes only, and no snapshot is loaded for these area
+  // codes (none exists: the registry is American). Judged as marketing, the strictest purpose.
+  it('marketing to Canada (416), the Bahamas (242) and toll-free (800) → blocked_by_policy jurisdiction_unsupported, not scrub_blocked', async () => {
+    for (const areaCode of ['416', '242', '800']) {
+      const c = await contact(m.api, { phone_e164: unique(areaCode) });
+      const d = (await preflight(m.api, { agent_id: m.marketing.id, contact_id: c.id, at: AT })).body;
+      expect({ areaCode, outcome: d.outcome, disposition: d.disposition, next: d.next_permitted_at, codes: codes(d) }).toEqual({ areaCode, outcome: 'block', disposition: 'blocked_by_policy', next: null, codes: ['jurisdiction_unsupported'] });
+    }
+  });
+
+  it('no US calling-time rule speaks for them (06:00 in Toronto); the suppression list still does (dnc_hit)', async () => {
+    const c = await contact(m.api, { phone_e164: unique('416') });
+    const early = (await preflight(m.api, { agent_id: m.marketing.id, contact_id: c.id, at: '2026-11-18T11:00:00Z' })).body;
+    expect(early).toMatchObject({ outcome: 'block', disposition: 'blocked_by_policy', next_permitted_at: null, callee: { zones: ['America/Toronto'], states: [] } });
+    expect(codes(early)).toEqual(['jurisdiction_unsupported']);
+    expect((await m.api('POST', '/v1/suppressions', { body: { phone_e164: c.phone_e164, reason: 'opt_out' } })).status).toBe(201);
+    const suppressed = (await preflight(m.api, { agent_id: m.marketing.id, contact_id: c.id, at: AT })).body;
+    expect(suppressed).toMatchObject({ outcome: 'block', disposition: 'dnc_hit' });
+    expect(codes(suppressed)).toEqual(['internal_dnc', 'jurisdiction_unsupported']);
   });
 });
 
