@@ -197,6 +197,55 @@ describe('PUT /v1/phone-numbers/{id}/answering-policy', () => {
     expect((await api('GET', `/v1/phone-numbers/${number.id}/answering-policy`)).body.version).toBe(1);
   });
 
+  it('through the route: a rep disabled between the handler’s check and the transaction is a 422 rep_disabled at its loc, and policy version 1 stays in force', async () => {
+    const { api, number, tenantId } = await setup();
+    const rep = await newRep(tenantId);
+    const first = await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, { body: { timezone: 'UTC', open_steps: [{ type: 'hangup' }] } });
+    expect(first.body.version).toBe(1);
+    const before = (await getPhoneNumber(tenantId, number.id))!;
+
+    // The stack serves this process's handlers with this process's DynamoDB client: a hook on it
+    // disables the rep just before the policy transaction is sent (after the handler read the rep as active).
+    let disabled = false;
+    const HOOK = 'disableRepBeforePolicyWrite';
+    const isPolicyWrite = (input: unknown) =>
+      ((input as { TransactItems?: { Put?: { Item?: Record<string, unknown> } }[] }).TransactItems ?? []).some((i) => {
+        const type = i.Put?.Item?.type as unknown;
+        return type === 'answering_policy' || (type as { S?: string } | undefined)?.S === 'answering_policy';
+      });
+    db().middlewareStack.add(
+      (next) => async (args) => {
+        if (!disabled && isPolicyWrite(args.input)) {
+          disabled = true;
+          await setRepStatusAction({ tenantId, repId: rep.id, status: 'disabled' });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: HOOK },
+    );
+    let res;
+    try {
+      res = await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, {
+        body: { timezone: 'UTC', open_steps: [{ prompt: 'Press 1.', branches: { '1': [{ type: 'ring_humans', rep_ids: [rep.id] }] }, timeout_branch: [{ type: 'ring_humans', rep_ids: [rep.id] }] }] },
+      });
+    } finally {
+      db().middlewareStack.remove(HOOK);
+    }
+    expect(disabled).toBe(true);
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([
+      { loc: ['body', 'open_steps', 0, 'branches', '1', 0, 'rep_ids', 0], msg: expect.stringContaining('nothing changed'), type: 'rep_disabled', input: rep.id },
+      { loc: ['body', 'open_steps', 0, 'timeout_branch', 0, 'rep_ids', 0], msg: expect.stringContaining('nothing changed'), type: 'rep_disabled', input: rep.id },
+    ]);
+    const after = (await getPhoneNumber(tenantId, number.id))!;
+    expect([after.inbound_route_mode, after.policy_version, after.revision]).toEqual(['policy', 1, before.revision]);
+    expect(await getPolicyVersion(tenantId, number.id, 2)).toBeUndefined();
+    expect((await api('GET', `/v1/phone-numbers/${number.id}/answering-policy`)).body).toEqual(first.body);
+    // With the rep active again, the same document is version 2.
+    await setRepStatusAction({ tenantId, repId: rep.id, status: 'active' });
+    expect((await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, { body: { timezone: 'UTC', open_steps: [{ type: 'ring_humans', rep_ids: [rep.id] }] } })).body.version).toBe(2);
+  });
+
   it("another tenant's number is a 404 on every policy route; a member may read but not write", async () => {
     const { api, number } = await setup();
     await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, { body: { timezone: 'UTC', open_steps: [{ type: 'hangup' }] } });
