@@ -1,5 +1,7 @@
 import { captureLogs } from '../support/log-capture.js';
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { open } from '../../shared/crypto/secret-box.js';
@@ -135,6 +137,63 @@ describe('verify', () => {
       process.env.TWILIO_API_BASE_URL = saved;
     }
     expect((await api('GET', `/v1/telephony-accounts/${id}`)).body).toEqual(before);
+  });
+
+  describe('a carrier that answers with a failure of its own (a stand-in for Twilio, at TWILIO_API_BASE_URL)', () => {
+    /** An HTTP server answering every request with `reply` (once `gate` resolves, if given); records what it was asked. */
+    async function standIn(reply: { status: number; type?: string; body: string }, gate?: Promise<void>) {
+      const asked: { method?: string; url?: string; authorization?: string }[] = [];
+      const server = createServer((req, res) => {
+        asked.push({ method: req.method, url: req.url, authorization: req.headers.authorization });
+        void (gate ?? Promise.resolve()).then(() => res.writeHead(reply.status, { 'content-type': reply.type ?? 'application/json' }).end(reply.body));
+      });
+      await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+      const { port } = server.address() as AddressInfo;
+      return { url: `http://127.0.0.1:${port}`, asked, close: () => new Promise<void>((done) => server.close(() => done())) };
+    }
+    async function verifyAgainst(reply: { status: number; type?: string; body: string }) {
+      const t = await newTenant();
+      const api = client(stack, t.token);
+      const creds = await sandboxCredentials();
+      const id = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: creds } })).body.id as string;
+      const before = (await api('GET', `/v1/telephony-accounts/${id}`)).body;
+      const carrier = await standIn(reply);
+      const saved = process.env.TWILIO_API_BASE_URL;
+      process.env.TWILIO_API_BASE_URL = carrier.url;
+      let res;
+      try {
+        res = await api('POST', `/v1/telephony-accounts/${id}/verify`);
+      } finally {
+        process.env.TWILIO_API_BASE_URL = saved;
+        await carrier.close();
+      }
+      // The stand-in was asked exactly what Twilio would be: the account resource, with the account's Basic auth.
+      expect(carrier.asked).toEqual([{ method: 'GET', url: `/2010-04-01/Accounts/${creds.account_sid}.json`, authorization: `Basic ${Buffer.from(`${creds.account_sid}:${creds.auth_token}`).toString('base64')}` }]);
+      return { api, id, before, res };
+    }
+    const twilioError = JSON.stringify({ code: 20500, message: 'Internal Server Error', more_info: 'https://www.twilio.com/docs/errors/20500', status: 500 });
+
+    it.each([
+      ['a 500', { status: 500, body: twilioError }],
+      ['a 503', { status: 503, body: JSON.stringify({ code: 20503, message: 'Service Unavailable', status: 503 }) }],
+      ['a 429', { status: 429, body: JSON.stringify({ code: 20429, message: 'Too Many Requests', status: 429 }) }],
+      ['an account status Twilio does not document', { status: 200, body: JSON.stringify({ sid: `AC${'0'.repeat(32)}`, status: 'frozen', type: 'Full' }) }],
+      ['an account resource without a status', { status: 200, body: JSON.stringify({ sid: `AC${'0'.repeat(32)}`, type: 'Full' }) }],
+      ['a 200 that is not JSON (a proxy’s page)', { status: 200, type: 'text/html', body: '<html><body>Maintenance</body></html>' }],
+    ])('%s → 502 carrier_error; the account is as it was and verifies once the carrier is back', async (_name, reply) => {
+      const { api, id, before, res } = await verifyAgainst(reply);
+      expect(res.status).toBe(502);
+      expect(res.body).toEqual({ code: 'carrier_error', detail: expect.stringContaining('the account is unchanged') });
+      expect((await api('GET', `/v1/telephony-accounts/${id}`)).body).toEqual(before);
+      // Not left claimed as `verifying`: the next verify, against the (sandbox) carrier, goes through.
+      expect((await api('POST', `/v1/telephony-accounts/${id}/verify`)).body).toMatchObject({ verification_status: 'verified', cps_limit: 1 });
+    });
+
+    it("cps_limit is Twilio's documented default: the account resource has no calls-per-second field, and a field of that name is not believed", async () => {
+      const { res } = await verifyAgainst({ status: 200, body: JSON.stringify({ sid: `AC${'0'.repeat(32)}`, status: 'active', type: 'Full', cps_limit: 50 }) });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ verification_status: 'verified', cps_limit: 1 });
+    });
   });
 
   it('replays an Idempotency-Key without asking the carrier again', async () => {
