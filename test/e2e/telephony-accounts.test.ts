@@ -9,7 +9,9 @@ import { db, tableName } from '../../shared/db/client.js';
 import { keys, platformKeys } from '../../shared/db/keys.js';
 import { getTelephonyAccount, openCredentials, openSandboxCredentials } from '../../shared/repositories/telephony-accounts.js';
 import { newSandboxCredentials, putSandboxAccount } from '../../shared/sandbox/accounts.js';
+import { VERIFY_CLAIM_MS } from '../../shared/telephony/verify-account.js';
 import { useTestStack } from '../support/stack.js';
+import { waitFor } from '../support/wait-for.js';
 import { client, newTenant } from './client.js';
 
 const stack = useTestStack({ workers: false });
@@ -187,6 +189,45 @@ describe('verify', () => {
       expect((await api('GET', `/v1/telephony-accounts/${id}`)).body).toEqual(before);
       // Not left claimed as `verifying`: the next verify, against the (sandbox) carrier, goes through.
       expect((await api('POST', `/v1/telephony-accounts/${id}/verify`)).body).toMatchObject({ verification_status: 'verified', cps_limit: 1 });
+    });
+
+    it('a verify while another is asking the carrier → 409 verification_in_progress without asking again; the first one settles the account', async () => {
+      const t = await newTenant();
+      const api = client(stack, t.token);
+      const creds = await sandboxCredentials();
+      const id = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: creds } })).body.id as string;
+      let release: () => void = () => {};
+      const carrier = await standIn({ status: 200, body: JSON.stringify({ sid: creds.account_sid, status: 'active', type: 'Full' }) }, new Promise<void>((r) => (release = r)));
+      const saved = process.env.TWILIO_API_BASE_URL;
+      process.env.TWILIO_API_BASE_URL = carrier.url;
+      try {
+        const first = api('POST', `/v1/telephony-accounts/${id}/verify`);
+        await waitFor(() => carrier.asked.length === 1, { message: 'the first verify asks the carrier' });
+        expect((await api('GET', `/v1/telephony-accounts/${id}`)).body.verification_status).toBe('verifying');
+        const second = await api('POST', `/v1/telephony-accounts/${id}/verify`);
+        expect(second.status).toBe(409);
+        expect(second.body.code).toBe('verification_in_progress');
+        expect(carrier.asked).toHaveLength(1);
+        release();
+        expect((await first).body).toMatchObject({ verification_status: 'verified', cps_limit: 1 });
+      } finally {
+        release();
+        process.env.TWILIO_API_BASE_URL = saved;
+        await carrier.close();
+      }
+      expect((await api('GET', `/v1/telephony-accounts/${id}`)).body.verification_status).toBe('verified');
+    });
+
+    it('a claim left by a crashed verify lapses after VERIFY_CLAIM_MS: younger → 409, older → taken over', async () => {
+      const t = await newTenant();
+      const api = client(stack, t.token);
+      const id = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: await sandboxCredentials() } })).body.id as string;
+      const claimAt = (ageMs: number) =>
+        db().send(new UpdateCommand({ TableName: tableName(), Key: keys.telephonyAccount(t.tenantId, id), UpdateExpression: 'SET verification_status = :v, updated_at = :u', ExpressionAttributeValues: { ':v': 'verifying', ':u': new Date(Date.now() - ageMs).toISOString() } }));
+      await claimAt(VERIFY_CLAIM_MS - 10_000);
+      expect((await api('POST', `/v1/telephony-accounts/${id}/verify`)).body.code).toBe('verification_in_progress');
+      await claimAt(VERIFY_CLAIM_MS + 1_000);
+      expect((await api('POST', `/v1/telephony-accounts/${id}/verify`)).body).toMatchObject({ verification_status: 'verified' });
     });
 
     it("cps_limit is Twilio's documented default: the account resource has no calls-per-second field, and a field of that name is not believed", async () => {
