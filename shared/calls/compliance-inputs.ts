@@ -13,7 +13,7 @@
  *     · National DNC facts for its area code: 2 GetItems (3 when the exchange lists no one);
  *       read only for marketing, the only purpose the National DNC rules apply to.
  *
- * So 7 calls for a marketing call to a US number (5 for informational), whatever the
+ * So 7 calls for a marketing call to a US number (5 for informational or a non-US number), whatever the
  * number of consents or recent attempts (more only past a 1 MB page). Every read is
  * strongly consistent: a suppression or an attempt written a moment ago counts.
  */
@@ -21,7 +21,7 @@ import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-d
 import { db, tableName } from '../db/client.js';
 import { agentKeys, agentPartition, collections, contactKeys, contactPartition, tenantPk } from '../db/keys.js';
 import { isId } from '../ids.js';
-import { placeOf, type AttemptFacts, type ComplianceInputs, type ConsentFacts, type DncSnapshotFacts, type ProfileFacts } from '../policy/compliance/index.js';
+import { isUsJurisdiction, placeOf, type AttemptFacts, type ComplianceInputs, type ConsentFacts, type DncSnapshotFacts, type ProfileFacts } from '../policy/compliance/index.js';
 import { attemptFactOf, isAttemptItem, recentAttemptFilter } from '../repositories/contact-attempts.js';
 import type { ConsentRecord, ContactRecord } from '../repositories/contacts.js';
 import { dncFacts } from '../repositories/dnc-snapshots.js';
@@ -141,9 +141,9 @@ export const profileFactsOf = (version: Pick<AgentVersion, 'compliance_profile'>
 
 /** Suppression and National DNC facts of the callee's number (round 2). */
 export async function readNumberFacts(tenantId: string, phone: string, profile: ProfileFacts | null): Promise<{ suppressed: boolean; dnc_snapshot: DncSnapshotFacts }> {
-  // Exactly when the engine's registry rules apply: marketing, and the number has an area code.
-  const { areaCode } = placeOf(phone);
-  const needsDnc = profile?.call_purpose === 'marketing' && areaCode !== null;
+  // Exactly when the engine's registry rules apply: marketing, to a US number (the registry has no other area codes).
+  const { areaCode, info } = placeOf(phone);
+  const needsDnc = profile?.call_purpose === 'marketing' && areaCode !== null && isUsJurisdiction(info);
   const [active, dnc] = await Promise.all([getActiveSuppression(tenantId, phone), needsDnc ? dncFacts(areaCode!, phone) : Promise.resolve<DncSnapshotFacts>({ loaded: false })]);
   return { suppressed: active !== undefined, dnc_snapshot: dnc };
 }

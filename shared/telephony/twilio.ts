@@ -6,7 +6,13 @@
  */
 import { CarrierRefused, CarrierUnavailable, NumberRefused, type AccountCheck, type CarrierCredentials, type CarrierNumber, type NumberRouting, type TelephonyProvider } from './provider.js';
 
-/** Twilio does not report an account's calls-per-second ceiling; its documented default is 1. */
+/**
+ * An account's calls-per-second ceiling. Twilio's Account resource (2010-04-01) has no such
+ * field (auth_token, date_created, date_updated, friendly_name, owner_account_sid, sid,
+ * status, subresource_uris, type, uri) and no other REST resource reports it: Twilio sets
+ * a raised ceiling on request, outside the API. So the figure is Twilio's documented
+ * default, 1 call per second, whatever the response holds (docs/decisions.md).
+ */
 export const TWILIO_DEFAULT_CPS = 1;
 const TIMEOUT_MS = 5_000;
 
@@ -87,12 +93,13 @@ export function twilioProvider(credentials: CarrierCredentials, baseUrl: string)
       const res = await get(`/Accounts/${encodeURIComponent(credentials.accountSid)}.json`);
       if (res.status === 401 || res.status === 403 || res.status === 404) return { outcome: 'refused' };
       if (!res.ok) throw new CarrierUnavailable('carrier_error', `Twilio answered ${res.status}`);
-      const account = (await res.json()) as { status?: string; cps_limit?: unknown };
+      // A 200 that is not the account resource (a proxy's page, a truncated body) is the carrier's failure too.
+      const account = (await res.json().catch(() => null)) as { status?: unknown } | null;
+      if (account === null || typeof account !== 'object') throw new CarrierUnavailable('carrier_error', 'Twilio answered without a JSON account resource');
       if (account.status === 'suspended') return { outcome: 'suspended' };
       if (account.status === 'closed') return { outcome: 'closed' };
       if (account.status !== 'active') throw new CarrierUnavailable('carrier_error', `Twilio reported an account status it does not document: ${String(account.status)}`);
-      const cps = typeof account.cps_limit === 'number' && Number.isInteger(account.cps_limit) && account.cps_limit > 0 ? account.cps_limit : TWILIO_DEFAULT_CPS;
-      return { outcome: 'active', cpsLimit: cps };
+      return { outcome: 'active', cpsLimit: TWILIO_DEFAULT_CPS };
     },
     async buyNumber(phoneE164, routing) {
       const res = await send(`${numbersPath}.json`, { PhoneNumber: phoneE164, ...routingForm(routing) });

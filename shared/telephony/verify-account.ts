@@ -3,11 +3,14 @@
  * the credentials and reads the calls-per-second ceiling back into cps_limit).
  *
  *   mock                → mock_verified (the sandbox carrier needs no proof)
- *   twilio, active      → verified + verified_at + cps_limit
+ *   twilio, active      → verified + verified_at + cps_limit (Twilio's documented default:
+ *                         its account resource reports no ceiling; see twilio.ts)
  *   twilio, refused     → failed            (wrong SID or token)
  *   twilio, suspended/closed → suspended
  *   carrier unreachable → the account as it was; 503 carrier_unreachable (502 carrier_error
- *                         when the carrier answered with its own failure)
+ *                         when the carrier answered with its own failure: a non-2xx other
+ *                         than 401/403/404, a status Twilio does not document, a body that
+ *                         is not an account resource)
  * The account is claimed as `verifying` by a conditional update before the carrier is
  * asked and settled by another, so two concurrent verifies never both apply; a claim left
  * by a crashed run lapses after VERIFY_CLAIM_MS.
@@ -37,8 +40,10 @@ export async function verifyTelephonyAccount(account: TelephonyAccountRecord, no
     try {
       check = await twilioProvider(credentials, baseUrl).verifyAccount();
     } catch (err) {
-      if (!(err instanceof CarrierUnavailable)) throw err;
+      // Whatever went wrong while asking, the claim is released at once (not left to lapse
+      // after VERIFY_CLAIM_MS, answering verification_in_progress meanwhile).
       await updateTelephonyAccount(claimed, { verification_status: account.verification_status });
+      if (!(err instanceof CarrierUnavailable)) throw err;
       throw carrierFailure(err, 'the account is unchanged');
     }
     switch (check.outcome) {

@@ -1,13 +1,18 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { setRepStatusAction } from '../../shared/admin/bootstrap.js';
+import { db, tableName } from '../../shared/db/client.js';
+import { keys } from '../../shared/db/keys.js';
 import { getPolicyVersion, getCurrentPolicy, PolicyWriteRefused, writePolicy } from '../../shared/repositories/answering-policies.js';
 import { getPhoneNumber } from '../../shared/repositories/phone-numbers.js';
+import { newSandboxCredentials, putSandboxAccount } from '../../shared/sandbox/accounts.js';
 import { useTestStack } from '../support/stack.js';
 import { locs, newRep } from './agent-fixtures.js';
 import { client, newTenant } from './client.js';
 import { activeNumber, draftAgent, publishedAgent } from './telephony-fixtures.js';
 
 const stack = useTestStack({ workers: false });
+type Api = ReturnType<typeof client>;
 
 async function setup() {
   const t = await newTenant();
@@ -104,13 +109,76 @@ describe('PUT /v1/phone-numbers/{id}/answering-policy', () => {
     expect(locs(deep.body)).toEqual(['body.open_steps.0.branches.1.0.branches.1.0.branches.1.0.branches.1.0.branches.1.0:menu_too_deep']);
   });
 
-  it('an ineligible number is a 409 with a code: an sms-only number, an unverified account', async () => {
-    const t = await newTenant();
-    const api = client(stack, t.token);
-    const sms = await activeNumber(api, { capabilities: ['sms'] });
-    const refused = await api('PUT', `/v1/phone-numbers/${sms.id}/answering-policy`, { body: { timezone: 'UTC', open_steps: [{ type: 'hangup' }] } });
-    expect(refused.status).toBe(409);
-    expect(refused.body).toMatchObject({ code: 'number_ineligible' });
+  describe('an ineligible number (rule 2) is a 409 number_ineligible naming its reasons, and nothing changes', () => {
+    const hangup = { timezone: 'UTC', open_steps: [{ type: 'hangup' }] };
+    /** PUT refused with these reasons; the number keeps its route and has no policy. */
+    async function refused(api: Api, tenantId: string, numberId: string, reasons: string[]) {
+      const before = (await getPhoneNumber(tenantId, numberId))!;
+      const res = await api('PUT', `/v1/phone-numbers/${numberId}/answering-policy`, { body: hangup });
+      expect(res.status).toBe(409);
+      expect(res.body).toMatchObject({ code: 'number_ineligible', reasons });
+      expect(res.body.detail).toMatch(/^This number cannot take an answering policy: /);
+      const after = (await getPhoneNumber(tenantId, numberId))!;
+      expect([after.inbound_route_mode, after.policy_version ?? null, after.revision]).toEqual([before.inbound_route_mode, before.policy_version ?? null, before.revision]);
+      expect((await api('GET', `/v1/phone-numbers/${numberId}/answering-policy`)).status).toBe(404);
+    }
+    /** What no route can do to a number (the carrier or a reputation monitor does it): set directly. */
+    const setNumber = (tenantId: string, numberId: string, field: 'status' | 'reputation_state', value: string) =>
+      db().send(new UpdateCommand({ TableName: tableName(), Key: keys.phoneNumber(tenantId, numberId), UpdateExpression: 'SET #f = :v', ExpressionAttributeNames: { '#f': field }, ExpressionAttributeValues: { ':v': value } }));
+
+    it('an sms-only number', async () => {
+      const t = await newTenant();
+      const api = client(stack, t.token);
+      const sms = await activeNumber(api, { capabilities: ['sms'] });
+      await refused(api, t.tenantId, sms.id, ['number_without_voice']);
+    });
+
+    it('a number that is not active (quarantined, then provisioning)', async () => {
+      const { api, number, tenantId } = await setup();
+      for (const status of ['quarantined', 'provisioning']) {
+        await setNumber(tenantId, number.id, 'status', status);
+        await refused(api, tenantId, number.id, ['number_not_active']);
+      }
+      await setNumber(tenantId, number.id, 'status', 'active');
+      expect((await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, { body: hangup })).status).toBe(200);
+    });
+
+    it('a number whose reputation is burned (at_risk and flagged still answer)', async () => {
+      const { api, number, tenantId } = await setup();
+      await setNumber(tenantId, number.id, 'reputation_state', 'burned');
+      await refused(api, tenantId, number.id, ['number_burned']);
+      await setNumber(tenantId, number.id, 'reputation_state', 'flagged');
+      expect((await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, { body: hangup })).status).toBe(200);
+    });
+
+    it('a number whose byo account is back to pending (new credentials) or failed its verification', async () => {
+      const t = await newTenant();
+      const api = client(stack, t.token);
+      const creds = newSandboxCredentials();
+      await putSandboxAccount(creds);
+      const accountId = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: creds } })).body.id as string;
+      expect((await api('POST', `/v1/telephony-accounts/${accountId}/verify`)).body.verification_status).toBe('verified');
+      const number = await activeNumber(api, { accountId });
+      // New credentials return the account to pending; the number stays active.
+      const fresh = newSandboxCredentials();
+      await putSandboxAccount(fresh);
+      expect((await api('PATCH', `/v1/telephony-accounts/${accountId}`, { body: { credentials: fresh } })).body.verification_status).toBe('pending');
+      await refused(api, t.tenantId, number.id, ['account_not_verified']);
+      // Credentials the carrier refuses: failed.
+      await api('PATCH', `/v1/telephony-accounts/${accountId}`, { body: { credentials: { account_sid: fresh.account_sid, auth_token: 'f'.repeat(32) } } });
+      expect((await api('POST', `/v1/telephony-accounts/${accountId}/verify`)).body.verification_status).toBe('failed');
+      await refused(api, t.tenantId, number.id, ['account_not_verified']);
+    });
+
+    it('every reason at once', async () => {
+      const t = await newTenant();
+      const api = client(stack, t.token);
+      const sms = await activeNumber(api, { capabilities: ['sms'] });
+      await setNumber(t.tenantId, sms.id, 'status', 'resting');
+      await setNumber(t.tenantId, sms.id, 'reputation_state', 'burned');
+      await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.telephonyAccount(t.tenantId, sms.telephony_account_id), UpdateExpression: 'SET verification_status = :s', ExpressionAttributeValues: { ':s': 'suspended' } }));
+      await refused(api, t.tenantId, sms.id, ['number_not_active', 'number_without_voice', 'account_not_verified', 'number_burned']);
+    });
   });
 
   it('the transaction keeps the previous route and policy when a rep is disabled between the check and the write', async () => {
@@ -127,6 +195,55 @@ describe('PUT /v1/phone-numbers/{id}/answering-policy', () => {
     expect([after.inbound_route_mode, after.policy_version, after.revision]).toEqual([before.inbound_route_mode, 1, before.revision]);
     expect(await getPolicyVersion(tenantId, number.id, 2)).toBeUndefined();
     expect((await api('GET', `/v1/phone-numbers/${number.id}/answering-policy`)).body.version).toBe(1);
+  });
+
+  it('through the route: a rep disabled between the handler’s check and the transaction is a 422 rep_disabled at its loc, and policy version 1 stays in force', async () => {
+    const { api, number, tenantId } = await setup();
+    const rep = await newRep(tenantId);
+    const first = await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, { body: { timezone: 'UTC', open_steps: [{ type: 'hangup' }] } });
+    expect(first.body.version).toBe(1);
+    const before = (await getPhoneNumber(tenantId, number.id))!;
+
+    // The stack serves this process's handlers with this process's DynamoDB client: a hook on it
+    // disables the rep just before the policy transaction is sent (after the handler read the rep as active).
+    let disabled = false;
+    const HOOK = 'disableRepBeforePolicyWrite';
+    const isPolicyWrite = (input: unknown) =>
+      ((input as { TransactItems?: { Put?: { Item?: Record<string, unknown> } }[] }).TransactItems ?? []).some((i) => {
+        const type = i.Put?.Item?.type as unknown;
+        return type === 'answering_policy' || (type as { S?: string } | undefined)?.S === 'answering_policy';
+      });
+    db().middlewareStack.add(
+      (next) => async (args) => {
+        if (!disabled && isPolicyWrite(args.input)) {
+          disabled = true;
+          await setRepStatusAction({ tenantId, repId: rep.id, status: 'disabled' });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: HOOK },
+    );
+    let res;
+    try {
+      res = await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, {
+        body: { timezone: 'UTC', open_steps: [{ prompt: 'Press 1.', branches: { '1': [{ type: 'ring_humans', rep_ids: [rep.id] }] }, timeout_branch: [{ type: 'ring_humans', rep_ids: [rep.id] }] }] },
+      });
+    } finally {
+      db().middlewareStack.remove(HOOK);
+    }
+    expect(disabled).toBe(true);
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([
+      { loc: ['body', 'open_steps', 0, 'branches', '1', 0, 'rep_ids', 0], msg: expect.stringContaining('nothing changed'), type: 'rep_disabled', input: rep.id },
+      { loc: ['body', 'open_steps', 0, 'timeout_branch', 0, 'rep_ids', 0], msg: expect.stringContaining('nothing changed'), type: 'rep_disabled', input: rep.id },
+    ]);
+    const after = (await getPhoneNumber(tenantId, number.id))!;
+    expect([after.inbound_route_mode, after.policy_version, after.revision]).toEqual(['policy', 1, before.revision]);
+    expect(await getPolicyVersion(tenantId, number.id, 2)).toBeUndefined();
+    expect((await api('GET', `/v1/phone-numbers/${number.id}/answering-policy`)).body).toEqual(first.body);
+    // With the rep active again, the same document is version 2.
+    await setRepStatusAction({ tenantId, repId: rep.id, status: 'active' });
+    expect((await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, { body: { timezone: 'UTC', open_steps: [{ type: 'ring_humans', rep_ids: [rep.id] }] } })).body.version).toBe(2);
   });
 
   it("another tenant's number is a 404 on every policy route; a member may read but not write", async () => {

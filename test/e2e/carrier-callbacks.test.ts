@@ -1,12 +1,17 @@
 import { captureLogs } from '../support/log-capture.js';
 import { randomBytes } from 'node:crypto';
 import twilio from 'twilio';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { db, tableName } from '../../shared/db/client.js';
+import { keys } from '../../shared/db/keys.js';
 import { getCallBySid, getCallPointer } from '../../shared/repositories/calls.js';
 import { getTelephonyAccount, openSandboxCredentials } from '../../shared/repositories/telephony-accounts.js';
+import { newSandboxCredentials, putSandboxAccount } from '../../shared/sandbox/accounts.js';
 import { playInboundCall } from '../../shared/sandbox/inbound-call.js';
 import { readTwiml } from '../../shared/sandbox/twiml-reader.js';
 import { verifyStreamToken } from '../../shared/telephony/call-tokens.js';
+import { UNAVAILABLE_MESSAGE } from '../../shared/telephony/inbound-answer.js';
 import { callTokenKey } from '../../shared/telephony/call-token-key.js';
 import { useTestStack } from '../support/stack.js';
 import { newRep } from './agent-fixtures.js';
@@ -144,6 +149,67 @@ describe('inbound voice', () => {
     expect(readTwiml(unknown.text).map((v) => v.verb)).toEqual(['Say', 'Hangup']);
     expect(await getCallBySid(stray)).toMatchObject({ tenant_id: tenantId, telephony_account_id: accountId, phone_number_id: null, disposition: 'inbound_unavailable', end_reason: 'number_unknown' });
     expect((await api('GET', '/v1/phone-numbers')).status).toBe(200);
+  });
+
+  describe('an ineligible number (SPEC Part 4 rule 2, re-checked on every call) gets the polite refusal and an inbound_unavailable record', () => {
+    /** The refusal TwiML, and the call stored as refused for `reason`; a replay gets the same answer and no second record. */
+    async function expectRefused(res: { status: number; text: string }, callSid: string, expected: { tenantId: string; numberId: string; accountId: string; reason: string }, replay: () => Promise<{ text: string }>) {
+      expect(res.status).toBe(200);
+      expect(readTwiml(res.text)).toEqual([{ verb: 'Say', text: UNAVAILABLE_MESSAGE }, { verb: 'Hangup' }]);
+      const call = (await getCallBySid(callSid))!;
+      expect(call).toMatchObject({
+        tenant_id: expected.tenantId,
+        direction: 'inbound',
+        state: 'disposed',
+        disposition: 'inbound_unavailable',
+        end_reason: expected.reason,
+        phone_number_id: expected.numberId,
+        telephony_account_id: expected.accountId,
+        answered_at: null,
+        inbound: { path: [{ action: 'refused', reason: expected.reason }] },
+      });
+      expect(readTwiml((await replay()).text)).toEqual([{ verb: 'Say', text: UNAVAILABLE_MESSAGE }, { verb: 'Hangup' }]);
+      expect((await getCallBySid(callSid))!.id).toBe(call.id);
+    }
+
+    it('a burned number, even with a published agent on its route', async () => {
+      const { api, number, post, voice, tenantId, accountId } = await setup();
+      const agent = await publishedAgent(api);
+      await api('PATCH', `/v1/phone-numbers/${number.id}`, { body: { inbound_agent_id: agent.agentId } });
+      await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.phoneNumber(tenantId, number.id), UpdateExpression: 'SET reputation_state = :r', ExpressionAttributeValues: { ':r': 'burned' } }));
+      const sid = newCallSid();
+      await expectRefused(await post('/carrier/twilio/voice', voice(sid)), sid, { tenantId, numberId: number.id, accountId, reason: 'number_burned' }, () => post('/carrier/twilio/voice', voice(sid)));
+    });
+
+    it('a number without voice (sms only)', async () => {
+      const { api, post, voice, tenantId, accountId } = await setup();
+      const sms = await activeNumber(api, { accountId, capabilities: ['sms'] });
+      const sid = newCallSid();
+      await expectRefused(await post('/carrier/twilio/voice', voice(sid, { To: sms.phone_e164 })), sid, { tenantId, numberId: sms.id, accountId, reason: 'number_without_voice' }, () => post('/carrier/twilio/voice', voice(sid, { To: sms.phone_e164 })));
+    });
+
+    it("a number whose byo account is no longer verified (new credentials, not yet verified): the carrier signs with the new token", async () => {
+      const { api, post, tenantId } = await setup();
+      const first = newSandboxCredentials();
+      await putSandboxAccount(first);
+      const accountId = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: first } })).body.id as string;
+      expect((await api('POST', `/v1/telephony-accounts/${accountId}/verify`)).body.verification_status).toBe('verified');
+      const number = await activeNumber(api, { accountId });
+      const agent = await publishedAgent(api);
+      await api('PATCH', `/v1/phone-numbers/${number.id}`, { body: { inbound_agent_id: agent.agentId } });
+      const rotated = newSandboxCredentials();
+      await putSandboxAccount(rotated);
+      secrets.push(first.auth_token, rotated.auth_token);
+      expect((await api('PATCH', `/v1/telephony-accounts/${accountId}`, { body: { credentials: rotated } })).body.verification_status).toBe('pending');
+      const sid = newCallSid();
+      const params = { AccountSid: rotated.account_sid, CallSid: sid, From: '+12125550123', To: number.phone_e164, CallStatus: 'ringing', Direction: 'inbound' };
+      const call = () => post('/carrier/twilio/voice', params, { token: rotated.auth_token });
+      await expectRefused(await call(), sid, { tenantId, numberId: number.id, accountId, reason: 'account_not_verified' }, call);
+      // Verified again, the next call is answered by the agent.
+      expect((await api('POST', `/v1/telephony-accounts/${accountId}/verify`)).body.verification_status).toBe('verified');
+      const next = newCallSid();
+      expect(readTwiml((await post('/carrier/twilio/voice', { ...params, CallSid: next }, { token: rotated.auth_token })).text)[0]).toMatchObject({ verb: 'Connect' });
+    });
   });
 
   it('voicemail route: greeting, Record, and the recording kept on the call; the final status ends it once', async () => {

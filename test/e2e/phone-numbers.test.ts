@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { activatePhoneNumber, claimPhoneNumber, getNumberClaim, getPhoneNumber } from '../../shared/repositories/phone-numbers.js';
 import { getSandboxNumber } from '../../shared/sandbox/numbers.js';
@@ -132,6 +133,43 @@ describe('POST /v1/phone-numbers', () => {
       expect(res.body.detail[0].loc).toEqual(['body', 'telephony_account_id']);
     }
     expect((await api('GET', '/v1/phone-numbers')).body.data).toEqual([]);
+  });
+
+  it('an account that failed verification or that the carrier suspended → 422 at body.telephony_account_id, nothing bought or claimed', async () => {
+    const { api } = await setup();
+    const real = newSandboxCredentials();
+    await putSandboxAccount(real);
+    const failed = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: { account_sid: real.account_sid, auth_token: 'f'.repeat(32) } } })).body.id;
+    expect((await api('POST', `/v1/telephony-accounts/${failed}/verify`)).body.verification_status).toBe('failed');
+    const held = newSandboxCredentials();
+    await putSandboxAccount(held, { status: 'suspended' });
+    const suspended = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: held } })).body.id;
+    expect((await api('POST', `/v1/telephony-accounts/${suspended}/verify`)).body.verification_status).toBe('suspended');
+    for (const [accountId, status] of [[failed, 'failed'], [suspended, 'suspended']] as const) {
+      const phone = randomNumber();
+      const res = await api('POST', '/v1/phone-numbers', { body: { phone_e164: phone, telephony_account_id: accountId } });
+      expect(res.status, status).toBe(422);
+      expect(res.body.detail).toEqual([{ loc: ['body', 'telephony_account_id'], msg: expect.stringContaining(`The telephony account is ${status}`), type: 'account_not_verified', input: accountId }]);
+      expect(await getNumberClaim(phone)).toBeUndefined();
+    }
+    expect((await api('GET', '/v1/phone-numbers')).body.data).toEqual([]);
+  });
+
+  it('E.164 bounds: 8 and 15 digits after the + are accepted, 7 and 16 refused', async () => {
+    const { api, accountId } = await setup();
+    const digits = (n: number) => `+4${Array.from({ length: n - 1 }, () => randomInt(0, 10)).join('')}`;
+    for (const n of [8, 15]) {
+      const phone = digits(n);
+      const res = await api('POST', '/v1/phone-numbers', { body: { phone_e164: phone, telephony_account_id: accountId } });
+      expect(res.status, `${n} digits`).toBe(201);
+      expect(res.body).toMatchObject({ phone_e164: phone, status: 'active' });
+    }
+    for (const n of [7, 16]) {
+      const res = await api('POST', '/v1/phone-numbers', { body: { phone_e164: digits(n), telephony_account_id: accountId } });
+      expect(res.status, `${n} digits`).toBe(422);
+      expect(locs(res.body)).toEqual(['body.phone_e164:string_pattern_mismatch']);
+    }
+    expect((await api('GET', '/v1/phone-numbers')).body.data).toHaveLength(2);
   });
 
   it('a member key may not buy numbers', async () => {

@@ -62,8 +62,9 @@ interface Main {
 }
 let m: Main;
 
+const file = (areaCode: string, numbers: string[]) => parseDncFile(numbers.map((n) => n.slice(2)).join('\n'), areaCode);
+
 beforeAll(async () => {
-  const file = (areaCode: string, numbers: string[]) => parseDncFile(numbers.map((n) => n.slice(2)).join('\n'), areaCode);
   await replaceDncSnapshot('212', '2026-11-01', file('212', [LISTED_212, '+12125550198']));
   await replaceDncSnapshot('305', '2026-11-01', file('305', ['+13055550100']));
   await replaceDncSnapshot('718', '2026-11-01', file('718', ['+17185550100']));
@@ -270,6 +271,115 @@ describe('POST /v1/calls/preflight: the decision POST /v1/calls would reach', ()
     const both = (await preflight(api, { agent_id: a.id, contact_id: c.id, at: '2026-11-19T15:00:00Z' })).body;
     expect(both).toMatchObject({ outcome: 'block', disposition: 'dnc_hit', next_permitted_at: null });
     expect(codes(both)).toEqual(['internal_dnc', 'no_caller_number']);
+  });
+});
+
+describe('POST /v1/calls/preflight: numbers outside the US, with the facts a real tenant has', () => {
+  // m's account holds SANs for US area codes only, and no snapshot is loaded for these area
+  // codes (none exists: the registry is American). Judged as marketing, the strictest purpose.
+  it('marketing to Canada (416), the Bahamas (242) and toll-free (800) → blocked_by_policy jurisdiction_unsupported, not scrub_blocked', async () => {
+    for (const areaCode of ['416', '242', '800']) {
+      const c = await contact(m.api, { phone_e164: unique(areaCode) });
+      const d = (await preflight(m.api, { agent_id: m.marketing.id, contact_id: c.id, at: AT })).body;
+      expect({ areaCode, outcome: d.outcome, disposition: d.disposition, next: d.next_permitted_at, codes: codes(d) }).toEqual({ areaCode, outcome: 'block', disposition: 'blocked_by_policy', next: null, codes: ['jurisdiction_unsupported'] });
+    }
+  });
+
+  it('no US calling-time rule speaks for them (06:00 in Toronto); the suppression list still does (dnc_hit)', async () => {
+    const c = await contact(m.api, { phone_e164: unique('416') });
+    const early = (await preflight(m.api, { agent_id: m.marketing.id, contact_id: c.id, at: '2026-11-18T11:00:00Z' })).body;
+    expect(early).toMatchObject({ outcome: 'block', disposition: 'blocked_by_policy', next_permitted_at: null, callee: { zones: ['America/Toronto'], states: [] } });
+    expect(codes(early)).toEqual(['jurisdiction_unsupported']);
+    expect((await m.api('POST', '/v1/suppressions', { body: { phone_e164: c.phone_e164, reason: 'opt_out' } })).status).toBe(201);
+    const suppressed = (await preflight(m.api, { agent_id: m.marketing.id, contact_id: c.id, at: AT })).body;
+    expect(suppressed).toMatchObject({ outcome: 'block', disposition: 'dnc_hit' });
+    expect(codes(suppressed)).toEqual(['internal_dnc', 'jurisdiction_unsupported']);
+  });
+});
+
+describe('POST /v1/calls/preflight: state windows at their boundaries, the spring-forward day, a two-zone area code', () => {
+  // A tenant whose SAN covers every area code judged here, each with a fresh snapshot, and a
+  // marketing agent with no window of its own, so only the law's windows speak.
+  const AREA_CODES = ['305', '405', '410', '206', '203', '850'];
+  let api: Api;
+  let anytime: { id: string };
+  let reminders: { id: string };
+  beforeAll(async () => {
+    for (const ac of AREA_CODES.filter((a) => a !== '305')) await replaceDncSnapshot(ac, '2026-11-01', file(ac, [`+1${ac}5550100`]));
+    const t = await newTenant('Windows');
+    api = client(stack, t.token);
+    const accountId = await mockAccount(api, { ftc_san_refs: [{ san: 'SAN-WIN', area_codes: AREA_CODES }] });
+    await activeNumber(api, { accountId, phone: randomNumber('212') });
+    anytime = await agent(api, { name: 'Anytime', calling_window: undefined });
+    reminders = await agent(api, { name: 'Reminders', call_purpose: 'informational', subject: INFO_SUBJECT, calling_window: undefined });
+  });
+
+  /** The UTC instant of a wall-clock time at a fixed UTC offset (November: New York −5, Chicago −6, Los Angeles −8). */
+  const local = (date: string, hhmm: string, offsetHours: number) => new Date(Date.parse(`${date}T${hhmm}:00Z`) - offsetHours * 3_600_000).toISOString();
+  const judge = async (agentId: string, c: { id: string }, at: string) => (await preflight(api, { agent_id: agentId, contact_id: c.id, at })).body;
+
+  it.each([
+    { state: 'US-FL', areaCode: '305', zone: 'America/New_York', offset: -5, start: '08:00' },
+    { state: 'US-OK', areaCode: '405', zone: 'America/Chicago', offset: -6, start: '08:00' },
+    { state: 'US-MD', areaCode: '410', zone: 'America/New_York', offset: -5, start: '08:00' },
+    { state: 'US-WA', areaCode: '206', zone: 'America/Los_Angeles', offset: -8, start: '08:00' },
+    { state: 'US-CT', areaCode: '203', zone: 'America/New_York', offset: -5, start: '09:00' },
+  ])('$state marketing window $start–20:00 (Wednesday 18 November)', async ({ state, areaCode, zone, offset, start }) => {
+    const c = await contact(api, { phone_e164: unique(areaCode) });
+    const minuteBefore = `${String(Number(start.slice(0, 2)) - 1).padStart(2, '0')}:59`;
+    const before = await judge(anytime.id, c, local('2026-11-18', minuteBefore, offset));
+    // Before 08:00 the federal hours are closed too; CT's 08:59 is inside them.
+    expect({ outcome: before.outcome, next: before.next_permitted_at, codes: codes(before) }).toEqual({
+      outcome: 'defer',
+      next: local('2026-11-18', start, offset),
+      codes: start === '08:00' ? ['quiet_hours', 'state_quiet_hours'] : ['state_quiet_hours'],
+    });
+    expect(before.callee).toEqual({ zones: [zone], states: [state] });
+    expect(before.reasons.find((r: { code: string }) => r.code === 'state_quiet_hours')).toMatchObject({ state, zone, local_time: minuteBefore, window: { start, end: '20:00' } });
+    expect(await judge(anytime.id, c, local('2026-11-18', start, offset))).toMatchObject({ outcome: 'allow', reasons: [] });
+    expect(await judge(anytime.id, c, local('2026-11-18', '19:59', offset))).toMatchObject({ outcome: 'allow', reasons: [] });
+    const closing = await judge(anytime.id, c, local('2026-11-18', '20:00', offset));
+    expect({ outcome: closing.outcome, next: closing.next_permitted_at, codes: codes(closing) }).toEqual({ outcome: 'defer', next: local('2026-11-19', start, offset), codes: ['state_quiet_hours'] });
+    expect(closing.reasons[0]).toMatchObject({ state, zone, local_time: '20:00', weekday: 'Wednesday' });
+    // Informational calls keep the federal 08:00–21:00 only.
+    const info = await contact(api, { phone_e164: unique(areaCode), consent: consent({ scope: { purposes: [INFO_SUBJECT] } }) });
+    expect((await judge(reminders.id, info, local('2026-11-18', '20:00', offset))).outcome).toBe('allow');
+  });
+
+  it('spring forward in New York (Sunday 8 March 2026, 02:00 EST → 03:00 EDT): the window is read on the new offset', async () => {
+    const c = await contact(api, { consent: consent({ scope: { purposes: [INFO_SUBJECT] }, captured_at: '2026-01-01T00:00:00Z' }) });
+    const at = (instant: string) => judge(reminders.id, c, instant);
+    // Saturday 21:00 EST: the night crosses the gap; the morning opens at 08:00 EDT (12:00Z), not 08:00 EST (13:00Z).
+    expect(await at('2026-03-08T02:00:00Z')).toMatchObject({ outcome: 'defer', next_permitted_at: '2026-03-08T12:00:00.000Z' });
+    // 01:30 EST, half an hour before the gap.
+    expect(await at('2026-03-08T06:30:00Z')).toMatchObject({ outcome: 'defer', next_permitted_at: '2026-03-08T12:00:00.000Z' });
+    const early = await at('2026-03-08T11:59:00Z');
+    expect(early).toMatchObject({ outcome: 'defer', next_permitted_at: '2026-03-08T12:00:00.000Z' });
+    expect(early.reasons).toEqual([expect.objectContaining({ code: 'quiet_hours', zone: 'America/New_York', local_time: '07:59', weekday: 'Sunday' })]);
+    expect(await at('2026-03-08T12:00:00Z')).toMatchObject({ outcome: 'allow', reasons: [] }); // 08:00 EDT
+    expect(await at('2026-03-09T00:59:00Z')).toMatchObject({ outcome: 'allow', reasons: [] }); // 20:59 EDT
+    const late = await at('2026-03-09T01:00:00Z'); // 21:00 EDT
+    expect(late).toMatchObject({ outcome: 'defer', next_permitted_at: '2026-03-09T12:00:00.000Z' });
+    expect(late.reasons).toEqual([expect.objectContaining({ code: 'quiet_hours', local_time: '21:00' })]);
+  });
+
+  it('850 spans Central and Eastern time: the call waits while either zone is closed', async () => {
+    const info = await contact(api, { phone_e164: unique('850'), consent: consent({ scope: { purposes: [INFO_SUBJECT] } }) });
+    const morning = await judge(reminders.id, info, '2026-11-18T13:30:00Z'); // 08:30 New York, 07:30 Chicago
+    expect(morning).toMatchObject({ outcome: 'defer', next_permitted_at: '2026-11-18T14:00:00.000Z', callee: { zones: ['America/Chicago', 'America/New_York'], states: ['US-FL'] } });
+    expect(morning.reasons).toEqual([expect.objectContaining({ code: 'quiet_hours', zone: 'America/Chicago', local_time: '07:30' })]);
+    expect(await judge(reminders.id, info, '2026-11-18T14:00:00Z')).toMatchObject({ outcome: 'allow', reasons: [] });
+    expect(await judge(reminders.id, info, '2026-11-19T01:59:00Z')).toMatchObject({ outcome: 'allow', reasons: [] }); // 20:59 New York
+    const night = await judge(reminders.id, info, '2026-11-19T02:00:00Z'); // 21:00 New York, 20:00 Chicago
+    expect(night).toMatchObject({ outcome: 'defer', next_permitted_at: '2026-11-19T14:00:00.000Z' });
+    expect(night.reasons).toEqual([expect.objectContaining({ code: 'quiet_hours', zone: 'America/New_York', local_time: '21:00' })]);
+
+    // Marketing: Florida's 20:00 is reached in New York an hour before Chicago.
+    const sales = await contact(api, { phone_e164: unique('850') });
+    expect(await judge(anytime.id, sales, '2026-11-19T00:59:00Z')).toMatchObject({ outcome: 'allow', reasons: [] });
+    const evening = await judge(anytime.id, sales, '2026-11-19T01:00:00Z'); // 20:00 New York, 19:00 Chicago
+    expect(evening).toMatchObject({ outcome: 'defer', next_permitted_at: '2026-11-19T14:00:00.000Z' });
+    expect(evening.reasons).toEqual([expect.objectContaining({ code: 'state_quiet_hours', state: 'US-FL', zone: 'America/New_York', local_time: '20:00' })]);
   });
 });
 

@@ -111,6 +111,52 @@ describe('operator CLI against the running local stack', () => {
   });
 });
 
+describe('sandbox credentials', () => {
+  /** Exactly as the README has a developer type it: `npm run --silent admin -- sandbox credentials …`. */
+  const credentials = (...args: string[]) =>
+    new Promise<{ status: number; stdout: string; stderr: string }>((done) => {
+      execFile('npm', ['run', '--silent', 'admin', '--', 'sandbox', 'credentials', ...args, '--local-dir', dir], { cwd: root, encoding: 'utf8', env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } }, (err, stdout, stderr) =>
+        done({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+
+  it('prints {account_sid, auth_token} that the local sandbox accepts as a byo twilio account: it verifies and buys a number', async () => {
+    const out = await credentials();
+    expect(out.status, out.stderr).toBe(0);
+    const lines = out.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const creds = JSON.parse(lines[0]!) as { account_sid: string; auth_token: string };
+    expect(Object.keys(creds).sort()).toEqual(['account_sid', 'auth_token']);
+    expect(creds.account_sid).toMatch(/^AC[0-9a-f]{32}$/);
+    expect(creds.auth_token).toMatch(/^[0-9a-f]{32}$/);
+
+    const tenant = JSON.parse(admin('tenant', 'create', '--name', 'Byo', '--admin-email', 'byo@acme.test').stdout) as { api_key: { secret: string } };
+    const api = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${stack.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${tenant.api_key.secret}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      return { status: res.status, body: (await res.json()) as Record<string, any> };
+    };
+    const created = await api('POST', '/v1/telephony-accounts', { mode: 'byo', provider: 'twilio', credentials: creds });
+    expect(created).toMatchObject({ status: 201, body: { provider: 'twilio', credentials_stored: true, verification_status: 'pending' } });
+    const verified = await api('POST', `/v1/telephony-accounts/${created.body.id}/verify`);
+    expect(verified).toMatchObject({ status: 200, body: { verification_status: 'verified', cps_limit: 1 } });
+    const number = await api('POST', '/v1/phone-numbers', { phone_e164: '+14155550177', telephony_account_id: created.body.id });
+    expect(number).toMatchObject({ status: 201, body: { status: 'active', provider_sid: expect.stringMatching(/^PN/) } });
+    // The carrier itself answers those credentials, in Twilio's shape.
+    const direct = await fetch(`${stack.baseUrl}/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}.json`, { headers: { authorization: `Basic ${Buffer.from(`${creds.account_sid}:${creds.auth_token}`).toString('base64')}` } });
+    expect(await direct.json()).toMatchObject({ sid: creds.account_sid, status: 'active' });
+
+    // Each run is a new account; --status makes one the carrier reports suspended.
+    const suspended = JSON.parse((await credentials('--status', 'suspended')).stdout) as { account_sid: string; auth_token: string };
+    expect(suspended.account_sid).not.toBe(creds.account_sid);
+    const other = await api('POST', '/v1/telephony-accounts', { mode: 'byo', provider: 'twilio', credentials: suspended });
+    expect((await api('POST', `/v1/telephony-accounts/${other.body.id}/verify`)).body.verification_status).toBe('suspended');
+    const bad = await credentials('--status', 'frozen');
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toContain('--status must be one of active, suspended, closed');
+    expect(bad.stdout).toBe('');
+  });
+});
+
 describe('sandbox call', () => {
   it('places an inbound call through the sandbox carrier and prints the path it took', async () => {
     const tenant = JSON.parse(admin('tenant', 'create', '--name', 'Calls', '--admin-email', 'calls@acme.test').stdout) as { api_key: { secret: string } };

@@ -25,6 +25,13 @@ export interface Change {
   attempts?: ComplianceInputs['recent_attempts'];
 }
 
+/**
+ * What the stored facts really are for a number outside the US: no SAN can cover its area
+ * code (the FTC sells SANs for US area codes only) and no snapshot is ever loaded for it
+ * (`inputs()` would otherwise give every area code both, which hides rules that run there).
+ */
+export const unscrubbable: Pick<Change, 'sanAreaCodes' | 'snapshot'> = { sanAreaCodes: ['212'], snapshot: { loaded: false } };
+
 /** The baseline, with the number's own area code covered by a SAN unless told otherwise. */
 export function inputs(c: Change = {}): ComplianceInputs {
   const phone = c.phone ?? '+12125550123';

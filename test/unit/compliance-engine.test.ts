@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { evaluate, RULE_SET_VERSION, type ComplianceDecision } from '../../shared/policy/compliance/index.js';
-import { informational, inputs, marketing, pewc, SELLER, SUBJECT, type Change } from '../support/compliance-fixtures.js';
+import { informational, inputs, marketing, pewc, SELLER, SUBJECT, unscrubbable, type Change } from '../support/compliance-fixtures.js';
 
 interface Case {
   name: string;
@@ -272,6 +272,19 @@ describe('compliance profile and jurisdiction', () => {
     { name: 'Canada (416)', change: { phone: '+14165550123' }, at: MON_10AM_NY, outcome: 'block', codes: ['jurisdiction_unsupported'], disposition: 'blocked_by_policy' },
     { name: 'Caribbean (242, Bahamas)', change: { phone: '+12425550123' }, at: MON_10AM_NY, outcome: 'block', codes: ['jurisdiction_unsupported'], disposition: 'blocked_by_policy' },
     { name: 'toll-free (800)', change: { phone: '+18005550123' }, at: MON_10AM_NY, outcome: 'block', codes: ['jurisdiction_unsupported'], disposition: 'blocked_by_policy' },
+    // As stored: no SAN covers these area codes and no snapshot is loaded for them. The registry is a US one, so it is not asked.
+    { name: 'Canada (416) marketing, as stored', change: { phone: '+14165550123', ...unscrubbable }, at: MON_10AM_NY, outcome: 'block', codes: ['jurisdiction_unsupported'], disposition: 'blocked_by_policy' },
+    { name: 'Caribbean (242) marketing, as stored', change: { phone: '+12425550123', ...unscrubbable }, at: MON_10AM_NY, outcome: 'block', codes: ['jurisdiction_unsupported'], disposition: 'blocked_by_policy' },
+    { name: 'toll-free (800) marketing, as stored', change: { phone: '+18005550123', ...unscrubbable }, at: MON_10AM_NY, outcome: 'block', codes: ['jurisdiction_unsupported'], disposition: 'blocked_by_policy' },
+    { name: 'non-+1 marketing, as stored', change: { phone: '+442071234567', ...unscrubbable }, at: MON_10AM_NY, outcome: 'block', codes: ['jurisdiction_unsupported'], disposition: 'blocked_by_policy' },
+    { name: 'Canada (416) informational, as stored', change: { phone: '+14165550123', profile: informational, ...unscrubbable }, at: MON_10AM_NY, outcome: 'block', codes: ['jurisdiction_unsupported'], disposition: 'blocked_by_policy' },
+    // US calling-time law is not asked for a callee we never dial: 06:00 in Toronto, a Sunday in Nassau, no deferral.
+    { name: 'Canada (416) at 06:00 local: no quiet_hours', change: { phone: '+14165550123', ...unscrubbable }, at: '2026-11-23T11:00:00Z', outcome: 'block', codes: ['jurisdiction_unsupported'], disposition: 'blocked_by_policy' },
+    { name: 'Caribbean (242) tagged US-AL on a Sunday: no state rules', change: { phone: '+12425550123', jurisdictions: ['US-AL'], ...unscrubbable }, at: '2026-11-22T18:00:00Z', outcome: 'block', codes: ['jurisdiction_unsupported'], disposition: 'blocked_by_policy' },
+    // Rules that are not US law still speak: the tenant's own suppression list, the consent and the profile.
+    { name: 'Canada (416), suppressed', change: { phone: '+14165550123', suppressed: true, ...unscrubbable }, at: MON_10AM_NY, outcome: 'block', codes: ['internal_dnc', 'jurisdiction_unsupported'], disposition: 'dnc_hit' },
+    { name: 'Canada (416), no consent and no profile', change: { phone: '+14165550123', consents: [], profile: null, ...unscrubbable }, at: MON_10AM_NY, outcome: 'block', codes: ['compliance_profile_missing', 'consent_missing', 'jurisdiction_unsupported'], disposition: 'blocked_by_policy' },
+    { name: 'Puerto Rico (787) marketing: the registry rules do run', change: { phone: '+17875550123', ...unscrubbable }, at: MON_10AM_NY, outcome: 'block', codes: ['dnc_no_san', 'dnc_registry_missing'], disposition: 'scrub_blocked' },
     { name: 'Puerto Rico (787)', change: { phone: '+17875550123' }, at: MON_10AM_NY, outcome: 'allow' },
     { name: 'US Virgin Islands (340)', change: { phone: '+13405550123' }, at: MON_10AM_NY, outcome: 'allow' },
     { name: 'Guam (671) at 01:00 local', change: { phone: '+16715550123' }, at: MON_10AM_NY, outcome: 'defer', codes: ['quiet_hours'], next: '2026-11-23T22:00:00.000Z' },
@@ -298,7 +311,7 @@ describe('the decision', () => {
       evaluated_at: '2026-11-23T15:00:00.000Z',
       rule_set_version: RULE_SET_VERSION,
     });
-    expect(RULE_SET_VERSION).toBe('us-voice-2026.11.1');
+    expect(RULE_SET_VERSION).toBe('us-voice-2026.11.2');
   });
 
   it('call_purpose comes from the profile, null without one', () => {

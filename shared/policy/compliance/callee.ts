@@ -8,6 +8,8 @@ import type { ComplianceReason, ContactFacts } from './types.js';
 
 export interface Callee {
   place: NumberPlace;
+  /** The number is in the US or a territory: the only places we dial, and the only ones US law (registry, calling hours) is asked about. */
+  us: boolean;
   zones: string[];
   states: string[];
 }
@@ -23,13 +25,13 @@ export function calleeOf(contact: ContactFacts): Callee {
   // Case-insensitive: a tag written us-fl still names Florida, and more rules is the safe side.
   for (const j of contact.jurisdictions) if (US_STATE_TAG.test(j.toUpperCase())) states.add(j.toUpperCase());
   if (place.info?.state) states.add(place.info.state);
-  return { place, zones: [...zones], states: [...states] };
+  return { place, us: isUsJurisdiction(place.info), zones: [...zones], states: [...states] };
 }
 
 const REGION_NAMES = { CA: 'Canada', caribbean: 'the Caribbean' } as const;
 
-export function jurisdictionReasons({ place }: Callee, phone: string): ComplianceReason[] {
-  if (isUsJurisdiction(place.info)) return [];
+export function jurisdictionReasons({ place, us }: Callee, phone: string): ComplianceReason[] {
+  if (us) return [];
   const what = 'only numbers in the US and its territories are dialled; remove this contact from voice campaigns or correct its number';
   if (place.areaCode === null) {
     return [{ code: 'jurisdiction_unsupported', message: `${phone} is not a ten-digit +1 number: ${what}` }];

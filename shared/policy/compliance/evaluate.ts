@@ -2,6 +2,12 @@
  * evaluate(inputs, at): may this call be placed at `at`, later, or never, and why.
  * Pure: every fact, including the instant, is an argument. Every failing rule adds its
  * reason; the outcome is the worst of them (block > defer > allow).
+ *
+ * A number outside the US and its territories is blocked (jurisdiction_unsupported) and
+ * only the rules that are not US law are asked with it: the tenant's suppression list, the
+ * compliance profile and the consent. The National DNC rules and every calling-time rule
+ * (federal hours, state windows, the profile's window) are US-only or need a place we dial,
+ * so they add nothing there (docs/decisions.md, "Jurisdiction").
  */
 import { calleeOf, jurisdictionReasons } from './callee.js';
 import { consentReasons } from './consent.js';
@@ -29,7 +35,7 @@ export function evaluate(inputs: ComplianceInputs, at: Date): ComplianceDecision
   const { contact, profile } = inputs;
   const callee = calleeOf(contact);
 
-  const reasons: ComplianceReason[] = [...dncReasons(inputs, callee.place.areaCode, atMs)];
+  const reasons: ComplianceReason[] = [...dncReasons(inputs, callee, atMs)];
   if (profile === null) {
     reasons.push({ code: 'compliance_profile_missing', message: 'The agent version has no compliance profile, so the call cannot be judged: attach a compliance profile to the agent and publish a new version' });
   }
@@ -43,7 +49,8 @@ export function evaluate(inputs: ComplianceInputs, at: Date): ComplianceDecision
     subject: profile?.subject ?? null,
     sameSubjectAttempts: profile ? inputs.recent_attempts.filter((a) => a.subject === profile.subject).map((a) => Date.parse(a.placed_at)).sort((a, b) => a - b) : [],
   };
-  const deferReasons = deferReasonsAt(ctx, atMs);
+  // A call that is never placed has no time to wait for.
+  const deferReasons = callee.us ? deferReasonsAt(ctx, atMs) : [];
   reasons.push(...deferReasons);
 
   let next: number | null = null;

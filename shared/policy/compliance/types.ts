@@ -6,7 +6,7 @@ import type { CallingWindow } from '../calling-window.js';
 import type { ConsentBasis } from '../consent-strength.js';
 
 /** Bumped whenever a rule, a window or a threshold changes, so stored decisions say which rules judged them. */
-export const RULE_SET_VERSION = 'us-voice-2026.11.1';
+export const RULE_SET_VERSION = 'us-voice-2026.11.2';
 
 export type CallPurpose = 'marketing' | 'informational';
 
