@@ -8,8 +8,11 @@
  *   6. POST /v1/calls/preflight vs GET /v1/contacts/{id}, and DynamoDB calls per preflight.
  *   7. 500 calls queued and dispatched at cps_limit 10: time to all dialled / terminal vs 50 s;
  *      POST /v1/calls vs a raw TransactWriteItems of its items; DynamoDB calls per queued call.
+ *   8. 2,000 webhook events committed through the outbox and delivered by the relay and the
+ *      delivery worker to a local receiver: events/s next to a plain loop POSTing the same
+ *      bodies with the same concurrency, commit → receipt p50/p99, DynamoDB calls per event.
  * Runs against its own in-memory local stack (free ports), so `npm start` may be running.
- * BENCH_ONLY=bundles|me|import|engine|dnc|preflight|calls runs one part.
+ * BENCH_ONLY=bundles|me|import|engine|dnc|preflight|calls|webhooks runs one part.
  */
 import { cpus } from 'node:os';
 
@@ -62,6 +65,18 @@ if (!only || only === 'calls') {
   try {
     const { measureCalls, printCalls } = await import('../test/bench/calls.js');
     printCalls(await measureCalls(stack));
+  } finally {
+    await stack.stop();
+  }
+}
+
+if (!only || only === 'webhooks') {
+  // Its own stack: the outbox relay and the webhook-delivery worker must run.
+  const { startLocalStack } = await import('../infra/local/stack.js');
+  const { WEBHOOK_BENCH_STACK, measureWebhooks, printWebhooks } = await import('../test/bench/webhooks.js');
+  const stack = await startLocalStack({ port: 0, inMemory: true, workers: true, seed: false, ...WEBHOOK_BENCH_STACK });
+  try {
+    printWebhooks(await measureWebhooks(stack));
   } finally {
     await stack.stop();
   }

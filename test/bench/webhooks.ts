@@ -1,0 +1,320 @@
+/**
+ * Webhook delivery (issue 11) on the local runtime with its workers: 2,000 events committed
+ * as production commits them (the outbox items in a TransactWriteItems, one event each) and
+ * delivered by the relay and the delivery worker to a node:http receiver on 127.0.0.1 that
+ * answers 200 at once — events/s, commit → receipt p50/p99/max, duplicates — next to a plain
+ * loop POSTing the same bodies, signed the same way, to the same receiver with the same
+ * concurrency; and the DynamoDB calls per delivered event.
+ *
+ * The stack must run its workers; bin/bench.ts starts it with WEBHOOK_BENCH_STACK.
+ */
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { createTenant } from '../../shared/admin/bootstrap.js';
+import { db, tableName } from '../../shared/db/client.js';
+import { webhookKeys } from '../../shared/db/keys.js';
+import { outboxItems } from '../../shared/events/outbox.js';
+import { newId } from '../../shared/ids.js';
+import type { WebhookEnvelope } from '../../shared/webhooks/envelope.js';
+import { deliveryHeaders, SIGNATURE_HEADER, signatureHeader } from '../../shared/webhooks/signature.js';
+import { workers } from '../../infra/workers.js';
+import type { LocalStack } from '../../infra/local/stack.js';
+import { fmt, percentile, pool } from './stats.js';
+
+/** The stack options this part runs under (bin/bench.ts passes them to startLocalStack). */
+export const WEBHOOK_BENCH_STACK = {
+  /** The outbox relay's interval (default 250 ms); on AWS the table stream runs it within a second. */
+  relayTickMs: 50,
+  /** ReceiveMessage long-poll wait: it returns as soon as a message arrives, so 1 s throttles nothing. */
+  pollWaitTimeSeconds: 1,
+  /** The call scheduler has nothing to do here: keep its ticks (and their DynamoDB calls) out of the way. */
+  schedulerTickMs: 60_000,
+} as const;
+
+/** infra/local/pollers.ts runs one loop per worker and awaits each batch: one batch in flight. */
+const POLLER_BATCHES_IN_FLIGHT = 1;
+const EVENT_TYPE = 'call.completed';
+const WARM_EVENTS = 50;
+const COMMIT_CONCURRENCY = 10;
+const DELIVERY_DEADLINE_MS = 60_000;
+const BASELINE_DEADLINE_MS = 30_000;
+
+export interface WebhooksFigures {
+  events: number;
+  relayTickMs: number;
+  pollWaitTimeSeconds: number;
+  batchSize: number;
+  batchesInFlight: number;
+  concurrency: number;
+  commitConcurrency: number;
+  commitSeconds: number;
+  receivedAtCommitEnd: number;
+  /** From the first commit to the relay's last marker deletion (every event on the delivery queue). */
+  relayedSeconds: number;
+  pipelineSeconds: number;
+  pipelineRate: number;
+  latencyP50: number;
+  latencyP99: number;
+  latencyMax: number;
+  duplicates: number;
+  baselineHttpRate: number;
+  baselineFetchRate: number;
+  callsPerEvent: number;
+  /** Per delivered event, and the mean time of one call (every call in the window, the bench's commits included). */
+  callsByCommand: Record<string, { perEvent: number; meanMs: number }>;
+  conflictRetries: number;
+}
+
+type Phase = 'idle' | 'pipeline' | 'baseline';
+
+/** Answers 200 at once; per phase, the first receipt time of each event id and the duplicates. */
+async function startBenchReceiver() {
+  let phase: Phase = 'idle';
+  const first = { idle: new Map<string, number>(), pipeline: new Map<string, number>(), baseline: new Map<string, number>() };
+  const bodies = new Map<string, { body: string; signature: string }>();
+  const duplicates = { idle: 0, pipeline: 0, baseline: 0 };
+  let onReceipt = () => {};
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const at = performance.now();
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      const body = Buffer.concat(chunks).toString('utf8');
+      const id = (JSON.parse(body) as { id: string }).id;
+      const seen = first[phase];
+      if (seen.has(id)) duplicates[phase]++;
+      else {
+        seen.set(id, at);
+        if (phase === 'pipeline') bodies.set(id, { body, signature: String(req.headers[SIGNATURE_HEADER.toLowerCase()] ?? '') });
+      }
+      onReceipt();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}/hooks`,
+    first,
+    bodies,
+    duplicates,
+    setPhase: (p: Phase) => (phase = p),
+    /** Resolves once every id in `ids` was received in the current phase; rejects at the deadline. */
+    waitFor(ids: readonly string[], deadlineMs: number, what: string): Promise<void> {
+      const seen = first[phase];
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          onReceipt = () => {};
+          const got = ids.filter((id) => seen.has(id)).length;
+          reject(new Error(`webhooks bench: ${what}: only ${got} of ${ids.length} events reached the receiver within ${deadlineMs / 1000} s`));
+        }, deadlineMs);
+        const check = () => {
+          if (seen.size < ids.length || !ids.every((id) => seen.has(id))) return;
+          clearTimeout(timer);
+          onReceipt = () => {};
+          resolve();
+        };
+        onReceipt = check;
+        check();
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** One POST on a connection of its own (agent: false), as deliverOnce sends. */
+const postFresh = (port: number, body: string, headers: Record<string, string>) =>
+  new Promise<void>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/hooks', method: 'POST', agent: false, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`receiver answered ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+
+const withDeadline = <T>(p: Promise<T>, ms: number, what: string): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`webhooks bench: ${what} did not finish within ${ms / 1000} s`)), ms)));
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+};
+
+export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<WebhooksFigures> {
+  const worker = workers.find((w) => w.queue === 'webhookDelivery');
+  if (!worker) throw new Error('webhooks bench: no webhook-delivery worker in infra/workers.ts');
+  const batchSize = Math.min(worker.batchSize, 10); // ReceiveMessage takes at most 10
+  const concurrency = batchSize * POLLER_BATCHES_IN_FLIGHT; // Powertools processes a batch's records in parallel
+
+  const receiver = await startBenchReceiver();
+  try {
+    const t = await createTenant({ name: 'Bench webhooks', adminEmail: 'webhooks@bench.test' });
+    const put = await fetch(`${stack.baseUrl}/v1/webhook-endpoint`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${t.api_key.secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url }),
+    });
+    const endpoint = (await put.json()) as { signing_secret?: string };
+    if (put.status !== 201 || !endpoint.signing_secret) throw new Error(`PUT /v1/webhook-endpoint answered ${put.status}: ${JSON.stringify(endpoint)}`);
+    const secret = endpoint.signing_secret;
+
+    // DynamoDB calls by command, every try (below the transaction-conflict retry), and the conflicts retried.
+    const calls: Record<string, number> = {};
+    const callMs: Record<string, number> = {};
+    let conflicts = 0;
+    let lastMarkerDeleted = 0;
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        const name = (context.commandName ?? 'unknown').replace(/Command$/, '');
+        calls[name] = (calls[name] ?? 0) + 1;
+        const s = performance.now();
+        try {
+          return await next(args);
+        } catch (err) {
+          const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+          if (reasons.some((r) => r.Code === 'TransactionConflict')) conflicts++;
+          throw err;
+        } finally {
+          const end = performance.now();
+          callMs[name] = (callMs[name] ?? 0) + end - s;
+          if (name === 'DeleteItem') lastMarkerDeleted = end; // only the relay deletes items here
+        }
+      },
+      { step: 'build', name: 'benchWebhooksCallCounter' },
+    );
+
+    const commit = async () => {
+      const data = { call_id: newId('cal'), attempt_id: newId('att'), contact_id: newId('con'), state: 'completed', disposition: 'answered' };
+      const { event, items } = outboxItems(t.tenant_id, EVENT_TYPE, data, new Date());
+      await db().send(new TransactWriteCommand({ TransactItems: items }));
+      return { id: event.id, at: performance.now() };
+    };
+    const ownReads = { GetItem: 0 };
+    const deliveredCount = async () => {
+      ownReads.GetItem++;
+      const out = await db().send(new GetCommand({ TableName: tableName(), Key: webhookKeys.deliveredCount(t.tenant_id, EVENT_TYPE), ConsistentRead: true }));
+      return (out.Item?.delivered as number | undefined) ?? 0;
+    };
+    const ledgerSettled = async (delivered: number, what: string) => {
+      const by = performance.now() + 10_000;
+      while ((await deliveredCount()) < delivered) {
+        if (performance.now() > by) throw new Error(`webhooks bench: ${what}: every event was received but the ledger did not record every delivery within 10 s`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+
+    // Warm: handler modules, JIT, the relay's and the worker's first runs.
+    receiver.setPhase('pipeline');
+    const warm: string[] = [];
+    await pool(Array.from({ length: WARM_EVENTS }), COMMIT_CONCURRENCY, async () => {
+      warm.push((await commit()).id);
+    });
+    await receiver.waitFor(warm, 30_000, 'warm-up');
+    await ledgerSettled(WARM_EVENTS, 'warm-up');
+    receiver.first.pipeline.clear();
+    receiver.bodies.clear();
+    receiver.duplicates.pipeline = 0;
+
+    // 1. The pipeline: commit `total` events, COMMIT_CONCURRENCY transactions in flight, each timestamped once it resolves.
+    for (const k of Object.keys(calls)) delete calls[k];
+    for (const k of Object.keys(callMs)) delete callMs[k];
+    conflicts = 0;
+    ownReads.GetItem = 0;
+    const committed = new Array<{ id: string; at: number }>(total);
+    const firstCommitStarted = performance.now();
+    await pool(Array.from({ length: total }, (_, i) => i), COMMIT_CONCURRENCY, async (i) => {
+      committed[i] = await commit();
+    });
+    const commitSeconds = (performance.now() - firstCommitStarted) / 1000;
+    const receivedAtCommitEnd = receiver.first.pipeline.size;
+    const ids = committed.map((c) => c.id);
+    await receiver.waitFor(ids, Math.max(1000, DELIVERY_DEADLINE_MS - (performance.now() - firstCommitStarted)), `pipeline (${DELIVERY_DEADLINE_MS / 1000} s from the first commit)`);
+    const receipts = ids.map((id) => receiver.first.pipeline.get(id)!);
+    const lastReceipt = Math.max(...receipts);
+    const firstCommit = Math.min(...committed.map((c) => c.at));
+    const latencies = committed.map((c, i) => receipts[i]! - c.at);
+    // The ledger settles just after the last receipt (the attempt's transaction); count its calls too.
+    await ledgerSettled(WARM_EVENTS + total, 'pipeline');
+    // The pipeline's calls: all in the window less the bench's own commits and settle checks.
+    const own: Record<string, number> = { TransactWriteItems: total, GetItem: ownReads.GetItem };
+    const callsByCommand = Object.fromEntries(
+      Object.entries(calls)
+        .map(([k, n]) => [k, { perEvent: (n - (own[k] ?? 0)) / total, meanMs: callMs[k]! / n }] as const)
+        .filter(([, v]) => v.perEvent > 0),
+    );
+    const pipelineConflicts = conflicts;
+    const relayedSeconds = (lastMarkerDeleted - firstCommitStarted) / 1000;
+    const duplicates = receiver.duplicates.pipeline;
+
+    // The signature on the received bytes checks out with the endpoint's secret.
+    const sample = receiver.bodies.get(ids[0]!)!;
+    const t0 = Number(/t=(\d+)/.exec(sample.signature)?.[1]);
+    if (sample.signature !== signatureHeader(sample.body, [secret], t0)) throw new Error('webhooks bench: a delivered signature does not verify');
+
+    // 2. The plain loops: the same bodies, signed at send time with the same secret and header shape, same concurrency.
+    const bodies = ids.map((id) => receiver.bodies.get(id)!.body);
+    const headersFor = (body: string) => deliveryHeaders(JSON.parse(body) as WebhookEnvelope, body, [secret], new Date());
+    receiver.setPhase('baseline');
+    const baseline = async (send: (body: string) => Promise<void>, what: string) => {
+      await pool(bodies.slice(0, 50), concurrency, (body) => send(body)); // warm
+      receiver.first.baseline.clear();
+      const started = performance.now();
+      await withDeadline(pool(bodies, concurrency, (body) => send(body)), BASELINE_DEADLINE_MS, what);
+      await receiver.waitFor(ids, 1000, what);
+      return total / ((performance.now() - started) / 1000);
+    };
+    const baselineHttpRate = await baseline((body) => postFresh(receiver.port, body, headersFor(body)), 'baseline (node:http)');
+    const baselineFetchRate = await baseline(async (body) => {
+      const res = await fetch(receiver.url, { method: 'POST', headers: headersFor(body), body });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`receiver answered ${res.status}`);
+    }, 'baseline (fetch)');
+
+    const pipelineSeconds = (lastReceipt - firstCommit) / 1000;
+    return {
+      events: total,
+      relayTickMs: WEBHOOK_BENCH_STACK.relayTickMs,
+      pollWaitTimeSeconds: WEBHOOK_BENCH_STACK.pollWaitTimeSeconds,
+      batchSize,
+      batchesInFlight: POLLER_BATCHES_IN_FLIGHT,
+      concurrency,
+      commitConcurrency: COMMIT_CONCURRENCY,
+      commitSeconds,
+      receivedAtCommitEnd,
+      relayedSeconds,
+      pipelineSeconds,
+      pipelineRate: total / pipelineSeconds,
+      latencyP50: percentile(latencies, 50),
+      latencyP99: percentile(latencies, 99),
+      latencyMax: Math.max(...latencies),
+      duplicates,
+      baselineHttpRate,
+      baselineFetchRate,
+      callsPerEvent: Object.values(callsByCommand).reduce((a, v) => a + v.perEvent, 0),
+      callsByCommand,
+      conflictRetries: pipelineConflicts,
+    };
+  } finally {
+    await receiver.close();
+  }
+}
+
+export function printWebhooks(f: WebhooksFigures): void {
+  const n = f.events.toLocaleString('en-US');
+  console.log(`\nWebhook delivery: ${n} events committed through the outbox to a local receiver answering 200 at once, local runtime with its workers`);
+  console.log(
+    `  settings: relay every ${f.relayTickMs} ms; delivery poller: batches of ${f.batchSize} × ${f.batchesInFlight} in flight = ${f.concurrency} concurrent POSTs, long-poll wait ${f.pollWaitTimeSeconds} s; commits: one event per TransactWriteItems, ${f.commitConcurrency} in flight`,
+  );
+  console.log(`  pipeline     ${fmt(f.pipelineRate, 0)} events/s   (${n} / ${fmt(f.pipelineSeconds, 2)} s from the first commit to the last receipt; all committed after ${fmt(f.commitSeconds, 2)} s, when ${f.receivedAtCommitEnd} had been received; all relayed after ${fmt(f.relayedSeconds, 2)} s)`);
+  console.log(`  commit → receipt   p50 ${fmt(f.latencyP50, 0)} ms   p99 ${fmt(f.latencyP99, 0)} ms   max ${fmt(f.latencyMax, 0)} ms   duplicates received ${f.duplicates}`);
+  console.log(`  plain loop, node:http, a connection per POST (as deliverOnce), ${f.concurrency} in flight   ${fmt(f.baselineHttpRate, 0)} events/s   ratio pipeline/loop ${fmt(f.pipelineRate / f.baselineHttpRate, 3)}`);
+  console.log(`  plain loop, fetch (keep-alive), ${f.concurrency} in flight                                ${fmt(f.baselineFetchRate, 0)} events/s   ratio pipeline/loop ${fmt(f.pipelineRate / f.baselineFetchRate, 3)}`);
+  const by = Object.entries(f.callsByCommand).sort(([, a], [, b]) => b.perEvent - a.perEvent).map(([k, v]) => `${k} ${fmt(v.perEvent, 2)} × ${fmt(v.meanMs, 0)} ms`).join(', ');
+  console.log(`  DynamoDB calls per delivered event ${fmt(f.callsPerEvent, 2)}, the bench's own commits excluded, ${f.conflictRetries} transaction conflicts retried`);
+  console.log(`    ${by} (mean time per call, commits included; the relay's Queries include its idle polls)`);
+}
