@@ -127,10 +127,29 @@ export async function deleteWebhookEndpoint(tenantId: string): Promise<boolean> 
   return Boolean(out.Attributes);
 }
 
+/**
+ * Opened secrets, kept for the life of the container: a secret's sealed value never changes
+ * (a rotation adds a new id), so opening it once saves a KMS Decrypt per delivery. Keyed by
+ * tenant, endpoint, secret id and the sealed value itself; bounded.
+ */
+const opened = new Map<string, Promise<string>>();
+const MAX_OPENED = 1000;
+
+function openSecret(endpoint: WebhookEndpointRecord, secret: StoredSigningSecret): Promise<string> {
+  const key = `${endpoint.tenant_id}|${endpoint.id}|${secret.id}|${secret.sealed}`;
+  let plain = opened.get(key);
+  if (!plain) {
+    if (opened.size >= MAX_OPENED) opened.delete(opened.keys().next().value!);
+    plain = open(secret.sealed, sealContext(endpoint.tenant_id, endpoint.id, secret.id));
+    plain.catch(() => opened.delete(key));
+    opened.set(key, plain);
+  }
+  return plain;
+}
+
 /** The plaintext secrets live at `at`, newest first: what a delivery signs with. */
 export async function liveSigningSecrets(endpoint: WebhookEndpointRecord, at: Date): Promise<string[]> {
-  const live = endpoint.secrets.filter((s) => isLive(s, at));
-  return Promise.all(live.map((s) => open(s.sealed, sealContext(endpoint.tenant_id, endpoint.id, s.id))));
+  return Promise.all(endpoint.secrets.filter((s) => isLive(s, at)).map((s) => openSecret(endpoint, s)));
 }
 
 /** Does the endpoint take this event type? */

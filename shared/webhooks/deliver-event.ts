@@ -13,7 +13,7 @@ import { now as clockNow } from '../clock.js';
 import { conflict, notFound } from '../http/errors.js';
 import { logger } from '../observability.js';
 import { endpointTakes, getWebhookEndpoint, liveSigningSecrets, type WebhookEndpointRecord } from '../repositories/webhook-endpoints.js';
-import { claimAttempt, getWebhookEvent, markSkipped, recordAttempt, type AttemptRecord, type DeliveryStatus, type WebhookEventRecord } from '../repositories/webhook-events.js';
+import { claimAttempt, claimDueAttempt, getWebhookEvent, markSkipped, recordAttempt, type AttemptRecord, type DeliveryStatus, type WebhookEventRecord } from '../repositories/webhook-events.js';
 import { deliverOnce, DELIVERY_TIMEOUT_MS } from './deliver.js';
 import { envelopeBody, envelopeOf } from './envelope.js';
 import { nextAttemptDelay, retrySchedule } from './retry-schedule.js';
@@ -40,25 +40,22 @@ async function postEvent(record: WebhookEventRecord, endpoint: WebhookEndpointRe
   return deliverOnce({ url: endpoint.url, body, headers: deliveryHeaders(envelope, body, secrets, new Date()), policy: webhookUrlPolicy() });
 }
 
-/** The delivery worker's step for one queue message. */
+/**
+ * The delivery worker's step for one queue message. Hot path: the lease (which returns the
+ * event) and the endpoint are read in parallel, then one POST and one transaction; the event
+ * is read separately only when the lease was refused, to say why.
+ */
 export async function deliverEvent(tenantId: string, eventId: string, opts: { at?: Date; schedule?: readonly number[] } = {}): Promise<AutomaticOutcome> {
   const at = opts.at ?? clockNow();
-  const record = await getWebhookEvent(tenantId, eventId);
-  if (!record) return { kind: 'missing' };
-  const status = record.delivery_status ?? 'pending';
-  if (status !== 'pending') return { kind: 'settled', status };
-  if (record.next_attempt_at && Date.parse(record.next_attempt_at) > at.getTime()) {
-    return { kind: 'not_due', inSeconds: Math.ceil((Date.parse(record.next_attempt_at) - at.getTime()) / 1000) };
-  }
-  const endpoint = await getWebhookEndpoint(tenantId);
+  const leaseId = randomUUID();
+  const [record, endpoint] = await Promise.all([claimDueAttempt(tenantId, eventId, { leaseId, leaseUntil: new Date(at.getTime() + LEASE_MS), at }), getWebhookEndpoint(tenantId)]);
+  if (!record) return whyNotClaimed(tenantId, eventId, at);
   const skip = !endpoint ? 'no_endpoint' : !endpointTakes(endpoint, record.event_type) ? 'event_type_not_enabled' : null;
   if (skip) {
-    await markSkipped(tenantId, eventId, skip, at);
+    await markSkipped(tenantId, eventId, skip, at, leaseId);
     return { kind: 'skipped', reason: skip };
   }
   const count = record.attempt_count ?? 0;
-  const leaseId = randomUUID();
-  if (!(await claimAttempt(tenantId, eventId, { expectedCount: count, allowed: ['pending'], leaseId, leaseUntil: new Date(at.getTime() + LEASE_MS), at }))) return { kind: 'busy' };
 
   const result = await postEvent(record, endpoint!, at);
   const retryInSeconds = result.delivered ? null : nextAttemptDelay(opts.schedule ?? retrySchedule(), count + 1);
@@ -74,6 +71,17 @@ export async function deliverEvent(tenantId: string, eventId: string, opts: { at
   });
   logger.info('webhook attempt', { event_id: eventId, event_type: record.event_type, attempt: attempt.attempt, status_code: result.status_code, error: result.error, delivery_status: next });
   return { kind: 'attempted', attempt, status: next, retryInSeconds };
+}
+
+async function whyNotClaimed(tenantId: string, eventId: string, at: Date): Promise<AutomaticOutcome> {
+  const record = await getWebhookEvent(tenantId, eventId);
+  if (!record) return { kind: 'missing' };
+  const status = record.delivery_status ?? 'pending';
+  if (status !== 'pending') return { kind: 'settled', status };
+  if (record.next_attempt_at && Date.parse(record.next_attempt_at) > at.getTime()) {
+    return { kind: 'not_due', inSeconds: Math.ceil((Date.parse(record.next_attempt_at) - at.getTime()) / 1000) };
+  }
+  return { kind: 'busy' };
 }
 
 /**

@@ -9,7 +9,7 @@
  * one-minute schedule (anything the stream path missed); locally on a short interval.
  */
 import { OUTBOX_SHARDS } from '../db/keys.js';
-import { markRelayed, pendingEvents } from '../events/outbox.js';
+import { markManyRelayed, pendingEvents } from '../events/outbox.js';
 import { logger } from '../observability.js';
 import { enqueueDeliveries } from './delivery-queue.js';
 
@@ -41,7 +41,7 @@ async function relayShard(shard: number, limit: number): Promise<RelayResult> {
       total.failed += pending.length;
       break;
     }
-    await Promise.all(pending.filter((p) => sent.has(p.event_id)).map((p) => markRelayed(p.event_id)));
+    await markManyRelayed(pending.filter((p) => sent.has(p.event_id)).map((p) => p.event_id));
     total.relayed += sent.size;
     total.failed += pending.length - sent.size;
     if (sent.size < pending.length || pending.length < limit) break;

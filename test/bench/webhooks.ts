@@ -182,7 +182,7 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
         } finally {
           const end = performance.now();
           callMs[name] = (callMs[name] ?? 0) + end - s;
-          if (name === 'DeleteItem') lastMarkerDeleted = end; // only the relay deletes items here
+          if (name === 'DeleteItem' || name === 'BatchWriteItem') lastMarkerDeleted = end; // only the relay deletes items here
         }
       },
       { step: 'build', name: 'benchWebhooksCallCounter' },
