@@ -164,6 +164,35 @@ describe('POST /v1/templates/{id}/instantiate', () => {
     expect((await api('GET', '/v1/agents')).body.data).toEqual([]);
   });
 
+  it('refuses two keys naming the same language (any case or alias) at the second key, on instantiate and PATCH, and writes nothing', async () => {
+    const { api } = await setup();
+    const twice = {
+      dialogue_policy: { 'en-US': { greeting: 'Hi!' }, 'es-419': { greeting: '¡Hola!' }, 'en-us': { greeting: 'Hello!' } },
+      voicemail_drop: { body: { 'EN-us': 'Call us back.', 'en-US': 'Please call back.' }, callback_number: '+14155550199' },
+    };
+    const res = await api('POST', SDR, { body: { disclosure_config: disclosure, ...twice } });
+    expect(res.status).toBe(422);
+    expect(res.body.detail.map((d: { loc: unknown[]; type: string }) => [d.loc, d.type])).toEqual([
+      [['body', 'dialogue_policy', 'en-us'], 'duplicate_language'],
+      [['body', 'voicemail_drop', 'body', 'en-US'], 'duplicate_language'],
+    ]);
+    expect(res.body.detail[0].ctx).toEqual({ language: 'en-US' });
+    const alias = await api('POST', SDR, { body: { disclosure_config: disclosure, dialogue_policy: { he: { a: 1 }, iw: { a: 2 } } } });
+    expect(alias.body.detail.map((d: { loc: unknown[]; type: string }) => [d.loc, d.type])).toEqual([[['body', 'dialogue_policy', 'iw'], 'duplicate_language']]);
+    expect((await api('GET', '/v1/agents')).body.data).toEqual([]);
+
+    const agent = (await api('POST', SDR, { body: { disclosure_config: disclosure, dialogue_policy: { 'en-US': { greeting: 'Hi!' } } } })).body;
+    for (const [field, loc] of [['dialogue_policy', ['body', 'dialogue_policy', 'en-us']], ['voicemail_drop', ['body', 'voicemail_drop', 'body', 'en-US']]] as const) {
+      const patch = await api('PATCH', `/v1/agents/${agent.id}`, { body: { [field]: twice[field] } });
+      expect(patch.status, field).toBe(422);
+      expect(patch.body.detail).toMatchObject([{ loc, type: 'duplicate_language' }]);
+    }
+    expect((await api('GET', `/v1/agents/${agent.id}`)).body).toEqual(agent);
+    // One key per language is stored, in canonical case.
+    const distinct = await api('PATCH', `/v1/agents/${agent.id}`, { body: { dialogue_policy: { 'en-us': { greeting: 'Hello!' }, 'ES-419': { greeting: '¡Hola!' } } } });
+    expect(distinct.body.dialogue_policy).toEqual({ 'en-US': { greeting: 'Hello!' }, 'es-419': { greeting: '¡Hola!' } });
+  });
+
   it('404s an unknown template and 409s a deprecated one', async () => {
     const { api } = await setup();
     expect((await api('POST', '/v1/templates/tpl_nope/instantiate', { body: { disclosure_config: disclosure } })).status).toBe(404);
