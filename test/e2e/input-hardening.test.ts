@@ -211,11 +211,10 @@ describe('list pages are bounded in bytes as well as items', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res = await stack.fetch(`/v1/contacts?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: { authorization: `Bearer ${t.token}` } });
-      const text = await res.text();
+      const res = await api('GET', `/v1/contacts?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
       expect(res.status).toBe(200);
-      expect(Buffer.byteLength(text)).toBeLessThan(PAGE_BYTE_BUDGET + 64 * 1024);
-      const page = JSON.parse(text);
+      expect(Buffer.byteLength(res.text)).toBeLessThan(PAGE_BYTE_BUDGET + 64 * 1024);
+      const page = res.body;
       seen.push(...page.data.map((c: { id: string }) => c.id));
       expect(page.has_more).toBe(page.next_cursor !== null);
       cursor = page.next_cursor;
