@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createUser } from '../../shared/admin/bootstrap.js';
 import { PAGE_BYTE_BUDGET } from '../../shared/pagination/page.js';
+import { routes, type RouteDefinition } from '../../shared/routes.js';
+import { loadHandler } from '../../infra/openapi/build.js';
 import { useTestStack } from '../support/stack.js';
 import { client, newTenant } from './client.js';
 
@@ -190,7 +192,26 @@ describe('bodies must be JSON', () => {
     expect((await api('GET', '/v1/contacts')).body.data).toEqual([]);
   });
 
-  it.each([['application/json; charset=UTF-8'], ['application/vnd.acme+json']])('%s is JSON', async (contentType) => {
+  it('every bearer route that takes a JSON body answers 415 to a text/plain or form body before it reads anything', async () => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const jsonRoutes: RouteDefinition[] = [];
+    for (const route of routes as readonly RouteDefinition[]) {
+      if (route.auth === 'bearer' && route.bodyFormat !== 'form' && (await loadHandler(route)).schemas.body) jsonRoutes.push(route);
+    }
+    expect(jsonRoutes.length).toBeGreaterThan(10);
+    const path = (p: string) => p.replace(/\{[^}]+\}/g, 'xyz_01JZZZZZZZZZZZZZZZZZZZZZZZ');
+    for (const route of jsonRoutes) {
+      for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
+        const res = await api(route.method, path(route.path), { raw: '{"name":"x"}', headers: { 'content-type': contentType } });
+        expect(res.status, `${route.id} with ${contentType}`).toBe(415);
+        expect(res.body.code).toBe('unsupported_media_type');
+      }
+    }
+    expect((await api('GET', '/v1/contacts')).body.data).toEqual([]);
+  });
+
+  it.each([['application/json; charset=UTF-8'], ['application/vnd.acme+json'], ['application/json; charset=utf8'], ['application/json;charset="UTF8"']])('%s is JSON', async (contentType) => {
     const t = await newTenant();
     const api = client(stack, t.token);
     const res = await api('POST', '/v1/contacts', { raw: JSON.stringify({ phone_e164: '+14155550161', consent: consent() }), headers: { 'content-type': contentType } });
