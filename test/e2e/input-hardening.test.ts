@@ -4,7 +4,7 @@ import { PAGE_BYTE_BUDGET } from '../../shared/pagination/page.js';
 import { routes, type RouteDefinition } from '../../shared/routes.js';
 import { loadHandler } from '../../infra/openapi/build.js';
 import { useTestStack } from '../support/stack.js';
-import { client, newTenant } from './client.js';
+import { client, newTenant, type ApiResponse } from './client.js';
 
 const stack = useTestStack({ workers: false });
 
@@ -232,10 +232,10 @@ describe('list pages are bounded in bytes as well as items', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res = await api('GET', `/v1/contacts?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const res: ApiResponse = await api('GET', `/v1/contacts?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
       expect(res.status).toBe(200);
       expect(Buffer.byteLength(res.text)).toBeLessThan(PAGE_BYTE_BUDGET + 64 * 1024);
-      const page = res.body;
+      const page: { data: { id: string }[]; has_more: boolean; next_cursor: string | null } = res.body;
       seen.push(...page.data.map((c: { id: string }) => c.id));
       expect(page.has_more).toBe(page.next_cursor !== null);
       cursor = page.next_cursor;

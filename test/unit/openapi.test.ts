@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApi, loadHandler, stringify } from '../../infra/openapi/build.js';
-import { routes } from '../../shared/routes.js';
+import { routes, type RouteDefinition } from '../../shared/routes.js';
 
 describe('docs/openapi.json', () => {
   it('is current: regenerate with `npm run openapi` when this fails', async () => {
@@ -34,7 +34,7 @@ describe('docs/openapi.json', () => {
   it('lists 415 (in the error shape) on every operation that takes a body, and only there', async () => {
     const doc = (await buildOpenApi()) as { paths: Record<string, Record<string, { responses: Record<string, { description: string; content: Record<string, { schema: unknown }> }> }>> };
     const withBody: string[] = [];
-    for (const r of routes) {
+    for (const r of routes as readonly RouteDefinition[]) {
       const op = doc.paths[r.path]![r.method.toLowerCase()]!;
       const takesBody = Boolean((await loadHandler(r)).schemas.body);
       if (!takesBody) {
