@@ -289,6 +289,34 @@ describe('publishing', () => {
     expect((await api('GET', `/v1/agents/${agent.id}`)).body.latest_version).toBe(1);
   });
 
+  it('a well-formed compliance_profile_id or rep_id naming nothing, or another tenant\'s, is a 422 at its loc on instantiate and PATCH', async () => {
+    const { api, tenantId } = await setup();
+    const other = await setup();
+    const otherRep = await newRep(other.tenantId);
+    const mine = await newRep(tenantId, { name: 'Mine' });
+    const missingProfile = 'cpr_01JZZZZZZZZZZZZZZZZZZZZZZZ';
+    const missingRep = 'rep_01JZZZZZZZZZZZZZZZZZZZZZZZ';
+    const made = await api('POST', SDR, { body: { disclosure_config: disclosure, compliance_profile_id: missingProfile } });
+    expect(made.status).toBe(422);
+    expect(made.body.detail).toMatchObject([{ loc: ['body', 'compliance_profile_id'], type: 'not_found' }]);
+    expect((await api('GET', '/v1/agents')).body.data).toEqual([]);
+
+    const agent = (await api('POST', SDR, { body: { disclosure_config: disclosure, direct_rep_ids: [mine.id] } })).body;
+    const cases: [Record<string, unknown>, (string | number)[]][] = [
+      [{ compliance_profile_id: missingProfile }, ['body', 'compliance_profile_id']],
+      [{ compliance_profile_id: other.profile.id }, ['body', 'compliance_profile_id']],
+      [{ direct_rep_ids: [missingRep] }, ['body', 'direct_rep_ids', 0]],
+      [{ direct_rep_ids: [mine.id, otherRep.id] }, ['body', 'direct_rep_ids', 1]],
+    ];
+    for (const [body, loc] of cases) {
+      const res = await api('PATCH', `/v1/agents/${agent.id}`, { body });
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.body.detail, JSON.stringify(body)).toMatchObject([{ loc, type: 'not_found' }]);
+    }
+    expect((await api('GET', `/v1/agents/${agent.id}`)).body).toEqual(agent);
+    expect(JSON.stringify(agent)).not.toContain(otherRep.number!.slice(2));
+  });
+
   it('PATCH applies the instantiate rules and checks references', async () => {
     const { api, profile } = await setup();
     const other = await setup();
