@@ -36,6 +36,8 @@ export interface CallOptions {
   body?: unknown;
   /** Sent as is. */
   raw?: string;
+  /** Sent as application/x-www-form-urlencoded (the carrier-facing sandbox routes). */
+  form?: Record<string, string> | string;
   headers?: Record<string, string>;
   /** The test expects a 5xx here; otherwise a 5xx fails the call's contract check. */
   allowServerError?: boolean;
@@ -81,6 +83,10 @@ export function client(stack: TestStack, token?: string) {
     if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
+    }
+    if (opts.form !== undefined) {
+      body = typeof opts.form === 'string' ? opts.form : new URLSearchParams(opts.form).toString();
+      headers['content-type'] ??= 'application/x-www-form-urlencoded';
     }
     const res = await stack.fetch(path, { method, headers, body });
     const text = await res.text();
