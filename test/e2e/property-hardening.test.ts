@@ -166,7 +166,10 @@ describe('free-form objects: stored exactly or refused by path, never a 5xx', ()
 
   it.prop([freeObject, fc.uniqueArray(fc.tuple(header, key), { minLength: 1, maxLength: 4, selector: ([h]) => h }), fc.array(fc.stringMatching(/^[A-Za-z0-9é😀._-]{1,12}$/), { minLength: 4, maxLength: 4 })], {
     numRuns: 20,
-    examples: [[{ constructor: 1, keep: { a: [1] } }, [['C', 'constructor'], ['K', 'new']], ['x', 'y', 'z', 'w']]],
+    examples: [
+      [{ constructor: 1, keep: { a: [1] } }, [['C', 'constructor'], ['K', 'new']], ['x', 'y', 'z', 'w']],
+      [{ a: 1 }, [['P', '__proto__']], ['x', 'y', 'z', 'w']],
+    ],
   })("an import's on_duplicate=update merges attributes.<key> cells into a contact's attributes", async (initial, pairs, cells) => {
     const phone = nextPhone();
     const created = await api('POST', '/v1/contacts', { body: { phone_e164: phone, attributes: initial, consent: consent({ purposes: ['x'] }) } });
