@@ -6,7 +6,7 @@
  *   npm run admin -- api-key create --tenant ten_... --name "CI" [--role member]
  *   npm run admin -- rep create --tenant ten_... --name "Dana" [--transfer-number +14155550123] [--disabled]
  *   npm run admin -- rep disable|enable --tenant ten_... --rep rep_...
- *   npm run admin -- seed          (platform data + templates; idempotent; run after every deploy)
+ *   npm run admin -- seed          (platform data + templates; idempotent; a deploy seeds by itself, this is the manual fallback)
  *   npm run --silent admin -- sandbox credentials [--status suspended]
  *   npm run --silent admin -- sandbox call --to +14155550100 --from +12125550123 [--digits 1,2] [--no-answer] [--script enquiry|booking]
  *   npm run admin -- dnc load --area-code 415 --as-of 2026-11-01 --file numbers.txt
@@ -29,7 +29,7 @@ const USAGE = `usage:
   admin api-key create --tenant TENANT_ID --name NAME [--role admin|manager|member]
   admin rep create --tenant TENANT_ID --name NAME [--transfer-number E164] [--disabled]
   admin rep disable|enable --tenant TENANT_ID --rep REP_ID
-  admin seed
+  admin seed                               (platform data + templates, idempotent; deploys seed by themselves)
   admin sandbox credentials [--status active|suspended|closed]   (a sandbox carrier account for byo twilio)
   admin sandbox call --to E164 --from E164 [--digits 1,2,…] [--no-answer] [--script enquiry|booking]
                                            (an inbound call through the sandbox carrier; an agent that answers hears the

@@ -1,6 +1,7 @@
 /**
  * The stack: one HTTP API, one Lambda per manifest route, one worker per queue consumer,
- * one table, the work queues, the import bucket and the application secret. Everything
+ * one table, the work queues, the import bucket, the application secret and the
+ * post-deploy hook that seeds platform data and templates. Everything
  * per-endpoint comes from shared/routes.ts and infra/workers.ts; nothing here names a route.
  */
 import { readFileSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { CredentialsKey } from './constructs/credentials-key.js';
 import { DataTable } from './constructs/data-table.js';
 import { HttpApi } from './constructs/http-api.js';
 import { IMPORT_OBJECTS_PATTERN, ImportBucket } from './constructs/import-bucket.js';
+import { PlatformSeed } from './constructs/platform-seed.js';
 import {
   acknowledgeBucketObjects,
   acknowledgeRouteAuthorization,
@@ -70,6 +72,8 @@ export class VoiceControlStack extends Stack {
   readonly importBucket: ImportBucket;
   readonly appSecret: AppSecret;
   readonly credentialsKey: CredentialsKey;
+  /** Seeds platform data and templates after every deploy that changes them. */
+  readonly platformSeed: PlatformSeed;
   /** Keyed by manifest id. */
   readonly routeFunctions = new Map<string, AppFunction>();
   readonly workerFunctions = new Map<string, AppFunction>();
@@ -99,6 +103,7 @@ export class VoiceControlStack extends Stack {
     const twilioApiBaseUrl = (this.node.tryGetContext('twilioApiBaseUrl') as string | undefined) ?? 'https://api.twilio.com';
 
     const table = this.table.table;
+    this.platformSeed = new PlatformSeed(this, 'PlatformSeed', { table, projectRoot });
     acknowledgeSecretRotation(this.appSecret.secret, 'app');
     for (const seed of this.appSecret.seeds) acknowledgeSecretRotation(seed, 'seed');
 

@@ -8,7 +8,7 @@ import { getCurrentPolicy, PolicyWriteRefused, presentPolicy, writePolicy } from
 import { getPhoneNumber } from '../../shared/repositories/phone-numbers.js';
 import { getRep } from '../../shared/repositories/reps.js';
 import { getTelephonyAccount } from '../../shared/repositories/telephony-accounts.js';
-import { answeringPolicyResource, answeringPolicyUpsertRequest } from '../../shared/schemas/answering-policy.js';
+import { answeringPolicyResource, answeringPolicyUpsertRequest, numberIneligibleError } from '../../shared/schemas/answering-policy.js';
 import { numberPath } from '../../shared/schemas/phone-numbers.js';
 
 /** A transaction holds 100 items: the number, the version, the account check and one check per rep. */
@@ -25,7 +25,7 @@ const MAX_DISTINCT_REPS = 90;
  */
 export const handler = defineRoute(
   'putAnsweringPolicy',
-  { path: numberPath, body: answeringPolicyUpsertRequest, responses: { 200: answeringPolicyResource } },
+  { path: numberPath, body: answeringPolicyUpsertRequest, responses: { 200: answeringPolicyResource, 409: numberIneligibleError } },
   async ({ principal, path, body }) => {
     const tenantId = principal.tenantId;
     const number = await getPhoneNumber(tenantId, path.number_id);

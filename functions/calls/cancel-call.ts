@@ -6,8 +6,7 @@ import { defineRoute } from '../../shared/http/route.js';
 import { CANCEL_END_REASON, cancelCall } from '../../shared/repositories/call-lifecycle.js';
 import type { CallRecordWithEvents } from '../../shared/repositories/call-events.js';
 import { getCall } from '../../shared/repositories/calls.js';
-import { callDetail, callPath } from '../../shared/schemas/call-detail.js';
-import { errorSchema } from '../../shared/schemas/common.js';
+import { callDetail, callNotCancellableError, callPath } from '../../shared/schemas/call-detail.js';
 
 /**
  * POST /v1/calls/{call_id}/cancel — before dialling only: `scheduled` (or `pending`,
@@ -16,7 +15,7 @@ import { errorSchema } from '../../shared/schemas/common.js';
  * any other call (dialling, dialled, ended some other way, inbound) → 409
  * call_not_cancellable. A cancel racing dispatch: whichever transition commits first wins.
  */
-export const handler = defineRoute('cancelCall', { path: callPath, responses: { 200: callDetail, 409: errorSchema } }, async ({ principal, path }) => {
+export const handler = defineRoute('cancelCall', { path: callPath, responses: { 200: callDetail, 409: callNotCancellableError } }, async ({ principal, path }) => {
   const result = await cancelCall(principal.tenantId, path.call_id);
   if (!result) throw notFound('Call');
   if (!result.change && !(result.call.state === 'disposed' && result.call.end_reason === CANCEL_END_REASON)) {

@@ -4,7 +4,7 @@ import { defineRoute } from '../../shared/http/route.js';
 import { ensureApiAttestation } from '../../shared/repositories/attestations.js';
 import { DuplicatePhone, newContactItems, presentContact, SuppressionChanged, UnknownOwner, writeNewContact } from '../../shared/repositories/contacts.js';
 import { isSuppressed } from '../../shared/repositories/suppressions.js';
-import { contactCreateRequest, contactResource } from '../../shared/schemas/contacts.js';
+import { contactCreateRequest, contactExistsError, contactResource } from '../../shared/schemas/contacts.js';
 
 /**
  * POST /v1/contacts — the contact, its phone guard and its consent record are one
@@ -15,7 +15,7 @@ import { contactCreateRequest, contactResource } from '../../shared/schemas/cont
  */
 export const handler = defineRoute(
   'createContact',
-  { body: contactCreateRequest, responses: { 200: contactResource } },
+  { body: contactCreateRequest, responses: { 200: contactResource, 409: contactExistsError } },
   async ({ principal, body, idempotency }) => {
     const { consent, phone_e164, ...fields } = body;
     const attestation = await ensureApiAttestation(principal.tenantId);

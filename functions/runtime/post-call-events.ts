@@ -3,8 +3,7 @@ import { invalid } from '../../shared/http/errors.js';
 import { getAgentVersion } from '../../shared/repositories/agents.js';
 import { recordCallEvents, type OutcomeCheck } from '../../shared/repositories/call-events.js';
 import { getTemplate } from '../../shared/repositories/templates.js';
-import { errorSchema } from '../../shared/schemas/common.js';
-import { callEventsPath, MAX_EVENTS_PER_CALL, MAX_EVENTS_PER_REQUEST, runtimeEventsRequest, runtimeEventsResponse } from '../../shared/schemas/runtime-events.js';
+import { callEventsPath, eventConflictError, MAX_EVENTS_PER_CALL, MAX_EVENTS_PER_REQUEST, runtimeEventsRequest, runtimeEventsResponse } from '../../shared/schemas/runtime-events.js';
 
 /**
  * POST /runtime/v1/calls/{call_id}/events — the voice runtime reports what happened on a call,
@@ -18,7 +17,7 @@ export const handler = defineRoute(
   {
     path: callEventsPath,
     body: runtimeEventsRequest,
-    responses: { 200: runtimeEventsResponse, 409: errorSchema },
+    responses: { 200: runtimeEventsResponse, 409: eventConflictError },
     description:
       `A batch of 1–${MAX_EVENTS_PER_REQUEST} events (one event is a batch of one), applied in order, all or nothing. ` +
       'Each event is idempotent by its `id`: a replay stores and counts nothing again and answers the same result; the same id with another body is 409 `event_id_reused`. ' +

@@ -2,7 +2,7 @@ import { conflict } from '../../shared/http/errors.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { addSuppression, AlreadySuppressed } from '../../shared/repositories/suppressions.js';
-import { suppressionCreateRequest, suppressionResource } from '../../shared/schemas/suppressions.js';
+import { alreadySuppressedError, suppressionCreateRequest, suppressionResource } from '../../shared/schemas/suppressions.js';
 
 /**
  * POST /v1/suppressions — 201 with the new active entry (source `api`, source_id the
@@ -12,7 +12,7 @@ import { suppressionCreateRequest, suppressionResource } from '../../shared/sche
  */
 export const handler = defineRoute(
   'createSuppression',
-  { body: suppressionCreateRequest, responses: { 201: suppressionResource } },
+  { body: suppressionCreateRequest, responses: { 201: suppressionResource, 409: alreadySuppressedError } },
   async ({ principal, body, idempotency }) => {
     try {
       const entry = await addSuppression(principal.tenantId, { ...body, source: 'api', source_id: principal.keyId }, (e) => (idempotency ? [idempotency.commitItem(created(e))] : []));

@@ -1,26 +1,29 @@
 /**
  * Is a Content-Type header JSON? `application/json` or any `application/…+json` (RFC 6839),
  * case-insensitive, with no charset or charset utf-8 (RFC 8259 §8.1: JSON exchanged between
- * systems is UTF-8). Pure.
+ * systems is UTF-8). `utf8`, a spelling many clients send, counts as utf-8. Pure.
  */
 export function isJsonMediaType(header: string | undefined): boolean {
-  if (!header) return false;
-  const [type, ...params] = header.split(';').map((p) => p.trim().toLowerCase());
-  if (!type || !/^application\/([a-z0-9!#$&^_.-]+\+)?json$/.test(type)) return false;
-  for (const param of params) {
-    const [name, value] = param.split('=').map((p) => p?.trim());
-    if (name === 'charset' && value?.replace(/^"|"$/g, '') !== 'utf-8') return false;
-  }
-  return true;
+  const parsed = parseMediaType(header);
+  return parsed !== undefined && /^application\/([a-z0-9!#$&^_.-]+\+)?json$/.test(parsed.type) && parsed.utf8;
 }
 
-/** Is a Content-Type header a URL-encoded form (what carriers post)? Charset utf-8 if given. */
+/** Is a Content-Type header a URL-encoded form (what carriers post)? Charset utf-8 (or utf8) if given. */
 export function isFormMediaType(header: string | undefined): boolean {
-  if (!header) return false;
-  const [type, ...params] = header.split(';').map((p) => p.trim().toLowerCase());
-  if (type !== 'application/x-www-form-urlencoded') return false;
-  return params.every((param) => {
-    const [name, value] = param.split('=').map((p) => p?.trim());
-    return name !== 'charset' || value?.replace(/^"|"$/g, '') === 'utf-8';
-  });
+  const parsed = parseMediaType(header);
+  return parsed !== undefined && parsed.type === 'application/x-www-form-urlencoded' && parsed.utf8;
 }
+
+/** The lowercased type/subtype, and whether every charset parameter names UTF-8. */
+function parseMediaType(header: string | undefined): { type: string; utf8: boolean } | undefined {
+  if (!header) return undefined;
+  const [type, ...params] = header.split(';').map((p) => p.trim().toLowerCase());
+  if (!type) return undefined;
+  const utf8 = params.every((param) => {
+    const [name, value] = param.split('=').map((p) => p?.trim());
+    return name !== 'charset' || isUtf8Name(value?.replace(/^"|"$/g, ''));
+  });
+  return { type, utf8 };
+}
+
+const isUtf8Name = (charset: string | undefined): boolean => charset === 'utf-8' || charset === 'utf8';

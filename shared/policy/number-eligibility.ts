@@ -3,7 +3,8 @@
  * voice route re-checks the same on every call). Pure: the number and its account's status in,
  * the reasons it may not out (empty = eligible).
  */
-export type IneligibleReason = 'number_not_active' | 'number_without_voice' | 'account_not_verified' | 'number_burned';
+export const INELIGIBLE_REASONS = ['number_not_active', 'number_without_voice', 'account_not_verified', 'number_burned'] as const;
+export type IneligibleReason = (typeof INELIGIBLE_REASONS)[number];
 
 export function numberIneligibility(
   number: { status: string; capabilities: readonly string[]; reputation_state: string },

@@ -34,7 +34,9 @@ export const languageTag = z
 
 /**
  * An object keyed by BCP 47 language tag (keys canonicalised), at most `maxBytes` as JSON
- * in all, so an agent and its frozen versions always fit one DynamoDB item.
+ * in all, so an agent and its frozen versions always fit one DynamoDB item. Two keys that
+ * name the same tag (`en-US` and `en-us`, or an alias and its canonical form) are refused at
+ * the second key (`duplicate_language`): keeping one would silently drop the other's value.
  */
 const byLanguage = <T extends z.ZodType>(value: T, maxBytes: number) =>
   z
@@ -43,10 +45,16 @@ const byLanguage = <T extends z.ZodType>(value: T, maxBytes: number) =>
     .refine((r) => Buffer.byteLength(JSON.stringify(r), 'utf8') <= maxBytes, { message: `At most ${maxBytes} bytes as JSON across all languages`, params: { type: 'json_too_large', ctx: { max_bytes: maxBytes } } })
     .transform((r, ctx) => {
       const out: Record<string, z.output<T>> = {};
+      const keyOf = new Map<string, string>();
       for (const [key, v] of Object.entries(r)) {
         const tag = canonicalLanguageTag(key);
-        if (tag) out[tag] = v as z.output<T>;
-        else tagIssue(ctx, [key], key);
+        if (!tag) tagIssue(ctx, [key], key);
+        else if (keyOf.has(tag)) {
+          ctx.addIssue({ code: 'custom', path: [key], input: key, message: `Names the same language as the key '${keyOf.get(tag)}' (${tag}); send each language once`, params: { type: 'duplicate_language', ctx: { language: tag } } });
+        } else {
+          keyOf.set(tag, key);
+          out[tag] = v as z.output<T>;
+        }
       }
       return out;
     });

@@ -10,7 +10,8 @@ import { HHMM } from '../policy/calling-window.js';
 import { isIanaZone } from '../policy/answering/local-time.js';
 import { DTMF_KEYS, isWindowEnd, isWindowStart, LIMITS, WEEKDAYS, WINDOW_END, windowMinutes, type PolicyStep, type RequestStep } from '../policy/answering/model.js';
 import { idPattern } from '../ids.js';
-import { timestamp } from './common.js';
+import { errorWith, timestamp } from './common.js';
+import { INELIGIBLE_REASONS } from '../policy/number-eligibility.js';
 
 /** Document-wide checks run even when parts of the document already failed: all errors at once. */
 const always = { when: () => true };
@@ -190,3 +191,6 @@ export const answeringPolicyResource = z
   .meta({ id: 'AnsweringPolicy' });
 
 export type AnsweringPolicy = z.infer<typeof answeringPolicyResource>;
+
+/** 409 `number_ineligible`, with every reason the number cannot take a policy. */
+export const numberIneligibleError = errorWith('NumberIneligibleError', { reasons: z.array(z.enum(INELIGIBLE_REASONS)).describe('With `number_ineligible`: why') });

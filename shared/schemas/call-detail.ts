@@ -6,7 +6,7 @@ import * as z from 'zod';
 import { CALL_STATES } from '../policy/call-state/machine.js';
 import { successEvaluation } from './analysis.js';
 import { actionConfirmation, outcomeBody } from './runtime-events.js';
-import { timestamp } from './common.js';
+import { errorWith, timestamp } from './common.js';
 
 export const DISPOSITIONS = [
   'completed_goal',
@@ -110,3 +110,6 @@ export const callDetail = z
 export type CallDetail = z.infer<typeof callDetail>;
 
 export const callPath = z.object({ call_id: z.string().min(1).max(64) });
+
+/** 409 `call_not_cancellable`, with the state that refused it. */
+export const callNotCancellableError = errorWith('CallNotCancellableError', { state: z.enum(CALL_STATES).describe("With `call_not_cancellable`: the call's state") });

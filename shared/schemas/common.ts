@@ -49,6 +49,15 @@ export const errorSchema = z
   .object({ detail: z.string(), code: z.string(), request_id: z.string().optional() })
   .meta({ id: 'Error' });
 
+/**
+ * The error shape plus the fields one route's error adds (a 409 naming the existing
+ * contact, …): a route declares it for that status, so the OpenAPI document shows the
+ * fields and the e2e client accepts them there and nowhere else. The fields are optional:
+ * the same status may also come from the shared machinery (an idempotency 409) without them.
+ */
+export const errorWith = (id: string, fields: Record<string, z.ZodType>) =>
+  z.object({ ...errorSchema.shape, ...Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v.optional()])) }).meta({ id });
+
 export const healthSchema = z.record(z.string(), z.string());
 
 /**

@@ -1,6 +1,6 @@
 /** Contact and consent schemas (SPEC Part 2: Contact, Contact create request, consent). */
 import * as z from 'zod';
-import { storableObject, timestamp } from './common.js';
+import { errorWith, storableObject, timestamp } from './common.js';
 import { idPattern } from '../ids.js';
 
 export const CONSENT_BASES = ['pewc', 'pec', 'ebr', 'transactional'] as const;
@@ -115,3 +115,6 @@ export const consentRecordResource = z
     created_at: timestamp,
   })
   .meta({ id: 'ConsentRecord' });
+
+/** 409 `contact_exists`: the phone already names a contact of this tenant, which it names. */
+export const contactExistsError = errorWith('ContactExistsError', { contact_id: z.string().describe('With `contact_exists`: the contact that holds the phone') });

@@ -11,7 +11,7 @@
  * note_truncated) — a caller's long answer is kept, shortened, rather than refused.
  */
 import * as z from 'zod';
-import { storableObject, timestamp } from './common.js';
+import { errorWith, storableObject, timestamp } from './common.js';
 import { OUTCOME_TYPES, toolGrant } from './templates.js';
 
 export const MAX_EVENTS_PER_REQUEST = 25;
@@ -154,3 +154,6 @@ export const runtimeEventsResponse = z
   .meta({ id: 'RuntimeEventsResult' });
 
 export const callEventsPath = z.object({ call_id: z.string().min(1).max(64) });
+
+/** 409 `event_id_reused` names the event; `call_not_in_conversation` adds nothing. */
+export const eventConflictError = errorWith('CallEventConflictError', { event_id: z.string().describe('With `event_id_reused`: the id sent again with another body') });

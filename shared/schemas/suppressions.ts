@@ -1,6 +1,6 @@
 /** The suppression list (internal do-not-call): one per tenant, keyed by phone number, shared by voice and SMS. */
 import * as z from 'zod';
-import { timestamp } from './common.js';
+import { errorWith, timestamp } from './common.js';
 import { contactPhone } from './contacts.js';
 
 export const SUPPRESSION_REASONS = ['opt_out', 'wrong_person', 'manual', 'complaint'] as const;
@@ -43,3 +43,6 @@ export const suppressionResource = z
   .meta({ id: 'Suppression' });
 
 export type Suppression = z.infer<typeof suppressionResource>;
+
+/** 409 `already_suppressed`, naming the active entry. */
+export const alreadySuppressedError = errorWith('AlreadySuppressedError', { suppression_id: z.string().describe('With `already_suppressed`: the active entry') });

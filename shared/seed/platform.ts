@@ -1,20 +1,29 @@
 /**
  * Platform data every deployment needs, written idempotently (conditional puts that
  * skip what already exists, so re-running never overwrites). The local runtime runs it
- * on every start; on AWS the operator runs it after every deploy (`npm run admin -- seed`).
+ * on every start; on AWS the stack's post-deploy hook runs it whenever the seed content
+ * changes (infra/constructs/platform-seed.ts, functions/deploy/seed-platform.ts), and
+ * `npm run admin -- seed` remains the manual fallback.
  * Agent templates (shared/seed/templates.ts) are versioned: see seedTemplate.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { contentHash } from '../canonical-json.js';
 import { db, tableName } from '../db/client.js';
 import { seedTemplate } from '../repositories/templates.js';
-import { TEMPLATES } from './templates.js';
+import { TEMPLATES, type TemplateDefinition } from './templates.js';
 
 export const PLATFORM_SCHEMA_VERSION = 1;
 
 const platformRecords = (now: string) => [
   { pk: 'PLATFORM', sk: 'META', type: 'platform_meta', schema_version: PLATFORM_SCHEMA_VERSION, api_version: '0.1.0', seeded_at: now },
 ];
+
+/**
+ * Everything the seed writes except timestamps, hashed: the stack passes it to the deploy
+ * hook as a property, so CloudFormation re-runs the seed exactly when this changes.
+ */
+export const seedContentHash = (templates: readonly TemplateDefinition[] = TEMPLATES): string => contentHash({ platform: platformRecords(''), templates });
 
 export async function seedPlatformData(): Promise<{ written: number; existing: number }> {
   let written = 0;

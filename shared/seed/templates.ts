@@ -34,9 +34,12 @@ const payload = (title: string, properties: Record<string, unknown>, required: s
 
 const obj = (id: string, description: string, required = true): Objective => ({ id, description, required });
 
+/** What the voice runtime records for an appointment outcome (shared/schemas/runtime-events.ts `status`), each expressible here. */
+const APPOINTMENT_STATUSES = ['booked', 'rescheduled', 'cancelled', 'not_booked'];
+
 const appointmentPayload = (title: string) =>
   payload(title, {
-    outcome: { enum: ['booked', 'declined', 'callback_requested', 'no_decision'] },
+    outcome: { enum: [...APPOINTMENT_STATUSES, 'declined', 'callback_requested', 'no_decision'] },
     appointment: {
       type: ['object', 'null'],
       required: ['starts_at', 'duration_minutes'],
@@ -71,11 +74,15 @@ export const TEMPLATES: readonly TemplateDefinition[] = [
     use_case: 'staffing',
     outcome_type: 'shift_confirmation',
     tool_grants: ['confirm_shift', 'record_shift_response', 'send_sms', 'transfer_to_human', ...ALWAYS],
+    // The shift_confirmation outcome as SPEC Part 2 shows it (Campaign: CampaignOutcomeSummary): response
+    // confirmed | declined | tentative | unreachable, shift_ref, site, shift_starts_at.
     webhook_payload_schema: payload('Shift confirmation', {
-      shift_id: { type: 'string' },
-      response: { enum: ['confirmed', 'declined', 'needs_change', 'no_answer'] },
+      shift_ref: { type: 'string' },
+      response: { enum: ['confirmed', 'declined', 'tentative', 'unreachable'] },
+      site: { type: ['string', 'null'] },
+      shift_starts_at: { type: 'string', format: 'date-time' },
       reason: { type: ['string', 'null'], maxLength: 1000 },
-    }, ['shift_id', 'response']),
+    }, ['shift_ref', 'response']),
     objectives: [obj('identify_worker', 'Confirm you are speaking with the assigned worker'), obj('state_shift', 'State the shift: site, date, start and end time'), obj('record_response', 'Record whether the worker confirms, declines or needs a change'), obj('send_details', 'Offer to text the shift details', false)],
     status: 'published',
   },
@@ -85,11 +92,12 @@ export const TEMPLATES: readonly TemplateDefinition[] = [
     use_case: 'survey',
     outcome_type: 'survey_response',
     tool_grants: ['record_survey_answer', 'schedule_callback', ...ALWAYS],
+    // As SPEC Part 2 shows a SurveyResponse: answers (an object: question id → answer), completion_status.
     webhook_payload_schema: payload('Survey response', {
       survey_id: { type: 'string' },
-      completed: { type: 'boolean' },
-      answers: { type: 'array', items: { type: 'object', required: ['question_id', 'answer'], properties: { question_id: { type: 'string' }, answer: {} } } },
-    }, ['survey_id', 'completed', 'answers']),
+      completion_status: { type: 'string', description: 'complete, or partial when the person stopped before the last question' },
+      answers: { type: 'object', additionalProperties: { type: 'string' } },
+    }, ['completion_status', 'answers']),
     objectives: [obj('consent_to_survey', 'Ask whether the person has a few minutes for the survey'), obj('ask_questions', 'Ask each survey question in order and record every answer'), obj('thank', 'Thank the person and close the call', false)],
     status: 'published',
   },
@@ -120,7 +128,7 @@ export const TEMPLATES: readonly TemplateDefinition[] = [
     outcome_type: 'appointment',
     tool_grants: ['take_message', 'check_calendar', 'book_meeting', 'open_ticket', 'verify_identity', 'transfer_to_human', ...ALWAYS],
     webhook_payload_schema: payload('Receptionist call outcome', {
-      outcome: { enum: ['message_taken', 'booked', 'transferred', 'ticket_opened', 'no_action'] },
+      outcome: { enum: ['message_taken', ...APPOINTMENT_STATUSES, 'transferred', 'ticket_opened', 'no_action'] },
       message: { type: ['object', 'null'], required: ['caller_name', 'callback_number', 'body'], properties: { caller_name: { type: 'string' }, callback_number: { type: 'string' }, body: { type: 'string', maxLength: 4000 } } },
       appointment: { type: ['object', 'null'], properties: { starts_at: { type: 'string', format: 'date-time' }, duration_minutes: { type: 'integer' } } },
     }, ['outcome']),

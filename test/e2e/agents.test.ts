@@ -164,6 +164,35 @@ describe('POST /v1/templates/{id}/instantiate', () => {
     expect((await api('GET', '/v1/agents')).body.data).toEqual([]);
   });
 
+  it('refuses two keys naming the same language (any case or alias) at the second key, on instantiate and PATCH, and writes nothing', async () => {
+    const { api } = await setup();
+    const twice = {
+      dialogue_policy: { 'en-US': { greeting: 'Hi!' }, 'es-419': { greeting: '¡Hola!' }, 'en-us': { greeting: 'Hello!' } },
+      voicemail_drop: { body: { 'EN-us': 'Call us back.', 'en-US': 'Please call back.' }, callback_number: '+14155550199' },
+    };
+    const res = await api('POST', SDR, { body: { disclosure_config: disclosure, ...twice } });
+    expect(res.status).toBe(422);
+    expect(res.body.detail.map((d: { loc: unknown[]; type: string }) => [d.loc, d.type])).toEqual([
+      [['body', 'dialogue_policy', 'en-us'], 'duplicate_language'],
+      [['body', 'voicemail_drop', 'body', 'en-US'], 'duplicate_language'],
+    ]);
+    expect(res.body.detail[0].ctx).toEqual({ language: 'en-US' });
+    const alias = await api('POST', SDR, { body: { disclosure_config: disclosure, dialogue_policy: { he: { a: 1 }, iw: { a: 2 } } } });
+    expect(alias.body.detail.map((d: { loc: unknown[]; type: string }) => [d.loc, d.type])).toEqual([[['body', 'dialogue_policy', 'iw'], 'duplicate_language']]);
+    expect((await api('GET', '/v1/agents')).body.data).toEqual([]);
+
+    const agent = (await api('POST', SDR, { body: { disclosure_config: disclosure, dialogue_policy: { 'en-US': { greeting: 'Hi!' } } } })).body;
+    for (const [field, loc] of [['dialogue_policy', ['body', 'dialogue_policy', 'en-us']], ['voicemail_drop', ['body', 'voicemail_drop', 'body', 'en-US']]] as const) {
+      const patch = await api('PATCH', `/v1/agents/${agent.id}`, { body: { [field]: twice[field] } });
+      expect(patch.status, field).toBe(422);
+      expect(patch.body.detail).toMatchObject([{ loc, type: 'duplicate_language' }]);
+    }
+    expect((await api('GET', `/v1/agents/${agent.id}`)).body).toEqual(agent);
+    // One key per language is stored, in canonical case.
+    const distinct = await api('PATCH', `/v1/agents/${agent.id}`, { body: { dialogue_policy: { 'en-us': { greeting: 'Hello!' }, 'ES-419': { greeting: '¡Hola!' } } } });
+    expect(distinct.body.dialogue_policy).toEqual({ 'en-US': { greeting: 'Hello!' }, 'es-419': { greeting: '¡Hola!' } });
+  });
+
   it('404s an unknown template and 409s a deprecated one', async () => {
     const { api } = await setup();
     expect((await api('POST', '/v1/templates/tpl_nope/instantiate', { body: { disclosure_config: disclosure } })).status).toBe(404);
@@ -258,6 +287,34 @@ describe('publishing', () => {
     expect(again.headers.get('idempotent-replay')).toBe('true');
     expect(again.body).toEqual(first.body);
     expect((await api('GET', `/v1/agents/${agent.id}`)).body.latest_version).toBe(1);
+  });
+
+  it('a well-formed compliance_profile_id or rep_id naming nothing, or another tenant\'s, is a 422 at its loc on instantiate and PATCH', async () => {
+    const { api, tenantId } = await setup();
+    const other = await setup();
+    const otherRep = await newRep(other.tenantId);
+    const mine = await newRep(tenantId, { name: 'Mine' });
+    const missingProfile = 'cpr_01JZZZZZZZZZZZZZZZZZZZZZZZ';
+    const missingRep = 'rep_01JZZZZZZZZZZZZZZZZZZZZZZZ';
+    const made = await api('POST', SDR, { body: { disclosure_config: disclosure, compliance_profile_id: missingProfile } });
+    expect(made.status).toBe(422);
+    expect(made.body.detail).toMatchObject([{ loc: ['body', 'compliance_profile_id'], type: 'not_found' }]);
+    expect((await api('GET', '/v1/agents')).body.data).toEqual([]);
+
+    const agent = (await api('POST', SDR, { body: { disclosure_config: disclosure, direct_rep_ids: [mine.id] } })).body;
+    const cases: [Record<string, unknown>, (string | number)[]][] = [
+      [{ compliance_profile_id: missingProfile }, ['body', 'compliance_profile_id']],
+      [{ compliance_profile_id: other.profile.id }, ['body', 'compliance_profile_id']],
+      [{ direct_rep_ids: [missingRep] }, ['body', 'direct_rep_ids', 0]],
+      [{ direct_rep_ids: [mine.id, otherRep.id] }, ['body', 'direct_rep_ids', 1]],
+    ];
+    for (const [body, loc] of cases) {
+      const res = await api('PATCH', `/v1/agents/${agent.id}`, { body });
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.body.detail, JSON.stringify(body)).toMatchObject([{ loc, type: 'not_found' }]);
+    }
+    expect((await api('GET', `/v1/agents/${agent.id}`)).body).toEqual(agent);
+    expect(JSON.stringify(agent)).not.toContain(otherRep.number!.slice(2));
   });
 
   it('PATCH applies the instantiate rules and checks references', async () => {

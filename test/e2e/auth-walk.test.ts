@@ -36,7 +36,8 @@ describe('every authenticated route refuses a missing or bad credential', () => 
       expect(res.headers.get('www-authenticate')).toBe('Bearer');
       expect(res.body).toEqual({ detail: 'Missing or invalid API key', code: 'unauthorized' });
     }
-    const basic = await stack.fetch(concrete(route.path), { method: route.method, headers: { authorization: `Basic ${btoa('a:b')}` } });
+    const basic = await client(stack)(route.method, concrete(route.path), { headers: { authorization: `Basic ${btoa('a:b')}` } });
     expect(basic.status).toBe(401);
+    expect(basic.body).toEqual({ detail: 'Missing or invalid API key', code: 'unauthorized' });
   });
 });

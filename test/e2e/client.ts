@@ -7,6 +7,11 @@
  * errors and the `{detail, code}` shape for every other error. So a response that breaks
  * its own schema (a timestamp out of ISO form, a missing field) fails whichever test
  * happened to provoke it.
+ *
+ * The check is strict at every depth (test/support/strict-schema.ts): a key the schema
+ * does not declare — a leaked storage key, a field the schema forgot — fails, as the
+ * OpenAPI document's `additionalProperties: false` promises. A 5xx fails too, unless the
+ * call says it expects one (`allowServerError`).
  */
 import { expect } from 'vitest';
 import type * as z from 'zod';
@@ -16,11 +21,26 @@ import { routes, type RouteDefinition } from '../../shared/routes.js';
 import { errorSchema, validationErrorSchema } from '../../shared/schemas/common.js';
 import { loadHandler } from '../../infra/openapi/build.js';
 import type { TestStack } from '../support/stack.js';
+import { strictDeep } from '../support/strict-schema.js';
 
 export interface ApiResponse<T = any> {
   status: number;
   headers: Headers;
   body: T;
+  /** The body as received (e.g. to measure its bytes). */
+  text: string;
+}
+
+export interface CallOptions {
+  /** Sent as JSON (Content-Type application/json unless `headers` names one). */
+  body?: unknown;
+  /** Sent as is. */
+  raw?: string;
+  /** Sent as application/x-www-form-urlencoded (the carrier-facing sandbox routes). */
+  form?: Record<string, string> | string;
+  headers?: Record<string, string>;
+  /** The test expects a 5xx here; otherwise a 5xx fails the call's contract check. */
+  allowServerError?: boolean;
 }
 
 const router = createRouter(routes as readonly RouteDefinition[]);
@@ -33,18 +53,19 @@ const responsesOf = (route: RouteDefinition) => {
 
 /** The schema a response must satisfy, or a reason it has none. */
 async function schemaFor(method: string, path: string, status: number): Promise<{ schema: z.ZodType; what: string } | { missing: string }> {
-  if (status === 422) return { schema: validationErrorSchema, what: 'the 422 shape' };
+  if (status === 422) return { schema: strictDeep(validationErrorSchema), what: 'the 422 shape' };
   const match = router.match(method, new URL(path, 'http://x').pathname);
   if (match.kind === 'route') {
     const schema = (await responsesOf(match.route))[status];
-    if (schema) return { schema, what: `${match.route.id} ${status}` };
+    if (schema) return { schema: strictDeep(schema), what: `${match.route.id} ${status}` };
     if (status < 400) return { missing: `${match.route.id} answered ${status}, which it does not declare` };
   }
-  return { schema: errorSchema, what: 'the error shape' };
+  return { schema: strictDeep(errorSchema), what: 'the error shape' };
 }
 
 /** Fails the calling test when a response breaks the contract. Exported for direct fetches. */
-export async function expectContractResponse(method: string, path: string, status: number, body: unknown): Promise<void> {
+export async function expectContractResponse(method: string, path: string, status: number, body: unknown, opts: { allowServerError?: boolean } = {}): Promise<void> {
+  if (status >= 500 && !opts.allowServerError) expect.fail(`${method} ${path} → ${status} (a server error the test does not expect): ${JSON.stringify(body)}`);
   if (status === 204 && body === undefined) return;
   const found = await schemaFor(method, path, status);
   if ('missing' in found) expect.fail(`${method} ${path}: ${found.missing}`);
@@ -55,7 +76,7 @@ export async function expectContractResponse(method: string, path: string, statu
 }
 
 export function client(stack: TestStack, token?: string) {
-  return async <T = any>(method: string, path: string, opts: { body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> => {
+  return async <T = any>(method: string, path: string, opts: CallOptions = {}): Promise<ApiResponse<T>> => {
     const headers: Record<string, string> = { ...opts.headers };
     if (token) headers.authorization = `Bearer ${token}`;
     let body: string | undefined = opts.raw;
@@ -63,11 +84,15 @@ export function client(stack: TestStack, token?: string) {
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
+    if (opts.form !== undefined) {
+      body = typeof opts.form === 'string' ? opts.form : new URLSearchParams(opts.form).toString();
+      headers['content-type'] ??= 'application/x-www-form-urlencoded';
+    }
     const res = await stack.fetch(path, { method, headers, body });
     const text = await res.text();
     const parsed = text ? JSON.parse(text) : undefined;
-    await expectContractResponse(method, path, res.status, parsed);
-    return { status: res.status, headers: res.headers, body: parsed };
+    await expectContractResponse(method, path, res.status, parsed, opts);
+    return { status: res.status, headers: res.headers, body: parsed, text };
   };
 }
 

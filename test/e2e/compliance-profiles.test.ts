@@ -49,6 +49,19 @@ describe('compliance profiles', () => {
     expect((await api('GET', `/v1/compliance-profiles/${created.id}`)).body).toEqual(created);
   });
 
+  it('name is at most 100 characters, on create and PATCH (100 is accepted)', async () => {
+    const api = client(stack, (await newTenant()).token);
+    const long = await api('POST', '/v1/compliance-profiles', { body: profileBody({ name: 'n'.repeat(101) }) });
+    expect(long.status).toBe(422);
+    expect(long.body.detail).toMatchObject([{ loc: ['body', 'name'], type: 'string_too_long' }]);
+    expect((await api('GET', '/v1/compliance-profiles')).body.data).toEqual([]);
+    const created = await api('POST', '/v1/compliance-profiles', { body: profileBody({ name: 'n'.repeat(100) }) });
+    expect(created.status).toBe(201);
+    const patch = await api('PATCH', `/v1/compliance-profiles/${created.body.id}`, { body: { name: 'm'.repeat(101) } });
+    expect(patch.body.detail).toMatchObject([{ loc: ['body', 'name'], type: 'string_too_long' }]);
+    expect((await api('GET', `/v1/compliance-profiles/${created.body.id}`)).body).toEqual(created.body);
+  });
+
   it('lets only admins and managers write; members read', async () => {
     const t = await newTenant();
     const member = client(stack, (await createApiKey({ tenantId: t.tenantId, name: 'm', role: 'member' })).api_key.secret);

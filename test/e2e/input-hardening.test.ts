@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createUser } from '../../shared/admin/bootstrap.js';
 import { PAGE_BYTE_BUDGET } from '../../shared/pagination/page.js';
+import { routes, type RouteDefinition } from '../../shared/routes.js';
+import { loadHandler } from '../../infra/openapi/build.js';
 import { useTestStack } from '../support/stack.js';
-import { client, newTenant } from './client.js';
+import { client, newTenant, type ApiResponse } from './client.js';
 
 const stack = useTestStack({ workers: false });
 
@@ -190,7 +192,26 @@ describe('bodies must be JSON', () => {
     expect((await api('GET', '/v1/contacts')).body.data).toEqual([]);
   });
 
-  it.each([['application/json; charset=UTF-8'], ['application/vnd.acme+json']])('%s is JSON', async (contentType) => {
+  it('every bearer route that takes a JSON body answers 415 to a text/plain or form body before it reads anything', async () => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const jsonRoutes: RouteDefinition[] = [];
+    for (const route of routes as readonly RouteDefinition[]) {
+      if (route.auth === 'bearer' && route.bodyFormat !== 'form' && (await loadHandler(route)).schemas.body) jsonRoutes.push(route);
+    }
+    expect(jsonRoutes.length).toBeGreaterThan(10);
+    const path = (p: string) => p.replace(/\{[^}]+\}/g, 'xyz_01JZZZZZZZZZZZZZZZZZZZZZZZ');
+    for (const route of jsonRoutes) {
+      for (const contentType of ['text/plain', 'application/x-www-form-urlencoded']) {
+        const res = await api(route.method, path(route.path), { raw: '{"name":"x"}', headers: { 'content-type': contentType } });
+        expect(res.status, `${route.id} with ${contentType}`).toBe(415);
+        expect(res.body.code).toBe('unsupported_media_type');
+      }
+    }
+    expect((await api('GET', '/v1/contacts')).body.data).toEqual([]);
+  });
+
+  it.each([['application/json; charset=UTF-8'], ['application/vnd.acme+json'], ['application/json; charset=utf8'], ['application/json;charset="UTF8"']])('%s is JSON', async (contentType) => {
     const t = await newTenant();
     const api = client(stack, t.token);
     const res = await api('POST', '/v1/contacts', { raw: JSON.stringify({ phone_e164: '+14155550161', consent: consent() }), headers: { 'content-type': contentType } });
@@ -199,6 +220,24 @@ describe('bodies must be JSON', () => {
 });
 
 describe('list pages are bounded in bytes as well as items', () => {
+  /** Every page of a list at limit=200: each under the budget (plus the envelope), the ids in order. */
+  async function walk(api: ReturnType<typeof client>, path: string) {
+    const seen: string[] = [];
+    const sizes: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const res: ApiResponse = await api('GET', `${path}?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      expect(res.status).toBe(200);
+      expect(Buffer.byteLength(res.text)).toBeLessThan(PAGE_BYTE_BUDGET + 64 * 1024);
+      const page: { data: { id: string }[]; has_more: boolean; next_cursor: string | null } = res.body;
+      seen.push(...page.data.map((item) => item.id));
+      sizes.push(page.data.length);
+      expect(page.has_more).toBe(page.next_cursor !== null);
+      cursor = page.next_cursor;
+    } while (cursor);
+    return { seen, sizes };
+  }
+
   it('a page of large contacts ends early with has_more and a cursor, and the pages together hold every contact once', async () => {
     const t = await newTenant();
     const api = client(stack, t.token);
@@ -207,23 +246,33 @@ describe('list pages are bounded in bytes as well as items', () => {
       const res = await api('POST', '/v1/contacts', { body: { phone_e164: `+1415556${String(i).padStart(4, '0')}`, attributes: big, consent: consent() } });
       expect(res.status).toBe(200);
     }
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    let pages = 0;
-    do {
-      const res = await stack.fetch(`/v1/contacts?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: { authorization: `Bearer ${t.token}` } });
-      const text = await res.text();
-      expect(res.status).toBe(200);
-      expect(Buffer.byteLength(text)).toBeLessThan(PAGE_BYTE_BUDGET + 64 * 1024);
-      const page = JSON.parse(text);
-      seen.push(...page.data.map((c: { id: string }) => c.id));
-      expect(page.has_more).toBe(page.next_cursor !== null);
-      cursor = page.next_cursor;
-      pages++;
-    } while (cursor);
-    expect(pages).toBeGreaterThan(1);
+    const { seen, sizes } = await walk(api, '/v1/contacts');
+    expect(sizes.length).toBeGreaterThan(1);
     expect(new Set(seen).size).toBe(40);
     expect(seen).toHaveLength(40);
+  });
+
+  it('so does a page of agents with large persona, dialogue_policy and controls (a second list, another partition layout)', async () => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const blob = (n: number) => 'y'.repeat(n);
+    // ~75 KB each as JSON: about 13 fit the 1 MiB budget, so 16 cannot share one page of 200.
+    const body = {
+      disclosure_config: { business_name: 'Acme', notes: blob(7_000) },
+      persona: { story: blob(15_000) },
+      dialogue_policy: { 'en-US': { script: blob(15_000) }, 'es-US': { script: blob(15_000) }, 'fr-CA': { script: blob(15_000) } },
+      conversation_controls: { notes: blob(7_000) },
+    };
+    const created: string[] = [];
+    for (let i = 0; i < 16; i++) {
+      const res = await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', { body: { ...body, name: `Agent ${i}` } });
+      expect(res.status).toBe(200);
+      created.push(res.body.id);
+    }
+    const { seen, sizes } = await walk(api, '/v1/agents');
+    expect(sizes.length).toBeGreaterThan(1);
+    expect(sizes[0]).toBeLessThan(16);
+    expect([...seen].sort()).toEqual([...created].sort());
   });
 });
 

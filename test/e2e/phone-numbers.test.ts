@@ -54,13 +54,9 @@ describe('POST /v1/phone-numbers', () => {
     const accountId = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: creds } })).body.id;
     expect((await api('POST', `/v1/telephony-accounts/${accountId}/verify`)).body.verification_status).toBe('verified');
     const phone = randomNumber('212');
-    const bought = await stack.fetch(`/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, {
-      method: 'POST',
-      headers: { authorization: basic(creds), 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ PhoneNumber: phone }).toString(),
-    });
+    const bought = await client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, { form: { PhoneNumber: phone }, headers: { authorization: basic(creds) } });
     expect(bought.status).toBe(201);
-    const sid = ((await bought.json()) as { sid: string }).sid;
+    const sid = (bought.body as { sid: string }).sid;
 
     const wrongSid = await api('POST', '/v1/phone-numbers', { body: { phone_e164: phone, telephony_account_id: accountId, provider_sid: `PN${'0'.repeat(32)}` } });
     expect(wrongSid.status).toBe(422);
@@ -94,11 +90,7 @@ describe('POST /v1/phone-numbers', () => {
     // Held at the sandbox carrier by another account, but claimed by no tenant here.
     const creds = newSandboxCredentials();
     await putSandboxAccount(creds);
-    await stack.fetch(`/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, {
-      method: 'POST',
-      headers: { authorization: basic(creds), 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ PhoneNumber: phone }).toString(),
-    });
+    expect((await client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, { form: { PhoneNumber: phone }, headers: { authorization: basic(creds) } })).status).toBe(201);
     const refused = await api('POST', '/v1/phone-numbers', { body: { phone_e164: phone, telephony_account_id: accountId } });
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe('number_unavailable');
@@ -248,21 +240,21 @@ describe('the sandbox carrier numbers resource speaks Twilio', () => {
     const creds = newSandboxCredentials();
     await putSandboxAccount(creds);
     const buy = (auth: string, sid: string, phone: string) =>
-      stack.fetch(`/sandbox/twilio/2010-04-01/Accounts/${sid}/IncomingPhoneNumbers.json`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' }, body: `PhoneNumber=${encodeURIComponent(phone)}` });
+      client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${sid}/IncomingPhoneNumbers.json`, { form: { PhoneNumber: phone }, headers: { authorization: auth } });
     const phone = randomNumber();
     const wrong = await buy(basic({ ...creds, auth_token: 'f'.repeat(32) }), creds.account_sid, phone);
-    expect([wrong.status, ((await wrong.json()) as { code: number }).code]).toEqual([401, 20003]);
+    expect([wrong.status, wrong.body.code]).toEqual([401, 20003]);
     const other = await buy(basic(creds), `AC${'1'.repeat(32)}`, phone);
-    expect([other.status, ((await other.json()) as { code: number }).code]).toEqual([404, 20404]);
+    expect([other.status, other.body.code]).toEqual([404, 20404]);
     expect((await buy(basic(creds), creds.account_sid, phone)).status).toBe(201);
     const held = await buy(basic(creds), creds.account_sid, phone);
-    expect([held.status, ((await held.json()) as { code: number }).code]).toEqual([400, 21422]);
+    expect([held.status, held.body.code]).toEqual([400, 21422]);
     // A stranger's oversized fields are not validated before Basic auth: 401, as for any stranger.
-    const stranger = await stack.fetch(`/sandbox/twilio/2010-04-01/Accounts/${'A'.repeat(300)}/IncomingPhoneNumbers.json`, { method: 'POST', headers: { authorization: basic({ ...creds, auth_token: 'f'.repeat(32) }), 'content-type': 'application/x-www-form-urlencoded' }, body: `PhoneNumber=${'9'.repeat(500)}&VoiceUrl=${'h'.repeat(5000)}` });
+    const stranger = await client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${'A'.repeat(300)}/IncomingPhoneNumbers.json`, { form: `PhoneNumber=${'9'.repeat(500)}&VoiceUrl=${'h'.repeat(5000)}`, headers: { authorization: basic({ ...creds, auth_token: 'f'.repeat(32) }) } });
     expect(stranger.status).toBe(401);
-    const longUrl = await stack.fetch(`/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, { method: 'POST', headers: { authorization: basic(creds), 'content-type': 'application/x-www-form-urlencoded' }, body: `PhoneNumber=${encodeURIComponent(randomNumber())}&VoiceUrl=${encodeURIComponent(`https://x.test/${'h'.repeat(5000)}`)}` });
-    expect([longUrl.status, ((await longUrl.json()) as { code: number }).code]).toEqual([400, 21402]);
-    const json = await stack.fetch(`/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, { method: 'POST', headers: { authorization: basic(creds), 'content-type': 'application/json' }, body: '{}' });
+    const longUrl = await client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, { form: { PhoneNumber: randomNumber(), VoiceUrl: `https://x.test/${'h'.repeat(5000)}` }, headers: { authorization: basic(creds) } });
+    expect([longUrl.status, longUrl.body.code]).toEqual([400, 21402]);
+    const json = await client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, { body: {}, headers: { authorization: basic(creds) } });
     expect(json.status).toBe(415);
   });
 });

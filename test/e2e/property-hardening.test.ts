@@ -1,8 +1,11 @@
 /**
  * Property-based hardening over real HTTP and DynamoDB Local: every free-form object the
- * API stores, filled with arbitrary JSON (keys named after Object.prototype members,
- * `__proto__`, empty keys, lone surrogates, numbers at and past DynamoDB's limits, deep
- * nesting), and arbitrary filter queries on every list. Properties:
+ * API stores (contact attributes on create and on an import's update, consent scopes, an
+ * import's scope and mapping, the agent's disclosure_config, persona, dialogue_policy and
+ * conversation_controls on instantiate and PATCH), filled with arbitrary JSON (keys named
+ * after Object.prototype members, `__proto__`, empty keys, lone surrogates, numbers at and
+ * past DynamoDB's limits, deep nesting), and arbitrary filter queries on every list (lists
+ * under a parent resource included). Properties:
  *   accepted ⇒ it reads back equal (canonical JSON: JSON objects are unordered);
  *   refused  ⇒ a 422 whose every loc names a path inside the offending object;
  *   never a 5xx (the e2e client also checks every response against its route's schema).
@@ -64,6 +67,7 @@ function namesPathIn(value: unknown, root: readonly (string | number)[], loc: re
 }
 
 const HASH = 'c'.repeat(64);
+const SDR = '/v1/templates/tpl_sdr_outbound/instantiate';
 const consent = (scope: unknown) => ({
   consent_basis: 'pewc',
   captured_at: '2026-10-01T12:00:00Z',
@@ -73,6 +77,9 @@ const consent = (scope: unknown) => ({
 const attestation = { signer_name: 'Sam', signer_title: 'Ops', affirmation: 'They opted in.', consent_basis: 'pewc' };
 
 let api: ReturnType<typeof client>;
+/** A draft agent PATCHed by the agent properties; a contact and a published agent for the nested lists. */
+let agentId: string;
+const parents: Record<string, string> = {};
 let phoneSeq = 0;
 const nextPhone = () => `+1646${String(1_000_000 + ++phoneSeq).slice(-7)}`;
 const tally: Record<string, { accepted: number; refused: number }> = {};
@@ -83,6 +90,12 @@ const count = (what: string, accepted: boolean) => {
 
 beforeAll(async () => {
   api = client(stack, (await newTenant('Property')).token);
+  agentId = (await api('POST', SDR, { body: { disclosure_config: { business_name: 'Acme' } } })).body.id;
+  const profile = (await api('POST', '/v1/compliance-profiles', { body: { name: 'P', call_purpose: 'informational', subject: 'reminders', seller_name: 'Acme' } })).body;
+  const published = (await api('POST', SDR, { body: { disclosure_config: { business_name: 'Acme' }, compliance_profile_id: profile.id } })).body;
+  for (let i = 0; i < 3; i++) expect((await api('POST', `/v1/agents/${published.id}/publish`)).status).toBe(201);
+  parents.agent_id = published.id;
+  parents.contact_id = (await api('POST', '/v1/contacts', { body: { phone_e164: nextPhone(), consent: consent({ purposes: ['x'] }) } })).body.id;
 });
 
 /** Refused ⇒ a 422 naming paths inside the object under `root`. */
@@ -151,24 +164,113 @@ describe('free-form objects: stored exactly or refused by path, never a 5xx', ()
     },
   );
 
-  it('generated cases included both accepted and refused objects (the properties were exercised)', () => {
-    for (const what of ['attributes', 'scope', 'consent_scope', 'column_mapping']) {
-      expect(tally[what]?.accepted, `${what} accepted`).toBeGreaterThan(0);
-      expect(tally[what]?.refused, `${what} refused`).toBeGreaterThan(0);
+  it.prop([freeObject, fc.uniqueArray(fc.tuple(header, key), { minLength: 1, maxLength: 4, selector: ([h]) => h }), fc.array(fc.stringMatching(/^[A-Za-z0-9é😀._-]{1,12}$/), { minLength: 4, maxLength: 4 })], {
+    numRuns: 20,
+    examples: [
+      [{ constructor: 1, keep: { a: [1] } }, [['C', 'constructor'], ['K', 'new']], ['x', 'y', 'z', 'w']],
+      [{ a: 1 }, [['P', '__proto__']], ['x', 'y', 'z', 'w']],
+    ],
+  })("an import's on_duplicate=update merges attributes.<key> cells into a contact's attributes", async (initial, pairs, cells) => {
+    const phone = nextPhone();
+    const created = await api('POST', '/v1/contacts', { body: { phone_e164: phone, attributes: initial, consent: consent({ purposes: ['x'] }) } });
+    if (created.status !== 200) return expectNamedRefusal(created, asSent(initial), ['body', 'attributes']);
+    const stored = (await api('GET', `/v1/contacts/${created.body.id}`)).body.attributes;
+    const mapping = Object.fromEntries([['Phone', 'phone_e164'], ...pairs.map(([h, k]) => [h, `attributes.${k}`])]);
+    const headers = Object.keys(mapping);
+    const row = headers.map((h, i) => (h === 'Phone' ? phone : cells[i % cells.length]!));
+    const quote = (s: string) => `"${s.replaceAll('"', '""')}"`;
+    const content = `${headers.map(quote).join(',')}\r\n${row.map(quote).join(',')}\r\n`;
+    const res = await api('POST', '/v1/contact-imports', { body: { file_name: 'u.csv', content, column_mapping: mapping, consent_attestation: attestation, on_duplicate: 'update' } });
+    count('attributes_update', res.status === 202 && res.body.rows_accepted === 1);
+    const after = (await api('GET', `/v1/contacts/${created.body.id}`)).body.attributes;
+    if (res.status !== 202) {
+      expect(res.status).toBe(422);
+      for (const d of res.body.detail) expect(namesPathIn(asSent(mapping), ['body', 'column_mapping'], d.loc) || d.loc[1] === 'content', JSON.stringify(d)).toBe(true);
+      expect(canonical(after)).toBe(canonical(stored));
+      return;
     }
+    expect(res.body.status).toBe('completed');
+    expect(res.body.rows_accepted + res.body.rows_rejected + res.body.rows_skipped).toBe(1);
+    if (res.body.rows_accepted !== 1) return expect(canonical(after)).toBe(canonical(stored));
+    const written = Object.fromEntries(headers.flatMap((h, i) => (h === 'Phone' ? [] : [[mapping[h]!.slice('attributes.'.length), row[i]!]])));
+    expect(canonical(after)).toBe(canonical({ ...stored, ...written }));
   });
+
 });
 
+// ── the agent's free-form objects, on instantiate and on PATCH ───────────────
+const tags = fc.constantFrom('en-US', 'en-us', 'EN-US', 'es-419', 'fr-CA', 'de', 'he', 'iw', 'not a tag', '', 'x');
+const dialoguePolicy = fc.array(fc.tuple(tags, freeObject), { maxLength: 3 }).map((entries) => Object.fromEntries(entries));
+const canonicalTag = (tag: string) => Intl.getCanonicalLocales(tag)[0]!;
+/** An accepted dialogue_policy reads back keyed by canonical tag; two keys naming one tag can never be accepted (one value would be lost). */
+const byCanonicalTag = (sent: Record<string, unknown>) => {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(sent)) {
+    const tag = canonicalTag(k);
+    if (Object.hasOwn(out, tag)) return { accepted_a_second_key_for: tag };
+    out[tag] = v;
+  }
+  return out;
+};
+/** What an accepted agent object reads back as. */
+const agentFields = {
+  disclosure_config: { arbitrary: freeObject.map((o) => ({ ...o, business_name: 'Acme Solar' })), readBack: (sent: Record<string, unknown>) => sent },
+  persona: { arbitrary: freeObject, readBack: (sent: Record<string, unknown>) => sent },
+  dialogue_policy: { arbitrary: dialoguePolicy, readBack: byCanonicalTag },
+  conversation_controls: { arbitrary: freeObject, readBack: (sent: Record<string, unknown>) => sent },
+} as const;
+const AGENT_CASES = Object.keys(agentFields).flatMap((f) => [`instantiate ${f}`, `PATCH ${f}`]);
+
+describe("the agent's free-form objects: stored exactly or refused by path, never a 5xx", () => {
+  for (const [field, { arbitrary, readBack }] of Object.entries(agentFields)) {
+    const examples: [Record<string, unknown>][] = field === 'dialogue_policy'
+      ? [[{ 'en-US': { constructor: 1 } }], [{ 'en-US': { a: 1 }, 'en-us': { a: 2 } }]]
+      : [[{ constructor: { toString: 1 }, business_name: 'Acme Solar' }], [{ '': 1, business_name: 'Acme Solar' }]];
+    const check = async (what: string, res: { status: number; body: any }, sent: Record<string, unknown>, read: () => Promise<unknown>) => {
+      count(what, res.status === 200);
+      if (res.status !== 200) return expectNamedRefusal(res, sent, ['body', field]);
+      expect(canonical(await read())).toBe(canonical(readBack(sent)));
+    };
+
+    it.prop([arbitrary], { numRuns: 15, examples })(`instantiate: ${field}`, async (value) => {
+      const sent = asSent(value);
+      const body = field === 'disclosure_config' ? { [field]: value } : { disclosure_config: { business_name: 'Acme' }, [field]: value };
+      const res = await api('POST', SDR, { body });
+      await check(`instantiate ${field}`, res, sent, async () => (await api('GET', `/v1/agents/${res.body.id}`)).body[field]);
+    });
+
+    it.prop([arbitrary], { numRuns: 15, examples })(`PATCH: ${field}`, async (value) => {
+      const sent = asSent(value);
+      const before = (await api('GET', `/v1/agents/${agentId}`)).body;
+      const res = await api('PATCH', `/v1/agents/${agentId}`, { body: { [field]: value } });
+      await check(`PATCH ${field}`, res, sent, async () => (await api('GET', `/v1/agents/${agentId}`)).body[field]);
+      if (res.status !== 200) expect((await api('GET', `/v1/agents/${agentId}`)).body).toEqual(before);
+    });
+  }
+});
+
+/** A list route: its query takes a page limit, or it declares filters (as the OpenAPI build decides). */
+const isList = async (route: RouteDefinition) => {
+  const schemas = (await loadHandler(route)).schemas;
+  return Boolean(schemas.filters) || (schemas.query?.safeParse({}).data as { limit?: number } | undefined)?.limit !== undefined;
+};
+const bearerGets = (routes as readonly RouteDefinition[]).filter((r) => r.method === 'GET' && r.auth === 'bearer');
+const nestedLists: RouteDefinition[] = [];
+for (const r of bearerGets) if (r.path.includes('{') && (await isList(r))) nestedLists.push(r);
+
 describe('filter queries on every list: 200 or 422, never a 5xx', () => {
-  const lists = (routes as readonly RouteDefinition[]).filter((r) => r.method === 'GET' && r.auth === 'bearer' && !r.path.includes('{'));
+  /** Every bearer GET without a path parameter, and every list under a parent resource (made in beforeAll). */
+  const lists = [...bearerGets.filter((r) => !r.path.includes('{')), ...nestedLists];
+  const concrete = (path: string) => path.replace(/\{([^}]+)\}/g, (_m, name: string) => parents[name] ?? `missing-parent-${name}`);
   const value = fc.oneof(
     fc.string({ unit: 'binary', maxLength: 30 }),
     fc.constantFrom('new', 'true', 'false', '2026-01-01', '9999-12-31T23:59:59-01:00', '0000-01-01', '+14155550100', 'completed', '', ' ', '1e-200', '-1', '99999999999999999999'),
   );
   const values = fc.array(value, { minLength: 1, maxLength: 220 }).map((vs) => vs.join(','));
 
-  it('lists exist to fuzz', () => {
-    expect(lists.map((r) => r.id)).toEqual(expect.arrayContaining(['listContacts', 'listContactImports', 'listUsers', 'listApiKeys']));
+  it('lists exist to fuzz, nested lists included, and each nested list has a parent resource', () => {
+    expect(lists.map((r) => r.id)).toEqual(expect.arrayContaining(['listContacts', 'listContactImports', 'listUsers', 'listApiKeys', 'listContactConsents', 'listAgentVersions']));
+    for (const r of nestedLists) for (const [, name] of r.path.matchAll(/\{([^}]+)\}/g)) expect(parents[name!], `${r.id} needs a parent for {${name}} in beforeAll`).toBeDefined();
   });
 
   for (const route of lists) {
@@ -181,8 +283,18 @@ describe('filter queries on every list: 200 or 422, never a 5xx', () => {
       );
       const query = fc.sample(fc.array(fc.tuple(names, values), { maxLength: 16 }), { seed, numRuns: 1 })[0]!;
       const params = new URLSearchParams(query);
-      const res = await api('GET', `${route.path}?${params}`);
+      const res = await api('GET', `${concrete(route.path)}?${params}`);
       expect([200, 422], `${route.path}?${params.toString().slice(0, 300)} → ${res.status}`).toContain(res.status);
+      if (route.path.includes('{') && res.status === 200 && !params.has('cursor')) expect(res.body.data.length, 'the parent has items to list').toBeGreaterThan(0);
     });
   }
+});
+
+describe('the properties were exercised', () => {
+  it('generated cases included both accepted and refused objects (the properties were exercised)', () => {
+    for (const what of ['attributes', 'scope', 'consent_scope', 'column_mapping', 'attributes_update', ...AGENT_CASES]) {
+      expect(tally[what]?.accepted, `${what} accepted`).toBeGreaterThan(0);
+      expect(tally[what]?.refused, `${what} refused`).toBeGreaterThan(0);
+    }
+  });
 });

@@ -19,6 +19,7 @@ import { mintStreamToken } from '../../shared/telephony/call-tokens.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { randomNumber } from './telephony-fixtures.js';
+import { client } from './client.js';
 
 // Fast timelines for this file (read when a call is placed; the stack runs in this process).
 const FAST_STEP_MS = '25';
@@ -86,8 +87,10 @@ const place = (to: string, over: Partial<Parameters<TelephonyProvider['placeCall
   carrier.placeCall({ to, from, twimlUrl: `${receiverUrl}/twiml/stream`, statusCallbackUrl: `${receiverUrl}/status`, ...over });
 
 const basic = (c: { account_sid: string; auth_token: string }) => `Basic ${Buffer.from(`${c.account_sid}:${c.auth_token}`).toString('base64')}`;
+/** The sandbox's Twilio routes through the contract-checking client (Basic auth is the test's header). */
+const sandbox = client(stack);
 const sandboxPost = (path: string, form: Record<string, string>, auth = basic(creds)) =>
-  stack.fetch(`/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/${path}`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+  sandbox('POST', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/${path}`, { form, headers: { authorization: auth } });
 
 describe('sandbox calls placed through the Twilio adapter', () => {
   it('an answered number (555-0100): initiated, ringing, in-progress, completed — signed, sequenced, with the TwiML fetched and its Stream recorded', async () => {
@@ -111,9 +114,9 @@ describe('sandbox calls placed through the Twilio adapter', () => {
     const stored = await getSandboxCall(sid);
     expect(stored).toMatchObject({ status: 'completed', scenario: 'goal', stream: { url: 'wss://runtime.invalid/stream', parameters: { token: 'tok_abc' } }, twiml_path: [{ verb: 'Connect', stream_url: 'wss://runtime.invalid/stream', parameters: ['token'] }] });
 
-    const res = await stack.fetch(`/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/Calls/${sid}.json`, { headers: { authorization: basic(creds) } });
+    const res = await sandbox('GET', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/Calls/${sid}.json`, { headers: { authorization: basic(creds) } });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ sid, status: 'completed', direction: 'outbound-api', duration: '95', to, from, answered_by: null });
+    expect(res.body).toMatchObject({ sid, status: 'completed', direction: 'outbound-api', duration: '95', to, from, answered_by: null });
   });
 
   it.each([
@@ -233,7 +236,7 @@ describe('sandbox calls: refusals as Twilio words them', () => {
   it('unknown credentials are 401 20003, which the adapter reports as refused credentials', async () => {
     const res = await sandboxPost('Calls.json', { To: '+12125550100', From: from, Url: `${receiverUrl}/twiml/stream` }, basic({ ...creds, auth_token: 'wrong' }));
     expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ code: 20003, message: 'Authenticate', more_info: 'https://www.twilio.com/docs/errors/20003', status: 401 });
+    expect(res.body).toEqual({ code: 20003, message: 'Authenticate', more_info: 'https://www.twilio.com/docs/errors/20003', status: 401 });
     const wrong = twilioProvider({ accountSid: creds.account_sid, authToken: 'wrong' }, `${stack.baseUrl}/sandbox/twilio`);
     await expect(wrong.placeCall({ to: '+12125550100', from, twimlUrl: `${receiverUrl}/twiml/stream`, statusCallbackUrl: `${receiverUrl}/status` })).rejects.toBeInstanceOf(CarrierUnavailable);
   });
@@ -247,12 +250,12 @@ describe('sandbox calls: refusals as Twilio words them', () => {
 
     const res = await sandboxPost('Calls.json', { To: '+12125550100', From: from, Url: 'ftp://nope' });
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ code: 21205, status: 400 });
+    expect(res.body).toMatchObject({ code: 21205, status: 400 });
     const events = await sandboxPost('Calls.json', { To: '+12125550100', From: from, Url: `${receiverUrl}/twiml/stream`, StatusCallbackEvent: 'exploded' });
-    expect(await events.json()).toMatchObject({ code: 21626, status: 400 });
+    expect(events.body).toMatchObject({ code: 21626, status: 400 });
     // A From no key can hold (3 KB of UTF-8) is Twilio's 21210, not a 500.
     const huge = await sandboxPost('Calls.json', { To: '+12125550100', From: '€'.repeat(1000), Url: `${receiverUrl}/twiml/stream` });
-    expect([huge.status, ((await huge.json()) as { code: number }).code]).toEqual([400, 21210]);
+    expect([huge.status, huge.body.code]).toEqual([400, 21210]);
     const hangUpUnknown = await carrier.hangUp(`CA${'0'.repeat(32)}`).catch((e: unknown) => e);
     expect(hangUpUnknown).toMatchObject({ reason: 'not_found' });
   });
@@ -261,9 +264,9 @@ describe('sandbox calls: refusals as Twilio words them', () => {
     const { sid } = await place(randomNumber('917'));
     const other = newSandboxCredentials();
     await putSandboxAccount(other);
-    const res = await stack.fetch(`/sandbox/twilio/2010-04-01/Accounts/${other.account_sid}/Calls/${sid}.json`, { headers: { authorization: basic(other) } });
+    const res = await sandbox('GET', `/sandbox/twilio/2010-04-01/Accounts/${other.account_sid}/Calls/${sid}.json`, { headers: { authorization: basic(other) } });
     expect(res.status).toBe(404);
-    expect(await res.json()).toMatchObject({ code: 20404 });
+    expect(res.body).toMatchObject({ code: 20404 });
     await finished(sid);
   });
 });
@@ -280,8 +283,8 @@ describe('sandbox messages', () => {
     expect(callbacks.map((c) => c.params.MessageStatus)).toEqual(['sent', 'delivered']);
     expect(callbacks.every((c) => c.signatureValid)).toBe(true);
     expect(callbacks[1]!.params).toMatchObject({ AccountSid: creds.account_sid, SmsSid: sid, SmsStatus: 'delivered', From: from, To: to, ApiVersion: '2010-04-01' });
-    const res = await stack.fetch(`/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/Messages/${sid}.json`, { headers: { authorization: basic(creds) } });
-    expect(await res.json()).toMatchObject({ sid, status: 'delivered', body: 'Your shift is confirmed', error_code: null });
+    const res = await sandbox('GET', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/Messages/${sid}.json`, { headers: { authorization: basic(creds) } });
+    expect(res.body).toMatchObject({ sid, status: 'delivered', body: 'Your shift is confirmed', error_code: null });
   });
 
   it('555-0123 fails (30008); 555-0121 is undelivered (30003)', async () => {
@@ -296,9 +299,9 @@ describe('sandbox messages', () => {
     await expect(carrier.sendSms({ to: '+12125550100', from: randomNumber('415'), body: 'x' })).rejects.toMatchObject({ reason: 'caller_id_not_allowed', carrierCode: 21606 });
     const noBody = await sandboxPost('Messages.json', { To: '+12125550100', From: from });
     expect(noBody.status).toBe(400);
-    expect(await noBody.json()).toMatchObject({ code: 21602 });
+    expect(noBody.body).toMatchObject({ code: 21602 });
     await expect(carrier.sendSms({ to: 'not-a-number', from, body: 'x' })).rejects.toMatchObject({ reason: 'invalid_to', carrierCode: 21211 });
     const huge = await sandboxPost('Messages.json', { To: '+12125550100', From: '€'.repeat(1000), Body: 'x' });
-    expect([huge.status, ((await huge.json()) as { code: number }).code]).toEqual([400, 21606]);
+    expect([huge.status, huge.body.code]).toEqual([400, 21606]);
   });
 });

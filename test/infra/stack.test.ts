@@ -19,6 +19,8 @@ import { type RouteDefinition, routeKey, routes } from '../../shared/routes.js';
 import { buildApp, type VoiceControlStack } from '../../infra/stack.js';
 import { type ScheduledJobDefinition, scheduledJobs, type WorkerDefinition, workers } from '../../infra/workers.js';
 import { tableDefinition } from '../../shared/db/table-definition.js';
+import { seedContentHash } from '../../shared/seed/platform.js';
+import { TEMPLATES } from '../../shared/seed/templates.js';
 import { type QueueName, queues } from '../../shared/queues/definitions.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -113,20 +115,21 @@ function newestNodeRuntime(): string {
 // ---------------------------------------------------------------------------- functions
 
 describe('functions', () => {
-  it('has exactly one Lambda function per manifest route plus one per worker and scheduled job, and no helper functions', () => {
-    template.resourceCountIs('AWS::Lambda::Function', routes.length + workers.length + scheduledJobs.length + 1); // + the $default fallback
+  it('has exactly one Lambda function per manifest route plus one per worker and scheduled job, the seed hook, and no helper functions', () => {
+    template.resourceCountIs('AWS::Lambda::Function', routes.length + workers.length + scheduledJobs.length + 1 + 1); // + the $default fallback + the seed hook
     expect(stack.scheduledFunctions.size).toBe(scheduledJobs.length);
     expect(stack.routeFunctions.size).toBe(routes.length);
     expect(stack.workerFunctions.size).toBe(workers.length);
-    // No CDK singleton helpers (log retention, auto-delete objects, custom resources).
+    // No CDK singleton helpers (log retention, auto-delete objects, provider frameworks): the one
+    // custom resource is the seed hook, served by our own function.
     const customTypes = Object.values(resources)
       .map((r) => r.Type as string)
       .filter((t) => t.startsWith('Custom::') || t === 'AWS::CloudFormation::CustomResource');
-    expect(customTypes).toEqual([]);
+    expect(customTypes).toEqual(['Custom::PlatformSeed']);
   });
 
   it('gives every function the shared runtime, architecture, tracing, logging and env defaults', () => {
-    const all = [...routes.map(routeFn), ...workers.map(workerFn)];
+    const all = [...routes.map(routeFn), ...workers.map(workerFn), stack.platformSeed.fn];
     for (const fn of all) {
       const props = fnResource(fn).Properties;
       expect(props.Runtime).toBe(newestNodeRuntime());
@@ -161,7 +164,7 @@ describe('functions', () => {
   });
 
   it('bundles each handler as minified ESM with a require shim, a source map and the AWS SDK inside', () => {
-    for (const fn of [...routes.map(routeFn), ...workers.map(workerFn)]) {
+    for (const fn of [...routes.map(routeFn), ...workers.map(workerFn), stack.platformSeed.fn]) {
       const asset = fn.function.node.findChild('Code') as Asset;
       const dir = join(assemblyDir, asset.assetPath);
       const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
@@ -380,7 +383,7 @@ describe('least privilege', () => {
   });
 
   it("lets each function write only to its area's log group", () => {
-    for (const fn of [...stack.routeFunctions.values(), ...stack.workerFunctions.values(), ...stack.scheduledFunctions.values()]) {
+    for (const fn of [...stack.routeFunctions.values(), ...stack.workerFunctions.values(), ...stack.scheduledFunctions.values(), stack.platformSeed.fn]) {
       const logs = statementsWith(fn, 'logs:PutLogEvents');
       expect(logs).toHaveLength(1);
       expect(resourcesOf(logs[0]!)).toEqual([arnOf(fn.logGroup)]);
@@ -468,6 +471,20 @@ describe('least privilege', () => {
     expect(dynamo).toEqual(expect.arrayContaining(job.table === 'write' ? ['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'] : ['dynamodb:Query']));
   });
 
+  it('lets the seed hook get, put and update platform partitions of the table only, and nothing else', () => {
+    const fn = stack.platformSeed.fn;
+    const statements = statementsOf(fn).filter((s) => !actionsOf(s).every((a) => a.startsWith('logs:') || a.startsWith('xray:')));
+    expect(statements).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        Resource: arnOf(stack.table.table),
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PLATFORM', 'PLATFORM#*'] } },
+      },
+    ]);
+    expect(Object.keys(envOf(fn)).filter((k) => !['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'AWS_NODEJS_CONNECTION_REUSE_ENABLED'].includes(k))).toEqual(['TABLE_NAME']);
+  });
+
   it('keeps the credentials key outside the table, rotated and retained', () => {
     template.hasResource('AWS::KMS::Key', { Properties: { EnableKeyRotation: true }, DeletionPolicy: 'Retain' });
   });
@@ -548,6 +565,28 @@ describe('least privilege', () => {
 
 // ---------------------------------------------------------------------------- outputs & env
 
+describe('post-deploy seed', () => {
+  it('runs the seed function as a custom resource once the table exists, re-run when the seed content changes, with a bounded wait', () => {
+    const seed = resources[logicalId(stack.platformSeed.resource.node.defaultChild as CfnElement)]!;
+    expect(seed.Type).toBe('Custom::PlatformSeed');
+    expect(seed.Properties).toEqual({
+      ServiceToken: arnOf(stack.platformSeed.fn.function),
+      ServiceTimeout: '300',
+      TableName: ref(stack.table.table),
+      SeedContentHash: seedContentHash(),
+    });
+    // The hash covers the templates, so a template edit is a property change (an Update: the seed runs again).
+    expect(seedContentHash()).toMatch(/^[0-9a-f]{64}$/);
+    const edited = TEMPLATES.map((t, i) => (i === 0 ? { ...t, objectives: [...t.objectives, { id: 'new', description: 'A new objective', required: false }] } : t));
+    expect(seedContentHash(edited)).not.toBe(seedContentHash());
+    expect(seedContentHash([...TEMPLATES])).toBe(seedContentHash());
+    // It waits for the function's grants (its role's inline policy) via the function it calls.
+    const fnProps = fnResource(stack.platformSeed.fn).Properties;
+    expect(fnProps.Role).toEqual(arnOf(stack.platformSeed.fn.role));
+    expect(fnProps.Timeout).toBeLessThan(300);
+  });
+});
+
 describe('stack', () => {
   it('is environment-agnostic (no account or region), so synth needs no credentials', () => {
     expect(Token.isUnresolved(stack.account)).toBe(true);
@@ -617,7 +656,7 @@ describe('CloudFormation resource budget', () => {
   it('stays well under the 500-resource stack limit: function grants are inline on each role, not separate policies', () => {
     const count = Object.keys(resources).length;
     expect(count).toBeLessThan(470);
-    const functionRoles = [...stack.routeFunctions.values(), ...stack.workerFunctions.values(), stack.fallbackFunction].map((fn) => logicalId(cfnOf(fn.role)));
+    const functionRoles = [...stack.routeFunctions.values(), ...stack.workerFunctions.values(), stack.fallbackFunction, stack.platformSeed.fn].map((fn) => logicalId(cfnOf(fn.role)));
     const separate = Object.values(resources).filter((r) => r.Type === 'AWS::IAM::Policy' && (r.Properties.Roles as { Ref?: string }[]).some((x) => x.Ref && functionRoles.includes(x.Ref)));
     expect(separate).toEqual([]);
   });

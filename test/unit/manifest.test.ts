@@ -25,10 +25,12 @@ describe('the route manifest', () => {
   it('names a handler file for every entry, and every handler file has an entry', () => {
     const handlerFiles = filesUnder(join(root, 'functions'))
       .map((f) => relative(root, f).replace(/\.ts$/, ''))
-      .filter((f) => !f.startsWith('functions/workers/'))
+      .filter((f) => !f.startsWith('functions/workers/') && !f.startsWith('functions/deploy/'))
       .sort();
     expect(handlerFiles).toEqual([...all.map((r) => r.handler), fallbackRoute.handler].sort());
     for (const w of workers) expect(existsSync(join(root, `${w.handler}.ts`))).toBe(true);
+    // Deploy hooks are run by CloudFormation (infra/constructs/platform-seed.ts), not by a route.
+    expect(filesUnder(join(root, 'functions', 'deploy')).map((f) => relative(root, f))).toEqual(['functions/deploy/seed-platform.ts']);
   });
 
   it('every handler module was built by the factory for its own manifest entry', async () => {

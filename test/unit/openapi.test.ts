@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApi, stringify } from '../../infra/openapi/build.js';
-import { routes } from '../../shared/routes.js';
+import { buildOpenApi, loadHandler, stringify } from '../../infra/openapi/build.js';
+import { routes, type RouteDefinition } from '../../shared/routes.js';
 
 describe('docs/openapi.json', () => {
   it('is current: regenerate with `npm run openapi` when this fails', async () => {
@@ -29,5 +29,23 @@ describe('docs/openapi.json', () => {
         expect(op!.responses['401']).toBeDefined();
       }
     }
+  });
+
+  it('lists 415 (in the error shape) on every operation that takes a body, and only there', async () => {
+    const doc = (await buildOpenApi()) as { paths: Record<string, Record<string, { responses: Record<string, { description: string; content: Record<string, { schema: unknown }> }> }>> };
+    const withBody: string[] = [];
+    for (const r of routes as readonly RouteDefinition[]) {
+      const op = doc.paths[r.path]![r.method.toLowerCase()]!;
+      const takesBody = Boolean((await loadHandler(r)).schemas.body);
+      if (!takesBody) {
+        expect(op.responses['415'], r.id).toBeUndefined();
+        continue;
+      }
+      withBody.push(r.id);
+      expect(op.responses['415'], r.id).toBeDefined();
+      expect(op.responses['415']!.content['application/json']!.schema).toEqual({ $ref: '#/components/schemas/Error' });
+      expect(op.responses['415']!.description, r.id).toMatch(r.bodyFormat === 'form' ? /form/ : /JSON/);
+    }
+    expect(withBody).toEqual(expect.arrayContaining(['createContact', 'createContactImport', 'instantiateTemplate', 'updateAgent', 'postCallEvents']));
   });
 });
