@@ -9,6 +9,7 @@
  *   npm run admin -- seed          (platform data + templates; idempotent; a deploy seeds by itself, this is the manual fallback)
  *   npm run --silent admin -- sandbox credentials [--status suspended]
  *   npm run --silent admin -- sandbox call --to +14155550100 --from +12125550123 [--digits 1,2] [--no-answer] [--script enquiry|booking]
+ *   npm run --silent admin -- sandbox sms --from +12125550123 --to +14155550100 --body "STOP"
  *   npm run admin -- dnc load --area-code 415 --as-of 2026-11-01 --file numbers.txt
  *   npm run admin -- dnc status   (loaded area codes with as_of and counts)
  *
@@ -34,6 +35,7 @@ const USAGE = `usage:
   admin sandbox call --to E164 --from E164 [--digits 1,2,…] [--no-answer] [--script enquiry|booking]
                                            (an inbound call through the sandbox carrier; an agent that answers hears the
                                             script's caller — booking: asks for an appointment; prints its path)
+  admin sandbox sms --from E164 --to E164 --body TEXT   (an inbound text through the sandbox carrier; prints what the platform answered)
   admin dnc load --area-code NPA --as-of YYYY-MM-DD --file FILE   (National DNC download: one ten-digit number per line)
   admin dnc status
 options: [--table TABLE --secret-id ARN --region REGION --kms-key-id KEY] (AWS) | [--local-dir DIR] (local, default .local)`;
@@ -66,6 +68,7 @@ const { values, positionals } = parseArgs({
     digits: { type: 'string' },
     'no-answer': { type: 'boolean' },
     script: { type: 'string' },
+    body: { type: 'string' },
     'area-code': { type: 'string' },
     'as-of': { type: 'string' },
     file: { type: 'string' },
@@ -114,6 +117,7 @@ const need = (name: keyof typeof values): string => {
 /** `sandbox credentials [--status active|suspended|closed]`: a sandbox carrier account that byo twilio accepts. */
 async function sandbox(verb: string | undefined): Promise<unknown> {
   if (verb === 'call') return sandboxCall();
+  if (verb === 'sms') return sandboxSms();
   if (verb !== 'credentials') fail(USAGE);
   const { SANDBOX_ACCOUNT_STATUSES, newSandboxCredentials, putSandboxAccount } = await import('../shared/sandbox/accounts.js');
   const status = values.status ?? 'active';
@@ -142,6 +146,17 @@ async function sandboxCall(): Promise<unknown> {
   return playInboundCall({ to, from, digits, repsAnswer: values['no-answer'] !== true, script: script as (typeof INBOUND_SCRIPTS)[number] });
 }
 
+/** `sandbox sms`: the sandbox carrier delivers a text to a sandbox number, as Twilio would (signed messaging webhook), and prints the answer. */
+async function sandboxSms(): Promise<unknown> {
+  const to = need('to');
+  const from = need('from');
+  if (!/^\+[1-9]\d{7,14}$/.test(to) || !/^\+[1-9]\d{7,14}$/.test(from)) fail('--to and --from must be E.164 (+, a first digit 1-9, then 7 to 14 digits)');
+  const body = need('body');
+  if (body.length > 1600) fail('--body is at most 1600 characters');
+  const { playInboundMessage } = await import('../shared/sandbox/inbound-message.js');
+  return playInboundMessage({ to, from, body });
+}
+
 /** `dnc load --area-code NPA --as-of YYYY-MM-DD --file FILE` | `dnc status`. */
 async function dnc(verb: string | undefined): Promise<unknown> {
   const { dncStatusAction, loadDncAction } = await import('../shared/admin/dnc.js');
@@ -151,7 +166,7 @@ async function dnc(verb: string | undefined): Promise<unknown> {
 
 async function main(): Promise<void> {
   const [noun, verb] = positionals;
-  const verbs: Record<string, string[]> = { tenant: ['create'], user: ['create'], 'api-key': ['create'], rep: ['create', 'disable', 'enable'], seed: [''], sandbox: ['credentials', 'call'], dnc: ['load', 'status'] };
+  const verbs: Record<string, string[]> = { tenant: ['create'], user: ['create'], 'api-key': ['create'], rep: ['create', 'disable', 'enable'], seed: [''], sandbox: ['credentials', 'call', 'sms'], dnc: ['load', 'status'] };
   if (!noun || !verbs[noun]?.includes(verb ?? '')) fail(USAGE);
   configureTarget();
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';

@@ -6,7 +6,7 @@ import { getTelephonyAccount } from '../../shared/repositories/telephony-account
 import { phoneNumberCreateRequest, phoneNumberSummary } from '../../shared/schemas/phone-numbers.js';
 import { carrierFailure } from '../../shared/telephony/carrier-errors.js';
 import { providerFor } from '../../shared/telephony/carrier-for.js';
-import { carrierWebhookUrls } from '../../shared/telephony/endpoints.js';
+import { carrierMessagingWebhookUrls, carrierWebhookUrls } from '../../shared/telephony/endpoints.js';
 import { CarrierUnavailable, NumberRefused } from '../../shared/telephony/provider.js';
 
 const numberUnavailable = (e164: string) => conflict('number_unavailable', `${e164} is already held on this platform or cannot be had from the carrier`);
@@ -45,7 +45,7 @@ export const handler = defineRoute(
     }
 
     const webhooks = carrierWebhookUrls();
-    const routing = { voiceUrl: webhooks.url, statusCallbackUrl: webhooks.status_callback_url };
+    const routing = { voiceUrl: webhooks.url, statusCallbackUrl: webhooks.status_callback_url, smsUrl: carrierMessagingWebhookUrls().url };
     let carrierNumber;
     try {
       carrierNumber = body.provider_sid ? await provider.connectNumber(body.provider_sid, routing) : await provider.buyNumber(body.phone_e164, routing);

@@ -16,7 +16,7 @@ export const handler = defineRoute(
   'sandboxBuyNumber',
   {
     path: z.object({ account_sid: z.string() }),
-    body: z.object({ PhoneNumber: z.string().optional(), VoiceUrl: z.string().optional(), VoiceMethod: z.string().optional(), StatusCallback: z.string().optional(), StatusCallbackMethod: z.string().optional() }),
+    body: z.object({ PhoneNumber: z.string().optional(), VoiceUrl: z.string().optional(), VoiceMethod: z.string().optional(), StatusCallback: z.string().optional(), StatusCallbackMethod: z.string().optional(), SmsUrl: z.string().optional(), SmsMethod: z.string().optional() }),
     responses: { 201: sandboxNumberResource, 400: twilioErrorResource, 401: twilioErrorResource, 404: twilioErrorResource },
   },
   async ({ event, path, body }) => {

@@ -109,7 +109,7 @@ export async function readContactHistory(tenantId: string, contactId: string, at
   return { contact, consents, attempts: items.filter(isAttemptItem).map(attemptFactOf) };
 }
 
-export type CallerNumber = Pick<PhoneNumberRecord, 'id' | 'phone_e164' | 'telephony_account_id' | 'status' | 'capabilities' | 'reputation_state' | 'daily_dial_cap' | 'dials_day' | 'dials_count' | 'created_at'>;
+export type CallerNumber = Pick<PhoneNumberRecord, 'id' | 'phone_e164' | 'telephony_account_id' | 'status' | 'capabilities' | 'reputation_state' | 'daily_dial_cap' | 'dials_day' | 'dials_count' | 'created_at' | 'a2p_campaign_ref'>;
 
 /** The tenant's numbers and telephony accounts, as the caller choice needs them: two parallel Queries. */
 export async function readCallerPool(tenantId: string): Promise<CallerPool<CallerNumber>> {
@@ -123,11 +123,11 @@ export async function readCallerPool(tenantId: string): Promise<CallerPool<Calle
       ConsistentRead: true,
     });
   const [numbers, accounts] = await Promise.all([
-    collection(collections.phoneNumbers, ['id', 'phone_e164', 'telephony_account_id', 'status', 'capabilities', 'reputation_state', 'daily_dial_cap', 'dials_day', 'dials_count', 'created_at']),
+    collection(collections.phoneNumbers, ['id', 'phone_e164', 'telephony_account_id', 'status', 'capabilities', 'reputation_state', 'daily_dial_cap', 'dials_day', 'dials_count', 'created_at', 'a2p_campaign_ref']),
     collection(collections.telephonyAccounts, ['id', 'verification_status', 'ftc_san_refs']),
   ]);
   return {
-    numbers: numbers.map((n) => ({ ...n, daily_dial_cap: (n.daily_dial_cap as number | null) ?? null, dials_day: (n.dials_day as string | null) ?? null, dials_count: (n.dials_count as number) ?? 0 }) as CallerNumber),
+    numbers: numbers.map((n) => ({ ...n, a2p_campaign_ref: (n.a2p_campaign_ref as string | null) ?? null, daily_dial_cap: (n.daily_dial_cap as number | null) ?? null, dials_day: (n.dials_day as string | null) ?? null, dials_count: (n.dials_count as number) ?? 0 }) as CallerNumber),
     accounts: accounts.map((a) => ({ id: a.id as string, verification_status: a.verification_status as string, ftc_san_refs: (a.ftc_san_refs as CallerAccount['ftc_san_refs']) ?? [] })),
   };
 }

@@ -21,3 +21,21 @@ export const twilioCallForm = z.looseObject({
 
 /** TwiML documents are text. */
 export const twimlDocument = z.string().meta({ id: 'TwiML', description: 'A TwiML document (text/xml)' });
+
+/** Twilio's messaging webhook and message status callback fields (issue 13). */
+export const twilioMessageForm = z.looseObject({
+  AccountSid: field,
+  MessageSid: field,
+  SmsSid: field,
+  From: field,
+  To: field,
+  Body: field,
+  NumSegments: field,
+  MessageStatus: field,
+  SmsStatus: field,
+  ErrorCode: field,
+  ErrorMessage: field,
+});
+
+/** A carrier's message id: SM (or MM) + 32 hex. */
+export const MESSAGE_SID = /^[SM]M[0-9a-fA-F]{32}$/;

@@ -147,6 +147,21 @@ export const callKeys = {
 } as const;
 
 /**
+ * Text messages (issue 13) are high-volume like calls: a partition each
+ * (`TENANT#<t>#MESSAGE#<msg>`), gathered newest first in gsi1 `TENANT#<t>#MESSAGES`. A voice
+ * runtime `send_sms` action leaves a guard in its call's partition (`SMS_ACTION#<action_id>`,
+ * put if absent with the message), so a resent batch never sends twice.
+ */
+export const messagePartition = (tenantId: string, messageId: string) => `${tenantPk(tenantId)}#MESSAGE#${assertId(messageId)}`;
+export const messageKeys = {
+  message: (tenantId: string, messageId: string) => ({ pk: messagePartition(tenantId, messageId), sk: 'MESSAGE' }),
+  messageIndex: (tenantId: string, messageId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#MESSAGES`, gsi1sk: `MESSAGE#${assertId(messageId)}` }),
+  messagesIndexPartition: (tenantId: string) => `${tenantPk(tenantId)}#MESSAGES`,
+  messagesIndexPrefix: 'MESSAGE#',
+  callAction: (tenantId: string, callId: string, actionId: string) => ({ pk: callPartition(tenantId, callId), sk: `SMS_ACTION#${assertId(actionId)}` }),
+} as const;
+
+/**
  * Platform-owned records (no tenant): partitions start with `PLATFORM#`, which no tenant
  * key can (tenant partitions start with `TENANT#`). Every tenant may read templates.
  */
@@ -178,6 +193,8 @@ export const platformKeys = {
   numberClaim: (e164: string) => ({ pk: `${PLATFORM_PREFIX}NUMBER#${assertId(e164)}`, sk: 'CLAIM' }),
   /** A carrier's call id (Twilio CallSid) → the tenant's call: how status callbacks find it. */
   carrierCall: (callSid: string) => ({ pk: `${PLATFORM_PREFIX}CARRIER_CALL#${assertId(callSid)}`, sk: 'CALL' }),
+  /** A carrier's message id (Twilio MessageSid) → the tenant's message: an inbound webhook replayed finds what it stored. */
+  carrierMessage: (messageSid: string) => ({ pk: `${PLATFORM_PREFIX}CARRIER_MESSAGE#${assertId(messageSid)}`, sk: 'MESSAGE' }),
   /**
    * The tenant accounts that use a carrier account SID (a hint for callbacks to numbers no
    * tenant holds; the signature is still checked with each account's current token).

@@ -28,6 +28,11 @@ export const EVENT_TYPES = [
   'call.completed',
   'call.analysis_ready',
   'contact.opted_out',
+  // Text messages (issue 13).
+  'message.sent',
+  'message.delivered',
+  'message.failed',
+  'message.received',
   // Receptionist outcomes (the fixed catalog of shared/webhooks/receptionist-targets.ts).
   'receptionist.message_taken',
   'receptionist.ticket_opened',

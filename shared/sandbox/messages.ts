@@ -8,6 +8,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { platformKeys } from '../db/keys.js';
+import { countSegments } from '../messages/segments.js';
 import { twilioDate } from './numbers.js';
 import { scenarioFor } from './scenarios.js';
 import { messageTimeline, type MessageStep } from './timeline.js';
@@ -107,7 +108,7 @@ export const presentSandboxMessage = (m: SandboxMessage) => ({
   body: m.body,
   status: m.status,
   direction: 'outbound-api',
-  num_segments: String(Math.max(1, Math.ceil(m.body.length / 153))),
+  num_segments: String(countSegments(m.body).segments),
   num_media: '0',
   error_code: m.error_code,
   error_message: m.error_message,

@@ -19,6 +19,9 @@ export interface SandboxNumber {
   voice_method: string;
   status_callback: string | null;
   status_callback_method: string;
+  /** Where an inbound text goes (Twilio's SmsUrl; issue 13). Absent on numbers bought before. */
+  sms_url?: string | null;
+  sms_method?: string;
   created_at: string;
   updated_at: string;
 }
@@ -28,6 +31,8 @@ export interface NumberRouting {
   voice_method?: string;
   status_callback?: string;
   status_callback_method?: string;
+  sms_url?: string;
+  sms_method?: string;
 }
 
 export class SandboxNumberTaken extends Error {}
@@ -51,6 +56,8 @@ export async function buySandboxNumber(accountSid: string, phoneE164: string, ro
     voice_method: routing.voice_method ?? 'POST',
     status_callback: routing.status_callback ?? null,
     status_callback_method: routing.status_callback_method ?? 'POST',
+    sms_url: routing.sms_url ?? null,
+    sms_method: routing.sms_method ?? 'POST',
     created_at: now,
     updated_at: now,
   };
@@ -95,9 +102,9 @@ export async function routeSandboxNumber(number: SandboxNumber, routing: NumberR
     new UpdateCommand({
       TableName: tableName(),
       Key: platformKeys.sandboxNumber(number.phone_number),
-      UpdateExpression: 'SET voice_url = :vu, voice_method = :vm, status_callback = :sc, status_callback_method = :sm, updated_at = :u',
+      UpdateExpression: 'SET voice_url = :vu, voice_method = :vm, status_callback = :sc, status_callback_method = :sm, sms_url = :su, sms_method = :smm, updated_at = :u',
       ConditionExpression: 'account_sid = :acct',
-      ExpressionAttributeValues: { ':vu': next.voice_url, ':vm': next.voice_method, ':sc': next.status_callback, ':sm': next.status_callback_method, ':u': next.updated_at, ':acct': number.account_sid },
+      ExpressionAttributeValues: { ':vu': next.voice_url, ':vm': next.voice_method, ':sc': next.status_callback, ':sm': next.status_callback_method, ':su': next.sms_url ?? null, ':smm': next.sms_method ?? 'POST', ':u': next.updated_at, ':acct': number.account_sid },
     }),
   );
   return next;
@@ -115,6 +122,8 @@ export const presentSandboxNumber = (n: SandboxNumber) => ({
   voice_method: n.voice_method,
   status_callback: n.status_callback,
   status_callback_method: n.status_callback_method,
+  sms_url: n.sms_url ?? null,
+  sms_method: n.sms_method ?? 'POST',
   capabilities: { voice: true, sms: true, mms: false, fax: false },
   status: 'in-use',
   date_created: twilioDate(n.created_at),

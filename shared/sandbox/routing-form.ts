@@ -1,4 +1,4 @@
-/** Twilio's form fields that route a number's calls, checked as Twilio checks them. */
+/** Twilio's form fields that route a number's calls and texts, checked as Twilio checks them. */
 import * as z from 'zod';
 import { twilioError } from './accounts.js';
 import type { NumberRouting } from './numbers.js';
@@ -8,6 +8,8 @@ export interface RoutingForm {
   VoiceMethod?: string;
   StatusCallback?: string;
   StatusCallbackMethod?: string;
+  SmsUrl?: string;
+  SmsMethod?: string;
 }
 
 export const routingFromForm = (f: RoutingForm): NumberRouting => ({
@@ -15,6 +17,8 @@ export const routingFromForm = (f: RoutingForm): NumberRouting => ({
   ...(f.VoiceMethod !== undefined ? { voice_method: f.VoiceMethod } : {}),
   ...(f.StatusCallback !== undefined ? { status_callback: f.StatusCallback } : {}),
   ...(f.StatusCallbackMethod !== undefined ? { status_callback_method: f.StatusCallbackMethod } : {}),
+  ...(f.SmsUrl !== undefined ? { sms_url: f.SmsUrl } : {}),
+  ...(f.SmsMethod !== undefined ? { sms_method: f.SmsMethod } : {}),
 });
 
 const httpUrl = z.url({ protocol: /^https?$/ }).max(4000);
@@ -24,10 +28,10 @@ const httpUrl = z.url({ protocol: /^https?$/ }).max(4000);
  * Checked here, after Basic auth, not in the route's schema: a stranger learns nothing.
  */
 export function invalidRouting(form: RoutingForm) {
-  for (const url of [form.VoiceUrl, form.StatusCallback]) {
+  for (const url of [form.VoiceUrl, form.StatusCallback, form.SmsUrl]) {
     if (url !== undefined && !httpUrl.safeParse(url).success) return twilioError(400, 21402, `Url is not valid: ${url.slice(0, 200)}`);
   }
-  for (const method of [form.VoiceMethod, form.StatusCallbackMethod]) {
+  for (const method of [form.VoiceMethod, form.StatusCallbackMethod, form.SmsMethod]) {
     if (method !== undefined && method !== 'GET' && method !== 'POST') return twilioError(400, 21401, `Method is not valid: ${method.slice(0, 10)}`);
   }
   return undefined;

@@ -18,7 +18,8 @@ export type ScenarioId =
   | 'do_not_call'
   | 'wrong_person'
   | 'no_disclosure'
-  | 'opt_out_ignored';
+  | 'opt_out_ignored'
+  | 'sms_carrier_error';
 
 /** What the callee says and does, and what the (scripted) agent does wrong, if anything. */
 export interface ConversationScript {
@@ -111,6 +112,7 @@ export const SCENARIOS: readonly Scenario[] = [
   human('wrong_person', '5550131', 'Wrong person: says so and asks not to be called; the agent honours it', 2, 12, script({ answers: 'none', goal: false, opt_out: true, wrong_person: true })),
   human('no_disclosure', '5550140', 'Answers and the goal is reached, but the agent omits its disclosure', 8, 90, script({ agent_skips_disclosure: true })),
   human('opt_out_ignored', '5550141', 'Answers and opts out; the agent carries on regardless, and the callee hangs up', 5, 60, script({ answers: 'none', goal: false, opt_out: true, agent_ignores_opt_out: true, callee_hangs_up: true })),
+  { ...human('sms_carrier_error', '5550160', 'Calls go as 555-0100; an SMS is refused downstream with a carrier error (failed, 30007)', 8, 95, script({})), message: { status: 'failed', errorCode: 30007, errorMessage: 'Message filtered by the carrier' } },
 ];
 
 const BY_SUBSCRIBER = new Map(SCENARIOS.flatMap((s) => s.subscribers.map((sub) => [sub, s] as const)));

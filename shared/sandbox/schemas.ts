@@ -26,6 +26,8 @@ export const sandboxNumberResource = z
     voice_method: z.string(),
     status_callback: z.string().nullable(),
     status_callback_method: z.string(),
+    sms_url: z.string().nullable(),
+    sms_method: z.string(),
     capabilities: z.object({ voice: z.boolean(), sms: z.boolean(), mms: z.boolean(), fax: z.boolean() }),
     status: z.string(),
     date_created: z.string(),

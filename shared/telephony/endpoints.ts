@@ -23,6 +23,12 @@ export const carrierWebhookUrls = () => ({
   status_callback_url: `${publicBaseUrl()}/carrier/twilio/status`,
 });
 
+/** The messaging routes a BYO account pastes into its carrier console (issue 13). */
+export const carrierMessagingWebhookUrls = () => ({
+  url: `${publicBaseUrl()}/carrier/twilio/message`,
+  status_callback_url: `${publicBaseUrl()}/carrier/twilio/message-status`,
+});
+
 /**
  * The voice runtime's media-stream URL (a deployment setting, VOICE_RUNTIME_STREAM_URL);
  * without it, the runtime is taken to be served beside the API under /runtime/v1/stream.

@@ -34,6 +34,8 @@ export interface CarrierNumber {
 export interface NumberRouting {
   voiceUrl: string;
   statusCallbackUrl: string;
+  /** Where the carrier posts texts to the number (issue 13). */
+  smsUrl?: string;
 }
 
 /** The carrier refused the number itself (taken, unknown SID, not the account's). */

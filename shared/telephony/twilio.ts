@@ -74,7 +74,7 @@ export function twilioProvider(credentials: CarrierCredentials, baseUrl: string)
   const get = (path: string) => send(path);
   const accountPath = `/Accounts/${encodeURIComponent(credentials.accountSid)}`;
   const numbersPath = `/Accounts/${encodeURIComponent(credentials.accountSid)}/IncomingPhoneNumbers`;
-  const routingForm = (r: NumberRouting) => ({ VoiceUrl: r.voiceUrl, VoiceMethod: 'POST', StatusCallback: r.statusCallbackUrl, StatusCallbackMethod: 'POST' });
+  const routingForm = (r: NumberRouting) => ({ VoiceUrl: r.voiceUrl, VoiceMethod: 'POST', StatusCallback: r.statusCallbackUrl, StatusCallbackMethod: 'POST', ...(r.smsUrl ? { SmsUrl: r.smsUrl, SmsMethod: 'POST' } : {}) });
   /** Twilio's IncomingPhoneNumber resource → ours; its own failures → CarrierUnavailable. */
   const numberFrom = async (res: Response, refused: (code: number | undefined, status: number) => NumberRefused | undefined): Promise<CarrierNumber> => {
     if (!res.ok) {

@@ -70,3 +70,6 @@ export const hangup = (): TwimlNode => node('Hangup');
 
 /** Refuses the call before it is answered (no charge to the caller); `busy` plays a busy tone. */
 export const reject = (reason?: 'rejected' | 'busy'): TwimlNode => node('Reject', { reason });
+
+/** Messaging TwiML: the reply text the carrier sends back to the sender of an inbound message. */
+export const message = (text: string): TwimlNode => node('Message', {}, [text]);

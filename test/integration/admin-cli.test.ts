@@ -237,3 +237,30 @@ describe('sandbox call --script booking', () => {
     expect(bad.stderr).toContain('--script');
   });
 });
+
+describe('sandbox sms', () => {
+  it('texts a sandbox number as the carrier would and prints what the platform answered: STOP suppresses the sender', async () => {
+    const tenant = JSON.parse(admin('tenant', 'create', '--name', 'Texts Co', '--admin-email', 'texts@acme.test').stdout) as { api_key: { secret: string } };
+    const api = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${stack.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${tenant.api_key.secret}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      return (await res.json()) as Record<string, any>;
+    };
+    const account = await api('POST', '/v1/telephony-accounts', { mode: 'byo', provider: 'mock' });
+    await api('POST', `/v1/telephony-accounts/${account.id}/verify`);
+    await api('POST', '/v1/phone-numbers', { phone_e164: '+14155550144', telephony_account_id: account.id, capabilities: ['voice', 'sms'], a2p_campaign_ref: 'CMP1' });
+    const out = await adminAsync('sandbox', 'sms', '--from', '+12125550188', '--to', '+14155550144', '--body', 'STOP');
+    expect(out.status, out.stderr).toBe(0);
+    const lines = out.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ outcome: 'answered', status: 200, message_sid: expect.stringMatching(/^SM/), replies: [expect.stringMatching(/^Texts Co: You are unsubscribed/)] });
+    const suppressions = await api('GET', '/v1/suppressions?phone_e164=%2B12125550188');
+    expect(suppressions.data).toEqual([expect.objectContaining({ status: 'active', source: 'sms' })]);
+    const messages = await api('GET', '/v1/messages?direction=inbound');
+    expect(messages.data).toEqual([expect.objectContaining({ from_e164: '+12125550188', inbound_intent: 'stop', status: 'received' })]);
+
+    const nobody = await adminAsync('sandbox', 'sms', '--from', '+12125550188', '--to', '+14155550998', '--body', 'hi');
+    expect(JSON.parse(nobody.stdout)).toMatchObject({ outcome: 'not_in_service', replies: [] });
+    const bad = await adminAsync('sandbox', 'sms', '--from', '+12125550188', '--to', '+14155550144');
+    expect(bad.status).toBe(2);
+  });
+});

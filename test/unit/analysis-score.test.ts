@@ -483,7 +483,7 @@ describe('the sandbox scripts score as their test numbers promise', () => {
   const questions = [{ id: 'nps', prompt: 'How likely are you to recommend us?' }];
   const dispositionOf: Partial<Record<ScenarioId, string>> = {
     goal: 'completed_goal', no_goal: 'completed_no_goal', first_only: 'answered_incomplete', declines: 'completed_no_goal',
-    do_not_call: 'opt_out', wrong_person: 'wrong_person_opt_out', no_disclosure: 'completed_goal', opt_out_ignored: 'opt_out',
+    do_not_call: 'opt_out', wrong_person: 'wrong_person_opt_out', no_disclosure: 'completed_goal', opt_out_ignored: 'opt_out', sms_carrier_error: 'completed_goal',
   };
 
   /** What the analysis worker would gather from the runtime's events for this script (a sketch of its mapping). */
@@ -516,6 +516,7 @@ describe('the sandbox scripts score as their test numbers promise', () => {
 
   const expected: Record<ScenarioId, { verdict: SuccessEvaluation['verdict']; goal: string; disclosure: string; optout: string }> = {
     goal: { verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass' },
+    sms_carrier_error: { verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass' },
     no_goal: { verdict: 'partial', goal: 'fail', disclosure: 'pass', optout: 'pass' },
     first_only: { verdict: 'partial', goal: 'fail', disclosure: 'pass', optout: 'pass' },
     declines: { verdict: 'fail', goal: 'fail', disclosure: 'pass', optout: 'pass' },

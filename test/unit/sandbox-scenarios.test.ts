@@ -18,6 +18,7 @@ const TABLE: [string, ScenarioId][] = [
   ['5550131', 'wrong_person'],
   ['5550140', 'no_disclosure'],
   ['5550141', 'opt_out_ignored'],
+  ['5550160', 'sms_carrier_error'],
 ];
 
 const calls = (id: ScenarioId, md: 'Enable' | 'DetectMessageEnd' | null = null) => callTimeline(scenarioById(id), md).map((s) => [s.event, s.callStatus, s.at]);
@@ -80,7 +81,9 @@ describe('carrier timelines', () => {
     expect(callTimeline(scenarioById('machine'), null).some((s) => s.answeredBy)).toBe(false);
   });
 
-  it('messages: delivered by default; 555-0123 fails (30008); 555-0121 is undelivered (30003)', () => {
+  it('messages: delivered by default; 555-0123 fails (30008); 555-0121 is undelivered (30003); 555-0160 fails with a carrier error (30007) though its calls go through', () => {
+    expect(messageTimeline(scenarioFor('+12125550160'))).toEqual([{ at: 1, status: 'failed', errorCode: 30007, errorMessage: 'Message filtered by the carrier' }]);
+    expect(scenarioFor('+12125550160').carrier).toBe('human');
     expect(messageTimeline(scenarioFor('+12125550100'))).toEqual([{ at: 1, status: 'sent' }, { at: 2, status: 'delivered' }]);
     expect(messageTimeline(scenarioFor('+12125550123'))).toEqual([{ at: 1, status: 'failed', errorCode: 30008, errorMessage: 'Unknown error' }]);
     expect(messageTimeline(scenarioFor('+12125550121')).map((s) => [s.status, s.errorCode])).toEqual([['sent', undefined], ['undelivered', 30003]]);

@@ -23,7 +23,7 @@ export function dncReasons(inputs: ComplianceInputs, callee: Pick<Callee, 'place
   const areaCode = callee.place.areaCode;
   if (profile?.call_purpose !== 'marketing' || !callee.us || areaCode === null) return reasons;
   const snapshot = inputs.dnc_snapshot;
-  if (snapshot.loaded && snapshot.listed && !hasCoveringPewc(inputs.contact.consents, profile, atMs)) {
+  if (snapshot.loaded && snapshot.listed && !hasCoveringPewc(inputs.contact.consents, profile, atMs, inputs.channel ?? 'voice')) {
     reasons.push({ code: 'national_dnc', area_code: areaCode, as_of: snapshot.as_of, message: `The number is on the National Do Not Call Registry (area code ${areaCode} snapshot of ${snapshot.as_of}) and no valid pewc consent covers this call: capture prior express written consent for "${profile.subject}" from ${profile.seller_name}, or do not call` });
   }
   if (!inputs.san_refs.some((s) => s.area_codes.includes(areaCode))) {

@@ -8,6 +8,9 @@
  * compliance profile and the consent. The National DNC rules and every calling-time rule
  * (federal hours, state windows, the profile's window) are US-only or need a place we dial,
  * so they add nothing there (docs/decisions.md, "Jurisdiction").
+ *
+ * A text (`channel: 'sms'`, issue 13) is judged by the same rules, with consent scope
+ * channels asked for `sms` and the calling-time rules applied to marketing texts only.
  */
 import { calleeOf, jurisdictionReasons } from './callee.js';
 import { consentReasons } from './consent.js';
@@ -39,7 +42,8 @@ export function evaluate(inputs: ComplianceInputs, at: Date): ComplianceDecision
   if (profile === null) {
     reasons.push({ code: 'compliance_profile_missing', message: 'The agent version has no compliance profile, so the call cannot be judged: attach a compliance profile to the agent and publish a new version' });
   }
-  reasons.push(...consentReasons(contact.consents, profile, atMs), ...jurisdictionReasons(callee, contact.phone_e164));
+  const channel = inputs.channel ?? 'voice';
+  reasons.push(...consentReasons(contact.consents, profile, atMs, channel), ...jurisdictionReasons(callee, contact.phone_e164));
 
   const ctx: TimeContext = {
     zones: callee.zones,
@@ -49,8 +53,11 @@ export function evaluate(inputs: ComplianceInputs, at: Date): ComplianceDecision
     subject: profile?.subject ?? null,
     sameSubjectAttempts: profile ? inputs.recent_attempts.filter((a) => a.subject === profile.subject).map((a) => Date.parse(a.placed_at)).sort((a, b) => a - b) : [],
   };
-  // A call that is never placed has no time to wait for.
-  const deferReasons = callee.us ? deferReasonsAt(ctx, atMs) : [];
+  // A call that is never placed has no time to wait for. Texts: quiet hours and the state
+  // and profile windows bind marketing texts only (an informational text — a reminder, a
+  // code — may go at any hour), as they bind telephone solicitations.
+  const timed = callee.us && (channel === 'voice' || profile?.call_purpose === 'marketing');
+  const deferReasons = timed ? deferReasonsAt(ctx, atMs) : [];
   reasons.push(...deferReasons);
 
   let next: number | null = null;

@@ -17,6 +17,7 @@ export {
   type DncSnapshotFacts,
   type AttemptFacts,
   type CallPurpose,
+  type Channel,
   type Disposition,
   type ReasonCode,
 } from './types.js';

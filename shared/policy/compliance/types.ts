@@ -48,7 +48,12 @@ export interface AttemptFacts {
   subject: string;
 }
 
+/** What is judged: a call (the default) or a text message (issue 13). */
+export type Channel = 'voice' | 'sms';
+
 export interface ComplianceInputs {
+  /** Absent = voice. A text is judged by the same rules except: consent scope `channels` (when given) must include `sms`, and the time rules apply to marketing texts only. */
+  channel?: Channel;
   contact: ContactFacts;
   /** null when the agent version was published without a compliance profile. */
   profile: ProfileFacts | null;

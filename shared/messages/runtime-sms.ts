@@ -1,0 +1,81 @@
+/**
+ * The voice runtime's `send_sms` tool (a `conversation_action` event of kind send_sms): the
+ * agent texts the contact it is talking to, through the same path as POST /v1/messages
+ * (shared/messages/send-message.ts) with `origin_call_id` set, judged under the compliance
+ * profile frozen in the call's pinned agent version, sent from the call's number when it can.
+ *
+ * Arguments: `{body}` or `{template_id, variables}` (checked before the batch is stored:
+ * 422 otherwise). Once per action: the message commits with a guard item in the call's
+ * partition (`SMS_ACTION#<action_id>`, put if absent), so a resent batch sends nothing again.
+ * A call with no contact (an inbound caller no contact holds) sends nothing.
+ */
+import { profileFactsOf } from '../calls/compliance-inputs.js';
+import { tableName } from '../db/client.js';
+import { messageKeys } from '../db/keys.js';
+import type { ValidationIssue } from '../http/errors.js';
+import { logger } from '../observability.js';
+import { getAgentVersion } from '../repositories/agents.js';
+import { getCall } from '../repositories/calls.js';
+import { phoneHolder } from '../repositories/suppressions.js';
+import type { RuntimeEvent } from '../schemas/runtime-events.js';
+import { MAX_BODY_CHARS } from '../schemas/text-messages.js';
+import { AlreadySent, sendMessage, UnknownContact } from './send-message.js';
+import { messageTemplate, renderTemplate } from './templates.js';
+
+type Action = Extract<RuntimeEvent, { type: 'conversation_action' }>;
+
+export const isSmsAction = (e: RuntimeEvent): e is Action => e.type === 'conversation_action' && e.kind === 'send_sms';
+
+/** The text an action asks for, or what is wrong with its arguments (loc relative to the event). */
+export function smsActionText(args: Record<string, unknown>): { body: string; templateId: string | null } | { issue: Omit<ValidationIssue, 'loc'> & { loc: (string | number)[] } } {
+  const bad = (loc: string[], msg: string, type = 'value_error') => ({ issue: { loc: ['arguments', ...loc], msg, type } });
+  if (typeof args.template_id === 'string') {
+    const t = messageTemplate(args.template_id);
+    if (!t) return bad(['template_id'], 'No such message template');
+    const vars = args.variables ?? {};
+    if (typeof vars !== 'object' || vars === null || Object.values(vars).some((v) => typeof v !== 'string')) return bad(['variables'], 'An object of strings');
+    const rendered = renderTemplate(t, vars as Record<string, string>);
+    if ('problems' in rendered) return bad(['variables', rendered.problems[0]!.variable], rendered.problems[0]!.problem === 'missing' ? 'Field required by the template' : 'The template has no such variable', rendered.problems[0]!.problem === 'missing' ? 'missing' : 'extra_forbidden');
+    return { body: rendered.body, templateId: t.id };
+  }
+  const body = typeof args.body === 'string' ? args.body.trim() : '';
+  if (!body) return bad(['body'], 'send_sms needs a body (or a template_id with its variables)', 'missing');
+  if (body.length > MAX_BODY_CHARS) return bad(['body'], `At most ${MAX_BODY_CHARS} characters`, 'string_too_long');
+  return { body, templateId: null };
+}
+
+/** Sends each send_sms action of the batch that was not sent before. */
+export async function sendSmsActions(tenantId: string, callId: string, agentVersionId: string, events: readonly RuntimeEvent[], at: Date): Promise<void> {
+  const actions = events.filter(isSmsAction);
+  if (actions.length === 0) return;
+  const [call, version] = await Promise.all([getCall(tenantId, callId), getAgentVersion(tenantId, agentVersionId)]);
+  if (!call || !version) return;
+  const outbound = call as { contact_id?: string };
+  const contactId = outbound.contact_id ?? (await phoneHolder(tenantId, call.direction === 'inbound' ? call.from_e164 : call.to_e164))?.contactId;
+  if (!contactId) {
+    logger.info('send_sms on a call with no contact: nothing sent', { call_id: callId });
+    return;
+  }
+  for (const action of actions) {
+    const text = smsActionText(action.arguments ?? {});
+    if ('issue' in text) continue; // refused before the batch was stored
+    try {
+      await sendMessage(
+        tenantId,
+        {
+          contactId,
+          profile: profileFactsOf(version),
+          profileId: version.compliance_profile?.id ?? null,
+          body: text.body,
+          templateId: text.templateId,
+          originCallId: callId,
+          preferredNumberId: call.phone_number_id,
+          extraItems: () => [{ Put: { TableName: tableName(), Item: { ...messageKeys.callAction(tenantId, callId, action.action_id), type: 'sms_action' }, ConditionExpression: 'attribute_not_exists(pk)' } }],
+        },
+        at,
+      );
+    } catch (err) {
+      if (!(err instanceof AlreadySent) && !(err instanceof UnknownContact)) throw err;
+    }
+  }
+}

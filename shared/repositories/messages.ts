@@ -1,0 +1,153 @@
+/**
+ * Text messages (issue 13): one item per message in its own partition, gathered newest
+ * first in gsi1. Every status change is a conditional update on the status it was read in,
+ * committed with its outbox event (message.sent / message.delivered / message.failed) in one
+ * transaction; a change that lost a race is read again and re-judged, so callbacks that are
+ * replayed or reordered never move a message backwards or emit twice.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client.js';
+import { messageKeys } from '../db/keys.js';
+import { outboxItems, type EventType } from '../events/outbox.js';
+import { isId } from '../ids.js';
+import { nextStatus, type MessageStatus } from '../messages/status.js';
+import type { FilterCondition } from '../pagination/filters.js';
+import { queryPage } from '../pagination/page.js';
+import type { MessageFailure, MessageSummary } from '../schemas/text-messages.js';
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+export interface MessageRecord extends MessageSummary {
+  tenant_id: string;
+  telephony_account_id: string | null;
+  /** Inbound: the text the platform answered with (STOP confirmation, HELP text), if any. */
+  reply: string | null;
+}
+
+const T = () => tableName();
+const ATTEMPTS = 8;
+
+export const presentMessage = (item: Record<string, unknown>): MessageSummary => {
+  const m = item as unknown as MessageRecord;
+  return {
+    id: m.id,
+    direction: m.direction,
+    phone_number_id: m.phone_number_id ?? null,
+    contact_id: m.contact_id ?? null,
+    to_e164: m.to_e164,
+    from_e164: m.from_e164,
+    template_id: m.template_id ?? null,
+    body_rendered: m.body_rendered ?? null,
+    status: m.status,
+    provider_sid: m.provider_sid ?? null,
+    origin_call_id: m.origin_call_id ?? null,
+    inbound_intent: m.inbound_intent ?? null,
+    segments: m.segments,
+    compliance_profile_id: m.compliance_profile_id ?? null,
+    compliance: m.compliance ?? null,
+    failure: m.failure ?? null,
+    created_at: m.created_at,
+    updated_at: m.updated_at,
+  };
+};
+
+/** The event payload of a message (what a tenant's webhook receives). */
+export const messageEventData = (m: MessageSummary): Record<string, unknown> => ({
+  message_id: m.id,
+  direction: m.direction,
+  status: m.status,
+  contact_id: m.contact_id,
+  phone_number_id: m.phone_number_id,
+  to_e164: m.to_e164,
+  from_e164: m.from_e164,
+  origin_call_id: m.origin_call_id,
+  inbound_intent: m.inbound_intent,
+  segments: m.segments,
+  provider_sid: m.provider_sid,
+  failure: m.failure,
+});
+
+/** The Put of a new message (only if absent). */
+export const messagePut = (m: MessageRecord): TransactItem => ({
+  Put: {
+    TableName: T(),
+    Item: { ...messageKeys.message(m.tenant_id, m.id), ...messageKeys.messageIndex(m.tenant_id, m.id), type: 'message', ...m },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});
+
+export async function getMessageRecord(tenantId: string, messageId: string): Promise<MessageRecord | undefined> {
+  if (!isId(messageId)) return undefined;
+  const out = await db().send(new GetCommand({ TableName: T(), Key: messageKeys.message(tenantId, messageId), ConsistentRead: true }));
+  if (!out.Item) return undefined;
+  const { pk: _pk, sk: _sk, gsi1pk: _g, gsi1sk: _s, type: _t, ...record } = out.Item;
+  return record as MessageRecord;
+}
+
+export function listMessages(tenantId: string, opts: { limit: number; cursor?: string; filters: FilterCondition[] }) {
+  return queryPage({
+    tenantId,
+    scope: 'messages',
+    indexPartition: messageKeys.messagesIndexPartition(tenantId),
+    skPrefix: messageKeys.messagesIndexPrefix,
+    newestFirst: true,
+    limit: opts.limit,
+    cursor: opts.cursor,
+    filters: opts.filters,
+    map: presentMessage,
+  });
+}
+
+const EVENT_OF: Partial<Record<MessageStatus, EventType>> = { sent: 'message.sent', delivered: 'message.delivered', failed: 'message.failed' };
+
+export interface StatusReport {
+  status: MessageStatus;
+  provider_sid?: string;
+  failure?: MessageFailure;
+}
+
+/**
+ * Moves an outbound message to the reported status if the machine allows it, with its
+ * event, in one conditional transaction (on the status read and on provider_sid being
+ * unset or the same). Returns the message as it now is, and whether this call moved it.
+ * A provider_sid alone (no status change) is linked if the message has none.
+ */
+export async function applyMessageStatus(tenantId: string, messageId: string, report: StatusReport, at: Date): Promise<{ message: MessageRecord; moved: boolean } | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const current = await getMessageRecord(tenantId, messageId);
+    if (!current) return undefined;
+    if (report.provider_sid && current.provider_sid && current.provider_sid !== report.provider_sid) return { message: current, moved: false };
+    const to = current.direction === 'outbound' ? nextStatus(current.status, report.status) : null;
+    const linkSid = report.provider_sid !== undefined && current.provider_sid === null;
+    if (!to && !linkSid) return { message: current, moved: false };
+    const nowIso = at.toISOString();
+    const next: MessageRecord = {
+      ...current,
+      status: to ?? current.status,
+      provider_sid: current.provider_sid ?? report.provider_sid ?? null,
+      failure: to === 'failed' ? (report.failure ?? current.failure) : current.failure,
+      updated_at: nowIso,
+    };
+    const items: TransactItem[] = [
+      {
+        Update: {
+          TableName: T(),
+          Key: messageKeys.message(tenantId, messageId),
+          UpdateExpression: 'SET #status = :to, provider_sid = :sid, failure = :failure, updated_at = :now',
+          ConditionExpression: '#status = :from AND (provider_sid = :null OR provider_sid = :sid)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':to': next.status, ':from': current.status, ':sid': next.provider_sid, ':failure': next.failure, ':now': nowIso, ':null': null },
+        },
+      },
+    ];
+    const type = to ? EVENT_OF[to] : undefined;
+    if (type) items.push(...outboxItems(tenantId, type, messageEventData(presentMessage(next as unknown as Record<string, unknown>)), at).items);
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: items }));
+      return { message: next, moved: to !== null };
+    } catch (err) {
+      if (!(err instanceof TransactionCanceledException) || attempt >= ATTEMPTS) throw err;
+    }
+  }
+}

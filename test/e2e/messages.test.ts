@@ -1,0 +1,342 @@
+/**
+ * Text messages (issue 13) over the local stack with its workers (the sandbox carrier plays
+ * delivery and posts signed status callbacks): POST /v1/messages through the one compliance
+ * path, blocked sends that never reach the carrier, delivery status, the inbound messaging
+ * webhook (STOP/HELP/START), the list and its filters, tenant isolation.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { listTenantEvents } from '../../shared/events/outbox.js';
+import { parseDncFile } from '../../shared/dnc/snapshot-file.js';
+import { replaceDncSnapshot } from '../../shared/repositories/dnc-snapshots.js';
+import { getActiveSuppression } from '../../shared/repositories/suppressions.js';
+import { useTestStack } from '../support/stack.js';
+import { waitFor } from '../support/wait-for.js';
+import { locs } from './agent-fixtures.js';
+import { INFO_SUBJECT, QUIET_AT, queue, resetClock, setClock } from './call-fixtures.js';
+import { client, newTenant } from './client.js';
+import { eventsOfMessage, newMessageSid, sandboxMessagesFrom, textingTenant, type TextingTenant } from './message-fixtures.js';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../../shared/db/client.js';
+import { newId } from '../../shared/ids.js';
+import { messagePut } from '../../shared/repositories/messages.js';
+import { randomNumber } from './telephony-fixtures.js';
+
+const stack = useTestStack();
+
+let w: TextingTenant;
+beforeAll(async () => {
+  w = await textingTenant(stack);
+});
+afterEach(() => resetClock());
+
+const getMessage = async (id: string) => (await w.api('GET', `/v1/messages/${id}`)).body;
+const waitStatus = (id: string, status: string) => waitFor(async () => ((await getMessage(id)).status === status ? getMessage(id) : undefined), { timeoutMs: 15_000, message: `message ${id} ${status}` });
+
+describe('POST /v1/messages', () => {
+  it('sends: 201 queued with every MessageSummary field, handed to the carrier once, then sent → delivered by its signed callbacks, each with its event', async () => {
+    const c = await w.contact();
+    const before = (await sandboxMessagesFrom(w.number.phone_e164)).length;
+    const res = await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: 'Your appointment is tomorrow at 10:00. Reply STOP to opt out.' });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.stringMatching(/^msg_/),
+      direction: 'outbound',
+      phone_number_id: w.number.id,
+      contact_id: c.id,
+      to_e164: c.phone_e164,
+      from_e164: w.number.phone_e164,
+      template_id: null,
+      body_rendered: 'Your appointment is tomorrow at 10:00. Reply STOP to opt out.',
+      status: 'queued',
+      provider_sid: null,
+      origin_call_id: null,
+      inbound_intent: null,
+      segments: 1,
+      compliance_profile_id: w.info.id,
+      compliance: expect.objectContaining({ outcome: 'allow', call_purpose: 'informational' }),
+      failure: null,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    const done = await waitStatus(res.body.id, 'delivered');
+    expect(done.provider_sid).toMatch(/^SM[0-9a-f]{32}$/);
+    const sandbox = (await sandboxMessagesFrom(w.number.phone_e164)).filter((m) => m.sid === done.provider_sid);
+    expect(sandbox).toHaveLength(1);
+    expect((await sandboxMessagesFrom(w.number.phone_e164)).length).toBe(before + 1);
+    expect((await eventsOfMessage(w.tenantId, res.body.id)).map((e) => e.type)).toEqual(['message.sent', 'message.delivered']);
+  });
+
+  it('replays the same Idempotency-Key without sending again; requires the key', async () => {
+    const c = await w.contact();
+    const key = randomUUID();
+    const body = { contact_id: c.id, compliance_profile_id: w.info.id, body: 'Once only' };
+    const first = await w.send(body, key);
+    const again = await w.send(body, key);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replay')).toBe('true');
+    expect(again.body.id).toBe(first.body.id);
+    expect((await w.api('GET', `/v1/messages?contact_id=${c.id}`)).body.data).toHaveLength(1);
+    const missing = await w.api('POST', '/v1/messages', { body });
+    expect(missing.status).toBe(422);
+    expect(locs(missing.body)).toEqual(['header.idempotency-key:missing']);
+  });
+
+  it('a template renders with its variables; bad requests are 422 at their loc and write nothing', async () => {
+    const c = await w.contact();
+    const ok = await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, template_id: 'smt_callback_confirmation', variables: { business_name: 'Acme', when: 'tomorrow at 10' } });
+    expect(ok.status).toBe(201);
+    expect(ok.body).toMatchObject({ template_id: 'smt_callback_confirmation', body_rendered: 'Acme: we will call you back tomorrow at 10. Reply STOP to opt out.' });
+    const cases: [Record<string, unknown>, string[]][] = [
+      [{ contact_id: c.id, compliance_profile_id: w.info.id }, ['body.body:body_or_template']],
+      [{ contact_id: c.id, compliance_profile_id: w.info.id, body: 'x', template_id: 'smt_booking_link' }, ['body.body:body_or_template']],
+      [{ contact_id: c.id, compliance_profile_id: w.info.id, template_id: 'smt_booking_link', variables: { business_name: 'Acme' } }, ['body.variables.link:missing']],
+      [{ contact_id: 'con_01JZZZZZZZZZZZZZZZZZZZZZZZ', compliance_profile_id: w.info.id, body: 'x' }, ['body.contact_id:value_error']],
+      [{ contact_id: c.id, compliance_profile_id: 'cpr_01JZZZZZZZZZZZZZZZZZZZZZZZ', body: 'x' }, ['body.compliance_profile_id:value_error']],
+      [{ contact_id: c.id, compliance_profile_id: w.info.id, body: 'x', to: '+12125550100' }, ['body.to:unrecognized_keys']],
+    ];
+    for (const [body, expected] of cases) {
+      const res = await w.send(body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(locs(res.body).map((l) => l.replace(/:extra_forbidden$/, ':unrecognized_keys'))).toEqual(expected);
+    }
+    expect((await w.api('GET', `/v1/messages?contact_id=${c.id}`)).body.data).toHaveLength(1);
+  });
+
+  it('counts segments as carriers do: 161 GSM-7 characters are 2, an emoji makes 70 UCS-2 units the limit', async () => {
+    const c = await w.contact();
+    expect((await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: 'a'.repeat(161) })).body.segments).toBe(2);
+    expect((await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: `${'a'.repeat(68)}😀` })).body.segments).toBe(1);
+    expect((await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: `${'a'.repeat(69)}😀` })).body.segments).toBe(2);
+  });
+});
+
+describe('a blocked send never reaches the carrier: stored failed with its reason and message.failed', () => {
+  const expectBlocked = async (res: { status: number; body: any }, code: string) => {
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'failed', provider_sid: null, failure: expect.objectContaining({ code }) });
+    expect((await eventsOfMessage(w.tenantId, res.body.id)).map((e) => e.type)).toEqual(['message.failed']);
+  };
+
+  it('suppressed → dnc_hit; consent scope channels without sms → blocked_by_policy; a number without sms or without a2p_campaign_ref', async () => {
+    const before = (await sandboxMessagesFrom(w.number.phone_e164)).length;
+    const suppressed = await w.contact();
+    await w.api('POST', '/v1/suppressions', { body: { phone_e164: suppressed.phone_e164, reason: 'opt_out' } });
+    await expectBlocked(await w.send({ contact_id: suppressed.id, compliance_profile_id: w.info.id, body: 'Hi' }), 'dnc_hit');
+
+    const voiceOnly = await w.contact(undefined, { purposes: [INFO_SUBJECT], channels: ['voice'] });
+    const res = await w.send({ contact_id: voiceOnly.id, compliance_profile_id: w.info.id, body: 'Hi' });
+    await expectBlocked(res, 'blocked_by_policy');
+    expect(res.body.compliance.reasons.map((r: { code: string }) => r.code)).toEqual(['consent_scope_mismatch']);
+    const smsScope = await w.contact(undefined, { purposes: [INFO_SUBJECT], channels: ['voice', 'sms'] });
+    expect((await w.send({ contact_id: smsScope.id, compliance_profile_id: w.info.id, body: 'Hi' })).body.status).toBe('queued');
+    expect((await sandboxMessagesFrom(w.number.phone_e164)).length).toBe(before + 1); // only the allowed one
+
+    // Another tenant whose numbers cannot text: no sms capability, then sms without a 10DLC campaign.
+    const o = await textingTenant(stack, 'No SMS');
+    const c = await o.contact();
+    await o.api('PATCH', `/v1/phone-numbers/${o.number.id}`, { body: { inbound_agent_id: o.agentId } });
+    const noSms = await newTenant('Voice only');
+    const api = client(stack, noSms.token);
+    const acct = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'mock' } })).body.id;
+    await api('POST', `/v1/telephony-accounts/${acct}/verify`);
+    const voiceNumber = (await api('POST', '/v1/phone-numbers', { body: { phone_e164: randomNumber('212'), telephony_account_id: acct } })).body;
+    const smsNoA2p = (await api('POST', '/v1/phone-numbers', { body: { phone_e164: randomNumber('212'), telephony_account_id: acct, capabilities: ['sms'] } })).body;
+    const profile = (await api('POST', '/v1/compliance-profiles', { body: { name: 'R', call_purpose: 'informational', subject: INFO_SUBJECT, seller_name: 'Acme' } })).body;
+    const cc = (await api('POST', '/v1/contacts', { body: { phone_e164: randomNumber('212'), consent: { consent_basis: 'pewc', captured_at: '2026-10-01T12:00:00Z', scope: { purposes: [INFO_SUBJECT] }, evidence: { artifact_type: 'web_form', artifact_ref: 'x', content_hash: 'a'.repeat(64) } } } })).body;
+    const sent = await api('POST', '/v1/messages', { body: { contact_id: cc.id, compliance_profile_id: profile.id, body: 'Hi' }, headers: { 'idempotency-key': randomUUID() } });
+    expect(sent.body).toMatchObject({ status: 'failed', phone_number_id: smsNoA2p.id, failure: { code: 'a2p_registration_missing' } });
+    expect(await sandboxMessagesFrom(smsNoA2p.phone_e164)).toHaveLength(0);
+    expect(await sandboxMessagesFrom(voiceNumber.phone_e164)).toHaveLength(0);
+    expect(c.id).toBeTruthy();
+  });
+
+  it('a marketing text in quiet hours is not held: failed, deferred, with next_permitted_at; an informational one goes', async () => {
+    await replaceDncSnapshot('212', '2026-11-01', parseDncFile('2125550199', '212'));
+    const c = await w.contact();
+    setClock(QUIET_AT); // 22:00 in New York
+    const before = (await sandboxMessagesFrom(w.number.phone_e164)).length;
+    const res = await w.send({ contact_id: c.id, compliance_profile_id: w.marketing.id, body: 'Our offer' });
+    await expectBlocked(res, 'deferred');
+    expect(res.body.failure.next_permitted_at).toBe('2026-11-18T13:00:00.000Z');
+    expect(res.body.compliance).toMatchObject({ outcome: 'defer', reasons: [expect.objectContaining({ code: 'quiet_hours' })] });
+    expect((await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: 'Reminder' })).body.status).toBe('queued');
+    expect((await sandboxMessagesFrom(w.number.phone_e164)).length).toBe(before + 1);
+  });
+
+  it('555-0160: the carrier fails it (30007): failed carrier_error, message.failed', async () => {
+    const c = await w.contact('+12125550160');
+    const res = await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: 'Hi' });
+    expect(res.body.status).toBe('queued');
+    const failed = await waitStatus(res.body.id, 'failed');
+    expect(failed.failure).toEqual({ code: 'carrier_error', message: expect.stringContaining('30007'), next_permitted_at: null, carrier_error_code: '30007' });
+    expect((await eventsOfMessage(w.tenantId, res.body.id)).map((e) => e.type)).toEqual(['message.failed']);
+  });
+});
+
+describe('status callbacks: signed, monotonic, idempotent', () => {
+  it('replayed and reordered callbacks never move a message backwards or emit twice; a bad signature is 403 and changes nothing', async () => {
+    const c = await w.contact();
+    const res = await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: 'Hi' });
+    const done = await waitStatus(res.body.id, 'delivered');
+    const params = (status: string) => ({ AccountSid: w.creds.account_sid, MessageSid: done.provider_sid, SmsSid: done.provider_sid, MessageStatus: status, SmsStatus: status, From: w.number.phone_e164, To: c.phone_e164 });
+    const path = `/carrier/twilio/message-status?message_id=${res.body.id}`;
+    for (const status of ['sent', 'delivered', 'queued', 'failed', 'delivered']) expect((await w.carrier(path, params(status))).status).toBe(200);
+    expect(await getMessage(res.body.id)).toMatchObject({ status: 'delivered', failure: null });
+    expect((await eventsOfMessage(w.tenantId, res.body.id)).map((e) => e.type)).toEqual(['message.sent', 'message.delivered']);
+
+    // Reordered: a queued message (as the send path leaves it) hears delivered before sent; sent then changes nothing.
+    const at = new Date().toISOString();
+    const sid = newMessageSid();
+    const queued = { ...res.body, id: newId('msg'), status: 'queued', provider_sid: sid, tenant_id: w.tenantId, telephony_account_id: w.accountId, reply: null, created_at: at, updated_at: at };
+    await db().send(new TransactWriteCommand({ TransactItems: [messagePut(queued)] }));
+    const p2 = `/carrier/twilio/message-status?message_id=${queued.id}`;
+    for (const status of ['delivered', 'sent', 'delivered', 'sent']) expect((await w.carrier(p2, { ...params(status), MessageSid: sid, SmsSid: sid })).status).toBe(200);
+    expect((await getMessage(queued.id)).status).toBe('delivered');
+    expect((await eventsOfMessage(w.tenantId, queued.id)).map((e) => e.type)).toEqual(['message.delivered']);
+    // Another MessageSid naming the same message is not its callback.
+    await w.carrier(p2, { ...params('failed'), MessageSid: newMessageSid() });
+    expect((await getMessage(queued.id)).status).toBe('delivered');
+
+    const forged = await w.carrier(path, params('failed'), 'bm90IGEgc2lnbmF0dXJl');
+    expect(forged.status).toBe(403);
+    expect((await getMessage(res.body.id)).status).toBe('delivered');
+  });
+});
+
+describe('inbound texts', () => {
+  it.each(['stop', ' Stop ', 'STOPALL', 'OPTOUT', 'please stop texting me'])('%j suppresses the sender (source sms) with one confirmation; the next POST /v1/calls to the contact is dnc_hit', async (body) => {
+    const c = await w.contact();
+    const text = await w.textIn(c.phone_e164, body);
+    expect(text.status).toBe(200);
+    expect(text.replies).toEqual([expect.stringMatching(/^Texts: You are unsubscribed/)]);
+    const [message] = (await w.api('GET', `/v1/messages?contact_id=${c.id}&direction=inbound`)).body.data;
+    expect(message).toMatchObject({ direction: 'inbound', status: 'received', inbound_intent: 'stop', contact_id: c.id, from_e164: c.phone_e164, to_e164: w.number.phone_e164, provider_sid: text.sid, body_rendered: body, phone_number_id: w.number.id });
+    expect(await getActiveSuppression(w.tenantId, c.phone_e164)).toMatchObject({ source: 'sms', source_id: message.id, reason: 'opt_out' });
+    expect((await w.api('GET', `/v1/contacts/${c.id}`)).body.do_not_call).toBe(true);
+    const opted = (await listTenantEvents(w.tenantId)).filter((e) => e.type === 'contact.opted_out' && e.data.message_id === message.id);
+    expect(opted).toHaveLength(1);
+    expect(opted[0]!.data).toMatchObject({ source: 'sms', contact_id: c.id, phone_e164: c.phone_e164 });
+    expect((await eventsOfMessage(w.tenantId, message.id)).map((e) => e.type).sort()).toEqual(['contact.opted_out', 'message.received']);
+
+    // The very next call to the contact is disposed dnc_hit.
+    const call = await queue(w.api, { agent_id: w.agentId, contact_id: c.id });
+    expect(call.body).toMatchObject({ state: 'disposed', disposition: 'dnc_hit' });
+
+    // The carrier replays the webhook: nothing stored again, no second confirmation.
+    const replay = await w.textIn(c.phone_e164, body, text.sid);
+    expect(replay.replies).toEqual([]);
+    expect((await w.api('GET', `/v1/messages?contact_id=${c.id}&direction=inbound`)).body.data).toHaveLength(1);
+  });
+
+  it.each(['stopwatch for sale', 'thanks!'])('%j is other and suppresses nothing', async (body) => {
+    const c = await w.contact();
+    const text = await w.textIn(c.phone_e164, body);
+    expect(text.replies).toEqual([]);
+    expect((await w.api('GET', `/v1/messages?contact_id=${c.id}`)).body.data[0]).toMatchObject({ inbound_intent: 'other' });
+    expect(await getActiveSuppression(w.tenantId, c.phone_e164)).toBeUndefined();
+  });
+
+  it("HELP answers with the tenant's help text; a sender no contact holds is stored with contact_id null", async () => {
+    const stranger = randomNumber('646');
+    const text = await w.textIn(stranger, 'HELP');
+    expect(text.replies).toEqual([expect.stringMatching(/^Texts: .*Reply STOP to opt out/)]);
+    const [m] = (await w.api('GET', '/v1/messages?inbound_intent=help&direction=inbound')).body.data;
+    expect(m).toMatchObject({ from_e164: stranger, contact_id: null, inbound_intent: 'help' });
+  });
+
+  it('START lifts only a suppression an SMS STOP made (recorded on the entry); an API-made one stays', async () => {
+    const c = await w.contact();
+    await w.textIn(c.phone_e164, 'STOP');
+    const start = await w.textIn(c.phone_e164, 'START');
+    expect(start.replies).toEqual([expect.stringMatching(/resubscribed/)]);
+    expect(await getActiveSuppression(w.tenantId, c.phone_e164)).toBeUndefined();
+    const startMsg = (await w.api('GET', `/v1/messages?contact_id=${c.id}`)).body.data.find((m: { provider_sid: string }) => m.provider_sid === start.sid);
+    const entries = (await w.api('GET', `/v1/suppressions?phone_e164=${encodeURIComponent(c.phone_e164)}`)).body.data;
+    expect(entries).toEqual([expect.objectContaining({ status: 'lifted', source: 'sms', lifted_by: startMsg.id })]);
+    expect((await w.api('GET', `/v1/contacts/${c.id}`)).body.do_not_call).toBe(false);
+
+    const d = await w.contact();
+    await w.api('POST', '/v1/suppressions', { body: { phone_e164: d.phone_e164, reason: 'opt_out' } });
+    const refused = await w.textIn(d.phone_e164, 'UNSTOP');
+    expect(refused.replies).toEqual([]);
+    expect(await getActiveSuppression(w.tenantId, d.phone_e164)).toMatchObject({ source: 'api' });
+  });
+
+  it('a bad signature is 403 and writes nothing; a number no tenant holds gets an empty answer', async () => {
+    const c = await w.contact();
+    const forged = await w.textIn(c.phone_e164, 'STOP', undefined, 'bm90IGEgc2lnbmF0dXJl');
+    expect(forged.status).toBe(403);
+    expect((await w.api('GET', `/v1/messages?contact_id=${c.id}`)).body.data).toEqual([]);
+    expect(await getActiveSuppression(w.tenantId, c.phone_e164)).toBeUndefined();
+  });
+});
+
+describe('the voice runtime sends through the same path', () => {
+  it("send_sms during a call texts the caller's contact once, origin_call_id set, from the call's number; a resent batch sends nothing again; bad arguments are 422", async () => {
+    const c = await w.contact();
+    const { readTwiml } = await import('./message-fixtures.js');
+    const sid = `CA${randomUUID().replace(/-/g, '')}`;
+    const voice = await w.carrier('/carrier/twilio/voice', { AccountSid: w.creds.account_sid, CallSid: sid, From: c.phone_e164, To: w.number.phone_e164, CallStatus: 'ringing', Direction: 'inbound' });
+    const [connect] = readTwiml(voice.text);
+    const token = (connect as { parameters: Record<string, string> }).parameters.token!;
+    const callId = (await w.api('GET', '/v1/calls?direction=inbound')).body.data.find((x: { telephony: { provider_call_sid: string } }) => x.telephony.provider_call_sid === sid).id;
+    const runtime = client(stack, token);
+    const batch = { events: [{ id: `act-${sid}`, type: 'conversation_action', at: new Date().toISOString(), action_id: 'a1', kind: 'send_sms', arguments: { body: 'Here is the booking link: https://acme.test/b' } }] };
+    expect((await runtime('POST', `/runtime/v1/calls/${callId}/events`, { body: batch })).status).toBe(200);
+    expect((await runtime('POST', `/runtime/v1/calls/${callId}/events`, { body: batch })).status).toBe(200);
+    const sent = (await w.api('GET', `/v1/messages?origin_call_id=${callId}`)).body.data;
+    expect(sent).toEqual([expect.objectContaining({ direction: 'outbound', contact_id: c.id, to_e164: c.phone_e164, from_e164: w.number.phone_e164, origin_call_id: callId, compliance_profile_id: w.info.id, body_rendered: 'Here is the booking link: https://acme.test/b' })]);
+    await waitStatus(sent[0].id, 'delivered');
+    const bad = await runtime('POST', `/runtime/v1/calls/${callId}/events`, { body: { events: [{ id: `act2-${sid}`, type: 'conversation_action', at: new Date().toISOString(), action_id: 'a2', kind: 'send_sms', arguments: {} }] } });
+    expect(bad.status).toBe(422);
+    expect(locs(bad.body)).toEqual(['body.events.0.arguments.body:missing']);
+  });
+});
+
+describe('GET /v1/messages', () => {
+  it('filters by contact_id, direction, inbound_intent, status (with .in), origin_call_id and created_at ranges; bad values are 422', async () => {
+    const c = await w.contact();
+    const out = await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: 'Hi' });
+    await w.textIn(c.phone_e164, 'thanks!');
+    const list = (q: string) => w.api('GET', `/v1/messages?contact_id=${c.id}${q}`);
+    expect((await list('')).body.data).toHaveLength(2);
+    expect((await list('&direction=outbound')).body.data.map((m: { id: string }) => m.id)).toEqual([out.body.id]);
+    expect((await list('&status=received')).body.data).toHaveLength(1);
+    expect((await list('&status.in=received,queued,sent,delivered')).body.data).toHaveLength(2);
+    expect((await list('&inbound_intent=other')).body.data).toHaveLength(1);
+    expect((await list(`&created_at.gte=${encodeURIComponent(out.body.created_at)}`)).body.data).toHaveLength(2);
+    expect((await list('&created_at.lt=2020-01-01T00:00:00Z')).body.data).toHaveLength(0);
+    expect((await list('&origin_call_id=cal_none')).body.data).toHaveLength(0);
+    const paged = await list('&limit=1');
+    expect(paged.body).toMatchObject({ has_more: true, next_cursor: expect.any(String) });
+    expect((await list(`&limit=1&cursor=${encodeURIComponent(paged.body.next_cursor)}`)).body).toMatchObject({ has_more: false });
+    expect((await w.api('GET', '/v1/messages?status=bogus')).status).toBe(422);
+    expect((await w.api('GET', '/v1/messages?body=hi')).status).toBe(422);
+  });
+
+  it("another tenant's message is a 404 and never listed", async () => {
+    const c = await w.contact();
+    const mine = await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: 'Private' });
+    const other = await newTenant('Other');
+    const api = client(stack, other.token);
+    expect((await api('GET', `/v1/messages/${mine.body.id}`)).status).toBe(404);
+    expect((await api('GET', '/v1/messages')).body.data).toEqual([]);
+    expect((await w.api('GET', '/v1/messages/msg_01JZZZZZZZZZZZZZZZZZZZZZZZ')).status).toBe(404);
+  });
+});
+
+describe('GET /v1/telephony-accounts/{id}/inbound-messaging-webhook', () => {
+  it('404 for a mock account and for another tenant; the URLs for a verified byo account', async () => {
+    expect((await w.api('GET', `/v1/telephony-accounts/${w.accountId}/inbound-messaging-webhook`)).status).toBe(404);
+    const { newSandboxCredentials, putSandboxAccount } = await import('../../shared/sandbox/accounts.js');
+    const creds = newSandboxCredentials();
+    await putSandboxAccount(creds, { status: 'active' });
+    const byo = (await w.api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: creds } })).body.id;
+    expect((await w.api('GET', `/v1/telephony-accounts/${byo}/inbound-messaging-webhook`)).status).toBe(404);
+    await w.api('POST', `/v1/telephony-accounts/${byo}/verify`);
+    expect((await w.api('GET', `/v1/telephony-accounts/${byo}/inbound-messaging-webhook`)).body).toEqual({ url: `${stack.baseUrl}/carrier/twilio/message`, status_callback_url: `${stack.baseUrl}/carrier/twilio/message-status` });
+    const other = client(stack, (await newTenant()).token);
+    expect((await other('GET', `/v1/telephony-accounts/${byo}/inbound-messaging-webhook`)).status).toBe(404);
+  });
+});
