@@ -152,7 +152,7 @@ export class VoiceControlStack extends Stack {
         acknowledgeBucketObjects(fn.role, this.importBucket.bucket, IMPORT_OBJECTS_PATTERN);
         fn.addEnvironment('IMPORT_BUCKET', this.importBucket.bucket.bucketName);
       }
-      const httpRoute = this.api.addLambdaRoute(route.id, route.method, route.path, fn.function);
+      const httpRoute = this.api.addLambdaRoute(route.id, route.method, route.path, fn.function, route.tag);
       acknowledgeRouteAuthorization(httpRoute, route.auth);
       this.routeFunctions.set(route.id, fn);
     }

@@ -652,6 +652,28 @@ describe('cdk-nag AwsSolutions', () => {
 
 // ---------------------------------------------------------------------------- resource budget
 
+describe('route invocation', () => {
+  it('API Gateway invokes each route function through its area’s invoke role (no resource-based permission per function), allowed only those functions', () => {
+    const integrations = Object.values(resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Integration');
+    for (const route of routes) {
+      const fn = routeFn(route);
+      const integration = integrations.find((i) => JSON.stringify(i.Properties.IntegrationUri) === JSON.stringify(arnOf(fn.function)));
+      expect(integration, route.id).toBeDefined();
+      expect(integration!.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+      const role = stack.api.invokeRole(route.tag);
+      expect(integration!.Properties.CredentialsArn).toEqual(arnOf(role));
+      const allowed = (resources[logicalId(cfnOf(role))]!.Properties.Policies as { PolicyDocument: { Statement: { Action: string; Resource: unknown }[] } }[]).flatMap((p) => p.PolicyDocument.Statement);
+      expect(allowed.every((st) => st.Action === 'lambda:InvokeFunction')).toBe(true);
+      const areaFns = routes.filter((r) => r.tag === route.tag).map((r) => JSON.stringify(arnOf(routeFn(r).function)));
+      expect(allowed.flatMap((st) => (Array.isArray(st.Resource) ? st.Resource : [st.Resource])).map((r) => JSON.stringify(r)).sort()).toEqual(areaFns.sort());
+      expect(resources[logicalId(cfnOf(role))]!.Properties.AssumeRolePolicyDocument.Statement[0].Principal).toEqual({ Service: 'apigateway.amazonaws.com' });
+    }
+    const apiPermissions = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Permission' && r.Properties.Principal === 'apigateway.amazonaws.com');
+    // Only the $default fallback keeps a resource-based permission.
+    expect(apiPermissions).toHaveLength(1);
+  });
+});
+
 describe('CloudFormation resource budget', () => {
   it('stays well under the 500-resource stack limit: function grants are inline on each role, not separate policies', () => {
     const count = Object.keys(resources).length;
