@@ -6,6 +6,7 @@
  * as it is, so the message may be redelivered or re-sent by any safety net.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { now } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { callPartition } from '../db/keys.js';
 import { scoreCall, toStoredAnalysis } from '../policy/analysis/index.js';
@@ -44,7 +45,7 @@ export function settledDisposition(call: CallRecordWithEvents): { disposition: s
   return derived.disposition === call.disposition && derived.disposition_set_by === call.disposition_set_by ? null : derived;
 }
 
-export async function analyzeCall(tenantId: string, callId: string, now = new Date()): Promise<AnalyzeOutcome> {
+export async function analyzeCall(tenantId: string, callId: string, at = now()): Promise<AnalyzeOutcome> {
   const call = (await getCall(tenantId, callId)) as CallRecordWithEvents | undefined;
   if (!call) return 'no_call';
   if (call.analysis !== undefined) return 'already_analyzed';
@@ -56,6 +57,6 @@ export async function analyzeCall(tenantId: string, callId: string, now = new Da
   const facts = callFactsOf(settle ? { ...call, ...(settle as Pick<CallRecordWithEvents, 'disposition' | 'disposition_set_by'>) } : call, await callEventItems(tenantId, callId));
   const evaluation = scoreCall(facts, version.rubric);
   const stored = toStoredAnalysis(evaluation);
-  const done = await storeAnalysis(call, stored as unknown as Record<string, unknown>, { verdict: evaluation.verdict, rubric_version: evaluation.rubric_version }, now, settle ?? undefined);
+  const done = await storeAnalysis(call, stored as unknown as Record<string, unknown>, { verdict: evaluation.verdict, rubric_version: evaluation.rubric_version }, at, settle ?? undefined);
   return done ? 'stored' : 'already_analyzed';
 }

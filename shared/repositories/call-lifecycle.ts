@@ -16,6 +16,7 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { now as clockNow } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { callKeys, platformKeys } from '../db/keys.js';
 import { outboxItems, type EventType } from '../events/outbox.js';
@@ -75,14 +76,21 @@ export async function linkCarrierCall(call: CallRecord, callSid: string): Promis
   }
 }
 
-/** The event payload every call.* event carries. */
-export function callEventData(call: CallRecord, change?: StateChange & { disposition?: string | null }): Record<string, unknown> {
+/**
+ * The payload every call.* event carries (the queue and dispatch events too, through
+ * shared/calls/call-events.ts): what a webhook receiver needs to act on one event alone —
+ * which call, attempt and contact, and the state and disposition it is in (null until set).
+ */
+export const CALL_EVENT_FIELDS = ['call_id', 'attempt_id', 'contact_id', 'agent_id', 'agent_version_id', 'campaign_id', 'direction', 'state', 'disposition', 'disposition_set_by', 'end_reason'] as const;
+
+export function callEventData(call: Pick<CallRecord, 'id' | 'direction' | 'state' | 'disposition' | 'disposition_set_by' | 'end_reason' | 'attempt_id' | 'contact_id' | 'agent_id' | 'agent_version_id' | 'campaign_id'>, change?: Partial<Omit<StateChange, 'disposition' | 'disposition_set_by' | 'end_reason'>> & { disposition?: string | null; disposition_set_by?: string | null; end_reason?: string | null }): Record<(typeof CALL_EVENT_FIELDS)[number], unknown> {
   return {
     call_id: call.id,
     attempt_id: call.attempt_id ?? null,
     contact_id: call.contact_id ?? null,
     agent_id: call.agent_id ?? null,
     agent_version_id: call.agent_version_id ?? null,
+    campaign_id: call.campaign_id ?? null,
     direction: call.direction,
     state: change?.state ?? call.state,
     disposition: change?.disposition ?? call.disposition ?? null,
@@ -119,7 +127,7 @@ export async function applyCallTransition(
   callId: string,
   compute: (call: CallRecordWithEvents) => StateChange | null,
   extra: (call: CallRecordWithEvents, change: StateChange | null) => { sets: string[]; values: Record<string, unknown> } = () => ({ sets: [], values: {} }),
-  now = new Date(),
+  now = clockNow(),
 ): Promise<TransitionResult | undefined> {
   for (let attempt = 1; ; attempt++) {
     const call = (await getCall(tenantId, callId)) as CallRecordWithEvents | undefined;
@@ -170,7 +178,7 @@ export async function applyCallTransition(
  * final callback of a call that already ended (e.g. `machine` at the answer) adds its
  * duration and ended_at once, changing nothing else.
  */
-export function applyOutboundStatus(call: Pick<CallRecord, 'tenant_id' | 'id'>, status: CarrierStatus, durationSeconds: number | null, now = new Date()): Promise<TransitionResult | undefined> {
+export function applyOutboundStatus(call: Pick<CallRecord, 'tenant_id' | 'id'>, status: CarrierStatus, durationSeconds: number | null, now = clockNow()): Promise<TransitionResult | undefined> {
   return applyCallTransition(
     call.tenant_id,
     call.id,
@@ -205,7 +213,7 @@ export function cancelChange(call: Pick<CallRecord, 'direction' | 'state'>): Sta
   return change ? ({ ...change, disposition: null, disposition_set_by: null } as unknown as StateChange) : null;
 }
 
-export async function cancelCall(tenantId: string, callId: string, now = new Date()): Promise<TransitionResult | undefined> {
+export async function cancelCall(tenantId: string, callId: string, now = clockNow()): Promise<TransitionResult | undefined> {
   return applyCallTransition(tenantId, callId, cancelChange, undefined, now);
 }
 
@@ -213,7 +221,7 @@ export async function cancelCall(tenantId: string, callId: string, now = new Dat
  * Store the analysis once (conditional: none stored yet) with its call.analysis_ready event.
  * false: already analysed (a redelivered or re-sent message), nothing written.
  */
-export async function storeAnalysis(call: CallRecord, stored: Record<string, unknown>, summary: Record<string, unknown>, now = new Date(), settle?: { disposition: string; disposition_set_by: string }): Promise<boolean> {
+export async function storeAnalysis(call: CallRecord, stored: Record<string, unknown>, summary: Record<string, unknown>, now = clockNow(), settle?: { disposition: string; disposition_set_by: string }): Promise<boolean> {
   const at = now.toISOString();
   // A completed call whose runtime reported after the carrier's final callback: its disposition settles here, once, under a condition on the state and the disposition read.
   const settleSet = settle ? ', disposition = :d, disposition_set_by = :sb' : '';
