@@ -222,7 +222,7 @@ async function dispose(call: OutboundCallRecord, at: Date, why: { set_by: 'compl
         TransactItems: [
           callTransition(call, 'scheduled', change, at, { compliance: call.compliance, due_at: null }),
           ...dueDelete(call),
-          ...blockedEvent(call, disposition, at),
+          ...blockedEvent(call, end, at),
           ...completedEvent(call, end, at),
         ],
       }),

@@ -97,7 +97,7 @@ export async function queueCall(tenantId: string, body: QueueCallRequest, opts: 
   if (decision.outcome === 'block') {
     const change = onDisposedBeforeDial('scheduled', { disposition: decision.disposition ?? 'blocked_by_policy', set_by: 'compliance', end_reason: COMPLIANCE_END_REASON })!;
     call = { ...base, state: change.state, disposition: change.disposition!, disposition_set_by: change.disposition_set_by!, end_reason: change.end_reason!, ended_at: iso };
-    events.push(...queuedEvent(call, at), ...blockedEvent(call, call.disposition!, at), ...completedEvent(call, { state: call.state, disposition: call.disposition, disposition_set_by: call.disposition_set_by, end_reason: call.end_reason }, at));
+    events.push(...queuedEvent(call, at), ...blockedEvent(call, { disposition: call.disposition!, disposition_set_by: call.disposition_set_by!, end_reason: call.end_reason! }, at), ...completedEvent(call, { state: call.state, disposition: call.disposition, disposition_set_by: call.disposition_set_by, end_reason: call.end_reason }, at));
   } else {
     const scheduledFor = decision.outcome === 'defer' && decision.next_permitted_at ? new Date(decision.next_permitted_at).toISOString() : iso;
     call = { ...base, scheduled_for: scheduledFor, due_at: scheduledFor };
