@@ -23,6 +23,7 @@ import { outboxItems, type EventType } from '../events/outbox.js';
 import { completedDisposition } from '../policy/call-state/disposition.js';
 import { isTerminal, onCarrierStatus, onDisposedBeforeDial, type CarrierStatus, type StateChange } from '../policy/call-state/machine.js';
 import type { CallRecordWithEvents } from './call-events.js';
+import { analysisWatchDelete, endOfCallWatches, unfinishedWatchPut } from './call-watches.js';
 import { getCall, type CallRecord } from './calls.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -36,8 +37,9 @@ export class CallSidMismatch extends Error {
 
 /**
  * A callback (or the TwiML fetch) for an outbound call may arrive before dispatch stored the
- * CallSid: link it now (the pointer and `provider_call_sid`), idempotently. A call already
- * linked to this sid is fine; to another sid (or the sid to another call) → CallSidMismatch.
+ * CallSid: link it now (the pointer and `provider_call_sid`, and — for a call not ended yet —
+ * its unfinished watch, as dispatch's recordProviderSid would have), idempotently. A call
+ * already linked to this sid is fine; to another sid (or the sid to another call) → CallSidMismatch.
  */
 export async function linkCarrierCall(call: CallRecord, callSid: string): Promise<void> {
   if (call.provider_call_sid === callSid) {
@@ -49,6 +51,8 @@ export async function linkCarrierCall(call: CallRecord, callSid: string): Promis
   } else if (call.provider_call_sid) {
     throw new CallSidMismatch();
   }
+  // A call that already ended needs no watch (a link racing its end leaves one the reconciler drops).
+  const watch = !call.provider_call_sid && !isTerminal(call.state) ? clockNow().toISOString() : null;
   try {
     await db().send(
       new TransactWriteCommand({
@@ -58,11 +62,12 @@ export async function linkCarrierCall(call: CallRecord, callSid: string): Promis
             Update: {
               TableName: tableName(),
               Key: callKeys.call(call.tenant_id, call.id),
-              UpdateExpression: `SET provider_call_sid = :sid${call.telephony ? ', telephony.provider_call_sid = :sid' : ''}`,
+              UpdateExpression: `SET provider_call_sid = :sid${call.telephony ? ', telephony.provider_call_sid = :sid' : ''}${watch ? ', unfinished_watch_at = :watch' : ''}`,
               ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(provider_call_sid) OR attribute_type(provider_call_sid, :null) OR provider_call_sid = :sid)',
-              ExpressionAttributeValues: { ':sid': callSid, ':null': 'NULL' },
+              ExpressionAttributeValues: { ':sid': callSid, ':null': 'NULL', ...(watch ? { ':watch': watch } : {}) },
             },
           },
+          ...(watch ? [unfinishedWatchPut(call, watch)] : []),
         ],
       }),
     );
@@ -152,7 +157,16 @@ export async function applyCallTransition(
       if (change.stamp) sets.push(`${change.stamp} = if_not_exists(${change.stamp}, :now)`);
       const events: EventType[] = [];
       if (change.state === 'answered') events.push('call.answered');
-      if (isTerminal(change.state)) events.push('call.completed');
+      if (isTerminal(change.state)) {
+        events.push('call.completed');
+        // Ended: its analysis watch starts, its unfinished watch (if the carrier had it) goes.
+        const watches = endOfCallWatches({ tenant_id: tenantId, id: callId, unfinished_watch_at: call.unfinished_watch_at }, now);
+        items.push(...watches.items);
+        for (const [field, value] of Object.entries(watches.fields)) {
+          sets.push(`${field} = :w_${field}`);
+          values[`:w_${field}`] = value;
+        }
+      }
       for (const type of events) items.push(...outboxItems(tenantId, type, { ...callEventData(call, change), at }, now).items);
     }
     let condition = 'attribute_exists(pk) AND #state = :from';
@@ -218,7 +232,8 @@ export async function cancelCall(tenantId: string, callId: string, now = clockNo
 }
 
 /**
- * Store the analysis once (conditional: none stored yet) with its call.analysis_ready event.
+ * Store the analysis once (conditional: none stored yet) with its call.analysis_ready event;
+ * the call's analysis watch goes in the same transaction.
  * false: already analysed (a redelivered or re-sent message), nothing written.
  */
 export async function storeAnalysis(call: CallRecord, stored: Record<string, unknown>, summary: Record<string, unknown>, now = clockNow(), settle?: { disposition: string; disposition_set_by: string }): Promise<boolean> {
@@ -235,12 +250,13 @@ export async function storeAnalysis(call: CallRecord, stored: Record<string, unk
             Update: {
               TableName: tableName(),
               Key: callKeys.call(call.tenant_id, call.id),
-              UpdateExpression: `SET analysis = :a, analyzed_at = :now, updated_at = :now${settleSet}`,
+              UpdateExpression: `SET analysis = :a, analyzed_at = :now, updated_at = :now, analysis_watch_at = :noWatch${settleSet}`,
               ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(analysis)${settleCondition}`,
               ...(settle ? { ExpressionAttributeNames: { '#state': 'state' } } : {}),
-              ExpressionAttributeValues: { ':a': stored, ':now': at, ...settleValues },
+              ExpressionAttributeValues: { ':a': stored, ':now': at, ':noWatch': null, ...settleValues },
             },
           },
+          ...(call.analysis_watch_at ? [analysisWatchDelete(call.tenant_id, call.id, call.analysis_watch_at)] : []),
           ...outboxItems(call.tenant_id, 'call.analysis_ready', { ...callEventData(call), ...(settle ?? {}), ...summary, at }, now).items,
         ],
       }),
