@@ -24,6 +24,7 @@ import { completedDisposition } from '../policy/call-state/disposition.js';
 import { isTerminal, onCarrierStatus, onDisposedBeforeDial, type CarrierStatus, type StateChange } from '../policy/call-state/machine.js';
 import type { CallRecordWithEvents } from './call-events.js';
 import { analysisWatchDelete, endOfCallWatches, unfinishedWatchPut } from './call-watches.js';
+import { dueInstantOf, dueItemDelete } from './outbound-calls.js';
 import { getCall, type CallRecord } from './calls.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -155,6 +156,13 @@ export async function applyCallTransition(
         }
       }
       if (change.stamp) sets.push(`${change.stamp} = if_not_exists(${change.stamp}, :now)`);
+      // Leaving `scheduled` (a cancel): its due item goes with it, as with dispatch's own moves.
+      const due = call.state === 'scheduled' && change.state !== 'scheduled' ? dueInstantOf({ due_at: call.due_at ?? null, scheduled_for: call.scheduled_for ?? null }) : null;
+      if (due) {
+        items.push(dueItemDelete(tenantId, callId, due));
+        sets.push('due_at = :noDue');
+        values[':noDue'] = null;
+      }
       const events: EventType[] = [];
       if (change.state === 'answered') events.push('call.answered');
       if (isTerminal(change.state)) {

@@ -68,6 +68,8 @@ export interface CallRecord {
   idempotency_key?: string | null;
   telephony?: { provider: string | null; telephony_account_id: string | null; phone_number_id: string | null; from_e164: string | null; provider_call_sid: string | null; mock: boolean };
   dialing_at?: string | null;
+  /** The instant of its due item while scheduled (shared/repositories/outbound-calls.ts). */
+  due_at?: string | null;
   /** The stored success evaluation (shared/policy/analysis/stored.ts), once scored. */
   analysis?: unknown;
   /** The instant of the call's unfinished watch while the carrier has it and has not ended it (shared/repositories/call-watches.ts). */
