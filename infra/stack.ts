@@ -236,6 +236,18 @@ export class VoiceControlStack extends Stack {
         );
         acknowledgeStreamTrigger(fn.role);
       }
+      if (job.kms) {
+        this.credentialsKey.grant(fn.role, job.kms);
+        fn.addEnvironment('CREDENTIALS_KMS_KEY_ID', this.credentialsKey.key.keyArn);
+      }
+      if (job.publicUrls) {
+        fn.addEnvironment('PUBLIC_BASE_URL', publicBaseUrl);
+        fn.addEnvironment('TWILIO_API_BASE_URL', twilioApiBaseUrl);
+      }
+      if (job.appSecret) {
+        this.appSecret.secret.grantRead(fn.role);
+        fn.addEnvironment('APP_SECRET_ARN', this.appSecret.secret.secretArn);
+      }
       new Rule(scheduleScope, `${job.id}Rule`, {
         description: job.summary,
         schedule: Schedule.rate(Duration.minutes(job.everyMinutes)),

@@ -45,10 +45,28 @@ export interface ScheduledJobDefinition {
   readonly queues?: readonly QueueName[];
   /** Also run on the table's stream, for INSERTs of items whose pk starts with this prefix. */
   readonly tableStream?: string;
+  /** Rights on the key that seals other parties' secrets (it opens carrier credentials). */
+  readonly kms?: 'decrypt';
+  /** Needs the public base URL and the carrier API base URL (it asks carriers about calls). */
+  readonly publicUrls?: boolean;
+  /** Reads the app secret (the platform carrier account, for managed telephony accounts). */
+  readonly appSecret?: boolean;
   readonly summary: string;
 }
 
 export const scheduledJobs = [
   { id: 'outboxRelay', handler: 'functions/workers/outbox-relay', everyMinutes: 1, table: 'write', timeoutSeconds: 50, queues: ['webhookDelivery'], tableStream: 'PLATFORM#OUTBOX#', summary: 'Moves committed outbox events to the webhook-delivery queue (also on the table stream, within a second of the commit)' },
-  { id: 'callScheduler', handler: 'functions/workers/call-scheduler', everyMinutes: 1, table: 'write', timeoutSeconds: 50, queues: ['callDispatch', 'callAnalysis'], summary: 'Sends due deferred calls to dispatch; fails calls stuck in dialing without a carrier id (dispatch_unknown)' },
+  {
+    id: 'callScheduler',
+    handler: 'functions/workers/call-scheduler',
+    everyMinutes: 1,
+    table: 'write',
+    timeoutSeconds: 50,
+    queues: ['callDispatch', 'callAnalysis'],
+    // It asks the carrier about calls whose end was never reported, with the account's credentials.
+    kms: 'decrypt',
+    publicUrls: true,
+    appSecret: true,
+    summary: 'Sends due deferred calls to dispatch; fails calls stuck in dialing without a carrier id (dispatch_unknown); closes calls the carrier never reported the end of; re-sends lost analysis requests',
+  },
 ] as const satisfies readonly ScheduledJobDefinition[];

@@ -1,9 +1,11 @@
 /**
  * Asking for a call's analysis once it ended. Sent AFTER the terminal transition committed
- * (SQS is not part of a DynamoDB transaction). A send that fails is logged and the call
- * stays unanalysed until someone re-sends the message: the worker is idempotent (it stores
- * an analysis only when none is stored), so any safety net may re-send freely
- * (docs/decisions.md "Post-call analysis trigger").
+ * (SQS is not part of a DynamoDB transaction). A send that fails is only logged here: the
+ * terminal transition also wrote the call's analysis watch (shared/repositories/call-watches.ts),
+ * and the scheduler re-sends the request of any call still unscored
+ * ANALYSIS_RESEND_AFTER_MS after it ended (shared/calls/analysis-resend.ts). The worker is
+ * idempotent (it stores an analysis only when none is stored), so a re-send is harmless
+ * (docs/decisions.md "Post-call analysis trigger", "Nothing ends unscored").
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { env } from '../config.js';
@@ -23,10 +25,10 @@ export function analysisDelaySeconds(): number {
   return Math.min(900, Number(raw.trim()));
 }
 
-export async function requestAnalysis(tenantId: string, callId: string): Promise<boolean> {
+export async function requestAnalysis(tenantId: string, callId: string, delaySeconds = analysisDelaySeconds()): Promise<boolean> {
   const message: CallAnalysisMessage = { type: 'call.analyze', tenant_id: tenantId, call_id: callId };
   try {
-    await sqs().send(new SendMessageCommand({ QueueUrl: env.queueUrl(queues.callAnalysis.envVar), MessageBody: JSON.stringify(message), DelaySeconds: analysisDelaySeconds() }));
+    await sqs().send(new SendMessageCommand({ QueueUrl: env.queueUrl(queues.callAnalysis.envVar), MessageBody: JSON.stringify(message), DelaySeconds: delaySeconds }));
     return true;
   } catch (err) {
     logger.error('call analysis request not sent', { tenant_id: tenantId, call_id: callId, error: (err as Error).name });

@@ -2,18 +2,21 @@
  * Post-call analysis of one call (the call-analysis worker's work): read the call and its
  * EVENT items, map them to CallFacts (call-facts.ts), score them with the pinned version's
  * rubric (shared/policy/analysis, pure) and store the result once, with call.analysis_ready
- * in the same transaction. Idempotent: a call already analysed, or not yet ended, is left
- * as it is, so the message may be redelivered or re-sent by any safety net.
+ * in the same transaction (which also deletes the call's analysis watch). Idempotent: a call
+ * already analysed, or not yet ended, is left as it is, so the message may be redelivered or
+ * re-sent by the scheduler (analysis-resend.ts).
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { now } from '../clock.js';
 import { db, tableName } from '../db/client.js';
-import { callPartition } from '../db/keys.js';
+import { callPartition, dispatchKeys } from '../db/keys.js';
 import { scoreCall, toStoredAnalysis } from '../policy/analysis/index.js';
 import { completedDisposition } from '../policy/call-state/disposition.js';
 import { isTerminal } from '../policy/call-state/machine.js';
 import { getAgentVersion } from '../repositories/agents.js';
 import type { CallRecordWithEvents } from '../repositories/call-events.js';
 import { storeAnalysis } from '../repositories/call-lifecycle.js';
+import { dropWatch } from '../repositories/call-watches.js';
 import { getCall } from '../repositories/calls.js';
 import { callFactsOf, type StoredCallEvent } from './call-facts.js';
 
@@ -44,18 +47,22 @@ export function settledDisposition(call: CallRecordWithEvents): { disposition: s
   return derived.disposition === call.disposition && derived.disposition_set_by === call.disposition_set_by ? null : derived;
 }
 
-export async function analyzeCall(tenantId: string, callId: string, now = new Date()): Promise<AnalyzeOutcome> {
+export async function analyzeCall(tenantId: string, callId: string, at = now()): Promise<AnalyzeOutcome> {
   const call = (await getCall(tenantId, callId)) as CallRecordWithEvents | undefined;
   if (!call) return 'no_call';
   if (call.analysis !== undefined) return 'already_analyzed';
   if (!isTerminal(call.state)) return 'not_ended';
   const versionId = call.agent_version_id ?? call.inbound?.agent_version_id ?? null;
   const version = versionId ? await getAgentVersion(tenantId, versionId) : undefined;
-  if (!version) return 'no_version';
+  if (!version) {
+    // Nothing to score it against, ever: the re-send safety net has nothing to wait for.
+    if (call.analysis_watch_at) await dropWatch(dispatchKeys.analysis(call.analysis_watch_at, tenantId, callId));
+    return 'no_version';
+  }
   const settle = settledDisposition(call);
   const facts = callFactsOf(settle ? { ...call, ...(settle as Pick<CallRecordWithEvents, 'disposition' | 'disposition_set_by'>) } : call, await callEventItems(tenantId, callId));
   const evaluation = scoreCall(facts, version.rubric);
   const stored = toStoredAnalysis(evaluation);
-  const done = await storeAnalysis(call, stored as unknown as Record<string, unknown>, { verdict: evaluation.verdict, rubric_version: evaluation.rubric_version }, now, settle ?? undefined);
+  const done = await storeAnalysis(call, stored as unknown as Record<string, unknown>, { verdict: evaluation.verdict, rubric_version: evaluation.rubric_version }, at, settle ?? undefined);
   return done ? 'stored' : 'already_analyzed';
 }

@@ -4,28 +4,24 @@
  * to put in the transaction of the state change it reports (shared/events/outbox.ts).
  */
 import { outboxItems, type EventType } from '../events/outbox.js';
+import { callEventData } from '../repositories/call-lifecycle.js';
 import type { OutboundCallRecord } from '../repositories/outbound-calls.js';
 
 type Items = ReturnType<typeof outboxItems>['items'];
 
-const ids = (call: OutboundCallRecord) => ({
-  call_id: call.id,
-  attempt_id: call.attempt_id,
-  contact_id: call.contact_id,
-  agent_id: call.agent_id,
-  agent_version_id: call.agent_version_id,
-  campaign_id: call.campaign_id,
-});
-
+/**
+ * `type` for `call` at `at`: the shared call-event payload (callEventData: ids, state,
+ * disposition, …; null where not set) as the call stands after the change, then `extra`.
+ */
 export function callEvent(call: OutboundCallRecord, type: EventType, at: Date, extra: Record<string, unknown> = {}): Items {
-  return outboxItems(call.tenant_id, type, { ...ids(call), ...extra }, at).items;
+  return outboxItems(call.tenant_id, type, { ...callEventData(call), ...extra, at: at.toISOString() }, at).items;
 }
 
 export const queuedEvent = (call: OutboundCallRecord, at: Date) => callEvent(call, 'call.queued', at, { state: call.state, origin: call.origin });
 export const scheduledEvent = (call: OutboundCallRecord, scheduledFor: string, at: Date) =>
-  callEvent(call, 'call.scheduled', at, { state: 'scheduled', scheduled_for: scheduledFor, compliance_outcome: call.compliance.outcome, reasons: call.compliance.reasons.map((r) => r.code) });
-export const blockedEvent = (call: OutboundCallRecord, disposition: string, at: Date) =>
-  callEvent(call, 'call.blocked', at, { state: 'disposed', disposition, reasons: call.compliance.reasons.map((r) => r.code) });
+  callEvent(call, 'call.scheduled', at, { state: 'scheduled', disposition: null, scheduled_for: scheduledFor, compliance_outcome: call.compliance.outcome, reasons: call.compliance.reasons.map((r) => r.code) });
+export const blockedEvent = (call: OutboundCallRecord, end: { disposition: string; disposition_set_by: string; end_reason: string }, at: Date) =>
+  callEvent(call, 'call.blocked', at, { state: 'disposed', ...end, reasons: call.compliance.reasons.map((r) => r.code) });
 export const dialingEvent = (call: OutboundCallRecord, at: Date, from: { phone_number_id: string; from_e164: string }) => callEvent(call, 'call.dialing', at, { state: 'dialing', ...from });
 /** The one final event every attempt ends with, whichever way it ends. */
 export const completedEvent = (call: OutboundCallRecord, end: { state: string; disposition: string | null; disposition_set_by: string | null; end_reason: string | null }, at: Date) =>

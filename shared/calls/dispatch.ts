@@ -27,6 +27,7 @@ import { logger } from '../observability.js';
 import { onCarrierStatus, onDisposedBeforeDial } from '../policy/call-state/machine.js';
 import { getAgentVersion } from '../repositories/agents.js';
 import { getCall } from '../repositories/calls.js';
+import { endOfCallWatches } from '../repositories/call-watches.js';
 import { callTransition, dialingWatchDelete, dialingWatchPut, dueInstantOf, dueItemDelete, dueItemPut, failedConditionIndex, recordProviderSid, type OutboundCallRecord } from '../repositories/outbound-calls.js';
 import { utcDay } from '../repositories/phone-numbers.js';
 import { getTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
@@ -199,8 +200,9 @@ async function refused(call: OutboundCallRecord, err: CarrierRefused): Promise<D
   const at = now();
   const change = { ...onCarrierStatus('dialing', { CallStatus: 'failed' })!, end_reason: `carrier_refused_${err.reason}` };
   const end = { state: change.state, disposition: change.disposition ?? null, disposition_set_by: change.disposition_set_by ?? null, end_reason: change.end_reason };
+  const watches = endOfCallWatches(call, at);
   try {
-    await db().send(new TransactWriteCommand({ TransactItems: [callTransition(call, 'dialing', change, at), dialingWatchDelete(call.tenant_id, call.id, call.dialing_at!), ...completedEvent(call, end, at)] }));
+    await db().send(new TransactWriteCommand({ TransactItems: [callTransition(call, 'dialing', change, at, watches.fields), dialingWatchDelete(call.tenant_id, call.id, call.dialing_at!), ...watches.items, ...completedEvent(call, end, at)] }));
   } catch (e) {
     if (failedConditionIndex(e) !== 0) throw e;
     return 'refused';
@@ -216,13 +218,15 @@ async function dispose(call: OutboundCallRecord, at: Date, why: { set_by: 'compl
   const disposition = call.compliance.disposition ?? 'blocked_by_policy';
   const change = onDisposedBeforeDial('scheduled', { disposition, ...why })!;
   const end = { state: change.state, disposition, disposition_set_by: change.disposition_set_by!, end_reason: change.end_reason! };
+  const watches = endOfCallWatches(call, at);
   try {
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          callTransition(call, 'scheduled', change, at, { compliance: call.compliance, due_at: null }),
+          callTransition(call, 'scheduled', change, at, { compliance: call.compliance, due_at: null, ...watches.fields }),
           ...dueDelete(call),
-          ...blockedEvent(call, disposition, at),
+          ...watches.items,
+          ...blockedEvent(call, end, at),
           ...completedEvent(call, end, at),
         ],
       }),

@@ -29,10 +29,10 @@ export function presentCall(call: Stored): CallDetail {
     campaign_id: call.campaign_id ?? null,
     origin: call.origin ?? null,
     telephony: {
-      provider: t?.provider ?? call.provider,
-      telephony_account_id: t?.telephony_account_id ?? call.telephony_account_id,
+      provider: t?.provider ?? call.provider ?? null,
+      telephony_account_id: t?.telephony_account_id ?? call.telephony_account_id ?? null,
       phone_number_id: t?.phone_number_id ?? call.phone_number_id ?? null,
-      from_e164: t?.from_e164 ?? call.from_e164,
+      from_e164: t?.from_e164 ?? call.from_e164 ?? null,
       to_e164: call.to_e164,
       provider_call_sid: call.provider_call_sid || t?.provider_call_sid || null,
       mock: t?.mock ?? call.provider === 'mock',

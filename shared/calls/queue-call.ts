@@ -18,6 +18,7 @@ import { newId } from '../ids.js';
 import { logger } from '../observability.js';
 import { onDisposedBeforeDial } from '../policy/call-state/machine.js';
 import { contactAttemptPut } from '../repositories/contact-attempts.js';
+import { analysisWatchPut } from '../repositories/call-watches.js';
 import { dueItemPut, outboundCallPut, type OutboundCallRecord, type OutboundTelephony } from '../repositories/outbound-calls.js';
 import { getTelephonyAccount } from '../repositories/telephony-accounts.js';
 import type { QueueCallRequest } from '../schemas/calls.js';
@@ -96,8 +97,10 @@ export async function queueCall(tenantId: string, body: QueueCallRequest, opts: 
   const extra: TransactItem[] = [];
   if (decision.outcome === 'block') {
     const change = onDisposedBeforeDial('scheduled', { disposition: decision.disposition ?? 'blocked_by_policy', set_by: 'compliance', end_reason: COMPLIANCE_END_REASON })!;
-    call = { ...base, state: change.state, disposition: change.disposition!, disposition_set_by: change.disposition_set_by!, end_reason: change.end_reason!, ended_at: iso };
-    events.push(...queuedEvent(call, at), ...blockedEvent(call, call.disposition!, at), ...completedEvent(call, { state: call.state, disposition: call.disposition, disposition_set_by: call.disposition_set_by, end_reason: call.end_reason }, at));
+    call = { ...base, state: change.state, disposition: change.disposition!, disposition_set_by: change.disposition_set_by!, end_reason: change.end_reason!, ended_at: iso, analysis_watch_at: iso };
+    events.push(...queuedEvent(call, at), ...blockedEvent(call, { disposition: call.disposition!, disposition_set_by: call.disposition_set_by!, end_reason: call.end_reason! }, at), ...completedEvent(call, { state: call.state, disposition: call.disposition, disposition_set_by: call.disposition_set_by, end_reason: call.end_reason }, at));
+    // It has ended: it is scored too, and the analysis watch makes sure of it.
+    extra.push(analysisWatchPut(call, iso));
   } else {
     const scheduledFor = decision.outcome === 'defer' && decision.next_permitted_at ? new Date(decision.next_permitted_at).toISOString() : iso;
     call = { ...base, scheduled_for: scheduledFor, due_at: scheduledFor };

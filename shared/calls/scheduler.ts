@@ -1,7 +1,8 @@
 /**
  * The deferral scheduler and the dispatch reconciler, run together once a minute on AWS
- * (EventBridge → functions/scheduler/call-scheduler.ts) and every SCHEDULER_TICK_MS locally
- * (infra/local/stack.ts, while workers run).
+ * (EventBridge → functions/workers/call-scheduler.ts) and every SCHEDULER_TICK_MS locally
+ * (infra/local/stack.ts, while workers run), with the unfinished-call reconciler
+ * (unfinished-calls.ts) and the analysis re-send (analysis-resend.ts).
  *
  * runScheduler(at): every due item with an instant ≤ at, per shard, whose call is still
  * scheduled and due becomes a dispatch message; the item is then re-armed DUE_RECHECK_MS
@@ -13,36 +14,28 @@
  * runReconciler(at): every dialing watch older than DISPATCH_UNKNOWN_AFTER_MS (default
  * 120 s, far beyond a carrier's answer to a Calls create) whose call is still `dialing`
  * with no carrier call id → `failed`, end_reason dispatch_unknown (onDispatchUnknown),
- * final call.completed, watch deleted — one transaction. Never redialled: a call that may
+ * final call.completed, watch deleted, analysis watch put — one transaction. Never redialled: a call that may
  * have rung once is never rung again. A watch whose call moved on is just deleted.
  */
 import { requestAnalysis } from './analysis-queue.js';
-import { DeleteCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { callKeys, DISPATCH_SHARDS, dispatchKeys } from '../db/keys.js';
 import { logger } from '../observability.js';
 import { onDispatchUnknown } from '../policy/call-state/machine.js';
 import { getCall } from '../repositories/calls.js';
+import { endOfCallWatches, watchesOlderThan as olderThan } from '../repositories/call-watches.js';
 import { callTransition, dialingWatchDelete, dueInstantOf, dueItemDelete, dueItemPut, failedConditionIndex, type OutboundCallRecord } from '../repositories/outbound-calls.js';
 import { completedEvent } from './call-events.js';
 import { sendDispatch } from './dispatch-queue.js';
+import { runAnalysisResend } from './analysis-resend.js';
+import { runUnfinishedReconciler } from './unfinished-calls.js';
 
 export const DEFAULT_DISPATCH_UNKNOWN_AFTER_MS = 120_000;
 export const dispatchUnknownAfterMs = (): number => {
   const v = Number(process.env.DISPATCH_UNKNOWN_AFTER_MS);
   return Number.isFinite(v) && v > 0 ? v : DEFAULT_DISPATCH_UNKNOWN_AFTER_MS;
 };
-/** Items handled per shard per run (the next run takes the rest). */
-const PAGE = 100;
-
-/** Items of a shard partition with sk < `before` (ISO prefix order = time order), oldest first. */
-async function olderThan(pk: string, before: string): Promise<Record<string, unknown>[]> {
-  const out = await db().send(
-    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND sk < :before', ExpressionAttributeValues: { ':pk': pk, ':before': before }, Limit: PAGE, ConsistentRead: true }),
-  );
-  return out.Items ?? [];
-}
-
 /** After a send, the due item comes back this much later: a lost or dead-lettered message is sent again. */
 export const DUE_RECHECK_MS = 10 * 60_000;
 
@@ -124,12 +117,13 @@ export async function runReconciler(at: Date, afterMs = dispatchUnknownAfterMs()
         continue;
       }
       const end = { state: change.state, disposition: change.disposition ?? null, disposition_set_by: change.disposition_set_by ?? null, end_reason: change.end_reason ?? null };
-      const sidStillNull = { ...callTransition(call, 'dialing', change, at) };
+      const watches = endOfCallWatches(call, at);
+      const sidStillNull = { ...callTransition(call, 'dialing', change, at, watches.fields) };
       const update = sidStillNull.Update!;
       update.ConditionExpression = `${update.ConditionExpression} AND attribute_type(provider_call_sid, :nullType)`;
       update.ExpressionAttributeValues = { ...update.ExpressionAttributeValues, ':nullType': 'NULL' };
       try {
-        await db().send(new TransactWriteCommand({ TransactItems: [sidStillNull, dialingWatchDelete(tenantId, callId, dialingAt), ...completedEvent(call, end, at)] }));
+        await db().send(new TransactWriteCommand({ TransactItems: [sidStillNull, dialingWatchDelete(tenantId, callId, dialingAt), ...watches.items, ...completedEvent(call, end, at)] }));
         failed++;
         await requestAnalysis(tenantId, callId);
         logger.warn('dial outcome unknown: failed as dispatch_unknown', { tenant_id: tenantId, call_id: callId, dialing_at: dialingAt });
@@ -141,9 +135,22 @@ export async function runReconciler(at: Date, afterMs = dispatchUnknownAfterMs()
   return failed;
 }
 
-/** One tick: due calls sent, stuck dials reconciled. */
-export async function runDispatchTick(at: Date): Promise<{ sent: number; reconciled: number }> {
+export interface TickResult {
+  /** Due calls sent to dispatch. */
+  sent: number;
+  /** Stuck dials failed as dispatch_unknown. */
+  reconciled: number;
+  /** Calls the carrier never reported the end of, closed (its final status, or carrier_unreported). */
+  unfinished: number;
+  /** Ended calls whose analysis request was sent again. */
+  reanalysed: number;
+}
+
+/** One tick: due calls sent, stuck dials reconciled, unfinished calls closed, lost analysis requests re-sent. */
+export async function runDispatchTick(at: Date): Promise<TickResult> {
   const sent = await runScheduler(at);
   const reconciled = await runReconciler(at);
-  return { sent, reconciled };
+  const unfinished = await runUnfinishedReconciler(at);
+  const reanalysed = await runAnalysisResend(at);
+  return { sent, reconciled, unfinished, reanalysed };
 }

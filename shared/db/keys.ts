@@ -254,7 +254,13 @@ export const belongsToTenant = (partition: string, tenantId: string): boolean =>
  *  - dialing watches, `PLATFORM#DIALING#<shard>` / `<dialing_at ISO>#<tenant>#<call>`: a call
  *    moved to dialing whose carrier id is not yet known; the reconciler fails old ones;
  *  - cps counters, `PLATFORM#CPS#<tenant>#<account>` / `SECOND#<epoch s>`: dials started in
- *    one second on one telephony account (TTL'd), the cross-worker cps limiter.
+ *    one second on one telephony account (TTL'd), the cross-worker cps limiter;
+ *  - unfinished watches, `PLATFORM#UNFINISHED#<shard>` / `<since ISO>#<tenant>#<call>`: a call
+ *    the carrier took (its CallSid is linked) and has not ended; the reconciler asks the
+ *    carrier about old ones (shared/calls/unfinished-calls.ts);
+ *  - analysis watches, `PLATFORM#ANALYSIS#<shard>` / `<since ISO>#<tenant>#<call>`: a call
+ *    that ended and is not scored yet; the scheduler re-sends its analysis request
+ *    (shared/calls/analysis-resend.ts).
  * Shards spread a burst of calls over partitions (by the call id's hash).
  */
 export const DISPATCH_SHARDS = 4;
@@ -264,5 +270,9 @@ export const dispatchKeys = {
   due: (scheduledFor: string, tenantId: string, callId: string) => ({ pk: `${PLATFORM_PREFIX}DUE#${dispatchShard(assertId(callId))}`, sk: `${scheduledFor}#${assertId(tenantId)}#${callId}` }),
   dialingPartition: (shard: number) => `${PLATFORM_PREFIX}DIALING#${shard}`,
   dialing: (dialingAt: string, tenantId: string, callId: string) => ({ pk: `${PLATFORM_PREFIX}DIALING#${dispatchShard(assertId(callId))}`, sk: `${dialingAt}#${assertId(tenantId)}#${callId}` }),
+  unfinishedPartition: (shard: number) => `${PLATFORM_PREFIX}UNFINISHED#${shard}`,
+  unfinished: (since: string, tenantId: string, callId: string) => ({ pk: `${PLATFORM_PREFIX}UNFINISHED#${dispatchShard(assertId(callId))}`, sk: `${since}#${assertId(tenantId)}#${callId}` }),
+  analysisPartition: (shard: number) => `${PLATFORM_PREFIX}ANALYSIS#${shard}`,
+  analysis: (since: string, tenantId: string, callId: string) => ({ pk: `${PLATFORM_PREFIX}ANALYSIS#${dispatchShard(assertId(callId))}`, sk: `${since}#${assertId(tenantId)}#${callId}` }),
   cps: (tenantId: string, accountId: string, epochSecond: number) => ({ pk: `${PLATFORM_PREFIX}CPS#${assertId(tenantId)}#${assertId(accountId)}`, sk: `SECOND#${epochSecond}` }),
 } as const;

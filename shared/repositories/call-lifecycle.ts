@@ -16,12 +16,15 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { now as clockNow } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { callKeys, platformKeys } from '../db/keys.js';
 import { outboxItems, type EventType } from '../events/outbox.js';
 import { completedDisposition } from '../policy/call-state/disposition.js';
 import { isTerminal, onCarrierStatus, onDisposedBeforeDial, type CarrierStatus, type StateChange } from '../policy/call-state/machine.js';
 import type { CallRecordWithEvents } from './call-events.js';
+import { analysisWatchDelete, endOfCallWatches, unfinishedWatchPut } from './call-watches.js';
+import { dueInstantOf, dueItemDelete } from './outbound-calls.js';
 import { getCall, type CallRecord } from './calls.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -35,8 +38,9 @@ export class CallSidMismatch extends Error {
 
 /**
  * A callback (or the TwiML fetch) for an outbound call may arrive before dispatch stored the
- * CallSid: link it now (the pointer and `provider_call_sid`), idempotently. A call already
- * linked to this sid is fine; to another sid (or the sid to another call) → CallSidMismatch.
+ * CallSid: link it now (the pointer and `provider_call_sid`, and — for a call not ended yet —
+ * its unfinished watch, as dispatch's recordProviderSid would have), idempotently. A call
+ * already linked to this sid is fine; to another sid (or the sid to another call) → CallSidMismatch.
  */
 export async function linkCarrierCall(call: CallRecord, callSid: string): Promise<void> {
   if (call.provider_call_sid === callSid) {
@@ -48,6 +52,8 @@ export async function linkCarrierCall(call: CallRecord, callSid: string): Promis
   } else if (call.provider_call_sid) {
     throw new CallSidMismatch();
   }
+  // A call that already ended needs no watch (a link racing its end leaves one the reconciler drops).
+  const watch = !call.provider_call_sid && !isTerminal(call.state) ? clockNow().toISOString() : null;
   try {
     await db().send(
       new TransactWriteCommand({
@@ -57,11 +63,12 @@ export async function linkCarrierCall(call: CallRecord, callSid: string): Promis
             Update: {
               TableName: tableName(),
               Key: callKeys.call(call.tenant_id, call.id),
-              UpdateExpression: `SET provider_call_sid = :sid${call.telephony ? ', telephony.provider_call_sid = :sid' : ''}`,
+              UpdateExpression: `SET provider_call_sid = :sid${call.telephony ? ', telephony.provider_call_sid = :sid' : ''}${watch ? ', unfinished_watch_at = :watch' : ''}`,
               ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(provider_call_sid) OR attribute_type(provider_call_sid, :null) OR provider_call_sid = :sid)',
-              ExpressionAttributeValues: { ':sid': callSid, ':null': 'NULL' },
+              ExpressionAttributeValues: { ':sid': callSid, ':null': 'NULL', ...(watch ? { ':watch': watch } : {}) },
             },
           },
+          ...(watch ? [unfinishedWatchPut(call, watch)] : []),
         ],
       }),
     );
@@ -75,14 +82,21 @@ export async function linkCarrierCall(call: CallRecord, callSid: string): Promis
   }
 }
 
-/** The event payload every call.* event carries. */
-export function callEventData(call: CallRecord, change?: StateChange & { disposition?: string | null }): Record<string, unknown> {
+/**
+ * The payload every call.* event carries (the queue and dispatch events too, through
+ * shared/calls/call-events.ts): what a webhook receiver needs to act on one event alone —
+ * which call, attempt and contact, and the state and disposition it is in (null until set).
+ */
+export const CALL_EVENT_FIELDS = ['call_id', 'attempt_id', 'contact_id', 'agent_id', 'agent_version_id', 'campaign_id', 'direction', 'state', 'disposition', 'disposition_set_by', 'end_reason'] as const;
+
+export function callEventData(call: Pick<CallRecord, 'id' | 'direction' | 'state' | 'disposition' | 'disposition_set_by' | 'end_reason' | 'attempt_id' | 'contact_id' | 'agent_id' | 'agent_version_id' | 'campaign_id'>, change?: Partial<Omit<StateChange, 'disposition' | 'disposition_set_by' | 'end_reason'>> & { disposition?: string | null; disposition_set_by?: string | null; end_reason?: string | null }): Record<(typeof CALL_EVENT_FIELDS)[number], unknown> {
   return {
     call_id: call.id,
     attempt_id: call.attempt_id ?? null,
     contact_id: call.contact_id ?? null,
     agent_id: call.agent_id ?? null,
     agent_version_id: call.agent_version_id ?? null,
+    campaign_id: call.campaign_id ?? null,
     direction: call.direction,
     state: change?.state ?? call.state,
     disposition: change?.disposition ?? call.disposition ?? null,
@@ -119,7 +133,7 @@ export async function applyCallTransition(
   callId: string,
   compute: (call: CallRecordWithEvents) => StateChange | null,
   extra: (call: CallRecordWithEvents, change: StateChange | null) => { sets: string[]; values: Record<string, unknown> } = () => ({ sets: [], values: {} }),
-  now = new Date(),
+  now = clockNow(),
 ): Promise<TransitionResult | undefined> {
   for (let attempt = 1; ; attempt++) {
     const call = (await getCall(tenantId, callId)) as CallRecordWithEvents | undefined;
@@ -142,9 +156,25 @@ export async function applyCallTransition(
         }
       }
       if (change.stamp) sets.push(`${change.stamp} = if_not_exists(${change.stamp}, :now)`);
+      // Leaving `scheduled` (a cancel): its due item goes with it, as with dispatch's own moves.
+      const due = call.state === 'scheduled' && change.state !== 'scheduled' ? dueInstantOf({ due_at: call.due_at ?? null, scheduled_for: call.scheduled_for ?? null }) : null;
+      if (due) {
+        items.push(dueItemDelete(tenantId, callId, due));
+        sets.push('due_at = :noDue');
+        values[':noDue'] = null;
+      }
       const events: EventType[] = [];
       if (change.state === 'answered') events.push('call.answered');
-      if (isTerminal(change.state)) events.push('call.completed');
+      if (isTerminal(change.state)) {
+        events.push('call.completed');
+        // Ended: its analysis watch starts, its unfinished watch (if the carrier had it) goes.
+        const watches = endOfCallWatches({ tenant_id: tenantId, id: callId, unfinished_watch_at: call.unfinished_watch_at }, now);
+        items.push(...watches.items);
+        for (const [field, value] of Object.entries(watches.fields)) {
+          sets.push(`${field} = :w_${field}`);
+          values[`:w_${field}`] = value;
+        }
+      }
       for (const type of events) items.push(...outboxItems(tenantId, type, { ...callEventData(call, change), at }, now).items);
     }
     let condition = 'attribute_exists(pk) AND #state = :from';
@@ -170,7 +200,7 @@ export async function applyCallTransition(
  * final callback of a call that already ended (e.g. `machine` at the answer) adds its
  * duration and ended_at once, changing nothing else.
  */
-export function applyOutboundStatus(call: Pick<CallRecord, 'tenant_id' | 'id'>, status: CarrierStatus, durationSeconds: number | null, now = new Date()): Promise<TransitionResult | undefined> {
+export function applyOutboundStatus(call: Pick<CallRecord, 'tenant_id' | 'id'>, status: CarrierStatus, durationSeconds: number | null, now = clockNow()): Promise<TransitionResult | undefined> {
   return applyCallTransition(
     call.tenant_id,
     call.id,
@@ -205,15 +235,16 @@ export function cancelChange(call: Pick<CallRecord, 'direction' | 'state'>): Sta
   return change ? ({ ...change, disposition: null, disposition_set_by: null } as unknown as StateChange) : null;
 }
 
-export async function cancelCall(tenantId: string, callId: string, now = new Date()): Promise<TransitionResult | undefined> {
+export async function cancelCall(tenantId: string, callId: string, now = clockNow()): Promise<TransitionResult | undefined> {
   return applyCallTransition(tenantId, callId, cancelChange, undefined, now);
 }
 
 /**
- * Store the analysis once (conditional: none stored yet) with its call.analysis_ready event.
+ * Store the analysis once (conditional: none stored yet) with its call.analysis_ready event;
+ * the call's analysis watch goes in the same transaction.
  * false: already analysed (a redelivered or re-sent message), nothing written.
  */
-export async function storeAnalysis(call: CallRecord, stored: Record<string, unknown>, summary: Record<string, unknown>, now = new Date(), settle?: { disposition: string; disposition_set_by: string }): Promise<boolean> {
+export async function storeAnalysis(call: CallRecord, stored: Record<string, unknown>, summary: Record<string, unknown>, now = clockNow(), settle?: { disposition: string; disposition_set_by: string }): Promise<boolean> {
   const at = now.toISOString();
   // A completed call whose runtime reported after the carrier's final callback: its disposition settles here, once, under a condition on the state and the disposition read.
   const settleSet = settle ? ', disposition = :d, disposition_set_by = :sb' : '';
@@ -227,12 +258,13 @@ export async function storeAnalysis(call: CallRecord, stored: Record<string, unk
             Update: {
               TableName: tableName(),
               Key: callKeys.call(call.tenant_id, call.id),
-              UpdateExpression: `SET analysis = :a, analyzed_at = :now, updated_at = :now${settleSet}`,
+              UpdateExpression: `SET analysis = :a, analyzed_at = :now, updated_at = :now, analysis_watch_at = :noWatch${settleSet}`,
               ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(analysis)${settleCondition}`,
               ...(settle ? { ExpressionAttributeNames: { '#state': 'state' } } : {}),
-              ExpressionAttributeValues: { ':a': stored, ':now': at, ...settleValues },
+              ExpressionAttributeValues: { ':a': stored, ':now': at, ':noWatch': null, ...settleValues },
             },
           },
+          ...(call.analysis_watch_at ? [analysisWatchDelete(call.tenant_id, call.id, call.analysis_watch_at)] : []),
           ...outboxItems(call.tenant_id, 'call.analysis_ready', { ...callEventData(call), ...(settle ?? {}), ...summary, at }, now).items,
         ],
       }),

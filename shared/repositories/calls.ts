@@ -16,6 +16,7 @@ import { presentCall } from '../calls/present-call.js';
 import type { InboundRouteMode } from '../schemas/phone-numbers.js';
 
 import { isTerminal, onCarrierStatus, type CallState, type CarrierStatus } from '../policy/call-state/machine.js';
+import { analysisWatchPut } from './call-watches.js';
 
 export type { CallState };
 
@@ -67,8 +68,14 @@ export interface CallRecord {
   idempotency_key?: string | null;
   telephony?: { provider: string | null; telephony_account_id: string | null; phone_number_id: string | null; from_e164: string | null; provider_call_sid: string | null; mock: boolean };
   dialing_at?: string | null;
+  /** The instant of its due item while scheduled (shared/repositories/outbound-calls.ts). */
+  due_at?: string | null;
   /** The stored success evaluation (shared/policy/analysis/stored.ts), once scored. */
   analysis?: unknown;
+  /** The instant of the call's unfinished watch while the carrier has it and has not ended it (shared/repositories/call-watches.ts). */
+  unfinished_watch_at?: string | null;
+  /** The instant of its analysis watch, from the end of the call until its analysis is stored. */
+  analysis_watch_at?: string | null;
 }
 
 /** A call may record at most this many steps (a caller looping in a menu stops being recorded, not served). */
@@ -156,7 +163,8 @@ export async function appendInboundPath(call: Pick<CallRecord, 'tenant_id' | 'id
  * Apply a carrier status callback through the state machine (shared/policy/call-state):
  * the change is stored only if the call is still in the state it was computed from, so
  * replays and reordered callbacks change nothing. A call that already ended gains its
- * duration once (the final callback carries it).
+ * duration once (the final callback carries it). An inbound call an agent answered is
+ * scored when it ends: its analysis watch commits with the ending (one transaction).
  */
 export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus, durationSeconds: number | null, now = new Date()): Promise<boolean> {
   const change = onCarrierStatus(call.state, status);
@@ -181,20 +189,19 @@ export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus
     values[':d'] = durationSeconds;
   }
   if (sets.length === 1) return false;
+  const scored = Boolean(change && isTerminal(change.state) && call.inbound?.agent_version_id);
+  if (scored) {
+    sets.push('analysis_watch_at = :watch');
+    values[':watch'] = at;
+  }
+  const update = { TableName: tableName(), Key: callKeys.call(call.tenant_id, call.id), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: 'attribute_exists(pk) AND #state = :from', ExpressionAttributeNames: names, ExpressionAttributeValues: values };
   try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: callKeys.call(call.tenant_id, call.id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk) AND #state = :from',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    );
+    if (scored) await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, analysisWatchPut(call, at)] }));
+    else await db().send(new UpdateCommand(update));
     return true;
   } catch (err) {
     if (err instanceof ConditionalCheckFailedException) return false;
+    if (err instanceof TransactionCanceledException && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
     throw err;
   }
 }

@@ -17,6 +17,7 @@ import type { StateChange } from '../policy/call-state/machine.js';
 import type { CallDecision } from '../calls/caller-decision.js';
 import type { CallRecord } from './calls.js';
 import type { QueueCallRequest } from '../schemas/calls.js';
+import { unfinishedWatchPut } from './call-watches.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -118,8 +119,13 @@ export function callTransition(call: Pick<OutboundCallRecord, 'tenant_id' | 'id'
   };
 }
 
-/** The carrier answered the dial with its call id: the pointer callbacks find the call by, the sid on the call, the watch gone — one transaction. */
+/**
+ * The carrier answered the dial with its call id: the pointer callbacks find the call by, the
+ * sid on the call, the dialing watch gone and an unfinished watch in its place (the carrier
+ * has the call now; its terminal transition deletes it) — one transaction.
+ */
 export async function recordProviderSid(call: Pick<OutboundCallRecord, 'tenant_id' | 'id' | 'telephony_account_id'>, sid: string, dialingAt: string, at: Date): Promise<boolean> {
+  const since = at.toISOString();
   try {
     await db().send(
       new TransactWriteCommand({
@@ -129,12 +135,13 @@ export async function recordProviderSid(call: Pick<OutboundCallRecord, 'tenant_i
             Update: {
               TableName: tableName(),
               Key: callKeys.call(call.tenant_id, call.id),
-              UpdateExpression: 'SET provider_call_sid = :sid, telephony.provider_call_sid = :sid, updated_at = :now',
+              UpdateExpression: 'SET provider_call_sid = :sid, telephony.provider_call_sid = :sid, unfinished_watch_at = :now, updated_at = :now',
               ConditionExpression: 'attribute_exists(pk) AND attribute_type(provider_call_sid, :null)',
-              ExpressionAttributeValues: { ':sid': sid, ':now': at.toISOString(), ':null': 'NULL' },
+              ExpressionAttributeValues: { ':sid': sid, ':now': since, ':null': 'NULL' },
             },
           },
           dialingWatchDelete(call.tenant_id, call.id, dialingAt),
+          unfinishedWatchPut(call, since),
         ],
       }),
     );

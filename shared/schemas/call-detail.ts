@@ -63,10 +63,10 @@ export const conversationActionView = z
 
 export const callTelephony = z
   .object({
-    provider: z.string(),
-    telephony_account_id: z.string(),
+    provider: z.string().nullable().describe('null on an outbound call no number could place yet (deferred or blocked for no_caller_number)'),
+    telephony_account_id: z.string().nullable().describe('null on an outbound call no number could place yet'),
     phone_number_id: z.string().nullable(),
-    from_e164: z.string().describe('Outbound: our own number (the caller id); inbound: the caller'),
+    from_e164: z.string().nullable().describe('Outbound: our own number (the caller id; null while no number can place the call); inbound: the caller'),
     to_e164: z.string(),
     provider_call_sid: z.string().nullable().describe("The carrier's call id; null until dialled"),
     mock: z.boolean().describe('true for sandbox (mock) accounts'),

@@ -1,7 +1,7 @@
 /**
  * The port every carrier adapter implements (DESIGN §9). Handlers and workers speak to a
- * carrier only through it: verify an account, buy or connect numbers, place and hang up
- * calls, send SMS.
+ * carrier only through it: verify an account, buy or connect numbers, place, read and hang
+ * up calls, send SMS.
  */
 export interface CarrierCredentials {
   accountSid: string;
@@ -81,6 +81,21 @@ export interface PlaceCallInput {
   timeoutSeconds?: number;
 }
 
+/** A call's status as the carrier reports it (Twilio's Call resource `status`). */
+export const CARRIER_CALL_STATUSES = ['queued', 'initiated', 'ringing', 'in-progress', 'completed', 'busy', 'no-answer', 'failed', 'canceled'] as const;
+export type CarrierCallStatus = (typeof CARRIER_CALL_STATUSES)[number];
+/** The statuses a call never leaves. */
+export const FINAL_CARRIER_CALL_STATUSES: readonly CarrierCallStatus[] = ['completed', 'busy', 'no-answer', 'failed', 'canceled'];
+
+/** What the carrier says about one of the account's calls now. */
+export interface CarrierCallState {
+  status: CarrierCallStatus;
+  /** Machine detection's verdict (`human`, `machine_start`, …), when it ran. */
+  answeredBy: string | null;
+  /** Whole seconds the call was up, once it ended. */
+  durationSeconds: number | null;
+}
+
 export interface SendSmsInput {
   to: string;
   from: string;
@@ -100,6 +115,12 @@ export interface TelephonyProvider {
    * request left may still have dialled, so callers never retry a dial blindly.
    */
   placeCall(input: PlaceCallInput): Promise<{ sid: string }>;
+  /**
+   * What the carrier says about a call now (how the reconciler learns the end of a call
+   * whose final callback never came). CarrierRefused `not_found` when the carrier knows no
+   * such call on the account; CarrierUnavailable when it could not say.
+   */
+  fetchCall(callSid: string): Promise<CarrierCallState>;
   /** End a call (a call not yet answered is canceled); an ended call is left as it is. */
   hangUp(callSid: string): Promise<void>;
   sendSms(input: SendSmsInput): Promise<{ sid: string }>;

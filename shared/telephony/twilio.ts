@@ -4,7 +4,7 @@
  * itself on AWS, the sandbox carrier locally and for mock accounts, which speaks the same
  * subset with the same shapes.
  */
-import { CarrierRefused, CarrierUnavailable, NumberRefused, type AccountCheck, type CarrierCredentials, type CarrierNumber, type NumberRouting, type TelephonyProvider } from './provider.js';
+import { CARRIER_CALL_STATUSES, CarrierRefused, CarrierUnavailable, NumberRefused, type AccountCheck, type CarrierCallStatus, type CarrierCredentials, type CarrierNumber, type NumberRouting, type TelephonyProvider } from './provider.js';
 
 /**
  * An account's calls-per-second ceiling. Twilio's Account resource (2010-04-01) has no such
@@ -128,6 +128,15 @@ export function twilioProvider(credentials: CarrierCredentials, baseUrl: string)
       const res = await send(`${accountPath}/Calls.json`, pairs);
       if (!res.ok) throw await failure(res, `the call to ${input.to}`);
       return sidOf(res, 'CA');
+    },
+    async fetchCall(callSid) {
+      const res = await get(`${accountPath}/Calls/${encodeURIComponent(callSid)}.json`);
+      if (!res.ok) throw await failure(res, `reading the call ${callSid}`);
+      const call = (await res.json().catch(() => ({}))) as { status?: unknown; answered_by?: unknown; duration?: unknown };
+      if (!CARRIER_CALL_STATUSES.includes(call.status as CarrierCallStatus)) throw new CarrierUnavailable('carrier_error', `Twilio reported a call status it does not document: ${String(call.status)}`);
+      // Twilio sends the duration as a string of whole seconds (null until the call ended).
+      const duration = typeof call.duration === 'string' && /^\d{1,7}$/.test(call.duration) ? Number(call.duration) : typeof call.duration === 'number' && Number.isInteger(call.duration) && call.duration >= 0 ? call.duration : null;
+      return { status: call.status as CarrierCallStatus, answeredBy: typeof call.answered_by === 'string' && call.answered_by ? call.answered_by : null, durationSeconds: duration };
     },
     async hangUp(callSid) {
       const res = await send(`${accountPath}/Calls/${encodeURIComponent(callSid)}.json`, { Status: 'completed' });

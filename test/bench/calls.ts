@@ -1,43 +1,73 @@
 /**
- * Queue and dispatch (issue 10) on the local runtime with its workers: 500 calls queued to
- * sandbox test numbers (busy: the carrier ends them at once) on an account with cps_limit
- * 10, and the time until every one is dialled and every one is terminal, next to the least
- * time the cap allows (500 / 10 s); POST /v1/calls p50/p99 next to a raw TransactWriteItems
- * of the same items; DynamoDB calls per queued call (measured on deferred calls, so no
- * dispatch runs meanwhile).
+ * Queue and dispatch (issue 10) on the local runtime with its workers and scheduler:
+ *
+ *  1. POST /v1/calls p50/p99 and DynamoDB calls per queued call, for deferred calls (no
+ *     dispatch follows) and for allowed ones (the dispatch enqueue is in the request). Only
+ *     the calls the POST handler itself makes are counted: the route runs inside an
+ *     AsyncLocalStorage scope (request-scope.ts), so the scheduler's ticks and the workers'
+ *     calls meanwhile are left out (and reported apart);
+ *  2. a raw TransactWriteItems of the same items, same sizes and conditions: a real queue
+ *     transaction is captured and replayed with fresh ids (its idempotency claim made
+ *     beforehand, untimed, as the route does);
+ *  3. 500 calls queued to a mix of sandbox test numbers — answered by a person (555-0100,
+ *     0110), busy (0120), no answer (0121) and a machine (0122) — on an account with
+ *     cps_limit 10: the time until every one is dialled and every one is terminal, next to
+ *     the least time the cap allows (500 / 10 s).
  */
 import { randomUUID } from 'node:crypto';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { createTenant } from '../../shared/admin/bootstrap.js';
 import { minimumSpanSeconds } from '../../shared/calls/cps-limiter.js';
 import { setClockOffsetForTests } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { callKeys, keys } from '../../shared/db/keys.js';
-import { outboxItems } from '../../shared/events/outbox.js';
+import { claim } from '../../shared/idempotency/store.js';
 import { newId } from '../../shared/ids.js';
 import { isTerminal, type CallState } from '../../shared/policy/call-state/machine.js';
-import { contactAttemptPut } from '../../shared/repositories/contact-attempts.js';
-import { dueItemPut, outboundCallPut, type OutboundCallRecord } from '../../shared/repositories/outbound-calls.js';
 import { seedPlatformData } from '../../shared/seed/platform.js';
 import type { LocalStack } from '../../infra/local/stack.js';
+import { inRoute } from './request-scope.js';
 import { fmt, percentile, pool } from './stats.js';
+
+/** The stack must serve this route through request-scope.ts's scopedRoute (bin/bench.ts does). */
+const ROUTE = 'queueCall';
+
+/** The test numbers of the run and what the sandbox does with them (README "Sandbox test numbers"). */
+const MIX = [
+  { sub: '5550100', what: 'answered, goal' },
+  { sub: '5550110', what: 'answered, no goal' },
+  { sub: '5550120', what: 'busy' },
+  { sub: '5550121', what: 'no answer' },
+  { sub: '5550122', what: 'machine' },
+] as const;
+const AREA_CODES = ['212', '718', '917', '646', '347', '929', '516', '914', '631', '845'];
+
+interface Latency {
+  p50: number;
+  p99: number;
+  /** DynamoDB calls the POST handler made, per request. */
+  dynamoCalls: number;
+  /** DynamoDB calls others (scheduler ticks, workers) made in the same window: not counted. */
+  background: number;
+}
 
 export interface CallsFigures {
   calls: number;
   cps: number;
+  stepMs: number;
   queuedSeconds: number;
   floorSeconds: number;
   allDialledSeconds: number;
   terminal: number;
   allTerminalSeconds: number | null;
-  queueP50: number;
-  queueP99: number;
-  rawP50: number;
-  rawP99: number;
-  callsPerQueued: number;
+  byState: Record<string, number>;
+  deferred: Latency;
+  allowed: Latency;
+  raw: { p50: number; p99: number; items: number; bytes: number };
 }
 
 const setClock = (iso: string) => setClockOffsetForTests(Date.parse(iso) - Date.now());
+type Txn = NonNullable<TransactWriteCommandInput['TransactItems']>;
 
 export async function measureCalls(stack: LocalStack, total = 500, cps = 10): Promise<CallsFigures> {
   await seedPlatformData();
@@ -57,10 +87,10 @@ export async function measureCalls(stack: LocalStack, total = 500, cps = 10): Pr
   const agent = await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: profile.id });
   await api('POST', `/v1/agents/${agent.id}/publish`);
   const evidence = { artifact_type: 'web_form', artifact_ref: 'https://bench.test/1', content_hash: 'a'.repeat(64) };
-  // Busy test numbers (…555-0120) in New York area codes: the sandbox ends each call at once.
+  // Every scenario of the mix in every New York area code, called in turn.
   const contacts: Record<string, any>[] = [];
-  for (const npa of ['212', '718', '917', '646', '347', '929', '516', '914', '631', '845']) {
-    contacts.push(await api('POST', '/v1/contacts', { phone_e164: `+1${npa}5550120`, consent: { consent_basis: 'pewc', captured_at: '2026-01-01T00:00:00Z', scope: { purposes: ['appointment_reminders'] }, evidence } }));
+  for (const npa of AREA_CODES) {
+    for (const m of MIX) contacts.push(await api('POST', '/v1/contacts', { phone_e164: `+1${npa}${m.sub}`, consent: { consent_basis: 'pewc', captured_at: '2026-01-01T00:00:00Z', scope: { purposes: ['appointment_reminders'] }, evidence } }));
   }
   const queue = async (i: number) => api('POST', '/v1/calls', { agent_id: agent.id, contact_id: contacts[i % contacts.length]!.id }, { 'idempotency-key': randomUUID() });
   const time = async (fn: () => Promise<unknown>) => {
@@ -69,29 +99,42 @@ export async function measureCalls(stack: LocalStack, total = 500, cps = 10): Pr
     return performance.now() - s;
   };
 
-  // 1. DynamoDB calls per queued call: deferred calls (Mon 22:00 in New York, due Tue 08:00), so no dispatch runs.
-  let dynamoCalls = 0;
-  db().middlewareStack.add((next) => async (args) => { dynamoCalls++; return next(args); }, { step: 'initialize', name: 'benchCallsCounter' });
+  // Counting: the route's own calls and everyone else's, apart; and one real queue transaction kept as the raw baseline's template.
+  let counting = false;
+  let own = 0;
+  let others = 0;
+  let template: Txn | undefined;
+  db().middlewareStack.add(
+    (next) => async (args) => {
+      const mine = inRoute.getStore() === ROUTE;
+      if (counting) mine ? own++ : others++;
+      const items = (args.input as TransactWriteCommandInput).TransactItems;
+      if (mine && counting && !template && items?.some((i) => i.Put?.Item?.type === 'call')) template = structuredClone(items);
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchCallsCounter' },
+  );
+  const measure = async (n: number): Promise<Latency> => {
+    own = 0;
+    others = 0;
+    counting = true;
+    const times: number[] = [];
+    for (let i = 0; i < n; i++) times.push(await time(() => queue(i)));
+    counting = false;
+    return { p50: percentile(times, 50), p99: percentile(times, 99), dynamoCalls: own / n, background: others };
+  };
+
+  // 1a. Deferred calls (Mon 22:00 in New York, due Tue 08:00): no dispatch follows.
   setClock('2026-11-17T03:00:00.000Z');
   for (let i = 0; i < 20; i++) await queue(i); // warm
-  dynamoCalls = 0;
-  const queueTimes: number[] = [];
-  for (let i = 0; i < 200; i++) queueTimes.push(await time(() => queue(i)));
-  const callsPerQueued = dynamoCalls / 200;
+  const deferred = await measure(200);
 
-  // 2. A raw TransactWriteItems of the same items (call, attempt, idempotency record, 2 events + markers, due item).
+  // 2. The raw baseline: the captured transaction with fresh ids (the same items, sizes and conditions).
+  if (!template) throw new Error('no queue transaction was captured');
+  const raw = rawBaseline(template, t.tenant_id);
   const rawTimes: number[] = [];
-  for (let i = 0; i < 200; i++) {
-    const at = new Date();
-    const call = { id: newId('cal'), tenant_id: t.tenant_id, attempt_id: newId('att'), contact_id: contacts[0]!.id, direction: 'outbound', state: 'scheduled', questions: [], context: {}, created_at: at.toISOString(), updated_at: at.toISOString() } as unknown as OutboundCallRecord;
-    const items = [
-      outboundCallPut(call),
-      contactAttemptPut({ id: call.attempt_id, tenant_id: t.tenant_id, contact_id: call.contact_id, subject: 'appointment_reminders', placed_at: null, created_at: at.toISOString() }),
-      { Put: { TableName: tableName(), Item: { ...keys.idempotency(t.tenant_id, 'queueCall', randomUUID()), status: 'completed', response: '{}' } } },
-      ...outboxItems(t.tenant_id, 'call.queued', { call_id: call.id }, at).items,
-      ...outboxItems(t.tenant_id, 'call.scheduled', { call_id: call.id }, at).items,
-      dueItemPut(call, '2099-01-01T00:00:00.000Z'),
-    ];
+  for (let i = 0; i < 220; i++) {
+    const items = await raw.next();
     const ms = await time(() => db().send(new TransactWriteCommand({ TransactItems: items })));
     if (i >= 20) rawTimes.push(ms);
   }
@@ -104,11 +147,12 @@ export async function measureCalls(stack: LocalStack, total = 500, cps = 10): Pr
     ids[i] = (await queue(i)).call_id as string;
   });
   const queuedSeconds = (performance.now() - started) / 1000;
-  const read = async (id: string) => (await db().send(new GetCommand({ TableName: tableName(), Key: callKeys.call(t.tenant_id, id), ConsistentRead: true }))).Item as { state: CallState; provider_call_sid: string | null; dialing_at: string | null } | undefined;
+  const read = async (id: string) => (await db().send(new GetCommand({ TableName: tableName(), Key: callKeys.call(t.tenant_id, id), ConsistentRead: true }))).Item as { state: CallState; provider_call_sid: string | null } | undefined;
   let allDialledSeconds = NaN;
   let allTerminalSeconds: number | null = null;
   let terminal = 0;
-  const deadline = performance.now() + Math.max(180_000, minimumSpanSeconds(total, cps) * 3000);
+  let byState: Record<string, number> = {};
+  const deadline = performance.now() + Math.max(240_000, minimumSpanSeconds(total, cps) * 4000);
   while (performance.now() < deadline) {
     const states = new Array<Awaited<ReturnType<typeof read>>>(ids.length);
     await pool(ids, 20, async (id, i) => {
@@ -116,40 +160,79 @@ export async function measureCalls(stack: LocalStack, total = 500, cps = 10): Pr
     });
     const dialled = states.filter((s) => s && (s.provider_call_sid || isTerminal(s.state))).length;
     terminal = states.filter((s) => s && isTerminal(s.state)).length;
+    byState = states.reduce<Record<string, number>>((acc, s) => ({ ...acc, [s?.state ?? 'missing']: (acc[s?.state ?? 'missing'] ?? 0) + 1 }), {});
     if (dialled === ids.length && Number.isNaN(allDialledSeconds)) allDialledSeconds = (performance.now() - started) / 1000;
     if (terminal === ids.length) {
       allTerminalSeconds = (performance.now() - started) / 1000;
       break;
     }
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 250));
   }
+
+  // 1b. Allowed calls, one at a time, the workers dialling them meanwhile: the dispatch enqueue is in each request.
+  for (let i = 0; i < 20; i++) await queue(i); // warm
+  const allowed = await measure(200);
+
   setClockOffsetForTests(0);
   return {
     calls: total,
     cps,
+    stepMs: Number(process.env.SANDBOX_STEP_MS) || 500,
     queuedSeconds,
     floorSeconds: total / cps,
     allDialledSeconds,
     terminal,
     allTerminalSeconds,
-    queueP50: percentile(queueTimes, 50),
-    queueP99: percentile(queueTimes, 99),
-    rawP50: percentile(rawTimes, 50),
-    rawP99: percentile(rawTimes, 99),
-    callsPerQueued,
+    byState,
+    deferred,
+    allowed,
+    raw: { p50: percentile(rawTimes, 50), p99: percentile(rawTimes, 99), items: template.length, bytes: JSON.stringify(template).length },
+  };
+}
+
+/**
+ * A captured queue transaction, replayed with fresh ids: the call and attempt ids, every
+ * event id, the Idempotency-Key and the claim's owner are replaced (same lengths), and the
+ * claim the route would hold is made first (untimed), so every condition holds as it did.
+ */
+function rawBaseline(template: Txn, tenantId: string) {
+  const callPut = template.find((i) => i.Put?.Item?.type === 'call')!.Put!.Item!;
+  const eventIds = template.flatMap((i) => (i.Put?.Item?.type === 'event' ? [(i.Put.Item.event as { id: string }).id] : []));
+  const idem = template.find((i) => typeof i.Update?.Key?.sk === 'string' && (i.Update.Key.sk as string).startsWith(`IDEMPOTENCY#${ROUTE}#`))!.Update!;
+  const oldKey = (idem.Key!.sk as string).slice(`IDEMPOTENCY#${ROUTE}#`.length);
+  const oldOwner = idem.ExpressionAttributeValues![':owner'] as string;
+  const text = JSON.stringify(template);
+  return {
+    async next(): Promise<Txn> {
+      const key = randomUUID();
+      const claimed = await claim({ tenantId, routeId: ROUTE, key }, 'bench-raw');
+      if (claimed.outcome !== 'claimed') throw new Error('raw baseline: the claim was refused');
+      const swaps: [string, string][] = [
+        [callPut.id as string, newId('cal')],
+        [callPut.attempt_id as string, newId('att')],
+        ...eventIds.map((id): [string, string] => [id, newId('evt')]),
+        [oldKey, key],
+        [oldOwner, claimed.owner],
+      ];
+      let out = text;
+      for (const [from, to] of swaps) out = out.replaceAll(from, to);
+      return JSON.parse(out) as Txn;
+    },
   };
 }
 
 export function printCalls(f: CallsFigures): void {
-  console.log(`\nQueue and dispatch: ${f.calls} calls to sandbox busy numbers, cps_limit ${f.cps}, local runtime with its workers`);
+  const mix = MIX.map((m) => `${m.sub.slice(3, 7)} ${m.what}`).join(', ');
+  console.log(`\nQueue and dispatch: ${f.calls} calls to sandbox test numbers (${mix}; equal shares), cps_limit ${f.cps}, SANDBOX_STEP_MS ${f.stepMs}, local runtime with its workers`);
   console.log(`  all queued after ${fmt(f.queuedSeconds, 1)} s (10 requests in flight)`);
   console.log(`  all dialled after ${fmt(f.allDialledSeconds, 1)} s   (the cap allows no less than ${fmt(f.floorSeconds, 0)} s: ratio ${fmt(f.allDialledSeconds / f.floorSeconds, 2)})`);
   console.log(
     f.allTerminalSeconds === null
-      ? `  terminal: ${f.terminal} of ${f.calls} within the bound (the rest await the carrier lifecycle)`
-      : `  all terminal after ${fmt(f.allTerminalSeconds, 1)} s   (ratio ${fmt(f.allTerminalSeconds / f.floorSeconds, 2)})`,
+      ? `  terminal: ${f.terminal} of ${f.calls} within the bound (${JSON.stringify(f.byState)})`
+      : `  all terminal after ${fmt(f.allTerminalSeconds, 1)} s   (ratio ${fmt(f.allTerminalSeconds / f.floorSeconds, 2)}; ${JSON.stringify(f.byState)})`,
   );
-  console.log(`  POST /v1/calls            p50 ${fmt(f.queueP50, 2)} ms   p99 ${fmt(f.queueP99, 2)} ms   (200 sequential, deferred calls: no dispatch running)`);
-  console.log(`  raw TransactWriteItems    p50 ${fmt(f.rawP50, 2)} ms   p99 ${fmt(f.rawP99, 2)} ms   (the same 8 items)`);
-  console.log(`  DynamoDB calls per queued call ${fmt(f.callsPerQueued, 2)} (API-key check, idempotency claim, judge reads, account read, the transaction)`);
+  const line = (what: string, l: Latency) => console.log(`  POST /v1/calls ${what} p50 ${fmt(l.p50, 2)} ms   p99 ${fmt(l.p99, 2)} ms   ${fmt(l.dynamoCalls, 2)} DynamoDB calls each (200 sequential; ${l.background} background calls meanwhile, not counted)`);
+  line('deferred', f.deferred);
+  line('allowed ', f.allowed);
+  console.log(`  raw TransactWriteItems    p50 ${fmt(f.raw.p50, 2)} ms   p99 ${fmt(f.raw.p99, 2)} ms   (a captured queue transaction replayed with fresh ids: ${f.raw.items} items, ${f.raw.bytes} bytes of JSON)`);
 }

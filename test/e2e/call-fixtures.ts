@@ -34,9 +34,10 @@ export interface CallWorld {
   versionId: string;
 }
 
-export async function callWorld(api: Api, tenantId: string): Promise<CallWorld> {
+/** `capabilities: ['sms']` gives the tenant a number that can never place a call. */
+export async function callWorld(api: Api, tenantId: string, opts: { capabilities?: string[] } = {}): Promise<CallWorld> {
   const accountId = await mockAccount(api);
-  const number = await activeNumber(api, { accountId, phone: randomNumber('212') });
+  const number = await activeNumber(api, { accountId, phone: randomNumber('212'), ...(opts.capabilities ? { capabilities: opts.capabilities } : {}) });
   const profile = (await api('POST', '/v1/compliance-profiles', { body: profileBody({ name: 'Reminders', call_purpose: 'informational', subject: INFO_SUBJECT, calling_window: undefined }) })).body;
   const agent = (await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', { body: { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: profile.id } })).body;
   const version = await api('POST', `/v1/agents/${agent.id}/publish`);

@@ -11,7 +11,8 @@ import { dispatchCall } from '../../shared/calls/dispatch.js';
 import { DUE_RECHECK_MS, runReconciler, runScheduler } from '../../shared/calls/scheduler.js';
 import { advanceClockForTests, now } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
-import { contactKeys, dispatchKeys, platformKeys } from '../../shared/db/keys.js';
+import { callKeys, contactKeys, DISPATCH_SHARDS, dispatchKeys, platformKeys } from '../../shared/db/keys.js';
+import { listTenantEvents } from '../../shared/events/outbox.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getPhoneNumber } from '../../shared/repositories/phone-numbers.js';
 import { CarrierRefused, CarrierUnavailable, type TelephonyProvider } from '../../shared/telephony/provider.js';
@@ -304,5 +305,162 @@ describe('dispatch: at most once', () => {
     const due = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', FilterExpression: 'call_id = :c', ExpressionAttributeValues: { ':pk': dispatchKeys.due('x', t.tenantId, a.call_id).pk, ':c': a.call_id }, ConsistentRead: true }));
     expect(due.Items!.length).toBeGreaterThanOrEqual(1);
     expect((await sandboxCallsFrom(cw.number.phone_e164)).filter((x) => x.to === c.phone_e164)).toEqual([]);
+  });
+});
+
+/** Every due item of a tenant (all shards). */
+const dueItemsOf = async (tenantId: string) => {
+  const out: Record<string, unknown>[] = [];
+  for (let shard = 0; shard < DISPATCH_SHARDS; shard++) {
+    const page = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', FilterExpression: 'tenant_id = :t', ExpressionAttributeValues: { ':pk': dispatchKeys.duePartition(shard), ':t': tenantId }, ConsistentRead: true }));
+    out.push(...(page.Items ?? []));
+  }
+  return out;
+};
+
+describe('POST /v1/calls without a caller number', () => {
+  it('every number at its daily cap: deferred (no_caller_number) until the caps reset at 00:00 UTC, then dialled from that number', async () => {
+    setClock(ALLOWED_AT);
+    const t = await newTenant('Caps');
+    const cw = await callWorld(client(stack, t.token), t.tenantId);
+    expect((await cw.api('PATCH', `/v1/phone-numbers/${cw.number.id}`, { body: { daily_dial_cap: 1 } })).status).toBe(200);
+    // Today's one dial, for real.
+    const first = (await queue(cw.api, { agent_id: cw.agentId, contact_id: (await newContact(cw.api)).id })).body;
+    expect(await dispatchCall(t.tenantId, first.call_id)).toBe('dialled');
+
+    const c = await newContact(cw.api);
+    const res = await queue(cw.api, { agent_id: cw.agentId, contact_id: c.id });
+    expect(res.status).toBe(200);
+    const reset = '2026-11-19T00:00:00.000Z';
+    expect(res.body).toMatchObject({ state: 'scheduled', disposition: null, scheduled_for: reset, compliance: { outcome: 'defer', next_permitted_at: reset } });
+    expect(res.body.compliance.reasons).toEqual([expect.objectContaining({ code: 'no_caller_number', until: reset })]);
+    // No number can place it yet: the attempt and the call detail say so with nulls.
+    expect(res.body.telephony).toEqual({ provider: null, telephony_account_id: null, phone_number_id: null, from_e164: null, provider_call_sid: null, mock: false });
+    const detail = await cw.api('GET', `/v1/calls/${res.body.call_id}`);
+    expect(detail.status).toBe(200);
+    expect(detail.body.telephony).toMatchObject({ from_e164: null, telephony_account_id: null, to_e164: c.phone_e164 });
+    expect(await dispatchCall(t.tenantId, res.body.call_id)).toBe('not_due');
+
+    setClock(Date.parse(reset) + 1_000);
+    expect(await runScheduler(now())).toBeGreaterThanOrEqual(1);
+    expect(await dispatchCall(t.tenantId, res.body.call_id)).toBe('dialled');
+    expect(await storedCall(t.tenantId, res.body.call_id)).toMatchObject({ state: 'dialing', from_e164: cw.number.phone_e164, phone_number_id: cw.number.id, telephony_account_id: cw.accountId });
+    expect((await sandboxCallsFrom(cw.number.phone_e164)).filter((x) => x.to === c.phone_e164)).toHaveLength(1);
+    expect(typesOf(await eventsOfCall(t.tenantId, res.body.call_id))).toEqual(['call.queued', 'call.scheduled', 'call.dialing']);
+  });
+
+  it('a tenant with no number that could ever place the call: blocked (blocked_by_policy, no_caller_number), never dialled', async () => {
+    setClock(ALLOWED_AT);
+    const t = await newTenant('Sms only');
+    const sw = await callWorld(client(stack, t.token), t.tenantId, { capabilities: ['sms'] });
+    const c = await newContact(sw.api);
+    const res = await queue(sw.api, { agent_id: sw.agentId, contact_id: c.id });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ state: 'disposed', disposition: 'blocked_by_policy', scheduled_for: null, compliance: { outcome: 'block', disposition: 'blocked_by_policy' } });
+    expect(res.body.compliance.reasons.map((r: { code: string }) => r.code)).toEqual(['no_caller_number']);
+    expect(res.body.telephony.from_e164).toBeNull();
+    expect(await storedCall(t.tenantId, res.body.call_id)).toMatchObject({ state: 'disposed', disposition_set_by: 'compliance', end_reason: 'compliance_blocked' });
+    expect(typesOf(await eventsOfCall(t.tenantId, res.body.call_id))).toEqual(['call.queued', 'call.blocked', 'call.completed']);
+    expect((await sw.api('GET', `/v1/calls/${res.body.call_id}`)).status).toBe(200);
+    expect(await dueItemsOf(t.tenantId)).toEqual([]);
+  });
+});
+
+describe('POST /v1/calls is one transaction', () => {
+  it('when the transaction fails (its call lands on an existing item) nothing is written: no call, attempt, event, due item or idempotency result; the same key then succeeds afresh', async () => {
+    setClock(ALLOWED_AT);
+    const t = await newTenant('One transaction');
+    const ow = await callWorld(client(stack, t.token), t.tenantId);
+    const c = await newContact(ow.api);
+    const existing = (await queue(ow.api, { agent_id: ow.agentId, contact_id: c.id })).body;
+    const before = { call: await storedCall(t.tenantId, existing.call_id), events: await listTenantEvents(t.tenantId), due: await dueItemsOf(t.tenantId) };
+
+    // The next queue transaction for this tenant puts its call onto the existing call's key: its condition fails.
+    const onto = callKeys.call(t.tenantId, existing.call_id);
+    let forced = 0;
+    db().middlewareStack.add(
+      (next) => async (args) => {
+        const items = (args.input as { TransactItems?: { Put?: { Item?: Record<string, unknown> } }[] }).TransactItems;
+        const put = items?.find((i) => i.Put?.Item?.type === 'call' && i.Put.Item.tenant_id === t.tenantId);
+        if (put) {
+          Object.assign(put.Put!.Item!, onto);
+          forced++;
+        }
+        return next(args);
+      },
+      { step: 'initialize', priority: 'high', name: 'forceQueueConflict' },
+    );
+    let failed;
+    try {
+      failed = await queue(ow.api, { agent_id: ow.agentId, contact_id: c.id, context: { attempt: 'two' } }, 'one-transaction');
+    } finally {
+      db().middlewareStack.remove('forceQueueConflict');
+    }
+    expect(forced).toBe(1);
+    expect(failed.status).toBe(500);
+    expect(await storedCall(t.tenantId, existing.call_id)).toEqual(before.call);
+    expect(await attemptsOf(t.tenantId, c.id)).toHaveLength(1);
+    expect(await listTenantEvents(t.tenantId)).toEqual(before.events);
+    expect(await dueItemsOf(t.tenantId)).toEqual(before.due);
+    const listed = await ow.api('GET', '/v1/calls');
+    expect(listed.body.data.map((x: { id: string }) => x.id)).toEqual([existing.call_id]);
+    expect((await ow.api('GET', '/v1/calls?idempotency_key=one-transaction')).body.data).toEqual([]);
+
+    // The key holds no result: the same request is a first request, not a replay.
+    const retry = await queue(ow.api, { agent_id: ow.agentId, contact_id: c.id, context: { attempt: 'two' } }, 'one-transaction');
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replay')).toBeNull();
+    expect(await attemptsOf(t.tenantId, c.id)).toHaveLength(2);
+    expect(typesOf(await eventsOfCall(t.tenantId, retry.body.call_id))).toEqual(['call.queued', 'call.scheduled']);
+  });
+});
+
+describe('GET /v1/calls and cancel on calls queued through POST /v1/calls', () => {
+  it('?disposition= lists only calls with that disposition; ?idempotency_key= finds the call a POST created', async () => {
+    setClock(ALLOWED_AT);
+    const t = await newTenant('List calls');
+    const lw = await callWorld(client(stack, t.token), t.tenantId);
+    const suppressed = await newContact(lw.api);
+    expect((await lw.api('POST', '/v1/suppressions', { body: { phone_e164: suppressed.phone_e164, reason: 'opt_out' } })).status).toBe(201);
+    const blocked = (await queue(lw.api, { agent_id: lw.agentId, contact_id: suppressed.id })).body;
+    const allowed = (await queue(lw.api, { agent_id: lw.agentId, contact_id: (await newContact(lw.api)).id }, 'order-1234')).body;
+    expect(blocked.disposition).toBe('dnc_hit');
+
+    const dnc = await lw.api('GET', '/v1/calls?disposition=dnc_hit');
+    expect(dnc.status).toBe(200);
+    expect(dnc.body.data.map((x: { id: string; disposition: string }) => [x.id, x.disposition])).toEqual([[blocked.call_id, 'dnc_hit']]);
+    expect((await lw.api('GET', '/v1/calls?disposition=busy')).body.data).toEqual([]);
+
+    const found = await lw.api('GET', '/v1/calls?idempotency_key=order-1234');
+    expect(found.status).toBe(200);
+    expect(found.body.data).toHaveLength(1);
+    expect(found.body.data[0]).toMatchObject({ id: allowed.call_id, attempt_id: allowed.id, contact_id: allowed.contact_id, state: 'scheduled' });
+    expect((await lw.api('GET', '/v1/calls?idempotency_key=order-9999')).body.data).toEqual([]);
+  });
+
+  it('cancel: a really queued (deferred) call is disposed at the platform clock, once; a really dialled one is 409', async () => {
+    setClock(QUIET_AT);
+    const t = await newTenant('Cancel calls');
+    const cw = await callWorld(client(stack, t.token), t.tenantId);
+    const deferred = (await queue(cw.api, { agent_id: cw.agentId, contact_id: (await newContact(cw.api)).id })).body;
+    expect(deferred.compliance.outcome).toBe('defer');
+    const cancelled = await cw.api('POST', `/v1/calls/${deferred.call_id}/cancel`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ state: 'disposed', end_reason: 'cancelled', disposition: null });
+    // Stamped with the platform's clock (now()), not the wall clock.
+    expect(Math.abs(Date.parse(cancelled.body.ended_at) - Date.parse(QUIET_AT))).toBeLessThan(60_000);
+    expect((await cw.api('POST', `/v1/calls/${deferred.call_id}/cancel`)).status).toBe(200);
+    expect(typesOf(await eventsOfCall(t.tenantId, deferred.call_id))).toEqual(['call.queued', 'call.scheduled', 'call.completed']);
+    expect(await dueItemsOf(t.tenantId)).toEqual([]); // its due item went with it
+    expect(await dispatchCall(t.tenantId, deferred.call_id)).toBe('not_scheduled');
+
+    setClock(ALLOWED_AT);
+    const live = (await queue(cw.api, { agent_id: cw.agentId, contact_id: (await newContact(cw.api)).id })).body;
+    expect(await dispatchCall(t.tenantId, live.call_id)).toBe('dialled');
+    const refused = await cw.api('POST', `/v1/calls/${live.call_id}/cancel`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('call_not_cancellable');
+    expect((await storedCall(t.tenantId, live.call_id)).state).toBe('dialing');
+    expect(typesOf(await eventsOfCall(t.tenantId, live.call_id))).toEqual(['call.queued', 'call.scheduled', 'call.dialing']);
   });
 });

@@ -117,6 +117,8 @@ describe('sandbox calls placed through the Twilio adapter', () => {
     const res = await sandbox('GET', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/Calls/${sid}.json`, { headers: { authorization: basic(creds) } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ sid, status: 'completed', direction: 'outbound-api', duration: '95', to, from, answered_by: null });
+    // The adapter reads it back the way the reconciler asks about a call whose end it never heard.
+    expect(await carrier.fetchCall(sid)).toEqual({ status: 'completed', answeredBy: null, durationSeconds: 95 });
   });
 
   it.each([
@@ -127,6 +129,7 @@ describe('sandbox calls placed through the Twilio adapter', () => {
     const { sid } = await place(randomNumber('646').slice(0, -7) + subscriber);
     const callbacks = await finished(sid);
     expect(callbacks.map((c) => c.params.CallStatus)).toEqual(expected);
+    expect(await carrier.fetchCall(sid)).toEqual({ status: expected.at(-1), answeredBy: null, durationSeconds: 0 });
     expect(callbacks.every((c) => c.signatureValid)).toBe(true);
     expect(callbacks.at(-1)!.params).toMatchObject({ CallDuration: '0', SipResponseCode: sip });
     expect(received.some((r) => r.path.startsWith('/twiml/') && r.params.CallSid === sid)).toBe(false); // nobody answered: no TwiML
@@ -134,7 +137,10 @@ describe('sandbox calls placed through the Twilio adapter', () => {
 
   it('an answering machine (555-0122) with machine detection: AnsweredBy on the answer, the TwiML fetch and the end; TwiML that hangs up ends the call', async () => {
     const { sid } = await place(randomNumber('303').slice(0, -7) + '5550122', { machineDetection: 'Enable', twimlUrl: `${receiverUrl}/twiml/voicemail` });
+    // While it rings the carrier says so (no answer, no duration yet).
+    expect(['queued', 'ringing', 'in-progress', 'completed']).toContain((await carrier.fetchCall(sid)).status);
     const callbacks = await finished(sid);
+    expect(await carrier.fetchCall(sid)).toEqual({ status: 'completed', answeredBy: 'machine_start', durationSeconds: expect.any(Number) });
     expect(callbacks.map((c) => [c.params.CallStatus, c.params.AnsweredBy])).toEqual([
       ['initiated', undefined],
       ['ringing', undefined],
@@ -267,6 +273,10 @@ describe('sandbox calls: refusals as Twilio words them', () => {
     const res = await sandbox('GET', `/sandbox/twilio/2010-04-01/Accounts/${other.account_sid}/Calls/${sid}.json`, { headers: { authorization: basic(other) } });
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ code: 20404 });
+    // Through the adapter: a call the account does not have (or no call at all) is the carrier's not_found.
+    const theirs = twilioProvider({ accountSid: other.account_sid, authToken: other.auth_token }, `${stack.baseUrl}/sandbox/twilio`);
+    expect(await theirs.fetchCall(sid).catch((e: unknown) => e)).toMatchObject({ reason: 'not_found' });
+    expect(await carrier.fetchCall(`CA${'0'.repeat(32)}`).catch((e: unknown) => e)).toBeInstanceOf(CarrierRefused);
     await finished(sid);
   });
 });

@@ -466,7 +466,17 @@ describe('least privilege', () => {
     template.hasResourceProperties('AWS::Lambda::Permission', { Action: 'lambda:InvokeFunction', Principal: 'events.amazonaws.com', FunctionName: arnOf(fn.function) });
     expect(fnResource(fn).Properties.Timeout).toBe(job.timeoutSeconds);
     const actions = allActions(fn);
-    expect(actions.filter((a) => a.startsWith('kms:') || a.startsWith('secretsmanager:') || a.startsWith('s3:') || a === 'sqs:ReceiveMessage')).toEqual([]);
+    expect(actions.filter((a) => a.startsWith('s3:') || a === 'sqs:ReceiveMessage')).toEqual([]);
+    // The credentials key, the app secret and the carrier URLs exactly as its manifest says (the scheduler asks carriers about unfinished calls).
+    const def = job as ScheduledJobDefinition;
+    const key = { 'Fn::GetAtt': [stack.getLogicalId(stack.credentialsKey.key.node.defaultChild as CfnElement), 'Arn'] };
+    expect(actions.filter((a) => a.startsWith('kms:'))).toEqual(def.kms ? ['kms:Decrypt'] : []);
+    for (const s of statementsOf(fn).filter((x) => actionsOf(x).some((a) => a.startsWith('kms:')))) expect(resourcesOf(s)).toEqual([key]);
+    expect(envOf(fn).CREDENTIALS_KMS_KEY_ID).toEqual(def.kms ? key : undefined);
+    expect(statementsWith(fn, 'secretsmanager:GetSecretValue').map(resourcesOf)).toEqual(def.appSecret ? [[ref(stack.appSecret.secret)]] : []);
+    expect(envOf(fn).APP_SECRET_ARN).toEqual(def.appSecret ? ref(stack.appSecret.secret) : undefined);
+    if (def.publicUrls) expect(Object.keys(envOf(fn))).toEqual(expect.arrayContaining(['PUBLIC_BASE_URL', 'TWILIO_API_BASE_URL']));
+    else expect(envOf(fn).PUBLIC_BASE_URL).toBeUndefined();
     const dynamo = actions.filter((a) => a.startsWith('dynamodb:'));
     expect(dynamo).toEqual(expect.arrayContaining(job.table === 'write' ? ['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'] : ['dynamodb:Query']));
   });

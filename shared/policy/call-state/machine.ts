@@ -83,3 +83,18 @@ export function onDisposedBeforeDial(from: CallState, why: { disposition: string
 /** The reconciler: a call stuck in dialing without a carrier id is failed, never redialled. */
 export const onDispatchUnknown = (from: CallState): StateChange | null =>
   from === 'dialing' ? { state: 'failed', disposition: 'failed', disposition_set_by: 'system', end_reason: 'dispatch_unknown', stamp: 'ended_at' } : null;
+
+/**
+ * The reconciler closes a call the carrier took but never reported the end of, and cannot or
+ * will not report it now (shared/policy/call-state/unfinished.ts). end_reason
+ * `carrier_unreported`, set by `system`. A call never answered → `failed` / `failed`. A call a
+ * person answered → `completed` (every call a person answered ends completed, whatever its
+ * disposition): its disposition is derived from what the runtime reported, like any completed
+ * call (the caller applies completedDisposition).
+ */
+export const CARRIER_UNREPORTED = 'carrier_unreported';
+export function onCarrierUnreported(from: CallState): StateChange | null {
+  if (from === 'dialing') return { state: 'failed', disposition: 'failed', disposition_set_by: 'system', end_reason: CARRIER_UNREPORTED, stamp: 'ended_at' };
+  if (from === 'answered' || from === 'in_conversation') return { state: 'completed', end_reason: CARRIER_UNREPORTED, stamp: 'ended_at' };
+  return null;
+}

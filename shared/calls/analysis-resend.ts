@@ -1,0 +1,79 @@
+/**
+ * Re-sending lost analysis requests (DESIGN §6: never silently lost), run by the call
+ * scheduler's tick. Every transition that ends a call writes an analysis watch in its own
+ * transaction; storing the analysis deletes it (shared/repositories/call-watches.ts). A
+ * watch older than ANALYSIS_RESEND_AFTER_MS (default 30 min: beyond the longest the first
+ * request can legitimately take — its delay, at most 15 min, plus the queue's 5 receives of
+ * 3 min) means the request was lost, dead-lettered or failed: the request is sent again and
+ * the watch re-armed (the call's analysis_watch_at moves with it, conditionally on no
+ * analysis yet), so it is re-sent every bound until the call is scored. A watch whose call
+ * is scored, gone or not ended is deleted. A duplicate request is harmless: the worker
+ * stores an analysis only when none is stored.
+ */
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client.js';
+import { callKeys, DISPATCH_SHARDS, dispatchKeys } from '../db/keys.js';
+import { logger } from '../observability.js';
+import { isTerminal } from '../policy/call-state/machine.js';
+import { analysisWatchDelete, analysisWatchPut, dropWatch, watchesOlderThan, type WatchItem } from '../repositories/call-watches.js';
+import { getCall } from '../repositories/calls.js';
+import { failedConditionIndex } from '../repositories/outbound-calls.js';
+import { requestAnalysis } from './analysis-queue.js';
+
+export const DEFAULT_ANALYSIS_RESEND_AFTER_MS = 30 * 60_000;
+export const analysisResendAfterMs = (): number => {
+  const v = Number(process.env.ANALYSIS_RESEND_AFTER_MS);
+  return Number.isFinite(v) && v > 0 ? v : DEFAULT_ANALYSIS_RESEND_AFTER_MS;
+};
+
+/** Re-sends the analysis request of every ended, unscored call past the bound; returns how many were sent. */
+export async function runAnalysisResend(at: Date, afterMs = analysisResendAfterMs()): Promise<number> {
+  const bound = new Date(at.getTime() - afterMs).toISOString();
+  let sent = 0;
+  for (let shard = 0; shard < DISPATCH_SHARDS; shard++) {
+    for (const item of await watchesOlderThan(dispatchKeys.analysisPartition(shard), bound)) {
+      const watch = item as unknown as WatchItem;
+      try {
+        if (await resend(watch, at)) sent++;
+      } catch (err) {
+        logger.warn('analysis request not re-sent; the next run retries', { tenant_id: watch.tenant_id, call_id: watch.call_id, error: (err as Error)?.message });
+      }
+    }
+  }
+  return sent;
+}
+
+async function resend(watch: WatchItem, at: Date): Promise<boolean> {
+  const call = await getCall(watch.tenant_id, watch.call_id);
+  if (!call || call.analysis !== undefined || !isTerminal(call.state)) {
+    await dropWatch(watch);
+    return false;
+  }
+  // No delay this time: the call ended long ago, the runtime's last words are in.
+  if (!(await requestAnalysis(watch.tenant_id, watch.call_id, 0))) return false; // the watch stays: the next run tries again
+  logger.warn('analysis request re-sent', { tenant_id: watch.tenant_id, call_id: watch.call_id, since: watch.since });
+  const next = at.toISOString();
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: callKeys.call(watch.tenant_id, watch.call_id),
+              UpdateExpression: 'SET analysis_watch_at = :next',
+              ConditionExpression: 'analysis_watch_at = :since AND attribute_not_exists(analysis)',
+              ExpressionAttributeValues: { ':next': next, ':since': watch.since },
+            },
+          },
+          analysisWatchDelete(watch.tenant_id, watch.call_id, watch.since),
+          analysisWatchPut({ tenant_id: watch.tenant_id, id: watch.call_id }, next),
+        ],
+      }),
+    );
+  } catch (err) {
+    if (failedConditionIndex(err) !== 0) throw err;
+    await dropWatch(watch); // scored meanwhile, or the call names another watch
+  }
+  return true;
+}

@@ -1,0 +1,149 @@
+/**
+ * The unfinished-call reconciler (DESIGN §9: "a reconciler closes what the carrier never
+ * reported"), run by the call scheduler's tick. Every call the carrier took has an
+ * unfinished watch from the moment its CallSid is linked until its terminal transition
+ * (shared/repositories/call-watches.ts). A watch older than CALL_UNFINISHED_AFTER_MS
+ * (default 6 h: Twilio ends a call at its 4 h default time limit, plus 2 h for a late final
+ * callback) means the final status callback was lost: the reconciler asks the carrier
+ * (TelephonyProvider.fetchCall) and acts as decideUnfinished says
+ * (shared/policy/call-state/unfinished.ts):
+ *
+ *   final status      → applyOutboundStatus, the status callback's own transition (its
+ *                       call.completed, analysis watch, unfinished watch deleted);
+ *   still live / the carrier unreachable → the watch is re-armed (asked again after another
+ *                       CALL_UNFINISHED_AFTER_MS), until CALL_UNFINISHED_GIVE_UP_MS (default
+ *                       24 h) after the link: then closed (a live call hung up first);
+ *   no such call      → closed now: `carrier_unreported` (onCarrierUnreported).
+ *
+ * A watch whose call already ended (or is gone) is deleted. Work per run is bounded: 100
+ * watches per shard and a time budget (the carrier is asked over the network).
+ */
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client.js';
+import { callKeys, DISPATCH_SHARDS, dispatchKeys } from '../db/keys.js';
+import { logger } from '../observability.js';
+import { isTerminal, onCarrierUnreported } from '../policy/call-state/machine.js';
+import { decideUnfinished, type CarrierWord } from '../policy/call-state/unfinished.js';
+import { applyCallTransition, applyOutboundStatus, outboundChange, type TransitionResult } from '../repositories/call-lifecycle.js';
+import { dropWatch, unfinishedWatchDelete, unfinishedWatchPut, watchesOlderThan, type WatchItem } from '../repositories/call-watches.js';
+import { getCall, type CallRecord } from '../repositories/calls.js';
+import { failedConditionIndex } from '../repositories/outbound-calls.js';
+import { getTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
+import { providerFor } from '../telephony/carrier-for.js';
+import { CarrierRefused, type TelephonyProvider } from '../telephony/provider.js';
+import { requestAnalysis } from './analysis-queue.js';
+
+const HOUR = 3_600_000;
+export const DEFAULT_CALL_UNFINISHED_AFTER_MS = 6 * HOUR;
+export const DEFAULT_CALL_UNFINISHED_GIVE_UP_MS = 24 * HOUR;
+/** How long one run may keep asking the carrier (the scheduler's Lambda times out at 50 s). */
+const RUN_BUDGET_MS = 30_000;
+
+const positiveMs = (raw: string | undefined, fallback: number): number => {
+  const v = Number(raw);
+  return Number.isFinite(v) && v > 0 ? v : fallback;
+};
+export const callUnfinishedAfterMs = (): number => positiveMs(process.env.CALL_UNFINISHED_AFTER_MS, DEFAULT_CALL_UNFINISHED_AFTER_MS);
+export const callUnfinishedGiveUpMs = (): number => positiveMs(process.env.CALL_UNFINISHED_GIVE_UP_MS, DEFAULT_CALL_UNFINISHED_GIVE_UP_MS);
+
+export interface UnfinishedDeps {
+  afterMs?: number;
+  giveUpAfterMs?: number;
+  /** The carrier for an account (tests pass a stub; default: carrier-for.ts). */
+  provider?: (account: TelephonyAccountRecord) => Promise<TelephonyProvider>;
+}
+
+/** Closes (or hands its final status to) every unfinished call past the bound; returns how many ended. */
+export async function runUnfinishedReconciler(at: Date, deps: UnfinishedDeps = {}): Promise<number> {
+  const afterMs = deps.afterMs ?? callUnfinishedAfterMs();
+  const bound = new Date(at.getTime() - afterMs).toISOString();
+  const stopAt = Date.now() + RUN_BUDGET_MS;
+  let ended = 0;
+  for (let shard = 0; shard < DISPATCH_SHARDS; shard++) {
+    for (const item of await watchesOlderThan(dispatchKeys.unfinishedPartition(shard), bound)) {
+      if (Date.now() > stopAt) return ended; // the next run takes the rest
+      const watch = item as unknown as WatchItem;
+      try {
+        if (await settle(watch, at, { ...deps, afterMs, giveUpAfterMs: deps.giveUpAfterMs ?? callUnfinishedGiveUpMs() })) ended++;
+      } catch (err) {
+        logger.warn('unfinished call not settled; the next run retries', { tenant_id: watch.tenant_id, call_id: watch.call_id, error: (err as Error)?.message });
+      }
+    }
+  }
+  return ended;
+}
+
+async function settle(watch: WatchItem, at: Date, deps: UnfinishedDeps & { giveUpAfterMs: number }): Promise<boolean> {
+  const call = await getCall(watch.tenant_id, watch.call_id);
+  if (!call || call.direction !== 'outbound' || isTerminal(call.state) || !call.provider_call_sid) {
+    await dropWatch(watch); // its reason is gone: the call ended (or never was the carrier's)
+    return false;
+  }
+  const { word, provider } = await askCarrier(call, deps);
+  const action = decideUnfinished(word, { linkedAt: watch.linked_at ?? watch.since, at, giveUpAfterMs: deps.giveUpAfterMs });
+  if (action.action === 'recheck') {
+    await rearm(watch, at);
+    return false;
+  }
+  let result: TransitionResult | undefined;
+  if (action.action === 'apply') {
+    for (const status of action.statuses) {
+      const r = await applyOutboundStatus(call, status, action.durationSeconds, at);
+      if (r?.ended) result = r;
+    }
+    logger.warn('carrier final status never called back: applied from the carrier', { tenant_id: call.tenant_id, call_id: call.id, statuses: action.statuses.map((s) => s.CallStatus) });
+  }
+  const after = await getCall(call.tenant_id, call.id);
+  if (after && !isTerminal(after.state)) {
+    // The carrier could not or would not say (or its status changed nothing): close it.
+    if (action.action === 'close' && action.hangUp && provider) await provider.hangUp(call.provider_call_sid).catch(() => undefined);
+    result = await applyCallTransition(call.tenant_id, call.id, (c) => outboundChange(c, onCarrierUnreported(c.state)), undefined, at);
+    logger.warn('call closed as carrier_unreported', { tenant_id: call.tenant_id, call_id: call.id, carrier: word.kind, linked_at: watch.linked_at });
+  }
+  await dropWatch(watch); // the transition deleted the call's current watch; this one too if it was another
+  if (result?.ended) await requestAnalysis(call.tenant_id, call.id);
+  return Boolean(result?.ended);
+}
+
+async function askCarrier(call: CallRecord, deps: UnfinishedDeps): Promise<{ word: CarrierWord; provider: TelephonyProvider | null }> {
+  const account = call.telephony_account_id ? await getTelephonyAccount(call.tenant_id, call.telephony_account_id) : undefined;
+  if (!account) return { word: { kind: 'unknown' }, provider: null };
+  let provider: TelephonyProvider;
+  try {
+    provider = await (deps.provider ?? providerFor)(account);
+  } catch {
+    return { word: { kind: 'unavailable' }, provider: null };
+  }
+  try {
+    return { word: { kind: 'status', ...(await provider.fetchCall(call.provider_call_sid)) }, provider };
+  } catch (err) {
+    return { word: err instanceof CarrierRefused ? { kind: 'unknown' } : { kind: 'unavailable' }, provider };
+  }
+}
+
+/** Ask again after another bound: the watch moves to `at` (the call's unfinished_watch_at with it, conditionally), keeping linked_at. */
+async function rearm(watch: WatchItem, at: Date): Promise<void> {
+  const next = at.toISOString();
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: callKeys.call(watch.tenant_id, watch.call_id),
+              UpdateExpression: 'SET unfinished_watch_at = :next',
+              ConditionExpression: 'unfinished_watch_at = :since',
+              ExpressionAttributeValues: { ':next': next, ':since': watch.since },
+            },
+          },
+          unfinishedWatchDelete(watch.tenant_id, watch.call_id, watch.since),
+          unfinishedWatchPut({ tenant_id: watch.tenant_id, id: watch.call_id }, next, watch.linked_at ?? watch.since),
+        ],
+      }),
+    );
+  } catch (err) {
+    if (failedConditionIndex(err) !== 0) throw err;
+    await dropWatch(watch); // the call names another watch (or ended meanwhile): this one is extra
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * Tells a route's own DynamoDB calls from the background ones (the scheduler's ticks, the
+ * workers) in a benchmark that runs the whole local stack in one process: the route's
+ * handler is replaced by one that runs the real handler inside an AsyncLocalStorage scope,
+ * so a client middleware can ask `inRoute.getStore()` whose call it sees. Imports no
+ * application module (it is loaded before the stack sets the environment).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHandlerLoader } from '../../infra/local/handlers.js';
+import type { HttpHandler } from '../../infra/local/server.js';
+
+export const inRoute = new AsyncLocalStorage<string>();
+
+/** The manifest handler of `routeId`, run inside `inRoute` (pass it as a local stack routeHandlers override). */
+export function scopedRoute(routeId: string, modulePath: string): HttpHandler {
+  const loader = createHandlerLoader<HttpHandler>();
+  return (event, context) => inRoute.run(routeId, async () => (await loader.load(routeId, modulePath))(event, context));
+}
