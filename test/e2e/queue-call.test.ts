@@ -392,7 +392,8 @@ describe('POST /v1/calls is one transaction', () => {
     );
     let failed;
     try {
-      failed = await queue(ow.api, { agent_id: ow.agentId, contact_id: c.id, context: { attempt: 'two' } }, 'one-transaction');
+      // The forced failure is a 500 by design: the request's transaction was refused whole.
+      failed = await ow.api('POST', '/v1/calls', { body: { agent_id: ow.agentId, contact_id: c.id, context: { attempt: 'two' } }, headers: { 'idempotency-key': 'one-transaction' }, allowServerError: true });
     } finally {
       db().middlewareStack.remove('forceQueueConflict');
     }
