@@ -10,14 +10,11 @@
  * is scored, gone or not ended is deleted. A duplicate request is harmless: the worker
  * stores an analysis only when none is stored.
  */
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client.js';
-import { callKeys, DISPATCH_SHARDS, dispatchKeys } from '../db/keys.js';
+import { DISPATCH_SHARDS, dispatchKeys } from '../db/keys.js';
 import { logger } from '../observability.js';
 import { isTerminal } from '../policy/call-state/machine.js';
-import { analysisWatchDelete, analysisWatchPut, dropWatch, watchesOlderThan, type WatchItem } from '../repositories/call-watches.js';
+import { analysisWatchDelete, analysisWatchPut, dropWatch, rearmWatch, watchesOlderThan, type WatchItem } from '../repositories/call-watches.js';
 import { getCall } from '../repositories/calls.js';
-import { failedConditionIndex } from '../repositories/outbound-calls.js';
 import { requestAnalysis } from './analysis-queue.js';
 
 export const DEFAULT_ANALYSIS_RESEND_AFTER_MS = 30 * 60_000;
@@ -49,31 +46,19 @@ async function resend(watch: WatchItem, at: Date): Promise<boolean> {
     await dropWatch(watch);
     return false;
   }
-  // No delay this time: the call ended long ago, the runtime's last words are in.
-  if (!(await requestAnalysis(watch.tenant_id, watch.call_id, 0))) return false; // the watch stays: the next run tries again
-  logger.warn('analysis request re-sent', { tenant_id: watch.tenant_id, call_id: watch.call_id, since: watch.since });
+  // Re-arm first, then ask: the worker that stores the analysis reads the call after the
+  // request and deletes the watch it names — the new one. (Asking first let it delete the old
+  // watch while the re-arm wrote a new one behind it, left until the next bound.)
   const next = at.toISOString();
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: callKeys.call(watch.tenant_id, watch.call_id),
-              UpdateExpression: 'SET analysis_watch_at = :next',
-              ConditionExpression: 'analysis_watch_at = :since AND attribute_not_exists(analysis)',
-              ExpressionAttributeValues: { ':next': next, ':since': watch.since },
-            },
-          },
-          analysisWatchDelete(watch.tenant_id, watch.call_id, watch.since),
-          analysisWatchPut({ tenant_id: watch.tenant_id, id: watch.call_id }, next),
-        ],
-      }),
-    );
-  } catch (err) {
-    if (failedConditionIndex(err) !== 0) throw err;
-    await dropWatch(watch); // scored meanwhile, or the call names another watch
-  }
+  const rearmed = await rearmWatch(watch, next, {
+    field: 'analysis_watch_at',
+    andCondition: 'attribute_not_exists(analysis)',
+    remove: analysisWatchDelete(watch.tenant_id, watch.call_id, watch.since),
+    put: analysisWatchPut({ tenant_id: watch.tenant_id, id: watch.call_id }, next),
+  });
+  if (!rearmed) return false; // scored meanwhile, or the call names another watch: this one was dropped
+  // No delay this time: the call ended long ago, the runtime's last words are in.
+  if (!(await requestAnalysis(watch.tenant_id, watch.call_id, 0))) return false; // re-armed: asked again after another bound
+  logger.warn('analysis request re-sent', { tenant_id: watch.tenant_id, call_id: watch.call_id, since: watch.since });
   return true;
 }

@@ -18,16 +18,13 @@
  * A watch whose call already ended (or is gone) is deleted. Work per run is bounded: 100
  * watches per shard and a time budget (the carrier is asked over the network).
  */
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client.js';
-import { callKeys, DISPATCH_SHARDS, dispatchKeys } from '../db/keys.js';
+import { DISPATCH_SHARDS, dispatchKeys } from '../db/keys.js';
 import { logger } from '../observability.js';
 import { isTerminal, onCarrierUnreported } from '../policy/call-state/machine.js';
 import { decideUnfinished, type CarrierWord } from '../policy/call-state/unfinished.js';
 import { applyCallTransition, applyOutboundStatus, outboundChange, type TransitionResult } from '../repositories/call-lifecycle.js';
-import { dropWatch, unfinishedWatchDelete, unfinishedWatchPut, watchesOlderThan, type WatchItem } from '../repositories/call-watches.js';
+import { dropWatch, rearmWatch, unfinishedWatchDelete, unfinishedWatchPut, watchesOlderThan, type WatchItem } from '../repositories/call-watches.js';
 import { getCall, type CallRecord } from '../repositories/calls.js';
-import { failedConditionIndex } from '../repositories/outbound-calls.js';
 import { getTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import { providerFor } from '../telephony/carrier-for.js';
 import { CarrierRefused, type TelephonyProvider } from '../telephony/provider.js';
@@ -124,26 +121,9 @@ async function askCarrier(call: CallRecord, deps: UnfinishedDeps): Promise<{ wor
 /** Ask again after another bound: the watch moves to `at` (the call's unfinished_watch_at with it, conditionally), keeping linked_at. */
 async function rearm(watch: WatchItem, at: Date): Promise<void> {
   const next = at.toISOString();
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: callKeys.call(watch.tenant_id, watch.call_id),
-              UpdateExpression: 'SET unfinished_watch_at = :next',
-              ConditionExpression: 'unfinished_watch_at = :since',
-              ExpressionAttributeValues: { ':next': next, ':since': watch.since },
-            },
-          },
-          unfinishedWatchDelete(watch.tenant_id, watch.call_id, watch.since),
-          unfinishedWatchPut({ tenant_id: watch.tenant_id, id: watch.call_id }, next, watch.linked_at ?? watch.since),
-        ],
-      }),
-    );
-  } catch (err) {
-    if (failedConditionIndex(err) !== 0) throw err;
-    await dropWatch(watch); // the call names another watch (or ended meanwhile): this one is extra
-  }
+  await rearmWatch(watch, next, {
+    field: 'unfinished_watch_at',
+    remove: unfinishedWatchDelete(watch.tenant_id, watch.call_id, watch.since),
+    put: unfinishedWatchPut({ tenant_id: watch.tenant_id, id: watch.call_id }, next, watch.linked_at ?? watch.since),
+  });
 }

@@ -16,7 +16,9 @@
  * A watch left behind by a race (a link committed just after the call ended, a re-arm racing
  * the store) is harmless: whoever reads it finds its reason gone and deletes it.
  */
-import { DeleteCommand, QueryCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { callKeys } from '../db/keys.js';
+import { failedConditionIndex } from '../db/transaction-errors.js';
 import { db, tableName } from '../db/client.js';
 import { dispatchKeys } from '../db/keys.js';
 
@@ -75,4 +77,41 @@ export function endOfCallWatches(call: CallRef & { unfinished_watch_at?: string 
     fields.unfinished_watch_at = null;
   }
   return { items, fields };
+}
+
+/**
+ * Move a call's watch from `watch.since` to `next` in one transaction: the call's pointer
+ * field (only while it still names this watch, plus `andCondition`), the old item deleted,
+ * the new one put. When the call no longer names this watch (finished meanwhile, or it names
+ * another), this one is extra and is dropped. True when it was re-armed.
+ */
+export async function rearmWatch(
+  watch: WatchItem,
+  next: string,
+  opts: { field: 'unfinished_watch_at' | 'analysis_watch_at'; andCondition?: string; remove: TransactItem; put: TransactItem },
+): Promise<boolean> {
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: callKeys.call(watch.tenant_id, watch.call_id),
+              UpdateExpression: `SET ${opts.field} = :next`,
+              ConditionExpression: `${opts.field} = :since${opts.andCondition ? ` AND ${opts.andCondition}` : ''}`,
+              ExpressionAttributeValues: { ':next': next, ':since': watch.since },
+            },
+          },
+          opts.remove,
+          opts.put,
+        ],
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (failedConditionIndex(err) !== 0) throw err;
+    await dropWatch(watch);
+    return false;
+  }
 }

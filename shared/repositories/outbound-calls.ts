@@ -152,6 +152,4 @@ export async function recordProviderSid(call: Pick<OutboundCallRecord, 'tenant_i
   }
 }
 
-/** Which item of a cancelled transaction failed its condition (index into TransactItems), or -1. */
-export const failedConditionIndex = (err: unknown): number =>
-  err instanceof TransactionCanceledException ? (err.CancellationReasons ?? []).findIndex((r) => r.Code === 'ConditionalCheckFailed') : -1;
+export { failedConditionIndex } from '../db/transaction-errors.js';
