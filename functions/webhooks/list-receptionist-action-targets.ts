@@ -9,13 +9,13 @@ import { RECEPTIONIST_TARGETS } from '../../shared/webhooks/receptionist-targets
 /**
  * GET /v1/receptionist-action-targets — a bare array (not a page): one target per native
  * receptionist outcome, bound to the tenant's endpoint, with `delivery_count` read from the
- * delivery ledger (events of that type delivered at least once; not a promise the receiver
- * did the work). No endpoint → [].
+ * delivery ledger (events of that type delivered at least once to THIS endpoint; a new endpoint
+ * starts at 0; not a promise the receiver did the work). No endpoint → [].
  */
 export const handler = defineRoute('listReceptionistActionTargets', { responses: { 200: z.array(receptionistActionTarget) } }, async ({ principal }) => {
   const endpoint = await getWebhookEndpoint(principal.tenantId);
   if (!endpoint) return ok([]);
-  const counts = await deliveredCounts(principal.tenantId, RECEPTIONIST_TARGETS.map((t) => t.event_type));
+  const counts = await deliveredCounts(principal.tenantId, endpoint.id, RECEPTIONIST_TARGETS.map((t) => t.event_type));
   return ok(
     RECEPTIONIST_TARGETS.map((t) => ({
       id: t.id,

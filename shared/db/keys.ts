@@ -238,7 +238,7 @@ export const webhookKeys = {
   endpoint: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'WEBHOOK_ENDPOINT' }),
   attemptsPrefix: (eventId: string) => `ATTEMPT#${assertId(eventId)}#`,
   attempt: (tenantId: string, eventId: string, attempt: number) => ({ pk: `${tenantPk(tenantId)}#EVENTS`, sk: `ATTEMPT#${assertId(eventId)}#${String(attempt).padStart(4, '0')}` }),
-  deliveredCount: (tenantId: string, eventType: string) => ({ pk: tenantPk(tenantId), sk: `WEBHOOK_DELIVERED#${assertId(eventType)}` }),
+  deliveredCount: (tenantId: string, endpointId: string, eventType: string) => ({ pk: tenantPk(tenantId), sk: `WEBHOOK_DELIVERED#${assertId(endpointId)}#${assertId(eventType)}` }),
 } as const;
 
 export const isPlatformPartition = (partition: string): boolean => partition.startsWith(PLATFORM_PREFIX);

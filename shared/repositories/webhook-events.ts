@@ -32,6 +32,7 @@ export interface WebhookEventRecord {
   delivered_at?: string | null;
   lease_id?: string;
   lease_until?: string;
+  dead_lettered_at?: string;
 }
 
 export interface AttemptRecord {
@@ -192,7 +193,7 @@ export async function recordAttempt(
     items.push({
       Update: {
         TableName: tableName(),
-        Key: webhookKeys.deliveredCount(tenantId, record.event_type),
+        Key: webhookKeys.deliveredCount(tenantId, outcome.endpointId, record.event_type),
         UpdateExpression: 'SET #type = :type, event_type = :et, updated_at = :at ADD delivered :one',
         ExpressionAttributeNames: { '#type': 'type' },
         ExpressionAttributeValues: { ':type': 'webhook_delivered_count', ':et': record.event_type, ':at': attempt.at, ':one': 1 },
@@ -245,11 +246,24 @@ export async function markSkipped(tenantId: string, eventId: string, reason: 'no
   }
 }
 
-/** How many events of each type reached the endpoint (the ledger's first deliveries). */
-export async function deliveredCounts(tenantId: string, eventTypes: readonly string[]): Promise<Map<string, number>> {
+/** The event's message went to the dead-letter queue (so a retried message does not send it twice). */
+export async function markDeadLettered(tenantId: string, eventId: string, at: Date): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: outboxKeys.event(tenantId, eventId),
+      UpdateExpression: 'SET dead_lettered_at = if_not_exists(dead_lettered_at, :at)',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':at': at.toISOString() },
+    }),
+  );
+}
+
+/** How many events of each type reached this endpoint (the ledger's first deliveries to it). */
+export async function deliveredCounts(tenantId: string, endpointId: string, eventTypes: readonly string[]): Promise<Map<string, number>> {
   const counts = await Promise.all(
     eventTypes.map(async (t) => {
-      const out = await db().send(new GetCommand({ TableName: tableName(), Key: webhookKeys.deliveredCount(tenantId, t), ConsistentRead: true }));
+      const out = await db().send(new GetCommand({ TableName: tableName(), Key: webhookKeys.deliveredCount(tenantId, endpointId, t), ConsistentRead: true }));
       return [t, (out.Item?.delivered as number | undefined) ?? 0] as const;
     }),
   );

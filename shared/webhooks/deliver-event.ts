@@ -25,7 +25,7 @@ const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
 
 export type AutomaticOutcome =
   | { kind: 'missing' }
-  | { kind: 'settled'; status: DeliveryStatus }
+  | { kind: 'settled'; status: DeliveryStatus; deadLettered: boolean }
   | { kind: 'not_due'; inSeconds: number }
   | { kind: 'busy' }
   | { kind: 'skipped'; reason: 'no_endpoint' | 'event_type_not_enabled' }
@@ -77,7 +77,7 @@ async function whyNotClaimed(tenantId: string, eventId: string, at: Date): Promi
   const record = await getWebhookEvent(tenantId, eventId);
   if (!record) return { kind: 'missing' };
   const status = record.delivery_status ?? 'pending';
-  if (status !== 'pending') return { kind: 'settled', status };
+  if (status !== 'pending') return { kind: 'settled', status, deadLettered: Boolean(record.dead_lettered_at) };
   if (record.next_attempt_at && Date.parse(record.next_attempt_at) > at.getTime()) {
     return { kind: 'not_due', inSeconds: Math.ceil((Date.parse(record.next_attempt_at) - at.getTime()) / 1000) };
   }
@@ -85,18 +85,32 @@ async function whyNotClaimed(tenantId: string, eventId: string, at: Date): Promi
 }
 
 /**
- * One more attempt, now, on request (recorded like the others). Only for an event whose
- * automatic schedule is over (delivered, failed, or skipped for want of an endpoint): a
- * pending event is still being retried (409 delivery_pending). A success marks it delivered;
- * a failure leaves a delivered event delivered and makes a skipped one failed.
+ * A pending event nobody is working on: its next attempt is STALLED_AFTER_MS overdue and no
+ * lease is live (its queue messages were lost or exhausted SQS's receives, e.g. through an
+ * outage). Such an event may be redelivered by hand.
+ */
+export const STALLED_AFTER_MS = 15 * 60_000;
+const isStalled = (record: WebhookEventRecord, at: Date) => {
+  const due = Date.parse(record.next_attempt_at ?? record.created_at);
+  const leased = record.lease_until !== undefined && Date.parse(record.lease_until) > at.getTime();
+  return !leased && due < at.getTime() - STALLED_AFTER_MS;
+};
+
+/**
+ * One more attempt, now, on request (recorded like the others). For an event whose automatic
+ * schedule is over (delivered, failed, or skipped) or stalled (pending, nobody working on it,
+ * its next attempt long overdue); a pending event still on its schedule → 409
+ * delivery_pending. The endpoint must take the event's type. A success marks it delivered; a
+ * failure leaves a delivered event delivered and makes any other failed.
  */
 export async function redeliverEvent(tenantId: string, eventId: string, at = clockNow()): Promise<WebhookEventRecord> {
   const record = await getWebhookEvent(tenantId, eventId);
   if (!record) throw notFound('Event');
   const status = record.delivery_status ?? 'pending';
-  if (status === 'pending') throw conflict('delivery_pending', 'The event is still being delivered on its retry schedule; redeliver it once it is delivered or failed');
+  if (status === 'pending' && !isStalled(record, at)) throw conflict('delivery_pending', 'The event is still being delivered on its retry schedule; redeliver it once it is delivered or failed');
   const endpoint = await getWebhookEndpoint(tenantId);
   if (!endpoint) throw conflict('webhook_endpoint_not_configured', 'No webhook endpoint is configured: PUT /v1/webhook-endpoint first');
+  if (!endpointTakes(endpoint, record.event_type)) throw conflict('event_type_not_enabled', `The endpoint does not take ${record.event_type} events (enabled_events); add the type to redeliver it`);
   const leaseId = randomUUID();
   const claimed = await claimAttempt(tenantId, eventId, { expectedCount: record.attempt_count ?? 0, allowed: [status], leaseId, leaseUntil: new Date(at.getTime() + LEASE_MS), at });
   if (!claimed) throw conflict('delivery_in_progress', 'Another delivery attempt of this event is under way; try again in a few seconds');

@@ -2,7 +2,8 @@
  * One delivery attempt of one webhook: a single POST, pinned to a checked address.
  *
  * The URL is checked again here (url-policy.ts) after a fresh DNS resolution, and the
- * connection goes to the first checked address through the request's own `lookup`, so a
+ * connection goes to a checked address (IPv4 first; the next one only when no connection
+ * could be made) through the request's own `lookup`, so a
  * second lookup cannot rebind the name to an internal address; Host, TLS SNI and
  * certificate checks still use the URL's host name. Redirects are not followed. One
  * deadline (timeoutMs, from the call) bounds resolution, connect and the response status;
@@ -24,6 +25,8 @@ export interface DeliveryResult {
 }
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
+/** One address's answer; `unreachable`: no connection could be made, so nothing was sent there. */
+type Attempt = DeliveryResult & { unreachable?: boolean };
 const MAX_RESPONSE_BYTES = 64 * 1024;
 const TLS_FAILURE = /CERT|SSL|TLS|^EPROTO$|^UNABLE_TO_/;
 const TLS_HINT = ' (the TLS handshake failed; check that the endpoint serves https with a valid certificate for its name)';
@@ -39,7 +42,7 @@ export async function deliverOnce(opts: {
   const started = performance.now();
   const timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const elapsed = () => Math.round(performance.now() - started);
-  const result = (r: Omit<DeliveryResult, 'duration_ms'>): DeliveryResult => ({ ...r, duration_ms: elapsed() });
+  const result = (r: Omit<Attempt, 'duration_ms'>): Attempt => ({ ...r, duration_ms: elapsed() });
   const timedOut = (what: string) =>
     result({ delivered: false, status_code: null, error: 'timeout', detail: `No response within ${inWords(timeoutMs)}${what}` });
 
@@ -52,7 +55,18 @@ export async function deliverOnce(opts: {
     if (check === 'deadline') return timedOut(' (the host name did not resolve in time)');
     clearTimeout(timer);
     if (!check.ok) return result({ delivered: false, status_code: null, error: 'url_not_allowed', detail: check.reason });
-    return await post(check.url, check.addresses[0]!, opts.body, opts.headers, timeoutMs - (performance.now() - started), result, timedOut);
+    // Every address was checked; IPv4 first (a Lambda function has no IPv6 route by default),
+    // and the next one when a connection cannot even be made, within the one deadline.
+    const addresses = [...check.addresses].sort((a, b) => a.family - b.family);
+    let last: Attempt | undefined;
+    for (const address of addresses) {
+      const remaining = timeoutMs - (performance.now() - started);
+      if (remaining <= 0) return last ?? timedOut('');
+      last = await post(check.url, address, opts.body, opts.headers, remaining, result, timedOut);
+      if (!last.unreachable) break;
+    }
+    const { unreachable: _unreachable, ...answer } = last!;
+    return answer;
   } catch (err) {
     return result({ delivered: false, status_code: null, error: 'connection_error', detail: `Could not send the request: ${describe(err)}` });
   } finally {
@@ -66,11 +80,11 @@ function post(
   body: string,
   extraHeaders: Record<string, string>,
   remainingMs: number,
-  result: (r: Omit<DeliveryResult, 'duration_ms'>) => DeliveryResult,
+  result: (r: Omit<Attempt, 'duration_ms'>) => Attempt,
   timedOut: (what: string) => DeliveryResult,
-): Promise<DeliveryResult> {
+): Promise<Attempt> {
   return new Promise((settle) => {
-    let outcome: DeliveryResult | undefined;
+    let outcome: Attempt | undefined;
     let connected = false;
     let timer: NodeJS.Timeout | undefined;
     const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
@@ -136,6 +150,8 @@ function post(
           detail: connected
             ? `The connection closed before a response: ${code}`
             : `Could not connect: ${code}${isHttps && TLS_FAILURE.test(code) ? TLS_HINT : ''}`,
+          // Another checked address may answer: nothing was sent to this one.
+          ...(connected || TLS_FAILURE.test(code) ? {} : { unreachable: true }),
         }),
       );
     });

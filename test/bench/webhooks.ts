@@ -159,7 +159,7 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
       headers: { authorization: `Bearer ${t.api_key.secret}`, 'content-type': 'application/json' },
       body: JSON.stringify({ url: receiver.url }),
     });
-    const endpoint = (await put.json()) as { signing_secret?: string };
+    const endpoint = (await put.json()) as { id: string; signing_secret?: string };
     if (put.status !== 201 || !endpoint.signing_secret) throw new Error(`PUT /v1/webhook-endpoint answered ${put.status}: ${JSON.stringify(endpoint)}`);
     const secret = endpoint.signing_secret;
 
@@ -197,7 +197,7 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
     const ownReads = { GetItem: 0 };
     const deliveredCount = async () => {
       ownReads.GetItem++;
-      const out = await db().send(new GetCommand({ TableName: tableName(), Key: webhookKeys.deliveredCount(t.tenant_id, EVENT_TYPE), ConsistentRead: true }));
+      const out = await db().send(new GetCommand({ TableName: tableName(), Key: webhookKeys.deliveredCount(t.tenant_id, endpoint.id, EVENT_TYPE), ConsistentRead: true }));
       return (out.Item?.delivered as number | undefined) ?? 0;
     };
     const ledgerSettled = async (delivered: number, what: string) => {

@@ -7,7 +7,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../shared/db/client.js';
@@ -15,7 +15,9 @@ import { outboxItems, type EventType } from '../../shared/events/outbox.js';
 import { sqs } from '../../shared/queues/client.js';
 import { canonicalJson } from '../../shared/canonical-json.js';
 import { enqueueDelivery } from '../../shared/webhooks/delivery-queue.js';
-import { deliverEvent } from '../../shared/webhooks/deliver-event.js';
+import { deliverEvent, STALLED_AFTER_MS } from '../../shared/webhooks/deliver-event.js';
+import { getWebhookEvent } from '../../shared/repositories/webhook-events.js';
+import { outboxKeys } from '../../shared/db/keys.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { ALLOWED_AT, callWorld, newContact, queue, resetClock, setClock } from './call-fixtures.js';
@@ -216,7 +218,7 @@ describe('delivery', () => {
 
     // A redelivered or duplicated queue message after the success: the ledger says delivered, no POST.
     await enqueueDelivery(t.tenantId, event.id);
-    expect(await deliverEvent(t.tenantId, event.id)).toEqual({ kind: 'settled', status: 'delivered' });
+    expect(await deliverEvent(t.tenantId, event.id)).toEqual({ kind: 'settled', status: 'delivered', deadLettered: false });
     expect(receiver.forEvent(event.id)).toHaveLength(1);
     expect((await detail(t.api, event.id)).body.attempts).toHaveLength(1);
   });
@@ -248,19 +250,20 @@ describe('delivery', () => {
     expect(d.attempts.map((a: { status_code: number; error: string | null }) => [a.status_code, a.error])).toEqual([[500, 'http_status'], [200, null]]);
     const [first, second] = receiver.forEvent(event.id);
     const ts = [first, second].map((r) => Number(/t=(\d+)/.exec(r!.headers['service-signature'] as string)![1]));
-    expect(ts[1]).toBeGreaterThanOrEqual(ts[0]!);
+    // The second attempt waits at least the schedule's 1 s, so a fresh t is a later second.
+    expect(ts[1]).toBeGreaterThan(ts[0]!);
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(900);
   });
 
-  it('fails an event whose every scheduled attempt failed, dead-letters it, lists it as failed; redeliver succeeds later', async () => {
-    const t = await tenantWithEndpoint();
-    receiver.answer(() => ({ status: 503 }));
+  it('fails an event whose every scheduled attempt failed (the receiver down: nothing listens), dead-letters it, lists it as failed; redeliver succeeds later', async () => {
+    const t = await tenantWithEndpoint('http://127.0.0.1:9/hooks');
     const event = await commitEvent(t.tenantId, 'call.scheduled', { state: 'scheduled' });
     const d = await waitFor(async () => {
       const x = (await detail(t.api, event.id)).body;
       return x.delivery_status === 'failed' ? x : undefined;
     }, { message: 'failed', timeoutMs: 25_000 });
     expect(d.attempts).toHaveLength(3);
+    expect(d.attempts.every((a: { error: string; status_code: number | null }) => a.error === 'connection_error' && a.status_code === null)).toBe(true);
     expect(d.next_attempt_at).toBeNull();
     const failed = (await t.api('GET', '/v1/webhook-events?delivery_status=failed')).body.data.map((e: { id: string }) => e.id);
     expect(failed).toContain(event.id);
@@ -270,12 +273,64 @@ describe('delivery', () => {
     }, { message: 'the event in the dead-letter queue', timeoutMs: 10_000 });
     expect(JSON.parse(dlq.Body!)).toEqual({ type: 'webhook.deliver', tenant_id: t.tenantId, event_id: event.id });
 
-    receiver.answer(() => ({ status: 200 }));
+    await waitFor(async () => (await getWebhookEvent(t.tenantId, event.id))?.dead_lettered_at, { message: 'marked dead-lettered' });
+    await t.api('PUT', '/v1/webhook-endpoint', { body: { url: receiver.url } });
     const again = await t.api('POST', `/v1/webhook-events/${event.id}/redeliver`);
     expect(again.status).toBe(200);
     expect(again.body.delivery_status).toBe('delivered');
     expect(again.body.attempts.at(-1)).toMatchObject({ attempt: 4, trigger: 'manual', status_code: 200 });
   }, 40_000);
+
+  it('counts a receiver slower than 10 seconds as a timed-out attempt in the ledger, then delivers on the retry', async () => {
+    const t = await tenantWithEndpoint();
+    const seen = new Map<string, number>();
+    receiver.answer((r) => {
+      const id = (JSON.parse(r.body) as { id: string }).id;
+      seen.set(id, (seen.get(id) ?? 0) + 1);
+      return seen.get(id) === 1 ? { status: 200, delayMs: 11_000 } : { status: 200 };
+    });
+    const event = await commitEvent(t.tenantId, 'call.completed', { state: 'completed' });
+    const d = await waitFor(async () => {
+      const x = (await detail(t.api, event.id)).body;
+      return x.delivery_status === 'delivered' ? x : undefined;
+    }, { message: 'delivered after a timeout', timeoutMs: 25_000 });
+    expect(d.attempts.map((a: { error: string | null; status_code: number | null }) => [a.error, a.status_code])).toEqual([['timeout', null], [null, 200]]);
+    expect(d.attempts[0].duration_ms).toBeGreaterThanOrEqual(9_900);
+  }, 40_000);
+
+  it('the worker dead-letters a failed event it had not dead-lettered yet (a send that threw), once', async () => {
+    const t = await tenantWithEndpoint();
+    const { event, items } = outboxItems(t.tenantId, 'call.completed', { call_id: 'cal_x' }, new Date());
+    await db().send(new TransactWriteCommand({ TransactItems: [items[0]!] })); // the event without its relay marker
+    await db().send(new UpdateCommand({ TableName: tableName(), Key: outboxKeys.event(t.tenantId, event.id), UpdateExpression: 'SET delivery_status = :f', ExpressionAttributeValues: { ':f': 'failed' } }));
+    const message = { messageId: 'm1', body: JSON.stringify({ type: 'webhook.deliver', tenant_id: t.tenantId, event_id: event.id }), attributes: { ApproximateReceiveCount: '2' } };
+    const worker = (await import('../../functions/workers/webhook-delivery.js')).handler as unknown as (e: unknown, c: unknown) => Promise<{ batchItemFailures: unknown[] }>;
+    const context = { functionName: 'webhookDeliveryWorker', awsRequestId: 'r1', getRemainingTimeInMillis: () => 60_000 };
+    expect((await worker({ Records: [message] }, context)).batchItemFailures).toEqual([]);
+    expect((await getWebhookEvent(t.tenantId, event.id))!.dead_lettered_at).toEqual(expect.any(String));
+    expect((await worker({ Records: [{ ...message, messageId: 'm2' }] }, context)).batchItemFailures).toEqual([]);
+    const mine: string[] = [];
+    await waitFor(async () => {
+      const out = await sqs().send(new ReceiveMessageCommand({ QueueUrl: process.env.WEBHOOK_DELIVERY_DLQ_URL!, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+      mine.push(...(out.Messages ?? []).filter((m) => m.Body?.includes(event.id)).map((m) => m.MessageId!));
+      return out.Messages?.length ? undefined : true; // drained
+    }, { message: 'the DLQ drained', timeoutMs: 10_000 });
+    expect(mine).toHaveLength(1);
+    expect(receiver.forEvent(event.id)).toHaveLength(0);
+  });
+
+  it('a pending event nobody works on (its messages lost) can be redelivered by hand once it has stalled', async () => {
+    const t = await tenantWithEndpoint();
+    const { event, items } = outboxItems(t.tenantId, 'call.completed', { call_id: 'cal_x' }, new Date());
+    await db().send(new TransactWriteCommand({ TransactItems: [items[0]!] })); // committed, but no marker reaches the relay
+    expect((await t.api('POST', `/v1/webhook-events/${event.id}/redeliver`)).body.code).toBe('delivery_pending');
+    setClock(Date.now() + STALLED_AFTER_MS + 60_000);
+    const again = await t.api('POST', `/v1/webhook-events/${event.id}/redeliver`);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ delivery_status: 'delivered', attempt_count: 1 });
+    expect(again.body.attempts).toEqual([expect.objectContaining({ attempt: 1, trigger: 'manual', status_code: 200 })]);
+    expect(receiver.forEvent(event.id)).toHaveLength(1);
+  });
 
   it('skips events no endpoint takes; a pending event cannot be redelivered; unknown and other tenants’ events are 404', async () => {
     const t = await tenantWithEndpoint(receiver.url, { enabled_events: ['call.completed'] });
@@ -285,6 +340,9 @@ describe('delivery', () => {
       return x.delivery_status === 'skipped' ? x : undefined;
     }, { message: 'skipped' });
     expect(skipped).toMatchObject({ skip_reason: 'event_type_not_enabled', attempt_count: 0 });
+    expect(receiver.forEvent(other.id)).toHaveLength(0);
+    // Redelivered by hand only once the endpoint takes its type.
+    expect((await t.api('POST', `/v1/webhook-events/${other.id}/redeliver`)).body.code).toBe('event_type_not_enabled');
     expect(receiver.forEvent(other.id)).toHaveLength(0);
 
     const none = await newTenant('NoEndpoint');
@@ -338,5 +396,10 @@ describe('receptionist action targets', () => {
     expect(take).toMatchObject({ event_type: 'receptionist.message_taken', endpoint_id: t.endpoint.id, endpoint_url: receiver.url, endpoint_status: 'enabled', delivery_count: 1, signing_secret_source: 'webhook_endpoint_create_or_rotate' });
     expect(targets.find((x) => x.outcome_type === 'open_ticket')!.delivery_count).toBe(0);
     expect(JSON.stringify(targets)).not.toContain(t.secret.slice(6));
+    // A new endpoint starts its own counts.
+    await t.api('DELETE', '/v1/webhook-endpoint');
+    const fresh = (await t.api('PUT', '/v1/webhook-endpoint', { body: { url: receiver.url } })).body;
+    const after = (await t.api('GET', '/v1/receptionist-action-targets')).body as Record<string, unknown>[];
+    expect(after.find((x) => x.outcome_type === 'take_message')).toMatchObject({ endpoint_id: fresh.id, delivery_count: 0 });
   });
 });

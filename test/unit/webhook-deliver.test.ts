@@ -47,6 +47,33 @@ async function receiver(answer: (res: ServerResponse, req: IncomingMessage) => v
   return { port, received, url: `http://127.0.0.1:${port}/hook?x=1` };
 }
 
+describe('deliverOnce across a name’s addresses', () => {
+  it('tries IPv4 first, and the next checked address only when the first takes no connection', async () => {
+    const server = await receiver((res) => res.writeHead(200).end());
+    // 127.0.0.2 is loopback but nothing listens there on this port: refused, so 127.0.0.1 is tried.
+    const twoAddresses: Resolver = async () => [
+      { address: '::1', family: 6 },
+      { address: '127.0.0.2', family: 4 },
+      { address: '127.0.0.1', family: 4 },
+    ];
+    const result = await deliverOnce({ url: `http://hooks.example.test:${server.port}/hook`, body, headers, policy: local, resolve: twoAddresses });
+    expect(result).toMatchObject({ delivered: true, status_code: 200 });
+    expect(result).not.toHaveProperty('unreachable');
+    expect(server.received).toHaveLength(1);
+  });
+
+  it('does not try another address once one answered, even with an error status', async () => {
+    const server = await receiver((res) => res.writeHead(500).end());
+    const both: Resolver = async () => [
+      { address: '127.0.0.1', family: 4 },
+      { address: '127.0.0.1', family: 4 },
+    ];
+    const result = await deliverOnce({ url: `http://hooks.example.test:${server.port}/hook`, body, headers, policy: local, resolve: both });
+    expect(result).toMatchObject({ delivered: false, status_code: 500, error: 'http_status' });
+    expect(server.received).toHaveLength(1);
+  });
+});
+
 describe('deliverOnce', () => {
   it('delivers on 200: the server gets the exact body and headers, once', async () => {
     const server = await receiver((res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('thanks'));
