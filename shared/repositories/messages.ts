@@ -127,12 +127,13 @@ export async function applyMessageStatus(tenantId: string, messageId: string, re
     if (!current) return undefined;
     if (report.provider_sid && current.provider_sid && current.provider_sid !== report.provider_sid) return { message: current, moved: false };
     // A send_unknown failure is our ignorance, not the carrier's verdict: its callbacks correct it (status.ts).
-    const sendUnknown = current.status === 'failed' && current.failure?.code === 'send_unknown' && current.provider_sid === null;
+    // (Its SID may have been linked late by the send path itself: the callbacks that follow still correct it.)
+    const sendUnknown = current.status === 'failed' && current.failure?.code === 'send_unknown';
     const to = current.direction === 'outbound' ? nextStatus(current.status, report.status, { sendUnknown }) : null;
     const linkSid = report.provider_sid !== undefined && current.provider_sid === null;
-    if (!to && !linkSid) return { message: current, moved: false };
+    const corrected = sendUnknown && (to !== null || (report.status === 'failed' && report.failure !== undefined));
+    if (!to && !linkSid && !corrected) return { message: current, moved: false };
     const nowIso = at.toISOString();
-    const corrected = sendUnknown && (to !== null || report.status === 'failed');
     const next: MessageRecord = {
       ...current,
       status: to ?? current.status,

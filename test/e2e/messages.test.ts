@@ -316,6 +316,15 @@ describe('never lost, at most once: only a carrier refusal fails a text; an unkn
     expect(settled.failure.code).toBe('send_unknown');
     expect((await eventsOfMessage(w.tenantId, orphan.id)).map((e) => e.type)).toEqual(['message.failed']);
     resetClock();
+    // The carrier's own failure replaces our unknown (its SID linked, no second message.failed); then it is final.
+    const sid = newMessageSid();
+    const params = (status: string, extra: Record<string, string> = {}) => ({ AccountSid: w.creds.account_sid, MessageSid: sid, SmsSid: sid, MessageStatus: status, SmsStatus: status, From: w.number.phone_e164, To: c.phone_e164, ...extra });
+    const path = `/carrier/twilio/message-status?message_id=${orphan.id}`;
+    expect((await w.carrier(path, params('undelivered', { ErrorCode: '30005' }))).status).toBe(200);
+    expect(await getMessage(orphan.id)).toMatchObject({ status: 'failed', provider_sid: sid, failure: { code: 'carrier_error', carrier_error_code: '30005' } });
+    expect((await w.carrier(path, params('delivered'))).status).toBe(200);
+    expect((await getMessage(orphan.id)).status).toBe('failed');
+    expect((await eventsOfMessage(w.tenantId, orphan.id)).map((e) => e.type)).toEqual(['message.failed']);
 
     const tap = interceptSends(w.number.phone_e164, async () => new Response(JSON.stringify({ code: 21211, message: "The 'To' number is not a valid phone number." }), { status: 400, headers: { 'content-type': 'application/json' } }));
     let res;
