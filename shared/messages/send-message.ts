@@ -36,7 +36,6 @@ import type { MessageFailure, MessageSummary } from '../schemas/text-messages.js
 import { providerFor } from '../telephony/carrier-for.js';
 import { carrierMessagingWebhookUrls } from '../telephony/endpoints.js';
 import { CarrierRefused, type TelephonyProvider } from '../telephony/provider.js';
-import type { TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import { countSegments } from './segments.js';
 import { chooseSender } from './sender-number.js';
 
@@ -58,11 +57,6 @@ export interface SendInput {
   extraItems?: (m: MessageSummary) => TransactItem[];
 }
 
-export interface SendDeps {
-  /** The carrier for an account (tests pass a stub; default: carrier-for.ts). */
-  provider?: (account: TelephonyAccountRecord) => Promise<TelephonyProvider>;
-}
-
 const VERIFIED = new Set(['verified', 'mock_verified']);
 
 /** Where the carrier reports the message's delivery (covered by its signature). */
@@ -77,7 +71,7 @@ function failureOf(decision: ComplianceDecision, sender: ReturnType<typeof choos
   return null;
 }
 
-export async function sendMessage(tenantId: string, input: SendInput, at: Date, deps: SendDeps = {}): Promise<MessageSummary> {
+export async function sendMessage(tenantId: string, input: SendInput, at: Date): Promise<MessageSummary> {
   const [history, pool] = await Promise.all([readContactHistory(tenantId, input.contactId, at), readCallerPool(tenantId)]);
   if (!history) throw new UnknownContact();
   const phone = history.contact.phone_e164;
@@ -134,7 +128,7 @@ export async function sendMessage(tenantId: string, input: SendInput, at: Date, 
     if (guardFailed) throw new AlreadySent();
     throw err;
   }
-  if (!failure && senderNumber) await handToCarrier(record, senderNumber, deps);
+  if (!failure && senderNumber) await handToCarrier(record, senderNumber);
   return summary;
 }
 
@@ -143,7 +137,7 @@ export async function sendMessage(tenantId: string, input: SendInput, at: Date, 
  * failed write after the carrier took it, leaves it queued under its sending watch (never
  * re-sent: the carrier may have it). Never throws: the message is committed either way.
  */
-async function handToCarrier(record: MessageRecord, from: CallerNumber, deps: SendDeps): Promise<void> {
+async function handToCarrier(record: MessageRecord, from: CallerNumber): Promise<void> {
   const settle = async (report: Parameters<typeof applyMessageStatus>[2], what: string) => {
     try {
       await applyMessageStatus(record.tenant_id, record.id, report, now());
@@ -156,7 +150,7 @@ async function handToCarrier(record: MessageRecord, from: CallerNumber, deps: Se
   try {
     const account = await getTelephonyAccount(record.tenant_id, from.telephony_account_id);
     if (!account) throw new Error('sending account vanished');
-    provider = await (deps.provider ?? providerFor)(account);
+    provider = await providerFor(account);
   } catch (err) {
     // Nothing was asked of the carrier: definitely not sent.
     logger.warn('message not handed to the carrier', { message_id: record.id, error: (err as Error)?.message });
