@@ -1,7 +1,7 @@
 import { now } from '../../shared/clock.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { invalid, ValidationError } from '../../shared/http/errors.js';
-import { isSmsAction, sendSmsActions, smsActionText } from '../../shared/messages/runtime-sms.js';
+import { isSmsAction, sendSmsActions, smsActionText, smsGranted } from '../../shared/messages/runtime-sms.js';
 import { getAgentVersion } from '../../shared/repositories/agents.js';
 import { recordCallEvents, type OutcomeCheck } from '../../shared/repositories/call-events.js';
 import { getTemplate } from '../../shared/repositories/templates.js';
@@ -26,7 +26,7 @@ export const handler = defineRoute(
       'The first `turn` moves an answered call to in_conversation. An `opt_out` suppresses the contact\'s number (source `call`) in the same transaction. ' +
       `At most ${MAX_EVENTS_PER_CALL} events per call (422 \`too_many_events_for_call\`). A call that never reached a person takes no events (409 \`call_not_in_conversation\`); ` +
       'a completed call still takes late events (a runtime flushes after the hang-up), which never change its state. An `outcome` must match the pinned version\'s outcome_type (or be `none`). ' +
-      'A `conversation_action` of kind `send_sms` (arguments `{body}` or `{template_id, variables}`) texts the call\'s contact once, through the same compliance path as POST /v1/messages (origin_call_id = this call).',
+      'A `conversation_action` of kind `send_sms` (arguments `{body}` or `{template_id, variables}`; only when the pinned version\'s tools include send_sms, else 422 `tool_not_granted` at its `kind`) texts the call\'s contact once, through the same compliance path as POST /v1/messages (origin_call_id = this call).',
   },
   async ({ path, body, stream }) => {
     const checkOutcome: OutcomeCheck = async (event, index) => {
@@ -38,9 +38,14 @@ export const handler = defineRoute(
         throw invalid(['body', 'events', index, 'outcome', 'outcome_type'], `The pinned agent version records outcomes of type '${template.outcome_type}' (or 'none')`, 'outcome_type_mismatch', event.outcome.outcome_type);
       }
     };
+    // send_sms only when the pinned version's tools grant it (its template's tool_grants), then well-formed arguments.
+    const hasSms = body.events.some(isSmsAction);
+    const granted = hasSms && smsGranted(await getAgentVersion(stream.tenant_id, stream.agent_version_id));
     const smsIssues = body.events.flatMap((e, i) => {
-      const text = isSmsAction(e) ? smsActionText(e.arguments ?? {}) : undefined;
-      return text && 'issue' in text ? [{ ...text.issue, loc: ['body', 'events', i, ...text.issue.loc] }] : [];
+      if (!isSmsAction(e)) return [];
+      if (!granted) return [{ loc: ['body', 'events', i, 'kind'], msg: "The call's pinned agent version has no send_sms tool (its template's tool_grants do not include it)", type: 'tool_not_granted', input: e.kind }];
+      const text = smsActionText(e.arguments ?? {});
+      return 'issue' in text ? [{ ...text.issue, loc: ['body', 'events', i, ...text.issue.loc] }] : [];
     });
     if (smsIssues.length > 0) throw new ValidationError(smsIssues);
     const recorded = await recordCallEvents(stream.tenant_id, path.call_id, body.events, checkOutcome);

@@ -2,7 +2,8 @@
  * The deferral scheduler and the dispatch reconciler, run together once a minute on AWS
  * (EventBridge → functions/workers/call-scheduler.ts) and every SCHEDULER_TICK_MS locally
  * (infra/local/stack.ts, while workers run), with the unfinished-call reconciler
- * (unfinished-calls.ts) and the analysis re-send (analysis-resend.ts).
+ * (unfinished-calls.ts), the analysis re-send (analysis-resend.ts) and the sending
+ * reconciler for texts (shared/messages/send-reconciler.ts).
  *
  * runScheduler(at): every due item with an instant ≤ at, per shard, whose call is still
  * scheduled and due becomes a dispatch message; the item is then re-armed DUE_RECHECK_MS
@@ -30,6 +31,7 @@ import { completedEvent } from './call-events.js';
 import { sendDispatch } from './dispatch-queue.js';
 import { runAnalysisResend } from './analysis-resend.js';
 import { runUnfinishedReconciler } from './unfinished-calls.js';
+import { runMessageSendReconciler } from '../messages/send-reconciler.js';
 
 export const DEFAULT_DISPATCH_UNKNOWN_AFTER_MS = 120_000;
 export const dispatchUnknownAfterMs = (): number => {
@@ -144,13 +146,16 @@ export interface TickResult {
   unfinished: number;
   /** Ended calls whose analysis request was sent again. */
   reanalysed: number;
+  /** Texts left queued without a carrier SID past the bound, failed as send_unknown. */
+  messagesUnknown: number;
 }
 
-/** One tick: due calls sent, stuck dials reconciled, unfinished calls closed, lost analysis requests re-sent. */
+/** One tick: due calls sent, stuck dials reconciled, unfinished calls closed, lost analysis requests re-sent, stuck texts failed as send_unknown. */
 export async function runDispatchTick(at: Date): Promise<TickResult> {
   const sent = await runScheduler(at);
   const reconciled = await runReconciler(at);
   const unfinished = await runUnfinishedReconciler(at);
   const reanalysed = await runAnalysisResend(at);
-  return { sent, reconciled, unfinished, reanalysed };
+  const messagesUnknown = await runMessageSendReconciler(at);
+  return { sent, reconciled, unfinished, reanalysed, messagesUnknown };
 }

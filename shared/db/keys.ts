@@ -159,6 +159,14 @@ export const messageKeys = {
   messagesIndexPartition: (tenantId: string) => `${tenantPk(tenantId)}#MESSAGES`,
   messagesIndexPrefix: 'MESSAGE#',
   callAction: (tenantId: string, callId: string, actionId: string) => ({ pk: callPartition(tenantId, callId), sk: `SMS_ACTION#${assertId(actionId)}` }),
+  /**
+   * Sending watches, `PLATFORM#MSGSEND#<shard>` / `<since ISO>#<tenant>#<msg>`: an outbound
+   * message committed `queued` whose carrier SID is not yet recorded (put with the message,
+   * deleted when the SID is linked or the message settles); the scheduler fails old ones as
+   * send_unknown (shared/messages/send-reconciler.ts). Sharded like the dispatch watches.
+   */
+  sendWatchPartition: (shard: number) => `${PLATFORM_PREFIX}MSGSEND#${shard}`,
+  sendWatch: (since: string, tenantId: string, messageId: string) => ({ pk: `${PLATFORM_PREFIX}MSGSEND#${dispatchShard(assertId(messageId))}`, sk: `${since}#${assertId(tenantId)}#${messageId}` }),
 } as const;
 
 /**

@@ -5,7 +5,8 @@
  * profile frozen in the call's pinned agent version, sent from the call's number when it can.
  *
  * Arguments: `{body}` or `{template_id, variables}` (checked before the batch is stored:
- * 422 otherwise). Once per action: the message commits with a guard item in the call's
+ * 422 otherwise), and only when the pinned version's tools include `send_sms` (422
+ * `tool_not_granted` at the event's `kind` otherwise, nothing stored or sent). Once per action: the message commits with a guard item in the call's
  * partition (`SMS_ACTION#<action_id>`, put if absent), so a resent batch sends nothing again.
  * A call with no contact (an inbound caller no contact holds) sends nothing.
  */
@@ -44,12 +45,15 @@ export function smsActionText(args: Record<string, unknown>): { body: string; te
   return { body, templateId: null };
 }
 
-/** Sends each send_sms action of the batch that was not sent before. */
+/** Whether the pinned version's tools (its template's tool_grants, frozen in the definition) include send_sms. */
+export const smsGranted = (version: { definition: { tools: readonly string[] } } | undefined): boolean => Boolean(version?.definition.tools.includes('send_sms'));
+
+/** Sends each send_sms action of the batch that was not sent before (none when the version has no send_sms tool). */
 export async function sendSmsActions(tenantId: string, callId: string, agentVersionId: string, events: readonly RuntimeEvent[], at: Date): Promise<void> {
   const actions = events.filter(isSmsAction);
   if (actions.length === 0) return;
   const [call, version] = await Promise.all([getCall(tenantId, callId), getAgentVersion(tenantId, agentVersionId)]);
-  if (!call || !version) return;
+  if (!call || !version || !smsGranted(version)) return;
   const outbound = call as { contact_id?: string };
   const contactId = outbound.contact_id ?? (await phoneHolder(tenantId, call.direction === 'inbound' ? call.from_e164 : call.to_e164))?.contactId;
   if (!contactId) {

@@ -9,21 +9,33 @@
  * with failure `deferred` and `next_permitted_at`, because a text is about now — a code, a
  * link, an answer to a call in progress — and one delivered hours late is worse than one
  * the tenant decides to resend (docs/decisions.md, "Messages").
+ *
+ * Never lost, at most once (as a dial: shared/calls/dispatch.ts). A queued message commits
+ * with a sending watch (shared/repositories/messages.ts `sendWatchPut`), deleted when its
+ * carrier SID is recorded or it settles. The carrier is asked once:
+ *  - a SID → recorded on the message (the watch goes). If that write fails, the message stays
+ *    queued: the carrier's callbacks (found by ?message_id=) link the SID and move it on.
+ *  - CarrierRefused (the carrier answered and refused: nothing left) → failed carrier_refused.
+ *  - anything else (timeout, network error, a 5xx after the request may have been taken, a
+ *    crash) → left queued, never re-sent; the scheduler fails it as send_unknown once its
+ *    watch is older than MESSAGE_SEND_UNKNOWN_AFTER_MS (shared/messages/send-reconciler.ts),
+ *    and a later callback naming its SID still corrects it (shared/messages/status.ts).
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { readCallerPool, readContactHistory, readNumberFacts, type CallerNumber } from '../calls/compliance-inputs.js';
 import { db } from '../db/client.js';
 import { outboxItems } from '../events/outbox.js';
+import { now } from '../clock.js';
 import { newId } from '../ids.js';
 import { logger } from '../observability.js';
 import { evaluate, type ComplianceDecision, type ProfileFacts } from '../policy/compliance/index.js';
-import { applyMessageStatus, messageEventData, messagePut, presentMessage, type MessageRecord, type TransactItem } from '../repositories/messages.js';
+import { applyMessageStatus, messageEventData, messagePut, presentMessage, sendWatchPut, type MessageRecord, type TransactItem } from '../repositories/messages.js';
 import { getTelephonyAccount } from '../repositories/telephony-accounts.js';
 import type { MessageFailure, MessageSummary } from '../schemas/text-messages.js';
 import { providerFor } from '../telephony/carrier-for.js';
 import { carrierMessagingWebhookUrls } from '../telephony/endpoints.js';
-import { CarrierRefused } from '../telephony/provider.js';
+import { CarrierRefused, type TelephonyProvider } from '../telephony/provider.js';
 import { countSegments } from './segments.js';
 import { chooseSender } from './sender-number.js';
 
@@ -102,12 +114,13 @@ export async function sendMessage(tenantId: string, input: SendInput, at: Date):
     compliance: decision,
     failure,
     reply: null,
+    send_watch_at: failure ? null : nowIso,
     created_at: nowIso,
     updated_at: nowIso,
   };
   const summary = presentMessage(record as unknown as Record<string, unknown>);
   const extra = input.extraItems?.(summary) ?? [];
-  const items = [messagePut(record), ...(failure ? outboxItems(tenantId, 'message.failed', messageEventData(summary), at).items : []), ...extra];
+  const items = [messagePut(record), ...(failure ? outboxItems(tenantId, 'message.failed', messageEventData(summary), at).items : [sendWatchPut(record, nowIso)]), ...extra];
   try {
     await db().send(new TransactWriteCommand({ TransactItems: items }));
   } catch (err) {
@@ -115,25 +128,46 @@ export async function sendMessage(tenantId: string, input: SendInput, at: Date):
     if (guardFailed) throw new AlreadySent();
     throw err;
   }
-  if (!failure && senderNumber) await handToCarrier(record, senderNumber, at);
+  if (!failure && senderNumber) await handToCarrier(record, senderNumber);
   return summary;
 }
 
-/** Asks the carrier once; a refusal or an unreachable carrier fails the message (never retried blindly: it may have left). */
-async function handToCarrier(record: MessageRecord, from: CallerNumber, at: Date): Promise<void> {
-  const fail = (f: MessageFailure) => applyMessageStatus(record.tenant_id, record.id, { status: 'failed', failure: f }, new Date());
+/**
+ * Asks the carrier once. Only a definite refusal fails the message; an unknown outcome, or a
+ * failed write after the carrier took it, leaves it queued under its sending watch (never
+ * re-sent: the carrier may have it). Never throws: the message is committed either way.
+ */
+async function handToCarrier(record: MessageRecord, from: CallerNumber): Promise<void> {
+  const settle = async (report: Parameters<typeof applyMessageStatus>[2], what: string) => {
+    try {
+      await applyMessageStatus(record.tenant_id, record.id, report, now());
+    } catch (err) {
+      // The watch stays: callbacks (found by ?message_id=) or the reconciler settle it.
+      logger.error(`could not record ${what}; left queued for the callbacks and the reconciler`, { message_id: record.id, error: (err as Error)?.message });
+    }
+  };
+  let provider: TelephonyProvider;
   try {
     const account = await getTelephonyAccount(record.tenant_id, from.telephony_account_id);
     if (!account) throw new Error('sending account vanished');
-    const provider = await providerFor(account);
-    const { sid } = await provider.sendSms({ to: record.to_e164, from: from.phone_e164, body: record.body_rendered!, statusCallbackUrl: messageStatusUrl(record.id) });
-    await applyMessageStatus(record.tenant_id, record.id, { status: 'queued', provider_sid: sid }, at);
+    provider = await providerFor(account);
+  } catch (err) {
+    // Nothing was asked of the carrier: definitely not sent.
+    logger.warn('message not handed to the carrier', { message_id: record.id, error: (err as Error)?.message });
+    await settle({ status: 'failed', failure: { code: 'carrier_unavailable', message: 'The carrier could not be asked; the message was not sent (send it again)', next_permitted_at: null, carrier_error_code: null } }, 'the failure');
+    return;
+  }
+  let sid: string;
+  try {
+    ({ sid } = await provider.sendSms({ to: record.to_e164, from: from.phone_e164, body: record.body_rendered!, statusCallbackUrl: messageStatusUrl(record.id) }));
   } catch (err) {
     if (err instanceof CarrierRefused) {
-      await fail({ code: 'carrier_refused', message: `The carrier refused the message (${err.reason})`, next_permitted_at: null, carrier_error_code: err.carrierCode === undefined ? null : String(err.carrierCode) });
+      await settle({ status: 'failed', failure: { code: 'carrier_refused', message: `The carrier refused the message (${err.reason})`, next_permitted_at: null, carrier_error_code: err.carrierCode === undefined ? null : String(err.carrierCode) } }, 'the refusal');
       return;
     }
-    logger.warn('message not handed to the carrier', { message_id: record.id, error: (err as Error).name });
-    await fail({ code: 'carrier_unavailable', message: 'The carrier could not be reached; the message was not sent (send it again)', next_permitted_at: null, carrier_error_code: null });
+    // Timeout, network error, a 5xx: it may have been taken. Never re-sent; the reconciler decides.
+    logger.warn('message send outcome unknown; left queued for the reconciler', { message_id: record.id, error: (err as Error)?.message });
+    return;
   }
+  await settle({ status: 'queued', provider_sid: sid }, 'the carrier SID');
 }

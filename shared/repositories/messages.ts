@@ -23,6 +23,8 @@ export interface MessageRecord extends MessageSummary {
   telephony_account_id: string | null;
   /** Inbound: the text the platform answered with (STOP confirmation, HELP text), if any. */
   reply: string | null;
+  /** Outbound, queued without a carrier SID: the instant in its sending watch's sort key (null once settled). */
+  send_watch_at?: string | null;
 }
 
 const T = () => tableName();
@@ -77,6 +79,12 @@ export const messagePut = (m: MessageRecord): TransactItem => ({
   },
 });
 
+/** The sending watch of a message committed queued (its SID not yet known). */
+export const sendWatchPut = (m: Pick<MessageRecord, 'tenant_id' | 'id'>, since: string): TransactItem => ({
+  Put: { TableName: T(), Item: { ...messageKeys.sendWatch(since, m.tenant_id, m.id), type: 'message_send_watch', tenant_id: m.tenant_id, message_id: m.id, since } },
+});
+export const sendWatchDelete = (tenantId: string, messageId: string, since: string): TransactItem => ({ Delete: { TableName: T(), Key: messageKeys.sendWatch(since, tenantId, messageId) } });
+
 export async function getMessageRecord(tenantId: string, messageId: string): Promise<MessageRecord | undefined> {
   if (!isId(messageId)) return undefined;
   const out = await db().send(new GetCommand({ TableName: T(), Key: messageKeys.message(tenantId, messageId), ConsistentRead: true }));
@@ -118,29 +126,40 @@ export async function applyMessageStatus(tenantId: string, messageId: string, re
     const current = await getMessageRecord(tenantId, messageId);
     if (!current) return undefined;
     if (report.provider_sid && current.provider_sid && current.provider_sid !== report.provider_sid) return { message: current, moved: false };
-    const to = current.direction === 'outbound' ? nextStatus(current.status, report.status) : null;
+    // A send_unknown failure is our ignorance, not the carrier's verdict: its callbacks correct it (status.ts).
+    // (Its SID may have been linked late by the send path itself: the callbacks that follow still correct it.)
+    const sendUnknown = current.status === 'failed' && current.failure?.code === 'send_unknown';
+    const to = current.direction === 'outbound' ? nextStatus(current.status, report.status, { sendUnknown }) : null;
     const linkSid = report.provider_sid !== undefined && current.provider_sid === null;
-    if (!to && !linkSid) return { message: current, moved: false };
+    const corrected = sendUnknown && (to !== null || (report.status === 'failed' && report.failure !== undefined));
+    if (!to && !linkSid && !corrected) return { message: current, moved: false };
     const nowIso = at.toISOString();
     const next: MessageRecord = {
       ...current,
       status: to ?? current.status,
       provider_sid: current.provider_sid ?? report.provider_sid ?? null,
-      failure: to === 'failed' ? (report.failure ?? current.failure) : current.failure,
+      failure: to === 'failed' || (corrected && report.status === 'failed') ? (report.failure ?? current.failure) : corrected ? null : current.failure,
       updated_at: nowIso,
     };
+    // The sending watch goes once the SID is known or the message settled.
+    const watchAt = current.send_watch_at ?? null;
+    const dropWatch = watchAt !== null && (next.provider_sid !== null || next.status !== 'queued');
     const items: TransactItem[] = [
       {
         Update: {
           TableName: T(),
           Key: messageKeys.message(tenantId, messageId),
-          UpdateExpression: 'SET #status = :to, provider_sid = :sid, failure = :failure, updated_at = :now',
+          UpdateExpression: 'SET #status = :to, provider_sid = :sid, failure = :failure, updated_at = :now, send_watch_at = :watch',
           ConditionExpression: '#status = :from AND (provider_sid = :null OR provider_sid = :sid)',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':to': next.status, ':from': current.status, ':sid': next.provider_sid, ':failure': next.failure, ':now': nowIso, ':null': null },
+          ExpressionAttributeValues: { ':to': next.status, ':from': current.status, ':sid': next.provider_sid, ':failure': next.failure, ':now': nowIso, ':null': null, ':watch': dropWatch ? null : watchAt },
         },
       },
     ];
+    if (dropWatch) {
+      next.send_watch_at = null;
+      items.push(sendWatchDelete(tenantId, messageId, watchAt));
+    }
     const type = to ? EVENT_OF[to] : undefined;
     if (type) items.push(...outboxItems(tenantId, type, messageEventData(presentMessage(next as unknown as Record<string, unknown>)), at).items);
     try {

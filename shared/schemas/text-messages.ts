@@ -24,12 +24,13 @@ export const FAILURE_CODES = [
   'carrier_refused',
   'carrier_unavailable',
   'carrier_error',
+  'send_unknown',
 ] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
 
 export const messageFailure = z
   .object({
-    code: z.enum(FAILURE_CODES).describe('Why the message failed: a compliance block (dnc_hit, scrub_blocked, blocked_by_policy) or deferral (deferred), the sending number, or the carrier'),
+    code: z.enum(FAILURE_CODES).describe('Why the message failed: a compliance block (dnc_hit, scrub_blocked, blocked_by_policy) or deferral (deferred), the sending number, or the carrier; send_unknown: the carrier call had no known outcome and no carrier SID arrived in time (never re-sent; a later carrier report still corrects it)'),
     message: z.string(),
     next_permitted_at: timestamp.nullable().describe('deferred: the earliest instant a resend would be allowed'),
     carrier_error_code: z.string().nullable().describe("The carrier's own error code (Twilio ErrorCode), when it reported one"),

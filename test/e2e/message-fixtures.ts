@@ -17,7 +17,7 @@ type Api = ReturnType<typeof client>;
 export const evidence = { artifact_type: 'web_form', artifact_ref: 'https://acme.test/forms/1', content_hash: 'a'.repeat(64) };
 export const newMessageSid = () => `SM${randomBytes(16).toString('hex')}`;
 
-/** A tenant with a mock account (SAN for 212), a 212 number with sms and a 10DLC campaign, an informational and a marketing profile, and an informational agent answering the number. */
+/** A tenant with a mock account (SAN for 212), a 212 number with sms and a 10DLC campaign, an informational and a marketing profile, and an informational agent (appointment reminder: its tools include send_sms) answering the number. */
 export async function textingTenant(stack: TestStack, name = 'Texts') {
   const t = await newTenant(name);
   const api = client(stack, t.token);
@@ -27,7 +27,7 @@ export async function textingTenant(stack: TestStack, name = 'Texts') {
   const number = res.body as { id: string; phone_e164: string };
   const info = (await api('POST', '/v1/compliance-profiles', { body: profileBody({ name: 'Reminders', call_purpose: 'informational', subject: INFO_SUBJECT, calling_window: undefined }) })).body;
   const marketing = (await api('POST', '/v1/compliance-profiles', { body: profileBody({ name: 'Offers', call_purpose: 'marketing', subject: INFO_SUBJECT, calling_window: undefined }) })).body;
-  const agent = (await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', { body: { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: info.id } })).body;
+  const agent = (await api('POST', '/v1/templates/tpl_reminder_appointment/instantiate', { body: { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: info.id } })).body;
   const version = await api('POST', `/v1/agents/${agent.id}/publish`);
   if (version.status !== 201) throw new Error(`agent not published: ${JSON.stringify(version.body)}`);
   await api('PATCH', `/v1/phone-numbers/${number.id}`, { body: { inbound_agent_id: agent.id } });

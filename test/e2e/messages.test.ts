@@ -16,11 +16,16 @@ import { locs } from './agent-fixtures.js';
 import { INFO_SUBJECT, QUIET_AT, queue, resetClock, setClock } from './call-fixtures.js';
 import { client, newTenant } from './client.js';
 import { eventsOfMessage, newMessageSid, sandboxMessagesFrom, textingTenant, type TextingTenant } from './message-fixtures.js';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../../shared/db/client.js';
+import { ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { runDispatchTick } from '../../shared/calls/scheduler.js';
+import { advanceClockForTests, now } from '../../shared/clock.js';
+import { db, tableName } from '../../shared/db/client.js';
 import { newId } from '../../shared/ids.js';
-import { messagePut } from '../../shared/repositories/messages.js';
-import { randomNumber } from './telephony-fixtures.js';
+import { runMessageSendReconciler } from '../../shared/messages/send-reconciler.js';
+import { messagePut, sendWatchPut } from '../../shared/repositories/messages.js';
+import { repliesOf } from '../../shared/sandbox/inbound-message.js';
+import { readTwiml } from './message-fixtures.js';
+import { mockAccount, randomNumber } from './telephony-fixtures.js';
 
 const stack = useTestStack();
 
@@ -132,10 +137,7 @@ describe('a blocked send never reaches the carrier: stored failed with its reaso
     expect((await w.send({ contact_id: smsScope.id, compliance_profile_id: w.info.id, body: 'Hi' })).body.status).toBe('queued');
     expect((await sandboxMessagesFrom(w.number.phone_e164)).length).toBe(before + 1); // only the allowed one
 
-    // Another tenant whose numbers cannot text: no sms capability, then sms without a 10DLC campaign.
-    const o = await textingTenant(stack, 'No SMS');
-    const c = await o.contact();
-    await o.api('PATCH', `/v1/phone-numbers/${o.number.id}`, { body: { inbound_agent_id: o.agentId } });
+    // Another tenant whose number can text but has no 10DLC campaign.
     const noSms = await newTenant('Voice only');
     const api = client(stack, noSms.token);
     const acct = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'mock' } })).body.id;
@@ -148,7 +150,22 @@ describe('a blocked send never reaches the carrier: stored failed with its reaso
     expect(sent.body).toMatchObject({ status: 'failed', phone_number_id: smsNoA2p.id, failure: { code: 'a2p_registration_missing' } });
     expect(await sandboxMessagesFrom(smsNoA2p.phone_e164)).toHaveLength(0);
     expect(await sandboxMessagesFrom(voiceNumber.phone_e164)).toHaveLength(0);
-    expect(c.id).toBeTruthy();
+  });
+
+  it('no_sms_number: a tenant with only voice numbers stores the text failed with message.failed, and nothing reaches the carrier', async () => {
+    const t = await newTenant('Voice numbers only');
+    const api = client(stack, t.token);
+    const acct = await mockAccount(api, { ftc_san_refs: [{ san: 'SAN-V', area_codes: ['212'] }] });
+    const voiceNumber = (await api('POST', '/v1/phone-numbers', { body: { phone_e164: randomNumber('212'), telephony_account_id: acct, capabilities: ['voice'] } })).body;
+    const profile = (await api('POST', '/v1/compliance-profiles', { body: { name: 'R', call_purpose: 'informational', subject: INFO_SUBJECT, seller_name: 'Acme' } })).body;
+    const cc = (await api('POST', '/v1/contacts', { body: { phone_e164: randomNumber('212'), consent: { consent_basis: 'pewc', captured_at: '2026-10-01T12:00:00Z', scope: { purposes: [INFO_SUBJECT] }, evidence: { artifact_type: 'web_form', artifact_ref: 'x', content_hash: 'a'.repeat(64) } } } })).body;
+    const sent = await api('POST', '/v1/messages', { body: { contact_id: cc.id, compliance_profile_id: profile.id, body: 'Hi' }, headers: { 'idempotency-key': randomUUID() } });
+    expect(sent.status).toBe(201);
+    expect(sent.body).toMatchObject({ status: 'failed', phone_number_id: null, from_e164: '', provider_sid: null, failure: { code: 'no_sms_number', next_permitted_at: null, carrier_error_code: null } });
+    expect((await api('GET', `/v1/messages/${sent.body.id}`)).body).toMatchObject({ status: 'failed', failure: { code: 'no_sms_number' } });
+    expect((await eventsOfMessage(t.tenantId, sent.body.id)).map((e) => e.type)).toEqual(['message.failed']);
+    expect(await sandboxMessagesFrom(voiceNumber.phone_e164)).toHaveLength(0);
+    expect(await sendWatchesOf(sent.body.id)).toEqual([]);
   });
 
   it('a marketing text in quiet hours is not held: failed, deferred, with next_permitted_at; an informational one goes', async () => {
@@ -170,6 +187,154 @@ describe('a blocked send never reaches the carrier: stored failed with its reaso
     expect(res.body.status).toBe('queued');
     const failed = await waitStatus(res.body.id, 'failed');
     expect(failed.failure).toEqual({ code: 'carrier_error', message: expect.stringContaining('30007'), next_permitted_at: null, carrier_error_code: '30007' });
+    expect((await eventsOfMessage(w.tenantId, res.body.id)).map((e) => e.type)).toEqual(['message.failed']);
+  });
+});
+
+/** The carrier's Messages create for `from`, as the platform's fetch makes it: `then` decides what the platform hears. */
+function interceptSends(from: string, then: (real: () => Promise<Response>) => Promise<Response>) {
+  const original = globalThis.fetch;
+  const seen: string[] = [];
+  globalThis.fetch = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const form = typeof init?.body === 'string' ? new URLSearchParams(init.body) : undefined;
+    if (/\/sandbox\/twilio\/2010-04-01\/Accounts\/[^/]+\/Messages\.json$/.test(url) && form?.get('From') === from) {
+      seen.push(form.get('To')!);
+      return then(() => original(input, init));
+    }
+    return original(input, init);
+  }) as typeof fetch;
+  return { seen, restore: () => void (globalThis.fetch = original) };
+}
+
+const sendWatchesOf = async (messageId: string) =>
+  (await db().send(new ScanCommand({ TableName: tableName(), FilterExpression: '#t = :t AND message_id = :m', ExpressionAttributeNames: { '#t': 'type' }, ExpressionAttributeValues: { ':t': 'message_send_watch', ':m': messageId }, ConsistentRead: true }))).Items ?? [];
+
+describe('never lost, at most once: only a carrier refusal fails a text; an unknown outcome is reconciled, never re-sent', () => {
+  it('the carrier took the text but the SID write failed: left queued (not failed), its callbacks link the SID and deliver it; sent once', async () => {
+    const c = await w.contact();
+    const before = (await sandboxMessagesFrom(w.number.phone_e164)).length;
+    let forced = 0;
+    db().middlewareStack.add(
+      (next) => async (args) => {
+        const items = (args.input as { TransactItems?: { Update?: { ExpressionAttributeValues?: Record<string, unknown> } }[] }).TransactItems;
+        const v = items?.[0]?.Update?.ExpressionAttributeValues;
+        if (forced === 0 && v && v[':to'] === 'queued' && v[':from'] === 'queued' && typeof v[':sid'] === 'string' && (v[':sid'] as string).startsWith('SM')) {
+          forced++;
+          throw Object.assign(new Error('Internal server error (forced)'), { name: 'InternalServerError' });
+        }
+        return next(args);
+      },
+      { step: 'initialize', priority: 'high', name: 'forceSidWriteFailure' },
+    );
+    let res;
+    try {
+      res = await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: 'Your code is 1234' });
+    } finally {
+      db().middlewareStack.remove('forceSidWriteFailure');
+    }
+    expect(forced).toBe(1);
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'queued', failure: null });
+    const done = await waitStatus(res.body.id, 'delivered');
+    expect(done).toMatchObject({ failure: null, provider_sid: expect.stringMatching(/^SM/) });
+    expect((await sandboxMessagesFrom(w.number.phone_e164)).length).toBe(before + 1);
+    expect((await eventsOfMessage(w.tenantId, res.body.id)).map((e) => e.type)).toEqual(['message.sent', 'message.delivered']);
+    expect(await sendWatchesOf(res.body.id)).toEqual([]);
+  });
+
+  it('a carrier timeout after the carrier really took it: left queued, never re-sent, then delivered by its callbacks', async () => {
+    const c = await w.contact();
+    const before = (await sandboxMessagesFrom(w.number.phone_e164)).length;
+    const tap = interceptSends(w.number.phone_e164, async (real) => {
+      await real();
+      throw new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+    });
+    let res;
+    try {
+      res = await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: 'Timed out but sent' });
+    } finally {
+      tap.restore();
+    }
+    expect(tap.seen).toEqual([c.phone_e164]);
+    expect(res.status).toBe(201);
+    const done = await waitStatus(res.body.id, 'delivered');
+    expect(done).toMatchObject({ failure: null, provider_sid: expect.stringMatching(/^SM/) });
+    expect((await sandboxMessagesFrom(w.number.phone_e164)).length).toBe(before + 1);
+    expect((await eventsOfMessage(w.tenantId, res.body.id)).map((e) => e.type)).toEqual(['message.sent', 'message.delivered']);
+    expect(await sendWatchesOf(res.body.id)).toEqual([]);
+  });
+
+  it('a 5xx from the carrier: queued under its watch until the bound, then failed send_unknown with message.failed, never re-sent; a late delivered callback naming a SID corrects it', async () => {
+    const c = await w.contact();
+    const tap = interceptSends(w.number.phone_e164, async () => new Response(JSON.stringify({ code: 20500, message: 'Internal Server Error' }), { status: 500, headers: { 'content-type': 'application/json' } }));
+    let res;
+    try {
+      res = await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: 'Unknown fate' });
+    } finally {
+      tap.restore();
+    }
+    expect(tap.seen).toHaveLength(1);
+    const id = res.body.id as string;
+    expect(await getMessage(id)).toMatchObject({ status: 'queued', provider_sid: null, failure: null });
+    expect(await sendWatchesOf(id)).toHaveLength(1);
+    expect(await eventsOfMessage(w.tenantId, id)).toEqual([]);
+
+    advanceClockForTests(60_000);
+    await runMessageSendReconciler(now());
+    expect((await getMessage(id)).status).toBe('queued');
+
+    advanceClockForTests(61_000);
+    await runMessageSendReconciler(now());
+    const failed = await getMessage(id);
+    expect(failed).toMatchObject({ status: 'failed', provider_sid: null, failure: { code: 'send_unknown', next_permitted_at: null, carrier_error_code: null } });
+    expect(await sendWatchesOf(id)).toEqual([]);
+    await runMessageSendReconciler(now());
+    expect((await eventsOfMessage(w.tenantId, id)).map((e) => e.type)).toEqual(['message.failed']);
+    expect(tap.seen).toHaveLength(1); // never re-sent
+    expect(await sandboxMessagesFrom(w.number.phone_e164).then((all) => all.filter((m) => m.to === c.phone_e164))).toEqual([]);
+
+    // The carrier had it after all: its signed callback (found by ?message_id=) wins over our unknown, once.
+    const sid = newMessageSid();
+    const params = (status: string) => ({ AccountSid: w.creds.account_sid, MessageSid: sid, SmsSid: sid, MessageStatus: status, SmsStatus: status, From: w.number.phone_e164, To: c.phone_e164 });
+    const path = `/carrier/twilio/message-status?message_id=${id}`;
+    for (const status of ['delivered', 'sent', 'failed', 'delivered']) expect((await w.carrier(path, params(status))).status).toBe(200);
+    expect(await getMessage(id)).toMatchObject({ status: 'delivered', provider_sid: sid, failure: null });
+    expect((await eventsOfMessage(w.tenantId, id)).map((e) => e.type)).toEqual(['message.failed', 'message.delivered']);
+  });
+
+  it('a crash before the carrier was asked (committed, never handed over) is failed send_unknown by the scheduler tick; a definite refusal fails at once', async () => {
+    const c = await w.contact();
+    // A message committed as the send path commits it, whose process died before the carrier call.
+    const at = now().toISOString();
+    const base = (await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: 'template' })).body;
+    const orphan = { ...base, id: newId('msg'), status: 'queued', provider_sid: null, tenant_id: w.tenantId, telephony_account_id: w.accountId, reply: null, send_watch_at: at, created_at: at, updated_at: at };
+    await db().send(new TransactWriteCommand({ TransactItems: [messagePut(orphan), sendWatchPut(orphan, at)] }));
+    advanceClockForTests(121_000);
+    expect((await runDispatchTick(now())).messagesUnknown).toBeGreaterThanOrEqual(0);
+    const settled = await waitFor(async () => ((await getMessage(orphan.id)).status === 'failed' ? getMessage(orphan.id) : undefined), { timeoutMs: 5_000, message: 'orphan failed' });
+    expect(settled.failure.code).toBe('send_unknown');
+    expect((await eventsOfMessage(w.tenantId, orphan.id)).map((e) => e.type)).toEqual(['message.failed']);
+    resetClock();
+    // The carrier's own failure replaces our unknown (its SID linked, no second message.failed); then it is final.
+    const sid = newMessageSid();
+    const params = (status: string, extra: Record<string, string> = {}) => ({ AccountSid: w.creds.account_sid, MessageSid: sid, SmsSid: sid, MessageStatus: status, SmsStatus: status, From: w.number.phone_e164, To: c.phone_e164, ...extra });
+    const path = `/carrier/twilio/message-status?message_id=${orphan.id}`;
+    expect((await w.carrier(path, params('undelivered', { ErrorCode: '30005' }))).status).toBe(200);
+    expect(await getMessage(orphan.id)).toMatchObject({ status: 'failed', provider_sid: sid, failure: { code: 'carrier_error', carrier_error_code: '30005' } });
+    expect((await w.carrier(path, params('delivered'))).status).toBe(200);
+    expect((await getMessage(orphan.id)).status).toBe('failed');
+    expect((await eventsOfMessage(w.tenantId, orphan.id)).map((e) => e.type)).toEqual(['message.failed']);
+
+    const tap = interceptSends(w.number.phone_e164, async () => new Response(JSON.stringify({ code: 21211, message: "The 'To' number is not a valid phone number." }), { status: 400, headers: { 'content-type': 'application/json' } }));
+    let res;
+    try {
+      res = await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: 'Refused' });
+    } finally {
+      tap.restore();
+    }
+    expect(await getMessage(res.body.id)).toMatchObject({ status: 'failed', provider_sid: null, failure: { code: 'carrier_refused', carrier_error_code: '21211' } });
+    expect(await sendWatchesOf(res.body.id)).toEqual([]);
     expect((await eventsOfMessage(w.tenantId, res.body.id)).map((e) => e.type)).toEqual(['message.failed']);
   });
 });
@@ -269,6 +434,30 @@ describe('inbound texts', () => {
     expect(forged.status).toBe(403);
     expect((await w.api('GET', `/v1/messages?contact_id=${c.id}`)).body.data).toEqual([]);
     expect(await getActiveSuppression(w.tenantId, c.phone_e164)).toBeUndefined();
+
+    // Signed by the account, written to a number no tenant holds: an empty answer, nothing stored or suppressed.
+    const sid = newMessageSid();
+    const unknownTo = await w.carrier('/carrier/twilio/message', { AccountSid: w.creds.account_sid, MessageSid: sid, SmsSid: sid, From: c.phone_e164, To: randomNumber('212'), Body: 'STOP', NumMedia: '0', SmsStatus: 'received' });
+    expect(unknownTo.status).toBe(200);
+    expect(repliesOf(unknownTo.text)).toEqual([]);
+    expect(readTwiml(unknownTo.text)).toEqual([]);
+    expect((await w.api('GET', `/v1/messages?contact_id=${c.id}`)).body.data).toEqual([]);
+    expect((await w.api('GET', '/v1/messages?direction=inbound&limit=100')).body.data.filter((m: { provider_sid: string }) => m.provider_sid === sid)).toEqual([]);
+    expect(await getActiveSuppression(w.tenantId, c.phone_e164)).toBeUndefined();
+  });
+
+  it('a number of the tenant that may not text (no sms capability) stores the text and honours a STOP, but answers nothing', async () => {
+    const voiceOnly = (await w.api('POST', '/v1/phone-numbers', { body: { phone_e164: randomNumber('212'), telephony_account_id: w.accountId, capabilities: ['voice'] } })).body;
+    const c = await w.contact();
+    const sid = newMessageSid();
+    const res = await w.carrier('/carrier/twilio/message', { AccountSid: w.creds.account_sid, MessageSid: sid, SmsSid: sid, From: c.phone_e164, To: voiceOnly.phone_e164, Body: 'STOP', NumMedia: '0', SmsStatus: 'received' });
+    expect(res.status).toBe(200);
+    expect(repliesOf(res.text)).toEqual([]);
+    const [m] = (await w.api('GET', `/v1/messages?contact_id=${c.id}`)).body.data;
+    expect(m).toMatchObject({ direction: 'inbound', status: 'received', inbound_intent: 'stop', phone_number_id: voiceOnly.id, to_e164: voiceOnly.phone_e164, provider_sid: sid });
+    expect(await getActiveSuppression(w.tenantId, c.phone_e164)).toMatchObject({ source: 'sms', source_id: m.id, reason: 'opt_out' });
+    expect((await w.api('GET', `/v1/contacts/${c.id}`)).body.do_not_call).toBe(true);
+    expect(await sandboxMessagesFrom(voiceOnly.phone_e164)).toHaveLength(0);
   });
 });
 
@@ -291,6 +480,28 @@ describe('the voice runtime sends through the same path', () => {
     const bad = await runtime('POST', `/runtime/v1/calls/${callId}/events`, { body: { events: [{ id: `act2-${sid}`, type: 'conversation_action', at: new Date().toISOString(), action_id: 'a2', kind: 'send_sms', arguments: {} }] } });
     expect(bad.status).toBe(422);
     expect(locs(bad.body)).toEqual(['body.events.0.arguments.body:missing']);
+  });
+
+  it("send_sms is refused (422 tool_not_granted at the event's kind, nothing stored or sent) when the pinned version's tools do not include it", async () => {
+    const sdr = (await w.api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', { body: { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: w.info.id } })).body;
+    expect(sdr.tools).not.toContain('send_sms');
+    expect((await w.api('POST', `/v1/agents/${sdr.id}/publish`)).status).toBe(201);
+    const number = (await w.api('POST', '/v1/phone-numbers', { body: { phone_e164: randomNumber('212'), telephony_account_id: w.accountId, capabilities: ['voice', 'sms'], a2p_campaign_ref: 'CMP-TEXTS-1' } })).body;
+    await w.api('PATCH', `/v1/phone-numbers/${number.id}`, { body: { inbound_agent_id: sdr.id } });
+    const c = await w.contact();
+    const sid = `CA${randomUUID().replace(/-/g, '')}`;
+    const voice = await w.carrier('/carrier/twilio/voice', { AccountSid: w.creds.account_sid, CallSid: sid, From: c.phone_e164, To: number.phone_e164, CallStatus: 'ringing', Direction: 'inbound' });
+    const [connect] = readTwiml(voice.text);
+    const token = (connect as { parameters: Record<string, string> }).parameters.token!;
+    const callId = (await w.api('GET', '/v1/calls?direction=inbound')).body.data.find((x: { telephony: { provider_call_sid: string } }) => x.telephony.provider_call_sid === sid).id;
+    const runtime = client(stack, token);
+    const batch = { events: [{ id: `turn-${sid}`, type: 'turn', at: new Date().toISOString(), speaker: 'agent', text: 'Hello' }, { id: `act-${sid}`, type: 'conversation_action', at: new Date().toISOString(), action_id: 'a1', kind: 'send_sms', arguments: { body: 'Here is the booking link' } }] };
+    const res = await runtime('POST', `/runtime/v1/calls/${callId}/events`, { body: batch });
+    expect(res.status).toBe(422);
+    expect(locs(res.body)).toEqual(['body.events.1.kind:tool_not_granted']);
+    expect((await w.api('GET', `/v1/messages?origin_call_id=${callId}`)).body.data).toEqual([]);
+    expect((await w.api('GET', `/v1/messages?contact_id=${c.id}`)).body.data).toEqual([]);
+    expect(await sandboxMessagesFrom(number.phone_e164)).toHaveLength(0);
   });
 });
 
@@ -327,8 +538,12 @@ describe('GET /v1/messages', () => {
 });
 
 describe('GET /v1/telephony-accounts/{id}/inbound-messaging-webhook', () => {
-  it('404 for a mock account and for another tenant; the URLs for a verified byo account', async () => {
+  it('404 for a mock account, a managed account and another tenant; the URLs for a verified byo account', async () => {
     expect((await w.api('GET', `/v1/telephony-accounts/${w.accountId}/inbound-messaging-webhook`)).status).toBe(404);
+    const managed = (await w.api('POST', '/v1/telephony-accounts', { body: { mode: 'managed', provider: 'mock' } })).body.id;
+    await w.api('POST', `/v1/telephony-accounts/${managed}/verify`);
+    expect((await w.api('GET', `/v1/telephony-accounts/${managed}`)).body).toMatchObject({ mode: 'managed', verification_status: 'mock_verified' });
+    expect((await w.api('GET', `/v1/telephony-accounts/${managed}/inbound-messaging-webhook`)).status).toBe(404);
     const { newSandboxCredentials, putSandboxAccount } = await import('../../shared/sandbox/accounts.js');
     const creds = newSandboxCredentials();
     await putSandboxAccount(creds, { status: 'active' });

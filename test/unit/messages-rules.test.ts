@@ -86,6 +86,12 @@ describe('status machine: monotonic, terminal delivered/failed', () => {
     ['received', 'sent', null],
   ];
   it.each(moves)('%s + %s → %s', (from, reported, to) => expect(nextStatus(from, reported)).toBe(to));
+  it('a send_unknown failure (ours, not the carrier\'s) moves to the sent or delivered the carrier reports; nothing else does', () => {
+    const unknown = { sendUnknown: true };
+    expect((['queued', 'sent', 'delivered', 'failed', 'received'] as MessageStatus[]).map((r) => nextStatus('failed', r, unknown))).toEqual([null, 'sent', 'delivered', null, null]);
+    expect(nextStatus('failed', 'delivered')).toBeNull();
+    expect(nextStatus('delivered', 'sent', unknown)).toBeNull();
+  });
   it("maps Twilio's MessageStatus values", () => {
     expect(['accepted', 'queued', 'sending', 'sent', 'delivered', 'read', 'undelivered', 'failed', 'bogus', undefined].map(statusOfCarrier)).toEqual(['queued', 'queued', 'queued', 'sent', 'delivered', 'delivered', 'failed', 'failed', undefined, undefined]);
   });
