@@ -19,6 +19,7 @@ import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from
 import { now as clockNow } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { callKeys, platformKeys } from '../db/keys.js';
+import { campaignEndItems, type CampaignCallFacts } from '../campaigns/attempt-items.js';
 import { outboxItems, type EventType } from '../events/outbox.js';
 import { completedDisposition } from '../policy/call-state/disposition.js';
 import { isTerminal, onCarrierStatus, onDisposedBeforeDial, type CarrierStatus, type StateChange } from '../policy/call-state/machine.js';
@@ -176,6 +177,8 @@ export async function applyCallTransition(
         }
       }
       for (const type of events) items.push(...outboxItems(tenantId, type, { ...callEventData(call, change), at }, now).items);
+      // A campaign attempt's end: its row and the campaign's counters, exactly once with the terminal transition.
+      if (isTerminal(change.state)) items.push(...campaignEndItems(call as unknown as CampaignCallFacts, { state: change.state, disposition: change.disposition ?? call.disposition ?? null, end_reason: change.end_reason ?? call.end_reason ?? null }, now));
     }
     let condition = 'attribute_exists(pk) AND #state = :from';
     if (call.event_count === undefined) condition += ' AND attribute_not_exists(#event_count)';
