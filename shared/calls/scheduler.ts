@@ -30,6 +30,7 @@ import { completedEvent } from './call-events.js';
 import { sendDispatch } from './dispatch-queue.js';
 import { runAnalysisResend } from './analysis-resend.js';
 import { runUnfinishedReconciler } from './unfinished-calls.js';
+import { runCampaigns } from '../campaigns/driver.js';
 
 export const DEFAULT_DISPATCH_UNKNOWN_AFTER_MS = 120_000;
 export const dispatchUnknownAfterMs = (): number => {
@@ -144,6 +145,8 @@ export interface TickResult {
   unfinished: number;
   /** Ended calls whose analysis request was sent again. */
   reanalysed: number;
+  /** Campaigns driven (scrub, launch, completion, cancel sweep: shared/campaigns/driver.ts). */
+  campaigns: number;
 }
 
 /** One tick: due calls sent, stuck dials reconciled, unfinished calls closed, lost analysis requests re-sent. */
@@ -152,5 +155,6 @@ export async function runDispatchTick(at: Date): Promise<TickResult> {
   const reconciled = await runReconciler(at);
   const unfinished = await runUnfinishedReconciler(at);
   const reanalysed = await runAnalysisResend(at);
-  return { sent, reconciled, unfinished, reanalysed };
+  const campaigns = await runCampaigns();
+  return { sent, reconciled, unfinished, reanalysed, campaigns };
 }

@@ -60,9 +60,13 @@ export const CAMPAIGN_MOVES = {
   pause: ['running'],
   resume: ['paused'],
   cancel: ['draft', 'scrubbing', 'ready', 'running', 'paused'],
+  // The driver's own moves (shared/campaigns/driver.ts).
+  ready: ['scrubbing'],
+  run: ['ready'],
+  complete: ['running'],
 } as const satisfies Record<string, readonly CampaignStatus[]>;
 export type CampaignAction = keyof typeof CAMPAIGN_MOVES;
-export const ACTION_TARGET: Record<CampaignAction, CampaignStatus> = { start: 'scrubbing', pause: 'paused', resume: 'running', cancel: 'cancelled' };
+export const ACTION_TARGET: Record<CampaignAction, CampaignStatus> = { start: 'scrubbing', pause: 'paused', resume: 'running', cancel: 'cancelled', ready: 'ready', run: 'running', complete: 'completed' };
 
 /** The campaign is finished when every targeted contact has its terminal outcome. */
 export const isFinished = (c: { contacts_total: number; done: number; scrub_complete: boolean }): boolean => c.scrub_complete && c.done >= c.contacts_total;

@@ -40,6 +40,7 @@ export const EVENT_TYPES = [
   'receptionist.transfer_requested',
   // Campaign status changes (issue 12).
   'campaign.scrubbing',
+  'campaign.ready',
   'campaign.running',
   'campaign.paused',
   'campaign.completed',

@@ -19,7 +19,7 @@ import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from
 import { now as clockNow } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { callKeys, platformKeys } from '../db/keys.js';
-import { campaignEndItems, type CampaignCallFacts } from '../campaigns/attempt-items.js';
+import { CAMPAIGN_CANCELLED, campaignEndItems, type CampaignCallFacts } from '../campaigns/attempt-items.js';
 import { outboxItems, type EventType } from '../events/outbox.js';
 import { completedDisposition } from '../policy/call-state/disposition.js';
 import { isTerminal, onCarrierStatus, onDisposedBeforeDial, type CarrierStatus, type StateChange } from '../policy/call-state/machine.js';
@@ -236,6 +236,16 @@ export function cancelChange(call: Pick<CallRecord, 'direction' | 'state'>): Sta
   if (call.direction !== 'outbound') return null;
   const change = onDisposedBeforeDial(call.state, { disposition: 'cancelled', set_by: 'system', end_reason: CANCEL_END_REASON });
   return change ? ({ ...change, disposition: null, disposition_set_by: null } as unknown as StateChange) : null;
+}
+
+/** A campaign cancelled before this attempt was dialled (issue 12): disposed, end_reason campaign_cancelled (the row's sub_code). */
+export function campaignCancelChange(call: Pick<CallRecord, 'direction' | 'state'>): StateChange | null {
+  const change = cancelChange(call);
+  return change ? { ...change, end_reason: CAMPAIGN_CANCELLED } : null;
+}
+
+export async function cancelCampaignCall(tenantId: string, callId: string, now = clockNow()): Promise<TransitionResult | undefined> {
+  return applyCallTransition(tenantId, callId, campaignCancelChange, undefined, now);
 }
 
 export async function cancelCall(tenantId: string, callId: string, now = clockNow()): Promise<TransitionResult | undefined> {

@@ -29,6 +29,10 @@ export interface CampaignRecord extends CampaignSummary {
   scrub_cursor: Record<string, unknown> | null;
   /** The pool's numbers as the campaign started (the dispatcher chooses among them). */
   pool_number_ids: string[];
+  /** The pinned version's compliance subject (contact attempts count per subject). */
+  subject?: string | null;
+  /** Until when a driver tick holds the campaign (shared/campaigns/driver.ts). */
+  lease_until?: string | null;
   /** Set once the cancel sweep disposed every attempt not yet dialling. */
   cancel_swept?: boolean;
 }
