@@ -1,7 +1,7 @@
 /** Fixtures for the campaign suites: an imported list, a pool, a campaign, and what the sandbox carrier really did. */
 import { now } from '../../shared/clock.js';
-import { INFO_SUBJECT, sandboxCallsFrom, setClock, type CallWorld } from './call-fixtures.js';
-import { activeNumber } from './telephony-fixtures.js';
+import { ALLOWED_AT, INFO_SUBJECT, sandboxCallsFrom, setClock, type CallWorld } from './call-fixtures.js';
+import { activeNumber, randomNumber } from './telephony-fixtures.js';
 import { waitFor } from '../support/wait-for.js';
 
 type Api = CallWorld['api'];
@@ -19,7 +19,7 @@ export async function importList(api: Api, phones: readonly string[], name = `Li
 /** A pool of the world's number plus `extra` more on the same account. */
 export async function poolOf(w: CallWorld, extra = 1): Promise<{ id: string; numbers: string[] }> {
   const more = [];
-  for (let i = 0; i < extra; i++) more.push(await activeNumber(w.api, { accountId: w.accountId }));
+  for (let i = 0; i < extra; i++) more.push(await activeNumber(w.api, { accountId: w.accountId, phone: randomNumber('212') }));
   const ids = [w.number.id, ...more.map((n) => n.id)];
   const res = await w.api('POST', '/v1/number-pools', { body: { name: 'Pool', phone_number_ids: ids } });
   if (res.status !== 201) throw new Error(`pool: ${JSON.stringify(res.body)}`);
@@ -71,4 +71,15 @@ export function peaks(calls: { created: number; ended: number }[]) {
   const perSecond = new Map<number, number>();
   for (const c of calls) perSecond.set(Math.floor(c.created / 1000), (perSecond.get(Math.floor(c.created / 1000)) ?? 0) + 1);
   return { inFlight, perSecond: Math.max(0, ...perSecond.values()) };
+}
+
+/**
+ * A Wednesday 10:00 in New York (ALLOWED_AT plus whole weeks) after the wall clock: imports
+ * stamp their consents with the real time, so the campaign's clock must not run before it.
+ */
+export function futureAllowedAt(): string {
+  const week = 7 * 86_400_000;
+  let t = Date.parse(ALLOWED_AT);
+  while (t < Date.now() + 3_600_000) t += week;
+  return new Date(t).toISOString();
 }
