@@ -95,3 +95,25 @@ export function campaignEndItems(call: CampaignCallFacts, end: { state: string; 
   if (verdict.retry) items.push({ Put: { TableName: tableName(), Item: { ...campaignKeys.queue(call.tenant_id, call.campaign_id, verdict.retry_at!, call.contact_id), type: 'campaign_queue', contact_id: call.contact_id } } });
   return items;
 }
+
+/**
+ * The analysis settled a completed call's disposition after its terminal transition (the
+ * runtime reported after the carrier's final callback): the row shows the settled one and
+ * `completed_goal` follows it — once, with the analysis's own conditional write.
+ */
+export function campaignSettleItems(call: CampaignCallFacts & { disposition?: string | null }, settled: string, at: Date): TransactItem[] {
+  if (!call.campaign_id || !call.contact_id || !call.campaign_attempt) return [];
+  const delta = (settled === 'completed_goal' ? 1 : 0) - (call.disposition === 'completed_goal' ? 1 : 0);
+  const outcome = rowOutcome(call.outcome);
+  return [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: campaignKeys.row(call.tenant_id, call.campaign_id, call.contact_id),
+        UpdateExpression: 'SET disposition = :d, outcome = :o, has_outcome = :h, last_activity_at = :at',
+        ExpressionAttributeValues: { ':d': settled, ':o': outcome, ':h': outcome !== null, ':at': at.toISOString() },
+      },
+    },
+    ...(delta === 0 ? [] : [{ Update: { TableName: tableName(), Key: campaignKeys.campaign(call.tenant_id, call.campaign_id), UpdateExpression: 'ADD completed_goal :g', ExpressionAttributeValues: { ':g': delta } } }]),
+  ];
+}

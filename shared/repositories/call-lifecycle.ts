@@ -19,7 +19,7 @@ import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from
 import { now as clockNow } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { callKeys, platformKeys } from '../db/keys.js';
-import { CAMPAIGN_CANCELLED, campaignEndItems, type CampaignCallFacts } from '../campaigns/attempt-items.js';
+import { CAMPAIGN_CANCELLED, campaignEndItems, campaignSettleItems, type CampaignCallFacts } from '../campaigns/attempt-items.js';
 import { outboxItems, type EventType } from '../events/outbox.js';
 import { completedDisposition } from '../policy/call-state/disposition.js';
 import { isTerminal, onCarrierStatus, onDisposedBeforeDial, type CarrierStatus, type StateChange } from '../policy/call-state/machine.js';
@@ -279,6 +279,8 @@ export async function storeAnalysis(call: CallRecord, stored: Record<string, unk
           },
           ...(call.analysis_watch_at ? [analysisWatchDelete(call.tenant_id, call.id, call.analysis_watch_at)] : []),
           ...outboxItems(call.tenant_id, 'call.analysis_ready', { ...callEventData(call), ...(settle ?? {}), ...summary, at }, now).items,
+          // A campaign attempt whose disposition settles here: its row and completed_goal follow.
+          ...(settle ? campaignSettleItems(call as unknown as CampaignCallFacts, settle.disposition, now) : []),
         ],
       }),
     );
