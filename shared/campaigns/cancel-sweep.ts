@@ -31,46 +31,51 @@ const queryAllOf = async (pk: string, prefix: string, filter?: { expression: str
   return out;
 };
 
+/** Queued contacts disposed per tick (a 10,000-contact campaign is swept in a few ticks; the tick's time stays bounded). */
+export const SWEEP_BATCH = 2000;
+const SWEEP_PARALLEL = 20;
+
+async function disposeQueued(c: CampaignRecord, pk: string, q: Record<string, unknown>, at: string): Promise<void> {
+  const contactId = q.contact_id as string;
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Delete: { TableName: tableName(), Key: { pk, sk: q.sk as string }, ConditionExpression: 'attribute_exists(pk)' } },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: campaignKeys.row(c.tenant_id, c.id, contactId),
+              UpdateExpression: 'SET row_status = :done, latest_attempt_state = :disposed, sub_code = :sub, disposition = :null, last_activity_at = :at, next_attempt_at = :null',
+              ConditionExpression: 'row_status = :pending',
+              ExpressionAttributeValues: { ':done': 'done', ':disposed': 'disposed', ':sub': CAMPAIGN_CANCELLED, ':null': null, ':at': at, ':pending': 'pending' },
+            },
+          },
+          { Update: { TableName: tableName(), Key: campaignKeys.campaign(c.tenant_id, c.id), UpdateExpression: 'ADD done :one', ExpressionAttributeValues: { ':one': 1 } } },
+        ],
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof TransactionCanceledException)) throw err;
+  }
+}
+
 export async function sweepCancelled(c: CampaignRecord): Promise<boolean> {
   const pk = campaignKeys.row(c.tenant_id, c.id, 'x').pk;
   const at = now().toISOString();
-  for (const q of await queryAllOf(pk, campaignKeys.queuePrefix)) {
-    const contactId = q.contact_id as string;
-    try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Delete: { TableName: tableName(), Key: { pk, sk: q.sk as string }, ConditionExpression: 'attribute_exists(pk)' } },
-            {
-              Update: {
-                TableName: tableName(),
-                Key: campaignKeys.row(c.tenant_id, c.id, contactId),
-                UpdateExpression: 'SET row_status = :done, latest_attempt_state = :disposed, sub_code = :sub, disposition = :null, last_activity_at = :at, next_attempt_at = :null',
-                ConditionExpression: 'row_status = :pending',
-                ExpressionAttributeValues: { ':done': 'done', ':disposed': 'disposed', ':sub': CAMPAIGN_CANCELLED, ':null': null, ':at': at, ':pending': 'pending' },
-              },
-            },
-            { Update: { TableName: tableName(), Key: campaignKeys.campaign(c.tenant_id, c.id), UpdateExpression: 'ADD done :one', ExpressionAttributeValues: { ':one': 1 } } },
-          ],
-        }),
-      );
-    } catch (err) {
-      if (!(err instanceof TransactionCanceledException)) throw err;
-    }
-  }
+  const queued = (await queryAllOf(pk, campaignKeys.queuePrefix)).slice(0, SWEEP_BATCH);
+  for (let i = 0; i < queued.length; i += SWEEP_PARALLEL) await Promise.all(queued.slice(i, i + SWEEP_PARALLEL).map((q) => disposeQueued(c, pk, q, at)));
   const active = await queryAllOf(pk, campaignKeys.rowsPrefix, { expression: 'row_status = :active AND latest_attempt_state = :scheduled', values: { ':active': 'active', ':scheduled': 'scheduled' } });
-  await Promise.all(
-    active.map(async (row) => {
-      const result = await cancelCampaignCall(c.tenant_id, row.call_id as string);
-      if (result?.ended) await requestAnalysis(c.tenant_id, row.call_id as string);
-    }),
-  );
+  for (let i = 0; i < active.length; i += SWEEP_PARALLEL) {
+    await Promise.all(
+      active.slice(i, i + SWEEP_PARALLEL).map(async (row) => {
+        const result = await cancelCampaignCall(c.tenant_id, row.call_id as string);
+        if (result?.ended) await requestAnalysis(c.tenant_id, row.call_id as string);
+      }),
+    );
+  }
   const left = await queryAllOf(pk, campaignKeys.queuePrefix);
-  const fresh = (await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND sk = :sk', ExpressionAttributeValues: campaignKeyValues(c), ConsistentRead: true }))).Items?.[0];
+  const k = campaignKeys.campaign(c.tenant_id, c.id);
+  const fresh = (await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND sk = :sk', ExpressionAttributeValues: { ':pk': k.pk, ':sk': k.sk }, ConsistentRead: true }))).Items?.[0];
   return left.length === 0 && ((fresh?.in_flight as number) ?? 0) <= 0;
 }
-
-const campaignKeyValues = (c: CampaignRecord) => {
-  const k = campaignKeys.campaign(c.tenant_id, c.id);
-  return { ':pk': k.pk, ':sk': k.sk };
-};
