@@ -14,7 +14,10 @@
  *      delivery worker to a local receiver: events/s next to a plain loop POSTing the same
  *      bodies with the same concurrency, commit → receipt p50/p99, DynamoDB calls per event.
  * Runs against its own in-memory local stack (free ports), so `npm start` may be running.
- * BENCH_ONLY=bundles|me|import|engine|dnc|preflight|calls|webhooks runs one part.
+ *   9. a 1,000-contact campaign on sandbox numbers, cps_limit 20, concurrency_cap 50: wall time
+ *      to completed next to the bound the caps impose, max in-flight and dials per second
+ *      from the sandbox carrier's own records.
+ * BENCH_ONLY=bundles|me|import|engine|dnc|preflight|calls|webhooks|campaigns runs one part.
  */
 import { cpus } from 'node:os';
 
@@ -81,6 +84,19 @@ if (!only || only === 'webhooks') {
   const stack = await startLocalStack({ port: 0, inMemory: true, workers: true, seed: false, ...WEBHOOK_BENCH_STACK });
   try {
     printWebhooks(await measureWebhooks(stack));
+  } finally {
+    await stack.stop();
+  }
+}
+
+if (!only || only === 'campaigns') {
+  // Its own stack: the scheduler (the campaign driver), the dispatch worker and the sandbox timeline run; short scripted calls.
+  process.env.SANDBOX_STEP_MS ??= '100';
+  const { startLocalStack } = await import('../infra/local/stack.js');
+  const stack = await startLocalStack({ port: 0, inMemory: true, workers: true, seed: false, schedulerTickMs: 500 });
+  try {
+    const { measureCampaign, printCampaign } = await import('../test/bench/campaigns.js');
+    printCampaign(await measureCampaign(stack));
   } finally {
     await stack.stop();
   }

@@ -3,6 +3,7 @@
  * every event of a call carries the same identifying fields. Each builder returns the items
  * to put in the transaction of the state change it reports (shared/events/outbox.ts).
  */
+import { campaignEndItems } from '../campaigns/attempt-items.js';
 import { outboxItems, type EventType } from '../events/outbox.js';
 import { callEventData } from '../repositories/call-lifecycle.js';
 import type { OutboundCallRecord } from '../repositories/outbound-calls.js';
@@ -24,5 +25,8 @@ export const blockedEvent = (call: OutboundCallRecord, end: { disposition: strin
   callEvent(call, 'call.blocked', at, { state: 'disposed', ...end, reasons: call.compliance.reasons.map((r) => r.code) });
 export const dialingEvent = (call: OutboundCallRecord, at: Date, from: { phone_number_id: string; from_e164: string }) => callEvent(call, 'call.dialing', at, { state: 'dialing', ...from });
 /** The one final event every attempt ends with, whichever way it ends. */
-export const completedEvent = (call: OutboundCallRecord, end: { state: string; disposition: string | null; disposition_set_by: string | null; end_reason: string | null }, at: Date) =>
-  callEvent(call, 'call.completed', at, end);
+export const completedEvent = (call: OutboundCallRecord, end: { state: string; disposition: string | null; disposition_set_by: string | null; end_reason: string | null }, at: Date) => [
+  ...callEvent(call, 'call.completed', at, end),
+  // A campaign attempt's end: its row and the campaign's counters, in the same transaction.
+  ...campaignEndItems(call, end, at),
+];

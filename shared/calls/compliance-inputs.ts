@@ -160,8 +160,8 @@ export type GatheredInputs =
  * version given) to `contactId` at `at`, plus the caller choice whose account's SAN refs
  * are among them.
  */
-export async function gatherComplianceInputs(tenantId: string, agent: AgentRef, contactId: string, at: Date): Promise<GatheredInputs> {
-  const [version, history, pool] = await Promise.all([
+export async function gatherComplianceInputs(tenantId: string, agent: AgentRef, contactId: string, at: Date, opts: { numberIds?: readonly string[] } = {}): Promise<GatheredInputs> {
+  const [version, history, tenantPool] = await Promise.all([
     'version' in agent ? Promise.resolve(agent.version) : latestPublishedVersion(tenantId, agent.agent_id),
     readContactHistory(tenantId, contactId, at),
     readCallerPool(tenantId),
@@ -170,6 +170,8 @@ export async function gatherComplianceInputs(tenantId: string, agent: AgentRef, 
     const agentState = version ? 'ok' : (await agentExists(tenantId, (agent as { agent_id: string }).agent_id)) ? 'not_published' : 'unknown';
     return { found: false, agent: agentState, contact: history ? 'ok' : 'unknown' };
   }
+  // A campaign dials only from its pool's numbers (issue 12): the choice is among them.
+  const pool = opts.numberIds ? { ...tenantPool, numbers: tenantPool.numbers.filter((n) => opts.numberIds!.includes(n.id)) } : tenantPool;
   const profile = profileFactsOf(version);
   const phone = history.contact.phone_e164;
   const caller = decideCaller(pool, phone, at);

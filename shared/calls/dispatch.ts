@@ -25,7 +25,10 @@ import { db, tableName } from '../db/client.js';
 import { contactKeys, keys } from '../db/keys.js';
 import { logger } from '../observability.js';
 import { onCarrierStatus, onDisposedBeforeDial } from '../policy/call-state/machine.js';
+import { campaignDialItems } from '../campaigns/attempt-items.js';
 import { getAgentVersion } from '../repositories/agents.js';
+import { getCampaign } from '../repositories/campaigns.js';
+import { cancelCampaignCall } from '../repositories/call-lifecycle.js';
 import { getCall } from '../repositories/calls.js';
 import { endOfCallWatches } from '../repositories/call-watches.js';
 import { callTransition, dialingWatchDelete, dialingWatchPut, dueInstantOf, dueItemDelete, dueItemPut, failedConditionIndex, recordProviderSid, type OutboundCallRecord } from '../repositories/outbound-calls.js';
@@ -106,6 +109,14 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
   const call = stored as unknown as OutboundCallRecord;
   if (call.state !== 'scheduled') return 'not_scheduled';
   if (call.scheduled_for && Date.parse(call.scheduled_for) > now().getTime()) return 'not_due';
+  // A campaign attempt dials only while its campaign runs, and only from its pool (issue 12).
+  let numberIds: readonly string[] | undefined;
+  if (call.campaign_id) {
+    const campaign = await getCampaign(tenantId, call.campaign_id);
+    if (!campaign) return dispose(call, now(), TARGET_GONE);
+    if (campaign.status !== 'running') return campaignNotRunning(call, campaign.status);
+    numberIds = campaign.pool_number_ids;
+  }
   const version = await getAgentVersion(tenantId, call.agent_version_id);
   // What the call was queued for no longer exists: it can never be dialled, so it ends now
   // rather than being re-sent by the scheduler forever.
@@ -114,7 +125,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
   let slot: { account: string; second: number } | null = null;
   for (let round = 1; round <= CAP_ROUNDS; round++) {
     const at = now();
-    const judged = await judgeCall(tenantId, { version, contact_id: call.contact_id }, at).catch((err: unknown) => {
+    const judged = await judgeCall(tenantId, { version, contact_id: call.contact_id }, at, { numberIds }).catch((err: unknown) => {
       if (err instanceof UnknownCallTarget) return undefined;
       throw err;
     });
@@ -161,12 +172,19 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
       ...dueDelete(call),
       ...dialingEvent(dialing, dialAt, from),
     ];
+    // The campaign's check (status = running) and its `dialed` count join the dial: a cancel that commits first wins.
+    const campaignIndex = items.length;
+    items.push(...campaignDialItems(call, dialAt));
     try {
       await db().send(new TransactWriteCommand({ TransactItems: items }));
     } catch (err) {
       const failed = failedConditionIndex(err);
       if (failed === 0) return 'taken'; // another worker moved it first (or it was cancelled)
       if (failed === 1) continue; // the number reached its cap (or changed) meanwhile: judge again
+      if (failed === campaignIndex && call.campaign_id) {
+        const campaign = await getCampaign(tenantId, call.campaign_id);
+        return campaignNotRunning(call, campaign?.status ?? 'cancelled');
+      }
       throw err;
     }
     return placeOnce(dialing, account, deps);
@@ -175,6 +193,20 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
   const at = now();
   return reschedule({ ...call }, at, new Date(at.getTime() + 60_000).toISOString());
 }
+
+/** A campaign attempt whose campaign is not running: cancelled → disposed (campaign_cancelled); paused or not started → back in a minute. */
+async function campaignNotRunning(call: OutboundCallRecord, status: string): Promise<DispatchOutcome> {
+  if (status === 'cancelled' || status === 'completed') {
+    const result = await cancelCampaignCall(call.tenant_id, call.id);
+    if (result?.ended) await requestAnalysis(call.tenant_id, call.id);
+    return 'blocked';
+  }
+  const at = now();
+  return reschedule(call, at, new Date(at.getTime() + CAMPAIGN_PAUSED_RECHECK_MS).toISOString());
+}
+
+/** A paused campaign's scheduled attempts look again this much later (the due item brings them back). */
+export const CAMPAIGN_PAUSED_RECHECK_MS = 30_000;
 
 async function placeOnce(call: OutboundCallRecord, account: TelephonyAccountRecord, deps: DispatchDeps): Promise<DispatchOutcome> {
   let sid: string;

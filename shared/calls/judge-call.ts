@@ -37,9 +37,9 @@ export interface CallJudgement {
   caller: CallerNumber | null;
 }
 
-export async function judgeCall(tenantId: string, target: { agent_id: string; contact_id: string } | { version: AgentVersion; contact_id: string }, at: Date): Promise<CallJudgement> {
+export async function judgeCall(tenantId: string, target: { agent_id: string; contact_id: string } | { version: AgentVersion; contact_id: string }, at: Date, opts: { numberIds?: readonly string[] } = {}): Promise<CallJudgement> {
   const agent: AgentRef = 'version' in target ? { version: target.version } : { agent_id: target.agent_id };
-  const gathered = await gatherComplianceInputs(tenantId, agent, target.contact_id, at);
+  const gathered = await gatherComplianceInputs(tenantId, agent, target.contact_id, at, opts);
   if (!gathered.found) {
     const unknown = [...(gathered.agent === 'unknown' ? (['agent_id'] as const) : []), ...(gathered.contact === 'unknown' ? (['contact_id'] as const) : [])];
     if (unknown.length > 0) throw new UnknownCallTarget(unknown);

@@ -40,6 +40,49 @@ export async function telephonyOf(tenantId: string, caller: CallJudgement['calle
   return { provider, telephony_account_id: caller.telephony_account_id, phone_number_id: caller.id, from_e164: caller.phone_e164, provider_call_sid: null, mock: provider === 'mock' };
 }
 
+/** A new outbound call in `scheduled` (scheduled_for unset): POST /v1/calls and a campaign's launch build it alike. */
+export function newOutboundCall(
+  tenantId: string,
+  p: { attemptId: string; contact: { id: string; phone_e164: string }; version: { id: string; agent_id: string }; decision: OutboundCallRecord['compliance']; telephony: OutboundTelephony; campaignId: string | null; origin: OutboundCallRecord['origin']; questions: OutboundCallRecord['questions']; context: Record<string, string>; idempotencyKey: string | null; at: string },
+): OutboundCallRecord {
+  return {
+    id: newId('cal'),
+    tenant_id: tenantId,
+    direction: 'outbound',
+    state: 'scheduled',
+    disposition: null,
+    disposition_set_by: null,
+    end_reason: null,
+    from_e164: p.telephony.from_e164,
+    to_e164: p.contact.phone_e164,
+    phone_number_id: p.telephony.phone_number_id,
+    telephony_account_id: p.telephony.telephony_account_id,
+    provider: p.telephony.provider,
+    provider_call_sid: null,
+    inbound: null,
+    recording_url: null,
+    answered_at: null,
+    ended_at: null,
+    duration_seconds: null,
+    attempt_id: p.attemptId,
+    contact_id: p.contact.id,
+    agent_id: p.version.agent_id,
+    agent_version_id: p.version.id,
+    campaign_id: p.campaignId,
+    origin: p.origin,
+    questions: p.questions,
+    context: p.context,
+    compliance: p.decision,
+    scheduled_for: null,
+    idempotency_key: p.idempotencyKey,
+    telephony: p.telephony,
+    dialing_at: null,
+    due_at: null,
+    created_at: p.at,
+    updated_at: p.at,
+  };
+}
+
 export interface QueuedCall {
   call: OutboundCallRecord;
   attempt: ContactAttempt;
@@ -55,42 +98,19 @@ export async function queueCall(tenantId: string, body: QueueCallRequest, opts: 
   const telephony = await telephonyOf(tenantId, judged.caller);
   const iso = at.toISOString();
   const { decision } = judged;
-  const base: OutboundCallRecord = {
-    id: newId('cal'),
-    tenant_id: tenantId,
-    direction: 'outbound',
-    state: 'scheduled',
-    disposition: null,
-    disposition_set_by: null,
-    end_reason: null,
-    from_e164: telephony.from_e164,
-    to_e164: judged.contact.phone_e164,
-    phone_number_id: telephony.phone_number_id,
-    telephony_account_id: telephony.telephony_account_id,
-    provider: telephony.provider,
-    provider_call_sid: null,
-    inbound: null,
-    recording_url: null,
-    answered_at: null,
-    ended_at: null,
-    duration_seconds: null,
-    attempt_id: newId('att'),
-    contact_id: judged.contact.id,
-    agent_id: judged.agentVersion.agent_id,
-    agent_version_id: judged.agentVersion.id,
-    campaign_id: null,
+  const base = newOutboundCall(tenantId, {
+    attemptId: newId('att'),
+    contact: judged.contact,
+    version: judged.agentVersion,
+    decision,
+    telephony,
+    campaignId: null,
     origin: 'api',
     questions: body.questions ?? [],
     context: body.context ?? {},
-    compliance: decision,
-    scheduled_for: null,
-    idempotency_key: opts.idempotencyKey,
-    telephony,
-    dialing_at: null,
-    due_at: null,
-    created_at: iso,
-    updated_at: iso,
-  };
+    idempotencyKey: opts.idempotencyKey,
+    at: iso,
+  });
 
   let call: OutboundCallRecord;
   const events: TransactItem[] = [];

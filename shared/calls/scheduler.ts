@@ -32,6 +32,7 @@ import { sendDispatch } from './dispatch-queue.js';
 import { runAnalysisResend } from './analysis-resend.js';
 import { runUnfinishedReconciler } from './unfinished-calls.js';
 import { runMessageSendReconciler } from '../messages/send-reconciler.js';
+import { runCampaigns } from '../campaigns/driver.js';
 
 export const DEFAULT_DISPATCH_UNKNOWN_AFTER_MS = 120_000;
 export const dispatchUnknownAfterMs = (): number => {
@@ -148,6 +149,8 @@ export interface TickResult {
   reanalysed: number;
   /** Texts left queued without a carrier SID past the bound, failed as send_unknown. */
   messagesUnknown: number;
+  /** Campaigns driven (scrub, launch, completion, cancel sweep: shared/campaigns/driver.ts). */
+  campaigns: number;
 }
 
 /** One tick: due calls sent, stuck dials reconciled, unfinished calls closed, lost analysis requests re-sent, stuck texts failed as send_unknown. */
@@ -157,5 +160,6 @@ export async function runDispatchTick(at: Date): Promise<TickResult> {
   const unfinished = await runUnfinishedReconciler(at);
   const reanalysed = await runAnalysisResend(at);
   const messagesUnknown = await runMessageSendReconciler(at);
-  return { sent, reconciled, unfinished, reanalysed, messagesUnknown };
+  const campaigns = await runCampaigns();
+  return { sent, reconciled, unfinished, reanalysed, messagesUnknown, campaigns };
 }

@@ -284,3 +284,26 @@ export const dispatchKeys = {
   analysis: (since: string, tenantId: string, callId: string) => ({ pk: `${PLATFORM_PREFIX}ANALYSIS#${dispatchShard(assertId(callId))}`, sk: `${since}#${assertId(tenantId)}#${callId}` }),
   cps: (tenantId: string, accountId: string, epochSecond: number) => ({ pk: `${PLATFORM_PREFIX}CPS#${assertId(tenantId)}#${assertId(accountId)}`, sk: `SECOND#${epochSecond}` }),
 } as const;
+
+/**
+ * Campaigns (issue 12). The pool and the campaign live in the tenant's partition
+ * (`NUMBER_POOL#<npl>`, `CAMPAIGN#<cmp>`: listed newest first). Each campaign has a partition
+ * of its own, `TENANT#<t>#CAMPAIGN#<cmp>`, holding one row per targeted contact
+ * (`CONTACT#<con>`: the CampaignOutcomeSummary, paged in contact order) and its work queue
+ * (`QUEUE#<not before ISO>#<con>`: a contact waiting for its next attempt, read oldest first
+ * up to the free slots). `PLATFORM#CAMPAIGNS` / `<t>#<cmp>` marks a campaign the scheduler
+ * tick must drive (scrubbing, running, paused with work, cancelled with a sweep to finish).
+ */
+export const campaignPartition = (tenantId: string, campaignId: string) => `${tenantPk(tenantId)}#CAMPAIGN#${assertId(campaignId)}`;
+export const campaignKeys = {
+  pool: (tenantId: string, poolId: string) => ({ pk: tenantPk(tenantId), sk: `NUMBER_POOL#${assertId(poolId)}` }),
+  poolsPrefix: 'NUMBER_POOL#',
+  campaign: (tenantId: string, campaignId: string) => ({ pk: tenantPk(tenantId), sk: `CAMPAIGN#${assertId(campaignId)}` }),
+  campaignsPrefix: 'CAMPAIGN#',
+  row: (tenantId: string, campaignId: string, contactId: string) => ({ pk: campaignPartition(tenantId, campaignId), sk: `CONTACT#${assertId(contactId)}` }),
+  rowsPrefix: 'CONTACT#',
+  queue: (tenantId: string, campaignId: string, notBefore: string, contactId: string) => ({ pk: campaignPartition(tenantId, campaignId), sk: `QUEUE#${notBefore}#${assertId(contactId)}` }),
+  queuePrefix: 'QUEUE#',
+  activePartition: `${PLATFORM_PREFIX}CAMPAIGNS`,
+  active: (tenantId: string, campaignId: string) => ({ pk: `${PLATFORM_PREFIX}CAMPAIGNS`, sk: `${assertId(tenantId)}#${assertId(campaignId)}` }),
+} as const;

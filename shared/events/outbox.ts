@@ -38,6 +38,13 @@ export const EVENT_TYPES = [
   'receptionist.ticket_opened',
   'receptionist.callback_scheduled',
   'receptionist.transfer_requested',
+  // Campaign status changes (issue 12).
+  'campaign.scrubbing',
+  'campaign.ready',
+  'campaign.running',
+  'campaign.paused',
+  'campaign.completed',
+  'campaign.cancelled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

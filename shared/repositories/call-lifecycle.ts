@@ -19,6 +19,7 @@ import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from
 import { now as clockNow } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { callKeys, platformKeys } from '../db/keys.js';
+import { CAMPAIGN_CANCELLED, campaignEndItems, campaignSettleItems, type CampaignCallFacts } from '../campaigns/attempt-items.js';
 import { outboxItems, type EventType } from '../events/outbox.js';
 import { completedDisposition } from '../policy/call-state/disposition.js';
 import { isTerminal, onCarrierStatus, onDisposedBeforeDial, type CarrierStatus, type StateChange } from '../policy/call-state/machine.js';
@@ -176,6 +177,8 @@ export async function applyCallTransition(
         }
       }
       for (const type of events) items.push(...outboxItems(tenantId, type, { ...callEventData(call, change), at }, now).items);
+      // A campaign attempt's end: its row and the campaign's counters, exactly once with the terminal transition.
+      if (isTerminal(change.state)) items.push(...campaignEndItems(call as unknown as CampaignCallFacts, { state: change.state, disposition: change.disposition ?? call.disposition ?? null, end_reason: change.end_reason ?? call.end_reason ?? null }, now));
     }
     let condition = 'attribute_exists(pk) AND #state = :from';
     if (call.event_count === undefined) condition += ' AND attribute_not_exists(#event_count)';
@@ -235,6 +238,16 @@ export function cancelChange(call: Pick<CallRecord, 'direction' | 'state'>): Sta
   return change ? ({ ...change, disposition: null, disposition_set_by: null } as unknown as StateChange) : null;
 }
 
+/** A campaign cancelled before this attempt was dialled (issue 12): disposed, end_reason campaign_cancelled (the row's sub_code). */
+export function campaignCancelChange(call: Pick<CallRecord, 'direction' | 'state'>): StateChange | null {
+  const change = cancelChange(call);
+  return change ? { ...change, end_reason: CAMPAIGN_CANCELLED } : null;
+}
+
+export async function cancelCampaignCall(tenantId: string, callId: string, now = clockNow()): Promise<TransitionResult | undefined> {
+  return applyCallTransition(tenantId, callId, campaignCancelChange, undefined, now);
+}
+
 export async function cancelCall(tenantId: string, callId: string, now = clockNow()): Promise<TransitionResult | undefined> {
   return applyCallTransition(tenantId, callId, cancelChange, undefined, now);
 }
@@ -266,6 +279,8 @@ export async function storeAnalysis(call: CallRecord, stored: Record<string, unk
           },
           ...(call.analysis_watch_at ? [analysisWatchDelete(call.tenant_id, call.id, call.analysis_watch_at)] : []),
           ...outboxItems(call.tenant_id, 'call.analysis_ready', { ...callEventData(call), ...(settle ?? {}), ...summary, at }, now).items,
+          // A campaign attempt whose disposition settles here: its row and completed_goal follow.
+          ...(settle ? campaignSettleItems(call as unknown as CampaignCallFacts, settle.disposition, now) : []),
         ],
       }),
     );

@@ -18,6 +18,7 @@ import type { CallDecision } from '../calls/caller-decision.js';
 import type { CallRecord } from './calls.js';
 import type { QueueCallRequest } from '../schemas/calls.js';
 import { unfinishedWatchPut } from './call-watches.js';
+import type { CampaignAttemptInfo } from '../campaigns/rules.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -47,8 +48,11 @@ export interface OutboundCallRecord extends Omit<CallRecord, 'provider_call_sid'
   contact_id: string;
   agent_id: string;
   agent_version_id: string;
-  campaign_id: null;
-  origin: 'api';
+  /** The campaign this attempt belongs to (issue 12); null for a single call. */
+  campaign_id: string | null;
+  origin: 'api' | 'campaign';
+  /** A campaign attempt's number and the campaign's retry settings (shared/campaigns/rules.ts). */
+  campaign_attempt?: CampaignAttemptInfo | null;
   questions: NonNullable<QueueCallRequest['questions']>;
   context: Record<string, string>;
   /** The compliance decision of the latest judgement, verbatim. */

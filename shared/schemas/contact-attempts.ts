@@ -26,7 +26,7 @@ export const contactAttempt = z
     agent_id: z.string(),
     agent_version_id: z.string().describe('The published version pinned at queuing'),
     campaign_id: z.string().nullable(),
-    origin: z.enum(['api']),
+    origin: z.enum(['api', 'campaign']),
     state: z.enum(CALL_STATES),
     disposition: z.string().nullable(),
     scheduled_for: timestamp.nullable(),

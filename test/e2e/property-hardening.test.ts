@@ -14,7 +14,9 @@ import { fc, it } from '@fast-check/vitest';
 import { beforeAll, describe, expect } from 'vitest';
 import { routes, type RouteDefinition } from '../../shared/routes.js';
 import { loadHandler } from '../../infra/openapi/build.js';
+import { driveCampaign } from '../../shared/campaigns/driver.js';
 import { useTestStack } from '../support/stack.js';
+import { activeNumber } from './telephony-fixtures.js';
 import { client, newTenant } from './client.js';
 
 const stack = useTestStack({ workers: false });
@@ -89,13 +91,22 @@ const count = (what: string, accepted: boolean) => {
 };
 
 beforeAll(async () => {
-  api = client(stack, (await newTenant('Property')).token);
+  const tenant = await newTenant('Property');
+  api = client(stack, tenant.token);
   agentId = (await api('POST', SDR, { body: { disclosure_config: { business_name: 'Acme' } } })).body.id;
   const profile = (await api('POST', '/v1/compliance-profiles', { body: { name: 'P', call_purpose: 'informational', subject: 'reminders', seller_name: 'Acme' } })).body;
   const published = (await api('POST', SDR, { body: { disclosure_config: { business_name: 'Acme' }, compliance_profile_id: profile.id } })).body;
   for (let i = 0; i < 3; i++) expect((await api('POST', `/v1/agents/${published.id}/publish`)).status).toBe(201);
   parents.agent_id = published.id;
   parents.contact_id = (await api('POST', '/v1/contacts', { body: { phone_e164: nextPhone(), consent: consent({ purposes: ['x'] }) } })).body.id;
+  // A campaign with rows (its contact scrubbed; the driver run here, as this stack has no scheduler).
+  const number = await activeNumber(api, { phone: nextPhone() });
+  const list = (await api('POST', '/v1/contact-imports', { body: { file_name: 'p.csv', content: `Phone\r\n${nextPhone()}\r\n`, column_mapping: { Phone: 'phone_e164' }, consent_attestation: attestation, list_name: 'Property list' } })).body.target_list_id;
+  const pool = (await api('POST', '/v1/number-pools', { body: { name: 'P', phone_number_ids: [number.id] } })).body.id;
+  const campaign = (await api('POST', '/v1/campaigns', { body: { name: 'P', agent_id: published.id, target: { contact_list_id: list }, number_pool_id: pool, telephony_account_id: number.telephony_account_id } })).body.id;
+  expect((await api('POST', `/v1/campaigns/${campaign}/start`)).status).toBe(200);
+  for (let i = 0; i < 5 && (await api('GET', `/v1/campaigns/${campaign}`)).body.status === 'scrubbing'; i++) await driveCampaign(tenant.tenantId, campaign);
+  parents.campaign_id = campaign;
 });
 
 /** Refused ⇒ a 422 naming paths inside the object under `root`. */

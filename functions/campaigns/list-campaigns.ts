@@ -1,0 +1,12 @@
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { listCampaigns } from '../../shared/repositories/campaigns.js';
+import { CAMPAIGN_STATUSES, campaignSummary } from '../../shared/schemas/campaigns.js';
+import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
+
+/** GET /v1/campaigns — newest first; filters status, created_at. */
+export const handler = defineRoute(
+  'listCampaigns',
+  { query: pageQuery, filters: { status: { kind: 'enum', values: CAMPAIGN_STATUSES }, created_at: { kind: 'datetime' } }, responses: { 200: cursorPage(campaignSummary) } },
+  async ({ principal, query, filters }) => ok(await listCampaigns(principal.tenantId, { ...query, filters })),
+);

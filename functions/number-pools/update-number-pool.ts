@@ -1,0 +1,15 @@
+import { notFound } from '../../shared/http/errors.js';
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { updatePool } from '../../shared/repositories/number-pools.js';
+import { numberPoolResource, numberPoolUpdateRequest, poolPath } from '../../shared/schemas/campaigns.js';
+
+/**
+ * PATCH /v1/number-pools/{pool_id} (admin or manager) — rename and/or replace the members.
+ * A running campaign keeps the numbers it started with (its snapshot; docs/decisions.md).
+ */
+export const handler = defineRoute('updateNumberPool', { path: poolPath, body: numberPoolUpdateRequest, responses: { 200: numberPoolResource } }, async ({ principal, path, body }) => {
+  const pool = await updatePool(principal.tenantId, path.pool_id, body ?? {});
+  if (!pool) throw notFound('Number pool');
+  return ok(pool);
+});

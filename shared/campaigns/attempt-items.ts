@@ -1,0 +1,119 @@
+/**
+ * The campaign's share of an attempt's transactions (issue 12): what the dial and the end of
+ * a campaign call write to the contact's row and the campaign's counters. They join the
+ * call's own conditional transition (dispatch's scheduled → dialing; every terminal
+ * transition through `completedEvent` or `applyCallTransition`), so each attempt is counted
+ * exactly once however many callbacks arrive: a terminal state never changes, so the
+ * transition — and these items with it — commits once.
+ */
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { tableName } from '../db/client.js';
+import { campaignKeys } from '../db/keys.js';
+import { BLOCK_CODES } from '../policy/compliance/types.js';
+import { blockSubCode, judgeAttemptEnd, type CampaignAttemptInfo } from './rules.js';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+export const CAMPAIGN_CANCELLED = 'campaign_cancelled';
+
+/** What the attempt items need of a call. */
+export interface CampaignCallFacts {
+  tenant_id: string;
+  id: string;
+  contact_id?: string | null;
+  campaign_id?: string | null;
+  campaign_attempt?: CampaignAttemptInfo | null;
+  compliance?: { reasons: readonly { code: string }[] } | null;
+  outcome?: unknown;
+}
+
+/** The structured outcome a row shows (SPEC: shift_confirmation only), from the call's outcome aggregate. */
+export function rowOutcome(outcome: unknown): Record<string, unknown> | null {
+  const o = outcome as { outcome_type?: string; response?: string; shift_id?: string; event_id?: string; site?: string; shift_starts_at?: string } | null | undefined;
+  if (!o || o.outcome_type !== 'shift_confirmation' || !o.response) return null;
+  return { kind: 'shift_confirmation', id: o.event_id ?? '', response: o.response, shift_ref: o.shift_id ?? null, site: o.site ?? null, shift_starts_at: o.shift_starts_at ?? null };
+}
+
+/** The row's sub_code for an attempt's end. */
+export function endSubCode(call: CampaignCallFacts, end: { state: string; end_reason: string | null }): string | null {
+  if (end.end_reason === CAMPAIGN_CANCELLED) return CAMPAIGN_CANCELLED;
+  if (end.state === 'disposed') return blockSubCode(call.compliance?.reasons ?? [], BLOCK_CODES) ?? end.end_reason;
+  if (end.state === 'failed') return end.end_reason;
+  return null;
+}
+
+/** scheduled → dialing of a campaign call: `dialed` + 1, only while the campaign runs (the dispatcher's check of the campaign). */
+export function campaignDialItems(call: CampaignCallFacts, at: Date): TransactItem[] {
+  if (!call.campaign_id || !call.contact_id) return [];
+  const iso = at.toISOString();
+  return [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: campaignKeys.campaign(call.tenant_id, call.campaign_id),
+        UpdateExpression: 'ADD dialed :one SET updated_at = :at',
+        ConditionExpression: '#status = :running',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':one': 1, ':at': iso, ':running': 'running' },
+      },
+    },
+    {
+      Update: {
+        TableName: tableName(),
+        Key: campaignKeys.row(call.tenant_id, call.campaign_id, call.contact_id),
+        UpdateExpression: 'SET latest_attempt_state = :dialing, last_activity_at = :at',
+        ExpressionAttributeValues: { ':dialing': 'dialing', ':at': iso },
+      },
+    },
+  ];
+}
+
+/** An attempt's end: the row's final or retry state, the counters, and (retry) the contact back in the queue. */
+export function campaignEndItems(call: CampaignCallFacts, end: { state: string; disposition: string | null; end_reason: string | null }, at: Date): TransactItem[] {
+  if (!call.campaign_id || !call.contact_id || !call.campaign_attempt) return [];
+  const verdict = judgeAttemptEnd(end, call.campaign_attempt, at, end.end_reason === CAMPAIGN_CANCELLED);
+  const iso = at.toISOString();
+  const outcome = rowOutcome(call.outcome);
+  const items: TransactItem[] = [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: campaignKeys.row(call.tenant_id, call.campaign_id, call.contact_id),
+        UpdateExpression: 'SET latest_attempt_state = :state, disposition = :disposition, sub_code = :sub, outcome = :outcome, has_outcome = :has, last_activity_at = :at, row_status = :rs, next_attempt_at = :next',
+        ExpressionAttributeValues: { ':state': end.state, ':disposition': end.disposition, ':sub': endSubCode(call, end), ':outcome': outcome, ':has': outcome !== null, ':at': iso, ':rs': verdict.retry ? 'pending' : 'done', ':next': verdict.retry_at },
+      },
+    },
+    {
+      Update: {
+        TableName: tableName(),
+        Key: campaignKeys.campaign(call.tenant_id, call.campaign_id),
+        UpdateExpression: 'ADD in_flight :minus, connected :c, completed_goal :g, done :d SET updated_at = :at',
+        ExpressionAttributeValues: { ':minus': -1, ':c': verdict.connected, ':g': verdict.completed_goal, ':d': verdict.done, ':at': iso },
+      },
+    },
+  ];
+  if (verdict.retry) items.push({ Put: { TableName: tableName(), Item: { ...campaignKeys.queue(call.tenant_id, call.campaign_id, verdict.retry_at!, call.contact_id), type: 'campaign_queue', contact_id: call.contact_id } } });
+  return items;
+}
+
+/**
+ * The analysis settled a completed call's disposition after its terminal transition (the
+ * runtime reported after the carrier's final callback): the row shows the settled one and
+ * `completed_goal` follows it — once, with the analysis's own conditional write.
+ */
+export function campaignSettleItems(call: CampaignCallFacts & { disposition?: string | null }, settled: string, at: Date): TransactItem[] {
+  if (!call.campaign_id || !call.contact_id || !call.campaign_attempt) return [];
+  const delta = (settled === 'completed_goal' ? 1 : 0) - (call.disposition === 'completed_goal' ? 1 : 0);
+  const outcome = rowOutcome(call.outcome);
+  return [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: campaignKeys.row(call.tenant_id, call.campaign_id, call.contact_id),
+        UpdateExpression: 'SET disposition = :d, outcome = :o, has_outcome = :h, last_activity_at = :at',
+        ExpressionAttributeValues: { ':d': settled, ':o': outcome, ':h': outcome !== null, ':at': at.toISOString() },
+      },
+    },
+    ...(delta === 0 ? [] : [{ Update: { TableName: tableName(), Key: campaignKeys.campaign(call.tenant_id, call.campaign_id), UpdateExpression: 'ADD completed_goal :g', ExpressionAttributeValues: { ':g': delta } } }]),
+  ];
+}

@@ -1,0 +1,94 @@
+/**
+ * The campaign driver (issue 12), run by the scheduler tick (runDispatchTick: every minute
+ * on AWS, every SCHEDULER_TICK_MS locally) for each campaign marked in `PLATFORM#CAMPAIGNS`:
+ *   scrubbing → pages of the scrub within a time budget, then ready → running;
+ *   running   → attempts launched up to the concurrency cap; completed once every targeted
+ *               contact has its terminal outcome (the marker goes);
+ *   paused    → nothing (scheduled attempts wait; the dispatcher does not dial them);
+ *   cancelled → the sweep, until nothing is queued or in flight (the marker goes).
+ * A lease on the campaign item keeps two ticks from driving one campaign at once.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { now } from '../clock.js';
+import { db, tableName } from '../db/client.js';
+import { campaignKeys } from '../db/keys.js';
+import { logger } from '../observability.js';
+import { activeMarkerDelete, CampaignStatusConflict, getCampaign, moveCampaign, type CampaignRecord } from '../repositories/campaigns.js';
+import { sweepCancelled } from './cancel-sweep.js';
+import { launchAttempts } from './launch.js';
+import { isFinished } from './rules.js';
+import { scrubPage } from './scrub.js';
+
+/** How long one tick may scrub one campaign (the AWS tick function has 50 s, shared with the reconcilers). */
+export const SCRUB_BUDGET_MS = 15_000;
+const LEASE_MS = 45_000;
+
+async function takeLease(c: CampaignRecord, at: Date): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: campaignKeys.campaign(c.tenant_id, c.id),
+        UpdateExpression: 'SET lease_until = :until',
+        ConditionExpression: 'attribute_not_exists(lease_until) OR lease_until < :now OR attribute_type(lease_until, :null)',
+        ExpressionAttributeValues: { ':until': new Date(Date.now() + LEASE_MS).toISOString(), ':now': new Date().toISOString(), ':null': 'NULL' },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw err;
+  }
+}
+const dropLease = (c: CampaignRecord) => db().send(new UpdateCommand({ TableName: tableName(), Key: campaignKeys.campaign(c.tenant_id, c.id), UpdateExpression: 'SET lease_until = :null', ExpressionAttributeValues: { ':null': null } }));
+const dropMarker = (c: { tenant_id: string; id: string }) => db().send(new DeleteCommand(activeMarkerDelete(c.tenant_id, c.id).Delete!));
+
+/** Move on if the status still allows it; a lost race is fine (the next tick sees the new status). */
+const tryMove = async (c: CampaignRecord, action: 'ready' | 'run' | 'complete') => {
+  try {
+    return await moveCampaign(c.tenant_id, c.id, action, action === 'ready' ? 'ready' : action === 'run' ? 'running' : 'completed', action === 'complete' ? { extra: () => [activeMarkerDelete(c.tenant_id, c.id)] } : {});
+  } catch (err) {
+    if (err instanceof CampaignStatusConflict) return undefined;
+    throw err;
+  }
+};
+
+export async function driveCampaign(tenantId: string, campaignId: string): Promise<void> {
+  let c = await getCampaign(tenantId, campaignId);
+  if (!c || c.status === 'draft' || c.status === 'completed') return void (await dropMarker({ tenant_id: tenantId, id: campaignId }));
+  if (!(await takeLease(c, now()))) return;
+  try {
+    if (c.status === 'scrubbing') {
+      const started = Date.now();
+      let done = c.scrub_complete;
+      while (!done && Date.now() - started < SCRUB_BUDGET_MS) done = await scrubPage(c);
+      if (!done) return;
+      c = (await tryMove(c, 'ready')) ?? c;
+      if (c.status !== 'ready') return;
+      c = (await tryMove(c, 'run')) ?? c;
+    }
+    if (c.status === 'running') {
+      await launchAttempts(c);
+      const fresh = await getCampaign(tenantId, campaignId);
+      if (fresh && fresh.status === 'running' && isFinished(fresh)) await tryMove(fresh, 'complete');
+    }
+    if (c.status === 'cancelled' && (await sweepCancelled(c))) await dropMarker(c);
+  } finally {
+    await dropLease(c);
+  }
+}
+
+/** Every marked campaign, a few at a time; one campaign's failure does not stop the others. */
+export async function runCampaigns(): Promise<number> {
+  const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': campaignKeys.activePartition } }));
+  const markers = out.Items ?? [];
+  for (let i = 0; i < markers.length; i += 4) {
+    await Promise.all(
+      markers.slice(i, i + 4).map((m) =>
+        driveCampaign(m.tenant_id as string, m.campaign_id as string).catch((err) => logger.error('campaign tick failed', { campaign_id: m.campaign_id, error: (err as Error).message })),
+      ),
+    );
+  }
+  return markers.length;
+}

@@ -1,0 +1,75 @@
+/**
+ * Campaign rules (pure): what an attempt's end means for its contact and the campaign's
+ * counters, when a retry may start, how many attempts a tick may launch, and the campaign
+ * status moves. Unit-tested in test/unit/campaign-rules.test.ts.
+ */
+import type { CampaignStatus } from '../schemas/campaigns.js';
+
+/** States whose attempt was not answered by a person: another attempt may follow. */
+export const RETRYABLE_STATES = ['no_answer', 'busy', 'machine'] as const;
+/** Dispositions that end a contact for good, whatever attempts remain. */
+export const FINAL_DISPOSITIONS = ['opt_out', 'wrong_person_opt_out', 'dnc_hit', 'scrub_blocked', 'blocked_by_policy'] as const;
+
+export interface AttemptEnd {
+  state: string;
+  disposition: string | null;
+}
+
+export interface CampaignAttemptInfo {
+  /** 1-based number of this attempt for its contact. */
+  number: number;
+  max_attempts: number;
+  retry_after_minutes: number;
+}
+
+export interface AttemptVerdict {
+  /** The contact gets another attempt (queued at `retry_at`). */
+  retry: boolean;
+  retry_at: string | null;
+  /** Counter increments for the campaign. */
+  connected: 0 | 1;
+  completed_goal: 0 | 1;
+  /** The contact reached its terminal outcome. */
+  done: 0 | 1;
+}
+
+/** Answered by a person: the carrier answered and it was not a machine. */
+export const isConnected = (end: AttemptEnd): boolean => end.state === 'completed' && end.disposition !== 'voicemail_machine';
+
+export function judgeAttemptEnd(end: AttemptEnd, info: CampaignAttemptInfo, endedAt: Date, campaignCancelled = false): AttemptVerdict {
+  const retryable = (RETRYABLE_STATES as readonly string[]).includes(end.state) && !(FINAL_DISPOSITIONS as readonly string[]).includes(end.disposition ?? '');
+  const retry = retryable && !campaignCancelled && info.number < info.max_attempts;
+  return {
+    retry,
+    retry_at: retry ? new Date(endedAt.getTime() + info.retry_after_minutes * 60_000).toISOString() : null,
+    connected: isConnected(end) ? 1 : 0,
+    completed_goal: end.disposition === 'completed_goal' ? 1 : 0,
+    done: retry ? 0 : 1,
+  };
+}
+
+/** How many new attempts may start now: the free concurrency slots (null cap: `batch`), never negative. */
+export function launchable(cap: number | null, inFlight: number, batch: number): number {
+  const free = cap === null ? batch : Math.min(batch, cap - inFlight);
+  return Math.max(0, free);
+}
+
+/** Where each action may start from. */
+export const CAMPAIGN_MOVES = {
+  start: ['draft'],
+  pause: ['running'],
+  resume: ['paused'],
+  cancel: ['draft', 'scrubbing', 'ready', 'running', 'paused'],
+  // The driver's own moves (shared/campaigns/driver.ts).
+  ready: ['scrubbing'],
+  run: ['ready'],
+  complete: ['running'],
+} as const satisfies Record<string, readonly CampaignStatus[]>;
+export type CampaignAction = keyof typeof CAMPAIGN_MOVES;
+export const ACTION_TARGET: Record<CampaignAction, CampaignStatus> = { start: 'scrubbing', pause: 'paused', resume: 'running', cancel: 'cancelled', ready: 'ready', run: 'running', complete: 'completed' };
+
+/** The campaign is finished when every targeted contact has its terminal outcome. */
+export const isFinished = (c: { contacts_total: number; done: number; scrub_complete: boolean }): boolean => c.scrub_complete && c.done >= c.contacts_total;
+
+/** The row's sub_code for a compliance block: the first blocking reason's code. */
+export const blockSubCode = (reasons: readonly { code: string }[], blockCodes: readonly string[]): string | null => (reasons.find((r) => blockCodes.includes(r.code)) ?? reasons[0])?.code ?? null;

@@ -1,0 +1,166 @@
+/**
+ * Campaigns (issue 12): the campaign item (`TENANT#<t>` / `CAMPAIGN#<cmp>`) with its exact
+ * counters, and its status moves — each ONE conditional write on the status it leaves
+ * (monotonic: completed and cancelled never change). Its per-contact rows and work queue
+ * live in its own partition (shared/db/keys.ts `campaignKeys`); shared/campaigns/ drives it.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { CAMPAIGN_MOVES, type CampaignAction } from '../campaigns/rules.js';
+import { now } from '../clock.js';
+import { db, tableName } from '../db/client.js';
+import { campaignKeys } from '../db/keys.js';
+import { outboxItems, type EventType } from '../events/outbox.js';
+import { isId, newId } from '../ids.js';
+import { queryPage } from '../pagination/page.js';
+import type { FilterCondition } from '../pagination/filters.js';
+import type { CampaignStatus, CampaignSummary } from '../schemas/campaigns.js';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+export interface CampaignRecord extends CampaignSummary {
+  tenant_id: string;
+  /** Attempts of the campaign between their launch and their end. */
+  in_flight: number;
+  /** Targeted contacts with their terminal outcome. */
+  done: number;
+  scrub_complete: boolean;
+  /** The gsi1 key the scrub resumes after (null: from the start). */
+  scrub_cursor: Record<string, unknown> | null;
+  /** The pool's numbers as the campaign started (the dispatcher chooses among them). */
+  pool_number_ids: string[];
+  /** The pinned version's compliance subject (contact attempts count per subject). */
+  subject?: string | null;
+  /** Until when a driver tick holds the campaign (shared/campaigns/driver.ts). */
+  lease_until?: string | null;
+  /** Set once the cancel sweep disposed every attempt not yet dialling. */
+  cancel_swept?: boolean;
+}
+
+export const presentCampaign = (c: Record<string, unknown>): CampaignSummary => {
+  const r = c as unknown as CampaignRecord;
+  return {
+    id: r.id,
+    name: r.name,
+    status: r.status,
+    agent_definition_id: r.agent_definition_id,
+    agent_version_id: r.agent_version_id ?? null,
+    target: { contact_list_id: r.target.contact_list_id },
+    number_pool_id: r.number_pool_id,
+    telephony_account_id: r.telephony_account_id,
+    compliance_profile_id: r.compliance_profile_id ?? null,
+    scrub_run_id: r.scrub_run_id ?? null,
+    scrub: r.scrub ?? null,
+    max_attempts_per_contact: r.max_attempts_per_contact,
+    concurrency_cap: r.concurrency_cap ?? null,
+    retry_after_minutes: r.retry_after_minutes,
+    contacts_total: r.contacts_total ?? 0,
+    dialed: r.dialed ?? 0,
+    connected: r.connected ?? 0,
+    completed_goal: r.completed_goal ?? 0,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+};
+
+export function newCampaign(tenantId: string, fields: Pick<CampaignSummary, 'name' | 'agent_definition_id' | 'target' | 'number_pool_id' | 'telephony_account_id' | 'compliance_profile_id' | 'max_attempts_per_contact' | 'concurrency_cap' | 'retry_after_minutes'>): CampaignRecord {
+  const at = now().toISOString();
+  return {
+    ...fields,
+    id: newId('cmp'),
+    tenant_id: tenantId,
+    status: 'draft',
+    agent_version_id: null,
+    scrub_run_id: null,
+    scrub: null,
+    contacts_total: 0,
+    dialed: 0,
+    connected: 0,
+    completed_goal: 0,
+    in_flight: 0,
+    done: 0,
+    scrub_complete: false,
+    scrub_cursor: null,
+    pool_number_ids: [],
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+export const campaignPut = (c: CampaignRecord): TransactItem => ({ Put: { TableName: tableName(), Item: { ...campaignKeys.campaign(c.tenant_id, c.id), type: 'campaign', ...c }, ConditionExpression: 'attribute_not_exists(pk)' } });
+
+export async function getCampaign(tenantId: string, campaignId: string): Promise<CampaignRecord | undefined> {
+  if (!isId(campaignId)) return undefined;
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: campaignKeys.campaign(tenantId, campaignId), ConsistentRead: true }));
+  return out.Item as CampaignRecord | undefined;
+}
+
+export function listCampaigns(tenantId: string, opts: { limit: number; cursor?: string; filters: FilterCondition[] }) {
+  return queryPage({ tenantId, scope: 'campaigns', skPrefix: campaignKeys.campaignsPrefix, newestFirst: true, limit: opts.limit, cursor: opts.cursor, filters: opts.filters, map: presentCampaign });
+}
+
+/** The campaign event a status move commits with it (outbox; docs/decisions.md "Campaigns"). */
+export const campaignEvent = (c: Pick<CampaignRecord, 'tenant_id' | 'id'>, status: CampaignStatus, from: CampaignStatus, at: Date): TransactItem[] =>
+  outboxItems(c.tenant_id, `campaign.${status}` as EventType, { campaign_id: c.id, status, previous_status: from, at: at.toISOString() }, at).items;
+
+/** The driver's marker: the scheduler tick works on this campaign. */
+export const activeMarkerPut = (tenantId: string, campaignId: string): TransactItem => ({ Put: { TableName: tableName(), Item: { ...campaignKeys.active(tenantId, campaignId), type: 'campaign_active', tenant_id: tenantId, campaign_id: campaignId } } });
+export const activeMarkerDelete = (tenantId: string, campaignId: string): TransactItem => ({ Delete: { TableName: tableName(), Key: campaignKeys.active(tenantId, campaignId) } });
+
+export class CampaignStatusConflict extends Error {
+  constructor(readonly status: CampaignStatus) {
+    super(`the campaign is ${status}`);
+  }
+}
+
+/**
+ * Move the campaign from one of `action`'s source statuses to `to`, with `sets` and `extra`
+ * items in the same transaction, conditional on the status read. Undefined: no such
+ * campaign; CampaignStatusConflict: its status does not permit the move.
+ */
+export async function moveCampaign(tenantId: string, campaignId: string, action: CampaignAction, to: CampaignStatus, opts: { sets?: Record<string, unknown>; extra?: (c: CampaignRecord) => TransactItem[] } = {}): Promise<CampaignRecord | undefined> {
+  for (let round = 0; round < 5; round++) {
+    const c = await getCampaign(tenantId, campaignId);
+    if (!c) return undefined;
+    if (!(CAMPAIGN_MOVES[action] as readonly string[]).includes(c.status)) throw new CampaignStatusConflict(c.status);
+    const at = now();
+    const sets = { ...(opts.sets ?? {}), status: to, updated_at: at.toISOString() };
+    const names = Object.fromEntries(Object.keys(sets).map((k, i) => [`#f${i}`, k]));
+    const values = Object.fromEntries(Object.values(sets).map((v, i) => [`:v${i}`, v]));
+    try {
+      await db().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: tableName(),
+                Key: campaignKeys.campaign(tenantId, campaignId),
+                UpdateExpression: `SET ${Object.keys(sets).map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+                ConditionExpression: '#f_status = :from',
+                ExpressionAttributeNames: { ...names, '#f_status': 'status' },
+                ExpressionAttributeValues: { ...values, ':from': c.status },
+              },
+            },
+            ...campaignEvent(c, to, c.status, at),
+            ...(opts.extra?.(c) ?? []),
+          ],
+        }),
+      );
+      return { ...c, ...sets } as CampaignRecord;
+    } catch (err) {
+      if ((err as { name?: string }).name !== 'TransactionCanceledException') throw err;
+    }
+  }
+  throw new Error(`campaign ${campaignId}: the status kept changing`);
+}
+
+/** Put the campaign with its idempotency result (if any) in one transaction. */
+export async function writeNewCampaign(c: CampaignRecord, extra: TransactItem[]): Promise<void> {
+  if (extra.length === 0) {
+    await db().send(new PutCommand({ TableName: tableName(), Item: { ...campaignKeys.campaign(c.tenant_id, c.id), type: 'campaign', ...c }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    return;
+  }
+  await db().send(new TransactWriteCommand({ TransactItems: [campaignPut(c), ...extra] }));
+}
+
+export const isConditionFailure = (err: unknown): boolean => err instanceof ConditionalCheckFailedException;

@@ -1,0 +1,124 @@
+/**
+ * A campaign (issue 12) on the local runtime with its workers and scheduler: 1,000 contacts
+ * imported as a list (sandbox numbers that answer and reach the goal: short scripted
+ * calls), a pool of 5 numbers, cps_limit 20, concurrency_cap 50. Reported: the wall time
+ * from start to `completed` next to the least time the caps allow — max(N / cps,
+ * N × mean call length / cap) — and, from the sandbox carrier's own records, the most calls
+ * alive at once and the most dials created in one second.
+ */
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { createTenant } from '../../shared/admin/bootstrap.js';
+import { now, setClockOffsetForTests } from '../../shared/clock.js';
+import { db, tableName } from '../../shared/db/client.js';
+import { keys } from '../../shared/db/keys.js';
+import { seedPlatformData } from '../../shared/seed/platform.js';
+import type { LocalStack } from '../../infra/local/stack.js';
+import { fmt } from './stats.js';
+
+export interface CampaignFigures {
+  contacts: number;
+  cps: number;
+  cap: number;
+  stepMs: number;
+  scrubSeconds: number;
+  completedSeconds: number;
+  meanCallSeconds: number;
+  boundSeconds: number;
+  maxInFlight: number;
+  maxDialsPerSecond: number;
+  dialed: number;
+  completedGoal: number;
+}
+
+/** A Wednesday 10:00 in New York after the wall clock (imported consents carry the real time). */
+const allowedInstant = () => {
+  let t = Date.parse('2026-11-18T15:00:00.000Z');
+  while (t < Date.now() + 3_600_000) t += 7 * 86_400_000;
+  return t;
+};
+
+export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20, cap = 50): Promise<CampaignFigures> {
+  await seedPlatformData();
+  const t = await createTenant({ name: 'Bench campaign', adminEmail: 'campaign@bench.test' });
+  const auth = { authorization: `Bearer ${t.api_key.secret}`, 'content-type': 'application/json' };
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${stack.baseUrl}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
+    const json = await res.json();
+    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
+    return json as Record<string, any>;
+  };
+  const account = await api('POST', '/v1/telephony-accounts', { mode: 'byo', provider: 'mock' });
+  await api('POST', `/v1/telephony-accounts/${account.id}/verify`);
+  await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.telephonyAccount(t.tenant_id, account.id), UpdateExpression: 'SET cps_limit = :c', ExpressionAttributeValues: { ':c': cps } }));
+  const numbers = [];
+  for (let i = 0; i < 5; i++) numbers.push(await api('POST', '/v1/phone-numbers', { phone_e164: `+1212555920${i}`, telephony_account_id: account.id }));
+  const profile = await api('POST', '/v1/compliance-profiles', { name: 'Bench reminders', call_purpose: 'informational', subject: 'appointment_reminders', seller_name: 'Acme Solar LLC' });
+  const agent = await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: profile.id });
+  await api('POST', `/v1/agents/${agent.id}/publish`);
+  const phones = Array.from({ length: total }, (_, i) => `+1212${String(3000000 + i).padStart(7, '0')}`);
+  const imported = await api('POST', '/v1/contact-imports', {
+    file_name: 'bench.csv',
+    content: `Phone\r\n${phones.join('\r\n')}\r\n`,
+    column_mapping: { Phone: 'phone_e164' },
+    consent_attestation: { signer_name: 'Bench', signer_title: 'Ops', affirmation: 'They agreed in writing to reminder calls.', consent_basis: 'pewc' },
+    list_name: 'Bench list',
+    consent_scope: { purposes: ['appointment_reminders'] },
+  });
+  const pool = await api('POST', '/v1/number-pools', { name: 'Bench pool', phone_number_ids: numbers.map((n) => n.id) });
+  const campaign = await api('POST', '/v1/campaigns', { name: 'Bench', agent_id: agent.id, target: { contact_list_id: imported.target_list_id }, number_pool_id: pool.id, telephony_account_id: account.id, concurrency_cap: cap });
+
+  setClockOffsetForTests(allowedInstant() - Date.now());
+  const started = performance.now();
+  await api('POST', `/v1/campaigns/${campaign.id}/start`);
+  let scrubSeconds = NaN;
+  let c: Record<string, any> = {};
+  const deadline = performance.now() + 900_000;
+  while (performance.now() < deadline) {
+    c = await api('GET', `/v1/campaigns/${campaign.id}`);
+    if (Number.isNaN(scrubSeconds) && !['scrubbing', 'ready'].includes(c.status)) scrubSeconds = (performance.now() - started) / 1000;
+    if (c.status === 'completed') break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const completedSeconds = (performance.now() - started) / 1000;
+  if (c.status !== 'completed') throw new Error(`campaign not completed in time: ${JSON.stringify(c)}`);
+
+  const from = new Set(numbers.map((n) => n.phone_e164 as string));
+  const calls: { created: number; ended: number }[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(new ScanCommand({ TableName: tableName(), FilterExpression: '#t = :t', ExpressionAttributeNames: { '#t': 'type' }, ExpressionAttributeValues: { ':t': 'sandbox_call' }, ExclusiveStartKey: start }));
+    for (const i of page.Items ?? []) if (from.has(i.from as string)) calls.push({ created: Date.parse(i.created_at as string), ended: i.end_time ? Date.parse(i.end_time as string) : now().getTime() });
+    start = page.LastEvaluatedKey;
+  } while (start);
+  const events = calls.flatMap((x) => [{ at: x.created, d: 1 }, { at: x.ended, d: -1 }]).sort((a, b) => a.at - b.at || a.d - b.d);
+  let alive = 0;
+  let maxInFlight = 0;
+  for (const e of events) maxInFlight = Math.max(maxInFlight, (alive += e.d));
+  const perSecond = new Map<number, number>();
+  for (const x of calls) perSecond.set(Math.floor(x.created / 1000), (perSecond.get(Math.floor(x.created / 1000)) ?? 0) + 1);
+  const meanCallSeconds = calls.reduce((s, x) => s + (x.ended - x.created), 0) / calls.length / 1000;
+  setClockOffsetForTests(0);
+  return {
+    contacts: total,
+    cps,
+    cap,
+    stepMs: Number(process.env.SANDBOX_STEP_MS),
+    scrubSeconds,
+    completedSeconds,
+    meanCallSeconds,
+    boundSeconds: Math.max(total / cps, (total * meanCallSeconds) / cap),
+    maxInFlight,
+    maxDialsPerSecond: Math.max(...perSecond.values()),
+    dialed: c.dialed,
+    completedGoal: c.completed_goal,
+  };
+}
+
+export function printCampaign(f: CampaignFigures): void {
+  console.log(`\n## Campaign: ${f.contacts} contacts, cps_limit ${f.cps}, concurrency_cap ${f.cap}, SANDBOX_STEP_MS ${f.stepMs}`);
+  console.log(`scrub (start → running)          ${fmt(f.scrubSeconds)} s`);
+  console.log(`start → completed                 ${fmt(f.completedSeconds)} s   (bound the caps impose: ${fmt(f.boundSeconds)} s = max(${f.contacts}/${f.cps}, ${f.contacts} × ${fmt(f.meanCallSeconds, 2)} s / ${f.cap}))`);
+  console.log(`max calls alive at the carrier    ${f.maxInFlight}   (cap ${f.cap})`);
+  console.log(`max dials created in one second   ${f.maxDialsPerSecond}   (cps_limit ${f.cps})`);
+  console.log(`dialed ${f.dialed}, completed_goal ${f.completedGoal}`);
+}

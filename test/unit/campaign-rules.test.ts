@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { endSubCode, rowOutcome } from '../../shared/campaigns/attempt-items.js';
+import { CAMPAIGN_MOVES, isFinished, judgeAttemptEnd, launchable } from '../../shared/campaigns/rules.js';
+
+const info = (number: number, max = 3, retry = 240) => ({ number, max_attempts: max, retry_after_minutes: retry });
+const at = new Date('2026-11-18T15:00:00.000Z');
+
+describe('judgeAttemptEnd', () => {
+  it('retries no_answer, busy and machine after retry_after_minutes while attempts remain', () => {
+    for (const state of ['no_answer', 'busy', 'machine']) {
+      const v = judgeAttemptEnd({ state, disposition: state === 'machine' ? 'voicemail_machine' : state }, info(1), at);
+      expect(v).toEqual({ retry: true, retry_at: '2026-11-18T19:00:00.000Z', connected: 0, completed_goal: 0, done: 0 });
+    }
+  });
+  it('stops at max_attempts_per_contact', () => {
+    expect(judgeAttemptEnd({ state: 'no_answer', disposition: 'no_answer' }, info(3), at)).toMatchObject({ retry: false, retry_at: null, done: 1 });
+  });
+  it('retry_after_minutes 0 retries at once', () => {
+    expect(judgeAttemptEnd({ state: 'busy', disposition: 'busy' }, info(1, 2, 0), at).retry_at).toBe(at.toISOString());
+  });
+  it('never retries a cancelled campaign, an opt-out, a block, a failure or a completed call', () => {
+    expect(judgeAttemptEnd({ state: 'no_answer', disposition: 'no_answer' }, info(1), at, true).retry).toBe(false);
+    for (const end of [
+      { state: 'completed', disposition: 'opt_out' },
+      { state: 'disposed', disposition: 'dnc_hit' },
+      { state: 'failed', disposition: 'failed' },
+      { state: 'completed', disposition: 'completed_no_goal' },
+    ]) expect(judgeAttemptEnd(end, info(1), at)).toMatchObject({ retry: false, done: 1 });
+  });
+  it('counts connected (a person answered) and completed_goal', () => {
+    expect(judgeAttemptEnd({ state: 'completed', disposition: 'completed_goal' }, info(1), at)).toMatchObject({ connected: 1, completed_goal: 1 });
+    expect(judgeAttemptEnd({ state: 'completed', disposition: 'opt_out' }, info(1), at)).toMatchObject({ connected: 1, completed_goal: 0 });
+    expect(judgeAttemptEnd({ state: 'machine', disposition: 'voicemail_machine' }, info(3, 3), at)).toMatchObject({ connected: 0 });
+  });
+});
+
+describe('pacing and moves', () => {
+  it('launches only the free slots of the cap', () => {
+    expect(launchable(50, 0, 100)).toBe(50);
+    expect(launchable(50, 48, 100)).toBe(2);
+    expect(launchable(50, 50, 100)).toBe(0);
+    expect(launchable(5, 9, 100)).toBe(0);
+    expect(launchable(null, 1000, 100)).toBe(100);
+  });
+  it('cancel is allowed from every status but completed and cancelled', () => {
+    expect([...CAMPAIGN_MOVES.cancel].sort()).toEqual(['draft', 'paused', 'ready', 'running', 'scrubbing']);
+  });
+  it('is finished when the scrub is complete and every contact is done', () => {
+    expect(isFinished({ contacts_total: 3, done: 3, scrub_complete: true })).toBe(true);
+    expect(isFinished({ contacts_total: 3, done: 2, scrub_complete: true })).toBe(false);
+    expect(isFinished({ contacts_total: 0, done: 0, scrub_complete: false })).toBe(false);
+  });
+});
+
+describe('rows', () => {
+  it('shows a shift_confirmation outcome and nothing else', () => {
+    expect(rowOutcome({ outcome_type: 'shift_confirmation', response: 'confirmed', shift_id: 'S-1', event_id: 'ev1' })).toEqual({ kind: 'shift_confirmation', id: 'ev1', response: 'confirmed', shift_ref: 'S-1', site: null, shift_starts_at: null });
+    expect(rowOutcome({ outcome_type: 'appointment' })).toBeNull();
+    expect(rowOutcome(null)).toBeNull();
+  });
+  it('sub_code: campaign_cancelled, the blocking reason, or the failure', () => {
+    expect(endSubCode({ tenant_id: 't', id: 'c' }, { state: 'disposed', end_reason: 'campaign_cancelled' })).toBe('campaign_cancelled');
+    expect(endSubCode({ tenant_id: 't', id: 'c', compliance: { reasons: [{ code: 'quiet_hours' }, { code: 'internal_dnc' }] } }, { state: 'disposed', end_reason: 'compliance_blocked' })).toBe('internal_dnc');
+    expect(endSubCode({ tenant_id: 't', id: 'c' }, { state: 'no_answer', end_reason: null })).toBeNull();
+  });
+});
