@@ -10,10 +10,10 @@
  * is scored, gone or not ended is deleted. A duplicate request is harmless: the worker
  * stores an analysis only when none is stored.
  */
-import { DISPATCH_SHARDS, dispatchKeys } from '../db/keys.js';
+import { dispatchKeys } from '../db/keys.js';
 import { logger } from '../observability.js';
 import { isTerminal } from '../policy/call-state/machine.js';
-import { analysisWatchDelete, analysisWatchPut, dropWatch, rearmWatch, watchesOlderThan, type WatchItem } from '../repositories/call-watches.js';
+import { analysisWatchDelete, analysisWatchPut, dropWatch, rearmWatch, sweepWatches, type WatchItem } from '../repositories/call-watches.js';
 import { getCall } from '../repositories/calls.js';
 import { requestAnalysis } from './analysis-queue.js';
 
@@ -26,18 +26,7 @@ export const analysisResendAfterMs = (): number => {
 /** Re-sends the analysis request of every ended, unscored call past the bound; returns how many were sent. */
 export async function runAnalysisResend(at: Date, afterMs = analysisResendAfterMs()): Promise<number> {
   const bound = new Date(at.getTime() - afterMs).toISOString();
-  let sent = 0;
-  for (let shard = 0; shard < DISPATCH_SHARDS; shard++) {
-    for (const item of await watchesOlderThan(dispatchKeys.analysisPartition(shard), bound)) {
-      const watch = item as unknown as WatchItem;
-      try {
-        if (await resend(watch, at)) sent++;
-      } catch (err) {
-        logger.warn('analysis request not re-sent; the next run retries', { tenant_id: watch.tenant_id, call_id: watch.call_id, error: (err as Error)?.message });
-      }
-    }
-  }
-  return sent;
+  return sweepWatches(dispatchKeys.analysisPartition, bound, (item) => resend(item as unknown as WatchItem, at), 'analysis re-send');
 }
 
 async function resend(watch: WatchItem, at: Date): Promise<boolean> {

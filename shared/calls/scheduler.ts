@@ -25,7 +25,7 @@ import { callKeys, DISPATCH_SHARDS, dispatchKeys } from '../db/keys.js';
 import { logger } from '../observability.js';
 import { onDispatchUnknown } from '../policy/call-state/machine.js';
 import { getCall } from '../repositories/calls.js';
-import { endOfCallWatches, watchesOlderThan as olderThan } from '../repositories/call-watches.js';
+import { endOfCallWatches, sweepWatches, watchesOlderThan as olderThan } from '../repositories/call-watches.js';
 import { callTransition, dialingWatchDelete, dueInstantOf, dueItemDelete, dueItemPut, failedConditionIndex, type OutboundCallRecord } from '../repositories/outbound-calls.js';
 import { completedEvent } from './call-events.js';
 import { sendDispatch } from './dispatch-queue.js';
@@ -45,17 +45,7 @@ export const DUE_RECHECK_MS = 10 * 60_000;
 export async function runScheduler(at: Date): Promise<number> {
   // sk = `<instant>#…`: every sk with an instant ≤ at sorts before `<at>#~`.
   const bound = `${at.toISOString()}#~`;
-  let sent = 0;
-  for (let shard = 0; shard < DISPATCH_SHARDS; shard++) {
-    for (const item of await olderThan(dispatchKeys.duePartition(shard), bound)) {
-      try {
-        if (await fireDue(item, at)) sent++;
-      } catch (err) {
-        logger.warn('scheduler could not handle a due call; next run retries', { call_id: item.call_id, error: (err as Error)?.message });
-      }
-    }
-  }
-  return sent;
+  return sweepWatches(dispatchKeys.duePartition, bound, (item) => fireDue(item, at), 'scheduler: due call');
 }
 
 /**

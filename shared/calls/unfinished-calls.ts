@@ -18,12 +18,12 @@
  * A watch whose call already ended (or is gone) is deleted. Work per run is bounded: 100
  * watches per shard and a time budget (the carrier is asked over the network).
  */
-import { DISPATCH_SHARDS, dispatchKeys } from '../db/keys.js';
+import { dispatchKeys } from '../db/keys.js';
 import { logger } from '../observability.js';
 import { isTerminal, onCarrierUnreported } from '../policy/call-state/machine.js';
 import { decideUnfinished, type CarrierWord } from '../policy/call-state/unfinished.js';
 import { applyCallTransition, applyOutboundStatus, outboundChange, type TransitionResult } from '../repositories/call-lifecycle.js';
-import { dropWatch, rearmWatch, unfinishedWatchDelete, unfinishedWatchPut, watchesOlderThan, type WatchItem } from '../repositories/call-watches.js';
+import { dropWatch, rearmWatch, unfinishedWatchDelete, unfinishedWatchPut, sweepWatches, type WatchItem } from '../repositories/call-watches.js';
 import { getCall, type CallRecord } from '../repositories/calls.js';
 import { getTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import { providerFor } from '../telephony/carrier-for.js';
@@ -54,20 +54,8 @@ export interface UnfinishedDeps {
 export async function runUnfinishedReconciler(at: Date, deps: UnfinishedDeps = {}): Promise<number> {
   const afterMs = deps.afterMs ?? callUnfinishedAfterMs();
   const bound = new Date(at.getTime() - afterMs).toISOString();
-  const stopAt = Date.now() + RUN_BUDGET_MS;
-  let ended = 0;
-  for (let shard = 0; shard < DISPATCH_SHARDS; shard++) {
-    for (const item of await watchesOlderThan(dispatchKeys.unfinishedPartition(shard), bound)) {
-      if (Date.now() > stopAt) return ended; // the next run takes the rest
-      const watch = item as unknown as WatchItem;
-      try {
-        if (await settle(watch, at, { ...deps, afterMs, giveUpAfterMs: deps.giveUpAfterMs ?? callUnfinishedGiveUpMs() })) ended++;
-      } catch (err) {
-        logger.warn('unfinished call not settled; the next run retries', { tenant_id: watch.tenant_id, call_id: watch.call_id, error: (err as Error)?.message });
-      }
-    }
-  }
-  return ended;
+  const giveUpAfterMs = deps.giveUpAfterMs ?? callUnfinishedGiveUpMs();
+  return sweepWatches(dispatchKeys.unfinishedPartition, bound, (item) => settle(item as unknown as WatchItem, at, { ...deps, afterMs, giveUpAfterMs }), 'unfinished call', Date.now() + RUN_BUDGET_MS);
 }
 
 async function settle(watch: WatchItem, at: Date, deps: UnfinishedDeps & { giveUpAfterMs: number }): Promise<boolean> {

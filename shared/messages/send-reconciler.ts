@@ -10,11 +10,11 @@
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
-import { DISPATCH_SHARDS, messageKeys } from '../db/keys.js';
+import { messageKeys } from '../db/keys.js';
 import { failedConditionIndex } from '../db/transaction-errors.js';
 import { outboxItems } from '../events/outbox.js';
 import { logger } from '../observability.js';
-import { dropWatch, watchesOlderThan } from '../repositories/call-watches.js';
+import { dropWatch, sweepWatches } from '../repositories/call-watches.js';
 import { getMessageRecord, messageEventData, presentMessage, sendWatchDelete, type MessageRecord } from '../repositories/messages.js';
 import type { MessageFailure } from '../schemas/text-messages.js';
 
@@ -33,17 +33,7 @@ export const SEND_UNKNOWN: MessageFailure = {
 
 export async function runMessageSendReconciler(at: Date, afterMs = messageSendUnknownAfterMs()): Promise<number> {
   const bound = new Date(at.getTime() - afterMs).toISOString();
-  let failed = 0;
-  for (let shard = 0; shard < DISPATCH_SHARDS; shard++) {
-    for (const watch of await watchesOlderThan(messageKeys.sendWatchPartition(shard), bound)) {
-      try {
-        if (await failUnknown(watch, at)) failed++;
-      } catch (err) {
-        logger.warn('send reconciler could not handle a message; next run retries', { message_id: watch.message_id, error: (err as Error)?.message });
-      }
-    }
-  }
-  return failed;
+  return sweepWatches(messageKeys.sendWatchPartition, bound, (watch) => failUnknown(watch, at), 'send reconciler');
 }
 
 async function failUnknown(watch: Record<string, unknown>, at: Date): Promise<boolean> {

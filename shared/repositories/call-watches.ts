@@ -17,7 +17,8 @@
  * the store) is harmless: whoever reads it finds its reason gone and deletes it.
  */
 import { DeleteCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { callKeys } from '../db/keys.js';
+import { callKeys, DISPATCH_SHARDS } from '../db/keys.js';
+import { logger } from '../observability.js';
 import { failedConditionIndex } from '../db/transaction-errors.js';
 import { db, tableName } from '../db/client.js';
 import { dispatchKeys } from '../db/keys.js';
@@ -61,6 +62,32 @@ export async function watchesOlderThan(pk: string, before: string, limit = WATCH
     new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND sk < :before', ExpressionAttributeValues: { ':pk': pk, ':before': before }, Limit: limit, ConsistentRead: true }),
   );
   return out.Items ?? [];
+}
+
+/**
+ * The reconcilers' loop: every shard's items older than `bound`, oldest first (WATCH_PAGE a
+ * shard), each handed to `handle`; one that throws is logged and left for the next run, and
+ * `stopAt` (epoch ms) ends a run early. Answers how many `handle` counted.
+ */
+export async function sweepWatches(
+  partition: (shard: number) => string,
+  bound: string,
+  handle: (item: Record<string, unknown>) => Promise<boolean>,
+  what: string,
+  stopAt = Number.POSITIVE_INFINITY,
+): Promise<number> {
+  let counted = 0;
+  for (let shard = 0; shard < DISPATCH_SHARDS; shard++) {
+    for (const item of await watchesOlderThan(partition(shard), bound)) {
+      if (Date.now() > stopAt) return counted; // the next run takes the rest
+      try {
+        if (await handle(item)) counted++;
+      } catch (err) {
+        logger.warn(`${what}: not handled; the next run retries`, { tenant_id: item.tenant_id, call_id: item.call_id, message_id: item.message_id, error: (err as Error)?.message });
+      }
+    }
+  }
+  return counted;
 }
 
 /**
