@@ -83,3 +83,58 @@ describe('pause parks scheduled attempts without events', () => {
     expect((await eventsOfCall(w.tenantId, retry.id)).map((e) => e.type)).toContain('call.dialing');
   }, 180_000);
 });
+
+describe('pause and resume in a live run', () => {
+  it('dials nothing after the pause answers; calls in progress finish with their real outcome; resume dials the rest to completion', async () => {
+    setClock(futureAllowedAt());
+    const phones = Array.from({ length: 8 }, () => randomNumber('212'));
+    const listId = await importList(w.api, phones);
+    const pool = await poolOf(w, 1);
+    const c = await newCampaign(w, listId, pool.id, { concurrency_cap: 2 });
+    await w.api('POST', `/v1/campaigns/${c.id}/start`);
+    const ours = async () => (await carrierCalls(pool.numbers)).filter((x) => phones.includes(x.to));
+    await waitFor(async () => (await ours()).length >= 2, { timeoutMs: 60_000, intervalMs: 100, message: 'two dials' });
+
+    const paused = await w.api('POST', `/v1/campaigns/${c.id}/pause`);
+    const pausedAt = now().getTime(); // the platform clock, as the carrier's records use
+    expect(paused.status).toBe(200);
+    expect(paused.body.status).toBe('paused');
+    expect((await w.api('POST', `/v1/campaigns/${c.id}/pause`)).status).toBe(409);
+
+    // The calls in progress end with their real outcome (the sandbox answers a random number).
+    const dialled = await waitFor(
+      async () => {
+        const calls = await ours();
+        const rows = await allRows(w.api, c.id);
+        const ended = calls.every((x) => Number.isFinite(x.ended)) && calls.every((x) => rows.find((r) => r.contact_phone === x.to)?.disposition);
+        return ended ? calls : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 200, message: 'the calls in progress ended' },
+    );
+    const rows = await allRows(w.api, c.id);
+    for (const call of dialled) {
+      const row = rows.find((r) => r.contact_phone === call.to)!;
+      expect(row.sub_code, call.to).not.toBe('campaign_cancelled');
+      expect(row.latest_attempt_state, call.to).toBe('completed');
+    }
+    // A few minutes of ticks later, still nothing new at the carrier.
+    for (let i = 0; i < 4; i++) {
+      const t0 = stack.schedulerTicks();
+      advance(45_000);
+      await waitFor(() => stack.schedulerTicks() >= t0 + 3, { timeoutMs: 10_000, message: 'scheduler ticks' });
+    }
+    const whilePaused = await ours();
+    expect(whilePaused.every((x) => x.created <= pausedAt)).toBe(true);
+    expect(whilePaused.length).toBe(dialled.length);
+    expect((await campaignOf(w.api, c.id)).dialed).toBe(dialled.length);
+
+    expect((await w.api('POST', `/v1/campaigns/${c.id}/resume`)).body.status).toBe('running');
+    advance(31_000); // parked attempts come back with their due items
+    const done = await waitForStatus(w.api, c.id, 'completed', 120_000);
+    expect(done).toMatchObject({ contacts_total: 8, dialed: 8 });
+    const all = await ours();
+    expect(all).toHaveLength(8);
+    expect(new Set(all.map((x) => x.to)).size).toBe(8);
+    expect((await allRows(w.api, c.id)).every((r) => r.disposition !== null && r.sub_code !== 'campaign_cancelled')).toBe(true);
+  }, 240_000);
+});
