@@ -25,6 +25,7 @@ import { db, tableName } from '../db/client.js';
 import { contactKeys, keys } from '../db/keys.js';
 import { logger } from '../observability.js';
 import { onCarrierStatus, onDisposedBeforeDial } from '../policy/call-state/machine.js';
+import { nudgeCampaign } from '../campaigns/nudge.js';
 import { campaignDialItems } from '../campaigns/attempt-items.js';
 import { getAgentVersion } from '../repositories/agents.js';
 import { getCampaign } from '../repositories/campaigns.js';
@@ -244,7 +245,7 @@ async function refused(call: OutboundCallRecord, err: CarrierRefused): Promise<D
     if (failedConditionIndex(e) !== 0) throw e;
     return 'refused';
   }
-  await requestAnalysis(call.tenant_id, call.id);
+  await Promise.all([requestAnalysis(call.tenant_id, call.id), nudgeCampaign(call)]);
   return 'refused';
 }
 
@@ -272,7 +273,7 @@ async function dispose(call: OutboundCallRecord, at: Date, why: { set_by: 'compl
     if (failedConditionIndex(err) === 0) return 'taken';
     throw err;
   }
-  await requestAnalysis(call.tenant_id, call.id);
+  await Promise.all([requestAnalysis(call.tenant_id, call.id), nudgeCampaign(call)]);
   return 'blocked';
 }
 
