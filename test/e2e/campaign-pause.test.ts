@@ -9,7 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { now } from '../../shared/clock.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
-import { callWorld, eventsOfCall, resetClock, setClock, storedCall, type CallWorld } from './call-fixtures.js';
+import { callWorld, eventsOfCall, resetClock, setClock, setCpsLimit, storedCall, type CallWorld } from './call-fixtures.js';
 import { advance, allRows, campaignOf, carrierCalls, futureAllowedAt, importList, newCampaign, poolOf, waitForStatus } from './campaign-fixtures.js';
 import { client, newTenant } from './client.js';
 import { randomNumber } from './telephony-fixtures.js';
@@ -90,10 +90,12 @@ describe('pause and resume in a live run', () => {
     const phones = Array.from({ length: 8 }, () => randomNumber('212'));
     const listId = await importList(w.api, phones);
     const pool = await poolOf(w, 1);
-    const c = await newCampaign(w, listId, pool.id, { concurrency_cap: 2 });
+    // Four launched at once, dialled one a second (the account's cps 1): the pause finds attempts still waiting to dial.
+    await setCpsLimit(w.tenantId, w.accountId, 1);
+    const c = await newCampaign(w, listId, pool.id, { concurrency_cap: 4 });
     await w.api('POST', `/v1/campaigns/${c.id}/start`);
     const ours = async () => (await carrierCalls(pool.numbers)).filter((x) => phones.includes(x.to));
-    await waitFor(async () => (await ours()).length >= 2, { timeoutMs: 60_000, intervalMs: 100, message: 'two dials' });
+    await waitFor(async () => (await ours()).length >= 1, { timeoutMs: 60_000, intervalMs: 50, message: 'a first dial' });
 
     const paused = await w.api('POST', `/v1/campaigns/${c.id}/pause`);
     const pausedAt = now().getTime(); // the platform clock, as the carrier's records use
@@ -123,6 +125,8 @@ describe('pause and resume in a live run', () => {
       advance(45_000);
       await waitFor(() => stack.schedulerTicks() >= t0 + 3, { timeoutMs: 10_000, message: 'scheduler ticks' });
     }
+    // Launched attempts the pause caught before their dial wait, scheduled.
+    expect((await allRows(w.api, c.id)).filter((r) => r.latest_attempt_state === 'scheduled').length).toBeGreaterThan(0);
     const whilePaused = await ours();
     expect(whilePaused.every((x) => x.created <= pausedAt)).toBe(true);
     expect(whilePaused.length).toBe(dialled.length);
