@@ -1,3 +1,4 @@
+import { nudgeCampaign } from '../../shared/campaigns/nudge.js';
 import * as z from 'zod';
 import { requestAnalysis } from '../../shared/calls/analysis-queue.js';
 import { twilioCallForm } from '../../shared/carrier/schemas.js';
@@ -29,7 +30,7 @@ export const handler = defineRoute(
       const status = { CallStatus: body.CallStatus, ...(body.AnsweredBy ? { AnsweredBy: body.AnsweredBy } : {}), ...(body.SipResponseCode ? { SipResponseCode: body.SipResponseCode } : {}) };
       if (call.direction === 'outbound') {
         const result = await applyOutboundStatus(call, status, duration);
-        if (result?.ended) await requestAnalysis(call.tenant_id, call.id);
+        if (result?.ended) await Promise.all([requestAnalysis(call.tenant_id, call.id), nudgeCampaign(call)]);
       } else {
         // An inbound call an agent answered is scored like an outbound one when it ends.
         const ends = onCarrierStatus(call.state, status);

@@ -25,6 +25,7 @@ import { db, tableName } from '../db/client.js';
 import { contactKeys, keys } from '../db/keys.js';
 import { logger } from '../observability.js';
 import { onCarrierStatus, onDisposedBeforeDial } from '../policy/call-state/machine.js';
+import { nudgeCampaign } from '../campaigns/nudge.js';
 import { campaignDialItems } from '../campaigns/attempt-items.js';
 import { getAgentVersion } from '../repositories/agents.js';
 import { getCampaign } from '../repositories/campaigns.js';
@@ -39,13 +40,14 @@ import { publicBaseUrl } from '../telephony/endpoints.js';
 import { CarrierRefused, type PlaceCallInput, type TelephonyProvider } from '../telephony/provider.js';
 import { blockedEvent, completedEvent, dialingEvent, scheduledEvent } from './call-events.js';
 import type { CallerNumber } from './compliance-inputs.js';
+import { parkCall } from './park-call.js';
 import { acquireDialSlot, DialSlotsBusy, secondOf } from './cps-limiter.js';
 import { judgeCall, UnknownCallTarget } from './judge-call.js';
 import { COMPLIANCE_END_REASON, telephonyOf } from './queue-call.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-export type DispatchOutcome = 'not_found' | 'not_scheduled' | 'not_due' | 'blocked' | 'deferred' | 'taken' | 'busy' | 'dialled' | 'refused' | 'unknown';
+export type DispatchOutcome = 'not_found' | 'not_scheduled' | 'not_due' | 'blocked' | 'deferred' | 'taken' | 'busy' | 'dialled' | 'refused' | 'unknown' | 'parked';
 
 export interface DispatchDeps {
   /** The carrier for an account (tests pass a stub; default: carrier-for.ts). */
@@ -194,18 +196,22 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
   return reschedule({ ...call }, at, new Date(at.getTime() + 60_000).toISOString());
 }
 
-/** A campaign attempt whose campaign is not running: cancelled → disposed (campaign_cancelled); paused or not started → back in a minute. */
+/**
+ * A campaign attempt whose campaign is not running: cancelled → disposed (campaign_cancelled);
+ * paused (or not started) → parked: its due item moves CAMPAIGN_PAUSED_RECHECK_MS on, with no
+ * new scheduled_for and no `call.scheduled` event (shared/calls/park-call.ts).
+ */
 async function campaignNotRunning(call: OutboundCallRecord, status: string): Promise<DispatchOutcome> {
   if (status === 'cancelled' || status === 'completed') {
     const result = await cancelCampaignCall(call.tenant_id, call.id);
     if (result?.ended) await requestAnalysis(call.tenant_id, call.id);
     return 'blocked';
   }
-  const at = now();
-  return reschedule(call, at, new Date(at.getTime() + CAMPAIGN_PAUSED_RECHECK_MS).toISOString());
+  await parkCall(call, new Date(now().getTime() + CAMPAIGN_PAUSED_RECHECK_MS).toISOString());
+  return 'parked';
 }
 
-/** A paused campaign's scheduled attempts look again this much later (the due item brings them back). */
+/** A paused campaign's scheduled attempts look again this much later (their due item brings them back). */
 export const CAMPAIGN_PAUSED_RECHECK_MS = 30_000;
 
 async function placeOnce(call: OutboundCallRecord, account: TelephonyAccountRecord, deps: DispatchDeps): Promise<DispatchOutcome> {
@@ -239,7 +245,7 @@ async function refused(call: OutboundCallRecord, err: CarrierRefused): Promise<D
     if (failedConditionIndex(e) !== 0) throw e;
     return 'refused';
   }
-  await requestAnalysis(call.tenant_id, call.id);
+  await Promise.all([requestAnalysis(call.tenant_id, call.id), nudgeCampaign(call)]);
   return 'refused';
 }
 
@@ -267,7 +273,7 @@ async function dispose(call: OutboundCallRecord, at: Date, why: { set_by: 'compl
     if (failedConditionIndex(err) === 0) return 'taken';
     throw err;
   }
-  await requestAnalysis(call.tenant_id, call.id);
+  await Promise.all([requestAnalysis(call.tenant_id, call.id), nudgeCampaign(call)]);
   return 'blocked';
 }
 

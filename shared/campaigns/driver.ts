@@ -3,7 +3,9 @@
  * on AWS, every SCHEDULER_TICK_MS locally) for each campaign marked in `PLATFORM#CAMPAIGNS`:
  *   scrubbing → pages of the scrub within a time budget, then ready → running;
  *   running   → attempts launched up to the concurrency cap; completed once every targeted
- *               contact has its terminal outcome (the marker goes);
+ *               contact has its terminal outcome (the marker goes). The same step also runs
+ *               at once when an attempt's end frees a slot (launchNow, a `campaign.launch`
+ *               message: shared/campaigns/nudge.ts); the tick is the safety net;
  *   paused    → nothing (scheduled attempts wait; the dispatcher does not dial them);
  *   cancelled → the sweep, until nothing is queued or in flight (the marker goes).
  * A lease on the campaign item keeps two ticks from driving one campaign at once.
@@ -54,6 +56,27 @@ const tryMove = async (c: CampaignRecord, action: 'ready' | 'run' | 'complete') 
   }
 };
 
+/** A running campaign's step: launch what the cap allows, then completed if every contact is done. */
+async function launchStep(c: CampaignRecord): Promise<number> {
+  const launched = await launchAttempts(c);
+  const fresh = await getCampaign(c.tenant_id, c.id);
+  if (fresh && fresh.status === 'running' && isFinished(fresh)) await tryMove(fresh, 'complete');
+  return launched;
+}
+
+/**
+ * The launch step alone, at once (a `campaign.launch` message: an attempt's end freed a slot,
+ * shared/campaigns/nudge.ts). No lease: every launch is one conditional transaction (the
+ * queue item still there, `in_flight < cap`, status running), so a nudge running beside a tick
+ * or another nudge never exceeds the cap nor launches a contact twice; the completion move is
+ * conditional too.
+ */
+export async function launchNow(tenantId: string, campaignId: string): Promise<number> {
+  const c = await getCampaign(tenantId, campaignId);
+  if (!c || c.status !== 'running') return 0;
+  return launchStep(c);
+}
+
 export async function driveCampaign(tenantId: string, campaignId: string): Promise<void> {
   let c = await getCampaign(tenantId, campaignId);
   if (!c || c.status === 'draft' || c.status === 'completed') return void (await dropMarker({ tenant_id: tenantId, id: campaignId }));
@@ -68,11 +91,7 @@ export async function driveCampaign(tenantId: string, campaignId: string): Promi
       if (c.status !== 'ready') return;
       c = (await tryMove(c, 'run')) ?? c;
     }
-    if (c.status === 'running') {
-      await launchAttempts(c);
-      const fresh = await getCampaign(tenantId, campaignId);
-      if (fresh && fresh.status === 'running' && isFinished(fresh)) await tryMove(fresh, 'complete');
-    }
+    if (c.status === 'running') await launchStep(c);
     if (c.status === 'cancelled' && (await sweepCancelled(c))) await dropMarker(c);
   } finally {
     await dropLease(c);

@@ -10,6 +10,21 @@ export const callDispatchMessage = z.object({
 });
 export type CallDispatchMessage = z.infer<typeof callDispatchMessage>;
 
+/**
+ * A campaign's launch step, now (issue 12): sent after the terminal transition of a running
+ * campaign's attempt freed a concurrency slot, so the slot is refilled without waiting for the
+ * scheduler tick (shared/campaigns/nudge.ts). Carried by the call-dispatch queue.
+ */
+export const campaignLaunchMessage = z.object({
+  type: z.literal('campaign.launch'),
+  tenant_id: z.string().min(1),
+  campaign_id: z.string().min(1),
+});
+export type CampaignLaunchMessage = z.infer<typeof campaignLaunchMessage>;
+
+/** What the call-dispatch queue carries. */
+export const callDispatchQueueMessage = z.discriminatedUnion('type', [callDispatchMessage, campaignLaunchMessage]);
+
 export const webhookDeliveryMessage = z.object({
   type: z.literal('webhook.deliver'),
   tenant_id: z.string().min(1),
