@@ -5,11 +5,8 @@
  * `campaign.paused` once). The scheduler brings it back at `until`; the dispatcher then
  * dials it if the campaign runs again, or parks it again.
  */
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { callKeys } from '../db/keys.js';
-import { db, tableName } from '../db/client.js';
 import { getCall } from '../repositories/calls.js';
-import { dueInstantOf, dueItemDelete, dueItemPut, failedConditionIndex, type OutboundCallRecord } from '../repositories/outbound-calls.js';
+import { dueInstantOf, moveDueItem, type OutboundCallRecord } from '../repositories/outbound-calls.js';
 
 /** A few rounds: the scheduler may re-arm the same item meanwhile (a conditional write on due_at). */
 const ROUNDS = 3;
@@ -21,31 +18,8 @@ export async function parkCall(call: OutboundCallRecord, until: string): Promise
     if (!current || current.state !== 'scheduled') return true;
     const instant = dueInstantOf(current);
     if (instant === until) return true;
-    const condition = instant ? 'due_at = :instant OR ((attribute_not_exists(due_at) OR attribute_type(due_at, :null)) AND scheduled_for = :instant)' : 'attribute_not_exists(due_at) OR attribute_type(due_at, :null)';
-    try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: tableName(),
-                Key: callKeys.call(current.tenant_id, current.id),
-                UpdateExpression: 'SET due_at = :next',
-                ConditionExpression: `#state = :scheduled AND (${condition})`,
-                ExpressionAttributeNames: { '#state': 'state' },
-                ExpressionAttributeValues: { ':next': until, ':scheduled': 'scheduled', ':null': 'NULL', ...(instant ? { ':instant': instant } : {}) },
-              },
-            },
-            ...(instant ? [dueItemDelete(current.tenant_id, current.id, instant)] : []),
-            dueItemPut(current, until),
-          ],
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (failedConditionIndex(err) !== 0) throw err;
-      current = (await getCall(call.tenant_id, call.id)) as unknown as OutboundCallRecord | undefined;
-    }
+    if (await moveDueItem(current, instant, until)) return true;
+    current = (await getCall(call.tenant_id, call.id)) as unknown as OutboundCallRecord | undefined;
   }
   return false;
 }

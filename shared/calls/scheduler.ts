@@ -21,12 +21,12 @@
 import { requestAnalysis } from './analysis-queue.js';
 import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
-import { callKeys, DISPATCH_SHARDS, dispatchKeys } from '../db/keys.js';
+import { DISPATCH_SHARDS, dispatchKeys } from '../db/keys.js';
 import { logger } from '../observability.js';
 import { onDispatchUnknown } from '../policy/call-state/machine.js';
 import { getCall } from '../repositories/calls.js';
 import { endOfCallWatches, sweepWatches, watchesOlderThan as olderThan } from '../repositories/call-watches.js';
-import { callTransition, dialingWatchDelete, dueInstantOf, dueItemDelete, dueItemPut, failedConditionIndex, type OutboundCallRecord } from '../repositories/outbound-calls.js';
+import { callTransition, dialingWatchDelete, dueInstantOf, failedConditionIndex, moveDueItem, type OutboundCallRecord } from '../repositories/outbound-calls.js';
 import { completedEvent } from './call-events.js';
 import { sendDispatch } from './dispatch-queue.js';
 import { runAnalysisResend } from './analysis-resend.js';
@@ -69,29 +69,7 @@ async function fireDue(item: Record<string, unknown>, at: Date): Promise<boolean
     return true;
   }
   const next = new Date(at.getTime() + DUE_RECHECK_MS).toISOString();
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: callKeys.call(tenantId, callId),
-              UpdateExpression: 'SET due_at = :next',
-              ConditionExpression: '#state = :scheduled AND (due_at = :instant OR (attribute_not_exists(due_at) OR attribute_type(due_at, :null)))',
-              ExpressionAttributeNames: { '#state': 'state' },
-              ExpressionAttributeValues: { ':next': next, ':scheduled': 'scheduled', ':instant': instant, ':null': 'NULL' },
-            },
-          },
-          dueItemDelete(tenantId, callId, instant),
-          dueItemPut(call, next),
-        ],
-      }),
-    );
-  } catch (err) {
-    if (failedConditionIndex(err) !== 0) throw err;
-    await drop(); // the call moved on meanwhile (dialled, disposed, rescheduled)
-  }
+  if (!(await moveDueItem(call, instant, next))) await drop(); // the call moved on meanwhile (dialled, disposed, rescheduled)
   return true;
 }
 

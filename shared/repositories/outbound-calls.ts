@@ -75,6 +75,41 @@ export const dueInstantOf = (call: Pick<OutboundCallRecord, 'due_at' | 'schedule
 
 export const isOutbound = (call: { direction?: string }): boolean => call.direction === 'outbound';
 
+/**
+ * Move a scheduled call's due item from `from` (its current one; null: it has none) to `to`,
+ * with the call's `due_at`, in one transaction. False when the call is no longer scheduled
+ * on `from` (dialled, disposed, rescheduled, or re-armed meanwhile): nothing was written.
+ */
+export async function moveDueItem(call: OutboundCallRecord, from: string | null, to: string): Promise<boolean> {
+  const onFrom = from
+    ? 'due_at = :from OR ((attribute_not_exists(due_at) OR attribute_type(due_at, :null)) AND scheduled_for = :from)'
+    : 'attribute_not_exists(due_at) OR attribute_type(due_at, :null)';
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: callKeys.call(call.tenant_id, call.id),
+              UpdateExpression: 'SET due_at = :to',
+              ConditionExpression: `#state = :scheduled AND (${onFrom})`,
+              ExpressionAttributeNames: { '#state': 'state' },
+              ExpressionAttributeValues: { ':to': to, ':scheduled': 'scheduled', ':null': 'NULL', ...(from ? { ':from': from } : {}) },
+            },
+          },
+          ...(from ? [dueItemDelete(call.tenant_id, call.id, from)] : []),
+          dueItemPut(call, to),
+        ],
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (failedConditionIndex(err) !== 0) throw err;
+    return false;
+  }
+}
+
 /** The Put that stores a new outbound call (only if absent). Unset stamps are not stored (if_not_exists sets them once). */
 export function outboundCallPut(call: OutboundCallRecord): TransactItem {
   const item = Object.fromEntries(Object.entries(call).filter(([k, v]) => !['answered_at', 'ended_at', 'duration_seconds'].includes(k) || v !== null));
@@ -156,4 +191,6 @@ export async function recordProviderSid(call: Pick<OutboundCallRecord, 'tenant_i
   }
 }
 
-export { failedConditionIndex } from '../db/transaction-errors.js';
+import { failedConditionIndex } from '../db/transaction-errors.js';
+
+export { failedConditionIndex };
