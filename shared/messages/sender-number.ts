@@ -9,6 +9,7 @@
  * during a call comes from the number the contact is talking to), then one in the
  * contact's area code, then a clean one, then the oldest.
  */
+import { areaCodeOf, bestFirst, mayUse } from '../policy/caller-number/ranking.js';
 import { isUsJurisdiction, placeOf } from '../policy/compliance/index.js';
 
 export interface SenderCandidate {
@@ -33,18 +34,12 @@ export const isUsLongCode = (e164: string): boolean => {
   return /^\+1\d{10}$/.test(e164) && areaCode !== null && isUsJurisdiction(info);
 };
 
-const areaCodeOf = (e164: string) => (/^\+1(\d{3})/.exec(e164)?.[1] ?? null);
 
 export function chooseSender<N extends SenderCandidate>(numbers: readonly N[], verifiedAccounts: ReadonlySet<string>, toE164: string, preferredId: string | null = null): SenderChoice<N> {
-  const able = numbers.filter((n) => n.status === 'active' && n.capabilities.includes('sms') && verifiedAccounts.has(n.telephony_account_id) && (n.reputation_state === 'clean' || n.reputation_state === 'at_risk'));
+  const able = numbers.filter((n) => mayUse(n, 'sms', verifiedAccounts));
   if (able.length === 0) return { outcome: 'no_sms_number' };
   const to = areaCodeOf(toE164);
-  const rank = (n: N) => [n.id === preferredId ? 0 : 1, to !== null && areaCodeOf(n.phone_e164) === to ? 0 : 1, n.reputation_state === 'clean' ? 0 : 1] as const;
-  const sorted = [...able].sort((a, b) => {
-    const [ra, rb] = [rank(a), rank(b)];
-    for (let i = 0; i < ra.length; i++) if (ra[i] !== rb[i]) return ra[i]! - rb[i]!;
-    return a.created_at.localeCompare(b.created_at);
-  });
+  const sorted = bestFirst(able, (n) => [n.id === preferredId ? 0 : 1, to !== null && areaCodeOf(n.phone_e164) === to ? 0 : 1, n.reputation_state === 'clean' ? 0 : 1]);
   const registered = sorted.filter((n) => !isUsLongCode(n.phone_e164) || n.a2p_campaign_ref !== null);
   return registered.length > 0 ? { outcome: 'chosen', number: registered[0]! } : { outcome: 'a2p_registration_missing', number: sorted[0]! };
 }

@@ -6,6 +6,8 @@
  * No usable number: `none_usable` when the tenant has voice numbers that may free up (caps
  * reset at 00:00 UTC), `none_at_all` when it has none that ever could.
  */
+import { areaCodeOf, bestFirst, mayUse } from './ranking.js';
+
 export interface CandidateNumber {
   id: string;
   phone_e164: string;
@@ -24,12 +26,11 @@ export type CallerChoice<N> =
   | { outcome: 'none_usable'; frees_at: string | null }
   | { outcome: 'none_at_all' };
 
-const areaCode = (e164: string) => (/^\+1(\d{3})\d{7}$/.exec(e164)?.[1] ?? null);
 const dialsOn = (n: CandidateNumber, day: string) => (n.dials_day === day ? n.dials_count : 0);
 
 export function chooseCallerNumber<N extends CandidateNumber>(numbers: readonly N[], verifiedAccounts: ReadonlySet<string>, calleeE164: string, at: Date): CallerChoice<N> {
   const day = at.toISOString().slice(0, 10);
-  const eligible = numbers.filter((n) => n.status === 'active' && n.capabilities.includes('voice') && verifiedAccounts.has(n.telephony_account_id) && (n.reputation_state === 'clean' || n.reputation_state === 'at_risk'));
+  const eligible = numbers.filter((n) => mayUse(n, 'voice', verifiedAccounts));
   if (eligible.length === 0) return { outcome: 'none_at_all' };
   const usable = eligible.filter((n) => n.daily_dial_cap === null || dialsOn(n, day) < n.daily_dial_cap);
   if (usable.length === 0) {
@@ -37,12 +38,7 @@ export function chooseCallerNumber<N extends CandidateNumber>(numbers: readonly 
     midnight.setUTCDate(midnight.getUTCDate() + 1);
     return { outcome: 'none_usable', frees_at: midnight.toISOString() };
   }
-  const callee = areaCode(calleeE164);
-  const rank = (n: N) => [areaCode(n.phone_e164) === callee && callee !== null ? 0 : 1, n.reputation_state === 'clean' ? 0 : 1, dialsOn(n, day)] as const;
-  const sorted = [...usable].sort((a, b) => {
-    const [ra, rb] = [rank(a), rank(b)];
-    for (let i = 0; i < ra.length; i++) if (ra[i] !== rb[i]) return ra[i]! - rb[i]!;
-    return a.created_at.localeCompare(b.created_at);
-  });
-  return { outcome: 'chosen', number: sorted[0]! };
+  const callee = areaCodeOf(calleeE164);
+  const [best] = bestFirst(usable, (n) => [areaCodeOf(n.phone_e164) === callee && callee !== null ? 0 : 1, n.reputation_state === 'clean' ? 0 : 1, dialsOn(n, day)]);
+  return { outcome: 'chosen', number: best! };
 }
