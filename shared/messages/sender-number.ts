@@ -9,18 +9,12 @@
  * during a call comes from the number the contact is talking to), then one in the
  * contact's area code, then a clean one, then the oldest.
  */
-import { areaCodeOf, bestFirst, mayUse } from '../policy/caller-number/ranking.js';
+import { areaCodeOf, bestFirst, mayUse, type RankedNumber } from '../policy/caller-number/ranking.js';
 import { isUsJurisdiction, placeOf } from '../policy/compliance/index.js';
 
-export interface SenderCandidate {
+export interface SenderCandidate extends RankedNumber {
   id: string;
-  phone_e164: string;
-  telephony_account_id: string;
-  status: string;
-  capabilities: readonly string[];
-  reputation_state: string;
   a2p_campaign_ref: string | null;
-  created_at: string;
 }
 
 export type SenderChoice<N extends SenderCandidate> =

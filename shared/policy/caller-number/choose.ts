@@ -6,19 +6,13 @@
  * No usable number: `none_usable` when the tenant has voice numbers that may free up (caps
  * reset at 00:00 UTC), `none_at_all` when it has none that ever could.
  */
-import { areaCodeOf, bestFirst, mayUse } from './ranking.js';
+import { areaCodeOf, bestFirst, mayUse, type RankedNumber } from './ranking.js';
 
-export interface CandidateNumber {
+export interface CandidateNumber extends RankedNumber {
   id: string;
-  phone_e164: string;
-  telephony_account_id: string;
-  status: string;
-  capabilities: readonly string[];
-  reputation_state: string;
   daily_dial_cap: number | null;
   dials_day: string | null;
   dials_count: number;
-  created_at: string;
 }
 
 export type CallerChoice<N> =
