@@ -1,5 +1,6 @@
 /**
- * The stack: one HTTP API, one Lambda per manifest route, one worker per queue consumer,
+ * The stack: one HTTP API, one Lambda per manifest route (in a nested stack per area),
+ * one worker per queue consumer,
  * one table, the work queues, the import bucket, the application secret and the
  * post-deploy hook that seeds platform data and templates. Everything
  * per-endpoint comes from shared/routes.ts and infra/workers.ts; nothing here names a route.
@@ -22,6 +23,7 @@ import { DataTable } from './constructs/data-table.js';
 import { HttpApi } from './constructs/http-api.js';
 import { IMPORT_OBJECTS_PATTERN, ImportBucket } from './constructs/import-bucket.js';
 import { PlatformSeed } from './constructs/platform-seed.js';
+import { areaId, RouteArea } from './constructs/route-area.js';
 import {
   acknowledgeBucketObjects,
   acknowledgeRouteAuthorization,
@@ -74,6 +76,8 @@ export class VoiceControlStack extends Stack {
   readonly credentialsKey: CredentialsKey;
   /** Seeds platform data and templates after every deploy that changes them. */
   readonly platformSeed: PlatformSeed;
+  /** The nested stack of each manifest tag: its route functions, routes and invoke role. */
+  readonly routeAreas = new Map<string, RouteArea>();
   /** Keyed by manifest id. */
   readonly routeFunctions = new Map<string, AppFunction>();
   readonly workerFunctions = new Map<string, AppFunction>();
@@ -123,19 +127,28 @@ export class VoiceControlStack extends Stack {
 
     const logGroups = new SharedLogGroups(this, 'LogGroups');
     const routeScope = new Construct(this, 'Routes');
+    const areaOf = (tag: string): RouteArea => {
+      let area = this.routeAreas.get(tag);
+      if (!area) {
+        area = new RouteArea(routeScope, areaId(tag), { area: tag, api: this.api.api });
+        this.routeAreas.set(tag, area);
+      }
+      return area;
+    };
     for (const route of routes) {
+      const area = areaOf(route.tag);
       const timeoutSeconds = route.timeoutSeconds ?? DEFAULT_ROUTE_TIMEOUT_SECONDS;
       if (timeoutSeconds > MAX_ROUTE_TIMEOUT_SECONDS) {
         throw new Error(`route ${route.id}: timeout ${timeoutSeconds}s exceeds the HTTP API limit`);
       }
-      const fn = new AppFunction(routeScope, route.id, {
+      const fn = new AppFunction(area, route.id, {
         entry: join(projectRoot, `${route.handler}.ts`),
         projectRoot,
         description: `${routeKey(route)}: ${route.summary}`,
         timeout: Duration.seconds(timeoutSeconds),
         memorySize: route.memoryMb,
         environment: { TABLE_NAME: table.tableName, PUBLIC_BASE_URL: publicBaseUrl, TWILIO_API_BASE_URL: twilioApiBaseUrl },
-        logGroup: logGroups.get(`Routes${route.tag}`),
+        logGroup: area.logGroup,
       });
       grantTable(fn, effectiveTableAccess(route));
       if (route.kms) {
@@ -152,7 +165,7 @@ export class VoiceControlStack extends Stack {
         acknowledgeBucketObjects(fn.role, this.importBucket.bucket, IMPORT_OBJECTS_PATTERN);
         fn.addEnvironment('IMPORT_BUCKET', this.importBucket.bucket.bucketName);
       }
-      const httpRoute = this.api.addLambdaRoute(route.id, route.method, route.path, fn.function, route.tag);
+      const httpRoute = area.addLambdaRoute(route.id, route.method, route.path, fn.function);
       acknowledgeRouteAuthorization(httpRoute, route.auth);
       this.routeFunctions.set(route.id, fn);
     }

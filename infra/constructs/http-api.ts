@@ -1,18 +1,16 @@
 /**
  * The HTTP API and its $default stage: JSON access logs to a log group with retention and
- * stage-wide throttling defaults. Routes are added with addLambdaRoute; authentication is
- * done inside every function by the shared middleware (see nag-acknowledgements.ts).
+ * stage-wide throttling defaults. Manifest routes are added by each area's nested stack
+ * (route-area.ts); authentication is done inside every function by the shared middleware (see nag-acknowledgements.ts).
  */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { HttpMethod } from '../../shared/routes.js';
-import { InlinePolicyRole } from './app-function.js';
 
 /**
  * One JSON object per request. No header, query string or body is logged: they may carry
@@ -86,43 +84,10 @@ export class HttpApi extends Construct {
       integration: new HttpLambdaIntegration(`${id}Integration`, handler),
     });
   }
-
-  /**
-   * A route to a function, invoked by API Gateway through its area's invoke role (one role
-   * per manifest tag, allowed to invoke exactly that area's route functions) instead of a
-   * resource-based permission per function: the same least privilege, one CloudFormation
-   * resource fewer per route (docs/decisions.md "CloudFormation resource budget").
-   */
-  addLambdaRoute(id: string, method: HttpMethod, path: string, handler: lambda.IFunction, area: string): apigwv2.HttpRoute {
-    const role = this.invokeRole(area);
-    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [handler.functionArn] }));
-    const [route] = this.api.addRoutes({
-      path,
-      methods: [apigwv2.HttpMethod[method]],
-      integration: new RoleInvokedLambdaIntegration(`${id}Integration`, handler, role),
-    });
-    if (!route) throw new Error(`no route created for ${method} ${path}`);
-    return route;
-  }
-
-  private readonly invokeRoles = new Map<string, iam.Role>();
-
-  /** The role API Gateway assumes to invoke the route functions of one area. */
-  invokeRole(area: string): iam.Role {
-    let role = this.invokeRoles.get(area);
-    if (!role) {
-      role = new InlinePolicyRole(this, `Invoke${area.replace(/[^A-Za-z0-9]/g, '')}`, {
-        assumedBy: new iam.ServicePrincipal('apigateway.amazonaws.com'),
-        description: `API Gateway invokes the ${area} route functions`.slice(0, 1000),
-      });
-      this.invokeRoles.set(area, role);
-    }
-    return role;
-  }
 }
 
 /** A Lambda proxy integration (payload 2.0) that API Gateway calls with an IAM role's credentials. */
-class RoleInvokedLambdaIntegration extends apigwv2.HttpRouteIntegration {
+export class RoleInvokedLambdaIntegration extends apigwv2.HttpRouteIntegration {
   constructor(
     id: string,
     private readonly handler: lambda.IFunction,

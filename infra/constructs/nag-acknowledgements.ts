@@ -4,18 +4,28 @@
  * acknowledged per finding (the exact wildcard resource), never per rule. Nothing is
  * acknowledged at app or stack level; test/infra checks that.
  */
-import { type CfnElement, Stack, Validations } from 'aws-cdk-lib';
+import { type CfnElement, Names, Stack, Validations } from 'aws-cdk-lib';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { IConstruct } from 'constructs';
 import type { AuthMode } from '../../shared/routes.js';
 
-/** The IAM5 finding id for a wildcard on `<resource>.Arn` + suffix, as cdk-nag prints it. */
-function arnWildcardFinding(resource: { node: { defaultChild?: unknown } }, suffix: string): string {
+/**
+ * The IAM5 finding id for a wildcard on `<resource>.Arn` + suffix, as cdk-nag prints it for
+ * the grantee's stack: `<Logical.Arn>` in the resource's own stack; in a nested stack (a route
+ * area) the ARN arrives as the parameter CDK names `reference-to-<node unique id>Arn`.
+ */
+function arnWildcardFinding(grantee: IConstruct, resource: { node: { defaultChild?: unknown } }, suffix: string): string {
   const cfn = resource.node.defaultChild as CfnElement;
-  return `AwsSolutions-IAM5[Resource::<${Stack.of(cfn).getLogicalId(cfn)}.Arn>${suffix}]`;
+  const owner = Stack.of(cfn);
+  const arn =
+    Stack.of(grantee) === owner
+      ? `${owner.getLogicalId(cfn)}.Arn`
+      : `reference-to-${Names.nodeUniqueId(cfn.node)}Arn`.replace(/[^A-Za-z0-9]/g, '');
+  return `AwsSolutions-IAM5[Resource::<${arn}>${suffix}]`;
 }
 
 /** Lambda active tracing: the function's role gets xray:PutTraceSegments/PutTelemetryRecords on "*". */
@@ -47,7 +57,7 @@ export function acknowledgeStreamTrigger(role: iam.IRole): void {
 /** Table grants (grantReadData / grantReadWriteData) cover the table's GSIs as <arn>/index/*. */
 export function acknowledgeTableIndexes(role: iam.IRole, table: dynamodb.Table): void {
   Validations.of(role).acknowledge({
-    id: arnWildcardFinding(table, '/index/*'),
+    id: arnWildcardFinding(role, table, '/index/*'),
     reason:
       "The wildcard only spans the global secondary indexes of this function's own table (added by the CDK " +
       'table grant, same actions as on the table itself). Queries on any GSI of the single-table design must ' +
@@ -58,7 +68,7 @@ export function acknowledgeTableIndexes(role: iam.IRole, table: dynamodb.Table):
 /** Object-level grant on the import bucket: <bucket arn>/imports/* with explicit s3:GetObject[/PutObject]. */
 export function acknowledgeBucketObjects(role: iam.IRole, bucket: s3.Bucket, objectsPattern: string): void {
   Validations.of(role).acknowledge({
-    id: arnWildcardFinding(bucket, `/${objectsPattern}`),
+    id: arnWildcardFinding(role, bucket, `/${objectsPattern}`),
     reason:
       'Import evidence objects are keyed imports/<tenant_id>/<import_id>.csv and created at run time, so they ' +
       'cannot be enumerated in the policy. The statement is limited to the imports/ prefix of this one bucket ' +
