@@ -50,12 +50,13 @@ export class NumberRefused extends Error {
 
 /**
  * The carrier refused a call or message as asked (bad number, a caller id the account does
- * not hold, a malformed request, an unknown call): retrying it unchanged cannot succeed.
+ * not hold, a malformed request, an unknown call, credentials it no longer accepts):
+ * retrying it unchanged cannot succeed.
  * `carrierCode` is the carrier's own (Twilio's error code), for the record.
  */
 export class CarrierRefused extends Error {
   constructor(
-    readonly reason: 'invalid_to' | 'caller_id_not_allowed' | 'invalid_request' | 'not_found',
+    readonly reason: 'invalid_to' | 'caller_id_not_allowed' | 'invalid_request' | 'not_found' | 'credentials_refused',
     readonly carrierCode: number | undefined,
     message: string,
   ) {

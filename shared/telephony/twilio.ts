@@ -38,12 +38,18 @@ const REFUSALS: Record<number, CarrierRefused['reason']> = {
   21626: 'invalid_request', // StatusCallbackEvent
 };
 
-/** Twilio's failure body → the port's typed errors; credentials refused is the carrier's failure (verify again). */
-async function failure(res: Response, what: string): Promise<Error> {
+/**
+ * Twilio's failure body → the port's typed errors. Credentials refused (401/403) on a create
+ * (`creates`: a call or a message) is a refusal: Twilio authenticates before it creates
+ * anything, so nothing was dialled or sent and waiting cannot change the answer. On a read
+ * it is the carrier's failure (verify the account again).
+ */
+async function failure(res: Response, what: string, creates = false): Promise<Error> {
   const body = (await res.json().catch(() => ({}))) as { code?: number; message?: string };
   const reason = body.code !== undefined ? REFUSALS[body.code] : undefined;
   if (reason && res.status < 500) return new CarrierRefused(reason, body.code, `Twilio refused ${what}: ${body.code} ${body.message ?? ''}`.trim());
   if (res.status === 404) return new CarrierRefused('not_found', body.code, `Twilio found no such resource for ${what}`);
+  if ((res.status === 401 || res.status === 403) && creates) return new CarrierRefused('credentials_refused', body.code, `Twilio refused the account credentials for ${what}; verify the account again`);
   if (res.status === 401 || res.status === 403) return new CarrierUnavailable('carrier_error', 'Twilio refused the account credentials; verify the account again');
   if (res.status >= 400 && res.status < 500 && res.status !== 429) return new CarrierRefused('invalid_request', body.code, `Twilio refused ${what}: ${res.status} ${body.code ?? ''}`.trim());
   return new CarrierUnavailable('carrier_error', `Twilio answered ${res.status} to ${what}`);
@@ -126,7 +132,7 @@ export function twilioProvider(credentials: CarrierCredentials, baseUrl: string)
       ];
       // Pairs, so the repeated StatusCallbackEvent goes as Twilio expects: one pair per event.
       const res = await send(`${accountPath}/Calls.json`, pairs);
-      if (!res.ok) throw await failure(res, `the call to ${input.to}`);
+      if (!res.ok) throw await failure(res, `the call to ${input.to}`, true);
       return sidOf(res, 'CA');
     },
     async fetchCall(callSid) {
@@ -148,7 +154,7 @@ export function twilioProvider(credentials: CarrierCredentials, baseUrl: string)
     },
     async sendSms(input) {
       const res = await send(`${accountPath}/Messages.json`, { To: input.to, From: input.from, Body: input.body, ...(input.statusCallbackUrl ? { StatusCallback: input.statusCallbackUrl } : {}) });
-      if (!res.ok) throw await failure(res, `the message to ${input.to}`);
+      if (!res.ok) throw await failure(res, `the message to ${input.to}`, true);
       return sidOf(res, 'SM');
     },
   };

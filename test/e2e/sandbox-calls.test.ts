@@ -244,7 +244,14 @@ describe('sandbox calls: refusals as Twilio words them', () => {
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ code: 20003, message: 'Authenticate', more_info: 'https://www.twilio.com/docs/errors/20003', status: 401 });
     const wrong = twilioProvider({ accountSid: creds.account_sid, authToken: 'wrong' }, `${stack.baseUrl}/sandbox/twilio`);
-    await expect(wrong.placeCall({ to: '+12125550100', from, twimlUrl: `${receiverUrl}/twiml/stream`, statusCallbackUrl: `${receiverUrl}/status` })).rejects.toBeInstanceOf(CarrierUnavailable);
+    // A create Twilio refuses to authenticate created nothing: a refusal (fail now), not an outage (wait and reconcile).
+    const call = await wrong.placeCall({ to: '+12125550100', from, twimlUrl: `${receiverUrl}/twiml/stream`, statusCallbackUrl: `${receiverUrl}/status` }).catch((e: unknown) => e);
+    expect(call).toBeInstanceOf(CarrierRefused);
+    expect(call).toMatchObject({ reason: 'credentials_refused' });
+    const text = await wrong.sendSms({ to: '+12125550100', from, body: 'hi', statusCallbackUrl: `${receiverUrl}/sms-status` }).catch((e: unknown) => e);
+    expect(text).toMatchObject({ reason: 'credentials_refused' });
+    // A read with refused credentials stays the carrier's failure (verify the account again).
+    await expect(wrong.fetchCall(`CA${'0'.repeat(32)}`)).rejects.toBeInstanceOf(CarrierUnavailable);
   });
 
   it('a From the account does not hold is 21210; a To that is not E.164 is 21211; a bad Url is 21205', async () => {
