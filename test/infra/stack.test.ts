@@ -19,6 +19,7 @@ import { type RouteDefinition, routeKey, routes } from '../../shared/routes.js';
 import { buildApp, type VoiceControlStack } from '../../infra/stack.js';
 import { type ScheduledJobDefinition, scheduledJobs, type WorkerDefinition, workers } from '../../infra/workers.js';
 import { tableDefinition } from '../../shared/db/table-definition.js';
+import { type MergedTemplate, mergedTemplate } from '../support/merged-template.js';
 import { seedContentHash } from '../../shared/seed/platform.js';
 import { TEMPLATES } from '../../shared/seed/templates.js';
 import { type QueueName, queues } from '../../shared/queues/definitions.js';
@@ -45,56 +46,20 @@ let template: Template;
 let resources: Record<string, Json>;
 let assemblyDir: string;
 
-/** Where a nested stack's resources live in the merged view: `<its resource id in the parent>/`. */
-const nestedPrefix = new Map<Stack, string>();
+let merged: MergedTemplate;
 let parentResourceCount = 0;
-
-/**
- * A nested stack's template rewritten into the parent's terms: its parameters replaced by the
- * values the parent passes in (so a table ARN reads as the parent's own GetAtt, as for a
- * function of the parent) and its own logical ids prefixed, so one map holds every resource.
- */
-function mergeNested(into: Record<string, Json>, nested: Stack, prefix: string, params: Record<string, unknown>): void {
-  const own = Template.fromStack(nested).toJSON().Resources as Record<string, Json>;
-  const rewrite = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(rewrite);
-    if (value === null || typeof value !== 'object') return value;
-    const obj = value as Record<string, unknown>;
-    if (typeof obj.Ref === 'string' && Object.keys(obj).length === 1) {
-      if (obj.Ref in params) return params[obj.Ref];
-      if (obj.Ref in own) return { Ref: `${prefix}${obj.Ref}` };
-      return obj;
-    }
-    const getAtt = obj['Fn::GetAtt'];
-    if (Array.isArray(getAtt) && Object.keys(obj).length === 1 && typeof getAtt[0] === 'string' && getAtt[0] in own) {
-      return { 'Fn::GetAtt': [`${prefix}${getAtt[0]}`, ...getAtt.slice(1)] };
-    }
-    return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, rewrite(v)]));
-  };
-  for (const [id, resource] of Object.entries(own)) into[`${prefix}${id}`] = rewrite(resource) as Json;
-}
 
 beforeAll(() => {
   ({ app, stack } = buildApp());
   assemblyDir = app.synth().directory; // bundles every function once; cached for fromStack
   template = Template.fromStack(stack);
-  resources = { ...(template.toJSON().Resources as Record<string, Json>) };
-  parentResourceCount = Object.keys(resources).length;
-  for (const area of stack.routeAreas.values()) {
-    const parentId = stack.getLogicalId(area.nestedStackResource as CfnElement);
-    const prefix = `${parentId}/`;
-    nestedPrefix.set(area, prefix);
-    mergeNested(resources, area, prefix, resources[parentId]!.Properties.Parameters ?? {});
-  }
+  merged = mergedTemplate(stack);
+  ({ resources, parentResourceCount } = merged);
 }, 240_000);
 
 // ---------------------------------------------------------------------------- helpers
 
-/** A construct's id in the merged view (prefixed when it lives in a route area's nested stack). */
-const logicalId = (construct: IConstruct): string => {
-  const owner = Stack.of(construct);
-  return `${nestedPrefix.get(owner) ?? ''}${owner.getLogicalId(construct as CfnElement)}`;
-};
+const logicalId = (construct: IConstruct): string => merged.logicalId(construct);
 const countOf = (type: string): number => Object.values(resources).filter((r) => r.Type === type).length;
 const cfnOf = (construct: IConstruct): IConstruct => construct.node.defaultChild ?? construct;
 const ref = (construct: IConstruct): Json => ({ Ref: logicalId(cfnOf(construct)) });
