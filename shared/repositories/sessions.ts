@@ -3,6 +3,7 @@
  * record (user, created, last used, expiries) the cookie only points at. Revoking = deleting
  * the record; DynamoDB's TTL removes expired ones (reads check the expiry themselves).
  */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
@@ -46,7 +47,9 @@ export async function useSession(cookieValue: string, at: Date): Promise<Session
     // Only a still-existing session slides (a concurrent sign-out wins).
     await db()
       .send(new UpdateCommand({ TableName: tableName(), Key: keys.session(tenantId, parsed.hash), UpdateExpression: 'SET last_used_at = :at', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':at': at.toISOString() } }))
-      .catch(() => undefined);
+      .catch((err: unknown) => {
+        if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      });
     record.last_used_at = at.toISOString();
   }
   return record;

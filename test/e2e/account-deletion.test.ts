@@ -2,7 +2,8 @@
  * Issue 16 end to end: dashboard sessions, the cookie/bearer split, CSRF, password parity and
  * throttling, one-use emailed tokens, and the deletion worker with a crash half-way.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTenant, createUser } from '../../shared/admin/bootstrap.js';
 import { setPasswordAction, verifyEmailAction } from '../../shared/admin/users.js';
@@ -11,16 +12,17 @@ import { InjectedCrash, runDueDeletions } from '../../shared/accounts/delete-ten
 import { isRetained } from '../../shared/accounts/retention.js';
 import { now } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
-import { belongsToTenant } from '../../shared/db/keys.js';
+import { belongsToTenant, campaignKeys } from '../../shared/db/keys.js';
 import { listTenantEvents } from '../../shared/events/outbox.js';
 import { lastMail, tokenInMail } from '../../shared/mail/mailer.js';
 import { getSandboxNumber } from '../../shared/sandbox/numbers.js';
 import { signInWithPassword } from '../../shared/sessions/sign-in.js';
 import { routes, type RouteDefinition } from '../../shared/routes.js';
 import { useTestStack } from '../support/stack.js';
-import { newContact, resetClock, setClock } from './call-fixtures.js';
+import { callWorld, newContact, resetClock, setClock } from './call-fixtures.js';
+import { importList, newCampaign, poolOf } from './campaign-fixtures.js';
 import { client } from './client.js';
-import { activeNumber, randomNumber } from './telephony-fixtures.js';
+import { randomNumber } from './telephony-fixtures.js';
 
 const stack = useTestStack({ workers: false });
 const PASSWORD = 'correct horse battery staple';
@@ -316,8 +318,14 @@ describe('the deletion', () => {
     const a = await passwordAccount();
     const bystander = await passwordAccount();
     const api = client(stack, a.key);
-    const number = await activeNumber(api);
-    for (let i = 0; i < 12; i++) await newContact(api);
+    const world = await callWorld(api, a.tenantId);
+    const number = world.number;
+    const listId = await importList(api, Array.from({ length: 5 }, () => randomNumber('212')));
+    for (let i = 0; i < 7; i++) await newContact(api);
+    const pool = await poolOf(world, 0);
+    const campaign = await newCampaign(world, listId, pool.id);
+    expect((await api('POST', `/v1/campaigns/${campaign.id}/start`)).status).toBe(200);
+    expect(await importObjects(a.tenantId)).toHaveLength(1);
     const suppressed = randomNumber('646');
     expect((await api('POST', '/v1/suppressions', { body: { phone_e164: suppressed, reason: 'opt_out' } })).status).toBe(201);
     const other = client(stack, bystander.key);
@@ -325,7 +333,7 @@ describe('the deletion', () => {
 
     const cookie = await signedIn(a.email);
     const overview = await dashboard(cookie)('GET', '/v1/account-deletion');
-    expect(overview.body.impact).toMatchObject({ contacts: 12, phone_numbers_to_release: 1, active_campaigns: 0, open_invoices: 0 });
+    expect(overview.body.impact).toEqual({ contacts: 12, calls: 0, phone_numbers_to_release: 1, active_campaigns: 1, open_invoices: 0 });
     const made = await dashboard(cookie)('POST', '/v1/account-deletion/requests', { body: { password: PASSWORD, confirmation_phrase: `delete ${a.name}` } });
     const due = Date.parse(made.body.request.scheduled_for);
 
@@ -334,10 +342,23 @@ describe('the deletion', () => {
     expect((await api('GET', '/v1/me')).status).toBe(200);
 
     setClock(due + 60_000);
-    await expect(runDueDeletions(now(), { crashAfterDeletes: 7 })).rejects.toBeInstanceOf(InjectedCrash);
-    // Half-way: keys are already revoked, some items remain, cancelling is no longer possible.
+    // First crash: as the sweep starts. The steps before it are done: keys revoked, the campaign
+    // cancelled by its own move, the number released, the import file erased.
+    await expect(runDueDeletions(now(), { crashAfterDeletes: 0 })).rejects.toBeInstanceOf(InjectedCrash);
     expect((await api('GET', '/v1/me')).status).toBe(401);
-    expect((await tenantLeftovers(a.tenantId)).length).toBeGreaterThan(0);
+    const cancelled = await db().send(new GetCommand({ TableName: tableName(), Key: campaignKeys.campaign(a.tenantId, campaign.id), ConsistentRead: true }));
+    expect(cancelled.Item?.status).toBe('cancelled');
+    const doomed = async () => (await tenantLeftovers(a.tenantId)).filter((i) => !isRetained(i, a.tenantId)).length;
+    const before = await doomed();
+    // Second crash: half-way through the sweep (7 items deleted); the rerun resumes from the checkpoint.
+    await expect(runDueDeletions(now(), { crashAfterDeletes: 7 })).rejects.toBeInstanceOf(InjectedCrash);
+    const halfway = await doomed();
+    expect(halfway).toBe(before - 7);
+    expect(halfway).toBeGreaterThan(4);
+    expect(await getSandboxNumber(number.phone_e164)).toBeUndefined();
+    expect(await importObjects(a.tenantId)).toEqual([]);
+    const cancelDuringRun = await dashboard(cookie)('DELETE', '/v1/account-deletion/requests', { body: { password: PASSWORD } });
+    expect(cancelDuringRun.status).toBe(401); // the session is already gone
 
     const rerun = (await jobs.deletions!(now())) as Awaited<ReturnType<typeof runDueDeletions>>;
     expect(rerun.results).toEqual([expect.objectContaining({ tenant_id: a.tenantId, outcome: 'completed' })]);
@@ -375,4 +396,12 @@ async function tenantLeftovers(tenantId: string): Promise<{ pk: string; sk: stri
     start = page.LastEvaluatedKey;
   } while (start);
   return out;
+}
+
+/** The tenant's objects in the import bucket (the emulator's S3). */
+async function importObjects(tenantId: string): Promise<string[]> {
+  const s3 = new S3Client({ region: process.env.AWS_REGION ?? 'us-east-1', endpoint: process.env.S3_ENDPOINT, forcePathStyle: true });
+  const out = await s3.send(new ListObjectsV2Command({ Bucket: process.env.IMPORT_BUCKET!, Prefix: `imports/${tenantId}/` }));
+  s3.destroy();
+  return (out.Contents ?? []).map((o) => o.Key!);
 }
