@@ -170,7 +170,7 @@ async function sweepSegment(tenantId: string, progress: Progress, segment: numbe
 
 export interface DeletionOutcome {
   tenant_id: string;
-  outcome: 'completed' | 'skipped';
+  outcome: 'completed' | 'skipped' | 'failed';
   deleted_items?: number;
   reason?: string;
 }
@@ -240,7 +240,16 @@ export async function runDueDeletions(at: Date, faults: DeletionFaults = {}): Pr
     for (const item of page.Items ?? []) due.push(item.tenant_id as string);
     start = page.LastEvaluatedKey;
   } while (start);
+  // One tenant's failure (a carrier that does not answer, a crash) does not hold the others up:
+  // it is reported, and the next run resumes it from its checkpoint.
   const results: DeletionOutcome[] = [];
-  for (const tenantId of due) results.push(await deleteTenant(tenantId, at, faults));
+  for (const tenantId of due) {
+    try {
+      results.push(await deleteTenant(tenantId, at, faults));
+    } catch (err) {
+      logger.error('account deletion failed; the next run resumes it', { tenant_id: tenantId, error: (err as Error).message });
+      results.push({ tenant_id: tenantId, outcome: 'failed', reason: (err as Error).message });
+    }
+  }
   return { at: at.toISOString(), due: due.length, results };
 }

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTenant, createUser } from '../../shared/admin/bootstrap.js';
 import { setPasswordAction, verifyEmailAction } from '../../shared/admin/users.js';
 import { jobs } from '../../shared/admin/jobs.js';
-import { InjectedCrash, runDueDeletions } from '../../shared/accounts/delete-tenant.js';
+import { runDueDeletions } from '../../shared/accounts/delete-tenant.js';
 import { isRetained } from '../../shared/accounts/retention.js';
 import { now } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
@@ -17,6 +17,8 @@ import { listTenantEvents } from '../../shared/events/outbox.js';
 import { lastMail, tokenInMail } from '../../shared/mail/mailer.js';
 import { getSandboxNumber } from '../../shared/sandbox/numbers.js';
 import { signInWithPassword } from '../../shared/sessions/sign-in.js';
+import { verify } from '@node-rs/argon2';
+import { hashPassword } from '../../shared/auth/passwords.js';
 import { routes, type RouteDefinition } from '../../shared/routes.js';
 import { useTestStack } from '../support/stack.js';
 import { callWorld, newContact, resetClock, setClock } from './call-fixtures.js';
@@ -160,26 +162,43 @@ describe('dashboard sessions', () => {
   });
 
   it('answers a wrong email and a wrong password in the same time (medians of interleaved tries within noise)', async () => {
-    const known = await Promise.all(Array.from({ length: 24 }, () => passwordAccount()));
+    const tries = 60;
+    const known = await Promise.all(Array.from({ length: tries }, () => passwordAccount()));
     const knownTimes: number[] = [];
     const unknownTimes: number[] = [];
+    const argonTimes: number[] = [];
     const at = now();
-    const time = async (email: string, ip: string) => {
+    const yardstick = await hashPassword('a password of the same parameters');
+    const clock = async (work: () => Promise<unknown>) => {
       const t = performance.now();
-      await expect(signInWithPassword({ email, password: 'wrong password here', sourceIp: ip, at })).rejects.toMatchObject({ status: 401 });
+      await work();
       return performance.now() - t;
     };
-    for (let i = 0; i < known.length; i++) {
+    const wrong = (email: string, ip: string) => () => expect(signInWithPassword({ email, password: 'wrong password here', sourceIp: ip, at })).rejects.toMatchObject({ status: 401 });
+    for (let i = 0; i < tries; i++) {
       // Interleaved, alternating which goes first, each try from its own source and account.
-      const first = i % 2 === 0;
-      if (first) knownTimes.push(await time(known[i]!.email, `10.1.0.${i}`));
-      unknownTimes.push(await time(uniqueEmail('ghost'), `10.2.0.${i}`));
-      if (!first) knownTimes.push(await time(known[i]!.email, `10.1.0.${i}`));
+      const k = () => clock(wrong(known[i]!.email, `10.1.0.${i}`));
+      const u = () => clock(wrong(uniqueEmail('ghost'), `10.2.0.${i}`));
+      if (i % 2 === 0) {
+        knownTimes.push(await k());
+        unknownTimes.push(await u());
+      } else {
+        unknownTimes.push(await u());
+        knownTimes.push(await k());
+      }
+      argonTimes.push(await clock(() => verify(yardstick, 'wrong password here')));
     }
     const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-    const [mk, mu] = [median(knownTimes), median(unknownTimes)];
-    // Argon2id dominates both (tens of ms); skipping it for unknown emails would make mu a few ms.
-    expect(Math.abs(mk - mu) / Math.max(mk, mu), `known ${mk.toFixed(1)} ms vs unknown ${mu.toFixed(1)} ms`).toBeLessThan(0.35);
+    // Paired differences (each pair ran back to back, under the same load) are robust to the
+    // machine's load drifting during the test; the yardstick is one Argon2id verification
+    // (the binding called directly) measured alongside: skipping it for unknown emails shifts
+    // the paired median by more than one of them (measured: 1.4–1.8×); parity measures 0–0.4×.
+    const pairs = knownTimes.map((k, i) => k - unknownTimes[i]!);
+    // Three blocks of consecutive pairs, the median of their medians: a burst of load elsewhere on the machine sways one block at most.
+    const third = tries / 3;
+    const gap = median([0, 1, 2].map((b) => median(pairs.slice(b * third, (b + 1) * third))));
+    const argon = median(argonTimes);
+    expect(Math.abs(gap), `known − unknown (paired median) ${gap.toFixed(1)} ms; one Argon2id ${argon.toFixed(1)} ms; medians ${median(knownTimes).toFixed(1)} / ${median(unknownTimes).toFixed(1)} ms`).toBeLessThan(0.75 * argon);
   });
 
   it('throttles repeated failures per account (then even the right password waits) and per source', async () => {
@@ -249,7 +268,7 @@ describe('the deletion request', () => {
     const types = (await listTenantEvents(a.tenantId)).map((e) => e.type);
     expect(types).toEqual(['account.deletion_requested', 'account.deletion_cancelled']);
     // Nothing runs for a cancelled request, however late.
-    expect((await runDueDeletions(new Date(scheduled + 86_400_000))).results).toEqual([]);
+    expect((await runDueDeletions(new Date(scheduled + 86_400_000))).results.filter((r) => r.tenant_id === a.tenantId)).toEqual([]);
   });
 
   it('only admins may request it', async () => {
@@ -337,21 +356,23 @@ describe('the deletion', () => {
     const made = await dashboard(cookie)('POST', '/v1/account-deletion/requests', { body: { password: PASSWORD, confirmation_phrase: `delete ${a.name}` } });
     const due = Date.parse(made.body.request.scheduled_for);
 
+    // Other tests' tenants may be due too (one table per file): look at this tenant's results.
+    const mine = (r: Awaited<ReturnType<typeof runDueDeletions>>) => r.results.filter((x) => x.tenant_id === a.tenantId);
     // Not yet due: nothing happens.
-    expect((await runDueDeletions(new Date(due - 60_000))).results).toEqual([]);
+    expect(mine(await runDueDeletions(new Date(due - 60_000)))).toEqual([]);
     expect((await api('GET', '/v1/me')).status).toBe(200);
 
     setClock(due + 60_000);
     // First crash: as the sweep starts. The steps before it are done: keys revoked, the campaign
     // cancelled by its own move, the number released, the import file erased.
-    await expect(runDueDeletions(now(), { crashAfterDeletes: 0 })).rejects.toBeInstanceOf(InjectedCrash);
+    expect(mine(await runDueDeletions(now(), { crashAfterDeletes: 0 }))).toEqual([{ tenant_id: a.tenantId, outcome: 'failed', reason: 'injected crash after 0 deletes' }]);
     expect((await api('GET', '/v1/me')).status).toBe(401);
     const cancelled = await db().send(new GetCommand({ TableName: tableName(), Key: campaignKeys.campaign(a.tenantId, campaign.id), ConsistentRead: true }));
     expect(cancelled.Item?.status).toBe('cancelled');
     const doomed = async () => (await tenantLeftovers(a.tenantId)).filter((i) => !isRetained(i, a.tenantId)).length;
     const before = await doomed();
     // Second crash: half-way through the sweep (7 items deleted); the rerun resumes from the checkpoint.
-    await expect(runDueDeletions(now(), { crashAfterDeletes: 7 })).rejects.toBeInstanceOf(InjectedCrash);
+    expect(mine(await runDueDeletions(now(), { crashAfterDeletes: 7 }))).toEqual([{ tenant_id: a.tenantId, outcome: 'failed', reason: 'injected crash after 7 deletes' }]);
     const halfway = await doomed();
     expect(halfway).toBe(before - 7);
     expect(halfway).toBeGreaterThan(4);
@@ -361,7 +382,7 @@ describe('the deletion', () => {
     expect(cancelDuringRun.status).toBe(401); // the session is already gone
 
     const rerun = (await jobs.deletions!(now())) as Awaited<ReturnType<typeof runDueDeletions>>;
-    expect(rerun.results).toEqual([expect.objectContaining({ tenant_id: a.tenantId, outcome: 'completed' })]);
+    expect(mine(rerun)).toEqual([expect.objectContaining({ tenant_id: a.tenantId, outcome: 'completed' })]);
 
     for (const r of routes as readonly RouteDefinition[]) {
       if (r.auth !== 'bearer' && r.auth !== 'session') continue;
@@ -380,7 +401,7 @@ describe('the deletion', () => {
     // The number went back to the carrier; another tenant is untouched; a third run does nothing.
     expect(await getSandboxNumber(number.phone_e164)).toBeUndefined();
     expect((await other('GET', '/v1/contacts')).body.data).toHaveLength(1);
-    expect((await runDueDeletions(now())).results).toEqual([]);
+    expect(mine(await runDueDeletions(now()))).toEqual([]);
   });
 });
 
