@@ -77,7 +77,8 @@ export const scheduledJobs = [
     handler: 'functions/workers/account-deletions',
     everyMinutes: 15,
     table: 'write',
-    timeoutSeconds: 900,
+    // Under the 15-minute schedule, so runs do not overlap; a longer deletion resumes from its checkpoint.
+    timeoutSeconds: 840,
     // It releases numbers at the carrier (credentials), cancels campaigns and deletes the tenant's import objects.
     kms: 'decrypt',
     publicUrls: true,

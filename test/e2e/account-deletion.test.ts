@@ -126,8 +126,15 @@ describe('dashboard sessions', () => {
     const cookieRoutes = (routes as readonly RouteDefinition[]).filter((r) => r.auth === 'session');
     expect(cookieRoutes.map((r) => r.id).sort()).toEqual(['cancelAccountDeletionRequest', 'createAccountDeletionEmailConfirmation', 'createAccountDeletionRequest', 'deleteSession', 'getAccountDeletion']);
     for (const r of cookieRoutes) {
-      const res = await client(stack, a.key)(r.method, r.path, { headers: { origin: origin() }, ...(r.method === 'GET' ? {} : { body: {} }) });
-      expect(res.status, r.id).toBe(401);
+      const opts = r.method === 'GET' ? {} : { body: {} };
+      expect((await client(stack, a.key)(r.method, r.path, { headers: { origin: origin() }, ...opts })).status, `${r.id} with a bearer key`).toBe(401);
+      expect((await client(stack)(r.method, r.path, { headers: { origin: origin() }, ...opts })).status, `${r.id} without a cookie`).toBe(401);
+      const forged = `vas_${a.tenantId}.${'A'.repeat(43)}`;
+      for (const bad of [forged, 'garbage', `${cookie}x`]) {
+        const res = await client(stack)(r.method, r.path, { headers: { origin: origin(), cookie: `${COOKIE}=${bad}` }, ...opts });
+        expect(res.status, `${r.id} with cookie ${bad.slice(0, 12)}…`).toBe(401);
+        expect(res.body).toEqual({ detail: 'Missing or invalid session', code: 'unauthorized' });
+      }
     }
   });
 
