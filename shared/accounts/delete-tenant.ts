@@ -233,19 +233,22 @@ export async function deleteTenant(tenantId: string, at: Date, faults: DeletionF
 
 /** Every deletion due at `at` (the scheduled job and `admin jobs run deletions --at`). */
 export async function runDueDeletions(at: Date, faults: DeletionFaults = {}): Promise<{ at: string; due: number; results: DeletionOutcome[] }> {
-  const due: string[] = [];
+  const due: { tenantId: string; key: { pk: string; sk: string } }[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const page = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND sk <= :upto', ExpressionAttributeValues: { ':pk': platformKeys.deletionsDuePartition, ':upto': `${at.toISOString()}#~` }, ExclusiveStartKey: start, ConsistentRead: true }));
-    for (const item of page.Items ?? []) due.push(item.tenant_id as string);
+    for (const item of page.Items ?? []) due.push({ tenantId: item.tenant_id as string, key: { pk: item.pk as string, sk: item.sk as string } });
     start = page.LastEvaluatedKey;
   } while (start);
   // One tenant's failure (a carrier that does not answer, a crash) does not hold the others up:
   // it is reported, and the next run resumes it from its checkpoint.
   const results: DeletionOutcome[] = [];
-  for (const tenantId of due) {
+  for (const { tenantId, key } of due) {
     try {
-      results.push(await deleteTenant(tenantId, at, faults));
+      const outcome = await deleteTenant(tenantId, at, faults);
+      // A due item whose request is gone, cancelled or completed (a run that stopped right after completing) is cleared.
+      if (outcome.outcome === 'skipped' && outcome.reason !== 'not due yet') await db().send(new DeleteCommand({ TableName: tableName(), Key: key }));
+      results.push(outcome);
     } catch (err) {
       logger.error('account deletion failed; the next run resumes it', { tenant_id: tenantId, error: (err as Error).message });
       results.push({ tenant_id: tenantId, outcome: 'failed', reason: (err as Error).message });
