@@ -12,6 +12,10 @@
  *   npm run --silent admin -- sandbox sms --from +12125550123 --to +14155550100 --body "STOP"
  *   npm run admin -- dnc load --area-code 415 --as-of 2026-11-01 --file numbers.txt
  *   npm run admin -- dnc status   (loaded area codes with as_of and counts)
+ *   echo 'a long password' | npm run admin -- user set-password --tenant ten_... --user usr_...
+ *   npm run admin -- user verify-email --tenant ten_... --user usr_...   (passwordless: signs in by emailed link)
+ *   npm run --silent admin -- mail last --to ops@acme.test   (the local mail sink's newest mail to that address)
+ *   npm run admin -- jobs run deletions --at 2026-12-10T00:00:00Z   (a scheduled job at a chosen instant; local only)
  *
  * Prints exactly one JSON object on stdout. By default it finds the running local stack
  * (<LOCAL_DIR or .local>/stack.json). Against AWS pass --table and --secret-id (or
@@ -38,6 +42,10 @@ const USAGE = `usage:
   admin sandbox sms --from E164 --to E164 --body TEXT   (an inbound text through the sandbox carrier; prints what the platform answered)
   admin dnc load --area-code NPA --as-of YYYY-MM-DD --file FILE   (National DNC download: one ten-digit number per line)
   admin dnc status
+  admin user set-password --tenant TENANT_ID --user USER_ID   (the password is read from stdin)
+  admin user verify-email --tenant TENANT_ID --user USER_ID
+  admin mail last --to EMAIL                (the local mail sink)
+  admin jobs run NAME --at DATE_TIME        (local only; NAME: deletions, … — shared/admin/jobs.ts)
 options: [--table TABLE --secret-id ARN --region REGION --kms-key-id KEY] (AWS) | [--local-dir DIR] (local, default .local)`;
 
 function fail(message: string): never {
@@ -72,6 +80,8 @@ const { values, positionals } = parseArgs({
     'area-code': { type: 'string' },
     'as-of': { type: 'string' },
     file: { type: 'string' },
+    user: { type: 'string' },
+    at: { type: 'string' },
   },
 });
 
@@ -100,6 +110,54 @@ function configureTarget(): void {
   process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
   process.env.APP_SECRETS_JSON = readFileSync(stack.secretsFile ?? resolve(dir, 'secrets.json'), 'utf8');
   process.env.CREDENTIALS_KEY_FILE = resolve(dir, 'credentials.key');
+  // Jobs run here reach the local carrier (the sandbox) and the emulator's S3 as the stack does.
+  if (stack.baseUrl) {
+    process.env.PUBLIC_BASE_URL ??= stack.baseUrl;
+    process.env.TWILIO_API_BASE_URL ??= `${stack.baseUrl}/sandbox/twilio`;
+  }
+  if (stack.s3Endpoint) process.env.S3_ENDPOINT ??= stack.s3Endpoint;
+  if (stack.importBucket) process.env.IMPORT_BUCKET ??= stack.importBucket;
+  process.env.MAIL_TRANSPORT ??= 'sink';
+  localTarget = true;
+}
+
+let localTarget = false;
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('password (then Enter, Ctrl-D): ');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+/** `user set-password` | `user verify-email` (dashboard sign-in, issue 16). */
+async function userSignIn(verb: string): Promise<unknown> {
+  const ops = await import('../shared/admin/users.js');
+  if (verb === 'verify-email') return ops.verifyEmailAction({ tenantId: need('tenant'), userId: need('user') });
+  const tenantId = need('tenant');
+  const userId = need('user');
+  const password = await readStdin();
+  if (!password) fail('the password is read from stdin: echo "…" | npm run admin -- user set-password …');
+  return ops.setPasswordAction({ tenantId, userId, password });
+}
+
+/** `mail last --to EMAIL`: the local mail sink's newest mail. */
+async function mail(): Promise<unknown> {
+  const { lastMail } = await import('../shared/mail/mailer.js');
+  const found = await lastMail(need('to'));
+  if (!found) fail(`no mail to ${values.to} in the local mail sink`);
+  return found;
+}
+
+/** `jobs run NAME --at DATE_TIME`: a scheduled job at a chosen instant (the local runtime only). */
+async function runJob(name: string | undefined): Promise<unknown> {
+  if (!localTarget) fail('jobs run works against the local runtime only (on AWS the schedules run the jobs)');
+  const { jobs } = await import('../shared/admin/jobs.js');
+  const job = name ? jobs[name] : undefined;
+  if (!job) fail(`jobs run NAME: one of ${Object.keys(jobs).join(', ')}`);
+  const at = new Date(need('at'));
+  if (Number.isNaN(at.getTime())) fail('--at must be a date-time, e.g. 2026-12-10T00:00:00Z');
+  return job(at);
 }
 
 const ROLES = ['admin', 'manager', 'member'] as const;
@@ -166,7 +224,7 @@ async function dnc(verb: string | undefined): Promise<unknown> {
 
 async function main(): Promise<void> {
   const [noun, verb] = positionals;
-  const verbs: Record<string, string[]> = { tenant: ['create'], user: ['create'], 'api-key': ['create'], rep: ['create', 'disable', 'enable'], seed: [''], sandbox: ['credentials', 'call', 'sms'], dnc: ['load', 'status'] };
+  const verbs: Record<string, string[]> = { tenant: ['create'], user: ['create', 'set-password', 'verify-email'], mail: ['last'], jobs: ['run'], 'api-key': ['create'], rep: ['create', 'disable', 'enable'], seed: [''], sandbox: ['credentials', 'call', 'sms'], dnc: ['load', 'status'] };
   if (!noun || !verbs[noun]?.includes(verb ?? '')) fail(USAGE);
   configureTarget();
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
@@ -180,6 +238,10 @@ async function main(): Promise<void> {
       break;
     }
     case 'user':
+      if (verb !== 'create') {
+        result = await userSignIn(verb!);
+        break;
+      }
       result = await ops.createUser({ tenantId: need('tenant'), email: need('email'), role: role(values.role, 'member'), name: values.name });
       break;
     case 'api-key':
@@ -203,6 +265,12 @@ async function main(): Promise<void> {
       break;
     case 'dnc':
       result = await dnc(verb);
+      break;
+    case 'mail':
+      result = await mail();
+      break;
+    case 'jobs':
+      result = await runJob(positionals[2]);
       break;
     default:
       fail(USAGE);

@@ -78,6 +78,7 @@ try {
       '  KEY=<api_key.secret from the output above>',
       `  curl -H "Authorization: Bearer $KEY" ${url}/v1/me`,
       '',
+      `Dashboard origin (DASHBOARD_ORIGIN; cookie routes need Origin: ${stack.env.DASHBOARD_ORIGIN ?? url}). Local mail: npm run --silent admin -- mail last --to <email>`,
       `Health: curl ${url}/healthz    Stop: Ctrl-C`,
       '',
     ].join('\n'),

@@ -25,3 +25,11 @@ export const BUNDLE_ALIASES: Record<string, string> = {
 
 export const esbuildArgs = (): Record<string, string> =>
   Object.fromEntries(Object.entries(BUNDLE_ALIASES).map(([from, to]) => [`--alias:${from}`, to]));
+
+/**
+ * Native modules a function may need (manifest `passwords: true` → Argon2id). esbuild cannot
+ * bundle a `.node` binary, so CDK installs these next to the bundle from package-lock.json;
+ * npm picks the prebuilt binary for the Lambda platform (linux, arm64, glibc), not the host's.
+ */
+export const PASSWORD_MODULES: readonly string[] = ['@node-rs/argon2'];
+export const NATIVE_INSTALL_ENV: Record<string, string> = { npm_config_os: 'linux', npm_config_cpu: 'arm64', npm_config_libc: 'glibc' };

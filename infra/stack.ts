@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -17,6 +18,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { type QueueName, queues } from '../shared/queues/definitions.js';
 import { AppFunction, SharedLogGroups } from './constructs/app-function.js';
+import { PASSWORD_MODULES } from './bundling.js';
 import { AppSecret } from './constructs/app-secret.js';
 import { CredentialsKey } from './constructs/credentials-key.js';
 import { DataTable } from './constructs/data-table.js';
@@ -58,13 +60,23 @@ export interface VoiceControlStackProps extends StackProps {
  * table, so an authenticated route reads the table even when its own work does not.
  */
 export function effectiveTableAccess(route: RouteDefinition): TableAccess {
+  // A session route slides the session's idle expiry (a write) even when its own work only reads.
+  if (route.auth === 'session') return 'write';
   if (route.table !== 'none') return route.table;
   return route.auth === 'bearer' ? 'read' : 'none';
 }
 
 /** The API key pepper is needed to authenticate; readiness checks need the secret too. */
 export function needsAppSecret(route: RouteDefinition): boolean {
-  return route.auth === 'bearer' || effectiveTableAccess(route) !== 'none';
+  return route.auth === 'bearer' || route.auth === 'session' || effectiveTableAccess(route) !== 'none';
+}
+
+/** Which browser origins a route must know (Origin checks, links in mails). */
+export function neededOrigins(route: RouteDefinition): { dashboard: boolean; portal: boolean } {
+  return {
+    dashboard: route.auth === 'session' || route.auth === 'dashboard_origin' || route.mail === true,
+    portal: route.auth === 'portal_origin' || route.mail === true,
+  };
 }
 
 export class VoiceControlStack extends Stack {
@@ -105,6 +117,14 @@ export class VoiceControlStack extends Stack {
     // Twilio: deployment settings (context publicBaseUrl for a custom domain; twilioApiBaseUrl).
     const publicBaseUrl = (this.node.tryGetContext('publicBaseUrl') as string | undefined) ?? this.api.url;
     const twilioApiBaseUrl = (this.node.tryGetContext('twilioApiBaseUrl') as string | undefined) ?? 'https://api.twilio.com';
+    // Dashboard (issue 16): deployment settings. dashboardOrigin is what state-changing cookie
+    // routes demand as Origin; portalOrigin is the only origin that may submit an emailed
+    // deletion proof (default: the dashboard's). Mail goes out through SES from mailFrom.
+    const apiOrigin = `https://${this.api.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;
+    const dashboardOrigin = (this.node.tryGetContext('dashboardOrigin') as string | undefined) ?? apiOrigin;
+    const portalOrigin = (this.node.tryGetContext('portalOrigin') as string | undefined) ?? dashboardOrigin;
+    const mailFrom = (this.node.tryGetContext('mailFrom') as string | undefined) ?? 'no-reply@example.com';
+    const mailIdentity = mailFrom.slice(mailFrom.lastIndexOf('@') + 1);
 
     const table = this.table.table;
     this.platformSeed = new PlatformSeed(this, 'PlatformSeed', { table, projectRoot });
@@ -149,6 +169,7 @@ export class VoiceControlStack extends Stack {
         memorySize: route.memoryMb,
         environment: { TABLE_NAME: table.tableName, PUBLIC_BASE_URL: publicBaseUrl, TWILIO_API_BASE_URL: twilioApiBaseUrl },
         logGroup: area.logGroup,
+        ...(route.passwords ? { nodeModules: PASSWORD_MODULES } : {}),
       });
       grantTable(fn, effectiveTableAccess(route));
       if (route.kms) {
@@ -160,6 +181,19 @@ export class VoiceControlStack extends Stack {
         fn.addEnvironment('APP_SECRET_ARN', this.appSecret.secret.secretArn);
       }
       grantSends(fn, route.queues);
+      const origins = neededOrigins(route);
+      if (origins.dashboard) fn.addEnvironment('DASHBOARD_ORIGIN', dashboardOrigin);
+      if (origins.portal) fn.addEnvironment('PORTAL_ORIGIN', portalOrigin);
+      if (route.mail) {
+        fn.addEnvironment('MAIL_TRANSPORT', 'ses');
+        fn.addEnvironment('MAIL_FROM', mailFrom);
+        fn.role.addToPrincipalPolicy(
+          new PolicyStatement({
+            actions: ['ses:SendEmail'],
+            resources: [this.formatArn({ service: 'ses', resource: 'identity', resourceName: mailIdentity }), this.formatArn({ service: 'ses', resource: 'identity', resourceName: mailFrom })],
+          }),
+        );
+      }
       if (route.bucket) {
         this.importBucket.grantObjects(fn.role, route.bucket);
         acknowledgeBucketObjects(fn.role, this.importBucket.bucket, IMPORT_OBJECTS_PATTERN);
@@ -260,6 +294,11 @@ export class VoiceControlStack extends Stack {
       if (job.appSecret) {
         this.appSecret.secret.grantRead(fn.role);
         fn.addEnvironment('APP_SECRET_ARN', this.appSecret.secret.secretArn);
+      }
+      if ('bucket' in job && job.bucket) {
+        this.importBucket.grantErasure(fn.role);
+        acknowledgeBucketObjects(fn.role, this.importBucket.bucket, IMPORT_OBJECTS_PATTERN);
+        fn.addEnvironment('IMPORT_BUCKET', this.importBucket.bucket.bucketName);
       }
       new Rule(scheduleScope, `${job.id}Rule`, {
         description: job.summary,

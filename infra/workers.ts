@@ -51,6 +51,8 @@ export interface ScheduledJobDefinition {
   readonly publicUrls?: boolean;
   /** Reads the app secret (the platform carrier account, for managed telephony accounts). */
   readonly appSecret?: boolean;
+  /** Rights on the import bucket: `erase` lists and deletes objects (the account deletion removes a tenant's). */
+  readonly bucket?: 'erase';
   readonly summary: string;
 }
 
@@ -68,5 +70,20 @@ export const scheduledJobs = [
     publicUrls: true,
     appSecret: true,
     summary: 'Sends due deferred calls to dispatch; fails calls stuck in dialing without a carrier id (dispatch_unknown); closes calls the carrier never reported the end of; re-sends lost analysis requests',
+  },
+  {
+    id: 'accountDeletions',
+    queues: [],
+    handler: 'functions/workers/account-deletions',
+    everyMinutes: 15,
+    table: 'write',
+    // Under the 15-minute schedule, so runs do not overlap; a longer deletion resumes from its checkpoint.
+    timeoutSeconds: 840,
+    // It releases numbers at the carrier (credentials), cancels campaigns and deletes the tenant's import objects.
+    kms: 'decrypt',
+    publicUrls: true,
+    appSecret: true,
+    bucket: 'erase',
+    summary: 'Deletes accounts whose deletion grace period ended (or resumes one left half-way): keys and sessions, campaigns, numbers at the carrier, objects, every item but the kept kinds',
   },
 ] as const satisfies readonly ScheduledJobDefinition[];

@@ -19,8 +19,17 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * stream_token = the voice runtime: `Authorization: Bearer <Stream token>`, the signed call token
  * our TwiML handed over, valid only for the call named by the path's {call_id}
  * (shared/auth/stream-token.ts; checked by the route factory before anything is read).
+ *
+ * Dashboard (issue 16; shared/auth/authenticate-session.ts, session-rules.ts):
+ * session = the dashboard session cookie (`__Host-vac_session`); an Authorization header is
+ * refused (401); POST/PUT/PATCH/DELETE also need `Origin` = DASHBOARD_ORIGIN (else 403).
+ * dashboard_origin = no credential yet (signing in): `Origin` = DASHBOARD_ORIGIN on every
+ * state-changing request (login CSRF), no Authorization header.
+ * portal_origin = the one-use token in the body is the credential (the emailed deletion
+ * proof, opened on any device): `Origin` = PORTAL_ORIGIN (the service's own portal), checked
+ * before anything is read, so a refused request leaves the token unspent.
  */
-export type AuthMode = 'none' | 'bearer' | 'sandbox_basic' | 'twilio_signature' | 'stream_token';
+export type AuthMode = 'none' | 'bearer' | 'sandbox_basic' | 'twilio_signature' | 'stream_token' | 'session' | 'dashboard_origin' | 'portal_origin';
 /** json (default) = application/json; form = application/x-www-form-urlencoded, as carriers post. */
 export type BodyFormat = 'json' | 'form';
 export type IdempotencyMode = 'required' | 'optional' | 'none';
@@ -47,6 +56,10 @@ export interface RouteDefinition {
   readonly queues?: readonly ('callDispatch' | 'callAnalysis' | 'webhookDelivery' | 'sandboxTimeline')[];
   /** Rights on the key that seals other parties' secrets (shared/crypto/secret-box.ts). */
   readonly kms?: 'encrypt' | 'decrypt';
+  /** Sends mail (shared/mail/): SES on AWS (send grant + MAIL_FROM), the mail sink locally. */
+  readonly mail?: boolean;
+  /** Hashes or verifies passwords: Argon2id's native module ships with the bundle (infra/bundling.ts). */
+  readonly passwords?: boolean;
   readonly summary: string;
   readonly tag: string;
   readonly deprecated?: boolean;
@@ -60,6 +73,17 @@ export const routes = [
   { id: 'getHealth', method: 'GET', path: '/healthz', handler: 'functions/ops/healthz', auth: 'none', idempotency: 'none', table: 'none', summary: 'Liveness', tag: 'Operations' },
   { id: 'getReadiness', method: 'GET', path: '/readyz', handler: 'functions/ops/readyz', auth: 'none', idempotency: 'none', table: 'read', summary: 'Readiness: the table answers and the isolation checks hold', tag: 'Operations' },
   { id: 'getOpenApi', method: 'GET', path: '/openapi.json', handler: 'functions/ops/openapi', auth: 'none', idempotency: 'none', table: 'none', summary: 'This OpenAPI document', tag: 'Operations' },
+
+  // Dashboard sessions and account deletion (issue 16): cookie routes, not API keys
+  { id: 'createSession', method: 'POST', path: '/v1/sessions', handler: 'functions/sessions/create-session', auth: 'dashboard_origin', idempotency: 'none', table: 'write', passwords: true, summary: 'Sign in to the dashboard with email and password: 204 with the session cookie (wrong email or password: the same 401; throttled per account and source)', tag: 'Dashboard' },
+  { id: 'deleteSession', method: 'DELETE', path: '/v1/sessions', handler: 'functions/sessions/delete-session', auth: 'session', idempotency: 'none', table: 'write', summary: 'Sign out: the session is revoked and the cookie cleared', tag: 'Dashboard' },
+  { id: 'createEmailSignInLink', method: 'POST', path: '/v1/sessions/email-link', handler: 'functions/sessions/create-email-link', auth: 'dashboard_origin', idempotency: 'none', table: 'write', mail: true, summary: 'Email a one-use sign-in link to a verified mailbox (202, the same answer for unknown emails)', tag: 'Dashboard' },
+  { id: 'confirmEmailSignInLink', method: 'POST', path: '/v1/sessions/email-link/confirm', handler: 'functions/sessions/confirm-email-link', auth: 'dashboard_origin', idempotency: 'none', table: 'write', summary: 'Spend a one-use sign-in link: 204 with the session cookie', tag: 'Dashboard' },
+  { id: 'getAccountDeletion', method: 'GET', path: '/v1/account-deletion', handler: 'functions/account-deletion/get-account-deletion', auth: 'session', idempotency: 'none', table: 'read', summary: "What deleting this account would remove, and the protected request's status", tag: 'Account deletion' },
+  { id: 'createAccountDeletionRequest', method: 'POST', path: '/v1/account-deletion/requests', handler: 'functions/account-deletion/create-deletion-request', auth: 'session', idempotency: 'none', table: 'write', roles: ['admin'], passwords: true, summary: 'Request (or reconfirm) the deletion with a fresh password and the phrase `delete <tenant name>`; runs after a 14-day grace period', tag: 'Account deletion' },
+  { id: 'cancelAccountDeletionRequest', method: 'DELETE', path: '/v1/account-deletion/requests', handler: 'functions/account-deletion/cancel-deletion-request', auth: 'session', idempotency: 'none', table: 'write', roles: ['admin'], passwords: true, summary: 'Cancel a pending deletion during the grace period (a password account re-enters its password)', tag: 'Account deletion' },
+  { id: 'createAccountDeletionEmailConfirmation', method: 'POST', path: '/v1/account-deletion/email-confirmations', handler: 'functions/account-deletion/create-email-confirmation', auth: 'session', idempotency: 'none', table: 'write', roles: ['admin'], mail: true, summary: "Passwordless accounts: email a fresh one-use proof (30 minutes) to the signed-in admin's verified mailbox", tag: 'Account deletion' },
+  { id: 'confirmAccountDeletionEmailConfirmation', method: 'POST', path: '/v1/account-deletion/email-confirmations/confirm', handler: 'functions/account-deletion/confirm-email-confirmation', auth: 'portal_origin', idempotency: 'none', table: 'write', summary: 'Spend an emailed proof (no cookie; Origin must be the portal): creates or reconfirms the deletion request', tag: 'Account deletion' },
 
   // Identity
   { id: 'getMe', method: 'GET', path: '/v1/me', handler: 'functions/identity/get-me', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'The authenticated principal and its tenant', tag: 'Identity' },
@@ -152,6 +176,7 @@ export const routes = [
   { id: 'sandboxGetAccount', method: 'GET', path: '/sandbox/twilio/2010-04-01/Accounts/{account_file}', handler: 'functions/sandbox/get-account', auth: 'sandbox_basic', idempotency: 'none', table: 'read', kms: 'decrypt', summary: 'Sandbox carrier: fetch an account resource ({sid}.json), as Twilio does', tag: 'Sandbox carrier' },
   { id: 'sandboxBuyNumber', method: 'POST', path: '/sandbox/twilio/2010-04-01/Accounts/{account_sid}/IncomingPhoneNumbers.json', handler: 'functions/sandbox/buy-number', auth: 'sandbox_basic', bodyFormat: 'form', idempotency: 'none', table: 'write', kms: 'decrypt', summary: 'Sandbox carrier: buy a number and route its calls, as Twilio does', tag: 'Sandbox carrier' },
   { id: 'sandboxUpdateNumber', method: 'POST', path: '/sandbox/twilio/2010-04-01/Accounts/{account_sid}/IncomingPhoneNumbers/{number_file}', handler: 'functions/sandbox/update-number', auth: 'sandbox_basic', bodyFormat: 'form', idempotency: 'none', table: 'write', kms: 'decrypt', summary: "Sandbox carrier: change where a number's calls go ({sid}.json), as Twilio does", tag: 'Sandbox carrier' },
+  { id: 'sandboxReleaseNumber', method: 'DELETE', path: '/sandbox/twilio/2010-04-01/Accounts/{account_sid}/IncomingPhoneNumbers/{number_file}', handler: 'functions/sandbox/release-number', auth: 'sandbox_basic', idempotency: 'none', table: 'write', kms: 'decrypt', summary: 'Sandbox carrier: release a number ({sid}.json): 204, as Twilio does', tag: 'Sandbox carrier' },
   { id: 'sandboxCreateCall', method: 'POST', path: '/sandbox/twilio/2010-04-01/Accounts/{account_sid}/Calls.json', handler: 'functions/sandbox/create-call', auth: 'sandbox_basic', bodyFormat: 'form', idempotency: 'none', table: 'write', kms: 'decrypt', queues: ['sandboxTimeline'], summary: 'Sandbox carrier: place an outbound call that plays out by test number, as Twilio does', tag: 'Sandbox carrier' },
   { id: 'sandboxGetCall', method: 'GET', path: '/sandbox/twilio/2010-04-01/Accounts/{account_sid}/Calls/{call_file}', handler: 'functions/sandbox/get-call', auth: 'sandbox_basic', idempotency: 'none', table: 'read', kms: 'decrypt', summary: 'Sandbox carrier: fetch a call ({sid}.json), as Twilio does', tag: 'Sandbox carrier' },
   { id: 'sandboxUpdateCall', method: 'POST', path: '/sandbox/twilio/2010-04-01/Accounts/{account_sid}/Calls/{call_file}', handler: 'functions/sandbox/update-call', auth: 'sandbox_basic', bodyFormat: 'form', idempotency: 'none', table: 'write', kms: 'decrypt', queues: ['sandboxTimeline'], summary: 'Sandbox carrier: hang up or cancel a call (Status=completed|canceled), as Twilio does', tag: 'Sandbox carrier' },

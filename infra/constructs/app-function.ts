@@ -11,7 +11,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ESBUILD_TARGET, ESM_REQUIRE_BANNER, esbuildArgs } from '../bundling.js';
+import { ESBUILD_TARGET, ESM_REQUIRE_BANNER, NATIVE_INSTALL_ENV, esbuildArgs } from '../bundling.js';
 import { acknowledgeXRayWrite } from './nag-acknowledgements.js';
 
 /** The newest Node.js runtime aws-cdk-lib knows (a test fails when a newer one appears). */
@@ -62,6 +62,8 @@ export interface AppFunctionProps {
    * function's streams are named after it. Absent: a group of its own.
    */
   readonly logGroup?: logs.ILogGroup;
+  /** Native modules shipped as node_modules instead of bundled (infra/bundling.ts NATIVE_MODULES). */
+  readonly nodeModules?: readonly string[];
 }
 
 /**
@@ -134,6 +136,8 @@ export class AppFunction extends Construct {
         sourcesContent: false,
         // Bundle the AWS SDK v3 too: a pinned, tree-shaken client instead of the runtime's.
         externalModules: [],
+        // Native bindings (Argon2id) cannot be bundled: installed for Lambda's linux/arm64 next to the bundle.
+        ...(props.nodeModules?.length ? { nodeModules: [...props.nodeModules], environment: NATIVE_INSTALL_ENV } : {}),
         banner: ESM_REQUIRE_BANNER,
         esbuildArgs: esbuildArgs(),
         logLevel: LogLevel.WARNING,

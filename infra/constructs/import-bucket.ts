@@ -49,6 +49,12 @@ export class ImportBucket extends Construct {
    * Object-level access to the imports/ prefix only, with explicit actions (the bucket
    * grant helpers would add wildcard actions such as s3:GetObject* and s3:Abort*).
    */
+  /** List and delete objects (the account deletion's `imports/<tenant>/` prefix). */
+  grantErasure(grantee: iam.IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
+    grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [this.bucket.arnForObjects(IMPORT_OBJECTS_PATTERN)] }));
+  }
+
   grantObjects(grantee: iam.IGrantable, access: BucketAccess): void {
     const actions = access === 'write' ? ['s3:GetObject', 's3:PutObject'] : ['s3:GetObject'];
     grantee.grantPrincipal.addToPrincipalPolicy(

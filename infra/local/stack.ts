@@ -75,6 +75,8 @@ export interface LocalStackOptions {
   schedulerTickMs?: number;
   /** How often the outbox relay runs while workers run. Default OUTBOX_RELAY_TICK_MS or 250. */
   relayTickMs?: number;
+  /** How often due account deletions run while workers run. Default DELETION_TICK_MS or 60000. */
+  deletionTickMs?: number;
 }
 
 export interface LocalStack {
@@ -202,7 +204,16 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     cleanups.push(() => closeServer(server));
     const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     // Known only once listening. Locally Twilio's REST API is the sandbox carrier's.
-    const urls = { PUBLIC_BASE_URL: baseUrl, TWILIO_API_BASE_URL: `${baseUrl}/sandbox/twilio` };
+    // The dashboard and the portal are served from here too unless DASHBOARD_ORIGIN / PORTAL_ORIGIN say
+    // otherwise; mail goes to the local sink (`npm run admin -- mail last --to …`).
+    const dashboardOrigin = process.env.DASHBOARD_ORIGIN || baseUrl;
+    const urls = {
+      PUBLIC_BASE_URL: baseUrl,
+      TWILIO_API_BASE_URL: `${baseUrl}/sandbox/twilio`,
+      DASHBOARD_ORIGIN: dashboardOrigin,
+      PORTAL_ORIGIN: process.env.PORTAL_ORIGIN || dashboardOrigin,
+      MAIL_TRANSPORT: 'sink',
+    };
     cleanups.push(((previous) => () => restoreEnv(previous))(applyEnv(urls)));
     Object.assign(env, urls);
 
@@ -234,7 +245,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       // runs it within a second of a commit; the interval stands in for that here).
       const ticker = startJobTicks('callScheduler', 'functions/workers/call-scheduler', opts.schedulerTickMs ?? (Number(process.env.SCHEDULER_TICK_MS) || DEFAULT_SCHEDULER_TICK_MS), log);
       const relay = startJobTicks('outboxRelay', 'functions/workers/outbox-relay', opts.relayTickMs ?? (Number(process.env.OUTBOX_RELAY_TICK_MS) || DEFAULT_RELAY_TICK_MS), log);
-      cleanups.push(ticker.stop, relay.stop);
+      // Account deletions (every 15 minutes on AWS): due ones run within DELETION_TICK_MS locally.
+      const deletions = startJobTicks('accountDeletions', 'functions/workers/account-deletions', opts.deletionTickMs ?? (Number(process.env.DELETION_TICK_MS) || DEFAULT_DELETION_TICK_MS), log);
+      cleanups.push(ticker.stop, relay.stop, deletions.stop);
       schedulerTicks = ticker.ticks;
     }
 
@@ -253,7 +266,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
         startedAt: new Date().toISOString(),
       });
     }
-    log(`local stack ready at ${baseUrl} in ${Date.now() - started} ms`);
+    log(`local stack ready at ${baseUrl} in ${Date.now() - started} ms (dashboard origin ${dashboardOrigin})`);
 
     let stopping: Promise<void> | undefined;
     return {
@@ -301,6 +314,7 @@ async function seedSandboxPlatformAccount(secrets: LocalSecrets): Promise<void> 
 
 export const DEFAULT_SCHEDULER_TICK_MS = 1000;
 export const DEFAULT_RELAY_TICK_MS = 250;
+export const DEFAULT_DELETION_TICK_MS = 60_000;
 /** A scheduled job's EventBridge schedule, locally: its handler on an interval, never two runs at once. */
 function startJobTicks(id: string, handler: string, everyMs: number, log: (line: string) => void): { stop: () => Promise<void>; ticks: () => number } {
   const loader = createHandlerLoader<() => Promise<unknown>>();

@@ -12,7 +12,7 @@ import { errorSchema, validationErrorSchema } from '../../shared/schemas/common.
 import { FILTER_LIMITS } from '../../shared/pagination/filters.js';
 import { PAGE_BYTE_BUDGET } from '../../shared/pagination/page.js';
 
-const SECURITY_SCHEME = { bearer: 'bearerAuth', sandbox_basic: 'sandboxBasic', twilio_signature: 'twilioSignature', stream_token: 'streamToken' } as const;
+const SECURITY_SCHEME = { bearer: 'bearerAuth', sandbox_basic: 'sandboxBasic', twilio_signature: 'twilioSignature', stream_token: 'streamToken', session: 'sessionCookie' } as const;
 
 type Json = Record<string, unknown>;
 
@@ -92,6 +92,8 @@ export async function buildOpenApi(): Promise<Json> {
       responses['401'] = { description: 'No call token (Authorization: Bearer <Stream token>); nothing was written', content: { 'application/json': { schema: errorRef } } };
       responses['403'] = { description: "A token that is not this call's valid Stream token (wrong signature, expired, another call's, or a tenant API key); nothing was written", content: { 'application/json': { schema: errorRef } } };
     }
+    if (route.auth === 'session') responses['401'] ??= { description: 'Missing, expired or revoked session cookie, or an Authorization header (cookie routes take no API key)', content: { 'application/json': { schema: errorRef } } };
+    if (route.auth === 'session' || route.auth === 'dashboard_origin' || route.auth === 'portal_origin') responses['403'] ??= { description: route.auth === 'portal_origin' ? 'Origin is not the portal; nothing was read or spent' : 'A state-changing request whose Origin is not the dashboard (CSRF)', content: { 'application/json': { schema: errorRef } } };
     if (route.auth === 'bearer') responses['401'] = { description: 'Missing or invalid credential', content: { 'application/json': { schema: errorRef } } };
     if (route.roles) responses['403'] = { description: `Requires role ${route.roles.join(' or ')}`, content: { 'application/json': { schema: errorRef } } };
     if (route.path.includes('{')) responses['404'] ??= { description: 'Not found (including another tenant\'s id)', content: { 'application/json': { schema: errorRef } } };
@@ -108,7 +110,7 @@ export async function buildOpenApi(): Promise<Json> {
       tags: [route.tag],
       ...(description ? { description } : {}),
       ...(route.deprecated ? { deprecated: true } : {}),
-      security: route.auth === 'none' ? [] : [{ [SECURITY_SCHEME[route.auth]]: [] }],
+      security: route.auth === 'none' || route.auth === 'dashboard_origin' || route.auth === 'portal_origin' ? [] : [{ [SECURITY_SCHEME[route.auth]]: [] }],
       ...(parameters.length ? { parameters } : {}),
       ...(schemas.body
         ? { requestBody: { required: true, content: { 'application/json': { schema: convert(schemas.body, 'input') } } } }
@@ -128,6 +130,7 @@ export async function buildOpenApi(): Promise<Json> {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key: vak_<tenant_id>.<key_id>.<secret>' },
         sandboxBasic: { type: 'http', scheme: 'basic', description: 'The sandbox carrier, as Twilio: a sandbox account SID and its auth token' },
         twilioSignature: { type: 'apiKey', in: 'header', name: 'X-Twilio-Signature', description: "Carrier callbacks: Twilio's request signature under the auth token of the account that owns the called number" },
+        sessionCookie: { type: 'apiKey', in: 'cookie', name: '__Host-vac_session', description: 'The dashboard session (POST /v1/sessions): Secure, HttpOnly, SameSite=Strict; state-changing requests also need Origin = the dashboard origin' },
         streamToken: { type: 'http', scheme: 'bearer', description: "The voice runtime: the signed Stream token our TwiML handed to the carrier (<Connect><Stream><Parameter name=\"token\">), valid for that one call until it expires (STREAM_TOKEN_TTL_SECONDS, 4 h by default)" },
       },
       schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),

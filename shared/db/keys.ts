@@ -22,11 +22,25 @@ export const keys = {
     pk: tenantPk(tenantId),
     sk: `IDEMPOTENCY#${routeId}#${key}`,
   }),
+  /**
+   * Dashboard sign-in (issue 16): a session (`SESSION#<sha256 of the cookie secret>`), a user's
+   * current one-use emailed sign-in link, the account's deletion request and its current
+   * one-use emailed proof. Tokens and cookies are never stored, only their hashes.
+   */
+  session: (tenantId: string, secretHash: string) => ({ pk: tenantPk(tenantId), sk: `SESSION#${assertId(secretHash)}` }),
+  signInLink: (tenantId: string, userId: string) => ({ pk: tenantPk(tenantId), sk: `SIGNIN_LINK#${assertId(userId)}` }),
+  deletionRequest: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'DELETION_REQUEST' }),
+  deletionProof: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'DELETION_PROOF' }),
+  /** A deleted tenant's suppression-list number, kept only as a keyed hash (shared/accounts/retention.ts). */
+  suppressionHash: (tenantId: string, numberHash: string) => ({ pk: tenantPk(tenantId), sk: `SUPPRESSION_HASH#${assertId(numberHash)}` }),
 } as const;
 
 /** Sort-key prefixes for collection reads. */
 export const collections = {
   users: 'USER#',
+  sessions: 'SESSION#',
+  invoices: 'INVOICE#',
+  campaigns: 'CAMPAIGN#',
   apiKeys: 'APIKEY#',
   contacts: 'CONTACT#',
   imports: 'IMPORT#',
@@ -175,6 +189,19 @@ export const messageKeys = {
  */
 export const PLATFORM_PREFIX = 'PLATFORM#';
 export const platformKeys = {
+  /**
+   * Dashboard sign-in by email (issue 16): which tenant user an email signs in as, keyed by a
+   * hash of the lower-cased email (no address in a key). Written when a user gets a password
+   * or a verified email; the account deletion removes it (it carries tenant_id).
+   */
+  loginEmail: (emailHash: string) => ({ pk: `${PLATFORM_PREFIX}LOGIN#${assertId(emailHash)}`, sk: 'LOGIN' }),
+  /** A sign-in throttle counter: one item per scope, subject hash and window (TTL'd). */
+  throttle: (scope: string, subjectHash: string, windowStart: number) => ({ pk: `${PLATFORM_PREFIX}THROTTLE#${assertId(scope)}#${assertId(subjectHash)}`, sk: `WINDOW#${windowStart}` }),
+  /** Account deletions waiting for their instant: `<scheduled_for ISO>#<tenant>` (the job reads sk ≤ now). */
+  deletionsDuePartition: `${PLATFORM_PREFIX}DELETIONS_DUE`,
+  deletionDue: (scheduledFor: string, tenantId: string) => ({ pk: `${PLATFORM_PREFIX}DELETIONS_DUE`, sk: `${scheduledFor}#${assertId(tenantId)}` }),
+  /** The local mail sink (MAIL_TRANSPORT=sink): a recipient's mails, newest last (TTL'd; never on AWS). */
+  mailSink: (recipientHash: string) => `${PLATFORM_PREFIX}MAILSINK#${assertId(recipientHash)}`,
   /** The current version of each template: the collection `GET /v1/templates` pages. */
   templatesPartition: `${PLATFORM_PREFIX}TEMPLATES`,
   template: (templateId: string) => ({ pk: `${PLATFORM_PREFIX}TEMPLATES`, sk: `TEMPLATE#${assertId(templateId)}` }),

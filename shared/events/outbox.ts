@@ -45,6 +45,9 @@ export const EVENT_TYPES = [
   'campaign.paused',
   'campaign.completed',
   'campaign.cancelled',
+  // Account deletion (issue 16).
+  'account.deletion_requested',
+  'account.deletion_cancelled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

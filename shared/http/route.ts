@@ -19,6 +19,7 @@ import type { z } from 'zod';
 import { routeById, type RouteDefinition, type RouteId } from '../routes.js';
 import { authenticate, type Principal } from '../auth/authenticate.js';
 import { authenticateStreamToken, type StreamPrincipal } from '../auth/stream-token.js';
+import { authenticateSession, bearerOnCookieRoute, dashboardOrigin, portalOrigin, requireOrigin, type SessionPrincipal } from '../auth/authenticate-session.js';
 import { logger, metrics } from '../observability.js';
 import { parseFilters, type FilterCondition, type FilterSpec } from '../pagination/filters.js';
 import { errorResponse } from './error-response.js';
@@ -58,6 +59,8 @@ export interface RouteRequest<S extends RouteSchemas> {
   form: [string, string][];
   /** The authenticated caller. Only bearer routes may read it. */
   principal: Principal;
+  /** The signed-in dashboard user (session routes only). */
+  session: SessionPrincipal;
   /** The voice runtime's verified call token (stream_token routes only): tenant, call, agent version. */
   stream: StreamPrincipal;
   requestId: string;
@@ -77,6 +80,7 @@ export type HttpHandler = ((event: APIGatewayProxyEventV2, context: Context) => 
 interface State {
   principal?: Principal;
   stream?: StreamPrincipal;
+  session?: SessionPrincipal;
   parsed: { path?: unknown; query?: unknown; headers?: unknown; body?: unknown };
   filters: FilterCondition[];
   form: [string, string][];
@@ -96,6 +100,7 @@ export function defineRoute<S extends RouteSchemas>(id: RouteId, schemas: S, imp
     const requestId = event.requestContext?.requestId ?? context.awsRequestId;
     const principal = state.principal;
     const stream = state.stream;
+    const session = state.session;
     const request = {
       ...state.parsed,
       filters: state.filters,
@@ -103,6 +108,10 @@ export function defineRoute<S extends RouteSchemas>(id: RouteId, schemas: S, imp
       get principal(): Principal {
         if (!principal) throw new Error(`route ${id} is public and has no principal`);
         return principal;
+      },
+      get session(): SessionPrincipal {
+        if (!session) throw new Error(`route ${id} is not a session route`);
+        return session;
       },
       get stream(): StreamPrincipal {
         if (!stream) throw new Error(`route ${id} is not a stream_token route`);
@@ -170,6 +179,23 @@ function authorization(route: RouteDefinition): MiddlewareObj {
         const claims = await authenticateStreamToken(req.event.headers?.authorization, req.event.pathParameters?.call_id);
         req.context.state!.stream = claims;
         logger.appendKeys({ tenant_id: claims.tenant_id, call_id: claims.call_id });
+        return;
+      }
+      if (route.auth === 'session' || route.auth === 'dashboard_origin' || route.auth === 'portal_origin') {
+        const req = request as unknown as Request;
+        const headers = req.event.headers ?? {};
+        // Cookie-side routes never take an API key (a stolen key cannot reach them).
+        if (headers.authorization !== undefined) throw bearerOnCookieRoute();
+        const method = req.event.requestContext?.http?.method ?? route.method;
+        if (route.auth === 'portal_origin') requireOrigin(method, headers.origin, portalOrigin(), 'the portal');
+        else requireOrigin(method, headers.origin, dashboardOrigin(), 'the dashboard');
+        if (route.auth !== 'session') return;
+        const session = await authenticateSession(req.event.cookies, headers.cookie);
+        req.context.state!.session = session;
+        logger.appendKeys({ tenant_id: session.tenantId, user_id: session.userId });
+        if (route.roles && !(route.roles as readonly string[]).includes(session.role)) {
+          throw forbidden(`This operation requires the ${route.roles.join(' or ')} role`);
+        }
         return;
       }
       if (route.auth !== 'bearer') return;

@@ -130,3 +130,15 @@ export const presentSandboxNumber = (n: SandboxNumber) => ({
   date_updated: twilioDate(n.updated_at),
   uri: `/2010-04-01/Accounts/${n.account_sid}/IncomingPhoneNumbers/${n.sid}.json`,
 });
+
+/** Release a number (Twilio's DELETE IncomingPhoneNumbers/{Sid}): the number and its SID pointer go; another account's number is untouched. */
+export async function releaseSandboxNumber(number: SandboxNumber): Promise<void> {
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Delete: { TableName: tableName(), Key: platformKeys.sandboxNumber(number.phone_number), ConditionExpression: 'account_sid = :acct', ExpressionAttributeValues: { ':acct': number.account_sid } } },
+        { Delete: { TableName: tableName(), Key: platformKeys.sandboxNumberSid(number.sid) } },
+      ],
+    }),
+  );
+}

@@ -125,4 +125,6 @@ export interface TelephonyProvider {
   /** End a call (a call not yet answered is canceled); an ended call is left as it is. */
   hangUp(callSid: string): Promise<void>;
   sendSms(input: SendSmsInput): Promise<{ sid: string }>;
+  /** Give a number back to the carrier (account deletion). A number the account no longer holds counts as released. */
+  releaseNumber(sid: string): Promise<void>;
 }

@@ -65,10 +65,10 @@ const ALL_CALL_EVENTS = ['initiated', 'ringing', 'answered', 'completed'] as con
 
 export function twilioProvider(credentials: CarrierCredentials, baseUrl: string): TelephonyProvider {
   const authorization = `Basic ${Buffer.from(`${credentials.accountSid}:${credentials.authToken}`).toString('base64')}`;
-  const send = async (path: string, form?: Record<string, string> | [string, string][]): Promise<Response> => {
+  const send = async (path: string, form?: Record<string, string> | [string, string][], method?: 'DELETE'): Promise<Response> => {
     try {
       return await fetch(`${baseUrl}/2010-04-01${path}`, {
-        method: form ? 'POST' : 'GET',
+        method: method ?? (form ? 'POST' : 'GET'),
         headers: { authorization, accept: 'application/json', ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
         ...(form ? { body: new URLSearchParams(form).toString() } : {}),
         signal: AbortSignal.timeout(TIMEOUT_MS),
@@ -143,6 +143,14 @@ export function twilioProvider(credentials: CarrierCredentials, baseUrl: string)
       // Twilio sends the duration as a string of whole seconds (null until the call ended).
       const duration = typeof call.duration === 'string' && /^\d{1,7}$/.test(call.duration) ? Number(call.duration) : typeof call.duration === 'number' && Number.isInteger(call.duration) && call.duration >= 0 ? call.duration : null;
       return { status: call.status as CarrierCallStatus, answeredBy: typeof call.answered_by === 'string' && call.answered_by ? call.answered_by : null, durationSeconds: duration };
+    },
+    async releaseNumber(sid) {
+      const res = await send(`${numbersPath}/${encodeURIComponent(sid)}.json`, undefined, 'DELETE');
+      if (res.ok || res.status === 404) {
+        await res.arrayBuffer().catch(() => undefined);
+        return;
+      }
+      throw await failure(res, `releasing ${sid}`);
     },
     async hangUp(callSid) {
       const res = await send(`${accountPath}/Calls/${encodeURIComponent(callSid)}.json`, { Status: 'completed' });

@@ -107,6 +107,8 @@ const statementsWith = (fn: AppFunction, action: string): Statement[] =>
 
 /** Independent statement of the access rules (docs: bearer auth reads the key table). */
 function expectedTableAccess(route: RouteDefinition): 'none' | 'read' | 'write' {
+  // A dashboard session slides its idle expiry on use: a write, whatever the route's own work.
+  if (route.auth === 'session') return 'write';
   if (route.table !== 'none') return route.table;
   return route.auth === 'bearer' ? 'read' : 'none';
 }

@@ -41,9 +41,13 @@ describe('the route manifest', () => {
     }
   });
 
-  it('keeps every /v1 route behind bearer auth and public routes read-only at most', () => {
+  it('keeps every /v1 route behind bearer auth (the dashboard’s behind its session or Origin) and public routes read-only at most', () => {
+    // Issue 16: the only /v1 routes not behind API keys are the dashboard's sessions and the account deletion.
+    const dashboard = (p: string) => p === '/v1/sessions' || p.startsWith('/v1/sessions/') || p === '/v1/account-deletion' || p.startsWith('/v1/account-deletion/');
     for (const r of all) {
-      if (r.path.startsWith('/v1/')) expect(r.auth, r.id).toBe('bearer');
+      if (r.path.startsWith('/v1/') && !dashboard(r.path)) expect(r.auth, r.id).toBe('bearer');
+      if (dashboard(r.path)) expect(r.auth, r.id).toMatch(/^(session|dashboard_origin|portal_origin)$/);
+      if (r.auth === 'portal_origin') expect(r.path, r.id).toBe('/v1/account-deletion/email-confirmations/confirm');
       if (r.auth === 'none') expect(r.table, r.id).not.toBe('write');
       // Carrier-facing routes carry the carrier's own credential; nothing else does.
       if (r.auth === 'sandbox_basic') expect(r.path, r.id).toMatch(/^\/sandbox\/twilio\//);

@@ -1,0 +1,16 @@
+import { defineRoute } from '../../shared/http/route.js';
+import { now } from '../../shared/clock.js';
+import { sessionCookie } from '../../shared/auth/session-rules.js';
+import { confirmEmailLink } from '../../shared/sessions/email-link.js';
+import { actionTokenRequest, noContent } from '../../shared/schemas/account-deletion.js';
+import { errorSchema } from '../../shared/schemas/common.js';
+
+/** POST /v1/sessions/email-link/confirm — spend a sign-in link (once; expired, used or replaced → 422 at ["body","token"]) → 204 with the session cookie. */
+export const handler = defineRoute(
+  'confirmEmailSignInLink',
+  { body: actionTokenRequest, responses: { 204: noContent, 403: errorSchema } },
+  async ({ body }) => {
+    const session = await confirmEmailLink({ token: body.token, at: now() });
+    return { status: 204, body: undefined, headers: { 'set-cookie': sessionCookie(session.cookieValue) } };
+  },
+);

@@ -1,0 +1,258 @@
+/**
+ * The account deletion itself (issue 16): run by the `accountDeletions` scheduled job (and
+ * locally `npm run admin -- jobs run deletions --at …`) for every request whose grace period
+ * has ended. Idempotent and resumable: every step can run again, and the long one (the
+ * sweep) checkpoints its place on the request item after each page.
+ *
+ * Steps, in order (the request item records the step reached):
+ *  1. `revoke`     — the tenant's API keys and dashboard sessions go first: from here every
+ *                    route of the tenant answers 401, while the rest is cleared.
+ *  2. `campaigns`  — campaigns that still dial are cancelled (their own move + event).
+ *  3. `numbers`    — every number the carrier still bills is released at the carrier.
+ *  4. `objects`    — the import bucket's objects under `imports/<tenant>/`.
+ *  5. `sweep`      — a segmented, checkpointed Scan deletes every item whose pk is the
+ *                    tenant's (`TENANT#<id>` or `TENANT#<id>#…`) or that names the tenant
+ *                    (`tenant_id`, platform pointers such as login emails, number claims,
+ *                    outbox markers), except the kept kinds of retention.ts; an active
+ *                    suppression leaves its number's keyed hash behind first.
+ *  6. `finish`     — the tenant record becomes a tombstone, the request `completed`, the
+ *                    due item goes.
+ * Generic over keys (not a list of repositories), so item types added later are deleted too.
+ */
+import { DeleteObjectsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { BatchWriteCommand, DeleteCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client.js';
+import { collections, keys, platformKeys, tenantPk, belongsToTenant } from '../db/keys.js';
+import { env } from '../config.js';
+import { logger } from '../observability.js';
+import { appSecrets } from '../secrets.js';
+import { cancelCampaign } from '../campaigns/actions.js';
+import { getTelephonyAccount } from '../repositories/telephony-accounts.js';
+import { providerFor } from '../telephony/carrier-for.js';
+import { getDeletionRequest, type DeletionRequest } from '../repositories/account-deletion.js';
+import { getTenant } from '../repositories/tenants.js';
+import { ACTIVE_CAMPAIGN_STATUSES, RELEASABLE_NUMBER_STATUSES } from './deletion-rules.js';
+import { isRetained, numberHash, suppressedNumber, suppressionHashItem, tenantTombstone } from './retention.js';
+
+export const DELETION_STEPS = ['revoke', 'campaigns', 'numbers', 'objects', 'sweep', 'finish'] as const;
+export type DeletionStep = (typeof DELETION_STEPS)[number];
+/** Parallel Scan segments of the sweep (each checkpointed on its own). */
+export const SWEEP_SEGMENTS = 4;
+const SWEEP_PAGE = 200;
+
+/** Test hook: throw after this many items were deleted by the sweep (a crash half-way). */
+export interface DeletionFaults {
+  crashAfterDeletes?: number;
+}
+
+export class InjectedCrash extends Error {}
+
+interface Progress {
+  step: DeletionStep;
+  /** Per sweep segment: the Scan's next start key, null before the first page, 'done' after the last. */
+  segments: (Record<string, unknown> | null | 'done')[];
+}
+
+const requestKey = (tenantId: string) => keys.deletionRequest(tenantId);
+
+async function saveProgress(tenantId: string, progress: Progress): Promise<void> {
+  await db().send(new UpdateCommand({ TableName: tableName(), Key: requestKey(tenantId), UpdateExpression: 'SET progress = :p', ConditionExpression: '#s = :deleting', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':p': progress, ':deleting': 'deleting' } }));
+}
+
+/** Every item of the tenant's main partition with this sort-key prefix. */
+async function tenantItems(tenantId: string, skPrefix: string): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':p': skPrefix }, ExclusiveStartKey: start, ConsistentRead: true }));
+    out.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+async function deleteKeys(items: { pk: string; sk: string }[]): Promise<void> {
+  for (let i = 0; i < items.length; i += 25) {
+    let requests = items.slice(i, i + 25).map((it) => ({ DeleteRequest: { Key: { pk: it.pk, sk: it.sk } } }));
+    for (let attempt = 0; requests.length; attempt++) {
+      const out = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
+      requests = (out.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
+      if (requests.length && attempt > 8) throw new Error('the table kept refusing deletes');
+      if (requests.length) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+    }
+  }
+}
+
+async function revoke(tenantId: string): Promise<void> {
+  const items = [...(await tenantItems(tenantId, collections.apiKeys)), ...(await tenantItems(tenantId, collections.sessions))];
+  await deleteKeys(items as { pk: string; sk: string }[]);
+}
+
+async function cancelCampaigns(tenantId: string): Promise<void> {
+  for (const c of await tenantItems(tenantId, collections.campaigns)) {
+    if (!(ACTIVE_CAMPAIGN_STATUSES as readonly string[]).includes(c.status as string)) continue;
+    await cancelCampaign(tenantId, c.id as string).catch((err: unknown) => {
+      // A campaign that finished or was cancelled meanwhile is what we wanted.
+      if ((err as { status?: number }).status !== 409) throw err;
+    });
+  }
+}
+
+async function releaseNumbers(tenantId: string): Promise<void> {
+  for (const n of await tenantItems(tenantId, collections.phoneNumbers)) {
+    if (!(RELEASABLE_NUMBER_STATUSES as readonly string[]).includes(n.status as string)) continue;
+    const account = await getTelephonyAccount(tenantId, n.telephony_account_id as string);
+    if (account && n.provider_sid) {
+      await (await providerFor(account)).releaseNumber(n.provider_sid as string);
+    }
+    await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.phoneNumber(tenantId, n.id as string), UpdateExpression: 'SET #s = :released, released_at = :at', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':released': 'released', ':at': new Date().toISOString() } }));
+  }
+}
+
+let s3: S3Client | undefined;
+async function deleteObjects(tenantId: string): Promise<void> {
+  const bucket = process.env.IMPORT_BUCKET;
+  if (!bucket) throw new Error('environment variable IMPORT_BUCKET is not set');
+  s3 ??= new S3Client({ region: env.region, ...(env.s3Endpoint ? { endpoint: env.s3Endpoint, forcePathStyle: true } : {}) });
+  let token: string | undefined;
+  do {
+    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `imports/${tenantId}/`, ContinuationToken: token }));
+    const objects = (page.Contents ?? []).flatMap((o) => (o.Key ? [{ Key: o.Key }] : []));
+    if (objects.length) await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: objects, Quiet: true } }));
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+}
+
+/** Items the sweep must leave for the finish step (the job's own bookkeeping). */
+const bookkeeping = (item: { pk: string }) => item.pk === platformKeys.deletionsDuePartition;
+
+async function sweepSegment(tenantId: string, progress: Progress, segment: number, counter: { deleted: number }, faults: DeletionFaults, hashKey: string): Promise<void> {
+  const prefix = tenantPk(tenantId);
+  while (progress.segments[segment] !== 'done') {
+    const start = progress.segments[segment] as Record<string, unknown> | null;
+    const page = await db().send(
+      new ScanCommand({
+        TableName: tableName(),
+        Segment: segment,
+        TotalSegments: SWEEP_SEGMENTS,
+        Limit: SWEEP_PAGE,
+        ConsistentRead: true,
+        FilterExpression: 'pk = :p OR begins_with(pk, :pp) OR tenant_id = :t',
+        ExpressionAttributeValues: { ':p': prefix, ':pp': `${prefix}#`, ':t': tenantId },
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    const doomed: { pk: string; sk: string }[] = [];
+    for (const raw of page.Items ?? []) {
+      const item = raw as { pk: string; sk: string; tenant_id?: string };
+      // begins_with(pk, 'TENANT#ten_1#') cannot match another tenant; tenant_id must be exact.
+      if (!belongsToTenant(item.pk, tenantId) && item.tenant_id !== tenantId) continue;
+      if (isRetained(item, tenantId) || bookkeeping(item)) continue;
+      const suppressed = suppressedNumber(item, tenantId);
+      if (suppressed) await db().send(new PutCommand({ TableName: tableName(), Item: suppressionHashItem(tenantId, numberHash(hashKey, suppressed), new Date()) }));
+      doomed.push({ pk: item.pk, sk: item.sk });
+    }
+    for (let i = 0; i < doomed.length; i += 25) {
+      const chunk = doomed.slice(i, i + 25);
+      if (faults.crashAfterDeletes !== undefined && counter.deleted + chunk.length > faults.crashAfterDeletes) {
+        const room = Math.max(0, faults.crashAfterDeletes - counter.deleted);
+        await deleteKeys(chunk.slice(0, room));
+        counter.deleted += room;
+        throw new InjectedCrash(`injected crash after ${counter.deleted} deletes`);
+      }
+      await deleteKeys(chunk);
+      counter.deleted += chunk.length;
+    }
+    progress.segments[segment] = page.LastEvaluatedKey ?? 'done';
+    await saveProgress(tenantId, progress);
+  }
+}
+
+export interface DeletionOutcome {
+  tenant_id: string;
+  outcome: 'completed' | 'skipped' | 'failed';
+  deleted_items?: number;
+  reason?: string;
+}
+
+/** Delete one tenant whose request is due at `at` (or resume its run). */
+export async function deleteTenant(tenantId: string, at: Date, faults: DeletionFaults = {}): Promise<DeletionOutcome> {
+  let request = await getDeletionRequest(tenantId);
+  if (!request || (request.status !== 'pending' && request.status !== 'deleting')) return { tenant_id: tenantId, outcome: 'skipped', reason: `request is ${request?.status ?? 'missing'}` };
+  if (request.status === 'pending') {
+    if (Date.parse(request.scheduled_for) > at.getTime()) return { tenant_id: tenantId, outcome: 'skipped', reason: 'not due yet' };
+    const progress: Progress = { step: 'revoke', segments: Array.from({ length: SWEEP_SEGMENTS }, () => null) };
+    // The point of no return: from here a cancellation is refused (409).
+    await db().send(
+      new UpdateCommand({ TableName: tableName(), Key: requestKey(tenantId), UpdateExpression: 'SET #s = :deleting, started_at = :at, progress = :p, revision = revision + :one', ConditionExpression: '#s = :pending AND revision = :rev', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':deleting': 'deleting', ':pending': 'pending', ':at': at.toISOString(), ':p': progress, ':one': 1, ':rev': request.revision } }),
+    );
+    request = (await getDeletionRequest(tenantId))!;
+  }
+  const progress = (request as DeletionRequest & { progress: Progress }).progress;
+  const stepIndex = (s: DeletionStep) => DELETION_STEPS.indexOf(s);
+  const advance = async (to: DeletionStep) => {
+    progress.step = to;
+    await saveProgress(tenantId, progress);
+  };
+  const counter = { deleted: 0 };
+  if (stepIndex(progress.step) <= stepIndex('revoke')) {
+    await revoke(tenantId);
+    await advance('campaigns');
+  }
+  if (progress.step === 'campaigns') {
+    await cancelCampaigns(tenantId);
+    await advance('numbers');
+  }
+  if (progress.step === 'numbers') {
+    await releaseNumbers(tenantId);
+    await advance('objects');
+  }
+  if (progress.step === 'objects') {
+    await deleteObjects(tenantId);
+    await advance('sweep');
+  }
+  if (progress.step === 'sweep') {
+    const hashKey = (await appSecrets()).apiKeyPepper;
+    // Segments run one after another when a crash is injected (a deterministic half-way point).
+    if (faults.crashAfterDeletes !== undefined) {
+      for (let s = 0; s < SWEEP_SEGMENTS; s++) await sweepSegment(tenantId, progress, s, counter, faults, hashKey);
+    } else {
+      await Promise.all(Array.from({ length: SWEEP_SEGMENTS }, (_, s) => sweepSegment(tenantId, progress, s, counter, faults, hashKey)));
+    }
+    await advance('finish');
+  }
+  const tenant = await getTenant(tenantId);
+  await db().send(new PutCommand({ TableName: tableName(), Item: tenantTombstone(tenantId, tenant?.created_at, at) }));
+  await db().send(
+    new UpdateCommand({ TableName: tableName(), Key: requestKey(tenantId), UpdateExpression: 'SET #s = :done, completed_at = :at, revision = revision + :one REMOVE progress', ConditionExpression: '#s = :deleting', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':done': 'completed', ':deleting': 'deleting', ':at': at.toISOString(), ':one': 1 } }),
+  );
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: platformKeys.deletionDue(request.scheduled_for, tenantId) }));
+  logger.info('account deleted', { tenant_id: tenantId, deleted_items: counter.deleted });
+  return { tenant_id: tenantId, outcome: 'completed', deleted_items: counter.deleted };
+}
+
+/** Every deletion due at `at` (the scheduled job and `admin jobs run deletions --at`). */
+export async function runDueDeletions(at: Date, faults: DeletionFaults = {}): Promise<{ at: string; due: number; results: DeletionOutcome[] }> {
+  const due: { tenantId: string; key: { pk: string; sk: string } }[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND sk <= :upto', ExpressionAttributeValues: { ':pk': platformKeys.deletionsDuePartition, ':upto': `${at.toISOString()}#~` }, ExclusiveStartKey: start, ConsistentRead: true }));
+    for (const item of page.Items ?? []) due.push({ tenantId: item.tenant_id as string, key: { pk: item.pk as string, sk: item.sk as string } });
+    start = page.LastEvaluatedKey;
+  } while (start);
+  // One tenant's failure (a carrier that does not answer, a crash) does not hold the others up:
+  // it is reported, and the next run resumes it from its checkpoint.
+  const results: DeletionOutcome[] = [];
+  for (const { tenantId, key } of due) {
+    try {
+      const outcome = await deleteTenant(tenantId, at, faults);
+      // A due item whose request is gone, cancelled or completed (a run that stopped right after completing) is cleared.
+      if (outcome.outcome === 'skipped' && outcome.reason !== 'not due yet') await db().send(new DeleteCommand({ TableName: tableName(), Key: key }));
+      results.push(outcome);
+    } catch (err) {
+      logger.error('account deletion failed; the next run resumes it', { tenant_id: tenantId, error: (err as Error).message });
+      results.push({ tenant_id: tenantId, outcome: 'failed', reason: (err as Error).message });
+    }
+  }
+  return { at: at.toISOString(), due: due.length, results };
+}

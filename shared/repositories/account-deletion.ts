@@ -1,0 +1,147 @@
+/**
+ * The account's deletion request and its emailed proof (issue 16).
+ *
+ * - `TENANT#<t>` / `DELETION_REQUEST`: status (pending → deleting → completed, or cancelled),
+ *   who confirmed and how, scheduled_for, and — once the deletion runs — its checkpoint.
+ *   It is a kept kind (shared/accounts/retention.ts), so it survives the deletion as proof.
+ * - `PLATFORM#DELETIONS_DUE` / `<scheduled_for>#<t>`: the job's work list, written and removed
+ *   in the same transactions as the request.
+ * - `TENANT#<t>` / `DELETION_PROOF`: the newest emailed proof's hash (a newer proof overwrites
+ *   it, which is what makes the older one useless), spent by a conditional write in the same
+ *   transaction that creates or reconfirms the request.
+ * Events account.deletion_requested / account.deletion_cancelled commit with the change.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client.js';
+import { keys, platformKeys } from '../db/keys.js';
+import { outboxItems } from '../events/outbox.js';
+import { conflict } from '../http/errors.js';
+import { confirmationEffect, DELETION_PROOF_TTL_MS, scheduledFor, type DeletionRequestStatus } from '../accounts/deletion-rules.js';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+export interface DeletionRequest {
+  tenant_id: string;
+  status: Exclude<DeletionRequestStatus, 'none'>;
+  requested_at: string;
+  requested_by_user_id: string;
+  confirmed_by: 'password' | 'email';
+  last_confirmed_at: string;
+  scheduled_for: string;
+  cancelled_at: string | null;
+  cancelled_by_user_id: string | null;
+  started_at: string | null;
+  completed_at: string | null;
+  /** Bumped on every write: the next write is conditional on it. */
+  revision: number;
+}
+
+export async function getDeletionRequest(tenantId: string): Promise<DeletionRequest | undefined> {
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: keys.deletionRequest(tenantId), ConsistentRead: true }));
+  return out.Item as DeletionRequest | undefined;
+}
+
+const revisionCondition = (current: DeletionRequest | undefined) =>
+  current
+    ? { ConditionExpression: 'revision = :rev', ExpressionAttributeValues: { ':rev': current.revision } }
+    : { ConditionExpression: 'attribute_not_exists(pk)' };
+
+/**
+ * The writes that create or reconfirm the request (plus `extra`, e.g. spending a proof), as
+ * one transaction. Returns the request as it stands after. A request already running or done
+ * is a 409. `extraIndex` failures are reported by `onExtraFailed`.
+ */
+export async function confirmDeletion(
+  input: { tenantId: string; userId: string; by: 'password' | 'email'; at: Date },
+  extra: TransactItem[] = [],
+  onExtraFailed?: () => Error,
+): Promise<DeletionRequest> {
+  for (let attempt = 0; ; attempt++) {
+    const current = await getDeletionRequest(input.tenantId);
+    const effect = confirmationEffect(current?.status ?? 'none');
+    if (effect === 'refuse') throw conflict('account_deletion_in_progress', `The account deletion is already ${current!.status}`, { status: current!.status });
+    const at = input.at.toISOString();
+    let next: DeletionRequest;
+    const items: TransactItem[] = [...extra];
+    if (effect === 'reconfirm') {
+      next = { ...current!, last_confirmed_at: at, confirmed_by: input.by, revision: current!.revision + 1 };
+      items.push({ Put: { TableName: tableName(), Item: { ...keys.deletionRequest(input.tenantId), type: 'deletion_request', ...next }, ...revisionCondition(current) } });
+    } else {
+      const when = scheduledFor(input.at).toISOString();
+      next = { tenant_id: input.tenantId, status: 'pending', requested_at: at, requested_by_user_id: input.userId, confirmed_by: input.by, last_confirmed_at: at, scheduled_for: when, cancelled_at: null, cancelled_by_user_id: null, started_at: null, completed_at: null, revision: (current?.revision ?? 0) + 1 };
+      items.push(
+        { Put: { TableName: tableName(), Item: { ...keys.deletionRequest(input.tenantId), type: 'deletion_request', ...next }, ...revisionCondition(current) } },
+        { Put: { TableName: tableName(), Item: { ...platformKeys.deletionDue(when, input.tenantId), type: 'deletion_due', tenant_id: input.tenantId, scheduled_for: when } } },
+        ...outboxItems(input.tenantId, 'account.deletion_requested', { scheduled_for: when, requested_at: at, confirmed_by: input.by, requested_by_user_id: input.userId }, input.at).items,
+      );
+    }
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: items }));
+      return next;
+    } catch (err) {
+      if (!(err instanceof TransactionCanceledException)) throw err;
+      const reasons = err.CancellationReasons ?? [];
+      if (onExtraFailed && extra.some((_, i) => reasons[i]?.Code === 'ConditionalCheckFailed')) throw onExtraFailed();
+      if (attempt >= 3) throw err;
+      // The request moved under us (another confirmation or a cancel): read it again.
+    }
+  }
+}
+
+/** Cancel a pending request: its due item goes and account.deletion_cancelled commits with it. */
+export async function cancelDeletion(input: { tenantId: string; userId: string; at: Date }): Promise<DeletionRequest> {
+  for (let attempt = 0; ; attempt++) {
+    const current = await getDeletionRequest(input.tenantId);
+    if (current?.status !== 'pending') {
+      throw conflict('account_deletion_not_pending', current ? `The account deletion is ${current.status}; only a pending one can be cancelled` : 'There is no account deletion to cancel', { status: current?.status ?? 'none' });
+    }
+    const at = input.at.toISOString();
+    const next: DeletionRequest = { ...current, status: 'cancelled', cancelled_at: at, cancelled_by_user_id: input.userId, revision: current.revision + 1 };
+    try {
+      await db().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: tableName(), Item: { ...keys.deletionRequest(input.tenantId), type: 'deletion_request', ...next }, ConditionExpression: 'revision = :rev AND #s = :pending', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':rev': current.revision, ':pending': 'pending' } } },
+            { Delete: { TableName: tableName(), Key: platformKeys.deletionDue(current.scheduled_for, input.tenantId) } },
+            ...outboxItems(input.tenantId, 'account.deletion_cancelled', { cancelled_at: at, cancelled_by_user_id: input.userId, scheduled_for: current.scheduled_for }, input.at).items,
+          ],
+        }),
+      );
+      return next;
+    } catch (err) {
+      if (!(err instanceof TransactionCanceledException) || attempt >= 3) throw err;
+    }
+  }
+}
+
+/** Store a fresh proof's hash (the previous one stops working). */
+export async function putDeletionProof(input: { tenantId: string; userId: string; tokenHash: string; at: Date }): Promise<{ expiresAt: Date }> {
+  const expiresAt = new Date(input.at.getTime() + DELETION_PROOF_TTL_MS);
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.deletionProof(input.tenantId), type: 'deletion_proof', tenant_id: input.tenantId, user_id: input.userId, token_hash: input.tokenHash, created_at: input.at.toISOString(), expires_at: expiresAt.toISOString(), ttl: Math.ceil(expiresAt.getTime() / 1000) + 86_400 },
+    }),
+  );
+  return { expiresAt };
+}
+
+/** The conditional write that spends a proof (put it in the confirmation's transaction). */
+export function spendProofItem(tenantId: string, tokenHash: string, at: Date): TransactItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.deletionProof(tenantId),
+      UpdateExpression: 'SET spent_at = :at',
+      ConditionExpression: 'token_hash = :h AND attribute_not_exists(spent_at) AND expires_at > :at',
+      ExpressionAttributeValues: { ':h': tokenHash, ':at': at.toISOString() },
+    },
+  };
+}
+
+export async function getDeletionProofUser(tenantId: string): Promise<string | undefined> {
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: keys.deletionProof(tenantId), ConsistentRead: true }));
+  return out.Item?.user_id as string | undefined;
+}
+

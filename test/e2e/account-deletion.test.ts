@@ -1,0 +1,435 @@
+/**
+ * Issue 16 end to end: dashboard sessions, the cookie/bearer split, CSRF, password parity and
+ * throttling, one-use emailed tokens, and the deletion worker with a crash half-way.
+ */
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTenant, createUser } from '../../shared/admin/bootstrap.js';
+import { setPasswordAction, verifyEmailAction } from '../../shared/admin/users.js';
+import { jobs } from '../../shared/admin/jobs.js';
+import { runDueDeletions } from '../../shared/accounts/delete-tenant.js';
+import { isRetained } from '../../shared/accounts/retention.js';
+import { now } from '../../shared/clock.js';
+import { db, tableName } from '../../shared/db/client.js';
+import { belongsToTenant, campaignKeys } from '../../shared/db/keys.js';
+import { listTenantEvents } from '../../shared/events/outbox.js';
+import { lastMail, tokenInMail } from '../../shared/mail/mailer.js';
+import { getSandboxNumber } from '../../shared/sandbox/numbers.js';
+import { signInWithPassword } from '../../shared/sessions/sign-in.js';
+import { verify } from '@node-rs/argon2';
+import { hashPassword } from '../../shared/auth/passwords.js';
+import { routes, type RouteDefinition } from '../../shared/routes.js';
+import { useTestStack } from '../support/stack.js';
+import { callWorld, newContact, resetClock, setClock } from './call-fixtures.js';
+import { importList, newCampaign, poolOf } from './campaign-fixtures.js';
+import { client } from './client.js';
+import { randomNumber } from './telephony-fixtures.js';
+
+const stack = useTestStack({ workers: false });
+const PASSWORD = 'correct horse battery staple';
+const COOKIE = '__Host-vac_session';
+
+afterEach(() => resetClock());
+
+const uniqueEmail = (who = 'owner') => `${who}+${Math.random().toString(36).slice(2)}@acme.test`;
+
+async function passwordAccount(name = `Acme ${Math.random().toString(36).slice(2, 6)}`) {
+  const email = uniqueEmail();
+  const t = await createTenant({ name, adminEmail: email });
+  await setPasswordAction({ tenantId: t.tenant_id, userId: t.user_id, password: PASSWORD });
+  return { tenantId: t.tenant_id, userId: t.user_id, email, name, key: t.api_key.secret };
+}
+
+async function passwordlessAccount() {
+  const email = uniqueEmail('nopass');
+  const name = `Beta ${Math.random().toString(36).slice(2, 6)}`;
+  const t = await createTenant({ name, adminEmail: email });
+  await verifyEmailAction({ tenantId: t.tenant_id, userId: t.user_id });
+  return { tenantId: t.tenant_id, userId: t.user_id, email, name, key: t.api_key.secret };
+}
+
+const origin = () => stack.baseUrl;
+const anon = () => client(stack);
+/** A cookie-authenticated caller from the dashboard (Origin set unless overridden). */
+const dashboard = (cookie: string, headers: Record<string, string> = {}) => (method: string, path: string, opts: { body?: unknown; headers?: Record<string, string> } = {}) =>
+  client(stack)(method, path, { ...(opts.body !== undefined ? { body: opts.body } : {}), headers: { cookie: `${COOKIE}=${cookie}`, origin: origin(), ...headers, ...opts.headers } });
+
+async function signIn(email: string, password = PASSWORD) {
+  const res = await anon()('POST', '/v1/sessions', { body: { email, password }, headers: { origin: origin() } });
+  return res;
+}
+const cookieOf = (res: { headers: Headers }) => /^__Host-vac_session=([^;]+);/.exec(res.headers.get('set-cookie') ?? '')?.[1] ?? '';
+
+async function signedIn(email: string) {
+  const res = await signIn(email);
+  expect(res.status).toBe(204);
+  return cookieOf(res);
+}
+
+describe('dashboard sessions', () => {
+  it('signs in with a __Host- cookie: Secure, HttpOnly, SameSite=Strict, Path=/, no Domain, an opaque 256-bit id', async () => {
+    const a = await passwordAccount();
+    const res = await signIn(a.email);
+    expect(res.status).toBe(204);
+    const header = res.headers.get('set-cookie')!;
+    expect(header).toMatch(/^__Host-vac_session=vas_ten_[0-9A-Z]{26}\.[A-Za-z0-9_-]{43}; Max-Age=43200; Path=\/; Secure; HttpOnly; SameSite=Strict$/);
+    expect(header).not.toMatch(/Domain=/i);
+    const overview = await dashboard(cookieOf(res))('GET', '/v1/account-deletion');
+    expect(overview.status).toBe(200);
+    expect(overview.body).toMatchObject({ object: 'account_deletion', tenant: { id: a.tenantId, name: a.name }, request: { status: 'none' }, grace_period_days: 14, confirmation_phrase: `delete ${a.name}`, impact: { contacts: 0, open_invoices: 0 } });
+    // The table holds the hash, never the cookie's secret.
+    const scan = await db().send(new ScanCommand({ TableName: tableName(), FilterExpression: '#t = :s', ExpressionAttributeNames: { '#t': 'type' }, ExpressionAttributeValues: { ':s': 'session' } }));
+    expect(JSON.stringify(scan.Items)).not.toContain(cookieOf(res).split('.')[1]);
+  });
+
+  it('signing out revokes the session: the same cookie is refused afterwards', async () => {
+    const a = await passwordAccount();
+    const cookie = await signedIn(a.email);
+    const out = await dashboard(cookie)('DELETE', '/v1/sessions');
+    expect(out.status).toBe(204);
+    expect(out.headers.get('set-cookie')).toMatch(/^__Host-vac_session=; Max-Age=0;/);
+    expect((await dashboard(cookie)('GET', '/v1/account-deletion')).status).toBe(401);
+  });
+
+  it('expires after 30 idle minutes and after 12 hours whatever the use', async () => {
+    const a = await passwordAccount();
+    const cookie = await signedIn(a.email);
+    const t0 = Date.now();
+    setClock(t0 + 29 * 60_000);
+    expect((await dashboard(cookie)('GET', '/v1/account-deletion')).status).toBe(200);
+    setClock(t0 + 58 * 60_000); // 29 minutes after the last use: still alive (the use slid it)
+    expect((await dashboard(cookie)('GET', '/v1/account-deletion')).status).toBe(200);
+    setClock(t0 + 90 * 60_000); // 32 idle minutes
+    expect((await dashboard(cookie)('GET', '/v1/account-deletion')).status).toBe(401);
+    resetClock();
+    const second = await signedIn(a.email);
+    for (let m = 25; m <= 12 * 60; m += 25) {
+      setClock(t0 + m * 60_000);
+      const res = await dashboard(second)('GET', '/v1/account-deletion');
+      expect(res.status, `at +${m} min`).toBe(m * 60_000 < 12 * 3_600_000 ? 200 : 401);
+    }
+    setClock(t0 + 12 * 3_600_000 + 60_000);
+    expect((await dashboard(second)('GET', '/v1/account-deletion')).status).toBe(401);
+  });
+
+  it('cookie routes refuse a bearer key (even with a valid cookie); bearer routes refuse a cookie', async () => {
+    const a = await passwordAccount();
+    const cookie = await signedIn(a.email);
+    const bearerOnly = await client(stack, a.key)('GET', '/v1/account-deletion');
+    expect(bearerOnly.status).toBe(401);
+    const both = await dashboard(cookie, { authorization: `Bearer ${a.key}` })('GET', '/v1/account-deletion');
+    expect(both.status).toBe(401);
+    const cookieOnBearer = await dashboard(cookie)('GET', '/v1/me');
+    expect(cookieOnBearer.status).toBe(401);
+    expect((await client(stack, a.key)('GET', '/v1/me')).status).toBe(200);
+    const cookieRoutes = (routes as readonly RouteDefinition[]).filter((r) => r.auth === 'session');
+    expect(cookieRoutes.map((r) => r.id).sort()).toEqual(['cancelAccountDeletionRequest', 'createAccountDeletionEmailConfirmation', 'createAccountDeletionRequest', 'deleteSession', 'getAccountDeletion']);
+    for (const r of cookieRoutes) {
+      const opts = r.method === 'GET' ? {} : { body: {} };
+      expect((await client(stack, a.key)(r.method, r.path, { headers: { origin: origin() }, ...opts })).status, `${r.id} with a bearer key`).toBe(401);
+      expect((await client(stack)(r.method, r.path, { headers: { origin: origin() }, ...opts })).status, `${r.id} without a cookie`).toBe(401);
+      const forged = `vas_${a.tenantId}.${'A'.repeat(43)}`;
+      for (const bad of [forged, 'garbage', `${cookie}x`]) {
+        const res = await client(stack)(r.method, r.path, { headers: { origin: origin(), cookie: `${COOKIE}=${bad}` }, ...opts });
+        expect(res.status, `${r.id} with cookie ${bad.slice(0, 12)}…`).toBe(401);
+        expect(res.body).toEqual({ detail: 'Missing or invalid session', code: 'unauthorized' });
+      }
+    }
+  });
+
+  it('state-changing cookie routes refuse a missing or foreign Origin (CSRF) with 403, and change nothing', async () => {
+    const a = await passwordAccount();
+    const cookie = await signedIn(a.email);
+    const body = { password: PASSWORD, confirmation_phrase: `delete ${a.name}` };
+    for (const headers of [{ origin: 'https://evil.example' }, { origin: `${origin()}.evil.example` }, { origin: 'null' }]) {
+      const res = await dashboard(cookie, headers)('POST', '/v1/account-deletion/requests', { body });
+      expect(res.status).toBe(403);
+      expect(res.body.code).toBe('origin_refused');
+    }
+    const missing = await client(stack)('POST', '/v1/account-deletion/requests', { body, headers: { cookie: `${COOKIE}=${cookie}` } });
+    expect(missing.status).toBe(403);
+    const signOut = await client(stack)('DELETE', '/v1/sessions', { headers: { cookie: `${COOKIE}=${cookie}`, origin: 'https://evil.example' } });
+    expect(signOut.status).toBe(403);
+    // Reads need no Origin; nothing was requested or signed out.
+    const overview = await client(stack)('GET', '/v1/account-deletion', { headers: { cookie: `${COOKIE}=${cookie}` } });
+    expect(overview.body.request.status).toBe('none');
+    // Login CSRF: signing in needs the dashboard's Origin too.
+    expect((await anon()('POST', '/v1/sessions', { body: { email: a.email, password: PASSWORD }, headers: { origin: 'https://evil.example' } })).status).toBe(403);
+  });
+
+  it('a wrong email and a wrong password are the same 401', async () => {
+    const a = await passwordAccount();
+    const wrongPassword = await signIn(a.email, 'not the password at all');
+    const wrongEmail = await signIn(uniqueEmail('nobody'), PASSWORD);
+    expect(wrongPassword.status).toBe(401);
+    expect(wrongEmail.status).toBe(401);
+    expect(wrongEmail.body).toEqual(wrongPassword.body);
+    expect(wrongEmail.body).toEqual({ detail: 'Invalid email or password', code: 'invalid_credentials' });
+  });
+
+  it('answers a wrong email and a wrong password in the same time (medians of interleaved tries within noise)', async () => {
+    const tries = 60;
+    const known = await Promise.all(Array.from({ length: tries }, () => passwordAccount()));
+    const knownTimes: number[] = [];
+    const unknownTimes: number[] = [];
+    const argonTimes: number[] = [];
+    const at = now();
+    const yardstick = await hashPassword('a password of the same parameters');
+    const clock = async (work: () => Promise<unknown>) => {
+      const t = performance.now();
+      await work();
+      return performance.now() - t;
+    };
+    const wrong = (email: string, ip: string) => () => expect(signInWithPassword({ email, password: 'wrong password here', sourceIp: ip, at })).rejects.toMatchObject({ status: 401 });
+    for (let i = 0; i < tries; i++) {
+      // Interleaved, alternating which goes first, each try from its own source and account.
+      const k = () => clock(wrong(known[i]!.email, `10.1.0.${i}`));
+      const u = () => clock(wrong(uniqueEmail('ghost'), `10.2.0.${i}`));
+      if (i % 2 === 0) {
+        knownTimes.push(await k());
+        unknownTimes.push(await u());
+      } else {
+        unknownTimes.push(await u());
+        knownTimes.push(await k());
+      }
+      argonTimes.push(await clock(() => verify(yardstick, 'wrong password here')));
+    }
+    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+    // Paired differences (each pair ran back to back, under the same load) are robust to the
+    // machine's load drifting during the test; the yardstick is one Argon2id verification
+    // (the binding called directly) measured alongside: skipping it for unknown emails shifts
+    // the paired median by more than one of them (measured: 1.4–1.8×); parity measures 0–0.4×.
+    const pairs = knownTimes.map((k, i) => k - unknownTimes[i]!);
+    // Three blocks of consecutive pairs, the median of their medians: a burst of load elsewhere on the machine sways one block at most.
+    const third = tries / 3;
+    const gap = median([0, 1, 2].map((b) => median(pairs.slice(b * third, (b + 1) * third))));
+    const argon = median(argonTimes);
+    expect(Math.abs(gap), `known − unknown (paired median) ${gap.toFixed(1)} ms; one Argon2id ${argon.toFixed(1)} ms; medians ${median(knownTimes).toFixed(1)} / ${median(unknownTimes).toFixed(1)} ms`).toBeLessThan(0.75 * argon);
+  });
+
+  it('throttles repeated failures per account (then even the right password waits) and per source', async () => {
+    const a = await passwordAccount();
+    for (let i = 0; i < 5; i++) expect((await signIn(a.email, `wrong ${i}`)).status).toBe(401);
+    const refused = await signIn(a.email);
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('too_many_attempts');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    setClock(Date.now() + 16 * 60_000);
+    expect((await signIn(a.email)).status).toBe(204);
+    resetClock();
+    // Per source: 30 failures over different emails from one IP, then that IP is refused.
+    const at = now();
+    for (let i = 0; i < 30; i++) {
+      await expect(signInWithPassword({ email: uniqueEmail('spray'), password: 'x', sourceIp: '203.0.113.7', at })).rejects.toMatchObject({ status: 401 });
+    }
+    const c = await passwordAccount();
+    await expect(signInWithPassword({ email: c.email, password: PASSWORD, sourceIp: '203.0.113.7', at })).rejects.toMatchObject({ status: 429 });
+    await expect(signInWithPassword({ email: c.email, password: PASSWORD, sourceIp: '203.0.113.8', at })).resolves.toMatchObject({ tenant_id: c.tenantId });
+  });
+
+  it('emailed sign-in links: the same 202 for unknown emails, one use, replaced by a newer link', async () => {
+    const b = await passwordlessAccount();
+    const unknown = await anon()('POST', '/v1/sessions/email-link', { body: { email: uniqueEmail('nobody') }, headers: { origin: origin() } });
+    const known = await anon()('POST', '/v1/sessions/email-link', { body: { email: b.email }, headers: { origin: origin() } });
+    expect(known.status).toBe(202);
+    expect(unknown.status).toBe(202);
+    expect(unknown.body).toEqual(known.body);
+    const first = tokenInMail((await lastMail(b.email))!)!;
+    expect(first).toMatch(/^val_/);
+    await anon()('POST', '/v1/sessions/email-link', { body: { email: b.email }, headers: { origin: origin() } });
+    const second = tokenInMail((await lastMail(b.email))!)!;
+    expect(second).not.toBe(first);
+    const replaced = await anon()('POST', '/v1/sessions/email-link/confirm', { body: { token: first }, headers: { origin: origin() } });
+    expect(replaced.status).toBe(422);
+    expect(replaced.body.detail[0].loc).toEqual(['body', 'token']);
+    const ok = await anon()('POST', '/v1/sessions/email-link/confirm', { body: { token: second }, headers: { origin: origin() } });
+    expect(ok.status).toBe(204);
+    expect((await dashboard(cookieOf(ok))('GET', '/v1/account-deletion')).status).toBe(200);
+    expect((await anon()('POST', '/v1/sessions/email-link/confirm', { body: { token: second }, headers: { origin: origin() } })).status).toBe(422);
+  });
+});
+
+describe('the deletion request', () => {
+  it('needs the password now and the exact phrase (each wrong one at its loc), then schedules after 14 days; reconfirming keeps the date; cancelling needs the password', async () => {
+    const a = await passwordAccount();
+    const api = dashboard(await signedIn(a.email));
+    const wrong = await api('POST', '/v1/account-deletion/requests', { body: { password: 'not my password', confirmation_phrase: `Delete ${a.name}` } });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([['body', 'password'], ['body', 'confirmation_phrase']]);
+    expect((await api('GET', '/v1/account-deletion')).body.request.status).toBe('none');
+    const before = now().getTime();
+    const made = await api('POST', '/v1/account-deletion/requests', { body: { password: PASSWORD, confirmation_phrase: `delete ${a.name}` } });
+    expect(made.status).toBe(200);
+    expect(made.body.request).toMatchObject({ status: 'pending', confirmed_by: 'password' });
+    const scheduled = Date.parse(made.body.request.scheduled_for);
+    expect(scheduled - before).toBeGreaterThanOrEqual(14 * 86_400_000);
+    expect(scheduled - before).toBeLessThan(14 * 86_400_000 + 60_000);
+    const again = await api('POST', '/v1/account-deletion/requests', { body: { password: PASSWORD, confirmation_phrase: `delete ${a.name}` } });
+    expect(again.body.request.scheduled_for).toBe(made.body.request.scheduled_for);
+    expect((await api('DELETE', '/v1/account-deletion/requests', { body: { password: 'nope nope nope' } })).status).toBe(422);
+    const cancelled = await api('DELETE', '/v1/account-deletion/requests', { body: { password: PASSWORD } });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.request).toMatchObject({ status: 'cancelled', scheduled_for: null });
+    expect((await api('DELETE', '/v1/account-deletion/requests', { body: { password: PASSWORD } })).status).toBe(409);
+    const types = (await listTenantEvents(a.tenantId)).map((e) => e.type);
+    expect(types).toEqual(['account.deletion_requested', 'account.deletion_cancelled']);
+    // Nothing runs for a cancelled request, however late.
+    expect((await runDueDeletions(new Date(scheduled + 86_400_000))).results.filter((r) => r.tenant_id === a.tenantId)).toEqual([]);
+  });
+
+  it('only admins may request it', async () => {
+    const a = await passwordAccount();
+    const member = await createUser({ tenantId: a.tenantId, email: uniqueEmail('member'), role: 'member' });
+    await setPasswordAction({ tenantId: a.tenantId, userId: member.user_id, password: PASSWORD });
+    const api = dashboard(await signedIn(member.email));
+    expect((await api('GET', '/v1/account-deletion')).status).toBe(200);
+    expect((await api('POST', '/v1/account-deletion/requests', { body: { password: PASSWORD, confirmation_phrase: `delete ${a.name}` } })).status).toBe(403);
+  });
+});
+
+describe('the emailed deletion proof (passwordless accounts)', () => {
+  const confirm = (token: string, originHeader: string | null = origin()) =>
+    anon()('POST', '/v1/account-deletion/email-confirmations/confirm', { body: { token }, headers: originHeader === null ? {} : { origin: originHeader } });
+
+  async function proof(b: { email: string }, cookie: string) {
+    const sent = await dashboard(cookie)('POST', '/v1/account-deletion/email-confirmations');
+    expect(sent.status).toBe(200);
+    return { sent: sent.body, token: tokenInMail((await lastMail(b.email))!)! };
+  }
+
+  async function passwordlessSignedIn() {
+    const b = await passwordlessAccount();
+    await anon()('POST', '/v1/sessions/email-link', { body: { email: b.email }, headers: { origin: origin() } });
+    const res = await anon()('POST', '/v1/sessions/email-link/confirm', { body: { token: tokenInMail((await lastMail(b.email))!)! }, headers: { origin: origin() } });
+    return { b, cookie: cookieOf(res) };
+  }
+
+  it('is sent to the masked mailbox; a foreign or missing Origin is refused and leaves it usable; of 10 concurrent confirms exactly one wins', async () => {
+    const { b, cookie } = await passwordlessSignedIn();
+    const { sent, token } = await proof(b, cookie);
+    expect(sent.sent_to).toBe(`${b.email[0]}***@acme.test`);
+    expect(Date.parse(sent.expires_at) - now().getTime()).toBeLessThanOrEqual(30 * 60_000);
+    expect(token).toMatch(/^vad_ten_[0-9A-Z]{26}\.[A-Za-z0-9_-]{43}$/);
+    expect((await confirm(token, 'https://evil.example')).status).toBe(403);
+    expect((await confirm(token, null)).status).toBe(403);
+    const results = await Promise.all(Array.from({ length: 10 }, () => confirm(token)));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, ...Array(9).fill(422)]);
+    for (const r of results.filter((x) => x.status === 422)) expect(r.body.detail[0].loc).toEqual(['body', 'token']);
+    const winner = results.find((r) => r.status === 200)!;
+    expect(winner.body.request).toMatchObject({ status: 'pending', confirmed_by: 'email' });
+    expect((await confirm(token)).status).toBe(422); // reused
+    // A password account has no emailed proof.
+    const a = await passwordAccount();
+    expect((await dashboard(await signedIn(a.email))('POST', '/v1/account-deletion/email-confirmations')).status).toBe(409);
+  });
+
+  it('expires after 30 minutes, and a newer proof replaces an older one', async () => {
+    const { b, cookie } = await passwordlessSignedIn();
+    const { token: old } = await proof(b, cookie);
+    const t0 = Date.now();
+    setClock(t0 + 31 * 60_000);
+    expect((await confirm(old)).status).toBe(422);
+    resetClock();
+    const { token: first } = await proof(b, cookie);
+    const { token: second } = await proof(b, cookie);
+    expect((await confirm(first)).status).toBe(422);
+    expect((await confirm(second)).status).toBe(200);
+  });
+});
+
+describe('the deletion', () => {
+  it('runs after the grace period; a crash half-way finishes on the next run; then every route answers 401 and only the kept kinds remain', async () => {
+    const a = await passwordAccount();
+    const bystander = await passwordAccount();
+    const api = client(stack, a.key);
+    const world = await callWorld(api, a.tenantId);
+    const number = world.number;
+    const listId = await importList(api, Array.from({ length: 5 }, () => randomNumber('212')));
+    for (let i = 0; i < 7; i++) await newContact(api);
+    const pool = await poolOf(world, 0);
+    const campaign = await newCampaign(world, listId, pool.id);
+    expect((await api('POST', `/v1/campaigns/${campaign.id}/start`)).status).toBe(200);
+    expect(await importObjects(a.tenantId)).toHaveLength(1);
+    const suppressed = randomNumber('646');
+    expect((await api('POST', '/v1/suppressions', { body: { phone_e164: suppressed, reason: 'opt_out' } })).status).toBe(201);
+    const other = client(stack, bystander.key);
+    await newContact(other);
+
+    const cookie = await signedIn(a.email);
+    const overview = await dashboard(cookie)('GET', '/v1/account-deletion');
+    expect(overview.body.impact).toEqual({ contacts: 12, calls: 0, phone_numbers_to_release: 1, active_campaigns: 1, open_invoices: 0 });
+    const made = await dashboard(cookie)('POST', '/v1/account-deletion/requests', { body: { password: PASSWORD, confirmation_phrase: `delete ${a.name}` } });
+    const due = Date.parse(made.body.request.scheduled_for);
+
+    // Other tests' tenants may be due too (one table per file): look at this tenant's results.
+    const mine = (r: Awaited<ReturnType<typeof runDueDeletions>>) => r.results.filter((x) => x.tenant_id === a.tenantId);
+    // Not yet due: nothing happens.
+    expect(mine(await runDueDeletions(new Date(due - 60_000)))).toEqual([]);
+    expect((await api('GET', '/v1/me')).status).toBe(200);
+
+    setClock(due + 60_000);
+    // First crash: as the sweep starts. The steps before it are done: keys revoked, the campaign
+    // cancelled by its own move, the number released, the import file erased.
+    expect(mine(await runDueDeletions(now(), { crashAfterDeletes: 0 }))).toEqual([{ tenant_id: a.tenantId, outcome: 'failed', reason: 'injected crash after 0 deletes' }]);
+    expect((await api('GET', '/v1/me')).status).toBe(401);
+    const cancelled = await db().send(new GetCommand({ TableName: tableName(), Key: campaignKeys.campaign(a.tenantId, campaign.id), ConsistentRead: true }));
+    expect(cancelled.Item?.status).toBe('cancelled');
+    const doomed = async () => (await tenantLeftovers(a.tenantId)).filter((i) => !isRetained(i, a.tenantId)).length;
+    const before = await doomed();
+    // Second crash: half-way through the sweep (7 items deleted); the rerun resumes from the checkpoint.
+    expect(mine(await runDueDeletions(now(), { crashAfterDeletes: 7 }))).toEqual([{ tenant_id: a.tenantId, outcome: 'failed', reason: 'injected crash after 7 deletes' }]);
+    const halfway = await doomed();
+    expect(halfway).toBe(before - 7);
+    expect(halfway).toBeGreaterThan(4);
+    expect(await getSandboxNumber(number.phone_e164)).toBeUndefined();
+    expect(await importObjects(a.tenantId)).toEqual([]);
+    const cancelDuringRun = await dashboard(cookie)('DELETE', '/v1/account-deletion/requests', { body: { password: PASSWORD } });
+    expect(cancelDuringRun.status).toBe(401); // the session is already gone
+
+    const rerun = (await jobs.deletions!(now())) as Awaited<ReturnType<typeof runDueDeletions>>;
+    expect(mine(rerun)).toEqual([expect.objectContaining({ tenant_id: a.tenantId, outcome: 'completed' })]);
+
+    for (const r of routes as readonly RouteDefinition[]) {
+      if (r.auth !== 'bearer' && r.auth !== 'session') continue;
+      const path = r.path.replace(/\{[^}]+\}/g, 'xyz_01JZZZZZZZZZZZZZZZZZZZZZZZ');
+      const res = r.auth === 'bearer' ? await api(r.method, path, r.method === 'GET' ? {} : { body: {} }) : await dashboard(cookie)(r.method, path, r.method === 'GET' ? {} : { body: {} });
+      expect(res.status, `${r.id}`).toBe(401);
+    }
+    expect((await signIn(a.email)).status).toBe(401);
+
+    const left = await tenantLeftovers(a.tenantId);
+    expect(left.filter((i) => !isRetained(i, a.tenantId))).toEqual([]);
+    const kinds = left.map((i) => i.sk.replace(/#.*/, '#')).sort();
+    expect(kinds).toEqual(['DELETION_REQUEST', 'SUPPRESSION_HASH#', 'TENANT']);
+    expect(JSON.stringify(left)).not.toContain(suppressed);
+    expect(JSON.stringify(left)).not.toContain(a.name);
+    // The number went back to the carrier; another tenant is untouched; a third run does nothing.
+    expect(await getSandboxNumber(number.phone_e164)).toBeUndefined();
+    expect((await other('GET', '/v1/contacts')).body.data).toHaveLength(1);
+    expect(mine(await runDueDeletions(now()))).toEqual([]);
+  });
+});
+
+/** Every item the tenant owns or is named in (a full Scan, as the sweep does). */
+async function tenantLeftovers(tenantId: string): Promise<{ pk: string; sk: string }[]> {
+  const out: { pk: string; sk: string }[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start, ConsistentRead: true }));
+    for (const item of page.Items ?? []) {
+      if (belongsToTenant(item.pk as string, tenantId) || item.tenant_id === tenantId) out.push({ pk: item.pk as string, sk: item.sk as string });
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+/** The tenant's objects in the import bucket (the emulator's S3). */
+async function importObjects(tenantId: string): Promise<string[]> {
+  const s3 = new S3Client({ region: process.env.AWS_REGION ?? 'us-east-1', endpoint: process.env.S3_ENDPOINT, forcePathStyle: true });
+  const out = await s3.send(new ListObjectsV2Command({ Bucket: process.env.IMPORT_BUCKET!, Prefix: `imports/${tenantId}/` }));
+  s3.destroy();
+  return (out.Contents ?? []).map((o) => o.Key!);
+}
