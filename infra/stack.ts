@@ -101,6 +101,8 @@ export class VoiceControlStack extends Stack {
     // Twilio: deployment settings (context publicBaseUrl for a custom domain; twilioApiBaseUrl).
     const publicBaseUrl = (this.node.tryGetContext('publicBaseUrl') as string | undefined) ?? this.api.url;
     const twilioApiBaseUrl = (this.node.tryGetContext('twilioApiBaseUrl') as string | undefined) ?? 'https://api.twilio.com';
+    // Google (calendar connections): unset = Google's own hosts; `<api url>/sandbox/google` = the deployment's sandbox Google.
+    const googleApiBaseUrl = this.node.tryGetContext('googleApiBaseUrl') as string | undefined;
 
     const table = this.table.table;
     this.platformSeed = new PlatformSeed(this, 'PlatformSeed', { table, projectRoot });
@@ -134,7 +136,7 @@ export class VoiceControlStack extends Stack {
         description: `${routeKey(route)}: ${route.summary}`,
         timeout: Duration.seconds(timeoutSeconds),
         memorySize: route.memoryMb,
-        environment: { TABLE_NAME: table.tableName, PUBLIC_BASE_URL: publicBaseUrl, TWILIO_API_BASE_URL: twilioApiBaseUrl },
+        environment: { TABLE_NAME: table.tableName, PUBLIC_BASE_URL: publicBaseUrl, TWILIO_API_BASE_URL: twilioApiBaseUrl, ...(googleApiBaseUrl ? { GOOGLE_API_BASE_URL: googleApiBaseUrl } : {}) },
         logGroup: logGroups.get(`Routes${route.tag}`),
       });
       grantTable(fn, effectiveTableAccess(route));

@@ -46,7 +46,7 @@ export interface RouteDefinition {
   readonly bucket?: 'read' | 'write';
   readonly queues?: readonly ('callDispatch' | 'callAnalysis' | 'webhookDelivery' | 'sandboxTimeline')[];
   /** Rights on the key that seals other parties' secrets (shared/crypto/secret-box.ts). */
-  readonly kms?: 'encrypt' | 'decrypt';
+  readonly kms?: 'encrypt' | 'decrypt' | 'encrypt_decrypt';
   readonly summary: string;
   readonly tag: string;
   readonly deprecated?: boolean;
@@ -171,6 +171,22 @@ export const routes = [
   { id: 'getWebhookEvent', method: 'GET', path: '/v1/webhook-events/{event_id}', handler: 'functions/webhooks/get-webhook-event', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'An event as delivered, its delivery state and every attempt of the ledger', tag: 'Webhooks' },
   { id: 'redeliverWebhookEvent', method: 'POST', path: '/v1/webhook-events/{event_id}/redeliver', handler: 'functions/webhooks/redeliver-webhook-event', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin', 'manager'], kms: 'decrypt', timeoutSeconds: 15, summary: 'One more delivery attempt now, recorded in the ledger (delivered, failed or skipped events)', tag: 'Webhooks' },
   { id: 'listReceptionistActionTargets', method: 'GET', path: '/v1/receptionist-action-targets', handler: 'functions/webhooks/list-receptionist-action-targets', auth: 'bearer', idempotency: 'none', table: 'read', summary: "The native receptionist outcomes bound to the webhook endpoint, with delivery counts from the ledger (a bare array)", tag: 'Webhooks' },
+
+  // What calls produce (issue 14): calendar connections and availability
+  { id: 'listIntegrationConnections', method: 'GET', path: '/v1/integration-connections', handler: 'functions/integrations/list-integration-connections', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Calendar connections, newest first (never token material)', tag: 'Integrations' },
+  { id: 'createIntegrationConnection', method: 'POST', path: '/v1/integration-connections', handler: 'functions/integrations/create-integration-connection', auth: 'bearer', idempotency: 'optional', table: 'write', roles: ['admin', 'manager'], summary: 'Connect a sandbox_calendar at once (Google Calendar: oauth/start)', tag: 'Integrations' },
+  { id: 'startIntegrationOAuth', method: 'POST', path: '/v1/integration-connections/oauth/start', handler: 'functions/integrations/start-oauth', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin', 'manager'], kms: 'encrypt', summary: 'Start connecting Google Calendar: OAuth 2.0 authorization code with PKCE; answers the authorize_url', tag: 'Integrations' },
+  { id: 'completeGoogleOAuth', method: 'GET', path: '/oauth/google/callback', handler: 'functions/integrations/google-oauth-callback', auth: 'none', idempotency: 'none', table: 'write', kms: 'encrypt_decrypt', summary: "Google's redirect back: checks state, exchanges the code with the PKCE verifier, stores the tokens sealed", tag: 'Integrations' },
+  { id: 'getIntegrationConnection', method: 'GET', path: '/v1/integration-connections/{connection_id}', handler: 'functions/integrations/get-integration-connection', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read a calendar connection', tag: 'Integrations' },
+  { id: 'updateIntegrationConnection', method: 'PATCH', path: '/v1/integration-connections/{connection_id}', handler: 'functions/integrations/update-integration-connection', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin', 'manager'], summary: 'Set the working hours and their time zone', tag: 'Integrations' },
+  { id: 'deleteIntegrationConnection', method: 'DELETE', path: '/v1/integration-connections/{connection_id}', handler: 'functions/integrations/delete-integration-connection', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin', 'manager'], kms: 'decrypt', summary: 'Revoke a calendar connection (tokens dropped here, revoked at the provider)', tag: 'Integrations' },
+  { id: 'calendarAvailability', method: 'POST', path: '/v1/calendar/availability', handler: 'functions/calendar/calendar-availability', auth: 'bearer', idempotency: 'none', table: 'write', kms: 'encrypt_decrypt', summary: "Free slots on the connected calendar (free/busy → working hours → 15-minute grid → not in the past); backs check_calendar", tag: 'Calendar' },
+  // The sandbox's Google (OAuth authorize/token/revoke and Calendar free/busy + events), so Google connections run offline.
+  { id: 'sandboxGoogleAuthorize', method: 'GET', path: '/sandbox/google/o/oauth2/v2/auth', handler: 'functions/sandbox/google-authorize', auth: 'none', idempotency: 'none', table: 'write', summary: "Sandbox Google: consent granted at once, redirects back with a code (PKCE S256 required)", tag: 'Sandbox' },
+  { id: 'sandboxGoogleToken', method: 'POST', path: '/sandbox/google/token', handler: 'functions/sandbox/google-token', auth: 'none', bodyFormat: 'form', idempotency: 'none', table: 'write', summary: 'Sandbox Google: token endpoint (authorization_code with code_verifier, refresh_token)', tag: 'Sandbox' },
+  { id: 'sandboxGoogleRevoke', method: 'POST', path: '/sandbox/google/revoke', handler: 'functions/sandbox/google-revoke', auth: 'none', bodyFormat: 'form', idempotency: 'none', table: 'write', summary: 'Sandbox Google: token revocation', tag: 'Sandbox' },
+  { id: 'sandboxGoogleFreeBusy', method: 'POST', path: '/sandbox/google/calendar/v3/freeBusy', handler: 'functions/sandbox/google-freebusy', auth: 'none', idempotency: 'none', table: 'read', summary: 'Sandbox Google Calendar: free/busy of the primary calendar (Bearer access token)', tag: 'Sandbox' },
+  { id: 'sandboxGoogleInsertEvent', method: 'POST', path: '/sandbox/google/calendar/v3/calendars/primary/events', handler: 'functions/sandbox/google-insert-event', auth: 'none', idempotency: 'none', table: 'write', summary: 'Sandbox Google Calendar: insert an event on the primary calendar (Bearer access token)', tag: 'Sandbox' },
 
   // Withdrawn
   { id: 'submitVoiceProfileConsentProof', method: 'POST', path: '/v1/voice-profiles/{profile_id}/consent-proof', handler: 'functions/withdrawn/voice-profile-consent-proof', auth: 'bearer', idempotency: 'none', table: 'none', deprecated: true, summary: 'Withdrawn: consent releases are no longer accepted (410)', tag: 'Withdrawn' },

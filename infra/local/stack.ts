@@ -202,7 +202,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     cleanups.push(() => closeServer(server));
     const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     // Known only once listening. Locally Twilio's REST API is the sandbox carrier's.
-    const urls = { PUBLIC_BASE_URL: baseUrl, TWILIO_API_BASE_URL: `${baseUrl}/sandbox/twilio` };
+    // Google (calendar connections) likewise: the sandbox's Google under /sandbox/google (issue 14).
+    const urls = { PUBLIC_BASE_URL: baseUrl, TWILIO_API_BASE_URL: `${baseUrl}/sandbox/twilio`, GOOGLE_API_BASE_URL: `${baseUrl}/sandbox/google` };
     cleanups.push(((previous) => () => restoreEnv(previous))(applyEnv(urls)));
     Object.assign(env, urls);
 

@@ -307,3 +307,42 @@ export const campaignKeys = {
   activePartition: `${PLATFORM_PREFIX}CAMPAIGNS`,
   active: (tenantId: string, campaignId: string) => ({ pk: `${PLATFORM_PREFIX}CAMPAIGNS`, sk: `${assertId(tenantId)}#${assertId(campaignId)}` }),
 } as const;
+
+/**
+ * What calls produce (issue 14): integration (calendar) connections, survey responses,
+ * qualification outcomes and their fit reviews, receptionist handoffs and the mobile
+ * activity timeline. Low-volume tenant records live in the tenant's partition; a
+ * connection's calendar events in the connection's own partition.
+ */
+export const integrationKeys = {
+  connection: (tenantId: string, connectionId: string) => ({ pk: tenantPk(tenantId), sk: `INTEGRATION#${assertId(connectionId)}` }),
+  connectionsPrefix: 'INTEGRATION#',
+  /** The tenant's one active calendar connection (a guard: at most one at a time). */
+  activeCalendar: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'CALENDAR_CONNECTION' }),
+  /** An event booked on a sandbox calendar (what its free/busy reports). */
+  sandboxEvent: (tenantId: string, connectionId: string, startsAt: string, eventId: string) => ({ pk: `${tenantPk(tenantId)}#INTEGRATION#${assertId(connectionId)}`, sk: `EVENT#${startsAt}#${assertId(eventId)}` }),
+  sandboxEventsPartition: (tenantId: string, connectionId: string) => `${tenantPk(tenantId)}#INTEGRATION#${assertId(connectionId)}`,
+  /** A pending OAuth authorization (the callback has only `state` to find it by). */
+  oauthState: (state: string) => ({ pk: `${PLATFORM_PREFIX}OAUTH_STATE#${assertId(state)}`, sk: 'STATE' }),
+  /** The sandbox's own Google-like authorization codes and tokens (platform-side, like the sandbox carrier). */
+  sandboxOauthCode: (code: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX#OAUTH`, sk: `CODE#${assertId(code)}` }),
+  sandboxOauthToken: (tokenHash: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX#OAUTH`, sk: `TOKEN#${assertId(tokenHash)}` }),
+  sandboxOauthGrantRevoked: (grantId: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX#OAUTH`, sk: `REVOKED#${assertId(grantId)}` }),
+  /** An event on a sandbox Google calendar (one calendar per grant). */
+  sandboxGoogleEvent: (grantId: string, eventId: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX#GCAL#${assertId(grantId)}`, sk: `EVENT#${assertId(eventId)}` }),
+  sandboxGoogleEventsPartition: (grantId: string) => `${PLATFORM_PREFIX}SANDBOX#GCAL#${assertId(grantId)}`,
+} as const;
+
+export const surveyKeys = {
+  response: (tenantId: string, responseId: string) => ({ pk: tenantPk(tenantId), sk: `SURVEY_RESPONSE#${assertId(responseId)}` }),
+  responsesPrefix: 'SURVEY_RESPONSE#',
+  /** One response per call: the guard the analysis worker's conditional put checks. */
+  byCall: (tenantId: string, callId: string) => ({ pk: callPartition(tenantId, callId), sk: 'SURVEY_RESPONSE' }),
+} as const;
+
+export const workflowKeys = {
+  /** A record_qualification outcome, by the action's id (unique per tenant: call id + action id). */
+  outcome: (tenantId: string, actionId: string) => ({ pk: `${tenantPk(tenantId)}#WORKFLOW#${assertId(actionId)}`, sk: 'OUTCOME' }),
+  review: (tenantId: string, actionId: string, reviewId: string) => ({ pk: `${tenantPk(tenantId)}#WORKFLOW#${assertId(actionId)}`, sk: `REVIEW#${assertId(reviewId)}` }),
+  reviewsPrefix: 'REVIEW#',
+} as const;
