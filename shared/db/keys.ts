@@ -341,8 +341,11 @@ export const surveyKeys = {
 } as const;
 
 export const workflowKeys = {
-  /** A record_qualification outcome, by the action's id (unique per tenant: call id + action id). */
-  outcome: (tenantId: string, actionId: string) => ({ pk: `${tenantPk(tenantId)}#WORKFLOW#${assertId(actionId)}`, sk: 'OUTCOME' }),
-  review: (tenantId: string, actionId: string, reviewId: string) => ({ pk: `${tenantPk(tenantId)}#WORKFLOW#${assertId(actionId)}`, sk: `REVIEW#${assertId(reviewId)}` }),
-  reviewsPrefix: 'REVIEW#',
+  /** A record_qualification outcome lives in its call's partition (the call detail reads them with the call). */
+  outcome: (tenantId: string, callId: string, outcomeId: string) => ({ pk: callPartition(tenantId, callId), sk: `QUALIFICATION#${assertId(outcomeId)}` }),
+  outcomesPrefix: 'QUALIFICATION#',
+  /** Append-only review history of an outcome. */
+  review: (tenantId: string, callId: string, outcomeId: string, reviewId: string) => ({ pk: callPartition(tenantId, callId), sk: `QUALIFICATION_REVIEW#${assertId(outcomeId)}#${assertId(reviewId)}` }),
+  /** Finds an outcome's call from the id in POST /v1/workflow-outcomes/{action_id}/fit-reviews. */
+  pointer: (tenantId: string, outcomeId: string) => ({ pk: tenantPk(tenantId), sk: `WORKFLOW_OUTCOME#${assertId(outcomeId)}` }),
 } as const;

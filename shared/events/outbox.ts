@@ -45,6 +45,12 @@ export const EVENT_TYPES = [
   'campaign.paused',
   'campaign.completed',
   'campaign.cancelled',
+  // What calls produce (issue 14).
+  'survey_response.created',
+  'fit_review.created',
+  'handoff.created',
+  'handoff.confirmed',
+  'handoff.booked',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
