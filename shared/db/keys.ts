@@ -349,3 +349,22 @@ export const workflowKeys = {
   /** Finds an outcome's call from the id in POST /v1/workflow-outcomes/{action_id}/fit-reviews. */
   pointer: (tenantId: string, outcomeId: string) => ({ pk: tenantPk(tenantId), sk: `WORKFLOW_OUTCOME#${assertId(outcomeId)}` }),
 } as const;
+
+export const handoffKeys = {
+  handoff: (tenantId: string, handoffId: string) => ({ pk: tenantPk(tenantId), sk: `HANDOFF#${assertId(handoffId)}` }),
+  /** One handoff per runtime action on a call (put if absent). */
+  byAction: (tenantId: string, callId: string, actionId: string) => ({ pk: callPartition(tenantId, callId), sk: `HANDOFF#${assertId(actionId)}` }),
+  /** One booking per calendar slot start on a connection (two handoffs cannot take one slot). */
+  slotLock: (tenantId: string, connectionId: string, startsAt: string) => ({ pk: `${tenantPk(tenantId)}#INTEGRATION#${assertId(connectionId)}`, sk: `SLOT#${startsAt}` }),
+} as const;
+
+/**
+ * The mobile activity timeline: one item per activity in the tenant's activity partition,
+ * sorted by `<occurred_at>#<activity id>` (newest first = a reverse range read), written in the
+ * transaction that creates the resource it points at.
+ */
+export const activityKeys = {
+  partition: (tenantId: string) => `${tenantPk(tenantId)}#ACTIVITY`,
+  item: (tenantId: string, occurredAt: string, activityId: string) => ({ pk: `${tenantPk(tenantId)}#ACTIVITY`, sk: `ACT#${occurredAt}#${assertId(activityId)}` }),
+  prefix: 'ACT#',
+} as const;

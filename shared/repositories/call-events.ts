@@ -26,6 +26,7 @@ import { getCall, type CallRecord } from './calls.js';
 import { getActiveSuppression, newSuppression, phoneHolder, suppressionAddItems } from './suppressions.js';
 import { receptionistEventFor } from '../webhooks/receptionist-targets.js';
 import { qualificationItems } from './workflow-outcomes.js';
+import { handoffItems } from './handoffs.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -118,6 +119,8 @@ export async function recordCallEvents(tenantId: string, callId: string, events:
 
     // record_qualification → a workflow outcome (or an amendment of one) in this transaction (issue 14).
     items.push(...(await qualificationItems(tenantId, call as CallRecord & { questions?: unknown }, fresh, receivedAt)));
+    // An inbound caller's booking / callback request → a receptionist handoff (issue 14).
+    items.push(...handoffItems(tenantId, call, fresh, receivedAt));
 
     const freshResults = new Map(applied.results.map((r) => [r.id, r]));
     for (const { event } of fresh) {
