@@ -87,7 +87,7 @@ describe('receptionist handoffs', () => {
     expect((await book(s.api, h.handoffId, offered.body.slots[4].id)).body).toMatchObject({ code: 'handoff_already_booked' });
     // The booked slot is busy on the calendar now.
     const after = await s.api('POST', '/v1/calendar/availability', { body: range });
-    expect(after.body.slots.some((x: { starts_at: string }) => x.starts_at < slot.ends_at && x.ends_at > slot.starts_at)).toBe(false);
+    expect(after.body.slots.some((x: { starts_at: string; ends_at: string }) => x.starts_at < slot.ends_at && x.ends_at > slot.starts_at)).toBe(false);
     expect((await listTenantEvents(s.tenantId)).filter((e) => e.data.handoff_id === h.handoffId).map((e) => e.type)).toEqual(['handoff.created', 'handoff.confirmed', 'handoff.booked']);
   });
 
