@@ -54,12 +54,21 @@ export interface Handoff {
   updated_at: string;
 }
 
+/**
+ * At most this many handoffs per call: the staff act on a caller's request, not on every
+ * repetition of it, and the runtime-events transaction must stay within DynamoDB's 100 items
+ * (a handoff adds 5). Later requests are still recorded as conversation actions.
+ */
+export const MAX_HANDOFFS_PER_CALL = 3;
+
 /** The items a batch of fresh runtime events adds on an inbound call: a handoff per booking / callback request. */
-export function handoffItems(tenantId: string, call: { id: string; direction: string }, fresh: readonly { event: RuntimeEvent }[], receivedAt: string): TransactItem[] {
+export function handoffItems(tenantId: string, call: { id: string; direction: string; conversation_actions?: readonly { kind: string }[] }, fresh: readonly { event: RuntimeEvent }[], receivedAt: string): TransactItem[] {
   if (call.direction !== 'inbound') return [];
   const items: TransactItem[] = [];
+  let open = (call.conversation_actions ?? []).filter((a) => KIND_OF[a.kind]).length;
   for (const { event } of fresh) {
     if (event.type !== 'conversation_action' || !KIND_OF[event.kind]) continue;
+    if (open++ >= MAX_HANDOFFS_PER_CALL) continue;
     const handoff: Handoff = { id: newId('hof'), tenant_id: tenantId, call_id: call.id, action_id: event.action_id, kind: KIND_OF[event.kind]!, status: 'pending', confirmed_at: null, booking: null, created_at: receivedAt, updated_at: receivedAt };
     items.push(
       { Put: { TableName: T(), Item: { ...handoffKeys.byAction(tenantId, call.id, event.action_id), type: 'handoff_guard', handoff_id: handoff.id }, ConditionExpression: 'attribute_not_exists(pk)' } },

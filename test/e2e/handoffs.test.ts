@@ -133,6 +133,16 @@ describe('receptionist handoffs', () => {
     expect((await book(other, h.handoffId, 'slot_x.y')).status).toBe(404);
   });
 
+  it('opens at most three handoffs per call, however many requests a batch repeats', async () => {
+    const s = await receptionist();
+    const h = await s.call('schedule_callback'); // one already open
+    const at = new Date().toISOString();
+    const events = Array.from({ length: 20 }, (_, i) => ({ id: eid('cb'), type: 'conversation_action', at, action_id: `more-${i}`, kind: i % 2 ? 'schedule_callback' : 'book_meeting', arguments: {} }));
+    expect((await h.runtime('POST', `/runtime/v1/calls/${h.callId}/events`, { body: { events: events.slice(0, 19) } })).status).toBe(200);
+    const created = (await listTenantEvents(s.tenantId)).filter((e) => e.type === 'handoff.created' && e.data.call_id === h.callId);
+    expect(created).toHaveLength(3);
+  });
+
   it('the runtime’s check_calendar reads the same availability as the API', async () => {
     const s = await receptionist();
     setClock('2026-05-29T12:00:00Z');
