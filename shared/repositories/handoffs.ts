@@ -96,13 +96,14 @@ export async function getHandoff(tenantId: string, handoffId: string, opts: { pe
   const call = await getCall(tenantId, handoff.call_id);
   if (call?.state !== 'completed' || !call.provider_call_sid) return handoff;
   const at = now().toISOString();
+  const confirmedAt = call.ended_at ?? at; // when the carrier's callback ended the call
   // A read-only route shows what the next write will store.
-  if (opts.persist === false) return { ...handoff, status: 'confirmed', confirmed_at: call.ended_at ?? at };
+  if (opts.persist === false) return { ...handoff, status: 'confirmed', confirmed_at: confirmedAt };
   try {
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          { Update: { TableName: T(), Key: handoffKeys.handoff(tenantId, handoffId), UpdateExpression: 'SET #status = :c, confirmed_at = :at, updated_at = :at', ConditionExpression: '#status = :p', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':c': 'confirmed', ':p': 'pending', ':at': at } } },
+          { Update: { TableName: T(), Key: handoffKeys.handoff(tenantId, handoffId), UpdateExpression: 'SET #status = :c, confirmed_at = :cat, updated_at = :at', ConditionExpression: '#status = :p', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':c': 'confirmed', ':p': 'pending', ':at': at, ':cat': confirmedAt } } },
           ...outboxItems(tenantId, 'handoff.confirmed', { handoff_id: handoffId, call_id: handoff.call_id, kind: handoff.kind, status: 'confirmed' }, new Date(at)).items,
         ],
       }),
