@@ -14,7 +14,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { now } from '../clock.js';
 import { db, tableName } from '../db/client.js';
-import { workflowKeys } from '../db/keys.js';
+import { callPartition, workflowKeys } from '../db/keys.js';
 import { outboxItems } from '../events/outbox.js';
 import { HttpError } from '../http/errors.js';
 import type { IdempotencyHandle } from '../http/idempotency.js';
@@ -30,7 +30,7 @@ export async function callQualifications(tenantId: string, callId: string): Prom
   const out: QualificationOutcome[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await db().send(new QueryCommand({ TableName: T(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': workflowKeys.outcome(tenantId, callId, 'x').pk, ':p': workflowKeys.outcomesPrefix }, ConsistentRead: true, ExclusiveStartKey: start }));
+    const page = await db().send(new QueryCommand({ TableName: T(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': callPartition(tenantId, callId), ':p': workflowKeys.outcomesPrefix }, ConsistentRead: true, ExclusiveStartKey: start }));
     for (const i of page.Items ?? []) out.push(i.outcome as QualificationOutcome);
     start = page.LastEvaluatedKey;
   } while (start);
