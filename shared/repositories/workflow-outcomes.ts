@@ -122,6 +122,12 @@ export async function saveFitReview(tenantId: string, outcomeId: string, input: 
 
 /** An outcome's reviews, oldest first. */
 export async function listFitReviews(tenantId: string, outcome: QualificationOutcome): Promise<QualificationReview[]> {
-  const page = await db().send(new QueryCommand({ TableName: T(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': workflowKeys.outcome(tenantId, outcome.call_id, outcome.id).pk, ':p': `QUALIFICATION_REVIEW#${outcome.id}#` }, ConsistentRead: true }));
-  return (page.Items ?? []).map((i) => i.review as QualificationReview);
+  const out: QualificationReview[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(new QueryCommand({ TableName: T(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': callPartition(tenantId, outcome.call_id), ':p': `QUALIFICATION_REVIEW#${outcome.id}#` }, ConsistentRead: true, ExclusiveStartKey: start }));
+    for (const i of page.Items ?? []) out.push(i.review as QualificationReview);
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out;
 }

@@ -94,6 +94,9 @@ describe('POST /v1/workflow-outcomes/{action_id}/fit-reviews', () => {
     expect(later.fit_review).toMatchObject({ status: 'needs_more_info', reason_truncated: true });
     const events = (await listTenantEvents(s.tenantId)).filter((e) => e.type === 'fit_review.created');
     expect(events.map((e) => e.data.decision)).toEqual(['good_fit', 'needs_more_info']);
+    const history = (await s.api('GET', `/v1/workflow-outcomes/${receipt}/fit-reviews`)).body.data;
+    expect(history.map((r: { decision: string; revision: number }) => [r.decision, r.revision])).toEqual([['good_fit', 2], ['needs_more_info', 3]]);
+    expect(history[0]).toEqual(saved.body);
   });
 
   it('two reviewers on the same revision at once: exactly one wins', async () => {
@@ -122,6 +125,7 @@ describe('POST /v1/workflow-outcomes/{action_id}/fit-reviews', () => {
     expect(noKey.body.detail[0].loc).toEqual(['header', 'idempotency-key']);
     const other = client(stack, (await newTenant('Other')).token);
     expect((await review(other, receipt, { decision: 'good_fit', reason: 'r', expected_revision: 1 })).status).toBe(404);
+    expect((await other('GET', `/v1/workflow-outcomes/${receipt}/fit-reviews`)).status).toBe(404);
     expect((await review(s.api, 'wfo_01J00000000000000000000000', { decision: 'good_fit', reason: 'r', expected_revision: 1 })).status).toBe(404);
     expect((await s.api('GET', `/v1/calls/${s.callId}`)).body.qualification_reviews[receipt].revision).toBe(1);
   });
