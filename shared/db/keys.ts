@@ -322,6 +322,8 @@ export const integrationKeys = {
   /** An event booked on a sandbox calendar (what its free/busy reports). */
   sandboxEvent: (tenantId: string, connectionId: string, startsAt: string, eventId: string) => ({ pk: `${tenantPk(tenantId)}#INTEGRATION#${assertId(connectionId)}`, sk: `EVENT#${startsAt}#${assertId(eventId)}` }),
   sandboxEventsPartition: (tenantId: string, connectionId: string) => `${tenantPk(tenantId)}#INTEGRATION#${assertId(connectionId)}`,
+  /** Sort-key bound of a sandbox calendar's events starting at `iso` (range reads). */
+  sandboxEventsFrom: (iso: string) => `EVENT#${iso}`,
   /** A pending OAuth authorization (the callback has only `state` to find it by). */
   oauthState: (state: string) => ({ pk: `${PLATFORM_PREFIX}OAUTH_STATE#${assertId(state)}`, sk: 'STATE' }),
   /** The sandbox's own Google-like authorization codes and tokens (platform-side, like the sandbox carrier). */
@@ -346,6 +348,7 @@ export const workflowKeys = {
   outcomesPrefix: 'QUALIFICATION#',
   /** Append-only review history of an outcome. */
   review: (tenantId: string, callId: string, outcomeId: string, reviewId: string) => ({ pk: callPartition(tenantId, callId), sk: `QUALIFICATION_REVIEW#${assertId(outcomeId)}#${assertId(reviewId)}` }),
+  reviewsPrefix: (outcomeId: string) => `QUALIFICATION_REVIEW#${assertId(outcomeId)}#`,
   /** Finds an outcome's call from the id in POST /v1/workflow-outcomes/{action_id}/fit-reviews. */
   pointer: (tenantId: string, outcomeId: string) => ({ pk: tenantPk(tenantId), sk: `WORKFLOW_OUTCOME#${assertId(outcomeId)}` }),
 } as const;

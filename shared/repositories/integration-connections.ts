@@ -173,7 +173,7 @@ export async function sandboxEvents(tenantId: string, connectionId: string, from
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :a AND :b',
         // An event starts at most MAX_DURATION before `from` and still overlaps it: read from a day earlier.
-        ExpressionAttributeValues: { ':pk': integrationKeys.sandboxEventsPartition(tenantId, connectionId), ':a': `EVENT#${new Date(from - 86_400_000).toISOString()}`, ':b': `EVENT#${new Date(to).toISOString()}` },
+        ExpressionAttributeValues: { ':pk': integrationKeys.sandboxEventsPartition(tenantId, connectionId), ':a': integrationKeys.sandboxEventsFrom(new Date(from - 86_400_000).toISOString()), ':b': integrationKeys.sandboxEventsFrom(new Date(to).toISOString()) },
         ConsistentRead: true,
         ExclusiveStartKey: start,
       }),
