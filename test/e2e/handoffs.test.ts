@@ -11,6 +11,9 @@ import { listTenantEvents } from '../../shared/events/outbox.js';
 import { getCallBySid } from '../../shared/repositories/calls.js';
 import { getTelephonyAccount, openSandboxCredentials } from '../../shared/repositories/telephony-accounts.js';
 import { readTwiml } from '../../shared/sandbox/twiml-reader.js';
+import { playInboundCall } from '../../shared/sandbox/inbound-call.js';
+import { getCall } from '../../shared/repositories/calls.js';
+import type { CallRecordWithEvents } from '../../shared/repositories/call-events.js';
 import { useTestStack } from '../support/stack.js';
 import { resetClock, setClock } from './call-fixtures.js';
 import { client, newTenant } from './client.js';
@@ -49,7 +52,7 @@ async function receptionist() {
     const end = () => carrier('/carrier/twilio/status', { ...params, CallStatus: 'completed', CallDuration: '42' });
     return { callId: record.id, handoffId: created[0]!.data.handoff_id as string, runtime, end };
   };
-  return { ...t, api, call };
+  return { ...t, api, call, number };
 }
 
 const range = { start_date: '2026-06-01', end_date: '2026-06-01', duration_minutes: 30, timezone: 'America/New_York' };
@@ -141,6 +144,21 @@ describe('receptionist handoffs', () => {
     expect((await h.runtime('POST', `/runtime/v1/calls/${h.callId}/events`, { body: { events: events.slice(0, 19) } })).status).toBe(200);
     const created = (await listTenantEvents(s.tenantId)).filter((e) => e.type === 'handoff.created' && e.data.call_id === h.callId);
     expect(created).toHaveLength(3);
+  });
+
+  it('a sandbox caller’s booking offers the calendar’s first free slot (check_calendar) and leaves a confirmed handoff', async () => {
+    const s = await receptionist();
+    await s.api('POST', '/v1/integration-connections', { body: { provider: 'sandbox_calendar', working_hours: { monday: [{ start: '13:30', end: '14:30' }], tuesday: [{ start: '13:30', end: '14:30' }], wednesday: [{ start: '13:30', end: '14:30' }], thursday: [{ start: '13:30', end: '14:30' }], friday: [{ start: '13:30', end: '14:30' }] } } });
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+    const expected = (await s.api('POST', '/v1/calendar/availability', { body: { start_date: day(1), end_date: day(7), duration_minutes: 30 } })).body.slots[0];
+    const played = await playInboundCall({ to: s.number.phone_e164, from: randomNumber('212'), script: 'booking' });
+    expect(played.runtime?.status).toBe('played');
+    const call = (await getCall(s.tenantId, played.runtime!.call_id!)) as CallRecordWithEvents;
+    const booked = call.conversation_actions!.find((a) => a.kind === 'book_meeting')!;
+    expect(booked.arguments).toMatchObject({ appointment: { starts_at: expected.starts_at, duration_minutes: 30 } });
+    expect(new Date(expected.starts_at).getUTCHours()).not.toBe(15); // not the script’s fallback (tomorrow 15:00 UTC)
+    const created = (await listTenantEvents(s.tenantId)).find((e) => e.type === 'handoff.created' && e.data.call_id === call.id)!;
+    expect((await s.api('GET', `/v1/mobile/receptionist/handoffs/${created.data.handoff_id}`)).body).toMatchObject({ kind: 'booking', status: 'confirmed' });
   });
 
   it('the runtime’s check_calendar reads the same availability as the API', async () => {
