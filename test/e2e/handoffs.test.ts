@@ -161,6 +161,26 @@ describe('receptionist handoffs', () => {
     expect((await s.api('GET', `/v1/mobile/receptionist/handoffs/${created.data.handoff_id}`)).body).toMatchObject({ kind: 'booking', status: 'confirmed' });
   });
 
+  it('books on a Google calendar (the sandbox’s Google): the event is inserted there and its free/busy shows it', async () => {
+    const s = await receptionist();
+    setClock('2026-05-29T12:00:00Z');
+    const start = (await s.api('POST', '/v1/integration-connections/oauth/start', { body: { provider: 'google_calendar', timezone: 'UTC' } })).body;
+    const u = new URL(start.authorize_url);
+    const back = new URL((await stack.fetch(`${u.pathname}${u.search}`, { redirect: 'manual' })).headers.get('location')!);
+    expect((await stack.fetch(`${back.pathname}${back.search}`)).status).toBe(201);
+    const h = await s.call();
+    await h.end();
+    const day = { start_date: '2026-06-01', end_date: '2026-06-01', duration_minutes: 60, timezone: 'UTC' };
+    const offered = (await slotsOf(s.api, h.handoffId, day)).body.slots;
+    const slot = offered.find((x: { starts_at: string }) => x.starts_at === '2026-06-01T14:00:00.000Z');
+    expect(slot).toBeDefined();
+    expect((await book(s.api, h.handoffId, slot.id)).status).toBe(201);
+    expect((await book(s.api, h.handoffId, slot.id)).status).toBe(200);
+    const after = (await s.api('POST', '/v1/calendar/availability', { body: day })).body.slots.map((x: { starts_at: string }) => x.starts_at);
+    for (const busy of ['2026-06-01T13:15:00.000Z', '2026-06-01T14:00:00.000Z', '2026-06-01T14:45:00.000Z']) expect(after).not.toContain(busy);
+    expect(after).toContain('2026-06-01T15:00:00.000Z');
+  });
+
   it('the runtime’s check_calendar reads the same availability as the API', async () => {
     const s = await receptionist();
     setClock('2026-05-29T12:00:00Z');
