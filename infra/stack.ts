@@ -125,6 +125,8 @@ export class VoiceControlStack extends Stack {
     const portalOrigin = (this.node.tryGetContext('portalOrigin') as string | undefined) ?? dashboardOrigin;
     const mailFrom = (this.node.tryGetContext('mailFrom') as string | undefined) ?? 'no-reply@example.com';
     const mailIdentity = mailFrom.slice(mailFrom.lastIndexOf('@') + 1);
+    // Google (calendar connections): unset = Google's own hosts; `<api url>/sandbox/google` = the deployment's sandbox Google.
+    const googleApiBaseUrl = this.node.tryGetContext('googleApiBaseUrl') as string | undefined;
 
     const table = this.table.table;
     this.platformSeed = new PlatformSeed(this, 'PlatformSeed', { table, projectRoot });
@@ -167,7 +169,7 @@ export class VoiceControlStack extends Stack {
         description: `${routeKey(route)}: ${route.summary}`,
         timeout: Duration.seconds(timeoutSeconds),
         memorySize: route.memoryMb,
-        environment: { TABLE_NAME: table.tableName, PUBLIC_BASE_URL: publicBaseUrl, TWILIO_API_BASE_URL: twilioApiBaseUrl },
+        environment: { TABLE_NAME: table.tableName, PUBLIC_BASE_URL: publicBaseUrl, TWILIO_API_BASE_URL: twilioApiBaseUrl, ...(googleApiBaseUrl ? { GOOGLE_API_BASE_URL: googleApiBaseUrl } : {}) },
         logGroup: area.logGroup,
         ...(route.passwords ? { nodeModules: PASSWORD_MODULES } : {}),
       });

@@ -12,6 +12,8 @@ export interface AppSecrets {
   readonly cursorKey: string;
   /** The platform's own carrier account, used by managed telephony accounts (optional deployment setting). */
   readonly platformCarrier?: { readonly accountSid: string; readonly authToken: string };
+  /** The deployment's Google OAuth client (calendar connections; optional deployment setting). */
+  readonly googleOAuth?: { readonly clientId: string; readonly clientSecret: string };
 }
 
 let cached: Promise<AppSecrets> | undefined;
@@ -44,7 +46,10 @@ function parse(json: string): AppSecrets {
   const sid = raw.platform_twilio_account_sid;
   const token = raw.platform_twilio_auth_token;
   const platformCarrier = typeof sid === 'string' && sid && typeof token === 'string' && token ? { accountSid: sid, authToken: token } : undefined;
-  return { apiKeyPepper, cursorKey, ...(platformCarrier ? { platformCarrier } : {}) };
+  const gid = raw.google_oauth_client_id;
+  const gsecret = raw.google_oauth_client_secret;
+  const googleOAuth = typeof gid === 'string' && gid && typeof gsecret === 'string' && gsecret ? { clientId: gid, clientSecret: gsecret } : undefined;
+  return { apiKeyPepper, cursorKey, ...(platformCarrier ? { platformCarrier } : {}), ...(googleOAuth ? { googleOAuth } : {}) };
 }
 
 /** Test hook: forget the cached secrets (after changing the environment). */

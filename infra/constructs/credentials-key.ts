@@ -25,7 +25,9 @@ export class CredentialsKey extends Construct {
    * Exactly kms:Encrypt or kms:Decrypt on this key (seal/open call nothing else), not the
    * CDK's grantEncrypt, which adds kms:ReEncrypt* and kms:GenerateDataKey*.
    */
-  grant(grantee: IGrantable, access: 'encrypt' | 'decrypt'): void {
-    this.key.grant(grantee, access === 'encrypt' ? 'kms:Encrypt' : 'kms:Decrypt');
+  grant(grantee: IGrantable, access: 'encrypt' | 'decrypt' | 'encrypt_decrypt'): void {
+    // encrypt_decrypt: a calendar route that opens a Google token and re-seals the refreshed one.
+    if (access === 'encrypt_decrypt') this.key.grant(grantee, 'kms:Encrypt', 'kms:Decrypt');
+    else this.key.grant(grantee, access === 'encrypt' ? 'kms:Encrypt' : 'kms:Decrypt');
   }
 }

@@ -205,11 +205,13 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     // Known only once listening. Locally Twilio's REST API is the sandbox carrier's.
     // The dashboard and the portal are served from here too unless DASHBOARD_ORIGIN / PORTAL_ORIGIN say
-    // otherwise; mail goes to the local sink (`npm run admin -- mail last --to …`).
+    // otherwise; mail goes to the local sink (`npm run admin -- mail last --to …`). Google (calendar
+    // connections) likewise: the sandbox's Google under /sandbox/google (issue 14).
     const dashboardOrigin = process.env.DASHBOARD_ORIGIN || baseUrl;
     const urls = {
       PUBLIC_BASE_URL: baseUrl,
       TWILIO_API_BASE_URL: `${baseUrl}/sandbox/twilio`,
+      GOOGLE_API_BASE_URL: `${baseUrl}/sandbox/google`,
       DASHBOARD_ORIGIN: dashboardOrigin,
       PORTAL_ORIGIN: process.env.PORTAL_ORIGIN || dashboardOrigin,
       MAIL_TRANSPORT: 'sink',

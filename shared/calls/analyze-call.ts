@@ -19,6 +19,7 @@ import { storeAnalysis } from '../repositories/call-lifecycle.js';
 import { dropWatch } from '../repositories/call-watches.js';
 import { getCall } from '../repositories/calls.js';
 import { callFactsOf, type StoredCallEvent } from './call-facts.js';
+import { surveyResponseItems } from '../repositories/survey-responses.js';
 
 export type AnalyzeOutcome = 'stored' | 'already_analyzed' | 'not_ended' | 'no_call' | 'no_version';
 
@@ -63,6 +64,8 @@ export async function analyzeCall(tenantId: string, callId: string, at = now()):
   const facts = callFactsOf(settle ? { ...call, ...(settle as Pick<CallRecordWithEvents, 'disposition' | 'disposition_set_by'>) } : call, await callEventItems(tenantId, callId));
   const evaluation = scoreCall(facts, version.rubric);
   const stored = toStoredAnalysis(evaluation);
-  const done = await storeAnalysis(call, stored as unknown as Record<string, unknown>, { verdict: evaluation.verdict, rubric_version: evaluation.rubric_version }, at, settle ?? undefined);
+  // The survey response the call produced (if it asked survey questions) commits with the analysis: once.
+  const survey = surveyResponseItems(call, versionId!, { questions: (call as { questions?: [] }).questions ?? [], version: { use_case: version.definition.use_case, objectives: version.objectives }, event_count: call.event_count ?? 0, opted_out: call.opted_out ?? false, recorded_responses: call.recorded_responses ?? [], conversation_actions: call.conversation_actions ?? [] }, at);
+  const done = await storeAnalysis(call, stored as unknown as Record<string, unknown>, { verdict: evaluation.verdict, rubric_version: evaluation.rubric_version }, at, settle ?? undefined, survey);
   return done ? 'stored' : 'already_analyzed';
 }

@@ -7,10 +7,12 @@
 import { readStoredAnalysis } from '../policy/analysis/stored.js';
 import type { CallRecordWithEvents } from '../repositories/call-events.js';
 import type { CallDetail } from '../schemas/call-detail.js';
+import { qualificationView, responseFitReview, type QualificationOutcome } from '../workflow/qualification.js';
 
-type Stored = CallRecordWithEvents & { qualification_reviews?: Record<string, unknown> };
+type Stored = CallRecordWithEvents;
 
-export function presentCall(call: Stored): CallDetail {
+/** `qualifications`: the call's record_qualification outcomes (repositories/workflow-outcomes.ts), oldest first. */
+export function presentCall(call: Stored, qualifications: readonly QualificationOutcome[] = []): CallDetail {
   const outbound = call.direction === 'outbound';
   const t = call.telephony;
   const evaluation = readStoredAnalysis(call.analysis);
@@ -46,13 +48,23 @@ export function presentCall(call: Stored): CallDetail {
     questions: (call.questions ?? []) as unknown as Record<string, unknown>[],
     context: call.context ?? {},
     recorded_response_count: call.recorded_response_count ?? 0,
-    recorded_responses: (call.recorded_responses ?? []).map((r) => ({ event_id: r.event_id, kind: r.kind, question_id: r.question_id, value: r.value, value_truncated: r.value_truncated, note: r.note, note_truncated: r.note_truncated, fit_review: r.fit_review, at: r.at })),
+    recorded_responses: (call.recorded_responses ?? []).map((r) => ({ event_id: r.event_id, kind: r.kind, question_id: r.question_id, value: r.value, value_truncated: r.value_truncated, note: r.note, note_truncated: r.note_truncated, fit_review: qualifications.length ? responseFitReview(r.question_id, qualifications) : r.fit_review, at: r.at })),
     conversation_actions: (call.conversation_actions ?? []).map((a) => ({ id: a.id, event_id: a.event_id, kind: a.kind, arguments: a.arguments, action_confirmation: a.action_confirmation ? { kind: a.action_confirmation.kind, response: a.action_confirmation.response, method: a.action_confirmation.method ?? 'voice', policy_version: a.action_confirmation.policy_version ?? null } : null, at: a.at })),
     outcome: outcome as CallDetail['outcome'],
     opted_out: call.opted_out ?? false,
-    qualification_reviews: call.qualification_reviews ?? {},
+    qualification_reviews: Object.fromEntries(qualifications.map((q) => [q.id, qualificationView(q)])) as CallDetail['qualification_reviews'],
     analysis: evaluation ? { success_evaluation: evaluation } : null,
     created_at: call.created_at,
     updated_at: call.updated_at,
+  };
+}
+
+/** A presented call with its qualification outcomes applied (lists, which present before they read them). */
+export function withQualifications(detail: CallDetail, qualifications: readonly QualificationOutcome[]): CallDetail {
+  if (!qualifications.length) return detail;
+  return {
+    ...detail,
+    recorded_responses: detail.recorded_responses.map((r) => ({ ...r, fit_review: responseFitReview(r.question_id, qualifications) })),
+    qualification_reviews: Object.fromEntries(qualifications.map((q) => [q.id, qualificationView(q)])) as CallDetail['qualification_reviews'],
   };
 }

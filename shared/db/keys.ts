@@ -334,3 +334,67 @@ export const campaignKeys = {
   activePartition: `${PLATFORM_PREFIX}CAMPAIGNS`,
   active: (tenantId: string, campaignId: string) => ({ pk: `${PLATFORM_PREFIX}CAMPAIGNS`, sk: `${assertId(tenantId)}#${assertId(campaignId)}` }),
 } as const;
+
+/**
+ * What calls produce (issue 14): integration (calendar) connections, survey responses,
+ * qualification outcomes and their fit reviews, receptionist handoffs and the mobile
+ * activity timeline. Low-volume tenant records live in the tenant's partition; a
+ * connection's calendar events in the connection's own partition.
+ */
+export const integrationKeys = {
+  connection: (tenantId: string, connectionId: string) => ({ pk: tenantPk(tenantId), sk: `INTEGRATION#${assertId(connectionId)}` }),
+  connectionsPrefix: 'INTEGRATION#',
+  /** The tenant's one active calendar connection (a guard: at most one at a time). */
+  activeCalendar: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'CALENDAR_CONNECTION' }),
+  /** An event booked on a sandbox calendar (what its free/busy reports). */
+  sandboxEvent: (tenantId: string, connectionId: string, startsAt: string, eventId: string) => ({ pk: `${tenantPk(tenantId)}#INTEGRATION#${assertId(connectionId)}`, sk: `EVENT#${startsAt}#${assertId(eventId)}` }),
+  sandboxEventsPartition: (tenantId: string, connectionId: string) => `${tenantPk(tenantId)}#INTEGRATION#${assertId(connectionId)}`,
+  /** Sort-key bound of a sandbox calendar's events starting at `iso` (range reads). */
+  sandboxEventsFrom: (iso: string) => `EVENT#${iso}`,
+  /** A pending OAuth authorization (the callback has only `state` to find it by). */
+  oauthState: (state: string) => ({ pk: `${PLATFORM_PREFIX}OAUTH_STATE#${assertId(state)}`, sk: 'STATE' }),
+  /** The sandbox's own Google-like authorization codes and tokens (platform-side, like the sandbox carrier). */
+  sandboxOauthCode: (code: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX#OAUTH`, sk: `CODE#${assertId(code)}` }),
+  sandboxOauthToken: (tokenHash: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX#OAUTH`, sk: `TOKEN#${assertId(tokenHash)}` }),
+  sandboxOauthGrantRevoked: (grantId: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX#OAUTH`, sk: `REVOKED#${assertId(grantId)}` }),
+  /** An event on a sandbox Google calendar (one calendar per grant). */
+  sandboxGoogleEvent: (grantId: string, eventId: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX#GCAL#${assertId(grantId)}`, sk: `EVENT#${assertId(eventId)}` }),
+  sandboxGoogleEventsPartition: (grantId: string) => `${PLATFORM_PREFIX}SANDBOX#GCAL#${assertId(grantId)}`,
+} as const;
+
+export const surveyKeys = {
+  response: (tenantId: string, responseId: string) => ({ pk: tenantPk(tenantId), sk: `SURVEY_RESPONSE#${assertId(responseId)}` }),
+  responsesPrefix: 'SURVEY_RESPONSE#',
+  /** One response per call: the guard the analysis worker's conditional put checks. */
+  byCall: (tenantId: string, callId: string) => ({ pk: callPartition(tenantId, callId), sk: 'SURVEY_RESPONSE' }),
+} as const;
+
+export const workflowKeys = {
+  /** A record_qualification outcome lives in its call's partition (the call detail reads them with the call). */
+  outcome: (tenantId: string, callId: string, outcomeId: string) => ({ pk: callPartition(tenantId, callId), sk: `QUALIFICATION#${assertId(outcomeId)}` }),
+  outcomesPrefix: 'QUALIFICATION#',
+  /** Append-only review history of an outcome. */
+  review: (tenantId: string, callId: string, outcomeId: string, reviewId: string) => ({ pk: callPartition(tenantId, callId), sk: `QUALIFICATION_REVIEW#${assertId(outcomeId)}#${assertId(reviewId)}` }),
+  reviewsPrefix: (outcomeId: string) => `QUALIFICATION_REVIEW#${assertId(outcomeId)}#`,
+  /** Finds an outcome's call from the id in POST /v1/workflow-outcomes/{action_id}/fit-reviews. */
+  pointer: (tenantId: string, outcomeId: string) => ({ pk: tenantPk(tenantId), sk: `WORKFLOW_OUTCOME#${assertId(outcomeId)}` }),
+} as const;
+
+export const handoffKeys = {
+  handoff: (tenantId: string, handoffId: string) => ({ pk: tenantPk(tenantId), sk: `HANDOFF#${assertId(handoffId)}` }),
+  /** One handoff per runtime action on a call (put if absent). */
+  byAction: (tenantId: string, callId: string, actionId: string) => ({ pk: callPartition(tenantId, callId), sk: `HANDOFF#${assertId(actionId)}` }),
+  /** One booking per calendar slot start on a connection (two handoffs cannot take one slot). */
+  slotLock: (tenantId: string, connectionId: string, startsAt: string) => ({ pk: `${tenantPk(tenantId)}#INTEGRATION#${assertId(connectionId)}`, sk: `SLOT#${startsAt}` }),
+} as const;
+
+/**
+ * The mobile activity timeline: one item per activity in the tenant's activity partition,
+ * sorted by `<occurred_at>#<activity id>` (newest first = a reverse range read), written in the
+ * transaction that creates the resource it points at.
+ */
+export const activityKeys = {
+  partition: (tenantId: string) => `${tenantPk(tenantId)}#ACTIVITY`,
+  item: (tenantId: string, occurredAt: string, activityId: string) => ({ pk: `${tenantPk(tenantId)}#ACTIVITY`, sk: `ACT#${occurredAt}#${assertId(activityId)}` }),
+  prefix: 'ACT#',
+} as const;

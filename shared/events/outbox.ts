@@ -48,6 +48,12 @@ export const EVENT_TYPES = [
   // Account deletion (issue 16).
   'account.deletion_requested',
   'account.deletion_cancelled',
+  // What calls produce (issue 14).
+  'survey_response.created',
+  'fit_review.created',
+  'handoff.created',
+  'handoff.confirmed',
+  'handoff.booked',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -15,6 +15,7 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { activityItem } from '../mobile/activity.js';
 import { db, tableName } from '../db/client.js';
 import { platformKeys } from '../db/keys.js';
 import { outboxItems } from '../events/outbox.js';
@@ -107,6 +108,8 @@ export async function receiveMessage(caller: CarrierCaller, text: InboundText, a
       { Put: { TableName: tableName(), Item: { ...pointer, type: 'carrier_message', tenant_id: tenantId, message_id: id }, ConditionExpression: 'attribute_not_exists(pk)' } },
       messagePut(record),
       ...outboxItems(tenantId, 'message.received', messageEventData(summary), at).items,
+      // The mobile timeline's message entry commits with the text (issue 14).
+      activityItem(tenantId, { kind: 'message', resource_id: id, label: 'message' }, at),
       ...items,
     ];
     try {

@@ -25,6 +25,8 @@ import type { RuntimeEvent } from '../schemas/runtime-events.js';
 import { getCall, type CallRecord } from './calls.js';
 import { getActiveSuppression, newSuppression, phoneHolder, suppressionAddItems } from './suppressions.js';
 import { receptionistEventFor } from '../webhooks/receptionist-targets.js';
+import { qualificationItems } from './workflow-outcomes.js';
+import { handoffItems } from './handoffs.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -114,6 +116,11 @@ export async function recordCallEvents(tenantId: string, callId: string, events:
       const type = receptionistEventFor(event.kind);
       if (type) items.push(...outboxItems(tenantId, type, { call_id: callId, direction: call.direction, contact_id: (call as { contact_id?: string }).contact_id ?? null, action_id: event.action_id, kind: event.kind, arguments: event.arguments ?? {}, at: event.at ?? receivedAt }, new Date(receivedAt)).items);
     }
+
+    // record_qualification → a workflow outcome (or an amendment of one) in this transaction (issue 14).
+    items.push(...(await qualificationItems(tenantId, call as CallRecord & { questions?: unknown }, fresh, receivedAt)));
+    // An inbound caller's booking / callback request → a receptionist handoff (issue 14).
+    items.push(...handoffItems(tenantId, call, fresh, receivedAt));
 
     const freshResults = new Map(applied.results.map((r) => [r.id, r]));
     for (const { event } of fresh) {

@@ -257,7 +257,7 @@ export async function cancelCall(tenantId: string, callId: string, now = clockNo
  * the call's analysis watch goes in the same transaction.
  * false: already analysed (a redelivered or re-sent message), nothing written.
  */
-export async function storeAnalysis(call: CallRecord, stored: Record<string, unknown>, summary: Record<string, unknown>, now = clockNow(), settle?: { disposition: string; disposition_set_by: string }): Promise<boolean> {
+export async function storeAnalysis(call: CallRecord, stored: Record<string, unknown>, summary: Record<string, unknown>, now = clockNow(), settle?: { disposition: string; disposition_set_by: string }, producedItems: TransactItem[] = []): Promise<boolean> {
   const at = now.toISOString();
   // A completed call whose runtime reported after the carrier's final callback: its disposition settles here, once, under a condition on the state and the disposition read.
   const settleSet = settle ? ', disposition = :d, disposition_set_by = :sb' : '';
@@ -281,6 +281,8 @@ export async function storeAnalysis(call: CallRecord, stored: Record<string, unk
           ...outboxItems(call.tenant_id, 'call.analysis_ready', { ...callEventData(call), ...(settle ?? {}), ...summary, at }, now).items,
           // A campaign attempt whose disposition settles here: its row and completed_goal follow.
           ...(settle ? campaignSettleItems(call as unknown as CampaignCallFacts, settle.disposition, now) : []),
+          // What the call produced, stored exactly once with its analysis (issue 14: the survey response).
+          ...producedItems,
         ],
       }),
     );

@@ -9,6 +9,8 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import { db, tableName } from '../db/client.js';
 import { callKeys, platformKeys } from '../db/keys.js';
 import { isId, newId } from '../ids.js';
+import { activityItem } from '../mobile/activity.js';
+import { now } from '../clock.js';
 import { queryPage, type Page } from '../pagination/page.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import type { CallDetail } from '../schemas/call-detail.js';
@@ -100,6 +102,8 @@ export async function createInboundCall(input: NewInboundCall, now = new Date())
         TransactItems: [
           { Put: { TableName: tableName(), Item: { ...platformKeys.carrierCall(call.provider_call_sid), type: 'carrier_call', tenant_id: call.tenant_id, call_id: call.id, telephony_account_id: call.telephony_account_id }, ConditionExpression: 'attribute_not_exists(pk)' } },
           { Put: { TableName: tableName(), Item: { ...callKeys.call(call.tenant_id, call.id), ...callKeys.callIndex(call.tenant_id, call.id), type: 'call', ...withoutUnsetStamps(call) }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          // The mobile timeline's live_call entry commits with the call (issue 14).
+          activityItem(call.tenant_id, { kind: 'live_call', resource_id: call.id, label: 'live_call' }, now),
         ],
       }),
     );
@@ -141,20 +145,22 @@ export async function getCall(tenantId: string, callId: string): Promise<CallRec
  * callback names the same key and appends nothing). The path is capped at MAX_PATH_ENTRIES.
  */
 export async function appendInboundPath(call: Pick<CallRecord, 'tenant_id' | 'id'>, dedupeKey: string, entries: InboundPathEntry[], extra: { recording_url?: string } = {}): Promise<boolean> {
+  const update = {
+    TableName: tableName(),
+    Key: callKeys.call(call.tenant_id, call.id),
+    UpdateExpression: `SET inbound.#path = list_append(inbound.#path, :entries), updated_at = :now${extra.recording_url ? ', recording_url = :rec' : ''} ADD callbacks_seen :key`,
+    ConditionExpression: 'attribute_exists(pk) AND NOT contains(callbacks_seen, :keyString) AND size(inbound.#path) < :max',
+    ExpressionAttributeNames: { '#path': 'path' },
+    ExpressionAttributeValues: { ':entries': entries, ':now': new Date().toISOString(), ':key': new Set([dedupeKey]), ':keyString': dedupeKey, ':max': MAX_PATH_ENTRIES, ...(extra.recording_url ? { ':rec': extra.recording_url } : {}) },
+  };
   try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: callKeys.call(call.tenant_id, call.id),
-        UpdateExpression: `SET inbound.#path = list_append(inbound.#path, :entries), updated_at = :now${extra.recording_url ? ', recording_url = :rec' : ''} ADD callbacks_seen :key`,
-        ConditionExpression: 'attribute_exists(pk) AND NOT contains(callbacks_seen, :keyString) AND size(inbound.#path) < :max',
-        ExpressionAttributeNames: { '#path': 'path' },
-        ExpressionAttributeValues: { ':entries': entries, ':now': new Date().toISOString(), ':key': new Set([dedupeKey]), ':keyString': dedupeKey, ':max': MAX_PATH_ENTRIES, ...(extra.recording_url ? { ':rec': extra.recording_url } : {}) },
-      }),
-    );
+    // A voicemail's timeline entry (issue 14) commits with the recording, once (the same condition).
+    if (extra.recording_url) await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, activityItem(call.tenant_id, { kind: 'voicemail', resource_id: call.id, label: 'voicemail' }, now())] }));
+    else await db().send(new UpdateCommand(update));
     return true;
   } catch (err) {
     if (err instanceof ConditionalCheckFailedException) return false;
+    if (err instanceof TransactionCanceledException && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
     throw err;
   }
 }

@@ -21,7 +21,11 @@ const greeting = (config: Record<string, unknown>) =>
 /** The slot the sandbox receptionist offers: tomorrow (UTC) at 15:00, 30 minutes. */
 export const offeredSlot = (at: Date) => ({ starts_at: new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1, 15)).toISOString(), duration_minutes: 30 });
 
-export function inboundScriptEvents(script: InboundScript, input: { version: PinnedAgentView; at: Date }): SequencedEvent[] {
+/**
+ * `slot`: what check_calendar answered (the first free slot of the tenant's connected calendar,
+ * through the runtime's check_calendar route); without one, offeredSlot(at).
+ */
+export function inboundScriptEvents(script: InboundScript, input: { version: PinnedAgentView; at: Date; slot?: { starts_at: string; duration_minutes: number } }): SequencedEvent[] {
   const { version } = input;
   const events: ConversationEvent[] = [];
   const say = (speaker: 'agent' | 'callee', text: string) => events.push({ type: 'turn', speaker, text });
@@ -38,9 +42,9 @@ export function inboundScriptEvents(script: InboundScript, input: { version: Pin
   objective('greet', 'Greeted the caller');
 
   if (script === 'booking') {
-    const slot = offeredSlot(input.at);
+    const slot = input.slot ?? offeredSlot(input.at);
     const when = new Date(slot.starts_at);
-    const spoken = `${when.toLocaleDateString('en-US', { weekday: 'long', timeZone: 'UTC' })} at 3 PM`;
+    const spoken = `${when.toLocaleDateString('en-US', { weekday: 'long', timeZone: 'UTC' })} at ${when.toLocaleTimeString('en-US', { hour: 'numeric', minute: '2-digit', timeZone: 'UTC' })} UTC`;
     say('callee', "Hi, I'd like to book an appointment, please.");
     objective('understand_need', 'Wants to book an appointment');
     say('agent', 'Of course. What day and time would suit you?');

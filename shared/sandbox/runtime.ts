@@ -220,7 +220,9 @@ export async function playSandboxRuntime(input: PlayInput): Promise<RuntimeRun> 
   let conversation: SequencedEvent[];
   let goalReached: boolean;
   if (input.script.kind === 'inbound') {
-    conversation = inboundScriptEvents(input.script.name, { version: view, at: start });
+    // The receptionist's check_calendar asks the same availability the API answers (the tenant's calendar, if any).
+    const slot = input.script.name === 'booking' && view.tools.includes('check_calendar') ? await checkCalendar(url, token, start) : undefined;
+    conversation = inboundScriptEvents(input.script.name, { version: view, at: start, ...(slot ? { slot } : {}) });
     goalReached = true;
   } else {
     const script = input.script.scenario.script;
@@ -244,6 +246,22 @@ export async function playSandboxRuntime(input: PlayInput): Promise<RuntimeRun> 
     return { ...refused, status: res.status === 0 || res.status >= 500 ? 'failed' : 'refused' };
   }
   return run;
+}
+
+/**
+ * The first free 30-minute slot in the coming week through POST /runtime/v1/calls/{id}/calendar/availability
+ * (beside the events route); undefined when the tenant has no calendar or the question fails.
+ */
+async function checkCalendar(eventsUrl: string, token: string, at: Date): Promise<{ starts_at: string; duration_minutes: number } | undefined> {
+  const day = (offset: number) => new Date(at.getTime() + offset * 86_400_000).toISOString().slice(0, 10);
+  try {
+    const res = await fetch(eventsUrl.replace(/\/events$/, '/calendar/availability'), { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ start_date: day(1), end_date: day(7), duration_minutes: 30 }), signal: AbortSignal.timeout(10_000) });
+    if (res.status !== 200) return undefined;
+    const first = ((await res.json()) as { slots?: { starts_at: string }[] }).slots?.[0];
+    return first ? { starts_at: first.starts_at, duration_minutes: 30 } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** POST one batch; a network error or a 5xx is retried once (the ids make it idempotent). */

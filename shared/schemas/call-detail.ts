@@ -36,6 +36,27 @@ const fitReview = z
   })
   .meta({ id: 'FitReview' });
 
+export const qualificationReviewView = z
+  .object({
+    action_id: z.string().describe("The runtime's record_qualification action id"),
+    revision: z.int().min(1).describe('Bumped on every amendment of the answers and every saved review'),
+    answers: z.record(z.string(), z.string()),
+    qualified: z.boolean().nullable(),
+    fit_review: z.object({
+      status: z.string().describe('unreviewed, or the latest decision (good_fit, poor_fit, needs_more_info)'),
+      reason: z.string().nullable().describe('The latest review reason, shortened (reason_truncated)'),
+      reason_truncated: z.boolean(),
+      latest_review: z.object({ id: z.string(), decision: z.string(), revision: z.int(), reviewer_ref: z.string(), created_at: timestamp }).nullable(),
+    }),
+    qualification_coverage: z.object({
+      status: z.enum(['available', 'unavailable']),
+      questions: z.array(z.object({ question_id: z.string(), answer_status: z.enum(['answered', 'unanswered']) })),
+    }),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'QualificationReceipt' });
+
 export const recordedResponseView = z
   .object({
     event_id: z.string(),
@@ -101,7 +122,7 @@ export const callDetail = z
     conversation_actions: z.array(conversationActionView),
     outcome: outcomeBody.nullable().describe('The structured outcome the runtime recorded, if any'),
     opted_out: z.boolean(),
-    qualification_reviews: z.record(z.string(), z.unknown()).describe('Keyed by receipt id; {} until fit reviews exist'),
+    qualification_reviews: z.record(z.string(), qualificationReviewView).describe('Keyed by receipt id (the workflow outcome id POST /v1/workflow-outcomes/{action_id}/fit-reviews takes); {} when the call recorded no qualification'),
     analysis: z.object({ success_evaluation: successEvaluation }).nullable().describe('null until scored, or when the stored verdict was written by a results schema this deployment cannot read'),
     created_at: timestamp,
     updated_at: timestamp,

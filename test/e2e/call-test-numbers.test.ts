@@ -32,7 +32,8 @@ beforeAll(async () => {
 });
 
 const QUEUED = ['call.queued', 'call.scheduled', 'call.dialing'];
-const answered = (extra: string[] = []) => [...QUEUED, 'call.answered', ...extra, 'call.completed', 'call.analysis_ready'];
+// Every call here asks a per-call question, so each one a person answered stores its survey response with the analysis (issue 14).
+const answered = (extra: string[] = []) => [...QUEUED, 'call.answered', ...extra, 'call.completed', 'survey_response.created', 'call.analysis_ready'];
 const unanswered = [...QUEUED, 'call.completed', 'call.analysis_ready'];
 
 /**

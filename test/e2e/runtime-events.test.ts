@@ -308,11 +308,13 @@ describe('receptionist outcomes become events', () => {
     };
     const res = await c.post(batch);
     expect(res.status).toBe(200);
-    const events = (await listTenantEvents(s.tenantId)).filter((e) => e.data.call_id === c.id);
+    // (book_meeting and schedule_callback also open receptionist handoffs: handoff.created, issue 14.)
+    const events = (await listTenantEvents(s.tenantId)).filter((e) => e.data.call_id === c.id && e.type.startsWith('receptionist.'));
     expect(events.map((e) => e.type).sort()).toEqual(['receptionist.callback_scheduled', 'receptionist.transfer_requested']);
     expect(events.find((e) => e.type === 'receptionist.callback_scheduled')!.data).toMatchObject({ call_id: c.id, direction: 'inbound', action_id: 'cb-1', kind: 'schedule_callback', arguments: { at: '2026-11-25T15:00:00Z' } });
     // The same batch again (the runtime retried): stored once, no second event.
     expect((await c.post(batch)).status).toBe(200);
-    expect((await listTenantEvents(s.tenantId)).filter((e) => e.data.call_id === c.id)).toHaveLength(2);
+    expect((await listTenantEvents(s.tenantId)).filter((e) => e.data.call_id === c.id && e.type.startsWith('receptionist.'))).toHaveLength(2);
+    expect((await listTenantEvents(s.tenantId)).filter((e) => e.data.call_id === c.id && e.type === 'handoff.created')).toHaveLength(2);
   });
 });

@@ -19,7 +19,8 @@ describe('the route manifest', () => {
     expect(new Set(all.map((r) => r.id)).size).toBe(all.length);
     expect(new Set(all.map(routeKey)).size).toBe(all.length);
     // Lowercase everywhere except the sandbox carrier, which mirrors Twilio's own paths.
-    for (const r of all) expect(r.path).toMatch(r.path.startsWith('/sandbox/twilio/') ? /^\/[A-Za-z0-9\-./{}_]*$/ : /^\/[a-z0-9\-./{}_]*$/);
+    // Lowercase everywhere except the sandbox's Google, which mirrors Google's (…/freeBusy).
+    for (const r of all) expect(r.path).toMatch(r.path.startsWith('/sandbox/twilio/') || r.path.startsWith('/sandbox/google/') ? /^\/[A-Za-z0-9\-./{}_]*$/ : /^\/[a-z0-9\-./{}_]*$/);
   });
 
   it('names a handler file for every entry, and every handler file has an entry', () => {
@@ -44,10 +45,21 @@ describe('the route manifest', () => {
   it('keeps every /v1 route behind bearer auth (the dashboard’s behind its session or Origin) and public routes read-only at most', () => {
     // Issue 16: the only /v1 routes not behind API keys are the dashboard's sessions and the account deletion.
     const dashboard = (p: string) => p === '/v1/sessions' || p.startsWith('/v1/sessions/') || p === '/v1/account-deletion' || p.startsWith('/v1/account-deletion/');
+    /*
+     * OAuth is the other exception, by its nature (docs/decisions.md "Calendar connections"):
+     * Google's redirect back is a browser GET whose credential is the one-use `state` (checked
+     * by the handler before it writes), and the sandbox's Google checks its own client
+     * credentials, codes and Bearer tokens, as Google does. No other public route writes.
+     */
+    const oauth = new Set(['completeGoogleOAuth', 'sandboxGoogleAuthorize', 'sandboxGoogleToken', 'sandboxGoogleRevoke', 'sandboxGoogleInsertEvent']);
     for (const r of all) {
       if (r.path.startsWith('/v1/') && !dashboard(r.path)) expect(r.auth, r.id).toBe('bearer');
       if (dashboard(r.path)) expect(r.auth, r.id).toMatch(/^(session|dashboard_origin|portal_origin)$/);
       if (r.auth === 'portal_origin') expect(r.path, r.id).toBe('/v1/account-deletion/email-confirmations/confirm');
+      if (oauth.has(r.id)) {
+        expect(r.path, r.id).toMatch(/^\/(oauth\/google\/callback$|sandbox\/google\/)/);
+        continue;
+      }
       if (r.auth === 'none') expect(r.table, r.id).not.toBe('write');
       // Carrier-facing routes carry the carrier's own credential; nothing else does.
       if (r.auth === 'sandbox_basic') expect(r.path, r.id).toMatch(/^\/sandbox\/twilio\//);

@@ -1,0 +1,19 @@
+import { calendarAvailability } from '../../shared/calendar/calendar-service.js';
+import { now } from '../../shared/clock.js';
+import { HttpError } from '../../shared/http/errors.js';
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { activeCalendar } from '../../shared/repositories/integration-connections.js';
+import { availabilityRequest, availabilityResponse, calendarNotConnectedError } from '../../shared/schemas/integrations.js';
+
+/**
+ * POST /v1/calendar/availability (SPEC) — free slots on the tenant's connected calendar:
+ * provider free/busy → the connection's working hours → 15-minute grid → never in the past.
+ * The runtime's check_calendar tool answers from the same function. No active calendar →
+ * 409 calendar_not_connected.
+ */
+export const handler = defineRoute('calendarAvailability', { body: availabilityRequest, responses: { 200: availabilityResponse, 409: calendarNotConnectedError } }, async ({ principal, body }) => {
+  const connection = await activeCalendar(principal.tenantId);
+  if (!connection) throw new HttpError(409, 'calendar_not_connected', 'No active calendar connection: connect one under /v1/integration-connections first');
+  return ok(await calendarAvailability(connection, body, now()));
+});

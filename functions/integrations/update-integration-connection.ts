@@ -1,0 +1,12 @@
+import { notFound } from '../../shared/http/errors.js';
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { updateConnection } from '../../shared/repositories/integration-connections.js';
+import { connectionPath, connectionUpdateRequest, integrationConnection } from '../../shared/schemas/integrations.js';
+
+/** PATCH /v1/integration-connections/{connection_id} — the working hours and their zone (availability reads them). */
+export const handler = defineRoute('updateIntegrationConnection', { path: connectionPath, body: connectionUpdateRequest, responses: { 200: integrationConnection } }, async ({ principal, path, body }) => {
+  const connection = await updateConnection(principal.tenantId, path.connection_id, body);
+  if (!connection) throw notFound('Integration connection');
+  return ok(connection);
+});

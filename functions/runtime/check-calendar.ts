@@ -1,0 +1,20 @@
+import { calendarAvailability } from '../../shared/calendar/calendar-service.js';
+import { now } from '../../shared/clock.js';
+import { HttpError } from '../../shared/http/errors.js';
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { activeCalendar } from '../../shared/repositories/integration-connections.js';
+import { callEventsPath } from '../../shared/schemas/runtime-events.js';
+import { availabilityRequest, availabilityResponse, calendarNotConnectedError } from '../../shared/schemas/integrations.js';
+
+/**
+ * POST /runtime/v1/calls/{call_id}/calendar/availability — the voice runtime's check_calendar
+ * tool, with the call's Stream token: the same request and the same function as POST
+ * /v1/calendar/availability, for the call's tenant, so what the agent offers on the phone is
+ * what the API shows.
+ */
+export const handler = defineRoute('runtimeCheckCalendar', { path: callEventsPath, body: availabilityRequest, responses: { 200: availabilityResponse, 409: calendarNotConnectedError } }, async ({ body, stream }) => {
+  const connection = await activeCalendar(stream.tenant_id);
+  if (!connection) throw new HttpError(409, 'calendar_not_connected', 'The tenant has no active calendar connection');
+  return ok(await calendarAvailability(connection, body, now()));
+});

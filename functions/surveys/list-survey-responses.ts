@@ -1,0 +1,17 @@
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { listSurveyResponses } from '../../shared/repositories/survey-responses.js';
+import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
+import { surveyResponse } from '../../shared/schemas/surveys.js';
+import { COMPLETION_STATUSES } from '../../shared/surveys/survey-response.js';
+
+/** GET /v1/survey-responses — newest first; filters agent_version_id, completion_status, created_at (SPEC Conventions 6). */
+export const handler = defineRoute(
+  'listSurveyResponses',
+  {
+    query: pageQuery,
+    filters: { agent_version_id: { kind: 'string' }, completion_status: { kind: 'enum', values: COMPLETION_STATUSES }, created_at: { kind: 'datetime' } },
+    responses: { 200: cursorPage(surveyResponse) },
+  },
+  async ({ principal, query, filters }) => ok(await listSurveyResponses(principal.tenantId, { ...query, filters })),
+);

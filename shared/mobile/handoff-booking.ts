@@ -1,0 +1,85 @@
+/**
+ * Handoff availability and booking: slots from the one availability function, each with an
+ * opaque signed id bound to the tenant + handoff, expiring SLOT_TTL_MS after it was offered;
+ * booking checks the id, the handoff (confirmed), that the slot is still free, then commits
+ * (repositories/handoffs.ts) and, for Google, inserts the event with an id derived from the
+ * handoff (a retry inserts nothing twice).
+ */
+import { createHash } from 'node:crypto';
+import { calendarAvailability, busyBlocks, type AvailabilityQuestion } from '../calendar/calendar-service.js';
+import { googleInsertEvent } from '../calendar/google.js';
+import { signSlot, SLOT_TTL_MS, verifySlot } from '../calendar/slot-token.js';
+import { now } from '../clock.js';
+import { HttpError, invalid } from '../http/errors.js';
+import { activeCalendar, getConnectionRecord } from '../repositories/integration-connections.js';
+import { bookHandoff, type Handoff } from '../repositories/handoffs.js';
+import { appSecrets } from '../secrets.js';
+
+export const presentHandoff = (h: Handoff) => ({
+  id: h.id,
+  call_id: h.call_id,
+  kind: h.kind,
+  status: h.status,
+  confirmed_at: h.confirmed_at,
+  booking: h.booking ? { connection_id: h.booking.connection_id, starts_at: h.booking.starts_at, ends_at: h.booking.ends_at, booked_at: h.booking.booked_at } : null,
+  created_at: h.created_at,
+  updated_at: h.updated_at,
+});
+
+const notConfirmed = (h: Handoff) => new HttpError(409, 'handoff_not_confirmed', 'The carrier has not confirmed this call yet: its handoff cannot book', {}, { status: h.status });
+const notConnected = () => new HttpError(409, 'calendar_not_connected', 'No active calendar connection: connect one under /v1/integration-connections first');
+
+export async function handoffAvailability(tenantId: string, handoff: Handoff, q: Required<AvailabilityQuestion>) {
+  if (handoff.status === 'pending') throw notConfirmed(handoff);
+  const connection = await activeCalendar(tenantId);
+  if (!connection) throw notConnected();
+  const at = now();
+  const free = await calendarAvailability(connection, q, at);
+  const expiresAt = new Date(at.getTime() + SLOT_TTL_MS).toISOString();
+  const { cursorKey } = await appSecrets();
+  return {
+    handoff_id: handoff.id,
+    timezone: free.timezone,
+    duration_minutes: q.duration_minutes,
+    slots: free.slots.map((s) => ({ id: signSlot(cursorKey, { tenantId, handoffId: handoff.id, startsAt: s.starts_at, endsAt: s.ends_at, expiresAt }), starts_at: s.starts_at, ends_at: s.ends_at, expires_at: expiresAt })),
+  };
+}
+
+/** The calendar event id a handoff's booking gets (Google: base32hex, 5–1024 chars; hex is a subset). */
+export const bookingEventId = (handoffId: string) => `hof${createHash('sha256').update(handoffId).digest('hex').slice(0, 40)}`;
+
+export async function bookHandoffSlot(tenantId: string, handoff: Handoff, slotId: string): Promise<{ handoff: Handoff; created: boolean }> {
+  const { cursorKey } = await appSecrets();
+  const at = now();
+  const check = verifySlot(cursorKey, slotId, { tenantId, handoffId: handoff.id }, at);
+  if (!check.ok) {
+    if (check.reason === 'slot_expired') throw new HttpError(409, 'slot_expired', 'This slot was offered more than 10 minutes ago: ask for availability again');
+    throw invalid(['body', 'slot_id'], check.reason === 'slot_foreign' ? 'This slot was offered for another handoff' : 'Not a slot id this service issued', check.reason, slotId);
+  }
+  const slot = check.slot;
+  if (handoff.status === 'booked') {
+    if (handoff.booking?.starts_at === slot.startsAt && handoff.booking.ends_at === slot.endsAt) return { handoff, created: false }; // booking twice: the same booking
+    throw new HttpError(409, 'handoff_already_booked', `This handoff is already booked for ${handoff.booking?.starts_at}`, {}, { status: handoff.status });
+  }
+  if (handoff.status !== 'confirmed') throw notConfirmed(handoff);
+  const connection = await activeCalendar(tenantId);
+  if (!connection) throw notConnected();
+  const start = Date.parse(slot.startsAt);
+  const end = Date.parse(slot.endsAt);
+  if (start < at.getTime()) throw new HttpError(409, 'slot_expired', 'This slot has already started');
+  const busy = await busyBlocks(connection, start, end);
+  const taken = new HttpError(409, 'slot_taken', 'This slot is no longer free: ask for availability again');
+  if (busy.some((b) => b.start < end && b.end > start)) throw taken;
+  const eventId = bookingEventId(handoff.id);
+  const result = await bookHandoff(tenantId, handoff, connection, { startsAt: slot.startsAt, endsAt: slot.endsAt, slotId }, eventId);
+  if (result.kind === 'slot_taken') throw taken;
+  if (result.kind === 'moved_on') {
+    if (result.handoff.status === 'booked' && result.handoff.booking?.starts_at === slot.startsAt) return { handoff: result.handoff, created: false };
+    throw new HttpError(409, 'handoff_already_booked', 'This handoff was booked by another request', {}, { status: result.handoff.status });
+  }
+  if (connection.provider === 'google_calendar') await googleInsertEvent((await getConnectionRecord(tenantId, connection.id))!, { id: eventId, startsAt: slot.startsAt, endsAt: slot.endsAt, summary: 'Booking from a receptionist call' }).catch((err) => {
+    // Google already holds an event with this id (a retry): it is ours.
+    if (!(err instanceof HttpError && err.code === 'calendar_provider_error' && / 409$/.test(err.detail))) throw err;
+  });
+  return { handoff: result.handoff, created: true };
+}

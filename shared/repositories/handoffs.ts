@@ -1,0 +1,145 @@
+/**
+ * Receptionist handoffs (mobile): an inbound call whose caller asked for a booking
+ * (book_meeting) or a callback (schedule_callback) hands the request to the tenant's staff.
+ *
+ *   TENANT#<t>              HANDOFF#<hof>            the handoff: kind, call, status, booking
+ *   call partition          HANDOFF#<action_id>      once per runtime action (put if absent)
+ *   connection partition    SLOT#<starts_at>         one booking per slot start on a calendar
+ *
+ * Status: `pending` until the carrier has confirmed the call (its signed status callback
+ * ended it: state completed), then `confirmed` (set, with handoff.confirmed, the first time
+ * the handoff is read after that), then `booked`. An unconfirmed handoff cannot book.
+ * Created in the runtime-events transaction (`handoffItems`) with handoff.created and its
+ * timeline activity.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { now } from '../clock.js';
+import { db, tableName } from '../db/client.js';
+import { handoffKeys, integrationKeys } from '../db/keys.js';
+import { outboxItems } from '../events/outbox.js';
+import { isId, newId } from '../ids.js';
+import { activityItem } from '../mobile/activity.js';
+import type { RuntimeEvent } from '../schemas/runtime-events.js';
+import { getCall } from './calls.js';
+import type { ConnectionRecord } from './integration-connections.js';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+const T = () => tableName();
+
+export const HANDOFF_KINDS = ['booking', 'callback'] as const;
+export const HANDOFF_STATUSES = ['pending', 'confirmed', 'booked'] as const;
+const KIND_OF: Record<string, (typeof HANDOFF_KINDS)[number]> = { book_meeting: 'booking', schedule_callback: 'callback' };
+
+export interface Booking {
+  connection_id: string;
+  provider: string;
+  starts_at: string;
+  ends_at: string;
+  slot_id: string;
+  calendar_event_id: string;
+  booked_at: string;
+}
+
+export interface Handoff {
+  id: string;
+  tenant_id: string;
+  call_id: string;
+  action_id: string;
+  kind: (typeof HANDOFF_KINDS)[number];
+  status: (typeof HANDOFF_STATUSES)[number];
+  confirmed_at: string | null;
+  booking: Booking | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * At most this many handoffs per call: the staff act on a caller's request, not on every
+ * repetition of it, and the runtime-events transaction must stay within DynamoDB's 100 items
+ * (a handoff adds 5). Later requests are still recorded as conversation actions.
+ */
+export const MAX_HANDOFFS_PER_CALL = 3;
+
+/** The items a batch of fresh runtime events adds on an inbound call: a handoff per booking / callback request. */
+export function handoffItems(tenantId: string, call: { id: string; direction: string; conversation_actions?: readonly { kind: string }[] }, fresh: readonly { event: RuntimeEvent }[], receivedAt: string): TransactItem[] {
+  if (call.direction !== 'inbound') return [];
+  const items: TransactItem[] = [];
+  let open = (call.conversation_actions ?? []).filter((a) => KIND_OF[a.kind]).length;
+  for (const { event } of fresh) {
+    if (event.type !== 'conversation_action' || !KIND_OF[event.kind]) continue;
+    if (open++ >= MAX_HANDOFFS_PER_CALL) continue;
+    const handoff: Handoff = { id: newId('hof'), tenant_id: tenantId, call_id: call.id, action_id: event.action_id, kind: KIND_OF[event.kind]!, status: 'pending', confirmed_at: null, booking: null, created_at: receivedAt, updated_at: receivedAt };
+    items.push(
+      { Put: { TableName: T(), Item: { ...handoffKeys.byAction(tenantId, call.id, event.action_id), type: 'handoff_guard', handoff_id: handoff.id }, ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { TableName: T(), Item: { ...handoffKeys.handoff(tenantId, handoff.id), type: 'handoff', ...handoff }, ConditionExpression: 'attribute_not_exists(pk)' } },
+      ...outboxItems(tenantId, 'handoff.created', { handoff_id: handoff.id, call_id: call.id, kind: handoff.kind, status: handoff.status }, new Date(receivedAt)).items,
+      activityItem(tenantId, { kind: 'handoff', resource_id: handoff.id, label: handoff.kind === 'booking' ? 'handoff_booking' : 'handoff_callback' }, new Date(receivedAt)),
+    );
+  }
+  return items;
+}
+
+async function readHandoff(tenantId: string, handoffId: string): Promise<Handoff | undefined> {
+  if (!isId(handoffId) || !handoffId.startsWith('hof_')) return undefined;
+  const out = await db().send(new GetCommand({ TableName: T(), Key: handoffKeys.handoff(tenantId, handoffId), ConsistentRead: true }));
+  return out.Item as Handoff | undefined;
+}
+
+/**
+ * The handoff, confirmed first if the carrier has since confirmed its call (the call ended
+ * through the carrier's signed status callback): one conditional update + handoff.confirmed.
+ */
+export async function getHandoff(tenantId: string, handoffId: string, opts: { persist?: boolean } = {}): Promise<Handoff | undefined> {
+  const handoff = await readHandoff(tenantId, handoffId);
+  if (!handoff || handoff.status !== 'pending') return handoff;
+  const call = await getCall(tenantId, handoff.call_id);
+  if (call?.state !== 'completed' || !call.provider_call_sid) return handoff;
+  const at = now().toISOString();
+  const confirmedAt = call.ended_at ?? at; // when the carrier's callback ended the call
+  // A read-only route shows what the next write will store.
+  if (opts.persist === false) return { ...handoff, status: 'confirmed', confirmed_at: confirmedAt };
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Update: { TableName: T(), Key: handoffKeys.handoff(tenantId, handoffId), UpdateExpression: 'SET #status = :c, confirmed_at = :cat, updated_at = :at', ConditionExpression: '#status = :p', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':c': 'confirmed', ':p': 'pending', ':at': at, ':cat': confirmedAt } } },
+          ...outboxItems(tenantId, 'handoff.confirmed', { handoff_id: handoffId, call_id: handoff.call_id, kind: handoff.kind, status: 'confirmed' }, new Date(at)).items,
+        ],
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof TransactionCanceledException)) throw err; // confirmed by a concurrent read: fine
+  }
+  return readHandoff(tenantId, handoffId);
+}
+
+export type BookResult = { kind: 'booked'; handoff: Handoff } | { kind: 'slot_taken' } | { kind: 'moved_on'; handoff: Handoff };
+
+/**
+ * Book a confirmed handoff on `connection` in one transaction: the handoff confirmed → booked
+ * (with the booking), the slot lock put if absent, a sandbox calendar's event, handoff.booked.
+ */
+export async function bookHandoff(tenantId: string, handoff: Handoff, connection: ConnectionRecord, slot: { startsAt: string; endsAt: string; slotId: string }, calendarEventId: string): Promise<BookResult> {
+  const at = now().toISOString();
+  const booking: Booking = { connection_id: connection.id, provider: connection.provider, starts_at: slot.startsAt, ends_at: slot.endsAt, slot_id: slot.slotId, calendar_event_id: calendarEventId, booked_at: at };
+  const items: TransactItem[] = [
+    { Update: { TableName: T(), Key: handoffKeys.handoff(tenantId, handoff.id), UpdateExpression: 'SET #status = :b, booking = :booking, updated_at = :at', ConditionExpression: '#status = :c', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':b': 'booked', ':c': 'confirmed', ':booking': booking, ':at': at } } },
+    { Put: { TableName: T(), Item: { ...handoffKeys.slotLock(tenantId, connection.id, slot.startsAt), type: 'slot_lock', handoff_id: handoff.id, ends_at: slot.endsAt }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    ...outboxItems(tenantId, 'handoff.booked', { handoff_id: handoff.id, call_id: handoff.call_id, kind: handoff.kind, status: 'booked', starts_at: slot.startsAt, ends_at: slot.endsAt, connection_id: connection.id }, new Date(at)).items,
+  ];
+  if (connection.provider === 'sandbox_calendar') {
+    items.push({ Put: { TableName: T(), Item: { ...integrationKeys.sandboxEvent(tenantId, connection.id, slot.startsAt, calendarEventId), type: 'sandbox_calendar_event', starts_at: slot.startsAt, ends_at: slot.endsAt, handoff_id: handoff.id, summary: 'Booking from a receptionist call' } } });
+  }
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (err) {
+    if (!(err instanceof TransactionCanceledException)) throw err;
+    const reasons = err.CancellationReasons ?? [];
+    if (reasons[0]?.Code === 'ConditionalCheckFailed') return { kind: 'moved_on', handoff: (await readHandoff(tenantId, handoff.id))! };
+    if (reasons[1]?.Code === 'ConditionalCheckFailed') return { kind: 'slot_taken' };
+    throw err;
+  }
+  return { kind: 'booked', handoff: (await readHandoff(tenantId, handoff.id))! };
+}
+
