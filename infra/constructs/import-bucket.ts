@@ -51,7 +51,10 @@ export class ImportBucket extends Construct {
    */
   /** List and delete objects (the account deletion's `imports/<tenant>/` prefix). */
   grantErasure(grantee: iam.IGrantable): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }));
+    // Listing only under imports/ (the s3:prefix condition): the erasure never sees other keys.
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn], conditions: { StringLike: { 's3:prefix': [IMPORT_OBJECTS_PATTERN] } } }),
+    );
     grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [this.bucket.arnForObjects(IMPORT_OBJECTS_PATTERN)] }));
   }
 

@@ -18,6 +18,7 @@ import type { AppFunction } from '../../infra/constructs/app-function.js';
 import { type RouteDefinition, routeKey, routes } from '../../shared/routes.js';
 import { buildApp, type VoiceControlStack } from '../../infra/stack.js';
 import { type ScheduledJobDefinition, scheduledJobs, type WorkerDefinition, workers } from '../../infra/workers.js';
+import { IMPORT_OBJECTS_PATTERN } from '../../infra/constructs/import-bucket.js';
 import { tableDefinition } from '../../shared/db/table-definition.js';
 import { type MergedTemplate, mergedTemplate } from '../support/merged-template.js';
 import { seedContentHash } from '../../shared/seed/platform.js';
@@ -476,7 +477,14 @@ describe('least privilege', () => {
     template.hasResourceProperties('AWS::Lambda::Permission', { Action: 'lambda:InvokeFunction', Principal: 'events.amazonaws.com', FunctionName: arnOf(fn.function) });
     expect(fnResource(fn).Properties.Timeout).toBe(job.timeoutSeconds);
     const actions = allActions(fn);
-    expect(actions.filter((a) => a.startsWith('s3:') || a === 'sqs:ReceiveMessage')).toEqual([]);
+    expect(actions.filter((a) => a === 'sqs:ReceiveMessage')).toEqual([]);
+    // The import bucket only for a job that erases (the account deletion): list under imports/, delete objects there.
+    const s3 = statementsOf(fn).filter((x) => actionsOf(x).some((a) => a.startsWith('s3:')));
+    if ((job as ScheduledJobDefinition).bucket === 'erase') {
+      expect(s3.flatMap(actionsOf).sort()).toEqual(['s3:DeleteObject', 's3:ListBucket']);
+      const list = s3.find((x) => actionsOf(x).includes('s3:ListBucket')) as Statement & { Condition?: unknown };
+      expect(list.Condition).toEqual({ StringLike: { 's3:prefix': [IMPORT_OBJECTS_PATTERN] } });
+    } else expect(s3).toEqual([]);
     // The credentials key, the app secret and the carrier URLs exactly as its manifest says (the scheduler asks carriers about unfinished calls).
     const def = job as ScheduledJobDefinition;
     const key = { 'Fn::GetAtt': [stack.getLogicalId(stack.credentialsKey.key.node.defaultChild as CfnElement), 'Arn'] };
