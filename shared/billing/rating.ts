@@ -130,6 +130,7 @@ export interface BillingPeriodEstimate {
 }
 
 export interface RatedPeriod {
+  mode: TelephonyModeSummary;
   meters: MeterUsage[];
   rated_total_minor: number;
   estimate: BillingPeriodEstimate;
@@ -194,6 +195,7 @@ export function ratePeriod(input: RatingInput): RatedPeriod {
   if (input.hadSandboxUsage) excluded.push('separately_settled_prepaid_test_calls');
   const ratedTotal = usageAmount + (minutesAmount ?? 0) + (callFees ?? 0);
   return {
+    mode,
     meters,
     rated_total_minor: ratedTotal,
     estimate: {

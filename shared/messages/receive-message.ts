@@ -28,6 +28,7 @@ import type { CarrierCaller } from '../telephony/carrier-request.js';
 import { classifyKeyword, intentOf } from './intent.js';
 import { helpText, startConfirmation, stopConfirmation } from './replies.js';
 import { countSegments } from './segments.js';
+import { messageSegmentsLedgerItems } from '../repositories/usage-ledger.js';
 
 export interface InboundText {
   messageSid: string;
@@ -108,6 +109,8 @@ export async function receiveMessage(caller: CarrierCaller, text: InboundText, a
       messagePut(record),
       ...outboxItems(tenantId, 'message.received', messageEventData(summary), at).items,
       ...items,
+      // An inbound text's segments are final when it is stored: metered with it (issue 15).
+      ...(await messageSegmentsLedgerItems(tenantId, record, at)),
     ];
     try {
       await db().send(new TransactWriteCommand({ TransactItems: all }));

@@ -25,6 +25,7 @@ import type { RuntimeEvent } from '../schemas/runtime-events.js';
 import { getCall, type CallRecord } from './calls.js';
 import { getActiveSuppression, newSuppression, phoneHolder, suppressionAddItems } from './suppressions.js';
 import { receptionistEventFor } from '../webhooks/receptionist-targets.js';
+import { runtimeUsageLedgerItems } from './usage-ledger.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -127,6 +128,8 @@ export async function recordCallEvents(tenantId: string, callId: string, events:
       });
     }
     items.push(callUpdate(call, applied.aggregates, applied.stateChange?.state ?? null, before.event_count, receivedAt));
+    // The fresh usage events' quantities are final: metered in this same transaction (issue 15).
+    items.push(...(await runtimeUsageLedgerItems(tenantId, call, fresh.map(({ event }) => event), new Date(receivedAt))));
 
     try {
       await db().send(new TransactWriteCommand({ TransactItems: items }));
