@@ -12,6 +12,10 @@
  *   npm run --silent admin -- sandbox sms --from +12125550123 --to +14155550100 --body "STOP"
  *   npm run admin -- dnc load --area-code 415 --as-of 2026-11-01 --file numbers.txt
  *   npm run admin -- dnc status   (loaded area codes with as_of and counts)
+ *   npm run admin -- plan list | plan assign --tenant ten_... --plan plan_growth
+ *   npm run admin -- budget set --tenant ten_... --daily-minor 5000 | none
+ *   npm run admin -- jobs run invoices --at 2026-12-01T00:05:00Z   (local runtime: a scheduled job as of an instant)
+ *   npm run admin -- sandbox invoice-event --tenant ten_... --invoice inv_... --type invoice.marked_uncollectible
  *
  * Prints exactly one JSON object on stdout. By default it finds the running local stack
  * (<LOCAL_DIR or .local>/stack.json). Against AWS pass --table and --secret-id (or
@@ -21,6 +25,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isAlive, readStackFile } from '../infra/local/stack-file.js';
+import { jobs as jobsRegistry } from '../shared/admin/jobs.js';
 
 const repoRoot = resolve(import.meta.dirname, '..');
 
@@ -38,6 +43,11 @@ const USAGE = `usage:
   admin sandbox sms --from E164 --to E164 --body TEXT   (an inbound text through the sandbox carrier; prints what the platform answered)
   admin dnc load --area-code NPA --as-of YYYY-MM-DD --file FILE   (National DNC download: one ten-digit number per line)
   admin dnc status
+  admin plan list
+  admin plan assign --tenant TENANT_ID --plan PLAN_ID
+  admin budget set --tenant TENANT_ID --daily-minor N|none
+  admin jobs run NAME --at DATE-TIME        (local runtime; NAME: ${Object.keys(jobsRegistry).join(', ')})
+  admin sandbox invoice-event --tenant TENANT_ID --invoice INVOICE_ID --type invoice.paid|invoice.voided|invoice.marked_uncollectible
 options: [--table TABLE --secret-id ARN --region REGION --kms-key-id KEY] (AWS) | [--local-dir DIR] (local, default .local)`;
 
 function fail(message: string): never {
@@ -72,6 +82,11 @@ const { values, positionals } = parseArgs({
     'area-code': { type: 'string' },
     'as-of': { type: 'string' },
     file: { type: 'string' },
+    plan: { type: 'string' },
+    'daily-minor': { type: 'string' },
+    at: { type: 'string' },
+    invoice: { type: 'string' },
+    type: { type: 'string' },
   },
 });
 
@@ -100,6 +115,8 @@ function configureTarget(): void {
   process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
   process.env.APP_SECRETS_JSON = readFileSync(stack.secretsFile ?? resolve(dir, 'secrets.json'), 'utf8');
   process.env.CREDENTIALS_KEY_FILE = resolve(dir, 'credentials.key');
+  // Jobs run here post to the running stack as it would (the sandbox payment provider's webhooks).
+  if (stack.baseUrl) process.env.PUBLIC_BASE_URL ??= stack.baseUrl;
 }
 
 const ROLES = ['admin', 'manager', 'member'] as const;
@@ -164,9 +181,29 @@ async function dnc(verb: string | undefined): Promise<unknown> {
   return loadDncAction({ areaCode: need('area-code'), asOf: need('as-of'), file: resolve(process.env.INIT_CWD ?? process.cwd(), need('file')) });
 }
 
+/** `plan list` | `plan assign`, `budget set`, `jobs run NAME --at`, `sandbox invoice-event` (issue 15). */
+async function billing(noun: string, verb: string | undefined): Promise<unknown> {
+  const ops = await import('../shared/admin/billing.js');
+  if (noun === 'plan') return verb === 'list' ? ops.planListAction() : ops.planAssignAction({ tenantId: need('tenant'), planId: need('plan') });
+  if (noun === 'budget') {
+    const raw = need('daily-minor');
+    if (raw !== 'none' && !/^\d{1,12}$/.test(raw)) fail('--daily-minor is a whole number of minor units, or none');
+    return ops.budgetSetAction({ tenantId: need('tenant'), dailyMinor: raw === 'none' ? null : Number(raw) });
+  }
+  if (noun === 'sandbox') return ops.sandboxInvoiceEventAction({ tenantId: need('tenant'), invoiceId: need('invoice'), type: need('type') });
+  // jobs run NAME --at DATE-TIME: the local runtime only (on AWS the schedule runs them, as of now).
+  if (values.table || process.env.TABLE_NAME && !process.env.DYNAMODB_ENDPOINT) fail('jobs run is for the local runtime (npm start)');
+  const name = positionals[2];
+  const job = name ? jobsRegistry[name] : undefined;
+  if (!job) fail(`jobs run NAME: one of ${Object.keys(jobsRegistry).join(', ')}`);
+  const at = need('at');
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(at) || Number.isNaN(Date.parse(at))) fail('--at is an ISO 8601 date-time with an offset, e.g. 2026-12-01T00:05:00Z');
+  return { job: name, at: new Date(at).toISOString(), result: await job(new Date(at)) };
+}
+
 async function main(): Promise<void> {
   const [noun, verb] = positionals;
-  const verbs: Record<string, string[]> = { tenant: ['create'], user: ['create'], 'api-key': ['create'], rep: ['create', 'disable', 'enable'], seed: [''], sandbox: ['credentials', 'call', 'sms'], dnc: ['load', 'status'] };
+  const verbs: Record<string, string[]> = { tenant: ['create'], user: ['create'], 'api-key': ['create'], rep: ['create', 'disable', 'enable'], seed: [''], sandbox: ['credentials', 'call', 'sms', 'invoice-event'], dnc: ['load', 'status'], plan: ['list', 'assign'], budget: ['set'], jobs: ['run'] };
   if (!noun || !verbs[noun]?.includes(verb ?? '')) fail(USAGE);
   configureTarget();
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
@@ -199,7 +236,12 @@ async function main(): Promise<void> {
       result = await (await import('../shared/seed/platform.js')).seedPlatformData();
       break;
     case 'sandbox':
-      result = await sandbox(verb);
+      result = verb === 'invoice-event' ? await billing(noun, verb) : await sandbox(verb);
+      break;
+    case 'plan':
+    case 'budget':
+    case 'jobs':
+      result = await billing(noun, verb);
       break;
     case 'dnc':
       result = await dnc(verb);

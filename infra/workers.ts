@@ -69,4 +69,16 @@ export const scheduledJobs = [
     appSecret: true,
     summary: 'Sends due deferred calls to dispatch; fails calls stuck in dialing without a carrier id (dispatch_unknown); closes calls the carrier never reported the end of; re-sends lost analysis requests',
   },
+  {
+    id: 'invoiceJob',
+    handler: 'functions/workers/invoice-job',
+    everyMinutes: 60,
+    table: 'write',
+    timeoutSeconds: 600,
+    queues: [],
+    // The sandbox payment provider posts its signed webhooks to our public URL; the app secret holds the provider settings.
+    publicUrls: true,
+    appSecret: true,
+    summary: "Period close: builds each tenant's invoice of the previous month from the usage ledger and finalizes it with the payment provider (idempotent per tenant and period)",
+  },
 ] as const satisfies readonly ScheduledJobDefinition[];

@@ -12,6 +12,12 @@ export interface AppSecrets {
   readonly cursorKey: string;
   /** The platform's own carrier account, used by managed telephony accounts (optional deployment setting). */
   readonly platformCarrier?: { readonly accountSid: string; readonly authToken: string };
+  /**
+   * The payment provider (issue 15; deployment settings): the webhook signing secret its
+   * events are verified with (`payment_webhook_secret`, whsec_…), and Stripe's secret key
+   * (`stripe_secret_key`) — without one, invoices go to the sandbox payment provider.
+   */
+  readonly payments?: { readonly webhookSecret: string; readonly stripeSecretKey?: string };
 }
 
 let cached: Promise<AppSecrets> | undefined;
@@ -44,7 +50,10 @@ function parse(json: string): AppSecrets {
   const sid = raw.platform_twilio_account_sid;
   const token = raw.platform_twilio_auth_token;
   const platformCarrier = typeof sid === 'string' && sid && typeof token === 'string' && token ? { accountSid: sid, authToken: token } : undefined;
-  return { apiKeyPepper, cursorKey, ...(platformCarrier ? { platformCarrier } : {}) };
+  const webhookSecret = raw.payment_webhook_secret;
+  const stripeSecretKey = raw.stripe_secret_key;
+  const payments = typeof webhookSecret === 'string' && webhookSecret.length >= 16 ? { webhookSecret, ...(typeof stripeSecretKey === 'string' && stripeSecretKey ? { stripeSecretKey } : {}) } : undefined;
+  return { apiKeyPepper, cursorKey, ...(platformCarrier ? { platformCarrier } : {}), ...(payments ? { payments } : {}) };
 }
 
 /** Test hook: forget the cached secrets (after changing the environment). */

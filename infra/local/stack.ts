@@ -234,7 +234,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       // runs it within a second of a commit; the interval stands in for that here).
       const ticker = startJobTicks('callScheduler', 'functions/workers/call-scheduler', opts.schedulerTickMs ?? (Number(process.env.SCHEDULER_TICK_MS) || DEFAULT_SCHEDULER_TICK_MS), log);
       const relay = startJobTicks('outboxRelay', 'functions/workers/outbox-relay', opts.relayTickMs ?? (Number(process.env.OUTBOX_RELAY_TICK_MS) || DEFAULT_RELAY_TICK_MS), log);
-      cleanups.push(ticker.stop, relay.stop);
+      // The invoice job (hourly on AWS) every INVOICE_JOB_TICK_MS: it closes the month before now, idempotently.
+      const invoices = startJobTicks('invoiceJob', 'functions/workers/invoice-job', Number(process.env.INVOICE_JOB_TICK_MS) || DEFAULT_INVOICE_JOB_TICK_MS, log);
+      cleanups.push(ticker.stop, relay.stop, invoices.stop);
       schedulerTicks = ticker.ticks;
     }
 
@@ -301,6 +303,7 @@ async function seedSandboxPlatformAccount(secrets: LocalSecrets): Promise<void> 
 
 export const DEFAULT_SCHEDULER_TICK_MS = 1000;
 export const DEFAULT_RELAY_TICK_MS = 250;
+export const DEFAULT_INVOICE_JOB_TICK_MS = 60_000;
 /** A scheduled job's EventBridge schedule, locally: its handler on an interval, never two runs at once. */
 function startJobTicks(id: string, handler: string, everyMs: number, log: (line: string) => void): { stop: () => Promise<void>; ticks: () => number } {
   const loader = createHandlerLoader<() => Promise<unknown>>();
