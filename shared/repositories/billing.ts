@@ -60,13 +60,13 @@ export async function getBillingAccount(tenantId: string): Promise<BillingAccoun
 export async function getPlan(planId: string): Promise<Plan | undefined> {
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: billingKeys.plan(planId) }));
   if (!out.Item) return planById(planId);
-  const { pk: _pk, sk: _sk, type: _type, ...plan } = out.Item;
+  const { pk: _pk, sk: _sk, type: _type, content_hash: _hash, ...plan } = out.Item;
   return planSchema.parse(plan);
 }
 
 export async function listPlans(): Promise<Plan[]> {
   const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': billingKeys.plansPartition, ':p': billingKeys.plansPrefix } }));
-  return (out.Items ?? []).map(({ pk: _pk, sk: _sk, type: _type, ...plan }) => planSchema.parse(plan));
+  return (out.Items ?? []).map(({ pk: _pk, sk: _sk, type: _type, content_hash: _hash, ...plan }) => planSchema.parse(plan));
 }
 
 /** Operator: put a tenant on a plan (from the next rating on; invoices rate a period with the plan in force at its close). */
