@@ -19,8 +19,10 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * stream_token = the voice runtime: `Authorization: Bearer <Stream token>`, the signed call token
  * our TwiML handed over, valid only for the call named by the path's {call_id}
  * (shared/auth/stream-token.ts; checked by the route factory before anything is read).
+ * stripe_signature = the payment provider's webhooks (issue 15), proven by Stripe-Signature over
+ * the raw body with the deployment's webhook secret; checked by the handler before it reads anything.
  */
-export type AuthMode = 'none' | 'bearer' | 'sandbox_basic' | 'twilio_signature' | 'stream_token';
+export type AuthMode = 'none' | 'bearer' | 'sandbox_basic' | 'twilio_signature' | 'stream_token' | 'stripe_signature';
 /** json (default) = application/json; form = application/x-www-form-urlencoded, as carriers post. */
 export type BodyFormat = 'json' | 'form';
 export type IdempotencyMode = 'required' | 'optional' | 'none';
@@ -179,7 +181,7 @@ export const routes = [
   { id: 'createReceptionistPurchase', method: 'POST', path: '/v1/subscription/receptionist-purchases', handler: 'functions/billing/create-receptionist-purchase', auth: 'bearer', idempotency: 'required', table: 'write', roles: ['admin'], summary: 'Buy receptionist connections: priced on the plan, added to the subscription, billed monthly from the next invoice', tag: 'Billing' },
   { id: 'getReceptionistPurchase', method: 'GET', path: '/v1/subscription/receptionist-purchases/{purchase_id}', handler: 'functions/billing/get-receptionist-purchase', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read a receptionist purchase', tag: 'Billing' },
   { id: 'getMobileBillingSummary', method: 'GET', path: '/v1/mobile/billing/summary', handler: 'functions/billing/get-mobile-billing-summary', auth: 'bearer', idempotency: 'none', table: 'read', roles: ['admin', 'manager'], summary: 'Subscription health for the mobile app: plan, status, payment attention, daily budget, recent invoices (no payment method or provider data)', tag: 'Billing' },
-  { id: 'paymentProviderWebhook', method: 'POST', path: '/provider/stripe/webhooks', handler: 'functions/billing/payment-provider-webhook', auth: 'none', idempotency: 'none', table: 'write', summary: "The payment provider's invoice events, signed as Stripe signs them (Stripe-Signature); replay-safe, monotonic status moves", tag: 'Billing' },
+  { id: 'paymentProviderWebhook', method: 'POST', path: '/provider/stripe/webhooks', handler: 'functions/billing/payment-provider-webhook', auth: 'stripe_signature', idempotency: 'none', table: 'write', summary: "The payment provider's invoice events, signed as Stripe signs them (Stripe-Signature); replay-safe, monotonic status moves", tag: 'Billing' },
 
   // Withdrawn
   { id: 'submitVoiceProfileConsentProof', method: 'POST', path: '/v1/voice-profiles/{profile_id}/consent-proof', handler: 'functions/withdrawn/voice-profile-consent-proof', auth: 'bearer', idempotency: 'none', table: 'none', deprecated: true, summary: 'Withdrawn: consent releases are no longer accepted (410)', tag: 'Withdrawn' },
