@@ -24,6 +24,9 @@ import { newSandboxCredentials, putSandboxAccount } from '../../shared/sandbox/a
 import { readTwiml } from '../../shared/sandbox/twiml-reader.js';
 import { carrierAccess } from '../../shared/telephony/carrier-for.js';
 import { useTestStack } from '../support/stack.js';
+import { outboundTenant, putOutboundCall, signedPost } from './outbound-fixtures.js';
+import { textingTenant } from './message-fixtures.js';
+import { getMessageRecord } from '../../shared/repositories/messages.js';
 import { writeLedgerMonth } from '../bench/usage-ledger.js';
 import { planById } from '../../shared/billing/plans.js';
 import { ratePeriod } from '../../shared/billing/rating.js';
@@ -141,6 +144,28 @@ describe('the usage ledger', () => {
     expect(meter(summary, 'telephony_minutes')).toMatchObject({ quantity: '0', event_count: 0 });
     expect(meter(summary, 'stt_audio_seconds')).toMatchObject({ quantity: null, event_count: null });
     expect(summary.billing_period_estimate).toMatchObject({ excluded_usage_types: ['separately_settled_prepaid_test_calls'], total_amount_minor: 4900, usage_amount_minor: 0 });
+  });
+
+  it('an outbound call’s minutes are metered when its final callback stores the duration (a replay adds nothing); an outbound text’s segments when the carrier takes it', async () => {
+    const o = await outboundTenant(stack);
+    const to = randomNumber('212');
+    const id = await putOutboundCall(o, { to });
+    const sid = newCallSid();
+    const base = { AccountSid: o.creds.account_sid, CallSid: sid, From: o.number.phone_e164, To: to, Direction: 'outbound-api' };
+    expect((await signedPost(stack, o, `/carrier/twilio/status?call_id=${id}`, { ...base, CallStatus: 'in-progress' })).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await signedPost(stack, o, `/carrier/twilio/status?call_id=${id}`, { ...base, CallStatus: 'completed', CallDuration: '95' })).status).toBe(200);
+    expect((await usageRowsOf(o.tenantId, period(), { kind: 'call', id })).map((r) => [r.meter, r.quantity, r.settlement])).toEqual([['telephony_minutes', '2', 'sandbox']]);
+
+    const w = await textingTenant(stack, 'Outbound texts');
+    const contact = await w.contact();
+    const sent = await w.send({ contact_id: contact.id, compliance_profile_id: w.info.id, body: 'a'.repeat(161) });
+    expect(sent.status).toBe(201);
+    const message = sent.body as { id: string; from_e164: string; to_e164: string };
+    const stored = (await getMessageRecord(w.tenantId, message.id))!;
+    expect(await usageRowsOf(w.tenantId, period(), { kind: 'message', id: message.id })).toEqual([]); // queued: not taken yet
+    const status = (s: string) => w.carrier(`/carrier/twilio/message-status?message_id=${message.id}`, { AccountSid: w.creds.account_sid, MessageSid: stored.provider_sid!, From: message.from_e164, To: message.to_e164, MessageStatus: s });
+    for (const s of ['sent', 'sent', 'delivered']) expect((await status(s)).status).toBe(200);
+    expect((await usageRowsOf(w.tenantId, period(), { kind: 'message', id: message.id })).map((r) => [r.meter, r.quantity])).toEqual([['sms_segments', '2']]);
   });
 
   it('a managed account’s call and texts are billed: every meter in registry order, rated on the plan', async () => {
