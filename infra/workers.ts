@@ -72,7 +72,7 @@ export const scheduledJobs = [
   {
     id: 'invoiceJob',
     handler: 'functions/workers/invoice-job',
-    everyMinutes: 60,
+    everyMinutes: 30,
     table: 'write',
     timeoutSeconds: 600,
     queues: [],

@@ -3,7 +3,7 @@ import { now } from '../../shared/clock.js';
 import { logger } from '../../shared/observability.js';
 
 /**
- * Invoice job (EventBridge, hourly; an interval locally): closes the month before now —
+ * Invoice job (EventBridge, every 30 minutes; an interval locally): closes the month before now —
  * each tenant's invoice built from the usage ledger, finalized with the payment provider.
  * Idempotent per tenant and period (shared/billing/invoice-job.ts).
  */

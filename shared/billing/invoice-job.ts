@@ -4,7 +4,7 @@
  * shows), `draft` → provider → `open`. Safe to run any number of times, at any instant:
  * one invoice per tenant and period (its guard), a draft left by a failed provider call is
  * finalized on the next run, an open one is left to the provider's webhooks.
- * Run hourly by EventBridge (`scheduledJobs`), on an interval locally, and on demand with
+ * Run every 30 minutes by EventBridge (`scheduledJobs`), on an interval locally, and on demand with
  * `npm run admin -- jobs run invoices --at <date-time>`.
  */
 import { now } from '../clock.js';

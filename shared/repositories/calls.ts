@@ -204,7 +204,8 @@ export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus
     return true;
   } catch (err) {
     if (err instanceof ConditionalCheckFailedException) return false;
-    if (err instanceof TransactionCanceledException && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+    // The call moved meanwhile, or (a replayed final callback racing the first) its minutes are metered already.
+    if (err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed')) return false;
     throw err;
   }
 }
