@@ -27,7 +27,7 @@ export async function sandboxInvoiceEventAction(input: { tenantId: string; invoi
   if (!(input.type in PROVIDER_INVOICE_EVENTS)) throw new BillingOperatorError(`--type must be one of ${Object.keys(PROVIDER_INVOICE_EVENTS).join(', ')}`);
   const invoice = await getInvoiceRecord(input.tenantId, input.invoiceId);
   if (!invoice) throw new BillingOperatorError(`invoice ${input.invoiceId} of tenant ${input.tenantId} does not exist`);
-  if (invoice.provider !== 'sandbox' || !invoice.external_ref) throw new BillingOperatorError('only an open sandbox invoice takes sandbox provider events');
+  if (invoice.provider !== 'sandbox' || !invoice.external_ref) throw new BillingOperatorError('only an invoice the sandbox provider finalized takes its events');
   const { payments } = await appSecrets();
   if (!payments) throw new BillingOperatorError('payment_webhook_secret is not configured');
   const type = input.type as keyof typeof PROVIDER_INVOICE_EVENTS;
