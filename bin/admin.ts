@@ -14,6 +14,7 @@
  *   npm run admin -- dnc status   (loaded area codes with as_of and counts)
  *   npm run admin -- plan list | plan assign --tenant ten_... --plan plan_growth
  *   npm run admin -- budget set --tenant ten_... --daily-minor 5000 | none
+ *   npm run admin -- subscription cancel --tenant ten_...
  *   npm run admin -- jobs run invoices --at 2026-12-01T00:05:00Z   (local runtime: a scheduled job as of an instant)
  *   npm run admin -- sandbox invoice-event --tenant ten_... --invoice inv_... --type invoice.marked_uncollectible
  *
@@ -46,6 +47,7 @@ const USAGE = `usage:
   admin plan list
   admin plan assign --tenant TENANT_ID --plan PLAN_ID
   admin budget set --tenant TENANT_ID --daily-minor N|none
+  admin subscription cancel --tenant TENANT_ID   (no invoices for periods after the one it ends in)
   admin jobs run NAME --at DATE-TIME        (local runtime; NAME: ${Object.keys(jobsRegistry).join(', ')})
   admin sandbox invoice-event --tenant TENANT_ID --invoice INVOICE_ID --type invoice.paid|invoice.voided|invoice.marked_uncollectible
 options: [--table TABLE --secret-id ARN --region REGION --kms-key-id KEY] (AWS) | [--local-dir DIR] (local, default .local)`;
@@ -190,6 +192,7 @@ async function billing(noun: string, verb: string | undefined): Promise<unknown>
     if (raw !== 'none' && !/^\d{1,12}$/.test(raw)) fail('--daily-minor is a whole number of minor units, or none');
     return ops.budgetSetAction({ tenantId: need('tenant'), dailyMinor: raw === 'none' ? null : Number(raw) });
   }
+  if (noun === 'subscription') return ops.subscriptionCancelAction({ tenantId: need('tenant') });
   if (noun === 'sandbox') return ops.sandboxInvoiceEventAction({ tenantId: need('tenant'), invoiceId: need('invoice'), type: need('type') });
   // jobs run NAME --at DATE-TIME: the local runtime only (on AWS the schedule runs them, as of now).
   if (values.table || process.env.TABLE_NAME && !process.env.DYNAMODB_ENDPOINT) fail('jobs run is for the local runtime (npm start)');
@@ -203,7 +206,7 @@ async function billing(noun: string, verb: string | undefined): Promise<unknown>
 
 async function main(): Promise<void> {
   const [noun, verb] = positionals;
-  const verbs: Record<string, string[]> = { tenant: ['create'], user: ['create'], 'api-key': ['create'], rep: ['create', 'disable', 'enable'], seed: [''], sandbox: ['credentials', 'call', 'sms', 'invoice-event'], dnc: ['load', 'status'], plan: ['list', 'assign'], budget: ['set'], jobs: ['run'] };
+  const verbs: Record<string, string[]> = { tenant: ['create'], user: ['create'], 'api-key': ['create'], rep: ['create', 'disable', 'enable'], seed: [''], sandbox: ['credentials', 'call', 'sms', 'invoice-event'], dnc: ['load', 'status'], plan: ['list', 'assign'], budget: ['set'], subscription: ['cancel'], jobs: ['run'] };
   if (!noun || !verbs[noun]?.includes(verb ?? '')) fail(USAGE);
   configureTarget();
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
@@ -240,6 +243,7 @@ async function main(): Promise<void> {
       break;
     case 'plan':
     case 'budget':
+    case 'subscription':
     case 'jobs':
       result = await billing(noun, verb);
       break;

@@ -1,7 +1,7 @@
 /** Operator actions on billing (issue 15): plans, a tenant's plan and budget, the sandbox payment provider's events. */
 import { postSignedProviderEvent, providerInvoiceEvent } from '../billing/payment-provider.js';
 import { PROVIDER_INVOICE_EVENTS } from '../billing/invoices.js';
-import { assignPlan, listPlans, setDailyBudget } from '../repositories/billing.js';
+import { assignPlan, cancelSubscription, listPlans, setDailyBudget } from '../repositories/billing.js';
 import { getInvoiceRecord } from '../repositories/invoices.js';
 import { appSecrets } from '../secrets.js';
 
@@ -20,6 +20,11 @@ export async function planAssignAction(input: { tenantId: string; planId: string
 export async function budgetSetAction(input: { tenantId: string; dailyMinor: number | null }) {
   const account = await setDailyBudget(input.tenantId, input.dailyMinor, new Date());
   return { tenant_id: account.tenant_id, daily_budget_minor: account.daily_budget_minor };
+}
+
+export async function subscriptionCancelAction(input: { tenantId: string }) {
+  const account = await cancelSubscription(input.tenantId, new Date());
+  return { tenant_id: account.tenant_id, canceled_at: account.canceled_at };
 }
 
 /** The sandbox payment provider posts one of its invoice events for a sandbox invoice (signed as Stripe signs), as a customer's payment or the provider's dunning would. */

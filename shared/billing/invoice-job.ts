@@ -50,7 +50,8 @@ export async function runInvoiceJob(at: Date): Promise<InvoiceJobSummary> {
 export async function invoiceTenant(tenantId: string, period: string, provider: PaymentProvider, at: Date): Promise<{ created: boolean; opened: boolean; invoice_id: string | null }> {
   const account = await ensureBillingAccount(tenantId);
   const { start, end } = periodBounds(period);
-  if (!account || account.canceled_at || Date.parse(account.created_at) >= end.getTime()) return { created: false, opened: false, invoice_id: null };
+  // Not yet a tenant at the period's end, or canceled before it began: nothing to invoice (the period a cancel falls in is still invoiced).
+  if (!account || Date.parse(account.created_at) >= end.getTime() || (account.canceled_at && Date.parse(account.canceled_at) < start.getTime())) return { created: false, opened: false, invoice_id: null };
   let invoice = await invoiceOfPeriod(tenantId, period);
   let created = false;
   if (!invoice) {

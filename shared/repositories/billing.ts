@@ -109,6 +109,16 @@ export async function setDailyBudget(tenantId: string, dailyBudgetMinor: number 
   return out.Attributes as BillingAccount;
 }
 
+/** Operator: cancel the subscription (no invoice after the period it ends in; the mobile status reads canceled). */
+export async function cancelSubscription(tenantId: string, at: Date): Promise<BillingAccount> {
+  const existing = await ensureBillingAccount(tenantId);
+  if (!existing) throw new Error(`tenant ${tenantId} does not exist`);
+  if (existing.canceled_at) return existing; // canceled once: the first instant stands
+  // (canceled_at is stored as null until then, so if_not_exists would keep the null.)
+  const out = await db().send(new UpdateCommand({ TableName: tableName(), Key: billingKeys.account(tenantId), UpdateExpression: 'SET canceled_at = :now, updated_at = :now', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':now': at.toISOString() }, ReturnValues: 'ALL_NEW' }));
+  return out.Attributes as BillingAccount;
+}
+
 /** Every tenant with a billing account, a page at a time (the invoice job's walk). */
 export async function* billingDirectory(): AsyncGenerator<string> {
   let start: Record<string, unknown> | undefined;

@@ -16,7 +16,7 @@ import { sandboxPaymentProvider } from '../../shared/billing/payment-provider.js
 import { periodBounds, periodOf } from '../../shared/billing/period.js';
 import { now } from '../../shared/clock.js';
 import { listTenantEvents } from '../../shared/events/outbox.js';
-import { setDailyBudget } from '../../shared/repositories/billing.js';
+import { cancelSubscription, setDailyBudget } from '../../shared/repositories/billing.js';
 import { getCallBySid } from '../../shared/repositories/calls.js';
 import { getTelephonyAccount } from '../../shared/repositories/telephony-accounts.js';
 import { recomputePeriodTotals, readPeriodTotals, usageRowsOf } from '../../shared/repositories/usage-ledger.js';
@@ -304,6 +304,19 @@ describe('invoices', () => {
     expect((await post('customer.created')).body.outcome).toBe('ignored');
     expect((await s.api('GET', `/v1/invoices/${invoice_id}`)).body.status).toBe('paid');
     expect((await s.api('GET', '/v1/mobile/billing/summary')).body).toMatchObject({ status: inTrial ? 'trialing' : 'active', payment_attention: 'none' });
+  });
+
+  it('a canceled subscription: the period the cancel falls in is still invoiced, the next is not; the mobile status reads canceled', async () => {
+    const s = await voiceTenant('managed');
+    await cancelSubscription(s.tenantId, now());
+    expect((await s.api('GET', '/v1/mobile/billing/summary')).body).toMatchObject({ status: 'canceled' });
+    setClock(CLOSE);
+    const secret = JSON.parse(process.env.APP_SECRETS_JSON!).payment_webhook_secret as string;
+    const provider = sandboxPaymentProvider(secret, now);
+    expect(await invoiceTenant(s.tenantId, thisPeriod, provider, now())).toMatchObject({ created: true, opened: true });
+    const next = periodOf(new Date(periodEnd.getTime() + 40 * 86_400_000));
+    expect(await invoiceTenant(s.tenantId, next, provider, new Date(periodBounds(next).end.getTime() + 60_000))).toEqual({ created: false, opened: false, invoice_id: null });
+    expect((await s.api('GET', '/v1/invoices')).body.data).toHaveLength(1);
   });
 
   it('another tenant’s invoice is a 404, like a missing one', async () => {
