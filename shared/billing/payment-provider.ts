@@ -46,10 +46,12 @@ export interface PaymentProvider {
 
 export const WEBHOOK_PATH = '/provider/stripe/webhooks';
 
-const stripeClient = (key: string) => new Stripe(key, { maxNetworkRetries: 2, timeout: 20_000 });
+const stripeClient = (key: string, apiBase?: URL) =>
+  new Stripe(key, { maxNetworkRetries: 2, timeout: 20_000, ...(apiBase ? { host: apiBase.hostname, port: Number(apiBase.port) || undefined, protocol: apiBase.protocol.replace(':', '') as 'http' | 'https' } : {}) });
 
-export function stripeProvider(secretKey: string): PaymentProvider {
-  const stripe = stripeClient(secretKey);
+/** `apiBase`: another Stripe-compatible endpoint (tests); Stripe's own by default. */
+export function stripeProvider(secretKey: string, apiBase?: URL): PaymentProvider {
+  const stripe = stripeClient(secretKey, apiBase);
   return {
     name: 'stripe',
     async finalizeInvoice(req) {
