@@ -16,6 +16,11 @@
  *   npm run admin -- user verify-email --tenant ten_... --user usr_...   (passwordless: signs in by emailed link)
  *   npm run --silent admin -- mail last --to ops@acme.test   (the local mail sink's newest mail to that address)
  *   npm run admin -- jobs run deletions --at 2026-12-10T00:00:00Z   (a scheduled job at a chosen instant; local only)
+ *   npm run admin -- plan list | plan assign --tenant ten_... --plan plan_growth
+ *   npm run admin -- budget set --tenant ten_... --daily-minor 5000 | none
+ *   npm run admin -- subscription cancel --tenant ten_...
+ *   npm run admin -- jobs run invoices --at 2026-12-01T00:05:00Z   (local runtime: a scheduled job as of an instant)
+ *   npm run admin -- sandbox invoice-event --tenant ten_... --invoice inv_... --type invoice.marked_uncollectible
  *
  * Prints exactly one JSON object on stdout. By default it finds the running local stack
  * (<LOCAL_DIR or .local>/stack.json). Against AWS pass --table and --secret-id (or
@@ -25,6 +30,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isAlive, readStackFile } from '../infra/local/stack-file.js';
+import { jobs as jobsRegistry } from '../shared/admin/jobs.js';
 
 const repoRoot = resolve(import.meta.dirname, '..');
 
@@ -45,7 +51,12 @@ const USAGE = `usage:
   admin user set-password --tenant TENANT_ID --user USER_ID   (the password is read from stdin)
   admin user verify-email --tenant TENANT_ID --user USER_ID
   admin mail last --to EMAIL                (the local mail sink)
-  admin jobs run NAME --at DATE_TIME        (local only; NAME: deletions, … — shared/admin/jobs.ts)
+  admin plan list
+  admin plan assign --tenant TENANT_ID --plan PLAN_ID
+  admin budget set --tenant TENANT_ID --daily-minor N|none
+  admin subscription cancel --tenant TENANT_ID   (no invoices for periods after the one it ends in)
+  admin jobs run NAME --at DATE-TIME        (local runtime only; NAME: ${Object.keys(jobsRegistry).join(', ')})
+  admin sandbox invoice-event --tenant TENANT_ID --invoice INVOICE_ID --type invoice.paid|invoice.voided|invoice.marked_uncollectible
 options: [--table TABLE --secret-id ARN --region REGION --kms-key-id KEY] (AWS) | [--local-dir DIR] (local, default .local)`;
 
 function fail(message: string): never {
@@ -81,7 +92,11 @@ const { values, positionals } = parseArgs({
     'as-of': { type: 'string' },
     file: { type: 'string' },
     user: { type: 'string' },
+    plan: { type: 'string' },
+    'daily-minor': { type: 'string' },
     at: { type: 'string' },
+    invoice: { type: 'string' },
+    type: { type: 'string' },
   },
 });
 
@@ -152,12 +167,11 @@ async function mail(): Promise<unknown> {
 /** `jobs run NAME --at DATE_TIME`: a scheduled job at a chosen instant (the local runtime only). */
 async function runJob(name: string | undefined): Promise<unknown> {
   if (!localTarget) fail('jobs run works against the local runtime only (on AWS the schedules run the jobs)');
-  const { jobs } = await import('../shared/admin/jobs.js');
-  const job = name ? jobs[name] : undefined;
-  if (!job) fail(`jobs run NAME: one of ${Object.keys(jobs).join(', ')}`);
-  const at = new Date(need('at'));
-  if (Number.isNaN(at.getTime())) fail('--at must be a date-time, e.g. 2026-12-10T00:00:00Z');
-  return job(at);
+  const job = name ? jobsRegistry[name] : undefined;
+  if (!job) fail(`jobs run NAME: one of ${Object.keys(jobsRegistry).join(', ')}`);
+  const at = need('at');
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(at) || Number.isNaN(Date.parse(at))) fail('--at is an ISO 8601 date-time with an offset, e.g. 2026-12-01T00:05:00Z');
+  return { job: name, at: new Date(at).toISOString(), result: await job(new Date(at)) };
 }
 
 const ROLES = ['admin', 'manager', 'member'] as const;
@@ -222,9 +236,22 @@ async function dnc(verb: string | undefined): Promise<unknown> {
   return loadDncAction({ areaCode: need('area-code'), asOf: need('as-of'), file: resolve(process.env.INIT_CWD ?? process.cwd(), need('file')) });
 }
 
+/** `plan list` | `plan assign`, `budget set`, `subscription cancel`, `sandbox invoice-event` (issue 15). */
+async function billing(noun: string, verb: string | undefined): Promise<unknown> {
+  const ops = await import('../shared/admin/billing.js');
+  if (noun === 'plan') return verb === 'list' ? ops.planListAction() : ops.planAssignAction({ tenantId: need('tenant'), planId: need('plan') });
+  if (noun === 'budget') {
+    const raw = need('daily-minor');
+    if (raw !== 'none' && !/^\d{1,12}$/.test(raw)) fail('--daily-minor is a whole number of minor units, or none');
+    return ops.budgetSetAction({ tenantId: need('tenant'), dailyMinor: raw === 'none' ? null : Number(raw) });
+  }
+  if (noun === 'subscription') return ops.subscriptionCancelAction({ tenantId: need('tenant') });
+  return ops.sandboxInvoiceEventAction({ tenantId: need('tenant'), invoiceId: need('invoice'), type: need('type') });
+}
+
 async function main(): Promise<void> {
   const [noun, verb] = positionals;
-  const verbs: Record<string, string[]> = { tenant: ['create'], user: ['create', 'set-password', 'verify-email'], mail: ['last'], jobs: ['run'], 'api-key': ['create'], rep: ['create', 'disable', 'enable'], seed: [''], sandbox: ['credentials', 'call', 'sms'], dnc: ['load', 'status'] };
+  const verbs: Record<string, string[]> = { tenant: ['create'], user: ['create', 'set-password', 'verify-email'], mail: ['last'], jobs: ['run'], 'api-key': ['create'], rep: ['create', 'disable', 'enable'], seed: [''], sandbox: ['credentials', 'call', 'sms', 'invoice-event'], dnc: ['load', 'status'], plan: ['list', 'assign'], budget: ['set'], subscription: ['cancel'] };
   if (!noun || !verbs[noun]?.includes(verb ?? '')) fail(USAGE);
   configureTarget();
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
@@ -261,7 +288,12 @@ async function main(): Promise<void> {
       result = await (await import('../shared/seed/platform.js')).seedPlatformData();
       break;
     case 'sandbox':
-      result = await sandbox(verb);
+      result = verb === 'invoice-event' ? await billing(noun, verb) : await sandbox(verb);
+      break;
+    case 'plan':
+    case 'budget':
+    case 'subscription':
+      result = await billing(noun, verb);
       break;
     case 'dnc':
       result = await dnc(verb);

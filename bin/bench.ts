@@ -17,7 +17,9 @@
  *   9. a 1,000-contact campaign on sandbox numbers, cps_limit 20, concurrency_cap 50: wall time
  *      to completed next to the bound the caps impose, max in-flight and dials per second
  *      from the sandbox carrier's own records.
- * BENCH_ONLY=bundles|me|import|engine|dnc|preflight|calls|webhooks|campaigns runs one part.
+ *  10. the usage ledger: 100,000 rows in one month written through the ledger's transaction
+ *      builder, then GET /v1/usage/summary latency (running totals) next to a full recomputation.
+ * BENCH_ONLY=bundles|me|import|engine|dnc|preflight|calls|webhooks|campaigns|ledger runs one part.
  */
 import { cpus } from 'node:os';
 
@@ -97,6 +99,17 @@ if (!only || only === 'campaigns') {
   try {
     const { measureCampaign, printCampaign } = await import('../test/bench/campaigns.js');
     printCampaign(await measureCampaign(stack));
+  } finally {
+    await stack.stop();
+  }
+}
+
+if (!only || only === 'ledger') {
+  const { startLocalStack } = await import('../infra/local/stack.js');
+  const stack = await startLocalStack({ port: 0, inMemory: true, workers: false, seed: true });
+  try {
+    const { measureUsageLedger, printUsageLedger } = await import('../test/bench/usage-ledger.js');
+    printUsageLedger(await measureUsageLedger(stack, Number(process.env.LEDGER_BENCH_ROWS) || 100_000));
   } finally {
     await stack.stop();
   }

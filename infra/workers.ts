@@ -86,4 +86,16 @@ export const scheduledJobs = [
     bucket: 'erase',
     summary: 'Deletes accounts whose deletion grace period ended (or resumes one left half-way): keys and sessions, campaigns, numbers at the carrier, objects, every item but the kept kinds',
   },
+  {
+    id: 'invoiceJob',
+    handler: 'functions/workers/invoice-job',
+    everyMinutes: 30,
+    table: 'write',
+    timeoutSeconds: 600,
+    queues: [],
+    // The sandbox payment provider posts its signed webhooks to our public URL; the app secret holds the provider settings.
+    publicUrls: true,
+    appSecret: true,
+    summary: "Period close: builds each tenant's invoice of the previous month from the usage ledger and finalizes it with the payment provider (idempotent per tenant and period)",
+  },
 ] as const satisfies readonly ScheduledJobDefinition[];

@@ -28,8 +28,11 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * portal_origin = the one-use token in the body is the credential (the emailed deletion
  * proof, opened on any device): `Origin` = PORTAL_ORIGIN (the service's own portal), checked
  * before anything is read, so a refused request leaves the token unspent.
+ *
+ * stripe_signature = the payment provider's webhooks (issue 15), proven by Stripe-Signature over
+ * the raw body with the deployment's webhook secret; checked by the handler before it reads anything.
  */
-export type AuthMode = 'none' | 'bearer' | 'sandbox_basic' | 'twilio_signature' | 'stream_token' | 'session' | 'dashboard_origin' | 'portal_origin';
+export type AuthMode = 'none' | 'bearer' | 'sandbox_basic' | 'twilio_signature' | 'stream_token' | 'session' | 'dashboard_origin' | 'portal_origin' | 'stripe_signature';
 /** json (default) = application/json; form = application/x-www-form-urlencoded, as carriers post. */
 export type BodyFormat = 'json' | 'form';
 export type IdempotencyMode = 'required' | 'optional' | 'none';
@@ -222,6 +225,14 @@ export const routes = [
   { id: 'sandboxGoogleRevoke', method: 'POST', path: '/sandbox/google/revoke', handler: 'functions/sandbox/google-revoke', auth: 'none', bodyFormat: 'form', idempotency: 'none', table: 'write', summary: 'Sandbox Google: token revocation', tag: 'Sandbox' },
   { id: 'sandboxGoogleFreeBusy', method: 'POST', path: '/sandbox/google/calendar/v3/freeBusy', handler: 'functions/sandbox/google-freebusy', auth: 'none', idempotency: 'none', table: 'read', summary: 'Sandbox Google Calendar: free/busy of the primary calendar (Bearer access token)', tag: 'Sandbox' },
   { id: 'sandboxGoogleInsertEvent', method: 'POST', path: '/sandbox/google/calendar/v3/calendars/primary/events', handler: 'functions/sandbox/google-insert-event', auth: 'none', idempotency: 'none', table: 'write', summary: 'Sandbox Google Calendar: insert an event on the primary calendar (Bearer access token)', tag: 'Sandbox' },
+  // Usage and billing (issue 15)
+  { id: 'getUsageSummary', method: 'GET', path: '/v1/usage/summary', handler: 'functions/billing/get-usage-summary', auth: 'bearer', idempotency: 'none', table: 'read', summary: "The period's nine meters and its billing period estimate (excludes tax, credits, discounts and proration; the payment processor's invoice is final)", tag: 'Billing' },
+  { id: 'listInvoices', method: 'GET', path: '/v1/invoices', handler: 'functions/billing/list-invoices', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Invoices built at period close, newest first; filters created_at, period_start, status', tag: 'Billing' },
+  { id: 'getInvoice', method: 'GET', path: '/v1/invoices/{invoice_id}', handler: 'functions/billing/get-invoice', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read an invoice with its line items', tag: 'Billing' },
+  { id: 'createReceptionistPurchase', method: 'POST', path: '/v1/subscription/receptionist-purchases', handler: 'functions/billing/create-receptionist-purchase', auth: 'bearer', idempotency: 'required', table: 'write', roles: ['admin'], summary: 'Buy receptionist connections: priced on the plan, added to the subscription, billed monthly from the next invoice', tag: 'Billing' },
+  { id: 'getReceptionistPurchase', method: 'GET', path: '/v1/subscription/receptionist-purchases/{purchase_id}', handler: 'functions/billing/get-receptionist-purchase', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read a receptionist purchase', tag: 'Billing' },
+  { id: 'getMobileBillingSummary', method: 'GET', path: '/v1/mobile/billing/summary', handler: 'functions/billing/get-mobile-billing-summary', auth: 'bearer', idempotency: 'none', table: 'read', roles: ['admin', 'manager'], summary: 'Subscription health for the mobile app: plan, status, payment attention, daily budget, recent invoices (no payment method or provider data)', tag: 'Billing' },
+  { id: 'paymentProviderWebhook', method: 'POST', path: '/provider/stripe/webhooks', handler: 'functions/billing/payment-provider-webhook', auth: 'stripe_signature', idempotency: 'none', table: 'write', summary: "The payment provider's invoice events, signed as Stripe signs them (Stripe-Signature); replay-safe, monotonic status moves", tag: 'Billing' },
 
   // Withdrawn
   { id: 'submitVoiceProfileConsentProof', method: 'POST', path: '/v1/voice-profiles/{profile_id}/consent-proof', handler: 'functions/withdrawn/voice-profile-consent-proof', auth: 'bearer', idempotency: 'none', table: 'none', deprecated: true, summary: 'Withdrawn: consent releases are no longer accepted (410)', tag: 'Withdrawn' },

@@ -14,6 +14,12 @@ export interface AppSecrets {
   readonly platformCarrier?: { readonly accountSid: string; readonly authToken: string };
   /** The deployment's Google OAuth client (calendar connections; optional deployment setting). */
   readonly googleOAuth?: { readonly clientId: string; readonly clientSecret: string };
+  /**
+   * The payment provider (issue 15; deployment settings): the webhook signing secret its
+   * events are verified with (`payment_webhook_secret`, whsec_…), and Stripe's secret key
+   * (`stripe_secret_key`) — without one, invoices go to the sandbox payment provider.
+   */
+  readonly payments?: { readonly webhookSecret: string; readonly stripeSecretKey?: string };
 }
 
 let cached: Promise<AppSecrets> | undefined;
@@ -49,7 +55,10 @@ function parse(json: string): AppSecrets {
   const gid = raw.google_oauth_client_id;
   const gsecret = raw.google_oauth_client_secret;
   const googleOAuth = typeof gid === 'string' && gid && typeof gsecret === 'string' && gsecret ? { clientId: gid, clientSecret: gsecret } : undefined;
-  return { apiKeyPepper, cursorKey, ...(platformCarrier ? { platformCarrier } : {}), ...(googleOAuth ? { googleOAuth } : {}) };
+  const webhookSecret = raw.payment_webhook_secret;
+  const stripeSecretKey = raw.stripe_secret_key;
+  const payments = typeof webhookSecret === 'string' && webhookSecret.length >= 16 ? { webhookSecret, ...(typeof stripeSecretKey === 'string' && stripeSecretKey ? { stripeSecretKey } : {}) } : undefined;
+  return { apiKeyPepper, cursorKey, ...(platformCarrier ? { platformCarrier } : {}), ...(googleOAuth ? { googleOAuth } : {}), ...(payments ? { payments } : {}) };
 }
 
 /** Test hook: forget the cached secrets (after changing the environment). */

@@ -96,6 +96,11 @@ export function acknowledgeRouteAuthorization(route: apigwv2.HttpRoute, auth: Au
         'a key derived from the application secret, bound to one tenant and one call, with an expiry). The function ' +
         'verifies it (constant time) against the call named by the path before anything is read or written; none is a ' +
         '401, any other credential (another call\'s token, an expired one, a tenant API key) a 403.'
+      : auth === 'stripe_signature'
+      ? 'The payment provider posts its webhooks signed as Stripe defines: Stripe-Signature, HMAC-SHA256 over the ' +
+        'timestamp and the exact body under the webhook endpoint secret (an application secret), with a 5-minute ' +
+        'tolerance. The function verifies it with the stripe library before anything is read or written; a bad ' +
+        'signature is a 400. An API Gateway authorizer cannot see the body it must verify.'
       : auth === 'none'
       ? 'Public by design: an unauthenticated operational endpoint (liveness, readiness, the OpenAPI document, or the ' +
         '$default fallback that answers unknown paths with a JSON 404/405) ' +

@@ -14,7 +14,11 @@ export interface LocalSecrets {
   /** The platform's own carrier account: locally a sandbox carrier account (seeded on start). */
   platform_twilio_account_sid?: string;
   platform_twilio_auth_token?: string;
+  /** The sandbox payment provider signs its invoice webhooks with this (issue 15). */
+  payment_webhook_secret?: string;
 }
+
+const paymentSecret = () => ({ payment_webhook_secret: `whsec_${randomBytes(24).toString('hex')}` });
 
 const platformCarrier = () => ({
   platform_twilio_account_sid: `AC${randomBytes(16).toString('hex')}`,
@@ -25,6 +29,7 @@ export const randomSecrets = (): LocalSecrets => ({
   api_key_pepper: randomBytes(32).toString('hex'),
   cursor_key: randomBytes(32).toString('hex'),
   ...platformCarrier(),
+  ...paymentSecret(),
 });
 
 /** A fresh key for the local secret box (shared/crypto/secret-box.ts), base64. */
@@ -54,9 +59,10 @@ export function loadOrCreateSecrets(dataDir: string): LocalSecrets {
     }
     chmodSync(file, 0o600);
     const secrets: LocalSecrets = { ...raw, api_key_pepper: raw.api_key_pepper, cursor_key: raw.cursor_key };
-    if (!raw.platform_twilio_account_sid || !raw.platform_twilio_auth_token) {
+    if (!raw.platform_twilio_account_sid || !raw.platform_twilio_auth_token || !raw.payment_webhook_secret) {
       // Written by an older version: add what it lacks, keep what it has.
-      Object.assign(secrets, platformCarrier());
+      if (!raw.platform_twilio_account_sid || !raw.platform_twilio_auth_token) Object.assign(secrets, platformCarrier());
+      if (!raw.payment_webhook_secret) Object.assign(secrets, paymentSecret());
       writeFileSync(file, JSON.stringify(secrets, null, 2) + '\n', { mode: 0o600 });
     }
     return secrets;

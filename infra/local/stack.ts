@@ -249,7 +249,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       const relay = startJobTicks('outboxRelay', 'functions/workers/outbox-relay', opts.relayTickMs ?? (Number(process.env.OUTBOX_RELAY_TICK_MS) || DEFAULT_RELAY_TICK_MS), log);
       // Account deletions (every 15 minutes on AWS): due ones run within DELETION_TICK_MS locally.
       const deletions = startJobTicks('accountDeletions', 'functions/workers/account-deletions', opts.deletionTickMs ?? (Number(process.env.DELETION_TICK_MS) || DEFAULT_DELETION_TICK_MS), log);
-      cleanups.push(ticker.stop, relay.stop, deletions.stop);
+      // The invoice job (every 30 minutes on AWS) every INVOICE_JOB_TICK_MS: it closes the month before now, idempotently.
+      const invoices = startJobTicks('invoiceJob', 'functions/workers/invoice-job', Number(process.env.INVOICE_JOB_TICK_MS) || DEFAULT_INVOICE_JOB_TICK_MS, log);
+      cleanups.push(ticker.stop, relay.stop, deletions.stop, invoices.stop);
       schedulerTicks = ticker.ticks;
     }
 
@@ -317,6 +319,7 @@ async function seedSandboxPlatformAccount(secrets: LocalSecrets): Promise<void> 
 export const DEFAULT_SCHEDULER_TICK_MS = 1000;
 export const DEFAULT_RELAY_TICK_MS = 250;
 export const DEFAULT_DELETION_TICK_MS = 60_000;
+export const DEFAULT_INVOICE_JOB_TICK_MS = 60_000;
 /** A scheduled job's EventBridge schedule, locally: its handler on an interval, never two runs at once. */
 function startJobTicks(id: string, handler: string, everyMs: number, log: (line: string) => void): { stop: () => Promise<void>; ticks: () => number } {
   const loader = createHandlerLoader<() => Promise<unknown>>();

@@ -12,7 +12,7 @@ import { errorSchema, validationErrorSchema } from '../../shared/schemas/common.
 import { FILTER_LIMITS } from '../../shared/pagination/filters.js';
 import { PAGE_BYTE_BUDGET } from '../../shared/pagination/page.js';
 
-const SECURITY_SCHEME = { bearer: 'bearerAuth', sandbox_basic: 'sandboxBasic', twilio_signature: 'twilioSignature', stream_token: 'streamToken', session: 'sessionCookie' } as const;
+const SECURITY_SCHEME = { bearer: 'bearerAuth', sandbox_basic: 'sandboxBasic', twilio_signature: 'twilioSignature', stream_token: 'streamToken', session: 'sessionCookie', stripe_signature: 'stripeSignature' } as const;
 
 type Json = Record<string, unknown>;
 
@@ -87,6 +87,7 @@ export async function buildOpenApi(): Promise<Json> {
     if (schemas.body) responses['415'] = route.bodyFormat === 'form'
       ? { description: 'The body is not a form: send Content-Type application/x-www-form-urlencoded', content: { 'application/json': { schema: errorRef } } }
       : { description: 'The body is not JSON: send Content-Type application/json (charset utf-8 if any) or a +json type', content: { 'application/json': { schema: errorRef } } };
+    if (route.auth === 'stripe_signature') responses['400'] = { description: 'Missing, wrong or stale Stripe-Signature; nothing was written', content: { 'application/json': { schema: errorRef } } };
     if (route.auth === 'twilio_signature') responses['403'] = { description: 'Missing or wrong X-Twilio-Signature; nothing was written', content: { 'application/json': { schema: errorRef } } };
     if (route.auth === 'stream_token') {
       responses['401'] = { description: 'No call token (Authorization: Bearer <Stream token>); nothing was written', content: { 'application/json': { schema: errorRef } } };
@@ -131,6 +132,7 @@ export async function buildOpenApi(): Promise<Json> {
         sandboxBasic: { type: 'http', scheme: 'basic', description: 'The sandbox carrier, as Twilio: a sandbox account SID and its auth token' },
         twilioSignature: { type: 'apiKey', in: 'header', name: 'X-Twilio-Signature', description: "Carrier callbacks: Twilio's request signature under the auth token of the account that owns the called number" },
         sessionCookie: { type: 'apiKey', in: 'cookie', name: '__Host-vac_session', description: 'The dashboard session (POST /v1/sessions): Secure, HttpOnly, SameSite=Strict; state-changing requests also need Origin = the dashboard origin' },
+        stripeSignature: { type: 'apiKey', in: 'header', name: 'Stripe-Signature', description: "The payment provider's webhooks, signed as Stripe signs them: t=<unix seconds>,v1=<hex HMAC-SHA256 of \"t.body\"> under the webhook endpoint's secret (whsec_…)" },
         streamToken: { type: 'http', scheme: 'bearer', description: "The voice runtime: the signed Stream token our TwiML handed to the carrier (<Connect><Stream><Parameter name=\"token\">), valid for that one call until it expires (STREAM_TOKEN_TTL_SECONDS, 4 h by default)" },
       },
       schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),

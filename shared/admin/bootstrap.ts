@@ -12,6 +12,7 @@ import { apiKeyItem } from '../repositories/api-keys.js';
 import { createRep, setRepStatus } from '../repositories/reps.js';
 import { getTenant, tenantItem, type Tenant } from '../repositories/tenants.js';
 import { userEmailGuard, userItem, type User } from '../repositories/users.js';
+import { newBillingAccountItems } from '../repositories/billing.js';
 
 const put = (Item: Record<string, unknown>) => ({
   Put: { TableName: tableName(), Item, ConditionExpression: 'attribute_not_exists(pk)' },
@@ -30,7 +31,7 @@ export async function createTenant(input: { name: string; adminEmail: string; ad
   const key = await mintApiKey({ tenantId: tenant.id, name: 'Bootstrap admin key', role: 'admin', createdBy: { type: 'operator', id: null }, now });
   await db().send(
     new TransactWriteCommand({
-      TransactItems: [put(tenantItem(tenant)), put(userItem(tenant.id, user)), put(userEmailGuard(tenant.id, user)), put(apiKeyItem(key.record))],
+      TransactItems: [put(tenantItem(tenant)), put(userItem(tenant.id, user)), put(userEmailGuard(tenant.id, user)), put(apiKeyItem(key.record)), ...newBillingAccountItems(tenant.id, now)],
     }),
   );
   return { tenant_id: tenant.id, user_id: user.id, api_key: { id: key.record.id, secret: key.token } };

@@ -3,6 +3,10 @@
  * (`npm run admin -- jobs run <name> --at <date-time>`): name → (at) → summary. One line per
  * job, so adding one (e.g. issue 15's invoices) is one entry.
  */
-export const jobs: Record<string, (at: Date) => Promise<unknown>> = {
+export type JobRunner = (at: Date) => Promise<unknown>;
+
+export const jobs: Record<string, JobRunner> = {
   deletions: async (at) => (await import('../accounts/delete-tenant.js')).runDueDeletions(at),
+  // Issue 15: period close — each tenant's invoice of the month before `at`.
+  invoices: async (at) => (await import('../billing/invoice-job.js')).runInvoiceJob(at),
 };

@@ -398,3 +398,42 @@ export const activityKeys = {
   item: (tenantId: string, occurredAt: string, activityId: string) => ({ pk: `${tenantPk(tenantId)}#ACTIVITY`, sk: `ACT#${occurredAt}#${assertId(activityId)}` }),
   prefix: 'ACT#',
 } as const;
+
+/**
+ * Usage and billing (issue 15; shared/repositories/usage-ledger.ts, billing.ts, invoices.ts).
+ *  - The usage ledger: a partition per tenant and period, `TENANT#<t>#USAGE#<YYYY-MM>`, holding
+ *    one append-only row per meter per source (`ROW#<source>#<meter>`: the source names the
+ *    call, runtime event or message, so the key is deterministic and a put-if-absent meters a
+ *    source once) and the period's running totals per settlement and meter
+ *    (`TOTAL#<billed|sandbox>#<meter>`, ADDed in the row's transaction; the summary reads them).
+ *  - The tenant's billing account (`BILLING`: plan, budget, receptionist connections), its
+ *    invoices (`INVOICE#<inv>`, top-level `status`; one per period through the guard
+ *    `INVOICE_PERIOD#<YYYY-MM>`) and receptionist purchases (`RECEPTIONIST_PURCHASE#<rcp>`),
+ *    in the tenant's partition.
+ *  - Platform: the plans (`PLATFORM#PLANS` / `PLAN#<id>`), the directory of billing accounts the
+ *    invoice job walks (`PLATFORM#BILLING_ACCOUNTS` / `<tenant>`), and the payment provider's
+ *    invoice id → our invoice (`PLATFORM#PROVIDER_INVOICE#<id>`), how its webhooks find it.
+ */
+export const usagePartition = (tenantId: string, period: string) => `${tenantPk(tenantId)}#USAGE#${assertId(period)}`;
+export const usageKeys = {
+  row: (tenantId: string, period: string, source: string, meter: string) => ({ pk: usagePartition(tenantId, period), sk: `ROW#${assertId(source)}#${assertId(meter)}` }),
+  rowsPrefix: 'ROW#',
+  total: (tenantId: string, period: string, settlement: string, meter: string) => ({ pk: usagePartition(tenantId, period), sk: `TOTAL#${assertId(settlement)}#${assertId(meter)}` }),
+  totalsPrefix: 'TOTAL#',
+} as const;
+
+export const billingKeys = {
+  account: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'BILLING' }),
+  invoice: (tenantId: string, invoiceId: string) => ({ pk: tenantPk(tenantId), sk: `INVOICE#${assertId(invoiceId)}` }),
+  invoicesPrefix: 'INVOICE#',
+  invoicePeriod: (tenantId: string, period: string) => ({ pk: tenantPk(tenantId), sk: `INVOICE_PERIOD#${assertId(period)}` }),
+  purchase: (tenantId: string, purchaseId: string) => ({ pk: tenantPk(tenantId), sk: `RECEPTIONIST_PURCHASE#${assertId(purchaseId)}` }),
+  plansPartition: `${PLATFORM_PREFIX}PLANS`,
+  plan: (planId: string) => ({ pk: `${PLATFORM_PREFIX}PLANS`, sk: `PLAN#${assertId(planId)}` }),
+  plansPrefix: 'PLAN#',
+  directoryPartition: `${PLATFORM_PREFIX}BILLING_ACCOUNTS`,
+  directory: (tenantId: string) => ({ pk: `${PLATFORM_PREFIX}BILLING_ACCOUNTS`, sk: assertId(tenantId) }),
+  providerInvoice: (providerInvoiceId: string) => ({ pk: `${PLATFORM_PREFIX}PROVIDER_INVOICE#${assertId(providerInvoiceId)}`, sk: 'INVOICE' }),
+  /** A provider webhook event applied to one of the tenant's invoices (put if absent: a replay is recognised). */
+  providerEvent: (tenantId: string, eventId: string) => ({ pk: tenantPk(tenantId), sk: `PROVIDER_EVENT#${assertId(eventId)}` }),
+} as const;

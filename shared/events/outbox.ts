@@ -54,6 +54,14 @@ export const EVENT_TYPES = [
   'handoff.created',
   'handoff.confirmed',
   'handoff.booked',
+  // Invoices (issue 15): built at period close, then moved by the payment provider's webhooks.
+  'invoice.created',
+  'invoice.finalized',
+  'invoice.paid',
+  'invoice.voided',
+  'invoice.marked_uncollectible',
+  // Receptionist purchases (issue 15).
+  'subscription.receptionist_purchased',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -29,6 +29,7 @@ import type { CarrierCaller } from '../telephony/carrier-request.js';
 import { classifyKeyword, intentOf } from './intent.js';
 import { helpText, startConfirmation, stopConfirmation } from './replies.js';
 import { countSegments } from './segments.js';
+import { messageSegmentsLedgerItems } from '../repositories/usage-ledger.js';
 
 export interface InboundText {
   messageSid: string;
@@ -111,6 +112,8 @@ export async function receiveMessage(caller: CarrierCaller, text: InboundText, a
       // The mobile timeline's message entry commits with the text (issue 14).
       activityItem(tenantId, { kind: 'message', resource_id: id, label: 'message' }, at),
       ...items,
+      // An inbound text's segments are final when it is stored: metered with it (issue 15).
+      ...(await messageSegmentsLedgerItems(tenantId, record, at)),
     ];
     try {
       await db().send(new TransactWriteCommand({ TransactItems: all }));

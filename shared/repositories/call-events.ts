@@ -27,6 +27,7 @@ import { getActiveSuppression, newSuppression, phoneHolder, suppressionAddItems 
 import { receptionistEventFor } from '../webhooks/receptionist-targets.js';
 import { qualificationItems } from './workflow-outcomes.js';
 import { handoffItems } from './handoffs.js';
+import { runtimeUsageLedgerItems } from './usage-ledger.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -134,6 +135,8 @@ export async function recordCallEvents(tenantId: string, callId: string, events:
       });
     }
     items.push(callUpdate(call, applied.aggregates, applied.stateChange?.state ?? null, before.event_count, receivedAt));
+    // The fresh usage events' quantities are final: metered in this same transaction (issue 15).
+    items.push(...(await runtimeUsageLedgerItems(tenantId, call, fresh.map(({ event }) => event), new Date(receivedAt))));
 
     try {
       await db().send(new TransactWriteCommand({ TransactItems: items }));

@@ -27,6 +27,7 @@ import type { CallRecordWithEvents } from './call-events.js';
 import { analysisWatchDelete, endOfCallWatches, unfinishedWatchPut } from './call-watches.js';
 import { dueInstantOf, dueItemDelete } from './outbound-calls.js';
 import { getCall, type CallRecord } from './calls.js';
+import { callMinutesLedgerItems } from './usage-ledger.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 const ATTEMPTS = 8;
@@ -133,7 +134,7 @@ export async function applyCallTransition(
   tenantId: string,
   callId: string,
   compute: (call: CallRecordWithEvents) => StateChange | null,
-  extra: (call: CallRecordWithEvents, change: StateChange | null) => { sets: string[]; values: Record<string, unknown> } = () => ({ sets: [], values: {} }),
+  extra: (call: CallRecordWithEvents, change: StateChange | null) => { sets: string[]; values: Record<string, unknown>; durationSeconds?: number } = () => ({ sets: [], values: {} }),
   now = clockNow(),
 ): Promise<TransitionResult | undefined> {
   for (let attempt = 1; ; attempt++) {
@@ -180,6 +181,8 @@ export async function applyCallTransition(
       // A campaign attempt's end: its row and the campaign's counters, exactly once with the terminal transition.
       if (isTerminal(change.state)) items.push(...campaignEndItems(call as unknown as CampaignCallFacts, { state: change.state, disposition: change.disposition ?? call.disposition ?? null, end_reason: change.end_reason ?? call.end_reason ?? null }, now));
     }
+    // The duration is stored once, here: the call's telephony minutes are final and metered with it (issue 15).
+    if (more.durationSeconds !== undefined) items.push(...(await callMinutesLedgerItems(tenantId, call, more.durationSeconds, now)));
     let condition = 'attribute_exists(pk) AND #state = :from';
     if (call.event_count === undefined) condition += ' AND attribute_not_exists(#event_count)';
     else {
@@ -213,12 +216,13 @@ export function applyOutboundStatus(call: Pick<CallRecord, 'tenant_id' | 'id'>, 
       const finalCallback = ['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(status.CallStatus);
       const sets: string[] = [];
       const values: Record<string, unknown> = {};
-      if (ending && durationSeconds !== null && c.duration_seconds === null) {
+      const storesDuration = ending && durationSeconds !== null && c.duration_seconds === null;
+      if (storesDuration) {
         sets.push('duration_seconds = if_not_exists(duration_seconds, :d)');
         values[':d'] = durationSeconds;
       }
       if (!change && isTerminal(c.state) && finalCallback && c.ended_at === null) sets.push('ended_at = if_not_exists(ended_at, :now)');
-      return { sets, values };
+      return { sets, values, ...(storesDuration ? { durationSeconds: durationSeconds! } : {}) };
     },
     now,
   );

@@ -19,6 +19,7 @@ import type { InboundRouteMode } from '../schemas/phone-numbers.js';
 
 import { isTerminal, onCarrierStatus, type CallState, type CarrierStatus } from '../policy/call-state/machine.js';
 import { analysisWatchPut } from './call-watches.js';
+import { callMinutesLedgerItems } from './usage-ledger.js';
 
 export type { CallState };
 
@@ -194,6 +195,8 @@ export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus
     sets.push('duration_seconds = if_not_exists(duration_seconds, :d)');
     values[':d'] = durationSeconds;
   }
+  // The duration is stored once: the call's telephony minutes are final and metered with it (issue 15).
+  const metered = ending && durationSeconds !== null && call.duration_seconds === null ? await callMinutesLedgerItems(call.tenant_id, call, durationSeconds, now) : [];
   if (sets.length === 1) return false;
   const scored = Boolean(change && isTerminal(change.state) && call.inbound?.agent_version_id);
   if (scored) {
@@ -202,12 +205,13 @@ export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus
   }
   const update = { TableName: tableName(), Key: callKeys.call(call.tenant_id, call.id), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: 'attribute_exists(pk) AND #state = :from', ExpressionAttributeNames: names, ExpressionAttributeValues: values };
   try {
-    if (scored) await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, analysisWatchPut(call, at)] }));
+    if (scored || metered.length) await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, ...(scored ? [analysisWatchPut(call, at)] : []), ...metered] }));
     else await db().send(new UpdateCommand(update));
     return true;
   } catch (err) {
     if (err instanceof ConditionalCheckFailedException) return false;
-    if (err instanceof TransactionCanceledException && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+    // The call moved meanwhile, or (a replayed final callback racing the first) its minutes are metered already.
+    if (err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed')) return false;
     throw err;
   }
 }

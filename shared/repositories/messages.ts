@@ -15,6 +15,10 @@ import { nextStatus, type MessageStatus } from '../messages/status.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
 import type { MessageFailure, MessageSummary } from '../schemas/text-messages.js';
+import { messageSegmentsLedgerItems } from './usage-ledger.js';
+
+/** Statuses that mean the carrier took the text (and bills its segments). */
+const CARRIER_ACCEPTED: readonly MessageStatus[] = ['sent', 'delivered'];
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -162,6 +166,8 @@ export async function applyMessageStatus(tenantId: string, messageId: string, re
     }
     const type = to ? EVENT_OF[to] : undefined;
     if (type) items.push(...outboxItems(tenantId, type, messageEventData(presentMessage(next as unknown as Record<string, unknown>)), at).items);
+    // The carrier accepted the text (first sent or delivered): its segments are metered with the move (issue 15).
+    if (to && CARRIER_ACCEPTED.includes(to) && !CARRIER_ACCEPTED.includes(current.status)) items.push(...(await messageSegmentsLedgerItems(tenantId, current, at)));
     try {
       await db().send(new TransactWriteCommand({ TransactItems: items }));
       return { message: next, moved: to !== null };

@@ -160,7 +160,7 @@ export function toRuntimeEvents(conversation: readonly SequencedEvent[], m: Mapp
           outcome = { id: id(e.seq, '-outcome'), type: 'outcome', at: at(), outcome: { outcome_type: 'none', goal_reached: m.goalReached } };
           out.push(outcome);
         }
-        out.push({ id: 'sbx-usage', type: 'usage', at: at(), audio_seconds: Math.round(clock) / 1000, characters_spoken: agentChars, llm_input_tokens: 400 * agentTurns, llm_output_tokens: Math.ceil(agentChars / 4) });
+        out.push({ id: 'sbx-usage', type: 'usage', at: at(), audio_seconds: Math.round(clock) / 1000, characters_spoken: agentChars, llm_input_tokens: 400 * agentTurns, llm_cached_input_tokens: 300 * Math.max(0, agentTurns - 1), llm_output_tokens: Math.ceil(agentChars / 4), gpu_seconds: Math.round(clock / 4) / 1000 });
         out.push({ id: id(e.seq), type: 'hangup', at: at(), by: e.by === 'agent' ? 'agent' : 'contact' });
         break;
       }

@@ -10,6 +10,8 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { contentHash } from '../canonical-json.js';
 import { db, tableName } from '../db/client.js';
+import { PLANS } from '../billing/plans.js';
+import { planItem } from '../repositories/billing.js';
 import { seedTemplate } from '../repositories/templates.js';
 import { TEMPLATES, type TemplateDefinition } from './templates.js';
 
@@ -19,11 +21,29 @@ const platformRecords = (now: string) => [
   { pk: 'PLATFORM', sk: 'META', type: 'platform_meta', schema_version: PLATFORM_SCHEMA_VERSION, api_version: '0.1.0', seeded_at: now },
 ];
 
+/** Plans (issue 15) are platform data too; unlike the records above, a changed plan replaces the stored one. */
+async function seedPlans(): Promise<{ written: number; existing: number }> {
+  let written = 0;
+  let existing = 0;
+  for (const plan of PLANS) {
+    const item = planItem(plan);
+    const hash = contentHash(plan);
+    try {
+      await db().send(new PutCommand({ TableName: tableName(), Item: { ...item, content_hash: hash }, ConditionExpression: 'attribute_not_exists(pk) OR content_hash <> :h', ExpressionAttributeValues: { ':h': hash } }));
+      written++;
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      existing++;
+    }
+  }
+  return { written, existing };
+}
+
 /**
  * Everything the seed writes except timestamps, hashed: the stack passes it to the deploy
  * hook as a property, so CloudFormation re-runs the seed exactly when this changes.
  */
-export const seedContentHash = (templates: readonly TemplateDefinition[] = TEMPLATES): string => contentHash({ platform: platformRecords(''), templates });
+export const seedContentHash = (templates: readonly TemplateDefinition[] = TEMPLATES): string => contentHash({ platform: platformRecords(''), templates, plans: PLANS });
 
 export async function seedPlatformData(): Promise<{ written: number; existing: number }> {
   let written = 0;
@@ -37,6 +57,9 @@ export async function seedPlatformData(): Promise<{ written: number; existing: n
       existing++;
     }
   }
+  const plans = await seedPlans();
+  written += plans.written;
+  existing += plans.existing;
   for (const template of TEMPLATES) {
     if ((await seedTemplate(template, new Date().toISOString())) === 'unchanged') existing++;
     else written++;

@@ -64,6 +64,8 @@ describe('the route manifest', () => {
       // Carrier-facing routes carry the carrier's own credential; nothing else does.
       if (r.auth === 'sandbox_basic') expect(r.path, r.id).toMatch(/^\/sandbox\/twilio\//);
       if (r.auth === 'twilio_signature') expect(r.path, r.id).toMatch(/^\/carrier\/twilio\//);
+      // The payment provider's webhooks carry its signature (issue 15).
+      if (r.auth === 'stripe_signature') expect(r.path, r.id).toMatch(/^\/provider\/stripe\//);
       // The voice runtime's routes carry the call's Stream token, and name the call it binds.
       if (r.auth === 'stream_token') expect(r.path, r.id).toMatch(/^\/runtime\/v1\/calls\/\{call_id\}\//);
       if (r.path.startsWith('/runtime/')) expect(r.auth, r.id).toBe('stream_token');

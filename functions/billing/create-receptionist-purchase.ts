@@ -1,0 +1,13 @@
+import { now } from '../../shared/clock.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { purchaseReceptionistConnections } from '../../shared/repositories/receptionist-purchases.js';
+import { receptionistPurchaseRequest, receptionistPurchaseResponse } from '../../shared/schemas/billing.js';
+
+/**
+ * POST /v1/subscription/receptionist-purchases (admin; Idempotency-Key required) — prices
+ * the connections on the tenant's plan and adds them to the subscription (201).
+ */
+export const handler = defineRoute('createReceptionistPurchase', { body: receptionistPurchaseRequest, responses: { 201: receptionistPurchaseResponse } }, async ({ principal, body }) => ({
+  status: 201,
+  body: await purchaseReceptionistConnections(principal.tenantId, body.receptionist_connections, now()),
+}));

@@ -1,0 +1,16 @@
+import { periodOf } from '../../shared/billing/period.js';
+import { usageSummary as summarize } from '../../shared/billing/usage-summary.js';
+import { now } from '../../shared/clock.js';
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { ESTIMATE_DISCLAIMER, usageSummary, usageSummaryQuery } from '../../shared/schemas/billing.js';
+
+/**
+ * GET /v1/usage/summary?period=YYYY-MM — the period's nine meters (registry order) and its
+ * billing_period_estimate, from the running totals the ledger keeps (never a sum of rows).
+ */
+export const handler = defineRoute(
+  'getUsageSummary',
+  { query: usageSummaryQuery, responses: { 200: usageSummary }, description: `The current month (UTC) when period is absent. The estimate: ${ESTIMATE_DISCLAIMER}` },
+  async ({ principal, query }) => ok(await summarize(principal.tenantId, query.period ?? periodOf(now()))),
+);

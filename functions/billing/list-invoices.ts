@@ -1,0 +1,16 @@
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { listInvoices } from '../../shared/repositories/invoices.js';
+import { INVOICE_STATUSES, invoiceResource } from '../../shared/schemas/billing.js';
+import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
+
+/** GET /v1/invoices — the tenant's invoices, newest first; filters created_at, period_start, status (SPEC Conventions 6). */
+export const handler = defineRoute(
+  'listInvoices',
+  {
+    query: pageQuery,
+    filters: { created_at: { kind: 'datetime' }, period_start: { kind: 'datetime' }, status: { kind: 'enum', values: INVOICE_STATUSES } },
+    responses: { 200: cursorPage(invoiceResource) },
+  },
+  async ({ principal, query, filters }) => ok(await listInvoices(principal.tenantId, { ...query, filters })),
+);

@@ -1,0 +1,72 @@
+/**
+ * Period close (issue 15): for every tenant in the billing directory, build the invoice of
+ * the month before `at` from the ledger's running totals (the same rating the summary
+ * shows), `draft` → provider → `open`. Safe to run any number of times, at any instant:
+ * one invoice per tenant and period (its guard), a draft left by a failed provider call is
+ * finalized on the next run, an open one is left to the provider's webhooks.
+ * Run every 30 minutes by EventBridge (`scheduledJobs`), on an interval locally, and on demand with
+ * `npm run admin -- jobs run invoices --at <date-time>`.
+ */
+import { now } from '../clock.js';
+import { logger } from '../observability.js';
+import { billingDirectory, ensureBillingAccount } from '../repositories/billing.js';
+import { createDraftInvoice, invoiceOfPeriod, openInvoice } from '../repositories/invoices.js';
+import { getTenant } from '../repositories/tenants.js';
+import { invoiceLines, invoiceTotal } from './invoices.js';
+import { paymentProvider, type PaymentProvider } from './payment-provider.js';
+import { periodBounds, previousPeriod } from './period.js';
+import { periodUsage } from './usage-summary.js';
+
+export interface InvoiceJobSummary {
+  period: string;
+  tenants: number;
+  created: number;
+  opened: number;
+  skipped: number;
+  failed: number;
+}
+
+const DAY_MS = 86_400_000;
+
+export async function runInvoiceJob(at: Date): Promise<InvoiceJobSummary> {
+  const period = previousPeriod(at);
+  const summary: InvoiceJobSummary = { period, tenants: 0, created: 0, opened: 0, skipped: 0, failed: 0 };
+  const provider = await paymentProvider(now);
+  for await (const tenantId of billingDirectory()) {
+    summary.tenants++;
+    try {
+      const r = await invoiceTenant(tenantId, period, provider, at);
+      if (r.created) summary.created++;
+      if (r.opened) summary.opened++;
+      if (!r.created && !r.opened) summary.skipped++;
+    } catch (err) {
+      summary.failed++;
+      logger.error('invoice job: tenant not invoiced (retried next run)', { tenant_id: tenantId, period, error: (err as Error).message });
+    }
+  }
+  return summary;
+}
+
+export async function invoiceTenant(tenantId: string, period: string, provider: PaymentProvider, at: Date): Promise<{ created: boolean; opened: boolean; invoice_id: string | null }> {
+  const account = await ensureBillingAccount(tenantId);
+  const { start, end } = periodBounds(period);
+  // Not yet a tenant at the period's end, or canceled before it began: nothing to invoice (the period a cancel falls in is still invoiced).
+  if (!account || Date.parse(account.created_at) >= end.getTime() || (account.canceled_at && Date.parse(account.canceled_at) < start.getTime())) return { created: false, opened: false, invoice_id: null };
+  let invoice = await invoiceOfPeriod(tenantId, period);
+  let created = false;
+  if (!invoice) {
+    const usage = await periodUsage(tenantId, period);
+    const inTrial = Date.parse(account.created_at) + usage.plan.trial_days * DAY_MS >= end.getTime();
+    const lines = invoiceLines(usage.plan, usage.rated, { inTrial, receptionistConnections: account.receptionist_connections });
+    const draft = await createDraftInvoice({ tenant_id: tenantId, period, period_start: start.toISOString(), period_end: end.toISOString(), line_items: lines, total_minor: invoiceTotal(lines), currency: usage.plan.currency, plan_id: usage.plan.id }, at);
+    invoice = draft.invoice;
+    created = draft.created;
+  }
+  if (invoice.status !== 'draft') return { created, opened: false, invoice_id: invoice.id };
+  const tenant = await getTenant(tenantId);
+  const request = { invoice_id: invoice.id, tenant_id: tenantId, tenant_name: tenant?.name ?? tenantId, currency: invoice.currency, period, total_minor: invoice.total_minor, line_items: invoice.line_items, customer_ref: account.customer_ref ?? null };
+  const finalized = await provider.finalizeInvoice(request);
+  const opened = await openInvoice(invoice, finalized, at);
+  if (opened) await provider.afterOpen(request, finalized);
+  return { created, opened, invoice_id: invoice.id };
+}

@@ -1,0 +1,88 @@
+/**
+ * Receptionist purchases (issue 15): a purchase of receptionist connections, priced on the
+ * tenant's plan, recorded (`RECEPTIONIST_PURCHASE#<rcp>`) and added to the billing account's
+ * connections in ONE conditional transaction with its event; the connections are billed
+ * monthly on the invoices from then on (a `receptionist_connections` line).
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client.js';
+import { billingKeys } from '../db/keys.js';
+import { outboxItems } from '../events/outbox.js';
+import { newId } from '../ids.js';
+import { ensureBillingAccount, getPlan } from './billing.js';
+
+export interface ReceptionistPurchase {
+  id: string;
+  status: 'confirmed';
+  receptionist_connections: number;
+  total_inbound_connections: number;
+  amount_due_minor: number;
+  recurring_connections_minor: number;
+  currency: string;
+}
+
+const present = (r: Record<string, unknown>): ReceptionistPurchase => ({
+  id: r.id as string,
+  status: r.status as 'confirmed',
+  receptionist_connections: r.receptionist_connections as number,
+  total_inbound_connections: r.total_inbound_connections as number,
+  amount_due_minor: r.amount_due_minor as number,
+  recurring_connections_minor: r.recurring_connections_minor as number,
+  currency: r.currency as string,
+});
+
+/**
+ * Prices and records the purchase: amount_due = connections × the plan's monthly price
+ * (what it adds to each invoice, no proration), recurring = every purchased connection ×
+ * price, total_inbound_connections = the plan's included ones + every purchased one.
+ */
+export async function purchaseReceptionistConnections(tenantId: string, connections: number, at: Date): Promise<ReceptionistPurchase> {
+  for (let attempt = 1; attempt <= 8; attempt++) {
+    const account = await ensureBillingAccount(tenantId);
+    if (!account) throw new Error(`tenant ${tenantId} has no billing account`);
+    const plan = await getPlan(account.plan_id);
+    if (!plan) throw new Error(`plan ${account.plan_id} is not seeded`);
+    const purchased = account.receptionist_connections + connections;
+    const nowIso = at.toISOString();
+    const purchase = {
+      id: newId('rcp'),
+      status: 'confirmed' as const,
+      receptionist_connections: connections,
+      total_inbound_connections: plan.included_inbound_connections + purchased,
+      amount_due_minor: connections * plan.receptionist_connection_price_minor,
+      recurring_connections_minor: purchased * plan.receptionist_connection_price_minor,
+      currency: plan.currency,
+    };
+    try {
+      await db().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: tableName(), Item: { ...billingKeys.purchase(tenantId, purchase.id), type: 'receptionist_purchase', tenant_id: tenantId, plan_id: plan.id, ...purchase, created_at: nowIso, updated_at: nowIso }, ConditionExpression: 'attribute_not_exists(pk)' } },
+            {
+              Update: {
+                TableName: tableName(),
+                Key: billingKeys.account(tenantId),
+                UpdateExpression: 'SET receptionist_connections = :to, updated_at = :now',
+                ConditionExpression: 'receptionist_connections = :from',
+                ExpressionAttributeValues: { ':to': purchased, ':from': account.receptionist_connections, ':now': nowIso },
+              },
+            },
+            ...outboxItems(tenantId, 'subscription.receptionist_purchased', { purchase_id: purchase.id, ...purchase, at: nowIso }, at).items,
+          ],
+        }),
+      );
+      return purchase;
+    } catch (err) {
+      if (!(err instanceof TransactionCanceledException)) throw err;
+      // Another purchase changed the count: price again on what is now held.
+    }
+  }
+  throw new Error('the billing account changed under every attempt');
+}
+
+export async function getReceptionistPurchase(tenantId: string, purchaseId: string): Promise<ReceptionistPurchase | undefined> {
+  if (purchaseId.includes('#')) return undefined;
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: billingKeys.purchase(tenantId, purchaseId) }));
+  return out.Item ? present(out.Item) : undefined;
+}

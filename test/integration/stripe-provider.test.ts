@@ -1,0 +1,93 @@
+/**
+ * The Stripe adapter (shared/billing/payment-provider.ts) against a local stand-in for
+ * Stripe's REST API: the calls it makes, their amounts, and the idempotency keys that make a
+ * retried period close bill once; and the webhook verifier against the library's signer.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stripeProvider, verifyProviderEvent } from '../../shared/billing/payment-provider.js';
+
+interface Seen {
+  method: string;
+  path: string;
+  idempotencyKey: string | undefined;
+  form: Record<string, string>;
+}
+const seen: Seen[] = [];
+let server: Server;
+let base: URL;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      const path = req.url!.split('?')[0]!;
+      seen.push({ method: req.method!, path, idempotencyKey: req.headers['idempotency-key'] as string | undefined, form: Object.fromEntries(new URLSearchParams(body)) });
+      const json = (o: unknown) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'request-id': 'req_test' });
+        res.end(JSON.stringify(o));
+      };
+      if (path === '/v1/customers') return json({ id: 'cus_test1', object: 'customer' });
+      if (path === '/v1/invoices') return json({ id: 'in_test1', object: 'invoice', status: 'draft' });
+      if (path === '/v1/invoiceitems') return json({ id: `ii_${seen.length}`, object: 'invoiceitem' });
+      if (path === '/v1/invoices/in_test1/finalize') return json({ id: 'in_test1', object: 'invoice', status: 'open', hosted_invoice_url: 'https://invoice.stripe.com/i/test' });
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'no such route', type: 'invalid_request_error' } }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const request = {
+  invoice_id: 'inv_01TEST',
+  tenant_id: 'ten_01TEST',
+  tenant_name: 'Acme',
+  currency: 'usd',
+  period: '2026-11',
+  total_minor: 5500,
+  customer_ref: null,
+  line_items: [
+    { kind: 'base_price' as const, meter: null, description: 'Starter plan', quantity: '1', unit_amount_minor: '4900', amount_minor: 4900 },
+    { kind: 'minutes' as const, meter: 'telephony_minutes' as const, description: 'Telephony minutes beyond 100 included', quantity: '50', unit_amount_minor: null, amount_minor: 600 },
+  ],
+};
+
+describe('the Stripe adapter', () => {
+  it('creates the customer, a send_invoice draft, one item per line and finalizes it, each call under an idempotency key from our invoice id', async () => {
+    const out = await stripeProvider('sk_test_local', base).finalizeInvoice(request);
+    expect(out).toEqual({ provider: 'stripe', customer_ref: 'cus_test1', external_ref: 'in_test1', hosted_invoice_url: 'https://invoice.stripe.com/i/test' });
+    expect(seen.map((s) => [s.method, s.path, s.idempotencyKey])).toEqual([
+      ['POST', '/v1/customers', 'customer-ten_01TEST'],
+      ['POST', '/v1/invoices', 'invoice-inv_01TEST'],
+      ['POST', '/v1/invoiceitems', 'invoice-inv_01TEST-line-0'],
+      ['POST', '/v1/invoiceitems', 'invoice-inv_01TEST-line-1'],
+      ['POST', '/v1/invoices/in_test1/finalize', 'invoice-inv_01TEST-finalize'],
+    ]);
+    expect(seen[1]!.form).toMatchObject({ customer: 'cus_test1', currency: 'usd', collection_method: 'send_invoice', 'metadata[invoice_id]': 'inv_01TEST', 'metadata[tenant_id]': 'ten_01TEST' });
+    expect(seen.slice(2, 4).map((s) => [s.form.amount, s.form.invoice])).toEqual([['4900', 'in_test1'], ['600', 'in_test1']]);
+  });
+
+  it('reuses the tenant’s recorded customer', async () => {
+    seen.length = 0;
+    await stripeProvider('sk_test_local', base).finalizeInvoice({ ...request, customer_ref: 'cus_known' });
+    expect(seen.map((s) => s.path)).not.toContain('/v1/customers');
+    expect(seen[0]!.form.customer).toBe('cus_known');
+  });
+});
+
+describe('verifyProviderEvent', () => {
+  const secret = 'whsec_test_0123456789abcdef';
+  const payload = JSON.stringify({ id: 'evt_1', object: 'event', type: 'invoice.paid', data: { object: { id: 'in_1', object: 'invoice' } } });
+  const signer = new Stripe('sk_test_x').webhooks;
+  it('accepts what Stripe signs; refuses another secret, a changed body, a stale timestamp', () => {
+    expect(verifyProviderEvent(payload, signer.generateTestHeaderString({ payload, secret }), secret).type).toBe('invoice.paid');
+    expect(() => verifyProviderEvent(payload, signer.generateTestHeaderString({ payload, secret: 'whsec_other_0123456789' }), secret)).toThrow();
+    expect(() => verifyProviderEvent(payload.replace('paid', 'voided'), signer.generateTestHeaderString({ payload, secret }), secret)).toThrow();
+    expect(() => verifyProviderEvent(payload, signer.generateTestHeaderString({ payload, secret, timestamp: Math.floor(Date.now() / 1000) - 3600 }), secret)).toThrow();
+  });
+});
