@@ -68,7 +68,7 @@ describe('dashboard operator CLI', () => {
   it('runs the deletions job at a chosen instant, and refuses an unknown job', async () => {
     const run = await admin(['jobs', 'run', 'deletions', '--at', '2030-01-01T00:00:00Z']);
     expect(run.status, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual({ at: '2030-01-01T00:00:00.000Z', due: 0, results: [] });
+    expect(JSON.parse(run.stdout)).toEqual({ job: 'deletions', at: '2030-01-01T00:00:00.000Z', result: { at: '2030-01-01T00:00:00.000Z', due: 0, results: [] } });
     const unknown = await admin(['jobs', 'run', 'nothing', '--at', '2030-01-01T00:00:00Z']);
     expect(unknown.status).not.toBe(0);
     expect(unknown.stderr).toContain('deletions');
