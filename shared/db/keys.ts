@@ -359,6 +359,8 @@ export const integrationKeys = {
   sandboxOauthGrantRevoked: (grantId: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX#OAUTH`, sk: `REVOKED#${assertId(grantId)}` }),
   /** An event on a sandbox Google calendar (one calendar per grant). */
   sandboxGoogleEvent: (grantId: string, eventId: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX#GCAL#${assertId(grantId)}`, sk: `EVENT#${assertId(eventId)}` }),
+  /** A failure the sandbox Google answers once to an insert of this event id (tests inject it). */
+  sandboxGoogleInsertFault: (eventId: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX#GCAL#FAULTS`, sk: `INSERT#${assertId(eventId)}` }),
   sandboxGoogleEventsPartition: (grantId: string) => `${PLATFORM_PREFIX}SANDBOX#GCAL#${assertId(grantId)}`,
 } as const;
 

@@ -9,6 +9,8 @@ import twilio from 'twilio';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listTenantEvents } from '../../shared/events/outbox.js';
 import { getCallBySid } from '../../shared/repositories/calls.js';
+import { bookingEventId } from '../../shared/mobile/handoff-booking.js';
+import { failNextSandboxGoogleInsert } from '../../shared/sandbox/google.js';
 import { getTelephonyAccount, openSandboxCredentials } from '../../shared/repositories/telephony-accounts.js';
 import { readTwiml } from '../../shared/sandbox/twiml-reader.js';
 import { playInboundCall } from '../../shared/sandbox/inbound-call.js';
@@ -57,6 +59,12 @@ async function receptionist() {
 
 const range = { start_date: '2026-06-01', end_date: '2026-06-01', duration_minutes: 30, timezone: 'America/New_York' };
 const slotsOf = (api: ReturnType<typeof client>, id: string, body: Record<string, unknown> = range) => api('POST', `/v1/mobile/receptionist/handoffs/${id}/booking/availability`, { body });
+async function connectGoogle(api: ReturnType<typeof client>) {
+  const start = (await api('POST', '/v1/integration-connections/oauth/start', { body: { provider: 'google_calendar', timezone: 'UTC' } })).body;
+  const u = new URL(start.authorize_url);
+  const back = new URL((await stack.fetch(`${u.pathname}${u.search}`, { redirect: 'manual' })).headers.get('location')!);
+  expect((await stack.fetch(`${back.pathname}${back.search}`)).status).toBe(201);
+}
 const book = (api: ReturnType<typeof client>, id: string, slot_id: string) => api('POST', `/v1/mobile/receptionist/handoffs/${id}/booking`, { body: { slot_id } });
 
 describe('receptionist handoffs', () => {
@@ -179,6 +187,27 @@ describe('receptionist handoffs', () => {
     const after = (await s.api('POST', '/v1/calendar/availability', { body: day })).body.slots.map((x: { starts_at: string }) => x.starts_at);
     for (const busy of ['2026-06-01T13:15:00.000Z', '2026-06-01T14:00:00.000Z', '2026-06-01T14:45:00.000Z']) expect(after).not.toContain(busy);
     expect(after).toContain('2026-06-01T15:00:00.000Z');
+  });
+
+  it('a Google failure while booking leaves the handoff unbooked; the retry inserts the event and books', async () => {
+    const s = await receptionist();
+    setClock('2026-05-29T12:00:00Z');
+    await connectGoogle(s.api);
+    const h = await s.call();
+    await h.end();
+    const day = { start_date: '2026-06-01', end_date: '2026-06-01', duration_minutes: 60, timezone: 'UTC' };
+    const slot = (await slotsOf(s.api, h.handoffId, day)).body.slots.find((x: { starts_at: string }) => x.starts_at === '2026-06-01T14:00:00.000Z');
+    await failNextSandboxGoogleInsert(bookingEventId(h.handoffId, slot.starts_at, slot.ends_at));
+    const failed = await s.api('POST', `/v1/mobile/receptionist/handoffs/${h.handoffId}/booking`, { body: { slot_id: slot.id }, allowServerError: true });
+    expect(failed.status).toBe(502);
+    expect(failed.body.code).toBe('calendar_provider_error');
+    expect((await s.api('GET', `/v1/mobile/receptionist/handoffs/${h.handoffId}`)).body).toMatchObject({ status: 'confirmed', booking: null });
+    const retry = await book(s.api, h.handoffId, slot.id);
+    expect(retry.status).toBe(201);
+    expect(retry.body).toMatchObject({ status: 'booked', booking: { starts_at: slot.starts_at } });
+    // The event is on the Google calendar: its free/busy no longer offers the hour.
+    const after = (await s.api('POST', '/v1/calendar/availability', { body: day })).body.slots.map((x: { starts_at: string }) => x.starts_at);
+    expect(after).not.toContain('2026-06-01T14:00:00.000Z');
   });
 
   it('the runtime’s check_calendar reads the same availability as the API', async () => {
