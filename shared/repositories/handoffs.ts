@@ -4,7 +4,7 @@
  *
  *   TENANT#<t>              HANDOFF#<hof>            the handoff: kind, call, status, booking
  *   call partition          HANDOFF#<action_id>      once per runtime action (put if absent)
- *   connection partition    SLOT#<starts_at>         one booking per slot start on a calendar
+ *   connection partition    SLOT#<cell start>        one booking per 15-minute grid cell on a calendar
  *
  * Status: `pending` until the carrier has confirmed the call (its signed status callback
  * ended it: state completed), then `confirmed` (set, with handoff.confirmed, the first time
@@ -116,16 +116,30 @@ export async function getHandoff(tenantId: string, handoffId: string, opts: { pe
 
 export type BookResult = { kind: 'booked'; handoff: Handoff } | { kind: 'slot_taken' } | { kind: 'moved_on'; handoff: Handoff };
 
+/** The grid availability offers slots on (UTC quarter hours: shared/calendar/availability.ts). */
+export const SLOT_CELL_MS = 15 * 60_000;
+
+/** The start instants of the 15-minute grid cells [startsAt, endsAt) covers (≤ 16 for the 240-minute maximum). */
+export function slotCells(startsAt: string, endsAt: string): string[] {
+  const end = Date.parse(endsAt);
+  const cells: string[] = [];
+  for (let t = Math.floor(Date.parse(startsAt) / SLOT_CELL_MS) * SLOT_CELL_MS; t < end; t += SLOT_CELL_MS) cells.push(new Date(t).toISOString());
+  return cells;
+}
+
 /**
  * Book a confirmed handoff on `connection` in one transaction: the handoff confirmed → booked
- * (with the booking), the slot lock put if absent, a sandbox calendar's event, handoff.booked.
+ * (with the booking), a lock put if absent on every 15-minute cell the slot covers (so two
+ * overlapping slots — 09:00–10:00 and 09:15–10:15 — cannot both commit, whatever their
+ * starts), a sandbox calendar's event, handoff.booked.
  */
 export async function bookHandoff(tenantId: string, handoff: Handoff, connection: ConnectionRecord, slot: { startsAt: string; endsAt: string; slotId: string }, calendarEventId: string): Promise<BookResult> {
   const at = now().toISOString();
+  const cells = slotCells(slot.startsAt, slot.endsAt);
   const booking: Booking = { connection_id: connection.id, provider: connection.provider, starts_at: slot.startsAt, ends_at: slot.endsAt, slot_id: slot.slotId, calendar_event_id: calendarEventId, booked_at: at };
   const items: TransactItem[] = [
     { Update: { TableName: T(), Key: handoffKeys.handoff(tenantId, handoff.id), UpdateExpression: 'SET #status = :b, booking = :booking, updated_at = :at', ConditionExpression: '#status = :c', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':b': 'booked', ':c': 'confirmed', ':booking': booking, ':at': at } } },
-    { Put: { TableName: T(), Item: { ...handoffKeys.slotLock(tenantId, connection.id, slot.startsAt), type: 'slot_lock', handoff_id: handoff.id, ends_at: slot.endsAt }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    ...cells.map((cell): TransactItem => ({ Put: { TableName: T(), Item: { ...handoffKeys.slotLock(tenantId, connection.id, cell), type: 'slot_lock', handoff_id: handoff.id, starts_at: slot.startsAt, ends_at: slot.endsAt }, ConditionExpression: 'attribute_not_exists(pk)' } })),
     ...outboxItems(tenantId, 'handoff.booked', { handoff_id: handoff.id, call_id: handoff.call_id, kind: handoff.kind, status: 'booked', starts_at: slot.startsAt, ends_at: slot.endsAt, connection_id: connection.id }, new Date(at)).items,
   ];
   if (connection.provider === 'sandbox_calendar') {
@@ -137,7 +151,7 @@ export async function bookHandoff(tenantId: string, handoff: Handoff, connection
     if (!(err instanceof TransactionCanceledException)) throw err;
     const reasons = err.CancellationReasons ?? [];
     if (reasons[0]?.Code === 'ConditionalCheckFailed') return { kind: 'moved_on', handoff: (await readHandoff(tenantId, handoff.id))! };
-    if (reasons[1]?.Code === 'ConditionalCheckFailed') return { kind: 'slot_taken' };
+    if (reasons.slice(1, 1 + cells.length).some((r) => r?.Code === 'ConditionalCheckFailed')) return { kind: 'slot_taken' };
     throw err;
   }
   return { kind: 'booked', handoff: (await readHandoff(tenantId, handoff.id))! };

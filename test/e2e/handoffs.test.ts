@@ -11,6 +11,8 @@ import { listTenantEvents } from '../../shared/events/outbox.js';
 import { getCallBySid } from '../../shared/repositories/calls.js';
 import { bookingEventId } from '../../shared/mobile/handoff-booking.js';
 import { failNextSandboxGoogleInsert } from '../../shared/sandbox/google.js';
+import { bookHandoff, getHandoff } from '../../shared/repositories/handoffs.js';
+import { activeCalendar } from '../../shared/repositories/integration-connections.js';
 import { getTelephonyAccount, openSandboxCredentials } from '../../shared/repositories/telephony-accounts.js';
 import { readTwiml } from '../../shared/sandbox/twiml-reader.js';
 import { playInboundCall } from '../../shared/sandbox/inbound-call.js';
@@ -127,6 +129,32 @@ describe('receptionist handoffs', () => {
     setClock(Date.parse(slotsA[8].expires_at));
     expect((await book(s.api, a.handoffId, slotsA[8].id)).body.code).toBe('slot_expired');
     expect((await s.api('GET', `/v1/mobile/receptionist/handoffs/${a.handoffId}`)).body.status).toBe('confirmed');
+  });
+
+  it('two concurrent bookings of overlapping slots (09:00–10:00 and 09:15–10:15): exactly one wins, the other is slot_taken', async () => {
+    const s = await receptionist();
+    setClock('2026-05-29T12:00:00Z');
+    await s.api('POST', '/v1/integration-connections', { body: { provider: 'sandbox_calendar' } });
+    const a = await s.call();
+    const b = await s.call();
+    const c = await s.call();
+    await a.end();
+    await b.end();
+    await c.end();
+    const hour = { ...range, duration_minutes: 60 };
+    const at = async (id: string, startsAt: string) => (await slotsOf(s.api, id, hour)).body.slots.find((x: { starts_at: string }) => x.starts_at === startsAt);
+    const nine = await at(a.handoffId, '2026-06-01T13:00:00.000Z');
+    const quarterPast = await at(b.handoffId, '2026-06-01T13:15:00.000Z');
+    const results = await Promise.all([book(s.api, a.handoffId, nine.id), book(s.api, b.handoffId, quarterPast.id)]);
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect(results.find((r) => r.status === 409)!.body.code).toBe('slot_taken');
+    // The race made deterministic: a third booking that passed its free/busy check before the
+    // winner committed (so only the commit can refuse it) overlaps the winner by 30–45 minutes.
+    const third = (await getHandoff(s.tenantId, c.handoffId))!;
+    const half = await at(c.handoffId, '2026-06-01T14:15:00.000Z');
+    const late = await bookHandoff(s.tenantId, third, (await activeCalendar(s.tenantId))!, { startsAt: '2026-06-01T13:30:00.000Z', endsAt: '2026-06-01T14:30:00.000Z', slotId: half.id }, 'hofthird');
+    expect(late.kind).toBe('slot_taken');
+    expect((await s.api('GET', `/v1/mobile/receptionist/handoffs/${c.handoffId}`)).body.status).toBe('confirmed');
   });
 
   it('takes exactly the four fields, needs a calendar, and another tenant’s handoff is a 404', async () => {
