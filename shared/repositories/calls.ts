@@ -19,6 +19,7 @@ import type { InboundRouteMode } from '../schemas/phone-numbers.js';
 
 import { isTerminal, onCarrierStatus, type CallState, type CarrierStatus } from '../policy/call-state/machine.js';
 import { analysisWatchPut } from './call-watches.js';
+import { handoffConfirmationItems } from './handoffs.js';
 
 export type { CallState };
 
@@ -201,8 +202,10 @@ export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus
     values[':watch'] = at;
   }
   const update = { TableName: tableName(), Key: callKeys.call(call.tenant_id, call.id), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: 'attribute_exists(pk) AND #state = :from', ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+  // The carrier confirms the call by ending it as completed: its pending handoffs are confirmed in this transaction.
+  const confirmations = change?.state === 'completed' && call.provider_call_sid ? await handoffConfirmationItems(call, at) : [];
   try {
-    if (scored) await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, analysisWatchPut(call, at)] }));
+    if (scored || confirmations.length) await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, ...(scored ? [analysisWatchPut(call, at)] : []), ...confirmations] }));
     else await db().send(new UpdateCommand(update));
     return true;
   } catch (err) {

@@ -104,6 +104,21 @@ describe('receptionist handoffs', () => {
     expect((await listTenantEvents(s.tenantId)).filter((e) => e.data.handoff_id === h.handoffId).map((e) => e.type)).toEqual(['handoff.created', 'handoff.confirmed', 'handoff.booked']);
   });
 
+  it('the carrier’s status callback that ends the call confirms its handoffs: a webhook-only consumer sees handoff.confirmed without any GET', async () => {
+    const s = await receptionist();
+    const h = await s.call();
+    const events = async () => (await listTenantEvents(s.tenantId)).filter((e) => e.data.handoff_id === h.handoffId);
+    expect((await events()).map((e) => e.type)).toEqual(['handoff.created']);
+    expect((await h.end()).status).toBe(200);
+    // Nothing has read the handoff: the event log (what the relay delivers) already holds the confirmation.
+    const confirmed = (await events()).filter((e) => e.type === 'handoff.confirmed');
+    expect(confirmed).toHaveLength(1);
+    expect(confirmed[0]!.data).toMatchObject({ call_id: h.callId, kind: 'booking', status: 'confirmed' });
+    expect((await s.api('GET', `/v1/mobile/receptionist/handoffs/${h.handoffId}`)).body).toMatchObject({ status: 'confirmed' });
+    await h.end(); // a replayed callback confirms nothing twice
+    expect((await events()).filter((e) => e.type === 'handoff.confirmed')).toHaveLength(1);
+  });
+
   it('refuses expired, tampered, foreign and taken slots with their codes', async () => {
     const s = await receptionist();
     setClock('2026-05-29T12:00:00Z');
