@@ -136,6 +136,19 @@ describe('Google Calendar over OAuth 2.0 + PKCE (against the sandbox’s Google)
     expect(JSON.stringify(done.body)).not.toMatch(/sbx_/);
   });
 
+  it('accepts the parameters Google adds to its redirect (hd, authuser, prompt, scope)', async () => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const { callback: back } = await consent(api);
+    back.searchParams.set('hd', 'example.com');
+    back.searchParams.set('authuser', '0');
+    back.searchParams.set('prompt', 'consent');
+    back.searchParams.set('scope', 'https://www.googleapis.com/auth/calendar.freebusy https://www.googleapis.com/auth/calendar.events');
+    const done = await callback(back);
+    expect(done.status).toBe(201);
+    expect(done.body).toMatchObject({ provider: 'google_calendar', status: 'active' });
+  });
+
   it('refuses a tampered state, a reused state, an expired state and a refused consent, storing nothing', async () => {
     const t = await newTenant();
     const api = client(stack, t.token);
