@@ -89,6 +89,9 @@ export interface ExchangedTokens {
   scopes: string[];
 }
 
+/** Google's token endpoint could not be reached: a clear 502 (never the transport's message, which may name the request). */
+const unreachable = () => new HttpError(502, 'oauth_provider_unreachable', 'Google could not be reached to complete the authorization; start again from /v1/integration-connections/oauth/start');
+
 const expiryOf = (expiresIn: number | undefined) => new Date(now().getTime() + (expiresIn ?? 3600) * 1000).toISOString();
 
 /** Exchange the callback's code (state checked by oauth4webapi against `expectedState`, PKCE by the server). */
@@ -102,7 +105,13 @@ export async function exchangeCode(callback: URLSearchParams, expectedState: str
   } catch (err) {
     throw new HttpError(400, 'oauth_callback_invalid', `The authorization response was refused: ${(err as Error).message}`);
   }
-  const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretPost(c.secret), params, redirectUri(), codeVerifier, requestOptions());
+  let response: Response;
+  try {
+    response = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretPost(c.secret), params, redirectUri(), codeVerifier, requestOptions());
+  } catch {
+    // Google never answered (DNS, connection, TLS, timeout): nothing was granted that we know of.
+    throw unreachable();
+  }
   let result: oauth.TokenEndpointResponse;
   try {
     result = await oauth.processAuthorizationCodeResponse(as, client, response);
@@ -120,7 +129,12 @@ export async function accessToken(c: ConnectionRecord): Promise<string> {
   const as = authorizationServer();
   const cc = await clientCredentials();
   const client: oauth.Client = { client_id: cc.id };
-  const response = await oauth.refreshTokenGrantRequest(as, client, oauth.ClientSecretPost(cc.secret), tokens.refresh_token, requestOptions());
+  let response: Response;
+  try {
+    response = await oauth.refreshTokenGrantRequest(as, client, oauth.ClientSecretPost(cc.secret), tokens.refresh_token, requestOptions());
+  } catch {
+    throw new HttpError(502, 'calendar_provider_error', 'Google could not be reached to refresh the calendar connection');
+  }
   let result: oauth.TokenEndpointResponse;
   try {
     result = await oauth.processRefreshTokenResponse(as, client, response);
@@ -135,7 +149,15 @@ export async function accessToken(c: ConnectionRecord): Promise<string> {
 /** Revoke the refresh token (or access token) at Google; a failure does not stop the local revoke. */
 export async function revokeAtGoogle(c: ConnectionRecord): Promise<boolean> {
   try {
-    const tokens = await openTokens(c);
+    return await revokeTokensAtGoogle(await openTokens(c));
+  } catch {
+    return false;
+  }
+}
+
+/** Revoke tokens we hold but will not keep (a connection that could not be stored); best effort. */
+export async function revokeTokensAtGoogle(tokens: OAuthTokens): Promise<boolean> {
+  try {
     const cc = await clientCredentials();
     const response = await oauth.revocationRequest(authorizationServer(), { client_id: cc.id }, oauth.ClientSecretPost(cc.secret), tokens.refresh_token ?? tokens.access_token, requestOptions());
     await oauth.processRevocationResponse(response);
@@ -147,7 +169,12 @@ export async function revokeAtGoogle(c: ConnectionRecord): Promise<boolean> {
 
 async function calendarFetch(c: ConnectionRecord, path: string, body: unknown): Promise<Record<string, unknown>> {
   const token = await accessToken(c);
-  const res = await fetch(`${googleEndpoints().calendar}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+  let res: Response;
+  try {
+    res = await fetch(`${googleEndpoints().calendar}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+  } catch {
+    throw new HttpError(502, 'calendar_provider_error', 'Google Calendar could not be reached');
+  }
   if (!res.ok) throw new HttpError(502, 'calendar_provider_error', `Google Calendar answered ${res.status}`);
   return (await res.json()) as Record<string, unknown>;
 }

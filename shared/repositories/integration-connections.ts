@@ -104,7 +104,8 @@ export async function getConnectionRecord(tenantId: string, connectionId: string
   return out.Item as ConnectionRecord | undefined;
 }
 
-async function activeCalendarId(tenantId: string): Promise<string | undefined> {
+/** The connection holding the tenant's one-calendar guard (active, or in error until disconnected), if any. */
+export async function activeCalendarId(tenantId: string): Promise<string | undefined> {
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: integrationKeys.activeCalendar(tenantId), ConsistentRead: true }));
   return out.Item?.connection_id as string | undefined;
 }

@@ -5,7 +5,11 @@
  * log, refreshed on expiry); availability reads the connection's free/busy and working hours.
  */
 import { captureLogs } from '../support/log-capture.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { db, tableName } from '../../shared/db/client.js';
+import { integrationKeys } from '../../shared/db/keys.js';
 import { getConnectionRecord, openTokens } from '../../shared/repositories/integration-connections.js';
 import { useTestStack } from '../support/stack.js';
 import { client, expectContractResponse, newTenant } from './client.js';
@@ -172,6 +176,57 @@ describe('Google Calendar over OAuth 2.0 + PKCE (against the sandbox’s Google)
     no.searchParams.set('error', 'access_denied');
     expect((await callback(no)).body.code).toBe('oauth_access_denied');
     expect((await api2('GET', '/v1/integration-connections')).body.data).toHaveLength(0);
+  });
+
+  it('oauth/start is 409 calendar_already_connected while a calendar is connected, before any consent', async () => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const sandbox = (await api('POST', '/v1/integration-connections', { body: { provider: 'sandbox_calendar' } })).body;
+    const start = await api('POST', '/v1/integration-connections/oauth/start', { body: { provider: 'google_calendar' } });
+    expect(start.status).toBe(409);
+    expect(start.body).toMatchObject({ code: 'calendar_already_connected', connection_id: sandbox.id });
+  });
+
+  it('a consent that cannot become a connection has its new grant revoked at Google', async () => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    // Two authorizations started before either completed: the second cannot be stored.
+    const first = await consent(api, { provider: 'google_calendar', timezone: 'UTC' });
+    const second = await consent(api, { provider: 'google_calendar', timezone: 'UTC' });
+    const done = await callback(first.callback);
+    expect(done.status).toBe(201);
+    const revokedGrants = async () => ((await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :r)', ExpressionAttributeValues: { ':pk': 'PLATFORM#SANDBOX#OAUTH', ':r': 'REVOKED#' }, ConsistentRead: true }))).Items ?? []).map((i) => i.grant_id as string);
+    const before = await revokedGrants();
+    const refused = await callback(second.callback);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'calendar_already_connected', connection_id: done.body.id });
+    const fresh = (await revokedGrants()).filter((g) => !before.includes(g));
+    expect(fresh).toHaveLength(1);
+    // …and it is the refused consent’s grant, not the stored connection’s.
+    const kept = await openTokens((await getConnectionRecord(t.tenantId, done.body.id))!);
+    const keptGrant = (await db().send(new GetCommand({ TableName: tableName(), Key: integrationKeys.sandboxOauthToken(createHash('sha256').update(kept.refresh_token!).digest('hex')), ConsistentRead: true }))).Item!.grant_id;
+    expect(fresh[0]).not.toBe(keptGrant);
+  });
+
+  it('Google unreachable at the token endpoint is a clear 502, not a 500', async () => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const { callback: back } = await consent(api);
+    const real = globalThis.fetch;
+    const spy = vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      return url.includes('/sandbox/google/token') ? Promise.reject(new TypeError('fetch failed')) : real(input, init);
+    });
+    try {
+      const res = await stack.fetch(`${back.pathname}${back.search}`);
+      const body = (await res.json()) as any;
+      expect(res.status).toBe(502);
+      expect(body.code).toBe('oauth_provider_unreachable');
+      await expectContractResponse('GET', back.pathname, res.status, body, { allowServerError: true });
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await api('GET', '/v1/integration-connections')).body.data).toHaveLength(0);
   });
 
   it('the sandbox’s token endpoint checks the PKCE verifier: a code sent with another verifier is refused', async () => {
