@@ -19,7 +19,7 @@ import { now } from '../clock.js';
 import { HttpError } from '../http/errors.js';
 import { appSecrets } from '../secrets.js';
 import { publicBaseUrl } from '../telephony/endpoints.js';
-import { openTokens, storeRefreshedTokens, type ConnectionRecord, type OAuthTokens } from '../repositories/integration-connections.js';
+import { markConnectionError, openTokens, storeRefreshedTokens, type ConnectionRecord, type OAuthTokens } from '../repositories/integration-connections.js';
 import type { Interval } from './availability.js';
 
 export const GOOGLE_SCOPES = ['https://www.googleapis.com/auth/calendar.freebusy', 'https://www.googleapis.com/auth/calendar.events'];
@@ -125,7 +125,10 @@ export async function exchangeCode(callback: URLSearchParams, expectedState: str
 export async function accessToken(c: ConnectionRecord): Promise<string> {
   const tokens = await openTokens(c);
   if (c.access_expires_at && Date.parse(c.access_expires_at) - REFRESH_SKEW_MS > now().getTime()) return tokens.access_token;
-  if (!tokens.refresh_token) throw new HttpError(409, 'calendar_reauthorization_required', 'The calendar connection has expired and holds no refresh token; connect it again');
+  if (!tokens.refresh_token) {
+    await markConnectionError(c);
+    throw new HttpError(409, 'calendar_reauthorization_required', 'The calendar connection has expired and holds no refresh token; connect it again');
+  }
   const as = authorizationServer();
   const cc = await clientCredentials();
   const client: oauth.Client = { client_id: cc.id };
@@ -138,7 +141,12 @@ export async function accessToken(c: ConnectionRecord): Promise<string> {
   let result: oauth.TokenEndpointResponse;
   try {
     result = await oauth.processRefreshTokenResponse(as, client, response);
-  } catch {
+  } catch (err) {
+    // Google answered, but not with tokens. An OAuth error (invalid_grant: revoked, expired)
+    // is a refusal: the connection is in error until it is connected again. Anything else
+    // (a 5xx, an unreadable answer) is Google failing, not refusing.
+    if (!(err instanceof oauth.ResponseBodyError)) throw new HttpError(502, 'calendar_provider_error', 'Google did not answer the token refresh properly');
+    await markConnectionError(c);
     throw new HttpError(409, 'calendar_reauthorization_required', 'Google refused to refresh the calendar connection; connect it again');
   }
   const fresh = { access_token: result.access_token, refresh_token: result.refresh_token ?? tokens.refresh_token };

@@ -178,6 +178,30 @@ describe('Google Calendar over OAuth 2.0 + PKCE (against the sandbox’s Google)
     expect((await api2('GET', '/v1/integration-connections')).body.data).toHaveLength(0);
   });
 
+  it('a refused refresh puts the connection in error; availability then answers calendar_reauthorization_required every time until it is reconnected', async () => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    setClock('2026-05-20T12:00:00Z');
+    const done = await callback((await consent(api, { provider: 'google_calendar', timezone: 'UTC' })).callback);
+    const tokens = await openTokens((await getConnectionRecord(t.tenantId, done.body.id))!);
+    // The user revokes our access at Google; the access token then expires.
+    const revoke = await stack.fetch('/sandbox/google/revoke', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: tokens.refresh_token! }).toString() });
+    expect(revoke.status).toBe(200);
+    setClock('2026-05-20T14:00:00Z');
+    const day = { start_date: '2026-06-01', end_date: '2026-06-01', duration_minutes: 60 };
+    const refused = await api('POST', '/v1/calendar/availability', { body: day });
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('calendar_reauthorization_required');
+    expect((await api('GET', `/v1/integration-connections/${done.body.id}`)).body.status).toBe('error');
+    expect((await api('POST', '/v1/calendar/availability', { body: day })).body.code).toBe('calendar_reauthorization_required');
+    // Connecting again: disconnect the one in error first.
+    expect((await api('POST', '/v1/integration-connections/oauth/start', { body: { provider: 'google_calendar' } })).body).toMatchObject({ code: 'calendar_already_connected', connection_id: done.body.id });
+    expect((await api('DELETE', `/v1/integration-connections/${done.body.id}`)).body.status).toBe('revoked');
+    expect((await api('POST', '/v1/calendar/availability', { body: day })).body.code).toBe('calendar_not_connected');
+    expect((await callback((await consent(api, { provider: 'google_calendar', timezone: 'UTC' })).callback)).status).toBe(201);
+    expect((await api('POST', '/v1/calendar/availability', { body: day })).status).toBe(200);
+  });
+
   it('oauth/start is 409 calendar_already_connected while a calendar is connected, before any consent', async () => {
     const t = await newTenant();
     const api = client(stack, t.token);
