@@ -55,6 +55,9 @@ export async function handoffAvailability(tenantId: string, handoff: Handoff, q:
 export const bookingEventId = (handoffId: string, startsAt: string, endsAt: string) => `hof${createHash('sha256').update(`${handoffId}|${startsAt}|${endsAt}`).digest('hex').slice(0, 40)}`;
 
 export async function bookHandoffSlot(tenantId: string, handoff: Handoff, slotId: string): Promise<{ handoff: Handoff; created: boolean }> {
+  // Booking twice with the very slot id that booked it: the same booking, however long ago it
+  // was offered (its 10 minutes are about offering a free slot, not about replaying a booking).
+  if (handoff.status === 'booked' && handoff.booking?.slot_id === slotId) return { handoff, created: false };
   const { cursorKey } = await appSecrets();
   const at = now();
   const check = verifySlot(cursorKey, slotId, { tenantId, handoffId: handoff.id }, at);

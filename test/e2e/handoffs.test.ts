@@ -97,6 +97,12 @@ describe('receptionist handoffs', () => {
     const again = await book(s.api, h.handoffId, slot.id);
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
+    // After the slot’s 10 minutes the same booking request still answers the booking, not slot_expired.
+    setClock(Date.parse(slot.expires_at) + 60_000);
+    const late = await book(s.api, h.handoffId, slot.id);
+    expect(late.status).toBe(200);
+    expect(late.body).toEqual(first.body);
+    setClock('2026-05-29T12:00:00Z');
     expect((await book(s.api, h.handoffId, offered.body.slots[4].id)).body).toMatchObject({ code: 'handoff_already_booked' });
     // The booked slot is busy on the calendar now.
     const after = await s.api('POST', '/v1/calendar/availability', { body: range });
