@@ -8,6 +8,7 @@ import { captureLogs } from '../support/log-capture.js';
 import { createHash } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { open } from '../../shared/crypto/secret-box.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { integrationKeys } from '../../shared/db/keys.js';
 import { getConnectionRecord, openTokens } from '../../shared/repositories/integration-connections.js';
@@ -16,6 +17,8 @@ import { client, expectContractResponse, newTenant } from './client.js';
 import { resetClock, setClock } from './call-fixtures.js';
 
 const logs = captureLogs();
+// The local server's own access log too (what `npm start` prints), into the captured stderr.
+process.env.LOCAL_STACK_DEBUG = '1';
 const stack = useTestStack({ workers: false });
 afterEach(resetClock);
 
@@ -106,6 +109,12 @@ describe('Google Calendar over OAuth 2.0 + PKCE (against the sandbox’s Google)
     const api = client(stack, t.token);
     setClock('2026-05-20T12:00:00Z');
     const { callback: back } = await consent(api, { provider: 'google_calendar', timezone: 'UTC' });
+    // The one-use credentials of the redirect: the authorization code, the state, and the PKCE verifier kept (sealed) for it.
+    const code = back.searchParams.get('code')!;
+    const state = back.searchParams.get('state')!;
+    const pending = (await db().send(new GetCommand({ TableName: tableName(), Key: integrationKeys.oauthState(state), ConsistentRead: true }))).Item!;
+    const verifier = await open(pending.sealed_verifier as string, { purpose: 'oauth_pkce_verifier', state, tenant_id: t.tenantId });
+    expect(verifier).toMatch(/^[A-Za-z0-9_-]{43,128}$/);
     const done = await callback(back);
     expect(done.status).toBe(201);
     expect(done.body).toMatchObject({ provider: 'google_calendar', status: 'active', timezone: 'UTC' });
@@ -136,7 +145,8 @@ describe('Google Calendar over OAuth 2.0 + PKCE (against the sandbox’s Google)
     expect(r.status).toBe(400);
 
     const text = logs.text();
-    for (const secret of [tokens.access_token, tokens.refresh_token!, refreshed.access_token]) expect(text).not.toContain(secret);
+    expect(text).toContain('/oauth/google/callback'); // the callback was logged (access lines) — without its query
+    for (const secret of [tokens.access_token, tokens.refresh_token!, refreshed.access_token, code, encodeURIComponent(code), state, verifier, back.search.slice(1)]) expect(text).not.toContain(secret);
     expect(JSON.stringify(done.body)).not.toMatch(/sbx_/);
   });
 
