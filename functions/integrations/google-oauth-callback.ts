@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { exchangeCode } from '../../shared/calendar/google.js';
+import { exchangeCode, revokeTokensAtGoogle } from '../../shared/calendar/google.js';
 import { HttpError } from '../../shared/http/errors.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
@@ -12,7 +12,9 @@ import { integrationConnection, oauthCallbackQuery } from '../../shared/schemas/
  * pending authorization of this deployment (one use, 10 minutes); oauth4webapi checks the
  * response against it, the code is exchanged with the PKCE verifier, and the tokens are
  * sealed before they are stored. Answers the new connection (never a token). A refused
- * consent, an unknown, reused or expired state → 400, nothing stored.
+ * consent, an unknown, reused or expired state → 400, nothing stored. Google unreachable at
+ * its token endpoint → 502 oauth_provider_unreachable; a connection that cannot be stored
+ * (another calendar connected meanwhile → 409) has its new tokens revoked at Google first.
  */
 export const handler = defineRoute(
   'completeGoogleOAuth',
@@ -22,7 +24,13 @@ export const handler = defineRoute(
     if (!pending) throw new HttpError(400, 'oauth_state_invalid', 'Unknown, used or expired authorization state: start again from /v1/integration-connections/oauth/start');
     if (query.error) throw new HttpError(400, 'oauth_access_denied', `Google did not grant access (${query.error})`);
     const exchanged = await exchangeCode(new URLSearchParams(event.rawQueryString ?? ''), query.state, pending.code_verifier);
-    const connection = await createConnection(pending.tenant_id, { id: pending.connection_id, provider: 'google_calendar', scopes: exchanged.scopes, timezone: pending.timezone, working_hours: pending.working_hours, tokens: exchanged.tokens, access_expires_at: exchanged.accessExpiresAt });
-    return created(connection);
+    try {
+      return created(await createConnection(pending.tenant_id, { id: pending.connection_id, provider: 'google_calendar', scopes: exchanged.scopes, timezone: pending.timezone, working_hours: pending.working_hours, tokens: exchanged.tokens, access_expires_at: exchanged.accessExpiresAt }));
+    } catch (err) {
+      // Not stored (another calendar connected meanwhile, or a failure): the grant Google just
+      // gave must not outlive it there.
+      await revokeTokensAtGoogle(exchanged.tokens);
+      throw err;
+    }
   },
 );

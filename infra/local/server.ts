@@ -46,7 +46,9 @@ export function createHttpServer(opts: HttpServerOptions): Server {
     const started = Date.now();
     const requestId = newApiGatewayRequestId();
     res.setHeader('apigw-requestid', requestId);
-    res.on('finish', () => log(`${req.method} ${req.url} ${res.statusCode} ${Date.now() - started}ms`));
+    // The path only, as API Gateway's access log ($context.path): a query string can carry
+    // one-use credentials (the OAuth callback's code and state) and is never logged.
+    res.on('finish', () => log(`${req.method} ${splitUrl(req.url ?? '/').rawPath} ${res.statusCode} ${Date.now() - started}ms`));
 
     void (async () => {
       const method = (req.method ?? 'GET').toUpperCase();

@@ -10,6 +10,7 @@
  */
 import { dateMs, freeSlots, wallToInstant, type Interval, type Slot } from './availability.js';
 import { googleFreeBusy } from './google.js';
+import { HttpError } from '../http/errors.js';
 import { sandboxEvents, type ConnectionRecord } from '../repositories/integration-connections.js';
 
 const DAY_MS = 86_400_000;
@@ -35,7 +36,11 @@ function sandboxLunches(zone: string, from: number, to: number): Interval[] {
   return out;
 }
 
+/** Every use of a calendar in `error` (its provider refused our refresh) — availability, bookings, check_calendar — answers this, the same as the refusal itself did. */
+export const reauthorizationRequired = () => new HttpError(409, 'calendar_reauthorization_required', 'The calendar provider refused to refresh this connection; disconnect it (DELETE) and connect it again');
+
 export async function busyBlocks(c: ConnectionRecord, from: number, to: number): Promise<Interval[]> {
+  if (c.status === 'error') throw reauthorizationRequired();
   if (c.provider === 'sandbox_calendar') return [...sandboxLunches(c.timezone, from, to), ...(await sandboxEvents(c.tenant_id, c.id, from, to))];
   return googleFreeBusy(c, from, to);
 }

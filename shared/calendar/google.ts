@@ -19,7 +19,7 @@ import { now } from '../clock.js';
 import { HttpError } from '../http/errors.js';
 import { appSecrets } from '../secrets.js';
 import { publicBaseUrl } from '../telephony/endpoints.js';
-import { openTokens, storeRefreshedTokens, type ConnectionRecord, type OAuthTokens } from '../repositories/integration-connections.js';
+import { markConnectionError, openTokens, storeRefreshedTokens, type ConnectionRecord, type OAuthTokens } from '../repositories/integration-connections.js';
 import type { Interval } from './availability.js';
 
 export const GOOGLE_SCOPES = ['https://www.googleapis.com/auth/calendar.freebusy', 'https://www.googleapis.com/auth/calendar.events'];
@@ -89,6 +89,9 @@ export interface ExchangedTokens {
   scopes: string[];
 }
 
+/** Google's token endpoint could not be reached: a clear 502 (never the transport's message, which may name the request). */
+const unreachable = () => new HttpError(502, 'oauth_provider_unreachable', 'Google could not be reached to complete the authorization; start again from /v1/integration-connections/oauth/start');
+
 const expiryOf = (expiresIn: number | undefined) => new Date(now().getTime() + (expiresIn ?? 3600) * 1000).toISOString();
 
 /** Exchange the callback's code (state checked by oauth4webapi against `expectedState`, PKCE by the server). */
@@ -102,7 +105,13 @@ export async function exchangeCode(callback: URLSearchParams, expectedState: str
   } catch (err) {
     throw new HttpError(400, 'oauth_callback_invalid', `The authorization response was refused: ${(err as Error).message}`);
   }
-  const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretPost(c.secret), params, redirectUri(), codeVerifier, requestOptions());
+  let response: Response;
+  try {
+    response = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretPost(c.secret), params, redirectUri(), codeVerifier, requestOptions());
+  } catch {
+    // Google never answered (DNS, connection, TLS, timeout): nothing was granted that we know of.
+    throw unreachable();
+  }
   let result: oauth.TokenEndpointResponse;
   try {
     result = await oauth.processAuthorizationCodeResponse(as, client, response);
@@ -116,15 +125,28 @@ export async function exchangeCode(callback: URLSearchParams, expectedState: str
 export async function accessToken(c: ConnectionRecord): Promise<string> {
   const tokens = await openTokens(c);
   if (c.access_expires_at && Date.parse(c.access_expires_at) - REFRESH_SKEW_MS > now().getTime()) return tokens.access_token;
-  if (!tokens.refresh_token) throw new HttpError(409, 'calendar_reauthorization_required', 'The calendar connection has expired and holds no refresh token; connect it again');
+  if (!tokens.refresh_token) {
+    await markConnectionError(c);
+    throw new HttpError(409, 'calendar_reauthorization_required', 'The calendar connection has expired and holds no refresh token; connect it again');
+  }
   const as = authorizationServer();
   const cc = await clientCredentials();
   const client: oauth.Client = { client_id: cc.id };
-  const response = await oauth.refreshTokenGrantRequest(as, client, oauth.ClientSecretPost(cc.secret), tokens.refresh_token, requestOptions());
+  let response: Response;
+  try {
+    response = await oauth.refreshTokenGrantRequest(as, client, oauth.ClientSecretPost(cc.secret), tokens.refresh_token, requestOptions());
+  } catch {
+    throw new HttpError(502, 'calendar_provider_error', 'Google could not be reached to refresh the calendar connection');
+  }
   let result: oauth.TokenEndpointResponse;
   try {
     result = await oauth.processRefreshTokenResponse(as, client, response);
-  } catch {
+  } catch (err) {
+    // Google answered, but not with tokens. An OAuth error (invalid_grant: revoked, expired)
+    // is a refusal: the connection is in error until it is connected again. Anything else
+    // (a 5xx, an unreadable answer) is Google failing, not refusing.
+    if (!(err instanceof oauth.ResponseBodyError)) throw new HttpError(502, 'calendar_provider_error', 'Google did not answer the token refresh properly');
+    await markConnectionError(c);
     throw new HttpError(409, 'calendar_reauthorization_required', 'Google refused to refresh the calendar connection; connect it again');
   }
   const fresh = { access_token: result.access_token, refresh_token: result.refresh_token ?? tokens.refresh_token };
@@ -135,7 +157,15 @@ export async function accessToken(c: ConnectionRecord): Promise<string> {
 /** Revoke the refresh token (or access token) at Google; a failure does not stop the local revoke. */
 export async function revokeAtGoogle(c: ConnectionRecord): Promise<boolean> {
   try {
-    const tokens = await openTokens(c);
+    return await revokeTokensAtGoogle(await openTokens(c));
+  } catch {
+    return false;
+  }
+}
+
+/** Revoke tokens we hold but will not keep (a connection that could not be stored); best effort. */
+export async function revokeTokensAtGoogle(tokens: OAuthTokens): Promise<boolean> {
+  try {
     const cc = await clientCredentials();
     const response = await oauth.revocationRequest(authorizationServer(), { client_id: cc.id }, oauth.ClientSecretPost(cc.secret), tokens.refresh_token ?? tokens.access_token, requestOptions());
     await oauth.processRevocationResponse(response);
@@ -147,7 +177,12 @@ export async function revokeAtGoogle(c: ConnectionRecord): Promise<boolean> {
 
 async function calendarFetch(c: ConnectionRecord, path: string, body: unknown): Promise<Record<string, unknown>> {
   const token = await accessToken(c);
-  const res = await fetch(`${googleEndpoints().calendar}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+  let res: Response;
+  try {
+    res = await fetch(`${googleEndpoints().calendar}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+  } catch {
+    throw new HttpError(502, 'calendar_provider_error', 'Google Calendar could not be reached');
+  }
   if (!res.ok) throw new HttpError(502, 'calendar_provider_error', `Google Calendar answered ${res.status}`);
   return (await res.json()) as Record<string, unknown>;
 }

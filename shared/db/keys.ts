@@ -359,6 +359,8 @@ export const integrationKeys = {
   sandboxOauthGrantRevoked: (grantId: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX#OAUTH`, sk: `REVOKED#${assertId(grantId)}` }),
   /** An event on a sandbox Google calendar (one calendar per grant). */
   sandboxGoogleEvent: (grantId: string, eventId: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX#GCAL#${assertId(grantId)}`, sk: `EVENT#${assertId(eventId)}` }),
+  /** A failure the sandbox Google answers once to an insert of this event id (tests inject it). */
+  sandboxGoogleInsertFault: (eventId: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX#GCAL#FAULTS`, sk: `INSERT#${assertId(eventId)}` }),
   sandboxGoogleEventsPartition: (grantId: string) => `${PLATFORM_PREFIX}SANDBOX#GCAL#${assertId(grantId)}`,
 } as const;
 
@@ -384,7 +386,7 @@ export const handoffKeys = {
   handoff: (tenantId: string, handoffId: string) => ({ pk: tenantPk(tenantId), sk: `HANDOFF#${assertId(handoffId)}` }),
   /** One handoff per runtime action on a call (put if absent). */
   byAction: (tenantId: string, callId: string, actionId: string) => ({ pk: callPartition(tenantId, callId), sk: `HANDOFF#${assertId(actionId)}` }),
-  /** One booking per calendar slot start on a connection (two handoffs cannot take one slot). */
+  /** One booking per 15-minute grid cell on a connection (a booking locks every cell it covers: overlapping slots cannot both commit). */
   slotLock: (tenantId: string, connectionId: string, startsAt: string) => ({ pk: `${tenantPk(tenantId)}#INTEGRATION#${assertId(connectionId)}`, sk: `SLOT#${startsAt}` }),
 } as const;
 

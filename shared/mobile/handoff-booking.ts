@@ -1,9 +1,11 @@
 /**
  * Handoff availability and booking: slots from the one availability function, each with an
  * opaque signed id bound to the tenant + handoff, expiring SLOT_TTL_MS after it was offered;
- * booking checks the id, the handoff (confirmed), that the slot is still free, then commits
- * (repositories/handoffs.ts) and, for Google, inserts the event with an id derived from the
- * handoff (a retry inserts nothing twice).
+ * booking checks the id, the handoff (confirmed), that the slot is still free; for Google it
+ * then inserts the event FIRST, with an id derived from the handoff and the slot (a retry
+ * inserts nothing twice: Google's 409 "already exists" is our own event), and only then
+ * commits (repositories/handoffs.ts) — so a Google failure leaves the handoff confirmed and
+ * a retry books it properly, never `booked` without its event.
  */
 import { createHash } from 'node:crypto';
 import { calendarAvailability, busyBlocks, type AvailabilityQuestion } from '../calendar/calendar-service.js';
@@ -45,10 +47,17 @@ export async function handoffAvailability(tenantId: string, handoff: Handoff, q:
   };
 }
 
-/** The calendar event id a handoff's booking gets (Google: base32hex, 5–1024 chars; hex is a subset). */
-export const bookingEventId = (handoffId: string) => `hof${createHash('sha256').update(handoffId).digest('hex').slice(0, 40)}`;
+/**
+ * The calendar event id a handoff's booking of a slot gets (Google: base32hex, 5–1024 chars;
+ * hex is a subset). Bound to the slot too, so an event left by a failed attempt at one slot
+ * is never mistaken for the booking of another.
+ */
+export const bookingEventId = (handoffId: string, startsAt: string, endsAt: string) => `hof${createHash('sha256').update(`${handoffId}|${startsAt}|${endsAt}`).digest('hex').slice(0, 40)}`;
 
 export async function bookHandoffSlot(tenantId: string, handoff: Handoff, slotId: string): Promise<{ handoff: Handoff; created: boolean }> {
+  // Booking twice with the very slot id that booked it: the same booking, however long ago it
+  // was offered (its 10 minutes are about offering a free slot, not about replaying a booking).
+  if (handoff.status === 'booked' && handoff.booking?.slot_id === slotId) return { handoff, created: false };
   const { cursorKey } = await appSecrets();
   const at = now();
   const check = verifySlot(cursorKey, slotId, { tenantId, handoffId: handoff.id }, at);
@@ -70,16 +79,17 @@ export async function bookHandoffSlot(tenantId: string, handoff: Handoff, slotId
   const busy = await busyBlocks(connection, start, end);
   const taken = new HttpError(409, 'slot_taken', 'This slot is no longer free: ask for availability again');
   if (busy.some((b) => b.start < end && b.end > start)) throw taken;
-  const eventId = bookingEventId(handoff.id);
+  const eventId = bookingEventId(handoff.id, slot.startsAt, slot.endsAt);
+  // Google first: a failure here (thrown as a 502) leaves nothing committed, so a retry with
+  // the same slot reaches Google again; an event Google already holds under this id is ours.
+  if (connection.provider === 'google_calendar') await googleInsertEvent((await getConnectionRecord(tenantId, connection.id))!, { id: eventId, startsAt: slot.startsAt, endsAt: slot.endsAt, summary: 'Booking from a receptionist call' }).catch((err) => {
+    if (!(err instanceof HttpError && err.code === 'calendar_provider_error' && / 409$/.test(err.detail))) throw err;
+  });
   const result = await bookHandoff(tenantId, handoff, connection, { startsAt: slot.startsAt, endsAt: slot.endsAt, slotId }, eventId);
   if (result.kind === 'slot_taken') throw taken;
   if (result.kind === 'moved_on') {
     if (result.handoff.status === 'booked' && result.handoff.booking?.starts_at === slot.startsAt) return { handoff: result.handoff, created: false };
     throw new HttpError(409, 'handoff_already_booked', 'This handoff was booked by another request', {}, { status: result.handoff.status });
   }
-  if (connection.provider === 'google_calendar') await googleInsertEvent((await getConnectionRecord(tenantId, connection.id))!, { id: eventId, startsAt: slot.startsAt, endsAt: slot.endsAt, summary: 'Booking from a receptionist call' }).catch((err) => {
-    // Google already holds an event with this id (a retry): it is ours.
-    if (!(err instanceof HttpError && err.code === 'calendar_provider_error' && / 409$/.test(err.detail))) throw err;
-  });
   return { handoff: result.handoff, created: true };
 }

@@ -20,6 +20,7 @@ import type { InboundRouteMode } from '../schemas/phone-numbers.js';
 import { isTerminal, onCarrierStatus, type CallState, type CarrierStatus } from '../policy/call-state/machine.js';
 import { analysisWatchPut } from './call-watches.js';
 import { callMinutesLedgerItems } from './usage-ledger.js';
+import { handoffConfirmationItems } from './handoffs.js';
 
 export type { CallState };
 
@@ -204,8 +205,11 @@ export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus
     values[':watch'] = at;
   }
   const update = { TableName: tableName(), Key: callKeys.call(call.tenant_id, call.id), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: 'attribute_exists(pk) AND #state = :from', ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+  // The carrier confirms the call by ending it as completed: its pending handoffs are confirmed in this transaction.
+  const confirmations = change?.state === 'completed' && call.provider_call_sid ? await handoffConfirmationItems(call, at) : [];
   try {
-    if (scored || metered.length) await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, ...(scored ? [analysisWatchPut(call, at)] : []), ...metered] }));
+    const extra = [...(scored ? [analysisWatchPut(call, at)] : []), ...metered, ...confirmations];
+    if (extra.length) await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, ...extra] }));
     else await db().send(new UpdateCommand(update));
     return true;
   } catch (err) {

@@ -4,19 +4,21 @@
  *
  *   TENANT#<t>              HANDOFF#<hof>            the handoff: kind, call, status, booking
  *   call partition          HANDOFF#<action_id>      once per runtime action (put if absent)
- *   connection partition    SLOT#<starts_at>         one booking per slot start on a calendar
+ *   connection partition    SLOT#<cell start>        one booking per 15-minute grid cell on a calendar
  *
  * Status: `pending` until the carrier has confirmed the call (its signed status callback
- * ended it: state completed), then `confirmed` (set, with handoff.confirmed, the first time
- * the handoff is read after that), then `booked`. An unconfirmed handoff cannot book.
+ * ended it: state completed), then `confirmed` (set, with handoff.confirmed, in that status
+ * callback's own transaction — `handoffConfirmationItems`; a handoff that transaction missed
+ * is confirmed the first time a write route reads it after that), then `booked`. An
+ * unconfirmed handoff cannot book.
  * Created in the runtime-events transaction (`handoffItems`) with handoff.created and its
  * timeline activity.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { now } from '../clock.js';
 import { db, tableName } from '../db/client.js';
-import { handoffKeys, integrationKeys } from '../db/keys.js';
+import { callPartition, handoffKeys, integrationKeys } from '../db/keys.js';
 import { outboxItems } from '../events/outbox.js';
 import { isId, newId } from '../ids.js';
 import { activityItem } from '../mobile/activity.js';
@@ -88,7 +90,8 @@ async function readHandoff(tenantId: string, handoffId: string): Promise<Handoff
 
 /**
  * The handoff, confirmed first if the carrier has since confirmed its call (the call ended
- * through the carrier's signed status callback): one conditional update + handoff.confirmed.
+ * through the carrier's signed status callback) and that callback's transaction did not
+ * already confirm it (the fallback): one conditional update + handoff.confirmed.
  */
 export async function getHandoff(tenantId: string, handoffId: string, opts: { persist?: boolean } = {}): Promise<Handoff | undefined> {
   const handoff = await readHandoff(tenantId, handoffId);
@@ -102,10 +105,7 @@ export async function getHandoff(tenantId: string, handoffId: string, opts: { pe
   try {
     await db().send(
       new TransactWriteCommand({
-        TransactItems: [
-          { Update: { TableName: T(), Key: handoffKeys.handoff(tenantId, handoffId), UpdateExpression: 'SET #status = :c, confirmed_at = :cat, updated_at = :at', ConditionExpression: '#status = :p', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':c': 'confirmed', ':p': 'pending', ':at': at, ':cat': confirmedAt } } },
-          ...outboxItems(tenantId, 'handoff.confirmed', { handoff_id: handoffId, call_id: handoff.call_id, kind: handoff.kind, status: 'confirmed' }, new Date(at)).items,
-        ],
+        TransactItems: confirmItems(tenantId, handoff, confirmedAt, at),
       }),
     );
   } catch (err) {
@@ -114,18 +114,56 @@ export async function getHandoff(tenantId: string, handoffId: string, opts: { pe
   return readHandoff(tenantId, handoffId);
 }
 
+const confirmItems = (tenantId: string, h: Pick<Handoff, 'id' | 'call_id' | 'kind'>, confirmedAt: string, at: string): TransactItem[] => [
+  { Update: { TableName: T(), Key: handoffKeys.handoff(tenantId, h.id), UpdateExpression: 'SET #status = :c, confirmed_at = :cat, updated_at = :at', ConditionExpression: '#status = :p', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':c': 'confirmed', ':p': 'pending', ':at': at, ':cat': confirmedAt } } },
+  ...outboxItems(tenantId, 'handoff.confirmed', { handoff_id: h.id, call_id: h.call_id, kind: h.kind, status: 'confirmed' }, new Date(at)).items,
+];
+
+/**
+ * The items that confirm a call's pending handoffs, for the carrier status callback's
+ * transaction that ends the (inbound) call as completed: each pending handoff → confirmed
+ * (conditional on `pending`) + handoff.confirmed. Reads only when the call asked for one
+ * (its conversation actions name book_meeting / schedule_callback): a Query of the call's
+ * HANDOFF# guards + a BatchGet of the handoffs (≤ MAX_HANDOFFS_PER_CALL). A handoff created
+ * after this read is confirmed lazily (getHandoff).
+ */
+export async function handoffConfirmationItems(call: { tenant_id: string; id: string; direction: string; conversation_actions?: readonly { kind: string }[] }, at: string): Promise<TransactItem[]> {
+  if (call.direction !== 'inbound' || !(call.conversation_actions ?? []).some((a) => KIND_OF[a.kind])) return [];
+  const guards = await db().send(new QueryCommand({ TableName: T(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :h)', ExpressionAttributeValues: { ':pk': callPartition(call.tenant_id, call.id), ':h': 'HANDOFF#' }, ConsistentRead: true }));
+  const ids = (guards.Items ?? []).map((g) => g.handoff_id as string).filter(Boolean).slice(0, MAX_HANDOFFS_PER_CALL);
+  if (!ids.length) return [];
+  const out = await db().send(new BatchGetCommand({ RequestItems: { [T()]: { Keys: ids.map((id) => handoffKeys.handoff(call.tenant_id, id)), ConsistentRead: true } } }));
+  const handoffs = ((out.Responses?.[T()] ?? []) as Handoff[]).filter((h) => h.status === 'pending');
+  // Unprocessed keys (throttling) are left to the lazy path rather than retried here.
+  return handoffs.flatMap((h) => confirmItems(call.tenant_id, h, at, at));
+}
+
 export type BookResult = { kind: 'booked'; handoff: Handoff } | { kind: 'slot_taken' } | { kind: 'moved_on'; handoff: Handoff };
+
+/** The grid availability offers slots on (UTC quarter hours: shared/calendar/availability.ts). */
+export const SLOT_CELL_MS = 15 * 60_000;
+
+/** The start instants of the 15-minute grid cells [startsAt, endsAt) covers (≤ 16 for the 240-minute maximum). */
+export function slotCells(startsAt: string, endsAt: string): string[] {
+  const end = Date.parse(endsAt);
+  const cells: string[] = [];
+  for (let t = Math.floor(Date.parse(startsAt) / SLOT_CELL_MS) * SLOT_CELL_MS; t < end; t += SLOT_CELL_MS) cells.push(new Date(t).toISOString());
+  return cells;
+}
 
 /**
  * Book a confirmed handoff on `connection` in one transaction: the handoff confirmed → booked
- * (with the booking), the slot lock put if absent, a sandbox calendar's event, handoff.booked.
+ * (with the booking), a lock put if absent on every 15-minute cell the slot covers (so two
+ * overlapping slots — 09:00–10:00 and 09:15–10:15 — cannot both commit, whatever their
+ * starts), a sandbox calendar's event, handoff.booked.
  */
 export async function bookHandoff(tenantId: string, handoff: Handoff, connection: ConnectionRecord, slot: { startsAt: string; endsAt: string; slotId: string }, calendarEventId: string): Promise<BookResult> {
   const at = now().toISOString();
+  const cells = slotCells(slot.startsAt, slot.endsAt);
   const booking: Booking = { connection_id: connection.id, provider: connection.provider, starts_at: slot.startsAt, ends_at: slot.endsAt, slot_id: slot.slotId, calendar_event_id: calendarEventId, booked_at: at };
   const items: TransactItem[] = [
     { Update: { TableName: T(), Key: handoffKeys.handoff(tenantId, handoff.id), UpdateExpression: 'SET #status = :b, booking = :booking, updated_at = :at', ConditionExpression: '#status = :c', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':b': 'booked', ':c': 'confirmed', ':booking': booking, ':at': at } } },
-    { Put: { TableName: T(), Item: { ...handoffKeys.slotLock(tenantId, connection.id, slot.startsAt), type: 'slot_lock', handoff_id: handoff.id, ends_at: slot.endsAt }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    ...cells.map((cell): TransactItem => ({ Put: { TableName: T(), Item: { ...handoffKeys.slotLock(tenantId, connection.id, cell), type: 'slot_lock', handoff_id: handoff.id, starts_at: slot.startsAt, ends_at: slot.endsAt }, ConditionExpression: 'attribute_not_exists(pk)' } })),
     ...outboxItems(tenantId, 'handoff.booked', { handoff_id: handoff.id, call_id: handoff.call_id, kind: handoff.kind, status: 'booked', starts_at: slot.startsAt, ends_at: slot.endsAt, connection_id: connection.id }, new Date(at)).items,
   ];
   if (connection.provider === 'sandbox_calendar') {
@@ -137,7 +175,7 @@ export async function bookHandoff(tenantId: string, handoff: Handoff, connection
     if (!(err instanceof TransactionCanceledException)) throw err;
     const reasons = err.CancellationReasons ?? [];
     if (reasons[0]?.Code === 'ConditionalCheckFailed') return { kind: 'moved_on', handoff: (await readHandoff(tenantId, handoff.id))! };
-    if (reasons[1]?.Code === 'ConditionalCheckFailed') return { kind: 'slot_taken' };
+    if (reasons.slice(1, 1 + cells.length).some((r) => r?.Code === 'ConditionalCheckFailed')) return { kind: 'slot_taken' };
     throw err;
   }
   return { kind: 'booked', handoff: (await readHandoff(tenantId, handoff.id))! };

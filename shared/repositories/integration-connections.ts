@@ -104,17 +104,34 @@ export async function getConnectionRecord(tenantId: string, connectionId: string
   return out.Item as ConnectionRecord | undefined;
 }
 
-async function activeCalendarId(tenantId: string): Promise<string | undefined> {
+/** The connection holding the tenant's one-calendar guard (active, or in error until disconnected), if any. */
+export async function activeCalendarId(tenantId: string): Promise<string | undefined> {
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: integrationKeys.activeCalendar(tenantId), ConsistentRead: true }));
   return out.Item?.connection_id as string | undefined;
 }
 
-/** The tenant's active calendar connection, if any. */
+/**
+ * The tenant's connected calendar, if any: `active`, or in `error` (its provider refused our
+ * refresh token) until it is disconnected — it still holds the guard, and the calendar
+ * service answers 409 calendar_reauthorization_required for it (calendar-service.ts).
+ */
 export async function activeCalendar(tenantId: string): Promise<ConnectionRecord | undefined> {
   const id = await activeCalendarId(tenantId);
   if (!id) return undefined;
   const record = await getConnectionRecord(tenantId, id);
-  return record?.status === 'active' ? record : undefined;
+  return record?.status === 'active' || record?.status === 'error' ? record : undefined;
+}
+
+/**
+ * The provider refused our refresh token: status `error`, if the connection is still active
+ * with the tokens that were refused (a concurrent refresh that stored new ones wins).
+ */
+export async function markConnectionError(c: ConnectionRecord): Promise<void> {
+  try {
+    await db().send(new UpdateCommand({ TableName: tableName(), Key: integrationKeys.connection(c.tenant_id, c.id), UpdateExpression: 'SET #status = :error, updated_at = :at', ConditionExpression: '#status = :active AND sealed_tokens = :read', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':error': 'error', ':active': 'active', ':read': c.sealed_tokens ?? null, ':at': now().toISOString() } }));
+  } catch (err) {
+    if (!(err instanceof ConditionalCheckFailedException)) throw err;
+  }
 }
 
 export function listConnections(tenantId: string, opts: { limit: number; cursor?: string }) {

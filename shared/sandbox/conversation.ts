@@ -108,6 +108,8 @@ export function conversationEvents(script: ConversationScript, input: { version:
 
   if (script.declines) {
     say('callee', "I'm not interested in taking part, thanks.");
+    // A survey agent records the refusal, as a real one would: the survey response is declined by it.
+    if (version.use_case === 'survey') tool('record_survey_answer', { declined: true, answers: {} });
     agentCloses('No problem, thank you for your time. Goodbye.');
     return sequenced(events);
   }

@@ -8,7 +8,7 @@
  * Platform-side state (`PLATFORM#SANDBOX#OAUTH`), like the sandbox carrier's.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { now } from '../clock.js';
 import { db, tableName } from '../db/client.js';
@@ -110,8 +110,18 @@ export async function sandboxBearer(authorization: string | undefined): Promise<
   return grantRevoked ? undefined : (item.grant_id as string);
 }
 
+/**
+ * Make the next insert of `eventId` fail once with Google's 503 backendError, as Google
+ * sometimes does (a test of what a booking does when Google fails mid-way).
+ */
+export async function failNextSandboxGoogleInsert(eventId: string): Promise<void> {
+  await db().send(new PutCommand({ TableName: tableName(), Item: { ...integrationKeys.sandboxGoogleInsertFault(eventId), type: 'sandbox_gcal_fault', ttl: ttlOf(now().getTime() + 3_600_000) } }));
+}
 
-export async function sandboxInsertEvent(grantId: string, e: { id: string; summary: string; start: string; end: string }): Promise<{ created: boolean }> {
+/** Insert an event: `failed` when a fault was injected for its id (taken once), `created: false` for an id already used (Google's 409). */
+export async function sandboxInsertEvent(grantId: string, e: { id: string; summary: string; start: string; end: string }): Promise<{ created: boolean; failed?: boolean }> {
+  const fault = await db().send(new DeleteCommand({ TableName: tableName(), Key: integrationKeys.sandboxGoogleInsertFault(e.id), ReturnValues: 'ALL_OLD' }));
+  if (fault.Attributes) return { created: false, failed: true };
   try {
     await db().send(new PutCommand({ TableName: tableName(), Item: { ...integrationKeys.sandboxGoogleEvent(grantId, e.id), type: 'sandbox_gcal_event', ...e }, ConditionExpression: 'attribute_not_exists(pk)' }));
     return { created: true };

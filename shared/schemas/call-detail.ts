@@ -30,7 +30,7 @@ export const CALL_DIRECTIONS = ['outbound', 'inbound'] as const;
 
 const fitReview = z
   .object({
-    status: z.string().describe('unreviewed until a qualification review exists'),
+    status: z.string().describe('unreviewed until a qualification review of the current answers exists (an amendment after a review makes it unreviewed again, latest_review kept)'),
     reason_truncated: z.boolean(),
     latest_review: z.object({ decision: z.string() }).passthrough().nullable(),
   })
@@ -43,7 +43,7 @@ export const qualificationReviewView = z
     answers: z.record(z.string(), z.string()),
     qualified: z.boolean().nullable(),
     fit_review: z.object({
-      status: z.string().describe('unreviewed, or the latest decision (good_fit, poor_fit, needs_more_info)'),
+      status: z.string().describe('The latest decision (good_fit, poor_fit, needs_more_info) while it judges the current answers; unreviewed before any review and again once the answers were amended after it (latest_review then stays, its revision below this one)'),
       reason: z.string().nullable().describe('The latest review reason, shortened (reason_truncated)'),
       reason_truncated: z.boolean(),
       latest_review: z.object({ id: z.string(), decision: z.string(), revision: z.int(), reviewer_ref: z.string(), created_at: timestamp }).nullable(),

@@ -38,7 +38,13 @@ const connectionSettings = {
 export const connectSandboxRequest = z.strictObject({ provider: z.literal('sandbox_calendar'), ...connectionSettings }).meta({ id: 'IntegrationConnectionCreateRequest', description: 'Connects a sandbox calendar at once (no OAuth). Google Calendar connects through /v1/integration-connections/oauth/start' });
 export const oauthStartRequest = z.strictObject({ provider: z.literal('google_calendar'), ...connectionSettings }).meta({ id: 'OAuthStartRequest' });
 export const oauthStartResponse = z.object({ authorize_url: z.string(), state_expires_at: timestamp }).meta({ id: 'OAuthStartResponse' });
-export const oauthCallbackQuery = z.strictObject({
+/**
+ * What Google's redirect back carries. Not strict: Google adds parameters of its own (`hd`,
+ * `authuser`, `prompt`, `scope`, and more over time), and refusing an unknown one would throw
+ * away a consent the user just gave; unknown parameters are ignored (oauth4webapi validates
+ * the response from the raw query string).
+ */
+export const oauthCallbackQuery = z.object({
   state: z.string().min(1).max(200),
   code: z.string().min(1).max(2048).optional(),
   error: z.string().max(200).optional(),

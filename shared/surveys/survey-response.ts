@@ -10,10 +10,12 @@
  * `weight` (default 1). The value is the last recorded_response for the question, else the
  * value a record_survey_answer action gave.
  *
- * completion_status: `declined` when the callee refused (an opt-out, a record_survey_answer
- * with declined: true, or a conversation in which no question got an answer); `complete`
- * when every required question is answered; `partial` otherwise. A call nobody answered (no
- * runtime events) produces no response: there was no survey.
+ * completion_status: `declined` only when the callee refused (an opt-out, or a
+ * record_survey_answer with declined: true); `complete` when every required question is
+ * answered; `partial` otherwise — including a conversation in which nothing was answered but
+ * nothing was refused either (the callee hung up, the line dropped): silence is not a
+ * refusal. A call nobody answered (no runtime events) produces no response: there was no
+ * survey.
  */
 export const COMPLETION_STATUSES = ['complete', 'partial', 'declined'] as const;
 export type CompletionStatus = (typeof COMPLETION_STATUSES)[number];
@@ -98,6 +100,6 @@ export function buildSurveyResponse(f: SurveyCallFacts): BuiltSurvey | null {
   const declinedByAction = surveyActions.some((a) => a.arguments.declined === true);
   const answeredCount = Object.keys(answers).length;
   const completion_status: CompletionStatus =
-    f.opted_out || declinedByAction || answeredCount === 0 ? 'declined' : questions.every((q) => !q.required || q.id in answers) ? 'complete' : 'partial';
+    f.opted_out || declinedByAction ? 'declined' : answeredCount > 0 && questions.every((q) => !q.required || q.id in answers) ? 'complete' : 'partial';
   return { answers, completion_status, score: weights ? Math.round((weighted / weights) * 10_000) / 10_000 : null };
 }

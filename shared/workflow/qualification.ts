@@ -52,7 +52,20 @@ export interface QualificationOutcome {
   updated_at: string;
 }
 
-/** The call detail's view of one outcome (qualification_reviews[receipt id]). */
+/**
+ * Whether the latest review still judges the current answers. A saved review is made against
+ * revision r and leaves the outcome at r + 1; anything above that is an amendment of the
+ * answers after the review, which the review never saw.
+ */
+export const reviewIsCurrent = (o: Pick<QualificationOutcome, 'revision' | 'latest_review'>): boolean => o.latest_review !== null && o.revision === o.latest_review.revision + 1;
+
+/**
+ * The call detail's view of one outcome (qualification_reviews[receipt id]). `fit_review.status`
+ * is the latest decision while that review is current, else `unreviewed` — also when the
+ * answers were amended after the review (stale): `latest_review` (and its reason) stay shown,
+ * with its `revision` below the outcome's, so the staff see what was decided and that the
+ * answers have moved on since.
+ */
 export function qualificationView(o: QualificationOutcome) {
   // The call’s own questions in their order; else the answered ids, sorted (a stored map keeps no order).
   const asked = o.question_ids.length ? o.question_ids : Object.keys(o.answers).sort();
@@ -63,7 +76,7 @@ export function qualificationView(o: QualificationOutcome) {
     answers: o.answers,
     qualified: o.qualified,
     fit_review: {
-      status: o.latest_review?.decision ?? 'unreviewed',
+      status: o.latest_review && reviewIsCurrent(o) ? o.latest_review.decision : 'unreviewed',
       reason: o.latest_review ? reason.slice(0, FIT_REASON_SHOWN_CHARS).join('') : null,
       reason_truncated: reason.length > FIT_REASON_SHOWN_CHARS,
       latest_review: o.latest_review ? { id: o.latest_review.id, decision: o.latest_review.decision, revision: o.latest_review.revision, reviewer_ref: o.latest_review.reviewer_ref, created_at: o.latest_review.created_at } : null,

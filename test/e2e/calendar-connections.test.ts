@@ -5,13 +5,20 @@
  * log, refreshed on expiry); availability reads the connection's free/busy and working hours.
  */
 import { captureLogs } from '../support/log-capture.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { open } from '../../shared/crypto/secret-box.js';
+import { db, tableName } from '../../shared/db/client.js';
+import { integrationKeys } from '../../shared/db/keys.js';
 import { getConnectionRecord, openTokens } from '../../shared/repositories/integration-connections.js';
 import { useTestStack } from '../support/stack.js';
 import { client, expectContractResponse, newTenant } from './client.js';
 import { resetClock, setClock } from './call-fixtures.js';
 
 const logs = captureLogs();
+// The local server's own access log too (what `npm start` prints), into the captured stderr.
+process.env.LOCAL_STACK_DEBUG = '1';
 const stack = useTestStack({ workers: false });
 afterEach(resetClock);
 
@@ -102,6 +109,12 @@ describe('Google Calendar over OAuth 2.0 + PKCE (against the sandbox’s Google)
     const api = client(stack, t.token);
     setClock('2026-05-20T12:00:00Z');
     const { callback: back } = await consent(api, { provider: 'google_calendar', timezone: 'UTC' });
+    // The one-use credentials of the redirect: the authorization code, the state, and the PKCE verifier kept (sealed) for it.
+    const code = back.searchParams.get('code')!;
+    const state = back.searchParams.get('state')!;
+    const pending = (await db().send(new GetCommand({ TableName: tableName(), Key: integrationKeys.oauthState(state), ConsistentRead: true }))).Item!;
+    const verifier = await open(pending.sealed_verifier as string, { purpose: 'oauth_pkce_verifier', state, tenant_id: t.tenantId });
+    expect(verifier).toMatch(/^[A-Za-z0-9_-]{43,128}$/);
     const done = await callback(back);
     expect(done.status).toBe(201);
     expect(done.body).toMatchObject({ provider: 'google_calendar', status: 'active', timezone: 'UTC' });
@@ -132,8 +145,22 @@ describe('Google Calendar over OAuth 2.0 + PKCE (against the sandbox’s Google)
     expect(r.status).toBe(400);
 
     const text = logs.text();
-    for (const secret of [tokens.access_token, tokens.refresh_token!, refreshed.access_token]) expect(text).not.toContain(secret);
+    expect(text).toContain('/oauth/google/callback'); // the callback was logged (access lines) — without its query
+    for (const secret of [tokens.access_token, tokens.refresh_token!, refreshed.access_token, code, encodeURIComponent(code), state, verifier, back.search.slice(1)]) expect(text).not.toContain(secret);
     expect(JSON.stringify(done.body)).not.toMatch(/sbx_/);
+  });
+
+  it('accepts the parameters Google adds to its redirect (hd, authuser, prompt, scope)', async () => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const { callback: back } = await consent(api);
+    back.searchParams.set('hd', 'example.com');
+    back.searchParams.set('authuser', '0');
+    back.searchParams.set('prompt', 'consent');
+    back.searchParams.set('scope', 'https://www.googleapis.com/auth/calendar.freebusy https://www.googleapis.com/auth/calendar.events');
+    const done = await callback(back);
+    expect(done.status).toBe(201);
+    expect(done.body).toMatchObject({ provider: 'google_calendar', status: 'active' });
   });
 
   it('refuses a tampered state, a reused state, an expired state and a refused consent, storing nothing', async () => {
@@ -159,6 +186,81 @@ describe('Google Calendar over OAuth 2.0 + PKCE (against the sandbox’s Google)
     no.searchParams.set('error', 'access_denied');
     expect((await callback(no)).body.code).toBe('oauth_access_denied');
     expect((await api2('GET', '/v1/integration-connections')).body.data).toHaveLength(0);
+  });
+
+  it('a refused refresh puts the connection in error; availability then answers calendar_reauthorization_required every time until it is reconnected', async () => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    setClock('2026-05-20T12:00:00Z');
+    const done = await callback((await consent(api, { provider: 'google_calendar', timezone: 'UTC' })).callback);
+    const tokens = await openTokens((await getConnectionRecord(t.tenantId, done.body.id))!);
+    // The user revokes our access at Google; the access token then expires.
+    const revoke = await stack.fetch('/sandbox/google/revoke', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: tokens.refresh_token! }).toString() });
+    expect(revoke.status).toBe(200);
+    setClock('2026-05-20T14:00:00Z');
+    const day = { start_date: '2026-06-01', end_date: '2026-06-01', duration_minutes: 60 };
+    const refused = await api('POST', '/v1/calendar/availability', { body: day });
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('calendar_reauthorization_required');
+    expect((await api('GET', `/v1/integration-connections/${done.body.id}`)).body.status).toBe('error');
+    expect((await api('POST', '/v1/calendar/availability', { body: day })).body.code).toBe('calendar_reauthorization_required');
+    // Connecting again: disconnect the one in error first.
+    expect((await api('POST', '/v1/integration-connections/oauth/start', { body: { provider: 'google_calendar' } })).body).toMatchObject({ code: 'calendar_already_connected', connection_id: done.body.id });
+    expect((await api('DELETE', `/v1/integration-connections/${done.body.id}`)).body.status).toBe('revoked');
+    expect((await api('POST', '/v1/calendar/availability', { body: day })).body.code).toBe('calendar_not_connected');
+    expect((await callback((await consent(api, { provider: 'google_calendar', timezone: 'UTC' })).callback)).status).toBe(201);
+    expect((await api('POST', '/v1/calendar/availability', { body: day })).status).toBe(200);
+  });
+
+  it('oauth/start is 409 calendar_already_connected while a calendar is connected, before any consent', async () => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const sandbox = (await api('POST', '/v1/integration-connections', { body: { provider: 'sandbox_calendar' } })).body;
+    const start = await api('POST', '/v1/integration-connections/oauth/start', { body: { provider: 'google_calendar' } });
+    expect(start.status).toBe(409);
+    expect(start.body).toMatchObject({ code: 'calendar_already_connected', connection_id: sandbox.id });
+  });
+
+  it('a consent that cannot become a connection has its new grant revoked at Google', async () => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    // Two authorizations started before either completed: the second cannot be stored.
+    const first = await consent(api, { provider: 'google_calendar', timezone: 'UTC' });
+    const second = await consent(api, { provider: 'google_calendar', timezone: 'UTC' });
+    const done = await callback(first.callback);
+    expect(done.status).toBe(201);
+    const revokedGrants = async () => ((await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :r)', ExpressionAttributeValues: { ':pk': 'PLATFORM#SANDBOX#OAUTH', ':r': 'REVOKED#' }, ConsistentRead: true }))).Items ?? []).map((i) => i.grant_id as string);
+    const before = await revokedGrants();
+    const refused = await callback(second.callback);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'calendar_already_connected', connection_id: done.body.id });
+    const fresh = (await revokedGrants()).filter((g) => !before.includes(g));
+    expect(fresh).toHaveLength(1);
+    // …and it is the refused consent’s grant, not the stored connection’s.
+    const kept = await openTokens((await getConnectionRecord(t.tenantId, done.body.id))!);
+    const keptGrant = (await db().send(new GetCommand({ TableName: tableName(), Key: integrationKeys.sandboxOauthToken(createHash('sha256').update(kept.refresh_token!).digest('hex')), ConsistentRead: true }))).Item!.grant_id;
+    expect(fresh[0]).not.toBe(keptGrant);
+  });
+
+  it('Google unreachable at the token endpoint is a clear 502, not a 500', async () => {
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const { callback: back } = await consent(api);
+    const real = globalThis.fetch;
+    const spy = vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      return url.includes('/sandbox/google/token') ? Promise.reject(new TypeError('fetch failed')) : real(input, init);
+    });
+    try {
+      const res = await stack.fetch(`${back.pathname}${back.search}`);
+      const body = (await res.json()) as any;
+      expect(res.status).toBe(502);
+      expect(body.code).toBe('oauth_provider_unreachable');
+      await expectContractResponse('GET', back.pathname, res.status, body, { allowServerError: true });
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await api('GET', '/v1/integration-connections')).body.data).toHaveLength(0);
   });
 
   it('the sandbox’s token endpoint checks the PKCE verifier: a code sent with another verifier is refused', async () => {

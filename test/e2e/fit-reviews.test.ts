@@ -99,6 +99,24 @@ describe('POST /v1/workflow-outcomes/{action_id}/fit-reviews', () => {
     expect(history[0]).toEqual(saved.body);
   });
 
+  it('answers amended after a review make the review stale: status back to unreviewed, latest_review kept', async () => {
+    const s = await callWithRuntime();
+    await s.post([{ id: eid('rr'), type: 'recorded_response', at: at(), kind: 'question', question_id: 'budget', value: '10k' }, qualification('q1', { answers: { budget: '10k' }, qualified: true })]);
+    const receipt = Object.keys((await s.api('GET', `/v1/calls/${s.callId}`)).body.qualification_reviews)[0]!;
+    expect((await review(s.api, receipt, { decision: 'good_fit', reason: 'Budget fits', expected_revision: 1 })).status).toBe(201);
+    expect((await s.api('GET', `/v1/calls/${s.callId}`)).body.qualification_reviews[receipt].fit_review.status).toBe('good_fit');
+
+    await s.post([qualification('q2', { amends: 'q1', answers: { budget: '2k' } })]);
+    const detail = (await s.api('GET', `/v1/calls/${s.callId}`)).body;
+    const view = detail.qualification_reviews[receipt];
+    expect(view.revision).toBe(3);
+    expect(view.fit_review).toMatchObject({ status: 'unreviewed', reason: 'Budget fits', latest_review: { decision: 'good_fit', revision: 1 } });
+    expect(detail.recorded_responses[0].fit_review).toEqual({ status: 'unreviewed', reason_truncated: false, latest_review: { decision: 'good_fit' } });
+    // A review of the amended answers is current again.
+    expect((await review(s.api, receipt, { decision: 'poor_fit', reason: 'Budget too small now', expected_revision: 3 })).status).toBe(201);
+    expect((await s.api('GET', `/v1/calls/${s.callId}`)).body.qualification_reviews[receipt].fit_review.status).toBe('poor_fit');
+  });
+
   it('two reviewers on the same revision at once: exactly one wins', async () => {
     const s = await callWithRuntime();
     await s.post([qualification('q1', { answers: { budget: '10k' } })]);

@@ -9,6 +9,10 @@ import twilio from 'twilio';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listTenantEvents } from '../../shared/events/outbox.js';
 import { getCallBySid } from '../../shared/repositories/calls.js';
+import { bookingEventId } from '../../shared/mobile/handoff-booking.js';
+import { failNextSandboxGoogleInsert } from '../../shared/sandbox/google.js';
+import { bookHandoff, getHandoff } from '../../shared/repositories/handoffs.js';
+import { activeCalendar } from '../../shared/repositories/integration-connections.js';
 import { getTelephonyAccount, openSandboxCredentials } from '../../shared/repositories/telephony-accounts.js';
 import { readTwiml } from '../../shared/sandbox/twiml-reader.js';
 import { playInboundCall } from '../../shared/sandbox/inbound-call.js';
@@ -57,6 +61,12 @@ async function receptionist() {
 
 const range = { start_date: '2026-06-01', end_date: '2026-06-01', duration_minutes: 30, timezone: 'America/New_York' };
 const slotsOf = (api: ReturnType<typeof client>, id: string, body: Record<string, unknown> = range) => api('POST', `/v1/mobile/receptionist/handoffs/${id}/booking/availability`, { body });
+async function connectGoogle(api: ReturnType<typeof client>) {
+  const start = (await api('POST', '/v1/integration-connections/oauth/start', { body: { provider: 'google_calendar', timezone: 'UTC' } })).body;
+  const u = new URL(start.authorize_url);
+  const back = new URL((await stack.fetch(`${u.pathname}${u.search}`, { redirect: 'manual' })).headers.get('location')!);
+  expect((await stack.fetch(`${back.pathname}${back.search}`)).status).toBe(201);
+}
 const book = (api: ReturnType<typeof client>, id: string, slot_id: string) => api('POST', `/v1/mobile/receptionist/handoffs/${id}/booking`, { body: { slot_id } });
 
 describe('receptionist handoffs', () => {
@@ -87,11 +97,32 @@ describe('receptionist handoffs', () => {
     const again = await book(s.api, h.handoffId, slot.id);
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
+    // After the slot’s 10 minutes the same booking request still answers the booking, not slot_expired.
+    setClock(Date.parse(slot.expires_at) + 60_000);
+    const late = await book(s.api, h.handoffId, slot.id);
+    expect(late.status).toBe(200);
+    expect(late.body).toEqual(first.body);
+    setClock('2026-05-29T12:00:00Z');
     expect((await book(s.api, h.handoffId, offered.body.slots[4].id)).body).toMatchObject({ code: 'handoff_already_booked' });
     // The booked slot is busy on the calendar now.
     const after = await s.api('POST', '/v1/calendar/availability', { body: range });
     expect(after.body.slots.some((x: { starts_at: string; ends_at: string }) => x.starts_at < slot.ends_at && x.ends_at > slot.starts_at)).toBe(false);
     expect((await listTenantEvents(s.tenantId)).filter((e) => e.data.handoff_id === h.handoffId).map((e) => e.type)).toEqual(['handoff.created', 'handoff.confirmed', 'handoff.booked']);
+  });
+
+  it('the carrier’s status callback that ends the call confirms its handoffs: a webhook-only consumer sees handoff.confirmed without any GET', async () => {
+    const s = await receptionist();
+    const h = await s.call();
+    const events = async () => (await listTenantEvents(s.tenantId)).filter((e) => e.data.handoff_id === h.handoffId);
+    expect((await events()).map((e) => e.type)).toEqual(['handoff.created']);
+    expect((await h.end()).status).toBe(200);
+    // Nothing has read the handoff: the event log (what the relay delivers) already holds the confirmation.
+    const confirmed = (await events()).filter((e) => e.type === 'handoff.confirmed');
+    expect(confirmed).toHaveLength(1);
+    expect(confirmed[0]!.data).toMatchObject({ call_id: h.callId, kind: 'booking', status: 'confirmed' });
+    expect((await s.api('GET', `/v1/mobile/receptionist/handoffs/${h.handoffId}`)).body).toMatchObject({ status: 'confirmed' });
+    await h.end(); // a replayed callback confirms nothing twice
+    expect((await events()).filter((e) => e.type === 'handoff.confirmed')).toHaveLength(1);
   });
 
   it('refuses expired, tampered, foreign and taken slots with their codes', async () => {
@@ -119,6 +150,32 @@ describe('receptionist handoffs', () => {
     setClock(Date.parse(slotsA[8].expires_at));
     expect((await book(s.api, a.handoffId, slotsA[8].id)).body.code).toBe('slot_expired');
     expect((await s.api('GET', `/v1/mobile/receptionist/handoffs/${a.handoffId}`)).body.status).toBe('confirmed');
+  });
+
+  it('two concurrent bookings of overlapping slots (09:00–10:00 and 09:15–10:15): exactly one wins, the other is slot_taken', async () => {
+    const s = await receptionist();
+    setClock('2026-05-29T12:00:00Z');
+    await s.api('POST', '/v1/integration-connections', { body: { provider: 'sandbox_calendar' } });
+    const a = await s.call();
+    const b = await s.call();
+    const c = await s.call();
+    await a.end();
+    await b.end();
+    await c.end();
+    const hour = { ...range, duration_minutes: 60 };
+    const at = async (id: string, startsAt: string) => (await slotsOf(s.api, id, hour)).body.slots.find((x: { starts_at: string }) => x.starts_at === startsAt);
+    const nine = await at(a.handoffId, '2026-06-01T13:00:00.000Z');
+    const quarterPast = await at(b.handoffId, '2026-06-01T13:15:00.000Z');
+    const results = await Promise.all([book(s.api, a.handoffId, nine.id), book(s.api, b.handoffId, quarterPast.id)]);
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect(results.find((r) => r.status === 409)!.body.code).toBe('slot_taken');
+    // The race made deterministic: a third booking that passed its free/busy check before the
+    // winner committed (so only the commit can refuse it) overlaps the winner by 30–45 minutes.
+    const third = (await getHandoff(s.tenantId, c.handoffId))!;
+    const half = await at(c.handoffId, '2026-06-01T14:15:00.000Z');
+    const late = await bookHandoff(s.tenantId, third, (await activeCalendar(s.tenantId))!, { startsAt: '2026-06-01T13:30:00.000Z', endsAt: '2026-06-01T14:30:00.000Z', slotId: half.id }, 'hofthird');
+    expect(late.kind).toBe('slot_taken');
+    expect((await s.api('GET', `/v1/mobile/receptionist/handoffs/${c.handoffId}`)).body.status).toBe('confirmed');
   });
 
   it('takes exactly the four fields, needs a calendar, and another tenant’s handoff is a 404', async () => {
@@ -179,6 +236,27 @@ describe('receptionist handoffs', () => {
     const after = (await s.api('POST', '/v1/calendar/availability', { body: day })).body.slots.map((x: { starts_at: string }) => x.starts_at);
     for (const busy of ['2026-06-01T13:15:00.000Z', '2026-06-01T14:00:00.000Z', '2026-06-01T14:45:00.000Z']) expect(after).not.toContain(busy);
     expect(after).toContain('2026-06-01T15:00:00.000Z');
+  });
+
+  it('a Google failure while booking leaves the handoff unbooked; the retry inserts the event and books', async () => {
+    const s = await receptionist();
+    setClock('2026-05-29T12:00:00Z');
+    await connectGoogle(s.api);
+    const h = await s.call();
+    await h.end();
+    const day = { start_date: '2026-06-01', end_date: '2026-06-01', duration_minutes: 60, timezone: 'UTC' };
+    const slot = (await slotsOf(s.api, h.handoffId, day)).body.slots.find((x: { starts_at: string }) => x.starts_at === '2026-06-01T14:00:00.000Z');
+    await failNextSandboxGoogleInsert(bookingEventId(h.handoffId, slot.starts_at, slot.ends_at));
+    const failed = await s.api('POST', `/v1/mobile/receptionist/handoffs/${h.handoffId}/booking`, { body: { slot_id: slot.id }, allowServerError: true });
+    expect(failed.status).toBe(502);
+    expect(failed.body.code).toBe('calendar_provider_error');
+    expect((await s.api('GET', `/v1/mobile/receptionist/handoffs/${h.handoffId}`)).body).toMatchObject({ status: 'confirmed', booking: null });
+    const retry = await book(s.api, h.handoffId, slot.id);
+    expect(retry.status).toBe(201);
+    expect(retry.body).toMatchObject({ status: 'booked', booking: { starts_at: slot.starts_at } });
+    // The event is on the Google calendar: its free/busy no longer offers the hour.
+    const after = (await s.api('POST', '/v1/calendar/availability', { body: day })).body.slots.map((x: { starts_at: string }) => x.starts_at);
+    expect(after).not.toContain('2026-06-01T14:00:00.000Z');
   });
 
   it('the runtime’s check_calendar reads the same availability as the API', async () => {

@@ -75,6 +75,12 @@ describe('sandbox conversations follow the pinned agent version', () => {
     expect(events.at(-1)).toMatchObject({ type: 'hangup', by: 'agent' });
   });
 
+  it('declines (0112) on a survey agent: the refusal is recorded (record_survey_answer declined), so the survey is declined by it', () => {
+    const events = play('declines', versionOf('tpl_survey_phone'));
+    expect(responses(events)).toEqual([]);
+    expect(events.find((e) => e.type === 'tool_call' && e.tool === 'record_survey_answer')).toMatchObject({ arguments: { declined: true } });
+  });
+
   it('do not call (0130) and wrong person (0131): an opt-out the agent records, then it ends the call', () => {
     for (const [id, reason] of [['do_not_call', 'do_not_call'], ['wrong_person', 'wrong_person']] as const) {
       const events = play(id);

@@ -30,10 +30,17 @@ describe('survey responses', () => {
     expect(r.score).toBeNull();
   });
 
-  it('is declined on an opt-out, a declined survey action, or a conversation with no answer', () => {
+  it('is declined on an opt-out or a declined survey action', () => {
     expect(buildSurveyResponse(facts({ recorded_responses: [rr('sat', 'happy')], opted_out: true }))!.completion_status).toBe('declined');
     expect(buildSurveyResponse(facts({ conversation_actions: [{ kind: 'record_survey_answer', arguments: { declined: true }, at: 'x' }] }))!.completion_status).toBe('declined');
-    expect(buildSurveyResponse(facts())!.completion_status).toBe('declined');
+    expect(buildSurveyResponse(facts({ opted_out: true }))!.completion_status).toBe('declined');
+  });
+
+  it('is partial, not declined, when the callee answered nothing but never refused (hung up)', () => {
+    const r = buildSurveyResponse(facts({ event_count: 3 }))!;
+    expect(r.completion_status).toBe('partial');
+    expect(r.answers).toEqual({});
+    expect(r.score).toBeNull();
   });
 
   it('takes the last recorded value, else a record_survey_answer action’s', () => {
