@@ -3,16 +3,12 @@
  * record_qualification creates (and amends) a workflow outcome with a revision; reviews are
  * saved against the revision seen, so concurrent reviewers of one revision: exactly one wins.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import twilio from 'twilio';
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { listTenantEvents } from '../../shared/events/outbox.js';
-import { getCallBySid } from '../../shared/repositories/calls.js';
-import { getTelephonyAccount, openSandboxCredentials } from '../../shared/repositories/telephony-accounts.js';
-import { readTwiml } from '../../shared/sandbox/twiml-reader.js';
 import { useTestStack } from '../support/stack.js';
+import { agentNumberWorld } from './inbound-fixtures.js';
 import { client, newTenant } from './client.js';
-import { activeNumber, mockAccount, publishedAgent, randomNumber } from './telephony-fixtures.js';
 
 const stack = useTestStack({ workers: false });
 let n = 0;
@@ -21,23 +17,11 @@ const at = () => new Date().toISOString();
 
 /** A tenant whose number answers with an agent, and one inbound call with its runtime client. */
 async function callWithRuntime() {
-  const t = await newTenant();
-  const api = client(stack, t.token);
-  const accountId = await mockAccount(api);
-  const number = await activeNumber(api, { accountId });
-  const agent = await publishedAgent(api);
-  await api('PATCH', `/v1/phone-numbers/${number.id}`, { body: { inbound_agent_id: agent.agentId } });
-  const creds = (await openSandboxCredentials((await getTelephonyAccount(t.tenantId, accountId))!))!;
-  const sid = `CA${randomBytes(16).toString('hex')}`;
-  const params = { AccountSid: creds.account_sid, CallSid: sid, From: randomNumber('212'), To: number.phone_e164, CallStatus: 'ringing', Direction: 'inbound' };
-  const url = `${stack.baseUrl}/carrier/twilio/voice`;
-  const res = await stack.fetch('/carrier/twilio/voice', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(creds.auth_token, url, params) }, body: new URLSearchParams(params).toString() });
-  const [connect] = readTwiml(await res.text());
-  const token = (connect as { parameters: Record<string, string> }).parameters.token!;
-  const call = (await getCallBySid(sid))!;
-  const runtime = client(stack, token);
+  const world = await agentNumberWorld(stack);
+  const { token, call } = await world.ring();
+  const runtime = client(stack, token!);
   const post = (events: unknown[]) => runtime('POST', `/runtime/v1/calls/${call.id}/events`, { body: { events } });
-  return { ...t, api, callId: call.id, post };
+  return { ...world, callId: call.id, post };
 }
 
 const qualification = (actionId: string, args: Record<string, unknown>) => ({ id: eid('act'), type: 'conversation_action', at: at(), action_id: actionId, kind: 'record_qualification', arguments: args });

@@ -4,24 +4,20 @@
  * availability offers signed 10-minute slots from the connected calendar; booking one takes
  * it (twice: the same booking), and an expired, tampered, foreign or taken slot is refused.
  */
-import { randomBytes } from 'node:crypto';
-import twilio from 'twilio';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listTenantEvents } from '../../shared/events/outbox.js';
-import { getCallBySid } from '../../shared/repositories/calls.js';
 import { bookingEventId } from '../../shared/mobile/handoff-booking.js';
 import { failNextSandboxGoogleInsert } from '../../shared/sandbox/google.js';
 import { bookHandoff, getHandoff } from '../../shared/repositories/handoffs.js';
 import { activeCalendar } from '../../shared/repositories/integration-connections.js';
-import { getTelephonyAccount, openSandboxCredentials } from '../../shared/repositories/telephony-accounts.js';
-import { readTwiml } from '../../shared/sandbox/twiml-reader.js';
 import { playInboundCall } from '../../shared/sandbox/inbound-call.js';
 import { getCall } from '../../shared/repositories/calls.js';
 import type { CallRecordWithEvents } from '../../shared/repositories/call-events.js';
 import { useTestStack } from '../support/stack.js';
+import { agentNumberWorld } from './inbound-fixtures.js';
 import { resetClock, setClock } from './call-fixtures.js';
 import { client, newTenant } from './client.js';
-import { activeNumber, mockAccount, publishedAgent, randomNumber } from './telephony-fixtures.js';
+import { randomNumber } from './telephony-fixtures.js';
 
 const stack = useTestStack({ workers: false });
 afterEach(resetClock);
@@ -29,26 +25,13 @@ let n = 0;
 const eid = (p: string) => `${p}-${Date.now().toString(36)}-${++n}`;
 
 async function receptionist() {
-  const t = await newTenant();
-  const api = client(stack, t.token);
-  const accountId = await mockAccount(api);
-  const number = await activeNumber(api, { accountId });
-  const agent = await publishedAgent(api);
-  await api('PATCH', `/v1/phone-numbers/${number.id}`, { body: { inbound_agent_id: agent.agentId } });
-  const creds = (await openSandboxCredentials((await getTelephonyAccount(t.tenantId, accountId))!))!;
-  const carrier = async (path: string, params: Record<string, string>) => {
-    const url = `${stack.baseUrl}${path}`;
-    const res = await stack.fetch(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(creds.auth_token, url, params) }, body: new URLSearchParams(params).toString() });
-    return { status: res.status, text: await res.text() };
-  };
+  const world = await agentNumberWorld(stack);
+  const { api, number, carrier } = world;
+  const t = world;
   /** An inbound call whose caller asks for `kind`; returns the handoff and a way to end the call as the carrier. */
   const call = async (tool: 'book_meeting' | 'schedule_callback' = 'book_meeting') => {
-    const sid = `CA${randomBytes(16).toString('hex')}`;
-    const params = { AccountSid: creds.account_sid, CallSid: sid, From: randomNumber('212'), To: number.phone_e164, CallStatus: 'ringing', Direction: 'inbound' };
-    const [connect] = readTwiml((await carrier('/carrier/twilio/voice', params)).text);
-    const token = (connect as { parameters: Record<string, string> }).parameters.token!;
-    const record = (await getCallBySid(sid))!;
-    const runtime = client(stack, token);
+    const { params, token, call: record } = await world.ring();
+    const runtime = client(stack, token!);
     const at = new Date().toISOString();
     expect((await runtime('POST', `/runtime/v1/calls/${record.id}/events`, { body: { events: [{ id: eid('t'), type: 'turn', at, speaker: 'contact', text: 'I would like an appointment' }, { id: eid('a'), type: 'conversation_action', at, action_id: 'act-1', kind: tool, arguments: {} }] } })).status).toBe(200);
     const created = (await listTenantEvents(t.tenantId)).filter((e) => e.type === 'handoff.created' && e.data.call_id === record.id);

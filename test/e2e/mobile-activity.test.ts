@@ -4,37 +4,24 @@
  * paging with the keyset cursor while new activity arrives sees every older item exactly once.
  */
 import { randomBytes } from 'node:crypto';
-import twilio from 'twilio';
 import { describe, expect, it } from 'vitest';
-import { getCallBySid } from '../../shared/repositories/calls.js';
-import { getTelephonyAccount, openSandboxCredentials } from '../../shared/repositories/telephony-accounts.js';
 import { readTwiml } from '../../shared/sandbox/twiml-reader.js';
 import { useTestStack } from '../support/stack.js';
+import { agentNumberWorld } from './inbound-fixtures.js';
 import { client, newTenant } from './client.js';
-import { activeNumber, mockAccount, publishedAgent, randomNumber } from './telephony-fixtures.js';
+import { randomNumber } from './telephony-fixtures.js';
 
 const stack = useTestStack({ workers: false });
 let n = 0;
 
 async function world() {
-  const t = await newTenant();
-  const api = client(stack, t.token);
-  const accountId = await mockAccount(api);
-  const number = await activeNumber(api, { accountId, capabilities: ['voice', 'sms'] });
-  const agent = await publishedAgent(api);
-  await api('PATCH', `/v1/phone-numbers/${number.id}`, { body: { inbound_agent_id: agent.agentId } });
-  const creds = (await openSandboxCredentials((await getTelephonyAccount(t.tenantId, accountId))!))!;
-  const carrier = async (path: string, params: Record<string, string>) => {
-    const url = `${stack.baseUrl}${path}`;
-    const res = await stack.fetch(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(creds.auth_token, url, params) }, body: new URLSearchParams(params).toString() });
-    return { status: res.status, text: await res.text() };
-  };
+  const world = await agentNumberWorld(stack, { capabilities: ['voice', 'sms'] });
+  const { api, number, creds, carrier } = world;
+  const t = world;
   const from = randomNumber('212');
   const inboundCall = async () => {
-    const sid = `CA${randomBytes(16).toString('hex')}`;
-    const params = { AccountSid: creds.account_sid, CallSid: sid, From: from, To: number.phone_e164, CallStatus: 'ringing', Direction: 'inbound' };
-    const twiml = (await carrier('/carrier/twilio/voice', params)).text;
-    return { sid, params, twiml, call: (await getCallBySid(sid))! };
+    const { sid, params, twiml, call } = await world.ring(from);
+    return { sid, params, twiml, call };
   };
   const text = async () => {
     const sid = `SM${randomBytes(16).toString('hex')}`;

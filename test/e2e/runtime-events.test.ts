@@ -5,7 +5,6 @@
 import { captureLogs } from '../support/log-capture.js';
 import { randomBytes } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import twilio from 'twilio';
 import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../shared/db/client.js';
 import { callPartition } from '../../shared/db/keys.js';
@@ -13,14 +12,13 @@ import { listTenantEvents } from '../../shared/events/outbox.js';
 import { newId } from '../../shared/ids.js';
 import type { CallRecordWithEvents } from '../../shared/repositories/call-events.js';
 import { getCall, getCallBySid } from '../../shared/repositories/calls.js';
-import { getTelephonyAccount, openSandboxCredentials } from '../../shared/repositories/telephony-accounts.js';
-import { readTwiml } from '../../shared/sandbox/twiml-reader.js';
 import { callTokenKey } from '../../shared/telephony/call-token-key.js';
 import { mintStreamToken } from '../../shared/telephony/call-tokens.js';
 import { useTestStack } from '../support/stack.js';
 import { locs } from './agent-fixtures.js';
-import { client, newTenant } from './client.js';
-import { activeNumber, mockAccount, publishedAgent, randomNumber } from './telephony-fixtures.js';
+import { client } from './client.js';
+import { activeNumber, randomNumber } from './telephony-fixtures.js';
+import { agentNumberWorld, newCallSid } from './inbound-fixtures.js';
 
 const logs = captureLogs();
 const stack = useTestStack({ workers: false });
@@ -33,38 +31,23 @@ const consent = {
   scope: { purposes: ['appointment_reminders'] },
   evidence: { artifact_type: 'web_form', artifact_ref: 'https://acme.test/forms/1', content_hash: 'a'.repeat(64) },
 };
-const newCallSid = () => `CA${randomBytes(16).toString('hex')}`;
 const at = (s = 0) => new Date(Date.UTC(2026, 10, 24, 12, 0, s)).toISOString();
 let n = 0;
 const eid = (prefix = 'ev') => `${prefix}-${Date.now().toString(36)}-${++n}`;
 
 /** A tenant with an agent-routed number; `call()` places an inbound call and returns its Stream token. */
 async function setup() {
-  const t = await newTenant();
-  const api = client(stack, t.token);
-  const accountId = await mockAccount(api);
-  const number = await activeNumber(api, { accountId });
-  const agent = await publishedAgent(api);
-  await api('PATCH', `/v1/phone-numbers/${number.id}`, { body: { inbound_agent_id: agent.agentId } });
-  const creds = (await openSandboxCredentials((await getTelephonyAccount(t.tenantId, accountId))!))!;
-  const carrier = async (path: string, params: Record<string, string>) => {
-    const url = `${stack.baseUrl}${path}`;
-    const res = await stack.fetch(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(creds.auth_token, url, params) }, body: new URLSearchParams(params).toString() });
-    return { status: res.status, text: await res.text() };
-  };
+  const world = await agentNumberWorld(stack);
   const call = async (from = randomNumber('212')) => {
-    const sid = newCallSid();
-    const params = { AccountSid: creds.account_sid, CallSid: sid, From: from, To: number.phone_e164, CallStatus: 'ringing', Direction: 'inbound' };
-    const [connect] = readTwiml((await carrier('/carrier/twilio/voice', params)).text);
-    const token = (connect as { parameters: Record<string, string> }).parameters.token!;
+    const { sid, params, token: minted, call: record } = await world.ring(from);
+    const token = minted!;
     tokens.push(token);
-    const record = (await getCallBySid(sid))!;
     const runtime = client(stack, token);
     const post = (body: unknown) => runtime('POST', `/runtime/v1/calls/${record.id}/events`, { body });
-    const end = () => carrier('/carrier/twilio/status', { ...params, CallStatus: 'completed', CallDuration: '42' });
-    return { sid, from, token, id: record.id, post, end, read: async () => (await getCall(t.tenantId, record.id))! as CallRecordWithEvents };
+    const end = () => world.carrier('/carrier/twilio/status', { ...params, CallStatus: 'completed', CallDuration: '42' });
+    return { sid, from, token, id: record.id, post, end, read: async () => (await getCall(world.tenantId, record.id))! as CallRecordWithEvents };
   };
-  return { ...t, api, accountId, creds, number, agent, carrier, call };
+  return { ...world, call };
 }
 
 /** The call partition's EVENT items. */
