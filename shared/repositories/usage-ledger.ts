@@ -115,10 +115,13 @@ export function usageLedgerItems(tenantId: string, source: UsageSource, facts: r
 /** A runtime `usage` event's quantities, by meter. */
 export function runtimeUsageFacts(event: { audio_seconds?: number; characters_spoken?: number; llm_input_tokens?: number; llm_cached_input_tokens?: number; llm_output_tokens?: number; gpu_seconds?: number }): UsageFact[] {
   // JSON numbers: their shortest decimal form is the value the runtime sent (1.1 stays "1.1").
+  // Cached input tokens are part of the input (the schema bounds them by it): the uncached
+  // rest is metered as prompt tokens, the cached part apart, so no token is billed twice.
+  const prompt = event.llm_input_tokens === undefined ? undefined : Math.max(0, event.llm_input_tokens - (event.llm_cached_input_tokens ?? 0));
   const pairs: [Meter, number | undefined][] = [
     ['stt_audio_seconds', event.audio_seconds],
     ['tts_characters', event.characters_spoken],
-    ['llm_prompt_tokens', event.llm_input_tokens],
+    ['llm_prompt_tokens', prompt],
     ['llm_cached_prompt_tokens', event.llm_cached_input_tokens],
     ['llm_completion_tokens', event.llm_output_tokens],
     ['gpu_seconds', event.gpu_seconds],

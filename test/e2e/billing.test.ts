@@ -91,7 +91,7 @@ async function voiceTenant(kind: Kind) {
 }
 
 const turn = (text: string) => ({ id: eid('turn'), type: 'turn', at: new Date().toISOString(), speaker: 'contact', text });
-/** Two usage events in one batch: 42.5 + 1.25 s of audio, 310 characters, 1200 prompt tokens (300 cached), 90 + 10 completion tokens, 0.75 GPU seconds. */
+/** Two usage events in one batch: 42.5 + 1.25 s of audio, 310 characters, 1200 input tokens (300 of them cached: 900 prompt + 300 cached), 90 + 10 completion tokens, 0.75 GPU seconds. */
 const usageBatch = () => ({
   events: [
     turn('Hello?'),
@@ -99,7 +99,7 @@ const usageBatch = () => ({
     { id: eid('use'), type: 'usage', at: new Date().toISOString(), audio_seconds: 1.25, llm_output_tokens: 10 },
   ],
 });
-const SPEECH = { stt_audio_seconds: '43.75', tts_characters: '310', llm_prompt_tokens: '1200', llm_cached_prompt_tokens: '300', llm_completion_tokens: '100', gpu_seconds: '0.75' };
+const SPEECH = { stt_audio_seconds: '43.75', tts_characters: '310', llm_prompt_tokens: '900', llm_cached_prompt_tokens: '300', llm_completion_tokens: '100', gpu_seconds: '0.75' };
 
 const summaryOf = async (api: ReturnType<typeof client>, query = '') => {
   const res = await api('GET', `/v1/usage/summary${query}`);
@@ -131,7 +131,7 @@ describe('the usage ledger', () => {
       telephony_minutes: { quantity: '2', event_count: 1 },
       stt_audio_seconds: { quantity: '43.75', event_count: 1 },
       tts_characters: { quantity: '310', event_count: 1 },
-      llm_prompt_tokens: { quantity: '1200', event_count: 1 },
+      llm_prompt_tokens: { quantity: '900', event_count: 1 },
       llm_cached_prompt_tokens: { quantity: '300', event_count: 1 },
       llm_completion_tokens: { quantity: '100', event_count: 1 },
       gpu_seconds: { quantity: '0.75', event_count: 1 },
@@ -144,6 +144,25 @@ describe('the usage ledger', () => {
     expect(meter(summary, 'telephony_minutes')).toMatchObject({ quantity: '0', event_count: 0 });
     expect(meter(summary, 'stt_audio_seconds')).toMatchObject({ quantity: null, event_count: null });
     expect(summary.billing_period_estimate).toMatchObject({ excluded_usage_types: ['separately_settled_prepaid_test_calls'], total_amount_minor: 4900, usage_amount_minor: 0 });
+  });
+
+  it('cached input tokens are part of the input: metered once (prompt = input − cached); more cached than input is a 422 at the field', async () => {
+    const s = await voiceTenant('managed');
+    const c = await s.call();
+    const at = new Date().toISOString();
+    const over = await c.post({ events: [{ id: eid('use'), type: 'usage', at, llm_input_tokens: 100, llm_cached_input_tokens: 101 }] });
+    expect(over.status).toBe(422);
+    expect(over.body.detail[0].loc).toEqual(['body', 'events', 0, 'llm_cached_input_tokens']);
+    const alone = await c.post({ events: [{ id: eid('use'), type: 'usage', at, llm_cached_input_tokens: 5 }] });
+    expect(alone.status).toBe(422);
+    expect(alone.body.detail[0].loc).toEqual(['body', 'events', 0, 'llm_cached_input_tokens']);
+    const ok = { id: eid('use'), type: 'usage', at, llm_input_tokens: 1000, llm_cached_input_tokens: 1000 };
+    expect((await c.post({ events: [ok] })).status).toBe(200);
+    const rows = await usageRowsOf(s.tenantId, period(), { kind: 'call_event', id: `${c.id}.${ok.id}` });
+    expect(Object.fromEntries(rows.map((r) => [r.meter, r.quantity]))).toEqual({ llm_cached_prompt_tokens: '1000' });
+    const summary = await summaryOf(s.api);
+    expect(meter(summary, 'llm_prompt_tokens').quantity).toBeNull();
+    expect(meter(summary, 'llm_cached_prompt_tokens').quantity).toBe('1000');
   });
 
   it('an outbound call’s minutes are metered when its final callback stores the duration (a replay adds nothing); an outbound text’s segments when the carrier takes it', async () => {

@@ -35,6 +35,13 @@ describe('usageLedgerItems', () => {
     expect(() => usageLedgerItems('ten_1', { kind: 'call', id: 'cal_4' }, [{ meter: 'gpu_seconds', quantity: '-1' }], billed, at)).toThrow(/invalid quantity/);
   });
 
+  it('runtime usage facts meter cached input apart from the rest of the input (never twice)', () => {
+    expect(runtimeUsageFacts({ llm_input_tokens: 1200, llm_cached_input_tokens: 300 })).toEqual([
+      { meter: 'llm_prompt_tokens', quantity: '900' },
+      { meter: 'llm_cached_prompt_tokens', quantity: '300' },
+    ]);
+  });
+
   it('runtime usage facts keep the decimal the runtime sent', () => {
     expect(runtimeUsageFacts({ audio_seconds: 0.1, llm_cached_input_tokens: 300, gpu_seconds: 1.005 })).toEqual([
       { meter: 'stt_audio_seconds', quantity: '0.1' },
