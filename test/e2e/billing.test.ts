@@ -165,6 +165,21 @@ describe('the usage ledger', () => {
     expect(meter(summary, 'llm_cached_prompt_tokens').quantity).toBe('1000');
   });
 
+  it('seconds carry at most 3 decimal places: 1e-131 or 0.0001 is a 422 at the field (never a DynamoDB 500 on every resend); milliseconds meter exactly', async () => {
+    const s = await voiceTenant('managed');
+    const c = await s.call();
+    const at = new Date().toISOString();
+    for (const [field, value] of [['audio_seconds', 1e-131], ['gpu_seconds', 1e-131], ['audio_seconds', 0.0001], ['gpu_seconds', 12.3456]] as const) {
+      const res = await c.post({ events: [{ id: eid('use'), type: 'usage', at, [field]: value }] });
+      expect(res.status, `${field} ${value}`).toBe(422);
+      expect(res.body.detail[0].loc).toEqual(['body', 'events', 0, field]);
+    }
+    const ok = { id: eid('use'), type: 'usage', at, audio_seconds: 0.001, gpu_seconds: 86_399.999 };
+    expect((await c.post({ events: [ok] })).status).toBe(200);
+    const rows = await usageRowsOf(s.tenantId, period(), { kind: 'call_event', id: `${c.id}.${ok.id}` });
+    expect(Object.fromEntries(rows.map((r) => [r.meter, r.quantity]))).toEqual({ stt_audio_seconds: '0.001', gpu_seconds: '86399.999' });
+  });
+
   it('an outbound call’s minutes are metered when its final callback stores the duration (a replay adds nothing); an outbound text’s segments when the carrier takes it', async () => {
     const o = await outboundTenant(stack);
     const to = randomNumber('212');
