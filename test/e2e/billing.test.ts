@@ -8,7 +8,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
 import twilio from 'twilio';
-import { afterEach, describe, expect, it } from 'vitest';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { db } from '../../shared/db/client.js';
 import { jobs } from '../../shared/admin/jobs.js';
 import { invoiceTenant } from '../../shared/billing/invoice-job.js';
 import { METERS } from '../../shared/billing/meters.js';
@@ -36,7 +39,10 @@ import { mockAccount, publishedAgent, randomNumber } from './telephony-fixtures.
 import { createUser, createApiKey } from '../../shared/admin/bootstrap.js';
 
 const stack = useTestStack({ workers: false });
-afterEach(() => resetClock());
+afterEach(() => {
+  resetClock();
+  vi.restoreAllMocks();
+});
 
 const newCallSid = () => `CA${randomBytes(16).toString('hex')}`;
 const newMessageSid = () => `SM${randomBytes(16).toString('hex')}`;
@@ -178,6 +184,27 @@ describe('the usage ledger', () => {
     expect((await c.post({ events: [ok] })).status).toBe(200);
     const rows = await usageRowsOf(s.tenantId, period(), { kind: 'call_event', id: `${c.id}.${ok.id}` });
     expect(Object.fromEntries(rows.map((r) => [r.meter, r.quantity]))).toEqual({ stt_audio_seconds: '0.001', gpu_seconds: '86399.999' });
+  });
+
+  it('an inbound call’s final callback whose transaction meets a write conflict is re-read and retried: its minutes are metered, not lost to a 500', async () => {
+    const s = await voiceTenant('managed');
+    const c = await s.call();
+    const client = db();
+    const send = client.send.bind(client) as (command: unknown) => Promise<unknown>;
+    let conflicts = 0;
+    // The shared client's own conflict retries are spent: the transaction reaches the caller cancelled by TransactionConflict, three times.
+    vi.spyOn(client, 'send').mockImplementation(((command: unknown) => {
+      if (command instanceof TransactWriteCommand && conflicts < 3) {
+        conflicts++;
+        return Promise.reject(new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }] }));
+      }
+      return send(command);
+    }) as typeof client.send);
+    expect((await c.end(61)).status).toBe(200);
+    expect(conflicts).toBe(3);
+    vi.restoreAllMocks();
+    expect((await usageRowsOf(s.tenantId, period(), { kind: 'call', id: c.id })).map((r) => [r.meter, r.quantity])).toEqual([['telephony_minutes', '2']]);
+    expect(meter(await summaryOf(s.api), 'telephony_minutes')).toMatchObject({ quantity: '2', event_count: 1 });
   });
 
   it('an outbound call’s minutes are metered when its final callback stores the duration (a replay adds nothing); an outbound text’s segments when the carrier takes it', async () => {
