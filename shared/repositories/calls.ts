@@ -10,7 +10,7 @@ import { db, tableName } from '../db/client.js';
 import { callKeys, platformKeys } from '../db/keys.js';
 import { isId, newId } from '../ids.js';
 import { activityItem } from '../mobile/activity.js';
-import { now } from '../clock.js';
+import { now, now as clockNow } from '../clock.js';
 import { queryPage, type Page } from '../pagination/page.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import type { CallDetail } from '../schemas/call-detail.js';
@@ -173,7 +173,7 @@ export async function appendInboundPath(call: Pick<CallRecord, 'tenant_id' | 'id
  * duration once (the final callback carries it). An inbound call an agent answered is
  * scored when it ends: its analysis watch commits with the ending (one transaction).
  */
-export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus, durationSeconds: number | null, now = new Date()): Promise<boolean> {
+export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus, durationSeconds: number | null, now = clockNow()): Promise<boolean> {
   // A transaction cancelled by a concurrent one (TransactionConflict: the shared client's own
   // retries spent, e.g. a hot usage total) wrote nothing: re-read the call and try again, as
   // the outbound path (applyCallTransition) and the runtime batch do, so the minutes this

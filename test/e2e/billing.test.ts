@@ -10,7 +10,7 @@ import Stripe from 'stripe';
 import twilio from 'twilio';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { db } from '../../shared/db/client.js';
 import { jobs } from '../../shared/admin/jobs.js';
 import { invoiceTenant } from '../../shared/billing/invoice-job.js';
@@ -296,12 +296,15 @@ describe('the summary reads running totals', () => {
 });
 
 describe('invoices', () => {
-  // The month the tests meter in (now, in real time) closes five minutes after its end.
-  const thisPeriod = periodOf(new Date());
+  // Tenants and calls are made at a fixed instant (the platform clock), never the wall clock, so no test flips at a month end.
+  const MADE = '2026-03-10T12:00:00.000Z';
+  beforeEach(() => setClock(MADE));
+  const thisPeriod = periodOf(new Date(MADE));
   const periodEnd = periodBounds(thisPeriod).end;
   const CLOSE = new Date(periodEnd.getTime() + 5 * 60_000).toISOString();
-  // A tenant made now is in its 14-day trial at the period end when fewer than 14 days remain.
-  const inTrial = Date.now() + 14 * 86_400_000 >= periodEnd.getTime();
+  // A tenant made at MADE is past its 14-day trial at the period end (2026-04-01).
+  const inTrial = Date.parse(MADE) + 14 * 86_400_000 >= periodEnd.getTime();
+  it('the fixed instant is outside the trial at the period end (the base price is charged)', () => expect(inTrial).toBe(false));
 
   it('the period-close job builds the invoice from the ledger (clock past the period end), the sandbox provider opens it and pays it by a Stripe-signed webhook', async () => {
     const s = await voiceTenant('managed');
