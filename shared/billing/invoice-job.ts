@@ -1,6 +1,6 @@
 /**
  * Period close (issue 15): for every tenant in the billing directory, build the invoice of
- * the month before `at` from the ledger's running totals (the same rating the summary
+ * the last month that ended at least INVOICE_CLOSE_GRACE_MS before `at` from the ledger's running totals (the same rating the summary
  * shows), `draft` → provider → `open`. Safe to run any number of times, at any instant:
  * one invoice per tenant and period (its guard), a draft left by a failed provider call is
  * finalized on the next run, an open one is left to the provider's webhooks.
@@ -28,8 +28,19 @@ export interface InvoiceJobSummary {
 
 const DAY_MS = 86_400_000;
 
+/**
+ * A period is closed (invoiced) only this long after its end: a transaction that dated its
+ * row before midnight (its `now` read then) may commit just after it, and its row must be in
+ * the totals before the invoice reads them. An hour is far beyond any transaction's
+ * lifetime (retries included); the invoice is merely an hour later.
+ */
+export const INVOICE_CLOSE_GRACE_MS = 60 * 60_000;
+
+/** The period a close at `at` invoices: the last one whose end + grace is at or before `at`. */
+export const closablePeriod = (at: Date): string => previousPeriod(new Date(at.getTime() - INVOICE_CLOSE_GRACE_MS));
+
 export async function runInvoiceJob(at: Date): Promise<InvoiceJobSummary> {
-  const period = previousPeriod(at);
+  const period = closablePeriod(at);
   const summary: InvoiceJobSummary = { period, tenants: 0, created: 0, opened: 0, skipped: 0, failed: 0 };
   const provider = await paymentProvider(now);
   for await (const tenantId of billingDirectory()) {
@@ -50,6 +61,8 @@ export async function runInvoiceJob(at: Date): Promise<InvoiceJobSummary> {
 export async function invoiceTenant(tenantId: string, period: string, provider: PaymentProvider, at: Date): Promise<{ created: boolean; opened: boolean; invoice_id: string | null }> {
   const account = await ensureBillingAccount(tenantId);
   const { start, end } = periodBounds(period);
+  // Not closed yet: rows dated inside the period may still be committing.
+  if (at.getTime() < end.getTime() + INVOICE_CLOSE_GRACE_MS) return { created: false, opened: false, invoice_id: null };
   // Not yet a tenant at the period's end, or canceled before it began: nothing to invoice (the period a cancel falls in is still invoiced).
   if (!account || Date.parse(account.created_at) >= end.getTime() || (account.canceled_at && Date.parse(account.canceled_at) < start.getTime())) return { created: false, opened: false, invoice_id: null };
   let invoice = await invoiceOfPeriod(tenantId, period);

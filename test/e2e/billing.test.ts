@@ -13,7 +13,7 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { db } from '../../shared/db/client.js';
 import { jobs } from '../../shared/admin/jobs.js';
-import { invoiceTenant } from '../../shared/billing/invoice-job.js';
+import { INVOICE_CLOSE_GRACE_MS, invoiceTenant } from '../../shared/billing/invoice-job.js';
 import { METERS } from '../../shared/billing/meters.js';
 import { sandboxPaymentProvider } from '../../shared/billing/payment-provider.js';
 import { periodBounds, periodOf } from '../../shared/billing/period.js';
@@ -301,7 +301,8 @@ describe('invoices', () => {
   beforeEach(() => setClock(MADE));
   const thisPeriod = periodOf(new Date(MADE));
   const periodEnd = periodBounds(thisPeriod).end;
-  const CLOSE = new Date(periodEnd.getTime() + 5 * 60_000).toISOString();
+  // The period closes once its grace has passed.
+  const CLOSE = new Date(periodEnd.getTime() + INVOICE_CLOSE_GRACE_MS + 5 * 60_000).toISOString();
   // A tenant made at MADE is past its 14-day trial at the period end (2026-04-01).
   const inTrial = Date.parse(MADE) + 14 * 86_400_000 >= periodEnd.getTime();
   it('the fixed instant is outside the trial at the period end (the base price is charged)', () => expect(inTrial).toBe(false));
@@ -334,6 +335,30 @@ describe('invoices', () => {
     // Filters.
     expect((await s.api('GET', '/v1/invoices?status=open')).body.data).toHaveLength(0);
     expect((await s.api('GET', `/v1/invoices?status=paid&period_start=${periodBounds(thisPeriod).start.toISOString()}`)).body.data).toHaveLength(1);
+  });
+
+  it('a period closes only after its grace: a row dated just before midnight that commits after it is on the invoice', async () => {
+    const s = await voiceTenant('managed');
+    const secret = JSON.parse(process.env.APP_SECRETS_JSON!).payment_webhook_secret as string;
+    const provider = sandboxPaymentProvider(secret, now);
+    const c = await s.call();
+    // 150 minutes, in the period.
+    expect((await c.end(150 * 60)).status).toBe(200);
+    // Just after midnight, within the grace: the job still closes the period before, and this one is not invoiced yet.
+    const early = new Date(periodEnd.getTime() + INVOICE_CLOSE_GRACE_MS - 1);
+    setClock(early.getTime());
+    expect(((await jobs.invoices!(now())) as { period: string }).period).not.toBe(thisPeriod);
+    expect(await invoiceTenant(s.tenantId, thisPeriod, provider, early)).toEqual({ created: false, opened: false, invoice_id: null });
+    expect((await s.api('GET', '/v1/invoices')).body.data).toEqual([]);
+    // A second call dated a second before midnight commits now (after midnight): still this period's.
+    setClock(periodEnd.getTime() - 1000);
+    const late = await s.call();
+    expect((await late.end(60 * 60)).status).toBe(200);
+    setClock(periodEnd.getTime() + INVOICE_CLOSE_GRACE_MS);
+    expect(((await jobs.invoices!(now())) as { period: string }).period).toBe(thisPeriod);
+    const invoice = (await s.api('GET', '/v1/invoices')).body.data[0];
+    // 150 + 60 = 210 minutes: 110 beyond the 100 included, at 12.
+    expect(invoice.line_items.find((l: { kind: string }) => l.kind === 'minutes')).toMatchObject({ quantity: '110', amount_minor: 1320 });
   });
 
   it('provider webhooks: a bad signature is 400 and writes nothing; a replayed event is a duplicate; stale and out-of-order events never move an invoice backwards', async () => {
@@ -379,7 +404,7 @@ describe('invoices', () => {
     const provider = sandboxPaymentProvider(secret, now);
     expect(await invoiceTenant(s.tenantId, thisPeriod, provider, now())).toMatchObject({ created: true, opened: true });
     const next = periodOf(new Date(periodEnd.getTime() + 40 * 86_400_000));
-    expect(await invoiceTenant(s.tenantId, next, provider, new Date(periodBounds(next).end.getTime() + 60_000))).toEqual({ created: false, opened: false, invoice_id: null });
+    expect(await invoiceTenant(s.tenantId, next, provider, new Date(periodBounds(next).end.getTime() + INVOICE_CLOSE_GRACE_MS))).toEqual({ created: false, opened: false, invoice_id: null });
     expect((await s.api('GET', '/v1/invoices')).body.data).toHaveLength(1);
   });
 
