@@ -100,6 +100,20 @@ describe('ratePeriod', () => {
   });
 });
 
+describe('carrier_billed follows the rows, not only today’s mode', () => {
+  it('a tenant that metered managed minutes and texts, then switched to byo, is billed for those rows; a meter without rows stays carrier_billed', () => {
+    const plan = planById('plan_starter')!;
+    const period = periodBounds('2026-11');
+    const r = ratePeriod({ plan, telephonyMode: 'byo', hadSandboxUsage: false, periodStart: period.start, periodEnd: period.end, totals: { telephony_minutes: { quantity: '150', event_count: 2 }, sms_segments: { quantity: '3', event_count: 3 } } });
+    const m = (name: string) => r.meters.find((x) => x.meter === name)!;
+    expect(m('telephony_minutes')).toMatchObject({ billing: 'billed', quantity: '150', overage_quantity: '50', rated_amount_minor: 600 });
+    expect(m('sms_segments')).toMatchObject({ billing: 'billed', quantity: '3' });
+    expect(m('lookup_requests')).toMatchObject({ billing: 'carrier_billed', quantity: null });
+    expect(r.estimate.minutes_amount_minor).toBe(600);
+    expect(r.estimate.excluded_usage_types).toEqual(['byo_carrier_usage']);
+  });
+});
+
 describe('helpers', () => {
   it('billable minutes round up per call', () => {
     expect([0, 1, 59, 60, 61, 3600].map(billableMinutes)).toEqual([0, 1, 1, 1, 2, 60]);
