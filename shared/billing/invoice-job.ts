@@ -10,7 +10,7 @@
 import { now } from '../clock.js';
 import { logger } from '../observability.js';
 import { billingDirectory, ensureBillingAccount } from '../repositories/billing.js';
-import { createDraftInvoice, invoiceOfPeriod, openInvoice } from '../repositories/invoices.js';
+import { createDraftInvoice, invoiceOfPeriod, openInvoice, recordProviderCustomer, recordProviderDraft } from '../repositories/invoices.js';
 import { getTenant } from '../repositories/tenants.js';
 import { invoiceLines, invoiceTotal } from './invoices.js';
 import { paymentProvider, type PaymentProvider } from './payment-provider.js';
@@ -77,7 +77,20 @@ export async function invoiceTenant(tenantId: string, period: string, provider: 
   }
   if (invoice.status !== 'draft') return { created, opened: false, invoice_id: invoice.id };
   const tenant = await getTenant(tenantId);
-  const request = { invoice_id: invoice.id, tenant_id: tenantId, tenant_name: tenant?.name ?? tenantId, currency: invoice.currency, period, total_minor: invoice.total_minor, line_items: invoice.line_items, customer_ref: account.customer_ref ?? null };
+  const draftInvoice = invoice;
+  const request = {
+    invoice_id: invoice.id,
+    tenant_id: tenantId,
+    tenant_name: tenant?.name ?? tenantId,
+    currency: invoice.currency,
+    period,
+    total_minor: invoice.total_minor,
+    line_items: invoice.line_items,
+    customer_ref: account.customer_ref ?? null,
+    provider_draft_ref: invoice.provider_draft_ref ?? null,
+    // What the provider creates is ours to remember at once: a retry past its idempotency window reuses it.
+    record: { customer: (ref: string) => recordProviderCustomer(tenantId, ref), draft: (ref: string) => recordProviderDraft(draftInvoice, ref, at) },
+  };
   const finalized = await provider.finalizeInvoice(request);
   const opened = await openInvoice(invoice, finalized, at);
   if (opened) await provider.afterOpen(request, finalized);
