@@ -265,6 +265,8 @@ describe('the usage ledger', () => {
     const s = await voiceTenant('managed');
     const past = await summaryOf(s.api, '?period=2020-02');
     expect(past).toMatchObject({ period: '2020-02', period_start: '2020-02-01T00:00:00.000Z', period_end: '2020-03-01T00:00:00.000Z', currency: 'usd', rated_total_minor: 0 });
+    // A year below 100 keeps its own bounds (never 1950's).
+    expect(await summaryOf(s.api, '?period=0050-01')).toMatchObject({ period: '0050-01', period_start: '0050-01-01T00:00:00.000Z', period_end: '0050-02-01T00:00:00.000Z' });
     for (const bad of ['2026-13', '2026-1', 'November', '2026-11-01']) {
       const res = await s.api('GET', `/v1/usage/summary?period=${bad}`);
       expect(res.status, bad).toBe(422);

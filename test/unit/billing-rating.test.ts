@@ -124,6 +124,9 @@ describe('helpers', () => {
   it('periods are UTC months; a close invoices the month before', () => {
     expect(periodBounds('2026-12')).toEqual({ start: new Date('2026-12-01T00:00:00Z'), end: new Date('2027-01-01T00:00:00Z') });
     expect(previousPeriod(new Date('2027-01-01T00:05:00Z'))).toBe('2026-12');
+    // Years 0–99 are those years, not 1900–1999 (Date.UTC's legacy mapping).
+    expect(periodBounds('0050-01')).toEqual({ start: new Date('0050-01-01T00:00:00Z'), end: new Date('0050-02-01T00:00:00Z') });
+    expect(periodBounds('0099-12').end.toISOString()).toBe('0100-01-01T00:00:00.000Z');
   });
   it('minusTotals drops a meter whose rows all fall in the part', () => {
     expect(minusTotals({ tts_characters: { quantity: '10.5', event_count: 3 }, gpu_seconds: { quantity: '1', event_count: 1 } }, { tts_characters: { quantity: '0.25', event_count: 1 }, gpu_seconds: { quantity: '1', event_count: 1 } })).toEqual({ tts_characters: { quantity: '10.25', event_count: 2 } });
