@@ -30,7 +30,7 @@ import { useTestStack } from '../support/stack.js';
 import { outboundTenant, putOutboundCall, signedPost } from './outbound-fixtures.js';
 import { textingTenant } from './message-fixtures.js';
 import { getMessageRecord } from '../../shared/repositories/messages.js';
-import { writeLedgerMonth } from '../bench/usage-ledger.js';
+import { ledgerDisagreements, writeLedgerMonth, type SummaryBody } from '../bench/usage-ledger.js';
 import { planById } from '../../shared/billing/plans.js';
 import { ratePeriod } from '../../shared/billing/rating.js';
 import { resetClock, setClock } from './call-fixtures.js';
@@ -285,15 +285,21 @@ describe('the summary reads running totals', () => {
     const totals = await readPeriodTotals(s.tenantId, month);
     expect(totals.billed).toEqual(full.billed);
     expect(totals.sandbox).toEqual(full.sandbox);
+    expect(Object.keys(full.sandbox).length).toBeGreaterThan(0);
     // Decimals really are exact: the seconds meters carry three decimal places through hundreds of additions.
     expect(full.billed.stt_audio_seconds!.quantity).toMatch(/^\d+(\.\d{1,3})?$/);
     const summary = await summaryOf(s.api, `?period=${month}`);
     const { start, end } = periodBounds(month);
     const expected = ratePeriod({ plan: planById('plan_starter')!, telephonyMode: 'managed', totals: full.billed, hadSandboxUsage: Object.keys(full.sandbox).length > 0, periodStart: start, periodEnd: end });
-    expect(summary.meters).toEqual(expected.meters);
-    expect(summary.billing_period_estimate).toEqual(expected.estimate);
-    expect(summary.rated_total_minor).toBe(expected.rated_total_minor);
-    expect(summary.meters.every((m) => m.quantity !== null)).toBe(true);
+    // Every field of the summary, not a selection.
+    expect(summary).toEqual({ period: month, period_start: start.toISOString(), period_end: end.toISOString(), telephony_mode: 'managed', currency: 'usd', rated_total_minor: expected.rated_total_minor, billing_period_estimate: expected.estimate, meters: expected.meters });
+    expect(summary.meters.every((m) => m.quantity !== null && m.event_count !== null)).toBe(true);
+    // The bench's agreement check is this comparison, and it catches an event_count or a sandbox total off by one.
+    expect(ledgerDisagreements({ rows: 900, full, totals, summary: summary as unknown as SummaryBody })).toEqual([]);
+    const offByOne = { ...full.billed.tts_characters!, event_count: full.billed.tts_characters!.event_count + 1 };
+    expect(ledgerDisagreements({ rows: 900, full, totals: { ...totals, billed: { ...totals.billed, tts_characters: offByOne } }, summary: summary as unknown as SummaryBody })).toEqual([expect.stringMatching(/^billed totals/)]);
+    const [sandboxMeter, sandboxTotal] = Object.entries(totals.sandbox)[0]!;
+    expect(ledgerDisagreements({ rows: 900, full, totals: { ...totals, sandbox: { ...totals.sandbox, [sandboxMeter]: { ...sandboxTotal!, event_count: sandboxTotal!.event_count + 1 } } }, summary: summary as unknown as SummaryBody })).toEqual([expect.stringMatching(/^sandbox totals/)]);
   });
 });
 
