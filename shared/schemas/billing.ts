@@ -129,7 +129,7 @@ export const mobileSubscriptionHealth = z
     budget: z
       .object({ period: z.literal('daily'), limit_minor: minor, spent_minor: minor, remaining_minor: minor, currency: z.string(), resets_at: timestamp })
       .nullable(),
-    invoices: z.array(z.object({ id: z.string(), period_start: timestamp, status: z.enum(INVOICE_STATUSES), total_minor: minor, currency: z.string() })),
+    invoices: z.array(z.object({ status: z.enum(INVOICE_STATUSES), total_minor: minor, currency: z.string() })).describe('Recent invoices, newest first: status and totals only'),
     generated_at: timestamp,
   })
   .meta({ id: 'MobileSubscriptionHealth', description: 'No payment method or provider data is representable' });
