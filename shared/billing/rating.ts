@@ -75,7 +75,8 @@ export function minuteTier(t: MinuteTiers, billableMinutes: Dec | string | numbe
         discount_per_bracket_minor: decimalString(t.discount_per_bracket_minor),
         floor_minute_rate_minor: decimalString(t.floor_minute_rate_minor),
         bracket_size_minor: t.bracket_size_minor,
-        cumulative_period_spend_minor: spend.toDecimalPlaces(0, D.ROUND_DOWN).toNumber(),
+        // Rounded as minutes_amount_minor is (half-up), so the two never disagree by a minor unit; thresholds compare the exact spend.
+        cumulative_period_spend_minor: minorInt(spend),
         next_tier_threshold_minor: pinned || atFloor ? null : k.plus(1).times(size).toNumber(),
         next_tier_minute_rate_minor: pinned || atFloor ? null : decimalString(rateOfBracket(t, k.plus(1).toNumber())),
       },

@@ -33,7 +33,14 @@ describe('minuteTier (a minute is charged the rate of the bracket the spend is i
     expect(r.spend.toString()).toBe('6500');
     expect(r.tier).toMatchObject({ current_minute_rate_minor: '6.5', cumulative_period_spend_minor: 6500, next_tier_threshold_minor: null, next_tier_minute_rate_minor: null, base_minute_rate_minor: '12' });
   });
-  it('fractional rates stay exact: 3 min at 12.35 = 37.05 (spend floor 37)', () => {
+  it('the cumulative spend rounds like the minutes amount (half-up): 3 min at 12.5 = 37.5 → 38 both', () => {
+    const plan = planById('plan_starter')!;
+    const period = periodBounds('2026-11');
+    const r = ratePeriod({ plan: { ...plan, minute_tiers: { ...plan.minute_tiers, base_minute_rate_minor: '12.5' } }, telephonyMode: 'managed', hadSandboxUsage: false, periodStart: period.start, periodEnd: period.end, totals: { telephony_minutes: { quantity: String(Number(plan.meters.telephony_minutes.included_quantity) + 3), event_count: 1 } } });
+    expect(r.estimate.minutes_amount_minor).toBe(38);
+    expect(r.estimate.volume_tier).toMatchObject({ cumulative_period_spend_minor: 38 });
+  });
+  it('fractional rates stay exact: 3 min at 12.35 = 37.05 (spend 37)', () => {
     const r = minuteTier({ ...tiers, base_minute_rate_minor: '12.35' }, 3);
     expect(r.spend.toString()).toBe('37.05');
     expect(r.tier.cumulative_period_spend_minor).toBe(37);
