@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { BILLING_CLASSES, EXCLUDED_USAGE_TYPES, METERS, TELEPHONY_MODES } from '../billing/meters.js';
 import { PERIOD_PATTERN } from '../billing/period.js';
-import { timestamp } from './common.js';
+import { errorWith, timestamp } from './common.js';
 
 /** SPEC Conventions 3: an optional-sign decimal number. */
 export const decimalString = z.string().regex(/^[+-]?\d+(\.\d+)?$/);
@@ -133,3 +133,6 @@ export const mobileSubscriptionHealth = z
     generated_at: timestamp,
   })
   .meta({ id: 'MobileSubscriptionHealth', description: 'No payment method or provider data is representable' });
+
+/** 409 `purchase_contended`: the billing account kept changing under every attempt (concurrent purchases); nothing was bought — send it again. */
+export const purchaseContendedError = errorWith('PurchaseContendedError', {});

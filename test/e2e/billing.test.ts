@@ -459,6 +459,28 @@ describe('receptionist purchases and the mobile billing summary', () => {
     expect((await asMember('POST', '/v1/subscription/receptionist-purchases', { body: { receptionist_connections: 1 }, headers: { 'idempotency-key': randomUUID() } })).status).toBe(403);
   });
 
+  it('a purchase whose account changes under every attempt is a 409 purchase_contended (nothing bought), not a 500', async () => {
+    const t = await newTenant('Contended');
+    const api = client(stack, t.token);
+    const dbClient = db();
+    const send = dbClient.send.bind(dbClient) as (command: unknown) => Promise<unknown>;
+    let attempts = 0;
+    vi.spyOn(dbClient, 'send').mockImplementation(((command: unknown) => {
+      // Every purchase transaction finds the count changed (another purchase won each time).
+      if (command instanceof TransactWriteCommand && JSON.stringify(command.input).includes('receptionist_purchase')) {
+        attempts++;
+        return Promise.reject(new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: [{ Code: 'None' }, { Code: 'ConditionalCheckFailed' }] }));
+      }
+      return send(command);
+    }) as typeof dbClient.send);
+    const res = await api('POST', '/v1/subscription/receptionist-purchases', { body: { receptionist_connections: 1 }, headers: { 'idempotency-key': randomUUID() } });
+    expect(res.status).toBe(409);
+    expect(res.body.code).toBe('purchase_contended');
+    expect(attempts).toBe(8);
+    vi.restoreAllMocks();
+    expect((await api('GET', '/v1/mobile/billing/summary')).status).toBe(200);
+  });
+
   it('the mobile summary: admin and manager read it, a member is 403; a daily budget reports today’s spend from the ledger; no provider data', async () => {
     const s = await voiceTenant('managed');
     await createUser({ tenantId: s.tenantId, email: `m${randomUUID()}@acme.test`, role: 'manager' });
