@@ -11,6 +11,7 @@ import { now } from '../clock.js';
 import { logger } from '../observability.js';
 import { billingDirectory, ensureBillingAccount } from '../repositories/billing.js';
 import { createDraftInvoice, invoiceOfPeriod, openInvoice, recordProviderCustomer, recordProviderDraft } from '../repositories/invoices.js';
+import { connectionsBoughtSince } from '../repositories/receptionist-purchases.js';
 import { getTenant } from '../repositories/tenants.js';
 import { invoiceLines, invoiceTotal } from './invoices.js';
 import { paymentProvider, type PaymentProvider } from './payment-provider.js';
@@ -70,7 +71,9 @@ export async function invoiceTenant(tenantId: string, period: string, provider: 
   if (!invoice) {
     const usage = await periodUsage(tenantId, period);
     const inTrial = Date.parse(account.created_at) + usage.plan.trial_days * DAY_MS >= end.getTime();
-    const lines = invoiceLines(usage.plan, usage.rated, { inTrial, receptionistConnections: account.receptionist_connections });
+    // The connections held at the period's end: one bought after it is billed from the next period on.
+    const heldAtEnd = Math.max(0, account.receptionist_connections - (await connectionsBoughtSince(tenantId, end)));
+    const lines = invoiceLines(usage.plan, usage.rated, { inTrial, receptionistConnections: heldAtEnd });
     const draft = await createDraftInvoice({ tenant_id: tenantId, period, period_start: start.toISOString(), period_end: end.toISOString(), line_items: lines, total_minor: invoiceTotal(lines), currency: usage.plan.currency, plan_id: usage.plan.id }, at);
     invoice = draft.invoice;
     created = draft.created;

@@ -5,9 +5,9 @@
  * monthly on the invoices from then on (a `receptionist_connections` line).
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
-import { billingKeys } from '../db/keys.js';
+import { billingKeys, tenantPk } from '../db/keys.js';
 import { outboxItems } from '../events/outbox.js';
 import { conflict } from '../http/errors.js';
 import { newId } from '../ids.js';
@@ -89,4 +89,29 @@ export async function getReceptionistPurchase(tenantId: string, purchaseId: stri
   if (purchaseId.includes('#')) return undefined;
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: billingKeys.purchase(tenantId, purchaseId) }));
   return out.Item ? present(out.Item) : undefined;
+}
+
+/**
+ * Connections bought at or after `since` (the invoice of a closed period counts the
+ * connections held at its end: the account's count minus these). One Query of the tenant's
+ * purchases, filtered on `created_at`.
+ */
+export async function connectionsBoughtSince(tenantId: string, since: Date): Promise<number> {
+  let total = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        FilterExpression: 'created_at >= :since',
+        ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':prefix': 'RECEPTIONIST_PURCHASE#', ':since': since.toISOString() },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) total += Number(item.receptionist_connections ?? 0);
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return total;
 }

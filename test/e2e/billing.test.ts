@@ -418,6 +418,21 @@ describe('invoices', () => {
     expect((await s.api('GET', '/v1/invoices')).body.data).toHaveLength(1);
   });
 
+  it('connections bought after a period ended are not billed on that period’s invoice (the count held at its end)', async () => {
+    const t = await newTenant('Connections');
+    const api = client(stack, t.token);
+    const buy = async (n: number) => expect((await api('POST', '/v1/subscription/receptionist-purchases', { body: { receptionist_connections: n }, headers: { 'idempotency-key': randomUUID() } })).status).toBe(201);
+    await buy(2);
+    // Bought after midnight, before the close: the next period's.
+    setClock(periodEnd.getTime() + 10 * 60_000);
+    await buy(3);
+    setClock(CLOSE);
+    const secret = JSON.parse(process.env.APP_SECRETS_JSON!).payment_webhook_secret as string;
+    const { invoice_id } = await invoiceTenant(t.tenantId, thisPeriod, sandboxPaymentProvider(secret, now), now());
+    const invoice = (await api('GET', `/v1/invoices/${invoice_id}`)).body;
+    expect(invoice.line_items.find((l: { kind: string }) => l.kind === 'receptionist_connections')).toMatchObject({ quantity: '2', amount_minor: 3000 });
+  });
+
   it('another tenant’s invoice is a 404, like a missing one', async () => {
     const a = await voiceTenant('managed');
     const b = await newTenant('Other');
