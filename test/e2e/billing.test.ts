@@ -15,11 +15,12 @@ import { db } from '../../shared/db/client.js';
 import { jobs } from '../../shared/admin/jobs.js';
 import { INVOICE_CLOSE_GRACE_MS, invoiceTenant } from '../../shared/billing/invoice-job.js';
 import { METERS } from '../../shared/billing/meters.js';
-import { sandboxPaymentProvider } from '../../shared/billing/payment-provider.js';
+import { sandboxPaymentProvider, type PaymentProvider } from '../../shared/billing/payment-provider.js';
 import { periodBounds, periodOf } from '../../shared/billing/period.js';
 import { now } from '../../shared/clock.js';
 import { listTenantEvents } from '../../shared/events/outbox.js';
-import { cancelSubscription, setDailyBudget } from '../../shared/repositories/billing.js';
+import { cancelSubscription, getBillingAccount, setDailyBudget } from '../../shared/repositories/billing.js';
+import { invoiceOfPeriod } from '../../shared/repositories/invoices.js';
 import { getCallBySid } from '../../shared/repositories/calls.js';
 import { getTelephonyAccount } from '../../shared/repositories/telephony-accounts.js';
 import { recomputePeriodTotals, readPeriodTotals, usageRowsOf } from '../../shared/repositories/usage-ledger.js';
@@ -431,6 +432,37 @@ describe('invoices', () => {
     const { invoice_id } = await invoiceTenant(t.tenantId, thisPeriod, sandboxPaymentProvider(secret, now), now());
     const invoice = (await api('GET', `/v1/invoices/${invoice_id}`)).body;
     expect(invoice.line_items.find((l: { kind: string }) => l.kind === 'receptionist_connections')).toMatchObject({ quantity: '2', amount_minor: 3000 });
+  });
+
+  it('what the provider created before a failure is recorded on our side at once and handed back on the retry (customer on the account, draft on the invoice)', async () => {
+    const s = await voiceTenant('managed');
+    setClock(CLOSE);
+    const seen: { customer_ref: string | null; provider_draft_ref: string | null | undefined }[] = [];
+    const failing: PaymentProvider = {
+      name: 'stripe',
+      async finalizeInvoice(req) {
+        seen.push({ customer_ref: req.customer_ref, provider_draft_ref: req.provider_draft_ref });
+        await req.record!.customer('cus_recorded1');
+        await req.record!.draft('in_recorded1');
+        throw new Error('provider unavailable');
+      },
+      async afterOpen() {},
+    };
+    await expect(invoiceTenant(s.tenantId, thisPeriod, failing, now())).rejects.toThrow(/provider unavailable/);
+    expect((await getBillingAccount(s.tenantId))!.customer_ref).toBe('cus_recorded1');
+    const draft = (await invoiceOfPeriod(s.tenantId, thisPeriod))!;
+    expect(draft).toMatchObject({ status: 'draft', provider_draft_ref: 'in_recorded1' });
+    const retrying: PaymentProvider = {
+      name: 'stripe',
+      async finalizeInvoice(req) {
+        seen.push({ customer_ref: req.customer_ref, provider_draft_ref: req.provider_draft_ref });
+        return { provider: 'stripe', customer_ref: req.customer_ref!, external_ref: req.provider_draft_ref!, hosted_invoice_url: null };
+      },
+      async afterOpen() {},
+    };
+    expect(await invoiceTenant(s.tenantId, thisPeriod, retrying, now())).toMatchObject({ created: false, opened: true, invoice_id: draft.id });
+    expect(seen).toEqual([{ customer_ref: null, provider_draft_ref: null }, { customer_ref: 'cus_recorded1', provider_draft_ref: 'in_recorded1' }]);
+    expect((await s.api('GET', `/v1/invoices/${draft.id}`)).body).toMatchObject({ status: 'open', external_ref: 'in_recorded1' });
   });
 
   it('another tenant’s invoice is a 404, like a missing one', async () => {
