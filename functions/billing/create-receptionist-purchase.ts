@@ -1,13 +1,15 @@
 import { now } from '../../shared/clock.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { purchaseReceptionistConnections } from '../../shared/repositories/receptionist-purchases.js';
-import { receptionistPurchaseRequest, receptionistPurchaseResponse } from '../../shared/schemas/billing.js';
+import { purchaseContendedError, receptionistPurchaseRequest, receptionistPurchaseResponse } from '../../shared/schemas/billing.js';
 
 /**
  * POST /v1/subscription/receptionist-purchases (admin; Idempotency-Key required) — prices
- * the connections on the tenant's plan and adds them to the subscription (201).
+ * the connections on the tenant's plan and adds them to the subscription (201). 409
+ * `purchase_contended` when concurrent purchases changed the account under every attempt
+ * (nothing bought; safe to send again).
  */
-export const handler = defineRoute('createReceptionistPurchase', { body: receptionistPurchaseRequest, responses: { 201: receptionistPurchaseResponse } }, async ({ principal, body }) => ({
+export const handler = defineRoute('createReceptionistPurchase', { body: receptionistPurchaseRequest, responses: { 201: receptionistPurchaseResponse, 409: purchaseContendedError } }, async ({ principal, body }) => ({
   status: 201,
   body: await purchaseReceptionistConnections(principal.tenantId, body.receptionist_connections, now()),
 }));

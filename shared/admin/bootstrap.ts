@@ -2,6 +2,7 @@
  * Operator actions behind bin/admin.ts: create a tenant with its first admin user and
  * key, add users, mint keys, manage reps, seed platform data. Each is one transaction, so a failure leaves nothing behind.
  */
+import { now as clockNow } from '../clock.js';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mintApiKey } from '../auth/api-keys.js';
@@ -25,7 +26,8 @@ function newUser(email: string, role: Role, name: string | null, now: string): U
 }
 
 export async function createTenant(input: { name: string; adminEmail: string; adminName?: string }) {
-  const now = new Date().toISOString();
+  // The platform clock (real time in production): a tenant's creation starts its billing trial.
+  const now = clockNow().toISOString();
   const tenant: Tenant = { id: newId('ten'), name: input.name, status: 'active', created_at: now };
   const user = newUser(input.adminEmail, 'admin', input.adminName ?? null, now);
   const key = await mintApiKey({ tenantId: tenant.id, name: 'Bootstrap admin key', role: 'admin', createdBy: { type: 'operator', id: null }, now });

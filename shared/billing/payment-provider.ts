@@ -27,6 +27,14 @@ export interface ProviderInvoiceRequest {
   line_items: readonly InvoiceLineItem[];
   /** The provider customer already recorded for the tenant, if any. */
   customer_ref: string | null;
+  /** The provider's draft invoice already recorded for this invoice (an earlier, failed run), if any. */
+  provider_draft_ref?: string | null;
+  /**
+   * Records what the provider created as soon as it exists (our tenant's customer, this
+   * invoice's provider draft), so a retry after the provider's idempotency window (Stripe:
+   * 24 h) reuses them instead of creating a second customer or invoice.
+   */
+  record?: { customer(ref: string): Promise<void>; draft(ref: string): Promise<void> };
 }
 
 export interface ProviderInvoice {
@@ -55,15 +63,34 @@ export function stripeProvider(secretKey: string, apiBase?: URL): PaymentProvide
   return {
     name: 'stripe',
     async finalizeInvoice(req) {
-      const customer = req.customer_ref ?? (await stripe.customers.create({ name: req.tenant_name, metadata: { tenant_id: req.tenant_id } }, { idempotencyKey: `customer-${req.tenant_id}` })).id;
-      const draft = await stripe.invoices.create(
-        { customer, currency: req.currency, collection_method: 'send_invoice', days_until_due: 14, auto_advance: false, pending_invoice_items_behavior: 'exclude', metadata: { invoice_id: req.invoice_id, tenant_id: req.tenant_id, period: req.period } },
-        { idempotencyKey: `invoice-${req.invoice_id}` },
-      );
-      for (const [i, line] of req.line_items.entries()) {
-        await stripe.invoiceItems.create({ customer, invoice: draft.id, currency: req.currency, amount: line.amount_minor, description: line.description, metadata: { kind: line.kind, quantity: line.quantity ?? '' } }, { idempotencyKey: `invoice-${req.invoice_id}-line-${i}` });
+      // Idempotency keys protect a retry within Stripe's 24 h window; what a run created is
+      // also recorded on our side at once (req.record), so a retry days later reuses it.
+      let customer = req.customer_ref;
+      if (!customer) {
+        customer = (await stripe.customers.create({ name: req.tenant_name, metadata: { tenant_id: req.tenant_id } }, { idempotencyKey: `customer-${req.tenant_id}` })).id;
+        await req.record?.customer(customer);
       }
-      const final = await stripe.invoices.finalizeInvoice(draft.id!, {}, { idempotencyKey: `invoice-${req.invoice_id}-finalize` });
+      let draftId = req.provider_draft_ref ?? null;
+      const attached = new Set<string>();
+      if (draftId) {
+        const existing = await stripe.invoices.retrieve(draftId);
+        // Finalized by an earlier run whose answer was lost: nothing more to create.
+        if (existing.status && existing.status !== 'draft') return { provider: 'stripe', customer_ref: customer, external_ref: existing.id!, hosted_invoice_url: existing.hosted_invoice_url ?? null };
+        const items = await stripe.invoiceItems.list({ invoice: draftId, limit: 100 });
+        for (const item of items.data) if (item.metadata?.line !== undefined) attached.add(item.metadata.line);
+      } else {
+        const draft = await stripe.invoices.create(
+          { customer, currency: req.currency, collection_method: 'send_invoice', days_until_due: 14, auto_advance: false, pending_invoice_items_behavior: 'exclude', metadata: { invoice_id: req.invoice_id, tenant_id: req.tenant_id, period: req.period } },
+          { idempotencyKey: `invoice-${req.invoice_id}` },
+        );
+        draftId = draft.id!;
+        await req.record?.draft(draftId);
+      }
+      for (const [i, line] of req.line_items.entries()) {
+        if (attached.has(String(i))) continue;
+        await stripe.invoiceItems.create({ customer, invoice: draftId, currency: req.currency, amount: line.amount_minor, description: line.description, metadata: { kind: line.kind, quantity: line.quantity ?? '', line: String(i) } }, { idempotencyKey: `invoice-${req.invoice_id}-line-${i}` });
+      }
+      const final = await stripe.invoices.finalizeInvoice(draftId, {}, { idempotencyKey: `invoice-${req.invoice_id}-finalize` });
       return { provider: 'stripe', customer_ref: customer, external_ref: final.id!, hosted_invoice_url: final.hosted_invoice_url ?? null };
     },
     async afterOpen() {},

@@ -75,7 +75,8 @@ export function minuteTier(t: MinuteTiers, billableMinutes: Dec | string | numbe
         discount_per_bracket_minor: decimalString(t.discount_per_bracket_minor),
         floor_minute_rate_minor: decimalString(t.floor_minute_rate_minor),
         bracket_size_minor: t.bracket_size_minor,
-        cumulative_period_spend_minor: spend.toDecimalPlaces(0, D.ROUND_DOWN).toNumber(),
+        // Rounded as minutes_amount_minor is (half-up), so the two never disagree by a minor unit; thresholds compare the exact spend.
+        cumulative_period_spend_minor: minorInt(spend),
         next_tier_threshold_minor: pinned || atFloor ? null : k.plus(1).times(size).toNumber(),
         next_tier_minute_rate_minor: pinned || atFloor ? null : decimalString(rateOfBracket(t, k.plus(1).toNumber())),
       },
@@ -147,8 +148,13 @@ export interface RatingInput {
   periodEnd: Date;
 }
 
-export function billingClassOf(plan: Plan, meter: Meter, mode: TelephonyModeSummary): BillingClass {
-  if (mode === 'byo' && isCarrierMeter(meter)) return 'carrier_billed';
+/**
+ * A meter's class in a period. `carrier_billed` only when the tenant is byo now AND the meter
+ * has no billed rows in the period: a tenant that metered managed minutes and then switched to
+ * byo is still billed for the rows it has (the rows are the facts; the mode is today's).
+ */
+export function billingClassOf(plan: Plan, meter: Meter, mode: TelephonyModeSummary, hasRows = false): BillingClass {
+  if (mode === 'byo' && isCarrierMeter(meter) && !hasRows) return 'carrier_billed';
   return plan.meters[meter].billing;
 }
 
@@ -162,7 +168,7 @@ export function ratePeriod(input: RatingInput): RatedPeriod {
   let tier: VolumeTier | null = null;
   const meters = METERS.map((meter): MeterUsage => {
     const total = totals[meter];
-    const billing = billingClassOf(plan, meter, mode);
+    const billing = billingClassOf(plan, meter, mode, Boolean(total));
     // A managed (or mixed) tenant with no calls has used 0 minutes: never null.
     const zeroMinutes = meter === 'telephony_minutes' && !total && (mode === 'managed' || mode === 'mixed');
     const quantity = total ? new D(total.quantity) : zeroMinutes ? new D(0) : null;

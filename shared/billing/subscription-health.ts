@@ -53,7 +53,8 @@ export async function subscriptionHealth(tenantId: string, at: Date) {
     status,
     payment_attention,
     budget,
-    invoices: recent.map((i) => ({ id: i.id, period_start: i.period_start, status: i.status, total_minor: i.total_minor, currency: i.currency })),
+    // Status and totals only (the mobile contract): no id, period, provider reference or URL.
+    invoices: recent.map((i) => ({ status: i.status, total_minor: i.total_minor, currency: i.currency })),
     generated_at: at.toISOString(),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The usage summary of a tenant's period (GET /v1/usage/summary; the mobile budget and the
  * invoice job use the same reads): the plan, the telephony mode and the period's running
- * totals (one Query of ≤ 18 items, whatever the ledger holds), rated by rating.ts.
+ * totals (one Query of ≤ 144 total shards, whatever the ledger holds), rated by rating.ts.
  */
 import { HttpError } from '../http/errors.js';
 import { getBillingAccount, getPlan, telephonyModeOfTenant } from '../repositories/billing.js';

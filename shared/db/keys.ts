@@ -407,7 +407,8 @@ export const activityKeys = {
  *    one append-only row per meter per source (`ROW#<source>#<meter>`: the source names the
  *    call, runtime event or message, so the key is deterministic and a put-if-absent meters a
  *    source once) and the period's running totals per settlement and meter
- *    (`TOTAL#<billed|sandbox>#<meter>`, ADDed in the row's transaction; the summary reads them).
+ *    (`TOTAL#<billed|sandbox>#<meter>#<shard 0-7>`, ADDed in the row's transaction to the shard
+    its source hashes to, so concurrent sources rarely touch one item; the summary sums the shards).
  *  - The tenant's billing account (`BILLING`: plan, budget, receptionist connections), its
  *    invoices (`INVOICE#<inv>`, top-level `status`; one per period through the guard
  *    `INVOICE_PERIOD#<YYYY-MM>`) and receptionist purchases (`RECEPTIONIST_PURCHASE#<rcp>`),
@@ -420,7 +421,8 @@ export const usagePartition = (tenantId: string, period: string) => `${tenantPk(
 export const usageKeys = {
   row: (tenantId: string, period: string, source: string, meter: string) => ({ pk: usagePartition(tenantId, period), sk: `ROW#${assertId(source)}#${assertId(meter)}` }),
   rowsPrefix: 'ROW#',
-  total: (tenantId: string, period: string, settlement: string, meter: string) => ({ pk: usagePartition(tenantId, period), sk: `TOTAL#${assertId(settlement)}#${assertId(meter)}` }),
+  /** One shard of a running total (`shard` 0..USAGE_TOTAL_SHARDS − 1, chosen by the source): the reader sums the shards. */
+  total: (tenantId: string, period: string, settlement: string, meter: string, shard: number) => ({ pk: usagePartition(tenantId, period), sk: `TOTAL#${assertId(settlement)}#${assertId(meter)}#${shard}` }),
   totalsPrefix: 'TOTAL#',
 } as const;
 

@@ -10,7 +10,7 @@ import { db, tableName } from '../db/client.js';
 import { callKeys, platformKeys } from '../db/keys.js';
 import { isId, newId } from '../ids.js';
 import { activityItem } from '../mobile/activity.js';
-import { now } from '../clock.js';
+import { now, now as clockNow } from '../clock.js';
 import { queryPage, type Page } from '../pagination/page.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import type { CallDetail } from '../schemas/call-detail.js';
@@ -174,7 +174,26 @@ export async function appendInboundPath(call: Pick<CallRecord, 'tenant_id' | 'id
  * duration once (the final callback carries it). An inbound call an agent answered is
  * scored when it ends: its analysis watch commits with the ending (one transaction).
  */
-export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus, durationSeconds: number | null, now = new Date()): Promise<boolean> {
+export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus, durationSeconds: number | null, now = clockNow()): Promise<boolean> {
+  // A transaction cancelled by a concurrent one (TransactionConflict: the shared client's own
+  // retries spent, e.g. a hot usage total) wrote nothing: re-read the call and try again, as
+  // the outbound path (applyCallTransition) and the runtime batch do, so the minutes this
+  // final callback carries are not lost to a 500.
+  let current: CallRecord | undefined = call;
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await tryCarrierStatus(current, status, durationSeconds, now);
+    if (outcome !== 'conflict') return outcome;
+    if (attempt >= CARRIER_STATUS_ATTEMPTS) throw new Error(`call ${call.id}: status transaction kept conflicting (${attempt} attempts)`);
+    await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
+    current = await getCall(call.tenant_id, call.id);
+    if (!current) return false;
+  }
+}
+
+/** Attempts of applyCarrierStatus on TransactionConflict (each after a fresh read of the call). */
+export const CARRIER_STATUS_ATTEMPTS = 8;
+
+async function tryCarrierStatus(call: CallRecord, status: CarrierStatus, durationSeconds: number | null, now: Date): Promise<boolean | 'conflict'> {
   const change = onCarrierStatus(call.state, status);
   const at = now.toISOString();
   const names: Record<string, string> = { '#state': 'state' };
@@ -216,6 +235,7 @@ export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus
     if (err instanceof ConditionalCheckFailedException) return false;
     // The call moved meanwhile, or (a replayed final callback racing the first) its minutes are metered already.
     if (err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed')) return false;
+    if (err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict')) return 'conflict';
     throw err;
   }
 }

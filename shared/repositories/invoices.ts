@@ -5,8 +5,8 @@
  * conditional transaction with its outbox event; the provider's webhooks find the invoice
  * through `PLATFORM#PROVIDER_INVOICE#<external id>` and are remembered per event id.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { InvoiceLineItem } from '../billing/invoices.js';
 import { invoiceStatusAfter } from '../billing/invoices.js';
 import type { ProviderInvoice } from '../billing/payment-provider.js';
@@ -34,6 +34,8 @@ export interface InvoiceRecord {
   provider: 'stripe' | 'sandbox' | null;
   external_ref: string | null;
   hosted_invoice_url: string | null;
+  /** The provider's draft invoice, recorded as soon as it is created (reused by a retry). */
+  provider_draft_ref?: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -95,6 +97,24 @@ export async function createDraftInvoice(input: Omit<InvoiceRecord, 'id' | 'stat
     const existing = await invoiceOfPeriod(input.tenant_id, input.period);
     if (!existing) throw err;
     return { invoice: existing, created: false };
+  }
+}
+
+/** Records the provider's draft of a draft invoice as soon as it exists (a retry reuses it). */
+export async function recordProviderDraft(invoice: Pick<InvoiceRecord, 'tenant_id' | 'id'>, ref: string, at: Date): Promise<void> {
+  try {
+    await db().send(new UpdateCommand({ TableName: tableName(), Key: billingKeys.invoice(invoice.tenant_id, invoice.id), UpdateExpression: 'SET provider_draft_ref = :r, updated_at = :now', ConditionExpression: '#status = :draft', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':r': ref, ':draft': 'draft', ':now': at.toISOString() } }));
+  } catch (err) {
+    if (!(err instanceof ConditionalCheckFailedException)) throw err; // no longer a draft: nothing to remember
+  }
+}
+
+/** Records the tenant's provider customer as soon as it exists (the first one stands). */
+export async function recordProviderCustomer(tenantId: string, ref: string): Promise<void> {
+  try {
+    await db().send(new UpdateCommand({ TableName: tableName(), Key: billingKeys.account(tenantId), UpdateExpression: 'SET customer_ref = if_not_exists(customer_ref, :c)', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':c': ref } }));
+  } catch (err) {
+    if (!(err instanceof ConditionalCheckFailedException)) throw err;
   }
 }
 

@@ -5,10 +5,11 @@
  * monthly on the invoices from then on (a `receptionist_connections` line).
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
-import { billingKeys } from '../db/keys.js';
+import { billingKeys, tenantPk } from '../db/keys.js';
 import { outboxItems } from '../events/outbox.js';
+import { conflict } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { ensureBillingAccount, getPlan } from './billing.js';
 
@@ -37,8 +38,10 @@ const present = (r: Record<string, unknown>): ReceptionistPurchase => ({
  * (what it adds to each invoice, no proration), recurring = every purchased connection ×
  * price, total_inbound_connections = the plan's included ones + every purchased one.
  */
+export const PURCHASE_ATTEMPTS = 8;
+
 export async function purchaseReceptionistConnections(tenantId: string, connections: number, at: Date): Promise<ReceptionistPurchase> {
-  for (let attempt = 1; attempt <= 8; attempt++) {
+  for (let attempt = 1; attempt <= PURCHASE_ATTEMPTS; attempt++) {
     const account = await ensureBillingAccount(tenantId);
     if (!account) throw new Error(`tenant ${tenantId} has no billing account`);
     const plan = await getPlan(account.plan_id);
@@ -78,11 +81,37 @@ export async function purchaseReceptionistConnections(tenantId: string, connecti
       // Another purchase changed the count: price again on what is now held.
     }
   }
-  throw new Error('the billing account changed under every attempt');
+  // Contention, not a fault: nothing was written, and the client may simply send it again.
+  throw conflict('purchase_contended', `Other purchases changed the subscription under each of ${PURCHASE_ATTEMPTS} attempts; nothing was bought. Send the purchase again.`);
 }
 
 export async function getReceptionistPurchase(tenantId: string, purchaseId: string): Promise<ReceptionistPurchase | undefined> {
   if (purchaseId.includes('#')) return undefined;
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: billingKeys.purchase(tenantId, purchaseId) }));
   return out.Item ? present(out.Item) : undefined;
+}
+
+/**
+ * Connections bought at or after `since` (the invoice of a closed period counts the
+ * connections held at its end: the account's count minus these). One Query of the tenant's
+ * purchases, filtered on `created_at`.
+ */
+export async function connectionsBoughtSince(tenantId: string, since: Date): Promise<number> {
+  let total = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        FilterExpression: 'created_at >= :since',
+        ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':prefix': 'RECEPTIONIST_PURCHASE#', ':since': since.toISOString() },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) total += Number(item.receptionist_connections ?? 0);
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return total;
 }

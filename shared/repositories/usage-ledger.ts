@@ -62,6 +62,24 @@ export async function usageContextOf(tenantId: string, telephonyAccountId: strin
 const sourceKey = (s: UsageSource) => `${s.kind}.${s.id}`;
 
 /**
+ * Each running total is split over this many items: a source ADDs to the shard its key
+ * hashes to (FNV-1a), so one tenant's concurrent calls, batches and texts spread their
+ * writes instead of all conflicting on one hot item; readers sum the shards (still one Query,
+ * at most 2 settlements × 9 meters × 8 shards items, whatever the ledger holds).
+ */
+export const USAGE_TOTAL_SHARDS = 8;
+
+/** The total shard a source writes to (deterministic: a replay names the same shard). */
+export function totalShardOf(source: Pick<UsageSource, 'kind' | 'id'>): number {
+  let h = 0x811c9dc5;
+  for (const ch of sourceKey(source as UsageSource)) {
+    h ^= ch.charCodeAt(0);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % USAGE_TOTAL_SHARDS;
+}
+
+/**
  * The transaction items that meter `facts` from `source` at `at`: per meter, the row
  * (put if absent) and its period total (ADD quantity, count and the day's share).
  */
@@ -69,6 +87,7 @@ export function usageLedgerItems(tenantId: string, source: UsageSource, facts: r
   const period = periodOf(at);
   const day = dayOf(at);
   const items: TransactItem[] = [];
+  const shard = totalShardOf(source);
   const seen = new Set<Meter>();
   for (const fact of facts) {
     if (seen.has(fact.meter)) throw new Error(`meter ${fact.meter} twice for one source`);
@@ -102,10 +121,10 @@ export function usageLedgerItems(tenantId: string, source: UsageSource, facts: r
     items.push({
       Update: {
         TableName: tableName(),
-        Key: usageKeys.total(tenantId, period, ctx.settlement, fact.meter),
-        UpdateExpression: 'SET #type = :type, meter = :meter, settlement = :settlement ADD quantity :q, event_count :one, #dq :q, #dc :one',
-        ExpressionAttributeNames: { '#type': 'type', '#dq': `d${day}_quantity`, '#dc': `d${day}_count` },
-        ExpressionAttributeValues: { ':type': 'usage_total', ':meter': fact.meter, ':settlement': ctx.settlement, ':q': NumberValue.from(q), ':one': 1 },
+        Key: usageKeys.total(tenantId, period, ctx.settlement, fact.meter, shard),
+        UpdateExpression: 'SET #type = :type, meter = :meter, settlement = :settlement, #shard = :shard ADD quantity :q, event_count :one, #dq :q, #dc :one',
+        ExpressionAttributeNames: { '#type': 'type', '#shard': 'shard', '#dq': `d${day}_quantity`, '#dc': `d${day}_count` },
+        ExpressionAttributeValues: { ':type': 'usage_total', ':meter': fact.meter, ':settlement': ctx.settlement, ':shard': shard, ':q': NumberValue.from(q), ':one': 1 },
       },
     });
   }
@@ -115,10 +134,13 @@ export function usageLedgerItems(tenantId: string, source: UsageSource, facts: r
 /** A runtime `usage` event's quantities, by meter. */
 export function runtimeUsageFacts(event: { audio_seconds?: number; characters_spoken?: number; llm_input_tokens?: number; llm_cached_input_tokens?: number; llm_output_tokens?: number; gpu_seconds?: number }): UsageFact[] {
   // JSON numbers: their shortest decimal form is the value the runtime sent (1.1 stays "1.1").
+  // Cached input tokens are part of the input (the schema bounds them by it): the uncached
+  // rest is metered as prompt tokens, the cached part apart, so no token is billed twice.
+  const prompt = event.llm_input_tokens === undefined ? undefined : Math.max(0, event.llm_input_tokens - (event.llm_cached_input_tokens ?? 0));
   const pairs: [Meter, number | undefined][] = [
     ['stt_audio_seconds', event.audio_seconds],
     ['tts_characters', event.characters_spoken],
-    ['llm_prompt_tokens', event.llm_input_tokens],
+    ['llm_prompt_tokens', prompt],
     ['llm_cached_prompt_tokens', event.llm_cached_input_tokens],
     ['llm_completion_tokens', event.llm_output_tokens],
     ['gpu_seconds', event.gpu_seconds],
@@ -135,9 +157,15 @@ export interface PeriodTotals {
 
 const numText = (v: unknown): string => (v && typeof v === 'object' && 'value' in v ? String((v as { value: unknown }).value) : typeof v === 'number' || typeof v === 'string' ? String(v) : '0');
 
-/** The period's running totals: one Query of at most 18 items (two settlements × nine meters). */
+/** The period's running totals: one Query of the total shards (at most 2 settlements × 9 meters × USAGE_TOTAL_SHARDS items), summed per meter. */
 export async function readPeriodTotals(tenantId: string, period: string, day?: string): Promise<PeriodTotals> {
-  const out: PeriodTotals = { billed: {}, sandbox: {}, day: { billed: {}, sandbox: {} } };
+  type Sum = { q: InstanceType<typeof D>; n: number };
+  const sums = { billed: new Map<Meter, Sum>(), sandbox: new Map<Meter, Sum>() };
+  const days = { billed: new Map<Meter, Sum>(), sandbox: new Map<Meter, Sum>() };
+  const add = (map: Map<Meter, Sum>, meter: Meter, q: unknown, n: unknown) => {
+    const cur = map.get(meter) ?? { q: new D(0), n: 0 };
+    map.set(meter, { q: cur.q.plus(numText(q)), n: cur.n + Number(numText(n)) });
+  };
   let start: Record<string, AttributeValue> | undefined;
   do {
     const page = await db().send(
@@ -154,12 +182,14 @@ export async function readPeriodTotals(tenantId: string, period: string, day?: s
       const settlement = item.settlement as Settlement;
       const meter = item.meter as Meter;
       if (!METERS.includes(meter) || (settlement !== 'billed' && settlement !== 'sandbox')) continue;
-      out[settlement][meter] = { quantity: decimalString(numText(item.quantity)), event_count: Number(numText(item.event_count)) };
-      if (day && item[`d${day}_count`] !== undefined) out.day[settlement][meter] = { quantity: decimalString(numText(item[`d${day}_quantity`])), event_count: Number(numText(item[`d${day}_count`])) };
+      add(sums[settlement], meter, item.quantity, item.event_count);
+      if (day && item[`d${day}_count`] !== undefined) add(days[settlement], meter, item[`d${day}_quantity`], item[`d${day}_count`]);
     }
     start = page.LastEvaluatedKey;
   } while (start);
-  return out;
+  // Registry order, like the recomputation's view.
+  const view = (map: Map<Meter, Sum>): MeterTotals => Object.fromEntries(METERS.filter((m) => map.has(m)).map((m) => [m, { quantity: decimalString(map.get(m)!.q), event_count: map.get(m)!.n }]));
+  return { billed: view(sums.billed), sandbox: view(sums.sandbox), day: { billed: view(days.billed), sandbox: view(days.sandbox) } };
 }
 
 /** Every row of the period, summed (the full recomputation the running totals must equal; for tests, audits, the bench). */

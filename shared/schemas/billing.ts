@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { BILLING_CLASSES, EXCLUDED_USAGE_TYPES, METERS, TELEPHONY_MODES } from '../billing/meters.js';
 import { PERIOD_PATTERN } from '../billing/period.js';
-import { timestamp } from './common.js';
+import { errorWith, timestamp } from './common.js';
 
 /** SPEC Conventions 3: an optional-sign decimal number. */
 export const decimalString = z.string().regex(/^[+-]?\d+(\.\d+)?$/);
@@ -129,7 +129,10 @@ export const mobileSubscriptionHealth = z
     budget: z
       .object({ period: z.literal('daily'), limit_minor: minor, spent_minor: minor, remaining_minor: minor, currency: z.string(), resets_at: timestamp })
       .nullable(),
-    invoices: z.array(z.object({ id: z.string(), period_start: timestamp, status: z.enum(INVOICE_STATUSES), total_minor: minor, currency: z.string() })),
+    invoices: z.array(z.object({ status: z.enum(INVOICE_STATUSES), total_minor: minor, currency: z.string() })).describe('Recent invoices, newest first: status and totals only'),
     generated_at: timestamp,
   })
   .meta({ id: 'MobileSubscriptionHealth', description: 'No payment method or provider data is representable' });
+
+/** 409 `purchase_contended`: the billing account kept changing under every attempt (concurrent purchases); nothing was bought — send it again. */
+export const purchaseContendedError = errorWith('PurchaseContendedError', {});

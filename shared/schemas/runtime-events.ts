@@ -110,20 +110,35 @@ export const optOutEvent = z.strictObject({
 });
 
 const count = z.int().min(0).max(100_000_000);
+/**
+ * Seconds to the millisecond: at most 3 decimal places, as JSON wrote them (a number's
+ * shortest form; 1e-7 and below print with an exponent and are refused too). Bounds the scale
+ * of what the ledger ADDs to DynamoDB numbers (38 significant digits), so a quantity like
+ * 1e-131 is a 422 rather than a ValidationException every time the batch is resent.
+ */
+export const SECONDS_DECIMALS = 3;
+const seconds = z
+  .number()
+  .min(0)
+  .max(86_400)
+  .refine((v) => new RegExp(`^\\d+(\\.\\d{1,${SECONDS_DECIMALS}})?$`).test(String(v)), { message: `At most ${SECONDS_DECIMALS} decimal places (milliseconds)`, params: { type: 'decimal_max_places', ctx: { decimal_places: SECONDS_DECIMALS } } })
+  .describe(`Seconds, at most ${SECONDS_DECIMALS} decimal places`);
 export const usageEvent = z
   .strictObject({
     ...base,
     type: z.literal('usage'),
-    audio_seconds: z.number().min(0).max(86_400).optional(),
+    audio_seconds: seconds.optional(),
     characters_spoken: count.optional(),
     llm_input_tokens: count.optional(),
     llm_output_tokens: count.optional(),
-    /** Of llm_input_tokens, those served from the provider's prompt cache (metered apart: llm_cached_prompt_tokens). */
+    /** Of llm_input_tokens, those served from the provider's prompt cache (at most llm_input_tokens; metered apart: llm_cached_prompt_tokens, the rest as llm_prompt_tokens). */
     llm_cached_input_tokens: count.optional(),
     /** GPU time the runtime spent on the call (speech models), seconds. */
-    gpu_seconds: z.number().min(0).max(86_400).optional(),
+    gpu_seconds: seconds.optional(),
   })
   .refine((e) => [e.audio_seconds, e.characters_spoken, e.llm_input_tokens, e.llm_output_tokens, e.llm_cached_input_tokens, e.gpu_seconds].some((v) => v !== undefined), { message: 'A usage event reports at least one quantity' })
+  // Cached tokens are part of the input (metered apart: prompt = input − cached), so never more than it.
+  .refine((e) => e.llm_cached_input_tokens === undefined || e.llm_cached_input_tokens <= (e.llm_input_tokens ?? 0), { path: ['llm_cached_input_tokens'], message: 'llm_cached_input_tokens is part of llm_input_tokens and cannot exceed it' })
   .describe('Usage since the previous usage event of the call (increments, not running totals): each usage event is metered once, into the usage ledger (stt_audio_seconds, tts_characters, llm_prompt_tokens, llm_cached_prompt_tokens, llm_completion_tokens, gpu_seconds)');
 
 export const hangupEvent = z.strictObject({ ...base, type: z.literal('hangup'), by: z.enum(['agent', 'contact', 'runtime']), reason: z.string().max(200).optional() });

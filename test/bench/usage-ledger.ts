@@ -5,13 +5,16 @@
  * items, whatever the row count) next to a full recomputation over every row.
  * `writeLedgerMonth` is shared with the e2e test that checks summary == recomputation.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalStack } from '../../infra/local/stack.js';
 import { createTenant } from '../../shared/admin/bootstrap.js';
 import { METERS, type Meter } from '../../shared/billing/meters.js';
 import { periodBounds } from '../../shared/billing/period.js';
+import { planById } from '../../shared/billing/plans.js';
+import { ratePeriod, type MeterTotals } from '../../shared/billing/rating.js';
 import { db } from '../../shared/db/client.js';
-import { recomputePeriodTotals, usageLedgerItems, type UsageContext } from '../../shared/repositories/usage-ledger.js';
+import { readPeriodTotals, recomputePeriodTotals, usageLedgerItems, type UsageContext } from '../../shared/repositories/usage-ledger.js';
 import { fmt, percentile, pool } from './stats.js';
 
 /** A small deterministic generator (mulberry32), so a run's rows can be written again. */
@@ -63,6 +66,36 @@ export async function writeLedgerMonth(tenantId: string, period: string, rows: n
   return { sources, rows, ms: performance.now() - began };
 }
 
+/** What GET /v1/usage/summary answers (the fields the agreement compares). */
+export interface SummaryBody {
+  period: string;
+  telephony_mode: string;
+  rated_total_minor: number;
+  billing_period_estimate: unknown;
+  meters: unknown[];
+}
+
+/**
+ * Where the running totals and the summary disagree with a full recomputation over every row:
+ * the row count, both settlements' totals (quantity AND event_count, every meter), and the
+ * whole summary (meters, estimate, rated total) against the rating of the recomputed totals.
+ * Empty when they agree.
+ */
+export function ledgerDisagreements(input: { rows: number; full: { billed: MeterTotals; sandbox: MeterTotals; rows: number }; totals: { billed: MeterTotals; sandbox: MeterTotals }; summary: SummaryBody; planId?: string }): string[] {
+  const { full, totals, summary } = input;
+  const out: string[] = [];
+  if (full.rows !== input.rows) out.push(`rows: ${full.rows} recomputed, ${input.rows} written`);
+  for (const settlement of ['billed', 'sandbox'] as const) {
+    if (!isDeepStrictEqual(totals[settlement], full[settlement])) out.push(`${settlement} totals: ${JSON.stringify(totals[settlement])} != recomputed ${JSON.stringify(full[settlement])}`);
+  }
+  const { start, end } = periodBounds(summary.period);
+  const expected = ratePeriod({ plan: planById(input.planId ?? 'plan_starter')!, telephonyMode: summary.telephony_mode as Parameters<typeof ratePeriod>[0]['telephonyMode'], totals: full.billed, hadSandboxUsage: Object.keys(full.sandbox).length > 0, periodStart: start, periodEnd: end });
+  if (!isDeepStrictEqual(summary.meters, expected.meters)) out.push('summary meters differ from the recomputation');
+  if (!isDeepStrictEqual(summary.billing_period_estimate, expected.estimate)) out.push('summary estimate differs from the recomputation');
+  if (summary.rated_total_minor !== expected.rated_total_minor) out.push(`rated_total_minor ${summary.rated_total_minor} != ${expected.rated_total_minor}`);
+  return out;
+}
+
 export interface LedgerFigures {
   rows: number;
   writeSeconds: number;
@@ -81,7 +114,7 @@ export async function measureUsageLedger(stack: LocalStack, rows = 100_000): Pro
   const summary = async () => {
     const res = await fetch(`${stack.baseUrl}/v1/usage/summary?period=${period}`, { headers });
     if (res.status !== 200) throw new Error(`GET /v1/usage/summary answered ${res.status}`);
-    return (await res.json()) as { meters: { meter: string; quantity: string | null; event_count: number | null }[] };
+    return (await res.json()) as SummaryBody;
   };
   for (let i = 0; i < 20; i++) await summary();
   const times: number[] = [];
@@ -94,7 +127,9 @@ export async function measureUsageLedger(stack: LocalStack, rows = 100_000): Pro
   const s = performance.now();
   const full = await recomputePeriodTotals(t.tenant_id, period);
   const recomputeMs = performance.now() - s;
-  const agrees = full.rows === rows && last.meters.every((m) => (full.billed[m.meter as Meter]?.quantity ?? null) === m.quantity || (m.meter === 'telephony_minutes' && m.quantity === '0' && !full.billed.telephony_minutes));
+  const disagreements = ledgerDisagreements({ rows, full, totals: await readPeriodTotals(t.tenant_id, period), summary: last });
+  for (const d of disagreements) console.error(`  ledger disagreement: ${d}`);
+  const agrees = disagreements.length === 0;
   return { rows, writeSeconds: written.ms / 1000, rowsPerSecond: rows / (written.ms / 1000), summaryP50: percentile(times, 50), summaryP99: percentile(times, 99), recomputeMs, agrees };
 }
 

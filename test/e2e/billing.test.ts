@@ -8,15 +8,19 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
 import twilio from 'twilio';
-import { afterEach, describe, expect, it } from 'vitest';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { db } from '../../shared/db/client.js';
 import { jobs } from '../../shared/admin/jobs.js';
-import { invoiceTenant } from '../../shared/billing/invoice-job.js';
+import { INVOICE_CLOSE_GRACE_MS, invoiceTenant } from '../../shared/billing/invoice-job.js';
 import { METERS } from '../../shared/billing/meters.js';
-import { sandboxPaymentProvider } from '../../shared/billing/payment-provider.js';
+import { sandboxPaymentProvider, type PaymentProvider } from '../../shared/billing/payment-provider.js';
 import { periodBounds, periodOf } from '../../shared/billing/period.js';
 import { now } from '../../shared/clock.js';
 import { listTenantEvents } from '../../shared/events/outbox.js';
-import { cancelSubscription, setDailyBudget } from '../../shared/repositories/billing.js';
+import { cancelSubscription, getBillingAccount, setDailyBudget } from '../../shared/repositories/billing.js';
+import { invoiceOfPeriod } from '../../shared/repositories/invoices.js';
 import { getCallBySid } from '../../shared/repositories/calls.js';
 import { getTelephonyAccount } from '../../shared/repositories/telephony-accounts.js';
 import { recomputePeriodTotals, readPeriodTotals, usageRowsOf } from '../../shared/repositories/usage-ledger.js';
@@ -27,7 +31,7 @@ import { useTestStack } from '../support/stack.js';
 import { outboundTenant, putOutboundCall, signedPost } from './outbound-fixtures.js';
 import { textingTenant } from './message-fixtures.js';
 import { getMessageRecord } from '../../shared/repositories/messages.js';
-import { writeLedgerMonth } from '../bench/usage-ledger.js';
+import { ledgerDisagreements, writeLedgerMonth, type SummaryBody } from '../bench/usage-ledger.js';
 import { planById } from '../../shared/billing/plans.js';
 import { ratePeriod } from '../../shared/billing/rating.js';
 import { resetClock, setClock } from './call-fixtures.js';
@@ -36,7 +40,10 @@ import { mockAccount, publishedAgent, randomNumber } from './telephony-fixtures.
 import { createUser, createApiKey } from '../../shared/admin/bootstrap.js';
 
 const stack = useTestStack({ workers: false });
-afterEach(() => resetClock());
+afterEach(() => {
+  resetClock();
+  vi.restoreAllMocks();
+});
 
 const newCallSid = () => `CA${randomBytes(16).toString('hex')}`;
 const newMessageSid = () => `SM${randomBytes(16).toString('hex')}`;
@@ -91,7 +98,7 @@ async function voiceTenant(kind: Kind) {
 }
 
 const turn = (text: string) => ({ id: eid('turn'), type: 'turn', at: new Date().toISOString(), speaker: 'contact', text });
-/** Two usage events in one batch: 42.5 + 1.25 s of audio, 310 characters, 1200 prompt tokens (300 cached), 90 + 10 completion tokens, 0.75 GPU seconds. */
+/** Two usage events in one batch: 42.5 + 1.25 s of audio, 310 characters, 1200 input tokens (300 of them cached: 900 prompt + 300 cached), 90 + 10 completion tokens, 0.75 GPU seconds. */
 const usageBatch = () => ({
   events: [
     turn('Hello?'),
@@ -99,7 +106,7 @@ const usageBatch = () => ({
     { id: eid('use'), type: 'usage', at: new Date().toISOString(), audio_seconds: 1.25, llm_output_tokens: 10 },
   ],
 });
-const SPEECH = { stt_audio_seconds: '43.75', tts_characters: '310', llm_prompt_tokens: '1200', llm_cached_prompt_tokens: '300', llm_completion_tokens: '100', gpu_seconds: '0.75' };
+const SPEECH = { stt_audio_seconds: '43.75', tts_characters: '310', llm_prompt_tokens: '900', llm_cached_prompt_tokens: '300', llm_completion_tokens: '100', gpu_seconds: '0.75' };
 
 const summaryOf = async (api: ReturnType<typeof client>, query = '') => {
   const res = await api('GET', `/v1/usage/summary${query}`);
@@ -131,7 +138,7 @@ describe('the usage ledger', () => {
       telephony_minutes: { quantity: '2', event_count: 1 },
       stt_audio_seconds: { quantity: '43.75', event_count: 1 },
       tts_characters: { quantity: '310', event_count: 1 },
-      llm_prompt_tokens: { quantity: '1200', event_count: 1 },
+      llm_prompt_tokens: { quantity: '900', event_count: 1 },
       llm_cached_prompt_tokens: { quantity: '300', event_count: 1 },
       llm_completion_tokens: { quantity: '100', event_count: 1 },
       gpu_seconds: { quantity: '0.75', event_count: 1 },
@@ -144,6 +151,61 @@ describe('the usage ledger', () => {
     expect(meter(summary, 'telephony_minutes')).toMatchObject({ quantity: '0', event_count: 0 });
     expect(meter(summary, 'stt_audio_seconds')).toMatchObject({ quantity: null, event_count: null });
     expect(summary.billing_period_estimate).toMatchObject({ excluded_usage_types: ['separately_settled_prepaid_test_calls'], total_amount_minor: 4900, usage_amount_minor: 0 });
+  });
+
+  it('cached input tokens are part of the input: metered once (prompt = input − cached); more cached than input is a 422 at the field', async () => {
+    const s = await voiceTenant('managed');
+    const c = await s.call();
+    const at = new Date().toISOString();
+    const over = await c.post({ events: [{ id: eid('use'), type: 'usage', at, llm_input_tokens: 100, llm_cached_input_tokens: 101 }] });
+    expect(over.status).toBe(422);
+    expect(over.body.detail[0].loc).toEqual(['body', 'events', 0, 'llm_cached_input_tokens']);
+    const alone = await c.post({ events: [{ id: eid('use'), type: 'usage', at, llm_cached_input_tokens: 5 }] });
+    expect(alone.status).toBe(422);
+    expect(alone.body.detail[0].loc).toEqual(['body', 'events', 0, 'llm_cached_input_tokens']);
+    const ok = { id: eid('use'), type: 'usage', at, llm_input_tokens: 1000, llm_cached_input_tokens: 1000 };
+    expect((await c.post({ events: [ok] })).status).toBe(200);
+    const rows = await usageRowsOf(s.tenantId, period(), { kind: 'call_event', id: `${c.id}.${ok.id}` });
+    expect(Object.fromEntries(rows.map((r) => [r.meter, r.quantity]))).toEqual({ llm_cached_prompt_tokens: '1000' });
+    const summary = await summaryOf(s.api);
+    expect(meter(summary, 'llm_prompt_tokens').quantity).toBeNull();
+    expect(meter(summary, 'llm_cached_prompt_tokens').quantity).toBe('1000');
+  });
+
+  it('seconds carry at most 3 decimal places: 1e-131 or 0.0001 is a 422 at the field (never a DynamoDB 500 on every resend); milliseconds meter exactly', async () => {
+    const s = await voiceTenant('managed');
+    const c = await s.call();
+    const at = new Date().toISOString();
+    for (const [field, value] of [['audio_seconds', 1e-131], ['gpu_seconds', 1e-131], ['audio_seconds', 0.0001], ['gpu_seconds', 12.3456]] as const) {
+      const res = await c.post({ events: [{ id: eid('use'), type: 'usage', at, [field]: value }] });
+      expect(res.status, `${field} ${value}`).toBe(422);
+      expect(res.body.detail[0].loc).toEqual(['body', 'events', 0, field]);
+    }
+    const ok = { id: eid('use'), type: 'usage', at, audio_seconds: 0.001, gpu_seconds: 86_399.999 };
+    expect((await c.post({ events: [ok] })).status).toBe(200);
+    const rows = await usageRowsOf(s.tenantId, period(), { kind: 'call_event', id: `${c.id}.${ok.id}` });
+    expect(Object.fromEntries(rows.map((r) => [r.meter, r.quantity]))).toEqual({ stt_audio_seconds: '0.001', gpu_seconds: '86399.999' });
+  });
+
+  it('an inbound call’s final callback whose transaction meets a write conflict is re-read and retried: its minutes are metered, not lost to a 500', async () => {
+    const s = await voiceTenant('managed');
+    const c = await s.call();
+    const client = db();
+    const send = client.send.bind(client) as (command: unknown) => Promise<unknown>;
+    let conflicts = 0;
+    // The shared client's own conflict retries are spent: the transaction reaches the caller cancelled by TransactionConflict, three times.
+    vi.spyOn(client, 'send').mockImplementation(((command: unknown) => {
+      if (command instanceof TransactWriteCommand && conflicts < 3) {
+        conflicts++;
+        return Promise.reject(new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }] }));
+      }
+      return send(command);
+    }) as typeof client.send);
+    expect((await c.end(61)).status).toBe(200);
+    expect(conflicts).toBe(3);
+    vi.restoreAllMocks();
+    expect((await usageRowsOf(s.tenantId, period(), { kind: 'call', id: c.id })).map((r) => [r.meter, r.quantity])).toEqual([['telephony_minutes', '2']]);
+    expect(meter(await summaryOf(s.api), 'telephony_minutes')).toMatchObject({ quantity: '2', event_count: 1 });
   });
 
   it('an outbound call’s minutes are metered when its final callback stores the duration (a replay adds nothing); an outbound text’s segments when the carrier takes it', async () => {
@@ -204,6 +266,8 @@ describe('the usage ledger', () => {
     const s = await voiceTenant('managed');
     const past = await summaryOf(s.api, '?period=2020-02');
     expect(past).toMatchObject({ period: '2020-02', period_start: '2020-02-01T00:00:00.000Z', period_end: '2020-03-01T00:00:00.000Z', currency: 'usd', rated_total_minor: 0 });
+    // A year below 100 keeps its own bounds (never 1950's).
+    expect(await summaryOf(s.api, '?period=0050-01')).toMatchObject({ period: '0050-01', period_start: '0050-01-01T00:00:00.000Z', period_end: '0050-02-01T00:00:00.000Z' });
     for (const bad of ['2026-13', '2026-1', 'November', '2026-11-01']) {
       const res = await s.api('GET', `/v1/usage/summary?period=${bad}`);
       expect(res.status, bad).toBe(422);
@@ -222,25 +286,35 @@ describe('the summary reads running totals', () => {
     const totals = await readPeriodTotals(s.tenantId, month);
     expect(totals.billed).toEqual(full.billed);
     expect(totals.sandbox).toEqual(full.sandbox);
+    expect(Object.keys(full.sandbox).length).toBeGreaterThan(0);
     // Decimals really are exact: the seconds meters carry three decimal places through hundreds of additions.
     expect(full.billed.stt_audio_seconds!.quantity).toMatch(/^\d+(\.\d{1,3})?$/);
     const summary = await summaryOf(s.api, `?period=${month}`);
     const { start, end } = periodBounds(month);
     const expected = ratePeriod({ plan: planById('plan_starter')!, telephonyMode: 'managed', totals: full.billed, hadSandboxUsage: Object.keys(full.sandbox).length > 0, periodStart: start, periodEnd: end });
-    expect(summary.meters).toEqual(expected.meters);
-    expect(summary.billing_period_estimate).toEqual(expected.estimate);
-    expect(summary.rated_total_minor).toBe(expected.rated_total_minor);
-    expect(summary.meters.every((m) => m.quantity !== null)).toBe(true);
+    // Every field of the summary, not a selection.
+    expect(summary).toEqual({ period: month, period_start: start.toISOString(), period_end: end.toISOString(), telephony_mode: 'managed', currency: 'usd', rated_total_minor: expected.rated_total_minor, billing_period_estimate: expected.estimate, meters: expected.meters });
+    expect(summary.meters.every((m) => m.quantity !== null && m.event_count !== null)).toBe(true);
+    // The bench's agreement check is this comparison, and it catches an event_count or a sandbox total off by one.
+    expect(ledgerDisagreements({ rows: 900, full, totals, summary: summary as unknown as SummaryBody })).toEqual([]);
+    const offByOne = { ...full.billed.tts_characters!, event_count: full.billed.tts_characters!.event_count + 1 };
+    expect(ledgerDisagreements({ rows: 900, full, totals: { ...totals, billed: { ...totals.billed, tts_characters: offByOne } }, summary: summary as unknown as SummaryBody })).toEqual([expect.stringMatching(/^billed totals/)]);
+    const [sandboxMeter, sandboxTotal] = Object.entries(totals.sandbox)[0]!;
+    expect(ledgerDisagreements({ rows: 900, full, totals: { ...totals, sandbox: { ...totals.sandbox, [sandboxMeter]: { ...sandboxTotal!, event_count: sandboxTotal!.event_count + 1 } } }, summary: summary as unknown as SummaryBody })).toEqual([expect.stringMatching(/^sandbox totals/)]);
   });
 });
 
 describe('invoices', () => {
-  // The month the tests meter in (now, in real time) closes five minutes after its end.
-  const thisPeriod = periodOf(new Date());
+  // Tenants and calls are made at a fixed instant (the platform clock), never the wall clock, so no test flips at a month end.
+  const MADE = '2026-03-10T12:00:00.000Z';
+  beforeEach(() => setClock(MADE));
+  const thisPeriod = periodOf(new Date(MADE));
   const periodEnd = periodBounds(thisPeriod).end;
-  const CLOSE = new Date(periodEnd.getTime() + 5 * 60_000).toISOString();
-  // A tenant made now is in its 14-day trial at the period end when fewer than 14 days remain.
-  const inTrial = Date.now() + 14 * 86_400_000 >= periodEnd.getTime();
+  // The period closes once its grace has passed.
+  const CLOSE = new Date(periodEnd.getTime() + INVOICE_CLOSE_GRACE_MS + 5 * 60_000).toISOString();
+  // A tenant made at MADE is past its 14-day trial at the period end (2026-04-01).
+  const inTrial = Date.parse(MADE) + 14 * 86_400_000 >= periodEnd.getTime();
+  it('the fixed instant is outside the trial at the period end (the base price is charged)', () => expect(inTrial).toBe(false));
 
   it('the period-close job builds the invoice from the ledger (clock past the period end), the sandbox provider opens it and pays it by a Stripe-signed webhook', async () => {
     const s = await voiceTenant('managed');
@@ -272,6 +346,30 @@ describe('invoices', () => {
     expect((await s.api('GET', `/v1/invoices?status=paid&period_start=${periodBounds(thisPeriod).start.toISOString()}`)).body.data).toHaveLength(1);
   });
 
+  it('a period closes only after its grace: a row dated just before midnight that commits after it is on the invoice', async () => {
+    const s = await voiceTenant('managed');
+    const secret = JSON.parse(process.env.APP_SECRETS_JSON!).payment_webhook_secret as string;
+    const provider = sandboxPaymentProvider(secret, now);
+    const c = await s.call();
+    // 150 minutes, in the period.
+    expect((await c.end(150 * 60)).status).toBe(200);
+    // Just after midnight, within the grace: the job still closes the period before, and this one is not invoiced yet.
+    const early = new Date(periodEnd.getTime() + INVOICE_CLOSE_GRACE_MS - 1);
+    setClock(early.getTime());
+    expect(((await jobs.invoices!(now())) as { period: string }).period).not.toBe(thisPeriod);
+    expect(await invoiceTenant(s.tenantId, thisPeriod, provider, early)).toEqual({ created: false, opened: false, invoice_id: null });
+    expect((await s.api('GET', '/v1/invoices')).body.data).toEqual([]);
+    // A second call dated a second before midnight commits now (after midnight): still this period's.
+    setClock(periodEnd.getTime() - 1000);
+    const late = await s.call();
+    expect((await late.end(60 * 60)).status).toBe(200);
+    setClock(periodEnd.getTime() + INVOICE_CLOSE_GRACE_MS);
+    expect(((await jobs.invoices!(now())) as { period: string }).period).toBe(thisPeriod);
+    const invoice = (await s.api('GET', '/v1/invoices')).body.data[0];
+    // 150 + 60 = 210 minutes: 110 beyond the 100 included, at 12.
+    expect(invoice.line_items.find((l: { kind: string }) => l.kind === 'minutes')).toMatchObject({ quantity: '110', amount_minor: 1320 });
+  });
+
   it('provider webhooks: a bad signature is 400 and writes nothing; a replayed event is a duplicate; stale and out-of-order events never move an invoice backwards', async () => {
     const s = await voiceTenant('managed');
     const secret = JSON.parse(process.env.APP_SECRETS_JSON!).payment_webhook_secret as string;
@@ -296,7 +394,9 @@ describe('invoices', () => {
     expect((await post('invoice.marked_uncollectible', { id })).body).toEqual({ received: true, outcome: 'duplicate' });
     // Uncollectible: the mobile summary asks for action.
     const mobile = (await s.api('GET', '/v1/mobile/billing/summary')).body;
-    expect(mobile).toMatchObject({ status: 'past_due', payment_attention: 'action_required', invoices: [{ id: invoice_id, status: 'uncollectible', total_minor: open.total_minor, currency: 'usd' }] });
+    expect(mobile).toMatchObject({ status: 'past_due', payment_attention: 'action_required', invoices: [{ status: 'uncollectible', total_minor: open.total_minor, currency: 'usd' }] });
+    // Status and totals only: the invoice's id and period are not in the mobile summary.
+    expect(Object.keys(mobile.invoices[0]).sort()).toEqual(['currency', 'status', 'total_minor']);
     // Paid later (allowed from uncollectible), then a stale finalized and a void change nothing.
     expect((await post('invoice.paid')).body.outcome).toBe('applied');
     expect((await post('invoice.finalized')).body.outcome).toBe('ignored');
@@ -315,8 +415,54 @@ describe('invoices', () => {
     const provider = sandboxPaymentProvider(secret, now);
     expect(await invoiceTenant(s.tenantId, thisPeriod, provider, now())).toMatchObject({ created: true, opened: true });
     const next = periodOf(new Date(periodEnd.getTime() + 40 * 86_400_000));
-    expect(await invoiceTenant(s.tenantId, next, provider, new Date(periodBounds(next).end.getTime() + 60_000))).toEqual({ created: false, opened: false, invoice_id: null });
+    expect(await invoiceTenant(s.tenantId, next, provider, new Date(periodBounds(next).end.getTime() + INVOICE_CLOSE_GRACE_MS))).toEqual({ created: false, opened: false, invoice_id: null });
     expect((await s.api('GET', '/v1/invoices')).body.data).toHaveLength(1);
+  });
+
+  it('connections bought after a period ended are not billed on that period’s invoice (the count held at its end)', async () => {
+    const t = await newTenant('Connections');
+    const api = client(stack, t.token);
+    const buy = async (n: number) => expect((await api('POST', '/v1/subscription/receptionist-purchases', { body: { receptionist_connections: n }, headers: { 'idempotency-key': randomUUID() } })).status).toBe(201);
+    await buy(2);
+    // Bought after midnight, before the close: the next period's.
+    setClock(periodEnd.getTime() + 10 * 60_000);
+    await buy(3);
+    setClock(CLOSE);
+    const secret = JSON.parse(process.env.APP_SECRETS_JSON!).payment_webhook_secret as string;
+    const { invoice_id } = await invoiceTenant(t.tenantId, thisPeriod, sandboxPaymentProvider(secret, now), now());
+    const invoice = (await api('GET', `/v1/invoices/${invoice_id}`)).body;
+    expect(invoice.line_items.find((l: { kind: string }) => l.kind === 'receptionist_connections')).toMatchObject({ quantity: '2', amount_minor: 3000 });
+  });
+
+  it('what the provider created before a failure is recorded on our side at once and handed back on the retry (customer on the account, draft on the invoice)', async () => {
+    const s = await voiceTenant('managed');
+    setClock(CLOSE);
+    const seen: { customer_ref: string | null; provider_draft_ref: string | null | undefined }[] = [];
+    const failing: PaymentProvider = {
+      name: 'stripe',
+      async finalizeInvoice(req) {
+        seen.push({ customer_ref: req.customer_ref, provider_draft_ref: req.provider_draft_ref });
+        await req.record!.customer('cus_recorded1');
+        await req.record!.draft('in_recorded1');
+        throw new Error('provider unavailable');
+      },
+      async afterOpen() {},
+    };
+    await expect(invoiceTenant(s.tenantId, thisPeriod, failing, now())).rejects.toThrow(/provider unavailable/);
+    expect((await getBillingAccount(s.tenantId))!.customer_ref).toBe('cus_recorded1');
+    const draft = (await invoiceOfPeriod(s.tenantId, thisPeriod))!;
+    expect(draft).toMatchObject({ status: 'draft', provider_draft_ref: 'in_recorded1' });
+    const retrying: PaymentProvider = {
+      name: 'stripe',
+      async finalizeInvoice(req) {
+        seen.push({ customer_ref: req.customer_ref, provider_draft_ref: req.provider_draft_ref });
+        return { provider: 'stripe', customer_ref: req.customer_ref!, external_ref: req.provider_draft_ref!, hosted_invoice_url: null };
+      },
+      async afterOpen() {},
+    };
+    expect(await invoiceTenant(s.tenantId, thisPeriod, retrying, now())).toMatchObject({ created: false, opened: true, invoice_id: draft.id });
+    expect(seen).toEqual([{ customer_ref: null, provider_draft_ref: null }, { customer_ref: 'cus_recorded1', provider_draft_ref: 'in_recorded1' }]);
+    expect((await s.api('GET', `/v1/invoices/${draft.id}`)).body).toMatchObject({ status: 'open', external_ref: 'in_recorded1' });
   });
 
   it('another tenant’s invoice is a 404, like a missing one', async () => {
@@ -358,6 +504,28 @@ describe('receptionist purchases and the mobile billing summary', () => {
     const member = await createApiKey({ tenantId: t.tenantId, name: 'member', role: 'member' });
     const asMember = client(stack, member.api_key.secret);
     expect((await asMember('POST', '/v1/subscription/receptionist-purchases', { body: { receptionist_connections: 1 }, headers: { 'idempotency-key': randomUUID() } })).status).toBe(403);
+  });
+
+  it('a purchase whose account changes under every attempt is a 409 purchase_contended (nothing bought), not a 500', async () => {
+    const t = await newTenant('Contended');
+    const api = client(stack, t.token);
+    const dbClient = db();
+    const send = dbClient.send.bind(dbClient) as (command: unknown) => Promise<unknown>;
+    let attempts = 0;
+    vi.spyOn(dbClient, 'send').mockImplementation(((command: unknown) => {
+      // Every purchase transaction finds the count changed (another purchase won each time).
+      if (command instanceof TransactWriteCommand && JSON.stringify(command.input).includes('receptionist_purchase')) {
+        attempts++;
+        return Promise.reject(new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: [{ Code: 'None' }, { Code: 'ConditionalCheckFailed' }] }));
+      }
+      return send(command);
+    }) as typeof dbClient.send);
+    const res = await api('POST', '/v1/subscription/receptionist-purchases', { body: { receptionist_connections: 1 }, headers: { 'idempotency-key': randomUUID() } });
+    expect(res.status).toBe(409);
+    expect(res.body.code).toBe('purchase_contended');
+    expect(attempts).toBe(8);
+    vi.restoreAllMocks();
+    expect((await api('GET', '/v1/mobile/billing/summary')).status).toBe(200);
   });
 
   it('the mobile summary: admin and manager read it, a member is 403; a daily budget reports today’s spend from the ledger; no provider data', async () => {

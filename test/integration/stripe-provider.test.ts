@@ -16,6 +16,7 @@ interface Seen {
   form: Record<string, string>;
 }
 const seen: Seen[] = [];
+const stand = { customers: 0, invoices: 0, items: [] as { id: string; invoice: string | undefined; amount: number; metadata: { line: string | undefined } }[], invoiceStatus: new Map<string, string>(), failFinalize: 0 };
 let server: Server;
 let base: URL;
 
@@ -26,14 +27,39 @@ beforeAll(async () => {
     req.on('end', () => {
       const path = req.url!.split('?')[0]!;
       seen.push({ method: req.method!, path, idempotencyKey: req.headers['idempotency-key'] as string | undefined, form: Object.fromEntries(new URLSearchParams(body)) });
-      const json = (o: unknown) => {
-        res.writeHead(200, { 'content-type': 'application/json', 'request-id': 'req_test' });
+      const json = (o: unknown, status = 200) => {
+        res.writeHead(status, { 'content-type': 'application/json', 'request-id': 'req_test' });
         res.end(JSON.stringify(o));
       };
-      if (path === '/v1/customers') return json({ id: 'cus_test1', object: 'customer' });
-      if (path === '/v1/invoices') return json({ id: 'in_test1', object: 'invoice', status: 'draft' });
-      if (path === '/v1/invoiceitems') return json({ id: `ii_${seen.length}`, object: 'invoiceitem' });
-      if (path === '/v1/invoices/in_test1/finalize') return json({ id: 'in_test1', object: 'invoice', status: 'open', hosted_invoice_url: 'https://invoice.stripe.com/i/test' });
+      const form = seen.at(-1)!.form;
+      // Stateful like Stripe, but idempotency keys are not remembered (as after Stripe's 24 h window): every create makes a new object.
+      if (path === '/v1/customers' && req.method === 'POST') return json({ id: `cus_test${++stand.customers}`, object: 'customer' });
+      if (path === '/v1/invoices' && req.method === 'POST') {
+        const id = `in_test${++stand.invoices}`;
+        stand.invoiceStatus.set(id, 'draft');
+        return json({ id, object: 'invoice', status: 'draft' });
+      }
+      if (path === '/v1/invoiceitems' && req.method === 'POST') {
+        const item = { id: `ii_${seen.length}`, object: 'invoiceitem', invoice: form.invoice, amount: Number(form.amount), metadata: { line: form['metadata[line]'] } };
+        stand.items.push(item);
+        return json(item);
+      }
+      if (path === '/v1/invoiceitems' && req.method === 'GET') {
+        const invoice = new URLSearchParams(req.url!.split('?')[1]).get('invoice');
+        return json({ object: 'list', url: '/v1/invoiceitems', has_more: false, data: stand.items.filter((i) => i.invoice === invoice) });
+      }
+      const one = /^\/v1\/invoices\/(in_test\d+)(\/finalize)?$/.exec(path);
+      if (one && stand.invoiceStatus.has(one[1]!)) {
+        const id = one[1]!;
+        if (one[2]) {
+          if (stand.failFinalize > 0) {
+            stand.failFinalize--;
+            return json({ error: { message: 'try later', type: 'invalid_request_error' } }, 400);
+          }
+          stand.invoiceStatus.set(id, 'open');
+        }
+        return json({ id, object: 'invoice', status: stand.invoiceStatus.get(id), hosted_invoice_url: stand.invoiceStatus.get(id) === 'open' ? 'https://invoice.stripe.com/i/test' : null });
+      }
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: 'no such route', type: 'invalid_request_error' } }));
     });
@@ -77,6 +103,34 @@ describe('the Stripe adapter', () => {
     await stripeProvider('sk_test_local', base).finalizeInvoice({ ...request, customer_ref: 'cus_known' });
     expect(seen.map((s) => s.path)).not.toContain('/v1/customers');
     expect(seen[0]!.form.customer).toBe('cus_known');
+  });
+
+  it('a retry past Stripe’s idempotency window reuses the customer and draft recorded on our side as soon as they were created: no second customer, invoice or line', async () => {
+    seen.length = 0;
+    const provider = stripeProvider('sk_test_local', base);
+    const recorded: { customer: string | null; draft: string | null } = { customer: null, draft: null };
+    const record = { customer: async (ref: string) => void (recorded.customer = ref), draft: async (ref: string) => void (recorded.draft = ref) };
+    stand.failFinalize = 1;
+    await expect(provider.finalizeInvoice({ ...request, invoice_id: 'inv_02RETRY', record })).rejects.toThrow(/try later/);
+    expect(recorded.customer).toMatch(/^cus_test\d+$/);
+    expect(recorded.draft).toMatch(/^in_test\d+$/);
+    const customersBefore = stand.customers;
+    const invoicesBefore = stand.invoices;
+    // Days later: the stand-in has forgotten every idempotency key; what we recorded is passed back in.
+    seen.length = 0;
+    const out = await provider.finalizeInvoice({ ...request, invoice_id: 'inv_02RETRY', customer_ref: recorded.customer, provider_draft_ref: recorded.draft, record });
+    expect(out).toEqual({ provider: 'stripe', customer_ref: recorded.customer, external_ref: recorded.draft, hosted_invoice_url: 'https://invoice.stripe.com/i/test' });
+    expect([stand.customers, stand.invoices]).toEqual([customersBefore, invoicesBefore]);
+    expect(seen.map((s) => [s.method, s.path])).toEqual([
+      ['GET', `/v1/invoices/${recorded.draft}`],
+      ['GET', '/v1/invoiceitems'],
+      ['POST', `/v1/invoices/${recorded.draft}/finalize`],
+    ]);
+    expect(stand.items.filter((i) => i.invoice === recorded.draft).map((i) => [i.metadata.line, i.amount])).toEqual([['0', 4900], ['1', 600]]);
+    // Asked once more after it opened: the finalized invoice is answered, nothing is created.
+    seen.length = 0;
+    expect(await provider.finalizeInvoice({ ...request, invoice_id: 'inv_02RETRY', customer_ref: recorded.customer, provider_draft_ref: recorded.draft, record })).toEqual(out);
+    expect(seen.map((s) => s.method)).toEqual(['GET']);
   });
 });
 

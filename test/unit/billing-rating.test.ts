@@ -33,7 +33,14 @@ describe('minuteTier (a minute is charged the rate of the bracket the spend is i
     expect(r.spend.toString()).toBe('6500');
     expect(r.tier).toMatchObject({ current_minute_rate_minor: '6.5', cumulative_period_spend_minor: 6500, next_tier_threshold_minor: null, next_tier_minute_rate_minor: null, base_minute_rate_minor: '12' });
   });
-  it('fractional rates stay exact: 3 min at 12.35 = 37.05 (spend floor 37)', () => {
+  it('the cumulative spend rounds like the minutes amount (half-up): 3 min at 12.5 = 37.5 → 38 both', () => {
+    const plan = planById('plan_starter')!;
+    const period = periodBounds('2026-11');
+    const r = ratePeriod({ plan: { ...plan, minute_tiers: { ...plan.minute_tiers, base_minute_rate_minor: '12.5' } }, telephonyMode: 'managed', hadSandboxUsage: false, periodStart: period.start, periodEnd: period.end, totals: { telephony_minutes: { quantity: String(Number(plan.meters.telephony_minutes.included_quantity) + 3), event_count: 1 } } });
+    expect(r.estimate.minutes_amount_minor).toBe(38);
+    expect(r.estimate.volume_tier).toMatchObject({ cumulative_period_spend_minor: 38 });
+  });
+  it('fractional rates stay exact: 3 min at 12.35 = 37.05 (spend 37)', () => {
     const r = minuteTier({ ...tiers, base_minute_rate_minor: '12.35' }, 3);
     expect(r.spend.toString()).toBe('37.05');
     expect(r.tier.cumulative_period_spend_minor).toBe(37);
@@ -100,6 +107,20 @@ describe('ratePeriod', () => {
   });
 });
 
+describe('carrier_billed follows the rows, not only today’s mode', () => {
+  it('a tenant that metered managed minutes and texts, then switched to byo, is billed for those rows; a meter without rows stays carrier_billed', () => {
+    const plan = planById('plan_starter')!;
+    const period = periodBounds('2026-11');
+    const r = ratePeriod({ plan, telephonyMode: 'byo', hadSandboxUsage: false, periodStart: period.start, periodEnd: period.end, totals: { telephony_minutes: { quantity: '150', event_count: 2 }, sms_segments: { quantity: '3', event_count: 3 } } });
+    const m = (name: string) => r.meters.find((x) => x.meter === name)!;
+    expect(m('telephony_minutes')).toMatchObject({ billing: 'billed', quantity: '150', overage_quantity: '50', rated_amount_minor: 600 });
+    expect(m('sms_segments')).toMatchObject({ billing: 'billed', quantity: '3' });
+    expect(m('lookup_requests')).toMatchObject({ billing: 'carrier_billed', quantity: null });
+    expect(r.estimate.minutes_amount_minor).toBe(600);
+    expect(r.estimate.excluded_usage_types).toEqual(['byo_carrier_usage']);
+  });
+});
+
 describe('helpers', () => {
   it('billable minutes round up per call', () => {
     expect([0, 1, 59, 60, 61, 3600].map(billableMinutes)).toEqual([0, 1, 1, 1, 2, 60]);
@@ -110,6 +131,9 @@ describe('helpers', () => {
   it('periods are UTC months; a close invoices the month before', () => {
     expect(periodBounds('2026-12')).toEqual({ start: new Date('2026-12-01T00:00:00Z'), end: new Date('2027-01-01T00:00:00Z') });
     expect(previousPeriod(new Date('2027-01-01T00:05:00Z'))).toBe('2026-12');
+    // Years 0–99 are those years, not 1900–1999 (Date.UTC's legacy mapping).
+    expect(periodBounds('0050-01')).toEqual({ start: new Date('0050-01-01T00:00:00Z'), end: new Date('0050-02-01T00:00:00Z') });
+    expect(periodBounds('0099-12').end.toISOString()).toBe('0100-01-01T00:00:00.000Z');
   });
   it('minusTotals drops a meter whose rows all fall in the part', () => {
     expect(minusTotals({ tts_characters: { quantity: '10.5', event_count: 3 }, gpu_seconds: { quantity: '1', event_count: 1 } }, { tts_characters: { quantity: '0.25', event_count: 1 }, gpu_seconds: { quantity: '1', event_count: 1 } })).toEqual({ tts_characters: { quantity: '10.25', event_count: 2 } });
