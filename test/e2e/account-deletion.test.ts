@@ -158,6 +158,25 @@ describe('dashboard sessions', () => {
     expect((await anon()('POST', '/v1/sessions', { body: { email: a.email, password: PASSWORD }, headers: { origin: 'https://evil.example' } })).status).toBe(403);
   });
 
+  it('never echoes a too-long or wrong-typed password or token in a 422', async () => {
+    const a = await passwordAccount();
+    const secret = `my-real-password-${'x'.repeat(1100)}`;
+    const long = await signIn(a.email, secret);
+    expect(long.status).toBe(422);
+    expect(long.body.detail[0].loc).toEqual(['body', 'password']);
+    expect(long.body.detail[0]).not.toHaveProperty('input');
+    const typed = await anon()('POST', '/v1/sessions', { body: { email: a.email, password: 123456789012 }, headers: { origin: origin() } });
+    expect(typed.status).toBe(422);
+    expect(JSON.stringify(typed.body)).not.toContain('123456789012');
+    const token = await anon()('POST', '/v1/sessions/email-link/confirm', { body: { token: `val_${'s'.repeat(400)}` }, headers: { origin: origin() } });
+    expect(token.status).toBe(422);
+    expect(JSON.stringify(token.body)).not.toContain('s'.repeat(400));
+    const api = dashboard(await signedIn(a.email));
+    const deletion = await api('POST', '/v1/account-deletion/requests', { body: { password: secret, confirmation_phrase: `delete ${a.name}` } });
+    expect(deletion.status).toBe(422);
+    expect(JSON.stringify(deletion.body)).not.toContain('my-real-password');
+  });
+
   it('a wrong email and a wrong password are the same 401', async () => {
     const a = await passwordAccount();
     const wrongPassword = await signIn(a.email, 'not the password at all');
