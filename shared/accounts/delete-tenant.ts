@@ -8,21 +8,27 @@
  *  1. `revoke`     — the tenant's API keys and dashboard sessions go first: from here every
  *                    route of the tenant answers 401, while the rest is cleared.
  *  2. `campaigns`  — campaigns that still dial are cancelled (their own move + event).
+ *  2b. `calls`     — single calls not yet dialled (pending, scrubbed, scheduled) are cancelled
+ *                    through the cancel route's transition, so nothing dials after the start.
  *  3. `numbers`    — every number the carrier still bills is released at the carrier.
  *  4. `objects`    — the import bucket's objects under `imports/<tenant>/`.
  *  5. `sweep`      — a segmented, checkpointed Scan deletes every item whose pk is the
  *                    tenant's (`TENANT#<id>` or `TENANT#<id>#…`) or that names the tenant
  *                    (`tenant_id`, platform pointers such as login emails, number claims,
  *                    outbox markers), except the kept kinds of retention.ts; an active
- *                    suppression leaves its number's keyed hash behind first.
+ *                    suppression leaves its number's keyed hash behind first. A pass that
+ *                    deleted anything is followed by another (up to MAX_SWEEP_PASSES): an
+ *                    item written behind the first pass (an in-flight request, a worker) is
+ *                    found by the next, and only a pass that finds nothing ends the sweep.
  *  6. `finish`     — the tenant record becomes a tombstone, the request `completed`, the
  *                    due item goes.
  * Generic over keys (not a list of repositories), so item types added later are deleted too.
  */
 import { DeleteObjectsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { BatchWriteCommand, DeleteCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
-import { collections, keys, platformKeys, tenantPk, belongsToTenant } from '../db/keys.js';
+import { callKeys, collections, keys, platformKeys, tenantPk, belongsToTenant } from '../db/keys.js';
+import { cancelCall } from '../repositories/call-lifecycle.js';
 import { env } from '../config.js';
 import { logger } from '../observability.js';
 import { appSecrets } from '../secrets.js';
@@ -34,15 +40,19 @@ import { getTenant } from '../repositories/tenants.js';
 import { ACTIVE_CAMPAIGN_STATUSES, RELEASABLE_NUMBER_STATUSES } from './deletion-rules.js';
 import { isRetained, numberHash, suppressedNumber, suppressionHashItem, tenantTombstone } from './retention.js';
 
-export const DELETION_STEPS = ['revoke', 'campaigns', 'numbers', 'objects', 'sweep', 'finish'] as const;
+export const DELETION_STEPS = ['revoke', 'campaigns', 'calls', 'numbers', 'objects', 'sweep', 'finish'] as const;
 export type DeletionStep = (typeof DELETION_STEPS)[number];
 /** Parallel Scan segments of the sweep (each checkpointed on its own). */
 export const SWEEP_SEGMENTS = 4;
 const SWEEP_PAGE = 200;
+/** A sweep pass that still finds items is followed by another, at most this many in one run. */
+export const MAX_SWEEP_PASSES = 5;
 
 /** Test hook: throw after this many items were deleted by the sweep (a crash half-way). */
 export interface DeletionFaults {
   crashAfterDeletes?: number;
+  /** Test hook: runs after each complete sweep pass (e.g. writes an item behind it). */
+  afterSweepPass?: (pass: number) => Promise<void>;
 }
 
 export class InjectedCrash extends Error {}
@@ -51,6 +61,9 @@ interface Progress {
   step: DeletionStep;
   /** Per sweep segment: the Scan's next start key, null before the first page, 'done' after the last. */
   segments: (Record<string, unknown> | null | 'done')[];
+  /** The sweep pass (1-based) and how many items it deleted so far (resumable with the segments). */
+  pass?: number;
+  pass_deleted?: number;
 }
 
 const requestKey = (tenantId: string) => keys.deletionRequest(tenantId);
@@ -98,6 +111,23 @@ async function cancelCampaigns(tenantId: string): Promise<void> {
   }
 }
 
+const NOT_YET_DIALLED = ['pending', 'scrubbed', 'scheduled'];
+
+/** Single calls not yet dialled are cancelled by the cancel route's own transition (event + analysis watch as usual). */
+async function cancelUndialledCalls(tenantId: string, at: Date): Promise<void> {
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({ TableName: tableName(), IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', FilterExpression: '#s IN (:a, :b, :c)', ExpressionAttributeNames: { '#s': 'state' }, ExpressionAttributeValues: { ':p': callKeys.callsIndexPartition(tenantId), ':a': NOT_YET_DIALLED[0], ':b': NOT_YET_DIALLED[1], ':c': NOT_YET_DIALLED[2] }, ExclusiveStartKey: start }),
+    );
+    for (const c of page.Items ?? []) {
+      // Raced by dispatch: whichever commits first wins; a dialled call ends as calls do.
+      if (c.direction === 'outbound') await cancelCall(tenantId, c.id as string, at);
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+}
+
 async function releaseNumbers(tenantId: string): Promise<void> {
   for (const n of await tenantItems(tenantId, collections.phoneNumbers)) {
     if (!(RELEASABLE_NUMBER_STATUSES as readonly string[]).includes(n.status as string)) continue;
@@ -122,6 +152,11 @@ async function deleteObjects(tenantId: string): Promise<void> {
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
 }
+
+/** The tenant record's move to `deleting` (never undoing a tombstone). */
+const tenantDeletingUpdate = (tenantId: string) => ({
+  Update: { TableName: tableName(), Key: keys.tenant(tenantId), UpdateExpression: 'SET #s = :deleting', ConditionExpression: 'attribute_not_exists(#s) OR #s <> :deleted', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':deleting': 'deleting', ':deleted': 'deleted' } },
+});
 
 /** Items the sweep must leave for the finish step (the job's own bookkeeping). */
 const bookkeeping = (item: { pk: string }) => item.pk === platformKeys.deletionsDuePartition;
@@ -163,6 +198,7 @@ async function sweepSegment(tenantId: string, progress: Progress, segment: numbe
       await deleteKeys(chunk);
       counter.deleted += chunk.length;
     }
+    progress.pass_deleted = (progress.pass_deleted ?? 0) + doomed.length;
     progress.segments[segment] = page.LastEvaluatedKey ?? 'done';
     await saveProgress(tenantId, progress);
   }
@@ -183,8 +219,15 @@ export async function deleteTenant(tenantId: string, at: Date, faults: DeletionF
     if (Date.parse(request.scheduled_for) > at.getTime()) return { tenant_id: tenantId, outcome: 'skipped', reason: 'not due yet' };
     const progress: Progress = { step: 'revoke', segments: Array.from({ length: SWEEP_SEGMENTS }, () => null) };
     // The point of no return: from here a cancellation is refused (409).
+    // The tenant turns `deleting` in the same transaction: from here bearer keys (even one
+    // minted during the run), sessions and sign-in are refused (401).
     await db().send(
-      new UpdateCommand({ TableName: tableName(), Key: requestKey(tenantId), UpdateExpression: 'SET #s = :deleting, started_at = :at, progress = :p, revision = revision + :one', ConditionExpression: '#s = :pending AND revision = :rev', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':deleting': 'deleting', ':pending': 'pending', ':at': at.toISOString(), ':p': progress, ':one': 1, ':rev': request.revision } }),
+      new TransactWriteCommand({
+        TransactItems: [
+          { Update: { TableName: tableName(), Key: requestKey(tenantId), UpdateExpression: 'SET #s = :deleting, started_at = :at, progress = :p, revision = revision + :one', ConditionExpression: '#s = :pending AND revision = :rev', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':deleting': 'deleting', ':pending': 'pending', ':at': at.toISOString(), ':p': progress, ':one': 1, ':rev': request.revision } } },
+          tenantDeletingUpdate(tenantId),
+        ],
+      }),
     );
     request = (await getDeletionRequest(tenantId))!;
   }
@@ -196,11 +239,17 @@ export async function deleteTenant(tenantId: string, at: Date, faults: DeletionF
   };
   const counter = { deleted: 0 };
   if (stepIndex(progress.step) <= stepIndex('revoke')) {
+    // A run started before the tenant status existed resumes here: mark it now.
+    await db().send(new UpdateCommand(tenantDeletingUpdate(tenantId).Update));
     await revoke(tenantId);
     await advance('campaigns');
   }
   if (progress.step === 'campaigns') {
     await cancelCampaigns(tenantId);
+    await advance('calls');
+  }
+  if (progress.step === 'calls') {
+    await cancelUndialledCalls(tenantId, at);
     await advance('numbers');
   }
   if (progress.step === 'numbers') {
@@ -214,10 +263,21 @@ export async function deleteTenant(tenantId: string, at: Date, faults: DeletionF
   if (progress.step === 'sweep') {
     const hashKey = (await appSecrets()).apiKeyPepper;
     // Segments run one after another when a crash is injected (a deterministic half-way point).
-    if (faults.crashAfterDeletes !== undefined) {
-      for (let s = 0; s < SWEEP_SEGMENTS; s++) await sweepSegment(tenantId, progress, s, counter, faults, hashKey);
-    } else {
-      await Promise.all(Array.from({ length: SWEEP_SEGMENTS }, (_, s) => sweepSegment(tenantId, progress, s, counter, faults, hashKey)));
+    for (;;) {
+      progress.pass ??= 1;
+      if (faults.crashAfterDeletes !== undefined) {
+        for (let s = 0; s < SWEEP_SEGMENTS; s++) await sweepSegment(tenantId, progress, s, counter, faults, hashKey);
+      } else {
+        await Promise.all(Array.from({ length: SWEEP_SEGMENTS }, (_, s) => sweepSegment(tenantId, progress, s, counter, faults, hashKey)));
+      }
+      await faults.afterSweepPass?.(progress.pass);
+      // Only a pass that found nothing proves nothing was written behind the sweep.
+      if (!progress.pass_deleted) break;
+      if (progress.pass >= MAX_SWEEP_PASSES) throw new Error(`items keep appearing after ${progress.pass} sweep passes; the next run sweeps again`);
+      progress.pass += 1;
+      progress.pass_deleted = 0;
+      progress.segments = Array.from({ length: SWEEP_SEGMENTS }, () => null);
+      await saveProgress(tenantId, progress);
     }
     await advance('finish');
   }

@@ -12,7 +12,7 @@ import { mintToken, parseToken } from '../auth/opaque-token.js';
 import { SIGNIN_LINK_PREFIX, SIGNIN_LINK_TTL_MS } from '../accounts/deletion-rules.js';
 import { newSession, type SessionRecord } from '../repositories/sessions.js';
 import { getSignInUser } from '../repositories/users.js';
-import { getTenant } from '../repositories/tenants.js';
+import { getTenant, tenantUsable } from '../repositories/tenants.js';
 import { sendMail } from '../mail/mailer.js';
 import { signInLinkMail } from '../mail/messages.js';
 import { reserveAll, signInUser } from './throttle.js';
@@ -46,7 +46,7 @@ export async function confirmEmailLink(input: { token: string; at: Date }): Prom
   const [tenantId, userId] = parsed.scope as [string, string];
   const user = await getSignInUser(tenantId, userId);
   const tenant = await getTenant(tenantId);
-  if (!user || user.status !== 'active' || !user.email_verified_at || !tenant || (tenant.status as string) === 'deleted') throw badLinkToken();
+  if (!user || user.status !== 'active' || !user.email_verified_at || !tenantUsable(tenant)) throw badLinkToken();
   const session = newSession(tenantId, userId, input.at);
   try {
     await db().send(

@@ -5,10 +5,13 @@
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTenant, createUser } from '../../shared/admin/bootstrap.js';
+import { createApiKey, createTenant, createUser } from '../../shared/admin/bootstrap.js';
 import { setPasswordAction, verifyEmailAction } from '../../shared/admin/users.js';
 import { jobs } from '../../shared/admin/jobs.js';
 import { runDueDeletions } from '../../shared/accounts/delete-tenant.js';
+import { confirmDeletion } from '../../shared/repositories/account-deletion.js';
+import { createSession } from '../../shared/repositories/sessions.js';
+import { getTenant } from '../../shared/repositories/tenants.js';
 import { isRetained } from '../../shared/accounts/retention.js';
 import { now } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
@@ -21,7 +24,7 @@ import { verify } from '@node-rs/argon2';
 import { hashPassword } from '../../shared/auth/passwords.js';
 import { routes, type RouteDefinition } from '../../shared/routes.js';
 import { useTestStack } from '../support/stack.js';
-import { callWorld, newContact, resetClock, setClock } from './call-fixtures.js';
+import { callWorld, newContact, queue, QUIET_AT, resetClock, setClock, storedCall } from './call-fixtures.js';
 import { importList, newCampaign, poolOf } from './campaign-fixtures.js';
 import { client } from './client.js';
 import { randomNumber } from './telephony-fixtures.js';
@@ -428,6 +431,46 @@ describe('the deletion', () => {
     expect(await getSandboxNumber(number.phone_e164)).toBeUndefined();
     expect((await other('GET', '/v1/contacts')).body.data).toHaveLength(1);
     expect(mine(await runDueDeletions(now()))).toEqual([]);
+  });
+});
+
+describe('while the deletion runs', () => {
+  it('the tenant is ‘deleting’: a key minted during the run, a session and sign-in are refused; a scheduled call is cancelled; an item written behind the sweep is swept by another pass', async () => {
+    const a = await passwordAccount();
+    const api = client(stack, a.key);
+    const world = await callWorld(api, a.tenantId);
+    const contact = await newContact(api);
+    // A call deferred by quiet hours: scheduled, not yet dialled.
+    setClock(QUIET_AT);
+    const scheduled = await queue(api, { agent_id: world.agentId, contact_id: contact.id });
+    expect(scheduled.body.state).toBe('scheduled');
+    resetClock();
+    const request = await confirmDeletion({ tenantId: a.tenantId, userId: a.userId, by: 'password', at: now() });
+    const at = new Date(Date.parse(request.scheduled_for) + 60_000);
+    setClock(at.getTime());
+    const mine = (r: Awaited<ReturnType<typeof runDueDeletions>>) => r.results.filter((x) => x.tenant_id === a.tenantId);
+    // Stop as the sweep starts: every step before it has run.
+    expect(mine(await runDueDeletions(at, { crashAfterDeletes: 0 }))[0]).toMatchObject({ outcome: 'failed' });
+    expect((await getTenant(a.tenantId))?.status).toBe('deleting');
+    expect(await storedCall(a.tenantId, scheduled.body.call_id)).toMatchObject({ state: 'disposed', end_reason: 'cancelled' });
+    // A key minted now (after the revoke step) and a session opened now are refused; so is signing in.
+    const late = await createApiKey({ tenantId: a.tenantId, name: 'late', role: 'admin' });
+    expect((await client(stack, late.api_key.secret)('GET', '/v1/me')).status).toBe(401);
+    const session = await createSession(a.tenantId, a.userId, now());
+    expect((await dashboard(session.cookieValue)('GET', '/v1/account-deletion')).status).toBe(401);
+    expect((await signIn(a.email)).status).toBe(401);
+    // An item written behind the first sweep pass is found by the next one.
+    let behind: string | undefined;
+    const rerun = await runDueDeletions(at, {
+      afterSweepPass: async (pass) => {
+        if (pass === 1) behind = (await createApiKey({ tenantId: a.tenantId, name: 'behind', role: 'admin' })).api_key.id;
+      },
+    });
+    expect(mine(rerun)).toEqual([expect.objectContaining({ outcome: 'completed' })]);
+    expect(behind).toBeDefined();
+    const left = await tenantLeftovers(a.tenantId);
+    expect(left.filter((i) => !isRetained(i, a.tenantId))).toEqual([]);
+    expect((await getTenant(a.tenantId))?.status).toBe('deleted');
   });
 });
 
