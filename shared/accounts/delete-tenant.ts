@@ -10,7 +10,10 @@
  *  2. `campaigns`  — campaigns that still dial are cancelled (their own move + event).
  *  2b. `calls`     — single calls not yet dialled (pending, scrubbed, scheduled) are cancelled
  *                    through the cancel route's transition, so nothing dials after the start.
- *  3. `numbers`    — every number the carrier still bills is released at the carrier.
+ *  3. `numbers`    — every number the carrier still bills is released at the carrier; then
+ *                    the sandbox carrier's account behind each mock telephony account is
+ *                    deleted and its SID recorded, so the sweep also deletes that account's
+ *                    sandbox calls and messages (bodies, numbers), which carry no tenant_id.
  *  4. `objects`    — the import bucket's objects under `imports/<tenant>/`.
  *  5. `sweep`      — a segmented, checkpointed Scan deletes every item whose pk is the
  *                    tenant's (`TENANT#<id>` or `TENANT#<id>#…`) or that names the tenant
@@ -33,7 +36,7 @@ import { env } from '../config.js';
 import { logger } from '../observability.js';
 import { appSecrets } from '../secrets.js';
 import { cancelCampaign } from '../campaigns/actions.js';
-import { getTelephonyAccount } from '../repositories/telephony-accounts.js';
+import { getTelephonyAccount, openSandboxCredentials, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import { providerFor } from '../telephony/carrier-for.js';
 import { getDeletionRequest, type DeletionRequest } from '../repositories/account-deletion.js';
 import { getTenant } from '../repositories/tenants.js';
@@ -64,6 +67,8 @@ interface Progress {
   /** The sweep pass (1-based) and how many items it deleted so far (resumable with the segments). */
   pass?: number;
   pass_deleted?: number;
+  /** The sandbox carrier accounts (AC…) of the tenant's mock telephony accounts: the sweep deletes their calls and messages. */
+  sandbox_accounts?: string[];
 }
 
 const requestKey = (tenantId: string) => keys.deletionRequest(tenantId);
@@ -139,6 +144,17 @@ async function releaseNumbers(tenantId: string): Promise<void> {
   }
 }
 
+/** The sandbox carrier accounts behind the tenant's mock telephony accounts; each account item goes (after the numbers were released through it). */
+async function deleteSandboxAccounts(tenantId: string): Promise<string[]> {
+  const sids: string[] = [];
+  for (const a of await tenantItems(tenantId, collections.telephonyAccounts)) {
+    const creds = await openSandboxCredentials(a as unknown as TelephonyAccountRecord);
+    if (creds?.account_sid) sids.push(creds.account_sid);
+  }
+  await deleteKeys(sids.map((sid) => platformKeys.sandboxAccount(sid)));
+  return sids;
+}
+
 let s3: S3Client | undefined;
 async function deleteObjects(tenantId: string): Promise<void> {
   const bucket = process.env.IMPORT_BUCKET;
@@ -165,6 +181,11 @@ async function sweepSegment(tenantId: string, progress: Progress, segment: numbe
   const prefix = tenantPk(tenantId);
   while (progress.segments[segment] !== 'done') {
     const start = progress.segments[segment] as Record<string, unknown> | null;
+    const sandbox = progress.sandbox_accounts ?? [];
+    // The sandbox carrier's calls and messages name their account, not the tenant.
+    const sandboxPrefix = `${platformKeys.sandboxAccount('AC0').pk}#`; // PLATFORM#SANDBOX#: calls and messages
+    const sandboxFilter = sandbox.length ? ` OR (begins_with(pk, :sbx) AND account_sid IN (${sandbox.map((_, i) => `:sa${i}`).join(', ')}))` : '';
+    const sandboxValues = sandbox.length ? { ':sbx': sandboxPrefix, ...Object.fromEntries(sandbox.map((sid, i) => [`:sa${i}`, sid])) } : {};
     const page = await db().send(
       new ScanCommand({
         TableName: tableName(),
@@ -172,16 +193,17 @@ async function sweepSegment(tenantId: string, progress: Progress, segment: numbe
         TotalSegments: SWEEP_SEGMENTS,
         Limit: SWEEP_PAGE,
         ConsistentRead: true,
-        FilterExpression: 'pk = :p OR begins_with(pk, :pp) OR tenant_id = :t',
-        ExpressionAttributeValues: { ':p': prefix, ':pp': `${prefix}#`, ':t': tenantId },
+        FilterExpression: `pk = :p OR begins_with(pk, :pp) OR tenant_id = :t${sandboxFilter}`,
+        ExpressionAttributeValues: { ':p': prefix, ':pp': `${prefix}#`, ':t': tenantId, ...sandboxValues },
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );
     const doomed: { pk: string; sk: string }[] = [];
     for (const raw of page.Items ?? []) {
-      const item = raw as { pk: string; sk: string; tenant_id?: string };
+      const item = raw as { pk: string; sk: string; tenant_id?: string; account_sid?: string };
       // begins_with(pk, 'TENANT#ten_1#') cannot match another tenant; tenant_id must be exact.
-      if (!belongsToTenant(item.pk, tenantId) && item.tenant_id !== tenantId) continue;
+      const sandboxItem = item.pk.startsWith(sandboxPrefix) && sandbox.includes(item.account_sid ?? '');
+      if (!belongsToTenant(item.pk, tenantId) && item.tenant_id !== tenantId && !sandboxItem) continue;
       if (isRetained(item, tenantId) || bookkeeping(item)) continue;
       const suppressed = suppressedNumber(item, tenantId);
       if (suppressed) await db().send(new PutCommand({ TableName: tableName(), Item: suppressionHashItem(tenantId, numberHash(hashKey, suppressed), new Date()) }));
@@ -254,6 +276,7 @@ export async function deleteTenant(tenantId: string, at: Date, faults: DeletionF
   }
   if (progress.step === 'numbers') {
     await releaseNumbers(tenantId);
+    progress.sandbox_accounts = await deleteSandboxAccounts(tenantId);
     await advance('objects');
   }
   if (progress.step === 'objects') {

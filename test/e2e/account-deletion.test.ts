@@ -19,6 +19,10 @@ import { belongsToTenant, campaignKeys } from '../../shared/db/keys.js';
 import { listTenantEvents } from '../../shared/events/outbox.js';
 import { lastMail, tokenInMail } from '../../shared/mail/mailer.js';
 import { getSandboxNumber } from '../../shared/sandbox/numbers.js';
+import { planSandboxMessage, putSandboxMessage } from '../../shared/sandbox/messages.js';
+import { getTelephonyAccount, openSandboxCredentials } from '../../shared/repositories/telephony-accounts.js';
+import { platformKeys } from '../../shared/db/keys.js';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { signInWithPassword } from '../../shared/sessions/sign-in.js';
 import { verify } from '@node-rs/argon2';
 import { hashPassword } from '../../shared/auth/passwords.js';
@@ -368,6 +372,13 @@ describe('the deletion', () => {
     const api = client(stack, a.key);
     const world = await callWorld(api, a.tenantId);
     const number = world.number;
+    // The sandbox carrier's own records for the tenant's mock account: a text (body and numbers) and a call.
+    const sandboxSid = (await openSandboxCredentials((await getTelephonyAccount(a.tenantId, world.accountId))!))!.account_sid;
+    const smsBody = `private text ${Math.random().toString(36).slice(2)}`;
+    const customer = randomNumber('917');
+    await putSandboxMessage(planSandboxMessage({ accountSid: sandboxSid, to: customer, from: number.phone_e164, body: smsBody, statusCallback: null }, now(), 1000));
+    const callSid = `CA${'0123456789abcdef'.repeat(2)}`.slice(0, 34);
+    await db().send(new PutCommand({ TableName: tableName(), Item: { ...platformKeys.sandboxCall(callSid), ...platformKeys.sandboxCallIndex(sandboxSid, now().toISOString(), callSid), type: 'sandbox_call', sid: callSid, account_sid: sandboxSid, to: customer, from: number.phone_e164, status: 'completed' } }));
     const listId = await importList(api, Array.from({ length: 5 }, () => randomNumber('212')));
     for (let i = 0; i < 7; i++) await newContact(api);
     const pool = await poolOf(world, 0);
@@ -398,7 +409,7 @@ describe('the deletion', () => {
     expect((await api('GET', '/v1/me')).status).toBe(401);
     const cancelled = await db().send(new GetCommand({ TableName: tableName(), Key: campaignKeys.campaign(a.tenantId, campaign.id), ConsistentRead: true }));
     expect(cancelled.Item?.status).toBe('cancelled');
-    const doomed = async () => (await tenantLeftovers(a.tenantId)).filter((i) => !isRetained(i, a.tenantId)).length;
+    const doomed = async () => (await tenantLeftovers(a.tenantId, sandboxSid)).filter((i) => !isRetained(i, a.tenantId)).length;
     const before = await doomed();
     // Second crash: half-way through the sweep (7 items deleted); the rerun resumes from the checkpoint.
     expect(mine(await runDueDeletions(now(), { crashAfterDeletes: 7 }))).toEqual([{ tenant_id: a.tenantId, outcome: 'failed', reason: 'injected crash after 7 deletes' }]);
@@ -429,6 +440,9 @@ describe('the deletion', () => {
     expect(JSON.stringify(left)).not.toContain(a.name);
     // The number went back to the carrier; another tenant is untouched; a third run does nothing.
     expect(await getSandboxNumber(number.phone_e164)).toBeUndefined();
+    // Nowhere in the table: the tenant's number, its SMS text, the customer it texted, its sandbox account.
+    const everything = JSON.stringify(await wholeTable());
+    for (const trace of [number.phone_e164, smsBody, customer, sandboxSid]) expect(everything, trace).not.toContain(trace);
     expect((await other('GET', '/v1/contacts')).body.data).toHaveLength(1);
     expect(mine(await runDueDeletions(now()))).toEqual([]);
   });
@@ -474,15 +488,28 @@ describe('while the deletion runs', () => {
   });
 });
 
-/** Every item the tenant owns or is named in (a full Scan, as the sweep does). */
-async function tenantLeftovers(tenantId: string): Promise<{ pk: string; sk: string }[]> {
+/** Every item the tenant owns or is named in (a full Scan, as the sweep does), and its sandbox account's calls and messages. */
+async function tenantLeftovers(tenantId: string, sandboxSid?: string): Promise<{ pk: string; sk: string }[]> {
   const out: { pk: string; sk: string }[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const page = await db().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start, ConsistentRead: true }));
     for (const item of page.Items ?? []) {
-      if (belongsToTenant(item.pk as string, tenantId) || item.tenant_id === tenantId) out.push({ pk: item.pk as string, sk: item.sk as string });
+      const sandbox = sandboxSid !== undefined && (item.pk as string).startsWith('PLATFORM#SANDBOX#') && item.account_sid === sandboxSid;
+      if (belongsToTenant(item.pk as string, tenantId) || item.tenant_id === tenantId || sandbox) out.push({ pk: item.pk as string, sk: item.sk as string });
     }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+/** Every item of the table. */
+async function wholeTable(): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start, ConsistentRead: true }));
+    out.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start);
   return out;
