@@ -10,7 +10,8 @@
  *  2. `campaigns`  — campaigns that still dial are cancelled (their own move + event).
  *  2b. `calls`     — single calls not yet dialled (pending, scrubbed, scheduled) are cancelled
  *                    through the cancel route's transition, so nothing dials after the start.
- *  3. `numbers`    — every number the carrier still bills is released at the carrier; then
+ *  3. `numbers`    — every number we bought that the carrier still bills is released at the
+ *                    carrier (a connected one, the customer's own, is left there); then
  *                    the sandbox carrier's account behind each mock telephony account is
  *                    deleted and its SID recorded, so the sweep also deletes that account's
  *                    sandbox calls and messages (bodies, numbers), which carry no tenant_id.
@@ -136,9 +137,13 @@ async function cancelUndialledCalls(tenantId: string, at: Date): Promise<void> {
 async function releaseNumbers(tenantId: string): Promise<void> {
   for (const n of await tenantItems(tenantId, collections.phoneNumbers)) {
     if (!(RELEASABLE_NUMBER_STATUSES as readonly string[]).includes(n.status as string)) continue;
+    // Only a number we bought goes back to the carrier. A connected one is the customer's own
+    // (released, it would be lost to them): it stays at their carrier account as it is.
     const account = await getTelephonyAccount(tenantId, n.telephony_account_id as string);
-    if (account && n.provider_sid) {
+    if (account && n.provider_sid && n.acquired === 'bought') {
       await (await providerFor(account)).releaseNumber(n.provider_sid as string);
+    } else if (n.acquired !== 'connected') {
+      logger.warn('number of unknown origin kept at the carrier', { tenant_id: tenantId, number_id: n.id });
     }
     await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.phoneNumber(tenantId, n.id as string), UpdateExpression: 'SET #s = :released, released_at = :at', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':released': 'released', ':at': new Date().toISOString() } }));
   }

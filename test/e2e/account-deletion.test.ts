@@ -23,6 +23,7 @@ import { planSandboxMessage, putSandboxMessage } from '../../shared/sandbox/mess
 import { getTelephonyAccount, openSandboxCredentials } from '../../shared/repositories/telephony-accounts.js';
 import { platformKeys } from '../../shared/db/keys.js';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { newSandboxCredentials, putSandboxAccount } from '../../shared/sandbox/accounts.js';
 import { signInWithPassword } from '../../shared/sessions/sign-in.js';
 import { verify } from '@node-rs/argon2';
 import { hashPassword } from '../../shared/auth/passwords.js';
@@ -485,6 +486,31 @@ describe('while the deletion runs', () => {
     const left = await tenantLeftovers(a.tenantId);
     expect(left.filter((i) => !isRetained(i, a.tenantId))).toEqual([]);
     expect((await getTenant(a.tenantId))?.status).toBe('deleted');
+  });
+});
+
+describe('numbers at the carrier', () => {
+  it('gives back a number we bought and leaves a number the customer connected at their carrier account', async () => {
+    const a = await passwordAccount();
+    const api = client(stack, a.key);
+    const creds = newSandboxCredentials();
+    await putSandboxAccount(creds);
+    const accountId = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: creds } })).body.id;
+    expect((await api('POST', `/v1/telephony-accounts/${accountId}/verify`)).body.verification_status).toBe('verified');
+    const own = randomNumber('212');
+    const held = await client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, { form: { PhoneNumber: own }, headers: { authorization: `Basic ${Buffer.from(`${creds.account_sid}:${creds.auth_token}`).toString('base64')}` } });
+    expect(held.status).toBe(201);
+    const connected = await api('POST', '/v1/phone-numbers', { body: { phone_e164: own, telephony_account_id: accountId, provider_sid: (held.body as { sid: string }).sid } });
+    expect(connected.status).toBe(201);
+    const boughtPhone = randomNumber('212');
+    expect((await api('POST', '/v1/phone-numbers', { body: { phone_e164: boughtPhone, telephony_account_id: accountId } })).status).toBe(201);
+    expect(await getSandboxNumber(boughtPhone)).toBeDefined();
+    const request = await confirmDeletion({ tenantId: a.tenantId, userId: a.userId, by: 'password', at: now() });
+    const at = new Date(Date.parse(request.scheduled_for) + 60_000);
+    const out = (await runDueDeletions(at)).results.filter((r) => r.tenant_id === a.tenantId);
+    expect(out).toEqual([expect.objectContaining({ outcome: 'completed' })]);
+    expect(await getSandboxNumber(boughtPhone)).toBeUndefined();
+    expect(await getSandboxNumber(own)).toMatchObject({ account_sid: creds.account_sid });
   });
 });
 
