@@ -134,7 +134,7 @@ async function cancelUndialledCalls(tenantId: string, at: Date): Promise<void> {
   } while (start);
 }
 
-async function releaseNumbers(tenantId: string): Promise<void> {
+async function releaseNumbers(tenantId: string, at: Date): Promise<void> {
   for (const n of await tenantItems(tenantId, collections.phoneNumbers)) {
     if (!(RELEASABLE_NUMBER_STATUSES as readonly string[]).includes(n.status as string)) continue;
     // Only a number we bought goes back to the carrier. A connected one is the customer's own
@@ -145,7 +145,7 @@ async function releaseNumbers(tenantId: string): Promise<void> {
     } else if (n.acquired !== 'connected') {
       logger.warn('number of unknown origin kept at the carrier', { tenant_id: tenantId, number_id: n.id });
     }
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.phoneNumber(tenantId, n.id as string), UpdateExpression: 'SET #s = :released, released_at = :at', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':released': 'released', ':at': new Date().toISOString() } }));
+    await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.phoneNumber(tenantId, n.id as string), UpdateExpression: 'SET #s = :released, released_at = :at', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':released': 'released', ':at': at.toISOString() } }));
   }
 }
 
@@ -182,7 +182,7 @@ const tenantDeletingUpdate = (tenantId: string) => ({
 /** Items the sweep must leave for the finish step (the job's own bookkeeping). */
 const bookkeeping = (item: { pk: string }) => item.pk === platformKeys.deletionsDuePartition;
 
-async function sweepSegment(tenantId: string, progress: Progress, segment: number, counter: { deleted: number }, faults: DeletionFaults, hashKey: string): Promise<void> {
+async function sweepSegment(tenantId: string, progress: Progress, segment: number, counter: { deleted: number }, faults: DeletionFaults, hashKey: string, at: Date): Promise<void> {
   const prefix = tenantPk(tenantId);
   while (progress.segments[segment] !== 'done') {
     const start = progress.segments[segment] as Record<string, unknown> | null;
@@ -211,7 +211,7 @@ async function sweepSegment(tenantId: string, progress: Progress, segment: numbe
       if (!belongsToTenant(item.pk, tenantId) && item.tenant_id !== tenantId && !sandboxItem) continue;
       if (isRetained(item, tenantId) || bookkeeping(item)) continue;
       const suppressed = suppressedNumber(item, tenantId);
-      if (suppressed) await db().send(new PutCommand({ TableName: tableName(), Item: suppressionHashItem(tenantId, numberHash(hashKey, suppressed), new Date()) }));
+      if (suppressed) await db().send(new PutCommand({ TableName: tableName(), Item: suppressionHashItem(tenantId, numberHash(hashKey, suppressed), at) }));
       doomed.push({ pk: item.pk, sk: item.sk });
     }
     for (let i = 0; i < doomed.length; i += 25) {
@@ -280,7 +280,7 @@ export async function deleteTenant(tenantId: string, at: Date, faults: DeletionF
     await advance('numbers');
   }
   if (progress.step === 'numbers') {
-    await releaseNumbers(tenantId);
+    await releaseNumbers(tenantId, at);
     progress.sandbox_accounts = await deleteSandboxAccounts(tenantId);
     await advance('objects');
   }
@@ -294,9 +294,9 @@ export async function deleteTenant(tenantId: string, at: Date, faults: DeletionF
     for (;;) {
       progress.pass ??= 1;
       if (faults.crashAfterDeletes !== undefined) {
-        for (let s = 0; s < SWEEP_SEGMENTS; s++) await sweepSegment(tenantId, progress, s, counter, faults, hashKey);
+        for (let s = 0; s < SWEEP_SEGMENTS; s++) await sweepSegment(tenantId, progress, s, counter, faults, hashKey, at);
       } else {
-        await Promise.all(Array.from({ length: SWEEP_SEGMENTS }, (_, s) => sweepSegment(tenantId, progress, s, counter, faults, hashKey)));
+        await Promise.all(Array.from({ length: SWEEP_SEGMENTS }, (_, s) => sweepSegment(tenantId, progress, s, counter, faults, hashKey, at)));
       }
       await faults.afterSweepPass?.(progress.pass);
       // Only a pass that found nothing proves nothing was written behind the sweep.

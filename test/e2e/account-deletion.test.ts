@@ -503,12 +503,20 @@ describe('numbers at the carrier', () => {
     const connected = await api('POST', '/v1/phone-numbers', { body: { phone_e164: own, telephony_account_id: accountId, provider_sid: (held.body as { sid: string }).sid } });
     expect(connected.status).toBe(201);
     const boughtPhone = randomNumber('212');
-    expect((await api('POST', '/v1/phone-numbers', { body: { phone_e164: boughtPhone, telephony_account_id: accountId } })).status).toBe(201);
+    const bought = await api('POST', '/v1/phone-numbers', { body: { phone_e164: boughtPhone, telephony_account_id: accountId } });
+    expect(bought.status).toBe(201);
     expect(await getSandboxNumber(boughtPhone)).toBeDefined();
+    expect((await api('POST', '/v1/suppressions', { body: { phone_e164: randomNumber('646'), reason: 'opt_out' } })).status).toBe(201);
     const request = await confirmDeletion({ tenantId: a.tenantId, userId: a.userId, by: 'password', at: now() });
+    // The run's instant is 14 days from the wall clock: every stamp the run writes is that instant.
     const at = new Date(Date.parse(request.scheduled_for) + 60_000);
-    const out = (await runDueDeletions(at)).results.filter((r) => r.tenant_id === a.tenantId);
-    expect(out).toEqual([expect.objectContaining({ outcome: 'completed' })]);
+    const mine = async (faults = {}) => (await runDueDeletions(at, faults)).results.filter((r) => r.tenant_id === a.tenantId);
+    expect(await mine({ crashAfterDeletes: 0 })).toEqual([expect.objectContaining({ outcome: 'failed' })]);
+    const released = await db().send(new GetCommand({ TableName: tableName(), Key: { pk: `TENANT#${a.tenantId}`, sk: `NUMBER#${bought.body.id}` }, ConsistentRead: true }));
+    expect(released.Item).toMatchObject({ status: 'released', released_at: at.toISOString() });
+    expect(await mine()).toEqual([expect.objectContaining({ outcome: 'completed' })]);
+    const kept = (await wholeTable()).filter((i) => i.pk === `TENANT#${a.tenantId}` && String(i.sk).startsWith('SUPPRESSION_HASH#'));
+    expect(kept.map((i) => i.kept_at)).toEqual([at.toISOString()]);
     expect(await getSandboxNumber(boughtPhone)).toBeUndefined();
     expect(await getSandboxNumber(own)).toMatchObject({ account_sid: creds.account_sid });
   });
