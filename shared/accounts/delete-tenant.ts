@@ -33,6 +33,7 @@ import { BatchWriteCommand, DeleteCommand, PutCommand, QueryCommand, ScanCommand
 import { db, tableName } from '../db/client.js';
 import { callKeys, collections, keys, platformKeys, tenantPk, belongsToTenant } from '../db/keys.js';
 import { cancelCall } from '../repositories/call-lifecycle.js';
+import { revokeSessions } from '../repositories/sessions.js';
 import { env } from '../config.js';
 import { logger } from '../observability.js';
 import { appSecrets } from '../secrets.js';
@@ -103,8 +104,8 @@ async function deleteKeys(items: { pk: string; sk: string }[]): Promise<void> {
 }
 
 async function revoke(tenantId: string): Promise<void> {
-  const items = [...(await tenantItems(tenantId, collections.apiKeys)), ...(await tenantItems(tenantId, collections.sessions))];
-  await deleteKeys(items as { pk: string; sk: string }[]);
+  await deleteKeys((await tenantItems(tenantId, collections.apiKeys)) as { pk: string; sk: string }[]);
+  await revokeSessions(tenantId);
 }
 
 async function cancelCampaigns(tenantId: string): Promise<void> {
