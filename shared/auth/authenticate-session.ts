@@ -45,6 +45,8 @@ export async function authenticateSession(cookies: readonly string[] | undefined
   if (!session) throw sessionUnauthorized();
   const [user, tenant] = await Promise.all([getSignInUser(session.tenant_id, session.user_id), getTenant(session.tenant_id)]);
   if (!user || user.status !== 'active' || !tenantUsable(tenant)) throw sessionUnauthorized();
+  // A password set after the session opened ends it.
+  if (user.password_set_at && Date.parse(session.created_at) < Date.parse(user.password_set_at)) throw sessionUnauthorized();
   return {
     tenantId: session.tenant_id,
     type: 'session',

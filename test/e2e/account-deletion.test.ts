@@ -189,6 +189,24 @@ describe('dashboard sessions', () => {
     expect(JSON.stringify(deletion.body)).not.toContain('my-real-password');
   });
 
+  it('a new password (user set-password) ends the user’s sessions, and only that user’s', async () => {
+    const a = await passwordAccount();
+    const other = await createUser({ tenantId: a.tenantId, email: uniqueEmail('other'), role: 'admin' });
+    await setPasswordAction({ tenantId: a.tenantId, userId: other.user_id, password: PASSWORD });
+    const first = await signedIn(a.email);
+    const second = await signedIn(a.email);
+    const bystander = await signedIn(other.email);
+    for (const c of [first, second, bystander]) expect((await dashboard(c)('GET', '/v1/account-deletion')).status).toBe(200);
+    await setPasswordAction({ tenantId: a.tenantId, userId: a.userId, password: 'a brand new password 123' });
+    expect((await dashboard(first)('GET', '/v1/account-deletion')).status).toBe(401);
+    expect((await dashboard(second)('GET', '/v1/account-deletion')).status).toBe(401);
+    expect((await dashboard(bystander)('GET', '/v1/account-deletion')).status).toBe(200);
+    // The records are gone, not merely refused.
+    const scan = await db().send(new ScanCommand({ TableName: tableName(), FilterExpression: '#t = :s AND user_id = :u', ExpressionAttributeNames: { '#t': 'type' }, ExpressionAttributeValues: { ':s': 'session', ':u': a.userId }, ConsistentRead: true }));
+    expect(scan.Items).toEqual([]);
+    expect((await signIn(a.email, 'a brand new password 123')).status).toBe(204);
+  });
+
   it('a wrong email and a wrong password are the same 401', async () => {
     const a = await passwordAccount();
     const wrongPassword = await signIn(a.email, 'not the password at all');
