@@ -9,7 +9,7 @@ import { createApiKey, createTenant, createUser } from '../../shared/admin/boots
 import { setPasswordAction, verifyEmailAction } from '../../shared/admin/users.js';
 import { jobs } from '../../shared/admin/jobs.js';
 import { runDueDeletions } from '../../shared/accounts/delete-tenant.js';
-import { confirmDeletion } from '../../shared/repositories/account-deletion.js';
+import { cancelDeletion, confirmDeletion, getDeletionRequest } from '../../shared/repositories/account-deletion.js';
 import { createSession } from '../../shared/repositories/sessions.js';
 import { getTenant } from '../../shared/repositories/tenants.js';
 import { isRetained } from '../../shared/accounts/retention.js';
@@ -325,6 +325,24 @@ describe('the deletion request', () => {
     expect(types).toEqual(['account.deletion_requested', 'account.deletion_cancelled']);
     // Nothing runs for a cancelled request, however late.
     expect((await runDueDeletions(new Date(scheduled + 86_400_000))).results.filter((r) => r.tenant_id === a.tenantId)).toEqual([]);
+  });
+
+  it('concurrent confirmations and cancellations never 500: each commits or is a 409 naming the request’s status', async () => {
+    const a = await passwordAccount();
+    const at = now();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 24 }, (_, i) => (i % 3 === 2 ? cancelDeletion({ tenantId: a.tenantId, userId: a.userId, at }) : confirmDeletion({ tenantId: a.tenantId, userId: a.userId, by: 'password', at }))),
+    );
+    const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected').map((o) => o.reason as { status?: number; code?: string; extra?: { status?: string } });
+    for (const r of refused) {
+      expect(r.status, String(r)).toBe(409);
+      expect(['account_deletion_conflict', 'account_deletion_not_pending', 'account_deletion_in_progress']).toContain(r.code);
+    }
+    expect(outcomes.some((o) => o.status === 'fulfilled')).toBe(true);
+    // The request is in one consistent state, its revision counting exactly the committed writes.
+    const request = (await getDeletionRequest(a.tenantId))!;
+    expect(['pending', 'cancelled']).toContain(request.status);
+    expect(request.revision).toBe(outcomes.filter((o) => o.status === 'fulfilled').length);
   });
 
   it('only admins may request it', async () => {
