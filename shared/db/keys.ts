@@ -202,6 +202,8 @@ export const platformKeys = {
   session: (secretHash: string) => ({ pk: `${PLATFORM_PREFIX}SESSION#${assertId(secretHash)}`, sk: 'SESSION' }),
   sessionIndex: (tenantId: string, userId: string, secretHash: string) => ({ gsi1pk: `${tenantPk(tenantId)}#SESSIONS`, gsi1sk: `USER#${assertId(userId)}#${assertId(secretHash)}` }),
   sessionsIndexPartition: (tenantId: string) => `${tenantPk(tenantId)}#SESSIONS`,
+  /** Where an email-link request for an email that cannot sign in writes its decoy (the same Put as a real link: timing parity). */
+  signInLinkDecoy: { pk: `${PLATFORM_PREFIX}SIGNIN_LINK_DECOY`, sk: 'DECOY' },
   /** A sign-in throttle counter: one item per scope, subject hash and window (TTL'd). */
   throttle: (scope: string, subjectHash: string, windowStart: number) => ({ pk: `${PLATFORM_PREFIX}THROTTLE#${assertId(scope)}#${assertId(subjectHash)}`, sk: `WINDOW#${windowStart}` }),
   /** Account deletions waiting for their instant: `<scheduled_for ISO>#<tenant>` (the job reads sk ≤ now). */
