@@ -43,7 +43,7 @@ import { providerFor } from '../telephony/carrier-for.js';
 import { getDeletionRequest, type DeletionRequest } from '../repositories/account-deletion.js';
 import { getTenant } from '../repositories/tenants.js';
 import { ACTIVE_CAMPAIGN_STATUSES, RELEASABLE_NUMBER_STATUSES } from './deletion-rules.js';
-import { isRetained, numberHash, suppressedNumber, suppressionHashItem, tenantTombstone } from './retention.js';
+import { isRetained, numberHash, suppressedNumber, suppressionHashItem, suppressionHashKey, tenantTombstone } from './retention.js';
 
 export const DELETION_STEPS = ['revoke', 'campaigns', 'calls', 'numbers', 'objects', 'sweep', 'finish'] as const;
 export type DeletionStep = (typeof DELETION_STEPS)[number];
@@ -183,7 +183,7 @@ const tenantDeletingUpdate = (tenantId: string) => ({
 /** Items the sweep must leave for the finish step (the job's own bookkeeping). */
 const bookkeeping = (item: { pk: string }) => item.pk === platformKeys.deletionsDuePartition;
 
-async function sweepSegment(tenantId: string, progress: Progress, segment: number, counter: { deleted: number }, faults: DeletionFaults, hashKey: string, at: Date): Promise<void> {
+async function sweepSegment(tenantId: string, progress: Progress, segment: number, counter: { deleted: number }, faults: DeletionFaults, hashKey: Buffer, at: Date): Promise<void> {
   const prefix = tenantPk(tenantId);
   while (progress.segments[segment] !== 'done') {
     const start = progress.segments[segment] as Record<string, unknown> | null;
@@ -290,7 +290,8 @@ export async function deleteTenant(tenantId: string, at: Date, faults: DeletionF
     await advance('sweep');
   }
   if (progress.step === 'sweep') {
-    const hashKey = (await appSecrets()).apiKeyPepper;
+    // Kept suppression hashes are keyed by a key derived (HKDF, its own label) from the server secret.
+    const hashKey = suppressionHashKey((await appSecrets()).apiKeyPepper);
     // Segments run one after another when a crash is injected (a deterministic half-way point).
     for (;;) {
       progress.pass ??= 1;

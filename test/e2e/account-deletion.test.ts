@@ -12,7 +12,8 @@ import { runDueDeletions } from '../../shared/accounts/delete-tenant.js';
 import { cancelDeletion, confirmDeletion, getDeletionRequest } from '../../shared/repositories/account-deletion.js';
 import { createSession } from '../../shared/repositories/sessions.js';
 import { getTenant } from '../../shared/repositories/tenants.js';
-import { isRetained } from '../../shared/accounts/retention.js';
+import { isRetained, numberHash, suppressionHashKey } from '../../shared/accounts/retention.js';
+import { appSecrets } from '../../shared/secrets.js';
 import { now } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { belongsToTenant, campaignKeys } from '../../shared/db/keys.js';
@@ -519,6 +520,9 @@ describe('the deletion', () => {
     const kinds = left.map((i) => i.sk.replace(/#.*/, '#')).sort();
     expect(kinds).toEqual(['DELETION_REQUEST', 'SUPPRESSION_HASH#', 'TENANT']);
     expect(JSON.stringify(left)).not.toContain(suppressed);
+    // The kept hash is under the derived key, not the pepper.
+    const pepper = (await appSecrets()).apiKeyPepper;
+    expect(left.filter((i) => i.sk.startsWith('SUPPRESSION_HASH#')).map((i) => i.sk)).toEqual([`SUPPRESSION_HASH#${numberHash(suppressionHashKey(pepper), suppressed)}`]);
     expect(JSON.stringify(left)).not.toContain(a.name);
     // The number went back to the carrier; another tenant is untouched; a third run does nothing.
     expect(await getSandboxNumber(number.phone_e164)).toBeUndefined();
