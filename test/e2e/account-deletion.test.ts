@@ -32,7 +32,8 @@ import { verify } from '@node-rs/argon2';
 import { hashPassword } from '../../shared/auth/passwords.js';
 import { routes, type RouteDefinition } from '../../shared/routes.js';
 import { useTestStack } from '../support/stack.js';
-import { callWorld, newContact, queue, QUIET_AT, resetClock, setClock, storedCall } from './call-fixtures.js';
+import { ALLOWED_AT, callWorld, newContact, queue, QUIET_AT, resetClock, setClock, storedCall } from './call-fixtures.js';
+import { handler as accountDeletionsWorker } from '../../functions/workers/account-deletions.js';
 import { importList, newCampaign, poolOf } from './campaign-fixtures.js';
 import { client } from './client.js';
 import { randomNumber } from './telephony-fixtures.js';
@@ -341,6 +342,27 @@ describe('dashboard sessions', () => {
   });
 });
 
+describe('emailed sign-in link limits', () => {
+  const askLink = (email: string) => anon()('POST', '/v1/sessions/email-link', { body: { email }, headers: { origin: origin() } });
+
+  it('sends at most 3 links per email in 15 minutes (then 429, known or not), and a link expires after 15 minutes', async () => {
+    const b = await passwordlessAccount();
+    for (let i = 0; i < 3; i++) expect((await askLink(b.email)).status).toBe(202);
+    const refused = await askLink(b.email);
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('too_many_attempts');
+    const ghost = uniqueEmail('ghost');
+    for (let i = 0; i < 3; i++) expect((await askLink(ghost)).status).toBe(202);
+    expect((await askLink(ghost)).status).toBe(429);
+    // The newest link, used 16 minutes later, is refused like a spent one.
+    const token = tokenInMail((await lastMail(b.email))!)!;
+    setClock(Date.now() + 16 * 60_000);
+    const late = await anon()('POST', '/v1/sessions/email-link/confirm', { body: { token }, headers: { origin: origin() } });
+    expect(late.status).toBe(422);
+    expect(late.body.detail[0].loc).toEqual(['body', 'token']);
+  });
+});
+
 describe('the deletion request', () => {
   it('needs the password now and the exact phrase (each wrong one at its loc), then schedules after 14 days; reconfirming keeps the date; cancelling needs the password', async () => {
     const a = await passwordAccount();
@@ -394,6 +416,50 @@ describe('the deletion request', () => {
     const api = dashboard(await signedIn(member.email));
     expect((await api('GET', '/v1/account-deletion')).status).toBe(200);
     expect((await api('POST', '/v1/account-deletion/requests', { body: { password: PASSWORD, confirmation_phrase: `delete ${a.name}` } })).status).toBe(403);
+    // Nor cancel it, nor have a proof emailed.
+    expect((await api('DELETE', '/v1/account-deletion/requests', { body: { password: PASSWORD } })).status).toBe(403);
+    expect((await api('POST', '/v1/account-deletion/email-confirmations')).status).toBe(403);
+  });
+
+  it('throttles the password re-entered for the request and for the cancellation like a sign-in (5 failures, then 429 even for the right one)', async () => {
+    const a = await passwordAccount();
+    const api = dashboard(await signedIn(a.email));
+    const phrase = `delete ${a.name}`;
+    for (let i = 0; i < 5; i++) expect((await api('POST', '/v1/account-deletion/requests', { body: { password: `wrong password ${i}`, confirmation_phrase: phrase } })).status).toBe(422);
+    const refused = await api('POST', '/v1/account-deletion/requests', { body: { password: PASSWORD, confirmation_phrase: phrase } });
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('too_many_attempts');
+    expect((await api('GET', '/v1/account-deletion')).body.request.status).toBe('none');
+
+    const b = await passwordAccount();
+    const bApi = dashboard(await signedIn(b.email));
+    expect((await bApi('POST', '/v1/account-deletion/requests', { body: { password: PASSWORD, confirmation_phrase: `delete ${b.name}` } })).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await bApi('DELETE', '/v1/account-deletion/requests', { body: { password: `wrong password ${i}` } })).status).toBe(422);
+    expect((await bApi('DELETE', '/v1/account-deletion/requests', { body: { password: PASSWORD } })).status).toBe(429);
+    expect((await bApi('GET', '/v1/account-deletion')).body.request.status).toBe('pending');
+  });
+
+  it('cannot be cancelled once the job has started (409), even by a caller whose session outlived the revoke', async () => {
+    const a = await passwordAccount();
+    const request = await confirmDeletion({ tenantId: a.tenantId, userId: a.userId, by: 'password', at: now() });
+    const at = new Date(Date.parse(request.scheduled_for) + 60_000);
+    expect((await runDueDeletions(at, { crashAfterDeletes: 0 })).results.find((r) => r.tenant_id === a.tenantId)).toMatchObject({ outcome: 'failed' });
+    // Sessions are refused from here (401), so the repository is the caller that still could.
+    await expect(cancelDeletion({ tenantId: a.tenantId, userId: a.userId, at })).rejects.toMatchObject({ status: 409, code: 'account_deletion_not_pending', extra: { status: 'deleting' } });
+    await expect(confirmDeletion({ tenantId: a.tenantId, userId: a.userId, by: 'password', at })).rejects.toMatchObject({ status: 409, code: 'account_deletion_in_progress' });
+    expect((await getDeletionRequest(a.tenantId))?.status).toBe('deleting');
+    await runDueDeletions(at);
+  });
+
+  it('counts the tenant’s calls in the overview', async () => {
+    const a = await passwordAccount();
+    const api = client(stack, a.key);
+    const world = await callWorld(api, a.tenantId);
+    setClock(ALLOWED_AT);
+    for (let i = 0; i < 2; i++) expect((await queue(api, { agent_id: world.agentId, contact_id: (await newContact(api)).id })).status).toBe(200);
+    resetClock();
+    const overview = await dashboard(await signedIn(a.email))('GET', '/v1/account-deletion');
+    expect(overview.body.impact).toMatchObject({ calls: 2, contacts: 2, phone_numbers_to_release: 1 });
   });
 });
 
@@ -432,6 +498,15 @@ describe('the emailed deletion proof (passwordless accounts)', () => {
     // A password account has no emailed proof.
     const a = await passwordAccount();
     expect((await dashboard(await signedIn(a.email))('POST', '/v1/account-deletion/email-confirmations')).status).toBe(409);
+  });
+
+  it('a passwordless account cancels with its session alone', async () => {
+    const { b, cookie } = await passwordlessSignedIn();
+    const { token } = await proof(b, cookie);
+    expect((await confirm(token)).status).toBe(200);
+    const cancelled = await dashboard(cookie)('DELETE', '/v1/account-deletion/requests', { body: {} });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.request).toMatchObject({ status: 'cancelled', scheduled_for: null });
   });
 
   it('expires after 30 minutes, and a newer proof replaces an older one', async () => {
@@ -571,6 +646,18 @@ describe('while the deletion runs', () => {
     const left = await tenantLeftovers(a.tenantId);
     expect(left.filter((i) => !isRetained(i, a.tenantId))).toEqual([]);
     expect((await getTenant(a.tenantId))?.status).toBe('deleted');
+  });
+});
+
+describe('the scheduled deletion worker', () => {
+  it('runs the deletions due now (the EventBridge handler) and reports them', async () => {
+    const a = await passwordAccount();
+    const request = await confirmDeletion({ tenantId: a.tenantId, userId: a.userId, by: 'password', at: now() });
+    expect((await accountDeletionsWorker()).results.filter((r) => r.tenant_id === a.tenantId)).toEqual([]);
+    setClock(Date.parse(request.scheduled_for) + 60_000);
+    const result = await accountDeletionsWorker();
+    expect(result.results.filter((r) => r.tenant_id === a.tenantId)).toEqual([expect.objectContaining({ outcome: 'completed' })]);
+    expect((await getDeletionRequest(a.tenantId))?.status).toBe('completed');
   });
 });
 
