@@ -79,6 +79,16 @@ export function neededOrigins(route: RouteDefinition): { dashboard: boolean; por
   };
 }
 
+/**
+ * The dashboard's origin when the `dashboardOrigin` context is not set: the origin (scheme,
+ * host, port) of `publicBaseUrl` when that is set (a custom domain serves the API and so the
+ * dashboard's same-host calls), else the execute-api origin.
+ */
+export function defaultDashboardOrigin(publicBaseUrl: string | undefined, apiOrigin: string): string {
+  if (!publicBaseUrl) return apiOrigin;
+  return new URL(publicBaseUrl).origin;
+}
+
 export class VoiceControlStack extends Stack {
   readonly api: HttpApi;
   readonly table: DataTable;
@@ -115,13 +125,14 @@ export class VoiceControlStack extends Stack {
     this.credentialsKey = new CredentialsKey(this, 'CredentialsKey');
     // Where carriers reach us (signed callback URLs) and where the Twilio adapter reaches
     // Twilio: deployment settings (context publicBaseUrl for a custom domain; twilioApiBaseUrl).
-    const publicBaseUrl = (this.node.tryGetContext('publicBaseUrl') as string | undefined) ?? this.api.url;
+    const publicBaseUrlContext = this.node.tryGetContext('publicBaseUrl') as string | undefined;
+    const publicBaseUrl = publicBaseUrlContext ?? this.api.url;
     const twilioApiBaseUrl = (this.node.tryGetContext('twilioApiBaseUrl') as string | undefined) ?? 'https://api.twilio.com';
     // Dashboard (issue 16): deployment settings. dashboardOrigin is what state-changing cookie
     // routes demand as Origin; portalOrigin is the only origin that may submit an emailed
     // deletion proof (default: the dashboard's). Mail goes out through SES from mailFrom.
     const apiOrigin = `https://${this.api.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;
-    const dashboardOrigin = (this.node.tryGetContext('dashboardOrigin') as string | undefined) ?? apiOrigin;
+    const dashboardOrigin = (this.node.tryGetContext('dashboardOrigin') as string | undefined) ?? defaultDashboardOrigin(publicBaseUrlContext, apiOrigin);
     const portalOrigin = (this.node.tryGetContext('portalOrigin') as string | undefined) ?? dashboardOrigin;
     const mailFrom = (this.node.tryGetContext('mailFrom') as string | undefined) ?? 'no-reply@example.com';
     const mailIdentity = mailFrom.slice(mailFrom.lastIndexOf('@') + 1);

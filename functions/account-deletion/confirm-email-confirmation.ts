@@ -7,7 +7,7 @@ import { DELETION_PROOF_PREFIX } from '../../shared/accounts/deletion-rules.js';
 import { accountDeletionOverview as overview } from '../../shared/accounts/overview.js';
 import { confirmDeletion, getDeletionProofUser, spendProofItem } from '../../shared/repositories/account-deletion.js';
 import { getSignInUser } from '../../shared/repositories/users.js';
-import { getTenant } from '../../shared/repositories/tenants.js';
+import { getTenant, tenantUsable } from '../../shared/repositories/tenants.js';
 import { accountDeletionOverview, actionTokenRequest, deletionConflict } from '../../shared/schemas/account-deletion.js';
 import { errorSchema } from '../../shared/schemas/common.js';
 
@@ -31,7 +31,7 @@ export const handler = defineRoute(
     if (!userId) throw badToken();
     // The proof speaks for the admin who asked for it, only while that admin still may.
     const [user, tenant] = await Promise.all([getSignInUser(tenantId, userId), getTenant(tenantId)]);
-    if (!user || user.status !== 'active' || user.role !== 'admin' || user.password_hash || !tenant || (tenant.status as string) === 'deleted') throw badToken();
+    if (!user || user.status !== 'active' || user.role !== 'admin' || user.password_hash || !tenantUsable(tenant)) throw badToken();
     await confirmDeletion({ tenantId, userId, by: 'email', at }, [spendProofItem(tenantId, parsed.hash, at)], badToken);
     return ok(await overview(tenantId));
   },

@@ -35,6 +35,7 @@ export const handler = defineRoute(
         tenantId: principal.tenantId,
         phoneE164: body.phone_e164,
         telephonyAccountId: account.id,
+        acquired: body.provider_sid ? 'connected' : 'bought',
         capabilities: body.capabilities,
         ...(body.a2p_campaign_ref ? { a2pCampaignRef: body.a2p_campaign_ref } : {}),
         ...(body.daily_dial_cap ? { dailyDialCap: body.daily_dial_cap } : {}),

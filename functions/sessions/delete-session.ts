@@ -6,6 +6,6 @@ import { errorSchema } from '../../shared/schemas/common.js';
 
 /** DELETE /v1/sessions — sign out: the session record is deleted (the cookie stops working everywhere) and the cookie cleared. */
 export const handler = defineRoute('deleteSession', { responses: { 204: noContent, 401: errorSchema, 403: errorSchema } }, async ({ session }) => {
-  await revokeSession(session.tenantId, session.sessionHash);
+  await revokeSession(session.sessionHash);
   return { status: 204, body: undefined, headers: { 'set-cookie': clearedSessionCookie() } };
 });

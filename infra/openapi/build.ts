@@ -93,10 +93,21 @@ export async function buildOpenApi(): Promise<Json> {
       responses['401'] = { description: 'No call token (Authorization: Bearer <Stream token>); nothing was written', content: { 'application/json': { schema: errorRef } } };
       responses['403'] = { description: "A token that is not this call's valid Stream token (wrong signature, expired, another call's, or a tenant API key); nothing was written", content: { 'application/json': { schema: errorRef } } };
     }
-    if (route.auth === 'session') responses['401'] ??= { description: 'Missing, expired or revoked session cookie, or an Authorization header (cookie routes take no API key)', content: { 'application/json': { schema: errorRef } } };
-    if (route.auth === 'session' || route.auth === 'dashboard_origin' || route.auth === 'portal_origin') responses['403'] ??= { description: route.auth === 'portal_origin' ? 'Origin is not the portal; nothing was read or spent' : 'A state-changing request whose Origin is not the dashboard (CSRF)', content: { 'application/json': { schema: errorRef } } };
+    if (route.auth === 'session') responses['401'] = { ...(responses['401'] ?? { content: { 'application/json': { schema: errorRef } } }), description: 'Missing, expired or revoked session cookie, or an Authorization header (cookie routes take no API key)' };
+    // Sign-in and the emailed-proof confirm take no credential header either: an Authorization header is a 401 there too.
+    if (route.auth === 'dashboard_origin' || route.auth === 'portal_origin') {
+      const headerNote = 'an Authorization header (these routes take no API key); nothing was read or spent';
+      responses['401'] = responses['401']
+        ? { ...responses['401'], description: `Wrong credentials, or ${headerNote}` }
+        : { description: headerNote[0]!.toUpperCase() + headerNote.slice(1), content: { 'application/json': { schema: errorRef } } };
+    }
+    // Origin (CSRF) refusals: every method of the origin-checked sign-in and confirm routes, only state-changing methods of cookie routes.
+    const forbidden: string[] = [];
+    if (route.roles) forbidden.push(`Requires role ${route.roles.join(' or ')}`);
+    if (route.auth === 'portal_origin') forbidden.push('Origin is not the portal; nothing was read or spent');
+    if (route.auth === 'dashboard_origin' || (route.auth === 'session' && route.method !== 'GET')) forbidden.push(`${forbidden.length ? 'a' : 'A'} state-changing request whose Origin is not the dashboard (CSRF)`);
     if (route.auth === 'bearer') responses['401'] = { description: 'Missing or invalid credential', content: { 'application/json': { schema: errorRef } } };
-    if (route.roles) responses['403'] = { description: `Requires role ${route.roles.join(' or ')}`, content: { 'application/json': { schema: errorRef } } };
+    if (forbidden.length) responses['403'] = { ...(responses['403'] ?? { content: { 'application/json': { schema: errorRef } } }), description: forbidden.join('; or ') };
     if (route.path.includes('{')) responses['404'] ??= { description: 'Not found (including another tenant\'s id)', content: { 'application/json': { schema: errorRef } } };
     if (route.idempotency !== 'none') responses['409'] ??= { description: 'A request with this Idempotency-Key is still in progress', content: { 'application/json': { schema: errorRef } } };
     responses['500'] = { description: 'Internal error (body carries a request id, nothing internal)', content: { 'application/json': { schema: errorRef } } };

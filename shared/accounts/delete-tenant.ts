@@ -8,41 +8,56 @@
  *  1. `revoke`     — the tenant's API keys and dashboard sessions go first: from here every
  *                    route of the tenant answers 401, while the rest is cleared.
  *  2. `campaigns`  — campaigns that still dial are cancelled (their own move + event).
- *  3. `numbers`    — every number the carrier still bills is released at the carrier.
+ *  2b. `calls`     — single calls not yet dialled (pending, scrubbed, scheduled) are cancelled
+ *                    through the cancel route's transition, so nothing dials after the start.
+ *  3. `numbers`    — every number we bought that the carrier still bills is released at the
+ *                    carrier (a connected one, the customer's own, is left there); then
+ *                    the sandbox carrier's account behind each mock telephony account is
+ *                    deleted and its SID recorded, so the sweep also deletes that account's
+ *                    sandbox calls and messages (bodies, numbers), which carry no tenant_id.
  *  4. `objects`    — the import bucket's objects under `imports/<tenant>/`.
  *  5. `sweep`      — a segmented, checkpointed Scan deletes every item whose pk is the
  *                    tenant's (`TENANT#<id>` or `TENANT#<id>#…`) or that names the tenant
  *                    (`tenant_id`, platform pointers such as login emails, number claims,
  *                    outbox markers), except the kept kinds of retention.ts; an active
- *                    suppression leaves its number's keyed hash behind first.
+ *                    suppression leaves its number's keyed hash behind first. A pass that
+ *                    deleted anything is followed by another (up to MAX_SWEEP_PASSES): an
+ *                    item written behind the first pass (an in-flight request, a worker) is
+ *                    found by the next, and only a pass that finds nothing ends the sweep.
  *  6. `finish`     — the tenant record becomes a tombstone, the request `completed`, the
  *                    due item goes.
  * Generic over keys (not a list of repositories), so item types added later are deleted too.
  */
 import { DeleteObjectsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { BatchWriteCommand, DeleteCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
-import { collections, keys, platformKeys, tenantPk, belongsToTenant } from '../db/keys.js';
+import { callKeys, collections, keys, platformKeys, tenantPk, belongsToTenant } from '../db/keys.js';
+import { cancelCall } from '../repositories/call-lifecycle.js';
+import { revokeSessions } from '../repositories/sessions.js';
 import { env } from '../config.js';
 import { logger } from '../observability.js';
 import { appSecrets } from '../secrets.js';
 import { cancelCampaign } from '../campaigns/actions.js';
-import { getTelephonyAccount } from '../repositories/telephony-accounts.js';
+import { getTelephonyAccount, openSandboxCredentials, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import { providerFor } from '../telephony/carrier-for.js';
 import { getDeletionRequest, type DeletionRequest } from '../repositories/account-deletion.js';
 import { getTenant } from '../repositories/tenants.js';
 import { ACTIVE_CAMPAIGN_STATUSES, RELEASABLE_NUMBER_STATUSES } from './deletion-rules.js';
-import { isRetained, numberHash, suppressedNumber, suppressionHashItem, tenantTombstone } from './retention.js';
+import { isRetained, numberHash, suppressedNumber, suppressionHashItem, suppressionHashKey, tenantTombstone } from './retention.js';
 
-export const DELETION_STEPS = ['revoke', 'campaigns', 'numbers', 'objects', 'sweep', 'finish'] as const;
+export const DELETION_STEPS = ['revoke', 'campaigns', 'calls', 'numbers', 'objects', 'sweep', 'finish'] as const;
 export type DeletionStep = (typeof DELETION_STEPS)[number];
 /** Parallel Scan segments of the sweep (each checkpointed on its own). */
 export const SWEEP_SEGMENTS = 4;
 const SWEEP_PAGE = 200;
+/** A sweep pass that still finds items is followed by another, at most this many in one run. */
+export const MAX_SWEEP_PASSES = 5;
 
 /** Test hook: throw after this many items were deleted by the sweep (a crash half-way). */
 export interface DeletionFaults {
   crashAfterDeletes?: number;
+  /** Test hook: runs after each complete sweep pass (e.g. writes an item behind it). */
+  afterSweepPass?: (pass: number) => Promise<void>;
 }
 
 export class InjectedCrash extends Error {}
@@ -51,6 +66,11 @@ interface Progress {
   step: DeletionStep;
   /** Per sweep segment: the Scan's next start key, null before the first page, 'done' after the last. */
   segments: (Record<string, unknown> | null | 'done')[];
+  /** The sweep pass (1-based) and how many items it deleted so far (resumable with the segments). */
+  pass?: number;
+  pass_deleted?: number;
+  /** The sandbox carrier accounts (AC…) of the tenant's mock telephony accounts: the sweep deletes their calls and messages. */
+  sandbox_accounts?: string[];
 }
 
 const requestKey = (tenantId: string) => keys.deletionRequest(tenantId);
@@ -84,8 +104,8 @@ async function deleteKeys(items: { pk: string; sk: string }[]): Promise<void> {
 }
 
 async function revoke(tenantId: string): Promise<void> {
-  const items = [...(await tenantItems(tenantId, collections.apiKeys)), ...(await tenantItems(tenantId, collections.sessions))];
-  await deleteKeys(items as { pk: string; sk: string }[]);
+  await deleteKeys((await tenantItems(tenantId, collections.apiKeys)) as { pk: string; sk: string }[]);
+  await revokeSessions(tenantId);
 }
 
 async function cancelCampaigns(tenantId: string): Promise<void> {
@@ -98,15 +118,47 @@ async function cancelCampaigns(tenantId: string): Promise<void> {
   }
 }
 
-async function releaseNumbers(tenantId: string): Promise<void> {
+const NOT_YET_DIALLED = ['pending', 'scrubbed', 'scheduled'];
+
+/** Single calls not yet dialled are cancelled by the cancel route's own transition (event + analysis watch as usual). */
+async function cancelUndialledCalls(tenantId: string, at: Date): Promise<void> {
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({ TableName: tableName(), IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', FilterExpression: '#s IN (:a, :b, :c)', ExpressionAttributeNames: { '#s': 'state' }, ExpressionAttributeValues: { ':p': callKeys.callsIndexPartition(tenantId), ':a': NOT_YET_DIALLED[0], ':b': NOT_YET_DIALLED[1], ':c': NOT_YET_DIALLED[2] }, ExclusiveStartKey: start }),
+    );
+    for (const c of page.Items ?? []) {
+      // Raced by dispatch: whichever commits first wins; a dialled call ends as calls do.
+      if (c.direction === 'outbound') await cancelCall(tenantId, c.id as string, at);
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+}
+
+async function releaseNumbers(tenantId: string, at: Date): Promise<void> {
   for (const n of await tenantItems(tenantId, collections.phoneNumbers)) {
     if (!(RELEASABLE_NUMBER_STATUSES as readonly string[]).includes(n.status as string)) continue;
+    // Only a number we bought goes back to the carrier. A connected one is the customer's own
+    // (released, it would be lost to them): it stays at their carrier account as it is.
     const account = await getTelephonyAccount(tenantId, n.telephony_account_id as string);
-    if (account && n.provider_sid) {
+    if (account && n.provider_sid && n.acquired === 'bought') {
       await (await providerFor(account)).releaseNumber(n.provider_sid as string);
+    } else if (n.acquired !== 'connected') {
+      logger.warn('number of unknown origin kept at the carrier', { tenant_id: tenantId, number_id: n.id });
     }
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.phoneNumber(tenantId, n.id as string), UpdateExpression: 'SET #s = :released, released_at = :at', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':released': 'released', ':at': new Date().toISOString() } }));
+    await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.phoneNumber(tenantId, n.id as string), UpdateExpression: 'SET #s = :released, released_at = :at', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':released': 'released', ':at': at.toISOString() } }));
   }
+}
+
+/** The sandbox carrier accounts behind the tenant's mock telephony accounts; each account item goes (after the numbers were released through it). */
+async function deleteSandboxAccounts(tenantId: string): Promise<string[]> {
+  const sids: string[] = [];
+  for (const a of await tenantItems(tenantId, collections.telephonyAccounts)) {
+    const creds = await openSandboxCredentials(a as unknown as TelephonyAccountRecord);
+    if (creds?.account_sid) sids.push(creds.account_sid);
+  }
+  await deleteKeys(sids.map((sid) => platformKeys.sandboxAccount(sid)));
+  return sids;
 }
 
 let s3: S3Client | undefined;
@@ -123,13 +175,23 @@ async function deleteObjects(tenantId: string): Promise<void> {
   } while (token);
 }
 
+/** The tenant record's move to `deleting` (never undoing a tombstone). */
+const tenantDeletingUpdate = (tenantId: string) => ({
+  Update: { TableName: tableName(), Key: keys.tenant(tenantId), UpdateExpression: 'SET #s = :deleting', ConditionExpression: 'attribute_not_exists(#s) OR #s <> :deleted', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':deleting': 'deleting', ':deleted': 'deleted' } },
+});
+
 /** Items the sweep must leave for the finish step (the job's own bookkeeping). */
 const bookkeeping = (item: { pk: string }) => item.pk === platformKeys.deletionsDuePartition;
 
-async function sweepSegment(tenantId: string, progress: Progress, segment: number, counter: { deleted: number }, faults: DeletionFaults, hashKey: string): Promise<void> {
+async function sweepSegment(tenantId: string, progress: Progress, segment: number, counter: { deleted: number }, faults: DeletionFaults, hashKey: Buffer, at: Date): Promise<void> {
   const prefix = tenantPk(tenantId);
   while (progress.segments[segment] !== 'done') {
     const start = progress.segments[segment] as Record<string, unknown> | null;
+    const sandbox = progress.sandbox_accounts ?? [];
+    // The sandbox carrier's calls and messages name their account, not the tenant.
+    const sandboxPrefix = `${platformKeys.sandboxAccount('AC0').pk}#`; // PLATFORM#SANDBOX#: calls and messages
+    const sandboxFilter = sandbox.length ? ` OR (begins_with(pk, :sbx) AND account_sid IN (${sandbox.map((_, i) => `:sa${i}`).join(', ')}))` : '';
+    const sandboxValues = sandbox.length ? { ':sbx': sandboxPrefix, ...Object.fromEntries(sandbox.map((sid, i) => [`:sa${i}`, sid])) } : {};
     const page = await db().send(
       new ScanCommand({
         TableName: tableName(),
@@ -137,19 +199,20 @@ async function sweepSegment(tenantId: string, progress: Progress, segment: numbe
         TotalSegments: SWEEP_SEGMENTS,
         Limit: SWEEP_PAGE,
         ConsistentRead: true,
-        FilterExpression: 'pk = :p OR begins_with(pk, :pp) OR tenant_id = :t',
-        ExpressionAttributeValues: { ':p': prefix, ':pp': `${prefix}#`, ':t': tenantId },
+        FilterExpression: `pk = :p OR begins_with(pk, :pp) OR tenant_id = :t${sandboxFilter}`,
+        ExpressionAttributeValues: { ':p': prefix, ':pp': `${prefix}#`, ':t': tenantId, ...sandboxValues },
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );
     const doomed: { pk: string; sk: string }[] = [];
     for (const raw of page.Items ?? []) {
-      const item = raw as { pk: string; sk: string; tenant_id?: string };
+      const item = raw as { pk: string; sk: string; tenant_id?: string; account_sid?: string };
       // begins_with(pk, 'TENANT#ten_1#') cannot match another tenant; tenant_id must be exact.
-      if (!belongsToTenant(item.pk, tenantId) && item.tenant_id !== tenantId) continue;
+      const sandboxItem = item.pk.startsWith(sandboxPrefix) && sandbox.includes(item.account_sid ?? '');
+      if (!belongsToTenant(item.pk, tenantId) && item.tenant_id !== tenantId && !sandboxItem) continue;
       if (isRetained(item, tenantId) || bookkeeping(item)) continue;
       const suppressed = suppressedNumber(item, tenantId);
-      if (suppressed) await db().send(new PutCommand({ TableName: tableName(), Item: suppressionHashItem(tenantId, numberHash(hashKey, suppressed), new Date()) }));
+      if (suppressed) await db().send(new PutCommand({ TableName: tableName(), Item: suppressionHashItem(tenantId, numberHash(hashKey, suppressed), at) }));
       doomed.push({ pk: item.pk, sk: item.sk });
     }
     for (let i = 0; i < doomed.length; i += 25) {
@@ -163,6 +226,7 @@ async function sweepSegment(tenantId: string, progress: Progress, segment: numbe
       await deleteKeys(chunk);
       counter.deleted += chunk.length;
     }
+    progress.pass_deleted = (progress.pass_deleted ?? 0) + doomed.length;
     progress.segments[segment] = page.LastEvaluatedKey ?? 'done';
     await saveProgress(tenantId, progress);
   }
@@ -183,8 +247,15 @@ export async function deleteTenant(tenantId: string, at: Date, faults: DeletionF
     if (Date.parse(request.scheduled_for) > at.getTime()) return { tenant_id: tenantId, outcome: 'skipped', reason: 'not due yet' };
     const progress: Progress = { step: 'revoke', segments: Array.from({ length: SWEEP_SEGMENTS }, () => null) };
     // The point of no return: from here a cancellation is refused (409).
+    // The tenant turns `deleting` in the same transaction: from here bearer keys (even one
+    // minted during the run), sessions and sign-in are refused (401).
     await db().send(
-      new UpdateCommand({ TableName: tableName(), Key: requestKey(tenantId), UpdateExpression: 'SET #s = :deleting, started_at = :at, progress = :p, revision = revision + :one', ConditionExpression: '#s = :pending AND revision = :rev', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':deleting': 'deleting', ':pending': 'pending', ':at': at.toISOString(), ':p': progress, ':one': 1, ':rev': request.revision } }),
+      new TransactWriteCommand({
+        TransactItems: [
+          { Update: { TableName: tableName(), Key: requestKey(tenantId), UpdateExpression: 'SET #s = :deleting, started_at = :at, progress = :p, revision = revision + :one', ConditionExpression: '#s = :pending AND revision = :rev', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':deleting': 'deleting', ':pending': 'pending', ':at': at.toISOString(), ':p': progress, ':one': 1, ':rev': request.revision } } },
+          tenantDeletingUpdate(tenantId),
+        ],
+      }),
     );
     request = (await getDeletionRequest(tenantId))!;
   }
@@ -196,15 +267,22 @@ export async function deleteTenant(tenantId: string, at: Date, faults: DeletionF
   };
   const counter = { deleted: 0 };
   if (stepIndex(progress.step) <= stepIndex('revoke')) {
+    // A run started before the tenant status existed resumes here: mark it now.
+    await db().send(new UpdateCommand(tenantDeletingUpdate(tenantId).Update));
     await revoke(tenantId);
     await advance('campaigns');
   }
   if (progress.step === 'campaigns') {
     await cancelCampaigns(tenantId);
+    await advance('calls');
+  }
+  if (progress.step === 'calls') {
+    await cancelUndialledCalls(tenantId, at);
     await advance('numbers');
   }
   if (progress.step === 'numbers') {
-    await releaseNumbers(tenantId);
+    await releaseNumbers(tenantId, at);
+    progress.sandbox_accounts = await deleteSandboxAccounts(tenantId);
     await advance('objects');
   }
   if (progress.step === 'objects') {
@@ -212,12 +290,24 @@ export async function deleteTenant(tenantId: string, at: Date, faults: DeletionF
     await advance('sweep');
   }
   if (progress.step === 'sweep') {
-    const hashKey = (await appSecrets()).apiKeyPepper;
+    // Kept suppression hashes are keyed by a key derived (HKDF, its own label) from the server secret.
+    const hashKey = suppressionHashKey((await appSecrets()).apiKeyPepper);
     // Segments run one after another when a crash is injected (a deterministic half-way point).
-    if (faults.crashAfterDeletes !== undefined) {
-      for (let s = 0; s < SWEEP_SEGMENTS; s++) await sweepSegment(tenantId, progress, s, counter, faults, hashKey);
-    } else {
-      await Promise.all(Array.from({ length: SWEEP_SEGMENTS }, (_, s) => sweepSegment(tenantId, progress, s, counter, faults, hashKey)));
+    for (;;) {
+      progress.pass ??= 1;
+      if (faults.crashAfterDeletes !== undefined) {
+        for (let s = 0; s < SWEEP_SEGMENTS; s++) await sweepSegment(tenantId, progress, s, counter, faults, hashKey, at);
+      } else {
+        await Promise.all(Array.from({ length: SWEEP_SEGMENTS }, (_, s) => sweepSegment(tenantId, progress, s, counter, faults, hashKey, at)));
+      }
+      await faults.afterSweepPass?.(progress.pass);
+      // Only a pass that found nothing proves nothing was written behind the sweep.
+      if (!progress.pass_deleted) break;
+      if (progress.pass >= MAX_SWEEP_PASSES) throw new Error(`items keep appearing after ${progress.pass} sweep passes; the next run sweeps again`);
+      progress.pass += 1;
+      progress.pass_deleted = 0;
+      progress.segments = Array.from({ length: SWEEP_SEGMENTS }, () => null);
+      await saveProgress(tenantId, progress);
     }
     await advance('finish');
   }

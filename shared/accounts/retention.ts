@@ -5,7 +5,7 @@
  * by key shape, so item types added later (usage ledgers, surveys, …) are deleted without
  * anyone remembering to add them here; something new that must be kept is added here.
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, hkdfSync } from 'node:crypto';
 import { keys, tenantPk } from '../db/keys.js';
 
 export interface RetainedKind {
@@ -18,7 +18,7 @@ export interface RetainedKind {
 
 export const RETAINED_KINDS: readonly RetainedKind[] = [
   { name: 'invoice', skPrefix: 'INVOICE#', why: 'Billing and tax law: issued invoices are kept for the statutory period (issue 15 writes them)' },
-  { name: 'suppression_hash', skPrefix: 'SUPPRESSION_HASH#', why: 'Do-not-call law: the suppression list’s numbers, kept only as keyed hashes so a number that opted out is never called again, without keeping the number' },
+  { name: 'suppression_hash', skPrefix: 'SUPPRESSION_HASH#', why: 'Evidence only (do-not-call law): the suppression list’s numbers as keyed hashes, so a complaint about a number can be answered (“it had opted out, and we honoured it until the account was deleted”) without keeping the number. No check reads them: the deleted tenant can no longer call anyone' },
   { name: 'deletion_request', sk: 'DELETION_REQUEST', why: 'Proof of the request and its completion (who confirmed, when), and the resumable run’s checkpoint' },
   { name: 'tenant_tombstone', sk: 'TENANT', why: 'The tenant id is never reused; the record is rewritten to id, status deleted and dates (the name is removed)' },
 ];
@@ -36,8 +36,16 @@ export function suppressedNumber(item: { pk: string; sk: string }, tenantId: str
   return item.pk.slice(prefix.length);
 }
 
-/** HMAC-SHA256 under a server-side key: matching a future number needs the key, reading the list back does not work. */
-export const numberHash = (key: string, e164: string): string => createHmac('sha256', key).update(`suppression:${e164}`).digest('hex');
+/**
+ * The HMAC key of kept suppression hashes: HKDF-SHA256 of the server secret with its own label,
+ * so the hashes are not computed under the API key pepper itself (a key used for one purpose
+ * only; rotating or leaking one use's derived key says nothing about the other's).
+ */
+export const SUPPRESSION_HASH_KEY_INFO = 'voice-agent-control-api/suppression-hash/v1';
+export const suppressionHashKey = (serverSecret: string): Buffer => Buffer.from(hkdfSync('sha256', serverSecret, '', SUPPRESSION_HASH_KEY_INFO, 32));
+
+/** HMAC-SHA256 under the derived key: matching a number needs the key, reading the list back does not work. */
+export const numberHash = (key: string | Buffer, e164: string): string => createHmac('sha256', key).update(`suppression:${e164}`).digest('hex');
 
 /** The kept form of a suppressed number. */
 export const suppressionHashItem = (tenantId: string, hash: string, at: Date) => ({

@@ -7,7 +7,7 @@
 import { HttpError } from '../http/errors.js';
 import { useSession } from '../repositories/sessions.js';
 import { getSignInUser } from '../repositories/users.js';
-import { getTenant } from '../repositories/tenants.js';
+import { getTenant, tenantUsable } from '../repositories/tenants.js';
 import { now } from '../clock.js';
 import { originAllowed, readSessionCookie, STATE_CHANGING_METHODS } from './session-rules.js';
 import type { Role } from './roles.js';
@@ -44,7 +44,9 @@ export async function authenticateSession(cookies: readonly string[] | undefined
   const session = await useSession(value, now());
   if (!session) throw sessionUnauthorized();
   const [user, tenant] = await Promise.all([getSignInUser(session.tenant_id, session.user_id), getTenant(session.tenant_id)]);
-  if (!user || user.status !== 'active' || !tenant || (tenant.status as string) === 'deleted') throw sessionUnauthorized();
+  if (!user || user.status !== 'active' || !tenantUsable(tenant)) throw sessionUnauthorized();
+  // A password set after the session opened ends it.
+  if (user.password_set_at && Date.parse(session.created_at) < Date.parse(user.password_set_at)) throw sessionUnauthorized();
   return {
     tenantId: session.tenant_id,
     type: 'session',

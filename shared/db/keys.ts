@@ -23,11 +23,10 @@ export const keys = {
     sk: `IDEMPOTENCY#${routeId}#${key}`,
   }),
   /**
-   * Dashboard sign-in (issue 16): a session (`SESSION#<sha256 of the cookie secret>`), a user's
-   * current one-use emailed sign-in link, the account's deletion request and its current
-   * one-use emailed proof. Tokens and cookies are never stored, only their hashes.
+   * Dashboard sign-in (issue 16): a user's current one-use emailed sign-in link, the account's
+   * deletion request and its current one-use emailed proof (sessions are platform keys: the
+   * cookie names no tenant). Tokens and cookies are never stored, only their hashes.
    */
-  session: (tenantId: string, secretHash: string) => ({ pk: tenantPk(tenantId), sk: `SESSION#${assertId(secretHash)}` }),
   signInLink: (tenantId: string, userId: string) => ({ pk: tenantPk(tenantId), sk: `SIGNIN_LINK#${assertId(userId)}` }),
   deletionRequest: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'DELETION_REQUEST' }),
   deletionProof: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'DELETION_PROOF' }),
@@ -38,7 +37,6 @@ export const keys = {
 /** Sort-key prefixes for collection reads. */
 export const collections = {
   users: 'USER#',
-  sessions: 'SESSION#',
   invoices: 'INVOICE#',
   campaigns: 'CAMPAIGN#',
   apiKeys: 'APIKEY#',
@@ -195,6 +193,17 @@ export const platformKeys = {
    * or a verified email; the account deletion removes it (it carries tenant_id).
    */
   loginEmail: (emailHash: string) => ({ pk: `${PLATFORM_PREFIX}LOGIN#${assertId(emailHash)}`, sk: 'LOGIN' }),
+  /**
+   * A dashboard session (issue 16), keyed by SHA-256 of the cookie's secret: the cookie holds
+   * only that opaque secret, no tenant or user id. The item carries tenant_id (the account
+   * deletion's sweep removes it) and sits in gsi1 `TENANT#<t>#SESSIONS` / `USER#<usr>#<hash>`,
+   * so a tenant's or a user's sessions can be listed and revoked.
+   */
+  session: (secretHash: string) => ({ pk: `${PLATFORM_PREFIX}SESSION#${assertId(secretHash)}`, sk: 'SESSION' }),
+  sessionIndex: (tenantId: string, userId: string, secretHash: string) => ({ gsi1pk: `${tenantPk(tenantId)}#SESSIONS`, gsi1sk: `USER#${assertId(userId)}#${assertId(secretHash)}` }),
+  sessionsIndexPartition: (tenantId: string) => `${tenantPk(tenantId)}#SESSIONS`,
+  /** Where an email-link request for an email that cannot sign in writes its decoy (the same Put as a real link: timing parity). */
+  signInLinkDecoy: { pk: `${PLATFORM_PREFIX}SIGNIN_LINK_DECOY`, sk: 'DECOY' },
   /** A sign-in throttle counter: one item per scope, subject hash and window (TTL'd). */
   throttle: (scope: string, subjectHash: string, windowStart: number) => ({ pk: `${PLATFORM_PREFIX}THROTTLE#${assertId(scope)}#${assertId(subjectHash)}`, sk: `WINDOW#${windowStart}` }),
   /** Account deletions waiting for their instant: `<scheduled_for ISO>#<tenant>` (the job reads sk ≤ now). */

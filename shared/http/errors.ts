@@ -2,6 +2,8 @@
  * Errors a handler may throw. The route factory turns each into the JSON body the
  * spec and issue describe: 422 → {detail: [...]}, everything else → {detail, code}.
  */
+import { isSensitivePath } from './validation.js';
+
 export interface ValidationIssue {
   loc: (string | number)[];
   msg: string;
@@ -39,4 +41,4 @@ export const gone = (detail: string) => new HttpError(410, 'gone', detail);
 
 /** One 422 issue, for rules checked outside zod (e.g. a referenced id that does not exist). */
 export const invalid = (loc: ValidationIssue['loc'], msg: string, type = 'value_error', input?: unknown) =>
-  new ValidationError([{ loc, msg, type, ...(input === undefined ? {} : { input }) }]);
+  new ValidationError([{ loc, msg, type, ...(input === undefined || isSensitivePath(loc) ? {} : { input }) }]);

@@ -22,6 +22,14 @@ const TYPE_NAMES: Record<string, string> = {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const scalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
 
+/**
+ * Fields whose value is a secret: a 422 names them (loc, msg, type) but never echoes their
+ * `input`, whatever the schema or the error (too long, wrong type, bad pattern…). Matched on
+ * any string segment of the path, so `credentials.auth_token` and `secrets[0]` are covered.
+ */
+const SENSITIVE_FIELD = /(password|passphrase|token|secret|credential|api_?key|private_?key|signing_?key)/i;
+export const isSensitivePath = (path: readonly (string | number)[]) => path.some((p) => typeof p === 'string' && SENSITIVE_FIELD.test(p));
+
 export function toValidationIssues(part: Part, issues: readonly core.$ZodIssue[]): ValidationIssue[] {
   const out: ValidationIssue[] = [];
   for (const issue of issues) out.push(...convert(part, issue.path as (string | number)[], issue));
@@ -31,7 +39,8 @@ export function toValidationIssues(part: Part, issues: readonly core.$ZodIssue[]
 function convert(part: Part, path: (string | number)[], issue: core.$ZodIssue): ValidationIssue[] {
   const loc = [part, ...path.map((p) => (typeof p === 'symbol' ? String(p) : p))] as (string | number)[];
   const input = (issue as { input?: unknown }).input;
-  const withInput = (e: ValidationIssue): ValidationIssue => (scalar(input) ? { ...e, input } : e);
+  const sensitive = isSensitivePath(loc);
+  const withInput = (e: ValidationIssue): ValidationIssue => (scalar(input) && !sensitive ? { ...e, input } : e);
 
   const absent = input === undefined && ['invalid_type', 'invalid_value', 'invalid_union'].includes(issue.code);
   if (absent) return [{ loc, msg: 'Field required', type: 'missing' }];
@@ -100,7 +109,7 @@ function convert(part: Part, path: (string | number)[], issue: core.$ZodIssue): 
         const at = path.at(-1) === disc ? loc : [...loc, disc];
         const tags = (options ?? []).filter((o): o is string => typeof o === 'string').map((o) => `'${o}'`).join(', ');
         const tag = scalar(input) ? input : isRecord(input) ? input[disc] : undefined;
-        return [{ loc: at, msg: `Input tag ${scalar(tag) ? `'${String(tag)}' ` : ''}found using '${disc}' does not match any of the expected tags: ${tags}`, type: 'union_tag_invalid', ...(scalar(tag) ? { input: tag } : {}), ctx: { discriminator: `'${disc}'`, expected_tags: tags } }];
+        return [{ loc: at, msg: `Input tag ${scalar(tag) ? `'${String(tag)}' ` : ''}found using '${disc}' does not match any of the expected tags: ${tags}`, type: 'union_tag_invalid', ...(scalar(tag) && !sensitive ? { input: tag } : {}), ctx: { discriminator: `'${disc}'`, expected_tags: tags } }];
       }
       // Report the branch that got furthest: the one with the fewest issues.
       const branches = issue.errors.filter((b) => b.length > 0).sort((a, b) => a.length - b.length);

@@ -42,6 +42,21 @@ export async function getDeletionRequest(tenantId: string): Promise<DeletionRequ
   return out.Item as DeletionRequest | undefined;
 }
 
+/** Writers of one request that keep losing to each other retry this many times, then answer 409. */
+export const DELETION_WRITE_ATTEMPTS = 6;
+
+/**
+ * After a lost race on the request: a full-jitter pause (0–20·2^attempt ms) before re-reading,
+ * so concurrent confirmations and cancellations spread out instead of colliding again in step;
+ * after the last attempt, 409 `account_deletion_conflict` (never a 500).
+ */
+async function contended(attempt: number, current: DeletionRequest | undefined): Promise<void> {
+  if (attempt + 1 >= DELETION_WRITE_ATTEMPTS) {
+    throw conflict('account_deletion_conflict', 'The account deletion request was changed by another request at the same time; read it and try again', { status: current?.status ?? 'none' });
+  }
+  await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** attempt));
+}
+
 const revisionCondition = (current: DeletionRequest | undefined) =>
   current
     ? { ConditionExpression: 'revision = :rev', ExpressionAttributeValues: { ':rev': current.revision } }
@@ -83,8 +98,8 @@ export async function confirmDeletion(
       if (!(err instanceof TransactionCanceledException)) throw err;
       const reasons = err.CancellationReasons ?? [];
       if (onExtraFailed && extra.some((_, i) => reasons[i]?.Code === 'ConditionalCheckFailed')) throw onExtraFailed();
-      if (attempt >= 3) throw err;
-      // The request moved under us (another confirmation or a cancel): read it again.
+      // The request moved under us (another confirmation or a cancel): read it again after a jittered pause.
+      await contended(attempt, current);
     }
   }
 }
@@ -110,7 +125,8 @@ export async function cancelDeletion(input: { tenantId: string; userId: string; 
       );
       return next;
     } catch (err) {
-      if (!(err instanceof TransactionCanceledException) || attempt >= 3) throw err;
+      if (!(err instanceof TransactionCanceledException)) throw err;
+      await contended(attempt, current);
     }
   }
 }

@@ -19,6 +19,12 @@ export interface PhoneNumberRecord {
   phone_e164: string;
   telephony_account_id: string;
   provider_sid: string | null;
+  /**
+   * How we came to hold it: `bought` from the carrier by us (POST without provider_sid) or
+   * `connected` (the customer's own number, POST with provider_sid). Only a bought number is
+   * given back to the carrier when the account is deleted. Absent on numbers created before.
+   */
+  acquired?: 'bought' | 'connected';
   capabilities: NumberCapability[];
   a2p_campaign_ref: string | null;
   status: NumberStatus;
@@ -82,6 +88,7 @@ export async function claimPhoneNumber(input: {
   tenantId: string;
   phoneE164: string;
   telephonyAccountId: string;
+  acquired: 'bought' | 'connected';
   capabilities: NumberCapability[];
   a2pCampaignRef?: string;
   dailyDialCap?: number;
@@ -93,6 +100,7 @@ export async function claimPhoneNumber(input: {
     phone_e164: input.phoneE164,
     telephony_account_id: input.telephonyAccountId,
     provider_sid: null,
+    acquired: input.acquired,
     capabilities: input.capabilities,
     a2p_campaign_ref: input.a2pCampaignRef ?? null,
     status: 'provisioning',

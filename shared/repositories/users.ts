@@ -5,6 +5,7 @@ import type { Role } from '../auth/roles.js';
 import { db, tableName } from '../db/client.js';
 import { collections, keys, platformKeys } from '../db/keys.js';
 import { queryPage, type Page } from '../pagination/page.js';
+import { revokeSessions } from './sessions.js';
 
 export interface User {
   id: string;
@@ -45,6 +46,8 @@ export function listUsers(tenantId: string, opts: { limit: number; cursor?: stri
 export interface SignInUser extends User {
   tenant_id: string;
   password_hash: string | null;
+  /** When the password was last set: sessions opened before it are no longer valid. */
+  password_set_at: string | null;
   email_verified_at: string | null;
 }
 
@@ -53,7 +56,7 @@ export const emailHash = (email: string): string => createHash('sha256').update(
 export async function getSignInUser(tenantId: string, userId: string): Promise<SignInUser | undefined> {
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: keys.user(tenantId, userId), ConsistentRead: true }));
   if (!out.Item) return undefined;
-  return { ...toUser(out.Item), tenant_id: tenantId, password_hash: (out.Item.password_hash as string | undefined) ?? null, email_verified_at: (out.Item.email_verified_at as string | undefined) ?? null };
+  return { ...toUser(out.Item), tenant_id: tenantId, password_hash: (out.Item.password_hash as string | undefined) ?? null, password_set_at: (out.Item.password_set_at as string | undefined) ?? null, email_verified_at: (out.Item.email_verified_at as string | undefined) ?? null };
 }
 
 /** The tenant user this email signs in as, if any. */
@@ -103,5 +106,8 @@ export async function enableSignIn(tenantId: string, userId: string, change: { p
     if (err instanceof TransactionCanceledException && err.CancellationReasons?.[1]?.Code === 'ConditionalCheckFailed') throw new LoginEmailTaken(user.email);
     throw err;
   }
-  return { ...user, password_hash: change.passwordHash ?? user.password_hash, email_verified_at: change.emailVerifiedAt ?? user.email_verified_at };
+  // A new password ends every session the user had (sessions opened before password_set_at
+  // are refused anyway, so a sign-in racing this delete cannot outlive the change).
+  if (change.passwordHash) await revokeSessions(tenantId, userId);
+  return { ...user, password_hash: change.passwordHash ?? user.password_hash, password_set_at: change.passwordHash ? at.toISOString() : user.password_set_at, email_verified_at: change.emailVerifiedAt ?? user.email_verified_at };
 }

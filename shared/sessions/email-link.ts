@@ -6,13 +6,14 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
-import { keys } from '../db/keys.js';
+import { keys, platformKeys } from '../db/keys.js';
+import { logger } from '../observability.js';
 import { invalid } from '../http/errors.js';
 import { mintToken, parseToken } from '../auth/opaque-token.js';
 import { SIGNIN_LINK_PREFIX, SIGNIN_LINK_TTL_MS } from '../accounts/deletion-rules.js';
 import { newSession, type SessionRecord } from '../repositories/sessions.js';
 import { getSignInUser } from '../repositories/users.js';
-import { getTenant } from '../repositories/tenants.js';
+import { getTenant, tenantUsable } from '../repositories/tenants.js';
 import { sendMail } from '../mail/mailer.js';
 import { signInLinkMail } from '../mail/messages.js';
 import { reserveAll, signInUser } from './throttle.js';
@@ -22,19 +23,31 @@ import { reserveAll, signInUser } from './throttle.js';
  * otherwise. The caller answers the same 202 either way. The newest link replaces the last.
  */
 export async function requestEmailLink(input: { email: string; sourceIp: string; at: Date; dashboardOrigin: string }): Promise<void> {
+  const started = performance.now();
   const email = input.email.trim().toLowerCase();
   await reserveAll([['link_account', email], ['link_source', input.sourceIp]], input.at);
   const user = await signInUser(email);
-  if (!user?.email_verified_at) return;
-  const { token, hash } = mintToken(SIGNIN_LINK_PREFIX, [user.tenant_id, user.id]);
+  const sendsLink = Boolean(user?.email_verified_at);
+  const { token, hash } = mintToken(SIGNIN_LINK_PREFIX, sendsLink ? [user!.tenant_id, user!.id] : []);
   const expiresAt = new Date(input.at.getTime() + SIGNIN_LINK_TTL_MS);
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...keys.signInLink(user.tenant_id, user.id), type: 'signin_link', tenant_id: user.tenant_id, user_id: user.id, token_hash: hash, created_at: input.at.toISOString(), expires_at: expiresAt.toISOString(), ttl: Math.ceil(expiresAt.getTime() / 1000) + 86_400 },
-    }),
-  );
-  await sendMail(signInLinkMail(user.email, input.dashboardOrigin, token, SIGNIN_LINK_TTL_MS / 60_000), input.at);
+  const ttl = Math.ceil(expiresAt.getTime() / 1000) + 86_400;
+  // The same write either way: the link, or a decoy of the same size under one platform key.
+  const item = sendsLink
+    ? { ...keys.signInLink(user!.tenant_id, user!.id), type: 'signin_link', tenant_id: user!.tenant_id, user_id: user!.id, token_hash: hash, created_at: input.at.toISOString(), expires_at: expiresAt.toISOString(), ttl }
+    : { ...platformKeys.signInLinkDecoy, type: 'signin_link_decoy', tenant_id: 'ten_00000000000000000000000000', user_id: 'usr_00000000000000000000000000', token_hash: hash, created_at: input.at.toISOString(), expires_at: expiresAt.toISOString(), ttl };
+  await db().send(new PutCommand({ TableName: tableName(), Item: item }));
+  if (sendsLink) await sendMail(signInLinkMail(user!.email, input.dashboardOrigin, token, SIGNIN_LINK_TTL_MS / 60_000), input.at);
+  // Only the mail is left to differ: every answer waits until the same floor after the request began.
+  await answerNoSoonerThan(started, EMAIL_LINK_MIN_MS);
+}
+
+/** Every email-link request answers no sooner than this after it began (longer than a mail send takes). */
+export const EMAIL_LINK_MIN_MS = 250;
+
+async function answerNoSoonerThan(started: number, floorMs: number): Promise<void> {
+  const left = started + floorMs - performance.now();
+  if (left > 0) await new Promise((r) => setTimeout(r, left));
+  else logger.warn('email-link request took longer than its timing floor', { elapsed_ms: Math.round(floorMs - left), floor_ms: floorMs });
 }
 
 const badLinkToken = () => invalid(['body', 'token'], 'This sign-in link is invalid, expired, already used or replaced by a newer one', 'value_error');
@@ -46,7 +59,7 @@ export async function confirmEmailLink(input: { token: string; at: Date }): Prom
   const [tenantId, userId] = parsed.scope as [string, string];
   const user = await getSignInUser(tenantId, userId);
   const tenant = await getTenant(tenantId);
-  if (!user || user.status !== 'active' || !user.email_verified_at || !tenant || (tenant.status as string) === 'deleted') throw badLinkToken();
+  if (!user || user.status !== 'active' || !user.email_verified_at || !tenantUsable(tenant)) throw badLinkToken();
   const session = newSession(tenantId, userId, input.at);
   try {
     await db().send(

@@ -7,7 +7,7 @@ import { HttpError } from '../http/errors.js';
 import { retryAfterSeconds, THROTTLES, type ThrottleScope } from '../auth/throttle-rules.js';
 import { releaseSlot, reserveSlot } from '../repositories/throttles.js';
 import { findLogin, getSignInUser, type SignInUser } from '../repositories/users.js';
-import { getTenant } from '../repositories/tenants.js';
+import { getTenant, tenantUsable } from '../repositories/tenants.js';
 
 export const throttled = (scope: ThrottleScope, at: Date) =>
   new HttpError(429, 'too_many_attempts', 'Too many attempts; try again later', { 'retry-after': String(retryAfterSeconds(at, THROTTLES[scope])) });
@@ -41,6 +41,6 @@ const NO_USER = 'usr_00000000000000000000000000';
 export async function signInUser(email: string): Promise<SignInUser | undefined> {
   const login = await findLogin(email);
   const [user, tenant] = await Promise.all([getSignInUser(login?.tenant_id ?? NO_TENANT, login?.user_id ?? NO_USER), getTenant(login?.tenant_id ?? NO_TENANT)]);
-  if (!login || !user || user.status !== 'active' || !tenant || (tenant.status as string) === 'deleted') return undefined;
+  if (!login || !user || user.status !== 'active' || !tenantUsable(tenant)) return undefined;
   return user;
 }

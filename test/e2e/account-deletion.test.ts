@@ -5,23 +5,35 @@
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTenant, createUser } from '../../shared/admin/bootstrap.js';
+import { createApiKey, createTenant, createUser } from '../../shared/admin/bootstrap.js';
 import { setPasswordAction, verifyEmailAction } from '../../shared/admin/users.js';
 import { jobs } from '../../shared/admin/jobs.js';
 import { runDueDeletions } from '../../shared/accounts/delete-tenant.js';
-import { isRetained } from '../../shared/accounts/retention.js';
+import { cancelDeletion, confirmDeletion, getDeletionRequest } from '../../shared/repositories/account-deletion.js';
+import { createSession } from '../../shared/repositories/sessions.js';
+import { getTenant } from '../../shared/repositories/tenants.js';
+import { isRetained, numberHash, suppressionHashKey } from '../../shared/accounts/retention.js';
+import { appSecrets } from '../../shared/secrets.js';
 import { now } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { belongsToTenant, campaignKeys } from '../../shared/db/keys.js';
 import { listTenantEvents } from '../../shared/events/outbox.js';
 import { lastMail, tokenInMail } from '../../shared/mail/mailer.js';
 import { getSandboxNumber } from '../../shared/sandbox/numbers.js';
+import { planSandboxMessage, putSandboxMessage } from '../../shared/sandbox/messages.js';
+import { getTelephonyAccount, openSandboxCredentials } from '../../shared/repositories/telephony-accounts.js';
+import { platformKeys } from '../../shared/db/keys.js';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { newSandboxCredentials, putSandboxAccount } from '../../shared/sandbox/accounts.js';
 import { signInWithPassword } from '../../shared/sessions/sign-in.js';
+import { requestEmailLink } from '../../shared/sessions/email-link.js';
+import { sendMail } from '../../shared/mail/mailer.js';
 import { verify } from '@node-rs/argon2';
 import { hashPassword } from '../../shared/auth/passwords.js';
 import { routes, type RouteDefinition } from '../../shared/routes.js';
 import { useTestStack } from '../support/stack.js';
-import { callWorld, newContact, resetClock, setClock } from './call-fixtures.js';
+import { ALLOWED_AT, callWorld, newContact, queue, QUIET_AT, resetClock, setClock, storedCall } from './call-fixtures.js';
+import { handler as accountDeletionsWorker } from '../../functions/workers/account-deletions.js';
 import { importList, newCampaign, poolOf } from './campaign-fixtures.js';
 import { client } from './client.js';
 import { randomNumber } from './telephony-fixtures.js';
@@ -73,14 +85,18 @@ describe('dashboard sessions', () => {
     const res = await signIn(a.email);
     expect(res.status).toBe(204);
     const header = res.headers.get('set-cookie')!;
-    expect(header).toMatch(/^__Host-vac_session=vas_ten_[0-9A-Z]{26}\.[A-Za-z0-9_-]{43}; Max-Age=43200; Path=\/; Secure; HttpOnly; SameSite=Strict$/);
+    expect(header).toMatch(/^__Host-vac_session=vas_[A-Za-z0-9_-]{43}; Max-Age=43200; Path=\/; Secure; HttpOnly; SameSite=Strict$/);
+    // The cookie is only an opaque secret: no tenant or user id in it.
+    expect(cookieOf(res)).not.toContain(a.tenantId);
+    expect(cookieOf(res)).not.toContain(a.userId);
+    expect(cookieOf(res)).not.toContain('ten_');
     expect(header).not.toMatch(/Domain=/i);
     const overview = await dashboard(cookieOf(res))('GET', '/v1/account-deletion');
     expect(overview.status).toBe(200);
     expect(overview.body).toMatchObject({ object: 'account_deletion', tenant: { id: a.tenantId, name: a.name }, request: { status: 'none' }, grace_period_days: 14, confirmation_phrase: `delete ${a.name}`, impact: { contacts: 0, open_invoices: 0 } });
     // The table holds the hash, never the cookie's secret.
     const scan = await db().send(new ScanCommand({ TableName: tableName(), FilterExpression: '#t = :s', ExpressionAttributeNames: { '#t': 'type' }, ExpressionAttributeValues: { ':s': 'session' } }));
-    expect(JSON.stringify(scan.Items)).not.toContain(cookieOf(res).split('.')[1]);
+    expect(JSON.stringify(scan.Items)).not.toContain(cookieOf(res).slice('vas_'.length));
   });
 
   it('signing out revokes the session: the same cookie is refused afterwards', async () => {
@@ -129,7 +145,7 @@ describe('dashboard sessions', () => {
       const opts = r.method === 'GET' ? {} : { body: {} };
       expect((await client(stack, a.key)(r.method, r.path, { headers: { origin: origin() }, ...opts })).status, `${r.id} with a bearer key`).toBe(401);
       expect((await client(stack)(r.method, r.path, { headers: { origin: origin() }, ...opts })).status, `${r.id} without a cookie`).toBe(401);
-      const forged = `vas_${a.tenantId}.${'A'.repeat(43)}`;
+      const forged = `vas_${'A'.repeat(43)}`;
       for (const bad of [forged, 'garbage', `${cookie}x`]) {
         const res = await client(stack)(r.method, r.path, { headers: { origin: origin(), cookie: `${COOKIE}=${bad}` }, ...opts });
         expect(res.status, `${r.id} with cookie ${bad.slice(0, 12)}…`).toBe(401);
@@ -156,6 +172,43 @@ describe('dashboard sessions', () => {
     expect(overview.body.request.status).toBe('none');
     // Login CSRF: signing in needs the dashboard's Origin too.
     expect((await anon()('POST', '/v1/sessions', { body: { email: a.email, password: PASSWORD }, headers: { origin: 'https://evil.example' } })).status).toBe(403);
+  });
+
+  it('never echoes a too-long or wrong-typed password or token in a 422', async () => {
+    const a = await passwordAccount();
+    const secret = `my-real-password-${'x'.repeat(1100)}`;
+    const long = await signIn(a.email, secret);
+    expect(long.status).toBe(422);
+    expect(long.body.detail[0].loc).toEqual(['body', 'password']);
+    expect(long.body.detail[0]).not.toHaveProperty('input');
+    const typed = await anon()('POST', '/v1/sessions', { body: { email: a.email, password: 123456789012 }, headers: { origin: origin() } });
+    expect(typed.status).toBe(422);
+    expect(JSON.stringify(typed.body)).not.toContain('123456789012');
+    const token = await anon()('POST', '/v1/sessions/email-link/confirm', { body: { token: `val_${'s'.repeat(400)}` }, headers: { origin: origin() } });
+    expect(token.status).toBe(422);
+    expect(JSON.stringify(token.body)).not.toContain('s'.repeat(400));
+    const api = dashboard(await signedIn(a.email));
+    const deletion = await api('POST', '/v1/account-deletion/requests', { body: { password: secret, confirmation_phrase: `delete ${a.name}` } });
+    expect(deletion.status).toBe(422);
+    expect(JSON.stringify(deletion.body)).not.toContain('my-real-password');
+  });
+
+  it('a new password (user set-password) ends the user’s sessions, and only that user’s', async () => {
+    const a = await passwordAccount();
+    const other = await createUser({ tenantId: a.tenantId, email: uniqueEmail('other'), role: 'admin' });
+    await setPasswordAction({ tenantId: a.tenantId, userId: other.user_id, password: PASSWORD });
+    const first = await signedIn(a.email);
+    const second = await signedIn(a.email);
+    const bystander = await signedIn(other.email);
+    for (const c of [first, second, bystander]) expect((await dashboard(c)('GET', '/v1/account-deletion')).status).toBe(200);
+    await setPasswordAction({ tenantId: a.tenantId, userId: a.userId, password: 'a brand new password 123' });
+    expect((await dashboard(first)('GET', '/v1/account-deletion')).status).toBe(401);
+    expect((await dashboard(second)('GET', '/v1/account-deletion')).status).toBe(401);
+    expect((await dashboard(bystander)('GET', '/v1/account-deletion')).status).toBe(200);
+    // The records are gone, not merely refused.
+    const scan = await db().send(new ScanCommand({ TableName: tableName(), FilterExpression: '#t = :s AND user_id = :u', ExpressionAttributeNames: { '#t': 'type' }, ExpressionAttributeValues: { ':s': 'session', ':u': a.userId }, ConsistentRead: true }));
+    expect(scan.Items).toEqual([]);
+    expect((await signIn(a.email, 'a brand new password 123')).status).toBe(204);
   });
 
   it('a wrong email and a wrong password are the same 401', async () => {
@@ -208,6 +261,45 @@ describe('dashboard sessions', () => {
     expect(Math.abs(gap), `known − unknown (paired median) ${gap.toFixed(1)} ms; one Argon2id ${argon.toFixed(1)} ms; medians ${median(knownTimes).toFixed(1)} / ${median(unknownTimes).toFixed(1)} ms`).toBeLessThan(0.75 * argon);
   });
 
+  it('answers an emailed-link request for a known and an unknown email in the same time (paired medians, the way the password test measures)', async () => {
+    const tries = 24;
+    const known = await Promise.all(Array.from({ length: tries }, () => passwordlessAccount()));
+    const knownTimes: number[] = [];
+    const unknownTimes: number[] = [];
+    const extraTimes: number[] = [];
+    const clock = async (work: () => Promise<unknown>) => {
+      const t = performance.now();
+      await work();
+      return performance.now() - t;
+    };
+    const link = (email: string, ip: string) => () => requestEmailLink({ email, sourceIp: ip, at: now(), dashboardOrigin: origin() });
+    for (let i = 0; i < tries; i++) {
+      const k = () => clock(link(known[i]!.email, `10.3.0.${i}`));
+      const u = () => clock(link(uniqueEmail('ghost'), `10.4.0.${i}`));
+      if (i % 2 === 0) {
+        knownTimes.push(await k());
+        unknownTimes.push(await u());
+      } else {
+        unknownTimes.push(await u());
+        knownTimes.push(await k());
+      }
+      // The yardstick: what only a known email used to cost (the link's Put and the mail), measured alongside.
+      extraTimes.push(
+        await clock(async () => {
+          await db().send(new PutCommand({ TableName: tableName(), Item: { pk: 'PLATFORM#TEST_YARDSTICK', sk: `LINK#${i}`, token_hash: 'x'.repeat(64), created_at: now().toISOString(), expires_at: now().toISOString(), ttl: 1 } }));
+          await sendMail({ to: uniqueEmail('yardstick'), subject: 'Sign in', text: 'x'.repeat(300) }, now());
+        }),
+      );
+    }
+    expect(tokenInMail((await lastMail(known[0]!.email))!)).toMatch(/^val_/);
+    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+    const pairs = knownTimes.map((k, i) => k - unknownTimes[i]!);
+    const third = tries / 3;
+    const gap = median([0, 1, 2].map((b) => median(pairs.slice(b * third, (b + 1) * third))));
+    const extra = median(extraTimes);
+    expect(Math.abs(gap), `known − unknown (paired median) ${gap.toFixed(1)} ms; the known path's extra work ${extra.toFixed(1)} ms; medians ${median(knownTimes).toFixed(1)} / ${median(unknownTimes).toFixed(1)} ms`).toBeLessThan(0.5 * extra);
+  });
+
   it('throttles repeated failures per account (then even the right password waits) and per source', async () => {
     const a = await passwordAccount();
     for (let i = 0; i < 5; i++) expect((await signIn(a.email, `wrong ${i}`)).status).toBe(401);
@@ -250,6 +342,27 @@ describe('dashboard sessions', () => {
   });
 });
 
+describe('emailed sign-in link limits', () => {
+  const askLink = (email: string) => anon()('POST', '/v1/sessions/email-link', { body: { email }, headers: { origin: origin() } });
+
+  it('sends at most 3 links per email in 15 minutes (then 429, known or not), and a link expires after 15 minutes', async () => {
+    const b = await passwordlessAccount();
+    for (let i = 0; i < 3; i++) expect((await askLink(b.email)).status).toBe(202);
+    const refused = await askLink(b.email);
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('too_many_attempts');
+    const ghost = uniqueEmail('ghost');
+    for (let i = 0; i < 3; i++) expect((await askLink(ghost)).status).toBe(202);
+    expect((await askLink(ghost)).status).toBe(429);
+    // The newest link, used 16 minutes later, is refused like a spent one.
+    const token = tokenInMail((await lastMail(b.email))!)!;
+    setClock(Date.now() + 16 * 60_000);
+    const late = await anon()('POST', '/v1/sessions/email-link/confirm', { body: { token }, headers: { origin: origin() } });
+    expect(late.status).toBe(422);
+    expect(late.body.detail[0].loc).toEqual(['body', 'token']);
+  });
+});
+
 describe('the deletion request', () => {
   it('needs the password now and the exact phrase (each wrong one at its loc), then schedules after 14 days; reconfirming keeps the date; cancelling needs the password', async () => {
     const a = await passwordAccount();
@@ -278,6 +391,24 @@ describe('the deletion request', () => {
     expect((await runDueDeletions(new Date(scheduled + 86_400_000))).results.filter((r) => r.tenant_id === a.tenantId)).toEqual([]);
   });
 
+  it('concurrent confirmations and cancellations never 500: each commits or is a 409 naming the request’s status', async () => {
+    const a = await passwordAccount();
+    const at = now();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 24 }, (_, i) => (i % 3 === 2 ? cancelDeletion({ tenantId: a.tenantId, userId: a.userId, at }) : confirmDeletion({ tenantId: a.tenantId, userId: a.userId, by: 'password', at }))),
+    );
+    const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected').map((o) => o.reason as { status?: number; code?: string; extra?: { status?: string } });
+    for (const r of refused) {
+      expect(r.status, String(r)).toBe(409);
+      expect(['account_deletion_conflict', 'account_deletion_not_pending', 'account_deletion_in_progress']).toContain(r.code);
+    }
+    expect(outcomes.some((o) => o.status === 'fulfilled')).toBe(true);
+    // The request is in one consistent state, its revision counting exactly the committed writes.
+    const request = (await getDeletionRequest(a.tenantId))!;
+    expect(['pending', 'cancelled']).toContain(request.status);
+    expect(request.revision).toBe(outcomes.filter((o) => o.status === 'fulfilled').length);
+  });
+
   it('only admins may request it', async () => {
     const a = await passwordAccount();
     const member = await createUser({ tenantId: a.tenantId, email: uniqueEmail('member'), role: 'member' });
@@ -285,6 +416,50 @@ describe('the deletion request', () => {
     const api = dashboard(await signedIn(member.email));
     expect((await api('GET', '/v1/account-deletion')).status).toBe(200);
     expect((await api('POST', '/v1/account-deletion/requests', { body: { password: PASSWORD, confirmation_phrase: `delete ${a.name}` } })).status).toBe(403);
+    // Nor cancel it, nor have a proof emailed.
+    expect((await api('DELETE', '/v1/account-deletion/requests', { body: { password: PASSWORD } })).status).toBe(403);
+    expect((await api('POST', '/v1/account-deletion/email-confirmations')).status).toBe(403);
+  });
+
+  it('throttles the password re-entered for the request and for the cancellation like a sign-in (5 failures, then 429 even for the right one)', async () => {
+    const a = await passwordAccount();
+    const api = dashboard(await signedIn(a.email));
+    const phrase = `delete ${a.name}`;
+    for (let i = 0; i < 5; i++) expect((await api('POST', '/v1/account-deletion/requests', { body: { password: `wrong password ${i}`, confirmation_phrase: phrase } })).status).toBe(422);
+    const refused = await api('POST', '/v1/account-deletion/requests', { body: { password: PASSWORD, confirmation_phrase: phrase } });
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('too_many_attempts');
+    expect((await api('GET', '/v1/account-deletion')).body.request.status).toBe('none');
+
+    const b = await passwordAccount();
+    const bApi = dashboard(await signedIn(b.email));
+    expect((await bApi('POST', '/v1/account-deletion/requests', { body: { password: PASSWORD, confirmation_phrase: `delete ${b.name}` } })).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await bApi('DELETE', '/v1/account-deletion/requests', { body: { password: `wrong password ${i}` } })).status).toBe(422);
+    expect((await bApi('DELETE', '/v1/account-deletion/requests', { body: { password: PASSWORD } })).status).toBe(429);
+    expect((await bApi('GET', '/v1/account-deletion')).body.request.status).toBe('pending');
+  });
+
+  it('cannot be cancelled once the job has started (409), even by a caller whose session outlived the revoke', async () => {
+    const a = await passwordAccount();
+    const request = await confirmDeletion({ tenantId: a.tenantId, userId: a.userId, by: 'password', at: now() });
+    const at = new Date(Date.parse(request.scheduled_for) + 60_000);
+    expect((await runDueDeletions(at, { crashAfterDeletes: 0 })).results.find((r) => r.tenant_id === a.tenantId)).toMatchObject({ outcome: 'failed' });
+    // Sessions are refused from here (401), so the repository is the caller that still could.
+    await expect(cancelDeletion({ tenantId: a.tenantId, userId: a.userId, at })).rejects.toMatchObject({ status: 409, code: 'account_deletion_not_pending', extra: { status: 'deleting' } });
+    await expect(confirmDeletion({ tenantId: a.tenantId, userId: a.userId, by: 'password', at })).rejects.toMatchObject({ status: 409, code: 'account_deletion_in_progress' });
+    expect((await getDeletionRequest(a.tenantId))?.status).toBe('deleting');
+    await runDueDeletions(at);
+  });
+
+  it('counts the tenant’s calls in the overview', async () => {
+    const a = await passwordAccount();
+    const api = client(stack, a.key);
+    const world = await callWorld(api, a.tenantId);
+    setClock(ALLOWED_AT);
+    for (let i = 0; i < 2; i++) expect((await queue(api, { agent_id: world.agentId, contact_id: (await newContact(api)).id })).status).toBe(200);
+    resetClock();
+    const overview = await dashboard(await signedIn(a.email))('GET', '/v1/account-deletion');
+    expect(overview.body.impact).toMatchObject({ calls: 2, contacts: 2, phone_numbers_to_release: 1 });
   });
 });
 
@@ -325,6 +500,15 @@ describe('the emailed deletion proof (passwordless accounts)', () => {
     expect((await dashboard(await signedIn(a.email))('POST', '/v1/account-deletion/email-confirmations')).status).toBe(409);
   });
 
+  it('a passwordless account cancels with its session alone', async () => {
+    const { b, cookie } = await passwordlessSignedIn();
+    const { token } = await proof(b, cookie);
+    expect((await confirm(token)).status).toBe(200);
+    const cancelled = await dashboard(cookie)('DELETE', '/v1/account-deletion/requests', { body: {} });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.request).toMatchObject({ status: 'cancelled', scheduled_for: null });
+  });
+
   it('expires after 30 minutes, and a newer proof replaces an older one', async () => {
     const { b, cookie } = await passwordlessSignedIn();
     const { token: old } = await proof(b, cookie);
@@ -346,6 +530,13 @@ describe('the deletion', () => {
     const api = client(stack, a.key);
     const world = await callWorld(api, a.tenantId);
     const number = world.number;
+    // The sandbox carrier's own records for the tenant's mock account: a text (body and numbers) and a call.
+    const sandboxSid = (await openSandboxCredentials((await getTelephonyAccount(a.tenantId, world.accountId))!))!.account_sid;
+    const smsBody = `private text ${Math.random().toString(36).slice(2)}`;
+    const customer = randomNumber('917');
+    await putSandboxMessage(planSandboxMessage({ accountSid: sandboxSid, to: customer, from: number.phone_e164, body: smsBody, statusCallback: null }, now(), 1000));
+    const callSid = `CA${'0123456789abcdef'.repeat(2)}`.slice(0, 34);
+    await db().send(new PutCommand({ TableName: tableName(), Item: { ...platformKeys.sandboxCall(callSid), ...platformKeys.sandboxCallIndex(sandboxSid, now().toISOString(), callSid), type: 'sandbox_call', sid: callSid, account_sid: sandboxSid, to: customer, from: number.phone_e164, status: 'completed' } }));
     const listId = await importList(api, Array.from({ length: 5 }, () => randomNumber('212')));
     for (let i = 0; i < 7; i++) await newContact(api);
     const pool = await poolOf(world, 0);
@@ -376,7 +567,7 @@ describe('the deletion', () => {
     expect((await api('GET', '/v1/me')).status).toBe(401);
     const cancelled = await db().send(new GetCommand({ TableName: tableName(), Key: campaignKeys.campaign(a.tenantId, campaign.id), ConsistentRead: true }));
     expect(cancelled.Item?.status).toBe('cancelled');
-    const doomed = async () => (await tenantLeftovers(a.tenantId)).filter((i) => !isRetained(i, a.tenantId)).length;
+    const doomed = async () => (await tenantLeftovers(a.tenantId, sandboxSid)).filter((i) => !isRetained(i, a.tenantId)).length;
     const before = await doomed();
     // Second crash: half-way through the sweep (7 items deleted); the rerun resumes from the checkpoint.
     expect(mine(await runDueDeletions(now(), { crashAfterDeletes: 7 }))).toEqual([{ tenant_id: a.tenantId, outcome: 'failed', reason: 'injected crash after 7 deletes' }]);
@@ -404,23 +595,127 @@ describe('the deletion', () => {
     const kinds = left.map((i) => i.sk.replace(/#.*/, '#')).sort();
     expect(kinds).toEqual(['DELETION_REQUEST', 'SUPPRESSION_HASH#', 'TENANT']);
     expect(JSON.stringify(left)).not.toContain(suppressed);
+    // The kept hash is under the derived key, not the pepper.
+    const pepper = (await appSecrets()).apiKeyPepper;
+    expect(left.filter((i) => i.sk.startsWith('SUPPRESSION_HASH#')).map((i) => i.sk)).toEqual([`SUPPRESSION_HASH#${numberHash(suppressionHashKey(pepper), suppressed)}`]);
     expect(JSON.stringify(left)).not.toContain(a.name);
     // The number went back to the carrier; another tenant is untouched; a third run does nothing.
     expect(await getSandboxNumber(number.phone_e164)).toBeUndefined();
+    // Nowhere in the table: the tenant's number, its SMS text, the customer it texted, its sandbox account.
+    const everything = JSON.stringify(await wholeTable());
+    for (const trace of [number.phone_e164, smsBody, customer, sandboxSid]) expect(everything, trace).not.toContain(trace);
     expect((await other('GET', '/v1/contacts')).body.data).toHaveLength(1);
     expect(mine(await runDueDeletions(now()))).toEqual([]);
   });
 });
 
-/** Every item the tenant owns or is named in (a full Scan, as the sweep does). */
-async function tenantLeftovers(tenantId: string): Promise<{ pk: string; sk: string }[]> {
+describe('while the deletion runs', () => {
+  it('the tenant is ‘deleting’: a key minted during the run, a session and sign-in are refused; a scheduled call is cancelled; an item written behind the sweep is swept by another pass', async () => {
+    const a = await passwordAccount();
+    const api = client(stack, a.key);
+    const world = await callWorld(api, a.tenantId);
+    const contact = await newContact(api);
+    // A call deferred by quiet hours: scheduled, not yet dialled.
+    setClock(QUIET_AT);
+    const scheduled = await queue(api, { agent_id: world.agentId, contact_id: contact.id });
+    expect(scheduled.body.state).toBe('scheduled');
+    resetClock();
+    const request = await confirmDeletion({ tenantId: a.tenantId, userId: a.userId, by: 'password', at: now() });
+    const at = new Date(Date.parse(request.scheduled_for) + 60_000);
+    setClock(at.getTime());
+    const mine = (r: Awaited<ReturnType<typeof runDueDeletions>>) => r.results.filter((x) => x.tenant_id === a.tenantId);
+    // Stop as the sweep starts: every step before it has run.
+    expect(mine(await runDueDeletions(at, { crashAfterDeletes: 0 }))[0]).toMatchObject({ outcome: 'failed' });
+    expect((await getTenant(a.tenantId))?.status).toBe('deleting');
+    expect(await storedCall(a.tenantId, scheduled.body.call_id)).toMatchObject({ state: 'disposed', end_reason: 'cancelled' });
+    // A key minted now (after the revoke step) and a session opened now are refused; so is signing in.
+    const late = await createApiKey({ tenantId: a.tenantId, name: 'late', role: 'admin' });
+    expect((await client(stack, late.api_key.secret)('GET', '/v1/me')).status).toBe(401);
+    const session = await createSession(a.tenantId, a.userId, now());
+    expect((await dashboard(session.cookieValue)('GET', '/v1/account-deletion')).status).toBe(401);
+    expect((await signIn(a.email)).status).toBe(401);
+    // An item written behind the first sweep pass is found by the next one.
+    let behind: string | undefined;
+    const rerun = await runDueDeletions(at, {
+      afterSweepPass: async (pass) => {
+        if (pass === 1) behind = (await createApiKey({ tenantId: a.tenantId, name: 'behind', role: 'admin' })).api_key.id;
+      },
+    });
+    expect(mine(rerun)).toEqual([expect.objectContaining({ outcome: 'completed' })]);
+    expect(behind).toBeDefined();
+    const left = await tenantLeftovers(a.tenantId);
+    expect(left.filter((i) => !isRetained(i, a.tenantId))).toEqual([]);
+    expect((await getTenant(a.tenantId))?.status).toBe('deleted');
+  });
+});
+
+describe('the scheduled deletion worker', () => {
+  it('runs the deletions due now (the EventBridge handler) and reports them', async () => {
+    const a = await passwordAccount();
+    const request = await confirmDeletion({ tenantId: a.tenantId, userId: a.userId, by: 'password', at: now() });
+    expect((await accountDeletionsWorker()).results.filter((r) => r.tenant_id === a.tenantId)).toEqual([]);
+    setClock(Date.parse(request.scheduled_for) + 60_000);
+    const result = await accountDeletionsWorker();
+    expect(result.results.filter((r) => r.tenant_id === a.tenantId)).toEqual([expect.objectContaining({ outcome: 'completed' })]);
+    expect((await getDeletionRequest(a.tenantId))?.status).toBe('completed');
+  });
+});
+
+describe('numbers at the carrier', () => {
+  it('gives back a number we bought and leaves a number the customer connected at their carrier account', async () => {
+    const a = await passwordAccount();
+    const api = client(stack, a.key);
+    const creds = newSandboxCredentials();
+    await putSandboxAccount(creds);
+    const accountId = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: creds } })).body.id;
+    expect((await api('POST', `/v1/telephony-accounts/${accountId}/verify`)).body.verification_status).toBe('verified');
+    const own = randomNumber('212');
+    const held = await client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, { form: { PhoneNumber: own }, headers: { authorization: `Basic ${Buffer.from(`${creds.account_sid}:${creds.auth_token}`).toString('base64')}` } });
+    expect(held.status).toBe(201);
+    const connected = await api('POST', '/v1/phone-numbers', { body: { phone_e164: own, telephony_account_id: accountId, provider_sid: (held.body as { sid: string }).sid } });
+    expect(connected.status).toBe(201);
+    const boughtPhone = randomNumber('212');
+    const bought = await api('POST', '/v1/phone-numbers', { body: { phone_e164: boughtPhone, telephony_account_id: accountId } });
+    expect(bought.status).toBe(201);
+    expect(await getSandboxNumber(boughtPhone)).toBeDefined();
+    expect((await api('POST', '/v1/suppressions', { body: { phone_e164: randomNumber('646'), reason: 'opt_out' } })).status).toBe(201);
+    const request = await confirmDeletion({ tenantId: a.tenantId, userId: a.userId, by: 'password', at: now() });
+    // The run's instant is 14 days from the wall clock: every stamp the run writes is that instant.
+    const at = new Date(Date.parse(request.scheduled_for) + 60_000);
+    const mine = async (faults = {}) => (await runDueDeletions(at, faults)).results.filter((r) => r.tenant_id === a.tenantId);
+    expect(await mine({ crashAfterDeletes: 0 })).toEqual([expect.objectContaining({ outcome: 'failed' })]);
+    const released = await db().send(new GetCommand({ TableName: tableName(), Key: { pk: `TENANT#${a.tenantId}`, sk: `NUMBER#${bought.body.id}` }, ConsistentRead: true }));
+    expect(released.Item).toMatchObject({ status: 'released', released_at: at.toISOString() });
+    expect(await mine()).toEqual([expect.objectContaining({ outcome: 'completed' })]);
+    const kept = (await wholeTable()).filter((i) => i.pk === `TENANT#${a.tenantId}` && String(i.sk).startsWith('SUPPRESSION_HASH#'));
+    expect(kept.map((i) => i.kept_at)).toEqual([at.toISOString()]);
+    expect(await getSandboxNumber(boughtPhone)).toBeUndefined();
+    expect(await getSandboxNumber(own)).toMatchObject({ account_sid: creds.account_sid });
+  });
+});
+
+/** Every item the tenant owns or is named in (a full Scan, as the sweep does), and its sandbox account's calls and messages. */
+async function tenantLeftovers(tenantId: string, sandboxSid?: string): Promise<{ pk: string; sk: string }[]> {
   const out: { pk: string; sk: string }[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const page = await db().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start, ConsistentRead: true }));
     for (const item of page.Items ?? []) {
-      if (belongsToTenant(item.pk as string, tenantId) || item.tenant_id === tenantId) out.push({ pk: item.pk as string, sk: item.sk as string });
+      const sandbox = sandboxSid !== undefined && (item.pk as string).startsWith('PLATFORM#SANDBOX#') && item.account_sid === sandboxSid;
+      if (belongsToTenant(item.pk as string, tenantId) || item.tenant_id === tenantId || sandbox) out.push({ pk: item.pk as string, sk: item.sk as string });
     }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+/** Every item of the table. */
+async function wholeTable(): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start, ConsistentRead: true }));
+    out.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start);
   return out;

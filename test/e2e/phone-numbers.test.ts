@@ -225,7 +225,7 @@ describe('GET /v1/phone-numbers and PATCH', () => {
 describe('a number being provisioned', () => {
   it('refuses a PATCH with 409 and keeps its revision, so the activation after the carrier sale still succeeds', async () => {
     const { api, tenantId, accountId } = await setup();
-    const pending = await claimPhoneNumber({ tenantId, phoneE164: randomNumber(), telephonyAccountId: accountId, capabilities: ['voice'] });
+    const pending = await claimPhoneNumber({ tenantId, phoneE164: randomNumber(), telephonyAccountId: accountId, acquired: 'bought', capabilities: ['voice'] });
     const patch = await api('PATCH', `/v1/phone-numbers/${pending.id}`, { body: { daily_dial_cap: 5 } });
     expect([patch.status, (patch.body as { error?: { code?: string } }).error?.code ?? (patch.body as { code?: string }).code]).toEqual([409, 'phone_number_provisioning']);
     expect((await getPhoneNumber(tenantId, pending.id))!.revision).toBe(pending.revision);

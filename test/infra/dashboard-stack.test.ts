@@ -14,7 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type MergedTemplate, mergedTemplate } from '../support/merged-template.js';
 import { readFileSync } from 'node:fs';
 import type { AppFunction } from '../../infra/constructs/app-function.js';
-import { effectiveTableAccess, needsAppSecret, VoiceControlStack } from '../../infra/stack.js';
+import { defaultDashboardOrigin, effectiveTableAccess, needsAppSecret, VoiceControlStack } from '../../infra/stack.js';
 import { scheduledJobs } from '../../infra/workers.js';
 import { routes, type RouteDefinition } from '../../shared/routes.js';
 
@@ -98,5 +98,14 @@ describe('the dashboard routes and the deletion job on AWS', () => {
   it('reports no unacknowledged cdk-nag errors or warnings', () => {
     const report = new AwsSolutionsChecks().validateScope(app);
     expect(report.violations.map((v) => `${v.severity} ${v.ruleName}: ${v.violatingResources.map((x) => x.constructPath).join(', ')}`)).toEqual([]);
+  });
+});
+
+describe('the default dashboard origin', () => {
+  const apiOrigin = 'https://abc123.execute-api.us-east-1.amazonaws.com';
+  it('is the origin of publicBaseUrl when that context is set (a custom domain), else the execute-api origin', () => {
+    expect(defaultDashboardOrigin('https://api.acme.test/v1-base/', apiOrigin)).toBe('https://api.acme.test');
+    expect(defaultDashboardOrigin('https://api.acme.test:8443', apiOrigin)).toBe('https://api.acme.test:8443');
+    expect(defaultDashboardOrigin(undefined, apiOrigin)).toBe(apiOrigin);
   });
 });

@@ -69,6 +69,18 @@ describe('dashboard operator CLI', () => {
     const run = await admin(['jobs', 'run', 'deletions', '--at', '2030-01-01T00:00:00Z']);
     expect(run.status, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ job: 'deletions', at: '2030-01-01T00:00:00.000Z', result: { at: '2030-01-01T00:00:00.000Z', due: 0, results: [] } });
+    // A tenant whose deletion is due at that instant is deleted by the run.
+    const tenant = JSON.parse((await admin(['tenant', 'create', '--name', 'Gamma', '--admin-email', 'owner@gamma.test'])).stdout) as { tenant_id: string; user_id: string };
+    expect((await admin(['user', 'set-password', '--tenant', tenant.tenant_id, '--user', tenant.user_id], 'gamma password 12345\n')).status).toBe(0);
+    const signIn = await post('/v1/sessions', { email: 'owner@gamma.test', password: 'gamma password 12345' });
+    const cookie = /^(__Host-vac_session=[^;]+);/.exec(signIn.headers.get('set-cookie') ?? '')![1]!;
+    const requested = await fetch(`${stack.baseUrl}/v1/account-deletion/requests`, { method: 'POST', headers: { 'content-type': 'application/json', origin: stack.baseUrl, cookie }, body: JSON.stringify({ password: 'gamma password 12345', confirmation_phrase: 'delete Gamma' }) });
+    expect(requested.status).toBe(200);
+    const due = new Date(Date.parse(((await requested.json()) as { request: { scheduled_for: string } }).request.scheduled_for) + 60_000).toISOString();
+    const deleting = await admin(['jobs', 'run', 'deletions', '--at', due]);
+    expect(deleting.status, deleting.stderr).toBe(0);
+    expect(JSON.parse(deleting.stdout).result.results).toEqual([expect.objectContaining({ tenant_id: tenant.tenant_id, outcome: 'completed' })]);
+    expect((await post('/v1/sessions', { email: 'owner@gamma.test', password: 'gamma password 12345' })).status).toBe(401);
     const unknown = await admin(['jobs', 'run', 'nothing', '--at', '2030-01-01T00:00:00Z']);
     expect(unknown.status).not.toBe(0);
     expect(unknown.stderr).toContain('deletions');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { confirmationEffect, confirmationPhrase, GRACE_PERIOD_DAYS, maskEmail, phraseMatches, scheduledFor } from '../../shared/accounts/deletion-rules.js';
-import { isRetained, numberHash, RETAINED_KINDS, suppressedNumber, tenantTombstone } from '../../shared/accounts/retention.js';
+import { isRetained, numberHash, RETAINED_KINDS, suppressedNumber, suppressionHashKey, tenantTombstone } from '../../shared/accounts/retention.js';
 import { hashSecret, mintToken, parseToken } from '../../shared/auth/opaque-token.js';
 import { clearedSessionCookie, normalizeOrigin, originAllowed, readSessionCookie, sessionActive, sessionCookie, SESSION_COOKIE } from '../../shared/auth/session-rules.js';
 import { retryAfterSeconds, THROTTLES, windowStart } from '../../shared/auth/throttle-rules.js';
@@ -105,5 +105,17 @@ describe('throttle windows and password rules', () => {
     expect(passwordProblem('short')).toMatch(/at least 12/);
     expect(passwordProblem('a'.repeat(12))).toBeUndefined();
     expect(passwordProblem('a'.repeat(257))).toMatch(/at most 256/);
+  });
+});
+
+describe('kept suppression hashes', () => {
+  it('are keyed by an HKDF-derived key with its own label, not the API key pepper itself', () => {
+    const pepper = 'p'.repeat(64);
+    const key = suppressionHashKey(pepper);
+    expect(key).toHaveLength(32);
+    expect(key.equals(suppressionHashKey(pepper))).toBe(true);
+    expect(key.equals(Buffer.from(pepper))).toBe(false);
+    expect(key.equals(suppressionHashKey('q'.repeat(64)))).toBe(false);
+    expect(numberHash(key, '+14155550100')).not.toBe(numberHash(pepper, '+14155550100'));
   });
 });

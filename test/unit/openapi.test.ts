@@ -48,4 +48,17 @@ describe('docs/openapi.json', () => {
     }
     expect(withBody).toEqual(expect.arrayContaining(['createContact', 'createContactImport', 'instantiateTemplate', 'updateAgent', 'postCallEvents']));
   });
+
+  it('declares the dashboard routes’ 401 and 403 as they answer them: no 403 on the overview GET, role and CSRF on the requests, 401 for an Authorization header on sign-in and the confirm', async () => {
+    const doc = (await buildOpenApi()) as { paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>> };
+    const op = (path: string, method: string) => doc.paths[path]![method]!.responses;
+    expect(op('/v1/account-deletion', 'get')['403']).toBeUndefined();
+    for (const m of ['post', 'delete']) {
+      expect(op('/v1/account-deletion/requests', m)['403']!.description).toMatch(/Requires role admin/);
+      expect(op('/v1/account-deletion/requests', m)['403']!.description).toMatch(/Origin is not the dashboard \(CSRF\)/);
+    }
+    for (const [path, method] of [['/v1/sessions', 'post'], ['/v1/sessions/email-link', 'post'], ['/v1/sessions/email-link/confirm', 'post'], ['/v1/account-deletion/email-confirmations/confirm', 'post']] as const) {
+      expect(op(path, method)['401']?.description, path).toMatch(/Authorization header/);
+    }
+  });
 });

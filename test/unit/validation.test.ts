@@ -68,3 +68,18 @@ describe('zod issues → Pydantic-style 422 entries', () => {
     if (!r.success) expect(toValidationIssues('query', r.error.issues)[0]).toMatchObject({ loc: ['query', 'limit'], type: 'int_parsing', input: 'abc' });
   });
 });
+
+describe('secrets are never echoed in a 422', () => {
+  const schema = z.strictObject({ password: z.string().min(12).max(16), token: z.string().max(5), credentials: z.strictObject({ auth_token: z.string().regex(/^[0-9a-f]{32}$/) }), name: z.string().max(3) });
+
+  it('names a too-long, too-short, wrong-typed or mismatched secret field without its input; other fields keep theirs', () => {
+    const secret = 'hunter2-hunter2-hunter2-hunter2';
+    const issues = issuesOf(schema, { password: secret, token: 12345, credentials: { auth_token: secret }, name: 'toolong' });
+    expect(issues.map((i) => i.loc.join('.'))).toEqual(['body.password', 'body.token', 'body.credentials.auth_token', 'body.name']);
+    for (const i of issues.slice(0, 3)) expect(i).not.toHaveProperty('input');
+    expect(JSON.stringify(issues)).not.toContain(secret);
+    expect(JSON.stringify(issues)).not.toContain('12345');
+    expect(issues[3]!.input).toBe('toolong');
+    expect(issuesOf(schema, { password: 'short', token: 'x', credentials: { auth_token: 'f'.repeat(32) }, name: 'a' })[0]).not.toHaveProperty('input');
+  });
+});
