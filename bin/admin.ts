@@ -19,7 +19,7 @@
  *   npm run admin -- plan list | plan assign --tenant ten_... --plan plan_growth
  *   npm run admin -- budget set --tenant ten_... --daily-minor 5000 | none
  *   npm run admin -- subscription cancel --tenant ten_...
- *   npm run admin -- jobs run invoices --at 2026-12-01T00:05:00Z   (local runtime: a scheduled job as of an instant)
+ *   npm run admin -- jobs run invoices --at 2026-12-01T01:05:00Z   (local runtime: a scheduled job as of an instant)
  *   npm run admin -- sandbox invoice-event --tenant ten_... --invoice inv_... --type invoice.marked_uncollectible
  *
  * Prints exactly one JSON object on stdout. By default it finds the running local stack
