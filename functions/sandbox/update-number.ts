@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { authenticateSandbox, twilioError } from '../../shared/sandbox/accounts.js';
-import { getSandboxNumberBySid, presentSandboxNumber, routeSandboxNumber } from '../../shared/sandbox/numbers.js';
+import { presentSandboxNumber, routeSandboxNumber, sandboxNumberAtPath, sandboxNumberNotFoundMessage } from '../../shared/sandbox/numbers.js';
 import { invalidRouting, routingFromForm } from '../../shared/sandbox/routing-form.js';
 import { sandboxNumberResource, twilioErrorResource } from '../../shared/sandbox/schemas.js';
 
@@ -20,10 +20,8 @@ export const handler = defineRoute(
   async ({ event, path, body }) => {
     const account = await authenticateSandbox(event.headers?.authorization);
     if (!account) return twilioError(401, 20003, 'Authenticate');
-    const notFound = twilioError(404, 20404, `The requested resource /2010-04-01/Accounts/${path.account_sid.slice(0, 64)}/IncomingPhoneNumbers/${path.number_file.slice(0, 64)} was not found`);
-    if (path.account_sid !== account.sid || !path.number_file.endsWith('.json')) return notFound;
-    const number = await getSandboxNumberBySid(account.sid, path.number_file.slice(0, -'.json'.length));
-    if (!number) return notFound;
+    const number = await sandboxNumberAtPath(account.sid, path);
+    if (!number) return twilioError(404, 20404, sandboxNumberNotFoundMessage(path));
     const form = body ?? {};
     const badUrl = invalidRouting(form);
     if (badUrl) return badUrl;

@@ -28,8 +28,9 @@
  *                    due item goes.
  * Generic over keys (not a list of repositories), so item types added later are deleted too.
  */
+import { deleteKeys } from '../db/batch-delete.js';
 import { DeleteObjectsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { BatchWriteCommand, DeleteCommand, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { callKeys, collections, keys, platformKeys, tenantPk, belongsToTenant } from '../db/keys.js';
 import { cancelCall } from '../repositories/call-lifecycle.js';
@@ -91,17 +92,6 @@ async function tenantItems(tenantId: string, skPrefix: string): Promise<Record<s
   return out;
 }
 
-async function deleteKeys(items: { pk: string; sk: string }[]): Promise<void> {
-  for (let i = 0; i < items.length; i += 25) {
-    let requests = items.slice(i, i + 25).map((it) => ({ DeleteRequest: { Key: { pk: it.pk, sk: it.sk } } }));
-    for (let attempt = 0; requests.length; attempt++) {
-      const out = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
-      requests = (out.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
-      if (requests.length && attempt > 8) throw new Error('the table kept refusing deletes');
-      if (requests.length) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-    }
-  }
-}
 
 async function revoke(tenantId: string): Promise<void> {
   await deleteKeys((await tenantItems(tenantId, collections.apiKeys)) as { pk: string; sk: string }[]);

@@ -11,7 +11,8 @@
  * Only item builders here (callers put them in their own transaction) plus the reads the
  * relay and tests need. Delivery, signing and retries belong to the webhook worker.
  */
-import { BatchWriteCommand, type BatchWriteCommandInput, type BatchWriteCommandOutput, DeleteCommand, GetCommand, QueryCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { deleteKeys } from '../db/batch-delete.js';
+import { DeleteCommand, GetCommand, QueryCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { outboxKeys } from '../db/keys.js';
 import { newId } from '../ids.js';
@@ -125,12 +126,5 @@ export async function markRelayed(eventId: string): Promise<void> {
 
 /** markRelayed for many markers, 25 to a BatchWriteItem (unprocessed ones retried). */
 export async function markManyRelayed(eventIds: readonly string[]): Promise<void> {
-  for (let i = 0; i < eventIds.length; i += 25) {
-    let requests: NonNullable<BatchWriteCommandInput['RequestItems']>[string] | undefined = eventIds.slice(i, i + 25).map((id) => ({ DeleteRequest: { Key: outboxKeys.pending(id) } }));
-    for (let attempt = 0; requests?.length; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
-      const out: BatchWriteCommandOutput = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
-      requests = out.UnprocessedItems?.[tableName()];
-    }
-  }
+  await deleteKeys(eventIds.map((id) => outboxKeys.pending(id)));
 }

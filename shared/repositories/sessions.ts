@@ -6,8 +6,9 @@
  * by a password change). Revoking = deleting the record; DynamoDB's TTL removes expired ones
  * (reads check the expiry themselves).
  */
+import { deleteKeys } from '../db/batch-delete.js';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { platformKeys } from '../db/keys.js';
 import { mintToken, parseToken } from '../auth/opaque-token.js';
@@ -78,15 +79,7 @@ export async function revokeSessions(tenantId: string, userId?: string): Promise
       }),
     );
     const items = (page.Items ?? []) as { pk: string; sk: string }[];
-    for (let i = 0; i < items.length; i += 25) {
-      let requests = items.slice(i, i + 25).map((it) => ({ DeleteRequest: { Key: { pk: it.pk, sk: it.sk } } }));
-      for (let attempt = 0; requests.length; attempt++) {
-        const out = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
-        requests = (out.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
-        if (requests.length && attempt > 8) throw new Error('the table kept refusing deletes');
-        if (requests.length) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-      }
-    }
+    await deleteKeys(items);
     revoked += items.length;
     start = page.LastEvaluatedKey;
   } while (start);

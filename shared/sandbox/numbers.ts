@@ -92,6 +92,19 @@ export async function getSandboxNumberBySid(accountSid: string, sid: string): Pr
   return number?.account_sid === accountSid ? number : undefined;
 }
 
+/**
+ * The number a `…/Accounts/{AccountSid}/IncomingPhoneNumbers/{Sid}.json` path names, for the
+ * authenticated account; undefined (Twilio's 20404) for another account's, an unknown one or
+ * a path without `.json`. The not-found body is `sandboxNumberNotFound(path)`.
+ */
+export async function sandboxNumberAtPath(accountSid: string, path: { account_sid: string; number_file: string }): Promise<SandboxNumber | undefined> {
+  if (path.account_sid !== accountSid || !path.number_file.endsWith('.json')) return undefined;
+  return getSandboxNumberBySid(accountSid, path.number_file.slice(0, -'.json'.length));
+}
+
+export const sandboxNumberNotFoundMessage = (path: { account_sid: string; number_file: string }): string =>
+  `The requested resource /2010-04-01/Accounts/${path.account_sid.slice(0, 64)}/IncomingPhoneNumbers/${path.number_file.slice(0, 64)} was not found`;
+
 export async function routeSandboxNumber(number: SandboxNumber, routing: NumberRouting): Promise<SandboxNumber> {
   const next: SandboxNumber = {
     ...number,
