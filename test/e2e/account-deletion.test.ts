@@ -79,6 +79,37 @@ async function signedIn(email: string) {
   return cookieOf(res);
 }
 
+/**
+ * Times `known(i)` and `unknown(i)` back to back `tries` times (alternating which goes first,
+ * so both run under the same load) and `yardstick(i)` beside them. The gap is the median of
+ * three blocks' medians of the paired differences known − unknown: pairs are robust to the
+ * machine's load drifting, and a burst of load elsewhere sways one block at most.
+ */
+async function pairedTiming(tries: number, known: (i: number) => Promise<unknown>, unknown: (i: number) => Promise<unknown>, yardstick: (i: number) => Promise<unknown>) {
+  const clock = async (work: () => Promise<unknown>) => {
+    const t = performance.now();
+    await work();
+    return performance.now() - t;
+  };
+  const knownTimes: number[] = [];
+  const unknownTimes: number[] = [];
+  const yardstickTimes: number[] = [];
+  for (let i = 0; i < tries; i++) {
+    if (i % 2 === 0) {
+      knownTimes.push(await clock(() => known(i)));
+      unknownTimes.push(await clock(() => unknown(i)));
+    } else {
+      unknownTimes.push(await clock(() => unknown(i)));
+      knownTimes.push(await clock(() => known(i)));
+    }
+    yardstickTimes.push(await clock(() => yardstick(i)));
+  }
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+  const pairs = knownTimes.map((k, i) => k - unknownTimes[i]!);
+  const third = tries / 3;
+  return { gap: median([0, 1, 2].map((b) => median(pairs.slice(b * third, (b + 1) * third)))), yardstick: median(yardstickTimes), known: median(knownTimes), unknown: median(unknownTimes) };
+}
+
 describe('dashboard sessions', () => {
   it('signs in with a __Host- cookie: Secure, HttpOnly, SameSite=Strict, Path=/, no Domain, an opaque 256-bit id', async () => {
     const a = await passwordAccount();
@@ -224,80 +255,37 @@ describe('dashboard sessions', () => {
   it('answers a wrong email and a wrong password in the same time (medians of interleaved tries within noise)', async () => {
     const tries = 60;
     const known = await Promise.all(Array.from({ length: tries }, () => passwordAccount()));
-    const knownTimes: number[] = [];
-    const unknownTimes: number[] = [];
-    const argonTimes: number[] = [];
     const at = now();
     const yardstick = await hashPassword('a password of the same parameters');
-    const clock = async (work: () => Promise<unknown>) => {
-      const t = performance.now();
-      await work();
-      return performance.now() - t;
-    };
-    const wrong = (email: string, ip: string) => () => expect(signInWithPassword({ email, password: 'wrong password here', sourceIp: ip, at })).rejects.toMatchObject({ status: 401 });
-    for (let i = 0; i < tries; i++) {
-      // Interleaved, alternating which goes first, each try from its own source and account.
-      const k = () => clock(wrong(known[i]!.email, `10.1.0.${i}`));
-      const u = () => clock(wrong(uniqueEmail('ghost'), `10.2.0.${i}`));
-      if (i % 2 === 0) {
-        knownTimes.push(await k());
-        unknownTimes.push(await u());
-      } else {
-        unknownTimes.push(await u());
-        knownTimes.push(await k());
-      }
-      argonTimes.push(await clock(() => verify(yardstick, 'wrong password here')));
-    }
-    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-    // Paired differences (each pair ran back to back, under the same load) are robust to the
-    // machine's load drifting during the test; the yardstick is one Argon2id verification
-    // (the binding called directly) measured alongside: skipping it for unknown emails shifts
-    // the paired median by more than one of them (measured: 1.4–1.8×); parity measures 0–0.4×.
-    const pairs = knownTimes.map((k, i) => k - unknownTimes[i]!);
-    // Three blocks of consecutive pairs, the median of their medians: a burst of load elsewhere on the machine sways one block at most.
-    const third = tries / 3;
-    const gap = median([0, 1, 2].map((b) => median(pairs.slice(b * third, (b + 1) * third))));
-    const argon = median(argonTimes);
-    expect(Math.abs(gap), `known − unknown (paired median) ${gap.toFixed(1)} ms; one Argon2id ${argon.toFixed(1)} ms; medians ${median(knownTimes).toFixed(1)} / ${median(unknownTimes).toFixed(1)} ms`).toBeLessThan(0.75 * argon);
+    const wrong = (email: string, ip: string) => expect(signInWithPassword({ email, password: 'wrong password here', sourceIp: ip, at })).rejects.toMatchObject({ status: 401 });
+    // Each try from its own source and account. The yardstick is one Argon2id verification (the
+    // binding called directly): skipping it for unknown emails shifts the paired median by more
+    // than one of them (measured: 1.4–1.8×); parity measures 0–0.4×.
+    const t = await pairedTiming(
+      tries,
+      (i) => wrong(known[i]!.email, `10.1.0.${i}`),
+      (i) => wrong(uniqueEmail('ghost'), `10.2.0.${i}`),
+      () => verify(yardstick, 'wrong password here'),
+    );
+    expect(Math.abs(t.gap), `known − unknown (paired median) ${t.gap.toFixed(1)} ms; one Argon2id ${t.yardstick.toFixed(1)} ms; medians ${t.known.toFixed(1)} / ${t.unknown.toFixed(1)} ms`).toBeLessThan(0.75 * t.yardstick);
   });
 
   it('answers an emailed-link request for a known and an unknown email in the same time (paired medians, the way the password test measures)', async () => {
     const tries = 24;
     const known = await Promise.all(Array.from({ length: tries }, () => passwordlessAccount()));
-    const knownTimes: number[] = [];
-    const unknownTimes: number[] = [];
-    const extraTimes: number[] = [];
-    const clock = async (work: () => Promise<unknown>) => {
-      const t = performance.now();
-      await work();
-      return performance.now() - t;
-    };
-    const link = (email: string, ip: string) => () => requestEmailLink({ email, sourceIp: ip, at: now(), dashboardOrigin: origin() });
-    for (let i = 0; i < tries; i++) {
-      const k = () => clock(link(known[i]!.email, `10.3.0.${i}`));
-      const u = () => clock(link(uniqueEmail('ghost'), `10.4.0.${i}`));
-      if (i % 2 === 0) {
-        knownTimes.push(await k());
-        unknownTimes.push(await u());
-      } else {
-        unknownTimes.push(await u());
-        knownTimes.push(await k());
-      }
-      // The yardstick: what only a known email used to cost (the link's Put and the mail), measured alongside.
-      extraTimes.push(
-        await clock(async () => {
-          await db().send(new PutCommand({ TableName: tableName(), Item: { pk: 'PLATFORM#TEST_YARDSTICK', sk: `LINK#${i}`, token_hash: 'x'.repeat(64), created_at: now().toISOString(), expires_at: now().toISOString(), ttl: 1 } }));
-          await sendMail({ to: uniqueEmail('yardstick'), subject: 'Sign in', text: 'x'.repeat(300) }, now());
-        }),
-      );
-    }
+    const link = (email: string, ip: string) => requestEmailLink({ email, sourceIp: ip, at: now(), dashboardOrigin: origin() });
+    // The yardstick: what only a known email used to cost (the link's Put and the mail), measured alongside.
+    const t = await pairedTiming(
+      tries,
+      (i) => link(known[i]!.email, `10.3.0.${i}`),
+      (i) => link(uniqueEmail('ghost'), `10.4.0.${i}`),
+      async (i) => {
+        await db().send(new PutCommand({ TableName: tableName(), Item: { pk: 'PLATFORM#TEST_YARDSTICK', sk: `LINK#${i}`, token_hash: 'x'.repeat(64), created_at: now().toISOString(), expires_at: now().toISOString(), ttl: 1 } }));
+        await sendMail({ to: uniqueEmail('yardstick'), subject: 'Sign in', text: 'x'.repeat(300) }, now());
+      },
+    );
     expect(tokenInMail((await lastMail(known[0]!.email))!)).toMatch(/^val_/);
-    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-    const pairs = knownTimes.map((k, i) => k - unknownTimes[i]!);
-    const third = tries / 3;
-    const gap = median([0, 1, 2].map((b) => median(pairs.slice(b * third, (b + 1) * third))));
-    const extra = median(extraTimes);
-    expect(Math.abs(gap), `known − unknown (paired median) ${gap.toFixed(1)} ms; the known path's extra work ${extra.toFixed(1)} ms; medians ${median(knownTimes).toFixed(1)} / ${median(unknownTimes).toFixed(1)} ms`).toBeLessThan(0.5 * extra);
+    expect(Math.abs(t.gap), `known − unknown (paired median) ${t.gap.toFixed(1)} ms; the known path's extra work ${t.yardstick.toFixed(1)} ms; medians ${t.known.toFixed(1)} / ${t.unknown.toFixed(1)} ms`).toBeLessThan(0.5 * t.yardstick);
   });
 
   it('throttles repeated failures per account (then even the right password waits) and per source', async () => {
