@@ -12,7 +12,7 @@
  * A replayed event id answers the result it was stored with; the same id with another body
  * is a conflict.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { lostRace, raceBackoff } from '../db/transaction-errors.js';
 import { BatchGetCommand, type BatchGetCommandOutput, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { canonicalJson, contentHash } from '../canonical-json.js';
 import { db, tableName } from '../db/client.js';
@@ -142,10 +142,10 @@ export async function recordCallEvents(tenantId: string, callId: string, events:
       await db().send(new TransactWriteCommand({ TransactItems: items }));
     } catch (err) {
       // Another writer got there first (an event, the call, or the number's suppression changed): read again.
-      const raced = err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict');
+      const raced = lostRace(err);
       if (!raced) throw err;
       if (attempt >= ATTEMPTS) throw conflict('call_busy', 'The call changed under every attempt to record these events; send the same batch again (its ids make it safe)');
-      await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
+      await raceBackoff(attempt);
       continue;
     }
     return { call_id: callId, results: events.map((e) => freshResults.get(e.id) ?? resultOf(stored.get(e.id)!)) };

@@ -14,6 +14,7 @@
  * callback got there first) re-reads the call and recomputes; a change that has become
  * null is simply done.
  */
+import { lostRace, raceBackoff } from '../db/transaction-errors.js';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { now as clockNow } from '../clock.js';
@@ -194,9 +195,9 @@ export async function applyCallTransition(
       await db().send(new TransactWriteCommand({ TransactItems: items }));
       return { call, change, ended: Boolean(change && isTerminal(change.state)) };
     } catch (err) {
-      const raced = err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict');
+      const raced = lostRace(err);
       if (!raced || attempt >= ATTEMPTS) throw err;
-      await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
+      await raceBackoff(attempt);
     }
   }
 }

@@ -4,6 +4,7 @@
  * platform pointer from the carrier's CallSid, written in one transaction, so the first
  * webhook for a CallSid creates the call and a replay finds it.
  */
+import { raceBackoff } from '../db/transaction-errors.js';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
@@ -184,7 +185,7 @@ export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus
     const outcome = await tryCarrierStatus(current, status, durationSeconds, now);
     if (outcome !== 'conflict') return outcome;
     if (attempt >= CARRIER_STATUS_ATTEMPTS) throw new Error(`call ${call.id}: status transaction kept conflicting (${attempt} attempts)`);
-    await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
+    await raceBackoff(attempt);
     current = await getCall(call.tenant_id, call.id);
     if (!current) return false;
   }
