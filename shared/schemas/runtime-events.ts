@@ -58,6 +58,8 @@ export const turnEvent = z
     start_ms: offsetMs.optional().describe('Offset from the start of the stream'),
     end_ms: offsetMs.optional(),
     latency_ms: z.int().min(0).max(600_000).optional().describe('Agent turns: from the contact falling silent to the agent starting to speak'),
+    interrupted: z.boolean().optional().describe('Agent turns: the contact talked over the reply; `text` is what was heard before the interruption'),
+    model: z.string().min(1).max(200).optional().describe('Agent turns: the model that produced the reply'),
   })
   .refine((e) => e.start_ms === undefined || e.end_ms === undefined || e.end_ms >= e.start_ms, { path: ['end_ms'], message: 'end_ms must not be before start_ms' });
 
