@@ -261,22 +261,25 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
     },
   };
 
-  return brief.definition.tools.filter(isVoiceTool).flatMap((name): ToolSpec[] => {
-    // A transfer needs someone to transfer to: without targets the tool is not offered.
-    if (name === 'transfer_to_human' && brief.transfer_targets.length === 0) return [];
+  return offeredTools(brief).map((name): ToolSpec => {
     const input = toolInputs[name](scope);
-    return [
-      {
-        name,
-        description: toolDescriptions[name],
-        input,
-        execute: async (args, ctx) => {
-          if (ctx.signal.aborted) throw new ToolError('The reply was interrupted before this ran');
-          // An opt-out is recorded even while the call ends: the contact's wish is what counts.
-          if (state.ending && name !== 'record_optout') throw new ToolError('The call is already ending');
-          return (run[name] as (a: unknown) => Promise<unknown>)(parseArgs(input, args));
-        },
+    return {
+      name,
+      description: toolDescriptions[name],
+      input,
+      execute: async (args, ctx) => {
+        if (ctx.signal.aborted) throw new ToolError('The reply was interrupted before this ran');
+        // An opt-out is recorded even while the call ends: the contact's wish is what counts.
+        if (state.ending && name !== 'record_optout') throw new ToolError('The call is already ending');
+        return (run[name] as (a: unknown) => Promise<unknown>)(parseArgs(input, args));
       },
-    ];
+    };
   });
 }
+
+/**
+ * The tools a call offers the model, in the version's order: those it grants that the runtime
+ * can execute; transfer_to_human only with someone to transfer to.
+ */
+export const offeredTools = (brief: Pick<CallBrief, 'definition' | 'transfer_targets'>): VoiceToolName[] =>
+  brief.definition.tools.filter(isVoiceTool).filter((name) => name !== 'transfer_to_human' || brief.transfer_targets.length > 0);
