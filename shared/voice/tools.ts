@@ -102,6 +102,7 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
   const language = brief.definition.conversation_settings?.default_language ?? 'en-US';
   const state = {
     ending: false,
+    optedOut: false,
     typedOutcome: false,
     anyOutcome: false,
     /** Start instants (ms) check_calendar offered: book_meeting books one of them. */
@@ -189,14 +190,15 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
       return { status: 'sending' };
     },
     record_optout: async (a: z.output<ReturnType<typeof toolInputs.record_optout>>) => {
+      const told = { status: 'opted_out', next: 'Acknowledge briefly and say goodbye; the call ends after your reply' };
+      if (state.optedOut) return told; // said again: recorded once
       const reason = a.reason ?? 'opt_out';
-      try {
-        // The opt-out alone first: nothing else in a batch (an action over the per-call cap) can sink it.
-        await ending([{ ...base(), type: 'opt_out', reason, ...(a.said ? { text: a.said } : {}) }], { reason: 'opt_out' }, 'The request was heard but could not be recorded just now');
-      } finally {
-        await post([action('record_optout', { reason })], 'The request could not be recorded just now').catch(() => undefined);
-      }
-      return { status: 'opted_out', next: 'Acknowledge briefly and say goodbye; the call ends after your reply' };
+      // The opt-out alone first: nothing else in its batch (an action over the per-call cap) can sink it.
+      await ending([{ ...base(), type: 'opt_out', reason, ...(a.said ? { text: a.said } : {}) }], { reason: 'opt_out' }, 'The request was heard but could not be recorded just now');
+      state.optedOut = true;
+      // The action is the call detail's record of the tool; losing it loses nothing the opt-out needs.
+      await post([action('record_optout', { reason })], '').catch(() => undefined);
+      return told;
     },
     transfer_to_human: async (a: z.output<ReturnType<typeof toolInputs.transfer_to_human>>) => {
       const target = brief.transfer_targets.find((t) => t.rep_id === a.rep_id);

@@ -161,6 +161,9 @@ describe('each tool reports what the control plane already takes', () => {
     expect(cp.batches[1]).toEqual([expect.objectContaining({ type: 'conversation_action', kind: 'record_optout', arguments: { reason: 'wrong_person' } })]);
     expect(ends).toEqual([{ reason: 'opt_out' }]);
     await expect(call('take_message', { message: 'hi' })).rejects.toThrow(/already ending/);
+    // Said twice, recorded once.
+    await call('record_optout', {});
+    expect(cp.batches).toHaveLength(2);
     expect(aggregatesOf(cp.events)).toMatchObject({ opted_out: true, opt_out: { reason: 'wrong_person' } });
   });
 
@@ -169,6 +172,10 @@ describe('each tool reports what the control plane already takes', () => {
     cp.postFailure = new ControlPlaneError('unavailable', 503);
     await expect(call('record_optout', {})).rejects.toThrow(ToolError);
     expect(ends).toEqual([{ reason: 'opt_out' }]);
+    // Not recorded, so a second try posts it (and no action went out without it).
+    cp.postFailure = null;
+    await call('record_optout', {});
+    expect(cp.events.map((e) => e.type)).toEqual(['opt_out', 'conversation_action']);
   });
 
   it('transfer_to_human: the action names the rep by id; the call is handed to that rep; an unknown id is refused', async () => {
