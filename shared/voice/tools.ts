@@ -40,6 +40,7 @@ export interface ToolHooks {
 
 /** Deterministic per session, so a retried post is idempotent. */
 export interface EventIds {
+  /** A fresh id (the events route's id rules: letters, digits, _ . : -); the tools ask with 'evt' for event ids and 'act' for action ids. */
   next(prefix: string): string;
   now(): Date;
 }
@@ -104,14 +105,13 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
     ending: false,
     optedOut: false,
     typedOutcome: false,
-    anyOutcome: false,
     /** Start instants (ms) check_calendar offered: book_meeting books one of them. */
     offered: new Set<number>(),
     survey: new Map<string, string>(),
     qualificationAction: null as string | null,
   };
 
-  const base = (prefix = 'evt') => ({ id: ids.next(prefix), at: ids.now().toISOString() });
+  const base = () => ({ id: ids.next('evt'), at: ids.now().toISOString() });
   const action = (kind: VoiceToolName, args: Record<string, unknown>, confirmation?: Confirmation): Action => ({
     ...base(),
     type: 'conversation_action',
@@ -134,11 +134,7 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
     } catch (err) {
       throw new ToolError(failure, { cause: err });
     }
-    for (const e of batch) {
-      if (e.type !== 'outcome') continue;
-      state.anyOutcome = true;
-      if (e.outcome.outcome_type !== 'none') state.typedOutcome = true;
-    }
+    if (batch.some((e) => e.type === 'outcome' && e.outcome.outcome_type !== 'none')) state.typedOutcome = true;
   };
   /** Report, then end the call whatever the report did: the contact's wish stands even when the record failed. */
   const ending = async (events: readonly RuntimeEventInput[], data: HandoffData, failure: string): Promise<void> => {
