@@ -45,7 +45,7 @@ export function withhold(text: string): string {
 }
 
 /** A JSON value with every string withheld as above, and the values of secret-named keys dropped. */
-export function withholdDeep(value: unknown): unknown {
+function withholdDeep(value: unknown): unknown {
   if (typeof value === 'string') return withhold(value);
   if (Array.isArray(value)) return value.map(withholdDeep);
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [withhold(k), SECRET_KEY.test(k) ? WITHHELD : withholdDeep(v)]));

@@ -41,7 +41,7 @@ export interface ToolScope {
 }
 
 /** Most answers one record_survey_answer / record_qualification call takes (one batch of events). */
-export const MAX_ANSWERS_PER_TOOL_CALL = 20;
+const MAX_ANSWERS_PER_TOOL_CALL = 20;
 /** How many free slots check_calendar tells the model (it can ask for another range). */
 export const MAX_SLOTS_TOLD = 5;
 export const DEFAULT_MEETING_MINUTES = 30;

@@ -129,6 +129,7 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
   };
   const post = async (events: readonly (RuntimeEventInput | null)[], failure: string): Promise<void> => {
     const batch = events.filter((e): e is RuntimeEventInput => e !== null);
+    if (batch.length === 0) return;
     try {
       await cp.postEvents(batch);
     } catch (err) {

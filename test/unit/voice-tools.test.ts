@@ -209,6 +209,8 @@ describe('each tool reports what the control plane already takes', () => {
     const { cp, call } = session(survey());
     expect(await call('record_survey_answer', { answers: [{ question_id: 'consent', value: 'yes' }, { question_id: 'csat', value: 'satisfied' }] })).toEqual({ status: 'recorded', remaining: ['comment'] });
     await expect(call('record_survey_answer', { complete: true })).rejects.toThrow(/still to answer comment/);
+    // Nothing new: nothing to post (the route takes no empty batch).
+    expect(await call('record_survey_answer', {})).toEqual({ status: 'recorded', remaining: ['comment'] });
     await call('record_survey_answer', { answers: [{ question_id: 'comment', value: 'Quick service' }], complete: true });
     expect(cp.events.filter((e) => e.type === 'recorded_response').map((e) => [(e as { kind: string }).kind, (e as { question_id: string }).question_id])).toEqual([
       ['objective', 'consent'],
