@@ -1,7 +1,8 @@
 import { now } from '../../shared/clock.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { invalid, ValidationError } from '../../shared/http/errors.js';
-import { isSmsAction, sendSmsActions, smsActionText, smsGranted } from '../../shared/messages/runtime-sms.js';
+import { isSmsAction, sendSmsActions, smsGranted } from '../../shared/messages/runtime-sms.js';
+import { smsActionText } from '../../shared/messages/sms-action.js';
 import { getAgentVersion } from '../../shared/repositories/agents.js';
 import { recordCallEvents, type OutcomeCheck } from '../../shared/repositories/call-events.js';
 import { getTemplate } from '../../shared/repositories/templates.js';

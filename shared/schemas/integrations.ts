@@ -57,9 +57,10 @@ export const oauthCallbackQuery = z.object({
 export const connectionUpdateRequest = z.strictObject(connectionSettings).meta({ id: 'IntegrationConnectionUpdateRequest' });
 export const connectionPath = z.object({ connection_id: z.string().min(1).max(64) });
 
-const date = z.iso.date().describe('YYYY-MM-DD');
+export const isoDate = z.iso.date().describe('YYYY-MM-DD');
 const durationMinutes = z.int().min(MIN_DURATION_MINUTES).max(MAX_DURATION_MINUTES);
-const rangeCheck = (b: { start_date: string; end_date: string }, ctx: z.RefinementCtx) => {
+/** end_date on or after start_date, at most MAX_RANGE_DAYS apart (also the voice runtime's check_calendar arguments). */
+export const rangeCheck = (b: { start_date: string; end_date: string }, ctx: z.RefinementCtx) => {
   let days: number;
   try {
     days = rangeDays(b.start_date, b.end_date);
@@ -71,7 +72,7 @@ const rangeCheck = (b: { start_date: string; end_date: string }, ctx: z.Refineme
 };
 
 export const availabilityRequest = z
-  .strictObject({ start_date: date, end_date: date, duration_minutes: durationMinutes, timezone: policyTimezone.optional().describe("Default: the connection's") })
+  .strictObject({ start_date: isoDate, end_date: isoDate, duration_minutes: durationMinutes, timezone: policyTimezone.optional().describe("Default: the connection's") })
   .superRefine(rangeCheck)
   .meta({ id: 'CalendarAvailabilityRequest' });
 
@@ -81,7 +82,7 @@ export const availabilityResponse = z
   .meta({ id: 'CalendarAvailability' });
 
 export const handoffAvailabilityRequest = z
-  .strictObject({ start_date: date, end_date: date, duration_minutes: durationMinutes, timezone: policyTimezone })
+  .strictObject({ start_date: isoDate, end_date: isoDate, duration_minutes: durationMinutes, timezone: policyTimezone })
   .superRefine(rangeCheck)
   .meta({ id: 'HandoffAvailabilityRequest', description: 'No call, contact, attendee, connection or calendar field: all come from the handoff' });
 
