@@ -14,7 +14,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { MAX_EVENTS_PER_REQUEST } from '../schemas/runtime-events.js';
 import type { VerifiedStreamClaims } from '../telephony/call-tokens.js';
-import { callSetup, type CoreInput, type Effect, initialState, type SessionState, type StepResult } from './core/state.js';
+import { type CoreInput, callSetup, type Effect, initialState, type SessionState, type StepResult } from './core/state.js';
 import { step } from './core/step.js';
 import { renderPlan } from './plan.js';
 import type { CallBrief, ControlPlane, ReplyModel, RuntimeEventInput, ToolSpec } from './ports.js';
@@ -78,7 +78,11 @@ function minimalPrompt(brief: CallBrief, language: string): string {
   return `You are a voice agent on a phone call. Reply in ${language}, briefly, in plain spoken sentences.\n${plan}`;
 }
 
-const errorFields = (err: unknown) => ({ error: err instanceof Error ? err.name : typeof err, status: (err as { status?: unknown })?.status, code: (err as { code?: unknown })?.code });
+const errorFields = (err: unknown) => ({
+  error: err instanceof Error ? err.name : typeof err,
+  status: (err as { status?: unknown })?.status,
+  code: (err as { code?: unknown })?.code,
+});
 
 /** Posts events in order, at most MAX_EVENTS_PER_REQUEST a request, one request at a time. */
 class EventPoster {
@@ -92,7 +96,11 @@ class EventPoster {
   /** Resolves once these events were posted (or the post failed and was logged). */
   enqueue(events: readonly RuntimeEventInput[]): Promise<void> {
     if (events.length === 0) return Promise.resolve();
-    const stored = new Promise<void>((resolve) => events.forEach((event, i) => this.pending.push({ event, done: i === events.length - 1 ? resolve : undefined })));
+    const stored = new Promise<void>((resolve) => {
+      events.forEach((event, i) => {
+        this.pending.push({ event, done: i === events.length - 1 ? resolve : undefined });
+      });
+    });
     this.pumping ??= this.pump();
     return stored;
   }
@@ -142,8 +150,8 @@ export function createRelaySession(deps: RelaySessionDeps): RelaySession {
 
   function send(message: OutboundMessage): void {
     const parsed = outbound.safeParse(message);
-    if (!parsed.success) return deps.log.error('outbound frame refused by its schema; not sent', { type: message.type });
-    deps.send(parsed.data);
+    if (parsed.success) deps.send(parsed.data);
+    else deps.log.error('outbound frame refused by its schema; not sent', { type: message.type });
   }
 
   async function run(input: CoreInput): Promise<void> {
@@ -246,9 +254,15 @@ export function createRelaySession(deps: RelaySessionDeps): RelaySession {
     brief = loaded;
     // Tools report through the same ordered queue as the session's own events.
     cp = plane;
-    const queued: ControlPlane = { loadCall: (c) => plane.loadCall(c), checkCalendar: (q) => plane.checkCalendar(q), postEvents: (events) => poster.enqueue(events) };
+    const queued: ControlPlane = {
+      loadCall: (c) => plane.loadCall(c),
+      checkCalendar: (q) => plane.checkCalendar(q),
+      postEvents: (events) => poster.enqueue(events),
+    };
     const prefix = message.sessionId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40);
-    const hooks: SessionToolHooks = { requestEnd: (handoff) => void dispatch({ type: 'end_requested', generation: replyGeneration.getStore() ?? state.generation, handoff }) };
+    const hooks: SessionToolHooks = {
+      requestEnd: (handoff) => void dispatch({ type: 'end_requested', generation: replyGeneration.getStore() ?? state.generation, handoff }),
+    };
     const ids: SessionEventIds = { next: (p) => `${prefix}:${p.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 20)}${toolEventSeq++}`, now: () => deps.now() };
     tools = deps.buildTools?.(brief, queued, hooks, ids) ?? [];
     await run({ type: 'start', setup: message, call: callSetup(brief) });

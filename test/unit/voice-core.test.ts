@@ -1,17 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { runtimeEvent } from '../../shared/schemas/runtime-events.js';
-import { callSetup, type CallSetup, type CoreInput, type SessionState, type StepResult, initialState } from '../../shared/voice/core/state.js';
+import { type CallSetup, type CoreInput, callSetup, initialState, type SessionState, type StepResult } from '../../shared/voice/core/state.js';
 import { step } from '../../shared/voice/core/step.js';
 import { LINES } from '../../shared/voice/phrases.js';
 import type { CallBrief, RuntimeEventInput } from '../../shared/voice/ports.js';
-import { outbound, type OutboundMessage } from '../../shared/voice/protocol.js';
+import { type OutboundMessage, outbound } from '../../shared/voice/protocol.js';
 
 const T0 = Date.parse('2026-11-24T12:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms);
 const claims = { tenant_id: 'ten_1', call_id: 'cal_1', agent_version_id: 'agv_1', number_id: 'num_1', exp: 2_000_000_000 };
 const GREETING = 'Hello, this is an automated assistant calling on behalf of Acme. This call may be recorded.';
 
-const call = (over: Partial<CallSetup> = {}): CallSetup => ({ claims, greeting: GREETING, language: 'en-US', supportedLanguages: ['en-US', 'es-ES'], allowLanguageSwitch: false, transferRepId: null, ...over });
+const call = (over: Partial<CallSetup> = {}): CallSetup => ({
+  claims,
+  greeting: GREETING,
+  language: 'en-US',
+  supportedLanguages: ['en-US', 'es-ES'],
+  allowLanguageSwitch: false,
+  transferRepId: null,
+  ...over,
+});
 const setup = { type: 'setup' as const, sessionId: 'VX123', callSid: 'CA123', customParameters: { token: 'secret' } };
 
 /** Drives the core, checking every frame against `outbound` and every event against the events route's schema. */
@@ -90,7 +98,14 @@ describe('setup', () => {
       },
       transfer_targets: [{ rep_id: 'rep_1', name: 'Ana' }],
     } as unknown as CallBrief;
-    expect(callSetup(brief)).toEqual({ claims, greeting: 'Hello, this is an automated assistant calling on behalf of Acme. This call may be recorded.', language: 'es-ES', supportedLanguages: ['es-ES', 'en-US'], allowLanguageSwitch: true, transferRepId: 'rep_1' });
+    expect(callSetup(brief)).toEqual({
+      claims,
+      greeting: 'Hello, this is an automated assistant calling on behalf of Acme. This call may be recorded.',
+      language: 'es-ES',
+      supportedLanguages: ['es-ES', 'en-US'],
+      allowLanguageSwitch: true,
+      transferRepId: 'rep_1',
+    });
     expect(callSetup({ ...brief, definition: { ...brief.definition, tools: [] } }).transferRepId).toBeNull();
   });
 });
@@ -102,23 +117,51 @@ describe('a turn', () => {
     h.input({ type: 'inbound', message: { type: 'prompt', voicePrompt: 'I would like', last: false } }, 1000);
     h.input({ type: 'inbound', message: { type: 'prompt', voicePrompt: 'I would like to book', last: false } }, 1400);
     const r = h.say('I would like to book a visit.', 2000);
-    expect(r.events).toEqual([expect.objectContaining({ type: 'turn', speaker: 'contact', text: 'I would like to book a visit.', start_ms: 1000, end_ms: 2000, at: at(1000).toISOString() })]);
+    expect(r.events).toEqual([
+      expect.objectContaining({
+        type: 'turn',
+        speaker: 'contact',
+        text: 'I would like to book a visit.',
+        start_ms: 1000,
+        end_ms: 2000,
+        at: at(1000).toISOString(),
+      }),
+    ]);
     const [start] = startReplies(r);
-    expect(start).toMatchObject({ generation: 1, messages: [{ role: 'assistant', content: GREETING }, { role: 'user', content: 'I would like to book a visit.' }] });
+    expect(start).toMatchObject({
+      generation: 1,
+      messages: [
+        { role: 'assistant', content: GREETING },
+        { role: 'user', content: 'I would like to book a visit.' },
+      ],
+    });
     for (const [i, d] of ['Sure', ',', ' I', ' can', ' help', '.'].entries()) h.input({ type: 'reply_delta', generation: 1, text: d }, 2100 + i * 10);
     expect(h.texts()).toEqual([]); // "Sure, I can help." waits for what follows the full stop
     h.input({ type: 'reply_delta', generation: 1, text: ' What day' }, 2600);
     expect(h.texts()).toEqual([{ type: 'text', token: 'Sure, I can help.', last: false }]);
     h.input({ type: 'reply_delta', generation: 1, text: ' suits you?' }, 2700);
-    const fin = h.input({ type: 'reply_finished', generation: 1, model: 'openai:gpt-4o-mini', usage: { inputTokens: 120, outputTokens: 12, cachedInputTokens: 100 } }, 2800);
+    const fin = h.input(
+      { type: 'reply_finished', generation: 1, model: 'openai:gpt-4o-mini', usage: { inputTokens: 120, outputTokens: 12, cachedInputTokens: 100 } },
+      2800,
+    );
     expect(h.texts()).toEqual([
       { type: 'text', token: 'Sure, I can help.', last: false },
       { type: 'text', token: ' What day suits you?', last: true },
     ]);
-    expect(fin.events).toEqual([expect.objectContaining({ type: 'usage', llm_input_tokens: 120, llm_output_tokens: 12, llm_cached_input_tokens: 100, characters_spoken: 37 })]);
+    expect(fin.events).toEqual([
+      expect.objectContaining({ type: 'usage', llm_input_tokens: 120, llm_output_tokens: 12, llm_cached_input_tokens: 100, characters_spoken: 37 }),
+    ]);
     // The agent turn is reported once it can no longer change: at the contact's next input.
     const next = h.say('Tuesday', 5000);
-    expect(next.events[0]).toMatchObject({ type: 'turn', speaker: 'agent', text: 'Sure, I can help. What day suits you?', latency_ms: 600, model: 'openai:gpt-4o-mini', start_ms: 2600, at: at(2600).toISOString() });
+    expect(next.events[0]).toMatchObject({
+      type: 'turn',
+      speaker: 'agent',
+      text: 'Sure, I can help. What day suits you?',
+      latency_ms: 600,
+      model: 'openai:gpt-4o-mini',
+      start_ms: 2600,
+      at: at(2600).toISOString(),
+    });
     expect(next.events[0]).not.toHaveProperty('interrupted');
     expect(startReplies(next)[0]!.messages.at(-2)).toEqual({ role: 'assistant', content: 'Sure, I can help. What day suits you?' });
   });
@@ -177,16 +220,24 @@ describe('interrupt', () => {
   it('marks a reply Twilio was still speaking after we sent it all', () => {
     const h = streaming();
     h.input({ type: 'reply_finished', generation: 1, model: 'm', usage: { inputTokens: 1, outputTokens: 1, cachedInputTokens: 0 } }, 1300);
-    const r = h.input({ type: 'inbound', message: { type: 'interrupt', utteranceUntilInterrupt: 'Our offer is simple. It includes', durationUntilInterruptMs: 2000 } }, 3000);
+    const r = h.input(
+      { type: 'inbound', message: { type: 'interrupt', utteranceUntilInterrupt: 'Our offer is simple. It includes', durationUntilInterruptMs: 2000 } },
+      3000,
+    );
     expect(r.effects.filter((e) => e.kind === 'abort_reply')).toEqual([]);
-    expect(r.events).toEqual([expect.objectContaining({ type: 'turn', speaker: 'agent', text: 'Our offer is simple. It includes', interrupted: true, model: 'm' })]);
+    expect(r.events).toEqual([
+      expect.objectContaining({ type: 'turn', speaker: 'agent', text: 'Our offer is simple. It includes', interrupted: true, model: 'm' }),
+    ]);
   });
 
   it('a new final prompt while replying supersedes the reply', () => {
     const h = streaming();
     const r = h.say('Actually, never mind', 1400);
     expect(r.effects).toContainEqual({ kind: 'abort_reply', generation: 1 });
-    expect(turns(h).slice(-2)).toEqual([expect.objectContaining({ speaker: 'agent', interrupted: true, text: 'Our offer is simple.' }), expect.objectContaining({ speaker: 'contact', text: 'Actually, never mind' })]);
+    expect(turns(h).slice(-2)).toEqual([
+      expect.objectContaining({ speaker: 'agent', interrupted: true, text: 'Our offer is simple.' }),
+      expect.objectContaining({ speaker: 'contact', text: 'Actually, never mind' }),
+    ]);
     expect(startReplies(r)[0]).toMatchObject({ generation: 3 });
   });
 });
@@ -262,7 +313,9 @@ describe('language', () => {
     const h = new Harness();
     h.start({ allowLanguageSwitch: true });
     expect(h.input({ type: 'switch_language', language: 'ja-JP' }, 100).send).toEqual([]);
-    expect(h.input({ type: 'switch_language', language: 'es-ES' }, 200).send).toEqual([{ type: 'language', ttsLanguage: 'es-ES', transcriptionLanguage: 'es-ES' }]);
+    expect(h.input({ type: 'switch_language', language: 'es-ES' }, 200).send).toEqual([
+      { type: 'language', ttsLanguage: 'es-ES', transcriptionLanguage: 'es-ES' },
+    ]);
     const r = h.say('¿Eres un robot?', 1000);
     expect(r.send).toEqual([{ type: 'text', token: LINES.es!.robot_answer, last: true, lang: 'es-ES' }]);
   });
@@ -287,13 +340,17 @@ describe('tools', () => {
 
   it('a starting tool flushes what the model said before it', () => {
     const h = replying();
-    expect(h.input({ type: 'tool_started', generation: 1, toolName: 'check_calendar' }, 1200).send).toEqual([{ type: 'text', token: 'Let me check the calendar.', last: false }]);
+    expect(h.input({ type: 'tool_started', generation: 1, toolName: 'check_calendar' }, 1200).send).toEqual([
+      { type: 'text', token: 'Let me check the calendar.', last: false },
+    ]);
   });
 
   it('a slow tool gets one filler phrase', () => {
     const h = replying();
     h.input({ type: 'tool_started', generation: 1, toolName: 'check_calendar' }, 1200);
-    expect(h.input({ type: 'tool_slow', generation: 1, toolName: 'check_calendar' }, 2700).send).toEqual([{ type: 'text', token: ` ${LINES.en!.filler}`, last: false }]);
+    expect(h.input({ type: 'tool_slow', generation: 1, toolName: 'check_calendar' }, 2700).send).toEqual([
+      { type: 'text', token: ` ${LINES.en!.filler}`, last: false },
+    ]);
     expect(h.input({ type: 'tool_slow', generation: 1, toolName: 'check_calendar' }, 4200).send).toEqual([]);
   });
 
@@ -307,7 +364,7 @@ describe('tools', () => {
     expect(h.input({ type: 'tool_failed', generation: 1, toolName: 'check_calendar' }, 1400).send).toEqual([]);
   });
 
-  it('a stale generation\'s tool events say nothing', () => {
+  it("a stale generation's tool events say nothing", () => {
     const h = replying();
     h.input({ type: 'inbound', message: { type: 'interrupt', utteranceUntilInterrupt: '', durationUntilInterruptMs: 0 } }, 1150);
     expect(h.input({ type: 'tool_slow', generation: 1, toolName: 'check_calendar' }, 2700).send).toEqual([]);
@@ -389,7 +446,11 @@ describe('robustness', () => {
     h.start();
     const before = h.state;
     expect(h.input({ type: 'invalid_frame', reason: 'not_json' }, 10)).toMatchObject({ send: [], events: [], effects: [{ kind: 'log', level: 'warn' }] });
-    expect(h.input({ type: 'inbound', message: { type: 'error', description: 'Invalid message' } }, 20)).toMatchObject({ send: [], events: [], effects: [{ kind: 'log', level: 'warn' }] });
+    expect(h.input({ type: 'inbound', message: { type: 'error', description: 'Invalid message' } }, 20)).toMatchObject({
+      send: [],
+      events: [],
+      effects: [{ kind: 'log', level: 'warn' }],
+    });
     expect(h.state).toEqual(before);
   });
 

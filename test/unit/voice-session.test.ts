@@ -5,7 +5,7 @@ import type { VerifiedStreamClaims } from '../../shared/telephony/call-tokens.js
 import { LINES } from '../../shared/voice/phrases.js';
 import type { CallBrief, ControlPlane, ReplyModel, ReplyPart, ReplyRequest, RuntimeEventInput, ToolSpec } from '../../shared/voice/ports.js';
 import { ControlPlaneError } from '../../shared/voice/ports.js';
-import { outbound, type OutboundMessage } from '../../shared/voice/protocol.js';
+import { type OutboundMessage, outbound } from '../../shared/voice/protocol.js';
 import { createRelaySession, type RelaySessionDeps, type SessionToolHooks, TOOL_FAILED_RESULT } from '../../shared/voice/session.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -20,7 +20,12 @@ function brief(over: Partial<CallBrief['definition']> = {}): CallBrief {
     use_case: 'appointment_setting',
     outcome_type: 'appointment',
     objectives: [{ id: 'book', description: 'Book a visit', required: true }],
-    definition: { tools: ['check_calendar', 'end_call'], llm_route: { primary: 'openai:gpt-4o-mini', fallbacks: ['anthropic:claude-haiku'] }, disclosure_config: { business_name: 'Acme' }, ...over },
+    definition: {
+      tools: ['check_calendar', 'end_call'],
+      llm_route: { primary: 'openai:gpt-4o-mini', fallbacks: ['anthropic:claude-haiku'] },
+      disclosure_config: { business_name: 'Acme' },
+      ...over,
+    },
     questions: [],
     context: {},
     transfer_targets: [],
@@ -133,7 +138,8 @@ function world(opts: { call?: CallBrief | null; tools?: (hooks: SessionToolHooks
   };
   const session = createRelaySession(deps);
   const frame = (m: Record<string, unknown>) => session.receive(JSON.stringify(m));
-  const setupFrame = (token = TOKEN) => frame({ type: 'setup', sessionId: 'VX1', callSid: 'CA1', from: '+15550100', to: '+15550101', customParameters: { token } });
+  const setupFrame = (token = TOKEN) =>
+    frame({ type: 'setup', sessionId: 'VX1', callSid: 'CA1', from: '+15550100', to: '+15550101', customParameters: { token } });
   const texts = () => sent.filter((m) => m.type === 'text');
   return { cp, model, sent, closed, logs, clock, session, frame, setupFrame, texts };
 }
@@ -183,8 +189,15 @@ describe('relay session: setup', () => {
   it('ignores malformed and unknown frames, and carries on', async () => {
     const w = world();
     await w.setupFrame();
-    for (const raw of ['not json', '{"type":"mystery"}', '{"type":"prompt"}', '[]', '{"type":"dtmf","digit":"55"}']) await expect(w.session.receive(raw)).resolves.toBeUndefined();
-    expect(w.logs.filter((l) => l.msg === 'inbound frame ignored').map((l) => l.fields?.reason)).toEqual(['not_json', 'unknown_type', 'malformed', 'malformed', 'malformed']);
+    for (const raw of ['not json', '{"type":"mystery"}', '{"type":"prompt"}', '[]', '{"type":"dtmf","digit":"55"}'])
+      await expect(w.session.receive(raw)).resolves.toBeUndefined();
+    expect(w.logs.filter((l) => l.msg === 'inbound frame ignored').map((l) => l.fields?.reason)).toEqual([
+      'not_json',
+      'unknown_type',
+      'malformed',
+      'malformed',
+      'malformed',
+    ]);
     await w.frame({ type: 'prompt', voicePrompt: 'hello', last: true });
     await waitFor(() => w.model.replies.length === 1);
   });
@@ -214,7 +227,9 @@ describe('relay session: replies', () => {
     await w.session.socketClosed();
     const agent = w.cp.stored.filter((e) => e.type === 'turn' && e.speaker === 'agent');
     expect(agent.at(-1)).toMatchObject({ text: 'Sure, happy to help. Which day suits you?', latency_ms: 600, model: 'openai:gpt-4o-mini' });
-    expect(w.cp.stored.filter((e) => e.type === 'usage')).toEqual(expect.arrayContaining([expect.objectContaining({ llm_input_tokens: 100, llm_cached_input_tokens: 40 }), expect.objectContaining({ audio_seconds: 9 })]));
+    expect(w.cp.stored.filter((e) => e.type === 'usage')).toEqual(
+      expect.arrayContaining([expect.objectContaining({ llm_input_tokens: 100, llm_cached_input_tokens: 40 }), expect.objectContaining({ audio_seconds: 9 })]),
+    );
     expect(w.cp.stored.at(-2)).toMatchObject({ type: 'hangup', by: 'contact' });
   });
 
@@ -234,7 +249,10 @@ describe('relay session: replies', () => {
     // The next reply proves the stale parts above were processed (inputs are applied in order) and dropped.
     await w.frame({ type: 'prompt', voicePrompt: 'OK, briefly', last: true });
     const next = await waitFor(() => w.model.replies[1]);
-    expect(next.request.messages.slice(-2)).toEqual([{ role: 'assistant', content: 'It is a long' }, { role: 'user', content: 'OK, briefly' }]);
+    expect(next.request.messages.slice(-2)).toEqual([
+      { role: 'assistant', content: 'It is a long' },
+      { role: 'user', content: 'OK, briefly' },
+    ]);
     expect(w.sent.length).toBe(count);
     await w.session.socketClosed();
     expect(w.cp.stored.find((e) => e.type === 'turn' && e.speaker === 'agent' && e.interrupted)).toMatchObject({ text: 'It is a long', interrupted: true });
@@ -245,7 +263,10 @@ describe('relay session: replies', () => {
     await w.setupFrame();
     await w.frame({ type: 'prompt', voicePrompt: 'hello', last: true });
     const reply = await waitFor(() => w.model.replies[0]);
-    reply.push({ type: 'fallback', model: 'openai:gpt-4o-mini', reason: 'first_token_timeout' }, { type: 'error', reason: 'all_models_failed', models: ['openai:gpt-4o-mini', 'anthropic:claude-haiku'] });
+    reply.push(
+      { type: 'fallback', model: 'openai:gpt-4o-mini', reason: 'first_token_timeout' },
+      { type: 'error', reason: 'all_models_failed', models: ['openai:gpt-4o-mini', 'anthropic:claude-haiku'] },
+    );
     await waitFor(() => w.sent.some((m) => m.type === 'end'));
     expect(w.sent).toEqual([
       { type: 'text', token: LINES.en!.model_failed_end, last: true },
@@ -349,7 +370,15 @@ describe('relay session: tools', () => {
   });
 
   it('end_call: the reply finishes, then end with the handoff, then the hangup', async () => {
-    const endCall = (hooks: SessionToolHooks): ToolSpec => ({ name: 'end_call', description: 'End', input: z.object({}), execute: async () => (hooks.requestEnd({ reason: 'end_call' }), { ok: true }) });
+    const endCall = (hooks: SessionToolHooks): ToolSpec => ({
+      name: 'end_call',
+      description: 'End',
+      input: z.object({}),
+      execute: async () => {
+        hooks.requestEnd({ reason: 'end_call' });
+        return { ok: true };
+      },
+    });
     const w = world({ tools: (hooks) => [endCall(hooks)] });
     await w.setupFrame();
     await w.frame({ type: 'prompt', voicePrompt: "That's all, thanks", last: true });

@@ -10,11 +10,11 @@
  * call ended; "are you a robot?" is answered by the runtime itself.
  */
 import { RUNTIME_LIMITS } from '../../schemas/runtime-events.js';
-import type { RuntimeEventInput } from '../ports.js';
 import { detectCompliance, spokenLine } from '../phrases.js';
+import type { RuntimeEventInput } from '../ports.js';
 import type { HandoffData, OutboundMessage } from '../protocol.js';
 import { pushText } from './coalesce.js';
-import { chatMessages, type CoreInput, type Effect, type ReplyInProgress, type SessionState, type StepResult } from './state.js';
+import { type CoreInput, chatMessages, type Effect, type ReplyInProgress, type SessionState, type StepResult } from './state.js';
 
 const MAX_OFFSET_MS = 24 * 3600 * 1000;
 const MAX_LATENCY_MS = 600_000;
@@ -53,7 +53,7 @@ export function step(state: SessionState, input: CoreInput, now: Date): StepResu
   return { state: st.s, send: st.send, events: st.events, effects: st.effects };
 }
 
-function apply(st: Step, input: CoreInput): void {
+function apply(st: Step, input: CoreInput) {
   const { s } = st;
   if (input.type === 'socket_closed') return socketClosed(st);
   if (input.type === 'invalid_frame') return st.log('warn', 'inbound frame ignored', { reason: input.reason });
@@ -118,7 +118,13 @@ function apply(st: Step, input: CoreInput): void {
       sendText(st, reply, reply.buffer, true);
       if (s.openAgentTurn !== null && reply.firstFrameAt !== null) s.transcript[s.openAgentTurn]!.model = input.model;
       const u = input.usage;
-      st.event({ type: 'usage', llm_input_tokens: u.inputTokens, llm_output_tokens: u.outputTokens, llm_cached_input_tokens: Math.min(u.cachedInputTokens, u.inputTokens), characters_spoken: reply.sent.length });
+      st.event({
+        type: 'usage',
+        llm_input_tokens: u.inputTokens,
+        llm_output_tokens: u.outputTokens,
+        llm_cached_input_tokens: Math.min(u.cachedInputTokens, u.inputTokens),
+        characters_spoken: reply.sent.length,
+      });
       s.reply = null;
       if (s.pendingEnd) endSession(st, s.pendingEnd);
       return;
@@ -135,7 +141,7 @@ function apply(st: Step, input: CoreInput): void {
   }
 }
 
-function start(st: Step, input: Extract<CoreInput, { type: 'start' }>): void {
+function start(st: Step, input: Extract<CoreInput, { type: 'start' }>) {
   const { s } = st;
   const { call, setup } = input;
   Object.assign(s, {
@@ -166,13 +172,22 @@ function mergeTranscript(before: string, next: string): string {
   return `${before} ${next}`;
 }
 
-function contactTurn(st: Step, text: string, startedAt: number, opts: { keypad: boolean }): void {
+function contactTurn(st: Step, text: string, startedAt: number, opts: { keypad: boolean }) {
   const { s } = st;
   // Contact input while we are still replying supersedes the reply (what was sent stands as heard).
   if (s.reply) abortReply(st, { heard: null });
   closeAgentTurn(st);
   s.transcript.push({ speaker: 'contact', text, started_at: new Date(startedAt).toISOString(), ended_at: new Date(st.now).toISOString() });
-  st.event({ type: 'turn', speaker: 'contact', text: clip(text, RUNTIME_LIMITS.turnTextChars), start_ms: st.offset(startedAt), end_ms: Math.max(st.offset(startedAt), st.offset(st.now)) }, startedAt);
+  st.event(
+    {
+      type: 'turn',
+      speaker: 'contact',
+      text: clip(text, RUNTIME_LIMITS.turnTextChars),
+      start_ms: st.offset(startedAt),
+      end_ms: Math.max(st.offset(startedAt), st.offset(st.now)),
+    },
+    startedAt,
+  );
 
   const compliance = opts.keypad ? null : detectCompliance(text);
   if (compliance?.kind === 'opt_out' || compliance?.kind === 'wrong_person') {
@@ -189,10 +204,18 @@ function contactTurn(st: Step, text: string, startedAt: number, opts: { keypad: 
   st.effects.push({ kind: 'start_reply', generation, messages: chatMessages(s.transcript), language: s.language });
 }
 
-const newReply = (generation: number, requestedAt: number): ReplyInProgress => ({ generation, requestedAt, buffer: '', sent: '', firstFrameAt: null, fillerSaid: false, toolFailureSaid: false });
+const newReply = (generation: number, requestedAt: number): ReplyInProgress => ({
+  generation,
+  requestedAt,
+  buffer: '',
+  sent: '',
+  firstFrameAt: null,
+  fillerSaid: false,
+  toolFailureSaid: false,
+});
 
 /** A line the runtime says itself (no model): sent whole, closing the reply at once. */
-function scriptedReply(st: Step, text: string): void {
+function scriptedReply(st: Step, text: string) {
   const reply = newReply(++st.s.generation, st.now);
   st.s.reply = reply;
   sendText(st, reply, text, true);
@@ -207,13 +230,13 @@ function currentReply(s: SessionState, generation: number): ReplyInProgress | nu
 /** A line inserted after text already sent gets a separating space. */
 const spaced = (reply: ReplyInProgress, line: string) => (reply.sent && !/\s$/.test(reply.sent) ? ` ${line}` : line);
 
-function flushBuffer(st: Step, reply: ReplyInProgress): void {
+function flushBuffer(st: Step, reply: ReplyInProgress) {
   if (reply.buffer.trim()) sendText(st, reply, reply.buffer, false);
   reply.buffer = '';
 }
 
 /** The one place text frames are built: never an empty non-last frame; the first frame opens the agent turn. */
-function sendText(st: Step, reply: ReplyInProgress, token: string, last: boolean): void {
+function sendText(st: Step, reply: ReplyInProgress, token: string, last: boolean) {
   const { s } = st;
   if (!last && !token.trim()) return;
   if (last) reply.buffer = '';
@@ -223,13 +246,18 @@ function sendText(st: Step, reply: ReplyInProgress, token: string, last: boolean
   if (reply.firstFrameAt === null) {
     reply.firstFrameAt = st.now;
     s.openAgentTurn = s.transcript.length;
-    s.transcript.push({ speaker: 'agent', text: '', started_at: new Date(st.now).toISOString(), latency_ms: Math.min(MAX_LATENCY_MS, Math.max(0, Math.round(st.now - reply.requestedAt))) });
+    s.transcript.push({
+      speaker: 'agent',
+      text: '',
+      started_at: new Date(st.now).toISOString(),
+      latency_ms: Math.min(MAX_LATENCY_MS, Math.max(0, Math.round(st.now - reply.requestedAt))),
+    });
   }
   s.transcript[s.openAgentTurn!]!.text = reply.sent;
 }
 
 /** Posts the open agent turn: it can no longer change. */
-function closeAgentTurn(st: Step): void {
+function closeAgentTurn(st: Step) {
   const { s } = st;
   if (s.openAgentTurn === null) return;
   const turn = s.transcript[s.openAgentTurn]!;
@@ -250,7 +278,7 @@ function closeAgentTurn(st: Step): void {
 }
 
 /** Stops the current reply at once: its later parts belong to a stale generation. */
-function abortReply(st: Step, opts: { heard: string | null }): void {
+function abortReply(st: Step, opts: { heard: string | null }) {
   const { s } = st;
   const reply = s.reply;
   if (!reply) return;
@@ -265,7 +293,7 @@ function abortReply(st: Step, opts: { heard: string | null }): void {
   }
 }
 
-function interrupt(st: Step, heard: string): void {
+function interrupt(st: Step, heard: string) {
   const { s } = st;
   if (s.reply) abortReply(st, { heard });
   else if (s.openAgentTurn !== null) {
@@ -278,10 +306,11 @@ function interrupt(st: Step, heard: string): void {
   if (s.pendingEnd) endSession(st, s.pendingEnd);
 }
 
-function switchLanguage(st: Step, requested: string, explicit: boolean): void {
+function switchLanguage(st: Step, requested: string, explicit: boolean) {
   const { s } = st;
   const lower = requested.toLowerCase();
-  const tag = s.supportedLanguages.find((t) => t.toLowerCase() === lower) ?? s.supportedLanguages.find((t) => t.toLowerCase().split('-')[0] === lower.split('-')[0]);
+  const tag =
+    s.supportedLanguages.find((t) => t.toLowerCase() === lower) ?? s.supportedLanguages.find((t) => t.toLowerCase().split('-')[0] === lower.split('-')[0]);
   if (tag && tag === s.language) return;
   if (!s.allowLanguageSwitch || !tag) {
     if (explicit) st.log('info', 'language switch refused', { requested: clip(requested, 35), allowed: s.allowLanguageSwitch });
@@ -292,7 +321,7 @@ function switchLanguage(st: Step, requested: string, explicit: boolean): void {
   st.send.push({ type: 'language', ttsLanguage: tag, transcriptionLanguage: tag });
 }
 
-function endSession(st: Step, handoff: HandoffData): void {
+function endSession(st: Step, handoff: HandoffData) {
   const { s } = st;
   if (s.reply) abortReply(st, { heard: null });
   closeAgentTurn(st);
@@ -301,7 +330,7 @@ function endSession(st: Step, handoff: HandoffData): void {
   finish(st, 'agent', handoff);
 }
 
-function socketClosed(st: Step): void {
+function socketClosed(st: Step) {
   const { s } = st;
   if (s.socketClosed) return;
   s.socketClosed = true;
@@ -315,7 +344,7 @@ function socketClosed(st: Step): void {
   finish(st, 'contact', null);
 }
 
-function finish(st: Step, by: 'agent' | 'contact', handoff: HandoffData | null): void {
+function finish(st: Step, by: 'agent' | 'contact', handoff: HandoffData | null) {
   const { s } = st;
   s.pendingEnd = null;
   s.ended = true;
