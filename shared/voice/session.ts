@@ -29,6 +29,8 @@ const CLOSE_INTERNAL_ERROR = 1011;
 /** What a tool may ask of the session (end_call, transfer_to_human). */
 export interface SessionToolHooks {
   requestEnd(data: HandoffData): void;
+  /** Press keys on the call (digits 0-9 * # and w for a pause). */
+  sendDigits(digits: string): void;
 }
 
 /** Ids for the events tools report: deterministic per session. */
@@ -262,6 +264,7 @@ export function createRelaySession(deps: RelaySessionDeps): RelaySession {
     const prefix = message.sessionId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40);
     const hooks: SessionToolHooks = {
       requestEnd: (handoff) => void dispatch({ type: 'end_requested', generation: replyGeneration.getStore() ?? state.generation, handoff }),
+      sendDigits: (digits) => void dispatch({ type: 'send_digits', generation: replyGeneration.getStore() ?? state.generation, digits }),
     };
     const ids: SessionEventIds = { next: (p) => `${prefix}:${p.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 20)}${toolEventSeq++}`, now: () => deps.now() };
     tools = deps.buildTools?.(brief, queued, hooks, ids) ?? [];

@@ -371,6 +371,18 @@ describe('tools', () => {
   });
 });
 
+describe('keypad', () => {
+  it('digits are sent only when a tool of the current reply asks, and only valid ones', () => {
+    const h = new Harness();
+    h.start();
+    const dtmf = h.input({ type: 'inbound', message: { type: 'dtmf', digit: '1' } }, 500);
+    expect(dtmf.send.filter((m) => m.type === 'sendDigits')).toEqual([]);
+    expect(h.input({ type: 'send_digits', generation: 1, digits: '12w#' }, 1000).send).toEqual([{ type: 'sendDigits', digits: '12w#' }]);
+    expect(h.input({ type: 'send_digits', generation: 1, digits: '12; drop' }, 1100)).toMatchObject({ send: [], effects: [{ kind: 'log', level: 'warn' }] });
+    expect(h.input({ type: 'send_digits', generation: 0, digits: '9' }, 1200).send).toEqual([]);
+  });
+});
+
 describe('ending', () => {
   it('a tool-requested end waits for the reply to be sent, then ends and reports the hangup', () => {
     const h = new Harness();

@@ -144,6 +144,8 @@ export type CoreInput =
   /** A tool (end_call, transfer_to_human) asked to end the call after the current reply. */
   | { type: 'end_requested'; generation: number; handoff: HandoffData }
   | { type: 'switch_language'; language: string }
+  /** A tool presses keys on the call (an IVR menu): the only way the runtime sends digits. */
+  | { type: 'send_digits'; generation: number; digits: string }
   | { type: 'socket_closed' };
 
 export type Effect =

@@ -12,7 +12,7 @@
 import { RUNTIME_LIMITS } from '../../schemas/runtime-events.js';
 import { detectCompliance, spokenLine } from '../phrases.js';
 import type { RuntimeEventInput } from '../ports.js';
-import type { HandoffData, OutboundMessage } from '../protocol.js';
+import { type HandoffData, type OutboundMessage, sendDigitsMessage } from '../protocol.js';
 import { pushText } from './coalesce.js';
 import { type CoreInput, chatMessages, type Effect, type ReplyInProgress, type SessionState, type StepResult } from './state.js';
 
@@ -83,6 +83,13 @@ function apply(st: Step, input: CoreInput) {
     }
     case 'switch_language':
       return switchLanguage(st, input.language, true);
+    case 'send_digits': {
+      if (input.generation !== s.generation) return st.log('info', 'digits from a stale reply; not sent');
+      const digits = sendDigitsMessage.shape.digits.safeParse(input.digits);
+      if (!digits.success) return st.log('warn', 'digits refused', { length: input.digits.length });
+      st.send.push({ type: 'sendDigits', digits: digits.data });
+      return;
+    }
     case 'end_requested': {
       if (input.generation !== s.generation) return st.log('info', 'end requested by a stale reply; ignored', { reason: input.handoff.reason });
       if (s.reply) {
