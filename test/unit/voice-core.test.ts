@@ -466,6 +466,18 @@ describe('robustness', () => {
     expect(h.state).toEqual(before);
   });
 
+  it("logs Twilio's error without the frame it quotes", () => {
+    const h = new Harness();
+    h.start();
+    const r = h.input(
+      { type: 'inbound', message: { type: 'error', description: 'Invalid message received: { "type": "text", "token": "your balance is 42" }' } },
+      10,
+    );
+    expect(r.effects).toEqual([
+      { kind: 'log', level: 'warn', msg: 'twilio reported an error', fields: { sessionId: 'VX123', description: 'Invalid message received:' } },
+    ]);
+  });
+
   it('never logs what the contact said', () => {
     const h = new Harness();
     h.start();

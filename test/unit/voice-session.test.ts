@@ -300,6 +300,28 @@ describe('relay session: replies', () => {
   });
 });
 
+describe('relay session: events', () => {
+  it('are posted in order, at most 25 a request, while speech goes on', async () => {
+    const w = world();
+    await w.setupFrame();
+    await waitFor(() => w.cp.stored.length === 3);
+    let release!: () => void;
+    w.cp.gate = new Promise<void>((r) => (release = r));
+    await w.frame({ type: 'prompt', voicePrompt: 'Are you a robot?', last: true });
+    expect(w.texts()).toHaveLength(1); // said while the post is held
+    for (let i = 0; i < 30; i++) await w.frame({ type: 'dtmf', digit: String(i % 10) });
+    release();
+    w.cp.gate = null;
+    await w.session.socketClosed();
+    const ids = w.cp.stored.map((e) => Number(e.id.split(':')[1]));
+    expect(ids).toEqual(ids.map((_, i) => i));
+    expect(w.cp.stored.filter((e) => e.type === 'turn' && e.speaker === 'contact')).toHaveLength(31);
+    // The memory control plane refuses a batch over 25 (as the route does): nothing failed, and the backlog left in few posts.
+    expect(w.logs.filter((l) => l.msg === 'runtime events not stored')).toEqual([]);
+    expect(w.cp.posts).toBeLessThanOrEqual(6);
+  });
+});
+
 describe('relay session: compliance', () => {
   it('an opt-out is stored before the acknowledgement is spoken', async () => {
     const w = world();

@@ -67,7 +67,8 @@ function apply(st: Step, input: CoreInput) {
     case 'inbound': {
       const m = input.message;
       if (m.type === 'setup') return st.log('warn', 'setup replayed on a live session; ignored');
-      if (m.type === 'error') return st.log('warn', 'twilio reported an error', { description: clip(m.description, 500) });
+      // Twilio's description may quote the frame it refused (our spoken text): only the part before any quote is logged.
+      if (m.type === 'error') return st.log('warn', 'twilio reported an error', { description: clip(m.description.split(/[{"]/)[0]!.trim(), 120) });
       if (m.type === 'interrupt') return interrupt(st, m.utteranceUntilInterrupt);
       if (m.type === 'dtmf') return contactTurn(st, `[keypad: ${m.digit}]`, st.now, { keypad: true });
       if (!m.last) {
