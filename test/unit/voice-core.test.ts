@@ -182,6 +182,19 @@ describe('a turn', () => {
     expect(a.map((e) => e.id)).toEqual(a.map((_, i) => `VX123:${i}`));
   });
 
+  it('reports only what the events route accepts, whatever the provider said', () => {
+    const h = new Harness();
+    h.start();
+    h.say('hello', 1000);
+    h.input({ type: 'reply_delta', generation: 1, text: 'Hi. ' }, 1100);
+    const r = h.input(
+      { type: 'reply_finished', generation: 1, model: 'x'.repeat(300), usage: { inputTokens: Number.NaN, outputTokens: 12.6, cachedInputTokens: 50 } },
+      1200,
+    );
+    expect(r.events[0]).toMatchObject({ llm_input_tokens: 0, llm_output_tokens: 13, llm_cached_input_tokens: 0 });
+    expect(h.say('bye', 2000).events[0]).toMatchObject({ speaker: 'agent', model: 'x'.repeat(200) });
+  });
+
   it('ignores an empty final prompt', () => {
     const h = new Harness();
     h.start();

@@ -19,6 +19,8 @@ import { type CoreInput, chatMessages, type Effect, type ReplyInProgress, type S
 const MAX_OFFSET_MS = 24 * 3600 * 1000;
 const MAX_LATENCY_MS = 600_000;
 const ID_PREFIX_CHARS = 64;
+const MAX_MODEL_CHARS = 200;
+const MAX_COUNT = 100_000_000;
 
 type EventBody = RuntimeEventInput extends infer E ? (E extends unknown ? Omit<E, 'id' | 'at'> : never) : never;
 
@@ -46,6 +48,8 @@ class Step {
 }
 
 const clip = (text: string, max: number) => (text.length > max ? text.slice(0, max) : text);
+/** A provider's token count as the events route takes it: a whole number ≥ 0 (one bad number would refuse the whole batch). */
+const count = (n: number) => (Number.isFinite(n) && n > 0 ? Math.min(MAX_COUNT, Math.round(n)) : 0);
 
 export function step(state: SessionState, input: CoreInput, now: Date): StepResult {
   const st = new Step(structuredClone(state), now.getTime());
@@ -117,20 +121,20 @@ function apply(st: Step, input: CoreInput) {
       flushBuffer(st, reply);
       return sendText(st, reply, spaced(reply, spokenLine('filler', s.language)), false);
     case 'tool_failed':
-      st.log('warn', 'tool failed', { tool: input.toolName });
       if (reply.toolFailureSaid) return;
       reply.toolFailureSaid = true;
       flushBuffer(st, reply);
       return sendText(st, reply, spaced(reply, spokenLine('tool_failed', s.language)), false);
     case 'reply_finished': {
       sendText(st, reply, reply.buffer, true);
-      if (s.openAgentTurn !== null && reply.firstFrameAt !== null) s.transcript[s.openAgentTurn]!.model = input.model;
-      const u = input.usage;
+      const model = clip(input.model.trim(), MAX_MODEL_CHARS);
+      if (s.openAgentTurn !== null && reply.firstFrameAt !== null && model) s.transcript[s.openAgentTurn]!.model = model;
+      const [inputTokens, outputTokens, cached] = [input.usage.inputTokens, input.usage.outputTokens, input.usage.cachedInputTokens].map(count);
       st.event({
         type: 'usage',
-        llm_input_tokens: u.inputTokens,
-        llm_output_tokens: u.outputTokens,
-        llm_cached_input_tokens: Math.min(u.cachedInputTokens, u.inputTokens),
+        llm_input_tokens: inputTokens,
+        llm_output_tokens: outputTokens,
+        llm_cached_input_tokens: Math.min(cached!, inputTokens!),
         characters_spoken: reply.sent.length,
       });
       s.reply = null;
