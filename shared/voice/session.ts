@@ -197,17 +197,18 @@ export function createRelaySession(deps: RelaySessionDeps): RelaySession {
     const controller = new AbortController();
     replies.set(e.generation, controller);
     const { generation } = e;
-    const request = {
-      system: systemPrompt(brief, e.language),
-      messages: e.messages,
-      tools: wrapTools(generation),
-      route: brief.definition.llm_route,
-      signal: controller.signal,
-      firstTokenDeadlineMs,
-    };
+    const call = brief;
     void (async () => {
       let settled = false;
       try {
+        const request = {
+          system: systemPrompt(call, e.language),
+          messages: e.messages,
+          tools: wrapTools(generation),
+          route: call.definition.llm_route,
+          signal: controller.signal,
+          firstTokenDeadlineMs,
+        };
         for await (const part of deps.model.stream(request)) {
           if (controller.signal.aborted) break;
           if (part.type === 'text') await dispatch({ type: 'reply_delta', generation, text: part.delta });
@@ -242,11 +243,18 @@ export function createRelaySession(deps: RelaySessionDeps): RelaySession {
       deps.close(code, why);
     };
     const token = message.customParameters.token;
-    const claims = token ? await deps.verifyToken(token, deps.now()) : null;
+    let claims: VerifiedStreamClaims | null;
+    try {
+      claims = token ? await deps.verifyToken(token, deps.now()) : null;
+    } catch (err) {
+      deps.log.error('call token could not be checked', errorFields(err));
+      claims = null;
+    }
     if (!claims) return refuse('invalid_token');
-    const plane = deps.controlPlaneFor(claims);
+    let plane: ControlPlane;
     let loaded: CallBrief | null;
     try {
+      plane = deps.controlPlaneFor(claims);
       loaded = await plane.loadCall(claims);
     } catch (err) {
       deps.log.error('call could not be loaded', errorFields(err));

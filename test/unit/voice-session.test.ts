@@ -141,7 +141,7 @@ function world(opts: { call?: CallBrief | null; tools?: (hooks: SessionToolHooks
   const setupFrame = (token = TOKEN) =>
     frame({ type: 'setup', sessionId: 'VX1', callSid: 'CA1', from: '+15550100', to: '+15550101', customParameters: { token } });
   const texts = () => sent.filter((m) => m.type === 'text');
-  return { cp, model, sent, closed, logs, clock, session, frame, setupFrame, texts };
+  return { cp, model, sent, closed, logs, clock, session, frame, setupFrame, texts, deps };
 }
 
 describe('relay session: setup', () => {
@@ -166,6 +166,32 @@ describe('relay session: setup', () => {
     expect(w.cp.posts).toBe(0);
     expect(w.sent).toEqual([]);
     expect(w.model.replies).toEqual([]);
+  });
+
+  it('a control plane that cannot load the call closes the socket (1011) and writes nothing', async () => {
+    const w = world();
+    w.cp.loadCall = async () => {
+      throw new ControlPlaneError('unavailable', 503);
+    };
+    await w.setupFrame();
+    await w.frame({ type: 'prompt', voicePrompt: 'hello', last: true });
+    expect(w.closed).toEqual([{ code: 1011, reason: 'call_unavailable' }]);
+    expect(w.cp.posts).toBe(0);
+    expect(w.sent).toEqual([]);
+  });
+
+  it('a system prompt that cannot be built ends the call like a failing model', async () => {
+    const w = world();
+    const session = createRelaySession({
+      ...w.deps,
+      systemPrompt: () => {
+        throw new Error('bad template');
+      },
+    });
+    await session.receive(JSON.stringify({ type: 'setup', sessionId: 'VX2', callSid: 'CA2', customParameters: { token: TOKEN } }));
+    await session.receive(JSON.stringify({ type: 'prompt', voicePrompt: 'hello', last: true }));
+    await waitFor(() => w.sent.some((m) => m.type === 'end'));
+    expect(w.sent.at(-1)).toEqual({ type: 'end', handoffData: '{"reason":"model_failed"}' });
   });
 
   it('an expired token is refused', async () => {
