@@ -136,7 +136,6 @@ export function createRelaySession(deps: RelaySessionDeps): RelaySession {
   let tools: ToolSpec[] = [];
   let refused = false;
   let setupSeen = false;
-  let toolEventSeq = 0;
   const replies = new Map<number, AbortController>();
   const replyGeneration = new AsyncLocalStorage<number>();
   const poster = new EventPoster(() => cp, deps.log);
@@ -274,7 +273,15 @@ export function createRelaySession(deps: RelaySessionDeps): RelaySession {
       requestEnd: (handoff) => void dispatch({ type: 'end_requested', generation: replyGeneration.getStore() ?? state.generation, handoff }),
       sendDigits: (digits) => void dispatch({ type: 'send_digits', generation: replyGeneration.getStore() ?? state.generation, digits }),
     };
-    const ids: SessionEventIds = { next: (p) => `${prefix}:${p.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 20)}${toolEventSeq++}`, now: () => deps.now() };
+    // `<session>:<prefix>-<n>`: the dash keeps them apart from the core's `<session>:<n>`; the counter lives in the state.
+    const ids: SessionEventIds = {
+      next: (p) => {
+        const n = state.toolEventSeq;
+        state = { ...state, toolEventSeq: n + 1 };
+        return `${prefix}:${p.replace(/[^A-Za-z0-9_.]/g, '_').slice(0, 20) || 'tool'}-${n}`;
+      },
+      now: () => deps.now(),
+    };
     tools = deps.buildTools?.(brief, queued, hooks, ids) ?? [];
     await run({ type: 'start', setup: message, call: callSetup(brief) });
   }

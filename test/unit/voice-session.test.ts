@@ -445,6 +445,23 @@ describe('relay session: tools', () => {
   });
 });
 
+describe('relay session: tool event ids', () => {
+  it('are deterministic per session, apart from the core ids, and kept in the state', async () => {
+    let taken: string[] = [];
+    const w = world({ call: brief() });
+    const session = createRelaySession({
+      ...w.deps,
+      buildTools: (_b, _cp, _hooks, ids) => {
+        taken = [ids.next('rr'), ids.next(''), ids.next('7'), ids.next('a:b/c')];
+        return [];
+      },
+    });
+    await session.receive(JSON.stringify({ type: 'setup', sessionId: 'VX9', callSid: 'CA9', customParameters: { token: TOKEN } }));
+    expect(taken).toEqual(['VX9:rr-0', 'VX9:tool-1', 'VX9:7-2', 'VX9:a_b_c-3']);
+    expect(session.state().toolEventSeq).toBe(4);
+  });
+});
+
 describe('relay session: logs', () => {
   it('never log the call token, what the contact said or what the model said', async () => {
     const w = world();

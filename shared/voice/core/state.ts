@@ -79,6 +79,8 @@ export interface SessionState {
   generation: number;
   /** Next event number: event ids are `<sessionId>:<seq>`, so a retried post is idempotent. */
   seq: number;
+  /** Next id number for events tools report (`<sessionId>:<prefix>-<n>`); advanced by the host, never by the core. */
+  toolEventSeq: number;
   transcript: TranscriptTurn[];
   /**
    * The agent turn still open (index into transcript): its event is posted once it can no
@@ -111,6 +113,7 @@ export function initialState(): SessionState {
     transferRepId: null,
     generation: 0,
     seq: 0,
+    toolEventSeq: 0,
     transcript: [],
     openAgentTurn: null,
     disclosureSaid: false,
