@@ -65,8 +65,15 @@ export interface RelaySession {
   state(): SessionState;
 }
 
-/** What the model is told when a tool fails (the contact hears the runtime's own sentence). */
-export const TOOL_FAILED_RESULT = { error: 'tool_failed', message: 'The tool failed. Do not retry it now; offer the contact another way forward.' } as const;
+/** What the model is told when a tool fails unexpectedly (the contact hears the runtime's own sentence). */
+export const TOOL_FAILED_RESULT = { ok: false, error: 'tool_failed' } as const;
+
+/**
+ * The tools' convention: an error named `ToolError` is an expected refusal whose message is
+ * written for the model ("that time has passed: offer a future one"); the model phrases it,
+ * so the runtime adds no sentence of its own.
+ */
+const toolRefusal = (err: unknown): string | null => (err instanceof Error && err.name === 'ToolError' && err.message ? err.message : null);
 
 function minimalPrompt(brief: CallBrief, language: string): string {
   const plan = renderPlan({
@@ -181,6 +188,8 @@ export function createRelaySession(deps: RelaySessionDeps): RelaySession {
           return await replyGeneration.run(generation, () => tool.execute(args, ctx));
         } catch (err) {
           if (ctx.signal.aborted) throw err;
+          const refusal = toolRefusal(err);
+          if (refusal) return { ...TOOL_FAILED_RESULT, message: refusal };
           deps.log.warn('tool failed', { tool: tool.name, ...errorFields(err) });
           await dispatch({ type: 'tool_failed', generation, toolName: tool.name });
           return TOOL_FAILED_RESULT;

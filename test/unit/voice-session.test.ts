@@ -417,6 +417,17 @@ describe('relay session: tools', () => {
     expect(w.logs.find((l) => l.msg === 'tool failed')?.fields).toMatchObject({ tool: 'check_calendar' });
   });
 
+  it("a tool's expected refusal (ToolError) goes to the model in its own words, with no runtime sentence", async () => {
+    class ToolError extends Error {
+      override name = 'ToolError';
+    }
+    const w = world({ tools: () => [calendarTool(async () => Promise.reject(new ToolError('That time has already passed: offer a future time')))] });
+    const { result } = await callingTool(w);
+    await expect(result).resolves.toEqual({ ...TOOL_FAILED_RESULT, message: 'That time has already passed: offer a future time' });
+    expect(w.texts().map((m) => m.token)).toEqual(['Let me check.']);
+    expect(w.logs.filter((l) => l.msg === 'tool failed')).toEqual([]);
+  });
+
   it('end_call: the reply finishes, then end with the handoff, then the hangup', async () => {
     const endCall = (hooks: SessionToolHooks): ToolSpec => ({
       name: 'end_call',
