@@ -93,22 +93,28 @@ const errorFields = (err: unknown) => ({
   code: (err as { code?: unknown })?.code,
 });
 
+/** The events of one enqueue: settled once its last batch was posted; failed if any batch failed. */
+interface EventGroup {
+  left: number;
+  error: unknown;
+  settle(error: unknown): void;
+}
+
 /** Posts events in order, at most MAX_EVENTS_PER_REQUEST a request, one request at a time. */
 class EventPoster {
-  private pending: { event: RuntimeEventInput; done?: () => void }[] = [];
+  private pending: { event: RuntimeEventInput; group: EventGroup }[] = [];
   private pumping: Promise<void> | null = null;
   constructor(
     private readonly cp: () => ControlPlane | null,
     private readonly log: RelaySessionDeps['log'],
   ) {}
 
-  /** Resolves once these events were posted (or the post failed and was logged). */
+  /** Resolves once these events were stored; rejects with the control plane's error (already logged) when a post failed. */
   enqueue(events: readonly RuntimeEventInput[]): Promise<void> {
     if (events.length === 0) return Promise.resolve();
-    const stored = new Promise<void>((resolve) => {
-      events.forEach((event, i) => {
-        this.pending.push({ event, done: i === events.length - 1 ? resolve : undefined });
-      });
+    const stored = new Promise<void>((resolve, reject) => {
+      const group: EventGroup = { left: events.length, error: undefined, settle: (error) => (error === undefined ? resolve() : reject(error)) };
+      for (const event of events) this.pending.push({ event, group });
     });
     this.pumping ??= this.pump();
     return stored;
@@ -122,16 +128,23 @@ class EventPoster {
     while (this.pending.length > 0) {
       const batch = this.pending.splice(0, MAX_EVENTS_PER_REQUEST);
       const cp = this.cp();
+      let error: unknown;
       try {
         if (cp) await cp.postEvents(batch.map((b) => b.event));
       } catch (err) {
+        error = err ?? new Error('postEvents failed');
         this.log.error('runtime events not stored', { ids: batch.map((b) => b.event.id), ...errorFields(err) });
       }
-      for (const b of batch) b.done?.();
+      for (const { group } of batch) {
+        if (error !== undefined) group.error ??= error;
+        if (--group.left === 0) group.settle(group.error);
+      }
     }
     this.pumping = null;
   }
 }
+
+const ignore = () => {};
 
 export function createRelaySession(deps: RelaySessionDeps): RelaySession {
   const firstTokenDeadlineMs = deps.firstTokenDeadlineMs ?? DEFAULT_FIRST_TOKEN_DEADLINE_MS;
@@ -167,8 +180,9 @@ export function createRelaySession(deps: RelaySessionDeps): RelaySession {
     state = r.state;
     for (const e of r.effects) if (e.kind === 'abort_reply') replies.get(e.generation)?.abort();
     const first = r.effects.find((e): e is Extract<Effect, { kind: 'store_before_speaking' }> => e.kind === 'store_before_speaking')?.count ?? 0;
-    const storedFirst = poster.enqueue(r.events.slice(0, first));
-    void poster.enqueue(r.events.slice(first));
+    // A failed post was logged by the poster; speech goes on (the opt-out's acknowledgement too, once its post settled).
+    const storedFirst = poster.enqueue(r.events.slice(0, first)).catch(ignore);
+    poster.enqueue(r.events.slice(first)).catch(ignore);
     if (first > 0) await storedFirst;
     for (const m of r.send) send(m);
     for (const e of r.effects) {

@@ -456,6 +456,28 @@ describe('relay session: tools', () => {
   });
 });
 
+describe('relay session: tools reporting events', () => {
+  it('post through the session queue, in order with its own events, and learn when the control plane refused them', async () => {
+    let queued!: ControlPlane;
+    const w = world({ call: brief() });
+    const session = createRelaySession({
+      ...w.deps,
+      buildTools: (_b, cp) => {
+        queued = cp;
+        return [];
+      },
+    });
+    await session.receive(JSON.stringify({ type: 'setup', sessionId: 'VX3', callSid: 'CA3', customParameters: { token: TOKEN } }));
+    const at = new Date(T0).toISOString();
+    await queued.postEvents([{ id: 'VX3:evt-0', at, type: 'recorded_response', kind: 'objective', question_id: 'book', value: 'yes' }]);
+    expect(w.cp.stored.map((e) => e.id)).toEqual(['VX3:0', 'VX3:1', 'VX3:2', 'VX3:evt-0']);
+    w.cp.failPosts = 1;
+    await expect(queued.postEvents([{ id: 'VX3:evt-1', at, type: 'outcome', outcome: { outcome_type: 'none', goal_reached: true } }])).rejects.toBeInstanceOf(
+      ControlPlaneError,
+    );
+  });
+});
+
 describe('relay session: tool event ids', () => {
   it('are deterministic per session, apart from the core ids, and kept in the state', async () => {
     let taken: string[] = [];
