@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { CLAUSE_MIN_CHARS, PHRASE_MAX_CHARS, pushText } from '../../shared/voice/core/coalesce.js';
+
+/** Feeds deltas one by one; returns the phrases in order and the rest. */
+function feed(deltas: string[]) {
+  let buffer = '';
+  const phrases: string[] = [];
+  for (const d of deltas) {
+    const r = pushText(buffer, d);
+    phrases.push(...r.phrases);
+    buffer = r.buffer;
+  }
+  return { phrases, buffer };
+}
+
+const tokens = (text: string) => text.match(/\S+|\s+/g) ?? [];
+
+describe('pushText', () => {
+  it('flushes at sentence ends, not per token, and loses nothing', () => {
+    const text = 'Hello there! How are you today? I can help with that. ';
+    const { phrases, buffer } = feed(tokens(text));
+    expect(phrases).toEqual(['Hello there!', ' How are you today?', ' I can help with that.']);
+    expect(phrases.join('') + buffer).toBe(text);
+  });
+
+  it('waits for what follows a full stop (a decimal is not a sentence end)', () => {
+    expect(feed(['It costs 3.', '5 dollars'])).toEqual({ phrases: [], buffer: 'It costs 3.5 dollars' });
+    expect(feed(['Done.'])).toEqual({ phrases: [], buffer: 'Done.' });
+  });
+
+  it('breaks at a clause only once the phrase is long enough', () => {
+    expect(feed(tokens('Yes, of course ')).phrases).toEqual([]);
+    const long = 'Thank you for calling the clinic this morning, I have a few questions ';
+    const { phrases } = feed(tokens(long));
+    expect(phrases).toEqual(['Thank you for calling the clinic this morning,']);
+    expect(phrases[0]!.length).toBeGreaterThanOrEqual(CLAUSE_MIN_CHARS);
+  });
+
+  it('cuts a run-on at a space before the maximum, or hard when there is none', () => {
+    const words = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
+    const { phrases, buffer } = feed(tokens(words));
+    expect(phrases.length).toBeGreaterThan(0);
+    for (const p of phrases) expect(p.length).toBeLessThanOrEqual(PHRASE_MAX_CHARS);
+    expect(phrases.join('') + buffer).toBe(words);
+    const blob = 'x'.repeat(450);
+    const cut = feed([blob]);
+    expect(cut.phrases).toEqual(['x'.repeat(200), 'x'.repeat(200)]);
+    expect(cut.buffer).toBe('x'.repeat(50));
+  });
+
+  it('never yields a blank phrase', () => {
+    const { phrases } = feed(['  ', '. ', '!! ', 'Ok. ', ' ']);
+    for (const p of phrases) expect(p.trim()).not.toBe('');
+  });
+});
