@@ -34,11 +34,11 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  */
 export type AuthMode = 'none' | 'bearer' | 'sandbox_basic' | 'twilio_signature' | 'stream_token' | 'session' | 'dashboard_origin' | 'portal_origin' | 'stripe_signature';
 /** json (default) = application/json; form = application/x-www-form-urlencoded, as carriers post. */
-export type BodyFormat = 'json' | 'form';
-export type IdempotencyMode = 'required' | 'optional' | 'none';
+type BodyFormat = 'json' | 'form';
+type IdempotencyMode = 'required' | 'optional' | 'none';
 /** What the function may do to the table; drives its IAM grant. */
 export type TableAccess = 'none' | 'read' | 'write';
-export type Role = 'admin' | 'manager' | 'member';
+type Role = 'admin' | 'manager' | 'member';
 
 export interface RouteDefinition {
   /** Stable operation id: OpenAPI operationId, CDK construct id, idempotency scope. */

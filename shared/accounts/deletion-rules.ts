@@ -4,7 +4,7 @@
  * allow what. Time-dependent rules take the instant as an argument.
  */
 export const GRACE_PERIOD_DAYS = 14;
-export const GRACE_PERIOD_MS = GRACE_PERIOD_DAYS * 86_400_000;
+const GRACE_PERIOD_MS = GRACE_PERIOD_DAYS * 86_400_000;
 /** An emailed deletion proof works for 30 minutes, once, and only while it is the newest one. */
 export const DELETION_PROOF_TTL_MS = 30 * 60_000;
 export const DELETION_PROOF_PREFIX = 'vad';

@@ -41,7 +41,7 @@ export function suppressedNumber(item: { pk: string; sk: string }, tenantId: str
  * so the hashes are not computed under the API key pepper itself (a key used for one purpose
  * only; rotating or leaking one use's derived key says nothing about the other's).
  */
-export const SUPPRESSION_HASH_KEY_INFO = 'voice-agent-control-api/suppression-hash/v1';
+const SUPPRESSION_HASH_KEY_INFO = 'voice-agent-control-api/suppression-hash/v1';
 export const suppressionHashKey = (serverSecret: string): Buffer => Buffer.from(hkdfSync('sha256', serverSecret, '', SUPPRESSION_HASH_KEY_INFO, 32));
 
 /** HMAC-SHA256 under the derived key: matching a number needs the key, reading the list back does not work. */

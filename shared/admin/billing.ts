@@ -5,7 +5,7 @@ import { assignPlan, cancelSubscription, listPlans, setDailyBudget } from '../re
 import { getInvoiceRecord } from '../repositories/invoices.js';
 import { appSecrets } from '../secrets.js';
 
-export class BillingOperatorError extends Error {}
+class BillingOperatorError extends Error {}
 
 export async function planListAction() {
   const plans = await listPlans();

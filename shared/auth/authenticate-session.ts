@@ -25,9 +25,9 @@ export interface SessionPrincipal {
   sessionLastUsedAt: string;
 }
 
-export const sessionUnauthorized = () => new HttpError(401, 'unauthorized', 'Missing or invalid session');
+const sessionUnauthorized = () => new HttpError(401, 'unauthorized', 'Missing or invalid session');
 export const bearerOnCookieRoute = () => new HttpError(401, 'unauthorized', 'This operation takes the dashboard session cookie, not an Authorization header');
-export const originRefused = (what: string) => new HttpError(403, 'origin_refused', `The request's Origin is not ${what}`);
+const originRefused = (what: string) => new HttpError(403, 'origin_refused', `The request's Origin is not ${what}`);
 
 /** The dashboard's origin (DASHBOARD_ORIGIN) and the portal's (PORTAL_ORIGIN, defaulting to the dashboard's). */
 export const dashboardOrigin = (): string | undefined => process.env.DASHBOARD_ORIGIN || undefined;

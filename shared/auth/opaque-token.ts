@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { isId } from '../ids.js';
 
-export const TOKEN_SECRET_BYTES = 32;
+const TOKEN_SECRET_BYTES = 32;
 const SECRET = /^[A-Za-z0-9_-]{43}$/;
 
 export const hashSecret = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');

@@ -15,8 +15,8 @@ const ARGON2ID = 2 as Algorithm;
 
 const PARAMS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
-export const PASSWORD_MIN_LENGTH = 12;
-export const PASSWORD_MAX_LENGTH = 256;
+const PASSWORD_MIN_LENGTH = 12;
+const PASSWORD_MAX_LENGTH = 256;
 
 /** Why a new password is refused, or undefined when it is acceptable. */
 export function passwordProblem(password: string): string | undefined {
@@ -37,5 +37,3 @@ export async function verifyPassword(stored: string | null | undefined, password
   return Boolean(stored) && matches;
 }
 
-/** Make the dummy hash before the first sign-in needs it (the first unknown email is not slower). */
-export const warmPasswordHashing = (): Promise<unknown> => dummyHash();

@@ -56,7 +56,6 @@ export const PROVIDER_INVOICE_EVENTS = {
   'invoice.voided': 'void',
   'invoice.marked_uncollectible': 'uncollectible',
 } as const satisfies Record<string, InvoiceStatus>;
-export type ProviderInvoiceEvent = keyof typeof PROVIDER_INVOICE_EVENTS;
 
 /** Where each status may go (Stripe's invoice lifecycle): paid and void are final; an uncollectible invoice may still be paid or voided. */
 const MOVES: Record<InvoiceStatus, readonly InvoiceStatus[]> = {

@@ -15,7 +15,7 @@ import type { Plan } from './plans.js';
 
 const DAY_MS = 86_400_000;
 /** An open invoice is past due this long after it was issued (the provider's days_until_due). */
-export const INVOICE_DUE_DAYS = 14;
+const INVOICE_DUE_DAYS = 14;
 
 export type SubscriptionStatus = 'trialing' | 'active' | 'past_due' | 'canceled';
 export type PaymentAttention = 'none' | 'payment_pending' | 'action_required';

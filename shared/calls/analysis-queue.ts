@@ -19,7 +19,7 @@ import type { CallAnalysisMessage } from '../schemas/messages.js';
  * voice runtime's last batch (outcome, hang-up) may arrive just after the carrier's final
  * callback, and the analysis should see it (shared/calls/analyze-call.ts settledDisposition).
  */
-export function analysisDelaySeconds(): number {
+function analysisDelaySeconds(): number {
   const raw = process.env.ANALYSIS_DELAY_SECONDS;
   if (raw === undefined || !/^\d{1,3}$/.test(raw.trim())) return 5;
   return Math.min(900, Number(raw.trim()));

@@ -14,7 +14,7 @@ type Items = ReturnType<typeof outboxItems>['items'];
  * `type` for `call` at `at`: the shared call-event payload (callEventData: ids, state,
  * disposition, …; null where not set) as the call stands after the change, then `extra`.
  */
-export function callEvent(call: OutboundCallRecord, type: EventType, at: Date, extra: Record<string, unknown> = {}): Items {
+function callEvent(call: OutboundCallRecord, type: EventType, at: Date, extra: Record<string, unknown> = {}): Items {
   return outboxItems(call.tenant_id, type, { ...callEventData(call), ...extra, at: at.toISOString() }, at).items;
 }
 

@@ -29,7 +29,7 @@ export interface StoredCallEvent {
   event: Record<string, unknown>;
 }
 
-export const CONFIRMATION_REQUIRED_TOOLS: readonly string[] = ['book_meeting', 'confirm_shift'];
+const CONFIRMATION_REQUIRED_TOOLS: readonly string[] = ['book_meeting', 'confirm_shift'];
 
 const addMs = (iso: string, ms: number): string => {
   const t = Date.parse(iso);

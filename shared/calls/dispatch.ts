@@ -212,7 +212,7 @@ async function campaignNotRunning(call: OutboundCallRecord, status: string): Pro
 }
 
 /** A paused campaign's scheduled attempts look again this much later (their due item brings them back). */
-export const CAMPAIGN_PAUSED_RECHECK_MS = 30_000;
+const CAMPAIGN_PAUSED_RECHECK_MS = 30_000;
 
 async function placeOnce(call: OutboundCallRecord, account: TelephonyAccountRecord, deps: DispatchDeps): Promise<DispatchOutcome> {
   let sid: string;

@@ -15,7 +15,7 @@ import { getPool } from '../repositories/number-pools.js';
 import { activeMarkerPut, CampaignStatusConflict, getCampaign, moveCampaign, type CampaignRecord } from '../repositories/campaigns.js';
 import type { CampaignAction } from './rules.js';
 
-export const statusConflict = (action: string, status: string) => new HttpError(409, 'campaign_status_conflict', `A ${status} campaign cannot be ${action}`, {}, { status });
+const statusConflict = (action: string, status: string) => new HttpError(409, 'campaign_status_conflict', `A ${status} campaign cannot be ${action}`, {}, { status });
 
 async function move(tenantId: string, campaignId: string, action: CampaignAction, to: CampaignRecord['status'], opts: Parameters<typeof moveCampaign>[4] = {}) {
   try {

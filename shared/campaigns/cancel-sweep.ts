@@ -32,7 +32,7 @@ const queryAllOf = async (pk: string, prefix: string, filter?: { expression: str
 };
 
 /** Queued contacts disposed per tick (a 10,000-contact campaign is swept in a few ticks; the tick's time stays bounded). */
-export const SWEEP_BATCH = 2000;
+const SWEEP_BATCH = 2000;
 const SWEEP_PARALLEL = 20;
 
 async function disposeQueued(c: CampaignRecord, pk: string, q: Record<string, unknown>, at: string): Promise<void> {

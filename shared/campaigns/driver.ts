@@ -23,7 +23,7 @@ import { isFinished } from './rules.js';
 import { scrubPage } from './scrub.js';
 
 /** How long one tick may scrub one campaign (the AWS tick function has 50 s, shared with the reconcilers). */
-export const SCRUB_BUDGET_MS = 15_000;
+const SCRUB_BUDGET_MS = 15_000;
 const LEASE_MS = 45_000;
 
 async function takeLease(c: CampaignRecord, at: Date): Promise<boolean> {

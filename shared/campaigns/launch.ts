@@ -26,7 +26,7 @@ import { launchable } from './rules.js';
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** The most attempts one tick launches for a campaign without a concurrency cap. */
-export const LAUNCH_BATCH = 100;
+const LAUNCH_BATCH = 100;
 const PARALLEL = 10;
 
 interface Row {

@@ -23,11 +23,11 @@ import { blockSubCode } from './rules.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-export const SCRUB_PAGE = 50;
+const SCRUB_PAGE = 50;
 const PARALLEL = 10;
 
 /** The row and queue item of one judged contact, and the campaign's counts. */
-export function scrubItems(c: CampaignRecord, judged: CallJudgement, at: Date): TransactItem[] {
+function scrubItems(c: CampaignRecord, judged: CallJudgement, at: Date): TransactItem[] {
   const iso = at.toISOString();
   const { decision, contact } = judged;
   const blocked = decision.outcome === 'block';

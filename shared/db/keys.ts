@@ -100,7 +100,7 @@ export const contactKeys = {
  * suppressed?" is one GetItem) and names the active entry; every entry ever made stays as
  * `ENTRY#<sup>` (history; lifted entries are kept). gsi1 gathers the entries newest first.
  */
-export const suppressionPartition = (tenantId: string, phoneE164: string) => `${tenantPk(tenantId)}#SUPPRESSION#${assertId(phoneE164)}`;
+const suppressionPartition = (tenantId: string, phoneE164: string) => `${tenantPk(tenantId)}#SUPPRESSION#${assertId(phoneE164)}`;
 
 export const suppressionKeys = {
   active: (tenantId: string, phoneE164: string) => ({ pk: suppressionPartition(tenantId, phoneE164), sk: 'ACTIVE' }),
@@ -164,7 +164,7 @@ export const callKeys = {
  * runtime `send_sms` action leaves a guard in its call's partition (`SMS_ACTION#<action_id>`,
  * put if absent with the message), so a resent batch never sends twice.
  */
-export const messagePartition = (tenantId: string, messageId: string) => `${tenantPk(tenantId)}#MESSAGE#${assertId(messageId)}`;
+const messagePartition = (tenantId: string, messageId: string) => `${tenantPk(tenantId)}#MESSAGE#${assertId(messageId)}`;
 export const messageKeys = {
   message: (tenantId: string, messageId: string) => ({ pk: messagePartition(tenantId, messageId), sk: 'MESSAGE' }),
   messageIndex: (tenantId: string, messageId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#MESSAGES`, gsi1sk: `MESSAGE#${assertId(messageId)}` }),
@@ -185,7 +185,7 @@ export const messageKeys = {
  * Platform-owned records (no tenant): partitions start with `PLATFORM#`, which no tenant
  * key can (tenant partitions start with `TENANT#`). Every tenant may read templates.
  */
-export const PLATFORM_PREFIX = 'PLATFORM#';
+const PLATFORM_PREFIX = 'PLATFORM#';
 export const platformKeys = {
   /**
    * Dashboard sign-in by email (issue 16): which tenant user an email signs in as, keyed by a

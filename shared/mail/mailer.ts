@@ -29,8 +29,8 @@ export interface SentMail extends Mail {
 const SINK_TTL_SECONDS = 86_400;
 const recipientHash = (to: string) => createHash('sha256').update(to.trim().toLowerCase()).digest('hex');
 
-export const mailTransport = (): 'ses' | 'sink' => (process.env.MAIL_TRANSPORT === 'ses' ? 'ses' : 'sink');
-export const mailFrom = (): string => process.env.MAIL_FROM || 'no-reply@voice-control.local';
+const mailTransport = (): 'ses' | 'sink' => (process.env.MAIL_TRANSPORT === 'ses' ? 'ses' : 'sink');
+const mailFrom = (): string => process.env.MAIL_FROM || 'no-reply@voice-control.local';
 
 let ses: SESv2Client | undefined;
 

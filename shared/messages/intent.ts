@@ -16,11 +16,11 @@
 export type InboundIntent = 'stop' | 'help' | 'other';
 export type Keyword = InboundIntent | 'start';
 
-export const STOP_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'REVOKE', 'OPTOUT', 'OPT OUT'] as const;
-export const HELP_KEYWORDS = ['HELP', 'INFO'] as const;
-export const START_KEYWORDS = ['START', 'UNSTOP'] as const;
+const STOP_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'REVOKE', 'OPTOUT', 'OPT OUT'] as const;
+const HELP_KEYWORDS = ['HELP', 'INFO'] as const;
+const START_KEYWORDS = ['START', 'UNSTOP'] as const;
 /** FCC 24-24's revocation words, matched as words anywhere in a longer message. */
-export const REVOCATION_WORDS = ['stop', 'quit', 'end', 'revoke', 'opt out', 'cancel', 'unsubscribe'] as const;
+const REVOCATION_WORDS = ['stop', 'quit', 'end', 'revoke', 'opt out', 'cancel', 'unsubscribe'] as const;
 
 /** Trimmed, upper-cased, inner whitespace collapsed ("opt   out" is OPT OUT). */
 const normalise = (body: string): string => body.trim().replace(/\s+/g, ' ').toUpperCase();

@@ -60,7 +60,7 @@ export interface SendInput {
 const VERIFIED = new Set(['verified', 'mock_verified']);
 
 /** Where the carrier reports the message's delivery (covered by its signature). */
-export const messageStatusUrl = (messageId: string) => `${carrierMessagingWebhookUrls().status_callback_url}?message_id=${messageId}`;
+const messageStatusUrl = (messageId: string) => `${carrierMessagingWebhookUrls().status_callback_url}?message_id=${messageId}`;
 
 function failureOf(decision: ComplianceDecision, sender: ReturnType<typeof chooseSender<CallerNumber>>): MessageFailure | null {
   const first = decision.reasons[0]?.message ?? '';

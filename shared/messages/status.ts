@@ -11,7 +11,7 @@ export const MESSAGE_STATUSES = ['queued', 'sent', 'delivered', 'failed', 'recei
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 const RANK: Record<MessageStatus, number> = { queued: 0, sent: 1, delivered: 2, failed: 2, received: 3 };
-export const isTerminal = (s: MessageStatus): boolean => s === 'delivered' || s === 'failed' || s === 'received';
+const isTerminal = (s: MessageStatus): boolean => s === 'delivered' || s === 'failed' || s === 'received';
 
 /** Twilio's MessageStatus values → ours (accepted/scheduled/sending are still queued; read is delivered; undelivered is failed). */
 export function statusOfCarrier(value: string | undefined): MessageStatus | undefined {

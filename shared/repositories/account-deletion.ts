@@ -43,7 +43,7 @@ export async function getDeletionRequest(tenantId: string): Promise<DeletionRequ
 }
 
 /** Writers of one request that keep losing to each other retry this many times, then answer 409. */
-export const DELETION_WRITE_ATTEMPTS = 6;
+const DELETION_WRITE_ATTEMPTS = 6;
 
 /**
  * After a lost race on the request: a full-jitter pause (0–20·2^attempt ms) before re-reading,

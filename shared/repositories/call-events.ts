@@ -39,7 +39,7 @@ const ATTEMPTS = 8;
 const E164 = /^\+[1-9]\d{7,14}$/;
 
 /** The contact's number on a call: the caller of an inbound call, the callee of an outbound one. */
-export const contactNumberOf = (call: Pick<CallRecord, 'direction' | 'from_e164' | 'to_e164'>): string => (call.direction === 'inbound' ? call.from_e164 : call.to_e164);
+const contactNumberOf = (call: Pick<CallRecord, 'direction' | 'from_e164' | 'to_e164'>): string => (call.direction === 'inbound' ? call.from_e164 : call.to_e164);
 
 /** Checks an outcome against the pinned version (the repository knows nothing of agents). */
 export type OutcomeCheck = (event: Extract<RuntimeEvent, { type: 'outcome' }>, index: number) => Promise<void>;

@@ -244,7 +244,7 @@ export function cancelChange(call: Pick<CallRecord, 'direction' | 'state'>): Sta
 }
 
 /** A campaign cancelled before this attempt was dialled (issue 12): disposed, end_reason campaign_cancelled (the row's sub_code). */
-export function campaignCancelChange(call: Pick<CallRecord, 'direction' | 'state'>): StateChange | null {
+function campaignCancelChange(call: Pick<CallRecord, 'direction' | 'state'>): StateChange | null {
   const change = cancelChange(call);
   return change ? { ...change, end_reason: CAMPAIGN_CANCELLED } : null;
 }

@@ -23,7 +23,6 @@ import { analysisWatchPut } from './call-watches.js';
 import { callMinutesLedgerItems } from './usage-ledger.js';
 import { handoffConfirmationItems } from './handoffs.js';
 
-export type { CallState };
 
 /** One thing the carrier did on an inbound call, in order (what `sandbox call` prints too). */
 export type InboundPathEntry = Record<string, unknown> & { action: string };
@@ -84,7 +83,7 @@ export interface CallRecord {
 }
 
 /** A call may record at most this many steps (a caller looping in a menu stops being recorded, not served). */
-export const MAX_PATH_ENTRIES = 200;
+const MAX_PATH_ENTRIES = 200;
 
 export type NewInboundCall = Omit<CallRecord, 'id' | 'direction' | 'created_at' | 'updated_at' | 'recording_url' | 'ended_at' | 'duration_seconds'>;
 
@@ -192,7 +191,7 @@ export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus
 }
 
 /** Attempts of applyCarrierStatus on TransactionConflict (each after a fresh read of the call). */
-export const CARRIER_STATUS_ATTEMPTS = 8;
+const CARRIER_STATUS_ATTEMPTS = 8;
 
 async function tryCarrierStatus(call: CallRecord, status: CarrierStatus, durationSeconds: number | null, now: Date): Promise<boolean | 'conflict'> {
   const change = onCarrierStatus(call.state, status);

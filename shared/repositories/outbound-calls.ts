@@ -73,8 +73,6 @@ export interface OutboundCallRecord extends Omit<CallRecord, 'provider_call_sid'
 /** The key instant of the call's current due item (older records: scheduled_for). */
 export const dueInstantOf = (call: Pick<OutboundCallRecord, 'due_at' | 'scheduled_for'>): string | null => call.due_at ?? call.scheduled_for ?? null;
 
-export const isOutbound = (call: { direction?: string }): boolean => call.direction === 'outbound';
-
 /**
  * Move a scheduled call's due item from `from` (its current one; null: it has none) to `to`,
  * with the call's `due_at`, in one transaction. False when the call is no longer scheduled

@@ -38,7 +38,7 @@ const present = (r: Record<string, unknown>): ReceptionistPurchase => ({
  * (what it adds to each invoice, no proration), recurring = every purchased connection ×
  * price, total_inbound_connections = the plan's included ones + every purchased one.
  */
-export const PURCHASE_ATTEMPTS = 8;
+const PURCHASE_ATTEMPTS = 8;
 
 export async function purchaseReceptionistConnections(tenantId: string, connections: number, at: Date): Promise<ReceptionistPurchase> {
   for (let attempt = 1; attempt <= PURCHASE_ATTEMPTS; attempt++) {

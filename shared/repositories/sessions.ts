@@ -12,7 +12,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import { db, tableName } from '../db/client.js';
 import { platformKeys } from '../db/keys.js';
 import { mintToken, parseToken } from '../auth/opaque-token.js';
-import { absoluteExpiry, needsTouch, sessionActive, sessionExpiry, SESSION_TOKEN_PREFIX } from '../auth/session-rules.js';
+import { absoluteExpiry, needsTouch, sessionActive, SESSION_TOKEN_PREFIX } from '../auth/session-rules.js';
 
 export interface SessionRecord {
   tenant_id: string;
@@ -57,8 +57,6 @@ export async function useSession(cookieValue: string, at: Date): Promise<Session
   }
   return record;
 }
-
-export const sessionExpiresAt = (s: SessionRecord): string => new Date(sessionExpiry(s)).toISOString();
 
 export async function revokeSession(secretHash: string): Promise<void> {
   await db().send(new DeleteCommand({ TableName: tableName(), Key: platformKeys.session(secretHash) }));

@@ -53,7 +53,7 @@ export interface UsageContext {
 }
 
 /** The context of a telephony account's usage (an unknown or absent account meters as billed, managed). */
-export async function usageContextOf(tenantId: string, telephonyAccountId: string | null | undefined): Promise<UsageContext> {
+async function usageContextOf(tenantId: string, telephonyAccountId: string | null | undefined): Promise<UsageContext> {
   const account = telephonyAccountId ? await getTelephonyAccount(tenantId, telephonyAccountId) : undefined;
   const sandbox = account?.provider === 'mock';
   return { settlement: sandbox ? 'sandbox' : 'billed', carrierBilled: !sandbox && account?.mode === 'byo', telephony_account_id: telephonyAccountId ?? null };

@@ -51,7 +51,7 @@ export interface SignInUser extends User {
   email_verified_at: string | null;
 }
 
-export const emailHash = (email: string): string => createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
+const emailHash = (email: string): string => createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
 
 export async function getSignInUser(tenantId: string, userId: string): Promise<SignInUser | undefined> {
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: keys.user(tenantId, userId), ConsistentRead: true }));

@@ -26,7 +26,7 @@ import {
   type RuntimeEventType,
 } from '../schemas/runtime-events.js';
 
-export interface RecordedResponse {
+interface RecordedResponse {
   event_id: string;
   kind: 'objective' | 'question';
   question_id: string;
@@ -38,7 +38,7 @@ export interface RecordedResponse {
   at: string;
 }
 
-export interface ConversationAction {
+interface ConversationAction {
   id: string;
   event_id: string;
   kind: string;

@@ -38,7 +38,7 @@ const QUESTION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** A scale names a kind of scale (csat, nps, likert); the number of points is `points`, never part of the name. */
 const SCALE = /^[a-z][a-z_]{0,39}$/;
 
-export const questionScoring = z
+const questionScoring = z
   .strictObject({
     scale: z.string().regex(SCALE, { message: "A scale is lowercase letters and '_' (e.g. csat); the number of points goes in `points`, never in the name" }).describe('The kind of scale, e.g. csat'),
     points: z.int().min(2).max(100).describe('How many points the scale has'),
@@ -110,12 +110,12 @@ export const preflightCallRequest = z
   .meta({ id: 'PreflightCallRequest' });
 
 /** Reasons the caller-number choice adds to the engine's (the engine's own codes are BLOCK_CODES / DEFER_CODES). */
-export const CALLER_REASON_CODES = ['no_caller_number'] as const;
+const CALLER_REASON_CODES = ['no_caller_number'] as const;
 export type CallerReasonCode = (typeof CALLER_REASON_CODES)[number];
 
 const callingWindow = z.object({ start: z.string(), end: z.string() });
 
-export const complianceReason = z
+const complianceReason = z
   .object({
     code: z.enum([...BLOCK_CODES, ...DEFER_CODES, ...CALLER_REASON_CODES]),
     message: z.string(),

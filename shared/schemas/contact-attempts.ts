@@ -7,7 +7,7 @@ import { CALL_STATES } from '../policy/call-state/machine.js';
 import { callQuestion, complianceDecision } from './calls.js';
 import { timestamp } from './common.js';
 
-export const attemptTelephony = z
+const attemptTelephony = z
   .object({
     provider: z.enum(['twilio', 'mock']).nullable(),
     telephony_account_id: z.string().nullable(),

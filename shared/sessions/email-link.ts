@@ -42,7 +42,7 @@ export async function requestEmailLink(input: { email: string; sourceIp: string;
 }
 
 /** Every email-link request answers no sooner than this after it began (longer than a mail send takes). */
-export const EMAIL_LINK_MIN_MS = 250;
+const EMAIL_LINK_MIN_MS = 250;
 
 async function answerNoSoonerThan(started: number, floorMs: number): Promise<void> {
   const left = started + floorMs - performance.now();

@@ -13,7 +13,7 @@ import type { ThrottleScope } from '../auth/throttle-rules.js';
 import { createSession, type SessionRecord } from '../repositories/sessions.js';
 import { releaseAll, reserveAll, signInUser } from './throttle.js';
 
-export const invalidCredentials = () => new HttpError(401, 'invalid_credentials', 'Invalid email or password');
+const invalidCredentials = () => new HttpError(401, 'invalid_credentials', 'Invalid email or password');
 
 /** The signed-in user's password, checked again now (deletion and its cancellation): throttled like a sign-in. */
 export async function passwordMatches(user: { email: string }, storedHash: string | null, password: string, sourceIp: string, at: Date): Promise<boolean> {

@@ -81,8 +81,8 @@ export const BLOCK_CODES = [
 ] as const;
 export const DEFER_CODES = ['quiet_hours', 'state_quiet_hours', 'state_sunday_ban', 'state_frequency_cap', 'calling_window'] as const;
 
-export type BlockCode = (typeof BLOCK_CODES)[number];
-export type DeferCode = (typeof DEFER_CODES)[number];
+type BlockCode = (typeof BLOCK_CODES)[number];
+type DeferCode = (typeof DEFER_CODES)[number];
 export type ReasonCode = BlockCode | DeferCode;
 
 export type Disposition = 'dnc_hit' | 'scrub_blocked' | 'blocked_by_policy';
