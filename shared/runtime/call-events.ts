@@ -26,7 +26,7 @@ import {
   type RuntimeEventType,
 } from '../schemas/runtime-events.js';
 
-interface RecordedResponse {
+export interface RecordedResponse {
   event_id: string;
   kind: 'objective' | 'question';
   question_id: string;
@@ -38,7 +38,7 @@ interface RecordedResponse {
   at: string;
 }
 
-interface ConversationAction {
+export interface ConversationAction {
   id: string;
   event_id: string;
   kind: string;

@@ -32,7 +32,7 @@ export const RUNTIME_LIMITS = {
   shortTextChars: 1000,
 } as const;
 
-const RUNTIME_EVENT_TYPES = ['turn', 'disclosure', 'recorded_response', 'conversation_action', 'action_confirmation', 'outcome', 'opt_out', 'usage', 'hangup'] as const;
+export const RUNTIME_EVENT_TYPES = ['turn', 'disclosure', 'recorded_response', 'conversation_action', 'action_confirmation', 'outcome', 'opt_out', 'usage', 'hangup'] as const;
 export type RuntimeEventType = (typeof RUNTIME_EVENT_TYPES)[number];
 
 const eventId = z
@@ -49,7 +49,7 @@ const base = {
   at: timestamp.describe('When it happened, by the runtime clock'),
 };
 
-const turnEvent = z
+export const turnEvent = z
   .strictObject({
     ...base,
     type: z.literal('turn'),
@@ -63,10 +63,10 @@ const turnEvent = z
   })
   .refine((e) => e.start_ms === undefined || e.end_ms === undefined || e.end_ms >= e.start_ms, { path: ['end_ms'], message: 'end_ms must not be before start_ms' });
 
-const disclosureEvent = z.strictObject({ ...base, type: z.literal('disclosure'), text: z.string().min(1).max(RUNTIME_LIMITS.disclosureTextChars) });
+export const disclosureEvent = z.strictObject({ ...base, type: z.literal('disclosure'), text: z.string().min(1).max(RUNTIME_LIMITS.disclosureTextChars) });
 
-const RECORDED_RESPONSE_KINDS = ['objective', 'question'] as const;
-const recordedResponseEvent = z.strictObject({
+export const RECORDED_RESPONSE_KINDS = ['objective', 'question'] as const;
+export const recordedResponseEvent = z.strictObject({
   ...base,
   type: z.literal('recorded_response'),
   kind: z.enum(RECORDED_RESPONSE_KINDS).describe("objective: one of the pinned version's objectives; question: one of the call's questions"),
@@ -83,7 +83,7 @@ export const actionConfirmation = z.strictObject({
 });
 export type ActionConfirmation = z.output<typeof actionConfirmation>;
 
-const conversationActionEvent = z.strictObject({
+export const conversationActionEvent = z.strictObject({
   ...base,
   type: z.literal('conversation_action'),
   action_id: actionId.describe('Names the action for a later action_confirmation'),
@@ -92,7 +92,7 @@ const conversationActionEvent = z.strictObject({
   action_confirmation: actionConfirmation.optional(),
 });
 
-const actionConfirmationEvent = z.strictObject({ ...base, type: z.literal('action_confirmation'), action_id: actionId, action_confirmation: actionConfirmation });
+export const actionConfirmationEvent = z.strictObject({ ...base, type: z.literal('action_confirmation'), action_id: actionId, action_confirmation: actionConfirmation });
 
 const goal = { goal_reached: z.boolean().describe("Whether the call reached the pinned version's goal"), summary: z.string().max(RUNTIME_LIMITS.shortTextChars).optional() };
 export const outcomeBody = z.discriminatedUnion('outcome_type', [
@@ -102,9 +102,9 @@ export const outcomeBody = z.discriminatedUnion('outcome_type', [
   z.strictObject({ outcome_type: z.literal('none'), ...goal }),
 ]);
 export type OutcomeBody = z.output<typeof outcomeBody>;
-const outcomeEvent = z.strictObject({ ...base, type: z.literal('outcome'), outcome: outcomeBody.describe(`Structured by the pinned version's outcome_type (${OUTCOME_TYPES.join(', ')})`) });
+export const outcomeEvent = z.strictObject({ ...base, type: z.literal('outcome'), outcome: outcomeBody.describe(`Structured by the pinned version's outcome_type (${OUTCOME_TYPES.join(', ')})`) });
 
-const optOutEvent = z.strictObject({
+export const optOutEvent = z.strictObject({
   ...base,
   type: z.literal('opt_out'),
   reason: z.enum(['opt_out', 'wrong_person']).describe('opt_out: "stop calling me"; wrong_person: not the person sought, asks not to be called'),
@@ -118,14 +118,14 @@ const count = z.int().min(0).max(100_000_000);
  * of what the ledger ADDs to DynamoDB numbers (38 significant digits), so a quantity like
  * 1e-131 is a 422 rather than a ValidationException every time the batch is resent.
  */
-const SECONDS_DECIMALS = 3;
+export const SECONDS_DECIMALS = 3;
 const seconds = z
   .number()
   .min(0)
   .max(86_400)
   .refine((v) => new RegExp(`^\\d+(\\.\\d{1,${SECONDS_DECIMALS}})?$`).test(String(v)), { message: `At most ${SECONDS_DECIMALS} decimal places (milliseconds)`, params: { type: 'decimal_max_places', ctx: { decimal_places: SECONDS_DECIMALS } } })
   .describe(`Seconds, at most ${SECONDS_DECIMALS} decimal places`);
-const usageEvent = z
+export const usageEvent = z
   .strictObject({
     ...base,
     type: z.literal('usage'),
@@ -143,7 +143,7 @@ const usageEvent = z
   .refine((e) => e.llm_cached_input_tokens === undefined || e.llm_cached_input_tokens <= (e.llm_input_tokens ?? 0), { path: ['llm_cached_input_tokens'], message: 'llm_cached_input_tokens is part of llm_input_tokens and cannot exceed it' })
   .describe('Usage since the previous usage event of the call (increments, not running totals): each usage event is metered once, into the usage ledger (stt_audio_seconds, tts_characters, llm_prompt_tokens, llm_cached_prompt_tokens, llm_completion_tokens, gpu_seconds)');
 
-const hangupEvent = z.strictObject({ ...base, type: z.literal('hangup'), by: z.enum(['agent', 'contact', 'runtime']), reason: z.string().max(200).optional() });
+export const hangupEvent = z.strictObject({ ...base, type: z.literal('hangup'), by: z.enum(['agent', 'contact', 'runtime']), reason: z.string().max(200).optional() });
 
 export const runtimeEvent = z.discriminatedUnion('type', [turnEvent, disclosureEvent, recordedResponseEvent, conversationActionEvent, actionConfirmationEvent, outcomeEvent, optOutEvent, usageEvent, hangupEvent]).meta({ id: 'RuntimeEvent' });
 export type RuntimeEvent = z.output<typeof runtimeEvent>;
@@ -161,7 +161,7 @@ export const runtimeEventsRequest = z
   })
   .meta({ id: 'RuntimeEventsRequest', description: `A batch of 1–${MAX_EVENTS_PER_REQUEST} events (one event is a batch of one), applied in order, all or nothing` });
 
-const runtimeEventResult = z.object({
+export const runtimeEventResult = z.object({
   id: z.string(),
   type: z.enum(RUNTIME_EVENT_TYPES),
   seq: z.int().describe("The event's position among the call's events (0-based)"),
