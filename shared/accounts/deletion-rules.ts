@@ -1,5 +1,5 @@
 /**
- * Account deletion rules (issue 16), pure: the grace period, the phrase a person types, the
+ * Account deletion rules (see docs/decisions/account-deletion.md), pure: the grace period, the phrase a person types, the
  * one-use emailed proof's lifetime, how a mailbox is shown masked, and which request states
  * allow what. Time-dependent rules take the instant as an argument.
  */

@@ -1,4 +1,4 @@
-/** Operator actions on billing (issue 15): plans, a tenant's plan and budget, the sandbox payment provider's events. */
+/** Operator actions on billing (see docs/decisions/billing.md): plans, a tenant's plan and budget, the sandbox payment provider's events. */
 import { postSignedProviderEvent, providerInvoiceEvent } from '../billing/payment-provider.js';
 import { PROVIDER_INVOICE_EVENTS } from '../billing/invoices.js';
 import { assignPlan, cancelSubscription, listPlans, setDailyBudget } from '../repositories/billing.js';

@@ -1,5 +1,5 @@
 /**
- * Session cookie → dashboard principal (issue 16). The cookie names a live session record;
+ * Session cookie → dashboard principal (see docs/decisions/auth-and-sessions.md). The cookie names a live session record;
  * its user must still be active and its tenant not deleted. Every failure is the same 401.
  * Cookie routes refuse an Authorization header outright (a bearer key never works there),
  * and a state-changing cookie route also needs `Origin` = the dashboard's origin (403).

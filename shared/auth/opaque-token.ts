@@ -1,5 +1,5 @@
 /**
- * One-use and session credentials (issue 16), pure: `<prefix>_<scope ids…>.<secret>` where the
+ * One-use and session credentials (see docs/decisions/auth-and-sessions.md), pure: `<prefix>_<scope ids…>.<secret>` where the
  * secret is 32 random bytes (256 bits, base64url). The scope ids (tenant, user) say where the
  * record lives, as an API key's do; only SHA-256 of the secret is stored, so a leaked table
  * holds nothing that signs anyone in. The secret is compared by looking its hash up (a

@@ -1,5 +1,5 @@
 /**
- * Password hashing (issue 16): Argon2id through @node-rs/argon2 (a maintained Rust binding,
+ * Password hashing (see docs/decisions/auth-and-sessions.md): Argon2id through @node-rs/argon2 (a maintained Rust binding,
  * prebuilt per platform; bundled for Lambda as a node module, infra/constructs/app-function.ts).
  * Parameters: OWASP's Argon2id recommendation (19 MiB, 2 passes, 1 lane); the encoded hash
  * carries them, so raising them later still verifies old hashes.

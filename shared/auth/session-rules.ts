@@ -1,5 +1,5 @@
 /**
- * Dashboard session rules (issue 16), pure: the cookie's name and attributes, how long a
+ * Dashboard session rules (see docs/decisions/auth-and-sessions.md), pure: the cookie's name and attributes, how long a
  * session lives, and the Origin check state-changing cookie routes make.
  *
  * - `__Host-` prefix, `Secure`, `HttpOnly`, `SameSite=Strict`, `Path=/`, no Domain: the

@@ -1,5 +1,5 @@
 /**
- * Invoices, pure parts (issue 15): the line items of a closed period (from the same rating
+ * Invoices, pure parts (see docs/decisions/billing.md): the line items of a closed period (from the same rating
  * the summary shows), and the monotonic status moves the payment provider's webhooks make.
  */
 import { METERS } from './meters.js';

@@ -1,5 +1,5 @@
 /**
- * The payment provider port (issue 15) and its two adapters, Stripe's API shape:
+ * The payment provider port (see docs/decisions/billing.md) and its two adapters, Stripe's API shape:
  *   - `stripe`: the `stripe` library against Stripe (a customer per tenant, one invoice item
  *     per line, a `send_invoice` invoice finalized at once; every call carries an idempotency
  *     key derived from our invoice id, so a retried job never bills twice);

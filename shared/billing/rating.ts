@@ -3,7 +3,7 @@
  * its billing_period_estimate (SPEC Part 2). Pure: exact decimals (decimal.js), no floats,
  * no clock, no I/O — the summary, the invoice and the mobile budget all call this.
  *
- * Rules (docs/decisions.md "Usage and billing"):
+ * Rules (docs/decisions/billing.md):
  *  - a meter's overage = max(0, quantity − included); rated = overage × unit price, rounded
  *    half-up to a whole minor unit per meter (as a processor rounds each line);
  *  - `bundled` meters rate 0 (the base price covers them), `internal` ones are not priced to

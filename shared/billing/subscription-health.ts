@@ -1,5 +1,5 @@
 /**
- * MobileSubscriptionHealth (GET /v1/mobile/billing/summary; issue 15). Status and payment
+ * MobileSubscriptionHealth (GET /v1/mobile/billing/summary; see docs/decisions/billing.md). Status and payment
  * attention derive from the billing account and the invoices (subscriptionStatus, pure);
  * the daily budget's spend is today's share of the period estimate: the estimate of the
  * whole period so far minus the estimate without today's usage (running totals keep a

@@ -5,7 +5,7 @@
  * and the scheduler re-sends the request of any call still unscored
  * ANALYSIS_RESEND_AFTER_MS after it ended (shared/calls/analysis-resend.ts). The worker is
  * idempotent (it stores an analysis only when none is stored), so a re-send is harmless
- * (docs/decisions.md "Post-call analysis trigger", "Nothing ends unscored").
+ * (docs/decisions/dispatch-and-carrier.md, "Analysis trigger" and "Nothing ends unfinished or unscored").
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { env } from '../config.js';

@@ -1,5 +1,5 @@
 /**
- * The outbox events of the queue and dispatch path (issue 10), built from the call record so
+ * The outbox events of the queue and dispatch path (see docs/decisions/dispatch-and-carrier.md), built from the call record so
  * every event of a call carries the same identifying fields. Each builder returns the items
  * to put in the transaction of the state change it reports (shared/events/outbox.ts).
  */

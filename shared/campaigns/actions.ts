@@ -1,5 +1,5 @@
 /**
- * The campaign's status actions (issue 12), each one conditional move with its event:
+ * The campaign's status actions (see docs/decisions/campaigns.md), each one conditional move with its event:
  *   start  draft → scrubbing: pins the agent's latest published version, snapshots the
  *          pool's numbers, opens a scrub run (scrub_run_id, zero counts) and marks the
  *          campaign for the driver (the scrub itself runs in the scheduler tick);

@@ -1,5 +1,5 @@
 /**
- * After a cancel (issue 12): every attempt not yet dialling is disposed in bounded time — the
+ * After a cancel (see docs/decisions/campaigns.md): every attempt not yet dialling is disposed in bounded time — the
  * next scheduler tick (a minute on AWS, SCHEDULER_TICK_MS locally). Contacts still waiting in
  * the queue: the queue item deleted, the row disposed with sub_code campaign_cancelled, the
  * campaign's `done` + 1 (one transaction each). Attempts still `scheduled`: the call's own

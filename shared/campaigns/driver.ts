@@ -1,5 +1,5 @@
 /**
- * The campaign driver (issue 12), run by the scheduler tick (runDispatchTick: every minute
+ * The campaign driver (see docs/decisions/campaigns.md), run by the scheduler tick (runDispatchTick: every minute
  * on AWS, every SCHEDULER_TICK_MS locally) for each campaign marked in `PLATFORM#CAMPAIGNS`:
  *   scrubbing → pages of the scrub within a time budget, then ready → running;
  *   running   → attempts launched up to the concurrency cap; completed once every targeted

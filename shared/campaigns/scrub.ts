@@ -1,5 +1,5 @@
 /**
- * The scrub (issue 12): every targeted contact judged once by the compliance engine
+ * The scrub (see docs/decisions/campaigns.md): every targeted contact judged once by the compliance engine
  * (judgeCall on the pinned version, the pool's numbers), in pages of the list's members
  * (gsi1 `TENANT#<t>#LIST#<lst>#MEMBERS`) resumed from `scrub_cursor`. It runs in the
  * scheduler tick, not in the start request: a 10,000-contact list takes ~7 reads per contact,

@@ -1,5 +1,5 @@
 /**
- * The mail adapter (issue 16): one port, two transports chosen by MAIL_TRANSPORT.
+ * The mail adapter (see docs/decisions/auth-and-sessions.md): one port, two transports chosen by MAIL_TRANSPORT.
  *  - `ses` (AWS): Amazon SES v2 SendEmail from MAIL_FROM (a verified identity; the stack grants
  *    ses:SendEmail on it to the functions whose manifest entry says `mail: true`).
  *  - `sink` (the local runtime and tests): the mail is stored in the table under

@@ -8,7 +8,7 @@
  * A deferral (quiet hours, a state window) is not held: the message is stored `failed`
  * with failure `deferred` and `next_permitted_at`, because a text is about now — a code, a
  * link, an answer to a call in progress — and one delivered hours late is worse than one
- * the tenant decides to resend (docs/decisions.md, "Messages").
+ * the tenant decides to resend (docs/decisions/messaging.md).
  *
  * Never lost, at most once (as a dial: shared/calls/dispatch.ts). A queued message commits
  * with a sending watch (shared/repositories/messages.ts `sendWatchPut`), deleted when its

@@ -1,5 +1,5 @@
 /**
- * The sending reconciler (issue 13, the message twin of the dispatch_unknown reconciler in
+ * The sending reconciler (docs/decisions/messaging.md; the message twin of the dispatch_unknown reconciler in
  * shared/calls/scheduler.ts), run in every scheduler tick: every sending watch older than
  * MESSAGE_SEND_UNKNOWN_AFTER_MS (default 120 s, far beyond a carrier's answer to a Messages
  * create) whose message is still `queued` with no carrier SID → `failed`, failure

@@ -5,7 +5,7 @@
  * `received` and never move. Carrier callbacks are replayed and reordered: a status at or
  * below the current rank changes nothing. One exception: a message the platform failed as
  * `send_unknown` (no SID, no known outcome) moves to sent or delivered when the carrier
- * reports it so — carrier truth wins over our unknown (docs/decisions.md, "Messages").
+ * reports it so — carrier truth wins over our unknown (docs/decisions/messaging.md).
  */
 export const MESSAGE_STATUSES = ['queued', 'sent', 'delivered', 'failed', 'received'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];

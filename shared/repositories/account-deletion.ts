@@ -1,5 +1,5 @@
 /**
- * The account's deletion request and its emailed proof (issue 16).
+ * The account's deletion request and its emailed proof (see docs/decisions/account-deletion.md).
  *
  * - `TENANT#<t>` / `DELETION_REQUEST`: status (pending → deleting → completed, or cancelled),
  *   who confirmed and how, scheduled_for, and — once the deletion runs — its checkpoint.

@@ -1,5 +1,5 @@
 /**
- * Campaigns (issue 12): the campaign item (`TENANT#<t>` / `CAMPAIGN#<cmp>`) with its exact
+ * Campaigns (see docs/decisions/campaigns.md): the campaign item (`TENANT#<t>` / `CAMPAIGN#<cmp>`) with its exact
  * counters, and its status moves — each ONE conditional write on the status it leaves
  * (monotonic: completed and cancelled never change). Its per-contact rows and work queue
  * live in its own partition (shared/db/keys.ts `campaignKeys`); shared/campaigns/ drives it.
@@ -98,7 +98,7 @@ export function listCampaigns(tenantId: string, opts: { limit: number; cursor?: 
   return queryPage({ tenantId, scope: 'campaigns', skPrefix: campaignKeys.campaignsPrefix, newestFirst: true, limit: opts.limit, cursor: opts.cursor, filters: opts.filters, map: presentCampaign });
 }
 
-/** The campaign event a status move commits with it (outbox; docs/decisions.md "Campaigns"). */
+/** The campaign event a status move commits with it (outbox; docs/decisions/campaigns.md). */
 const campaignEvent = (c: Pick<CampaignRecord, 'tenant_id' | 'id'>, status: CampaignStatus, from: CampaignStatus, at: Date): TransactItem[] =>
   outboxItems(c.tenant_id, `campaign.${status}` as EventType, { campaign_id: c.id, status, previous_status: from, at: at.toISOString() }, at).items;
 

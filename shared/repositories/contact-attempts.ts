@@ -7,7 +7,7 @@
  *
  * An attempt counts towards the frequency cap once it was placed (`placed_at` set at dial
  * time); a queued, deferred or blocked attempt has `placed_at: null` and never counts.
- * The calls issue writes attempts with `contactAttemptPut` inside its queue transaction.
+ * The queue-call transaction writes attempts with `contactAttemptPut` inside its queue transaction.
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../db/client.js';
@@ -23,7 +23,7 @@ const ATTEMPT_LOOKBACK_MS = FREQUENCY_CAP.periodMs;
 const ATTEMPT_TYPE = 'contact_attempt';
 
 /**
- * What the attempt item must hold for the engine; the calls issue adds the rest of the
+ * What the attempt item must hold for the engine; the queue-call transaction adds the rest of the
  * ContactAttempt (call_id, agent_version_id, state, compliance, telephony, questions, …).
  */
 export interface ContactAttemptItem {

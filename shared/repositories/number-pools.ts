@@ -1,5 +1,5 @@
 /**
- * Number pools (issue 12, beyond the spec): a named set of the tenant's voice numbers a
+ * Number pools (beyond the spec; see docs/decisions/campaigns.md): a named set of the tenant's voice numbers a
  * campaign dials from. One item each in the tenant's partition (`NUMBER_POOL#<npl>`).
  * Every member must be one of the tenant's numbers with the `voice` capability (checked
  * on each write; a number released later simply stops being chosen by the dispatcher).

@@ -1,5 +1,5 @@
 /**
- * Receptionist purchases (issue 15): a purchase of receptionist connections, priced on the
+ * Receptionist purchases (see docs/decisions/billing.md): a purchase of receptionist connections, priced on the
  * tenant's plan, recorded (`RECEPTIONIST_PURCHASE#<rcp>`) and added to the billing account's
  * connections in ONE conditional transaction with its event; the connections are billed
  * monthly on the invoices from then on (a `receptionist_connections` line).

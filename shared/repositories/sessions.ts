@@ -1,5 +1,5 @@
 /**
- * Dashboard sessions (issue 16): `PLATFORM#SESSION#<sha256(secret)>` / `SESSION`, a
+ * Dashboard sessions (see docs/decisions/auth-and-sessions.md): `PLATFORM#SESSION#<sha256(secret)>` / `SESSION`, a
  * server-side record (tenant, user, created, last used, expiries) the cookie only points at;
  * the cookie is `vas_<secret>` and names no tenant. gsi1 `TENANT#<t>#SESSIONS` /
  * `USER#<usr>#<hash>` lists a tenant's or a user's sessions (revoked by account deletion and

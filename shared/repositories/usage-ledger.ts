@@ -1,5 +1,5 @@
 /**
- * The usage ledger (issue 15): append-only rows, one per meter per source, each written in
+ * The usage ledger (see docs/decisions/billing.md): append-only rows, one per meter per source, each written in
  * the transaction of the state change that makes its quantity final, with the period's
  * running totals ADDed in that same transaction:
  *   - a call's telephony minutes: the transition that first stores its duration

@@ -39,7 +39,7 @@ export function listUsers(tenantId: string, opts: { limit: number; cursor?: stri
 }
 
 /**
- * Dashboard sign-in (issue 16). The user item also holds `password_hash` (Argon2id, never
+ * Dashboard sign-in (see docs/decisions/auth-and-sessions.md). The user item also holds `password_hash` (Argon2id, never
  * presented) and `email_verified_at`; a user with either can sign in, found by email through
  * the platform login item (`platformKeys.loginEmail`), which names one tenant user per email.
  */

@@ -1,4 +1,4 @@
-/** Usage and billing shapes (issue 15; SPEC Part 2: Usage summary, Invoice, ReceptionistPurchaseResponse, MobileSubscriptionHealth). */
+/** Usage and billing shapes (see docs/decisions/billing.md; SPEC Part 2: Usage summary, Invoice, ReceptionistPurchaseResponse, MobileSubscriptionHealth). */
 import * as z from 'zod';
 import { BILLING_CLASSES, EXCLUDED_USAGE_TYPES, METERS, TELEPHONY_MODES } from '../billing/meters.js';
 import { PERIOD_PATTERN } from '../billing/period.js';

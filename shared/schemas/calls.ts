@@ -1,6 +1,6 @@
 /**
- * The queue-call request (SPEC Part 2 "Queue-call request", issue 10) and the preflight
- * request and answer (issue 9). Questions and context are conversation inputs only: capped
+ * The queue-call request (SPEC Part 2 "Queue-call request") and the preflight
+ * request and answer (docs/decisions/calls-and-compliance.md). Questions and context are conversation inputs only: capped
  * hard so context stays a context, and never allowed to shadow a variable the voice
  * runtime fills itself (RESERVED_CONTEXT_PREFIXES).
  */
@@ -8,7 +8,7 @@ import * as z from 'zod';
 import { BLOCK_CODES, DEFER_CODES } from '../policy/compliance/index.js';
 import { timestamp } from './common.js';
 
-/** Caps on per-call questions and context (documented in the README and docs/decisions.md). */
+/** Caps on per-call questions and context (documented in the README and docs/decisions/calls-and-compliance.md). */
 export const CALL_INPUT_LIMITS = {
   questions: 20,
   promptChars: 500,
@@ -99,7 +99,7 @@ function callInputRules(v: { questions?: { id: string }[]; context?: Record<stri
   }
 }
 
-/** POST /v1/calls body (issue 10). */
+/** POST /v1/calls body (see docs/decisions/dispatch-and-carrier.md). */
 export const queueCallRequest = z.strictObject(queueCallShape).superRefine(callInputRules).meta({ id: 'QueueCallRequest' });
 export type QueueCallRequest = z.output<typeof queueCallRequest>;
 

@@ -1,4 +1,4 @@
-/** Number pools and campaigns (issue 12; SPEC Part 2 CampaignSummary, CampaignOutcomeSummary). */
+/** Number pools and campaigns (see docs/decisions/campaigns.md; SPEC Part 2 CampaignSummary, CampaignOutcomeSummary). */
 import * as z from 'zod';
 import { CALL_STATES } from '../policy/call-state/machine.js';
 import { DISPOSITIONS } from './call-detail.js';

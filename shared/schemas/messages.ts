@@ -11,7 +11,7 @@ const callDispatchMessage = z.object({
 export type CallDispatchMessage = z.infer<typeof callDispatchMessage>;
 
 /**
- * A campaign's launch step, now (issue 12): sent after the terminal transition of a running
+ * A campaign's launch step, now (see docs/decisions/campaigns.md): sent after the terminal transition of a running
  * campaign's attempt freed a concurrency slot, so the slot is refilled without waiting for the
  * scheduler tick (shared/campaigns/nudge.ts). Carried by the call-dispatch queue.
  */

@@ -1,6 +1,6 @@
 /**
  * Webhook endpoint, event and test-send shapes (SPEC Part 6; the endpoint's management is
- * ours: issue 11). Secrets appear in exactly two responses — creating the endpoint and
+ * ours: docs/decisions/webhooks.md). Secrets appear in exactly two responses — creating the endpoint and
  * rotating its secret — and nowhere else.
  */
 import * as z from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Dashboard sign-in with a one-use emailed link (issue 16): the link's token (256 bits, stored
+ * Dashboard sign-in with a one-use emailed link (see docs/decisions/auth-and-sessions.md): the link's token (256 bits, stored
  * hashed, 15 minutes, replaced by a newer one) is spent by a conditional write in the same
  * transaction that opens the session.
  */

@@ -1,5 +1,5 @@
 /**
- * Dashboard sign-in with a password (issue 16).
+ * Dashboard sign-in with a password (see docs/decisions/auth-and-sessions.md).
  *
  * Both throttle slots (account = the email, source = the IP) are taken before any lookup; the
  * user is found by email; Argon2id verifies the password against the user's hash or, for an

@@ -1,5 +1,5 @@
 /**
- * Sign-in throttling and the user an email signs in as (issue 16), shared by the password
+ * Sign-in throttling and the user an email signs in as (see docs/decisions/auth-and-sessions.md), shared by the password
  * and the emailed-link paths. No password hashing here: functions that import this module
  * alone bundle without the Argon2id native module.
  */

@@ -1,7 +1,7 @@
 /**
  * The post-call analysis scorer (DESIGN §9 "Pure rule modules"): a finished call's facts and
  * the pinned agent version's rubric → `success_evaluation`. No I/O, no clock: the same
- * inputs always score the same. The rules and thresholds are in docs/decisions.md
+ * inputs always score the same. The rules and thresholds are in docs/decisions/call-analysis-and-outcomes.md
  * ("Post-call analysis").
  *
  * A *conversation* happened when the agent spoke at least once to other than a detected

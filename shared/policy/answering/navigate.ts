@@ -1,5 +1,5 @@
 /**
- * How a caller moves through a step list. Semantics (docs/decisions.md, issue 8):
+ * How a caller moves through a step list. Semantics (docs/decisions/telephony.md, "Answering policies"):
  *   - a menu plays its prompt and waits for one key: a branch key runs that branch; any
  *     other key is an invalid attempt (the prompt replays) until max_invalid_attempts are
  *     spent, then timeout_branch runs; no key before timeout_seconds runs timeout_branch;

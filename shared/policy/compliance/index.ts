@@ -1,4 +1,4 @@
-/** The pre-dial compliance engine (issue 9): one pure function and the types around it. */
+/** The pre-dial compliance engine (see docs/decisions/calls-and-compliance.md): one pure function and the types around it. */
 export { evaluate } from './evaluate.js';
 export { placeOf, isUsJurisdiction } from './numbering.js';
 export {

@@ -1,5 +1,5 @@
 /**
- * The compliance engine's inputs and decision (issue 9). Repositories gather the inputs;
+ * The compliance engine's inputs and decision (see docs/decisions/calls-and-compliance.md). Repositories gather the inputs;
  * handlers and workers call evaluate() and store the decision verbatim.
  */
 import type { CallingWindow } from '../calling-window.js';
@@ -48,7 +48,7 @@ export interface AttemptFacts {
   subject: string;
 }
 
-/** What is judged: a call (the default) or a text message (issue 13). */
+/** What is judged: a call (the default) or a text message (see docs/decisions/messaging.md). */
 export type Channel = 'voice' | 'sms';
 
 export interface ComplianceInputs {
