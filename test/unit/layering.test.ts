@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { cruise, type ICruiseResult } from 'dependency-cruiser';
 import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
 import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
@@ -7,17 +8,24 @@ import { beforeAll, describe, expect, it } from 'vitest';
 // must produce its violation, and the clean tree none, so a rule that silently stops
 // matching (a path typo, a resolution change) fails here rather than letting imports through.
 const FIXTURES = 'test/fixtures/layering';
+// Paths are cruised relative to the repository root, whatever directory vitest runs from.
+const ROOT = resolve(import.meta.dirname, '..', '..');
 
 let options: Awaited<ReturnType<typeof extractDepcruiseOptions>>;
 let tsConfig: ReturnType<typeof extractTSConfig>;
 
 beforeAll(async () => {
-  options = await extractDepcruiseOptions('./.dependency-cruiser.cjs');
-  tsConfig = extractTSConfig('tsconfig.json');
+  options = await extractDepcruiseOptions(resolve(ROOT, '.dependency-cruiser.cjs'));
+  tsConfig = extractTSConfig(resolve(ROOT, 'tsconfig.json'));
 });
 
 async function violationsIn(fixture: string): Promise<{ rule: string; from: string; to: string }[]> {
-  const { output } = await cruise([`${FIXTURES}/${fixture}`], { ...options, validate: true }, {}, { tsConfig });
+  const { output } = await cruise(
+    [`${FIXTURES}/${fixture}`],
+    { ...options, baseDir: ROOT, tsConfig: { fileName: resolve(ROOT, 'tsconfig.json') }, validate: true },
+    {},
+    { tsConfig },
+  );
   const result = output as ICruiseResult;
   return result.summary.violations.map((v) => ({ rule: v.rule.name, from: v.from, to: v.to }));
 }
