@@ -145,7 +145,7 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
-/** `user set-password` | `user verify-email` (dashboard sign-in, issue 16). */
+/** `user set-password` | `user verify-email` (dashboard sign-in, see docs/decisions/auth-and-sessions.md). */
 async function userSignIn(verb: string): Promise<unknown> {
   const ops = await import('../shared/admin/users.js');
   if (verb === 'verify-email') return ops.verifyEmailAction({ tenantId: need('tenant'), userId: need('user') });
@@ -236,7 +236,7 @@ async function dnc(verb: string | undefined): Promise<unknown> {
   return loadDncAction({ areaCode: need('area-code'), asOf: need('as-of'), file: resolve(process.env.INIT_CWD ?? process.cwd(), need('file')) });
 }
 
-/** `plan list` | `plan assign`, `budget set`, `subscription cancel`, `sandbox invoice-event` (issue 15). */
+/** `plan list` | `plan assign`, `budget set`, `subscription cancel`, `sandbox invoice-event` (see docs/decisions/billing.md). */
 async function billing(noun: string, verb: string | undefined): Promise<unknown> {
   const ops = await import('../shared/admin/billing.js');
   if (noun === 'plan') return verb === 'list' ? ops.planListAction() : ops.planAssignAction({ tenantId: need('tenant'), planId: need('plan') });

@@ -128,7 +128,7 @@ export class VoiceControlStack extends Stack {
     const publicBaseUrlContext = this.node.tryGetContext('publicBaseUrl') as string | undefined;
     const publicBaseUrl = publicBaseUrlContext ?? this.api.url;
     const twilioApiBaseUrl = (this.node.tryGetContext('twilioApiBaseUrl') as string | undefined) ?? 'https://api.twilio.com';
-    // Dashboard (issue 16): deployment settings. dashboardOrigin is what state-changing cookie
+    // Dashboard (see docs/decisions/auth-and-sessions.md): deployment settings. dashboardOrigin is what state-changing cookie
     // routes demand as Origin; portalOrigin is the only origin that may submit an emailed
     // deletion proof (default: the dashboard's). Mail goes out through SES from mailFrom.
     const apiOrigin = `https://${this.api.api.apiId}.execute-api.${this.region}.${this.urlSuffix}`;

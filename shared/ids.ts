@@ -22,5 +22,5 @@ export const isId = (value: string): boolean => ID_PATTERN.test(value);
  * Platform templates have stable, human-readable ids (`tpl_sdr_outbound`), the same in
  * every deployment, so documentation and clients can name them.
  */
-export const TEMPLATE_ID_PATTERN = /^tpl_[a-z0-9]+(?:_[a-z0-9]+)*$/;
+const TEMPLATE_ID_PATTERN = /^tpl_[a-z0-9]+(?:_[a-z0-9]+)*$/;
 export const isTemplateId = (value: string): boolean => value.length <= 64 && TEMPLATE_ID_PATTERN.test(value);

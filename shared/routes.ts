@@ -20,7 +20,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * our TwiML handed over, valid only for the call named by the path's {call_id}
  * (shared/auth/stream-token.ts; checked by the route factory before anything is read).
  *
- * Dashboard (issue 16; shared/auth/authenticate-session.ts, session-rules.ts):
+ * Dashboard (see docs/decisions/auth-and-sessions.md; shared/auth/authenticate-session.ts, session-rules.ts):
  * session = the dashboard session cookie (`__Host-vac_session`); an Authorization header is
  * refused (401); POST/PUT/PATCH/DELETE also need `Origin` = DASHBOARD_ORIGIN (else 403).
  * dashboard_origin = no credential yet (signing in): `Origin` = DASHBOARD_ORIGIN on every
@@ -29,16 +29,16 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * proof, opened on any device): `Origin` = PORTAL_ORIGIN (the service's own portal), checked
  * before anything is read, so a refused request leaves the token unspent.
  *
- * stripe_signature = the payment provider's webhooks (issue 15), proven by Stripe-Signature over
+ * stripe_signature = the payment provider's webhooks (see docs/decisions/billing.md), proven by Stripe-Signature over
  * the raw body with the deployment's webhook secret; checked by the handler before it reads anything.
  */
 export type AuthMode = 'none' | 'bearer' | 'sandbox_basic' | 'twilio_signature' | 'stream_token' | 'session' | 'dashboard_origin' | 'portal_origin' | 'stripe_signature';
 /** json (default) = application/json; form = application/x-www-form-urlencoded, as carriers post. */
-export type BodyFormat = 'json' | 'form';
-export type IdempotencyMode = 'required' | 'optional' | 'none';
+type BodyFormat = 'json' | 'form';
+type IdempotencyMode = 'required' | 'optional' | 'none';
 /** What the function may do to the table; drives its IAM grant. */
 export type TableAccess = 'none' | 'read' | 'write';
-export type Role = 'admin' | 'manager' | 'member';
+type Role = 'admin' | 'manager' | 'member';
 
 export interface RouteDefinition {
   /** Stable operation id: OpenAPI operationId, CDK construct id, idempotency scope. */
@@ -77,7 +77,7 @@ export const routes = [
   { id: 'getReadiness', method: 'GET', path: '/readyz', handler: 'functions/ops/readyz', auth: 'none', idempotency: 'none', table: 'read', summary: 'Readiness: the table answers and the isolation checks hold', tag: 'Operations' },
   { id: 'getOpenApi', method: 'GET', path: '/openapi.json', handler: 'functions/ops/openapi', auth: 'none', idempotency: 'none', table: 'none', summary: 'This OpenAPI document', tag: 'Operations' },
 
-  // Dashboard sessions and account deletion (issue 16): cookie routes, not API keys
+  // Dashboard sessions and account deletion (see docs/decisions/auth-and-sessions.md): cookie routes, not API keys
   { id: 'createSession', method: 'POST', path: '/v1/sessions', handler: 'functions/sessions/create-session', auth: 'dashboard_origin', idempotency: 'none', table: 'write', passwords: true, summary: 'Sign in to the dashboard with email and password: 204 with the session cookie (wrong email or password: the same 401; throttled per account and source)', tag: 'Dashboard' },
   { id: 'deleteSession', method: 'DELETE', path: '/v1/sessions', handler: 'functions/sessions/delete-session', auth: 'session', idempotency: 'none', table: 'write', summary: 'Sign out: the session is revoked and the cookie cleared', tag: 'Dashboard' },
   { id: 'createEmailSignInLink', method: 'POST', path: '/v1/sessions/email-link', handler: 'functions/sessions/create-email-link', auth: 'dashboard_origin', idempotency: 'none', table: 'write', mail: true, summary: 'Email a one-use sign-in link to a verified mailbox (202, the same answer for unknown emails)', tag: 'Dashboard' },
@@ -129,7 +129,7 @@ export const routes = [
   { id: 'cancelCall', method: 'POST', path: '/v1/calls/{call_id}/cancel', handler: 'functions/calls/cancel-call', auth: 'bearer', idempotency: 'none', table: 'write', queues: ['callAnalysis'], summary: 'Cancel a call before it is dialled (409 call_not_cancellable after); idempotent', tag: 'Calls' },
   { id: 'preflightCall', method: 'POST', path: '/v1/calls/preflight', handler: 'functions/calls/preflight-call', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Judge a call before queuing it: the compliance decision POST /v1/calls would reach (and the caller number), writing nothing', tag: 'Compliance' },
 
-  // Campaigns (issue 12): number pools, campaigns, their status actions and per-contact outcomes
+  // Campaigns (see docs/decisions/campaigns.md): number pools, campaigns, their status actions and per-contact outcomes
   { id: 'createNumberPool', method: 'POST', path: '/v1/number-pools', handler: 'functions/number-pools/create-number-pool', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin', 'manager'], summary: "Create a pool of the tenant's voice numbers a campaign dials from", tag: 'Campaigns' },
   { id: 'listNumberPools', method: 'GET', path: '/v1/number-pools', handler: 'functions/number-pools/list-number-pools', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'List number pools, newest first', tag: 'Campaigns' },
   { id: 'getNumberPool', method: 'GET', path: '/v1/number-pools/{pool_id}', handler: 'functions/number-pools/get-number-pool', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read a number pool', tag: 'Campaigns' },
@@ -200,7 +200,7 @@ export const routes = [
   { id: 'redeliverWebhookEvent', method: 'POST', path: '/v1/webhook-events/{event_id}/redeliver', handler: 'functions/webhooks/redeliver-webhook-event', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin', 'manager'], kms: 'decrypt', timeoutSeconds: 15, summary: 'One more delivery attempt now, recorded in the ledger (delivered, failed or skipped events)', tag: 'Webhooks' },
   { id: 'listReceptionistActionTargets', method: 'GET', path: '/v1/receptionist-action-targets', handler: 'functions/webhooks/list-receptionist-action-targets', auth: 'bearer', idempotency: 'none', table: 'read', summary: "The native receptionist outcomes bound to the webhook endpoint, with delivery counts from the ledger (a bare array)", tag: 'Webhooks' },
 
-  // What calls produce (issue 14): calendar connections and availability
+  // What calls produce (see docs/decisions/call-analysis-and-outcomes.md): calendar connections and availability
   { id: 'listIntegrationConnections', method: 'GET', path: '/v1/integration-connections', handler: 'functions/integrations/list-integration-connections', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Calendar connections, newest first (never token material)', tag: 'Integrations' },
   { id: 'createIntegrationConnection', method: 'POST', path: '/v1/integration-connections', handler: 'functions/integrations/create-integration-connection', auth: 'bearer', idempotency: 'optional', table: 'write', roles: ['admin', 'manager'], summary: 'Connect a sandbox_calendar at once (Google Calendar: oauth/start)', tag: 'Integrations' },
   { id: 'startIntegrationOAuth', method: 'POST', path: '/v1/integration-connections/oauth/start', handler: 'functions/integrations/start-oauth', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin', 'manager'], kms: 'encrypt', summary: 'Start connecting Google Calendar: OAuth 2.0 authorization code with PKCE; answers the authorize_url', tag: 'Integrations' },
@@ -213,7 +213,7 @@ export const routes = [
   { id: 'getSurveyResponse', method: 'GET', path: '/v1/survey-responses/{response_id}', handler: 'functions/surveys/get-survey-response', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read a survey response', tag: 'Surveys' },
   { id: 'createFitReview', method: 'POST', path: '/v1/workflow-outcomes/{action_id}/fit-reviews', handler: 'functions/workflow/create-fit-review', auth: 'bearer', idempotency: 'required', table: 'write', summary: 'Save a fit review (good_fit, poor_fit, needs_more_info) against the qualification answers at expected_revision; 409 revision_conflict when they moved on', tag: 'Calls' },
   { id: 'runtimeCheckCalendar', method: 'POST', path: '/runtime/v1/calls/{call_id}/calendar/availability', handler: 'functions/runtime/check-calendar', auth: 'stream_token', idempotency: 'none', table: 'write', kms: 'encrypt_decrypt', summary: "The voice runtime's check_calendar tool: the same availability as POST /v1/calendar/availability, for the call's tenant", tag: 'Voice runtime' },
-  // Mobile receptionist (issue 14): handoffs, their booking, the activity timeline
+  // Mobile receptionist (see docs/decisions/call-analysis-and-outcomes.md): handoffs, their booking, the activity timeline
   { id: 'getHandoff', method: 'GET', path: '/v1/mobile/receptionist/handoffs/{handoff_id}', handler: 'functions/mobile/get-handoff', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'A receptionist handoff (pending until the carrier confirms the call, confirmed, booked)', tag: 'Mobile' },
   { id: 'handoffBookingAvailability', method: 'POST', path: '/v1/mobile/receptionist/handoffs/{handoff_id}/booking/availability', handler: 'functions/mobile/handoff-availability', auth: 'bearer', idempotency: 'none', table: 'write', kms: 'encrypt_decrypt', summary: 'Free slots for a carrier-confirmed handoff, with opaque signed ids that expire in 10 minutes', tag: 'Mobile' },
   { id: 'bookHandoff', method: 'POST', path: '/v1/mobile/receptionist/handoffs/{handoff_id}/booking', handler: 'functions/mobile/book-handoff', auth: 'bearer', idempotency: 'optional', table: 'write', kms: 'encrypt_decrypt', summary: 'Book an offered slot on the connected calendar (the same slot again answers the same booking)', tag: 'Mobile' },
@@ -225,7 +225,7 @@ export const routes = [
   { id: 'sandboxGoogleRevoke', method: 'POST', path: '/sandbox/google/revoke', handler: 'functions/sandbox/google-revoke', auth: 'none', bodyFormat: 'form', idempotency: 'none', table: 'write', summary: 'Sandbox Google: token revocation', tag: 'Sandbox' },
   { id: 'sandboxGoogleFreeBusy', method: 'POST', path: '/sandbox/google/calendar/v3/freeBusy', handler: 'functions/sandbox/google-freebusy', auth: 'none', idempotency: 'none', table: 'read', summary: 'Sandbox Google Calendar: free/busy of the primary calendar (Bearer access token)', tag: 'Sandbox' },
   { id: 'sandboxGoogleInsertEvent', method: 'POST', path: '/sandbox/google/calendar/v3/calendars/primary/events', handler: 'functions/sandbox/google-insert-event', auth: 'none', idempotency: 'none', table: 'write', summary: 'Sandbox Google Calendar: insert an event on the primary calendar (Bearer access token)', tag: 'Sandbox' },
-  // Usage and billing (issue 15)
+  // Usage and billing (see docs/decisions/billing.md)
   { id: 'getUsageSummary', method: 'GET', path: '/v1/usage/summary', handler: 'functions/billing/get-usage-summary', auth: 'bearer', idempotency: 'none', table: 'read', summary: "The period's nine meters and its billing period estimate (excludes tax, credits, discounts and proration; the payment processor's invoice is final)", tag: 'Billing' },
   { id: 'listInvoices', method: 'GET', path: '/v1/invoices', handler: 'functions/billing/list-invoices', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Invoices built at period close, newest first; filters created_at, period_start, status', tag: 'Billing' },
   { id: 'getInvoice', method: 'GET', path: '/v1/invoices/{invoice_id}', handler: 'functions/billing/get-invoice', auth: 'bearer', idempotency: 'none', table: 'read', summary: 'Read an invoice with its line items', tag: 'Billing' },

@@ -15,7 +15,7 @@ export interface AppSecrets {
   /** The deployment's Google OAuth client (calendar connections; optional deployment setting). */
   readonly googleOAuth?: { readonly clientId: string; readonly clientSecret: string };
   /**
-   * The payment provider (issue 15; deployment settings): the webhook signing secret its
+   * The payment provider (see docs/decisions/billing.md; deployment settings): the webhook signing secret its
    * events are verified with (`payment_webhook_secret`, whsec_…), and Stripe's secret key
    * (`stripe_secret_key`) — without one, invoices go to the sandbox payment provider.
    */

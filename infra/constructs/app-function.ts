@@ -69,7 +69,7 @@ export interface AppFunctionProps {
 /**
  * One log group per area (a manifest tag, the workers, the schedules) instead of one per
  * function: a log group is a CloudFormation resource, and one stack holds every function
- * under CloudFormation's 500-resource limit (docs/decisions.md "CloudFormation resource
+ * under CloudFormation's 500-resource limit (docs/decisions/infra-and-security.md, "CloudFormation resource
  * budget"). Lambda names each stream after its function, so a function's logs stay apart.
  */
 export class SharedLogGroups extends Construct {

@@ -4,7 +4,7 @@
  * HTTP API routes and integrations. CloudFormation allows 500 resources per stack and a
  * route costs four (function, role, route, integration): one stack for every route stopped
  * fitting at about a hundred routes. A nested stack per area keeps each template small and
- * the parent at one resource per area (docs/decisions.md "CloudFormation resource budget").
+ * the parent at one resource per area (docs/decisions/infra-and-security.md, "CloudFormation resource budget").
  * Shared resources (table, queues, key, secret, API) stay in the parent; CDK passes the
  * references in as nested stack parameters.
  */

@@ -14,7 +14,7 @@ export interface LocalSecrets {
   /** The platform's own carrier account: locally a sandbox carrier account (seeded on start). */
   platform_twilio_account_sid?: string;
   platform_twilio_auth_token?: string;
-  /** The sandbox payment provider signs its invoice webhooks with this (issue 15). */
+  /** The sandbox payment provider signs its invoice webhooks with this (see docs/decisions/billing.md). */
   payment_webhook_secret?: string;
 }
 

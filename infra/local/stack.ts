@@ -206,7 +206,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     // Known only once listening. Locally Twilio's REST API is the sandbox carrier's.
     // The dashboard and the portal are served from here too unless DASHBOARD_ORIGIN / PORTAL_ORIGIN say
     // otherwise; mail goes to the local sink (`npm run admin -- mail last --to …`). Google (calendar
-    // connections) likewise: the sandbox's Google under /sandbox/google (issue 14).
+    // connections) likewise: the sandbox's Google under /sandbox/google (see docs/decisions/call-analysis-and-outcomes.md).
     const dashboardOrigin = process.env.DASHBOARD_ORIGIN || baseUrl;
     const urls = {
       PUBLIC_BASE_URL: baseUrl,

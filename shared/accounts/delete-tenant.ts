@@ -1,5 +1,5 @@
 /**
- * The account deletion itself (issue 16): run by the `accountDeletions` scheduled job (and
+ * The account deletion itself (see docs/decisions/account-deletion.md): run by the `accountDeletions` scheduled job (and
  * locally `npm run admin -- jobs run deletions --at …`) for every request whose grace period
  * has ended. Idempotent and resumable: every step can run again, and the long one (the
  * sweep) checkpoints its place on the request item after each page.

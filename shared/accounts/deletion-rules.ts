@@ -1,10 +1,10 @@
 /**
- * Account deletion rules (issue 16), pure: the grace period, the phrase a person types, the
+ * Account deletion rules (see docs/decisions/account-deletion.md), pure: the grace period, the phrase a person types, the
  * one-use emailed proof's lifetime, how a mailbox is shown masked, and which request states
  * allow what. Time-dependent rules take the instant as an argument.
  */
 export const GRACE_PERIOD_DAYS = 14;
-export const GRACE_PERIOD_MS = GRACE_PERIOD_DAYS * 86_400_000;
+const GRACE_PERIOD_MS = GRACE_PERIOD_DAYS * 86_400_000;
 /** An emailed deletion proof works for 30 minutes, once, and only while it is the newest one. */
 export const DELETION_PROOF_TTL_MS = 30 * 60_000;
 export const DELETION_PROOF_PREFIX = 'vad';

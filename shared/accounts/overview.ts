@@ -1,5 +1,5 @@
 /**
- * AccountDeletionOverview (issue 16): what deleting the account would remove now, and the
+ * AccountDeletionOverview (see docs/decisions/account-deletion.md): what deleting the account would remove now, and the
  * protected request's status. Counts are exact (paged COUNT queries on the tenant's own keys).
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
@@ -40,7 +40,7 @@ export async function accountDeletionOverview(tenantId: string): Promise<Account
     count({ IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', ExpressionAttributeValues: { ':p': callKeys.callsIndexPartition(tenantId) } }),
     tenantItemsWith(tenantId, collections.phoneNumbers, 'status', RELEASABLE_NUMBER_STATUSES),
     tenantItemsWith(tenantId, collections.campaigns, 'status', ACTIVE_CAMPAIGN_STATUSES),
-    // Invoices are issue 15's items (`INVOICE#…`, status open); zero until they exist.
+    // Invoices are the billing area's items (`INVOICE#…`, status open; docs/decisions/billing.md).
     tenantItemsWith(tenantId, collections.invoices, 'status', ['open']),
   ]);
   const name = tenant?.name ?? '';

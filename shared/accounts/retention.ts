@@ -1,5 +1,5 @@
 /**
- * What an account deletion keeps (issue 16), pure. Everything under the tenant's partitions
+ * What an account deletion keeps (see docs/decisions/account-deletion.md), pure. Everything under the tenant's partitions
  * (`TENANT#<id>` and `TENANT#<id>#…`) and every platform item that names the tenant
  * (`tenant_id`) is deleted, EXCEPT these kinds, which law or billing require. The list is
  * by key shape, so item types added later (usage ledgers, surveys, …) are deleted without
@@ -17,7 +17,7 @@ export interface RetainedKind {
 }
 
 export const RETAINED_KINDS: readonly RetainedKind[] = [
-  { name: 'invoice', skPrefix: 'INVOICE#', why: 'Billing and tax law: issued invoices are kept for the statutory period (issue 15 writes them)' },
+  { name: 'invoice', skPrefix: 'INVOICE#', why: 'Billing and tax law: issued invoices are kept for the statutory period (written by the period close; see docs/decisions/billing.md)' },
   { name: 'suppression_hash', skPrefix: 'SUPPRESSION_HASH#', why: 'Evidence only (do-not-call law): the suppression list’s numbers as keyed hashes, so a complaint about a number can be answered (“it had opted out, and we honoured it until the account was deleted”) without keeping the number. No check reads them: the deleted tenant can no longer call anyone' },
   { name: 'deletion_request', sk: 'DELETION_REQUEST', why: 'Proof of the request and its completion (who confirmed, when), and the resumable run’s checkpoint' },
   { name: 'tenant_tombstone', sk: 'TENANT', why: 'The tenant id is never reused; the record is rewritten to id, status deleted and dates (the name is removed)' },
@@ -41,7 +41,7 @@ export function suppressedNumber(item: { pk: string; sk: string }, tenantId: str
  * so the hashes are not computed under the API key pepper itself (a key used for one purpose
  * only; rotating or leaking one use's derived key says nothing about the other's).
  */
-export const SUPPRESSION_HASH_KEY_INFO = 'voice-agent-control-api/suppression-hash/v1';
+const SUPPRESSION_HASH_KEY_INFO = 'voice-agent-control-api/suppression-hash/v1';
 export const suppressionHashKey = (serverSecret: string): Buffer => Buffer.from(hkdfSync('sha256', serverSecret, '', SUPPRESSION_HASH_KEY_INFO, 32));
 
 /** HMAC-SHA256 under the derived key: matching a number needs the key, reading the list back does not work. */

@@ -1,11 +1,11 @@
-/** Operator actions on billing (issue 15): plans, a tenant's plan and budget, the sandbox payment provider's events. */
+/** Operator actions on billing (see docs/decisions/billing.md): plans, a tenant's plan and budget, the sandbox payment provider's events. */
 import { postSignedProviderEvent, providerInvoiceEvent } from '../billing/payment-provider.js';
 import { PROVIDER_INVOICE_EVENTS } from '../billing/invoices.js';
 import { assignPlan, cancelSubscription, listPlans, setDailyBudget } from '../repositories/billing.js';
 import { getInvoiceRecord } from '../repositories/invoices.js';
 import { appSecrets } from '../secrets.js';
 
-export class BillingOperatorError extends Error {}
+class BillingOperatorError extends Error {}
 
 export async function planListAction() {
   const plans = await listPlans();

@@ -1,7 +1,7 @@
 /**
  * Scheduled jobs the operator CLI can run at a chosen instant, locally
  * (`npm run admin -- jobs run <name> --at <date-time>`): name → (at) → summary. One line per
- * job, so adding one (e.g. issue 15's invoices) is one entry.
+ * job, so adding one (e.g. billing's period close) is one entry.
  */
 export type JobRunner = (at: Date) => Promise<unknown>;
 

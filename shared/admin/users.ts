@@ -1,5 +1,5 @@
 /**
- * Operator actions for dashboard sign-in (issue 16): give a user a password (read from stdin
+ * Operator actions for dashboard sign-in (see docs/decisions/auth-and-sessions.md): give a user a password (read from stdin
  * by bin/admin.ts, never an argument) or mark its email verified (a passwordless user who
  * signs in with emailed links). Either binds the email to the user for sign-in.
  */

@@ -1,5 +1,5 @@
 /**
- * Session cookie → dashboard principal (issue 16). The cookie names a live session record;
+ * Session cookie → dashboard principal (see docs/decisions/auth-and-sessions.md). The cookie names a live session record;
  * its user must still be active and its tenant not deleted. Every failure is the same 401.
  * Cookie routes refuse an Authorization header outright (a bearer key never works there),
  * and a state-changing cookie route also needs `Origin` = the dashboard's origin (403).
@@ -25,9 +25,9 @@ export interface SessionPrincipal {
   sessionLastUsedAt: string;
 }
 
-export const sessionUnauthorized = () => new HttpError(401, 'unauthorized', 'Missing or invalid session');
+const sessionUnauthorized = () => new HttpError(401, 'unauthorized', 'Missing or invalid session');
 export const bearerOnCookieRoute = () => new HttpError(401, 'unauthorized', 'This operation takes the dashboard session cookie, not an Authorization header');
-export const originRefused = (what: string) => new HttpError(403, 'origin_refused', `The request's Origin is not ${what}`);
+const originRefused = (what: string) => new HttpError(403, 'origin_refused', `The request's Origin is not ${what}`);
 
 /** The dashboard's origin (DASHBOARD_ORIGIN) and the portal's (PORTAL_ORIGIN, defaulting to the dashboard's). */
 export const dashboardOrigin = (): string | undefined => process.env.DASHBOARD_ORIGIN || undefined;

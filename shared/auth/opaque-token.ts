@@ -1,5 +1,5 @@
 /**
- * One-use and session credentials (issue 16), pure: `<prefix>_<scope ids…>.<secret>` where the
+ * One-use and session credentials (see docs/decisions/auth-and-sessions.md), pure: `<prefix>_<scope ids…>.<secret>` where the
  * secret is 32 random bytes (256 bits, base64url). The scope ids (tenant, user) say where the
  * record lives, as an API key's do; only SHA-256 of the secret is stored, so a leaked table
  * holds nothing that signs anyone in. The secret is compared by looking its hash up (a
@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { isId } from '../ids.js';
 
-export const TOKEN_SECRET_BYTES = 32;
+const TOKEN_SECRET_BYTES = 32;
 const SECRET = /^[A-Za-z0-9_-]{43}$/;
 
 export const hashSecret = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');

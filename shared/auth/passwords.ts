@@ -1,5 +1,5 @@
 /**
- * Password hashing (issue 16): Argon2id through @node-rs/argon2 (a maintained Rust binding,
+ * Password hashing (see docs/decisions/auth-and-sessions.md): Argon2id through @node-rs/argon2 (a maintained Rust binding,
  * prebuilt per platform; bundled for Lambda as a node module, infra/constructs/app-function.ts).
  * Parameters: OWASP's Argon2id recommendation (19 MiB, 2 passes, 1 lane); the encoded hash
  * carries them, so raising them later still verifies old hashes.
@@ -15,8 +15,8 @@ const ARGON2ID = 2 as Algorithm;
 
 const PARAMS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
-export const PASSWORD_MIN_LENGTH = 12;
-export const PASSWORD_MAX_LENGTH = 256;
+const PASSWORD_MIN_LENGTH = 12;
+const PASSWORD_MAX_LENGTH = 256;
 
 /** Why a new password is refused, or undefined when it is acceptable. */
 export function passwordProblem(password: string): string | undefined {
@@ -37,5 +37,3 @@ export async function verifyPassword(stored: string | null | undefined, password
   return Boolean(stored) && matches;
 }
 
-/** Make the dummy hash before the first sign-in needs it (the first unknown email is not slower). */
-export const warmPasswordHashing = (): Promise<unknown> => dummyHash();

@@ -1,5 +1,5 @@
 /**
- * Dashboard session rules (issue 16), pure: the cookie's name and attributes, how long a
+ * Dashboard session rules (see docs/decisions/auth-and-sessions.md), pure: the cookie's name and attributes, how long a
  * session lives, and the Origin check state-changing cookie routes make.
  *
  * - `__Host-` prefix, `Secure`, `HttpOnly`, `SameSite=Strict`, `Path=/`, no Domain: the
@@ -10,10 +10,10 @@
  */
 export const SESSION_COOKIE = '__Host-vac_session';
 export const SESSION_TOKEN_PREFIX = 'vas';
-export const SESSION_IDLE_MS = 30 * 60_000;
-export const SESSION_ABSOLUTE_MS = 12 * 3_600_000;
+const SESSION_IDLE_MS = 30 * 60_000;
+const SESSION_ABSOLUTE_MS = 12 * 3_600_000;
 /** A session's last use is rewritten only when older than this (one write a minute, not one per request). */
-export const SESSION_TOUCH_MS = 60_000;
+const SESSION_TOUCH_MS = 60_000;
 
 export interface SessionTimes {
   created_at: string;
@@ -21,9 +21,9 @@ export interface SessionTimes {
 }
 
 export const absoluteExpiry = (s: Pick<SessionTimes, 'created_at'>): number => Date.parse(s.created_at) + SESSION_ABSOLUTE_MS;
-export const idleExpiry = (s: Pick<SessionTimes, 'last_used_at'>): number => Date.parse(s.last_used_at) + SESSION_IDLE_MS;
+const idleExpiry = (s: Pick<SessionTimes, 'last_used_at'>): number => Date.parse(s.last_used_at) + SESSION_IDLE_MS;
 /** When the session stops working if it is not used again (ms). */
-export const sessionExpiry = (s: SessionTimes): number => Math.min(absoluteExpiry(s), idleExpiry(s));
+const sessionExpiry = (s: SessionTimes): number => Math.min(absoluteExpiry(s), idleExpiry(s));
 export const sessionActive = (s: SessionTimes, at: Date): boolean => at.getTime() < sessionExpiry(s);
 export const needsTouch = (s: SessionTimes, at: Date): boolean => at.getTime() - Date.parse(s.last_used_at) >= SESSION_TOUCH_MS;
 

@@ -1,5 +1,5 @@
 /**
- * Sign-in throttling (issue 16), pure: fixed windows per scope. A password attempt holds a
+ * Sign-in throttling (see docs/decisions/auth-and-sessions.md), pure: fixed windows per scope. A password attempt holds a
  * slot in both its account's and its source's window; a success gives both back, so the
  * counters count failures (and attempts still running). An emailed sign-in link spends a slot
  * per request (a mailbox is not flooded). Limits are per window; the refusal is 429 with

@@ -24,7 +24,7 @@ export interface CfnResult {
 const MAX_REASON = 1000;
 
 /** The response document (pure). */
-export function cfnResponseBody(event: CloudFormationCustomResourceEvent, result: CfnResult): string {
+function cfnResponseBody(event: CloudFormationCustomResourceEvent, result: CfnResult): string {
   return JSON.stringify({
     Status: result.status,
     Reason: (result.reason ?? result.status).slice(0, MAX_REASON),

@@ -1,5 +1,5 @@
 /**
- * Period close (issue 15): for every tenant in the billing directory, build the invoice of
+ * Period close (see docs/decisions/billing.md): for every tenant in the billing directory, build the invoice of
  * the last month that ended at least INVOICE_CLOSE_GRACE_MS before `at` from the ledger's running totals (the same rating the summary
  * shows), `draft` → provider → `open`. Safe to run any number of times, at any instant:
  * one invoice per tenant and period (its guard), a draft left by a failed provider call is

@@ -1,5 +1,5 @@
 /**
- * Invoices, pure parts (issue 15): the line items of a closed period (from the same rating
+ * Invoices, pure parts (see docs/decisions/billing.md): the line items of a closed period (from the same rating
  * the summary shows), and the monotonic status moves the payment provider's webhooks make.
  */
 import { METERS } from './meters.js';
@@ -56,7 +56,6 @@ export const PROVIDER_INVOICE_EVENTS = {
   'invoice.voided': 'void',
   'invoice.marked_uncollectible': 'uncollectible',
 } as const satisfies Record<string, InvoiceStatus>;
-export type ProviderInvoiceEvent = keyof typeof PROVIDER_INVOICE_EVENTS;
 
 /** Where each status may go (Stripe's invoice lifecycle): paid and void are final; an uncollectible invoice may still be paid or voided. */
 const MOVES: Record<InvoiceStatus, readonly InvoiceStatus[]> = {

@@ -1,5 +1,5 @@
 /**
- * The usage meters (issue 15; SPEC Part 2 "Usage summary"), in registry order. Pure data.
+ * The usage meters (see docs/decisions/billing.md; SPEC Part 2 "Usage summary"), in registry order. Pure data.
  *
  * Carrier meters are what a carrier bills: under a byo telephony account the tenant's own
  * carrier bills them (`carrier_billed`), so no ledger row is written for them.
@@ -17,12 +17,11 @@ export const METERS = [
 ] as const;
 export type Meter = (typeof METERS)[number];
 
-export const CARRIER_METERS: readonly Meter[] = ['telephony_minutes', 'sms_segments', 'lookup_requests'];
+const CARRIER_METERS: readonly Meter[] = ['telephony_minutes', 'sms_segments', 'lookup_requests'];
 export const isCarrierMeter = (meter: Meter): boolean => CARRIER_METERS.includes(meter);
 
 /** What a plan may say of a meter; `carrier_billed` is never a plan's choice: it follows from a byo account. */
 export const PLAN_BILLING_CLASSES = ['billed', 'bundled', 'internal'] as const;
-export type PlanBillingClass = (typeof PLAN_BILLING_CLASSES)[number];
 export const BILLING_CLASSES = ['billed', 'bundled', 'internal', 'carrier_billed'] as const;
 export type BillingClass = (typeof BILLING_CLASSES)[number];
 

@@ -1,5 +1,5 @@
 /**
- * The payment provider port (issue 15) and its two adapters, Stripe's API shape:
+ * The payment provider port (see docs/decisions/billing.md) and its two adapters, Stripe's API shape:
  *   - `stripe`: the `stripe` library against Stripe (a customer per tenant, one invoice item
  *     per line, a `send_invoice` invoice finalized at once; every call carries an idempotency
  *     key derived from our invoice id, so a retried job never bills twice);
@@ -17,7 +17,7 @@ import { appSecrets } from '../secrets.js';
 import { publicBaseUrl } from '../telephony/endpoints.js';
 import type { InvoiceLineItem } from './invoices.js';
 
-export interface ProviderInvoiceRequest {
+interface ProviderInvoiceRequest {
   invoice_id: string;
   tenant_id: string;
   tenant_name: string;
@@ -52,7 +52,7 @@ export interface PaymentProvider {
   afterOpen(req: ProviderInvoiceRequest, invoice: ProviderInvoice): Promise<void>;
 }
 
-export const WEBHOOK_PATH = '/provider/stripe/webhooks';
+const WEBHOOK_PATH = '/provider/stripe/webhooks';
 
 const stripeClient = (key: string, apiBase?: URL) =>
   new Stripe(key, { maxNetworkRetries: 2, timeout: 20_000, ...(apiBase ? { host: apiBase.hostname, port: Number(apiBase.port) || undefined, protocol: apiBase.protocol.replace(':', '') as 'http' | 'https' } : {}) });

@@ -9,7 +9,7 @@ import { METERS, PLAN_BILLING_CLASSES, type Meter } from './meters.js';
 
 const decimal = z.string().regex(/^\d+(\.\d+)?$/, 'a non-negative decimal string');
 
-export const meterPriceSchema = z.strictObject({
+const meterPriceSchema = z.strictObject({
   billing: z.enum(PLAN_BILLING_CLASSES),
   /** Included in the base price each period (null: nothing included). */
   included_quantity: decimal.nullable(),
@@ -17,7 +17,7 @@ export const meterPriceSchema = z.strictObject({
   unit_price_minor: decimal.nullable(),
 });
 
-export const minuteTiersSchema = z.strictObject({
+const minuteTiersSchema = z.strictObject({
   base_minute_rate_minor: decimal,
   discount_per_bracket_minor: decimal,
   floor_minute_rate_minor: decimal,

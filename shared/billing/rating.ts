@@ -3,7 +3,7 @@
  * its billing_period_estimate (SPEC Part 2). Pure: exact decimals (decimal.js), no floats,
  * no clock, no I/O — the summary, the invoice and the mobile budget all call this.
  *
- * Rules (docs/decisions.md "Usage and billing"):
+ * Rules (docs/decisions/billing.md):
  *  - a meter's overage = max(0, quantity − included); rated = overage × unit price, rounded
  *    half-up to a whole minor unit per meter (as a processor rounds each line);
  *  - `bundled` meters rate 0 (the base price covers them), `internal` ones are not priced to
@@ -28,13 +28,13 @@ export const decimalString = (d: Dec | string): string => {
 const minorInt = (d: Dec): number => d.toDecimalPlaces(0, D.ROUND_HALF_UP).toNumber();
 
 /** One meter's running total for a period: the sum of its ledger rows and their count. */
-export interface MeterTotal {
+interface MeterTotal {
   quantity: string;
   event_count: number;
 }
 export type MeterTotals = Partial<Record<Meter, MeterTotal>>;
 
-export interface VolumeTier {
+interface VolumeTier {
   base_minute_rate_minor: string;
   current_minute_rate_minor: string;
   discount_per_bracket_minor: string;
@@ -107,7 +107,7 @@ export function minuteTier(t: MinuteTiers, billableMinutes: Dec | string | numbe
   return view(spend, rateOfBracket(t, spend.dividedToIntegerBy(size).toNumber()), false);
 }
 
-export interface MeterUsage {
+interface MeterUsage {
   meter: Meter;
   billing: BillingClass;
   quantity: string | null;
@@ -117,7 +117,7 @@ export interface MeterUsage {
   overage_quantity: string | null;
 }
 
-export interface BillingPeriodEstimate {
+interface BillingPeriodEstimate {
   period_start: string;
   period_end: string;
   base_price_minor: number;
@@ -153,7 +153,7 @@ export interface RatingInput {
  * has no billed rows in the period: a tenant that metered managed minutes and then switched to
  * byo is still billed for the rows it has (the rows are the facts; the mode is today's).
  */
-export function billingClassOf(plan: Plan, meter: Meter, mode: TelephonyModeSummary, hasRows = false): BillingClass {
+function billingClassOf(plan: Plan, meter: Meter, mode: TelephonyModeSummary, hasRows = false): BillingClass {
   if (mode === 'byo' && isCarrierMeter(meter) && !hasRows) return 'carrier_billed';
   return plan.meters[meter].billing;
 }

@@ -1,5 +1,5 @@
 /**
- * MobileSubscriptionHealth (GET /v1/mobile/billing/summary; issue 15). Status and payment
+ * MobileSubscriptionHealth (GET /v1/mobile/billing/summary; see docs/decisions/billing.md). Status and payment
  * attention derive from the billing account and the invoices (subscriptionStatus, pure);
  * the daily budget's spend is today's share of the period estimate: the estimate of the
  * whole period so far minus the estimate without today's usage (running totals keep a
@@ -15,7 +15,7 @@ import type { Plan } from './plans.js';
 
 const DAY_MS = 86_400_000;
 /** An open invoice is past due this long after it was issued (the provider's days_until_due). */
-export const INVOICE_DUE_DAYS = 14;
+const INVOICE_DUE_DAYS = 14;
 
 export type SubscriptionStatus = 'trialing' | 'active' | 'past_due' | 'canceled';
 export type PaymentAttention = 'none' | 'payment_pending' | 'action_required';

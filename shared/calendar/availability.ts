@@ -19,7 +19,7 @@
 import { localTime } from '../policy/answering/local-time.js';
 import { WEEKDAYS, type Weekday } from '../policy/answering/model.js';
 
-export const SLOT_STEP_MINUTES = 15;
+const SLOT_STEP_MINUTES = 15;
 export const MAX_RANGE_DAYS = 31;
 export const MIN_DURATION_MINUTES = 5;
 export const MAX_DURATION_MINUTES = 240;
@@ -68,7 +68,7 @@ const MINUTE_MS = 60_000;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** Minutes since midnight of an HH:MM (24:00 allowed as the end of the day). */
-export function clockMinutes(hhmm: string): number {
+function clockMinutes(hhmm: string): number {
   const m = /^([01]\d|2[0-4]):([0-5]\d)$/.exec(hhmm);
   if (!m) throw new RangeError(`not an HH:MM time: ${hhmm}`);
   const minutes = Number(m[1]) * 60 + Number(m[2]);

@@ -16,7 +16,7 @@ import { sandboxEvents, type ConnectionRecord } from '../repositories/integratio
 const DAY_MS = 86_400_000;
 const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-export const SANDBOX_LUNCH = { start: 12 * 60, end: 13 * 60 };
+const SANDBOX_LUNCH = { start: 12 * 60, end: 13 * 60 };
 
 export interface AvailabilityQuestion {
   start_date: string;
@@ -26,7 +26,7 @@ export interface AvailabilityQuestion {
 }
 
 /** The instants [from, to) the requested dates cover in `zone`. */
-export function dateRange(q: AvailabilityQuestion, zone: string): { from: number; to: number } {
+function dateRange(q: AvailabilityQuestion, zone: string): { from: number; to: number } {
   return { from: wallToInstant(q.start_date, 0, zone), to: wallToInstant(dateOf(dateMs(q.end_date) + DAY_MS), 0, zone) };
 }
 
@@ -37,7 +37,7 @@ function sandboxLunches(zone: string, from: number, to: number): Interval[] {
 }
 
 /** Every use of a calendar in `error` (its provider refused our refresh) — availability, bookings, check_calendar — answers this, the same as the refusal itself did. */
-export const reauthorizationRequired = () => new HttpError(409, 'calendar_reauthorization_required', 'The calendar provider refused to refresh this connection; disconnect it (DELETE) and connect it again');
+const reauthorizationRequired = () => new HttpError(409, 'calendar_reauthorization_required', 'The calendar provider refused to refresh this connection; disconnect it (DELETE) and connect it again');
 
 export async function busyBlocks(c: ConnectionRecord, from: number, to: number): Promise<Interval[]> {
   if (c.status === 'error') throw reauthorizationRequired();

@@ -22,17 +22,17 @@ import { publicBaseUrl } from '../telephony/endpoints.js';
 import { markConnectionError, openTokens, storeRefreshedTokens, type ConnectionRecord, type OAuthTokens } from '../repositories/integration-connections.js';
 import type { Interval } from './availability.js';
 
-export const GOOGLE_SCOPES = ['https://www.googleapis.com/auth/calendar.freebusy', 'https://www.googleapis.com/auth/calendar.events'];
+const GOOGLE_SCOPES = ['https://www.googleapis.com/auth/calendar.freebusy', 'https://www.googleapis.com/auth/calendar.events'];
 export const SANDBOX_GOOGLE_CLIENT = { id: 'sandbox-google-client', secret: 'sandbox-google-client-secret' };
 /** Refresh this long before the access token's stated expiry. */
 const REFRESH_SKEW_MS = 60_000;
 
 const trim = (u: string) => u.replace(/\/+$/, '');
 const configuredBase = () => (process.env.GOOGLE_API_BASE_URL ? trim(process.env.GOOGLE_API_BASE_URL) : undefined);
-export const sandboxGoogleBase = () => `${publicBaseUrl()}/sandbox/google`;
+const sandboxGoogleBase = () => `${publicBaseUrl()}/sandbox/google`;
 const isSandbox = () => configuredBase() !== undefined && configuredBase() === sandboxGoogleBase();
 
-export function googleEndpoints() {
+function googleEndpoints() {
   const base = configuredBase();
   return {
     authorize: base ? `${base}/o/oauth2/v2/auth` : 'https://accounts.google.com/o/oauth2/v2/auth',
@@ -42,7 +42,7 @@ export function googleEndpoints() {
   };
 }
 
-export const redirectUri = () => `${publicBaseUrl()}/oauth/google/callback`;
+const redirectUri = () => `${publicBaseUrl()}/oauth/google/callback`;
 
 function authorizationServer(): oauth.AuthorizationServer {
   const e = googleEndpoints();
@@ -122,7 +122,7 @@ export async function exchangeCode(callback: URLSearchParams, expectedState: str
 }
 
 /** A usable access token: the stored one, or a refreshed one (stored sealed) when it has expired. */
-export async function accessToken(c: ConnectionRecord): Promise<string> {
+async function accessToken(c: ConnectionRecord): Promise<string> {
   const tokens = await openTokens(c);
   if (c.access_expires_at && Date.parse(c.access_expires_at) - REFRESH_SKEW_MS > now().getTime()) return tokens.access_token;
   if (!tokens.refresh_token) {

@@ -33,7 +33,7 @@ export function signSlot(secret: string, claim: SlotClaim): string {
   return `slot_${body}.${mac(secret, body)}`;
 }
 
-export type SlotRefusal = 'slot_invalid' | 'slot_foreign' | 'slot_expired';
+type SlotRefusal = 'slot_invalid' | 'slot_foreign' | 'slot_expired';
 export type SlotCheck = { ok: true; slot: SlotClaim } | { ok: false; reason: SlotRefusal };
 
 /** Check a slot id for this tenant and handoff at `at`. */

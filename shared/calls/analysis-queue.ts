@@ -5,7 +5,7 @@
  * and the scheduler re-sends the request of any call still unscored
  * ANALYSIS_RESEND_AFTER_MS after it ended (shared/calls/analysis-resend.ts). The worker is
  * idempotent (it stores an analysis only when none is stored), so a re-send is harmless
- * (docs/decisions.md "Post-call analysis trigger", "Nothing ends unscored").
+ * (docs/decisions/dispatch-and-carrier.md, "Analysis trigger" and "Nothing ends unfinished or unscored").
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { env } from '../config.js';
@@ -19,7 +19,7 @@ import type { CallAnalysisMessage } from '../schemas/messages.js';
  * voice runtime's last batch (outcome, hang-up) may arrive just after the carrier's final
  * callback, and the analysis should see it (shared/calls/analyze-call.ts settledDisposition).
  */
-export function analysisDelaySeconds(): number {
+function analysisDelaySeconds(): number {
   const raw = process.env.ANALYSIS_DELAY_SECONDS;
   if (raw === undefined || !/^\d{1,3}$/.test(raw.trim())) return 5;
   return Math.min(900, Number(raw.trim()));

@@ -18,7 +18,7 @@ import { getCall } from '../repositories/calls.js';
 import { requestAnalysis } from './analysis-queue.js';
 
 export const DEFAULT_ANALYSIS_RESEND_AFTER_MS = 30 * 60_000;
-export const analysisResendAfterMs = (): number => {
+const analysisResendAfterMs = (): number => {
   const v = Number(process.env.ANALYSIS_RESEND_AFTER_MS);
   return Number.isFinite(v) && v > 0 ? v : DEFAULT_ANALYSIS_RESEND_AFTER_MS;
 };

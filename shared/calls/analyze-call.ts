@@ -23,7 +23,7 @@ import { surveyResponseItems } from '../repositories/survey-responses.js';
 
 export type AnalyzeOutcome = 'stored' | 'already_analyzed' | 'not_ended' | 'no_call' | 'no_version';
 
-export async function callEventItems(tenantId: string, callId: string): Promise<StoredCallEvent[]> {
+async function callEventItems(tenantId: string, callId: string): Promise<StoredCallEvent[]> {
   const out: StoredCallEvent[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -42,7 +42,7 @@ export async function callEventItems(tenantId: string, callId: string): Promise<
  * is delayed: ANALYSIS_DELAY_SECONDS), so it re-derives the disposition of a completed
  * outbound call once from the final aggregates and corrects it with the analysis.
  */
-export function settledDisposition(call: CallRecordWithEvents): { disposition: string; disposition_set_by: string } | null {
+function settledDisposition(call: CallRecordWithEvents): { disposition: string; disposition_set_by: string } | null {
   if (call.direction !== 'outbound' || call.state !== 'completed' || call.disposition_set_by === 'compliance') return null;
   const derived = completedDisposition(call);
   return derived.disposition === call.disposition && derived.disposition_set_by === call.disposition_set_by ? null : derived;

@@ -1,5 +1,5 @@
 /**
- * The outbox events of the queue and dispatch path (issue 10), built from the call record so
+ * The outbox events of the queue and dispatch path (see docs/decisions/dispatch-and-carrier.md), built from the call record so
  * every event of a call carries the same identifying fields. Each builder returns the items
  * to put in the transaction of the state change it reports (shared/events/outbox.ts).
  */
@@ -14,7 +14,7 @@ type Items = ReturnType<typeof outboxItems>['items'];
  * `type` for `call` at `at`: the shared call-event payload (callEventData: ids, state,
  * disposition, …; null where not set) as the call stands after the change, then `extra`.
  */
-export function callEvent(call: OutboundCallRecord, type: EventType, at: Date, extra: Record<string, unknown> = {}): Items {
+function callEvent(call: OutboundCallRecord, type: EventType, at: Date, extra: Record<string, unknown> = {}): Items {
   return outboxItems(call.tenant_id, type, { ...callEventData(call), ...extra, at: at.toISOString() }, at).items;
 }
 

@@ -1,7 +1,7 @@
 /**
  * The analysis worker's mapping (pure): a stored call record (with the runtime's aggregates)
- * and its EVENT items → CallFacts (shared/policy/analysis/facts.ts). docs/decisions.md
- * "Post-call analysis" (the worker's mapping):
+ * and its EVENT items → CallFacts (shared/policy/analysis/facts.ts). docs/decisions/dispatch-and-carrier.md,
+ * "CallFacts mapping" (the worker's mapping):
  *   - turns: the `turn` events in stored order (seq); started_at is the event's `at`,
  *     ended_at adds the turn's own length (end_ms − start_ms) when reported;
  *   - disclosure: attributed to the first agent turn after the event (the runtime reports
@@ -29,7 +29,7 @@ export interface StoredCallEvent {
   event: Record<string, unknown>;
 }
 
-export const CONFIRMATION_REQUIRED_TOOLS: readonly string[] = ['book_meeting', 'confirm_shift'];
+const CONFIRMATION_REQUIRED_TOOLS: readonly string[] = ['book_meeting', 'confirm_shift'];
 
 const addMs = (iso: string, ms: number): string => {
   const t = Date.parse(iso);

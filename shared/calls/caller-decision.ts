@@ -21,7 +21,6 @@ import { chooseCallerNumber, type CandidateNumber } from '../policy/caller-numbe
 import { evaluate, type ComplianceDecision, type ComplianceInputs, type ComplianceReason, type Disposition, type SanRefFacts } from '../policy/compliance/index.js';
 import type { CallerReasonCode } from '../schemas/calls.js';
 
-export { CALLER_REASON_CODES, type CallerReasonCode } from '../schemas/calls.js';
 
 export interface CallerAccount {
   id: string;

@@ -170,7 +170,7 @@ export async function gatherComplianceInputs(tenantId: string, agent: AgentRef, 
     const agentState = version ? 'ok' : (await agentExists(tenantId, (agent as { agent_id: string }).agent_id)) ? 'not_published' : 'unknown';
     return { found: false, agent: agentState, contact: history ? 'ok' : 'unknown' };
   }
-  // A campaign dials only from its pool's numbers (issue 12): the choice is among them.
+  // A campaign dials only from its pool's numbers (see docs/decisions/campaigns.md): the choice is among them.
   const pool = opts.numberIds ? { ...tenantPool, numbers: tenantPool.numbers.filter((n) => opts.numberIds!.includes(n.id)) } : tenantPool;
   const profile = profileFactsOf(version);
   const phone = history.contact.phone_e164;

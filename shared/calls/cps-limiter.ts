@@ -15,7 +15,7 @@ import { dispatchKeys } from '../db/keys.js';
 
 /** An account whose carrier never told us its ceiling dials at one call a second. */
 export const DEFAULT_CPS = 1;
-export const MAX_WAIT_MS = 20_000;
+const MAX_WAIT_MS = 20_000;
 
 export class DialSlotsBusy extends Error {}
 

@@ -1,5 +1,5 @@
 /**
- * Dispatch: dial a scheduled call at most once (issue 10, DESIGN §9).
+ * Dispatch: dial a scheduled call at most once (docs/decisions/dispatch-and-carrier.md).
  *
  *  1. Read the call. Not an outbound call in `scheduled` → nothing (a duplicate or
  *     redelivered message, a cancelled call). scheduled_for still ahead → nothing: its due
@@ -111,7 +111,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
   const call = stored as unknown as OutboundCallRecord;
   if (call.state !== 'scheduled') return 'not_scheduled';
   if (call.scheduled_for && Date.parse(call.scheduled_for) > now().getTime()) return 'not_due';
-  // A campaign attempt dials only while its campaign runs, and only from its pool (issue 12).
+  // A campaign attempt dials only while its campaign runs, and only from its pool (see docs/decisions/campaigns.md).
   let numberIds: readonly string[] | undefined;
   if (call.campaign_id) {
     const campaign = await getCampaign(tenantId, call.campaign_id);
@@ -212,7 +212,7 @@ async function campaignNotRunning(call: OutboundCallRecord, status: string): Pro
 }
 
 /** A paused campaign's scheduled attempts look again this much later (their due item brings them back). */
-export const CAMPAIGN_PAUSED_RECHECK_MS = 30_000;
+const CAMPAIGN_PAUSED_RECHECK_MS = 30_000;
 
 async function placeOnce(call: OutboundCallRecord, account: TelephonyAccountRecord, deps: DispatchDeps): Promise<DispatchOutcome> {
   let sid: string;

@@ -21,7 +21,7 @@ export class UnknownCallTarget extends Error {
     super(`unknown ${fields.join(' and ')}`);
   }
 }
-export class AgentNotPublished extends Error {
+class AgentNotPublished extends Error {
   constructor(readonly agentId: string) {
     super('the agent has no published version');
   }

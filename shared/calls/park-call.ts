@@ -1,5 +1,5 @@
 /**
- * Parking a scheduled call (issue 12, a paused campaign's attempt): its own due item moves
+ * Parking a scheduled call (a paused campaign's attempt; see docs/decisions/campaigns.md): its own due item moves
  * to `until` and nothing else changes — no new scheduled_for, no `call.scheduled` event (a
  * pause is the campaign's state, not a rescheduling of each attempt; webhook receivers hear
  * `campaign.paused` once). The scheduler brings it back at `until`; the dispatcher then

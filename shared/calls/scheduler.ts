@@ -34,8 +34,8 @@ import { runUnfinishedReconciler } from './unfinished-calls.js';
 import { runMessageSendReconciler } from '../messages/send-reconciler.js';
 import { runCampaigns } from '../campaigns/driver.js';
 
-export const DEFAULT_DISPATCH_UNKNOWN_AFTER_MS = 120_000;
-export const dispatchUnknownAfterMs = (): number => {
+const DEFAULT_DISPATCH_UNKNOWN_AFTER_MS = 120_000;
+const dispatchUnknownAfterMs = (): number => {
   const v = Number(process.env.DISPATCH_UNKNOWN_AFTER_MS);
   return Number.isFinite(v) && v > 0 ? v : DEFAULT_DISPATCH_UNKNOWN_AFTER_MS;
 };

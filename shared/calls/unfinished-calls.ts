@@ -40,8 +40,8 @@ const positiveMs = (raw: string | undefined, fallback: number): number => {
   const v = Number(raw);
   return Number.isFinite(v) && v > 0 ? v : fallback;
 };
-export const callUnfinishedAfterMs = (): number => positiveMs(process.env.CALL_UNFINISHED_AFTER_MS, DEFAULT_CALL_UNFINISHED_AFTER_MS);
-export const callUnfinishedGiveUpMs = (): number => positiveMs(process.env.CALL_UNFINISHED_GIVE_UP_MS, DEFAULT_CALL_UNFINISHED_GIVE_UP_MS);
+const callUnfinishedAfterMs = (): number => positiveMs(process.env.CALL_UNFINISHED_AFTER_MS, DEFAULT_CALL_UNFINISHED_AFTER_MS);
+const callUnfinishedGiveUpMs = (): number => positiveMs(process.env.CALL_UNFINISHED_GIVE_UP_MS, DEFAULT_CALL_UNFINISHED_GIVE_UP_MS);
 
 export interface UnfinishedDeps {
   afterMs?: number;

@@ -1,5 +1,5 @@
 /**
- * The campaign's status actions (issue 12), each one conditional move with its event:
+ * The campaign's status actions (see docs/decisions/campaigns.md), each one conditional move with its event:
  *   start  draft → scrubbing: pins the agent's latest published version, snapshots the
  *          pool's numbers, opens a scrub run (scrub_run_id, zero counts) and marks the
  *          campaign for the driver (the scrub itself runs in the scheduler tick);
@@ -15,7 +15,7 @@ import { getPool } from '../repositories/number-pools.js';
 import { activeMarkerPut, CampaignStatusConflict, getCampaign, moveCampaign, type CampaignRecord } from '../repositories/campaigns.js';
 import type { CampaignAction } from './rules.js';
 
-export const statusConflict = (action: string, status: string) => new HttpError(409, 'campaign_status_conflict', `A ${status} campaign cannot be ${action}`, {}, { status });
+const statusConflict = (action: string, status: string) => new HttpError(409, 'campaign_status_conflict', `A ${status} campaign cannot be ${action}`, {}, { status });
 
 async function move(tenantId: string, campaignId: string, action: CampaignAction, to: CampaignRecord['status'], opts: Parameters<typeof moveCampaign>[4] = {}) {
   try {

@@ -1,5 +1,5 @@
 /**
- * The campaign's share of an attempt's transactions (issue 12): what the dial and the end of
+ * The campaign's share of an attempt's transactions (see docs/decisions/campaigns.md): what the dial and the end of
  * a campaign call write to the contact's row and the campaign's counters. They join the
  * call's own conditional transition (dispatch's scheduled → dialing; every terminal
  * transition through `completedEvent` or `applyCallTransition`), so each attempt is counted

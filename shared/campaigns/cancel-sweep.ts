@@ -1,5 +1,5 @@
 /**
- * After a cancel (issue 12): every attempt not yet dialling is disposed in bounded time — the
+ * After a cancel (see docs/decisions/campaigns.md): every attempt not yet dialling is disposed in bounded time — the
  * next scheduler tick (a minute on AWS, SCHEDULER_TICK_MS locally). Contacts still waiting in
  * the queue: the queue item deleted, the row disposed with sub_code campaign_cancelled, the
  * campaign's `done` + 1 (one transaction each). Attempts still `scheduled`: the call's own
@@ -32,7 +32,7 @@ const queryAllOf = async (pk: string, prefix: string, filter?: { expression: str
 };
 
 /** Queued contacts disposed per tick (a 10,000-contact campaign is swept in a few ticks; the tick's time stays bounded). */
-export const SWEEP_BATCH = 2000;
+const SWEEP_BATCH = 2000;
 const SWEEP_PARALLEL = 20;
 
 async function disposeQueued(c: CampaignRecord, pk: string, q: Record<string, unknown>, at: string): Promise<void> {

@@ -1,9 +1,9 @@
 /**
- * POST /v1/campaigns (issue 12): every reference checked, all problems at once (422 at each
+ * POST /v1/campaigns (see docs/decisions/campaigns.md): every reference checked, all problems at once (422 at each
  * field's loc): the agent (published: 409 agent_not_published otherwise, as POST /v1/calls),
  * the contact list, the pool, the telephony account (every pool number on it), and the
  * compliance profile (must be the agent's: the engine judges by the profile frozen in the
- * pinned version; docs/decisions.md). The campaign starts in `draft`.
+ * pinned version; docs/decisions/campaigns.md). The campaign starts in `draft`.
  */
 import { agentExists, latestPublishedVersion } from '../calls/compliance-inputs.js';
 import { conflict, ValidationError, type ValidationIssue } from '../http/errors.js';

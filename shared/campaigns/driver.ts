@@ -1,5 +1,5 @@
 /**
- * The campaign driver (issue 12), run by the scheduler tick (runDispatchTick: every minute
+ * The campaign driver (see docs/decisions/campaigns.md), run by the scheduler tick (runDispatchTick: every minute
  * on AWS, every SCHEDULER_TICK_MS locally) for each campaign marked in `PLATFORM#CAMPAIGNS`:
  *   scrubbing → pages of the scrub within a time budget, then ready → running;
  *   running   → attempts launched up to the concurrency cap; completed once every targeted
@@ -23,7 +23,7 @@ import { isFinished } from './rules.js';
 import { scrubPage } from './scrub.js';
 
 /** How long one tick may scrub one campaign (the AWS tick function has 50 s, shared with the reconcilers). */
-export const SCRUB_BUDGET_MS = 15_000;
+const SCRUB_BUDGET_MS = 15_000;
 const LEASE_MS = 45_000;
 
 async function takeLease(c: CampaignRecord, at: Date): Promise<boolean> {

@@ -1,5 +1,5 @@
 /**
- * Launching attempts of a running campaign (issue 12), each tick: the queue items due now
+ * Launching attempts of a running campaign (see docs/decisions/campaigns.md), each tick: the queue items due now
  * (`QUEUE#<not before>#<con>`, oldest first), as many as `concurrency_cap − in_flight`
  * allows. Per contact ONE transaction: the queue item deleted (if still there), the
  * campaign's `in_flight` + 1 under its cap and only while it runs, the row → active with
@@ -26,7 +26,7 @@ import { launchable } from './rules.js';
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** The most attempts one tick launches for a campaign without a concurrency cap. */
-export const LAUNCH_BATCH = 100;
+const LAUNCH_BATCH = 100;
 const PARALLEL = 10;
 
 interface Row {

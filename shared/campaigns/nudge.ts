@@ -1,5 +1,5 @@
 /**
- * Refilling a freed slot at once (issue 12). Launches run in the scheduler tick (once a
+ * Refilling a freed slot at once (see docs/decisions/campaigns.md). Launches run in the scheduler tick (once a
  * minute on AWS), so without a nudge a campaign dials at most `concurrency_cap` attempts a
  * minute and a slot freed by an attempt's end stays empty until the next tick. After the
  * terminal transition of a campaign call COMMITTED (SQS is not part of the transaction), its

@@ -6,9 +6,9 @@
 import type { CampaignStatus } from '../schemas/campaigns.js';
 
 /** States whose attempt was not answered by a person: another attempt may follow. */
-export const RETRYABLE_STATES = ['no_answer', 'busy', 'machine'] as const;
+const RETRYABLE_STATES = ['no_answer', 'busy', 'machine'] as const;
 /** Dispositions that end a contact for good, whatever attempts remain. */
-export const FINAL_DISPOSITIONS = ['opt_out', 'wrong_person_opt_out', 'dnc_hit', 'scrub_blocked', 'blocked_by_policy'] as const;
+const FINAL_DISPOSITIONS = ['opt_out', 'wrong_person_opt_out', 'dnc_hit', 'scrub_blocked', 'blocked_by_policy'] as const;
 
 export interface AttemptEnd {
   state: string;
@@ -34,7 +34,7 @@ export interface AttemptVerdict {
 }
 
 /** Answered by a person: the carrier answered and it was not a machine. */
-export const isConnected = (end: AttemptEnd): boolean => end.state === 'completed' && end.disposition !== 'voicemail_machine';
+const isConnected = (end: AttemptEnd): boolean => end.state === 'completed' && end.disposition !== 'voicemail_machine';
 
 export function judgeAttemptEnd(end: AttemptEnd, info: CampaignAttemptInfo, endedAt: Date, campaignCancelled = false): AttemptVerdict {
   const retryable = (RETRYABLE_STATES as readonly string[]).includes(end.state) && !(FINAL_DISPOSITIONS as readonly string[]).includes(end.disposition ?? '');
@@ -66,7 +66,6 @@ export const CAMPAIGN_MOVES = {
   complete: ['running'],
 } as const satisfies Record<string, readonly CampaignStatus[]>;
 export type CampaignAction = keyof typeof CAMPAIGN_MOVES;
-export const ACTION_TARGET: Record<CampaignAction, CampaignStatus> = { start: 'scrubbing', pause: 'paused', resume: 'running', cancel: 'cancelled', ready: 'ready', run: 'running', complete: 'completed' };
 
 /** The campaign is finished when every targeted contact has its terminal outcome. */
 export const isFinished = (c: { contacts_total: number; done: number; scrub_complete: boolean }): boolean => c.scrub_complete && c.done >= c.contacts_total;

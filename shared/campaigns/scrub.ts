@@ -1,5 +1,5 @@
 /**
- * The scrub (issue 12): every targeted contact judged once by the compliance engine
+ * The scrub (see docs/decisions/campaigns.md): every targeted contact judged once by the compliance engine
  * (judgeCall on the pinned version, the pool's numbers), in pages of the list's members
  * (gsi1 `TENANT#<t>#LIST#<lst>#MEMBERS`) resumed from `scrub_cursor`. It runs in the
  * scheduler tick, not in the start request: a 10,000-contact list takes ~7 reads per contact,
@@ -23,11 +23,11 @@ import { blockSubCode } from './rules.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-export const SCRUB_PAGE = 50;
+const SCRUB_PAGE = 50;
 const PARALLEL = 10;
 
 /** The row and queue item of one judged contact, and the campaign's counts. */
-export function scrubItems(c: CampaignRecord, judged: CallJudgement, at: Date): TransactItem[] {
+function scrubItems(c: CampaignRecord, judged: CallJudgement, at: Date): TransactItem[] {
   const iso = at.toISOString();
   const { decision, contact } = judged;
   const blocked = decision.outcome === 'block';

@@ -22,7 +22,7 @@ export const twilioCallForm = z.looseObject({
 /** TwiML documents are text. */
 export const twimlDocument = z.string().meta({ id: 'TwiML', description: 'A TwiML document (text/xml)' });
 
-/** Twilio's messaging webhook and message status callback fields (issue 13). */
+/** Twilio's messaging webhook and message status callback fields (see docs/decisions/messaging.md). */
 export const twilioMessageForm = z.looseObject({
   AccountSid: field,
   MessageSid: field,

@@ -23,7 +23,7 @@ export const keys = {
     sk: `IDEMPOTENCY#${routeId}#${key}`,
   }),
   /**
-   * Dashboard sign-in (issue 16): a user's current one-use emailed sign-in link, the account's
+   * Dashboard sign-in (see docs/decisions/auth-and-sessions.md): a user's current one-use emailed sign-in link, the account's
    * deletion request and its current one-use emailed proof (sessions are platform keys: the
    * cookie names no tenant). Tokens and cookies are never stored, only their hashes.
    */
@@ -100,7 +100,7 @@ export const contactKeys = {
  * suppressed?" is one GetItem) and names the active entry; every entry ever made stays as
  * `ENTRY#<sup>` (history; lifted entries are kept). gsi1 gathers the entries newest first.
  */
-export const suppressionPartition = (tenantId: string, phoneE164: string) => `${tenantPk(tenantId)}#SUPPRESSION#${assertId(phoneE164)}`;
+const suppressionPartition = (tenantId: string, phoneE164: string) => `${tenantPk(tenantId)}#SUPPRESSION#${assertId(phoneE164)}`;
 
 export const suppressionKeys = {
   active: (tenantId: string, phoneE164: string) => ({ pk: suppressionPartition(tenantId, phoneE164), sk: 'ACTIVE' }),
@@ -159,12 +159,12 @@ export const callKeys = {
 } as const;
 
 /**
- * Text messages (issue 13) are high-volume like calls: a partition each
+ * Text messages (see docs/decisions/messaging.md) are high-volume like calls: a partition each
  * (`TENANT#<t>#MESSAGE#<msg>`), gathered newest first in gsi1 `TENANT#<t>#MESSAGES`. A voice
  * runtime `send_sms` action leaves a guard in its call's partition (`SMS_ACTION#<action_id>`,
  * put if absent with the message), so a resent batch never sends twice.
  */
-export const messagePartition = (tenantId: string, messageId: string) => `${tenantPk(tenantId)}#MESSAGE#${assertId(messageId)}`;
+const messagePartition = (tenantId: string, messageId: string) => `${tenantPk(tenantId)}#MESSAGE#${assertId(messageId)}`;
 export const messageKeys = {
   message: (tenantId: string, messageId: string) => ({ pk: messagePartition(tenantId, messageId), sk: 'MESSAGE' }),
   messageIndex: (tenantId: string, messageId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#MESSAGES`, gsi1sk: `MESSAGE#${assertId(messageId)}` }),
@@ -185,16 +185,16 @@ export const messageKeys = {
  * Platform-owned records (no tenant): partitions start with `PLATFORM#`, which no tenant
  * key can (tenant partitions start with `TENANT#`). Every tenant may read templates.
  */
-export const PLATFORM_PREFIX = 'PLATFORM#';
+const PLATFORM_PREFIX = 'PLATFORM#';
 export const platformKeys = {
   /**
-   * Dashboard sign-in by email (issue 16): which tenant user an email signs in as, keyed by a
+   * Dashboard sign-in by email (see docs/decisions/auth-and-sessions.md): which tenant user an email signs in as, keyed by a
    * hash of the lower-cased email (no address in a key). Written when a user gets a password
    * or a verified email; the account deletion removes it (it carries tenant_id).
    */
   loginEmail: (emailHash: string) => ({ pk: `${PLATFORM_PREFIX}LOGIN#${assertId(emailHash)}`, sk: 'LOGIN' }),
   /**
-   * A dashboard session (issue 16), keyed by SHA-256 of the cookie's secret: the cookie holds
+   * A dashboard session (see docs/decisions/auth-and-sessions.md), keyed by SHA-256 of the cookie's secret: the cookie holds
    * only that opaque secret, no tenant or user id. The item carries tenant_id (the account
    * deletion's sweep removes it) and sits in gsi1 `TENANT#<t>#SESSIONS` / `USER#<usr>#<hash>`,
    * so a tenant's or a user's sessions can be listed and revoked.
@@ -292,7 +292,7 @@ export const belongsToTenant = (partition: string, tenantId: string): boolean =>
   partition === tenantPk(tenantId) || partition.startsWith(`${tenantPk(tenantId)}#`);
 
 /**
- * Outbound dispatch (issue 10; shared/repositories/outbound-calls.ts):
+ * Outbound dispatch (see docs/decisions/dispatch-and-carrier.md; shared/repositories/outbound-calls.ts):
  *  - due items, `PLATFORM#DUE#<shard>` / `<scheduled_for ISO>#<tenant>#<call>`: a scheduled
  *    call waiting for its instant; the scheduler queries each shard for sk ≤ now;
  *  - dialing watches, `PLATFORM#DIALING#<shard>` / `<dialing_at ISO>#<tenant>#<call>`: a call
@@ -322,7 +322,7 @@ export const dispatchKeys = {
 } as const;
 
 /**
- * Campaigns (issue 12). The pool and the campaign live in the tenant's partition
+ * Campaigns (see docs/decisions/campaigns.md). The pool and the campaign live in the tenant's partition
  * (`NUMBER_POOL#<npl>`, `CAMPAIGN#<cmp>`: listed newest first). Each campaign has a partition
  * of its own, `TENANT#<t>#CAMPAIGN#<cmp>`, holding one row per targeted contact
  * (`CONTACT#<con>`: the CampaignOutcomeSummary, paged in contact order) and its work queue
@@ -345,7 +345,7 @@ export const campaignKeys = {
 } as const;
 
 /**
- * What calls produce (issue 14): integration (calendar) connections, survey responses,
+ * What calls produce (see docs/decisions/call-analysis-and-outcomes.md): integration (calendar) connections, survey responses,
  * qualification outcomes and their fit reviews, receptionist handoffs and the mobile
  * activity timeline. Low-volume tenant records live in the tenant's partition; a
  * connection's calendar events in the connection's own partition.
@@ -411,7 +411,7 @@ export const activityKeys = {
 } as const;
 
 /**
- * Usage and billing (issue 15; shared/repositories/usage-ledger.ts, billing.ts, invoices.ts).
+ * Usage and billing (see docs/decisions/billing.md; shared/repositories/usage-ledger.ts, billing.ts, invoices.ts).
  *  - The usage ledger: a partition per tenant and period, `TENANT#<t>#USAGE#<YYYY-MM>`, holding
  *    one append-only row per meter per source (`ROW#<source>#<meter>`: the source names the
  *    call, runtime event or message, so the key is deterministic and a put-if-absent meters a

@@ -20,9 +20,9 @@ export function onlyConflicted(err: unknown): boolean {
 const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt + Math.floor(Math.random() * 20)));
 
 /** One send of a command: what the middleware wraps. */
-export type Send<A, R> = (args: A) => Promise<R>;
+type Send<A, R> = (args: A) => Promise<R>;
 
-export function retryTransactionConflicts<A, R>(next: Send<A, R>, commandName: string | undefined, retries = CONFLICT_RETRIES): Send<A, R> {
+function retryTransactionConflicts<A, R>(next: Send<A, R>, commandName: string | undefined, retries = CONFLICT_RETRIES): Send<A, R> {
   if (commandName !== 'TransactWriteItemsCommand') return next;
   return async (args) => {
     for (let attempt = 0; ; attempt++) {

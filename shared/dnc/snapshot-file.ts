@@ -7,12 +7,12 @@
  * Blank lines are ignored (a trailing newline, CRLF). Any other line that is not ten digits
  * of this area code makes the whole file refused. A number listed twice counts once.
  */
-export const LINES_PER_EXCHANGE = 10_000;
-export const BITMAP_BYTES = LINES_PER_EXCHANGE / 8;
+const LINES_PER_EXCHANGE = 10_000;
+const BITMAP_BYTES = LINES_PER_EXCHANGE / 8;
 /** Lines quoted in a refusal; the count of bad lines is always exact. */
 const QUOTED_PROBLEMS = 10;
 
-export const AREA_CODE = /^[2-9]\d{2}$/;
+const AREA_CODE = /^[2-9]\d{2}$/;
 
 export class DncFileProblem extends Error {}
 

@@ -19,7 +19,7 @@ import { newId } from '../ids.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-/** The event types the call path emits (issue 10); later issues extend the list. */
+/** The event types the call path emits (see docs/decisions/dispatch-and-carrier.md); each area adds its own below. */
 export const EVENT_TYPES = [
   'call.queued',
   'call.scheduled',
@@ -29,7 +29,7 @@ export const EVENT_TYPES = [
   'call.completed',
   'call.analysis_ready',
   'contact.opted_out',
-  // Text messages (issue 13).
+  // Text messages (see docs/decisions/messaging.md).
   'message.sent',
   'message.delivered',
   'message.failed',
@@ -39,29 +39,29 @@ export const EVENT_TYPES = [
   'receptionist.ticket_opened',
   'receptionist.callback_scheduled',
   'receptionist.transfer_requested',
-  // Campaign status changes (issue 12).
+  // Campaign status changes (see docs/decisions/campaigns.md).
   'campaign.scrubbing',
   'campaign.ready',
   'campaign.running',
   'campaign.paused',
   'campaign.completed',
   'campaign.cancelled',
-  // Account deletion (issue 16).
+  // Account deletion (see docs/decisions/auth-and-sessions.md).
   'account.deletion_requested',
   'account.deletion_cancelled',
-  // What calls produce (issue 14).
+  // What calls produce (see docs/decisions/call-analysis-and-outcomes.md).
   'survey_response.created',
   'fit_review.created',
   'handoff.created',
   'handoff.confirmed',
   'handoff.booked',
-  // Invoices (issue 15): built at period close, then moved by the payment provider's webhooks.
+  // Invoices (see docs/decisions/billing.md): built at period close, then moved by the payment provider's webhooks.
   'invoice.created',
   'invoice.finalized',
   'invoice.paid',
   'invoice.voided',
   'invoice.marked_uncollectible',
-  // Receptionist purchases (issue 15).
+  // Receptionist purchases (see docs/decisions/billing.md).
   'subscription.receptionist_purchased',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -94,7 +94,7 @@ export function outboxItems(tenantId: string, type: EventType, data: Record<stri
   };
 }
 
-/** A tenant's committed events, oldest first (tests and the webhook issue's reads). */
+/** A tenant's committed events, oldest first (tests, and the webhook ledger's reads). */
 export async function listTenantEvents(tenantId: string, opts: { limit?: number } = {}): Promise<OutboxEvent[]> {
   const out: OutboxEvent[] = [];
   let start: Record<string, unknown> | undefined;

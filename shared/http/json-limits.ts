@@ -16,7 +16,7 @@
 import type { ValidationIssue } from './errors.js';
 
 /** DynamoDB's smallest non-zero magnitude. */
-export const MIN_NUMBER_MAGNITUDE = 1e-130;
+const MIN_NUMBER_MAGNITUDE = 1e-130;
 /** At most this many problems are reported for one body (the rest would only repeat them). */
 const MAX_ISSUES = 20;
 

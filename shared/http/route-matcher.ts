@@ -9,7 +9,7 @@ export interface RoutableDefinition {
   readonly path: string;
 }
 
-export type RouteMatch<R> =
+type RouteMatch<R> =
   | { kind: 'route'; route: R; routeKey: string; pathParameters: Record<string, string> }
   | { kind: 'not_found' }
   | { kind: 'method_not_allowed'; allow: string[] };

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 
 /** JSON with object keys sorted at every depth, so key order never changes the hash. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   const entries = Object.entries(value as Record<string, unknown>)

@@ -63,7 +63,7 @@ type FieldName = Exclude<ImportTarget, 'phone_e164' | 'do_not_call'>;
 
 const FLAGS: Readonly<Record<string, boolean>> = { true: true, yes: true, '1': true, false: false, no: false, '0': false };
 /** A do_not_call cell: true/false, yes/no, 1/0 (any case); undefined for anything else. */
-export const parseFlag = (cell: string): boolean | undefined => (Object.hasOwn(FLAGS, cell.toLowerCase()) ? FLAGS[cell.toLowerCase()] : undefined);
+const parseFlag = (cell: string): boolean | undefined => (Object.hasOwn(FLAGS, cell.toLowerCase()) ? FLAGS[cell.toLowerCase()] : undefined);
 
 const CONVERT: Record<FieldName, (cell: string) => unknown> = {
   first_name: (c) => c,

@@ -121,7 +121,7 @@ const MAX_TRANSACTION_ITEMS = 100;
 const MAX_ROWS_PER_TRANSACTION = 10;
 /** Re-reads of a number whose suppression changed between the read and the row's write. */
 const MAX_SUPPRESSION_RETRIES = 5;
-export const DEFAULT_LEASE_MS = 60_000;
+const DEFAULT_LEASE_MS = 60_000;
 const DEFAULT_HEARTBEAT_MS = 5_000;
 /** Bytes of row errors kept on the job item (a DynamoDB item holds at most 400 KB). */
 const MAX_ERROR_BYTES = 150_000;

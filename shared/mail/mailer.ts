@@ -1,5 +1,5 @@
 /**
- * The mail adapter (issue 16): one port, two transports chosen by MAIL_TRANSPORT.
+ * The mail adapter (see docs/decisions/auth-and-sessions.md): one port, two transports chosen by MAIL_TRANSPORT.
  *  - `ses` (AWS): Amazon SES v2 SendEmail from MAIL_FROM (a verified identity; the stack grants
  *    ses:SendEmail on it to the functions whose manifest entry says `mail: true`).
  *  - `sink` (the local runtime and tests): the mail is stored in the table under
@@ -29,8 +29,8 @@ export interface SentMail extends Mail {
 const SINK_TTL_SECONDS = 86_400;
 const recipientHash = (to: string) => createHash('sha256').update(to.trim().toLowerCase()).digest('hex');
 
-export const mailTransport = (): 'ses' | 'sink' => (process.env.MAIL_TRANSPORT === 'ses' ? 'ses' : 'sink');
-export const mailFrom = (): string => process.env.MAIL_FROM || 'no-reply@voice-control.local';
+const mailTransport = (): 'ses' | 'sink' => (process.env.MAIL_TRANSPORT === 'ses' ? 'ses' : 'sink');
+const mailFrom = (): string => process.env.MAIL_FROM || 'no-reply@voice-control.local';
 
 let ses: SESv2Client | undefined;
 

@@ -1,4 +1,4 @@
-/** The mails the dashboard sends (issue 16), pure: subject and text; links carry the token in the fragment (never sent to a server log). */
+/** The mails the dashboard sends (see docs/decisions/auth-and-sessions.md), pure: subject and text; links carry the token in the fragment (never sent to a server log). */
 import type { Mail } from './mailer.js';
 
 export function signInLinkMail(to: string, dashboardOrigin: string, token: string, minutes: number): Mail {

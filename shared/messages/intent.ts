@@ -1,12 +1,12 @@
 /**
- * What an inbound text asks for (issue 13). Pure.
+ * What an inbound text asks for (see docs/decisions/messaging.md). Pure.
  *
  *  - `stop`: the whole message, trimmed and in any case, is one of the carrier opt-out
  *    keywords (STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, REVOKE, OPTOUT, OPT OUT) — or a
  *    longer message contains one of the FCC's revocation words (stop, quit, end, revoke,
  *    opt out, cancel, unsubscribe) as a word. FCC 24-24 makes a revocation by any reasonable
  *    means valid, and a number wrongly kept costs far more than one wrongly dropped, so
- *    "please stop texting me" is a stop (docs/decisions.md). A word is a run of letters:
+ *    "please stop texting me" is a stop (docs/decisions/messaging.md). A word is a run of letters:
  *    "stopwatch", "ending" and "weekend" contain no revocation word; "STOP!" and "stop." do.
  *  - `help`: the whole message is HELP or INFO.
  *  - `start`: the whole message is START or UNSTOP (which lifts an SMS-made suppression);
@@ -16,11 +16,11 @@
 export type InboundIntent = 'stop' | 'help' | 'other';
 export type Keyword = InboundIntent | 'start';
 
-export const STOP_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'REVOKE', 'OPTOUT', 'OPT OUT'] as const;
-export const HELP_KEYWORDS = ['HELP', 'INFO'] as const;
-export const START_KEYWORDS = ['START', 'UNSTOP'] as const;
+const STOP_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'REVOKE', 'OPTOUT', 'OPT OUT'] as const;
+const HELP_KEYWORDS = ['HELP', 'INFO'] as const;
+const START_KEYWORDS = ['START', 'UNSTOP'] as const;
 /** FCC 24-24's revocation words, matched as words anywhere in a longer message. */
-export const REVOCATION_WORDS = ['stop', 'quit', 'end', 'revoke', 'opt out', 'cancel', 'unsubscribe'] as const;
+const REVOCATION_WORDS = ['stop', 'quit', 'end', 'revoke', 'opt out', 'cancel', 'unsubscribe'] as const;
 
 /** Trimmed, upper-cased, inner whitespace collapsed ("opt   out" is OPT OUT). */
 const normalise = (body: string): string => body.trim().replace(/\s+/g, ' ').toUpperCase();

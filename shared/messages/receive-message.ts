@@ -109,10 +109,10 @@ export async function receiveMessage(caller: CarrierCaller, text: InboundText, a
       { Put: { TableName: tableName(), Item: { ...pointer, type: 'carrier_message', tenant_id: tenantId, message_id: id }, ConditionExpression: 'attribute_not_exists(pk)' } },
       messagePut(record),
       ...outboxItems(tenantId, 'message.received', messageEventData(summary), at).items,
-      // The mobile timeline's message entry commits with the text (issue 14).
+      // The mobile timeline's message entry commits with the text (see docs/decisions/call-analysis-and-outcomes.md).
       activityItem(tenantId, { kind: 'message', resource_id: id, label: 'message' }, at),
       ...items,
-      // An inbound text's segments are final when it is stored: metered with it (issue 15).
+      // An inbound text's segments are final when it is stored: metered with it (see docs/decisions/billing.md).
       ...(await messageSegmentsLedgerItems(tenantId, record, at)),
     ];
     try {

@@ -3,7 +3,7 @@
  * the sender a person recognises) and say what to do next, as the CTIA's messaging
  * principles ask of STOP and HELP answers. HELP's text is composed from the tenant's name
  * rather than stored per tenant: every tenant gets a correct one with no setup
- * (docs/decisions.md, "Messages").
+ * (docs/decisions/messaging.md).
  */
 export const stopConfirmation = (tenantName: string): string =>
   `${tenantName}: You are unsubscribed and will receive no more messages or calls from us. Reply START to resubscribe.`;

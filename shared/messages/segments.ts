@@ -14,9 +14,9 @@ const GSM7_EXTENSION = '\f^{}\\[~]|€';
 const BASIC = new Set(GSM7_BASIC);
 const EXTENSION = new Set(GSM7_EXTENSION);
 
-export type SmsEncoding = 'GSM-7' | 'UCS-2';
+type SmsEncoding = 'GSM-7' | 'UCS-2';
 
-export const SEGMENT_LIMITS = {
+const SEGMENT_LIMITS = {
   'GSM-7': { single: 160, part: 153 },
   'UCS-2': { single: 70, part: 67 },
 } as const;

@@ -8,7 +8,7 @@
  * A deferral (quiet hours, a state window) is not held: the message is stored `failed`
  * with failure `deferred` and `next_permitted_at`, because a text is about now — a code, a
  * link, an answer to a call in progress — and one delivered hours late is worse than one
- * the tenant decides to resend (docs/decisions.md, "Messages").
+ * the tenant decides to resend (docs/decisions/messaging.md).
  *
  * Never lost, at most once (as a dial: shared/calls/dispatch.ts). A queued message commits
  * with a sending watch (shared/repositories/messages.ts `sendWatchPut`), deleted when its
@@ -60,7 +60,7 @@ export interface SendInput {
 const VERIFIED = new Set(['verified', 'mock_verified']);
 
 /** Where the carrier reports the message's delivery (covered by its signature). */
-export const messageStatusUrl = (messageId: string) => `${carrierMessagingWebhookUrls().status_callback_url}?message_id=${messageId}`;
+const messageStatusUrl = (messageId: string) => `${carrierMessagingWebhookUrls().status_callback_url}?message_id=${messageId}`;
 
 function failureOf(decision: ComplianceDecision, sender: ReturnType<typeof chooseSender<CallerNumber>>): MessageFailure | null {
   const first = decision.reasons[0]?.message ?? '';

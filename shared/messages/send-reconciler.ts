@@ -1,5 +1,5 @@
 /**
- * The sending reconciler (issue 13, the message twin of the dispatch_unknown reconciler in
+ * The sending reconciler (docs/decisions/messaging.md; the message twin of the dispatch_unknown reconciler in
  * shared/calls/scheduler.ts), run in every scheduler tick: every sending watch older than
  * MESSAGE_SEND_UNKNOWN_AFTER_MS (default 120 s, far beyond a carrier's answer to a Messages
  * create) whose message is still `queued` with no carrier SID → `failed`, failure
@@ -18,13 +18,13 @@ import { dropWatch, sweepWatches } from '../repositories/call-watches.js';
 import { getMessageRecord, messageEventData, presentMessage, sendWatchDelete, type MessageRecord } from '../repositories/messages.js';
 import type { MessageFailure } from '../schemas/text-messages.js';
 
-export const DEFAULT_MESSAGE_SEND_UNKNOWN_AFTER_MS = 120_000;
-export const messageSendUnknownAfterMs = (): number => {
+const DEFAULT_MESSAGE_SEND_UNKNOWN_AFTER_MS = 120_000;
+const messageSendUnknownAfterMs = (): number => {
   const v = Number(process.env.MESSAGE_SEND_UNKNOWN_AFTER_MS);
   return Number.isFinite(v) && v > 0 ? v : DEFAULT_MESSAGE_SEND_UNKNOWN_AFTER_MS;
 };
 
-export const SEND_UNKNOWN: MessageFailure = {
+const SEND_UNKNOWN: MessageFailure = {
   code: 'send_unknown',
   message: 'The carrier was asked but its answer never arrived and it reported no message: it may or may not have been sent, so it was not sent again. A later carrier report corrects this status.',
   next_permitted_at: null,

@@ -5,13 +5,13 @@
  * `received` and never move. Carrier callbacks are replayed and reordered: a status at or
  * below the current rank changes nothing. One exception: a message the platform failed as
  * `send_unknown` (no SID, no known outcome) moves to sent or delivered when the carrier
- * reports it so — carrier truth wins over our unknown (docs/decisions.md, "Messages").
+ * reports it so — carrier truth wins over our unknown (docs/decisions/messaging.md).
  */
 export const MESSAGE_STATUSES = ['queued', 'sent', 'delivered', 'failed', 'received'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 const RANK: Record<MessageStatus, number> = { queued: 0, sent: 1, delivered: 2, failed: 2, received: 3 };
-export const isTerminal = (s: MessageStatus): boolean => s === 'delivered' || s === 'failed' || s === 'received';
+const isTerminal = (s: MessageStatus): boolean => s === 'delivered' || s === 'failed' || s === 'received';
 
 /** Twilio's MessageStatus values → ours (accepted/scheduled/sending are still queued; read is delivered; undelivered is failed). */
 export function statusOfCarrier(value: string | undefined): MessageStatus | undefined {

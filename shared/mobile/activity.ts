@@ -21,7 +21,7 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
 export const ACTIVITY_KINDS = ['live_call', 'voicemail', 'handoff', 'message'] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
-export interface Activity {
+interface Activity {
   id: string;
   kind: ActivityKind;
   resource_id: string;

@@ -20,7 +20,7 @@ import { instantInRange } from '../schemas/common.js';
 
 export const FILTER_LIMITS = { valuesPerFilter: 50, valueChars: 256, filtersPerQuery: 12, valuesPerQuery: 100 } as const;
 
-export type FilterKind =
+type FilterKind =
   | { kind: 'string'; pattern?: RegExp }
   | { kind: 'enum'; values: readonly string[] }
   | { kind: 'datetime' }
@@ -30,7 +30,7 @@ export type FilterKind =
 /** `list`: the attribute holds a list; `field=a,b` matches items whose list contains a or b. */
 export type FilterSpec = Record<string, FilterKind & { attribute?: string; list?: true }>;
 
-export type FilterOp = 'eq' | 'gte' | 'lte' | 'gt' | 'lt';
+type FilterOp = 'eq' | 'gte' | 'lte' | 'gt' | 'lt';
 export interface FilterCondition {
   field: string;
   attribute: string;

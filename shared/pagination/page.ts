@@ -18,7 +18,7 @@ import { appSecrets } from '../secrets.js';
 import { decodeCursor, encodeCursor, InvalidCursor, type CursorKey } from './cursor.js';
 import { filterScope, toFilterExpression, type FilterCondition } from './filters.js';
 
-/** Most bytes of JSON a page's items may total (docs/decisions.md). */
+/** Most bytes of JSON a page's items may total (docs/decisions/api-conventions.md). */
 export const PAGE_BYTE_BUDGET = 1024 * 1024;
 
 export interface Page<T> {

@@ -1,5 +1,5 @@
 /**
- * The account's deletion request and its emailed proof (issue 16).
+ * The account's deletion request and its emailed proof (see docs/decisions/account-deletion.md).
  *
  * - `TENANT#<t>` / `DELETION_REQUEST`: status (pending → deleting → completed, or cancelled),
  *   who confirmed and how, scheduled_for, and — once the deletion runs — its checkpoint.
@@ -43,7 +43,7 @@ export async function getDeletionRequest(tenantId: string): Promise<DeletionRequ
 }
 
 /** Writers of one request that keep losing to each other retry this many times, then answer 409. */
-export const DELETION_WRITE_ATTEMPTS = 6;
+const DELETION_WRITE_ATTEMPTS = 6;
 
 /**
  * After a lost race on the request: a full-jitter pause (0–20·2^attempt ms) before re-reading,

@@ -19,7 +19,7 @@ export interface Attestation {
   created_at: string;
 }
 
-export const API_SOURCE_AFFIRMATION =
+const API_SOURCE_AFFIRMATION =
   'The tenant affirms, by its authenticated API credential, that each consent it submits was captured as described by its evidence.';
 
 export const attestationItem = (tenantId: string, a: Attestation) => ({ ...contactKeys.attestation(tenantId, a.id), type: 'attestation', ...a });

@@ -1,5 +1,5 @@
 /**
- * Billing accounts and plans (issue 15). Plans are platform data (`PLATFORM#PLANS`, seeded
+ * Billing accounts and plans (see docs/decisions/billing.md). Plans are platform data (`PLATFORM#PLANS`, seeded
  * from shared/billing/plans.ts); a tenant's billing account (`BILLING` in its partition)
  * names its plan, its daily budget and its purchased receptionist connections, and a
  * directory item (`PLATFORM#BILLING_ACCOUNTS` / `<tenant>`) lets the invoice job walk every

@@ -39,7 +39,7 @@ const ATTEMPTS = 8;
 const E164 = /^\+[1-9]\d{7,14}$/;
 
 /** The contact's number on a call: the caller of an inbound call, the callee of an outbound one. */
-export const contactNumberOf = (call: Pick<CallRecord, 'direction' | 'from_e164' | 'to_e164'>): string => (call.direction === 'inbound' ? call.from_e164 : call.to_e164);
+const contactNumberOf = (call: Pick<CallRecord, 'direction' | 'from_e164' | 'to_e164'>): string => (call.direction === 'inbound' ? call.from_e164 : call.to_e164);
 
 /** Checks an outcome against the pinned version (the repository knows nothing of agents). */
 export type OutcomeCheck = (event: Extract<RuntimeEvent, { type: 'outcome' }>, index: number) => Promise<void>;
@@ -118,9 +118,9 @@ export async function recordCallEvents(tenantId: string, callId: string, events:
       if (type) items.push(...outboxItems(tenantId, type, { call_id: callId, direction: call.direction, contact_id: (call as { contact_id?: string }).contact_id ?? null, action_id: event.action_id, kind: event.kind, arguments: event.arguments ?? {}, at: event.at ?? receivedAt }, new Date(receivedAt)).items);
     }
 
-    // record_qualification → a workflow outcome (or an amendment of one) in this transaction (issue 14).
+    // record_qualification → a workflow outcome (or an amendment of one) in this transaction (see docs/decisions/call-analysis-and-outcomes.md).
     items.push(...(await qualificationItems(tenantId, call as CallRecord & { questions?: unknown }, fresh, receivedAt)));
-    // An inbound caller's booking / callback request → a receptionist handoff (issue 14).
+    // An inbound caller's booking / callback request → a receptionist handoff (see docs/decisions/call-analysis-and-outcomes.md).
     items.push(...handoffItems(tenantId, call, fresh, receivedAt));
 
     const freshResults = new Map(applied.results.map((r) => [r.id, r]));
@@ -135,7 +135,7 @@ export async function recordCallEvents(tenantId: string, callId: string, events:
       });
     }
     items.push(callUpdate(call, applied.aggregates, applied.stateChange?.state ?? null, before.event_count, receivedAt));
-    // The fresh usage events' quantities are final: metered in this same transaction (issue 15).
+    // The fresh usage events' quantities are final: metered in this same transaction (see docs/decisions/billing.md).
     items.push(...(await runtimeUsageLedgerItems(tenantId, call, fresh.map(({ event }) => event), new Date(receivedAt))));
 
     try {

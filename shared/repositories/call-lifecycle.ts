@@ -182,7 +182,7 @@ export async function applyCallTransition(
       // A campaign attempt's end: its row and the campaign's counters, exactly once with the terminal transition.
       if (isTerminal(change.state)) items.push(...campaignEndItems(call as unknown as CampaignCallFacts, { state: change.state, disposition: change.disposition ?? call.disposition ?? null, end_reason: change.end_reason ?? call.end_reason ?? null }, now));
     }
-    // The duration is stored once, here: the call's telephony minutes are final and metered with it (issue 15).
+    // The duration is stored once, here: the call's telephony minutes are final and metered with it (see docs/decisions/billing.md).
     if (more.durationSeconds !== undefined) items.push(...(await callMinutesLedgerItems(tenantId, call, more.durationSeconds, now)));
     let condition = 'attribute_exists(pk) AND #state = :from';
     if (call.event_count === undefined) condition += ' AND attribute_not_exists(#event_count)';
@@ -233,7 +233,7 @@ export function applyOutboundStatus(call: Pick<CallRecord, 'tenant_id' | 'id'>, 
  * The tenant cancelled the call before it was dialled (POST /v1/calls/{id}/cancel):
  * `disposed` with `end_reason: "cancelled"`. No SPEC disposition describes a tenant's own
  * cancel (they are outcomes of a call or of a policy), so `disposition` and
- * `disposition_set_by` stay null (docs/decisions.md "Cancelling a call").
+ * `disposition_set_by` stay null (docs/decisions/dispatch-and-carrier.md, "Cancelling a call").
  */
 export const CANCEL_END_REASON = 'cancelled';
 
@@ -243,8 +243,8 @@ export function cancelChange(call: Pick<CallRecord, 'direction' | 'state'>): Sta
   return change ? ({ ...change, disposition: null, disposition_set_by: null } as unknown as StateChange) : null;
 }
 
-/** A campaign cancelled before this attempt was dialled (issue 12): disposed, end_reason campaign_cancelled (the row's sub_code). */
-export function campaignCancelChange(call: Pick<CallRecord, 'direction' | 'state'>): StateChange | null {
+/** A campaign cancelled before this attempt was dialled (see docs/decisions/campaigns.md): disposed, end_reason campaign_cancelled (the row's sub_code). */
+function campaignCancelChange(call: Pick<CallRecord, 'direction' | 'state'>): StateChange | null {
   const change = cancelChange(call);
   return change ? { ...change, end_reason: CAMPAIGN_CANCELLED } : null;
 }
@@ -286,7 +286,7 @@ export async function storeAnalysis(call: CallRecord, stored: Record<string, unk
           ...outboxItems(call.tenant_id, 'call.analysis_ready', { ...callEventData(call), ...(settle ?? {}), ...summary, at }, now).items,
           // A campaign attempt whose disposition settles here: its row and completed_goal follow.
           ...(settle ? campaignSettleItems(call as unknown as CampaignCallFacts, settle.disposition, now) : []),
-          // What the call produced, stored exactly once with its analysis (issue 14: the survey response).
+          // What the call produced, stored exactly once with its analysis (the survey response; see docs/decisions/call-analysis-and-outcomes.md).
           ...producedItems,
         ],
       }),

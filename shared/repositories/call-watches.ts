@@ -54,7 +54,7 @@ export async function dropWatch(watch: Pick<WatchItem, 'pk' | 'sk'>): Promise<vo
 }
 
 /** Items handled per shard per run (the next run takes the rest). */
-export const WATCH_PAGE = 100;
+const WATCH_PAGE = 100;
 
 /** Items of a shard partition with sk < `before` (ISO prefix order = time order), oldest first. */
 export async function watchesOlderThan(pk: string, before: string, limit = WATCH_PAGE): Promise<Record<string, unknown>[]> {

@@ -1,5 +1,5 @@
 /**
- * Call records. This issue stores inbound calls (`direction: "inbound"`); the calls issue
+ * Call records. Inbound calls are stored here (`direction: "inbound"`); the queue-call path
  * adds outbound ones and the full state machine. A call gets a partition of its own and a
  * platform pointer from the carrier's CallSid, written in one transaction, so the first
  * webhook for a CallSid creates the call and a replay finds it.
@@ -23,7 +23,6 @@ import { analysisWatchPut } from './call-watches.js';
 import { callMinutesLedgerItems } from './usage-ledger.js';
 import { handoffConfirmationItems } from './handoffs.js';
 
-export type { CallState };
 
 /** One thing the carrier did on an inbound call, in order (what `sandbox call` prints too). */
 export type InboundPathEntry = Record<string, unknown> & { action: string };
@@ -84,7 +83,7 @@ export interface CallRecord {
 }
 
 /** A call may record at most this many steps (a caller looping in a menu stops being recorded, not served). */
-export const MAX_PATH_ENTRIES = 200;
+const MAX_PATH_ENTRIES = 200;
 
 export type NewInboundCall = Omit<CallRecord, 'id' | 'direction' | 'created_at' | 'updated_at' | 'recording_url' | 'ended_at' | 'duration_seconds'>;
 
@@ -105,7 +104,7 @@ export async function createInboundCall(input: NewInboundCall, now = new Date())
         TransactItems: [
           { Put: { TableName: tableName(), Item: { ...platformKeys.carrierCall(call.provider_call_sid), type: 'carrier_call', tenant_id: call.tenant_id, call_id: call.id, telephony_account_id: call.telephony_account_id }, ConditionExpression: 'attribute_not_exists(pk)' } },
           { Put: { TableName: tableName(), Item: { ...callKeys.call(call.tenant_id, call.id), ...callKeys.callIndex(call.tenant_id, call.id), type: 'call', ...withoutUnsetStamps(call) }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          // The mobile timeline's live_call entry commits with the call (issue 14).
+          // The mobile timeline's live_call entry commits with the call (see docs/decisions/call-analysis-and-outcomes.md).
           activityItem(call.tenant_id, { kind: 'live_call', resource_id: call.id, label: 'live_call' }, now),
         ],
       }),
@@ -157,7 +156,7 @@ export async function appendInboundPath(call: Pick<CallRecord, 'tenant_id' | 'id
     ExpressionAttributeValues: { ':entries': entries, ':now': new Date().toISOString(), ':key': new Set([dedupeKey]), ':keyString': dedupeKey, ':max': MAX_PATH_ENTRIES, ...(extra.recording_url ? { ':rec': extra.recording_url } : {}) },
   };
   try {
-    // A voicemail's timeline entry (issue 14) commits with the recording, once (the same condition).
+    // A voicemail's timeline entry (see docs/decisions/call-analysis-and-outcomes.md) commits with the recording, once (the same condition).
     if (extra.recording_url) await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, activityItem(call.tenant_id, { kind: 'voicemail', resource_id: call.id, label: 'voicemail' }, now())] }));
     else await db().send(new UpdateCommand(update));
     return true;
@@ -192,7 +191,7 @@ export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus
 }
 
 /** Attempts of applyCarrierStatus on TransactionConflict (each after a fresh read of the call). */
-export const CARRIER_STATUS_ATTEMPTS = 8;
+const CARRIER_STATUS_ATTEMPTS = 8;
 
 async function tryCarrierStatus(call: CallRecord, status: CarrierStatus, durationSeconds: number | null, now: Date): Promise<boolean | 'conflict'> {
   const change = onCarrierStatus(call.state, status);
@@ -216,7 +215,7 @@ async function tryCarrierStatus(call: CallRecord, status: CarrierStatus, duratio
     sets.push('duration_seconds = if_not_exists(duration_seconds, :d)');
     values[':d'] = durationSeconds;
   }
-  // The duration is stored once: the call's telephony minutes are final and metered with it (issue 15).
+  // The duration is stored once: the call's telephony minutes are final and metered with it (see docs/decisions/billing.md).
   const metered = ending && durationSeconds !== null && call.duration_seconds === null ? await callMinutesLedgerItems(call.tenant_id, call, durationSeconds, now) : [];
   if (sets.length === 1) return false;
   const scored = Boolean(change && isTerminal(change.state) && call.inbound?.agent_version_id);

@@ -9,7 +9,7 @@ import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
 import type { CampaignOutcomeSummary } from '../schemas/campaigns.js';
 
-export const presentOutcomeRow = (r: Record<string, unknown>): CampaignOutcomeSummary => ({
+const presentOutcomeRow = (r: Record<string, unknown>): CampaignOutcomeSummary => ({
   contact_id: r.contact_id as string,
   contact_phone: r.contact_phone as string,
   attempts: (r.attempts as number) ?? 0,

@@ -1,10 +1,9 @@
 /**
- * Campaigns (issue 12): the campaign item (`TENANT#<t>` / `CAMPAIGN#<cmp>`) with its exact
+ * Campaigns (see docs/decisions/campaigns.md): the campaign item (`TENANT#<t>` / `CAMPAIGN#<cmp>`) with its exact
  * counters, and its status moves — each ONE conditional write on the status it leaves
  * (monotonic: completed and cancelled never change). Its per-contact rows and work queue
  * live in its own partition (shared/db/keys.ts `campaignKeys`); shared/campaigns/ drives it.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { CAMPAIGN_MOVES, type CampaignAction } from '../campaigns/rules.js';
 import { now } from '../clock.js';
@@ -87,7 +86,7 @@ export function newCampaign(tenantId: string, fields: Pick<CampaignSummary, 'nam
   };
 }
 
-export const campaignPut = (c: CampaignRecord): TransactItem => ({ Put: { TableName: tableName(), Item: { ...campaignKeys.campaign(c.tenant_id, c.id), type: 'campaign', ...c }, ConditionExpression: 'attribute_not_exists(pk)' } });
+const campaignPut = (c: CampaignRecord): TransactItem => ({ Put: { TableName: tableName(), Item: { ...campaignKeys.campaign(c.tenant_id, c.id), type: 'campaign', ...c }, ConditionExpression: 'attribute_not_exists(pk)' } });
 
 export async function getCampaign(tenantId: string, campaignId: string): Promise<CampaignRecord | undefined> {
   if (!isId(campaignId)) return undefined;
@@ -99,8 +98,8 @@ export function listCampaigns(tenantId: string, opts: { limit: number; cursor?: 
   return queryPage({ tenantId, scope: 'campaigns', skPrefix: campaignKeys.campaignsPrefix, newestFirst: true, limit: opts.limit, cursor: opts.cursor, filters: opts.filters, map: presentCampaign });
 }
 
-/** The campaign event a status move commits with it (outbox; docs/decisions.md "Campaigns"). */
-export const campaignEvent = (c: Pick<CampaignRecord, 'tenant_id' | 'id'>, status: CampaignStatus, from: CampaignStatus, at: Date): TransactItem[] =>
+/** The campaign event a status move commits with it (outbox; docs/decisions/campaigns.md). */
+const campaignEvent = (c: Pick<CampaignRecord, 'tenant_id' | 'id'>, status: CampaignStatus, from: CampaignStatus, at: Date): TransactItem[] =>
   outboxItems(c.tenant_id, `campaign.${status}` as EventType, { campaign_id: c.id, status, previous_status: from, at: at.toISOString() }, at).items;
 
 /** The driver's marker: the scheduler tick works on this campaign. */
@@ -163,4 +162,3 @@ export async function writeNewCampaign(c: CampaignRecord, extra: TransactItem[])
   await db().send(new TransactWriteCommand({ TransactItems: [campaignPut(c), ...extra] }));
 }
 
-export const isConditionFailure = (err: unknown): boolean => err instanceof ConditionalCheckFailedException;

@@ -8,7 +8,7 @@ import { isId, newId } from '../ids.js';
 import { queryPage } from '../pagination/page.js';
 import type { ComplianceProfile, complianceProfileCreateRequest, complianceProfileUpdateRequest } from '../schemas/compliance-profiles.js';
 
-export function presentProfile(item: Record<string, unknown>): ComplianceProfile {
+function presentProfile(item: Record<string, unknown>): ComplianceProfile {
   const p = item as unknown as ComplianceProfile;
   return {
     id: p.id,

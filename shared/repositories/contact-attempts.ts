@@ -7,23 +7,23 @@
  *
  * An attempt counts towards the frequency cap once it was placed (`placed_at` set at dial
  * time); a queued, deferred or blocked attempt has `placed_at: null` and never counts.
- * The calls issue writes attempts with `contactAttemptPut` inside its queue transaction.
+ * The queue-call transaction writes attempts with `contactAttemptPut` inside its queue transaction.
  */
-import { QueryCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client.js';
-import { contactKeys, contactPartition } from '../db/keys.js';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { tableName } from '../db/client.js';
+import { contactKeys } from '../db/keys.js';
 import type { AttemptFacts } from '../policy/compliance/index.js';
 import { FREQUENCY_CAP } from '../policy/compliance/state-rules.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** How far back attempts matter to the engine (the frequency cap's period). */
-export const ATTEMPT_LOOKBACK_MS = FREQUENCY_CAP.periodMs;
+const ATTEMPT_LOOKBACK_MS = FREQUENCY_CAP.periodMs;
 /** The item `type` of an attempt. */
-export const ATTEMPT_TYPE = 'contact_attempt';
+const ATTEMPT_TYPE = 'contact_attempt';
 
 /**
- * What the attempt item must hold for the engine; the calls issue adds the rest of the
+ * What the attempt item must hold for the engine; the queue-call transaction adds the rest of the
  * ContactAttempt (call_id, agent_version_id, state, compliance, telephony, questions, …).
  */
 export interface ContactAttemptItem {
@@ -68,26 +68,3 @@ export const isAttemptItem = (item: Record<string, unknown>): boolean => typeof 
 /** An attempt item as the engine sees it (attempts without a subject never match a profile's). */
 export const attemptFactOf = (item: Record<string, unknown>): AttemptFacts => ({ placed_at: item.placed_at as string, subject: (item.subject as string | null) ?? '' });
 
-/** Attempts to the contact placed in the 24 h up to `at`: one Query (more only past 1 MB), strongly consistent. */
-export async function recentAttempts(tenantId: string, contactId: string, at: Date): Promise<AttemptFacts[]> {
-  const filter = recentAttemptFilter(at);
-  const out: AttemptFacts[] = [];
-  let start: QueryCommandInput['ExclusiveStartKey'];
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :attemptPrefix)',
-        FilterExpression: filter.expression,
-        ProjectionExpression: 'sk, #placedAt, subject',
-        ExpressionAttributeNames: filter.names,
-        ExpressionAttributeValues: { ...filter.values, ':pk': contactPartition(tenantId, contactId), ':attemptPrefix': contactKeys.attemptsPrefix },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) out.push(attemptFactOf(item));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return out;
-}

@@ -38,7 +38,7 @@ export interface ContactRecord extends Fields {
   updated_at: string;
 }
 
-export interface ConsentGrantRef {
+interface ConsentGrantRef {
   consent_id: string;
   basis: ConsentBasis;
   expires_at: string | null;
@@ -148,7 +148,7 @@ const activeUserCheck = (tenantId: string, userId: string): TransactItem => ({
   },
 });
 
-export const listMemberPut = (tenantId: string, listId: string, contactId: string, now: string): TransactItem => ({
+const listMemberPut = (tenantId: string, listId: string, contactId: string, now: string): TransactItem => ({
   Put: { TableName: T(), Item: { ...contactKeys.listMember(tenantId, listId, contactId), type: 'list_member', list_id: listId, contact_id: contactId, added_at: now } },
 });
 
@@ -229,7 +229,7 @@ export function presentContact(c: ContactRecord, now: Date): z.infer<typeof cont
   };
 }
 
-export function presentConsent(c: ConsentRecord, now: Date): z.infer<typeof consentRecordResource> {
+function presentConsent(c: ConsentRecord, now: Date): z.infer<typeof consentRecordResource> {
   return {
     id: c.id,
     contact_id: c.contact_id,

@@ -27,7 +27,7 @@ export interface DncPointer {
   loaded_at: string;
 }
 
-export class ConcurrentDncLoad extends Error {}
+class ConcurrentDncLoad extends Error {}
 
 const T = () => tableName();
 const BATCH = 25;

@@ -33,7 +33,7 @@ export const HANDOFF_KINDS = ['booking', 'callback'] as const;
 export const HANDOFF_STATUSES = ['pending', 'confirmed', 'booked'] as const;
 const KIND_OF: Record<string, (typeof HANDOFF_KINDS)[number]> = { book_meeting: 'booking', schedule_callback: 'callback' };
 
-export interface Booking {
+interface Booking {
   connection_id: string;
   provider: string;
   starts_at: string;
@@ -61,7 +61,7 @@ export interface Handoff {
  * repetition of it, and the runtime-events transaction must stay within DynamoDB's 100 items
  * (a handoff adds 5). Later requests are still recorded as conversation actions.
  */
-export const MAX_HANDOFFS_PER_CALL = 3;
+const MAX_HANDOFFS_PER_CALL = 3;
 
 /** The items a batch of fresh runtime events adds on an inbound call: a handoff per booking / callback request. */
 export function handoffItems(tenantId: string, call: { id: string; direction: string; conversation_actions?: readonly { kind: string }[] }, fresh: readonly { event: RuntimeEvent }[], receivedAt: string): TransactItem[] {
@@ -141,10 +141,10 @@ export async function handoffConfirmationItems(call: { tenant_id: string; id: st
 export type BookResult = { kind: 'booked'; handoff: Handoff } | { kind: 'slot_taken' } | { kind: 'moved_on'; handoff: Handoff };
 
 /** The grid availability offers slots on (UTC quarter hours: shared/calendar/availability.ts). */
-export const SLOT_CELL_MS = 15 * 60_000;
+const SLOT_CELL_MS = 15 * 60_000;
 
 /** The start instants of the 15-minute grid cells [startsAt, endsAt) covers (≤ 16 for the 240-minute maximum). */
-export function slotCells(startsAt: string, endsAt: string): string[] {
+function slotCells(startsAt: string, endsAt: string): string[] {
   const end = Date.parse(endsAt);
   const cells: string[] = [];
   for (let t = Math.floor(Date.parse(startsAt) / SLOT_CELL_MS) * SLOT_CELL_MS; t < end; t += SLOT_CELL_MS) cells.push(new Date(t).toISOString());

@@ -27,7 +27,7 @@ import { nameTakenOrSelf, newListItems, type ContactList } from './contact-lists
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-export interface StoredAttestation {
+interface StoredAttestation {
   signer_name: string;
   signer_title: string;
   affirmation: string;
@@ -194,7 +194,7 @@ export function effectiveStatus(job: Pick<ImportJobRecord, 'status' | 'lease_exp
   return { status: job.status, failure_reason: job.failure_reason ?? null };
 }
 
-export function presentImportJobSummary(job: ImportJobRecord, now: Date): ImportJobSummaryResource {
+function presentImportJobSummary(job: ImportJobRecord, now: Date): ImportJobSummaryResource {
   return {
     id: job.id,
     ...effectiveStatus(job, now),

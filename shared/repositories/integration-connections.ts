@@ -18,7 +18,7 @@ import { isId, newId } from '../ids.js';
 import { queryPage } from '../pagination/page.js';
 import type { CalendarProvider, IntegrationConnection } from '../schemas/integrations.js';
 
-export const DEFAULT_CALENDAR_TIMEZONE = 'America/New_York';
+const DEFAULT_CALENDAR_TIMEZONE = 'America/New_York';
 export const SANDBOX_SCOPES = ['calendar.freebusy', 'calendar.events'];
 
 export interface ConnectionRecord extends IntegrationConnection {
@@ -46,7 +46,7 @@ export const presentConnection = (item: Record<string, unknown>): IntegrationCon
 });
 
 const sealContext = (tenantId: string, connectionId: string) => ({ purpose: 'calendar_oauth_tokens', tenant_id: tenantId, connection_id: connectionId });
-export const sealTokens = (tenantId: string, connectionId: string, tokens: OAuthTokens) => seal(JSON.stringify(tokens), sealContext(tenantId, connectionId));
+const sealTokens = (tenantId: string, connectionId: string, tokens: OAuthTokens) => seal(JSON.stringify(tokens), sealContext(tenantId, connectionId));
 export const openTokens = async (c: ConnectionRecord): Promise<OAuthTokens> => JSON.parse(await open(c.sealed_tokens!, sealContext(c.tenant_id, c.id))) as OAuthTokens;
 
 export interface NewConnection {

@@ -1,5 +1,5 @@
 /**
- * Invoices (issue 15): `INVOICE#<inv>` in the tenant's partition with a top-level `status`
+ * Invoices (see docs/decisions/billing.md): `INVOICE#<inv>` in the tenant's partition with a top-level `status`
  * (draft, open, paid, void, uncollectible), one per tenant and period through the guard
  * `INVOICE_PERIOD#<YYYY-MM>` (put if absent with the draft). Every status change is one
  * conditional transaction with its outbox event; the provider's webhooks find the invoice

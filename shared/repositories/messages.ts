@@ -1,5 +1,5 @@
 /**
- * Text messages (issue 13): one item per message in its own partition, gathered newest
+ * Text messages (see docs/decisions/messaging.md): one item per message in its own partition, gathered newest
  * first in gsi1. Every status change is a conditional update on the status it was read in,
  * committed with its outbox event (message.sent / message.delivered / message.failed) in one
  * transaction; a change that lost a race is read again and re-judged, so callbacks that are
@@ -166,7 +166,7 @@ export async function applyMessageStatus(tenantId: string, messageId: string, re
     }
     const type = to ? EVENT_OF[to] : undefined;
     if (type) items.push(...outboxItems(tenantId, type, messageEventData(presentMessage(next as unknown as Record<string, unknown>)), at).items);
-    // The carrier accepted the text (first sent or delivered): its segments are metered with the move (issue 15).
+    // The carrier accepted the text (first sent or delivered): its segments are metered with the move (see docs/decisions/billing.md).
     if (to && CARRIER_ACCEPTED.includes(to) && !CARRIER_ACCEPTED.includes(current.status)) items.push(...(await messageSegmentsLedgerItems(tenantId, current, at)));
     try {
       await db().send(new TransactWriteCommand({ TransactItems: items }));

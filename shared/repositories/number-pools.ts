@@ -1,5 +1,5 @@
 /**
- * Number pools (issue 12, beyond the spec): a named set of the tenant's voice numbers a
+ * Number pools (beyond the spec; see docs/decisions/campaigns.md): a named set of the tenant's voice numbers a
  * campaign dials from. One item each in the tenant's partition (`NUMBER_POOL#<npl>`).
  * Every member must be one of the tenant's numbers with the `voice` capability (checked
  * on each write; a number released later simply stops being chosen by the dispatcher).
@@ -13,7 +13,7 @@ import { queryPage } from '../pagination/page.js';
 import type { NumberPool } from '../schemas/campaigns.js';
 import { getPhoneNumber } from './phone-numbers.js';
 
-export const presentPool = (item: Record<string, unknown>): NumberPool => ({
+const presentPool = (item: Record<string, unknown>): NumberPool => ({
   id: item.id as string,
   name: item.name as string,
   phone_number_ids: item.phone_number_ids as string[],
@@ -22,7 +22,7 @@ export const presentPool = (item: Record<string, unknown>): NumberPool => ({
 });
 
 /** 422 at ["body","phone_number_ids",i] for each id that is not a voice number of the tenant. */
-export async function checkPoolNumbers(tenantId: string, ids: readonly string[]): Promise<void> {
+async function checkPoolNumbers(tenantId: string, ids: readonly string[]): Promise<void> {
   const numbers = await Promise.all(ids.map((id) => (isId(id) ? getPhoneNumber(tenantId, id) : Promise.resolve(undefined))));
   const issues = numbers.flatMap((n, i) => (n && n.capabilities.includes('voice' as never) && !['releasing', 'released'].includes(n.status) ? [] : [i]));
   const dup = ids.findIndex((id, i) => ids.indexOf(id) !== i);

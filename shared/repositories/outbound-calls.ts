@@ -1,5 +1,5 @@
 /**
- * Outbound calls (issue 10): the call record a POST /v1/calls creates, and the item builders
+ * Outbound calls (see docs/decisions/dispatch-and-carrier.md): the call record a POST /v1/calls creates, and the item builders
  * the queue route, the dispatcher, the scheduler and the reconciler put in their own
  * transactions. Stored like inbound calls (shared/repositories/calls.ts): `callKeys.call` +
  * `callKeys.callIndex`, `type: 'call'`, every CallRecord field, plus the attempt's fields.
@@ -48,7 +48,7 @@ export interface OutboundCallRecord extends Omit<CallRecord, 'provider_call_sid'
   contact_id: string;
   agent_id: string;
   agent_version_id: string;
-  /** The campaign this attempt belongs to (issue 12); null for a single call. */
+  /** The campaign this attempt belongs to (see docs/decisions/campaigns.md); null for a single call. */
   campaign_id: string | null;
   origin: 'api' | 'campaign';
   /** A campaign attempt's number and the campaign's retry settings (shared/campaigns/rules.ts). */
@@ -72,8 +72,6 @@ export interface OutboundCallRecord extends Omit<CallRecord, 'provider_call_sid'
 
 /** The key instant of the call's current due item (older records: scheduled_for). */
 export const dueInstantOf = (call: Pick<OutboundCallRecord, 'due_at' | 'scheduled_for'>): string | null => call.due_at ?? call.scheduled_for ?? null;
-
-export const isOutbound = (call: { direction?: string }): boolean => call.direction === 'outbound';
 
 /**
  * Move a scheduled call's due item from `from` (its current one; null: it has none) to `to`,

@@ -1,5 +1,5 @@
 /**
- * Receptionist purchases (issue 15): a purchase of receptionist connections, priced on the
+ * Receptionist purchases (see docs/decisions/billing.md): a purchase of receptionist connections, priced on the
  * tenant's plan, recorded (`RECEPTIONIST_PURCHASE#<rcp>`) and added to the billing account's
  * connections in ONE conditional transaction with its event; the connections are billed
  * monthly on the invoices from then on (a `receptionist_connections` line).
@@ -38,7 +38,7 @@ const present = (r: Record<string, unknown>): ReceptionistPurchase => ({
  * (what it adds to each invoice, no proration), recurring = every purchased connection ×
  * price, total_inbound_connections = the plan's included ones + every purchased one.
  */
-export const PURCHASE_ATTEMPTS = 8;
+const PURCHASE_ATTEMPTS = 8;
 
 export async function purchaseReceptionistConnections(tenantId: string, connections: number, at: Date): Promise<ReceptionistPurchase> {
   for (let attempt = 1; attempt <= PURCHASE_ATTEMPTS; attempt++) {

@@ -22,7 +22,7 @@ export interface RepRecord {
   updated_at: string;
 }
 
-export const presentRep = (r: RepRecord): RepSummary => ({
+const presentRep = (r: RepRecord): RepSummary => ({
   id: r.id,
   name: r.name,
   status: r.status,
@@ -33,7 +33,6 @@ export const presentRep = (r: RepRecord): RepSummary => ({
 
 /** What an agent keeps of a rep, resolved at write time. */
 export const repSnapshot = (r: RepRecord) => ({ rep_id: r.id, name: r.name, transfer_enabled: Boolean(r.transfer_number) });
-export type RepSnapshot = ReturnType<typeof repSnapshot>;
 
 export async function createRep(input: { tenantId: string; name: string; transferNumber: string | null; disabled: boolean }): Promise<RepRecord> {
   const now = new Date().toISOString();

@@ -1,5 +1,5 @@
 /**
- * Dashboard sessions (issue 16): `PLATFORM#SESSION#<sha256(secret)>` / `SESSION`, a
+ * Dashboard sessions (see docs/decisions/auth-and-sessions.md): `PLATFORM#SESSION#<sha256(secret)>` / `SESSION`, a
  * server-side record (tenant, user, created, last used, expiries) the cookie only points at;
  * the cookie is `vas_<secret>` and names no tenant. gsi1 `TENANT#<t>#SESSIONS` /
  * `USER#<usr>#<hash>` lists a tenant's or a user's sessions (revoked by account deletion and
@@ -12,7 +12,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import { db, tableName } from '../db/client.js';
 import { platformKeys } from '../db/keys.js';
 import { mintToken, parseToken } from '../auth/opaque-token.js';
-import { absoluteExpiry, needsTouch, sessionActive, sessionExpiry, SESSION_TOKEN_PREFIX } from '../auth/session-rules.js';
+import { absoluteExpiry, needsTouch, sessionActive, SESSION_TOKEN_PREFIX } from '../auth/session-rules.js';
 
 export interface SessionRecord {
   tenant_id: string;
@@ -57,8 +57,6 @@ export async function useSession(cookieValue: string, at: Date): Promise<Session
   }
   return record;
 }
-
-export const sessionExpiresAt = (s: SessionRecord): string => new Date(sessionExpiry(s)).toISOString();
 
 export async function revokeSession(secretHash: string): Promise<void> {
   await db().send(new DeleteCommand({ TableName: tableName(), Key: platformKeys.session(secretHash) }));

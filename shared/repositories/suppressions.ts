@@ -53,7 +53,7 @@ export function newSuppression(input: { phone_e164: string; reason: SuppressionR
   };
 }
 
-export const presentSuppression = (item: Record<string, unknown>): Suppression => {
+const presentSuppression = (item: Record<string, unknown>): Suppression => {
   const s = item as unknown as Suppression;
   return {
     id: s.id,

@@ -16,7 +16,7 @@ import { buildSurveyResponse, type SurveyCallFacts } from '../surveys/survey-res
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-export const presentSurveyResponse = (item: Record<string, unknown>): SurveyResponse => ({
+const presentSurveyResponse = (item: Record<string, unknown>): SurveyResponse => ({
   id: item.id as string,
   call_id: item.call_id as string,
   agent_version_id: item.agent_version_id as string,

@@ -16,7 +16,7 @@ import type { TemplateDefinition } from '../seed/templates.js';
 
 const T = () => tableName();
 
-export function presentTemplate(item: Record<string, unknown>): TemplateResource {
+function presentTemplate(item: Record<string, unknown>): TemplateResource {
   const t = item as unknown as TemplateResource;
   return {
     id: t.id,

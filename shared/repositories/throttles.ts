@@ -1,5 +1,5 @@
 /**
- * Sign-in throttle counters (issue 16): `PLATFORM#THROTTLE#<scope>#<sha256(subject)>` /
+ * Sign-in throttle counters (see docs/decisions/auth-and-sessions.md): `PLATFORM#THROTTLE#<scope>#<sha256(subject)>` /
  * `WINDOW#<start>`, a conditional counter per window, expired by TTL. `reserve` takes a slot
  * only while the window has one (`n < max`, one conditional UpdateItem, exact under
  * concurrency); `release` gives it back.

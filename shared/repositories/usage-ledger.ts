@@ -1,5 +1,5 @@
 /**
- * The usage ledger (issue 15): append-only rows, one per meter per source, each written in
+ * The usage ledger (see docs/decisions/billing.md): append-only rows, one per meter per source, each written in
  * the transaction of the state change that makes its quantity final, with the period's
  * running totals ADDed in that same transaction:
  *   - a call's telephony minutes: the transition that first stores its duration
@@ -53,7 +53,7 @@ export interface UsageContext {
 }
 
 /** The context of a telephony account's usage (an unknown or absent account meters as billed, managed). */
-export async function usageContextOf(tenantId: string, telephonyAccountId: string | null | undefined): Promise<UsageContext> {
+async function usageContextOf(tenantId: string, telephonyAccountId: string | null | undefined): Promise<UsageContext> {
   const account = telephonyAccountId ? await getTelephonyAccount(tenantId, telephonyAccountId) : undefined;
   const sandbox = account?.provider === 'mock';
   return { settlement: sandbox ? 'sandbox' : 'billed', carrierBilled: !sandbox && account?.mode === 'byo', telephony_account_id: telephonyAccountId ?? null };

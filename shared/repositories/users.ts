@@ -39,7 +39,7 @@ export function listUsers(tenantId: string, opts: { limit: number; cursor?: stri
 }
 
 /**
- * Dashboard sign-in (issue 16). The user item also holds `password_hash` (Argon2id, never
+ * Dashboard sign-in (see docs/decisions/auth-and-sessions.md). The user item also holds `password_hash` (Argon2id, never
  * presented) and `email_verified_at`; a user with either can sign in, found by email through
  * the platform login item (`platformKeys.loginEmail`), which names one tenant user per email.
  */
@@ -51,7 +51,7 @@ export interface SignInUser extends User {
   email_verified_at: string | null;
 }
 
-export const emailHash = (email: string): string => createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
+const emailHash = (email: string): string => createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
 
 export async function getSignInUser(tenantId: string, userId: string): Promise<SignInUser | undefined> {
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: keys.user(tenantId, userId), ConsistentRead: true }));

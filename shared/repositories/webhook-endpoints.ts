@@ -42,7 +42,7 @@ export interface EndpointSettings {
 }
 
 /** More live secrets than this at once means rotations faster than any receiver can follow. */
-export const MAX_LIVE_SECRETS = 5;
+const MAX_LIVE_SECRETS = 5;
 const WRITE_ATTEMPTS = 5;
 
 const sealContext = (tenantId: string, endpointId: string, secretId: string) => ({ purpose: 'webhook_signing_secret', tenant_id: tenantId, endpoint_id: endpointId, secret_id: secretId });

@@ -19,7 +19,7 @@ export interface SandboxNumber {
   voice_method: string;
   status_callback: string | null;
   status_callback_method: string;
-  /** Where an inbound text goes (Twilio's SmsUrl; issue 13). Absent on numbers bought before. */
+  /** Where an inbound text goes (Twilio's SmsUrl; see docs/decisions/messaging.md). Absent on numbers bought before. */
   sms_url?: string | null;
   sms_method?: string;
   created_at: string;

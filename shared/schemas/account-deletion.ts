@@ -1,4 +1,4 @@
-/** Dashboard sessions and account deletion payloads (issue 16; SPEC Part 4 "Account deletion"). */
+/** Dashboard sessions and account deletion payloads (see docs/decisions/account-deletion.md; SPEC Part 4 "Account deletion"). */
 import * as z from 'zod';
 import { errorWith, timestamp } from './common.js';
 import { REQUEST_STATUSES } from '../accounts/deletion-rules.js';

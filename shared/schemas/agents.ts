@@ -19,7 +19,7 @@ const tagIssue = (ctx: z.RefinementCtx, path: (string | number)[], input: unknow
   ctx.addIssue({ code: 'custom', message: 'Not a well-formed BCP 47 language tag (e.g. en-US, es-419)', path, input, params: { type: 'language_tag_invalid' } });
 
 /** A BCP 47 language tag, checked by Intl and returned in canonical case (en-us → en-US). */
-export const languageTag = z
+const languageTag = z
   .string()
   .min(2)
   .max(35)
@@ -59,7 +59,7 @@ const byLanguage = <T extends z.ZodType>(value: T, maxBytes: number) =>
       return out;
     });
 
-export const disclosureConfig = storableObject({ maxBytes: 8 * 1024, maxDepth: 6, what: 'disclosure_config' })
+const disclosureConfig = storableObject({ maxBytes: 8 * 1024, maxDepth: 6, what: 'disclosure_config' })
   .superRefine((v, ctx) => {
     const name = v.business_name;
     if (name === undefined) ctx.addIssue({ code: 'custom', path: ['business_name'], message: 'Field required: the opener names the calling business', params: { type: 'missing' } });
@@ -69,7 +69,7 @@ export const disclosureConfig = storableObject({ maxBytes: 8 * 1024, maxDepth: 6
   })
   .describe('Required. Names the calling business in `business_name` (1–200 characters); other keys are free. Never seeded from the template.');
 
-export const conversationSettingsInput = z
+const conversationSettingsInput = z
   .strictObject({
     default_language: languageTag.optional(),
     supported_languages: z.array(languageTag).min(1).max(MAX_LANGUAGES).optional(),
@@ -84,11 +84,11 @@ export const conversationSettingsInput = z
     }
   });
 
-export const llmRoute = z
+const llmRoute = z
   .strictObject({ primary: z.string().min(1).max(200), fallbacks: z.array(z.string().min(1).max(200)).max(5).optional() })
   .describe('The LLM chain only (speech chains are platform-defaulted); unknown keys are refused.');
 
-export const voicemailDropInput = z.strictObject({
+const voicemailDropInput = z.strictObject({
   body: byLanguage(z.string().min(1).max(1000), 16 * 1024).refine((b) => Object.keys(b).length >= 1, { message: 'body must have at least one language', params: { type: 'too_short', ctx: { min_length: 1 } } }),
   callback_number: z.string().regex(CONTACT_PHONE, { message: 'callback_number must be E.164: +, a first digit 1-9, then 6 to 14 digits' }),
 });
@@ -161,12 +161,11 @@ export const agentUpdateRequest = z
   })
   .meta({ id: 'AgentUpdateRequest' });
 
-export type AgentInstantiateInput = z.output<typeof agentInstantiateRequest>;
 export type AgentUpdateInput = z.output<typeof agentUpdateRequest>;
 
 const jsonObject = z.record(z.string(), z.unknown());
 
-export const directRep = z
+const directRep = z
   .object({ rep_id: z.string(), name: z.string(), transfer_enabled: z.boolean() })
   .meta({ id: 'DirectRepSnapshot', description: 'Resolved by the server when written; never carries a phone number' });
 
@@ -201,7 +200,7 @@ export const agentDefinition = z
 
 export type AgentDefinition = z.infer<typeof agentDefinition>;
 
-export const rubricDimension = z.object({
+const rubricDimension = z.object({
   name: z.enum(['goal_completion', 'disclosure_given', 'optout_honored', 'pack_grounded', 'latency']),
   floor: z.boolean().describe('A compliance floor dimension: scored on every call, never waivable, never unscored'),
   applies: z.enum(['always', 'with_knowledge_pack']),

@@ -7,33 +7,29 @@
  */
 import * as z from 'zod';
 
-export const DIMENSION_RESULTS = ['pass', 'fail', 'not_applicable', 'unscored'] as const;
+const DIMENSION_RESULTS = ['pass', 'fail', 'not_applicable', 'unscored'] as const;
 /** A compliance floor is always decided: pass, fail, or not_applicable when there was no conversation. */
-export const FLOOR_RESULTS = ['pass', 'fail', 'not_applicable'] as const;
-export const VERDICTS = ['pass', 'partial', 'fail', 'not_applicable'] as const;
-export const DIMENSION_NAMES = ['goal_completion', 'disclosure_given', 'optout_honored', 'pack_grounded', 'latency'] as const;
-export const FLOOR_DIMENSIONS = ['disclosure_given', 'optout_honored'] as const;
+const FLOOR_RESULTS = ['pass', 'fail', 'not_applicable'] as const;
+const VERDICTS = ['pass', 'partial', 'fail', 'not_applicable'] as const;
 
 export type DimensionResult = (typeof DIMENSION_RESULTS)[number];
-export type FloorResult = (typeof FLOOR_RESULTS)[number];
 export type Verdict = (typeof VERDICTS)[number];
-export type DimensionName = (typeof DIMENSION_NAMES)[number];
 
 const reason = z.string().min(1).max(300).describe('Why, in a short sentence a person can read');
 
-export const dimensionScore = z
+const dimensionScore = z
   .object({ result: z.enum(DIMENSION_RESULTS), reason })
   .meta({ id: 'AnalysisDimension' });
 
-export const floorDimensionScore = z
+const floorDimensionScore = z
   .object({ result: z.enum(FLOOR_RESULTS).describe('Never unscored, never waived: not_applicable only when there was no conversation'), reason })
   .meta({ id: 'AnalysisFloorDimension' });
 
-export const packGroundedScore = z
+const packGroundedScore = z
   .object({ result: z.enum(DIMENSION_RESULTS), reason, claims_checked: z.int().min(0).describe('Agent claims checked against the pinned knowledge pack') })
   .meta({ id: 'AnalysisPackGrounded' });
 
-export const latencyScore = z
+const latencyScore = z
   .object({ result: z.enum(DIMENSION_RESULTS), reason, turns_measured: z.int().min(0).describe('Agent responses whose latency was measured') })
   .meta({ id: 'AnalysisLatency' });
 
@@ -57,6 +53,3 @@ export type PackGroundedScore = z.infer<typeof packGroundedScore>;
 export type LatencyScore = z.infer<typeof latencyScore>;
 export type SuccessEvaluation = z.infer<typeof successEvaluation>;
 
-/** The call detail's `analysis` when present (it is null until scored, or when unreadable). */
-export const callAnalysis = z.object({ success_evaluation: successEvaluation }).meta({ id: 'CallAnalysis' });
-export type CallAnalysis = z.infer<typeof callAnalysis>;

@@ -36,7 +36,7 @@ export const businessWindow = z
 
 const dayWindows = z.array(businessWindow).max(LIMITS.windowsPerDay);
 
-export const businessHours = z
+const businessHours = z
   .strictObject(Object.fromEntries(WEEKDAYS.map((d) => [d, dayWindows.optional()])) as Record<(typeof WEEKDAYS)[number], z.ZodOptional<typeof dayWindows>>)
   .describe('Keys are lowercase English weekday names. Empty: open at every hour. Naming any day makes every unnamed day closed.');
 
@@ -46,10 +46,10 @@ const uniqueItems = (what: string) => (items: readonly unknown[], ctx: z.Refinem
   });
 
 /** z.iso.date checks the calendar too: 2026-02-30 is refused, 2028-02-29 accepted. */
-export const holidayDates = z.array(z.iso.date()).max(LIMITS.holidayDates).superRefine(uniqueItems('date'));
+const holidayDates = z.array(z.iso.date()).max(LIMITS.holidayDates).superRefine(uniqueItems('date'));
 
 // Recursive: a menu's branches hold steps. The explicit type breaks the inference cycle.
-export const answeringStep: z.ZodType<RequestStep> = z
+const answeringStep: z.ZodType<RequestStep> = z
   .lazy(() => z.discriminatedUnion('type', [menuStep, ringHumansStep, aiStep, voicemailStep, hangupStep]))
   .meta({ id: 'AnsweringPolicyStep' });
 
@@ -104,7 +104,7 @@ const hangupStep = z.strictObject({ type: z.literal('hangup') });
  * may itself hold other problems; both are reported). A step is a menu when its type is
  * absent or "menu".
  */
-export function tooDeepMenus(body: unknown): (string | number)[][] {
+function tooDeepMenus(body: unknown): (string | number)[][] {
   const found: (string | number)[][] = [];
   const list = (steps: unknown, path: (string | number)[], level: number) => {
     if (!Array.isArray(steps)) return;
@@ -147,11 +147,9 @@ export const answeringPolicyUpsertRequest = z
   })
   .meta({ id: 'AnsweringPolicyUpsertRequest' });
 
-export type AnsweringPolicyUpsertInput = z.output<typeof answeringPolicyUpsertRequest>;
-
 /* ---- The stored / rendered form ---- */
 
-export const storedAnsweringStep: z.ZodType<PolicyStep> = z
+const storedAnsweringStep: z.ZodType<PolicyStep> = z
   .lazy(() =>
     z.discriminatedUnion('type', [
       z.object({

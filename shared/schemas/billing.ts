@@ -1,11 +1,11 @@
-/** Usage and billing shapes (issue 15; SPEC Part 2: Usage summary, Invoice, ReceptionistPurchaseResponse, MobileSubscriptionHealth). */
+/** Usage and billing shapes (see docs/decisions/billing.md; SPEC Part 2: Usage summary, Invoice, ReceptionistPurchaseResponse, MobileSubscriptionHealth). */
 import * as z from 'zod';
 import { BILLING_CLASSES, EXCLUDED_USAGE_TYPES, METERS, TELEPHONY_MODES } from '../billing/meters.js';
 import { PERIOD_PATTERN } from '../billing/period.js';
 import { errorWith, timestamp } from './common.js';
 
 /** SPEC Conventions 3: an optional-sign decimal number. */
-export const decimalString = z.string().regex(/^[+-]?\d+(\.\d+)?$/);
+const decimalString = z.string().regex(/^[+-]?\d+(\.\d+)?$/);
 const minor = z.int();
 
 export const ESTIMATE_DISCLAIMER =
@@ -15,7 +15,7 @@ export const usageSummaryQuery = z.strictObject({
   period: z.string().regex(PERIOD_PATTERN, { message: 'period must be YYYY-MM (a month, 01–12)' }).optional().describe('The billing month in UTC, YYYY-MM; the current month when absent'),
 });
 
-export const meterUsage = z
+const meterUsage = z
   .object({
     meter: z.enum(METERS),
     billing: z.enum(BILLING_CLASSES),
@@ -27,7 +27,7 @@ export const meterUsage = z
   })
   .meta({ id: 'MeterUsage' });
 
-export const volumeTier = z
+const volumeTier = z
   .object({
     base_minute_rate_minor: decimalString,
     current_minute_rate_minor: decimalString,
@@ -40,7 +40,7 @@ export const volumeTier = z
   })
   .meta({ id: 'VolumeTier', description: 'The minute rate by the period’s minute spend; the next-tier fields are null at the floor and whenever the rate is pinned' });
 
-export const billingPeriodEstimate = z
+const billingPeriodEstimate = z
   .object({
     period_start: timestamp,
     period_end: timestamp,
@@ -70,9 +70,9 @@ export const usageSummary = z
 
 export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void', 'uncollectible'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
-export const LINE_ITEM_KINDS = ['base_price', 'meter', 'minutes', 'call_fees', 'receptionist_connections'] as const;
+const LINE_ITEM_KINDS = ['base_price', 'meter', 'minutes', 'call_fees', 'receptionist_connections'] as const;
 
-export const invoiceLineItem = z
+const invoiceLineItem = z
   .object({
     kind: z.enum(LINE_ITEM_KINDS),
     meter: z.enum(METERS).nullable(),
@@ -105,7 +105,7 @@ export const receptionistPurchaseRequest = z
   .strictObject({ receptionist_connections: z.int().min(1).max(1000).describe('Connections to add to the subscription') })
   .meta({ id: 'ReceptionistPurchaseRequest' });
 
-export const RECEPTIONIST_PURCHASE_STATUSES = ['confirmed'] as const;
+const RECEPTIONIST_PURCHASE_STATUSES = ['confirmed'] as const;
 export const receptionistPurchaseResponse = z
   .object({
     id: z.string(),
@@ -119,8 +119,8 @@ export const receptionistPurchaseResponse = z
   .meta({ id: 'ReceptionistPurchaseResponse' });
 export const purchasePath = z.strictObject({ purchase_id: z.string().min(1).max(64) });
 
-export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'canceled'] as const;
-export const PAYMENT_ATTENTION = ['none', 'payment_pending', 'action_required'] as const;
+const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'canceled'] as const;
+const PAYMENT_ATTENTION = ['none', 'payment_pending', 'action_required'] as const;
 export const mobileSubscriptionHealth = z
   .object({
     plan_label: z.string(),

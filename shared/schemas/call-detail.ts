@@ -25,7 +25,7 @@ export const DISPOSITIONS = [
   'inbound_unavailable',
   'browser_unavailable',
 ] as const;
-export const DISPOSITION_SET_BY = ['carrier', 'agent_llm', 'compliance', 'system'] as const;
+const DISPOSITION_SET_BY = ['carrier', 'agent_llm', 'compliance', 'system'] as const;
 export const CALL_DIRECTIONS = ['outbound', 'inbound'] as const;
 
 const fitReview = z
@@ -36,7 +36,7 @@ const fitReview = z
   })
   .meta({ id: 'FitReview' });
 
-export const qualificationReviewView = z
+const qualificationReviewView = z
   .object({
     action_id: z.string().describe("The runtime's record_qualification action id"),
     revision: z.int().min(1).describe('Bumped on every amendment of the answers and every saved review'),
@@ -57,7 +57,7 @@ export const qualificationReviewView = z
   })
   .meta({ id: 'QualificationReceipt' });
 
-export const recordedResponseView = z
+const recordedResponseView = z
   .object({
     event_id: z.string(),
     kind: z.enum(['objective', 'question']),
@@ -71,7 +71,7 @@ export const recordedResponseView = z
   })
   .meta({ id: 'RecordedResponse' });
 
-export const conversationActionView = z
+const conversationActionView = z
   .object({
     id: z.string(),
     event_id: z.string(),
@@ -82,7 +82,7 @@ export const conversationActionView = z
   })
   .meta({ id: 'ConversationAction' });
 
-export const callTelephony = z
+const callTelephony = z
   .object({
     provider: z.string().nullable().describe('null on an outbound call no number could place yet (deferred or blocked for no_caller_number)'),
     telephony_account_id: z.string().nullable().describe('null on an outbound call no number could place yet'),

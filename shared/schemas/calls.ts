@@ -1,6 +1,6 @@
 /**
- * The queue-call request (SPEC Part 2 "Queue-call request", issue 10) and the preflight
- * request and answer (issue 9). Questions and context are conversation inputs only: capped
+ * The queue-call request (SPEC Part 2 "Queue-call request") and the preflight
+ * request and answer (docs/decisions/calls-and-compliance.md). Questions and context are conversation inputs only: capped
  * hard so context stays a context, and never allowed to shadow a variable the voice
  * runtime fills itself (RESERVED_CONTEXT_PREFIXES).
  */
@@ -8,7 +8,7 @@ import * as z from 'zod';
 import { BLOCK_CODES, DEFER_CODES } from '../policy/compliance/index.js';
 import { timestamp } from './common.js';
 
-/** Caps on per-call questions and context (documented in the README and docs/decisions.md). */
+/** Caps on per-call questions and context (documented in the README and docs/decisions/calls-and-compliance.md). */
 export const CALL_INPUT_LIMITS = {
   questions: 20,
   promptChars: 500,
@@ -38,7 +38,7 @@ const QUESTION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** A scale names a kind of scale (csat, nps, likert); the number of points is `points`, never part of the name. */
 const SCALE = /^[a-z][a-z_]{0,39}$/;
 
-export const questionScoring = z
+const questionScoring = z
   .strictObject({
     scale: z.string().regex(SCALE, { message: "A scale is lowercase letters and '_' (e.g. csat); the number of points goes in `points`, never in the name" }).describe('The kind of scale, e.g. csat'),
     points: z.int().min(2).max(100).describe('How many points the scale has'),
@@ -99,7 +99,7 @@ function callInputRules(v: { questions?: { id: string }[]; context?: Record<stri
   }
 }
 
-/** POST /v1/calls body (issue 10). */
+/** POST /v1/calls body (see docs/decisions/dispatch-and-carrier.md). */
 export const queueCallRequest = z.strictObject(queueCallShape).superRefine(callInputRules).meta({ id: 'QueueCallRequest' });
 export type QueueCallRequest = z.output<typeof queueCallRequest>;
 
@@ -110,12 +110,12 @@ export const preflightCallRequest = z
   .meta({ id: 'PreflightCallRequest' });
 
 /** Reasons the caller-number choice adds to the engine's (the engine's own codes are BLOCK_CODES / DEFER_CODES). */
-export const CALLER_REASON_CODES = ['no_caller_number'] as const;
+const CALLER_REASON_CODES = ['no_caller_number'] as const;
 export type CallerReasonCode = (typeof CALLER_REASON_CODES)[number];
 
 const callingWindow = z.object({ start: z.string(), end: z.string() });
 
-export const complianceReason = z
+const complianceReason = z
   .object({
     code: z.enum([...BLOCK_CODES, ...DEFER_CODES, ...CALLER_REASON_CODES]),
     message: z.string(),

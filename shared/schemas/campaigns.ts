@@ -1,4 +1,4 @@
-/** Number pools and campaigns (issue 12; SPEC Part 2 CampaignSummary, CampaignOutcomeSummary). */
+/** Number pools and campaigns (see docs/decisions/campaigns.md; SPEC Part 2 CampaignSummary, CampaignOutcomeSummary). */
 import * as z from 'zod';
 import { CALL_STATES } from '../policy/call-state/machine.js';
 import { DISPOSITIONS } from './call-detail.js';
@@ -38,7 +38,7 @@ export const campaignCreateRequest = z
   .meta({ id: 'CampaignCreateRequest' });
 export type CampaignCreateRequest = z.output<typeof campaignCreateRequest>;
 
-export const scrubCounts = z
+const scrubCounts = z
   .object({ allowed: z.int(), deferred: z.int(), blocked: z.int(), by_disposition: z.record(z.string(), z.int()), by_reason: z.record(z.string(), z.int()) })
   .meta({ id: 'CampaignScrubCounts' });
 
@@ -68,8 +68,8 @@ export const campaignSummary = z
   .meta({ id: 'CampaignSummary' });
 export type CampaignSummary = z.infer<typeof campaignSummary>;
 
-export const SHIFT_RESPONSES = ['confirmed', 'declined', 'tentative', 'unreachable'] as const;
-export const shiftConfirmation = z
+const SHIFT_RESPONSES = ['confirmed', 'declined', 'tentative', 'unreachable'] as const;
+const shiftConfirmation = z
   .object({ kind: z.literal('shift_confirmation'), id: z.string(), response: z.enum(SHIFT_RESPONSES), shift_ref: z.string().nullable(), site: z.string().nullable(), shift_starts_at: timestamp.nullable() })
   .meta({ id: 'ShiftConfirmationOutcome' });
 

@@ -7,8 +7,8 @@ import { numberProblem } from '../http/json-limits.js';
  * years 0001–9999 (beyond them toISOString() writes "+010000-…" or "-000001-…", which is
  * not ISO 8601 date-time any more).
  */
-export const MIN_INSTANT_MS = Date.parse('0001-01-01T00:00:00.000Z');
-export const MAX_INSTANT_MS = Date.parse('9999-12-31T23:59:59.999Z');
+const MIN_INSTANT_MS = Date.parse('0001-01-01T00:00:00.000Z');
+const MAX_INSTANT_MS = Date.parse('9999-12-31T23:59:59.999Z');
 export const instantInRange = (ms: number): boolean => ms >= MIN_INSTANT_MS && ms <= MAX_INSTANT_MS;
 
 // (A string the format check already refused parses to NaN and is not reported twice.)
@@ -18,7 +18,7 @@ export const timestamp = z.iso.datetime({ offset: true }).refine((s) => Number.i
 });
 
 /** limit: integer 1–200, default 50 (query strings arrive as text). */
-export const limitParam = z.preprocess(
+const limitParam = z.preprocess(
   (v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v),
   z.int().min(1).max(200),
 );

@@ -3,11 +3,11 @@ import * as z from 'zod';
 import { callingWindowProblems, HHMM, LEGAL_WINDOW } from '../policy/calling-window.js';
 import { timestamp } from './common.js';
 
-export const CALL_PURPOSES = ['marketing', 'informational'] as const;
+const CALL_PURPOSES = ['marketing', 'informational'] as const;
 
 const hhmm = z.string().regex(HHMM, { message: 'Time must be HH:MM on a 24-hour clock' });
 
-export const callingWindow = z
+const callingWindow = z
   .strictObject({ start: hhmm, end: hhmm })
   .superRefine((w, ctx) => {
     for (const p of callingWindowProblems(w)) ctx.addIssue({ code: 'custom', message: p.msg, path: p.field ? [p.field] : [], input: w, params: { type: p.type } });

@@ -1,5 +1,5 @@
 /**
- * The ContactAttempt resource (SPEC Part 2/3; issue 10): what POST /v1/calls answers, read
+ * The ContactAttempt resource (SPEC Part 2/3; see docs/decisions/dispatch-and-carrier.md): what POST /v1/calls answers, read
  * from the outbound call record (shared/calls/present-attempt.ts).
  */
 import * as z from 'zod';
@@ -7,7 +7,7 @@ import { CALL_STATES } from '../policy/call-state/machine.js';
 import { callQuestion, complianceDecision } from './calls.js';
 import { timestamp } from './common.js';
 
-export const attemptTelephony = z
+const attemptTelephony = z
   .object({
     provider: z.enum(['twilio', 'mock']).nullable(),
     telephony_account_id: z.string().nullable(),

@@ -7,7 +7,7 @@ export const CONSENT_BASES = ['pewc', 'pec', 'ebr', 'transactional'] as const;
 export const LEAD_STATUSES = ['new', 'working', 'qualified', 'unqualified', 'won', 'lost'] as const;
 
 export const consentBasis = z.enum(CONSENT_BASES);
-export const leadStatus = z.enum(LEAD_STATUSES);
+const leadStatus = z.enum(LEAD_STATUSES);
 
 /** Contact phone: plus, a first digit 1–9, then 6 to 14 digits. */
 export const CONTACT_PHONE = /^\+[1-9]\d{6,14}$/;
@@ -22,7 +22,7 @@ const isTimeZone = (tz: string) => {
   }
 };
 
-export const timeZone = z.string().min(1).max(64).refine(isTimeZone, { message: 'Unknown IANA time zone', params: { type: 'timezone_invalid' } });
+const timeZone = z.string().min(1).max(64).refine(isTimeZone, { message: 'Unknown IANA time zone', params: { type: 'timezone_invalid' } });
 
 /** The editable contact fields, shared by the create request and CSV import rows. */
 export const contactFields = {
@@ -39,7 +39,7 @@ export const contactFields = {
   tags: z.array(z.string().min(1).max(64)).max(32).optional(),
 };
 
-export const consentEvidence = z.strictObject({
+const consentEvidence = z.strictObject({
   artifact_type: z.string().min(1).max(100),
   artifact_ref: z.string().min(1).max(2000),
   content_hash: z.string().regex(/^[0-9a-f]{64}$/, { message: 'content_hash must be 64 lowercase hexadecimal characters' }),
@@ -87,7 +87,7 @@ export const contactResource = z
   })
   .meta({ id: 'Contact' });
 
-export const attestationResource = z
+const attestationResource = z
   .object({
     id: z.string(),
     source: z.enum(['api', 'import']),

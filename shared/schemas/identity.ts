@@ -2,9 +2,9 @@ import * as z from 'zod';
 import { ROLES } from '../auth/roles.js';
 import { timestamp } from './common.js';
 
-export const role = z.enum(ROLES);
+const role = z.enum(ROLES);
 
-export const tenantSummary = z.object({ id: z.string(), name: z.string(), status: z.enum(['active', 'suspended']), created_at: timestamp });
+const tenantSummary = z.object({ id: z.string(), name: z.string(), status: z.enum(['active', 'suspended']), created_at: timestamp });
 
 export const principalResource = z
   .object({

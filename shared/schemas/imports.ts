@@ -7,7 +7,7 @@ import { storableObject, timestamp } from './common.js';
 import { consentBasis } from './contacts.js';
 
 export const IMPORT_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
-export const ON_DUPLICATE = ['reject', 'skip', 'update'] as const;
+const ON_DUPLICATE = ['reject', 'skip', 'update'] as const;
 export type ImportStatus = (typeof IMPORT_STATUSES)[number];
 export type OnDuplicate = (typeof ON_DUPLICATE)[number];
 
@@ -28,7 +28,7 @@ export const IMPORT_TARGETS = [
 ] as const;
 export type ImportTarget = (typeof IMPORT_TARGETS)[number];
 /** `attributes.<key>`; `__proto__` is refused (the SDK's marshaller cannot store it as a key). */
-export const ATTRIBUTE_TARGET = /^attributes\.(?!__proto__$)(.{1,100})$/s;
+const ATTRIBUTE_TARGET = /^attributes\.(?!__proto__$)(.{1,100})$/s;
 
 /**
  * Size limits. The import runs inside the request, and API Gateway cuts an integration
@@ -46,7 +46,7 @@ export const IMPORT_LIMITS = {
 } as const;
 
 /** Closed: signer_ip and signed_at are stamped by the server; a client-sent one is refused. */
-export const consentAttestationInput = z
+const consentAttestationInput = z
   .strictObject({
     signer_name: z.string().min(1).max(200),
     signer_title: z.string().min(1).max(200),
@@ -77,7 +77,7 @@ const scopeSchema = storableObject({ maxBytes: 16 * 1024, maxDepth: 8, minProper
  * column_mapping: CSV header → target. Checked here so every problem of the request is
  * reported in one 422: unknown targets, a target used twice, no phone_e164 target.
  */
-export const columnMapping = z
+const columnMapping = z
   .record(z.string().min(1).max(255), z.string())
   .superRefine((mapping, ctx) => {
     const entries = Object.entries(mapping);
@@ -149,7 +149,7 @@ export const contactImportRequest = z
 
 export type ContactImportRequest = z.output<typeof contactImportRequest>;
 
-export const importRowError = z
+const importRowError = z
   .object({
     row: z.int().describe('1-based data row number: the header row is not counted, blank lines are skipped'),
     line: z.int().nullable().describe('1-based line of the file where the row starts (the header is line 1)'),
@@ -159,7 +159,7 @@ export const importRowError = z
   })
   .meta({ id: 'ImportRowError' });
 
-export const importConsentAttestation = z
+const importConsentAttestation = z
   .object({
     signer_name: z.string(),
     signer_title: z.string(),

@@ -8,11 +8,11 @@ import { WEEKDAYS } from '../policy/answering/model.js';
 import { businessWindow, policyTimezone } from './answering-policy.js';
 import { errorWith, timestamp } from './common.js';
 
-export const CALENDAR_PROVIDERS = ['google_calendar', 'sandbox_calendar'] as const;
+const CALENDAR_PROVIDERS = ['google_calendar', 'sandbox_calendar'] as const;
 export type CalendarProvider = (typeof CALENDAR_PROVIDERS)[number];
-export const CONNECTION_STATUSES = ['active', 'revoked', 'error'] as const;
+const CONNECTION_STATUSES = ['active', 'revoked', 'error'] as const;
 
-export const workingHours = z
+const workingHours = z
   .strictObject(Object.fromEntries(WEEKDAYS.map((d) => [d, z.array(businessWindow).max(6).default([])])) as Record<(typeof WEEKDAYS)[number], z.ZodDefault<z.ZodArray<typeof businessWindow>>>)
   .meta({ id: 'WorkingHours', description: 'Windows per weekday (HH:MM–HH:MM, at most 6 a day) in the connection\'s time zone; a day left out has none' });
 
@@ -76,7 +76,7 @@ export const availabilityRequest = z
   .superRefine(rangeCheck)
   .meta({ id: 'CalendarAvailabilityRequest' });
 
-export const availabilitySlot = z.object({ starts_at: timestamp, ends_at: timestamp });
+const availabilitySlot = z.object({ starts_at: timestamp, ends_at: timestamp });
 export const availabilityResponse = z
   .object({ connection_id: z.string(), timezone: z.string().nullable(), slots: z.array(availabilitySlot) })
   .meta({ id: 'CalendarAvailability' });

@@ -1,7 +1,7 @@
 /** Queue message bodies. Producers and workers share these so they cannot drift. */
 import * as z from 'zod';
 
-export const callDispatchMessage = z.object({
+const callDispatchMessage = z.object({
   type: z.literal('call.dispatch'),
   tenant_id: z.string().min(1),
   attempt_id: z.string().min(1),
@@ -11,11 +11,11 @@ export const callDispatchMessage = z.object({
 export type CallDispatchMessage = z.infer<typeof callDispatchMessage>;
 
 /**
- * A campaign's launch step, now (issue 12): sent after the terminal transition of a running
+ * A campaign's launch step, now (see docs/decisions/campaigns.md): sent after the terminal transition of a running
  * campaign's attempt freed a concurrency slot, so the slot is refilled without waiting for the
  * scheduler tick (shared/campaigns/nudge.ts). Carried by the call-dispatch queue.
  */
-export const campaignLaunchMessage = z.object({
+const campaignLaunchMessage = z.object({
   type: z.literal('campaign.launch'),
   tenant_id: z.string().min(1),
   campaign_id: z.string().min(1),

@@ -19,7 +19,7 @@ export const handoffResource = z
   })
   .meta({ id: 'ReceptionistHandoff' });
 
-export const handoffSlot = z.object({ id: z.string().describe('Opaque; bound to this handoff; expires at expires_at'), starts_at: timestamp, ends_at: timestamp, expires_at: timestamp });
+const handoffSlot = z.object({ id: z.string().describe('Opaque; bound to this handoff; expires at expires_at'), starts_at: timestamp, ends_at: timestamp, expires_at: timestamp });
 export const handoffAvailabilityResponse = z
   .object({ handoff_id: z.string(), timezone: z.string(), duration_minutes: z.int().min(5).max(240), slots: z.array(handoffSlot) })
   .meta({ id: 'HandoffAvailability' });

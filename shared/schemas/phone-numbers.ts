@@ -4,7 +4,7 @@ import { timestamp } from './common.js';
 
 export const NUMBER_STATUSES = ['provisioning', 'active', 'quarantined', 'resting', 'releasing', 'released'] as const;
 export const REPUTATION_STATES = ['clean', 'at_risk', 'flagged', 'burned'] as const;
-export const INBOUND_ROUTE_MODES = ['agent', 'voicemail', 'policy'] as const;
+const INBOUND_ROUTE_MODES = ['agent', 'voicemail', 'policy'] as const;
 export const NUMBER_CAPABILITIES = ['voice', 'sms'] as const;
 export type NumberStatus = (typeof NUMBER_STATUSES)[number];
 export type ReputationState = (typeof REPUTATION_STATES)[number];
@@ -13,7 +13,7 @@ export type NumberCapability = (typeof NUMBER_CAPABILITIES)[number];
 
 /** SPEC: plus sign, first digit 1 to 9, then 7 to 14 digits. */
 export const NUMBER_E164 = /^\+[1-9]\d{7,14}$/;
-export const numberE164 = z.string().regex(NUMBER_E164, { message: 'A phone number must be E.164: +, a first digit 1-9, then 7 to 14 digits' });
+const numberE164 = z.string().regex(NUMBER_E164, { message: 'A phone number must be E.164: +, a first digit 1-9, then 7 to 14 digits' });
 
 const capabilities = z
   .array(z.enum(NUMBER_CAPABILITIES))

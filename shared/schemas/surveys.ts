@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { COMPLETION_STATUSES } from '../surveys/survey-response.js';
 import { timestamp } from './common.js';
 
-export const surveyAnswer = z
+const surveyAnswer = z
   .object({
     value: z.string().describe('The answer as recorded'),
     answered_at: timestamp.nullable(),

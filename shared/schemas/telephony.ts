@@ -2,15 +2,15 @@
 import * as z from 'zod';
 import { timestamp } from './common.js';
 
-export const TELEPHONY_MODES = ['byo', 'managed'] as const;
-export const TELEPHONY_PROVIDERS = ['twilio', 'mock'] as const;
-export const VERIFICATION_STATUSES = ['pending', 'verifying', 'mock_verified', 'verified', 'failed', 'suspended'] as const;
+const TELEPHONY_MODES = ['byo', 'managed'] as const;
+const TELEPHONY_PROVIDERS = ['twilio', 'mock'] as const;
+const VERIFICATION_STATUSES = ['pending', 'verifying', 'mock_verified', 'verified', 'failed', 'suspended'] as const;
 export type TelephonyMode = (typeof TELEPHONY_MODES)[number];
 export type TelephonyProviderName = (typeof TELEPHONY_PROVIDERS)[number];
 export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
 
 /** Twilio's own formats: an Account SID is AC + 32 hex; an auth token is 32 hex. */
-export const twilioCredentials = z
+const twilioCredentials = z
   .strictObject({
     account_sid: z.string().regex(/^AC[0-9a-fA-F]{32}$/, { message: 'account_sid must be a Twilio Account SID: AC followed by 32 hexadecimal characters' }),
     auth_token: z.string().regex(/^[0-9a-fA-F]{32}$/, { message: 'auth_token must be 32 hexadecimal characters' }),
@@ -18,7 +18,7 @@ export const twilioCredentials = z
   .meta({ id: 'TwilioCredentials' });
 export type TwilioCredentials = z.output<typeof twilioCredentials>;
 
-export const sanRef = z.strictObject({
+const sanRef = z.strictObject({
   san: z.string().min(1).max(64).describe('FTC Subscription Account Number for the National DNC Registry'),
   area_codes: z
     .array(z.string().regex(/^[2-9]\d{2}$/, { message: 'An area code is three digits, the first 2-9' }))

@@ -12,7 +12,7 @@ export const TOOL_GRANTS = [
 export const TEMPLATE_STATUSES = ['draft', 'published', 'deprecated'] as const;
 
 export const useCase = z.enum(USE_CASES);
-export const outcomeType = z.enum(OUTCOME_TYPES);
+const outcomeType = z.enum(OUTCOME_TYPES);
 export const toolGrant = z.enum(TOOL_GRANTS);
 
 export const objective = z

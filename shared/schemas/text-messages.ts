@@ -1,5 +1,5 @@
 /**
- * Text messages (SMS; issue 13): SPEC Part 2 MessageSummary, the send request (beyond the
+ * Text messages (SMS; see docs/decisions/messaging.md): SPEC Part 2 MessageSummary, the send request (beyond the
  * spec) and the inbound messaging webhook configuration. (shared/schemas/messages.ts holds
  * the queue messages of the workers, not these.)
  */
@@ -14,7 +14,7 @@ export const INBOUND_INTENTS = ['stop', 'help', 'other'] as const;
 /** Twilio's concatenated-message limit. */
 export const MAX_BODY_CHARS = 1600;
 
-export const FAILURE_CODES = [
+const FAILURE_CODES = [
   'dnc_hit',
   'scrub_blocked',
   'blocked_by_policy',
@@ -26,9 +26,8 @@ export const FAILURE_CODES = [
   'carrier_error',
   'send_unknown',
 ] as const;
-export type FailureCode = (typeof FAILURE_CODES)[number];
 
-export const messageFailure = z
+const messageFailure = z
   .object({
     code: z.enum(FAILURE_CODES).describe('Why the message failed: a compliance block (dnc_hit, scrub_blocked, blocked_by_policy) or deferral (deferred), the sending number, or the carrier; send_unknown: the carrier call had no known outcome and no carrier SID arrived in time (never re-sent; a later carrier report still corrects it)'),
     message: z.string(),

@@ -1,14 +1,14 @@
 /**
  * Webhook endpoint, event and test-send shapes (SPEC Part 6; the endpoint's management is
- * ours: issue 11). Secrets appear in exactly two responses — creating the endpoint and
+ * ours: docs/decisions/webhooks.md). Secrets appear in exactly two responses — creating the endpoint and
  * rotating its secret — and nowhere else.
  */
 import * as z from 'zod';
 import { EVENT_TYPES } from '../events/outbox.js';
 import { timestamp } from './common.js';
 
-export const WEBHOOK_URL_MAX = 2048;
-export const MAX_OVERLAP_SECONDS = 7 * 86_400;
+const WEBHOOK_URL_MAX = 2048;
+const MAX_OVERLAP_SECONDS = 7 * 86_400;
 export const DEFAULT_OVERLAP_SECONDS = 86_400;
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
 /** The sample event POST /v1/webhook-endpoint/test sends. */
@@ -62,7 +62,7 @@ export const webhookTestResult = z
   .strictObject({ delivered: z.boolean(), status_code: z.int().nullable(), event_type: z.string(), detail: z.string() })
   .meta({ id: 'WebhookTestResult' });
 
-export const webhookAttempt = z.strictObject({
+const webhookAttempt = z.strictObject({
   attempt: z.int(),
   at: timestamp,
   trigger: z.enum(['automatic', 'manual']),

@@ -21,7 +21,7 @@ const platformRecords = (now: string) => [
   { pk: 'PLATFORM', sk: 'META', type: 'platform_meta', schema_version: PLATFORM_SCHEMA_VERSION, api_version: '0.1.0', seeded_at: now },
 ];
 
-/** Plans (issue 15) are platform data too; unlike the records above, a changed plan replaces the stored one. */
+/** Plans (see docs/decisions/billing.md) are platform data too; unlike the records above, a changed plan replaces the stored one. */
 async function seedPlans(): Promise<{ written: number; existing: number }> {
   let written = 0;
   let existing = 0;

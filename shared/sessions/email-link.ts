@@ -1,5 +1,5 @@
 /**
- * Dashboard sign-in with a one-use emailed link (issue 16): the link's token (256 bits, stored
+ * Dashboard sign-in with a one-use emailed link (see docs/decisions/auth-and-sessions.md): the link's token (256 bits, stored
  * hashed, 15 minutes, replaced by a newer one) is spent by a conditional write in the same
  * transaction that opens the session.
  */
@@ -42,7 +42,7 @@ export async function requestEmailLink(input: { email: string; sourceIp: string;
 }
 
 /** Every email-link request answers no sooner than this after it began (longer than a mail send takes). */
-export const EMAIL_LINK_MIN_MS = 250;
+const EMAIL_LINK_MIN_MS = 250;
 
 async function answerNoSoonerThan(started: number, floorMs: number): Promise<void> {
   const left = started + floorMs - performance.now();

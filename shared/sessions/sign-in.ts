@@ -1,5 +1,5 @@
 /**
- * Dashboard sign-in with a password (issue 16).
+ * Dashboard sign-in with a password (see docs/decisions/auth-and-sessions.md).
  *
  * Both throttle slots (account = the email, source = the IP) are taken before any lookup; the
  * user is found by email; Argon2id verifies the password against the user's hash or, for an
@@ -13,7 +13,7 @@ import type { ThrottleScope } from '../auth/throttle-rules.js';
 import { createSession, type SessionRecord } from '../repositories/sessions.js';
 import { releaseAll, reserveAll, signInUser } from './throttle.js';
 
-export const invalidCredentials = () => new HttpError(401, 'invalid_credentials', 'Invalid email or password');
+const invalidCredentials = () => new HttpError(401, 'invalid_credentials', 'Invalid email or password');
 
 /** The signed-in user's password, checked again now (deletion and its cancellation): throttled like a sign-in. */
 export async function passwordMatches(user: { email: string }, storedHash: string | null, password: string, sourceIp: string, at: Date): Promise<boolean> {

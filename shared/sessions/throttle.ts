@@ -1,5 +1,5 @@
 /**
- * Sign-in throttling and the user an email signs in as (issue 16), shared by the password
+ * Sign-in throttling and the user an email signs in as (see docs/decisions/auth-and-sessions.md), shared by the password
  * and the emailed-link paths. No password hashing here: functions that import this module
  * alone bundle without the Argon2id native module.
  */
@@ -9,7 +9,7 @@ import { releaseSlot, reserveSlot } from '../repositories/throttles.js';
 import { findLogin, getSignInUser, type SignInUser } from '../repositories/users.js';
 import { getTenant, tenantUsable } from '../repositories/tenants.js';
 
-export const throttled = (scope: ThrottleScope, at: Date) =>
+const throttled = (scope: ThrottleScope, at: Date) =>
   new HttpError(429, 'too_many_attempts', 'Too many attempts; try again later', { 'retry-after': String(retryAfterSeconds(at, THROTTLES[scope])) });
 
 /** Takes a slot in each scope, in order; on a refusal gives back the ones taken and throws 429. */

@@ -84,7 +84,7 @@ export function objectUrl(bucket: string, key: string, region: string, endpoint:
 
 const RETRIES = 3;
 
-export class EvidenceStoreError extends Error {}
+class EvidenceStoreError extends Error {}
 
 const objectKey = (tenantId: string, importId: string) => `imports/${tenantId}/${importId}.csv`;
 

@@ -18,15 +18,15 @@
  * survey.
  */
 export const COMPLETION_STATUSES = ['complete', 'partial', 'declined'] as const;
-export type CompletionStatus = (typeof COMPLETION_STATUSES)[number];
+type CompletionStatus = (typeof COMPLETION_STATUSES)[number];
 
-export interface SurveyQuestion {
+interface SurveyQuestion {
   id: string;
   required: boolean;
   scoring?: { points?: number; mapping?: Record<string, number>; weight?: number } | null;
 }
 
-export interface SurveyAnswer {
+interface SurveyAnswer {
   value: string;
   answered_at: string | null;
   score?: number | null;
@@ -50,7 +50,7 @@ export interface BuiltSurvey {
   score: number | null;
 }
 
-export function surveyQuestions(f: Pick<SurveyCallFacts, 'questions' | 'version'>): SurveyQuestion[] {
+function surveyQuestions(f: Pick<SurveyCallFacts, 'questions' | 'version'>): SurveyQuestion[] {
   const out: SurveyQuestion[] = f.questions.map((q) => ({ id: q.id, required: true, scoring: q.scoring ?? null }));
   if (f.version?.use_case === 'survey') for (const o of f.version.objectives) if (!out.some((q) => q.id === o.id)) out.push({ id: o.id, required: o.required });
   return out;

@@ -23,7 +23,7 @@ export const carrierWebhookUrls = () => ({
   status_callback_url: `${publicBaseUrl()}/carrier/twilio/status`,
 });
 
-/** The messaging routes a BYO account pastes into its carrier console (issue 13). */
+/** The messaging routes a BYO account pastes into its carrier console (see docs/decisions/messaging.md). */
 export const carrierMessagingWebhookUrls = () => ({
   url: `${publicBaseUrl()}/carrier/twilio/message`,
   status_callback_url: `${publicBaseUrl()}/carrier/twilio/message-status`,

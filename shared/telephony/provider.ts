@@ -34,7 +34,7 @@ export interface CarrierNumber {
 export interface NumberRouting {
   voiceUrl: string;
   statusCallbackUrl: string;
-  /** Where the carrier posts texts to the number (issue 13). */
+  /** Where the carrier posts texts to the number (see docs/decisions/messaging.md). */
   smsUrl?: string;
 }
 

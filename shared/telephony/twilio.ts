@@ -11,7 +11,7 @@ import { CARRIER_CALL_STATUSES, CarrierRefused, CarrierUnavailable, NumberRefuse
  * field (auth_token, date_created, date_updated, friendly_name, owner_account_sid, sid,
  * status, subresource_uris, type, uri) and no other REST resource reports it: Twilio sets
  * a raised ceiling on request, outside the API. So the figure is Twilio's documented
- * default, 1 call per second, whatever the response holds (docs/decisions.md).
+ * default, 1 call per second, whatever the response holds (docs/decisions/telephony.md).
  */
 export const TWILIO_DEFAULT_CPS = 1;
 const TIMEOUT_MS = 5_000;

@@ -8,7 +8,7 @@ import { env } from '../config.js';
 import { sqs } from '../queues/client.js';
 import { queues } from '../queues/definitions.js';
 
-export const MAX_SQS_DELAY_SECONDS = 900;
+const MAX_SQS_DELAY_SECONDS = 900;
 
 const body = (tenantId: string, eventId: string) => JSON.stringify({ type: 'webhook.deliver', tenant_id: tenantId, event_id: eventId });
 

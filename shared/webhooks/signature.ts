@@ -11,7 +11,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { WebhookEnvelope } from './envelope.js';
 
 export const SIGNATURE_HEADER = 'Service-Signature';
-export const WEBHOOK_USER_AGENT = 'VoiceControl-Webhooks/0.1';
+const WEBHOOK_USER_AGENT = 'VoiceControl-Webhooks/0.1';
 
 /** `t=<t>,v1=<hex>[,v1=<hex>…]`: one v1 per secret, in the order given. */
 export function signatureHeader(body: string, secrets: readonly string[], t: number): string {

@@ -45,7 +45,7 @@ export function classifyAddress(ip: string): AddressClass {
 
 export type UrlCheck = { ok: true; url: URL; addresses: { address: string; family: 4 | 6 }[] } | { ok: false; reason: string };
 
-export const MAX_WEBHOOK_URL_LENGTH = 2048;
+const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 export async function checkWebhookUrl(raw: string, policy: UrlPolicy, resolve: Resolver = systemResolver): Promise<UrlCheck> {
   const no = (reason: string): UrlCheck => ({ ok: false, reason });

@@ -10,7 +10,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import type { z } from 'zod';
 import { logger } from '../observability.js';
 
-export class PoisonMessage extends Error {}
+class PoisonMessage extends Error {}
 
 export function defineWorker<S extends z.ZodType>(
   name: string,

@@ -11,7 +11,7 @@ export const FIT_DECISIONS = ['good_fit', 'poor_fit', 'needs_more_info'] as cons
 export type FitDecision = (typeof FIT_DECISIONS)[number];
 export const FIT_REASON_MAX_CHARS = 2000;
 /** How much of a review's reason the call detail shows (reason_truncated says when it is cut). */
-export const FIT_REASON_SHOWN_CHARS = 280;
+const FIT_REASON_SHOWN_CHARS = 280;
 
 export interface QualificationAnswers {
   answers: Record<string, string>;
@@ -57,7 +57,7 @@ export interface QualificationOutcome {
  * revision r and leaves the outcome at r + 1; anything above that is an amendment of the
  * answers after the review, which the review never saw.
  */
-export const reviewIsCurrent = (o: Pick<QualificationOutcome, 'revision' | 'latest_review'>): boolean => o.latest_review !== null && o.revision === o.latest_review.revision + 1;
+const reviewIsCurrent = (o: Pick<QualificationOutcome, 'revision' | 'latest_review'>): boolean => o.latest_review !== null && o.revision === o.latest_review.revision + 1;
 
 /**
  * The call detail's view of one outcome (qualification_reviews[receipt id]). `fit_review.status`

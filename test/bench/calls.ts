@@ -1,5 +1,5 @@
 /**
- * Queue and dispatch (issue 10) on the local runtime with its workers and scheduler:
+ * Queue and dispatch (see docs/decisions/dispatch-and-carrier.md) on the local runtime with its workers and scheduler:
  *
  *  1. POST /v1/calls p50/p99 and DynamoDB calls per queued call, for deferred calls (no
  *     dispatch follows) and for allowed ones (the dispatch enqueue is in the request). Only

@@ -1,5 +1,5 @@
 /**
- * A campaign (issue 12) on the local runtime with its workers and scheduler: 1,000 contacts
+ * A campaign (see docs/decisions/campaigns.md) on the local runtime with its workers and scheduler: 1,000 contacts
  * imported as a list (sandbox numbers that answer and reach the goal: short scripted
  * calls), a pool of 5 numbers, cps_limit 20, concurrency_cap 50. Reported: the wall time
  * from start to `completed` next to the least time the caps allow — max(N / cps,

@@ -1,5 +1,5 @@
 /**
- * The usage ledger at volume (issue 15): a month of ledger rows written through the real
+ * The usage ledger at volume (see docs/decisions/billing.md): a month of ledger rows written through the real
  * item builder (usageLedgerItems: each source's rows + the ADDs on the period totals, one
  * transaction), then GET /v1/usage/summary latency (it reads the running totals, O(meters)
  * items, whatever the row count) next to a full recomputation over every row.

@@ -1,5 +1,5 @@
 /**
- * Webhook delivery (issue 11) on the local runtime with its workers: 2,000 events committed
+ * Webhook delivery (see docs/decisions/webhooks.md) on the local runtime with its workers: 2,000 events committed
  * as production commits them (the outbox items in a TransactWriteItems, one event each) and
  * delivered by the relay and the delivery worker to a node:http receiver on 127.0.0.1 that
  * answers 200 at once — events/s, commit → receipt p50/p99/max, duplicates — next to a plain

@@ -1,5 +1,5 @@
 /**
- * Usage and billing (issue 15) over the local stack: the ledger written by real call,
+ * Usage and billing (see docs/decisions/billing.md) over the local stack: the ledger written by real call,
  * runtime and message paths (sandbox, managed and byo accounts), replays that meter
  * nothing, GET /v1/usage/summary, invoices at period close with the sandbox payment
  * provider's Stripe-signed webhooks, receptionist purchases, the mobile billing summary,

@@ -32,12 +32,12 @@ beforeAll(async () => {
 });
 
 const QUEUED = ['call.queued', 'call.scheduled', 'call.dialing'];
-// Every call here asks a per-call question, so each one a person answered stores its survey response with the analysis (issue 14).
+// Every call here asks a per-call question, so each one a person answered stores its survey response with the analysis (see docs/decisions/call-analysis-and-outcomes.md).
 const answered = (extra: string[] = []) => [...QUEUED, 'call.answered', ...extra, 'call.completed', 'survey_response.created', 'call.analysis_ready'];
 const unanswered = [...QUEUED, 'call.completed', 'call.analysis_ready'];
 
 /**
- * The README table, and what each number must come to (the scoring rules: docs/decisions.md
+ * The README table, and what each number must come to (the scoring rules: docs/decisions/call-analysis-and-outcomes.md
  * "Post-call analysis" — a conversation without an opt-out honours it; a goal failed with
  * some items met is a partial verdict; an opt-out makes the goal, and so the verdict, n/a).
  */

@@ -1,5 +1,5 @@
 /**
- * A freed concurrency slot is refilled at once (issue 12): the terminal transition of a
+ * A freed concurrency slot is refilled at once (see docs/decisions/campaigns.md): the terminal transition of a
  * running campaign's attempt sends a `campaign.launch` message, and the dispatch worker runs
  * the campaign's launch step. The scheduler here ticks every 10 minutes (never, within the
  * test), so only the first launch comes from a tick (run by the test itself): without the

@@ -1,5 +1,5 @@
 /**
- * Pause and resume of a campaign (issue 12) through the real path on the local stack: a
+ * Pause and resume of a campaign (see docs/decisions/campaigns.md) through the real path on the local stack: a
  * paused campaign's scheduled attempts are parked without events (no `call.scheduled` every
  * 30 s per attempt), nothing is dialled after the pause answers, calls in progress finish with
  * their real outcome, and resume dials the rest to completion. Time moves on the controllable

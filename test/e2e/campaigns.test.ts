@@ -1,5 +1,5 @@
 /**
- * Campaigns (issue 12) through the REAL path on the local stack: an imported list of sandbox
+ * Campaigns (see docs/decisions/campaigns.md) through the REAL path on the local stack: an imported list of sandbox
  * test numbers → POST /v1/campaigns → start (the scrub in the scheduler tick) → launches under
  * the concurrency cap → the call-dispatch worker (cps slot, pool number, dial once) → the
  * sandbox carrier → signed callbacks → each terminal transition updating the contact's row

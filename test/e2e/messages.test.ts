@@ -1,5 +1,5 @@
 /**
- * Text messages (issue 13) over the local stack with its workers (the sandbox carrier plays
+ * Text messages (see docs/decisions/messaging.md) over the local stack with its workers (the sandbox carrier plays
  * delivery and posts signed status callbacks): POST /v1/messages through the one compliance
  * path, blocked sends that never reach the carrier, delivery status, the inbound messaging
  * webhook (STOP/HELP/START), the list and its filters, tenant isolation.

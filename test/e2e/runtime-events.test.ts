@@ -291,7 +291,7 @@ describe('receptionist outcomes become events', () => {
     };
     const res = await c.post(batch);
     expect(res.status).toBe(200);
-    // (book_meeting and schedule_callback also open receptionist handoffs: handoff.created, issue 14.)
+    // (book_meeting and schedule_callback also open receptionist handoffs: handoff.created; see docs/decisions/call-analysis-and-outcomes.md.)
     const events = (await listTenantEvents(s.tenantId)).filter((e) => e.data.call_id === c.id && e.type.startsWith('receptionist.'));
     expect(events.map((e) => e.type).sort()).toEqual(['receptionist.callback_scheduled', 'receptionist.transfer_requested']);
     expect(events.find((e) => e.type === 'receptionist.callback_scheduled')!.data).toMatchObject({ call_id: c.id, direction: 'inbound', action_id: 'cb-1', kind: 'schedule_callback', arguments: { at: '2026-11-25T15:00:00Z' } });

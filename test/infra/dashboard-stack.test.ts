@@ -1,5 +1,5 @@
 /**
- * Infra for issue 16 on a stack of only the dashboard's routes and the deletion job (real
+ * Infra for dashboard sessions and account deletion on a stack of only the dashboard's routes and the deletion job (real
  * esbuild bundling, cdk-nag): origins and mail settings reach the functions that need them,
  * SES is granted on the configured identity only, the password routes ship Argon2id's
  * linux/arm64 binary next to the bundle, and the deletion job may list and delete import

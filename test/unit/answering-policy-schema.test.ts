@@ -46,7 +46,7 @@ describe('AnsweringPolicyUpsertRequest', () => {
     expect(answeringPolicyUpsertRequest.safeParse(body).success).toBe(true);
   });
 
-  it('reports the example loc from the issue exactly', () => {
+  it('reports the documented example loc exactly', () => {
     const body = { timezone: 'UTC', open_steps: [menu({ '1': [{ type: 'ring_humans', rep_ids: ['nobody'] }] })] };
     expect(issues(body)).toEqual([{ loc: ['body', 'open_steps', 0, 'branches', '1', 0, 'rep_ids', 0], msg: 'A rep id (rep_…)', type: 'string_pattern_mismatch', input: 'nobody', ctx: expect.any(Object) }]);
   });

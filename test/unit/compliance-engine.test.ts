@@ -1,5 +1,5 @@
 /**
- * The compliance engine, row by row of issue 9's table, at the boundaries. Times are UTC;
+ * The compliance engine, row by row of its rule table (docs/decisions/calls-and-compliance.md), at the boundaries. Times are UTC;
  * comments give the callee's local time (November 2026: EST −5, CST −6, PST −8;
  * 2026-11-22 is a Sunday, 2026-11-23 a Monday).
  */

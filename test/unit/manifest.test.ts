@@ -46,7 +46,7 @@ describe('the route manifest', () => {
     // Issue 16: the only /v1 routes not behind API keys are the dashboard's sessions and the account deletion.
     const dashboard = (p: string) => p === '/v1/sessions' || p.startsWith('/v1/sessions/') || p === '/v1/account-deletion' || p.startsWith('/v1/account-deletion/');
     /*
-     * OAuth is the other exception, by its nature (docs/decisions.md "Calendar connections"):
+     * OAuth is the other exception, by its nature (docs/decisions/call-analysis-and-outcomes.md, "Calendar connections"):
      * Google's redirect back is a browser GET whose credential is the one-use `state` (checked
      * by the handler before it writes), and the sandbox's Google checks its own client
      * credentials, codes and Bearer tokens, as Google does. No other public route writes.
@@ -64,7 +64,7 @@ describe('the route manifest', () => {
       // Carrier-facing routes carry the carrier's own credential; nothing else does.
       if (r.auth === 'sandbox_basic') expect(r.path, r.id).toMatch(/^\/sandbox\/twilio\//);
       if (r.auth === 'twilio_signature') expect(r.path, r.id).toMatch(/^\/carrier\/twilio\//);
-      // The payment provider's webhooks carry its signature (issue 15).
+      // The payment provider's webhooks carry its signature (see docs/decisions/billing.md).
       if (r.auth === 'stripe_signature') expect(r.path, r.id).toMatch(/^\/provider\/stripe\//);
       // The voice runtime's routes carry the call's Stream token, and name the call it binds.
       if (r.auth === 'stream_token') expect(r.path, r.id).toMatch(/^\/runtime\/v1\/calls\/\{call_id\}\//);

@@ -1,5 +1,5 @@
 /**
- * The pure rules of text messages (issue 13): segments as carriers count them, the inbound
+ * The pure rules of text messages (see docs/decisions/messaging.md): segments as carriers count them, the inbound
  * intent classification, the status machine, the sending number, templates, and the
  * compliance engine asked for the sms channel.
  */

@@ -4,7 +4,7 @@ import { SCENARIOS, scenarioById, scenarioFor, subscriberPart, type ScenarioId }
 import { callTimeline, DEFAULT_STEP_MS, messageTimeline, stepMsFrom } from '../../shared/sandbox/timeline.js';
 import { delaySecondsFor, MAX_DELAY_SECONDS } from '../../shared/sandbox/timeline-queue.js';
 
-/** The issue's test-number table, row by row. */
+/** The test-number table (README, docs/decisions/sandbox.md), row by row. */
 const TABLE: [string, ScenarioId][] = [
   ...Array.from({ length: 10 }, (_, i): [string, ScenarioId] => [`555010${i}`, 'goal']),
   ['5550110', 'no_goal'],

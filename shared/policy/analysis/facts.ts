@@ -9,7 +9,7 @@
  */
 import type { CallState } from '../call-state/machine.js';
 
-export type Speaker = 'agent' | 'contact';
+type Speaker = 'agent' | 'contact';
 
 /** One utterance, as the runtime reports it (a `turn` event). */
 export interface TurnFact {
@@ -34,13 +34,13 @@ export interface TurnFact {
 }
 
 /** The disclosure the runtime reports having given (a `disclosure` event). */
-export interface DisclosureFact {
+interface DisclosureFact {
   /** The agent turn that carried it (the worker attributes the event to the next agent turn in sequence). */
   turn_index: number;
 }
 
 /** The contact's first request not to be called (an `opt_out` event; "stop calling me", wrong person). */
-export interface OptOutFact {
+interface OptOutFact {
   /** When it was requested (the event's instant). */
   at: string;
   /** The contact turn it was said in, when the runtime attributes it; otherwise turns are placed by `at`. */
@@ -49,7 +49,7 @@ export interface OptOutFact {
 }
 
 /** A structured outcome recorded through the agent's tools (e.g. `shift_confirmation`, `appointment`). */
-export interface OutcomeFact {
+interface OutcomeFact {
   kind: string;
   payload: Record<string, unknown>;
 }
@@ -68,14 +68,14 @@ export interface ConversationActionFact {
 }
 
 /** A response the runtime recorded (a `response` event): an answer to an objective or a call question. */
-export interface RecordedResponseFact {
+interface RecordedResponseFact {
   source: 'objective' | 'question';
   /** The objective id (pinned version) or the call question id. */
   id: string;
 }
 
 /** The knowledge pack the pinned version names (SPEC: referenced by id and integer version). */
-export interface KnowledgePackFact {
+interface KnowledgePackFact {
   id: string;
   version: number;
   /** Ids of the facts (entries) that pack version holds. */
@@ -83,7 +83,7 @@ export interface KnowledgePackFact {
 }
 
 /** A factual statement by the agent that the runtime flagged as needing grounding, with the pack facts it cited. */
-export interface ClaimFact {
+interface ClaimFact {
   turn_index: number;
   text: string;
   /** Pack fact ids the runtime used for the statement; empty when it cited none. */

@@ -1,7 +1,7 @@
 /**
  * The post-call analysis scorer (DESIGN §9 "Pure rule modules"): a finished call's facts and
  * the pinned agent version's rubric → `success_evaluation`. No I/O, no clock: the same
- * inputs always score the same. The rules and thresholds are in docs/decisions.md
+ * inputs always score the same. The rules and thresholds are in docs/decisions/call-analysis-and-outcomes.md
  * ("Post-call analysis").
  *
  * A *conversation* happened when the agent spoke at least once to other than a detected
@@ -22,21 +22,21 @@ export { LATENCY_TARGET_MS };
 /** The disclosure must be given by this agent turn (1-based): a greeting or "may I speak with…" may come first, nothing more. */
 export const DISCLOSURE_LATEST_AGENT_TURN = 2;
 /** After an opt-out the agent may speak this many turns, and each must close the call. */
-export const OPTOUT_AGENT_TURN_ALLOWANCE = 1;
+const OPTOUT_AGENT_TURN_ALLOWANCE = 1;
 /** After an opt-out the call must have ended within this long. */
 export const OPTOUT_END_WITHIN_MS = 30_000;
 /** Latency is judged on this percentile (nearest rank) of measured agent response latencies. */
-export const LATENCY_PERCENTILE = 95;
+const LATENCY_PERCENTILE = 95;
 /** Dispositions by which the agent itself recorded that the goal was not reached. */
-export const GOAL_NOT_REACHED_DISPOSITIONS: readonly string[] = ['completed_no_goal', 'answered_incomplete'];
+const GOAL_NOT_REACHED_DISPOSITIONS: readonly string[] = ['completed_no_goal', 'answered_incomplete'];
 /** Reasons are cut to this many characters (the schema's bound). */
-export const MAX_REASON_LENGTH = 300;
+const MAX_REASON_LENGTH = 300;
 
 /** What the scorer needs of a version's rubric (the stored AgentRubric fits). */
 export type RubricInput = Pick<Rubric, 'rubric_version' | 'dimensions'>;
 
 /** How many of the goal's required items were met (decides fail vs partial when the goal fails). */
-export type GoalProgress = 'none' | 'some' | 'all';
+type GoalProgress = 'none' | 'some' | 'all';
 
 const score = <R extends DimensionResult>(result: R, reason: string) => ({ result, reason: clip(reason) });
 
@@ -57,7 +57,7 @@ const agentTurnCount = (turns: readonly TurnFact[]) => turns.filter((t) => t.spe
  * Agent turns on a call whose `answered_by` was never recorded still count (the agent can only
  * speak on an answered call), so a gap in the record cannot turn a floor into not_applicable.
  */
-export function hadConversation(facts: CallFacts): boolean {
+function hadConversation(facts: CallFacts): boolean {
   return facts.answered_by !== 'machine' && agentTurnCount(facts.turns) > 0;
 }
 
@@ -233,7 +233,7 @@ function scoreLatency(facts: CallFacts, rubric: RubricInput, conversation: boole
  *   pack grounding or latency failed.
  * pass: the floors hold, the goal passed (or the rubric asks for none), nothing else failed.
  */
-export function verdictOf(dimensions: SuccessEvaluation['dimensions'], goalProgress: GoalProgress): Verdict {
+function verdictOf(dimensions: SuccessEvaluation['dimensions'], goalProgress: GoalProgress): Verdict {
   if (dimensions.disclosure_given.result === 'fail' || dimensions.optout_honored.result === 'fail') return 'fail';
   const goal = dimensions.goal_completion.result;
   if (goal === 'not_applicable') return 'not_applicable';

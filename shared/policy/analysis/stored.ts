@@ -11,7 +11,7 @@ import { successEvaluation, type SuccessEvaluation } from '../../schemas/analysi
 
 export const ANALYSIS_RESULTS_SCHEMA_VERSION = 1;
 /** The stored versions this deployment can render. */
-export const READABLE_ANALYSIS_RESULTS_SCHEMA_VERSIONS: readonly number[] = [1];
+const READABLE_ANALYSIS_RESULTS_SCHEMA_VERSIONS: readonly number[] = [1];
 
 export interface StoredAnalysis {
   results_schema_version: number;

@@ -56,7 +56,7 @@ export interface MenuStepOf<S> {
   max_invalid_attempts: number;
   timeout_branch: S[];
 }
-export interface RingHumansStep {
+interface RingHumansStep {
   type: 'ring_humans';
   rep_ids: string[];
   timeout_seconds: number;
@@ -73,11 +73,11 @@ export interface PinnedAiStep {
   agent_version_id: string;
   agent_version: number;
 }
-export interface VoicemailStep {
+interface VoicemailStep {
   type: 'voicemail';
   greeting: string;
 }
-export interface HangupStep {
+interface HangupStep {
   type: 'hangup';
 }
 

@@ -1,5 +1,5 @@
 /**
- * How a caller moves through a step list. Semantics (docs/decisions.md, issue 8):
+ * How a caller moves through a step list. Semantics (docs/decisions/telephony.md, "Answering policies"):
  *   - a menu plays its prompt and waits for one key: a branch key runs that branch; any
  *     other key is an invalid attempt (the prompt replays) until max_invalid_attempts are
  *     spent, then timeout_branch runs; no key before timeout_seconds runs timeout_branch;
@@ -34,13 +34,13 @@ export function pressKey(menu: MenuStepOf<unknown>, menuPath: PolicyPath, digit:
     : { outcome: 'invalid', invalid_attempts: spent, next: menuPath };
 }
 
-export type TraceEntry =
+type TraceEntry =
   | { step_path: string; path: PolicyPath; type: 'menu'; digit: string | null; outcome: KeyOutcome['outcome']; invalid_attempts: number }
   | { step_path: string; path: PolicyPath; type: 'ring_humans'; rep_ids: string[]; timeout_seconds: number; outcome: 'answered' | 'no_answer' }
   | { step_path: string; path: PolicyPath; type: 'ai' | 'voicemail' | 'hangup' };
 
 /** Where the walk ended: the step that ends it, or `end` when the list ran out. */
-export type Terminal<S> =
+type Terminal<S> =
   | { type: 'end'; step_path: null }
   | { type: 'ai' | 'ring_humans' | 'voicemail' | 'hangup'; step_path: string; step: Exclude<S, { type: 'menu' }>; on_no_answer?: string | null };
 

@@ -8,7 +8,7 @@ import { localTime, type LocalTime } from './local-time.js';
 import { windowMinutes, type PolicyDocument, type Window } from './model.js';
 
 export type StepListName = 'open' | 'closed';
-export type ScheduleReason = 'holiday' | 'always_open' | 'within_hours' | 'outside_hours';
+type ScheduleReason = 'holiday' | 'always_open' | 'within_hours' | 'outside_hours';
 
 export interface ScheduleDecision {
   list: StepListName;

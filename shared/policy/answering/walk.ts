@@ -5,14 +5,14 @@
 import type { AiStepRequest, AnyStep, MenuStepOf, PinnedAiStep, PolicyDocument, StepOf } from './model.js';
 import type { PolicyPath } from './step-path.js';
 
-export interface StepVisit<S> {
+interface StepVisit<S> {
   step: S;
   path: PolicyPath;
   /** Menus enclosing this step (a top-level step has 0). */
   menuDepth: number;
 }
 
-export function* walkSteps<S extends AnyStep>(policy: Pick<PolicyDocument<S>, 'open_steps' | 'closed_steps'>): Generator<StepVisit<S>> {
+function* walkSteps<S extends AnyStep>(policy: Pick<PolicyDocument<S>, 'open_steps' | 'closed_steps'>): Generator<StepVisit<S>> {
   function* list(steps: S[], path: PolicyPath, menuDepth: number): Generator<StepVisit<S>> {
     for (const [i, step] of steps.entries()) {
       const here = [...path, i];

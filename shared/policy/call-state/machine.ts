@@ -12,7 +12,7 @@
  */
 export const CALL_STATES = ['pending', 'scrubbed', 'scheduled', 'dialing', 'answered', 'in_conversation', 'completed', 'machine', 'no_answer', 'busy', 'failed', 'disposed'] as const;
 export type CallState = (typeof CALL_STATES)[number];
-export const TERMINAL_STATES: readonly CallState[] = ['completed', 'machine', 'no_answer', 'busy', 'failed', 'disposed'];
+const TERMINAL_STATES: readonly CallState[] = ['completed', 'machine', 'no_answer', 'busy', 'failed', 'disposed'];
 export const isTerminal = (s: CallState) => TERMINAL_STATES.includes(s);
 
 const RANK: Record<CallState, number> = { pending: 0, scrubbed: 1, scheduled: 2, dialing: 3, answered: 4, in_conversation: 5, completed: 9, machine: 9, no_answer: 9, busy: 9, failed: 9, disposed: 9 };
@@ -92,7 +92,7 @@ export const onDispatchUnknown = (from: CallState): StateChange | null =>
  * disposition): its disposition is derived from what the runtime reported, like any completed
  * call (the caller applies completedDisposition).
  */
-export const CARRIER_UNREPORTED = 'carrier_unreported';
+const CARRIER_UNREPORTED = 'carrier_unreported';
 export function onCarrierUnreported(from: CallState): StateChange | null {
   if (from === 'dialing') return { state: 'failed', disposition: 'failed', disposition_set_by: 'system', end_reason: CARRIER_UNREPORTED, stamp: 'ended_at' };
   if (from === 'answered' || from === 'in_conversation') return { state: 'completed', end_reason: CARRIER_UNREPORTED, stamp: 'ended_at' };

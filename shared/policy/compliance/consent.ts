@@ -6,13 +6,13 @@ import type { CallPurpose, Channel, ComplianceReason, ConsentFacts, ProfileFacts
 import type { ConsentBasis } from '../consent-strength.js';
 
 /** ebr is never enough: the calls are made with an artificial voice. */
-export const SUFFICIENT_BASES: Readonly<Record<CallPurpose, readonly ConsentBasis[]>> = {
+const SUFFICIENT_BASES: Readonly<Record<CallPurpose, readonly ConsentBasis[]>> = {
   marketing: ['pewc'],
   informational: ['pewc', 'pec', 'transactional'],
 };
 
 /** Captured at or before the instant and not yet expired (an expiry at the instant has passed). */
-export const isValidAt = (c: ConsentFacts, atMs: number): boolean =>
+const isValidAt = (c: ConsentFacts, atMs: number): boolean =>
   Date.parse(c.captured_at) <= atMs && (c.expires_at === null || Date.parse(c.expires_at) > atMs);
 
 const stringList = (v: unknown): string[] | null => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : null);
@@ -22,7 +22,7 @@ const stringList = (v: unknown): string[] | null => (Array.isArray(v) && v.every
  * channels (when given) include the channel judged (voice, or sms for a text), and its seller (when given) is the profile's seller ignoring
  * case. A key that is present but malformed covers nothing: the scope is evidence.
  */
-export function scopeCovers(scope: Readonly<Record<string, unknown>>, profile: ProfileFacts, channel: Channel = 'voice'): boolean {
+function scopeCovers(scope: Readonly<Record<string, unknown>>, profile: ProfileFacts, channel: Channel = 'voice'): boolean {
   if (!stringList(scope.purposes)?.includes(profile.subject)) return false;
   if (scope.channels !== undefined && !stringList(scope.channels)?.includes(channel)) return false;
   if (scope.seller !== undefined && (typeof scope.seller !== 'string' || scope.seller.toLowerCase() !== profile.seller_name.toLowerCase())) return false;

@@ -1,4 +1,4 @@
-/** Every defer rule at one instant, in the order. Pure in (context, instant). */
+/** Every defer rule at one instant, in the rule table's order (docs/decisions/calls-and-compliance.md). Pure in (context, instant). */
 import { callingWindowReasons, quietHoursReasons } from './quiet-hours.js';
 import { frequencyCapReasons, stateWindowReasons, sundayBanReasons } from './state-rules.js';
 import { clocksAt, type TimeContext } from './time-context.js';

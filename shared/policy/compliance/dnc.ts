@@ -12,7 +12,7 @@ import type { ComplianceInputs, ComplianceReason } from './types.js';
 
 const DAY_MS = 86_400_000;
 /** A snapshot older than this at the call is stale (the FTC requires a scrub at least every 31 days). */
-export const SNAPSHOT_MAX_AGE_DAYS = 31;
+const SNAPSHOT_MAX_AGE_DAYS = 31;
 
 export function dncReasons(inputs: ComplianceInputs, callee: Pick<Callee, 'place' | 'us'>, atMs: number): ComplianceReason[] {
   const reasons: ComplianceReason[] = [];

@@ -7,9 +7,9 @@
  * only the rules that are not US law are asked with it: the tenant's suppression list, the
  * compliance profile and the consent. The National DNC rules and every calling-time rule
  * (federal hours, state windows, the profile's window) are US-only or need a place we dial,
- * so they add nothing there (docs/decisions.md, "Jurisdiction").
+ * so they add nothing there (docs/decisions/calls-and-compliance.md, "Jurisdiction").
  *
- * A text (`channel: 'sms'`, issue 13) is judged by the same rules, with consent scope
+ * A text (`channel: 'sms'`, see docs/decisions/messaging.md) is judged by the same rules, with consent scope
  * channels asked for `sms` and the calling-time rules applied to marketing texts only.
  */
 import { calleeOf, jurisdictionReasons } from './callee.js';

@@ -5,7 +5,7 @@
 import { AREA_CODES } from './area-codes.generated.js';
 import type { AreaCodeInfo } from './numbering-types.js';
 
-export type { AreaCodeInfo, NanpRegion } from './numbering-types.js';
+export type { AreaCodeInfo } from './numbering-types.js';
 
 const NANP = /^\+1(\d{3})\d{7}$/;
 

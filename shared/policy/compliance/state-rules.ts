@@ -22,9 +22,9 @@ export const STATE_WINDOWS: Readonly<Record<string, (weekday: number) => Calling
   'US-TX': (weekday) => (weekday === SUNDAY ? W('12:00', '21:00') : W('09:00', '21:00')),
 };
 
-export const SUNDAY_BAN_STATES: ReadonlySet<string> = new Set(['US-AL', 'US-LA', 'US-MS']);
+const SUNDAY_BAN_STATES: ReadonlySet<string> = new Set(['US-AL', 'US-LA', 'US-MS']);
 
-export const FREQUENCY_CAP_STATES: ReadonlySet<string> = new Set(['US-FL', 'US-OK', 'US-MD']);
+const FREQUENCY_CAP_STATES: ReadonlySet<string> = new Set(['US-FL', 'US-OK', 'US-MD']);
 export const FREQUENCY_CAP = { calls: 3, periodMs: 24 * 3_600_000 } as const;
 
 export function stateWindowReasons(ctx: TimeContext, clocks: readonly ZoneClock[]): ComplianceReason[] {

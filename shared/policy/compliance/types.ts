@@ -1,5 +1,5 @@
 /**
- * The compliance engine's inputs and decision (issue 9). Repositories gather the inputs;
+ * The compliance engine's inputs and decision (see docs/decisions/calls-and-compliance.md). Repositories gather the inputs;
  * handlers and workers call evaluate() and store the decision verbatim.
  */
 import type { CallingWindow } from '../calling-window.js';
@@ -48,7 +48,7 @@ export interface AttemptFacts {
   subject: string;
 }
 
-/** What is judged: a call (the default) or a text message (issue 13). */
+/** What is judged: a call (the default) or a text message (see docs/decisions/messaging.md). */
 export type Channel = 'voice' | 'sms';
 
 export interface ComplianceInputs {
@@ -81,8 +81,8 @@ export const BLOCK_CODES = [
 ] as const;
 export const DEFER_CODES = ['quiet_hours', 'state_quiet_hours', 'state_sunday_ban', 'state_frequency_cap', 'calling_window'] as const;
 
-export type BlockCode = (typeof BLOCK_CODES)[number];
-export type DeferCode = (typeof DEFER_CODES)[number];
+type BlockCode = (typeof BLOCK_CODES)[number];
+type DeferCode = (typeof DEFER_CODES)[number];
 export type ReasonCode = BlockCode | DeferCode;
 
 export type Disposition = 'dnc_hit' | 'scrub_blocked' | 'blocked_by_policy';
