@@ -50,7 +50,7 @@ export interface BuiltSurvey {
   score: number | null;
 }
 
-function surveyQuestions(f: Pick<SurveyCallFacts, 'questions' | 'version'>): SurveyQuestion[] {
+export function surveyQuestions(f: Pick<SurveyCallFacts, 'questions' | 'version'>): SurveyQuestion[] {
   const out: SurveyQuestion[] = f.questions.map((q) => ({ id: q.id, required: true, scoring: q.scoring ?? null }));
   if (f.version?.use_case === 'survey') for (const o of f.version.objectives) if (!out.some((q) => q.id === o.id)) out.push({ id: o.id, required: o.required });
   return out;
