@@ -207,6 +207,15 @@ describe('reply chain', () => {
       expect(JSON.stringify(a.doStreamCalls[1]!.prompt)).not.toContain('secret-db-password');
     });
 
+    it("a ToolError's message is written for the model and is passed on", async () => {
+      class ToolError extends Error {
+        override name = 'ToolError';
+      }
+      const lookup: ToolSpec = { name: 'lookup', description: 'x', input: z.object({ q: z.string() }), execute: async () => Promise.reject(new ToolError('That slot was not offered: check the calendar first')) };
+      const parts = await collect(chain({ a: lookupThenSay() }).stream(request(['a'], { tools: [lookup] })));
+      expect(parts[1]).toMatchObject({ type: 'tool-result', output: { ...TOOL_FAILED_OUTPUT, message: 'That slot was not offered: check the calendar first' } });
+    });
+
     it('aborting the request aborts a running tool through its signal', async () => {
       const abort = new AbortController();
       let toolSignal: AbortSignal | undefined;

@@ -26,18 +26,21 @@ function toolSpecs(log: Log, outcomes: Record<string, unknown> = {}): ToolSpec[]
       return outcomes[name] ?? result;
     },
   });
+  // The shapes the runtime's tools take (strict zod inputs; no argument names a phone number).
+  const answers = z.array(z.strictObject({ question_id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), value: z.string().min(1).max(1000) })).max(20);
+  const duration = z.int().min(15).max(240);
   return [
-    spec('record_survey_answer', z.strictObject({ question_id: z.string().min(1), answer: z.string().min(1).max(1000) })),
-    spec('record_qualification', z.strictObject({ answers: z.array(z.strictObject({ question_id: z.string(), answer: z.string() })).min(1), summary: z.string().max(500).optional() })),
-    spec('check_calendar', z.strictObject({ start_date: z.iso.date(), end_date: z.iso.date(), duration_minutes: z.int().min(15).max(120) }), { slots: [SLOT, { starts_at: '2026-12-03T15:00:00Z', ends_at: '2026-12-03T15:30:00Z' }] }),
-    spec('book_meeting', z.strictObject({ starts_at: z.iso.datetime(), duration_minutes: z.int().min(5).max(240) }), { ok: true, status: 'booked' }),
-    spec('transfer_to_human', z.strictObject({ reason: z.string().max(200).optional() })),
-    spec('confirm_shift', z.strictObject({})),
-    spec('record_shift_response', z.strictObject({ response: z.enum(['declined', 'tentative']), reason: z.string().max(1000).optional() })),
-    spec('take_message', z.strictObject({ caller_name: z.string().min(1), callback_number: z.string().regex(/^\+[1-9]\d{6,14}$/), body: z.string().min(1) })),
-    spec('schedule_callback', z.strictObject({ note: z.string().optional() })),
-    spec('record_optout', z.strictObject({ reason: z.enum(['opt_out', 'wrong_person']) })),
-    spec('end_call', z.strictObject({ reason: z.string().optional() })),
+    spec('record_survey_answer', z.strictObject({ answers: answers.optional(), complete: z.boolean().optional(), declined: z.boolean().optional() })),
+    spec('record_qualification', z.strictObject({ answers, qualified: z.boolean(), summary: z.string().min(1).max(300).optional() })),
+    spec('check_calendar', z.strictObject({ start_date: z.iso.date(), end_date: z.iso.date().optional(), duration_minutes: duration.optional(), timezone: z.string().optional() }), { slots: [SLOT, { starts_at: '2026-12-03T15:00:00Z', ends_at: '2026-12-03T15:30:00Z' }] }),
+    spec('book_meeting', z.strictObject({ starts_at: z.iso.datetime({ offset: true }), duration_minutes: duration, timezone: z.string().optional(), contact_confirmed: z.literal(true), notes: z.string().max(300).optional() }), { status: 'booked' }),
+    spec('transfer_to_human', z.strictObject({ rep_id: z.enum(['rep_dana', 'rep_lee']), reason: z.string().min(1).max(300).optional() })),
+    spec('confirm_shift', z.strictObject({ shift_id: z.string().optional(), contact_confirmed: z.literal(true) })),
+    spec('record_shift_response', z.strictObject({ response: z.enum(['confirmed', 'declined', 'tentative']), shift_id: z.string().optional(), note: z.string().min(1).max(300).optional() })),
+    spec('take_message', z.strictObject({ message: z.string().min(1).max(600), caller_name: z.string().min(1).max(100).optional(), callback_requested: z.boolean().optional(), urgency: z.enum(['low', 'normal', 'high']).optional() })),
+    spec('schedule_callback', z.strictObject({ preferred_time: z.iso.datetime({ offset: true }).optional(), preferred_window: z.string().min(1).max(120).optional(), reason: z.string().min(1).max(300).optional() })),
+    spec('record_optout', z.strictObject({ reason: z.enum(['opt_out', 'wrong_person']).optional(), said: z.string().min(1).max(300).optional() })),
+    spec('end_call', z.strictObject({ reason: z.enum(['completed', 'contact_busy', 'not_interested', 'other']).optional() })),
   ];
 }
 
@@ -76,7 +79,7 @@ const SDR: AgentPlan = {
 const system = (plan: AgentPlan, context = '') => `You are Sam from Acme Solar.\n${renderPlan(plan)}\n<call_data>${context}</call_data>`;
 
 /** Plays a conversation through the chain: each contact turn, then the agent's whole reply. */
-async function converse(plan: AgentPlan, contact: string[], opts: { context?: string; outcomes?: Record<string, unknown>; route?: string[]; slowMs?: number; deadlineMs?: number } = {}) {
+async function converse(plan: AgentPlan, contact: string[], opts: { context?: string; outcomes?: Record<string, unknown>; route?: string[]; slowMs?: number; deadlineMs?: number; inputs?: Record<string, z.ZodType> } = {}) {
   const log: Log = { calls: [] };
   const registry = createRegistry();
   const reply = createReplyModel({ registry, resolveModel: createModelResolver({ registry, credentials: staticCredentials({}), sandbox: { now: () => TODAY, firstTokenDelayMs: opts.slowMs ?? 5 } }) });
@@ -87,7 +90,7 @@ async function converse(plan: AgentPlan, contact: string[], opts: { context?: st
     messages.push({ role: 'user', content: said });
     const got: ReplyPart[] = [];
     const route = opts.route ?? ['sandbox-default'];
-    for await (const p of reply.stream({ system: system(plan, opts.context), messages, tools: toolSpecs(log, opts.outcomes), route: { primary: route[0]!, fallbacks: route.slice(1) }, signal: new AbortController().signal, firstTokenDeadlineMs: opts.deadlineMs ?? 2_000 })) got.push(p);
+    for await (const p of reply.stream({ system: system(plan, opts.context), messages, tools: toolSpecs(log, opts.outcomes).map((t) => ({ ...t, input: opts.inputs?.[t.name] ?? t.input })), route: { primary: route[0]!, fallbacks: route.slice(1) }, signal: new AbortController().signal, firstTokenDeadlineMs: opts.deadlineMs ?? 2_000 })) got.push(p);
     const text = got.flatMap((p) => (p.type === 'text' ? [p.delta] : [])).join('');
     parts.push(got);
     replies.push(text);
@@ -105,10 +108,11 @@ describe('sandbox model through the chain', () => {
     expect(replies[3]).toBe(SURVEY.questions[2]!.prompt);
     expect(replies[4]).toBe(CLOSING);
     expect(names).toEqual(['record_survey_answer', 'record_survey_answer', 'record_survey_answer', 'end_call']);
-    expect(calls.slice(0, 3).map((c) => c.args)).toEqual([
-      { question_id: 'q_sat', answer: 'satisfied' },
-      { question_id: 'q_why', answer: 'The staff were friendly.' },
-      { question_id: 'q_rec', answer: 'yes' },
+    expect(calls.map((c) => c.args)).toEqual([
+      { answers: [{ question_id: 'q_sat', value: 'satisfied' }], complete: false },
+      { answers: [{ question_id: 'q_why', value: 'The staff were friendly.' }], complete: false },
+      { answers: [{ question_id: 'q_rec', value: 'yes' }], complete: true },
+      { reason: 'completed' },
     ]);
     for (const c of calls) expect(c.signal).toBeInstanceOf(AbortSignal);
   });
@@ -117,22 +121,22 @@ describe('sandbox model through the chain', () => {
     const { replies, calls } = await converse(SURVEY, ['Hi', 'Sure', 'purple', 'banana', 'Price.', 'no']);
     expect(replies[2]).toBe(`${SORRY} ${SURVEY.questions[0]!.prompt}`);
     expect(replies[3]).toBe(SURVEY.questions[1]!.prompt);
-    expect(calls.map((c) => c.args)).toEqual([{ question_id: 'q_why', answer: 'Price.' }, { question_id: 'q_rec', answer: 'no' }, { reason: 'completed' }]);
+    expect(calls.map((c) => c.args)).toEqual([{ answers: [{ question_id: 'q_why', value: 'Price.' }], complete: false }, { answers: [{ question_id: 'q_rec', value: 'no' }], complete: true }, { reason: 'completed' }]);
   });
 
   it('a declined consent closes politely and ends the call, asking nothing', async () => {
-    const { replies, names } = await converse(SURVEY, ['Hello', 'No, not now.']);
+    const { replies, calls } = await converse(SURVEY, ['Hello', 'No, not now.']);
     expect(replies[1]).toMatch(/Goodbye\.$/);
-    expect(names).toEqual(['end_call']);
+    expect(calls.map((c) => [c.name, c.args])).toEqual([['end_call', { reason: 'not_interested' }]]);
   });
 
   it('sdr: qualifies, records the answers at the end, then checks the calendar and books the first slot when the contact agrees', async () => {
     const { replies, calls, names } = await converse(SDR, ['Hello?', 'Yes, speaking.', 'Yes I do', 'About 200 dollars', 'Yes please']);
     expect(replies.slice(0, 4)).toEqual([GATE_QUESTIONS.confirm_identity, SDR.questions[0]!.prompt, SDR.questions[1]!.prompt, PROMPTS.book]);
     expect(names).toEqual(['record_qualification', 'check_calendar', 'book_meeting', 'end_call']);
-    expect(calls[0]!.args).toEqual({ answers: [{ question_id: 'q_roof', answer: 'yes' }, { question_id: 'q_bill', answer: 'About 200 dollars' }], summary: expect.any(String) });
+    expect(calls[0]!.args).toEqual({ answers: [{ question_id: 'q_roof', value: 'yes' }, { question_id: 'q_bill', value: 'About 200 dollars' }], qualified: true, summary: expect.any(String) });
     expect(calls[1]!.args).toEqual({ start_date: '2026-12-01', end_date: '2026-12-08', duration_minutes: 30 });
-    expect(calls[2]!.args).toEqual({ starts_at: SLOT.starts_at, duration_minutes: 30 });
+    expect(calls[2]!.args).toEqual({ starts_at: SLOT.starts_at, duration_minutes: 30, contact_confirmed: true });
     expect(replies[4]).toContain("You're booked for Wednesday, December 2 at 3:00 PM UTC.");
     expect(replies[4]).toMatch(/Goodbye\.$/);
   });
@@ -145,7 +149,7 @@ describe('sandbox model through the chain', () => {
 
   it('transfers when the contact asks for a person, and carries on with the same question when the transfer fails', async () => {
     const ok = await converse(SDR, ['Hello?', 'Can I speak to a real person please?']);
-    expect(ok.names).toEqual(['transfer_to_human']);
+    expect(ok.calls.map((c) => [c.name, c.args])).toEqual([['transfer_to_human', { rep_id: 'rep_dana', reason: 'The contact asked to speak to a person.' }]]);
     expect(ok.replies[1]).toBe('Of course, let me transfer you to a person now.');
 
     const failed = await converse(SDR, ['Hello?', 'I want to talk to a human', 'Yes'], { outcomes: { transfer_to_human: { ok: false, error: 'no_rep_available' } } });
@@ -171,7 +175,7 @@ describe('sandbox model through the chain', () => {
     expect(yes.names).toEqual(['confirm_shift', 'end_call']);
     const no = await converse(plan, ['Hi', 'Yes', "No, I can't make it, my car broke down"]);
     expect(no.calls.map((c) => [c.name, c.args])).toEqual([
-      ['record_shift_response', { response: 'declined', reason: "No, I can't make it, my car broke down" }],
+      ['record_shift_response', { response: 'declined', note: "No, I can't make it, my car broke down" }],
       ['end_call', { reason: 'completed' }],
     ]);
   });
@@ -183,11 +187,19 @@ describe('sandbox model through the chain', () => {
     expect(names).toEqual(['check_calendar', 'book_meeting', 'end_call']);
   });
 
-  it('receptionist: takes a message with the caller name and number', async () => {
-    const plan: AgentPlan = { ...SDR, use_case: 'receptionist', objectives: [], questions: [], tools: ['take_message', 'check_calendar', 'book_meeting', 'transfer_to_human', 'record_optout', 'end_call'] };
-    const { replies, calls } = await converse(plan, ["Hi, I'd like to leave a message", 'Please call me about my invoice', 'Jordan Lee', 'four one five five five five zero one nine nine is 415 555 0199']);
-    expect(replies.slice(0, 3)).toEqual([PROMPTS.message, PROMPTS.name, PROMPTS.number]);
-    expect(calls[0]).toMatchObject({ name: 'take_message', args: { caller_name: 'Jordan Lee', callback_number: '+14155550199', body: 'Please call me about my invoice' } });
+  const RECEPTIONIST: AgentPlan = { ...SDR, use_case: 'receptionist', objectives: [], questions: [], tools: ['take_message', 'check_calendar', 'book_meeting', 'transfer_to_human', 'record_optout', 'end_call'] };
+
+  it('receptionist: takes a message with the caller name, or books a visit, as the caller asks', async () => {
+    const message = await converse(RECEPTIONIST, ["Hi, I'd like to leave a message", 'Please call me about my invoice', 'Jordan Lee']);
+    expect(message.replies.slice(0, 2)).toEqual([PROMPTS.message, PROMPTS.name]);
+    expect(message.calls.map((c) => [c.name, c.args])).toEqual([
+      ['take_message', { message: 'Please call me about my invoice', caller_name: 'Jordan Lee', callback_requested: true }],
+      ['end_call', { reason: 'completed' }],
+    ]);
+    expect(message.replies[2]).toBe(`Thank you, I'll pass your message on. ${CLOSING}`);
+    const visit = await converse(RECEPTIONIST, ['Hello', 'I need to book a visit']);
+    expect(visit.replies[0]).toBe(PROMPTS.help);
+    expect(visit.names).toEqual(['check_calendar', 'book_meeting', 'end_call']);
   });
 
   it('an opt-out is recorded and the call ends', async () => {
@@ -196,10 +208,10 @@ describe('sandbox model through the chain', () => {
   });
 
   it('a tool call whose arguments would not validate is skipped, not made', async () => {
-    const plan: AgentPlan = { ...SDR, use_case: 'receptionist', objectives: [], questions: [], tools: ['take_message', 'end_call'] };
-    const { calls, replies } = await converse(plan, ['I want to leave a message', 'Call me', 'Jo', 'no idea']);
+    const inputs = { take_message: z.strictObject({ message: z.string(), ticket_ref: z.string() }) };
+    const { calls, replies } = await converse(RECEPTIONIST, ['I want to leave a message', 'Call me', 'Jo'], { inputs });
     expect(calls.map((c) => c.name)).toEqual(['end_call']);
-    expect(replies[3]).toContain("I'm sorry, I couldn't save your message.");
+    expect(replies[2]).toBe(`I'm sorry, I couldn't save your message. Please try calling again later. ${CLOSING}`);
   });
 
   it('is deterministic: the same conversation gives the same parts', async () => {

@@ -39,6 +39,9 @@ export const DEFAULT_MAX_STEPS = 6;
 /** What the model is told when a tool threw: never the error text, which may carry internals. */
 export const TOOL_FAILED_OUTPUT = { ok: false, error: 'tool_failed' } as const;
 
+/** Errors named `ToolError` carry a message written for the model (the tools' own convention). */
+const toolFailure = (err: unknown) => (err instanceof Error && err.name === 'ToolError' && err.message ? { ...TOOL_FAILED_OUTPUT, message: err.message } : TOOL_FAILED_OUTPUT);
+
 type Usage = Extract<ReplyPart, { type: 'finish' }>['usage'];
 type AttemptEnd = 'done' | 'aborted' | { fallback: 'error' | 'first_token_timeout' };
 
@@ -197,7 +200,7 @@ export function aiTools(specs: readonly ToolSpec[]): ToolSet {
           return await spec.execute(input, { signal });
         } catch (err) {
           if (signal.aborted) throw err;
-          return TOOL_FAILED_OUTPUT;
+          return toolFailure(err);
         }
       },
     });

@@ -44,15 +44,14 @@ export const GATE_QUESTIONS: Readonly<Record<string, string>> = {
 };
 
 export const PROMPTS = {
-  book: 'Would you like me to book a time with our team?',
-  bookInterview: 'Would you like me to book an interview?',
+  book: 'Would you like me to book the first open time with our team?',
+  bookInterview: 'Would you like me to book the first open interview time?',
   remind: "I'm calling to remind you about your upcoming appointment. Will you be able to make it?",
-  rebook: 'Would you like me to book a new time?',
+  rebook: 'Would you like me to book the first open time instead?',
   shift: 'Can you confirm that you will work this shift?',
   help: 'How can I help you today?',
   message: 'What message would you like me to pass on?',
   name: 'May I have your name?',
-  number: 'What is the best number to call you back on?',
 } as const;
 
 const OPT_OUT = /\b(stop calling|don'?t call|do not call|remove me|take me off|unsubscribe|never call)\b/i;
@@ -119,12 +118,8 @@ function minutesBetween(slot: Record<string, unknown>): number {
   return Number.isFinite(ms) && ms > 0 ? Math.round(ms / 60_000) : MEETING_LENGTH_MINUTES;
 }
 
-/** Digits of a spoken phone number, E.164-like when it has 10 (US) or 11+ digits. */
-function phoneFrom(text: string): string {
-  const digits = text.replace(/\D/g, '');
-  if (digits.length === 10) return `+1${digits}`;
-  return digits ? `+${digits}` : text.trim();
-}
+/** The contact's words as a short tool argument. */
+const brief = (text: string, max: number) => text.trim().slice(0, max);
 
 class Ended extends Error {}
 
@@ -144,9 +139,9 @@ export function* conversation(plan: AgentPlan, env: ScriptEnv): Script {
     yield { say: text };
   }
 
-  function* end(line: string = CLOSING): Sub<never> {
+  function* end(line: string = CLOSING, reason = 'completed'): Sub<never> {
     yield* say(line);
-    yield* call('end_call', { reason: 'completed' });
+    yield* call('end_call', { reason });
     throw new Ended();
   }
 
@@ -159,7 +154,7 @@ export function* conversation(plan: AgentPlan, env: ScriptEnv): Script {
   function* interrupt(text: string): Sub<boolean> {
     if (OPT_OUT.test(text)) {
       yield* say("Understood. I'll make sure we don't call you again.");
-      yield* call('record_optout', { reason: 'opt_out', text });
+      yield* call('record_optout', { reason: 'opt_out', said: brief(text, 300) });
       yield* end('Goodbye.');
     }
     if (HUMAN.test(text)) {
@@ -168,16 +163,16 @@ export function* conversation(plan: AgentPlan, env: ScriptEnv): Script {
         return true;
       }
       yield* say('Of course, let me transfer you to a person now.');
-      const transfer = yield* call('transfer_to_human', { reason: 'caller_requested', summary: 'The contact asked to speak to a person.' });
+      const transfer = yield* call('transfer_to_human', { reason: 'The contact asked to speak to a person.' });
       if (transfer.ok) throw new Ended();
       yield* say("I'm sorry, I couldn't reach anyone right now.");
       return true;
     }
     if (CALLBACK.test(text) && can('schedule_callback')) {
       yield* say("Of course, we'll call you back at a better time.");
-      const callback = yield* call('schedule_callback', { reason: 'The contact asked to be called back.', note: text, requested_time: text });
+      const callback = yield* call('schedule_callback', { reason: 'The contact asked to be called back.', preferred_window: brief(text, 120) });
       if (!callback.ok) yield* say("I'm sorry, I couldn't schedule that, but someone from our team will be in touch.");
-      yield* end();
+      yield* end(CLOSING, 'contact_busy');
     }
     return false;
   }
@@ -209,17 +204,19 @@ export function* conversation(plan: AgentPlan, env: ScriptEnv): Script {
   function* questions(): Sub<void> {
     const perAnswer = can('record_survey_answer');
     const answers: Record<string, string> = {};
-    for (const q of plan.questions) {
+    for (const [i, q] of plan.questions.entries()) {
       const got = yield* askMapped(q.prompt, (heard) => mapAnswer(q.options, heard));
       if (!got) continue;
       answers[q.id] = got.value;
       if (perAnswer) {
-        const saved = yield* call('record_survey_answer', { question_id: q.id, answer: got.value });
+        const saved = yield* call('record_survey_answer', { answers: { [q.id]: got.value }, question_id: q.id, answer: got.value, complete: i === plan.questions.length - 1 });
         if (!saved.ok && !saved.skipped) yield* say(SAVE_FAILED);
       }
     }
-    if (!perAnswer && Object.keys(answers).length) {
-      const saved = yield* call('record_qualification', { answers, qualified: true, summary: 'Answers to the qualification questions.' });
+    const answered = Object.keys(answers).length;
+    if (!perAnswer && answered) {
+      const qualified = answered === plan.questions.length;
+      const saved = yield* call('record_qualification', { answers, qualified, summary: qualified ? 'Answered every qualification question.' : 'Did not answer every qualification question.' });
       if (!saved.ok && !saved.skipped) yield* say(SAVE_FAILED);
     }
   }
@@ -235,7 +232,8 @@ export function* conversation(plan: AgentPlan, env: ScriptEnv): Script {
       yield* say(calendar.ok ? "I'm sorry, I don't see any open times right now. Someone from our team will follow up." : "I'm sorry, I couldn't check the calendar right now. Someone from our team will follow up.");
       return;
     }
-    const booked = yield* call('book_meeting', { ...slot, duration_minutes: minutesBetween(slot) });
+    // The contact agreed to the first open time before it was looked up.
+    const booked = yield* call('book_meeting', { ...slot, duration_minutes: minutesBetween(slot), contact_confirmed: true });
     yield* say(booked.ok ? `You're booked for ${speakTime(slot.starts_at as string)}.` : "I'm sorry, I wasn't able to book that time. Someone from our team will follow up.");
   }
 
@@ -248,20 +246,19 @@ export function* conversation(plan: AgentPlan, env: ScriptEnv): Script {
     const answer = yield* confirm(PROMPTS.shift);
     if (!answer) return;
     if (answer.value === 'yes') {
-      const done = yield* call('confirm_shift', { response: 'confirmed', confirmed: true });
+      const done = yield* call('confirm_shift', { response: 'confirmed', contact_confirmed: true });
       yield* say(done.ok ? 'Thank you, your shift is confirmed.' : "Thank you. I couldn't record that just now, but our team will follow up.");
       return;
     }
     const response = answer.value === 'no' ? 'declined' : 'tentative';
-    const done = yield* call('record_shift_response', { response, reason: answer.heard });
+    const done = yield* call('record_shift_response', { response, note: brief(answer.heard, 300) });
     yield* say(done.ok || done.skipped ? 'Thank you for letting us know.' : "Thank you. I couldn't record that just now, but our team will follow up.");
   }
 
   function* takeMessage(): Sub<void> {
-    const body = yield* ask(PROMPTS.message);
+    const message = yield* ask(PROMPTS.message);
     const name = yield* ask(PROMPTS.name);
-    const number = yield* ask(PROMPTS.number);
-    const taken = yield* call('take_message', { caller_name: name.trim(), callback_number: phoneFrom(number), body: body.trim() });
+    const taken = yield* call('take_message', { message: brief(message, 600), caller_name: brief(name, 100), callback_requested: true });
     yield* say(taken.ok ? "Thank you, I'll pass your message on." : "I'm sorry, I couldn't save your message. Please try calling again later.");
   }
 
@@ -279,7 +276,7 @@ export function* conversation(plan: AgentPlan, env: ScriptEnv): Script {
       const gate = GATE_QUESTIONS[objective.id];
       if (!gate) continue;
       const answer = yield* confirm(gate);
-      if (answer?.value === 'no') yield* end(NOT_NOW);
+      if (answer?.value === 'no') yield* end(NOT_NOW, 'not_interested');
     }
     switch (plan.use_case) {
       case 'sdr':

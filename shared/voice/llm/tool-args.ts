@@ -97,6 +97,8 @@ function fill(schema: JSONSchema7, facts: Facts): unknown {
     else if (required.has(name)) {
       if (prop.default !== undefined) out[name] = prop.default;
       else if (prop.const !== undefined) out[name] = prop.const;
+      // A required choice among ids the schema lists (a transfer target): the first offered.
+      else if (name.endsWith('_id') && prop.enum?.length) out[name] = prop.enum[0];
       else return undefined;
     }
   }
