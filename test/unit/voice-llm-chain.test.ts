@@ -2,15 +2,23 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Stream
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import type { ReplyPart, ReplyRequest, ToolSpec } from '../../shared/voice/ports.js';
 import { createReplyModel, TOOL_FAILED_OUTPUT } from '../../shared/voice/llm/chain.js';
+import type { ReplyPart, ReplyRequest, ToolSpec } from '../../shared/voice/ports.js';
 
 const usage = (input: number, output: number, cacheRead = 0): LanguageModelV3Usage => ({
   inputTokens: { total: input, noCache: input - cacheRead, cacheRead, cacheWrite: 0 },
   outputTokens: { total: output, text: output, reasoning: 0 },
 });
-const finish = (u = usage(10, 2), unified: 'stop' | 'tool-calls' = 'stop'): LanguageModelV3StreamPart => ({ type: 'finish', usage: u, finishReason: { unified, raw: undefined } });
-const words = (...ws: string[]): LanguageModelV3StreamPart[] => [{ type: 'text-start', id: 't' }, ...ws.map((delta) => ({ type: 'text-delta' as const, id: 't', delta })), { type: 'text-end', id: 't' }];
+const finish = (u = usage(10, 2), unified: 'stop' | 'tool-calls' = 'stop'): LanguageModelV3StreamPart => ({
+  type: 'finish',
+  usage: u,
+  finishReason: { unified, raw: undefined },
+});
+const words = (...ws: string[]): LanguageModelV3StreamPart[] => [
+  { type: 'text-start', id: 't' },
+  ...ws.map((delta) => ({ type: 'text-delta' as const, id: 't', delta })),
+  { type: 'text-end', id: 't' },
+];
 
 /** A provider stream: the parts, then closed — or, with `hang`, held open until the call is aborted. */
 function streamOf(parts: LanguageModelV3StreamPart[], opts: { hang?: boolean; signal?: AbortSignal } = {}): ReadableStream<LanguageModelV3StreamPart> {
@@ -25,7 +33,10 @@ function streamOf(parts: LanguageModelV3StreamPart[], opts: { hang?: boolean; si
   });
 }
 
-function model(id: string, step: (opts: LanguageModelV3CallOptions, call: number) => { parts: LanguageModelV3StreamPart[]; hang?: boolean } | Error): MockLanguageModelV3 {
+function model(
+  id: string,
+  step: (opts: LanguageModelV3CallOptions, call: number) => { parts: LanguageModelV3StreamPart[]; hang?: boolean } | Error,
+): MockLanguageModelV3 {
   let calls = 0;
   return new MockLanguageModelV3({
     modelId: id,
@@ -42,7 +53,15 @@ function chain(models: Record<string, LanguageModelV3>) {
 }
 
 function request(route: string[], extra: Partial<ReplyRequest> = {}): ReplyRequest {
-  return { system: 'You are a test agent.', messages: [{ role: 'user', content: 'Hello?' }], tools: [], route: { primary: route[0]!, fallbacks: route.slice(1) }, signal: new AbortController().signal, firstTokenDeadlineMs: 5_000, ...extra };
+  return {
+    system: 'You are a test agent.',
+    messages: [{ role: 'user', content: 'Hello?' }],
+    tools: [],
+    route: { primary: route[0]!, fallbacks: route.slice(1) },
+    signal: new AbortController().signal,
+    firstTokenDeadlineMs: 5_000,
+    ...extra,
+  };
 }
 
 async function collect(parts: AsyncIterable<ReplyPart>): Promise<ReplyPart[]> {
@@ -127,7 +146,10 @@ describe('reply chain', () => {
     const a = model('a', () => ({ parts: [...words('Let me '), { type: 'error', error: new Error('connection reset') }] }));
     const b = model('b', () => ({ parts: [...words('Other model'), finish()] }));
     const parts = await collect(chain({ a, b }).stream(request(['a', 'b'])));
-    expect(parts).toEqual([{ type: 'text', delta: 'Let me ' }, { type: 'finish', model: 'a', usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 } }]);
+    expect(parts).toEqual([
+      { type: 'text', delta: 'Let me ' },
+      { type: 'finish', model: 'a', usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 } },
+    ]);
     expect(b.doStreamCalls).toHaveLength(0);
   });
 
@@ -165,7 +187,12 @@ describe('reply chain', () => {
   });
 
   describe('tools', () => {
-    const toolCall = (id: string, name: string, input: unknown): LanguageModelV3StreamPart => ({ type: 'tool-call', toolCallId: id, toolName: name, input: JSON.stringify(input) });
+    const toolCall = (id: string, name: string, input: unknown): LanguageModelV3StreamPart => ({
+      type: 'tool-call',
+      toolCallId: id,
+      toolName: name,
+      input: JSON.stringify(input),
+    });
     const lookupThenSay = () =>
       model('a', (opts, call) =>
         call === 0
@@ -200,7 +227,12 @@ describe('reply chain', () => {
     });
 
     it('a tool that throws is reported as failed, without its error text', async () => {
-      const lookup: ToolSpec = { name: 'lookup', description: 'x', input: z.object({ q: z.string() }), execute: async () => Promise.reject(new Error('secret-db-password-in-message')) };
+      const lookup: ToolSpec = {
+        name: 'lookup',
+        description: 'x',
+        input: z.object({ q: z.string() }),
+        execute: async () => Promise.reject(new Error('secret-db-password-in-message')),
+      };
       const a = lookupThenSay();
       const parts = await collect(chain({ a }).stream(request(['a'], { tools: [lookup] })));
       expect(parts[1]).toEqual({ type: 'tool-result', toolCallId: 'c1', toolName: 'lookup', output: TOOL_FAILED_OUTPUT });
@@ -211,9 +243,17 @@ describe('reply chain', () => {
       class ToolError extends Error {
         override name = 'ToolError';
       }
-      const lookup: ToolSpec = { name: 'lookup', description: 'x', input: z.object({ q: z.string() }), execute: async () => Promise.reject(new ToolError('That slot was not offered: check the calendar first')) };
+      const lookup: ToolSpec = {
+        name: 'lookup',
+        description: 'x',
+        input: z.object({ q: z.string() }),
+        execute: async () => Promise.reject(new ToolError('That slot was not offered: check the calendar first')),
+      };
       const parts = await collect(chain({ a: lookupThenSay() }).stream(request(['a'], { tools: [lookup] })));
-      expect(parts[1]).toMatchObject({ type: 'tool-result', output: { ...TOOL_FAILED_OUTPUT, message: 'That slot was not offered: check the calendar first' } });
+      expect(parts[1]).toMatchObject({
+        type: 'tool-result',
+        output: { ...TOOL_FAILED_OUTPUT, message: 'That slot was not offered: check the calendar first' },
+      });
     });
 
     it('aborting the request aborts a running tool through its signal', async () => {
@@ -242,8 +282,18 @@ describe('reply chain', () => {
 
     it('a call whose arguments do not parse is not executed nor reported', async () => {
       let executed = false;
-      const strict: ToolSpec = { name: 'lookup', description: 'x', input: z.strictObject({ q: z.string() }), execute: async () => ((executed = true), {}) };
-      const a = model('a', (_opts, call) => (call === 0 ? { parts: [toolCall('c1', 'lookup', { q: 42 }), finish(usage(5, 5), 'tool-calls')] } : { parts: [...words('Sorry.'), finish()] }));
+      const strict: ToolSpec = {
+        name: 'lookup',
+        description: 'x',
+        input: z.strictObject({ q: z.string() }),
+        execute: async () => {
+          executed = true;
+          return {};
+        },
+      };
+      const a = model('a', (_opts, call) =>
+        call === 0 ? { parts: [toolCall('c1', 'lookup', { q: 42 }), finish(usage(5, 5), 'tool-calls')] } : { parts: [...words('Sorry.'), finish()] },
+      );
       const parts = await collect(chain({ a }).stream(request(['a'], { tools: [strict] })));
       expect(executed).toBe(false);
       expect(kinds(parts)).toEqual(['text', 'finish']);

@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { staticCredentials, platformCredentials, MissingCredentialsError, secretsManagerCredentials } from '../../shared/voice/llm/credentials.js';
+import { MissingCredentialsError, platformCredentials, secretsManagerCredentials, staticCredentials } from '../../shared/voice/llm/credentials.js';
 import { createRegistry, DEFAULT_MODELS, registryFromEnv } from '../../shared/voice/llm/registry.js';
 
 describe('model registry', () => {
   const registry = createRegistry();
 
   it('knows the catalogue ids and nothing else', () => {
-    for (const id of ['gpt-4o', 'gpt-4o-mini', 'claude-sonnet-4-5', 'bedrock:anthropic.claude-3-5-haiku-20241022-v1:0', 'sandbox-default', 'sandbox-slow', 'sandbox-failing']) {
+    for (const id of [
+      'gpt-4o',
+      'gpt-4o-mini',
+      'claude-sonnet-4-5',
+      'bedrock:anthropic.claude-3-5-haiku-20241022-v1:0',
+      'sandbox-default',
+      'sandbox-slow',
+      'sandbox-failing',
+    ]) {
       expect(registry.isKnownModel(id), id).toBe(true);
     }
     for (const id of ['gpt-5-imaginary', 'GPT-4O', '', 'sandbox', 'bedrock:']) expect(registry.isKnownModel(id), id).toBe(false);
@@ -21,7 +29,10 @@ describe('model registry', () => {
     const route = { primary: 'gpt-4o', fallbacks: ['claude-sonnet-4-5', 'sandbox-slow'] };
     expect(registry.effectiveRoute(route, { sandbox: false })).toEqual(route);
     expect(registry.effectiveRoute(route, { sandbox: true })).toEqual({ primary: 'sandbox-default', fallbacks: ['sandbox-slow'] });
-    expect(registry.effectiveRoute({ primary: 'sandbox-failing', fallbacks: ['gpt-4o', 'sandbox-default'] }, { sandbox: true })).toEqual({ primary: 'sandbox-failing', fallbacks: ['sandbox-default'] });
+    expect(registry.effectiveRoute({ primary: 'sandbox-failing', fallbacks: ['gpt-4o', 'sandbox-default'] }, { sandbox: true })).toEqual({
+      primary: 'sandbox-failing',
+      fallbacks: ['sandbox-default'],
+    });
   });
 
   it('reads openai-compatible endpoints and the default chain from the environment', () => {
@@ -30,7 +41,13 @@ describe('model registry', () => {
       DEFAULT_LLM_ROUTE: JSON.stringify({ primary: 'acme-llama', fallbacks: ['gpt-4o-mini'] }),
     };
     const fromEnv = registryFromEnv(env);
-    expect(fromEnv.get('acme-llama')).toEqual({ id: 'acme-llama', provider: 'openai_compatible', model: 'llama-3.1-70b', baseURL: 'https://llm.acme.test/v1', credentials: 'llm/acme' });
+    expect(fromEnv.get('acme-llama')).toEqual({
+      id: 'acme-llama',
+      provider: 'openai_compatible',
+      model: 'llama-3.1-70b',
+      baseURL: 'https://llm.acme.test/v1',
+      credentials: 'llm/acme',
+    });
     expect(fromEnv.effectiveRoute(null, { sandbox: false })).toEqual({ primary: 'acme-llama', fallbacks: ['gpt-4o-mini'] });
     expect(fromEnv.effectiveRoute(null, { sandbox: true })).toEqual({ primary: 'sandbox-default', fallbacks: [] });
   });

@@ -5,7 +5,7 @@ import { staticCredentials } from '../../shared/voice/llm/credentials.js';
 import { createModelResolver, UnknownModelError } from '../../shared/voice/llm/providers.js';
 import { createRegistry } from '../../shared/voice/llm/registry.js';
 import { mapAnswer, speakTime, yesNo } from '../../shared/voice/llm/sandbox-script.js';
-import { buildArgs, validates, type JSONSchema7 } from '../../shared/voice/llm/tool-args.js';
+import { buildArgs, type JSONSchema7, validates } from '../../shared/voice/llm/tool-args.js';
 import { renderPlan } from '../../shared/voice/plan.js';
 import type { ReplyPart } from '../../shared/voice/ports.js';
 
@@ -20,7 +20,10 @@ describe('tool arguments from a JSON schema', () => {
   it('turns an answers record into the array shape a schema asks for, or keeps it a record', () => {
     const facts = { answers: { q1: 'yes', q2: '200' } };
     expect(buildArgs(schemaOf(z.strictObject({ answers: z.array(z.strictObject({ question_id: z.string(), value: z.string() })) })), facts)).toEqual({
-      answers: [{ question_id: 'q1', value: 'yes' }, { question_id: 'q2', value: '200' }],
+      answers: [
+        { question_id: 'q1', value: 'yes' },
+        { question_id: 'q2', value: '200' },
+      ],
     });
     expect(buildArgs(schemaOf(z.strictObject({ answers: z.record(z.string(), z.string()) })), facts)).toEqual(facts);
   });
@@ -84,11 +87,31 @@ describe('model resolver', () => {
 
   it('a provider model without its API key fails its attempt (no request made) and the chain falls over', async () => {
     const asked: string[] = [];
-    const credentials = { apiKey: async (name: string) => (asked.push(name), Promise.reject(new Error(`no key ${name}`))) };
+    const credentials = {
+      apiKey: async (name: string): Promise<string> => {
+        asked.push(name);
+        throw new Error(`no key ${name}`);
+      },
+    };
     const reply = createReplyModel({ registry, resolveModel: createModelResolver({ registry, credentials }) });
-    const system = renderPlan({ use_case: 'survey', outcome_type: 'survey_response', language: 'en-US', objectives: [], questions: [{ id: 'q', prompt: 'How are you?' }], tools: [] });
+    const system = renderPlan({
+      use_case: 'survey',
+      outcome_type: 'survey_response',
+      language: 'en-US',
+      objectives: [],
+      questions: [{ id: 'q', prompt: 'How are you?' }],
+      tools: [],
+    });
     const parts: ReplyPart[] = [];
-    for await (const p of reply.stream({ system, messages: [{ role: 'user', content: 'Hi' }], tools: [], route: { primary: 'claude-sonnet-4-5', fallbacks: ['sandbox-default'] }, signal: new AbortController().signal, firstTokenDeadlineMs: 2_000 })) parts.push(p);
+    for await (const p of reply.stream({
+      system,
+      messages: [{ role: 'user', content: 'Hi' }],
+      tools: [],
+      route: { primary: 'claude-sonnet-4-5', fallbacks: ['sandbox-default'] },
+      signal: new AbortController().signal,
+      firstTokenDeadlineMs: 2_000,
+    }))
+      parts.push(p);
     expect(parts[0]).toEqual({ type: 'fallback', model: 'claude-sonnet-4-5', reason: 'error' });
     expect(parts.flatMap((p) => (p.type === 'text' ? [p.delta] : [])).join('')).toBe('How are you?');
     expect(asked).toEqual(['llm/anthropic']);

@@ -11,7 +11,7 @@
  * aborts the running model call and tools.
  */
 import type { LanguageModelV3 } from '@ai-sdk/provider';
-import { stepCountIs, streamText, tool, type LanguageModelUsage, type ModelMessage, type ToolSet } from 'ai';
+import { type LanguageModelUsage, type ModelMessage, stepCountIs, streamText, type ToolSet, tool } from 'ai';
 import type { ReplyModel, ReplyPart, ReplyRequest, ToolSpec } from '../ports.js';
 
 /** Timers for the first-token deadline (tests may pass fake ones). */
@@ -40,7 +40,8 @@ export const DEFAULT_MAX_STEPS = 6;
 export const TOOL_FAILED_OUTPUT = { ok: false, error: 'tool_failed' } as const;
 
 /** Errors named `ToolError` carry a message written for the model (the tools' own convention). */
-const toolFailure = (err: unknown) => (err instanceof Error && err.name === 'ToolError' && err.message ? { ...TOOL_FAILED_OUTPUT, message: err.message } : TOOL_FAILED_OUTPUT);
+const toolFailure = (err: unknown) =>
+  err instanceof Error && err.name === 'ToolError' && err.message ? { ...TOOL_FAILED_OUTPUT, message: err.message } : TOOL_FAILED_OUTPUT;
 
 type Usage = Extract<ReplyPart, { type: 'finish' }>['usage'];
 type AttemptEnd = 'done' | 'aborted' | { fallback: 'error' | 'first_token_timeout' };
@@ -129,7 +130,8 @@ export function createReplyModel(deps: ReplyModelDeps): ReplyModel {
             yield { type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: part.output };
             break;
           case 'tool-error':
-            if (emittedCalls.has(part.toolCallId)) yield { type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: TOOL_FAILED_OUTPUT };
+            if (emittedCalls.has(part.toolCallId))
+              yield { type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: TOOL_FAILED_OUTPUT };
             break;
           case 'finish-step':
             addUsage(steps, part.usage);

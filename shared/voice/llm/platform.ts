@@ -18,7 +18,10 @@ export function platformReplyModel(env: Readonly<Record<string, string | undefin
   const registry = platformRegistry();
   const slow = Number(env.SANDBOX_LLM_SLOW_MS);
   const firstTokenDelayMs = Number.isFinite(slow) && slow >= 0 && env.SANDBOX_LLM_SLOW_MS ? slow : DEFAULT_SLOW_FIRST_TOKEN_MS;
-  cached = createReplyModel({ registry, resolveModel: createModelResolver({ registry, credentials: platformCredentials(env), sandbox: { firstTokenDelayMs } }) });
+  cached = createReplyModel({
+    registry,
+    resolveModel: createModelResolver({ registry, credentials: platformCredentials(env), sandbox: { firstTokenDelayMs } }),
+  });
   return cached;
 }
 

@@ -34,7 +34,10 @@ export function createModelResolver(deps: ModelResolverDeps): (id: string) => La
     if (!entry) throw new UnknownModelError(id);
     let model = built.get(id);
     if (!model) {
-      model = entry.provider === 'sandbox' ? createSandboxModel({ ...deps.sandbox, modelId: entry.id, behaviour: entry.sandbox ?? 'default' }) : lazyModel(entry, () => providerModel(entry, deps));
+      model =
+        entry.provider === 'sandbox'
+          ? createSandboxModel({ ...deps.sandbox, modelId: entry.id, behaviour: entry.sandbox ?? 'default' })
+          : lazyModel(entry, () => providerModel(entry, deps));
       built.set(id, model);
     }
     return model;

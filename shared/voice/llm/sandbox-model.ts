@@ -21,7 +21,7 @@ import type {
   LanguageModelV3ToolResultOutput,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
-import { readPlan, type AgentPlan } from '../plan.js';
+import { type AgentPlan, readPlan } from '../plan.js';
 import type { SandboxBehaviour } from './registry.js';
 import { conversation, type Script, type ScriptStep, type ToolOutcome } from './sandbox-script.js';
 import { buildArgs, type Facts, type JSONSchema7 } from './tool-args.js';
@@ -180,7 +180,11 @@ export function outcomeOf(output: LanguageModelV3ToolResultOutput): ToolOutcome 
   switch (output.type) {
     case 'json': {
       const v = output.value as Record<string, unknown> | null;
-      const failed = !!v && typeof v === 'object' && !Array.isArray(v) && (v.ok === false || v.success === false || v.status === 'failed' || (v.error !== undefined && v.error !== null));
+      const failed =
+        !!v &&
+        typeof v === 'object' &&
+        !Array.isArray(v) &&
+        (v.ok === false || v.success === false || v.status === 'failed' || (v.error !== undefined && v.error !== null));
       return { ok: !failed, value: output.value };
     }
     case 'text':
@@ -213,14 +217,20 @@ function usageOf(prompt: LanguageModelV3Prompt, step: SandboxStep): LanguageMode
   const input = tokens(total);
   const cached = prompt.filter((m) => m.role === 'user').length > 1 ? Math.min(input, tokens(system)) : 0;
   const output = tokens(step.text.length + (step.toolCall ? JSON.stringify(step.toolCall.input).length + step.toolCall.toolName.length : 0));
-  return { inputTokens: { total: input, noCache: input - cached, cacheRead: cached, cacheWrite: 0 }, outputTokens: { total: output, text: output, reasoning: 0 } };
+  return {
+    inputTokens: { total: input, noCache: input - cached, cacheRead: cached, cacheWrite: 0 },
+    outputTokens: { total: output, text: output, reasoning: 0 },
+  };
 }
 
 export function createSandboxModel(options: SandboxModelOptions = {}): LanguageModelV3 {
   const modelId = options.modelId ?? 'sandbox-default';
   const behaviour = options.behaviour ?? 'default';
   const now = options.now ?? (() => new Date());
-  const timers = options.timers ?? { setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms), clearTimeout: (h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>) };
+  const timers = options.timers ?? {
+    setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms),
+    clearTimeout: (h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>),
+  };
   const delayMs = options.firstTokenDelayMs ?? DEFAULT_SLOW_FIRST_TOKEN_MS;
 
   const decide = (opts: LanguageModelV3CallOptions) => {
@@ -254,7 +264,10 @@ export function createSandboxModel(options: SandboxModelOptions = {}): LanguageM
       const step = decide(opts);
       if (behaviour === 'slow' && firstOfReply(opts.prompt)) await wait(delayMs, opts.abortSignal);
       return {
-        content: [...(step.text ? [{ type: 'text' as const, text: step.text }] : []), ...(step.toolCall ? [{ type: 'tool-call' as const, ...step.toolCall, input: JSON.stringify(step.toolCall.input) }] : [])],
+        content: [
+          ...(step.text ? [{ type: 'text' as const, text: step.text }] : []),
+          ...(step.toolCall ? [{ type: 'tool-call' as const, ...step.toolCall, input: JSON.stringify(step.toolCall.input) }] : []),
+        ],
         finishReason: { unified: step.toolCall ? 'tool-calls' : 'stop', raw: undefined },
         usage: usageOf(opts.prompt, step),
         warnings: [],
@@ -263,13 +276,17 @@ export function createSandboxModel(options: SandboxModelOptions = {}): LanguageM
     async doStream(opts) {
       const step = decide(opts);
       const hold = behaviour === 'slow' && firstOfReply(opts.prompt) ? delayMs : 0;
-      const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }, { type: 'response-metadata', id: `${modelId}-${opts.prompt.length}`, modelId }];
+      const parts: LanguageModelV3StreamPart[] = [
+        { type: 'stream-start', warnings: [] },
+        { type: 'response-metadata', id: `${modelId}-${opts.prompt.length}`, modelId },
+      ];
       if (step.text) {
         parts.push({ type: 'text-start', id: 'text' });
         for (const word of step.text.match(/\s*\S+/g) ?? []) parts.push({ type: 'text-delta', id: 'text', delta: word });
         parts.push({ type: 'text-end', id: 'text' });
       }
-      if (step.toolCall) parts.push({ type: 'tool-call', toolCallId: step.toolCall.toolCallId, toolName: step.toolCall.toolName, input: JSON.stringify(step.toolCall.input) });
+      if (step.toolCall)
+        parts.push({ type: 'tool-call', toolCallId: step.toolCall.toolCallId, toolName: step.toolCall.toolName, input: JSON.stringify(step.toolCall.input) });
       parts.push({ type: 'finish', usage: usageOf(opts.prompt, step), finishReason: { unified: step.toolCall ? 'tool-calls' : 'stop', raw: undefined } });
       const signal = opts.abortSignal;
       let index = 0;

@@ -55,7 +55,8 @@ export const PROMPTS = {
 } as const;
 
 const OPT_OUT = /\b(stop calling|don'?t call|do not call|remove me|take me off|unsubscribe|never call)\b/i;
-const HUMAN = /\b((speak|talk)\s+(to|with)\s+(a|an|the|some|your)?\s*(real\s+)?(person|human|representative|agent|someone|manager|operator)|representative|operator|real person|a human)\b/i;
+const HUMAN =
+  /\b((speak|talk)\s+(to|with)\s+(a|an|the|some|your)?\s*(real\s+)?(person|human|representative|agent|someone|manager|operator)|representative|operator|real person|a human)\b/i;
 const CALLBACK = /\b(call (me )?back|callback|bad time|not a good time|busy right now)\b/i;
 const MAYBE = /\b(maybe|not sure|possibly|might|perhaps|unsure|don'?t know)\b/i;
 const NO = /\b(no|nope|nah|not|can'?t|cannot|won'?t|wrong|don'?t)\b|n't\b/i;
@@ -73,7 +74,7 @@ export function yesNo(text: string): YesNo {
 }
 
 const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * The answer option the contact's words name (the longest label heard, so "very satisfied"
@@ -87,7 +88,7 @@ export function mapAnswer(options: readonly string[] | undefined, text: string):
   const matches = options.filter((option) => {
     const label = option.toLowerCase().trim();
     if (!label) return false;
-    if (new RegExp(`(^|[^\\p{L}\\p{N}])${escape(label)}($|[^\\p{L}\\p{N}])`, 'u').test(words)) return true;
+    if (new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRegExp(label)}($|[^\\p{L}\\p{N}])`, 'u').test(words)) return true;
     const n = Number(label);
     return Number.isInteger(n) && n >= 0 && n < NUMBER_WORDS.length && new RegExp(`\\b${NUMBER_WORDS[n]}\\b`).test(words);
   });
@@ -101,7 +102,9 @@ export function mapAnswer(options: readonly string[] | undefined, text: string):
 export function firstSlot(value: unknown): Record<string, unknown> | undefined {
   const slots = value && typeof value === 'object' ? (value as { slots?: unknown }).slots : undefined;
   const first = Array.isArray(slots) ? slots[0] : undefined;
-  return first && typeof first === 'object' && typeof (first as { starts_at?: unknown }).starts_at === 'string' ? (first as Record<string, unknown>) : undefined;
+  return first && typeof first === 'object' && typeof (first as { starts_at?: unknown }).starts_at === 'string'
+    ? (first as Record<string, unknown>)
+    : undefined;
 }
 
 /** A slot's start as said aloud, in UTC (deterministic: no host time zone). */
@@ -196,10 +199,11 @@ export function* conversation(plan: AgentPlan, env: ScriptEnv): Script {
     return undefined;
   }
 
-  const confirm = (question: string) => askMapped(question, (heard) => {
-    const v = yesNo(heard);
-    return v === 'unclear' ? undefined : v;
-  });
+  const confirm = (question: string) =>
+    askMapped(question, (heard) => {
+      const v = yesNo(heard);
+      return v === 'unclear' ? undefined : v;
+    });
 
   function* questions(): Sub<void> {
     const perAnswer = can('record_survey_answer');
@@ -209,14 +213,23 @@ export function* conversation(plan: AgentPlan, env: ScriptEnv): Script {
       if (!got) continue;
       answers[q.id] = got.value;
       if (perAnswer) {
-        const saved = yield* call('record_survey_answer', { answers: { [q.id]: got.value }, question_id: q.id, answer: got.value, complete: i === plan.questions.length - 1 });
+        const saved = yield* call('record_survey_answer', {
+          answers: { [q.id]: got.value },
+          question_id: q.id,
+          answer: got.value,
+          complete: i === plan.questions.length - 1,
+        });
         if (!saved.ok && !saved.skipped) yield* say(SAVE_FAILED);
       }
     }
     const answered = Object.keys(answers).length;
     if (!perAnswer && answered) {
       const qualified = answered === plan.questions.length;
-      const saved = yield* call('record_qualification', { answers, qualified, summary: qualified ? 'Answered every qualification question.' : 'Did not answer every qualification question.' });
+      const saved = yield* call('record_qualification', {
+        answers,
+        qualified,
+        summary: qualified ? 'Answered every qualification question.' : 'Did not answer every qualification question.',
+      });
       if (!saved.ok && !saved.skipped) yield* say(SAVE_FAILED);
     }
   }
@@ -226,15 +239,27 @@ export function* conversation(plan: AgentPlan, env: ScriptEnv): Script {
       yield* say('Someone from our team will follow up to find a time.');
       return;
     }
-    const calendar = yield* call('check_calendar', { start_date: env.today, end_date: addDays(env.today, SEARCH_DAYS), duration_minutes: MEETING_LENGTH_MINUTES });
+    const calendar = yield* call('check_calendar', {
+      start_date: env.today,
+      end_date: addDays(env.today, SEARCH_DAYS),
+      duration_minutes: MEETING_LENGTH_MINUTES,
+    });
     const slot = calendar.ok ? firstSlot(calendar.value) : undefined;
     if (!slot) {
-      yield* say(calendar.ok ? "I'm sorry, I don't see any open times right now. Someone from our team will follow up." : "I'm sorry, I couldn't check the calendar right now. Someone from our team will follow up.");
+      yield* say(
+        calendar.ok
+          ? "I'm sorry, I don't see any open times right now. Someone from our team will follow up."
+          : "I'm sorry, I couldn't check the calendar right now. Someone from our team will follow up.",
+      );
       return;
     }
     // The contact agreed to the first open time before it was looked up.
     const booked = yield* call('book_meeting', { ...slot, duration_minutes: minutesBetween(slot), contact_confirmed: true });
-    yield* say(booked.ok ? `You're booked for ${speakTime(slot.starts_at as string)}.` : "I'm sorry, I wasn't able to book that time. Someone from our team will follow up.");
+    yield* say(
+      booked.ok
+        ? `You're booked for ${speakTime(slot.starts_at as string)}.`
+        : "I'm sorry, I wasn't able to book that time. Someone from our team will follow up.",
+    );
   }
 
   function* offerBooking(question: string): Sub<void> {

@@ -75,7 +75,9 @@ const typesOf = (s: JSONSchema7): string[] => (s.type === undefined ? [] : Array
 /** Arguments for a tool with this input schema from these facts, or undefined when none would validate. */
 export function buildArgs(schema: JSONSchema7, facts: Facts): Record<string, unknown> | undefined {
   const value = fill(schema, facts);
-  return value !== undefined && typeof value === 'object' && value !== null && !Array.isArray(value) && validates(schema, value) ? (value as Record<string, unknown>) : undefined;
+  return value !== undefined && typeof value === 'object' && value !== null && !Array.isArray(value) && validates(schema, value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 function fill(schema: JSONSchema7, facts: Facts): unknown {
@@ -127,7 +129,9 @@ function coerce(schema: JSONSchema7, raw: unknown): unknown {
   if (raw && typeof raw === 'object' && types.includes('array')) {
     const items = asSchema(schema.items as JSONSchema7Definition | undefined);
     const list = Array.isArray(raw) ? raw : Object.entries(raw).map(([key, value]) => ({ question_id: key, id: key, key, answer: value, value }));
-    const out = list.map((entry) => (entry && typeof entry === 'object' && !Array.isArray(entry) && typesOf(items).includes('object') ? fill(items, entry as Facts) : coerce(items, entry)));
+    const out = list.map((entry) =>
+      entry && typeof entry === 'object' && !Array.isArray(entry) && typesOf(items).includes('object') ? fill(items, entry as Facts) : coerce(items, entry),
+    );
     return out.every((v) => v !== undefined) ? out : undefined;
   }
   if (raw && typeof raw === 'object' && !Array.isArray(raw) && want('object')) {
