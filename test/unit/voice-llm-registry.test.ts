@@ -35,6 +35,17 @@ describe('model registry', () => {
     });
   });
 
+  it('expands platform-default (a runtime stand-in for a null route) into the default chain; agents cannot name it', () => {
+    const custom = createRegistry({ defaultRoute: { primary: 'gpt-4o-mini', fallbacks: ['sandbox-default'] } });
+    expect(custom.isKnownModel('platform-default')).toBe(false);
+    expect(custom.expandRoute({ primary: 'platform-default', fallbacks: [] })).toEqual({ primary: 'gpt-4o-mini', fallbacks: ['sandbox-default'] });
+    expect(custom.expandRoute({ primary: 'sandbox-default', fallbacks: ['platform-default'] })).toEqual({
+      primary: 'sandbox-default',
+      fallbacks: ['gpt-4o-mini'],
+    });
+    expect(custom.effectiveRoute({ primary: 'platform-default', fallbacks: [] }, { sandbox: true })).toEqual({ primary: 'sandbox-default', fallbacks: [] });
+  });
+
   it('reads openai-compatible endpoints and the default chain from the environment', () => {
     const env = {
       LLM_MODELS: JSON.stringify([{ id: 'acme-llama', model: 'llama-3.1-70b', base_url: 'https://llm.acme.test/v1', credentials: 'llm/acme' }]),

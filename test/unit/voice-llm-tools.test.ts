@@ -85,6 +85,29 @@ describe('model resolver', () => {
     expect(resolve('sandbox-default')).toMatchObject({ provider: 'sandbox', modelId: 'sandbox-default' });
   });
 
+  it('a route naming platform-default runs the default chain', async () => {
+    const reply = createReplyModel({ registry, resolveModel: createModelResolver({ registry, credentials: staticCredentials({}) }) });
+    const system = renderPlan({
+      use_case: 'survey',
+      outcome_type: 'survey_response',
+      language: 'en-US',
+      objectives: [],
+      questions: [{ id: 'q', prompt: 'How are you?' }],
+      tools: [],
+    });
+    const parts: ReplyPart[] = [];
+    const request = {
+      system,
+      messages: [{ role: 'user' as const, content: 'Hi' }],
+      tools: [],
+      route: { primary: 'platform-default', fallbacks: [] },
+      signal: new AbortController().signal,
+      firstTokenDeadlineMs: 2_000,
+    };
+    for await (const p of reply.stream(request)) parts.push(p);
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', model: 'sandbox-default' });
+  });
+
   it('a provider model without its API key fails its attempt (no request made) and the chain falls over', async () => {
     const asked: string[] = [];
     const credentials = {

@@ -26,8 +26,11 @@ export const realClock: ChainClock = {
 };
 
 export interface ReplyModelDeps {
-  /** Only ids the registry knows are resolved; another id fails its attempt. */
-  registry: { isKnownModel(id: string): boolean };
+  /**
+   * Only ids the registry knows are resolved; another id fails its attempt. With `expandRoute`,
+   * a route naming the platform default chain (`platform-default`) runs that chain.
+   */
+  registry: { isKnownModel(id: string): boolean; expandRoute?(route: ReplyRequest['route']): ReplyRequest['route'] };
   resolveModel(id: string): LanguageModelV3;
   clock?: ChainClock;
   /** Model steps per reply (each tool round trip is a step). */
@@ -174,7 +177,8 @@ export function createReplyModel(deps: ReplyModelDeps): ReplyModel {
 
   return {
     async *stream(request) {
-      const models = [request.route.primary, ...request.route.fallbacks];
+      const route = deps.registry.expandRoute ? deps.registry.expandRoute(request.route) : request.route;
+      const models = [route.primary, ...route.fallbacks];
       for (const id of models) {
         if (request.signal.aborted) return;
         const end: { value?: AttemptEnd } = {};

@@ -77,6 +77,12 @@ export const DEFAULT_MODELS: readonly ModelEntry[] = [
 
 export const PLATFORM_FALLBACK_ROUTE: LlmRoute = { primary: SANDBOX_DEFAULT, fallbacks: [] };
 
+/**
+ * Not a model: a runtime's stand-in for "the platform default chain" (an agent's null route),
+ * expanded by `expandRoute`. Agents cannot name it (it is not a known model).
+ */
+export const PLATFORM_DEFAULT_MODEL = 'platform-default';
+
 const modelId = z.string().min(1).max(200);
 
 const extraModels = z.array(
@@ -96,6 +102,8 @@ export interface ModelRegistry {
   ids(): string[];
   /** The chain an agent with `llm_route: null` runs. */
   readonly defaultRoute: LlmRoute;
+  /** The route with PLATFORM_DEFAULT_MODEL replaced by the default chain (duplicates dropped). */
+  expandRoute(route: LlmRoute): LlmRoute;
   /**
    * The chain a call actually runs: the agent's route (null = the platform default); on a
    * sandbox account every non-sandbox model is replaced by sandbox-default (duplicates
@@ -121,17 +129,22 @@ export function createRegistry(settings: RegistrySettings = {}): ModelRegistry {
     if (!byId.has(id)) throw new Error(`the default LLM route names an unknown model: ${id}`);
   }
   const isSandbox = (id: string) => byId.get(id)?.provider === 'sandbox';
+  const routeOf = (ids: readonly string[]): LlmRoute => {
+    const unique = ids.filter((id, i) => ids.indexOf(id) === i);
+    return { primary: unique[0]!, fallbacks: unique.slice(1) };
+  };
+  const expandRoute = (route: LlmRoute) =>
+    routeOf([route.primary, ...route.fallbacks].flatMap((id) => (id === PLATFORM_DEFAULT_MODEL ? [defaultRoute.primary, ...defaultRoute.fallbacks] : [id])));
   return {
     get: (id) => byId.get(id),
     isKnownModel: (id) => byId.has(id),
     ids: () => [...byId.keys()],
     defaultRoute,
+    expandRoute,
     effectiveRoute(route, { sandbox }) {
-      const chosen = route ?? defaultRoute;
+      const chosen = expandRoute(route ?? defaultRoute);
       const ids = [chosen.primary, ...chosen.fallbacks];
-      const effective = sandbox ? ids.map((id) => (isSandbox(id) ? id : SANDBOX_DEFAULT)) : ids;
-      const unique = effective.filter((id, i) => effective.indexOf(id) === i);
-      return { primary: unique[0]!, fallbacks: unique.slice(1) };
+      return routeOf(sandbox ? ids.map((id) => (isSandbox(id) ? id : SANDBOX_DEFAULT)) : ids);
     },
   };
 }

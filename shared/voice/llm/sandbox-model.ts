@@ -21,7 +21,7 @@ import type {
   LanguageModelV3ToolResultOutput,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
-import { type AgentPlan, readPlan } from '../plan.js';
+import { readPlan } from '../plan.js';
 import type { SandboxBehaviour } from './registry.js';
 import { conversation, type Script, type ScriptStep, type ToolOutcome } from './sandbox-script.js';
 import { buildArgs, type Facts, type JSONSchema7 } from './tool-args.js';
@@ -313,5 +313,3 @@ export function createSandboxModel(options: SandboxModelOptions = {}): LanguageM
     },
   };
 }
-
-export type { AgentPlan };
