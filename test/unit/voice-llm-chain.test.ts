@@ -142,6 +142,24 @@ describe('reply chain', () => {
     expect(kinds(parts)).not.toContain('fallback');
   });
 
+  it('a deadline of 0 or Infinity means no deadline (not an instant timeout)', async () => {
+    for (const firstTokenDeadlineMs of [0, Number.POSITIVE_INFINITY]) {
+      const a = new MockLanguageModelV3({
+        doStream: async () => ({
+          stream: new ReadableStream<LanguageModelV3StreamPart>({
+            async start(c) {
+              await new Promise((r) => setTimeout(r, 30));
+              for (const p of [...words('Late but fine.'), finish()]) c.enqueue(p);
+              c.close();
+            },
+          }),
+        }),
+      });
+      const parts = await collect(chain({ a }).stream(request(['a', 'b'], { firstTokenDeadlineMs })));
+      expect(text(parts)).toBe('Late but fine.');
+    }
+  });
+
   it('never falls over once a token was emitted: the reply ends with what was said', async () => {
     const a = model('a', () => ({ parts: [...words('Let me '), { type: 'error', error: new Error('connection reset') }] }));
     const b = model('b', () => ({ parts: [...words('Other model'), finish()] }));

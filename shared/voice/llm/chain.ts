@@ -87,7 +87,8 @@ export function createReplyModel(deps: ReplyModelDeps): ReplyModel {
       // A rejected read is the model failing, like an error part (and never an unhandled rejection).
       const pull = () => parts.next().catch((error: unknown) => ({ done: false as const, value: { type: 'error' as const, error } }));
       const deadline = new Promise<'deadline'>((resolve) => {
-        timer = clock.setTimeout(() => resolve('deadline'), request.firstTokenDeadlineMs);
+        // No usable deadline (0, negative, not finite, past what timers hold): wait for the model.
+        if (hasDeadline(request.firstTokenDeadlineMs)) timer = clock.setTimeout(() => resolve('deadline'), request.firstTokenDeadlineMs);
       });
       const aborted = new Promise<'aborted'>((resolve) => {
         if (controller.signal.aborted) resolve('aborted');
@@ -192,6 +193,9 @@ export function createReplyModel(deps: ReplyModelDeps): ReplyModel {
     },
   };
 }
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const hasDeadline = (ms: number) => Number.isFinite(ms) && ms > 0 && ms <= MAX_TIMER_MS;
 
 /** ToolSpecs as AI SDK tools: the zod schema is the input schema; execute gets the call's abort signal. */
 export function aiTools(specs: readonly ToolSpec[]): ToolSet {

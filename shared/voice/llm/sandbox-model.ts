@@ -26,7 +26,8 @@ import type { SandboxBehaviour } from './registry.js';
 import { conversation, type Script, type ScriptStep, type ToolOutcome } from './sandbox-script.js';
 import { buildArgs, type Facts, type JSONSchema7 } from './tool-args.js';
 
-export const DEFAULT_SLOW_FIRST_TOKEN_MS = 1500;
+/** Longer than the runtime's usual first-token deadline, so a route starting with sandbox-slow falls over. */
+export const DEFAULT_SLOW_FIRST_TOKEN_MS = 4000;
 
 export interface SandboxModelOptions {
   modelId?: string;
