@@ -308,9 +308,10 @@ describe('sandbox model through the chain', () => {
     expect(visit.names).toEqual(['check_calendar', 'book_meeting', 'end_call']);
   });
 
-  it('an opt-out is recorded and the call ends', async () => {
-    const { names } = await converse(SURVEY, ['Hello', 'Stop calling me!']);
-    expect(names).toEqual(['record_optout', 'end_call']);
+  it('an opt-out is recorded (which ends the call: no end_call) and nothing more is said', async () => {
+    const { calls, replies } = await converse(SURVEY, ['Hello', 'Stop calling me!', 'Hello?']);
+    expect(calls.map((c) => [c.name, c.args])).toEqual([['record_optout', { reason: 'opt_out', said: 'Stop calling me!' }]]);
+    expect(replies.slice(1)).toEqual(["Understood. I'll make sure we don't call you again. Goodbye.", '']);
   });
 
   it('a tool call whose arguments would not validate is skipped, not made', async () => {

@@ -156,9 +156,10 @@ export function* conversation(plan: AgentPlan, env: ScriptEnv): Script {
   /** What the contact may ask at any point; true when handled and the question should be asked again. */
   function* interrupt(text: string): Sub<boolean> {
     if (OPT_OUT.test(text)) {
-      yield* say("Understood. I'll make sure we don't call you again.");
+      yield* say("Understood. I'll make sure we don't call you again. Goodbye.");
+      // Recording the opt-out ends the call after this reply (as a transfer does): no end_call.
       yield* call('record_optout', { reason: 'opt_out', said: brief(text, 300) });
-      yield* end('Goodbye.');
+      throw new Ended();
     }
     if (HUMAN.test(text)) {
       if (!can('transfer_to_human')) {
