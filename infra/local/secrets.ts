@@ -16,6 +16,12 @@ export interface LocalSecrets {
   platform_twilio_auth_token?: string;
   /** The sandbox payment provider signs its invoice webhooks with this (see docs/decisions/billing.md). */
   payment_webhook_secret?: string;
+  /**
+   * LLM provider API keys by the secret name a registry model names (`llm/openai`,
+   * `llm/anthropic`, an LLM_MODELS endpoint's `credentials`). Optional: without a key, that
+   * model's attempts fail and the chain falls over (sandbox models need none).
+   */
+  llm_credentials?: Record<string, string>;
 }
 
 const paymentSecret = () => ({ payment_webhook_secret: `whsec_${randomBytes(24).toString('hex')}` });

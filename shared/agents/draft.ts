@@ -7,6 +7,7 @@ import { ValidationError, type ValidationIssue } from '../http/errors.js';
 import { getProfile } from '../repositories/compliance-profiles.js';
 import { getRep, repSnapshot } from '../repositories/reps.js';
 import { DEFAULT_LANGUAGE, type AgentDefinition, type AgentUpdateInput } from '../schemas/agents.js';
+import { isKnownModel } from '../voice/llm/registry.js';
 
 type Settings = NonNullable<AgentUpdateInput['conversation_settings']>;
 
@@ -18,9 +19,22 @@ export function normalizeSettings(s: Settings = {}): AgentDefinition['conversati
 
 const notFoundIssue = (field: string, msg: string, input: unknown): ValidationIssue => ({ loc: ['body', field], msg, type: 'not_found', input });
 
+const UNKNOWN_MODEL = "Unknown model id: name a model this deployment offers (e.g. 'gpt-4o-mini', 'claude-sonnet-4-5', 'sandbox-default')";
+
+/** Every model id of the route that the model registry does not know, each at its own loc. */
+export function unknownModelIssues(route: AgentUpdateInput['llm_route']): ValidationIssue[] {
+  if (!route) return [];
+  const issues: ValidationIssue[] = [];
+  if (!isKnownModel(route.primary)) issues.push({ loc: ['body', 'llm_route', 'primary'], msg: UNKNOWN_MODEL, type: 'unknown_model', input: route.primary });
+  (route.fallbacks ?? []).forEach((id, i) => {
+    if (!isKnownModel(id)) issues.push({ loc: ['body', 'llm_route', 'fallbacks', i], msg: UNKNOWN_MODEL, type: 'unknown_model', input: id });
+  });
+  return issues;
+}
+
 /** Checks references and returns the draft fields the request sets (undefined = untouched). */
 export async function draftFields(tenantId: string, input: AgentUpdateInput): Promise<Partial<AgentDefinition>> {
-  const issues: ValidationIssue[] = [];
+  const issues: ValidationIssue[] = unknownModelIssues(input.llm_route);
   // Resources this deployment does not offer yet: nothing can name one.
   if (input.voice_profile_id != null) issues.push(notFoundIssue('voice_profile_id', 'No such voice profile: this deployment offers no voice profiles yet', input.voice_profile_id));
   if (input.knowledge_pack_id != null) issues.push(notFoundIssue('knowledge_pack_id', 'No such knowledge pack: this deployment offers no knowledge packs yet', input.knowledge_pack_id));

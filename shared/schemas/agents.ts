@@ -86,7 +86,7 @@ const conversationSettingsInput = z
 
 const llmRoute = z
   .strictObject({ primary: z.string().min(1).max(200), fallbacks: z.array(z.string().min(1).max(200)).max(5).optional() })
-  .describe('The LLM chain only (speech chains are platform-defaulted); unknown keys are refused.');
+  .describe("The LLM chain only (speech chains are platform-defaulted); unknown keys are refused. Each id must name a model of this deployment's registry (422 unknown_model), e.g. gpt-4o-mini, claude-sonnet-4-5, bedrock:anthropic.claude-3-5-haiku-20241022-v1:0, sandbox-default.");
 
 const voicemailDropInput = z.strictObject({
   body: byLanguage(z.string().min(1).max(1000), 16 * 1024).refine((b) => Object.keys(b).length >= 1, { message: 'body must have at least one language', params: { type: 'too_short', ctx: { min_length: 1 } } }),

@@ -27,7 +27,7 @@ describe('POST /v1/templates/{id}/instantiate', () => {
         disclosure_config: disclosure,
         persona: { tone: 'warm', name: 'Sam' },
         conversation_settings: { default_language: 'en-us', supported_languages: ['en-US', 'es-419'], allow_language_switch: true },
-        llm_route: { primary: 'gpt-4o', fallbacks: ['claude-3-5-sonnet'] },
+        llm_route: { primary: 'gpt-4o', fallbacks: ['claude-sonnet-4-5'] },
         stock_voice_id: 'alloy',
         compliance_profile_id: profile.id,
         dialogue_policy: { 'en-US': { greeting: 'Hi!' }, 'es-419': { greeting: '¡Hola!' } },
@@ -48,7 +48,7 @@ describe('POST /v1/templates/{id}/instantiate', () => {
       disclosure_config: disclosure,
       persona: { tone: 'warm', name: 'Sam' },
       conversation_settings: { default_language: 'en-US', supported_languages: ['en-US', 'es-419'], allow_language_switch: true },
-      llm_route: { primary: 'gpt-4o', fallbacks: ['claude-3-5-sonnet'] },
+      llm_route: { primary: 'gpt-4o', fallbacks: ['claude-sonnet-4-5'] },
       stock_voice_id: 'alloy',
       voice_profile_id: null,
       knowledge_pack_id: null,
@@ -327,6 +327,24 @@ describe('publishing', () => {
     expect(locs(refs.body)).toEqual(['body.compliance_profile_id:not_found', 'body.voice_profile_id:not_found']);
     const good = await api('PATCH', `/v1/agents/${agent.id}`, { body: { compliance_profile_id: profile.id, llm_route: null, voice_profile_id: null } });
     expect(good.body).toMatchObject({ compliance_profile_id: profile.id, llm_route: null, status: 'draft', disclosure_config: disclosure });
+  });
+
+  it('refuses model ids the registry does not know, at each id, on instantiate and PATCH', async () => {
+    const { api, profile } = await setup();
+    const created = await api('POST', SDR, { body: { disclosure_config: disclosure, llm_route: { primary: 'gpt-9-imaginary', fallbacks: ['gpt-4o-mini', 'claude-3-5-sonnet', 'sandbox-default'] }, voice_profile_id: 'vp' } });
+    expect(created.status).toBe(422);
+    expect(locs(created.body)).toEqual(['body.llm_route.fallbacks.1:unknown_model', 'body.llm_route.primary:unknown_model', 'body.voice_profile_id:not_found']);
+    expect(created.body.detail.find((d: { type: string }) => d.type === 'unknown_model')).toMatchObject({ loc: ['body', 'llm_route', 'primary'], input: 'gpt-9-imaginary' });
+
+    const agent = (await api('POST', SDR, { body: { disclosure_config: disclosure, llm_route: { primary: 'claude-sonnet-4-5', fallbacks: ['bedrock:anthropic.claude-3-5-haiku-20241022-v1:0', 'sandbox-default'] } } })).body;
+    expect(agent.llm_route).toEqual({ primary: 'claude-sonnet-4-5', fallbacks: ['bedrock:anthropic.claude-3-5-haiku-20241022-v1:0', 'sandbox-default'] });
+    const bad = await api('PATCH', `/v1/agents/${agent.id}`, { body: { llm_route: { primary: 'sandbox-slow', fallbacks: ['sandbox-failing', 'Sandbox-Default'] } } });
+    expect(bad.status).toBe(422);
+    expect(locs(bad.body)).toEqual(['body.llm_route.fallbacks.1:unknown_model']);
+    expect((await api('GET', `/v1/agents/${agent.id}`)).body.llm_route).toEqual(agent.llm_route);
+    const good = await api('PATCH', `/v1/agents/${agent.id}`, { body: { llm_route: { primary: 'sandbox-slow', fallbacks: ['sandbox-default'] }, compliance_profile_id: profile.id } });
+    expect(good.status).toBe(200);
+    expect(good.body.llm_route).toEqual({ primary: 'sandbox-slow', fallbacks: ['sandbox-default'] });
   });
 });
 

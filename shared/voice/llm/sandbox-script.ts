@@ -1,0 +1,334 @@
+/**
+ * What the sandbox model says and does: a deterministic agent that follows the agent plan
+ * (use case, objectives, the call's questions, granted tools) and nothing else. It is one
+ * generator for the whole conversation, fed the contact's turns and the tools' outcomes;
+ * the model replays it over the conversation so far to find its next step, so the same
+ * conversation always gives the same reply. Only the plan and the contact's words are read,
+ * and the contact's words are only ever matched against a few intents (yes / no, an answer
+ * option, opt-out, a person, a call back): an instruction inside them changes nothing. Pure.
+ */
+import type { AgentPlan } from '../plan.js';
+import type { Facts } from './tool-args.js';
+
+export interface ToolOutcome {
+  ok: boolean;
+  value: unknown;
+  /** The call was not made (tool not granted, or no valid arguments). */
+  skipped?: boolean;
+}
+
+export type ScriptStep = { say: string } | { call: string; facts: Facts } | { listen: true };
+export type ScriptInput = string | ToolOutcome | undefined;
+export type Script = Generator<ScriptStep, void, ScriptInput>;
+
+export interface ScriptEnv {
+  /** The tools the model was given this call (a granted tool must also be offered). */
+  offered: ReadonlySet<string>;
+  /** Today, for the calendar search (YYYY-MM-DD). */
+  today: string;
+}
+
+export const CLOSING = 'Thank you for your time. Goodbye.';
+export const SORRY = "Sorry, I didn't catch that.";
+const NOT_NOW = 'No problem. Thank you for your time. Goodbye.';
+const SAVE_FAILED = "Sorry, I wasn't able to save that, but let's continue.";
+const MEETING_LENGTH_MINUTES = 30;
+const SEARCH_DAYS = 7;
+
+/** Yes/no questions for the objectives that gate a call, by objective id. */
+export const GATE_QUESTIONS: Readonly<Record<string, string>> = {
+  confirm_identity: 'Am I speaking with the right person?',
+  identify_worker: 'Am I speaking with the worker assigned to this shift?',
+  consent_to_survey: 'Do you have a few minutes for a short survey?',
+  confirm_interest: 'Are you still interested in the role?',
+};
+
+export const PROMPTS = {
+  book: 'Would you like me to book the first open time with our team?',
+  bookInterview: 'Would you like me to book the first open interview time?',
+  remind: "I'm calling to remind you about your upcoming appointment. Will you be able to make it?",
+  rebook: 'Would you like me to book the first open time instead?',
+  shift: 'Can you confirm that you will work this shift?',
+  help: 'How can I help you today?',
+  message: 'What message would you like me to pass on?',
+  name: 'May I have your name?',
+} as const;
+
+const OPT_OUT = /\b(stop calling|don'?t call|do not call|remove me|take me off|unsubscribe|never call)\b/i;
+const HUMAN =
+  /\b((speak|talk)\s+(to|with)\s+(a|an|the|some|your)?\s*(real\s+)?(person|human|representative|agent|someone|manager|operator)|representative|operator|real person|a human)\b/i;
+const CALLBACK = /\b(call (me )?back|callback|bad time|not a good time|busy right now)\b/i;
+const MAYBE = /\b(maybe|not sure|possibly|might|perhaps|unsure|don'?t know)\b/i;
+const NO = /\b(no|nope|nah|not|can'?t|cannot|won'?t|wrong|don'?t)\b|n't\b/i;
+const YES = /\b(yes|yeah|yep|yup|sure|correct|right|absolutely|ok|okay|of course|definitely|certainly|speaking|that'?s me|i can|i will|i am|sounds good)\b/i;
+const MESSAGE = /\b(message|leave a note|pass (it |this )?on)\b/i;
+const BOOKING = /\b(book|appointment|schedule|visit|reserve|meeting)\b/i;
+
+export type YesNo = 'yes' | 'no' | 'maybe' | 'unclear';
+
+export function yesNo(text: string): YesNo {
+  if (MAYBE.test(text)) return 'maybe';
+  if (NO.test(text)) return 'no';
+  if (YES.test(text)) return 'yes';
+  return 'unclear';
+}
+
+const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The answer option the contact's words name (the longest label heard, so "very satisfied"
+ * beats "satisfied"; number words count for number labels; yes / no for yes / no labels), or
+ * the words themselves for an open question; undefined when nothing can be mapped.
+ */
+export function mapAnswer(options: readonly string[] | undefined, text: string): string | undefined {
+  const heard = text.trim();
+  if (!options?.length) return /[\p{L}\p{N}]/u.test(heard) ? heard : undefined;
+  const words = heard.toLowerCase();
+  const matches = options.filter((option) => {
+    const label = option.toLowerCase().trim();
+    if (!label) return false;
+    if (new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRegExp(label)}($|[^\\p{L}\\p{N}])`, 'u').test(words)) return true;
+    const n = Number(label);
+    return Number.isInteger(n) && n >= 0 && n < NUMBER_WORDS.length && new RegExp(`\\b${NUMBER_WORDS[n]}\\b`).test(words);
+  });
+  if (matches.length) return matches.reduce((a, b) => (b.length > a.length ? b : a));
+  const yn = yesNo(heard);
+  if (yn === 'yes' || yn === 'no') return options.find((o) => o.toLowerCase().trim() === yn);
+  return undefined;
+}
+
+/** The first bookable slot in a check_calendar result. */
+export function firstSlot(value: unknown): Record<string, unknown> | undefined {
+  const slots = value && typeof value === 'object' ? (value as { slots?: unknown }).slots : undefined;
+  const first = Array.isArray(slots) ? slots[0] : undefined;
+  return first && typeof first === 'object' && typeof (first as { starts_at?: unknown }).starts_at === 'string'
+    ? (first as Record<string, unknown>)
+    : undefined;
+}
+
+/** A slot's start as said aloud, in UTC (deterministic: no host time zone). */
+export function speakTime(iso: string): string {
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return iso;
+  return `${at.toLocaleString('en-US', { timeZone: 'UTC', weekday: 'long', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit' })} UTC`;
+}
+
+const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
+function minutesBetween(slot: Record<string, unknown>): number {
+  const ms = typeof slot.ends_at === 'string' && typeof slot.starts_at === 'string' ? Date.parse(slot.ends_at) - Date.parse(slot.starts_at) : Number.NaN;
+  return Number.isFinite(ms) && ms > 0 ? Math.round(ms / 60_000) : MEETING_LENGTH_MINUTES;
+}
+
+/** The contact's words as a short tool argument. */
+const brief = (text: string, max: number) => text.trim().slice(0, max);
+
+class Ended extends Error {}
+
+type Sub<T> = Generator<ScriptStep, T, ScriptInput>;
+
+/** The whole conversation, from the contact's first words to end_call. */
+export function* conversation(plan: AgentPlan, env: ScriptEnv): Script {
+  const can = (tool: string) => plan.tools.includes(tool) && env.offered.has(tool);
+
+  function* call(name: string, facts: Facts): Sub<ToolOutcome> {
+    if (!can(name)) return { ok: false, value: undefined, skipped: true };
+    const outcome = yield { call: name, facts };
+    return outcome && typeof outcome === 'object' ? outcome : { ok: false, value: undefined, skipped: true };
+  }
+
+  function* say(text: string): Sub<void> {
+    yield { say: text };
+  }
+
+  function* end(line: string = CLOSING, reason = 'completed'): Sub<never> {
+    yield* say(line);
+    yield* call('end_call', { reason });
+    throw new Ended();
+  }
+
+  function* listen(): Sub<string> {
+    const input = yield { listen: true };
+    return typeof input === 'string' ? input : '';
+  }
+
+  /** What the contact may ask at any point; true when handled and the question should be asked again. */
+  function* interrupt(text: string): Sub<boolean> {
+    if (OPT_OUT.test(text)) {
+      yield* say("Understood. I'll make sure we don't call you again. Goodbye.");
+      // Recording the opt-out ends the call after this reply (as a transfer does): no end_call.
+      yield* call('record_optout', { reason: 'opt_out', said: brief(text, 300) });
+      throw new Ended();
+    }
+    if (HUMAN.test(text)) {
+      if (!can('transfer_to_human')) {
+        yield* say("I'm sorry, I can't transfer this call, but I can help you here.");
+        return true;
+      }
+      yield* say('Of course, let me transfer you to a person now.');
+      const transfer = yield* call('transfer_to_human', { reason: 'The contact asked to speak to a person.' });
+      if (transfer.ok) throw new Ended();
+      yield* say("I'm sorry, I couldn't reach anyone right now.");
+      return true;
+    }
+    if (CALLBACK.test(text) && can('schedule_callback')) {
+      yield* say("Of course, we'll call you back at a better time.");
+      const callback = yield* call('schedule_callback', { reason: 'The contact asked to be called back.', preferred_window: brief(text, 120) });
+      if (!callback.ok) yield* say("I'm sorry, I couldn't schedule that, but someone from our team will be in touch.");
+      yield* end(CLOSING, 'contact_busy');
+    }
+    return false;
+  }
+
+  /** Says the question verbatim and returns the contact's answer (after any interruption). */
+  function* ask(question: string): Sub<string> {
+    for (;;) {
+      yield* say(question);
+      const heard = yield* listen();
+      if (!(yield* interrupt(heard))) return heard;
+    }
+  }
+
+  /** Asks, and once more when the answer cannot be mapped; undefined when it still cannot. */
+  function* askMapped<T>(question: string, map: (heard: string) => T | undefined): Sub<{ value: T; heard: string } | undefined> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const heard = yield* ask(attempt ? `${SORRY} ${question}` : question);
+      const value = map(heard);
+      if (value !== undefined) return { value, heard };
+    }
+    return undefined;
+  }
+
+  const confirm = (question: string) =>
+    askMapped(question, (heard) => {
+      const v = yesNo(heard);
+      return v === 'unclear' ? undefined : v;
+    });
+
+  function* questions(): Sub<void> {
+    const perAnswer = can('record_survey_answer');
+    const answers: Record<string, string> = {};
+    for (const [i, q] of plan.questions.entries()) {
+      const got = yield* askMapped(q.prompt, (heard) => mapAnswer(q.options, heard));
+      if (!got) continue;
+      answers[q.id] = got.value;
+      if (perAnswer) {
+        const saved = yield* call('record_survey_answer', {
+          answers: { [q.id]: got.value },
+          question_id: q.id,
+          answer: got.value,
+          complete: i === plan.questions.length - 1,
+        });
+        if (!saved.ok && !saved.skipped) yield* say(SAVE_FAILED);
+      }
+    }
+    const answered = Object.keys(answers).length;
+    if (!perAnswer && answered) {
+      const qualified = answered === plan.questions.length;
+      const saved = yield* call('record_qualification', {
+        answers,
+        qualified,
+        summary: qualified ? 'Answered every qualification question.' : 'Did not answer every qualification question.',
+      });
+      if (!saved.ok && !saved.skipped) yield* say(SAVE_FAILED);
+    }
+  }
+
+  function* book(): Sub<void> {
+    if (!can('check_calendar') || !can('book_meeting')) {
+      yield* say('Someone from our team will follow up to find a time.');
+      return;
+    }
+    const calendar = yield* call('check_calendar', {
+      start_date: env.today,
+      end_date: addDays(env.today, SEARCH_DAYS),
+      duration_minutes: MEETING_LENGTH_MINUTES,
+    });
+    const slot = calendar.ok ? firstSlot(calendar.value) : undefined;
+    if (!slot) {
+      yield* say(
+        calendar.ok
+          ? "I'm sorry, I don't see any open times right now. Someone from our team will follow up."
+          : "I'm sorry, I couldn't check the calendar right now. Someone from our team will follow up.",
+      );
+      return;
+    }
+    // The contact agreed to the first open time before it was looked up.
+    const booked = yield* call('book_meeting', { ...slot, duration_minutes: minutesBetween(slot), contact_confirmed: true });
+    yield* say(
+      booked.ok
+        ? `You're booked for ${speakTime(slot.starts_at as string)}.`
+        : "I'm sorry, I wasn't able to book that time. Someone from our team will follow up.",
+    );
+  }
+
+  function* offerBooking(question: string): Sub<void> {
+    const answer = yield* confirm(question);
+    if (answer?.value === 'yes') yield* book();
+  }
+
+  function* shift(): Sub<void> {
+    const answer = yield* confirm(PROMPTS.shift);
+    if (!answer) return;
+    if (answer.value === 'yes') {
+      const done = yield* call('confirm_shift', { response: 'confirmed', contact_confirmed: true });
+      yield* say(done.ok ? 'Thank you, your shift is confirmed.' : "Thank you. I couldn't record that just now, but our team will follow up.");
+      return;
+    }
+    const response = answer.value === 'no' ? 'declined' : 'tentative';
+    const done = yield* call('record_shift_response', { response, note: brief(answer.heard, 300) });
+    yield* say(done.ok || done.skipped ? 'Thank you for letting us know.' : "Thank you. I couldn't record that just now, but our team will follow up.");
+  }
+
+  function* takeMessage(): Sub<void> {
+    const message = yield* ask(PROMPTS.message);
+    const name = yield* ask(PROMPTS.name);
+    const taken = yield* call('take_message', { message: brief(message, 600), caller_name: brief(name, 100), callback_requested: true });
+    yield* say(taken.ok ? "Thank you, I'll pass your message on." : "I'm sorry, I couldn't save your message. Please try calling again later.");
+  }
+
+  function* receptionist(first: string): Sub<void> {
+    const intent = (heard: string) => (BOOKING.test(heard) ? 'booking' : MESSAGE.test(heard) ? 'message' : undefined);
+    const need = intent(first) ?? (yield* askMapped(PROMPTS.help, intent))?.value;
+    if (need === 'booking') yield* book();
+    else yield* takeMessage();
+  }
+
+  try {
+    const first = yield* listen();
+    yield* interrupt(first);
+    for (const objective of plan.objectives) {
+      const gate = GATE_QUESTIONS[objective.id];
+      if (!gate) continue;
+      const answer = yield* confirm(gate);
+      if (answer?.value === 'no') yield* end(NOT_NOW, 'not_interested');
+    }
+    switch (plan.use_case) {
+      case 'sdr':
+      case 'recruiting':
+        yield* questions();
+        yield* offerBooking(plan.use_case === 'recruiting' ? PROMPTS.bookInterview : PROMPTS.book);
+        break;
+      case 'reminder': {
+        yield* questions();
+        const answer = yield* confirm(PROMPTS.remind);
+        if (answer?.value === 'yes') yield* say('Great, we look forward to seeing you.');
+        else if (answer) yield* offerBooking(PROMPTS.rebook);
+        break;
+      }
+      case 'staffing':
+        yield* questions();
+        yield* shift();
+        break;
+      case 'receptionist':
+        yield* receptionist(first);
+        break;
+      default:
+        yield* questions();
+    }
+    yield* end();
+  } catch (err) {
+    if (!(err instanceof Ended)) throw err;
+  }
+}
