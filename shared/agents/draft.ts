@@ -22,7 +22,7 @@ const notFoundIssue = (field: string, msg: string, input: unknown): ValidationIs
 const UNKNOWN_MODEL = "Unknown model id: name a model this deployment offers (e.g. 'gpt-4o-mini', 'claude-sonnet-4-5', 'sandbox-default')";
 
 /** Every model id of the route that the model registry does not know, each at its own loc. */
-export function unknownModelIssues(route: AgentUpdateInput['llm_route']): ValidationIssue[] {
+function unknownModelIssues(route: AgentUpdateInput['llm_route']): ValidationIssue[] {
   if (!route) return [];
   const issues: ValidationIssue[] = [];
   if (!isKnownModel(route.primary)) issues.push({ loc: ['body', 'llm_route', 'primary'], msg: UNKNOWN_MODEL, type: 'unknown_model', input: route.primary });
