@@ -20,6 +20,8 @@ export interface ControlPlaneOptions {
   token: string;
   /** Default: PUBLIC_BASE_URL. */
   baseUrl?: string;
+  /** The call reported on, when the host knows it without loadCall (a stateless invocation). */
+  callId?: string;
   fetch?: typeof fetch;
   /** Attempts per request, the first included. Default 5. */
   attempts?: number;
@@ -51,7 +53,7 @@ export function createControlPlane(opts: ControlPlaneOptions): ControlPlane {
   const max = opts.maxDelayMs ?? DEFAULTS.maxDelayMs;
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const random = opts.random ?? Math.random;
-  let callId: string | undefined;
+  let callId = opts.callId;
 
   const url = (path: string) => {
     if (!callId) throw new ControlPlaneError('loadCall must succeed before the call is reported on', 0, 'call_not_loaded');
