@@ -3,7 +3,7 @@ import { now } from '../../shared/clock.js';
 import { logger } from '../../shared/observability.js';
 import { getRelaySession, openRelaySession } from '../../shared/repositories/relay-sessions.js';
 import { admitRelayConnection } from '../../shared/voice/relay-admission.js';
-import { connectionGone, connectionsEndpoint } from '../../shared/voice/relay-aws.js';
+import { connectionGone, connectionsEndpoint, warmedUp } from '../../shared/voice/relay-aws.js';
 
 type ConnectEvent = APIGatewayProxyWebsocketEventV2 & { headers?: Record<string, string | undefined> };
 
@@ -17,6 +17,7 @@ const header = (headers: ConnectEvent['headers'], name: string) => Object.entrie
  * Gateway says the connection holding it is gone.
  */
 export const handler = async (event: ConnectEvent): Promise<APIGatewayProxyResultV2> => {
+  if (await warmedUp(event)) return { statusCode: 200 };
   // API Gateway hands $connect the parsed query only; the relay URL carries just the token, so this is the query Twilio signed.
   const rawQuery = new URLSearchParams(Object.entries(event.queryStringParameters ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string')).toString();
   const at = now();

@@ -14,6 +14,16 @@ import { loadRelayCore } from './relay-core.js';
 import { planSystemPrompt, reMintedToken, type RelayHostDeps } from './relay-host.js';
 import { voiceRuntimeSettings } from './runtime-settings.js';
 
+/**
+ * The warm-up schedule's ping (infra/constructs/relay-api.ts): no requestContext, `warmUp: true`.
+ * Answered by loading what a first frame would (the application secret's token key), touching no data.
+ */
+export async function warmedUp(event: unknown): Promise<boolean> {
+  if ((event as { warmUp?: unknown }).warmUp !== true) return false;
+  await callTokenKey();
+  return true;
+}
+
 const clients = new Map<string, ApiGatewayManagementApiClient>();
 
 /** The @connections endpoint of the API and stage an event came through. */

@@ -1,8 +1,8 @@
 /**
  * The conversation core (shared/voice/core/: `initialState`, `callSetup`, the pure
  * `step(state, input, now)`) as the AWS host drives it: only the parts of its inputs,
- * effects and state the host produces or reads. The host loads the core lazily by module
- * name, so this file is the one seam to change if the core's module layout moves.
+ * effects and state the host produces or reads. This file is the one seam between the host
+ * and the core's modules.
  */
 import type { CallBrief, ChatTurn, RuntimeEventInput } from './ports.js';
 import type { HandoffData, InboundMessage, OutboundMessage, SetupMessage } from './protocol.js';
@@ -44,13 +44,17 @@ export interface RelayCore<S extends CoreState = CoreState> {
   step(state: S, input: CoreInput, now: Date): CoreStep<S>;
 }
 
-const CORE_MODULES = ['state', 'step'] as const;
+/**
+ * Loaded by specifier at run time (not a static import) so this host builds before the core
+ * is in the tree; once it is, these become static imports and the bundle carries the core.
+ */
+const CORE_MODULES = { state: './core/state.js', step: './core/step.js' };
 
 let loaded: Promise<RelayCore> | undefined;
 
 /** The tree's conversation core. */
 export function loadRelayCore(): Promise<RelayCore> {
-  loaded ??= Promise.all(CORE_MODULES.map((name) => import(`./core/${name}.js`) as Promise<Record<string, unknown>>)).then(([state, step]) => {
+  loaded ??= Promise.all([import(CORE_MODULES.state), import(CORE_MODULES.step)] as Promise<Record<string, unknown>>[]).then(([state, step]) => {
     const core = { initialState: state!.initialState, callSetup: state!.callSetup, step: step!.step };
     if (Object.values(core).some((fn) => typeof fn !== 'function')) throw new Error('shared/voice/core does not export initialState, callSetup and step');
     return core as RelayCore;
