@@ -4,11 +4,11 @@
  *   VOICE_FIRST_TOKEN_DEADLINE_MS — per model attempt: no first token by then → the next model
  *                                   of the route (default 2500; 200…30000);
  *   VOICE_FILLER_AFTER_MS         — a short filler phrase ("One moment…") when the reply has
- *                                   produced nothing speakable by then (default 1200; 0 = never; …30000).
+ *                                   produced nothing speakable by then (default 1500; 0 = never; …30000).
  * Anything unparsable or out of range is the default. Pure given `env`.
  */
 export const DEFAULT_FIRST_TOKEN_DEADLINE_MS = 2_500;
-export const DEFAULT_FILLER_AFTER_MS = 1_200;
+export const DEFAULT_FILLER_AFTER_MS = 1_500;
 
 const wholeMs = (value: string | undefined, min: number, max: number, fallback: number): number => {
   if (value === undefined || !/^\d{1,6}$/.test(value.trim())) return fallback;
