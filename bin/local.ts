@@ -79,6 +79,7 @@ try {
       `  curl -H "Authorization: Bearer $KEY" ${url}/v1/me`,
       '',
       `Dashboard origin (DASHBOARD_ORIGIN; cookie routes need Origin: ${stack.env.DASHBOARD_ORIGIN ?? url}). Local mail: npm run --silent admin -- mail last --to <email>`,
+      `Voice runtime (Twilio ConversationRelay): ${stack.relayUrl}?token=<Stream token>   (VOICE_FIRST_TOKEN_DEADLINE_MS, VOICE_FILLER_AFTER_MS)`,
       `Health: curl ${url}/healthz    Stop: Ctrl-C`,
       '',
     ].join('\n'),

@@ -26,6 +26,7 @@ import { HttpApi } from './constructs/http-api.js';
 import { IMPORT_OBJECTS_PATTERN, ImportBucket } from './constructs/import-bucket.js';
 import { PlatformSeed } from './constructs/platform-seed.js';
 import { areaId, RouteArea } from './constructs/route-area.js';
+import { RelayApi } from './constructs/relay-api.js';
 import {
   acknowledgeBucketObjects,
   acknowledgeRouteAuthorization,
@@ -71,6 +72,9 @@ export function needsAppSecret(route: RouteDefinition): boolean {
   return route.auth === 'bearer' || route.auth === 'session' || effectiveTableAccess(route) !== 'none';
 }
 
+/** The carrier callbacks answer with TwiML, which hands answered calls to the voice runtime's relay URL. */
+export const rendersTwiml = (route: RouteDefinition): boolean => route.handler.startsWith('functions/carrier/');
+
 /** Which browser origins a route must know (Origin checks, links in mails). */
 export function neededOrigins(route: RouteDefinition): { dashboard: boolean; portal: boolean } {
   return {
@@ -106,6 +110,8 @@ export class VoiceControlStack extends Stack {
   readonly scheduledFunctions = new Map<string, AppFunction>();
   /** Answers API Gateway's $default route (no manifest route matched). */
   fallbackFunction!: AppFunction;
+  /** The voice runtime's WebSocket API (Twilio ConversationRelay). */
+  readonly relay: RelayApi;
 
   constructor(scope: Construct, id: string, props: VoiceControlStackProps = {}) {
     const { projectRoot = PROJECT_ROOT, routes: routeList, workers: workerList, scheduledJobs: jobList, ...stackProps } = props;
@@ -140,6 +146,17 @@ export class VoiceControlStack extends Stack {
     const googleApiBaseUrl = this.node.tryGetContext('googleApiBaseUrl') as string | undefined;
 
     const table = this.table.table;
+    // The voice runtime's socket: its URL goes into the TwiML the carrier routes render.
+    this.relay = new RelayApi(this, 'Relay', {
+      projectRoot,
+      table,
+      appSecret: this.appSecret.secret,
+      credentialsKey: this.credentialsKey,
+      publicBaseUrl,
+      relayUrl: this.node.tryGetContext('voiceRuntimeRelayUrl') as string | undefined,
+      provisionedConcurrency: Number(this.node.tryGetContext('relayProvisionedConcurrency') ?? 0),
+      warmUpMinutes: Number(this.node.tryGetContext('relayWarmUpMinutes') ?? 5),
+    });
     this.platformSeed = new PlatformSeed(this, 'PlatformSeed', { table, projectRoot });
     acknowledgeSecretRotation(this.appSecret.secret, 'app');
     for (const seed of this.appSecret.seeds) acknowledgeSecretRotation(seed, 'seed');
@@ -180,7 +197,13 @@ export class VoiceControlStack extends Stack {
         description: `${routeKey(route)}: ${route.summary}`,
         timeout: Duration.seconds(timeoutSeconds),
         memorySize: route.memoryMb,
-        environment: { TABLE_NAME: table.tableName, PUBLIC_BASE_URL: publicBaseUrl, TWILIO_API_BASE_URL: twilioApiBaseUrl, ...(googleApiBaseUrl ? { GOOGLE_API_BASE_URL: googleApiBaseUrl } : {}) },
+        environment: {
+          TABLE_NAME: table.tableName,
+          PUBLIC_BASE_URL: publicBaseUrl,
+          TWILIO_API_BASE_URL: twilioApiBaseUrl,
+          ...(googleApiBaseUrl ? { GOOGLE_API_BASE_URL: googleApiBaseUrl } : {}),
+          ...(rendersTwiml(route) ? { VOICE_RUNTIME_RELAY_URL: this.relay.url } : {}),
+        },
         logGroup: area.logGroup,
         ...(route.passwords ? { nodeModules: PASSWORD_MODULES } : {}),
       });
@@ -322,6 +345,7 @@ export class VoiceControlStack extends Stack {
     }
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
+    new CfnOutput(this, 'VoiceRuntimeRelayUrl', { value: this.relay.url, description: 'Twilio ConversationRelay URL of the voice runtime (TwiML adds ?token=)' });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'AppSecretArn', { value: this.appSecret.secret.secretArn });
     new CfnOutput(this, 'CredentialsKeyArn', { value: this.credentialsKey.key.keyArn, description: 'For the operator CLI (--kms-key-id)' });

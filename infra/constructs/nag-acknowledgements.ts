@@ -126,3 +126,28 @@ export function acknowledgeSecretRotation(secret: secretsmanager.Secret, role: '
         'to rotate, and rotating it alone would change nothing the application uses.';
   Validations.of(secret).acknowledge({ id: 'AwsSolutions-SMG4', reason });
 }
+
+/** The voice runtime's WebSocket routes (APIG4: no API Gateway authorizer). */
+export function acknowledgeRelayRoute(route: apigwv2.WebSocketRoute, name: 'connect' | 'default' | 'disconnect'): void {
+  const reason =
+    name === 'connect'
+      ? 'Twilio ConversationRelay cannot present an authorizer credential; it opens the URL our TwiML gave it. The ' +
+        '$connect function verifies the signed Stream token in that URL (HMAC-SHA256, one tenant and call, an expiry) ' +
+        'and, when sent, X-Twilio-Signature over the exact URL under the call\'s carrier account token, before ' +
+        'anything is written; a refusal is a 401/403 and no connection exists.'
+      : 'API Gateway reaches this route only on a connection its $connect function admitted (authorization happens ' +
+        'once, at $connect, for WebSocket APIs); the function acts only for the call that connection was admitted for.';
+  Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason });
+}
+
+/** ManageConnections on this WebSocket API's own @connections (connection ids are minted at run time). */
+export function acknowledgeRelayConnections(role: iam.IRole, api: apigwv2.WebSocketApi): void {
+  const cfn = api.node.defaultChild as CfnElement;
+  Validations.of(role).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${Stack.of(cfn).getLogicalId(cfn)}>/*/*/@connections/*]`,
+    reason:
+      'execute-api:ManageConnections (PostToConnection, GetConnection, DeleteConnection) on <this API>/*/*/@connections/*: ' +
+      'connection ids are minted by API Gateway per socket, so they cannot be enumerated; the grant names this one ' +
+      'WebSocket API and only the @connections management path.',
+  });
+}

@@ -32,6 +32,9 @@ import { applyEnv, localEnv, resetSharedCaches, restoreEnv } from './env.js';
 import { loadOrCreateCredentialsKey, loadOrCreateSecrets, randomCredentialsKey, randomSecrets, secretsFile, type LocalSecrets } from './secrets.js';
 import { closeServer, createHttpServer, listen, type HttpHandler, type ServedRoute } from './server.js';
 import { claimDataDir, releaseDataDir, writeStackFile } from './stack-file.js';
+import type { CreateRelaySession } from './relay-session.js';
+import type { ReplyModel } from '../../shared/voice/ports.js';
+import { VOICE_RUNTIME_RELAY_PATH } from '../../shared/telephony/endpoints.js';
 
 export interface LocalStackOptions {
   /** HTTP port; 0 = a free one. Default 3000. */
@@ -77,10 +80,17 @@ export interface LocalStackOptions {
   relayTickMs?: number;
   /** How often due account deletions run while workers run. Default DELETION_TICK_MS or 60000. */
   deletionTickMs?: number;
+  /**
+   * The voice runtime's ConversationRelay socket on the API's port: the session factory and
+   * the reply model (tests pass their own; defaults: shared/voice/session.ts and a placeholder model).
+   */
+  relay?: { createSession?: CreateRelaySession; model?: ReplyModel };
 }
 
 export interface LocalStack {
   readonly baseUrl: string;
+  /** Twilio ConversationRelay's URL for this stack (ws://…/runtime/v1/relay; TwiML adds ?token=). */
+  readonly relayUrl: string;
   readonly port: number;
   /** Every environment variable the stack set (secrets included: do not log it). */
   readonly env: Readonly<Record<string, string>>;
@@ -219,6 +229,11 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     cleanups.push(((previous) => () => restoreEnv(previous))(applyEnv(urls)));
     Object.assign(env, urls);
 
+    // The voice runtime's socket, on the same port (imported now: its modules read the env set above).
+    const relay = await startRelay(server, opts.relay, log);
+    cleanups.push(() => relay.close());
+    const relayUrl = `${baseUrl.replace(/^http/, 'ws')}${VOICE_RUNTIME_RELAY_PATH}`;
+
     // 6. Queue pollers.
     if (opts.workers !== false) {
       const overrides: Record<string, SqsHandler> = {};
@@ -275,6 +290,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     let stopping: Promise<void> | undefined;
     return {
       baseUrl,
+      relayUrl,
       port,
       env,
       tableName,
@@ -314,6 +330,17 @@ async function seedSandboxPlatformAccount(secrets: LocalSecrets): Promise<void> 
   if (!secrets.platform_twilio_account_sid || !secrets.platform_twilio_auth_token) return;
   const { putSandboxAccount } = await import('../../shared/sandbox/accounts.js');
   await putSandboxAccount({ account_sid: secrets.platform_twilio_account_sid, auth_token: secrets.platform_twilio_auth_token }, { friendlyName: 'Platform carrier account (sandbox)' });
+}
+
+async function startRelay(server: Server, relay: LocalStackOptions['relay'], log: (line: string) => void) {
+  const [{ attachRelayServer }, { defaultCreateRelaySession, placeholderReplyModel }, { voiceRuntimeSettings }] = await Promise.all([
+    import('./relay-server.js'),
+    import('./relay-session.js'),
+    import('../../shared/voice/runtime-settings.js'),
+  ]);
+  const createSession = relay?.createSession ?? (await defaultCreateRelaySession());
+  if (!createSession) log('relay: shared/voice/session.ts is not in this tree; relay sockets are authenticated, then closed');
+  return attachRelayServer(server, { createSession, model: relay?.model ?? placeholderReplyModel, settings: voiceRuntimeSettings(), log });
 }
 
 export const DEFAULT_SCHEDULER_TICK_MS = 1000;

@@ -450,3 +450,14 @@ export const billingKeys = {
   /** A provider webhook event applied to one of the tenant's invoices (put if absent: a replay is recognised). */
   providerEvent: (tenantId: string, eventId: string) => ({ pk: tenantPk(tenantId), sk: `PROVIDER_EVENT#${assertId(eventId)}` }),
 } as const;
+
+/**
+ * The AWS voice runtime host's items. A ConversationRelay session's state (the conversation
+ * core's JSON state, the live connection id, a revision every write is conditioned on) sits
+ * in its call's partition, so one call has at most one; a connection pointer from API
+ * Gateway's connection id (all a $default or $disconnect invocation is told) names the call.
+ */
+export const relayKeys = {
+  session: (tenantId: string, callId: string) => ({ pk: callPartition(tenantId, callId), sk: 'RELAY_SESSION' }),
+  connection: (connectionId: string) => ({ pk: `${PLATFORM_PREFIX}RELAY_CONNECTION#${assertId(connectionId)}`, sk: 'RELAY_CONNECTION' }),
+} as const;

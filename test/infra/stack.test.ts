@@ -125,7 +125,7 @@ function newestNodeRuntime(): string {
 
 describe('functions', () => {
   it('has exactly one Lambda function per manifest route plus one per worker and scheduled job, the seed hook, and no helper functions', () => {
-    expect(countOf('AWS::Lambda::Function')).toBe(routes.length + workers.length + scheduledJobs.length + 1 + 1); // + the $default fallback + the seed hook
+    expect(countOf('AWS::Lambda::Function')).toBe(routes.length + workers.length + scheduledJobs.length + 1 + 1 + 3); // + the $default fallback + the seed hook + the voice runtime relay's three
     expect(stack.scheduledFunctions.size).toBe(scheduledJobs.length);
     expect(stack.routeFunctions.size).toBe(routes.length);
     expect(stack.workerFunctions.size).toBe(workers.length);
@@ -191,8 +191,8 @@ describe('functions', () => {
 
 describe('HTTP API', () => {
   it('has one route per manifest entry, each integrated with its own function', () => {
-    expect(countOf('AWS::ApiGatewayV2::Route')).toBe(routes.length + 1); // + $default
-    const routeResources = Object.values(resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route');
+    expect(countOf('AWS::ApiGatewayV2::Route')).toBe(routes.length + 1 + 3); // + $default + the relay's $connect/$default/$disconnect
+    const routeResources = Object.values(resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route' && JSON.stringify(r.Properties.ApiId) === JSON.stringify(ref(stack.api.api)));
     for (const route of routes) {
       const found = routeResources.filter((r) => r.Properties.RouteKey === routeKey(route));
       expect(found, routeKey(route)).toHaveLength(1);
@@ -207,7 +207,7 @@ describe('HTTP API', () => {
   });
 
   it('logs every request as JSON on the $default stage, with retention, and throttles by default', () => {
-    const stage = Object.values(resources).find((r) => r.Type === 'AWS::ApiGatewayV2::Stage');
+    const stage = Object.values(resources).find((r) => r.Type === 'AWS::ApiGatewayV2::Stage' && JSON.stringify(r.Properties.ApiId) === JSON.stringify(ref(stack.api.api)));
     expect(stage?.Properties.StageName).toBe('$default');
     expect(stage?.Properties.AutoDeploy).toBe(true);
     const settings = stage?.Properties.AccessLogSettings;
@@ -631,6 +631,63 @@ describe('stack', () => {
   });
 });
 
+// ---------------------------------------------------------------------------- voice runtime relay
+
+describe('voice runtime relay (WebSocket API)', () => {
+  const relayFn = (name: 'connect' | 'default' | 'disconnect') => stack.relay.functions.get(name)!;
+  const dynamoActions = (fn: AppFunction) => allActions(fn).filter((a) => a.startsWith('dynamodb:')).sort();
+
+  it('is a WebSocket API whose $connect, $default and $disconnect routes each invoke their own function', () => {
+    expect(resources[logicalId(cfnOf(stack.relay.api))]?.Properties).toMatchObject({ ProtocolType: 'WEBSOCKET' });
+    const relayRoutes = Object.values(resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route' && JSON.stringify(r.Properties.ApiId) === JSON.stringify(ref(stack.relay.api)));
+    expect(relayRoutes.map((r) => r.Properties.RouteKey).sort()).toEqual(['$connect', '$default', '$disconnect']);
+    for (const [key, name] of [['$connect', 'connect'], ['$default', 'default'], ['$disconnect', 'disconnect']] as const) {
+      const target = JSON.stringify(relayRoutes.find((r) => r.Properties.RouteKey === key)!.Properties.Target);
+      const integrationId = Object.keys(resources).find((id) => resources[id]?.Type === 'AWS::ApiGatewayV2::Integration' && target.includes(`"${id}"`));
+      expect(JSON.stringify(resources[integrationId!]?.Properties.IntegrationUri), key).toContain(logicalId(cfnOf(relayFn(name).function)));
+    }
+  });
+
+  it('grants each function only the DynamoDB actions it uses, on the table itself (no index), and ManageConnections on its own @connections only', () => {
+    expect(dynamoActions(relayFn('connect'))).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
+    expect(dynamoActions(relayFn('default'))).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    expect(dynamoActions(relayFn('disconnect'))).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    for (const fn of stack.relay.functions.values()) {
+      for (const st of statementsOf(fn).filter((x) => actionsOf(x).some((a) => a.startsWith('dynamodb:')))) expect(resourcesOf(st)).toEqual([arnOf(stack.table.table)]);
+      const manage = statementsWith(fn, 'execute-api:ManageConnections');
+      expect(manage).toHaveLength(1);
+      const resource = JSON.stringify(resourcesOf(manage[0]!));
+      expect(resource).toContain(logicalId(cfnOf(stack.relay.api)));
+      expect(resource).toContain('/*/*/@connections/*');
+      expect(allActions(fn).filter((a) => a.startsWith('execute-api:'))).toEqual(['execute-api:ManageConnections']);
+      expect(envOf(fn)).toMatchObject({ TABLE_NAME: ref(stack.table.table), APP_SECRET_ARN: ref(stack.appSecret.secret), PUBLIC_BASE_URL: expect.anything(), VOICE_RUNTIME_RELAY_URL: expect.anything() });
+    }
+    // Only $connect opens carrier credentials (the X-Twilio-Signature check).
+    expect(allActions(relayFn('connect'))).toContain('kms:Decrypt');
+    expect(allActions(relayFn('default')).filter((a) => a.startsWith('kms:'))).toEqual([]);
+    expect(allActions(relayFn('disconnect')).filter((a) => a.startsWith('kms:'))).toEqual([]);
+  });
+
+  it("hands the relay URL to the carrier routes that render TwiML, and to no other route", () => {
+    for (const route of routes) {
+      const env = envOf(routeFn(route));
+      if (route.handler.startsWith('functions/carrier/')) expect(env.VOICE_RUNTIME_RELAY_URL, route.id).toBeDefined();
+      else expect(env.VOICE_RUNTIME_RELAY_URL, route.id).toBeUndefined();
+    }
+  });
+
+  it('logs connections without the query string (the token rides in it), and warms $connect and $default on a schedule; no provisioned concurrency by default', () => {
+    const stage = Object.values(resources).find((r) => r.Type === 'AWS::ApiGatewayV2::Stage' && JSON.stringify(r.Properties.ApiId) === JSON.stringify(ref(stack.relay.api)));
+    expect(stage?.Properties.AccessLogSettings.DestinationArn).toEqual(arnOf(stack.relay.accessLogs));
+    expect(stage?.Properties.AccessLogSettings.Format).not.toMatch(/querystring|token/i);
+    const warm = Object.values(resources).find((r) => r.Type === 'AWS::Events::Rule' && JSON.stringify(r.Properties.Targets).includes(logicalId(cfnOf(relayFn('default').function))));
+    expect(warm?.Properties.ScheduleExpression).toBe('rate(5 minutes)');
+    expect(warm?.Properties.Targets).toHaveLength(2);
+    for (const target of warm!.Properties.Targets as { Input: string }[]) expect(JSON.parse(target.Input)).toEqual({ warmUp: true });
+    expect(countOf('AWS::Lambda::Alias')).toBe(0);
+  });
+});
+
 // ---------------------------------------------------------------------------- cdk-nag
 
 describe('cdk-nag AwsSolutions', () => {
@@ -697,8 +754,9 @@ describe('route invocation', () => {
       expect(resources[logicalId(cfnOf(role))]!.Properties.AssumeRolePolicyDocument.Statement[0].Principal).toEqual({ Service: 'apigateway.amazonaws.com' });
     }
     const apiPermissions = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Permission' && r.Properties.Principal === 'apigateway.amazonaws.com');
-    // Only the $default fallback keeps a resource-based permission.
-    expect(apiPermissions).toHaveLength(1);
+    // Only the $default fallback keeps a resource-based permission (besides the WebSocket relay's own, asserted below).
+    const relayFns = [...stack.relay.functions.values()].map((fn) => JSON.stringify(arnOf(fn.function)));
+    expect(apiPermissions.filter((p) => !relayFns.includes(JSON.stringify(p.Properties.FunctionName)))).toHaveLength(1);
   });
 });
 
