@@ -1,14 +1,14 @@
 /**
  * The one seam between the local relay host and the conversation logic: the session factory
  * (`createRelaySession` of shared/voice/session.ts) and the reply model, each injectable
- * (tests pass their own). When a default is not in the tree, the host still authenticates
- * and holds sockets, and says so in its log.
+ * (tests pass their own).
  */
-import { pathToFileURL } from 'node:url';
 import type { VerifiedStreamClaims } from '../../shared/telephony/call-tokens.js';
 import type { OutboundMessage } from '../../shared/voice/protocol.js';
 import type { ControlPlane, ReplyModel } from '../../shared/voice/ports.js';
-import { resolveModuleFile } from './paths.js';
+import { compileSystemPrompt } from '../../shared/voice/prompt.js';
+import { createRelaySession } from '../../shared/voice/session.js';
+import { grantedTools } from '../../shared/voice/tools.js';
 
 export interface RelaySessionLog {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -36,21 +36,8 @@ export interface RelaySession {
 
 export type CreateRelaySession = (deps: RelaySessionDeps) => RelaySession;
 
-/** The tree's session factory (shared/voice/session.ts), or undefined while it is not there. */
-export async function defaultCreateRelaySession(): Promise<CreateRelaySession | undefined> {
-  const file = resolveModuleFile('shared/voice/session');
-  if (!file) return undefined;
-  const mod = (await import(/* @vite-ignore */ pathToFileURL(file).href)) as { createRelaySession?: CreateRelaySession };
-  return typeof mod.createRelaySession === 'function' ? mod.createRelaySession : undefined;
-}
-
 /**
- * Until the sandbox reply model is wired in as the default, a model that answers every turn
- * with one fixed line, so `npm start` holds a call end to end without any provider key.
+ * The session factory `npm start` serves: the conversation driver with the pinned version's
+ * granted tools and its compiled system prompt.
  */
-export const placeholderReplyModel: ReplyModel = {
-  async *stream() {
-    yield { type: 'text', delta: 'Thanks, I have noted that.' };
-    yield { type: 'finish', model: 'local-placeholder', usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 } };
-  },
-};
+export const defaultCreateRelaySession: CreateRelaySession = (deps) => createRelaySession({ ...deps, buildTools: grantedTools, systemPrompt: compileSystemPrompt });

@@ -333,14 +333,14 @@ async function seedSandboxPlatformAccount(secrets: LocalSecrets): Promise<void> 
 }
 
 async function startRelay(server: Server, relay: LocalStackOptions['relay'], log: (line: string) => void) {
-  const [{ attachRelayServer }, { defaultCreateRelaySession, placeholderReplyModel }, { voiceRuntimeSettings }] = await Promise.all([
+  const [{ attachRelayServer }, { defaultCreateRelaySession }, { voiceRuntimeSettings }, { platformReplyModel }] = await Promise.all([
     import('./relay-server.js'),
     import('./relay-session.js'),
     import('../../shared/voice/runtime-settings.js'),
+    import('../../shared/voice/llm/platform.js'),
   ]);
-  const createSession = relay?.createSession ?? (await defaultCreateRelaySession());
-  if (!createSession) log('relay: shared/voice/session.ts is not in this tree; relay sockets are authenticated, then closed');
-  return attachRelayServer(server, { createSession, model: relay?.model ?? placeholderReplyModel, settings: voiceRuntimeSettings(), log });
+  const createSession = relay?.createSession ?? defaultCreateRelaySession;
+  return attachRelayServer(server, { createSession, model: relay?.model ?? platformReplyModel(), settings: voiceRuntimeSettings(), log });
 }
 
 export const DEFAULT_SCHEDULER_TICK_MS = 1000;

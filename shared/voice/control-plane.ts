@@ -12,7 +12,8 @@ import { getRep } from '../repositories/reps.js';
 import { getTemplate } from '../repositories/templates.js';
 import { MAX_EVENTS_PER_REQUEST } from '../schemas/runtime-events.js';
 import type { VerifiedStreamClaims } from '../telephony/call-tokens.js';
-import { publicBaseUrl } from '../telephony/endpoints.js';
+import { publicBaseUrl, sandboxApiBaseUrl, twilioApiBaseUrl } from '../telephony/endpoints.js';
+import { platformRegistry } from './llm/registry.js';
 import { type CallBrief, type CallQuestion, type ControlPlane, ControlPlaneError, type RuntimeEventInput } from './ports.js';
 
 export interface ControlPlaneOptions {
@@ -32,11 +33,6 @@ export interface ControlPlaneOptions {
   random?: () => number;
 }
 
-/**
- * A version without its own llm_route uses the platform's default chain; the reply model's
- * registry resolves this name.
- */
-export const PLATFORM_DEFAULT_LLM_ROUTE = { primary: 'platform-default', fallbacks: [] } as const;
 
 const DEFAULTS = { attempts: 5, baseDelayMs: 100, maxDelayMs: 2_000 };
 
@@ -108,6 +104,13 @@ function errorCode(text: string): string | undefined {
 }
 
 /**
+ * A call on the sandbox carrier (a mock account, or a deployment whose carrier base URL is its
+ * own sandbox, as under `npm start`) only ever runs sandbox models: nobody real is listening.
+ */
+const onSandboxCarrier = (call: { provider?: string; telephony?: { mock?: boolean } | null }): boolean =>
+  call.provider === 'mock' || call.telephony?.mock === true || twilioApiBaseUrl() === sandboxApiBaseUrl();
+
+/**
  * The call the token names, with its pinned version, template, questions, context and the
  * reps it may transfer to; null when the call is not the token's (another tenant, another
  * version) or anything it pins is gone.
@@ -132,7 +135,7 @@ export async function loadCallBrief(claims: VerifiedStreamClaims): Promise<CallB
     use_case: def.use_case,
     outcome_type: template.outcome_type,
     objectives: version.objectives.map((o) => ({ id: o.id, description: o.description, required: o.required })),
-    definition: { ...def, tools: def.tools, llm_route: def.llm_route ?? PLATFORM_DEFAULT_LLM_ROUTE, disclosure_config: def.disclosure_config },
+    definition: { ...def, tools: def.tools, llm_route: platformRegistry().effectiveRoute(def.llm_route ?? null, { sandbox: onSandboxCarrier(call) }), disclosure_config: def.disclosure_config },
     questions: (call.questions ?? []) as CallQuestion[],
     context: call.context ?? {},
     transfer_targets,
