@@ -19,7 +19,9 @@
  *      from the sandbox carrier's own records.
  *  10. the usage ledger: 100,000 rows in one month written through the ledger's transaction
  *      builder, then GET /v1/usage/summary latency (running totals) next to a full recomputation.
- * BENCH_ONLY=bundles|me|import|engine|dnc|preflight|calls|webhooks|campaigns|ledger runs one part.
+ *  11. the voice runtime on the local relay socket: overhead per turn (instant and 300 ms
+ *      first-token models), interrupt to last stale frame, 100 conversations at once.
+ * BENCH_ONLY=bundles|me|import|engine|dnc|preflight|calls|webhooks|campaigns|ledger|runtime runs one part.
  */
 import { cpus } from 'node:os';
 
@@ -110,6 +112,18 @@ if (!only || only === 'ledger') {
   try {
     const { measureUsageLedger, printUsageLedger } = await import('../test/bench/usage-ledger.js');
     printUsageLedger(await measureUsageLedger(stack, Number(process.env.LEDGER_BENCH_ROWS) || 100_000));
+  } finally {
+    await stack.stop();
+  }
+}
+
+if (!only || only === 'runtime') {
+  const { startLocalStack } = await import('../infra/local/stack.js');
+  const { measureRuntime, printRuntime, SwitchModel, sinkSessions } = await import('../test/bench/runtime.js');
+  const model = new SwitchModel();
+  const stack = await startLocalStack({ port: 0, inMemory: true, workers: false, seed: false, relay: { model, createSession: sinkSessions } });
+  try {
+    printRuntime(await measureRuntime(stack, model));
   } finally {
     await stack.stop();
   }
