@@ -20,7 +20,7 @@ import { callKeys } from '../db/keys.js';
 import { outboxItems } from '../events/outbox.js';
 import { conflict, HttpError, notFound, ValidationError } from '../http/errors.js';
 import { isTerminal } from '../policy/call-state/machine.js';
-import { ACCEPTS_EVENTS, aggregatesOf, AGGREGATE_FIELDS, applyEvents, storedForm, type CallAggregates, type EventResult } from '../runtime/call-events.js';
+import { ACCEPTS_EVENTS, aggregatesOf, AGGREGATE_FIELDS, applyEvents, storedForm, type EventResult } from '../runtime/call-events.js';
 import type { RuntimeEvent } from '../schemas/runtime-events.js';
 import { getCall, type CallRecord } from './calls.js';
 import { getActiveSuppression, newSuppression, phoneHolder, suppressionAddItems } from './suppressions.js';
@@ -31,8 +31,7 @@ import { runtimeUsageLedgerItems } from './usage-ledger.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-/** A call record as stored once the runtime reported on it: the aggregates are absent until its first event. */
-export type CallRecordWithEvents = CallRecord & Partial<CallAggregates>;
+export type { CallRecordWithEvents } from '../schemas/call-record.js';
 
 const T = () => tableName();
 const ATTEMPTS = 8;

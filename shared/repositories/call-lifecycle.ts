@@ -24,7 +24,7 @@ import { CAMPAIGN_CANCELLED, campaignEndItems, campaignSettleItems, type Campaig
 import { outboxItems, type EventType } from '../events/outbox.js';
 import { completedDisposition } from '../policy/call-state/disposition.js';
 import { isTerminal, onCarrierStatus, onDisposedBeforeDial, type CarrierStatus, type StateChange } from '../policy/call-state/machine.js';
-import type { CallRecordWithEvents } from './call-events.js';
+import type { CallRecordWithEvents } from '../schemas/call-record.js';
 import { analysisWatchDelete, endOfCallWatches, unfinishedWatchPut } from './call-watches.js';
 import { dueInstantOf, dueItemDelete } from './outbound-calls.js';
 import { getCall, type CallRecord } from './calls.js';

@@ -6,7 +6,7 @@
  */
 import { raceBackoff } from '../db/transaction-errors.js';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { callKeys, platformKeys } from '../db/keys.js';
 import { isId, newId } from '../ids.js';
@@ -16,72 +16,15 @@ import { queryPage, type Page } from '../pagination/page.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import type { CallDetail } from '../schemas/call-detail.js';
 import { presentCall } from '../calls/present-call.js';
-import type { InboundRouteMode } from '../schemas/phone-numbers.js';
+import type { CallRecord, InboundPathEntry } from '../schemas/call-record.js';
 
 import { isTerminal, onCarrierStatus, type CallState, type CarrierStatus } from '../policy/call-state/machine.js';
 import { analysisWatchPut } from './call-watches.js';
 import { callMinutesLedgerItems } from './usage-ledger.js';
-import { handoffConfirmationItems } from './handoffs.js';
 
 export type { CallState };
-
-/** One thing the carrier did on an inbound call, in order (what `sandbox call` prints too). */
-export type InboundPathEntry = Record<string, unknown> & { action: string };
-
-export interface CallRecord {
-  id: string;
-  tenant_id: string;
-  direction: 'inbound' | 'outbound';
-  state: CallState;
-  disposition: string | null;
-  disposition_set_by: 'carrier' | 'agent_llm' | 'compliance' | 'system' | null;
-  end_reason: string | null;
-  from_e164: string;
-  to_e164: string;
-  phone_number_id: string | null;
-  telephony_account_id: string;
-  provider: 'twilio' | 'mock';
-  /** null on an outbound call until it is dialled. */
-  provider_call_sid: string;
-  inbound: {
-    route_mode: InboundRouteMode | null;
-    policy_version: number | null;
-    schedule: 'open' | 'closed' | null;
-    agent_id: string | null;
-    agent_version_id: string | null;
-    /** The voicemail greeting played (voicemail route). */
-    greeting: string | null;
-    path: InboundPathEntry[];
-  } | null;
-  recording_url: string | null;
-  answered_at: string | null;
-  ended_at: string | null;
-  duration_seconds: number | null;
-  created_at: string;
-  updated_at: string;
-  /* ---- outbound calls (written at queue time by POST /v1/calls; absent on inbound ones) ---- */
-  attempt_id?: string;
-  contact_id?: string;
-  agent_id?: string;
-  agent_version_id?: string;
-  campaign_id?: string | null;
-  origin?: string;
-  questions?: { id: string; prompt: string }[];
-  context?: Record<string, string>;
-  compliance?: Record<string, unknown> | null;
-  scheduled_for?: string | null;
-  idempotency_key?: string | null;
-  telephony?: { provider: string | null; telephony_account_id: string | null; phone_number_id: string | null; from_e164: string | null; provider_call_sid: string | null; mock: boolean };
-  dialing_at?: string | null;
-  /** The instant of its due item while scheduled (shared/repositories/outbound-calls.ts). */
-  due_at?: string | null;
-  /** The stored success evaluation (shared/policy/analysis/stored.ts), once scored. */
-  analysis?: unknown;
-  /** The instant of the call's unfinished watch while the carrier has it and has not ended it (shared/repositories/call-watches.ts). */
-  unfinished_watch_at?: string | null;
-  /** The instant of its analysis watch, from the end of the call until its analysis is stored. */
-  analysis_watch_at?: string | null;
-}
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type { CallRecord, InboundPathEntry } from '../schemas/call-record.js';
 
 /** A call may record at most this many steps (a caller looping in a menu stops being recorded, not served). */
 export const MAX_PATH_ENTRIES = 200;
@@ -175,14 +118,14 @@ export async function appendInboundPath(call: Pick<CallRecord, 'tenant_id' | 'id
  * duration once (the final callback carries it). An inbound call an agent answered is
  * scored when it ends: its analysis watch commits with the ending (one transaction).
  */
-export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus, durationSeconds: number | null, now = clockNow()): Promise<boolean> {
+export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus, durationSeconds: number | null, now = clockNow(), onCompleted: CompletedItems = noItems): Promise<boolean> {
   // A transaction cancelled by a concurrent one (TransactionConflict: the shared client's own
   // retries spent, e.g. a hot usage total) wrote nothing: re-read the call and try again, as
   // the outbound path (applyCallTransition) and the runtime batch do, so the minutes this
   // final callback carries are not lost to a 500.
   let current: CallRecord | undefined = call;
   for (let attempt = 1; ; attempt++) {
-    const outcome = await tryCarrierStatus(current, status, durationSeconds, now);
+    const outcome = await tryCarrierStatus(current, status, durationSeconds, now, onCompleted);
     if (outcome !== 'conflict') return outcome;
     if (attempt >= CARRIER_STATUS_ATTEMPTS) throw new Error(`call ${call.id}: status transaction kept conflicting (${attempt} attempts)`);
     await raceBackoff(attempt);
@@ -194,7 +137,14 @@ export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus
 /** Attempts of applyCarrierStatus on TransactionConflict (each after a fresh read of the call). */
 export const CARRIER_STATUS_ATTEMPTS = 8;
 
-async function tryCarrierStatus(call: CallRecord, status: CarrierStatus, durationSeconds: number | null, now: Date): Promise<boolean | 'conflict'> {
+/**
+ * Items another entity commits with a call the carrier ends as completed (its handoffs are
+ * confirmed then). Supplied by the caller so this store need not know those entities.
+ */
+export type CompletedItems = (call: CallRecord, at: string) => Promise<TransactItem[]>;
+const noItems: CompletedItems = async () => [];
+
+async function tryCarrierStatus(call: CallRecord, status: CarrierStatus, durationSeconds: number | null, now: Date, onCompleted: CompletedItems): Promise<boolean | 'conflict'> {
   const change = onCarrierStatus(call.state, status);
   const at = now.toISOString();
   const names: Record<string, string> = { '#state': 'state' };
@@ -225,8 +175,8 @@ async function tryCarrierStatus(call: CallRecord, status: CarrierStatus, duratio
     values[':watch'] = at;
   }
   const update = { TableName: tableName(), Key: callKeys.call(call.tenant_id, call.id), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: 'attribute_exists(pk) AND #state = :from', ExpressionAttributeNames: names, ExpressionAttributeValues: values };
-  // The carrier confirms the call by ending it as completed: its pending handoffs are confirmed in this transaction.
-  const confirmations = change?.state === 'completed' && call.provider_call_sid ? await handoffConfirmationItems(call, at) : [];
+  // The carrier confirms the call by ending it as completed: e.g. its pending handoffs are confirmed in this transaction.
+  const confirmations = change?.state === 'completed' && call.provider_call_sid ? await onCompleted(call, at) : [];
   try {
     const extra = [...(scored ? [analysisWatchPut(call, at)] : []), ...metered, ...confirmations];
     if (extra.length) await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, ...extra] }));
