@@ -14,7 +14,7 @@
  * callback got there first) re-reads the call and recomputes; a change that has become
  * null is simply done.
  */
-import { lostRace, raceBackoff } from '../db/transaction-errors.js';
+import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { now as clockNow } from '../clock.js';
@@ -31,7 +31,6 @@ import { getCall, type CallRecord } from './calls.js';
 import { callMinutesLedgerItems } from './usage-ledger.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-const ATTEMPTS = 8;
 
 export class CallSidMismatch extends Error {
   constructor() {
@@ -129,7 +128,7 @@ export interface TransitionResult {
  * its outbox events; retried on a lost race. `extra` adds SET clauses computed from the call
  * (e.g. the duration on the final callback of an already-ended call). Exported for the
  * dispatch side (e.g. the reconciler: `applyCallTransition(t, id, (c) => onDispatchUnknown(c.state))`
- * commits the failure with its call.completed); send `requestAnalysis` when `ended`.
+ * commits the failure with its call.completed); hand the call to `callEnded` when `ended`.
  */
 export async function applyCallTransition(
   tenantId: string,
@@ -138,68 +137,63 @@ export async function applyCallTransition(
   extra: (call: CallRecordWithEvents, change: StateChange | null) => { sets: string[]; values: Record<string, unknown>; durationSeconds?: number } = () => ({ sets: [], values: {} }),
   now = clockNow(),
 ): Promise<TransitionResult | undefined> {
-  for (let attempt = 1; ; attempt++) {
-    const call = (await getCall(tenantId, callId)) as CallRecordWithEvents | undefined;
-    if (!call) return undefined;
-    const change = compute(call);
-    const more = extra(call, change);
-    if (!change && more.sets.length === 0) return { call, change: null, ended: false };
-    const at = now.toISOString();
-    const names: Record<string, string> = { '#state': 'state', '#event_count': 'event_count' };
-    const values: Record<string, unknown> = { ':from': call.state, ':now': at, ...more.values };
-    const sets = ['updated_at = :now', ...more.sets];
-    const items: TransactItem[] = [];
-    if (change) {
-      sets.push('#state = :to');
-      values[':to'] = change.state;
-      for (const field of ['disposition', 'disposition_set_by', 'end_reason'] as const) {
-        if (change[field] !== undefined) {
-          sets.push(`${field} = :${field}`);
-          values[`:${field}`] = change[field];
+  return conditionalTransaction<TransitionResult | undefined>({
+    decide: async () => {
+      const call = (await getCall(tenantId, callId)) as CallRecordWithEvents | undefined;
+      if (!call) return noChange(undefined);
+      const change = compute(call);
+      const more = extra(call, change);
+      if (!change && more.sets.length === 0) return noChange({ call, change: null, ended: false });
+      const at = now.toISOString();
+      const names: Record<string, string> = { '#state': 'state', '#event_count': 'event_count' };
+      const values: Record<string, unknown> = { ':from': call.state, ':now': at, ...more.values };
+      const sets = ['updated_at = :now', ...more.sets];
+      const items: TransactItem[] = [];
+      if (change) {
+        sets.push('#state = :to');
+        values[':to'] = change.state;
+        for (const field of ['disposition', 'disposition_set_by', 'end_reason'] as const) {
+          if (change[field] !== undefined) {
+            sets.push(`${field} = :${field}`);
+            values[`:${field}`] = change[field];
+          }
         }
-      }
-      if (change.stamp) sets.push(`${change.stamp} = if_not_exists(${change.stamp}, :now)`);
-      // Leaving `scheduled` (a cancel): its due item goes with it, as with dispatch's own moves.
-      const due = call.state === 'scheduled' && change.state !== 'scheduled' ? dueInstantOf({ due_at: call.due_at ?? null, scheduled_for: call.scheduled_for ?? null }) : null;
-      if (due) {
-        items.push(dueItemDelete(tenantId, callId, due));
-        sets.push('due_at = :noDue');
-        values[':noDue'] = null;
-      }
-      const events: EventType[] = [];
-      if (change.state === 'answered') events.push('call.answered');
-      if (isTerminal(change.state)) {
-        events.push('call.completed');
-        // Ended: its analysis watch starts, its unfinished watch (if the carrier had it) goes.
-        const watches = endOfCallWatches({ tenant_id: tenantId, id: callId, unfinished_watch_at: call.unfinished_watch_at }, now);
-        items.push(...watches.items);
-        for (const [field, value] of Object.entries(watches.fields)) {
-          sets.push(`${field} = :w_${field}`);
-          values[`:w_${field}`] = value;
+        if (change.stamp) sets.push(`${change.stamp} = if_not_exists(${change.stamp}, :now)`);
+        // Leaving `scheduled` (a cancel): its due item goes with it, as with dispatch's own moves.
+        const due = call.state === 'scheduled' && change.state !== 'scheduled' ? dueInstantOf({ due_at: call.due_at ?? null, scheduled_for: call.scheduled_for ?? null }) : null;
+        if (due) {
+          items.push(dueItemDelete(tenantId, callId, due));
+          sets.push('due_at = :noDue');
+          values[':noDue'] = null;
         }
+        const events: EventType[] = [];
+        if (change.state === 'answered') events.push('call.answered');
+        if (isTerminal(change.state)) {
+          events.push('call.completed');
+          // Ended: its analysis watch starts, its unfinished watch (if the carrier had it) goes.
+          const watches = endOfCallWatches({ tenant_id: tenantId, id: callId, unfinished_watch_at: call.unfinished_watch_at }, now);
+          items.push(...watches.items);
+          for (const [field, value] of Object.entries(watches.fields)) {
+            sets.push(`${field} = :w_${field}`);
+            values[`:w_${field}`] = value;
+          }
+        }
+        for (const type of events) items.push(...outboxItems(tenantId, type, { ...callEventData(call, change), at }, now).items);
+        // A campaign attempt's end: its row and the campaign's counters, exactly once with the terminal transition.
+        if (isTerminal(change.state)) items.push(...campaignEndItems(call as unknown as CampaignCallFacts, { state: change.state, disposition: change.disposition ?? call.disposition ?? null, end_reason: change.end_reason ?? call.end_reason ?? null }, now));
       }
-      for (const type of events) items.push(...outboxItems(tenantId, type, { ...callEventData(call, change), at }, now).items);
-      // A campaign attempt's end: its row and the campaign's counters, exactly once with the terminal transition.
-      if (isTerminal(change.state)) items.push(...campaignEndItems(call as unknown as CampaignCallFacts, { state: change.state, disposition: change.disposition ?? call.disposition ?? null, end_reason: change.end_reason ?? call.end_reason ?? null }, now));
-    }
-    // The duration is stored once, here: the call's telephony minutes are final and metered with it (issue 15).
-    if (more.durationSeconds !== undefined) items.push(...(await callMinutesLedgerItems(tenantId, call, more.durationSeconds, now)));
-    let condition = 'attribute_exists(pk) AND #state = :from';
-    if (call.event_count === undefined) condition += ' AND attribute_not_exists(#event_count)';
-    else {
-      condition += ' AND #event_count = :ec';
-      values[':ec'] = call.event_count;
-    }
-    items.unshift({ Update: { TableName: tableName(), Key: callKeys.call(tenantId, callId), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values } });
-    try {
-      await db().send(new TransactWriteCommand({ TransactItems: items }));
-      return { call, change, ended: Boolean(change && isTerminal(change.state)) };
-    } catch (err) {
-      const raced = lostRace(err);
-      if (!raced || attempt >= ATTEMPTS) throw err;
-      await raceBackoff(attempt);
-    }
-  }
+      // The duration is stored once, here: the call's telephony minutes are final and metered with it (issue 15).
+      if (more.durationSeconds !== undefined) items.push(...(await callMinutesLedgerItems(tenantId, call, more.durationSeconds, now)));
+      let condition = 'attribute_exists(pk) AND #state = :from';
+      if (call.event_count === undefined) condition += ' AND attribute_not_exists(#event_count)';
+      else {
+        condition += ' AND #event_count = :ec';
+        values[':ec'] = call.event_count;
+      }
+      items.unshift({ Update: { TableName: tableName(), Key: callKeys.call(tenantId, callId), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values } });
+      return commit(items, { call, change, ended: Boolean(change && isTerminal(change.state)) });
+    },
+  });
 }
 
 /**

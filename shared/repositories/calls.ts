@@ -4,9 +4,11 @@
  * platform pointer from the carrier's CallSid, written in one transaction, so the first
  * webhook for a CallSid creates the call and a replay finds it.
  */
-import { raceBackoff } from '../db/transaction-errors.js';
+import { commit, conditionalTransaction, noChange, type Decision, type TransactItem } from '../db/conditional-transaction.js';
+import { failedConditionIndex } from '../db/transaction-errors.js';
+import { onlyConflicted } from '../db/transaction-conflict-retry.js';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { callKeys, platformKeys } from '../db/keys.js';
 import { isId, newId } from '../ids.js';
@@ -23,7 +25,6 @@ import { analysisWatchPut } from './call-watches.js';
 import { callMinutesLedgerItems } from './usage-ledger.js';
 
 export type { CallState };
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 export type { CallRecord, InboundPathEntry } from '../schemas/call-record.js';
 
 /** A call may record at most this many steps (a caller looping in a menu stops being recorded, not served). */
@@ -123,19 +124,17 @@ export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus
   // retries spent, e.g. a hot usage total) wrote nothing: re-read the call and try again, as
   // the outbound path (applyCallTransition) and the runtime batch do, so the minutes this
   // final callback carries are not lost to a 500.
-  let current: CallRecord | undefined = call;
-  for (let attempt = 1; ; attempt++) {
-    const outcome = await tryCarrierStatus(current, status, durationSeconds, now, onCompleted);
-    if (outcome !== 'conflict') return outcome;
-    if (attempt >= CARRIER_STATUS_ATTEMPTS) throw new Error(`call ${call.id}: status transaction kept conflicting (${attempt} attempts)`);
-    await raceBackoff(attempt);
-    current = await getCall(call.tenant_id, call.id);
-    if (!current) return false;
-  }
+  return conditionalTransaction<boolean>({
+    decide: async (attempt) => {
+      const current = attempt === 1 ? call : await getCall(call.tenant_id, call.id);
+      return current ? carrierStatusDecision(current, status, durationSeconds, now, onCompleted) : noChange(false);
+    },
+    // The call moved meanwhile, or (a replayed final callback racing the first) its minutes are metered already.
+    settle: (err) => (failedConditionIndex(err) >= 0 ? { result: false } : undefined),
+    raced: onlyConflicted,
+    exhausted: (_err, attempts) => new Error(`call ${call.id}: status transaction kept conflicting (${attempts} attempts)`),
+  });
 }
-
-/** Attempts of applyCarrierStatus on TransactionConflict (each after a fresh read of the call). */
-export const CARRIER_STATUS_ATTEMPTS = 8;
 
 /**
  * Items another entity commits with a call the carrier ends as completed (its handoffs are
@@ -144,7 +143,7 @@ export const CARRIER_STATUS_ATTEMPTS = 8;
 export type CompletedItems = (call: CallRecord, at: string) => Promise<TransactItem[]>;
 const noItems: CompletedItems = async () => [];
 
-async function tryCarrierStatus(call: CallRecord, status: CarrierStatus, durationSeconds: number | null, now: Date, onCompleted: CompletedItems): Promise<boolean | 'conflict'> {
+async function carrierStatusDecision(call: CallRecord, status: CarrierStatus, durationSeconds: number | null, now: Date, onCompleted: CompletedItems): Promise<Decision<boolean>> {
   const change = onCarrierStatus(call.state, status);
   const at = now.toISOString();
   const names: Record<string, string> = { '#state': 'state' };
@@ -168,7 +167,7 @@ async function tryCarrierStatus(call: CallRecord, status: CarrierStatus, duratio
   }
   // The duration is stored once: the call's telephony minutes are final and metered with it (issue 15).
   const metered = ending && durationSeconds !== null && call.duration_seconds === null ? await callMinutesLedgerItems(call.tenant_id, call, durationSeconds, now) : [];
-  if (sets.length === 1) return false;
+  if (sets.length === 1) return noChange(false);
   const scored = Boolean(change && isTerminal(change.state) && call.inbound?.agent_version_id);
   if (scored) {
     sets.push('analysis_watch_at = :watch');
@@ -177,18 +176,7 @@ async function tryCarrierStatus(call: CallRecord, status: CarrierStatus, duratio
   const update = { TableName: tableName(), Key: callKeys.call(call.tenant_id, call.id), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: 'attribute_exists(pk) AND #state = :from', ExpressionAttributeNames: names, ExpressionAttributeValues: values };
   // The carrier confirms the call by ending it as completed: e.g. its pending handoffs are confirmed in this transaction.
   const confirmations = change?.state === 'completed' && call.provider_call_sid ? await onCompleted(call, at) : [];
-  try {
-    const extra = [...(scored ? [analysisWatchPut(call, at)] : []), ...metered, ...confirmations];
-    if (extra.length) await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, ...extra] }));
-    else await db().send(new UpdateCommand(update));
-    return true;
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return false;
-    // The call moved meanwhile, or (a replayed final callback racing the first) its minutes are metered already.
-    if (err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed')) return false;
-    if (err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict')) return 'conflict';
-    throw err;
-  }
+  return commit([{ Update: update }, ...(scored ? [analysisWatchPut(call, at)] : []), ...metered, ...confirmations], true);
 }
 
 /** A tenant's calls (outbound and inbound), newest first, as call details (gsi1 `TENANT#<t>#CALLS`). */
