@@ -29,7 +29,7 @@ export const UNPROCESSED: RetryPolicy = { baseMs: 25, capMs: 2_000, attempts: 10
 /** A transaction cancelled only by TransactionConflict, resent as is by the shared client. */
 export const CONFLICT: RetryPolicy = { baseMs: 10, capMs: 200, attempts: 5 };
 /** A transient failure of another service over HTTP (S3, a carrier). */
-export const TRANSIENT_HTTP: RetryPolicy = { baseMs: 100, capMs: 2_000, attempts: 4 };
+export const TRANSIENT_HTTP: RetryPolicy = { baseMs: 200, capMs: 2_000, attempts: 3 };
 
 /** The pause before retry `attempt` (1-based: the pause after the attempt-th try failed). */
 export function backoffMs(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {

@@ -16,6 +16,7 @@ import { commit, conditionalTransaction, noChange } from '../db/conditional-tran
 import { BatchGetCommand, type BatchGetCommandOutput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { canonicalJson, contentHash } from '../canonical-json.js';
 import { db, tableName } from '../db/client.js';
+import { backoff, UNPROCESSED } from '../retry.js';
 import { callKeys } from '../db/keys.js';
 import { outboxItems } from '../events/outbox.js';
 import { conflict, HttpError, notFound, ValidationError } from '../http/errors.js';
@@ -53,7 +54,7 @@ async function storedEvents(tenantId: string, callId: string, ids: string[]): Pr
   const found = new Map<string, Record<string, unknown>>();
   let keys: Record<string, unknown>[] | undefined = ids.map((id) => callKeys.event(tenantId, callId, id));
   for (let attempt = 0; keys?.length; attempt++) {
-    if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
+    if (attempt > 0) await backoff(UNPROCESSED, attempt);
     const out: BatchGetCommandOutput = await db().send(new BatchGetCommand({ RequestItems: { [T()]: { Keys: keys, ConsistentRead: true } } }));
     for (const item of out.Responses?.[T()] ?? []) found.set(item.event_id as string, item);
     keys = out.UnprocessedKeys?.[T()]?.Keys;
