@@ -14,6 +14,8 @@
  * callback got there first) re-reads the call and recomputes; a change that has become
  * null is simply done.
  */
+import { addStateChange } from './call-state-update.js';
+import { callSidLinkItems } from './call-sid-link.js';
 import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
@@ -25,7 +27,7 @@ import { outboxItems, type EventType } from '../events/outbox.js';
 import { completedDisposition } from '../policy/call-state/disposition.js';
 import { isTerminal, onCarrierStatus, onDisposedBeforeDial, type CarrierStatus, type StateChange } from '../policy/call-state/machine.js';
 import type { CallRecordWithEvents } from '../schemas/call-record.js';
-import { analysisWatchDelete, endOfCallWatches, unfinishedWatchPut } from './call-watches.js';
+import { analysisWatchDelete, endOfCallWatches } from './call-watches.js';
 import { dueInstantOf, dueItemDelete } from './outbound-calls.js';
 import { getCall, type CallRecord } from './calls.js';
 import { callMinutesLedgerItems } from './usage-ledger.js';
@@ -59,19 +61,7 @@ export async function linkCarrierCall(call: CallRecord, callSid: string): Promis
   try {
     await db().send(
       new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: tableName(), Item: { ...platformKeys.carrierCall(callSid), type: 'carrier_call', tenant_id: call.tenant_id, call_id: call.id, telephony_account_id: call.telephony_account_id }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          {
-            Update: {
-              TableName: tableName(),
-              Key: callKeys.call(call.tenant_id, call.id),
-              UpdateExpression: `SET provider_call_sid = :sid${call.telephony ? ', telephony.provider_call_sid = :sid' : ''}${watch ? ', unfinished_watch_at = :watch' : ''}`,
-              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(provider_call_sid) OR attribute_type(provider_call_sid, :null) OR provider_call_sid = :sid)',
-              ExpressionAttributeValues: { ':sid': callSid, ':null': 'NULL', ...(watch ? { ':watch': watch } : {}) },
-            },
-          },
-          ...(watch ? [unfinishedWatchPut(call, watch)] : []),
-        ],
+        TransactItems: callSidLinkItems(call, callSid, { telephony: Boolean(call.telephony), watchAt: watch, sameSidOk: true }),
       }),
     );
   } catch (err) {
@@ -150,15 +140,7 @@ export async function applyCallTransition(
       const sets = ['updated_at = :now', ...more.sets];
       const items: TransactItem[] = [];
       if (change) {
-        sets.push('#state = :to');
-        values[':to'] = change.state;
-        for (const field of ['disposition', 'disposition_set_by', 'end_reason'] as const) {
-          if (change[field] !== undefined) {
-            sets.push(`${field} = :${field}`);
-            values[`:${field}`] = change[field];
-          }
-        }
-        if (change.stamp) sets.push(`${change.stamp} = if_not_exists(${change.stamp}, :now)`);
+        addStateChange({ sets, names, values }, change);
         // Leaving `scheduled` (a cancel): its due item goes with it, as with dispatch's own moves.
         const due = call.state === 'scheduled' && change.state !== 'scheduled' ? dueInstantOf({ due_at: call.due_at ?? null, scheduled_for: call.scheduled_for ?? null }) : null;
         if (due) {

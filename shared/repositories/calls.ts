@@ -4,6 +4,8 @@
  * platform pointer from the carrier's CallSid, written in one transaction, so the first
  * webhook for a CallSid creates the call and a replay finds it.
  */
+import { addStateChange } from './call-state-update.js';
+import { carrierCallPointerPut } from './call-sid-link.js';
 import { commit, conditionalTransaction, noChange, type Decision, type TransactItem } from '../db/conditional-transaction.js';
 import { failedConditionIndex } from '../db/transaction-errors.js';
 import { onlyConflicted } from '../db/transaction-conflict-retry.js';
@@ -47,7 +49,7 @@ export async function createInboundCall(input: NewInboundCall, now = new Date())
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: tableName(), Item: { ...platformKeys.carrierCall(call.provider_call_sid), type: 'carrier_call', tenant_id: call.tenant_id, call_id: call.id, telephony_account_id: call.telephony_account_id }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          carrierCallPointerPut(call, call.provider_call_sid),
           { Put: { TableName: tableName(), Item: { ...callKeys.call(call.tenant_id, call.id), ...callKeys.callIndex(call.tenant_id, call.id), type: 'call', ...withoutUnsetStamps(call) }, ConditionExpression: 'attribute_not_exists(pk)' } },
           // The mobile timeline's live_call entry commits with the call (issue 14).
           activityItem(call.tenant_id, { kind: 'live_call', resource_id: call.id, label: 'live_call' }, now),
@@ -150,15 +152,7 @@ async function carrierStatusDecision(call: CallRecord, status: CarrierStatus, du
   const values: Record<string, unknown> = { ':from': call.state, ':now': at };
   const sets = ['updated_at = :now'];
   if (change) {
-    sets.push('#state = :to');
-    values[':to'] = change.state;
-    for (const field of ['disposition', 'disposition_set_by', 'end_reason'] as const) {
-      if (change[field] !== undefined) {
-        sets.push(`${field} = :${field}`);
-        values[`:${field}`] = change[field];
-      }
-    }
-    if (change.stamp) sets.push(`${change.stamp} = if_not_exists(${change.stamp}, :now)`);
+    addStateChange({ sets, names, values }, change);
   }
   const ending = (change && isTerminal(change.state)) || isTerminal(call.state);
   if (ending && durationSeconds !== null) {
