@@ -17,6 +17,7 @@ import { BatchGetCommand, type BatchGetCommandOutput, type TransactWriteCommandI
 import { canonicalJson, contentHash } from '../canonical-json.js';
 import { db, tableName } from '../db/client.js';
 import { backoff, UNPROCESSED } from '../retry.js';
+import { NUMBER_E164 } from '../schemas/phone.js';
 import { callKeys } from '../db/keys.js';
 import { outboxItems } from '../events/outbox.js';
 import { conflict, HttpError, notFound, ValidationError } from '../http/errors.js';
@@ -35,7 +36,6 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
 export type { CallRecordWithEvents } from '../schemas/call-record.js';
 
 const T = () => tableName();
-const E164 = /^\+[1-9]\d{7,14}$/;
 
 /** The contact's number on a call: the caller of an inbound call, the callee of an outbound one. */
 export const contactNumberOf = (call: Pick<CallRecord, 'direction' | 'from_e164' | 'to_e164'>): string => (call.direction === 'inbound' ? call.from_e164 : call.to_e164);
@@ -96,7 +96,7 @@ export async function recordCallEvents(tenantId: string, callId: string, events:
       const items: TransactItem[] = [];
       if (applied.optOut) {
         const phone = contactNumberOf(call);
-        if (E164.test(phone)) {
+        if (NUMBER_E164.test(phone)) {
           const active = await getActiveSuppression(tenantId, phone);
           if (active) {
             applied.aggregates.opt_out!.suppression_id = active.id;

@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { errorWith, storableObject, timestamp } from './common.js';
 import { idPattern } from '../ids.js';
+import { contactPhone } from './phone.js';
 
 export const CONSENT_BASES = ['pewc', 'pec', 'ebr', 'transactional'] as const;
 export const LEAD_STATUSES = ['new', 'working', 'qualified', 'unqualified', 'won', 'lost'] as const;
@@ -9,9 +10,7 @@ export const LEAD_STATUSES = ['new', 'working', 'qualified', 'unqualified', 'won
 export const consentBasis = z.enum(CONSENT_BASES);
 export const leadStatus = z.enum(LEAD_STATUSES);
 
-/** Contact phone: plus, a first digit 1–9, then 6 to 14 digits. */
-export const CONTACT_PHONE = /^\+[1-9]\d{6,14}$/;
-export const contactPhone = z.string().regex(CONTACT_PHONE, { message: 'Phone must be E.164: +, a first digit 1-9, then 6 to 14 digits' });
+export { CONTACT_PHONE, contactPhone } from './phone.js';
 
 const isTimeZone = (tz: string) => {
   try {
