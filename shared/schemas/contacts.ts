@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { errorWith, storableObject, timestamp } from './common.js';
 import { idPattern } from '../ids.js';
 import { contactPhone } from './phone.js';
+import { isKnownZone } from '../time-zone.js';
 
 export const CONSENT_BASES = ['pewc', 'pec', 'ebr', 'transactional'] as const;
 export const LEAD_STATUSES = ['new', 'working', 'qualified', 'unqualified', 'won', 'lost'] as const;
@@ -12,16 +13,7 @@ export const leadStatus = z.enum(LEAD_STATUSES);
 
 export { CONTACT_PHONE, contactPhone } from './phone.js';
 
-const isTimeZone = (tz: string) => {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-export const timeZone = z.string().min(1).max(64).refine(isTimeZone, { message: 'Unknown IANA time zone', params: { type: 'timezone_invalid' } });
+export const timeZone = z.string().min(1).max(64).refine(isKnownZone, { message: 'Unknown IANA time zone', params: { type: 'timezone_invalid' } });
 
 /** The editable contact fields, shared by the create request and CSV import rows. */
 export const contactFields = {
