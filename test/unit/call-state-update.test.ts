@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { addStateChange } from '../../shared/repositories/call-state-update.js';
 import { callSidLinkItems } from '../../shared/repositories/call-sid-link.js';
 
+process.env.TABLE_NAME ??= 'unit-table';
+
 describe('a state change as update clauses', () => {
   it('sets the state, only the outcome fields the change decides, and stamps once', () => {
     const parts = addStateChange({ sets: ['updated_at = :now'], names: {}, values: { ':now': 'T' } }, { state: 'completed', disposition: 'completed', disposition_set_by: 'carrier', stamp: 'ended_at' });
