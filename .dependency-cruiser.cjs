@@ -18,7 +18,7 @@
 const ROOT = '(?:^|^test/fixtures/layering/[^/]+/)';
 const PROJECT = `${ROOT}(?:shared|functions|infra|bin)/`;
 /** Small modules every floor may use; they import nothing from the project but each other. */
-const LEAF = `${ROOT}shared/(?:(?:clock|config|ids|canonical-json|secrets|observability)\\.ts$|crypto/)`;
+const LEAF = `${ROOT}shared/(?:(?:clock|config|ids|canonical-json|secrets|observability|retry|time-zone)\\.ts$|crypto/)`;
 const FOUNDATION = `${ROOT}shared/(?:db|schemas|events|policy)/`;
 const STORES = `${ROOT}shared/repositories/`;
 /** npm packages the pure policy floor may use (no network, no disk, no clock). */
@@ -71,13 +71,13 @@ module.exports = {
         'shared/policy/ is pure (the instant is an argument): it imports only itself, shared/schemas, canonical-json and a few pure packages; no node built-ins, no AWS SDK, no store, no clock.',
       from: { path: `${ROOT}shared/policy/` },
       to: {
-        pathNot: [`${ROOT}shared/(?:policy|schemas)/`, `${ROOT}shared/canonical-json\\.ts$`, PURE_PACKAGES],
+        pathNot: [`${ROOT}shared/(?:policy|schemas)/`, `${ROOT}shared/(?:canonical-json|time-zone)\\.ts$`, PURE_PACKAGES],
       },
     },
     {
       name: 'leaf-modules-stay-leaves',
       severity: 'error',
-      comment: 'clock, config, ids, canonical-json, secrets, observability and crypto are imported by every floor, so they import no floor.',
+      comment: 'clock, config, ids, canonical-json, secrets, observability, retry, time-zone and crypto are imported by every floor, so they import no floor.',
       from: { path: LEAF },
       to: { path: PROJECT, pathNot: LEAF },
     },

@@ -1,4 +1,4 @@
-import { requestAnalysis } from '../../shared/calls/analysis-queue.js';
+import { callEnded } from '../../shared/calls/call-ended.js';
 import { presentCall } from '../../shared/calls/present-call.js';
 import { HttpError, notFound } from '../../shared/http/errors.js';
 import { ok } from '../../shared/http/responses.js';
@@ -21,7 +21,7 @@ export const handler = defineRoute('cancelCall', { path: callPath, responses: { 
   if (!result.change && !(result.call.state === 'disposed' && result.call.end_reason === CANCEL_END_REASON)) {
     throw new HttpError(409, 'call_not_cancellable', `The call is ${result.call.state}: only a call not yet dialled can be cancelled`, {}, { state: result.call.state });
   }
-  if (result.ended) await requestAnalysis(principal.tenantId, path.call_id);
+  if (result.ended) await callEnded(result.call);
   const call = (await getCall(principal.tenantId, path.call_id))!;
   return ok(presentCall(call as CallRecordWithEvents));
 });

@@ -1,11 +1,7 @@
-import { nudgeCampaign } from '../../shared/campaigns/nudge.js';
 import * as z from 'zod';
-import { requestAnalysis } from '../../shared/calls/analysis-queue.js';
 import { twilioCallForm } from '../../shared/carrier/schemas.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { applyOutboundStatus } from '../../shared/repositories/call-lifecycle.js';
-import { isTerminal, onCarrierStatus } from '../../shared/policy/call-state/machine.js';
-import { applyCarrierStatus } from '../../shared/repositories/calls.js';
+import { applyCallStatus } from '../../shared/calls/carrier-status.js';
 import { authenticateCarrierRequest } from '../../shared/telephony/carrier-request.js';
 import { callOfRequest, preferFor } from '../../shared/telephony/outbound-call.js';
 
@@ -28,14 +24,7 @@ export const handler = defineRoute(
       // Whole seconds only (Twilio's form): "1e9", "-3" or "0x10" are not durations to store.
       const duration = body.CallDuration !== undefined && /^\d{1,7}$/.test(body.CallDuration) ? Number(body.CallDuration) : null;
       const status = { CallStatus: body.CallStatus, ...(body.AnsweredBy ? { AnsweredBy: body.AnsweredBy } : {}), ...(body.SipResponseCode ? { SipResponseCode: body.SipResponseCode } : {}) };
-      if (call.direction === 'outbound') {
-        const result = await applyOutboundStatus(call, status, duration);
-        if (result?.ended) await Promise.all([requestAnalysis(call.tenant_id, call.id), nudgeCampaign(call)]);
-      } else {
-        // An inbound call an agent answered is scored like an outbound one when it ends.
-        const ends = onCarrierStatus(call.state, status);
-        if ((await applyCarrierStatus(call, status, duration)) && ends && isTerminal(ends.state) && call.inbound?.agent_version_id) await requestAnalysis(call.tenant_id, call.id);
-      }
+      await applyCallStatus(call, status, duration);
     }
     return { status: 200, body: { received: true } };
   },

@@ -1,5 +1,4 @@
-import { nudgeCampaign } from '../../shared/campaigns/nudge.js';
-import { requestAnalysis } from '../../shared/calls/analysis-queue.js';
+import { callEnded } from '../../shared/calls/call-ended.js';
 import { twilioCallForm, twimlDocument } from '../../shared/carrier/schemas.js';
 import { CALL_SID, twimlOk } from '../../shared/carrier/twiml-response.js';
 import { defineRoute } from '../../shared/http/route.js';
@@ -33,7 +32,7 @@ export const handler = defineRoute(
     const now = new Date();
     const machine = (typeof body.AnsweredBy === 'string' && body.AnsweredBy.startsWith('machine')) || call.state === 'machine';
     const result = await applyOutboundStatus(call, { CallStatus: 'in-progress', ...(body.AnsweredBy ? { AnsweredBy: body.AnsweredBy } : {}) }, null, now);
-    if (result?.ended) await Promise.all([requestAnalysis(call.tenant_id, call.id), nudgeCampaign(call)]);
+    if (result?.ended) await callEnded(call);
     const state = result?.change?.state ?? result?.call.state ?? call.state;
 
     const version = await getAgentVersion(call.tenant_id, call.agent_version_id);

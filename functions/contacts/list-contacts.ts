@@ -2,7 +2,8 @@ import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { listContacts } from '../../shared/repositories/contacts.js';
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
-import { CONTACT_PHONE, contactResource, LEAD_STATUSES } from '../../shared/schemas/contacts.js';
+import { contactResource, LEAD_STATUSES } from '../../shared/schemas/contacts.js';
+import { CONTACT_PHONE } from '../../shared/schemas/phone.js';
 
 /** GET /v1/contacts — newest first; filter grammar of SPEC Conventions 6. */
 export const handler = defineRoute(

@@ -5,7 +5,7 @@ import { authenticateSandbox, twilioError } from '../../shared/sandbox/accounts.
 import { buySandboxNumber, presentSandboxNumber, SandboxNumberTaken } from '../../shared/sandbox/numbers.js';
 import { invalidRouting, routingFromForm } from '../../shared/sandbox/routing-form.js';
 import { sandboxNumberResource, twilioErrorResource } from '../../shared/sandbox/schemas.js';
-import { NUMBER_E164 } from '../../shared/schemas/phone-numbers.js';
+import { NUMBER_E164 } from '../../shared/schemas/phone.js';
 
 /**
  * POST /sandbox/twilio/2010-04-01/Accounts/{AccountSid}/IncomingPhoneNumbers.json — buy a

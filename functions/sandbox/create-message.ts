@@ -9,7 +9,7 @@ import { sandboxAccess } from '../../shared/sandbox/route-access.js';
 import { sandboxMessageResource, twilioErrorResource, twilioForm } from '../../shared/sandbox/schemas.js';
 import { sandboxStepMs } from '../../shared/sandbox/timeline.js';
 import { scheduleStep } from '../../shared/sandbox/timeline-queue.js';
-import { NUMBER_E164 } from '../../shared/schemas/phone-numbers.js';
+import { NUMBER_E164 } from '../../shared/schemas/phone.js';
 
 const callbackUrl = z.url({ protocol: /^https?$/ }).max(4000);
 

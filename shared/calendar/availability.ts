@@ -16,7 +16,7 @@
  * The grid is aligned to quarter hours of the wall clock: every IANA zone in use today has
  * an offset that is a whole number of quarter hours, so UTC quarter hours are local ones.
  */
-import { localTime } from '../policy/answering/local-time.js';
+import { wallToInstant as zoneWallToInstant } from '../time-zone.js';
 import { WEEKDAYS, type Weekday } from '../policy/answering/model.js';
 
 const SLOT_STEP_MINUTES = 15;
@@ -90,25 +90,11 @@ const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 /** Days from start to end inclusive (1 when equal); negative when end is before start. */
 export const rangeDays = (startDate: string, endDate: string): number => Math.round((dateMs(endDate) - dateMs(startDate)) / DAY_MS) + 1;
 
-/** The zone's offset from UTC at `instant`, in ms (wall clock − UTC). */
-function offsetMs(instant: number, zone: string): number {
-  const whole = Math.floor(instant / MINUTE_MS) * MINUTE_MS;
-  const local = localTime(new Date(whole), zone);
-  return dateMs(local.date) + local.minutes * MINUTE_MS - whole;
-}
-
 /**
  * The instant a wall time names in `zone`: the first occurrence in an overlap, the first
- * instant after the gap for a time the clocks skip.
+ * instant after the gap for a time the clocks skip (shared/time-zone.ts).
  */
-export function wallToInstant(date: string, minutes: number, zone: string): number {
-  const wall = dateMs(date) + minutes * MINUTE_MS;
-  // The offsets in force well before and well after the wall time (no zone changes twice in 28 h).
-  const candidates = [wall - offsetMs(wall - 14 * 3_600_000, zone), wall - offsetMs(wall + 14 * 3_600_000, zone)];
-  const exact = candidates.filter((t) => t + offsetMs(t, zone) === wall);
-  if (exact.length) return Math.min(...exact);
-  return Math.max(...candidates); // in the gap: pushed forward by the gap's length
-}
+export const wallToInstant = (date: string, minutes: number, zone: string): number => zoneWallToInstant(dateMs(date), minutes, zone);
 
 /** Merge busy blocks into sorted, disjoint intervals. */
 export function mergeIntervals(intervals: readonly Interval[]): Interval[] {

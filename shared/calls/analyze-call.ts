@@ -14,7 +14,7 @@ import { scoreCall, toStoredAnalysis } from '../policy/analysis/index.js';
 import { completedDisposition } from '../policy/call-state/disposition.js';
 import { isTerminal } from '../policy/call-state/machine.js';
 import { getAgentVersion } from '../repositories/agents.js';
-import type { CallRecordWithEvents } from '../repositories/call-events.js';
+import type { CallRecordWithEvents } from '../schemas/call-record.js';
 import { storeAnalysis } from '../repositories/call-lifecycle.js';
 import { dropWatch } from '../repositories/call-watches.js';
 import { getCall } from '../repositories/calls.js';

@@ -19,7 +19,7 @@
  *     knowledge_pack and claims are null.
  */
 import type { CallFacts, ConversationActionFact, TurnFact } from '../policy/analysis/facts.js';
-import type { CallRecordWithEvents } from '../repositories/call-events.js';
+import type { CallRecordWithEvents } from '../schemas/call-record.js';
 
 /** An `EVENT#` item of the call partition, as stored by shared/repositories/call-events.ts. */
 export interface StoredCallEvent {

@@ -18,14 +18,13 @@
  *     CarrierUnavailable or a crash → left in dialing: the reconciler fails it as
  *     dispatch_unknown. Never retried, never redialled.
  */
-import { requestAnalysis } from './analysis-queue.js';
+import { callEnded } from './call-ended.js';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { now } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { contactKeys, keys } from '../db/keys.js';
 import { logger } from '../observability.js';
 import { onCarrierStatus, onDisposedBeforeDial } from '../policy/call-state/machine.js';
-import { nudgeCampaign } from '../campaigns/nudge.js';
 import { campaignDialItems } from '../campaigns/attempt-items.js';
 import { getAgentVersion } from '../repositories/agents.js';
 import { getCampaign } from '../repositories/campaigns.js';
@@ -204,7 +203,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
 async function campaignNotRunning(call: OutboundCallRecord, status: string): Promise<DispatchOutcome> {
   if (status === 'cancelled' || status === 'completed') {
     const result = await cancelCampaignCall(call.tenant_id, call.id);
-    if (result?.ended) await requestAnalysis(call.tenant_id, call.id);
+    if (result?.ended) await callEnded(call, { nudge: false }); // its campaign launches nothing more
     return 'blocked';
   }
   await parkCall(call, new Date(now().getTime() + CAMPAIGN_PAUSED_RECHECK_MS).toISOString());
@@ -245,7 +244,7 @@ async function refused(call: OutboundCallRecord, err: CarrierRefused): Promise<D
     if (failedConditionIndex(e) !== 0) throw e;
     return 'refused';
   }
-  await Promise.all([requestAnalysis(call.tenant_id, call.id), nudgeCampaign(call)]);
+  await callEnded(call);
   return 'refused';
 }
 
@@ -273,7 +272,7 @@ async function dispose(call: OutboundCallRecord, at: Date, why: { set_by: 'compl
     if (failedConditionIndex(err) === 0) return 'taken';
     throw err;
   }
-  await Promise.all([requestAnalysis(call.tenant_id, call.id), nudgeCampaign(call)]);
+  await callEnded(call);
   return 'blocked';
 }
 

@@ -5,7 +5,7 @@
  * deployment cannot read is shown as null, and the detail still renders.
  */
 import { readStoredAnalysis } from '../policy/analysis/stored.js';
-import type { CallRecordWithEvents } from '../repositories/call-events.js';
+import type { CallRecordWithEvents } from '../schemas/call-record.js';
 import type { CallDetail } from '../schemas/call-detail.js';
 import { qualificationView, responseFitReview, type QualificationOutcome } from '../workflow/qualification.js';
 

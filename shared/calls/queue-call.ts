@@ -10,7 +10,7 @@
  *   block → disposed with the decision's disposition (set by compliance), never dialled,
  *           with call.blocked and the final call.completed.
  */
-import { requestAnalysis } from './analysis-queue.js';
+import { callEnded } from './call-ended.js';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { now } from '../clock.js';
 import { db } from '../db/client.js';
@@ -143,7 +143,8 @@ export async function queueCall(tenantId: string, body: QueueCallRequest, opts: 
   );
 
   // A call blocked at queuing has ended: it is scored too (every dimension not_applicable).
-  if (decision.outcome === 'block') await requestAnalysis(tenantId, call.id);
+  // No nudge: a campaign's call is queued by its launch, which is running now.
+  if (decision.outcome === 'block') await callEnded(call, { nudge: false });
   if (decision.outcome === 'allow') {
     // Best effort: the due item written above makes the scheduler send it should this fail.
     await sendDispatch({ tenant_id: tenantId, attempt_id: call.attempt_id, call_id: call.id }).catch((err) => logger.warn('dispatch enqueue failed; the scheduler will send it', { call_id: call.id, error: (err as Error).message }));

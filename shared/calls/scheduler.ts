@@ -18,7 +18,7 @@
  * final call.completed, watch deleted, analysis watch put — one transaction. Never redialled: a call that may
  * have rung once is never rung again. A watch whose call moved on is just deleted.
  */
-import { requestAnalysis } from './analysis-queue.js';
+import { callEnded } from './call-ended.js';
 import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { DISPATCH_SHARDS, dispatchKeys } from '../db/keys.js';
@@ -96,7 +96,7 @@ export async function runReconciler(at: Date, afterMs = dispatchUnknownAfterMs()
       try {
         await db().send(new TransactWriteCommand({ TransactItems: [sidStillNull, dialingWatchDelete(tenantId, callId, dialingAt), ...watches.items, ...completedEvent(call, end, at)] }));
         failed++;
-        await requestAnalysis(tenantId, callId);
+        await callEnded(call);
         logger.warn('dial outcome unknown: failed as dispatch_unknown', { tenant_id: tenantId, call_id: callId, dialing_at: dialingAt });
       } catch (err) {
         if (failedConditionIndex(err) !== 0) throw err; // the call moved on meanwhile: the next run deletes the watch

@@ -28,7 +28,7 @@ import { getCall, type CallRecord } from '../repositories/calls.js';
 import { getTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import { providerFor } from '../telephony/carrier-for.js';
 import { CarrierRefused, type TelephonyProvider } from '../telephony/provider.js';
-import { requestAnalysis } from './analysis-queue.js';
+import { callEnded } from './call-ended.js';
 
 const HOUR = 3_600_000;
 export const DEFAULT_CALL_UNFINISHED_AFTER_MS = 6 * HOUR;
@@ -86,7 +86,7 @@ async function settle(watch: WatchItem, at: Date, deps: UnfinishedDeps & { giveU
     logger.warn('call closed as carrier_unreported', { tenant_id: call.tenant_id, call_id: call.id, carrier: word.kind, linked_at: watch.linked_at });
   }
   await dropWatch(watch); // the transition deleted the call's current watch; this one too if it was another
-  if (result?.ended) await requestAnalysis(call.tenant_id, call.id);
+  if (result?.ended) await callEnded(call);
   return Boolean(result?.ended);
 }
 

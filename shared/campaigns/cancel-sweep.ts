@@ -13,7 +13,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { now } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { campaignKeys } from '../db/keys.js';
-import { requestAnalysis } from '../calls/analysis-queue.js';
+import { callEnded } from '../calls/call-ended.js';
 import { cancelCampaignCall } from '../repositories/call-lifecycle.js';
 import type { CampaignRecord } from '../repositories/campaigns.js';
 import { CAMPAIGN_CANCELLED } from './attempt-items.js';
@@ -70,7 +70,7 @@ export async function sweepCancelled(c: CampaignRecord): Promise<boolean> {
     await Promise.all(
       active.slice(i, i + SWEEP_PARALLEL).map(async (row) => {
         const result = await cancelCampaignCall(c.tenant_id, row.call_id as string);
-        if (result?.ended) await requestAnalysis(c.tenant_id, row.call_id as string);
+        if (result?.ended) await callEnded(result.call, { nudge: false }); // the campaign is cancelled: nothing to launch
       }),
     );
   }

@@ -7,8 +7,9 @@
  * repository's transactions get it (the class of defect, not one route).
  */
 import { TransactionCanceledException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { backoff, CONFLICT } from '../retry.js';
 
-export const CONFLICT_RETRIES = 4;
+export const CONFLICT_RETRIES = CONFLICT.attempts - 1;
 
 /** Cancelled by a concurrent transaction and by nothing else (no condition failed). */
 export function onlyConflicted(err: unknown): boolean {
@@ -16,8 +17,6 @@ export function onlyConflicted(err: unknown): boolean {
   const codes = (err.CancellationReasons ?? []).map((r) => r.Code ?? 'None');
   return codes.includes('TransactionConflict') && codes.every((c) => c === 'None' || c === 'TransactionConflict');
 }
-
-const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, 10 * 2 ** attempt + Math.floor(Math.random() * 20)));
 
 /** One send of a command: what the middleware wraps. */
 type Send<A, R> = (args: A) => Promise<R>;
@@ -30,7 +29,7 @@ function retryTransactionConflicts<A, R>(next: Send<A, R>, commandName: string |
         return await next(args);
       } catch (err) {
         if (attempt >= retries || !onlyConflicted(err)) throw err;
-        await pause(attempt);
+        await backoff(CONFLICT, attempt + 1);
       }
     }
   };

@@ -11,5 +11,3 @@ export const failedConditionIndex = (err: unknown): number =>
 export const lostRace = (err: unknown): boolean =>
   err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict');
 
-/** The pause before retry `attempt` (1-based) of a read-and-retry loop: jittered, growing. */
-export const raceBackoff = (attempt: number): Promise<void> => new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));

@@ -2,7 +2,7 @@
  * Errors a handler may throw. The route factory turns each into the JSON body the
  * spec and issue describe: 422 → {detail: [...]}, everything else → {detail, code}.
  */
-import { isSensitivePath } from './validation.js';
+import { isSensitivePath } from './sensitive-path.js';
 
 export interface ValidationIssue {
   loc: (string | number)[];

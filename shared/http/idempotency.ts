@@ -18,7 +18,6 @@ import { claim, complete, completionUpdate, release, type IdempotencyScope } fro
 import { logger } from '../observability.js';
 import { conflict, ValidationError } from './errors.js';
 import type { RouteResult } from './responses.js';
-import type { RouteRequest, RouteSchemas } from './route.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -34,9 +33,21 @@ const HEADER = 'idempotency-key';
 const keyError = (msg: string, type: string, input?: string) =>
   new ValidationError([{ loc: ['header', HEADER], msg, type, ...(input === undefined ? {} : { input }) }]);
 
-export async function runIdempotent<S extends RouteSchemas>(
+/**
+ * The part of a route request idempotency reads and the handle it attaches. Declared here,
+ * not taken from the route factory, so the factory depends on this module and not back.
+ */
+export interface IdempotentRequest {
+  event: { rawPath: string; headers?: Record<string, string | undefined> };
+  principal: { tenantId: string };
+  query: unknown;
+  body: unknown;
+  idempotency?: IdempotencyHandle;
+}
+
+export async function runIdempotent(
   route: RouteDefinition,
-  req: RouteRequest<S>,
+  req: IdempotentRequest,
   work: () => Promise<RouteResult>,
 ): Promise<RouteResult> {
   if (route.idempotency === 'none') return work();

@@ -49,7 +49,7 @@ export interface RouteSchemas {
 
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
 
-export interface RouteRequest<S extends RouteSchemas> {
+interface RouteRequest<S extends RouteSchemas> {
   path: Out<S['path']>;
   query: Out<S['query']>;
   headers: Out<S['headers']>;

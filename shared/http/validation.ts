@@ -4,6 +4,7 @@
  */
 import type { core } from 'zod';
 import type { ValidationIssue } from './errors.js';
+import { isSensitivePath } from './sensitive-path.js';
 
 type Part = 'body' | 'query' | 'path' | 'header';
 
@@ -22,13 +23,6 @@ const TYPE_NAMES: Record<string, string> = {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const scalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
 
-/**
- * Fields whose value is a secret: a 422 names them (loc, msg, type) but never echoes their
- * `input`, whatever the schema or the error (too long, wrong type, bad pattern…). Matched on
- * any string segment of the path, so `credentials.auth_token` and `secrets[0]` are covered.
- */
-const SENSITIVE_FIELD = /(password|passphrase|token|secret|credential|api_?key|private_?key|signing_?key)/i;
-export const isSensitivePath = (path: readonly (string | number)[]) => path.some((p) => typeof p === 'string' && SENSITIVE_FIELD.test(p));
 
 export function toValidationIssues(part: Part, issues: readonly core.$ZodIssue[]): ValidationIssue[] {
   const out: ValidationIssue[] = [];

@@ -1,16 +1,8 @@
 /** Request fingerprint for idempotency: what "the same request" means. Pure module. */
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../canonical-json.js';
 
-/** JSON with object keys sorted at every depth, so key order never changes the hash. */
-function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-}
-
+/** SHA-256 of the canonical JSON (keys sorted at every depth), so key order never changes the hash. */
 export function requestFingerprint(parts: { method: string; path: string; query: unknown; body: unknown }): string {
   return createHash('sha256').update(canonicalJson(parts)).digest('hex');
 }

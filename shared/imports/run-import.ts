@@ -27,6 +27,7 @@ import { db } from '../db/client.js';
 import { contactKeys } from '../db/keys.js';
 import { ValidationError, type ValidationIssue } from '../http/errors.js';
 import { newId } from '../ids.js';
+import { backoff, mayRetry, RACE, type RetryPolicy } from '../retry.js';
 import { logger } from '../observability.js';
 import type { Attestation } from '../repositories/attestations.js';
 import { findListByName, getList, ListNameTaken, newList, type ContactList } from '../repositories/contact-lists.js';
@@ -469,13 +470,13 @@ const isConflict = (err: unknown) =>
   (err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict'));
 
 /** Retry a transaction that lost a race with another transaction on the same items. */
-async function retryConflicts<T>(fn: () => Promise<T>, attempts = 5): Promise<T> {
+async function retryConflicts<T>(fn: () => Promise<T>, policy: RetryPolicy = { ...RACE, attempts: 5 }): Promise<T> {
   for (let i = 1; ; i++) {
     try {
       return await fn();
     } catch (err) {
-      if (!isConflict(err) || i >= attempts) throw err;
-      await new Promise((r) => setTimeout(r, 20 * 2 ** i + Math.random() * 20));
+      if (!isConflict(err) || !mayRetry(policy, i)) throw err;
+      await backoff(policy, i);
     }
   }
 }

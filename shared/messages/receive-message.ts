@@ -14,9 +14,11 @@
  * but answers nothing: an opt-out is never refused, and a number that may not text does not.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { activityItem } from '../mobile/activity.js';
+import { commit, conditionalTransaction } from '../db/conditional-transaction.js';
 import { db, tableName } from '../db/client.js';
+import { RACE } from '../retry.js';
 import { platformKeys } from '../db/keys.js';
 import { outboxItems } from '../events/outbox.js';
 import { newId } from '../ids.js';
@@ -45,7 +47,6 @@ export interface Received {
   message: MessageSummary | null;
 }
 
-const ATTEMPTS = 5;
 const canSend = (n: PhoneNumberRecord | undefined, accountStatus: string) =>
   Boolean(n && n.status === 'active' && n.capabilities.includes('sms') && (accountStatus === 'verified' || accountStatus === 'mock_verified') && n.reputation_state !== 'burned');
 
@@ -61,67 +62,67 @@ export async function receiveMessage(caller: CarrierCaller, text: InboundText, a
   const [number, tenant] = await Promise.all([getPhoneNumber(tenantId, claim.number_id), getTenant(tenantId)]);
   const keyword = classifyKeyword(text.body);
   const name = tenant?.name ?? 'This sender';
-  for (let attempt = 1; ; attempt++) {
-    const [holder, active] = await Promise.all([phoneHolder(tenantId, text.from), getActiveSuppression(tenantId, text.from)]);
-    const nowIso = at.toISOString();
-    const id = newId('msg');
-    const items: TransactItem[] = [];
-    let reply: string | null = null;
-    if (keyword === 'stop') {
-      reply = stopConfirmation(name);
-      if (!active) {
-        const entry = newSuppression({ phone_e164: text.from, reason: 'opt_out', note: `Texted "${text.body.trim().slice(0, 200)}"`, source: 'sms', source_id: id }, nowIso);
-        items.push(...suppressionAddItems(tenantId, entry, holder));
-        items.push(...outboxItems(tenantId, 'contact.opted_out', { phone_e164: text.from, contact_id: holder?.contactId ?? null, reason: 'opt_out', message_id: id, suppression_id: entry.id, source: 'sms', at: nowIso }, at).items);
+  return conditionalTransaction<Received>({
+    decide: async () => {
+      const [holder, active] = await Promise.all([phoneHolder(tenantId, text.from), getActiveSuppression(tenantId, text.from)]);
+      const nowIso = at.toISOString();
+      const id = newId('msg');
+      const items: TransactItem[] = [];
+      let reply: string | null = null;
+      if (keyword === 'stop') {
+        reply = stopConfirmation(name);
+        if (!active) {
+          const entry = newSuppression({ phone_e164: text.from, reason: 'opt_out', note: `Texted "${text.body.trim().slice(0, 200)}"`, source: 'sms', source_id: id }, nowIso);
+          items.push(...suppressionAddItems(tenantId, entry, holder));
+          items.push(...outboxItems(tenantId, 'contact.opted_out', { phone_e164: text.from, contact_id: holder?.contactId ?? null, reason: 'opt_out', message_id: id, suppression_id: entry.id, source: 'sms', at: nowIso }, at).items);
+        }
+      } else if (keyword === 'help') {
+        reply = helpText(name);
+      } else if (keyword === 'start' && active?.source === 'sms') {
+        items.push(...suppressionLiftItems(tenantId, active, { note: `Texted "${text.body.trim().slice(0, 20)}" from the number`, by: id, now: nowIso }, holder));
+        reply = startConfirmation(name);
       }
-    } else if (keyword === 'help') {
-      reply = helpText(name);
-    } else if (keyword === 'start' && active?.source === 'sms') {
-      items.push(...suppressionLiftItems(tenantId, active, { note: `Texted "${text.body.trim().slice(0, 20)}" from the number`, by: id, now: nowIso }, holder));
-      reply = startConfirmation(name);
-    }
-    if (!canSend(number, caller.account.verification_status)) reply = null;
-    const record: MessageRecord = {
-      id,
-      tenant_id: tenantId,
-      direction: 'inbound',
-      phone_number_id: number?.id ?? null,
-      telephony_account_id: caller.account.id,
-      contact_id: holder?.contactId ?? null,
-      to_e164: text.to,
-      from_e164: text.from,
-      template_id: null,
-      body_rendered: text.body,
-      status: 'received',
-      provider_sid: text.messageSid,
-      origin_call_id: null,
-      inbound_intent: intentOf(keyword),
-      segments: countSegments(text.body).segments,
-      compliance_profile_id: null,
-      compliance: null,
-      failure: null,
-      reply,
-      created_at: nowIso,
-      updated_at: nowIso,
-    };
-    const summary = presentMessage(record as unknown as Record<string, unknown>);
-    const all: TransactItem[] = [
-      { Put: { TableName: tableName(), Item: { ...pointer, type: 'carrier_message', tenant_id: tenantId, message_id: id }, ConditionExpression: 'attribute_not_exists(pk)' } },
-      messagePut(record),
-      ...outboxItems(tenantId, 'message.received', messageEventData(summary), at).items,
-      // The mobile timeline's message entry commits with the text (see docs/decisions/call-analysis-and-outcomes.md).
-      activityItem(tenantId, { kind: 'message', resource_id: id, label: 'message' }, at),
-      ...items,
-      // An inbound text's segments are final when it is stored: metered with it (see docs/decisions/billing.md).
-      ...(await messageSegmentsLedgerItems(tenantId, record, at)),
-    ];
-    try {
-      await db().send(new TransactWriteCommand({ TransactItems: all }));
-      return { reply, message: summary };
-    } catch (err) {
-      if (!(err instanceof TransactionCanceledException)) throw err;
-      if (err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return none; // the same webhook, stored meanwhile
-      if (attempt >= ATTEMPTS) throw err; // the suppression or the holder changed under us: read again
-    }
-  }
+      if (!canSend(number, caller.account.verification_status)) reply = null;
+      const record: MessageRecord = {
+        id,
+        tenant_id: tenantId,
+        direction: 'inbound',
+        phone_number_id: number?.id ?? null,
+        telephony_account_id: caller.account.id,
+        contact_id: holder?.contactId ?? null,
+        to_e164: text.to,
+        from_e164: text.from,
+        template_id: null,
+        body_rendered: text.body,
+        status: 'received',
+        provider_sid: text.messageSid,
+        origin_call_id: null,
+        inbound_intent: intentOf(keyword),
+        segments: countSegments(text.body).segments,
+        compliance_profile_id: null,
+        compliance: null,
+        failure: null,
+        reply,
+        created_at: nowIso,
+        updated_at: nowIso,
+      };
+      const summary = presentMessage(record as unknown as Record<string, unknown>);
+      const all: TransactItem[] = [
+        { Put: { TableName: tableName(), Item: { ...pointer, type: 'carrier_message', tenant_id: tenantId, message_id: id }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        messagePut(record),
+        ...outboxItems(tenantId, 'message.received', messageEventData(summary), at).items,
+        // The mobile timeline's message entry commits with the text.
+        activityItem(tenantId, { kind: 'message', resource_id: id, label: 'message' }, at),
+        ...items,
+        // An inbound text's segments are final when it is stored: metered with it.
+        ...(await messageSegmentsLedgerItems(tenantId, record, at)),
+      ];
+      return commit(all, { reply, message: summary });
+    },
+    // The same webhook, stored meanwhile (the carrier pointer is item 0).
+    settle: (err) => (err instanceof TransactionCanceledException && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed' ? { result: none } : undefined),
+    // Otherwise the suppression or the holder changed under us: read again.
+    raced: (err) => err instanceof TransactionCanceledException,
+    policy: { ...RACE, attempts: 5 },
+  });
 }

@@ -14,6 +14,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
+import { backoff, RACE } from '../retry.js';
 import { keys, platformKeys } from '../db/keys.js';
 import { outboxItems } from '../events/outbox.js';
 import { conflict } from '../http/errors.js';
@@ -46,7 +47,7 @@ export async function getDeletionRequest(tenantId: string): Promise<DeletionRequ
 const DELETION_WRITE_ATTEMPTS = 6;
 
 /**
- * After a lost race on the request: a full-jitter pause (0–20·2^attempt ms) before re-reading,
+ * After a lost race on the request: a full-jitter pause (shared/retry.ts RACE) before re-reading,
  * so concurrent confirmations and cancellations spread out instead of colliding again in step;
  * after the last attempt, 409 `account_deletion_conflict` (never a 500).
  */
@@ -54,7 +55,7 @@ async function contended(attempt: number, current: DeletionRequest | undefined):
   if (attempt + 1 >= DELETION_WRITE_ATTEMPTS) {
     throw conflict('account_deletion_conflict', 'The account deletion request was changed by another request at the same time; read it and try again', { status: current?.status ?? 'none' });
   }
-  await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** attempt));
+  await backoff(RACE, attempt + 1);
 }
 
 const revisionCondition = (current: DeletionRequest | undefined) =>

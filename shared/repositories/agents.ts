@@ -6,14 +6,14 @@
  * pointer `agv_… → (agent, N)` is put. Two concurrent publishes cannot both take N; the
  * loser re-reads and tries N+1, so versions are 1, 2, 3 … with no gap and no duplicate.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { contentHash } from '../canonical-json.js';
+import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { db, tableName } from '../db/client.js';
 import { agentKeys, agentPartition } from '../db/keys.js';
 import { updateFields } from '../db/update.js';
 import { isId } from '../ids.js';
+import type { RetryPolicy } from '../retry.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
 import { buildRubric } from '../policy/rubric.js';
@@ -123,28 +123,23 @@ export interface PublishInputs {
   extra?: (version: AgentVersion) => TransactItem[];
 }
 
-const MAX_ATTEMPTS = 40;
-const retryable = (err: unknown) =>
-  err instanceof TransactionCanceledException &&
-  (err.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict');
+/** Publishes of one agent all race for version N+1: many short tries rather than a few long waits. */
+const PUBLISH_RACE: RetryPolicy = { baseMs: 10, capMs: 250, attempts: 40 };
 
 /** Publish the draft as version N+1. undefined: no such agent. */
 export async function publishAgent(tenantId: string, agentId: string, inputs: PublishInputs): Promise<AgentVersion | undefined> {
-  for (let attempt = 1; ; attempt++) {
-    const agent = await getAgentRecord(tenantId, agentId, true);
-    if (!agent) return undefined;
-    if (!agent.compliance_profile_id) throw new ComplianceProfileRequired();
-    const profile = await inputs.profile(agent);
-    if (!profile) throw new ComplianceProfileRequired();
-    const version = freeze(agent, profile, await inputs.objectives(agent), inputs.newVersionId());
-    try {
-      await db().send(new TransactWriteCommand({ TransactItems: [...publishItems(tenantId, agent, version), ...(inputs.extra?.(version) ?? [])] }));
-      return version;
-    } catch (err) {
-      if (!retryable(err) || attempt >= MAX_ATTEMPTS) throw err;
-      await sleep(Math.random() * Math.min(250, 5 * 2 ** attempt)); // full jitter, capped
-    }
-  }
+  return conditionalTransaction<AgentVersion | undefined>({
+    decide: async () => {
+      const agent = await getAgentRecord(tenantId, agentId, true);
+      if (!agent) return noChange(undefined);
+      if (!agent.compliance_profile_id) throw new ComplianceProfileRequired();
+      const profile = await inputs.profile(agent);
+      if (!profile) throw new ComplianceProfileRequired();
+      const version = freeze(agent, profile, await inputs.objectives(agent), inputs.newVersionId());
+      return commit([...publishItems(tenantId, agent, version), ...(inputs.extra?.(version) ?? [])], version);
+    },
+    policy: PUBLISH_RACE,
+  });
 }
 
 function freeze(agent: AgentRecord, profile: ComplianceProfile, objectives: Objective[], id: string): AgentVersion {

@@ -12,15 +12,17 @@
  * A replayed event id answers the result it was stored with; the same id with another body
  * is a conflict.
  */
-import { lostRace, raceBackoff } from '../db/transaction-errors.js';
-import { BatchGetCommand, type BatchGetCommandOutput, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
+import { BatchGetCommand, type BatchGetCommandOutput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { canonicalJson, contentHash } from '../canonical-json.js';
 import { db, tableName } from '../db/client.js';
+import { backoff, UNPROCESSED } from '../retry.js';
+import { NUMBER_E164 } from '../schemas/phone.js';
 import { callKeys } from '../db/keys.js';
 import { outboxItems } from '../events/outbox.js';
 import { conflict, HttpError, notFound, ValidationError } from '../http/errors.js';
 import { isTerminal } from '../policy/call-state/machine.js';
-import { ACCEPTS_EVENTS, aggregatesOf, AGGREGATE_FIELDS, applyEvents, storedForm, type CallAggregates, type EventResult } from '../runtime/call-events.js';
+import { ACCEPTS_EVENTS, aggregatesOf, AGGREGATE_FIELDS, applyEvents, storedForm, type EventResult } from '../runtime/call-events.js';
 import type { RuntimeEvent } from '../schemas/runtime-events.js';
 import { getCall, type CallRecord } from './calls.js';
 import { getActiveSuppression, newSuppression, phoneHolder, suppressionAddItems } from './suppressions.js';
@@ -31,12 +33,9 @@ import { runtimeUsageLedgerItems } from './usage-ledger.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-/** A call record as stored once the runtime reported on it: the aggregates are absent until its first event. */
-export type CallRecordWithEvents = CallRecord & Partial<CallAggregates>;
+export type { CallRecordWithEvents } from '../schemas/call-record.js';
 
 const T = () => tableName();
-const ATTEMPTS = 8;
-const E164 = /^\+[1-9]\d{7,14}$/;
 
 /** The contact's number on a call: the caller of an inbound call, the callee of an outbound one. */
 const contactNumberOf = (call: Pick<CallRecord, 'direction' | 'from_e164' | 'to_e164'>): string => (call.direction === 'inbound' ? call.from_e164 : call.to_e164);
@@ -55,7 +54,7 @@ async function storedEvents(tenantId: string, callId: string, ids: string[]): Pr
   const found = new Map<string, Record<string, unknown>>();
   let keys: Record<string, unknown>[] | undefined = ids.map((id) => callKeys.event(tenantId, callId, id));
   for (let attempt = 0; keys?.length; attempt++) {
-    if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
+    if (attempt > 0) await backoff(UNPROCESSED, attempt);
     const out: BatchGetCommandOutput = await db().send(new BatchGetCommand({ RequestItems: { [T()]: { Keys: keys, ConsistentRead: true } } }));
     for (const item of out.Responses?.[T()] ?? []) found.set(item.event_id as string, item);
     keys = out.UnprocessedKeys?.[T()]?.Keys;
@@ -71,85 +70,79 @@ const resultOf = (item: Record<string, unknown>): EventResult => ({ id: item.eve
  */
 export async function recordCallEvents(tenantId: string, callId: string, events: readonly RuntimeEvent[], checkOutcome?: OutcomeCheck): Promise<RecordedEvents> {
   const prints = events.map(fingerprint);
-  for (let attempt = 1; ; attempt++) {
-    const call = await getCall(tenantId, callId);
-    if (!call) throw notFound('Call');
-    const stored = await storedEvents(tenantId, callId, events.map((e) => e.id));
-    events.forEach((e, i) => {
-      const item = stored.get(e.id);
-      if (item && item.fingerprint !== prints[i]) throw conflict('event_id_reused', `Event ${e.id} was already recorded with a different body; a new event needs a new id`, { event_id: e.id });
-    });
-    const fresh = events.map((event, index) => ({ event, index })).filter(({ event }) => !stored.has(event.id));
-    if (fresh.length === 0) return { call_id: callId, results: events.map((e) => resultOf(stored.get(e.id)!)) };
-    if (!ACCEPTS_EVENTS.includes(call.state)) {
-      throw new HttpError(409, 'call_not_in_conversation', `The call is ${call.state}: it never reached a person, so it takes no runtime events`);
-    }
-    if (checkOutcome) for (const { event, index } of fresh) if (event.type === 'outcome') await checkOutcome(event, index);
+  return conditionalTransaction<RecordedEvents>({
+    // Another writer got there first (an event, the call, or the number's suppression changed): read again.
+    exhausted: () => conflict('call_busy', 'The call changed under every attempt to record these events; send the same batch again (its ids make it safe)'),
+    decide: async () => {
+      const call = await getCall(tenantId, callId);
+      if (!call) throw notFound('Call');
+      const stored = await storedEvents(tenantId, callId, events.map((e) => e.id));
+      events.forEach((e, i) => {
+        const item = stored.get(e.id);
+        if (item && item.fingerprint !== prints[i]) throw conflict('event_id_reused', `Event ${e.id} was already recorded with a different body; a new event needs a new id`, { event_id: e.id });
+      });
+      const fresh = events.map((event, index) => ({ event, index })).filter(({ event }) => !stored.has(event.id));
+      if (fresh.length === 0) return noChange({ call_id: callId, results: events.map((e) => resultOf(stored.get(e.id)!)) });
+      if (!ACCEPTS_EVENTS.includes(call.state)) {
+        throw new HttpError(409, 'call_not_in_conversation', `The call is ${call.state}: it never reached a person, so it takes no runtime events`);
+      }
+      if (checkOutcome) for (const { event, index } of fresh) if (event.type === 'outcome') await checkOutcome(event, index);
 
-    const receivedAt = new Date().toISOString();
-    const before = aggregatesOf(call as unknown as Record<string, unknown>);
-    const applied = applyEvents(before, fresh, { state: call.state, receivedAt });
-    if (!applied.ok) throw new ValidationError(applied.issues);
+      const receivedAt = new Date().toISOString();
+      const before = aggregatesOf(call as unknown as Record<string, unknown>);
+      const applied = applyEvents(before, fresh, { state: call.state, receivedAt });
+      if (!applied.ok) throw new ValidationError(applied.issues);
 
-    const items: TransactItem[] = [];
-    if (applied.optOut) {
-      const phone = contactNumberOf(call);
-      if (E164.test(phone)) {
-        const active = await getActiveSuppression(tenantId, phone);
-        if (active) {
-          applied.aggregates.opt_out!.suppression_id = active.id;
-        } else {
-          const holder = await phoneHolder(tenantId, phone);
-          const entry = newSuppression({ phone_e164: phone, reason: applied.optOut.reason, note: applied.optOut.text ?? `Asked in call ${callId}`, source: 'call', source_id: callId }, receivedAt);
-          const add = suppressionAddItems(tenantId, entry, holder);
-          items.push(...add);
-          applied.aggregates.opt_out!.suppression_id = entry.id;
-          // The number is newly suppressed: contact.opted_out commits with it (not when it already was).
-          const optedOut = outboxItems(tenantId, 'contact.opted_out', { phone_e164: phone, contact_id: holder?.contactId ?? (call as { contact_id?: string }).contact_id ?? null, reason: applied.optOut.reason, call_id: callId, suppression_id: entry.id, source: 'call', at: receivedAt }, new Date(receivedAt));
-          items.push(...optedOut.items);
+      const items: TransactItem[] = [];
+      if (applied.optOut) {
+        const phone = contactNumberOf(call);
+        if (NUMBER_E164.test(phone)) {
+          const active = await getActiveSuppression(tenantId, phone);
+          if (active) {
+            applied.aggregates.opt_out!.suppression_id = active.id;
+          } else {
+            const holder = await phoneHolder(tenantId, phone);
+            const entry = newSuppression({ phone_e164: phone, reason: applied.optOut.reason, note: applied.optOut.text ?? `Asked in call ${callId}`, source: 'call', source_id: callId }, receivedAt);
+            const add = suppressionAddItems(tenantId, entry, holder);
+            items.push(...add);
+            applied.aggregates.opt_out!.suppression_id = entry.id;
+            // The number is newly suppressed: contact.opted_out commits with it (not when it already was).
+            const optedOut = outboxItems(tenantId, 'contact.opted_out', { phone_e164: phone, contact_id: holder?.contactId ?? (call as { contact_id?: string }).contact_id ?? null, reason: applied.optOut.reason, call_id: callId, suppression_id: entry.id, source: 'call', at: receivedAt }, new Date(receivedAt));
+            items.push(...optedOut.items);
+          }
         }
       }
-    }
 
-    // A receptionist outcome (take_message, open_ticket, …) commits its event with the action.
-    for (const { event } of fresh) {
-      if (event.type !== 'conversation_action') continue;
-      const type = receptionistEventFor(event.kind);
-      if (type) items.push(...outboxItems(tenantId, type, { call_id: callId, direction: call.direction, contact_id: (call as { contact_id?: string }).contact_id ?? null, action_id: event.action_id, kind: event.kind, arguments: event.arguments ?? {}, at: event.at ?? receivedAt }, new Date(receivedAt)).items);
-    }
+      // A receptionist outcome (take_message, open_ticket, …) commits its event with the action.
+      for (const { event } of fresh) {
+        if (event.type !== 'conversation_action') continue;
+        const type = receptionistEventFor(event.kind);
+        if (type) items.push(...outboxItems(tenantId, type, { call_id: callId, direction: call.direction, contact_id: (call as { contact_id?: string }).contact_id ?? null, action_id: event.action_id, kind: event.kind, arguments: event.arguments ?? {}, at: event.at ?? receivedAt }, new Date(receivedAt)).items);
+      }
 
-    // record_qualification → a workflow outcome (or an amendment of one) in this transaction (see docs/decisions/call-analysis-and-outcomes.md).
-    items.push(...(await qualificationItems(tenantId, call as CallRecord & { questions?: unknown }, fresh, receivedAt)));
-    // An inbound caller's booking / callback request → a receptionist handoff (see docs/decisions/call-analysis-and-outcomes.md).
-    items.push(...handoffItems(tenantId, call, fresh, receivedAt));
+      // record_qualification → a workflow outcome (or an amendment of one) in this transaction.
+      items.push(...(await qualificationItems(tenantId, call as CallRecord & { questions?: unknown }, fresh, receivedAt)));
+      // An inbound caller's booking / callback request → a receptionist handoff.
+      items.push(...handoffItems(tenantId, call, fresh, receivedAt));
 
-    const freshResults = new Map(applied.results.map((r) => [r.id, r]));
-    for (const { event } of fresh) {
-      const r = freshResults.get(event.id)!;
-      items.push({
-        Put: {
-          TableName: T(),
-          Item: { ...callKeys.event(tenantId, callId, event.id), type: 'call_event', tenant_id: tenantId, call_id: callId, event_id: event.id, event_type: event.type, seq: r.seq, received_at: receivedAt, fingerprint: fingerprint(event), event: storedForm(event) },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      });
-    }
-    items.push(callUpdate(call, applied.aggregates, applied.stateChange?.state ?? null, before.event_count, receivedAt));
-    // The fresh usage events' quantities are final: metered in this same transaction (see docs/decisions/billing.md).
-    items.push(...(await runtimeUsageLedgerItems(tenantId, call, fresh.map(({ event }) => event), new Date(receivedAt))));
+      const freshResults = new Map(applied.results.map((r) => [r.id, r]));
+      for (const { event } of fresh) {
+        const r = freshResults.get(event.id)!;
+        items.push({
+          Put: {
+            TableName: T(),
+            Item: { ...callKeys.event(tenantId, callId, event.id), type: 'call_event', tenant_id: tenantId, call_id: callId, event_id: event.id, event_type: event.type, seq: r.seq, received_at: receivedAt, fingerprint: fingerprint(event), event: storedForm(event) },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        });
+      }
+      items.push(callUpdate(call, applied.aggregates, applied.stateChange?.state ?? null, before.event_count, receivedAt));
+      // The fresh usage events' quantities are final: metered in this same transaction.
+      items.push(...(await runtimeUsageLedgerItems(tenantId, call, fresh.map(({ event }) => event), new Date(receivedAt))));
 
-    try {
-      await db().send(new TransactWriteCommand({ TransactItems: items }));
-    } catch (err) {
-      // Another writer got there first (an event, the call, or the number's suppression changed): read again.
-      const raced = lostRace(err);
-      if (!raced) throw err;
-      if (attempt >= ATTEMPTS) throw conflict('call_busy', 'The call changed under every attempt to record these events; send the same batch again (its ids make it safe)');
-      await raceBackoff(attempt);
-      continue;
-    }
-    return { call_id: callId, results: events.map((e) => freshResults.get(e.id) ?? resultOf(stored.get(e.id)!)) };
-  }
+      return commit(items, { call_id: callId, results: events.map((e) => freshResults.get(e.id) ?? resultOf(stored.get(e.id)!)) });
+    },
+  });
 }
 
 function callUpdate(call: CallRecord, aggregates: object, toState: string | null, eventCountBefore: number, now: string): TransactItem {

@@ -14,7 +14,9 @@
  * callback got there first) re-reads the call and recomputes; a change that has become
  * null is simply done.
  */
-import { lostRace, raceBackoff } from '../db/transaction-errors.js';
+import { addStateChange } from './call-state-update.js';
+import { callSidLinkItems } from './call-sid-link.js';
+import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { now as clockNow } from '../clock.js';
@@ -24,14 +26,13 @@ import { CAMPAIGN_CANCELLED, campaignEndItems, campaignSettleItems, type Campaig
 import { outboxItems, type EventType } from '../events/outbox.js';
 import { completedDisposition } from '../policy/call-state/disposition.js';
 import { isTerminal, onCarrierStatus, onDisposedBeforeDial, type CarrierStatus, type StateChange } from '../policy/call-state/machine.js';
-import type { CallRecordWithEvents } from './call-events.js';
-import { analysisWatchDelete, endOfCallWatches, unfinishedWatchPut } from './call-watches.js';
+import type { CallRecordWithEvents } from '../schemas/call-record.js';
+import { analysisWatchDelete, endOfCallWatches } from './call-watches.js';
 import { dueInstantOf, dueItemDelete } from './outbound-calls.js';
 import { getCall, type CallRecord } from './calls.js';
 import { callMinutesLedgerItems } from './usage-ledger.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-const ATTEMPTS = 8;
 
 export class CallSidMismatch extends Error {
   constructor() {
@@ -60,19 +61,7 @@ export async function linkCarrierCall(call: CallRecord, callSid: string): Promis
   try {
     await db().send(
       new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: tableName(), Item: { ...platformKeys.carrierCall(callSid), type: 'carrier_call', tenant_id: call.tenant_id, call_id: call.id, telephony_account_id: call.telephony_account_id }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          {
-            Update: {
-              TableName: tableName(),
-              Key: callKeys.call(call.tenant_id, call.id),
-              UpdateExpression: `SET provider_call_sid = :sid${call.telephony ? ', telephony.provider_call_sid = :sid' : ''}${watch ? ', unfinished_watch_at = :watch' : ''}`,
-              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(provider_call_sid) OR attribute_type(provider_call_sid, :null) OR provider_call_sid = :sid)',
-              ExpressionAttributeValues: { ':sid': callSid, ':null': 'NULL', ...(watch ? { ':watch': watch } : {}) },
-            },
-          },
-          ...(watch ? [unfinishedWatchPut(call, watch)] : []),
-        ],
+        TransactItems: callSidLinkItems(call, callSid, { telephony: Boolean(call.telephony), watchAt: watch, sameSidOk: true }),
       }),
     );
   } catch (err) {
@@ -129,7 +118,7 @@ export interface TransitionResult {
  * its outbox events; retried on a lost race. `extra` adds SET clauses computed from the call
  * (e.g. the duration on the final callback of an already-ended call). Exported for the
  * dispatch side (e.g. the reconciler: `applyCallTransition(t, id, (c) => onDispatchUnknown(c.state))`
- * commits the failure with its call.completed); send `requestAnalysis` when `ended`.
+ * commits the failure with its call.completed); hand the call to `callEnded` when `ended`.
  */
 export async function applyCallTransition(
   tenantId: string,
@@ -138,68 +127,55 @@ export async function applyCallTransition(
   extra: (call: CallRecordWithEvents, change: StateChange | null) => { sets: string[]; values: Record<string, unknown>; durationSeconds?: number } = () => ({ sets: [], values: {} }),
   now = clockNow(),
 ): Promise<TransitionResult | undefined> {
-  for (let attempt = 1; ; attempt++) {
-    const call = (await getCall(tenantId, callId)) as CallRecordWithEvents | undefined;
-    if (!call) return undefined;
-    const change = compute(call);
-    const more = extra(call, change);
-    if (!change && more.sets.length === 0) return { call, change: null, ended: false };
-    const at = now.toISOString();
-    const names: Record<string, string> = { '#state': 'state', '#event_count': 'event_count' };
-    const values: Record<string, unknown> = { ':from': call.state, ':now': at, ...more.values };
-    const sets = ['updated_at = :now', ...more.sets];
-    const items: TransactItem[] = [];
-    if (change) {
-      sets.push('#state = :to');
-      values[':to'] = change.state;
-      for (const field of ['disposition', 'disposition_set_by', 'end_reason'] as const) {
-        if (change[field] !== undefined) {
-          sets.push(`${field} = :${field}`);
-          values[`:${field}`] = change[field];
+  return conditionalTransaction<TransitionResult | undefined>({
+    decide: async () => {
+      const call = (await getCall(tenantId, callId)) as CallRecordWithEvents | undefined;
+      if (!call) return noChange(undefined);
+      const change = compute(call);
+      const more = extra(call, change);
+      if (!change && more.sets.length === 0) return noChange({ call, change: null, ended: false });
+      const at = now.toISOString();
+      const names: Record<string, string> = { '#state': 'state', '#event_count': 'event_count' };
+      const values: Record<string, unknown> = { ':from': call.state, ':now': at, ...more.values };
+      const sets = ['updated_at = :now', ...more.sets];
+      const items: TransactItem[] = [];
+      if (change) {
+        addStateChange({ sets, names, values }, change);
+        // Leaving `scheduled` (a cancel): its due item goes with it, as with dispatch's own moves.
+        const due = call.state === 'scheduled' && change.state !== 'scheduled' ? dueInstantOf({ due_at: call.due_at ?? null, scheduled_for: call.scheduled_for ?? null }) : null;
+        if (due) {
+          items.push(dueItemDelete(tenantId, callId, due));
+          sets.push('due_at = :noDue');
+          values[':noDue'] = null;
         }
-      }
-      if (change.stamp) sets.push(`${change.stamp} = if_not_exists(${change.stamp}, :now)`);
-      // Leaving `scheduled` (a cancel): its due item goes with it, as with dispatch's own moves.
-      const due = call.state === 'scheduled' && change.state !== 'scheduled' ? dueInstantOf({ due_at: call.due_at ?? null, scheduled_for: call.scheduled_for ?? null }) : null;
-      if (due) {
-        items.push(dueItemDelete(tenantId, callId, due));
-        sets.push('due_at = :noDue');
-        values[':noDue'] = null;
-      }
-      const events: EventType[] = [];
-      if (change.state === 'answered') events.push('call.answered');
-      if (isTerminal(change.state)) {
-        events.push('call.completed');
-        // Ended: its analysis watch starts, its unfinished watch (if the carrier had it) goes.
-        const watches = endOfCallWatches({ tenant_id: tenantId, id: callId, unfinished_watch_at: call.unfinished_watch_at }, now);
-        items.push(...watches.items);
-        for (const [field, value] of Object.entries(watches.fields)) {
-          sets.push(`${field} = :w_${field}`);
-          values[`:w_${field}`] = value;
+        const events: EventType[] = [];
+        if (change.state === 'answered') events.push('call.answered');
+        if (isTerminal(change.state)) {
+          events.push('call.completed');
+          // Ended: its analysis watch starts, its unfinished watch (if the carrier had it) goes.
+          const watches = endOfCallWatches({ tenant_id: tenantId, id: callId, unfinished_watch_at: call.unfinished_watch_at }, now);
+          items.push(...watches.items);
+          for (const [field, value] of Object.entries(watches.fields)) {
+            sets.push(`${field} = :w_${field}`);
+            values[`:w_${field}`] = value;
+          }
         }
+        for (const type of events) items.push(...outboxItems(tenantId, type, { ...callEventData(call, change), at }, now).items);
+        // A campaign attempt's end: its row and the campaign's counters, exactly once with the terminal transition.
+        if (isTerminal(change.state)) items.push(...campaignEndItems(call as unknown as CampaignCallFacts, { state: change.state, disposition: change.disposition ?? call.disposition ?? null, end_reason: change.end_reason ?? call.end_reason ?? null }, now));
       }
-      for (const type of events) items.push(...outboxItems(tenantId, type, { ...callEventData(call, change), at }, now).items);
-      // A campaign attempt's end: its row and the campaign's counters, exactly once with the terminal transition.
-      if (isTerminal(change.state)) items.push(...campaignEndItems(call as unknown as CampaignCallFacts, { state: change.state, disposition: change.disposition ?? call.disposition ?? null, end_reason: change.end_reason ?? call.end_reason ?? null }, now));
-    }
-    // The duration is stored once, here: the call's telephony minutes are final and metered with it (see docs/decisions/billing.md).
-    if (more.durationSeconds !== undefined) items.push(...(await callMinutesLedgerItems(tenantId, call, more.durationSeconds, now)));
-    let condition = 'attribute_exists(pk) AND #state = :from';
-    if (call.event_count === undefined) condition += ' AND attribute_not_exists(#event_count)';
-    else {
-      condition += ' AND #event_count = :ec';
-      values[':ec'] = call.event_count;
-    }
-    items.unshift({ Update: { TableName: tableName(), Key: callKeys.call(tenantId, callId), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values } });
-    try {
-      await db().send(new TransactWriteCommand({ TransactItems: items }));
-      return { call, change, ended: Boolean(change && isTerminal(change.state)) };
-    } catch (err) {
-      const raced = lostRace(err);
-      if (!raced || attempt >= ATTEMPTS) throw err;
-      await raceBackoff(attempt);
-    }
-  }
+      // The duration is stored once, here: the call's telephony minutes are final and metered with it.
+      if (more.durationSeconds !== undefined) items.push(...(await callMinutesLedgerItems(tenantId, call, more.durationSeconds, now)));
+      let condition = 'attribute_exists(pk) AND #state = :from';
+      if (call.event_count === undefined) condition += ' AND attribute_not_exists(#event_count)';
+      else {
+        condition += ' AND #event_count = :ec';
+        values[':ec'] = call.event_count;
+      }
+      items.unshift({ Update: { TableName: tableName(), Key: callKeys.call(tenantId, callId), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values } });
+      return commit(items, { call, change, ended: Boolean(change && isTerminal(change.state)) });
+    },
+  });
 }
 
 /**
@@ -233,7 +209,7 @@ export function applyOutboundStatus(call: Pick<CallRecord, 'tenant_id' | 'id'>, 
  * The tenant cancelled the call before it was dialled (POST /v1/calls/{id}/cancel):
  * `disposed` with `end_reason: "cancelled"`. No SPEC disposition describes a tenant's own
  * cancel (they are outcomes of a call or of a policy), so `disposition` and
- * `disposition_set_by` stay null (docs/decisions/dispatch-and-carrier.md, "Cancelling a call").
+ * `disposition_set_by` stay null (docs/decisions.md "Cancelling a call").
  */
 export const CANCEL_END_REASON = 'cancelled';
 
@@ -243,7 +219,7 @@ export function cancelChange(call: Pick<CallRecord, 'direction' | 'state'>): Sta
   return change ? ({ ...change, disposition: null, disposition_set_by: null } as unknown as StateChange) : null;
 }
 
-/** A campaign cancelled before this attempt was dialled (see docs/decisions/campaigns.md): disposed, end_reason campaign_cancelled (the row's sub_code). */
+/** A campaign cancelled before this attempt was dialled: disposed, end_reason campaign_cancelled (the row's sub_code). */
 function campaignCancelChange(call: Pick<CallRecord, 'direction' | 'state'>): StateChange | null {
   const change = cancelChange(call);
   return change ? { ...change, end_reason: CAMPAIGN_CANCELLED } : null;
@@ -286,7 +262,7 @@ export async function storeAnalysis(call: CallRecord, stored: Record<string, unk
           ...outboxItems(call.tenant_id, 'call.analysis_ready', { ...callEventData(call), ...(settle ?? {}), ...summary, at }, now).items,
           // A campaign attempt whose disposition settles here: its row and completed_goal follow.
           ...(settle ? campaignSettleItems(call as unknown as CampaignCallFacts, settle.disposition, now) : []),
-          // What the call produced, stored exactly once with its analysis (the survey response; see docs/decisions/call-analysis-and-outcomes.md).
+          // What the call produced, stored exactly once with its analysis (the survey response).
           ...producedItems,
         ],
       }),

@@ -1,10 +1,14 @@
 /**
- * Call records. Inbound calls are stored here (`direction: "inbound"`); the queue-call path
+ * Call records. This issue stores inbound calls (`direction: "inbound"`); the calls issue
  * adds outbound ones and the full state machine. A call gets a partition of its own and a
  * platform pointer from the carrier's CallSid, written in one transaction, so the first
  * webhook for a CallSid creates the call and a replay finds it.
  */
-import { raceBackoff } from '../db/transaction-errors.js';
+import { addStateChange } from './call-state-update.js';
+import { carrierCallPointerPut } from './call-sid-link.js';
+import { commit, conditionalTransaction, noChange, type Decision, type TransactItem } from '../db/conditional-transaction.js';
+import { failedConditionIndex } from '../db/transaction-errors.js';
+import { onlyConflicted } from '../db/transaction-conflict-retry.js';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
@@ -16,71 +20,13 @@ import { queryPage, type Page } from '../pagination/page.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import type { CallDetail } from '../schemas/call-detail.js';
 import { presentCall } from '../calls/present-call.js';
-import type { InboundRouteMode } from '../schemas/phone-numbers.js';
+import type { CallRecord, InboundPathEntry } from '../schemas/call-record.js';
 
-import { isTerminal, onCarrierStatus, type CallState, type CarrierStatus } from '../policy/call-state/machine.js';
+import { isTerminal, onCarrierStatus, type CarrierStatus } from '../policy/call-state/machine.js';
 import { analysisWatchPut } from './call-watches.js';
 import { callMinutesLedgerItems } from './usage-ledger.js';
-import { handoffConfirmationItems } from './handoffs.js';
 
-
-/** One thing the carrier did on an inbound call, in order (what `sandbox call` prints too). */
-export type InboundPathEntry = Record<string, unknown> & { action: string };
-
-export interface CallRecord {
-  id: string;
-  tenant_id: string;
-  direction: 'inbound' | 'outbound';
-  state: CallState;
-  disposition: string | null;
-  disposition_set_by: 'carrier' | 'agent_llm' | 'compliance' | 'system' | null;
-  end_reason: string | null;
-  from_e164: string;
-  to_e164: string;
-  phone_number_id: string | null;
-  telephony_account_id: string;
-  provider: 'twilio' | 'mock';
-  /** null on an outbound call until it is dialled. */
-  provider_call_sid: string;
-  inbound: {
-    route_mode: InboundRouteMode | null;
-    policy_version: number | null;
-    schedule: 'open' | 'closed' | null;
-    agent_id: string | null;
-    agent_version_id: string | null;
-    /** The voicemail greeting played (voicemail route). */
-    greeting: string | null;
-    path: InboundPathEntry[];
-  } | null;
-  recording_url: string | null;
-  answered_at: string | null;
-  ended_at: string | null;
-  duration_seconds: number | null;
-  created_at: string;
-  updated_at: string;
-  /* ---- outbound calls (written at queue time by POST /v1/calls; absent on inbound ones) ---- */
-  attempt_id?: string;
-  contact_id?: string;
-  agent_id?: string;
-  agent_version_id?: string;
-  campaign_id?: string | null;
-  origin?: string;
-  questions?: { id: string; prompt: string }[];
-  context?: Record<string, string>;
-  compliance?: Record<string, unknown> | null;
-  scheduled_for?: string | null;
-  idempotency_key?: string | null;
-  telephony?: { provider: string | null; telephony_account_id: string | null; phone_number_id: string | null; from_e164: string | null; provider_call_sid: string | null; mock: boolean };
-  dialing_at?: string | null;
-  /** The instant of its due item while scheduled (shared/repositories/outbound-calls.ts). */
-  due_at?: string | null;
-  /** The stored success evaluation (shared/policy/analysis/stored.ts), once scored. */
-  analysis?: unknown;
-  /** The instant of the call's unfinished watch while the carrier has it and has not ended it (shared/repositories/call-watches.ts). */
-  unfinished_watch_at?: string | null;
-  /** The instant of its analysis watch, from the end of the call until its analysis is stored. */
-  analysis_watch_at?: string | null;
-}
+export type { CallRecord, InboundPathEntry } from '../schemas/call-record.js';
 
 /** A call may record at most this many steps (a caller looping in a menu stops being recorded, not served). */
 const MAX_PATH_ENTRIES = 200;
@@ -102,9 +48,9 @@ export async function createInboundCall(input: NewInboundCall, now = new Date())
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: tableName(), Item: { ...platformKeys.carrierCall(call.provider_call_sid), type: 'carrier_call', tenant_id: call.tenant_id, call_id: call.id, telephony_account_id: call.telephony_account_id }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          carrierCallPointerPut(call, call.provider_call_sid),
           { Put: { TableName: tableName(), Item: { ...callKeys.call(call.tenant_id, call.id), ...callKeys.callIndex(call.tenant_id, call.id), type: 'call', ...withoutUnsetStamps(call) }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          // The mobile timeline's live_call entry commits with the call (see docs/decisions/call-analysis-and-outcomes.md).
+          // The mobile timeline's live_call entry commits with the call.
           activityItem(call.tenant_id, { kind: 'live_call', resource_id: call.id, label: 'live_call' }, now),
         ],
       }),
@@ -156,7 +102,7 @@ export async function appendInboundPath(call: Pick<CallRecord, 'tenant_id' | 'id
     ExpressionAttributeValues: { ':entries': entries, ':now': new Date().toISOString(), ':key': new Set([dedupeKey]), ':keyString': dedupeKey, ':max': MAX_PATH_ENTRIES, ...(extra.recording_url ? { ':rec': extra.recording_url } : {}) },
   };
   try {
-    // A voicemail's timeline entry (see docs/decisions/call-analysis-and-outcomes.md) commits with the recording, once (the same condition).
+    // A voicemail's timeline entry commits with the recording, once (the same condition).
     if (extra.recording_url) await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, activityItem(call.tenant_id, { kind: 'voicemail', resource_id: call.id, label: 'voicemail' }, now())] }));
     else await db().send(new UpdateCommand(update));
     return true;
@@ -174,70 +120,56 @@ export async function appendInboundPath(call: Pick<CallRecord, 'tenant_id' | 'id
  * duration once (the final callback carries it). An inbound call an agent answered is
  * scored when it ends: its analysis watch commits with the ending (one transaction).
  */
-export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus, durationSeconds: number | null, now = clockNow()): Promise<boolean> {
+export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus, durationSeconds: number | null, now = clockNow(), onCompleted: CompletedItems = noItems): Promise<boolean> {
   // A transaction cancelled by a concurrent one (TransactionConflict: the shared client's own
   // retries spent, e.g. a hot usage total) wrote nothing: re-read the call and try again, as
   // the outbound path (applyCallTransition) and the runtime batch do, so the minutes this
   // final callback carries are not lost to a 500.
-  let current: CallRecord | undefined = call;
-  for (let attempt = 1; ; attempt++) {
-    const outcome = await tryCarrierStatus(current, status, durationSeconds, now);
-    if (outcome !== 'conflict') return outcome;
-    if (attempt >= CARRIER_STATUS_ATTEMPTS) throw new Error(`call ${call.id}: status transaction kept conflicting (${attempt} attempts)`);
-    await raceBackoff(attempt);
-    current = await getCall(call.tenant_id, call.id);
-    if (!current) return false;
-  }
+  return conditionalTransaction<boolean>({
+    decide: async (attempt) => {
+      const current = attempt === 1 ? call : await getCall(call.tenant_id, call.id);
+      return current ? carrierStatusDecision(current, status, durationSeconds, now, onCompleted) : noChange(false);
+    },
+    // The call moved meanwhile, or (a replayed final callback racing the first) its minutes are metered already.
+    settle: (err) => (failedConditionIndex(err) >= 0 ? { result: false } : undefined),
+    raced: onlyConflicted,
+    exhausted: (_err, attempts) => new Error(`call ${call.id}: status transaction kept conflicting (${attempts} attempts)`),
+  });
 }
 
-/** Attempts of applyCarrierStatus on TransactionConflict (each after a fresh read of the call). */
-const CARRIER_STATUS_ATTEMPTS = 8;
+/**
+ * Items another entity commits with a call the carrier ends as completed (its handoffs are
+ * confirmed then). Supplied by the caller so this store need not know those entities.
+ */
+export type CompletedItems = (call: CallRecord, at: string) => Promise<TransactItem[]>;
+const noItems: CompletedItems = async () => [];
 
-async function tryCarrierStatus(call: CallRecord, status: CarrierStatus, durationSeconds: number | null, now: Date): Promise<boolean | 'conflict'> {
+async function carrierStatusDecision(call: CallRecord, status: CarrierStatus, durationSeconds: number | null, now: Date, onCompleted: CompletedItems): Promise<Decision<boolean>> {
   const change = onCarrierStatus(call.state, status);
   const at = now.toISOString();
   const names: Record<string, string> = { '#state': 'state' };
   const values: Record<string, unknown> = { ':from': call.state, ':now': at };
   const sets = ['updated_at = :now'];
   if (change) {
-    sets.push('#state = :to');
-    values[':to'] = change.state;
-    for (const field of ['disposition', 'disposition_set_by', 'end_reason'] as const) {
-      if (change[field] !== undefined) {
-        sets.push(`${field} = :${field}`);
-        values[`:${field}`] = change[field];
-      }
-    }
-    if (change.stamp) sets.push(`${change.stamp} = if_not_exists(${change.stamp}, :now)`);
+    addStateChange({ sets, names, values }, change);
   }
   const ending = (change && isTerminal(change.state)) || isTerminal(call.state);
   if (ending && durationSeconds !== null) {
     sets.push('duration_seconds = if_not_exists(duration_seconds, :d)');
     values[':d'] = durationSeconds;
   }
-  // The duration is stored once: the call's telephony minutes are final and metered with it (see docs/decisions/billing.md).
+  // The duration is stored once: the call's telephony minutes are final and metered with it.
   const metered = ending && durationSeconds !== null && call.duration_seconds === null ? await callMinutesLedgerItems(call.tenant_id, call, durationSeconds, now) : [];
-  if (sets.length === 1) return false;
+  if (sets.length === 1) return noChange(false);
   const scored = Boolean(change && isTerminal(change.state) && call.inbound?.agent_version_id);
   if (scored) {
     sets.push('analysis_watch_at = :watch');
     values[':watch'] = at;
   }
   const update = { TableName: tableName(), Key: callKeys.call(call.tenant_id, call.id), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: 'attribute_exists(pk) AND #state = :from', ExpressionAttributeNames: names, ExpressionAttributeValues: values };
-  // The carrier confirms the call by ending it as completed: its pending handoffs are confirmed in this transaction.
-  const confirmations = change?.state === 'completed' && call.provider_call_sid ? await handoffConfirmationItems(call, at) : [];
-  try {
-    const extra = [...(scored ? [analysisWatchPut(call, at)] : []), ...metered, ...confirmations];
-    if (extra.length) await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, ...extra] }));
-    else await db().send(new UpdateCommand(update));
-    return true;
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return false;
-    // The call moved meanwhile, or (a replayed final callback racing the first) its minutes are metered already.
-    if (err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed')) return false;
-    if (err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict')) return 'conflict';
-    throw err;
-  }
+  // The carrier confirms the call by ending it as completed: e.g. its pending handoffs are confirmed in this transaction.
+  const confirmations = change?.state === 'completed' && call.provider_call_sid ? await onCompleted(call, at) : [];
+  return commit([{ Update: update }, ...(scored ? [analysisWatchPut(call, at)] : []), ...metered, ...confirmations], true);
 }
 
 /** A tenant's calls (outbound and inbound), newest first, as call details (gsi1 `TENANT#<t>#CALLS`). */

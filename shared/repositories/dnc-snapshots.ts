@@ -16,6 +16,7 @@ import { db, tableName } from '../db/client.js';
 import { platformKeys } from '../db/keys.js';
 import { isListed, type ParsedSnapshot } from '../dnc/snapshot-file.js';
 import { newId } from '../ids.js';
+import { backoff, UNPROCESSED } from '../retry.js';
 
 export type DncFacts = { loaded: false } | { loaded: true; as_of: string; listed: boolean };
 
@@ -92,7 +93,7 @@ async function batchWrite(requests: Record<string, unknown>[]): Promise<void> {
     while (next < chunks.length) {
       let pending: Record<string, unknown>[] | undefined = chunks[next++];
       for (let attempt = 0; pending?.length; attempt++) {
-        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(2000, 25 * 2 ** attempt * Math.random())));
+        if (attempt > 0) await backoff(UNPROCESSED, attempt);
         const out: BatchWriteCommandOutput = await db().send(new BatchWriteCommand({ RequestItems: { [T()]: pending } }));
         pending = out.UnprocessedItems?.[T()] as Record<string, unknown>[] | undefined;
       }

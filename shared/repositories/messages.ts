@@ -1,12 +1,13 @@
 /**
- * Text messages (see docs/decisions/messaging.md): one item per message in its own partition, gathered newest
+ * Text messages: one item per message in its own partition, gathered newest
  * first in gsi1. Every status change is a conditional update on the status it was read in,
  * committed with its outbox event (message.sent / message.delivered / message.failed) in one
  * transaction; a change that lost a race is read again and re-judged, so callbacks that are
  * replayed or reordered never move a message backwards or emit twice.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { db, tableName } from '../db/client.js';
 import { messageKeys } from '../db/keys.js';
 import { outboxItems, type EventType } from '../events/outbox.js';
@@ -32,7 +33,6 @@ export interface MessageRecord extends MessageSummary {
 }
 
 const T = () => tableName();
-const ATTEMPTS = 8;
 
 export const presentMessage = (item: Record<string, unknown>): MessageSummary => {
   const m = item as unknown as MessageRecord;
@@ -126,53 +126,52 @@ export interface StatusReport {
  * A provider_sid alone (no status change) is linked if the message has none.
  */
 export async function applyMessageStatus(tenantId: string, messageId: string, report: StatusReport, at: Date): Promise<{ message: MessageRecord; moved: boolean } | undefined> {
-  for (let attempt = 1; ; attempt++) {
-    const current = await getMessageRecord(tenantId, messageId);
-    if (!current) return undefined;
-    if (report.provider_sid && current.provider_sid && current.provider_sid !== report.provider_sid) return { message: current, moved: false };
-    // A send_unknown failure is our ignorance, not the carrier's verdict: its callbacks correct it (status.ts).
-    // (Its SID may have been linked late by the send path itself: the callbacks that follow still correct it.)
-    const sendUnknown = current.status === 'failed' && current.failure?.code === 'send_unknown';
-    const to = current.direction === 'outbound' ? nextStatus(current.status, report.status, { sendUnknown }) : null;
-    const linkSid = report.provider_sid !== undefined && current.provider_sid === null;
-    const corrected = sendUnknown && (to !== null || (report.status === 'failed' && report.failure !== undefined));
-    if (!to && !linkSid && !corrected) return { message: current, moved: false };
-    const nowIso = at.toISOString();
-    const next: MessageRecord = {
-      ...current,
-      status: to ?? current.status,
-      provider_sid: current.provider_sid ?? report.provider_sid ?? null,
-      failure: to === 'failed' || (corrected && report.status === 'failed') ? (report.failure ?? current.failure) : corrected ? null : current.failure,
-      updated_at: nowIso,
-    };
-    // The sending watch goes once the SID is known or the message settled.
-    const watchAt = current.send_watch_at ?? null;
-    const dropWatch = watchAt !== null && (next.provider_sid !== null || next.status !== 'queued');
-    const items: TransactItem[] = [
-      {
-        Update: {
-          TableName: T(),
-          Key: messageKeys.message(tenantId, messageId),
-          UpdateExpression: 'SET #status = :to, provider_sid = :sid, failure = :failure, updated_at = :now, send_watch_at = :watch',
-          ConditionExpression: '#status = :from AND (provider_sid = :null OR provider_sid = :sid)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':to': next.status, ':from': current.status, ':sid': next.provider_sid, ':failure': next.failure, ':now': nowIso, ':null': null, ':watch': dropWatch ? null : watchAt },
+  return conditionalTransaction<{ message: MessageRecord; moved: boolean } | undefined>({
+    decide: async () => {
+      const current = await getMessageRecord(tenantId, messageId);
+      if (!current) return noChange(undefined);
+      if (report.provider_sid && current.provider_sid && current.provider_sid !== report.provider_sid) return noChange({ message: current, moved: false });
+      // A send_unknown failure is our ignorance, not the carrier's verdict: its callbacks correct it (status.ts).
+      // (Its SID may have been linked late by the send path itself: the callbacks that follow still correct it.)
+      const sendUnknown = current.status === 'failed' && current.failure?.code === 'send_unknown';
+      const to = current.direction === 'outbound' ? nextStatus(current.status, report.status, { sendUnknown }) : null;
+      const linkSid = report.provider_sid !== undefined && current.provider_sid === null;
+      const corrected = sendUnknown && (to !== null || (report.status === 'failed' && report.failure !== undefined));
+      if (!to && !linkSid && !corrected) return noChange({ message: current, moved: false });
+      const nowIso = at.toISOString();
+      const next: MessageRecord = {
+        ...current,
+        status: to ?? current.status,
+        provider_sid: current.provider_sid ?? report.provider_sid ?? null,
+        failure: to === 'failed' || (corrected && report.status === 'failed') ? (report.failure ?? current.failure) : corrected ? null : current.failure,
+        updated_at: nowIso,
+      };
+      // The sending watch goes once the SID is known or the message settled.
+      const watchAt = current.send_watch_at ?? null;
+      const dropWatch = watchAt !== null && (next.provider_sid !== null || next.status !== 'queued');
+      const items: TransactItem[] = [
+        {
+          Update: {
+            TableName: T(),
+            Key: messageKeys.message(tenantId, messageId),
+            UpdateExpression: 'SET #status = :to, provider_sid = :sid, failure = :failure, updated_at = :now, send_watch_at = :watch',
+            ConditionExpression: '#status = :from AND (provider_sid = :null OR provider_sid = :sid)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':to': next.status, ':from': current.status, ':sid': next.provider_sid, ':failure': next.failure, ':now': nowIso, ':null': null, ':watch': dropWatch ? null : watchAt },
+          },
         },
-      },
-    ];
-    if (dropWatch) {
-      next.send_watch_at = null;
-      items.push(sendWatchDelete(tenantId, messageId, watchAt));
-    }
-    const type = to ? EVENT_OF[to] : undefined;
-    if (type) items.push(...outboxItems(tenantId, type, messageEventData(presentMessage(next as unknown as Record<string, unknown>)), at).items);
-    // The carrier accepted the text (first sent or delivered): its segments are metered with the move (see docs/decisions/billing.md).
-    if (to && CARRIER_ACCEPTED.includes(to) && !CARRIER_ACCEPTED.includes(current.status)) items.push(...(await messageSegmentsLedgerItems(tenantId, current, at)));
-    try {
-      await db().send(new TransactWriteCommand({ TransactItems: items }));
-      return { message: next, moved: to !== null };
-    } catch (err) {
-      if (!(err instanceof TransactionCanceledException) || attempt >= ATTEMPTS) throw err;
-    }
-  }
+      ];
+      if (dropWatch) {
+        next.send_watch_at = null;
+        items.push(sendWatchDelete(tenantId, messageId, watchAt));
+      }
+      const type = to ? EVENT_OF[to] : undefined;
+      if (type) items.push(...outboxItems(tenantId, type, messageEventData(presentMessage(next as unknown as Record<string, unknown>)), at).items);
+      // The carrier accepted the text (first sent or delivered): its segments are metered with the move.
+      if (to && CARRIER_ACCEPTED.includes(to) && !CARRIER_ACCEPTED.includes(current.status)) items.push(...(await messageSegmentsLedgerItems(tenantId, current, at)));
+      return commit(items, { message: next, moved: to !== null });
+    },
+    // Any cancellation means the message (or its sending watch) changed under us: read again.
+    raced: (err) => err instanceof TransactionCanceledException,
+  });
 }

@@ -9,15 +9,16 @@
  * known, is stored with its platform pointer (`recordProviderSid`) and the watch goes. A
  * watch left behind (a crash, CarrierUnavailable) is the reconciler's to fail.
  */
+import { addStateChange } from './call-state-update.js';
+import { callSidLinkItems } from './call-sid-link.js';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
-import { callKeys, dispatchKeys, platformKeys } from '../db/keys.js';
+import { callKeys, dispatchKeys } from '../db/keys.js';
 import type { StateChange } from '../policy/call-state/machine.js';
 import type { CallDecision } from '../calls/caller-decision.js';
 import type { CallRecord } from './calls.js';
 import type { QueueCallRequest } from '../schemas/calls.js';
-import { unfinishedWatchPut } from './call-watches.js';
 import type { CampaignAttemptInfo } from '../campaigns/rules.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -130,20 +131,12 @@ export const dialingWatchDelete = (tenantId: string, callId: string, dialingAt: 
  * (another worker's change makes it fail). `extra` sets more fields (name → value).
  */
 export function callTransition(call: Pick<OutboundCallRecord, 'tenant_id' | 'id'>, from: string, change: StateChange, at: Date, extra: Record<string, unknown> = {}): TransactItem {
-  const names: Record<string, string> = { '#state': 'state' };
-  const values: Record<string, unknown> = { ':from': from, ':to': change.state, ':now': at.toISOString() };
-  const sets = ['#state = :to', 'updated_at = :now'];
-  const fields: Record<string, unknown> = { ...extra };
-  for (const f of ['disposition', 'disposition_set_by', 'end_reason'] as const) if (change[f] !== undefined) fields[f] = change[f];
-  Object.entries(fields).forEach(([k, v], i) => {
+  const { sets, names, values } = addStateChange({ sets: ['updated_at = :now'], names: {}, values: { ':from': from, ':now': at.toISOString() } }, change);
+  Object.entries(extra).forEach(([k, v], i) => {
     names[`#f${i}`] = k;
     values[`:f${i}`] = v;
     sets.push(`#f${i} = :f${i}`);
   });
-  if (change.stamp) {
-    names['#stamp'] = change.stamp;
-    sets.push('#stamp = if_not_exists(#stamp, :now)');
-  }
   return {
     Update: {
       TableName: tableName(),
@@ -166,20 +159,7 @@ export async function recordProviderSid(call: Pick<OutboundCallRecord, 'tenant_i
   try {
     await db().send(
       new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: tableName(), Item: { ...platformKeys.carrierCall(sid), type: 'carrier_call', tenant_id: call.tenant_id, call_id: call.id, telephony_account_id: call.telephony_account_id }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          {
-            Update: {
-              TableName: tableName(),
-              Key: callKeys.call(call.tenant_id, call.id),
-              UpdateExpression: 'SET provider_call_sid = :sid, telephony.provider_call_sid = :sid, unfinished_watch_at = :now, updated_at = :now',
-              ConditionExpression: 'attribute_exists(pk) AND attribute_type(provider_call_sid, :null)',
-              ExpressionAttributeValues: { ':sid': sid, ':now': since, ':null': 'NULL' },
-            },
-          },
-          dialingWatchDelete(call.tenant_id, call.id, dialingAt),
-          unfinishedWatchPut(call, since),
-        ],
+        TransactItems: [...callSidLinkItems(call, sid, { telephony: true, watchAt: since, updatedAt: since, sameSidOk: false }), dialingWatchDelete(call.tenant_id, call.id, dialingAt)],
       }),
     );
     return true;

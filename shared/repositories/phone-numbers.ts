@@ -11,7 +11,8 @@ import { collections, keys, platformKeys } from '../db/keys.js';
 import { isId, newId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
-import { NUMBER_E164, type InboundRouteMode, type NumberCapability, type NumberStatus, type PhoneNumberSummary, type ReputationState } from '../schemas/phone-numbers.js';
+import { type InboundRouteMode, type NumberCapability, type NumberStatus, type PhoneNumberSummary, type ReputationState } from '../schemas/phone-numbers.js';
+import { NUMBER_E164 } from '../schemas/phone.js';
 
 export interface PhoneNumberRecord {
   id: string;

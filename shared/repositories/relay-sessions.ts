@@ -13,8 +13,10 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
+
+/** The call token's claims as the session keeps them (the token itself is never stored). */
+type VerifiedStreamClaims = { tenant_id: string; call_id: string; agent_version_id: string; number_id: string; policy_version?: number; exp: number };
 import { relayKeys } from '../db/keys.js';
-import type { VerifiedStreamClaims } from '../telephony/call-tokens.js';
 
 export interface RelaySessionRecord {
   tenant_id: string;

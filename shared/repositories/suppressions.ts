@@ -10,10 +10,12 @@
  * into their own transaction; `addSuppression` / `liftSuppression` are the API's.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { db, tableName } from '../db/client.js';
 import { contactKeys, suppressionKeys } from '../db/keys.js';
 import { newId } from '../ids.js';
+import { backoff, RACE, UNPROCESSED, type RetryPolicy } from '../retry.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
 import type { Suppression, SuppressionReason, SuppressionSource } from '../schemas/suppressions.js';
@@ -35,7 +37,8 @@ export class AlreadySuppressed extends Error {
 }
 
 const T = () => tableName();
-const ATTEMPTS = 5;
+/** A suppression add or lift that lost to another writer of the number: re-read a few times. */
+const SUPPRESSION_RACE: RetryPolicy = { ...RACE, attempts: 5 };
 
 export function newSuppression(input: { phone_e164: string; reason: SuppressionReason; note?: string | null; source: SuppressionSource; source_id: string | null }, now: string): Suppression {
   return {
@@ -162,7 +165,7 @@ export async function suppressedAmong(tenantId: string, phones: readonly string[
   for (let i = 0; i < unique.length; i += 100) {
     let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((p) => suppressionKeys.active(tenantId, p));
     for (let attempt = 0; keys?.length; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
+      if (attempt > 0) await backoff(UNPROCESSED, attempt);
       const out: BatchGetCommandOutput = await db().send(new BatchGetCommand({ RequestItems: { [T()]: { Keys: keys, ConsistentRead: true, ProjectionExpression: 'phone_e164' } } }));
       for (const item of out.Responses?.[T()] ?? []) found.add(item.phone_e164 as string);
       keys = out.UnprocessedKeys?.[T()]?.Keys;
@@ -192,34 +195,36 @@ export async function addSuppression(
   input: { phone_e164: string; reason: SuppressionReason; note?: string; source: SuppressionSource; source_id: string | null },
   extra: (entry: Suppression) => TransactItem[] = () => [],
 ): Promise<Suppression> {
-  for (let attempt = 1; ; attempt++) {
-    const [active, holder] = await Promise.all([getActiveSuppression(tenantId, input.phone_e164), phoneHolder(tenantId, input.phone_e164)]);
-    if (active) throw new AlreadySuppressed(active.id);
-    const entry = newSuppression(input, new Date().toISOString());
-    const items = suppressionAddItems(tenantId, entry, holder);
-    try {
-      await db().send(new TransactWriteCommand({ TransactItems: [...items, ...extra(entry)] }));
-      return entry;
-    } catch (err) {
-      if (!raced(err, items.length) || attempt >= ATTEMPTS) throw err;
-    }
-  }
+  let ours = 0;
+  return conditionalTransaction<Suppression>({
+    decide: async () => {
+      const [active, holder] = await Promise.all([getActiveSuppression(tenantId, input.phone_e164), phoneHolder(tenantId, input.phone_e164)]);
+      if (active) throw new AlreadySuppressed(active.id);
+      const entry = newSuppression(input, new Date().toISOString());
+      const items = suppressionAddItems(tenantId, entry, holder);
+      ours = items.length;
+      return commit([...items, ...extra(entry)], entry);
+    },
+    raced: (err) => raced(err, ours),
+    policy: SUPPRESSION_RACE,
+  });
 }
 
 /** Lift the number's active suppression (kept as history). Undefined when it is not suppressed. */
 export async function liftSuppression(tenantId: string, phone: string, lift: { note: string; by: string }): Promise<Suppression | undefined> {
-  for (let attempt = 1; ; attempt++) {
-    const [active, holder] = await Promise.all([getActiveSuppression(tenantId, phone), phoneHolder(tenantId, phone)]);
-    if (!active) return undefined;
-    const now = new Date().toISOString();
-    const items = suppressionLiftItems(tenantId, active, { ...lift, now }, holder);
-    try {
-      await db().send(new TransactWriteCommand({ TransactItems: items }));
-      return { ...active, status: 'lifted', lifted_at: now, lift_note: lift.note, lifted_by: lift.by };
-    } catch (err) {
-      if (!raced(err, items.length) || attempt >= ATTEMPTS) throw err;
-    }
-  }
+  let ours = 0;
+  return conditionalTransaction<Suppression | undefined>({
+    decide: async () => {
+      const [active, holder] = await Promise.all([getActiveSuppression(tenantId, phone), phoneHolder(tenantId, phone)]);
+      if (!active) return noChange(undefined);
+      const now = new Date().toISOString();
+      const items = suppressionLiftItems(tenantId, active, { ...lift, now }, holder);
+      ours = items.length;
+      return commit(items, { ...active, status: 'lifted', lifted_at: now, lift_note: lift.note, lifted_by: lift.by });
+    },
+    raced: (err) => raced(err, ours),
+    policy: SUPPRESSION_RACE,
+  });
 }
 
 /** Every entry (active and lifted), newest first, through gsi1. */

@@ -6,7 +6,7 @@
  */
 import * as z from 'zod';
 import type { RouteResult } from '../http/responses.js';
-import { NUMBER_E164 } from '../schemas/phone-numbers.js';
+import { NUMBER_E164 } from '../schemas/phone.js';
 import { twilioError } from './accounts.js';
 import { CALL_EVENTS, type CallEvent, type MachineDetection } from './timeline.js';
 

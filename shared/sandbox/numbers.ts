@@ -8,7 +8,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { platformKeys } from '../db/keys.js';
-import { NUMBER_E164 } from '../schemas/phone-numbers.js';
+import { NUMBER_E164 } from '../schemas/phone.js';
 
 export interface SandboxNumber {
   sid: string;

@@ -7,7 +7,7 @@ import { idPattern } from '../ids.js';
 import { canonicalLanguageTag } from '../policy/language-tags.js';
 import { storableObject, timestamp } from './common.js';
 import { complianceProfileResource } from './compliance-profiles.js';
-import { CONTACT_PHONE } from './contacts.js';
+import { contactPhoneNamed } from './phone.js';
 import { objective, toolGrant, useCase } from './templates.js';
 
 export const AGENT_STATUSES = ['draft', 'published'] as const;
@@ -90,7 +90,7 @@ const llmRoute = z
 
 const voicemailDropInput = z.strictObject({
   body: byLanguage(z.string().min(1).max(1000), 16 * 1024).refine((b) => Object.keys(b).length >= 1, { message: 'body must have at least one language', params: { type: 'too_short', ctx: { min_length: 1 } } }),
-  callback_number: z.string().regex(CONTACT_PHONE, { message: 'callback_number must be E.164: +, a first digit 1-9, then 6 to 14 digits' }),
+  callback_number: contactPhoneNamed('callback_number'),
 });
 
 const repIds = z

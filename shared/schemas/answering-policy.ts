@@ -7,7 +7,7 @@
  */
 import * as z from 'zod';
 import { HHMM } from '../policy/calling-window.js';
-import { isIanaZone } from '../policy/answering/local-time.js';
+import { isIanaZone } from '../time-zone.js';
 import { DTMF_KEYS, isWindowEnd, isWindowStart, LIMITS, WEEKDAYS, WINDOW_END, windowMinutes, type PolicyStep, type RequestStep } from '../policy/answering/model.js';
 import { idPattern } from '../ids.js';
 import { errorWith, timestamp } from './common.js';

@@ -2,6 +2,8 @@
 import * as z from 'zod';
 import { errorWith, storableObject, timestamp } from './common.js';
 import { idPattern } from '../ids.js';
+import { contactPhone } from './phone.js';
+import { isKnownZone } from '../time-zone.js';
 
 export const CONSENT_BASES = ['pewc', 'pec', 'ebr', 'transactional'] as const;
 export const LEAD_STATUSES = ['new', 'working', 'qualified', 'unqualified', 'won', 'lost'] as const;
@@ -9,20 +11,8 @@ export const LEAD_STATUSES = ['new', 'working', 'qualified', 'unqualified', 'won
 export const consentBasis = z.enum(CONSENT_BASES);
 const leadStatus = z.enum(LEAD_STATUSES);
 
-/** Contact phone: plus, a first digit 1–9, then 6 to 14 digits. */
-export const CONTACT_PHONE = /^\+[1-9]\d{6,14}$/;
-export const contactPhone = z.string().regex(CONTACT_PHONE, { message: 'Phone must be E.164: +, a first digit 1-9, then 6 to 14 digits' });
 
-const isTimeZone = (tz: string) => {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-const timeZone = z.string().min(1).max(64).refine(isTimeZone, { message: 'Unknown IANA time zone', params: { type: 'timezone_invalid' } });
+const timeZone = z.string().min(1).max(64).refine(isKnownZone, { message: 'Unknown IANA time zone', params: { type: 'timezone_invalid' } });
 
 /** The editable contact fields, shared by the create request and CSV import rows. */
 export const contactFields = {

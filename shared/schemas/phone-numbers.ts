@@ -1,6 +1,7 @@
 /** Phone number schemas (SPEC Part 2 "Phone number", Part 3 status and reputation_state). */
 import * as z from 'zod';
 import { timestamp } from './common.js';
+import { numberE164 } from './phone.js';
 
 export const NUMBER_STATUSES = ['provisioning', 'active', 'quarantined', 'resting', 'releasing', 'released'] as const;
 export const REPUTATION_STATES = ['clean', 'at_risk', 'flagged', 'burned'] as const;
@@ -11,9 +12,6 @@ export type ReputationState = (typeof REPUTATION_STATES)[number];
 export type InboundRouteMode = (typeof INBOUND_ROUTE_MODES)[number];
 export type NumberCapability = (typeof NUMBER_CAPABILITIES)[number];
 
-/** SPEC: plus sign, first digit 1 to 9, then 7 to 14 digits. */
-export const NUMBER_E164 = /^\+[1-9]\d{7,14}$/;
-const numberE164 = z.string().regex(NUMBER_E164, { message: 'A phone number must be E.164: +, a first digit 1-9, then 7 to 14 digits' });
 
 const capabilities = z
   .array(z.enum(NUMBER_CAPABILITIES))

@@ -1,7 +1,7 @@
 /** The suppression list (internal do-not-call): one per tenant, keyed by phone number, shared by voice and SMS. */
 import * as z from 'zod';
 import { errorWith, timestamp } from './common.js';
-import { contactPhone } from './contacts.js';
+import { contactPhone } from './phone.js';
 
 export const SUPPRESSION_REASONS = ['opt_out', 'wrong_person', 'manual', 'complaint'] as const;
 export const SUPPRESSION_SOURCES = ['api', 'call', 'sms', 'import'] as const;

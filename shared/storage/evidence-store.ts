@@ -13,6 +13,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { createHash } from 'node:crypto';
 import { NodeSha256 } from '../aws/node-sha256.js';
 import { env } from '../config.js';
+import { backoff, mayRetry, TRANSIENT_HTTP } from '../retry.js';
 
 export interface StoredEvidence {
   /** s3://bucket/key */
@@ -82,8 +83,6 @@ export function objectUrl(bucket: string, key: string, region: string, endpoint:
   return endpoint ? new URL(`${endpoint.replace(/\/$/, '')}/${encodeSegment(bucket)}/${path}`) : new URL(`https://${bucket}.s3.${region}.amazonaws.com/${path}`);
 }
 
-const RETRIES = 3;
-
 class EvidenceStoreError extends Error {}
 
 const objectKey = (tenantId: string, importId: string) => `imports/${tenantId}/${importId}.csv`;
@@ -139,7 +138,7 @@ async function sendSigned(operation: string, req: SignableRequest & { body?: Buf
       if (err instanceof EvidenceStoreError) throw err;
       failure = `S3 ${operation} failed: ${(err as Error).message}`; // network error or timeout
     }
-    if (attempt >= RETRIES) throw new EvidenceStoreError(failure);
-    await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
+    if (!mayRetry(TRANSIENT_HTTP, attempt)) throw new EvidenceStoreError(failure);
+    await backoff(TRANSIENT_HTTP, attempt);
   }
 }

@@ -10,7 +10,7 @@
  */
 import { LEGAL_WINDOW, minutesOf } from '../calling-window.js';
 import { deferReasonsAt } from './defer-rules.js';
-import { localClock, offsetMs } from './local-time.js';
+import { localClock, offsetMs } from '../../time-zone.js';
 import { FREQUENCY_CAP, STATE_WINDOWS } from './state-rules.js';
 import type { TimeContext } from './time-context.js';
 

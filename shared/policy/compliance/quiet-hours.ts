@@ -3,7 +3,7 @@
  * calling window, judged in every zone the callee may be in.
  */
 import { LEGAL_WINDOW, minutesOf } from '../calling-window.js';
-import { hhmm, WEEKDAYS } from './local-time.js';
+import { hhmm, WEEKDAYS } from '../../time-zone.js';
 import { within, type TimeContext, type ZoneClock } from './time-context.js';
 import type { ComplianceReason } from './types.js';
 

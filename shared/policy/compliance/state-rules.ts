@@ -5,7 +5,7 @@
  */
 import type { CallingWindow } from '../calling-window.js';
 import { minutesOf } from '../calling-window.js';
-import { hhmm, WEEKDAYS } from './local-time.js';
+import { hhmm, WEEKDAYS } from '../../time-zone.js';
 import { within, type TimeContext, type ZoneClock } from './time-context.js';
 import type { ComplianceReason } from './types.js';
 

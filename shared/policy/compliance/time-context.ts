@@ -1,6 +1,6 @@
 /** What the time-dependent (defer) rules need, gathered once so they can be re-asked at any instant. */
 import type { CallingWindow } from '../calling-window.js';
-import { localClock, type LocalClock } from './local-time.js';
+import { localClock, type LocalClock } from '../../time-zone.js';
 import type { CallPurpose } from './types.js';
 
 export interface TimeContext {
