@@ -30,7 +30,10 @@ export const carrierMessagingWebhookUrls = () => ({
 });
 
 /**
- * The voice runtime's media-stream URL (a deployment setting, VOICE_RUNTIME_STREAM_URL);
- * without it, the runtime is taken to be served beside the API under /runtime/v1/stream.
+ * The voice runtime's ConversationRelay WebSocket URL (a deployment setting,
+ * VOICE_RUNTIME_RELAY_URL; the older VOICE_RUNTIME_STREAM_URL is read as an alias); without
+ * either, the runtime is taken to be served beside the API under /runtime/v1/relay. The
+ * TwiML appends `?token=<Stream token>`: the WebSocket host authenticates the upgrade with it.
  */
-export const voiceRuntimeStreamUrl = (): string => trimSlash(process.env.VOICE_RUNTIME_STREAM_URL || `${publicBaseUrl().replace(/^http/, 'ws')}/runtime/v1/stream`);
+export const voiceRuntimeRelayUrl = (): string =>
+  trimSlash(process.env.VOICE_RUNTIME_RELAY_URL || process.env.VOICE_RUNTIME_STREAM_URL || `${publicBaseUrl().replace(/^http/, 'ws')}/runtime/v1/relay`);
