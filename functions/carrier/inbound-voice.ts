@@ -50,7 +50,7 @@ export const handler = defineRoute(
         });
 
     const policy = decision.policy_version && number ? await getPolicyVersion(caller.tenantId, number.id, decision.policy_version) : undefined;
-    const ctx = await answerContext({ tenantId: caller.tenantId, callId: call.id, numberId: number?.id ?? 'none', numberE164: call.to_e164, at: now, ...(policy ? { policy } : {}) });
+    const ctx = await answerContext({ tenantId: caller.tenantId, callId: call.id, numberId: number?.id ?? 'none', numberE164: call.to_e164, at: now, ...(policy ? { policy } : {}), agentVersionIds: decision.agent_version_id ? [decision.agent_version_id] : [] });
     const answer = firstAnswer(ctx, decision, policy);
     await appendInboundPath(call, 'voice', answer.entries);
     return twimlOk(answer.twiml);

@@ -5,7 +5,7 @@ import { defineRoute } from '../../shared/http/route.js';
 import { getAgentVersion } from '../../shared/repositories/agents.js';
 import { applyOutboundStatus } from '../../shared/repositories/call-lifecycle.js';
 import { authenticateCarrierRequest } from '../../shared/telephony/carrier-request.js';
-import { streamToAgent } from '../../shared/telephony/inbound-answer.js';
+import { relayToAgent } from '../../shared/telephony/inbound-answer.js';
 import { answerContext } from '../../shared/telephony/inbound-context.js';
 import { politeHangup, voicemailParts, voicemailTwiml } from '../../shared/telephony/outbound-answer.js';
 import { callOfRequest } from '../../shared/telephony/outbound-call.js';
@@ -14,8 +14,8 @@ import { callOfRequest } from '../../shared/telephony/outbound-call.js';
  * POST /carrier/twilio/outbound?call_id=cal_… — the carrier fetches the TwiML of an outbound
  * call it placed (dispatch's TwiML URL), once answered. Signed under the call's account (the
  * From number is ours; 403 otherwise, nothing written).
- *   a person → the call moves to `answered` (call.answered, once) and streams to the voice
- *     runtime with the signed token (pinned agent version);
+ *   a person → the call moves to `answered` (call.answered, once) and is handed to the voice
+ *     runtime through ConversationRelay with the signed token (pinned agent version);
  *   AnsweredBy machine_* → the call ends `machine` / voicemail_machine (call.completed, once)
  *     and hears the pinned version's voicemail drop, then Hangup;
  *   an unknown call, or one that is over → a polite Hangup, nothing written.
@@ -40,7 +40,7 @@ export const handler = defineRoute(
     if (machine && state === 'machine') return twimlOk(voicemailTwiml(voicemailParts(version.definition)));
     if (state !== 'answered' && state !== 'in_conversation') return twimlOk(politeHangup());
 
-    const ctx = await answerContext({ tenantId: call.tenant_id, callId: call.id, numberId: call.phone_number_id ?? 'none', numberE164: call.from_e164, at: now });
-    return twimlOk(streamToAgent(ctx, { agent_id: call.agent_id ?? version.agent_id, agent_version_id: version.id }).twiml);
+    const ctx = await answerContext({ tenantId: call.tenant_id, callId: call.id, numberId: call.phone_number_id ?? 'none', numberE164: call.from_e164, at: now, agentVersions: [version] });
+    return twimlOk(relayToAgent(ctx, { agent_id: call.agent_id ?? version.agent_id, agent_version_id: version.id }).twiml);
   },
 );

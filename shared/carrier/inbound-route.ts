@@ -11,7 +11,7 @@ import type { CallRecord } from '../repositories/calls.js';
 import { getPhoneNumber, type PhoneNumberRecord } from '../repositories/phone-numbers.js';
 import type { TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import type { InboundRouteMode } from '../schemas/phone-numbers.js';
-import { runStep, streamToAgent, unavailable, voicemail, type Answer, type AnswerContext } from '../telephony/inbound-answer.js';
+import { runStep, relayToAgent, unavailable, voicemail, type Answer, type AnswerContext } from '../telephony/inbound-answer.js';
 
 export type InboundDecision = Pick<NonNullable<CallRecord['inbound']>, 'route_mode' | 'policy_version' | 'schedule' | 'agent_id' | 'agent_version_id' | 'greeting'> & { unavailable: string | null };
 
@@ -44,7 +44,7 @@ export const numberOf = (tenantId: string, numberId: string | null) => (numberId
 /** The first answer of a call, from its stored decision. */
 export function firstAnswer(ctx: AnswerContext, decision: InboundDecision, policy: StoredPolicy | undefined): Answer {
   if (decision.unavailable) return unavailable(decision.unavailable);
-  if (decision.route_mode === 'agent') return streamToAgent(ctx, { agent_id: decision.agent_id!, agent_version_id: decision.agent_version_id! });
+  if (decision.route_mode === 'agent') return relayToAgent(ctx, { agent_id: decision.agent_id!, agent_version_id: decision.agent_version_id! });
   if (decision.route_mode === 'voicemail') return voicemail(ctx, decision.greeting);
   if (!policy) return unavailable('policy_missing');
   return runStep(ctx, policy, policy.version, listPath(decision.schedule ?? 'open'));

@@ -19,6 +19,17 @@ export const twilioCallForm = z.looseObject({
   RecordingDuration: field,
 });
 
+/** What Twilio posts to a <Connect action> URL when a ConversationRelay session ends. */
+export const twilioRelayActionForm = twilioCallForm.extend({
+  SessionId: field,
+  SessionStatus: field,
+  SessionDuration: field,
+  // The runtime's `end` message may carry up to 8 KB of JSON; never refused for its length.
+  HandoffData: z.string().max(16_000).optional(),
+  ErrorCode: field,
+  ErrorMessage: field,
+});
+
 /** TwiML documents are text. */
 export const twimlDocument = z.string().meta({ id: 'TwiML', description: 'A TwiML document (text/xml)' });
 

@@ -13,17 +13,17 @@
  * is a conflict.
  */
 import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
-import { BatchGetCommand, type BatchGetCommandOutput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type BatchGetCommandOutput, QueryCommand, type QueryCommandOutput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { canonicalJson, contentHash } from '../canonical-json.js';
 import { db, tableName } from '../db/client.js';
 import { backoff, UNPROCESSED } from '../retry.js';
 import { NUMBER_E164 } from '../schemas/phone.js';
-import { callKeys } from '../db/keys.js';
+import { callKeys, callPartition } from '../db/keys.js';
 import { outboxItems } from '../events/outbox.js';
 import { conflict, HttpError, notFound, ValidationError } from '../http/errors.js';
 import { isTerminal } from '../policy/call-state/machine.js';
 import { ACCEPTS_EVENTS, aggregatesOf, AGGREGATE_FIELDS, applyEvents, storedForm, type EventResult } from '../runtime/call-events.js';
-import type { RuntimeEvent } from '../schemas/runtime-events.js';
+import type { RuntimeEvent, TurnEvent } from '../schemas/runtime-events.js';
 import { getCall, type CallRecord } from './calls.js';
 import { getActiveSuppression, newSuppression, phoneHolder, suppressionAddItems } from './suppressions.js';
 import { receptionistEventFor } from '../webhooks/receptionist-targets.js';
@@ -163,4 +163,37 @@ function callUpdate(call: CallRecord, aggregates: object, toState: string | null
   else condition += ' AND #event_count = :count';
   values[eventCountBefore === 0 ? ':zero' : ':count'] = eventCountBefore;
   return { Update: { TableName: T(), Key: callKeys.call(call.tenant_id, call.id), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values } };
+}
+
+/** A stored turn event: its place in the call (`seq`) and the turn as stored. */
+export interface StoredTurn {
+  seq: number;
+  turn: TurnEvent;
+}
+
+/**
+ * Every turn of a call in the order the runtime reported them (by `seq`). Event items are
+ * keyed by the runtime's event id, not by seq, so this reads the call's EVENT# range (at
+ * most MAX_EVENTS_PER_CALL items, turn events only through the filter) and sorts.
+ */
+export async function callTurns(tenantId: string, callId: string): Promise<StoredTurn[]> {
+  const turns: StoredTurn[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out: QueryCommandOutput = await db().send(
+      new QueryCommand({
+        TableName: T(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        FilterExpression: 'event_type = :turn',
+        ProjectionExpression: 'seq, #event',
+        ExpressionAttributeNames: { '#event': 'event' },
+        ExpressionAttributeValues: { ':pk': callPartition(tenantId, callId), ':prefix': 'EVENT#', ':turn': 'turn' },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of out.Items ?? []) turns.push({ seq: item.seq as number, turn: item.event as TurnEvent });
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return turns.sort((a, b) => a.seq - b.seq);
 }

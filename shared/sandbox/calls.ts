@@ -49,8 +49,8 @@ export interface SandboxCall {
   duration: number | null;
   /** What the TwiML did when the call was answered. */
   twiml_path: PathStep[] | null;
-  /** The Stream the call was handed to, with its parameters (the sandbox voice runtime reads them). */
-  stream: { url: string | null; parameters: Record<string, string> } | null;
+  /** The relay (or Stream) the call was handed to, with its parameters (the sandbox voice runtime reads them) and the relay's action URL. */
+  stream: { url: string | null; parameters: Record<string, string>; action?: string | null } | null;
   /** What the sandbox voice runtime reported on the stream (absent until it played; shared/sandbox/runtime.ts). */
   runtime?: RuntimeRun;
   created_at: string;

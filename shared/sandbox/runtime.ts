@@ -1,7 +1,7 @@
 /**
  * The sandbox voice runtime. When the sandbox carrier follows our TwiML to
- * <Connect><Stream url=… token>, nobody real is on the line: this plays the voice runtime's
- * part instead, reporting a scripted conversation to our own runtime route
+ * <Connect><ConversationRelay url=…> (or a <Stream>) with a token, nobody real is on the
+ * line: this plays the voice runtime's part instead, reporting a scripted conversation to our own runtime route
  * (POST /runtime/v1/calls/{call_id}/events) with the Stream token, exactly as a real runtime
  * would — the route cannot tell them apart.
  *
@@ -40,23 +40,26 @@ export interface RuntimeRun {
 /** A runtime event as posted (the route's request shape; JSON-ready). */
 export type PostedEvent = Record<string, unknown> & { id: string; type: string; at: string };
 
-const RUNTIME_STREAM_PATH = '/runtime/v1/stream';
+/** Where our own runtime is served: the ConversationRelay WebSocket, and the older media-stream path. */
+const RUNTIME_PATHS = ['/runtime/v1/relay', '/runtime/v1/stream'];
 
 /**
- * Where the runtime reports for a call: beside the stream, when the stream is ours
- * (ws(s)://<api>/runtime/v1/stream → http(s)://<api>/runtime/v1/calls/{id}/events). A stream
- * elsewhere belongs to a real runtime: the sandbox plays nothing (null).
+ * Where the runtime reports for a call: beside the relay, when the relay is ours
+ * (ws(s)://<api>/runtime/v1/relay?token=… → http(s)://<api>/runtime/v1/calls/{id}/events;
+ * the query is ignored). A relay elsewhere belongs to a real runtime: the sandbox plays
+ * nothing (null).
  */
-export function eventsUrlFor(streamUrl: string | null, callId: string): string | null {
-  if (!streamUrl) return null;
+export function eventsUrlFor(relayUrl: string | null, callId: string): string | null {
+  if (!relayUrl) return null;
   let url: URL;
   try {
-    url = new URL(streamUrl);
+    url = new URL(relayUrl);
   } catch {
     return null;
   }
-  if (!['ws:', 'wss:'].includes(url.protocol) || !url.pathname.endsWith(RUNTIME_STREAM_PATH)) return null;
-  const base = url.pathname.slice(0, -RUNTIME_STREAM_PATH.length);
+  const path = RUNTIME_PATHS.find((p) => url.pathname.endsWith(p));
+  if (!['ws:', 'wss:'].includes(url.protocol) || !path) return null;
+  const base = url.pathname.slice(0, -path.length);
   return `${url.protocol === 'wss:' ? 'https:' : 'http:'}//${url.host}${base}/runtime/v1/calls/${encodeURIComponent(callId)}/events`;
 }
 

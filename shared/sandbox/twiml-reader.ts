@@ -11,7 +11,8 @@ export type Verb =
   | { verb: 'Pause'; length: number }
   | { verb: 'Gather'; action: string | null; timeout: number; numDigits: number; actionOnEmptyResult: boolean; children: Verb[] }
   | { verb: 'Dial'; action: string | null; timeout: number; numbers: string[] }
-  | { verb: 'Connect'; streamUrl: string | null; parameters: Record<string, string> }
+  /** <Connect action><ConversationRelay url> (relayUrl) or <Connect><Stream url> (streamUrl), with the noun's <Parameter>s. */
+  | { verb: 'Connect'; action: string | null; relayUrl: string | null; streamUrl: string | null; parameters: Record<string, string> }
   | { verb: 'Record'; action: string | null; maxLength: number }
   | { verb: 'Redirect'; url: string }
   | { verb: 'Hangup' }
@@ -48,9 +49,11 @@ function toVerb(n: Node): Verb {
       return { verb: 'Dial', action: a.action ?? null, timeout: num(a.timeout, 30), numbers: numbers.length ? numbers : bare ? [String(bare['#text'])] : [] };
     }
     case 'Connect': {
-      const stream = childrenOf(n).find((c) => nameOf(c) === 'Stream');
-      const parameters = Object.fromEntries((stream ? childrenOf(stream) : []).filter((c) => nameOf(c) === 'Parameter').map((p) => [attrs(p).name ?? '', attrs(p).value ?? '']));
-      return { verb: 'Connect', streamUrl: stream ? attrs(stream).url ?? null : null, parameters };
+      const noun = childrenOf(n).find((c) => ['ConversationRelay', 'Stream'].includes(nameOf(c)));
+      const url = noun ? (attrs(noun).url ?? null) : null;
+      const parameters = Object.fromEntries((noun ? childrenOf(noun) : []).filter((c) => nameOf(c) === 'Parameter').map((p) => [attrs(p).name ?? '', attrs(p).value ?? '']));
+      const relay = noun !== undefined && nameOf(noun) === 'ConversationRelay';
+      return { verb: 'Connect', action: a.action ?? null, relayUrl: relay ? url : null, streamUrl: relay ? null : url, parameters };
     }
     case 'Record':
       return { verb: 'Record', action: a.action ?? null, maxLength: num(a.maxLength, 3600) };

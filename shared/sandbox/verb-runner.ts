@@ -2,7 +2,8 @@
  * How the sandbox carrier follows TwiML, for inbound and outbound calls alike: fetch a
  * document (signed, as Twilio signs), run its verbs in order — a Gather takes the callee's
  * next key press and posts it to its action; a Dial is answered unless told otherwise; a
- * Redirect fetches the next document; Connect hands the call to the voice runtime — and
+ * Redirect fetches the next document; Connect (ConversationRelay or Stream) hands the call
+ * to the voice runtime — and
  * report the path taken.
  */
 import { randomBytes } from 'node:crypto';
@@ -15,7 +16,7 @@ export type PathStep =
   | { verb: 'Pause'; seconds: number }
   | { verb: 'Gather'; prompt: string[]; pressed: string | null }
   | { verb: 'Dial'; numbers: number; answered: boolean }
-  | { verb: 'Connect'; stream_url: string | null; parameters: string[] }
+  | { verb: 'Connect'; stream_url: string | null; relay_url?: string; parameters: string[] }
   | { verb: 'Record'; recording_url: string }
   | { verb: 'Redirect'; url: string }
   | { verb: 'Hangup' }
@@ -56,6 +57,8 @@ export async function signedCarrierRequest(authToken: string, req: CarrierReques
   return { status: res.status, text: await res.text() };
 }
 
+const withoutQuery = (url: string) => url.split('?')[0]!;
+
 const withQuery = (url: string, params: Record<string, string>) => {
   const u = new URL(url);
   for (const [k, v] of Object.entries(params)) u.searchParams.append(k, v);
@@ -76,8 +79,11 @@ export interface FollowInput {
 export interface FollowResult {
   outcome: 'completed' | 'rejected' | 'streaming' | 'webhook_failed';
   path: PathStep[];
-  /** The Stream the call was handed to, with its parameter values (the runtime needs them; the path lists names only). */
-  stream: { url: string | null; parameters: Record<string, string> } | null;
+  /**
+   * Where the call was handed to (a ConversationRelay or a Stream URL), with its parameter
+   * values (the runtime needs them; the path lists names only) and the relay's action URL.
+   */
+  stream: { url: string | null; parameters: Record<string, string>; action?: string | null } | null;
 }
 
 /** Bounds a TwiML loop (a Redirect to itself, a menu pressed forever). */
@@ -106,7 +112,7 @@ export async function followTwiml(input: FollowInput): Promise<FollowResult> {
     for (const verb of verbs) {
       const step = run(verb, digits, input.repsAnswer ?? true, input.callSid);
       result.path.push(step.path);
-      if (verb.verb === 'Connect') result.stream = { url: verb.streamUrl, parameters: verb.parameters };
+      if (verb.verb === 'Connect') result.stream = { url: verb.relayUrl ?? verb.streamUrl, parameters: verb.parameters, ...(verb.relayUrl ? { action: verb.action } : {}) };
       if (step.then === 'stop') {
         if (verb.verb === 'Reject') result.outcome = 'rejected';
         if (verb.verb === 'Connect') result.outcome = 'streaming';
@@ -145,8 +151,9 @@ function run(verb: Verb, digits: string[], repsAnswer: boolean, callSid: string)
       return { path, then: repsAnswer ? 'stop' : undefined };
     }
     case 'Connect':
-      // The voice runtime takes the call from here (parameter values are capabilities: names only in the path).
-      return { path: { verb: 'Connect', stream_url: verb.streamUrl, parameters: Object.keys(verb.parameters) }, then: 'stop' };
+      // The voice runtime takes the call from here (parameter values are capabilities: names only
+      // in the path, and the relay URL without its query, which carries the token).
+      return { path: { verb: 'Connect', stream_url: verb.streamUrl, ...(verb.relayUrl ? { relay_url: withoutQuery(verb.relayUrl) } : {}), parameters: Object.keys(verb.parameters) }, then: 'stop' };
     case 'Record': {
       const recording = `https://sandbox.invalid/recordings/RE${callSid.slice(2)}`;
       const path: PathStep = { verb: 'Record', recording_url: recording };

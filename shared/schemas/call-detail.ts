@@ -132,5 +132,18 @@ export type CallDetail = z.infer<typeof callDetail>;
 
 export const callPath = z.object({ call_id: z.string().min(1).max(64) });
 
+/** One turn of a call's transcript (GET /v1/calls/{call_id}/transcript), as the voice runtime reported it. */
+export const transcriptTurn = z
+  .object({
+    speaker: z.enum(['agent', 'contact']),
+    text: z.string().describe('What was said; an interrupted agent turn holds what was heard before the interruption'),
+    started_at: timestamp.describe('When the turn happened, by the runtime clock'),
+    latency_ms: z.int().nullable().describe('Agent turns: from the contact falling silent to the agent starting to speak; null for contact turns or when not reported'),
+    interrupted: z.boolean().describe('The contact talked over this agent turn'),
+    model: z.string().nullable().describe('Agent turns: the model that produced the reply, when reported'),
+  })
+  .meta({ id: 'TranscriptTurn', description: 'The first agent turn is the disclosure greeting' });
+export type TranscriptTurn = z.infer<typeof transcriptTurn>;
+
 /** 409 `call_not_cancellable`, with the state that refused it. */
 export const callNotCancellableError = errorWith('CallNotCancellableError', { state: z.enum(CALL_STATES).describe("With `call_not_cancellable`: the call's state") });

@@ -147,6 +147,7 @@ export const hangupEvent = z.strictObject({ ...base, type: z.literal('hangup'), 
 
 export const runtimeEvent = z.discriminatedUnion('type', [turnEvent, disclosureEvent, recordedResponseEvent, conversationActionEvent, actionConfirmationEvent, outcomeEvent, optOutEvent, usageEvent, hangupEvent]).meta({ id: 'RuntimeEvent' });
 export type RuntimeEvent = z.output<typeof runtimeEvent>;
+export type TurnEvent = z.output<typeof turnEvent>;
 
 export const runtimeEventsRequest = z
   .strictObject({

@@ -4,8 +4,10 @@
  *   - the Stream token (<Connect><Stream><Parameter name="token">): which tenant, call,
  *     agent version, number and policy version the voice runtime is serving;
  *   - the Gather action URL's query: which call, number, policy version and menu the key
- *     press answers, and how many invalid presses were already made there.
- * Each MAC covers a purpose label, so one kind can never stand in for the other. The
+ *     press answers, and how many invalid presses were already made there;
+ *   - the ConversationRelay <Connect action> URL's query: the call's Stream claims and how
+ *     many times its relay was reconnected.
+ * Each MAC covers a purpose label, so one kind can never stand in for another. The
  * carrier's own X-Twilio-Signature covers the whole URL as well; this signature is what
  * makes the URL's state ours rather than merely Twilio-delivered.
  */
@@ -92,6 +94,35 @@ function isStreamClaims(c: unknown): c is VerifiedStreamClaims {
   return strings && version && Number.isInteger(o.exp);
 }
 
+/* ---- signed callback URLs: our state in the query, MAC'd under a purpose ---- */
+
+type SignedFields = readonly string[];
+type Values<F extends SignedFields> = Record<F[number], string>;
+type QueryLike = URLSearchParams | Record<string, string | undefined>;
+
+// JSON of the values in a fixed order: no separator a value could contain can shift a boundary.
+const fieldsMessage = <F extends SignedFields>(fields: F, values: Values<F>) => JSON.stringify(fields.map((f) => values[f as F[number]]));
+
+function signQuery<F extends SignedFields>(key: CallTokenKey, purpose: string, fields: F, values: Values<F>): URLSearchParams {
+  const params = new URLSearchParams(fields.map((f) => [f, values[f as F[number]]]));
+  params.set('sig', mac(key, purpose, fieldsMessage(fields, values)).toString('base64url'));
+  return params;
+}
+
+/** The query's values for `fields` when all are present and `sig` is their MAC (checked before any value is read). */
+function readSignedQuery<F extends SignedFields>(key: CallTokenKey, purpose: string, fields: F, query: QueryLike): { ok: true; values: Values<F> } | { ok: false; reason: 'malformed' | 'bad_signature' } {
+  const get = (k: string) => (query instanceof URLSearchParams ? (query.get(k) ?? undefined) : Object.hasOwn(query, k) ? query[k] : undefined);
+  const values = Object.fromEntries(fields.map((f) => [f, get(f)]));
+  const sig = get('sig');
+  if (!sig || !isB64url(sig) || fields.some((f) => values[f] === undefined)) return { ok: false, reason: 'malformed' };
+  const v = values as Values<F>;
+  if (!sameMac(mac(key, purpose, fieldsMessage(fields, v)), sig)) return { ok: false, reason: 'bad_signature' };
+  return { ok: true, values: v };
+}
+
+/** A decimal count 0…max as written by us (no sign, no leading zero), else undefined. */
+const count = (s: string, max: number) => (/^(0|[1-9]\d{0,15})$/.test(s) && Number(s) <= max ? Number(s) : undefined);
+
 /* ---- Gather action URL ---- */
 
 export interface GatherState {
@@ -108,12 +139,10 @@ export type VerifiedGatherState = GatherState & { exp: number };
 
 const GATHER = 'gather-action.v1';
 const GATHER_FIELDS = ['tenant_id', 'call_id', 'number_id', 'policy_version', 'step_path', 'invalid_attempts', 'exp'] as const;
-// JSON of the values in a fixed order: no separator a value could contain can shift a boundary.
-const gatherMessage = (values: Record<(typeof GATHER_FIELDS)[number], string>) => JSON.stringify(GATHER_FIELDS.map((f) => values[f]));
 
 /** The query parameters of a Gather action URL: the state, its expiry and `sig`. */
 export function signGatherParams(key: CallTokenKey, state: GatherState, at: Date, ttlSeconds = GATHER_TTL_SECONDS): URLSearchParams {
-  const values = {
+  return signQuery(key, GATHER, GATHER_FIELDS, {
     tenant_id: state.tenant_id,
     call_id: state.call_id,
     number_id: state.number_id,
@@ -121,10 +150,7 @@ export function signGatherParams(key: CallTokenKey, state: GatherState, at: Date
     step_path: state.step_path,
     invalid_attempts: String(state.invalid_attempts),
     exp: String(epoch(at) + ttlSeconds),
-  };
-  const params = new URLSearchParams(values);
-  params.set('sig', mac(key, GATHER, gatherMessage(values)).toString('base64url'));
-  return params;
+  });
 }
 
 /** `base` (the configured public callback URL) with the signed state as its query. */
@@ -132,18 +158,62 @@ export const gatherActionUrl = (base: string, key: CallTokenKey, state: GatherSt
   `${base}?${signGatherParams(key, state, at, ttlSeconds).toString()}`;
 
 /** The state a Gather callback's query carries, if it is ours, untampered and unexpired. */
-export function verifyGatherParams(key: CallTokenKey, query: URLSearchParams | Record<string, string | undefined>, at: Date): TokenCheck<VerifiedGatherState> {
-  const get = (k: string) => (query instanceof URLSearchParams ? (query.get(k) ?? undefined) : Object.hasOwn(query, k) ? query[k] : undefined);
-  const values = Object.fromEntries(GATHER_FIELDS.map((f) => [f, get(f)]));
-  const sig = get('sig');
-  if (!sig || !isB64url(sig) || GATHER_FIELDS.some((f) => values[f] === undefined)) return { ok: false, reason: 'malformed' };
-  const v = values as Record<(typeof GATHER_FIELDS)[number], string>;
-  if (!sameMac(mac(key, GATHER, gatherMessage(v)), sig)) return { ok: false, reason: 'bad_signature' };
-  const count = (s: string, max: number) => (/^(0|[1-9]\d{0,9})$/.test(s) && Number(s) <= max ? Number(s) : undefined);
+export function verifyGatherParams(key: CallTokenKey, query: QueryLike, at: Date): TokenCheck<VerifiedGatherState> {
+  const read = readSignedQuery(key, GATHER, GATHER_FIELDS, query);
+  if (!read.ok) return read;
+  const v = read.values;
   const policyVersion = count(v.policy_version, Number.MAX_SAFE_INTEGER);
   const invalid = count(v.invalid_attempts, 100);
   const exp = count(v.exp, Number.MAX_SAFE_INTEGER);
   if (!policyVersion || invalid === undefined || exp === undefined || !decodeStepPath(v.step_path)) return { ok: false, reason: 'malformed' };
   if (epoch(at) >= exp) return { ok: false, reason: 'expired' };
   return { ok: true, claims: { tenant_id: v.tenant_id, call_id: v.call_id, number_id: v.number_id, policy_version: policyVersion, step_path: v.step_path, invalid_attempts: invalid, exp } };
+}
+
+/* ---- ConversationRelay <Connect action> URL ---- */
+
+/**
+ * What the relay's action callback needs to answer for the call: the Stream token's claims
+ * (to hand a reconnect the same capability) and how many times the relay was already
+ * reconnected after its WebSocket died (bounded, so a broken runtime cannot loop a caller).
+ */
+export interface RelayActionState extends StreamClaims {
+  reconnects: number;
+}
+export type VerifiedRelayActionState = RelayActionState & { exp: number };
+
+const RELAY_ACTION = 'relay-action.v1';
+const RELAY_ACTION_FIELDS = ['tenant_id', 'call_id', 'agent_version_id', 'number_id', 'policy_version', 'reconnects', 'exp'] as const;
+const MAX_RECONNECTS_SIGNED = 100;
+
+/** The query of a relay action URL; valid as long as the Stream token (the session lasts the call). */
+export function signRelayActionParams(key: CallTokenKey, state: RelayActionState, at: Date, ttlSeconds = STREAM_TOKEN_TTL_SECONDS): URLSearchParams {
+  return signQuery(key, RELAY_ACTION, RELAY_ACTION_FIELDS, {
+    tenant_id: state.tenant_id,
+    call_id: state.call_id,
+    agent_version_id: state.agent_version_id,
+    number_id: state.number_id,
+    // 0 = not answered by a policy (policy versions start at 1).
+    policy_version: String(state.policy_version ?? 0),
+    reconnects: String(state.reconnects),
+    exp: String(epoch(at) + ttlSeconds),
+  });
+}
+
+export const relayActionUrl = (base: string, key: CallTokenKey, state: RelayActionState, at: Date, ttlSeconds?: number): string =>
+  `${base}?${signRelayActionParams(key, state, at, ttlSeconds).toString()}`;
+
+export function verifyRelayActionParams(key: CallTokenKey, query: QueryLike, at: Date): TokenCheck<VerifiedRelayActionState> {
+  const read = readSignedQuery(key, RELAY_ACTION, RELAY_ACTION_FIELDS, query);
+  if (!read.ok) return read;
+  const v = read.values;
+  const policyVersion = count(v.policy_version, Number.MAX_SAFE_INTEGER);
+  const reconnects = count(v.reconnects, MAX_RECONNECTS_SIGNED);
+  const exp = count(v.exp, Number.MAX_SAFE_INTEGER);
+  if (policyVersion === undefined || reconnects === undefined || exp === undefined || [v.tenant_id, v.call_id, v.agent_version_id, v.number_id].some((s) => !s)) return { ok: false, reason: 'malformed' };
+  if (epoch(at) >= exp) return { ok: false, reason: 'expired' };
+  return {
+    ok: true,
+    claims: { tenant_id: v.tenant_id, call_id: v.call_id, agent_version_id: v.agent_version_id, number_id: v.number_id, ...(policyVersion ? { policy_version: policyVersion } : {}), reconnects, exp },
+  };
 }

@@ -30,17 +30,13 @@ export const carrierMessagingWebhookUrls = () => ({
 });
 
 /**
- * The voice runtime's media-stream URL (a deployment setting, VOICE_RUNTIME_STREAM_URL);
- * without it, the runtime is taken to be served beside the API under /runtime/v1/stream.
+ * The voice runtime's ConversationRelay WebSocket URL (a deployment setting,
+ * VOICE_RUNTIME_RELAY_URL; the older VOICE_RUNTIME_STREAM_URL is read as an alias); without
+ * either, the runtime is taken to be served beside the API under /runtime/v1/relay. The
+ * TwiML appends `?token=<Stream token>`: the WebSocket host authenticates the upgrade with it.
  */
-export const voiceRuntimeStreamUrl = (): string => trimSlash(process.env.VOICE_RUNTIME_STREAM_URL || `${publicBaseUrl().replace(/^http/, 'ws')}/runtime/v1/stream`);
-
 /** The path ConversationRelay's WebSocket is served under (local server and AWS alike). */
 export const VOICE_RUNTIME_RELAY_PATH = '/runtime/v1/relay';
 
-/**
- * The voice runtime's ConversationRelay URL (a deployment setting, VOICE_RUNTIME_RELAY_URL:
- * the AWS WebSocket API's stage URL); without it, the relay is served beside the API (the
- * local server). Twilio signs the URL it was given, so the relay checks signatures over this.
- */
-export const voiceRuntimeRelayUrl = (): string => trimSlash(process.env.VOICE_RUNTIME_RELAY_URL || `${publicBaseUrl().replace(/^http/, 'ws')}${VOICE_RUNTIME_RELAY_PATH}`);
+export const voiceRuntimeRelayUrl = (): string =>
+  trimSlash(process.env.VOICE_RUNTIME_RELAY_URL || process.env.VOICE_RUNTIME_STREAM_URL || `${publicBaseUrl().replace(/^http/, 'ws')}${VOICE_RUNTIME_RELAY_PATH}`);

@@ -3,21 +3,24 @@
  * Pure: every input (the policy version, the reps' numbers, the signing key, the instant,
  * the URLs) is passed in, so the same call always renders the same way.
  *
- *   agent      → <Connect><Stream> to the voice runtime with a signed token (tenant, call,
- *                agent version, number; policy version when a policy put it there)
+ *   agent      → <Connect><ConversationRelay> to the voice runtime with a signed token
+ *                (tenant, call, agent version, number; policy version when a policy put it
+ *                there); shared/telephony/relay-twiml.ts
  *   voicemail  → the greeting, then <Record> (the recording reaches /carrier/twilio/recording)
  *   policy     → the step at a path: menu → <Gather> whose action URL carries the signed
  *                state (policy version, step path, invalid presses); ring_humans → <Dial>
- *                the reps' numbers, its action the same signed state; ai → Stream to the
- *                pinned version; voicemail; hangup; the end of a list → hang up
+ *                the reps' numbers, its action the same signed state; ai → the relay to
+ *                the pinned version; voicemail; hangup; the end of a list → hang up
  *   unavailable → a polite refusal and <Hangup>
  */
 import type { PolicyPath } from '../policy/answering/step-path.js';
 import { encodeStepPath, nextStepPath, resolveStep } from '../policy/answering/step-path.js';
 import type { PolicyDocument, PolicyStep } from '../policy/answering/model.js';
 import type { InboundPathEntry } from '../repositories/calls.js';
-import { gatherActionUrl, mintStreamToken, type CallTokenKey } from './call-tokens.js';
-import { connectStream, dial, gather, hangup, record, say, twiml } from './twiml.js';
+import { gatherActionUrl, type CallTokenKey } from './call-tokens.js';
+import type { RelaySpeechSettings } from './relay-settings.js';
+import { relayTwiml, type RelayAgent } from './relay-twiml.js';
+import { dial, gather, hangup, record, say, twiml } from './twiml.js';
 
 export interface AnswerContext {
   tenantId: string;
@@ -29,8 +32,11 @@ export interface AnswerContext {
   at: Date;
   /** Our public base URL (callback URLs are built from it). */
   baseUrl: string;
-  /** The voice runtime's media stream URL. */
-  streamUrl: string;
+  /** The voice runtime's ConversationRelay WebSocket URL. */
+  relayUrl: string;
+  speech: RelaySpeechSettings;
+  /** The pinned versions the answer may hand the call to, by version id (the agent route's, the policy's ai steps'). */
+  agents: ReadonlyMap<string, RelayAgent>;
   /** Transfer numbers of the reps the policy may ring (active ones only). */
   repNumbers: ReadonlyMap<string, string>;
   /** How long the Stream token stays valid (the runtime reports events with it for the whole call); default STREAM_TOKEN_TTL_SECONDS. */
@@ -54,10 +60,12 @@ export function unavailable(reason: string): Answer {
   return { twiml: twiml(say(UNAVAILABLE_MESSAGE), hangup()), entries: [{ action: 'refused', reason }] };
 }
 
-export function streamToAgent(ctx: AnswerContext, agent: { agent_id: string; agent_version_id: string }, policyVersion?: number, stepPath?: string): Answer {
-  const token = mintStreamToken(ctx.key, { tenant_id: ctx.tenantId, call_id: ctx.callId, agent_version_id: agent.agent_version_id, number_id: ctx.numberId, ...(policyVersion ? { policy_version: policyVersion } : {}) }, ctx.at, ctx.streamTtlSeconds);
+export function relayToAgent(ctx: AnswerContext, agent: { agent_id: string; agent_version_id: string }, policyVersion?: number, stepPath?: string): Answer {
+  const version = ctx.agents.get(agent.agent_version_id);
+  if (!version) return unavailable('agent_version_missing');
+  const claims = { tenant_id: ctx.tenantId, call_id: ctx.callId, agent_version_id: agent.agent_version_id, number_id: ctx.numberId, ...(policyVersion ? { policy_version: policyVersion } : {}) };
   return {
-    twiml: twiml(connectStream({ url: ctx.streamUrl, parameters: { token } })),
+    twiml: relayTwiml({ claims, agent: version, key: ctx.key, at: ctx.at, relayUrl: ctx.relayUrl, baseUrl: ctx.baseUrl, speech: ctx.speech, ...(ctx.streamTtlSeconds ? { ttlSeconds: ctx.streamTtlSeconds } : {}) }),
     entries: [{ action: 'ai', agent_id: agent.agent_id, agent_version_id: agent.agent_version_id, ...(stepPath ? { step_path: stepPath } : {}) }],
   };
 }
@@ -93,7 +101,7 @@ export function runStep(ctx: AnswerContext, policy: PolicyDocument<PolicyStep>, 
       };
     }
     case 'ai':
-      return streamToAgent(ctx, step, version, stepPath);
+      return relayToAgent(ctx, step, version, stepPath);
     case 'voicemail':
       return voicemail(ctx, step.greeting, stepPath);
     case 'hangup':

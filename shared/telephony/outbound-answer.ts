@@ -1,7 +1,8 @@
 /**
  * What an answered outbound call hears (pure; the route gathers the inputs):
- *   a person (or no machine detection) → <Connect><Stream> to the voice runtime with the
- *     signed token, as inbound agent calls (shared/telephony/inbound-answer.ts streamToAgent)
+ *   a person (or no machine detection) → <Connect><ConversationRelay> to the voice runtime
+ *     with the signed token, as inbound agent calls (shared/telephony/inbound-answer.ts
+ *     relayToAgent)
  *   a machine (AnsweredBy machine_*) → the pinned version's voicemail drop between an opener
  *     and a closing composed from its disclosure_config, then <Hangup>
  *   anything else (unknown call, a call that already ended) → a polite <Hangup>

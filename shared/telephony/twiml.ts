@@ -53,13 +53,61 @@ export const pause = (seconds: number): TwimlNode => node('Pause', { length: sec
 export const gather = (opts: { action: string; timeoutSeconds: number; prompt: TwimlNode[] }): TwimlNode =>
   node('Gather', { input: 'dtmf', numDigits: 1, timeout: opts.timeoutSeconds, action: opts.action, method: 'POST', actionOnEmptyResult: true }, opts.prompt);
 
-/** A bidirectional media stream to the voice runtime; custom parameters reach it in the stream's start message. */
-export const connectStream = (opts: { url: string; parameters: Record<string, string> }): TwimlNode =>
-  node('Connect', {}, [node('Stream', { url: opts.url }, Object.entries(opts.parameters).map(([name, value]) => node('Parameter', { name, value })))]);
+export interface RelayLanguage {
+  code: string;
+  voice: string;
+  ttsProvider: string;
+}
 
-/** Rings every number at once; the first to answer takes the call. Twilio posts the outcome to `action`. */
-export const dial = (opts: { numbers: string[]; timeoutSeconds: number; action: string; callerId?: string }): TwimlNode =>
-  node('Dial', { timeout: opts.timeoutSeconds, action: opts.action, method: 'POST', callerId: opts.callerId }, opts.numbers.map((n) => node('Number', {}, [n])));
+export interface ConversationRelayOptions {
+  /** Where Twilio posts when the session ends (HandoffData, ErrorCode, …). */
+  action: string;
+  /** The runtime's WebSocket URL. */
+  url: string;
+  /** Said by Twilio as the session opens, before the runtime says anything; never interruptible. */
+  welcomeGreeting: string;
+  language: string;
+  voice: string;
+  ttsProvider: string;
+  transcriptionProvider: string;
+  speechModel: string;
+  /** One <Language> per language the session may switch to. */
+  languages: readonly RelayLanguage[];
+  /** Custom parameters: they reach the runtime in the setup message's customParameters. */
+  parameters: Record<string, string>;
+}
+
+/**
+ * <Connect action><ConversationRelay>: Twilio transcribes the caller and speaks the runtime's
+ * text over a WebSocket. The caller may talk over replies (interruptible any) but never over
+ * the welcome greeting (the disclosure), and key presses reach the runtime (dtmfDetection).
+ */
+export const connectConversationRelay = (opts: ConversationRelayOptions): TwimlNode =>
+  node('Connect', { action: opts.action, method: 'POST' }, [
+    node(
+      'ConversationRelay',
+      {
+        url: opts.url,
+        welcomeGreeting: opts.welcomeGreeting,
+        welcomeGreetingInterruptible: 'none',
+        language: opts.language,
+        voice: opts.voice,
+        ttsProvider: opts.ttsProvider,
+        transcriptionProvider: opts.transcriptionProvider,
+        speechModel: opts.speechModel,
+        interruptible: 'any',
+        dtmfDetection: true,
+      },
+      [
+        ...opts.languages.map((l) => node('Language', { code: l.code, voice: l.voice, ttsProvider: l.ttsProvider })),
+        ...Object.entries(opts.parameters).map(([name, value]) => node('Parameter', { name, value })),
+      ],
+    ),
+  ]);
+
+/** Rings every number at once; the first to answer takes the call. Twilio posts the outcome to `action` (without one, the document goes on). */
+export const dial = (opts: { numbers: string[]; timeoutSeconds: number; action?: string; callerId?: string }): TwimlNode =>
+  node('Dial', { timeout: opts.timeoutSeconds, action: opts.action, method: opts.action ? 'POST' : undefined, callerId: opts.callerId }, opts.numbers.map((n) => node('Number', {}, [n])));
 
 export const record = (opts: { maxLengthSeconds: number; action: string; playBeep?: boolean }): TwimlNode =>
   node('Record', { maxLength: opts.maxLengthSeconds, action: opts.action, method: 'POST', playBeep: opts.playBeep });

@@ -121,8 +121,9 @@ describe('inbound voice', () => {
     const sid = newCallSid();
     const res = await post('/carrier/twilio/voice', voice(sid));
     const [connect] = readTwiml(res.text);
-    expect(connect).toMatchObject({ verb: 'Connect', streamUrl: expect.stringMatching(/^ws:\/\/.*\/runtime\/v1\/stream$/) });
+    expect(connect).toMatchObject({ verb: 'Connect', relayUrl: expect.stringMatching(/^ws:\/\/.*\/runtime\/v1\/relay\?token=/), action: expect.stringContaining('/carrier/twilio/relay-action?') });
     const token = (connect as { parameters: Record<string, string> }).parameters.token!;
+    expect(new URL((connect as { relayUrl: string }).relayUrl).searchParams.get('token')).toBe(token);
     secrets.push(token);
     const checked = verifyStreamToken(await callTokenKey(), token, new Date());
     const call = (await getCallBySid(sid))!;

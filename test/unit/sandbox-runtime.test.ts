@@ -69,6 +69,9 @@ describe('the sandbox runtime maps scripts onto runtime events', () => {
 describe('where the sandbox runtime reports', () => {
   it('beside our own stream URL only', () => {
     expect(eventsUrlFor('ws://127.0.0.1:3000/runtime/v1/stream', 'cal_1')).toBe('http://127.0.0.1:3000/runtime/v1/calls/cal_1/events');
+    expect(eventsUrlFor('ws://127.0.0.1:3000/runtime/v1/relay?token=v1.a.b', 'cal_1')).toBe('http://127.0.0.1:3000/runtime/v1/calls/cal_1/events');
+    expect(eventsUrlFor('wss://api.example.com/prod/runtime/v1/relay?token=x', 'cal_1')).toBe('https://api.example.com/prod/runtime/v1/calls/cal_1/events');
+    expect(eventsUrlFor('wss://runtime.example.com/relay?token=x', 'cal_1')).toBeNull();
     expect(eventsUrlFor('wss://api.example.com/prod/runtime/v1/stream', 'cal_1')).toBe('https://api.example.com/prod/runtime/v1/calls/cal_1/events');
     expect(eventsUrlFor('wss://runtime.invalid/stream', 'cal_1')).toBeNull();
     expect(eventsUrlFor('https://api.example.com/runtime/v1/stream', 'cal_1')).toBeNull();

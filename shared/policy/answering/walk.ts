@@ -12,7 +12,7 @@ interface StepVisit<S> {
   menuDepth: number;
 }
 
-function* walkSteps<S extends AnyStep>(policy: Pick<PolicyDocument<S>, 'open_steps' | 'closed_steps'>): Generator<StepVisit<S>> {
+export function* walkSteps<S extends AnyStep>(policy: Pick<PolicyDocument<S>, 'open_steps' | 'closed_steps'>): Generator<StepVisit<S>> {
   function* list(steps: S[], path: PolicyPath, menuDepth: number): Generator<StepVisit<S>> {
     for (const [i, step] of steps.entries()) {
       const here = [...path, i];
