@@ -26,10 +26,12 @@ describe('the route manifest', () => {
   it('names a handler file for every entry, and every handler file has an entry', () => {
     const handlerFiles = filesUnder(join(root, 'functions'))
       .map((f) => relative(root, f).replace(/\.ts$/, ''))
-      .filter((f) => !f.startsWith('functions/workers/') && !f.startsWith('functions/deploy/'))
+      .filter((f) => !f.startsWith('functions/workers/') && !f.startsWith('functions/deploy/') && !f.startsWith('functions/relay/'))
       .sort();
     expect(handlerFiles).toEqual([...all.map((r) => r.handler), fallbackRoute.handler].sort());
     for (const w of workers) expect(existsSync(join(root, `${w.handler}.ts`))).toBe(true);
+    // The voice runtime's WebSocket routes ($connect, $default, $disconnect) are the relay API's, not the HTTP manifest's.
+    for (const r of ['connect', 'default', 'disconnect']) expect(existsSync(join(root, `functions/relay/${r}.ts`))).toBe(true);
     // Deploy hooks are run by CloudFormation (infra/constructs/platform-seed.ts), not by a route.
     expect(filesUnder(join(root, 'functions', 'deploy')).map((f) => relative(root, f))).toEqual(['functions/deploy/seed-platform.ts']);
   });
