@@ -20,6 +20,7 @@ import { getTemplate } from '../repositories/templates.js';
 import type { OutcomeBody } from '../schemas/runtime-events.js';
 import type { OUTCOME_TYPES } from '../schemas/templates.js';
 import { inboundScriptEvents, type InboundScript } from './booking-script.js';
+import { speakMs } from './caller-scripts.js';
 import { conversationEvents, type CallQuestionView, type PinnedAgentView, type SequencedEvent } from './conversation.js';
 import type { Scenario } from './scenarios.js';
 
@@ -85,8 +86,6 @@ export interface MappingInput {
 
 const CONFIRMED_TOOLS = new Set(['book_meeting', 'confirm_shift']);
 const id = (seq: number, suffix = '') => `sbx-${seq}${suffix}`;
-/** Roughly how long saying `text` takes: 2.5 words a second, at least 0.6 s. */
-const speakMs = (text: string) => Math.max(600, Math.round((text.split(/\s+/).filter(Boolean).length / 2.5) * 1000));
 
 function outcomeOf(tool: string, args: Record<string, unknown>, actionId: string, goal: boolean): OutcomeBody | null {
   switch (tool) {
