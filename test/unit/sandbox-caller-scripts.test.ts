@@ -9,7 +9,7 @@ const ITEMS: CallerItem[] = [
 ];
 const outbound = (id: ScenarioId, items: CallerItem[] = ITEMS): CallerSource => ({ kind: 'outbound', script: scenarioById(id).script!, items });
 
-type Line = { who: 'agent' | 'contact'; text: string } | { who: 'keys'; digit: string };
+type Line = { who: 'agent'; text: string } | { who: 'contact'; text: string } | { who: 'keys'; digit: string };
 
 /**
  * A correct agent as the sandbox model behaves: asks each item in order (its prompt, as a
