@@ -23,6 +23,7 @@
  * Bounded: a contact says at most a fixed number of lines, then hangs up. No I/O, no clock.
  */
 import type { InboundScript } from './booking-script.js';
+import type { CallQuestionView, PinnedAgentView } from './conversation.js';
 import type { ConversationScript } from './scenarios.js';
 
 /** One thing the agent is expected to ask: an objective or a question of the call. */
@@ -32,6 +33,12 @@ export interface CallerItem {
   /** The question's scoring labels (its mapping keys), in order. */
   options: readonly string[];
 }
+
+/** The items in the order the agent asks them: the pinned version's objectives, then the call's questions. */
+export const callerItems = (version: Pick<PinnedAgentView, 'objectives'>, questions: readonly CallQuestionView[]): CallerItem[] => [
+  ...version.objectives.map((o) => ({ id: o.id, prompt: o.description, options: [] })),
+  ...questions.map((q) => ({ id: q.id, prompt: q.prompt, options: Object.keys(q.scoring?.mapping ?? {}) })),
+];
 
 export type CallerSource = { kind: 'outbound'; script: ConversationScript; items: readonly CallerItem[] } | { kind: 'inbound'; name: InboundScript };
 

@@ -55,6 +55,9 @@ export interface TranscriptLine {
 }
 export type OnLine = (line: TranscriptLine) => void;
 
+/** One transcript line for a terminal: `14:03:07.412  agent    How old is your roof?` (an interrupted line ends with "…", key presses in brackets). */
+export const formatTranscriptLine = (line: TranscriptLine): string => `${line.at.slice(11, 23)}  ${line.speaker.padEnd(7)}  ${line.keys ? `[pressed ${line.text}]` : line.text}${line.interrupted ? ' …' : ''}`;
+
 export type RelayEnding =
   /** The runtime ended the session (`end`), with its HandoffData. */
   | { how: 'end'; handoffData: string | null }
@@ -328,6 +331,20 @@ export interface RelayCallResult {
   path: PathStep[];
   transcript: TranscriptLine[];
 }
+
+/** What the sandbox keeps of a relay-played call (JSON-ready). */
+export interface RelayRun {
+  sessions: { session_id: string; ending: RelayEnding['how']; handoff_data: string | null; status?: number }[];
+  /** The TwiML the <Connect action> answered, as followed. */
+  path: PathStep[];
+  transcript: TranscriptLine[];
+}
+
+export const relayRunOf = (result: RelayCallResult): RelayRun => ({
+  sessions: result.sessions.map((s) => ({ session_id: s.sessionId, ending: s.ending.how, handoff_data: s.ending.how === 'end' ? s.ending.handoffData : null, ...(s.ending.how === 'dropped' && s.ending.status !== undefined ? { status: s.ending.status } : {}) })),
+  path: result.path,
+  transcript: result.transcript,
+});
 
 /** A whole relay-handled call: sessions, the action posted after each, reconnects as the TwiML answers. */
 export async function playRelayCall(input: RelayCallInput): Promise<RelayCallResult> {

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { LINES, type CallerItem, type CallerSource } from '../../shared/sandbox/caller-scripts.js';
-import { isOurRelay, playRelayCall, playRelaySession, RELAY_SOCKET_ERROR, relayActionParams, relayTargetOf, type RelayLeg, type RelayTarget, type TranscriptLine } from '../../shared/sandbox/relay-caller.js';
+import { formatTranscriptLine, isOurRelay, playRelayCall, playRelaySession, RELAY_SOCKET_ERROR, relayActionParams, relayTargetOf, type RelayLeg, type RelayTarget, type TranscriptLine } from '../../shared/sandbox/relay-caller.js';
 import { scenarioById, type ScenarioId } from '../../shared/sandbox/scenarios.js';
 import { verifyTwilioSignature } from '../../shared/telephony/twilio-signature.js';
 import { waitFor } from '../support/wait-for.js';
@@ -271,5 +271,11 @@ describe('which relays the sandbox plays', () => {
 
   it('relayActionParams: a contact who hung up reports completed', () => {
     expect(relayActionParams(LEG, { sessionId: 'VX1', ending: { how: 'hung_up', reason: 'script' }, durationSeconds: 3 })).toEqual({ AccountSid: LEG.accountSid, CallSid: LEG.callSid, SessionId: 'VX1', SessionDuration: '3', SessionStatus: 'completed' });
+  });
+
+  it('formats a transcript line for the terminal: time, speaker, text; interrupted and key presses marked', () => {
+    expect(formatTranscriptLine({ speaker: 'agent', text: 'How old is your roof?', at: '2026-11-26T14:03:07.412Z' })).toBe('14:03:07.412  agent    How old is your roof?');
+    expect(formatTranscriptLine({ speaker: 'agent', text: 'How old', at: '2026-11-26T14:03:07.412Z', interrupted: true })).toBe('14:03:07.412  agent    How old …');
+    expect(formatTranscriptLine({ speaker: 'contact', text: '1', at: '2026-11-26T14:03:08.000Z', keys: true })).toBe('14:03:08.000  contact  [pressed 1]');
   });
 });
