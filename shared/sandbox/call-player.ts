@@ -131,7 +131,7 @@ async function answer(authToken: string, call: SandboxCall, step: PlanStep): Pro
 }
 
 /** Longest the final status callback waits for a relay conversation (a worker lost mid-call ends the call then). */
-export const RELAY_HOLD_MS = 120_000;
+const RELAY_HOLD_MS = 120_000;
 
 /**
  * The test number's contact talks to the runtime over the relay. The final status callback
@@ -143,9 +143,9 @@ async function talkOverRelay(authToken: string, call: SandboxCall, relay: RelayT
   const final = call.plan[call.plan.length - 1]!;
   const durationSeconds = final.durationSeconds ?? scenario.durationSeconds;
   const held = await moveCallEnd(call, { dueAt: Date.now() + RELAY_HOLD_MS, durationSeconds });
-  const source = await outboundCallerSource(scenario, relay.parameters);
-  if (source) {
-    try {
+  try {
+    const source = await outboundCallerSource(scenario, relay.parameters);
+    if (source) {
       const result = await playRelayLeg({
         target: relay,
         authToken,
@@ -156,9 +156,9 @@ async function talkOverRelay(authToken: string, call: SandboxCall, relay: RelayT
         pauseMs: Math.floor(call.step_ms / 2),
       });
       await recordRelayRun(call.sid, relayRunOf(result));
-    } catch (err) {
-      logger.warn('sandbox relay conversation failed', { call_sid: call.sid, error: (err as Error).name });
     }
+  } catch (err) {
+    logger.warn('sandbox relay conversation failed', { call_sid: call.sid, error: (err as Error).name });
   }
   if (!held) return;
   const dueAt = Math.max(Date.now(), final.due_at);

@@ -93,7 +93,7 @@ export interface RelaySessionResult {
   transcript: TranscriptLine[];
 }
 
-export const RELAY_PATH = '/runtime/v1/relay';
+const RELAY_PATH = '/runtime/v1/relay';
 /** Twilio's ConversationRelay error for a WebSocket that failed or closed unexpectedly (the sandbox reports every socket failure with it). */
 export const RELAY_SOCKET_ERROR = { code: '64105', message: 'The WebSocket connection to the ConversationRelay application ended unexpectedly' } as const;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerFor, initialCallerState, interruption, itemAsked, LINES, markInterrupted, maxLines, nextMove, normalise, speakMs, type CallerItem, type CallerMove, type CallerSource, type CallerState } from '../../shared/sandbox/caller-scripts.js';
+import { answerFor, callerItems, initialCallerState, interruption, itemAsked, LINES, markInterrupted, maxLines, nextMove, normalise, speakMs, type CallerItem, type CallerMove, type CallerSource, type CallerState } from '../../shared/sandbox/caller-scripts.js';
 import { SCENARIOS, scenarioById, type ScenarioId } from '../../shared/sandbox/scenarios.js';
 
 const ITEMS: CallerItem[] = [
@@ -210,5 +210,11 @@ describe('helpers', () => {
   it('the answer to a scored question is its first option', () => {
     expect(answerFor(ITEMS[2]!)).toBe('very');
     expect(answerFor(ITEMS[1]!)).toBe('Sandbox answer to roof_age');
+  });
+
+  it('the items are the objectives, then the questions with their scoring labels as options', () => {
+    const version = { objectives: [{ id: 'confirm_identity', description: 'Confirm you are speaking with the intended contact', required: true }] };
+    const questions = [{ id: 'roof_age', prompt: 'How old is your roof?' }, { id: 'csat', prompt: 'How satisfied are you?', scoring: { mapping: { very: 5, somewhat: 3 } } }];
+    expect(callerItems(version, questions)).toEqual(ITEMS);
   });
 });
