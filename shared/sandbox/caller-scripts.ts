@@ -14,12 +14,15 @@
  *     and the Spanish opt-out are the contact's first line after the welcome greeting;
  *   - an agent that carries on after an opt-out or a decline gets one more line, then the
  *     contact hangs up;
- *   - "press 1" → the key; "anything else?" → no; a yes/no offer → yes (no when the script
- *     does not reach its goal); any other question → "Sandbox answer"; a statement → listen
- *     (a silence after it: "Okay." once, then the contact hangs up);
+ *   - "press 1" → the key; "anything else?" → no; an offer ("would you like me to book…")
+ *     → yes (no when the script does not reach its goal); another yes/no question (an
+ *     identity gate, "shall we carry on?") → "Yes."; any other question → "Sandbox answer";
+ *     a statement → listen (a silence after it: "Okay." once, then the contact hangs up).
+ *     "The first only" counts every distinct question, items or not (a question asked again
+ *     is answered again);
  *   - the `interrupts` number talks over the agent's first reply after its opening line:
  *     what it heard is the first half of the words received (Twilio reports what it had
- *     played), and the line it barges in with answers the next item.
+ *     played), and it barges in answering that (half-heard) question.
  * Bounded: a contact says at most a fixed number of lines, then hangs up. No I/O, no clock.
  */
 import type { InboundScript } from './booking-script.js';
@@ -107,6 +110,7 @@ export const LINES = {
   stillDeclining: "I said I'm not interested. Goodbye.",
   nothingElse: "No, that's all. Thank you!",
   yes: 'Yes, please.',
+  yesGate: 'Yes.',
   no: 'No, thank you.',
   unknownQuestion: 'Sandbox answer',
   okay: 'Okay.',
@@ -131,6 +135,8 @@ const OFFER = /\b(shall i|should i|would you like|do you want|does that work|doe
 const ASKS_WHEN = /\b(what day|what time|which day|when would|when works|when is good|day and time)\b/;
 const KEYS: Record<string, string> = { star: '*', pound: '#', hash: '#' };
 const PRESS = /\bpress (\d|star|pound|hash)\b/;
+/** A yes/no question (an identity gate, "shall we carry on?"): a cooperative contact says yes. */
+const YES_NO = /^(am i|are you|is this|is it|is that|do you|does|did you|can you|could you|will you|have you|shall we|should we|can we|may i)\b/;
 
 /** The item an agent reply asks: the one whose prompt it says (the latest in the call's order, when several). */
 export function itemAsked(items: readonly CallerItem[], heard: string): CallerItem | undefined {
@@ -138,11 +144,16 @@ export function itemAsked(items: readonly CallerItem[], heard: string): CallerIt
   return [...items].reverse().find((i) => normalise(i.prompt) && said.includes(normalise(i.prompt)));
 }
 
-/** After an interrupt only the start of the question was heard: the item it starts, else the next unanswered one. */
-function itemStarted(items: readonly CallerItem[], heard: string, state: CallerState): CallerItem | undefined {
+/** After an interrupt only the start of the question was heard: the item whose prompt it starts, if any. */
+function itemStarted(items: readonly CallerItem[], heard: string): CallerItem | undefined {
   const said = normalise(heard);
-  const starts = said ? items.find((i) => normalise(i.prompt).startsWith(said) || said.includes(normalise(i.prompt))) : undefined;
-  return starts ?? items.find((i) => !state.answered.includes(i.id) && !state.refused.includes(i.id));
+  return said ? items.find((i) => normalise(i.prompt).startsWith(said) || said.includes(normalise(i.prompt))) : undefined;
+}
+
+/** The question a reply ends with (its last sentence, when that ends with "?"), normalised; null for a statement. */
+export function questionOf(reply: string): string | null {
+  const last = /[^.?!]*\?\s*$/.exec(reply.trim());
+  return last ? normalise(last[0]) || null : null;
 }
 
 const say = (state: CallerState, text: string, lang: string, over: Partial<CallerState> = {}): Step => ({ state: { ...state, silences: 0, ...over, lines: state.lines + 1 }, move: { kind: 'say', text, lang } });
@@ -179,24 +190,28 @@ function outboundReply(source: Extract<CallerSource, { kind: 'outbound' }>, stat
   const { script, items } = source;
   const lang = script.language;
   const said = normalise(heard);
-  const question = heard.trim().endsWith('?');
+  // Cut short, what was heard is the start of a question.
+  const question = interrupted ? said || null : questionOf(heard);
+  const item = interrupted ? itemStarted(items, heard) : itemAsked(items, heard);
   // An agent that carries on after being asked to stop: one more line, then the contact hangs up.
   if (state.stage === 'opted_out' || state.stage === 'declined') {
-    if (!question && !itemAsked(items, heard)) return listen(state);
+    if (!question && !item) return listen(state);
     return hangUp(state, state.stage === 'opted_out' ? LINES.stillOptedOut : LINES.stillDeclining, lang);
   }
   const press = PRESS.exec(said);
   if (press) return { state, move: { kind: 'press', digit: KEYS[press[1]!] ?? press[1]! } };
-  const item = interrupted ? itemStarted(items, heard, state) : itemAsked(items, heard);
-  if (item) {
-    if (script.answers === 'first_only' && state.answered.length > 0 && !state.answered.includes(item.id)) return hangUp(state, LINES.mustGo, lang);
-    if (!answers(script, items, item)) return say(state, LINES.refuse, lang, { refused: [...new Set([...state.refused, item.id])] });
-    return say(state, answerFor(item), lang, { answered: [...new Set([...state.answered, item.id])] });
-  }
+  if (!item && !question) return listen(state);
   if (ANYTHING_ELSE.test(said)) return say(state, LINES.nothingElse, lang, { stage: 'closing' });
-  if (question && OFFER.test(said)) return say(state, script.goal ? LINES.yes : LINES.no, lang);
-  if (question) return say(state, LINES.unknownQuestion, lang);
-  return listen(state);
+  // What was asked, so a question asked again is answered again, not counted as a new one.
+  const key = item?.id ?? question!;
+  const answered = { answered: [...new Set([...state.answered, key])] };
+  if (script.answers === 'first_only' && state.answered.length > 0 && !state.answered.includes(key)) return hangUp(state, LINES.mustGo, lang);
+  if (item && !answers(script, items, item)) return say(state, LINES.refuse, lang, { refused: [...new Set([...state.refused, item.id])] });
+  if (item) return say(state, answerFor(item), lang, answered);
+  // An offer is taken only by a contact whose script reaches the goal; any other yes/no question is a yes.
+  if (OFFER.test(question!)) return say(state, script.goal ? LINES.yes : LINES.no, lang, answered);
+  if (YES_NO.test(question!)) return say(state, LINES.yesGate, lang, answered);
+  return say(state, LINES.unknownQuestion, lang, answered);
 }
 
 function inboundReply(name: InboundScript, state: CallerState, heard: string): Step {

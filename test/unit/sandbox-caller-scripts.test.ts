@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerFor, callerItems, initialCallerState, interruption, itemAsked, LINES, markInterrupted, maxLines, nextMove, normalise, speakMs, type CallerItem, type CallerMove, type CallerSource, type CallerState } from '../../shared/sandbox/caller-scripts.js';
+import { answerFor, callerItems, initialCallerState, interruption, itemAsked, LINES, markInterrupted, maxLines, nextMove, normalise, questionOf, speakMs, type CallerItem, type CallerMove, type CallerSource, type CallerState } from '../../shared/sandbox/caller-scripts.js';
 import { SCENARIOS, scenarioById, type ScenarioId } from '../../shared/sandbox/scenarios.js';
 
 const ITEMS: CallerItem[] = [
@@ -132,10 +132,11 @@ describe('the interrupting contact (555-0113)', () => {
     expect(interruption(outbound('goal'), opened, 'Confirm you are speaking')).toBeNull(); // only this number
   });
 
-  it('barges in with the answer to the item the heard words start (else the next unanswered one)', () => {
+  it('barges in answering what it heard: the item the words start, a yes/no question, else "Sandbox answer"', () => {
     const opened = markInterrupted(nextMove(source, initialCallerState(), { type: 'greeting' }).state);
     expect(nextMove(source, opened, { type: 'reply', text: 'How old is', interrupted: true }).move).toMatchObject({ kind: 'say', text: 'Sandbox answer to roof_age' });
-    expect(nextMove(source, opened, { type: 'reply', text: 'Well, let me', interrupted: true }).move).toMatchObject({ kind: 'say', text: 'Sandbox answer to confirm_identity' });
+    expect(nextMove(source, opened, { type: 'reply', text: 'Am I speaking with', interrupted: true }).move).toMatchObject({ kind: 'say', text: LINES.yesGate });
+    expect(nextMove(source, opened, { type: 'reply', text: 'Well, let me', interrupted: true }).move).toMatchObject({ kind: 'say', text: LINES.unknownQuestion });
   });
 });
 
@@ -150,6 +151,27 @@ describe('replies that ask no item', () => {
     expect(nextMove(goal, talking, { type: 'reply', text: 'Shall I book Tuesday at 3 PM?', interrupted: false }).move).toMatchObject({ text: LINES.yes });
     expect(nextMove(outbound('no_goal'), talking, { type: 'reply', text: 'Shall I book Tuesday at 3 PM?', interrupted: false }).move).toMatchObject({ text: LINES.no });
     expect(nextMove(goal, talking, { type: 'reply', text: 'What is your favourite colour?', interrupted: false }).move).toMatchObject({ text: LINES.unknownQuestion });
+  });
+
+  it('a yes/no question (an identity gate, "shall we carry on?") is a yes, whatever the script', () => {
+    for (const text of ['Am I speaking with the right person?', "Yes, I'm an automated assistant. Shall we carry on?", 'Is this a good time?']) {
+      expect(nextMove(goal, talking, { type: 'reply', text, interrupted: false }).move, text).toMatchObject({ text: LINES.yesGate });
+      expect(nextMove(outbound('no_goal'), talking, { type: 'reply', text, interrupted: false }).move, text).toMatchObject({ text: LINES.yesGate });
+    }
+  });
+
+  it('first_only counts every distinct question: a gate answered, then the next question ends the call; the same question asked again is answered again', () => {
+    const src = outbound('first_only');
+    const gate = nextMove(src, talking, { type: 'reply', text: 'Am I speaking with the right person?', interrupted: false });
+    expect(gate.move).toMatchObject({ text: LINES.yesGate });
+    expect(nextMove(src, gate.state, { type: 'reply', text: "Sorry, I didn't catch that. Am I speaking with the right person?", interrupted: false }).move).toMatchObject({ text: LINES.yesGate });
+    expect(nextMove(src, gate.state, { type: 'reply', text: 'Thanks. How old is your roof?', interrupted: false }).move).toEqual({ kind: 'hang_up', text: LINES.mustGo, lang: 'en-US' });
+  });
+
+  it('the question a reply ends with is its last sentence', () => {
+    expect(questionOf('Thanks. How old is your roof?')).toBe('how old is your roof');
+    expect(questionOf('Is it sunny? I hope so.')).toBeNull();
+    expect(questionOf('Goodbye.')).toBeNull();
   });
 
   it('a statement: listen; a silence after it: "Okay." once, then the contact hangs up', () => {

@@ -133,7 +133,7 @@ describe('a relay session as Twilio plays it', () => {
     await waitFor(() => s.closedBy !== null, { message: 'the socket closed after end' });
   });
 
-  it('interrupts the first reply after its opening line with what it heard of it, then barges in with the answer', async () => {
+  it('interrupts the first reply after its opening line with what it heard of it, then barges in answering it', async () => {
     agent = politeAgent();
     const session = await playRelaySession({ target: target(), authToken: AUTH_TOKEN, leg: LEG, source: source('interrupts'), replyTimeoutMs: 5_000 });
     const frames = lastSocket().frames;
@@ -141,7 +141,8 @@ describe('a relay session as Twilio plays it', () => {
     // The first phrase received was "Thanks. " : one word, all of it heard.
     expect(frames[i]).toEqual({ type: 'interrupt', utteranceUntilInterrupt: 'Thanks.', durationUntilInterruptMs: 600 });
     expect(frames[i - 1]).toMatchObject({ type: 'prompt', voicePrompt: 'Hello?' });
-    expect(frames[i + 1]).toMatchObject({ type: 'prompt', voicePrompt: 'Sandbox answer to roof_age' });
+    // It barges in answering what it heard (no item starts with it).
+    expect(frames[i + 1]).toMatchObject({ type: 'prompt', voicePrompt: 'Sandbox answer' });
     expect(frames.filter((f) => f.type === 'interrupt')).toHaveLength(1);
     expect(session.transcript.find((l) => l.interrupted)).toMatchObject({ speaker: 'agent', text: 'Thanks.' });
   });
