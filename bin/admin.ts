@@ -44,7 +44,8 @@ const USAGE = `usage:
   admin sandbox credentials [--status active|suspended|closed]   (a sandbox carrier account for byo twilio)
   admin sandbox call --to E164 --from E164 [--digits 1,2,…] [--no-answer] [--script enquiry|booking]
                                            (an inbound call through the sandbox carrier; an agent that answers hears the
-                                            script's caller — booking: asks for an appointment; prints its path)
+                                            script's caller — booking: asks for an appointment; the conversation is printed
+                                            to stderr as it happens, agent / contact lines with times; then its path)
   admin sandbox sms --from E164 --to E164 --body TEXT   (an inbound text through the sandbox carrier; prints what the platform answered)
   admin dnc load --area-code NPA --as-of YYYY-MM-DD --file FILE   (National DNC download: one ten-digit number per line)
   admin dnc status
@@ -215,7 +216,10 @@ async function sandboxCall(): Promise<unknown> {
   const script = values.script ?? DEFAULT_INBOUND_SCRIPT;
   if (!(INBOUND_SCRIPTS as readonly string[]).includes(script)) fail(`--script must be one of ${INBOUND_SCRIPTS.join(', ')}`);
   const { playInboundCall } = await import('../shared/sandbox/inbound-call.js');
-  return playInboundCall({ to, from, digits, repsAnswer: values['no-answer'] !== true, script: script as (typeof INBOUND_SCRIPTS)[number] });
+  const { formatTranscriptLine } = await import('../shared/sandbox/relay-caller.js');
+  // The transcript goes to stderr as it happens; stdout keeps the one JSON result.
+  const onLine = (line: Parameters<typeof formatTranscriptLine>[0]) => process.stderr.write(`${formatTranscriptLine(line)}\n`);
+  return playInboundCall({ to, from, digits, repsAnswer: values['no-answer'] !== true, script: script as (typeof INBOUND_SCRIPTS)[number], onLine });
 }
 
 /** `sandbox sms`: the sandbox carrier delivers a text to a sandbox number, as Twilio would (signed messaging webhook), and prints the answer. */

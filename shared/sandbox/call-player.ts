@@ -8,9 +8,11 @@
 import { logger } from '../observability.js';
 import type { SandboxTimelineMessage } from '../schemas/messages.js';
 import { getSandboxAccount, openSandboxAuthToken } from './accounts.js';
-import { claimCallStep, getSandboxCall, recordAnswer, recordRuntimeRun, type PlanStep, type SandboxCall, type StepChanges } from './calls.js';
+import { claimCallStep, getSandboxCall, moveCallEnd, recordAnswer, recordRelayRun, recordRuntimeRun, type PlanStep, type SandboxCall, type StepChanges } from './calls.js';
+import { relayRunOf, relayTargetOf, type RelayTarget } from './relay-caller.js';
+import { outboundCallerSource, playRelayLeg } from './relay-contact.js';
 import { playSandboxRuntime } from './runtime.js';
-import { scenarioById } from './scenarios.js';
+import { needsScriptedAgent, scenarioById, type Scenario } from './scenarios.js';
 import { twilioDate } from './numbers.js';
 import { scheduleStep } from './timeline-queue.js';
 import { followTwiml, signedCarrierRequest, type CarrierRequest, type PathStep } from './verb-runner.js';
@@ -95,9 +97,11 @@ async function postStatus(authToken: string, call: SandboxCall, step: PlanStep, 
 
 /**
  * Fetch the call's TwiML and follow it; a call the TwiML ends (no Stream) hangs up a step later.
- * A call handed to the voice runtime hears the test number's conversation, played by the
- * sandbox runtime through our runtime route within the scenario's talk time (its beats spread
- * over all but the last talk step, so they land before the final status callback).
+ * A call handed to our voice runtime's relay (<Connect><ConversationRelay>) hears the test
+ * number's contact talk to the real runtime (relay-caller.ts); a number that needs a
+ * misbehaving agent, or a <Connect><Stream>, hears the scripted runtime, posted through our
+ * runtime route within the scenario's talk time (its beats spread over all but the last talk
+ * step, so they land before the final status callback).
  */
 async function answer(authToken: string, call: SandboxCall, step: PlanStep): Promise<void> {
   const request = async (req: CarrierRequest) => {
@@ -111,14 +115,54 @@ async function answer(authToken: string, call: SandboxCall, step: PlanStep): Pro
   const followed = await followTwiml({ first, request, callSid: call.sid });
   const earlierEnd = followed.outcome === 'streaming' ? undefined : { dueAt: Date.now() + call.step_ms, durationSeconds: spokenSeconds(followed.path) };
   if (await recordAnswer(call, followed, earlierEnd)) await scheduleStep('call', call.sid, call.plan.length - 1, earlierEnd!.dueAt);
+  const scenario = scenarioById(call.scenario);
+  const relay = relayTargetOf(followed);
+  if (relay && !needsScriptedAgent(scenario)) {
+    await talkOverRelay(authToken, call, relay, scenario, request);
+    return;
+  }
   if (followed.outcome === 'streaming') {
-    const scenario = scenarioById(call.scenario);
     const talkMs = call.step_ms * Math.max(1, scenario.talkSteps - 1);
     const beats = Math.max(1, scenario.talkSteps * 2);
     const run = await playSandboxRuntime({ stream: followed.stream, script: { kind: 'outbound', scenario }, pauseMs: Math.floor(talkMs / beats) });
     if (run.status !== 'played') logger.info('sandbox runtime did not play the conversation', { call_sid: call.sid, status: run.status, http_status: run.http_status });
     await recordRuntimeRun(call.sid, run);
   }
+}
+
+/** Longest the final status callback waits for a relay conversation (a worker lost mid-call ends the call then). */
+const RELAY_HOLD_MS = 120_000;
+
+/**
+ * The test number's contact talks to the runtime over the relay. The final status callback
+ * waits for the conversation (held, at most RELAY_HOLD_MS), then comes when planned or at once
+ * if the conversation ran past it, with the scenario's nominal CallDuration either way; a
+ * hang-up through the API since answering has rewritten the plan, and is left alone.
+ */
+async function talkOverRelay(authToken: string, call: SandboxCall, relay: RelayTarget, scenario: Scenario, request: (req: CarrierRequest) => Promise<{ status: number; text: string }>): Promise<void> {
+  const final = call.plan[call.plan.length - 1]!;
+  const durationSeconds = final.durationSeconds ?? scenario.durationSeconds;
+  const held = await moveCallEnd(call, { dueAt: Date.now() + RELAY_HOLD_MS, durationSeconds });
+  try {
+    const source = await outboundCallerSource(scenario, relay.parameters);
+    if (source) {
+      const result = await playRelayLeg({
+        target: relay,
+        authToken,
+        leg: { callSid: call.sid, accountSid: call.account_sid, from: call.from, to: call.to, direction: 'outbound-api' },
+        source,
+        request,
+        callParams: callParams(call),
+        pauseMs: Math.floor(call.step_ms / 2),
+      });
+      await recordRelayRun(call.sid, relayRunOf(result));
+    }
+  } catch (err) {
+    logger.warn('sandbox relay conversation failed', { call_sid: call.sid, error: (err as Error).name });
+  }
+  if (!held) return;
+  const dueAt = Math.max(Date.now(), final.due_at);
+  if (await moveCallEnd({ ...call, revision: call.revision + 1 }, { dueAt, durationSeconds })) await scheduleStep('call', call.sid, call.plan.length - 1, dueAt);
 }
 
 /** How long the TwiML took to play, roughly (for CallDuration when it ends the call itself). */

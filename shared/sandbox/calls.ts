@@ -4,6 +4,7 @@
  * change is conditional on `revision`, so a redelivered timeline message, a hang-up racing
  * a step, or two workers at once apply each step exactly once.
  */
+import type { RelayRun } from './relay-caller.js';
 import type { RuntimeRun } from './runtime.js';
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
@@ -53,6 +54,8 @@ export interface SandboxCall {
   stream: { url: string | null; parameters: Record<string, string>; action?: string | null } | null;
   /** What the sandbox voice runtime reported on the stream (absent until it played; shared/sandbox/runtime.ts). */
   runtime?: RuntimeRun;
+  /** How the conversation went when the sandbox played the contact over ConversationRelay (shared/sandbox/relay-caller.ts). */
+  relay?: RelayRun;
   created_at: string;
   updated_at: string;
 }
@@ -196,6 +199,15 @@ export async function recordAnswer(call: SandboxCall, followed: { path: PathStep
     }),
   );
   if (!earlierEnd) return false;
+  return moveCallEnd(call, earlierEnd);
+}
+
+/**
+ * Move the call's final step (when it ends, and the CallDuration it reports), only if the
+ * plan is still the one `call` read (`revision`): a hang-up since then has rewritten it.
+ * True when moved (the revision is then one more).
+ */
+export async function moveCallEnd(call: Pick<SandboxCall, 'sid' | 'plan' | 'revision'>, end: { dueAt: number; durationSeconds: number }): Promise<boolean> {
   const last = call.plan.length - 1;
   try {
     await db().send(
@@ -205,7 +217,7 @@ export async function recordAnswer(call: SandboxCall, followed: { path: PathStep
         UpdateExpression: `SET #plan[${last}].due_at = :d, #plan[${last}].durationSeconds = :secs, #revision = :rev1`,
         ConditionExpression: '#revision = :rev',
         ExpressionAttributeNames: { '#plan': 'plan', '#revision': 'revision' },
-        ExpressionAttributeValues: { ':d': earlierEnd.dueAt, ':secs': earlierEnd.durationSeconds, ':rev': call.revision, ':rev1': call.revision + 1 },
+        ExpressionAttributeValues: { ':d': end.dueAt, ':secs': end.durationSeconds, ':rev': call.revision, ':rev1': call.revision + 1 },
       }),
     );
     return true;
@@ -216,15 +228,20 @@ export async function recordAnswer(call: SandboxCall, followed: { path: PathStep
 }
 
 /** Keep what the sandbox voice runtime reported on the call's stream (`no_such_call` when our API did not know the call). */
-export async function recordRuntimeRun(sid: string, run: RuntimeRun): Promise<void> {
+export const recordRuntimeRun = (sid: string, run: RuntimeRun): Promise<void> => setOnCall(sid, 'runtime', run);
+
+/** Keep how the relay-played conversation went (its sessions, how each ended, the transcript). */
+export const recordRelayRun = (sid: string, run: RelayRun): Promise<void> => setOnCall(sid, 'relay', run);
+
+async function setOnCall(sid: string, name: 'runtime' | 'relay', value: unknown): Promise<void> {
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
       Key: platformKeys.sandboxCall(sid),
-      UpdateExpression: 'SET #runtime = :r',
+      UpdateExpression: 'SET #name = :v',
       ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#runtime': 'runtime' },
-      ExpressionAttributeValues: { ':r': run },
+      ExpressionAttributeNames: { '#name': name },
+      ExpressionAttributeValues: { ':v': value },
     }),
   ).catch((err: unknown) => {
     if (!(err instanceof ConditionalCheckFailedException)) throw err;

@@ -20,6 +20,7 @@ import { getTemplate } from '../repositories/templates.js';
 import type { OutcomeBody } from '../schemas/runtime-events.js';
 import type { OUTCOME_TYPES } from '../schemas/templates.js';
 import { inboundScriptEvents, type InboundScript } from './booking-script.js';
+import { speakMs } from './caller-scripts.js';
 import { conversationEvents, type CallQuestionView, type PinnedAgentView, type SequencedEvent } from './conversation.js';
 import type { Scenario } from './scenarios.js';
 
@@ -88,8 +89,6 @@ export interface MappingInput {
 
 const CONFIRMED_TOOLS = new Set(['book_meeting', 'confirm_shift']);
 const id = (seq: number, suffix = '') => `sbx-${seq}${suffix}`;
-/** Roughly how long saying `text` takes: 2.5 words a second, at least 0.6 s. */
-const speakMs = (text: string) => Math.max(600, Math.round((text.split(/\s+/).filter(Boolean).length / 2.5) * 1000));
 
 function outcomeOf(tool: string, args: Record<string, unknown>, actionId: string, goal: boolean): OutcomeBody | null {
   switch (tool) {
@@ -188,7 +187,7 @@ export function beats(events: readonly PostedEvent[]): PostedEvent[][] {
 const DEFAULT_VIEW: PinnedAgentView = { use_case: 'receptionist', objectives: [], tools: [], disclosure_config: {} };
 
 /** The pinned version as the runtime would load it (and its template's outcome type). */
-async function pinnedView(tenantId: string, versionId: string): Promise<{ view: PinnedAgentView; outcomeType: OutcomeType | null }> {
+export async function pinnedView(tenantId: string, versionId: string): Promise<{ view: PinnedAgentView; outcomeType: OutcomeType | null }> {
   const version = await getAgentVersion(tenantId, versionId).catch(() => undefined);
   if (!version) return { view: DEFAULT_VIEW, outcomeType: null };
   const template = await getTemplate(version.definition.template_id, version.definition.template_version).catch(() => undefined);
@@ -196,6 +195,12 @@ async function pinnedView(tenantId: string, versionId: string): Promise<{ view: 
     view: { use_case: version.definition.use_case, objectives: version.objectives, tools: version.definition.tools, disclosure_config: version.definition.disclosure_config },
     outcomeType: template?.outcome_type ?? null,
   };
+}
+
+/** The questions the call asks (none when the call is unknown). */
+export async function callQuestions(tenantId: string, callId: string): Promise<CallQuestionView[]> {
+  const call = await getCall(tenantId, callId).catch(() => undefined);
+  return ((call as unknown as { questions?: CallQuestionView[] } | undefined)?.questions ?? []) as CallQuestionView[];
 }
 
 export type RuntimeScript = { kind: 'inbound'; name: InboundScript } | { kind: 'outbound'; scenario: Scenario };
@@ -230,8 +235,7 @@ export async function playSandboxRuntime(input: PlayInput): Promise<RuntimeRun> 
   } else {
     const script = input.script.scenario.script;
     if (!script) return { ...run, status: 'nothing_to_play' };
-    const call = await getCall(claims.tenant_id, claims.call_id).catch(() => undefined);
-    const questions = ((call as unknown as { questions?: CallQuestionView[] } | undefined)?.questions ?? []) as CallQuestionView[];
+    const questions = await callQuestions(claims.tenant_id, claims.call_id);
     conversation = conversationEvents(script, { version: view, questions, at: start });
     goalReached = script.goal && !script.opt_out;
   }

@@ -5,7 +5,7 @@
  * disposition, the analysis verdict and its key dimensions, and the full ordered list of
  * the call's committed events, each carrying what a webhook receiver needs. Then what an
  * in-call opt-out does to the next call to that contact, queued after it or before it.
- * The twelve calls run at once on short sandbox steps.
+ * The calls run at once on short sandbox steps.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +28,7 @@ let w: CallWorld;
 beforeAll(async () => {
   const t = await newTenant('Test numbers');
   w = await callWorld(client(stack, t.token), t.tenantId);
-  await setCpsLimit(t.tenantId, w.accountId, 20); // twelve dials at once
+  await setCpsLimit(t.tenantId, w.accountId, 20); // every number dialled at once
 });
 
 const QUEUED = ['call.queued', 'call.scheduled', 'call.dialing'];
@@ -46,12 +46,15 @@ const NUMBERS = [
   { sub: '5550110', state: 'completed', disposition: 'completed_no_goal', set_by: 'agent_llm', verdict: 'partial', goal: 'fail', disclosure: 'pass', optout: 'pass', events: answered() },
   { sub: '5550111', state: 'completed', disposition: 'completed_no_goal', set_by: 'agent_llm', verdict: 'partial', goal: 'fail', disclosure: 'pass', optout: 'pass', events: answered() },
   { sub: '5550112', state: 'completed', disposition: 'completed_no_goal', set_by: 'agent_llm', verdict: 'fail', goal: 'fail', disclosure: 'pass', optout: 'pass', events: answered() },
+  { sub: '5550113', state: 'completed', disposition: 'completed_goal', set_by: 'agent_llm', verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass', events: answered() },
+  { sub: '5550114', state: 'completed', disposition: 'completed_goal', set_by: 'agent_llm', verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass', events: answered() },
   { sub: '5550120', state: 'busy', disposition: 'busy', set_by: 'carrier', verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'not_applicable', optout: 'not_applicable', events: unanswered },
   { sub: '5550121', state: 'no_answer', disposition: 'no_answer', set_by: 'carrier', verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'not_applicable', optout: 'not_applicable', events: unanswered },
   { sub: '5550122', state: 'machine', disposition: 'voicemail_machine', set_by: 'carrier', verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'not_applicable', optout: 'not_applicable', events: unanswered },
   { sub: '5550123', state: 'failed', disposition: 'failed', set_by: 'carrier', verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'not_applicable', optout: 'not_applicable', events: unanswered },
   { sub: '5550130', state: 'completed', disposition: 'opt_out', set_by: 'agent_llm', verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'pass', optout: 'pass', events: answered(['contact.opted_out']) },
   { sub: '5550131', state: 'completed', disposition: 'wrong_person_opt_out', set_by: 'agent_llm', verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'pass', optout: 'pass', events: answered(['contact.opted_out']) },
+  { sub: '5550132', state: 'completed', disposition: 'opt_out', set_by: 'agent_llm', verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'pass', optout: 'pass', events: answered(['contact.opted_out']) },
   { sub: '5550140', state: 'completed', disposition: 'completed_goal', set_by: 'agent_llm', verdict: 'fail', goal: 'pass', disclosure: 'fail', optout: 'pass', events: answered() },
   { sub: '5550141', state: 'completed', disposition: 'opt_out', set_by: 'agent_llm', verdict: 'fail', goal: 'not_applicable', disclosure: 'pass', optout: 'fail', events: answered(['contact.opted_out']) },
 ] as const;

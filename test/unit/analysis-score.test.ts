@@ -484,6 +484,8 @@ describe('the sandbox scripts score as their test numbers promise', () => {
   const dispositionOf: Partial<Record<ScenarioId, string>> = {
     goal: 'completed_goal', no_goal: 'completed_no_goal', first_only: 'answered_incomplete', declines: 'completed_no_goal',
     do_not_call: 'opt_out', wrong_person: 'wrong_person_opt_out', no_disclosure: 'completed_goal', opt_out_ignored: 'opt_out', sms_carrier_error: 'completed_goal',
+    // Played by the scripted runtime (a <Connect><Stream>), these go as the goal and the opt-out numbers.
+    interrupts: 'completed_goal', asks_robot: 'completed_goal', asks_human: 'completed_goal', opt_out_es: 'opt_out',
   };
 
   /** What the analysis worker would gather from the runtime's events for this script (a sketch of its mapping). */
@@ -520,6 +522,10 @@ describe('the sandbox scripts score as their test numbers promise', () => {
     no_goal: { verdict: 'partial', goal: 'fail', disclosure: 'pass', optout: 'pass' },
     first_only: { verdict: 'partial', goal: 'fail', disclosure: 'pass', optout: 'pass' },
     declines: { verdict: 'fail', goal: 'fail', disclosure: 'pass', optout: 'pass' },
+    interrupts: { verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass' },
+    asks_robot: { verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass' },
+    asks_human: { verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass' },
+    opt_out_es: { verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'pass', optout: 'pass' },
     do_not_call: { verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'pass', optout: 'pass' },
     wrong_person: { verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'pass', optout: 'pass' },
     no_disclosure: { verdict: 'fail', goal: 'pass', disclosure: 'fail', optout: 'pass' },

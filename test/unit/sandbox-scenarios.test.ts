@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readCallForm } from '../../shared/sandbox/call-form.js';
-import { SCENARIOS, scenarioById, scenarioFor, subscriberPart, type ScenarioId } from '../../shared/sandbox/scenarios.js';
+import { needsScriptedAgent, SCENARIOS, scenarioById, scenarioFor, subscriberPart, type ScenarioId } from '../../shared/sandbox/scenarios.js';
 import { callTimeline, DEFAULT_STEP_MS, messageTimeline, stepMsFrom } from '../../shared/sandbox/timeline.js';
 import { delaySecondsFor, MAX_DELAY_SECONDS } from '../../shared/sandbox/timeline-queue.js';
 
@@ -10,12 +10,16 @@ const TABLE: [string, ScenarioId][] = [
   ['5550110', 'no_goal'],
   ['5550111', 'first_only'],
   ['5550112', 'declines'],
+  ['5550113', 'interrupts'],
+  ['5550114', 'asks_robot'],
+  ['5550115', 'asks_human'],
   ['5550120', 'busy'],
   ['5550121', 'no_answer'],
   ['5550122', 'machine'],
   ['5550123', 'carrier_failure'],
   ['5550130', 'do_not_call'],
   ['5550131', 'wrong_person'],
+  ['5550132', 'opt_out_es'],
   ['5550140', 'no_disclosure'],
   ['5550141', 'opt_out_ignored'],
   ['5550160', 'sms_carrier_error'],
@@ -51,12 +55,20 @@ describe('sandbox test numbers', () => {
     expect(scenarioById('wrong_person').script).toMatchObject({ opt_out: true, wrong_person: true });
     expect(scenarioById('no_disclosure').script).toMatchObject({ goal: true, agent_skips_disclosure: true });
     expect(scenarioById('opt_out_ignored').script).toMatchObject({ opt_out: true, agent_ignores_opt_out: true });
+    expect(scenarioById('interrupts').script).toMatchObject({ answers: 'all', goal: true, interrupts: true });
+    expect(scenarioById('asks_robot').script).toMatchObject({ answers: 'all', goal: true, asks: 'robot' });
+    expect(scenarioById('asks_human').script).toMatchObject({ asks: 'human' });
+    expect(scenarioById('opt_out_es').script).toMatchObject({ opt_out: true, wrong_person: false, language: 'es-ES' });
+  });
+
+  it('only the numbers that need a misbehaving agent keep the scripted runtime', () => {
+    expect(SCENARIOS.filter(needsScriptedAgent).map((s) => s.id)).toEqual(['no_disclosure', 'opt_out_ignored']);
   });
 });
 
 describe('carrier timelines', () => {
   it('a person answers: initiated, ringing, in-progress, completed (200, the nominal duration)', () => {
-    for (const id of ['goal', 'no_goal', 'first_only', 'declines', 'do_not_call', 'wrong_person', 'no_disclosure', 'opt_out_ignored'] as const) {
+    for (const id of ['goal', 'no_goal', 'first_only', 'declines', 'interrupts', 'asks_robot', 'asks_human', 'do_not_call', 'wrong_person', 'opt_out_es', 'no_disclosure', 'opt_out_ignored'] as const) {
       const steps = callTimeline(scenarioById(id), null);
       expect(steps.map((s) => s.callStatus)).toEqual(['initiated', 'ringing', 'in-progress', 'completed']);
       expect(steps[3]).toMatchObject({ sipResponseCode: 200, durationSeconds: scenarioById(id).durationSeconds, at: 3 + scenarioById(id).talkSteps });
