@@ -17,6 +17,7 @@ import { loadHandler } from '../../infra/openapi/build.js';
 import { driveCampaign } from '../../shared/campaigns/driver.js';
 import { useTestStack } from '../support/stack.js';
 import { activeNumber } from './telephony-fixtures.js';
+import { agentNumberWorld } from './inbound-fixtures.js';
 import { client, newTenant } from './client.js';
 
 const stack = useTestStack({ workers: false });
@@ -82,6 +83,8 @@ let api: ReturnType<typeof client>;
 /** A draft agent PATCHed by the agent properties; a contact and a published agent for the nested lists. */
 let agentId: string;
 const parents: Record<string, string> = {};
+/** The client that owns a parent, where it is not the property tenant's (a call comes with its own inbound world). */
+const parentApis: Record<string, ReturnType<typeof client>> = {};
 let phoneSeq = 0;
 const nextPhone = () => `+1646${String(1_000_000 + ++phoneSeq).slice(-7)}`;
 const tally: Record<string, { accepted: number; refused: number }> = {};
@@ -107,6 +110,14 @@ beforeAll(async () => {
   expect((await api('POST', `/v1/campaigns/${campaign}/start`)).status).toBe(200);
   for (let i = 0; i < 5 && (await api('GET', `/v1/campaigns/${campaign}`)).body.status === 'scrubbing'; i++) await driveCampaign(tenant.tenantId, campaign);
   parents.campaign_id = campaign;
+  // A call whose runtime reported turns, for its transcript.
+  const world = await agentNumberWorld(stack);
+  const { call, token } = await world.ring();
+  const at = new Date().toISOString();
+  const events = [{ id: 'p-t0', type: 'turn', at, speaker: 'agent', text: 'Hello.' }, { id: 'p-t1', type: 'turn', at, speaker: 'contact', text: 'Hi.' }];
+  expect((await client(stack, token!)('POST', `/runtime/v1/calls/${call.id}/events`, { body: { events } })).status).toBe(200);
+  parents.call_id = call.id;
+  parentApis.call_id = world.api;
 });
 
 /** Refused ⇒ a 422 naming paths inside the object under `root`. */
@@ -295,7 +306,8 @@ describe('filter queries on every list: 200 or 422, never a 5xx', () => {
       );
       const query = fc.sample(fc.array(fc.tuple(names, values), { maxLength: 16 }), { seed, numRuns: 1 })[0]!;
       const params = new URLSearchParams(query);
-      const res = await api('GET', `${concrete(route.path)}?${params}`);
+      const owner = Object.keys(parentApis).find((name) => route.path.includes(`{${name}}`));
+      const res = await (owner ? parentApis[owner]! : api)('GET', `${concrete(route.path)}?${params}`);
       expect([200, 422], `${route.path}?${params.toString().slice(0, 300)} → ${res.status}`).toContain(res.status);
       if (route.path.includes('{') && res.status === 200 && !params.has('cursor')) expect(res.body.data.length, 'the parent has items to list').toBeGreaterThan(0);
     });
