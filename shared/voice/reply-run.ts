@@ -83,13 +83,18 @@ export async function runReply(run: ReplyRun): Promise<void> {
     return feed({ type: 'reply_delta', generation, text });
   };
 
+  const logFailure = (err: unknown) => run.log.error('reply input not applied', errorFields(err));
   const tools = run.tools.map(
     (tool): ToolSpec => ({
       ...tool,
       execute: async (args, ctx) => {
         // Text before the call is spoken before the tool's filler or failure line.
         if (!(await flush()) || !(await feed({ type: 'tool_started', generation, toolName: tool.name }))) throw new Superseded();
-        const timer = setTimeout(() => void feed({ type: 'tool_slow', generation, toolName: tool.name }), run.fillerAfterMs);
+        // fillerAfterMs 0 means no filler at all.
+        const timer =
+          run.fillerAfterMs > 0
+            ? setTimeout(() => void feed({ type: 'tool_slow', generation, toolName: tool.name }).catch(logFailure), run.fillerAfterMs)
+            : undefined;
         try {
           return await replyGeneration.run(generation, () => tool.execute(args, ctx));
         } catch (err) {
@@ -141,6 +146,6 @@ export async function runReply(run: ReplyRun): Promise<void> {
   } catch (err) {
     if (controller.signal.aborted) return;
     run.log.error('reply stream failed', errorFields(err));
-    await feed({ type: 'reply_failed', generation, models: [] }).catch((e: unknown) => run.log.error('reply failure not applied', errorFields(e)));
+    await feed({ type: 'reply_failed', generation, models: [] }).catch(logFailure);
   }
 }
