@@ -19,6 +19,7 @@ import type { CallBrief, ControlPlane, ReplyModel, ToolSpec } from './ports.js';
 import { type HandoffData, type OutboundMessage, parseInbound } from './protocol.js';
 import { runReply, toolEventId, toolReplyGeneration } from './reply-run.js';
 import type { VoiceRuntimeSettings } from './runtime-settings.js';
+import type { ToolMemory, ToolMemoryStore } from './tools.js';
 
 export interface RelayHostLog {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -46,17 +47,18 @@ export interface RelayHostDeps {
   disconnect(connectionId: string): Promise<void>;
   verifyToken(token: string, at: Date): Promise<VerifiedStreamClaims | null>;
   controlPlaneFor(claims: VerifiedStreamClaims): ControlPlane;
-  /** The tools the pinned version grants, built for one reply (the invocation that streams it). */
-  buildTools(brief: CallBrief, cp: ControlPlane, hooks: RelayToolHooks, ids: RelayEventIds): ToolSpec[];
+  /** The tools the pinned version grants, built for one reply (the invocation that streams it) from what they remembered. */
+  buildTools(brief: CallBrief, cp: ControlPlane, hooks: RelayToolHooks, ids: RelayEventIds, memory: ToolMemoryStore): ToolSpec[];
   systemPrompt(brief: CallBrief, language: string): string;
   settings: VoiceRuntimeSettings;
   now(): Date;
   log: RelayHostLog;
 }
 
-/** What every reply of the session needs, stored at setup: the brief the local host keeps in memory. */
+/** What every reply of the session needs, stored at setup: the brief the local host keeps in memory, and what the tools remember. */
 interface ReplyContext {
   brief: CallBrief;
+  tools?: ToolMemory | null;
 }
 
 interface Applied {
@@ -197,7 +199,11 @@ async function streamReply(
   deps: RelayHostDeps,
 ): Promise<void> {
   const owner = { tenant_id: record.tenant_id, call_id: record.call_id };
-  const brief = (record.reply_context as ReplyContext | null)?.brief;
+  const context = record.reply_context as ReplyContext | null;
+  const brief = context?.brief;
+  // The tools' memory is written with the reply's next input after a tool changed it.
+  let memory = context?.tools ?? null;
+  let memoryChanged = false;
   const state = record.state as SessionState;
   const { generation } = effect;
   const controller = new AbortController();
@@ -208,12 +214,14 @@ async function streamReply(
   const feed = (input: CoreInput): Promise<boolean> => {
     const next = queue.then(async () => {
       if (stale) return false;
-      const applied = await apply(connectionId, owner, input, deps, { generation, toolEventSeq });
+      const saving = memoryChanged && brief ? { brief, tools: memory } : undefined;
+      const applied = await apply(connectionId, owner, input, deps, { generation, toolEventSeq, context: saving });
       if (applied === 'gone' || applied === 'stale') {
         stale = true;
         deps.log.info('reply stopped: superseded', { callId: record.call_id, generation });
         return false;
       }
+      if (saving) memoryChanged = false;
       await perform(connectionId, applied, deps);
       return true;
     });
@@ -244,7 +252,15 @@ async function streamReply(
     },
     messages: effect.messages,
     route: brief?.definition.llm_route ?? { primary: '', fallbacks: [] },
-    tools: brief ? deps.buildTools(brief, controlPlane, hooks, ids) : [],
+    tools: brief
+      ? deps.buildTools(brief, controlPlane, hooks, ids, {
+          initial: memory,
+          save: (next) => {
+            memory = next;
+            memoryChanged = true;
+          },
+        })
+      : [],
     controller,
     firstTokenDeadlineMs: deps.settings.firstTokenDeadlineMs,
     fillerAfterMs: deps.settings.fillerAfterMs,

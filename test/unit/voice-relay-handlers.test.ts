@@ -360,6 +360,45 @@ describe('$default', () => {
     expect(postedEvents().find((e) => e.type === 'turn' && e.speaker === 'agent')).toMatchObject({ text: 'Let me', interrupted: true });
   });
 
+  it('what the tools remember carries over to the next reply (another invocation): answers given earlier complete the survey', async () => {
+    const plain = call.brief;
+    call.brief = (c) => ({
+      ...plain(c)!,
+      use_case: 'survey',
+      outcome_type: 'survey_response',
+      objectives: [],
+      definition: { ...plain(c)!.definition, tools: ['record_survey_answer'] },
+      questions: [
+        { id: 'q1', prompt: 'How was the visit?' },
+        { id: 'q2', prompt: 'Would you come again?' },
+      ],
+    });
+    try {
+      await connected('c1');
+      const answer = (args: unknown) =>
+        async function* (req: ReplyRequest): AsyncIterable<ReplyPart> {
+          const output = await req.tools.find((t) => t.name === 'record_survey_answer')!.execute(args, { signal: req.signal });
+          yield { type: 'tool-result', toolCallId: 't', toolName: 'record_survey_answer', output };
+          yield { type: 'text', delta: 'Thank you. ' };
+          yield finish();
+        };
+      setModel(answer({ answers: [{ question_id: 'q1', value: 'great' }] }));
+      await handlers.frame(frame('c1', { type: 'prompt', voicePrompt: 'It was great', last: true }));
+      setModel(answer({ answers: [{ question_id: 'q2', value: 'yes' }], complete: true }));
+      await handlers.frame(frame('c1', { type: 'prompt', voicePrompt: 'Yes I would', last: true }));
+      const outcome = postedEvents().find((e) => e.type === 'outcome');
+      expect(outcome).toMatchObject({ outcome: { outcome_type: 'survey_response', complete: true, answers: { q1: 'great', q2: 'yes' } } });
+      // The second reply's ids come from its own reserved block.
+      expect(
+        postedEvents()
+          .filter((e) => e.type === 'recorded_response')
+          .map((e) => e.id),
+      ).toEqual(['VX1:evt-0', 'VX1:evt-1000']);
+    } finally {
+      call.brief = plain;
+    }
+  });
+
   it('a stale reply stops before its tool runs', async () => {
     await connected('c1');
     let result: unknown = 'not run';
