@@ -1,16 +1,11 @@
 /**
- * The AWS voice runtime host's wiring (functions/relay/): the API Gateway Management API for
- * this WebSocket API's connections, the control plane per call (its token minted again from
- * the stored claims, so no credential is stored), the deployment's reply model, the version's
- * granted tools and its compiled system prompt — what `npm start`'s relay serves too.
+ * The AWS voice runtime host's wiring for $default and $disconnect (functions/relay/): the
+ * API Gateway Management API for this WebSocket API's connections, the control plane per call
+ * (its token minted again from the stored claims, so no credential is stored), the
+ * deployment's reply model, the version's granted tools and its compiled system prompt —
+ * what `npm start`'s relay serves too.
  */
-import {
-  ApiGatewayManagementApiClient,
-  DeleteConnectionCommand,
-  GetConnectionCommand,
-  GoneException,
-  PostToConnectionCommand,
-} from '@aws-sdk/client-apigatewaymanagementapi';
+import { DeleteConnectionCommand, GoneException, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import { now } from '../clock.js';
 import { logger } from '../observability.js';
 import { callTokenKey } from '../telephony/call-token-key.js';
@@ -19,43 +14,10 @@ import { createControlPlane } from './control-plane.js';
 import { platformReplyModel } from './llm/platform.js';
 import type { ReplyModel } from './ports.js';
 import { compileSystemPrompt } from './prompt.js';
+import { management } from './relay-connections.js';
 import { type RelayHostDeps, reMintedToken } from './relay-host.js';
 import { voiceRuntimeSettings } from './runtime-settings.js';
 import { grantedTools } from './tools.js';
-
-/**
- * The warm-up schedule's ping (infra/constructs/relay-api.ts): no requestContext, `warmUp: true`.
- * Answered by loading what a first frame would (the application secret's token key), touching no data.
- */
-export async function warmedUp(event: unknown): Promise<boolean> {
-  if ((event as { warmUp?: unknown }).warmUp !== true) return false;
-  await callTokenKey();
-  return true;
-}
-
-const clients = new Map<string, ApiGatewayManagementApiClient>();
-
-/** The @connections endpoint of the API and stage an event came through. */
-export const connectionsEndpoint = (ctx: { domainName: string; stage: string }): string => `https://${ctx.domainName}/${ctx.stage}`;
-
-function management(endpoint: string): ApiGatewayManagementApiClient {
-  const known = clients.get(endpoint);
-  if (known) return known;
-  const client = new ApiGatewayManagementApiClient({ endpoint });
-  clients.set(endpoint, client);
-  return client;
-}
-
-/** True when API Gateway no longer holds the connection (a $disconnect we never saw). */
-export async function connectionGone(endpoint: string, connectionId: string): Promise<boolean> {
-  try {
-    await management(endpoint).send(new GetConnectionCommand({ ConnectionId: connectionId }));
-    return false;
-  } catch (err) {
-    if (err instanceof GoneException) return true;
-    throw err;
-  }
-}
 
 /** The deployment's reply model (the registry's chain) unless a test passes its own. */
 export async function relayHostDeps(endpoint: string, model: ReplyModel = platformReplyModel()): Promise<RelayHostDeps> {
