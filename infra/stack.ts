@@ -26,7 +26,7 @@ import { HttpApi } from './constructs/http-api.js';
 import { IMPORT_OBJECTS_PATTERN, ImportBucket } from './constructs/import-bucket.js';
 import { PlatformSeed } from './constructs/platform-seed.js';
 import { areaId, RouteArea } from './constructs/route-area.js';
-import { RelayApi } from './constructs/relay-api.js';
+import { llmSettings, RelayApi } from './constructs/relay-api.js';
 import {
   acknowledgeBucketObjects,
   acknowledgeRouteAuthorization,
@@ -145,6 +145,11 @@ export class VoiceControlStack extends Stack {
     // Google (calendar connections): unset = Google's own hosts; `<api url>/sandbox/google` = the deployment's sandbox Google.
     const googleApiBaseUrl = this.node.tryGetContext('googleApiBaseUrl') as string | undefined;
 
+    // The LLM registry's deployment settings (context llmModels, defaultLlmRoute): the relay runs
+    // the chain; every route validating an agent's llm_route must know the same models.
+    const llm = { models: jsonContext(this.node.tryGetContext('llmModels')), defaultRoute: jsonContext(this.node.tryGetContext('defaultLlmRoute')) };
+    const llmEnvironment = llmSettings(llm).environment;
+
     const table = this.table.table;
     // The voice runtime's socket: its URL goes into the TwiML the carrier routes render.
     this.relay = new RelayApi(this, 'Relay', {
@@ -156,6 +161,7 @@ export class VoiceControlStack extends Stack {
       relayUrl: this.node.tryGetContext('voiceRuntimeRelayUrl') as string | undefined,
       provisionedConcurrency: Number(this.node.tryGetContext('relayProvisionedConcurrency') ?? 0),
       warmUpMinutes: Number(this.node.tryGetContext('relayWarmUpMinutes') ?? 5),
+      llm,
     });
     this.platformSeed = new PlatformSeed(this, 'PlatformSeed', { table, projectRoot });
     acknowledgeSecretRotation(this.appSecret.secret, 'app');
@@ -203,6 +209,7 @@ export class VoiceControlStack extends Stack {
           TWILIO_API_BASE_URL: twilioApiBaseUrl,
           ...(googleApiBaseUrl ? { GOOGLE_API_BASE_URL: googleApiBaseUrl } : {}),
           ...(rendersTwiml(route) ? { VOICE_RUNTIME_RELAY_URL: this.relay.url } : {}),
+          ...llmEnvironment,
         },
         logGroup: area.logGroup,
         ...(route.passwords ? { nodeModules: PASSWORD_MODULES } : {}),
@@ -363,6 +370,12 @@ export interface BuildAppOptions {
   readonly context?: Record<string, unknown>;
   readonly stackName?: string;
   readonly projectRoot?: string;
+}
+
+/** A JSON setting given as context: cdk.json holds it as JSON, `-c name='…'` as text. */
+function jsonContext(value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 /**

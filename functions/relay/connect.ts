@@ -3,7 +3,7 @@ import { now } from '../../shared/clock.js';
 import { logger } from '../../shared/observability.js';
 import { getRelaySession, openRelaySession } from '../../shared/repositories/relay-sessions.js';
 import { admitRelayConnection } from '../../shared/voice/relay-admission.js';
-import { connectionGone, connectionsEndpoint, warmedUp } from '../../shared/voice/relay-aws.js';
+import { connectionGone, connectionsEndpoint, warmedUp } from '../../shared/voice/relay-connections.js';
 
 type ConnectEvent = APIGatewayProxyWebsocketEventV2 & { headers?: Record<string, string | undefined> };
 
@@ -19,7 +19,9 @@ const header = (headers: ConnectEvent['headers'], name: string) => Object.entrie
 export const handler = async (event: ConnectEvent): Promise<APIGatewayProxyResultV2> => {
   if (await warmedUp(event)) return { statusCode: 200 };
   // API Gateway hands $connect the parsed query only; the relay URL carries just the token, so this is the query Twilio signed.
-  const rawQuery = new URLSearchParams(Object.entries(event.queryStringParameters ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string')).toString();
+  const rawQuery = new URLSearchParams(
+    Object.entries(event.queryStringParameters ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  ).toString();
   const at = now();
   const admission = await admitRelayConnection({ rawQuery, signature: header(event.headers, 'x-twilio-signature'), at });
   if (!admission.ok) {
@@ -31,7 +33,8 @@ export const handler = async (event: ConnectEvent): Promise<APIGatewayProxyResul
   let opened = await openRelaySession({ claims, connectionId, at });
   if (opened === 'busy') {
     const holder = await getRelaySession(claims.tenant_id, claims.call_id);
-    if (holder && (await connectionGone(connectionsEndpoint(event.requestContext), holder.connection_id))) opened = await openRelaySession({ claims, connectionId, at, replacing: holder.connection_id });
+    if (holder && (await connectionGone(connectionsEndpoint(event.requestContext), holder.connection_id)))
+      opened = await openRelaySession({ claims, connectionId, at, replacing: holder.connection_id });
   }
   if (opened === 'busy') {
     logger.warn('relay connection refused: the call has a live socket', { callId: claims.call_id });

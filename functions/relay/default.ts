@@ -1,6 +1,7 @@
 import type { APIGatewayProxyResultV2, APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';
+import { relayHostDeps } from '../../shared/voice/relay-aws.js';
+import { connectionsEndpoint, warmedUp } from '../../shared/voice/relay-connections.js';
 import { handleRelayFrame } from '../../shared/voice/relay-host.js';
-import { connectionsEndpoint, relayHostDeps, warmedUp } from '../../shared/voice/relay-aws.js';
 
 /**
  * $default of the voice runtime's WebSocket API: one ConversationRelay frame. The session

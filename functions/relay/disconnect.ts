@@ -1,7 +1,8 @@
 import type { APIGatewayProxyResultV2, APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';
 import { closeRelaySession } from '../../shared/repositories/relay-sessions.js';
+import { relayHostDeps } from '../../shared/voice/relay-aws.js';
+import { connectionsEndpoint } from '../../shared/voice/relay-connections.js';
 import { handleRelayDisconnect } from '../../shared/voice/relay-host.js';
-import { connectionsEndpoint, relayHostDeps } from '../../shared/voice/relay-aws.js';
 
 /**
  * $disconnect of the voice runtime's WebSocket API: the socket closed (Twilio hung up, the

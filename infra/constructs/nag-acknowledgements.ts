@@ -141,6 +141,17 @@ export function acknowledgeRelayRoute(route: apigwv2.WebSocketRoute, name: 'conn
 }
 
 /** ManageConnections on this WebSocket API's own @connections (connection ids are minted at run time). */
+/** The voice runtime's $default reads LLM provider keys by name: the `llm/*` secrets of this account and region. */
+export function acknowledgeLlmSecrets(role: iam.IRole): void {
+  Validations.of(role).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:llm/*]',
+    reason:
+      'secretsmanager:GetSecretValue on the llm/ secrets only: LLM provider API keys are created by the operator ' +
+      '(llm/openai, llm/anthropic, an LLM_MODELS entry names its own, checked at synth to be under llm/), after ' +
+      'this stack, and Secrets Manager appends a random suffix to every secret ARN, so they cannot be listed exactly.',
+  });
+}
+
 export function acknowledgeRelayConnections(role: iam.IRole, api: apigwv2.WebSocketApi): void {
   const cfn = api.node.defaultChild as CfnElement;
   Validations.of(role).acknowledge({

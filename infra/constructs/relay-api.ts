@@ -10,8 +10,13 @@
  * (context `relayProvisionedConcurrency`, default 0) and a warm-up schedule that pings both
  * every `relayWarmUpMinutes` (default 5; 0 = none). The access log never holds the query
  * string (the token rides in it).
+ *
+ * The model chain: every relay function gets the deployment's LLM settings (`LLM_MODELS`,
+ * `DEFAULT_LLM_ROUTE`, so each builds the same registry); only $default, which streams the
+ * replies, may read the provider keys (the `llm/*` secrets) and invoke the registry's
+ * Bedrock foundation models.
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -24,9 +29,10 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
+import { registryFromEnv } from '../../shared/voice/llm/registry.js';
 import { AppFunction } from './app-function.js';
 import type { CredentialsKey } from './credentials-key.js';
-import { acknowledgeRelayConnections, acknowledgeRelayRoute } from './nag-acknowledgements.js';
+import { acknowledgeLlmSecrets, acknowledgeRelayConnections, acknowledgeRelayRoute } from './nag-acknowledgements.js';
 
 /** The payload the warm-up schedule sends: the handlers answer it without touching anything. */
 export const RELAY_WARM_UP_EVENT = { warmUp: true } as const;
@@ -56,6 +62,31 @@ export interface RelayApiProps {
   readonly provisionedConcurrency?: number;
   /** Warm-up ping period in minutes (0 = none). */
   readonly warmUpMinutes?: number;
+  /** The deployment's LLM settings as the registry reads them (JSON text): extra models and the default route. */
+  readonly llm?: { readonly models?: string; readonly defaultRoute?: string };
+}
+
+/** Every provider key the registry names lives under this secret name prefix (shared/voice/llm/registry.ts). */
+export const LLM_SECRET_PREFIX = 'llm/';
+
+/**
+ * The LLM settings as environment variables, checked at synth (a malformed setting, or a
+ * model whose key sits outside the `llm/` secrets this host may read, fails the deploy rather
+ * than every reply), and the Bedrock model ids the registry names.
+ */
+export function llmSettings(llm: RelayApiProps['llm'] = {}): { environment: Record<string, string>; bedrockModels: string[] } {
+  const environment: Record<string, string> = {
+    ...(llm.models ? { LLM_MODELS: llm.models } : {}),
+    ...(llm.defaultRoute ? { DEFAULT_LLM_ROUTE: llm.defaultRoute } : {}),
+  };
+  const registry = registryFromEnv(environment);
+  const entries = registry.ids().map((id) => registry.get(id)!);
+  for (const entry of entries) {
+    if (entry.credentials && !entry.credentials.startsWith(LLM_SECRET_PREFIX)) {
+      throw new Error(`LLM model ${entry.id}: its credentials secret must be named ${LLM_SECRET_PREFIX}…, the only secrets the voice runtime may read`);
+    }
+  }
+  return { environment, bedrockModels: entries.filter((e) => e.provider === 'bedrock').map((e) => e.model) };
 }
 
 type RouteName = 'connect' | 'default' | 'disconnect';
@@ -90,6 +121,7 @@ export class RelayApi extends Construct {
     const tableArn = props.table.tableArn;
     const provisioned = props.provisionedConcurrency ?? 0;
     const warmUp: lambda.IFunction[] = [];
+    const llm = llmSettings(props.llm);
 
     for (const [name, route] of Object.entries(ROUTES) as [RouteName, (typeof ROUTES)[RouteName]][]) {
       const fn = new AppFunction(this, `Relay${name[0]!.toUpperCase()}${name.slice(1)}`, {
@@ -97,7 +129,7 @@ export class RelayApi extends Construct {
         projectRoot: props.projectRoot,
         description: `WebSocket ${route.key}: ${route.summary}`,
         timeout: Duration.seconds(route.timeoutSeconds),
-        environment: { TABLE_NAME: props.table.tableName, PUBLIC_BASE_URL: props.publicBaseUrl, VOICE_RUNTIME_RELAY_URL: this.url, APP_SECRET_ARN: props.appSecret.secretArn },
+        environment: { TABLE_NAME: props.table.tableName, PUBLIC_BASE_URL: props.publicBaseUrl, VOICE_RUNTIME_RELAY_URL: this.url, APP_SECRET_ARN: props.appSecret.secretArn, ...llm.environment },
         logGroup: props.logGroup,
       });
       fn.role.addToPrincipalPolicy(new PolicyStatement({ actions: route.table, resources: [tableArn] }));
@@ -108,6 +140,20 @@ export class RelayApi extends Construct {
         // The X-Twilio-Signature check opens the call's carrier account credentials.
         props.credentialsKey.grant(fn.role, 'decrypt');
         fn.addEnvironment('CREDENTIALS_KMS_KEY_ID', props.credentialsKey.key.keyArn);
+      }
+      if (name === 'default') {
+        // Provider keys are read by name (`llm/openai`, an LLM_MODELS entry's secret); Bedrock runs under this role.
+        const llmSecrets = Stack.of(this).formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${LLM_SECRET_PREFIX}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+        fn.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [llmSecrets] }));
+        acknowledgeLlmSecrets(fn.role);
+        if (llm.bedrockModels.length > 0) {
+          fn.role.addToPrincipalPolicy(
+            new PolicyStatement({
+              actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'],
+              resources: llm.bedrockModels.map((model) => Stack.of(this).formatArn({ service: 'bedrock', account: '', resource: 'foundation-model', resourceName: model, arnFormat: ArnFormat.SLASH_RESOURCE_NAME })),
+            }),
+          );
+        }
       }
       let target: lambda.IFunction = fn.function;
       if (provisioned > 0 && name !== 'disconnect') {

@@ -11,7 +11,6 @@
  * and the conversation goes on. Nothing said by either side, no model token and no call
  * token is ever logged.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { MAX_EVENTS_PER_REQUEST } from '../schemas/runtime-events.js';
 import type { VerifiedStreamClaims } from '../telephony/call-tokens.js';
 import { type CoreInput, callSetup, type Effect, initialState, type SessionState, type StepResult } from './core/state.js';
@@ -19,6 +18,7 @@ import { step } from './core/step.js';
 import { renderPlan } from './plan.js';
 import type { CallBrief, ControlPlane, ReplyModel, RuntimeEventInput, ToolSpec } from './ports.js';
 import { type HandoffData, type OutboundMessage, outbound, parseInbound, type SetupMessage } from './protocol.js';
+import { errorFields, runReply, toolEventId, toolReplyGeneration } from './reply-run.js';
 
 export const DEFAULT_FIRST_TOKEN_DEADLINE_MS = 2500;
 export const DEFAULT_FILLER_AFTER_MS = 1500;
@@ -65,15 +65,7 @@ export interface RelaySession {
   state(): SessionState;
 }
 
-/** What the model is told when a tool fails unexpectedly (the contact hears the runtime's own sentence). */
-export const TOOL_FAILED_RESULT = { ok: false, error: 'tool_failed' } as const;
-
-/**
- * The tools' convention: an error named `ToolError` is an expected refusal whose message is
- * written for the model ("that time has passed: offer a future one"); the model phrases it,
- * so the runtime adds no sentence of its own.
- */
-const toolRefusal = (err: unknown): string | null => (err instanceof Error && err.name === 'ToolError' && err.message ? err.message : null);
+export { TOOL_FAILED_RESULT } from './reply-run.js';
 
 function minimalPrompt(brief: CallBrief, language: string): string {
   const plan = renderPlan({
@@ -86,12 +78,6 @@ function minimalPrompt(brief: CallBrief, language: string): string {
   });
   return `You are a voice agent on a phone call. Reply in ${language}, briefly, in plain spoken sentences.\n${plan}`;
 }
-
-const errorFields = (err: unknown) => ({
-  error: err instanceof Error ? err.name : typeof err,
-  status: (err as { status?: unknown })?.status,
-  code: (err as { code?: unknown })?.code,
-});
 
 /** The events of one enqueue: settled once its last batch was posted; failed if any batch failed. */
 interface EventGroup {
@@ -157,7 +143,6 @@ export function createRelaySession(deps: RelaySessionDeps): RelaySession {
   let refused = false;
   let setupSeen = false;
   const replies = new Map<number, AbortController>();
-  const replyGeneration = new AsyncLocalStorage<number>();
   const poster = new EventPoster(() => cp, deps.log);
   let chain: Promise<void> = Promise.resolve();
 
@@ -192,70 +177,25 @@ export function createRelaySession(deps: RelaySessionDeps): RelaySession {
     }
   }
 
-  function wrapTools(generation: number): ToolSpec[] {
-    return tools.map((tool) => ({
-      ...tool,
-      execute: async (args, ctx) => {
-        await dispatch({ type: 'tool_started', generation, toolName: tool.name });
-        const timer = setTimeout(() => void dispatch({ type: 'tool_slow', generation, toolName: tool.name }), fillerAfterMs);
-        try {
-          return await replyGeneration.run(generation, () => tool.execute(args, ctx));
-        } catch (err) {
-          if (ctx.signal.aborted) throw err;
-          const refusal = toolRefusal(err);
-          if (refusal) return { ...TOOL_FAILED_RESULT, message: refusal };
-          deps.log.warn('tool failed', { tool: tool.name, ...errorFields(err) });
-          await dispatch({ type: 'tool_failed', generation, toolName: tool.name });
-          return TOOL_FAILED_RESULT;
-        } finally {
-          clearTimeout(timer);
-        }
-      },
-    }));
-  }
-
   function startReply(e: Extract<Effect, { kind: 'start_reply' }>): void {
-    if (!brief) return;
+    const call = brief;
+    if (!call) return;
     const controller = new AbortController();
     replies.set(e.generation, controller);
-    const { generation } = e;
-    const call = brief;
-    void (async () => {
-      let settled = false;
-      try {
-        const request = {
-          system: systemPrompt(call, e.language),
-          messages: e.messages,
-          tools: wrapTools(generation),
-          route: call.definition.llm_route,
-          signal: controller.signal,
-          firstTokenDeadlineMs,
-        };
-        for await (const part of deps.model.stream(request)) {
-          if (controller.signal.aborted) break;
-          if (part.type === 'text') await dispatch({ type: 'reply_delta', generation, text: part.delta });
-          else if (part.type === 'fallback') deps.log.warn('model attempt failed; next model of the route', { model: part.model, reason: part.reason });
-          else if (part.type === 'finish') {
-            settled = true;
-            await dispatch({ type: 'reply_finished', generation, model: part.model, usage: part.usage });
-          } else if (part.type === 'error') {
-            settled = true;
-            await dispatch({ type: 'reply_failed', generation, models: part.models });
-          }
-        }
-        if (!settled && !controller.signal.aborted) {
-          deps.log.warn('reply stream ended without a finish');
-          await dispatch({ type: 'reply_finished', generation, model: 'unknown', usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 } });
-        }
-      } catch (err) {
-        if (!controller.signal.aborted) {
-          deps.log.error('reply stream failed', errorFields(err));
-          await dispatch({ type: 'reply_failed', generation, models: [] });
-        }
-      } finally {
-        replies.delete(generation);
-      }
-    })();
+    void runReply({
+      model: deps.model,
+      generation: e.generation,
+      system: () => systemPrompt(call, e.language),
+      messages: e.messages,
+      route: call.definition.llm_route,
+      tools,
+      controller,
+      firstTokenDeadlineMs,
+      fillerAfterMs,
+      // A stale reply's parts are dropped by the core; the abort_reply effect stops the model.
+      feed: (input) => dispatch(input).then(() => true),
+      log: deps.log,
+    }).finally(() => replies.delete(e.generation));
   }
 
   async function setup(message: SetupMessage): Promise<void> {
@@ -291,17 +231,16 @@ export function createRelaySession(deps: RelaySessionDeps): RelaySession {
       checkCalendar: (q) => plane.checkCalendar(q),
       postEvents: (events) => poster.enqueue(events),
     };
-    const prefix = message.sessionId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40);
     const hooks: SessionToolHooks = {
-      requestEnd: (handoff) => void dispatch({ type: 'end_requested', generation: replyGeneration.getStore() ?? state.generation, handoff }),
-      sendDigits: (digits) => void dispatch({ type: 'send_digits', generation: replyGeneration.getStore() ?? state.generation, digits }),
+      requestEnd: (handoff) => void dispatch({ type: 'end_requested', generation: toolReplyGeneration() ?? state.generation, handoff }),
+      sendDigits: (digits) => void dispatch({ type: 'send_digits', generation: toolReplyGeneration() ?? state.generation, digits }),
     };
-    // `<session>:<prefix>-<n>`: the dash keeps them apart from the core's `<session>:<n>`; the counter lives in the state.
+    // The counter lives in the state (a stateless host keeps it across invocations).
     const ids: SessionEventIds = {
       next: (p) => {
         const n = state.toolEventSeq;
         state = { ...state, toolEventSeq: n + 1 };
-        return `${prefix}:${p.replace(/[^A-Za-z0-9_.]/g, '_').slice(0, 20) || 'tool'}-${n}`;
+        return toolEventId(message.sessionId, p, n);
       },
       now: () => deps.now(),
     };

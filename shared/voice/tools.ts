@@ -21,7 +21,8 @@
  * An outcome of another type than the pinned outcome_type is reported as `none`, and a `none`
  * never replaces a typed outcome already reported. Failures throw ToolError, whose message is
  * safe to give the model. `grantedTools` keeps per-call state (slots offered, answers so far,
- * the outcome reported): call it once per session.
+ * the outcome reported): call it once per session, or hand it the memory a stateless host
+ * stored after the previous reply.
  */
 import type * as z from 'zod';
 import { smsActionText } from '../messages/sms-action.js';
@@ -97,19 +98,37 @@ function spoken(iso: string, timezone: string | undefined, language: string): st
   }
 }
 
-export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHooks, ids: EventIds): ToolSpec[] {
+/** What the tools remember of the call between replies, as JSON. */
+export interface ToolMemory {
+  ending: boolean;
+  optedOut: boolean;
+  typedOutcome: boolean;
+  offered: number[];
+  survey: [string, string][];
+  qualificationAction: string | null;
+}
+
+/** For a host that keeps no process between replies (the AWS WebSocket API): the memory it stored, and where a tool's changes go. */
+export interface ToolMemoryStore {
+  initial: ToolMemory | null;
+  save(memory: ToolMemory): void;
+}
+
+export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHooks, ids: EventIds, memory?: ToolMemoryStore): ToolSpec[] {
   const kinds = answerKinds(brief);
   const scope: ToolScope = { answerIds: [...kinds.keys()], transferTargets: brief.transfer_targets };
   const language = brief.definition.conversation_settings?.default_language ?? 'en-US';
+  const from = memory?.initial;
   const state = {
-    ending: false,
-    optedOut: false,
-    typedOutcome: false,
+    ending: from?.ending ?? false,
+    optedOut: from?.optedOut ?? false,
+    typedOutcome: from?.typedOutcome ?? false,
     /** Start instants (ms) check_calendar offered: book_meeting books one of them. */
-    offered: new Set<number>(),
-    survey: new Map<string, string>(),
-    qualificationAction: null as string | null,
+    offered: new Set<number>(from?.offered ?? []),
+    survey: new Map<string, string>(from?.survey ?? []),
+    qualificationAction: from?.qualificationAction ?? null,
   };
+  const snapshot = (): ToolMemory => ({ ...state, offered: [...state.offered], survey: [...state.survey] });
 
   const base = () => ({ id: ids.next('evt'), at: ids.now().toISOString() });
   const action = (kind: VoiceToolName, args: Record<string, unknown>, confirmation?: Confirmation): Action => ({
@@ -270,7 +289,11 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
         if (ctx.signal.aborted) throw new ToolError('The reply was interrupted before this ran');
         // An opt-out is recorded even while the call ends: the contact's wish is what counts.
         if (state.ending && name !== 'record_optout') throw new ToolError('The call is already ending');
-        return (run[name] as (a: unknown) => Promise<unknown>)(parseArgs(input, args));
+        try {
+          return await (run[name] as (a: unknown) => Promise<unknown>)(parseArgs(input, args));
+        } finally {
+          memory?.save(snapshot());
+        }
       },
     };
   });

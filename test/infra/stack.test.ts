@@ -24,6 +24,7 @@ import { type MergedTemplate, mergedTemplate } from '../support/merged-template.
 import { seedContentHash } from '../../shared/seed/platform.js';
 import { TEMPLATES } from '../../shared/seed/templates.js';
 import { type QueueName, queues } from '../../shared/queues/definitions.js';
+import { DEFAULT_MODELS } from '../../shared/voice/llm/registry.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 interface Statement {
@@ -666,6 +667,25 @@ describe('voice runtime relay (WebSocket API)', () => {
     expect(allActions(relayFn('connect'))).toContain('kms:Decrypt');
     expect(allActions(relayFn('default')).filter((a) => a.startsWith('kms:'))).toEqual([]);
     expect(allActions(relayFn('disconnect')).filter((a) => a.startsWith('kms:'))).toEqual([]);
+  });
+
+  it('lets only $default, which streams replies, read the llm/* provider keys and invoke the registry\'s Bedrock foundation models', () => {
+    const secretReads = (fn: AppFunction) => statementsWith(fn, 'secretsmanager:GetSecretValue').flatMap(resourcesOf).map((r) => JSON.stringify(r));
+    const llmSecrets = secretReads(relayFn('default')).filter((r) => r !== JSON.stringify(ref(stack.appSecret.secret)));
+    expect(llmSecrets).toHaveLength(1);
+    expect(llmSecrets[0]).toMatch(/:secretsmanager:.*:secret:llm\/\*"/);
+    const bedrock = statementsWith(relayFn('default'), 'bedrock:InvokeModelWithResponseStream');
+    expect(bedrock).toHaveLength(1);
+    expect(actionsOf(bedrock[0]!).sort()).toEqual(['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream']);
+    const models = resourcesOf(bedrock[0]!).map((r) => JSON.stringify(r));
+    const expected = DEFAULT_MODELS.filter((m) => m.provider === 'bedrock').map((m) => m.model);
+    expect(models).toHaveLength(expected.length);
+    for (const model of expected) expect(models.some((r) => r.includes(`:foundation-model/${model}"`)), model).toBe(true);
+    for (const name of ['connect', 'disconnect'] as const) {
+      expect(secretReads(relayFn(name)), name).toEqual([JSON.stringify(ref(stack.appSecret.secret))]);
+      expect(allActions(relayFn(name)).filter((a) => a.startsWith('bedrock:')), name).toEqual([]);
+    }
+    expect(Object.values(resources).some((r) => JSON.stringify(r.Properties?.PolicyDocument ?? {}).includes('bedrock:*'))).toBe(false);
   });
 
   it("hands the relay URL to the carrier routes that render TwiML, and to no other route", () => {
