@@ -177,6 +177,14 @@ export function createRelaySession(deps: RelaySessionDeps): RelaySession {
     }
   }
 
+  // The prompt depends only on the call's brief and the language: compiled once per language.
+  const prompts = new Map<string, string>();
+  const promptFor = (call: CallBrief, language: string): string => {
+    let prompt = prompts.get(language);
+    if (prompt === undefined) prompts.set(language, (prompt = systemPrompt(call, language)));
+    return prompt;
+  };
+
   function startReply(e: Extract<Effect, { kind: 'start_reply' }>): void {
     const call = brief;
     if (!call) return;
@@ -185,7 +193,7 @@ export function createRelaySession(deps: RelaySessionDeps): RelaySession {
     void runReply({
       model: deps.model,
       generation: e.generation,
-      system: () => systemPrompt(call, e.language),
+      system: () => promptFor(call, e.language),
       messages: e.messages,
       route: call.definition.llm_route,
       tools,

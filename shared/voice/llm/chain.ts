@@ -11,7 +11,7 @@
  * aborts the running model call and tools.
  */
 import type { LanguageModelV3 } from '@ai-sdk/provider';
-import { type LanguageModelUsage, type ModelMessage, stepCountIs, streamText, type ToolSet, tool } from 'ai';
+import { type LanguageModelUsage, type ModelMessage, stepCountIs, streamText, type ToolSet, tool, zodSchema } from 'ai';
 import type { ReplyModel, ReplyPart, ReplyRequest, ToolSpec } from '../ports.js';
 
 /** Timers for the first-token deadline (tests may pass fake ones). */
@@ -197,23 +197,34 @@ export function createReplyModel(deps: ReplyModelDeps): ReplyModel {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const hasDeadline = (ms: number) => Number.isFinite(ms) && ms > 0 && ms <= MAX_TIMER_MS;
 
-/** ToolSpecs as AI SDK tools: the zod schema is the input schema; execute gets the call's abort signal. */
+/**
+ * ToolSpecs as AI SDK tools: the zod schema is the input schema; execute gets the call's abort
+ * signal. Each spec's tool is made once (a session offers the same specs on every reply), so
+ * its JSON schema is derived once rather than on every turn.
+ */
+const toolOf = new WeakMap<ToolSpec, ToolSet[string]>();
+
 export function aiTools(specs: readonly ToolSpec[]): ToolSet {
   const tools: ToolSet = {};
   for (const spec of specs) {
-    tools[spec.name] = tool({
-      description: spec.description,
-      inputSchema: spec.input,
-      execute: async (input: unknown, { abortSignal }) => {
-        const signal = abortSignal ?? new AbortController().signal;
-        try {
-          return await spec.execute(input, { signal });
-        } catch (err) {
-          if (signal.aborted) throw err;
-          return toolFailure(err);
-        }
-      },
-    });
+    let made = toolOf.get(spec);
+    if (!made) {
+      made = tool({
+        description: spec.description,
+        inputSchema: zodSchema(spec.input as Parameters<typeof zodSchema>[0]),
+        execute: async (input: unknown, { abortSignal }) => {
+          const signal = abortSignal ?? new AbortController().signal;
+          try {
+            return await spec.execute(input, { signal });
+          } catch (err) {
+            if (signal.aborted) throw err;
+            return toolFailure(err);
+          }
+        },
+      });
+      toolOf.set(spec, made);
+    }
+    tools[spec.name] = made;
   }
   return tools;
 }
