@@ -117,7 +117,9 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
     /** The typed outcome last reported, and whether the use case's outcome was reached in it. */
     typed: null as { body: OutcomeBody; reached: boolean } | null,
   };
-  const required = [...brief.objectives.filter((o) => o.required).map((o) => o.id), ...brief.questions.map((q) => q.id)];
+  // Answers can only be recorded with an answer tool: a call without one (a shift confirmation) is judged on its outcome alone.
+  const recordable = offeredTools(brief).some((t) => t === 'record_qualification' || t === 'record_survey_answer');
+  const required = recordable ? [...brief.objectives.filter((o) => o.required).map((o) => o.id), ...brief.questions.map((q) => q.id)] : [];
   const itemsMet = () => required.every((id) => state.answered.has(id));
   /** The goal as it stands: every required item answered and the outcome reached (`outcomeReached` for this report). */
   const goal = (outcomeReached: boolean) => itemsMet() && outcomeReached;
