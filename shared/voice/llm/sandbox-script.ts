@@ -171,7 +171,11 @@ export function* conversation(plan: AgentPlan, env: ScriptEnv): Script {
       yield* call('record_optout', { reason: 'opt_out', said: brief(text, 300) });
       throw new Ended();
     }
-    if (DECLINES.test(text)) yield* end(NOT_NOW, 'not_interested');
+    if (DECLINES.test(text)) {
+      // A survey records the refusal, so the response reads declined rather than unanswered.
+      if (can('record_survey_answer')) yield* call('record_survey_answer', { declined: true });
+      yield* end(NOT_NOW, 'not_interested');
+    }
     if (HUMAN.test(text)) {
       if (!can('transfer_to_human')) {
         yield* say("I'm sorry, I can't transfer this call, but I can help you here.");
