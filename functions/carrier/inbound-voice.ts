@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../shared/clock.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { decideInbound, firstAnswer, numberOf, type InboundDecision } from '../../shared/carrier/inbound-route.js';
 import { twilioCallForm, twimlDocument } from '../../shared/carrier/schemas.js';
@@ -21,7 +22,7 @@ export const handler = defineRoute(
   { body: twilioCallForm, successMediaType: 'text/xml', responses: { 200: twimlDocument } },
   async ({ event, form, body }) => {
     const caller = await authenticateCarrierRequest(event, form, 'to');
-    const now = new Date();
+    const now = clockNow();
     // Twilio always names the call; a signed request without one gets the refusal, unrecorded.
     if (!body?.CallSid || !CALL_SID.test(body.CallSid)) return twimlOk(unavailable('call_sid_missing').twiml);
     const known = caller.callId ? await getCall(caller.tenantId, caller.callId) : undefined;

@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../shared/clock.js';
 import { callEnded } from '../../shared/calls/call-ended.js';
 import { twilioCallForm, twimlDocument } from '../../shared/carrier/schemas.js';
 import { CALL_SID, twimlOk } from '../../shared/carrier/twiml-response.js';
@@ -29,7 +30,7 @@ export const handler = defineRoute(
     const call = await callOfRequest(caller, event, body.CallSid);
     if (!call || call.direction !== 'outbound' || !call.agent_version_id) return twimlOk(politeHangup());
 
-    const now = new Date();
+    const now = clockNow();
     const machine = (typeof body.AnsweredBy === 'string' && body.AnsweredBy.startsWith('machine')) || call.state === 'machine';
     const result = await applyOutboundStatus(call, { CallStatus: 'in-progress', ...(body.AnsweredBy ? { AnsweredBy: body.AnsweredBy } : {}) }, null, now);
     if (result?.ended) await callEnded(call);

@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../shared/clock.js';
 import { twilioCallForm, twimlDocument } from '../../shared/carrier/schemas.js';
 import { twimlOk } from '../../shared/carrier/twiml-response.js';
 import { defineRoute } from '../../shared/http/route.js';
@@ -28,7 +29,7 @@ export const handler = defineRoute(
   { body: twilioCallForm, successMediaType: 'text/xml', responses: { 200: twimlDocument } },
   async ({ event, form, body }) => {
     const caller = await authenticateCarrierRequest(event, form, 'to');
-    const now = new Date();
+    const now = clockNow();
     const checked = verifyGatherParams(await callTokenKey(), new URLSearchParams(event.rawQueryString ?? ''), now);
     if (!checked.ok && checked.reason === 'expired') return twimlOk(twiml(say(EXPIRED), hangup()));
     if (!checked.ok) throw forbiddenSignature();

@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../shared/clock.js';
 import { twilioRelayActionForm, twimlDocument } from '../../shared/carrier/schemas.js';
 import { twimlOk } from '../../shared/carrier/twiml-response.js';
 import { defineRoute } from '../../shared/http/route.js';
@@ -32,7 +33,7 @@ export const handler = defineRoute(
   { body: twilioRelayActionForm, successMediaType: 'text/xml', responses: { 200: twimlDocument } },
   async ({ event, form, body }) => {
     const caller = await authenticateCarrierRequest(event, form, 'to');
-    const now = new Date();
+    const now = clockNow();
     const key = await callTokenKey();
     const checked = verifyRelayActionParams(key, new URLSearchParams(event.rawQueryString ?? ''), now);
     if (!checked.ok && checked.reason === 'expired') return twimlOk(politeHangup());

@@ -7,6 +7,7 @@
  *     names (another call's token, a tampered or expired one, a tenant API key) → 403.
  * Checked before anything is read or written; the claims become the request's `stream`.
  */
+import { now } from '../clock.js';
 import { forbidden, HttpError } from '../http/errors.js';
 import { callTokenKey } from '../telephony/call-token-key.js';
 import { verifyStreamToken, type VerifiedStreamClaims } from '../telephony/call-tokens.js';
@@ -16,7 +17,7 @@ export type StreamPrincipal = VerifiedStreamClaims;
 
 const missing = () => new HttpError(401, 'unauthorized', "Missing call token: send the Stream token as 'Authorization: Bearer <token>'", { 'www-authenticate': 'Bearer' });
 
-export async function authenticateStreamToken(authorization: string | undefined, pathCallId: string | undefined, at = new Date()): Promise<StreamPrincipal> {
+export async function authenticateStreamToken(authorization: string | undefined, pathCallId: string | undefined, at = now()): Promise<StreamPrincipal> {
   const token = bearerToken(authorization);
   if (!token) throw missing();
   // Every refusal of a presented credential reads the same, whatever the reason.

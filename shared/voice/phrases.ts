@@ -5,8 +5,9 @@
  * An utterance is normalised (lower case, accents stripped, apostrophes dropped, other
  * punctuation → space, spaces collapsed) and a phrase matches only as whole words, so
  * "are you real" does not match "are you really sure". Phrases of every language below are
- * checked whatever the call's language (a caller may answer in another one); an opt-out wins
- * over a wrong person, which wins over a robot question. The acknowledgement is spoken in
+ * checked whatever the call's language (a caller may answer in another one); a wrong person
+ * wins over a plain opt-out (it says more: "wrong person, don't call again" is both), which
+ * wins over a robot question. The acknowledgement is spoken in
  * the call's language (English when the call's language has no lines here).
  *
  * | lang | opt-out (reason opt_out), e.g.            | wrong person (reason wrong_person), e.g. | "are you a robot?", e.g.            |
@@ -441,7 +442,7 @@ export function normalizeUtterance(text: string): string {
     .trim();
 }
 
-const KINDS: readonly ComplianceKind[] = ['opt_out', 'wrong_person', 'robot'];
+const KINDS: readonly ComplianceKind[] = ['wrong_person', 'opt_out', 'robot'];
 
 /** What a contact's utterance asks for that the runtime answers itself, or null. */
 export function detectCompliance(text: string): { kind: ComplianceKind; language: string; phrase: string } | null {

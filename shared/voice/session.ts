@@ -237,7 +237,11 @@ export function createRelaySession(deps: RelaySessionDeps): RelaySession {
     const queued: ControlPlane = {
       loadCall: (c) => plane.loadCall(c),
       checkCalendar: (q) => plane.checkCalendar(q),
-      postEvents: (events) => poster.enqueue(events),
+      postEvents: (events) => {
+        // Queued ahead of any end the tool asks for next, so the ending knows an outcome was reported.
+        if (events.some((e) => e.type === 'outcome')) void dispatch({ type: 'outcome_reported' });
+        return poster.enqueue(events);
+      },
     };
     const hooks: SessionToolHooks = {
       requestEnd: (handoff) => void dispatch({ type: 'end_requested', generation: toolReplyGeneration() ?? state.generation, handoff }),

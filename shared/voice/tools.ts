@@ -19,7 +19,10 @@
  *   take_message, open_ticket, update_lead, schedule_callback → conversation_action
  *
  * An outcome of another type than the pinned outcome_type is reported as `none`, and a `none`
- * never replaces a typed outcome already reported. Failures throw ToolError, whose message is
+ * never replaces a typed outcome already reported. `goal_reached` is never the model's say-so:
+ * it is true only when every required objective and question has a recorded answer and the
+ * use case's outcome was reached (for outcome type `none`, the contact qualified); an answer
+ * recorded after the typed outcome re-reports it with the goal as it now stands. Failures throw ToolError, whose message is
  * safe to give the model. `grantedTools` keeps per-call state (slots offered, answers so far,
  * the outcome reported): call it once per session, or hand it the memory a stateless host
  * stored after the previous reply.
@@ -106,6 +109,8 @@ export interface ToolMemory {
   offered: number[];
   survey: [string, string][];
   qualificationAction: string | null;
+  answered?: string[];
+  typed?: { body: OutcomeBody; reached: boolean } | null;
 }
 
 /** For a host that keeps no process between replies (the AWS WebSocket API): the memory it stored, and where a tool's changes go. */
@@ -127,9 +132,20 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
     offered: new Set<number>(from?.offered ?? []),
     survey: new Map<string, string>(from?.survey ?? []),
     qualificationAction: from?.qualificationAction ?? null,
+    /** Ids with a recorded answer this call (questions and objectives). */
+    answered: new Set<string>(from?.answered ?? []),
+    /** The typed outcome last reported, and whether the use case's outcome was reached in it. */
+    typed: (from?.typed ?? null) as { body: OutcomeBody; reached: boolean } | null,
   };
-  const snapshot = (): ToolMemory => ({ ...state, offered: [...state.offered], survey: [...state.survey] });
+  const snapshot = (): ToolMemory => ({ ...state, offered: [...state.offered], survey: [...state.survey], answered: [...state.answered] });
+  // Answers can only be recorded with an answer tool: a call without one (a shift confirmation) is judged on its outcome alone.
+  const recordable = offeredTools(brief).some((t) => t === 'record_qualification' || t === 'record_survey_answer');
+  const required = recordable ? [...brief.objectives.filter((o) => o.required).map((o) => o.id), ...brief.questions.map((q) => q.id)] : [];
+  const itemsMet = () => required.every((id) => state.answered.has(id));
+  /** The goal as it stands: every required item answered and the outcome reached (`outcomeReached` for this report). */
+  const goal = (outcomeReached: boolean) => itemsMet() && outcomeReached;
 
+  const offered = new Set<string>(offeredTools(brief));
   const base = () => ({ id: ids.next('evt'), at: ids.now().toISOString() });
   const action = (kind: VoiceToolName, args: Record<string, unknown>, confirmation?: Confirmation): Action => ({
     ...base(),
@@ -145,6 +161,18 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
     const reported: OutcomeBody = fits ? body : { outcome_type: 'none', goal_reached: body.goal_reached, ...(summary ? { summary } : {}) };
     if (reported.outcome_type === 'none' && state.typedOutcome) return null;
     return { ...base(), type: 'outcome', outcome: reported };
+  };
+  /** A typed outcome, its goal computed from what is recorded; `reached` says whether the use case's outcome itself was. */
+  const typedOutcome = (body: OutcomeBody, reached: boolean, summary?: string) => {
+    const event = outcome({ ...body, goal_reached: goal(reached) }, summary);
+    if (event && event.outcome.outcome_type !== 'none') state.typed = { body: event.outcome, reached };
+    return event;
+  };
+  /** After answers were recorded: the typed outcome again when its goal changed with them, else nothing. */
+  const refreshed = (): Extract<RuntimeEventInput, { type: 'outcome' }> | null => {
+    const t = state.typed;
+    if (!t || t.body.goal_reached === goal(t.reached)) return null;
+    return typedOutcome(t.body, t.reached);
   };
   const post = async (events: readonly (RuntimeEventInput | null)[], failure: string): Promise<void> => {
     const batch = events.filter((e): e is RuntimeEventInput => e !== null);
@@ -177,7 +205,9 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
         ({ slots } = await cp.checkCalendar({ start_date: a.start_date, end_date: a.end_date ?? a.start_date, duration_minutes: a.duration_minutes ?? DEFAULT_MEETING_MINUTES, ...(a.timezone ? { timezone: a.timezone } : {}) }));
       } catch (err) {
         const notConnected = err instanceof ControlPlaneError && err.status === 409;
-        throw new ToolError(notConnected ? 'No calendar is connected, so free times cannot be checked: offer a callback or take a message instead' : 'Free times could not be checked just now', { cause: err });
+        // Without a calendar a time the contact agrees to is still a booking request the team confirms.
+        const instead = offered.has('book_meeting') ? 'agree a future time with the contact and book it with book_meeting (the team confirms it), or offer a callback' : 'offer a callback or take a message instead';
+        throw new ToolError(notConnected ? `No calendar is connected, so free times cannot be checked: ${instead}` : 'Free times could not be checked just now', { cause: err });
       }
       const told = slots.slice(0, MAX_SLOTS_TOLD);
       for (const s of told) state.offered.add(Date.parse(s.starts_at));
@@ -194,7 +224,7 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
       const appointment = { starts_at: a.starts_at, duration_minutes: a.duration_minutes, ...(a.timezone ? { timezone: a.timezone } : {}) };
       const booked = action('book_meeting', { outcome: 'booked', appointment, caller_confirmed: true, ...(a.notes ? { notes: a.notes } : {}) }, READ_BACK);
       await post(
-        [booked, outcome({ outcome_type: 'appointment', goal_reached: true, status: 'booked', starts_at: a.starts_at, duration_minutes: a.duration_minutes, action_id: booked.action_id }, 'Booked a meeting')],
+        [booked, typedOutcome({ outcome_type: 'appointment', goal_reached: true, status: 'booked', starts_at: a.starts_at, duration_minutes: a.duration_minutes, action_id: booked.action_id }, true, 'Booked a meeting')],
         'The meeting could not be booked just now',
       );
       return { status: 'booked', starts_at: a.starts_at, duration_minutes: a.duration_minutes, local: spoken(a.starts_at, a.timezone, language) };
@@ -235,15 +265,22 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
       const remaining = asked.filter((q) => q.required && !answers.has(q.id)).map((q) => q.id);
       if (a.complete && !a.declined && remaining.length) throw new ToolError(`Not complete yet: still to answer ${remaining.join(', ')}`);
       const closing: (RuntimeEventInput | null)[] = [];
+      const before = new Set(state.answered);
+      for (const x of given) state.answered.add(x.question_id);
       if (a.complete || a.declined) {
         const all = Object.fromEntries(answers);
         // The answers are in the recorded responses already; the action carries them only while they fit.
         const args = { ...(a.declined ? { declined: true } : { complete: true }), answers: all };
         const kept = Buffer.byteLength(JSON.stringify(args), 'utf8') <= RUNTIME_LIMITS.actionArgumentBytes ? args : { ...args, answers: {} };
         closing.push(action('record_survey_answer', kept));
-        closing.push(outcome({ outcome_type: 'survey_response', goal_reached: !a.declined, complete: !a.declined, answers: all }, a.declined ? 'Declined the survey' : 'Completed the survey'));
+        closing.push(typedOutcome({ outcome_type: 'survey_response', goal_reached: false, complete: !a.declined, answers: all }, !a.declined, a.declined ? 'Declined the survey' : 'Completed the survey'));
+      } else closing.push(refreshed());
+      try {
+        await post([...responses, ...closing], 'The answers could not be recorded just now');
+      } catch (err) {
+        state.answered = before;
+        throw err;
       }
-      await post([...responses, ...closing], 'The answers could not be recorded just now');
       state.survey = answers;
       return { status: a.declined ? 'declined' : a.complete ? 'complete' : 'recorded', remaining: a.declined ? [] : remaining };
     },
@@ -252,19 +289,28 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
       const answers = Object.fromEntries(a.answers.map((x) => [x.question_id, x.value]));
       const summary = a.summary ?? (a.qualified ? 'Qualified' : 'Not qualified');
       const recorded = action('record_qualification', { answers, qualified: a.qualified, summary, ...(state.qualificationAction ? { amends: state.qualificationAction } : {}) });
-      await post([...responses, recorded, outcome({ outcome_type: 'none', goal_reached: a.qualified, summary })], 'The qualification could not be recorded just now');
+      const before = new Set(state.answered);
+      for (const x of a.answers) if (kinds.has(x.question_id)) state.answered.add(x.question_id);
+      // With a typed outcome to reach, qualifying alone is not the goal.
+      const reached = a.qualified && (brief.outcome_type === 'none' || (state.typed?.reached ?? false));
+      try {
+        await post([...responses, recorded, state.typed ? refreshed() : outcome({ outcome_type: 'none', goal_reached: goal(reached), summary })], 'The qualification could not be recorded just now');
+      } catch (err) {
+        state.answered = before;
+        throw err;
+      }
       state.qualificationAction ??= recorded.action_id;
       return { status: 'recorded', qualified: a.qualified };
     },
     confirm_shift: async (a: z.output<ReturnType<typeof toolInputs.confirm_shift>>) => {
       const shift = a.shift_id ? { shift_id: a.shift_id } : {};
-      await post([action('confirm_shift', { response: 'confirmed', ...shift }, READ_BACK), outcome({ outcome_type: 'shift_confirmation', goal_reached: true, response: 'confirmed', ...shift }, 'Shift confirmed')], 'The confirmation could not be recorded just now');
+      await post([action('confirm_shift', { response: 'confirmed', ...shift }, READ_BACK), typedOutcome({ outcome_type: 'shift_confirmation', goal_reached: true, response: 'confirmed', ...shift }, true, 'Shift confirmed')], 'The confirmation could not be recorded just now');
       return { status: 'confirmed' };
     },
     record_shift_response: async (a: z.output<ReturnType<typeof toolInputs.record_shift_response>>) => {
       const shift = a.shift_id ? { shift_id: a.shift_id } : {};
       await post(
-        [action('record_shift_response', { response: a.response, ...shift, ...(a.note ? { note: a.note } : {}) }), outcome({ outcome_type: 'shift_confirmation', goal_reached: a.response === 'confirmed', response: a.response, ...shift }, `Shift ${a.response}`)],
+        [action('record_shift_response', { response: a.response, ...shift, ...(a.note ? { note: a.note } : {}) }), typedOutcome({ outcome_type: 'shift_confirmation', goal_reached: false, response: a.response, ...shift }, a.response === 'confirmed', `Shift ${a.response}`)],
         'The answer could not be recorded just now',
       );
       return { status: 'recorded', response: a.response };

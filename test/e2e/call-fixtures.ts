@@ -35,11 +35,11 @@ export interface CallWorld {
 }
 
 /** `capabilities: ['sms']` gives the tenant a number that can never place a call; `template`: the agent's template (default tpl_sdr_outbound). */
-export async function callWorld(api: Api, tenantId: string, opts: { capabilities?: string[]; template?: string } = {}): Promise<CallWorld> {
+export async function callWorld(api: Api, tenantId: string, opts: { capabilities?: string[]; template?: string; directRepIds?: string[] } = {}): Promise<CallWorld> {
   const accountId = await mockAccount(api);
   const number = await activeNumber(api, { accountId, phone: randomNumber('212'), ...(opts.capabilities ? { capabilities: opts.capabilities } : {}) });
   const profile = (await api('POST', '/v1/compliance-profiles', { body: profileBody({ name: 'Reminders', call_purpose: 'informational', subject: INFO_SUBJECT, calling_window: undefined }) })).body;
-  const agent = (await api('POST', `/v1/templates/${opts.template ?? 'tpl_sdr_outbound'}/instantiate`, { body: { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: profile.id } })).body;
+  const agent = (await api('POST', `/v1/templates/${opts.template ?? 'tpl_sdr_outbound'}/instantiate`, { body: { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: profile.id, ...(opts.directRepIds ? { direct_rep_ids: opts.directRepIds } : {}) } })).body;
   const version = await api('POST', `/v1/agents/${agent.id}/publish`);
   if (version.status !== 201) throw new Error(`agent not published: ${JSON.stringify(version.body)}`);
   return { api, tenantId, accountId, number, agentId: agent.id, versionId: version.body.id };

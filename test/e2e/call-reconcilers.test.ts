@@ -131,7 +131,7 @@ describe('calls the carrier never reported the end of', () => {
   it('a conversation whose completed callback was lost: completed with the carrier’s duration and the disposition the runtime earned', async () => {
     const w = await world('Unfinished answered');
     const to = '+17185550100';
-    const { id } = await unreportedCall(w, to, (c) => c.status === 'completed' && c.runtime?.status === 'played');
+    const { id } = await unreportedCall(w, to, (c) => c.status === 'completed' && (c.relay?.sessions.length ?? 0) > 0);
     expect((await storedCall(w.tenantId, id)).state).toBe('in_conversation');
 
     advanceClockForTests(DEFAULT_CALL_UNFINISHED_AFTER_MS + 60_000);
@@ -161,7 +161,7 @@ describe('calls the carrier never reported the end of', () => {
   it('the carrier still says live: asked again after the bound, then past the hard bound hung up and closed (completed, carrier_unreported)', async () => {
     const w = await world('Unfinished live');
     const to = '+16465550100';
-    const { id, sid } = await unreportedCall(w, to, (c) => c.status === 'completed' && c.runtime?.status === 'played');
+    const { id, sid } = await unreportedCall(w, to, (c) => c.status === 'completed' && (c.relay?.sessions.length ?? 0) > 0);
     // The carrier now claims the call is still up.
     await db().send(new UpdateCommand({ TableName: tableName(), Key: platformKeys.sandboxCall(sid), UpdateExpression: 'SET #s = :live, end_time = :null', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':live': 'in-progress', ':null': null } }));
     const linkedAt = (await storedCall(w.tenantId, id)).unfinished_watch_at!;

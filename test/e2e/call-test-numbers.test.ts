@@ -15,6 +15,7 @@ import { utcDay } from '../../shared/repositories/phone-numbers.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { ALLOWED_AT, callWorld, eventsOfCall, newContact, queue, resetClock, sandboxCallsFrom, setClock, setCpsLimit, storedCall, typesOf, type CallWorld } from './call-fixtures.js';
+import { newRep } from './agent-fixtures.js';
 import { client, newTenant } from './client.js';
 
 // Steps long enough that the runtime's beats land before the carrier's final callback.
@@ -163,5 +164,25 @@ describe('an in-call opt-out and the next call to that contact', () => {
     await scored(before.call_id, ow.api, 30_000);
     expect(typesOf(await eventsOfCall(t.tenantId, before.call_id))).toEqual(['call.queued', 'call.scheduled', 'call.blocked', 'call.completed', 'call.analysis_ready']);
     expect((await sandboxCallsFrom(ow.number.phone_e164)).filter((c) => c.to === contact.phone_e164)).toHaveLength(1);
+  });
+});
+
+describe('555-0115 asks for a real person', () => {
+  it('an agent with a rep to transfer to hands the call over: the action route <Dial>s the rep, the call completes', { timeout: 60_000 }, async () => {
+    setClock(ALLOWED_AT);
+    const t = await newTenant('Transfer to a rep');
+    const rep = await newRep(t.tenantId, { name: 'Dana' });
+    const tw = await callWorld(client(stack, t.token), t.tenantId, { directRepIds: [rep.id] });
+    const contact = await newContact(tw.api, '+12125550115');
+    const res = await queue(tw.api, { agent_id: tw.agentId, contact_id: contact.id });
+    expect(res.status).toBe(200);
+    const d = await scored(res.body.call_id, tw.api);
+    // Handed over before any goal was reached: the agent's ending, no goal.
+    expect(d).toMatchObject({ state: 'completed', disposition: 'completed_no_goal', disposition_set_by: 'agent_llm' });
+    expect(d.conversation_actions.map((a: { kind: string }) => a.kind)).toContain('transfer_to_human');
+    const [dialled] = (await sandboxCallsFrom(tw.number.phone_e164)).filter((c) => c.to === contact.phone_e164);
+    const relay = dialled!.relay as { sessions: { handoff_data: string | null }[]; path: { verb: string; numbers?: number; answered?: boolean }[] };
+    expect(JSON.parse(relay.sessions[0]!.handoff_data!)).toMatchObject({ reason: 'transfer_to_human', rep_id: rep.id });
+    expect(relay.path.find((p) => p.verb === 'Dial')).toMatchObject({ numbers: 1, answered: true });
   });
 });

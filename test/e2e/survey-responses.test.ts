@@ -31,7 +31,7 @@ const QUESTIONS = [
 ];
 
 describe('survey responses from sandbox survey calls', () => {
-  it('stores complete, partial and declined responses with scores, once per call, listed newest first and filterable', async () => {
+  it('stores complete, partial and declined responses with scores, once per call, listed newest first and filterable', { timeout: 120_000 }, async () => {
     setClock(ALLOWED_AT);
     const subs = { '5550100': 'complete', '5550110': 'partial', '5550111': 'partial', '5550112': 'declined', '5550130': 'declined' } as const;
     const placed = await Promise.all(

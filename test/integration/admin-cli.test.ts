@@ -190,7 +190,7 @@ describe('sandbox call', () => {
 });
 
 describe('sandbox call --script booking', () => {
-  it('a caller asks the receptionist for a booking: the sandbox runtime reports the conversation, and the call record ends holding the booking and its outcome', async () => {
+  it('a caller asks the receptionist for a booking: the voice runtime holds the conversation, and the call record ends holding the booking and its outcome', async () => {
     const tenant = JSON.parse(admin('tenant', 'create', '--name', 'Front desk', '--admin-email', 'desk@acme.test').stdout) as { api_key: { secret: string } };
     const api = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${stack.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${tenant.api_key.secret}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
@@ -207,17 +207,16 @@ describe('sandbox call --script booking', () => {
 
     const out = await adminAsync('sandbox', 'call', '--to', '+14155550143', '--from', '+12125550177', '--script', 'booking');
     expect(out.status, out.stderr).toBe(0);
-    const printed = JSON.parse(out.stdout) as { call_sid: string; outcome: string; path: { verb: string }[]; runtime: { status: string; call_id: string; script: string; events_sent: number } };
+    const printed = JSON.parse(out.stdout) as { call_sid: string; outcome: string; path: { verb: string }[]; relay: { sessions: { ending: string; handoff_data: string | null }[] } };
     expect(printed.outcome).toBe('completed');
-    expect(printed.path.map((p) => p.verb)).toEqual(['Connect']);
-    expect(printed.runtime).toMatchObject({ status: 'played', script: 'booking', call_id: expect.stringMatching(/^cal_/) });
-    expect(printed.runtime.events_sent).toBeGreaterThan(10);
+    // The caller talks to the voice runtime over ConversationRelay; the agent ends the call and the <Connect action> hangs up.
+    expect(printed.path.map((p) => p.verb)).toEqual(['Connect', 'Hangup']);
+    expect(printed.relay.sessions).toEqual([expect.objectContaining({ ending: 'end', handoff_data: JSON.stringify({ reason: 'end_call' }) })]);
 
     const call = (await waitFor(async () => {
       const c = (await getCallBySid(printed.call_sid)) as CallRecordWithEvents | undefined;
       return c?.state === 'completed' && c.outcome ? c : undefined;
     }, { timeoutMs: 10_000, message: 'the booked call to complete with its outcome' })) as CallRecordWithEvents;
-    expect(call.id).toBe(printed.runtime.call_id);
     expect(call).toMatchObject({
       direction: 'inbound',
       disclosure_given: true,
@@ -228,8 +227,8 @@ describe('sandbox call --script booking', () => {
     const booking = call.conversation_actions!.find((a) => a.kind === 'book_meeting');
     expect(booking).toMatchObject({ arguments: { outcome: 'booked' }, action_confirmation: { kind: 'read_back', response: 'confirmed', method: 'voice' } });
     expect(call.outcome).toMatchObject({ action_id: booking!.id });
-    expect(call.turn_count).toBeGreaterThanOrEqual(8);
-    expect(call.recorded_responses!.map((r) => r.question_id)).toEqual(['greet', 'understand_need', 'resolve']);
+    // Greeting, the caller's request, the offer, the yes, the confirmation.
+    expect(call.turn_count).toBeGreaterThanOrEqual(5);
     expect(call.usage!.audio_seconds).toBeGreaterThan(0);
 
     const bad = await adminAsync('sandbox', 'call', '--to', '+14155550143', '--from', '+12125550177', '--script', 'karaoke');

@@ -260,7 +260,7 @@ describe('compliance before the model', () => {
     const h = new Harness();
     h.start({ language: 'es-ES' });
     const r = h.say('¡Deje de llamarme!', 1000);
-    expect(r.events.map((e) => e.type)).toEqual(['turn', 'opt_out', 'usage', 'turn', 'hangup', 'usage']);
+    expect(r.events.map((e) => e.type)).toEqual(['turn', 'opt_out', 'usage', 'turn', 'outcome', 'hangup', 'usage']);
     expect(r.events[1]).toMatchObject({ type: 'opt_out', reason: 'opt_out', text: '¡Deje de llamarme!' });
     expect(r.effects).toContainEqual({ kind: 'store_before_speaking', count: 2 });
     expect(r.send).toEqual([
@@ -268,8 +268,9 @@ describe('compliance before the model', () => {
       { type: 'end', handoffData: JSON.stringify({ reason: 'opt_out' }) },
     ]);
     expect(r.events[3]).toMatchObject({ speaker: 'agent', text: LINES.es!.opt_out_ack });
-    expect(r.events[4]).toMatchObject({ by: 'agent', reason: 'opt_out' });
-    expect(r.events[5]).toMatchObject({ audio_seconds: 1 });
+    expect(r.events[4]).toMatchObject({ outcome: { outcome_type: 'none', goal_reached: false } });
+    expect(r.events[5]).toMatchObject({ by: 'agent', reason: 'opt_out' });
+    expect(r.events[6]).toMatchObject({ audio_seconds: 1 });
     expect(startReplies(r)).toEqual([]);
     expect(r.effects).toContainEqual({ kind: 'session_ended', by: 'agent', handoff: { reason: 'opt_out' } });
     // Nothing more is said or reported.
@@ -410,9 +411,21 @@ describe('ending', () => {
       { type: 'text', token: ' Goodbye!', last: true },
       { type: 'end', handoffData: '{"reason":"end_call"}' },
     ]);
-    expect(r.events.map((e) => e.type)).toEqual(['usage', 'turn', 'hangup', 'usage']);
-    expect(r.events[2]).toMatchObject({ by: 'agent', reason: 'end_call' });
-    expect(r.events[3]).toMatchObject({ audio_seconds: 1.3 });
+    // No tool reported an outcome: the ending reports none, goal not reached, before the hangup.
+    expect(r.events.map((e) => e.type)).toEqual(['usage', 'turn', 'outcome', 'hangup', 'usage']);
+    expect(r.events[2]).toMatchObject({ outcome: { outcome_type: 'none', goal_reached: false } });
+    expect(r.events[3]).toMatchObject({ by: 'agent', reason: 'end_call' });
+    expect(r.events[4]).toMatchObject({ audio_seconds: 1.3 });
+  });
+
+  it('an ending after a tool reported the outcome reports no other', () => {
+    const h = new Harness();
+    h.start();
+    h.say('Thanks, bye', 1000);
+    h.input({ type: 'outcome_reported' }, 1050);
+    h.input({ type: 'end_requested', generation: 1, handoff: { reason: 'end_call' } }, 1100);
+    const r = h.input({ type: 'reply_finished', generation: 1, model: 'm', usage: { inputTokens: 1, outputTokens: 1, cachedInputTokens: 0 } }, 1200);
+    expect(r.events.map((e) => e.type)).toEqual(['usage', 'hangup', 'usage']);
   });
 
   it('ignores an end requested by a stale reply', () => {
@@ -452,9 +465,9 @@ describe('ending', () => {
     h.input({ type: 'reply_delta', generation: 1, text: 'Hi! How are you? ' }, 1100);
     const r = h.input({ type: 'socket_closed' }, 2500);
     expect(r.effects).toContainEqual({ kind: 'abort_reply', generation: 1 });
-    expect(r.events.map((e) => e.type)).toEqual(['usage', 'turn', 'hangup', 'usage']);
-    expect(r.events[2]).toMatchObject({ by: 'contact' });
-    expect(r.events[3]).toMatchObject({ audio_seconds: 2.5 });
+    expect(r.events.map((e) => e.type)).toEqual(['usage', 'turn', 'outcome', 'hangup', 'usage']);
+    expect(r.events[3]).toMatchObject({ by: 'contact' });
+    expect(r.events[4]).toMatchObject({ audio_seconds: 2.5 });
     expect(r.send).toEqual([]);
     expect(h.input({ type: 'socket_closed' }, 2600).events).toEqual([]);
   });

@@ -171,13 +171,16 @@ describe('sandbox model through the chain', () => {
     expect(replies[2]).toBe(SURVEY.questions[1]!.prompt);
     expect(replies[3]).toBe(SURVEY.questions[2]!.prompt);
     expect(replies[4]).toBe(CLOSING);
-    expect(names).toEqual(['record_survey_answer', 'record_survey_answer', 'record_survey_answer', 'end_call']);
-    expect(calls.map((c) => c.args)).toEqual([
-      { answers: [{ question_id: 'q_sat', value: 'satisfied' }], complete: false },
-      { answers: [{ question_id: 'q_why', value: 'The staff were friendly.' }], complete: false },
-      { answers: [{ question_id: 'q_rec', value: 'yes' }], complete: true },
-      { reason: 'completed' },
+    // The consent gate is recorded at once; once every question is answered the survey's objectives close it.
+    expect(calls.map((c) => [c.name, c.args])).toEqual([
+      ['record_survey_answer', { answers: [{ question_id: 'consent_to_survey', value: 'Yes, go ahead.' }] }],
+      ['record_survey_answer', { answers: [{ question_id: 'q_sat', value: 'satisfied' }] }],
+      ['record_survey_answer', { answers: [{ question_id: 'q_why', value: 'The staff were friendly.' }] }],
+      ['record_survey_answer', { answers: [{ question_id: 'q_rec', value: 'yes' }] }],
+      ['record_survey_answer', { answers: [{ question_id: 'ask_questions', value: 'Completed' }], complete: true }],
+      ['end_call', { reason: 'completed' }],
     ]);
+    expect(names).toHaveLength(6);
     for (const c of calls) expect(c.signal).toBeInstanceOf(AbortSignal);
   });
 
@@ -185,9 +188,11 @@ describe('sandbox model through the chain', () => {
     const { replies, calls } = await converse(SURVEY, ['Hi', 'Sure', 'purple', 'banana', 'Price.', 'no']);
     expect(replies[2]).toBe(`${SORRY} ${SURVEY.questions[0]!.prompt}`);
     expect(replies[3]).toBe(SURVEY.questions[1]!.prompt);
+    // An unanswered question: the survey is not closed as complete.
     expect(calls.map((c) => c.args)).toEqual([
-      { answers: [{ question_id: 'q_why', value: 'Price.' }], complete: false },
-      { answers: [{ question_id: 'q_rec', value: 'no' }], complete: true },
+      { answers: [{ question_id: 'consent_to_survey', value: 'Sure' }] },
+      { answers: [{ question_id: 'q_why', value: 'Price.' }] },
+      { answers: [{ question_id: 'q_rec', value: 'no' }] },
       { reason: 'completed' },
     ]);
   });
@@ -201,8 +206,9 @@ describe('sandbox model through the chain', () => {
   it('sdr: qualifies, records the answers at the end, then checks the calendar and books the first slot when the contact agrees', async () => {
     const { replies, calls, names } = await converse(SDR, ['Hello?', 'Yes, speaking.', 'Yes I do', 'About 200 dollars', 'Yes please']);
     expect(replies.slice(0, 4)).toEqual([GATE_QUESTIONS.confirm_identity, SDR.questions[0]!.prompt, SDR.questions[1]!.prompt, PROMPTS.book]);
-    expect(names).toEqual(['record_qualification', 'check_calendar', 'book_meeting', 'end_call']);
-    expect(calls[0]!.args).toEqual({
+    expect(names).toEqual(['record_qualification', 'record_qualification', 'check_calendar', 'book_meeting', 'record_qualification', 'end_call']);
+    expect(calls[0]!.args).toEqual({ answers: [{ question_id: 'confirm_identity', value: 'Yes, speaking.' }], qualified: false, summary: expect.any(String) });
+    expect(calls[1]!.args).toEqual({
       answers: [
         { question_id: 'q_roof', value: 'yes' },
         { question_id: 'q_bill', value: 'About 200 dollars' },
@@ -210,15 +216,18 @@ describe('sandbox model through the chain', () => {
       qualified: true,
       summary: expect.any(String),
     });
-    expect(calls[1]!.args).toEqual({ start_date: '2026-12-01', end_date: '2026-12-08', duration_minutes: 30 });
-    expect(calls[2]!.args).toEqual({ starts_at: SLOT.starts_at, duration_minutes: 30, contact_confirmed: true });
+    expect(calls[2]!.args).toEqual({ start_date: '2026-12-01', end_date: '2026-12-08', duration_minutes: 30 });
+    expect(calls[3]!.args).toEqual({ starts_at: SLOT.starts_at, duration_minutes: 30, contact_confirmed: true });
+    // Booked with every question answered: the objectives that needed it are recorded as met.
+    expect(calls[4]!.args).toMatchObject({ answers: [{ question_id: 'qualify', value: 'Completed' }, { question_id: 'book_meeting', value: 'Completed' }], qualified: true });
     expect(replies[4]).toContain("You're booked for Wednesday, December 2 at 3:00 PM UTC.");
     expect(replies[4]).toMatch(/Goodbye\.$/);
   });
 
   it('a failed booking is said gracefully', async () => {
     const { replies, names } = await converse(SDR, ['Hello?', 'Yes.', 'yes', '150', 'yes'], { outcomes: { book_meeting: { ok: false, error: 'slot_taken' } } });
-    expect(names).toEqual(['record_qualification', 'check_calendar', 'book_meeting', 'end_call']);
+    // Not booked: the goal's objectives are not recorded as met.
+    expect(names).toEqual(['record_qualification', 'record_qualification', 'check_calendar', 'book_meeting', 'end_call']);
     expect(replies[4]).toContain("I'm sorry, I wasn't able to book that time.");
   });
 
@@ -230,7 +239,7 @@ describe('sandbox model through the chain', () => {
     const failed = await converse(SDR, ['Hello?', 'I want to talk to a human', 'Yes'], {
       outcomes: { transfer_to_human: { ok: false, error: 'no_rep_available' } },
     });
-    expect(failed.names).toEqual(['transfer_to_human']);
+    expect(failed.names).toEqual(['transfer_to_human', 'record_qualification']);
     expect(failed.replies[1]).toBe(
       `Of course, let me transfer you to a person now. I'm sorry, I couldn't reach anyone right now. ${GATE_QUESTIONS.confirm_identity}`,
     );

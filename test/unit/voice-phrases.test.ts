@@ -69,6 +69,12 @@ describe('detectCompliance', () => {
     expect(kind('Are you a robot? Stop calling me.')).toBe('opt_out');
   });
 
+  it('a wrong person wins over a plain opt-out in the same breath (it says more)', () => {
+    expect(kind("You have the wrong person. Please don't call this number again.")).toBe('wrong_person');
+    expect(kind('Número equivocado, no me llame más.')).toBe('wrong_person');
+    expect(kind("Please don't call me again.")).toBe('opt_out');
+  });
+
   it('every phrase is written in normalised form, so it can match', () => {
     for (const [lang, set] of Object.entries(PHRASES)) {
       for (const phrase of [...set.opt_out, ...set.wrong_person, ...set.robot]) {

@@ -368,7 +368,7 @@ describe('relay session: compliance', () => {
     ]);
     expect(w.model.replies).toEqual([]);
     await w.session.socketClosed();
-    expect(w.cp.types().slice(3)).toEqual(['turn', 'opt_out', 'usage', 'turn', 'hangup', 'usage']);
+    expect(w.cp.types().slice(3)).toEqual(['turn', 'opt_out', 'usage', 'turn', 'outcome', 'hangup', 'usage']);
   });
 });
 
@@ -451,7 +451,7 @@ describe('relay session: tools', () => {
       { type: 'end', handoffData: '{"reason":"end_call"}' },
     ]);
     await w.session.socketClosed();
-    expect(w.cp.types().slice(-4)).toEqual(['usage', 'turn', 'hangup', 'usage']);
+    expect(w.cp.types().slice(-5)).toEqual(['usage', 'turn', 'outcome', 'hangup', 'usage']);
     expect(w.cp.stored.find((e) => e.type === 'hangup')).toMatchObject({ by: 'agent' });
   });
 });

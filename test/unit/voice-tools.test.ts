@@ -118,7 +118,8 @@ describe('each tool reports what the control plane already takes', () => {
   });
 
   it('book_meeting: a confirmed action with the appointment and the appointment outcome naming it', async () => {
-    const { cp, call } = session();
+    // Nothing else required: the booking alone reaches the goal.
+    const { cp, call } = session(brief({ objectives: [], questions: [] }));
     await call('check_calendar', { start_date: '2026-11-25' });
     await expect(call('book_meeting', { starts_at: '2026-11-26T16:00:00Z', duration_minutes: 30, contact_confirmed: true })).rejects.toThrow(/not one of the free times/);
     await call('book_meeting', { starts_at: '2026-11-25T15:30:00Z', duration_minutes: 30, contact_confirmed: true });
@@ -135,7 +136,7 @@ describe('each tool reports what the control plane already takes', () => {
   });
 
   it('an outcome of another type than the pinned one is reported as none, and none never replaces a typed outcome', async () => {
-    const other = session(brief({ outcome_type: 'survey_response' }));
+    const other = session(brief({ outcome_type: 'survey_response', objectives: [], questions: [] }));
     await other.call('book_meeting', { starts_at: '2026-11-25T15:30:00Z', duration_minutes: 30, contact_confirmed: true });
     expect(other.cp.events[1]).toMatchObject({ type: 'outcome', outcome: { outcome_type: 'none', goal_reached: true } });
 
@@ -232,8 +233,32 @@ describe('each tool reports what the control plane already takes', () => {
     expect(built?.completion_status).toBe('declined');
   });
 
-  it('record_qualification: responses for known ids, arguments qualification.ts reads, a repeat amends the first', async () => {
+  it('goal_reached is what was recorded: a booking before the required answers is not the goal, until they are recorded', async () => {
     const { cp, call } = session();
+    await call('book_meeting', { starts_at: '2026-11-25T15:30:00Z', duration_minutes: 30, contact_confirmed: true });
+    expect(aggregatesOf(cp.events).outcome).toMatchObject({ outcome_type: 'appointment', goal_reached: false });
+    await call('record_qualification', { answers: [{ question_id: 'budget', value: '10k' }], qualified: true });
+    expect(aggregatesOf(cp.events).outcome).toMatchObject({ outcome_type: 'appointment', goal_reached: false });
+    await call('record_qualification', { answers: [{ question_id: 'qualify', value: 'Decision maker' }], qualified: true });
+    expect(aggregatesOf(cp.events).outcome).toMatchObject({ outcome_type: 'appointment', status: 'booked', goal_reached: true });
+
+    // Qualifying, with every item answered, is not an appointment booked.
+    const q = session();
+    await q.call('record_qualification', { answers: [{ question_id: 'budget', value: '10k' }, { question_id: 'qualify', value: 'Yes' }], qualified: true });
+    expect(aggregatesOf(q.cp.events).outcome).toMatchObject({ outcome_type: 'none', goal_reached: false });
+  });
+
+  it('check_calendar without a connected calendar: book_meeting takes the time the contact agreed to', async () => {
+    const { cp, call } = session(brief({ objectives: [], questions: [] }));
+    cp.calendarFailure = new ControlPlaneError('calendar_not_connected', 409, 'calendar_not_connected');
+    await expect(call('check_calendar', { start_date: '2026-11-25' })).rejects.toThrow(/book it with book_meeting/);
+    await call('book_meeting', { starts_at: '2026-11-27T15:00:00Z', duration_minutes: 30, contact_confirmed: true });
+    expect(aggregatesOf(cp.events).outcome).toMatchObject({ outcome_type: 'appointment', status: 'booked', goal_reached: true });
+  });
+
+  it('record_qualification: responses for known ids, arguments qualification.ts reads, a repeat amends the first', async () => {
+    // Outcome type none: qualifying with every item answered is the goal.
+    const { cp, call } = session(brief({ outcome_type: 'none' }));
     await call('record_qualification', { answers: [{ question_id: 'budget', value: '10k' }, { question_id: 'qualify', value: 'Decision maker' }], qualified: false, summary: 'Budget too small' });
     await call('record_qualification', { answers: [{ question_id: 'budget', value: '50k' }], qualified: true });
     const actions = cp.events.filter((e) => e.type === 'conversation_action') as { action_id: string; arguments: Record<string, unknown> }[];
@@ -244,7 +269,7 @@ describe('each tool reports what the control plane already takes', () => {
   });
 
   it('confirm_shift / record_shift_response: read-back confirmation and the shift outcome', async () => {
-    const staffing = () => brief({ use_case: 'staffing', outcome_type: 'shift_confirmation' });
+    const staffing = () => brief({ use_case: 'staffing', outcome_type: 'shift_confirmation', objectives: [], questions: [] });
     const a = session(staffing());
     await a.call('confirm_shift', { shift_id: 'sh-42', contact_confirmed: true });
     expect(a.cp.events).toEqual([

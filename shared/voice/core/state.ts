@@ -93,6 +93,8 @@ export interface SessionState {
   reply: ReplyInProgress | null;
   /** A tool asked to end the call: sent once the current reply has been sent. */
   pendingEnd: HandoffData | null;
+  /** A tool reported the call's outcome: otherwise the ending reports `none`. */
+  outcomeReported: boolean;
   /** `end` sent or the socket closed: nothing more is said or reported. */
   ended: boolean;
   socketClosed: boolean;
@@ -120,6 +122,7 @@ export function initialState(): SessionState {
     partial: null,
     reply: null,
     pendingEnd: null,
+    outcomeReported: false,
     ended: false,
     socketClosed: false,
   };
@@ -149,6 +152,8 @@ export type CoreInput =
   | { type: 'switch_language'; language: string }
   /** A tool presses keys on the call (an IVR menu): the only way the runtime sends digits. */
   | { type: 'send_digits'; generation: number; digits: string }
+  /** A tool reported an outcome event. */
+  | { type: 'outcome_reported' }
   | { type: 'socket_closed' };
 
 export type Effect =

@@ -88,6 +88,9 @@ function apply(st: Step, input: CoreInput) {
     }
     case 'switch_language':
       return switchLanguage(st, input.language, true);
+    case 'outcome_reported':
+      s.outcomeReported = true;
+      return;
     case 'send_digits': {
       if (input.generation !== s.generation) return st.log('info', 'digits from a stale reply; not sent');
       const digits = sendDigitsMessage.shape.digits.safeParse(input.digits);
@@ -338,6 +341,7 @@ function endSession(st: Step, handoff: HandoffData) {
   if (s.reply) abortReply(st, { heard: null });
   closeAgentTurn(st);
   st.send.push({ type: 'end', handoffData: JSON.stringify(handoff) });
+  reportNoOutcome(st);
   st.event({ type: 'hangup', by: 'agent', reason: handoff.reason });
   finish(st, 'agent', handoff);
 }
@@ -352,8 +356,16 @@ function socketClosed(st: Step) {
   }
   if (s.reply) abortReply(st, { heard: null });
   closeAgentTurn(st);
+  reportNoOutcome(st);
   st.event({ type: 'hangup', by: 'contact' });
   finish(st, 'contact', null);
+}
+
+/** A conversation that ends without an outcome still says so: the agent ended it with none, goal not reached. */
+function reportNoOutcome(st: Step) {
+  if (st.s.outcomeReported) return;
+  st.s.outcomeReported = true;
+  st.event({ type: 'outcome', outcome: { outcome_type: 'none', goal_reached: false } });
 }
 
 function finish(st: Step, by: 'agent' | 'contact', handoff: HandoffData | null) {

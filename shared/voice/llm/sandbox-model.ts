@@ -12,6 +12,7 @@
  * about one token per four characters; from the second contact turn on, the system prompt
  * counts as cached input (as a provider's prompt cache would serve it).
  */
+import { now as appNow } from '../../clock.js';
 import type {
   LanguageModelV3,
   LanguageModelV3CallOptions,
@@ -227,7 +228,8 @@ function usageOf(prompt: LanguageModelV3Prompt, step: SandboxStep): LanguageMode
 export function createSandboxModel(options: SandboxModelOptions = {}): LanguageModelV3 {
   const modelId = options.modelId ?? 'sandbox-default';
   const behaviour = options.behaviour ?? 'default';
-  const now = options.now ?? (() => new Date());
+  // The app's clock: the tools and the call token judge "today" by it.
+  const now = options.now ?? appNow;
   const timers = options.timers ?? {
     setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms),
     clearTimeout: (h: unknown) => clearTimeout(h as ReturnType<typeof setTimeout>),

@@ -34,6 +34,9 @@ const NOT_NOW = 'No problem. Thank you for your time. Goodbye.';
 const SAVE_FAILED = "Sorry, I wasn't able to save that, but let's continue.";
 const MEETING_LENGTH_MINUTES = 30;
 const SEARCH_DAYS = 7;
+/** A time proposed when there is no calendar: this many days ahead, at this hour (UTC). */
+const REQUEST_DAYS_AHEAD = 2;
+const REQUEST_HOUR_UTC = 15;
 
 /** Yes/no questions for the objectives that gate a call, by objective id. */
 export const GATE_QUESTIONS: Readonly<Record<string, string>> = {
@@ -45,6 +48,8 @@ export const GATE_QUESTIONS: Readonly<Record<string, string>> = {
 
 export const PROMPTS = {
   book: 'Would you like me to book the first open time with our team?',
+  /** No calendar to check: a time the contact agrees to goes to the team as a request. */
+  request: (when: string) => `I can't see our calendar right now, so our team will confirm the time with you. Would you like me to request ${when}?`,
   bookInterview: 'Would you like me to book the first open interview time?',
   remind: "I'm calling to remind you about your upcoming appointment. Will you be able to make it?",
   rebook: 'Would you like me to book the first open time instead?',
@@ -61,6 +66,10 @@ const CALLBACK = /\b(call (me )?back|callback|bad time|not a good time|busy righ
 const MAYBE = /\b(maybe|not sure|possibly|might|perhaps|unsure|don'?t know)\b/i;
 const NO = /\b(no|nope|nah|not|can'?t|cannot|won'?t|wrong|don'?t)\b|n't\b/i;
 const YES = /\b(yes|yeah|yep|yup|sure|correct|right|absolutely|ok|okay|of course|definitely|certainly|speaking|that'?s me|i can|i will|i am|sounds good)\b/i;
+/** The contact will not answer this question: nothing to record. */
+const REFUSES = /\b(rather not|prefer not|not say|no comment|skip (that|this|it)|pass on that)\b/i;
+/** The contact will not take part at all. */
+const DECLINES = /\b(not interested|no interest|don'?t want to take part)\b/i;
 const MESSAGE = /\b(message|leave a note|pass (it |this )?on)\b/i;
 const BOOKING = /\b(book|appointment|schedule|visit|reserve|meeting)\b/i;
 
@@ -83,6 +92,7 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  */
 export function mapAnswer(options: readonly string[] | undefined, text: string): string | undefined {
   const heard = text.trim();
+  if (REFUSES.test(heard)) return undefined;
   if (!options?.length) return /[\p{L}\p{N}]/u.test(heard) ? heard : undefined;
   const words = heard.toLowerCase();
   const matches = options.filter((option) => {
@@ -161,6 +171,11 @@ export function* conversation(plan: AgentPlan, env: ScriptEnv): Script {
       yield* call('record_optout', { reason: 'opt_out', said: brief(text, 300) });
       throw new Ended();
     }
+    if (DECLINES.test(text)) {
+      // A survey records the refusal, so the response reads declined rather than unanswered.
+      if (can('record_survey_answer')) yield* call('record_survey_answer', { declined: true });
+      yield* end(NOT_NOW, 'not_interested');
+    }
     if (HUMAN.test(text)) {
       if (!can('transfer_to_human')) {
         yield* say("I'm sorry, I can't transfer this call, but I can help you here.");
@@ -206,53 +221,62 @@ export function* conversation(plan: AgentPlan, env: ScriptEnv): Script {
       return v === 'unclear' ? undefined : v;
     });
 
+  /** Objectives recorded so far (a gate confirmed, or the work they name done). */
+  const recordedObjectives = new Set<string>();
+
+  /**
+   * Records answers (questions or objectives) with the answer tool the call has; `complete`
+   * closes a survey. Objectives are recorded too, so the goal can be seen to be reached.
+   */
+  function* record(answers: Record<string, string>, qualified: boolean, summary: string, complete = false): Sub<void> {
+    if (!Object.keys(answers).length && !complete) return;
+    const tool = can('record_survey_answer') ? 'record_survey_answer' : can('record_qualification') ? 'record_qualification' : null;
+    if (!tool) return;
+    const saved = yield* call(tool, tool === 'record_survey_answer' ? { answers, ...(complete ? { complete: true } : {}) } : { answers, qualified, summary });
+    if (!saved.ok && !saved.skipped) yield* say(SAVE_FAILED);
+    else if (saved.ok) for (const id of Object.keys(answers)) if (plan.objectives.some((o) => o.id === id)) recordedObjectives.add(id);
+  }
+
+  /** Whether every question of the call got an answer. */
+  let allAnswered = plan.questions.length === 0;
+
   function* questions(): Sub<void> {
     const perAnswer = can('record_survey_answer');
     const answers: Record<string, string> = {};
-    for (const [i, q] of plan.questions.entries()) {
+    for (const q of plan.questions) {
       const got = yield* askMapped(q.prompt, (heard) => mapAnswer(q.options, heard));
       if (!got) continue;
       answers[q.id] = got.value;
-      if (perAnswer) {
-        const saved = yield* call('record_survey_answer', {
-          answers: { [q.id]: got.value },
-          question_id: q.id,
-          answer: got.value,
-          complete: i === plan.questions.length - 1,
-        });
-        if (!saved.ok && !saved.skipped) yield* say(SAVE_FAILED);
-      }
+      if (perAnswer) yield* record({ [q.id]: got.value }, false, '');
     }
     const answered = Object.keys(answers).length;
+    allAnswered = answered === plan.questions.length;
     if (!perAnswer && answered) {
-      const qualified = answered === plan.questions.length;
-      const saved = yield* call('record_qualification', {
-        answers,
-        qualified,
-        summary: qualified ? 'Answered every qualification question.' : 'Did not answer every qualification question.',
-      });
-      if (!saved.ok && !saved.skipped) yield* say(SAVE_FAILED);
+      yield* record(answers, allAnswered, allAnswered ? 'Answered every qualification question.' : 'Did not answer every qualification question.');
     }
   }
 
-  function* book(): Sub<void> {
+  /** The use case's work is done: the required objectives not yet recorded are (closing a survey). */
+  function* objectivesDone(): Sub<void> {
+    const done = Object.fromEntries(plan.objectives.filter((o) => o.required && !recordedObjectives.has(o.id)).map((o) => [o.id, 'Completed']));
+    yield* record(done, true, 'Answered every qualification question and reached the goal.', can('record_survey_answer'));
+  }
+
+  function* book(): Sub<boolean> {
     if (!can('check_calendar') || !can('book_meeting')) {
       yield* say('Someone from our team will follow up to find a time.');
-      return;
+      return false;
     }
     const calendar = yield* call('check_calendar', {
       start_date: env.today,
       end_date: addDays(env.today, SEARCH_DAYS),
       duration_minutes: MEETING_LENGTH_MINUTES,
     });
-    const slot = calendar.ok ? firstSlot(calendar.value) : undefined;
+    if (!calendar.ok) return yield* requestTime();
+    const slot = firstSlot(calendar.value);
     if (!slot) {
-      yield* say(
-        calendar.ok
-          ? "I'm sorry, I don't see any open times right now. Someone from our team will follow up."
-          : "I'm sorry, I couldn't check the calendar right now. Someone from our team will follow up.",
-      );
-      return;
+      yield* say("I'm sorry, I don't see any open times right now. Someone from our team will follow up.");
+      return false;
     }
     // The contact agreed to the first open time before it was looked up.
     const booked = yield* call('book_meeting', { ...slot, duration_minutes: minutesBetween(slot), contact_confirmed: true });
@@ -261,38 +285,53 @@ export function* conversation(plan: AgentPlan, env: ScriptEnv): Script {
         ? `You're booked for ${speakTime(slot.starts_at as string)}.`
         : "I'm sorry, I wasn't able to book that time. Someone from our team will follow up.",
     );
+    return booked.ok;
   }
 
-  function* offerBooking(question: string): Sub<void> {
+  /** No calendar to look at (the tool said so): a time the contact agrees to is booked as a request. */
+  function* requestTime(): Sub<boolean> {
+    const startsAt = `${addDays(env.today, REQUEST_DAYS_AHEAD)}T${REQUEST_HOUR_UTC}:00:00.000Z`;
+    const answer = yield* confirm(PROMPTS.request(speakTime(startsAt)));
+    if (answer?.value !== 'yes') {
+      if (answer) yield* say('No problem. Someone from our team will follow up to find a time.');
+      return false;
+    }
+    const booked = yield* call('book_meeting', { starts_at: startsAt, duration_minutes: MEETING_LENGTH_MINUTES, contact_confirmed: true });
+    yield* say(booked.ok ? `Thank you, I've requested ${speakTime(startsAt)}; our team will confirm it.` : "I'm sorry, I wasn't able to request that time. Someone from our team will follow up.");
+    return booked.ok;
+  }
+
+  function* offerBooking(question: string): Sub<boolean> {
     const answer = yield* confirm(question);
-    if (answer?.value === 'yes') yield* book();
+    return answer?.value === 'yes' ? yield* book() : false;
   }
 
-  function* shift(): Sub<void> {
+  function* shift(): Sub<boolean> {
     const answer = yield* confirm(PROMPTS.shift);
-    if (!answer) return;
+    if (!answer) return false;
     if (answer.value === 'yes') {
       const done = yield* call('confirm_shift', { response: 'confirmed', contact_confirmed: true });
       yield* say(done.ok ? 'Thank you, your shift is confirmed.' : "Thank you. I couldn't record that just now, but our team will follow up.");
-      return;
+      return done.ok;
     }
     const response = answer.value === 'no' ? 'declined' : 'tentative';
     const done = yield* call('record_shift_response', { response, note: brief(answer.heard, 300) });
     yield* say(done.ok || done.skipped ? 'Thank you for letting us know.' : "Thank you. I couldn't record that just now, but our team will follow up.");
+    return false;
   }
 
-  function* takeMessage(): Sub<void> {
+  function* takeMessage(): Sub<boolean> {
     const message = yield* ask(PROMPTS.message);
     const name = yield* ask(PROMPTS.name);
     const taken = yield* call('take_message', { message: brief(message, 600), caller_name: brief(name, 100), callback_requested: true });
     yield* say(taken.ok ? "Thank you, I'll pass your message on." : "I'm sorry, I couldn't save your message. Please try calling again later.");
+    return taken.ok;
   }
 
-  function* receptionist(first: string): Sub<void> {
+  function* receptionist(first: string): Sub<boolean> {
     const intent = (heard: string) => (BOOKING.test(heard) ? 'booking' : MESSAGE.test(heard) ? 'message' : undefined);
     const need = intent(first) ?? (yield* askMapped(PROMPTS.help, intent))?.value;
-    if (need === 'booking') yield* book();
-    else yield* takeMessage();
+    return need === 'booking' ? yield* book() : yield* takeMessage();
   }
 
   try {
@@ -303,30 +342,35 @@ export function* conversation(plan: AgentPlan, env: ScriptEnv): Script {
       if (!gate) continue;
       const answer = yield* confirm(gate);
       if (answer?.value === 'no') yield* end(NOT_NOW, 'not_interested');
+      // Recorded at once: the contact may not stay for the rest.
+      if (answer?.value === 'yes') yield* record({ [objective.id]: brief(answer.heard, 300) || 'Yes' }, false, 'Confirmed; the rest is still to do.');
     }
+    let reached: boolean;
     switch (plan.use_case) {
       case 'sdr':
       case 'recruiting':
         yield* questions();
-        yield* offerBooking(plan.use_case === 'recruiting' ? PROMPTS.bookInterview : PROMPTS.book);
+        reached = (yield* offerBooking(plan.use_case === 'recruiting' ? PROMPTS.bookInterview : PROMPTS.book)) && allAnswered;
         break;
       case 'reminder': {
         yield* questions();
         const answer = yield* confirm(PROMPTS.remind);
         if (answer?.value === 'yes') yield* say('Great, we look forward to seeing you.');
-        else if (answer) yield* offerBooking(PROMPTS.rebook);
+        reached = (answer?.value === 'yes' || (!!answer && (yield* offerBooking(PROMPTS.rebook)))) && allAnswered;
         break;
       }
       case 'staffing':
         yield* questions();
-        yield* shift();
+        reached = (yield* shift()) && allAnswered;
         break;
       case 'receptionist':
-        yield* receptionist(first);
+        reached = yield* receptionist(first);
         break;
       default:
         yield* questions();
+        reached = allAnswered;
     }
+    if (reached) yield* objectivesDone();
     yield* end();
   } catch (err) {
     if (!(err instanceof Ended)) throw err;
