@@ -118,8 +118,11 @@ const onSandboxCarrier = (call: { provider?: string; telephony?: { mock?: boolea
 export async function loadCallBrief(claims: VerifiedStreamClaims): Promise<CallBrief | null> {
   const call = await getCall(claims.tenant_id, claims.call_id);
   if (!call || call.tenant_id !== claims.tenant_id) return null;
+  // An answering policy's ai step pins its agent version in the policy version the call started
+  // on (the call record names no agent): our token, minted from that version, names it.
+  const onPolicy = call.direction === 'inbound' && claims.policy_version !== undefined && call.inbound?.policy_version === claims.policy_version;
   const pinned = call.direction === 'inbound' ? call.inbound?.agent_version_id : call.agent_version_id;
-  if (pinned !== claims.agent_version_id) return null;
+  if (!onPolicy && pinned !== claims.agent_version_id) return null;
   const version = await getAgentVersion(claims.tenant_id, claims.agent_version_id);
   if (!version) return null;
   const def = version.definition;
