@@ -35,10 +35,10 @@ interface Turn {
 }
 
 /** Places a call to 555-0100 and waits for it to be scored; its detail and whole transcript. */
-async function conversation(areaCode: string, context?: Record<string, string>) {
+async function conversation(areaCode: string, context?: Record<string, string>, agentId = w.agentId) {
   setClock(ALLOWED_AT);
   const contact = await newContact(w.api, `+1${areaCode}5550100`);
-  const res = await queue(w.api, { agent_id: w.agentId, contact_id: contact.id, questions: QUESTIONS, ...(context ? { context } : {}) });
+  const res = await queue(w.api, { agent_id: agentId, contact_id: contact.id, questions: QUESTIONS, ...(context ? { context } : {}) });
   expect(res.status).toBe(200);
   const callId: string = res.body.call_id;
   const detail = await waitFor(
@@ -82,5 +82,21 @@ describe('a call held by the voice runtime', () => {
     const actions = (d: { conversation_actions: { kind: string }[] }) => d.conversation_actions.map((a) => a.kind);
     expect(actions(injected.detail)).toEqual(actions(plain.detail));
     expect(injected.detail.disposition).toBe(plain.detail.disposition);
+  });
+
+  it('a model that fails every attempt: the agent says a closing line and ends; the call still ends and is scored', { timeout: 90_000 }, async () => {
+    const base = (await w.api('GET', `/v1/agents/${w.agentId}`)).body;
+    const failing = (
+      await w.api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', {
+        body: { disclosure_config: { business_name: 'Acme Solar' }, compliance_profile_id: base.compliance_profile_id, llm_route: { primary: 'sandbox-failing', fallbacks: [] } },
+      })
+    ).body;
+    expect((await w.api('POST', `/v1/agents/${failing.id}/publish`)).status).toBe(201);
+    const { detail, turns } = await conversation('646', undefined, failing.id);
+    expect(detail.state).toBe('completed');
+    expect(detail.analysis.success_evaluation.dimensions.disclosure_given.result).toBe('pass');
+    const agent = turns.filter((t) => t.speaker === 'agent').map((t) => t.text);
+    expect(agent[0]).toMatch(/automated assistant calling on behalf of Acme Solar/);
+    expect(agent.at(-1)).toMatch(/having trouble right now/);
   });
 });
