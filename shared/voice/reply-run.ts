@@ -52,11 +52,33 @@ export interface ReplyRun {
   controller: AbortController;
   firstTokenDeadlineMs: number;
   fillerAfterMs: number;
+  /** A tool still running after this long has failed (the contact hears the graceful sentence, not dead air); default TOOL_TIMEOUT_MS. */
+  toolTimeoutMs?: number;
   /** Applies one input of this reply, in order; false once the reply is stale (the run stops). */
   feed(input: CoreInput): Promise<boolean>;
   /** True when the text gathered so far should be fed now; default every delta. */
   textReady?(pending: string): boolean;
   log: { warn: LogFn; error: LogFn };
+}
+
+/** How long a tool may run before it counts as failed: a tool that hangs must not leave the line silent. */
+export const TOOL_TIMEOUT_MS = 8000;
+
+class ToolTimedOut extends Error {
+  constructor(readonly toolName: string) {
+    super(`tool ${toolName} did not answer in time`);
+    this.name = 'ToolTimedOut';
+  }
+}
+
+/** The tool's own promise, or a rejection as soon as `signal` aborts (a tool that ignores its signal still ends). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 class Superseded extends Error {
@@ -95,8 +117,13 @@ export async function runReply(run: ReplyRun): Promise<void> {
           run.fillerAfterMs > 0
             ? setTimeout(() => void feed({ type: 'tool_slow', generation, toolName: tool.name }).catch(logFailure), run.fillerAfterMs)
             : undefined;
+        // The tool runs under its own signal: the reply's abort, or its deadline.
+        const own = new AbortController();
+        const follow = () => own.abort(ctx.signal.reason);
+        ctx.signal.addEventListener('abort', follow, { once: true });
+        const deadline = setTimeout(() => own.abort(new ToolTimedOut(tool.name)), run.toolTimeoutMs ?? TOOL_TIMEOUT_MS);
         try {
-          return await replyGeneration.run(generation, () => tool.execute(args, ctx));
+          return await replyGeneration.run(generation, () => untilAborted(tool.execute(args, { ...ctx, signal: own.signal }), own.signal));
         } catch (err) {
           if (ctx.signal.aborted) throw err;
           const refusal = toolRefusal(err);
@@ -106,6 +133,8 @@ export async function runReply(run: ReplyRun): Promise<void> {
           return TOOL_FAILED_RESULT;
         } finally {
           clearTimeout(timer);
+          clearTimeout(deadline);
+          ctx.signal.removeEventListener('abort', follow);
         }
       },
     }),

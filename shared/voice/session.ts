@@ -55,6 +55,8 @@ export interface RelaySessionDeps {
   log: { info: LogFn; warn: LogFn; error: LogFn };
   firstTokenDeadlineMs?: number;
   fillerAfterMs?: number;
+  /** A tool still running after this long has failed (default TOOL_TIMEOUT_MS). */
+  toolTimeoutMs?: number;
 }
 
 export interface RelaySession {
@@ -200,6 +202,7 @@ export function createRelaySession(deps: RelaySessionDeps): RelaySession {
       controller,
       firstTokenDeadlineMs,
       fillerAfterMs,
+      toolTimeoutMs: deps.toolTimeoutMs,
       // A stale reply's parts are dropped by the core; the abort_reply effect stops the model.
       feed: (input) => dispatch(input).then(() => true),
       log: deps.log,

@@ -113,7 +113,7 @@ class ScriptedModel implements ReplyModel {
 
 const finish = (model = 'openai:gpt-4o-mini'): ReplyPart => ({ type: 'finish', model, usage: { inputTokens: 100, outputTokens: 20, cachedInputTokens: 40 } });
 
-function world(opts: { call?: CallBrief | null; tools?: (hooks: SessionToolHooks) => ToolSpec[]; fillerAfterMs?: number } = {}) {
+function world(opts: { call?: CallBrief | null; tools?: (hooks: SessionToolHooks) => ToolSpec[]; fillerAfterMs?: number; toolTimeoutMs?: number } = {}) {
   const cp = new MemoryControlPlane(opts.call === undefined ? brief() : opts.call);
   const model = new ScriptedModel();
   const sent: OutboundMessage[] = [];
@@ -135,6 +135,7 @@ function world(opts: { call?: CallBrief | null; tools?: (hooks: SessionToolHooks
     now: () => new Date(clock.ms),
     log: { info: logger('info'), warn: logger('warn'), error: logger('error') },
     fillerAfterMs: opts.fillerAfterMs ?? 1500,
+    ...(opts.toolTimeoutMs ? { toolTimeoutMs: opts.toolTimeoutMs } : {}),
   };
   const session = createRelaySession(deps);
   const frame = (m: Record<string, unknown>) => session.receive(JSON.stringify(m));
@@ -373,7 +374,7 @@ describe('relay session: compliance', () => {
 });
 
 describe('relay session: tools', () => {
-  function calendarTool(execute: () => Promise<unknown>): ToolSpec {
+  function calendarTool(execute: (args: unknown, ctx?: { signal: AbortSignal }) => Promise<unknown>): ToolSpec {
     return { name: 'check_calendar', description: 'Free slots', input: z.object({}), execute };
   }
 
@@ -415,6 +416,24 @@ describe('relay session: tools', () => {
     await expect(result).resolves.toEqual(TOOL_FAILED_RESULT);
     expect(w.texts().map((m) => m.token)).toEqual(['Let me check.', ` ${LINES.en!.tool_failed}`]);
     expect(w.logs.find((l) => l.msg === 'tool failed')?.fields).toMatchObject({ tool: 'check_calendar' });
+  });
+
+  it('a tool that never answers times out: the graceful sentence, the model told it failed, the tool aborted', async () => {
+    let toolSignal: AbortSignal | undefined;
+    const w = world({
+      fillerAfterMs: 5_000,
+      toolTimeoutMs: 30,
+      tools: () => [
+        calendarTool((_args: unknown, ctx?: { signal: AbortSignal }) => {
+          toolSignal = ctx?.signal;
+          return new Promise(() => {});
+        }),
+      ],
+    });
+    const { result } = await callingTool(w);
+    await expect(result).resolves.toEqual(TOOL_FAILED_RESULT);
+    expect(toolSignal?.aborted).toBe(true);
+    expect(w.texts().map((m) => m.token)).toEqual(['Let me check.', ` ${LINES.en!.tool_failed}`]);
   });
 
   it("a tool's expected refusal (ToolError) goes to the model in its own words, with no runtime sentence", async () => {
