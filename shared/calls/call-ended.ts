@@ -21,3 +21,8 @@ export interface EndedCall {
 export async function callEnded(call: EndedCall, opts: { nudge?: boolean } = {}): Promise<void> {
   await Promise.all([requestAnalysis(call.tenant_id, call.id), opts.nudge === false ? undefined : nudgeCampaign(call)]);
 }
+
+/** A campaign slot held past the call's ending (its carrier leg still played) was freed: refill it now. */
+export async function campaignSlotFreed(call: EndedCall): Promise<void> {
+  await nudgeCampaign(call);
+}

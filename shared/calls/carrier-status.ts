@@ -10,12 +10,13 @@ import { applyOutboundStatus } from '../repositories/call-lifecycle.js';
 import { applyCarrierStatus, type CallRecord } from '../repositories/calls.js';
 import { handoffConfirmationItems } from '../repositories/handoffs.js';
 import { now } from '../clock.js';
-import { callEnded } from './call-ended.js';
+import { callEnded, campaignSlotFreed } from './call-ended.js';
 
 export async function applyCallStatus(call: CallRecord, status: CarrierStatus, durationSeconds: number | null): Promise<void> {
   if (call.direction === 'outbound') {
     const result = await applyOutboundStatus(call, status, durationSeconds);
     if (result?.ended) await callEnded(call);
+    else if (result?.slotFreed) await campaignSlotFreed(call);
     return;
   }
   const ends = onCarrierStatus(call.state, status);

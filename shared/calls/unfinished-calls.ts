@@ -28,7 +28,7 @@ import { getCall, type CallRecord } from '../repositories/calls.js';
 import { getTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import { providerFor } from '../telephony/carrier-for.js';
 import { CarrierRefused, type TelephonyProvider } from '../telephony/provider.js';
-import { callEnded } from './call-ended.js';
+import { callEnded, campaignSlotFreed } from './call-ended.js';
 
 const HOUR = 3_600_000;
 export const DEFAULT_CALL_UNFINISHED_AFTER_MS = 6 * HOUR;
@@ -60,6 +60,7 @@ export async function runUnfinishedReconciler(at: Date, deps: UnfinishedDeps = {
 
 async function settle(watch: WatchItem, at: Date, deps: UnfinishedDeps & { giveUpAfterMs: number }): Promise<boolean> {
   const call = await getCall(watch.tenant_id, watch.call_id);
+  if (call?.campaign_slot_held && isTerminal(call.state) && call.provider_call_sid) return freeHeldSlot(call, watch, at, deps);
   if (!call || call.direction !== 'outbound' || isTerminal(call.state) || !call.provider_call_sid) {
     await dropWatch(watch); // its reason is gone: the call ended (or never was the carrier's)
     return false;
@@ -88,6 +89,26 @@ async function settle(watch: WatchItem, at: Date, deps: UnfinishedDeps & { giveU
   await dropWatch(watch); // the transition deleted the call's current watch; this one too if it was another
   if (result?.ended) await callEnded(call);
   return Boolean(result?.ended);
+}
+
+/**
+ * A campaign attempt that ended while its leg still played (`machine`) and whose final
+ * callback never came: the carrier's final status frees the slot as the callback would;
+ * without one, the slot is freed at the give-up bound (the leg cannot outlive it).
+ */
+async function freeHeldSlot(call: CallRecord, watch: WatchItem, at: Date, deps: UnfinishedDeps & { giveUpAfterMs: number }): Promise<boolean> {
+  const { word } = await askCarrier(call, deps);
+  const action = decideUnfinished(word, { linkedAt: watch.linked_at ?? watch.since, at, giveUpAfterMs: deps.giveUpAfterMs });
+  if (action.action === 'recheck') {
+    await rearm(watch, at);
+    return false;
+  }
+  let freed = false;
+  if (action.action === 'apply') for (const status of action.statuses) freed = Boolean((await applyOutboundStatus(call, status, action.durationSeconds, at))?.slotFreed) || freed;
+  if (!freed) freed = Boolean((await applyCallTransition(call.tenant_id, call.id, () => null, () => ({ sets: [], values: {}, releaseHeldSlot: true }), at))?.slotFreed);
+  await dropWatch(watch);
+  if (freed) await campaignSlotFreed(call);
+  return false;
 }
 
 async function askCarrier(call: CallRecord, deps: UnfinishedDeps): Promise<{ word: CarrierWord; provider: TelephonyProvider | null }> {

@@ -69,7 +69,7 @@ export function campaignDialItems(call: CampaignCallFacts, at: Date): TransactIt
 }
 
 /** An attempt's end: the row's final or retry state, the counters, and (retry) the contact back in the queue. */
-export function campaignEndItems(call: CampaignCallFacts, end: { state: string; disposition: string | null; end_reason: string | null }, at: Date): TransactItem[] {
+export function campaignEndItems(call: CampaignCallFacts, end: { state: string; disposition: string | null; end_reason: string | null }, at: Date, opts: { releaseSlot?: boolean } = {}): TransactItem[] {
   if (!call.campaign_id || !call.contact_id || !call.campaign_attempt) return [];
   const verdict = judgeAttemptEnd(end, call.campaign_attempt, at, end.end_reason === CAMPAIGN_CANCELLED);
   const iso = at.toISOString();
@@ -87,13 +87,20 @@ export function campaignEndItems(call: CampaignCallFacts, end: { state: string; 
       Update: {
         TableName: tableName(),
         Key: campaignKeys.campaign(call.tenant_id, call.campaign_id),
-        UpdateExpression: 'ADD in_flight :minus, connected :c, completed_goal :g, done :d SET updated_at = :at',
-        ExpressionAttributeValues: { ':minus': -1, ':c': verdict.connected, ':g': verdict.completed_goal, ':d': verdict.done, ':at': iso },
+        // The slot stays held while the carrier leg still plays (a voicemail drop after `machine`): campaignSlotReleaseItem frees it at the final callback.
+        UpdateExpression: `ADD ${opts.releaseSlot === false ? '' : 'in_flight :minus, '}connected :c, completed_goal :g, done :d SET updated_at = :at`,
+        ExpressionAttributeValues: { ...(opts.releaseSlot === false ? {} : { ':minus': -1 }), ':c': verdict.connected, ':g': verdict.completed_goal, ':d': verdict.done, ':at': iso },
       },
     },
   ];
   if (verdict.retry) items.push({ Put: { TableName: tableName(), Item: { ...campaignKeys.queue(call.tenant_id, call.campaign_id, verdict.retry_at!, call.contact_id), type: 'campaign_queue', contact_id: call.contact_id } } });
   return items;
+}
+
+/** A held campaign slot freed: the attempt ended earlier, its carrier leg has now ended too. */
+export function campaignSlotReleaseItem(call: Pick<CampaignCallFacts, 'tenant_id' | 'campaign_id'>, at: Date): TransactItem[] {
+  if (!call.campaign_id) return [];
+  return [{ Update: { TableName: tableName(), Key: campaignKeys.campaign(call.tenant_id, call.campaign_id), UpdateExpression: 'ADD in_flight :minus SET updated_at = :at', ExpressionAttributeValues: { ':minus': -1, ':at': at.toISOString() } } }];
 }
 
 /**

@@ -22,12 +22,12 @@ import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from
 import { now as clockNow } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { callKeys, platformKeys } from '../db/keys.js';
-import { CAMPAIGN_CANCELLED, campaignEndItems, campaignSettleItems, type CampaignCallFacts } from '../campaigns/attempt-items.js';
+import { CAMPAIGN_CANCELLED, campaignEndItems, campaignSettleItems, campaignSlotReleaseItem, type CampaignCallFacts } from '../campaigns/attempt-items.js';
 import { outboxItems, type EventType } from '../events/outbox.js';
 import { completedDisposition } from '../policy/call-state/disposition.js';
 import { isTerminal, onCarrierStatus, onDisposedBeforeDial, type CarrierStatus, type StateChange } from '../policy/call-state/machine.js';
 import type { CallRecordWithEvents } from '../schemas/call-record.js';
-import { analysisWatchDelete, endOfCallWatches } from './call-watches.js';
+import { analysisWatchDelete, endOfCallWatches, unfinishedWatchDelete } from './call-watches.js';
 import { dueInstantOf, dueItemDelete } from './outbound-calls.js';
 import { getCall, type CallRecord } from './calls.js';
 import { callMinutesLedgerItems } from './usage-ledger.js';
@@ -104,6 +104,17 @@ export function outboundChange(call: CallRecordWithEvents, change: StateChange |
   return change;
 }
 
+/** What a transition adds beside its state change. */
+export interface TransitionExtra {
+  sets: string[];
+  values: Record<string, unknown>;
+  durationSeconds?: number;
+  /** An ending whose carrier leg still plays (a voicemail drop after `machine`): the campaign slot stays taken until the final callback. */
+  holdSlot?: boolean;
+  /** The final callback of a call that ended earlier: free its held campaign slot. */
+  releaseHeldSlot?: boolean;
+}
+
 export interface TransitionResult {
   /** The call as read before the change that was stored (or the last read when none was). */
   call: CallRecordWithEvents;
@@ -111,6 +122,8 @@ export interface TransitionResult {
   change: StateChange | null;
   /** This transition ended the call (send it to analysis). */
   ended: boolean;
+  /** This transition freed a campaign slot held since an earlier ending (nudge the campaign). */
+  slotFreed?: boolean;
 }
 
 /**
@@ -124,7 +137,7 @@ export async function applyCallTransition(
   tenantId: string,
   callId: string,
   compute: (call: CallRecordWithEvents) => StateChange | null,
-  extra: (call: CallRecordWithEvents, change: StateChange | null) => { sets: string[]; values: Record<string, unknown>; durationSeconds?: number } = () => ({ sets: [], values: {} }),
+  extra: (call: CallRecordWithEvents, change: StateChange | null) => TransitionExtra = () => ({ sets: [], values: {} }),
   now = clockNow(),
 ): Promise<TransitionResult | undefined> {
   return conditionalTransaction<TransitionResult | undefined>({
@@ -133,12 +146,14 @@ export async function applyCallTransition(
       if (!call) return noChange(undefined);
       const change = compute(call);
       const more = extra(call, change);
-      if (!change && more.sets.length === 0) return noChange({ call, change: null, ended: false });
+      const freesHeldSlot = !change && Boolean(more.releaseHeldSlot && call.campaign_slot_held);
+      if (!change && more.sets.length === 0 && !freesHeldSlot) return noChange({ call, change: null, ended: false, slotFreed: false });
       const at = now.toISOString();
       const names: Record<string, string> = { '#state': 'state', '#event_count': 'event_count' };
       const values: Record<string, unknown> = { ':from': call.state, ':now': at, ...more.values };
       const sets = ['updated_at = :now', ...more.sets];
       const items: TransactItem[] = [];
+      const holdsSlot = Boolean(change && isTerminal(change.state) && more.holdSlot && call.campaign_id && (call as unknown as CampaignCallFacts).campaign_attempt);
       if (change) {
         addStateChange({ sets, names, values }, change);
         // Leaving `scheduled` (a cancel): its due item goes with it, as with dispatch's own moves.
@@ -152,8 +167,9 @@ export async function applyCallTransition(
         if (change.state === 'answered') events.push('call.answered');
         if (isTerminal(change.state)) {
           events.push('call.completed');
-          // Ended: its analysis watch starts, its unfinished watch (if the carrier had it) goes.
-          const watches = endOfCallWatches({ tenant_id: tenantId, id: callId, unfinished_watch_at: call.unfinished_watch_at }, now);
+          // Ended: its analysis watch starts, its unfinished watch (if the carrier had it) goes,
+          // unless the slot is held: then it stays, so a lost final callback still frees the slot.
+          const watches = endOfCallWatches({ tenant_id: tenantId, id: callId, unfinished_watch_at: holdsSlot ? null : call.unfinished_watch_at }, now);
           items.push(...watches.items);
           for (const [field, value] of Object.entries(watches.fields)) {
             sets.push(`${field} = :w_${field}`);
@@ -162,7 +178,21 @@ export async function applyCallTransition(
         }
         for (const type of events) items.push(...outboxItems(tenantId, type, { ...callEventData(call, change), at }, now).items);
         // A campaign attempt's end: its row and the campaign's counters, exactly once with the terminal transition.
-        if (isTerminal(change.state)) items.push(...campaignEndItems(call as unknown as CampaignCallFacts, { state: change.state, disposition: change.disposition ?? call.disposition ?? null, end_reason: change.end_reason ?? call.end_reason ?? null }, now));
+        if (isTerminal(change.state)) items.push(...campaignEndItems(call as unknown as CampaignCallFacts, { state: change.state, disposition: change.disposition ?? call.disposition ?? null, end_reason: change.end_reason ?? call.end_reason ?? null }, now, { releaseSlot: !holdsSlot }));
+        if (holdsSlot) {
+          sets.push('campaign_slot_held = :held');
+          values[':held'] = true;
+        }
+      }
+      if (freesHeldSlot) {
+        items.push(...campaignSlotReleaseItem(call, now));
+        sets.push('campaign_slot_held = :held');
+        values[':held'] = false;
+        if (call.unfinished_watch_at) {
+          items.push(unfinishedWatchDelete(tenantId, callId, call.unfinished_watch_at));
+          sets.push('unfinished_watch_at = :noUnfinished');
+          values[':noUnfinished'] = null;
+        }
       }
       // The duration is stored once, here: the call's telephony minutes are final and metered with it.
       if (more.durationSeconds !== undefined) items.push(...(await callMinutesLedgerItems(tenantId, call, more.durationSeconds, now)));
@@ -173,7 +203,7 @@ export async function applyCallTransition(
         values[':ec'] = call.event_count;
       }
       items.unshift({ Update: { TableName: tableName(), Key: callKeys.call(tenantId, callId), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values } });
-      return commit(items, { call, change, ended: Boolean(change && isTerminal(change.state)) });
+      return commit(items, { call, change, ended: Boolean(change && isTerminal(change.state)), slotFreed: freesHeldSlot });
     },
   });
 }
@@ -199,7 +229,7 @@ export function applyOutboundStatus(call: Pick<CallRecord, 'tenant_id' | 'id'>, 
         values[':d'] = durationSeconds;
       }
       if (!change && isTerminal(c.state) && finalCallback && c.ended_at === null) sets.push('ended_at = if_not_exists(ended_at, :now)');
-      return { sets, values, ...(storesDuration ? { durationSeconds: durationSeconds! } : {}) };
+      return { sets, values, ...(storesDuration ? { durationSeconds: durationSeconds! } : {}), holdSlot: !finalCallback, releaseHeldSlot: finalCallback };
     },
     now,
   );

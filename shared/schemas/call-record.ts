@@ -60,6 +60,8 @@ export interface CallRecord {
   analysis?: unknown;
   /** The instant of the call's unfinished watch while the carrier has it and has not ended it (shared/repositories/call-watches.ts). */
   unfinished_watch_at?: string | null;
+  /** A campaign attempt that ended while its carrier leg still played: its slot is freed at the final callback. */
+  campaign_slot_held?: boolean;
   /** The instant of its analysis watch, from the end of the call until its analysis is stored. */
   analysis_watch_at?: string | null;
 }

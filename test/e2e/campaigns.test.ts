@@ -106,6 +106,24 @@ describe('a campaign over an imported list of sandbox test numbers', () => {
   }, 300_000);
 });
 
+describe('a machine attempt', () => {
+  it('holds its slot while the voicemail drop plays: the next contact is dialled only after the carrier ends the leg', async () => {
+    // A tenant of its own: its number's carrier records hold this campaign's calls only.
+    const t = await newTenant('Machine slot');
+    const w = await callWorld(client(stack, t.token), t.tenantId);
+    setClock(futureAllowedAt());
+    const listId = await importList(w.api, ['+12125550122', '+12125550100']);
+    const pool = await poolOf(w, 0);
+    const c = await newCampaign(w, listId, pool.id, { max_attempts_per_contact: 1, concurrency_cap: 1 });
+    expect((await w.api('POST', `/v1/campaigns/${c.id}/start`)).status).toBe(200);
+    const done = await waitForStatus(w.api, c.id, 'completed');
+    expect(done).toMatchObject({ contacts_total: 2, dialed: 2 });
+    const calls = (await carrierCalls(pool.numbers)).filter((x) => ['+12125550122', '+12125550100'].includes(x.to));
+    expect(calls).toHaveLength(2);
+    expect(peaks(calls).inFlight).toBe(1);
+  }, 120_000);
+});
+
 describe('cancel mid-run', () => {
   it('disposes what is not dialling with campaign_cancelled; nothing is dialled after the cancel answers', async () => {
     setClock(futureAllowedAt());
