@@ -199,10 +199,19 @@ const hasDeadline = (ms: number) => Number.isFinite(ms) && ms > 0 && ms <= MAX_T
 
 /**
  * ToolSpecs as AI SDK tools: the zod schema is the input schema; execute gets the call's abort
- * signal. Each spec's tool is made once (a session offers the same specs on every reply), so
- * its JSON schema is derived once rather than on every turn.
+ * signal. Each spec's tool is made once (a session offers the same specs on every reply), and
+ * each input schema is wrapped once: the SDK derives (and memoises) its JSON schema on the
+ * wrapper, and deriving it again on every turn cost milliseconds per tool — the hosts hand a
+ * fresh spec per reply (its execute bound to that reply), so the spec alone is not the key.
  */
 const toolOf = new WeakMap<ToolSpec, ToolSet[string]>();
+const inputSchemaOf = new WeakMap<object, ReturnType<typeof zodSchema>>();
+
+function inputSchema(input: ToolSpec['input']): ReturnType<typeof zodSchema> {
+  let schema = inputSchemaOf.get(input);
+  if (!schema) inputSchemaOf.set(input, (schema = zodSchema(input as Parameters<typeof zodSchema>[0])));
+  return schema;
+}
 
 export function aiTools(specs: readonly ToolSpec[]): ToolSet {
   const tools: ToolSet = {};
@@ -211,7 +220,7 @@ export function aiTools(specs: readonly ToolSpec[]): ToolSet {
     if (!made) {
       made = tool({
         description: spec.description,
-        inputSchema: zodSchema(spec.input as Parameters<typeof zodSchema>[0]),
+        inputSchema: inputSchema(spec.input),
         execute: async (input: unknown, { abortSignal }) => {
           const signal = abortSignal ?? new AbortController().signal;
           try {
