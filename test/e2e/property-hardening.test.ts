@@ -309,7 +309,9 @@ describe('filter queries on every list: 200 or 422, never a 5xx', () => {
       const owner = Object.keys(parentApis).find((name) => route.path.includes(`{${name}}`));
       const res = await (owner ? parentApis[owner]! : api)('GET', `${concrete(route.path)}?${params}`);
       expect([200, 422], `${route.path}?${params.toString().slice(0, 300)} → ${res.status}`).toContain(res.status);
-      if (route.path.includes('{') && res.status === 200 && !params.has('cursor')) expect(res.body.data.length, 'the parent has items to list').toBeGreaterThan(0);
+      // A filter may rightly match nothing; unfiltered, the parent's list is never empty.
+      const filtered = [...params.keys()].some((k) => filters.includes(k.split('.')[0]!));
+      if (route.path.includes('{') && res.status === 200 && !params.has('cursor') && !filtered) expect(res.body.data.length, 'the parent has items to list').toBeGreaterThan(0);
     });
   }
 });
