@@ -5,9 +5,6 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // One in-memory DynamoDB Local + one SQS/S3 emulator per run, on free ports.
-    globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
@@ -17,5 +14,11 @@ export default defineConfig({
       POWERTOOLS_LOG_LEVEL: process.env.LOG_LEVEL ?? 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
     },
+    projects: [
+      // Pure units and the CDK synth tests: no DynamoDB Local, no emulator.
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/infra/**/*.test.ts'] } },
+      // One in-memory DynamoDB Local + one SQS/S3 emulator per run, on free ports.
+      { extends: true, test: { name: 'stack', include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'], globalSetup: ['test/support/global-setup.ts'] } },
+    ],
   },
 });
