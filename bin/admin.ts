@@ -3,7 +3,7 @@
  *
  *   npm run admin -- tenant create --name "Acme" --admin-email ops@acme.test
  *   npm run admin -- user create --tenant ten_... --email a@acme.test [--role manager] [--name "A"]
- *   npm run admin -- api-key create --tenant ten_... --name "CI" [--role member]
+ *   npm run admin -- api-key create --tenant ten_... --name "CI" [--role member] (member is the default, as POST /v1/api-keys)
  *   npm run admin -- rep create --tenant ten_... --name "Dana" [--transfer-number +14155550123] [--disabled]
  *   npm run admin -- rep disable|enable --tenant ten_... --rep rep_...
  *   npm run admin -- seed          (platform data + templates; idempotent; a deploy seeds by itself, this is the manual fallback)
@@ -36,8 +36,8 @@ const repoRoot = resolve(import.meta.dirname, '..');
 
 const USAGE = `usage:
   admin tenant create --name NAME --admin-email EMAIL [--admin-name NAME]
-  admin user create --tenant TENANT_ID --email EMAIL [--role admin|manager|member] [--name NAME]
-  admin api-key create --tenant TENANT_ID --name NAME [--role admin|manager|member]
+  admin user create --tenant TENANT_ID --email EMAIL [--role admin|manager|member (default member)] [--name NAME]
+  admin api-key create --tenant TENANT_ID --name NAME [--role admin|manager|member (default member)]
   admin rep create --tenant TENANT_ID --name NAME [--transfer-number E164] [--disabled]
   admin rep disable|enable --tenant TENANT_ID --rep REP_ID
   admin seed                               (platform data + templates, idempotent; deploys seed by themselves)

@@ -6,12 +6,12 @@ import { created } from '../../shared/http/responses.js';
 import { putApiKey } from '../../shared/repositories/api-keys.js';
 import { apiKeyCreateRequest, apiKeyCreateResponse } from '../../shared/schemas/identity.js';
 
-/** POST /v1/api-keys — 201 with the secret, shown this once. Role defaults to the caller's. */
+/** POST /v1/api-keys — 201 with the secret, shown this once. Role defaults to member (the schema's default). */
 export const handler = defineRoute(
   'createApiKey',
   { body: apiKeyCreateRequest, responses: { 201: apiKeyCreateResponse } },
   async ({ principal, body }) => {
-    const role = body.role ?? principal.role;
+    const role = body.role;
     if (!roleCovers(principal.role, role)) throw forbidden(`A ${principal.role} key cannot mint a ${role} key`);
     const { record, token } = await mintApiKey({
       tenantId: principal.tenantId,

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
 import { routes, type RouteDefinition } from '../../shared/routes.js';
+import { ROLES } from '../../shared/auth/roles.js';
 import type { HttpHandler, RouteSchemas } from '../../shared/http/route.js';
 import { errorSchema, validationErrorSchema } from '../../shared/schemas/common.js';
 import { FILTER_LIMITS } from '../../shared/pagination/filters.js';
@@ -103,7 +104,8 @@ export async function buildOpenApi(): Promise<Json> {
     }
     // Origin (CSRF) refusals: every method of the origin-checked sign-in and confirm routes, only state-changing methods of cookie routes.
     const forbidden: string[] = [];
-    if (route.roles) forbidden.push(`Requires role ${route.roles.join(' or ')}`);
+    // A route every role may call refuses none: its 403 would describe nothing.
+    if (route.roles && route.roles.length < ROLES.length) forbidden.push(`Requires role ${route.roles.join(' or ')}: any other role is refused before anything is read or written`);
     if (route.auth === 'portal_origin') forbidden.push('Origin is not the portal; nothing was read or spent');
     if (route.auth === 'dashboard_origin' || (route.auth === 'session' && route.method !== 'GET')) forbidden.push(`${forbidden.length ? 'a' : 'A'} state-changing request whose Origin is not the dashboard (CSRF)`);
     if (route.auth === 'bearer') responses['401'] = { description: 'Missing or invalid credential', content: { 'application/json': { schema: errorRef } } };
@@ -115,13 +117,17 @@ export async function buildOpenApi(): Promise<Json> {
     const pageNote = schemas.filters || schemas.query?.safeParse({}).data?.limit !== undefined
       ? `A page ends early (has_more true, with a cursor) before its items pass ${PAGE_BYTE_BUDGET} bytes of JSON.`
       : undefined;
-    const description = [schemas.description, pageNote].filter(Boolean).join('\n\n');
+    const roleNote = !route.roles ? undefined
+      : route.roles.length < ROLES.length ? `Roles allowed: ${route.roles.join(', ')} (\`x-roles\`); any other role is 403 before anything is read or written.`
+      : `Roles allowed: every role (${route.roles.join(', ')}; \`x-roles\`).`;
+    const description = [schemas.description, pageNote, roleNote].filter(Boolean).join('\n\n');
     const op: Json = {
       operationId: route.id,
       summary: route.summary,
       tags: [route.tag],
       ...(description ? { description } : {}),
       ...(route.deprecated ? { deprecated: true } : {}),
+      ...(route.roles ? { 'x-roles': [...route.roles] } : {}),
       security: route.auth === 'none' || route.auth === 'dashboard_origin' || route.auth === 'portal_origin' ? [] : [{ [SECURITY_SCHEME[route.auth]]: [] }],
       ...(parameters.length ? { parameters } : {}),
       ...(schemas.body

@@ -206,6 +206,8 @@ export const platformKeys = {
   signInLinkDecoy: { pk: `${PLATFORM_PREFIX}SIGNIN_LINK_DECOY`, sk: 'DECOY' },
   /** A sign-in throttle counter: one item per scope, subject hash and window (TTL'd). */
   throttle: (scope: string, subjectHash: string, windowStart: number) => ({ pk: `${PLATFORM_PREFIX}THROTTLE#${assertId(scope)}#${assertId(subjectHash)}`, sk: `WINDOW#${windowStart}` }),
+  /** A password throttle's progressive-delay counter: one item per scope and subject hash (TTL'd once forgotten). */
+  throttleBackoff: (scope: string, subjectHash: string) => ({ pk: `${PLATFORM_PREFIX}THROTTLE#${assertId(scope)}#${assertId(subjectHash)}`, sk: 'BACKOFF' }),
   /** Account deletions waiting for their instant: `<scheduled_for ISO>#<tenant>` (the job reads sk ≤ now). */
   deletionsDuePartition: `${PLATFORM_PREFIX}DELETIONS_DUE`,
   deletionDue: (scheduledFor: string, tenantId: string) => ({ pk: `${PLATFORM_PREFIX}DELETIONS_DUE`, sk: `${scheduledFor}#${assertId(tenantId)}` }),

@@ -49,7 +49,7 @@ export const apiKeySummary = z
 export const apiKeyCreateRequest = z
   .strictObject({
     name: z.string().min(1).max(100),
-    role: role.optional(),
+    role: role.default('member').describe('The new key\'s role; absent = member, the least privilege (never the caller\'s own). At most the caller\'s role.'),
   })
   .meta({ id: 'ApiKeyCreateRequest' });
 

@@ -4,13 +4,13 @@
  * alone bundle without the Argon2id native module.
  */
 import { HttpError } from '../http/errors.js';
-import { retryAfterSeconds, THROTTLES, type ThrottleScope } from '../auth/throttle-rules.js';
-import { releaseSlot, reserveSlot } from '../repositories/throttles.js';
+import { admit, PASSWORD_BACKOFF, retryAfterSeconds, THROTTLES, type PasswordScope, type ThrottleScope } from '../auth/throttle-rules.js';
+import { commit, conditionalTransaction, noChange, type TransactItem } from '../db/conditional-transaction.js';
+import { backoffPut, clearBackoff, giveBackFailure, readBackoff, releaseSlot, reserveSlot } from '../repositories/throttles.js';
 import { findLogin, getSignInUser, type SignInUser } from '../repositories/users.js';
 import { getTenant, tenantUsable } from '../repositories/tenants.js';
 
-const throttled = (scope: ThrottleScope, at: Date) =>
-  new HttpError(429, 'too_many_attempts', 'Too many attempts; try again later', { 'retry-after': String(retryAfterSeconds(at, THROTTLES[scope])) });
+const tooMany = (seconds: number) => new HttpError(429, 'too_many_attempts', 'Too many attempts; try again later', { 'retry-after': String(seconds) });
 
 /** Takes a slot in each scope, in order; on a refusal gives back the ones taken and throws 429. */
 export async function reserveAll(slots: [ThrottleScope, string][], at: Date): Promise<void> {
@@ -21,13 +21,46 @@ export async function reserveAll(slots: [ThrottleScope, string][], at: Date): Pr
       continue;
     }
     await Promise.all(taken.map(([s, sub]) => releaseSlot(s, sub, at)));
-    throw throttled(scope, at);
+    throw tooMany(retryAfterSeconds(at, THROTTLES[scope]));
   }
 }
 
+/** The three password scopes of one attempt: the account, the source with that account, the source. */
+const passwordScopes = (email: string, sourceIp: string): [PasswordScope, string][] => [
+  ['password_account', email],
+  ['password_pair', `${sourceIp} ${email}`],
+  ['password_source', sourceIp],
+];
 
-/** Give back every slot (a success). */
-export const releaseAll = (slots: [ThrottleScope, string][], at: Date) => Promise.all(slots.map(([s, sub]) => releaseSlot(s, sub, at)));
+/**
+ * Admits one password attempt (counted as a failure until `passwordSucceeded`) or throws 429
+ * with the longest wait any scope asks for. Every scope is written in one transaction
+ * conditioned on what was read, so concurrent attempts are counted exactly.
+ */
+export async function admitPasswordAttempt(email: string, sourceIp: string, at: Date): Promise<void> {
+  const scopes = passwordScopes(email, sourceIp);
+  const wait = await conditionalTransaction<number>({
+    decide: async () => {
+      const reads = await Promise.all(scopes.map(([scope, subject]) => readBackoff(scope, subject)));
+      const items: TransactItem[] = [];
+      let wait = 0;
+      scopes.forEach(([scope, subject], i) => {
+        const decision = admit(reads[i]!.state, at, PASSWORD_BACKOFF[scope]);
+        if (decision.admitted) items.push(backoffPut(scope, subject, reads[i]!, decision.next));
+        else wait = Math.max(wait, decision.retryAfterSeconds);
+      });
+      return wait > 0 ? noChange(wait) : commit(items, 0);
+    },
+    // Lost every race: others are guessing this account right now; this one waits its turn.
+    exhausted: () => tooMany(1),
+  });
+  if (wait > 0) throw tooMany(wait);
+}
+
+/** The right password: the account's counters start over; the source gets its attempt back. */
+export async function passwordSucceeded(email: string, sourceIp: string): Promise<void> {
+  await Promise.all([clearBackoff('password_account', email), clearBackoff('password_pair', `${sourceIp} ${email}`), giveBackFailure('password_source', sourceIp)]);
+}
 
 /** Ids no tenant or user has: an unknown email reads them, so it does the same reads as a known one. */
 const NO_TENANT = 'ten_00000000000000000000000000';

@@ -27,8 +27,12 @@ describe('identity and API keys over HTTP', () => {
     expect(list.body.data.map((k: { id: string }) => k.id)).toEqual([created.body.id, t.keyId]);
     expect(JSON.stringify(list.body)).not.toContain(created.body.secret.split('.').at(-1));
     expect(list.body.data[0].redacted_secret).toBe(`vak_…${created.body.secret.slice(-4)}`);
+    // No role named: the least privilege, member (never the caller's own admin).
     const defaulted = await api('POST', '/v1/api-keys', { body: { name: 'Default role' } });
-    expect(defaulted.body.role).toBe('admin');
+    expect(defaulted.status).toBe(201);
+    expect(defaulted.body.role).toBe('member');
+    expect((await client(stack, defaulted.body.secret)('GET', '/v1/me')).body.role).toBe('member');
+    expect((await client(stack, defaulted.body.secret)('GET', '/v1/api-keys')).status).toBe(403);
   });
 
   it('rotates in one step: the old key is refused on the very next request, the new one has the same authority', async () => {

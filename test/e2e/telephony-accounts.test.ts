@@ -75,7 +75,7 @@ describe('telephony accounts', () => {
     expect((await api('GET', '/v1/telephony-accounts')).body.data).toEqual([]);
   });
 
-  it('only admins create, list and change accounts; managers may verify; members only read', async () => {
+  it('only admins create and change accounts; managers read and verify them; members may not even read them', async () => {
     const t = await newTenant();
     const admin = client(stack, t.token);
     const account = (await admin('POST', '/v1/telephony-accounts', { body: { mode: 'managed', provider: 'mock' } })).body;
@@ -83,9 +83,14 @@ describe('telephony accounts', () => {
       const key = (await admin('POST', '/v1/api-keys', { body: { name: role, role } })).body.secret;
       const api = client(stack, key);
       expect((await api('POST', '/v1/telephony-accounts', { body: { mode: 'managed', provider: 'mock' } })).status).toBe(403);
-      expect((await api('GET', '/v1/telephony-accounts')).status).toBe(403);
       expect((await api('PATCH', `/v1/telephony-accounts/${account.id}`, { body: { a2p_brand_ref: 'x' } })).status).toBe(403);
-      expect((await api('GET', `/v1/telephony-accounts/${account.id}`)).status).toBe(200);
+      const reads = ['', `/${account.id}`, `/${account.id}/inbound-voice-webhook`, `/${account.id}/inbound-messaging-webhook`];
+      for (const read of reads) {
+        const status = (await api('GET', `/v1/telephony-accounts${read}`)).status;
+        if (role === 'member') expect(status, `member GET ${read}`).toBe(403);
+        else expect(status, `manager GET ${read}`).not.toBe(403);
+      }
+      expect((await api('GET', `/v1/telephony-accounts/${account.id}`)).status).toBe(role === 'manager' ? 200 : 403);
       expect((await api('POST', `/v1/telephony-accounts/${account.id}/verify`)).status).toBe(role === 'manager' ? 200 : 403);
     }
   });

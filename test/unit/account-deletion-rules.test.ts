@@ -95,7 +95,7 @@ describe('one-use tokens and session cookies', () => {
 
 describe('throttle windows and password rules', () => {
   it('counts in fixed windows and says how long to wait', () => {
-    const limit = THROTTLES.password_account;
+    const limit = THROTTLES.link_account;
     const at = new Date('2026-11-25T00:10:00Z');
     expect(windowStart(at, limit)).toBe(Date.parse('2026-11-25T00:00:00Z') / 1000);
     expect(retryAfterSeconds(at, limit)).toBe(300);
