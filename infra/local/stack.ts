@@ -17,6 +17,8 @@ import type { QueueName } from '../../shared/queues/definitions.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
 import { startEmulator, type Emulator } from './emulator.js';
 import { createHandlerLoader } from './handlers.js';
+import { createLambdaContext } from './lambda-context.js';
+import type { Context } from 'aws-lambda';
 import { repoRoot, resolveModuleFile } from './paths.js';
 import { startPollers, type Pollers, type SqsHandler } from './pollers.js';
 import {
@@ -347,9 +349,10 @@ export const DEFAULT_SCHEDULER_TICK_MS = 1000;
 export const DEFAULT_RELAY_TICK_MS = 250;
 export const DEFAULT_DELETION_TICK_MS = 60_000;
 export const DEFAULT_INVOICE_JOB_TICK_MS = 60_000;
+const SCHEDULED_JOB_TIMEOUT_SECONDS = 50;
 /** A scheduled job's EventBridge schedule, locally: its handler on an interval, never two runs at once. */
 function startJobTicks(id: string, handler: string, everyMs: number, log: (line: string) => void): { stop: () => Promise<void>; ticks: () => number } {
-  const loader = createHandlerLoader<() => Promise<unknown>>();
+  const loader = createHandlerLoader<(event: unknown, context: Context) => Promise<unknown>>();
   let running: Promise<void> | undefined;
   let stopped = false;
   let done = 0;
@@ -358,7 +361,8 @@ function startJobTicks(id: string, handler: string, everyMs: number, log: (line:
     running = (async () => {
       try {
         const tick = await loader.load(id, handler);
-        await tick();
+        // EventBridge's event and a context of its own: the job's lines name the job.
+        await tick({ source: 'aws.events', 'detail-type': 'Scheduled Event' }, createLambdaContext({ functionName: id, timeoutSeconds: SCHEDULED_JOB_TIMEOUT_SECONDS, region: LOCAL_REGION }));
       } catch (err) {
         log(`${id}: tick failed: ${(err as Error)?.message ?? err}`);
       } finally {
