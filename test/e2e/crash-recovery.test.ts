@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resetSharedCaches } from '../../infra/local/env.js';
 import { isAlive, readStackFile } from '../../infra/local/stack-file.js';
-import { isTerminal } from '../../shared/policy/call-state/machine.js';
+import { type CallState, isTerminal } from '../../shared/policy/call-state/machine.js';
 import type { TestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { callWorld, newContact, queue, sandboxCallsFrom } from './call-fixtures.js';
@@ -115,11 +115,15 @@ let baseUrl = '';
 const stack = { fetch: (path: string, init?: RequestInit) => fetch(new URL(path, baseUrl), init) } as TestStack;
 
 /** Every call of the tenant, through the API (newest first, all pages). */
-async function callsOf(api: ReturnType<typeof client>): Promise<Record<string, any>[]> {
-  const out: Record<string, any>[] = [];
+interface CallSummary {
+  id: string;
+  state: CallState;
+}
+async function callsOf(api: ReturnType<typeof client>): Promise<CallSummary[]> {
+  const out: CallSummary[] = [];
   let cursor: string | null = null;
   do {
-    const page: any = (await api('GET', `/v1/calls?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body;
+    const page: { data: CallSummary[]; next_cursor: string | null } = (await api('GET', `/v1/calls?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body;
     out.push(...page.data);
     cursor = page.next_cursor;
   } while (cursor);
