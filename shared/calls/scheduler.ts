@@ -32,7 +32,7 @@ import { sendDispatch } from './dispatch-queue.js';
 import { runAnalysisResend } from './analysis-resend.js';
 import { runUnfinishedReconciler } from './unfinished-calls.js';
 import { runMessageSendReconciler } from '../messages/send-reconciler.js';
-import { runCampaigns } from '../campaigns/driver.js';
+import { dropLeasesAfterRestart, runCampaigns } from '../campaigns/driver.js';
 
 const DEFAULT_DISPATCH_UNKNOWN_AFTER_MS = 120_000;
 const dispatchUnknownAfterMs = (): number => {
@@ -143,7 +143,8 @@ export interface RestartRecovery {
  *     DUE_RECHECK_MS ahead, re-armed after a send whose message died with the queue);
  *   - every dial left without a carrier id is failed as dispatch_unknown (never redialled);
  *   - every unfinished call is asked about now (its final callback may have hit a dead server);
- *   - every ended, unscored call's analysis request is sent again.
+ *   - every ended, unscored call's analysis request is sent again;
+ *   - every campaign's driver lease is dropped (the dead process held it).
  * A duplicate of anything here is harmless, as it is for the tick itself.
  */
 export async function recoverAfterRestart(at: Date): Promise<RestartRecovery> {
@@ -151,6 +152,7 @@ export async function recoverAfterRestart(at: Date): Promise<RestartRecovery> {
   const reconciled = await runReconciler(at, 0);
   const unfinished = await runUnfinishedReconciler(at, { afterMs: 0 });
   const reanalysed = await runAnalysisResend(at, 0);
+  await dropLeasesAfterRestart();
   return { sent, reconciled, unfinished, reanalysed };
 }
 
