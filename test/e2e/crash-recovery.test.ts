@@ -1,5 +1,5 @@
 /**
- * A crash of the local stack recovers within a minute (see docs/decisions/testing.md): the
+ * A crash of the local stack recovers within a minute (see docs/decisions/dispatch-and-carrier.md): the
  * real `bin/local.ts` runs as a child in its own process group on a temporary LOCAL_DIR; a
  * campaign runs and a call is queued through HTTP; the whole group (Node, DynamoDB Local's JVM)
  * is SIGKILLed mid-campaign, right after `POST /v1/calls` answered; a second child starts on the
