@@ -2,8 +2,13 @@
  * Lazy handler loading: a manifest entry's module is imported on the first request (or
  * message) that needs it, then cached, so a missing or broken module fails only its own
  * route. Failures are not cached: fix the file and the next request picks it up.
+ *
+ * Every handler handed out runs each invocation under its own logger (withInvocationLogger):
+ * one process serves every function at once here, and a shared logger's keys and Lambda
+ * context would tag one invocation's lines with another's function, route and ids.
  */
 import { pathToFileURL } from 'node:url';
+import type { Context } from 'aws-lambda';
 import { repoRoot, resolveModuleFile } from './paths.js';
 
 export class HandlerModuleError extends Error {
@@ -25,16 +30,25 @@ export function createHandlerLoader<H extends (...args: never[]) => unknown>(
   return {
     load(id, modulePath) {
       const override = opts.overrides?.[id];
-      if (override) return Promise.resolve(override);
+      if (override) return ownLogger(override);
       let pending = cache.get(modulePath);
       if (!pending) {
-        pending = importHandler<H>(modulePath, opts.root ?? repoRoot);
+        pending = importHandler<H>(modulePath, opts.root ?? repoRoot).then(ownLogger);
         cache.set(modulePath, pending);
         pending.catch(() => cache.delete(modulePath));
       }
       return pending;
     },
   };
+}
+
+/**
+ * The handler, each call run under a logger of its own (its Lambda context: the second argument).
+ * Observability is imported here, not at the top: its logger must be built after the stack set the env.
+ */
+async function ownLogger<H extends (...args: never[]) => unknown>(handler: H): Promise<H> {
+  const { withInvocationLogger } = await import('../../shared/observability.js');
+  return ((...args: Parameters<H>) => withInvocationLogger(() => handler(...args), args[1] as Context | undefined)) as H;
 }
 
 async function importHandler<H>(modulePath: string, root: string): Promise<H> {

@@ -17,6 +17,8 @@ import type { QueueName } from '../../shared/queues/definitions.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
 import { startEmulator, type Emulator } from './emulator.js';
 import { createHandlerLoader } from './handlers.js';
+import { createLambdaContext } from './lambda-context.js';
+import type { Context } from 'aws-lambda';
 import { repoRoot, resolveModuleFile } from './paths.js';
 import { startPollers, type Pollers, type SqsHandler } from './pollers.js';
 import {
@@ -234,8 +236,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     cleanups.push(() => relay.close());
     const relayUrl = `${baseUrl.replace(/^http/, 'ws')}${VOICE_RUNTIME_RELAY_PATH}`;
 
-    // 6. Queue pollers.
+    // 6. Queue pollers, after the recovery from whatever the last process left in flight.
     if (opts.workers !== false) {
+      await recoverAfterRestart(log);
       const overrides: Record<string, SqsHandler> = {};
       for (const w of manifestWorkers) {
         const h = opts.workerHandlers?.[w.queue];
@@ -260,8 +263,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       // The manifest's scheduled jobs (EventBridge on AWS) on intervals: the call scheduler every
       // SCHEDULER_TICK_MS, the outbox relay every OUTBOX_RELAY_TICK_MS (on AWS the table stream
       // runs it within a second of a commit; the interval stands in for that here).
-      const ticker = startJobTicks('callScheduler', 'functions/workers/call-scheduler', opts.schedulerTickMs ?? (Number(process.env.SCHEDULER_TICK_MS) || DEFAULT_SCHEDULER_TICK_MS), log);
-      const relay = startJobTicks('outboxRelay', 'functions/workers/outbox-relay', opts.relayTickMs ?? (Number(process.env.OUTBOX_RELAY_TICK_MS) || DEFAULT_RELAY_TICK_MS), log);
+      // Both run once at once too: the first tick after a restart sweeps what waited (webhook retries included).
+      const ticker = startJobTicks('callScheduler', 'functions/workers/call-scheduler', opts.schedulerTickMs ?? (Number(process.env.SCHEDULER_TICK_MS) || DEFAULT_SCHEDULER_TICK_MS), log, true);
+      const relay = startJobTicks('outboxRelay', 'functions/workers/outbox-relay', opts.relayTickMs ?? (Number(process.env.OUTBOX_RELAY_TICK_MS) || DEFAULT_RELAY_TICK_MS), log, true);
       // Account deletions (every 15 minutes on AWS): due ones run within DELETION_TICK_MS locally.
       const deletions = startJobTicks('accountDeletions', 'functions/workers/account-deletions', opts.deletionTickMs ?? (Number(process.env.DELETION_TICK_MS) || DEFAULT_DELETION_TICK_MS), log);
       // The invoice job (every 30 minutes on AWS) every INVOICE_JOB_TICK_MS: it closes the month before now, idempotently.
@@ -343,22 +347,49 @@ async function startRelay(server: Server, relay: LocalStackOptions['relay'], log
   return attachRelayServer(server, { createSession, model: relay?.model ?? platformReplyModel(), settings: voiceRuntimeSettings(), log });
 }
 
+/**
+ * This process alone owns the data (the data dir is claimed; a test stack owns its table), so
+ * whatever the last process had in flight died with it: its queued messages (the emulator
+ * keeps them in memory), dials, held callbacks. Before the workers poll, the sandbox carrier's
+ * timelines are picked up again (shared/sandbox/resume.ts) and the scheduler's sweeps run with
+ * their bounds at zero (recoverAfterRestart). A failure is logged; the ticks still retry it.
+ */
+async function recoverAfterRestart(log: (line: string) => void): Promise<void> {
+  const [{ resumeSandboxTimelines }, scheduler, { now }, { withInvocationLogger }] = await Promise.all([
+    import('../../shared/sandbox/resume.js'),
+    import('../../shared/calls/scheduler.js'),
+    import('../../shared/clock.js'),
+    import('../../shared/observability.js'),
+  ]);
+  const context = createLambdaContext({ functionName: 'restartRecovery', timeoutSeconds: SCHEDULED_JOB_TIMEOUT_SECONDS, region: LOCAL_REGION });
+  try {
+    const timelines = await withInvocationLogger(() => resumeSandboxTimelines(), context);
+    const swept = await withInvocationLogger(() => scheduler.recoverAfterRestart(now()), context);
+    const total = timelines.calls + timelines.messages + swept.sent + swept.reconciled + swept.unfinished + swept.reanalysed;
+    if (total > 0) log(`recovered after a restart: ${JSON.stringify({ sandbox: timelines, ...swept })}`);
+  } catch (err) {
+    log(`restart recovery failed (the scheduler's ticks still sweep): ${(err as Error)?.stack ?? err}`);
+  }
+}
+
 export const DEFAULT_SCHEDULER_TICK_MS = 1000;
 export const DEFAULT_RELAY_TICK_MS = 250;
 export const DEFAULT_DELETION_TICK_MS = 60_000;
 export const DEFAULT_INVOICE_JOB_TICK_MS = 60_000;
+const SCHEDULED_JOB_TIMEOUT_SECONDS = 50;
 /** A scheduled job's EventBridge schedule, locally: its handler on an interval, never two runs at once. */
-function startJobTicks(id: string, handler: string, everyMs: number, log: (line: string) => void): { stop: () => Promise<void>; ticks: () => number } {
-  const loader = createHandlerLoader<() => Promise<unknown>>();
+function startJobTicks(id: string, handler: string, everyMs: number, log: (line: string) => void, runNow = false): { stop: () => Promise<void>; ticks: () => number } {
+  const loader = createHandlerLoader<(event: unknown, context: Context) => Promise<unknown>>();
   let running: Promise<void> | undefined;
   let stopped = false;
   let done = 0;
-  const timer = setInterval(() => {
+  const tick = () => {
     if (running || stopped) return;
     running = (async () => {
       try {
         const tick = await loader.load(id, handler);
-        await tick();
+        // EventBridge's event and a context of its own: the job's lines name the job.
+        await tick({ source: 'aws.events', 'detail-type': 'Scheduled Event' }, createLambdaContext({ functionName: id, timeoutSeconds: SCHEDULED_JOB_TIMEOUT_SECONDS, region: LOCAL_REGION }));
       } catch (err) {
         log(`${id}: tick failed: ${(err as Error)?.message ?? err}`);
       } finally {
@@ -366,8 +397,10 @@ function startJobTicks(id: string, handler: string, everyMs: number, log: (line:
         running = undefined;
       }
     })();
-  }, Math.max(50, everyMs));
+  };
+  const timer = setInterval(tick, Math.max(50, everyMs));
   timer.unref();
+  if (runNow) tick();
   return {
     ticks: () => done,
     stop: async () => {

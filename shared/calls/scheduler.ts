@@ -32,7 +32,7 @@ import { sendDispatch } from './dispatch-queue.js';
 import { runAnalysisResend } from './analysis-resend.js';
 import { runUnfinishedReconciler } from './unfinished-calls.js';
 import { runMessageSendReconciler } from '../messages/send-reconciler.js';
-import { runCampaigns } from '../campaigns/driver.js';
+import { dropLeasesAfterRestart, runCampaigns } from '../campaigns/driver.js';
 
 const DEFAULT_DISPATCH_UNKNOWN_AFTER_MS = 120_000;
 const dispatchUnknownAfterMs = (): number => {
@@ -53,13 +53,15 @@ export async function runScheduler(at: Date): Promise<number> {
  * DUE_RECHECK_MS later (the call's `due_at` moved with it, conditionally). Anything else — the
  * call moved on, was rescheduled, or another item is its current one — the item is deleted.
  */
-async function fireDue(item: Record<string, unknown>, at: Date): Promise<boolean> {
+async function fireDue(item: Record<string, unknown>, at: Date, onlyDue = false): Promise<boolean> {
   const tenantId = item.tenant_id as string;
   const callId = item.call_id as string;
   const instant = item.scheduled_for as string;
   const drop = () => db().send(new DeleteCommand({ TableName: tableName(), Key: { pk: item.pk, sk: item.sk } }));
   const call = (await getCall(tenantId, callId)) as unknown as OutboundCallRecord | undefined;
-  if (!call || call.state !== 'scheduled' || (call.scheduled_for && Date.parse(call.scheduled_for) > at.getTime())) {
+  const isDue = call?.state === 'scheduled' && !(call.scheduled_for && Date.parse(call.scheduled_for) > at.getTime());
+  if (!isDue && onlyDue) return false; // a later item of a call not due yet: left for its instant
+  if (!call || !isDue) {
     await drop();
     return false;
   }
@@ -119,6 +121,39 @@ export interface TickResult {
   messagesUnknown: number;
   /** Campaigns driven (scrub, launch, completion, cancel sweep: shared/campaigns/driver.ts). */
   campaigns: number;
+}
+
+export interface RestartRecovery {
+  /** Due calls whose dispatch message died with the queue, sent again. */
+  sent: number;
+  /** Dials the dead process left without a carrier id, failed as dispatch_unknown. */
+  reconciled: number;
+  /** Unfinished calls the carrier reported ended meanwhile (or knew nothing of), closed. */
+  unfinished: number;
+  /** Ended, unscored calls whose analysis request was sent again. */
+  reanalysed: number;
+}
+
+/**
+ * After a restart of a runtime that is one process over its data (the local stack: its data
+ * dir is claimed by one process at a time), nothing that was in flight survived: no queued
+ * message, no dial, no worker. So at start-up, before any worker runs, the tick's sweeps run
+ * with their time bounds at zero instead of waiting them out:
+ *   - every call due and still scheduled is sent to dispatch now (its due item may sit
+ *     DUE_RECHECK_MS ahead, re-armed after a send whose message died with the queue);
+ *   - every dial left without a carrier id is failed as dispatch_unknown (never redialled);
+ *   - every unfinished call is asked about now (its final callback may have hit a dead server);
+ *   - every ended, unscored call's analysis request is sent again;
+ *   - every campaign's driver lease is dropped (the dead process held it).
+ * A duplicate of anything here is harmless, as it is for the tick itself.
+ */
+export async function recoverAfterRestart(at: Date): Promise<RestartRecovery> {
+  const sent = await sweepWatches(dispatchKeys.duePartition, `${new Date(at.getTime() + DUE_RECHECK_MS).toISOString()}#~`, (item) => fireDue(item, at, true), 'restart: due call');
+  const reconciled = await runReconciler(at, 0);
+  const unfinished = await runUnfinishedReconciler(at, { afterMs: 0 });
+  const reanalysed = await runAnalysisResend(at, 0);
+  await dropLeasesAfterRestart();
+  return { sent, reconciled, unfinished, reanalysed };
 }
 
 /** One tick: due calls sent, stuck dials reconciled, unfinished calls closed, lost analysis requests re-sent, stuck texts failed as send_unknown. */

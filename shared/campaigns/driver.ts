@@ -43,7 +43,7 @@ async function takeLease(c: CampaignRecord, at: Date): Promise<boolean> {
     throw err;
   }
 }
-const dropLease = (c: CampaignRecord) => db().send(new UpdateCommand({ TableName: tableName(), Key: campaignKeys.campaign(c.tenant_id, c.id), UpdateExpression: 'SET lease_until = :null', ExpressionAttributeValues: { ':null': null } }));
+const dropLease = (c: Pick<CampaignRecord, 'tenant_id' | 'id'>) => db().send(new UpdateCommand({ TableName: tableName(), Key: campaignKeys.campaign(c.tenant_id, c.id), UpdateExpression: 'SET lease_until = :null', ExpressionAttributeValues: { ':null': null } }));
 const dropMarker = (c: { tenant_id: string; id: string }) => db().send(new DeleteCommand(activeMarkerDelete(c.tenant_id, c.id).Delete!));
 
 /** Move on if the status still allows it; a lost race is fine (the next tick sees the new status). */
@@ -98,10 +98,25 @@ export async function driveCampaign(tenantId: string, campaignId: string): Promi
   }
 }
 
+async function activeMarkers(): Promise<Record<string, unknown>[]> {
+  const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': campaignKeys.activePartition } }));
+  return out.Items ?? [];
+}
+
+/**
+ * After a restart of a runtime that is one process over its data (the local stack): every
+ * lease was the dead process's, so it is dropped instead of waited out (LEASE_MS), and the
+ * next tick drives every campaign at once. Never on AWS, where another tick may hold one.
+ */
+export async function dropLeasesAfterRestart(): Promise<number> {
+  const markers = await activeMarkers();
+  for (const m of markers) await dropLease({ tenant_id: m.tenant_id as string, id: m.campaign_id as string });
+  return markers.length;
+}
+
 /** Every marked campaign, a few at a time; one campaign's failure does not stop the others. */
 export async function runCampaigns(): Promise<number> {
-  const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': campaignKeys.activePartition } }));
-  const markers = out.Items ?? [];
+  const markers = await activeMarkers();
   for (let i = 0; i < markers.length; i += 4) {
     await Promise.all(
       markers.slice(i, i + 4).map((m) =>

@@ -14,6 +14,7 @@ import { outboundCallerSource, playRelayLeg } from './relay-contact.js';
 import { playSandboxRuntime } from './runtime.js';
 import { needsScriptedAgent, scenarioById, type Scenario } from './scenarios.js';
 import { twilioDate } from './numbers.js';
+import { RELAY_HOLD_MS } from './timeline.js';
 import { scheduleStep } from './timeline-queue.js';
 import { followTwiml, signedCarrierRequest, type CarrierRequest, type PathStep } from './verb-runner.js';
 import { waitUntilDue } from './wait-until-due.js';
@@ -129,9 +130,6 @@ async function answer(authToken: string, call: SandboxCall, step: PlanStep): Pro
     await recordRuntimeRun(call.sid, run);
   }
 }
-
-/** Longest the final status callback waits for a relay conversation (a worker lost mid-call ends the call then). */
-const RELAY_HOLD_MS = 120_000;
 
 /**
  * The test number's contact talks to the runtime over the relay. The final status callback

@@ -227,6 +227,26 @@ export async function moveCallEnd(call: Pick<SandboxCall, 'sid' | 'plan' | 'revi
   }
 }
 
+/** Replace the call's plan (its played steps unchanged), only if it is still the one `call` read; true when replaced. */
+export async function replanSandboxCall(call: Pick<SandboxCall, 'sid' | 'revision'>, plan: PlanStep[], now: string): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: platformKeys.sandboxCall(call.sid),
+        UpdateExpression: 'SET #plan = :plan, #revision = :rev1, updated_at = :now',
+        ConditionExpression: '#revision = :rev',
+        ExpressionAttributeNames: { '#plan': 'plan', '#revision': 'revision' },
+        ExpressionAttributeValues: { ':plan': plan, ':rev': call.revision, ':rev1': call.revision + 1, ':now': now },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw err;
+  }
+}
+
 /** Keep what the sandbox voice runtime reported on the call's stream (`no_such_call` when our API did not know the call). */
 export const recordRuntimeRun = (sid: string, run: RuntimeRun): Promise<void> => setOnCall(sid, 'runtime', run);
 

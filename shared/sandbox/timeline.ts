@@ -4,7 +4,7 @@
  * (milliseconds per step, default 500), so a whole answered call plays in a few seconds
  * locally and in tens of milliseconds in tests.
  */
-import type { Scenario } from './scenarios.js';
+import { SCENARIOS, type Scenario } from './scenarios.js';
 
 /** Twilio's StatusCallbackEvent names; `completed` is the final event, whatever the final status. */
 export const CALL_EVENTS = ['initiated', 'ringing', 'answered', 'completed'] as const;
@@ -90,3 +90,27 @@ export function stepMsFrom(value: string | undefined): number {
 }
 
 export const sandboxStepMs = (): number => stepMsFrom(process.env.SANDBOX_STEP_MS);
+
+/**
+ * A timeline picked up again after the process that played it died (pure): the steps from
+ * `from` on keep their planned instants, but none is later than one step per remaining step
+ * from `now` — a final callback held for a conversation that died with the process (or any
+ * far-off step) comes promptly instead of at its hold. Past-due steps stay past due (they
+ * play at once, in order).
+ */
+export function resumedPlan<S extends { due_at: number }>(plan: readonly S[], from: number, now: number, stepMs: number): S[] {
+  return plan.map((step, i) => (i < from ? step : { ...step, due_at: Math.min(step.due_at, now + (i - from + 1) * Math.max(stepMs, 1)) }));
+}
+
+/** Longest the final status callback waits for a relay conversation (a worker lost mid-call ends the call then). */
+export const RELAY_HOLD_MS = 120_000;
+
+/**
+ * The longest a sandbox call can stay unfinished at `stepMs` per step (the unfinished-call
+ * reconciler's bound for the sandbox carrier): the longest scenario's timeline plus the
+ * longest a relay conversation holds the final callback.
+ */
+export function longestSandboxCallMs(stepMs: number): number {
+  const ring = 1 + Math.max(ANSWER_AFTER_STEPS, NO_ANSWER_RING_STEPS);
+  return (ring + Math.max(0, ...SCENARIOS.map((s) => s.talkSteps))) * stepMs + RELAY_HOLD_MS;
+}

@@ -16,7 +16,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_ANALYSIS_RESEND_AFTER_MS } from '../../shared/calls/analysis-resend.js';
-import { DEFAULT_CALL_UNFINISHED_AFTER_MS, DEFAULT_CALL_UNFINISHED_GIVE_UP_MS } from '../../shared/calls/unfinished-calls.js';
+import { unfinishedBounds } from '../../shared/calls/unfinished-calls.js';
 import { advanceClockForTests } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { dispatchKeys, platformKeys } from '../../shared/db/keys.js';
@@ -30,6 +30,9 @@ import { client, newTenant } from './client.js';
 
 process.env.SANDBOX_STEP_MS = '100';
 process.env.ANALYSIS_DELAY_SECONDS = '0';
+
+// The sandbox carrier's bounds (its longest call at this step length, plus slack).
+const { askAfterMs: DEFAULT_CALL_UNFINISHED_AFTER_MS, giveUpAfterMs: DEFAULT_CALL_UNFINISHED_GIVE_UP_MS } = unfinishedBounds('mock');
 
 /** Status callbacks about calls to these numbers never reach us. */
 const lostTo = new Set<string>();
