@@ -19,6 +19,7 @@ import { outboxItems } from '../events/outbox.js';
 import { HttpError } from '../http/errors.js';
 import type { IdempotencyHandle } from '../http/idempotency.js';
 import { isId, newId } from '../ids.js';
+import { queryPage, type Page } from '../pagination/page.js';
 import type { RuntimeEvent } from '../schemas/runtime-events.js';
 import { readQualification, type FitDecision, type QualificationOutcome, type StoredReview } from '../workflow/qualification.js';
 
@@ -121,13 +122,17 @@ export async function saveFitReview(tenantId: string, outcomeId: string, input: 
 }
 
 /** An outcome's reviews, oldest first. */
-export async function listFitReviews(tenantId: string, outcome: QualificationOutcome): Promise<QualificationReview[]> {
-  const out: QualificationReview[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(new QueryCommand({ TableName: T(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': callPartition(tenantId, outcome.call_id), ':p': workflowKeys.reviewsPrefix(outcome.id) }, ConsistentRead: true, ExclusiveStartKey: start }));
-    for (const i of page.Items ?? []) out.push(i.review as QualificationReview);
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return out;
+/** One page of an outcome's reviews, oldest first (strongly consistent: a review just saved is listed). */
+export function listFitReviews(tenantId: string, outcome: QualificationOutcome, opts: { limit: number; cursor?: string }): Promise<Page<QualificationReview>> {
+  return queryPage({
+    tenantId,
+    scope: `fit-reviews/${outcome.id}`,
+    partition: callPartition(tenantId, outcome.call_id),
+    skPrefix: workflowKeys.reviewsPrefix(outcome.id),
+    newestFirst: false,
+    consistentRead: true,
+    limit: opts.limit,
+    cursor: opts.cursor,
+    map: (i) => i.review as QualificationReview,
+  });
 }
