@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { CALL_STATES } from '../policy/call-state/machine.js';
 import { DISPOSITIONS } from './call-detail.js';
 import { errorWith, timestamp } from './common.js';
+import { singleLineText } from './text.js';
 
 const id = z.string().min(1).max(64);
 
@@ -10,10 +11,10 @@ export const poolPath = z.object({ pool_id: id });
 export const campaignPath = z.object({ campaign_id: id });
 
 export const numberPoolCreateRequest = z
-  .strictObject({ name: z.string().min(1).max(100), phone_number_ids: z.array(id).min(1).max(100) })
+  .strictObject({ name: singleLineText({ min: 1, max: 100 }), phone_number_ids: z.array(id).min(1).max(100) })
   .meta({ id: 'NumberPoolCreateRequest' });
 export const numberPoolUpdateRequest = z
-  .strictObject({ name: z.string().min(1).max(100).optional(), phone_number_ids: z.array(id).min(1).max(100).optional() })
+  .strictObject({ name: singleLineText({ min: 1, max: 100 }).optional(), phone_number_ids: z.array(id).min(1).max(100).optional() })
   .meta({ id: 'NumberPoolUpdateRequest' });
 export const numberPoolResource = z
   .object({ id: z.string(), name: z.string(), phone_number_ids: z.array(z.string()), created_at: timestamp, updated_at: timestamp })
