@@ -1,9 +1,10 @@
 import { notFound } from '../../shared/http/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { getQualification, listFitReviews } from '../../shared/repositories/workflow-outcomes.js';
+import { getQualification } from '../../shared/repositories/workflow-outcomes.js';
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 import { qualificationReview, workflowOutcomePath } from '../../shared/schemas/workflow.js';
+import { listFitReviews } from '../../shared/workflow/fit-reviews.js';
 
 /**
  * GET /v1/workflow-outcomes/{action_id}/fit-reviews — the outcome's review history, oldest

@@ -29,7 +29,7 @@ const MAX_ISSUES = 20;
  * takes (a free-form object nests at most 8 levels, a few levels into its body) and far
  * below what a recursive walk could not survive.
  */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 type Path = (string | number)[];
 

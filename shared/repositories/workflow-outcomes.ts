@@ -19,7 +19,6 @@ import { outboxItems } from '../events/outbox.js';
 import { HttpError } from '../http/errors.js';
 import type { IdempotencyHandle } from '../http/idempotency.js';
 import { isId, newId } from '../ids.js';
-import { queryPage, type Page } from '../pagination/page.js';
 import type { RuntimeEvent } from '../schemas/runtime-events.js';
 import { readQualification, type FitDecision, type QualificationOutcome, type StoredReview } from '../workflow/qualification.js';
 
@@ -119,20 +118,4 @@ export async function saveFitReview(tenantId: string, outcomeId: string, input: 
     throw err;
   }
   return body;
-}
-
-/** An outcome's reviews, oldest first. */
-/** One page of an outcome's reviews, oldest first (strongly consistent: a review just saved is listed). */
-export function listFitReviews(tenantId: string, outcome: QualificationOutcome, opts: { limit: number; cursor?: string }): Promise<Page<QualificationReview>> {
-  return queryPage({
-    tenantId,
-    scope: `fit-reviews/${outcome.id}`,
-    partition: callPartition(tenantId, outcome.call_id),
-    skPrefix: workflowKeys.reviewsPrefix(outcome.id),
-    newestFirst: false,
-    consistentRead: true,
-    limit: opts.limit,
-    cursor: opts.cursor,
-    map: (i) => i.review as QualificationReview,
-  });
 }

@@ -7,7 +7,10 @@
 import { fc, it } from '@fast-check/vitest';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { beforeAll, describe, expect } from 'vitest';
-const MAX_JSON_DEPTH = 64; const jsonTooDeep = (_: string): any => undefined; import { unholdableJson } from "../../shared/http/json-limits.js";
+import { jsonTooDeep, unholdableJson } from '../../shared/http/json-limits.js';
+
+/** The documented nesting limit (docs/decisions/api-conventions.md). */
+const MAX_JSON_DEPTH = 64;
 
 const MB = 1024 * 1024;
 
