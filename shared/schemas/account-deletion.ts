@@ -13,7 +13,7 @@ export const emailLinkAccepted = z
   .meta({ id: 'EmailSignInLinkAccepted' });
 
 /** ActionTokenRequest (SPEC): the one-use token from the emailed link. */
-export const actionTokenRequest = z.strictObject({ token: z.string().min(1).max(300) }).meta({ id: 'ActionTokenRequest' });
+export const actionTokenRequest = z.strictObject({ token: singleLineText({ min: 1, max: 300 }) }).meta({ id: 'ActionTokenRequest' });
 
 /** DeleteAccountRequest (SPEC): the password re-entered now and the exact phrase `delete <tenant name>`. */
 export const deleteAccountRequest = z

@@ -5,7 +5,7 @@ import { DISPOSITIONS } from './call-detail.js';
 import { errorWith, timestamp } from './common.js';
 import { singleLineText } from './text.js';
 
-const id = z.string().min(1).max(64);
+const id = singleLineText({ min: 1, max: 64 });
 
 export const poolPath = z.object({ pool_id: id });
 export const campaignPath = z.object({ campaign_id: id });
@@ -26,7 +26,7 @@ export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
 export const campaignCreateRequest = z
   .strictObject({
-    name: z.string().min(1).max(200),
+    name: singleLineText({ min: 1, max: 200 }),
     agent_id: id.describe('A published agent; its latest version is pinned when the campaign starts'),
     target: z.strictObject({ contact_list_id: id }),
     number_pool_id: id,

@@ -13,7 +13,7 @@ export const consentBasis = z.enum(CONSENT_BASES);
 const leadStatus = z.enum(LEAD_STATUSES);
 
 
-const timeZone = z.string().min(1).max(64).refine(isKnownZone, { message: 'Unknown IANA time zone', params: { type: 'timezone_invalid' } });
+const timeZone = singleLineText({ min: 1, max: 64 }).refine(isKnownZone, { message: 'Unknown IANA time zone', params: { type: 'timezone_invalid' } });
 
 /** The editable contact fields, shared by the create request and CSV import rows. */
 export const contactFields = {

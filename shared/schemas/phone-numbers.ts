@@ -27,7 +27,7 @@ export const phoneNumberCreateRequest = z
     phone_e164: numberE164,
     telephony_account_id: z.string().min(1).max(64),
     capabilities: capabilities.default(['voice']),
-    provider_sid: z.string().min(1).max(64).describe("The carrier's id of a number the account already owns; omit to buy the number").optional(),
+    provider_sid: singleLineText({ min: 1, max: 64 }).describe("The carrier's id of a number the account already owns; omit to buy the number").optional(),
     a2p_campaign_ref: singleLineText({ min: 1, max: 100 }).optional(),
     daily_dial_cap: z.int().min(1).max(100_000).optional(),
   })
