@@ -26,7 +26,7 @@ import { errorResponse } from './error-response.js';
 import { forbidden, HttpError, ValidationError, type ValidationIssue } from './errors.js';
 import { formPairs, rawBody } from './form.js';
 import { isFormMediaType, isJsonMediaType } from './media-type.js';
-import { unholdableJson } from './json-limits.js';
+import { jsonTooDeep, unholdableJson } from './json-limits.js';
 import { runIdempotent, type IdempotencyHandle } from './idempotency.js';
 import { jsonResponse, type RouteResult } from './responses.js';
 import { toValidationIssues } from './validation.js';
@@ -218,7 +218,7 @@ function requireRole(route: RouteDefinition, role: string): void {
 
 /**
  * Routes with a body: the body must be declared JSON (415 otherwise), is parsed with
- * @middy/http-json-body-parser (malformed JSON → 422 on ["body"]), and is then checked for
+ * @middy/http-json-body-parser (malformed or too deeply nested JSON → 422 on ["body"]), and is then checked for
  * what no store could hold exactly (json-limits.ts); those issues join the schema's.
  */
 function jsonBody(schemas: RouteSchemas): MiddlewareObj {
@@ -237,6 +237,9 @@ function jsonBody(schemas: RouteSchemas): MiddlewareObj {
       if (!isJsonMediaType(contentType)) {
         throw new HttpError(415, 'unsupported_media_type', `The request body must be JSON: Content-Type application/json (charset utf-8 if given) or a +json type${contentType ? `, not '${contentType.slice(0, 100)}'` : ''}`);
       }
+      // Before parsing: a body nested too deep is refused in one pass, never parsed.
+      const tooDeep = jsonTooDeep(rawBody(req.event));
+      if (tooDeep) throw new ValidationError([tooDeep]);
       try {
         await parser.before!(request as Parameters<NonNullable<typeof parser.before>>[0]);
       } catch {

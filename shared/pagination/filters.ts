@@ -17,6 +17,7 @@
  */
 import type { ValidationIssue } from '../http/errors.js';
 import { instantInRange } from '../schemas/common.js';
+import { CONTROL_CHARACTER_TYPE, controlCharacterMessage, forbiddenCharacter } from '../schemas/text.js';
 
 export const FILTER_LIMITS = { valuesPerFilter: 50, valueChars: 256, filtersPerQuery: 12, valuesPerQuery: 100 } as const;
 
@@ -112,6 +113,8 @@ function parseValue(v: string, kind: FilterKind): Parsed {
   if (v === '') return { ok: false, msg: 'Filter value must not be empty', type: 'string_too_short' };
   if (v.length > FILTER_LIMITS.valueChars) return { ok: false, msg: `A filter value has at most ${FILTER_LIMITS.valueChars} characters`, type: 'string_too_long', ctx: { max_length: FILTER_LIMITS.valueChars } };
   if (!v.isWellFormed()) return { ok: false, msg: 'Filter value contains a lone UTF-16 surrogate', type: 'string_unicode' };
+  const control = forbiddenCharacter(v);
+  if (control) return { ok: false, msg: controlCharacterMessage(control), type: CONTROL_CHARACTER_TYPE };
   switch (kind.kind) {
     case 'string':
       return kind.pattern && !kind.pattern.test(v)

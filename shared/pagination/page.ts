@@ -56,6 +56,8 @@ export interface PageQuery<T> {
   /** Attributes to read; the keys the cursor needs are always added. */
   projection?: readonly string[];
   map: (item: Record<string, unknown>) => T;
+  /** Read the base table strongly consistent (a page that must show a write just made). */
+  consistentRead?: boolean;
   /** Override PAGE_BYTE_BUDGET (tests). */
   byteBudget?: number;
 }
@@ -108,6 +110,7 @@ export async function queryPage<T>(q: PageQuery<T>): Promise<Page<T>> {
     ...(clauses.length ? { FilterExpression: clauses.join(' AND ') } : {}),
     ...(projection ? { ProjectionExpression: projection } : {}),
     ScanIndexForward: !q.newestFirst,
+    ...(q.consistentRead && !onIndex ? { ConsistentRead: true } : {}),
   };
 
   const want = q.limit + 1;

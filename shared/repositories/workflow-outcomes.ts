@@ -119,15 +119,3 @@ export async function saveFitReview(tenantId: string, outcomeId: string, input: 
   }
   return body;
 }
-
-/** An outcome's reviews, oldest first. */
-export async function listFitReviews(tenantId: string, outcome: QualificationOutcome): Promise<QualificationReview[]> {
-  const out: QualificationReview[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(new QueryCommand({ TableName: T(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': callPartition(tenantId, outcome.call_id), ':p': workflowKeys.reviewsPrefix(outcome.id) }, ConsistentRead: true, ExclusiveStartKey: start }));
-    for (const i of page.Items ?? []) out.push(i.review as QualificationReview);
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return out;
-}

@@ -2,8 +2,9 @@
 import * as z from 'zod';
 import { errorWith, timestamp } from './common.js';
 import { REQUEST_STATUSES } from '../accounts/deletion-rules.js';
+import { singleLineText } from './text.js';
 
-const email = z.string().trim().min(3).max(254).regex(/^[^@\s]+@[^@\s]+$/, 'an email address');
+const email = singleLineText({ min: 3, max: 254, trim: true }).regex(/^[^@\s]+@[^@\s]+$/, 'an email address');
 
 export const signInRequest = z.strictObject({ email, password: z.string().min(1).max(1024) }).meta({ id: 'SessionCreateRequest' });
 export const emailLinkRequest = z.strictObject({ email }).meta({ id: 'EmailSignInLinkRequest' });
@@ -12,11 +13,11 @@ export const emailLinkAccepted = z
   .meta({ id: 'EmailSignInLinkAccepted' });
 
 /** ActionTokenRequest (SPEC): the one-use token from the emailed link. */
-export const actionTokenRequest = z.strictObject({ token: z.string().min(1).max(300) }).meta({ id: 'ActionTokenRequest' });
+export const actionTokenRequest = z.strictObject({ token: singleLineText({ min: 1, max: 300 }) }).meta({ id: 'ActionTokenRequest' });
 
 /** DeleteAccountRequest (SPEC): the password re-entered now and the exact phrase `delete <tenant name>`. */
 export const deleteAccountRequest = z
-  .strictObject({ password: z.string().min(1).max(1024), confirmation_phrase: z.string().min(1).max(300) })
+  .strictObject({ password: z.string().min(1).max(1024), confirmation_phrase: singleLineText({ min: 1, max: 300 }) })
   .meta({ id: 'DeleteAccountRequest' });
 export const cancelDeletionRequest = z.strictObject({ password: z.string().min(1).max(1024).optional() }).meta({ id: 'CancelAccountDeletionRequest' });
 

@@ -9,6 +9,7 @@ import { storableObject, timestamp } from './common.js';
 import { complianceProfileResource } from './compliance-profiles.js';
 import { contactPhoneNamed } from './phone.js';
 import { objective, toolGrant, useCase } from './templates.js';
+import { CONTROL_CHARACTER_TYPE, controlCharacterMessage, forbiddenCharacter, multiLineText, singleLineText } from './text.js';
 
 export const AGENT_STATUSES = ['draft', 'published'] as const;
 export const DEFAULT_LANGUAGE = 'en-US';
@@ -66,6 +67,10 @@ const disclosureConfig = storableObject({ maxBytes: 8 * 1024, maxDepth: 6, what:
     else if (typeof name !== 'string') ctx.addIssue({ code: 'custom', path: ['business_name'], message: 'Input should be a valid string', params: { type: 'string_type' } });
     else if (name.trim().length < 1) ctx.addIssue({ code: 'custom', path: ['business_name'], message: 'String should have at least 1 character', input: name, params: { type: 'string_too_short', ctx: { min_length: 1 } } });
     else if (name.length > 200) ctx.addIssue({ code: 'custom', path: ['business_name'], message: 'String should have at most 200 characters', params: { type: 'string_too_long', ctx: { max_length: 200 } } });
+    else {
+      const found = forbiddenCharacter(name);
+      if (found) ctx.addIssue({ code: 'custom', path: ['business_name'], message: controlCharacterMessage(found), input: name, params: { type: CONTROL_CHARACTER_TYPE } });
+    }
   })
   .describe('Required. Names the calling business in `business_name` (1–200 characters); other keys are free. Never seeded from the template.');
 
@@ -85,11 +90,11 @@ const conversationSettingsInput = z
   });
 
 const llmRoute = z
-  .strictObject({ primary: z.string().min(1).max(200), fallbacks: z.array(z.string().min(1).max(200)).max(5).optional() })
+  .strictObject({ primary: singleLineText({ min: 1, max: 200 }), fallbacks: z.array(singleLineText({ min: 1, max: 200 })).max(5).optional() })
   .describe("The LLM chain only (speech chains are platform-defaulted); unknown keys are refused. Each id must name a model of this deployment's registry (422 unknown_model), e.g. gpt-4o-mini, claude-sonnet-4-5, bedrock:anthropic.claude-3-5-haiku-20241022-v1:0, sandbox-default.");
 
 const voicemailDropInput = z.strictObject({
-  body: byLanguage(z.string().min(1).max(1000), 16 * 1024).refine((b) => Object.keys(b).length >= 1, { message: 'body must have at least one language', params: { type: 'too_short', ctx: { min_length: 1 } } }),
+  body: byLanguage(multiLineText({ min: 1, max: 1000 }), 16 * 1024).refine((b) => Object.keys(b).length >= 1, { message: 'body must have at least one language', params: { type: 'too_short', ctx: { min_length: 1 } } }),
   callback_number: contactPhoneNamed('callback_number'),
 });
 
@@ -107,13 +112,13 @@ const notOffered = (what: string) => `Accepted by the contract, but this deploym
 
 /** The editable fields, shared by instantiate and PATCH. */
 const editable = {
-  name: z.string().min(1).max(200),
+  name: singleLineText({ min: 1, max: 200 }),
   persona: storableObject({ maxBytes: 16 * 1024, maxDepth: 6, what: 'persona' }),
   conversation_settings: conversationSettingsInput,
   llm_route: llmRoute,
-  stock_voice_id: z.string().min(1).max(100),
-  voice_profile_id: z.string().min(1).max(100).describe(notOffered('voice profiles')),
-  knowledge_pack_id: z.string().min(1).max(100).describe(notOffered('knowledge packs')),
+  stock_voice_id: singleLineText({ min: 1, max: 100 }),
+  voice_profile_id: singleLineText({ min: 1, max: 100 }).describe(notOffered('voice profiles')),
+  knowledge_pack_id: singleLineText({ min: 1, max: 100 }).describe(notOffered('knowledge packs')),
   knowledge_pack_version: z.int().min(1).describe(notOffered('knowledge packs')),
   compliance_profile_id: z.string().regex(idPattern('cpr'), { message: 'A compliance profile id (cpr_…)' }),
   dialogue_policy: byLanguage(storableObject({ maxBytes: 16 * 1024, maxDepth: 6, what: 'dialogue_policy entry' }), 48 * 1024),

@@ -12,6 +12,7 @@ import { DTMF_KEYS, isWindowEnd, isWindowStart, LIMITS, WEEKDAYS, WINDOW_END, wi
 import { idPattern } from '../ids.js';
 import { errorWith, timestamp } from './common.js';
 import { INELIGIBLE_REASONS } from '../policy/number-eligibility.js';
+import { multiLineText } from './text.js';
 
 /** Document-wide checks run even when parts of the document already failed: all errors at once. */
 const always = { when: () => true };
@@ -67,7 +68,7 @@ const branches = z
 
 const menuStep = z.strictObject({
   type: z.literal('menu').default('menu'),
-  prompt: z.string().min(1).max(LIMITS.promptChars),
+  prompt: multiLineText({ min: 1, max: LIMITS.promptChars }),
   branches,
   timeout_seconds: z.int().min(LIMITS.menuTimeoutSeconds.min).max(LIMITS.menuTimeoutSeconds.max).default(LIMITS.menuTimeoutSeconds.default),
   max_invalid_attempts: z.int().min(LIMITS.maxInvalidAttempts.min).max(LIMITS.maxInvalidAttempts.max).default(LIMITS.maxInvalidAttempts.default),
@@ -95,7 +96,7 @@ const aiStep = z.strictObject({
   agent_id: z.string().regex(idPattern('agt'), { message: 'An agent id (agt_…)' }).describe('An agent with a published version; its latest version is pinned when the policy is written'),
 });
 
-const voicemailStep = z.strictObject({ type: z.literal('voicemail'), greeting: z.string().min(1).max(LIMITS.greetingChars) });
+const voicemailStep = z.strictObject({ type: z.literal('voicemail'), greeting: multiLineText({ min: 1, max: LIMITS.greetingChars }) });
 
 const hangupStep = z.strictObject({ type: z.literal('hangup') });
 

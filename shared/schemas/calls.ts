@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { BLOCK_CODES, DEFER_CODES } from '../policy/compliance/index.js';
 import { timestamp } from './common.js';
+import { multiLineText, singleLineText } from './text.js';
 
 /** Caps on per-call questions and context (documented in the README and docs/decisions/calls-and-compliance.md). */
 export const CALL_INPUT_LIMITS = {
@@ -43,7 +44,7 @@ const questionScoring = z
     scale: z.string().regex(SCALE, { message: "A scale is lowercase letters and '_' (e.g. csat); the number of points goes in `points`, never in the name" }).describe('The kind of scale, e.g. csat'),
     points: z.int().min(2).max(100).describe('How many points the scale has'),
     mapping: z
-      .record(z.string().min(1).max(100), z.int().min(0).max(100))
+      .record(singleLineText({ min: 1, max: 100 }), z.int().min(0).max(100))
       .refine((m) => Object.keys(m).length <= CALL_INPUT_LIMITS.mappingEntries, { message: `At most ${CALL_INPUT_LIMITS.mappingEntries} mapping entries`, params: { type: 'too_long', ctx: { max_length: CALL_INPUT_LIMITS.mappingEntries } } })
       .optional()
       .describe('Answer → points'),
@@ -59,13 +60,13 @@ const questionScoring = z
 export const callQuestion = z
   .strictObject({
     id: z.string().regex(QUESTION_ID, { message: "A question id is 1 to 64 letters, digits, '_' or '-'" }),
-    prompt: z.string().min(1).max(CALL_INPUT_LIMITS.promptChars),
+    prompt: multiLineText({ min: 1, max: CALL_INPUT_LIMITS.promptChars }),
     scoring: questionScoring.optional(),
   })
   .meta({ id: 'CallQuestion' });
 
 const callContext = z
-  .record(z.string().min(1).max(CALL_INPUT_LIMITS.contextKeyChars), z.string().max(CALL_INPUT_LIMITS.contextValueChars))
+  .record(singleLineText({ min: 1, max: CALL_INPUT_LIMITS.contextKeyChars }), multiLineText({ max: CALL_INPUT_LIMITS.contextValueChars }))
   .superRefine((c, ctx) => {
     const keys = Object.keys(c);
     if (keys.length > CALL_INPUT_LIMITS.contextKeys) {

@@ -3,17 +3,18 @@ import * as z from 'zod';
 import { CALL_STATES } from '../policy/call-state/machine.js';
 import { DISPOSITIONS } from './call-detail.js';
 import { errorWith, timestamp } from './common.js';
+import { singleLineText } from './text.js';
 
-const id = z.string().min(1).max(64);
+const id = singleLineText({ min: 1, max: 64 });
 
 export const poolPath = z.object({ pool_id: id });
 export const campaignPath = z.object({ campaign_id: id });
 
 export const numberPoolCreateRequest = z
-  .strictObject({ name: z.string().min(1).max(100), phone_number_ids: z.array(id).min(1).max(100) })
+  .strictObject({ name: singleLineText({ min: 1, max: 100 }), phone_number_ids: z.array(id).min(1).max(100) })
   .meta({ id: 'NumberPoolCreateRequest' });
 export const numberPoolUpdateRequest = z
-  .strictObject({ name: z.string().min(1).max(100).optional(), phone_number_ids: z.array(id).min(1).max(100).optional() })
+  .strictObject({ name: singleLineText({ min: 1, max: 100 }).optional(), phone_number_ids: z.array(id).min(1).max(100).optional() })
   .meta({ id: 'NumberPoolUpdateRequest' });
 export const numberPoolResource = z
   .object({ id: z.string(), name: z.string(), phone_number_ids: z.array(z.string()), created_at: timestamp, updated_at: timestamp })
@@ -25,7 +26,7 @@ export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
 export const campaignCreateRequest = z
   .strictObject({
-    name: z.string().min(1).max(200),
+    name: singleLineText({ min: 1, max: 200 }),
     agent_id: id.describe('A published agent; its latest version is pinned when the campaign starts'),
     target: z.strictObject({ contact_list_id: id }),
     number_pool_id: id,

@@ -1,6 +1,7 @@
 /** Schemas every route shares: list queries, the page envelope, the error shapes. */
 import * as z from 'zod';
 import { numberProblem } from '../http/json-limits.js';
+import { singleLineText } from './text.js';
 
 /**
  * The instants the contract can render: ISO 8601 with an offset whose UTC form stays in
@@ -25,7 +26,7 @@ const limitParam = z.preprocess(
 
 export const pageQuery = z.strictObject({
   limit: limitParam.optional().default(50),
-  cursor: z.string().min(1).max(2048).optional(),
+  cursor: singleLineText({ min: 1, max: 2048 }).optional(),
 });
 
 export const cursorPage = <T extends z.ZodType>(item: T) =>

@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { callingWindowProblems, HHMM, LEGAL_WINDOW } from '../policy/calling-window.js';
 import { timestamp } from './common.js';
+import { singleLineText } from './text.js';
 
 const CALL_PURPOSES = ['marketing', 'informational'] as const;
 
@@ -15,7 +16,7 @@ const callingWindow = z
   .describe(`The tenant's own calling window in the callee's local time. It may only narrow the legal ${LEGAL_WINDOW.start}–${LEGAL_WINDOW.end} window (422 calling_window_too_wide otherwise); start < end.`);
 
 const fields = {
-  name: z.string().min(1).max(100),
+  name: singleLineText({ min: 1, max: 100 }),
   call_purpose: z.enum(CALL_PURPOSES),
   subject: z
     .string()
@@ -23,7 +24,7 @@ const fields = {
     .max(100)
     .regex(/^[a-z0-9_]+$/, { message: 'subject is lowercase letters, digits and _' })
     .describe("The consent-scope purpose these calls fall under: a consent covers the call only if its scope.purposes contains it"),
-  seller_name: z.string().min(1).max(200).describe('The seller a written consent must name when its scope names one'),
+  seller_name: singleLineText({ min: 1, max: 200 }).describe('The seller a written consent must name when its scope names one'),
 };
 
 export const complianceProfileCreateRequest = z

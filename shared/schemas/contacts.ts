@@ -4,6 +4,7 @@ import { errorWith, storableObject, timestamp } from './common.js';
 import { idPattern } from '../ids.js';
 import { contactPhone } from './phone.js';
 import { isKnownZone } from '../time-zone.js';
+import { multiLineText, singleLineText } from './text.js';
 
 export const CONSENT_BASES = ['pewc', 'pec', 'ebr', 'transactional'] as const;
 export const LEAD_STATUSES = ['new', 'working', 'qualified', 'unqualified', 'won', 'lost'] as const;
@@ -12,26 +13,26 @@ export const consentBasis = z.enum(CONSENT_BASES);
 const leadStatus = z.enum(LEAD_STATUSES);
 
 
-const timeZone = z.string().min(1).max(64).refine(isKnownZone, { message: 'Unknown IANA time zone', params: { type: 'timezone_invalid' } });
+const timeZone = singleLineText({ min: 1, max: 64 }).refine(isKnownZone, { message: 'Unknown IANA time zone', params: { type: 'timezone_invalid' } });
 
 /** The editable contact fields, shared by the create request and CSV import rows. */
 export const contactFields = {
-  first_name: z.string().max(200).optional(),
-  last_name: z.string().max(200).optional(),
-  company: z.string().max(200).optional(),
-  title: z.string().max(200).optional(),
+  first_name: singleLineText({ max: 200 }).optional(),
+  last_name: singleLineText({ max: 200 }).optional(),
+  company: singleLineText({ max: 200 }).optional(),
+  title: singleLineText({ max: 200 }).optional(),
   email: z.email().max(320).optional(),
   timezone: timeZone.optional(),
-  jurisdictions: z.array(z.string().min(1).max(16)).max(16).optional(),
+  jurisdictions: z.array(singleLineText({ min: 1, max: 16 })).max(16).optional(),
   attributes: storableObject({ maxBytes: 32 * 1024, maxDepth: 8, what: 'attributes' }).optional(),
   lead_status: leadStatus.optional(),
   owner_user_id: z.string().regex(idPattern('usr'), { message: 'owner_user_id must be a user id (usr_…)' }).optional(),
-  tags: z.array(z.string().min(1).max(64)).max(32).optional(),
+  tags: z.array(singleLineText({ min: 1, max: 64 })).max(32).optional(),
 };
 
 const consentEvidence = z.strictObject({
-  artifact_type: z.string().min(1).max(100),
-  artifact_ref: z.string().min(1).max(2000),
+  artifact_type: singleLineText({ min: 1, max: 100 }),
+  artifact_ref: singleLineText({ min: 1, max: 2000 }),
   content_hash: z.string().regex(/^[0-9a-f]{64}$/, { message: 'content_hash must be 64 lowercase hexadecimal characters' }),
 });
 
@@ -43,7 +44,7 @@ export const consentInput = z.strictObject({
   captured_at: timestamp,
   scope: consentScope,
   evidence: consentEvidence,
-  disclosure_text_shown: z.string().max(10000).optional(),
+  disclosure_text_shown: multiLineText({ max: 10000 }).optional(),
   expires_at: timestamp.optional(),
 }).superRefine((c, ctx) => {
   if (c.expires_at !== undefined && Date.parse(c.expires_at) < Date.parse(c.captured_at)) {

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ROLES } from '../auth/roles.js';
 import { timestamp } from './common.js';
+import { singleLineText } from './text.js';
 
 const role = z.enum(ROLES);
 
@@ -48,7 +49,7 @@ export const apiKeySummary = z
 
 export const apiKeyCreateRequest = z
   .strictObject({
-    name: z.string().min(1).max(100),
+    name: singleLineText({ min: 1, max: 100 }),
     role: role.default('member').describe('The new key\'s role; absent = member, the least privilege (never the caller\'s own). At most the caller\'s role.'),
   })
   .meta({ id: 'ApiKeyCreateRequest' });

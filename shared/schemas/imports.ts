@@ -5,6 +5,7 @@
 import * as z from 'zod';
 import { storableObject, timestamp } from './common.js';
 import { consentBasis } from './contacts.js';
+import { multiLineText, singleLineText } from './text.js';
 
 export const IMPORT_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
 const ON_DUPLICATE = ['reject', 'skip', 'update'] as const;
@@ -48,9 +49,9 @@ export const IMPORT_LIMITS = {
 /** Closed: signer_ip and signed_at are stamped by the server; a client-sent one is refused. */
 const consentAttestationInput = z
   .strictObject({
-    signer_name: z.string().min(1).max(200),
-    signer_title: z.string().min(1).max(200),
-    affirmation: z.string().min(1).max(IMPORT_LIMITS.maxAffirmationChars),
+    signer_name: singleLineText({ min: 1, max: 200 }),
+    signer_title: singleLineText({ min: 1, max: 200 }),
+    affirmation: multiLineText({ min: 1, max: IMPORT_LIMITS.maxAffirmationChars }),
     consent_basis: consentBasis,
   })
   .meta({ id: 'ImportConsentAttestationRequest' });
@@ -78,7 +79,7 @@ const scopeSchema = storableObject({ maxBytes: 16 * 1024, maxDepth: 8, minProper
  * reported in one 422: unknown targets, a target used twice, no phone_e164 target.
  */
 const columnMapping = z
-  .record(z.string().min(1).max(255), z.string())
+  .record(singleLineText({ min: 1, max: 255 }), z.string())
   .superRefine((mapping, ctx) => {
     const entries = Object.entries(mapping);
     if (entries.length > IMPORT_LIMITS.maxMappedColumns) {
@@ -117,14 +118,14 @@ const columnMapping = z
 
 export const contactImportRequest = z
   .strictObject({
-    file_name: z.string().min(1).max(255),
+    file_name: singleLineText({ min: 1, max: 255 }),
     content: contentSchema.describe('The CSV text (RFC 4180; a header row; UTF-8 BOM allowed). At most 4 MiB of UTF-8 and 10,000 data rows.'),
     column_mapping: columnMapping.describe(
       "CSV header → target: phone_e164 (required), first_name, last_name, company, title, email, timezone, lead_status, owner_user_id, tags, jurisdictions (split on ';' or '|'), do_not_call (true/false, yes/no, 1/0: true adds the number to the suppression list), or attributes.<key>. Each target at most once; unmapped columns are ignored.",
     ),
     consent_attestation: consentAttestationInput,
-    target_list_id: z.string().min(1).max(64).optional(),
-    list_name: z.string().trim().min(1).max(200).optional(),
+    target_list_id: singleLineText({ min: 1, max: 64 }).optional(),
+    list_name: singleLineText({ min: 1, max: 200, trim: true }).optional(),
     on_duplicate: z.enum(ON_DUPLICATE).optional().default('reject').describe('What a row whose phone already names a contact (existing, or an earlier row of the file) does'),
     /**
      * Extension: the consent scope every imported row's consent record gets. Without it the

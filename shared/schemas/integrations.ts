@@ -7,6 +7,7 @@ import { MAX_DURATION_MINUTES, MAX_RANGE_DAYS, MIN_DURATION_MINUTES, rangeDays }
 import { WEEKDAYS } from '../policy/answering/model.js';
 import { businessWindow, policyTimezone } from './answering-policy.js';
 import { errorWith, timestamp } from './common.js';
+import { singleLineText } from './text.js';
 
 const CALENDAR_PROVIDERS = ['google_calendar', 'sandbox_calendar'] as const;
 export type CalendarProvider = (typeof CALENDAR_PROVIDERS)[number];
@@ -45,14 +46,14 @@ export const oauthStartResponse = z.object({ authorize_url: z.string(), state_ex
  * the response from the raw query string).
  */
 export const oauthCallbackQuery = z.object({
-  state: z.string().min(1).max(200),
-  code: z.string().min(1).max(2048).optional(),
-  error: z.string().max(200).optional(),
-  error_description: z.string().max(2000).optional(),
-  scope: z.string().max(2000).optional(),
-  iss: z.string().max(500).optional(),
-  authuser: z.string().max(20).optional(),
-  prompt: z.string().max(50).optional(),
+  state: singleLineText({ min: 1, max: 200 }),
+  code: singleLineText({ min: 1, max: 2048 }).optional(),
+  error: singleLineText({ max: 200 }).optional(),
+  error_description: singleLineText({ max: 2000 }).optional(),
+  scope: singleLineText({ max: 2000 }).optional(),
+  iss: singleLineText({ max: 500 }).optional(),
+  authuser: singleLineText({ max: 20 }).optional(),
+  prompt: singleLineText({ max: 50 }).optional(),
 });
 export const connectionUpdateRequest = z.strictObject(connectionSettings).meta({ id: 'IntegrationConnectionUpdateRequest' });
 export const connectionPath = z.object({ connection_id: z.string().min(1).max(64) });

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { ACTIVITY_KINDS } from '../mobile/activity.js';
 import { HANDOFF_KINDS, HANDOFF_STATUSES } from '../repositories/handoffs.js';
 import { errorWith, timestamp } from './common.js';
+import { singleLineText } from './text.js';
 
 export const handoffPath = z.object({ handoff_id: z.string().min(1).max(64) });
 
@@ -24,7 +25,7 @@ export const handoffAvailabilityResponse = z
   .object({ handoff_id: z.string(), timezone: z.string(), duration_minutes: z.int().min(5).max(240), slots: z.array(handoffSlot) })
   .meta({ id: 'HandoffAvailability' });
 
-export const bookingRequest = z.strictObject({ slot_id: z.string().min(1).max(2048) }).meta({ id: 'HandoffBookingRequest' });
+export const bookingRequest = z.strictObject({ slot_id: singleLineText({ min: 1, max: 2048 }) }).meta({ id: 'HandoffBookingRequest' });
 
 export const mobileActivity = z
   .object({ id: z.string(), kind: z.enum(ACTIVITY_KINDS), resource_id: z.string().describe('The handoff, voicemail call, call or message'), occurred_at: timestamp, label: z.string().describe('A fixed short phrase; never what was said, typed or dialled') })

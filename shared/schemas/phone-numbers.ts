@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { timestamp } from './common.js';
 import { numberE164 } from './phone.js';
+import { multiLineText, singleLineText } from './text.js';
 
 export const NUMBER_STATUSES = ['provisioning', 'active', 'quarantined', 'resting', 'releasing', 'released'] as const;
 export const REPUTATION_STATES = ['clean', 'at_risk', 'flagged', 'burned'] as const;
@@ -19,15 +20,15 @@ const capabilities = z
   .max(2)
   .refine((c) => new Set(c).size === c.length, { message: 'Capabilities must not repeat', params: { type: 'list_unique' } });
 
-const greeting = z.string().trim().min(1).max(1000).describe('Read to callers before the recording starts');
+const greeting = multiLineText({ min: 1, max: 1000, trim: true }).describe('Read to callers before the recording starts');
 
 export const phoneNumberCreateRequest = z
   .strictObject({
     phone_e164: numberE164,
     telephony_account_id: z.string().min(1).max(64),
     capabilities: capabilities.default(['voice']),
-    provider_sid: z.string().min(1).max(64).describe("The carrier's id of a number the account already owns; omit to buy the number").optional(),
-    a2p_campaign_ref: z.string().min(1).max(100).optional(),
+    provider_sid: singleLineText({ min: 1, max: 64 }).describe("The carrier's id of a number the account already owns; omit to buy the number").optional(),
+    a2p_campaign_ref: singleLineText({ min: 1, max: 100 }).optional(),
     daily_dial_cap: z.int().min(1).max(100_000).optional(),
   })
   .meta({ id: 'PhoneNumberCreateRequest' });

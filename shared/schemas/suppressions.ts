@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { errorWith, timestamp } from './common.js';
 import { contactPhone } from './phone.js';
+import { multiLineText } from './text.js';
 
 export const SUPPRESSION_REASONS = ['opt_out', 'wrong_person', 'manual', 'complaint'] as const;
 export const SUPPRESSION_SOURCES = ['api', 'call', 'sms', 'import'] as const;
@@ -9,7 +10,7 @@ export const SUPPRESSION_STATUSES = ['active', 'lifted'] as const;
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
 export type SuppressionSource = (typeof SUPPRESSION_SOURCES)[number];
 
-const note = z.string().trim().min(1).max(1000);
+const note = multiLineText({ min: 1, max: 1000, trim: true });
 
 export const suppressionCreateRequest = z
   .strictObject({

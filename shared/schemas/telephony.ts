@@ -1,6 +1,7 @@
 /** Telephony account schemas (SPEC Part 2 "Telephony account", Part 3 verification_status). */
 import * as z from 'zod';
 import { timestamp } from './common.js';
+import { singleLineText } from './text.js';
 
 const TELEPHONY_MODES = ['byo', 'managed'] as const;
 const TELEPHONY_PROVIDERS = ['twilio', 'mock'] as const;
@@ -19,7 +20,7 @@ const twilioCredentials = z
 export type TwilioCredentials = z.output<typeof twilioCredentials>;
 
 const sanRef = z.strictObject({
-  san: z.string().min(1).max(64).describe('FTC Subscription Account Number for the National DNC Registry'),
+  san: singleLineText({ min: 1, max: 64 }).describe('FTC Subscription Account Number for the National DNC Registry'),
   area_codes: z
     .array(z.string().regex(/^[2-9]\d{2}$/, { message: 'An area code is three digits, the first 2-9' }))
     .min(1)
@@ -41,7 +42,7 @@ export const telephonyAccountCreateRequest = z
     mode: z.enum(TELEPHONY_MODES),
     provider: z.enum(TELEPHONY_PROVIDERS),
     credentials: twilioCredentials.optional(),
-    a2p_brand_ref: z.string().min(1).max(100).optional(),
+    a2p_brand_ref: singleLineText({ min: 1, max: 100 }).optional(),
     ftc_san_refs: sanRefs.optional(),
   })
   .superRefine((body, ctx) => {
@@ -53,7 +54,7 @@ export const telephonyAccountCreateRequest = z
 export const telephonyAccountPatchRequest = z
   .strictObject({
     credentials: twilioCredentials.optional().describe('New credentials (byo twilio only); the account returns to pending'),
-    a2p_brand_ref: z.string().min(1).max(100).nullable().optional(),
+    a2p_brand_ref: singleLineText({ min: 1, max: 100 }).nullable().optional(),
     ftc_san_refs: sanRefs.optional(),
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'Name at least one field to change', params: { type: 'too_short', ctx: { min_length: 1 } } })

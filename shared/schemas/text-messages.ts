@@ -8,6 +8,7 @@ import { MESSAGE_STATUSES } from '../messages/status.js';
 import { MAX_VARIABLE_CHARS, MESSAGE_TEMPLATES } from '../messages/templates.js';
 import { complianceDecision } from './calls.js';
 import { timestamp } from './common.js';
+import { multiLineText, singleLineText } from './text.js';
 
 export const MESSAGE_DIRECTIONS = ['outbound', 'inbound'] as const;
 export const INBOUND_INTENTS = ['stop', 'help', 'other'] as const;
@@ -61,13 +62,13 @@ export const messageSummary = z
   .meta({ id: 'MessageSummary' });
 export type MessageSummary = z.infer<typeof messageSummary>;
 
-const variables = z.record(z.string().min(1).max(64), z.string().max(MAX_VARIABLE_CHARS)).refine((v) => Object.keys(v).length <= 20, 'At most 20 variables');
+const variables = z.record(singleLineText({ min: 1, max: 64 }), multiLineText({ max: MAX_VARIABLE_CHARS })).refine((v) => Object.keys(v).length <= 20, 'At most 20 variables');
 
 export const messageCreateRequest = z
   .strictObject({
     contact_id: z.string().min(1).max(64).describe('The contact is the address: there is no raw destination'),
     compliance_profile_id: z.string().min(1).max(64).describe('What the text is about: judged under this profile for the sms channel'),
-    body: z.string().trim().min(1).max(MAX_BODY_CHARS).optional(),
+    body: multiLineText({ min: 1, max: MAX_BODY_CHARS, trim: true }).optional(),
     template_id: z.enum(MESSAGE_TEMPLATES.map((t) => t.id) as [string, ...string[]]).optional(),
     variables: variables.optional(),
   })

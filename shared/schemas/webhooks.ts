@@ -6,6 +6,7 @@
 import * as z from 'zod';
 import { EVENT_TYPES } from '../events/outbox.js';
 import { timestamp } from './common.js';
+import { multiLineText, singleLineText } from './text.js';
 
 const WEBHOOK_URL_MAX = 2048;
 const MAX_OVERLAP_SECONDS = 7 * 86_400;
@@ -15,8 +16,8 @@ export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] a
 export const TEST_EVENT_TYPE = 'webhook.test';
 
 export const webhookEndpointPutRequest = z.strictObject({
-  url: z.string().min(1).max(WEBHOOK_URL_MAX),
-  description: z.string().max(500).nullable().optional(),
+  url: singleLineText({ min: 1, max: WEBHOOK_URL_MAX, trim: true }),
+  description: multiLineText({ max: 500 }).nullable().optional(),
   /** Absent or null: every event type. */
   enabled_events: z
     .array(z.enum(EVENT_TYPES))

@@ -2,11 +2,12 @@
 import * as z from 'zod';
 import { FIT_DECISIONS, FIT_REASON_MAX_CHARS } from '../workflow/qualification.js';
 import { errorWith, timestamp } from './common.js';
+import { multiLineText } from './text.js';
 
 export const fitReviewRequest = z
   .strictObject({
     decision: z.enum(FIT_DECISIONS),
-    reason: z.string().min(1).max(FIT_REASON_MAX_CHARS),
+    reason: multiLineText({ min: 1, max: FIT_REASON_MAX_CHARS }),
     expected_revision: z.int().min(1).describe('The revision the reviewer saw (qualification_reviews[…].revision on the call detail)'),
   })
   .meta({ id: 'QualificationReviewRequest' });

@@ -131,4 +131,31 @@ describe('POST /v1/workflow-outcomes/{action_id}/fit-reviews', () => {
     expect((await review(s.api, 'wfo_01J00000000000000000000000', { decision: 'good_fit', reason: 'r', expected_revision: 1 })).status).toBe(404);
     expect((await s.api('GET', `/v1/calls/${s.callId}`)).body.qualification_reviews[receipt].revision).toBe(1);
   });
+
+  it('lists reviews like every other list: limit and cursor pages, bad limit, unknown parameters and foreign cursors are 422', async () => {
+    const s = await callWithRuntime();
+    await s.post([qualification('q1', { answers: { budget: '10k' } })]);
+    const receipt = Object.keys((await s.api('GET', `/v1/calls/${s.callId}`)).body.qualification_reviews)[0]!;
+    for (const [i, decision] of ['good_fit', 'poor_fit', 'needs_more_info'].entries()) expect((await review(s.api, receipt, { decision, reason: 'r', expected_revision: i + 1 })).status).toBe(201);
+    const url = `/v1/workflow-outcomes/${receipt}/fit-reviews`;
+    const first = await s.api('GET', `${url}?limit=2`);
+    expect(first.body).toMatchObject({ has_more: true });
+    expect(first.body.data.map((r: { revision: number }) => r.revision)).toEqual([1, 2]);
+    const second = await s.api('GET', `${url}?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+    expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
+    expect(second.body.data.map((r: { revision: number }) => r.revision)).toEqual([3]);
+
+    const refused = async (query: string) => {
+      const res = await s.api('GET', `${url}?${query}`);
+      expect(res.status).toBe(422);
+      return res.body.detail.map((d: { loc: unknown[]; type: string }) => `${d.loc.join('.')}:${d.type}`);
+    };
+    expect(await refused('limit=abc')).toEqual(['query.limit:int_parsing']);
+    expect(await refused('limit=0')).toEqual(['query.limit:greater_than_equal']);
+    expect(await refused('decision=good_fit')).toEqual(['query.decision:extra_forbidden']);
+    expect(await refused('cursor=bogus')).toEqual(['query.cursor:cursor_invalid']);
+    // A cursor of another list (the calls list) is refused here.
+    const otherList = await s.api('GET', '/v1/calls?limit=1');
+    if (otherList.body.next_cursor) expect(await refused(`cursor=${encodeURIComponent(otherList.body.next_cursor)}`)).toEqual(['query.cursor:cursor_invalid']);
+  });
 });

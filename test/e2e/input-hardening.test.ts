@@ -287,3 +287,28 @@ describe('filters DynamoDB could not evaluate are a 422', () => {
     expect(repeated.status).toBe(200);
   });
 });
+
+describe('JSON nested at any depth is a 422, never a 500', () => {
+  const deep = (levels: number, open = '[', close = ']') => open.repeat(levels) + close.repeat(levels);
+  it.each([
+    ['3,000 nested arrays (6 KB)', deep(3000)],
+    ['100,000 nested arrays', deep(100_000)],
+    ['100,000 nested objects', `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`],
+    ['2,500,000 nested arrays (5 MB)', deep(2_500_000)],
+  ])('%s: on the unauthenticated sign-in and on an authenticated route, nothing stored', async (_name, raw) => {
+    const signIn = await client(stack)('POST', '/v1/sessions', { raw, headers: { 'content-type': 'application/json', origin: stack.baseUrl } });
+    expect(signIn.status).toBe(422);
+    expect(signIn.body.detail).toEqual([expect.objectContaining({ loc: ['body'], type: 'json_too_deep' })]);
+    const t = await newTenant();
+    const api = client(stack, t.token);
+    const contact = await api('POST', '/v1/contacts', { raw: `{"phone_e164":"+14155550199","attributes":{"x":${raw}}}`, headers: { 'content-type': 'application/json' } });
+    expect(contact.status).toBe(422);
+    expect(contact.body.detail).toEqual([expect.objectContaining({ loc: ['body'], type: 'json_too_deep' })]);
+    expect((await api('GET', '/v1/contacts')).body.data).toEqual([]);
+  });
+
+  it('a body over the size limit stays a 413', async () => {
+    const res = await client(stack)('POST', '/v1/sessions', { raw: deep(3_500_000), headers: { 'content-type': 'application/json', origin: stack.baseUrl } });
+    expect(res.status).toBe(413);
+  });
+});

@@ -118,6 +118,14 @@ beforeAll(async () => {
   expect((await client(stack, token!)('POST', `/runtime/v1/calls/${call.id}/events`, { body: { events } })).status).toBe(200);
   parents.call_id = call.id;
   parentApis.call_id = world.api;
+  // A qualification outcome on that call with one fit review, for its review history.
+  const qualification = { id: 'p-q1', type: 'conversation_action', at, action_id: 'q1', kind: 'record_qualification', arguments: { answers: { budget: '10k' } } };
+  expect((await client(stack, token!)('POST', `/runtime/v1/calls/${call.id}/events`, { body: { events: [qualification] } })).status).toBe(200);
+  const receipt = Object.keys((await world.api('GET', `/v1/calls/${call.id}`)).body.qualification_reviews)[0]!;
+  const review = await world.api('POST', `/v1/workflow-outcomes/${receipt}/fit-reviews`, { body: { decision: 'good_fit', reason: 'r', expected_revision: 1 }, headers: { 'idempotency-key': 'p-review-1' } });
+  expect(review.status).toBe(201);
+  parents.action_id = receipt;
+  parentApis.action_id = world.api;
 });
 
 /** Refused ⇒ a 422 naming paths inside the object under `root`. */
