@@ -327,6 +327,12 @@ main().catch((err: unknown) => {
   fail(`admin: ${message}`);
 });
 
+/** `demo`: a demo tenant end to end and one sandbox call (shared/admin/demo.ts); steps on stderr, the result on stdout. */
 async function runDemo(): Promise<void> {
-  fail('demo: not yet');
+  if (!localTarget || !process.env.PUBLIC_BASE_URL) fail('demo works against the local runtime only: start it with `npm start`');
+  const { runDemo: demo } = await import('../shared/admin/demo.js');
+  const started = Date.now();
+  const say = (line: string) => process.stderr.write(`[demo ${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${line}\n`);
+  const result = await demo({ baseUrl: process.env.PUBLIC_BASE_URL, say });
+  process.stdout.write(`${JSON.stringify(result)}\n`);
 }
