@@ -17,7 +17,11 @@ export const sandboxClockRoutes: readonly ServedRoute[] = [
   { id: 'localSandboxClockAdvance', method: 'POST', path: SANDBOX_CLOCK_PATH, handler: 'infra/local/sandbox-clock' },
 ];
 
-const json = (statusCode: number, body: unknown): APIGatewayProxyStructuredResultV2 => ({ statusCode, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const json = (statusCode: number, body: unknown): APIGatewayProxyStructuredResultV2 => ({
+  statusCode,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
 const state = (advanced: boolean) => ({ object: 'sandbox_clock', now: now().toISOString(), offset_ms: clockOffsetMs(), advanced });
 
@@ -42,7 +46,9 @@ export function sandboxClock(log: (line: string) => void) {
     if (wanted <= now().getTime()) return json(200, state(false));
     setClockOffsetForTests(wanted - Date.now());
     moved = true;
-    log(`SANDBOX CLOCK MOVED: now() is ${new Date(wanted).toISOString()}, ${Math.round(clockOffsetMs() / 60_000)} min ahead of the wall clock, for every time rule of this local stack until it stops`);
+    log(
+      `SANDBOX CLOCK MOVED: now() is ${new Date(wanted).toISOString()}, ${Math.round(clockOffsetMs() / 60_000)} min ahead of the wall clock, for every time rule of this local stack until it stops`,
+    );
     return json(200, state(true));
   };
   const reset = () => {

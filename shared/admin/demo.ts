@@ -16,7 +16,7 @@ import { newSandboxCredentials, putSandboxAccount } from '../sandbox/accounts.js
 import { createRepAction, createTenant, OperatorError } from './bootstrap.js';
 
 /** One number per role: the contact is a sandbox test number (a person answers, every question answered). */
-export const DEMO_CONTACT_E164 = '+12125550100';
+const DEMO_CONTACT_E164 = '+12125550100';
 const DEMO_AREA_CODE = '212';
 const REP_E164 = '+14155550177';
 
@@ -49,7 +49,12 @@ export async function runDemo({ baseUrl, say, timeoutMs = 60_000 }: DemoOptions)
 
   const creds = newSandboxCredentials();
   await putSandboxAccount(creds);
-  const account = await api('POST', '/v1/telephony-accounts', { mode: 'byo', provider: 'twilio', credentials: creds, ftc_san_refs: [{ san: 'SANDEMO', area_codes: [DEMO_AREA_CODE, '415'] }] });
+  const account = await api('POST', '/v1/telephony-accounts', {
+    mode: 'byo',
+    provider: 'twilio',
+    credentials: creds,
+    ftc_san_refs: [{ san: 'SANDEMO', area_codes: [DEMO_AREA_CODE, '415'] }],
+  });
   const verified = await api('POST', `/v1/telephony-accounts/${account.id}/verify`);
   say(`sandbox telephony account ${account.id}: ${verified.verification_status}`);
   const number = await claimNumber(api, String(account.id));
@@ -71,15 +76,30 @@ export async function runDemo({ baseUrl, say, timeoutMs = 60_000 }: DemoOptions)
         consent_basis: 'pewc',
         captured_at: '2026-11-01T12:00:00Z',
         scope: { purposes: ['product_offers'], channels: ['voice'] },
-        evidence: { artifact_type: 'web_form', artifact_ref: 'https://acme.test/f/1', content_hash: '2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881' },
+        evidence: {
+          artifact_type: 'web_form',
+          artifact_ref: 'https://acme.test/f/1',
+          content_hash: '2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881',
+        },
       },
     },
     { 'idempotency-key': randomUUID() },
   );
   say(`contact ${contact.id} (${DEMO_CONTACT_E164}, consent for product_offers)`);
   const rep = await createRepAction({ tenantId: tenant.tenant_id, name: 'Dana', transferNumber: REP_E164, disabled: false });
-  const profile = await api('POST', '/v1/compliance-profiles', { name: 'Outbound sales', call_purpose: 'marketing', subject: 'product_offers', seller_name: 'Acme Solar LLC', calling_window: { start: '09:00', end: '20:00' } });
-  const agent = await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', { name: 'Solar SDR', disclosure_config: { business_name: 'Acme Solar' }, compliance_profile_id: profile.id, direct_rep_ids: [rep.rep_id] });
+  const profile = await api('POST', '/v1/compliance-profiles', {
+    name: 'Outbound sales',
+    call_purpose: 'marketing',
+    subject: 'product_offers',
+    seller_name: 'Acme Solar LLC',
+    calling_window: { start: '09:00', end: '20:00' },
+  });
+  const agent = await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', {
+    name: 'Solar SDR',
+    disclosure_config: { business_name: 'Acme Solar' },
+    compliance_profile_id: profile.id,
+    direct_rep_ids: [rep.rep_id],
+  });
   const version = await api('POST', `/v1/agents/${agent.id}/publish`, undefined, { 'idempotency-key': randomUUID() });
   say(`agent ${agent.id} from tpl_sdr_outbound, published as version ${version.version}`);
 
@@ -90,9 +110,20 @@ export async function runDemo({ baseUrl, say, timeoutMs = 60_000 }: DemoOptions)
 
     const preflight = await api('POST', '/v1/calls/preflight', { agent_id: agent.id, contact_id: contact.id });
     say(`preflight: ${preflight.outcome}${preflight.next_permitted_at ? ` until ${preflight.next_permitted_at}` : ''}`);
-    const queued = await api('POST', '/v1/calls', { agent_id: agent.id, contact_id: contact.id, questions: [{ id: 'budget', prompt: 'What budget do you have in mind?' }] }, { 'idempotency-key': randomUUID() });
+    const queued = await api(
+      'POST',
+      '/v1/calls',
+      { agent_id: agent.id, contact_id: contact.id, questions: [{ id: 'budget', prompt: 'What budget do you have in mind?' }] },
+      { 'idempotency-key': randomUUID() },
+    );
     say(`call ${queued.call_id} queued: ${queued.state}, scheduled_for ${queued.scheduled_for}`);
-    const clock = (await (await fetch(`${baseUrl}/local/sandbox-clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance_to: queued.scheduled_for }) })).json()) as Json;
+    const clock = (await (
+      await fetch(`${baseUrl}/local/sandbox-clock`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ advance_to: queued.scheduled_for }),
+      })
+    ).json()) as Json;
     if (clock.advanced) say(`SANDBOX CLOCK moved to ${clock.now} (the call was deferred by calling hours; the local stack now runs ahead of the wall clock)`);
 
     let call: Json = {};
@@ -102,12 +133,15 @@ export async function runDemo({ baseUrl, say, timeoutMs = 60_000 }: DemoOptions)
       call = await api('GET', `/v1/calls/${queued.call_id}`);
       if (call.state !== seen) say(`call ${call.state}`);
       seen = String(call.state);
-      if (['failed', 'busy', 'no_answer', 'disposed', 'canceled'].includes(seen)) throw new OperatorError(`call ${queued.call_id} ended ${seen} (${call.end_reason})`);
+      if (['failed', 'busy', 'no_answer', 'disposed', 'canceled'].includes(seen))
+        throw new OperatorError(`call ${queued.call_id} ended ${seen} (${call.end_reason})`);
       await new Promise((r) => setTimeout(r, 250));
     }
     const analysis = call.analysis as { success_evaluation?: { verdict?: string } };
     say(`completed: ${call.disposition}, ${call.duration_seconds} s, analysis ${analysis.success_evaluation?.verdict}`);
-    const transcript = ((await api('GET', `/v1/calls/${queued.call_id}/transcript?limit=200`)).data as { speaker: string; text: string }[]).map((t) => `${t.speaker}: ${t.text}`);
+    const transcript = ((await api('GET', `/v1/calls/${queued.call_id}/transcript?limit=200`)).data as { speaker: string; text: string }[]).map(
+      (t) => `${t.speaker}: ${t.text}`,
+    );
     for (const line of transcript) say(`  ${line}`);
     while (!receiver.types().includes('call.analysis_ready') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     const webhooks = [...new Set(receiver.types())].sort();

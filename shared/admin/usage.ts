@@ -10,7 +10,10 @@ export interface CommandUsage {
 
 export function adminCommands(jobNames: readonly string[]): Readonly<Record<string, CommandUsage>> {
   return {
-    demo: { verbs: [''], lines: ['admin demo                               (a demo tenant end to end on the local stack: one sandbox call, its transcript and webhook)'] },
+    demo: {
+      verbs: [''],
+      lines: ['admin demo                               (a demo tenant end to end on the local stack: one sandbox call, its transcript and webhook)'],
+    },
     tenant: { verbs: ['create'], lines: ['admin tenant create --name NAME --admin-email EMAIL [--admin-name NAME]'] },
     user: {
       verbs: ['create', 'set-password', 'verify-email'],
@@ -23,7 +26,10 @@ export function adminCommands(jobNames: readonly string[]): Readonly<Record<stri
     'api-key': { verbs: ['create'], lines: ['admin api-key create --tenant TENANT_ID --name NAME [--role admin|manager|member]'] },
     rep: {
       verbs: ['create', 'disable', 'enable'],
-      lines: ['admin rep create --tenant TENANT_ID --name NAME [--transfer-number E164] [--disabled]', 'admin rep disable|enable --tenant TENANT_ID --rep REP_ID'],
+      lines: [
+        'admin rep create --tenant TENANT_ID --name NAME [--transfer-number E164] [--disabled]',
+        'admin rep disable|enable --tenant TENANT_ID --rep REP_ID',
+      ],
     },
     seed: { verbs: [''], lines: ['admin seed                               (platform data + templates, idempotent; deploys seed by themselves)'] },
     sandbox: {
@@ -39,7 +45,10 @@ export function adminCommands(jobNames: readonly string[]): Readonly<Record<stri
         'admin sandbox invoice-event --tenant TENANT_ID --invoice INVOICE_ID --type invoice.paid|invoice.voided|invoice.marked_uncollectible',
       ],
     },
-    dnc: { verbs: ['load', 'status'], lines: ['admin dnc load --area-code NPA --as-of YYYY-MM-DD --file FILE   (National DNC download: one ten-digit number per line)', 'admin dnc status'] },
+    dnc: {
+      verbs: ['load', 'status'],
+      lines: ['admin dnc load --area-code NPA --as-of YYYY-MM-DD --file FILE   (National DNC download: one ten-digit number per line)', 'admin dnc status'],
+    },
     mail: { verbs: ['last'], lines: ['admin mail last --to EMAIL                (the local mail sink)'] },
     plan: { verbs: ['list', 'assign'], lines: ['admin plan list', 'admin plan assign --tenant TENANT_ID --plan PLAN_ID'] },
     budget: { verbs: ['set'], lines: ['admin budget set --tenant TENANT_ID --daily-minor N|none'] },
@@ -48,7 +57,8 @@ export function adminCommands(jobNames: readonly string[]): Readonly<Record<stri
   };
 }
 
-const OPTIONS_LINE = 'options: [--table TABLE --secret-id ARN --region REGION --kms-key-id KEY] (AWS) | [--local-dir DIR] (local; default $LOCAL_DIR or .local)';
+const OPTIONS_LINE =
+  'options: [--table TABLE --secret-id ARN --region REGION --kms-key-id KEY] (AWS) | [--local-dir DIR] (local; default $LOCAL_DIR or .local)';
 
 /** The whole usage, or one command's. */
 export function usageText(commands: Readonly<Record<string, CommandUsage>>, command?: string): string {

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../infra/local/stack.js';
+import { type LocalStack, startLocalStack } from '../../infra/local/stack.js';
 import { emulatorEndpoints, uniqueSuffix } from '../support/environment.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -22,7 +22,14 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vc-demo-'));
   empty = mkdtempSync(join(tmpdir(), 'vc-nostack-'));
   const { dynamoEndpoint, sqsEndpoint } = emulatorEndpoints();
-  stack = await startLocalStack({ port: 0, dataDir: dir, dynamoEndpoint, sqsEndpoint, tableName: `demo-${uniqueSuffix()}`, queueNamePrefix: `demo-${uniqueSuffix()}-` });
+  stack = await startLocalStack({
+    port: 0,
+    dataDir: dir,
+    dynamoEndpoint,
+    sqsEndpoint,
+    tableName: `demo-${uniqueSuffix()}`,
+    queueNamePrefix: `demo-${uniqueSuffix()}-`,
+  });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -34,8 +41,11 @@ afterAll(async () => {
 const admin = (args: string[], env: NodeJS.ProcessEnv = {}) =>
   new Promise<{ status: number; stdout: string; stderr: string }>((done) => {
     const { TABLE_NAME: _t, APP_SECRETS_JSON: _s, LOCAL_DIR: _l, ...rest } = shellEnv;
-    execFile(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args], { cwd: root, encoding: 'utf8', env: { ...rest, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env }, timeout: 90_000 }, (err, stdout, stderr) =>
-      done({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'bin/admin.ts', ...args],
+      { cwd: root, encoding: 'utf8', env: { ...rest, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env }, timeout: 90_000 },
+      (err, stdout, stderr) => done({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 
@@ -43,7 +53,13 @@ const oneLine = (s: string) => s.trim().split('\n').length === 1 && !/\n\s+at /.
 
 describe('admin CLI help and errors', () => {
   it('prints usage and exits 0 for --help, help, and <command> --help', async () => {
-    const [dashHelp, help, short, sandboxHelp, helpSandbox] = await Promise.all([admin(['--help']), admin(['help']), admin(['-h']), admin(['sandbox', '--help']), admin(['help', 'sandbox'])]);
+    const [dashHelp, help, short, sandboxHelp, helpSandbox] = await Promise.all([
+      admin(['--help']),
+      admin(['help']),
+      admin(['-h']),
+      admin(['sandbox', '--help']),
+      admin(['help', 'sandbox']),
+    ]);
     for (const out of [dashHelp, help, short]) {
       expect(out.status, out.stderr).toBe(0);
       expect(out.stdout).toMatch(/^usage:/);
@@ -69,7 +85,7 @@ describe('admin CLI help and errors', () => {
     expect(unknown.stderr).toContain('tenant, user, api-key');
     expect(oneLine(unknown.stderr)).toBe(true);
     expect(missing.status).toBe(2);
-    expect(missing.stderr).toContain("--name");
+    expect(missing.stderr).toContain('--name');
     expect(oneLine(missing.stderr), missing.stderr).toBe(true);
     expect(emptyValue.status).toBe(2);
     expect(emptyValue.stderr.trim()).toBe('admin: --name needs a value, it was empty');
@@ -88,11 +104,20 @@ describe('admin demo', () => {
     const out = await admin(['demo'], { LOCAL_DIR: dir });
     expect(out.status, out.stderr).toBe(0);
     expect(Date.now() - started).toBeLessThan(60_000);
-    const result = JSON.parse(out.stdout) as { call_id: string; state: string; disposition: string; verdict: string; transcript: string[]; webhooks: string[]; api_key: { secret: string } };
+    const result = JSON.parse(out.stdout) as {
+      call_id: string;
+      state: string;
+      disposition: string;
+      verdict: string;
+      transcript: string[];
+      webhooks: string[];
+      api_key: { secret: string };
+    };
     expect(result).toMatchObject({ state: 'completed', disposition: 'completed_goal', verdict: 'pass' });
     expect(result.transcript[0]).toMatch(/^agent: Hello, this is an automated assistant calling on behalf of Acme Solar/);
     expect(result.webhooks).toEqual(expect.arrayContaining(['call.queued', 'call.completed', 'call.analysis_ready']));
-    for (const step of ['tenant ten_', 'sandbox telephony account', 'preflight:', 'queued', 'completed: completed_goal', 'webhooks received']) expect(out.stderr).toContain(step);
+    for (const step of ['tenant ten_', 'sandbox telephony account', 'preflight:', 'queued', 'completed: completed_goal', 'webhooks received'])
+      expect(out.stderr).toContain(step);
     // The key it printed works, and the call it reports is that tenant's.
     const call = await fetch(`${stack.baseUrl}/v1/calls/${result.call_id}`, { headers: { authorization: `Bearer ${result.api_key.secret}` } });
     expect(((await call.json()) as { state: string }).state).toBe('completed');

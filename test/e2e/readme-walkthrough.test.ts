@@ -6,12 +6,12 @@
  * breaks the path fails here.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../infra/local/stack.js';
+import { type LocalStack, startLocalStack } from '../../infra/local/stack.js';
 import { emulatorEndpoints, uniqueSuffix } from '../support/environment.js';
 import { lastJsonLine, mismatches, walkthroughSteps } from '../support/readme-walkthrough.js';
 
@@ -34,7 +34,14 @@ const freePort = () =>
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vc-walkthrough-'));
   const { dynamoEndpoint, sqsEndpoint } = emulatorEndpoints();
-  stack = await startLocalStack({ port: 0, dataDir: dir, dynamoEndpoint, sqsEndpoint, tableName: `walk-${uniqueSuffix()}`, queueNamePrefix: `walk-${uniqueSuffix()}-` });
+  stack = await startLocalStack({
+    port: 0,
+    dataDir: dir,
+    dynamoEndpoint,
+    sqsEndpoint,
+    tableName: `walk-${uniqueSuffix()}`,
+    queueNamePrefix: `walk-${uniqueSuffix()}-`,
+  });
 });
 afterAll(async () => {
   // A block that failed may have left the README's webhook receiver running.
@@ -54,13 +61,7 @@ afterAll(async () => {
 /** One block in bash: the state of the blocks before it sourced, its own saved after it. */
 function runBlock(script: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
   const state = join(dir, 'shell-state');
-  const wrapped = [
-    'set -a',
-    `[ -f '${state}' ] && source '${state}'`,
-    'set -euo pipefail',
-    script,
-    `{ export -p; declare -f; } > '${state}'`,
-  ].join('\n');
+  const wrapped = ['set -a', `[ -f '${state}' ] && source '${state}'`, 'set -euo pipefail', script, `{ export -p; declare -f; } > '${state}'`].join('\n');
   return new Promise((done) => {
     execFile('bash', ['-c', wrapped], { cwd: root, env, encoding: 'utf8', timeout: 120_000 }, (err, stdout, stderr) =>
       done({ code: err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0, stdout, stderr }),

@@ -47,13 +47,16 @@ export function lastJsonLine(stdout: string): unknown {
 export function mismatches(expected: unknown, actual: unknown, path = '$'): string[] {
   if (expected === '…') return actual === undefined ? [`${path}: missing`] : [];
   if (typeof expected === 'string' && expected.endsWith('…')) {
-    return typeof actual === 'string' && actual.startsWith(expected.slice(0, -1)) ? [] : [`${path}: ${JSON.stringify(actual)} does not start with ${JSON.stringify(expected.slice(0, -1))}`];
+    return typeof actual === 'string' && actual.startsWith(expected.slice(0, -1))
+      ? []
+      : [`${path}: ${JSON.stringify(actual)} does not start with ${JSON.stringify(expected.slice(0, -1))}`];
   }
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return [`${path}: expected an array, got ${JSON.stringify(actual)}`];
     const open = expected.at(-1) === '…';
     const items = open ? expected.slice(0, -1) : expected;
-    if (open ? actual.length < items.length : actual.length !== items.length) return [`${path}: ${actual.length} items, the README shows ${items.length}${open ? ' or more' : ''}`];
+    if (open ? actual.length < items.length : actual.length !== items.length)
+      return [`${path}: ${actual.length} items, the README shows ${items.length}${open ? ' or more' : ''}`];
     return items.flatMap((e, i) => mismatches(e, actual[i], `${path}[${i}]`));
   }
   if (expected !== null && typeof expected === 'object') {

@@ -11,9 +11,14 @@ describe('README walkthrough comparison', () => {
   });
 
   it('reads blocks in order and pairs each shown output with the block before it', () => {
-    const md = ['```bash walkthrough', 'echo 1', '```', 'text', '```json walkthrough-output', '{"a":1}', '```', '```bash walkthrough', 'echo 2', '```'].join('\n');
+    const md = ['```bash walkthrough', 'echo 1', '```', 'text', '```json walkthrough-output', '{"a":1}', '```', '```bash walkthrough', 'echo 2', '```'].join(
+      '\n',
+    );
     const steps = walkthroughSteps(md);
-    expect(steps.map((s) => [s.script.trim(), s.expected])).toEqual([['echo 1', { a: 1 }], ['echo 2', undefined]]);
+    expect(steps.map((s) => [s.script.trim(), s.expected])).toEqual([
+      ['echo 1', { a: 1 }],
+      ['echo 2', undefined],
+    ]);
     expect(() => walkthroughSteps('```json walkthrough-output\n{}\n```')).toThrow(/must follow/);
     expect(lastJsonLine('progress\n{"a":1}\ndone')).toEqual({ a: 1 });
   });
