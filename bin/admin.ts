@@ -31,43 +31,19 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isAlive, readStackFile } from '../infra/local/stack-file.js';
 import { jobs as jobsRegistry } from '../shared/admin/jobs.js';
+import { adminCommands, unknownCommandText, usageText } from '../shared/admin/usage.js';
 
 const repoRoot = resolve(import.meta.dirname, '..');
 
-const USAGE = `usage:
-  admin tenant create --name NAME --admin-email EMAIL [--admin-name NAME]
-  admin user create --tenant TENANT_ID --email EMAIL [--role admin|manager|member (default member)] [--name NAME]
-  admin api-key create --tenant TENANT_ID --name NAME [--role admin|manager|member (default member)]
-  admin rep create --tenant TENANT_ID --name NAME [--transfer-number E164] [--disabled]
-  admin rep disable|enable --tenant TENANT_ID --rep REP_ID
-  admin seed                               (platform data + templates, idempotent; deploys seed by themselves)
-  admin sandbox credentials [--status active|suspended|closed]   (a sandbox carrier account for byo twilio)
-  admin sandbox call --to E164 --from E164 [--digits 1,2,…] [--no-answer] [--script enquiry|booking]
-                                           (an inbound call through the sandbox carrier; an agent that answers hears the
-                                            script's caller — booking: asks for an appointment; the conversation is printed
-                                            to stderr as it happens, agent / contact lines with times; then its path)
-  admin sandbox sms --from E164 --to E164 --body TEXT   (an inbound text through the sandbox carrier; prints what the platform answered)
-  admin dnc load --area-code NPA --as-of YYYY-MM-DD --file FILE   (National DNC download: one ten-digit number per line)
-  admin dnc status
-  admin user set-password --tenant TENANT_ID --user USER_ID   (the password is read from stdin)
-  admin user verify-email --tenant TENANT_ID --user USER_ID
-  admin mail last --to EMAIL                (the local mail sink)
-  admin plan list
-  admin plan assign --tenant TENANT_ID --plan PLAN_ID
-  admin budget set --tenant TENANT_ID --daily-minor N|none
-  admin subscription cancel --tenant TENANT_ID   (no invoices for periods after the one it ends in)
-  admin jobs run NAME --at DATE-TIME        (local runtime only; NAME: ${Object.keys(jobsRegistry).join(', ')})
-  admin sandbox invoice-event --tenant TENANT_ID --invoice INVOICE_ID --type invoice.paid|invoice.voided|invoice.marked_uncollectible
-options: [--table TABLE --secret-id ARN --region REGION --kms-key-id KEY] (AWS) | [--local-dir DIR] (local, default .local)`;
+const COMMANDS = adminCommands(Object.keys(jobsRegistry));
+const USAGE = usageText(COMMANDS);
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
   process.exit(2);
 }
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
+const OPTIONS = {
     name: { type: 'string' },
     'admin-email': { type: 'string' },
     'admin-name': { type: 'string' },
@@ -98,8 +74,18 @@ const { values, positionals } = parseArgs({
     at: { type: 'string' },
     invoice: { type: 'string' },
     type: { type: 'string' },
-  },
-});
+    'advance-to': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+} as const;
+
+// A missing option value or an unknown option is one line, never a stack trace.
+const { values, positionals } = (() => {
+  try {
+    return parseArgs({ allowPositionals: true, options: OPTIONS });
+  } catch (err) {
+    return fail(`admin: ${(err as Error).message.split('\n')[0]} (admin --help for the usage)`);
+  }
+})();
 
 function configureTarget(): void {
   const table = values.table ?? process.env.TABLE_NAME;
@@ -117,7 +103,7 @@ function configureTarget(): void {
   const dir = resolve(repoRoot, values['local-dir'] ?? process.env.LOCAL_DIR ?? '.local');
   const stack = readStackFile(dir);
   if (!stack?.tableName || !stack.dynamoEndpoint || !isAlive(stack.pid)) {
-    fail(`no running local stack found in ${dir}: start it with \`npm start\`, or pass --table and --secret-id for AWS`);
+    fail(`no running local stack found in ${dir} (LOCAL_DIR=${process.env.LOCAL_DIR ?? ''}; --local-dir DIR overrides it): start it with \`npm start\` (the same LOCAL_DIR), or pass --table and --secret-id for AWS`);
   }
   process.env.TABLE_NAME = stack.tableName;
   process.env.DYNAMODB_ENDPOINT = stack.dynamoEndpoint;
@@ -183,7 +169,8 @@ function role(value: string | undefined, fallback: (typeof ROLES)[number]) {
 }
 const need = (name: keyof typeof values): string => {
   const v = values[name];
-  if (typeof v !== 'string' || v.trim() === '') fail(`--${name} is required\n${USAGE}`);
+  if (typeof v !== 'string') fail(`admin: --${name} is required (admin ${positionals[0]} --help for the usage)`);
+  if (v.trim() === '') fail(`admin: --${name} needs a value, it was empty`);
   return v;
 };
 
@@ -191,6 +178,7 @@ const need = (name: keyof typeof values): string => {
 async function sandbox(verb: string | undefined): Promise<unknown> {
   if (verb === 'call') return sandboxCall();
   if (verb === 'sms') return sandboxSms();
+  if (verb === 'clock') return sandboxClock();
   if (verb !== 'credentials') fail(USAGE);
   const { SANDBOX_ACCOUNT_STATUSES, newSandboxCredentials, putSandboxAccount } = await import('../shared/sandbox/accounts.js');
   const status = values.status ?? 'active';
@@ -220,6 +208,17 @@ async function sandboxCall(): Promise<unknown> {
   // The transcript goes to stderr as it happens; stdout keeps the one JSON result.
   const onLine = (line: Parameters<typeof formatTranscriptLine>[0]) => process.stderr.write(`${formatTranscriptLine(line)}\n`);
   return playInboundCall({ to, from, digits, repsAnswer: values['no-answer'] !== true, script: script as (typeof INBOUND_SCRIPTS)[number], onLine });
+}
+
+/** `sandbox clock [--advance-to DATE-TIME]`: the local stack's sandbox clock (infra/local/sandbox-clock.ts). */
+async function sandboxClock(): Promise<unknown> {
+  if (!localTarget || !process.env.PUBLIC_BASE_URL) fail('sandbox clock works against the local runtime only (the deployed API has no sandbox clock)');
+  const to = values['advance-to'];
+  if (to !== undefined && (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(to) || Number.isNaN(Date.parse(to)))) fail('--advance-to is an ISO 8601 date-time with an offset, e.g. 2026-12-01T14:00:00Z');
+  const url = `${process.env.PUBLIC_BASE_URL}/local/sandbox-clock`;
+  const res = await fetch(url, to === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance_to: to }) });
+  if (!res.ok) fail(`sandbox clock: the local stack answered ${res.status}`);
+  return res.json();
 }
 
 /** `sandbox sms`: the sandbox carrier delivers a text to a sandbox number, as Twilio would (signed messaging webhook), and prints the answer. */
@@ -255,9 +254,18 @@ async function billing(noun: string, verb: string | undefined): Promise<unknown>
 
 async function main(): Promise<void> {
   const [noun, verb] = positionals;
-  const verbs: Record<string, string[]> = { tenant: ['create'], user: ['create', 'set-password', 'verify-email'], mail: ['last'], jobs: ['run'], 'api-key': ['create'], rep: ['create', 'disable', 'enable'], seed: [''], sandbox: ['credentials', 'call', 'sms', 'invoice-event'], dnc: ['load', 'status'], plan: ['list', 'assign'], budget: ['set'], subscription: ['cancel'] };
-  if (!noun || !verbs[noun]?.includes(verb ?? '')) fail(USAGE);
+  if (noun === 'help' || (!noun && values.help)) {
+    const about = positionals[1];
+    if (about && !COMMANDS[about]) fail(unknownCommandText(COMMANDS, about));
+    return void process.stdout.write(`${usageText(COMMANDS, about)}\n`);
+  }
+  if (!noun) fail(USAGE);
+  const command = COMMANDS[noun];
+  if (!command) fail(unknownCommandText(COMMANDS, noun));
+  if (values.help) return void process.stdout.write(`${usageText(COMMANDS, noun)}\n`);
+  if (!command.verbs.includes(verb ?? '')) fail(`admin ${noun}: ${verb ? `unknown verb "${verb}"` : 'a verb is needed'}\n${usageText(COMMANDS, noun)}`);
   configureTarget();
+  if (noun === 'demo') return runDemo();
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
   const ops = await import('../shared/admin/bootstrap.js');
   let result: unknown;
@@ -318,3 +326,13 @@ main().catch((err: unknown) => {
   const message = err instanceof Error ? err.message : String(err);
   fail(`admin: ${message}`);
 });
+
+/** `demo`: a demo tenant end to end and one sandbox call (shared/admin/demo.ts); steps on stderr, the result on stdout. */
+async function runDemo(): Promise<void> {
+  if (!localTarget || !process.env.PUBLIC_BASE_URL) fail('demo works against the local runtime only: start it with `npm start`');
+  const { runDemo: demo } = await import('../shared/admin/demo.js');
+  const started = Date.now();
+  const say = (line: string) => process.stderr.write(`[demo ${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${line}\n`);
+  const result = await demo({ baseUrl: process.env.PUBLIC_BASE_URL, say });
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}

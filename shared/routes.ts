@@ -258,6 +258,10 @@ export const routes = [
 
   // Withdrawn
   { id: 'submitVoiceProfileConsentProof', method: 'POST', path: '/v1/voice-profiles/{profile_id}/consent-proof', handler: 'functions/withdrawn/voice-profile-consent-proof', auth: 'bearer', idempotency: 'none', table: 'none', roles: ['admin', 'manager', 'member'], deprecated: true, summary: 'Withdrawn: consent releases are no longer accepted (410)', tag: 'Withdrawn' },
+
+  // The pages the emails link to (text/html): they spend the fragment's token on the service's own origin
+  { id: 'signInEmailLinkPage', method: 'GET', path: '/sign-in/email-link', handler: 'functions/pages/sign-in-email-link', auth: 'none', idempotency: 'none', table: 'none', summary: 'The page the sign-in email links to: reads the token from the URL fragment and spends it on POST /v1/sessions/email-link/confirm from the dashboard origin (text/html)', tag: 'Dashboard' },
+  { id: 'accountDeletionConfirmPage', method: 'GET', path: '/account-deletion/confirm', handler: 'functions/pages/account-deletion-confirm', auth: 'none', idempotency: 'none', table: 'none', summary: 'The page the account-deletion email links to: reads the token from the URL fragment and spends it on POST /v1/account-deletion/email-confirmations/confirm from the portal origin (text/html)', tag: 'Account deletion' },
 ] as const satisfies readonly RouteDefinition[];
 
 export type RouteId = (typeof routes)[number]['id'];

@@ -37,6 +37,7 @@ import { claimDataDir, releaseDataDir, writeStackFile } from './stack-file.js';
 import type { CreateRelaySession } from './relay-session.js';
 import type { ReplyModel } from '../../shared/voice/ports.js';
 import { VOICE_RUNTIME_RELAY_PATH } from '../../shared/telephony/endpoints.js';
+import { sandboxClock, sandboxClockRoutes } from './sandbox-clock.js';
 
 export interface LocalStackOptions {
   /** HTTP port; 0 = a free one. Default 3000. */
@@ -194,12 +195,14 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     if (opts.seed !== false) await seedPlatformData(log);
     await seedSandboxPlatformAccount(secrets);
 
-    // 5. HTTP API.
+    // 5. HTTP API (and, off the manifest, the local sandbox clock).
+    const clock = sandboxClock(log);
+    cleanups.push(clock.reset);
     const server: Server = createHttpServer({
-      routes: opts.routes ?? manifestRoutes,
+      routes: opts.routes ?? [...manifestRoutes, ...sandboxClockRoutes],
       // Tests that serve their own route list keep the built-in 404/405.
       ...(opts.routes ? {} : { fallback: fallbackRoute }),
-      loader: createHandlerLoader<HttpHandler>({ overrides: opts.routeHandlers }),
+      loader: createHandlerLoader<HttpHandler>({ overrides: { ...Object.fromEntries(sandboxClockRoutes.map((r) => [r.id, clock.handler])), ...opts.routeHandlers } }),
       log,
     });
     const host = opts.host ?? '127.0.0.1';
