@@ -33,6 +33,7 @@ import { runAnalysisResend } from './analysis-resend.js';
 import { runUnfinishedReconciler } from './unfinished-calls.js';
 import { runMessageSendReconciler } from '../messages/send-reconciler.js';
 import { runCampaigns } from '../campaigns/driver.js';
+import { runWebhookOverdueSweep } from '../webhooks/overdue-sweep.js';
 
 const DEFAULT_DISPATCH_UNKNOWN_AFTER_MS = 120_000;
 const dispatchUnknownAfterMs = (): number => {
@@ -119,9 +120,11 @@ export interface TickResult {
   messagesUnknown: number;
   /** Campaigns driven (scrub, launch, completion, cancel sweep: shared/campaigns/driver.ts). */
   campaigns: number;
+  /** Pending webhook events whose next attempt's message was lost, sent to the delivery queue again. */
+  webhooksResent: number;
 }
 
-/** One tick: due calls sent, stuck dials reconciled, unfinished calls closed, lost analysis requests re-sent, stuck texts failed as send_unknown. */
+/** One tick: due calls sent, stuck dials reconciled, unfinished calls closed, lost analysis requests re-sent, stuck texts failed as send_unknown, overdue webhook events re-enqueued. */
 export async function runDispatchTick(at: Date): Promise<TickResult> {
   const sent = await runScheduler(at);
   const reconciled = await runReconciler(at);
@@ -129,5 +132,6 @@ export async function runDispatchTick(at: Date): Promise<TickResult> {
   const reanalysed = await runAnalysisResend(at);
   const messagesUnknown = await runMessageSendReconciler(at);
   const campaigns = await runCampaigns();
-  return { sent, reconciled, unfinished, reanalysed, messagesUnknown, campaigns };
+  const webhooksResent = await runWebhookOverdueSweep(at);
+  return { sent, reconciled, unfinished, reanalysed, messagesUnknown, campaigns, webhooksResent };
 }
