@@ -22,7 +22,7 @@ import { callKeys, callPartition } from '../db/keys.js';
 import { outboxItems } from '../events/outbox.js';
 import { conflict, HttpError, notFound, ValidationError } from '../http/errors.js';
 import { isTerminal } from '../policy/call-state/machine.js';
-import { runtimeWindowClosed, runtimeWindowOpen, usageBounds } from '../runtime/call-window.js';
+import { CALL_ENDED, callEndedDetail, runtimeWindowOpen, usageBounds } from '../policy/call-state/runtime-window.js';
 import { ACCEPTS_EVENTS, aggregatesOf, AGGREGATE_FIELDS, applyEvents, storedForm, type EventResult } from '../runtime/call-events.js';
 import type { RuntimeEvent, TurnEvent } from '../schemas/runtime-events.js';
 import { getCall, type CallRecord } from './calls.js';
@@ -87,7 +87,7 @@ export async function recordCallEvents(tenantId: string, callId: string, events:
       if (!ACCEPTS_EVENTS.includes(call.state)) {
         throw new HttpError(409, 'call_not_in_conversation', `The call is ${call.state}: it never reached a person, so it takes no runtime events`);
       }
-      if (!runtimeWindowOpen(call, at)) throw runtimeWindowClosed(call);
+      if (!runtimeWindowOpen(call, at)) throw conflict(CALL_ENDED, callEndedDetail(call));
       if (checkOutcome) for (const { event, index } of fresh) if (event.type === 'outcome') await checkOutcome(event, index);
 
       const receivedAt = at.toISOString();

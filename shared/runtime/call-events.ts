@@ -14,7 +14,7 @@
  *   last_event_at.
  */
 import type { ValidationIssue } from '../http/errors.js';
-import type { UsageBounds } from './call-window.js';
+import type { UsageBounds } from '../policy/call-state/runtime-window.js';
 import { onConversationStarted, type CallState, type StateChange } from '../policy/call-state/machine.js';
 import {
   MAX_ACTIONS_PER_CALL,
@@ -151,7 +151,7 @@ export type ApplyOutcome = Applied | { ok: false; issues: ValidationIssue[] };
 export interface ApplyContext {
   state: CallState;
   receivedAt: string;
-  /** The most the call's usage may add up to (shared/runtime/call-window.ts): a usage event past it is 422 at its field. */
+  /** The most the call's usage may add up to (shared/policy/call-state/runtime-window.ts): a usage event past it is 422 at its field. */
   bounds: UsageBounds;
   /** The call was scored: its outcome is frozen (a late `outcome` is stored as an event and changes nothing). */
   outcomeFrozen: boolean;

@@ -9,7 +9,7 @@
  * Nothing is written either way.
  */
 import { getCall } from '../repositories/calls.js';
-import { runtimeWindowOpen } from '../runtime/call-window.js';
+import { runtimeWindowOpen } from '../policy/call-state/runtime-window.js';
 import { getTelephonyAccount } from '../repositories/telephony-accounts.js';
 import { carrierAccess } from '../telephony/carrier-for.js';
 import { callTokenKey } from '../telephony/call-token-key.js';

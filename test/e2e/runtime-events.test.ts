@@ -8,7 +8,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { analyzeCall } from '../../shared/calls/analyze-call.js';
 import { advanceClockForTests } from '../../shared/clock.js';
-import { LATE_EVENT_WINDOW_SECONDS } from '../../shared/runtime/call-window.js';
+import { LATE_EVENT_WINDOW_SECONDS } from '../../shared/policy/call-state/runtime-window.js';
 import { resetClock, setClock } from './call-fixtures.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { callPartition } from '../../shared/db/keys.js';

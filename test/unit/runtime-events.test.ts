@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { aggregatesOf, applyEvents, emptyAggregates, storedForm, truncate, type Applied } from '../../shared/runtime/call-events.js';
-import { callSeconds, LATE_EVENT_WINDOW_SECONDS, MAX_CALL_SECONDS, runtimeWindowClosesAt, runtimeWindowOpen, USAGE_PER_MINUTE, USAGE_SLACK_SECONDS, usageBounds, type CallTiming } from '../../shared/runtime/call-window.js';
+import { callSeconds, LATE_EVENT_WINDOW_SECONDS, MAX_CALL_SECONDS, runtimeWindowClosesAt, runtimeWindowOpen, USAGE_PER_MINUTE, USAGE_SLACK_SECONDS, usageBounds, type CallTiming } from '../../shared/policy/call-state/runtime-window.js';
 import { MAX_EVENTS_PER_CALL, MAX_RECORDED_RESPONSES_PER_CALL, runtimeEvent, runtimeEventsRequest, type RuntimeEvent } from '../../shared/schemas/runtime-events.js';
 
 const at = '2026-11-24T12:00:00Z';

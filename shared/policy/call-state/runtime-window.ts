@@ -5,8 +5,7 @@
  * and what it meters is bounded by how long the call lasted, so a token cannot bill a
  * tenant for more audio, speech or model work than the call could have used.
  */
-import { HttpError } from '../http/errors.js';
-import { isTerminal, type CallState } from '../policy/call-state/machine.js';
+import { isTerminal, type CallState } from './machine.js';
 
 /** A runtime's flush after the hang-up lands within this many seconds of the call's end. */
 export const LATE_EVENT_WINDOW_SECONDS = 120;
@@ -77,8 +76,9 @@ export function usageBounds(call: CallTiming): UsageBounds {
   };
 }
 
-/** 409 `call_ended`: the call's window has passed; nothing is written and its Stream token is spent. */
-export function runtimeWindowClosed(call: CallTiming): HttpError {
+/** The 409's code and words once the window has passed (the call's Stream token is spent with it). */
+export const CALL_ENDED = 'call_ended';
+export function callEndedDetail(call: CallTiming): string {
   const closed = runtimeWindowClosesAt(call)?.toISOString() ?? null;
-  return new HttpError(409, 'call_ended', `The call ended; its runtime could report on it until ${closed}, ${LATE_EVENT_WINDOW_SECONDS} s after the end, and no longer can`);
+  return `The call ended; its runtime could report on it until ${closed}, ${LATE_EVENT_WINDOW_SECONDS} s after the end, and no longer can`;
 }
