@@ -19,8 +19,8 @@ import { enqueueDelivery } from './delivery-queue.js';
 /** A due message normally lands within seconds of its instant: only this much later is it counted as lost. */
 export const OVERDUE_GRACE_MS = 2 * 60_000;
 /** After a re-enqueue the entry comes back this much later, in case that message is lost too. */
-export const OVERDUE_RECHECK_MS = 10 * 60_000;
-export const SWEEP_LIMIT_PER_SHARD = 50;
+const OVERDUE_RECHECK_MS = 10 * 60_000;
+const SWEEP_LIMIT_PER_SHARD = 50;
 
 /** Re-enqueue the overdue pending events (due ≤ at − grace) not leased by a live attempt; answers how many. */
 export async function runWebhookOverdueSweep(at: Date, limitPerShard = SWEEP_LIMIT_PER_SHARD): Promise<number> {

@@ -23,7 +23,7 @@ export const USAGE_PER_MINUTE = { characters_spoken: 3000, llm_input_tokens: 200
 export type CallTiming = { state: CallState; answered_at: string | null; ended_at: string | null; duration_seconds: number | null; created_at: string; updated_at: string };
 
 /** When the call ended: its ended_at, or (a terminal call that never stored one) its last update. */
-export function callEndedAt(call: CallTiming): Date | null {
+function callEndedAt(call: CallTiming): Date | null {
   if (call.ended_at) return new Date(call.ended_at);
   return isTerminal(call.state) ? new Date(call.updated_at) : null;
 }
