@@ -6,8 +6,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { callKeys } from '../db/keys.js';
-import type { CallTiming } from '../policy/call-state/runtime-window.js';
 import { isId } from '../ids.js';
+import type { CallTiming } from '../policy/call-state/runtime-window.js';
 
 export async function getCallTiming(tenantId: string, callId: string): Promise<CallTiming | undefined> {
   if (!isId(callId)) return undefined;
@@ -22,5 +22,12 @@ export async function getCallTiming(tenantId: string, callId: string): Promise<C
   );
   if (!out.Item) return undefined;
   const i = out.Item;
-  return { state: i.state, answered_at: i.answered_at ?? null, ended_at: i.ended_at ?? null, duration_seconds: i.duration_seconds ?? null, created_at: i.created_at, updated_at: i.updated_at };
+  return {
+    state: i.state,
+    answered_at: i.answered_at ?? null,
+    ended_at: i.ended_at ?? null,
+    duration_seconds: i.duration_seconds ?? null,
+    created_at: i.created_at,
+    updated_at: i.updated_at,
+  };
 }

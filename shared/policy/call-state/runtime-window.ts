@@ -5,7 +5,7 @@
  * and what it meters is bounded by how long the call lasted, so a token cannot bill a
  * tenant for more audio, speech or model work than the call could have used.
  */
-import { isTerminal, type CallState } from './machine.js';
+import { type CallState, isTerminal } from './machine.js';
 
 /** A runtime's flush after the hang-up lands within this many seconds of the call's end. */
 export const LATE_EVENT_WINDOW_SECONDS = 120;
@@ -20,7 +20,14 @@ export const GPU_SECONDS_PER_CALL_SECOND = 2;
  */
 export const USAGE_PER_MINUTE = { characters_spoken: 3000, llm_input_tokens: 200_000, llm_output_tokens: 20_000 } as const;
 
-export type CallTiming = { state: CallState; answered_at: string | null; ended_at: string | null; duration_seconds: number | null; created_at: string; updated_at: string };
+export type CallTiming = {
+  state: CallState;
+  answered_at: string | null;
+  ended_at: string | null;
+  duration_seconds: number | null;
+  created_at: string;
+  updated_at: string;
+};
 
 /** When the call ended: its ended_at, or (a terminal call that never stored one) its last update. */
 function callEndedAt(call: CallTiming): Date | null {
