@@ -8,6 +8,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { analyzeCall } from '../../shared/calls/analyze-call.js';
 import { advanceClockForTests } from '../../shared/clock.js';
+import { admitRelayConnection } from '../../shared/voice/relay-admission.js';
 import { LATE_EVENT_WINDOW_SECONDS } from '../../shared/policy/call-state/runtime-window.js';
 import { resetClock, setClock } from './call-fixtures.js';
 import { db, tableName } from '../../shared/db/client.js';
@@ -312,6 +313,10 @@ describe('after the call ends', () => {
     expect(calendar.status).toBe(409);
     expect(calendar.body).toMatchObject({ code: 'call_ended' });
     expect(await c.read()).toMatchObject({ event_count: after.event_count, usage: after.usage, outcome: { status: 'booked' } });
+    // Nor may it open the voice relay again.
+    const relayAt = (ms: number) => admitRelayConnection({ rawQuery: `token=${encodeURIComponent(c.token)}`, signature: undefined, at: new Date(Date.parse(ended.ended_at!) + ms) });
+    expect(await relayAt(LATE_EVENT_WINDOW_SECONDS * 1000)).toMatchObject({ ok: true });
+    expect(await relayAt((LATE_EVENT_WINDOW_SECONDS + 1) * 1000)).toEqual({ ok: false, status: 403, reason: 'invalid_token' });
   });
 });
 
