@@ -8,17 +8,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { App, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { App, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { type QueueName, queues } from '../shared/queues/definitions.js';
 import { AppFunction, SharedLogGroups } from './constructs/app-function.js';
 import { PASSWORD_MODULES } from './bundling.js';
+import { Alarms } from './constructs/alarms.js';
 import { AppSecret } from './constructs/app-secret.js';
 import { CredentialsKey } from './constructs/credentials-key.js';
 import { DataTable } from './constructs/data-table.js';
@@ -31,10 +33,11 @@ import {
   acknowledgeBucketObjects,
   acknowledgeRouteAuthorization,
   acknowledgeSecretRotation,
+  acknowledgeStreamFailureQueue,
   acknowledgeStreamTrigger,
   acknowledgeTableIndexes,
 } from './constructs/nag-acknowledgements.js';
-import { WorkQueues } from './constructs/work-queues.js';
+import { DLQ_RETENTION, WorkQueues } from './constructs/work-queues.js';
 import { fallbackRoute, type RouteDefinition, type TableAccess, routeKey, routes as manifestRoutes } from '../shared/routes.js';
 import { type ScheduledJobDefinition, scheduledJobs as manifestScheduledJobs, type WorkerDefinition, workers as manifestWorkers } from './workers.js';
 
@@ -112,6 +115,10 @@ export class VoiceControlStack extends Stack {
   fallbackFunction!: AppFunction;
   /** The voice runtime's WebSocket API (Twilio ConversationRelay). */
   readonly relay: RelayApi;
+  /** What pages an operator, through one encrypted SNS topic. */
+  readonly alarms: Alarms;
+  /** Stream batches a table-stream job gave up on (after its retries, bisected), keyed by job id. */
+  readonly streamFailureQueues = new Map<string, sqs.Queue>();
 
   constructor(scope: Construct, id: string, props: VoiceControlStackProps = {}) {
     const { projectRoot = PROJECT_ROOT, routes: routeList, workers: workerList, scheduledJobs: jobList, ...stackProps } = props;
@@ -314,13 +321,24 @@ export class VoiceControlStack extends Stack {
       grantTable(fn, job.table);
       grantSends(fn, job.queues);
       if (job.tableStream) {
+        // A batch that keeps failing is split to find the record at fault; what still fails goes
+        // to a queue of its own (its records' markers stay, so the scheduled run relays them anyway).
+        const failures = new sqs.Queue(scheduleScope, `${job.id}StreamFailures`, {
+          retentionPeriod: DLQ_RETENTION,
+          encryption: sqs.QueueEncryption.SQS_MANAGED,
+          enforceSSL: true,
+          removalPolicy: RemovalPolicy.DESTROY,
+        });
+        acknowledgeStreamFailureQueue(failures);
+        this.streamFailureQueues.set(job.id, failures);
         // Only INSERTs of the job's items reach it (the outbox markers), within a second of the commit.
         fn.function.addEventSource(
           new DynamoEventSource(table, {
             startingPosition: StartingPosition.LATEST,
             batchSize: 100,
             retryAttempts: 10,
-            bisectBatchOnError: false,
+            bisectBatchOnError: true,
+            onFailure: new SqsDlq(failures),
             filters: [FilterCriteria.filter({ eventName: FilterRule.isEqual('INSERT'), dynamodb: { Keys: { pk: { S: [{ prefix: job.tableStream }] } } } })],
           }),
         );
@@ -351,6 +369,19 @@ export class VoiceControlStack extends Stack {
       this.scheduledFunctions.set(job.id, fn);
     }
 
+    this.alarms = new Alarms(this, 'Alarms');
+    for (const [name, { deadLetterQueue }] of this.queues.all()) this.alarms.deadLetterQueue(name, deadLetterQueue);
+    for (const [id, queue] of this.streamFailureQueues) {
+      this.alarms.deadLetterQueue(`${id}Stream`, queue);
+      this.alarms.streamIteratorAge(id, this.scheduledFunctions.get(id)!.function);
+    }
+    this.alarms.apiServerErrors(this.api.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }), this.api.api.metricCount({ period: Duration.minutes(5), statistic: 'Sum' }));
+    for (const area of this.routeAreas.values()) this.alarms.functions(area, 'Routes', area.functions);
+    this.alarms.functions(this.alarms, 'Workers', [...this.workerFunctions.values()].map((f) => f.function));
+    this.alarms.functions(this.alarms, 'Schedules', [...this.scheduledFunctions.values()].map((f) => f.function));
+    this.alarms.webhookEventsFailed(logGroups.get('Workers'));
+
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'Subscribe the on-call pager or mail to it' });
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'VoiceRuntimeRelayUrl', { value: this.relay.url, description: 'Twilio ConversationRelay URL of the voice runtime (TwiML adds ?token=)' });
     new CfnOutput(this, 'TableName', { value: table.tableName });

@@ -64,12 +64,13 @@ export const scheduledJobs = [
     everyMinutes: 1,
     table: 'write',
     timeoutSeconds: 50,
-    queues: ['callDispatch', 'callAnalysis'],
+    // webhookDelivery: overdue webhook events whose message was lost are enqueued again.
+    queues: ['callDispatch', 'callAnalysis', 'webhookDelivery'],
     // It asks the carrier about calls whose end was never reported, with the account's credentials.
     kms: 'decrypt',
     publicUrls: true,
     appSecret: true,
-    summary: 'Sends due deferred calls to dispatch; fails calls stuck in dialing without a carrier id (dispatch_unknown); closes calls the carrier never reported the end of; re-sends lost analysis requests',
+    summary: 'Sends due deferred calls to dispatch; fails calls stuck in dialing without a carrier id (dispatch_unknown); closes calls the carrier never reported the end of; re-sends lost analysis requests; re-enqueues pending webhook events whose retry message was lost',
   },
   {
     id: 'accountDeletions',

@@ -10,6 +10,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
 import type { AuthMode } from '../../shared/routes.js';
 
@@ -160,5 +161,14 @@ export function acknowledgeRelayConnections(role: iam.IRole, api: apigwv2.WebSoc
       'execute-api:ManageConnections (PostToConnection, GetConnection, DeleteConnection) on <this API>/*/*/@connections/*: ' +
       'connection ids are minted by API Gateway per socket, so they cannot be enumerated; the grant names this one ' +
       'WebSocket API and only the @connections management path.',
+  });
+}
+
+/** A stream mapping's on-failure destination is itself a dead-letter queue (alarmed when not empty). */
+export function acknowledgeStreamFailureQueue(queue: sqs.IQueue): void {
+  Validations.of(queue).acknowledge({
+    id: 'AwsSolutions-SQS3',
+    reason:
+      "The on-failure destination of a table-stream mapping: it receives the metadata of stream batches the function gave up on, so it is the dead-letter queue (14-day retention, alarmed when it holds a message); a DLQ of a DLQ would only hide them.",
   });
 }

@@ -34,6 +34,8 @@ export class RouteArea extends NestedStack {
   /** API Gateway assumes it to invoke exactly this area's route functions. */
   readonly invokeRole: iam.Role;
   private readonly api: apigwv2.IHttpApi;
+  /** The area's route functions (its errors and throttles are alarmed together). */
+  readonly functions: lambda.IFunction[] = [];
 
   constructor(scope: Construct, id: string, props: RouteAreaProps) {
     super(scope, id, { description: `Voice Control API: the ${props.area} routes` });
@@ -52,6 +54,7 @@ export class RouteArea extends NestedStack {
    */
   addLambdaRoute(id: string, method: HttpMethod, path: string, handler: lambda.IFunction): apigwv2.HttpRoute {
     this.invokeRole.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [handler.functionArn] }));
+    this.functions.push(handler);
     return new apigwv2.HttpRoute(this, `${id}Route`, {
       httpApi: this.api,
       routeKey: apigwv2.HttpRouteKey.with(path, apigwv2.HttpMethod[method]),

@@ -15,8 +15,10 @@ export interface WorkQueue {
 
 export const queueNames = Object.keys(queues) as QueueName[];
 
-/** Main queues keep messages for 4 days (the SQS default); DLQs per definition. */
+/** Main queues keep messages for 4 days (the SQS default). */
 const MAIN_QUEUE_RETENTION = Duration.days(4);
+/** A dead-letter queue keeps messages 14 days (SQS's most): time to be paged, diagnose and redrive. */
+export const DLQ_RETENTION = Duration.days(14);
 
 export class WorkQueues extends Construct {
   private readonly byName: Record<QueueName, WorkQueue>;

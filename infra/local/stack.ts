@@ -368,7 +368,7 @@ async function recoverAfterRestart(log: (line: string) => void): Promise<void> {
   try {
     const timelines = await withInvocationLogger(() => resumeSandboxTimelines(), context);
     const swept = await withInvocationLogger(() => scheduler.recoverAfterRestart(now()), context);
-    const total = timelines.calls + timelines.messages + swept.sent + swept.reconciled + swept.unfinished + swept.reanalysed;
+    const total = timelines.calls + timelines.messages + swept.sent + swept.reconciled + swept.unfinished + swept.reanalysed + swept.webhooksResent;
     if (total > 0) log(`recovered after a restart: ${JSON.stringify({ sandbox: timelines, ...swept })}`);
   } catch (err) {
     log(`restart recovery failed (the scheduler's ticks still sweep): ${(err as Error)?.stack ?? err}`);

@@ -5,13 +5,17 @@
  *   - no Authorization header, or not a Bearer credential → 401;
  *   - a Bearer credential that is not a valid, unexpired Stream token for the call the path
  *     names (another call's token, a tampered or expired one, a tenant API key) → 403.
- * Checked before anything is read or written; the claims become the request's `stream`.
+ * Checked before anything is written; the claims become the request's `stream`. The token
+ * lives as long as its call plus the late-event window (shared/policy/call-state/runtime-window.ts): once
+ * that has passed, a genuine token for that call is 409 `call_ended` on every runtime route.
  */
 import { now } from '../clock.js';
-import { forbidden, HttpError } from '../http/errors.js';
+import { conflict, forbidden, HttpError } from '../http/errors.js';
 import { callTokenKey } from '../telephony/call-token-key.js';
 import { verifyStreamToken, type VerifiedStreamClaims } from '../telephony/call-tokens.js';
 import { bearerToken } from './api-key-token.js';
+import { CALL_ENDED, callEndedDetail, runtimeWindowOpen } from '../policy/call-state/runtime-window.js';
+import { getCallTiming } from '../repositories/call-timing.js';
 
 export type StreamPrincipal = VerifiedStreamClaims;
 
@@ -26,5 +30,8 @@ export async function authenticateStreamToken(authorization: string | undefined,
   const checked = verifyStreamToken(await callTokenKey(), token, at);
   if (!checked.ok) throw refused;
   if (!pathCallId || checked.claims.call_id !== pathCallId) throw refused;
+  // An unknown call is the route's 404; a call that ended more than the window ago spends the token.
+  const call = await getCallTiming(checked.claims.tenant_id, checked.claims.call_id);
+  if (call && !runtimeWindowOpen(call, at)) throw conflict(CALL_ENDED, callEndedDetail(call));
   return checked.claims;
 }

@@ -33,6 +33,7 @@ import { runAnalysisResend } from './analysis-resend.js';
 import { runUnfinishedReconciler } from './unfinished-calls.js';
 import { runMessageSendReconciler } from '../messages/send-reconciler.js';
 import { dropLeasesAfterRestart, runCampaigns } from '../campaigns/driver.js';
+import { runWebhookOverdueSweep } from '../webhooks/overdue-sweep.js';
 
 const DEFAULT_DISPATCH_UNKNOWN_AFTER_MS = 120_000;
 const dispatchUnknownAfterMs = (): number => {
@@ -121,6 +122,8 @@ export interface TickResult {
   messagesUnknown: number;
   /** Campaigns driven (scrub, launch, completion, cancel sweep: shared/campaigns/driver.ts). */
   campaigns: number;
+  /** Pending webhook events whose next attempt's message was lost, sent to the delivery queue again. */
+  webhooksResent: number;
 }
 
 export interface RestartRecovery {
@@ -132,6 +135,8 @@ export interface RestartRecovery {
   unfinished: number;
   /** Ended, unscored calls whose analysis request was sent again. */
   reanalysed: number;
+  /** Pending webhook events already due, sent to the delivery queue again. */
+  webhooksResent: number;
 }
 
 /**
@@ -144,7 +149,8 @@ export interface RestartRecovery {
  *   - every dial left without a carrier id is failed as dispatch_unknown (never redialled);
  *   - every unfinished call is asked about now (its final callback may have hit a dead server);
  *   - every ended, unscored call's analysis request is sent again;
- *   - every campaign's driver lease is dropped (the dead process held it).
+ *   - every campaign's driver lease is dropped (the dead process held it);
+ *   - every pending webhook event already due is re-enqueued (the delivery lease keeps it to one POST).
  * A duplicate of anything here is harmless, as it is for the tick itself.
  */
 export async function recoverAfterRestart(at: Date): Promise<RestartRecovery> {
@@ -153,10 +159,12 @@ export async function recoverAfterRestart(at: Date): Promise<RestartRecovery> {
   const unfinished = await runUnfinishedReconciler(at, { afterMs: 0 });
   const reanalysed = await runAnalysisResend(at, 0);
   await dropLeasesAfterRestart();
-  return { sent, reconciled, unfinished, reanalysed };
+  // Every retry message died with the queue: each pending event already due is sent again now.
+  const webhooksResent = await runWebhookOverdueSweep(at, undefined, 0);
+  return { sent, reconciled, unfinished, reanalysed, webhooksResent };
 }
 
-/** One tick: due calls sent, stuck dials reconciled, unfinished calls closed, lost analysis requests re-sent, stuck texts failed as send_unknown. */
+/** One tick: due calls sent, stuck dials reconciled, unfinished calls closed, lost analysis requests re-sent, stuck texts failed as send_unknown, overdue webhook events re-enqueued. */
 export async function runDispatchTick(at: Date): Promise<TickResult> {
   const sent = await runScheduler(at);
   const reconciled = await runReconciler(at);
@@ -164,5 +172,6 @@ export async function runDispatchTick(at: Date): Promise<TickResult> {
   const reanalysed = await runAnalysisResend(at);
   const messagesUnknown = await runMessageSendReconciler(at);
   const campaigns = await runCampaigns();
-  return { sent, reconciled, unfinished, reanalysed, messagesUnknown, campaigns };
+  const webhooksResent = await runWebhookOverdueSweep(at);
+  return { sent, reconciled, unfinished, reanalysed, messagesUnknown, campaigns, webhooksResent };
 }

@@ -285,6 +285,13 @@ export const webhookKeys = {
   attemptsPrefix: (eventId: string) => `ATTEMPT#${assertId(eventId)}#`,
   attempt: (tenantId: string, eventId: string, attempt: number) => ({ pk: `${tenantPk(tenantId)}#EVENTS`, sk: `ATTEMPT#${assertId(eventId)}#${String(attempt).padStart(4, '0')}` }),
   deliveredCount: (tenantId: string, endpointId: string, eventType: string) => ({ pk: tenantPk(tenantId), sk: `WEBHOOK_DELIVERED#${assertId(endpointId)}#${assertId(eventType)}` }),
+  /**
+   * gsi1 attributes a pending event carries (and loses once delivered, failed or skipped):
+   * `PLATFORM#WEBHOOK_DUE#<shard>` / `<next attempt ISO>#<tenant>#<evt>`, a sparse due index
+   * the overdue sweep queries for attempts whose queue message was lost.
+   */
+  duePartition: (shard: number) => `${PLATFORM_PREFIX}WEBHOOK_DUE#${shard}`,
+  dueIndex: (dueAt: string, tenantId: string, eventId: string) => ({ gsi1pk: `${PLATFORM_PREFIX}WEBHOOK_DUE#${outboxShard(assertId(eventId))}`, gsi1sk: `${dueAt}#${assertId(tenantId)}#${eventId}` }),
 } as const;
 
 export const isPlatformPartition = (partition: string): boolean => partition.startsWith(PLATFORM_PREFIX);

@@ -14,7 +14,7 @@
 import { deleteKeys } from '../db/batch-delete.js';
 import { DeleteCommand, GetCommand, QueryCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
-import { outboxKeys } from '../db/keys.js';
+import { outboxKeys, webhookKeys } from '../db/keys.js';
 import { newId } from '../ids.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -85,7 +85,8 @@ export function outboxItems(tenantId: string, type: EventType, data: Record<stri
       {
         Put: {
           TableName: tableName(),
-          Item: { ...outboxKeys.event(tenantId, event.id), type: 'event', event, event_type: type, created_at: event.created_at, delivery_status: 'pending', attempt_count: 0 },
+          // In the webhook due index from the start: a first attempt whose message is lost is found too.
+          Item: { ...outboxKeys.event(tenantId, event.id), ...webhookKeys.dueIndex(event.created_at, tenantId, event.id), type: 'event', event, event_type: type, created_at: event.created_at, delivery_status: 'pending', attempt_count: 0 },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },

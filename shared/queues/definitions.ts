@@ -37,7 +37,8 @@ export const queues = {
     envVar: 'SANDBOX_TIMELINE_QUEUE_URL',
     visibilityTimeoutSeconds: 120,
     maxReceiveCount: 5,
-    dlqRetentionDays: 4,
+    // As long as every other DLQ: a dead-lettered step is only seen once an operator is paged.
+    dlqRetentionDays: 14,
   },
 } as const;
 

@@ -22,6 +22,7 @@ import { callKeys, callPartition } from '../db/keys.js';
 import { outboxItems } from '../events/outbox.js';
 import { conflict, HttpError, notFound, ValidationError } from '../http/errors.js';
 import { isTerminal } from '../policy/call-state/machine.js';
+import { CALL_ENDED, callEndedDetail, runtimeWindowOpen, usageBounds } from '../policy/call-state/runtime-window.js';
 import { ACCEPTS_EVENTS, aggregatesOf, AGGREGATE_FIELDS, applyEvents, storedForm, type EventResult } from '../runtime/call-events.js';
 import type { RuntimeEvent, TurnEvent } from '../schemas/runtime-events.js';
 import { getCall, type CallRecord } from './calls.js';
@@ -68,7 +69,7 @@ const resultOf = (item: Record<string, unknown>): EventResult => ({ id: item.eve
  * Record a batch of events for a call (all or nothing). Throws 404 for an unknown call, 409
  * for a call that takes no events or a reused id with another body, 422 for a per-call limit.
  */
-export async function recordCallEvents(tenantId: string, callId: string, events: readonly RuntimeEvent[], checkOutcome?: OutcomeCheck): Promise<RecordedEvents> {
+export async function recordCallEvents(tenantId: string, callId: string, events: readonly RuntimeEvent[], at: Date, checkOutcome?: OutcomeCheck): Promise<RecordedEvents> {
   const prints = events.map(fingerprint);
   return conditionalTransaction<RecordedEvents>({
     // Another writer got there first (an event, the call, or the number's suppression changed): read again.
@@ -86,11 +87,12 @@ export async function recordCallEvents(tenantId: string, callId: string, events:
       if (!ACCEPTS_EVENTS.includes(call.state)) {
         throw new HttpError(409, 'call_not_in_conversation', `The call is ${call.state}: it never reached a person, so it takes no runtime events`);
       }
+      if (!runtimeWindowOpen(call, at)) throw conflict(CALL_ENDED, callEndedDetail(call));
       if (checkOutcome) for (const { event, index } of fresh) if (event.type === 'outcome') await checkOutcome(event, index);
 
-      const receivedAt = new Date().toISOString();
+      const receivedAt = at.toISOString();
       const before = aggregatesOf(call as unknown as Record<string, unknown>);
-      const applied = applyEvents(before, fresh, { state: call.state, receivedAt });
+      const applied = applyEvents(before, fresh, { state: call.state, receivedAt, bounds: usageBounds(call), outcomeFrozen: call.analysis !== undefined && call.analysis !== null });
       if (!applied.ok) throw new ValidationError(applied.issues);
 
       const items: TransactItem[] = [];

@@ -171,12 +171,19 @@ export async function recordAttempt(
   };
   const sets = ['attempt_count = :n1', 'delivery_status = :status', 'last_attempt_at = :at', 'next_attempt_at = :next', 'endpoint_id = :endpoint'];
   if (firstDelivery) sets.push('delivered_at = :at');
+  // The due index follows the next attempt; a settled event leaves it.
+  const removes = ['lease_id', 'lease_until'];
+  if (outcome.status === 'pending' && outcome.nextAttemptAt) {
+    const due = webhookKeys.dueIndex(outcome.nextAttemptAt.toISOString(), tenantId, record.event.id);
+    sets.push('gsi1pk = :duepk', 'gsi1sk = :duesk');
+    Object.assign(values, { ':duepk': due.gsi1pk, ':duesk': due.gsi1sk });
+  } else removes.push('gsi1pk', 'gsi1sk');
   const items: TransactItem[] = [
     {
       Update: {
         TableName: tableName(),
         Key: outboxKeys.event(tenantId, record.event.id),
-        UpdateExpression: `SET ${sets.join(', ')} REMOVE lease_id, lease_until`,
+        UpdateExpression: `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`,
         ConditionExpression: `lease_id = :lease AND ${countIs(n - 1)}`,
         ExpressionAttributeValues: values,
       },
@@ -236,7 +243,7 @@ export async function markSkipped(tenantId: string, eventId: string, reason: 'no
       new UpdateCommand({
         TableName: tableName(),
         Key: outboxKeys.event(tenantId, eventId),
-        UpdateExpression: 'SET delivery_status = :skipped, skip_reason = :reason, last_attempt_at = if_not_exists(last_attempt_at, :null), skipped_at = :at REMOVE lease_id, lease_until',
+        UpdateExpression: 'SET delivery_status = :skipped, skip_reason = :reason, last_attempt_at = if_not_exists(last_attempt_at, :null), skipped_at = :at REMOVE lease_id, lease_until, gsi1pk, gsi1sk',
         ConditionExpression: '(delivery_status = :pending OR attribute_not_exists(delivery_status)) AND lease_id = :lease',
         ExpressionAttributeValues: { ':skipped': 'skipped', ':reason': reason, ':pending': 'pending', ':at': at.toISOString(), ':null': null, ':lease': leaseId },
       }),
@@ -268,4 +275,54 @@ export async function deliveredCounts(tenantId: string, endpointId: string, even
     }),
   );
   return new Map(counts);
+}
+
+/** A pending event as the due index shows it (eventually consistent: the sweep re-checks under a condition). */
+export interface DueWebhookEvent {
+  tenant_id: string;
+  event_id: string;
+  due_sk: string;
+  attempt_count: number;
+  lease_until: string | null;
+}
+
+/** Up to `limit` events of one due-index shard whose next attempt is at or before `bound` (an ISO instant), oldest first. */
+export async function overdueWebhookEvents(shard: number, bound: string, limit: number): Promise<DueWebhookEvent[]> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk <= :bound',
+      ExpressionAttributeValues: { ':pk': webhookKeys.duePartition(shard), ':bound': `${bound}#~` },
+      Limit: limit,
+    }),
+  );
+  return (out.Items ?? []).map((i) => {
+    const rec = i as unknown as WebhookEventRecord & { gsi1sk: string };
+    return { tenant_id: rec.event.tenant_id, event_id: rec.event.id, due_sk: rec.gsi1sk, attempt_count: rec.attempt_count ?? 0, lease_until: rec.lease_until ?? null };
+  });
+}
+
+/**
+ * Move a pending event's due-index entry to `nextCheck`, only while it is still pending, at
+ * the same attempt and the same entry (so of two sweeps, one re-arms and enqueues). False
+ * when the event moved on or another sweep got there first.
+ */
+export async function rearmOverdue(due: DueWebhookEvent, nextCheck: Date): Promise<boolean> {
+  const entry = webhookKeys.dueIndex(nextCheck.toISOString(), due.tenant_id, due.event_id);
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: outboxKeys.event(due.tenant_id, due.event_id),
+        UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk',
+        ConditionExpression: `attribute_exists(pk) AND (delivery_status = :pending OR attribute_not_exists(delivery_status)) AND ${countIs(due.attempt_count)} AND gsi1sk = :was`,
+        ExpressionAttributeValues: { ':pk': entry.gsi1pk, ':sk': entry.gsi1sk, ':pending': 'pending', ':n': due.attempt_count, ':was': due.due_sk },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if ((err as { name?: string })?.name === 'ConditionalCheckFailedException') return false;
+    throw err;
+  }
 }

@@ -14,6 +14,7 @@
  *   last_event_at.
  */
 import type { ValidationIssue } from '../http/errors.js';
+import type { UsageBounds } from '../policy/call-state/runtime-window.js';
 import { onConversationStarted, type CallState, type StateChange } from '../policy/call-state/machine.js';
 import {
   MAX_ACTIONS_PER_CALL,
@@ -60,7 +61,8 @@ export interface CallAggregates {
   outcome: (OutcomeBody & { event_id: string; at: string }) | null;
   opted_out: boolean;
   opt_out: { reason: 'opt_out' | 'wrong_person'; text: string | null; event_id: string; at: string; suppression_id: string | null } | null;
-  usage: { audio_seconds: number; characters_spoken: number; llm_input_tokens: number; llm_output_tokens: number };
+  /** gpu_seconds is absent on calls recorded before it was kept (read as 0). */
+  usage: { audio_seconds: number; characters_spoken: number; llm_input_tokens: number; llm_output_tokens: number; gpu_seconds?: number };
   hangup: { by: 'agent' | 'contact' | 'runtime'; reason: string | null; event_id: string; at: string } | null;
   last_event_at: string | null;
 }
@@ -96,7 +98,7 @@ export const emptyAggregates = (): CallAggregates => ({
   outcome: null,
   opted_out: false,
   opt_out: null,
-  usage: { audio_seconds: 0, characters_spoken: 0, llm_input_tokens: 0, llm_output_tokens: 0 },
+  usage: { audio_seconds: 0, characters_spoken: 0, llm_input_tokens: 0, llm_output_tokens: 0, gpu_seconds: 0 },
   hangup: null,
   last_event_at: null,
 });
@@ -146,7 +148,16 @@ export type ApplyOutcome = Applied | { ok: false; issues: ValidationIssue[] };
  * Apply `events` (new ones only: replays were filtered out) to `before`, in order. `index`
  * maps each event to its position in the request (for the issues' loc).
  */
-export function applyEvents(before: CallAggregates, events: readonly { event: RuntimeEvent; index: number }[], ctx: { state: CallState; receivedAt: string }): ApplyOutcome {
+export interface ApplyContext {
+  state: CallState;
+  receivedAt: string;
+  /** The most the call's usage may add up to (shared/policy/call-state/runtime-window.ts): a usage event past it is 422 at its field. */
+  bounds: UsageBounds;
+  /** The call was scored: its outcome is frozen (a late `outcome` is stored as an event and changes nothing). */
+  outcomeFrozen: boolean;
+}
+
+export function applyEvents(before: CallAggregates, events: readonly { event: RuntimeEvent; index: number }[], ctx: ApplyContext): ApplyOutcome {
   const agg = structuredClone(before);
   const issues: ValidationIssue[] = [];
   const results: EventResult[] = [];
@@ -219,7 +230,8 @@ export function applyEvents(before: CallAggregates, events: readonly { event: Ru
         break;
       }
       case 'outcome':
-        agg.outcome = { ...event.outcome, event_id: event.id, at: event.at };
+        // Once analysed, the verdict, the disposition and the outcome they were drawn from stay together.
+        if (!ctx.outcomeFrozen) agg.outcome = { ...event.outcome, event_id: event.id, at: event.at };
         break;
       case 'opt_out':
         // The first opt-out is the one that counts; a repeat is stored as an event only.
@@ -229,12 +241,22 @@ export function applyEvents(before: CallAggregates, events: readonly { event: Ru
           optOut = { event_id: event.id, reason: event.reason, text: event.text ?? null };
         }
         break;
-      case 'usage':
-        agg.usage.audio_seconds = round3(agg.usage.audio_seconds + (event.audio_seconds ?? 0));
-        agg.usage.characters_spoken += event.characters_spoken ?? 0;
-        agg.usage.llm_input_tokens += event.llm_input_tokens ?? 0;
-        agg.usage.llm_output_tokens += event.llm_output_tokens ?? 0;
+      case 'usage': {
+        const next = {
+          audio_seconds: round3(agg.usage.audio_seconds + (event.audio_seconds ?? 0)),
+          gpu_seconds: round3((agg.usage.gpu_seconds ?? 0) + (event.gpu_seconds ?? 0)),
+          characters_spoken: agg.usage.characters_spoken + (event.characters_spoken ?? 0),
+          llm_input_tokens: agg.usage.llm_input_tokens + (event.llm_input_tokens ?? 0),
+          llm_output_tokens: agg.usage.llm_output_tokens + (event.llm_output_tokens ?? 0),
+        };
+        const over = (Object.keys(next) as (keyof UsageBounds)[]).filter((f) => event[f] !== undefined && next[f] > ctx.bounds[f]);
+        for (const f of over) {
+          const max = f.endsWith('_seconds') ? round3(ctx.bounds[f]) : ctx.bounds[f];
+          issues.push({ loc: [...loc, f], msg: `The call's ${f} may add up to at most ${max} (bounded by how long the call lasted); with this event it would be ${next[f]}`, type: 'usage_exceeds_call', input: event[f], ctx: { max_total: max, total_before: f === 'gpu_seconds' ? (agg.usage.gpu_seconds ?? 0) : agg.usage[f] } });
+        }
+        if (over.length === 0) agg.usage = next;
         break;
+      }
       case 'hangup':
         agg.hangup ??= { by: event.by, reason: event.reason ?? null, event_id: event.id, at: event.at };
         break;

@@ -9,6 +9,7 @@
  * Nothing is written either way.
  */
 import { getCall } from '../repositories/calls.js';
+import { runtimeWindowOpen } from '../policy/call-state/runtime-window.js';
 import { getTelephonyAccount } from '../repositories/telephony-accounts.js';
 import { carrierAccess } from '../telephony/carrier-for.js';
 import { callTokenKey } from '../telephony/call-token-key.js';
@@ -35,6 +36,8 @@ export async function admitRelayConnection(input: { rawQuery: string; signature:
   const claims = checked.claims;
   const call = await getCall(claims.tenant_id, claims.call_id);
   if (!call || call.tenant_id !== claims.tenant_id) return { ok: false, status: 403, reason: 'unknown_call' };
+  // The token is spent with its call plus the late-event window.
+  if (!runtimeWindowOpen(call, input.at)) return { ok: false, status: 403, reason: 'invalid_token' };
   if (input.signature !== undefined) {
     const account = await getTelephonyAccount(claims.tenant_id, call.telephony_account_id);
     const authToken = account && (await carrierAccess(account).then((a) => a.credentials.authToken, () => undefined));

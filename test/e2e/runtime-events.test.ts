@@ -5,7 +5,12 @@
 import { captureLogs } from '../support/log-capture.js';
 import { randomBytes } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { analyzeCall } from '../../shared/calls/analyze-call.js';
+import { advanceClockForTests } from '../../shared/clock.js';
+import { admitRelayConnection } from '../../shared/voice/relay-admission.js';
+import { LATE_EVENT_WINDOW_SECONDS } from '../../shared/policy/call-state/runtime-window.js';
+import { resetClock, setClock } from './call-fixtures.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { callPartition } from '../../shared/db/keys.js';
 import { listTenantEvents } from '../../shared/events/outbox.js';
@@ -106,6 +111,8 @@ describe('runtime events are authenticated by the call\'s Stream token', () => {
     expect(res.status).toBe(404);
   });
 });
+
+afterEach(resetClock);
 
 describe('runtime events', () => {
   it('records every kind: the first turn starts the conversation, aggregates land on the call record, long values are truncated', async () => {
@@ -265,6 +272,51 @@ describe('runtime events', () => {
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('call_not_in_conversation');
     expect(await eventItems(s.tenantId, disposed.id)).toEqual([]);
+  });
+});
+
+describe('after the call ends', () => {
+  it('late events are taken for the window only, never rewrite a scored outcome, and usage is bounded by the call', async () => {
+    const s = await setup();
+    const c = await s.call();
+    const booked = { id: eid('out'), type: 'outcome', at: at(5), outcome: { outcome_type: 'appointment', goal_reached: true, status: 'booked' } };
+    expect((await c.post({ events: [turn('contact', 'Tuesday works.'), booked, { id: eid('use'), type: 'usage', at: at(6), audio_seconds: 40, llm_input_tokens: 5000 }] })).status).toBe(200);
+    expect((await c.end()).status).toBe(200);
+    const ended = await c.read();
+    expect(ended).toMatchObject({ state: 'completed', duration_seconds: 42 });
+    expect(await analyzeCall(s.tenantId, c.id)).toBe('stored');
+    const scored = await c.read();
+    expect(scored.analysis).toBeTruthy();
+
+    // Within the window: a late outcome is stored as an event, and the scored outcome stays.
+    advanceClockForTests(30_000);
+    const notBooked = { id: eid('out'), type: 'outcome', at: at(50), outcome: { outcome_type: 'appointment', goal_reached: false, status: 'not_booked' } };
+    expect((await c.post({ events: [notBooked] })).status).toBe(200);
+    const after = await c.read();
+    expect(after.outcome).toMatchObject({ status: 'booked', goal_reached: true, event_id: booked.id });
+    expect({ disposition: after.disposition, analysis: after.analysis }).toEqual({ disposition: scored.disposition, analysis: scored.analysis });
+    expect((await eventItems(s.tenantId, c.id)).map((i) => i.event_id)).toContain(notBooked.id);
+
+    // Usage past what a 42 s call could use is 422 at the field; nothing is stored or metered.
+    const forged = await c.post({ events: [{ id: eid('use'), type: 'usage', at: at(51), audio_seconds: 86_400, llm_input_tokens: 100_000_000 }] });
+    expect(forged.status).toBe(422);
+    expect(locs(forged.body)).toEqual(['body.events.0.audio_seconds:usage_exceeds_call', 'body.events.0.llm_input_tokens:usage_exceeds_call']);
+    expect((await c.read()).usage).toEqual(after.usage);
+    expect((await c.read()).event_count).toBe(after.event_count);
+
+    // Past the window the token is spent: 409 call_ended, nothing written, on every runtime route.
+    setClock(Date.parse(ended.ended_at!) + (LATE_EVENT_WINDOW_SECONDS + 1) * 1000);
+    const late = await c.post({ events: [{ ...notBooked, id: eid('out') }, { id: eid('use'), type: 'usage', at: at(52), audio_seconds: 1 }] });
+    expect(late.status).toBe(409);
+    expect(late.body).toMatchObject({ code: 'call_ended' });
+    const calendar = await client(stack, c.token)('POST', `/runtime/v1/calls/${c.id}/calendar/availability`, { body: { start_date: '2026-11-25', end_date: '2026-11-26', duration_minutes: 30 } });
+    expect(calendar.status).toBe(409);
+    expect(calendar.body).toMatchObject({ code: 'call_ended' });
+    expect(await c.read()).toMatchObject({ event_count: after.event_count, usage: after.usage, outcome: { status: 'booked' } });
+    // Nor may it open the voice relay again.
+    const relayAt = (ms: number) => admitRelayConnection({ rawQuery: `token=${encodeURIComponent(c.token)}`, signature: undefined, at: new Date(Date.parse(ended.ended_at!) + ms) });
+    expect(await relayAt(LATE_EVENT_WINDOW_SECONDS * 1000)).toMatchObject({ ok: true });
+    expect(await relayAt((LATE_EVENT_WINDOW_SECONDS + 1) * 1000)).toEqual({ ok: false, status: 403, reason: 'invalid_token' });
   });
 });
 

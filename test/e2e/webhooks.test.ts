@@ -16,6 +16,8 @@ import { sqs } from '../../shared/queues/client.js';
 import { canonicalJson } from '../../shared/canonical-json.js';
 import { enqueueDelivery } from '../../shared/webhooks/delivery-queue.js';
 import { deliverEvent, STALLED_AFTER_MS } from '../../shared/webhooks/deliver-event.js';
+import { OVERDUE_GRACE_MS, runWebhookOverdueSweep } from '../../shared/webhooks/overdue-sweep.js';
+import { now } from '../../shared/clock.js';
 import { getWebhookEvent } from '../../shared/repositories/webhook-events.js';
 import { outboxKeys } from '../../shared/db/keys.js';
 import { useTestStack } from '../support/stack.js';
@@ -322,7 +324,9 @@ describe('delivery', () => {
   it('a pending event nobody works on (its messages lost) can be redelivered by hand once it has stalled', async () => {
     const t = await tenantWithEndpoint();
     const { event, items } = outboxItems(t.tenantId, 'call.completed', { call_id: 'cal_x' }, new Date());
-    await db().send(new TransactWriteCommand({ TransactItems: [items[0]!] })); // committed, but no marker reaches the relay
+    // Committed before the due index existed (no gsi1 entry, so the overdue sweep never sees it), and no marker reaches the relay.
+    const { gsi1pk: _pk, gsi1sk: _sk, ...legacy } = items[0]!.Put!.Item as Record<string, unknown>;
+    await db().send(new TransactWriteCommand({ TransactItems: [{ Put: { ...items[0]!.Put!, Item: legacy } }] }));
     expect((await t.api('POST', `/v1/webhook-events/${event.id}/redeliver`)).body.code).toBe('delivery_pending');
     setClock(Date.now() + STALLED_AFTER_MS + 60_000);
     const again = await t.api('POST', `/v1/webhook-events/${event.id}/redeliver`);
@@ -330,6 +334,40 @@ describe('delivery', () => {
     expect(again.body).toMatchObject({ delivery_status: 'delivered', attempt_count: 1 });
     expect(again.body.attempts).toEqual([expect.objectContaining({ attempt: 1, trigger: 'manual', status_code: 200 })]);
     expect(receiver.forEvent(event.id)).toHaveLength(1);
+  });
+
+  it('an attempt whose retry message was lost is re-enqueued by the scheduler tick once overdue, and POSTed once', async () => {
+    const t = await tenantWithEndpoint();
+    receiver.answer(() => ({ status: 500 }));
+    const { event, items } = outboxItems(t.tenantId, 'call.completed', { call_id: 'cal_x' }, now());
+    await db().send(new TransactWriteCommand({ TransactItems: [items[0]!] })); // no marker: only the attempts below reach the queue
+    // Attempt 1 fails and schedules attempt 2 six minutes on; the process "crashes" before sending that message.
+    const first = await deliverEvent(t.tenantId, event.id, { schedule: [0, 360, 900] });
+    expect(first).toMatchObject({ kind: 'attempted', status: 'pending', retryInSeconds: 360 });
+    const due = Date.parse((await getWebhookEvent(t.tenantId, event.id))!.next_attempt_at!);
+    receiver.answer(() => ({ status: 200 }));
+
+    // Due but inside the grace: nothing is re-enqueued, the ledger stays as it was.
+    setClock(due + OVERDUE_GRACE_MS - 5_000);
+    await runWebhookOverdueSweep(now());
+    expect(await getWebhookEvent(t.tenantId, event.id)).toMatchObject({ delivery_status: 'pending', attempt_count: 1 });
+    expect(receiver.forEvent(event.id)).toHaveLength(1);
+
+    // Past it: the stack's own scheduler tick finds it through the due index and the worker delivers it.
+    setClock(due + OVERDUE_GRACE_MS + 1_000);
+    // Sweeps racing with the tick re-enqueue it at most once between them (the conditional re-arm).
+    const raced = await Promise.all([runWebhookOverdueSweep(now()), runWebhookOverdueSweep(now())]);
+    expect(raced[0]! + raced[1]!).toBeLessThanOrEqual(1);
+    const d = await waitFor(async () => {
+      const x = (await detail(t.api, event.id)).body;
+      return x.delivery_status === 'delivered' ? x : undefined;
+    }, { message: 'delivered by the overdue sweep', timeoutMs: 20_000 });
+    expect(d.attempts.map((a: { attempt: number; trigger: string; status_code: number }) => [a.attempt, a.trigger, a.status_code])).toEqual([[1, 'automatic', 500], [2, 'automatic', 200]]);
+    expect(receiver.forEvent(event.id)).toHaveLength(2);
+    // Delivered: it left the due index, so later sweeps and a duplicate message POST nothing more.
+    expect(await runWebhookOverdueSweep(new Date(now().getTime() + 3600_000))).toBe(0);
+    expect(await deliverEvent(t.tenantId, event.id)).toMatchObject({ kind: 'settled', status: 'delivered' });
+    expect(receiver.forEvent(event.id)).toHaveLength(2);
   });
 
   it('skips events no endpoint takes; a pending event cannot be redelivered; unknown and other tenants’ events are 404', async () => {

@@ -550,9 +550,11 @@ describe('least privilege', () => {
     ];
     for (const [fn, listed] of senders) {
       const ownDlq = [...stack.workerFunctions.entries()].some(([id, f]) => f === fn && (workers.find((w) => w.id === id) as WorkerDefinition).sendsToOwnDlq);
+      // A table-stream job also sends the batches it gives up on to its stream-failure queue.
+      const streamFailures = [...stack.streamFailureQueues.entries()].filter(([id]) => stack.scheduledFunctions.get(id) === fn).map(([, q]) => arnOf(q));
       const targets = statementsWith(fn, 'sqs:SendMessage').flatMap(resourcesOf);
-      expect(targets).toEqual(expect.arrayContaining(listed.map((q) => arnOf(stack.queues.get(q).queue))));
-      expect(targets).toHaveLength(listed.length + (ownDlq ? 1 : 0));
+      expect(targets).toEqual(expect.arrayContaining([...listed.map((q) => arnOf(stack.queues.get(q).queue)), ...streamFailures]));
+      expect(targets).toHaveLength(listed.length + (ownDlq ? 1 : 0) + streamFailures.length);
       for (const name of queueNames) {
         const envVar = queues[name].envVar;
         if (listed.includes(name)) expect(envOf(fn)[envVar]).toEqual(ref(stack.queues.get(name).queue));
@@ -629,6 +631,68 @@ describe('stack', () => {
       const prefix = name.charAt(0).toUpperCase() + name.slice(1);
       expect(outputs).toEqual(expect.arrayContaining([`${prefix}QueueUrl`, `${prefix}DeadLetterQueueUrl`]));
     }
+  });
+});
+
+// ---------------------------------------------------------------------------- alarms
+
+describe('operability: alarms and failure destinations', () => {
+  const alarms = () => Object.entries(resources).filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm');
+  const metricsOf = (alarm: Json): Json[] => (alarm.Properties.Metrics as Json[] | undefined)?.filter((m) => m.MetricStat).map((m) => m.MetricStat.Metric) ?? [{ MetricName: alarm.Properties.MetricName, Namespace: alarm.Properties.Namespace, Dimensions: alarm.Properties.Dimensions }];
+  const dimension = (metric: Json, name: string) => (metric.Dimensions as { Name: string; Value: unknown }[] | undefined)?.find((d) => d.Name === name)?.Value;
+  const alarmsOn = (metricName: string, dim: string, value: unknown) => alarms().filter(([, a]) => metricsOf(a).some((m) => m.MetricName === metricName && JSON.stringify(dimension(m, dim)) === JSON.stringify(value)));
+  const streamJob = scheduledJobs.find((j) => (j as ScheduledJobDefinition).tableStream)!;
+
+  it('routes every alarm to one KMS-encrypted, TLS-only SNS topic', () => {
+    const topic = stack.alarms.topic;
+    expect(countOf('AWS::SNS::Topic')).toBe(1);
+    expect(resources[logicalId(cfnOf(topic))]!.Properties.KmsMasterKeyId).toEqual(arnOf(stack.alarms.key));
+    expect(resources[logicalId(cfnOf(stack.alarms.key))]!.Properties.EnableKeyRotation).toBe(true);
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', { Topics: [ref(topic)], PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) } });
+    expect(alarms().length).toBeGreaterThan(10);
+    for (const [id, alarm] of alarms()) expect(alarm.Properties.AlarmActions, id).toEqual([ref(topic)]);
+  });
+
+  it('pages when any dead-letter queue holds a message; every DLQ keeps messages 14 days', () => {
+    const dlqs = [...stack.queues.all().map(([, q]) => q.deadLetterQueue), ...stack.streamFailureQueues.values()];
+    expect(dlqs).toHaveLength(queueNames.length + 1);
+    for (const dlq of dlqs) {
+      expect(resources[logicalId(cfnOf(dlq))]!.Properties.MessageRetentionPeriod, dlq.node.path).toBe(14 * 86_400);
+      const [found] = alarmsOn('ApproximateNumberOfMessagesVisible', 'QueueName', { 'Fn::GetAtt': [logicalId(cfnOf(dlq)), 'QueueName'] });
+      expect(found, dlq.node.path).toBeDefined();
+      expect(found![1].Properties).toMatchObject({ Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
+    }
+  });
+
+  it('the outbox relay’s stream mapping bisects a failing batch and sends what still fails to its failure queue; its iterator age pages', () => {
+    const fn = stack.scheduledFunctions.get(streamJob.id)!;
+    const mapping = Object.values(resources).find((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && JSON.stringify(r.Properties.FunctionName) === JSON.stringify(ref(fn.function)))!;
+    expect(mapping.Properties).toMatchObject({ BisectBatchOnFunctionError: true, DestinationConfig: { OnFailure: { Destination: arnOf(stack.streamFailureQueues.get(streamJob.id)!) } } });
+    expect(alarmsOn('IteratorAge', 'FunctionName', ref(fn.function))).toHaveLength(1);
+  });
+
+  it('pages on the HTTP API’s 5xx rate', () => {
+    const [found] = alarms().filter(([, a]) => metricsOf(a).some((m) => m.Namespace === 'AWS/ApiGateway' && m.MetricName === '5xx'));
+    expect(found).toBeDefined();
+    expect(metricsOf(found![1]).map((m) => m.MetricName).sort()).toEqual(['5xx', 'Count']);
+  });
+
+  it('pages on Lambda errors and throttles of every route function (alarmed per area, beside it), worker and scheduled job', () => {
+    const all = [...stack.routeFunctions.values(), ...stack.workerFunctions.values(), ...stack.scheduledFunctions.values()];
+    for (const fn of all) {
+      for (const metric of ['Errors', 'Throttles']) expect(alarmsOn(metric, 'FunctionName', ref(fn.function)), `${fn.node.path} ${metric}`).toHaveLength(1);
+    }
+    for (const area of stack.routeAreas.values()) {
+      const own = Object.values(Template.fromStack(area).toJSON().Resources as Json).filter((r) => r.Type === 'AWS::CloudWatch::Alarm');
+      expect(own.length, area.area).toBe(2 * Math.ceil(area.functions.length / 10));
+    }
+  });
+
+  it('pages when a webhook event fails its whole retry schedule (a metric filter on the workers’ attempt log lines)', () => {
+    const filter = Object.values(resources).find((r) => r.Type === 'AWS::Logs::MetricFilter')!;
+    expect(filter.Properties.FilterPattern).toContain('$.delivery_status = "failed"');
+    expect(filter.Properties.MetricTransformations[0]).toMatchObject({ MetricNamespace: 'VoiceControl', MetricName: 'WebhookEventsFailed' });
+    expect(alarms().filter(([, a]) => metricsOf(a).some((m) => m.MetricName === 'WebhookEventsFailed'))).toHaveLength(1);
   });
 });
 
@@ -788,8 +852,8 @@ describe('CloudFormation resource budget', () => {
     for (const area of stack.routeAreas.values()) {
       const own = Object.keys(Template.fromStack(area).toJSON().Resources as Json).length;
       const areaRoutes = routes.filter((r) => r.tag === area.area).length;
-      // Function, role, route and integration per route, plus the area's log group and invoke role.
-      expect(own, area.area).toBe(4 * areaRoutes + 2);
+      // Function, role, route and integration per route, plus the area's log group and invoke role, and an errors and a throttles alarm per ten routes.
+      expect(own, area.area).toBe(4 * areaRoutes + 2 + 2 * Math.ceil(areaRoutes / 10));
       expect(own, area.area).toBeLessThan(400);
     }
     const functionRoles = [...stack.routeFunctions.values(), ...stack.workerFunctions.values(), stack.fallbackFunction, stack.platformSeed.fn].map((fn) => logicalId(cfnOf(fn.role)));

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { aggregatesOf, applyEvents, emptyAggregates, storedForm, truncate, type Applied } from '../../shared/runtime/call-events.js';
+import { callSeconds, LATE_EVENT_WINDOW_SECONDS, MAX_CALL_SECONDS, runtimeWindowClosesAt, runtimeWindowOpen, USAGE_PER_MINUTE, USAGE_SLACK_SECONDS, usageBounds, type CallTiming } from '../../shared/policy/call-state/runtime-window.js';
 import { MAX_EVENTS_PER_CALL, MAX_RECORDED_RESPONSES_PER_CALL, runtimeEvent, runtimeEventsRequest, type RuntimeEvent } from '../../shared/schemas/runtime-events.js';
 
 const at = '2026-11-24T12:00:00Z';
 let n = 0;
 const ev = (e: Record<string, unknown>): RuntimeEvent => runtimeEvent.parse({ id: `e${++n}`, at, ...e });
 const batch = (...events: RuntimeEvent[]) => events.map((event, index) => ({ event, index }));
-const ctx = { state: 'answered' as const, receivedAt: '2026-11-24T12:00:01.000Z' };
+const roomy = { audio_seconds: 1e6, gpu_seconds: 1e6, characters_spoken: 1e9, llm_input_tokens: 1e9, llm_output_tokens: 1e9 };
+const ctx = { state: 'answered' as const, receivedAt: '2026-11-24T12:00:01.000Z', bounds: roomy, outcomeFrozen: false };
 const applied = (r: ReturnType<typeof applyEvents>): Applied => {
   if (!r.ok) throw new Error(JSON.stringify(r.issues));
   return r;
@@ -118,5 +120,51 @@ describe('applying events to a call', () => {
 
   it('reads a call record without aggregates as empty ones', () => {
     expect(aggregatesOf({ id: 'cal_x', state: 'answered' })).toEqual(emptyAggregates());
+  });
+});
+
+describe('the late-event window and the usage bounds (the instant is an argument)', () => {
+  // Answered 12:00:00, ended 12:05:00 with the carrier's 300 s.
+  const ended: CallTiming = { state: 'completed', answered_at: '2026-11-24T12:00:00.000Z', ended_at: '2026-11-24T12:05:00.000Z', duration_seconds: 300, created_at: '2026-11-24T11:59:50.000Z', updated_at: '2026-11-24T12:05:00.000Z' };
+  const live: CallTiming = { ...ended, state: 'in_conversation', ended_at: null, duration_seconds: null };
+  const t = (iso: string) => new Date(iso);
+
+  it('a live call is always open; an ended one for the window after its end, then never', () => {
+    expect(runtimeWindowOpen(live, t('2026-11-25T12:00:00Z'))).toBe(true);
+    expect(runtimeWindowClosesAt(ended)!.toISOString()).toBe(new Date(Date.parse(ended.ended_at!) + LATE_EVENT_WINDOW_SECONDS * 1000).toISOString());
+    expect(runtimeWindowOpen(ended, t('2026-11-24T12:07:00Z'))).toBe(true);
+    expect(runtimeWindowOpen(ended, t('2026-11-24T12:07:00.001Z'))).toBe(false);
+    expect(runtimeWindowOpen(ended, t('2026-11-24T12:15:00Z'))).toBe(false);
+    // A terminal call that never stored ended_at ends at its last update.
+    expect(runtimeWindowOpen({ ...ended, ended_at: null }, t('2026-11-24T12:15:00Z'))).toBe(false);
+  });
+
+  it('bounds usage by the call: the carrier duration once ended (else end − answer), the longest call while live', () => {
+    expect(callSeconds(ended)).toBe(300);
+    expect(callSeconds({ ...ended, duration_seconds: null })).toBe(300);
+    expect(callSeconds(live)).toBe(MAX_CALL_SECONDS);
+    const b = usageBounds(ended);
+    const minutes = Math.ceil((300 + USAGE_SLACK_SECONDS) / 60);
+    expect(b).toEqual({ audio_seconds: 300 + USAGE_SLACK_SECONDS, gpu_seconds: 2 * (300 + USAGE_SLACK_SECONDS), characters_spoken: minutes * USAGE_PER_MINUTE.characters_spoken, llm_input_tokens: minutes * USAGE_PER_MINUTE.llm_input_tokens, llm_output_tokens: minutes * USAGE_PER_MINUTE.llm_output_tokens });
+  });
+
+  it('refuses usage past the bound with 422 at the field, counting what was already metered', () => {
+    const bounds = usageBounds(ended);
+    const before = { ...emptyAggregates(), usage: { ...emptyAggregates().usage, audio_seconds: 300 } };
+    const fits = applyEvents(before, batch(ev({ type: 'usage', audio_seconds: USAGE_SLACK_SECONDS })), { ...ctx, bounds });
+    expect(fits.ok).toBe(true);
+    const forged = applyEvents(before, batch(ev({ type: 'turn', speaker: 'agent', text: 'bye' }), ev({ type: 'usage', audio_seconds: 86_400, llm_input_tokens: 100_000_000, characters_spoken: 10 })), { ...ctx, bounds });
+    expect(forged.ok === false && forged.issues.map((i) => `${i.loc.join('.')}:${i.type}`)).toEqual(['body.events.1.audio_seconds:usage_exceeds_call', 'body.events.1.llm_input_tokens:usage_exceeds_call']);
+    // Each event is checked against the running total, the batch's earlier events included.
+    const split = applyEvents(emptyAggregates(), batch(ev({ type: 'usage', gpu_seconds: bounds.gpu_seconds }), ev({ type: 'usage', gpu_seconds: 0.001 })), { ...ctx, bounds });
+    expect(split.ok === false && split.issues.map((i) => i.loc.join('.'))).toEqual(['body.events.1.gpu_seconds']);
+  });
+
+  it('once analysed, a late outcome is kept as an event but leaves the call\'s outcome as scored', () => {
+    const scored = applied(applyEvents(emptyAggregates(), batch(ev({ type: 'outcome', outcome: { outcome_type: 'appointment', goal_reached: true, status: 'booked' } })), ctx)).aggregates;
+    const late = applied(applyEvents(scored, batch(ev({ type: 'outcome', outcome: { outcome_type: 'appointment', goal_reached: false, status: 'not_booked' } })), { ...ctx, outcomeFrozen: true }));
+    expect(late.aggregates.outcome).toMatchObject({ status: 'booked', goal_reached: true });
+    expect(late.aggregates.event_count).toBe(2);
+    expect(late.results).toHaveLength(1);
   });
 });

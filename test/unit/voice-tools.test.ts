@@ -74,7 +74,7 @@ function session(b: CallBrief = brief()) {
 /** The aggregates the events route would store for what the session posted. */
 const aggregatesOf = (events: RuntimeEventInput[]) => {
   const parsed = runtimeEventsRequest.parse({ events }).events;
-  const applied = applyEvents(emptyAggregates(), parsed.map((event, index) => ({ event, index })), { state: 'in_conversation', receivedAt: NOW.toISOString() });
+  const applied = applyEvents(emptyAggregates(), parsed.map((event, index) => ({ event, index })), { state: 'in_conversation', receivedAt: NOW.toISOString(), bounds: { audio_seconds: 1e6, gpu_seconds: 1e6, characters_spoken: 1e9, llm_input_tokens: 1e9, llm_output_tokens: 1e9 }, outcomeFrozen: false });
   if (!applied.ok) throw new Error(JSON.stringify(applied.issues));
   return applied.aggregates;
 };
