@@ -40,7 +40,7 @@ const STEADY_EVENTS = 500;
 const EVENT_TYPE = 'call.completed';
 const WARM_EVENTS = 50;
 const COMMIT_CONCURRENCY = 10;
-const DELIVERY_DEADLINE_MS = 60_000;
+const DELIVERY_DEADLINE_MS = 180_000;
 const BASELINE_DEADLINE_MS = 30_000;
 
 export interface WebhooksFigures {
