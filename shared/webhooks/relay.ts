@@ -1,8 +1,8 @@
 /**
  * The outbox relay: moves committed events to the webhook-delivery queue. It reads the
  * pending markers the outbox wrote with each state change (`PLATFORM#OUTBOX#<shard>`),
- * enqueues a delivery message per event, and deletes a marker only once SQS took its
- * message — so nothing uncommitted is ever sent and nothing committed is lost: a crash
+ * enqueues them (a tenant's events share a message, ten messages a SendMessageBatch), and
+ * deletes a marker only once SQS took its message — so nothing uncommitted is ever sent and nothing committed is lost: a crash
  * between the send and the delete sends the event again, which the ledger makes harmless.
  *
  * On AWS it runs on the table's stream (an INSERT of a marker; within a second) and on a
