@@ -26,7 +26,9 @@ export const handler = defineBatchWorker('webhook-delivery', webhookDeliveryMess
     }
   }
   const failed = new Set<string>();
-  const fail = (tenantId: string, eventId: string) => namedBy.get(`${tenantId}|${eventId}`)?.forEach((m) => failed.add(m));
+  const fail = (tenantId: string, eventId: string) => {
+    for (const m of namedBy.get(`${tenantId}|${eventId}`) ?? []) failed.add(m);
+  };
   const onward: { tenant_id: string; event_id: string; delaySeconds: number }[] = [];
 
   await Promise.all(

@@ -47,8 +47,8 @@ const checks = new WeakMap<Resolver, Map<string, { check: Promise<UrlCheck>; unt
 
 /** checkWebhookUrl, its successes remembered per resolver for CHECK_TTL_MS. */
 function checkedUrl(raw: string, policy: UrlPolicy, resolve: Resolver): Promise<UrlCheck> {
-  let byUrl = checks.get(resolve);
-  if (!byUrl) checks.set(resolve, (byUrl = new Map()));
+  const byUrl = checks.get(resolve) ?? new Map<string, { check: Promise<UrlCheck>; until: number }>();
+  checks.set(resolve, byUrl);
   const key = `${policy.allowLoopbackHttp}|${raw}`;
   const hit = byUrl.get(key);
   if (hit && hit.until > performance.now()) return hit.check;
