@@ -313,6 +313,32 @@ export async function claimDueAttempts(tenantId: string, records: readonly Webho
   return leased;
 }
 
+/**
+ * A small wave's lease: take the lease for one event's next automatic attempt in ONE write —
+ * only when it is pending, due, and no live lease is held — and get the event back, so no read
+ * precedes it (one round trip, where a batch needs a read and a transaction). Undefined when
+ * the condition fails (the caller reads to learn why).
+ */
+export async function claimDueAttempt(tenantId: string, eventId: string, claim: { leaseId: string; leaseUntil: Date; at: Date }): Promise<WebhookEventRecord | undefined> {
+  try {
+    const out = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: outboxKeys.event(tenantId, eventId),
+        UpdateExpression: 'SET lease_id = :lease, lease_until = :until',
+        ConditionExpression:
+          'attribute_exists(pk) AND (delivery_status = :pending OR attribute_not_exists(delivery_status)) AND (attribute_not_exists(next_attempt_at) OR next_attempt_at = :null OR next_attempt_at <= :at) AND (attribute_not_exists(lease_until) OR lease_until < :at)',
+        ExpressionAttributeValues: { ':lease': claim.leaseId, ':until': claim.leaseUntil.toISOString(), ':pending': 'pending', ':null': null, ':at': claim.at.toISOString() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return out.Attributes as WebhookEventRecord;
+  } catch (err) {
+    if ((err as { name?: string })?.name === 'ConditionalCheckFailedException') return undefined;
+    throw err;
+  }
+}
+
 /** No endpoint takes this event (none configured, or its type is not enabled): it is never sent. Under the caller's lease. */
 export async function markSkipped(tenantId: string, eventId: string, reason: 'no_endpoint' | 'event_type_not_enabled', at: Date, leaseId: string): Promise<void> {
   try {

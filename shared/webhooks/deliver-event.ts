@@ -10,8 +10,9 @@
  * between the two) is sent again once the lease lapses: receivers dedupe on the event id.
  *
  * The worker's batch costs a handful of DynamoDB calls for up to WAVE events of a tenant: one
- * BatchGetItem, one transaction for the leases, the POSTs in parallel, one transaction for the
- * ledger (and the endpoint read once per batch).
+ * BatchGetItem, one transaction for the leases (a wave of one or two: a conditional update per
+ * event that returns it), the POSTs in parallel, one transaction for the ledger (and the
+ * endpoint read once per batch).
  */
 import { randomUUID } from 'node:crypto';
 import { now as clockNow } from '../clock.js';
@@ -20,6 +21,7 @@ import { logger } from '../observability.js';
 import { endpointTakes, getWebhookEndpoint, liveSigningSecrets, type WebhookEndpointRecord } from '../repositories/webhook-endpoints.js';
 import {
   claimAttempt,
+  claimDueAttempt,
   claimDueAttempts,
   getWebhookEvent,
   getWebhookEvents,
@@ -48,6 +50,12 @@ export const WAVE = 10;
  * in it) for one wave at most.
  */
 const SLOW_WAVE_MS = 2_000;
+/**
+ * A wave this small is leased by one conditional update per event that returns the event (one
+ * round trip: the latency a steady trickle sees); a bigger one by a read and one transaction
+ * (two round trips, two calls for up to WAVE events: the cost a burst sees).
+ */
+const SMALL_WAVE = 2;
 
 export type AutomaticOutcome =
   | { kind: 'missing' }
@@ -118,17 +126,31 @@ async function deliverWave(
   outcomes: Map<string, AutomaticOutcome>,
 ): Promise<DeliveryResult[]> {
   const at = opts.at ?? clockNow();
-  const records = await getWebhookEvents(tenantId, ids);
+  const leaseId = randomUUID();
+  const claim = { leaseId, leaseUntil: new Date(at.getTime() + LEASE_MS), at };
   const due: WebhookEventRecord[] = [];
-  for (const id of ids) {
-    const record = records.get(id);
-    const why = record ? notDue(record, at) : { kind: 'missing' as const };
-    if (why) outcomes.set(id, why);
-    else due.push(record!);
+  let leased: Set<string>;
+  if (ids.length <= SMALL_WAVE) {
+    const claimed = await Promise.all(ids.map((id) => claimDueAttempt(tenantId, id, claim)));
+    leased = new Set();
+    for (const [k, id] of ids.entries()) {
+      const record = claimed[k];
+      if (record) {
+        due.push(record);
+        leased.add(id);
+      } else outcomes.set(id, await whyNotClaimed(tenantId, id, at));
+    }
+  } else {
+    const records = await getWebhookEvents(tenantId, ids);
+    for (const id of ids) {
+      const record = records.get(id);
+      const why = record ? notDue(record, at) : { kind: 'missing' as const };
+      if (why) outcomes.set(id, why);
+      else due.push(record!);
+    }
+    leased = due.length > 0 ? await claimDueAttempts(tenantId, due, claim) : new Set();
   }
   if (due.length === 0) return [];
-  const leaseId = randomUUID();
-  const leased = await claimDueAttempts(tenantId, due, { leaseId, leaseUntil: new Date(at.getTime() + LEASE_MS), at });
   const mine: WebhookEventRecord[] = [];
   for (const record of due) {
     const id = record.event.id;
