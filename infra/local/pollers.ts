@@ -27,6 +27,8 @@ export interface PolledWorker {
   readonly queueArn: string;
   readonly batchSize: number;
   readonly timeoutSeconds: number;
+  /** Batches handed to the worker at once (Lambda runs batches concurrently); default 1. */
+  readonly batchesInFlight?: number;
 }
 
 export interface PollersOptions {
@@ -64,7 +66,13 @@ export function startPollers(opts: PollersOptions): Pollers {
 
 async function pollLoop(worker: PolledWorker, opts: PollersOptions, signal: AbortSignal, log: (line: string) => void): Promise<void> {
   let lastLoadError: string | undefined;
+  const inFlight = new Set<Promise<void>>();
+  const limit = Math.max(1, worker.batchesInFlight ?? 1);
   while (!signal.aborted) {
+    if (inFlight.size >= limit) {
+      await Promise.race(inFlight);
+      continue;
+    }
     // Load the worker before taking messages, so a broken module leaves them queued.
     let handler: SqsHandler;
     try {
@@ -99,8 +107,10 @@ async function pollLoop(worker: PolledWorker, opts: PollersOptions, signal: Abor
     }
     if (messages.length === 0) continue;
 
-    await deliver(worker, messages, handler, opts, log);
+    const batch: Promise<void> = deliver(worker, messages, handler, opts, log).finally(() => inFlight.delete(batch));
+    inFlight.add(batch);
   }
+  await Promise.all(inFlight);
 }
 
 async function deliver(

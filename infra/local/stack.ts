@@ -260,6 +260,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
           queueArn: provisionedQueues[w.queue].arn,
           batchSize: w.batchSize,
           timeoutSeconds: w.timeoutSeconds,
+          batchesInFlight: 'batchesInFlight' in w ? w.batchesInFlight : undefined,
         })),
       });
       cleanups.push(() => pollers.stop());

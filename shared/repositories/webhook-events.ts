@@ -7,13 +7,15 @@
  * condition on the lease and the attempt count: an attempt is recorded once, and two workers
  * holding the same message can never both POST the same attempt.
  */
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandOutput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { outboxKeys, webhookKeys } from '../db/keys.js';
 import type { OutboxEvent } from '../events/outbox.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
 import { isId } from '../ids.js';
+import { backoff, UNPROCESSED } from '../retry.js';
 import { envelopeOf } from '../webhooks/envelope.js';
 import type { DeliveryResult } from '../webhooks/deliver.js';
 
@@ -139,16 +141,10 @@ export async function claimAttempt(
   }
 }
 
-/**
- * Record one attempt and the event's new delivery state in one transaction, under the lease:
- * the attempt row, the event (count + 1, status, next attempt, lease released) and, the first
- * time an event is delivered, its type's delivered count.
- */
-export async function recordAttempt(
-  tenantId: string,
-  record: WebhookEventRecord,
-  outcome: { leaseId: string; result: DeliveryResult; at: Date; trigger: AttemptRecord['trigger']; status: DeliveryStatus; nextAttemptAt: Date | null; endpointId: string },
-): Promise<AttemptRecord> {
+type AttemptOutcome = { leaseId: string; result: DeliveryResult; at: Date; trigger: AttemptRecord['trigger']; status: DeliveryStatus; nextAttemptAt: Date | null; endpointId: string };
+
+/** One attempt's items (the event's new state under the lease, the attempt row) and whether it is the event's first delivery. */
+function attemptItems(tenantId: string, record: WebhookEventRecord, outcome: AttemptOutcome): { attempt: AttemptRecord; items: TransactItem[]; firstDelivery: boolean } {
   const n = (record.attempt_count ?? 0) + 1;
   const attempt: AttemptRecord = {
     attempt: n,
@@ -196,25 +192,139 @@ export async function recordAttempt(
       },
     },
   ];
-  if (firstDelivery) {
-    items.push({
-      Update: {
-        TableName: tableName(),
-        Key: webhookKeys.deliveredCount(tenantId, outcome.endpointId, record.event_type),
-        UpdateExpression: 'SET #type = :type, event_type = :et, updated_at = :at ADD delivered :one',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: { ':type': 'webhook_delivered_count', ':et': record.event_type, ':at': attempt.at, ':one': 1 },
-      },
-    });
-  }
+  return { attempt, items, firstDelivery };
+}
+
+/** Adds `count` first deliveries of `eventType` to the endpoint's delivered count. */
+const deliveredCountItem = (tenantId: string, endpointId: string, eventType: string, count: number, at: string): TransactItem => ({
+  Update: {
+    TableName: tableName(),
+    Key: webhookKeys.deliveredCount(tenantId, endpointId, eventType),
+    UpdateExpression: 'SET #type = :type, event_type = :et, updated_at = :at ADD delivered :k',
+    ExpressionAttributeNames: { '#type': 'type' },
+    ExpressionAttributeValues: { ':type': 'webhook_delivered_count', ':et': eventType, ':at': at, ':k': count },
+  },
+});
+
+/**
+ * Record one attempt and the event's new delivery state in one transaction, under the lease:
+ * the attempt row, the event (count + 1, status, next attempt, lease released) and, the first
+ * time an event is delivered, its type's delivered count.
+ */
+export async function recordAttempt(tenantId: string, record: WebhookEventRecord, outcome: AttemptOutcome): Promise<AttemptRecord> {
+  const { attempt, items, firstDelivery } = attemptItems(tenantId, record, outcome);
+  if (firstDelivery) items.push(deliveredCountItem(tenantId, outcome.endpointId, record.event_type, 1, attempt.at));
   await db().send(new TransactWriteCommand({ TransactItems: items }));
   return attempt;
 }
 
+/** Events a ledger transaction takes at once: two items each, plus at most one delivered count each (≤ 100 items). */
+const EVENTS_PER_LEDGER_TRANSACTION = 33;
+
+/** The events of a cancelled transaction whose own items failed their condition (each event owns `per` leading items). */
+function eventsFailing(err: unknown, ids: readonly string[], per: number): Set<string> | undefined {
+  if (!(err instanceof TransactionCanceledException)) return undefined;
+  const failing = new Set<string>();
+  (err.CancellationReasons ?? []).forEach((r, i) => {
+    if (r.Code === 'ConditionalCheckFailed' && i < ids.length * per) failing.add(ids[Math.floor(i / per)]!);
+  });
+  return failing.size > 0 ? failing : undefined;
+}
+
 /**
- * The worker's hot path: take the lease for the next automatic attempt in ONE write — only
- * when the event is pending, due, and no live lease is held — and get the event back, so
- * no read precedes it. Undefined when the condition fails (the caller reads to learn why).
+ * recordAttempt for many events of one tenant (the worker's batch): one transaction per
+ * EVENTS_PER_LEDGER_TRANSACTION events, the delivered counts summed per event type. An event
+ * whose lease was lost (its condition failed) is left out and the rest committed; answers the
+ * attempts recorded, by event id.
+ */
+export async function recordAttempts(tenantId: string, outcomes: readonly { record: WebhookEventRecord; outcome: AttemptOutcome }[]): Promise<Map<string, AttemptRecord>> {
+  const recorded = new Map<string, AttemptRecord>();
+  for (let i = 0; i < outcomes.length; i += EVENTS_PER_LEDGER_TRANSACTION) {
+    let chunk = outcomes.slice(i, i + EVENTS_PER_LEDGER_TRANSACTION);
+    while (chunk.length > 0) {
+      const built = chunk.map((o) => ({ id: o.record.event.id, o, ...attemptItems(tenantId, o.record, o.outcome) }));
+      const counts = new Map<string, { endpointId: string; eventType: string; n: number; at: string }>();
+      for (const b of built.filter((x) => x.firstDelivery)) {
+        const key = `${b.o.outcome.endpointId}|${b.o.record.event_type}`;
+        const c = counts.get(key) ?? { endpointId: b.o.outcome.endpointId, eventType: b.o.record.event_type, n: 0, at: b.attempt.at };
+        counts.set(key, { ...c, n: c.n + 1 });
+      }
+      const items = [...built.flatMap((b) => b.items), ...[...counts.values()].map((c) => deliveredCountItem(tenantId, c.endpointId, c.eventType, c.n, c.at))];
+      try {
+        await db().send(new TransactWriteCommand({ TransactItems: items }));
+        for (const b of built) recorded.set(b.id, b.attempt);
+        break;
+      } catch (err) {
+        const failing = eventsFailing(err, built.map((b) => b.id), 2);
+        if (!failing) throw err;
+        chunk = chunk.filter((o) => !failing.has(o.record.event.id));
+      }
+    }
+  }
+  return recorded;
+}
+
+/** Many events of one tenant, read strongly consistently, 100 keys a BatchGetItem (unprocessed keys retried). */
+export async function getWebhookEvents(tenantId: string, eventIds: readonly string[]): Promise<Map<string, WebhookEventRecord>> {
+  const found = new Map<string, WebhookEventRecord>();
+  const valid = [...new Set(eventIds)].filter((id) => isId(id) && id.startsWith('evt_'));
+  for (let i = 0; i < valid.length; i += 100) {
+    let keys: Record<string, unknown>[] | undefined = valid.slice(i, i + 100).map((id) => outboxKeys.event(tenantId, id));
+    for (let attempt = 0; keys?.length; attempt++) {
+      if (attempt > 0) await backoff(UNPROCESSED, attempt);
+      const out: BatchGetCommandOutput = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ConsistentRead: true } } }));
+      for (const item of out.Responses?.[tableName()] ?? []) {
+        const record = item as WebhookEventRecord;
+        found.set(record.event.id, record);
+      }
+      keys = out.UnprocessedKeys?.[tableName()]?.Keys;
+    }
+  }
+  return found;
+}
+
+/**
+ * The worker's batch: take the leases for several events' next automatic attempts in one
+ * transaction per 100 — each only while it is pending, due, its attempt count is what was read
+ * and no live lease is held. An event whose condition fails (another worker got there first,
+ * or it moved on) is left out and the rest leased; answers the event ids leased.
+ */
+export async function claimDueAttempts(tenantId: string, records: readonly WebhookEventRecord[], claim: { leaseId: string; leaseUntil: Date; at: Date }): Promise<Set<string>> {
+  const leased = new Set<string>();
+  for (let i = 0; i < records.length; i += 100) {
+    let chunk = records.slice(i, i + 100);
+    while (chunk.length > 0) {
+      const items: TransactItem[] = chunk.map((r) => {
+        const n = r.attempt_count ?? 0;
+        return {
+          Update: {
+            TableName: tableName(),
+            Key: outboxKeys.event(tenantId, r.event.id),
+            UpdateExpression: 'SET lease_id = :lease, lease_until = :until',
+            ConditionExpression: `attribute_exists(pk) AND (delivery_status = :pending OR attribute_not_exists(delivery_status)) AND (attribute_not_exists(next_attempt_at) OR next_attempt_at = :null OR next_attempt_at <= :at) AND (attribute_not_exists(lease_until) OR lease_until < :at) AND ${countIs(n)}`,
+            ExpressionAttributeValues: { ':lease': claim.leaseId, ':until': claim.leaseUntil.toISOString(), ':pending': 'pending', ':null': null, ':at': claim.at.toISOString(), ':n': n },
+          },
+        };
+      });
+      try {
+        await db().send(new TransactWriteCommand({ TransactItems: items }));
+        for (const r of chunk) leased.add(r.event.id);
+        break;
+      } catch (err) {
+        const failing = eventsFailing(err, chunk.map((r) => r.event.id), 1);
+        if (!failing) throw err;
+        chunk = chunk.filter((r) => !failing.has(r.event.id));
+      }
+    }
+  }
+  return leased;
+}
+
+/**
+ * A small wave's lease: take the lease for one event's next automatic attempt in ONE write —
+ * only when it is pending, due, and no live lease is held — and get the event back, so no read
+ * precedes it (one round trip, where a batch needs a read and a transaction). Undefined when
+ * the condition fails (the caller reads to learn why).
  */
 export async function claimDueAttempt(tenantId: string, eventId: string, claim: { leaseId: string; leaseUntil: Date; at: Date }): Promise<WebhookEventRecord | undefined> {
   try {

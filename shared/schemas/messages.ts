@@ -25,11 +25,14 @@ export type CampaignLaunchMessage = z.infer<typeof campaignLaunchMessage>;
 /** What the call-dispatch queue carries. */
 export const callDispatchQueueMessage = z.discriminatedUnion('type', [callDispatchMessage, campaignLaunchMessage]);
 
-export const webhookDeliveryMessage = z.object({
-  type: z.literal('webhook.deliver'),
-  tenant_id: z.string().min(1),
-  event_id: z.string().min(1),
-});
+/** The most events one webhook-delivery message names (the relay packs a tenant's events). */
+export const EVENTS_PER_DELIVERY_MESSAGE = 10;
+
+/** One event (retries, the dead-letter queue, messages sent before packing), or several of one tenant. */
+export const webhookDeliveryMessage = z.union([
+  z.object({ type: z.literal('webhook.deliver'), tenant_id: z.string().min(1), event_id: z.string().min(1) }),
+  z.object({ type: z.literal('webhook.deliver'), tenant_id: z.string().min(1), event_ids: z.array(z.string().min(1)).min(1).max(EVENTS_PER_DELIVERY_MESSAGE) }),
+]);
 
 /** One step of a sandbox carrier call or message, due at `due_at` (epoch ms; the record's plan is the authority). */
 export const sandboxTimelineMessage = z.object({

@@ -1,20 +1,38 @@
 /**
- * One delivery attempt of a committed event, automatic (the delivery worker) or manual
- * (POST /v1/webhook-events/{id}/redeliver): lease, sign at send time, POST once, record.
+ * Delivery attempts of committed events, automatic (the delivery worker, a batch at a time)
+ * or manual (POST /v1/webhook-events/{id}/redeliver): lease, sign at send time, POST, record.
  *
  * At least once: the event's state lives in the ledger (shared/repositories/webhook-events.ts),
  * the queue message only names it, so a lost, duplicated or late message can do no more than
- * trigger a look at the ledger. An attempt is POSTed only under the lease for its number, so a
- * duplicated message never POSTs twice, and an event already delivered is never POSTed again
- * by the worker.
+ * trigger a look at the ledger. An attempt is POSTed only under the lease for its number, so
+ * two workers holding the same message never POST the same attempt, and an event already
+ * delivered is never POSTed again by the worker. A POST whose ledger write is lost (a crash
+ * between the two) is sent again once the lease lapses: receivers dedupe on the event id.
+ *
+ * The worker's batch costs a handful of DynamoDB calls for up to WAVE events of a tenant: one
+ * BatchGetItem, one transaction for the leases (a wave of one or two: a conditional update per
+ * event that returns it), the POSTs in parallel, one transaction for the ledger (and the
+ * endpoint read once per batch).
  */
 import { randomUUID } from 'node:crypto';
 import { now as clockNow } from '../clock.js';
 import { conflict, notFound } from '../http/errors.js';
 import { logger } from '../observability.js';
 import { endpointTakes, getWebhookEndpoint, liveSigningSecrets, type WebhookEndpointRecord } from '../repositories/webhook-endpoints.js';
-import { claimAttempt, claimDueAttempt, getWebhookEvent, markSkipped, recordAttempt, type AttemptRecord, type DeliveryStatus, type WebhookEventRecord } from '../repositories/webhook-events.js';
-import { deliverOnce, DELIVERY_TIMEOUT_MS } from './deliver.js';
+import {
+  claimAttempt,
+  claimDueAttempt,
+  claimDueAttempts,
+  getWebhookEvent,
+  getWebhookEvents,
+  markSkipped,
+  recordAttempt,
+  recordAttempts,
+  type AttemptRecord,
+  type DeliveryStatus,
+  type WebhookEventRecord,
+} from '../repositories/webhook-events.js';
+import { deliverOnce, DELIVERY_TIMEOUT_MS, type DeliveryResult } from './deliver.js';
 import { envelopeBody, envelopeOf } from './envelope.js';
 import { nextAttemptDelay, retrySchedule } from './retry-schedule.js';
 import { deliveryHeaders } from './signature.js';
@@ -23,54 +41,153 @@ import { webhookUrlPolicy } from './url-policy.js';
 /** Longer than one attempt can take, so a lease outlives its POST; a crashed holder's lease lapses. */
 const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
 
+/** POSTs in flight to one endpoint from one batch: a wave is leased, POSTed and recorded together. */
+export const WAVE = 10;
+/**
+ * A POST slower than this, or a timeout or a connection that failed, in a wave trips the
+ * endpoint's breaker for the rest of the batch: its remaining events go back to the queue
+ * without an attempt, so a slow or dead endpoint holds a batch (and another tenant's events
+ * in it) for one wave at most.
+ */
+const SLOW_WAVE_MS = 2_000;
+/**
+ * A wave this small is leased by one conditional update per event that returns the event (one
+ * round trip: the latency a steady trickle sees); a bigger one by a read and one transaction
+ * (two round trips, two calls for up to WAVE events: the cost a burst sees).
+ */
+const SMALL_WAVE = 2;
+
 export type AutomaticOutcome =
   | { kind: 'missing' }
   | { kind: 'settled'; status: DeliveryStatus; deadLettered: boolean }
   | { kind: 'not_due'; inSeconds: number }
   | { kind: 'busy' }
+  /** Not tried in this batch (its endpoint's breaker tripped): send it on again. */
+  | { kind: 'deferred' }
   | { kind: 'skipped'; reason: 'no_endpoint' | 'event_type_not_enabled' }
   | { kind: 'attempted'; attempt: AttemptRecord; status: DeliveryStatus; retryInSeconds: number | null };
 
 /** Sign and POST the event to the endpoint once (the signature's t is the real send time). */
-async function postEvent(record: WebhookEventRecord, endpoint: WebhookEndpointRecord, at: Date) {
+async function postEvent(record: WebhookEventRecord, endpoint: WebhookEndpointRecord, secrets: readonly string[]) {
   const envelope = envelopeOf(record.event);
   const body = envelopeBody(envelope);
-  const secrets = await liveSigningSecrets(endpoint, at);
   // Verifiers compare t with their own clock: it is the wall clock, never a test offset.
-  return deliverOnce({ url: endpoint.url, body, headers: deliveryHeaders(envelope, body, secrets, new Date()), policy: webhookUrlPolicy() });
+  return deliverOnce({ url: endpoint.url, body, headers: deliveryHeaders(envelope, body, [...secrets], new Date()), policy: webhookUrlPolicy() });
+}
+
+/** Why an event read from the ledger gets no automatic attempt now, or undefined when one is due. */
+function notDue(record: WebhookEventRecord, at: Date): AutomaticOutcome | undefined {
+  const status = record.delivery_status ?? 'pending';
+  if (status !== 'pending') return { kind: 'settled', status, deadLettered: Boolean(record.dead_lettered_at) };
+  if (record.next_attempt_at && Date.parse(record.next_attempt_at) > at.getTime()) {
+    return { kind: 'not_due', inSeconds: Math.ceil((Date.parse(record.next_attempt_at) - at.getTime()) / 1000) };
+  }
+  if (record.lease_until && Date.parse(record.lease_until) >= at.getTime()) return { kind: 'busy' };
+  return undefined;
+}
+
+/** The delivery worker's step for one event (a batch of one). */
+export async function deliverEvent(tenantId: string, eventId: string, opts: { at?: Date; schedule?: readonly number[] } = {}): Promise<AutomaticOutcome> {
+  return (await deliverEvents(tenantId, [eventId], opts)).get(eventId)!;
 }
 
 /**
- * The delivery worker's step for one queue message. Hot path: the lease (which returns the
- * event) and the endpoint are read in parallel, then one POST and one transaction; the event
- * is read separately only when the lease was refused, to say why.
+ * The delivery worker's step for a tenant's events of one batch: waves of WAVE events, each
+ * leased in one transaction, POSTed in parallel and recorded in one transaction; the endpoint
+ * and its secrets are read once. Answers each event's outcome.
  */
-export async function deliverEvent(tenantId: string, eventId: string, opts: { at?: Date; schedule?: readonly number[] } = {}): Promise<AutomaticOutcome> {
+export async function deliverEvents(tenantId: string, eventIds: readonly string[], opts: { at?: Date; schedule?: readonly number[] } = {}): Promise<Map<string, AutomaticOutcome>> {
+  const ids = [...new Set(eventIds)];
+  const outcomes = new Map<string, AutomaticOutcome>();
+  const endpoint = await getWebhookEndpoint(tenantId);
+  let secrets: Promise<string[]> | undefined;
+  const openSecrets = (at: Date) => (secrets ??= liveSigningSecrets(endpoint!, at));
+  let tripped = false;
+  for (let i = 0; i < ids.length; i += WAVE) {
+    const wave = ids.slice(i, i + WAVE);
+    if (tripped) {
+      for (const id of wave) outcomes.set(id, { kind: 'deferred' });
+      continue;
+    }
+    const results = await deliverWave(tenantId, wave, endpoint, openSecrets, opts, outcomes);
+    // Judged on the POSTs alone: a slow database is not the endpoint's fault.
+    tripped = results.some((r) => r.error === 'timeout' || r.error === 'connection_error' || r.duration_ms > SLOW_WAVE_MS);
+  }
+  return outcomes;
+}
+
+async function deliverWave(
+  tenantId: string,
+  ids: readonly string[],
+  endpoint: WebhookEndpointRecord | undefined,
+  openSecrets: (at: Date) => Promise<string[]>,
+  opts: { at?: Date; schedule?: readonly number[] },
+  outcomes: Map<string, AutomaticOutcome>,
+): Promise<DeliveryResult[]> {
   const at = opts.at ?? clockNow();
   const leaseId = randomUUID();
-  const [record, endpoint] = await Promise.all([claimDueAttempt(tenantId, eventId, { leaseId, leaseUntil: new Date(at.getTime() + LEASE_MS), at }), getWebhookEndpoint(tenantId)]);
-  if (!record) return whyNotClaimed(tenantId, eventId, at);
-  const skip = !endpoint ? 'no_endpoint' : !endpointTakes(endpoint, record.event_type) ? 'event_type_not_enabled' : null;
-  if (skip) {
-    await markSkipped(tenantId, eventId, skip, at, leaseId);
-    return { kind: 'skipped', reason: skip };
+  const claim = { leaseId, leaseUntil: new Date(at.getTime() + LEASE_MS), at };
+  const due: WebhookEventRecord[] = [];
+  let leased: Set<string>;
+  if (ids.length <= SMALL_WAVE) {
+    const claimed = await Promise.all(ids.map((id) => claimDueAttempt(tenantId, id, claim)));
+    leased = new Set();
+    for (const [k, id] of ids.entries()) {
+      const record = claimed[k];
+      if (record) {
+        due.push(record);
+        leased.add(id);
+      } else outcomes.set(id, await whyNotClaimed(tenantId, id, at));
+    }
+  } else {
+    const records = await getWebhookEvents(tenantId, ids);
+    for (const id of ids) {
+      const record = records.get(id);
+      const why = record ? notDue(record, at) : { kind: 'missing' as const };
+      if (why) outcomes.set(id, why);
+      else due.push(record!);
+    }
+    leased = due.length > 0 ? await claimDueAttempts(tenantId, due, claim) : new Set();
   }
-  const count = record.attempt_count ?? 0;
+  if (due.length === 0) return [];
+  const mine: WebhookEventRecord[] = [];
+  for (const record of due) {
+    const id = record.event.id;
+    if (!leased.has(id)) outcomes.set(id, await whyNotClaimed(tenantId, id, at));
+    else {
+      const skip = !endpoint ? 'no_endpoint' : !endpointTakes(endpoint, record.event_type) ? 'event_type_not_enabled' : null;
+      if (!skip) mine.push(record);
+      else {
+        await markSkipped(tenantId, id, skip, at, leaseId);
+        outcomes.set(id, { kind: 'skipped', reason: skip });
+      }
+    }
+  }
+  if (mine.length === 0) return [];
 
-  const result = await postEvent(record, endpoint!, at);
-  const retryInSeconds = result.delivered ? null : nextAttemptDelay(opts.schedule ?? retrySchedule(), count + 1);
-  const next: DeliveryStatus = result.delivered ? 'delivered' : retryInSeconds === null ? 'failed' : 'pending';
-  const attempt = await recordAttempt(tenantId, record, {
-    leaseId,
-    result,
-    at,
-    trigger: 'automatic',
-    status: next,
-    nextAttemptAt: retryInSeconds === null ? null : new Date(at.getTime() + retryInSeconds * 1000),
-    endpointId: endpoint!.id,
+  const secrets = await openSecrets(at);
+  const results = await Promise.all(mine.map((record) => postEvent(record, endpoint!, secrets)));
+  const schedule = opts.schedule ?? retrySchedule();
+  const planned = mine.map((record, k) => {
+    const result = results[k]!;
+    const retryInSeconds = result.delivered ? null : nextAttemptDelay(schedule, (record.attempt_count ?? 0) + 1);
+    const status: DeliveryStatus = result.delivered ? 'delivered' : retryInSeconds === null ? 'failed' : 'pending';
+    const nextAttemptAt = retryInSeconds === null ? null : new Date(at.getTime() + retryInSeconds * 1000);
+    return { record, retryInSeconds, outcome: { leaseId, result, at, trigger: 'automatic' as const, status, nextAttemptAt, endpointId: endpoint!.id } };
   });
-  logger.info('webhook attempt', { event_id: eventId, event_type: record.event_type, attempt: attempt.attempt, status_code: result.status_code, error: result.error, delivery_status: next });
-  return { kind: 'attempted', attempt, status: next, retryInSeconds };
+  const recorded = await recordAttempts(tenantId, planned);
+  for (const { record, retryInSeconds, outcome } of planned) {
+    const attempt = recorded.get(record.event.id);
+    if (!attempt) {
+      // Its lease lapsed under a POST slower than LEASE_MS and another worker took it: that worker's attempt is the one recorded.
+      logger.warn('webhook attempt not recorded: the lease was lost', { event_id: record.event.id });
+      outcomes.set(record.event.id, { kind: 'busy' });
+      continue;
+    }
+    logger.info('webhook attempt', { event_id: record.event.id, event_type: record.event_type, attempt: attempt.attempt, status_code: outcome.result.status_code, error: outcome.result.error, delivery_status: outcome.status });
+    outcomes.set(record.event.id, { kind: 'attempted', attempt, status: outcome.status, retryInSeconds });
+  }
+  return results;
 }
 
 async function whyNotClaimed(tenantId: string, eventId: string, at: Date): Promise<AutomaticOutcome> {
@@ -114,7 +231,7 @@ export async function redeliverEvent(tenantId: string, eventId: string, at = clo
   const leaseId = randomUUID();
   const claimed = await claimAttempt(tenantId, eventId, { expectedCount: record.attempt_count ?? 0, allowed: [status], leaseId, leaseUntil: new Date(at.getTime() + LEASE_MS), at });
   if (!claimed) throw conflict('delivery_in_progress', 'Another delivery attempt of this event is under way; try again in a few seconds');
-  const result = await postEvent(record, endpoint, at);
+  const result = await postEvent(record, endpoint, await liveSigningSecrets(endpoint, at));
   const next: DeliveryStatus = result.delivered ? 'delivered' : status === 'delivered' ? 'delivered' : 'failed';
   await recordAttempt(tenantId, record, { leaseId, result, at, trigger: 'manual', status: next, nextAttemptAt: null, endpointId: endpoint.id });
   return (await getWebhookEvent(tenantId, eventId))!;

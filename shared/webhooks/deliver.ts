@@ -1,11 +1,15 @@
 /**
  * One delivery attempt of one webhook: a single POST, pinned to a checked address.
  *
- * The URL is checked again here (url-policy.ts) after a fresh DNS resolution, and the
- * connection goes to a checked address (IPv4 first; the next one only when no connection
- * could be made) through the request's own `lookup`, so a
- * second lookup cannot rebind the name to an internal address; Host, TLS SNI and
- * certificate checks still use the URL's host name. Redirects are not followed. One
+ * The URL is checked again here (url-policy.ts) after a DNS resolution (a successful check of
+ * the system resolver's answer is reused for CHECK_TTL_MS), and the connection goes to a
+ * checked address (IPv4 first; the next one only when no connection could be made). Connections
+ * are kept alive, in a pool per (scheme, host, port, checked address) whose every new socket is
+ * opened through a `lookup` answering that address only: a pooled connection only ever leads to
+ * an address that passed the check, and a second lookup cannot rebind the name to an internal
+ * address; Host, TLS SNI and certificate checks still use the URL's host name. A request on a
+ * pooled connection the server had just closed (reset before any response) is sent once more on
+ * a fresh one. Redirects are not followed. One
  * deadline (timeoutMs, from the call) bounds resolution, connect and the response status;
  * at most 64 KB of the response body is read and thrown away. duration_ms runs from the
  * call to the response status (or to the failure). It never throws: every outcome is a
@@ -14,7 +18,7 @@
 import http, { STATUS_CODES } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { checkWebhookUrl, systemResolver, type Resolver, type UrlPolicy } from './url-policy.js';
+import { checkWebhookUrl, systemResolver, type Resolver, type UrlCheck, type UrlPolicy } from './url-policy.js';
 
 export interface DeliveryResult {
   delivered: boolean;
@@ -25,8 +29,66 @@ export interface DeliveryResult {
 }
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
-/** One address's answer; `unreachable`: no connection could be made, so nothing was sent there. */
-type Attempt = DeliveryResult & { unreachable?: boolean };
+/**
+ * One address's answer; `unreachable`: no connection could be made, so nothing was sent there;
+ * `stale`: a pooled connection was reset before any response (the server closed it idle).
+ */
+type Attempt = DeliveryResult & { unreachable?: boolean; stale?: boolean };
+
+/** A successful URL check (DNS answer included) is reused this long; a refusal never is. */
+const CHECK_TTL_MS = 30_000;
+/** Connections one process keeps open to one endpoint address; more requests wait in the pool. */
+const SOCKETS_PER_ADDRESS = 20;
+/** An idle pooled connection is closed after this (under the usual 5 s server keep-alive). */
+const IDLE_SOCKET_MS = 4_000;
+const MAX_POOLS = 256;
+
+const checks = new WeakMap<Resolver, Map<string, { check: Promise<UrlCheck>; until: number }>>();
+
+/** checkWebhookUrl, its successes remembered per resolver for CHECK_TTL_MS. */
+function checkedUrl(raw: string, policy: UrlPolicy, resolve: Resolver): Promise<UrlCheck> {
+  const byUrl = checks.get(resolve) ?? new Map<string, { check: Promise<UrlCheck>; until: number }>();
+  checks.set(resolve, byUrl);
+  const key = `${policy.allowLoopbackHttp}|${raw}`;
+  const hit = byUrl.get(key);
+  if (hit && hit.until > performance.now()) return hit.check;
+  const check = checkWebhookUrl(raw, policy, resolve);
+  const until = performance.now() + CHECK_TTL_MS;
+  byUrl.set(key, { check, until });
+  if (byUrl.size > MAX_POOLS) byUrl.delete(byUrl.keys().next().value!);
+  check.then(
+    (c) => !c.ok && byUrl.get(key)?.check === check && byUrl.delete(key),
+    () => byUrl.get(key)?.check === check && byUrl.delete(key),
+  );
+  return check;
+}
+
+const pools = new Map<string, http.Agent>();
+
+/** The keep-alive pool for one checked address of a URL (least recently used pools are closed beyond MAX_POOLS). */
+function poolFor(url: URL, pinned: { address: string; family: 4 | 6 }): http.Agent {
+  const key = `${url.protocol}//${url.host}|${pinned.address}`;
+  const found = pools.get(key);
+  if (found) {
+    pools.delete(key);
+    pools.set(key, found);
+    return found;
+  }
+  // The name was resolved and checked already: every socket of this pool is opened to that address only.
+  const lookup: LookupFunction = (_name, options, callback) => {
+    if (options.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
+    else callback(null, pinned.address, pinned.family);
+  };
+  const options = { keepAlive: true, maxSockets: SOCKETS_PER_ADDRESS, maxFreeSockets: SOCKETS_PER_ADDRESS, timeout: IDLE_SOCKET_MS, lookup };
+  const agent = url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+  pools.set(key, agent);
+  if (pools.size > MAX_POOLS) {
+    const [oldest, pool] = pools.entries().next().value!;
+    pools.delete(oldest);
+    pool.destroy();
+  }
+  return agent;
+}
 const MAX_RESPONSE_BYTES = 64 * 1024;
 const TLS_FAILURE = /CERT|SSL|TLS|^EPROTO$|^UNABLE_TO_/;
 const TLS_HINT = ' (the TLS handshake failed; check that the endpoint serves https with a valid certificate for its name)';
@@ -49,7 +111,7 @@ export async function deliverOnce(opts: {
   let timer: NodeJS.Timeout | undefined;
   try {
     const deadline = new Promise<'deadline'>((resolve) => (timer = setTimeout(resolve, timeoutMs, 'deadline')));
-    const checking = checkWebhookUrl(opts.url, opts.policy, opts.resolve ?? systemResolver);
+    const checking = checkedUrl(opts.url, opts.policy, opts.resolve ?? systemResolver);
     checking.catch(() => {}); // if the deadline wins, a late failure has nobody to tell
     const check = await Promise.race([checking, deadline]);
     if (check === 'deadline') return timedOut(' (the host name did not resolve in time)');
@@ -63,9 +125,10 @@ export async function deliverOnce(opts: {
       const remaining = timeoutMs - (performance.now() - started);
       if (remaining <= 0) return last ?? timedOut('');
       last = await post(check.url, address, opts.body, opts.headers, remaining, result, timedOut);
+      if (last.stale) last = await post(check.url, address, opts.body, opts.headers, timeoutMs - (performance.now() - started), result, timedOut);
       if (!last.unreachable) break;
     }
-    const { unreachable: _unreachable, ...answer } = last!;
+    const { unreachable: _unreachable, stale: _stale, ...answer } = last!;
     return answer;
   } catch (err) {
     return result({ delivered: false, status_code: null, error: 'connection_error', detail: `Could not send the request: ${describe(err)}` });
@@ -81,7 +144,7 @@ function post(
   extraHeaders: Record<string, string>,
   remainingMs: number,
   result: (r: Omit<Attempt, 'duration_ms'>) => Attempt,
-  timedOut: (what: string) => DeliveryResult,
+  timedOut: (what: string) => Attempt,
 ): Promise<Attempt> {
   return new Promise((settle) => {
     let outcome: Attempt | undefined;
@@ -96,15 +159,13 @@ function post(
     headers.host = url.host;
     headers['content-length'] = Buffer.byteLength(body, 'utf8');
 
-    // The name was resolved and checked already: answer any lookup with that address only.
-    const lookup: LookupFunction = (_name, options, callback) => {
-      if (options.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
-      else callback(null, pinned.address, pinned.family);
-    };
-
-    const finish = (r: DeliveryResult) => {
+    // `destroy`: the connection cannot be reused (a deadline, an error, a body left unread).
+    let settled = false;
+    const finish = (r: Attempt, destroy = true) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      req.destroy();
+      if (destroy) req.destroy();
       settle(r);
     };
 
@@ -115,15 +176,15 @@ function post(
       port: url.port ? Number(url.port) : isHttps ? 443 : 80,
       path: `${url.pathname}${url.search}`,
       headers,
-      lookup,
-      agent: false, // a connection of its own: nothing pooled, nothing reused for another host
+      agent: poolFor(url, pinned),
       ...(isHttps && !isIP(hostname) ? { servername: hostname } : {}),
     });
 
     timer = setTimeout(() => finish(outcome ?? timedOut('')), Math.max(0, remainingMs));
 
     req.on('socket', (socket) => {
-      socket.once(isHttps ? 'secureConnect' : 'connect', () => (connected = true));
+      if (req.reusedSocket) connected = true;
+      else socket.once(isHttps ? 'secureConnect' : 'connect', () => (connected = true));
     });
 
     req.on('response', (res) => {
@@ -134,7 +195,7 @@ function post(
         read += chunk.length;
         if (read >= MAX_RESPONSE_BYTES) finish(outcome!);
       });
-      res.on('end', () => finish(outcome!));
+      res.on('end', () => finish(outcome!, false)); // read to the end: the connection goes back to its pool
       res.on('error', () => finish(outcome!));
       res.on('close', () => finish(outcome!));
     });
@@ -142,6 +203,9 @@ function post(
     req.on('error', (err) => {
       if (outcome) return finish(outcome);
       const code = describe(err);
+      if (req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE')) {
+        return finish({ ...result({ delivered: false, status_code: null, error: 'connection_error', detail: `The connection closed before a response: ${code}` }), stale: true });
+      }
       finish(
         result({
           delivered: false,

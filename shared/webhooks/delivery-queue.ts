@@ -1,35 +1,48 @@
 /**
- * Messages to the webhook-delivery queue: one per event, naming it (the ledger holds its
- * state). SQS delays a message at most 900 s, so a longer wait is a chain of delayed
- * messages: the worker sees the event not yet due and sends it on again.
+ * Messages to the webhook-delivery queue, naming events (the ledger holds their state): a
+ * tenant's events sent together share a message (up to EVENTS_PER_DELIVERY_MESSAGE), ten
+ * messages a SendMessageBatch. SQS delays a message at most 900 s, so a longer wait is a chain
+ * of delayed messages: the worker sees the event not yet due and sends it on again.
  */
 import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { env } from '../config.js';
 import { sqs } from '../queues/client.js';
 import { queues } from '../queues/definitions.js';
+import { EVENTS_PER_DELIVERY_MESSAGE } from '../schemas/messages.js';
 
 const MAX_SQS_DELAY_SECONDS = 900;
 
-const body = (tenantId: string, eventId: string) => JSON.stringify({ type: 'webhook.deliver', tenant_id: tenantId, event_id: eventId });
+const body = (tenantId: string, eventIds: readonly string[]) =>
+  JSON.stringify(eventIds.length === 1 ? { type: 'webhook.deliver', tenant_id: tenantId, event_id: eventIds[0] } : { type: 'webhook.deliver', tenant_id: tenantId, event_ids: eventIds });
+
+const delay = (seconds = 0) => Math.max(0, Math.min(MAX_SQS_DELAY_SECONDS, Math.ceil(seconds)));
 
 export async function enqueueDelivery(tenantId: string, eventId: string, delaySeconds = 0): Promise<void> {
-  await sqs().send(
-    new SendMessageCommand({ QueueUrl: env.queueUrl(queues.webhookDelivery.envVar), MessageBody: body(tenantId, eventId), DelaySeconds: Math.max(0, Math.min(MAX_SQS_DELAY_SECONDS, Math.ceil(delaySeconds))) }),
-  );
+  await sqs().send(new SendMessageCommand({ QueueUrl: env.queueUrl(queues.webhookDelivery.envVar), MessageBody: body(tenantId, [eventId]), DelaySeconds: delay(delaySeconds) }));
 }
 
-/** Up to 10 events in one call; answers the event ids SQS took. */
-export async function enqueueDeliveries(events: readonly { tenant_id: string; event_id: string }[]): Promise<Set<string>> {
+/** Sends every event on (each after its delay, default none); answers the event ids SQS took. */
+export async function enqueueDeliveries(events: readonly { tenant_id: string; event_id: string; delaySeconds?: number }[]): Promise<Set<string>> {
+  const groups = new Map<string, { tenantId: string; delaySeconds: number; ids: string[] }>();
+  for (const e of events) {
+    const key = `${e.tenant_id}|${delay(e.delaySeconds)}`;
+    const group = groups.get(key) ?? { tenantId: e.tenant_id, delaySeconds: delay(e.delaySeconds), ids: [] };
+    if (!group.ids.includes(e.event_id)) group.ids.push(e.event_id);
+    groups.set(key, group);
+  }
+  const messages = [...groups.values()].flatMap((g) =>
+    Array.from({ length: Math.ceil(g.ids.length / EVENTS_PER_DELIVERY_MESSAGE) }, (_, i) => ({ ...g, ids: g.ids.slice(i * EVENTS_PER_DELIVERY_MESSAGE, (i + 1) * EVENTS_PER_DELIVERY_MESSAGE) })),
+  );
   const sent = new Set<string>();
-  for (let i = 0; i < events.length; i += 10) {
-    const batch = events.slice(i, i + 10);
+  for (let i = 0; i < messages.length; i += 10) {
+    const batch = messages.slice(i, i + 10);
     const out = await sqs().send(
       new SendMessageBatchCommand({
         QueueUrl: env.queueUrl(queues.webhookDelivery.envVar),
-        Entries: batch.map((e, j) => ({ Id: String(j), MessageBody: body(e.tenant_id, e.event_id) })),
+        Entries: batch.map((m, j) => ({ Id: String(j), MessageBody: body(m.tenantId, m.ids), DelaySeconds: m.delaySeconds })),
       }),
     );
-    for (const ok of out.Successful ?? []) sent.add(batch[Number(ok.Id)]!.event_id);
+    for (const ok of out.Successful ?? []) for (const id of batch[Number(ok.Id)]!.ids) sent.add(id);
   }
   return sent;
 }
@@ -39,7 +52,7 @@ export async function deadLetter(tenantId: string, eventId: string, reason: stri
   await sqs().send(
     new SendMessageCommand({
       QueueUrl: env.queueUrl(queues.webhookDelivery.dlqEnvVar),
-      MessageBody: body(tenantId, eventId),
+      MessageBody: body(tenantId, [eventId]),
       MessageAttributes: { reason: { DataType: 'String', StringValue: reason.slice(0, 256) } },
     }),
   );

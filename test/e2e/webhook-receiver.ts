@@ -9,6 +9,8 @@ export interface Received {
   body: string;
   headers: IncomingHttpHeaders;
   at: number;
+  /** When the answer was sent (undefined while the request is still pending). */
+  answeredAt?: number;
 }
 
 export type Behaviour = (req: Received, nth: number) => { status: number; delayMs?: number };
@@ -33,7 +35,9 @@ export async function startReceiver(): Promise<Receiver> {
       received.push(r);
       const { status, delayMs } = behaviour(r, received.length);
       const reply = () => {
-        if (!res.destroyed) res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
+        if (res.destroyed) return;
+        r.answeredAt = Date.now();
+        res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
       };
       if (delayMs) setTimeout(reply, delayMs).unref();
       else reply();

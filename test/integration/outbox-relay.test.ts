@@ -34,7 +34,11 @@ async function drainQueue(): Promise<string[]> {
   for (;;) {
     const out = await env.sqs.send(new ReceiveMessageCommand({ QueueUrl: env.queues.webhookDelivery.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
     if (!out.Messages?.length) return ids;
-    ids.push(...out.Messages.map((m) => (JSON.parse(m.Body!) as { event_id: string }).event_id));
+    // A message names one event or several of one tenant.
+    ids.push(...out.Messages.flatMap((m) => {
+      const body = JSON.parse(m.Body!) as { event_id?: string; event_ids?: string[] };
+      return body.event_ids ?? [body.event_id!];
+    }));
   }
 }
 

@@ -1,0 +1,153 @@
+/**
+ * The webhook-delivery worker's batch paths on DynamoDB Local and the SQS emulator, with real
+ * HTTP receivers on 127.0.0.1 and the worker handler called with SQS batches as Lambda would:
+ * one failing endpoint (or one failing event) leaves the rest delivered and ledgered; a batch
+ * redelivered (also while the first copy is still running) neither POSTs nor ledgers twice; a
+ * slow endpoint's breaker sends the rest of its events back to the queue without an attempt;
+ * a malformed message fails alone.
+ */
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { SQSEvent } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler } from '../../functions/workers/webhook-delivery.js';
+import { db } from '../../shared/db/client.js';
+import { outboxItems } from '../../shared/events/outbox.js';
+import { newId } from '../../shared/ids.js';
+import { putWebhookEndpoint } from '../../shared/repositories/webhook-endpoints.js';
+import { deliveredCounts, getWebhookEvent, webhookEventAttempts } from '../../shared/repositories/webhook-events.js';
+import { deliverEvents, WAVE } from '../../shared/webhooks/deliver-event.js';
+import { startReceiver, type Receiver } from '../e2e/webhook-receiver.js';
+import { useTestEnvironment } from '../support/environment.js';
+
+const env = useTestEnvironment({ bucket: false });
+const receivers: Receiver[] = [];
+beforeAll(() => {
+  // Every retry is due at once, so a failed attempt is sent on visibly (no SQS delay).
+  process.env.WEBHOOK_RETRY_SCHEDULE_S = '0,0,0';
+});
+afterAll(async () => {
+  delete process.env.WEBHOOK_RETRY_SCHEDULE_S;
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+async function tenantReceiving() {
+  const receiver = await startReceiver();
+  receivers.push(receiver);
+  const tenantId = newId('ten');
+  const { endpoint } = await putWebhookEndpoint(tenantId, { url: receiver.url, description: null, enabled_events: null }, new Date());
+  return { tenantId, receiver, endpointId: endpoint.id };
+}
+
+/** Commits n events as a state change does, without relay markers (the test hands the worker its messages). */
+async function commit(tenantId: string, n: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const { event, items } = outboxItems(tenantId, 'call.completed', { call_id: newId('cal') }, new Date());
+    await db().send(new TransactWriteCommand({ TransactItems: [items[0]!] }));
+    ids.push(event.id);
+  }
+  return ids;
+}
+
+let seq = 0;
+const sqsEvent = (...bodies: unknown[]): SQSEvent =>
+  ({
+    Records: bodies.map((b) => ({ messageId: `m${++seq}`, receiptHandle: 'r', body: typeof b === 'string' ? b : JSON.stringify(b), attributes: { ApproximateReceiveCount: '1' } })),
+  }) as unknown as SQSEvent;
+const packed = (tenantId: string, ids: string[]) => ({ type: 'webhook.deliver', tenant_id: tenantId, event_ids: ids });
+const single = (tenantId: string, id: string) => ({ type: 'webhook.deliver', tenant_id: tenantId, event_id: id });
+const context = { functionName: 'webhookDeliveryWorker', awsRequestId: 'r1', getRemainingTimeInMillis: () => 60_000 };
+const run = (event: SQSEvent) => (handler as unknown as (e: SQSEvent, c: unknown) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>)(event, context);
+
+/** Every event id named by the messages on the delivery queue now (the queue is drained). */
+async function queued(): Promise<string[]> {
+  const ids: string[] = [];
+  for (;;) {
+    const out = await env.sqs.send(new ReceiveMessageCommand({ QueueUrl: env.queues.webhookDelivery.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    if (!out.Messages?.length) return ids;
+    for (const m of out.Messages) {
+      const body = JSON.parse(m.Body!) as { event_id?: string; event_ids?: string[] };
+      ids.push(...(body.event_ids ?? [body.event_id!]));
+    }
+  }
+}
+
+const eventIdOf = (body: string) => (JSON.parse(body) as { id: string }).id;
+
+describe('the webhook-delivery worker, a batch at a time', () => {
+  it('a batch where one endpoint and one event fail: the others are delivered and ledgered, the failures ledgered and sent on', async () => {
+    const a = await tenantReceiving();
+    const b = await tenantReceiving();
+    const aIds = await commit(a.tenantId, 4);
+    const bIds = await commit(b.tenantId, 2);
+    a.receiver.answer((r) => ({ status: eventIdOf(r.body) === aIds[1] ? 500 : 200 }));
+    b.receiver.answer(() => ({ status: 503 }));
+    await queued();
+
+    const out = await run(sqsEvent(packed(a.tenantId, aIds.slice(0, 3)), single(a.tenantId, aIds[3]!), ...bIds.map((id) => single(b.tenantId, id))));
+    expect(out.batchItemFailures).toEqual([]);
+
+    for (const id of aIds) {
+      const expected = id === aIds[1] ? { delivery_status: 'pending', attempt_count: 1 } : { delivery_status: 'delivered', attempt_count: 1 };
+      expect(await getWebhookEvent(a.tenantId, id)).toMatchObject(expected);
+      expect(await webhookEventAttempts(a.tenantId, id)).toEqual([expect.objectContaining({ attempt: 1, trigger: 'automatic', status_code: id === aIds[1] ? 500 : 200 })]);
+      expect(a.receiver.forEvent(id)).toHaveLength(1);
+    }
+    for (const id of bIds) {
+      expect(await getWebhookEvent(b.tenantId, id)).toMatchObject({ delivery_status: 'pending', attempt_count: 1 });
+      expect(await webhookEventAttempts(b.tenantId, id)).toEqual([expect.objectContaining({ attempt: 1, status_code: 503, error: 'http_status' })]);
+    }
+    expect((await deliveredCounts(a.tenantId, a.endpointId, ['call.completed'])).get('call.completed')).toBe(3);
+    // The failed events go back to the queue for their next attempt; the delivered ones do not.
+    expect((await queued()).sort()).toEqual([aIds[1]!, ...bIds].sort());
+  });
+
+  it('a redelivered batch (also one still running) neither POSTs nor ledgers an event twice', async () => {
+    const a = await tenantReceiving();
+    a.receiver.answer(() => ({ status: 200, delayMs: 150 }));
+    const ids = await commit(a.tenantId, 12);
+    const batch = () => sqsEvent(packed(a.tenantId, ids.slice(0, 10)), packed(a.tenantId, ids.slice(10)), single(a.tenantId, ids[0]!));
+    const results = await Promise.all([run(batch()), run(batch())]);
+    expect(results.flatMap((r) => r.batchItemFailures)).toEqual([]);
+    expect((await run(batch())).batchItemFailures).toEqual([]);
+
+    for (const id of ids) {
+      expect(a.receiver.forEvent(id), id).toHaveLength(1);
+      expect(await webhookEventAttempts(a.tenantId, id)).toHaveLength(1);
+      expect(await getWebhookEvent(a.tenantId, id)).toMatchObject({ delivery_status: 'delivered', attempt_count: 1 });
+    }
+    expect((await deliveredCounts(a.tenantId, a.endpointId, ['call.completed'])).get('call.completed')).toBe(12);
+  });
+
+  it("a slow endpoint trips its breaker after one wave: the rest go back to the queue untried, the other tenant's events are delivered", async () => {
+    const slow = await tenantReceiving();
+    const fast = await tenantReceiving();
+    slow.receiver.answer(() => ({ status: 200, delayMs: 2_500 }));
+    const slowIds = await commit(slow.tenantId, WAVE + 5);
+    const fastIds = await commit(fast.tenantId, 3);
+    await queued();
+
+    const out = await run(sqsEvent(packed(slow.tenantId, slowIds.slice(0, 10)), packed(slow.tenantId, slowIds.slice(10)), packed(fast.tenantId, fastIds)));
+    expect(out.batchItemFailures).toEqual([]);
+    const tried = slowIds.filter((id) => slow.receiver.forEvent(id).length === 1);
+    expect(tried).toEqual(slowIds.slice(0, WAVE));
+    for (const id of slowIds.slice(WAVE)) expect(await getWebhookEvent(slow.tenantId, id)).toMatchObject({ delivery_status: 'pending', attempt_count: 0 });
+    expect((await queued()).sort()).toEqual(slowIds.slice(WAVE).sort());
+    for (const id of fastIds) expect(await getWebhookEvent(fast.tenantId, id)).toMatchObject({ delivery_status: 'delivered' });
+
+    // The deferred events were left untouched: the next batch delivers them.
+    slow.receiver.answer(() => ({ status: 200 }));
+    const again = await deliverEvents(slow.tenantId, slowIds.slice(WAVE));
+    expect([...again.values()].map((o) => o.kind)).toEqual(slowIds.slice(WAVE).map(() => 'attempted'));
+  });
+
+  it('a malformed message fails alone; the rest of its batch is delivered', async () => {
+    const a = await tenantReceiving();
+    const [id] = await commit(a.tenantId, 1);
+    const event = sqsEvent('not json', { type: 'webhook.deliver', tenant_id: a.tenantId, event_ids: [] }, single(a.tenantId, id!));
+    const out = await run(event);
+    expect(out.batchItemFailures.map((f) => f.itemIdentifier).sort()).toEqual([event.Records[0]!.messageId, event.Records[1]!.messageId].sort());
+    expect(await getWebhookEvent(a.tenantId, id!)).toMatchObject({ delivery_status: 'delivered' });
+  });
+});
