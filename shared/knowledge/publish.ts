@@ -1,0 +1,58 @@
+/**
+ * Publishing a pack's draft as version N+1: the draft documents (read strongly consistent)
+ * are frozen with a content hash, split into passages (shared/policy/knowledge/passages.ts)
+ * and indexed by the retrieval backend; passages and index are stored as one gzipped blob
+ * named by the content hash, then the version item commits in one transaction with the
+ * pack's `latest_version` (and the idempotency result). A draft that changed meanwhile, or a
+ * concurrent publish, makes the transaction fail: it is read again and retried.
+ */
+import { gzipSync } from 'node:zlib';
+import { contentHash } from '../canonical-json.js';
+import type { TransactItem } from '../db/conditional-transaction.js';
+import { splitPassages } from '../policy/knowledge/passages.js';
+import { draftDocuments, getPack, PackChanged, putBlob, putVersion, type StoredPackVersion } from '../repositories/knowledge-packs.js';
+import { retrievalBackend } from './retrieval.js';
+
+/** The draft has no document: there is nothing to publish. */
+export class EmptyDraft extends Error {
+  constructor() {
+    super('The draft has no document to publish');
+    this.name = 'EmptyDraft';
+  }
+}
+
+const ATTEMPTS = 5;
+
+/** undefined: no such pack. */
+export async function publishPack(tenantId: string, packId: string, at: Date, extra: (v: StoredPackVersion) => TransactItem[] = () => []): Promise<StoredPackVersion | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const pack = await getPack(tenantId, packId, true);
+    if (!pack) return undefined;
+    const docs = await draftDocuments(tenantId, packId);
+    if (!docs.length) throw new EmptyDraft();
+    const frozen = docs.map((d) => ({ id: d.id, title: d.title, content: d.content, source_ref: d.source_ref }));
+    const hash = contentHash(frozen);
+    const passages = splitPassages(frozen);
+    const backend = retrievalBackend();
+    const blob = gzipSync(JSON.stringify({ passages, index: backend.build(passages) }));
+    const chunks = await putBlob(tenantId, packId, hash, blob);
+    const version: StoredPackVersion = {
+      pack_id: packId,
+      version: (pack.latest_version ?? 0) + 1,
+      content_hash: hash,
+      document_count: docs.length,
+      passage_count: passages.length,
+      bytes: docs.reduce((n, d) => n + d.bytes, 0),
+      retrieval: backend.name,
+      documents: docs.map((d) => ({ id: d.id, title: d.title, source_ref: d.source_ref, passage_ids: passages.filter((p) => p.document_id === d.id).map((p) => p.id) })),
+      published_at: at.toISOString(),
+      blob_chunks: chunks,
+    };
+    try {
+      await putVersion(tenantId, packId, pack, version, at, extra(version));
+      return version;
+    } catch (err) {
+      if (!(err instanceof PackChanged) || attempt >= ATTEMPTS) throw err;
+    }
+  }
+}
