@@ -498,6 +498,7 @@ describe('the sandbox scripts score as their test numbers promise', () => {
     do_not_call: 'opt_out', wrong_person: 'wrong_person_opt_out', no_disclosure: 'completed_goal', opt_out_ignored: 'opt_out', sms_carrier_error: 'completed_goal',
     // Played by the scripted runtime (a <Connect><Stream>), these go as the goal and the opt-out numbers.
     interrupts: 'completed_goal', asks_robot: 'completed_goal', asks_human: 'completed_goal', opt_out_es: 'opt_out',
+    asks_pack: 'completed_goal', asks_beyond_pack: 'completed_goal', pack_hallucination: 'completed_goal',
   };
 
   /** What the analysis worker would gather from the runtime's events for this script (a sketch of its mapping). */
@@ -537,6 +538,10 @@ describe('the sandbox scripts score as their test numbers promise', () => {
     interrupts: { verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass' },
     asks_robot: { verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass' },
     asks_human: { verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass' },
+    asks_pack: { verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass' },
+    asks_beyond_pack: { verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass' },
+    // Without the pack's passages in this sketch, the invented answer is not checked (the e2e sandbox call checks it).
+    pack_hallucination: { verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass' },
     opt_out_es: { verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'pass', optout: 'pass' },
     do_not_call: { verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'pass', optout: 'pass' },
     wrong_person: { verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'pass', optout: 'pass' },
