@@ -20,8 +20,11 @@ import {
   type KnowledgePackVersion,
 } from '../schemas/knowledge-packs.js';
 
-/** Bytes of blob per chunk item: under DynamoDB's 400 KB item limit with room for the keys. */
-export const BLOB_CHUNK_BYTES = 350 * 1024;
+/**
+ * Bytes of blob per chunk item: under DynamoDB's 400 KB item limit even where binary is
+ * counted base64-encoded (DynamoDB Local does: 256 KB → 342 KB), with room for the keys.
+ */
+const BLOB_CHUNK_BYTES = 256 * 1024;
 
 export function presentPack(item: Record<string, unknown>): KnowledgePack {
   const p = item as unknown as KnowledgePack;
@@ -43,8 +46,12 @@ const presentDocument = (item: Record<string, unknown>): KnowledgeDocument => {
   return { id: d.id, pack_id: d.pack_id, title: d.title, content: d.content, source_ref: d.source_ref ?? null, bytes: d.bytes, created_at: d.created_at };
 };
 
-/** A stored version: the resource plus where its blob lives. */
-export type StoredPackVersion = KnowledgePackVersion & { blob_chunks: number };
+/**
+ * A stored version: the resource without its document list (a thousand documents' titles and
+ * passage ids would not fit one item; the list is a blob of its own, `<content hash>.documents`)
+ * plus how many chunks its passage blob took.
+ */
+export type StoredPackVersion = Omit<KnowledgePackVersion, 'documents'> & { blob_chunks: number };
 
 const presentVersion = (item: Record<string, unknown>): StoredPackVersion => {
   const { pk: _pk, sk: _sk, type: _t, tenant_id: _tid, ...rest } = item;
@@ -266,5 +273,5 @@ export const listPackVersions = (tenantId: string, packId: string, opts: { limit
     limit: opts.limit,
     cursor: opts.cursor,
     projection: ['pack_id', 'version', 'content_hash', 'document_count', 'passage_count', 'bytes', 'retrieval', 'published_at'],
-    map: (item) => presentVersion(item) as KnowledgePackVersion,
+    map: (item) => presentVersion(item) as Omit<KnowledgePackVersion, 'documents'>,
   });

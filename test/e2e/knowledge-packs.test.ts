@@ -50,7 +50,11 @@ describe('knowledge packs', () => {
     const v1 = await api('POST', `/v1/knowledge-packs/${id}/publish`, { headers: k });
     expect(v1.status).toBe(201);
     expect(v1.body).toMatchObject({ pack_id: id, version: 1, content_hash: expect.stringMatching(/^[0-9a-f]{64}$/), document_count: 2, passage_count: 2, retrieval: 'lexical' });
-    expect(v1.body.documents.map((d: { passage_ids: string[] }) => d.passage_ids)).toEqual([[`${doc.body.id}.p1`], [`${prices.id}.p1`]]);
+    const full = (await api('GET', `/v1/knowledge-packs/${id}/versions/1`)).body;
+    expect(full).toEqual({ ...v1.body, documents: [
+      { id: doc.body.id, title: 'Opening hours', source_ref: HOURS.source_ref, passage_ids: [`${doc.body.id}.p1`] },
+      { id: prices.id, title: 'Prices', source_ref: null, passage_ids: [`${prices.id}.p1`] },
+    ] });
     // The same key replays the same version; no version 2 appears.
     const replay = await api('POST', `/v1/knowledge-packs/${id}/publish`, { headers: k });
     expect(replay.headers.get('idempotent-replay')).toBe('true');
@@ -63,7 +67,7 @@ describe('knowledge packs', () => {
     const v2 = (await api('POST', `/v1/knowledge-packs/${id}/publish`, { headers: key() })).body;
     expect(v2).toMatchObject({ version: 2, document_count: 1 });
     expect(v2.content_hash).not.toBe(v1.body.content_hash);
-    expect((await api('GET', `/v1/knowledge-packs/${id}/versions/1`)).body).toEqual(v1.body);
+    expect((await api('GET', `/v1/knowledge-packs/${id}/versions/1`)).body).toEqual(full);
     const versions = (await api('GET', `/v1/knowledge-packs/${id}/versions`)).body;
     expect(versions.data.map((v: { version: number }) => v.version)).toEqual([2, 1]);
     expect((await api('GET', `/v1/knowledge-packs/${id}/versions/3`)).status).toBe(404);
