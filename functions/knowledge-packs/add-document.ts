@@ -19,7 +19,8 @@ export const handler = defineRoute(
       if (!doc) throw notFound('Knowledge pack');
       return created(doc);
     } catch (err) {
-      if (err instanceof DraftLimitReached) throw invalid(['body', 'content'], err.message, err.limit === 'documents' ? 'too_many_documents' : 'pack_too_large');
+      if (err instanceof DraftLimitReached)
+        throw invalid(['body', 'content'], err.message, err.limit === 'documents' ? 'too_many_documents' : 'pack_too_large');
       throw err;
     }
   },

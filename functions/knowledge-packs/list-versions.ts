@@ -1,7 +1,8 @@
 import { notFound } from '../../shared/http/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { getPack, listPackVersions } from '../../shared/repositories/knowledge-packs.js';
+import { listPackVersions } from '../../shared/knowledge/lists.js';
+import { getPack } from '../../shared/repositories/knowledge-packs.js';
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 import { knowledgePackVersionSummary, packIdPath } from '../../shared/schemas/knowledge-packs.js';
 

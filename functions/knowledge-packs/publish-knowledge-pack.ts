@@ -11,15 +11,19 @@ import { knowledgePackVersionSummary, packIdPath } from '../../shared/schemas/kn
  * same transaction as the version. An empty draft is a 409. The document list is on
  * GET …/versions/{n} (a thousand documents' list would not fit the stored result).
  */
-export const handler = defineRoute('publishKnowledgePack', { path: packIdPath, responses: { 201: knowledgePackVersionSummary } }, async ({ principal, path, idempotency }) => {
-  try {
-    const version = await publishPack(principal.tenantId, path.pack_id, now(), (v) => (idempotency ? [idempotency.commitItem(created(v))] : []));
-    if (!version) throw notFound('Knowledge pack');
-    return { ...created(present(version)), idempotencyCommitted: Boolean(idempotency) };
-  } catch (err) {
-    if (err instanceof EmptyDraft) throw conflict('empty_draft', 'Add a document to the draft before publishing');
-    throw err;
-  }
-});
+export const handler = defineRoute(
+  'publishKnowledgePack',
+  { path: packIdPath, responses: { 201: knowledgePackVersionSummary } },
+  async ({ principal, path, idempotency }) => {
+    try {
+      const version = await publishPack(principal.tenantId, path.pack_id, now(), (v) => (idempotency ? [idempotency.commitItem(created(v))] : []));
+      if (!version) throw notFound('Knowledge pack');
+      return { ...created(present(version)), idempotencyCommitted: Boolean(idempotency) };
+    } catch (err) {
+      if (err instanceof EmptyDraft) throw conflict('empty_draft', 'Add a document to the draft before publishing');
+      throw err;
+    }
+  },
+);
 
 const present = ({ blob_chunks: _b, ...v }: { blob_chunks: number } & Record<string, unknown>) => v;

@@ -11,7 +11,11 @@ import { checkGrounding, type GroundingResult } from '../policy/knowledge/ground
 import { loadPackVersion } from './pack-index.js';
 
 export interface GroundingChecker {
-  check(turns: readonly { turn_index: number; text: string; passage_ids: readonly string[] }[], passages: ReadonlyMap<string, string>, known: readonly string[]): Promise<GroundingResult>;
+  check(
+    turns: readonly { turn_index: number; text: string; passage_ids: readonly string[] }[],
+    passages: ReadonlyMap<string, string>,
+    known: readonly string[],
+  ): Promise<GroundingResult>;
 }
 
 const lexicalChecker: GroundingChecker = { check: async (turns, passages, known) => checkGrounding(turns, passages, known) };

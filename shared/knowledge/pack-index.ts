@@ -47,7 +47,11 @@ export function loadPackVersion(tenantId: string, packId: string, version: numbe
 }
 
 /** The best passages of a pinned pack version for a contact's words (none when the version cannot be read). */
-export async function retrievePassages(tenantId: string, pack: { id: string; version: number }, query: string): Promise<{ id: string; title: string; text: string }[]> {
+export async function retrievePassages(
+  tenantId: string,
+  pack: { id: string; version: number },
+  query: string,
+): Promise<{ id: string; title: string; text: string }[]> {
   const loaded = await loadPackVersion(tenantId, pack.id, pack.version);
   return loaded ? loaded.index.search(query).map(({ id, title, text }) => ({ id, title, text })) : [];
 }

@@ -10,7 +10,16 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { contentHash } from '../canonical-json.js';
 import type { TransactItem } from '../db/conditional-transaction.js';
 import { splitPassages } from '../policy/knowledge/passages.js';
-import { draftDocuments, getPack, getPackVersion, PackChanged, putBlob, putVersion, readBlob, type StoredPackVersion } from '../repositories/knowledge-packs.js';
+import {
+  draftDocuments,
+  getPack,
+  getPackVersion,
+  PackChanged,
+  putBlob,
+  putVersion,
+  readBlob,
+  type StoredPackVersion,
+} from '../repositories/knowledge-packs.js';
 import type { KnowledgePackVersion } from '../schemas/knowledge-packs.js';
 import { retrievalBackend } from './retrieval.js';
 
@@ -36,7 +45,12 @@ export async function readPackVersion(tenantId: string, packId: string, version:
 }
 
 /** undefined: no such pack. */
-export async function publishPack(tenantId: string, packId: string, at: Date, extra: (v: Omit<KnowledgePackVersion, 'documents'>) => TransactItem[] = () => []): Promise<StoredPackVersion | undefined> {
+export async function publishPack(
+  tenantId: string,
+  packId: string,
+  at: Date,
+  extra: (v: Omit<KnowledgePackVersion, 'documents'>) => TransactItem[] = () => [],
+): Promise<StoredPackVersion | undefined> {
   for (let attempt = 1; ; attempt++) {
     const pack = await getPack(tenantId, packId, true);
     if (!pack) return undefined;
@@ -48,7 +62,12 @@ export async function publishPack(tenantId: string, packId: string, at: Date, ex
     const backend = retrievalBackend();
     const blob = gzipSync(JSON.stringify({ passages, index: backend.build(passages) }));
     const chunks = await putBlob(tenantId, packId, hash, blob);
-    const documents = docs.map((d) => ({ id: d.id, title: d.title, source_ref: d.source_ref, passage_ids: passages.filter((p) => p.document_id === d.id).map((p) => p.id) }));
+    const documents = docs.map((d) => ({
+      id: d.id,
+      title: d.title,
+      source_ref: d.source_ref,
+      passage_ids: passages.filter((p) => p.document_id === d.id).map((p) => p.id),
+    }));
     await putBlob(tenantId, packId, manifestBlob(hash), gzipSync(JSON.stringify(documents)));
     const version: StoredPackVersion = {
       pack_id: packId,

@@ -14,7 +14,7 @@
 import MiniSearch, { type AsPlainObject } from 'minisearch';
 import type { Passage } from '../policy/knowledge/passages.js';
 
-export interface RetrievedPassage {
+interface RetrievedPassage {
   id: string;
   text: string;
   title: string;
@@ -34,17 +34,19 @@ export interface RetrievalBackend {
 }
 
 /** Passages given to the model per contact turn. */
-export const RETRIEVAL_TOP_K = 3;
+const RETRIEVAL_TOP_K = 3;
 /** Share of the query's content words a passage must hold to count as an answer. */
-export const MIN_QUERY_COVERAGE = 0.5;
+const MIN_QUERY_COVERAGE = 0.5;
 
 // Words that carry no subject: a question made only of them retrieves nothing.
 const STOP = new Set(
-  'a an and are as at be but by can could did do does for from had has have how i if in is it its me my no not of on or our please so than that the their them then there these they this to us was we were what when where which who why will with would you your yours hi hello hey tell know about any some just like get give'.split(' '),
+  'a an and are as at be but by can could did do does for from had has have how i if in is it its me my no not of on or our please so than that the their them then there these they this to us was we were what when where which who why will with would you your yours hi hello hey tell know about any some just like get give'.split(
+    ' ',
+  ),
 );
 
 /** Lower case, stop words out, a plural "s" dropped: "Hours" and "hour" meet. */
-export function processTerm(term: string): string | null {
+function processTerm(term: string): string | null {
   const t = term.toLowerCase();
   if (STOP.has(t) || t.length < 2) return null;
   return t.length > 3 && t.endsWith('s') && !t.endsWith('ss') ? t.slice(0, -1) : t;

@@ -5,20 +5,12 @@
  */
 import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
-import { knowledgePackKeys } from '../db/keys.js';
 import type { TransactItem } from '../db/conditional-transaction.js';
+import { knowledgePackKeys } from '../db/keys.js';
 import { failedConditionIndex, lostRace } from '../db/transaction-errors.js';
 import { updateFields } from '../db/update.js';
 import { newId } from '../ids.js';
-import { queryPage } from '../pagination/page.js';
-import {
-  isDocumentId,
-  isPackId,
-  KNOWLEDGE_LIMITS,
-  type KnowledgeDocument,
-  type KnowledgePack,
-  type KnowledgePackVersion,
-} from '../schemas/knowledge-packs.js';
+import { isDocumentId, isPackId, KNOWLEDGE_LIMITS, type KnowledgeDocument, type KnowledgePack, type KnowledgePackVersion } from '../schemas/knowledge-packs.js';
 
 /**
  * Bytes of blob per chunk item: under DynamoDB's 400 KB item limit even where binary is
@@ -53,14 +45,24 @@ const presentDocument = (item: Record<string, unknown>): KnowledgeDocument => {
  */
 export type StoredPackVersion = Omit<KnowledgePackVersion, 'documents'> & { blob_chunks: number };
 
-const presentVersion = (item: Record<string, unknown>): StoredPackVersion => {
+export const presentVersion = (item: Record<string, unknown>): StoredPackVersion => {
   const { pk: _pk, sk: _sk, type: _t, tenant_id: _tid, ...rest } = item;
   return rest as unknown as StoredPackVersion;
 };
 
 export async function createPack(tenantId: string, input: { name: string; description?: string }, at: Date): Promise<KnowledgePack> {
   const now = at.toISOString();
-  const pack = presentPack({ id: newId('kp'), name: input.name, description: input.description ?? null, document_count: 0, draft_bytes: 0, latest_version: null, revision: 1, created_at: now, updated_at: now });
+  const pack = presentPack({
+    id: newId('kp'),
+    name: input.name,
+    description: input.description ?? null,
+    document_count: 0,
+    draft_bytes: 0,
+    latest_version: null,
+    revision: 1,
+    created_at: now,
+    updated_at: now,
+  });
   await db().send(
     new PutCommand({
       TableName: tableName(),
@@ -77,19 +79,29 @@ export async function getPack(tenantId: string, packId: string, consistent = fal
   return out.Item ? presentPack(out.Item) : undefined;
 }
 
-export async function updatePack(tenantId: string, packId: string, input: { name?: string; description?: string | null }, at: Date): Promise<KnowledgePack | undefined> {
+export async function updatePack(
+  tenantId: string,
+  packId: string,
+  input: { name?: string; description?: string | null },
+  at: Date,
+): Promise<KnowledgePack | undefined> {
   if (!isPackId(packId)) return undefined;
-  const item = await updateFields(knowledgePackKeys.pack(tenantId, packId), { name: input.name, description: input.description, updated_at: at.toISOString() }, { increment: 'revision' });
+  const item = await updateFields(
+    knowledgePackKeys.pack(tenantId, packId),
+    { name: input.name, description: input.description, updated_at: at.toISOString() },
+    { increment: 'revision' },
+  );
   return item ? presentPack(item) : undefined;
 }
-
-export const listPacks = (tenantId: string, opts: { limit: number; cursor?: string }) =>
-  queryPage({ tenantId, scope: 'knowledge_packs', skPrefix: knowledgePackKeys.packsPrefix, newestFirst: true, limit: opts.limit, cursor: opts.cursor, map: presentPack });
 
 /** Why a document was refused by the pack's limits. */
 export class DraftLimitReached extends Error {
   constructor(readonly limit: 'documents' | 'bytes') {
-    super(limit === 'documents' ? `A pack's draft holds at most ${KNOWLEDGE_LIMITS.documentsPerPack} documents` : `A pack's draft holds at most ${KNOWLEDGE_LIMITS.packBytes} bytes of content`);
+    super(
+      limit === 'documents'
+        ? `A pack's draft holds at most ${KNOWLEDGE_LIMITS.documentsPerPack} documents`
+        : `A pack's draft holds at most ${KNOWLEDGE_LIMITS.packBytes} bytes of content`,
+    );
     this.name = 'DraftLimitReached';
   }
 }
@@ -98,11 +110,24 @@ export class DraftLimitReached extends Error {
  * Adds a document to the draft: one transaction that counts it on the pack under the limits
  * (so concurrent adds can never pass them together) and puts it. undefined: no such pack.
  */
-export async function addDocument(tenantId: string, packId: string, input: { title: string; content: string; source_ref?: string }, at: Date): Promise<KnowledgeDocument | undefined> {
+export async function addDocument(
+  tenantId: string,
+  packId: string,
+  input: { title: string; content: string; source_ref?: string },
+  at: Date,
+): Promise<KnowledgeDocument | undefined> {
   if (!isPackId(packId)) return undefined;
   const now = at.toISOString();
   const bytes = Buffer.byteLength(input.content, 'utf8');
-  const doc: KnowledgeDocument = { id: newId('kpd'), pack_id: packId, title: input.title, content: input.content, source_ref: input.source_ref ?? null, bytes, created_at: now };
+  const doc: KnowledgeDocument = {
+    id: newId('kpd'),
+    pack_id: packId,
+    title: input.title,
+    content: input.content,
+    source_ref: input.source_ref ?? null,
+    bytes,
+    created_at: now,
+  };
   try {
     await db().send(
       new TransactWriteCommand({
@@ -113,10 +138,22 @@ export async function addDocument(tenantId: string, packId: string, input: { tit
               Key: knowledgePackKeys.pack(tenantId, packId),
               UpdateExpression: 'SET document_count = document_count + :one, draft_bytes = draft_bytes + :b, revision = revision + :one, updated_at = :now',
               ConditionExpression: 'attribute_exists(pk) AND document_count < :maxDocs AND draft_bytes <= :room',
-              ExpressionAttributeValues: { ':one': 1, ':b': bytes, ':now': now, ':maxDocs': KNOWLEDGE_LIMITS.documentsPerPack, ':room': KNOWLEDGE_LIMITS.packBytes - bytes },
+              ExpressionAttributeValues: {
+                ':one': 1,
+                ':b': bytes,
+                ':now': now,
+                ':maxDocs': KNOWLEDGE_LIMITS.documentsPerPack,
+                ':room': KNOWLEDGE_LIMITS.packBytes - bytes,
+              },
             },
           },
-          { Put: { TableName: tableName(), Item: { ...knowledgePackKeys.document(tenantId, packId, doc.id), type: 'knowledge_document', tenant_id: tenantId, ...doc }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...knowledgePackKeys.document(tenantId, packId, doc.id), type: 'knowledge_document', tenant_id: tenantId, ...doc },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
         ],
       }),
     );
@@ -133,7 +170,9 @@ export async function addDocument(tenantId: string, packId: string, input: { tit
 export async function deleteDocument(tenantId: string, packId: string, documentId: string, at: Date): Promise<boolean> {
   if (!isPackId(packId) || !isDocumentId(documentId)) return false;
   for (let attempt = 0; attempt < 5; attempt++) {
-    const out = await db().send(new GetCommand({ TableName: tableName(), Key: knowledgePackKeys.document(tenantId, packId, documentId), ConsistentRead: true }));
+    const out = await db().send(
+      new GetCommand({ TableName: tableName(), Key: knowledgePackKeys.document(tenantId, packId, documentId), ConsistentRead: true }),
+    );
     if (!out.Item) return false;
     try {
       await db().send(
@@ -184,7 +223,12 @@ export async function draftDocuments(tenantId: string, packId: string): Promise<
 export async function putBlob(tenantId: string, packId: string, contentHash: string, blob: Uint8Array): Promise<number> {
   const items: Record<string, unknown>[] = [];
   for (let i = 0, n = 0; i < blob.length || n === 0; i += BLOB_CHUNK_BYTES, n++) {
-    items.push({ ...knowledgePackKeys.blobChunk(tenantId, packId, contentHash, n), type: 'knowledge_blob', tenant_id: tenantId, data: blob.subarray(i, i + BLOB_CHUNK_BYTES) });
+    items.push({
+      ...knowledgePackKeys.blobChunk(tenantId, packId, contentHash, n),
+      type: 'knowledge_blob',
+      tenant_id: tenantId,
+      data: blob.subarray(i, i + BLOB_CHUNK_BYTES),
+    });
   }
   // BatchWrite takes 25 items and 16 MB a request: 25 chunks are under 9 MB.
   for (let i = 0; i < items.length; i += 25) {
@@ -232,7 +276,14 @@ export class PackChanged extends Error {
  * (and its revision is unchanged: the draft frozen is the draft stored), the version item is
  * put if absent, and `extra` (the idempotency result) commits with it.
  */
-export async function putVersion(tenantId: string, packId: string, read: KnowledgePack, version: StoredPackVersion, at: Date, extra: TransactItem[] = []): Promise<void> {
+export async function putVersion(
+  tenantId: string,
+  packId: string,
+  read: KnowledgePack,
+  version: StoredPackVersion,
+  at: Date,
+  extra: TransactItem[] = [],
+): Promise<void> {
   try {
     await db().send(
       new TransactWriteCommand({
@@ -243,10 +294,22 @@ export async function putVersion(tenantId: string, packId: string, read: Knowled
               Key: knowledgePackKeys.pack(tenantId, packId),
               UpdateExpression: 'SET latest_version = :n, updated_at = :now',
               ConditionExpression: 'revision = :rev AND (latest_version = :prev OR (attribute_not_exists(latest_version) OR latest_version = :null))',
-              ExpressionAttributeValues: { ':n': version.version, ':now': at.toISOString(), ':rev': read.revision, ':prev': read.latest_version ?? -1, ':null': null },
+              ExpressionAttributeValues: {
+                ':n': version.version,
+                ':now': at.toISOString(),
+                ':rev': read.revision,
+                ':prev': read.latest_version ?? -1,
+                ':null': null,
+              },
             },
           },
-          { Put: { TableName: tableName(), Item: { ...knowledgePackKeys.version(tenantId, packId, version.version), type: 'knowledge_pack_version', tenant_id: tenantId, ...version }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...knowledgePackKeys.version(tenantId, packId, version.version), type: 'knowledge_pack_version', tenant_id: tenantId, ...version },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
           ...extra,
         ],
       }),
@@ -262,16 +325,3 @@ export async function getPackVersion(tenantId: string, packId: string, version: 
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: knowledgePackKeys.version(tenantId, packId, version) }));
   return out.Item ? presentVersion(out.Item) : undefined;
 }
-
-export const listPackVersions = (tenantId: string, packId: string, opts: { limit: number; cursor?: string }) =>
-  queryPage({
-    tenantId,
-    scope: `knowledge_pack_versions:${packId}`,
-    partition: knowledgePackKeys.partition(tenantId, packId),
-    skPrefix: knowledgePackKeys.versionsPrefix,
-    newestFirst: true,
-    limit: opts.limit,
-    cursor: opts.cursor,
-    projection: ['pack_id', 'version', 'content_hash', 'document_count', 'passage_count', 'bytes', 'retrieval', 'published_at'],
-    map: (item) => presentVersion(item) as Omit<KnowledgePackVersion, 'documents'>,
-  });

@@ -56,8 +56,14 @@ export const knowledgeDocumentCreateRequest = z
     content: z
       .string()
       .refine((s) => s.trim().length > 0, { message: 'A document needs some text', params: { type: 'string_empty' } })
-      .refine((s) => !NOT_TEXT.test(s), { message: 'Content must be text or Markdown in UTF-8: no control characters (binary) and no U+FFFD (bytes that were not UTF-8)', params: { type: 'not_text' } })
-      .refine((s) => utf8Bytes(s) <= KNOWLEDGE_LIMITS.documentBytes, { message: `A document holds at most ${KNOWLEDGE_LIMITS.documentBytes} bytes of UTF-8 text`, params: { type: 'document_too_large' } })
+      .refine((s) => !NOT_TEXT.test(s), {
+        message: 'Content must be text or Markdown in UTF-8: no control characters (binary) and no U+FFFD (bytes that were not UTF-8)',
+        params: { type: 'not_text' },
+      })
+      .refine((s) => utf8Bytes(s) <= KNOWLEDGE_LIMITS.documentBytes, {
+        message: `A document holds at most ${KNOWLEDGE_LIMITS.documentBytes} bytes of UTF-8 text`,
+        params: { type: 'document_too_large' },
+      })
       .describe(`Plain text or Markdown; 1 to ${KNOWLEDGE_LIMITS.documentBytes} UTF-8 bytes. Data the agent quotes from, never instructions.`),
     source_ref: z.string().max(KNOWLEDGE_LIMITS.sourceRefChars).optional().describe('Where it came from (a URL, a file name): kept, never read'),
   })
@@ -100,7 +106,9 @@ export const knowledgePackVersion = z
     passage_count: z.int(),
     bytes: z.int(),
     retrieval: z.string().describe('The retrieval backend the index was built for (lexical: MiniSearch BM25+)'),
-    documents: z.array(z.object({ id: z.string(), title: z.string(), source_ref: z.string().nullable(), passage_ids: z.array(z.string()) })).describe('What the version froze, without the content'),
+    documents: z
+      .array(z.object({ id: z.string(), title: z.string(), source_ref: z.string().nullable(), passage_ids: z.array(z.string()) }))
+      .describe('What the version froze, without the content'),
     published_at: timestamp,
   })
   .meta({ id: 'KnowledgePackVersion' });

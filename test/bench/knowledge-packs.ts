@@ -26,11 +26,20 @@ function random(seed: number): () => number {
   };
 }
 
-const TOPICS = 'appointment cleaning whitening implant crown filling braces insurance parking invoice refund warranty installation delivery membership subscription battery inverter panel roof permit inspection financing lease discount voucher'.split(' ');
+const TOPICS =
+  'appointment cleaning whitening implant crown filling braces insurance parking invoice refund warranty installation delivery membership subscription battery inverter panel roof permit inspection financing lease discount voucher'.split(
+    ' ',
+  );
 // A vocabulary of 6,000 made-up words drawn by a Zipf law, as prose is: a few words everywhere, most words rare.
 // (A 60-word vocabulary would put every query word in every passage: no real pack reads like that.)
-const SYLLABLES = 'ba be bi bo bu da de di do du ka ke ki ko ku la le li lo lu ma me mi mo mu na ne ni no nu ra re ri ro ru sa se si so su ta te ti to tu va ve vi vo vu'.split(' ');
-const WORDS = Array.from({ length: 6000 }, (_, i) => SYLLABLES[i % 50]! + SYLLABLES[Math.floor(i / 50) % 50]! + (i >= 2500 ? SYLLABLES[Math.floor(i / 2500)]! : ''));
+const SYLLABLES =
+  'ba be bi bo bu da de di do du ka ke ki ko ku la le li lo lu ma me mi mo mu na ne ni no nu ra re ri ro ru sa se si so su ta te ti to tu va ve vi vo vu'.split(
+    ' ',
+  );
+const WORDS = Array.from(
+  { length: 6000 },
+  (_, i) => SYLLABLES[i % 50]! + SYLLABLES[Math.floor(i / 50) % 50]! + (i >= 2500 ? SYLLABLES[Math.floor(i / 2500)]! : ''),
+);
 const zipf = (rand: () => number) => WORDS[Math.min(WORDS.length - 1, Math.floor(Math.exp(rand() * Math.log(WORDS.length + 1)) - 1))]!;
 const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 
@@ -65,7 +74,10 @@ export async function measurePacks(): Promise<PackFigures> {
   const tenantId = t.tenant_id;
   const pack = await createPack(tenantId, { name: 'Bench pack' }, new Date());
   const rand = random(42);
-  const docs = Array.from({ length: DOCUMENTS }, (_, i) => ({ title: `${TOPICS[i % TOPICS.length]} notes ${i}`, content: documentText(rand, TOPICS[i % TOPICS.length]!) }));
+  const docs = Array.from({ length: DOCUMENTS }, (_, i) => ({
+    title: `${TOPICS[i % TOPICS.length]} notes ${i}`,
+    content: documentText(rand, TOPICS[i % TOPICS.length]!),
+  }));
   await pool(docs, 16, async (d) => {
     await addDocument(tenantId, pack.id, d, new Date());
   });
@@ -86,7 +98,10 @@ export async function measurePacks(): Promise<PackFigures> {
   const times: number[] = [];
   let answered = 0;
   for (let i = 0; i < TURNS; i++) {
-    const query = i % 4 === 3 ? `Do you sell ${pick(['gift', 'coffee', 'pet'])} ${pick(['cards', 'beans', 'food'])}?` : `What does the ${pick(TOPICS)} ${zipf(qrand)} ${zipf(qrand)} cost on ${pick(DAYS)}?`;
+    const query =
+      i % 4 === 3
+        ? `Do you sell ${pick(['gift', 'coffee', 'pet'])} ${pick(['cards', 'beans', 'food'])}?`
+        : `What does the ${pick(TOPICS)} ${zipf(qrand)} ${zipf(qrand)} cost on ${pick(DAYS)}?`;
     const at = performance.now();
     // As the runtime retrieves per contact turn: through the per-process cache, then the index.
     const hits = (await loadPackVersion(tenantId, pack.id, version.version))!.index.search(query);
@@ -106,7 +121,11 @@ export async function measurePacks(): Promise<PackFigures> {
 
 export function printPacks(f: PackFigures): void {
   console.log('\nKnowledge packs (lexical retrieval, MiniSearch BM25+, index built at publish and stored with the version)');
-  console.log(`  publish of ${f.documents} documents, ${fmt(f.bytes / 1024 / 1024, 2)} MB: ${fmt(f.publishMs, 0)} ms, ${f.passages} passages, blob in ${f.blobChunks} chunks`);
+  console.log(
+    `  publish of ${f.documents} documents, ${fmt(f.bytes / 1024 / 1024, 2)} MB: ${fmt(f.publishMs, 0)} ms, ${f.passages} passages, blob in ${f.blobChunks} chunks`,
+  );
   console.log(`  first load of the version in a process (blob read, gunzip, index loaded): ${fmt(f.coldLoadMs, 0)} ms`);
-  console.log(`  retrieval per contact turn p50 ${fmt(f.retrieval.p50, 2)} ms p99 ${fmt(f.retrieval.p99, 2)} ms over ${f.retrieval.turns} turns, ${f.retrieval.answered} with passages (target p99 ≤ 20), added to the runtime overhead per turn (BENCH_ONLY=runtime: targets p50 ≤ 15, p99 ≤ 60)`);
+  console.log(
+    `  retrieval per contact turn p50 ${fmt(f.retrieval.p50, 2)} ms p99 ${fmt(f.retrieval.p99, 2)} ms over ${f.retrieval.turns} turns, ${f.retrieval.answered} with passages (target p99 ≤ 20), added to the runtime overhead per turn (BENCH_ONLY=runtime: targets p50 ≤ 15, p99 ≤ 60)`,
+  );
 }

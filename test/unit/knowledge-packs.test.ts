@@ -6,16 +6,24 @@ import { PASSAGE_MAX_CHARS, PASSAGE_TARGET_CHARS, splitDocument, splitPassages }
 const HOURS = {
   id: 'kpd_hours',
   title: 'Opening hours',
-  content: '# Opening hours\n\nWe are open Monday to Friday from 8:00 to 18:00.\n\nOn Saturday we open from 9:00 to 13:00. We are closed on Sunday.\n\n## Prices\n\n- A standard cleaning costs $89.\n- Whitening costs $1,200 per treatment.\n',
+  content:
+    '# Opening hours\n\nWe are open Monday to Friday from 8:00 to 18:00.\n\nOn Saturday we open from 9:00 to 13:00. We are closed on Sunday.\n\n## Prices\n\n- A standard cleaning costs $89.\n- Whitening costs $1,200 per treatment.\n',
 };
-const PARKING = { id: 'kpd_parking', title: 'Parking and access', content: 'Free parking is available behind the building on Elm Street. The entrance has a ramp for wheelchairs.' };
+const PARKING = {
+  id: 'kpd_parking',
+  title: 'Parking and access',
+  content: 'Free parking is available behind the building on Elm Street. The entrance has a ramp for wheelchairs.',
+};
 
 describe('passage splitting', () => {
   it('is deterministic, keeps headings, and gives stable ids in document order', () => {
     const a = splitDocument(HOURS);
     expect(splitDocument(HOURS)).toEqual(a);
     expect(a.map((p) => p.id)).toEqual(['kpd_hours.p1', 'kpd_hours.p2']);
-    expect(a[0]).toMatchObject({ heading: 'Opening hours', text: 'We are open Monday to Friday from 8:00 to 18:00. On Saturday we open from 9:00 to 13:00. We are closed on Sunday.' });
+    expect(a[0]).toMatchObject({
+      heading: 'Opening hours',
+      text: 'We are open Monday to Friday from 8:00 to 18:00. On Saturday we open from 9:00 to 13:00. We are closed on Sunday.',
+    });
     // List markers are dropped; each item is its own paragraph, packed up to the target size.
     expect(a[1]).toMatchObject({ heading: 'Prices', text: 'A standard cleaning costs $89. Whitening costs $1,200 per treatment.' });
   });
@@ -46,7 +54,10 @@ describe('lexical grounding checker', () => {
   const passages = new Map(splitPassages([HOURS, PARKING]).map((p) => [p.id, p.text]));
 
   it('a claim whose numbers and days are in the cited passage is supported', () => {
-    const r = checkGrounding([{ turn_index: 2, text: 'On Saturday we open from 9:00 to 13:00. Is there anything else?', passage_ids: ['kpd_hours.p1'] }], passages);
+    const r = checkGrounding(
+      [{ turn_index: 2, text: 'On Saturday we open from 9:00 to 13:00. Is there anything else?', passage_ids: ['kpd_hours.p1'] }],
+      passages,
+    );
     expect(r).toEqual({ claims_checked: 1, unsupported: [] });
   });
 

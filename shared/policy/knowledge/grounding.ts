@@ -21,7 +21,7 @@ export interface GroundedTurn {
   passage_ids: readonly string[];
 }
 
-export interface UnsupportedClaim {
+interface UnsupportedClaim {
   turn_index: number;
   text: string;
   passage_ids: string[];
@@ -38,7 +38,29 @@ const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 const DATE_WORDS = new Set([...MONTHS, ...DAYS, ...MONTHS.map((m) => m.slice(0, 3)), ...DAYS.map((d) => d.slice(0, 3))]);
 // "May" and short forms are dates only when capitalised; "I", greetings and fillers are never names.
-const NOT_NAMES = new Set(['i', "i'm", "i'll", "i've", "i'd", 'ok', 'okay', 'yes', 'no', 'sorry', 'thanks', 'thank', 'hello', 'hi', 'goodbye', 'great', 'sure', 'please', 'utc', 'am', 'pm']);
+const NOT_NAMES = new Set([
+  'i',
+  "i'm",
+  "i'll",
+  "i've",
+  "i'd",
+  'ok',
+  'okay',
+  'yes',
+  'no',
+  'sorry',
+  'thanks',
+  'thank',
+  'hello',
+  'hi',
+  'goodbye',
+  'great',
+  'sure',
+  'please',
+  'utc',
+  'am',
+  'pm',
+]);
 
 const NUMBER = /\d+(?:[.,:]\d+)*/g;
 
@@ -69,7 +91,7 @@ export function checkableTokens(sentence: string): string[] {
 }
 
 /** Sentences of a turn (a claim is one sentence). */
-export const sentencesOf = (text: string): string[] => (text.match(/[^.!?]+(?:[.!?]+(?=\s|$)|$)/g) ?? []).map((s) => s.trim()).filter(Boolean);
+const sentencesOf = (text: string): string[] => (text.match(/[^.!?]+(?:[.!?]+(?=\s|$)|$)/g) ?? []).map((s) => s.trim()).filter(Boolean);
 
 /** What a passage offers to support claims: its numbers and words (date words also by their first three letters). */
 function supportOf(texts: readonly string[]): Set<string> {

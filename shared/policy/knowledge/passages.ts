@@ -32,7 +32,10 @@ const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 /** Cuts one over-long paragraph at sentence ends, then at spaces. */
 function cutLong(paragraph: string): string[] {
-  const sentences = paragraph.match(/[^.!?]+(?:[.!?]+|$)/g)?.map(squash).filter(Boolean) ?? [paragraph];
+  const sentences = paragraph
+    .match(/[^.!?]+(?:[.!?]+|$)/g)
+    ?.map(squash)
+    .filter(Boolean) ?? [paragraph];
   const pieces: string[] = [];
   for (let s of sentences) {
     while (s.length > PASSAGE_MAX_CHARS) {
