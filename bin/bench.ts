@@ -21,7 +21,7 @@
  *      builder, then GET /v1/usage/summary latency (running totals) next to a full recomputation.
  *  11. the voice runtime on the local relay socket: overhead per turn (instant and 300 ms
  *      first-token models), interrupt to last stale frame, 100 conversations at once.
- * BENCH_ONLY=bundles|me|import|engine|dnc|preflight|calls|webhooks|campaigns|ledger|runtime runs one part.
+ * BENCH_ONLY=bundles|me|import|engine|dnc|preflight|calls|webhooks|campaigns|ledger|runtime|packs runs one part.
  */
 import { cpus } from 'node:os';
 
@@ -124,6 +124,18 @@ if (!only || only === 'runtime') {
   const stack = await startLocalStack({ port: 0, inMemory: true, workers: false, seed: false, relay: { model, createSession: sinkSessions } });
   try {
     printRuntime(await measureRuntime(stack, model));
+  } finally {
+    await stack.stop();
+  }
+}
+
+if (!only || only === 'packs') {
+  // Beside the runtime's overhead: what retrieval from a pinned pack adds to each turn.
+  const { startLocalStack } = await import('../infra/local/stack.js');
+  const stack = await startLocalStack({ port: 0, inMemory: true, workers: false, seed: false });
+  try {
+    const { measurePacks, printPacks } = await import('../test/bench/knowledge-packs.js');
+    printPacks(await measurePacks());
   } finally {
     await stack.stop();
   }

@@ -3,6 +3,7 @@
  * (`createRelaySession` of shared/voice/session.ts) and the reply model, each injectable
  * (tests pass their own).
  */
+import { packRetrieval } from '../../shared/voice/control-plane.js';
 import type { VerifiedStreamClaims } from '../../shared/telephony/call-tokens.js';
 import type { OutboundMessage } from '../../shared/voice/protocol.js';
 import type { ControlPlane, ReplyModel } from '../../shared/voice/ports.js';
@@ -40,4 +41,4 @@ export type CreateRelaySession = (deps: RelaySessionDeps) => RelaySession;
  * The session factory `npm start` serves: the conversation driver with the pinned version's
  * granted tools and its compiled system prompt.
  */
-export const defaultCreateRelaySession: CreateRelaySession = (deps) => createRelaySession({ ...deps, buildTools: grantedTools, systemPrompt: compileSystemPrompt });
+export const defaultCreateRelaySession: CreateRelaySession = (deps) => createRelaySession({ ...deps, buildTools: grantedTools, systemPrompt: compileSystemPrompt, retrieveFor: packRetrieval });

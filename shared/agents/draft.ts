@@ -5,6 +5,7 @@
  */
 import { ValidationError, type ValidationIssue } from '../http/errors.js';
 import { getProfile } from '../repositories/compliance-profiles.js';
+import { getPack, getPackVersion } from '../repositories/knowledge-packs.js';
 import { getRep, repSnapshot } from '../repositories/reps.js';
 import { DEFAULT_LANGUAGE, type AgentDefinition, type AgentUpdateInput } from '../schemas/agents.js';
 import { isKnownModel } from '../voice/llm/registry.js';
@@ -32,18 +33,38 @@ function unknownModelIssues(route: AgentUpdateInput['llm_route']): ValidationIss
   return issues;
 }
 
+/**
+ * A pack is named by id and published version together (SPEC: referenced by id and integer
+ * version), and cleared together (both null). Unknown or another tenant's pack → not_found at
+ * knowledge_pack_id; a version never published → not_found at knowledge_pack_version.
+ */
+async function knowledgePackIssues(tenantId: string, input: AgentUpdateInput): Promise<ValidationIssue[]> {
+  const { knowledge_pack_id: id, knowledge_pack_version: version } = input;
+  if (id === undefined && version === undefined) return [];
+  if (id == null || version == null) {
+    if (id === null && version === null) return [];
+    // The field left out, else (both sent, one null) the one cleared alone.
+    const at = id === undefined ? 'knowledge_pack_id' : version === undefined ? 'knowledge_pack_version' : id === null ? 'knowledge_pack_id' : 'knowledge_pack_version';
+    return [{ loc: ['body', at], msg: 'Name knowledge_pack_id and knowledge_pack_version together, or clear both (null)', type: 'missing', input: input[at] ?? null }];
+  }
+  const [pack, published] = await Promise.all([getPack(tenantId, id), getPackVersion(tenantId, id, version)]);
+  if (!pack) return [notFoundIssue('knowledge_pack_id', 'knowledge_pack_id must name a knowledge pack of this tenant', id)];
+  if (!published) return [notFoundIssue('knowledge_pack_version', `Knowledge pack ${id} has no published version ${version}: publish it first`, version)];
+  return [];
+}
+
 /** Checks references and returns the draft fields the request sets (undefined = untouched). */
 export async function draftFields(tenantId: string, input: AgentUpdateInput): Promise<Partial<AgentDefinition>> {
   const issues: ValidationIssue[] = unknownModelIssues(input.llm_route);
   // Resources this deployment does not offer yet: nothing can name one.
   if (input.voice_profile_id != null) issues.push(notFoundIssue('voice_profile_id', 'No such voice profile: this deployment offers no voice profiles yet', input.voice_profile_id));
-  if (input.knowledge_pack_id != null) issues.push(notFoundIssue('knowledge_pack_id', 'No such knowledge pack: this deployment offers no knowledge packs yet', input.knowledge_pack_id));
-  if (input.knowledge_pack_version != null) issues.push(notFoundIssue('knowledge_pack_version', 'No such knowledge pack version: this deployment offers no knowledge packs yet', input.knowledge_pack_version));
 
-  const [profile, reps] = await Promise.all([
+  const [profile, reps, packProblems] = await Promise.all([
     input.compliance_profile_id ? getProfile(tenantId, input.compliance_profile_id) : undefined,
     Promise.all((input.direct_rep_ids ?? []).map((id) => getRep(tenantId, id))),
+    knowledgePackIssues(tenantId, input),
   ]);
+  issues.push(...packProblems);
   if (input.compliance_profile_id && !profile) issues.push(notFoundIssue('compliance_profile_id', 'compliance_profile_id must name a compliance profile of this tenant', input.compliance_profile_id));
   reps.forEach((rep, i) => {
     const id = input.direct_rep_ids![i];

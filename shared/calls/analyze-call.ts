@@ -20,6 +20,7 @@ import { dropWatch } from '../repositories/call-watches.js';
 import { getCall } from '../repositories/calls.js';
 import { callFactsOf, type StoredCallEvent } from './call-facts.js';
 import { surveyResponseItems } from '../repositories/survey-responses.js';
+import { knowledgeFacts } from '../knowledge/grounding.js';
 
 export type AnalyzeOutcome = 'stored' | 'already_analyzed' | 'not_ended' | 'no_call' | 'no_version';
 
@@ -61,7 +62,10 @@ export async function analyzeCall(tenantId: string, callId: string, at = now()):
     return 'no_version';
   }
   const settle = settledDisposition(call);
-  const facts = callFactsOf(settle ? { ...call, ...(settle as Pick<CallRecordWithEvents, 'disposition' | 'disposition_set_by'>) } : call, await callEventItems(tenantId, callId));
+  const base = callFactsOf(settle ? { ...call, ...(settle as Pick<CallRecordWithEvents, 'disposition' | 'disposition_set_by'>) } : call, await callEventItems(tenantId, callId));
+  // What the agent was configured to say (its business, its disclosure) is never an ungrounded claim.
+  const known = Object.values(version.definition.disclosure_config ?? {}).filter((v): v is string => typeof v === 'string');
+  const facts = { ...base, ...(await knowledgeFacts(tenantId, { id: version.definition.knowledge_pack_id ?? null, version: version.definition.knowledge_pack_version ?? null }, base.turns, known)) };
   const evaluation = scoreCall(facts, version.rubric);
   const stored = toStoredAnalysis(evaluation);
   // The survey response the call produced (if it asked survey questions) commits with the analysis: once.

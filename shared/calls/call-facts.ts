@@ -15,8 +15,10 @@
  *   - conversation actions: confirmed / declined (`corrected` counts as confirmed: the
  *     contact confirmed the corrected read-back) / `missing` for the tools that need a
  *     read-back (book_meeting, confirm_shift) / `not_required`;
- *   - questions: the call's own question ids; no knowledge pack is offered yet, so
- *     knowledge_pack and claims are null.
+ *   - questions: the call's own question ids;
+ *   - an agent turn's `passage_ids` (the pack passages it relied on) ride on its turn fact;
+ *     knowledge_pack and grounding are null here: the analysis worker fills them by running
+ *     the grounding checker over those turns when the version names a pack.
  */
 import type { CallFacts, ConversationActionFact, TurnFact } from '../policy/analysis/facts.js';
 import type { CallRecordWithEvents } from '../schemas/call-record.js';
@@ -36,7 +38,7 @@ const addMs = (iso: string, ms: number): string => {
   return Number.isFinite(t) ? new Date(t + ms).toISOString() : iso;
 };
 
-export function callFactsOf(call: CallRecordWithEvents, items: readonly StoredCallEvent[], opts: { hasKnowledgePack?: boolean } = {}): CallFacts {
+export function callFactsOf(call: CallRecordWithEvents, items: readonly StoredCallEvent[]): CallFacts {
   const events = [...items].sort((a, b) => a.seq - b.seq);
   const turns: TurnFact[] = [];
   const turnSeqs: number[] = [];
@@ -45,7 +47,7 @@ export function callFactsOf(call: CallRecordWithEvents, items: readonly StoredCa
     const e = item.event;
     const at = String(e.at ?? '');
     const length = typeof e.start_ms === 'number' && typeof e.end_ms === 'number' ? Math.max(0, e.end_ms - e.start_ms) : 0;
-    turns.push({ speaker: e.speaker === 'agent' ? 'agent' : 'contact', text: String(e.text ?? ''), started_at: at, ended_at: addMs(at, length), ...(typeof e.latency_ms === 'number' ? { latency_ms: e.latency_ms } : {}) });
+    turns.push({ speaker: e.speaker === 'agent' ? 'agent' : 'contact', text: String(e.text ?? ''), started_at: at, ended_at: addMs(at, length), ...(typeof e.latency_ms === 'number' ? { latency_ms: e.latency_ms } : {}), ...(Array.isArray(e.passage_ids) ? { passage_ids: e.passage_ids.map(String) } : {}) });
     turnSeqs.push(item.seq);
   }
   const turnIndexes = (speaker: 'agent' | 'contact') => turns.map((t, i) => (t.speaker === speaker ? i : -1)).filter((i) => i >= 0);
@@ -94,6 +96,6 @@ export function callFactsOf(call: CallRecordWithEvents, items: readonly StoredCa
     recorded_responses: (call.recorded_responses ?? []).map((r) => ({ source: r.kind, id: r.question_id })),
     question_ids: (call.questions ?? []).map((q) => q.id),
     knowledge_pack: null,
-    claims: opts.hasKnowledgePack ? [] : null,
+    grounding: null,
   };
 }

@@ -18,6 +18,7 @@ export const presentTurn = ({ turn }: StoredTurn): TranscriptTurn => ({
   latency_ms: turn.speaker === 'agent' ? (turn.latency_ms ?? null) : null,
   interrupted: turn.interrupted === true,
   model: turn.model ?? null,
+  passage_ids: turn.speaker === 'agent' ? [...(turn.passage_ids ?? [])] : [],
 });
 
 /** The page of `turns` (sorted by seq) after the cursor's seq. Pure but for the cursor key. */

@@ -470,3 +470,23 @@ export const relayKeys = {
   session: (tenantId: string, callId: string) => ({ pk: callPartition(tenantId, callId), sk: 'RELAY_SESSION' }),
   connection: (connectionId: string) => ({ pk: `${PLATFORM_PREFIX}RELAY_CONNECTION#${assertId(connectionId)}`, sk: 'RELAY_CONNECTION' }),
 } as const;
+
+/**
+ * Knowledge packs: the pack item in the tenant partition (listed newest first), and a
+ * partition per pack (`TENANT#<t>#KPACK#<kp>`) holding its draft documents (`DOC#<kpd>`), its
+ * immutable versions (`VERSION#<n>`) and each version's passages + index, gzipped and cut into
+ * chunks under the item limit (`BLOB#<content hash>#<i>`: named by content, so a publish that
+ * loses its race never overwrites the chunks of the one that won).
+ */
+const packPartition = (tenantId: string, packId: string) => `${tenantPk(tenantId)}#KPACK#${assertId(packId)}`;
+export const knowledgePackKeys = {
+  pack: (tenantId: string, packId: string) => ({ pk: tenantPk(tenantId), sk: `KPACK#${assertId(packId)}` }),
+  packsPrefix: 'KPACK#',
+  partition: packPartition,
+  document: (tenantId: string, packId: string, documentId: string) => ({ pk: packPartition(tenantId, packId), sk: `DOC#${assertId(documentId)}` }),
+  documentsPrefix: 'DOC#',
+  version: (tenantId: string, packId: string, version: number) => ({ pk: packPartition(tenantId, packId), sk: versionSk(version) }),
+  versionsPrefix: 'VERSION#',
+  blobChunk: (tenantId: string, packId: string, contentHash: string, index: number) => ({ pk: packPartition(tenantId, packId), sk: `BLOB#${assertId(contentHash)}#${String(index).padStart(4, '0')}` }),
+  blobPrefix: (contentHash: string) => `BLOB#${assertId(contentHash)}#`,
+} as const;

@@ -104,6 +104,8 @@ export const LINES = {
   declines: "I'm not interested in taking part, thanks.",
   robot: 'Hello? Are you a robot?',
   human: 'Can I talk to a real person?',
+  packQuestion: 'Hi, what are your opening hours on Saturday?',
+  packUnknown: 'Hi, do you sell gift cards?',
   refuse: "I'd rather not say.",
   mustGo: 'Sorry, I have to go.',
   stillOptedOut: 'I asked you not to call me.',
@@ -168,6 +170,8 @@ function opening(source: CallerSource, state: CallerState): Step {
   if (s.declines) return say(state, LINES.declines, lang, { stage: 'declined' });
   if (s.asks === 'robot') return say(state, LINES.robot, lang);
   if (s.asks === 'human') return say(state, LINES.human, lang);
+  if (s.asks === 'pack_question') return say(state, LINES.packQuestion, lang);
+  if (s.asks === 'pack_unknown') return say(state, LINES.packUnknown, lang);
   return say(state, LINES.hello, lang);
 }
 

@@ -22,7 +22,7 @@ export interface CallQuestionView {
 }
 
 export type ConversationEvent =
-  | { type: 'turn'; speaker: 'agent' | 'callee'; text: string }
+  | { type: 'turn'; speaker: 'agent' | 'callee'; text: string; passage_ids?: string[] }
   | { type: 'disclosure'; text: string }
   | { type: 'response'; source: 'objective' | 'question'; id: string; value: string }
   | { type: 'tool_call'; tool: string; arguments: Record<string, unknown> }
@@ -64,7 +64,12 @@ const disclosureText = (config: Record<string, unknown>) =>
 /** A question with a scoring mapping is answered with its first mapped label, so scoring has something to map. */
 const questionValue = (q: CallQuestionView) => Object.keys(q.scoring?.mapping ?? {})[0] ?? `Sandbox answer to ${q.id}`;
 
-export function conversationEvents(script: ConversationScript, input: { version: PinnedAgentView; questions: readonly CallQuestionView[]; at: Date }): SequencedEvent[] {
+/** What the hallucinating agent says: hours and a price no clinic passage holds. */
+export const INVENTED_ANSWER = 'On Saturday we are open from 6:00 to 23:30, and a cleaning costs $4,321.';
+export const PACK_QUESTION = 'What are your opening hours on Saturday?';
+
+/** `passageId`: the pinned pack's best passage for PACK_QUESTION (what the inventing agent cites), null without a pack. */
+export function conversationEvents(script: ConversationScript, input: { version: PinnedAgentView; questions: readonly CallQuestionView[]; at: Date; passageId?: string | null }): SequencedEvent[] {
   const { version } = input;
   const events: ConversationEvent[] = [];
   const granted = (tool: string) => version.tools.includes(tool);
@@ -89,6 +94,11 @@ export function conversationEvents(script: ConversationScript, input: { version:
     const text = disclosureText(version.disclosure_config);
     events.push({ type: 'disclosure', text });
     say('agent', text);
+  }
+
+  if (script.agent_invents_answer) {
+    say('callee', PACK_QUESTION);
+    events.push({ type: 'turn', speaker: 'agent', text: INVENTED_ANSWER, ...(input.passageId ? { passage_ids: [input.passageId] } : {}) });
   }
 
   if (script.opt_out) {

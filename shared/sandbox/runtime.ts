@@ -21,7 +21,8 @@ import type { OutcomeBody } from '../schemas/runtime-events.js';
 import type { OUTCOME_TYPES } from '../schemas/templates.js';
 import { inboundScriptEvents, type InboundScript } from './booking-script.js';
 import { speakMs } from './caller-scripts.js';
-import { conversationEvents, type CallQuestionView, type PinnedAgentView, type SequencedEvent } from './conversation.js';
+import { retrievePassages } from '../knowledge/pack-index.js';
+import { conversationEvents, PACK_QUESTION, type CallQuestionView, type PinnedAgentView, type SequencedEvent } from './conversation.js';
 import type { Scenario } from './scenarios.js';
 
 type OutcomeType = (typeof OUTCOME_TYPES)[number];
@@ -134,7 +135,7 @@ export function toRuntimeEvents(conversation: readonly SequencedEvent[], m: Mapp
           agentChars += e.text.length;
           agentTurns += 1;
         }
-        out.push({ id: id(e.seq), type: 'turn', at: new Date(m.start.getTime() + start).toISOString(), speaker: e.speaker === 'agent' ? 'agent' : 'contact', text: e.text, start_ms: start, end_ms: clock, ...(latency ? { latency_ms: latency } : {}) });
+        out.push({ id: id(e.seq), type: 'turn', at: new Date(m.start.getTime() + start).toISOString(), speaker: e.speaker === 'agent' ? 'agent' : 'contact', text: e.text, start_ms: start, end_ms: clock, ...(latency ? { latency_ms: latency } : {}), ...(e.type === 'turn' && e.passage_ids?.length ? { passage_ids: e.passage_ids } : {}) });
         clock += 200;
         break;
       }
@@ -187,13 +188,15 @@ export function beats(events: readonly PostedEvent[]): PostedEvent[][] {
 const DEFAULT_VIEW: PinnedAgentView = { use_case: 'receptionist', objectives: [], tools: [], disclosure_config: {} };
 
 /** The pinned version as the runtime would load it (and its template's outcome type). */
-export async function pinnedView(tenantId: string, versionId: string): Promise<{ view: PinnedAgentView; outcomeType: OutcomeType | null }> {
+export async function pinnedView(tenantId: string, versionId: string): Promise<{ view: PinnedAgentView; outcomeType: OutcomeType | null; pack: { id: string; version: number } | null }> {
   const version = await getAgentVersion(tenantId, versionId).catch(() => undefined);
-  if (!version) return { view: DEFAULT_VIEW, outcomeType: null };
+  if (!version) return { view: DEFAULT_VIEW, outcomeType: null, pack: null };
+  const def = version.definition;
   const template = await getTemplate(version.definition.template_id, version.definition.template_version).catch(() => undefined);
   return {
     view: { use_case: version.definition.use_case, objectives: version.objectives, tools: version.definition.tools, disclosure_config: version.definition.disclosure_config },
     outcomeType: template?.outcome_type ?? null,
+    pack: def.knowledge_pack_id && def.knowledge_pack_version ? { id: def.knowledge_pack_id, version: def.knowledge_pack_version } : null,
   };
 }
 
@@ -224,7 +227,7 @@ export async function playSandboxRuntime(input: PlayInput): Promise<RuntimeRun> 
   const url = eventsUrlFor(input.stream!.url, claims.call_id)!;
 
   const start = input.now ?? new Date();
-  const { view, outcomeType } = await pinnedView(claims.tenant_id, claims.agent_version_id);
+  const { view, outcomeType, pack } = await pinnedView(claims.tenant_id, claims.agent_version_id);
   let conversation: SequencedEvent[];
   let goalReached: boolean;
   if (input.script.kind === 'inbound') {
@@ -236,7 +239,8 @@ export async function playSandboxRuntime(input: PlayInput): Promise<RuntimeRun> 
     const script = input.script.scenario.script;
     if (!script) return { ...run, status: 'nothing_to_play' };
     const questions = await callQuestions(claims.tenant_id, claims.call_id);
-    conversation = conversationEvents(script, { version: view, questions, at: start });
+    const passageId = script.agent_invents_answer && pack ? ((await retrievePassages(claims.tenant_id, pack, PACK_QUESTION).catch(() => []))[0]?.id ?? null) : null;
+    conversation = conversationEvents(script, { version: view, questions, at: start, passageId });
     goalReached = script.goal && !script.opt_out;
   }
 

@@ -18,6 +18,8 @@ export type ScenarioId =
   | 'interrupts'
   | 'asks_robot'
   | 'asks_human'
+  | 'asks_pack'
+  | 'asks_beyond_pack'
   | 'busy'
   | 'no_answer'
   | 'machine'
@@ -27,6 +29,7 @@ export type ScenarioId =
   | 'opt_out_es'
   | 'no_disclosure'
   | 'opt_out_ignored'
+  | 'pack_hallucination'
   | 'sms_carrier_error';
 
 /** What the callee says and does, and what the (scripted) agent does wrong, if anything. */
@@ -45,12 +48,18 @@ export interface ConversationScript {
   callee_hangs_up: boolean;
   /** The callee talks over the agent's first question (ConversationRelay `interrupt`). */
   interrupts: boolean;
-  /** What the callee asks first: whether the agent is a robot, or for a real person. */
-  asks: 'robot' | 'human' | null;
+  /**
+   * What the callee asks first: whether the agent is a robot, for a real person, a question a
+   * clinic's knowledge pack answers (`pack_question`: Saturday opening hours) or one it does
+   * not (`pack_unknown`: gift cards).
+   */
+  asks: 'robot' | 'human' | 'pack_question' | 'pack_unknown' | null;
   /** The language the callee speaks (BCP 47), e.g. es-ES for the Spanish opt-out. */
   language: string;
   agent_skips_disclosure: boolean;
   agent_ignores_opt_out: boolean;
+  /** The (scripted) agent answers the pack question with a price and hours no passage holds, citing the best passage. */
+  agent_invents_answer: boolean;
 }
 
 /** How the carrier leg ends, before anyone speaks. */
@@ -88,6 +97,7 @@ const script = (over: Partial<ConversationScript>): ConversationScript => ({
   language: 'en-US',
   agent_skips_disclosure: false,
   agent_ignores_opt_out: false,
+  agent_invents_answer: false,
   ...over,
 });
 
@@ -124,6 +134,8 @@ export const SCENARIOS: readonly Scenario[] = [
   human('interrupts', '5550113', "Answers and talks over the agent's first question, then answers everything; the goal is reached", 8, 95, script({ interrupts: true })),
   human('asks_robot', '5550114', 'Asks "Are you a robot?"; the agent says it is an automated assistant, carries on, and the goal is reached', 8, 100, script({ asks: 'robot' })),
   human('asks_human', '5550115', 'Asks "Can I talk to a real person?"; an agent granted transfer_to_human transfers the call to a rep, otherwise it carries on and the goal is reached', 4, 40, script({ asks: 'human' })),
+  human('asks_pack', '5550116', 'Asks "What are your opening hours on Saturday?"; an agent with a knowledge pack answers from its passages (pack_grounded pass when the pack holds the hours), then the goal is reached', 8, 100, script({ asks: 'pack_question' })),
+  human('asks_beyond_pack', '5550117', 'Asks "Do you sell gift cards?", which the pack does not cover; the agent says it does not know and offers a follow-up, then the goal is reached', 8, 100, script({ asks: 'pack_unknown' })),
   unanswered('busy', '5550120', 'Busy', 'busy'),
   unanswered('no_answer', '5550121', 'Rings out: no answer (an SMS is undelivered, 30003)', 'no_answer', { status: 'undelivered', errorCode: 30003, errorMessage: 'Unreachable destination handset' }),
   unanswered('machine', '5550122', 'An answering machine picks up (AnsweredBy machine_start / machine_end_beep when machine detection is on)', 'machine'),
@@ -133,6 +145,7 @@ export const SCENARIOS: readonly Scenario[] = [
   human('opt_out_es', '5550132', 'Answers and opts out in Spanish ("No me llames más"); the agent honours it', 3, 20, script({ answers: 'none', goal: false, opt_out: true, language: 'es-ES' })),
   human('no_disclosure', '5550140', 'Answers and the goal is reached, but the agent omits its disclosure', 8, 90, script({ agent_skips_disclosure: true })),
   human('opt_out_ignored', '5550141', 'Answers and opts out; the agent carries on regardless, and the callee hangs up', 5, 60, script({ answers: 'none', goal: false, opt_out: true, agent_ignores_opt_out: true, callee_hangs_up: true })),
+  human('pack_hallucination', '5550142', 'Asks the Saturday hours; the agent invents a price and hours no passage holds, citing the best passage (pack_grounded fail), then the goal is reached', 9, 100, script({ asks: 'pack_question', agent_invents_answer: true })),
   { ...human('sms_carrier_error', '5550160', 'Calls go as 555-0100; an SMS is refused downstream with a carrier error (failed, 30007)', 8, 95, script({})), message: { status: 'failed', errorCode: 30007, errorMessage: 'Message filtered by the carrier' } },
 ];
 
@@ -151,4 +164,4 @@ export const scenarioById = (id: ScenarioId): Scenario => SCENARIOS.find((s) => 
  * A scenario whose agent must misbehave (skip its disclosure, ignore an opt-out): the real
  * runtime never does, so the sandbox plays the agent's side itself (shared/sandbox/runtime.ts).
  */
-export const needsScriptedAgent = (scenario: Scenario): boolean => !!scenario.script && (scenario.script.agent_skips_disclosure || scenario.script.agent_ignores_opt_out);
+export const needsScriptedAgent = (scenario: Scenario): boolean => !!scenario.script && (scenario.script.agent_skips_disclosure || scenario.script.agent_ignores_opt_out || scenario.script.agent_invents_answer);

@@ -25,8 +25,21 @@ const floorDimensionScore = z
   .object({ result: z.enum(FLOOR_RESULTS).describe('Never unscored, never waived: not_applicable only when there was no conversation'), reason })
   .meta({ id: 'AnalysisFloorDimension' });
 
+const unsupportedClaim = z
+  .object({
+    turn_index: z.int().min(0).describe('The turn of the transcript (0-based, in the order spoken)'),
+    text: z.string().describe('The sentence of the agent turn'),
+    passage_ids: z.array(z.string()).describe('The passages that turn cited'),
+  })
+  .meta({ id: 'UnsupportedClaim' });
+
 const packGroundedScore = z
-  .object({ result: z.enum(DIMENSION_RESULTS), reason, claims_checked: z.int().min(0).describe('Agent claims checked against the pinned knowledge pack') })
+  .object({
+    result: z.enum(DIMENSION_RESULTS),
+    reason,
+    claims_checked: z.int().min(0).describe('Agent claims checked against the pinned knowledge pack'),
+    unsupported_claims: z.array(unsupportedClaim).max(50).optional().describe('With fail: the claims the cited passages do not support (at most 50)'),
+  })
   .meta({ id: 'AnalysisPackGrounded' });
 
 const latencyScore = z

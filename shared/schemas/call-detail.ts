@@ -141,6 +141,7 @@ export const transcriptTurn = z
     latency_ms: z.int().nullable().describe('Agent turns: from the contact falling silent to the agent starting to speak; null for contact turns or when not reported'),
     interrupted: z.boolean().describe('The contact talked over this agent turn'),
     model: z.string().nullable().describe('Agent turns: the model that produced the reply, when reported'),
+    passage_ids: z.array(z.string()).describe('Agent turns: the knowledge-pack passages the reply relied on (empty when none)'),
   })
   .meta({ id: 'TranscriptTurn', description: 'The first agent turn is the disclosure greeting' });
 export type TranscriptTurn = z.infer<typeof transcriptTurn>;

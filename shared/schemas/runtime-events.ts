@@ -30,6 +30,7 @@ export const RUNTIME_LIMITS = {
   responseNoteChars: 500,
   actionArgumentBytes: 2048,
   shortTextChars: 1000,
+  passagesPerTurn: 10,
 } as const;
 
 export const RUNTIME_EVENT_TYPES = ['turn', 'disclosure', 'recorded_response', 'conversation_action', 'action_confirmation', 'outcome', 'opt_out', 'usage', 'hangup'] as const;
@@ -60,6 +61,12 @@ export const turnEvent = z
     latency_ms: z.int().min(0).max(600_000).optional().describe('Agent turns: from the contact falling silent to the agent starting to speak'),
     interrupted: z.boolean().optional().describe('Agent turns: the contact talked over the reply; `text` is what was heard before the interruption'),
     model: z.string().min(1).max(200).optional().describe('Agent turns: the model that produced the reply'),
+    passage_ids: z
+      .array(z.string().min(1).max(120).regex(/^[A-Za-z0-9_.:-]+$/, 'Letters, digits and _ . : - only'))
+      .min(1)
+      .max(RUNTIME_LIMITS.passagesPerTurn)
+      .optional()
+      .describe("Agent turns: the knowledge-pack passages (of the pinned pack version) the reply relied on; the analysis checks the turn's claims against them"),
   })
   .refine((e) => e.start_ms === undefined || e.end_ms === undefined || e.end_ms >= e.start_ms, { path: ['end_ms'], message: 'end_ms must not be before start_ms' });
 

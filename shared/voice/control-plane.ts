@@ -6,6 +6,7 @@
  *     through the route's validation and its one transaction.
  * Global fetch pools keep-alive connections per origin, so one call's batches reuse a socket.
  */
+import { retrievePassages } from '../knowledge/pack-index.js';
 import { getAgentVersion } from '../repositories/agents.js';
 import { getCall } from '../repositories/calls.js';
 import { getRep } from '../repositories/reps.js';
@@ -142,5 +143,16 @@ export async function loadCallBrief(claims: VerifiedStreamClaims): Promise<CallB
     questions: (call.questions ?? []) as CallQuestion[],
     context: call.context ?? {},
     transfer_targets,
+    knowledge_pack: def.knowledge_pack_id && def.knowledge_pack_version ? { id: def.knowledge_pack_id, version: def.knowledge_pack_version } : null,
   };
 }
+
+/**
+ * Retrieval for a reply, on both hosts: the pinned pack version's passages for the contact's
+ * words, read beside the table like the brief (the index is loaded once per process and
+ * cached). undefined when the version names no pack.
+ */
+export const packRetrieval = (brief: CallBrief): ((query: string) => Promise<{ id: string; title: string; text: string }[]>) | undefined => {
+  const pack = brief.knowledge_pack;
+  return pack ? (query) => retrievePassages(brief.claims.tenant_id, pack, query) : undefined;
+};

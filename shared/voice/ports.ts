@@ -49,6 +49,8 @@ export interface CallBrief {
   context: Readonly<Record<string, string>>;
   /** Reps the agent may transfer to, by id and display name only (never a number). */
   transfer_targets: readonly { rep_id: string; name: string }[];
+  /** The knowledge pack version the pinned agent version answers from; absent or null when none. */
+  knowledge_pack?: { id: string; version: number } | null;
 }
 
 export class ControlPlaneError extends Error {

@@ -10,7 +10,7 @@ import { now } from '../clock.js';
 import { logger } from '../observability.js';
 import { callTokenKey } from '../telephony/call-token-key.js';
 import { verifyStreamToken } from '../telephony/call-tokens.js';
-import { createControlPlane } from './control-plane.js';
+import { createControlPlane, packRetrieval } from './control-plane.js';
 import { platformReplyModel } from './llm/platform.js';
 import type { ReplyModel } from './ports.js';
 import { compileSystemPrompt } from './prompt.js';
@@ -40,6 +40,7 @@ export async function relayHostDeps(endpoint: string, model: ReplyModel = platfo
     controlPlaneFor: (claims) => createControlPlane({ token: reMintedToken(key, claims, now()), callId: claims.call_id }),
     buildTools: grantedTools,
     systemPrompt: compileSystemPrompt,
+    retrieveFor: packRetrieval,
     settings: voiceRuntimeSettings(),
     now,
     log: {

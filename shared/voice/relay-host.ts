@@ -17,6 +17,7 @@ import { type CoreInput, callSetup, type Effect, initialState, type SessionState
 import { step } from './core/step.js';
 import type { CallBrief, ControlPlane, ReplyModel, ToolSpec } from './ports.js';
 import { type HandoffData, type OutboundMessage, parseInbound } from './protocol.js';
+import type { ReferencePassage } from './reference.js';
 import { runReply, toolEventId, toolReplyGeneration } from './reply-run.js';
 import type { VoiceRuntimeSettings } from './runtime-settings.js';
 import type { ToolMemory, ToolMemoryStore } from './tools.js';
@@ -50,6 +51,8 @@ export interface RelayHostDeps {
   /** The tools the pinned version grants, built for one reply (the invocation that streams it) from what they remembered. */
   buildTools(brief: CallBrief, cp: ControlPlane, hooks: RelayToolHooks, ids: RelayEventIds, memory: ToolMemoryStore): ToolSpec[];
   systemPrompt(brief: CallBrief, language: string): string;
+  /** The pinned knowledge pack's retrieval for a reply; absent (or undefined for the brief) when the version names none. */
+  retrieveFor?(brief: CallBrief): ((query: string) => Promise<readonly ReferencePassage[]>) | undefined;
   settings: VoiceRuntimeSettings;
   now(): Date;
   log: RelayHostLog;
@@ -251,6 +254,7 @@ async function streamReply(
       return deps.systemPrompt(brief, effect.language);
     },
     messages: effect.messages,
+    retrieve: brief ? deps.retrieveFor?.(brief) : undefined,
     route: brief?.definition.llm_route ?? { primary: '', fallbacks: [] },
     tools: brief
       ? deps.buildTools(brief, controlPlane, hooks, ids, {

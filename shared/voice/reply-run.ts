@@ -12,6 +12,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CoreInput } from './core/state.js';
 import type { ChatTurn, ReplyModel, ToolSpec } from './ports.js';
+import { type ReferencePassage, referenceBlock } from './reference.js';
 
 type LogFn = (msg: string, fields?: Record<string, unknown>) => void;
 
@@ -54,6 +55,12 @@ export interface ReplyRun {
   fillerAfterMs: number;
   /** A tool still running after this long has failed (the contact hears the graceful sentence, not dead air); default TOOL_TIMEOUT_MS. */
   toolTimeoutMs?: number;
+  /**
+   * The pinned knowledge pack's best passages for the contact's last words; absent when the
+   * version names no pack. They are quoted to the model for this reply only, and the turn
+   * reports their ids (reply_finished `passageIds`).
+   */
+  retrieve?(query: string): Promise<readonly ReferencePassage[]>;
   /** Applies one input of this reply, in order; false once the reply is stale (the run stops). */
   feed(input: CoreInput): Promise<boolean>;
   /** True when the text gathered so far should be fed now; default every delta. */
@@ -142,8 +149,20 @@ export async function runReply(run: ReplyRun): Promise<void> {
 
   let settled = false;
   try {
+    let passageIds: string[] | undefined;
+    let system = run.system();
+    if (run.retrieve) {
+      const query = [...run.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+      // A pack that cannot be read leaves the reply without reference material: the model is told nothing matched.
+      const passages = await run.retrieve(query).catch((err: unknown) => {
+        run.log.warn('knowledge pack retrieval failed', errorFields(err));
+        return [] as const;
+      });
+      system = `${system}\n\n${referenceBlock(passages)}`;
+      if (passages.length) passageIds = passages.map((p) => p.id);
+    }
     const parts = run.model.stream({
-      system: run.system(),
+      system,
       messages: run.messages,
       tools,
       route: run.route,
@@ -164,7 +183,7 @@ export async function runReply(run: ReplyRun): Promise<void> {
       if (part.type !== 'finish' && part.type !== 'error') continue;
       settled = true;
       if (!(await flush())) return;
-      if (part.type === 'finish') await feed({ type: 'reply_finished', generation, model: part.model, usage: part.usage });
+      if (part.type === 'finish') await feed({ type: 'reply_finished', generation, model: part.model, usage: part.usage, ...(passageIds ? { passageIds } : {}) });
       else await feed({ type: 'reply_failed', generation, models: part.models });
       return;
     }

@@ -18,6 +18,7 @@ import { step } from './core/step.js';
 import { renderPlan } from './plan.js';
 import type { CallBrief, ControlPlane, ReplyModel, RuntimeEventInput, ToolSpec } from './ports.js';
 import { type HandoffData, type OutboundMessage, outbound, parseInbound, type SetupMessage } from './protocol.js';
+import type { ReferencePassage } from './reference.js';
 import { errorFields, runReply, toolEventId, toolReplyGeneration } from './reply-run.js';
 
 export const DEFAULT_FIRST_TOKEN_DEADLINE_MS = 2500;
@@ -47,6 +48,8 @@ export interface RelaySessionDeps {
   model: ReplyModel;
   /** The tools the pinned version grants; none when absent. */
   buildTools?(brief: CallBrief, cp: ControlPlane, hooks: SessionToolHooks, ids: SessionEventIds): ToolSpec[];
+  /** The pinned knowledge pack's retrieval for a reply; absent (or undefined for the brief) when the version names none. */
+  retrieveFor?(brief: CallBrief): ((query: string) => Promise<readonly ReferencePassage[]>) | undefined;
   /** The system prompt; a minimal one carrying the agent plan when absent. */
   systemPrompt?(brief: CallBrief, language: string): string;
   send(msg: OutboundMessage): void;
@@ -203,6 +206,7 @@ export function createRelaySession(deps: RelaySessionDeps): RelaySession {
       firstTokenDeadlineMs,
       fillerAfterMs,
       toolTimeoutMs: deps.toolTimeoutMs,
+      retrieve: deps.retrieveFor?.(call),
       // A stale reply's parts are dropped by the core; the abort_reply effect stops the model.
       feed: (input) => dispatch(input).then(() => true),
       log: deps.log,

@@ -30,26 +30,26 @@ async function talkedCall() {
   await post([
     { id: id(4), type: 'turn', at: at(9), speaker: 'contact', text: 'Tuesday.', latency_ms: 5 },
     { id: id(5), type: 'recorded_response', at: at(9), kind: 'objective', question_id: 'greet', value: 'yes' },
-    { id: id(6), type: 'turn', at: at(10), speaker: 'agent', text: 'Tuesday at ten works.', latency_ms: 450, model: 'anthropic:claude-haiku' },
+    { id: id(6), type: 'turn', at: at(10), speaker: 'agent', text: 'Tuesday at ten works.', latency_ms: 450, model: 'anthropic:claude-haiku', passage_ids: ['kpd_hours.p2'] },
     { id: id(7), type: 'turn', at: at(12), speaker: 'contact', text: 'Great, thanks.' },
   ]);
   return { world, call, greeting };
 }
 
 describe('a call transcript', () => {
-  it('lists the turns in reporting order, the greeting first, with latency (agent turns only), interruptions and model; pages with cursors', async () => {
+  it('lists the turns in reporting order, the greeting first, with latency (agent turns only), interruptions, model and passage ids; pages with cursors', async () => {
     const { world, call, greeting } = await talkedCall();
     const all = await world.api('GET', `/v1/calls/${call.id}/transcript`);
     expect(all.status).toBe(200);
     expect(all.body).toEqual({
       data: [
-        { speaker: 'agent', text: greeting, started_at: at(0), latency_ms: null, interrupted: false, model: null },
-        { speaker: 'contact', text: 'Hi, I need an appointment.', started_at: at(5), latency_ms: null, interrupted: false, model: null },
-        { speaker: 'agent', text: 'Sure, what day', started_at: at(8), latency_ms: 600, interrupted: true, model: 'openai:gpt-4o-mini' },
+        { speaker: 'agent', text: greeting, started_at: at(0), latency_ms: null, interrupted: false, model: null, passage_ids: [] },
+        { speaker: 'contact', text: 'Hi, I need an appointment.', started_at: at(5), latency_ms: null, interrupted: false, model: null, passage_ids: [] },
+        { speaker: 'agent', text: 'Sure, what day', started_at: at(8), latency_ms: 600, interrupted: true, model: 'openai:gpt-4o-mini', passage_ids: [] },
         // A contact turn's latency is not a reply latency: null even when reported.
-        { speaker: 'contact', text: 'Tuesday.', started_at: at(9), latency_ms: null, interrupted: false, model: null },
-        { speaker: 'agent', text: 'Tuesday at ten works.', started_at: at(10), latency_ms: 450, interrupted: false, model: 'anthropic:claude-haiku' },
-        { speaker: 'contact', text: 'Great, thanks.', started_at: at(12), latency_ms: null, interrupted: false, model: null },
+        { speaker: 'contact', text: 'Tuesday.', started_at: at(9), latency_ms: null, interrupted: false, model: null, passage_ids: [] },
+        { speaker: 'agent', text: 'Tuesday at ten works.', started_at: at(10), latency_ms: 450, interrupted: false, model: 'anthropic:claude-haiku', passage_ids: ['kpd_hours.p2'] },
+        { speaker: 'contact', text: 'Great, thanks.', started_at: at(12), latency_ms: null, interrupted: false, model: null, passage_ids: [] },
       ],
       next_cursor: null,
       has_more: false,

@@ -74,7 +74,7 @@ function goalCall(over: Partial<CallFacts> = {}): CallFacts {
     recorded_responses: [{ source: 'objective', id: 'identify' }],
     question_ids: [],
     knowledge_pack: null,
-    claims: null,
+    grounding: null,
     ...over,
   };
 }
@@ -84,7 +84,9 @@ function silentCall(over: Partial<CallFacts>): CallFacts {
   return goalCall({ answered_by: null, turns: [], disclosure: null, ended_by: 'carrier', outcome: null, conversation_actions: [], recorded_responses: [], ...over });
 }
 
-const PACK = { id: 'kp_hours', version: 3, fact_ids: ['hours', 'address', 'price_cleaning'] };
+const PACK = { id: 'kp_hours', version: 3 };
+const unsupported = (text: string) => ({ turn_index: 3, text, passage_ids: ['kpd_x.p1'] });
+const grounding = (turns: number, checked: number, bad: string[] = []) => ({ turns_using_pack: turns, claims_checked: checked, unsupported: bad.map(unsupported) });
 
 const dims = (e: SuccessEvaluation) => e.dimensions;
 const results = (e: SuccessEvaluation) => Object.fromEntries(Object.entries(e.dimensions).map(([k, v]) => [k, v.result]));
@@ -151,7 +153,7 @@ describe('calls without a conversation: every dimension and the verdict are not_
   });
 
   it('stray facts on a call nobody talked on change nothing (an opt-out from a machine, a pack, claims)', () => {
-    const e = score(silentCall({ answered_by: 'machine', state: 'machine', opt_out: { at: iso(0), turn_index: null, reason: 'do_not_call' }, knowledge_pack: PACK, claims: [{ turn_index: 0, text: 'x', cited_fact_ids: [] }] }));
+    const e = score(silentCall({ answered_by: 'machine', state: 'machine', opt_out: { at: iso(0), turn_index: null, reason: 'do_not_call' }, knowledge_pack: PACK, grounding: grounding(1, 1, ['x']) }));
     expect(e.verdict).toBe('not_applicable');
     expect(new Set(Object.values(results(e)))).toEqual(new Set(['not_applicable']));
   });
@@ -196,7 +198,7 @@ describe('disclosure_given', () => {
   });
 
   it('a missing disclosure fails the verdict even when the goal, latency and pack all pass', () => {
-    const e = score(goalCall({ disclosure: null, knowledge_pack: PACK, claims: [{ turn_index: 3, text: 'We are open until 6pm', cited_fact_ids: ['hours'] }] }));
+    const e = score(goalCall({ disclosure: null, knowledge_pack: PACK, grounding: grounding(1, 1) }));
     expect(results(e)).toEqual({ goal_completion: 'pass', disclosure_given: 'fail', optout_honored: 'pass', pack_grounded: 'pass', latency: 'pass' });
     expect(e.verdict).toBe('fail');
   });
@@ -323,27 +325,37 @@ describe('goal_completion', () => {
 // ── pack_grounded ────────────────────────────────────────────────────────────────────────
 
 describe('pack_grounded', () => {
-  const claim = (cited: string[]) => ({ turn_index: 3, text: 'We are open until 6pm on weekdays', cited_fact_ids: cited });
+  const bad = 'We are open until 9pm on weekdays.';
   it.each<[string, Partial<CallFacts>, 'pass' | 'fail' | 'unscored' | 'not_applicable', string, number, SuccessEvaluation['verdict']]>([
-    ['no knowledge pack on the version', { claims: [claim([])] }, 'not_applicable', 'The agent version has no knowledge pack', 0, 'pass'],
-    ['a pack, but the runtime does not check claims', { knowledge_pack: PACK, claims: null }, 'unscored', 'The runtime did not check claims', 0, 'pass'],
-    ['a pack, and no claims flagged', { knowledge_pack: PACK, claims: [] }, 'unscored', 'No claims to check', 0, 'pass'],
-    ['every claim cites a fact of the pack', { knowledge_pack: PACK, claims: [claim(['hours']), claim(['unknown', 'address'])] }, 'pass', 'All 2 claims grounded in knowledge pack kp_hours v3', 2, 'pass'],
-    ['a claim cites nothing', { knowledge_pack: PACK, claims: [claim(['hours']), claim([])] }, 'fail', '1 of 2 claims not grounded in knowledge pack kp_hours v3', 2, 'partial'],
-    ['a claim cites only facts the pack version does not hold', { knowledge_pack: PACK, claims: [claim(['price_whitening'])] }, 'fail', '1 of 1 claims not grounded in knowledge pack kp_hours v3', 1, 'partial'],
+    ['no knowledge pack on the version', { grounding: grounding(1, 1, [bad]) }, 'not_applicable', 'The agent version has no knowledge pack', 0, 'pass'],
+    ['a pack whose passages could not be read', { knowledge_pack: PACK, grounding: null }, 'unscored', 'The passages of knowledge pack kp_hours v3 could not be read to check claims', 0, 'pass'],
+    ['a pack no agent turn used', { knowledge_pack: PACK, grounding: grounding(0, 0) }, 'not_applicable', 'No agent turn used the knowledge pack', 0, 'pass'],
+    ['turns used the pack but stated nothing checkable', { knowledge_pack: PACK, grounding: grounding(2, 0) }, 'pass', 'No checkable claim in the 2 turns that used knowledge pack kp_hours v3', 0, 'pass'],
+    ['every claim supported', { knowledge_pack: PACK, grounding: grounding(2, 3) }, 'pass', 'All 3 claims supported by the cited passages of knowledge pack kp_hours v3', 3, 'pass'],
   ])('%s → %s', (name, over, result, reason, claimsChecked, verdict) => {
     const e = score(goalCall(over), RUBRIC, name);
     expect(dims(e).pack_grounded).toEqual({ result, reason, claims_checked: claimsChecked });
     expect(e.verdict).toBe(verdict);
   });
 
+  it('an unsupported claim fails the dimension, names the claim, and makes the verdict partial', () => {
+    const e = score(goalCall({ knowledge_pack: PACK, grounding: grounding(2, 2, [bad]) }));
+    expect(dims(e).pack_grounded).toEqual({
+      result: 'fail',
+      reason: '1 of 2 claims not supported by the cited passages of knowledge pack kp_hours v3',
+      claims_checked: 2,
+      unsupported_claims: [{ turn_index: 3, text: bad, passage_ids: ['kpd_x.p1'] }],
+    });
+    expect(e.verdict).toBe('partial');
+  });
+
   it('a rubric without pack_grounded: unscored, claims_checked 0', () => {
     const r = { ...RUBRIC, dimensions: RUBRIC.dimensions.filter((d) => d.name !== 'pack_grounded') };
-    expect(dims(score(goalCall({ knowledge_pack: PACK, claims: [claim([])] }), r)).pack_grounded).toEqual({ result: 'unscored', reason: 'This rubric has no pack_grounded dimension', claims_checked: 0 });
+    expect(dims(score(goalCall({ knowledge_pack: PACK, grounding: grounding(1, 1, [bad]) }), r)).pack_grounded).toEqual({ result: 'unscored', reason: 'This rubric has no pack_grounded dimension', claims_checked: 0 });
   });
 
   it('an ungrounded claim on a call whose goal failed with nothing met: fail', () => {
-    expect(score(goalCall({ knowledge_pack: PACK, claims: [claim([])], recorded_responses: [], conversation_actions: [] })).verdict).toBe('fail');
+    expect(score(goalCall({ knowledge_pack: PACK, grounding: grounding(1, 1, [bad]), recorded_responses: [], conversation_actions: [] })).verdict).toBe('fail');
   });
 });
 
@@ -445,7 +457,7 @@ describe('the floors', () => {
       { answered_by: null, turns: [] },
       { answered_by: 'unknown' },
       { recorded_responses: [], conversation_actions: [] },
-      { knowledge_pack: PACK, claims: [{ turn_index: 1, text: 'x', cited_fact_ids: [] }] },
+      { knowledge_pack: PACK, grounding: grounding(1, 1, ['x']) },
     ];
     const rubrics: RubricInput[] = [RUBRIC, { rubric_version: VERSION, dimensions: [] }];
     let n = 0;
@@ -486,6 +498,7 @@ describe('the sandbox scripts score as their test numbers promise', () => {
     do_not_call: 'opt_out', wrong_person: 'wrong_person_opt_out', no_disclosure: 'completed_goal', opt_out_ignored: 'opt_out', sms_carrier_error: 'completed_goal',
     // Played by the scripted runtime (a <Connect><Stream>), these go as the goal and the opt-out numbers.
     interrupts: 'completed_goal', asks_robot: 'completed_goal', asks_human: 'completed_goal', opt_out_es: 'opt_out',
+    asks_pack: 'completed_goal', asks_beyond_pack: 'completed_goal', pack_hallucination: 'completed_goal',
   };
 
   /** What the analysis worker would gather from the runtime's events for this script (a sketch of its mapping). */
@@ -512,7 +525,7 @@ describe('the sandbox scripts score as their test numbers promise', () => {
     }
     return {
       direction: 'outbound', state: 'completed', disposition, answered_by: 'human', turns, disclosure, opt_out: optOut, ended_by: endedBy, ended_at: iso(t + 300),
-      outcome: null, conversation_actions: actions, recorded_responses: responses, question_ids: questions.map((q) => q.id), knowledge_pack: null, claims: null,
+      outcome: null, conversation_actions: actions, recorded_responses: responses, question_ids: questions.map((q) => q.id), knowledge_pack: null, grounding: null,
     };
   }
 
@@ -525,6 +538,10 @@ describe('the sandbox scripts score as their test numbers promise', () => {
     interrupts: { verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass' },
     asks_robot: { verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass' },
     asks_human: { verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass' },
+    asks_pack: { verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass' },
+    asks_beyond_pack: { verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass' },
+    // Without the pack's passages in this sketch, the invented answer is not checked (the e2e sandbox call checks it).
+    pack_hallucination: { verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass' },
     opt_out_es: { verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'pass', optout: 'pass' },
     do_not_call: { verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'pass', optout: 'pass' },
     wrong_person: { verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'pass', optout: 'pass' },

@@ -102,7 +102,7 @@ describe('callFactsOf (the analysis worker mapping)', () => {
     expect(facts.question_ids).toEqual(['roof_age']);
     expect(facts.outcome).toEqual({ kind: 'none', payload: { goal_reached: false } });
     expect(facts.knowledge_pack).toBeNull();
-    expect(facts.claims).toBeNull();
+    expect(facts.grounding).toBeNull();
     // And it scores: the opt-out was honoured (one closing agent turn, the agent hung up).
     const evaluation = scoreCall(facts, buildRubric('agv_1', []));
     expect(evaluation.dimensions.optout_honored.result).toBe('pass');

@@ -9,9 +9,9 @@ const turn = (seq: number, speaker: 'agent' | 'contact', extra: Partial<StoredTu
 const turns = [turn(1, 'agent'), turn(3, 'contact', { latency_ms: 9 }), turn(4, 'agent', { latency_ms: 500, interrupted: true, model: 'm' }), turn(7, 'contact'), turn(9, 'agent', { interrupted: false })];
 
 describe('a transcript page', () => {
-  it('presents a turn: latency for agent turns only, interrupted a boolean, model nullable', () => {
-    expect(presentTurn(turns[1]!)).toEqual({ speaker: 'contact', text: 't3', started_at: '2026-11-24T12:00:03.000Z', latency_ms: null, interrupted: false, model: null });
-    expect(presentTurn(turns[2]!)).toEqual({ speaker: 'agent', text: 't4', started_at: '2026-11-24T12:00:04.000Z', latency_ms: 500, interrupted: true, model: 'm' });
+  it('presents a turn: latency for agent turns only, interrupted a boolean, model nullable, passage ids a list', () => {
+    expect(presentTurn(turns[1]!)).toEqual({ speaker: 'contact', text: 't3', started_at: '2026-11-24T12:00:03.000Z', latency_ms: null, interrupted: false, model: null, passage_ids: [] });
+    expect(presentTurn(turns[2]!)).toEqual({ speaker: 'agent', text: 't4', started_at: '2026-11-24T12:00:04.000Z', latency_ms: 500, interrupted: true, model: 'm', passage_ids: [] });
   });
 
   it('pages by seq with a signed cursor until the turns run out', () => {

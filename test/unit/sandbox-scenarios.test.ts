@@ -13,6 +13,8 @@ const TABLE: [string, ScenarioId][] = [
   ['5550113', 'interrupts'],
   ['5550114', 'asks_robot'],
   ['5550115', 'asks_human'],
+  ['5550116', 'asks_pack'],
+  ['5550117', 'asks_beyond_pack'],
   ['5550120', 'busy'],
   ['5550121', 'no_answer'],
   ['5550122', 'machine'],
@@ -22,6 +24,7 @@ const TABLE: [string, ScenarioId][] = [
   ['5550132', 'opt_out_es'],
   ['5550140', 'no_disclosure'],
   ['5550141', 'opt_out_ignored'],
+  ['5550142', 'pack_hallucination'],
   ['5550160', 'sms_carrier_error'],
 ];
 
@@ -62,7 +65,7 @@ describe('sandbox test numbers', () => {
   });
 
   it('only the numbers that need a misbehaving agent keep the scripted runtime', () => {
-    expect(SCENARIOS.filter(needsScriptedAgent).map((s) => s.id)).toEqual(['no_disclosure', 'opt_out_ignored']);
+    expect(SCENARIOS.filter(needsScriptedAgent).map((s) => s.id)).toEqual(['no_disclosure', 'opt_out_ignored', 'pack_hallucination']);
   });
 });
 

@@ -31,6 +31,8 @@ export interface TurnFact {
    * hung up (`ended_by: 'agent'`) counts as closing even without this flag.
    */
   closing?: boolean;
+  /** Agent turns only, optional: the knowledge-pack passages the turn relied on (the runtime reports them). */
+  passage_ids?: readonly string[];
 }
 
 /** The disclosure the runtime reports having given (a `disclosure` event). */
@@ -78,16 +80,26 @@ interface RecordedResponseFact {
 interface KnowledgePackFact {
   id: string;
   version: number;
-  /** Ids of the facts (entries) that pack version holds. */
-  fact_ids: readonly string[];
 }
 
-/** A factual statement by the agent that the runtime flagged as needing grounding, with the pack facts it cited. */
-interface ClaimFact {
+/** A claim of an agent turn that its cited passages do not support. */
+interface UnsupportedClaimFact {
   turn_index: number;
   text: string;
-  /** Pack fact ids the runtime used for the statement; empty when it cited none. */
-  cited_fact_ids: readonly string[];
+  passage_ids: readonly string[];
+}
+
+/**
+ * The grounding check of the agent turns that used the pack (they reported the passage ids
+ * they relied on), as the analysis worker ran it through the checker port
+ * (shared/knowledge/grounding.ts).
+ */
+interface GroundingFact {
+  /** Agent turns that cited at least one passage. */
+  turns_using_pack: number;
+  /** Checkable claims in those turns. */
+  claims_checked: number;
+  unsupported: readonly UnsupportedClaimFact[];
 }
 
 export interface CallFacts {
@@ -121,6 +133,6 @@ export interface CallFacts {
   question_ids: readonly string[];
   /** The pinned version's knowledge pack, or null when it names none. */
   knowledge_pack: KnowledgePackFact | null;
-  /** Claims the runtime flagged for grounding; null when the runtime does not check claims, [] when it flagged none. */
-  claims: readonly ClaimFact[] | null;
+  /** The grounding check; null when none ran (no pack, or its version could not be read). */
+  grounding: GroundingFact | null;
 }

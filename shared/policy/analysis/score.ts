@@ -169,15 +169,19 @@ function scorePack(facts: CallFacts, rubric: RubricInput, conversation: boolean)
   if (!rubric.dimensions.some((d) => d.name === 'pack_grounded')) return none('unscored', 'This rubric has no pack_grounded dimension');
   const pack = facts.knowledge_pack;
   if (!pack) return none('not_applicable', 'The agent version has no knowledge pack');
-  if (facts.claims === null) return none('unscored', 'The runtime did not check claims');
-  if (facts.claims.length === 0) return none('unscored', 'No claims to check');
-  const known = new Set(pack.fact_ids);
-  const ungrounded = facts.claims.filter((c) => !c.cited_fact_ids.some((id) => known.has(id))).length;
-  const n = facts.claims.length;
   const packName = `${pack.id} v${pack.version}`;
-  return ungrounded > 0
-    ? { ...score('fail', `${ungrounded} of ${n} claims not grounded in knowledge pack ${packName}`), claims_checked: n }
-    : { ...score('pass', `All ${n} claims grounded in knowledge pack ${packName}`), claims_checked: n };
+  const g = facts.grounding;
+  if (!g) return none('unscored', `The passages of knowledge pack ${packName} could not be read to check claims`);
+  if (g.turns_using_pack === 0) return none('not_applicable', 'No agent turn used the knowledge pack');
+  const n = g.claims_checked;
+  if (g.unsupported.length > 0) {
+    return {
+      ...score('fail', `${g.unsupported.length} of ${n} claims not supported by the cited passages of knowledge pack ${packName}`),
+      claims_checked: n,
+      unsupported_claims: g.unsupported.slice(0, 50).map((c) => ({ turn_index: c.turn_index, text: c.text, passage_ids: [...c.passage_ids] })),
+    };
+  }
+  return { ...score('pass', n ? `All ${n} claims supported by the cited passages of knowledge pack ${packName}` : `No checkable claim in the ${g.turns_using_pack} turns that used knowledge pack ${packName}`), claims_checked: n };
 }
 
 // ── latency ──────────────────────────────────────────────────────────────────────────────

@@ -45,6 +45,8 @@ export interface TranscriptTurn {
   latency_ms?: number;
   interrupted?: boolean;
   model?: string;
+  /** Agent turns: the knowledge-pack passages the reply was given and relied on. */
+  passage_ids?: string[];
 }
 
 /** The reply being streamed to Twilio. */
@@ -140,7 +142,7 @@ export type CoreInput =
   | { type: 'inbound'; message: InboundMessage }
   | { type: 'invalid_frame'; reason: string }
   | { type: 'reply_delta'; generation: number; text: string }
-  | { type: 'reply_finished'; generation: number; model: string; usage: ReplyUsage }
+  | { type: 'reply_finished'; generation: number; model: string; usage: ReplyUsage; passageIds?: readonly string[] }
   /** Every model of the route failed. */
   | { type: 'reply_failed'; generation: number; models: readonly string[] }
   | { type: 'tool_started'; generation: number; toolName: string }

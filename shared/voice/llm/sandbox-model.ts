@@ -23,8 +23,9 @@ import type {
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
 import { readPlan } from '../plan.js';
+import { readReference } from '../reference.js';
 import type { SandboxBehaviour } from './registry.js';
-import { conversation, type Script, type ScriptStep, type ToolOutcome } from './sandbox-script.js';
+import { answerFromPassages, conversation, type Script, type ScriptStep, type ToolOutcome } from './sandbox-script.js';
 import { buildArgs, type Facts, type JSONSchema7 } from './tool-args.js';
 
 /** Longer than the runtime's usual first-token deadline, so a route starting with sandbox-slow falls over. */
@@ -132,7 +133,10 @@ export function sandboxStep(prompt: LanguageModelV3Prompt, tools: readonly Langu
 
   const schemas = new Map(tools.map((t) => [t.name, t.inputSchema as JSONSchema7]));
   const argsFor: ArgsFor = (name, facts) => buildArgs(schemas.get(name) ?? { type: 'object' }, facts);
-  const start = () => conversation(plan, { offered: new Set(schemas.keys()), today });
+  // Reference passages were retrieved for the contact's last words only: earlier questions replay as unknown.
+  const reference = readReference(system);
+  const knowledge = reference ? { answer: (heard: string) => answerFromPassages(heard === turns[last] ? reference : [], heard) } : undefined;
+  const start = () => conversation(plan, { offered: new Set(schemas.keys()), today, ...(knowledge ? { knowledge } : {}) });
 
   // Each earlier reply's tool outcomes: the first combination (all succeeded first) under which
   // the script says what the agent was heard saying (a prefix: a reply may have been cut off).

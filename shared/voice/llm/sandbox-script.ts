@@ -8,6 +8,7 @@
  * option, opt-out, a person, a call back): an instruction inside them changes nothing. Pure.
  */
 import type { AgentPlan } from '../plan.js';
+import { DONT_KNOW, type ReferencePassage } from '../reference.js';
 import type { Facts } from './tool-args.js';
 
 export interface ToolOutcome {
@@ -26,6 +27,32 @@ export interface ScriptEnv {
   offered: ReadonlySet<string>;
   /** Today, for the calendar search (YYYY-MM-DD). */
   today: string;
+  /** The version answers from a knowledge pack: what to say to a question of fact. */
+  knowledge?: { answer(heard: string): string };
+}
+
+/** A question of fact: ends with "?" and asks what, when, how, whether… */
+const ASKS_FACT = /\b(what|when|where|how|which|who|why|do you|does|did|is there|is it|are you|are there|can i|can you|could you|will you|have you|do i)\b[^?]*\?\s*$/i;
+
+const contentWords = (text: string) => new Set((text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter((w) => !/^(the|and|you|your|are|what|when|how|for|our|with|this|that|does|can|there|have)$/.test(w)));
+
+/**
+ * The sandbox agent's answer from the retrieved passages (best first): the sentence of the
+ * best passage that shares the most words with the question (the first on a tie), quoted as
+ * written; DONT_KNOW when nothing was retrieved. Deterministic.
+ */
+export function answerFromPassages(passages: readonly ReferencePassage[], question: string): string {
+  const best = passages[0];
+  if (!best) return DONT_KNOW;
+  const asked = contentWords(question);
+  const sentences = best.text.match(/[^.!?]+(?:[.!?]+(?=\s|$)|$)/g)?.map((s) => s.trim()).filter(Boolean) ?? [best.text];
+  let pick = sentences[0]!;
+  let score = -1;
+  for (const s of sentences) {
+    const shared = [...contentWords(s)].filter((w) => asked.has(w)).length;
+    if (shared > score) [pick, score] = [s, shared];
+  }
+  return /[.!?]$/.test(pick) ? pick : `${pick}.`;
 }
 
 export const CLOSING = 'Thank you for your time. Goodbye.';
@@ -192,6 +219,10 @@ export function* conversation(plan: AgentPlan, env: ScriptEnv): Script {
       const callback = yield* call('schedule_callback', { reason: 'The contact asked to be called back.', preferred_window: brief(text, 120) });
       if (!callback.ok) yield* say("I'm sorry, I couldn't schedule that, but someone from our team will be in touch.");
       yield* end(CLOSING, 'contact_busy');
+    }
+    if (env.knowledge && ASKS_FACT.test(text)) {
+      yield* say(env.knowledge.answer(text));
+      return true;
     }
     return false;
   }
