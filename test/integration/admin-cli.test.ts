@@ -140,7 +140,7 @@ describe('sandbox credentials', () => {
     const verified = await api('POST', `/v1/telephony-accounts/${created.body.id}/verify`);
     expect(verified).toMatchObject({ status: 200, body: { verification_status: 'verified', cps_limit: 1 } });
     const number = await api('POST', '/v1/phone-numbers', { phone_e164: '+14155550177', telephony_account_id: created.body.id });
-    expect(number).toMatchObject({ status: 201, body: { status: 'active', provider_sid: expect.stringMatching(/^PN/) } });
+    expect(number).toMatchObject({ status: 200, body: { status: 'active', provider_sid: expect.stringMatching(/^PN/) } });
     // The carrier itself answers those credentials, in Twilio's shape.
     const direct = await fetch(`${stack.baseUrl}/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}.json`, { headers: { authorization: `Basic ${Buffer.from(`${creds.account_sid}:${creds.auth_token}`).toString('base64')}` } });
     expect(await direct.json()).toMatchObject({ sid: creds.account_sid, status: 'active' });
