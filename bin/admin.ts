@@ -46,7 +46,8 @@ const USAGE = `usage:
                                            (an inbound call through the sandbox carrier; an agent that answers hears the
                                             script's caller — booking: asks for an appointment; the conversation is printed
                                             to stderr as it happens, agent / contact lines with times; then its path)
-  admin sandbox sms --from E164 --to E164 --body TEXT   (an inbound text through the sandbox carrier; prints what the platform answered)
+  admin sandbox sms --from E164 --to E164 --body TEXT   (an inbound text through the sandbox carrier; prints what the platform answered,
+                                            and the texts sent and received on stderr)
   admin dnc load --area-code NPA --as-of YYYY-MM-DD --file FILE   (National DNC download: one ten-digit number per line)
   admin dnc status
   admin user set-password --tenant TENANT_ID --user USER_ID   (the password is read from stdin)
@@ -229,8 +230,11 @@ async function sandboxSms(): Promise<unknown> {
   if (!/^\+[1-9]\d{7,14}$/.test(to) || !/^\+[1-9]\d{7,14}$/.test(from)) fail('--to and --from must be E.164 (+, a first digit 1-9, then 7 to 14 digits)');
   const body = need('body');
   if (body.length > 1600) fail('--body is at most 1600 characters');
-  const { playInboundMessage } = await import('../shared/sandbox/inbound-message.js');
-  return playInboundMessage({ to, from, body });
+  const { playInboundMessage, smsTrace } = await import('../shared/sandbox/inbound-message.js');
+  const result = await playInboundMessage({ to, from, body });
+  // What the contact sent and received goes to stderr (like `sandbox call`'s transcript); stdout keeps the one JSON result.
+  for (const line of smsTrace({ to, from, body }, result)) process.stderr.write(`${line}\n`);
+  return result;
 }
 
 /** `dnc load --area-code NPA --as-of YYYY-MM-DD --file FILE` | `dnc status`. */

@@ -85,6 +85,23 @@ describe('POST /v1/templates/{id}/instantiate', () => {
       voicemail_drop: null,
     });
     expect(res.body.tools).toContain('confirm_shift');
+    // A dialogue policy is seeded for the supported language; no voicemail drop without a callback number to give.
+    expect(Object.keys(res.body.dialogue_policy)).toEqual(['en-US']);
+    expect(res.body.dialogue_policy['en-US']).toMatchObject({ speak: expect.stringMatching(/^English/) });
+  });
+
+  it('seeds a dialogue policy and a voicemail body for each supported language, with the disclosure\'s callback number', async () => {
+    const { api } = await setup();
+    const res = await api('POST', '/v1/templates/tpl_staffing_shift_confirmation/instantiate', {
+      body: { disclosure_config: { business_name: 'ShiftCo', callback_number: '+14155550123' }, conversation_settings: { supported_languages: ['en-US', 'es-MX', 'fr-CA'], allow_language_switch: true } },
+    });
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.dialogue_policy).sort()).toEqual(['en-US', 'es-MX', 'fr-CA']);
+    expect(res.body.dialogue_policy['es-MX'].register).toMatch(/usted/);
+    expect(res.body.voicemail_drop).toEqual({ body: { 'en-US': expect.any(String), 'es-MX': expect.stringMatching(/mensaje/), 'fr-CA': expect.stringMatching(/message/) }, callback_number: '+14155550123' });
+    // The tenant's own text wins over the seed.
+    const own = await api('POST', '/v1/templates/tpl_staffing_shift_confirmation/instantiate', { body: { disclosure_config: { business_name: 'ShiftCo', callback_number: '+14155550123' }, dialogue_policy: { 'en-US': { greeting: 'Hi!' } } } });
+    expect(own.body.dialogue_policy).toEqual({ 'en-US': { greeting: 'Hi!' } });
   });
 
   it('refuses every broken rule at its loc', async () => {

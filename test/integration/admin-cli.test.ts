@@ -252,6 +252,9 @@ describe('sandbox sms', () => {
     const lines = out.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ outcome: 'answered', status: 200, message_sid: expect.stringMatching(/^SM/), replies: [expect.stringMatching(/^Texts Co: You are unsubscribed/)] });
+    // The contact's side on stderr: what they sent, and the confirmation they received.
+    expect(out.stderr).toContain('+12125550188 → +14155550144: STOP');
+    expect(out.stderr).toMatch(/\+14155550144 → \+12125550188: Texts Co: You are unsubscribed/);
     const suppressions = await api('GET', '/v1/suppressions?phone_e164=%2B12125550188');
     expect(suppressions.data).toEqual([expect.objectContaining({ status: 'active', source: 'sms' })]);
     const messages = await api('GET', '/v1/messages?direction=inbound');
