@@ -228,8 +228,11 @@ async function sandboxSms(): Promise<unknown> {
   if (!/^\+[1-9]\d{7,14}$/.test(to) || !/^\+[1-9]\d{7,14}$/.test(from)) fail('--to and --from must be E.164 (+, a first digit 1-9, then 7 to 14 digits)');
   const body = need('body');
   if (body.length > 1600) fail('--body is at most 1600 characters');
-  const { playInboundMessage } = await import('../shared/sandbox/inbound-message.js');
-  return playInboundMessage({ to, from, body });
+  const { playInboundMessage, smsTrace } = await import('../shared/sandbox/inbound-message.js');
+  const result = await playInboundMessage({ to, from, body });
+  // What the contact sent and received goes to stderr (like `sandbox call`'s transcript); stdout keeps the one JSON result.
+  for (const line of smsTrace({ to, from, body }, result)) process.stderr.write(`${line}\n`);
+  return result;
 }
 
 /** `dnc load --area-code NPA --as-of YYYY-MM-DD --file FILE` | `dnc status`. */

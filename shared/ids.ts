@@ -8,6 +8,13 @@ const ulid = monotonicFactory();
  */
 export const newId = (prefix: string): string => `${prefix}_${ulid()}`;
 
+/**
+ * One prefix per resource. Import attestations were once minted `att_`, the prefix of
+ * contact attempts; they are `ata_` now. Stored `att_` attestation ids stay readable: keys
+ * and parsers take any prefix of the id grammar (ID_PATTERN), never a list of prefixes.
+ */
+export const ID_PREFIX = { attestation: 'ata', attempt: 'att' } as const;
+
 const ULID = '[0-9A-HJKMNP-TV-Z]{26}';
 
 /** Ids we mint never contain the key separator, so they cannot forge another key. */

@@ -2,7 +2,7 @@ import { conflict, notFound } from '../../shared/http/errors.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { newId } from '../../shared/ids.js';
-import { ComplianceProfileRequired, publishAgent } from '../../shared/repositories/agents.js';
+import { ComplianceProfileRequired, NoChanges, publishAgent } from '../../shared/repositories/agents.js';
 import { getProfile } from '../../shared/repositories/compliance-profiles.js';
 import { getTemplate } from '../../shared/repositories/templates.js';
 import { agentPath, agentVersion } from '../../shared/schemas/agents.js';
@@ -11,7 +11,8 @@ import { agentPath, agentVersion } from '../../shared/schemas/agents.js';
  * POST /v1/agents/{agent_id}/publish — freezes the draft as the next immutable version
  * (1, 2, 3 … even under concurrent publishes), with the template's objectives, the
  * scoring rubric and a copy of the compliance profile. Optional Idempotency-Key: the
- * stored result commits in the same transaction as the version.
+ * stored result commits in the same transaction as the version. A draft whose content is the
+ * latest version's (the same content_hash) is 409 `no_changes`: nothing new to publish.
  */
 export const handler = defineRoute('publishAgent', { path: agentPath, responses: { 201: agentVersion } }, async ({ principal, path, idempotency }) => {
   const tenantId = principal.tenantId;
@@ -25,6 +26,9 @@ export const handler = defineRoute('publishAgent', { path: agentPath, responses:
     if (!version) throw notFound('Agent');
     return { ...created(version), idempotencyCommitted: Boolean(idempotency) };
   } catch (err) {
+    if (err instanceof NoChanges) {
+      throw conflict('no_changes', `Nothing to publish: the draft and its compliance profile are those of version ${err.latest.version} (${err.latest.id}). Edit the draft first.`);
+    }
     if (err instanceof ComplianceProfileRequired) {
       throw conflict('compliance_profile_required', 'Set compliance_profile_id on the agent before publishing: no agent may call anyone without one');
     }

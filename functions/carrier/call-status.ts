@@ -3,7 +3,7 @@ import { twilioCallForm } from '../../shared/carrier/schemas.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { applyCallStatus } from '../../shared/calls/carrier-status.js';
 import { authenticateCarrierRequest } from '../../shared/telephony/carrier-request.js';
-import { callOfRequest, preferFor } from '../../shared/telephony/outbound-call.js';
+import { callOfRequest, outboundCallQuery, preferFor } from '../../shared/telephony/outbound-call.js';
 
 /**
  * POST /carrier/twilio/status — a call's status changed. Signed like every carrier callback
@@ -16,7 +16,7 @@ import { callOfRequest, preferFor } from '../../shared/telephony/outbound-call.j
  */
 export const handler = defineRoute(
   'carrierCallStatus',
-  { body: twilioCallForm, responses: { 200: z.object({ received: z.boolean() }) } },
+  { body: twilioCallForm, callbackQuery: outboundCallQuery, responses: { 200: z.object({ received: z.boolean() }) } },
   async ({ event, form, body }) => {
     const caller = await authenticateCarrierRequest(event, form, preferFor(event));
     const call = await callOfRequest(caller, event, body?.CallSid);

@@ -21,7 +21,7 @@ const messageIdOf = (q: Record<string, string | undefined> | undefined) => {
  */
 export const handler = defineRoute(
   'carrierMessageStatus',
-  { body: twilioMessageForm, responses: { 200: z.object({ received: z.boolean() }) } },
+  { body: twilioMessageForm, callbackQuery: z.object({ message_id: z.string().optional().describe('The text this delivery report is about (msg_…); covered by the carrier signature') }), responses: { 200: z.object({ received: z.boolean() }) } },
   async ({ event, form, body }) => {
     const caller = await authenticateCarrierRequest(event, form, 'from');
     const id = messageIdOf(event.queryStringParameters);

@@ -9,7 +9,7 @@ import { authenticateCarrierRequest } from '../../shared/telephony/carrier-reque
 import { relayToAgent } from '../../shared/telephony/inbound-answer.js';
 import { answerContext } from '../../shared/telephony/inbound-context.js';
 import { politeHangup, voicemailParts, voicemailTwiml } from '../../shared/telephony/outbound-answer.js';
-import { callOfRequest } from '../../shared/telephony/outbound-call.js';
+import { callOfRequest, outboundCallQuery } from '../../shared/telephony/outbound-call.js';
 
 /**
  * POST /carrier/twilio/outbound?call_id=cal_… — the carrier fetches the TwiML of an outbound
@@ -23,7 +23,7 @@ import { callOfRequest } from '../../shared/telephony/outbound-call.js';
  */
 export const handler = defineRoute(
   'carrierOutboundVoice',
-  { body: twilioCallForm, successMediaType: 'text/xml', responses: { 200: twimlDocument } },
+  { body: twilioCallForm, callbackQuery: outboundCallQuery, successMediaType: 'text/xml', responses: { 200: twimlDocument } },
   async ({ event, form, body }) => {
     const caller = await authenticateCarrierRequest(event, form, 'from');
     if (!body?.CallSid || !CALL_SID.test(body.CallSid)) return twimlOk(politeHangup());

@@ -7,7 +7,7 @@ import { pressKey } from '../../shared/policy/answering/navigate.js';
 import { decodeStepPath, nextStepPath, resolveStep } from '../../shared/policy/answering/step-path.js';
 import { getPolicyVersion } from '../../shared/repositories/answering-policies.js';
 import { appendInboundPath, getCall } from '../../shared/repositories/calls.js';
-import { verifyGatherParams } from '../../shared/telephony/call-tokens.js';
+import { gatherQuery, verifyGatherParams } from '../../shared/telephony/call-tokens.js';
 import { authenticateCarrierRequest, forbiddenSignature } from '../../shared/telephony/carrier-request.js';
 import { callTokenKey } from '../../shared/telephony/call-token-key.js';
 import { runStep, unavailable, type Answer } from '../../shared/telephony/inbound-answer.js';
@@ -26,7 +26,7 @@ const EXPIRED = "Sorry, we didn't hear from you in time. Please call again. Good
  */
 export const handler = defineRoute(
   'carrierPolicyAction',
-  { body: twilioCallForm, successMediaType: 'text/xml', responses: { 200: twimlDocument } },
+  { body: twilioCallForm, callbackQuery: gatherQuery, successMediaType: 'text/xml', responses: { 200: twimlDocument } },
   async ({ event, form, body }) => {
     const caller = await authenticateCarrierRequest(event, form, 'to');
     const now = clockNow();

@@ -8,7 +8,7 @@ import { getAgentVersion } from '../../shared/repositories/agents.js';
 import { getCall } from '../../shared/repositories/calls.js';
 import { getRep } from '../../shared/repositories/reps.js';
 import { callTokenKey } from '../../shared/telephony/call-token-key.js';
-import { streamTokenTtlSeconds, verifyRelayActionParams } from '../../shared/telephony/call-tokens.js';
+import { relayActionQuery, streamTokenTtlSeconds, verifyRelayActionParams } from '../../shared/telephony/call-tokens.js';
 import { authenticateCarrierRequest, forbiddenSignature } from '../../shared/telephony/carrier-request.js';
 import { publicBaseUrl, voiceRuntimeRelayUrl } from '../../shared/telephony/endpoints.js';
 import { politeHangup } from '../../shared/telephony/outbound-answer.js';
@@ -30,7 +30,7 @@ const LIVE_STATUSES = new Set(['in-progress', 'ringing', 'queued']);
  */
 export const handler = defineRoute(
   'carrierRelayAction',
-  { body: twilioRelayActionForm, successMediaType: 'text/xml', responses: { 200: twimlDocument } },
+  { body: twilioRelayActionForm, callbackQuery: relayActionQuery, successMediaType: 'text/xml', responses: { 200: twimlDocument } },
   async ({ event, form, body }) => {
     const caller = await authenticateCarrierRequest(event, form, 'to');
     const now = clockNow();

@@ -3,9 +3,10 @@ import { ok } from '../../shared/http/responses.js';
 import { notFound } from '../../shared/http/errors.js';
 import { getTenant } from '../../shared/repositories/tenants.js';
 import { principalResource } from '../../shared/schemas/identity.js';
+import { errorSchema } from '../../shared/schemas/common.js';
 
 /** GET /v1/me — who is calling: the key, its role and its tenant. */
-export const handler = defineRoute('getMe', { responses: { 200: principalResource } }, async ({ principal }) => {
+export const handler = defineRoute('getMe', { responses: { 200: principalResource, 404: errorSchema } }, async ({ principal }) => {
   const tenant = await getTenant(principal.tenantId);
   if (!tenant) throw notFound('Tenant');
   return ok({

@@ -1,5 +1,5 @@
 import { conflict, invalid } from '../../shared/http/errors.js';
-import { created } from '../../shared/http/responses.js';
+import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { activatePhoneNumber, claimPhoneNumber, NumberTaken, presentPhoneNumber, releaseUnprovisionedNumber } from '../../shared/repositories/phone-numbers.js';
 import { getTelephonyAccount } from '../../shared/repositories/telephony-accounts.js';
@@ -20,7 +20,7 @@ const numberUnavailable = (e164: string) => conflict('number_unavailable', `${e1
  */
 export const handler = defineRoute(
   'createPhoneNumber',
-  { body: phoneNumberCreateRequest, responses: { 201: phoneNumberSummary } },
+  { body: phoneNumberCreateRequest, responses: { 200: phoneNumberSummary } },
   async ({ principal, body }) => {
     const account = await getTelephonyAccount(principal.tenantId, body.telephony_account_id);
     if (!account) throw invalid(['body', 'telephony_account_id'], 'No telephony account of this tenant has this id', 'not_found', body.telephony_account_id);
@@ -62,6 +62,6 @@ export const handler = defineRoute(
       if (err instanceof CarrierUnavailable) throw carrierFailure(err, 'no number was added');
       throw err;
     }
-    return created(presentPhoneNumber(await activatePhoneNumber(number, carrierNumber.sid)));
+    return ok(presentPhoneNumber(await activatePhoneNumber(number, carrierNumber.sid)));
   },
 );

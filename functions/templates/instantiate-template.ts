@@ -7,6 +7,7 @@ import { newId } from '../../shared/ids.js';
 import { createAgent, presentAgent, type AgentRecord } from '../../shared/repositories/agents.js';
 import { getTemplate } from '../../shared/repositories/templates.js';
 import { agentDefinition, agentInstantiateRequest } from '../../shared/schemas/agents.js';
+import { seededDialoguePolicy, seededVoicemailDrop } from '../../shared/agents/template-seed.js';
 
 /**
  * POST /v1/templates/{template_id}/instantiate — a new draft agent from a published
@@ -22,6 +23,7 @@ export const handler = defineRoute(
     if (template.status !== 'published') throw conflict('template_not_published', `Template ${template.id} is ${template.status} and cannot be instantiated`);
     const fields = await draftFields(principal.tenantId, body);
     const now = new Date().toISOString();
+    const settings = fields.conversation_settings ?? normalizeSettings();
     const agent: AgentRecord = {
       id: newId('agt'),
       tenant_id: principal.tenantId,
@@ -32,7 +34,7 @@ export const handler = defineRoute(
       status: 'draft',
       disclosure_config: body.disclosure_config,
       persona: fields.persona ?? {},
-      conversation_settings: fields.conversation_settings ?? normalizeSettings(),
+      conversation_settings: settings,
       llm_route: fields.llm_route ?? null,
       stock_voice_id: fields.stock_voice_id ?? null,
       voice_profile_id: null,
@@ -40,10 +42,11 @@ export const handler = defineRoute(
       knowledge_pack_version: fields.knowledge_pack_version ?? null,
       compliance_profile_id: fields.compliance_profile_id ?? null,
       tools: template.tool_grants,
-      dialogue_policy: fields.dialogue_policy ?? {},
+      // Seeded per supported language so the agent can talk before the tenant writes text.
+      dialogue_policy: fields.dialogue_policy ?? seededDialoguePolicy(settings.supported_languages),
       conversation_controls: fields.conversation_controls ?? {},
       direct_reps: fields.direct_reps ?? [],
-      voicemail_drop: fields.voicemail_drop ?? null,
+      voicemail_drop: fields.voicemail_drop ?? seededVoicemailDrop(settings.supported_languages, body.disclosure_config),
       latest_version_id: null,
       version_count: 0,
       created_at: now,

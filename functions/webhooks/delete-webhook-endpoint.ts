@@ -3,6 +3,7 @@ import { notFound } from '../../shared/http/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { deleteWebhookEndpoint, getWebhookEndpoint } from '../../shared/repositories/webhook-endpoints.js';
+import { errorSchema } from '../../shared/schemas/common.js';
 
 /**
  * DELETE /v1/webhook-endpoint (admin) — removes the endpoint and its secrets. Events committed
@@ -10,7 +11,7 @@ import { deleteWebhookEndpoint, getWebhookEndpoint } from '../../shared/reposito
  */
 export const handler = defineRoute(
   'deleteWebhookEndpoint',
-  { responses: { 200: z.strictObject({ id: z.string(), deleted: z.literal(true) }) } },
+  { responses: { 200: z.strictObject({ id: z.string(), deleted: z.literal(true) }), 404: errorSchema } },
   async ({ principal }) => {
     const endpoint = await getWebhookEndpoint(principal.tenantId);
     if (!endpoint || !(await deleteWebhookEndpoint(principal.tenantId))) throw notFound('Webhook endpoint');

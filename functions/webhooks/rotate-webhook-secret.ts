@@ -4,6 +4,7 @@ import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { presentWebhookEndpoint, rotateWebhookSecret } from '../../shared/repositories/webhook-endpoints.js';
 import { DEFAULT_OVERLAP_SECONDS, webhookEndpointWithSecret, webhookRotateRequest } from '../../shared/schemas/webhooks.js';
+import { errorSchema } from '../../shared/schemas/common.js';
 
 /**
  * POST /v1/webhook-endpoint/rotate-secret (admin) — a new signing secret, returned once. Until
@@ -12,7 +13,7 @@ import { DEFAULT_OVERLAP_SECONDS, webhookEndpointWithSecret, webhookRotateReques
  */
 export const handler = defineRoute(
   'rotateWebhookSecret',
-  { body: webhookRotateRequest, responses: { 200: webhookEndpointWithSecret } },
+  { body: webhookRotateRequest, responses: { 200: webhookEndpointWithSecret, 404: errorSchema } },
   async ({ principal, body }) => {
     const at = now();
     const rotated = await rotateWebhookSecret(principal.tenantId, body?.overlap_seconds ?? DEFAULT_OVERLAP_SECONDS, at);

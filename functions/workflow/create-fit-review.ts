@@ -1,5 +1,5 @@
 import { notFound } from '../../shared/http/errors.js';
-import { created } from '../../shared/http/responses.js';
+import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { saveFitReview } from '../../shared/repositories/workflow-outcomes.js';
 import { fitReviewRequest, qualificationReview, revisionConflictError, workflowOutcomePath } from '../../shared/schemas/workflow.js';
@@ -11,8 +11,8 @@ import { fitReviewRequest, qualificationReview, revisionConflictError, workflowO
  * revision_conflict with current_revision (nothing saved). Reviews are append-only; the
  * call detail shows the latest. Unknown or another tenant's outcome → 404.
  */
-export const handler = defineRoute('createFitReview', { path: workflowOutcomePath, body: fitReviewRequest, responses: { 201: qualificationReview, 409: revisionConflictError } }, async ({ principal, path, body, idempotency }) => {
+export const handler = defineRoute('createFitReview', { path: workflowOutcomePath, body: fitReviewRequest, responses: { 200: qualificationReview, 409: revisionConflictError } }, async ({ principal, path, body, idempotency }) => {
   const review = await saveFitReview(principal.tenantId, path.action_id, body, `api_key:${principal.keyId}`, idempotency);
   if (!review) throw notFound('Workflow outcome');
-  return { ...created(review), idempotencyCommitted: Boolean(idempotency) };
+  return { ...ok(review), idempotencyCommitted: Boolean(idempotency) };
 });

@@ -40,7 +40,7 @@ export function adminCommands(jobNames: readonly string[]): Readonly<Record<stri
         '                                         (an inbound call through the sandbox carrier; an agent that answers hears the',
         "                                          script's caller — booking: asks for an appointment; the conversation is printed",
         '                                          to stderr as it happens, agent / contact lines with times; then its path)',
-        'admin sandbox sms --from E164 --to E164 --body TEXT   (an inbound text through the sandbox carrier; prints what the platform answered)',
+        'admin sandbox sms --from E164 --to E164 --body TEXT   (an inbound text through the sandbox carrier; prints what the platform answered, and the texts sent and received on stderr)',
         'admin sandbox clock [--advance-to DATE-TIME]   (the local stack only: read, or move forward, the sandbox clock every time rule uses)',
         'admin sandbox invoice-event --tenant TENANT_ID --invoice INVOICE_ID --type invoice.paid|invoice.voided|invoice.marked_uncollectible',
       ],

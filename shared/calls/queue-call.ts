@@ -14,7 +14,7 @@ import { callEnded } from './call-ended.js';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { now } from '../clock.js';
 import { db } from '../db/client.js';
-import { newId } from '../ids.js';
+import { ID_PREFIX, newId } from '../ids.js';
 import { logger } from '../observability.js';
 import { onDisposedBeforeDial } from '../policy/call-state/machine.js';
 import { contactAttemptPut } from '../repositories/contact-attempts.js';
@@ -99,7 +99,7 @@ export async function queueCall(tenantId: string, body: QueueCallRequest, opts: 
   const iso = at.toISOString();
   const { decision } = judged;
   const base = newOutboundCall(tenantId, {
-    attemptId: newId('att'),
+    attemptId: newId(ID_PREFIX.attempt),
     contact: judged.contact,
     version: judged.agentVersion,
     decision,

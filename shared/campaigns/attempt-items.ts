@@ -27,11 +27,27 @@ export interface CampaignCallFacts {
   outcome?: unknown;
 }
 
-/** The structured outcome a row shows (SPEC: shift_confirmation only), from the call's outcome aggregate. */
+/**
+ * The structured outcome a row shows, from the call's outcome aggregate: every kind the call
+ * can record (shift_confirmation, appointment, survey_response); `none` and no outcome are null.
+ */
 export function rowOutcome(outcome: unknown): Record<string, unknown> | null {
-  const o = outcome as { outcome_type?: string; response?: string; shift_id?: string; event_id?: string; site?: string; shift_starts_at?: string } | null | undefined;
-  if (!o || o.outcome_type !== 'shift_confirmation' || !o.response) return null;
-  return { kind: 'shift_confirmation', id: o.event_id ?? '', response: o.response, shift_ref: o.shift_id ?? null, site: o.site ?? null, shift_starts_at: o.shift_starts_at ?? null };
+  const o = outcome as
+    | { outcome_type?: string; event_id?: string; response?: string; shift_id?: string; site?: string; shift_starts_at?: string; status?: string; starts_at?: string; duration_minutes?: number; complete?: boolean; answers?: Record<string, string> }
+    | null
+    | undefined;
+  if (!o) return null;
+  const id = o.event_id ?? '';
+  switch (o.outcome_type) {
+    case 'shift_confirmation':
+      return o.response ? { kind: 'shift_confirmation', id, response: o.response, shift_ref: o.shift_id ?? null, site: o.site ?? null, shift_starts_at: o.shift_starts_at ?? null } : null;
+    case 'appointment':
+      return o.status ? { kind: 'appointment', id, status: o.status, starts_at: o.starts_at ?? null, duration_minutes: o.duration_minutes ?? null } : null;
+    case 'survey_response':
+      return typeof o.complete === 'boolean' ? { kind: 'survey_response', id, complete: o.complete, answers: o.answers ?? {} } : null;
+    default:
+      return null;
+  }
 }
 
 /** The row's sub_code for an attempt's end. */

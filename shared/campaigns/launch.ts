@@ -13,7 +13,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { now } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { campaignKeys } from '../db/keys.js';
-import { newId } from '../ids.js';
+import { ID_PREFIX, newId } from '../ids.js';
 import { logger } from '../observability.js';
 import type { CampaignRecord } from '../repositories/campaigns.js';
 import { contactAttemptPut } from '../repositories/contact-attempts.js';
@@ -44,7 +44,7 @@ async function launchOne(c: CampaignRecord, queueSk: string, contactId: string, 
   if (!row) return null;
   const iso = at.toISOString();
   const number = row.attempts + 1;
-  const attemptId = row.attempts === 0 && row.latest_attempt_state === 'scrubbed' ? row.latest_attempt_id : newId('att');
+  const attemptId = row.attempts === 0 && row.latest_attempt_state === 'scrubbed' ? row.latest_attempt_id : newId(ID_PREFIX.attempt);
   const call: OutboundCallRecord = {
     ...newOutboundCall(c.tenant_id, {
       attemptId,

@@ -13,7 +13,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { now } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { campaignKeys, contactKeys } from '../db/keys.js';
-import { newId } from '../ids.js';
+import { ID_PREFIX, newId } from '../ids.js';
 import { BLOCK_CODES } from '../policy/compliance/types.js';
 import { getAgentVersion } from '../repositories/agents.js';
 import type { CampaignRecord } from '../repositories/campaigns.js';
@@ -38,7 +38,7 @@ function scrubItems(c: CampaignRecord, judged: CallJudgement, at: Date): Transac
     contact_id: contact.id,
     contact_phone: contact.phone_e164,
     attempts: 0,
-    latest_attempt_id: newId('att'),
+    latest_attempt_id: newId(ID_PREFIX.attempt),
     latest_attempt_state: blocked ? 'disposed' : 'scrubbed',
     disposition: blocked ? (decision.disposition ?? 'blocked_by_policy') : null,
     sub_code: blocked ? blockSubCode(decision.reasons, BLOCK_CODES) : null,

@@ -42,6 +42,12 @@ export interface RouteSchemas {
   filters?: FilterSpec;
   /** Response schemas by status, for the OpenAPI document and response tests. */
   responses: Record<number, z.ZodType>;
+  /**
+   * Query parameters the handler reads itself from the raw query (carrier callbacks: our
+   * signed state, covered by the carrier's signature). Documented only: the factory does not
+   * validate them, because a tampered query is the handler's 403, not a 422.
+   */
+  callbackQuery?: AnyObject;
   /** Media type of the 2xx bodies when not JSON (TwiML answers are text/xml). */
   successMediaType?: string;
   description?: string;

@@ -26,7 +26,7 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../db/client.js';
 import { contactKeys } from '../db/keys.js';
 import { ValidationError, type ValidationIssue } from '../http/errors.js';
-import { newId } from '../ids.js';
+import { ID_PREFIX, newId } from '../ids.js';
 import { backoff, mayRetry, RACE, type RetryPolicy } from '../retry.js';
 import { logger } from '../observability.js';
 import type { Attestation } from '../repositories/attestations.js';
@@ -156,7 +156,7 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
 
   // 2. The job, its attestation and a list to create, in one transaction, before the first row.
   const attestation: Attestation = {
-    id: newId('att'),
+    id: newId(ID_PREFIX.attestation),
     source: 'import',
     import_id: importId,
     signer_name: request.consent_attestation.signer_name,

@@ -113,6 +113,26 @@ export async function getAgentVersion(tenantId: string, versionId: string): Prom
 
 export class ComplianceProfileRequired extends Error {}
 
+/** The draft says nothing the latest version does not: publishing it would only renumber the same content. */
+export class NoChanges extends Error {
+  constructor(readonly latest: Pick<AgentVersion, 'id' | 'version'>) {
+    super(`unchanged since version ${latest.version}`);
+  }
+}
+
+// The agent's bookkeeping, not its content: a publish changes these by itself.
+const BOOKKEEPING = new Set(['status', 'latest_version', 'latest_version_id', 'created_at', 'updated_at']);
+
+/**
+ * A version's content_hash: canonical JSON (shared/canonical-json.ts) of its content only —
+ * the definition without the agent's bookkeeping, and the frozen compliance profile. The
+ * same content always gives the same hash, whatever its number, id or instant.
+ */
+function versionContentHash(v: Pick<AgentVersion, 'definition' | 'compliance_profile'>): string {
+  const definition = Object.fromEntries(Object.entries(v.definition).filter(([k]) => !BOOKKEEPING.has(k)));
+  return contentHash({ definition, compliance_profile: v.compliance_profile });
+}
+
 export interface PublishInputs {
   /** The profile the agent names, read now: frozen into the version. */
   profile: (agent: AgentRecord) => Promise<ComplianceProfile | undefined>;
@@ -136,6 +156,9 @@ export async function publishAgent(tenantId: string, agentId: string, inputs: Pu
       const profile = await inputs.profile(agent);
       if (!profile) throw new ComplianceProfileRequired();
       const version = freeze(agent, profile, await inputs.objectives(agent), inputs.newVersionId());
+      // Recomputed from the stored latest version, so versions hashed before this rule compare too.
+      const latest = agent.latest_version_id ? await getAgentVersion(tenantId, agent.latest_version_id) : undefined;
+      if (latest && versionContentHash(latest) === version.content_hash) throw new NoChanges(latest);
       return commit([...publishItems(tenantId, agent, version), ...(inputs.extra?.(version) ?? [])], version);
     },
     policy: PUBLISH_RACE,
@@ -146,7 +169,7 @@ function freeze(agent: AgentRecord, profile: ComplianceProfile, objectives: Obje
   const now = new Date().toISOString();
   const n = agent.version_count + 1;
   const definition = presentAgent({ ...agent, status: 'published', version_count: n, latest_version_id: id, updated_at: now });
-  return { id, agent_id: agent.id, version: n, content_hash: contentHash(definition), definition, objectives, rubric: buildRubric(id, objectives), compliance_profile: profile, published_at: now };
+  return { id, agent_id: agent.id, version: n, content_hash: versionContentHash({ definition, compliance_profile: profile }), definition, objectives, rubric: buildRubric(id, objectives), compliance_profile: profile, published_at: now };
 }
 
 function publishItems(tenantId: string, agent: AgentRecord, v: AgentVersion): TransactItem[] {

@@ -7,7 +7,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { contactKeys } from '../db/keys.js';
-import { newId } from '../ids.js';
+import { ID_PREFIX, newId } from '../ids.js';
 
 export interface Attestation {
   id: string;
@@ -36,7 +36,7 @@ export async function ensureApiAttestation(tenantId: string): Promise<Attestatio
       | undefined;
   let found = await read();
   if (!found) {
-    const created: Attestation = { id: newId('att'), source: 'api', import_id: null, signer_name: null, signer_title: null, affirmation: API_SOURCE_AFFIRMATION, created_at: new Date().toISOString() };
+    const created: Attestation = { id: newId(ID_PREFIX.attestation), source: 'api', import_id: null, signer_name: null, signer_title: null, affirmation: API_SOURCE_AFFIRMATION, created_at: new Date().toISOString() };
     try {
       await db().send(
         new TransactWriteCommand({

@@ -17,6 +17,7 @@ import { conflict } from '../http/errors.js';
 import { isId, newId } from '../ids.js';
 import { queryPage } from '../pagination/page.js';
 import type { CalendarProvider, IntegrationConnection } from '../schemas/integrations.js';
+import { updateFields } from '../db/update.js';
 
 const DEFAULT_CALENDAR_TIMEZONE = 'America/New_York';
 export const SANDBOX_SCOPES = ['calendar.freebusy', 'calendar.events'];
@@ -138,15 +139,10 @@ export function listConnections(tenantId: string, opts: { limit: number; cursor?
   return queryPage({ tenantId, scope: 'integration_connections', skPrefix: integrationKeys.connectionsPrefix, newestFirst: true, limit: opts.limit, cursor: opts.cursor, map: presentConnection });
 }
 
-/** Change the working hours / zone; undefined for an unknown connection. */
+/** Change the working hours / zone; undefined for an unknown connection (`timezone` is a DynamoDB reserved word: updateFields names every attribute). */
 export async function updateConnection(tenantId: string, connectionId: string, input: { timezone?: string; working_hours?: WorkingHours }): Promise<IntegrationConnection | undefined> {
-  if (!(await getConnectionRecord(tenantId, connectionId))) return undefined;
-  const sets = ['updated_at = :at', 'revision = revision + :one'];
-  const values: Record<string, unknown> = { ':at': now().toISOString(), ':one': 1 };
-  if (input.timezone !== undefined) (sets.push('timezone = :tz'), (values[':tz'] = input.timezone));
-  if (input.working_hours !== undefined) (sets.push('working_hours = :wh'), (values[':wh'] = input.working_hours));
-  const out = await db().send(new UpdateCommand({ TableName: tableName(), Key: integrationKeys.connection(tenantId, connectionId), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: values, ReturnValues: 'ALL_NEW' }));
-  return presentConnection(out.Attributes!);
+  const updated = await updateFields(integrationKeys.connection(tenantId, connectionId), { updated_at: now().toISOString(), timezone: input.timezone, working_hours: input.working_hours }, { increment: 'revision' });
+  return updated ? presentConnection(updated) : undefined;
 }
 
 /** Store refreshed tokens (the adapter refreshed an expired access token). */

@@ -2,7 +2,8 @@
  * Receptionist purchases (see docs/decisions/billing.md): a purchase of receptionist connections, priced on the
  * tenant's plan, recorded (`RECEPTIONIST_PURCHASE#<rcp>`) and added to the billing account's
  * connections in ONE conditional transaction with its event; the connections are billed
- * monthly on the invoices from then on (a `receptionist_connections` line).
+ * monthly on the invoices from then on (a `receptionist_connections` line). A canceled
+ * subscription takes no purchase: 409 `subscription_canceled`, nothing written.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -44,6 +45,7 @@ export async function purchaseReceptionistConnections(tenantId: string, connecti
   for (let attempt = 1; attempt <= PURCHASE_ATTEMPTS; attempt++) {
     const account = await ensureBillingAccount(tenantId);
     if (!account) throw new Error(`tenant ${tenantId} has no billing account`);
+    if (account.canceled_at) throw subscriptionCanceled(account.canceled_at);
     const plan = await getPlan(account.plan_id);
     if (!plan) throw new Error(`plan ${account.plan_id} is not seeded`);
     const purchased = account.receptionist_connections + connections;
@@ -67,8 +69,9 @@ export async function purchaseReceptionistConnections(tenantId: string, connecti
                 TableName: tableName(),
                 Key: billingKeys.account(tenantId),
                 UpdateExpression: 'SET receptionist_connections = :to, updated_at = :now',
-                ConditionExpression: 'receptionist_connections = :from',
-                ExpressionAttributeValues: { ':to': purchased, ':from': account.receptionist_connections, ':now': nowIso },
+                // Still not canceled (stored null until then): a cancel between the read and here sends us round to the 409.
+                ConditionExpression: 'receptionist_connections = :from AND (attribute_not_exists(canceled_at) OR attribute_type(canceled_at, :null_type))',
+                ExpressionAttributeValues: { ':to': purchased, ':from': account.receptionist_connections, ':now': nowIso, ':null_type': 'NULL' },
               },
             },
             ...outboxItems(tenantId, 'subscription.receptionist_purchased', { purchase_id: purchase.id, ...purchase, at: nowIso }, at).items,
@@ -84,6 +87,9 @@ export async function purchaseReceptionistConnections(tenantId: string, connecti
   // Contention, not a fault: nothing was written, and the client may simply send it again.
   throw conflict('purchase_contended', `Other purchases changed the subscription under each of ${PURCHASE_ATTEMPTS} attempts; nothing was bought. Send the purchase again.`);
 }
+
+/** A canceled subscription buys nothing more: its invoices stop after the period of the cancel. */
+const subscriptionCanceled = (at: string) => conflict('subscription_canceled', `The subscription was canceled at ${at}; it takes no new purchases. Nothing was bought.`);
 
 export async function getReceptionistPurchase(tenantId: string, purchaseId: string): Promise<ReceptionistPurchase | undefined> {
   if (purchaseId.includes('#')) return undefined;

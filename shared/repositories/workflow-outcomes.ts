@@ -107,7 +107,7 @@ export async function saveFitReview(tenantId: string, outcomeId: string, input: 
     { Put: { TableName: T(), Item: { ...workflowKeys.review(tenantId, outcome.call_id, outcome.id, review.id), type: 'qualification_review', review: body }, ConditionExpression: 'attribute_not_exists(pk)' } },
     ...outboxItems(tenantId, 'fit_review.created', { ...body, call_id: outcome.call_id }, new Date(at)).items,
   ];
-  if (idempotency) items.push(idempotency.commitItem({ status: 201, body }));
+  if (idempotency) items.push(idempotency.commitItem({ status: 200, body }));
   try {
     await db().send(new TransactWriteCommand({ TransactItems: items }));
   } catch (err) {

@@ -59,3 +59,15 @@ export async function playInboundMessage(input: { to: string; from: string; body
   if (res.status >= 400) return { ...result, outcome: 'webhook_failed', status: res.status };
   return { ...result, status: res.status, replies: repliesOf(res.text) };
 }
+
+/**
+ * The exchange as the contact lived it, one line each: the text they sent, then every text
+ * the carrier sent back (a STOP's confirmation, HELP's text), or why nothing came back.
+ * `sandbox sms` writes it to stderr; stdout keeps the one JSON result.
+ */
+export function smsTrace(input: { to: string; from: string; body: string }, result: InboundMessageResult): string[] {
+  const sent = `${input.from} → ${input.to}: ${input.body}`;
+  if (result.outcome !== 'answered') return [sent, result.outcome === 'not_in_service' ? `(no reply: ${input.to} is not a sandbox number that takes texts)` : `(no reply: the messaging webhook answered ${result.status})`];
+  if (!result.replies.length) return [sent, '(no reply sent back)'];
+  return [sent, ...result.replies.map((r) => `${input.to} → ${input.from}: ${r}`)];
+}

@@ -228,7 +228,7 @@ export const agentVersion = z
     id: z.string(),
     agent_id: z.string(),
     version: z.int(),
-    content_hash: z.string().describe('Lowercase hex SHA-256 of the compact JSON, keys sorted at every level, of `definition`'),
+    content_hash: z.string().describe('Lowercase hex SHA-256 of the compact JSON, keys sorted at every level, of the content: {definition: `definition` without status, latest_version, latest_version_id, created_at, updated_at; compliance_profile}. The same content gives the same hash; publishing unchanged content is 409 no_changes'),
     definition: agentDefinition,
     objectives: z.array(objective),
     rubric,

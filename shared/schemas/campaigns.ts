@@ -73,6 +73,14 @@ const SHIFT_RESPONSES = ['confirmed', 'declined', 'tentative', 'unreachable'] as
 const shiftConfirmation = z
   .object({ kind: z.literal('shift_confirmation'), id: z.string(), response: z.enum(SHIFT_RESPONSES), shift_ref: z.string().nullable(), site: z.string().nullable(), shift_starts_at: timestamp.nullable() })
   .meta({ id: 'ShiftConfirmationOutcome' });
+const appointmentOutcome = z
+  .object({ kind: z.literal('appointment'), id: z.string(), status: z.enum(['booked', 'rescheduled', 'cancelled', 'not_booked']), starts_at: timestamp.nullable(), duration_minutes: z.int().nullable() })
+  .meta({ id: 'AppointmentOutcome' });
+const surveyResponseOutcome = z
+  .object({ kind: z.literal('survey_response'), id: z.string(), complete: z.boolean(), answers: z.record(z.string(), z.string()) })
+  .meta({ id: 'SurveyResponseOutcome' });
+/** Every structured outcome a call records (the SPEC shows shift_confirmation; appointment and survey_response rows are shown the same way). */
+const rowOutcomeSchema = z.discriminatedUnion('kind', [shiftConfirmation, appointmentOutcome, surveyResponseOutcome]);
 
 export const campaignOutcomeSummary = z
   .object({
@@ -84,7 +92,7 @@ export const campaignOutcomeSummary = z
     disposition: z.enum(DISPOSITIONS).nullable(),
     sub_code: z.string().nullable(),
     call_id: z.string().nullable(),
-    outcome: shiftConfirmation.nullable(),
+    outcome: rowOutcomeSchema.nullable().describe('The structured outcome the latest attempt recorded (shift_confirmation, appointment or survey_response); null when none'),
     last_activity_at: timestamp,
   })
   .meta({ id: 'CampaignOutcomeSummary' });

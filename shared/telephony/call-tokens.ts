@@ -12,6 +12,7 @@
  * makes the URL's state ours rather than merely Twilio-delivered.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import * as z from 'zod';
 import { decodeStepPath } from '../policy/answering/step-path.js';
 
 export type CallTokenKey = string | Uint8Array;
@@ -217,3 +218,9 @@ export function verifyRelayActionParams(key: CallTokenKey, query: QueryLike, at:
     claims: { tenant_id: v.tenant_id, call_id: v.call_id, agent_version_id: v.agent_version_id, number_id: v.number_id, ...(policyVersion ? { policy_version: policyVersion } : {}), reconnects, exp },
   };
 }
+
+/** A signed callback query as the OpenAPI document shows it: every state field and its `sig` (the handlers read them raw). */
+const signedQuery = (fields: SignedFields, what: string) =>
+  z.object(Object.fromEntries([...fields, 'sig'].map((f) => [f, z.string().describe(f === 'sig' ? `Our MAC over the ${what} state (base64url)` : `Signed ${what} state`)])));
+export const gatherQuery = signedQuery(GATHER_FIELDS, 'menu');
+export const relayActionQuery = signedQuery(RELAY_ACTION_FIELDS, 'relay action');

@@ -6,10 +6,14 @@
  * (idempotently). A CallSid we already know wins over the query.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import * as z from 'zod';
 import { CALL_SID } from '../carrier/twiml-response.js';
 import { CallSidMismatch, linkCarrierCall } from '../repositories/call-lifecycle.js';
 import { getCall, type CallRecord } from '../repositories/calls.js';
 import { forbiddenSignature, type CarrierCaller } from './carrier-request.js';
+
+/** The query of the carrier URLs dispatch hands out, as the OpenAPI document shows it. */
+export const outboundCallQuery = z.object({ call_id: z.string().optional().describe('The outbound call this callback is about (cal_…); covered by the carrier signature') });
 
 /** The call id a carrier URL names, if any. */
 export const callIdOfQuery = (event: Pick<APIGatewayProxyEventV2, 'queryStringParameters'>): string | undefined => {

@@ -28,3 +28,9 @@ export async function newRep(tenantId: string, opts: { name?: string; disabled?:
 const sorted = (v: unknown): unknown =>
   Array.isArray(v) ? v.map(sorted) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])])) : v;
 export const clientHash = (v: unknown) => createHash('sha256').update(JSON.stringify(sorted(v))).digest('hex');
+
+/** An agent version's content_hash as a client recomputes it: its definition without the agent's bookkeeping, and its frozen compliance profile. */
+export const versionHash = (v: { definition: Record<string, unknown>; compliance_profile: unknown }) => {
+  const { status: _s, latest_version: _l, latest_version_id: _i, created_at: _c, updated_at: _u, ...definition } = v.definition;
+  return clientHash({ definition, compliance_profile: v.compliance_profile });
+};

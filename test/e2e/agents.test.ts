@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { setRepStatusAction } from '../../shared/admin/bootstrap.js';
 import { useTestStack } from '../support/stack.js';
-import { clientHash as sha, locs, newRep, profileBody } from './agent-fixtures.js';
+import { locs, newRep, profileBody, versionHash } from './agent-fixtures.js';
 import { client, newTenant } from './client.js';
 
 const stack = useTestStack({ workers: false });
@@ -85,6 +85,23 @@ describe('POST /v1/templates/{id}/instantiate', () => {
       voicemail_drop: null,
     });
     expect(res.body.tools).toContain('confirm_shift');
+    // A dialogue policy is seeded for the supported language; no voicemail drop without a callback number to give.
+    expect(Object.keys(res.body.dialogue_policy)).toEqual(['en-US']);
+    expect(res.body.dialogue_policy['en-US']).toMatchObject({ speak: expect.stringMatching(/^English/) });
+  });
+
+  it('seeds a dialogue policy and a voicemail body for each supported language, with the disclosure\'s callback number', async () => {
+    const { api } = await setup();
+    const res = await api('POST', '/v1/templates/tpl_staffing_shift_confirmation/instantiate', {
+      body: { disclosure_config: { business_name: 'ShiftCo', callback_number: '+14155550123' }, conversation_settings: { supported_languages: ['en-US', 'es-MX', 'fr-CA'], allow_language_switch: true } },
+    });
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.dialogue_policy).sort()).toEqual(['en-US', 'es-MX', 'fr-CA']);
+    expect(res.body.dialogue_policy['es-MX'].register).toMatch(/usted/);
+    expect(res.body.voicemail_drop).toEqual({ body: { 'en-US': expect.any(String), 'es-MX': expect.stringMatching(/mensaje/), 'fr-CA': expect.stringMatching(/message/) }, callback_number: '+14155550123' });
+    // The tenant's own text wins over the seed.
+    const own = await api('POST', '/v1/templates/tpl_staffing_shift_confirmation/instantiate', { body: { disclosure_config: { business_name: 'ShiftCo', callback_number: '+14155550123' }, dialogue_policy: { 'en-US': { greeting: 'Hi!' } } } });
+    expect(own.body.dialogue_policy).toEqual({ 'en-US': { greeting: 'Hi!' } });
   });
 
   it('refuses every broken rule at its loc', async () => {
@@ -216,7 +233,7 @@ describe('publishing', () => {
     expect(res.status).toBe(201);
     const v = res.body;
     expect(v).toMatchObject({ id: expect.stringMatching(/^agv_/), agent_id: agent.id, version: 1, compliance_profile: profile, published_at: expect.any(String) });
-    expect(v.content_hash).toBe(sha(v.definition));
+    expect(v.content_hash).toBe(versionHash(v));
     expect(v.definition).toMatchObject({ id: agent.id, status: 'published', latest_version: 1, latest_version_id: v.id, disclosure_config: disclosure, compliance_profile_id: profile.id });
     const template = (await api('GET', '/v1/templates/tpl_sdr_outbound')).body;
     expect(v.objectives).toEqual(template.objectives);
@@ -252,27 +269,43 @@ describe('publishing', () => {
     expect(v1.definition.direct_reps).toEqual([{ rep_id: rep.id, name: 'Dana', transfer_enabled: true }]);
     expect(JSON.stringify(reread)).not.toContain(rep.number!.slice(2));
     expect(reread.compliance_profile.seller_name).toBe('Acme Solar LLC');
-    expect(reread.content_hash).toBe(sha(reread.definition));
+    expect(reread.content_hash).toBe(versionHash(reread));
 
     const v2 = (await api('POST', `/v1/agents/${agent.id}/publish`)).body;
     expect(v2).toMatchObject({ version: 2, definition: { name: 'Renamed' }, compliance_profile: { seller_name: 'Someone Else', revision: 2 } });
-    expect(v2.content_hash).toBe(sha(v2.definition));
+    expect(v2.content_hash).toBe(versionHash(v2));
     expect(v2.content_hash).not.toBe(v1.content_hash);
     const versions = (await api('GET', `/v1/agents/${agent.id}/versions`)).body.data;
     expect(versions.map((v: { version: number }) => v.version)).toEqual([2, 1]);
     expect(versions[1]).toEqual(v1);
   });
 
-  it('10 concurrent publishes of one agent make versions 1..10, each exactly once', async () => {
+  it('10 concurrent publishes of one unchanged draft make version 1 exactly once; the other nine are 409 no_changes', async () => {
     const { api, profile } = await setup();
     const agent = (await api('POST', SDR, { body: { disclosure_config: disclosure, compliance_profile_id: profile.id } })).body;
     const results = await Promise.all(Array.from({ length: 10 }, () => api('POST', `/v1/agents/${agent.id}/publish`)));
-    expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
-    expect(results.map((r) => r.body.version).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(results.map((r) => r.status).sort()).toEqual([201, ...Array(9).fill(409)]);
+    expect(results.filter((r) => r.status === 409).every((r) => r.body.code === 'no_changes')).toBe(true);
     const listed = (await api('GET', `/v1/agents/${agent.id}/versions?limit=200`)).body.data;
-    expect(listed.map((v: { version: number }) => v.version)).toEqual([10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
-    expect(new Set(listed.map((v: { id: string }) => v.id)).size).toBe(10);
-    expect((await api('GET', `/v1/agents/${agent.id}`)).body).toMatchObject({ latest_version: 10, latest_version_id: listed[0].id });
+    expect(listed.map((v: { version: number }) => v.version)).toEqual([1]);
+    expect((await api('GET', `/v1/agents/${agent.id}`)).body).toMatchObject({ latest_version: 1, latest_version_id: listed[0].id });
+  });
+
+  it('the same content gives the same content_hash; publishing nothing new is 409 no_changes, and returning to earlier content is a new version with its hash', async () => {
+    const { api, profile } = await setup();
+    const agent = (await api('POST', SDR, { body: { disclosure_config: disclosure, compliance_profile_id: profile.id } })).body;
+    const v1 = (await api('POST', `/v1/agents/${agent.id}/publish`)).body;
+    const again = await api('POST', `/v1/agents/${agent.id}/publish`);
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('no_changes');
+    await api('PATCH', `/v1/agents/${agent.id}`, { body: { name: 'Renamed' } });
+    const v2 = (await api('POST', `/v1/agents/${agent.id}/publish`)).body;
+    expect(v2.version).toBe(2);
+    expect(v2.content_hash).not.toBe(v1.content_hash);
+    await api('PATCH', `/v1/agents/${agent.id}`, { body: { name: agent.name } });
+    const v3 = (await api('POST', `/v1/agents/${agent.id}/publish`)).body;
+    expect(v3.version).toBe(3);
+    expect(v3.content_hash).toBe(v1.content_hash);
   });
 
   it('replays a publish with the same Idempotency-Key instead of making a second version', async () => {

@@ -72,7 +72,7 @@ async function voiceTenant(kind: Kind) {
     expect((await api('POST', `/v1/telephony-accounts/${accountId}/verify`)).body.verification_status).toBe('verified');
   }
   const numberRes = await api('POST', '/v1/phone-numbers', { body: { phone_e164: randomNumber('415'), telephony_account_id: accountId, capabilities: ['voice', 'sms'] } });
-  expect(numberRes.status, JSON.stringify(numberRes.body)).toBe(201);
+  expect(numberRes.status, JSON.stringify(numberRes.body)).toBe(200);
   const number = numberRes.body as { id: string; phone_e164: string };
   const agent = await publishedAgent(api);
   await api('PATCH', `/v1/phone-numbers/${number.id}`, { body: { inbound_agent_id: agent.agentId } });
@@ -478,6 +478,18 @@ describe('invoices', () => {
 });
 
 describe('receptionist purchases and the mobile billing summary', () => {
+  it('a canceled subscription takes no new receptionist purchase: 409 subscription_canceled, nothing bought', async () => {
+    const t = await newTenant('Canceled');
+    const api = client(stack, t.token);
+    const buy = () => api('POST', '/v1/subscription/receptionist-purchases', { body: { receptionist_connections: 2 }, headers: { 'idempotency-key': randomUUID() } });
+    expect((await buy()).status).toBe(201);
+    await cancelSubscription(t.tenantId, now());
+    const refused = await buy();
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'subscription_canceled' });
+    expect((await getBillingAccount(t.tenantId))!.receptionist_connections).toBe(2);
+  });
+
   it('an admin buys connections (Idempotency-Key required, replayed once), priced on the plan; another tenant’s purchase is a 404; a member is 403', async () => {
     const t = await newTenant('Receptionist');
     const api = client(stack, t.token);

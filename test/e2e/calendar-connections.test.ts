@@ -76,6 +76,14 @@ describe('sandbox_calendar', () => {
     expect(sat.body.slots).toEqual([{ starts_at: '2026-06-06T15:00:00.000Z', ends_at: '2026-06-06T17:00:00.000Z' }]);
     expect(sat.body.timezone).toBe('Europe/Paris');
 
+    // The zone itself is settable (`timezone` is a DynamoDB reserved word: it once made this a 500), alone and with partial hours.
+    const zoned = await api('PATCH', `/v1/integration-connections/${c.body.id}`, { body: { timezone: 'America/Denver' } });
+    expect(zoned.status).toBe(200);
+    expect(zoned.body).toMatchObject({ timezone: 'America/Denver', working_hours: { saturday: [{ start: '10:00', end: '12:00' }], monday: [] } });
+    const both = await api('PATCH', `/v1/integration-connections/${c.body.id}`, { body: { timezone: 'America/Chicago', working_hours: { sunday: [{ start: '09:00', end: '10:00' }] } } });
+    expect(both.body).toMatchObject({ timezone: 'America/Chicago', working_hours: { sunday: [{ start: '09:00', end: '10:00' }], saturday: [] } });
+    expect((await api('GET', `/v1/integration-connections/${c.body.id}`)).body.timezone).toBe('America/Chicago');
+
     const list = await api('GET', '/v1/integration-connections');
     expect(list.body.data.map((x: { id: string }) => x.id)).toEqual([c.body.id]);
     expect(JSON.stringify(list.body)).not.toMatch(/token/i);

@@ -74,7 +74,10 @@ describe('a campaign over an imported list of sandbox test numbers', () => {
     const rows = await allRows(w.api, created.id);
     for (const e of EXPECTED) {
       const row = rows.find((r) => r.contact_phone === e.phone);
-      expect(row, e.phone).toMatchObject({ disposition: e.disposition, latest_attempt_state: e.state, attempts: e.attempts, outcome: null });
+      expect(row, e.phone).toMatchObject({ disposition: e.disposition, latest_attempt_state: e.state, attempts: e.attempts });
+      // The SDR agent records an appointment outcome: the row shows it (every structured outcome, not only shift confirmations).
+      if (e.disposition === 'completed_goal') expect(row!.outcome, e.phone).toMatchObject({ kind: 'appointment', status: 'booked', id: expect.any(String) });
+      if (e.state !== 'completed') expect(row!.outcome, e.phone).toBeNull();
       expect(row!.call_id, e.phone).toMatch(/^cal_/);
     }
     expect(rows.find((r) => r.contact_phone === SUPPRESSED)).toMatchObject({ disposition: 'dnc_hit', sub_code: 'internal_dnc', attempts: 0, call_id: null, latest_attempt_state: 'disposed' });
@@ -98,8 +101,10 @@ describe('a campaign over an imported list of sandbox test numbers', () => {
     // Outcome filters, and a completed campaign cannot be cancelled.
     expect((await allRows(w.api, created.id, '&disposition=no_answer')).map((r) => r.contact_phone)).toEqual(['+12125550121']);
     expect((await allRows(w.api, created.id, '&sub_code=internal_dnc')).map((r) => r.contact_phone)).toEqual([SUPPRESSED]);
-    expect(await allRows(w.api, created.id, '&has_outcome=true')).toEqual([]);
-    expect(await allRows(w.api, created.id, '&has_outcome=false')).toHaveLength(8);
+    const withOutcome = await allRows(w.api, created.id, '&has_outcome=true');
+    expect(withOutcome.map((r) => r.contact_phone)).toContain('+12125550100');
+    expect(withOutcome.every((r) => r.outcome !== null)).toBe(true);
+    expect(await allRows(w.api, created.id, '&has_outcome=false')).toHaveLength(8 - withOutcome.length);
     expect((await allRows(w.api, created.id, '&disposition.in=busy,failed')).map((r) => r.contact_phone).sort()).toEqual(['+12125550120', '+12125550123']);
     expect((await w.api('POST', `/v1/campaigns/${created.id}/cancel`)).status).toBe(409);
     expect((await w.api('GET', `/v1/campaigns?status=completed`)).body.data.map((c: { id: string }) => c.id)).toContain(created.id);

@@ -12,6 +12,10 @@
  * does not declare — a leaked storage key, a field the schema forgot — fails, as the
  * OpenAPI document's `additionalProperties: false` promises. A 5xx fails too, unless the
  * call says it expects one (`allowServerError`).
+ *
+ * Every exchange is also held to the published document, docs/openapi.json, by a
+ * third-party validator (test/support/openapi-contract.ts): the response always, the
+ * request when the server accepted it. So the document cannot drift from the server.
  */
 import { expect } from 'vitest';
 import type * as z from 'zod';
@@ -20,6 +24,7 @@ import { createRouter } from '../../shared/http/route-matcher.js';
 import { routes, type RouteDefinition } from '../../shared/routes.js';
 import { errorSchema, validationErrorSchema } from '../../shared/schemas/common.js';
 import { loadHandler } from '../../infra/openapi/build.js';
+import { documentViolations, type Exchange } from '../support/openapi-contract.js';
 import type { TestStack } from '../support/stack.js';
 import { strictDeep } from '../support/strict-schema.js';
 
@@ -63,9 +68,19 @@ async function schemaFor(method: string, path: string, status: number): Promise<
   return { schema: strictDeep(errorSchema), what: 'the error shape' };
 }
 
+interface ContractOptions {
+  allowServerError?: boolean;
+  /** The response's Content-Type (JSON when not given). */
+  responseType?: string | null;
+  /** What was sent; the document is held to it when the server accepted it. */
+  request?: Exchange['request'];
+}
+
 /** Fails the calling test when a response breaks the contract. Exported for direct fetches. */
-export async function expectContractResponse(method: string, path: string, status: number, body: unknown, opts: { allowServerError?: boolean } = {}): Promise<void> {
+export async function expectContractResponse(method: string, path: string, status: number, body: unknown, opts: ContractOptions = {}): Promise<void> {
   if (status >= 500 && !opts.allowServerError) expect.fail(`${method} ${path} → ${status} (a server error the test does not expect): ${JSON.stringify(body)}`);
+  const drift = await documentViolations({ method, path, status, responseBody: body, responseType: opts.responseType === undefined ? 'application/json' : opts.responseType, ...(opts.request ? { request: opts.request } : {}) });
+  if (drift.length) expect.fail(`docs/openapi.json does not describe this exchange:\n${drift.join('\n')}`);
   if (status === 204 && body === undefined) return;
   const found = await schemaFor(method, path, status);
   if ('missing' in found) expect.fail(`${method} ${path}: ${found.missing}`);
@@ -91,9 +106,23 @@ export function client(stack: TestStack, token?: string) {
     const res = await stack.fetch(path, { method, headers, body });
     const text = await res.text();
     const parsed = text ? JSON.parse(text) : undefined;
-    await expectContractResponse(method, path, res.status, parsed, opts);
+    await expectContractResponse(method, path, res.status, parsed, { ...opts, responseType: res.headers.get('content-type'), request: { headers, body: sentBody(opts, headers) } });
     return { status: res.status, headers: res.headers, body: parsed, text };
   };
+}
+
+/** The body as the server reads it, for the document's request check: JSON parsed, a form as its fields (the last of a repeated name). */
+function sentBody(opts: CallOptions, headers: Record<string, string>): unknown {
+  if (opts.body !== undefined) return opts.body;
+  if (opts.form !== undefined) return Object.fromEntries(new URLSearchParams(opts.form));
+  if (opts.raw === undefined) return undefined;
+  const type = Object.entries(headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? '';
+  if (/form-urlencoded/i.test(type)) return Object.fromEntries(new URLSearchParams(opts.raw));
+  try {
+    return JSON.parse(opts.raw);
+  } catch {
+    return opts.raw;
+  }
 }
 
 /** A fresh tenant with its admin user and admin key, made the way the operator CLI does. */

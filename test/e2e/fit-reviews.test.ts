@@ -59,7 +59,7 @@ describe('POST /v1/workflow-outcomes/{action_id}/fit-reviews', () => {
 
     const key = randomUUID();
     const saved = await review(s.api, receipt, { decision: 'good_fit', reason: 'Budget fits', expected_revision: 2 }, key);
-    expect(saved.status).toBe(201);
+    expect(saved.status).toBe(200);
     expect(saved.body).toMatchObject({ action_id: receipt, revision: 2, decision: 'good_fit', reason: 'Budget fits', reviewer_ref: `api_key:${s.keyId}` });
     const replay = await review(s.api, receipt, { decision: 'good_fit', reason: 'Budget fits', expected_revision: 2 }, key);
     expect(replay.headers.get('idempotent-replay')).toBe('true');
@@ -73,7 +73,7 @@ describe('POST /v1/workflow-outcomes/{action_id}/fit-reviews', () => {
     expect(listed.qualification_reviews[receipt].fit_review.status).toBe('good_fit');
 
     // Append-only: a later review against revision 3 changes the latest; one event per saved review.
-    expect((await review(s.api, receipt, { decision: 'needs_more_info', reason: 'x'.repeat(2000), expected_revision: 3 })).status).toBe(201);
+    expect((await review(s.api, receipt, { decision: 'needs_more_info', reason: 'x'.repeat(2000), expected_revision: 3 })).status).toBe(200);
     const later = (await s.api('GET', `/v1/calls/${s.callId}`)).body.qualification_reviews[receipt];
     expect(later.fit_review).toMatchObject({ status: 'needs_more_info', reason_truncated: true });
     const events = (await listTenantEvents(s.tenantId)).filter((e) => e.type === 'fit_review.created');
@@ -87,7 +87,7 @@ describe('POST /v1/workflow-outcomes/{action_id}/fit-reviews', () => {
     const s = await callWithRuntime();
     await s.post([{ id: eid('rr'), type: 'recorded_response', at: at(), kind: 'question', question_id: 'budget', value: '10k' }, qualification('q1', { answers: { budget: '10k' }, qualified: true })]);
     const receipt = Object.keys((await s.api('GET', `/v1/calls/${s.callId}`)).body.qualification_reviews)[0]!;
-    expect((await review(s.api, receipt, { decision: 'good_fit', reason: 'Budget fits', expected_revision: 1 })).status).toBe(201);
+    expect((await review(s.api, receipt, { decision: 'good_fit', reason: 'Budget fits', expected_revision: 1 })).status).toBe(200);
     expect((await s.api('GET', `/v1/calls/${s.callId}`)).body.qualification_reviews[receipt].fit_review.status).toBe('good_fit');
 
     await s.post([qualification('q2', { amends: 'q1', answers: { budget: '2k' } })]);
@@ -97,7 +97,7 @@ describe('POST /v1/workflow-outcomes/{action_id}/fit-reviews', () => {
     expect(view.fit_review).toMatchObject({ status: 'unreviewed', reason: 'Budget fits', latest_review: { decision: 'good_fit', revision: 1 } });
     expect(detail.recorded_responses[0].fit_review).toEqual({ status: 'unreviewed', reason_truncated: false, latest_review: { decision: 'good_fit' } });
     // A review of the amended answers is current again.
-    expect((await review(s.api, receipt, { decision: 'poor_fit', reason: 'Budget too small now', expected_revision: 3 })).status).toBe(201);
+    expect((await review(s.api, receipt, { decision: 'poor_fit', reason: 'Budget too small now', expected_revision: 3 })).status).toBe(200);
     expect((await s.api('GET', `/v1/calls/${s.callId}`)).body.qualification_reviews[receipt].fit_review.status).toBe('poor_fit');
   });
 
@@ -106,8 +106,8 @@ describe('POST /v1/workflow-outcomes/{action_id}/fit-reviews', () => {
     await s.post([qualification('q1', { answers: { budget: '10k' } })]);
     const receipt = Object.keys((await s.api('GET', `/v1/calls/${s.callId}`)).body.qualification_reviews)[0]!;
     const results = await Promise.all(['good_fit', 'poor_fit', 'needs_more_info', 'good_fit'].map((decision) => review(s.api, receipt, { decision, reason: `I say ${decision}`, expected_revision: 1 })));
-    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
-    const winner = results.find((r) => r.status === 201)!.body;
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409]);
+    const winner = results.find((r) => r.status === 200)!.body;
     const detail = (await s.api('GET', `/v1/calls/${s.callId}`)).body.qualification_reviews[receipt];
     expect(detail).toMatchObject({ revision: 2, fit_review: { status: winner.decision } });
     expect((await listTenantEvents(s.tenantId)).filter((e) => e.type === 'fit_review.created')).toHaveLength(1);

@@ -23,7 +23,7 @@ export async function textingTenant(stack: TestStack, name = 'Texts') {
   const api = client(stack, t.token);
   const accountId = await mockAccount(api, { ftc_san_refs: [{ san: 'SAN-TXT', area_codes: ['212'] }] });
   const res = await api('POST', '/v1/phone-numbers', { body: { phone_e164: randomNumber('212'), telephony_account_id: accountId, capabilities: ['voice', 'sms'], a2p_campaign_ref: 'CMP-TEXTS-1' } });
-  if (res.status !== 201) throw new Error(`number not created: ${JSON.stringify(res.body)}`);
+  if (res.status !== 200) throw new Error(`number not created: ${JSON.stringify(res.body)}`);
   const number = res.body as { id: string; phone_e164: string };
   const info = (await api('POST', '/v1/compliance-profiles', { body: profileBody({ name: 'Reminders', call_purpose: 'informational', subject: INFO_SUBJECT, calling_window: undefined }) })).body;
   const marketing = (await api('POST', '/v1/compliance-profiles', { body: profileBody({ name: 'Offers', call_purpose: 'marketing', subject: INFO_SUBJECT, calling_window: undefined }) })).body;

@@ -23,7 +23,7 @@ describe('POST /v1/phone-numbers', () => {
     const { api, accountId } = await setup();
     const phone = randomNumber();
     const res = await api('POST', '/v1/phone-numbers', { body: { phone_e164: phone, telephony_account_id: accountId, daily_dial_cap: 150, a2p_campaign_ref: 'CM123' } });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(200);
     expect(res.body).toEqual({
       id: expect.stringMatching(/^pnb_/),
       phone_e164: phone,
@@ -65,7 +65,7 @@ describe('POST /v1/phone-numbers', () => {
     expect(locs(mismatch.body)).toEqual(['body.provider_sid:provider_sid_mismatch']);
 
     const res = await api('POST', '/v1/phone-numbers', { body: { phone_e164: phone, telephony_account_id: accountId, provider_sid: sid, capabilities: ['voice', 'sms'] } });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ provider_sid: sid, status: 'active', capabilities: ['voice', 'sms'] });
     expect((await getSandboxNumber(phone))?.voice_url).toBe(`${stack.baseUrl}/carrier/twilio/voice`);
   });
@@ -74,7 +74,7 @@ describe('POST /v1/phone-numbers', () => {
     const a = await setup();
     const b = await setup();
     const phone = randomNumber();
-    expect((await a.api('POST', '/v1/phone-numbers', { body: { phone_e164: phone, telephony_account_id: a.accountId } })).status).toBe(201);
+    expect((await a.api('POST', '/v1/phone-numbers', { body: { phone_e164: phone, telephony_account_id: a.accountId } })).status).toBe(200);
     for (const [api, accountId] of [[b.api, b.accountId], [a.api, a.accountId]] as const) {
       const again = await api('POST', '/v1/phone-numbers', { body: { phone_e164: phone, telephony_account_id: accountId } });
       expect(again.status).toBe(409);
@@ -153,7 +153,7 @@ describe('POST /v1/phone-numbers', () => {
     for (const n of [8, 15]) {
       const phone = digits(n);
       const res = await api('POST', '/v1/phone-numbers', { body: { phone_e164: phone, telephony_account_id: accountId } });
-      expect(res.status, `${n} digits`).toBe(201);
+      expect(res.status, `${n} digits`).toBe(200);
       expect(res.body).toMatchObject({ phone_e164: phone, status: 'active' });
     }
     for (const n of [7, 16]) {
@@ -178,7 +178,7 @@ describe('POST /v1/phone-numbers', () => {
     const body = { phone_e164: randomNumber(), telephony_account_id: accountId };
     const first = await api('POST', '/v1/phone-numbers', { body, headers: { 'idempotency-key': 'buy-1' } });
     const again = await api('POST', '/v1/phone-numbers', { body, headers: { 'idempotency-key': 'buy-1' } });
-    expect(again.status).toBe(201);
+    expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
     expect((await api('GET', '/v1/phone-numbers')).body.data).toHaveLength(1);
   });

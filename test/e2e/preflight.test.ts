@@ -110,7 +110,9 @@ describe('POST /v1/calls/preflight: the decision POST /v1/calls would reach', ()
   it('the latest published version is the one judged', async () => {
     const c = await contact(m.api);
     const a = await agent(m.api);
+    await m.api('PATCH', `/v1/agents/${a.id}`, { body: { name: 'Second version' } });
     const v2 = await m.api('POST', `/v1/agents/${a.id}/publish`);
+    expect(v2.status).toBe(201);
     expect((await preflight(m.api, { agent_id: a.id, contact_id: c.id, at: AT })).body.agent_version_id).toBe(v2.body.id);
   });
 

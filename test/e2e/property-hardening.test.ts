@@ -99,7 +99,11 @@ beforeAll(async () => {
   agentId = (await api('POST', SDR, { body: { disclosure_config: { business_name: 'Acme' } } })).body.id;
   const profile = (await api('POST', '/v1/compliance-profiles', { body: { name: 'P', call_purpose: 'informational', subject: 'reminders', seller_name: 'Acme' } })).body;
   const published = (await api('POST', SDR, { body: { disclosure_config: { business_name: 'Acme' }, compliance_profile_id: profile.id } })).body;
-  for (let i = 0; i < 3; i++) expect((await api('POST', `/v1/agents/${published.id}/publish`)).status).toBe(201);
+  // Three versions: each publish has new content (an unchanged draft is 409 no_changes).
+  for (let i = 0; i < 3; i++) {
+    await api('PATCH', `/v1/agents/${published.id}`, { body: { name: `Property v${i + 1}` } });
+    expect((await api('POST', `/v1/agents/${published.id}/publish`)).status).toBe(201);
+  }
   parents.agent_id = published.id;
   parents.contact_id = (await api('POST', '/v1/contacts', { body: { phone_e164: nextPhone(), consent: consent({ purposes: ['x'] }) } })).body.id;
   // A campaign with rows (its contact scrubbed; the driver run here, as this stack has no scheduler).

@@ -20,7 +20,7 @@ export async function mockAccount(api: Api, over: Record<string, unknown> = {}):
 export async function activeNumber(api: Api, opts: { accountId?: string; phone?: string; capabilities?: string[] } = {}) {
   const accountId = opts.accountId ?? (await mockAccount(api));
   const res = await api('POST', '/v1/phone-numbers', { body: { phone_e164: opts.phone ?? randomNumber(), telephony_account_id: accountId, ...(opts.capabilities ? { capabilities: opts.capabilities } : {}) } });
-  if (res.status !== 201) throw new Error(`number not created: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 200) throw new Error(`number not created: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as { id: string; phone_e164: string; telephony_account_id: string; provider_sid: string };
 }
 

@@ -140,7 +140,7 @@ describe('sandbox credentials', () => {
     const verified = await api('POST', `/v1/telephony-accounts/${created.body.id}/verify`);
     expect(verified).toMatchObject({ status: 200, body: { verification_status: 'verified', cps_limit: 1 } });
     const number = await api('POST', '/v1/phone-numbers', { phone_e164: '+14155550177', telephony_account_id: created.body.id });
-    expect(number).toMatchObject({ status: 201, body: { status: 'active', provider_sid: expect.stringMatching(/^PN/) } });
+    expect(number).toMatchObject({ status: 200, body: { status: 'active', provider_sid: expect.stringMatching(/^PN/) } });
     // The carrier itself answers those credentials, in Twilio's shape.
     const direct = await fetch(`${stack.baseUrl}/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}.json`, { headers: { authorization: `Basic ${Buffer.from(`${creds.account_sid}:${creds.auth_token}`).toString('base64')}` } });
     expect(await direct.json()).toMatchObject({ sid: creds.account_sid, status: 'active' });
@@ -252,6 +252,9 @@ describe('sandbox sms', () => {
     const lines = out.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ outcome: 'answered', status: 200, message_sid: expect.stringMatching(/^SM/), replies: [expect.stringMatching(/^Texts Co: You are unsubscribed/)] });
+    // The contact's side on stderr: what they sent, and the confirmation they received.
+    expect(out.stderr).toContain('+12125550188 → +14155550144: STOP');
+    expect(out.stderr).toMatch(/\+14155550144 → \+12125550188: Texts Co: You are unsubscribed/);
     const suppressions = await api('GET', '/v1/suppressions?phone_e164=%2B12125550188');
     expect(suppressions.data).toEqual([expect.objectContaining({ status: 'active', source: 'sms' })]);
     const messages = await api('GET', '/v1/messages?direction=inbound');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { endSubCode, rowOutcome } from '../../shared/campaigns/attempt-items.js';
+import { campaignOutcomeSummary } from '../../shared/schemas/campaigns.js';
 import { CAMPAIGN_MOVES, isFinished, judgeAttemptEnd, launchable } from '../../shared/campaigns/rules.js';
 
 const info = (number: number, max = 3, retry = 240) => ({ number, max_attempts: max, retry_after_minutes: retry });
@@ -53,10 +54,24 @@ describe('pacing and moves', () => {
 });
 
 describe('rows', () => {
-  it('shows a shift_confirmation outcome and nothing else', () => {
+  it('shows every structured outcome the call recorded: shift_confirmation, appointment, survey_response; none and nothing are null', () => {
     expect(rowOutcome({ outcome_type: 'shift_confirmation', response: 'confirmed', shift_id: 'S-1', event_id: 'ev1' })).toEqual({ kind: 'shift_confirmation', id: 'ev1', response: 'confirmed', shift_ref: 'S-1', site: null, shift_starts_at: null });
-    expect(rowOutcome({ outcome_type: 'appointment' })).toBeNull();
+    expect(rowOutcome({ outcome_type: 'appointment', status: 'booked', starts_at: '2026-06-01T15:00:00.000Z', duration_minutes: 30, event_id: 'ev2', goal_reached: true })).toEqual({ kind: 'appointment', id: 'ev2', status: 'booked', starts_at: '2026-06-01T15:00:00.000Z', duration_minutes: 30 });
+    expect(rowOutcome({ outcome_type: 'appointment', status: 'not_booked', event_id: 'ev3' })).toEqual({ kind: 'appointment', id: 'ev3', status: 'not_booked', starts_at: null, duration_minutes: null });
+    expect(rowOutcome({ outcome_type: 'survey_response', complete: true, answers: { q1: '5' }, event_id: 'ev4' })).toEqual({ kind: 'survey_response', id: 'ev4', complete: true, answers: { q1: '5' } });
+    expect(rowOutcome({ outcome_type: 'none', event_id: 'ev5' })).toBeNull();
     expect(rowOutcome(null)).toBeNull();
+  });
+  it('every row outcome rowOutcome makes is one the CampaignOutcomeSummary schema accepts', () => {
+    const outcomes = [
+      { outcome_type: 'shift_confirmation', response: 'declined', event_id: 'e' },
+      { outcome_type: 'appointment', status: 'rescheduled', starts_at: '2026-06-01T15:00:00.000Z', event_id: 'e' },
+      { outcome_type: 'survey_response', complete: false, answers: {}, event_id: 'e' },
+    ];
+    for (const o of outcomes) {
+      const row = { contact_id: 'con_1', contact_phone: '+12125550100', attempts: 1, latest_attempt_id: 'att_1', latest_attempt_state: 'completed', disposition: 'completed_goal', sub_code: null, call_id: 'cal_1', outcome: rowOutcome(o), last_activity_at: '2026-06-01T15:00:00.000Z' };
+      expect(campaignOutcomeSummary.safeParse(row).success, o.outcome_type).toBe(true);
+    }
   });
   it('sub_code: campaign_cancelled, the blocking reason, or the failure', () => {
     expect(endSubCode({ tenant_id: 't', id: 'c' }, { state: 'disposed', end_reason: 'campaign_cancelled' })).toBe('campaign_cancelled');
