@@ -14,6 +14,7 @@
 import { getRelaySession, type RelaySessionRecord, relayConnection, saveRelaySession } from '../repositories/relay-sessions.js';
 import { mintStreamToken, type VerifiedStreamClaims } from '../telephony/call-tokens.js';
 import { type CoreInput, callSetup, type Effect, initialState, type SessionState, type StepResult } from './core/state.js';
+import { phraseReady } from './core/coalesce.js';
 import { step } from './core/step.js';
 import type { CallBrief, ControlPlane, ReplyModel, ToolSpec } from './ports.js';
 import { type HandoffData, type OutboundMessage, parseInbound } from './protocol.js';
@@ -73,9 +74,6 @@ type Owner = { tenant_id: string; call_id: string };
 type StartReply = Extract<Effect, { kind: 'start_reply' }>;
 
 const MAX_RACES = 8;
-/** A phrase ends at a sentence or clause mark, a line break, or this many characters. */
-const PHRASE_CHARS = 60;
-const PHRASE_END = /[.!?;:,\n]\s*$/;
 /**
  * Tool event numbers a reply may use, reserved in the write that starts it: ids are taken
  * synchronously while the session lives in the table, and a stale reply's tool still running
@@ -269,7 +267,8 @@ async function streamReply(
     firstTokenDeadlineMs: deps.settings.firstTokenDeadlineMs,
     fillerAfterMs: deps.settings.fillerAfterMs,
     feed,
-    textReady: (pending) => PHRASE_END.test(pending) || pending.length >= PHRASE_CHARS,
+    // Each feed is a read and a write of the session item: text goes in when it may complete a phrase.
+    textReady: phraseReady(),
     log: {
       warn: (msg, fields) => deps.log.warn(msg, { callId: record.call_id, ...fields }),
       error: (msg, fields) => deps.log.error(msg, { callId: record.call_id, ...fields }),

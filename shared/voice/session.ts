@@ -14,6 +14,7 @@
 import { MAX_EVENTS_PER_REQUEST } from '../schemas/runtime-events.js';
 import type { VerifiedStreamClaims } from '../telephony/call-tokens.js';
 import { type CoreInput, callSetup, type Effect, initialState, type SessionState, type StepResult } from './core/state.js';
+import { phraseReady } from './core/coalesce.js';
 import { step } from './core/step.js';
 import { renderPlan } from './plan.js';
 import type { CallBrief, ControlPlane, ReplyModel, RuntimeEventInput, ToolSpec } from './ports.js';
@@ -198,6 +199,7 @@ export function createRelaySession(deps: RelaySessionDeps): RelaySession {
     void runReply({
       model: deps.model,
       generation: e.generation,
+      textReady: phraseReady(),
       system: () => promptFor(call, e.language),
       messages: e.messages,
       route: call.definition.llm_route,

@@ -1,5 +1,6 @@
+import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { CLAUSE_MIN_CHARS, PHRASE_MAX_CHARS, pushText } from '../../shared/voice/core/coalesce.js';
+import { CLAUSE_MIN_CHARS, PHRASE_MAX_CHARS, phraseReady, pushText } from '../../shared/voice/core/coalesce.js';
 
 /** Feeds deltas one by one; returns the phrases in order and the rest. */
 function feed(deltas: string[]) {
@@ -51,5 +52,54 @@ describe('pushText', () => {
   it('never yields a blank phrase', () => {
     const { phrases } = feed(['  ', '. ', '!! ', 'Ok. ', ' ']);
     for (const p of phrases) expect(p.trim()).not.toBe('');
+  });
+});
+
+describe('phraseReady (a host holding back deltas that cannot complete a phrase)', () => {
+  /** Deltas held while phraseReady says no, handed over together when it says yes: each phrase with the index of the delta it was sent at. */
+  function held(deltas: string[]) {
+    const ready = phraseReady();
+    let buffer = '';
+    let pending = '';
+    const sent: { phrase: string; at: number }[] = [];
+    deltas.forEach((d, i) => {
+      pending += d;
+      if (!ready(pending)) return;
+      const r = pushText(buffer, pending);
+      pending = '';
+      buffer = r.buffer;
+      for (const phrase of r.phrases) sent.push({ phrase, at: i });
+    });
+    return sent;
+  }
+  function perDelta(deltas: string[]) {
+    let buffer = '';
+    const sent: { phrase: string; at: number }[] = [];
+    deltas.forEach((d, i) => {
+      const r = pushText(buffer, d);
+      buffer = r.buffer;
+      for (const phrase of r.phrases) sent.push({ phrase, at: i });
+    });
+    return sent;
+  }
+  const piece = fc.oneof(fc.constantFrom('.', ',', '!', '?', ';', ':', '—', '"', ')', ' ', '  ', '\n', 'Hello', 'there', 'x', "I'm", '…'), fc.string({ maxLength: 12 }), fc.string({ unit: fc.constantFrom('a', 'b', ' '), minLength: 20, maxLength: 90 }));
+
+  test.prop([fc.array(piece, { maxLength: 120 })], { numRuns: 500 })('sends the same phrases, each at the same delta, as feeding every delta', (deltas) => {
+    expect(held(deltas)).toEqual(perDelta(deltas));
+  });
+
+  it('holds back the tokens inside a phrase', () => {
+    const deltas = tokens('Sure, I can book you for Tuesday at ten in the morning. Does that work for you? ');
+    const ready = phraseReady();
+    let pending = '';
+    let feeds = 0;
+    for (const d of deltas) {
+      pending += d;
+      if (ready(pending)) {
+        feeds++;
+        pending = '';
+      }
+    }
+    expect(feeds).toBeLessThan(deltas.length / 3);
   });
 });

@@ -70,6 +70,8 @@ class ScriptedReply {
   private parts: ReplyPart[] = [];
   private ended = false;
   private wake: (() => void) | null = null;
+  /** The consumer asked for a part that was not there yet: every part pushed so far was taken and handled. */
+  waiting = false;
   constructor(
     readonly request: ReplyRequest,
     private readonly ignoreAbort: boolean,
@@ -78,6 +80,7 @@ class ScriptedReply {
   }
   push(...parts: ReplyPart[]) {
     this.parts.push(...parts);
+    this.waiting = false;
     this.wake?.();
   }
   end() {
@@ -93,7 +96,9 @@ class ScriptedReply {
         continue;
       }
       if (this.ended) return;
+      this.waiting = true;
       await new Promise<void>((r) => (this.wake = r));
+      this.waiting = false;
     }
   }
 }
@@ -383,7 +388,8 @@ describe('relay session: tools', () => {
     await w.frame({ type: 'prompt', voicePrompt: 'When are you free?', last: true });
     const reply = await waitFor(() => w.model.replies[0]);
     reply.push({ type: 'text', delta: 'Let me check.' });
-    await waitFor(() => w.session.state().reply?.buffer === 'Let me check.');
+    // The host holds a delta that cannot complete a phrase yet; the tool call hands it over first.
+    await waitFor(() => reply.waiting);
     const result = reply.request.tools[0]!.execute({}, { signal: reply.request.signal });
     return { reply, result };
   }

@@ -145,10 +145,13 @@ export function firstSlot(value: unknown): Record<string, unknown> | undefined {
 }
 
 /** A slot's start as said aloud, in UTC (deterministic: no host time zone). */
+// One formatter: toLocaleString builds a new Intl.DateTimeFormat on every call, and the script is replayed every turn.
+const spokenTime = new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', weekday: 'long', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit' });
+
 export function speakTime(iso: string): string {
   const at = new Date(iso);
   if (Number.isNaN(at.getTime())) return iso;
-  return `${at.toLocaleString('en-US', { timeZone: 'UTC', weekday: 'long', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit' })} UTC`;
+  return `${spokenTime.format(at)} UTC`;
 }
 
 const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
