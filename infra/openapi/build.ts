@@ -100,6 +100,7 @@ export async function buildOpenApi(): Promise<Json> {
     if (schemas.body) responses['415'] = route.bodyFormat === 'form'
       ? { description: 'The body is not a form: send Content-Type application/x-www-form-urlencoded', content: { 'application/json': { schema: errorRef } } }
       : { description: 'The body is not JSON: send Content-Type application/json (charset utf-8 if any) or a +json type', content: { 'application/json': { schema: errorRef } } };
+    if (schemas.body) responses['413'] = { description: 'The body is over the payload limit; nothing was read', content: { 'application/json': { schema: errorRef } } };
     if (route.auth === 'stripe_signature') responses['400'] = { description: 'Missing, wrong or stale Stripe-Signature; nothing was written', content: { 'application/json': { schema: errorRef } } };
     if (route.auth === 'twilio_signature') responses['403'] = { description: 'Missing or wrong X-Twilio-Signature; nothing was written', content: { 'application/json': { schema: errorRef } } };
     if (route.auth === 'stream_token') {

@@ -181,10 +181,10 @@ describe('the usage ledger', () => {
       expect(res.status, `${field} ${value}`).toBe(422);
       expect(res.body.detail[0].loc).toEqual(['body', 'events', 0, field]);
     }
-    const ok = { id: eid('use'), type: 'usage', at, audio_seconds: 0.001, gpu_seconds: 86_399.999 };
+    const ok = { id: eid('use'), type: 'usage', at, audio_seconds: 0.001, gpu_seconds: 3_599.999 };
     expect((await c.post({ events: [ok] })).status).toBe(200);
     const rows = await usageRowsOf(s.tenantId, period(), { kind: 'call_event', id: `${c.id}.${ok.id}` });
-    expect(Object.fromEntries(rows.map((r) => [r.meter, r.quantity]))).toEqual({ stt_audio_seconds: '0.001', gpu_seconds: '86399.999' });
+    expect(Object.fromEntries(rows.map((r) => [r.meter, r.quantity]))).toEqual({ stt_audio_seconds: '0.001', gpu_seconds: '3599.999' });
   });
 
   it('an inbound call’s final callback whose transaction meets a write conflict is re-read and retried: its minutes are metered, not lost to a 500', async () => {

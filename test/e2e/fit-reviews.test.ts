@@ -136,7 +136,7 @@ describe('POST /v1/workflow-outcomes/{action_id}/fit-reviews', () => {
     const s = await callWithRuntime();
     await s.post([qualification('q1', { answers: { budget: '10k' } })]);
     const receipt = Object.keys((await s.api('GET', `/v1/calls/${s.callId}`)).body.qualification_reviews)[0]!;
-    for (const [i, decision] of ['good_fit', 'poor_fit', 'needs_more_info'].entries()) expect((await review(s.api, receipt, { decision, reason: 'r', expected_revision: i + 1 })).status).toBe(201);
+    for (const [i, decision] of ['good_fit', 'poor_fit', 'needs_more_info'].entries()) expect((await review(s.api, receipt, { decision, reason: 'r', expected_revision: i + 1 })).status).toBe(200);
     const url = `/v1/workflow-outcomes/${receipt}/fit-reviews`;
     const first = await s.api('GET', `${url}?limit=2`);
     expect(first.body).toMatchObject({ has_more: true });

@@ -127,9 +127,14 @@ beforeAll(async () => {
   expect((await client(stack, token!)('POST', `/runtime/v1/calls/${call.id}/events`, { body: { events: [qualification] } })).status).toBe(200);
   const receipt = Object.keys((await world.api('GET', `/v1/calls/${call.id}`)).body.qualification_reviews)[0]!;
   const review = await world.api('POST', `/v1/workflow-outcomes/${receipt}/fit-reviews`, { body: { decision: 'good_fit', reason: 'r', expected_revision: 1 }, headers: { 'idempotency-key': 'p-review-1' } });
-  expect(review.status).toBe(201);
+  expect(review.status).toBe(200);
   parents.action_id = receipt;
   parentApis.action_id = world.api;
+  // A knowledge pack with one published version, for its version list.
+  const pack = (await api('POST', '/v1/knowledge-packs', { body: { name: 'FAQ' } })).body;
+  expect((await api('POST', `/v1/knowledge-packs/${pack.id}/documents`, { body: { title: 'Hours', content: 'We open at nine.' } })).status).toBe(201);
+  expect((await api('POST', `/v1/knowledge-packs/${pack.id}/publish`, { headers: { 'idempotency-key': 'p-pack-1' } })).status).toBe(201);
+  parents.pack_id = pack.id;
 });
 
 /** Refused ⇒ a 422 naming paths inside the object under `root`. */

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../shared/routes.js';
+import { loadHandler } from '../../infra/openapi/build.js';
 import { useTestStack } from '../support/stack.js';
 import { locs, profileBody } from './agent-fixtures.js';
 import { client, newTenant } from './client.js';
@@ -108,6 +109,9 @@ describe('cursors are opaque', () => {
     const listed: string[] = [];
     for (const route of routes) {
       if (route.method !== 'GET' || route.auth !== 'bearer' || route.path.includes('{') || !route.path.startsWith('/v1/')) continue;
+      // Lists only (a page limit or filters, as the document decides): other routes take no `limit`.
+      const { schemas } = await loadHandler(route);
+      if (!schemas.filters && (schemas.query?.safeParse({}).data as { limit?: number } | undefined)?.limit === undefined) continue;
       const res = await api('GET', `${route.path}?limit=1`);
       if (res.status !== 200 || typeof res.body?.next_cursor !== 'string') continue;
       listed.push(route.path);
