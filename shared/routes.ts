@@ -211,7 +211,7 @@ export const routes = [
   // The voice runtime's side of the API (the Stream token our TwiML handed over)
   { id: 'postCallEvents', method: 'POST', path: '/runtime/v1/calls/{call_id}/events', handler: 'functions/runtime/post-call-events', auth: 'stream_token', idempotency: 'none', table: 'write', kms: 'decrypt', summary: "The voice runtime reports a call's events (turns, disclosure, recorded responses, conversation actions, outcome, opt-out, usage, hang-up); idempotent by event id", tag: 'Voice runtime' },
 
-  // Webhooks (SPEC Part 6; the endpoint's management is ours)
+  // Webhooks (the contract; the endpoint's management is ours)
   { id: 'putWebhookEndpoint', method: 'PUT', path: '/v1/webhook-endpoint', handler: 'functions/webhooks/put-webhook-endpoint', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin'], kms: 'encrypt', summary: "Create (201, signing secret shown once) or replace the tenant's single webhook endpoint", tag: 'Webhooks' },
   { id: 'getWebhookEndpoint', method: 'GET', path: '/v1/webhook-endpoint', handler: 'functions/webhooks/get-webhook-endpoint', auth: 'bearer', idempotency: 'none', table: 'read', roles: ['admin', 'manager'], summary: 'The webhook endpoint and its live secrets (ids, creation, overlap expiry; never a secret)', tag: 'Webhooks' },
   { id: 'deleteWebhookEndpoint', method: 'DELETE', path: '/v1/webhook-endpoint', handler: 'functions/webhooks/delete-webhook-endpoint', auth: 'bearer', idempotency: 'none', table: 'write', roles: ['admin'], summary: 'Remove the webhook endpoint (events from then on are skipped)', tag: 'Webhooks' },

@@ -1,6 +1,6 @@
 /**
  * Wall-clock time in an IANA zone ↔ instants, and zone validity, from the platform's Intl
- * data (DESIGN §11). Pure: every function takes the instant. DST needs no special case: Intl
+ * data (the design). Pure: every function takes the instant. DST needs no special case: Intl
  * maps each instant to the local time actually shown in that zone, and a wall time is turned
  * back into an instant by trying the offsets in force around it. Used by the compliance
  * engine (calling windows), answering policies (open/closed) and calendar availability.

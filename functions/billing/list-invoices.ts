@@ -4,7 +4,7 @@ import { listInvoices } from '../../shared/repositories/invoices.js';
 import { INVOICE_STATUSES, invoiceResource } from '../../shared/schemas/billing.js';
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 
-/** GET /v1/invoices — the tenant's invoices, newest first; filters created_at, period_start, status (SPEC Conventions 6). */
+/** GET /v1/invoices — the tenant's invoices, newest first; filters created_at, period_start, status (the API conventions). */
 export const handler = defineRoute(
   'listInvoices',
   {

@@ -7,7 +7,7 @@ import { activeCalendar } from '../../shared/repositories/integration-connection
 import { availabilityRequest, availabilityResponse, calendarNotConnectedError } from '../../shared/schemas/integrations.js';
 
 /**
- * POST /v1/calendar/availability (SPEC) — free slots on the tenant's connected calendar:
+ * POST /v1/calendar/availability (the contract) — free slots on the tenant's connected calendar:
  * provider free/busy → the connection's working hours → 15-minute grid → never in the past.
  * The runtime's check_calendar tool answers from the same function. No active calendar →
  * 409 calendar_not_connected.

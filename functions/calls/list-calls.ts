@@ -8,7 +8,7 @@ import { CALL_DIRECTIONS, callDetail, DISPOSITIONS } from '../../shared/schemas/
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 
 /**
- * GET /v1/calls — newest first; filter grammar of SPEC Conventions 6. `idempotency_key`
+ * GET /v1/calls — newest first; filter grammar of the API conventions. `idempotency_key`
  * finds what a POST /v1/calls whose answer was lost created.
  */
 export const handler = defineRoute(

@@ -11,7 +11,7 @@ const timeoutMs = (routeById('createContactImport').timeoutSeconds ?? 29) * 1000
 
 /**
  * POST /v1/contact-imports — runs the whole import inside the request and answers 202
- * with the job already terminal (SPEC Part 3). Everything that can make the request a
+ * with the job already terminal (the contract). Everything that can make the request a
  * 422 (body, CSV, mapped headers, target list) is checked before the first write.
  * consent_attestation.signer_ip and signed_at are stamped here, never read from the body.
  */

@@ -5,7 +5,7 @@ import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 import { contactResource, LEAD_STATUSES } from '../../shared/schemas/contacts.js';
 import { CONTACT_PHONE } from '../../shared/schemas/phone.js';
 
-/** GET /v1/contacts — newest first; filter grammar of SPEC Conventions 6. */
+/** GET /v1/contacts — newest first; filter grammar of the API conventions. */
 export const handler = defineRoute(
   'listContacts',
   {

@@ -6,8 +6,8 @@ import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 import { INBOUND_INTENTS, MESSAGE_DIRECTIONS, messageSummary } from '../../shared/schemas/text-messages.js';
 
 /**
- * GET /v1/messages — the tenant's texts, outbound and inbound, newest first (SPEC Part 4);
- * filter grammar of SPEC Conventions 6 (`created_at` takes the range suffixes; every
+ * GET /v1/messages — the tenant's texts, outbound and inbound, newest first (the contract);
+ * filter grammar of the API conventions (`created_at` takes the range suffixes; every
  * filter takes `.in` and comma-separated alternatives).
  */
 export const handler = defineRoute(

@@ -5,7 +5,7 @@ import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 import { mobileActivity } from '../../shared/schemas/mobile.js';
 
 /**
- * GET /v1/mobile/receptionist/activity/page (SPEC) — the merged timeline (live_call,
+ * GET /v1/mobile/receptionist/activity/page (the contract) — the merged timeline (live_call,
  * voicemail, handoff, message), newest first, privacy-minimized. The cursor is the last
  * item's key (keyset): activity that arrives while a client pages never duplicates or skips
  * an older item.

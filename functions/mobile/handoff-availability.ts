@@ -7,7 +7,7 @@ import { handoffAvailabilityRequest } from '../../shared/schemas/integrations.js
 import { handoffAvailabilityResponse, handoffConflictError, handoffPath } from '../../shared/schemas/mobile.js';
 
 /**
- * POST /v1/mobile/receptionist/handoffs/{handoff_id}/booking/availability (SPEC) — free slots
+ * POST /v1/mobile/receptionist/handoffs/{handoff_id}/booking/availability (the contract) — free slots
  * for a carrier-confirmed handoff, each with an opaque signed id bound to the handoff and
  * expiring in 10 minutes. start_date, end_date, duration_minutes and timezone are all
  * required; any call, contact, attendee, connection or calendar field is refused

@@ -5,7 +5,7 @@ import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 import { CONTACT_PHONE } from '../../shared/schemas/phone.js';
 import { SUPPRESSION_REASONS, SUPPRESSION_SOURCES, SUPPRESSION_STATUSES, suppressionResource } from '../../shared/schemas/suppressions.js';
 
-/** GET /v1/suppressions — every entry, active and lifted, newest first; filter grammar of SPEC Conventions 6. */
+/** GET /v1/suppressions — every entry, active and lifted, newest first; filter grammar of the API conventions. */
 export const handler = defineRoute(
   'listSuppressions',
   {

@@ -5,7 +5,7 @@ import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 import { surveyResponse } from '../../shared/schemas/surveys.js';
 import { COMPLETION_STATUSES } from '../../shared/surveys/survey-response.js';
 
-/** GET /v1/survey-responses — newest first; filters agent_version_id, completion_status, created_at (SPEC Conventions 6). */
+/** GET /v1/survey-responses — newest first; filters agent_version_id, completion_status, created_at (the API conventions). */
 export const handler = defineRoute(
   'listSurveyResponses',
   {

@@ -34,7 +34,7 @@ function unknownModelIssues(route: AgentUpdateInput['llm_route']): ValidationIss
 }
 
 /**
- * A pack is named by id and published version together (SPEC: referenced by id and integer
+ * A pack is named by id and published version together (the contract: referenced by id and integer
  * version), and cleared together (both null). Unknown or another tenant's pack → not_found at
  * knowledge_pack_id; a version never published → not_found at knowledge_pack_version.
  */

@@ -1,5 +1,5 @@
 /**
- * The usage meters (see docs/decisions/billing.md; SPEC Part 2 "Usage summary"), in registry order. Pure data.
+ * The usage meters (see docs/decisions/billing.md; the contract "Usage summary"), in registry order. Pure data.
  *
  * Carrier meters are what a carrier bills: under a byo telephony account the tenant's own
  * carrier bills them (`carrier_billed`), so no ledger row is written for them.

@@ -1,6 +1,6 @@
 /**
  * Rating: a period's metered quantities + the tenant's plan → the UsageSummary's meters and
- * its billing_period_estimate (SPEC Part 2). Pure: exact decimals (decimal.js), no floats,
+ * its billing_period_estimate (the contract). Pure: exact decimals (decimal.js), no floats,
  * no clock, no I/O — the summary, the invoice and the mobile budget all call this.
  *
  * Rules (docs/decisions/billing.md):

@@ -1,5 +1,5 @@
 /**
- * Re-sending lost analysis requests (DESIGN §6: never silently lost), run by the call
+ * Re-sending lost analysis requests (the design: never silently lost), run by the call
  * scheduler's tick. Every transition that ends a call writes an analysis watch in its own
  * transaction; storing the analysis deletes it (shared/repositories/call-watches.ts). A
  * watch older than ANALYSIS_RESEND_AFTER_MS (default 30 min: beyond the longest the first

@@ -1,5 +1,5 @@
 /**
- * The call detail as the API shows it (SPEC Part 2 "Call detail"), from a stored call
+ * The call detail as the API shows it (the contract "Call detail"), from a stored call
  * record (outbound or inbound; the runtime's aggregates are absent until its first event).
  * Pure. `analysis` goes through readStoredAnalysis: a stored verdict of a results schema this
  * deployment cannot read is shown as null, and the detail still renders.

@@ -1,6 +1,6 @@
 /**
  * A call's transcript: its turn events in the order the runtime reported them, cursor-paged
- * (SPEC Conventions 4–5). The turns are read whole (a call holds at most MAX_EVENTS_PER_CALL
+ * (the API conventions). The turns are read whole (a call holds at most MAX_EVENTS_PER_CALL
  * events) and paged by `seq`; the cursor carries the last seq returned, signed and bound to
  * the tenant and the call like every other cursor.
  */

@@ -1,5 +1,5 @@
 /**
- * The unfinished-call reconciler (DESIGN §9: "a reconciler closes what the carrier never
+ * The unfinished-call reconciler (the design: "a reconciler closes what the carrier never
  * reported"), run by the call scheduler's tick. Every call the carrier took has an
  * unfinished watch from the moment its CallSid is linked until its terminal transition
  * (shared/repositories/call-watches.ts). The bounds follow the longest call the carrier can

@@ -1,6 +1,6 @@
 /**
  * Encryption at rest for other parties' secrets (carrier credentials now; webhook signing
- * secrets later), with a key that is never in the table (DESIGN §9):
+ * secrets later), with a key that is never in the table (the design):
  *   - on AWS: KMS (CREDENTIALS_KMS_KEY_ID), Encrypt/Decrypt with an encryption context, so
  *     a sealed value copied to another tenant's or account's item does not open;
  *   - locally: AES-256-GCM under a 32-byte key read from CREDENTIALS_KEY_FILE (created by

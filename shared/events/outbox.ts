@@ -1,5 +1,5 @@
 /**
- * The transactional outbox (DESIGN §10): an event is committed in the same transaction as
+ * The transactional outbox (the design): an event is committed in the same transaction as
  * the state change it reports, or not at all. Each event is two items:
  *
  * - the tenant's event, `TENANT#<t>#EVENTS` / `EVENT#<evt_id>` — the durable log a webhook

@@ -1,5 +1,5 @@
 /**
- * Idempotency for a route, per its manifest mode (DESIGN §5, IETF Idempotency-Key draft,
+ * Idempotency for a route, per its manifest mode (the design, IETF Idempotency-Key draft,
  * Stripe's behaviour):
  *   - required and missing → 422 ["header","idempotency-key"];
  *   - first request runs; its 2xx result is stored for 24 h;

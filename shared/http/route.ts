@@ -1,5 +1,5 @@
 /**
- * The one factory that builds every HTTP handler (DESIGN §3).
+ * The one factory that builds every HTTP handler (the design).
  *
  * A handler file declares its schemas and its work; this factory wraps it in the middy
  * stack every route shares, in this order:
@@ -38,7 +38,7 @@ export interface RouteSchemas {
   query?: AnyObject;
   headers?: AnyObject;
   body?: z.ZodType;
-  /** Declared list filters (SPEC Conventions 6); undeclared query names are refused. */
+  /** Declared list filters (the API conventions); undeclared query names are refused. */
   filters?: FilterSpec;
   /** Response schemas by status, for the OpenAPI document and response tests. */
   responses: Record<number, z.ZodType>;

@@ -1,5 +1,5 @@
 /**
- * zod issues → SPEC Part 7 entries, with Pydantic's loc and type vocabulary so clients
+ * zod issues → the contract entries, with Pydantic's loc and type vocabulary so clients
  * written against the reference implementation read our errors the same way.
  */
 import type { core } from 'zod';

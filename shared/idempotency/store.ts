@@ -1,5 +1,5 @@
 /**
- * Idempotency records (DESIGN §5), enforced by DynamoDB conditional writes.
+ * Idempotency records (the design), enforced by DynamoDB conditional writes.
  *
  * Scope: tenant + route + key, kept 24 h (TTL plus a read-time expiry check, because TTL
  * deletes late). A claim is a conditional put that succeeds when no live record exists,

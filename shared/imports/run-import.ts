@@ -1,5 +1,5 @@
 /**
- * CSV contact import, end to end (SPEC Part 2 "Contact import"; docs/imports.md).
+ * CSV contact import, end to end (the contract "Contact import"; docs/imports.md).
  *
  *   prepareImport  parse + check EVERYTHING that can make the request a 422 (the CSV, the
  *                  mapped headers, the target list) and look up the list named by

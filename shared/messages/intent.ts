@@ -10,7 +10,7 @@
  *    "stopwatch", "ending" and "weekend" contain no revocation word; "STOP!" and "stop." do.
  *  - `help`: the whole message is HELP or INFO.
  *  - `start`: the whole message is START or UNSTOP (which lifts an SMS-made suppression);
- *    stored as inbound_intent `other`, since the SPEC's intents are stop, help and other.
+ *    stored as inbound_intent `other`, since the contract's intents are stop, help and other.
  *  - `other`: anything else.
  */
 export type InboundIntent = 'stop' | 'help' | 'other';

@@ -1,5 +1,5 @@
 /**
- * A message's status machine (SPEC Part 3: queued, sent, delivered, failed, received). Pure.
+ * A message's status machine (the contract: queued, sent, delivered, failed, received). Pure.
  * Outbound: queued → sent → delivered | failed, and queued → delivered | failed directly (a
  * late or lost `sent` callback); delivered and failed are terminal. Inbound messages are
  * `received` and never move. Carrier callbacks are replayed and reordered: a status at or

@@ -1,5 +1,5 @@
 /**
- * The mobile receptionist activity timeline (SPEC MobileReceptionistActivity): a merged,
+ * The mobile receptionist activity timeline (the contract MobileReceptionistActivity): a merged,
  * newest-first list of live_call, voicemail, handoff and message activity, privacy-minimized
  * — id, kind, resource_id, occurred_at and a short label; never a transcript, recording,
  * media URL or phone number.

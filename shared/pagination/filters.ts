@@ -1,5 +1,5 @@
 /**
- * The list filter grammar of SPEC Conventions 6, as a pure module.
+ * The list filter grammar of the API conventions, as a pure module.
  *
  *   field=a,b        → field is a OR b
  *   field.in=a,b     → same

@@ -1,5 +1,5 @@
 /**
- * Cursor pages over one tenant's collection (SPEC Conventions 4–5).
+ * Cursor pages over one tenant's collection (the API conventions).
  *
  * DynamoDB applies Limit before FilterExpression, so a filtered page keeps reading until
  * it holds limit + 1 matches or the collection ends; the extra match is how has_more is

@@ -1,5 +1,5 @@
 /**
- * Whether a number may answer with a live agent or a policy (SPEC Part 4 rule 2; the inbound
+ * Whether a number may answer with a live agent or a policy (the contract; the inbound
  * voice route re-checks the same on every call). Pure: the number and its account's status in,
  * the reasons it may not out (empty = eligible).
  */

@@ -1,7 +1,7 @@
 /**
  * The scoring rubric frozen into each published agent version (pure). Post-call analysis
  * scores a call against the rubric of the version the call pinned; its `rubric_version`
- * is that version's id. Dimensions are the five SPEC "Call detail" names.
+ * is that version's id. Dimensions are the five the contract "Call detail" names.
  */
 import type { Rubric } from '../schemas/agents.js';
 import type { Objective } from '../schemas/templates.js';

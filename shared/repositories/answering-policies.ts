@@ -3,7 +3,7 @@
  * number's own partition) and, in the same transaction, moves the number onto the policy
  * route at that version — conditional on the number as read, its eligibility, its account's
  * verification and every ring_humans rep still being active with a transfer number
- * (SPEC Part 4 rules 2, 4 and 5). Past versions stay readable: a call in progress carries
+ * (the contract). Past versions stay readable: a call in progress carries
  * the version it started with.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';

@@ -237,7 +237,7 @@ export function applyOutboundStatus(call: Pick<CallRecord, 'tenant_id' | 'id'>, 
 
 /**
  * The tenant cancelled the call before it was dialled (POST /v1/calls/{id}/cancel):
- * `disposed` with `end_reason: "cancelled"`. No SPEC disposition describes a tenant's own
+ * `disposed` with `end_reason: "cancelled"`. No the contract disposition describes a tenant's own
  * cancel (they are outcomes of a call or of a policy), so `disposition` and
  * `disposition_set_by` stay null (docs/decisions.md "Cancelling a call").
  */

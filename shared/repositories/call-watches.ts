@@ -1,6 +1,6 @@
 /**
  * Watch items: the platform's promise that every call ends and every ended call is scored
- * (DESIGN §6 "never silently lost", §9 "a reconciler closes what the carrier never
+ * (the design: "never silently lost", "a reconciler closes what the carrier never
  * reported"). Each is written in the transaction that starts what it watches and deleted
  * in the one that finishes it; the call names its current watch (`unfinished_watch_at`,
  * `analysis_watch_at`: the instant in the watch's sort key), so whoever finishes it knows

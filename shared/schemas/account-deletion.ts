@@ -1,4 +1,4 @@
-/** Dashboard sessions and account deletion payloads (see docs/decisions/account-deletion.md; SPEC Part 4 "Account deletion"). */
+/** Dashboard sessions and account deletion payloads (see docs/decisions/account-deletion.md; the contract "Account deletion"). */
 import * as z from 'zod';
 import { errorWith, timestamp } from './common.js';
 import { REQUEST_STATUSES } from '../accounts/deletion-rules.js';
@@ -12,10 +12,10 @@ export const emailLinkAccepted = z
   .strictObject({ object: z.literal('email_link_request'), status: z.literal('accepted'), detail: z.string() })
   .meta({ id: 'EmailSignInLinkAccepted' });
 
-/** ActionTokenRequest (SPEC): the one-use token from the emailed link. */
+/** ActionTokenRequest (the contract): the one-use token from the emailed link. */
 export const actionTokenRequest = z.strictObject({ token: singleLineText({ min: 1, max: 300 }) }).meta({ id: 'ActionTokenRequest' });
 
-/** DeleteAccountRequest (SPEC): the password re-entered now and the exact phrase `delete <tenant name>`. */
+/** DeleteAccountRequest (the contract): the password re-entered now and the exact phrase `delete <tenant name>`. */
 export const deleteAccountRequest = z
   .strictObject({ password: z.string().min(1).max(1024), confirmation_phrase: singleLineText({ min: 1, max: 300 }) })
   .meta({ id: 'DeleteAccountRequest' });

@@ -1,6 +1,6 @@
 /**
- * Agent schemas: the instantiate request (SPEC Part 2), the draft PATCH, the
- * AgentDefinition and the immutable AgentVersion (SPEC Part 9).
+ * Agent schemas: the instantiate request (the contract), the draft PATCH, the
+ * AgentDefinition and the immutable AgentVersion (the contract).
  */
 import * as z from 'zod';
 import { idPattern } from '../ids.js';

@@ -1,5 +1,5 @@
 /**
- * Post-call analysis (SPEC Part 2, Call detail: `analysis.success_evaluation`): the output of
+ * Post-call analysis (the contract, Call detail: `analysis.success_evaluation`): the output of
  * the pure scorer in shared/policy/analysis/, stored verbatim on the call and rendered by the
  * call detail. The floor dimensions (`disclosure_given`, `optout_honored`) cannot be
  * `unscored` by construction of this schema, so a stored record that claims otherwise is

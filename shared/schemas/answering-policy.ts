@@ -1,5 +1,5 @@
 /**
- * Answering policies (SPEC Part 2 "Answering policy", Part 4 PUT rules, Part 8 Limits).
+ * Answering policies (the contract "Answering policy", Part 4 PUT rules, Part 8 Limits).
  * The request is closed at every level, like every request object in this API. Steps are
  * discriminated by `type`, `menu` when it is absent; the schema is recursive, and the menu
  * depth limit is checked over the whole document so a too-deep menu is refused at its own

@@ -1,10 +1,10 @@
-/** Usage and billing shapes (see docs/decisions/billing.md; SPEC Part 2: Usage summary, Invoice, ReceptionistPurchaseResponse, MobileSubscriptionHealth). */
+/** Usage and billing shapes (see docs/decisions/billing.md; the contract: Usage summary, Invoice, ReceptionistPurchaseResponse, MobileSubscriptionHealth). */
 import * as z from 'zod';
 import { BILLING_CLASSES, EXCLUDED_USAGE_TYPES, METERS, TELEPHONY_MODES } from '../billing/meters.js';
 import { PERIOD_PATTERN } from '../billing/period.js';
 import { errorWith, timestamp } from './common.js';
 
-/** SPEC Conventions 3: an optional-sign decimal number. */
+/** the API conventions: an optional-sign decimal number. */
 const decimalString = z.string().regex(/^[+-]?\d+(\.\d+)?$/);
 const minor = z.int();
 

@@ -1,5 +1,5 @@
 /**
- * The call detail (SPEC Part 2 "Call detail"): GET /v1/calls/{call_id} and the items of
+ * The call detail (the contract "Call detail"): GET /v1/calls/{call_id} and the items of
  * GET /v1/calls. Outbound and inbound calls share it; fields that do not apply are null.
  */
 import * as z from 'zod';

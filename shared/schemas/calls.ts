@@ -1,5 +1,5 @@
 /**
- * The queue-call request (SPEC Part 2 "Queue-call request") and the preflight
+ * The queue-call request (the contract "Queue-call request") and the preflight
  * request and answer (docs/decisions/calls-and-compliance.md). Questions and context are conversation inputs only: capped
  * hard so context stays a context, and never allowed to shadow a variable the voice
  * runtime fills itself (RESERVED_CONTEXT_PREFIXES).

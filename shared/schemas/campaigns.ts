@@ -1,4 +1,4 @@
-/** Number pools and campaigns (see docs/decisions/campaigns.md; SPEC Part 2 CampaignSummary, CampaignOutcomeSummary). */
+/** Number pools and campaigns (see docs/decisions/campaigns.md; the contract CampaignSummary, CampaignOutcomeSummary). */
 import * as z from 'zod';
 import { CALL_STATES } from '../policy/call-state/machine.js';
 import { DISPOSITIONS } from './call-detail.js';
@@ -79,7 +79,7 @@ const appointmentOutcome = z
 const surveyResponseOutcome = z
   .object({ kind: z.literal('survey_response'), id: z.string(), complete: z.boolean(), answers: z.record(z.string(), z.string()) })
   .meta({ id: 'SurveyResponseOutcome' });
-/** Every structured outcome a call records (the SPEC shows shift_confirmation; appointment and survey_response rows are shown the same way). */
+/** Every structured outcome a call records (the contract shows shift_confirmation; appointment and survey_response rows are shown the same way). */
 const rowOutcomeSchema = z.discriminatedUnion('kind', [shiftConfirmation, appointmentOutcome, surveyResponseOutcome]);
 
 export const campaignOutcomeSummary = z

@@ -1,5 +1,5 @@
 /**
- * The ContactAttempt resource (SPEC Part 2/3; see docs/decisions/dispatch-and-carrier.md): what POST /v1/calls answers, read
+ * The ContactAttempt resource (the contract/3; see docs/decisions/dispatch-and-carrier.md): what POST /v1/calls answers, read
  * from the outbound call record (shared/calls/present-attempt.ts).
  */
 import * as z from 'zod';

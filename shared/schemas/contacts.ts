@@ -1,4 +1,4 @@
-/** Contact and consent schemas (SPEC Part 2: Contact, Contact create request, consent). */
+/** Contact and consent schemas (the contract: Contact, Contact create request, consent). */
 import * as z from 'zod';
 import { errorWith, storableObject, timestamp } from './common.js';
 import { idPattern } from '../ids.js';

@@ -1,5 +1,5 @@
 /**
- * CSV contact import schemas (SPEC Part 2 "Contact import", Part 3 import job status).
+ * CSV contact import schemas (the contract "Contact import", Part 3 import job status).
  * The choices the spec leaves open are written up in docs/imports.md.
  */
 import * as z from 'zod';

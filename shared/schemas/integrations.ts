@@ -1,5 +1,5 @@
 /**
- * Integration (calendar) connections and calendar availability (SPEC Part 2 "Calendar
+ * Integration (calendar) connections and calendar availability (the contract "Calendar
  * availability", IntegrationConnectionSummary). Token material is never representable here.
  */
 import * as z from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Knowledge packs (SPEC Part 2 knowledge_pack_id / knowledge_pack_version; Part 9: referenced
+ * Knowledge packs (the contract knowledge_pack_id / knowledge_pack_version; Part 9: referenced
  * by id and integer version): a tenant's reference material, edited as a draft of documents
  * and published into immutable, numbered versions the agent answers from.
  *

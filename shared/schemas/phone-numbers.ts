@@ -1,4 +1,4 @@
-/** Phone number schemas (SPEC Part 2 "Phone number", Part 3 status and reputation_state). */
+/** Phone number schemas (the contract "Phone number", Part 3 status and reputation_state). */
 import * as z from 'zod';
 import { timestamp } from './common.js';
 import { numberE164 } from './phone.js';

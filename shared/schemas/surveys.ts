@@ -1,4 +1,4 @@
-/** SurveyResponse (SPEC Part 2). */
+/** SurveyResponse (the contract). */
 import * as z from 'zod';
 import { COMPLETION_STATUSES } from '../surveys/survey-response.js';
 import { timestamp } from './common.js';

@@ -1,4 +1,4 @@
-/** Telephony account schemas (SPEC Part 2 "Telephony account", Part 3 verification_status). */
+/** Telephony account schemas (the contract "Telephony account", Part 3 verification_status). */
 import * as z from 'zod';
 import { timestamp } from './common.js';
 import { singleLineText } from './text.js';

@@ -1,4 +1,4 @@
-/** Template schemas (SPEC Part 2: Template; Part 4: Agents and templates). */
+/** Template schemas (the contract: Template; Part 4: Agents and templates). */
 import * as z from 'zod';
 import { timestamp } from './common.js';
 

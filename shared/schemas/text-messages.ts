@@ -1,5 +1,5 @@
 /**
- * Text messages (SMS; see docs/decisions/messaging.md): SPEC Part 2 MessageSummary, the send request (beyond the
+ * Text messages (SMS; see docs/decisions/messaging.md): the contract MessageSummary, the send request (beyond the
  * spec) and the inbound messaging webhook configuration. (shared/schemas/messages.ts holds
  * the queue messages of the workers, not these.)
  */

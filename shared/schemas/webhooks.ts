@@ -1,5 +1,5 @@
 /**
- * Webhook endpoint, event and test-send shapes (SPEC Part 6; the endpoint's management is
+ * Webhook endpoint, event and test-send shapes (the contract; the endpoint's management is
  * ours: docs/decisions/webhooks.md). Secrets appear in exactly two responses — creating the endpoint and
  * rotating its secret — and nowhere else.
  */

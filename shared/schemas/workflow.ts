@@ -1,4 +1,4 @@
-/** Qualification fit reviews (SPEC Part 2 "Qualification review"). */
+/** Qualification fit reviews (the contract "Qualification review"). */
 import * as z from 'zod';
 import { FIT_DECISIONS, FIT_REASON_MAX_CHARS } from '../workflow/qualification.js';
 import { errorWith, timestamp } from './common.js';

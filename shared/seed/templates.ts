@@ -74,7 +74,7 @@ export const TEMPLATES: readonly TemplateDefinition[] = [
     use_case: 'staffing',
     outcome_type: 'shift_confirmation',
     tool_grants: ['confirm_shift', 'record_shift_response', 'send_sms', 'transfer_to_human', ...ALWAYS],
-    // The shift_confirmation outcome as SPEC Part 2 shows it (Campaign: CampaignOutcomeSummary): response
+    // The shift_confirmation outcome as the contract shows it (Campaign: CampaignOutcomeSummary): response
     // confirmed | declined | tentative | unreachable, shift_ref, site, shift_starts_at.
     webhook_payload_schema: payload('Shift confirmation', {
       shift_ref: { type: 'string' },
@@ -92,7 +92,7 @@ export const TEMPLATES: readonly TemplateDefinition[] = [
     use_case: 'survey',
     outcome_type: 'survey_response',
     tool_grants: ['record_survey_answer', 'schedule_callback', ...ALWAYS],
-    // As SPEC Part 2 shows a SurveyResponse: answers (an object: question id → answer), completion_status.
+    // As the contract shows a SurveyResponse: answers (an object: question id → answer), completion_status.
     webhook_payload_schema: payload('Survey response', {
       survey_id: { type: 'string' },
       completion_status: { type: 'string', description: 'complete, or partial when the person stopped before the last question' },

@@ -1,5 +1,5 @@
 /**
- * The port every carrier adapter implements (DESIGN §9). Handlers and workers speak to a
+ * The port every carrier adapter implements (the design). Handlers and workers speak to a
  * carrier only through it: verify an account, buy or connect numbers, place, read and hang
  * up calls, send SMS.
  */

@@ -1,5 +1,5 @@
 /**
- * Verify a telephony account with its provider (SPEC Part 3: the verify operation proves
+ * Verify a telephony account with its provider (the contract: the verify operation proves
  * the credentials and reads the calls-per-second ceiling back into cps_limit).
  *
  *   mock                → mock_verified (the sandbox carrier needs no proof)

@@ -1,5 +1,5 @@
 /**
- * The fixed catalog of native receptionist outcomes (SPEC Part 6 item 4): the tool an agent
+ * The fixed catalog of native receptionist outcomes (the contract): the tool an agent
  * used during a call and the event type its use is delivered as. Tenants bind them to their
  * one webhook endpoint; they cannot define commands, schemas or secrets of their own.
  */

@@ -1,5 +1,5 @@
 /**
- * What the carrier or the queue lost, the scheduler finds (DESIGN §6, §9), on the local
+ * What the carrier or the queue lost, the scheduler finds (the design), on the local
  * stack with its pollers and scheduler ticks, time moved with the clock hook (no waiting
  * hours):
  *  - a call whose final status callback never arrived is closed by the unfinished-call

@@ -48,7 +48,7 @@ describe('a shift confirmation campaign', () => {
     const event = (call as unknown as { outcome: unknown }).outcome as { event_id: string; outcome_type: string; response: string };
     expect(event).toMatchObject({ outcome_type: 'shift_confirmation', response: 'confirmed' });
     expect(row).toMatchObject({ disposition: 'completed_goal', latest_attempt_state: 'completed' });
-    // The sandbox runtime reports no shift id, site or start: those are null (SPEC's fields, mapped in rowOutcome).
+    // The sandbox runtime reports no shift id, site or start: those are null (the contract's fields, mapped in rowOutcome).
     expect(row.outcome).toEqual({ kind: 'shift_confirmation', id: event.event_id, response: 'confirmed', shift_ref: null, site: null, shift_starts_at: null });
     expect(row.outcome.id).toMatch(/\S/);
 

@@ -152,7 +152,7 @@ describe('inbound voice', () => {
     expect((await api('GET', '/v1/phone-numbers')).status).toBe(200);
   });
 
-  describe('an ineligible number (SPEC Part 4 rule 2, re-checked on every call) gets the polite refusal and an inbound_unavailable record', () => {
+  describe('an ineligible number (the contract, re-checked on every call) gets the polite refusal and an inbound_unavailable record', () => {
     /** The refusal TwiML, and the call stored as refused for `reason`; a replay gets the same answer and no second record. */
     async function expectRefused(res: { status: number; text: string }, callSid: string, expected: { tenantId: string; numberId: string; accountId: string; reason: string }, replay: () => Promise<{ text: string }>) {
       expect(res.status).toBe(200);

@@ -104,7 +104,7 @@ function outcomePayloads(t: { outcome_type: Outcome; use_case: string }): Record
     case 'appointment':
       return runtimeValues('appointment', 'status').map((status) => ({ ...base, outcome: status, appointment: ['booked', 'rescheduled'].includes(status) ? { starts_at: STARTS, duration_minutes: 30 } : null }));
     case 'shift_confirmation':
-      // SPEC's shift_confirmation responses (Campaign outcome): the runtime's, and unreachable when nobody answered.
+      // the contract's shift_confirmation responses (Campaign outcome): the runtime's, and unreachable when nobody answered.
       return [...new Set([...runtimeValues('shift_confirmation', 'response'), 'confirmed', 'declined', 'tentative', 'unreachable'])].map((response) => ({ ...base, shift_ref: 'SHIFT-42', response, site: null, shift_starts_at: STARTS }));
     case 'survey_response':
       return [{ ...base, answers: { q1: 'yes', q2: '4' }, completion_status: 'complete' }, { ...base, contact_id: null, answers: {}, completion_status: 'partial' }];

@@ -1,6 +1,6 @@
 /**
  * The committed area-code table against the libphonenumber packages it was generated from
- * (DESIGN §11): regenerating must give the same table, and the packages' own public
+ * (the design): regenerating must give the same table, and the packages' own public
  * lookups must agree with it where they overlap. A package upgrade that moves an area
  * code fails here until the table is regenerated.
  */

@@ -1,4 +1,4 @@
-/** SPEC Part 4 rule 2: which numbers may answer with an agent or a policy, and every reason one may not. */
+/** The contract: which numbers may answer with an agent or a policy, and every reason one may not. */
 import { describe, expect, it } from 'vitest';
 import { INELIGIBLE_MESSAGES, numberIneligibility, type IneligibleReason } from '../../shared/policy/number-eligibility.js';
 import { NUMBER_STATUSES, REPUTATION_STATES } from '../../shared/schemas/phone-numbers.js';

@@ -123,7 +123,7 @@ describe('docs/openapi.json accepts what the server accepts and describes what i
     expect((await documentViolations({ method: 'GET', path: '/v1/me', status: 201, responseBody: {}, responseType: 'application/json' })).join()).toMatch(/status not documented/);
   });
 
-  it('POST /v1/phone-numbers and the fit review answer 200 (SPEC: unless stated, a response is 200)', async () => {
+  it('POST /v1/phone-numbers and the fit review answer 200 (the contract: unless stated, a response is 200)', async () => {
     for (const id of ['createPhoneNumber', 'createFitReview']) {
       const route = (routes as readonly RouteDefinition[]).find((r) => r.id === id)!;
       const statuses = Object.keys((await loadHandler(route)).schemas.responses).map(Number).filter((s) => s < 300);

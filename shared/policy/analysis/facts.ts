@@ -76,7 +76,7 @@ interface RecordedResponseFact {
   id: string;
 }
 
-/** The knowledge pack the pinned version names (SPEC: referenced by id and integer version). */
+/** The knowledge pack the pinned version names (the contract: referenced by id and integer version). */
 interface KnowledgePackFact {
   id: string;
   version: number;
@@ -104,9 +104,9 @@ interface GroundingFact {
 
 export interface CallFacts {
   direction: 'outbound' | 'inbound';
-  /** The call's final state (SPEC Part 3; shared/policy/call-state/machine.ts). */
+  /** The call's final state (the contract; shared/policy/call-state/machine.ts). */
   state: CallState;
-  /** SPEC Disposition value, or null when none was set. */
+  /** The contract Disposition value, or null when none was set. */
   disposition: string | null;
   /**
    * Who picked up: `human`, `machine` (carrier machine detection: Twilio's machine_* and fax),

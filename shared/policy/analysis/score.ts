@@ -1,5 +1,5 @@
 /**
- * The post-call analysis scorer (DESIGN §9 "Pure rule modules"): a finished call's facts and
+ * The post-call analysis scorer (the design "Pure rule modules"): a finished call's facts and
  * the pinned agent version's rubric → `success_evaluation`. No I/O, no clock: the same
  * inputs always score the same. The rules and thresholds are in docs/decisions/call-analysis-and-outcomes.md
  * ("Post-call analysis").

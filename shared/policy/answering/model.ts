@@ -1,5 +1,5 @@
 /**
- * The answering policy's vocabulary (SPEC Part 2 "Answering policy", Part 8 Limits), shared
+ * The answering policy's vocabulary (the contract "Answering policy", Part 8 Limits), shared
  * by the request schema and the pure evaluator so the two cannot disagree on a limit.
  */
 import { HHMM, minutesOf } from '../calling-window.js';

@@ -1,5 +1,5 @@
 /**
- * Which step list answers a call at instant `at` (SPEC Part 2 "Answering policy"): a
+ * Which step list answers a call at instant `at` (the contract "Answering policy"): a
  * holiday (the local date is in holiday_dates) is closed; an absent or empty
  * business_hours is open at every hour; otherwise the local time must fall in one of that
  * weekday's windows (start included, end excluded), and a weekday not named is closed.

@@ -1,5 +1,5 @@
 /**
- * The call state machine (SPEC Part 3 "Contact attempt state"), pure: a call's current
+ * The call state machine (the contract "Contact attempt state"), pure: a call's current
  * state and one thing that happened → the change to store, or null when it changes nothing.
  *
  *   scheduled → dialing → answered → in_conversation → completed

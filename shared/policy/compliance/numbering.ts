@@ -1,6 +1,6 @@
 /**
  * What a phone number says about where its callee is: NANP area code → region, state and
- * zones, from the generated libphonenumber table (DESIGN §11).
+ * zones, from the generated libphonenumber table (the design).
  */
 import { AREA_CODES } from './area-codes.generated.js';
 import type { AreaCodeInfo } from './numbering-types.js';
