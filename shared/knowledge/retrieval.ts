@@ -37,6 +37,25 @@ export interface RetrievalBackend {
 const RETRIEVAL_TOP_K = 3;
 /** Share of the query's content words a passage must hold to count as an answer. */
 const MIN_QUERY_COVERAGE = 0.5;
+/**
+ * A word in more than this share of a version's passages says nothing about which passage
+ * answers (its BM25 weight is near zero) but costs a score for each of them: it is left out of
+ * the query, unless every word of the query is that common.
+ */
+const COMMON_TERM_SHARE = 0.2;
+/** Below this many passages every word counts: a share of a handful says nothing. */
+const COMMON_TERM_MIN_PASSAGES = 100;
+
+/** How many passages each term of a stored index appears in (any field). */
+function documentFrequencies(stored: AsPlainObject): Map<string, number> {
+  const df = new Map<string, number>();
+  for (const [term, fields] of stored.index) {
+    const docs = new Set<string>();
+    for (const freqs of Object.values(fields)) for (const id of Object.keys(freqs)) docs.add(id);
+    df.set(term, docs.size);
+  }
+  return df;
+}
 
 // Words that carry no subject: a question made only of them retrieves nothing.
 const STOP = new Set(
@@ -70,10 +89,15 @@ export const lexicalBackend: RetrievalBackend = {
   },
   load(passages, stored) {
     const index = MiniSearch.loadJS(stored as AsPlainObject, OPTIONS);
+    const df = documentFrequencies(stored as AsPlainObject);
+    const count = (stored as AsPlainObject).documentCount;
+    const common = count < COMMON_TERM_MIN_PASSAGES ? Number.POSITIVE_INFINITY : count * COMMON_TERM_SHARE;
     return {
       search(query, limit = RETRIEVAL_TOP_K) {
-        const terms = queryTerms(query);
-        if (!terms.length) return [];
+        const all = queryTerms(query);
+        if (!all.length) return [];
+        const rare = all.filter((t) => (df.get(t) ?? 0) <= common);
+        const terms = rare.length ? rare : all;
         const needed = Math.max(1, Math.ceil(terms.length * MIN_QUERY_COVERAGE));
         return index
           .search(terms.join(' '))
