@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalStack, startLocalStack } from '../../infra/local/stack.js';
-import { emulatorEndpoints, uniqueSuffix } from '../support/environment.js';
+import type { LocalStack } from '../../infra/local/stack.js';
+import { freshLocalStack } from '../support/stack.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const shellEnv: NodeJS.ProcessEnv = { ...process.env };
@@ -19,17 +19,8 @@ let dir: string;
 let empty: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'vc-demo-'));
+  ({ stack, dir } = await freshLocalStack('demo'));
   empty = mkdtempSync(join(tmpdir(), 'vc-nostack-'));
-  const { dynamoEndpoint, sqsEndpoint } = emulatorEndpoints();
-  stack = await startLocalStack({
-    port: 0,
-    dataDir: dir,
-    dynamoEndpoint,
-    sqsEndpoint,
-    tableName: `demo-${uniqueSuffix()}`,
-    queueNamePrefix: `demo-${uniqueSuffix()}-`,
-  });
 });
 afterAll(async () => {
   await stack?.stop();

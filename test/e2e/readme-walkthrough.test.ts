@@ -6,13 +6,12 @@
  * breaks the path fails here.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalStack, startLocalStack } from '../../infra/local/stack.js';
-import { emulatorEndpoints, uniqueSuffix } from '../support/environment.js';
+import type { LocalStack } from '../../infra/local/stack.js';
+import { freshLocalStack } from '../support/stack.js';
 import { lastJsonLine, mismatches, walkthroughSteps } from '../support/readme-walkthrough.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -32,16 +31,7 @@ const freePort = () =>
   });
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'vc-walkthrough-'));
-  const { dynamoEndpoint, sqsEndpoint } = emulatorEndpoints();
-  stack = await startLocalStack({
-    port: 0,
-    dataDir: dir,
-    dynamoEndpoint,
-    sqsEndpoint,
-    tableName: `walk-${uniqueSuffix()}`,
-    queueNamePrefix: `walk-${uniqueSuffix()}-`,
-  });
+  ({ stack, dir } = await freshLocalStack('walk'));
 });
 afterAll(async () => {
   // A block that failed may have left the README's webhook receiver running.

@@ -7,6 +7,9 @@
  *
  * One stack per test file at a time (process.env is process-wide).
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { localDynamoClient, localSqsClient } from '../../infra/local/provision.js';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../infra/local/stack.js';
 import { deleteResources, emulatorEndpoints, uniqueSuffix, useForFile } from './environment.js';
@@ -51,4 +54,16 @@ export async function startTestStack(opts: TestStackOptions = {}): Promise<TestS
 /** beforeAll/afterAll wrapper around startTestStack(). */
 export function useTestStack(opts: TestStackOptions = {}): TestStack {
   return useForFile(() => startTestStack(opts), (stack) => stack.stop(), 'useTestStack()');
+}
+
+/**
+ * A whole local stack of its own (workers, scheduler, stack file) on a fresh data dir, on the
+ * run's DynamoDB Local and emulator with its own table and queues: what a person's shell finds
+ * with LOCAL_DIR, for tests that drive the CLI or the README against it.
+ */
+export async function freshLocalStack(name: string): Promise<{ stack: LocalStack; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), `vc-${name}-`));
+  const { dynamoEndpoint, sqsEndpoint } = emulatorEndpoints();
+  const stack = await startLocalStack({ port: 0, dataDir: dir, dynamoEndpoint, sqsEndpoint, tableName: `${name}-${uniqueSuffix()}`, queueNamePrefix: `${name}-${uniqueSuffix()}-` });
+  return { stack, dir };
 }
