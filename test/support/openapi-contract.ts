@@ -13,6 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Document } from 'openapi-backend';
 
 export interface Exchange {
@@ -34,7 +35,17 @@ function backend(): Promise<OpenAPIBackend> {
     const definition = JSON.parse(readFileSync(resolve(import.meta.dirname, '..', '..', 'docs', 'openapi.json'), 'utf8')) as Document;
     // quick: skip openapi-backend's own check of the document, which knows only OpenAPI 3.0
     // (Redocly and Spectral lint the 3.1 document in test/unit/openapi-lint.test.ts).
-    const api = new OpenAPIBackend({ definition, quick: true, validate: true, strict: true });
+    // Formats (date-time, uri, email, uuid …) are checked too: Ajv alone ignores them.
+    const api = new OpenAPIBackend({
+      definition,
+      quick: true,
+      validate: true,
+      strict: true,
+      customizeAjv: (ajv) => {
+        addFormats(ajv);
+        return ajv;
+      },
+    });
     await api.init();
     return api;
   })();
