@@ -394,8 +394,8 @@ export interface DueWebhookEvent {
   due_sk: string;
   attempt_count: number;
   lease_until: string | null;
-  /** The event's own next attempt (null: its first, due at its commit); the entry may have been re-armed past it. */
-  next_attempt_at: string | null;
+  /** When the event's next attempt is due (its first: at its commit); the entry may have been re-armed past it. */
+  due_at: string;
 }
 
 /** Up to `limit` events of one due-index shard whose next attempt is at or before `bound` (an ISO instant), oldest first. */
@@ -414,7 +414,7 @@ export async function overdueWebhookEvents(shard: number, bound: string, limit: 
 
 function dueEntryOf(item: Record<string, unknown>): DueWebhookEvent {
   const rec = item as unknown as WebhookEventRecord & { gsi1sk: string };
-  return { tenant_id: rec.event.tenant_id, event_id: rec.event.id, due_sk: rec.gsi1sk, attempt_count: rec.attempt_count ?? 0, lease_until: rec.lease_until ?? null, next_attempt_at: rec.next_attempt_at ?? null };
+  return { tenant_id: rec.event.tenant_id, event_id: rec.event.id, due_sk: rec.gsi1sk, attempt_count: rec.attempt_count ?? 0, lease_until: rec.lease_until ?? null, due_at: rec.next_attempt_at ?? rec.created_at };
 }
 
 /**

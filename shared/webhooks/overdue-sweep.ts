@@ -63,8 +63,8 @@ export async function resendPendingAfterRestart(at: Date): Promise<number> {
       for (const due of page) {
         if (seen.has(due.event_id)) continue;
         seen.add(due.event_id);
-        // Its next attempt (a first attempt is due at once), not before now, nor before a lease the dead process held has lapsed.
-        const dueAt = due.next_attempt_at ? Date.parse(due.next_attempt_at) : at.getTime();
+        // Its next attempt, not before now, nor before a lease the dead process held has lapsed.
+        const dueAt = Date.parse(due.due_at);
         const sendAt = Math.max(at.getTime(), dueAt, due.lease_until ? Date.parse(due.lease_until) + LAPSED_LEASE_MARGIN_MS : 0);
         if (sendAt > dueAt && !(await rearmOverdue(due, new Date(sendAt + OVERDUE_RECHECK_MS)))) continue;
         onward.push({ tenant_id: due.tenant_id, event_id: due.event_id, delaySeconds: (sendAt - at.getTime()) / 1000 });
