@@ -16,7 +16,7 @@ import { putWebhookEndpoint } from '../../shared/repositories/webhook-endpoints.
 import { claimDueAttempt } from '../../shared/repositories/webhook-events.js';
 import { deliverEvent } from '../../shared/webhooks/deliver-event.js';
 import { resendPendingAfterRestart } from '../../shared/webhooks/overdue-sweep.js';
-import { startReceiver, type Receiver } from '../e2e/webhook-receiver.js';
+import { type Receiver, startReceiver } from '../e2e/webhook-receiver.js';
 import { useTestEnvironment } from '../support/environment.js';
 
 const env = useTestEnvironment({ bucket: false });
