@@ -33,7 +33,7 @@ import { runAnalysisResend } from './analysis-resend.js';
 import { runUnfinishedReconciler } from './unfinished-calls.js';
 import { runMessageSendReconciler } from '../messages/send-reconciler.js';
 import { dropLeasesAfterRestart, runCampaigns } from '../campaigns/driver.js';
-import { runWebhookOverdueSweep } from '../webhooks/overdue-sweep.js';
+import { resendPendingAfterRestart, runWebhookOverdueSweep } from '../webhooks/overdue-sweep.js';
 
 const DEFAULT_DISPATCH_UNKNOWN_AFTER_MS = 120_000;
 const dispatchUnknownAfterMs = (): number => {
@@ -150,7 +150,7 @@ export interface RestartRecovery {
  *   - every unfinished call is asked about now (its final callback may have hit a dead server);
  *   - every ended, unscored call's analysis request is sent again;
  *   - every campaign's driver lease is dropped (the dead process held it);
- *   - every pending webhook event already due is re-enqueued (the delivery lease keeps it to one POST).
+ *   - every pending webhook event is re-enqueued, delayed to its next attempt (the delivery lease keeps each attempt to one POST).
  * A duplicate of anything here is harmless, as it is for the tick itself.
  */
 export async function recoverAfterRestart(at: Date): Promise<RestartRecovery> {
@@ -159,8 +159,8 @@ export async function recoverAfterRestart(at: Date): Promise<RestartRecovery> {
   const unfinished = await runUnfinishedReconciler(at, { afterMs: 0 });
   const reanalysed = await runAnalysisResend(at, 0);
   await dropLeasesAfterRestart();
-  // Every retry message died with the queue: each pending event already due is sent again now.
-  const webhooksResent = await runWebhookOverdueSweep(at, undefined, 0);
+  // Every delivery message died with the queue: each pending event is sent again, to land when it is due.
+  const webhooksResent = await resendPendingAfterRestart(at);
   return { sent, reconciled, unfinished, reanalysed, webhooksResent };
 }
 

@@ -394,6 +394,8 @@ export interface DueWebhookEvent {
   due_sk: string;
   attempt_count: number;
   lease_until: string | null;
+  /** When the event's next attempt is due (its first: at its commit); the entry may have been re-armed past it. */
+  due_at: string;
 }
 
 /** Up to `limit` events of one due-index shard whose next attempt is at or before `bound` (an ISO instant), oldest first. */
@@ -407,10 +409,27 @@ export async function overdueWebhookEvents(shard: number, bound: string, limit: 
       Limit: limit,
     }),
   );
-  return (out.Items ?? []).map((i) => {
-    const rec = i as unknown as WebhookEventRecord & { gsi1sk: string };
-    return { tenant_id: rec.event.tenant_id, event_id: rec.event.id, due_sk: rec.gsi1sk, attempt_count: rec.attempt_count ?? 0, lease_until: rec.lease_until ?? null };
-  });
+  return (out.Items ?? []).map(dueEntryOf);
+}
+
+function dueEntryOf(item: Record<string, unknown>): DueWebhookEvent {
+  const rec = item as unknown as WebhookEventRecord & { gsi1sk: string };
+  return { tenant_id: rec.event.tenant_id, event_id: rec.event.id, due_sk: rec.gsi1sk, attempt_count: rec.attempt_count ?? 0, lease_until: rec.lease_until ?? null, due_at: rec.next_attempt_at ?? rec.created_at };
+}
+
+/**
+ * Every event of one due-index shard (each page of the query, `pageSize` at a time, handed to
+ * `visit` before the next is read), whatever its next attempt: the restart sweep's read.
+ */
+export async function forEachPendingWebhookEvent(shard: number, pageSize: number, visit: (page: DueWebhookEvent[]) => Promise<void>): Promise<void> {
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({ TableName: tableName(), IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': webhookKeys.duePartition(shard) }, Limit: pageSize, ExclusiveStartKey: start }),
+    );
+    await visit((out.Items ?? []).map(dueEntryOf));
+    start = out.LastEvaluatedKey;
+  } while (start);
 }
 
 /**
