@@ -33,7 +33,7 @@ import {
   type WebhookEventRecord,
 } from '../repositories/webhook-events.js';
 import { deliverOnce, DELIVERY_TIMEOUT_MS, type DeliveryResult } from './deliver.js';
-import { envelopeBody, envelopeOf } from './envelope.js';
+import { envelopeBody, envelopeOf } from '../policy/webhooks/envelope.js';
 import { nextAttemptDelay, retrySchedule } from './retry-schedule.js';
 import { deliveryHeaders } from './signature.js';
 import { webhookUrlPolicy } from './url-policy.js';

@@ -17,7 +17,7 @@ import { db, tableName } from '../../shared/db/client.js';
 import { webhookKeys } from '../../shared/db/keys.js';
 import { outboxItems } from '../../shared/events/outbox.js';
 import { newId } from '../../shared/ids.js';
-import type { WebhookEnvelope } from '../../shared/webhooks/envelope.js';
+import type { WebhookEnvelope } from '../../shared/policy/webhooks/envelope.js';
 import { deliveryHeaders, SIGNATURE_HEADER, signatureHeader } from '../../shared/webhooks/signature.js';
 import { workers } from '../../infra/workers.js';
 import type { LocalStack } from '../../infra/local/stack.js';
