@@ -34,7 +34,7 @@ const record = (n = 0, type = 'call.completed'): WebhookEventRecord => {
 const cancelled = (codes: string[]) => new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: codes.map((Code) => ({ Code })) });
 const conditionFailed = () => new ConditionalCheckFailedException({ message: 'condition', $metadata: {} });
 const claim = { leaseId: 'lease-1', leaseUntil: new Date(at.getTime() + 30_000), at };
-const delivered = { status_code: 200, duration_ms: 12.4, error: null, detail: 'Your endpoint answered 200 OK' };
+const delivered: { status_code: number; duration_ms: number; error: string | null; detail: string } = { status_code: 200, duration_ms: 12.4, error: null, detail: 'Your endpoint answered 200 OK' };
 
 describe('claimDueAttempts (the wave lease)', () => {
   it('takes every lease in one transaction, each under its own attempt count, pending, due and unleased', async () => {
@@ -111,7 +111,7 @@ describe('recordAttempts (the wave ledger)', () => {
     expect(stateOf(a!).UpdateExpression).toContain('REMOVE lease_id, lease_until, gsi1pk, gsi1sk');
     expect(stateOf(a!).UpdateExpression).toContain('delivered_at = :at');
     const rows = items.filter((i) => i.Put).map((i) => i.Put!);
-    expect(rows.map((p) => p.Item.sk)).toEqual([webhookKeys.attempt(tenantId, a!.event.id, 1).sk, webhookKeys.attempt(tenantId, b!.event.id, 1).sk, webhookKeys.attempt(tenantId, c!.event.id, 2).sk]);
+    expect(rows.map((p) => p.Item?.sk)).toEqual([webhookKeys.attempt(tenantId, a!.event.id, 1).sk, webhookKeys.attempt(tenantId, b!.event.id, 1).sk, webhookKeys.attempt(tenantId, c!.event.id, 2).sk]);
     expect(rows.every((p) => p.ConditionExpression === 'attribute_not_exists(pk)')).toBe(true);
     const counts = items.filter((i) => i.Update && String(i.Update.Key!.sk).includes('call.'));
     expect(counts.map((i) => [i.Update!.Key, i.Update!.ExpressionAttributeValues![':k']])).toEqual([
