@@ -37,6 +37,7 @@ import { deliverOnce, DELIVERY_TIMEOUT_MS, type DeliveryResult } from './deliver
 import { envelopeBody, envelopeOf } from '../policy/webhooks/envelope.js';
 import { nextAttemptDelay, retrySchedule } from './retry-schedule.js';
 import { deliveryHeaders } from './signature.js';
+import { settleAll, startedWrite } from './settle-all.js';
 import { webhookUrlPolicy } from './url-policy.js';
 
 /** Longer than one attempt can take, so a lease outlives its POST; a crashed holder's lease lapses. */
@@ -119,12 +120,12 @@ export async function deliverEvents(tenantId: string, eventIds: readonly string[
         break;
       }
     }
-  } finally {
-    // Every ledger write is over before the batch answers (a failed one fails the batch).
-    const settled = await Promise.allSettled(ledgers);
-    const failed = settled.find((r) => r.status === 'rejected');
-    if (failed) throw failed.reason;
+  } catch (err) {
+    await Promise.allSettled(ledgers);
+    throw err;
   }
+  // Every ledger write is over before the batch answers (a failed one fails the batch).
+  await settleAll(ledgers);
   return outcomes;
 }
 
@@ -190,7 +191,7 @@ async function deliverWave(
     const nextAttemptAt = retryInSeconds === null ? null : new Date(at.getTime() + retryInSeconds * 1000);
     return { record, retryInSeconds, outcome: { leaseId, result, at, trigger: 'automatic' as const, status, nextAttemptAt, endpointId: endpoint!.id } };
   });
-  const ledger = recordAttempts(tenantId, planned).then((recorded) => {
+  const ledger = startedWrite(recordAttempts(tenantId, planned).then((recorded) => {
     for (const { record, retryInSeconds, outcome } of planned) {
       const attempt = recorded.get(record.event.id);
       if (!attempt) {
@@ -202,9 +203,7 @@ async function deliverWave(
       logger.info('webhook attempt', { event_id: record.event.id, event_type: record.event_type, attempt: attempt.attempt, status_code: outcome.result.status_code, error: outcome.result.error, delivery_status: outcome.status });
       outcomes.set(record.event.id, { kind: 'attempted', attempt, status: outcome.status, retryInSeconds });
     }
-  });
-  // Awaited by the batch; until then a failure must not count as unhandled.
-  ledger.catch(() => {});
+  }));
   return { results, ledger };
 }
 

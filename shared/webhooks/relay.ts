@@ -12,6 +12,7 @@ import { OUTBOX_SHARDS } from '../db/keys.js';
 import { markManyRelayed, pendingEvents } from '../events/outbox.js';
 import { logger } from '../observability.js';
 import { enqueueDeliveries } from './delivery-queue.js';
+import { settleAll, startedWrite } from './settle-all.js';
 
 export interface RelayResult {
   relayed: number;
@@ -47,16 +48,16 @@ async function relayShard(shard: number, limit: number): Promise<RelayResult> {
         break;
       }
       const relayed = pending.filter((p) => sent.has(p.event_id)).map((p) => p.event_id);
-      for (let i = 0; i < relayed.length; i += 25) deletes.push(markManyRelayed(relayed.slice(i, i + 25)));
+      for (let i = 0; i < relayed.length; i += 25) deletes.push(startedWrite(markManyRelayed(relayed.slice(i, i + 25))));
       total.relayed += sent.size;
       total.failed += pending.length - sent.size;
       if (sent.size < pending.length || pending.length < limit) break;
       after = pending.at(-1)!.event_id;
     }
-  } finally {
-    const settled = await Promise.allSettled(deletes);
-    const failed = settled.find((r) => r.status === 'rejected');
-    if (failed) throw failed.reason;
+  } catch (err) {
+    await Promise.allSettled(deletes);
+    throw err;
   }
+  await settleAll(deletes);
   return total;
 }
