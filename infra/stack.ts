@@ -379,6 +379,7 @@ export class VoiceControlStack extends Stack {
     for (const area of this.routeAreas.values()) this.alarms.functions(area, 'Routes', area.functions);
     this.alarms.functions(this.alarms, 'Workers', [...this.workerFunctions.values()].map((f) => f.function));
     this.alarms.functions(this.alarms, 'Schedules', [...this.scheduledFunctions.values()].map((f) => f.function));
+    this.alarms.functions(this.alarms, 'Relay', [...this.relay.functions.values()].map((f) => f.function));
     this.alarms.webhookEventsFailed(logGroups.get('Workers'));
 
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'Subscribe the on-call pager or mail to it' });

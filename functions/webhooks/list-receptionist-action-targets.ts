@@ -3,8 +3,7 @@ import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { getWebhookEndpoint } from '../../shared/repositories/webhook-endpoints.js';
 import { deliveredCounts } from '../../shared/repositories/webhook-events.js';
-import { receptionistActionTarget } from '../../shared/schemas/webhooks.js';
-import { RECEPTIONIST_TARGETS } from '../../shared/webhooks/receptionist-targets.js';
+import { RECEPTIONIST_TARGETS, receptionistActionTarget } from '../../shared/schemas/webhooks.js';
 
 /**
  * GET /v1/receptionist-action-targets — a bare array (not a page): one target per native

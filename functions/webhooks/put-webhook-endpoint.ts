@@ -2,8 +2,9 @@ import { now } from '../../shared/clock.js';
 import { ValidationError } from '../../shared/http/errors.js';
 import { created, ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { presentWebhookEndpoint, putWebhookEndpoint } from '../../shared/repositories/webhook-endpoints.js';
+import { presentWebhookEndpoint } from '../../shared/repositories/webhook-endpoints.js';
 import { webhookEndpointPutRequest, webhookEndpointResource, webhookEndpointWithSecret } from '../../shared/schemas/webhooks.js';
+import { saveWebhookEndpoint } from '../../shared/webhooks/endpoint.js';
 import { checkWebhookUrl, webhookUrlPolicy } from '../../shared/webhooks/url-policy.js';
 
 /**
@@ -19,7 +20,7 @@ export const handler = defineRoute(
     const check = await checkWebhookUrl(body.url, webhookUrlPolicy());
     if (!check.ok) throw new ValidationError([{ loc: ['body', 'url'], msg: check.reason, type: 'url_not_allowed', input: body.url }]);
     const at = now();
-    const { endpoint, signingSecret } = await putWebhookEndpoint(principal.tenantId, { url: body.url, description: body.description ?? null, enabled_events: body.enabled_events ?? null }, at);
+    const { endpoint, signingSecret } = await saveWebhookEndpoint(principal.tenantId, { url: body.url, description: body.description ?? null, enabled_events: body.enabled_events ?? null }, at);
     const resource = presentWebhookEndpoint(endpoint, at);
     return signingSecret ? created({ ...resource, signing_secret: signingSecret }) : ok(resource);
   },

@@ -2,9 +2,10 @@ import { now } from '../../shared/clock.js';
 import { notFound } from '../../shared/http/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { presentWebhookEndpoint, rotateWebhookSecret } from '../../shared/repositories/webhook-endpoints.js';
+import { presentWebhookEndpoint } from '../../shared/repositories/webhook-endpoints.js';
 import { DEFAULT_OVERLAP_SECONDS, webhookEndpointWithSecret, webhookRotateRequest } from '../../shared/schemas/webhooks.js';
 import { errorSchema } from '../../shared/schemas/common.js';
+import { rotateSigningSecret } from '../../shared/webhooks/endpoint.js';
 
 /**
  * POST /v1/webhook-endpoint/rotate-secret (admin) — a new signing secret, returned once. Until
@@ -16,7 +17,7 @@ export const handler = defineRoute(
   { body: webhookRotateRequest, responses: { 200: webhookEndpointWithSecret, 404: errorSchema } },
   async ({ principal, body }) => {
     const at = now();
-    const rotated = await rotateWebhookSecret(principal.tenantId, body?.overlap_seconds ?? DEFAULT_OVERLAP_SECONDS, at);
+    const rotated = await rotateSigningSecret(principal.tenantId, body?.overlap_seconds ?? DEFAULT_OVERLAP_SECONDS, at);
     if (!rotated) throw notFound('Webhook endpoint');
     return ok({ ...presentWebhookEndpoint(rotated.endpoint, at), signing_secret: rotated.signingSecret });
   },

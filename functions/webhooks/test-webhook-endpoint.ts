@@ -5,7 +5,7 @@ import { defineRoute } from '../../shared/http/route.js';
 import { getWebhookEndpoint, liveSigningSecrets } from '../../shared/repositories/webhook-endpoints.js';
 import { TEST_EVENT_TYPE, webhookTestResult } from '../../shared/schemas/webhooks.js';
 import { deliverOnce } from '../../shared/webhooks/deliver.js';
-import { envelopeBody, envelopeOf } from '../../shared/webhooks/envelope.js';
+import { envelopeBody, envelopeOf } from '../../shared/policy/webhooks/envelope.js';
 import { newId } from '../../shared/ids.js';
 import { deliveryHeaders } from '../../shared/webhooks/signature.js';
 import { webhookUrlPolicy } from '../../shared/webhooks/url-policy.js';

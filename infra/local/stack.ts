@@ -107,6 +107,12 @@ export interface LocalStack {
   readonly dataDir?: string;
   /** How many scheduler ticks have finished (0 without workers): tests wait on it, not on time. */
   schedulerTicks(): number;
+  /**
+   * Holds the outbox relay (nothing committed moves to the delivery queue) once its current run
+   * is over; the answer lets it go again, with a run at once. A bench commits a backlog first
+   * and then times its drain. Without workers there is no relay to hold.
+   */
+  holdOutboxRelay(): Promise<() => void>;
   stop(): Promise<void>;
 }
 
@@ -124,6 +130,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   const dataDir = opts.inMemory ? undefined : resolveDir(opts.dataDir ?? '.local');
   const cleanups: (() => Promise<void> | void)[] = [];
   let schedulerTicks = () => 0;
+  let holdOutboxRelay = async (): Promise<() => void> => () => {};
   const cleanup = async () => {
     for (const fn of cleanups.splice(0).reverse()) {
       try {
@@ -276,6 +283,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       const invoices = startJobTicks('invoiceJob', 'functions/workers/invoice-job', Number(process.env.INVOICE_JOB_TICK_MS) || DEFAULT_INVOICE_JOB_TICK_MS, log);
       cleanups.push(ticker.stop, relay.stop, deletions.stop, invoices.stop);
       schedulerTicks = ticker.ticks;
+      holdOutboxRelay = relay.hold;
     }
 
     if (dataDir) {
@@ -309,6 +317,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       importBucket,
       ...(dataDir ? { dataDir } : {}),
       schedulerTicks: () => schedulerTicks(),
+      holdOutboxRelay: () => holdOutboxRelay(),
       stop: () => (stopping ??= cleanup()),
     };
   } catch (err) {
@@ -382,13 +391,20 @@ export const DEFAULT_DELETION_TICK_MS = 60_000;
 export const DEFAULT_INVOICE_JOB_TICK_MS = 60_000;
 const SCHEDULED_JOB_TIMEOUT_SECONDS = 50;
 /** A scheduled job's EventBridge schedule, locally: its handler on an interval, never two runs at once. */
-function startJobTicks(id: string, handler: string, everyMs: number, log: (line: string) => void, runNow = false): { stop: () => Promise<void>; ticks: () => number } {
+function startJobTicks(
+  id: string,
+  handler: string,
+  everyMs: number,
+  log: (line: string) => void,
+  runNow = false,
+): { stop: () => Promise<void>; ticks: () => number; hold: () => Promise<() => void> } {
   const loader = createHandlerLoader<(event: unknown, context: Context) => Promise<unknown>>();
   let running: Promise<void> | undefined;
   let stopped = false;
+  let held = false;
   let done = 0;
   const tick = () => {
-    if (running || stopped) return;
+    if (running || stopped || held) return;
     running = (async () => {
       try {
         const tick = await loader.load(id, handler);
@@ -407,6 +423,14 @@ function startJobTicks(id: string, handler: string, everyMs: number, log: (line:
   if (runNow) tick();
   return {
     ticks: () => done,
+    hold: async () => {
+      held = true;
+      await running;
+      return () => {
+        held = false;
+        tick();
+      };
+    },
     stop: async () => {
       stopped = true;
       clearInterval(timer);

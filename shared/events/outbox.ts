@@ -34,7 +34,7 @@ export const EVENT_TYPES = [
   'message.delivered',
   'message.failed',
   'message.received',
-  // Receptionist outcomes (the fixed catalog of shared/webhooks/receptionist-targets.ts).
+  // Receptionist outcomes (the fixed catalog in shared/schemas/webhooks.ts).
   'receptionist.message_taken',
   'receptionist.ticket_opened',
   'receptionist.callback_scheduled',
@@ -109,9 +109,17 @@ export async function listTenantEvents(tenantId: string, opts: { limit?: number 
   return opts.limit === undefined ? out : out.slice(0, opts.limit);
 }
 
-/** Pending markers of one shard, oldest first: what the relay moves next. */
-export async function pendingEvents(shard: number, limit = 100): Promise<{ tenant_id: string; event_id: string }[]> {
-  const page = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': outboxKeys.pendingPartition(shard) }, Limit: limit }));
+/** Pending markers of one shard, oldest first (after the marker of event `after`, if given): what the relay moves next. */
+export async function pendingEvents(shard: number, limit = 100, after?: string): Promise<{ tenant_id: string; event_id: string }[]> {
+  const page = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': outboxKeys.pendingPartition(shard) },
+      Limit: limit,
+      ...(after ? { ExclusiveStartKey: outboxKeys.pending(after) } : {}),
+    }),
+  );
   return (page.Items ?? []).map((i) => ({ tenant_id: i.tenant_id as string, event_id: i.event_id as string }));
 }
 

@@ -27,7 +27,7 @@ import { ACCEPTS_EVENTS, aggregatesOf, AGGREGATE_FIELDS, applyEvents, storedForm
 import type { RuntimeEvent, TurnEvent } from '../schemas/runtime-events.js';
 import { getCall, type CallRecord } from './calls.js';
 import { getActiveSuppression, newSuppression, phoneHolder, suppressionAddItems } from './suppressions.js';
-import { receptionistEventFor } from '../webhooks/receptionist-targets.js';
+import { receptionistEventFor } from '../schemas/webhooks.js';
 import { qualificationItems } from './workflow-outcomes.js';
 import { handoffItems } from './handoffs.js';
 import { runtimeUsageLedgerItems } from './usage-ledger.js';

@@ -12,9 +12,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { open, seal } from '../crypto/secret-box.js';
 import { db, tableName } from '../db/client.js';
 import { webhookKeys } from '../db/keys.js';
-import { conflict } from '../http/errors.js';
 import { newId } from '../ids.js';
-import { newSigningSecret } from '../webhooks/signature.js';
 
 export interface StoredSigningSecret {
   id: string;
@@ -41,8 +39,6 @@ export interface EndpointSettings {
   enabled_events: string[] | null;
 }
 
-/** More live secrets than this at once means rotations faster than any receiver can follow. */
-const MAX_LIVE_SECRETS = 5;
 const WRITE_ATTEMPTS = 5;
 
 const sealContext = (tenantId: string, endpointId: string, secretId: string) => ({ purpose: 'webhook_signing_secret', tenant_id: tenantId, endpoint_id: endpointId, secret_id: secretId });
@@ -54,29 +50,34 @@ export async function getWebhookEndpoint(tenantId: string): Promise<WebhookEndpo
   return out.Item as WebhookEndpointRecord | undefined;
 }
 
-async function mintSecret(tenantId: string, endpointId: string, at: Date): Promise<{ plain: string; stored: StoredSigningSecret }> {
+/** The secret (drawn by the caller) as stored: an id of its own, sealed under a context naming it. */
+async function sealSecret(tenantId: string, endpointId: string, plain: string, at: Date): Promise<StoredSigningSecret> {
   const id = newId('whs');
-  const plain = newSigningSecret();
-  return { plain, stored: { id, sealed: await seal(plain, sealContext(tenantId, endpointId, id)), created_at: at.toISOString(), expires_at: null } };
+  return { id, sealed: await seal(plain, sealContext(tenantId, endpointId, id)), created_at: at.toISOString(), expires_at: null };
 }
 
 const isConditionFailure = (err: unknown) => err instanceof ConditionalCheckFailedException || (err as { name?: string })?.name === 'ConditionalCheckFailedException';
 
 /**
- * Creates the endpoint (with its first secret, returned once) or replaces its settings
- * (secrets kept: a URL change must not break verification). Conditional on what was read,
- * so two concurrent PUTs never leave two first secrets or lose a rotation.
+ * Creates the endpoint (with `firstSecret` as its first secret, answered once) or replaces its
+ * settings (secrets kept: a URL change must not break verification; `firstSecret` unused).
+ * Conditional on what was read, so two concurrent PUTs never leave two first secrets or lose a rotation.
  */
-export async function putWebhookEndpoint(tenantId: string, settings: EndpointSettings, at: Date): Promise<{ endpoint: WebhookEndpointRecord; signingSecret: string | null }> {
+export async function putWebhookEndpoint(
+  tenantId: string,
+  settings: EndpointSettings,
+  at: Date,
+  firstSecret: string,
+): Promise<{ endpoint: WebhookEndpointRecord; signingSecret: string | null }> {
   for (let attempt = 1; ; attempt++) {
     const existing = await getWebhookEndpoint(tenantId);
     try {
       if (!existing) {
         const id = newId('whe');
-        const secret = await mintSecret(tenantId, id, at);
-        const endpoint: WebhookEndpointRecord = { tenant_id: tenantId, id, ...settings, secrets: [secret.stored], created_at: at.toISOString(), updated_at: at.toISOString(), revision: 1 };
+        const secret = await sealSecret(tenantId, id, firstSecret, at);
+        const endpoint: WebhookEndpointRecord = { tenant_id: tenantId, id, ...settings, secrets: [secret], created_at: at.toISOString(), updated_at: at.toISOString(), revision: 1 };
         await db().send(new PutCommand({ TableName: tableName(), Item: { ...webhookKeys.endpoint(tenantId), type: 'webhook_endpoint', ...endpoint }, ConditionExpression: 'attribute_not_exists(pk)' }));
-        return { endpoint, signingSecret: secret.plain };
+        return { endpoint, signingSecret: firstSecret };
       }
       const endpoint: WebhookEndpointRecord = { ...existing, ...settings, secrets: existing.secrets.filter((s) => isLive(s, at)), updated_at: at.toISOString(), revision: existing.revision + 1 };
       await writeRevision(tenantId, endpoint, existing.revision);
@@ -98,24 +99,29 @@ async function writeRevision(tenantId: string, endpoint: WebhookEndpointRecord, 
   );
 }
 
-/** A new current secret (returned once); older live ones stay valid for `overlapSeconds`. */
-export async function rotateWebhookSecret(tenantId: string, overlapSeconds: number, at: Date): Promise<{ endpoint: WebhookEndpointRecord; signingSecret: string } | undefined> {
+export type RotateOutcome = { kind: 'rotated'; endpoint: WebhookEndpointRecord } | { kind: 'no_endpoint' } | { kind: 'too_many_live'; live: number };
+
+/**
+ * `secret` (drawn by the caller) becomes the current secret; older live ones stay valid for
+ * `overlapSeconds`. Refused (`too_many_live`, nothing written) when that would leave more than
+ * `maxLive` secrets live at once.
+ */
+export async function rotateWebhookSecret(tenantId: string, rotation: { secret: string; overlapSeconds: number; maxLive: number }, at: Date): Promise<RotateOutcome> {
+  const { overlapSeconds } = rotation;
   for (let attempt = 1; ; attempt++) {
     const existing = await getWebhookEndpoint(tenantId);
-    if (!existing) return undefined;
+    if (!existing) return { kind: 'no_endpoint' };
     const until = new Date(at.getTime() + overlapSeconds * 1000);
     const older = existing.secrets
       .filter((s) => isLive(s, at))
       .map((s) => ({ ...s, expires_at: s.expires_at && Date.parse(s.expires_at) < until.getTime() ? s.expires_at : until.toISOString() }))
       .filter((s) => isLive(s, at));
-    if (older.length + 1 > MAX_LIVE_SECRETS) {
-      throw conflict('too_many_signing_secrets', `The endpoint already has ${older.length} live signing secrets; wait for an overlap to end (or rotate with overlap_seconds 0) before rotating again`);
-    }
-    const secret = await mintSecret(tenantId, existing.id, at);
-    const endpoint: WebhookEndpointRecord = { ...existing, secrets: [secret.stored, ...older], updated_at: at.toISOString(), revision: existing.revision + 1 };
+    if (older.length + 1 > rotation.maxLive) return { kind: 'too_many_live', live: older.length };
+    const secret = await sealSecret(tenantId, existing.id, rotation.secret, at);
+    const endpoint: WebhookEndpointRecord = { ...existing, secrets: [secret, ...older], updated_at: at.toISOString(), revision: existing.revision + 1 };
     try {
       await writeRevision(tenantId, endpoint, existing.revision);
-      return { endpoint, signingSecret: secret.plain };
+      return { kind: 'rotated', endpoint };
     } catch (err) {
       if (!isConditionFailure(err) || attempt >= WRITE_ATTEMPTS) throw err;
     }

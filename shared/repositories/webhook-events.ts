@@ -16,8 +16,7 @@ import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
 import { isId } from '../ids.js';
 import { backoff, UNPROCESSED } from '../retry.js';
-import { envelopeOf } from '../webhooks/envelope.js';
-import type { DeliveryResult } from '../webhooks/deliver.js';
+import { envelopeOf } from '../policy/webhooks/envelope.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'skipped';
@@ -141,7 +140,15 @@ export async function claimAttempt(
   }
 }
 
-type AttemptOutcome = { leaseId: string; result: DeliveryResult; at: Date; trigger: AttemptRecord['trigger']; status: DeliveryStatus; nextAttemptAt: Date | null; endpointId: string };
+/** What an attempt's POST came to, as the ledger keeps it (the delivery module's result has these fields). */
+interface AttemptResult {
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  detail: string;
+}
+
+type AttemptOutcome = { leaseId: string; result: AttemptResult; at: Date; trigger: AttemptRecord['trigger']; status: DeliveryStatus; nextAttemptAt: Date | null; endpointId: string };
 
 /** One attempt's items (the event's new state under the lease, the attempt row) and whether it is the event's first delivery. */
 function attemptItems(tenantId: string, record: WebhookEventRecord, outcome: AttemptOutcome): { attempt: AttemptRecord; items: TransactItem[]; firstDelivery: boolean } {

@@ -10,9 +10,10 @@
  * between the two) is sent again once the lease lapses: receivers dedupe on the event id.
  *
  * The worker's batch costs a handful of DynamoDB calls for up to WAVE events of a tenant: one
- * BatchGetItem, one transaction for the leases (a wave of one or two: a conditional update per
- * event that returns it), the POSTs in parallel, one transaction for the ledger (and the
- * endpoint read once per batch).
+ * BatchGetItem for the batch beside the endpoint's read, then per wave one transaction for the
+ * leases, the POSTs in parallel and one transaction for the ledger, which runs beside the next
+ * wave (a batch of at most SMALL_WAVE events: a conditional update per event that returns it,
+ * and no read).
  */
 import { randomUUID } from 'node:crypto';
 import { now as clockNow } from '../clock.js';
@@ -33,9 +34,10 @@ import {
   type WebhookEventRecord,
 } from '../repositories/webhook-events.js';
 import { deliverOnce, DELIVERY_TIMEOUT_MS, type DeliveryResult } from './deliver.js';
-import { envelopeBody, envelopeOf } from './envelope.js';
+import { envelopeBody, envelopeOf } from '../policy/webhooks/envelope.js';
 import { nextAttemptDelay, retrySchedule } from './retry-schedule.js';
 import { deliveryHeaders } from './signature.js';
+import { settleAll, startedWrite } from './settle-all.js';
 import { webhookUrlPolicy } from './url-policy.js';
 
 /** Longer than one attempt can take, so a lease outlives its POST; a crashed holder's lease lapses. */
@@ -51,11 +53,12 @@ export const WAVE = 10;
  */
 const SLOW_WAVE_MS = 2_000;
 /**
- * A wave this small is leased by one conditional update per event that returns the event (one
- * round trip: the latency a steady trickle sees); a bigger one by a read and one transaction
- * (two round trips, two calls for up to WAVE events: the cost a burst sees).
+ * A tenant's batch this small is leased by one conditional update per event that returns the
+ * event (one round trip, beside the endpoint's read: the latency a steady trickle sees, a few
+ * events a relay run); a bigger one by one read for the batch and a transaction per wave (two
+ * calls for up to WAVE events: the cost a burst sees).
  */
-const SMALL_WAVE = 2;
+const SMALL_WAVE = 4;
 
 export type AutomaticOutcome =
   | { kind: 'missing' }
@@ -92,44 +95,57 @@ export async function deliverEvent(tenantId: string, eventId: string, opts: { at
 }
 
 /**
- * The delivery worker's step for a tenant's events of one batch: waves of WAVE events, each
- * leased in one transaction, POSTed in parallel and recorded in one transaction; the endpoint
- * and its secrets are read once. Answers each event's outcome.
+ * The delivery worker's step for a tenant's events of one batch, in waves of WAVE events: each
+ * wave leased in one transaction and POSTed in parallel. The endpoint and the batch's events are
+ * read at once, side by side; a wave's ledger transaction runs while the next wave is leased and
+ * POSTed (every one is awaited before the answer), so a wave costs two round trips after the
+ * first: its lease and its POSTs. Answers each event's outcome.
  */
 export async function deliverEvents(tenantId: string, eventIds: readonly string[], opts: { at?: Date; schedule?: readonly number[] } = {}): Promise<Map<string, AutomaticOutcome>> {
   const ids = [...new Set(eventIds)];
   const outcomes = new Map<string, AutomaticOutcome>();
-  const endpoint = await getWebhookEndpoint(tenantId);
+  // A small batch is leased by updates that return the events, so nothing is read first.
+  const [endpoint, records] = await Promise.all([getWebhookEndpoint(tenantId), ids.length > SMALL_WAVE ? getWebhookEvents(tenantId, ids) : undefined]);
   let secrets: Promise<string[]> | undefined;
   const openSecrets = (at: Date) => (secrets ??= liveSigningSecrets(endpoint!, at));
-  let tripped = false;
-  for (let i = 0; i < ids.length; i += WAVE) {
-    const wave = ids.slice(i, i + WAVE);
-    if (tripped) {
-      for (const id of wave) outcomes.set(id, { kind: 'deferred' });
-      continue;
+  const ledgers: Promise<void>[] = [];
+  try {
+    for (let i = 0; i < ids.length; i += WAVE) {
+      const wave = ids.slice(i, i + WAVE);
+      const sent = await deliverWave(tenantId, wave, records, endpoint, openSecrets, opts, outcomes);
+      ledgers.push(sent.ledger);
+      // Judged on the POSTs alone: a slow database is not the endpoint's fault.
+      if (sent.results.some((r) => r.error === 'timeout' || r.error === 'connection_error' || r.duration_ms > SLOW_WAVE_MS)) {
+        for (const id of ids.slice(i + WAVE)) outcomes.set(id, { kind: 'deferred' });
+        break;
+      }
     }
-    const results = await deliverWave(tenantId, wave, endpoint, openSecrets, opts, outcomes);
-    // Judged on the POSTs alone: a slow database is not the endpoint's fault.
-    tripped = results.some((r) => r.error === 'timeout' || r.error === 'connection_error' || r.duration_ms > SLOW_WAVE_MS);
+  } catch (err) {
+    await Promise.allSettled(ledgers);
+    throw err;
   }
+  // Every ledger write is over before the batch answers (a failed one fails the batch).
+  await settleAll(ledgers);
   return outcomes;
 }
 
+/** Lease and POST one wave; its ledger transaction is started, not awaited (`ledger`). */
 async function deliverWave(
   tenantId: string,
   ids: readonly string[],
+  records: Map<string, WebhookEventRecord> | undefined,
   endpoint: WebhookEndpointRecord | undefined,
   openSecrets: (at: Date) => Promise<string[]>,
   opts: { at?: Date; schedule?: readonly number[] },
   outcomes: Map<string, AutomaticOutcome>,
-): Promise<DeliveryResult[]> {
+): Promise<{ results: DeliveryResult[]; ledger: Promise<void> }> {
+  const nothing = { results: [], ledger: Promise.resolve() };
   const at = opts.at ?? clockNow();
   const leaseId = randomUUID();
   const claim = { leaseId, leaseUntil: new Date(at.getTime() + LEASE_MS), at };
   const due: WebhookEventRecord[] = [];
   let leased: Set<string>;
-  if (ids.length <= SMALL_WAVE) {
+  if (!records) {
     const claimed = await Promise.all(ids.map((id) => claimDueAttempt(tenantId, id, claim)));
     leased = new Set();
     for (const [k, id] of ids.entries()) {
@@ -140,7 +156,7 @@ async function deliverWave(
       } else outcomes.set(id, await whyNotClaimed(tenantId, id, at));
     }
   } else {
-    const records = await getWebhookEvents(tenantId, ids);
+    // Read with the batch, perhaps a wave or two ago: the lease's conditions judge it afresh.
     for (const id of ids) {
       const record = records.get(id);
       const why = record ? notDue(record, at) : { kind: 'missing' as const };
@@ -149,7 +165,7 @@ async function deliverWave(
     }
     leased = due.length > 0 ? await claimDueAttempts(tenantId, due, claim) : new Set();
   }
-  if (due.length === 0) return [];
+  if (due.length === 0) return nothing;
   const mine: WebhookEventRecord[] = [];
   for (const record of due) {
     const id = record.event.id;
@@ -163,7 +179,7 @@ async function deliverWave(
       }
     }
   }
-  if (mine.length === 0) return [];
+  if (mine.length === 0) return nothing;
 
   const secrets = await openSecrets(at);
   const results = await Promise.all(mine.map((record) => postEvent(record, endpoint!, secrets)));
@@ -175,19 +191,20 @@ async function deliverWave(
     const nextAttemptAt = retryInSeconds === null ? null : new Date(at.getTime() + retryInSeconds * 1000);
     return { record, retryInSeconds, outcome: { leaseId, result, at, trigger: 'automatic' as const, status, nextAttemptAt, endpointId: endpoint!.id } };
   });
-  const recorded = await recordAttempts(tenantId, planned);
-  for (const { record, retryInSeconds, outcome } of planned) {
-    const attempt = recorded.get(record.event.id);
-    if (!attempt) {
-      // Its lease lapsed under a POST slower than LEASE_MS and another worker took it: that worker's attempt is the one recorded.
-      logger.warn('webhook attempt not recorded: the lease was lost', { event_id: record.event.id });
-      outcomes.set(record.event.id, { kind: 'busy' });
-      continue;
+  const ledger = startedWrite(recordAttempts(tenantId, planned).then((recorded) => {
+    for (const { record, retryInSeconds, outcome } of planned) {
+      const attempt = recorded.get(record.event.id);
+      if (!attempt) {
+        // Its lease lapsed under a POST slower than LEASE_MS and another worker took it: that worker's attempt is the one recorded.
+        logger.warn('webhook attempt not recorded: the lease was lost', { event_id: record.event.id });
+        outcomes.set(record.event.id, { kind: 'busy' });
+        continue;
+      }
+      logger.info('webhook attempt', { event_id: record.event.id, event_type: record.event_type, attempt: attempt.attempt, status_code: outcome.result.status_code, error: outcome.result.error, delivery_status: outcome.status });
+      outcomes.set(record.event.id, { kind: 'attempted', attempt, status: outcome.status, retryInSeconds });
     }
-    logger.info('webhook attempt', { event_id: record.event.id, event_type: record.event_type, attempt: attempt.attempt, status_code: outcome.result.status_code, error: outcome.result.error, delivery_status: outcome.status });
-    outcomes.set(record.event.id, { kind: 'attempted', attempt, status: outcome.status, retryInSeconds });
-  }
-  return results;
+  }));
+  return { results, ledger };
 }
 
 async function whyNotClaimed(tenantId: string, eventId: string, at: Date): Promise<AutomaticOutcome> {

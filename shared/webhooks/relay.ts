@@ -12,6 +12,7 @@ import { OUTBOX_SHARDS } from '../db/keys.js';
 import { markManyRelayed, pendingEvents } from '../events/outbox.js';
 import { logger } from '../observability.js';
 import { enqueueDeliveries } from './delivery-queue.js';
+import { settleAll, startedWrite } from './settle-all.js';
 
 export interface RelayResult {
   relayed: number;
@@ -30,23 +31,33 @@ const MAX_PAGES_PER_RUN = 20;
 
 async function relayShard(shard: number, limit: number): Promise<RelayResult> {
   const total: RelayResult = { relayed: 0, failed: 0 };
-  for (let page = 0; page < MAX_PAGES_PER_RUN; page++) {
-    const pending = await pendingEvents(shard, limit);
-    if (pending.length === 0) break;
-    let sent: Set<string>;
-    try {
-      sent = await enqueueDeliveries(pending);
-    } catch (err) {
-      logger.error('outbox relay: enqueue failed; the markers stay for the next run', { shard, error: (err as Error).name });
-      total.failed += pending.length;
-      break;
+  // A page's marker deletes run while the next page is read and sent (the next read starts
+  // after the page's last marker, so it never meets them); the run awaits them all before it ends.
+  const deletes: Promise<void>[] = [];
+  try {
+    let after: string | undefined;
+    for (let page = 0; page < MAX_PAGES_PER_RUN; page++) {
+      const pending = await pendingEvents(shard, limit, after);
+      if (pending.length === 0) break;
+      let sent: Set<string>;
+      try {
+        sent = await enqueueDeliveries(pending);
+      } catch (err) {
+        logger.error('outbox relay: enqueue failed; the markers stay for the next run', { shard, error: (err as Error).name });
+        total.failed += pending.length;
+        break;
+      }
+      const relayed = pending.filter((p) => sent.has(p.event_id)).map((p) => p.event_id);
+      for (let i = 0; i < relayed.length; i += 25) deletes.push(startedWrite(markManyRelayed(relayed.slice(i, i + 25))));
+      total.relayed += sent.size;
+      total.failed += pending.length - sent.size;
+      if (sent.size < pending.length || pending.length < limit) break;
+      after = pending.at(-1)!.event_id;
     }
-    // The deletes of a page go out together (25 to a BatchWriteItem): the next page waits for them, not for each in turn.
-    const relayed = pending.filter((p) => sent.has(p.event_id)).map((p) => p.event_id);
-    await Promise.all(Array.from({ length: Math.ceil(relayed.length / 25) }, (_, i) => markManyRelayed(relayed.slice(i * 25, (i + 1) * 25))));
-    total.relayed += sent.size;
-    total.failed += pending.length - sent.size;
-    if (sent.size < pending.length || pending.length < limit) break;
+  } catch (err) {
+    await Promise.allSettled(deletes);
+    throw err;
   }
+  await settleAll(deletes);
   return total;
 }

@@ -8,7 +8,7 @@
  * ten lines of their own code.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import type { WebhookEnvelope } from './envelope.js';
+import type { WebhookEnvelope } from '../policy/webhooks/envelope.js';
 
 export const SIGNATURE_HEADER = 'Service-Signature';
 const WEBHOOK_USER_AGENT = 'VoiceControl-Webhooks/0.1';

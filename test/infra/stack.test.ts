@@ -677,8 +677,8 @@ describe('operability: alarms and failure destinations', () => {
     expect(metricsOf(found![1]).map((m) => m.MetricName).sort()).toEqual(['5xx', 'Count']);
   });
 
-  it('pages on Lambda errors and throttles of every route function (alarmed per area, beside it), worker and scheduled job', () => {
-    const all = [...stack.routeFunctions.values(), ...stack.workerFunctions.values(), ...stack.scheduledFunctions.values()];
+  it('pages on Lambda errors and throttles of every route function (alarmed per area, beside it), worker, scheduled job and voice relay function', () => {
+    const all = [...stack.routeFunctions.values(), ...stack.workerFunctions.values(), ...stack.scheduledFunctions.values(), ...stack.relay.functions.values()];
     for (const fn of all) {
       for (const metric of ['Errors', 'Throttles']) expect(alarmsOn(metric, 'FunctionName', ref(fn.function)), `${fn.node.path} ${metric}`).toHaveLength(1);
     }

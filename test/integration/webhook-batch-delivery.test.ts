@@ -14,9 +14,9 @@ import { handler } from '../../functions/workers/webhook-delivery.js';
 import { db } from '../../shared/db/client.js';
 import { outboxItems } from '../../shared/events/outbox.js';
 import { newId } from '../../shared/ids.js';
-import { putWebhookEndpoint } from '../../shared/repositories/webhook-endpoints.js';
 import { deliveredCounts, getWebhookEvent, webhookEventAttempts } from '../../shared/repositories/webhook-events.js';
 import { deliverEvents, WAVE } from '../../shared/webhooks/deliver-event.js';
+import { saveWebhookEndpoint } from '../../shared/webhooks/endpoint.js';
 import { startReceiver, type Receiver } from '../e2e/webhook-receiver.js';
 import { useTestEnvironment } from '../support/environment.js';
 
@@ -35,7 +35,7 @@ async function tenantReceiving() {
   const receiver = await startReceiver();
   receivers.push(receiver);
   const tenantId = newId('ten');
-  const { endpoint } = await putWebhookEndpoint(tenantId, { url: receiver.url, description: null, enabled_events: null }, new Date());
+  const { endpoint } = await saveWebhookEndpoint(tenantId, { url: receiver.url, description: null, enabled_events: null }, new Date());
   return { tenantId, receiver, endpointId: endpoint.id };
 }
 

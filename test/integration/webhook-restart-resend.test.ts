@@ -12,7 +12,7 @@ import { db, tableName } from '../../shared/db/client.js';
 import { outboxKeys } from '../../shared/db/keys.js';
 import { outboxItems } from '../../shared/events/outbox.js';
 import { newId } from '../../shared/ids.js';
-import { putWebhookEndpoint } from '../../shared/repositories/webhook-endpoints.js';
+import { saveWebhookEndpoint } from '../../shared/webhooks/endpoint.js';
 import { claimDueAttempt } from '../../shared/repositories/webhook-events.js';
 import { deliverEvent } from '../../shared/webhooks/deliver-event.js';
 import { resendPendingAfterRestart } from '../../shared/webhooks/overdue-sweep.js';
@@ -63,7 +63,7 @@ describe('after a restart every pending webhook event goes back on the queue at 
     timeout: 30_000,
   }, async () => {
     const tenantId = newId('ten');
-    await putWebhookEndpoint(tenantId, { url: receiver.url, description: null, enabled_events: null }, new Date());
+    await saveWebhookEndpoint(tenantId, { url: receiver.url, description: null, enabled_events: null }, new Date());
     receiver.answer(() => ({ status: 500 }));
     const fresh = await commit(tenantId); // never attempted: due at its commit
     const soon = await commit(tenantId);

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { applyEvents, emptyAggregates } from '../../shared/runtime/call-events.js';
 import { runtimeEventsRequest } from '../../shared/schemas/runtime-events.js';
 import { buildSurveyResponse } from '../../shared/surveys/survey-response.js';
-import { receptionistEventFor } from '../../shared/webhooks/receptionist-targets.js';
+import { receptionistEventFor } from '../../shared/schemas/webhooks.js';
 import { readQualification } from '../../shared/workflow/qualification.js';
 import { ControlPlaneError, type CallBrief, type ControlPlane, type RuntimeEventInput } from '../../shared/voice/ports.js';
 import type { HandoffData } from '../../shared/voice/protocol.js';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import { deliverOnce, DELIVERY_TIMEOUT_MS } from '../../shared/webhooks/deliver.js';
-import { envelopeBody, envelopeOf } from '../../shared/webhooks/envelope.js';
+import { envelopeBody, envelopeOf } from '../../shared/policy/webhooks/envelope.js';
 import { deliveryHeaders } from '../../shared/webhooks/signature.js';
 import type { Resolver, UrlPolicy } from '../../shared/webhooks/url-policy.js';
 

@@ -6,7 +6,7 @@
  * canonical JSON (compact, keys sorted at every level): the bytes that are signed are the
  * bytes that are sent, and the same event always serialises the same way on every retry.
  */
-import { canonicalJson } from '../canonical-json.js';
+import { canonicalJson } from '../../canonical-json.js';
 
 export const WEBHOOK_API_VERSION = '0.1.0';
 
