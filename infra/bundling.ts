@@ -14,8 +14,7 @@ export const REPO_ROOT = resolve(import.meta.dirname, '..');
 export const ESBUILD_TARGET = 'node24';
 
 /** ESM bundles still meet CommonJS dependencies that call require(); give them one. */
-export const ESM_REQUIRE_BANNER =
-  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+export const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
 /**
  * Module substitutions. Lambda always supplies credentials in environment variables, so
@@ -80,7 +79,10 @@ export interface FunctionBundleInputs {
 
 /** String literals (JSON-quoted): esbuild folds a literal's `=== undefined`, not an object's. */
 function defineFor(inputs: FunctionBundleInputs): Record<string, string> {
-  const gzipped = Object.entries(GZIPPED_FILES[inputs.handler] ?? {}).map(([name, file]) => [name, JSON.stringify(gzipSync(readFileSync(resolve(REPO_ROOT, file)), { level: 9 }).toString('base64'))]);
+  const gzipped = Object.entries(GZIPPED_FILES[inputs.handler] ?? {}).map(([name, file]) => [
+    name,
+    JSON.stringify(gzipSync(readFileSync(resolve(REPO_ROOT, file)), { level: 9 }).toString('base64')),
+  ]);
   return {
     ...(inputs.route ? { [BUNDLED_ROUTE_GLOBAL]: JSON.stringify(JSON.stringify(inputs.route)) } : {}),
     ...Object.fromEntries(gzipped),

@@ -1,8 +1,8 @@
 import { gunzipSync } from 'node:zlib';
-import openapi from '../../docs/openapi.json' with { type: 'json' };
 import * as z from 'zod';
-import { definePublicRoute } from '../../shared/http/route-core.js';
+import openapi from '../../docs/openapi.json' with { type: 'json' };
 import { ok } from '../../shared/http/responses.js';
+import { definePublicRoute } from '../../shared/http/route-core.js';
 
 /**
  * The document, read once. A function bundle carries it gzipped in `VC_OPENAPI_GZIP`
@@ -19,8 +19,4 @@ const theDocument = (): unknown => {
 };
 
 /** GET /openapi.json — the generated interface description (docs/openapi.json). */
-export const handler = definePublicRoute(
-  'getOpenApi',
-  { responses: { 200: z.record(z.string(), z.unknown()) } },
-  async () => ok(theDocument()),
-);
+export const handler = definePublicRoute('getOpenApi', { responses: { 200: z.record(z.string(), z.unknown()) } }, async () => ok(theDocument()));

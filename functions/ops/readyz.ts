@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/db/client.js';
 import { definePublicRoute } from '../../shared/http/route-core.js';
-import { tenantIsolationHolds } from '../../shared/ops/isolation-checks.js';
 import { logger } from '../../shared/observability.js';
+import { tenantIsolationHolds } from '../../shared/ops/isolation-checks.js';
 import { healthSchema } from '../../shared/schemas/common.js';
 import { appSecrets } from '../../shared/secrets.js';
 

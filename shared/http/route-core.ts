@@ -14,13 +14,13 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import { routeById, type RouteDefinition, type RouteId } from '../routes.js';
 import { logger, metrics } from '../observability.js';
+import { type RouteDefinition, type RouteId, routeById } from '../routes.js';
 import { errorResponse } from './error-response.js';
 import { HttpError, ValidationError, type ValidationIssue } from './errors.js';
 import { formPairs, rawBody } from './form.js';
-import { isFormMediaType, isJsonMediaType } from './media-type.js';
 import { jsonTooDeep, unholdableJson } from './json-limits.js';
+import { isFormMediaType, isJsonMediaType } from './media-type.js';
 import { jsonResponse, type RouteResult } from './responses.js';
 import { toValidationIssues } from './validation.js';
 
@@ -103,7 +103,12 @@ export function manifestEntry(id: RouteId): RouteDefinition {
 }
 
 /** Builds the middy handler: the shared stack around the route's own steps and work. */
-export function buildRoute<S extends CoreSchemas, R>(route: RouteDefinition, schemas: S, steps: RouteSteps<R>, impl: (req: R) => Promise<RouteResult>): RouteHandler<S> {
+export function buildRoute<S extends CoreSchemas, R>(
+  route: RouteDefinition,
+  schemas: S,
+  steps: RouteSteps<R>,
+  impl: (req: R) => Promise<RouteResult>,
+): RouteHandler<S> {
   const run = steps.run ?? ((_request: R, work: () => Promise<RouteResult>) => work());
   const core = async (event: APIGatewayProxyEventV2, context: Context & { state?: State }) => {
     const state = context.state!;
@@ -139,7 +144,8 @@ export function buildRoute<S extends CoreSchemas, R>(route: RouteDefinition, sch
  */
 export function definePublicRoute<S extends CoreSchemas>(id: RouteId, schemas: S, impl: (req: CoreRequest<S>) => Promise<RouteResult>): RouteHandler<S> {
   const route = manifestEntry(id);
-  if (route.auth !== 'none' || route.idempotency !== 'none') throw new Error(`route ${id} is not public (auth ${route.auth}, idempotency ${route.idempotency}): use defineRoute`);
+  if (route.auth !== 'none' || route.idempotency !== 'none')
+    throw new Error(`route ${id} is not public (auth ${route.auth}, idempotency ${route.idempotency}): use defineRoute`);
   return buildRoute(route, schemas, { request: (base) => base as CoreRequest<S> }, impl);
 }
 
@@ -205,7 +211,11 @@ function jsonBody(schemas: CoreSchemas): MiddlewareObj {
       }
       const contentType = req.event.headers?.['content-type'];
       if (!isJsonMediaType(contentType)) {
-        throw new HttpError(415, 'unsupported_media_type', `The request body must be JSON: Content-Type application/json (charset utf-8 if given) or a +json type${contentType ? `, not '${contentType.slice(0, 100)}'` : ''}`);
+        throw new HttpError(
+          415,
+          'unsupported_media_type',
+          `The request body must be JSON: Content-Type application/json (charset utf-8 if given) or a +json type${contentType ? `, not '${contentType.slice(0, 100)}'` : ''}`,
+        );
       }
       // Before parsing: a body nested too deep is refused in one pass, never parsed.
       const tooDeep = jsonTooDeep(rawBody(req.event));
@@ -233,7 +243,11 @@ function formBody(schemas: CoreSchemas): MiddlewareObj {
       const raw = rawBody(req.event);
       const contentType = req.event.headers?.['content-type'];
       if (raw !== '' && !isFormMediaType(contentType)) {
-        throw new HttpError(415, 'unsupported_media_type', `The request body must be a form: Content-Type application/x-www-form-urlencoded${contentType ? `, not '${contentType.slice(0, 100)}'` : ''}`);
+        throw new HttpError(
+          415,
+          'unsupported_media_type',
+          `The request body must be a form: Content-Type application/x-www-form-urlencoded${contentType ? `, not '${contentType.slice(0, 100)}'` : ''}`,
+        );
       }
       const pairs = formPairs(raw);
       req.context.state!.form = pairs;

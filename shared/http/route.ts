@@ -10,16 +10,16 @@
  * the route's auth, role and idempotency modes.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { RouteDefinition, RouteId } from '../routes.js';
 import { authenticate, type Principal } from '../auth/authenticate.js';
-import { authenticateStreamToken, type StreamPrincipal } from '../auth/stream-token.js';
 import { authenticateSession, bearerOnCookieRoute, dashboardOrigin, portalOrigin, requireOrigin, type SessionPrincipal } from '../auth/authenticate-session.js';
+import { authenticateStreamToken, type StreamPrincipal } from '../auth/stream-token.js';
 import { logger } from '../observability.js';
-import { parseFilters, type FilterCondition, type FilterSpec } from '../pagination/filters.js';
+import { type FilterCondition, type FilterSpec, parseFilters } from '../pagination/filters.js';
+import type { RouteDefinition, RouteId } from '../routes.js';
 import { forbidden } from './errors.js';
-import { runIdempotent, type IdempotencyHandle } from './idempotency.js';
+import { type IdempotencyHandle, runIdempotent } from './idempotency.js';
 import type { RouteResult } from './responses.js';
-import { buildRoute, manifestEntry, type CoreRequest, type CoreSchemas, type RouteHandler } from './route-core.js';
+import { buildRoute, type CoreRequest, type CoreSchemas, manifestEntry, type RouteHandler } from './route-core.js';
 
 export interface RouteSchemas extends CoreSchemas {
   /** Declared list filters (the API conventions); undeclared query names are refused. */
@@ -125,4 +125,3 @@ function requireRole(route: RouteDefinition, role: string): void {
   const allowed: readonly string[] = route.roles ?? [];
   if (!allowed.includes(role)) throw forbidden(`This operation requires the ${allowed.join(' or ') || 'a declared'} role`);
 }
-

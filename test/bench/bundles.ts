@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { esbuildOptions, PASSWORD_MODULES, REPO_ROOT } from '../../infra/bundling.js';
-import { type RouteDefinition, fallbackRoute, routes } from '../../shared/routes.js';
 import { workers } from '../../infra/workers.js';
+import { fallbackRoute, type RouteDefinition, routes } from '../../shared/routes.js';
 import { fmt, median } from './stats.js';
 
 export const BUNDLE_BUDGET_BYTES = 500 * 1000;
@@ -67,7 +67,10 @@ export async function measureBundles(runs = 7): Promise<BundleFigure[]> {
   try {
     for (const e of entries) {
       const outfile = join(e.native ? nativeOut : out, e.name, 'index.mjs');
-      const result = await build({ ...esbuildOptions(outfile, { handler: e.handler, nodeModules: e.native ? PASSWORD_MODULES : [], route: e.route }), metafile: true });
+      const result = await build({
+        ...esbuildOptions(outfile, { handler: e.handler, nodeModules: e.native ? PASSWORD_MODULES : [], route: e.route }),
+        metafile: true,
+      });
       const times: number[] = [];
       for (let i = 0; i < runs; i++) {
         const res = spawnSync(process.execPath, ['--input-type=module', '-e', INIT_PROBE, outfile], {
@@ -88,11 +91,22 @@ export async function measureBundles(runs = 7): Promise<BundleFigure[]> {
 
 /** Project files (shared/, functions/, …; not node_modules) `handler` reaches, type-only imports included. */
 export function projectClosure(handler: string): number {
-  const res = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs'), `${handler}.ts`, '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], {
-    cwd: REPO_ROOT,
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-  });
+  const res = spawnSync(
+    process.execPath,
+    [
+      join(REPO_ROOT, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruise.mjs'),
+      `${handler}.ts`,
+      '--config',
+      '.dependency-cruiser.cjs',
+      '--output-type',
+      'json',
+    ],
+    {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+    },
+  );
   if (res.status !== 0) throw new Error(`dependency-cruiser failed on ${handler}: ${res.stderr}`);
   const { modules } = JSON.parse(res.stdout) as { modules: { source: string; coreModule?: boolean; couldNotResolve?: boolean }[] };
   return modules.filter((m) => !m.coreModule && !m.couldNotResolve && !m.source.includes('node_modules/')).length;
@@ -107,10 +121,18 @@ export function printBundles(figures: BundleFigure[], closures: ClosureFigure[] 
     const over = f.bytes > BUNDLE_BUDGET_BYTES;
     const flag = over || f.initMedianMs > INIT_BUDGET_MS ? '  OVER BUDGET' : '';
     console.log(`${f.name.padEnd(38)} ${fmt(f.bytes / 1000).padStart(9)} ${fmt(f.initMedianMs).padStart(9)}${flag}`);
-    if (over) console.log(`${' '.repeat(6)}top inputs: ${f.topInputs.slice(0, TOP_INPUTS).map(([name, bytes]) => `${name} ${fmt(bytes / 1000)}`).join(', ')}`);
+    if (over)
+      console.log(
+        `${' '.repeat(6)}top inputs: ${f.topInputs
+          .slice(0, TOP_INPUTS)
+          .map(([name, bytes]) => `${name} ${fmt(bytes / 1000)}`)
+          .join(', ')}`,
+      );
   }
   const worst = (k: 'bytes' | 'initMedianMs') => figures.reduce((a, b) => (b[k] > a[k] ? b : a));
-  console.log(`largest: ${worst('bytes').name} ${fmt(worst('bytes').bytes / 1000)} KB; slowest init: ${worst('initMedianMs').name} ${fmt(worst('initMedianMs').initMedianMs)} ms`);
+  console.log(
+    `largest: ${worst('bytes').name} ${fmt(worst('bytes').bytes / 1000)} KB; slowest init: ${worst('initMedianMs').name} ${fmt(worst('initMedianMs').initMedianMs)} ms`,
+  );
   console.log(`bundles over ${BUNDLE_BUDGET_BYTES / 1000} KB: ${figures.filter((f) => f.bytes > BUNDLE_BUDGET_BYTES).length}`);
   for (const c of closures) console.log(`import closure of ${c.name}: ${c.files} project files (target ≤ ${c.target})${c.files > c.target ? '  OVER' : ''}`);
 }

@@ -26,7 +26,17 @@ beforeAll(() => {
   const stack = new Stack(app, 'Bundles');
   const fns = built.map((id) => {
     const route = routeById(id);
-    return [id, new AppFunction(stack, id, { entry: join(root, `${route.handler}.ts`), projectRoot: root, description: id, timeout: Duration.seconds(10), route, ...(route.passwords ? { nodeModules: PASSWORD_MODULES } : {}) })] as const;
+    return [
+      id,
+      new AppFunction(stack, id, {
+        entry: join(root, `${route.handler}.ts`),
+        projectRoot: root,
+        description: id,
+        timeout: Duration.seconds(10),
+        route,
+        ...(route.passwords ? { nodeModules: PASSWORD_MODULES } : {}),
+      }),
+    ] as const;
   });
   const assembly = app.synth().directory;
   for (const [id, fn] of fns) dirs.set(id, join(assembly, (fn.function.node.findChild('Code') as Asset).assetPath));
@@ -57,7 +67,10 @@ describe('function bundles', () => {
       // The entry rides as a JSON string literal (esbuild quotes it with ' when minifying).
       expect(code.includes(JSON.stringify(routeById(id))), id).toBe(true);
       const others = (routes as readonly RouteDefinition[]).filter((r) => r.handler !== routeById(id).handler);
-      expect(others.filter((r) => code.includes(`"${r.handler}"`)).map((r) => r.id), id).toEqual([]);
+      expect(
+        others.filter((r) => code.includes(`"${r.handler}"`)).map((r) => r.id),
+        id,
+      ).toEqual([]);
     }
   });
 
@@ -67,7 +80,11 @@ describe('function bundles', () => {
     const { handler } = (await import(pathToFileURL(join(dirs.get('getOpenApi')!, 'index.mjs')).href)) as {
       handler: (event: APIGatewayProxyEventV2, context: Context) => Promise<{ statusCode: number; body: string }>;
     };
-    const event = { rawPath: '/openapi.json', headers: {}, requestContext: { requestId: 'req-1', http: { method: 'GET', sourceIp: '127.0.0.1' } } } as unknown as APIGatewayProxyEventV2;
+    const event = {
+      rawPath: '/openapi.json',
+      headers: {},
+      requestContext: { requestId: 'req-1', http: { method: 'GET', sourceIp: '127.0.0.1' } },
+    } as unknown as APIGatewayProxyEventV2;
     const res = await handler(event, { awsRequestId: 'req-1', functionName: 'getOpenApi' } as Context);
     expect(res.statusCode).toBe(200);
     expect(JSON.parse(res.body)).toEqual(JSON.parse(readFileSync(join(root, 'docs', 'openapi.json'), 'utf8')));

@@ -22,7 +22,9 @@ describe('verifyProviderEvent', () => {
   });
 
   it('accepts the matching one of several v1 signatures (a secret being rolled)', () => {
-    const other = header({ secret: 'whsec_other_0123456789' }).split(',').find((p) => p.startsWith('v1='))!;
+    const other = header({ secret: 'whsec_other_0123456789' })
+      .split(',')
+      .find((p) => p.startsWith('v1='))!;
     expect(verifyProviderEvent(payload, `${header()},${other}`, secret, at(signedAt)).id).toBe('evt_1');
     expect(verifyProviderEvent(payload, `${header({ secret: 'whsec_other_0123456789' })},${header().split(',')[1]}`, secret, at(signedAt)).id).toBe('evt_1');
   });

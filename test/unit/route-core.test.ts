@@ -5,8 +5,8 @@
  */
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import { definePublicRoute, manifestEntry } from '../../shared/http/route-core.js';
 import { ok } from '../../shared/http/responses.js';
+import { definePublicRoute, manifestEntry } from '../../shared/http/route-core.js';
 import { routeById } from '../../shared/routes.js';
 
 const g = globalThis as { VC_BUNDLED_ROUTE?: string };
