@@ -33,8 +33,8 @@ const only = process.env.BENCH_ONLY;
 console.log(`Benchmarks on Node ${process.version}, ${cpus().length} cores`);
 
 if (!only || only === 'bundles') {
-  const { measureBundles, printBundles } = await import('../test/bench/bundles.js');
-  printBundles(await measureBundles());
+  const { measureBundles, measureClosures, printBundles } = await import('../test/bench/bundles.js');
+  printBundles(await measureBundles(), measureClosures());
 }
 
 if (!only || only === 'engine') {

@@ -219,6 +219,7 @@ export class VoiceControlStack extends Stack {
           ...llmEnvironment,
         },
         logGroup: area.logGroup,
+        route,
         ...(route.passwords ? { nodeModules: PASSWORD_MODULES } : {}),
       });
       grantTable(fn, effectiveTableAccess(route));

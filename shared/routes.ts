@@ -289,9 +289,12 @@ export const fallbackRoute = {
   summary: 'No such route: 404, or 405 with Allow',
 } as const;
 
-const byId = new Map<string, RouteDefinition>(routes.map((r) => [r.id, r]));
+// Built on first use, not at load: a module with no top-level work is one esbuild drops
+// whole from a bundle that never looks a route up (see shared/http/route-core.ts).
+let byId: Map<string, RouteDefinition> | undefined;
 
 export function routeById(id: string): RouteDefinition {
+  byId ??= new Map<string, RouteDefinition>(routes.map((r) => [r.id, r]));
   const route = byId.get(id);
   if (!route) throw new Error(`route ${id} is not in the manifest`);
   return route;

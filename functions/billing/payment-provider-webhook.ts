@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { verifyProviderEvent } from '../../shared/billing/payment-provider.js';
+import { verifyProviderEvent } from '../../shared/billing/webhook-signature.js';
 import { now } from '../../shared/clock.js';
 import { HttpError } from '../../shared/http/errors.js';
 import { rawBody } from '../../shared/http/form.js';
@@ -14,7 +14,7 @@ const received = z.object({ received: z.literal(true), outcome: z.enum(['applied
  * POST /provider/stripe/webhooks — the payment provider's invoice events (Stripe's shape;
  * the sandbox provider posts the same). The raw body is verified as Stripe signs it
  * (`Stripe-Signature: t=…,v1=…`, HMAC-SHA256 with the webhook secret, 5-minute tolerance,
- * by the `stripe` library) before anything is read: a bad or stale signature is 400 and
+ * shared/billing/webhook-signature.ts) before anything is read: a bad or stale signature is 400 and
  * writes nothing. A verified event moves our invoice monotonically and once per event id.
  */
 export const handler = defineRoute(
@@ -27,7 +27,7 @@ export const handler = defineRoute(
     let verified;
     try {
       if (!signature) throw new Error('missing');
-      verified = verifyProviderEvent(rawBody(event), signature, payments.webhookSecret);
+      verified = verifyProviderEvent(rawBody(event), signature, payments.webhookSecret, now());
     } catch {
       throw new HttpError(400, 'invalid_signature', 'The Stripe-Signature header does not verify this body');
     }

@@ -1,4 +1,4 @@
-import { routeById } from '../../shared/routes.js';
+import { manifestEntry } from '../../shared/http/route-core.js';
 import { accepted } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { prepareImport, runImport } from '../../shared/imports/run-import.js';
@@ -7,7 +7,7 @@ import { contactImportRequest, importJobResource } from '../../shared/schemas/im
 
 /** Rows stop this long before the function's timeout, so the job still ends in a written state. */
 const SAFETY_MARGIN_MS = 4_000;
-const timeoutMs = (routeById('createContactImport').timeoutSeconds ?? 29) * 1000;
+const timeoutMs = (manifestEntry('createContactImport').timeoutSeconds ?? 29) * 1000;
 
 /**
  * POST /v1/contact-imports — runs the whole import inside the request and answers 202

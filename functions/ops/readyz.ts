@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/db/client.js';
-import { defineRoute } from '../../shared/http/route.js';
-import { tenantIsolationHolds } from '../../shared/ops/isolation-checks.js';
+import { definePublicRoute } from '../../shared/http/route-core.js';
 import { logger } from '../../shared/observability.js';
+import { tenantIsolationHolds } from '../../shared/ops/isolation-checks.js';
 import { healthSchema } from '../../shared/schemas/common.js';
 import { appSecrets } from '../../shared/secrets.js';
 
@@ -11,7 +11,7 @@ import { appSecrets } from '../../shared/secrets.js';
  * The admin plane (an operator HTTP surface) is not wired in this deployment, which is
  * reported as a stated condition, not as unreadiness.
  */
-export const handler = defineRoute('getReadiness', { responses: { 200: healthSchema, 503: healthSchema } }, async () => {
+export const handler = definePublicRoute('getReadiness', { responses: { 200: healthSchema, 503: healthSchema } }, async () => {
   const report: Record<string, string> = {};
   try {
     await db().send(new GetCommand({ TableName: tableName(), Key: { pk: 'READINESS', sk: 'PROBE' } }));

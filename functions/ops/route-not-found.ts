@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { jsonResponse } from '../../shared/http/responses.js';
 import { createRouter } from '../../shared/http/route-matcher.js';
 import { routes } from '../../shared/routes.js';
-import { jsonResponse } from '../../shared/http/responses.js';
 
 const router = createRouter(routes);
 

@@ -5,13 +5,14 @@
  * own role with nothing attached but write access to its own log group, and grants are
  * added by the caller per manifest entry.
  */
+import { relative } from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ESBUILD_TARGET, ESM_REQUIRE_BANNER, NATIVE_INSTALL_ENV, esbuildArgs } from '../bundling.js';
+import { nodejsBundling } from '../bundling.js';
 import { acknowledgeXRayWrite } from './nag-acknowledgements.js';
 
 /** The newest Node.js runtime aws-cdk-lib knows (a test fails when a newer one appears). */
@@ -62,8 +63,10 @@ export interface AppFunctionProps {
    * function's streams are named after it. Absent: a group of its own.
    */
   readonly logGroup?: logs.ILogGroup;
-  /** Native modules shipped as node_modules instead of bundled (infra/bundling.ts NATIVE_MODULES). */
+  /** Native modules shipped as node_modules instead of bundled (infra/bundling.ts PASSWORD_MODULES). */
   readonly nodeModules?: readonly string[];
+  /** A route function's manifest entry: its bundle carries this entry instead of the manifest. */
+  readonly route?: object;
 }
 
 /**
@@ -104,6 +107,9 @@ export class AppFunction extends Construct {
     });
     this.logGroup.grantWrite(this.role);
 
+    // Every option but these enum spellings comes from infra/bundling.ts, which the bundle bench builds with too.
+    const handler = relative(props.projectRoot, props.entry).replace(/\.ts$/, '');
+    const bundling = nodejsBundling({ handler, nodeModules: props.nodeModules, route: props.route });
     this.function = new NodejsFunction(this, 'Function', {
       entry: props.entry,
       handler: 'handler',
@@ -127,19 +133,8 @@ export class AppFunction extends Construct {
         ...props.environment,
       },
       bundling: {
-        format: OutputFormat.ESM,
-        target: ESBUILD_TARGET,
-        mainFields: ['module', 'main'],
-        minify: true,
-        sourceMap: true,
-        // Stack traces need the mappings, not a second copy of every source file.
-        sourcesContent: false,
-        // Bundle the AWS SDK v3 too: a pinned, tree-shaken client instead of the runtime's.
-        externalModules: [],
-        // Native bindings (Argon2id) cannot be bundled: installed for Lambda's linux/arm64 next to the bundle.
-        ...(props.nodeModules?.length ? { nodeModules: [...props.nodeModules], environment: NATIVE_INSTALL_ENV } : {}),
-        banner: ESM_REQUIRE_BANNER,
-        esbuildArgs: esbuildArgs(),
+        ...bundling,
+        format: bundling.format === 'esm' ? OutputFormat.ESM : OutputFormat.CJS,
         logLevel: LogLevel.WARNING,
       },
     });

@@ -146,8 +146,3 @@ export async function paymentProvider(now: () => Date): Promise<PaymentProvider>
   if (!payments) throw new Error('payment_webhook_secret is not configured (application secret)');
   return sandboxPaymentProvider(payments.webhookSecret, now);
 }
-
-/** Verifies a webhook as Stripe signs it; throws on a bad or stale signature. */
-export function verifyProviderEvent(rawBody: string, signatureHeader: string, secret: string): Stripe.Event {
-  return stripeClient('sk_test_verify').webhooks.constructEvent(rawBody, signatureHeader, secret);
-}

@@ -7,7 +7,7 @@
  * A click rather than an automatic post: a mail scanner that opens the link spends nothing.
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ok, type RouteResult } from '../http/responses.js';
 
 interface EmailLinkPage {

@@ -1,17 +1,17 @@
 /**
- * Infra for dashboard sessions and account deletion on a stack of only the dashboard's routes and the deletion job (real
- * esbuild bundling, cdk-nag): origins and mail settings reach the functions that need them,
- * SES is granted on the configured identity only, the password routes ship Argon2id's
- * linux/arm64 binary next to the bundle, and the deletion job may list and delete import
- * objects. (The full stack's file, stack.test.ts, checks the rest from the manifest.)
+ * Infra for dashboard sessions and account deletion on a stack of only the dashboard's routes and the deletion job (cdk-nag;
+ * no bundling: nothing here reads a bundle): origins and mail settings reach the functions that need them,
+ * SES is granted on the configured identity only, and the deletion job may list and delete import
+ * objects. (The full stack's file, stack.test.ts, checks the rest from the manifest; that the
+ * password routes ship Argon2id's linux/arm64 binary is checked on real bundles in bundles.test.ts.)
  */
-import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type MergedTemplate, mergedTemplate } from '../support/merged-template.js';
+import { SKIP_BUNDLING } from '../support/skip-bundling.js';
 import { readFileSync } from 'node:fs';
 import type { AppFunction } from '../../infra/constructs/app-function.js';
 import { defaultDashboardOrigin, effectiveTableAccess, needsAppSecret, VoiceControlStack } from '../../infra/stack.js';
@@ -26,15 +26,14 @@ const root = join(import.meta.dirname, '..', '..');
 let app: App;
 let stack: VoiceControlStack;
 let resources: Record<string, Json>;
-let assembly: string;
 let merged: MergedTemplate;
 
 beforeAll(() => {
   const context = (JSON.parse(readFileSync(join(root, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
-  app = new App({ context: { ...context, dashboardOrigin: 'https://dash.acme.test', portalOrigin: 'https://portal.acme.test', mailFrom: 'no-reply@mail.acme.test' } });
+  app = new App({ context: { ...context, ...SKIP_BUNDLING, dashboardOrigin: 'https://dash.acme.test', portalOrigin: 'https://portal.acme.test', mailFrom: 'no-reply@mail.acme.test' } });
   stack = new VoiceControlStack(app, 'DashboardOnly', { projectRoot: root, routes: dashboardRoutes, workers: [], scheduledJobs: deletionJob });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { writeSuppressionsToCloudFormation: true }));
-  assembly = app.synth().directory;
+  app.synth();
   merged = mergedTemplate(stack);
   resources = merged.resources;
 }, 240_000);
@@ -44,11 +43,6 @@ const fnOf = (id: string): AppFunction => stack.routeFunctions.get(id) ?? stack.
 const envOf = (id: string) => (resources[logicalId(fnOf(id).function)]!.Properties.Environment?.Variables ?? {}) as Record<string, unknown>;
 const statementsOf = (id: string) => ((resources[logicalId(fnOf(id).role)]?.Properties.Policies ?? []) as { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } }[]).flatMap((p) => p.PolicyDocument.Statement);
 const actionsOf = (id: string) => statementsOf(id).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
-const assetDir = (id: string) => {
-  const code = resources[logicalId(fnOf(id).function)]!.Properties.Code as Json;
-  const key = JSON.stringify(code).match(/([0-9a-f]{64})\.zip/)?.[1];
-  return join(assembly, `asset.${key}`);
-};
 
 describe('the dashboard routes and the deletion job on AWS', () => {
   it('session routes write the table (the idle expiry slides) and read the app secret', () => {
@@ -74,17 +68,6 @@ describe('the dashboard routes and the deletion job on AWS', () => {
       } else {
         expect(env.MAIL_TRANSPORT, r.id).toBeUndefined();
         expect(actionsOf(r.id), r.id).not.toContain('ses:SendEmail');
-      }
-    }
-  });
-
-  it('ships Argon2id’s linux/arm64 binary next to the password routes’ bundles, and no other bundle carries it', () => {
-    for (const r of dashboardRoutes) {
-      const modules = join(assetDir(r.id), 'node_modules', '@node-rs');
-      if (r.passwords) {
-        expect(readdirSync(modules).sort(), r.id).toEqual(['argon2', 'argon2-linux-arm64-gnu']);
-      } else {
-        expect(existsSync(modules), r.id).toBe(false);
       }
     }
   });

@@ -1,16 +1,15 @@
 /**
- * Infra: assertions on the synthesized template (real esbuild bundling, one synth per
- * file) and the cdk-nag AwsSolutions report. Expectations are derived from the route and
+ * Infra: assertions on the synthesized template (one synth per file) and the cdk-nag
+ * AwsSolutions report. Nothing here reads a bundle, so esbuild is skipped (CDK's
+ * bundling-stacks context); what a bundle holds is checked on a few real ones in
+ * bundles.test.ts. Expectations are derived from the route and
  * worker manifests and the shared table/queue definitions, so a new manifest entry is
  * checked without touching this file.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { App, type CfnElement, Stack, Token, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +20,7 @@ import { type ScheduledJobDefinition, scheduledJobs, type WorkerDefinition, work
 import { IMPORT_OBJECTS_PATTERN } from '../../infra/constructs/import-bucket.js';
 import { tableDefinition } from '../../shared/db/table-definition.js';
 import { type MergedTemplate, mergedTemplate } from '../support/merged-template.js';
+import { SKIP_BUNDLING } from '../support/skip-bundling.js';
 import { seedContentHash } from '../../shared/seed/platform.js';
 import { TEMPLATES } from '../../shared/seed/templates.js';
 import { type QueueName, queues } from '../../shared/queues/definitions.js';
@@ -46,14 +46,13 @@ let app: App;
 let stack: VoiceControlStack;
 let template: Template;
 let resources: Record<string, Json>;
-let assemblyDir: string;
 
 let merged: MergedTemplate;
 let parentResourceCount = 0;
 
 beforeAll(() => {
-  ({ app, stack } = buildApp());
-  assemblyDir = app.synth().directory; // bundles every function once; cached for fromStack
+  ({ app, stack } = buildApp({ context: SKIP_BUNDLING }));
+  app.synth(); // once; Template.fromStack reads the synthesized templates
   template = Template.fromStack(stack);
   merged = mergedTemplate(stack);
   ({ resources, parentResourceCount } = merged);
@@ -170,20 +169,6 @@ describe('functions', () => {
       const props = fnResource(workerFn(worker)).Properties;
       expect(props.Timeout).toBe(worker.timeoutSeconds);
       expect(queues[worker.queue].visibilityTimeoutSeconds).toBeGreaterThanOrEqual(worker.timeoutSeconds);
-    }
-  });
-
-  it('bundles each handler as minified ESM with a require shim, a source map and the AWS SDK inside', () => {
-    for (const fn of [...routes.map(routeFn), ...workers.map(workerFn), stack.platformSeed.fn]) {
-      const asset = fn.function.node.findChild('Code') as Asset;
-      const dir = join(assemblyDir, asset.assetPath);
-      const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
-      expect(code.startsWith("import { createRequire } from 'module'; const require = createRequire(import.meta.url);")).toBe(true);
-      expect(existsSync(join(dir, 'index.mjs.map'))).toBe(true);
-      // Minified (long lines; only string literals keep their newlines), no import left for the AWS SDK.
-      expect(code.length / code.split('\n').length).toBeGreaterThan(500);
-      const sdkImport = /\bfrom\s*["']@aws-sdk\/[^"']+|\bimport\s*\(\s*["']@aws-sdk\/[^"']+/.exec(code);
-      expect(sdkImport?.[0], `${fn.node.path} imports the SDK at run time`).toBeUndefined();
     }
   });
 });
