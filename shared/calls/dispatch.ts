@@ -8,12 +8,12 @@
  *     suppression that arrived since queuing wins. block → scheduled → disposed
  *     (+ call.blocked + call.completed); defer → a new scheduled_for + due item
  *     (+ call.scheduled).
- *  3. allow → a slot of the account's cps_limit (shared/calls/cps-limiter.ts), then ONE
+ *  3. allow → a grant of the account's cps_limit (shared/calls/cps-limiter.ts), then ONE
  *     transaction: scheduled → dialing (condition: still scheduled), the number's
  *     dials_today + 1 under its daily_dial_cap, the attempt's placed_at, a dialing watch,
  *     the old due item deleted, call.dialing. A failed state condition means another worker
  *     has the call: stop. A failed cap condition: judge again (another number, or defer).
- *  4. Ask the carrier once. A CallSid → its pointer and the sid on the call, the watch gone.
+ *  4. At the grant's instant, ask the carrier once. A CallSid → its pointer and the sid on the call, the watch gone.
  *     CarrierRefused (nothing dialled) → failed, carrier's reason, call.completed.
  *     CarrierUnavailable or a crash → left in dialing: the reconciler fails it as
  *     dispatch_unknown. Never retried, never redialled.
@@ -40,7 +40,7 @@ import { CarrierRefused, type PlaceCallInput, type TelephonyProvider } from '../
 import { blockedEvent, completedEvent, dialingEvent, scheduledEvent } from './call-events.js';
 import type { CallerNumber } from './compliance-inputs.js';
 import { parkCall } from './park-call.js';
-import { acquireDialSlot, DialSlotsBusy, secondOf } from './cps-limiter.js';
+import { acquireDialSlot, DialSlotsBusy, waitForDialSlot } from './cps-limiter.js';
 import { judgeCall, UnknownCallTarget } from './judge-call.js';
 import { COMPLIANCE_END_REASON, telephonyOf } from './queue-call.js';
 
@@ -123,7 +123,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
   // rather than being re-sent by the scheduler forever.
   if (!version) return dispose(call, now(), TARGET_GONE);
 
-  let slot: { account: string; second: number } | null = null;
+  let slot: { account: string; grantAt: number } | null = null;
   for (let round = 1; round <= CAP_ROUNDS; round++) {
     const at = now();
     const judged = await judgeCall(tenantId, { version, contact_id: call.contact_id }, at, { numberIds }).catch((err: unknown) => {
@@ -139,10 +139,10 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
     const caller = judged.caller;
     const account = await getTelephonyAccount(tenantId, caller.telephony_account_id);
     if (!account) throw new Error(`call ${call.id}: telephony account ${caller.telephony_account_id} is gone`);
-    // One slot per dial: a round repeated within the same second keeps the slot it holds.
-    if (slot === null || slot.account !== account.id || secondOf(now().getTime()) !== slot.second) {
+    // One grant per dial: a repeated round keeps the grant it holds (a late one is renewed before the dial).
+    if (slot === null || slot.account !== account.id) {
       try {
-        slot = { account: account.id, second: await acquireDialSlot(tenantId, account.id, account.cps_limit, { maxWaitMs: deps.slotWaitMs }) };
+        slot = { account: account.id, grantAt: await acquireDialSlot(tenantId, account.id, account.cps_limit, { maxWaitMs: deps.slotWaitMs }) };
       } catch (err) {
         if (!(err instanceof DialSlotsBusy)) throw err;
         // A backlog longer than a worker may wait: hand the call back to the scheduler (a due
@@ -188,7 +188,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
       }
       throw err;
     }
-    return placeOnce(dialing, account, deps);
+    return placeOnce(dialing, account, slot.grantAt, deps);
   }
   // The numbers keep filling up under us: let the scheduler bring it back in a minute.
   const at = now();
@@ -213,13 +213,23 @@ async function campaignNotRunning(call: OutboundCallRecord, status: string): Pro
 /** A paused campaign's scheduled attempts look again this much later (their due item brings them back). */
 const CAMPAIGN_PAUSED_RECHECK_MS = 30_000;
 
-async function placeOnce(call: OutboundCallRecord, account: TelephonyAccountRecord, deps: DispatchDeps): Promise<DispatchOutcome> {
+/** A late grant is renewed with this much patience: the call is already `dialing`, so it must not hand back. */
+const REGRANT_WAIT_MS = 30_000;
+
+async function placeOnce(call: OutboundCallRecord, account: TelephonyAccountRecord, grantAt: number, deps: DispatchDeps): Promise<DispatchOutcome> {
   let sid: string;
   try {
     const provider = await (deps.provider ?? providerFor)(account);
+    // Nothing but the request itself between the grant's instant and the carrier.
+    await waitForDialSlot(grantAt, () => acquireDialSlot(call.tenant_id, account.id, account.cps_limit, { maxWaitMs: REGRANT_WAIT_MS }));
     ({ sid } = await provider.placeCall(placeCallInput(call, call.from_e164!, publicBaseUrl())));
   } catch (err) {
     if (err instanceof CarrierRefused) return refused(call, err);
+    // Not dialled, but already `dialing`: the reconciler fails it (never dialled twice, never over the ceiling).
+    if (err instanceof DialSlotsBusy) {
+      logger.warn('no dial slot after the transition; left for the reconciler', { call_id: call.id });
+      return 'unknown';
+    }
     // CarrierUnavailable or anything else: it may have dialled. Never retry; the reconciler decides.
     logger.warn('dial outcome unknown; left for the reconciler', { call_id: call.id, error: (err as Error)?.message });
     return 'unknown';
