@@ -5,7 +5,7 @@
  *   running   → attempts launched up to the concurrency cap; completed once every targeted
  *               contact has its terminal outcome (the marker goes). The same step also runs
  *               at once when an attempt's end frees a slot (launchNow, a `campaign.launch`
- *               message: shared/campaigns/nudge.ts); the tick is the safety net;
+ *               message: nudgeCampaign in shared/calls/dispatch-queue.ts); the tick is the safety net;
  *   paused    → nothing (scheduled attempts wait; the dispatcher does not dial them);
  *   cancelled → the sweep, until nothing is queued or in flight (the marker goes).
  * A lease on the campaign item keeps two ticks from driving one campaign at once.
@@ -66,7 +66,7 @@ async function launchStep(c: CampaignRecord): Promise<number> {
 
 /**
  * The launch step alone, at once (a `campaign.launch` message: an attempt's end freed a slot,
- * shared/campaigns/nudge.ts). No lease: every launch is one conditional transaction (the
+ * nudgeCampaign in shared/calls/dispatch-queue.ts). No lease: every launch is one conditional transaction (the
  * queue item still there, `in_flight < cap`, status running), so a nudge running beside a tick
  * or another nudge never exceeds the cap nor launches a contact twice; the completion move is
  * conditional too.

@@ -162,3 +162,36 @@ export async function writeNewCampaign(c: CampaignRecord, extra: TransactItem[])
   await db().send(new TransactWriteCommand({ TransactItems: [campaignPut(c), ...extra] }));
 }
 
+/* The campaign's share of a dial and of a held slot's release (the attempt's end: shared/campaigns/attempt-items.ts). */
+
+/** scheduled → dialing of a campaign call: `dialed` + 1, only while the campaign runs (the dispatcher's check of the campaign). */
+export function campaignDialItems(call: { tenant_id: string; campaign_id?: string | null; contact_id?: string | null }, at: Date): TransactItem[] {
+  if (!call.campaign_id || !call.contact_id) return [];
+  const iso = at.toISOString();
+  return [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: campaignKeys.campaign(call.tenant_id, call.campaign_id),
+        UpdateExpression: 'ADD dialed :one SET updated_at = :at',
+        ConditionExpression: '#status = :running',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':one': 1, ':at': iso, ':running': 'running' },
+      },
+    },
+    {
+      Update: {
+        TableName: tableName(),
+        Key: campaignKeys.row(call.tenant_id, call.campaign_id, call.contact_id),
+        UpdateExpression: 'SET latest_attempt_state = :dialing, last_activity_at = :at',
+        ExpressionAttributeValues: { ':dialing': 'dialing', ':at': iso },
+      },
+    },
+  ];
+}
+
+/** A held campaign slot freed: the attempt ended earlier, its carrier leg has now ended too. */
+export function campaignSlotReleaseItem(call: { tenant_id: string; campaign_id?: string | null }, at: Date): TransactItem[] {
+  if (!call.campaign_id) return [];
+  return [{ Update: { TableName: tableName(), Key: campaignKeys.campaign(call.tenant_id, call.campaign_id), UpdateExpression: 'ADD in_flight :minus SET updated_at = :at', ExpressionAttributeValues: { ':minus': -1, ':at': at.toISOString() } } }];
+}

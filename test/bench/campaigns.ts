@@ -122,6 +122,6 @@ export function printCampaign(f: CampaignFigures): void {
   console.log(`max calls alive at the carrier    ${f.maxInFlight}   (cap ${f.cap})`);
   console.log(`max dials in any 1-second window  ${f.maxDialsPerSecond}   (cps_limit ${f.cps}; the carrier's clock, sliding)`);
   console.log(`dialed ${f.dialed}, completed_goal ${f.completedGoal}`);
-  console.log('hottest partition keys, start → completed (writes: items written, a transaction's items each count; WCU: 1 KB units, ×2 in a transaction):');
+  console.log('hottest partition keys, start → completed (writes: items written, each item of a transaction counts; WCU: 1 KB units, ×2 in a transaction):');
   for (const k of f.hotKeys) console.log(`  ${k.partition.padEnd(64)} ${String(k.writes).padStart(6)} writes  ${fmt(k.writesPerSecond).padStart(6)}/s mean  ${String(k.peakPerSecond).padStart(4)}/s peak (1-s window)  ~${fmt(k.wcuPerSecond).padStart(6)} WCU/s mean`);
 }
