@@ -19,9 +19,10 @@
  *     dispatch_unknown. Never retried, never redialled.
  */
 import { callEnded } from './call-ended.js';
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { now } from '../clock.js';
-import { db, tableName } from '../db/client.js';
+import { tableName } from '../db/client.js';
+import { transact } from '../db/transact.js';
 import { contactKeys, keys } from '../db/keys.js';
 import { logger } from '../observability.js';
 import { onCarrierStatus, onDisposedBeforeDial } from '../policy/call-state/machine.js';
@@ -146,7 +147,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
         if (!(err instanceof DialSlotsBusy)) throw err;
         // A backlog longer than a worker may wait: hand the call back to the scheduler (a due
         // item; nothing else changes) rather than burning the message's receives into the DLQ.
-        await db().send(new TransactWriteCommand({ TransactItems: [dueItemPut(call, new Date(now().getTime() + 1000).toISOString())] }));
+        await transact([dueItemPut(call, new Date(now().getTime() + 1000).toISOString())]);
         return 'busy';
       }
     }
@@ -176,7 +177,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
     const campaignIndex = items.length;
     items.push(...campaignDialItems(call, dialAt));
     try {
-      await db().send(new TransactWriteCommand({ TransactItems: items }));
+      await transact(items);
     } catch (err) {
       const failed = failedConditionIndex(err);
       if (failed === 0) return 'taken'; // another worker moved it first (or it was cancelled)
@@ -248,7 +249,7 @@ async function refused(call: OutboundCallRecord, err: CarrierRefused): Promise<D
   const end = { state: change.state, disposition: change.disposition ?? null, disposition_set_by: change.disposition_set_by ?? null, end_reason: change.end_reason };
   const watches = endOfCallWatches(call, at);
   try {
-    await db().send(new TransactWriteCommand({ TransactItems: [callTransition(call, 'dialing', change, at, watches.fields), dialingWatchDelete(call.tenant_id, call.id, call.dialing_at!), ...watches.items, ...completedEvent(call, end, at)] }));
+    await transact([callTransition(call, 'dialing', change, at, watches.fields), dialingWatchDelete(call.tenant_id, call.id, call.dialing_at!), ...watches.items, ...completedEvent(call, end, at)]);
   } catch (e) {
     if (failedConditionIndex(e) !== 0) throw e;
     return 'refused';
@@ -266,17 +267,13 @@ async function dispose(call: OutboundCallRecord, at: Date, why: { set_by: 'compl
   const end = { state: change.state, disposition, disposition_set_by: change.disposition_set_by!, end_reason: change.end_reason! };
   const watches = endOfCallWatches(call, at);
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          callTransition(call, 'scheduled', change, at, { compliance: call.compliance, due_at: null, ...watches.fields }),
-          ...dueDelete(call),
-          ...watches.items,
-          ...blockedEvent(call, end, at),
-          ...completedEvent(call, end, at),
-        ],
-      }),
-    );
+    await transact([
+      callTransition(call, 'scheduled', change, at, { compliance: call.compliance, due_at: null, ...watches.fields }),
+      ...dueDelete(call),
+      ...watches.items,
+      ...blockedEvent(call, end, at),
+      ...completedEvent(call, end, at),
+    ]);
   } catch (err) {
     if (failedConditionIndex(err) === 0) return 'taken';
     throw err;
@@ -291,7 +288,7 @@ async function reschedule(call: OutboundCallRecord, at: Date, forced?: string): 
   if (dueInstantOf(call) !== next) items.push(...dueDelete(call));
   items.push(...scheduledEvent(call, next, at));
   try {
-    await db().send(new TransactWriteCommand({ TransactItems: items }));
+    await transact(items);
   } catch (err) {
     if (failedConditionIndex(err) === 0) return 'taken';
     throw err;
