@@ -20,15 +20,23 @@ export const cpsOf = (limit: number | null | undefined): number => (typeof limit
 /** The interval between two grants on an account: `cps` of them span one second plus the guard. */
 export const dialSpacingMs = (cpsLimit: number | null | undefined, guardMs = DIAL_GUARD_MS): number => (1000 + guardMs) / cpsOf(cpsLimit);
 
+/**
+ * No grant is ever taken further ahead than a dispatcher waits (at most a minute): a `next_at`
+ * beyond this is a clock that moved back (the test clock; a host's jump), not a backlog.
+ */
+export const STALE_AHEAD_MS = 60_000;
+
 export type PaceOutcome = { grantAt: number; nextAt: number } | { busyUntil: number };
 
 /**
  * A dial asking at `at` on an account whose next free grant is `nextAt` (null: never dialled):
  * its grant is max(nextAt, at) and the account's next one `spacing` after it; a grant more than
- * `maxWaitMs` ahead is refused, and nothing is taken.
+ * `maxWaitMs` ahead is refused, and nothing is taken. A `nextAt` more than STALE_AHEAD_MS ahead
+ * is forgotten (the account is idle).
  */
 export function paceDial(nextAt: number | null, at: number, spacing: number, maxWaitMs: number): PaceOutcome {
-  const grantAt = nextAt === null || nextAt < at ? at : nextAt;
+  const idle = nextAt === null || nextAt < at || nextAt - at > STALE_AHEAD_MS;
+  const grantAt = idle ? at : nextAt;
   if (grantAt - at > maxWaitMs) return { busyUntil: grantAt };
   return { grantAt, nextAt: grantAt + spacing };
 }

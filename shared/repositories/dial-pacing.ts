@@ -4,13 +4,15 @@
  * (shared/policy/dial-pacing.ts) in two atomic forms, so a grant is ONE conditional write and
  * concurrent dispatchers never read-modify-write:
  *   backlog: `next_at` within [at, at + maxWait] → `next_at += spacing` (the grant: the old value);
- *   idle:    `next_at` absent or before `at`    → `next_at = at + spacing` (the grant: at).
- * A `next_at` beyond at + maxWait refuses (busy), nothing taken.
+ *   idle:    `next_at` absent, before `at`, or past STALE_AHEAD_MS (a clock that moved back)
+ *            → `next_at = at + spacing` (the grant: at).
+ * A `next_at` beyond at + maxWait (and not stale) refuses (busy), nothing taken.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { dispatchKeys } from '../db/keys.js';
+import { STALE_AHEAD_MS } from '../policy/dial-pacing.js';
 
 export type DialGrant = { grantAt: number } | { busyUntil: number };
 
@@ -44,9 +46,9 @@ export async function takeDialGrant(tenantId: string, accountId: string, at: num
           TableName: tableName(),
           Key,
           UpdateExpression: 'SET next_at = :next, #ttl = :ttl, #type = :type',
-          ConditionExpression: 'attribute_not_exists(next_at) OR next_at < :at',
+          ConditionExpression: 'attribute_not_exists(next_at) OR next_at < :at OR next_at > :stale',
           ExpressionAttributeNames: { '#ttl': 'ttl', '#type': 'type' },
-          ExpressionAttributeValues: { ':next': at + spacing, ':at': at, ':ttl': ttl, ':type': 'dial_pace' },
+          ExpressionAttributeValues: { ':next': at + spacing, ':at': at, ':stale': at + STALE_AHEAD_MS, ':ttl': ttl, ':type': 'dial_pace' },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
@@ -54,7 +56,7 @@ export async function takeDialGrant(tenantId: string, accountId: string, at: num
     } catch (err) {
       if (!(err instanceof ConditionalCheckFailedException)) throw err;
       const next = Number(err.Item?.next_at?.N);
-      if (next > latest) return { busyUntil: next };
+      if (next > latest && next <= at + STALE_AHEAD_MS) return { busyUntil: next };
       // Another dispatcher moved it into [at, latest] meanwhile: the backlog form again.
     }
   }

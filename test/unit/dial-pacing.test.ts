@@ -1,6 +1,6 @@
 /** The pacing rule behind the cps ceiling (pure): no one-second window ever holds more than cps dials, the instant an input. */
 import { describe, expect, it } from 'vitest';
-import { cpsOf, DEFAULT_CPS, DIAL_GUARD_MS, dialSpacingMs, leastDialSpanMs, paceDial } from '../../shared/policy/dial-pacing.js';
+import { cpsOf, DEFAULT_CPS, DIAL_GUARD_MS, dialSpacingMs, leastDialSpanMs, paceDial, STALE_AHEAD_MS } from '../../shared/policy/dial-pacing.js';
 
 /** The most instants in any half-open window [t, t + width) (a carrier's sliding second). */
 function maxInAnyWindow(instants: readonly number[], width = 1000): number {
@@ -23,15 +23,26 @@ function rng(seed: number): () => number {
   };
 }
 
-/** Requests at the given instants, granted in arrival order against one account's state (what the atomic writes serialise to). */
-function grantAll(requests: readonly number[], cps: number, maxWaitMs = 20_000): { grants: number[]; refused: number } {
+/**
+ * Requests at the given instants, granted in arrival order against one account's state (what
+ * the atomic writes serialise to). A refused one is handed back and asks again a second later
+ * (the dispatcher's due item), unless `handBack` is false.
+ */
+function grantAll(requests: readonly number[], cps: number, maxWaitMs = 20_000, handBack = true): { grants: number[]; refused: number } {
   let nextAt: number | null = null;
   const grants: number[] = [];
   let refused = 0;
-  for (const at of [...requests].sort((a, b) => a - b)) {
+  const queue = [...requests].sort((a, b) => a - b);
+  while (queue.length > 0) {
+    const at = queue.shift()!;
     const out = paceDial(nextAt, at, dialSpacingMs(cps), maxWaitMs);
     if ('busyUntil' in out) {
       refused++;
+      if (handBack) {
+        const again = at + 1000;
+        const i = queue.findIndex((q) => q > again);
+        queue.splice(i === -1 ? queue.length : i, 0, again);
+      }
       continue;
     }
     expect(out.grantAt).toBeGreaterThanOrEqual(at);
@@ -58,6 +69,12 @@ describe('dial pacing', () => {
     expect(paceDial(6_001, 5_000, s, 1_000)).toEqual({ busyUntil: 6_001 });
   });
 
+  it('forgets a next grant further ahead than any dispatcher waits: the clock moved back, the account is idle', () => {
+    const s = dialSpacingMs(10);
+    expect(paceDial(5_000 + STALE_AHEAD_MS, 5_000, s, 1_000)).toEqual({ busyUntil: 5_000 + STALE_AHEAD_MS });
+    expect(paceDial(5_001 + STALE_AHEAD_MS, 5_000, s, 1_000)).toEqual({ grantAt: 5_000, nextAt: 5_000 + s });
+  });
+
   it('the epoch-second counter it replaces let 2 × cps through in 0.2 s; paced grants never do', () => {
     // 20 at x.9 and 20 at (x + 1).1: each epoch second holds 20, the sliding second 40.
     const epochCounted = [...Array(20).fill(1_900), ...Array(20).fill(2_100)];
@@ -77,7 +94,7 @@ describe('dial pacing', () => {
           t += kind < 0.4 ? 0 : kind < 0.7 ? r() * 30 : kind < 0.9 ? r() * 400 : 1000 - (t % 1000);
           requests.push(Math.round(t));
         }
-        const { grants } = grantAll(requests, cps, 3_600_000);
+        const { grants } = grantAll(requests, cps);
         expect(grants).toHaveLength(requests.length);
         expect(maxInAnyWindow(grants)).toBeLessThanOrEqual(cps);
       }
@@ -87,7 +104,7 @@ describe('dial pacing', () => {
   it('still at most cps in any second of the carrier’s clock when each dial lands up to the guard late', () => {
     for (const cps of [5, 10, 20, 100]) {
       const r = rng(cps);
-      const { grants } = grantAll(Array.from({ length: 1000 }, () => 0), cps, 3_600_000);
+      const { grants } = grantAll(Array.from({ length: 1000 }, () => 0), cps);
       const landed = grants.map((g) => g + r() * DIAL_GUARD_MS);
       expect(maxInAnyWindow(landed)).toBeLessThanOrEqual(cps);
       // The worst case: cps dials late by (almost) all the guard, the next one on time; a millisecond more is one too many.
@@ -99,13 +116,13 @@ describe('dial pacing', () => {
   });
 
   it('a full backlog runs at the ceiling less the guard: 500 dials at 10 cps span 499 spacings', () => {
-    const { grants } = grantAll(Array.from({ length: 500 }, () => 0), 10, 3_600_000);
+    const { grants } = grantAll(Array.from({ length: 500 }, () => 0), 10);
     expect(grants.at(-1)! - grants[0]!).toBeCloseTo(leastDialSpanMs(500, 10));
     expect(leastDialSpanMs(500, 10) / 1000).toBeCloseTo((499 * (1000 + DIAL_GUARD_MS)) / 10_000);
   });
 
   it('refuses what lies past the wait, and the refusal does not move the account’s next grant', () => {
-    const { grants, refused } = grantAll(Array.from({ length: 50 }, () => 0), 10, 1_000);
+    const { grants, refused } = grantAll(Array.from({ length: 50 }, () => 0), 10, 1_000, false);
     // Grants at 0, 103, …, ≤ 1000 ms ahead: ⌊1000 / spacing⌋ + 1 of them; the rest refused.
     expect(grants).toHaveLength(Math.floor(1000 / dialSpacingMs(10)) + 1);
     expect(refused).toBe(50 - grants.length);

@@ -29,7 +29,7 @@ beforeEach(() => {
       nextAt += v[':spacing'] as number;
       return { Attributes: { next_at: nextAt, ttl: v[':ttl'] } };
     }
-    if (nextAt !== undefined && nextAt >= (v[':at'] as number)) throw new ConditionalCheckFailedException({ message: 'condition', $metadata: {}, Item: { next_at: { N: String(nextAt) } } });
+    if (nextAt !== undefined && nextAt >= (v[':at'] as number) && nextAt <= (v[':stale'] as number)) throw new ConditionalCheckFailedException({ message: 'condition', $metadata: {}, Item: { next_at: { N: String(nextAt) } } });
     nextAt = v[':next'] as number;
     return {};
   });
@@ -44,7 +44,7 @@ describe('takeDialGrant', () => {
     const last = sent.at(-1)!;
     expect(last.Key).toEqual(dispatchKeys.cps('ten_1', 'tac_1'));
     expect(last.Key).toEqual({ pk: 'PLATFORM#CPS#ten_1#tac_1', sk: 'PACE' });
-    expect(last.ConditionExpression).toBe('attribute_not_exists(next_at) OR next_at < :at');
+    expect(last.ConditionExpression).toBe('attribute_not_exists(next_at) OR next_at < :at OR next_at > :stale');
     expect(last.ExpressionAttributeValues).toMatchObject({ ':type': 'dial_pace', ':ttl': Math.ceil(21_000 / 1000) + 3600 });
   });
 
@@ -63,7 +63,8 @@ describe('takeDialGrant', () => {
 
   it('follows paceDial at every step, and refuses past the wait without moving the item', async () => {
     let model: number | null = null;
-    for (const at of [0, 0, 50, 400, 400, 400, 2_000, 2_050, 2_050, 2_050, 2_050]) {
+    // …including a clock moved back a few minutes (the account's next_at then lies far ahead: forgotten).
+    for (const at of [0, 0, 50, 400, 400, 400, 2_000, 2_050, 2_050, 2_050, 2_050, 300_000, 300_000, 100_000, 100_000]) {
       const want = paceDial(model, at, spacing, 250);
       const got = await takeDialGrant('ten_1', 'tac_1', at, spacing, 250);
       expect(got).toEqual('busyUntil' in want ? { busyUntil: want.busyUntil } : { grantAt: want.grantAt });
