@@ -8,7 +8,8 @@
  *     suppression that arrived since queuing wins. block → scheduled → disposed
  *     (+ call.blocked + call.completed); defer → a new scheduled_for + due item
  *     (+ call.scheduled).
- *  3. allow → a grant of the account's cps_limit (shared/calls/cps-limiter.ts), then ONE
+ *  3. allow → a grant of the account's cps_limit (shared/calls/cps-limiter.ts), an instant;
+ *     just before it (the lead: about one transition's time), ONE
  *     transaction: scheduled → dialing (condition: still scheduled), the number's
  *     dials_today + 1 under its daily_dial_cap, the attempt's placed_at, a dialing watch,
  *     the old due item deleted, call.dialing. A failed state condition means another worker
@@ -40,7 +41,7 @@ import { CarrierRefused, type PlaceCallInput, type TelephonyProvider } from '../
 import { blockedEvent, completedEvent, dialingEvent, scheduledEvent } from './call-events.js';
 import type { CallerNumber } from './compliance-inputs.js';
 import { parkCall } from './park-call.js';
-import { acquireDialSlot, DialSlotsBusy, waitForDialSlot } from './cps-limiter.js';
+import { acquireDialSlot, DialSlotsBusy, timedTransition, waitForDialSlot, waitUntilDialLead } from './cps-limiter.js';
 import { judgeCall, UnknownCallTarget } from './judge-call.js';
 import { COMPLIANCE_END_REASON, telephonyOf } from './queue-call.js';
 
@@ -139,10 +140,12 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
     const caller = judged.caller;
     const account = await getTelephonyAccount(tenantId, caller.telephony_account_id);
     if (!account) throw new Error(`call ${call.id}: telephony account ${caller.telephony_account_id} is gone`);
+    const telephony = await telephonyOf(tenantId, caller);
+    const provider = await (deps.provider ?? providerFor)(account);
     // One grant per dial: a repeated round keeps the grant it holds (a late one is renewed before the dial).
     if (slot === null || slot.account !== account.id) {
       try {
-        slot = { account: account.id, grantAt: await acquireDialSlot(tenantId, account.id, account.cps_limit, { maxWaitMs: deps.slotWaitMs }) };
+        slot = { account: account.id, grantAt: await acquireDialSlot(tenantId, account.id, account.cps_limit, { maxWaitMs: deps.slotWaitMs, forTransition: true }) };
       } catch (err) {
         if (!(err instanceof DialSlotsBusy)) throw err;
         // A backlog longer than a worker may wait: hand the call back to the scheduler (a due
@@ -151,10 +154,11 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
         return 'busy';
       }
     }
-
+    // The transition is made just before the grant's instant (its status checks stay fresh: a
+    // pause or cancel that answers first still wins), the dial at the instant itself.
+    await waitUntilDialLead(slot.grantAt);
     const dialAt = now();
     const dialingAt = dialAt.toISOString();
-    const telephony = await telephonyOf(tenantId, caller);
     const from = { phone_number_id: caller.id, from_e164: caller.phone_e164 };
     const dialing: OutboundCallRecord = { ...judgedCall, ...from, telephony_account_id: caller.telephony_account_id, provider: telephony.provider, telephony, state: 'dialing', dialing_at: dialingAt };
     const items: TransactItem[] = [
@@ -177,7 +181,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
     const campaignIndex = items.length;
     items.push(...campaignDialItems(call, dialAt));
     try {
-      await transact(items);
+      await timedTransition(() => transact(items));
     } catch (err) {
       const failed = failedConditionIndex(err);
       if (failed === 0) return 'taken'; // another worker moved it first (or it was cancelled)
@@ -188,7 +192,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
       }
       throw err;
     }
-    return placeOnce(dialing, account, slot.grantAt, deps);
+    return placeOnce(dialing, account, provider, slot.grantAt);
   }
   // The numbers keep filling up under us: let the scheduler bring it back in a minute.
   const at = now();
@@ -216,10 +220,9 @@ const CAMPAIGN_PAUSED_RECHECK_MS = 30_000;
 /** A late grant is renewed with this much patience: the call is already `dialing`, so it must not hand back. */
 const REGRANT_WAIT_MS = 30_000;
 
-async function placeOnce(call: OutboundCallRecord, account: TelephonyAccountRecord, grantAt: number, deps: DispatchDeps): Promise<DispatchOutcome> {
+async function placeOnce(call: OutboundCallRecord, account: TelephonyAccountRecord, provider: TelephonyProvider, grantAt: number): Promise<DispatchOutcome> {
   let sid: string;
   try {
-    const provider = await (deps.provider ?? providerFor)(account);
     // Nothing but the request itself between the grant's instant and the carrier.
     await waitForDialSlot(grantAt, () => acquireDialSlot(call.tenant_id, account.id, account.cps_limit, { maxWaitMs: REGRANT_WAIT_MS }));
     ({ sid } = await provider.placeCall(placeCallInput(call, call.from_e164!, publicBaseUrl())));
