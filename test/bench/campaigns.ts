@@ -44,12 +44,23 @@ const allowedInstant = () => {
   return t;
 };
 
+/** A read is asked again when the local server dropped the connection (a kept-alive socket it closed under load); a write never is. */
+async function fetchRetrying(url: string, init: Parameters<typeof fetch>[1], idempotent: boolean): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(url, init);
+    } catch (err) {
+      if (!idempotent || attempt >= 5) throw err;
+    }
+  }
+}
+
 export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20, cap = 50): Promise<CampaignFigures> {
   await seedPlatformData();
   const t = await createTenant({ name: 'Bench campaign', adminEmail: 'campaign@bench.test' });
   const auth = { authorization: `Bearer ${t.api_key.secret}`, 'content-type': 'application/json' };
   const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${stack.baseUrl}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetchRetrying(`${stack.baseUrl}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) }, method === 'GET');
     const json = await res.json();
     if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
     return json as Record<string, any>;
