@@ -30,7 +30,7 @@ export interface WorkerDefinition {
 }
 
 export const workers = [
-  { id: 'callDispatchWorker', queue: 'callDispatch', handler: 'functions/workers/call-dispatch', table: 'write', batchSize: 10, timeoutSeconds: 60, kms: 'decrypt', queues: ['callAnalysis', 'callDispatch'], publicUrls: true, appSecret: true, summary: 'Dials queued calls (at most once per attempt; re-judged by compliance, cps-limited)' },
+  { id: 'callDispatchWorker', queue: 'callDispatch', handler: 'functions/workers/call-dispatch', table: 'write', batchSize: 10, batchesInFlight: 4, timeoutSeconds: 60, kms: 'decrypt', queues: ['callAnalysis', 'callDispatch'], publicUrls: true, appSecret: true, summary: 'Dials queued calls (at most once per attempt; re-judged by compliance, cps-limited)' },
   { id: 'sandboxTimelineWorker', queue: 'sandboxTimeline', handler: 'functions/workers/sandbox-timeline', table: 'write', batchSize: 10, timeoutSeconds: 60, queues: ['sandboxTimeline'], kms: 'decrypt', summary: "Plays the sandbox carrier's calls and messages step by step (signed status callbacks, TwiML)" },
   { id: 'callAnalysisWorker', queue: 'callAnalysis', handler: 'functions/workers/call-analysis', table: 'write', batchSize: 10, timeoutSeconds: 30, summary: "Scores an ended call against its pinned version's rubric and stores the analysis (once)" },
   { id: 'webhookDeliveryWorker', queue: 'webhookDelivery', handler: 'functions/workers/webhook-delivery', table: 'write', batchSize: 10, batchesInFlight: 8, timeoutSeconds: 60, queues: ['webhookDelivery'], sendsToOwnDlq: true, kms: 'decrypt', summary: 'Delivers signed webhook events (at least once): a batch per tenant in waves of parallel POSTs on kept-alive connections, retries on the schedule, a ledger row per attempt' },

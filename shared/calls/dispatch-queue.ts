@@ -1,11 +1,35 @@
-/** Sending call-dispatch messages (POST /v1/calls for an allowed call, the scheduler for due ones). */
+/**
+ * Messages on the call-dispatch queue: a call to dial (POST /v1/calls for an allowed call, the
+ * scheduler for due ones, a campaign's launch) and a campaign's launch step (an attempt's end
+ * freed a slot: see docs/decisions/campaigns.md). Only their shapes (shared/schemas/messages.ts)
+ * are shared: the call path never imports the campaigns that consume them.
+ */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { env } from '../config.js';
+import { logger } from '../observability.js';
 import { sqs } from '../queues/client.js';
 import { queues } from '../queues/definitions.js';
-import type { CallDispatchMessage } from '../schemas/messages.js';
+import type { CallDispatchMessage, CampaignLaunchMessage } from '../schemas/messages.js';
+
+const send = (message: CallDispatchMessage | CampaignLaunchMessage, delaySeconds = 0) =>
+  sqs().send(new SendMessageCommand({ QueueUrl: env.queueUrl(queues.callDispatch.envVar), MessageBody: JSON.stringify(message), DelaySeconds: Math.max(0, Math.min(900, Math.floor(delaySeconds))) }));
 
 export async function sendDispatch(target: { tenant_id: string; attempt_id: string; call_id: string }, delaySeconds = 0): Promise<void> {
-  const message: CallDispatchMessage = { type: 'call.dispatch', tenant_id: target.tenant_id, attempt_id: target.attempt_id, call_id: target.call_id };
-  await sqs().send(new SendMessageCommand({ QueueUrl: env.queueUrl(queues.callDispatch.envVar), MessageBody: JSON.stringify(message), DelaySeconds: Math.max(0, Math.min(900, Math.floor(delaySeconds))) }));
+  await send({ type: 'call.dispatch', tenant_id: target.tenant_id, attempt_id: target.attempt_id, call_id: target.call_id }, delaySeconds);
+}
+
+/**
+ * Refilling a freed campaign slot at once: without it a slot freed by an attempt's end stays
+ * empty until the next scheduler tick (once a minute on AWS). Sent after the terminal
+ * transition COMMITTED (SQS is not part of a DynamoDB transaction); the dispatch worker runs
+ * the campaign's launch step. Best effort: a lost message only means the next tick launches.
+ * Nothing for a call outside a campaign.
+ */
+export async function nudgeCampaign(call: { tenant_id: string; campaign_id?: string | null }): Promise<void> {
+  if (!call.campaign_id) return;
+  try {
+    await send({ type: 'campaign.launch', tenant_id: call.tenant_id, campaign_id: call.campaign_id });
+  } catch (err) {
+    logger.warn('campaign nudge failed; the next tick launches', { campaign_id: call.campaign_id, error: (err as Error)?.message });
+  }
 }

@@ -8,26 +8,27 @@
  *     suppression that arrived since queuing wins. block → scheduled → disposed
  *     (+ call.blocked + call.completed); defer → a new scheduled_for + due item
  *     (+ call.scheduled).
- *  3. allow → a slot of the account's cps_limit (shared/calls/cps-limiter.ts), then ONE
+ *  3. allow → a grant of the account's cps_limit (shared/calls/cps-limiter.ts), an instant;
+ *     just before it (the lead: about one transition's time), ONE
  *     transaction: scheduled → dialing (condition: still scheduled), the number's
  *     dials_today + 1 under its daily_dial_cap, the attempt's placed_at, a dialing watch,
  *     the old due item deleted, call.dialing. A failed state condition means another worker
  *     has the call: stop. A failed cap condition: judge again (another number, or defer).
- *  4. Ask the carrier once. A CallSid → its pointer and the sid on the call, the watch gone.
+ *  4. At the grant's instant, ask the carrier once. A CallSid → its pointer and the sid on the call, the watch gone.
  *     CarrierRefused (nothing dialled) → failed, carrier's reason, call.completed.
  *     CarrierUnavailable or a crash → left in dialing: the reconciler fails it as
  *     dispatch_unknown. Never retried, never redialled.
  */
 import { callEnded } from './call-ended.js';
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { now } from '../clock.js';
-import { db, tableName } from '../db/client.js';
+import { tableName } from '../db/client.js';
+import { transact } from '../db/transact.js';
 import { contactKeys, keys } from '../db/keys.js';
 import { logger } from '../observability.js';
 import { onCarrierStatus, onDisposedBeforeDial } from '../policy/call-state/machine.js';
-import { campaignDialItems } from '../campaigns/attempt-items.js';
 import { getAgentVersion } from '../repositories/agents.js';
-import { getCampaign } from '../repositories/campaigns.js';
+import { campaignDialItems, getCampaign } from '../repositories/campaigns.js';
 import { cancelCampaignCall } from '../repositories/call-lifecycle.js';
 import { getCall } from '../repositories/calls.js';
 import { endOfCallWatches } from '../repositories/call-watches.js';
@@ -40,7 +41,7 @@ import { CarrierRefused, type PlaceCallInput, type TelephonyProvider } from '../
 import { blockedEvent, completedEvent, dialingEvent, scheduledEvent } from './call-events.js';
 import type { CallerNumber } from './compliance-inputs.js';
 import { parkCall } from './park-call.js';
-import { acquireDialSlot, DialSlotsBusy, secondOf } from './cps-limiter.js';
+import { acquireDialSlot, DialSlotsBusy, timedTransition, waitForDialSlot, waitUntilDialLead } from './cps-limiter.js';
 import { judgeCall, UnknownCallTarget } from './judge-call.js';
 import { COMPLIANCE_END_REASON, telephonyOf } from './queue-call.js';
 
@@ -123,7 +124,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
   // rather than being re-sent by the scheduler forever.
   if (!version) return dispose(call, now(), TARGET_GONE);
 
-  let slot: { account: string; second: number } | null = null;
+  let slot: { account: string; grantAt: number } | null = null;
   for (let round = 1; round <= CAP_ROUNDS; round++) {
     const at = now();
     const judged = await judgeCall(tenantId, { version, contact_id: call.contact_id }, at, { numberIds }).catch((err: unknown) => {
@@ -139,22 +140,25 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
     const caller = judged.caller;
     const account = await getTelephonyAccount(tenantId, caller.telephony_account_id);
     if (!account) throw new Error(`call ${call.id}: telephony account ${caller.telephony_account_id} is gone`);
-    // One slot per dial: a round repeated within the same second keeps the slot it holds.
-    if (slot === null || slot.account !== account.id || secondOf(now().getTime()) !== slot.second) {
+    const telephony = await telephonyOf(tenantId, caller);
+    const provider = await (deps.provider ?? providerFor)(account);
+    // One grant per dial: a repeated round keeps the grant it holds (a late one is renewed before the dial).
+    if (slot === null || slot.account !== account.id) {
       try {
-        slot = { account: account.id, second: await acquireDialSlot(tenantId, account.id, account.cps_limit, { maxWaitMs: deps.slotWaitMs }) };
+        slot = { account: account.id, grantAt: await acquireDialSlot(tenantId, account.id, account.cps_limit, { maxWaitMs: deps.slotWaitMs, forTransition: true }) };
       } catch (err) {
         if (!(err instanceof DialSlotsBusy)) throw err;
         // A backlog longer than a worker may wait: hand the call back to the scheduler (a due
         // item; nothing else changes) rather than burning the message's receives into the DLQ.
-        await db().send(new TransactWriteCommand({ TransactItems: [dueItemPut(call, new Date(now().getTime() + 1000).toISOString())] }));
+        await transact([dueItemPut(call, new Date(now().getTime() + 1000).toISOString())]);
         return 'busy';
       }
     }
-
+    // The transition is made just before the grant's instant (its status checks stay fresh: a
+    // pause or cancel that answers first still wins), the dial at the instant itself.
+    await waitUntilDialLead(slot.grantAt);
     const dialAt = now();
     const dialingAt = dialAt.toISOString();
-    const telephony = await telephonyOf(tenantId, caller);
     const from = { phone_number_id: caller.id, from_e164: caller.phone_e164 };
     const dialing: OutboundCallRecord = { ...judgedCall, ...from, telephony_account_id: caller.telephony_account_id, provider: telephony.provider, telephony, state: 'dialing', dialing_at: dialingAt };
     const items: TransactItem[] = [
@@ -177,7 +181,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
     const campaignIndex = items.length;
     items.push(...campaignDialItems(call, dialAt));
     try {
-      await db().send(new TransactWriteCommand({ TransactItems: items }));
+      await timedTransition(() => transact(items));
     } catch (err) {
       const failed = failedConditionIndex(err);
       if (failed === 0) return 'taken'; // another worker moved it first (or it was cancelled)
@@ -188,7 +192,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
       }
       throw err;
     }
-    return placeOnce(dialing, account, deps);
+    return placeOnce(dialing, account, provider, slot.grantAt);
   }
   // The numbers keep filling up under us: let the scheduler bring it back in a minute.
   const at = now();
@@ -213,13 +217,22 @@ async function campaignNotRunning(call: OutboundCallRecord, status: string): Pro
 /** A paused campaign's scheduled attempts look again this much later (their due item brings them back). */
 const CAMPAIGN_PAUSED_RECHECK_MS = 30_000;
 
-async function placeOnce(call: OutboundCallRecord, account: TelephonyAccountRecord, deps: DispatchDeps): Promise<DispatchOutcome> {
+/** A late grant is renewed with this much patience: the call is already `dialing`, so it must not hand back. */
+const REGRANT_WAIT_MS = 30_000;
+
+async function placeOnce(call: OutboundCallRecord, account: TelephonyAccountRecord, provider: TelephonyProvider, grantAt: number): Promise<DispatchOutcome> {
   let sid: string;
   try {
-    const provider = await (deps.provider ?? providerFor)(account);
+    // Nothing but the request itself between the grant's instant and the carrier.
+    await waitForDialSlot(grantAt, () => acquireDialSlot(call.tenant_id, account.id, account.cps_limit, { maxWaitMs: REGRANT_WAIT_MS }));
     ({ sid } = await provider.placeCall(placeCallInput(call, call.from_e164!, publicBaseUrl())));
   } catch (err) {
     if (err instanceof CarrierRefused) return refused(call, err);
+    // Not dialled, but already `dialing`: the reconciler fails it (never dialled twice, never over the ceiling).
+    if (err instanceof DialSlotsBusy) {
+      logger.warn('no dial slot after the transition; left for the reconciler', { call_id: call.id });
+      return 'unknown';
+    }
     // CarrierUnavailable or anything else: it may have dialled. Never retry; the reconciler decides.
     logger.warn('dial outcome unknown; left for the reconciler', { call_id: call.id, error: (err as Error)?.message });
     return 'unknown';
@@ -239,7 +252,7 @@ async function refused(call: OutboundCallRecord, err: CarrierRefused): Promise<D
   const end = { state: change.state, disposition: change.disposition ?? null, disposition_set_by: change.disposition_set_by ?? null, end_reason: change.end_reason };
   const watches = endOfCallWatches(call, at);
   try {
-    await db().send(new TransactWriteCommand({ TransactItems: [callTransition(call, 'dialing', change, at, watches.fields), dialingWatchDelete(call.tenant_id, call.id, call.dialing_at!), ...watches.items, ...completedEvent(call, end, at)] }));
+    await transact([callTransition(call, 'dialing', change, at, watches.fields), dialingWatchDelete(call.tenant_id, call.id, call.dialing_at!), ...watches.items, ...completedEvent(call, end, at)]);
   } catch (e) {
     if (failedConditionIndex(e) !== 0) throw e;
     return 'refused';
@@ -257,17 +270,13 @@ async function dispose(call: OutboundCallRecord, at: Date, why: { set_by: 'compl
   const end = { state: change.state, disposition, disposition_set_by: change.disposition_set_by!, end_reason: change.end_reason! };
   const watches = endOfCallWatches(call, at);
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          callTransition(call, 'scheduled', change, at, { compliance: call.compliance, due_at: null, ...watches.fields }),
-          ...dueDelete(call),
-          ...watches.items,
-          ...blockedEvent(call, end, at),
-          ...completedEvent(call, end, at),
-        ],
-      }),
-    );
+    await transact([
+      callTransition(call, 'scheduled', change, at, { compliance: call.compliance, due_at: null, ...watches.fields }),
+      ...dueDelete(call),
+      ...watches.items,
+      ...blockedEvent(call, end, at),
+      ...completedEvent(call, end, at),
+    ]);
   } catch (err) {
     if (failedConditionIndex(err) === 0) return 'taken';
     throw err;
@@ -282,7 +291,7 @@ async function reschedule(call: OutboundCallRecord, at: Date, forced?: string): 
   if (dueInstantOf(call) !== next) items.push(...dueDelete(call));
   items.push(...scheduledEvent(call, next, at));
   try {
-    await db().send(new TransactWriteCommand({ TransactItems: items }));
+    await transact(items);
   } catch (err) {
     if (failedConditionIndex(err) === 0) return 'taken';
     throw err;

@@ -19,13 +19,12 @@
  * have rung once is never rung again. A watch whose call moved on is just deleted.
  */
 import { callEnded } from './call-ended.js';
-import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client.js';
+import { transact } from '../db/transact.js';
 import { DISPATCH_SHARDS, dispatchKeys } from '../db/keys.js';
 import { logger } from '../observability.js';
 import { onDispatchUnknown } from '../policy/call-state/machine.js';
 import { getCall } from '../repositories/calls.js';
-import { endOfCallWatches, sweepWatches, watchesOlderThan as olderThan } from '../repositories/call-watches.js';
+import { dropWatch, endOfCallWatches, sweepWatches, watchesOlderThan as olderThan } from '../repositories/call-watches.js';
 import { callTransition, dialingWatchDelete, dueInstantOf, failedConditionIndex, moveDueItem, type OutboundCallRecord } from '../repositories/outbound-calls.js';
 import { completedEvent } from './call-events.js';
 import { sendDispatch } from './dispatch-queue.js';
@@ -58,7 +57,7 @@ async function fireDue(item: Record<string, unknown>, at: Date, onlyDue = false)
   const tenantId = item.tenant_id as string;
   const callId = item.call_id as string;
   const instant = item.scheduled_for as string;
-  const drop = () => db().send(new DeleteCommand({ TableName: tableName(), Key: { pk: item.pk, sk: item.sk } }));
+  const drop = () => dropWatch({ pk: item.pk as string, sk: item.sk as string });
   const call = (await getCall(tenantId, callId)) as unknown as OutboundCallRecord | undefined;
   const isDue = call?.state === 'scheduled' && !(call.scheduled_for && Date.parse(call.scheduled_for) > at.getTime());
   if (!isDue && onlyDue) return false; // a later item of a call not due yet: left for its instant
@@ -87,7 +86,7 @@ export async function runReconciler(at: Date, afterMs = dispatchUnknownAfterMs()
       const call = (await getCall(tenantId, callId)) as unknown as OutboundCallRecord | undefined;
       const change = call && !call.provider_call_sid ? onDispatchUnknown(call.state) : null;
       if (!call || !change) {
-        await db().send(new DeleteCommand({ TableName: tableName(), Key: dialingWatchDelete(tenantId, callId, dialingAt).Delete!.Key }));
+        await dropWatch(dialingWatchDelete(tenantId, callId, dialingAt).Delete!.Key as { pk: string; sk: string });
         continue;
       }
       const end = { state: change.state, disposition: change.disposition ?? null, disposition_set_by: change.disposition_set_by ?? null, end_reason: change.end_reason ?? null };
@@ -97,7 +96,7 @@ export async function runReconciler(at: Date, afterMs = dispatchUnknownAfterMs()
       update.ConditionExpression = `${update.ConditionExpression} AND attribute_type(provider_call_sid, :nullType)`;
       update.ExpressionAttributeValues = { ...update.ExpressionAttributeValues, ':nullType': 'NULL' };
       try {
-        await db().send(new TransactWriteCommand({ TransactItems: [sidStillNull, dialingWatchDelete(tenantId, callId, dialingAt), ...watches.items, ...completedEvent(call, end, at)] }));
+        await transact([sidStillNull, dialingWatchDelete(tenantId, callId, dialingAt), ...watches.items, ...completedEvent(call, end, at)]);
         failed++;
         await callEnded(call);
         logger.warn('dial outcome unknown: failed as dispatch_unknown', { tenant_id: tenantId, call_id: callId, dialing_at: dialingAt });

@@ -58,32 +58,6 @@ export function endSubCode(call: CampaignCallFacts, end: { state: string; end_re
   return null;
 }
 
-/** scheduled → dialing of a campaign call: `dialed` + 1, only while the campaign runs (the dispatcher's check of the campaign). */
-export function campaignDialItems(call: CampaignCallFacts, at: Date): TransactItem[] {
-  if (!call.campaign_id || !call.contact_id) return [];
-  const iso = at.toISOString();
-  return [
-    {
-      Update: {
-        TableName: tableName(),
-        Key: campaignKeys.campaign(call.tenant_id, call.campaign_id),
-        UpdateExpression: 'ADD dialed :one SET updated_at = :at',
-        ConditionExpression: '#status = :running',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':one': 1, ':at': iso, ':running': 'running' },
-      },
-    },
-    {
-      Update: {
-        TableName: tableName(),
-        Key: campaignKeys.row(call.tenant_id, call.campaign_id, call.contact_id),
-        UpdateExpression: 'SET latest_attempt_state = :dialing, last_activity_at = :at',
-        ExpressionAttributeValues: { ':dialing': 'dialing', ':at': iso },
-      },
-    },
-  ];
-}
-
 /** An attempt's end: the row's final or retry state, the counters, and (retry) the contact back in the queue. */
 export function campaignEndItems(call: CampaignCallFacts, end: { state: string; disposition: string | null; end_reason: string | null }, at: Date, opts: { releaseSlot?: boolean } = {}): TransactItem[] {
   if (!call.campaign_id || !call.contact_id || !call.campaign_attempt) return [];
@@ -111,12 +85,6 @@ export function campaignEndItems(call: CampaignCallFacts, end: { state: string; 
   ];
   if (verdict.retry) items.push({ Put: { TableName: tableName(), Item: { ...campaignKeys.queue(call.tenant_id, call.campaign_id, verdict.retry_at!, call.contact_id), type: 'campaign_queue', contact_id: call.contact_id } } });
   return items;
-}
-
-/** A held campaign slot freed: the attempt ended earlier, its carrier leg has now ended too. */
-export function campaignSlotReleaseItem(call: Pick<CampaignCallFacts, 'tenant_id' | 'campaign_id'>, at: Date): TransactItem[] {
-  if (!call.campaign_id) return [];
-  return [{ Update: { TableName: tableName(), Key: campaignKeys.campaign(call.tenant_id, call.campaign_id), UpdateExpression: 'ADD in_flight :minus SET updated_at = :at', ExpressionAttributeValues: { ':minus': -1, ':at': at.toISOString() } } }];
 }
 
 /**

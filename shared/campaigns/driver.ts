@@ -5,20 +5,17 @@
  *   running   → attempts launched up to the concurrency cap; completed once every targeted
  *               contact has its terminal outcome (the marker goes). The same step also runs
  *               at once when an attempt's end frees a slot (launchNow, a `campaign.launch`
- *               message: shared/campaigns/nudge.ts); the tick is the safety net;
+ *               message: nudgeCampaign in shared/calls/dispatch-queue.ts); the tick is the safety net;
  *   paused    → nothing (scheduled attempts wait; the dispatcher does not dial them);
  *   cancelled → the sweep, until nothing is queued or in flight (the marker goes).
  * A lease on the campaign item keeps two ticks from driving one campaign at once.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { now } from '../clock.js';
-import { db, tableName } from '../db/client.js';
-import { campaignKeys } from '../db/keys.js';
 import { logger } from '../observability.js';
-import { activeMarkerDelete, CampaignStatusConflict, getCampaign, moveCampaign, type CampaignRecord } from '../repositories/campaigns.js';
+import { activeCampaignMarkers, activeMarkerDelete, CampaignStatusConflict, dropActiveMarker, dropDriverLease, getCampaign, moveCampaign, takeDriverLease, type CampaignRecord } from '../repositories/campaigns.js';
 import { sweepCancelled } from './cancel-sweep.js';
-import { launchAttempts } from './launch.js';
+import { dispatchCall } from '../calls/dispatch.js';
+import { launchAttempts, type DispatchLaunched } from './launch.js';
 import { isFinished } from './rules.js';
 import { scrubPage } from './scrub.js';
 
@@ -26,25 +23,9 @@ import { scrubPage } from './scrub.js';
 const SCRUB_BUDGET_MS = 15_000;
 const LEASE_MS = 45_000;
 
-async function takeLease(c: CampaignRecord, at: Date): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: campaignKeys.campaign(c.tenant_id, c.id),
-        UpdateExpression: 'SET lease_until = :until',
-        ConditionExpression: 'attribute_not_exists(lease_until) OR lease_until < :now OR attribute_type(lease_until, :null)',
-        ExpressionAttributeValues: { ':until': new Date(Date.now() + LEASE_MS).toISOString(), ':now': new Date().toISOString(), ':null': 'NULL' },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return false;
-    throw err;
-  }
-}
-const dropLease = (c: Pick<CampaignRecord, 'tenant_id' | 'id'>) => db().send(new UpdateCommand({ TableName: tableName(), Key: campaignKeys.campaign(c.tenant_id, c.id), UpdateExpression: 'SET lease_until = :null', ExpressionAttributeValues: { ':null': null } }));
-const dropMarker = (c: { tenant_id: string; id: string }) => db().send(new DeleteCommand(activeMarkerDelete(c.tenant_id, c.id).Delete!));
+const takeLease = (c: CampaignRecord) => takeDriverLease(c.tenant_id, c.id, new Date(Date.now() + LEASE_MS).toISOString(), new Date().toISOString());
+const dropLease = (c: Pick<CampaignRecord, 'tenant_id' | 'id'>) => dropDriverLease(c.tenant_id, c.id);
+const dropMarker = (c: { tenant_id: string; id: string }) => dropActiveMarker(c.tenant_id, c.id);
 
 /** Move on if the status still allows it; a lost race is fine (the next tick sees the new status). */
 const tryMove = async (c: CampaignRecord, action: 'ready' | 'run' | 'complete') => {
@@ -57,16 +38,25 @@ const tryMove = async (c: CampaignRecord, action: 'ready' | 'run' | 'complete') 
 };
 
 /** A running campaign's step: launch what the cap allows, then completed if every contact is done. */
-async function launchStep(c: CampaignRecord): Promise<number> {
-  const launched = await launchAttempts(c);
+async function launchStep(c: CampaignRecord, dispatch?: DispatchLaunched): Promise<number> {
+  const launched = await launchAttempts(c, now(), dispatch);
   const fresh = await getCampaign(c.tenant_id, c.id);
   if (fresh && fresh.status === 'running' && isFinished(fresh)) await tryMove(fresh, 'complete');
   return launched;
 }
 
 /**
+ * A slot freed by an attempt's end is refilled by a dial from this same worker: the launched
+ * call is dispatched here rather than through another trip on the queue (the call's due item
+ * still stands behind it, so a crash meanwhile only delays it to the scheduler's next send).
+ */
+const dialHere: DispatchLaunched = async (call) => {
+  await dispatchCall(call.tenant_id, call.id);
+};
+
+/**
  * The launch step alone, at once (a `campaign.launch` message: an attempt's end freed a slot,
- * shared/campaigns/nudge.ts). No lease: every launch is one conditional transaction (the
+ * nudgeCampaign in shared/calls/dispatch-queue.ts). No lease: every launch is one conditional transaction (the
  * queue item still there, `in_flight < cap`, status running), so a nudge running beside a tick
  * or another nudge never exceeds the cap nor launches a contact twice; the completion move is
  * conditional too.
@@ -74,13 +64,13 @@ async function launchStep(c: CampaignRecord): Promise<number> {
 export async function launchNow(tenantId: string, campaignId: string): Promise<number> {
   const c = await getCampaign(tenantId, campaignId);
   if (!c || c.status !== 'running') return 0;
-  return launchStep(c);
+  return launchStep(c, dialHere);
 }
 
 export async function driveCampaign(tenantId: string, campaignId: string): Promise<void> {
   let c = await getCampaign(tenantId, campaignId);
   if (!c || c.status === 'draft' || c.status === 'completed') return void (await dropMarker({ tenant_id: tenantId, id: campaignId }));
-  if (!(await takeLease(c, now()))) return;
+  if (!(await takeLease(c))) return;
   try {
     if (c.status === 'scrubbing') {
       const started = Date.now();
@@ -98,29 +88,24 @@ export async function driveCampaign(tenantId: string, campaignId: string): Promi
   }
 }
 
-async function activeMarkers(): Promise<Record<string, unknown>[]> {
-  const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': campaignKeys.activePartition } }));
-  return out.Items ?? [];
-}
-
 /**
  * After a restart of a runtime that is one process over its data (the local stack): every
  * lease was the dead process's, so it is dropped instead of waited out (LEASE_MS), and the
  * next tick drives every campaign at once. Never on AWS, where another tick may hold one.
  */
 export async function dropLeasesAfterRestart(): Promise<number> {
-  const markers = await activeMarkers();
-  for (const m of markers) await dropLease({ tenant_id: m.tenant_id as string, id: m.campaign_id as string });
+  const markers = await activeCampaignMarkers();
+  for (const m of markers) await dropLease({ tenant_id: m.tenant_id, id: m.campaign_id });
   return markers.length;
 }
 
 /** Every marked campaign, a few at a time; one campaign's failure does not stop the others. */
 export async function runCampaigns(): Promise<number> {
-  const markers = await activeMarkers();
+  const markers = await activeCampaignMarkers();
   for (let i = 0; i < markers.length; i += 4) {
     await Promise.all(
       markers.slice(i, i + 4).map((m) =>
-        driveCampaign(m.tenant_id as string, m.campaign_id as string).catch((err) => logger.error('campaign tick failed', { campaign_id: m.campaign_id, error: (err as Error).message })),
+        driveCampaign(m.tenant_id, m.campaign_id).catch((err) => logger.error('campaign tick failed', { campaign_id: m.campaign_id, error: (err as Error).message })),
       ),
     );
   }

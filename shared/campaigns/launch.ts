@@ -8,14 +8,12 @@
  * follows; the dispatcher then re-judges, takes a cps slot of the account (shared with
  * single calls), a number of the pool under its daily cap, and dials once.
  */
-import { QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { now } from '../clock.js';
-import { db, tableName } from '../db/client.js';
-import { campaignKeys } from '../db/keys.js';
+import { tryTransact } from '../db/transact.js';
 import { ID_PREFIX, newId } from '../ids.js';
 import { logger } from '../observability.js';
-import type { CampaignRecord } from '../repositories/campaigns.js';
+import { dueQueue, getCampaignRow, rowLaunchItems, type QueuedContact } from '../repositories/campaign-outcomes.js';
+import { launchSlotItem, type CampaignRecord } from '../repositories/campaigns.js';
 import { contactAttemptPut } from '../repositories/contact-attempts.js';
 import { dueItemPut, outboundCallPut, type OutboundCallRecord } from '../repositories/outbound-calls.js';
 import { queuedEvent, scheduledEvent } from '../calls/call-events.js';
@@ -23,24 +21,12 @@ import { sendDispatch } from '../calls/dispatch-queue.js';
 import { newOutboundCall, telephonyOf } from '../calls/queue-call.js';
 import { launchable } from './rules.js';
 
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-
 /** The most attempts one tick launches for a campaign without a concurrency cap. */
 const LAUNCH_BATCH = 100;
 const PARALLEL = 10;
 
-interface Row {
-  contact_id: string;
-  contact_phone: string;
-  attempts: number;
-  latest_attempt_id: string;
-  latest_attempt_state: string;
-  decision: OutboundCallRecord['compliance'];
-}
-
-async function launchOne(c: CampaignRecord, queueSk: string, contactId: string, at: Date): Promise<OutboundCallRecord | null> {
-  const rowKey = campaignKeys.row(c.tenant_id, c.id, contactId);
-  const row = (await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND sk = :sk', ExpressionAttributeValues: { ':pk': rowKey.pk, ':sk': rowKey.sk }, ConsistentRead: true }))).Items?.[0] as Row | undefined;
+async function launchOne(c: CampaignRecord, q: QueuedContact, at: Date): Promise<OutboundCallRecord | null> {
+  const row = await getCampaignRow(c.tenant_id, c.id, q.contact_id);
   if (!row) return null;
   const iso = at.toISOString();
   const number = row.attempts + 1;
@@ -48,9 +34,9 @@ async function launchOne(c: CampaignRecord, queueSk: string, contactId: string, 
   const call: OutboundCallRecord = {
     ...newOutboundCall(c.tenant_id, {
       attemptId,
-      contact: { id: contactId, phone_e164: row.contact_phone },
+      contact: { id: q.contact_id, phone_e164: row.contact_phone },
       version: { id: c.agent_version_id!, agent_id: c.agent_definition_id },
-      decision: row.decision,
+      decision: row.decision as unknown as OutboundCallRecord['compliance'],
       telephony: await telephonyOf(c.tenant_id, null),
       campaignId: c.id,
       origin: 'campaign',
@@ -63,61 +49,40 @@ async function launchOne(c: CampaignRecord, queueSk: string, contactId: string, 
     due_at: iso,
     campaign_attempt: { number, max_attempts: c.max_attempts_per_contact, retry_after_minutes: c.retry_after_minutes },
   };
-  const capCondition = c.concurrency_cap === null ? '' : ' AND in_flight < :cap';
-  const items: TransactItem[] = [
-    { Delete: { TableName: tableName(), Key: { pk: rowKey.pk, sk: queueSk }, ConditionExpression: 'attribute_exists(pk)' } },
-    {
-      Update: {
-        TableName: tableName(),
-        Key: campaignKeys.campaign(c.tenant_id, c.id),
-        UpdateExpression: 'ADD in_flight :one',
-        ConditionExpression: `#status = :running${capCondition}`,
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':one': 1, ':running': 'running', ...(c.concurrency_cap === null ? {} : { ':cap': c.concurrency_cap }) },
-      },
-    },
-    {
-      Update: {
-        TableName: tableName(),
-        Key: rowKey,
-        UpdateExpression: 'SET attempts = :n, latest_attempt_id = :att, latest_attempt_state = :scheduled, call_id = :call, disposition = :null, sub_code = :null, row_status = :active, last_activity_at = :at',
-        ConditionExpression: 'row_status = :pending AND attempts = :was',
-        ExpressionAttributeValues: { ':n': number, ':att': attemptId, ':scheduled': 'scheduled', ':call': call.id, ':null': null, ':active': 'active', ':at': iso, ':pending': 'pending', ':was': row.attempts },
-      },
-    },
+  const [queueDelete, rowUpdate] = rowLaunchItems(c.tenant_id, c.id, q, { attempts: row.attempts, number, attempt_id: attemptId, call_id: call.id, at: iso });
+  // Another tick took it, the cap is full, or the campaign stopped: nothing launched.
+  const launched = await tryTransact([
+    queueDelete!,
+    launchSlotItem(c),
+    rowUpdate!,
     outboundCallPut(call),
-    contactAttemptPut({ id: attemptId, tenant_id: c.tenant_id, contact_id: contactId, subject: c.subject ?? null, placed_at: null, created_at: iso, call_id: call.id, agent_id: call.agent_id, agent_version_id: call.agent_version_id }),
+    contactAttemptPut({ id: attemptId, tenant_id: c.tenant_id, contact_id: q.contact_id, subject: c.subject ?? null, placed_at: null, created_at: iso, call_id: call.id, agent_id: call.agent_id, agent_version_id: call.agent_version_id }),
     ...queuedEvent(call, at),
     ...scheduledEvent(call, iso, at),
     dueItemPut(call, iso),
-  ];
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: items }));
-  } catch (err) {
-    if (err instanceof TransactionCanceledException) return null; // another tick took it, the cap is full, or the campaign stopped
-    throw err;
-  }
-  return call;
+  ]);
+  return launched ? call : null;
 }
 
+/** How a launched attempt reaches the dispatcher: a call-dispatch message (default), or dialled in this worker. */
+export type DispatchLaunched = (call: OutboundCallRecord) => Promise<void>;
+
+const enqueue: DispatchLaunched = (call) => sendDispatch({ tenant_id: call.tenant_id, attempt_id: call.attempt_id, call_id: call.id });
+
 /** Launch what the cap allows now; returns the number launched. */
-export async function launchAttempts(c: CampaignRecord, at = now()): Promise<number> {
+export async function launchAttempts(c: CampaignRecord, at = now(), dispatch: DispatchLaunched = enqueue): Promise<number> {
   const n = launchable(c.concurrency_cap, c.in_flight ?? 0, LAUNCH_BATCH);
   if (n === 0) return 0;
-  const pk = campaignKeys.row(c.tenant_id, c.id, 'x').pk;
-  const due = await db().send(
-    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to', ExpressionAttributeValues: { ':pk': pk, ':from': campaignKeys.queuePrefix, ':to': `${campaignKeys.queuePrefix}${at.toISOString()}#~` }, Limit: n, ConsistentRead: true }),
-  );
+  const items = await dueQueue(c.tenant_id, c.id, at, n);
   let launched = 0;
-  const items = due.Items ?? [];
   for (let i = 0; i < items.length; i += PARALLEL) {
     await Promise.all(
       items.slice(i, i + PARALLEL).map(async (item) => {
-        const call = await launchOne(c, item.sk as string, item.contact_id as string, at);
+        const call = await launchOne(c, item, at);
         if (!call) return;
         launched++;
         // Best effort: the due item written with the call makes the scheduler send it should this fail.
-        await sendDispatch({ tenant_id: c.tenant_id, attempt_id: call.attempt_id, call_id: call.id }).catch((err) => logger.warn('dispatch enqueue failed; the scheduler will send it', { call_id: call.id, error: (err as Error).message }));
+        await dispatch(call).catch((err) => logger.warn('dispatch failed; the scheduler will send it', { call_id: call.id, error: (err as Error).message }));
       }),
     );
   }

@@ -306,8 +306,8 @@ export const belongsToTenant = (partition: string, tenantId: string): boolean =>
  *    call waiting for its instant; the scheduler queries each shard for sk ≤ now;
  *  - dialing watches, `PLATFORM#DIALING#<shard>` / `<dialing_at ISO>#<tenant>#<call>`: a call
  *    moved to dialing whose carrier id is not yet known; the reconciler fails old ones;
- *  - cps counters, `PLATFORM#CPS#<tenant>#<account>` / `SECOND#<epoch s>`: dials started in
- *    one second on one telephony account (TTL'd), the cross-worker cps limiter;
+ *  - dial pacing, `PLATFORM#CPS#<tenant>#<account>` / `PACE`: the instant of the account's
+ *    next free dial grant (TTL'd), the cross-worker cps limiter (shared/policy/dial-pacing.ts);
  *  - unfinished watches, `PLATFORM#UNFINISHED#<shard>` / `<since ISO>#<tenant>#<call>`: a call
  *    the carrier took (its CallSid is linked) and has not ended; the reconciler asks the
  *    carrier about old ones (shared/calls/unfinished-calls.ts);
@@ -327,7 +327,7 @@ export const dispatchKeys = {
   unfinished: (since: string, tenantId: string, callId: string) => ({ pk: `${PLATFORM_PREFIX}UNFINISHED#${dispatchShard(assertId(callId))}`, sk: `${since}#${assertId(tenantId)}#${callId}` }),
   analysisPartition: (shard: number) => `${PLATFORM_PREFIX}ANALYSIS#${shard}`,
   analysis: (since: string, tenantId: string, callId: string) => ({ pk: `${PLATFORM_PREFIX}ANALYSIS#${dispatchShard(assertId(callId))}`, sk: `${since}#${assertId(tenantId)}#${callId}` }),
-  cps: (tenantId: string, accountId: string, epochSecond: number) => ({ pk: `${PLATFORM_PREFIX}CPS#${assertId(tenantId)}#${assertId(accountId)}`, sk: `SECOND#${epochSecond}` }),
+  cps: (tenantId: string, accountId: string) => ({ pk: `${PLATFORM_PREFIX}CPS#${assertId(tenantId)}#${assertId(accountId)}`, sk: 'PACE' }),
 } as const;
 
 /**

@@ -22,7 +22,8 @@ import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from
 import { now as clockNow } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { callKeys, platformKeys } from '../db/keys.js';
-import { CAMPAIGN_CANCELLED, campaignEndItems, campaignSettleItems, campaignSlotReleaseItem, type CampaignCallFacts } from '../campaigns/attempt-items.js';
+import { CAMPAIGN_CANCELLED, campaignEndItems, campaignSettleItems, type CampaignCallFacts } from '../campaigns/attempt-items.js';
+import { campaignSlotReleaseItem } from './campaigns.js';
 import { outboxItems, type EventType } from '../events/outbox.js';
 import { completedDisposition } from '../policy/call-state/disposition.js';
 import { isTerminal, onCarrierStatus, onDisposedBeforeDial, type CarrierStatus, type StateChange } from '../policy/call-state/machine.js';

@@ -4,7 +4,8 @@
  * (monotonic: completed and cancelled never change). Its per-contact rows and work queue
  * live in its own partition (shared/db/keys.ts `campaignKeys`); shared/campaigns/ drives it.
  */
-import { GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { CAMPAIGN_MOVES, type CampaignAction } from '../campaigns/rules.js';
 import { now } from '../clock.js';
 import { db, tableName } from '../db/client.js';
@@ -160,5 +161,123 @@ export async function writeNewCampaign(c: CampaignRecord, extra: TransactItem[])
     return;
   }
   await db().send(new TransactWriteCommand({ TransactItems: [campaignPut(c), ...extra] }));
+}
+
+/* The campaign's share of a dial and of a held slot's release (the attempt's end: shared/campaigns/attempt-items.ts). */
+
+/** scheduled → dialing of a campaign call: `dialed` + 1, only while the campaign runs (the dispatcher's check of the campaign). */
+export function campaignDialItems(call: { tenant_id: string; campaign_id?: string | null; contact_id?: string | null }, at: Date): TransactItem[] {
+  if (!call.campaign_id || !call.contact_id) return [];
+  const iso = at.toISOString();
+  return [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: campaignKeys.campaign(call.tenant_id, call.campaign_id),
+        UpdateExpression: 'ADD dialed :one SET updated_at = :at',
+        ConditionExpression: '#status = :running',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':one': 1, ':at': iso, ':running': 'running' },
+      },
+    },
+    {
+      Update: {
+        TableName: tableName(),
+        Key: campaignKeys.row(call.tenant_id, call.campaign_id, call.contact_id),
+        UpdateExpression: 'SET latest_attempt_state = :dialing, last_activity_at = :at',
+        ExpressionAttributeValues: { ':dialing': 'dialing', ':at': iso },
+      },
+    },
+  ];
+}
+
+/** A held campaign slot freed: the attempt ended earlier, its carrier leg has now ended too. */
+export function campaignSlotReleaseItem(call: { tenant_id: string; campaign_id?: string | null }, at: Date): TransactItem[] {
+  if (!call.campaign_id) return [];
+  return [{ Update: { TableName: tableName(), Key: campaignKeys.campaign(call.tenant_id, call.campaign_id), UpdateExpression: 'ADD in_flight :minus SET updated_at = :at', ExpressionAttributeValues: { ':minus': -1, ':at': at.toISOString() } } }];
+}
+
+/* The driver's lease and markers (shared/campaigns/driver.ts). */
+
+/** Take the driver's lease until `until` if nobody holds a live one at `at` (wall-clock ISO instants). */
+export async function takeDriverLease(tenantId: string, campaignId: string, until: string, at: string): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: campaignKeys.campaign(tenantId, campaignId),
+        UpdateExpression: 'SET lease_until = :until',
+        ConditionExpression: 'attribute_not_exists(lease_until) OR lease_until < :now OR attribute_type(lease_until, :null)',
+        ExpressionAttributeValues: { ':until': until, ':now': at, ':null': 'NULL' },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw err;
+  }
+}
+
+export async function dropDriverLease(tenantId: string, campaignId: string): Promise<void> {
+  await db().send(new UpdateCommand({ TableName: tableName(), Key: campaignKeys.campaign(tenantId, campaignId), UpdateExpression: 'SET lease_until = :null', ExpressionAttributeValues: { ':null': null } }));
+}
+
+export async function dropActiveMarker(tenantId: string, campaignId: string): Promise<void> {
+  await db().send(new DeleteCommand(activeMarkerDelete(tenantId, campaignId).Delete!));
+}
+
+/** Every campaign the scheduler tick drives. */
+export async function activeCampaignMarkers(): Promise<{ tenant_id: string; campaign_id: string }[]> {
+  const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': campaignKeys.activePartition } }));
+  return (out.Items ?? []).map((m) => ({ tenant_id: m.tenant_id as string, campaign_id: m.campaign_id as string }));
+}
+
+/** A launch takes a slot: `in_flight` + 1, only while the campaign runs and under its cap (exact across every launcher). */
+export function launchSlotItem(c: Pick<CampaignRecord, 'tenant_id' | 'id' | 'concurrency_cap'>): TransactItem {
+  const capped = c.concurrency_cap !== null && c.concurrency_cap !== undefined;
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: campaignKeys.campaign(c.tenant_id, c.id),
+      UpdateExpression: 'ADD in_flight :one',
+      ConditionExpression: `#status = :running${capped ? ' AND in_flight < :cap' : ''}`,
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':one': 1, ':running': 'running', ...(capped ? { ':cap': c.concurrency_cap } : {}) },
+    },
+  };
+}
+
+/** A contact of a cancelled campaign disposed before its attempt: `done` + 1. */
+export function campaignDoneItem(tenantId: string, campaignId: string): TransactItem {
+  return { Update: { TableName: tableName(), Key: campaignKeys.campaign(tenantId, campaignId), UpdateExpression: 'ADD done :one', ExpressionAttributeValues: { ':one': 1 } } };
+}
+
+/** One scrubbed contact counted: contacts_total and the scrub's counts by outcome, reason and (blocked) disposition; a blocked one is `done` at once. Only while scrubbing. */
+export function scrubCountItem(c: Pick<CampaignRecord, 'tenant_id' | 'id'>, counted: { outcome: 'allowed' | 'deferred' | 'blocked'; reason: string; disposition: string | null }): TransactItem {
+  const blocked = counted.outcome === 'blocked';
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: campaignKeys.campaign(c.tenant_id, c.id),
+      UpdateExpression: 'ADD contacts_total :one, done :done SET scrub.#o = scrub.#o + :one, scrub.by_reason.#r = if_not_exists(scrub.by_reason.#r, :zero) + :one' + (blocked ? ', scrub.by_disposition.#d = if_not_exists(scrub.by_disposition.#d, :zero) + :one' : ''),
+      ConditionExpression: '#status = :scrubbing',
+      ExpressionAttributeNames: { '#o': counted.outcome, '#r': counted.reason, '#status': 'status', ...(blocked ? { '#d': counted.disposition as string } : {}) },
+      ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':done': blocked ? 1 : 0, ':scrubbing': 'scrubbing' },
+    },
+  };
+}
+
+/** Where the scrub resumes (null: from the start) and whether the list is exhausted; only while scrubbing. */
+export async function saveScrubCursor(c: Pick<CampaignRecord, 'tenant_id' | 'id'>, cursor: Record<string, unknown> | null, complete: boolean): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: campaignKeys.campaign(c.tenant_id, c.id),
+      UpdateExpression: 'SET scrub_cursor = :cursor, scrub_complete = :done',
+      ConditionExpression: '#status = :scrubbing',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':cursor': cursor, ':done': complete, ':scrubbing': 'scrubbing' },
+    }),
+  );
 }
 

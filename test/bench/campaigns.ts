@@ -4,16 +4,21 @@
  * calls), a pool of 5 numbers, cps_limit 20, concurrency_cap 50. Reported: the wall time
  * from start to `completed` next to the least time the caps allow — max(N / cps,
  * N × mean call length / cap) — and, from the sandbox carrier's own records, the most calls
- * alive at once and the most dials created in one second.
+ * alive at once and the most dials created in any one-second window of its clock (sliding).
+ * Beside it, every DynamoDB write the run makes is counted per partition key (a middleware on
+ * the client, in the bench only): the hottest keys with their writes per second, to check the
+ * capacity model (docs/capacity.md) against the code.
  */
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createTenant } from '../../shared/admin/bootstrap.js';
-import { now, setClockOffsetForTests } from '../../shared/clock.js';
+import { setClockOffsetForTests } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
 import { seedPlatformData } from '../../shared/seed/platform.js';
 import type { LocalStack } from '../../infra/local/stack.js';
-import { fmt } from './stats.js';
+import { carrierCallsFrom } from './carrier-records.js';
+import { countWritesPerPartition, type PartitionWrites } from './partition-writes.js';
+import { fmt, maxInAnyWindow } from './stats.js';
 
 export interface CampaignFigures {
   contacts: number;
@@ -28,6 +33,8 @@ export interface CampaignFigures {
   maxDialsPerSecond: number;
   dialed: number;
   completedGoal: number;
+  /** The hottest partition keys of the run (start → completed). */
+  hotKeys: PartitionWrites[];
 }
 
 /** A Wednesday 10:00 in New York after the wall clock (imported consents carry the real time). */
@@ -37,12 +44,23 @@ const allowedInstant = () => {
   return t;
 };
 
+/** A read is asked again when the local server dropped the connection (a kept-alive socket it closed under load); a write never is. */
+async function fetchRetrying(url: string, init: Parameters<typeof fetch>[1], idempotent: boolean): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(url, init);
+    } catch (err) {
+      if (!idempotent || attempt >= 5) throw err;
+    }
+  }
+}
+
 export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20, cap = 50): Promise<CampaignFigures> {
   await seedPlatformData();
   const t = await createTenant({ name: 'Bench campaign', adminEmail: 'campaign@bench.test' });
   const auth = { authorization: `Bearer ${t.api_key.secret}`, 'content-type': 'application/json' };
   const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${stack.baseUrl}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetchRetrying(`${stack.baseUrl}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) }, method === 'GET');
     const json = await res.json();
     if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
     return json as Record<string, any>;
@@ -68,6 +86,7 @@ export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20,
   const campaign = await api('POST', '/v1/campaigns', { name: 'Bench', agent_id: agent.id, target: { contact_list_id: imported.target_list_id }, number_pool_id: pool.id, telephony_account_id: account.id, concurrency_cap: cap });
 
   setClockOffsetForTests(allowedInstant() - Date.now());
+  const writes = countWritesPerPartition(db());
   const started = performance.now();
   await api('POST', `/v1/campaigns/${campaign.id}/start`);
   let scrubSeconds = NaN;
@@ -80,22 +99,14 @@ export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20,
     await new Promise((r) => setTimeout(r, 250));
   }
   const completedSeconds = (performance.now() - started) / 1000;
+  const hotKeys = writes.stop(completedSeconds);
   if (c.status !== 'completed') throw new Error(`campaign not completed in time: ${JSON.stringify(c)}`);
 
-  const from = new Set(numbers.map((n) => n.phone_e164 as string));
-  const calls: { created: number; ended: number }[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(new ScanCommand({ TableName: tableName(), FilterExpression: '#t = :t', ExpressionAttributeNames: { '#t': 'type' }, ExpressionAttributeValues: { ':t': 'sandbox_call' }, ExclusiveStartKey: start }));
-    for (const i of page.Items ?? []) if (from.has(i.from as string)) calls.push({ created: Date.parse(i.created_at as string), ended: i.end_time ? Date.parse(i.end_time as string) : now().getTime() });
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const calls = (await carrierCallsFrom(numbers.map((n) => n.phone_e164 as string))).map((x) => ({ created: x.created, ended: x.ended ?? Date.now() }));
   const events = calls.flatMap((x) => [{ at: x.created, d: 1 }, { at: x.ended, d: -1 }]).sort((a, b) => a.at - b.at || a.d - b.d);
   let alive = 0;
   let maxInFlight = 0;
   for (const e of events) maxInFlight = Math.max(maxInFlight, (alive += e.d));
-  const perSecond = new Map<number, number>();
-  for (const x of calls) perSecond.set(Math.floor(x.created / 1000), (perSecond.get(Math.floor(x.created / 1000)) ?? 0) + 1);
   const meanCallSeconds = calls.reduce((s, x) => s + (x.ended - x.created), 0) / calls.length / 1000;
   setClockOffsetForTests(0);
   return {
@@ -108,17 +119,20 @@ export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20,
     meanCallSeconds,
     boundSeconds: Math.max(total / cps, (total * meanCallSeconds) / cap),
     maxInFlight,
-    maxDialsPerSecond: Math.max(...perSecond.values()),
+    maxDialsPerSecond: maxInAnyWindow(calls.map((x) => x.created)),
     dialed: c.dialed,
     completedGoal: c.completed_goal,
+    hotKeys,
   };
 }
 
 export function printCampaign(f: CampaignFigures): void {
   console.log(`\n## Campaign: ${f.contacts} contacts, cps_limit ${f.cps}, concurrency_cap ${f.cap}, SANDBOX_STEP_MS ${f.stepMs}`);
   console.log(`scrub (start → running)          ${fmt(f.scrubSeconds)} s`);
-  console.log(`start → completed                 ${fmt(f.completedSeconds)} s   (bound the caps impose: ${fmt(f.boundSeconds)} s = max(${f.contacts}/${f.cps}, ${f.contacts} × ${fmt(f.meanCallSeconds, 2)} s / ${f.cap}))`);
+  console.log(`start → completed                 ${fmt(f.completedSeconds)} s   (bound the caps impose: ${fmt(f.boundSeconds)} s = max(${f.contacts}/${f.cps}, ${f.contacts} × ${fmt(f.meanCallSeconds, 2)} s / ${f.cap}); bound/actual ${fmt(f.boundSeconds / f.completedSeconds, 2)})`);
   console.log(`max calls alive at the carrier    ${f.maxInFlight}   (cap ${f.cap})`);
-  console.log(`max dials created in one second   ${f.maxDialsPerSecond}   (cps_limit ${f.cps})`);
+  console.log(`max dials in any 1-second window  ${f.maxDialsPerSecond}   (cps_limit ${f.cps}; the carrier's clock, sliding)`);
   console.log(`dialed ${f.dialed}, completed_goal ${f.completedGoal}`);
+  console.log('hottest partition keys, start → completed (writes: items written, each item of a transaction counts; WCU: 1 KB units, ×2 in a transaction):');
+  for (const k of f.hotKeys) console.log(`  ${k.partition.padEnd(64)} ${String(k.writes).padStart(6)} writes  ${fmt(k.writesPerSecond).padStart(6)}/s mean  ${String(k.peakPerSecond).padStart(4)}/s peak (1-s window)  ~${fmt(k.wcuPerSecond).padStart(6)} WCU/s mean`);
 }

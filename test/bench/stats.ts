@@ -18,3 +18,15 @@ export async function pool<T>(items: readonly T[], concurrency: number, fn: (ite
   });
   await Promise.all(workers);
 }
+
+/** The most instants in any half-open window [t, t + widthMs): a carrier's sliding second, not an epoch one. */
+export function maxInAnyWindow(instants: readonly number[], widthMs = 1000): number {
+  const sorted = [...instants].sort((a, b) => a - b);
+  let best = 0;
+  let lo = 0;
+  for (let hi = 0; hi < sorted.length; hi++) {
+    while (sorted[hi]! - sorted[lo]! >= widthMs) lo++;
+    best = Math.max(best, hi - lo + 1);
+  }
+  return best;
+}

@@ -11,7 +11,7 @@ import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { locs } from './agent-fixtures.js';
 import { callWorld, resetClock, setClock, setCpsLimit, type CallWorld } from './call-fixtures.js';
-import { advance, allRows, futureAllowedAt, grantedPerSecond, campaignOf, carrierCalls, importList, newCampaign, peaks, poolOf, waitForStatus } from './campaign-fixtures.js';
+import { advance, allRows, futureAllowedAt, campaignOf, carrierCalls, importList, newCampaign, peaks, poolOf, waitForStatus } from './campaign-fixtures.js';
 import { client, newTenant } from './client.js';
 import { randomNumber } from './telephony-fixtures.js';
 
@@ -84,18 +84,14 @@ describe('a campaign over an imported list of sandbox test numbers', () => {
     expect(done).toMatchObject({ contacts_total: 8, dialed: 10, connected: 3, completed_goal: 1 });
     expect(done.scrub).toMatchObject({ allowed: 7, blocked: 1, by_disposition: { dnc_hit: 1 } });
 
-    // What the carrier really did: 10 dials, never more than 2 at once, never more than 2 a second (the limiter's
-    // own per-second grants, exact; on the carrier's clock at most 3 × 2 in any 2 s: see peaks), from both numbers.
+    // What the carrier really did: 10 dials, never more than 2 at once, never more than 2 in any one second of its clock, from both numbers.
     const calls = await carrierCalls(pool.numbers);
     expect(calls).toHaveLength(10);
     expect(calls.filter((c) => c.to === '+12125550121')).toHaveLength(2);
     expect(calls.some((c) => c.to === SUPPRESSED)).toBe(false);
     const p = peaks(calls);
     expect(p.inFlight).toBeLessThanOrEqual(2);
-    expect(p.perTwoSeconds).toBeLessThanOrEqual(6);
-    const granted = await grantedPerSecond(w.tenantId, w.accountId);
-    expect(granted.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(10);
-    expect(Math.max(...granted)).toBeLessThanOrEqual(2);
+    expect(p.perSecond).toBeLessThanOrEqual(2);
     expect(new Set(calls.map((c) => c.from)).size).toBe(2);
 
     // Outcome filters, and a completed campaign cannot be cancelled.

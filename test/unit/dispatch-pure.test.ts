@@ -1,6 +1,5 @@
-/** The pure parts of queuing and dispatch: cps limiter math, what the carrier is asked, the dial counter's update, keys, the clock hook. */
+/** The pure parts of queuing and dispatch (the pacing rule: dial-pacing.test.ts): what the carrier is asked, the dial counter's update, keys, the clock hook. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { cpsOf, DEFAULT_CPS, minimumSpanSeconds, msUntilNextSecond, secondOf } from '../../shared/calls/cps-limiter.js';
 import { dialCountUpdate, placeCallInput } from '../../shared/calls/dispatch.js';
 import { clockOffsetMs, now, setClockOffsetForTests } from '../../shared/clock.js';
 import { dispatchKeys } from '../../shared/db/keys.js';
@@ -10,28 +9,6 @@ process.env.TABLE_NAME ??= 'unit-table';
 afterEach(() => {
   delete process.env.AWS_LAMBDA_FUNCTION_NAME;
   setClockOffsetForTests(0);
-});
-
-describe('cps limiter math', () => {
-  it('counts dials per epoch second and waits to the top of the next one', () => {
-    expect(secondOf(1_700_000_000_999)).toBe(1_700_000_000);
-    expect(secondOf(1_700_000_001_000)).toBe(1_700_000_001);
-    expect(msUntilNextSecond(1_700_000_000_000)).toBe(1000);
-    expect(msUntilNextSecond(1_700_000_000_250)).toBe(750);
-    expect(msUntilNextSecond(1_700_000_000_999)).toBe(1);
-  });
-  it('takes the account’s limit, or one call a second when the carrier never said', () => {
-    expect(cpsOf(10)).toBe(10);
-    expect(cpsOf(null)).toBe(DEFAULT_CPS);
-    expect(cpsOf(0)).toBe(DEFAULT_CPS);
-    expect(cpsOf(2.7)).toBe(2);
-  });
-  it('the least span of n dials at c per second is ⌈n/c⌉ − 1 seconds (500 at 10 → 49 s)', () => {
-    expect(minimumSpanSeconds(500, 10)).toBe(49);
-    expect(minimumSpanSeconds(6, 2)).toBe(2);
-    expect(minimumSpanSeconds(1, 10)).toBe(0);
-    expect(minimumSpanSeconds(0, 10)).toBe(0);
-  });
 });
 
 describe('what the carrier is asked', () => {

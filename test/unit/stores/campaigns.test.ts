@@ -1,0 +1,82 @@
+/** The campaigns store's driver lease, markers and the launch/scrub items (aws-sdk-client-mock): what each sends, and the exact conditions. */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { campaignKeys } from '../../../shared/db/keys.js';
+import { activeCampaignMarkers, campaignDialItems, campaignDoneItem, campaignSlotReleaseItem, dropActiveMarker, dropDriverLease, launchSlotItem, saveScrubCursor, scrubCountItem, takeDriverLease } from '../../../shared/repositories/campaigns.js';
+
+process.env.TABLE_NAME ??= 'unit-table';
+const ddb = mockClient(DynamoDBDocumentClient);
+const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
+const C = 'cmp_01JAAAAAAAAAAAAAAAAAAAAAAA';
+const at = new Date('2026-11-18T15:00:00.000Z');
+
+beforeEach(() => ddb.reset());
+
+describe('the driver lease', () => {
+  it('is taken only when absent, null or expired, and refused (false) otherwise', async () => {
+    ddb.on(UpdateCommand).resolvesOnce({}).rejectsOnce(new ConditionalCheckFailedException({ message: 'held', $metadata: {} }));
+    expect(await takeDriverLease(T, C, '2026-11-18T15:00:45.000Z', '2026-11-18T15:00:00.000Z')).toBe(true);
+    expect(await takeDriverLease(T, C, '2026-11-18T15:00:45.000Z', '2026-11-18T15:00:00.000Z')).toBe(false);
+    const sent = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
+    expect(sent.Key).toEqual(campaignKeys.campaign(T, C));
+    expect(sent.ConditionExpression).toBe('attribute_not_exists(lease_until) OR lease_until < :now OR attribute_type(lease_until, :null)');
+    expect(sent.ExpressionAttributeValues).toMatchObject({ ':until': '2026-11-18T15:00:45.000Z', ':now': '2026-11-18T15:00:00.000Z' });
+  });
+  it('is dropped to null, and the marker deleted by its key', async () => {
+    ddb.on(UpdateCommand).resolves({});
+    ddb.on(DeleteCommand).resolves({});
+    await dropDriverLease(T, C);
+    await dropActiveMarker(T, C);
+    expect(ddb.commandCalls(UpdateCommand)[0]!.args[0].input.ExpressionAttributeValues).toEqual({ ':null': null });
+    expect(ddb.commandCalls(DeleteCommand)[0]!.args[0].input.Key).toEqual(campaignKeys.active(T, C));
+  });
+  it('lists the marked campaigns', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [{ pk: 'PLATFORM#CAMPAIGNS', sk: `${T}#${C}`, tenant_id: T, campaign_id: C }] });
+    expect(await activeCampaignMarkers()).toEqual([{ tenant_id: T, campaign_id: C }]);
+    expect(ddb.commandCalls(QueryCommand)[0]!.args[0].input.ExpressionAttributeValues).toEqual({ ':pk': campaignKeys.activePartition });
+  });
+});
+
+describe('the counters an attempt moves', () => {
+  it('a launch: in_flight + 1 only while running and under the cap; no cap, no cap condition', () => {
+    const capped = launchSlotItem({ tenant_id: T, id: C, concurrency_cap: 50 }).Update!;
+    expect(capped.ConditionExpression).toBe('#status = :running AND in_flight < :cap');
+    expect(capped.ExpressionAttributeValues).toEqual({ ':one': 1, ':running': 'running', ':cap': 50 });
+    const open = launchSlotItem({ tenant_id: T, id: C, concurrency_cap: null }).Update!;
+    expect(open.ConditionExpression).toBe('#status = :running');
+    expect(open.ExpressionAttributeValues).not.toHaveProperty(':cap');
+  });
+  it('a dial: dialed + 1 while running, and the row dialing; nothing for a call outside a campaign', () => {
+    const [counter, row] = campaignDialItems({ tenant_id: T, campaign_id: C, contact_id: 'con_01JAAAAAAAAAAAAAAAAAAAAAAA' }, at);
+    expect(counter!.Update!.UpdateExpression).toBe('ADD dialed :one SET updated_at = :at');
+    expect(counter!.Update!.ConditionExpression).toBe('#status = :running');
+    expect(row!.Update!.Key).toEqual(campaignKeys.row(T, C, 'con_01JAAAAAAAAAAAAAAAAAAAAAAA'));
+    expect(campaignDialItems({ tenant_id: T, campaign_id: null, contact_id: 'con_01JAAAAAAAAAAAAAAAAAAAAAAA' }, at)).toEqual([]);
+  });
+  it('a held slot released: in_flight − 1; a cancelled contact: done + 1', () => {
+    expect(campaignSlotReleaseItem({ tenant_id: T, campaign_id: C }, at)[0]!.Update!.ExpressionAttributeValues).toMatchObject({ ':minus': -1 });
+    expect(campaignSlotReleaseItem({ tenant_id: T }, at)).toEqual([]);
+    expect(campaignDoneItem(T, C).Update!.UpdateExpression).toBe('ADD done :one');
+  });
+});
+
+describe('the scrub', () => {
+  it('counts a contact by outcome and reason, a blocked one by disposition and done, only while scrubbing', () => {
+    const blocked = scrubCountItem({ tenant_id: T, id: C }, { outcome: 'blocked', reason: 'internal_dnc', disposition: 'dnc_hit' }).Update!;
+    expect(blocked.UpdateExpression).toContain('scrub.by_disposition.#d');
+    expect(blocked.ExpressionAttributeNames).toMatchObject({ '#o': 'blocked', '#r': 'internal_dnc', '#d': 'dnc_hit' });
+    expect(blocked.ExpressionAttributeValues).toMatchObject({ ':done': 1 });
+    const allowed = scrubCountItem({ tenant_id: T, id: C }, { outcome: 'allowed', reason: 'none', disposition: null }).Update!;
+    expect(allowed.UpdateExpression).not.toContain('by_disposition');
+    expect(allowed.ExpressionAttributeValues).toMatchObject({ ':done': 0 });
+    expect(allowed.ConditionExpression).toBe('#status = :scrubbing');
+  });
+  it('saves where it resumes, only while scrubbing', async () => {
+    ddb.on(UpdateCommand).resolves({});
+    await saveScrubCursor({ tenant_id: T, id: C }, { pk: 'x', sk: 'y' }, false);
+    const sent = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
+    expect(sent.ExpressionAttributeValues).toEqual({ ':cursor': { pk: 'x', sk: 'y' }, ':done': false, ':scrubbing': 'scrubbing' });
+  });
+});
