@@ -17,7 +17,7 @@ import { appSecrets } from '../../shared/secrets.js';
 import { now } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { belongsToTenant, campaignKeys } from '../../shared/db/keys.js';
-import { listTenantEvents } from '../../shared/events/outbox.js';
+import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { lastMail, tokenInMail } from '../../shared/mail/mailer.js';
 import { getSandboxNumber } from '../../shared/sandbox/numbers.js';
 import { planSandboxMessage, putSandboxMessage } from '../../shared/sandbox/messages.js';
