@@ -10,7 +10,7 @@ import { setPasswordAction, verifyEmailAction } from '../../shared/admin/users.j
 import { jobs } from '../../shared/admin/jobs.js';
 import { runDueDeletions } from '../../shared/accounts/delete-tenant.js';
 import { cancelDeletion, confirmDeletion, getDeletionRequest } from '../../shared/repositories/account-deletion.js';
-import { createSession } from '../../shared/repositories/sessions.js';
+import { createSession } from '../../shared/sessions/session-cookie.js';
 import { getTenant } from '../../shared/repositories/tenants.js';
 import { isRetained, numberHash, suppressionHashKey } from '../../shared/accounts/retention.js';
 import { appSecrets } from '../../shared/secrets.js';
