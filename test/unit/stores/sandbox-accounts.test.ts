@@ -9,7 +9,8 @@ beforeEach(() => ddb.reset());
 describe('sandbox-accounts store', () => {
   it('puts an account only if its SID is new, and an existing SID is not an error', async () => {
     ddb.on(PutCommand).rejects(conditionFailed());
-    await expect(putSandboxAccountItem({ sid: SID, status: 'active' })).resolves.toBeUndefined();
+    const account = { sid: SID, status: 'active' };
+    await expect(putSandboxAccountItem(account)).resolves.toBeUndefined();
     expect(inputsOf(PutCommand)[0]).toMatchObject({ ConditionExpression: 'attribute_not_exists(pk)', Item: { type: 'sandbox_account', sid: SID } });
     ddb.on(PutCommand).rejects(new Error('throttled'));
     await expect(putSandboxAccountItem({ sid: SID })).rejects.toThrow('throttled');

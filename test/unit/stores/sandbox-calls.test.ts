@@ -11,7 +11,8 @@ beforeEach(() => ddb.reset());
 describe('sandbox-calls store', () => {
   it('puts a new call with its account index, never over an existing one', async () => {
     ddb.on(PutCommand).resolves({});
-    await putSandboxCallItem({ sid: SID, account_sid: ACCOUNT, created_at: '2026-01-01T00:00:00.000Z', step: 0 });
+    const call = { sid: SID, account_sid: ACCOUNT, created_at: '2026-01-01T00:00:00.000Z', step: 0 };
+    await putSandboxCallItem(call);
     const [put] = inputsOf(PutCommand);
     expect(put!.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(put!.Item).toMatchObject({ type: 'sandbox_call', sid: SID, step: 0 });

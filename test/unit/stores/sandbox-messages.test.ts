@@ -9,7 +9,8 @@ beforeEach(() => ddb.reset());
 describe('sandbox-messages store', () => {
   it('puts a new message once and reads it back without keys', async () => {
     ddb.on(PutCommand).resolves({});
-    await putSandboxMessageItem({ sid: SID, body: 'hi' });
+    const message = { sid: SID, body: 'hi' };
+    await putSandboxMessageItem(message);
     expect(inputsOf(PutCommand)[0]).toMatchObject({ ConditionExpression: 'attribute_not_exists(pk)', Item: { type: 'sandbox_message', sid: SID, body: 'hi' } });
     ddb.on(GetCommand).resolves({ Item: { pk: 'p', sk: 's', type: 't', sid: SID } });
     expect(await readSandboxMessage(SID)).toEqual({ sid: SID });
