@@ -17,7 +17,6 @@ import { db, tableName } from '../db/client.js';
 import { callPartition, workflowKeys } from '../db/keys.js';
 import { outboxItems } from '../events/outbox.js';
 import { HttpError } from '../http/errors.js';
-import type { IdempotencyHandle } from '../http/idempotency.js';
 import { isId, newId } from '../ids.js';
 import type { RuntimeEvent } from '../schemas/runtime-events.js';
 import { readQualification, type FitDecision, type QualificationOutcome, type StoredReview } from '../workflow/qualification.js';
@@ -93,7 +92,7 @@ export interface QualificationReview {
  * Save a review against `expectedRevision`. 404 for an unknown outcome; 409
  * revision_conflict (with current_revision) when the outcome moved on; nothing saved then.
  */
-export async function saveFitReview(tenantId: string, outcomeId: string, input: { decision: FitDecision; reason: string; expected_revision: number }, reviewerRef: string, idempotency?: IdempotencyHandle): Promise<QualificationReview | undefined> {
+export async function saveFitReview(tenantId: string, outcomeId: string, input: { decision: FitDecision; reason: string; expected_revision: number }, reviewerRef: string, extraItems?: (review: QualificationReview) => TransactItem[]): Promise<QualificationReview | undefined> {
   const outcome = await getQualification(tenantId, outcomeId);
   if (!outcome) return undefined;
   const revisionConflict = (current: number) => new HttpError(409, 'revision_conflict', `The qualification answers are at revision ${current}; review what is there now and send expected_revision ${current}`, {}, { current_revision: current });
@@ -107,7 +106,8 @@ export async function saveFitReview(tenantId: string, outcomeId: string, input: 
     { Put: { TableName: T(), Item: { ...workflowKeys.review(tenantId, outcome.call_id, outcome.id, review.id), type: 'qualification_review', review: body }, ConditionExpression: 'attribute_not_exists(pk)' } },
     ...outboxItems(tenantId, 'fit_review.created', { ...body, call_id: outcome.call_id }, new Date(at)).items,
   ];
-  if (idempotency) items.push(idempotency.commitItem({ status: 200, body }));
+  // The caller's items (the idempotency result) commit with the review.
+  if (extraItems) items.push(...extraItems(body));
   try {
     await db().send(new TransactWriteCommand({ TransactItems: items }));
   } catch (err) {

@@ -11,7 +11,8 @@ import { PLANS } from '../billing/plans.js';
 import { putPlanIfChanged } from '../repositories/billing.js';
 import { putPlatformRecordIfAbsent } from '../repositories/platform-records.js';
 import { seedTemplate } from '../repositories/templates.js';
-import { TEMPLATES, type TemplateDefinition } from './templates.js';
+import type { TemplateDefinition } from '../schemas/templates.js';
+import { TEMPLATES } from './templates.js';
 
 export const PLATFORM_SCHEMA_VERSION = 1;
 
