@@ -3,7 +3,7 @@
  * these helpers follow the pages so a store never writes the loop again. `TableName`
  * defaults to the table.
  */
-import { QueryCommand, ScanCommand, type QueryCommandInput, type QueryCommandOutput, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type QueryCommandInput, type QueryCommandOutput, ScanCommand, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.js';
 
 type Item = Record<string, unknown>;

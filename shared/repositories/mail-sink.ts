@@ -19,7 +19,14 @@ export async function putSinkMail(recipientHash: string, mail: { id: string; sen
 /** The newest mail kept for a recipient, as stored. */
 export async function newestSinkMail(recipientHash: string): Promise<Record<string, unknown> | undefined> {
   const out = await db().send(
-    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': platformKeys.mailSink(recipientHash) }, ScanIndexForward: false, Limit: 1, ConsistentRead: true }),
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': platformKeys.mailSink(recipientHash) },
+      ScanIndexForward: false,
+      Limit: 1,
+      ConsistentRead: true,
+    }),
   );
   return out.Items?.[0];
 }

@@ -14,7 +14,11 @@ import type { OutboxEvent } from '../events/outbox.js';
 /** A tenant's committed events, oldest first (tests, and the webhook ledger's reads). */
 export async function listTenantEvents(tenantId: string, opts: { limit?: number } = {}): Promise<OutboxEvent[]> {
   const out: OutboxEvent[] = [];
-  for await (const page of queryPages({ KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': outboxKeys.eventsPartition(tenantId), ':p': 'EVENT#' }, ConsistentRead: true })) {
+  for await (const page of queryPages({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+    ExpressionAttributeValues: { ':pk': outboxKeys.eventsPartition(tenantId), ':p': 'EVENT#' },
+    ConsistentRead: true,
+  })) {
     for (const item of page.Items ?? []) out.push(item.event as OutboxEvent);
     if (opts.limit !== undefined && out.length >= opts.limit) break;
   }
@@ -23,7 +27,14 @@ export async function listTenantEvents(tenantId: string, opts: { limit?: number 
 
 /** Pending markers of one shard, oldest first: what the relay moves next. */
 export async function pendingEvents(shard: number, limit = 100): Promise<{ tenant_id: string; event_id: string }[]> {
-  const page = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': outboxKeys.pendingPartition(shard) }, Limit: limit }));
+  const page = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': outboxKeys.pendingPartition(shard) },
+      Limit: limit,
+    }),
+  );
   return (page.Items ?? []).map((i) => ({ tenant_id: i.tenant_id as string, event_id: i.event_id as string }));
 }
 

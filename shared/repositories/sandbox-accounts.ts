@@ -7,7 +7,13 @@ import { platformKeys } from '../db/keys.js';
 /** Store an account unless its SID exists (then nothing changes). */
 export async function putSandboxAccountItem(account: { sid: string } & object): Promise<void> {
   try {
-    await db().send(new PutCommand({ TableName: tableName(), Item: { ...platformKeys.sandboxAccount(account.sid), type: 'sandbox_account', ...account }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...platformKeys.sandboxAccount(account.sid), type: 'sandbox_account', ...account },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
   } catch (err) {
     if (!(err instanceof ConditionalCheckFailedException)) throw err;
   }

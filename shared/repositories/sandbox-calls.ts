@@ -34,7 +34,12 @@ export async function putSandboxCallItem(call: CallKeys & object): Promise<void>
   await db().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...platformKeys.sandboxCall(call.sid), ...platformKeys.sandboxCallIndex(call.account_sid, call.created_at, call.sid), type: 'sandbox_call', ...call },
+      Item: {
+        ...platformKeys.sandboxCall(call.sid),
+        ...platformKeys.sandboxCallIndex(call.account_sid, call.created_at, call.sid),
+        type: 'sandbox_call',
+        ...call,
+      },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -61,9 +66,22 @@ export async function sandboxCallsOfAccount<T>(accountSid: string): Promise<T[]>
  * step posts a callback, and `changes` are set — only if nobody else played it (same step,
  * same revision). The call as it now is, or undefined.
  */
-export function claimSandboxCallStep<T>(sid: string, read: { step: number; revision: number }, changes: Record<string, unknown>, posts: boolean, now: string): Promise<T | undefined> {
+export function claimSandboxCallStep<T>(
+  sid: string,
+  read: { step: number; revision: number },
+  changes: Record<string, unknown>,
+  posts: boolean,
+  now: string,
+): Promise<T | undefined> {
   const sets = ['#step = :next', '#revision = :rev1', '#sequence = #sequence + :bump', 'updated_at = :now'];
-  const values: Record<string, unknown> = { ':step': read.step, ':rev': read.revision, ':next': read.step + 1, ':rev1': read.revision + 1, ':bump': posts ? 1 : 0, ':now': now };
+  const values: Record<string, unknown> = {
+    ':step': read.step,
+    ':rev': read.revision,
+    ':next': read.step + 1,
+    ':rev1': read.revision + 1,
+    ':bump': posts ? 1 : 0,
+    ':now': now,
+  };
   const names: Record<string, string> = { '#step': 'step', '#revision': 'revision', '#sequence': 'sequence' };
   for (const [field, value] of Object.entries(changes)) {
     if (value === undefined) continue;
@@ -151,7 +169,11 @@ export async function setOnSandboxCall(sid: string, name: 'runtime' | 'relay', v
 }
 
 /** The call ends now: its plan, status, end time and duration replaced, only at `revision`. The call as it now is, or undefined when raced. */
-export function endSandboxCall<T>(sid: string, revision: number, end: { plan: unknown[]; status: string; endTime: string; duration: number }): Promise<T | undefined> {
+export function endSandboxCall<T>(
+  sid: string,
+  revision: number,
+  end: { plan: unknown[]; status: string; endTime: string; duration: number },
+): Promise<T | undefined> {
   return unlessRaced(async () => {
     const out = await db().send(
       new UpdateCommand({
@@ -160,7 +182,15 @@ export function endSandboxCall<T>(sid: string, revision: number, end: { plan: un
         UpdateExpression: 'SET #plan = :plan, #status = :status, end_time = :end, #duration = :duration, #revision = :rev1, updated_at = :now',
         ConditionExpression: '#revision = :rev',
         ExpressionAttributeNames: { '#plan': 'plan', '#status': 'status', '#duration': 'duration', '#revision': 'revision' },
-        ExpressionAttributeValues: { ':plan': end.plan, ':status': end.status, ':end': end.endTime, ':duration': end.duration, ':rev': revision, ':rev1': revision + 1, ':now': end.endTime },
+        ExpressionAttributeValues: {
+          ':plan': end.plan,
+          ':status': end.status,
+          ':end': end.endTime,
+          ':duration': end.duration,
+          ':rev': revision,
+          ':rev1': revision + 1,
+          ':now': end.endTime,
+        },
         ReturnValues: 'ALL_NEW',
       }),
     );

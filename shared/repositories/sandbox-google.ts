@@ -10,7 +10,8 @@ import { integrationKeys } from '../db/keys.js';
 
 type Item = Record<string, unknown>;
 
-const read = async (key: { pk: string; sk: string }): Promise<Item | undefined> => (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
+const read = async (key: { pk: string; sk: string }): Promise<Item | undefined> =>
+  (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
 
 /** A false condition is an answer, not an error. */
 async function unlessExists(write: () => Promise<unknown>): Promise<boolean> {
@@ -31,7 +32,17 @@ export const readOauthCode = (codeHash: string): Promise<Item | undefined> => re
 
 /** Mark a code used; false when it already was (codes are one use). */
 export const spendOauthCode = (codeHash: string): Promise<boolean> =>
-  unlessExists(() => db().send(new UpdateCommand({ TableName: tableName(), Key: integrationKeys.sandboxOauthCode(codeHash), UpdateExpression: 'SET used = :t', ConditionExpression: 'used = :f', ExpressionAttributeValues: { ':t': true, ':f': false } })));
+  unlessExists(() =>
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: integrationKeys.sandboxOauthCode(codeHash),
+        UpdateExpression: 'SET used = :t',
+        ConditionExpression: 'used = :f',
+        ExpressionAttributeValues: { ':t': true, ':f': false },
+      }),
+    ),
+  );
 
 export async function putOauthToken(tokenHash: string, token: Item): Promise<void> {
   await db().send(new PutCommand({ TableName: tableName(), Item: { ...integrationKeys.sandboxOauthToken(tokenHash), type: 'sandbox_oauth_token', ...token } }));
@@ -40,12 +51,24 @@ export async function putOauthToken(tokenHash: string, token: Item): Promise<voi
 export const readOauthToken = (tokenHash: string): Promise<Item | undefined> => read(integrationKeys.sandboxOauthToken(tokenHash));
 
 export async function revokeOauthToken(tokenHash: string): Promise<void> {
-  await db().send(new UpdateCommand({ TableName: tableName(), Key: integrationKeys.sandboxOauthToken(tokenHash), UpdateExpression: 'SET revoked = :t', ExpressionAttributeValues: { ':t': true } }));
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: integrationKeys.sandboxOauthToken(tokenHash),
+      UpdateExpression: 'SET revoked = :t',
+      ExpressionAttributeValues: { ':t': true },
+    }),
+  );
 }
 
 /** Every access token of the grant stops working (a revoked refresh token takes them with it). */
 export async function putGrantRevoked(grantId: string): Promise<void> {
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...integrationKeys.sandboxOauthGrantRevoked(grantId), type: 'sandbox_oauth_grant_revoked', grant_id: grantId } }));
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...integrationKeys.sandboxOauthGrantRevoked(grantId), type: 'sandbox_oauth_grant_revoked', grant_id: grantId },
+    }),
+  );
 }
 
 export const grantRevoked = async (grantId: string): Promise<boolean> => Boolean(await read(integrationKeys.sandboxOauthGrantRevoked(grantId)));
@@ -63,10 +86,25 @@ export async function takeInsertFault(eventId: string): Promise<boolean> {
 
 /** Store an event of the grant's calendar; false when its id is taken. */
 export const putGoogleEvent = (grantId: string, e: { id: string } & Item): Promise<boolean> =>
-  unlessExists(() => db().send(new PutCommand({ TableName: tableName(), Item: { ...integrationKeys.sandboxGoogleEvent(grantId, e.id), type: 'sandbox_gcal_event', ...e }, ConditionExpression: 'attribute_not_exists(pk)' })));
+  unlessExists(() =>
+    db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...integrationKeys.sandboxGoogleEvent(grantId, e.id), type: 'sandbox_gcal_event', ...e },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    ),
+  );
 
 /** The events inserted through the grant (one page: a sandbox calendar holds few). */
 export async function googleEventsOf(grantId: string): Promise<Item[]> {
-  const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': integrationKeys.sandboxGoogleEventsPartition(grantId) }, ConsistentRead: true }));
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': integrationKeys.sandboxGoogleEventsPartition(grantId) },
+      ConsistentRead: true,
+    }),
+  );
   return out.Items ?? [];
 }

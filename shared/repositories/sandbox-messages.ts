@@ -15,7 +15,13 @@ const strip = <T>(item: Record<string, unknown> | undefined): T | undefined => {
 };
 
 export async function putSandboxMessageItem(message: { sid: string } & object): Promise<void> {
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...platformKeys.sandboxMessage(message.sid), type: 'sandbox_message', ...message }, ConditionExpression: 'attribute_not_exists(pk)' }));
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...platformKeys.sandboxMessage(message.sid), type: 'sandbox_message', ...message },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
 }
 
 export async function deleteSandboxMessageItem(sid: string): Promise<void> {
@@ -43,10 +49,19 @@ export async function claimSandboxMessageStep<T>(sid: string, step: number, chan
       new UpdateCommand({
         TableName: tableName(),
         Key: platformKeys.sandboxMessage(sid),
-        UpdateExpression: 'SET #step = :next, #status = :status, error_code = :code, error_message = :msg, date_sent = if_not_exists(date_sent, :sent), updated_at = :now',
+        UpdateExpression:
+          'SET #step = :next, #status = :status, error_code = :code, error_message = :msg, date_sent = if_not_exists(date_sent, :sent), updated_at = :now',
         ConditionExpression: '#step = :step',
         ExpressionAttributeNames: { '#step': 'step', '#status': 'status' },
-        ExpressionAttributeValues: { ':step': step, ':next': step + 1, ':status': changes.status, ':code': changes.error_code, ':msg': changes.error_message, ':sent': changes.date_sent, ':now': now },
+        ExpressionAttributeValues: {
+          ':step': step,
+          ':next': step + 1,
+          ':status': changes.status,
+          ':code': changes.error_code,
+          ':msg': changes.error_message,
+          ':sent': changes.date_sent,
+          ':now': now,
+        },
         ReturnValues: 'ALL_NEW',
       }),
     );

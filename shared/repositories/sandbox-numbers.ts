@@ -16,8 +16,20 @@ export async function putSandboxNumberItem(number: NumberKeys & object): Promise
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: tableName(), Item: { ...platformKeys.sandboxNumber(number.phone_number), type: 'sandbox_number', ...number }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          { Put: { TableName: tableName(), Item: { ...platformKeys.sandboxNumberSid(number.sid), type: 'sandbox_number_sid', phone_number: number.phone_number }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...platformKeys.sandboxNumber(number.phone_number), type: 'sandbox_number', ...number },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...platformKeys.sandboxNumberSid(number.sid), type: 'sandbox_number_sid', phone_number: number.phone_number },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
         ],
       }),
     );
@@ -55,9 +67,19 @@ export async function setSandboxNumberRouting(number: NumberKeys, routing: Sandb
     new UpdateCommand({
       TableName: tableName(),
       Key: platformKeys.sandboxNumber(number.phone_number),
-      UpdateExpression: 'SET voice_url = :vu, voice_method = :vm, status_callback = :sc, status_callback_method = :sm, sms_url = :su, sms_method = :smm, updated_at = :u',
+      UpdateExpression:
+        'SET voice_url = :vu, voice_method = :vm, status_callback = :sc, status_callback_method = :sm, sms_url = :su, sms_method = :smm, updated_at = :u',
       ConditionExpression: 'account_sid = :acct',
-      ExpressionAttributeValues: { ':vu': routing.voice_url, ':vm': routing.voice_method, ':sc': routing.status_callback, ':sm': routing.status_callback_method, ':su': routing.sms_url, ':smm': routing.sms_method, ':u': routing.updated_at, ':acct': number.account_sid },
+      ExpressionAttributeValues: {
+        ':vu': routing.voice_url,
+        ':vm': routing.voice_method,
+        ':sc': routing.status_callback,
+        ':sm': routing.status_callback_method,
+        ':su': routing.sms_url,
+        ':smm': routing.sms_method,
+        ':u': routing.updated_at,
+        ':acct': number.account_sid,
+      },
     }),
   );
 }
@@ -67,7 +89,14 @@ export async function deleteSandboxNumberItem(number: NumberKeys): Promise<void>
   await db().send(
     new TransactWriteCommand({
       TransactItems: [
-        { Delete: { TableName: tableName(), Key: platformKeys.sandboxNumber(number.phone_number), ConditionExpression: 'account_sid = :acct', ExpressionAttributeValues: { ':acct': number.account_sid } } },
+        {
+          Delete: {
+            TableName: tableName(),
+            Key: platformKeys.sandboxNumber(number.phone_number),
+            ConditionExpression: 'account_sid = :acct',
+            ExpressionAttributeValues: { ':acct': number.account_sid },
+          },
+        },
         { Delete: { TableName: tableName(), Key: platformKeys.sandboxNumberSid(number.sid) } },
       ],
     }),

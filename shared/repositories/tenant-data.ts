@@ -12,7 +12,11 @@ type Item = Record<string, unknown>;
 
 /** Every item of the tenant's main partition with this sort-key prefix (strongly consistent). */
 export const tenantCollection = (tenantId: string, skPrefix: string): Promise<Item[]> =>
-  queryAll({ KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':p': skPrefix }, ConsistentRead: true });
+  queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+    ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':p': skPrefix },
+    ConsistentRead: true,
+  });
 
 /** How many items of the collection have `field` in `values`. */
 export function countTenantCollection(tenantId: string, skPrefix: string, field: string, values: readonly string[]): Promise<number> {
@@ -26,7 +30,8 @@ export function countTenantCollection(tenantId: string, skPrefix: string, field:
 }
 
 /** How many items a gsi1 partition holds (e.g. a tenant's contacts or calls index). */
-export const countIndexPartition = (gsi1pk: string): Promise<number> => queryCount({ IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', ExpressionAttributeValues: { ':p': gsi1pk } });
+export const countIndexPartition = (gsi1pk: string): Promise<number> =>
+  queryCount({ IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', ExpressionAttributeValues: { ':p': gsi1pk } });
 
 /** The sandbox carrier's calls and messages live under this pk prefix and name their account, not a tenant. */
 export const SANDBOX_ITEMS_PREFIX = `${platformKeys.sandboxAccount('AC0').pk}#`;

@@ -4,8 +4,8 @@
  * itself is the sessions store's.
  */
 import { mintToken, parseToken } from '../auth/opaque-token.js';
-import { absoluteExpiry, needsTouch, sessionActive, SESSION_TOKEN_PREFIX } from '../auth/session-rules.js';
-import { getSession, putSession, sessionItem, touchSession, type SessionRecord } from '../repositories/sessions.js';
+import { absoluteExpiry, needsTouch, SESSION_TOKEN_PREFIX, sessionActive } from '../auth/session-rules.js';
+import { getSession, putSession, type SessionRecord, sessionItem, touchSession } from '../repositories/sessions.js';
 
 const ttlOf = (s: SessionRecord) => Math.ceil(absoluteExpiry(s) / 1000) + 3600;
 

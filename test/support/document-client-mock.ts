@@ -14,7 +14,8 @@ export const ddb = mockClient(DynamoDBDocumentClient);
 
 /** The inputs of every command of this kind sent so far, in order. */
 // biome-ignore lint/suspicious/noExplicitAny: a command class of any input shape
-export const inputsOf = (command: new (...args: any[]) => unknown): Record<string, any>[] => ddb.commandCalls(command as never).map((c) => c.args[0].input as Record<string, unknown>);
+export const inputsOf = (command: new (...args: any[]) => unknown): Record<string, any>[] =>
+  ddb.commandCalls(command as never).map((c) => c.args[0].input as Record<string, unknown>);
 
 export const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
 export const transactionCancelled = (codes: string[]) =>

@@ -1,9 +1,8 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ddb, inputsOf } from '../../support/document-client-mock.js';
 import { newestSinkMail, putSinkMail } from '../../../shared/repositories/mail-sink.js';
 import { putPlatformRecordIfAbsent } from '../../../shared/repositories/platform-records.js';
-import { conditionFailed } from '../../support/document-client-mock.js';
+import { conditionFailed, ddb, inputsOf } from '../../support/document-client-mock.js';
 
 beforeEach(() => ddb.reset());
 

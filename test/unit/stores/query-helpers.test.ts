@@ -1,7 +1,7 @@
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ddb, inputsOf, TABLE } from '../../support/document-client-mock.js';
 import { queryAll, queryAtLeast, queryCount, queryPages, scanAll } from '../../../shared/db/query.js';
+import { ddb, inputsOf, TABLE } from '../../support/document-client-mock.js';
 
 beforeEach(() => ddb.reset());
 
@@ -31,7 +31,10 @@ describe('the paged-query helpers (shared/db/query.ts)', () => {
   });
 
   it('queryCount sums Count over every page with Select COUNT', async () => {
-    ddb.on(QueryCommand).resolvesOnce({ Count: 7, LastEvaluatedKey: { pk: 'a', sk: 'b' } }).resolvesOnce({ Count: 5 });
+    ddb
+      .on(QueryCommand)
+      .resolvesOnce({ Count: 7, LastEvaluatedKey: { pk: 'a', sk: 'b' } })
+      .resolvesOnce({ Count: 5 });
     expect(await queryCount({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'p' } })).toBe(12);
     expect(inputsOf(QueryCommand).map((i) => i.Select)).toEqual(['COUNT', 'COUNT']);
   });
@@ -41,11 +44,17 @@ describe('the paged-query helpers (shared/db/query.ts)', () => {
       .on(QueryCommand)
       .resolvesOnce({ Items: [{ n: 1 }], LastEvaluatedKey: { pk: 'p', sk: '1' } })
       .resolvesOnce({ Items: [{ n: 2 }, { n: 3 }], LastEvaluatedKey: { pk: 'p', sk: '3' } });
-    const items = await queryAtLeast({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'p' } }, 3, (held) => 3 - held, { pk: 'p', sk: '0' });
+    const items = await queryAtLeast({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'p' } }, 3, (held) => 3 - held, {
+      pk: 'p',
+      sk: '0',
+    });
     expect(items).toHaveLength(3);
     const sent = inputsOf(QueryCommand);
     expect(sent.map((i) => i.Limit)).toEqual([3, 2]);
-    expect(sent.map((i) => i.ExclusiveStartKey)).toEqual([{ pk: 'p', sk: '0' }, { pk: 'p', sk: '1' }]);
+    expect(sent.map((i) => i.ExclusiveStartKey)).toEqual([
+      { pk: 'p', sk: '0' },
+      { pk: 'p', sk: '1' },
+    ]);
   });
 
   it('queryAtLeast ends with the range even when fewer items exist', async () => {
@@ -55,7 +64,10 @@ describe('the paged-query helpers (shared/db/query.ts)', () => {
   });
 
   it('scanAll follows the Scan pages', async () => {
-    ddb.on(ScanCommand).resolvesOnce({ Items: [{ n: 1 }], LastEvaluatedKey: { pk: 'z', sk: 'z' } }).resolvesOnce({ Items: [{ n: 2 }] });
+    ddb
+      .on(ScanCommand)
+      .resolvesOnce({ Items: [{ n: 1 }], LastEvaluatedKey: { pk: 'z', sk: 'z' } })
+      .resolvesOnce({ Items: [{ n: 2 }] });
     expect(await scanAll({ FilterExpression: '#t = :t' })).toEqual([{ n: 1 }, { n: 2 }]);
     expect(inputsOf(ScanCommand)[1]!.ExclusiveStartKey).toEqual({ pk: 'z', sk: 'z' });
   });

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { conditionFailed, ddb, inputsOf } from '../../support/document-client-mock.js';
 import { putSandboxAccountItem, readSandboxAccount } from '../../../shared/repositories/sandbox-accounts.js';
+import { conditionFailed, ddb, inputsOf } from '../../support/document-client-mock.js';
 
 const SID = `AC${'f'.repeat(32)}`;
 beforeEach(() => ddb.reset());

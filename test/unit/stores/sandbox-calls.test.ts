@@ -1,7 +1,16 @@
 import { GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  claimSandboxCallStep,
+  endSandboxCall,
+  moveSandboxCallEnd,
+  putSandboxCallItem,
+  readSandboxCall,
+  sandboxCallsOfAccount,
+  sandboxTimelineItems,
+  setOnSandboxCall,
+} from '../../../shared/repositories/sandbox-calls.js';
 import { conditionFailed, ddb, inputsOf } from '../../support/document-client-mock.js';
-import { claimSandboxCallStep, endSandboxCall, moveSandboxCallEnd, putSandboxCallItem, readSandboxCall, sandboxCallsOfAccount, sandboxTimelineItems, setOnSandboxCall } from '../../../shared/repositories/sandbox-calls.js';
 
 const SID = `CA${'a'.repeat(32)}`;
 const ACCOUNT = `AC${'b'.repeat(32)}`;
@@ -19,10 +28,13 @@ describe('sandbox-calls store', () => {
     expect(JSON.stringify([put!.Item.gsi1pk, put!.Item.gsi1sk])).toContain(ACCOUNT);
   });
 
-  it('reads a call without its keys, and lists an account\'s calls from the index across pages', async () => {
+  it("reads a call without its keys, and lists an account's calls from the index across pages", async () => {
     ddb.on(GetCommand).resolves({ Item: { pk: 'p', sk: 's', gsi1pk: 'g', gsi1sk: 'h', type: 'sandbox_call', sid: SID } });
     expect(await readSandboxCall(SID)).toEqual({ sid: SID });
-    ddb.on(QueryCommand).resolvesOnce({ Items: [{ pk: 'p', sid: '1' }], LastEvaluatedKey: { pk: 'p' } }).resolvesOnce({ Items: [{ pk: 'p', sid: '2' }] });
+    ddb
+      .on(QueryCommand)
+      .resolvesOnce({ Items: [{ pk: 'p', sid: '1' }], LastEvaluatedKey: { pk: 'p' } })
+      .resolvesOnce({ Items: [{ pk: 'p', sid: '2' }] });
     expect(await sandboxCallsOfAccount(ACCOUNT)).toEqual([{ sid: '1' }, { sid: '2' }]);
     expect(inputsOf(QueryCommand)[0]).toMatchObject({ IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p' });
   });
@@ -57,8 +69,14 @@ describe('sandbox-calls store', () => {
   });
 
   it('finds every call and text for the restart by scanning their type, across pages', async () => {
-    ddb.on(ScanCommand).resolvesOnce({ Items: [{ type: 'sandbox_call', sid: SID }], LastEvaluatedKey: { pk: 'a' } }).resolvesOnce({ Items: [{ type: 'sandbox_message', sid: 'SM1' }] });
-    expect(await sandboxTimelineItems()).toEqual([{ type: 'sandbox_call', sid: SID }, { type: 'sandbox_message', sid: 'SM1' }]);
+    ddb
+      .on(ScanCommand)
+      .resolvesOnce({ Items: [{ type: 'sandbox_call', sid: SID }], LastEvaluatedKey: { pk: 'a' } })
+      .resolvesOnce({ Items: [{ type: 'sandbox_message', sid: 'SM1' }] });
+    expect(await sandboxTimelineItems()).toEqual([
+      { type: 'sandbox_call', sid: SID },
+      { type: 'sandbox_message', sid: 'SM1' },
+    ]);
     expect(inputsOf(ScanCommand)[0]).toMatchObject({ FilterExpression: '#t IN (:call, :message)', ProjectionExpression: '#t, sid' });
   });
 });

@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { conditionFailed, ddb, inputsOf } from '../../support/document-client-mock.js';
 import { googleEventsOf, grantRevoked, putGoogleEvent, spendOauthCode, takeInsertFault } from '../../../shared/repositories/sandbox-google.js';
+import { conditionFailed, ddb, inputsOf } from '../../support/document-client-mock.js';
 
 beforeEach(() => ddb.reset());
 
@@ -14,13 +14,16 @@ describe('sandbox-google store', () => {
   });
 
   it('takes an injected fault once (delete returning the old item)', async () => {
-    ddb.on(DeleteCommand).resolvesOnce({ Attributes: { pk: 'x' } }).resolvesOnce({});
+    ddb
+      .on(DeleteCommand)
+      .resolvesOnce({ Attributes: { pk: 'x' } })
+      .resolvesOnce({});
     expect(await takeInsertFault('evt1')).toBe(true);
     expect(await takeInsertFault('evt1')).toBe(false);
     expect(inputsOf(DeleteCommand)[0]!.ReturnValues).toBe('ALL_OLD');
   });
 
-  it('puts an event only under a new id; reads the grant\'s events and its revocation', async () => {
+  it("puts an event only under a new id; reads the grant's events and its revocation", async () => {
     ddb.on(PutCommand).resolvesOnce({}).rejectsOnce(conditionFailed());
     expect(await putGoogleEvent('grant_1', { id: 'e1', start: 'a', end: 'b' })).toBe(true);
     expect(await putGoogleEvent('grant_1', { id: 'e1', start: 'a', end: 'b' })).toBe(false);

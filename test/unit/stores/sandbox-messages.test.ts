@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { conditionFailed, ddb, inputsOf } from '../../support/document-client-mock.js';
 import { claimSandboxMessageStep, putSandboxMessageItem, readSandboxMessage } from '../../../shared/repositories/sandbox-messages.js';
+import { conditionFailed, ddb, inputsOf } from '../../support/document-client-mock.js';
 
 const SID = `SM${'c'.repeat(32)}`;
 beforeEach(() => ddb.reset());
@@ -19,7 +19,10 @@ describe('sandbox-messages store', () => {
 
   it('applies a step once (conditional on the step), keeping the first send date', async () => {
     ddb.on(UpdateCommand).resolves({ Attributes: { pk: 'p', sk: 's', type: 't', sid: SID, step: 1 } });
-    expect(await claimSandboxMessageStep(SID, 0, { status: 'sent', error_code: null, error_message: null, date_sent: 'now' }, 'now')).toEqual({ sid: SID, step: 1 });
+    expect(await claimSandboxMessageStep(SID, 0, { status: 'sent', error_code: null, error_message: null, date_sent: 'now' }, 'now')).toEqual({
+      sid: SID,
+      step: 1,
+    });
     const [u] = inputsOf(UpdateCommand);
     expect(u!.ConditionExpression).toBe('#step = :step');
     expect(u!.UpdateExpression).toContain('date_sent = if_not_exists(date_sent, :sent)');

@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { conditionFailed, ddb, inputsOf } from '../../support/document-client-mock.js';
 import { getSession, putSession, revokeSessions, sessionItem, touchSession } from '../../../shared/repositories/sessions.js';
+import { conditionFailed, ddb, inputsOf } from '../../support/document-client-mock.js';
 
 const T1 = 'ten_01hzy3v7q8a9b0c1d2e3f4g5h6';
 const U1 = 'usr_01hzy3v7q8a9b0c1d2e3f4g5h6';
@@ -28,14 +28,24 @@ describe('sessions store', () => {
   it('slides a session only while it exists (a sign-out meanwhile wins quietly)', async () => {
     ddb.on(UpdateCommand).rejects(conditionFailed());
     await expect(touchSession(record.secret_hash, new Date('2026-01-01T00:00:00Z'))).resolves.toBeUndefined();
-    expect(inputsOf(UpdateCommand)[0]).toMatchObject({ ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':at': '2026-01-01T00:00:00.000Z' } });
+    expect(inputsOf(UpdateCommand)[0]).toMatchObject({
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':at': '2026-01-01T00:00:00.000Z' },
+    });
   });
 
-  it('revokes a user\'s sessions page by page from the index', async () => {
-    ddb.on(QueryCommand).resolvesOnce({ Items: [{ pk: 'a', sk: 'S' }], LastEvaluatedKey: { pk: 'a' } }).resolvesOnce({ Items: [{ pk: 'b', sk: 'S' }] });
+  it("revokes a user's sessions page by page from the index", async () => {
+    ddb
+      .on(QueryCommand)
+      .resolvesOnce({ Items: [{ pk: 'a', sk: 'S' }], LastEvaluatedKey: { pk: 'a' } })
+      .resolvesOnce({ Items: [{ pk: 'b', sk: 'S' }] });
     ddb.on(BatchWriteCommand).resolves({});
     expect(await revokeSessions(T1, U1)).toBe(2);
-    expect(inputsOf(QueryCommand)[0]).toMatchObject({ IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p AND begins_with(gsi1sk, :u)', ExpressionAttributeValues: { ':u': `USER#${U1}#` } });
+    expect(inputsOf(QueryCommand)[0]).toMatchObject({
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :p AND begins_with(gsi1sk, :u)',
+      ExpressionAttributeValues: { ':u': `USER#${U1}#` },
+    });
     expect(inputsOf(BatchWriteCommand)).toHaveLength(2);
   });
 });

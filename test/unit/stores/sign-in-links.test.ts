@@ -1,7 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ddb, inputsOf } from '../../support/document-client-mock.js';
 import { putSignInLink, spendSignInLinkItem } from '../../../shared/repositories/sign-in-links.js';
+import { ddb, inputsOf } from '../../support/document-client-mock.js';
 
 const T1 = 'ten_01hzy3v7q8a9b0c1d2e3f4g5h6';
 const U1 = 'usr_01hzy3v7q8a9b0c1d2e3f4g5h6';
@@ -9,7 +9,7 @@ const link = { token_hash: 'h', created_at: 'c', expires_at: 'e', ttl: 9 };
 beforeEach(() => ddb.reset());
 
 describe('sign-in-links store', () => {
-  it('writes the user\'s link, or a decoy of the same shape under the platform key', async () => {
+  it("writes the user's link, or a decoy of the same shape under the platform key", async () => {
     ddb.on(PutCommand).resolves({});
     await putSignInLink({ owner: { tenant_id: T1, user_id: U1 }, ...link });
     await putSignInLink({ owner: null, ...link });
@@ -23,6 +23,9 @@ describe('sign-in-links store', () => {
 
   it('spends a link only with its token, unspent and unexpired', () => {
     const item = spendSignInLinkItem(T1, U1, 'h', new Date('2026-01-01T00:00:00Z'));
-    expect(item.Update).toMatchObject({ ConditionExpression: 'token_hash = :h AND attribute_not_exists(spent_at) AND expires_at > :at', ExpressionAttributeValues: { ':h': 'h', ':at': '2026-01-01T00:00:00.000Z' } });
+    expect(item.Update).toMatchObject({
+      ConditionExpression: 'token_hash = :h AND attribute_not_exists(spent_at) AND expires_at > :at',
+      ExpressionAttributeValues: { ':h': 'h', ':at': '2026-01-01T00:00:00.000Z' },
+    });
   });
 });
