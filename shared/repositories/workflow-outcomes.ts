@@ -11,10 +11,11 @@
  * idempotency result). Two reviewers on the same revision: exactly one commits.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { now } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { callPartition, workflowKeys } from '../db/keys.js';
+import { queryAll } from '../db/query.js';
 import { outboxItems } from '../events/outbox.js';
 import { HttpError } from '../http/errors.js';
 import { isId, newId } from '../ids.js';
@@ -26,13 +27,8 @@ const T = () => tableName();
 
 /** A call's qualification outcomes, oldest first (strongly consistent). */
 export async function callQualifications(tenantId: string, callId: string): Promise<QualificationOutcome[]> {
-  const out: QualificationOutcome[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(new QueryCommand({ TableName: T(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': callPartition(tenantId, callId), ':p': workflowKeys.outcomesPrefix }, ConsistentRead: true, ExclusiveStartKey: start }));
-    for (const i of page.Items ?? []) out.push(i.outcome as QualificationOutcome);
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const items = await queryAll({ KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': callPartition(tenantId, callId), ':p': workflowKeys.outcomesPrefix }, ConsistentRead: true });
+  const out = items.map((i) => i.outcome as QualificationOutcome);
   return out.sort((a, b) => a.id.localeCompare(b.id));
 }
 
