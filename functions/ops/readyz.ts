@@ -1,5 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../../shared/db/client.js';
+import { probeTable } from '../../shared/db/client.js';
 import { definePublicRoute } from '../../shared/http/route-core.js';
 import { logger } from '../../shared/observability.js';
 import { tenantIsolationHolds } from '../../shared/ops/isolation-checks.js';
@@ -14,7 +13,7 @@ import { appSecrets } from '../../shared/secrets.js';
 export const handler = definePublicRoute('getReadiness', { responses: { 200: healthSchema, 503: healthSchema } }, async () => {
   const report: Record<string, string> = {};
   try {
-    await db().send(new GetCommand({ TableName: tableName(), Key: { pk: 'READINESS', sk: 'PROBE' } }));
+    await probeTable();
     report.database = 'ok';
   } catch (err) {
     logger.warn('readiness: database probe failed', err as Error);

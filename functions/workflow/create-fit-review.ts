@@ -12,7 +12,7 @@ import { fitReviewRequest, qualificationReview, revisionConflictError, workflowO
  * call detail shows the latest. Unknown or another tenant's outcome → 404.
  */
 export const handler = defineRoute('createFitReview', { path: workflowOutcomePath, body: fitReviewRequest, responses: { 200: qualificationReview, 409: revisionConflictError } }, async ({ principal, path, body, idempotency }) => {
-  const review = await saveFitReview(principal.tenantId, path.action_id, body, `api_key:${principal.keyId}`, idempotency);
+  const review = await saveFitReview(principal.tenantId, path.action_id, body, `api_key:${principal.keyId}`, idempotency && ((result) => [idempotency.commitItem({ status: 200, body: result })]));
   if (!review) throw notFound('Workflow outcome');
   return { ...ok(review), idempotencyCommitted: Boolean(idempotency) };
 });

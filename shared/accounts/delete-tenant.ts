@@ -30,10 +30,12 @@
  */
 import { deleteKeys } from '../db/batch-delete.js';
 import { DeleteObjectsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { DeleteCommand, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client.js';
-import { callKeys, collections, keys, platformKeys, tenantPk, belongsToTenant } from '../db/keys.js';
+import { collections, platformKeys, belongsToTenant } from '../db/keys.js';
+import { transactWrite } from '../db/transact-write.js';
 import { cancelCall } from '../repositories/call-lifecycle.js';
+import { callsInStates } from '../repositories/calls.js';
+import { markNumberReleased } from '../repositories/phone-numbers.js';
+import { putRetainedItem, SANDBOX_ITEMS_PREFIX, sweepPage, tenantCollection as tenantItems } from '../repositories/tenant-data.js';
 import { revokeSessions } from '../repositories/sessions.js';
 import { env } from '../config.js';
 import { logger } from '../observability.js';
@@ -41,8 +43,8 @@ import { appSecrets } from '../secrets.js';
 import { cancelCampaign } from '../campaigns/actions.js';
 import { getTelephonyAccount, openSandboxCredentials, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import { providerFor } from '../telephony/carrier-for.js';
-import { getDeletionRequest, type DeletionRequest } from '../repositories/account-deletion.js';
-import { getTenant } from '../repositories/tenants.js';
+import { completeDeletion, dropDeletionDue, dueDeletions, getDeletionRequest, saveDeletionProgress as saveProgress, startDeletionItem, type DeletionRequest } from '../repositories/account-deletion.js';
+import { getTenant, markTenantDeleting, putTenantTombstone, tenantDeletingItem } from '../repositories/tenants.js';
 import { ACTIVE_CAMPAIGN_STATUSES, RELEASABLE_NUMBER_STATUSES } from './deletion-rules.js';
 import { isRetained, numberHash, suppressedNumber, suppressionHashItem, suppressionHashKey, tenantTombstone } from './retention.js';
 
@@ -74,24 +76,6 @@ interface Progress {
   sandbox_accounts?: string[];
 }
 
-const requestKey = (tenantId: string) => keys.deletionRequest(tenantId);
-
-async function saveProgress(tenantId: string, progress: Progress): Promise<void> {
-  await db().send(new UpdateCommand({ TableName: tableName(), Key: requestKey(tenantId), UpdateExpression: 'SET progress = :p', ConditionExpression: '#s = :deleting', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':p': progress, ':deleting': 'deleting' } }));
-}
-
-/** Every item of the tenant's main partition with this sort-key prefix. */
-async function tenantItems(tenantId: string, skPrefix: string): Promise<Record<string, unknown>[]> {
-  const out: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':p': skPrefix }, ExclusiveStartKey: start, ConsistentRead: true }));
-    out.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return out;
-}
-
 
 async function revoke(tenantId: string): Promise<void> {
   await deleteKeys((await tenantItems(tenantId, collections.apiKeys)) as { pk: string; sk: string }[]);
@@ -112,17 +96,12 @@ const NOT_YET_DIALLED = ['pending', 'scrubbed', 'scheduled'];
 
 /** Single calls not yet dialled are cancelled by the cancel route's own transition (event + analysis watch as usual). */
 async function cancelUndialledCalls(tenantId: string, at: Date): Promise<void> {
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({ TableName: tableName(), IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', FilterExpression: '#s IN (:a, :b, :c)', ExpressionAttributeNames: { '#s': 'state' }, ExpressionAttributeValues: { ':p': callKeys.callsIndexPartition(tenantId), ':a': NOT_YET_DIALLED[0], ':b': NOT_YET_DIALLED[1], ':c': NOT_YET_DIALLED[2] }, ExclusiveStartKey: start }),
-    );
-    for (const c of page.Items ?? []) {
+  for await (const calls of callsInStates(tenantId, NOT_YET_DIALLED)) {
+    for (const c of calls) {
       // Raced by dispatch: whichever commits first wins; a dialled call ends as calls do.
       if (c.direction === 'outbound') await cancelCall(tenantId, c.id as string, at);
     }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  }
 }
 
 async function releaseNumbers(tenantId: string, at: Date): Promise<void> {
@@ -136,7 +115,7 @@ async function releaseNumbers(tenantId: string, at: Date): Promise<void> {
     } else if (n.acquired !== 'connected') {
       logger.warn('number of unknown origin kept at the carrier', { tenant_id: tenantId, number_id: n.id });
     }
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.phoneNumber(tenantId, n.id as string), UpdateExpression: 'SET #s = :released, released_at = :at', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':released': 'released', ':at': at.toISOString() } }));
+    await markNumberReleased(tenantId, n.id as string, at);
   }
 }
 
@@ -165,44 +144,24 @@ async function deleteObjects(tenantId: string): Promise<void> {
   } while (token);
 }
 
-/** The tenant record's move to `deleting` (never undoing a tombstone). */
-const tenantDeletingUpdate = (tenantId: string) => ({
-  Update: { TableName: tableName(), Key: keys.tenant(tenantId), UpdateExpression: 'SET #s = :deleting', ConditionExpression: 'attribute_not_exists(#s) OR #s <> :deleted', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':deleting': 'deleting', ':deleted': 'deleted' } },
-});
-
 /** Items the sweep must leave for the finish step (the job's own bookkeeping). */
 const bookkeeping = (item: { pk: string }) => item.pk === platformKeys.deletionsDuePartition;
 
 async function sweepSegment(tenantId: string, progress: Progress, segment: number, counter: { deleted: number }, faults: DeletionFaults, hashKey: Buffer, at: Date): Promise<void> {
-  const prefix = tenantPk(tenantId);
   while (progress.segments[segment] !== 'done') {
     const start = progress.segments[segment] as Record<string, unknown> | null;
-    const sandbox = progress.sandbox_accounts ?? [];
     // The sandbox carrier's calls and messages name their account, not the tenant.
-    const sandboxPrefix = `${platformKeys.sandboxAccount('AC0').pk}#`; // PLATFORM#SANDBOX#: calls and messages
-    const sandboxFilter = sandbox.length ? ` OR (begins_with(pk, :sbx) AND account_sid IN (${sandbox.map((_, i) => `:sa${i}`).join(', ')}))` : '';
-    const sandboxValues = sandbox.length ? { ':sbx': sandboxPrefix, ...Object.fromEntries(sandbox.map((sid, i) => [`:sa${i}`, sid])) } : {};
-    const page = await db().send(
-      new ScanCommand({
-        TableName: tableName(),
-        Segment: segment,
-        TotalSegments: SWEEP_SEGMENTS,
-        Limit: SWEEP_PAGE,
-        ConsistentRead: true,
-        FilterExpression: `pk = :p OR begins_with(pk, :pp) OR tenant_id = :t${sandboxFilter}`,
-        ExpressionAttributeValues: { ':p': prefix, ':pp': `${prefix}#`, ':t': tenantId, ...sandboxValues },
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
+    const sandbox = progress.sandbox_accounts ?? [];
+    const page = await sweepPage(tenantId, { segment, totalSegments: SWEEP_SEGMENTS, limit: SWEEP_PAGE, start, sandboxAccounts: sandbox });
     const doomed: { pk: string; sk: string }[] = [];
-    for (const raw of page.Items ?? []) {
+    for (const raw of page.items) {
       const item = raw as { pk: string; sk: string; tenant_id?: string; account_sid?: string };
       // begins_with(pk, 'TENANT#ten_1#') cannot match another tenant; tenant_id must be exact.
-      const sandboxItem = item.pk.startsWith(sandboxPrefix) && sandbox.includes(item.account_sid ?? '');
+      const sandboxItem = item.pk.startsWith(SANDBOX_ITEMS_PREFIX) && sandbox.includes(item.account_sid ?? '');
       if (!belongsToTenant(item.pk, tenantId) && item.tenant_id !== tenantId && !sandboxItem) continue;
       if (isRetained(item, tenantId) || bookkeeping(item)) continue;
       const suppressed = suppressedNumber(item, tenantId);
-      if (suppressed) await db().send(new PutCommand({ TableName: tableName(), Item: suppressionHashItem(tenantId, numberHash(hashKey, suppressed), at) }));
+      if (suppressed) await putRetainedItem(suppressionHashItem(tenantId, numberHash(hashKey, suppressed), at));
       doomed.push({ pk: item.pk, sk: item.sk });
     }
     for (let i = 0; i < doomed.length; i += 25) {
@@ -217,7 +176,7 @@ async function sweepSegment(tenantId: string, progress: Progress, segment: numbe
       counter.deleted += chunk.length;
     }
     progress.pass_deleted = (progress.pass_deleted ?? 0) + doomed.length;
-    progress.segments[segment] = page.LastEvaluatedKey ?? 'done';
+    progress.segments[segment] = page.next ?? 'done';
     await saveProgress(tenantId, progress);
   }
 }
@@ -239,14 +198,7 @@ export async function deleteTenant(tenantId: string, at: Date, faults: DeletionF
     // The point of no return: from here a cancellation is refused (409).
     // The tenant turns `deleting` in the same transaction: from here bearer keys (even one
     // minted during the run), sessions and sign-in are refused (401).
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Update: { TableName: tableName(), Key: requestKey(tenantId), UpdateExpression: 'SET #s = :deleting, started_at = :at, progress = :p, revision = revision + :one', ConditionExpression: '#s = :pending AND revision = :rev', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':deleting': 'deleting', ':pending': 'pending', ':at': at.toISOString(), ':p': progress, ':one': 1, ':rev': request.revision } } },
-          tenantDeletingUpdate(tenantId),
-        ],
-      }),
-    );
+    await transactWrite([startDeletionItem(tenantId, request.revision, progress, at), tenantDeletingItem(tenantId)]);
     request = (await getDeletionRequest(tenantId))!;
   }
   const progress = (request as DeletionRequest & { progress: Progress }).progress;
@@ -258,7 +210,7 @@ export async function deleteTenant(tenantId: string, at: Date, faults: DeletionF
   const counter = { deleted: 0 };
   if (stepIndex(progress.step) <= stepIndex('revoke')) {
     // A run started before the tenant status existed resumes here: mark it now.
-    await db().send(new UpdateCommand(tenantDeletingUpdate(tenantId).Update));
+    await markTenantDeleting(tenantId);
     await revoke(tenantId);
     await advance('campaigns');
   }
@@ -302,24 +254,15 @@ export async function deleteTenant(tenantId: string, at: Date, faults: DeletionF
     await advance('finish');
   }
   const tenant = await getTenant(tenantId);
-  await db().send(new PutCommand({ TableName: tableName(), Item: tenantTombstone(tenantId, tenant?.created_at, at) }));
-  await db().send(
-    new UpdateCommand({ TableName: tableName(), Key: requestKey(tenantId), UpdateExpression: 'SET #s = :done, completed_at = :at, revision = revision + :one REMOVE progress', ConditionExpression: '#s = :deleting', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':done': 'completed', ':deleting': 'deleting', ':at': at.toISOString(), ':one': 1 } }),
-  );
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: platformKeys.deletionDue(request.scheduled_for, tenantId) }));
+  await putTenantTombstone(tenantTombstone(tenantId, tenant?.created_at, at));
+  await completeDeletion(request, at);
   logger.info('account deleted', { tenant_id: tenantId, deleted_items: counter.deleted });
   return { tenant_id: tenantId, outcome: 'completed', deleted_items: counter.deleted };
 }
 
 /** Every deletion due at `at` (the scheduled job and `admin jobs run deletions --at`). */
 export async function runDueDeletions(at: Date, faults: DeletionFaults = {}): Promise<{ at: string; due: number; results: DeletionOutcome[] }> {
-  const due: { tenantId: string; key: { pk: string; sk: string } }[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND sk <= :upto', ExpressionAttributeValues: { ':pk': platformKeys.deletionsDuePartition, ':upto': `${at.toISOString()}#~` }, ExclusiveStartKey: start, ConsistentRead: true }));
-    for (const item of page.Items ?? []) due.push({ tenantId: item.tenant_id as string, key: { pk: item.pk as string, sk: item.sk as string } });
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const due = await dueDeletions(at);
   // One tenant's failure (a carrier that does not answer, a crash) does not hold the others up:
   // it is reported, and the next run resumes it from its checkpoint.
   const results: DeletionOutcome[] = [];
@@ -327,7 +270,7 @@ export async function runDueDeletions(at: Date, faults: DeletionFaults = {}): Pr
     try {
       const outcome = await deleteTenant(tenantId, at, faults);
       // A due item whose request is gone, cancelled or completed (a run that stopped right after completing) is cleared.
-      if (outcome.outcome === 'skipped' && outcome.reason !== 'not due yet') await db().send(new DeleteCommand({ TableName: tableName(), Key: key }));
+      if (outcome.outcome === 'skipped' && outcome.reason !== 'not due yet') await dropDeletionDue(key);
       results.push(outcome);
     } catch (err) {
       logger.error('account deletion failed; the next run resumes it', { tenant_id: tenantId, error: (err as Error).message });

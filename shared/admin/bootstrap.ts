@@ -4,20 +4,15 @@
  */
 import { now as clockNow } from '../clock.js';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mintApiKey } from '../auth/api-keys.js';
 import type { Role } from '../auth/roles.js';
-import { db, tableName } from '../db/client.js';
+import { putNew as put, transactWrite } from '../db/transact-write.js';
 import { newId } from '../ids.js';
 import { apiKeyItem } from '../repositories/api-keys.js';
 import { createRep, setRepStatus } from '../repositories/reps.js';
 import { getTenant, tenantItem, type Tenant } from '../repositories/tenants.js';
 import { userEmailGuard, userItem, type User } from '../repositories/users.js';
 import { newBillingAccountItems } from '../repositories/billing.js';
-
-const put = (Item: Record<string, unknown>) => ({
-  Put: { TableName: tableName(), Item, ConditionExpression: 'attribute_not_exists(pk)' },
-});
 
 export class OperatorError extends Error {}
 
@@ -31,11 +26,7 @@ export async function createTenant(input: { name: string; adminEmail: string; ad
   const tenant: Tenant = { id: newId('ten'), name: input.name, status: 'active', created_at: now };
   const user = newUser(input.adminEmail, 'admin', input.adminName ?? null, now);
   const key = await mintApiKey({ tenantId: tenant.id, name: 'Bootstrap admin key', role: 'admin', createdBy: { type: 'operator', id: null }, now });
-  await db().send(
-    new TransactWriteCommand({
-      TransactItems: [put(tenantItem(tenant)), put(userItem(tenant.id, user)), put(userEmailGuard(tenant.id, user)), put(apiKeyItem(key.record)), ...newBillingAccountItems(tenant.id, now)],
-    }),
-  );
+  await transactWrite([put(tenantItem(tenant)), put(userItem(tenant.id, user)), put(userEmailGuard(tenant.id, user)), put(apiKeyItem(key.record)), ...newBillingAccountItems(tenant.id, now)]);
   return { tenant_id: tenant.id, user_id: user.id, api_key: { id: key.record.id, secret: key.token } };
 }
 
@@ -47,7 +38,7 @@ export async function createUser(input: { tenantId: string; email: string; role:
   await requireTenant(input.tenantId);
   const user = newUser(input.email, input.role, input.name ?? null, new Date().toISOString());
   try {
-    await db().send(new TransactWriteCommand({ TransactItems: [put(userItem(input.tenantId, user)), put(userEmailGuard(input.tenantId, user))] }));
+    await transactWrite([put(userItem(input.tenantId, user)), put(userEmailGuard(input.tenantId, user))]);
   } catch (err) {
     if (err instanceof TransactionCanceledException) throw new OperatorError(`a user with email ${user.email} already exists in this tenant`);
     throw err;
@@ -58,7 +49,7 @@ export async function createUser(input: { tenantId: string; email: string; role:
 export async function createApiKey(input: { tenantId: string; name: string; role: Role }) {
   await requireTenant(input.tenantId);
   const key = await mintApiKey({ tenantId: input.tenantId, name: input.name, role: input.role, createdBy: { type: 'operator', id: null } });
-  await db().send(new TransactWriteCommand({ TransactItems: [put(apiKeyItem(key.record))] }));
+  await transactWrite([put(apiKeyItem(key.record))]);
   return { tenant_id: input.tenantId, api_key: { id: key.record.id, role: key.record.role, secret: key.token } };
 }
 

@@ -5,7 +5,7 @@
  * and a state-changing cookie route also needs `Origin` = the dashboard's origin (403).
  */
 import { HttpError } from '../http/errors.js';
-import { useSession } from '../repositories/sessions.js';
+import { useSession } from '../sessions/session-cookie.js';
 import { getSignInUser } from '../repositories/users.js';
 import { getTenant, tenantUsable } from '../repositories/tenants.js';
 import { now } from '../clock.js';

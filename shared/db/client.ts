@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { env, localCredentials } from '../config.js';
 import { addTransactionConflictRetry } from './transaction-conflict-retry.js';
 
@@ -29,3 +29,8 @@ export function resetDbClient(): void {
 }
 
 export const tableName = (): string => env.tableName;
+
+/** One cheap read of a key no item has: proves the table answers (readiness). */
+export async function probeTable(): Promise<void> {
+  await db().send(new GetCommand({ TableName: tableName(), Key: { pk: 'READINESS', sk: 'PROBE' } }));
+}

@@ -6,12 +6,11 @@
  * again and decide again, after a full-jitter pause, a bounded number of times
  * (shared/retry.ts RACE). Anything else a write throws is the caller's, at once.
  */
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { backoff, mayRetry, RACE, type RetryPolicy } from '../retry.js';
-import { db } from './client.js';
+import { transactWrite, type TransactItem } from './transact-write.js';
 import { lostRace } from './transaction-errors.js';
 
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type { TransactItem };
 
 /** What a decision asks for: commit `items` and answer `result`, or answer `result` with nothing written. */
 export type Decision<T> = { items: TransactItem[]; result: T } | { noChange: true; result: T };
@@ -41,7 +40,7 @@ export async function conditionalTransaction<T>(tx: ConditionalTransaction<T>): 
     const decision = await tx.decide(attempt);
     if ('noChange' in decision) return decision.result;
     try {
-      await db().send(new TransactWriteCommand({ TransactItems: decision.items }));
+      await transactWrite(decision.items);
       return decision.result;
     } catch (err) {
       const settled = tx.settle?.(err);

@@ -8,12 +8,12 @@
  *   the event to the webhook-delivery queue and then deletes. Markers spread over a few
  *   shards so a burst of calls does not make one hot partition.
  *
- * Only item builders here (callers put them in their own transaction) plus the reads the
- * relay and tests need. Delivery, signing and retries belong to the webhook worker.
+ * Only item builders here (callers put them in their own transaction); the reads the relay
+ * and tests need are the outbox store's (shared/repositories/outbox-events.ts). Delivery,
+ * signing and retries belong to the webhook worker.
  */
-import { deleteKeys } from '../db/batch-delete.js';
-import { DeleteCommand, GetCommand, QueryCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client.js';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { tableName } from '../db/client.js';
 import { outboxKeys, webhookKeys } from '../db/keys.js';
 import { newId } from '../ids.js';
 
@@ -93,47 +93,4 @@ export function outboxItems(tenantId: string, type: EventType, data: Record<stri
       { Put: { TableName: tableName(), Item: { ...outboxKeys.pending(event.id), type: 'outbox_pending', tenant_id: tenantId, event_id: event.id, created_at: event.created_at } } },
     ],
   };
-}
-
-/** A tenant's committed events, oldest first (tests, and the webhook ledger's reads). */
-export async function listTenantEvents(tenantId: string, opts: { limit?: number } = {}): Promise<OutboxEvent[]> {
-  const out: OutboxEvent[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': outboxKeys.eventsPartition(tenantId), ':p': 'EVENT#' }, ExclusiveStartKey: start, ConsistentRead: true }),
-    );
-    for (const item of page.Items ?? []) out.push(item.event as OutboxEvent);
-    start = page.LastEvaluatedKey;
-  } while (start && (opts.limit === undefined || out.length < opts.limit));
-  return opts.limit === undefined ? out : out.slice(0, opts.limit);
-}
-
-/** Pending markers of one shard, oldest first (after the marker of event `after`, if given): what the relay moves next. */
-export async function pendingEvents(shard: number, limit = 100, after?: string): Promise<{ tenant_id: string; event_id: string }[]> {
-  const page = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': outboxKeys.pendingPartition(shard) },
-      Limit: limit,
-      ...(after ? { ExclusiveStartKey: outboxKeys.pending(after) } : {}),
-    }),
-  );
-  return (page.Items ?? []).map((i) => ({ tenant_id: i.tenant_id as string, event_id: i.event_id as string }));
-}
-
-export async function getEvent(tenantId: string, eventId: string): Promise<OutboxEvent | undefined> {
-  const out = await db().send(new GetCommand({ TableName: tableName(), Key: outboxKeys.event(tenantId, eventId), ConsistentRead: true }));
-  return out.Item?.event as OutboxEvent | undefined;
-}
-
-/** The relay handed the event to the delivery queue: its marker goes (the event stays). */
-export async function markRelayed(eventId: string): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: outboxKeys.pending(eventId) }));
-}
-
-/** markRelayed for many markers, 25 to a BatchWriteItem (unprocessed ones retried). */
-export async function markManyRelayed(eventIds: readonly string[]): Promise<void> {
-  await deleteKeys(eventIds.map((id) => outboxKeys.pending(id)));
 }

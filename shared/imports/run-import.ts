@@ -22,8 +22,7 @@
  * on_duplicate=skip then imports the rest: every row already imported is a duplicate.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../db/client.js';
+import { transactWrite } from '../db/transact-write.js';
 import { contactKeys } from '../db/keys.js';
 import { ValidationError, type ValidationIssue } from '../http/errors.js';
 import { ID_PREFIX, newId } from '../ids.js';
@@ -350,7 +349,7 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
     const now = new Date().toISOString();
     const items = rows.flatMap((row) => newRowItems(row, now, suppressed.has(row.phone)).items);
     try {
-      await retryConflicts(() => db().send(new TransactWriteCommand({ TransactItems: items })));
+      await retryConflicts(() => transactWrite(items));
     } catch (err) {
       if (isInfrastructureFault(err)) throw err;
       for (const group of groups) await processGroup(group);
@@ -533,7 +532,7 @@ async function updateExisting(
 
 async function writeUpdate(items: TransactItem[]): Promise<void> {
   try {
-    await db().send(new TransactWriteCommand({ TransactItems: items }));
+    await transactWrite(items);
   } catch (err) {
     if (!(err instanceof TransactionCanceledException)) throw err;
     const reasons = err.CancellationReasons ?? [];

@@ -8,11 +8,9 @@
  * Mail bodies carry one-use tokens: never logged.
  */
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createHash } from 'node:crypto';
-import { db, tableName } from '../db/client.js';
-import { platformKeys } from '../db/keys.js';
 import { newId } from '../ids.js';
+import { newestSinkMail, putSinkMail } from '../repositories/mail-sink.js';
 
 export interface Mail {
   to: string;
@@ -47,23 +45,15 @@ export async function sendMail(mail: Mail, at: Date = new Date()): Promise<SentM
     );
     return sent;
   }
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { pk: platformKeys.mailSink(recipientHash(mail.to)), sk: `${sent.sent_at}#${sent.id}`, type: 'sink_mail', ...sent, ttl: Math.floor(at.getTime() / 1000) + SINK_TTL_SECONDS },
-    }),
-  );
+  await putSinkMail(recipientHash(mail.to), { ...sent }, Math.floor(at.getTime() / 1000) + SINK_TTL_SECONDS);
   return sent;
 }
 
 /** The newest mail the sink holds for `to` (local runtime and tests only). */
 export async function lastMail(to: string): Promise<SentMail | undefined> {
-  const out = await db().send(
-    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': platformKeys.mailSink(recipientHash(to)) }, ScanIndexForward: false, Limit: 1, ConsistentRead: true }),
-  );
-  const item = out.Items?.[0];
+  const item = await newestSinkMail(recipientHash(to));
   if (!item) return undefined;
-  const { id, from, sent_at, subject, text } = item as SentMail;
+  const { id, from, sent_at, subject, text } = item as unknown as SentMail;
   return { id, from, to: item.to as string, sent_at, subject, text };
 }
 

@@ -14,16 +14,13 @@
  * but answers nothing: an opt-out is never refused, and a number that may not text does not.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { activityItem } from '../mobile/activity.js';
 import { commit, conditionalTransaction } from '../db/conditional-transaction.js';
-import { db, tableName } from '../db/client.js';
 import { RACE } from '../retry.js';
-import { platformKeys } from '../db/keys.js';
 import { outboxItems } from '../events/outbox.js';
 import { newId } from '../ids.js';
 import { getPhoneNumber, type PhoneNumberRecord } from '../repositories/phone-numbers.js';
-import { messageEventData, messagePut, presentMessage, type MessageRecord, type TransactItem } from '../repositories/messages.js';
+import { inboundTextPointerPut, inboundTextSeen, messageEventData, messagePut, presentMessage, type MessageRecord, type TransactItem } from '../repositories/messages.js';
 import { getActiveSuppression, newSuppression, phoneHolder, suppressionAddItems, suppressionLiftItems } from '../repositories/suppressions.js';
 import { getTenant } from '../repositories/tenants.js';
 import type { MessageSummary } from '../schemas/text-messages.js';
@@ -54,9 +51,7 @@ export async function receiveMessage(caller: CarrierCaller, text: InboundText, a
   const none: Received = { reply: null, message: null };
   const claim = caller.claim;
   if (!claim || claim.phone_e164 !== text.to) return none; // no tenant holds the number written to: refused politely
-  const pointer = platformKeys.carrierMessage(text.messageSid);
-  const seen = await db().send(new GetCommand({ TableName: tableName(), Key: pointer, ConsistentRead: true }));
-  if (seen.Item) return none;
+  if (await inboundTextSeen(text.messageSid)) return none;
 
   const tenantId = caller.tenantId;
   const [number, tenant] = await Promise.all([getPhoneNumber(tenantId, claim.number_id), getTenant(tenantId)]);
@@ -108,7 +103,7 @@ export async function receiveMessage(caller: CarrierCaller, text: InboundText, a
       };
       const summary = presentMessage(record as unknown as Record<string, unknown>);
       const all: TransactItem[] = [
-        { Put: { TableName: tableName(), Item: { ...pointer, type: 'carrier_message', tenant_id: tenantId, message_id: id }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        inboundTextPointerPut(text.messageSid, tenantId, id),
         messagePut(record),
         ...outboxItems(tenantId, 'message.received', messageEventData(summary), at).items,
         // The mobile timeline's message entry commits with the text.

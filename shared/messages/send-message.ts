@@ -22,9 +22,8 @@
  *    and a later callback naming its SID still corrects it (shared/messages/status.ts).
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { readCallerPool, readContactHistory, readNumberFacts, type CallerNumber } from '../calls/compliance-inputs.js';
-import { db } from '../db/client.js';
+import { transactWrite } from '../db/transact-write.js';
 import { outboxItems } from '../events/outbox.js';
 import { now } from '../clock.js';
 import { newId } from '../ids.js';
@@ -122,7 +121,7 @@ export async function sendMessage(tenantId: string, input: SendInput, at: Date):
   const extra = input.extraItems?.(summary) ?? [];
   const items = [messagePut(record), ...(failure ? outboxItems(tenantId, 'message.failed', messageEventData(summary), at).items : [sendWatchPut(record, nowIso)]), ...extra];
   try {
-    await db().send(new TransactWriteCommand({ TransactItems: items }));
+    await transactWrite(items);
   } catch (err) {
     const guardFailed = err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r, i) => i >= items.length - extra.length && r.Code === 'ConditionalCheckFailed');
     if (guardFailed) throw new AlreadySent();

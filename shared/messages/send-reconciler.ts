@@ -8,14 +8,13 @@
  * later status callback naming its SID still corrects it (carrier truth wins,
  * shared/messages/status.ts). A watch whose message moved on is just deleted.
  */
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client.js';
 import { messageKeys } from '../db/keys.js';
+import { transactWrite } from '../db/transact-write.js';
 import { failedConditionIndex } from '../db/transaction-errors.js';
 import { outboxItems } from '../events/outbox.js';
 import { logger } from '../observability.js';
 import { dropWatch, sweepWatches } from '../repositories/call-watches.js';
-import { getMessageRecord, messageEventData, presentMessage, sendWatchDelete, type MessageRecord } from '../repositories/messages.js';
+import { failUnsentItem, getMessageRecord, messageEventData, presentMessage, sendWatchDelete, type MessageRecord } from '../repositories/messages.js';
 import type { MessageFailure } from '../schemas/text-messages.js';
 
 const DEFAULT_MESSAGE_SEND_UNKNOWN_AFTER_MS = 120_000;
@@ -48,24 +47,11 @@ async function failUnknown(watch: Record<string, unknown>, at: Date): Promise<bo
   const nowIso = at.toISOString();
   const next: MessageRecord = { ...message, status: 'failed', failure: SEND_UNKNOWN, send_watch_at: null, updated_at: nowIso };
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: messageKeys.message(tenantId, messageId),
-              UpdateExpression: 'SET #status = :failed, failure = :failure, send_watch_at = :null, updated_at = :now',
-              ConditionExpression: '#status = :queued AND provider_sid = :null AND send_watch_at = :since',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':failed': 'failed', ':failure': SEND_UNKNOWN, ':null': null, ':now': nowIso, ':queued': 'queued', ':since': since },
-            },
-          },
-          sendWatchDelete(tenantId, messageId, since),
-          ...outboxItems(tenantId, 'message.failed', messageEventData(presentMessage(next as unknown as Record<string, unknown>)), at).items,
-        ],
-      }),
-    );
+    await transactWrite([
+      failUnsentItem(tenantId, messageId, since, SEND_UNKNOWN, nowIso),
+      sendWatchDelete(tenantId, messageId, since),
+      ...outboxItems(tenantId, 'message.failed', messageEventData(presentMessage(next as unknown as Record<string, unknown>)), at).items,
+    ]);
   } catch (err) {
     if (failedConditionIndex(err) !== 0) throw err;
     return false; // the message moved on meanwhile (a callback linked its SID): the watch went with it

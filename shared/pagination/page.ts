@@ -10,8 +10,8 @@
  * large items (a contact may carry 32 KB of attributes) would pass it. A page always holds
  * at least one item, and every item is far below the budget.
  */
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client.js';
+import { tableName } from '../db/client.js';
+import { queryAtLeast, type QueryParams } from '../db/query.js';
 import { belongsToTenant, isPlatformPartition, tenantPk } from '../db/keys.js';
 import { invalid } from '../http/errors.js';
 import { appSecrets } from '../secrets.js';
@@ -101,7 +101,7 @@ export async function queryPage<T>(q: PageQuery<T>): Promise<Page<T>> {
       })
       .join(', ');
   }
-  const base: QueryCommandInput = {
+  const base: QueryParams = {
     TableName: tableName(),
     ...(onIndex ? { IndexName: 'gsi1' } : {}),
     KeyConditionExpression: onIndex ? 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)' : 'pk = :pk AND begins_with(sk, :prefix)',
@@ -114,20 +114,8 @@ export async function queryPage<T>(q: PageQuery<T>): Promise<Page<T>> {
   };
 
   const want = q.limit + 1;
-  const items: Record<string, unknown>[] = [];
-  let exclusiveStart: Record<string, unknown> | undefined = start;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        ...base,
-        ExclusiveStartKey: exclusiveStart,
-        // Unfiltered reads fetch exactly what is missing; filtered reads fetch wider.
-        Limit: clauses.length ? Math.max(100, want - items.length) : want - items.length,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    exclusiveStart = out.LastEvaluatedKey;
-  } while (items.length < want && exclusiveStart);
+  // Unfiltered reads fetch exactly what is missing; filtered reads fetch wider.
+  const items = await queryAtLeast(base, want, (held) => (clauses.length ? Math.max(100, want - held) : want - held), start);
 
   const { data, taken } = withinBudget(items.slice(0, q.limit), q.map, q.byteBudget ?? PAGE_BYTE_BUDGET);
   const hasMore = items.length > taken;

@@ -12,10 +12,11 @@
  * Events account.deletion_requested / account.deletion_cancelled commit with the change.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { backoff, RACE } from '../retry.js';
 import { keys, platformKeys } from '../db/keys.js';
+import { queryAll } from '../db/query.js';
 import { outboxItems } from '../events/outbox.js';
 import { conflict } from '../http/errors.js';
 import { confirmationEffect, DELETION_PROOF_TTL_MS, scheduledFor, type DeletionRequestStatus } from '../accounts/deletion-rules.js';
@@ -155,6 +156,40 @@ export function spendProofItem(tenantId: string, tokenHash: string, at: Date): T
       ExpressionAttributeValues: { ':h': tokenHash, ':at': at.toISOString() },
     },
   };
+}
+
+/** The request's move pending → deleting with its first checkpoint (conditional on the revision read), for the transaction that starts the run. */
+export const startDeletionItem = (tenantId: string, revision: number, progress: unknown, at: Date): TransactItem => ({
+  Update: { TableName: tableName(), Key: keys.deletionRequest(tenantId), UpdateExpression: 'SET #s = :deleting, started_at = :at, progress = :p, revision = revision + :one', ConditionExpression: '#s = :pending AND revision = :rev', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':deleting': 'deleting', ':pending': 'pending', ':at': at.toISOString(), ':p': progress, ':one': 1, ':rev': revision } },
+});
+
+/** Store the running deletion's checkpoint (only while it is `deleting`). */
+export async function saveDeletionProgress(tenantId: string, progress: unknown): Promise<void> {
+  await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.deletionRequest(tenantId), UpdateExpression: 'SET progress = :p', ConditionExpression: '#s = :deleting', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':p': progress, ':deleting': 'deleting' } }));
+}
+
+/** The run is over: the request `completed` (its checkpoint removed) and its due item gone. */
+export async function completeDeletion(request: Pick<DeletionRequest, 'tenant_id' | 'scheduled_for'>, at: Date): Promise<void> {
+  await db().send(
+    new UpdateCommand({ TableName: tableName(), Key: keys.deletionRequest(request.tenant_id), UpdateExpression: 'SET #s = :done, completed_at = :at, revision = revision + :one REMOVE progress', ConditionExpression: '#s = :deleting', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':done': 'completed', ':deleting': 'deleting', ':at': at.toISOString(), ':one': 1 } }),
+  );
+  await dropDeletionDue(platformKeys.deletionDue(request.scheduled_for, request.tenant_id));
+}
+
+export interface DueDeletion {
+  tenantId: string;
+  key: { pk: string; sk: string };
+}
+
+/** Every deletion due at `at` or before, oldest first (the job's work list). */
+export async function dueDeletions(at: Date): Promise<DueDeletion[]> {
+  const items = await queryAll({ KeyConditionExpression: 'pk = :pk AND sk <= :upto', ExpressionAttributeValues: { ':pk': platformKeys.deletionsDuePartition, ':upto': `${at.toISOString()}#~` }, ConsistentRead: true });
+  return items.map((item) => ({ tenantId: item.tenant_id as string, key: { pk: item.pk as string, sk: item.sk as string } }));
+}
+
+/** A due item goes (its run completed, or its request is gone, cancelled or done). */
+export async function dropDeletionDue(key: { pk: string; sk: string }): Promise<void> {
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: key }));
 }
 
 export async function getDeletionProofUser(tenantId: string): Promise<string | undefined> {

@@ -30,7 +30,18 @@ export interface BillingAccount {
   updated_at: string;
 }
 
-export const planItem = (plan: Plan) => ({ ...billingKeys.plan(plan.id), type: 'plan', ...plan });
+const planItem = (plan: Plan) => ({ ...billingKeys.plan(plan.id), type: 'plan', ...plan });
+
+/** Seed a plan: written when absent or when its content changed (`hash`); false when the stored one is the same. */
+export async function putPlanIfChanged(plan: Plan, hash: string): Promise<boolean> {
+  try {
+    await db().send(new PutCommand({ TableName: tableName(), Item: { ...planItem(plan), content_hash: hash }, ConditionExpression: 'attribute_not_exists(pk) OR content_hash <> :h', ExpressionAttributeValues: { ':h': hash } }));
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw err;
+  }
+}
 
 /** The billing account and directory items a new tenant is created with (its bootstrap transaction). */
 export function newBillingAccountItems(tenantId: string, at: string, planId = DEFAULT_PLAN_ID): TransactItem[] {

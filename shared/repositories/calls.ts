@@ -7,6 +7,7 @@
 import { addStateChange } from './call-state-update.js';
 import { carrierCallPointerPut } from './call-sid-link.js';
 import { commit, conditionalTransaction, noChange, type Decision, type TransactItem } from '../db/conditional-transaction.js';
+import { queryPages } from '../db/query.js';
 import { failedConditionIndex } from '../db/transaction-errors.js';
 import { onlyConflicted } from '../db/transaction-conflict-retry.js';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
@@ -170,6 +171,14 @@ async function carrierStatusDecision(call: CallRecord, status: CarrierStatus, du
   // The carrier confirms the call by ending it as completed: e.g. its pending handoffs are confirmed in this transaction.
   const confirmations = change?.state === 'completed' && call.provider_call_sid ? await onCompleted(call, at) : [];
   return commit([{ Update: update }, ...(scored ? [analysisWatchPut(call, at)] : []), ...metered, ...confirmations], true);
+}
+
+/** The tenant's calls in one of these states, a page at a time (gsi1 `TENANT#<t>#CALLS`; eventually consistent). */
+export async function* callsInStates(tenantId: string, states: readonly string[]): AsyncGenerator<Record<string, unknown>[]> {
+  const values = Object.fromEntries(states.map((s, i) => [`:s${i}`, s]));
+  for await (const page of queryPages({ IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', FilterExpression: `#s IN (${Object.keys(values).join(', ')})`, ExpressionAttributeNames: { '#s': 'state' }, ExpressionAttributeValues: { ':p': callKeys.callsIndexPartition(tenantId), ...values } })) {
+    yield page.Items ?? [];
+  }
 }
 
 /** A tenant's calls (outbound and inbound), newest first, as call details (gsi1 `TENANT#<t>#CALLS`). */

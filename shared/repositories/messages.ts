@@ -9,7 +9,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { db, tableName } from '../db/client.js';
-import { messageKeys } from '../db/keys.js';
+import { messageKeys, platformKeys } from '../db/keys.js';
 import { outboxItems, type EventType } from '../events/outbox.js';
 import { isId } from '../ids.js';
 import { nextStatus, type MessageStatus } from '../messages/status.js';
@@ -88,6 +88,29 @@ export const sendWatchPut = (m: Pick<MessageRecord, 'tenant_id' | 'id'>, since: 
   Put: { TableName: T(), Item: { ...messageKeys.sendWatch(since, m.tenant_id, m.id), type: 'message_send_watch', tenant_id: m.tenant_id, message_id: m.id, since } },
 });
 export const sendWatchDelete = (tenantId: string, messageId: string, since: string): TransactItem => ({ Delete: { TableName: T(), Key: messageKeys.sendWatch(since, tenantId, messageId) } });
+
+/** A queued message whose send outcome never came → failed, only if still queued with no SID under this watch (first item: its failure means it moved on). */
+export const failUnsentItem = (tenantId: string, messageId: string, since: string, failure: MessageFailure, nowIso: string): TransactItem => ({
+  Update: {
+    TableName: T(),
+    Key: messageKeys.message(tenantId, messageId),
+    UpdateExpression: 'SET #status = :failed, failure = :failure, send_watch_at = :null, updated_at = :now',
+    ConditionExpression: '#status = :queued AND provider_sid = :null AND send_watch_at = :since',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':failed': 'failed', ':failure': failure, ':null': null, ':now': nowIso, ':queued': 'queued', ':since': since },
+  },
+});
+
+/** True when an inbound text with this carrier SID was already stored (its platform pointer exists). */
+export async function inboundTextSeen(messageSid: string): Promise<boolean> {
+  const out = await db().send(new GetCommand({ TableName: T(), Key: platformKeys.carrierMessage(messageSid), ConsistentRead: true }));
+  return Boolean(out.Item);
+}
+
+/** The carrier SID's pointer to the inbound message, put only if absent: a replayed webhook fails it. */
+export const inboundTextPointerPut = (messageSid: string, tenantId: string, messageId: string): TransactItem => ({
+  Put: { TableName: T(), Item: { ...platformKeys.carrierMessage(messageSid), type: 'carrier_message', tenant_id: tenantId, message_id: messageId }, ConditionExpression: 'attribute_not_exists(pk)' },
+});
 
 export async function getMessageRecord(tenantId: string, messageId: string): Promise<MessageRecord | undefined> {
   if (!isId(messageId)) return undefined;

@@ -152,6 +152,11 @@ export async function releaseUnprovisionedNumber(number: PhoneNumberRecord): Pro
   );
 }
 
+/** The number went back to the carrier (account deletion): `released`, whatever it was. */
+export async function markNumberReleased(tenantId: string, numberId: string, at: Date): Promise<void> {
+  await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.phoneNumber(tenantId, numberId), UpdateExpression: 'SET #s = :released, released_at = :at', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':released': 'released', ':at': at.toISOString() } }));
+}
+
 export async function getPhoneNumber(tenantId: string, numberId: string): Promise<PhoneNumberRecord | undefined> {
   if (!isId(numberId)) return undefined;
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: keys.phoneNumber(tenantId, numberId), ConsistentRead: true }));

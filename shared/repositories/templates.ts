@@ -12,7 +12,7 @@ import { isTemplateId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
 import { TEMPLATE_HASHED_FIELDS, type TemplateResource } from '../schemas/templates.js';
-import type { TemplateDefinition } from '../seed/templates.js';
+import type { TemplateDefinition } from '../schemas/templates.js';
 
 const T = () => tableName();
 

@@ -1,6 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
+import type { TransactItem } from '../db/transact-write.js';
 
 export interface Tenant {
   id: string;
@@ -17,6 +18,21 @@ export async function getTenant(tenantId: string): Promise<Tenant | undefined> {
   if (!out.Item) return undefined;
   const { id, name, status, created_at } = out.Item as Tenant;
   return { id, name, status, created_at };
+}
+
+/** The tenant record's move to `deleting` (never undoing a tombstone), for the transaction that starts a deletion. */
+export const tenantDeletingItem = (tenantId: string) => ({
+  Update: { TableName: tableName(), Key: keys.tenant(tenantId), UpdateExpression: 'SET #s = :deleting', ConditionExpression: 'attribute_not_exists(#s) OR #s <> :deleted', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':deleting': 'deleting', ':deleted': 'deleted' } },
+}) satisfies TransactItem;
+
+/** The same move on its own (a deletion run that started before the status existed). */
+export async function markTenantDeleting(tenantId: string): Promise<void> {
+  await db().send(new UpdateCommand(tenantDeletingItem(tenantId).Update));
+}
+
+/** The tenant record replaced by its tombstone (the kept form after a deletion). */
+export async function putTenantTombstone(tombstone: { pk: string; sk: string } & Record<string, unknown>): Promise<void> {
+  await db().send(new PutCommand({ TableName: tableName(), Item: tombstone }));
 }
 
 /** A tenant whose credentials (API keys, sessions, sign-in) still work: not being deleted nor deleted. */

@@ -11,13 +11,13 @@
  * idempotency result). Two reviewers on the same revision: exactly one commits.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { now } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { callPartition, workflowKeys } from '../db/keys.js';
+import { queryAll } from '../db/query.js';
 import { outboxItems } from '../events/outbox.js';
 import { HttpError } from '../http/errors.js';
-import type { IdempotencyHandle } from '../http/idempotency.js';
 import { isId, newId } from '../ids.js';
 import type { RuntimeEvent } from '../schemas/runtime-events.js';
 import { readQualification, type FitDecision, type QualificationOutcome, type StoredReview } from '../workflow/qualification.js';
@@ -27,13 +27,8 @@ const T = () => tableName();
 
 /** A call's qualification outcomes, oldest first (strongly consistent). */
 export async function callQualifications(tenantId: string, callId: string): Promise<QualificationOutcome[]> {
-  const out: QualificationOutcome[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(new QueryCommand({ TableName: T(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': callPartition(tenantId, callId), ':p': workflowKeys.outcomesPrefix }, ConsistentRead: true, ExclusiveStartKey: start }));
-    for (const i of page.Items ?? []) out.push(i.outcome as QualificationOutcome);
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const items = await queryAll({ KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': callPartition(tenantId, callId), ':p': workflowKeys.outcomesPrefix }, ConsistentRead: true });
+  const out = items.map((i) => i.outcome as QualificationOutcome);
   return out.sort((a, b) => a.id.localeCompare(b.id));
 }
 
@@ -93,7 +88,7 @@ export interface QualificationReview {
  * Save a review against `expectedRevision`. 404 for an unknown outcome; 409
  * revision_conflict (with current_revision) when the outcome moved on; nothing saved then.
  */
-export async function saveFitReview(tenantId: string, outcomeId: string, input: { decision: FitDecision; reason: string; expected_revision: number }, reviewerRef: string, idempotency?: IdempotencyHandle): Promise<QualificationReview | undefined> {
+export async function saveFitReview(tenantId: string, outcomeId: string, input: { decision: FitDecision; reason: string; expected_revision: number }, reviewerRef: string, extraItems?: (review: QualificationReview) => TransactItem[]): Promise<QualificationReview | undefined> {
   const outcome = await getQualification(tenantId, outcomeId);
   if (!outcome) return undefined;
   const revisionConflict = (current: number) => new HttpError(409, 'revision_conflict', `The qualification answers are at revision ${current}; review what is there now and send expected_revision ${current}`, {}, { current_revision: current });
@@ -107,7 +102,8 @@ export async function saveFitReview(tenantId: string, outcomeId: string, input: 
     { Put: { TableName: T(), Item: { ...workflowKeys.review(tenantId, outcome.call_id, outcome.id, review.id), type: 'qualification_review', review: body }, ConditionExpression: 'attribute_not_exists(pk)' } },
     ...outboxItems(tenantId, 'fit_review.created', { ...body, call_id: outcome.call_id }, new Date(at)).items,
   ];
-  if (idempotency) items.push(idempotency.commitItem({ status: 200, body }));
+  // The caller's items (the idempotency result) commit with the review.
+  if (extraItems) items.push(...extraItems(body));
   try {
     await db().send(new TransactWriteCommand({ TransactItems: items }));
   } catch (err) {

@@ -4,11 +4,8 @@
  * sign its callbacks with it; the token is sealed like every other party's secret.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { open, seal } from '../crypto/secret-box.js';
-import { db, tableName } from '../db/client.js';
-import { platformKeys } from '../db/keys.js';
+import { putSandboxAccountItem, readSandboxAccount } from '../repositories/sandbox-accounts.js';
 
 export const SANDBOX_ACCOUNT_STATUSES = ['active', 'suspended', 'closed'] as const;
 export type SandboxAccountStatus = (typeof SANDBOX_ACCOUNT_STATUSES)[number];
@@ -35,17 +32,12 @@ export async function putSandboxAccount(creds: { account_sid: string; auth_token
     auth_token_sealed: await seal(creds.auth_token, context(creds.account_sid)),
     created_at: new Date().toISOString(),
   };
-  try {
-    await db().send(new PutCommand({ TableName: tableName(), Item: { ...platformKeys.sandboxAccount(account.sid), type: 'sandbox_account', ...account }, ConditionExpression: 'attribute_not_exists(pk)' }));
-  } catch (err) {
-    if (!(err instanceof ConditionalCheckFailedException)) throw err;
-  }
+  await putSandboxAccountItem(account);
 }
 
 export async function getSandboxAccount(sid: string): Promise<SandboxAccount | undefined> {
   if (!SID_PATTERN.test(sid)) return undefined;
-  const out = await db().send(new GetCommand({ TableName: tableName(), Key: platformKeys.sandboxAccount(sid) }));
-  return out.Item as SandboxAccount | undefined;
+  return readSandboxAccount<SandboxAccount>(sid);
 }
 
 /** The account's auth token: what its callbacks are signed with. */

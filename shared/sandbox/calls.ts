@@ -7,10 +7,18 @@
 import type { RelayRun } from './relay-caller.js';
 import type { RuntimeRun } from './runtime.js';
 import { randomBytes } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client.js';
-import { platformKeys } from '../db/keys.js';
+import {
+  claimSandboxCallStep,
+  deleteSandboxCallItem,
+  endSandboxCall,
+  moveSandboxCallEnd,
+  putSandboxCallItem,
+  readSandboxCall,
+  replaceSandboxCallPlan,
+  sandboxCallsOfAccount,
+  setOnSandboxCall,
+  setSandboxCallAnswer,
+} from '../repositories/sandbox-calls.js';
 import { friendlyName, twilioDate } from './numbers.js';
 import type { CallForm } from './call-form.js';
 import { scenarioFor, type ScenarioId } from './scenarios.js';
@@ -99,46 +107,19 @@ export function planSandboxCall(form: CallForm, accountSid: string, fromSid: str
   };
 }
 
-export async function putSandboxCall(call: SandboxCall): Promise<void> {
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...platformKeys.sandboxCall(call.sid), ...platformKeys.sandboxCallIndex(call.account_sid, call.created_at, call.sid), type: 'sandbox_call', ...call },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
-}
+export const putSandboxCall = (call: SandboxCall): Promise<void> => putSandboxCallItem(call);
 
-export async function deleteSandboxCall(sid: string): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: platformKeys.sandboxCall(sid) }));
-}
-
-const strip = (item: Record<string, unknown> | undefined): SandboxCall | undefined => {
-  if (!item) return undefined;
-  const { pk: _pk, sk: _sk, gsi1pk: _g, gsi1sk: _s, type: _t, ...call } = item;
-  return call as unknown as SandboxCall;
-};
+export const deleteSandboxCall = (sid: string): Promise<void> => deleteSandboxCallItem(sid);
 
 /** A call by SID; with `accountSid`, only that account's (another account's call is not found, as on Twilio). */
 export async function getSandboxCall(sid: string, accountSid?: string): Promise<SandboxCall | undefined> {
   if (!SID_PATTERN.test(sid)) return undefined;
-  const out = await db().send(new GetCommand({ TableName: tableName(), Key: platformKeys.sandboxCall(sid), ConsistentRead: true }));
-  const call = strip(out.Item);
+  const call = await readSandboxCall<SandboxCall>(sid);
   return call && (accountSid === undefined || call.account_sid === accountSid) ? call : undefined;
 }
 
 /** Every call an account placed, oldest first (eventually consistent: the index). */
-export async function listSandboxCalls(accountSid: string): Promise<SandboxCall[]> {
-  const { gsi1pk } = platformKeys.sandboxCallIndex(accountSid, '', 'x');
-  const calls: SandboxCall[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(new QueryCommand({ TableName: tableName(), IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', ExpressionAttributeValues: { ':p': gsi1pk }, ExclusiveStartKey: start }));
-    calls.push(...(out.Items ?? []).map((i) => strip(i)!));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return calls;
-}
+export const listSandboxCalls = (accountSid: string): Promise<SandboxCall[]> => sandboxCallsOfAccount<SandboxCall>(accountSid);
 
 export interface StepChanges {
   status?: SandboxCallStatus;
@@ -154,33 +135,9 @@ export interface StepChanges {
  * Marks plan step `call.step` played, if nobody else has (same step, same revision).
  * Returns the call as it now is, or undefined when the step was taken or the plan changed.
  */
-export async function claimCallStep(call: SandboxCall, changes: StepChanges, now: string): Promise<SandboxCall | undefined> {
-  const sets = ['#step = :next', '#revision = :rev1', '#sequence = #sequence + :bump', 'updated_at = :now'];
-  const values: Record<string, unknown> = { ':step': call.step, ':rev': call.revision, ':next': call.step + 1, ':rev1': call.revision + 1, ':bump': changes.posts ? 1 : 0, ':now': now };
-  const names: Record<string, string> = { '#step': 'step', '#revision': 'revision', '#sequence': 'sequence' };
-  for (const field of ['status', 'answered_by', 'start_time', 'end_time', 'duration'] as const) {
-    if (changes[field] === undefined) continue;
-    names[`#${field}`] = field;
-    values[`:${field}`] = changes[field];
-    sets.push(`#${field} = :${field}`);
-  }
-  try {
-    const out = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: platformKeys.sandboxCall(call.sid),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: '#step = :step AND #revision = :rev',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return strip(out.Attributes);
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return undefined;
-    throw err;
-  }
+export function claimCallStep(call: SandboxCall, changes: StepChanges, now: string): Promise<SandboxCall | undefined> {
+  const { posts, status, answered_by, start_time, end_time, duration } = changes;
+  return claimSandboxCallStep<SandboxCall>(call.sid, call, { status, answered_by, start_time, end_time, duration }, posts, now);
 }
 
 /**
@@ -189,15 +146,7 @@ export async function claimCallStep(call: SandboxCall, changes: StepChanges, now
  * one answered: a hang-up since then has already rewritten it).
  */
 export async function recordAnswer(call: SandboxCall, followed: { path: PathStep[]; stream: SandboxCall['stream'] }, earlierEnd?: { dueAt: number; durationSeconds: number }): Promise<boolean> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: platformKeys.sandboxCall(call.sid),
-      UpdateExpression: 'SET twiml_path = :p, #stream = :s',
-      ExpressionAttributeNames: { '#stream': 'stream' },
-      ExpressionAttributeValues: { ':p': followed.path, ':s': followed.stream },
-    }),
-  );
+  await setSandboxCallAnswer(call.sid, followed.path, followed.stream);
   if (!earlierEnd) return false;
   return moveCallEnd(call, earlierEnd);
 }
@@ -207,66 +156,17 @@ export async function recordAnswer(call: SandboxCall, followed: { path: PathStep
  * plan is still the one `call` read (`revision`): a hang-up since then has rewritten it.
  * True when moved (the revision is then one more).
  */
-export async function moveCallEnd(call: Pick<SandboxCall, 'sid' | 'plan' | 'revision'>, end: { dueAt: number; durationSeconds: number }): Promise<boolean> {
-  const last = call.plan.length - 1;
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: platformKeys.sandboxCall(call.sid),
-        UpdateExpression: `SET #plan[${last}].due_at = :d, #plan[${last}].durationSeconds = :secs, #revision = :rev1`,
-        ConditionExpression: '#revision = :rev',
-        ExpressionAttributeNames: { '#plan': 'plan', '#revision': 'revision' },
-        ExpressionAttributeValues: { ':d': end.dueAt, ':secs': end.durationSeconds, ':rev': call.revision, ':rev1': call.revision + 1 },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return false;
-    throw err;
-  }
-}
+export const moveCallEnd = (call: Pick<SandboxCall, 'sid' | 'plan' | 'revision'>, end: { dueAt: number; durationSeconds: number }): Promise<boolean> =>
+  moveSandboxCallEnd(call.sid, call.plan.length - 1, call.revision, end);
 
 /** Replace the call's plan (its played steps unchanged), only if it is still the one `call` read; true when replaced. */
-export async function replanSandboxCall(call: Pick<SandboxCall, 'sid' | 'revision'>, plan: PlanStep[], now: string): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: platformKeys.sandboxCall(call.sid),
-        UpdateExpression: 'SET #plan = :plan, #revision = :rev1, updated_at = :now',
-        ConditionExpression: '#revision = :rev',
-        ExpressionAttributeNames: { '#plan': 'plan', '#revision': 'revision' },
-        ExpressionAttributeValues: { ':plan': plan, ':rev': call.revision, ':rev1': call.revision + 1, ':now': now },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return false;
-    throw err;
-  }
-}
+export const replanSandboxCall = (call: Pick<SandboxCall, 'sid' | 'revision'>, plan: PlanStep[], now: string): Promise<boolean> => replaceSandboxCallPlan(call.sid, call.revision, plan, now);
 
 /** Keep what the sandbox voice runtime reported on the call's stream (`no_such_call` when our API did not know the call). */
-export const recordRuntimeRun = (sid: string, run: RuntimeRun): Promise<void> => setOnCall(sid, 'runtime', run);
+export const recordRuntimeRun = (sid: string, run: RuntimeRun): Promise<void> => setOnSandboxCall(sid, 'runtime', run);
 
 /** Keep how the relay-played conversation went (its sessions, how each ended, the transcript). */
-export const recordRelayRun = (sid: string, run: RelayRun): Promise<void> => setOnCall(sid, 'relay', run);
-
-async function setOnCall(sid: string, name: 'runtime' | 'relay', value: unknown): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: platformKeys.sandboxCall(sid),
-      UpdateExpression: 'SET #name = :v',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#name': name },
-      ExpressionAttributeValues: { ':v': value },
-    }),
-  ).catch((err: unknown) => {
-    if (!(err instanceof ConditionalCheckFailedException)) throw err;
-  });
-}
+export const recordRelayRun = (sid: string, run: RelayRun): Promise<void> => setOnSandboxCall(sid, 'relay', run);
 
 /**
  * Twilio's update with Status: `completed` hangs up (a call not yet answered is canceled);
@@ -291,22 +191,8 @@ export async function hangUpSandboxCall(sid: string, accountSid: string, request
       due_at: now.getTime(),
     };
     const plan = [...call.plan.slice(0, call.step), final];
-    try {
-      const out = await db().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: platformKeys.sandboxCall(sid),
-          UpdateExpression: 'SET #plan = :plan, #status = :status, end_time = :end, #duration = :duration, #revision = :rev1, updated_at = :now',
-          ConditionExpression: '#revision = :rev',
-          ExpressionAttributeNames: { '#plan': 'plan', '#status': 'status', '#duration': 'duration', '#revision': 'revision' },
-          ExpressionAttributeValues: { ':plan': plan, ':status': final.callStatus, ':end': now.toISOString(), ':duration': duration, ':rev': call.revision, ':rev1': call.revision + 1, ':now': now.toISOString() },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return { call: strip(out.Attributes)!, changed: true };
-    } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    }
+    const ended = await endSandboxCall<SandboxCall>(sid, call.revision, { plan, status: final.callStatus!, endTime: now.toISOString(), duration });
+    if (ended) return { call: ended, changed: true };
   }
   throw new Error(`sandbox call ${sid}: the hang-up kept losing to the timeline`);
 }

@@ -8,11 +8,21 @@
  * Platform-side state (`PLATFORM#SANDBOX#OAUTH`), like the sandbox carrier's.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { now } from '../clock.js';
-import { db, tableName } from '../db/client.js';
-import { integrationKeys } from '../db/keys.js';
+import {
+  googleEventsOf,
+  grantRevoked,
+  putGoogleEvent,
+  putGrantRevoked,
+  putInsertFault,
+  putOauthCode,
+  putOauthToken,
+  readOauthCode,
+  readOauthToken,
+  revokeOauthToken,
+  spendOauthCode,
+  takeInsertFault,
+} from '../repositories/sandbox-google.js';
 import { SANDBOX_GOOGLE_CLIENT } from '../calendar/google.js';
 
 export const SANDBOX_ACCESS_TTL_S = 3600;
@@ -39,7 +49,7 @@ export async function sandboxAuthorize(q: AuthorizeQuery): Promise<{ code: strin
   if (q.code_challenge_method !== 'S256' || !q.code_challenge || !/^[A-Za-z0-9_-]{43}$/.test(q.code_challenge)) return { error: 'invalid_request', description: 'PKCE with code_challenge_method S256 is required' };
   const code = token('4/sbx_');
   const at = now().getTime();
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...integrationKeys.sandboxOauthCode(hash(code)), type: 'sandbox_oauth_code', client_id: q.client_id, redirect_uri: q.redirect_uri, scope: q.scope ?? '', code_challenge: q.code_challenge, expires_at: new Date(at + CODE_TTL_MS).toISOString(), used: false, ttl: ttlOf(at + CODE_TTL_MS) } }));
+  await putOauthCode(hash(code), { client_id: q.client_id, redirect_uri: q.redirect_uri, scope: q.scope ?? '', code_challenge: q.code_challenge, expires_at: new Date(at + CODE_TTL_MS).toISOString(), used: false, ttl: ttlOf(at + CODE_TTL_MS) });
   return { code };
 }
 
@@ -50,11 +60,11 @@ async function mint(grantId: string, scope: string, withRefresh: boolean): Promi
   const at = now().getTime();
   const access = token('ya29.sbx_');
   const expires = at + SANDBOX_ACCESS_TTL_S * 1000;
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...integrationKeys.sandboxOauthToken(hash(access)), type: 'sandbox_oauth_token', kind: 'access', grant_id: grantId, scope, expires_at: new Date(expires).toISOString(), ttl: ttlOf(expires) } }));
+  await putOauthToken(hash(access), { kind: 'access', grant_id: grantId, scope, expires_at: new Date(expires).toISOString(), ttl: ttlOf(expires) });
   const body: Record<string, unknown> = { access_token: access, token_type: 'Bearer', expires_in: SANDBOX_ACCESS_TTL_S, scope };
   if (withRefresh) {
     const refresh = token('1//sbx_');
-    await db().send(new PutCommand({ TableName: tableName(), Item: { ...integrationKeys.sandboxOauthToken(hash(refresh)), type: 'sandbox_oauth_token', kind: 'refresh', grant_id: grantId, scope, revoked: false } }));
+    await putOauthToken(hash(refresh), { kind: 'refresh', grant_id: grantId, scope, revoked: false });
     body.refresh_token = refresh;
   }
   return body;
@@ -68,21 +78,16 @@ export async function sandboxToken(form: Record<string, string | undefined>, aut
   if (clientId !== SANDBOX_GOOGLE_CLIENT.id || secret !== SANDBOX_GOOGLE_CLIENT.secret) return fail(401, 'invalid_client', 'The OAuth client was not found.');
   if (form.grant_type === 'authorization_code') {
     if (!form.code || !form.code_verifier) return fail(400, 'invalid_request', 'code and code_verifier are required');
-    const key = integrationKeys.sandboxOauthCode(hash(form.code));
-    const item = (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
+    const codeHash = hash(form.code);
+    const item = await readOauthCode(codeHash);
     if (!item || Date.parse(item.expires_at as string) <= now().getTime()) return fail(400, 'invalid_grant', 'Malformed auth code.');
     if (item.redirect_uri !== form.redirect_uri) return fail(400, 'redirect_uri_mismatch', 'Bad Request');
     if (createHash('sha256').update(form.code_verifier).digest('base64url') !== item.code_challenge) return fail(400, 'invalid_grant', 'Invalid code verifier.');
-    try {
-      await db().send(new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'SET used = :t', ConditionExpression: 'used = :f', ExpressionAttributeValues: { ':t': true, ':f': false } }));
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return fail(400, 'invalid_grant', 'Bad Request');
-      throw err;
-    }
+    if (!(await spendOauthCode(codeHash))) return fail(400, 'invalid_grant', 'Bad Request');
     return { status: 200, body: await mint(`grant_${randomBytes(12).toString('hex')}`, item.scope as string, true) };
   }
   if (form.grant_type === 'refresh_token') {
-    const item = form.refresh_token ? (await db().send(new GetCommand({ TableName: tableName(), Key: integrationKeys.sandboxOauthToken(hash(form.refresh_token)), ConsistentRead: true }))).Item : undefined;
+    const item = form.refresh_token ? await readOauthToken(hash(form.refresh_token)) : undefined;
     if (!item || item.kind !== 'refresh' || item.revoked) return fail(400, 'invalid_grant', 'Token has been expired or revoked.');
     return { status: 200, body: await mint(item.grant_id as string, item.scope as string, false) };
   }
@@ -92,11 +97,11 @@ export async function sandboxToken(form: Record<string, string | undefined>, aut
 /** Revoke a refresh or access token (a refresh token takes its grant's access tokens with it, as Google does). */
 export async function sandboxRevoke(tokenValue: string | undefined): Promise<boolean> {
   if (!tokenValue) return false;
-  const key = integrationKeys.sandboxOauthToken(hash(tokenValue));
-  const item = (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
+  const tokenHash = hash(tokenValue);
+  const item = await readOauthToken(tokenHash);
   if (!item) return false;
-  await db().send(new UpdateCommand({ TableName: tableName(), Key: key, UpdateExpression: 'SET revoked = :t', ExpressionAttributeValues: { ':t': true } }));
-  if (item.kind === 'refresh') await db().send(new PutCommand({ TableName: tableName(), Item: { ...integrationKeys.sandboxOauthGrantRevoked(item.grant_id as string), type: 'sandbox_oauth_grant_revoked', grant_id: item.grant_id } }));
+  await revokeOauthToken(tokenHash);
+  if (item.kind === 'refresh') await putGrantRevoked(item.grant_id as string);
   return true;
 }
 
@@ -104,10 +109,9 @@ export async function sandboxRevoke(tokenValue: string | undefined): Promise<boo
 export async function sandboxBearer(authorization: string | undefined): Promise<string | undefined> {
   const m = /^Bearer (\S+)$/.exec(authorization ?? '');
   if (!m) return undefined;
-  const item = (await db().send(new GetCommand({ TableName: tableName(), Key: integrationKeys.sandboxOauthToken(hash(m[1]!)), ConsistentRead: true }))).Item;
+  const item = await readOauthToken(hash(m[1]!));
   if (!item || item.kind !== 'access' || item.revoked || Date.parse(item.expires_at as string) <= now().getTime()) return undefined;
-  const grantRevoked = (await db().send(new GetCommand({ TableName: tableName(), Key: integrationKeys.sandboxOauthGrantRevoked(item.grant_id as string), ConsistentRead: true }))).Item;
-  return grantRevoked ? undefined : (item.grant_id as string);
+  return (await grantRevoked(item.grant_id as string)) ? undefined : (item.grant_id as string);
 }
 
 /**
@@ -115,27 +119,19 @@ export async function sandboxBearer(authorization: string | undefined): Promise<
  * sometimes does (a test of what a booking does when Google fails mid-way).
  */
 export async function failNextSandboxGoogleInsert(eventId: string): Promise<void> {
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...integrationKeys.sandboxGoogleInsertFault(eventId), type: 'sandbox_gcal_fault', ttl: ttlOf(now().getTime() + 3_600_000) } }));
+  await putInsertFault(eventId, ttlOf(now().getTime() + 3_600_000));
 }
 
 /** Insert an event: `failed` when a fault was injected for its id (taken once), `created: false` for an id already used (Google's 409). */
 export async function sandboxInsertEvent(grantId: string, e: { id: string; summary: string; start: string; end: string }): Promise<{ created: boolean; failed?: boolean }> {
-  const fault = await db().send(new DeleteCommand({ TableName: tableName(), Key: integrationKeys.sandboxGoogleInsertFault(e.id), ReturnValues: 'ALL_OLD' }));
-  if (fault.Attributes) return { created: false, failed: true };
-  try {
-    await db().send(new PutCommand({ TableName: tableName(), Item: { ...integrationKeys.sandboxGoogleEvent(grantId, e.id), type: 'sandbox_gcal_event', ...e }, ConditionExpression: 'attribute_not_exists(pk)' }));
-    return { created: true };
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return { created: false };
-    throw err;
-  }
+  if (await takeInsertFault(e.id)) return { created: false, failed: true };
+  return { created: await putGoogleEvent(grantId, e) };
 }
 
 export async function sandboxBusy(grantId: string, timeMin: number, timeMax: number): Promise<{ start: string; end: string }[]> {
   const busy: { start: number; end: number }[] = [];
   for (let d = Math.floor(timeMin / 86_400_000) * 86_400_000; d < timeMax; d += 86_400_000) busy.push({ start: d + 12 * 3_600_000, end: d + 13 * 3_600_000 });
-  const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': integrationKeys.sandboxGoogleEventsPartition(grantId) }, ConsistentRead: true }));
-  for (const i of out.Items ?? []) busy.push({ start: Date.parse(i.start as string), end: Date.parse(i.end as string) });
+  for (const i of await googleEventsOf(grantId)) busy.push({ start: Date.parse(i.start as string), end: Date.parse(i.end as string) });
   return busy
     .filter((b) => b.end > timeMin && b.start < timeMax)
     .sort((a, b) => a.start - b.start)

@@ -4,10 +4,7 @@
  * (conditional on `step`), so a redelivered timeline message never posts twice.
  */
 import { randomBytes } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client.js';
-import { platformKeys } from '../db/keys.js';
+import { claimSandboxMessageStep, deleteSandboxMessageItem, putSandboxMessageItem, readSandboxMessage } from '../repositories/sandbox-messages.js';
 import { countSegments } from '../messages/segments.js';
 import { twilioDate } from './numbers.js';
 import { scenarioFor } from './scenarios.js';
@@ -56,47 +53,20 @@ export function planSandboxMessage(input: { accountSid: string; to: string; from
   };
 }
 
-export async function putSandboxMessage(message: SandboxMessage): Promise<void> {
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...platformKeys.sandboxMessage(message.sid), type: 'sandbox_message', ...message }, ConditionExpression: 'attribute_not_exists(pk)' }));
-}
+export const putSandboxMessage = (message: SandboxMessage): Promise<void> => putSandboxMessageItem(message);
 
-export async function deleteSandboxMessage(sid: string): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: platformKeys.sandboxMessage(sid) }));
-}
-
-const strip = (item: Record<string, unknown> | undefined): SandboxMessage | undefined => {
-  if (!item) return undefined;
-  const { pk: _pk, sk: _sk, type: _t, ...message } = item;
-  return message as unknown as SandboxMessage;
-};
+export const deleteSandboxMessage = (sid: string): Promise<void> => deleteSandboxMessageItem(sid);
 
 export async function getSandboxMessage(sid: string, accountSid?: string): Promise<SandboxMessage | undefined> {
   if (!SID_PATTERN.test(sid)) return undefined;
-  const out = await db().send(new GetCommand({ TableName: tableName(), Key: platformKeys.sandboxMessage(sid), ConsistentRead: true }));
-  const message = strip(out.Item);
+  const message = await readSandboxMessage<SandboxMessage>(sid);
   return message && (accountSid === undefined || message.account_sid === accountSid) ? message : undefined;
 }
 
 /** Applies plan step `message.step` unless it was already applied; the message as it now is, or undefined. */
-export async function claimMessageStep(message: SandboxMessage, now: string): Promise<SandboxMessage | undefined> {
+export function claimMessageStep(message: SandboxMessage, now: string): Promise<SandboxMessage | undefined> {
   const step = message.plan[message.step]!;
-  try {
-    const out = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: platformKeys.sandboxMessage(message.sid),
-        UpdateExpression: 'SET #step = :next, #status = :status, error_code = :code, error_message = :msg, date_sent = if_not_exists(date_sent, :sent), updated_at = :now',
-        ConditionExpression: '#step = :step',
-        ExpressionAttributeNames: { '#step': 'step', '#status': 'status' },
-        ExpressionAttributeValues: { ':step': message.step, ':next': message.step + 1, ':status': step.status, ':code': step.errorCode ?? null, ':msg': step.errorMessage ?? null, ':sent': step.status === 'failed' ? null : now, ':now': now },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return strip(out.Attributes);
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return undefined;
-    throw err;
-  }
+  return claimSandboxMessageStep<SandboxMessage>(message.sid, message.step, { status: step.status, error_code: step.errorCode ?? null, error_message: step.errorMessage ?? null, date_sent: step.status === 'failed' ? null : now }, now);
 }
 
 /** Twilio's JSON shape of a Message. */

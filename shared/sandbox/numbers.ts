@@ -4,10 +4,7 @@
  * (voice_url, status_callback), which is what an inbound sandbox call follows.
  */
 import { randomBytes } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client.js';
-import { platformKeys } from '../db/keys.js';
+import { deleteSandboxNumberItem, putSandboxNumberItem, readSandboxNumber, sandboxNumberOfSid, setSandboxNumberRouting } from '../repositories/sandbox-numbers.js';
 import { NUMBER_E164 } from '../schemas/phone.js';
 
 export interface SandboxNumber {
@@ -61,33 +58,19 @@ export async function buySandboxNumber(accountSid: string, phoneE164: string, ro
     created_at: now,
     updated_at: now,
   };
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: tableName(), Item: { ...platformKeys.sandboxNumber(phoneE164), type: 'sandbox_number', ...number }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          { Put: { TableName: tableName(), Item: { ...platformKeys.sandboxNumberSid(number.sid), type: 'sandbox_number_sid', phone_number: phoneE164 }, ConditionExpression: 'attribute_not_exists(pk)' } },
-        ],
-      }),
-    );
-  } catch (err) {
-    if (err instanceof TransactionCanceledException) throw new SandboxNumberTaken(phoneE164);
-    throw err;
-  }
+  if (!(await putSandboxNumberItem(number))) throw new SandboxNumberTaken(phoneE164);
   return number;
 }
 
 export async function getSandboxNumber(phoneE164: string): Promise<SandboxNumber | undefined> {
   if (!NUMBER_E164.test(phoneE164)) return undefined;
-  const out = await db().send(new GetCommand({ TableName: tableName(), Key: platformKeys.sandboxNumber(phoneE164), ConsistentRead: true }));
-  return out.Item as SandboxNumber | undefined;
+  return readSandboxNumber<SandboxNumber>(phoneE164);
 }
 
 /** The number with this SID if `accountSid` holds it (another account's number is not found, as on Twilio). */
 export async function getSandboxNumberBySid(accountSid: string, sid: string): Promise<SandboxNumber | undefined> {
   if (!SID_PATTERN.test(sid)) return undefined;
-  const pointer = await db().send(new GetCommand({ TableName: tableName(), Key: platformKeys.sandboxNumberSid(sid), ConsistentRead: true }));
-  const e164 = (pointer.Item as { phone_number?: string } | undefined)?.phone_number;
+  const e164 = await sandboxNumberOfSid(sid);
   const number = e164 ? await getSandboxNumber(e164) : undefined;
   return number?.account_sid === accountSid ? number : undefined;
 }
@@ -111,15 +94,7 @@ export async function routeSandboxNumber(number: SandboxNumber, routing: NumberR
     ...Object.fromEntries(Object.entries(routing).filter(([, v]) => v !== undefined)),
     updated_at: new Date().toISOString(),
   };
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: platformKeys.sandboxNumber(number.phone_number),
-      UpdateExpression: 'SET voice_url = :vu, voice_method = :vm, status_callback = :sc, status_callback_method = :sm, sms_url = :su, sms_method = :smm, updated_at = :u',
-      ConditionExpression: 'account_sid = :acct',
-      ExpressionAttributeValues: { ':vu': next.voice_url, ':vm': next.voice_method, ':sc': next.status_callback, ':sm': next.status_callback_method, ':su': next.sms_url ?? null, ':smm': next.sms_method ?? 'POST', ':u': next.updated_at, ':acct': number.account_sid },
-    }),
-  );
+  await setSandboxNumberRouting(number, { voice_url: next.voice_url, voice_method: next.voice_method, status_callback: next.status_callback, status_callback_method: next.status_callback_method, sms_url: next.sms_url ?? null, sms_method: next.sms_method ?? 'POST', updated_at: next.updated_at });
   return next;
 }
 
@@ -145,13 +120,4 @@ export const presentSandboxNumber = (n: SandboxNumber) => ({
 });
 
 /** Release a number (Twilio's DELETE IncomingPhoneNumbers/{Sid}): the number and its SID pointer go; another account's number is untouched. */
-export async function releaseSandboxNumber(number: SandboxNumber): Promise<void> {
-  await db().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        { Delete: { TableName: tableName(), Key: platformKeys.sandboxNumber(number.phone_number), ConditionExpression: 'account_sid = :acct', ExpressionAttributeValues: { ':acct': number.account_sid } } },
-        { Delete: { TableName: tableName(), Key: platformKeys.sandboxNumberSid(number.sid) } },
-      ],
-    }),
-  );
-}
+export const releaseSandboxNumber = (number: SandboxNumber): Promise<void> => deleteSandboxNumberItem(number);

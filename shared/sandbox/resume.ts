@@ -8,8 +8,7 @@
  * comes promptly, and the call simply ends. Steps are claimed conditionally, so a step that
  * was somehow still queued plays once.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client.js';
+import { sandboxTimelineItems } from '../repositories/sandbox-calls.js';
 import { getSandboxCall, replanSandboxCall } from './calls.js';
 import { getSandboxMessage } from './messages.js';
 import { resumedPlan } from './timeline.js';
@@ -23,7 +22,7 @@ export interface ResumedTimelines {
 /** Schedules the next step of every sandbox call and text whose timeline is unfinished; how many of each. */
 export async function resumeSandboxTimelines(now = Date.now()): Promise<ResumedTimelines> {
   const resumed: ResumedTimelines = { calls: 0, messages: 0 };
-  for (const item of await timelineItems()) {
+  for (const item of await sandboxTimelineItems()) {
     if (item.type === 'sandbox_call' && (await resumeCall(item.sid, now))) resumed.calls++;
     if (item.type === 'sandbox_message' && (await resumeMessage(item.sid))) resumed.messages++;
   }
@@ -45,28 +44,4 @@ async function resumeMessage(sid: string): Promise<boolean> {
   if (!sms || !next) return false;
   await scheduleStep('message', sid, sms.step, next.due_at);
   return true;
-}
-
-/**
- * Every sandbox call and text, by a scan: they have no index by state, and this runs once per
- * start of the local runtime (the sandbox carrier's own table, never a tenant's request).
- */
-async function timelineItems(): Promise<{ type: string; sid: string }[]> {
-  const out: { type: string; sid: string }[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: '#t IN (:call, :message)',
-        ProjectionExpression: '#t, sid',
-        ExpressionAttributeNames: { '#t': 'type' },
-        ExpressionAttributeValues: { ':call': 'sandbox_call', ':message': 'sandbox_message' },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) out.push({ type: item.type as string, sid: item.sid as string });
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return out;
 }

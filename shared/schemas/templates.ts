@@ -41,3 +41,15 @@ export const templateResource = z.object({ ...summaryShape, objectives: z.array(
 
 export type TemplateResource = z.infer<typeof templateResource>;
 export type Objective = z.infer<typeof objective>;
+
+/** A template as the platform's code defines it (seeded into the table, versioned by content). */
+export interface TemplateDefinition {
+  id: string;
+  name: string;
+  use_case: (typeof USE_CASES)[number];
+  outcome_type: (typeof OUTCOME_TYPES)[number];
+  tool_grants: (typeof TOOL_GRANTS)[number][];
+  webhook_payload_schema: Record<string, unknown>;
+  objectives: Objective[];
+  status: (typeof TEMPLATE_STATUSES)[number];
+}

@@ -6,14 +6,13 @@
  * `npm run admin -- seed` remains the manual fallback.
  * Agent templates (shared/seed/templates.ts) are versioned: see seedTemplate.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { contentHash } from '../canonical-json.js';
-import { db, tableName } from '../db/client.js';
 import { PLANS } from '../billing/plans.js';
-import { planItem } from '../repositories/billing.js';
+import { putPlanIfChanged } from '../repositories/billing.js';
+import { putPlatformRecordIfAbsent } from '../repositories/platform-records.js';
 import { seedTemplate } from '../repositories/templates.js';
-import { TEMPLATES, type TemplateDefinition } from './templates.js';
+import type { TemplateDefinition } from '../schemas/templates.js';
+import { TEMPLATES } from './templates.js';
 
 export const PLATFORM_SCHEMA_VERSION = 1;
 
@@ -26,15 +25,8 @@ async function seedPlans(): Promise<{ written: number; existing: number }> {
   let written = 0;
   let existing = 0;
   for (const plan of PLANS) {
-    const item = planItem(plan);
-    const hash = contentHash(plan);
-    try {
-      await db().send(new PutCommand({ TableName: tableName(), Item: { ...item, content_hash: hash }, ConditionExpression: 'attribute_not_exists(pk) OR content_hash <> :h', ExpressionAttributeValues: { ':h': hash } }));
-      written++;
-    } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-      existing++;
-    }
+    if (await putPlanIfChanged(plan, contentHash(plan))) written++;
+    else existing++;
   }
   return { written, existing };
 }
@@ -48,14 +40,9 @@ export const seedContentHash = (templates: readonly TemplateDefinition[] = TEMPL
 export async function seedPlatformData(): Promise<{ written: number; existing: number }> {
   let written = 0;
   let existing = 0;
-  for (const Item of platformRecords(new Date().toISOString())) {
-    try {
-      await db().send(new PutCommand({ TableName: tableName(), Item, ConditionExpression: 'attribute_not_exists(pk)' }));
-      written++;
-    } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-      existing++;
-    }
+  for (const item of platformRecords(new Date().toISOString())) {
+    if (await putPlatformRecordIfAbsent(item)) written++;
+    else existing++;
   }
   const plans = await seedPlans();
   written += plans.written;

@@ -6,19 +6,7 @@
  * Edit a template's content here to publish its next version; change `status` to
  * deprecate it (status is not content: no new version).
  */
-import type { Objective } from '../schemas/templates.js';
-import type { OUTCOME_TYPES, TOOL_GRANTS, USE_CASES, TEMPLATE_STATUSES } from '../schemas/templates.js';
-
-export interface TemplateDefinition {
-  id: string;
-  name: string;
-  use_case: (typeof USE_CASES)[number];
-  outcome_type: (typeof OUTCOME_TYPES)[number];
-  tool_grants: (typeof TOOL_GRANTS)[number][];
-  webhook_payload_schema: Record<string, unknown>;
-  objectives: Objective[];
-  status: (typeof TEMPLATE_STATUSES)[number];
-}
+import type { Objective, TemplateDefinition } from '../schemas/templates.js';
 
 const SCHEMA = 'https://json-schema.org/draft/2020-12/schema';
 const ALWAYS = ['record_optout', 'end_call'] as const;

@@ -4,18 +4,18 @@
  * transaction that opens the session.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client.js';
-import { keys, platformKeys } from '../db/keys.js';
+import { putNew, transactWrite } from '../db/transact-write.js';
 import { logger } from '../observability.js';
 import { invalid } from '../http/errors.js';
 import { mintToken, parseToken } from '../auth/opaque-token.js';
 import { SIGNIN_LINK_PREFIX, SIGNIN_LINK_TTL_MS } from '../accounts/deletion-rules.js';
-import { newSession, type SessionRecord } from '../repositories/sessions.js';
+import type { SessionRecord } from '../repositories/sessions.js';
+import { putSignInLink, spendSignInLinkItem } from '../repositories/sign-in-links.js';
 import { getSignInUser } from '../repositories/users.js';
 import { getTenant, tenantUsable } from '../repositories/tenants.js';
 import { sendMail } from '../mail/mailer.js';
 import { signInLinkMail } from '../mail/messages.js';
+import { newSession } from './session-cookie.js';
 import { reserveAll, signInUser } from './throttle.js';
 
 /**
@@ -32,10 +32,7 @@ export async function requestEmailLink(input: { email: string; sourceIp: string;
   const expiresAt = new Date(input.at.getTime() + SIGNIN_LINK_TTL_MS);
   const ttl = Math.ceil(expiresAt.getTime() / 1000) + 86_400;
   // The same write either way: the link, or a decoy of the same size under one platform key.
-  const item = sendsLink
-    ? { ...keys.signInLink(user!.tenant_id, user!.id), type: 'signin_link', tenant_id: user!.tenant_id, user_id: user!.id, token_hash: hash, created_at: input.at.toISOString(), expires_at: expiresAt.toISOString(), ttl }
-    : { ...platformKeys.signInLinkDecoy, type: 'signin_link_decoy', tenant_id: 'ten_00000000000000000000000000', user_id: 'usr_00000000000000000000000000', token_hash: hash, created_at: input.at.toISOString(), expires_at: expiresAt.toISOString(), ttl };
-  await db().send(new PutCommand({ TableName: tableName(), Item: item }));
+  await putSignInLink({ owner: sendsLink ? { tenant_id: user!.tenant_id, user_id: user!.id } : null, token_hash: hash, created_at: input.at.toISOString(), expires_at: expiresAt.toISOString(), ttl });
   if (sendsLink) await sendMail(signInLinkMail(user!.email, input.dashboardOrigin, token, SIGNIN_LINK_TTL_MS / 60_000), input.at);
   // Only the mail is left to differ: every answer waits until the same floor after the request began.
   await answerNoSoonerThan(started, EMAIL_LINK_MIN_MS);
@@ -62,22 +59,7 @@ export async function confirmEmailLink(input: { token: string; at: Date }): Prom
   if (!user || user.status !== 'active' || !user.email_verified_at || !tenantUsable(tenant)) throw badLinkToken();
   const session = newSession(tenantId, userId, input.at);
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.signInLink(tenantId, userId),
-              UpdateExpression: 'SET spent_at = :at',
-              ConditionExpression: 'token_hash = :h AND attribute_not_exists(spent_at) AND expires_at > :at',
-              ExpressionAttributeValues: { ':h': parsed.hash, ':at': input.at.toISOString() },
-            },
-          },
-          { Put: { TableName: tableName(), Item: session.item, ConditionExpression: 'attribute_not_exists(pk)' } },
-        ],
-      }),
-    );
+    await transactWrite([spendSignInLinkItem(tenantId, userId, parsed.hash, input.at), putNew(session.item)]);
   } catch (err) {
     if (err instanceof TransactionCanceledException || err instanceof ConditionalCheckFailedException) throw badLinkToken();
     throw err;

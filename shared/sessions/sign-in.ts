@@ -9,7 +9,8 @@
  */
 import { HttpError } from '../http/errors.js';
 import { verifyPassword } from '../auth/passwords.js';
-import { createSession, type SessionRecord } from '../repositories/sessions.js';
+import type { SessionRecord } from '../repositories/sessions.js';
+import { createSession } from './session-cookie.js';
 import { admitPasswordAttempt, passwordSucceeded, signInUser } from './throttle.js';
 
 const invalidCredentials = () => new HttpError(401, 'invalid_credentials', 'Invalid email or password');

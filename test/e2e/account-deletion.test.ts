@@ -10,14 +10,14 @@ import { setPasswordAction, verifyEmailAction } from '../../shared/admin/users.j
 import { jobs } from '../../shared/admin/jobs.js';
 import { runDueDeletions } from '../../shared/accounts/delete-tenant.js';
 import { cancelDeletion, confirmDeletion, getDeletionRequest } from '../../shared/repositories/account-deletion.js';
-import { createSession } from '../../shared/repositories/sessions.js';
+import { createSession } from '../../shared/sessions/session-cookie.js';
 import { getTenant } from '../../shared/repositories/tenants.js';
 import { isRetained, numberHash, suppressionHashKey } from '../../shared/accounts/retention.js';
 import { appSecrets } from '../../shared/secrets.js';
 import { now } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { belongsToTenant, campaignKeys } from '../../shared/db/keys.js';
-import { listTenantEvents } from '../../shared/events/outbox.js';
+import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { lastMail, tokenInMail } from '../../shared/mail/mailer.js';
 import { getSandboxNumber } from '../../shared/sandbox/numbers.js';
 import { planSandboxMessage, putSandboxMessage } from '../../shared/sandbox/messages.js';

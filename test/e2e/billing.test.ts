@@ -18,7 +18,7 @@ import { METERS } from '../../shared/billing/meters.js';
 import { sandboxPaymentProvider, type PaymentProvider } from '../../shared/billing/payment-provider.js';
 import { periodBounds, periodOf } from '../../shared/billing/period.js';
 import { now } from '../../shared/clock.js';
-import { listTenantEvents } from '../../shared/events/outbox.js';
+import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { cancelSubscription, getBillingAccount, setDailyBudget } from '../../shared/repositories/billing.js';
 import { invoiceOfPeriod } from '../../shared/repositories/invoices.js';
 import { getCallBySid } from '../../shared/repositories/calls.js';

@@ -4,7 +4,7 @@ import { QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { setClockOffsetForTests } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { contactPartition, keys } from '../../shared/db/keys.js';
-import { listTenantEvents } from '../../shared/events/outbox.js';
+import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { getCall } from '../../shared/repositories/calls.js';
 import type { OutboundCallRecord } from '../../shared/repositories/outbound-calls.js';
 import { profileBody } from './agent-fixtures.js';

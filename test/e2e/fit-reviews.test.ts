@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { listTenantEvents } from '../../shared/events/outbox.js';
+import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { useTestStack } from '../support/stack.js';
 import { agentNumberWorld } from './inbound-fixtures.js';
 import { client, newTenant } from './client.js';

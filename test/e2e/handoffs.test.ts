@@ -5,7 +5,7 @@
  * it (twice: the same booking), and an expired, tampered, foreign or taken slot is refused.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { listTenantEvents } from '../../shared/events/outbox.js';
+import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { bookingEventId } from '../../shared/mobile/handoff-booking.js';
 import { failNextSandboxGoogleInsert } from '../../shared/sandbox/google.js';
 import { bookHandoff, getHandoff } from '../../shared/repositories/handoffs.js';

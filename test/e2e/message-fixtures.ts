@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import twilio from 'twilio';
 import { db, tableName } from '../../shared/db/client.js';
-import { listTenantEvents } from '../../shared/events/outbox.js';
+import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { getTelephonyAccount, openSandboxCredentials } from '../../shared/repositories/telephony-accounts.js';
 import { readTwiml } from '../../shared/sandbox/twiml-reader.js';
 import { repliesOf } from '../../shared/sandbox/inbound-message.js';

@@ -12,7 +12,7 @@ import { DUE_RECHECK_MS, runReconciler, runScheduler } from '../../shared/calls/
 import { advanceClockForTests, now } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { callKeys, contactKeys, DISPATCH_SHARDS, dispatchKeys, platformKeys } from '../../shared/db/keys.js';
-import { listTenantEvents } from '../../shared/events/outbox.js';
+import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getPhoneNumber } from '../../shared/repositories/phone-numbers.js';
 import { CarrierRefused, CarrierUnavailable, type TelephonyProvider } from '../../shared/telephony/provider.js';

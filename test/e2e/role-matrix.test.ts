@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, createUser } from '../../shared/admin/bootstrap.js';
 import { ROLES, type Role } from '../../shared/auth/roles.js';
 import { now } from '../../shared/clock.js';
-import { createSession } from '../../shared/repositories/sessions.js';
+import { createSession } from '../../shared/sessions/session-cookie.js';
 import { routes, type RouteDefinition } from '../../shared/routes.js';
 import { useTestStack } from '../support/stack.js';
 import { profileBody } from './agent-fixtures.js';

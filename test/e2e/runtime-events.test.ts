@@ -13,7 +13,7 @@ import { LATE_EVENT_WINDOW_SECONDS } from '../../shared/policy/call-state/runtim
 import { resetClock, setClock } from './call-fixtures.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { callPartition } from '../../shared/db/keys.js';
-import { listTenantEvents } from '../../shared/events/outbox.js';
+import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { newId } from '../../shared/ids.js';
 import type { CallRecordWithEvents } from '../../shared/repositories/call-events.js';
 import { getCall, getCallBySid } from '../../shared/repositories/calls.js';

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeCall } from '../../shared/calls/analyze-call.js';
-import { listTenantEvents } from '../../shared/events/outbox.js';
+import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { ALLOWED_AT, callWorld, newContact, queue, resetClock, setClock, setCpsLimit, type CallWorld } from './call-fixtures.js';

@@ -3,7 +3,8 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../shared/db/client.js';
 import { OUTBOX_SHARDS, outboxKeys } from '../../shared/db/keys.js';
-import { getEvent, listTenantEvents, markRelayed, outboxItems, pendingEvents } from '../../shared/events/outbox.js';
+import { outboxItems } from '../../shared/events/outbox.js';
+import { getEvent, listTenantEvents, markRelayed, pendingEvents } from '../../shared/repositories/outbox-events.js';
 import { newId } from '../../shared/ids.js';
 import { useTestEnvironment } from '../support/environment.js';
 

@@ -1,0 +1,55 @@
+/**
+ * The outbox's reads and its relay bookkeeping: a tenant's committed events, the pending
+ * markers of a shard, and removing a marker once its event was handed to the delivery
+ * queue. The items themselves are built by shared/events/outbox.ts, inside the
+ * transactions that commit the state changes they report.
+ */
+import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { deleteKeys } from '../db/batch-delete.js';
+import { db, tableName } from '../db/client.js';
+import { outboxKeys } from '../db/keys.js';
+import { queryPages } from '../db/query.js';
+import type { OutboxEvent } from '../events/outbox.js';
+
+/** A tenant's committed events, oldest first (tests, and the webhook ledger's reads). */
+export async function listTenantEvents(tenantId: string, opts: { limit?: number } = {}): Promise<OutboxEvent[]> {
+  const out: OutboxEvent[] = [];
+  for await (const page of queryPages({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+    ExpressionAttributeValues: { ':pk': outboxKeys.eventsPartition(tenantId), ':p': 'EVENT#' },
+    ConsistentRead: true,
+  })) {
+    for (const item of page.Items ?? []) out.push(item.event as OutboxEvent);
+    if (opts.limit !== undefined && out.length >= opts.limit) break;
+  }
+  return opts.limit === undefined ? out : out.slice(0, opts.limit);
+}
+
+/** Pending markers of one shard, oldest first (after the marker of event `after`, if given): what the relay moves next. */
+export async function pendingEvents(shard: number, limit = 100, after?: string): Promise<{ tenant_id: string; event_id: string }[]> {
+  const page = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': outboxKeys.pendingPartition(shard) },
+      Limit: limit,
+      ...(after ? { ExclusiveStartKey: outboxKeys.pending(after) } : {}),
+    }),
+  );
+  return (page.Items ?? []).map((i) => ({ tenant_id: i.tenant_id as string, event_id: i.event_id as string }));
+}
+
+export async function getEvent(tenantId: string, eventId: string): Promise<OutboxEvent | undefined> {
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: outboxKeys.event(tenantId, eventId), ConsistentRead: true }));
+  return out.Item?.event as OutboxEvent | undefined;
+}
+
+/** The relay handed the event to the delivery queue: its marker goes (the event stays). */
+export async function markRelayed(eventId: string): Promise<void> {
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: outboxKeys.pending(eventId) }));
+}
+
+/** markRelayed for many markers, 25 to a BatchWriteItem (unprocessed ones retried). */
+export async function markManyRelayed(eventIds: readonly string[]): Promise<void> {
+  await deleteKeys(eventIds.map((id) => outboxKeys.pending(id)));
+}
