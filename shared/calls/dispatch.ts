@@ -23,7 +23,7 @@ import { callEnded } from './call-ended.js';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { now } from '../clock.js';
 import { tableName } from '../db/client.js';
-import { transact } from '../db/transact.js';
+import { transactWrite } from '../db/transact-write.js';
 import { contactKeys, keys } from '../db/keys.js';
 import { logger } from '../observability.js';
 import { onCarrierStatus, onDisposedBeforeDial } from '../policy/call-state/machine.js';
@@ -150,7 +150,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
         if (!(err instanceof DialSlotsBusy)) throw err;
         // A backlog longer than a worker may wait: hand the call back to the scheduler (a due
         // item; nothing else changes) rather than burning the message's receives into the DLQ.
-        await transact([dueItemPut(call, new Date(now().getTime() + 1000).toISOString())]);
+        await transactWrite([dueItemPut(call, new Date(now().getTime() + 1000).toISOString())]);
         return 'busy';
       }
     }
@@ -181,7 +181,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
     const campaignIndex = items.length;
     items.push(...campaignDialItems(call, dialAt));
     try {
-      await timedTransition(() => transact(items));
+      await timedTransition(() => transactWrite(items));
     } catch (err) {
       const failed = failedConditionIndex(err);
       if (failed === 0) return 'taken'; // another worker moved it first (or it was cancelled)
@@ -252,7 +252,7 @@ async function refused(call: OutboundCallRecord, err: CarrierRefused): Promise<D
   const end = { state: change.state, disposition: change.disposition ?? null, disposition_set_by: change.disposition_set_by ?? null, end_reason: change.end_reason };
   const watches = endOfCallWatches(call, at);
   try {
-    await transact([callTransition(call, 'dialing', change, at, watches.fields), dialingWatchDelete(call.tenant_id, call.id, call.dialing_at!), ...watches.items, ...completedEvent(call, end, at)]);
+    await transactWrite([callTransition(call, 'dialing', change, at, watches.fields), dialingWatchDelete(call.tenant_id, call.id, call.dialing_at!), ...watches.items, ...completedEvent(call, end, at)]);
   } catch (e) {
     if (failedConditionIndex(e) !== 0) throw e;
     return 'refused';
@@ -270,7 +270,7 @@ async function dispose(call: OutboundCallRecord, at: Date, why: { set_by: 'compl
   const end = { state: change.state, disposition, disposition_set_by: change.disposition_set_by!, end_reason: change.end_reason! };
   const watches = endOfCallWatches(call, at);
   try {
-    await transact([
+    await transactWrite([
       callTransition(call, 'scheduled', change, at, { compliance: call.compliance, due_at: null, ...watches.fields }),
       ...dueDelete(call),
       ...watches.items,
@@ -291,7 +291,7 @@ async function reschedule(call: OutboundCallRecord, at: Date, forced?: string): 
   if (dueInstantOf(call) !== next) items.push(...dueDelete(call));
   items.push(...scheduledEvent(call, next, at));
   try {
-    await transact(items);
+    await transactWrite(items);
   } catch (err) {
     if (failedConditionIndex(err) === 0) return 'taken';
     throw err;

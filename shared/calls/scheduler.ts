@@ -19,7 +19,7 @@
  * have rung once is never rung again. A watch whose call moved on is just deleted.
  */
 import { callEnded } from './call-ended.js';
-import { transact } from '../db/transact.js';
+import { transactWrite } from '../db/transact-write.js';
 import { DISPATCH_SHARDS, dispatchKeys } from '../db/keys.js';
 import { logger } from '../observability.js';
 import { onDispatchUnknown } from '../policy/call-state/machine.js';
@@ -96,7 +96,7 @@ export async function runReconciler(at: Date, afterMs = dispatchUnknownAfterMs()
       update.ConditionExpression = `${update.ConditionExpression} AND attribute_type(provider_call_sid, :nullType)`;
       update.ExpressionAttributeValues = { ...update.ExpressionAttributeValues, ':nullType': 'NULL' };
       try {
-        await transact([sidStillNull, dialingWatchDelete(tenantId, callId, dialingAt), ...watches.items, ...completedEvent(call, end, at)]);
+        await transactWrite([sidStillNull, dialingWatchDelete(tenantId, callId, dialingAt), ...watches.items, ...completedEvent(call, end, at)]);
         failed++;
         await callEnded(call);
         logger.warn('dial outcome unknown: failed as dispatch_unknown', { tenant_id: tenantId, call_id: callId, dialing_at: dialingAt });

@@ -9,7 +9,7 @@
  * Returns true when nothing is left (no queue item, nothing in flight).
  */
 import { now } from '../clock.js';
-import { tryTransact } from '../db/transact.js';
+import { tryTransactWrite } from '../db/transact-write.js';
 import { callEnded } from '../calls/call-ended.js';
 import { cancelCampaignCall } from '../repositories/call-lifecycle.js';
 import { allQueued, rowDisposeQueuedItems, scheduledAttemptCalls, type QueuedContact } from '../repositories/campaign-outcomes.js';
@@ -21,7 +21,7 @@ const SWEEP_BATCH = 2000;
 const SWEEP_PARALLEL = 20;
 
 /** One transaction: the queue item gone, the row disposed, `done` + 1 — or nothing, when another sweep got there first. */
-const disposeQueued = (c: CampaignRecord, q: QueuedContact, at: string) => tryTransact([...rowDisposeQueuedItems(c.tenant_id, c.id, q, CAMPAIGN_CANCELLED, at), campaignDoneItem(c.tenant_id, c.id)]);
+const disposeQueued = (c: CampaignRecord, q: QueuedContact, at: string) => tryTransactWrite([...rowDisposeQueuedItems(c.tenant_id, c.id, q, CAMPAIGN_CANCELLED, at), campaignDoneItem(c.tenant_id, c.id)]);
 
 export async function sweepCancelled(c: CampaignRecord): Promise<boolean> {
   const at = now().toISOString();

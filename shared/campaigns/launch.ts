@@ -9,7 +9,7 @@
  * single calls), a number of the pool under its daily cap, and dials once.
  */
 import { now } from '../clock.js';
-import { tryTransact } from '../db/transact.js';
+import { tryTransactWrite } from '../db/transact-write.js';
 import { ID_PREFIX, newId } from '../ids.js';
 import { logger } from '../observability.js';
 import { dueQueue, getCampaignRow, rowLaunchItems, type QueuedContact } from '../repositories/campaign-outcomes.js';
@@ -51,7 +51,7 @@ async function launchOne(c: CampaignRecord, q: QueuedContact, at: Date): Promise
   };
   const [queueDelete, rowUpdate] = rowLaunchItems(c.tenant_id, c.id, q, { attempts: row.attempts, number, attempt_id: attemptId, call_id: call.id, at: iso });
   // Another tick took it, the cap is full, or the campaign stopped: nothing launched.
-  const launched = await tryTransact([
+  const launched = await tryTransactWrite([
     queueDelete!,
     launchSlotItem(c),
     rowUpdate!,

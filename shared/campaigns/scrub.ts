@@ -10,7 +10,7 @@
  */
 import { now } from '../clock.js';
 import type { TransactItem } from '../db/conditional-transaction.js';
-import { tryTransact } from '../db/transact.js';
+import { tryTransactWrite } from '../db/transact-write.js';
 import { ID_PREFIX, newId } from '../ids.js';
 import { BLOCK_CODES } from '../policy/compliance/types.js';
 import { getAgentVersion } from '../repositories/agents.js';
@@ -60,7 +60,7 @@ async function scrubOne(c: CampaignRecord, version: AgentVersion, contactId: str
   });
   if (!judged) return;
   // Refused: already scrubbed (a page repeated after a lost cursor write), or the campaign left scrubbing.
-  await tryTransact(scrubItems(c, judged, at));
+  await tryTransactWrite(scrubItems(c, judged, at));
 }
 
 /** One page of members; returns true when the list is exhausted (the cursor is then cleared and scrub_complete set). */
