@@ -138,14 +138,6 @@ class EventPoster {
 
 const ignore = () => {};
 
-/**
- * The long-lived host runs every call's session on one event loop, and a model may hand over a
- * whole reply at once: fed straight through, one reply's phrases would all be stepped and sent
- * before another call's first token (already due) is even read. After each phrase the reply
- * waits one turn of the loop, so what other calls have waiting (a first token, a frame) goes first.
- */
-const otherSessionsFirst = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 export function createRelaySession(deps: RelaySessionDeps): RelaySession {
   const firstTokenDeadlineMs = deps.firstTokenDeadlineMs ?? DEFAULT_FIRST_TOKEN_DEADLINE_MS;
   const fillerAfterMs = deps.fillerAfterMs ?? DEFAULT_FILLER_AFTER_MS;
@@ -218,11 +210,7 @@ export function createRelaySession(deps: RelaySessionDeps): RelaySession {
       toolTimeoutMs: deps.toolTimeoutMs,
       retrieve: deps.retrieveFor?.(call),
       // A stale reply's parts are dropped by the core; the abort_reply effect stops the model.
-      feed: async (input) => {
-        await dispatch(input);
-        if (input.type === 'reply_delta') await otherSessionsFirst();
-        return true;
-      },
+      feed: (input) => dispatch(input).then(() => true),
       log: deps.log,
     }).finally(() => replies.delete(e.generation));
   }

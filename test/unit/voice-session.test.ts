@@ -236,25 +236,6 @@ describe('relay session: setup', () => {
 });
 
 describe('relay session: replies', () => {
-  it('a reply handed over all at once lets the event loop turn after each phrase (other calls go first)', async () => {
-    const w = world();
-    await w.setupFrame();
-    await w.frame({ type: 'prompt', voicePrompt: 'Tell me more', last: true });
-    const reply = await waitFor(() => w.model.replies[0]);
-    const order: string[] = [];
-    const send = w.deps.send;
-    w.deps.send = (m) => {
-      send(m);
-      if (m.type !== 'text') return;
-      order.push(m.token);
-      // What another call has waiting: queued behind this frame, run before this reply's next phrase.
-      if (order.length === 1) setImmediate(() => order.push('another call'));
-    };
-    reply.push({ type: 'text', delta: 'One.' }, { type: 'text', delta: ' Two.' }, { type: 'text', delta: ' Three.' }, finish());
-    await waitFor(() => w.texts().length === 3);
-    expect(order).toEqual(['One.', 'another call', ' Two.', ' Three.']);
-  });
-
   it('streams a reply as phrases and measures the latency from the final prompt to the first frame', async () => {
     const w = world();
     await w.setupFrame();
