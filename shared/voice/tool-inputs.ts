@@ -145,6 +145,32 @@ export const toolInputs = {
     }),
 } as const satisfies Record<VoiceToolName, (scope?: ToolScope) => z.ZodType>;
 
+/** The part of a call's scope each narrowed schema names; every other tool's schema is the same for all calls. */
+const scopeNamedBy: Partial<Record<VoiceToolName, (scope: ToolScope) => unknown>> = {
+  transfer_to_human: (scope) => scope.transferTargets.map((t) => [t.rep_id, t.name]),
+  record_survey_answer: (scope) => scope.answerIds,
+  record_qualification: (scope) => scope.answerIds,
+};
+const scopedInputs = new Map<string, z.ZodType>();
+const MAX_SCOPED_INPUTS = 1000;
+
+/**
+ * A call's input schema for a tool, the same object for every call with the same scope: the
+ * model layer memoises a schema's JSON form on the schema object, so a schema made afresh per
+ * call had its JSON derived again on the call's first reply (milliseconds per tool, in the
+ * turn). Bounded: the cache starts over when full.
+ */
+export function scopedToolInput(name: VoiceToolName, scope: ToolScope): z.ZodType {
+  const named = scopeNamedBy[name];
+  const key = named ? `${name} ${JSON.stringify(named(scope))}` : name;
+  let input = scopedInputs.get(key);
+  if (!input) {
+    if (scopedInputs.size >= MAX_SCOPED_INPUTS) scopedInputs.clear();
+    scopedInputs.set(key, (input = toolInputs[name](scope)));
+  }
+  return input;
+}
+
 export const toolDescriptions: Record<VoiceToolName, string> = {
   check_calendar: 'Find free meeting times in the business calendar between two dates. Returns up to 5 slots; offer one or two at a time, in the local time given.',
   book_meeting: 'Book a meeting at one of the free times check_calendar returned, after reading the day and time back to the contact and hearing yes.',

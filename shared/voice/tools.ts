@@ -33,7 +33,7 @@ import { RUNTIME_LIMITS, type OutcomeBody } from '../schemas/runtime-events.js';
 import { surveyQuestions } from '../surveys/survey-response.js';
 import { ControlPlaneError, type CallBrief, type ControlPlane, type RuntimeEventInput, type ToolSpec } from './ports.js';
 import type { HandoffData } from './protocol.js';
-import { DEFAULT_MEETING_MINUTES, isVoiceTool, MAX_SLOTS_TOLD, toolDescriptions, toolInputs, VOICE_TOOLS, type ToolScope, type VoiceToolName } from './tool-inputs.js';
+import { DEFAULT_MEETING_MINUTES, isVoiceTool, MAX_SLOTS_TOLD, scopedToolInput, toolDescriptions, toolInputs, VOICE_TOOLS, type ToolScope, type VoiceToolName } from './tool-inputs.js';
 
 export { VOICE_TOOLS, type VoiceToolName } from './tool-inputs.js';
 
@@ -326,7 +326,7 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
   };
 
   return offeredTools(brief).map((name): ToolSpec => {
-    const input = toolInputs[name](scope);
+    const input = scopedToolInput(name, scope);
     return {
       name,
       description: toolDescriptions[name],

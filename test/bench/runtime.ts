@@ -14,7 +14,9 @@
  * control plane goes to an in-memory sink (these calls were never answered, so the events
  * route would refuse them, and its cost is not the runtime's).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { WebSocket } from 'ws';
 import { createTenant } from '../../shared/admin/bootstrap.js';
@@ -41,9 +43,31 @@ export class SwitchModel implements ReplyModel {
   }
 }
 
-const chainOf = (model: LanguageModelV3): ReplyModel => createReplyModel({ registry: createRegistry(), resolveModel: () => model });
+const chainOf = (model: LanguageModelV3): ReplyModel => createReplyModel({ registry: createRegistry(), resolveModel: () => tracedProvider(model) });
 const instantSandbox = () => chainOf(createSandboxModel({ modelId: 'sandbox-default' }));
-const slowSandbox = () => chainOf(createSandboxModel({ modelId: 'sandbox-slow', behaviour: 'slow', firstTokenDelayMs: FIRST_TOKEN_MS }));
+/** The slow stand-in's first-token holds: when each was set and when it fired. */
+const holdTimers: { set: number; fired?: number; ms: number }[] = [];
+const slowSandbox = () =>
+  chainOf(
+    createSandboxModel({
+      modelId: 'sandbox-slow',
+      behaviour: 'slow',
+      firstTokenDelayMs: FIRST_TOKEN_MS,
+      timers: {
+        setTimeout: (fn, ms) => {
+          const rec: { set: number; fired?: number; ms: number } = { set: performance.now(), ms };
+          holdTimers.push(rec);
+          const sid = callOfContext.getStore();
+          return setTimeout(() => {
+            rec.fired = performance.now();
+            mark(sid, 'holdFired');
+            fn();
+          }, ms);
+        },
+        clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+      },
+    }),
+  );
 
 const usage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0 };
 const tick = () => new Promise<void>((r) => setImmediate(r));
@@ -69,15 +93,101 @@ const echo: ReplyModel = {
   },
 };
 
-/** The session `npm start` serves, reporting to an in-memory sink instead of the events route. */
-export const sinkSessions: CreateRelaySession = (deps) =>
-  defaultCreateRelaySession({
+/**
+ * Where a turn's time goes: instants (performance.now(), client and server share the process)
+ * at each stage from the prompt sent to the first text frame received. The server's stages
+ * are marked on the turn its call's client registered (keyed by the setup's callSid); the
+ * provider's stages learn their call from the async context the session's model runs in.
+ */
+const STAGES = ['sent', 'arrived', 'modelCalled', 'providerCalled', 'providerReady', 'holdFired', 'providerFirst', 'chainFirst', 'frameSent', 'received', 'lastSent'] as const;
+type Stage = (typeof STAGES)[number];
+/** One turn's instants, its place in its conversation, and the tools its reply ran before its first text (and how long they took). */
+type TurnMarks = Partial<Record<Stage, number>> & { index: number; toolsBeforeText?: string[]; toolMs?: number };
+const turnInProgress = new Map<string, TurnMarks>();
+const toolStarted = new WeakMap<TurnMarks, number>();
+const callOfContext = new AsyncLocalStorage<string>();
+const mark = (callSid: string | undefined, stage: Stage) => {
+  const t = callSid === undefined ? undefined : turnInProgress.get(callSid);
+  if (t && t[stage] === undefined) t[stage] = performance.now();
+};
+
+/** The provider as the chain sees it, marking when it is called and when its first text comes out. */
+function tracedProvider(model: LanguageModelV3): LanguageModelV3 {
+  return {
+    ...model,
+    doStream: async (opts) => {
+      const callSid = callOfContext.getStore();
+      mark(callSid, 'providerCalled');
+      const r = await model.doStream(opts);
+      mark(callSid, 'providerReady');
+      return {
+        ...r,
+        stream: r.stream.pipeThrough(
+          new TransformStream({
+            transform(part, out) {
+              if (part.type === 'text-delta') mark(callSid, 'providerFirst');
+              out.enqueue(part);
+            },
+          }),
+        ),
+      };
+    },
+  };
+}
+
+/** A session's model: marks the call, and runs each read of the chain in the call's context. */
+function tracedModel(model: ReplyModel, callSid: () => string | undefined): ReplyModel {
+  return {
+    stream(request) {
+      const sid = callSid();
+      mark(sid, 'modelCalled');
+      const parts = callOfContext.run(sid ?? '', () => model.stream(request)[Symbol.asyncIterator]());
+      return {
+        [Symbol.asyncIterator]: () => ({
+          next: async () => {
+            const r = await callOfContext.run(sid ?? '', () => parts.next());
+            if (!r.done && r.value.type === 'text') mark(sid, 'chainFirst');
+            const t = sid ? turnInProgress.get(sid) : undefined;
+            if (t && !r.done && t.chainFirst === undefined && r.value.type === 'tool-call') {
+              (t.toolsBeforeText ??= []).push(r.value.toolName);
+              toolStarted.set(t, performance.now());
+            }
+            if (t && !r.done && t.chainFirst === undefined && r.value.type === 'tool-result') t.toolMs = (t.toolMs ?? 0) + performance.now() - (toolStarted.get(t) ?? NaN);
+            return r;
+          },
+          return: async () => (await parts.return?.()) ?? { done: true as const, value: undefined },
+        }),
+      };
+    },
+  };
+}
+
+/** The session `npm start` serves, reporting to an in-memory sink instead of the events route (and marking a turn's stages). */
+export const sinkSessions: CreateRelaySession = (deps) => {
+  let callSid: string | undefined;
+  const session = defaultCreateRelaySession({
     ...deps,
+    model: tracedModel(deps.model, () => callSid),
+    send: (message) => {
+      if (message.type === 'text') mark(callSid, 'frameSent');
+      if (message.type === 'text' && message.last) mark(callSid, 'lastSent');
+      deps.send(message);
+    },
     controlPlaneFor: (claims) => {
       const real = deps.controlPlaneFor(claims);
       return { loadCall: (c) => real.loadCall(c), postEvents: async () => {}, checkCalendar: (q) => real.checkCalendar(q) };
     },
   });
+  return {
+    ...session,
+    receive(raw) {
+      const msg = JSON.parse(raw) as { type?: string; callSid?: string };
+      if (msg.type === 'setup') callSid = msg.callSid;
+      else if (msg.type === 'prompt') mark(callSid, 'arrived');
+      return session.receive(raw);
+    },
+  };
+};
 
 interface Frame {
   at: number;
@@ -89,6 +199,7 @@ class RelayClient {
   private frames: Frame[] = [];
   private waiters: (() => void)[] = [];
   closed = false;
+  readonly callSid = `CA${randomUUID().replace(/-/g, '')}`;
   private constructor(private ws: WebSocket) {
     ws.on('message', (data) => {
       this.frames.push({ at: performance.now(), msg: JSON.parse(String(data)) as Record<string, unknown> });
@@ -107,7 +218,7 @@ class RelayClient {
       ws.once('error', reject);
     });
     const client = new RelayClient(ws);
-    client.send({ type: 'setup', sessionId: `VX${randomUUID().replace(/-/g, '')}`, callSid: `CA${randomUUID().replace(/-/g, '')}`, direction: 'outbound-api', customParameters: { token } });
+    client.send({ type: 'setup', sessionId: `VX${randomUUID().replace(/-/g, '')}`, callSid: client.callSid, direction: 'outbound-api', customParameters: { token } });
     // Twilio speaks the welcome greeting (the disclosure, seconds long) before the contact can answer;
     // a quarter second of it is enough for the session to load its call, as it does behind the greeting.
     await client.until(client.count, () => false, GREETING_MS);
@@ -151,26 +262,34 @@ class RelayClient {
 const isText = (f: Frame) => f.msg.type === 'text';
 const isReplyEnd = (f: Frame) => (f.msg.type === 'text' && f.msg.last === true) || f.msg.type === 'end';
 
-/** One turn: the prompt's send time → first text frame; the reply's whole text; whether the session ended. */
-async function turn(client: RelayClient, words: string): Promise<{ firstMs: number | undefined; text: string; ended: boolean }> {
+/** One turn: the prompt's send time → first text frame; the reply's whole text; whether the session ended; its stages. */
+async function turn(client: RelayClient, words: string, index = 0): Promise<{ firstMs: number | undefined; text: string; ended: boolean; marks: TurnMarks }> {
   const from = client.count;
+  const marks: TurnMarks = { index };
+  turnInProgress.set(client.callSid, marks);
   const sent = client.send({ type: 'prompt', voicePrompt: words, lang: 'en-US', last: true });
-  const first = await client.until(from, isText);
+  marks.sent = sent;
+  const firstText = await client.until(from, isText);
+  marks.received = firstText?.at;
   const end = await client.until(from, isReplyEnd);
+  turnInProgress.delete(client.callSid);
   const frames = client.framesFrom(from);
   const text = frames.filter(isText).map((f) => String(f.msg.token)).join('');
-  return { firstMs: first ? first.at - sent : undefined, text, ended: client.closed || frames.some((f) => f.msg.type === 'end') || !end };
+  return { firstMs: firstText ? firstText.at - sent : undefined, text, ended: client.closed || frames.some((f) => f.msg.type === 'end') || !end, marks };
 }
 
 /** Conversations until `turns` turns were timed, `parallel` at a time, each call's socket reused after it closes. */
-async function timedTurns(stack: LocalStack, tokens: string[], turns: number, parallel: number): Promise<number[]> {
+async function timedTurns(stack: LocalStack, tokens: string[], turns: number, parallel: number, stages: TurnMarks[] = []): Promise<number[]> {
   const times: number[] = [];
   await pool(tokens.slice(0, parallel), parallel, async (token) => {
     while (times.length < turns) {
       const client = await RelayClient.open(stack.relayUrl, token);
       for (let i = 0; i < 12 && times.length < turns; i++) {
-        const t = await turn(client, i === 0 ? 'Yes, that is me.' : 'Yes, sure.');
-        if (t.firstMs !== undefined) times.push(t.firstMs);
+        const t = await turn(client, i === 0 ? 'Yes, that is me.' : 'Yes, sure.', i);
+        if (t.firstMs !== undefined && times.length < turns) {
+          times.push(t.firstMs);
+          stages.push(t.marks);
+        }
         if (t.ended) break;
       }
       client.close();
@@ -183,6 +302,8 @@ async function timedTurns(stack: LocalStack, tokens: string[], turns: number, pa
 export interface RuntimeFigures {
   instant: { p50: number; p99: number; turns: number };
   slow: { p50: number; p99: number; turns: number };
+  /** Where the slow phase's time went, turn by turn, and how late the event loop ran meanwhile. */
+  slowStages: { turns: TurnMarks[]; cpuMsPerTurn: number; loopDelayMs: { p50: number; p99: number; max: number } };
   interrupt: { p99: number; staleFrames: number; interrupts: number };
   concurrent: { p99: number; conversations: number; turns: number; misdelivered: number };
 }
@@ -219,7 +340,13 @@ export async function measureRuntime(stack: LocalStack, model: SwitchModel): Pro
   const instant = await timedTurns(stack, tokens, 1000, 1);
 
   model.current = slowSandbox();
-  const slow = (await timedTurns(stack, tokens, 1000, 10)).map((ms) => ms - FIRST_TOKEN_MS);
+  const slowMarks: TurnMarks[] = [];
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  loopDelay.enable();
+  const cpuBefore = process.cpuUsage();
+  const slow = (await timedTurns(stack, tokens, 1000, 10, slowMarks)).map((ms) => ms - FIRST_TOKEN_MS);
+  loopDelay.disable();
+  const cpu = process.cpuUsage(cpuBefore);
 
   model.current = longTalker;
   const lags: number[] = [];
@@ -260,6 +387,7 @@ export async function measureRuntime(stack: LocalStack, model: SwitchModel): Pro
   return {
     instant: { p50: percentile(instant, 50), p99: percentile(instant, 99), turns: instant.length },
     slow: { p50: percentile(slow, 50), p99: percentile(slow, 99), turns: slow.length },
+    slowStages: { turns: slowMarks, cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / Math.max(1, slow.length), loopDelayMs: { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 } },
     interrupt: { p99: percentile(lags, 99), staleFrames, interrupts: lags.length },
     concurrent: { p99: percentile(concurrentTimes, 99), conversations: tokens.length, turns: concurrentTimes.length, misdelivered },
   };
@@ -269,6 +397,56 @@ export function printRuntime(f: RuntimeFigures): void {
   console.log('\nVoice runtime on the local host (loopback ConversationRelay client; prompt sent → first text frame received)');
   console.log(`  runtime overhead (instant model) p50 ${fmt(f.instant.p50)} ms p99 ${fmt(f.instant.p99)} ms over ${f.instant.turns} turns (targets p50 ≤ 15, p99 ≤ 60)`);
   console.log(`  runtime overhead beyond a ${FIRST_TOKEN_MS} ms first token p50 ${fmt(f.slow.p50)} ms p99 ${fmt(f.slow.p99)} ms over ${f.slow.turns} turns, 10 conversations at a time`);
+  printStages(f.slowStages);
   console.log(`  interrupt to last stale frame p99 ${fmt(f.interrupt.p99)} ms over ${f.interrupt.interrupts} interrupts, ${f.interrupt.staleFrames} stale frames in all (target p99 ≤ 20)`);
   console.log(`  100 conversations overhead p99 ${fmt(f.concurrent.p99)} ms over ${f.concurrent.turns} turns; replies delivered to the wrong conversation: ${f.concurrent.misdelivered} (targets p99 ≤ 100, 0)`);
+}
+
+/** The segments between consecutive stages; the provider's segment is counted beyond its first-token hold. */
+const SEGMENTS: { name: string; from: Stage; to: Stage; less?: number }[] = [
+  { name: 'client → session (socket)', from: 'sent', to: 'arrived' },
+  { name: 'session: queue + step → model called', from: 'arrived', to: 'modelCalled' },
+  { name: 'chain → provider called', from: 'modelCalled', to: 'providerCalled' },
+  { name: 'provider: decides its reply', from: 'providerCalled', to: 'providerReady' },
+  { name: `provider hold beyond ${FIRST_TOKEN_MS} ms`, from: 'providerReady', to: 'holdFired', less: FIRST_TOKEN_MS },
+  { name: 'hold fired → provider first token', from: 'holdFired', to: 'providerFirst' },
+  { name: 'AI SDK → chain yields text', from: 'providerFirst', to: 'chainFirst' },
+  { name: 'phrase + step → text frame sent', from: 'chainFirst', to: 'frameSent' },
+  { name: 'session → client (socket)', from: 'frameSent', to: 'received' },
+];
+/** Not on the path to the first frame: the rest of the reply, after its first token. */
+const REST = { name: '(first token → last frame sent)', from: 'providerFirst', to: 'lastSent' } as const;
+
+const segment = (t: TurnMarks, s: (typeof SEGMENTS)[number]): number | undefined => {
+  const a = t[s.from];
+  const b = t[s.to];
+  return a === undefined || b === undefined ? undefined : b - a - (s.less ?? 0);
+};
+
+function printStages(stages: RuntimeFigures['slowStages']): void {
+  const { turns, loopDelayMs } = stages;
+  const row = (label: string, values: number[]) =>
+    values.length ? `${label.padEnd(44)} p50 ${fmt(percentile(values, 50)).padStart(6)}  p99 ${fmt(percentile(values, 99)).padStart(6)}  max ${fmt(Math.max(...values)).padStart(6)}` : `${label.padEnd(44)} (none)`;
+  const of = (s: (typeof SEGMENTS)[number] | typeof REST) => turns.map((t) => segment(t, s)).filter((v): v is number => v !== undefined);
+  const total = (t: TurnMarks) => (t.received ?? NaN) - (t.sent ?? NaN) - FIRST_TOKEN_MS;
+  const inRuntime = turns.map((t) => (t.frameSent ?? NaN) - (t.arrived ?? NaN) - FIRST_TOKEN_MS).filter(Number.isFinite);
+  console.log(`    where it goes (${turns.length} turns; ms):`);
+  console.log(`      ${row('in the runtime: prompt read → first frame sent', inRuntime)}`);
+  for (const s of [...SEGMENTS, REST]) console.log(`      ${row(s.name, of(s))}`);
+  for (let i = 0; i < 12; i++) {
+    const list = turns.filter((t) => t.index === i);
+    if (!list.length) continue;
+    const tools = [...new Set(list.map((t) => t.toolsBeforeText?.join('+') ?? 'none'))].join(', ');
+    console.log(`      ${row(`turn ${i + 1} of a conversation (${list.length})`, list.map(total))}  tools before its text: ${tools}`);
+  }
+  const worst = [...turns].sort((a, b) => total(b) - total(a)).slice(0, 5);
+  console.log(`    the 5 slowest turns (segments as above, in order):`);
+  for (const t of worst)
+    console.log(`      ${fmt(total(t)).padStart(6)}  turn ${t.index + 1}  [${SEGMENTS.map((s) => fmt(segment(t, s) ?? NaN)).join(', ')}]  tools before text: ${t.toolsBeforeText?.join(' ') ?? 'none'} (${fmt(t.toolMs ?? 0)} ms)`);
+  // Whose first tokens were handled between this turn's hold running out and its own first token.
+  const due = (t: TurnMarks) => (t.providerReady ?? NaN) + FIRST_TOKEN_MS;
+  const ahead = turns.map((t) => turns.filter((o) => o !== t && o.providerFirst !== undefined && o.providerFirst > due(t) && o.providerFirst < (t.providerFirst ?? -Infinity)).length);
+  const late = holdTimers.filter((h) => h.fired !== undefined).map((h) => h.fired! - h.set - h.ms);
+  console.log(`    other conversations' first tokens handled while one's was due: p50 ${percentile(ahead, 50)} p99 ${percentile(ahead, 99)}; hold timers late p50 ${fmt(percentile(late, 50))} p99 ${fmt(percentile(late, 99))} ms`);
+  console.log(`    process CPU per turn (client, runtime and API all in this process) ${fmt(stages.cpuMsPerTurn, 2)} ms; event loop delay p50 ${fmt(loopDelayMs.p50)} p99 ${fmt(loopDelayMs.p99)} max ${fmt(loopDelayMs.max)} ms`);
 }

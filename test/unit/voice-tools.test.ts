@@ -79,6 +79,22 @@ const aggregatesOf = (events: RuntimeEventInput[]) => {
   return applied.aggregates;
 };
 
+describe('tool input schemas', () => {
+  it('are shared by calls with the same scope (their JSON form is derived once), and differ with the scope', () => {
+    const inputs = (b: CallBrief) => Object.fromEntries(session(b).tools.map((t) => [t.name, t.input]));
+    const first = inputs(brief());
+    const again = inputs(brief({ claims: { tenant_id: 'ten_2', call_id: 'cal_9', agent_version_id: 'agv_1', number_id: 'num_1', exp: 2_000_000_000 } }));
+    for (const name of Object.keys(first)) expect(again[name], name).toBe(first[name]);
+    const otherRep = inputs(brief({ transfer_targets: [{ rep_id: 'rep_bob', name: 'Bob' }] }));
+    expect(otherRep.transfer_to_human).not.toBe(first.transfer_to_human);
+    expect(otherRep.transfer_to_human!.safeParse({ rep_id: 'rep_alice' }).success).toBe(false);
+    expect(first.transfer_to_human!.safeParse({ rep_id: 'rep_alice' }).success).toBe(true);
+    const otherQuestion = inputs(brief({ questions: [{ id: 'timeline', prompt: 'When?' }] }));
+    expect(otherQuestion.record_qualification).not.toBe(first.record_qualification);
+    expect(otherQuestion.end_call).toBe(first.end_call);
+  });
+});
+
 describe('grantedTools offers only what the pinned version grants', () => {
   it('returns the granted tools the runtime executes, in the version order; nothing else', () => {
     const { tools } = session(brief({}, ['end_call', 'book_meeting', 'verify_identity', 'custom_webhook', 'check_calendar']));
