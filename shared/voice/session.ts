@@ -21,9 +21,8 @@ import type { CallBrief, ControlPlane, ReplyModel, RuntimeEventInput, ToolSpec }
 import { type HandoffData, type OutboundMessage, outbound, parseInbound, type SetupMessage } from './protocol.js';
 import type { ReferencePassage } from './reference.js';
 import { errorFields, runReply, toolEventId, toolReplyGeneration } from './reply-run.js';
+import { DEFAULT_FILLER_AFTER_MS, DEFAULT_FIRST_TOKEN_DEADLINE_MS } from './runtime-settings.js';
 
-export const DEFAULT_FIRST_TOKEN_DEADLINE_MS = 2500;
-export const DEFAULT_FILLER_AFTER_MS = 1500;
 /** WebSocket close code for a setup we refuse (bad or expired token, unknown call). */
 export const CLOSE_POLICY_VIOLATION = 1008;
 const CLOSE_INTERNAL_ERROR = 1011;
