@@ -21,7 +21,7 @@ import { minimumSpanSeconds } from '../../shared/calls/cps-limiter.js';
 import { setClockOffsetForTests } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { callKeys, keys } from '../../shared/db/keys.js';
-import { claim } from '../../shared/idempotency/store.js';
+import { claim } from '../../shared/repositories/idempotency.js';
 import { newId } from '../../shared/ids.js';
 import { isTerminal, type CallState } from '../../shared/policy/call-state/machine.js';
 import { seedPlatformData } from '../../shared/seed/platform.js';
