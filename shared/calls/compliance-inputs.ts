@@ -122,10 +122,10 @@ export async function gatherComplianceInputs(tenantId: string, agent: AgentRef, 
   const profile = profileFactsOf(version);
   const dncRead: Promise<DncSnapshotFacts> = needsDnc(profile) && areaCode ? dncFactsAfterPointer(areaCode, phone, point.dncPointer) : Promise.resolve({ loaded: false });
   const decide = (accounts: readonly CallerAccountFacts[]) => decideCaller({ numbers: withProviders(numbers, accounts), accounts }, phone, at);
-  let caller = decide(allAccounts ?? point.accounts);
+  const first = decide(allAccounts ?? point.accounts);
   // No number can place the call: the SAN refs are then those of every account of the tenant, not only of the numbers'.
-  const wantsEveryAccount = caller.outcome === 'none_at_all' || (caller.outcome === 'none_usable' && caller.next === null);
-  const [dnc] = await Promise.all([dncRead, wantsEveryAccount && !allAccounts ? readCallerAccounts(tenantId).then((all) => void (caller = decide(all))) : undefined]);
+  const wantsEveryAccount = !allAccounts && (first.outcome === 'none_at_all' || (first.outcome === 'none_usable' && first.next === null));
+  const [dnc, caller] = await Promise.all([dncRead, wantsEveryAccount ? readCallerAccounts(tenantId).then(decide) : first]);
   return {
     found: true,
     version,
