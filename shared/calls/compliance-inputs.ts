@@ -25,7 +25,7 @@
  */
 import { isId } from '../ids.js';
 import { isUsJurisdiction, placeOf, type ComplianceInputs, type DncSnapshotFacts, type ProfileFacts } from '../policy/compliance/index.js';
-import { agentHeadOf, getAgentRecord } from '../repositories/agents.js';
+import { readAgentHead } from '../repositories/agent-heads.js';
 import { MAX_BATCHED_ACCOUNTS, readCallPointFacts } from '../repositories/call-inputs.js';
 import { readContactHistory, type ContactRecord } from '../repositories/contacts.js';
 import { dncFacts, dncFactsAfterPointer } from '../repositories/dnc-snapshots.js';
@@ -81,9 +81,9 @@ export type GatheredInputs =
 
 /** Unknown, never published or published: from the agent item (the error path, when round 2 did not read it). */
 async function agentState(tenantId: string, agentId: string): Promise<'ok' | 'unknown' | 'not_published'> {
-  const item = isId(agentId) ? await getAgentRecord(tenantId, agentId, true) : undefined;
-  if (!item) return 'unknown';
-  return agentHeadOf(item as unknown as Record<string, unknown>).version_count > 0 ? 'ok' : 'not_published';
+  const head = await readAgentHead(tenantId, agentId);
+  if (!head) return 'unknown';
+  return head.version_count > 0 ? 'ok' : 'not_published';
 }
 
 /** Numbers with their account's carrier, for the call record (no second read of the account). */

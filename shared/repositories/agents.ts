@@ -141,22 +141,6 @@ export async function agentExists(tenantId: string, agentId: string): Promise<bo
   return out.Item !== undefined;
 }
 
-/** What the agent item says of its versions: the latest's number and immutable id (0 and null: never published). */
-export interface AgentHead {
-  version_count: number;
-  latest_version_id: string | null;
-}
-
-export const agentItemKey = (tenantId: string, agentId: string) => agentKeys.agent(tenantId, agentId);
-
-export const agentHeadOf = (item: Record<string, unknown>): AgentHead => ({ version_count: (item.version_count as number | undefined) ?? 0, latest_version_id: (item.latest_version_id as string | null | undefined) ?? null });
-
-/** Version `n` of the agent, strongly consistent (a version is written once and never changed). */
-export async function getAgentVersionNumber(tenantId: string, agentId: string, n: number): Promise<AgentVersion | undefined> {
-  const out = await db().send(new GetCommand({ TableName: T(), Key: agentKeys.version(tenantId, agentId, n), ConsistentRead: true }));
-  return out.Item ? storedVersion(out.Item) : undefined;
-}
-
 export class ComplianceProfileRequired extends Error {}
 
 /** The draft says nothing the latest version does not: publishing it would only renumber the same content. */

@@ -9,7 +9,7 @@
  */
 import { batchGetItems, itemAt } from '../db/batch-get.js';
 import type { Suppression } from '../schemas/suppressions.js';
-import { agentHeadOf, agentItemKey, type AgentHead } from './agents.js';
+import { agentHeadOf, agentItemKey, type AgentHead } from './agent-heads.js';
 import { dncPointerKey } from './dnc-snapshots.js';
 import { activeSuppressionKey, activeSuppressionOf } from './suppressions.js';
 import { callerAccountKey, callerAccountOf, type CallerAccountFacts } from './telephony-accounts.js';
