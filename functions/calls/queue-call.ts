@@ -11,6 +11,7 @@ import { contactAttempt } from '../../shared/schemas/contact-attempts.js';
  * idempotency result and the outbox events are one transaction (shared/calls/queue-call.ts).
  * 200 with the ContactAttempt: scheduled (allow: now; defer: next_permitted_at) or disposed
  * (block, never dialled). Unknown agent/contact → 422; an unpublished agent → 409.
+ * Its only write is that transaction, so the Idempotency-Key is taken there (no claim first).
  */
 export const handler = defineRoute('queueCall', { body: queueCallRequest, responses: { 200: contactAttempt } }, async ({ principal, body, idempotency }) => {
   try {
@@ -22,4 +23,4 @@ export const handler = defineRoute('queueCall', { body: queueCallRequest, respon
   } catch (err) {
     throw judgeCallHttpError(err);
   }
-});
+}, { idempotency: 'in_transaction' });

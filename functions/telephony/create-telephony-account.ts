@@ -1,6 +1,7 @@
 import { defineRoute } from '../../shared/http/route.js';
 import { created } from '../../shared/http/responses.js';
-import { createTelephonyAccount, presentTelephonyAccount } from '../../shared/repositories/telephony-accounts.js';
+import { presentTelephonyAccount } from '../../shared/repositories/telephony-accounts.js';
+import { connectTelephonyAccount } from '../../shared/telephony/connect-account.js';
 import { telephonyAccountCreateRequest, telephonyAccountSummary } from '../../shared/schemas/telephony.js';
 
 /**
@@ -11,7 +12,7 @@ export const handler = defineRoute(
   'createTelephonyAccount',
   { body: telephonyAccountCreateRequest, responses: { 201: telephonyAccountSummary } },
   async ({ principal, body }) => {
-    const account = await createTelephonyAccount({
+    const account = await connectTelephonyAccount({
       tenantId: principal.tenantId,
       mode: body.mode,
       provider: body.provider,

@@ -1,12 +1,14 @@
 /**
- * Bearer API key → tenant principal. Two strongly consistent GetItems in parallel (the key and
- * its tenant, which must not be `deleting`/`deleted`); no cache, so a
- * retired key is refused on the very next request. Every failure is the same 401 so a
+ * Bearer API key → tenant principal. One strongly consistent BatchGetItem of the key and its
+ * tenant (which must not be `deleting`/`deleted`), plus, when the route asks, one item of
+ * the request read alongside (used only once the key is proven); no cache, so a retired key
+ * is refused on the very next request. Every failure is the same 401 so a
  * caller cannot tell an unknown key from a wrong secret.
  */
 import { unauthorized } from '../http/errors.js';
-import { getApiKey } from '../repositories/api-keys.js';
-import { getTenant, tenantUsable } from '../repositories/tenants.js';
+import type { ItemKey } from '../db/batch-get.js';
+import { readCredential } from '../repositories/api-keys.js';
+import { tenantUsable } from '../repositories/tenants.js';
 import { appSecrets } from '../secrets.js';
 import { bearerToken, parseToken, secretMatches } from './api-key-token.js';
 import type { Role } from './roles.js';
@@ -19,14 +21,16 @@ export interface Principal {
   role: Role;
 }
 
-export async function authenticate(authorization: string | undefined): Promise<Principal> {
+/** The principal; `also(tenantId)` is read in the same call and its item returned only with a proven principal. */
+export async function authenticate(authorization: string | undefined, also?: (tenantId: string) => ItemKey | undefined): Promise<{ principal: Principal; also: Record<string, unknown> | undefined }> {
   const token = bearerToken(authorization);
   const parsed = token ? parseToken(token) : undefined;
   if (!parsed) throw unauthorized();
-  // The tenant is read alongside the key (same latency): a tenant being deleted refuses every
+  // The tenant is read alongside the key (same call): a tenant being deleted refuses every
   // key, even one written after the deletion's revoke step.
-  const [record, secrets, tenant] = await Promise.all([getApiKey(parsed.tenantId, parsed.keyId), appSecrets(), getTenant(parsed.tenantId)]);
-  if (!record || record.status !== 'active' || !tenantUsable(tenant)) throw unauthorized();
+  const [read, secrets] = await Promise.all([readCredential(parsed.tenantId, parsed.keyId, also?.(parsed.tenantId)), appSecrets()]);
+  const record = read.key;
+  if (!record || record.status !== 'active' || !tenantUsable(read.tenant)) throw unauthorized();
   if (!secretMatches(secrets.apiKeyPepper, parsed.keyId, parsed.secret, record.secret_hash)) throw unauthorized();
-  return { tenantId: record.tenant_id, type: 'api_key', keyId: record.id, keyName: record.name, role: record.role };
+  return { principal: { tenantId: record.tenant_id, type: 'api_key', keyId: record.id, keyName: record.name, role: record.role }, also: read.also };
 }

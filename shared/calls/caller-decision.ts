@@ -22,7 +22,7 @@ import { evaluate, type ComplianceDecision, type ComplianceInputs, type Complian
 import type { CallerReasonCode } from '../schemas/calls.js';
 
 
-export interface CallerAccount {
+interface CallerAccount {
   id: string;
   verification_status: string;
   ftc_san_refs: readonly SanRefFacts[];

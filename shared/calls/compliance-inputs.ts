@@ -2,134 +2,51 @@
  * Gathers every compliance-engine input for (tenant, agent version, contact, at), with as
  * few DynamoDB calls as the layout allows, in two parallel rounds:
  *
- *   round 1 (parallel, 4 calls)
- *     · the agent's latest published version: Query its version partition, newest first,
- *       Limit 1 (or the pinned version the caller passes: no call);
+ *   round 1 (parallel, 2 calls)
  *     · the contact, its consents and its attempts placed in the 24 h up to `at`: ONE Query
- *       on the contact's partition over `ATTEMPT#` … `CONTACT` (contactHistoryRange);
- *     · the tenant's phone numbers and its telephony accounts: one Query each;
- *   round 2 (parallel, needs the contact's number)
- *     · is the number suppressed: GetItem of its ACTIVE item (1 call);
- *     · National DNC facts for its area code: 2 GetItems (3 when the exchange lists no one);
- *       read only for marketing, the only purpose the National DNC rules apply to.
+ *       on the contact's partition (readContactHistory);
+ *     · the tenant's phone numbers: one Query;
+ *   round 2 (1 call, needs the contact's number and the numbers' accounts)
+ *     · ONE BatchGetItem (readCallPointFacts): the agent item (its latest version's number and
+ *       immutable id), the number's suppression ACTIVE item, the area code's National DNC
+ *       pointer (US numbers), the accounts of the numbers;
+ *   then, only when needed
+ *     · the version itself: kept per warm instance by its immutable id (published-versions.ts),
+ *       so one GetItem the first time an instance meets that version, none after;
+ *     · National DNC: the exchange item of the pointer's generation (marketing to a US
+ *       number, the only calls the registry rules apply to);
+ *     · every account of the tenant: only when no number can place the call (the scrub
+ *       question is then the tenant's, over all its accounts' SAN refs).
  *
- * So 7 calls for a marketing call to a US number (5 for informational or a non-US number), whatever the
- * number of consents or recent attempts (more only past a 1 MB page). Every read is
- * strongly consistent: a suppression or an attempt written a moment ago counts.
+ * So 3 calls for an informational call (4 for marketing to a US number) once the version is
+ * known, whatever the number of consents or recent attempts. Every read is strongly
+ * consistent and nothing of the decision's changing inputs is cached: a suppression, a
+ * consent, an attempt or a publish committed a moment ago counts.
  */
-import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client.js';
-import { agentKeys, agentPartition, collections, contactKeys, contactPartition, tenantPk } from '../db/keys.js';
 import { isId } from '../ids.js';
-import { isUsJurisdiction, placeOf, type AttemptFacts, type ComplianceInputs, type ConsentFacts, type DncSnapshotFacts, type ProfileFacts } from '../policy/compliance/index.js';
-import { attemptFactOf, isAttemptItem, recentAttemptFilter } from '../repositories/contact-attempts.js';
-import type { ConsentRecord, ContactRecord } from '../repositories/contacts.js';
-import { dncFacts } from '../repositories/dnc-snapshots.js';
-import type { PhoneNumberRecord } from '../repositories/phone-numbers.js';
+import { isUsJurisdiction, placeOf, type ComplianceInputs, type DncSnapshotFacts, type ProfileFacts } from '../policy/compliance/index.js';
+import { readAgentHead } from '../repositories/agent-heads.js';
+import { MAX_BATCHED_ACCOUNTS, readCallPointFacts } from '../repositories/call-inputs.js';
+import { readContactHistory, type ContactRecord } from '../repositories/contacts.js';
+import { dncFacts, dncFactsAfterPointer } from '../repositories/dnc-snapshots.js';
+import { readCallerNumbers, type CallerNumber as StoredCallerNumber } from '../repositories/phone-numbers.js';
 import { getActiveSuppression } from '../repositories/suppressions.js';
+import { readCallerAccounts, type CallerAccountFacts } from '../repositories/telephony-accounts.js';
 import type { AgentVersion } from '../schemas/agents.js';
-import { decideCaller, type CallerAccount, type CallerOutcome, type CallerPool } from './caller-decision.js';
+import type { TelephonyProviderName } from '../schemas/telephony.js';
+import { decideCaller, type CallerOutcome, type CallerPool } from './caller-decision.js';
+import { latestVersionOf } from './published-versions.js';
 
-const T = () => tableName();
+export { agentExists, latestPublishedVersion } from '../repositories/agents.js';
+export { readContactHistory } from '../repositories/contacts.js';
 
-/** Every page of a Query (one call unless the result passes 1 MB). */
-async function queryAll(input: QueryCommandInput): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: QueryCommandInput['ExclusiveStartKey'];
-  do {
-    const page = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
-
-/** The agent's latest published version, or undefined when it has none (or no such agent). */
-export async function latestPublishedVersion(tenantId: string, agentId: string): Promise<AgentVersion | undefined> {
-  if (!isId(agentId)) return undefined;
-  const out = await db().send(
-    new QueryCommand({
-      TableName: T(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': agentPartition(tenantId, agentId), ':prefix': agentKeys.versionsPrefix },
-      ScanIndexForward: false,
-      Limit: 1,
-      ConsistentRead: true,
-    }),
-  );
-  const item = out.Items?.[0];
-  if (!item) return undefined;
-  const { pk: _pk, sk: _sk, type: _type, tenant_id: _tenant, ...version } = item;
-  return version as AgentVersion; // the version as published, without its storage keys
-}
-
-/** Whether the agent exists at all (only asked when it has no published version: 409 vs 422). */
-export async function agentExists(tenantId: string, agentId: string): Promise<boolean> {
-  if (!isId(agentId)) return false;
-  const out = await db().send(new GetCommand({ TableName: T(), Key: agentKeys.agent(tenantId, agentId), ConsistentRead: true, ProjectionExpression: 'pk' }));
-  return out.Item !== undefined;
-}
-
-export interface ContactHistory {
-  contact: ContactRecord;
-  consents: ConsentFacts[];
-  /** Attempts placed in [at − 24 h, at]. */
-  attempts: AttemptFacts[];
-}
-
-/** The contact, its consents and its recent attempts: one Query. undefined: no such contact. */
-export async function readContactHistory(tenantId: string, contactId: string, at: Date): Promise<ContactHistory | undefined> {
-  if (!isId(contactId)) return undefined;
-  const attempts = recentAttemptFilter(at);
-  const items = await queryAll({
-    TableName: T(),
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    // Keeps the contact, every consent, and attempts placed in [at − 24 h, at] (by `type`: a filter may not name sk).
-    FilterExpression: `#itemType IN (:contactType, :consentType) OR ${attempts.expression}`,
-    ExpressionAttributeNames: attempts.names,
-    ExpressionAttributeValues: {
-      ...attempts.values,
-      ':pk': contactPartition(tenantId, contactId),
-      ':from': contactKeys.contactHistoryRange.from,
-      ':to': contactKeys.contactHistoryRange.to,
-      ':contactType': 'contact',
-      ':consentType': 'consent',
-    },
-    ConsistentRead: true,
-  });
-  const contactSk = contactKeys.contact(tenantId, contactId).sk;
-  const contact = items.find((i) => i.sk === contactSk) as ContactRecord | undefined;
-  if (!contact) return undefined;
-  const consents = items
-    .filter((i) => typeof i.sk === 'string' && i.sk.startsWith(contactKeys.consentsPrefix))
-    .map((i) => {
-      const c = i as unknown as ConsentRecord;
-      return { basis: c.consent_basis, scope: c.scope, captured_at: c.captured_at, expires_at: c.expires_at ?? null };
-    });
-  return { contact, consents, attempts: items.filter(isAttemptItem).map(attemptFactOf) };
-}
-
-export type CallerNumber = Pick<PhoneNumberRecord, 'id' | 'phone_e164' | 'telephony_account_id' | 'status' | 'capabilities' | 'reputation_state' | 'daily_dial_cap' | 'dials_day' | 'dials_count' | 'created_at' | 'a2p_campaign_ref'>;
+/** A number the call could be placed from; `provider` is its account's carrier when the account was read with it. */
+export type CallerNumber = StoredCallerNumber & { provider?: TelephonyProviderName | null };
 
 /** The tenant's numbers and telephony accounts, as the caller choice needs them: two parallel Queries. */
 export async function readCallerPool(tenantId: string): Promise<CallerPool<CallerNumber>> {
-  const collection = (prefix: string, projection: string[]) =>
-    queryAll({
-      TableName: T(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':prefix': prefix },
-      ProjectionExpression: projection.map((_, i) => `#p${i}`).join(', '),
-      ExpressionAttributeNames: Object.fromEntries(projection.map((p, i) => [`#p${i}`, p])),
-      ConsistentRead: true,
-    });
-  const [numbers, accounts] = await Promise.all([
-    collection(collections.phoneNumbers, ['id', 'phone_e164', 'telephony_account_id', 'status', 'capabilities', 'reputation_state', 'daily_dial_cap', 'dials_day', 'dials_count', 'created_at', 'a2p_campaign_ref']),
-    collection(collections.telephonyAccounts, ['id', 'verification_status', 'ftc_san_refs']),
-  ]);
-  return {
-    numbers: numbers.map((n) => ({ ...n, a2p_campaign_ref: (n.a2p_campaign_ref as string | null) ?? null, daily_dial_cap: (n.daily_dial_cap as number | null) ?? null, dials_day: (n.dials_day as string | null) ?? null, dials_count: (n.dials_count as number) ?? 0 }) as CallerNumber),
-    accounts: accounts.map((a) => ({ id: a.id as string, verification_status: a.verification_status as string, ftc_san_refs: (a.ftc_san_refs as CallerAccount['ftc_san_refs']) ?? [] })),
-  };
+  const [numbers, accounts] = await Promise.all([readCallerNumbers(tenantId), readCallerAccounts(tenantId)]);
+  return { numbers, accounts };
 }
 
 /** The frozen compliance profile of a version as the engine reads it. */
@@ -139,12 +56,19 @@ export const profileFactsOf = (version: Pick<AgentVersion, 'compliance_profile'>
   return { call_purpose: p.call_purpose, subject: p.subject, seller_name: p.seller_name, calling_window: p.calling_window ?? null };
 };
 
-/** Suppression and National DNC facts of the callee's number (round 2). */
-export async function readNumberFacts(tenantId: string, phone: string, profile: ProfileFacts | null): Promise<{ suppressed: boolean; dnc_snapshot: DncSnapshotFacts }> {
-  // Exactly when the engine's registry rules apply: marketing, to a US number (the registry has no other area codes).
+/** The US area code of `phone` whose National DNC snapshot a call of `profile` must consult, or null. */
+function dncAreaCodeOf(phone: string): string | null {
   const { areaCode, info } = placeOf(phone);
-  const needsDnc = profile?.call_purpose === 'marketing' && areaCode !== null && isUsJurisdiction(info);
-  const [active, dnc] = await Promise.all([getActiveSuppression(tenantId, phone), needsDnc ? dncFacts(areaCode!, phone) : Promise.resolve<DncSnapshotFacts>({ loaded: false })]);
+  return areaCode !== null && isUsJurisdiction(info) ? areaCode : null;
+}
+
+/** Exactly when the engine's registry rules apply: marketing (the registry has only US area codes). */
+const needsDnc = (profile: ProfileFacts | null) => profile?.call_purpose === 'marketing';
+
+/** Suppression and National DNC facts of the callee's number (texts read them this way). */
+export async function readNumberFacts(tenantId: string, phone: string, profile: ProfileFacts | null): Promise<{ suppressed: boolean; dnc_snapshot: DncSnapshotFacts }> {
+  const areaCode = needsDnc(profile) ? dncAreaCodeOf(phone) : null;
+  const [active, dnc] = await Promise.all([getActiveSuppression(tenantId, phone), areaCode ? dncFacts(areaCode, phone) : Promise.resolve<DncSnapshotFacts>({ loaded: false })]);
   return { suppressed: active !== undefined, dnc_snapshot: dnc };
 }
 
@@ -155,27 +79,53 @@ export type GatheredInputs =
   /** What could not be found: the agent (or its published version) and/or the contact. */
   | { found: false; agent: 'ok' | 'unknown' | 'not_published'; contact: 'ok' | 'unknown' };
 
+/** Unknown, never published or published: from the agent item (the error path, when round 2 did not read it). */
+async function agentState(tenantId: string, agentId: string): Promise<'ok' | 'unknown' | 'not_published'> {
+  const head = await readAgentHead(tenantId, agentId);
+  if (!head) return 'unknown';
+  return head.version_count > 0 ? 'ok' : 'not_published';
+}
+
+/** Numbers with their account's carrier, for the call record (no second read of the account). */
+const withProviders = (numbers: readonly StoredCallerNumber[], accounts: readonly CallerAccountFacts[]): CallerNumber[] => {
+  const provider = new Map(accounts.map((a) => [a.id, a.provider]));
+  return numbers.map((n) => ({ ...n, provider: provider.get(n.telephony_account_id) ?? null }));
+};
+
 /**
  * Every engine input for a call of `agent` (its latest published version, or the pinned
  * version given) to `contactId` at `at`, plus the caller choice whose account's SAN refs
  * are among them.
  */
 export async function gatherComplianceInputs(tenantId: string, agent: AgentRef, contactId: string, at: Date, opts: { numberIds?: readonly string[] } = {}): Promise<GatheredInputs> {
-  const [version, history, tenantPool] = await Promise.all([
-    'version' in agent ? Promise.resolve(agent.version) : latestPublishedVersion(tenantId, agent.agent_id),
-    readContactHistory(tenantId, contactId, at),
-    readCallerPool(tenantId),
-  ]);
-  if (!version || !history) {
-    const agentState = version ? 'ok' : (await agentExists(tenantId, (agent as { agent_id: string }).agent_id)) ? 'not_published' : 'unknown';
-    return { found: false, agent: agentState, contact: history ? 'ok' : 'unknown' };
-  }
+  const agentId = 'version' in agent ? undefined : agent.agent_id;
+  const [history, tenantNumbers] = await Promise.all([readContactHistory(tenantId, contactId, at), readCallerNumbers(tenantId)]);
+  if (!history) return { found: false, agent: agentId === undefined ? 'ok' : await agentState(tenantId, agentId), contact: 'unknown' };
+  if (agentId !== undefined && !isId(agentId)) return { found: false, agent: 'unknown', contact: 'ok' };
+
   // A campaign dials only from its pool's numbers (see docs/decisions/campaigns.md): the choice is among them.
-  const pool = opts.numberIds ? { ...tenantPool, numbers: tenantPool.numbers.filter((n) => opts.numberIds!.includes(n.id)) } : tenantPool;
-  const profile = profileFactsOf(version);
+  const numbers = opts.numberIds ? tenantNumbers.filter((n) => opts.numberIds!.includes(n.id)) : tenantNumbers;
+  const accountIds = [...new Set(numbers.map((n) => n.telephony_account_id))];
+  const batchAccounts = accountIds.length <= MAX_BATCHED_ACCOUNTS;
   const phone = history.contact.phone_e164;
-  const caller = decideCaller(pool, phone, at);
-  const facts = await readNumberFacts(tenantId, phone, profile);
+  const areaCode = dncAreaCodeOf(phone);
+  const [point, allAccounts] = await Promise.all([
+    readCallPointFacts({ tenantId, agentId, phone, dncAreaCode: areaCode, accountIds: batchAccounts ? accountIds : [] }),
+    batchAccounts ? Promise.resolve(undefined) : readCallerAccounts(tenantId),
+  ]);
+
+  let version: AgentVersion | undefined;
+  if ('version' in agent) version = agent.version;
+  else if (point.agent) version = await latestVersionOf(tenantId, agent.agent_id, point.agent);
+  if (!version) return { found: false, agent: point.agent ? 'not_published' : 'unknown', contact: 'ok' };
+
+  const profile = profileFactsOf(version);
+  const dncRead: Promise<DncSnapshotFacts> = needsDnc(profile) && areaCode ? dncFactsAfterPointer(areaCode, phone, point.dncPointer) : Promise.resolve({ loaded: false });
+  const decide = (accounts: readonly CallerAccountFacts[]) => decideCaller({ numbers: withProviders(numbers, accounts), accounts }, phone, at);
+  const first = decide(allAccounts ?? point.accounts);
+  // No number can place the call: the SAN refs are then those of every account of the tenant, not only of the numbers'.
+  const wantsEveryAccount = !allAccounts && (first.outcome === 'none_at_all' || (first.outcome === 'none_usable' && first.next === null));
+  const [dnc, caller] = await Promise.all([dncRead, wantsEveryAccount ? readCallerAccounts(tenantId).then(decide) : first]);
   return {
     found: true,
     version,
@@ -185,8 +135,8 @@ export async function gatherComplianceInputs(tenantId: string, agent: AgentRef, 
       contact: { phone_e164: phone, timezone: history.contact.timezone ?? null, jurisdictions: history.contact.jurisdictions ?? [], consents: history.consents },
       profile,
       san_refs: caller.san_refs,
-      suppressed: facts.suppressed,
-      dnc_snapshot: facts.dnc_snapshot,
+      suppressed: point.suppression !== undefined,
+      dnc_snapshot: dnc,
       recent_attempts: history.attempts,
     },
   };

@@ -11,14 +11,14 @@
  *           with call.blocked and the final call.completed.
  */
 import { callEnded } from './call-ended.js';
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { now } from '../clock.js';
-import { db } from '../db/client.js';
 import { ID_PREFIX, newId } from '../ids.js';
 import { logger } from '../observability.js';
 import { onDisposedBeforeDial } from '../policy/call-state/machine.js';
 import { contactAttemptPut } from '../repositories/contact-attempts.js';
 import { analysisWatchPut } from '../repositories/call-watches.js';
+import { writeNewCall } from '../repositories/calls.js';
 import { dueItemPut, outboundCallPut, type OutboundCallRecord, type OutboundTelephony } from '../repositories/outbound-calls.js';
 import { getTelephonyAccount } from '../repositories/telephony-accounts.js';
 import type { QueueCallRequest } from '../schemas/calls.js';
@@ -33,10 +33,10 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
 /** The end_reason of a call compliance disposed of before dialling. */
 export const COMPLIANCE_END_REASON = 'compliance_blocked';
 
+/** The call's carrier side; the caller's account was read with the pool (judgeCall), so no read unless a caller comes without it. */
 export async function telephonyOf(tenantId: string, caller: CallJudgement['caller']): Promise<OutboundTelephony> {
   if (!caller) return { provider: null, telephony_account_id: null, phone_number_id: null, from_e164: null, provider_call_sid: null, mock: false };
-  const account = await getTelephonyAccount(tenantId, caller.telephony_account_id);
-  const provider = account?.provider ?? null;
+  const provider = caller.provider !== undefined ? caller.provider : ((await getTelephonyAccount(tenantId, caller.telephony_account_id))?.provider ?? null);
   return { provider, telephony_account_id: caller.telephony_account_id, phone_number_id: caller.id, from_e164: caller.phone_e164, provider_call_sid: null, mock: provider === 'mock' };
 }
 
@@ -130,17 +130,13 @@ export async function queueCall(tenantId: string, body: QueueCallRequest, opts: 
 
   const attempt = presentContactAttempt(call);
   const subject = judged.agentVersion.compliance_profile?.subject ?? null;
-  await db().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        outboundCallPut(call),
-        contactAttemptPut({ id: call.attempt_id, tenant_id: tenantId, contact_id: call.contact_id, subject, placed_at: null, created_at: iso, call_id: call.id, agent_id: call.agent_id, agent_version_id: call.agent_version_id }),
-        ...events,
-        ...extra,
-        ...(opts.extraItems?.(attempt) ?? []),
-      ],
-    }),
-  );
+  await writeNewCall([
+    outboundCallPut(call),
+    contactAttemptPut({ id: call.attempt_id, tenant_id: tenantId, contact_id: call.contact_id, subject, placed_at: null, created_at: iso, call_id: call.id, agent_id: call.agent_id, agent_version_id: call.agent_version_id }),
+    ...events,
+    ...extra,
+    ...(opts.extraItems?.(attempt) ?? []),
+  ]);
 
   // A call blocked at queuing has ended: it is scored too (every dimension not_applicable).
   // No nudge: a campaign's call is queued by its launch, which is running now.

@@ -9,12 +9,18 @@
  *   - validation failures never reach here (nothing stored); a failed request releases
  *     its claim so the client may retry with the same key.
  * Handlers whose work is one DynamoDB transaction may record the result inside it
- * (`commitItem`), so the work and its idempotency record cannot disagree.
+ * (`commitItem`), so the work and its idempotency record cannot disagree. A route whose
+ * ONLY write is that transaction may also skip the claim (`inTransaction`): the record is
+ * read (with the credential when the factory can), the work runs, and its transaction
+ * writes the completed record only if the key is still free — so two requests with one key
+ * never both commit, and the one that loses answers the winner's stored result (or 409
+ * while nothing is stored yet), exactly as a claim would have.
  */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { RouteDefinition } from '../routes.js';
 import { requestFingerprint } from '../idempotency/fingerprint.js';
-import { claim, complete, completionUpdate, release, type IdempotencyScope } from '../idempotency/store.js';
+import { claim, complete, completedRecordPut, completionUpdate, idempotencyRecordKey, putCompletedRecord, readRecord, recordOutcome, release, type ClaimResult, type IdempotencyScope } from '../repositories/idempotency.js';
 import { logger } from '../observability.js';
 import { conflict, ValidationError } from './errors.js';
 import type { RouteResult } from './responses.js';
@@ -45,10 +51,44 @@ export interface IdempotentRequest {
   idempotency?: IdempotencyHandle;
 }
 
+/** How a route takes a key: a claim first (any work), or only inside the work's one transaction. */
+export interface IdempotencyOptions {
+  inTransaction?: boolean;
+  /** The record as read with the credential (inTransaction): `item` undefined when absent. */
+  prefetched?: { item: Record<string, unknown> | undefined };
+}
+
+/** The Idempotency-Key a request carries for `route`, when it is one the route honours and well formed. */
+export function requestKey(route: RouteDefinition, headers: Record<string, string | undefined> | undefined): string | undefined {
+  const key = headers?.[HEADER];
+  return route.idempotency !== 'none' && key !== undefined && KEY_PATTERN.test(key) ? key : undefined;
+}
+
+/** The record's key for the read the factory joins to the credential's. */
+export const prefetchKey = (route: RouteDefinition, tenantId: string, key: string) => idempotencyRecordKey({ tenantId, routeId: route.id, key });
+
+/** The answer to a key already taken: a replay, or 422 (another request) / 409 (still running). */
+function answerTaken(taken: Exclude<ClaimResult, { outcome: 'claimed' }>, fingerprint: string): RouteResult {
+  if (taken.fingerprint !== fingerprint) {
+    throw keyError('This Idempotency-Key was already used with a different request', 'idempotency_key_reused');
+  }
+  if (taken.outcome === 'in_progress') {
+    throw conflict('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry later');
+  }
+  return {
+    status: taken.response.status,
+    body: JSON.parse(taken.response.body),
+    headers: { 'idempotent-replay': 'true' },
+  };
+}
+
+const stored = (r: RouteResult) => ({ status: r.status, body: JSON.stringify(r.body) });
+
 export async function runIdempotent(
   route: RouteDefinition,
   req: IdempotentRequest,
   work: () => Promise<RouteResult>,
+  options: IdempotencyOptions = {},
 ): Promise<RouteResult> {
   if (route.idempotency === 'none') return work();
   const key = req.event.headers?.[HEADER];
@@ -65,24 +105,12 @@ export async function runIdempotent(
     query: req.query ?? null,
     body: req.body ?? null,
   });
+  if (options.inTransaction) return runInTransaction(scope, fingerprint, req, work, options.prefetched);
 
   const claimed = await claim(scope, fingerprint);
-  if (claimed.outcome !== 'claimed') {
-    if (claimed.fingerprint !== fingerprint) {
-      throw keyError('This Idempotency-Key was already used with a different request', 'idempotency_key_reused');
-    }
-    if (claimed.outcome === 'in_progress') {
-      throw conflict('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry later');
-    }
-    return {
-      status: claimed.response.status,
-      body: JSON.parse(claimed.response.body),
-      headers: { 'idempotent-replay': 'true' },
-    };
-  }
+  if (claimed.outcome !== 'claimed') return answerTaken(claimed, fingerprint);
 
   const owner = claimed.owner;
-  const stored = (r: RouteResult) => ({ status: r.status, body: JSON.stringify(r.body) });
   req.idempotency = { key, commitItem: (r) => ({ Update: completionUpdate(scope, owner, stored(r)) }) };
 
   let result: RouteResult;
@@ -98,6 +126,28 @@ export async function runIdempotent(
     }
   } else {
     await release(scope, owner).catch((e) => logger.warn('idempotency release failed', e as Error));
+  }
+  return result;
+}
+
+/** No claim: the work's transaction writes the record if the key is still free (a failed request leaves nothing to release). */
+async function runInTransaction(scope: IdempotencyScope, fingerprint: string, req: IdempotentRequest, work: () => Promise<RouteResult>, prefetched: IdempotencyOptions['prefetched']): Promise<RouteResult> {
+  const seen = recordOutcome(prefetched ? prefetched.item : await readRecord(scope));
+  if (seen.outcome !== 'free') return answerTaken(seen, fingerprint);
+  req.idempotency = { key: scope.key, commitItem: (r) => ({ Put: completedRecordPut(scope, fingerprint, stored(r)) }) };
+  let result: RouteResult;
+  try {
+    result = await work();
+  } catch (err) {
+    // Cancelled: perhaps because another request with this key committed first; then its result is the answer.
+    if (err instanceof TransactionCanceledException) {
+      const now = recordOutcome(await readRecord(scope));
+      if (now.outcome !== 'free') return answerTaken(now, fingerprint);
+    }
+    throw err;
+  }
+  if (result.status >= 200 && result.status < 300 && !result.idempotencyCommitted) {
+    await putCompletedRecord(scope, fingerprint, stored(result)).catch((e) => logger.warn('idempotency completion failed', e as Error));
   }
   return result;
 }

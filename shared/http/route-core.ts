@@ -70,8 +70,8 @@ export interface RouteSteps<R> {
   splitQuery?: (query: Query) => { query: Query; issues: ValidationIssue[]; fields: Record<string, unknown> };
   /** The handler's request from the shared part and the fields the steps above produced. */
   request: (base: CoreRequest<CoreSchemas>, fields: Record<string, unknown>) => R;
-  /** Runs the work (idempotency wraps it). */
-  run?: (request: R, work: () => Promise<RouteResult>) => Promise<RouteResult>;
+  /** Runs the work (idempotency wraps it); `fields` are what the steps above produced. */
+  run?: (request: R, work: () => Promise<RouteResult>, fields: Record<string, unknown>) => Promise<RouteResult>;
 }
 
 export type RouteHandler<S> = ((event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>) & {
@@ -120,7 +120,7 @@ export function buildRoute<S extends CoreSchemas, R>(
       event,
     } as CoreRequest<CoreSchemas>;
     const request = steps.request(base, state.fields);
-    const result = await run(request, () => impl(request));
+    const result = await run(request, () => impl(request), state.fields);
     return jsonResponse(result.status, result.body, result.headers);
   };
 

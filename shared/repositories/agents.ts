@@ -6,7 +6,7 @@
  * pointer `agv_… → (agent, N)` is put. Two concurrent publishes cannot both take N; the
  * loser re-reads and tries N+1, so versions are 1, 2, 3 … with no gap and no duplicate.
  */
-import { GetCommand, PutCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { contentHash } from '../canonical-json.js';
 import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { db, tableName } from '../db/client.js';
@@ -109,6 +109,36 @@ export async function getAgentVersion(tenantId: string, versionId: string): Prom
   if (!pointer) return undefined;
   const out = await db().send(new GetCommand({ TableName: T(), Key: agentKeys.version(tenantId, pointer.agent_id as string, pointer.version as number) }));
   return out.Item ? presentVersion(out.Item) : undefined;
+}
+
+/** A version item as published, without its storage keys. */
+const storedVersion = (item: Record<string, unknown>): AgentVersion => {
+  const { pk: _pk, sk: _sk, type: _type, tenant_id: _tenant, ...version } = item;
+  return version as unknown as AgentVersion;
+};
+
+/** The agent's latest published version (strongly consistent Query, newest first, Limit 1), or undefined when it has none (or no such agent). */
+export async function latestPublishedVersion(tenantId: string, agentId: string): Promise<AgentVersion | undefined> {
+  if (!isId(agentId)) return undefined;
+  const out = await db().send(
+    new QueryCommand({
+      TableName: T(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': agentPartition(tenantId, agentId), ':prefix': agentKeys.versionsPrefix },
+      ScanIndexForward: false,
+      Limit: 1,
+      ConsistentRead: true,
+    }),
+  );
+  const item = out.Items?.[0];
+  return item ? storedVersion(item) : undefined;
+}
+
+/** Whether the agent exists at all (only asked when it has no published version: 409 vs 422). */
+export async function agentExists(tenantId: string, agentId: string): Promise<boolean> {
+  if (!isId(agentId)) return false;
+  const out = await db().send(new GetCommand({ TableName: T(), Key: agentKeys.agent(tenantId, agentId), ConsistentRead: true, ProjectionExpression: 'pk' }));
+  return out.Item !== undefined;
 }
 
 export class ComplianceProfileRequired extends Error {}

@@ -1,9 +1,11 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Role } from '../auth/roles.js';
+import { batchGetItems, itemAt, type ItemKey } from '../db/batch-get.js';
 import { db, tableName } from '../db/client.js';
 import { isId } from '../ids.js';
 import { collections, keys } from '../db/keys.js';
 import { queryPage, type Page } from '../pagination/page.js';
+import { tenantItemKey, tenantOf, type Tenant } from './tenants.js';
 
 export type Actor = { type: 'api_key' | 'user' | 'operator'; id: string | null };
 
@@ -32,6 +34,20 @@ export async function getApiKey(tenantId: string, keyId: string): Promise<ApiKey
     new GetCommand({ TableName: tableName(), Key: keys.apiKey(tenantId, keyId), ConsistentRead: true }),
   );
   return out.Item as ApiKeyRecord | undefined;
+}
+
+/**
+ * A credential's items in ONE strongly consistent BatchGetItem: the key, its tenant (a tenant
+ * being deleted refuses every key) and, when asked, one more item of the same request (the
+ * route's idempotency record), so a request's first read is a single call.
+ */
+export async function readCredential(tenantId: string, keyId: string, also?: ItemKey): Promise<{ key: ApiKeyRecord | undefined; tenant: Tenant | undefined; also: Record<string, unknown> | undefined }> {
+  if (!isId(keyId)) return { key: undefined, tenant: undefined, also: undefined };
+  const keyKey = keys.apiKey(tenantId, keyId);
+  const tenantKey = tenantItemKey(tenantId);
+  const items = await batchGetItems([keyKey, tenantKey, ...(also ? [also] : [])]);
+  const tenant = itemAt(items, tenantKey);
+  return { key: itemAt(items, keyKey) as ApiKeyRecord | undefined, tenant: tenant && tenantOf(tenant), also: also && itemAt(items, also) };
 }
 
 export function listApiKeys(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<ApiKeyRecord>> {

@@ -39,6 +39,13 @@ async function readPointer(areaCode: string): Promise<DncPointer | undefined> {
   return out.Item as DncPointer | undefined;
 }
 
+/** The exchange and line of `phone` (E.164 `+1…` or ten digits) in `areaCode`. */
+function lineOf(areaCode: string, phone: string): { exchange: string; line: number } {
+  const national = phone.startsWith('+1') ? phone.slice(2) : phone;
+  if (!/^\d{10}$/.test(national) || !national.startsWith(areaCode)) throw new RangeError(`${phone} is not a number of area code ${areaCode}`);
+  return { exchange: national.slice(3, 6), line: Number(national.slice(6)) };
+}
+
 /**
  * What the compliance engine needs about `phone` (E.164 `+1…` or ten digits) in its area
  * code's snapshot: nothing loaded, or the snapshot's as-of date and whether it lists the
@@ -46,12 +53,22 @@ async function readPointer(areaCode: string): Promise<DncPointer | undefined> {
  * `seams.afterPointerRead` is a test seam (a reload completing between the two reads).
  */
 export async function dncFacts(areaCode: string, phone: string, seams: { afterPointerRead?: () => Promise<void> } = {}): Promise<DncFacts> {
-  const national = phone.startsWith('+1') ? phone.slice(2) : phone;
-  if (!/^\d{10}$/.test(national) || !national.startsWith(areaCode)) throw new RangeError(`${phone} is not a number of area code ${areaCode}`);
-  const exchange = national.slice(3, 6);
-  const line = Number(national.slice(6));
-  let pointer = await readPointer(areaCode);
+  lineOf(areaCode, phone); // a number of another area code is refused before any read
+  const pointer = await readPointer(areaCode);
   await seams.afterPointerRead?.(); // test seam: a reload may complete here
+  return dncFactsAfterPointer(areaCode, phone, pointer);
+}
+
+/** The pointer item's key, for a caller that reads it together with other items (then dncFactsAfterPointer). */
+export const dncPointerKey = (areaCode: string) => platformKeys.dncPointer(areaCode);
+
+/**
+ * dncFacts from a pointer read (strongly consistently) by the caller: the exchange item of
+ * its generation, confirmed by reading the pointer again when absent.
+ */
+export async function dncFactsAfterPointer(areaCode: string, phone: string, read: object | undefined): Promise<DncFacts> {
+  const { exchange, line } = lineOf(areaCode, phone);
+  let pointer = read as DncPointer | undefined;
   for (let attempt = 1; pointer; attempt++) {
     const out = await db().send(new GetCommand({ TableName: T(), Key: platformKeys.dncExchange(areaCode, pointer.generation, exchange), ConsistentRead: true }));
     if (out.Item) return { loaded: true, as_of: pointer.as_of, listed: isListed(out.Item.lines as Uint8Array, line) };

@@ -7,7 +7,8 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
-import { collections, keys, platformKeys } from '../db/keys.js';
+import { collections, keys, platformKeys, tenantPk } from '../db/keys.js';
+import { projectionOf, queryAll } from '../db/query-all.js';
 import { isId, newId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
@@ -222,4 +223,21 @@ export async function updatePhoneNumber(expected: PhoneNumberRecord, changes: Nu
     throw err;
   }
   return next;
+}
+
+/** A number as the caller choice reads it (shared/policy/caller-number/). */
+export type CallerNumber = Pick<PhoneNumberRecord, 'id' | 'phone_e164' | 'telephony_account_id' | 'status' | 'capabilities' | 'reputation_state' | 'daily_dial_cap' | 'dials_day' | 'dials_count' | 'created_at' | 'a2p_campaign_ref'>;
+
+const CALLER_FIELDS = ['id', 'phone_e164', 'telephony_account_id', 'status', 'capabilities', 'reputation_state', 'daily_dial_cap', 'dials_day', 'dials_count', 'created_at', 'a2p_campaign_ref'] as const;
+
+/** Every number of the tenant, projected to what the caller choice reads: one strongly consistent Query. */
+export async function readCallerNumbers(tenantId: string): Promise<CallerNumber[]> {
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':prefix': collections.phoneNumbers },
+    ...projectionOf(CALLER_FIELDS),
+    ConsistentRead: true,
+  });
+  return items.map((n) => ({ ...n, a2p_campaign_ref: (n.a2p_campaign_ref as string | null) ?? null, daily_dial_cap: (n.daily_dial_cap as number | null) ?? null, dials_day: (n.dials_day as string | null) ?? null, dials_count: (n.dials_count as number) ?? 0 }) as CallerNumber);
 }

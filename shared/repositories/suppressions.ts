@@ -150,6 +150,12 @@ export const touchesActiveSuppression = (item: TransactItem): boolean =>
   (item.ConditionCheck?.Key?.sk ?? item.Put?.Item?.sk ?? item.Delete?.Key?.sk) === 'ACTIVE' &&
   String(item.ConditionCheck?.Key?.pk ?? item.Put?.Item?.pk ?? item.Delete?.Key?.pk).includes('#SUPPRESSION#');
 
+/** The number's ACTIVE item, for a caller that reads it together with other items (strongly consistent, never cached). */
+export const activeSuppressionKey = (tenantId: string, phone: string) => suppressionKeys.active(tenantId, phone);
+
+/** The entry an ACTIVE item read that way names. */
+export const activeSuppressionOf = (item: Record<string, unknown>): Suppression => presentSuppression(item);
+
 /** The number's active entry, if it is suppressed: one strongly consistent GetItem. */
 export async function getActiveSuppression(tenantId: string, phone: string): Promise<Suppression | undefined> {
   const out = await db().send(new GetCommand({ TableName: T(), Key: suppressionKeys.active(tenantId, phone), ConsistentRead: true }));

@@ -9,10 +9,10 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import type { z } from 'zod';
 import { open, seal } from '../crypto/secret-box.js';
 import { db, tableName } from '../db/client.js';
-import { collections, keys, platformKeys } from '../db/keys.js';
-import { isId, newId } from '../ids.js';
+import { collections, keys, platformKeys, tenantPk } from '../db/keys.js';
+import { projectionOf, queryAll } from '../db/query-all.js';
+import { isId } from '../ids.js';
 import { queryPage, type Page } from '../pagination/page.js';
-import { newSandboxCredentials, putSandboxAccount } from '../sandbox/accounts.js';
 import type { TwilioCredentials, TelephonyMode, TelephonyProviderName, VerificationStatus, telephonyAccountSummary } from '../schemas/telephony.js';
 
 export interface SanRef {
@@ -62,19 +62,22 @@ export async function openCredentials(account: TelephonyAccountRecord): Promise<
   return JSON.parse(await open(account.credentials_sealed, sealContext(account.tenant_id, account.id))) as TwilioCredentials;
 }
 
+/**
+ * Stores a new account (`pending`). `sandbox`: a mock account's own sandbox carrier account,
+ * made by the caller (shared/telephony/connect-account.ts) before this is stored.
+ */
 export async function createTelephonyAccount(input: {
+  id: string;
   tenantId: string;
   mode: TelephonyMode;
   provider: TelephonyProviderName;
   credentials?: TwilioCredentials;
+  sandbox?: TwilioCredentials;
   a2pBrandRef?: string;
   ftcSanRefs?: SanRef[];
 }): Promise<TelephonyAccountRecord> {
   const now = new Date().toISOString();
-  const id = newId('tac');
-  // A mock account gets a sandbox carrier account of its own before it is stored.
-  const sandbox = input.provider === 'mock' ? newSandboxCredentials() : undefined;
-  if (sandbox) await putSandboxAccount(sandbox, { friendlyName: `Sandbox for ${id}` });
+  const { id, sandbox } = input;
   const record: TelephonyAccountRecord = {
     id,
     tenant_id: input.tenantId,
@@ -183,4 +186,35 @@ export function presentTelephonyAccount(a: TelephonyAccountRecord): z.infer<type
     telephony_minutes_metered: a.mode === 'managed',
     created_at: a.created_at,
   };
+}
+
+/** An account as the caller choice and the call record read it. */
+export interface CallerAccountFacts {
+  id: string;
+  verification_status: VerificationStatus;
+  ftc_san_refs: SanRef[];
+  provider: TelephonyProviderName;
+}
+
+const CALLER_ACCOUNT_FIELDS = ['id', 'verification_status', 'ftc_san_refs', 'provider'] as const;
+
+export const callerAccountKey = (tenantId: string, accountId: string) => keys.telephonyAccount(tenantId, accountId);
+
+export const callerAccountOf = (item: Record<string, unknown>): CallerAccountFacts => ({
+  id: item.id as string,
+  verification_status: item.verification_status as VerificationStatus,
+  ftc_san_refs: (item.ftc_san_refs as SanRef[] | undefined) ?? [],
+  provider: item.provider as TelephonyProviderName,
+});
+
+/** Every account of the tenant, projected to the caller facts: one strongly consistent Query. */
+export async function readCallerAccounts(tenantId: string): Promise<CallerAccountFacts[]> {
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':prefix': collections.telephonyAccounts },
+    ...projectionOf(CALLER_ACCOUNT_FIELDS),
+    ConsistentRead: true,
+  });
+  return items.map(callerAccountOf);
 }

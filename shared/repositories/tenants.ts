@@ -15,8 +15,14 @@ export const tenantItem = (t: Tenant) => ({ ...keys.tenant(t.id), type: 'tenant'
 
 export async function getTenant(tenantId: string): Promise<Tenant | undefined> {
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: keys.tenant(tenantId), ConsistentRead: true }));
-  if (!out.Item) return undefined;
-  const { id, name, status, created_at } = out.Item as Tenant;
+  return out.Item ? tenantOf(out.Item) : undefined;
+}
+
+export const tenantItemKey = (tenantId: string) => keys.tenant(tenantId);
+
+/** The tenant an item read holds (its storage keys and bookkeeping left out). */
+export function tenantOf(item: Record<string, unknown>): Tenant {
+  const { id, name, status, created_at } = item as unknown as Tenant;
   return { id, name, status, created_at };
 }
 

@@ -7,8 +7,8 @@
  *     AsyncLocalStorage scope (request-scope.ts), so the scheduler's ticks and the workers'
  *     calls meanwhile are left out (and reported apart);
  *  2. a raw TransactWriteItems of the same items, same sizes and conditions: a real queue
- *     transaction is captured and replayed with fresh ids (its idempotency claim made
- *     beforehand, untimed, as the route does);
+ *     transaction is captured and replayed with fresh ids (its idempotency record is a
+ *     conditional Put inside it, as the route's is);
  *  3. 500 calls queued to a mix of sandbox test numbers — answered by a person (555-0100,
  *     0110), busy (0120), no answer (0121) and a machine (0122) — on an account with
  *     cps_limit 10: the time until every one is dialled (the carrier's own record of the last
@@ -21,7 +21,6 @@ import { createTenant } from '../../shared/admin/bootstrap.js';
 import { setClockOffsetForTests } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { callKeys, keys } from '../../shared/db/keys.js';
-import { claim } from '../../shared/idempotency/store.js';
 import { newId } from '../../shared/ids.js';
 import { isTerminal, type CallState } from '../../shared/policy/call-state/machine.js';
 import { seedPlatformData } from '../../shared/seed/platform.js';
@@ -135,7 +134,7 @@ export async function measureCalls(stack: LocalStack, total = 500, cps = 10): Pr
 
   // 2. The raw baseline: the captured transaction with fresh ids (the same items, sizes and conditions).
   if (!template) throw new Error('no queue transaction was captured');
-  const raw = rawBaseline(template, t.tenant_id);
+  const raw = rawBaseline(template);
   const rawTimes: number[] = [];
   for (let i = 0; i < 220; i++) {
     const items = await raw.next();
@@ -206,24 +205,20 @@ export async function measureCalls(stack: LocalStack, total = 500, cps = 10): Pr
  * event id, the Idempotency-Key and the claim's owner are replaced (same lengths), and the
  * claim the route would hold is made first (untimed), so every condition holds as it did.
  */
-function rawBaseline(template: Txn, tenantId: string) {
+function rawBaseline(template: Txn) {
   const callPut = template.find((i) => i.Put?.Item?.type === 'call')!.Put!.Item!;
   const eventIds = template.flatMap((i) => (i.Put?.Item?.type === 'event' ? [(i.Put.Item.event as { id: string }).id] : []));
-  const idem = template.find((i) => typeof i.Update?.Key?.sk === 'string' && (i.Update.Key.sk as string).startsWith(`IDEMPOTENCY#${ROUTE}#`))!.Update!;
-  const oldKey = (idem.Key!.sk as string).slice(`IDEMPOTENCY#${ROUTE}#`.length);
-  const oldOwner = idem.ExpressionAttributeValues![':owner'] as string;
+  // The route takes its key inside the transaction: a conditional Put of the completed record.
+  const idem = template.find((i) => typeof i.Put?.Item?.sk === 'string' && (i.Put.Item.sk as string).startsWith(`IDEMPOTENCY#${ROUTE}#`))!.Put!;
+  const oldKey = (idem.Item!.sk as string).slice(`IDEMPOTENCY#${ROUTE}#`.length);
   const text = JSON.stringify(template);
   return {
     async next(): Promise<Txn> {
-      const key = randomUUID();
-      const claimed = await claim({ tenantId, routeId: ROUTE, key }, 'bench-raw');
-      if (claimed.outcome !== 'claimed') throw new Error('raw baseline: the claim was refused');
       const swaps: [string, string][] = [
         [callPut.id as string, newId('cal')],
         [callPut.attempt_id as string, newId('att')],
         ...eventIds.map((id): [string, string] => [id, newId('evt')]),
-        [oldKey, key],
-        [oldOwner, claimed.owner],
+        [oldKey, randomUUID()],
       ];
       let out = text;
       for (const [from, to] of swaps) out = out.replaceAll(from, to);

@@ -5,9 +5,14 @@
  * deletes late). A claim is a conditional put that succeeds when no live record exists,
  * or when the previous holder's lock expired (it died mid-request). The owner token
  * stops a holder whose lock was taken over from writing its result over the new one.
+ *
+ * A route whose work is one transaction may instead skip the claim: it reads the record
+ * (with its credential, one BatchGetItem) and commits the completed record inside its
+ * transaction under the claim's own condition (completedRecordPut), so of two requests
+ * with one key at most one commits, and the other reads the winner's result.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { db, tableName } from '../db/client.js';
@@ -35,6 +40,41 @@ export interface IdempotencyScope {
 
 const itemKey = (s: IdempotencyScope) => keys.idempotency(s.tenantId, s.routeId, s.key);
 
+/** The record's key, for a caller that reads it together with other items. */
+export const idempotencyRecordKey = itemKey;
+
+/** The condition of every first write of a key: no live record (absent, expired, or a claim whose holder died). */
+const FREE = 'attribute_not_exists(pk) OR expires_at < :now OR (#status = :in_progress AND lock_expires_at < :now)';
+
+/** What a record read means: the key is free to take, or the claim's answer (replay / in progress). */
+export function recordOutcome(item: Record<string, unknown> | undefined, now = Date.now()): { outcome: 'free' } | Exclude<ClaimResult, { outcome: 'claimed' }> {
+  if (!item || (item.expires_at as number) < now) return { outcome: 'free' };
+  const old = item as { status: string; fingerprint: string; response?: StoredResponse; lock_expires_at?: number };
+  if (old.status === 'completed' && old.response) return { outcome: 'replay', response: old.response, fingerprint: old.fingerprint };
+  if (old.status === 'in_progress' && (old.lock_expires_at ?? 0) < now) return { outcome: 'free' };
+  return { outcome: 'in_progress', fingerprint: old.fingerprint };
+}
+
+/** The record, strongly consistent (after a transaction carrying completedRecordPut was cancelled). */
+export async function readRecord(scope: IdempotencyScope): Promise<Record<string, unknown> | undefined> {
+  return (await db().send(new GetCommand({ TableName: tableName(), Key: itemKey(scope), ConsistentRead: true }))).Item;
+}
+
+/** The completed record as the first write of the key: inside the work's transaction, or alone. */
+export function completedRecordPut(scope: IdempotencyScope, fingerprint: string, response: StoredResponse, now = Date.now()) {
+  return {
+    TableName: tableName(),
+    Item: { ...itemKey(scope), type: 'idempotency', status: 'completed', fingerprint, owner: randomUUID(), response, expires_at: now + RETENTION_MS, ttl: Math.ceil((now + RETENTION_MS) / 1000) },
+    ConditionExpression: FREE,
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':now': now, ':in_progress': 'in_progress' },
+  };
+}
+
+export async function putCompletedRecord(scope: IdempotencyScope, fingerprint: string, response: StoredResponse, now = Date.now()): Promise<void> {
+  await db().send(new PutCommand(completedRecordPut(scope, fingerprint, response, now)));
+}
+
 export async function claim(scope: IdempotencyScope, fingerprint: string, now = Date.now()): Promise<ClaimResult> {
   const owner = randomUUID();
   try {
@@ -51,8 +91,7 @@ export async function claim(scope: IdempotencyScope, fingerprint: string, now = 
           expires_at: now + RETENTION_MS,
           ttl: Math.ceil((now + RETENTION_MS) / 1000),
         },
-        ConditionExpression:
-          'attribute_not_exists(pk) OR expires_at < :now OR (#status = :in_progress AND lock_expires_at < :now)',
+        ConditionExpression: FREE,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':now': now, ':in_progress': 'in_progress' },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

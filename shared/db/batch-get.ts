@@ -1,0 +1,35 @@
+/**
+ * Several items of the table in ONE strongly consistent BatchGetItem (100 keys at most):
+ * the stores that answer one request from items of different entities read them together
+ * rather than one GetItem each. Unprocessed keys are asked again (throttling only), each
+ * retry one more call.
+ */
+import { BatchGetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { backoff, UNPROCESSED } from '../retry.js';
+import { db, tableName } from './client.js';
+
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+/** The items found, by `pk|sk` (see itemAt); an absent item is simply not there. */
+export type ItemsByKey = Map<string, Record<string, unknown>>;
+
+const id = (k: { pk: unknown; sk: unknown }) => `${String(k.pk)}|${String(k.sk)}`;
+
+export const itemAt = (items: ItemsByKey, key: ItemKey): Record<string, unknown> | undefined => items.get(id(key));
+
+export async function batchGetItems(keys: readonly ItemKey[]): Promise<ItemsByKey> {
+  const unique = [...new Map(keys.map((k) => [id(k), { pk: k.pk, sk: k.sk }])).values()];
+  if (unique.length > 100) throw new RangeError(`batchGetItems reads at most 100 keys, not ${unique.length}`);
+  const found: ItemsByKey = new Map();
+  let pending: Record<string, unknown>[] | undefined = unique;
+  for (let attempt = 0; pending?.length; attempt++) {
+    if (attempt > 0) await backoff(UNPROCESSED, attempt);
+    const out: BatchGetCommandOutput = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }));
+    for (const item of out.Responses?.[tableName()] ?? []) found.set(id(item as ItemKey), item);
+    pending = out.UnprocessedKeys?.[tableName()]?.Keys;
+  }
+  return found;
+}

@@ -1,0 +1,55 @@
+/**
+ * The call path's second read: once the contact's number and the tenant's numbers are
+ * known, every remaining point read a call judgement needs in ONE strongly consistent
+ * BatchGetItem — the agent item (its latest version's number and immutable id), the
+ * number's suppression ACTIVE item, the area code's National DNC pointer (marketing to a
+ * US number: whether the rules apply is known only once the version is) and the telephony
+ * accounts the numbers belong to. Nothing here is cached: each read sees every write
+ * committed before it.
+ */
+import { batchGetItems, itemAt } from '../db/batch-get.js';
+import type { Suppression } from '../schemas/suppressions.js';
+import { agentHeadOf, agentItemKey, type AgentHead } from './agent-heads.js';
+import { dncPointerKey } from './dnc-snapshots.js';
+import { activeSuppressionKey, activeSuppressionOf } from './suppressions.js';
+import { callerAccountKey, callerAccountOf, type CallerAccountFacts } from './telephony-accounts.js';
+
+/** At most this many accounts join the batch (100 keys a call, 3 of them ours); more are read by the caller's Query. */
+export const MAX_BATCHED_ACCOUNTS = 90;
+
+export interface CallPointReads {
+  tenantId: string;
+  /** Read the agent item (omitted when the caller holds a pinned version). */
+  agentId?: string;
+  phone: string;
+  /** The US area code of the number, whose National DNC pointer is read (null: not a US number). */
+  dncAreaCode: string | null;
+  /** The accounts of the tenant's numbers (≤ MAX_BATCHED_ACCOUNTS). */
+  accountIds: readonly string[];
+}
+
+export interface CallPointFacts {
+  /** undefined: no such agent (or none asked). */
+  agent: AgentHead | undefined;
+  suppression: Suppression | undefined;
+  /** The area code's DNC pointer item as read (dncFactsAfterPointer goes on from it); undefined: none loaded or not asked. */
+  dncPointer: Record<string, unknown> | undefined;
+  accounts: CallerAccountFacts[];
+}
+
+export async function readCallPointFacts(r: CallPointReads): Promise<CallPointFacts> {
+  if (r.accountIds.length > MAX_BATCHED_ACCOUNTS) throw new RangeError(`at most ${MAX_BATCHED_ACCOUNTS} accounts are read in the batch`);
+  const agentKey = r.agentId ? agentItemKey(r.tenantId, r.agentId) : undefined;
+  const suppressionKey = activeSuppressionKey(r.tenantId, r.phone);
+  const pointerKey = r.dncAreaCode ? dncPointerKey(r.dncAreaCode) : undefined;
+  const accountKeys = [...new Set(r.accountIds)].map((id) => callerAccountKey(r.tenantId, id));
+  const items = await batchGetItems([...(agentKey ? [agentKey] : []), suppressionKey, ...(pointerKey ? [pointerKey] : []), ...accountKeys]);
+  const agentItem = agentKey && itemAt(items, agentKey);
+  const suppressionItem = itemAt(items, suppressionKey);
+  return {
+    agent: agentItem ? agentHeadOf(agentItem) : undefined,
+    suppression: suppressionItem ? activeSuppressionOf(suppressionItem) : undefined,
+    dncPointer: pointerKey && itemAt(items, pointerKey),
+    accounts: accountKeys.map((k) => itemAt(items, k)).filter((i) => i !== undefined).map(callerAccountOf),
+  };
+}

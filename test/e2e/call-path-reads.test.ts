@@ -1,0 +1,128 @@
+/**
+ * The call path's reads on the local stack: POST /v1/calls and its preflight within their
+ * DynamoDB call budgets (counted on the client, nothing else running), and the proof that
+ * what is kept between requests (the agent version, by its immutable id) never lets a stale
+ * input through: a suppression added between preflight and queue blocks the call, and a new
+ * publish is judged at once.
+ */
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { dispatchCall } from '../../shared/calls/dispatch.js';
+import { db } from '../../shared/db/client.js';
+import { parseDncFile } from '../../shared/dnc/snapshot-file.js';
+import { replaceDncSnapshot } from '../../shared/repositories/dnc-snapshots.js';
+import { useTestStack } from '../support/stack.js';
+import { profileBody } from './agent-fixtures.js';
+import { ALLOWED_AT, callWorld, newContact, queue, resetClock, sandboxCallsFrom, setClock, type CallWorld } from './call-fixtures.js';
+import { client, newTenant } from './client.js';
+
+const stack = useTestStack({ workers: false });
+
+let w: CallWorld;
+const sent: string[] = [];
+beforeAll(async () => {
+  const t = await newTenant('Call path reads');
+  w = await callWorld(client(stack, t.token), t.tenantId);
+  db().middlewareStack.add(
+    (next, context) => async (args) => {
+      sent.push(String(context.commandName).replace(/Command$/, ''));
+      return next(args);
+    },
+    { step: 'initialize', name: 'callPathReadsCounter' },
+  );
+});
+afterEach(() => resetClock());
+
+/** The DynamoDB commands sent while `fn` runs, sorted (the stack runs no workers or ticks here). */
+async function counted<T>(fn: () => Promise<T>): Promise<{ result: T; calls: string[] }> {
+  const before = sent.length;
+  const result = await fn();
+  return { result, calls: sent.slice(before).sort() };
+}
+
+const preflight = (agentId: string, contactId: string) => w.api('POST', '/v1/calls/preflight', { body: { agent_id: agentId, contact_id: contactId } });
+
+describe('the call path within its DynamoDB budget', () => {
+  it('POST /v1/calls (allowed, idempotency key sent) makes at most 5 calls: credential + record, contact, numbers, one batch, the transaction', async () => {
+    setClock(ALLOWED_AT);
+    await queue(w.api, { agent_id: w.agentId, contact_id: (await newContact(w.api)).id }); // the instance meets the version once
+    const c = await newContact(w.api);
+    const { result, calls: n } = await counted(() => queue(w.api, { agent_id: w.agentId, contact_id: c.id }));
+    expect(result.status).toBe(200);
+    expect(result.body).toMatchObject({ state: 'scheduled', compliance: { outcome: 'allow' } });
+    // BatchGet key + tenant + idempotency record · Query contact · Query numbers · BatchGet agent, suppression, DNC pointer, account · the transaction.
+    expect(n).toEqual(['BatchGetItem', 'BatchGetItem', 'Query', 'Query', 'TransactWriteItems']);
+  });
+
+  it('preflight of a marketing call to a US number with a loaded DNC snapshot makes at most 5 calls', async () => {
+    setClock(ALLOWED_AT);
+    await replaceDncSnapshot('212', '2026-11-01', parseDncFile('2125550100', '212'));
+    const profile = (await w.api('POST', '/v1/compliance-profiles', { body: profileBody({ name: 'Sales', calling_window: undefined }) })).body;
+    const agent = (
+      await w.api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', {
+        body: { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: profile.id },
+      })
+    ).body;
+    expect((await w.api('POST', `/v1/agents/${agent.id}/publish`)).status).toBe(201);
+    const res = await w.api('POST', '/v1/contacts', {
+      body: {
+        phone_e164: '+12125557788',
+        consent: {
+          consent_basis: 'pewc',
+          captured_at: '2026-10-01T12:00:00Z',
+          scope: { purposes: ['product_offers'] },
+          evidence: { artifact_type: 'web_form', artifact_ref: 'https://acme.test/1', content_hash: 'a'.repeat(64) },
+        },
+      },
+    });
+    expect(res.status).toBe(200);
+    await preflight(agent.id, res.body.id); // warm
+    const { result, calls: n } = await counted(() => preflight(agent.id, res.body.id));
+    expect(result.status).toBe(200);
+    expect(result.body.reasons.map((r: { code: string }) => r.code)).not.toContain('national_dnc');
+    // BatchGet key + tenant · Query contact · Query numbers · BatchGet agent, suppression, DNC pointer, account · GetItem the DNC exchange.
+    expect(n).toEqual(['BatchGetItem', 'BatchGetItem', 'GetItem', 'Query', 'Query']);
+  });
+});
+
+describe('nothing kept between requests lets a stale input through', () => {
+  it('a suppression added between preflight and queue blocks the queued call (dnc_hit), never dialled', async () => {
+    setClock(ALLOWED_AT);
+    const c = await newContact(w.api);
+    // The first judgement of this contact: allowed (and the version is now kept by this instance).
+    expect((await preflight(w.agentId, c.id)).body).toMatchObject({ outcome: 'allow' });
+    expect((await w.api('POST', '/v1/suppressions', { body: { phone_e164: c.phone_e164, reason: 'opt_out' } })).status).toBe(201);
+    const res = await queue(w.api, { agent_id: w.agentId, contact_id: c.id });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ state: 'disposed', disposition: 'dnc_hit', compliance: { outcome: 'block', disposition: 'dnc_hit' } });
+    expect(await dispatchCall(w.tenantId, res.body.call_id)).toBe('not_scheduled');
+    expect((await sandboxCallsFrom(w.number.phone_e164)).filter((x) => x.to === c.phone_e164)).toEqual([]);
+    expect((await preflight(w.agentId, c.id)).body).toMatchObject({ outcome: 'block', disposition: 'dnc_hit' });
+  });
+
+  it('a new publish is the version judged and pinned on the very next request', async () => {
+    setClock(ALLOWED_AT);
+    const c = await newContact(w.api);
+    expect((await preflight(w.agentId, c.id)).body.agent_version_id).toBe(w.versionId);
+    expect((await w.api('PATCH', `/v1/agents/${w.agentId}`, { body: { name: `Reminders ${Date.now()}` } })).status).toBe(200);
+    const next = await w.api('POST', `/v1/agents/${w.agentId}/publish`);
+    expect(next.status).toBe(201);
+    expect(next.body.id).not.toBe(w.versionId);
+    expect((await preflight(w.agentId, c.id)).body.agent_version_id).toBe(next.body.id);
+    const queued = await queue(w.api, { agent_id: w.agentId, contact_id: c.id });
+    expect(queued.body.agent_version_id).toBe(next.body.id);
+  });
+
+  it('an Idempotency-Key taken inside the transaction: a replay answers the stored attempt, a failed request leaves the key free', async () => {
+    setClock(ALLOWED_AT);
+    const c = await newContact(w.api);
+    const key = `k-reads-${Date.now()}`;
+    const unknown = await queue(w.api, { agent_id: w.agentId, contact_id: 'con_01JAAAAAAAAAAAAAAAAAAAAAAA' }, key);
+    expect(unknown.status).toBe(422);
+    const first = await queue(w.api, { agent_id: w.agentId, contact_id: c.id }, key);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('idempotent-replay')).toBeNull();
+    const again = await queue(w.api, { agent_id: w.agentId, contact_id: c.id }, key);
+    expect(again.headers.get('idempotent-replay')).toBe('true');
+    expect(again.body).toEqual(first.body);
+  });
+});

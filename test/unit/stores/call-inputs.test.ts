@@ -1,0 +1,75 @@
+/** The call path's batched point reads (shared/repositories/call-inputs.ts) and the shared BatchGet (shared/db/batch-get.ts). */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { agentKeys, keys, platformKeys, suppressionKeys } from '../../../shared/db/keys.js';
+import { fakeTable } from './fake-table.js';
+import { readCallPointFacts } from '../../../shared/repositories/call-inputs.js';
+
+const table = fakeTable();
+const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
+const AGENT = 'agt_01JAAAAAAAAAAAAAAAAAAAAAAA';
+const ACCOUNT = 'tac_01JAAAAAAAAAAAAAAAAAAAAAAA';
+const OTHER_ACCOUNT = 'tac_01JBBBBBBBBBBBBBBBBBBBBBBB';
+const PHONE = '+12125550199';
+
+beforeEach(() => {
+  table.reset();
+  table.put({ ...agentKeys.agent(T, AGENT), type: 'agent', id: AGENT, version_count: 3, latest_version_id: 'agv_01JCCCCCCCCCCCCCCCCCCCCCCC' });
+  table.put({
+    ...keys.telephonyAccount(T, ACCOUNT),
+    type: 'telephony_account',
+    id: ACCOUNT,
+    verification_status: 'mock_verified',
+    ftc_san_refs: [{ san: 'SAN-1', area_codes: ['212'] }],
+    provider: 'mock',
+    credentials_sealed: 'secret',
+  });
+  table.put({ ...platformKeys.dncPointer('212'), area_code: '212', generation: 'g1', as_of: '2026-11-01', numbers: 1, loaded_at: '2026-11-01T00:00:00Z' });
+});
+
+describe('readCallPointFacts', () => {
+  it('reads the agent item, the ACTIVE suppression item, the DNC pointer and the accounts in ONE strongly consistent BatchGetItem', async () => {
+    const facts = await readCallPointFacts({ tenantId: T, agentId: AGENT, phone: PHONE, dncAreaCode: '212', accountIds: [ACCOUNT, ACCOUNT, OTHER_ACCOUNT] });
+    expect(table.sent.map((s) => s.command)).toEqual(['BatchGetItem']);
+    const req = Object.values(table.sent[0]!.input.RequestItems as Record<string, { Keys: unknown[]; ConsistentRead: boolean }>)[0]!;
+    expect(req.ConsistentRead).toBe(true);
+    expect(req.Keys).toEqual([
+      agentKeys.agent(T, AGENT),
+      suppressionKeys.active(T, PHONE),
+      platformKeys.dncPointer('212'),
+      keys.telephonyAccount(T, ACCOUNT),
+      keys.telephonyAccount(T, OTHER_ACCOUNT),
+    ]);
+    expect(facts.agent).toEqual({ version_count: 3, latest_version_id: 'agv_01JCCCCCCCCCCCCCCCCCCCCCCC' });
+    expect(facts.suppression).toBeUndefined();
+    expect(facts.dncPointer).toMatchObject({ generation: 'g1' });
+    // Only what the caller choice reads: the sealed credentials never leave the store here.
+    expect(facts.accounts).toEqual([
+      { id: ACCOUNT, verification_status: 'mock_verified', ftc_san_refs: [{ san: 'SAN-1', area_codes: ['212'] }], provider: 'mock' },
+    ]);
+  });
+
+  it('reads the suppression every time: an entry added between two reads is seen by the second', async () => {
+    const read = () => readCallPointFacts({ tenantId: T, agentId: AGENT, phone: PHONE, dncAreaCode: null, accountIds: [] });
+    expect((await read()).suppression).toBeUndefined();
+    table.put({
+      ...suppressionKeys.active(T, PHONE),
+      id: 'sup_01JDDDDDDDDDDDDDDDDDDDDDDD',
+      phone_e164: PHONE,
+      reason: 'opt_out',
+      status: 'active',
+      source: 'api',
+      created_at: '2026-11-01T00:00:00Z',
+    });
+    expect((await read()).suppression).toMatchObject({ phone_e164: PHONE, reason: 'opt_out' });
+    expect(table.sent.filter((s) => s.command === 'BatchGetItem')).toHaveLength(2);
+  });
+
+  it('asks again for the keys a batch left unprocessed, and leaves out the agent when none is named (a pinned version)', async () => {
+    table.leaveUnprocessedOnce(keys.telephonyAccount(T, ACCOUNT));
+    const facts = await readCallPointFacts({ tenantId: T, phone: PHONE, dncAreaCode: null, accountIds: [ACCOUNT] });
+    expect(facts.agent).toBeUndefined();
+    expect(facts.accounts.map((a) => a.id)).toEqual([ACCOUNT]);
+    expect(table.sent.map((s) => s.command)).toEqual(['BatchGetItem', 'BatchGetItem']);
+    expect(Object.values(table.sent[1]!.input.RequestItems as Record<string, { Keys: unknown[] }>)[0]!.Keys).toEqual([keys.telephonyAccount(T, ACCOUNT)]);
+  });
+});
