@@ -60,3 +60,11 @@ export async function scanAll(params: ScanParams): Promise<Item[]> {
   } while (next);
   return items;
 }
+
+/** The projection of `fields` with every name aliased (some are reserved words). */
+export function projectionOf(fields: readonly string[]): Pick<QueryCommandInput, 'ProjectionExpression' | 'ExpressionAttributeNames'> {
+  return {
+    ProjectionExpression: fields.map((_, i) => `#p${i}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(fields.map((f, i) => [`#p${i}`, f])),
+  };
+}

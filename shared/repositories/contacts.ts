@@ -9,7 +9,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { z } from 'zod';
 import { db, tableName } from '../db/client.js';
 import { collections, contactKeys, contactPartition, keys } from '../db/keys.js';
-import { queryAll } from '../db/query-all.js';
+import { queryAll } from '../db/query.js';
 import { isId, newId } from '../ids.js';
 import { queryPage, type Page } from '../pagination/page.js';
 import type { FilterCondition } from '../pagination/filters.js';

@@ -8,7 +8,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { collections, keys, platformKeys, tenantPk } from '../db/keys.js';
-import { projectionOf, queryAll } from '../db/query-all.js';
+import { projectionOf, queryAll } from '../db/query.js';
 import { isId, newId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';

@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import { open, seal } from '../crypto/secret-box.js';
 import { db, tableName } from '../db/client.js';
 import { collections, keys, platformKeys, tenantPk } from '../db/keys.js';
-import { projectionOf, queryAll } from '../db/query-all.js';
+import { projectionOf, queryAll } from '../db/query.js';
 import { isId } from '../ids.js';
 import { queryPage, type Page } from '../pagination/page.js';
 import type { TwilioCredentials, TelephonyMode, TelephonyProviderName, VerificationStatus, telephonyAccountSummary } from '../schemas/telephony.js';
