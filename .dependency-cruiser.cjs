@@ -4,7 +4,8 @@
 //   functions/                        handlers (thin)
 //   shared/<area>/                    domain services (calls, campaigns, messages, http, …)
 //   shared/repositories/              stores: the only place DynamoDB commands are built
-//   shared/db/ shared/schemas/ shared/events/ shared/policy/ (pure) and the leaf modules
+//   shared/db/ shared/schemas/ shared/events/ shared/pagination/ (the foundation)
+//   shared/policy/ (pure; schemas import it, it imports no schemas) and the leaf modules
 //
 // Today's violations are recorded in .dependency-cruiser-known-violations.json and ignored
 // with --ignore-known, so the check fails on any NEW violation while the renovation shrinks
@@ -18,8 +19,8 @@
 const ROOT = '(?:^|^test/fixtures/layering/[^/]+/)';
 const PROJECT = `${ROOT}(?:shared|functions|infra|bin)/`;
 /** Small modules every floor may use; they import nothing from the project but each other. */
-const LEAF = `${ROOT}shared/(?:(?:clock|config|ids|canonical-json|secrets|observability|retry|time-zone)\\.ts$|crypto/)`;
-const FOUNDATION = `${ROOT}shared/(?:db|schemas|events|policy)/`;
+const LEAF = `${ROOT}shared/(?:(?:clock|config|ids|canonical-json|secrets|observability|retry|time-zone|errors|sensitive-path)\\.ts$|crypto/)`;
+const FOUNDATION = `${ROOT}shared/(?:db|schemas|events|pagination|policy)/`;
 const STORES = `${ROOT}shared/repositories/`;
 /** npm packages the pure policy floor may use (no network, no disk, no clock). */
 const PURE_PACKAGES = '^node_modules/(?:zod|decimal\\.js|libphonenumber-js)/';
@@ -60,18 +61,18 @@ module.exports = {
     {
       name: 'foundation-imports-only-the-foundation',
       severity: 'error',
-      comment: 'shared/db, shared/schemas and shared/events sit at the bottom: they import each other, shared/policy and the leaf modules only.',
-      from: { path: `${ROOT}shared/(?:db|schemas|events)/` },
+      comment: 'shared/db, shared/schemas, shared/events and shared/pagination sit at the bottom: they import each other, shared/policy and the leaf modules only.',
+      from: { path: `${ROOT}shared/(?:db|schemas|events|pagination)/` },
       to: { path: PROJECT, pathNot: [FOUNDATION, LEAF] },
     },
     {
       name: 'policy-imports-nothing-with-io',
       severity: 'error',
       comment:
-        'shared/policy/ is pure (the instant is an argument): it imports only itself, shared/schemas, canonical-json and a few pure packages; no node built-ins, no AWS SDK, no store, no clock.',
+        'shared/policy/ is pure (the instant is an argument): it imports only itself, canonical-json, time-zone and a few pure packages; no node built-ins, no AWS SDK, no store, no clock, and no schemas (schemas build on policy, never the reverse).',
       from: { path: `${ROOT}shared/policy/` },
       to: {
-        pathNot: [`${ROOT}shared/(?:policy|schemas)/`, `${ROOT}shared/(?:canonical-json|time-zone)\\.ts$`, PURE_PACKAGES],
+        pathNot: [`${ROOT}shared/policy/`, `${ROOT}shared/(?:canonical-json|time-zone)\\.ts$`, PURE_PACKAGES],
       },
     },
     {

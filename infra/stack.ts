@@ -3,7 +3,7 @@
  * one worker per queue consumer,
  * one table, the work queues, the import bucket, the application secret and the
  * post-deploy hook that seeds platform data and templates. Everything
- * per-endpoint comes from shared/routes.ts and infra/workers.ts; nothing here names a route.
+ * per-endpoint comes from shared/routes.ts and shared/workers.ts; nothing here names a route.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,7 +39,7 @@ import {
 } from './constructs/nag-acknowledgements.js';
 import { DLQ_RETENTION, WorkQueues } from './constructs/work-queues.js';
 import { fallbackRoute, type RouteDefinition, type TableAccess, routeKey, routes as manifestRoutes } from '../shared/routes.js';
-import { type ScheduledJobDefinition, scheduledJobs as manifestScheduledJobs, type WorkerDefinition, workers as manifestWorkers } from './workers.js';
+import { type ScheduledJobDefinition, scheduledJobs as manifestScheduledJobs, type WorkerDefinition, workers as manifestWorkers } from '../shared/workers.js';
 
 /** Repository root (this file lives in <root>/infra). */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');

@@ -1,6 +1,6 @@
 import { defineRoute } from '../../shared/http/route.js';
 import { ok } from '../../shared/http/responses.js';
-import { invalid } from '../../shared/http/errors.js';
+import { invalid } from '../../shared/errors.js';
 import { now } from '../../shared/clock.js';
 import { accountDeletionOverview as overview } from '../../shared/accounts/overview.js';
 import { cancelDeletion } from '../../shared/repositories/account-deletion.js';

@@ -1,9 +1,9 @@
 import { defineRoute } from '../../shared/http/route.js';
 import { ok } from '../../shared/http/responses.js';
-import { invalid } from '../../shared/http/errors.js';
+import { invalid } from '../../shared/errors.js';
 import { now } from '../../shared/clock.js';
-import { parseToken } from '../../shared/auth/opaque-token.js';
-import { DELETION_PROOF_PREFIX } from '../../shared/accounts/deletion-rules.js';
+import { parseToken } from '../../shared/crypto/opaque-token.js';
+import { DELETION_PROOF_PREFIX } from '../../shared/policy/accounts/deletion-rules.js';
 import { accountDeletionOverview as overview } from '../../shared/accounts/overview.js';
 import { confirmDeletion, getDeletionProofUser, spendProofItem } from '../../shared/repositories/account-deletion.js';
 import { getSignInUser } from '../../shared/repositories/users.js';

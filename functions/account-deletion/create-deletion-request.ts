@@ -1,8 +1,8 @@
 import { defineRoute } from '../../shared/http/route.js';
 import { ok } from '../../shared/http/responses.js';
-import { conflict, ValidationError, type ValidationIssue } from '../../shared/http/errors.js';
+import { conflict, ValidationError, type ValidationIssue } from '../../shared/errors.js';
 import { now } from '../../shared/clock.js';
-import { phraseMatches, confirmationPhrase } from '../../shared/accounts/deletion-rules.js';
+import { phraseMatches, confirmationPhrase } from '../../shared/policy/accounts/deletion-rules.js';
 import { accountDeletionOverview as overview } from '../../shared/accounts/overview.js';
 import { confirmDeletion } from '../../shared/repositories/account-deletion.js';
 import { getSignInUser } from '../../shared/repositories/users.js';

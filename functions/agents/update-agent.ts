@@ -1,5 +1,5 @@
 import { draftFields } from '../../shared/agents/draft.js';
-import { notFound } from '../../shared/http/errors.js';
+import { notFound } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { getAgentRecord, presentAgent, updateAgent } from '../../shared/repositories/agents.js';

@@ -1,4 +1,4 @@
-import { conflict, notFound, ValidationError, type ValidationIssue } from '../../shared/http/errors.js';
+import { conflict, notFound, ValidationError, type ValidationIssue } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { pinAgents, agentRefs, repRefs } from '../../shared/policy/answering/walk.js';

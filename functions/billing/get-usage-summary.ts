@@ -1,4 +1,4 @@
-import { periodOf } from '../../shared/billing/period.js';
+import { periodOf } from '../../shared/policy/billing/period.js';
 import { usageSummary as summarize } from '../../shared/billing/usage-summary.js';
 import { now } from '../../shared/clock.js';
 import { ok } from '../../shared/http/responses.js';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { verifyProviderEvent } from '../../shared/billing/webhook-signature.js';
 import { now } from '../../shared/clock.js';
-import { HttpError } from '../../shared/http/errors.js';
+import { DomainError } from '../../shared/errors.js';
 import { rawBody } from '../../shared/http/form.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
@@ -22,14 +22,14 @@ export const handler = defineRoute(
   { responses: { 200: received }, description: 'Signed like Stripe webhooks: the Stripe-Signature header over the exact body. Answers 200 to every verified event (applied, duplicate, ignored, unknown_invoice), 400 to a bad signature.' },
   async ({ event }) => {
     const { payments } = await appSecrets();
-    if (!payments) throw new HttpError(503, 'payments_unconfigured', 'Payment webhooks are not configured on this deployment');
+    if (!payments) throw new DomainError('unavailable', 'payments_unconfigured', 'Payment webhooks are not configured on this deployment');
     const signature = event.headers?.['stripe-signature'];
     let verified;
     try {
       if (!signature) throw new Error('missing');
       verified = verifyProviderEvent(rawBody(event), signature, payments.webhookSecret, now());
     } catch {
-      throw new HttpError(400, 'invalid_signature', 'The Stripe-Signature header does not verify this body');
+      throw new DomainError('bad_request', 'invalid_signature', 'The Stripe-Signature header does not verify this body');
     }
     const object = (verified.data?.object ?? {}) as { id?: unknown; object?: unknown };
     if (!verified.type.startsWith('invoice.') || object.object !== 'invoice' || typeof object.id !== 'string') return ok({ received: true, outcome: 'ignored' });

@@ -1,6 +1,6 @@
 import { calendarAvailability } from '../../shared/calendar/calendar-service.js';
 import { now } from '../../shared/clock.js';
-import { HttpError } from '../../shared/http/errors.js';
+import { DomainError } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { activeCalendar } from '../../shared/repositories/integration-connections.js';
@@ -14,6 +14,6 @@ import { availabilityRequest, availabilityResponse, calendarNotConnectedError } 
  */
 export const handler = defineRoute('calendarAvailability', { body: availabilityRequest, responses: { 200: availabilityResponse, 409: calendarNotConnectedError } }, async ({ principal, body }) => {
   const connection = await activeCalendar(principal.tenantId);
-  if (!connection) throw new HttpError(409, 'calendar_not_connected', 'No active calendar connection: connect one under /v1/integration-connections first');
+  if (!connection) throw new DomainError('conflict', 'calendar_not_connected', 'No active calendar connection: connect one under /v1/integration-connections first');
   return ok(await calendarAvailability(connection, body, now()));
 });

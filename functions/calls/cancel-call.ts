@@ -1,10 +1,10 @@
 import { callEnded } from '../../shared/calls/call-ended.js';
 import { presentCall } from '../../shared/calls/present-call.js';
-import { HttpError, notFound } from '../../shared/http/errors.js';
+import { DomainError, notFound } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { CANCEL_END_REASON, cancelCall } from '../../shared/repositories/call-lifecycle.js';
-import type { CallRecordWithEvents } from '../../shared/repositories/call-events.js';
+import type { CallRecordWithEvents } from '../../shared/repositories/runtime-events.js';
 import { getCall } from '../../shared/repositories/calls.js';
 import { callDetail, callNotCancellableError, callPath } from '../../shared/schemas/call-detail.js';
 
@@ -19,7 +19,7 @@ export const handler = defineRoute('cancelCall', { path: callPath, responses: { 
   const result = await cancelCall(principal.tenantId, path.call_id);
   if (!result) throw notFound('Call');
   if (!result.change && !(result.call.state === 'disposed' && result.call.end_reason === CANCEL_END_REASON)) {
-    throw new HttpError(409, 'call_not_cancellable', `The call is ${result.call.state}: only a call not yet dialled can be cancelled`, {}, { state: result.call.state });
+    throw new DomainError('conflict', 'call_not_cancellable', `The call is ${result.call.state}: only a call not yet dialled can be cancelled`, { state: result.call.state });
   }
   if (result.ended) await callEnded(result.call);
   const call = (await getCall(principal.tenantId, path.call_id))!;

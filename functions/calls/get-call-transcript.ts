@@ -1,5 +1,5 @@
 import { callTranscript } from '../../shared/calls/transcript.js';
-import { notFound } from '../../shared/http/errors.js';
+import { notFound } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { getCall } from '../../shared/repositories/calls.js';

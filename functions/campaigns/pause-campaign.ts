@@ -1,5 +1,5 @@
 import { pauseCampaign } from '../../shared/campaigns/actions.js';
-import { notFound } from '../../shared/http/errors.js';
+import { notFound } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { presentCampaign } from '../../shared/repositories/campaigns.js';

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { now } from '../../shared/clock.js';
 import { MESSAGE_SID, twilioMessageForm } from '../../shared/carrier/schemas.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { statusOfCarrier } from '../../shared/messages/status.js';
+import { statusOfCarrier } from '../../shared/policy/messages/status.js';
 import { applyMessageStatus, getMessageRecord } from '../../shared/repositories/messages.js';
 import { authenticateCarrierRequest, forbiddenSignature } from '../../shared/telephony/carrier-request.js';
 
@@ -15,7 +15,7 @@ const messageIdOf = (q: Record<string, string | undefined> | undefined) => {
  * POST /carrier/twilio/message-status?message_id=msg_… — a text's delivery changed (the
  * StatusCallback we gave the carrier; the query is covered by the signature). Signed under
  * the account of the sending number (From; 403 otherwise, nothing written); the message
- * must be one that account sent. Monotonic and idempotent (shared/messages/status.ts):
+ * must be one that account sent. Monotonic and idempotent (shared/policy/messages/status.ts):
  * queued → sent → delivered | failed, each move with its message.* event; a replayed or
  * late callback changes nothing. The MessageSid is linked if the send's answer was not yet stored.
  */

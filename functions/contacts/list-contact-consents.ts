@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { notFound } from '../../shared/http/errors.js';
+import { notFound } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { getContactRecord, listConsents } from '../../shared/repositories/contacts.js';

@@ -1,6 +1,6 @@
 import { mintApiKey, presentApiKey } from '../../shared/auth/api-keys.js';
-import { roleCovers } from '../../shared/auth/roles.js';
-import { forbidden } from '../../shared/http/errors.js';
+import { roleCovers } from '../../shared/policy/auth/roles.js';
+import { forbidden } from '../../shared/errors.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { created } from '../../shared/http/responses.js';
 import { putApiKey } from '../../shared/repositories/api-keys.js';

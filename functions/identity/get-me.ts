@@ -1,6 +1,6 @@
 import { defineRoute } from '../../shared/http/route.js';
 import { ok } from '../../shared/http/responses.js';
-import { notFound } from '../../shared/http/errors.js';
+import { notFound } from '../../shared/errors.js';
 import { getTenant } from '../../shared/repositories/tenants.js';
 import { principalResource } from '../../shared/schemas/identity.js';
 import { errorSchema } from '../../shared/schemas/common.js';

@@ -1,8 +1,8 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
 import { mintApiKey, presentApiKey } from '../../shared/auth/api-keys.js';
-import { roleCovers } from '../../shared/auth/roles.js';
-import { conflict, forbidden, notFound } from '../../shared/http/errors.js';
+import { roleCovers } from '../../shared/policy/auth/roles.js';
+import { conflict, forbidden, notFound } from '../../shared/errors.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { ok } from '../../shared/http/responses.js';
 import { getApiKey, rotateApiKey } from '../../shared/repositories/api-keys.js';

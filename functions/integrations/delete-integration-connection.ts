@@ -1,5 +1,5 @@
 import { revokeAtGoogle } from '../../shared/calendar/google.js';
-import { notFound } from '../../shared/http/errors.js';
+import { notFound } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { revokeConnection } from '../../shared/repositories/integration-connections.js';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { exchangeCode, revokeTokensAtGoogle } from '../../shared/calendar/google.js';
-import { HttpError } from '../../shared/http/errors.js';
+import { DomainError } from '../../shared/errors.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { createConnection, takePendingAuthorization } from '../../shared/repositories/integration-connections.js';
@@ -21,8 +21,8 @@ export const handler = defineRoute(
   { query: oauthCallbackQuery, responses: { 201: integrationConnection, 400: errorSchema, 409: errorSchema.extend({ connection_id: z.string().nullable().optional() }), 502: errorSchema } },
   async ({ query, event }) => {
     const pending = await takePendingAuthorization(query.state);
-    if (!pending) throw new HttpError(400, 'oauth_state_invalid', 'Unknown, used or expired authorization state: start again from /v1/integration-connections/oauth/start');
-    if (query.error) throw new HttpError(400, 'oauth_access_denied', `Google did not grant access (${query.error})`);
+    if (!pending) throw new DomainError('bad_request', 'oauth_state_invalid', 'Unknown, used or expired authorization state: start again from /v1/integration-connections/oauth/start');
+    if (query.error) throw new DomainError('bad_request', 'oauth_access_denied', `Google did not grant access (${query.error})`);
     const exchanged = await exchangeCode(new URLSearchParams(event.rawQueryString ?? ''), query.state, pending.code_verifier);
     try {
       return created(await createConnection(pending.tenant_id, { id: pending.connection_id, provider: 'google_calendar', scopes: exchanged.scopes, timezone: pending.timezone, working_hours: pending.working_hours, tokens: exchanged.tokens, access_expires_at: exchanged.accessExpiresAt }));

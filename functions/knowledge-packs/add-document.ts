@@ -1,5 +1,5 @@
 import { now } from '../../shared/clock.js';
-import { invalid, notFound } from '../../shared/http/errors.js';
+import { invalid, notFound } from '../../shared/errors.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { addDocument, DraftLimitReached } from '../../shared/repositories/knowledge-packs.js';

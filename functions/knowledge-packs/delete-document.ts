@@ -1,5 +1,5 @@
 import { now } from '../../shared/clock.js';
-import { notFound } from '../../shared/http/errors.js';
+import { notFound } from '../../shared/errors.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { deleteDocument } from '../../shared/repositories/knowledge-packs.js';
 import { noContent } from '../../shared/schemas/account-deletion.js';

@@ -1,5 +1,5 @@
 import { now } from '../../shared/clock.js';
-import { conflict, notFound } from '../../shared/http/errors.js';
+import { conflict, notFound } from '../../shared/errors.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { EmptyDraft, publishPack } from '../../shared/knowledge/publish.js';

@@ -1,9 +1,9 @@
 import { now } from '../../shared/clock.js';
-import { invalid } from '../../shared/http/errors.js';
+import { invalid } from '../../shared/errors.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { sendMessage, UnknownContact } from '../../shared/messages/send-message.js';
-import { messageTemplate, renderTemplate } from '../../shared/messages/templates.js';
+import { messageTemplate, renderTemplate } from '../../shared/policy/messages/sms-templates.js';
 import { getProfile } from '../../shared/repositories/compliance-profiles.js';
 import { messageCreateRequest, messageSummary } from '../../shared/schemas/text-messages.js';
 

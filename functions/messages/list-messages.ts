@@ -1,6 +1,6 @@
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { MESSAGE_STATUSES } from '../../shared/messages/status.js';
+import { MESSAGE_STATUSES } from '../../shared/policy/messages/status.js';
 import { listMessages } from '../../shared/repositories/messages.js';
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 import { INBOUND_INTENTS, MESSAGE_DIRECTIONS, messageSummary } from '../../shared/schemas/text-messages.js';

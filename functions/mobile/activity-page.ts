@@ -1,6 +1,6 @@
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { activityPage } from '../../shared/mobile/activity.js';
+import { activityPage } from '../../shared/repositories/mobile-activity.js';
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 import { mobileActivity } from '../../shared/schemas/mobile.js';
 

@@ -1,4 +1,4 @@
-import { notFound } from '../../shared/http/errors.js';
+import { notFound } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { presentHandoff } from '../../shared/mobile/handoff-booking.js';

@@ -1,4 +1,4 @@
-import { conflict, invalid } from '../../shared/http/errors.js';
+import { conflict, invalid } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { activatePhoneNumber, claimPhoneNumber, NumberTaken, presentPhoneNumber, releaseUnprovisionedNumber } from '../../shared/repositories/phone-numbers.js';

@@ -1,4 +1,4 @@
-import { conflict, invalid, notFound } from '../../shared/http/errors.js';
+import { conflict, invalid, notFound } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { getAgentRecord } from '../../shared/repositories/agents.js';

@@ -1,6 +1,6 @@
 import { calendarAvailability } from '../../shared/calendar/calendar-service.js';
 import { now } from '../../shared/clock.js';
-import { HttpError } from '../../shared/http/errors.js';
+import { DomainError } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { activeCalendar } from '../../shared/repositories/integration-connections.js';
@@ -15,6 +15,6 @@ import { availabilityRequest, availabilityResponse, calendarNotConnectedError } 
  */
 export const handler = defineRoute('runtimeCheckCalendar', { path: callEventsPath, body: availabilityRequest, responses: { 200: availabilityResponse, 409: calendarNotConnectedError } }, async ({ body, stream }) => {
   const connection = await activeCalendar(stream.tenant_id);
-  if (!connection) throw new HttpError(409, 'calendar_not_connected', 'The tenant has no active calendar connection');
+  if (!connection) throw new DomainError('conflict', 'calendar_not_connected', 'The tenant has no active calendar connection');
   return ok(await calendarAvailability(connection, body, now()));
 });

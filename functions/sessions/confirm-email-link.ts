@@ -1,6 +1,6 @@
 import { defineRoute } from '../../shared/http/route.js';
 import { now } from '../../shared/clock.js';
-import { sessionCookie } from '../../shared/auth/session-rules.js';
+import { sessionCookie } from '../../shared/policy/auth/session-rules.js';
 import { confirmEmailLink } from '../../shared/sessions/email-link.js';
 import { actionTokenRequest, noContent } from '../../shared/schemas/account-deletion.js';
 import { errorSchema } from '../../shared/schemas/common.js';

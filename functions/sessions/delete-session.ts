@@ -1,5 +1,5 @@
 import { defineRoute } from '../../shared/http/route.js';
-import { clearedSessionCookie } from '../../shared/auth/session-rules.js';
+import { clearedSessionCookie } from '../../shared/policy/auth/session-rules.js';
 import { revokeSession } from '../../shared/repositories/sessions.js';
 import { noContent } from '../../shared/schemas/account-deletion.js';
 import { errorSchema } from '../../shared/schemas/common.js';

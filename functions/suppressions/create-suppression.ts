@@ -1,4 +1,4 @@
-import { conflict } from '../../shared/http/errors.js';
+import { conflict } from '../../shared/errors.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { addSuppression, AlreadySuppressed } from '../../shared/repositories/suppressions.js';

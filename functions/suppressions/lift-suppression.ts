@@ -1,4 +1,4 @@
-import { HttpError } from '../../shared/http/errors.js';
+import { DomainError } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { liftSuppression } from '../../shared/repositories/suppressions.js';
@@ -15,7 +15,7 @@ export const handler = defineRoute(
   { path: suppressionPath, body: suppressionLiftRequest, responses: { 200: suppressionResource } },
   async ({ principal, path, body }) => {
     const lifted = await liftSuppression(principal.tenantId, path.phone_e164, { note: body.note, by: principal.keyId });
-    if (!lifted) throw new HttpError(404, 'not_found', `${path.phone_e164} is not suppressed`);
+    if (!lifted) throw new DomainError('not_found', 'not_found', `${path.phone_e164} is not suppressed`);
     return ok(lifted);
   },
 );

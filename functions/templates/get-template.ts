@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { notFound } from '../../shared/http/errors.js';
+import { notFound } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { getTemplate } from '../../shared/repositories/templates.js';
-import { templateResource } from '../../shared/schemas/templates.js';
+import { getTemplate } from '../../shared/repositories/agent-templates.js';
+import { templateResource } from '../../shared/schemas/agent-templates.js';
 
 const version = z.preprocess((v) => (typeof v === 'string' && /^\d{1,9}$/.test(v) ? Number(v) : v), z.int().min(1));
 

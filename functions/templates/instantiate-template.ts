@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import { draftFields, normalizeSettings } from '../../shared/agents/draft.js';
-import { conflict, notFound } from '../../shared/http/errors.js';
+import { conflict, notFound } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { newId } from '../../shared/ids.js';
 import { createAgent, presentAgent, type AgentRecord } from '../../shared/repositories/agents.js';
-import { getTemplate } from '../../shared/repositories/templates.js';
+import { getTemplate } from '../../shared/repositories/agent-templates.js';
 import { agentDefinition, agentInstantiateRequest } from '../../shared/schemas/agents.js';
 import { seededDialoguePolicy, seededVoicemailDrop } from '../../shared/agents/template-seed.js';
 

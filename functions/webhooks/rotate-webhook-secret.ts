@@ -1,5 +1,5 @@
 import { now } from '../../shared/clock.js';
-import { notFound } from '../../shared/http/errors.js';
+import { notFound } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { presentWebhookEndpoint } from '../../shared/repositories/webhook-endpoints.js';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { gone } from '../../shared/http/errors.js';
+import { gone } from '../../shared/errors.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { errorSchema } from '../../shared/schemas/common.js';
 

@@ -1,6 +1,6 @@
 import { analyzeCall } from '../../shared/calls/analyze-call.js';
 import { logger } from '../../shared/observability.js';
-import { callAnalysisMessage } from '../../shared/schemas/messages.js';
+import { callAnalysisMessage } from '../../shared/schemas/queue-bodies.js';
 import { defineWorker } from '../../shared/workers/define-worker.js';
 
 /**

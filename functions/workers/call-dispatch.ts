@@ -1,7 +1,7 @@
 import { dispatchCall } from '../../shared/calls/dispatch.js';
 import { launchNow } from '../../shared/campaigns/driver.js';
 import { logger } from '../../shared/observability.js';
-import { callDispatchQueueMessage } from '../../shared/schemas/messages.js';
+import { callDispatchQueueMessage } from '../../shared/schemas/queue-bodies.js';
 import { defineWorker } from '../../shared/workers/define-worker.js';
 
 /**

@@ -1,6 +1,6 @@
 import { playCallStep } from '../../shared/sandbox/call-player.js';
 import { playMessageStep } from '../../shared/sandbox/message-player.js';
-import { sandboxTimelineMessage } from '../../shared/schemas/messages.js';
+import { sandboxTimelineMessage } from '../../shared/schemas/queue-bodies.js';
 import { defineWorker } from '../../shared/workers/define-worker.js';
 
 /**

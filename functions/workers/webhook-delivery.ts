@@ -1,7 +1,7 @@
 import { now } from '../../shared/clock.js';
 import { logger } from '../../shared/observability.js';
 import { markDeadLettered } from '../../shared/repositories/webhook-events.js';
-import { webhookDeliveryMessage } from '../../shared/schemas/messages.js';
+import { webhookDeliveryMessage } from '../../shared/schemas/queue-bodies.js';
 import { deadLetter, enqueueDeliveries } from '../../shared/webhooks/delivery-queue.js';
 import { deliverEvents, type AutomaticOutcome } from '../../shared/webhooks/deliver-event.js';
 import { defineBatchWorker } from '../../shared/workers/define-batch-worker.js';

@@ -30,7 +30,7 @@ export class DataTable extends Construct {
       encryption: dynamodb.TableEncryption.AWS_MANAGED,
       // Tenant data: never deleted by a stack operation or by a stray DeleteTable call.
       deletionProtection: true,
-      // Keys only: the outbox relay learns which shard got a marker (infra/workers.ts tableStream).
+      // Keys only: the outbox relay learns which shard got a marker (shared/workers.ts tableStream).
       stream: dynamodb.StreamViewType.KEYS_ONLY,
       removalPolicy: RemovalPolicy.RETAIN,
     });

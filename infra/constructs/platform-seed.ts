@@ -15,7 +15,7 @@ import { Construct } from 'constructs';
 import { seedContentHash } from '../../shared/seed/platform.js';
 import { AppFunction } from './app-function.js';
 
-/** What the seed does to the table (shared/seed/platform.ts, shared/repositories/templates.ts seedTemplate). */
+/** What the seed does to the table (shared/seed/platform.ts, shared/repositories/agent-templates.ts seedTemplate). */
 export const SEED_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
 /** The partitions the seed writes: `PLATFORM` (meta) and `PLATFORM#…` (templates and their versions). */
 export const SEED_LEADING_KEYS = ['PLATFORM', 'PLATFORM#*'] as const;

@@ -1,5 +1,5 @@
 /**
- * The local event source mappings: one long-polling loop per worker in infra/workers.ts.
+ * The local event source mappings: one long-polling loop per worker in shared/workers.ts.
  * Each batch goes to the worker as a genuine SQSEvent; afterwards every record not named
  * in `batchItemFailures` is deleted. A worker that throws deletes nothing: the whole
  * batch comes back after the visibility timeout and, past maxReceiveCount, goes to the DLQ.

@@ -11,7 +11,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { fallbackRoute, routes as manifestRoutes } from '../../shared/routes.js';
-import { workers as manifestWorkers } from '../workers.js';
+import { workers as manifestWorkers } from '../../shared/workers.js';
 import { DEFAULT_LOCAL_TABLE_NAME } from '../../shared/db/table-definition.js';
 import type { QueueName } from '../../shared/queues/definitions.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';

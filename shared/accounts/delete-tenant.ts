@@ -45,7 +45,7 @@ import { getTelephonyAccount, openSandboxCredentials, type TelephonyAccountRecor
 import { providerFor } from '../telephony/carrier-for.js';
 import { completeDeletion, dropDeletionDue, dueDeletions, getDeletionRequest, saveDeletionProgress as saveProgress, startDeletionItem, type DeletionRequest } from '../repositories/account-deletion.js';
 import { getTenant, markTenantDeleting, putTenantTombstone, tenantDeletingItem } from '../repositories/tenants.js';
-import { ACTIVE_CAMPAIGN_STATUSES, RELEASABLE_NUMBER_STATUSES } from './deletion-rules.js';
+import { ACTIVE_CAMPAIGN_STATUSES, RELEASABLE_NUMBER_STATUSES } from '../policy/accounts/deletion-rules.js';
 import { isRetained, numberHash, suppressedNumber, suppressionHashItem, suppressionHashKey, tenantTombstone } from './retention.js';
 
 export const DELETION_STEPS = ['revoke', 'campaigns', 'calls', 'numbers', 'objects', 'sweep', 'finish'] as const;

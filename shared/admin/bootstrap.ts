@@ -5,7 +5,7 @@
 import { now as clockNow } from '../clock.js';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { mintApiKey } from '../auth/api-keys.js';
-import type { Role } from '../auth/roles.js';
+import type { Role } from '../policy/auth/roles.js';
 import { putNew as put, transactWrite } from '../db/transact-write.js';
 import { newId } from '../ids.js';
 import { apiKeyItem } from '../repositories/api-keys.js';

@@ -10,7 +10,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseDncFile } from '../dnc/snapshot-file.js';
+import { parseDncFile } from '../policy/dnc/snapshot-file.js';
 import { replaceDncSnapshot } from '../repositories/dnc-snapshots.js';
 import { newSandboxCredentials, putSandboxAccount } from '../sandbox/accounts.js';
 import { createRepAction, createTenant, OperatorError } from './bootstrap.js';

@@ -4,7 +4,7 @@
  * before anything is written.
  */
 import { readFile } from 'node:fs/promises';
-import { asOfProblem, DncFileProblem, parseDncFile } from '../dnc/snapshot-file.js';
+import { asOfProblem, DncFileProblem, parseDncFile } from '../policy/dnc/snapshot-file.js';
 import { dncStatus, replaceDncSnapshot } from '../repositories/dnc-snapshots.js';
 import { OperatorError } from './bootstrap.js';
 

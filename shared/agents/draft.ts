@@ -3,7 +3,7 @@
  * references that need a read (compliance profile, reps) checked against this tenant.
  * Every broken reference is reported in one 422, each at its own loc.
  */
-import { ValidationError, type ValidationIssue } from '../http/errors.js';
+import { ValidationError, type ValidationIssue } from '../errors.js';
 import { getProfile } from '../repositories/compliance-profiles.js';
 import { getPack, getPackVersion } from '../repositories/knowledge-packs.js';
 import { getRep, repSnapshot } from '../repositories/reps.js';

@@ -5,7 +5,7 @@ import type { Actor, ApiKeyRecord } from '../repositories/api-keys.js';
 import type { apiKeySummary } from '../schemas/identity.js';
 import { appSecrets } from '../secrets.js';
 import { formatToken, hashSecret, mintSecret, TOKEN_PREFIX } from './api-key-token.js';
-import type { Role } from './roles.js';
+import type { Role } from '../policy/auth/roles.js';
 
 export interface MintedKey {
   record: ApiKeyRecord;

@@ -4,13 +4,13 @@
  * Cookie routes refuse an Authorization header outright (a bearer key never works there),
  * and a state-changing cookie route also needs `Origin` = the dashboard's origin (403).
  */
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { useSession } from '../sessions/session-cookie.js';
 import { getSignInUser } from '../repositories/users.js';
 import { getTenant, tenantUsable } from '../repositories/tenants.js';
 import { now } from '../clock.js';
-import { originAllowed, readSessionCookie, STATE_CHANGING_METHODS } from './session-rules.js';
-import type { Role } from './roles.js';
+import { originAllowed, readSessionCookie, STATE_CHANGING_METHODS } from '../policy/auth/session-rules.js';
+import type { Role } from '../policy/auth/roles.js';
 
 export interface SessionPrincipal {
   tenantId: string;
@@ -25,9 +25,9 @@ export interface SessionPrincipal {
   sessionLastUsedAt: string;
 }
 
-const sessionUnauthorized = () => new HttpError(401, 'unauthorized', 'Missing or invalid session');
-export const bearerOnCookieRoute = () => new HttpError(401, 'unauthorized', 'This operation takes the dashboard session cookie, not an Authorization header');
-const originRefused = (what: string) => new HttpError(403, 'origin_refused', `The request's Origin is not ${what}`);
+const sessionUnauthorized = () => new DomainError('unauthorized', 'unauthorized', 'Missing or invalid session');
+export const bearerOnCookieRoute = () => new DomainError('unauthorized', 'unauthorized', 'This operation takes the dashboard session cookie, not an Authorization header');
+const originRefused = (what: string) => new DomainError('forbidden', 'origin_refused', `The request's Origin is not ${what}`);
 
 /** The dashboard's origin (DASHBOARD_ORIGIN) and the portal's (PORTAL_ORIGIN, defaulting to the dashboard's). */
 export const dashboardOrigin = (): string | undefined => process.env.DASHBOARD_ORIGIN || undefined;

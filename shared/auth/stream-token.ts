@@ -10,7 +10,7 @@
  * that has passed, a genuine token for that call is 409 `call_ended` on every runtime route.
  */
 import { now } from '../clock.js';
-import { conflict, forbidden, HttpError } from '../http/errors.js';
+import { conflict, forbidden, DomainError } from '../errors.js';
 import { callTokenKey } from '../telephony/call-token-key.js';
 import { verifyStreamToken, type VerifiedStreamClaims } from '../telephony/call-tokens.js';
 import { bearerToken } from './api-key-token.js';
@@ -19,7 +19,7 @@ import { getCallTiming } from '../repositories/call-timing.js';
 
 export type StreamPrincipal = VerifiedStreamClaims;
 
-const missing = () => new HttpError(401, 'unauthorized', "Missing call token: send the Stream token as 'Authorization: Bearer <token>'", { 'www-authenticate': 'Bearer' });
+const missing = () => new DomainError('unauthorized', 'unauthorized', "Missing call token: send the Stream token as 'Authorization: Bearer <token>'", {}, { challenge: 'Bearer' });
 
 export async function authenticateStreamToken(authorization: string | undefined, pathCallId: string | undefined, at = now()): Promise<StreamPrincipal> {
   const token = bearerToken(authorization);

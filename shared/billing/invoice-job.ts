@@ -15,7 +15,7 @@ import { connectionsBoughtSince } from '../repositories/receptionist-purchases.j
 import { getTenant } from '../repositories/tenants.js';
 import { invoiceLines, invoiceTotal } from './invoices.js';
 import { paymentProvider, type PaymentProvider } from './payment-provider.js';
-import { periodBounds, previousPeriod } from './period.js';
+import { periodBounds, previousPeriod } from '../policy/billing/period.js';
 import { periodUsage } from './usage-summary.js';
 
 export interface InvoiceJobSummary {

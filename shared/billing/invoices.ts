@@ -2,10 +2,10 @@
  * Invoices, pure parts (see docs/decisions/billing.md): the line items of a closed period (from the same rating
  * the summary shows), and the monotonic status moves the payment provider's webhooks make.
  */
-import { METERS } from './meters.js';
-import type { Plan } from './plans.js';
-import type { RatedPeriod } from './rating.js';
-import { decimalString } from './rating.js';
+import { METERS } from '../policy/billing/meters.js';
+import type { Plan } from '../policy/billing/plans.js';
+import type { RatedPeriod } from '../policy/billing/rating.js';
+import { decimalString } from '../policy/billing/rating.js';
 import type { InvoiceStatus } from '../schemas/billing.js';
 
 export interface InvoiceLineItem {

@@ -9,9 +9,9 @@
 import { getBillingAccount, getPlan, telephonyModeOfTenant, type BillingAccount } from '../repositories/billing.js';
 import { invoicesWithStatus, recentInvoices, type InvoiceRecord } from '../repositories/invoices.js';
 import { readPeriodTotals } from '../repositories/usage-ledger.js';
-import { dayOf, periodBounds, periodOf } from './period.js';
-import { minusTotals, ratePeriod } from './rating.js';
-import type { Plan } from './plans.js';
+import { dayOf, periodBounds, periodOf } from '../policy/billing/period.js';
+import { minusTotals, ratePeriod } from '../policy/billing/rating.js';
+import type { Plan } from '../policy/billing/plans.js';
 
 const DAY_MS = 86_400_000;
 /** An open invoice is past due this long after it was issued (the provider's days_until_due). */

@@ -3,12 +3,12 @@
  * invoice job use the same reads): the plan, the telephony mode and the period's running
  * totals (one Query of ≤ 144 total shards, whatever the ledger holds), rated by rating.ts.
  */
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { getBillingAccount, getPlan, telephonyModeOfTenant } from '../repositories/billing.js';
 import { readPeriodTotals } from '../repositories/usage-ledger.js';
-import type { Plan } from './plans.js';
-import { periodBounds } from './period.js';
-import { ratePeriod, type RatedPeriod } from './rating.js';
+import type { Plan } from '../policy/billing/plans.js';
+import { periodBounds } from '../policy/billing/period.js';
+import { ratePeriod, type RatedPeriod } from '../policy/billing/rating.js';
 
 export interface PeriodUsage {
   plan: Plan;
@@ -19,7 +19,7 @@ export interface PeriodUsage {
 
 export async function periodUsage(tenantId: string, period: string): Promise<PeriodUsage> {
   const account = await getBillingAccount(tenantId);
-  if (!account) throw new HttpError(404, 'not_found', 'Tenant not found');
+  if (!account) throw new DomainError('not_found', 'not_found', 'Tenant not found');
   const [plan, mode, totals] = await Promise.all([getPlan(account.plan_id), telephonyModeOfTenant(tenantId), readPeriodTotals(tenantId, period)]);
   if (!plan) throw new Error(`plan ${account.plan_id} of tenant ${tenantId} is not seeded`);
   const { start, end } = periodBounds(period);

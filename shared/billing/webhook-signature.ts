@@ -8,7 +8,7 @@
  * this against headers the library's own signer makes. The instant is an argument.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { signatureHeader } from '../webhooks/signature.js';
+import { signatureHeader } from '../schemas/webhook-signature.js';
 
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 

@@ -8,9 +8,9 @@
  * a sandbox calendar shows a busy block out of the box) and `google_calendar` (the Google
  * adapter's free/busy, shared/calendar/google.ts).
  */
-import { dateMs, freeSlots, wallToInstant, type Interval, type Slot } from './availability.js';
+import { dateMs, freeSlots, wallToInstant, type Interval, type Slot } from '../policy/calendar/availability.js';
 import { googleFreeBusy } from './google.js';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { sandboxEvents, type ConnectionRecord } from '../repositories/integration-connections.js';
 
 const DAY_MS = 86_400_000;
@@ -37,7 +37,7 @@ function sandboxLunches(zone: string, from: number, to: number): Interval[] {
 }
 
 /** Every use of a calendar in `error` (its provider refused our refresh) — availability, bookings, check_calendar — answers this, the same as the refusal itself did. */
-const reauthorizationRequired = () => new HttpError(409, 'calendar_reauthorization_required', 'The calendar provider refused to refresh this connection; disconnect it (DELETE) and connect it again');
+const reauthorizationRequired = () => new DomainError('conflict', 'calendar_reauthorization_required', 'The calendar provider refused to refresh this connection; disconnect it (DELETE) and connect it again');
 
 export async function busyBlocks(c: ConnectionRecord, from: number, to: number): Promise<Interval[]> {
   if (c.status === 'error') throw reauthorizationRequired();

@@ -16,11 +16,11 @@
  */
 import * as oauth from 'oauth4webapi';
 import { now } from '../clock.js';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { appSecrets } from '../secrets.js';
 import { publicBaseUrl } from '../telephony/endpoints.js';
 import { markConnectionError, openTokens, storeRefreshedTokens, type ConnectionRecord, type OAuthTokens } from '../repositories/integration-connections.js';
-import type { Interval } from './availability.js';
+import type { Interval } from '../policy/calendar/availability.js';
 
 const GOOGLE_SCOPES = ['https://www.googleapis.com/auth/calendar.freebusy', 'https://www.googleapis.com/auth/calendar.events'];
 export const SANDBOX_GOOGLE_CLIENT = { id: 'sandbox-google-client', secret: 'sandbox-google-client-secret' };
@@ -55,7 +55,7 @@ const requestOptions = () => (isSandbox() && sandboxGoogleBase().startsWith('htt
 async function clientCredentials(): Promise<{ id: string; secret: string }> {
   if (isSandbox()) return SANDBOX_GOOGLE_CLIENT;
   const s = await appSecrets();
-  if (!s.googleOAuth) throw new HttpError(409, 'provider_not_configured', 'Google Calendar is not configured on this deployment (no OAuth client); use sandbox_calendar');
+  if (!s.googleOAuth) throw new DomainError('conflict', 'provider_not_configured', 'Google Calendar is not configured on this deployment (no OAuth client); use sandbox_calendar');
   return { id: s.googleOAuth.clientId, secret: s.googleOAuth.clientSecret };
 }
 
@@ -90,7 +90,7 @@ export interface ExchangedTokens {
 }
 
 /** Google's token endpoint could not be reached: a clear 502 (never the transport's message, which may name the request). */
-const unreachable = () => new HttpError(502, 'oauth_provider_unreachable', 'Google could not be reached to complete the authorization; start again from /v1/integration-connections/oauth/start');
+const unreachable = () => new DomainError('upstream_failed', 'oauth_provider_unreachable', 'Google could not be reached to complete the authorization; start again from /v1/integration-connections/oauth/start');
 
 const expiryOf = (expiresIn: number | undefined) => new Date(now().getTime() + (expiresIn ?? 3600) * 1000).toISOString();
 
@@ -103,7 +103,7 @@ export async function exchangeCode(callback: URLSearchParams, expectedState: str
   try {
     params = oauth.validateAuthResponse(as, client, callback, expectedState);
   } catch (err) {
-    throw new HttpError(400, 'oauth_callback_invalid', `The authorization response was refused: ${(err as Error).message}`);
+    throw new DomainError('bad_request', 'oauth_callback_invalid', `The authorization response was refused: ${(err as Error).message}`);
   }
   let response: Response;
   try {
@@ -116,7 +116,7 @@ export async function exchangeCode(callback: URLSearchParams, expectedState: str
   try {
     result = await oauth.processAuthorizationCodeResponse(as, client, response);
   } catch (err) {
-    throw new HttpError(502, 'oauth_exchange_failed', `Google refused the authorization code (${(err as { error?: string }).error ?? 'invalid response'})`);
+    throw new DomainError('upstream_failed', 'oauth_exchange_failed', `Google refused the authorization code (${(err as { error?: string }).error ?? 'invalid response'})`);
   }
   return { tokens: { access_token: result.access_token, refresh_token: result.refresh_token ?? null }, accessExpiresAt: expiryOf(result.expires_in), scopes: result.scope ? result.scope.split(' ') : GOOGLE_SCOPES };
 }
@@ -127,7 +127,7 @@ async function accessToken(c: ConnectionRecord): Promise<string> {
   if (c.access_expires_at && Date.parse(c.access_expires_at) - REFRESH_SKEW_MS > now().getTime()) return tokens.access_token;
   if (!tokens.refresh_token) {
     await markConnectionError(c);
-    throw new HttpError(409, 'calendar_reauthorization_required', 'The calendar connection has expired and holds no refresh token; connect it again');
+    throw new DomainError('conflict', 'calendar_reauthorization_required', 'The calendar connection has expired and holds no refresh token; connect it again');
   }
   const as = authorizationServer();
   const cc = await clientCredentials();
@@ -136,7 +136,7 @@ async function accessToken(c: ConnectionRecord): Promise<string> {
   try {
     response = await oauth.refreshTokenGrantRequest(as, client, oauth.ClientSecretPost(cc.secret), tokens.refresh_token, requestOptions());
   } catch {
-    throw new HttpError(502, 'calendar_provider_error', 'Google could not be reached to refresh the calendar connection');
+    throw new DomainError('upstream_failed', 'calendar_provider_error', 'Google could not be reached to refresh the calendar connection');
   }
   let result: oauth.TokenEndpointResponse;
   try {
@@ -145,9 +145,9 @@ async function accessToken(c: ConnectionRecord): Promise<string> {
     // Google answered, but not with tokens. An OAuth error (invalid_grant: revoked, expired)
     // is a refusal: the connection is in error until it is connected again. Anything else
     // (a 5xx, an unreadable answer) is Google failing, not refusing.
-    if (!(err instanceof oauth.ResponseBodyError)) throw new HttpError(502, 'calendar_provider_error', 'Google did not answer the token refresh properly');
+    if (!(err instanceof oauth.ResponseBodyError)) throw new DomainError('upstream_failed', 'calendar_provider_error', 'Google did not answer the token refresh properly');
     await markConnectionError(c);
-    throw new HttpError(409, 'calendar_reauthorization_required', 'Google refused to refresh the calendar connection; connect it again');
+    throw new DomainError('conflict', 'calendar_reauthorization_required', 'Google refused to refresh the calendar connection; connect it again');
   }
   const fresh = { access_token: result.access_token, refresh_token: result.refresh_token ?? tokens.refresh_token };
   await storeRefreshedTokens(c, fresh, expiryOf(result.expires_in));
@@ -181,9 +181,9 @@ async function calendarFetch(c: ConnectionRecord, path: string, body: unknown): 
   try {
     res = await fetch(`${googleEndpoints().calendar}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
   } catch {
-    throw new HttpError(502, 'calendar_provider_error', 'Google Calendar could not be reached');
+    throw new DomainError('upstream_failed', 'calendar_provider_error', 'Google Calendar could not be reached');
   }
-  if (!res.ok) throw new HttpError(502, 'calendar_provider_error', `Google Calendar answered ${res.status}`);
+  if (!res.ok) throw new DomainError('upstream_failed', 'calendar_provider_error', `Google Calendar answered ${res.status}`);
   return (await res.json()) as Record<string, unknown>;
 }
 

@@ -12,7 +12,7 @@ import { env } from '../config.js';
 import { logger } from '../observability.js';
 import { sqs } from '../queues/client.js';
 import { queues } from '../queues/definitions.js';
-import type { CallAnalysisMessage } from '../schemas/messages.js';
+import type { CallAnalysisMessage } from '../schemas/queue-bodies.js';
 
 /**
  * Seconds the analysis waits after the call ended (SQS DelaySeconds, 0–900; default 5): the

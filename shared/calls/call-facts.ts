@@ -23,7 +23,7 @@
 import type { CallFacts, ConversationActionFact, TurnFact } from '../policy/analysis/facts.js';
 import type { CallRecordWithEvents } from '../schemas/call-record.js';
 
-/** An `EVENT#` item of the call partition, as stored by shared/repositories/call-events.ts. */
+/** An `EVENT#` item of the call partition, as stored by shared/repositories/runtime-events.ts. */
 export interface StoredCallEvent {
   event_id: string;
   event_type: string;

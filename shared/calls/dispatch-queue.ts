@@ -1,7 +1,7 @@
 /**
  * Messages on the call-dispatch queue: a call to dial (POST /v1/calls for an allowed call, the
  * scheduler for due ones, a campaign's launch) and a campaign's launch step (an attempt's end
- * freed a slot: see docs/decisions/campaigns.md). Only their shapes (shared/schemas/messages.ts)
+ * freed a slot: see docs/decisions/campaigns.md). Only their shapes (shared/schemas/queue-bodies.ts)
  * are shared: the call path never imports the campaigns that consume them.
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
@@ -9,7 +9,7 @@ import { env } from '../config.js';
 import { logger } from '../observability.js';
 import { sqs } from '../queues/client.js';
 import { queues } from '../queues/definitions.js';
-import type { CallDispatchMessage, CampaignLaunchMessage } from '../schemas/messages.js';
+import type { CallDispatchMessage, CampaignLaunchMessage } from '../schemas/queue-bodies.js';
 
 const send = (message: CallDispatchMessage | CampaignLaunchMessage, delaySeconds = 0) =>
   sqs().send(new SendMessageCommand({ QueueUrl: env.queueUrl(queues.callDispatch.envVar), MessageBody: JSON.stringify(message), DelaySeconds: Math.max(0, Math.min(900, Math.floor(delaySeconds))) }));

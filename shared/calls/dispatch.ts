@@ -38,7 +38,7 @@ import { getTelephonyAccount, type TelephonyAccountRecord } from '../repositorie
 import { providerFor } from '../telephony/carrier-for.js';
 import { publicBaseUrl } from '../telephony/endpoints.js';
 import { CarrierRefused, type PlaceCallInput, type TelephonyProvider } from '../telephony/provider.js';
-import { blockedEvent, completedEvent, dialingEvent, scheduledEvent } from './call-events.js';
+import { blockedEvent, completedEvent, dialingEvent, scheduledEvent } from './call-outbox-events.js';
 import type { CallerNumber } from './compliance-inputs.js';
 import { parkCall } from './park-call.js';
 import { acquireDialSlot, DialSlotsBusy, timedTransition, waitForDialSlot, waitUntilDialLead } from './cps-limiter.js';

@@ -9,7 +9,7 @@
  * ["body","agent_id"] / ["body","contact_id"]); an agent never published is
  * AgentNotPublished (409 agent_not_published).
  */
-import { conflict, ValidationError, type ValidationIssue } from '../http/errors.js';
+import { conflict, ValidationError, type ValidationIssue } from '../errors.js';
 import { evaluate } from '../policy/compliance/index.js';
 import type { ContactRecord } from '../repositories/contacts.js';
 import type { AgentDefinition, AgentVersion } from '../schemas/agents.js';

@@ -7,7 +7,7 @@
 import { readStoredAnalysis } from '../policy/analysis/stored.js';
 import type { CallRecordWithEvents } from '../schemas/call-record.js';
 import type { CallDetail } from '../schemas/call-detail.js';
-import { qualificationView, responseFitReview, type QualificationOutcome } from '../workflow/qualification.js';
+import { qualificationView, responseFitReview, type QualificationOutcome } from '../policy/workflow/qualification.js';
 
 type Stored = CallRecordWithEvents;
 

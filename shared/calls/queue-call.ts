@@ -23,7 +23,7 @@ import { dueItemPut, outboundCallPut, type OutboundCallRecord, type OutboundTele
 import { getTelephonyAccount } from '../repositories/telephony-accounts.js';
 import type { QueueCallRequest } from '../schemas/calls.js';
 import type { ContactAttempt } from '../schemas/contact-attempts.js';
-import { blockedEvent, completedEvent, queuedEvent, scheduledEvent } from './call-events.js';
+import { blockedEvent, completedEvent, queuedEvent, scheduledEvent } from './call-outbox-events.js';
 import { sendDispatch } from './dispatch-queue.js';
 import { judgeCall, type CallJudgement } from './judge-call.js';
 import { presentContactAttempt } from './present-attempt.js';

@@ -26,7 +26,7 @@ import { onDispatchUnknown } from '../policy/call-state/machine.js';
 import { getCall } from '../repositories/calls.js';
 import { dropWatch, endOfCallWatches, sweepWatches, watchesOlderThan as olderThan } from '../repositories/call-watches.js';
 import { callTransition, dialingWatchDelete, dueInstantOf, failedConditionIndex, moveDueItem, type OutboundCallRecord } from '../repositories/outbound-calls.js';
-import { completedEvent } from './call-events.js';
+import { completedEvent } from './call-outbox-events.js';
 import { sendDispatch } from './dispatch-queue.js';
 import { runAnalysisResend } from './analysis-resend.js';
 import { runUnfinishedReconciler } from './unfinished-calls.js';

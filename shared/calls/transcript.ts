@@ -4,10 +4,10 @@
  * events) and paged by `seq`; the cursor carries the last seq returned, signed and bound to
  * the tenant and the call like every other cursor.
  */
-import { invalid } from '../http/errors.js';
+import { invalid } from '../errors.js';
 import { decodeCursor, encodeCursor, InvalidCursor } from '../pagination/cursor.js';
 import type { Page } from '../pagination/page.js';
-import { callTurns, type StoredTurn } from '../repositories/call-events.js';
+import { callTurns, type StoredTurn } from '../repositories/runtime-events.js';
 import type { TranscriptTurn } from '../schemas/call-detail.js';
 import { appSecrets } from '../secrets.js';
 

@@ -9,13 +9,13 @@
  *          disposes what is not dialling yet.
  */
 import { latestPublishedVersion } from '../calls/compliance-inputs.js';
-import { conflict, HttpError } from '../http/errors.js';
+import { conflict, DomainError } from '../errors.js';
 import { newId } from '../ids.js';
 import { getPool } from '../repositories/number-pools.js';
 import { activeMarkerPut, CampaignStatusConflict, getCampaign, moveCampaign, type CampaignRecord } from '../repositories/campaigns.js';
-import type { CampaignAction } from './rules.js';
+import type { CampaignAction } from '../policy/campaigns/rules.js';
 
-const statusConflict = (action: string, status: string) => new HttpError(409, 'campaign_status_conflict', `A ${status} campaign cannot be ${action}`, {}, { status });
+const statusConflict = (action: string, status: string) => new DomainError('conflict', 'campaign_status_conflict', `A ${status} campaign cannot be ${action}`, { status });
 
 async function move(tenantId: string, campaignId: string, action: CampaignAction, to: CampaignRecord['status'], opts: Parameters<typeof moveCampaign>[4] = {}) {
   try {

@@ -10,7 +10,7 @@ import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../db/client.js';
 import { campaignKeys } from '../db/keys.js';
 import { BLOCK_CODES } from '../policy/compliance/types.js';
-import { blockSubCode, judgeAttemptEnd, type CampaignAttemptInfo } from './rules.js';
+import { blockSubCode, judgeAttemptEnd, type CampaignAttemptInfo } from '../policy/campaigns/rules.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 

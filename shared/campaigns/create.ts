@@ -6,7 +6,7 @@
  * pinned version; docs/decisions/campaigns.md). The campaign starts in `draft`.
  */
 import { agentExists, latestPublishedVersion } from '../calls/compliance-inputs.js';
-import { conflict, ValidationError, type ValidationIssue } from '../http/errors.js';
+import { conflict, ValidationError, type ValidationIssue } from '../errors.js';
 import { getList } from '../repositories/contact-lists.js';
 import { getPhoneNumber } from '../repositories/phone-numbers.js';
 import { getPool } from '../repositories/number-pools.js';

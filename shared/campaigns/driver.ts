@@ -16,7 +16,7 @@ import { activeCampaignMarkers, activeMarkerDelete, CampaignStatusConflict, drop
 import { sweepCancelled } from './cancel-sweep.js';
 import { dispatchCall } from '../calls/dispatch.js';
 import { launchAttempts, type DispatchLaunched } from './launch.js';
-import { isFinished } from './rules.js';
+import { isFinished } from '../policy/campaigns/rules.js';
 import { scrubPage } from './scrub.js';
 
 /** How long one tick may scrub one campaign (the AWS tick function has 50 s, shared with the reconcilers). */

@@ -16,10 +16,10 @@ import { dueQueue, getCampaignRow, rowLaunchItems, type QueuedContact } from '..
 import { launchSlotItem, type CampaignRecord } from '../repositories/campaigns.js';
 import { contactAttemptPut } from '../repositories/contact-attempts.js';
 import { dueItemPut, outboundCallPut, type OutboundCallRecord } from '../repositories/outbound-calls.js';
-import { queuedEvent, scheduledEvent } from '../calls/call-events.js';
+import { queuedEvent, scheduledEvent } from '../calls/call-outbox-events.js';
 import { sendDispatch } from '../calls/dispatch-queue.js';
 import { newOutboundCall, telephonyOf } from '../calls/queue-call.js';
-import { launchable } from './rules.js';
+import { launchable } from '../policy/campaigns/rules.js';
 
 /** The most attempts one tick launches for a campaign without a concurrency cap. */
 const LAUNCH_BATCH = 100;

@@ -19,7 +19,7 @@ import { saveScrubCursor, scrubCountItem, type CampaignRecord } from '../reposit
 import { listMembersPage } from '../repositories/contact-lists.js';
 import type { AgentVersion } from '../schemas/agents.js';
 import { judgeCall, UnknownCallTarget, type CallJudgement } from '../calls/judge-call.js';
-import { blockSubCode } from './rules.js';
+import { blockSubCode } from '../policy/campaigns/rules.js';
 
 const SCRUB_PAGE = 50;
 const PARALLEL = 10;

@@ -22,7 +22,7 @@ import type { RouteDefinition } from '../routes.js';
 import { requestFingerprint } from '../idempotency/fingerprint.js';
 import { claim, complete, completedRecordPut, completionUpdate, idempotencyRecordKey, putCompletedRecord, readRecord, recordOutcome, release, type ClaimResult, type IdempotencyScope } from '../repositories/idempotency.js';
 import { logger } from '../observability.js';
-import { conflict, ValidationError } from './errors.js';
+import { conflict, ValidationError } from '../errors.js';
 import type { RouteResult } from './responses.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

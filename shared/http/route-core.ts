@@ -17,9 +17,9 @@ import type { z } from 'zod';
 import { logger, metrics } from '../observability.js';
 import { type RouteDefinition, type RouteId, routeById } from '../routes.js';
 import { errorResponse } from './error-response.js';
-import { HttpError, ValidationError, type ValidationIssue } from './errors.js';
+import { DomainError, ValidationError, type ValidationIssue } from '../errors.js';
 import { formPairs, rawBody } from './form.js';
-import { jsonTooDeep, unholdableJson } from './json-limits.js';
+import { jsonTooDeep, unholdableJson } from '../schemas/json-limits.js';
 import { isFormMediaType, isJsonMediaType } from './media-type.js';
 import { jsonResponse, type RouteResult } from './responses.js';
 import { toValidationIssues } from './validation.js';
@@ -211,11 +211,7 @@ function jsonBody(schemas: CoreSchemas): MiddlewareObj {
       }
       const contentType = req.event.headers?.['content-type'];
       if (!isJsonMediaType(contentType)) {
-        throw new HttpError(
-          415,
-          'unsupported_media_type',
-          `The request body must be JSON: Content-Type application/json (charset utf-8 if given) or a +json type${contentType ? `, not '${contentType.slice(0, 100)}'` : ''}`,
-        );
+        throw new DomainError('unsupported_media_type', 'unsupported_media_type', `The request body must be JSON: Content-Type application/json (charset utf-8 if given) or a +json type${contentType ? `, not '${contentType.slice(0, 100)}'` : ''}`);
       }
       // Before parsing: a body nested too deep is refused in one pass, never parsed.
       const tooDeep = jsonTooDeep(rawBody(req.event));
@@ -243,11 +239,7 @@ function formBody(schemas: CoreSchemas): MiddlewareObj {
       const raw = rawBody(req.event);
       const contentType = req.event.headers?.['content-type'];
       if (raw !== '' && !isFormMediaType(contentType)) {
-        throw new HttpError(
-          415,
-          'unsupported_media_type',
-          `The request body must be a form: Content-Type application/x-www-form-urlencoded${contentType ? `, not '${contentType.slice(0, 100)}'` : ''}`,
-        );
+        throw new DomainError('unsupported_media_type', 'unsupported_media_type', `The request body must be a form: Content-Type application/x-www-form-urlencoded${contentType ? `, not '${contentType.slice(0, 100)}'` : ''}`);
       }
       const pairs = formPairs(raw);
       req.context.state!.form = pairs;

@@ -16,7 +16,7 @@ import { authenticateStreamToken, type StreamPrincipal } from '../auth/stream-to
 import { logger } from '../observability.js';
 import { type FilterCondition, type FilterSpec, parseFilters } from '../pagination/filters.js';
 import type { RouteDefinition, RouteId } from '../routes.js';
-import { forbidden } from './errors.js';
+import { forbidden } from '../errors.js';
 import { type IdempotencyHandle, prefetchKey, requestKey, runIdempotent } from './idempotency.js';
 import type { RouteResult } from './responses.js';
 import { buildRoute, type CoreRequest, type CoreSchemas, manifestEntry, type RouteHandler } from './route-core.js';

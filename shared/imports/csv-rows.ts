@@ -14,7 +14,7 @@
  * is line 1), which differs from row + 1 when a quoted cell spans lines.
  */
 import { CsvError, parse } from 'csv-parse/sync';
-import type { ValidationIssue } from '../http/errors.js';
+import type { ValidationIssue } from '../errors.js';
 
 export interface CsvRecord {
   row: number;

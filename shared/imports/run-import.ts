@@ -24,7 +24,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { transactWrite } from '../db/transact-write.js';
 import { contactKeys } from '../db/keys.js';
-import { ValidationError, type ValidationIssue } from '../http/errors.js';
+import { ValidationError, type ValidationIssue } from '../errors.js';
 import { ID_PREFIX, newId } from '../ids.js';
 import { backoff, mayRetry, RACE, type RetryPolicy } from '../retry.js';
 import { logger } from '../observability.js';

@@ -14,7 +14,7 @@
  * but answers nothing: an opt-out is never refused, and a number that may not text does not.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { activityItem } from '../mobile/activity.js';
+import { activityItem } from '../repositories/mobile-activity.js';
 import { commit, conditionalTransaction } from '../db/conditional-transaction.js';
 import { RACE } from '../retry.js';
 import { outboxItems } from '../events/outbox.js';

@@ -19,7 +19,7 @@
  *  - anything else (timeout, network error, a 5xx after the request may have been taken, a
  *    crash) → left queued, never re-sent; the scheduler fails it as send_unknown once its
  *    watch is older than MESSAGE_SEND_UNKNOWN_AFTER_MS (shared/messages/send-reconciler.ts),
- *    and a later callback naming its SID still corrects it (shared/messages/status.ts).
+ *    and a later callback naming its SID still corrects it (shared/policy/messages/status.ts).
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { readCallerPool, readContactHistory, readNumberFacts, type CallerNumber } from '../calls/compliance-inputs.js';

@@ -6,7 +6,7 @@
  * `send_unknown`, with `message.failed` and the watch deleted — one conditional transaction
  * (still queued, still no SID, still this watch). Never re-sent: the carrier may have it. A
  * later status callback naming its SID still corrects it (carrier truth wins,
- * shared/messages/status.ts). A watch whose message moved on is just deleted.
+ * shared/policy/messages/status.ts). A watch whose message moved on is just deleted.
  */
 import { messageKeys } from '../db/keys.js';
 import { transactWrite } from '../db/transact-write.js';

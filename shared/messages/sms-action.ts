@@ -3,9 +3,9 @@
  * The runtime events route refuses an action whose arguments this refuses (422), and the voice
  * runtime checks its own send_sms tool call with it before reporting, so both read the same rule.
  */
-import type { ValidationIssue } from '../http/errors.js';
+import type { ValidationIssue } from '../errors.js';
 import { MAX_BODY_CHARS } from '../schemas/text-messages.js';
-import { messageTemplate, renderTemplate } from './templates.js';
+import { messageTemplate, renderTemplate } from '../policy/messages/sms-templates.js';
 
 /** The text an action asks for, or what is wrong with its arguments (loc relative to the event). */
 export function smsActionText(args: Record<string, unknown>): { body: string; templateId: string | null } | { issue: Omit<ValidationIssue, 'loc'> & { loc: (string | number)[] } } {

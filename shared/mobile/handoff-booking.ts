@@ -12,7 +12,7 @@ import { calendarAvailability, busyBlocks, type AvailabilityQuestion } from '../
 import { googleInsertEvent } from '../calendar/google.js';
 import { signSlot, SLOT_TTL_MS, verifySlot } from '../calendar/slot-token.js';
 import { now } from '../clock.js';
-import { HttpError, invalid } from '../http/errors.js';
+import { DomainError, invalid } from '../errors.js';
 import { activeCalendar, getConnectionRecord } from '../repositories/integration-connections.js';
 import { bookHandoff, type Handoff } from '../repositories/handoffs.js';
 import { appSecrets } from '../secrets.js';
@@ -28,8 +28,8 @@ export const presentHandoff = (h: Handoff) => ({
   updated_at: h.updated_at,
 });
 
-const notConfirmed = (h: Handoff) => new HttpError(409, 'handoff_not_confirmed', 'The carrier has not confirmed this call yet: its handoff cannot book', {}, { status: h.status });
-const notConnected = () => new HttpError(409, 'calendar_not_connected', 'No active calendar connection: connect one under /v1/integration-connections first');
+const notConfirmed = (h: Handoff) => new DomainError('conflict', 'handoff_not_confirmed', 'The carrier has not confirmed this call yet: its handoff cannot book', { status: h.status });
+const notConnected = () => new DomainError('conflict', 'calendar_not_connected', 'No active calendar connection: connect one under /v1/integration-connections first');
 
 export async function handoffAvailability(tenantId: string, handoff: Handoff, q: Required<AvailabilityQuestion>) {
   if (handoff.status === 'pending') throw notConfirmed(handoff);
@@ -62,34 +62,34 @@ export async function bookHandoffSlot(tenantId: string, handoff: Handoff, slotId
   const at = now();
   const check = verifySlot(cursorKey, slotId, { tenantId, handoffId: handoff.id }, at);
   if (!check.ok) {
-    if (check.reason === 'slot_expired') throw new HttpError(409, 'slot_expired', 'This slot was offered more than 10 minutes ago: ask for availability again');
+    if (check.reason === 'slot_expired') throw new DomainError('conflict', 'slot_expired', 'This slot was offered more than 10 minutes ago: ask for availability again');
     throw invalid(['body', 'slot_id'], check.reason === 'slot_foreign' ? 'This slot was offered for another handoff' : 'Not a slot id this service issued', check.reason, slotId);
   }
   const slot = check.slot;
   if (handoff.status === 'booked') {
     if (handoff.booking?.starts_at === slot.startsAt && handoff.booking.ends_at === slot.endsAt) return { handoff, created: false }; // booking twice: the same booking
-    throw new HttpError(409, 'handoff_already_booked', `This handoff is already booked for ${handoff.booking?.starts_at}`, {}, { status: handoff.status });
+    throw new DomainError('conflict', 'handoff_already_booked', `This handoff is already booked for ${handoff.booking?.starts_at}`, { status: handoff.status });
   }
   if (handoff.status !== 'confirmed') throw notConfirmed(handoff);
   const connection = await activeCalendar(tenantId);
   if (!connection) throw notConnected();
   const start = Date.parse(slot.startsAt);
   const end = Date.parse(slot.endsAt);
-  if (start < at.getTime()) throw new HttpError(409, 'slot_expired', 'This slot has already started');
+  if (start < at.getTime()) throw new DomainError('conflict', 'slot_expired', 'This slot has already started');
   const busy = await busyBlocks(connection, start, end);
-  const taken = new HttpError(409, 'slot_taken', 'This slot is no longer free: ask for availability again');
+  const taken = new DomainError('conflict', 'slot_taken', 'This slot is no longer free: ask for availability again');
   if (busy.some((b) => b.start < end && b.end > start)) throw taken;
   const eventId = bookingEventId(handoff.id, slot.startsAt, slot.endsAt);
   // Google first: a failure here (thrown as a 502) leaves nothing committed, so a retry with
   // the same slot reaches Google again; an event Google already holds under this id is ours.
   if (connection.provider === 'google_calendar') await googleInsertEvent((await getConnectionRecord(tenantId, connection.id))!, { id: eventId, startsAt: slot.startsAt, endsAt: slot.endsAt, summary: 'Booking from a receptionist call' }).catch((err) => {
-    if (!(err instanceof HttpError && err.code === 'calendar_provider_error' && / 409$/.test(err.detail))) throw err;
+    if (!(err instanceof DomainError && err.code === 'calendar_provider_error' && / 409$/.test(err.detail))) throw err;
   });
   const result = await bookHandoff(tenantId, handoff, connection, { startsAt: slot.startsAt, endsAt: slot.endsAt, slotId }, eventId);
   if (result.kind === 'slot_taken') throw taken;
   if (result.kind === 'moved_on') {
     if (result.handoff.status === 'booked' && result.handoff.booking?.starts_at === slot.startsAt) return { handoff: result.handoff, created: false };
-    throw new HttpError(409, 'handoff_already_booked', 'This handoff was booked by another request', {}, { status: result.handoff.status });
+    throw new DomainError('conflict', 'handoff_already_booked', 'This handoff was booked by another request', { status: result.handoff.status });
   }
   return { handoff: result.handoff, created: true };
 }

@@ -15,7 +15,7 @@
  * a query at most .filtersPerQuery filter parameters and .valuesPerQuery values in all,
  * and alternatives compile to one IN (…) per field. Beyond a bound: 422 at ["query", name].
  */
-import type { ValidationIssue } from '../http/errors.js';
+import type { ValidationIssue } from '../errors.js';
 import { instantInRange } from '../schemas/common.js';
 import { CONTROL_CHARACTER_TYPE, controlCharacterMessage, forbiddenCharacter } from '../schemas/text.js';
 

@@ -13,7 +13,7 @@
 import { tableName } from '../db/client.js';
 import { queryAtLeast, type QueryParams } from '../db/query.js';
 import { belongsToTenant, isPlatformPartition, tenantPk } from '../db/keys.js';
-import { invalid } from '../http/errors.js';
+import { invalid } from '../errors.js';
 import { appSecrets } from '../secrets.js';
 import { decodeCursor, encodeCursor, InvalidCursor, type CursorKey } from './cursor.js';
 import { filterScope, toFilterExpression, type FilterCondition } from './filters.js';

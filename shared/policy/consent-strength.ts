@@ -2,7 +2,8 @@
  * Which consent is strongest, as a pure rule: pewc > pec > ebr > transactional, counting
  * only records that are valid now (not expired). Used to derive best_consent_class.
  */
-import type { CONSENT_BASES } from '../schemas/contacts.js';
+
+export const CONSENT_BASES = ['pewc', 'pec', 'ebr', 'transactional'] as const;
 
 export type ConsentBasis = (typeof CONSENT_BASES)[number];
 

@@ -18,8 +18,8 @@ import { backoff, RACE } from '../retry.js';
 import { keys, platformKeys } from '../db/keys.js';
 import { queryAll } from '../db/query.js';
 import { outboxItems } from '../events/outbox.js';
-import { conflict } from '../http/errors.js';
-import { confirmationEffect, DELETION_PROOF_TTL_MS, scheduledFor, type DeletionRequestStatus } from '../accounts/deletion-rules.js';
+import { conflict } from '../errors.js';
+import { confirmationEffect, DELETION_PROOF_TTL_MS, scheduledFor, type DeletionRequestStatus } from '../policy/accounts/deletion-rules.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 

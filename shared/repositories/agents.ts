@@ -19,7 +19,7 @@ import { queryPage } from '../pagination/page.js';
 import { buildRubric } from '../policy/rubric.js';
 import type { AgentDefinition, AgentVersion } from '../schemas/agents.js';
 import type { ComplianceProfile } from '../schemas/compliance-profiles.js';
-import type { Objective } from '../schemas/templates.js';
+import type { Objective } from '../policy/rubric.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 const T = () => tableName();

@@ -1,5 +1,5 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { Role } from '../auth/roles.js';
+import type { Role } from '../policy/auth/roles.js';
 import { batchGetItems, itemAt, type ItemKey } from '../db/batch-get.js';
 import { db, tableName } from '../db/client.js';
 import { isId } from '../ids.js';

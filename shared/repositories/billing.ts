@@ -1,15 +1,15 @@
 /**
  * Billing accounts and plans (see docs/decisions/billing.md). Plans are platform data (`PLATFORM#PLANS`, seeded
- * from shared/billing/plans.ts); a tenant's billing account (`BILLING` in its partition)
+ * from shared/policy/billing/plans.ts); a tenant's billing account (`BILLING` in its partition)
  * names its plan, its daily budget and its purchased receptionist connections, and a
  * directory item (`PLATFORM#BILLING_ACCOUNTS` / `<tenant>`) lets the invoice job walk every
  * billed tenant without a scan. Every new tenant starts on the default plan (bootstrap).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { TelephonyModeSummary } from '../billing/meters.js';
-import { telephonyModeOf } from '../billing/meters.js';
-import { DEFAULT_PLAN_ID, planById, planSchema, type Plan } from '../billing/plans.js';
+import type { TelephonyModeSummary } from '../policy/billing/meters.js';
+import { telephonyModeOf } from '../policy/billing/meters.js';
+import { DEFAULT_PLAN_ID, planById, planSchema, type Plan } from '../policy/billing/plans.js';
 import { db, tableName } from '../db/client.js';
 import { billingKeys, collections, keys } from '../db/keys.js';
 

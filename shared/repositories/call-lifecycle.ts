@@ -77,7 +77,7 @@ export async function linkCarrierCall(call: CallRecord, callSid: string): Promis
 
 /**
  * The payload every call.* event carries (the queue and dispatch events too, through
- * shared/calls/call-events.ts): what a webhook receiver needs to act on one event alone —
+ * shared/calls/call-outbox-events.ts): what a webhook receiver needs to act on one event alone —
  * which call, attempt and contact, and the state and disposition it is in (null until set).
  */
 export const CALL_EVENT_FIELDS = ['call_id', 'attempt_id', 'contact_id', 'agent_id', 'agent_version_id', 'campaign_id', 'direction', 'state', 'disposition', 'disposition_set_by', 'end_reason'] as const;

@@ -6,7 +6,7 @@
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { CAMPAIGN_MOVES, type CampaignAction } from '../campaigns/rules.js';
+import { CAMPAIGN_MOVES, type CampaignAction } from '../policy/campaigns/rules.js';
 import { now } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { campaignKeys } from '../db/keys.js';
@@ -14,7 +14,8 @@ import { outboxItems, type EventType } from '../events/outbox.js';
 import { isId, newId } from '../ids.js';
 import { queryPage } from '../pagination/page.js';
 import type { FilterCondition } from '../pagination/filters.js';
-import type { CampaignStatus, CampaignSummary } from '../schemas/campaigns.js';
+import type { CampaignSummary } from '../schemas/campaigns.js';
+import type { CampaignStatus } from '../policy/campaigns/rules.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 

@@ -14,7 +14,7 @@ import { BatchWriteCommand, type BatchWriteCommandOutput, GetCommand, PutCommand
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { platformKeys } from '../db/keys.js';
-import { isListed, type ParsedSnapshot } from '../dnc/snapshot-file.js';
+import { isListed, type ParsedSnapshot } from '../policy/dnc/snapshot-file.js';
 import { newId } from '../ids.js';
 import { backoff, UNPROCESSED } from '../retry.js';
 

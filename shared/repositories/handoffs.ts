@@ -21,16 +21,15 @@ import { db, tableName } from '../db/client.js';
 import { callPartition, handoffKeys, integrationKeys } from '../db/keys.js';
 import { outboxItems } from '../events/outbox.js';
 import { isId, newId } from '../ids.js';
-import { activityItem } from '../mobile/activity.js';
+import { activityItem } from './mobile-activity.js';
 import type { RuntimeEvent } from '../schemas/runtime-events.js';
 import { getCall } from './calls.js';
 import type { ConnectionRecord } from './integration-connections.js';
+import { HANDOFF_KINDS, HANDOFF_STATUSES } from '../schemas/mobile.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 const T = () => tableName();
 
-export const HANDOFF_KINDS = ['booking', 'callback'] as const;
-export const HANDOFF_STATUSES = ['pending', 'confirmed', 'booked'] as const;
 const KIND_OF: Record<string, (typeof HANDOFF_KINDS)[number]> = { book_meeting: 'booking', schedule_callback: 'callback' };
 
 interface Booking {
@@ -140,7 +139,7 @@ export async function handoffConfirmationItems(call: { tenant_id: string; id: st
 
 export type BookResult = { kind: 'booked'; handoff: Handoff } | { kind: 'slot_taken' } | { kind: 'moved_on'; handoff: Handoff };
 
-/** The grid availability offers slots on (UTC quarter hours: shared/calendar/availability.ts). */
+/** The grid availability offers slots on (UTC quarter hours: shared/policy/calendar/availability.ts). */
 const SLOT_CELL_MS = 15 * 60_000;
 
 /** The start instants of the 15-minute grid cells [startsAt, endsAt) covers (≤ 16 for the 240-minute maximum). */

@@ -12,7 +12,7 @@ import { db, tableName } from '../db/client.js';
 import { messageKeys, platformKeys } from '../db/keys.js';
 import { outboxItems, type EventType } from '../events/outbox.js';
 import { isId } from '../ids.js';
-import { nextStatus, type MessageStatus } from '../messages/status.js';
+import { nextStatus, type MessageStatus } from '../policy/messages/status.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
 import type { MessageFailure, MessageSummary } from '../schemas/text-messages.js';

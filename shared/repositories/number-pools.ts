@@ -7,7 +7,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { campaignKeys } from '../db/keys.js';
-import { invalid } from '../http/errors.js';
+import { invalid } from '../errors.js';
 import { isId, newId } from '../ids.js';
 import { queryPage } from '../pagination/page.js';
 import type { NumberPool } from '../schemas/campaigns.js';

@@ -19,7 +19,7 @@ import type { StateChange } from '../policy/call-state/machine.js';
 import type { CallDecision } from '../calls/caller-decision.js';
 import type { CallRecord } from './calls.js';
 import type { QueueCallRequest } from '../schemas/calls.js';
-import type { CampaignAttemptInfo } from '../campaigns/rules.js';
+import type { CampaignAttemptInfo } from '../policy/campaigns/rules.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -52,7 +52,7 @@ export interface OutboundCallRecord extends Omit<CallRecord, 'provider_call_sid'
   /** The campaign this attempt belongs to (see docs/decisions/campaigns.md); null for a single call. */
   campaign_id: string | null;
   origin: 'api' | 'campaign';
-  /** A campaign attempt's number and the campaign's retry settings (shared/campaigns/rules.ts). */
+  /** A campaign attempt's number and the campaign's retry settings (shared/policy/campaigns/rules.ts). */
   campaign_attempt?: CampaignAttemptInfo | null;
   questions: NonNullable<QueueCallRequest['questions']>;
   context: Record<string, string>;

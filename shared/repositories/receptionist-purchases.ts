@@ -10,7 +10,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dyn
 import { db, tableName } from '../db/client.js';
 import { billingKeys, tenantPk } from '../db/keys.js';
 import { outboxItems } from '../events/outbox.js';
-import { conflict } from '../http/errors.js';
+import { conflict } from '../errors.js';
 import { newId } from '../ids.js';
 import { ensureBillingAccount, getPlan } from './billing.js';
 

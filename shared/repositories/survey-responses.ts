@@ -12,7 +12,7 @@ import { isId, newId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
 import type { SurveyResponse } from '../schemas/surveys.js';
-import { buildSurveyResponse, type SurveyCallFacts } from '../surveys/survey-response.js';
+import { buildSurveyResponse, type SurveyCallFacts } from '../policy/surveys/survey-response.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { db, tableName } from '../db/client.js';
 import type { TransactItem } from '../db/conditional-transaction.js';
 import { platformKeys } from '../db/keys.js';
-import { backoffExpiry, PASSWORD_BACKOFF, THROTTLES, windowEnd, windowStart, type BackoffState, type PasswordScope, type ThrottleScope } from '../auth/throttle-rules.js';
+import { backoffExpiry, PASSWORD_BACKOFF, THROTTLES, windowEnd, windowStart, type BackoffState, type PasswordScope, type ThrottleScope } from '../policy/auth/throttle-rules.js';
 
 const subjectHash = (subject: string) => createHash('sha256').update(subject.toLowerCase()).digest('hex');
 const keyOf = (scope: ThrottleScope, subject: string, at: Date) => platformKeys.throttle(scope, subjectHash(subject), windowStart(at, THROTTLES[scope]));

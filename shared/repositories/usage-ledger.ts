@@ -5,7 +5,7 @@
  *   - a call's telephony minutes: the transition that first stores its duration
  *     (shared/repositories/call-lifecycle.ts outbound, calls.ts inbound);
  *   - speech, characters, tokens, GPU seconds: each runtime `usage` event, in the batch that
- *     stores the event (shared/repositories/call-events.ts);
+ *     stores the event (shared/repositories/runtime-events.ts);
  *   - SMS segments: an outbound text the carrier accepted (sent or delivered; messages.ts),
  *     an inbound text when it is stored (shared/messages/receive-message.ts).
  * Idempotent per source: the row key names the source and meter and is put if absent, and
@@ -21,9 +21,9 @@
 import { QueryCommand as RawQueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { NumberValue, QueryCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { billableMinutes, isCarrierMeter, METERS, type Meter, type Settlement } from '../billing/meters.js';
-import { dayOf, periodOf } from '../billing/period.js';
-import { D, decimalString, type MeterTotals } from '../billing/rating.js';
+import { billableMinutes, isCarrierMeter, METERS, type Meter, type Settlement } from '../policy/billing/meters.js';
+import { dayOf, periodOf } from '../policy/billing/period.js';
+import { D, decimalString, type MeterTotals } from '../policy/billing/rating.js';
 import { db, tableName } from '../db/client.js';
 import { usageKeys, usagePartition } from '../db/keys.js';
 import { getTelephonyAccount } from './telephony-accounts.js';

@@ -1,5 +1,5 @@
 /**
- * Qualification outcomes and their fit reviews (shared/workflow/qualification.ts has the rules).
+ * Qualification outcomes and their fit reviews (shared/policy/workflow/qualification.ts has the rules).
  *
  *   call partition  QUALIFICATION#<wfo>                 the outcome: answers, revision, latest review
  *   call partition  QUALIFICATION_REVIEW#<wfo>#<fit>    each review, append-only
@@ -17,10 +17,10 @@ import { db, tableName } from '../db/client.js';
 import { callPartition, workflowKeys } from '../db/keys.js';
 import { queryAll } from '../db/query.js';
 import { outboxItems } from '../events/outbox.js';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { isId, newId } from '../ids.js';
 import type { RuntimeEvent } from '../schemas/runtime-events.js';
-import { readQualification, type FitDecision, type QualificationOutcome, type StoredReview } from '../workflow/qualification.js';
+import { readQualification, type FitDecision, type QualificationOutcome, type StoredReview } from '../policy/workflow/qualification.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 const T = () => tableName();
@@ -91,7 +91,7 @@ export interface QualificationReview {
 export async function saveFitReview(tenantId: string, outcomeId: string, input: { decision: FitDecision; reason: string; expected_revision: number }, reviewerRef: string, extraItems?: (review: QualificationReview) => TransactItem[]): Promise<QualificationReview | undefined> {
   const outcome = await getQualification(tenantId, outcomeId);
   if (!outcome) return undefined;
-  const revisionConflict = (current: number) => new HttpError(409, 'revision_conflict', `The qualification answers are at revision ${current}; review what is there now and send expected_revision ${current}`, {}, { current_revision: current });
+  const revisionConflict = (current: number) => new DomainError('conflict', 'revision_conflict', `The qualification answers are at revision ${current}; review what is there now and send expected_revision ${current}`, { current_revision: current });
   if (outcome.revision !== input.expected_revision) throw revisionConflict(outcome.revision);
   const at = now().toISOString();
   const review: StoredReview = { id: newId('fit'), decision: input.decision, reason: input.reason, revision: input.expected_revision, reviewer_ref: reviewerRef, created_at: at };

@@ -6,7 +6,7 @@
  * follow it. Callbacks are posted at most once, as Twilio posts them (no retries).
  */
 import { logger } from '../observability.js';
-import type { SandboxTimelineMessage } from '../schemas/messages.js';
+import type { SandboxTimelineMessage } from '../schemas/queue-bodies.js';
 import { getSandboxAccount, openSandboxAuthToken } from './accounts.js';
 import { claimCallStep, getSandboxCall, moveCallEnd, recordAnswer, recordRelayRun, recordRuntimeRun, type PlanStep, type SandboxCall, type StepChanges } from './calls.js';
 import { relayRunOf, relayTargetOf, type RelayTarget } from './relay-caller.js';

@@ -3,7 +3,7 @@
  * (once only), post the signed status callback with Twilio's parameter names.
  */
 import { logger } from '../observability.js';
-import type { SandboxTimelineMessage } from '../schemas/messages.js';
+import type { SandboxTimelineMessage } from '../schemas/queue-bodies.js';
 import { getSandboxAccount, openSandboxAuthToken } from './accounts.js';
 import { claimMessageStep, getSandboxMessage, type SandboxMessage } from './messages.js';
 import { scheduleStep } from './timeline-queue.js';

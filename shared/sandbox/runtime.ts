@@ -16,9 +16,9 @@
  */
 import { getAgentVersion } from '../repositories/agents.js';
 import { getCall } from '../repositories/calls.js';
-import { getTemplate } from '../repositories/templates.js';
+import { getTemplate } from '../repositories/agent-templates.js';
 import type { OutcomeBody } from '../schemas/runtime-events.js';
-import type { OUTCOME_TYPES } from '../schemas/templates.js';
+import type { OUTCOME_TYPES } from '../schemas/agent-templates.js';
 import { inboundScriptEvents, type InboundScript } from './booking-script.js';
 import { speakMs } from './caller-scripts.js';
 import { retrievePassages } from '../knowledge/pack-index.js';

@@ -7,7 +7,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { env } from '../config.js';
 import { sqs } from '../queues/client.js';
 import { queues } from '../queues/definitions.js';
-import type { SandboxTimelineMessage } from '../schemas/messages.js';
+import type { SandboxTimelineMessage } from '../schemas/queue-bodies.js';
 
 export const MAX_DELAY_SECONDS = 900;
 

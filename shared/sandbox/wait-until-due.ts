@@ -3,7 +3,7 @@
  * earlier than its step when the step is more than 900 s away: wait out a short remainder,
  * re-schedule a long one.
  */
-import type { SandboxTimelineMessage } from '../schemas/messages.js';
+import type { SandboxTimelineMessage } from '../schemas/queue-bodies.js';
 import { scheduleStep } from './timeline-queue.js';
 
 /** Longest the worker waits in-process; more than this is sent back to the queue. */

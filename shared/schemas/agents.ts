@@ -8,8 +8,9 @@ import { canonicalLanguageTag } from '../policy/language-tags.js';
 import { storableObject, timestamp } from './common.js';
 import { complianceProfileResource } from './compliance-profiles.js';
 import { contactPhoneNamed } from './phone.js';
-import { objective, toolGrant, useCase } from './templates.js';
+import { toolGrant, useCase } from './agent-templates.js';
 import { CONTROL_CHARACTER_TYPE, controlCharacterMessage, forbiddenCharacter, multiLineText, singleLineText } from './text.js';
+import { objective, rubric } from '../policy/rubric.js';
 
 export const AGENT_STATUSES = ['draft', 'published'] as const;
 export const DEFAULT_LANGUAGE = 'en-US';
@@ -204,24 +205,6 @@ export const agentDefinition = z
   .meta({ id: 'AgentDefinition' });
 
 export type AgentDefinition = z.infer<typeof agentDefinition>;
-
-const rubricDimension = z.object({
-  name: z.enum(['goal_completion', 'disclosure_given', 'optout_honored', 'pack_grounded', 'latency']),
-  floor: z.boolean().describe('A compliance floor dimension: scored on every call, never waivable, never unscored'),
-  applies: z.enum(['always', 'with_knowledge_pack']),
-  criteria: z.array(objective).optional(),
-  target_ms: z.int().optional(),
-});
-
-export const rubric = z
-  .object({
-    rubric_version: z.string().describe('The agent version id: what a call analysis names as rubric_version'),
-    dimensions: z.array(rubricDimension),
-    verdict_rule: z.string(),
-  })
-  .meta({ id: 'AgentRubric' });
-
-export type Rubric = z.infer<typeof rubric>;
 
 export const agentVersion = z
   .object({

@@ -1,7 +1,7 @@
 /** Usage and billing shapes (see docs/decisions/billing.md; the contract: Usage summary, Invoice, ReceptionistPurchaseResponse, MobileSubscriptionHealth). */
 import * as z from 'zod';
-import { BILLING_CLASSES, EXCLUDED_USAGE_TYPES, METERS, TELEPHONY_MODES } from '../billing/meters.js';
-import { PERIOD_PATTERN } from '../billing/period.js';
+import { BILLING_CLASSES, EXCLUDED_USAGE_TYPES, METERS, TELEPHONY_MODES } from '../policy/billing/meters.js';
+import { PERIOD_PATTERN } from '../policy/billing/period.js';
 import { errorWith, timestamp } from './common.js';
 
 /** the API conventions: an optional-sign decimal number. */

@@ -4,7 +4,7 @@
  */
 import * as z from 'zod';
 import { CALL_STATES } from '../policy/call-state/machine.js';
-import { successEvaluation } from './analysis.js';
+import { successEvaluation } from '../policy/analysis/evaluation.js';
 import { actionConfirmation, outcomeBody } from './runtime-events.js';
 import { errorWith, timestamp } from './common.js';
 

@@ -3,7 +3,7 @@
  * modules (the presenter, the facts the analysis scores) need not import a repository.
  */
 import type { CallState } from '../policy/call-state/machine.js';
-import type { CallAggregates } from '../runtime/call-events.js';
+import type { CallAggregates } from './call-aggregates.js';
 import type { InboundRouteMode } from './phone-numbers.js';
 
 /** One thing the carrier did on an inbound call, in order (what `sandbox call` prints too). */

@@ -4,6 +4,7 @@ import { CALL_STATES } from '../policy/call-state/machine.js';
 import { DISPOSITIONS } from './call-detail.js';
 import { errorWith, timestamp } from './common.js';
 import { singleLineText } from './text.js';
+import { CAMPAIGN_STATUSES } from '../policy/campaigns/rules.js';
 
 const id = singleLineText({ min: 1, max: 64 });
 
@@ -21,8 +22,6 @@ export const numberPoolResource = z
   .meta({ id: 'NumberPool' });
 export type NumberPool = z.infer<typeof numberPoolResource>;
 
-export const CAMPAIGN_STATUSES = ['draft', 'scrubbing', 'ready', 'running', 'paused', 'completed', 'cancelled'] as const;
-export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
 export const campaignCreateRequest = z
   .strictObject({

@@ -1,6 +1,6 @@
 /** Schemas every route shares: list queries, the page envelope, the error shapes. */
 import * as z from 'zod';
-import { numberProblem } from '../http/json-limits.js';
+import { numberProblem } from './json-limits.js';
 import { singleLineText } from './text.js';
 
 /**
@@ -64,7 +64,7 @@ export const healthSchema = z.record(z.string(), z.string());
 /**
  * A free-form JSON object the server stores (contact attributes, consent scope, …): every
  * key is stored exactly as sent, or the request is refused naming it. The body check
- * (shared/http/json-limits.ts) already refused what no JSON store could hold (`__proto__`
+ * (shared/schemas/json-limits.ts) already refused what no JSON store could hold (`__proto__`
  * keys, lone surrogates, numbers DynamoDB cannot store); the number check runs here too so
  * the schema stands on its own. Added here: DynamoDB refuses an empty map key; nesting at
  * most `maxDepth` levels; serialised size at most `maxBytes`.

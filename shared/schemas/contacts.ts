@@ -5,8 +5,8 @@ import { idPattern } from '../ids.js';
 import { contactPhone } from './phone.js';
 import { isKnownZone } from '../time-zone.js';
 import { multiLineText, singleLineText } from './text.js';
+import { CONSENT_BASES } from '../policy/consent-strength.js';
 
-export const CONSENT_BASES = ['pewc', 'pec', 'ebr', 'transactional'] as const;
 export const LEAD_STATUSES = ['new', 'working', 'qualified', 'unqualified', 'won', 'lost'] as const;
 
 export const consentBasis = z.enum(CONSENT_BASES);

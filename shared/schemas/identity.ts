@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ROLES } from '../auth/roles.js';
+import { ROLES } from '../policy/auth/roles.js';
 import { timestamp } from './common.js';
 import { singleLineText } from './text.js';
 

@@ -3,7 +3,7 @@
  * availability", IntegrationConnectionSummary). Token material is never representable here.
  */
 import * as z from 'zod';
-import { MAX_DURATION_MINUTES, MAX_RANGE_DAYS, MIN_DURATION_MINUTES, rangeDays } from '../calendar/availability.js';
+import { MAX_DURATION_MINUTES, MAX_RANGE_DAYS, MIN_DURATION_MINUTES, rangeDays } from '../policy/calendar/availability.js';
 import { WEEKDAYS } from '../policy/answering/model.js';
 import { businessWindow, policyTimezone } from './answering-policy.js';
 import { errorWith, timestamp } from './common.js';

@@ -1,11 +1,12 @@
 /** The mobile receptionist surface: handoffs, their booking slots, the activity timeline. */
 import * as z from 'zod';
-import { ACTIVITY_KINDS } from '../mobile/activity.js';
-import { HANDOFF_KINDS, HANDOFF_STATUSES } from '../repositories/handoffs.js';
 import { errorWith, timestamp } from './common.js';
 import { singleLineText } from './text.js';
 
 export const handoffPath = z.object({ handoff_id: z.string().min(1).max(64) });
+
+export const HANDOFF_KINDS = ['booking', 'callback'] as const;
+export const HANDOFF_STATUSES = ['pending', 'confirmed', 'booked'] as const;
 
 export const handoffResource = z
   .object({
@@ -26,6 +27,9 @@ export const handoffAvailabilityResponse = z
   .meta({ id: 'HandoffAvailability' });
 
 export const bookingRequest = z.strictObject({ slot_id: singleLineText({ min: 1, max: 2048 }) }).meta({ id: 'HandoffBookingRequest' });
+
+const ACTIVITY_KINDS = ['live_call', 'voicemail', 'handoff', 'message'] as const;
+export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
 export const mobileActivity = z
   .object({ id: z.string(), kind: z.enum(ACTIVITY_KINDS), resource_id: z.string().describe('The handoff, voicemail call, call or message'), occurred_at: timestamp, label: z.string().describe('A fixed short phrase; never what was said, typed or dialled') })

@@ -12,7 +12,7 @@
  */
 import * as z from 'zod';
 import { errorWith, storableObject, timestamp } from './common.js';
-import { OUTCOME_TYPES, toolGrant } from './templates.js';
+import { OUTCOME_TYPES, toolGrant } from './agent-templates.js';
 
 export const MAX_EVENTS_PER_REQUEST = 25;
 export const MAX_EVENTS_PER_CALL = 1000;

@@ -1,6 +1,6 @@
 /** SurveyResponse (the contract). */
 import * as z from 'zod';
-import { COMPLETION_STATUSES } from '../surveys/survey-response.js';
+import { COMPLETION_STATUSES } from '../policy/surveys/survey-response.js';
 import { timestamp } from './common.js';
 
 const surveyAnswer = z

@@ -1,11 +1,11 @@
 /**
  * Text messages (SMS; see docs/decisions/messaging.md): the contract MessageSummary, the send request (beyond the
- * spec) and the inbound messaging webhook configuration. (shared/schemas/messages.ts holds
+ * spec) and the inbound messaging webhook configuration. (shared/schemas/queue-bodies.ts holds
  * the queue messages of the workers, not these.)
  */
 import * as z from 'zod';
-import { MESSAGE_STATUSES } from '../messages/status.js';
-import { MAX_VARIABLE_CHARS, MESSAGE_TEMPLATES } from '../messages/templates.js';
+import { MESSAGE_STATUSES } from '../policy/messages/status.js';
+import { MAX_VARIABLE_CHARS, MESSAGE_TEMPLATES } from '../policy/messages/sms-templates.js';
 import { complianceDecision } from './calls.js';
 import { timestamp } from './common.js';
 import { multiLineText, singleLineText } from './text.js';

@@ -1,6 +1,6 @@
 /** Qualification fit reviews (the contract "Qualification review"). */
 import * as z from 'zod';
-import { FIT_DECISIONS, FIT_REASON_MAX_CHARS } from '../workflow/qualification.js';
+import { FIT_DECISIONS, FIT_REASON_MAX_CHARS } from '../policy/workflow/qualification.js';
 import { errorWith, timestamp } from './common.js';
 import { multiLineText } from './text.js';
 

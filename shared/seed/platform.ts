@@ -4,15 +4,15 @@
  * on every start; on AWS the stack's post-deploy hook runs it whenever the seed content
  * changes (infra/constructs/platform-seed.ts, functions/deploy/seed-platform.ts), and
  * `npm run admin -- seed` remains the manual fallback.
- * Agent templates (shared/seed/templates.ts) are versioned: see seedTemplate.
+ * Agent templates (shared/schemas/template-catalogue.ts) are versioned: see seedTemplate.
  */
 import { contentHash } from '../canonical-json.js';
-import { PLANS } from '../billing/plans.js';
+import { PLANS } from '../policy/billing/plans.js';
 import { putPlanIfChanged } from '../repositories/billing.js';
 import { putPlatformRecordIfAbsent } from '../repositories/platform-records.js';
-import { seedTemplate } from '../repositories/templates.js';
-import type { TemplateDefinition } from '../schemas/templates.js';
-import { TEMPLATES } from './templates.js';
+import { seedTemplate } from '../repositories/agent-templates.js';
+import type { TemplateDefinition } from '../schemas/agent-templates.js';
+import { TEMPLATES } from '../schemas/template-catalogue.js';
 
 export const PLATFORM_SCHEMA_VERSION = 1;
 

@@ -6,9 +6,9 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { putNew, transactWrite } from '../db/transact-write.js';
 import { logger } from '../observability.js';
-import { invalid } from '../http/errors.js';
-import { mintToken, parseToken } from '../auth/opaque-token.js';
-import { SIGNIN_LINK_PREFIX, SIGNIN_LINK_TTL_MS } from '../accounts/deletion-rules.js';
+import { invalid } from '../errors.js';
+import { mintToken, parseToken } from '../crypto/opaque-token.js';
+import { SIGNIN_LINK_PREFIX, SIGNIN_LINK_TTL_MS } from '../policy/accounts/deletion-rules.js';
 import type { SessionRecord } from '../repositories/sessions.js';
 import { putSignInLink, spendSignInLinkItem } from '../repositories/sign-in-links.js';
 import { getSignInUser } from '../repositories/users.js';

@@ -3,8 +3,8 @@
  * and turn a cookie value back into a live session, sliding its idle expiry. The record
  * itself is the sessions store's.
  */
-import { mintToken, parseToken } from '../auth/opaque-token.js';
-import { absoluteExpiry, needsTouch, SESSION_TOKEN_PREFIX, sessionActive } from '../auth/session-rules.js';
+import { mintToken, parseToken } from '../crypto/opaque-token.js';
+import { absoluteExpiry, needsTouch, SESSION_TOKEN_PREFIX, sessionActive } from '../policy/auth/session-rules.js';
 import { getSession, putSession, type SessionRecord, sessionItem, touchSession } from '../repositories/sessions.js';
 
 const ttlOf = (s: SessionRecord) => Math.ceil(absoluteExpiry(s) / 1000) + 3600;

@@ -7,13 +7,13 @@
  * password cost the same and answer the same 401. A success resets the account's counters.
  * (The emailed link is shared/sessions/email-link.ts, which needs no Argon2id.)
  */
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { verifyPassword } from '../auth/passwords.js';
 import type { SessionRecord } from '../repositories/sessions.js';
 import { createSession } from './session-cookie.js';
 import { admitPasswordAttempt, passwordSucceeded, signInUser } from './throttle.js';
 
-const invalidCredentials = () => new HttpError(401, 'invalid_credentials', 'Invalid email or password');
+const invalidCredentials = () => new DomainError('unauthorized', 'invalid_credentials', 'Invalid email or password');
 
 /** The signed-in user's password, checked again now (deletion and its cancellation): throttled like a sign-in. */
 export async function passwordMatches(user: { email: string }, storedHash: string | null, password: string, sourceIp: string, at: Date): Promise<boolean> {

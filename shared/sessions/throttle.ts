@@ -3,14 +3,14 @@
  * and the emailed-link paths. No password hashing here: functions that import this module
  * alone bundle without the Argon2id native module.
  */
-import { HttpError } from '../http/errors.js';
-import { admit, PASSWORD_BACKOFF, retryAfterSeconds, THROTTLES, type PasswordScope, type ThrottleScope } from '../auth/throttle-rules.js';
+import { DomainError } from '../errors.js';
+import { admit, PASSWORD_BACKOFF, retryAfterSeconds, THROTTLES, type PasswordScope, type ThrottleScope } from '../policy/auth/throttle-rules.js';
 import { commit, conditionalTransaction, noChange, type TransactItem } from '../db/conditional-transaction.js';
 import { backoffPut, clearBackoff, giveBackFailure, readBackoff, releaseSlot, reserveSlot } from '../repositories/throttles.js';
 import { findLogin, getSignInUser, type SignInUser } from '../repositories/users.js';
 import { getTenant, tenantUsable } from '../repositories/tenants.js';
 
-const tooMany = (seconds: number) => new HttpError(429, 'too_many_attempts', 'Too many attempts; try again later', { 'retry-after': String(seconds) });
+const tooMany = (seconds: number) => new DomainError('rate_limited', 'too_many_attempts', 'Too many attempts; try again later', {}, { retryAfterSeconds: seconds });
 
 /** Takes a slot in each scope, in order; on a refusal gives back the ones taken and throws 429. */
 export async function reserveAll(slots: [ThrottleScope, string][], at: Date): Promise<void> {

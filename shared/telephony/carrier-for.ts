@@ -6,7 +6,7 @@
  *                    for this telephony account when it was created
  * The auth token is also what the carrier signs its callbacks with.
  */
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { openCredentials, openSandboxCredentials, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import { appSecrets } from '../secrets.js';
 import { sandboxApiBaseUrl, twilioApiBaseUrl } from './endpoints.js';
@@ -30,7 +30,7 @@ export async function carrierAccess(account: TelephonyAccountRecord): Promise<Ca
     return { credentials: { accountSid: creds.account_sid, authToken: creds.auth_token }, baseUrl: twilioApiBaseUrl() };
   }
   const platform = (await appSecrets()).platformCarrier;
-  if (!platform) throw new HttpError(503, 'platform_carrier_unconfigured', 'This deployment has no platform carrier account, so managed twilio accounts cannot reach a carrier; use byo or mock');
+  if (!platform) throw new DomainError('unavailable', 'platform_carrier_unconfigured', 'This deployment has no platform carrier account, so managed twilio accounts cannot reach a carrier; use byo or mock');
   return { credentials: platform, baseUrl: twilioApiBaseUrl() };
 }
 

@@ -10,7 +10,7 @@
  * be that account's. No match: 403, nothing written.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { getCallPointer } from '../repositories/calls.js';
 import { getNumberClaim, type NumberClaim } from '../repositories/phone-numbers.js';
 import { carrierAccountUses, getTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
@@ -27,7 +27,7 @@ export interface CarrierCaller {
   callId?: string;
 }
 
-export const forbiddenSignature = () => new HttpError(403, 'invalid_signature', 'Missing or invalid X-Twilio-Signature');
+export const forbiddenSignature = () => new DomainError('forbidden', 'invalid_signature', 'Missing or invalid X-Twilio-Signature');
 
 /** Form pairs as Twilio signs them (a repeated name carries every value). */
 export function signedParams(pairs: readonly [string, string][]): TwilioParams {

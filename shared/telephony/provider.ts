@@ -3,6 +3,8 @@
  * carrier only through it: verify an account, buy or connect numbers, place, read and hang
  * up calls, send SMS.
  */
+import type { CarrierCallState } from '../policy/call-state/carrier-call.js';
+
 export interface CarrierCredentials {
   accountSid: string;
   authToken: string;
@@ -82,20 +84,6 @@ export interface PlaceCallInput {
   timeoutSeconds?: number;
 }
 
-/** A call's status as the carrier reports it (Twilio's Call resource `status`). */
-export const CARRIER_CALL_STATUSES = ['queued', 'initiated', 'ringing', 'in-progress', 'completed', 'busy', 'no-answer', 'failed', 'canceled'] as const;
-export type CarrierCallStatus = (typeof CARRIER_CALL_STATUSES)[number];
-/** The statuses a call never leaves. */
-export const FINAL_CARRIER_CALL_STATUSES: readonly CarrierCallStatus[] = ['completed', 'busy', 'no-answer', 'failed', 'canceled'];
-
-/** What the carrier says about one of the account's calls now. */
-export interface CarrierCallState {
-  status: CarrierCallStatus;
-  /** Machine detection's verdict (`human`, `machine_start`, …), when it ran. */
-  answeredBy: string | null;
-  /** Whole seconds the call was up, once it ended. */
-  durationSeconds: number | null;
-}
 
 export interface SendSmsInput {
   to: string;

@@ -4,7 +4,8 @@
  * itself on AWS, the sandbox carrier locally and for mock accounts, which speaks the same
  * subset with the same shapes.
  */
-import { CARRIER_CALL_STATUSES, CarrierRefused, CarrierUnavailable, NumberRefused, type AccountCheck, type CarrierCallStatus, type CarrierCredentials, type CarrierNumber, type NumberRouting, type TelephonyProvider } from './provider.js';
+import { CarrierRefused, CarrierUnavailable, NumberRefused, type AccountCheck, type CarrierCredentials, type CarrierNumber, type NumberRouting, type TelephonyProvider } from './provider.js';
+import { CARRIER_CALL_STATUSES, type CarrierCallStatus } from '../policy/call-state/carrier-call.js';
 
 /**
  * An account's calls-per-second ceiling. Twilio's Account resource (2010-04-01) has no such

@@ -15,7 +15,7 @@
  * asked and settled by another, so two concurrent verifies never both apply; a claim left
  * by a crashed run lapses after VERIFY_CLAIM_MS.
  */
-import { conflict } from '../http/errors.js';
+import { conflict } from '../errors.js';
 import { AccountChanged, updateTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import { carrierFailure } from './carrier-errors.js';
 import { carrierAccess } from './carrier-for.js';

@@ -30,7 +30,7 @@
 import type * as z from 'zod';
 import { smsActionText } from '../messages/sms-action.js';
 import { RUNTIME_LIMITS, type OutcomeBody } from '../schemas/runtime-events.js';
-import { surveyQuestions } from '../surveys/survey-response.js';
+import { surveyQuestions } from '../policy/surveys/survey-response.js';
 import { ControlPlaneError, type CallBrief, type ControlPlane, type RuntimeEventInput, type ToolSpec } from './ports.js';
 import type { HandoffData } from './protocol.js';
 import { DEFAULT_MEETING_MINUTES, isVoiceTool, MAX_SLOTS_TOLD, scopedToolInput, toolDescriptions, toolInputs, VOICE_TOOLS, type ToolScope, type VoiceToolName } from './tool-inputs.js';

@@ -17,7 +17,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { now as clockNow } from '../clock.js';
-import { conflict, notFound } from '../http/errors.js';
+import { conflict, notFound } from '../errors.js';
 import { logger } from '../observability.js';
 import { endpointTakes, getWebhookEndpoint, liveSigningSecrets, type WebhookEndpointRecord } from '../repositories/webhook-endpoints.js';
 import {
@@ -36,7 +36,7 @@ import {
 import { deliverOnce, DELIVERY_TIMEOUT_MS, type DeliveryResult } from './deliver.js';
 import { envelopeBody, envelopeOf } from '../policy/webhooks/envelope.js';
 import { nextAttemptDelay, retrySchedule } from './retry-schedule.js';
-import { deliveryHeaders } from './signature.js';
+import { deliveryHeaders } from '../schemas/webhook-signature.js';
 import { settleAll, startedWrite } from './settle-all.js';
 import { webhookUrlPolicy } from './url-policy.js';
 

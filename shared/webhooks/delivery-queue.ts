@@ -8,7 +8,7 @@ import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs
 import { env } from '../config.js';
 import { sqs } from '../queues/client.js';
 import { queues } from '../queues/definitions.js';
-import { EVENTS_PER_DELIVERY_MESSAGE } from '../schemas/messages.js';
+import { EVENTS_PER_DELIVERY_MESSAGE } from '../schemas/queue-bodies.js';
 
 const MAX_SQS_DELAY_SECONDS = 900;
 

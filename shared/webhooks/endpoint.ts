@@ -2,9 +2,9 @@
  * The tenant's webhook endpoint as the API manages it: the store keeps it; here its secrets
  * are drawn and the rule on how many may be live at once is applied.
  */
-import { conflict } from '../http/errors.js';
+import { conflict } from '../errors.js';
 import { putWebhookEndpoint, rotateWebhookSecret, type EndpointSettings, type WebhookEndpointRecord } from '../repositories/webhook-endpoints.js';
-import { newSigningSecret } from './signature.js';
+import { newSigningSecret } from '../schemas/webhook-signature.js';
 
 /** More live secrets than this at once means rotations faster than any receiver can follow. */
 const MAX_LIVE_SECRETS = 5;

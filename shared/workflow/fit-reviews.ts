@@ -2,7 +2,7 @@
 import { callPartition, workflowKeys } from '../db/keys.js';
 import { queryPage, type Page } from '../pagination/page.js';
 import type { QualificationReview } from '../repositories/workflow-outcomes.js';
-import type { QualificationOutcome } from './qualification.js';
+import type { QualificationOutcome } from '../policy/workflow/qualification.js';
 
 /** One page of an outcome's reviews, oldest first (strongly consistent: a review just saved is listed); cursors are bound to the outcome. */
 export function listFitReviews(tenantId: string, outcome: QualificationOutcome, opts: { limit: number; cursor?: string }): Promise<Page<QualificationReview>> {

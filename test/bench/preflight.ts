@@ -8,7 +8,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { createTenant } from '../../shared/admin/bootstrap.js';
 import { db } from '../../shared/db/client.js';
-import { parseDncFile } from '../../shared/dnc/snapshot-file.js';
+import { parseDncFile } from '../../shared/policy/dnc/snapshot-file.js';
 import { newId } from '../../shared/ids.js';
 import { contactAttemptPut } from '../../shared/repositories/contact-attempts.js';
 import { replaceDncSnapshot } from '../../shared/repositories/dnc-snapshots.js';

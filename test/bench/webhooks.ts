@@ -22,8 +22,8 @@ import { webhookKeys } from '../../shared/db/keys.js';
 import { outboxItems } from '../../shared/events/outbox.js';
 import { newId } from '../../shared/ids.js';
 import type { WebhookEnvelope } from '../../shared/policy/webhooks/envelope.js';
-import { deliveryHeaders, SIGNATURE_HEADER, signatureHeader } from '../../shared/webhooks/signature.js';
-import { workers } from '../../infra/workers.js';
+import { deliveryHeaders, SIGNATURE_HEADER, signatureHeader } from '../../shared/schemas/webhook-signature.js';
+import { workers } from '../../shared/workers.js';
 import type { LocalStack } from '../../infra/local/stack.js';
 import { fmt, percentile, pool } from './stats.js';
 
@@ -171,7 +171,7 @@ const withDeadline = <T>(p: Promise<T>, ms: number, what: string): Promise<T> =>
 
 export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<WebhooksFigures> {
   const worker = workers.find((w) => w.queue === 'webhookDelivery');
-  if (!worker) throw new Error('webhooks bench: no webhook-delivery worker in infra/workers.ts');
+  if (!worker) throw new Error('webhooks bench: no webhook-delivery worker in shared/workers.ts');
   const batchSize = Math.min(worker.batchSize, 10); // ReceiveMessage takes at most 10
   const batchesInFlight = (worker as { batchesInFlight?: number }).batchesInFlight ?? 1;
   const concurrency = COMPARE_CONCURRENCY;

@@ -8,7 +8,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchCall } from '../../shared/calls/dispatch.js';
 import { db } from '../../shared/db/client.js';
-import { parseDncFile } from '../../shared/dnc/snapshot-file.js';
+import { parseDncFile } from '../../shared/policy/dnc/snapshot-file.js';
 import { replaceDncSnapshot } from '../../shared/repositories/dnc-snapshots.js';
 import { useTestStack } from '../support/stack.js';
 import { profileBody } from './agent-fixtures.js';

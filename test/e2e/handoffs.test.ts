@@ -12,7 +12,7 @@ import { bookHandoff, getHandoff } from '../../shared/repositories/handoffs.js';
 import { activeCalendar } from '../../shared/repositories/integration-connections.js';
 import { playInboundCall } from '../../shared/sandbox/inbound-call.js';
 import { getCall, getCallPointer } from '../../shared/repositories/calls.js';
-import type { CallRecordWithEvents } from '../../shared/repositories/call-events.js';
+import type { CallRecordWithEvents } from '../../shared/repositories/runtime-events.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { agentNumberWorld } from './inbound-fixtures.js';

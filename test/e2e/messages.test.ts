@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
-import { parseDncFile } from '../../shared/dnc/snapshot-file.js';
+import { parseDncFile } from '../../shared/policy/dnc/snapshot-file.js';
 import { replaceDncSnapshot } from '../../shared/repositories/dnc-snapshots.js';
 import { getActiveSuppression } from '../../shared/repositories/suppressions.js';
 import { useTestStack } from '../support/stack.js';

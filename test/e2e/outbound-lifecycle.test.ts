@@ -13,7 +13,7 @@ import type { OutboxEvent } from '../../shared/events/outbox.js';
 import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { newId } from '../../shared/ids.js';
 import { isTerminal } from '../../shared/policy/call-state/machine.js';
-import type { CallRecordWithEvents } from '../../shared/repositories/call-events.js';
+import type { CallRecordWithEvents } from '../../shared/repositories/runtime-events.js';
 import { createInboundCall, getCall, getCallPointer } from '../../shared/repositories/calls.js';
 import { getActiveSuppression } from '../../shared/repositories/suppressions.js';
 import { playInboundCall } from '../../shared/sandbox/inbound-call.js';

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../shared/admin/bootstrap.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
-import { parseDncFile } from '../../shared/dnc/snapshot-file.js';
+import { parseDncFile } from '../../shared/policy/dnc/snapshot-file.js';
 import { newId } from '../../shared/ids.js';
 import { contactAttemptPut } from '../../shared/repositories/contact-attempts.js';
 import { replaceDncSnapshot } from '../../shared/repositories/dnc-snapshots.js';

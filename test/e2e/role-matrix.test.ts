@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, createUser } from '../../shared/admin/bootstrap.js';
-import { ROLES, type Role } from '../../shared/auth/roles.js';
+import { ROLES, type Role } from '../../shared/policy/auth/roles.js';
 import { now } from '../../shared/clock.js';
 import { createSession } from '../../shared/sessions/session-cookie.js';
 import { routes, type RouteDefinition } from '../../shared/routes.js';

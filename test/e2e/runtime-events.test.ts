@@ -15,7 +15,7 @@ import { db, tableName } from '../../shared/db/client.js';
 import { callPartition } from '../../shared/db/keys.js';
 import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { newId } from '../../shared/ids.js';
-import type { CallRecordWithEvents } from '../../shared/repositories/call-events.js';
+import type { CallRecordWithEvents } from '../../shared/repositories/runtime-events.js';
 import { getCall, getCallBySid } from '../../shared/repositories/calls.js';
 import { callTokenKey } from '../../shared/telephony/call-token-key.js';
 import { mintStreamToken } from '../../shared/telephony/call-tokens.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TEMPLATES } from '../../shared/seed/templates.js';
+import { TEMPLATES } from '../../shared/schemas/template-catalogue.js';
 import { outcomeBody } from '../../shared/schemas/runtime-events.js';
-import { USE_CASES, type OUTCOME_TYPES, type TOOL_GRANTS } from '../../shared/schemas/templates.js';
+import { USE_CASES, type OUTCOME_TYPES, type TOOL_GRANTS } from '../../shared/schemas/agent-templates.js';
 import { useTestStack } from '../support/stack.js';
 import { clientHash } from './agent-fixtures.js';
 import { client, newTenant } from './client.js';
@@ -113,7 +113,7 @@ function outcomePayloads(t: { outcome_type: Outcome; use_case: string }): Record
   }
 }
 
-describe('every seeded template (all of shared/seed/templates.ts)', () => {
+describe('every seeded template (all of shared/schemas/template-catalogue.ts)', () => {
   it.each(TEMPLATES.map((t) => [t.id] as const))('%s: recomputable hash, objectives, tools and outcome that fit its use case, a payload schema that describes its outcome', async (id) => {
     const api = client(stack, (await newTenant()).token);
     const res = await api('GET', `/v1/templates/${id}`);

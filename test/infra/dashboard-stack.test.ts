@@ -15,7 +15,7 @@ import { SKIP_BUNDLING } from '../support/skip-bundling.js';
 import { readFileSync } from 'node:fs';
 import type { AppFunction } from '../../infra/constructs/app-function.js';
 import { defaultDashboardOrigin, effectiveTableAccess, needsAppSecret, VoiceControlStack } from '../../infra/stack.js';
-import { scheduledJobs } from '../../infra/workers.js';
+import { scheduledJobs } from '../../shared/workers.js';
 import { routes, type RouteDefinition } from '../../shared/routes.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack.js';
-import type { CallRecordWithEvents } from '../../shared/repositories/call-events.js';
+import type { CallRecordWithEvents } from '../../shared/repositories/runtime-events.js';
 import { getCallBySid } from '../../shared/repositories/calls.js';
 import { profileBody } from '../e2e/agent-fixtures.js';
 import { emulatorEndpoints, uniqueSuffix } from '../support/environment.js';

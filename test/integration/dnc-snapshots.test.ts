@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../infra/local/stack.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { platformKeys } from '../../shared/db/keys.js';
-import { parseDncFile } from '../../shared/dnc/snapshot-file.js';
+import { parseDncFile } from '../../shared/policy/dnc/snapshot-file.js';
 import { dncFacts, dncStatus, replaceDncSnapshot } from '../../shared/repositories/dnc-snapshots.js';
 import { emulatorEndpoints, uniqueSuffix } from '../support/environment.js';
 

@@ -11,7 +11,7 @@
  */
 import { fc, it } from '@fast-check/vitest';
 import { beforeAll, describe, expect } from 'vitest';
-import { ValidationError } from '../../shared/http/errors.js';
+import { ValidationError } from '../../shared/errors.js';
 import { prepareImport, runImport } from '../../shared/imports/run-import.js';
 import { findListByName } from '../../shared/repositories/contact-lists.js';
 import { contactImportRequest, IMPORT_TARGETS } from '../../shared/schemas/imports.js';

@@ -2,7 +2,7 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../shared/db/client.js';
 import { tenantPk } from '../../shared/db/keys.js';
-import { ValidationError } from '../../shared/http/errors.js';
+import { ValidationError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { queryPage } from '../../shared/pagination/page.js';
 import { useTestEnvironment } from '../support/environment.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { confirmationEffect, confirmationPhrase, GRACE_PERIOD_DAYS, maskEmail, phraseMatches, scheduledFor } from '../../shared/accounts/deletion-rules.js';
+import { confirmationEffect, confirmationPhrase, GRACE_PERIOD_DAYS, maskEmail, phraseMatches, scheduledFor } from '../../shared/policy/accounts/deletion-rules.js';
 import { isRetained, numberHash, RETAINED_KINDS, suppressedNumber, suppressionHashKey, tenantTombstone } from '../../shared/accounts/retention.js';
-import { hashSecret, mintToken, parseToken } from '../../shared/auth/opaque-token.js';
-import { clearedSessionCookie, normalizeOrigin, originAllowed, readSessionCookie, sessionActive, sessionCookie, SESSION_COOKIE } from '../../shared/auth/session-rules.js';
-import { retryAfterSeconds, THROTTLES, windowStart } from '../../shared/auth/throttle-rules.js';
+import { hashSecret, mintToken, parseToken } from '../../shared/crypto/opaque-token.js';
+import { clearedSessionCookie, normalizeOrigin, originAllowed, readSessionCookie, sessionActive, sessionCookie, SESSION_COOKIE } from '../../shared/policy/auth/session-rules.js';
+import { retryAfterSeconds, THROTTLES, windowStart } from '../../shared/policy/auth/throttle-rules.js';
 import { passwordProblem } from '../../shared/auth/passwords.js';
 
 const T = 'ten_01JZZZZZZZZZZZZZZZZZZZZZZZ';

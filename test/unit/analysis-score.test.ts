@@ -15,7 +15,7 @@ import {
   type TurnFact,
 } from '../../shared/policy/analysis/index.js';
 import { buildRubric } from '../../shared/policy/rubric.js';
-import { successEvaluation } from '../../shared/schemas/analysis.js';
+import { successEvaluation } from '../../shared/policy/analysis/evaluation.js';
 import { conversationEvents, type SequencedEvent } from '../../shared/sandbox/conversation.js';
 import { SCENARIOS, type ScenarioId } from '../../shared/sandbox/scenarios.js';
 

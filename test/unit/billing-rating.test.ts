@@ -1,9 +1,9 @@
-/** Rating, volume tiers and the period estimate (shared/billing/rating.ts) against hand-computed expectations. */
+/** Rating, volume tiers and the period estimate (shared/policy/billing/rating.ts) against hand-computed expectations. */
 import { describe, expect, it } from 'vitest';
-import { billableMinutes, METERS, telephonyModeOf } from '../../shared/billing/meters.js';
-import { periodBounds, previousPeriod } from '../../shared/billing/period.js';
-import { planById, type MinuteTiers } from '../../shared/billing/plans.js';
-import { minusTotals, minuteTier, ratePeriod } from '../../shared/billing/rating.js';
+import { billableMinutes, METERS, telephonyModeOf } from '../../shared/policy/billing/meters.js';
+import { periodBounds, previousPeriod } from '../../shared/policy/billing/period.js';
+import { planById, type MinuteTiers } from '../../shared/policy/billing/plans.js';
+import { minusTotals, minuteTier, ratePeriod } from '../../shared/policy/billing/rating.js';
 
 const tiers: MinuteTiers = { base_minute_rate_minor: '12', discount_per_bracket_minor: '1', floor_minute_rate_minor: '10', bracket_size_minor: 1200, pinned_minute_rate_minor: null };
 

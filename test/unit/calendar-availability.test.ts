@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_WORKING_HOURS, freeSlots, mergeIntervals, wallToInstant, type AvailabilityInput, type WorkingHours } from '../../shared/calendar/availability.js';
+import { DEFAULT_WORKING_HOURS, freeSlots, mergeIntervals, wallToInstant, type AvailabilityInput, type WorkingHours } from '../../shared/policy/calendar/availability.js';
 
 const ms = (iso: string) => Date.parse(iso);
 const base = (over: Partial<AvailabilityInput> = {}): AvailabilityInput => ({

@@ -1,6 +1,6 @@
 /** Every call.* event carries what a webhook receiver needs to act on it alone (ids, state, disposition), whichever builder made it. */
 import { describe, expect, it } from 'vitest';
-import { blockedEvent, completedEvent, dialingEvent, queuedEvent, scheduledEvent } from '../../shared/calls/call-events.js';
+import { blockedEvent, completedEvent, dialingEvent, queuedEvent, scheduledEvent } from '../../shared/calls/call-outbox-events.js';
 import { callEventData, CALL_EVENT_FIELDS } from '../../shared/repositories/call-lifecycle.js';
 import type { OutboundCallRecord } from '../../shared/repositories/outbound-calls.js';
 

@@ -6,7 +6,7 @@ import { scoreCall } from '../../shared/policy/analysis/index.js';
 import { completedDisposition } from '../../shared/policy/call-state/disposition.js';
 import { buildRubric } from '../../shared/policy/rubric.js';
 import { cancelChange, outboundChange } from '../../shared/repositories/call-lifecycle.js';
-import type { CallRecordWithEvents } from '../../shared/repositories/call-events.js';
+import type { CallRecordWithEvents } from '../../shared/repositories/runtime-events.js';
 import { onCarrierStatus } from '../../shared/policy/call-state/machine.js';
 import { spokenNumber, voicemailParts, voicemailTwiml } from '../../shared/telephony/outbound-answer.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pageTurns, presentTurn } from '../../shared/calls/transcript.js';
 import { encodeCursor } from '../../shared/pagination/cursor.js';
-import type { StoredTurn } from '../../shared/repositories/call-events.js';
+import type { StoredTurn } from '../../shared/repositories/runtime-events.js';
 
 const cursorKey = 'c'.repeat(32);
 const base = { cursorKey, tenantId: 'ten_1', callId: 'cal_1' };

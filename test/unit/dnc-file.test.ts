@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asOfProblem, DncFileProblem, isListed, parseDncFile } from '../../shared/dnc/snapshot-file.js';
+import { asOfProblem, DncFileProblem, isListed, parseDncFile } from '../../shared/policy/dnc/snapshot-file.js';
 
 describe('a National DNC download', () => {
   it('becomes one bitmap per exchange; blank lines and CRLF are fine; a number listed twice counts once', () => {

@@ -7,7 +7,7 @@
 import { fc, it } from '@fast-check/vitest';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { beforeAll, describe, expect } from 'vitest';
-import { jsonTooDeep, unholdableJson } from '../../shared/http/json-limits.js';
+import { jsonTooDeep, unholdableJson } from '../../shared/schemas/json-limits.js';
 
 /** The documented nesting limit (docs/decisions/api-conventions.md). */
 const MAX_JSON_DEPTH = 64;

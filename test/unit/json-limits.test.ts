@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { numberProblem, unholdableJson } from '../../shared/http/json-limits.js';
+import { numberProblem, unholdableJson } from '../../shared/schemas/json-limits.js';
 import { isFormMediaType, isJsonMediaType } from '../../shared/http/media-type.js';
 
 describe('numbers DynamoDB can store exactly', () => {

@@ -3,7 +3,7 @@ import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadHandler } from '../../infra/openapi/build.js';
 import { fallbackRoute, routeKey, routes, type RouteDefinition } from '../../shared/routes.js';
-import { workers } from '../../infra/workers.js';
+import { workers } from '../../shared/workers.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const filesUnder = (dir: string): string[] =>

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { classifyKeyword, intentOf } from '../../shared/messages/intent.js';
 import { chooseSender, isUsLongCode, type SenderCandidate } from '../../shared/messages/sender-number.js';
 import { countSegments } from '../../shared/messages/segments.js';
-import { nextStatus, statusOfCarrier, type MessageStatus } from '../../shared/messages/status.js';
-import { messageTemplate, renderTemplate } from '../../shared/messages/templates.js';
+import { nextStatus, statusOfCarrier, type MessageStatus } from '../../shared/policy/messages/status.js';
+import { messageTemplate, renderTemplate } from '../../shared/policy/messages/sms-templates.js';
 import { evaluate } from '../../shared/policy/compliance/index.js';
 import { informational, inputs, marketing, pewc, SUBJECT } from '../support/compliance-fixtures.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildOpenApi } from '../../infra/openapi/build.js';
-import { ROLES } from '../../shared/auth/roles.js';
+import { ROLES } from '../../shared/policy/auth/roles.js';
 import { routes, type RouteDefinition } from '../../shared/routes.js';
 
 const all = routes as readonly RouteDefinition[];

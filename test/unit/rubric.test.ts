@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildRubric } from '../../shared/policy/rubric.js';
-import { rubric } from '../../shared/schemas/agents.js';
+import { buildRubric, rubric } from '../../shared/policy/rubric.js';
 
 describe('agent version rubric', () => {
   const objectives = [{ id: 'book', description: 'Book a meeting', required: true }];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregatesOf, applyEvents, emptyAggregates, storedForm, truncate, type Applied } from '../../shared/runtime/call-events.js';
+import { aggregatesOf, applyEvents, emptyAggregates, storedForm, truncate, type Applied } from '../../shared/schemas/call-aggregates.js';
 import { callSeconds, LATE_EVENT_WINDOW_SECONDS, MAX_CALL_SECONDS, runtimeWindowClosesAt, runtimeWindowOpen, USAGE_PER_MINUTE, USAGE_SLACK_SECONDS, usageBounds, type CallTiming } from '../../shared/policy/call-state/runtime-window.js';
 import { MAX_EVENTS_PER_CALL, MAX_RECORDED_RESPONSES_PER_CALL, runtimeEvent, runtimeEventsRequest, type RuntimeEvent } from '../../shared/schemas/runtime-events.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildSurveyResponse, type SurveyCallFacts } from '../../shared/surveys/survey-response.js';
+import { buildSurveyResponse, type SurveyCallFacts } from '../../shared/policy/surveys/survey-response.js';
 
 const csat = { scale: 'csat', points: 5, mapping: { 'very happy': 5, happy: 4, unhappy: 1 }, weight: 2 };
 const facts = (over: Partial<SurveyCallFacts> = {}): SurveyCallFacts => ({

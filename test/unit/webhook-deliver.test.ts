@@ -4,7 +4,7 @@ import { createServer as createTlsServer, type Server as TlsServer } from 'node:
 import { afterEach, describe, expect, it } from 'vitest';
 import { deliverOnce, DELIVERY_TIMEOUT_MS } from '../../shared/webhooks/deliver.js';
 import { envelopeBody, envelopeOf } from '../../shared/policy/webhooks/envelope.js';
-import { deliveryHeaders } from '../../shared/webhooks/signature.js';
+import { deliveryHeaders } from '../../shared/schemas/webhook-signature.js';
 import type { Resolver, UrlPolicy } from '../../shared/webhooks/url-policy.js';
 
 const local: UrlPolicy = { allowLoopbackHttp: true };

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 // Stripe's own library, as a tenant would use it: our signatures must pass its verifier.
 import Stripe from 'stripe';
 import { envelopeBody, envelopeOf, WEBHOOK_API_VERSION } from '../../shared/policy/webhooks/envelope.js';
-import { deliveryHeaders, newSigningSecret, SIGNATURE_HEADER, signatureHeader } from '../../shared/webhooks/signature.js';
+import { deliveryHeaders, newSigningSecret, SIGNATURE_HEADER, signatureHeader } from '../../shared/schemas/webhook-signature.js';
 
 const stripe = new Stripe('sk_test_x'); // constructEvent is pure: no request is made
 const event = {

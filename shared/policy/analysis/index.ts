@@ -10,4 +10,4 @@ export {
   type RubricInput,
 } from './score.js';
 export { ANALYSIS_RESULTS_SCHEMA_VERSION, readStoredAnalysis, toStoredAnalysis } from './stored.js';
-export type { SuccessEvaluation } from '../../schemas/analysis.js';
+export type { SuccessEvaluation } from './evaluation.js';

@@ -12,10 +12,10 @@
  * rubric says (a rubric cannot drop or waive them), are never `unscored`, and a failed
  * floor fails the verdict whatever else passed.
  */
-import type { Rubric } from '../../schemas/agents.js';
-import type { DimensionResult, DimensionScore, FloorDimensionScore, LatencyScore, PackGroundedScore, SuccessEvaluation, Verdict } from '../../schemas/analysis.js';
+import type { DimensionResult, DimensionScore, FloorDimensionScore, LatencyScore, PackGroundedScore, SuccessEvaluation, Verdict } from './evaluation.js';
 import { LATENCY_TARGET_MS } from '../rubric.js';
 import type { CallFacts, TurnFact } from './facts.js';
+import type { Rubric } from '../rubric.js';
 
 export { LATENCY_TARGET_MS };
 

@@ -15,11 +15,10 @@ import { tableName } from '../db/client.js';
 import { activityKeys } from '../db/keys.js';
 import { newId } from '../ids.js';
 import { queryPage } from '../pagination/page.js';
+import type { ActivityKind } from '../schemas/mobile.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-export const ACTIVITY_KINDS = ['live_call', 'voicemail', 'handoff', 'message'] as const;
-export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
 interface Activity {
   id: string;

@@ -17,7 +17,7 @@
  *    iterative, so no input can make them throw.
  * Free-form objects add their own rules (empty keys, depth, size): storableObject.
  */
-import type { ValidationIssue } from './errors.js';
+import type { ValidationIssue } from '../errors.js';
 
 /** DynamoDB's smallest non-zero magnitude. */
 const MIN_NUMBER_MAGNITUDE = 1e-130;

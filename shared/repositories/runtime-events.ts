@@ -1,6 +1,6 @@
 /**
  * The voice runtime's events, stored in the call's partition (`EVENT#<event_id>`) together
- * with the call record's aggregates (shared/runtime/call-events.ts) in ONE transaction:
+ * with the call record's aggregates (shared/schemas/call-aggregates.ts) in ONE transaction:
  *   - each new event is a conditional put (attribute_not_exists): an id is stored once;
  *   - the call record is updated under a condition on the state and the event count it was
  *     computed from (optimistic: a concurrent writer makes us read again and retry), so the
@@ -20,10 +20,10 @@ import { backoff, UNPROCESSED } from '../retry.js';
 import { NUMBER_E164 } from '../schemas/phone.js';
 import { callKeys, callPartition } from '../db/keys.js';
 import { outboxItems } from '../events/outbox.js';
-import { conflict, HttpError, notFound, ValidationError } from '../http/errors.js';
+import { conflict, DomainError, notFound, ValidationError } from '../errors.js';
 import { isTerminal } from '../policy/call-state/machine.js';
 import { CALL_ENDED, callEndedDetail, runtimeWindowOpen, usageBounds } from '../policy/call-state/runtime-window.js';
-import { ACCEPTS_EVENTS, aggregatesOf, AGGREGATE_FIELDS, applyEvents, storedForm, type EventResult } from '../runtime/call-events.js';
+import { ACCEPTS_EVENTS, aggregatesOf, AGGREGATE_FIELDS, applyEvents, storedForm, type EventResult } from '../schemas/call-aggregates.js';
 import type { RuntimeEvent, TurnEvent } from '../schemas/runtime-events.js';
 import { getCall, type CallRecord } from './calls.js';
 import { getActiveSuppression, newSuppression, phoneHolder, suppressionAddItems } from './suppressions.js';
@@ -85,7 +85,7 @@ export async function recordCallEvents(tenantId: string, callId: string, events:
       const fresh = events.map((event, index) => ({ event, index })).filter(({ event }) => !stored.has(event.id));
       if (fresh.length === 0) return noChange({ call_id: callId, results: events.map((e) => resultOf(stored.get(e.id)!)) });
       if (!ACCEPTS_EVENTS.includes(call.state)) {
-        throw new HttpError(409, 'call_not_in_conversation', `The call is ${call.state}: it never reached a person, so it takes no runtime events`);
+        throw new DomainError('conflict', 'call_not_in_conversation', `The call is ${call.state}: it never reached a person, so it takes no runtime events`);
       }
       if (!runtimeWindowOpen(call, at)) throw conflict(CALL_ENDED, callEndedDetail(call));
       if (checkOutcome) for (const { event, index } of fresh) if (event.type === 'outcome') await checkOutcome(event, index);

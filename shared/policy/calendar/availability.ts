@@ -16,8 +16,8 @@
  * The grid is aligned to quarter hours of the wall clock: every IANA zone in use today has
  * an offset that is a whole number of quarter hours, so UTC quarter hours are local ones.
  */
-import { wallToInstant as zoneWallToInstant } from '../time-zone.js';
-import { WEEKDAYS, type Weekday } from '../policy/answering/model.js';
+import { wallToInstant as zoneWallToInstant } from '../../time-zone.js';
+import { WEEKDAYS, type Weekday } from '../answering/model.js';
 
 const SLOT_STEP_MINUTES = 15;
 export const MAX_RANGE_DAYS = 31;

@@ -1,6 +1,7 @@
 /** Template schemas (the contract: Template; Part 4: Agents and templates). */
 import * as z from 'zod';
 import { timestamp } from './common.js';
+import { objective, type Objective } from '../policy/rubric.js';
 
 export const USE_CASES = ['sdr', 'staffing', 'survey', 'reminder', 'custom', 'receptionist', 'recruiting'] as const;
 export const OUTCOME_TYPES = ['appointment', 'shift_confirmation', 'survey_response', 'none'] as const;
@@ -14,10 +15,6 @@ export const TEMPLATE_STATUSES = ['draft', 'published', 'deprecated'] as const;
 export const useCase = z.enum(USE_CASES);
 const outcomeType = z.enum(OUTCOME_TYPES);
 export const toolGrant = z.enum(TOOL_GRANTS);
-
-export const objective = z
-  .object({ id: z.string(), description: z.string(), required: z.boolean() })
-  .meta({ id: 'TemplateObjective' });
 
 /** The fields `content_hash` covers, in the canonical rule of shared/canonical-json.ts. */
 export const TEMPLATE_HASHED_FIELDS = ['name', 'use_case', 'version', 'outcome_type', 'tool_grants', 'webhook_payload_schema', 'objectives'] as const;
@@ -40,7 +37,6 @@ export const templateSummary = z.object(summaryShape).meta({ id: 'TemplateSummar
 export const templateResource = z.object({ ...summaryShape, objectives: z.array(objective) }).meta({ id: 'TemplateResource' });
 
 export type TemplateResource = z.infer<typeof templateResource>;
-export type Objective = z.infer<typeof objective>;
 
 /** A template as the platform's code defines it (seeded into the table, versioned by content). */
 export interface TemplateDefinition {

@@ -3,7 +3,7 @@
  * the call item so the call detail and the analysis read one item) and a batch of new events
  * in → the new aggregates, the state change, the opt-out to suppress, and each event's
  * result; or the 422 issues when a per-call limit or a reference does not hold. No I/O, no
- * clock (`receivedAt` is passed in). The repository (shared/repositories/call-events.ts)
+ * clock (`receivedAt` is passed in). The repository (shared/repositories/runtime-events.ts)
  * commits the result with the event items in one transaction.
  *
  * Aggregate fields on the call record (names are the contract for call detail and analysis):
@@ -13,7 +13,7 @@
  *   usage {audio_seconds, characters_spoken, llm_input_tokens, llm_output_tokens}, hangup,
  *   last_event_at.
  */
-import type { ValidationIssue } from '../http/errors.js';
+import type { ValidationIssue } from '../errors.js';
 import type { UsageBounds } from '../policy/call-state/runtime-window.js';
 import { onConversationStarted, type CallState, type StateChange } from '../policy/call-state/machine.js';
 import {
@@ -25,7 +25,7 @@ import {
   type OutcomeBody,
   type RuntimeEvent,
   type RuntimeEventType,
-} from '../schemas/runtime-events.js';
+} from './runtime-events.js';
 
 export interface RecordedResponse {
   event_id: string;

@@ -2,7 +2,7 @@
  * SQS consumers: which queue feeds which worker handler. Like the route manifest, this
  * drives both the CDK event source mappings and the local runtime's pollers.
  */
-import type { QueueName } from '../shared/queues/definitions.js';
+import type { QueueName } from './queues/definitions.js';
 
 export interface WorkerDefinition {
   readonly id: string;

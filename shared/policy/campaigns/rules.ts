@@ -3,7 +3,6 @@
  * counters, when a retry may start, how many attempts a tick may launch, and the campaign
  * status moves. Unit-tested in test/unit/campaign-rules.test.ts.
  */
-import type { CampaignStatus } from '../schemas/campaigns.js';
 
 /** States whose attempt was not answered by a person: another attempt may follow. */
 const RETRYABLE_STATES = ['no_answer', 'busy', 'machine'] as const;
@@ -53,6 +52,9 @@ export function launchable(cap: number | null, inFlight: number, batch: number):
   const free = cap === null ? batch : Math.min(batch, cap - inFlight);
   return Math.max(0, free);
 }
+
+export const CAMPAIGN_STATUSES = ['draft', 'scrubbing', 'ready', 'running', 'paused', 'completed', 'cancelled'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
 /** Where each action may start from. */
 export const CAMPAIGN_MOVES = {
