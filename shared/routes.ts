@@ -20,7 +20,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * our TwiML handed over, valid only for the call named by the path's {call_id}
  * (shared/auth/stream-token.ts; checked by the route factory before anything is read).
  *
- * Dashboard (see docs/decisions/auth-and-sessions.md; shared/auth/authenticate-session.ts, session-rules.ts):
+ * Dashboard (see docs/decisions/auth-and-sessions.md; shared/sessions/authenticate-session.ts, session-rules.ts):
  * session = the dashboard session cookie (`__Host-vac_session`); an Authorization header is
  * refused (401); POST/PUT/PATCH/DELETE also need `Origin` = DASHBOARD_ORIGIN (else 403).
  * dashboard_origin = no credential yet (signing in): `Origin` = DASHBOARD_ORIGIN on every

@@ -2,7 +2,7 @@ import { defineRoute } from '../../shared/http/route.js';
 import { ok } from '../../shared/http/responses.js';
 import { conflict } from '../../shared/errors.js';
 import { now } from '../../shared/clock.js';
-import { portalOrigin } from '../../shared/auth/authenticate-session.js';
+import { portalOrigin } from '../../shared/sessions/authenticate-session.js';
 import { mintToken } from '../../shared/crypto/opaque-token.js';
 import { DELETION_PROOF_PREFIX, DELETION_PROOF_TTL_MS, maskEmail } from '../../shared/policy/accounts/deletion-rules.js';
 import { putDeletionProof } from '../../shared/repositories/account-deletion.js';

@@ -1,7 +1,7 @@
 import { defineRoute } from '../../shared/http/route.js';
 import { accepted } from '../../shared/http/responses.js';
 import { now } from '../../shared/clock.js';
-import { dashboardOrigin } from '../../shared/auth/authenticate-session.js';
+import { dashboardOrigin } from '../../shared/sessions/authenticate-session.js';
 import { requestEmailLink } from '../../shared/sessions/email-link.js';
 import { emailLinkAccepted, emailLinkRequest } from '../../shared/schemas/account-deletion.js';
 import { errorSchema } from '../../shared/schemas/common.js';

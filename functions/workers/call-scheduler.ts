@@ -1,4 +1,4 @@
-import { runDispatchTick, type TickResult } from '../../shared/calls/scheduler.js';
+import { runDispatchTick, type TickResult } from '../../shared/tick/dispatch-tick.js';
 import { now } from '../../shared/clock.js';
 import { logger } from '../../shared/observability.js';
 

@@ -370,7 +370,7 @@ async function startRelay(server: Server, relay: LocalStackOptions['relay'], log
 async function recoverAfterRestart(log: (line: string) => void): Promise<void> {
   const [{ resumeSandboxTimelines }, scheduler, { now }, { withInvocationLogger }] = await Promise.all([
     import('../../shared/sandbox/resume.js'),
-    import('../../shared/calls/scheduler.js'),
+    import('../../shared/tick/dispatch-tick.js'),
     import('../../shared/clock.js'),
     import('../../shared/observability.js'),
   ]);

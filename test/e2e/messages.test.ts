@@ -17,7 +17,7 @@ import { INFO_SUBJECT, QUIET_AT, queue, resetClock, setClock } from './call-fixt
 import { client, newTenant } from './client.js';
 import { eventsOfMessage, newMessageSid, sandboxMessagesFrom, textingTenant, type TextingTenant } from './message-fixtures.js';
 import { ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { runDispatchTick } from '../../shared/calls/scheduler.js';
+import { runDispatchTick } from '../../shared/tick/dispatch-tick.js';
 import { advanceClockForTests, now } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { newId } from '../../shared/ids.js';

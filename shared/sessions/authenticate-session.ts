@@ -5,7 +5,7 @@
  * and a state-changing cookie route also needs `Origin` = the dashboard's origin (403).
  */
 import { DomainError } from '../errors.js';
-import { useSession } from '../sessions/session-cookie.js';
+import { useSession } from './session-cookie.js';
 import { getSignInUser } from '../repositories/users.js';
 import { getTenant, tenantUsable } from '../repositories/tenants.js';
 import { now } from '../clock.js';
