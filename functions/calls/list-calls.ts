@@ -1,8 +1,6 @@
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { withQualifications } from '../../shared/calls/present-call.js';
-import { listCalls } from '../../shared/repositories/calls.js';
-import { callQualifications } from '../../shared/repositories/workflow-outcomes.js';
+import { listCallDetails } from '../../shared/calls/list-calls.js';
 import { CALL_STATES } from '../../shared/policy/call-state/machine.js';
 import { CALL_DIRECTIONS, callDetail, DISPOSITIONS } from '../../shared/schemas/call-detail.js';
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
@@ -26,9 +24,6 @@ export const handler = defineRoute(
     responses: { 200: cursorPage(callDetail) },
   },
   async ({ principal, query, filters }) => {
-    const page = await listCalls(principal.tenantId, { ...query, filters });
-    // Only calls that recorded a qualification have outcomes to read (one Query each).
-    const data = await Promise.all(page.data.map(async (c) => (c.conversation_actions.some((a) => a.kind === 'record_qualification') ? withQualifications(c, await callQualifications(principal.tenantId, c.id)) : c)));
-    return ok({ ...page, data });
+    return ok(await listCallDetails(principal.tenantId, { ...query, filters }));
   },
 );

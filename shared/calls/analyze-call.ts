@@ -6,10 +6,8 @@
  * already analysed, or not yet ended, is left as it is, so the message may be redelivered or
  * re-sent by the scheduler (analysis-resend.ts).
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { now } from '../clock.js';
-import { db, tableName } from '../db/client.js';
-import { callPartition, dispatchKeys } from '../db/keys.js';
+import { dispatchKeys } from '../db/keys.js';
 import { scoreCall, toStoredAnalysis } from '../policy/analysis/index.js';
 import { completedDisposition } from '../policy/call-state/disposition.js';
 import { isTerminal } from '../policy/call-state/machine.js';
@@ -18,6 +16,7 @@ import type { CallRecordWithEvents } from '../schemas/call-record.js';
 import { storeAnalysis } from '../repositories/call-lifecycle.js';
 import { dropWatch } from '../repositories/call-watches.js';
 import { getCall } from '../repositories/calls.js';
+import { callEventRecords } from '../repositories/runtime-events.js';
 import { callFactsOf, type StoredCallEvent } from './call-facts.js';
 import { surveyResponseItems } from '../repositories/survey-responses.js';
 import { knowledgeFacts } from '../knowledge/grounding.js';
@@ -25,16 +24,7 @@ import { knowledgeFacts } from '../knowledge/grounding.js';
 export type AnalyzeOutcome = 'stored' | 'already_analyzed' | 'not_ended' | 'no_call' | 'no_version';
 
 async function callEventItems(tenantId: string, callId: string): Promise<StoredCallEvent[]> {
-  const out: StoredCallEvent[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)', ExpressionAttributeValues: { ':pk': callPartition(tenantId, callId), ':e': 'EVENT#' }, ExclusiveStartKey: start, ConsistentRead: true }),
-    );
-    for (const item of page.Items ?? []) out.push({ event_id: item.event_id as string, event_type: item.event_type as string, seq: item.seq as number, event: (item.event ?? {}) as Record<string, unknown> });
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return out;
+  return (await callEventRecords(tenantId, callId)).map((item) => ({ event_id: item.event_id as string, event_type: item.event_type as string, seq: item.seq as number, event: (item.event ?? {}) as Record<string, unknown> }));
 }
 
 /**

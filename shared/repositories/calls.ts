@@ -19,8 +19,6 @@ import { activityItem } from './mobile-activity.js';
 import { now, now as clockNow } from '../clock.js';
 import { queryPage, type Page } from '../pagination/page.js';
 import type { FilterCondition } from '../pagination/filters.js';
-import type { CallDetail } from '../schemas/call-detail.js';
-import { presentCall } from '../calls/present-call.js';
 import type { CallRecord, InboundPathEntry } from '../schemas/call-record.js';
 
 import { isTerminal, onCarrierStatus, type CarrierStatus } from '../policy/call-state/machine.js';
@@ -187,8 +185,8 @@ export async function* callsInStates(tenantId: string, states: readonly string[]
   }
 }
 
-/** A tenant's calls (outbound and inbound), newest first, as call details (gsi1 `TENANT#<t>#CALLS`). */
-export function listCalls(tenantId: string, opts: { limit: number; cursor?: string; filters: FilterCondition[] }): Promise<Page<CallDetail>> {
+/** A tenant's call records (outbound and inbound), newest first (gsi1 `TENANT#<t>#CALLS`); the calls service presents them. */
+export function listCallRecords(tenantId: string, opts: { limit: number; cursor?: string; filters: FilterCondition[] }): Promise<Page<Record<string, unknown>>> {
   return queryPage({
     tenantId,
     scope: 'calls',
@@ -198,6 +196,7 @@ export function listCalls(tenantId: string, opts: { limit: number; cursor?: stri
     limit: opts.limit,
     cursor: opts.cursor,
     filters: opts.filters,
-    map: (item) => presentCall({ ...item, answered_at: item.answered_at ?? null, ended_at: item.ended_at ?? null, duration_seconds: item.duration_seconds ?? null } as unknown as Parameters<typeof presentCall>[0]),
+    // Fields a call gains as it goes are null until then, as the presenter reads them.
+    map: (item) => ({ ...item, answered_at: item.answered_at ?? null, ended_at: item.ended_at ?? null, duration_seconds: item.duration_seconds ?? null }),
   });
 }

@@ -16,6 +16,7 @@ import { commit, conditionalTransaction, noChange } from '../db/conditional-tran
 import { BatchGetCommand, type BatchGetCommandOutput, QueryCommand, type QueryCommandOutput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { canonicalJson, contentHash } from '../canonical-json.js';
 import { db, tableName } from '../db/client.js';
+import { queryAll } from '../db/query.js';
 import { backoff, UNPROCESSED } from '../retry.js';
 import { NUMBER_E164 } from '../schemas/phone.js';
 import { callKeys, callPartition } from '../db/keys.js';
@@ -198,4 +199,9 @@ export async function callTurns(tenantId: string, callId: string): Promise<Store
     start = out.LastEvaluatedKey;
   } while (start);
   return turns.sort((a, b) => a.seq - b.seq);
+}
+
+/** Every committed event item of a call (its `EVENT#` range), oldest first, strongly consistent. */
+export function callEventRecords(tenantId: string, callId: string): Promise<Record<string, unknown>[]> {
+  return queryAll({ KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)', ExpressionAttributeValues: { ':pk': callPartition(tenantId, callId), ':e': 'EVENT#' }, ConsistentRead: true });
 }
