@@ -3,41 +3,19 @@
  * `PLATFORM#SANDBOX#NUMBER_SID#<sid>`), platform-owned. A number is held by at most one
  * sandbox account: it is created only if absent, and routed or released only by its holder.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { platformKeys } from '../db/keys.js';
+import { putNew, transactWrite, tryTransactWrite } from '../db/transact-write.js';
 
 type NumberKeys = { sid: string; account_sid: string; phone_number: string };
 
 /** Store a new number and its SID pointer; false when the number (or the SID) is already held. */
-export async function putSandboxNumberItem(number: NumberKeys & object): Promise<boolean> {
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...platformKeys.sandboxNumber(number.phone_number), type: 'sandbox_number', ...number },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...platformKeys.sandboxNumberSid(number.sid), type: 'sandbox_number_sid', phone_number: number.phone_number },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-        ],
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (err instanceof TransactionCanceledException) return false;
-    throw err;
-  }
+export function putSandboxNumberItem(number: NumberKeys & object): Promise<boolean> {
+  return tryTransactWrite([
+    putNew({ ...platformKeys.sandboxNumber(number.phone_number), type: 'sandbox_number', ...number }),
+    putNew({ ...platformKeys.sandboxNumberSid(number.sid), type: 'sandbox_number_sid', phone_number: number.phone_number }),
+  ]);
 }
 
 export async function readSandboxNumber<T>(phoneE164: string): Promise<T | undefined> {
@@ -86,19 +64,15 @@ export async function setSandboxNumberRouting(number: NumberKeys, routing: Sandb
 
 /** The number and its SID pointer go, only while `number.account_sid` holds it. */
 export async function deleteSandboxNumberItem(number: NumberKeys): Promise<void> {
-  await db().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Delete: {
-            TableName: tableName(),
-            Key: platformKeys.sandboxNumber(number.phone_number),
-            ConditionExpression: 'account_sid = :acct',
-            ExpressionAttributeValues: { ':acct': number.account_sid },
-          },
-        },
-        { Delete: { TableName: tableName(), Key: platformKeys.sandboxNumberSid(number.sid) } },
-      ],
-    }),
-  );
+  await transactWrite([
+    {
+      Delete: {
+        TableName: tableName(),
+        Key: platformKeys.sandboxNumber(number.phone_number),
+        ConditionExpression: 'account_sid = :acct',
+        ExpressionAttributeValues: { ':acct': number.account_sid },
+      },
+    },
+    { Delete: { TableName: tableName(), Key: platformKeys.sandboxNumberSid(number.sid) } },
+  ]);
 }

@@ -23,8 +23,8 @@ const OVERDUE_RECHECK_MS = 10 * 60_000;
 const SWEEP_LIMIT_PER_SHARD = 50;
 
 /** Re-enqueue the overdue pending events (due ≤ at − grace) not leased by a live attempt; answers how many. */
-export async function runWebhookOverdueSweep(at: Date, limitPerShard = SWEEP_LIMIT_PER_SHARD, graceMs = OVERDUE_GRACE_MS): Promise<number> {
-  const bound = new Date(at.getTime() - graceMs).toISOString();
+export async function runWebhookOverdueSweep(at: Date, limitPerShard = SWEEP_LIMIT_PER_SHARD): Promise<number> {
+  const bound = new Date(at.getTime() - OVERDUE_GRACE_MS).toISOString();
   let sent = 0;
   for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
     for (const due of await overdueWebhookEvents(shard, bound, limitPerShard)) {
