@@ -61,7 +61,8 @@ module.exports = {
     {
       name: 'foundation-imports-only-the-foundation',
       severity: 'error',
-      comment: 'shared/db, shared/schemas, shared/events and shared/pagination sit at the bottom: they import each other, shared/policy and the leaf modules only.',
+      comment:
+        'shared/db, shared/schemas, shared/events and shared/pagination sit at the bottom: they import each other, shared/policy and the leaf modules only.',
       from: { path: `${ROOT}shared/(?:db|schemas|events|pagination)/` },
       to: { path: PROJECT, pathNot: [FOUNDATION, LEAF] },
     },

@@ -18,7 +18,10 @@ export default defineConfig({
       // Pure units and the CDK synth tests: no DynamoDB Local, no emulator.
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/infra/**/*.test.ts'] } },
       // One in-memory DynamoDB Local + one SQS/S3 emulator per run, on free ports.
-      { extends: true, test: { name: 'stack', include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'], globalSetup: ['test/support/global-setup.ts'] } },
+      {
+        extends: true,
+        test: { name: 'stack', include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'], globalSetup: ['test/support/global-setup.ts'] },
+      },
     ],
   },
 });

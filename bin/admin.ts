@@ -44,38 +44,38 @@ function fail(message: string): never {
 }
 
 const OPTIONS = {
-    name: { type: 'string' },
-    'admin-email': { type: 'string' },
-    'admin-name': { type: 'string' },
-    tenant: { type: 'string' },
-    email: { type: 'string' },
-    role: { type: 'string' },
-    table: { type: 'string' },
-    'secret-id': { type: 'string' },
-    region: { type: 'string' },
-    'local-dir': { type: 'string' },
-    'transfer-number': { type: 'string' },
-    disabled: { type: 'boolean' },
-    rep: { type: 'string' },
-    status: { type: 'string' },
-    'kms-key-id': { type: 'string' },
-    to: { type: 'string' },
-    from: { type: 'string' },
-    digits: { type: 'string' },
-    'no-answer': { type: 'boolean' },
-    script: { type: 'string' },
-    body: { type: 'string' },
-    'area-code': { type: 'string' },
-    'as-of': { type: 'string' },
-    file: { type: 'string' },
-    user: { type: 'string' },
-    plan: { type: 'string' },
-    'daily-minor': { type: 'string' },
-    at: { type: 'string' },
-    invoice: { type: 'string' },
-    type: { type: 'string' },
-    'advance-to': { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
+  name: { type: 'string' },
+  'admin-email': { type: 'string' },
+  'admin-name': { type: 'string' },
+  tenant: { type: 'string' },
+  email: { type: 'string' },
+  role: { type: 'string' },
+  table: { type: 'string' },
+  'secret-id': { type: 'string' },
+  region: { type: 'string' },
+  'local-dir': { type: 'string' },
+  'transfer-number': { type: 'string' },
+  disabled: { type: 'boolean' },
+  rep: { type: 'string' },
+  status: { type: 'string' },
+  'kms-key-id': { type: 'string' },
+  to: { type: 'string' },
+  from: { type: 'string' },
+  digits: { type: 'string' },
+  'no-answer': { type: 'boolean' },
+  script: { type: 'string' },
+  body: { type: 'string' },
+  'area-code': { type: 'string' },
+  'as-of': { type: 'string' },
+  file: { type: 'string' },
+  user: { type: 'string' },
+  plan: { type: 'string' },
+  'daily-minor': { type: 'string' },
+  at: { type: 'string' },
+  invoice: { type: 'string' },
+  type: { type: 'string' },
+  'advance-to': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
 } as const;
 
 // A missing option value or an unknown option is one line, never a stack trace.
@@ -103,7 +103,9 @@ function configureTarget(): void {
   const dir = resolve(repoRoot, values['local-dir'] ?? process.env.LOCAL_DIR ?? '.local');
   const stack = readStackFile(dir);
   if (!stack?.tableName || !stack.dynamoEndpoint || !isAlive(stack.pid)) {
-    fail(`no running local stack found in ${dir} (LOCAL_DIR=${process.env.LOCAL_DIR ?? ''}; --local-dir DIR overrides it): start it with \`npm start\` (the same LOCAL_DIR), or pass --table and --secret-id for AWS`);
+    fail(
+      `no running local stack found in ${dir} (LOCAL_DIR=${process.env.LOCAL_DIR ?? ''}; --local-dir DIR overrides it): start it with \`npm start\` (the same LOCAL_DIR), or pass --table and --secret-id for AWS`,
+    );
   }
   process.env.TABLE_NAME = stack.tableName;
   process.env.DYNAMODB_ENDPOINT = stack.dynamoEndpoint;
@@ -129,7 +131,9 @@ async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write('password (then Enter, Ctrl-D): ');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 /** `user set-password` | `user verify-email` (dashboard sign-in, see docs/decisions/auth-and-sessions.md). */
@@ -157,7 +161,8 @@ async function runJob(name: string | undefined): Promise<unknown> {
   const job = name ? jobsRegistry[name] : undefined;
   if (!job) fail(`jobs run NAME: one of ${Object.keys(jobsRegistry).join(', ')}`);
   const at = need('at');
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(at) || Number.isNaN(Date.parse(at))) fail('--at is an ISO 8601 date-time with an offset, e.g. 2026-12-01T00:05:00Z');
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(at) || Number.isNaN(Date.parse(at)))
+    fail('--at is an ISO 8601 date-time with an offset, e.g. 2026-12-01T00:05:00Z');
   return { job: name, at: new Date(at).toISOString(), result: await job(new Date(at)) };
 }
 
@@ -214,9 +219,13 @@ async function sandboxCall(): Promise<unknown> {
 async function sandboxClock(): Promise<unknown> {
   if (!localTarget || !process.env.PUBLIC_BASE_URL) fail('sandbox clock works against the local runtime only (the deployed API has no sandbox clock)');
   const to = values['advance-to'];
-  if (to !== undefined && (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(to) || Number.isNaN(Date.parse(to)))) fail('--advance-to is an ISO 8601 date-time with an offset, e.g. 2026-12-01T14:00:00Z');
+  if (to !== undefined && (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(to) || Number.isNaN(Date.parse(to))))
+    fail('--advance-to is an ISO 8601 date-time with an offset, e.g. 2026-12-01T14:00:00Z');
   const url = `${process.env.PUBLIC_BASE_URL}/local/sandbox-clock`;
-  const res = await fetch(url, to === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance_to: to }) });
+  const res = await fetch(
+    url,
+    to === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance_to: to }) },
+  );
   if (!res.ok) fail(`sandbox clock: the local stack answered ${res.status}`);
   return res.json();
 }
@@ -293,7 +302,12 @@ async function main(): Promise<void> {
       if (verb === 'create') {
         const number = values['transfer-number'];
         if (number !== undefined && !/^\+[1-9]\d{6,14}$/.test(number)) fail('--transfer-number must be E.164 (+ and 7 to 15 digits)');
-        result = await ops.createRepAction({ tenantId: need('tenant'), name: need('name'), transferNumber: number ?? null, disabled: values.disabled === true });
+        result = await ops.createRepAction({
+          tenantId: need('tenant'),
+          name: need('name'),
+          transferNumber: number ?? null,
+          disabled: values.disabled === true,
+        });
       } else {
         result = await ops.setRepStatusAction({ tenantId: need('tenant'), repId: need('rep'), status: verb === 'disable' ? 'disabled' : 'active' });
       }

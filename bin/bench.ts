@@ -72,7 +72,13 @@ if (!only || only === 'calls') {
   // POST /v1/calls runs in a scope that lets the bench count its DynamoDB calls apart.
   const { startLocalStack } = await import('../infra/local/stack.js');
   const { scopedRoute } = await import('../test/bench/request-scope.js');
-  const stack = await startLocalStack({ port: 0, inMemory: true, workers: true, seed: false, routeHandlers: { queueCall: scopedRoute('queueCall', 'functions/calls/queue-call') } });
+  const stack = await startLocalStack({
+    port: 0,
+    inMemory: true,
+    workers: true,
+    seed: false,
+    routeHandlers: { queueCall: scopedRoute('queueCall', 'functions/calls/queue-call') },
+  });
   try {
     const { measureCalls, printCalls } = await import('../test/bench/calls.js');
     printCalls(await measureCalls(stack));

@@ -8,11 +8,16 @@ import { fileURLToPath } from 'node:url';
 import { buildAreaCodeTable, sourceVersions } from './area-codes-source.js';
 
 const target = fileURLToPath(new URL('../shared/policy/compliance/area-codes.generated.ts', import.meta.url));
-const versions = Object.entries(sourceVersions()).map(([name, version]) => `${name}@${version}`).join(', ');
+const versions = Object.entries(sourceVersions())
+  .map(([name, version]) => `${name}@${version}`)
+  .join(', ');
 const date = new Date().toISOString().slice(0, 10);
 const table = buildAreaCodeTable();
 
-const rows = Object.entries(table).map(([code, info]) => `  '${code}': { region: '${info.region}', state: ${info.state === null ? 'null' : `'${info.state}'`}, zones: [${info.zones.map((z) => `'${z}'`).join(', ')}] },`);
+const rows = Object.entries(table).map(
+  ([code, info]) =>
+    `  '${code}': { region: '${info.region}', state: ${info.state === null ? 'null' : `'${info.state}'`}, zones: [${info.zones.map((z) => `'${z}'`).join(', ')}] },`,
+);
 
 writeFileSync(
   target,

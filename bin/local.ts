@@ -40,16 +40,18 @@ function shutdown(signal: NodeJS.Signals): void {
   hardStop.unref();
   // A signal during start-up waits for the start to finish, then stops what it started.
   const stack = starting?.catch(() => undefined) ?? Promise.resolve(undefined);
-  stopping = stack.then((s) => s?.stop()).then(
-    () => {
-      log('stopped');
-      process.exit(0);
-    },
-    (err: unknown) => {
-      log(`stop failed: ${(err as Error)?.stack ?? err}`);
-      process.exit(1);
-    },
-  );
+  stopping = stack
+    .then((s) => s?.stop())
+    .then(
+      () => {
+        log('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        log(`stop failed: ${(err as Error)?.stack ?? err}`);
+        process.exit(1);
+      },
+    );
 }
 
 process.on('SIGINT', shutdown);

@@ -241,7 +241,10 @@ export class VoiceControlStack extends Stack {
         fn.role.addToPrincipalPolicy(
           new PolicyStatement({
             actions: ['ses:SendEmail'],
-            resources: [this.formatArn({ service: 'ses', resource: 'identity', resourceName: mailIdentity }), this.formatArn({ service: 'ses', resource: 'identity', resourceName: mailFrom })],
+            resources: [
+              this.formatArn({ service: 'ses', resource: 'identity', resourceName: mailIdentity }),
+              this.formatArn({ service: 'ses', resource: 'identity', resourceName: mailFrom }),
+            ],
           }),
         );
       }
@@ -376,16 +379,34 @@ export class VoiceControlStack extends Stack {
       this.alarms.deadLetterQueue(`${id}Stream`, queue);
       this.alarms.streamIteratorAge(id, this.scheduledFunctions.get(id)!.function);
     }
-    this.alarms.apiServerErrors(this.api.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }), this.api.api.metricCount({ period: Duration.minutes(5), statistic: 'Sum' }));
+    this.alarms.apiServerErrors(
+      this.api.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
+      this.api.api.metricCount({ period: Duration.minutes(5), statistic: 'Sum' }),
+    );
     for (const area of this.routeAreas.values()) this.alarms.functions(area, 'Routes', area.functions);
-    this.alarms.functions(this.alarms, 'Workers', [...this.workerFunctions.values()].map((f) => f.function));
-    this.alarms.functions(this.alarms, 'Schedules', [...this.scheduledFunctions.values()].map((f) => f.function));
-    this.alarms.functions(this.alarms, 'Relay', [...this.relay.functions.values()].map((f) => f.function));
+    this.alarms.functions(
+      this.alarms,
+      'Workers',
+      [...this.workerFunctions.values()].map((f) => f.function),
+    );
+    this.alarms.functions(
+      this.alarms,
+      'Schedules',
+      [...this.scheduledFunctions.values()].map((f) => f.function),
+    );
+    this.alarms.functions(
+      this.alarms,
+      'Relay',
+      [...this.relay.functions.values()].map((f) => f.function),
+    );
     this.alarms.webhookEventsFailed(logGroups.get('Workers'));
 
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'Subscribe the on-call pager or mail to it' });
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the HTTP API' });
-    new CfnOutput(this, 'VoiceRuntimeRelayUrl', { value: this.relay.url, description: 'Twilio ConversationRelay URL of the voice runtime (TwiML adds ?token=)' });
+    new CfnOutput(this, 'VoiceRuntimeRelayUrl', {
+      value: this.relay.url,
+      description: 'Twilio ConversationRelay URL of the voice runtime (TwiML adds ?token=)',
+    });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'AppSecretArn', { value: this.appSecret.secret.secretArn });
     new CfnOutput(this, 'CredentialsKeyArn', { value: this.credentialsKey.key.keyArn, description: 'For the operator CLI (--kms-key-id)' });
@@ -422,8 +443,7 @@ export function buildApp(options: BuildAppOptions = {}): { app: App; stack: Voic
     context?: Record<string, unknown>;
   };
   const app = new App({ context: { ...cdkJson.context, ...options.context } });
-  const stackName =
-    options.stackName ?? (app.node.tryGetContext('stackName') as string | undefined) ?? DEFAULT_STACK_NAME;
+  const stackName = options.stackName ?? (app.node.tryGetContext('stackName') as string | undefined) ?? DEFAULT_STACK_NAME;
   const stack = new VoiceControlStack(app, stackName, { projectRoot });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { writeSuppressionsToCloudFormation: true }));
   return { app, stack };

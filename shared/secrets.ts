@@ -57,8 +57,17 @@ function parse(json: string): AppSecrets {
   const googleOAuth = typeof gid === 'string' && gid && typeof gsecret === 'string' && gsecret ? { clientId: gid, clientSecret: gsecret } : undefined;
   const webhookSecret = raw.payment_webhook_secret;
   const stripeSecretKey = raw.stripe_secret_key;
-  const payments = typeof webhookSecret === 'string' && webhookSecret.length >= 16 ? { webhookSecret, ...(typeof stripeSecretKey === 'string' && stripeSecretKey ? { stripeSecretKey } : {}) } : undefined;
-  return { apiKeyPepper, cursorKey, ...(platformCarrier ? { platformCarrier } : {}), ...(googleOAuth ? { googleOAuth } : {}), ...(payments ? { payments } : {}) };
+  const payments =
+    typeof webhookSecret === 'string' && webhookSecret.length >= 16
+      ? { webhookSecret, ...(typeof stripeSecretKey === 'string' && stripeSecretKey ? { stripeSecretKey } : {}) }
+      : undefined;
+  return {
+    apiKeyPepper,
+    cursorKey,
+    ...(platformCarrier ? { platformCarrier } : {}),
+    ...(googleOAuth ? { googleOAuth } : {}),
+    ...(payments ? { payments } : {}),
+  };
 }
 
 /** Test hook: forget the cached secrets (after changing the environment). */

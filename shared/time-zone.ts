@@ -15,7 +15,16 @@ function formatter(zone: string): Intl.DateTimeFormat {
   let f = formatters.get(key);
   if (!f) {
     // Gregorian calendar and Latin digits whatever the host's default locale data says.
-    f = new Intl.DateTimeFormat('en-US-u-ca-gregory-nu-latn', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    f = new Intl.DateTimeFormat('en-US-u-ca-gregory-nu-latn', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
     formatters.set(key, f);
   }
   return f;

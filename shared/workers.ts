@@ -30,10 +30,54 @@ export interface WorkerDefinition {
 }
 
 export const workers = [
-  { id: 'callDispatchWorker', queue: 'callDispatch', handler: 'functions/workers/call-dispatch', table: 'write', batchSize: 10, batchesInFlight: 4, timeoutSeconds: 60, kms: 'decrypt', queues: ['callAnalysis', 'callDispatch'], publicUrls: true, appSecret: true, summary: 'Dials queued calls (at most once per attempt; re-judged by compliance, cps-limited)' },
-  { id: 'sandboxTimelineWorker', queue: 'sandboxTimeline', handler: 'functions/workers/sandbox-timeline', table: 'write', batchSize: 10, timeoutSeconds: 60, queues: ['sandboxTimeline'], kms: 'decrypt', summary: "Plays the sandbox carrier's calls and messages step by step (signed status callbacks, TwiML)" },
-  { id: 'callAnalysisWorker', queue: 'callAnalysis', handler: 'functions/workers/call-analysis', table: 'write', batchSize: 10, timeoutSeconds: 30, summary: "Scores an ended call against its pinned version's rubric and stores the analysis (once)" },
-  { id: 'webhookDeliveryWorker', queue: 'webhookDelivery', handler: 'functions/workers/webhook-delivery', table: 'write', batchSize: 10, batchesInFlight: 8, timeoutSeconds: 60, queues: ['webhookDelivery'], sendsToOwnDlq: true, kms: 'decrypt', summary: 'Delivers signed webhook events (at least once): a batch per tenant in waves of parallel POSTs on kept-alive connections, retries on the schedule, a ledger row per attempt' },
+  {
+    id: 'callDispatchWorker',
+    queue: 'callDispatch',
+    handler: 'functions/workers/call-dispatch',
+    table: 'write',
+    batchSize: 10,
+    batchesInFlight: 4,
+    timeoutSeconds: 60,
+    kms: 'decrypt',
+    queues: ['callAnalysis', 'callDispatch'],
+    publicUrls: true,
+    appSecret: true,
+    summary: 'Dials queued calls (at most once per attempt; re-judged by compliance, cps-limited)',
+  },
+  {
+    id: 'sandboxTimelineWorker',
+    queue: 'sandboxTimeline',
+    handler: 'functions/workers/sandbox-timeline',
+    table: 'write',
+    batchSize: 10,
+    timeoutSeconds: 60,
+    queues: ['sandboxTimeline'],
+    kms: 'decrypt',
+    summary: "Plays the sandbox carrier's calls and messages step by step (signed status callbacks, TwiML)",
+  },
+  {
+    id: 'callAnalysisWorker',
+    queue: 'callAnalysis',
+    handler: 'functions/workers/call-analysis',
+    table: 'write',
+    batchSize: 10,
+    timeoutSeconds: 30,
+    summary: "Scores an ended call against its pinned version's rubric and stores the analysis (once)",
+  },
+  {
+    id: 'webhookDeliveryWorker',
+    queue: 'webhookDelivery',
+    handler: 'functions/workers/webhook-delivery',
+    table: 'write',
+    batchSize: 10,
+    batchesInFlight: 8,
+    timeoutSeconds: 60,
+    queues: ['webhookDelivery'],
+    sendsToOwnDlq: true,
+    kms: 'decrypt',
+    summary:
+      'Delivers signed webhook events (at least once): a batch per tenant in waves of parallel POSTs on kept-alive connections, retries on the schedule, a ledger row per attempt',
+  },
 ] as const satisfies readonly WorkerDefinition[];
 
 /**
@@ -62,7 +106,16 @@ export interface ScheduledJobDefinition {
 }
 
 export const scheduledJobs = [
-  { id: 'outboxRelay', handler: 'functions/workers/outbox-relay', everyMinutes: 1, table: 'write', timeoutSeconds: 50, queues: ['webhookDelivery'], tableStream: 'PLATFORM#OUTBOX#', summary: 'Moves committed outbox events to the webhook-delivery queue (also on the table stream, within a second of the commit)' },
+  {
+    id: 'outboxRelay',
+    handler: 'functions/workers/outbox-relay',
+    everyMinutes: 1,
+    table: 'write',
+    timeoutSeconds: 50,
+    queues: ['webhookDelivery'],
+    tableStream: 'PLATFORM#OUTBOX#',
+    summary: 'Moves committed outbox events to the webhook-delivery queue (also on the table stream, within a second of the commit)',
+  },
   {
     id: 'callScheduler',
     handler: 'functions/workers/call-scheduler',
@@ -75,7 +128,8 @@ export const scheduledJobs = [
     kms: 'decrypt',
     publicUrls: true,
     appSecret: true,
-    summary: 'Sends due deferred calls to dispatch; fails calls stuck in dialing without a carrier id (dispatch_unknown); closes calls the carrier never reported the end of; re-sends lost analysis requests; re-enqueues pending webhook events whose retry message was lost',
+    summary:
+      'Sends due deferred calls to dispatch; fails calls stuck in dialing without a carrier id (dispatch_unknown); closes calls the carrier never reported the end of; re-sends lost analysis requests; re-enqueues pending webhook events whose retry message was lost',
   },
   {
     id: 'accountDeletions',
@@ -90,7 +144,8 @@ export const scheduledJobs = [
     publicUrls: true,
     appSecret: true,
     bucket: 'erase',
-    summary: 'Deletes accounts whose deletion grace period ended (or resumes one left half-way): keys and sessions, campaigns, numbers at the carrier, objects, every item but the kept kinds',
+    summary:
+      'Deletes accounts whose deletion grace period ended (or resumes one left half-way): keys and sessions, campaigns, numbers at the carrier, objects, every item but the kept kinds',
   },
   {
     id: 'invoiceJob',
@@ -102,6 +157,7 @@ export const scheduledJobs = [
     // The sandbox payment provider posts its signed webhooks to our public URL; the app secret holds the provider settings.
     publicUrls: true,
     appSecret: true,
-    summary: "Period close: builds each tenant's invoice of the previous month from the usage ledger and finalizes it with the payment provider (idempotent per tenant and period)",
+    summary:
+      "Period close: builds each tenant's invoice of the previous month from the usage ledger and finalizes it with the payment provider (idempotent per tenant and period)",
   },
 ] as const satisfies readonly ScheduledJobDefinition[];

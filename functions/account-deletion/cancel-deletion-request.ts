@@ -16,14 +16,18 @@ import { errorSchema } from '../../shared/schemas/common.js';
  */
 export const handler = defineRoute(
   'cancelAccountDeletionRequest',
-  { body: cancelDeletionRequest.optional(), responses: { 200: accountDeletionOverview, 401: errorSchema, 403: errorSchema, 409: deletionConflict, 429: errorSchema } },
+  {
+    body: cancelDeletionRequest.optional(),
+    responses: { 200: accountDeletionOverview, 401: errorSchema, 403: errorSchema, 409: deletionConflict, 429: errorSchema },
+  },
   async ({ session, body, sourceIp }) => {
     const at = now();
     const user = await getSignInUser(session.tenantId, session.userId);
     if (user?.password_hash) {
       const password = body?.password;
       if (!password) throw invalid(['body', 'password'], 'A password account re-enters its password to cancel', 'missing');
-      if (!(await passwordMatches(user, user.password_hash, password, sourceIp ?? 'unknown', at))) throw invalid(['body', 'password'], 'The password is not correct');
+      if (!(await passwordMatches(user, user.password_hash, password, sourceIp ?? 'unknown', at)))
+        throw invalid(['body', 'password'], 'The password is not correct');
     }
     await cancelDeletion({ tenantId: session.tenantId, userId: session.userId, at });
     return ok(await overview(session.tenantId));

@@ -23,13 +23,22 @@ export const handler = defineRoute(
   async ({ session, body, sourceIp }) => {
     const at = now();
     const [user, tenant] = await Promise.all([getSignInUser(session.tenantId, session.userId), getTenant(session.tenantId)]);
-    if (!user?.password_hash) throw conflict('password_not_set', 'This account signs in without a password: confirm the deletion with the emailed proof (POST /v1/account-deletion/email-confirmations)');
+    if (!user?.password_hash)
+      throw conflict(
+        'password_not_set',
+        'This account signs in without a password: confirm the deletion with the emailed proof (POST /v1/account-deletion/email-confirmations)',
+      );
     const issues: ValidationIssue[] = [];
     if (!(await passwordMatches(user, user.password_hash, body.password, sourceIp ?? 'unknown', at))) {
       issues.push({ loc: ['body', 'password'], msg: 'The password is not correct', type: 'value_error' });
     }
     if (!phraseMatches(body.confirmation_phrase, tenant?.name ?? '')) {
-      issues.push({ loc: ['body', 'confirmation_phrase'], msg: `Type exactly: ${confirmationPhrase(tenant?.name ?? '')}`, type: 'value_error', input: body.confirmation_phrase });
+      issues.push({
+        loc: ['body', 'confirmation_phrase'],
+        msg: `Type exactly: ${confirmationPhrase(tenant?.name ?? '')}`,
+        type: 'value_error',
+        input: body.confirmation_phrase,
+      });
     }
     if (issues.length) throw new ValidationError(issues);
     await confirmDeletion({ tenantId: session.tenantId, userId: session.userId, by: 'password', at });

@@ -24,7 +24,8 @@ export const handler = defineRoute(
   async ({ session }) => {
     const at = now();
     const [user, tenant] = await Promise.all([getSignInUser(session.tenantId, session.userId), getTenant(session.tenantId)]);
-    if (!user || user.password_hash) throw conflict('password_account', 'This account has a password: confirm the deletion with it (POST /v1/account-deletion/requests)');
+    if (!user || user.password_hash)
+      throw conflict('password_account', 'This account has a password: confirm the deletion with it (POST /v1/account-deletion/requests)');
     if (!user.email_verified_at) throw conflict('email_not_verified', 'This account has no verified mailbox to send the proof to');
     const { token, hash } = mintToken(DELETION_PROOF_PREFIX, [session.tenantId]);
     const { expiresAt } = await putDeletionProof({ tenantId: session.tenantId, userId: user.id, tokenHash: hash, at });

@@ -27,7 +27,10 @@ export const handler = defineRoute('publishAgent', { path: agentPath, responses:
     return { ...created(version), idempotencyCommitted: Boolean(idempotency) };
   } catch (err) {
     if (err instanceof NoChanges) {
-      throw conflict('no_changes', `Nothing to publish: the draft and its compliance profile are those of version ${err.latest.version} (${err.latest.id}). Edit the draft first.`);
+      throw conflict(
+        'no_changes',
+        `Nothing to publish: the draft and its compliance profile are those of version ${err.latest.version} (${err.latest.id}). Edit the draft first.`,
+      );
     }
     if (err instanceof ComplianceProfileRequired) {
       throw conflict('compliance_profile_required', 'Set compliance_profile_id on the agent before publishing: no agent may call anyone without one');

@@ -32,7 +32,10 @@ export const handler = defineRoute(
     if (!number) throw notFound('Phone number');
     const account = await getTelephonyAccount(tenantId, number.telephony_account_id);
     const ineligible = numberIneligibility(number, account?.verification_status);
-    if (ineligible.length) throw conflict('number_ineligible', `This number cannot take an answering policy: ${ineligible.map((r) => INELIGIBLE_MESSAGES[r]).join('; ')}`, { reasons: ineligible });
+    if (ineligible.length)
+      throw conflict('number_ineligible', `This number cannot take an answering policy: ${ineligible.map((r) => INELIGIBLE_MESSAGES[r]).join('; ')}`, {
+        reasons: ineligible,
+      });
 
     const issues: ValidationIssue[] = [];
     const agents = agentRefs(body);
@@ -40,22 +43,44 @@ export const handler = defineRoute(
     await Promise.all(
       [...new Set(agents.map((a) => a.agent_id))].map(async (agentId) => {
         const agent = await getAgentRecord(tenantId, agentId, true);
-        if (agent?.latest_version_id && agent.version_count > 0) pins.set(agentId, { agent_version_id: agent.latest_version_id, agent_version: agent.version_count });
+        if (agent?.latest_version_id && agent.version_count > 0)
+          pins.set(agentId, { agent_version_id: agent.latest_version_id, agent_version: agent.version_count });
         for (const ref of agents.filter((a) => a.agent_id === agentId && !pins.has(agentId))) {
-          issues.push(agent
-            ? { loc: ['body', ...ref.path], msg: 'The agent has no published version; publish it first (an ai step pins a published version)', type: 'agent_not_published', input: agentId }
-            : { loc: ['body', ...ref.path], msg: 'No agent of this tenant has this id', type: 'not_found', input: agentId });
+          issues.push(
+            agent
+              ? {
+                  loc: ['body', ...ref.path],
+                  msg: 'The agent has no published version; publish it first (an ai step pins a published version)',
+                  type: 'agent_not_published',
+                  input: agentId,
+                }
+              : { loc: ['body', ...ref.path], msg: 'No agent of this tenant has this id', type: 'not_found', input: agentId },
+          );
         }
       }),
     );
     const reps = repRefs(body);
     const repIds = [...new Set(reps.map((r) => r.rep_id))];
-    if (repIds.length > MAX_DISTINCT_REPS) issues.push({ loc: ['body'], msg: `A policy may ring at most ${MAX_DISTINCT_REPS} distinct reps`, type: 'too_many_reps', ctx: { max_reps: MAX_DISTINCT_REPS } });
+    if (repIds.length > MAX_DISTINCT_REPS)
+      issues.push({
+        loc: ['body'],
+        msg: `A policy may ring at most ${MAX_DISTINCT_REPS} distinct reps`,
+        type: 'too_many_reps',
+        ctx: { max_reps: MAX_DISTINCT_REPS },
+      });
     await Promise.all(
       repIds.slice(0, MAX_DISTINCT_REPS).map(async (repId) => {
         const rep = await getRep(tenantId, repId);
-        const problem = !rep ? ['No rep of this tenant has this id', 'not_found'] : rep.status !== 'active' ? ['The rep is disabled', 'rep_disabled'] : !rep.transfer_number ? ['The rep has no transfer number, so calls cannot be put through to them', 'rep_not_transfer_enabled'] : null;
-        if (problem) for (const ref of reps.filter((r) => r.rep_id === repId)) issues.push({ loc: ['body', ...ref.path], msg: problem[0]!, type: problem[1]!, input: repId });
+        const problem = !rep
+          ? ['No rep of this tenant has this id', 'not_found']
+          : rep.status !== 'active'
+            ? ['The rep is disabled', 'rep_disabled']
+            : !rep.transfer_number
+              ? ['The rep has no transfer number, so calls cannot be put through to them', 'rep_not_transfer_enabled']
+              : null;
+        if (problem)
+          for (const ref of reps.filter((r) => r.rep_id === repId))
+            issues.push({ loc: ['body', ...ref.path], msg: problem[0]!, type: problem[1]!, input: repId });
       }),
     );
     if (issues.length) throw new ValidationError(issues.sort((a, b) => JSON.stringify(a.loc).localeCompare(JSON.stringify(b.loc))));
@@ -67,10 +92,25 @@ export const handler = defineRoute(
     } catch (err) {
       if (!(err instanceof PolicyWriteRefused)) throw err;
       if (err.what === 'rep') {
-        throw new ValidationError(reps.filter((r) => r.rep_id === err.repId).map((ref) => ({ loc: ['body', ...ref.path], msg: 'The rep was disabled or lost its transfer number while the policy was written; nothing changed', type: 'rep_disabled', input: err.repId })));
+        throw new ValidationError(
+          reps
+            .filter((r) => r.rep_id === err.repId)
+            .map((ref) => ({
+              loc: ['body', ...ref.path],
+              msg: 'The rep was disabled or lost its transfer number while the policy was written; nothing changed',
+              type: 'rep_disabled',
+              input: err.repId,
+            })),
+        );
       }
-      if (err.what === 'account') throw conflict('number_ineligible', "This number's telephony account stopped being verified while the policy was written; nothing changed", { reasons: ['account_not_verified'] });
-      throw conflict('phone_number_changed', 'The number changed while the policy was written (another write, or it became ineligible); nothing changed. Read it and retry');
+      if (err.what === 'account')
+        throw conflict('number_ineligible', "This number's telephony account stopped being verified while the policy was written; nothing changed", {
+          reasons: ['account_not_verified'],
+        });
+      throw conflict(
+        'phone_number_changed',
+        'The number changed while the policy was written (another write, or it became ineligible); nothing changed. Read it and retry',
+      );
     }
   },
 );

@@ -10,7 +10,11 @@ import { purchaseContendedError, receptionistPurchaseRequest, receptionistPurcha
  * (nothing bought; safe to send again); 409 `subscription_canceled` once the subscription
  * is canceled (nothing bought).
  */
-export const handler = defineRoute('createReceptionistPurchase', { body: receptionistPurchaseRequest, responses: { 201: receptionistPurchaseResponse, 409: purchaseContendedError } }, async ({ principal, body }) => ({
-  status: 201,
-  body: await purchaseReceptionistConnections(principal.tenantId, body.receptionist_connections, now()),
-}));
+export const handler = defineRoute(
+  'createReceptionistPurchase',
+  { body: receptionistPurchaseRequest, responses: { 201: receptionistPurchaseResponse, 409: purchaseContendedError } },
+  async ({ principal, body }) => ({
+    status: 201,
+    body: await purchaseReceptionistConnections(principal.tenantId, body.receptionist_connections, now()),
+  }),
+);

@@ -5,4 +5,6 @@ import { defineRoute } from '../../shared/http/route.js';
 import { mobileSubscriptionHealth } from '../../shared/schemas/billing.js';
 
 /** GET /v1/mobile/billing/summary (admin or manager; a member key is 403) — MobileSubscriptionHealth, no payment method or provider data. */
-export const handler = defineRoute('getMobileBillingSummary', { responses: { 200: mobileSubscriptionHealth } }, async ({ principal }) => ok(await subscriptionHealth(principal.tenantId, now())));
+export const handler = defineRoute('getMobileBillingSummary', { responses: { 200: mobileSubscriptionHealth } }, async ({ principal }) =>
+  ok(await subscriptionHealth(principal.tenantId, now())),
+);

@@ -5,8 +5,12 @@ import { getReceptionistPurchase } from '../../shared/repositories/receptionist-
 import { purchasePath, receptionistPurchaseResponse } from '../../shared/schemas/billing.js';
 
 /** GET /v1/subscription/receptionist-purchases/{purchase_id} — ReceptionistPurchaseResponse; another tenant's id is a 404. */
-export const handler = defineRoute('getReceptionistPurchase', { path: purchasePath, responses: { 200: receptionistPurchaseResponse } }, async ({ principal, path }) => {
-  const purchase = await getReceptionistPurchase(principal.tenantId, path.purchase_id);
-  if (!purchase) throw notFound('Receptionist purchase');
-  return ok(purchase);
-});
+export const handler = defineRoute(
+  'getReceptionistPurchase',
+  { path: purchasePath, responses: { 200: receptionistPurchaseResponse } },
+  async ({ principal, path }) => {
+    const purchase = await getReceptionistPurchase(principal.tenantId, path.purchase_id);
+    if (!purchase) throw notFound('Receptionist purchase');
+    return ok(purchase);
+  },
+);

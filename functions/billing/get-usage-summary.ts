@@ -11,6 +11,10 @@ import { ESTIMATE_DISCLAIMER, usageSummary, usageSummaryQuery } from '../../shar
  */
 export const handler = defineRoute(
   'getUsageSummary',
-  { query: usageSummaryQuery, responses: { 200: usageSummary }, description: `The current month (UTC) when period is absent. The estimate: ${ESTIMATE_DISCLAIMER}` },
+  {
+    query: usageSummaryQuery,
+    responses: { 200: usageSummary },
+    description: `The current month (UTC) when period is absent. The estimate: ${ESTIMATE_DISCLAIMER}`,
+  },
   async ({ principal, query }) => ok(await summarize(principal.tenantId, query.period ?? periodOf(now()))),
 );

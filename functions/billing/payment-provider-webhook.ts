@@ -8,7 +8,9 @@ import { defineRoute } from '../../shared/http/route.js';
 import { applyProviderInvoiceEvent } from '../../shared/repositories/invoices.js';
 import { appSecrets } from '../../shared/secrets.js';
 
-const received = z.object({ received: z.literal(true), outcome: z.enum(['applied', 'duplicate', 'ignored', 'unknown_invoice']) }).meta({ id: 'PaymentWebhookReceipt' });
+const received = z
+  .object({ received: z.literal(true), outcome: z.enum(['applied', 'duplicate', 'ignored', 'unknown_invoice']) })
+  .meta({ id: 'PaymentWebhookReceipt' });
 
 /**
  * POST /provider/stripe/webhooks — the payment provider's invoice events (Stripe's shape;
@@ -19,7 +21,11 @@ const received = z.object({ received: z.literal(true), outcome: z.enum(['applied
  */
 export const handler = defineRoute(
   'paymentProviderWebhook',
-  { responses: { 200: received }, description: 'Signed like Stripe webhooks: the Stripe-Signature header over the exact body. Answers 200 to every verified event (applied, duplicate, ignored, unknown_invoice), 400 to a bad signature.' },
+  {
+    responses: { 200: received },
+    description:
+      'Signed like Stripe webhooks: the Stripe-Signature header over the exact body. Answers 200 to every verified event (applied, duplicate, ignored, unknown_invoice), 400 to a bad signature.',
+  },
   async ({ event }) => {
     const { payments } = await appSecrets();
     if (!payments) throw new DomainError('unavailable', 'payments_unconfigured', 'Payment webhooks are not configured on this deployment');
@@ -32,7 +38,8 @@ export const handler = defineRoute(
       throw new DomainError('bad_request', 'invalid_signature', 'The Stripe-Signature header does not verify this body');
     }
     const object = (verified.data?.object ?? {}) as { id?: unknown; object?: unknown };
-    if (!verified.type.startsWith('invoice.') || object.object !== 'invoice' || typeof object.id !== 'string') return ok({ received: true, outcome: 'ignored' });
+    if (!verified.type.startsWith('invoice.') || object.object !== 'invoice' || typeof object.id !== 'string')
+      return ok({ received: true, outcome: 'ignored' });
     const result = await applyProviderInvoiceEvent(verified.id, verified.type, object.id, now());
     return ok({ received: true, outcome: result.outcome });
   },

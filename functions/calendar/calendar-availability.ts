@@ -12,8 +12,13 @@ import { availabilityRequest, availabilityResponse, calendarNotConnectedError } 
  * The runtime's check_calendar tool answers from the same function. No active calendar →
  * 409 calendar_not_connected.
  */
-export const handler = defineRoute('calendarAvailability', { body: availabilityRequest, responses: { 200: availabilityResponse, 409: calendarNotConnectedError } }, async ({ principal, body }) => {
-  const connection = await activeCalendar(principal.tenantId);
-  if (!connection) throw new DomainError('conflict', 'calendar_not_connected', 'No active calendar connection: connect one under /v1/integration-connections first');
-  return ok(await calendarAvailability(connection, body, now()));
-});
+export const handler = defineRoute(
+  'calendarAvailability',
+  { body: availabilityRequest, responses: { 200: availabilityResponse, 409: calendarNotConnectedError } },
+  async ({ principal, body }) => {
+    const connection = await activeCalendar(principal.tenantId);
+    if (!connection)
+      throw new DomainError('conflict', 'calendar_not_connected', 'No active calendar connection: connect one under /v1/integration-connections first');
+    return ok(await calendarAvailability(connection, body, now()));
+  },
+);

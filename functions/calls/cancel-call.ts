@@ -15,13 +15,19 @@ import { callDetail, callNotCancellableError, callPath } from '../../shared/sche
  * any other call (dialling, dialled, ended some other way, inbound) → 409
  * call_not_cancellable. A cancel racing dispatch: whichever transition commits first wins.
  */
-export const handler = defineRoute('cancelCall', { path: callPath, responses: { 200: callDetail, 409: callNotCancellableError } }, async ({ principal, path }) => {
-  const result = await cancelCall(principal.tenantId, path.call_id);
-  if (!result) throw notFound('Call');
-  if (!result.change && !(result.call.state === 'disposed' && result.call.end_reason === CANCEL_END_REASON)) {
-    throw new DomainError('conflict', 'call_not_cancellable', `The call is ${result.call.state}: only a call not yet dialled can be cancelled`, { state: result.call.state });
-  }
-  if (result.ended) await callEnded(result.call);
-  const call = (await getCall(principal.tenantId, path.call_id))!;
-  return ok(presentCall(call as CallRecordWithEvents));
-});
+export const handler = defineRoute(
+  'cancelCall',
+  { path: callPath, responses: { 200: callDetail, 409: callNotCancellableError } },
+  async ({ principal, path }) => {
+    const result = await cancelCall(principal.tenantId, path.call_id);
+    if (!result) throw notFound('Call');
+    if (!result.change && !(result.call.state === 'disposed' && result.call.end_reason === CANCEL_END_REASON)) {
+      throw new DomainError('conflict', 'call_not_cancellable', `The call is ${result.call.state}: only a call not yet dialled can be cancelled`, {
+        state: result.call.state,
+      });
+    }
+    if (result.ended) await callEnded(result.call);
+    const call = (await getCall(principal.tenantId, path.call_id))!;
+    return ok(presentCall(call as CallRecordWithEvents));
+  },
+);

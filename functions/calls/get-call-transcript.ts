@@ -10,8 +10,12 @@ import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
  * GET /v1/calls/{call_id}/transcript — the call's turns in the order the runtime reported
  * them, the disclosure greeting first; cursor-paged. Another tenant's call is a 404.
  */
-export const handler = defineRoute('getCallTranscript', { path: callPath, query: pageQuery, responses: { 200: cursorPage(transcriptTurn) } }, async ({ principal, path, query }) => {
-  const call = await getCall(principal.tenantId, path.call_id);
-  if (!call) throw notFound('Call');
-  return ok(await callTranscript(principal.tenantId, call.id, query));
-});
+export const handler = defineRoute(
+  'getCallTranscript',
+  { path: callPath, query: pageQuery, responses: { 200: cursorPage(transcriptTurn) } },
+  async ({ principal, path, query }) => {
+    const call = await getCall(principal.tenantId, path.call_id);
+    if (!call) throw notFound('Call');
+    return ok(await callTranscript(principal.tenantId, call.id, query));
+  },
+);

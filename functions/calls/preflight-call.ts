@@ -15,7 +15,11 @@ export const handler = defineRoute('preflightCall', { body: preflightCallRequest
   const at = body.at ? new Date(body.at) : now();
   try {
     const judged = await judgeCall(principal.tenantId, { agent_id: body.agent_id, contact_id: body.contact_id }, at);
-    const caller = judged.caller && { phone_number_id: judged.caller.id, from_e164: judged.caller.phone_e164, telephony_account_id: judged.caller.telephony_account_id };
+    const caller = judged.caller && {
+      phone_number_id: judged.caller.id,
+      from_e164: judged.caller.phone_e164,
+      telephony_account_id: judged.caller.telephony_account_id,
+    };
     return ok({ ...judged.decision, agent_version_id: judged.agentVersion.id, caller });
   } catch (err) {
     throw judgeCallHttpError(err);

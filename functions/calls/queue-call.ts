@@ -13,14 +13,19 @@ import { contactAttempt } from '../../shared/schemas/contact-attempts.js';
  * (block, never dialled). Unknown agent/contact → 422; an unpublished agent → 409.
  * Its only write is that transaction, so the Idempotency-Key is taken there (no claim first).
  */
-export const handler = defineRoute('queueCall', { body: queueCallRequest, responses: { 200: contactAttempt } }, async ({ principal, body, idempotency }) => {
-  try {
-    const { attempt } = await queueCall(principal.tenantId, body, {
-      idempotencyKey: idempotency?.key ?? null,
-      extraItems: (a) => (idempotency ? [idempotency.commitItem(ok(a))] : []),
-    });
-    return { ...ok(attempt), idempotencyCommitted: Boolean(idempotency) };
-  } catch (err) {
-    throw judgeCallHttpError(err);
-  }
-}, { idempotency: 'in_transaction' });
+export const handler = defineRoute(
+  'queueCall',
+  { body: queueCallRequest, responses: { 200: contactAttempt } },
+  async ({ principal, body, idempotency }) => {
+    try {
+      const { attempt } = await queueCall(principal.tenantId, body, {
+        idempotencyKey: idempotency?.key ?? null,
+        extraItems: (a) => (idempotency ? [idempotency.commitItem(ok(a))] : []),
+      });
+      return { ...ok(attempt), idempotencyCommitted: Boolean(idempotency) };
+    } catch (err) {
+      throw judgeCallHttpError(err);
+    }
+  },
+  { idempotency: 'in_transaction' },
+);

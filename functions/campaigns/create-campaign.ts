@@ -9,9 +9,13 @@ import { campaignCreateRequest, campaignSummary } from '../../shared/schemas/cam
  * References are checked (shared/campaigns/create.ts); the campaign and the stored
  * idempotency result are one transaction.
  */
-export const handler = defineRoute('createCampaign', { body: campaignCreateRequest, responses: { 201: campaignSummary } }, async ({ principal, body, idempotency }) => {
-  const campaign = await buildCampaign(principal.tenantId, body);
-  const result = created(presentCampaign(campaign as unknown as Record<string, unknown>));
-  await writeNewCampaign(campaign, idempotency ? [idempotency.commitItem(result)] : []);
-  return { ...result, idempotencyCommitted: Boolean(idempotency) };
-});
+export const handler = defineRoute(
+  'createCampaign',
+  { body: campaignCreateRequest, responses: { 201: campaignSummary } },
+  async ({ principal, body, idempotency }) => {
+    const campaign = await buildCampaign(principal.tenantId, body);
+    const result = created(presentCampaign(campaign as unknown as Record<string, unknown>));
+    await writeNewCampaign(campaign, idempotency ? [idempotency.commitItem(result)] : []);
+    return { ...result, idempotencyCommitted: Boolean(idempotency) };
+  },
+);

@@ -8,6 +8,10 @@ import { CAMPAIGN_STATUSES } from '../../shared/policy/campaigns/rules.js';
 /** GET /v1/campaigns — newest first; filters status, created_at. */
 export const handler = defineRoute(
   'listCampaigns',
-  { query: pageQuery, filters: { status: { kind: 'enum', values: CAMPAIGN_STATUSES }, created_at: { kind: 'datetime' } }, responses: { 200: cursorPage(campaignSummary) } },
+  {
+    query: pageQuery,
+    filters: { status: { kind: 'enum', values: CAMPAIGN_STATUSES }, created_at: { kind: 'datetime' } },
+    responses: { 200: cursorPage(campaignSummary) },
+  },
   async ({ principal, query, filters }) => ok(await listCampaigns(principal.tenantId, { ...query, filters })),
 );

@@ -6,8 +6,12 @@ import { presentCampaign } from '../../shared/repositories/campaigns.js';
 import { campaignPath, campaignStatusConflict, campaignSummary } from '../../shared/schemas/campaigns.js';
 
 /** POST /v1/campaigns/{campaign_id}/resume — see shared/campaigns/actions.ts; a status that does not permit it → 409 campaign_status_conflict. */
-export const handler = defineRoute('resumeCampaign', { path: campaignPath, responses: { 200: campaignSummary, 409: campaignStatusConflict } }, async ({ principal, path }) => {
-  const c = await resumeCampaign(principal.tenantId, path.campaign_id);
-  if (!c) throw notFound('Campaign');
-  return ok(presentCampaign(c as unknown as Record<string, unknown>));
-});
+export const handler = defineRoute(
+  'resumeCampaign',
+  { path: campaignPath, responses: { 200: campaignSummary, 409: campaignStatusConflict } },
+  async ({ principal, path }) => {
+    const c = await resumeCampaign(principal.tenantId, path.campaign_id);
+    if (!c) throw notFound('Campaign');
+    return ok(presentCampaign(c as unknown as Record<string, unknown>));
+  },
+);

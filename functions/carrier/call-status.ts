@@ -23,7 +23,11 @@ export const handler = defineRoute(
     if (call && body?.CallStatus) {
       // Whole seconds only (Twilio's form): "1e9", "-3" or "0x10" are not durations to store.
       const duration = body.CallDuration !== undefined && /^\d{1,7}$/.test(body.CallDuration) ? Number(body.CallDuration) : null;
-      const status = { CallStatus: body.CallStatus, ...(body.AnsweredBy ? { AnsweredBy: body.AnsweredBy } : {}), ...(body.SipResponseCode ? { SipResponseCode: body.SipResponseCode } : {}) };
+      const status = {
+        CallStatus: body.CallStatus,
+        ...(body.AnsweredBy ? { AnsweredBy: body.AnsweredBy } : {}),
+        ...(body.SipResponseCode ? { SipResponseCode: body.SipResponseCode } : {}),
+      };
       await applyCallStatus(call, status, duration);
     }
     return { status: 200, body: { received: true } };

@@ -27,31 +27,52 @@ export const handler = defineRoute(
     if (!body?.CallSid || !CALL_SID.test(body.CallSid)) return twimlOk(unavailable('call_sid_missing').twiml);
     const known = caller.callId ? await getCall(caller.tenantId, caller.callId) : undefined;
     const number = await numberOf(caller.tenantId, known?.phone_number_id ?? caller.claim?.number_id ?? null);
-    const decision: InboundDecision = known?.inbound ? { ...known.inbound, unavailable: known.disposition === 'inbound_unavailable' ? known.end_reason : null } : await decideInbound(number, caller.account, now);
+    const decision: InboundDecision = known?.inbound
+      ? { ...known.inbound, unavailable: known.disposition === 'inbound_unavailable' ? known.end_reason : null }
+      : await decideInbound(number, caller.account, now);
 
     const { call } = known
       ? { call: known }
-      : await createInboundCall({
-          tenant_id: caller.tenantId,
-          state: decision.unavailable ? 'disposed' : 'answered',
-          disposition: decision.unavailable ? 'inbound_unavailable' : null,
-          disposition_set_by: decision.unavailable ? 'system' : null,
-          end_reason: decision.unavailable,
-          from_e164: body?.From ?? '',
-          to_e164: body?.To ?? '',
-          phone_number_id: number?.id ?? null,
-          telephony_account_id: caller.account.id,
-          provider: caller.account.provider,
-          provider_call_sid: body.CallSid,
-          inbound: { route_mode: decision.route_mode, policy_version: decision.policy_version, schedule: decision.schedule, agent_id: decision.agent_id, agent_version_id: decision.agent_version_id, greeting: decision.greeting, path: [] },
-          answered_at: decision.unavailable ? null : now.toISOString(),
-        }, now).catch((err: unknown) => {
+      : await createInboundCall(
+          {
+            tenant_id: caller.tenantId,
+            state: decision.unavailable ? 'disposed' : 'answered',
+            disposition: decision.unavailable ? 'inbound_unavailable' : null,
+            disposition_set_by: decision.unavailable ? 'system' : null,
+            end_reason: decision.unavailable,
+            from_e164: body?.From ?? '',
+            to_e164: body?.To ?? '',
+            phone_number_id: number?.id ?? null,
+            telephony_account_id: caller.account.id,
+            provider: caller.account.provider,
+            provider_call_sid: body.CallSid,
+            inbound: {
+              route_mode: decision.route_mode,
+              policy_version: decision.policy_version,
+              schedule: decision.schedule,
+              agent_id: decision.agent_id,
+              agent_version_id: decision.agent_version_id,
+              greeting: decision.greeting,
+              path: [],
+            },
+            answered_at: decision.unavailable ? null : now.toISOString(),
+          },
+          now,
+        ).catch((err: unknown) => {
           if (err instanceof CallSidHeldElsewhere) throw forbiddenSignature();
           throw err;
         });
 
     const policy = decision.policy_version && number ? await getPolicyVersion(caller.tenantId, number.id, decision.policy_version) : undefined;
-    const ctx = await answerContext({ tenantId: caller.tenantId, callId: call.id, numberId: number?.id ?? 'none', numberE164: call.to_e164, at: now, ...(policy ? { policy } : {}), agentVersionIds: decision.agent_version_id ? [decision.agent_version_id] : [] });
+    const ctx = await answerContext({
+      tenantId: caller.tenantId,
+      callId: call.id,
+      numberId: number?.id ?? 'none',
+      numberE164: call.to_e164,
+      at: now,
+      ...(policy ? { policy } : {}),
+      agentVersionIds: decision.agent_version_id ? [decision.agent_version_id] : [],
+    });
     const answer = firstAnswer(ctx, decision, policy);
     await appendInboundPath(call, 'voice', answer.entries);
     return twimlOk(answer.twiml);

@@ -21,7 +21,11 @@ const messageIdOf = (q: Record<string, string | undefined> | undefined) => {
  */
 export const handler = defineRoute(
   'carrierMessageStatus',
-  { body: twilioMessageForm, callbackQuery: z.object({ message_id: z.string().optional().describe('The text this delivery report is about (msg_…); covered by the carrier signature') }), responses: { 200: z.object({ received: z.boolean() }) } },
+  {
+    body: twilioMessageForm,
+    callbackQuery: z.object({ message_id: z.string().optional().describe('The text this delivery report is about (msg_…); covered by the carrier signature') }),
+    responses: { 200: z.object({ received: z.boolean() }) },
+  },
   async ({ event, form, body }) => {
     const caller = await authenticateCarrierRequest(event, form, 'from');
     const id = messageIdOf(event.queryStringParameters);
@@ -33,7 +37,15 @@ export const handler = defineRoute(
     // The signature proved the account; the message must be one that account sent.
     if (stored.telephony_account_id !== caller.account.id) throw forbiddenSignature();
     const code = body?.ErrorCode && /^\d{1,6}$/.test(body.ErrorCode) ? body.ErrorCode : null;
-    const failure = status === 'failed' ? { code: 'carrier_error' as const, message: `The carrier reports the message ${body?.MessageStatus ?? 'failed'}${code ? ` (error ${code})` : ''}`, next_permitted_at: null, carrier_error_code: code } : undefined;
+    const failure =
+      status === 'failed'
+        ? {
+            code: 'carrier_error' as const,
+            message: `The carrier reports the message ${body?.MessageStatus ?? 'failed'}${code ? ` (error ${code})` : ''}`,
+            next_permitted_at: null,
+            carrier_error_code: code,
+          }
+        : undefined;
     await applyMessageStatus(caller.tenantId, id, { status, provider_sid: sid, ...(failure ? { failure } : {}) }, now());
     return { status: 200, body: { received: true } };
   },

@@ -41,7 +41,14 @@ export const handler = defineRoute(
     if (machine && state === 'machine') return twimlOk(voicemailTwiml(voicemailParts(version.definition)));
     if (state !== 'answered' && state !== 'in_conversation') return twimlOk(politeHangup());
 
-    const ctx = await answerContext({ tenantId: call.tenant_id, callId: call.id, numberId: call.phone_number_id ?? 'none', numberE164: call.from_e164, at: now, agentVersions: [version] });
+    const ctx = await answerContext({
+      tenantId: call.tenant_id,
+      callId: call.id,
+      numberId: call.phone_number_id ?? 'none',
+      numberE164: call.from_e164,
+      at: now,
+      agentVersions: [version],
+    });
     return twimlOk(relayToAgent(ctx, { agent_id: call.agent_id ?? version.agent_id, agent_version_id: version.id }).twiml);
   },
 );

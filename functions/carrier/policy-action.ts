@@ -47,13 +47,22 @@ export const handler = defineRoute(
     if (step.type === 'menu') {
       const digit = body?.Digits ?? '';
       const outcome = pressKey(step as MenuStepOf<PolicyStep>, path, digit === '' ? null : digit, state.invalid_attempts);
-      const next = outcome.outcome === 'invalid' ? runStep(ctx, policy, policy.version, path, { invalidAttempts: outcome.invalid_attempts, notAnOption: true }) : runStep(ctx, policy, policy.version, outcome.next);
-      answer = { twiml: next.twiml, entries: [{ action: 'pressed', step_path: state.step_path, digit: digit || null, outcome: outcome.outcome }, ...next.entries] };
+      const next =
+        outcome.outcome === 'invalid'
+          ? runStep(ctx, policy, policy.version, path, { invalidAttempts: outcome.invalid_attempts, notAnOption: true })
+          : runStep(ctx, policy, policy.version, outcome.next);
+      answer = {
+        twiml: next.twiml,
+        entries: [{ action: 'pressed', step_path: state.step_path, digit: digit || null, outcome: outcome.outcome }, ...next.entries],
+      };
       dedupe = `menu:${state.step_path}:${state.invalid_attempts}`;
     } else if (step.type === 'ring_humans') {
       const answered = body?.DialCallStatus === 'completed';
       const next = answered ? { twiml: twiml(hangup()), entries: [] } : runStep(ctx, policy, policy.version, nextStepPath(policy, path));
-      answer = { twiml: next.twiml, entries: [{ action: 'ring_result', step_path: state.step_path, dial_status: body?.DialCallStatus ?? null }, ...next.entries] };
+      answer = {
+        twiml: next.twiml,
+        entries: [{ action: 'ring_result', step_path: state.step_path, dial_status: body?.DialCallStatus ?? null }, ...next.entries],
+      };
       dedupe = `ring:${state.step_path}`;
     } else {
       answer = runStep(ctx, policy, policy.version, path);

@@ -17,7 +17,12 @@ export const handler = defineRoute(
     const call = caller.callId ? await getCall(caller.tenantId, caller.callId) : undefined;
     if (call && body?.RecordingUrl) {
       const seconds = Number(body.RecordingDuration);
-      await appendInboundPath(call, 'recording', [{ action: 'voicemail_recorded', recording_url: body.RecordingUrl, ...(Number.isFinite(seconds) ? { seconds } : {}) }], { recording_url: body.RecordingUrl });
+      await appendInboundPath(
+        call,
+        'recording',
+        [{ action: 'voicemail_recorded', recording_url: body.RecordingUrl, ...(Number.isFinite(seconds) ? { seconds } : {}) }],
+        { recording_url: body.RecordingUrl },
+      );
     }
     return twimlOk(twiml(say('Thank you. Goodbye.'), hangup()));
   },

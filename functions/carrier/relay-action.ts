@@ -48,7 +48,13 @@ export const handler = defineRoute(
     const errorCode = body?.ErrorCode && /^\d{1,6}$/.test(body.ErrorCode) ? body.ErrorCode : null;
     const decision = decideRelayAction({ handoff, errorCode, callLive, reconnects: state.reconnects });
     // The decision and ids only: never the rep's number or the runtime's closing words.
-    logger.info('relay session ended', { call_id: call.id, decision: decision.kind, ...('reason' in decision ? { reason: decision.reason } : {}), error_code: errorCode, session_status: body?.SessionStatus ?? null });
+    logger.info('relay session ended', {
+      call_id: call.id,
+      decision: decision.kind,
+      ...('reason' in decision ? { reason: decision.reason } : {}),
+      error_code: errorCode,
+      session_status: body?.SessionStatus ?? null,
+    });
 
     let transferNumber: string | null = null;
     if (decision.kind === 'transfer') {
@@ -58,8 +64,25 @@ export const handler = defineRoute(
     let relay: string | null = null;
     if (decision.kind === 'reconnect') {
       const version = await getAgentVersion(state.tenant_id, state.agent_version_id);
-      const claims = { tenant_id: state.tenant_id, call_id: state.call_id, agent_version_id: state.agent_version_id, number_id: state.number_id, ...(state.policy_version ? { policy_version: state.policy_version } : {}) };
-      if (version) relay = relayTwiml({ claims, agent: version.definition, key, at: now, relayUrl: voiceRuntimeRelayUrl(), baseUrl: publicBaseUrl(), speech: relaySpeechSettings(), ttlSeconds: streamTokenTtlSeconds(), reconnects: decision.reconnects });
+      const claims = {
+        tenant_id: state.tenant_id,
+        call_id: state.call_id,
+        agent_version_id: state.agent_version_id,
+        number_id: state.number_id,
+        ...(state.policy_version ? { policy_version: state.policy_version } : {}),
+      };
+      if (version)
+        relay = relayTwiml({
+          claims,
+          agent: version.definition,
+          key,
+          at: now,
+          relayUrl: voiceRuntimeRelayUrl(),
+          baseUrl: publicBaseUrl(),
+          speech: relaySpeechSettings(),
+          ttlSeconds: streamTokenTtlSeconds(),
+          reconnects: decision.reconnects,
+        });
     }
     const ours = call.direction === 'inbound' ? call.to_e164 : call.from_e164;
     return twimlOk(renderRelayAction(decision, { transferNumber, callerId: ours, relay }));

@@ -22,7 +22,10 @@ export const handler = defineRoute(
     for (let attempt = 1; ; attempt++) {
       const now = new Date();
       const suppressed = await isSuppressed(principal.tenantId, phone_e164);
-      const created = newContactItems(principal.tenantId, { phone_e164, ...fields }, consent, attestation, { now: now.toISOString(), suppression: { suppressed } });
+      const created = newContactItems(principal.tenantId, { phone_e164, ...fields }, consent, attestation, {
+        now: now.toISOString(),
+        suppression: { suppressed },
+      });
       const result = ok(presentContact(created.contact, now));
       try {
         await writeNewContact(created.items, idempotency ? [idempotency.commitItem(result)] : []);
@@ -32,7 +35,8 @@ export const handler = defineRoute(
         if (err instanceof DuplicatePhone) {
           throw conflict('contact_exists', `A contact with phone ${phone_e164} already exists`, { contact_id: err.contactId });
         }
-        if (err instanceof UnknownOwner) throw invalid(['body', 'owner_user_id'], 'owner_user_id must name an active user of this tenant', 'user_not_found', fields.owner_user_id);
+        if (err instanceof UnknownOwner)
+          throw invalid(['body', 'owner_user_id'], 'owner_user_id must name an active user of this tenant', 'user_not_found', fields.owner_user_id);
         throw err;
       }
     }

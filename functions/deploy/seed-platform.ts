@@ -21,7 +21,12 @@ export const handler = async (event: CloudFormationCustomResourceEvent, _context
     } else {
       const { written, existing } = await seedPlatformData();
       logger.info('platform seeded', { request_type: event.RequestType, written, existing });
-      result = { status: 'SUCCESS', reason: `Seeded: ${written} written, ${existing} unchanged`, physicalResourceId: SEED_RESOURCE_ID, data: { written, existing } };
+      result = {
+        status: 'SUCCESS',
+        reason: `Seeded: ${written} written, ${existing} unchanged`,
+        physicalResourceId: SEED_RESOURCE_ID,
+        data: { written, existing },
+      };
     }
   } catch (err) {
     logger.error('platform seed failed', err as Error);

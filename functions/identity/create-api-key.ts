@@ -7,19 +7,15 @@ import { putApiKey } from '../../shared/repositories/api-keys.js';
 import { apiKeyCreateRequest, apiKeyCreateResponse } from '../../shared/schemas/identity.js';
 
 /** POST /v1/api-keys — 201 with the secret, shown this once. Role defaults to member (the schema's default). */
-export const handler = defineRoute(
-  'createApiKey',
-  { body: apiKeyCreateRequest, responses: { 201: apiKeyCreateResponse } },
-  async ({ principal, body }) => {
-    const role = body.role;
-    if (!roleCovers(principal.role, role)) throw forbidden(`A ${principal.role} key cannot mint a ${role} key`);
-    const { record, token } = await mintApiKey({
-      tenantId: principal.tenantId,
-      name: body.name,
-      role,
-      createdBy: { type: 'api_key', id: principal.keyId },
-    });
-    await putApiKey(record);
-    return created({ ...presentApiKey(record), secret: token });
-  },
-);
+export const handler = defineRoute('createApiKey', { body: apiKeyCreateRequest, responses: { 201: apiKeyCreateResponse } }, async ({ principal, body }) => {
+  const role = body.role;
+  if (!roleCovers(principal.role, role)) throw forbidden(`A ${principal.role} key cannot mint a ${role} key`);
+  const { record, token } = await mintApiKey({
+    tenantId: principal.tenantId,
+    name: body.name,
+    role,
+    createdBy: { type: 'api_key', id: principal.keyId },
+  });
+  await putApiKey(record);
+  return created({ ...presentApiKey(record), secret: token });
+});

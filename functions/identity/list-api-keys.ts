@@ -6,11 +6,7 @@ import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 import { apiKeySummary } from '../../shared/schemas/identity.js';
 
 /** GET /v1/api-keys — the tenant's keys, newest first; secrets are never shown again. */
-export const handler = defineRoute(
-  'listApiKeys',
-  { query: pageQuery, responses: { 200: cursorPage(apiKeySummary) } },
-  async ({ principal, query }) => {
-    const page = await listApiKeys(principal.tenantId, query);
-    return ok({ ...page, data: page.data.map(presentApiKey) });
-  },
-);
+export const handler = defineRoute('listApiKeys', { query: pageQuery, responses: { 200: cursorPage(apiKeySummary) } }, async ({ principal, query }) => {
+  const page = await listApiKeys(principal.tenantId, query);
+  return ok({ ...page, data: page.data.map(presentApiKey) });
+});

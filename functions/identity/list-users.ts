@@ -5,8 +5,6 @@ import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 import { userSummary } from '../../shared/schemas/identity.js';
 
 /** GET /v1/users — read-only directory of who work can be attributed or assigned to. */
-export const handler = defineRoute(
-  'listUsers',
-  { query: pageQuery, responses: { 200: cursorPage(userSummary) } },
-  async ({ principal, query }) => ok(await listUsers(principal.tenantId, query)),
+export const handler = defineRoute('listUsers', { query: pageQuery, responses: { 200: cursorPage(userSummary) } }, async ({ principal, query }) =>
+  ok(await listUsers(principal.tenantId, query)),
 );

@@ -12,6 +12,17 @@ import * as z from 'zod';
  */
 export const handler = defineRoute(
   'createIntegrationConnection',
-  { body: connectSandboxRequest, responses: { 201: integrationConnection, 409: errorWith('CalendarAlreadyConnectedError', { connection_id: z.string().nullable() }) } },
-  async ({ principal, body }) => created(await createConnection(principal.tenantId, { provider: body.provider, scopes: SANDBOX_SCOPES, timezone: body.timezone, working_hours: body.working_hours })),
+  {
+    body: connectSandboxRequest,
+    responses: { 201: integrationConnection, 409: errorWith('CalendarAlreadyConnectedError', { connection_id: z.string().nullable() }) },
+  },
+  async ({ principal, body }) =>
+    created(
+      await createConnection(principal.tenantId, {
+        provider: body.provider,
+        scopes: SANDBOX_SCOPES,
+        timezone: body.timezone,
+        working_hours: body.working_hours,
+      }),
+    ),
 );

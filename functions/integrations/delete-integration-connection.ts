@@ -11,9 +11,13 @@ import { connectionPath, integrationConnection } from '../../shared/schemas/inte
  * is freed in one transaction; a Google connection's token is then revoked at Google (best
  * effort: our side no longer holds it either way). Revoking again answers the same 200.
  */
-export const handler = defineRoute('deleteIntegrationConnection', { path: connectionPath, responses: { 200: integrationConnection } }, async ({ principal, path }) => {
-  const result = await revokeConnection(principal.tenantId, path.connection_id);
-  if (!result) throw notFound('Integration connection');
-  if (result.revoked?.provider === 'google_calendar' && result.revoked.sealed_tokens) await revokeAtGoogle(result.revoked);
-  return ok(result.connection);
-});
+export const handler = defineRoute(
+  'deleteIntegrationConnection',
+  { path: connectionPath, responses: { 200: integrationConnection } },
+  async ({ principal, path }) => {
+    const result = await revokeConnection(principal.tenantId, path.connection_id);
+    if (!result) throw notFound('Integration connection');
+    if (result.revoked?.provider === 'google_calendar' && result.revoked.sealed_tokens) await revokeAtGoogle(result.revoked);
+    return ok(result.connection);
+  },
+);

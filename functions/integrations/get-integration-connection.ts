@@ -5,8 +5,12 @@ import { getConnectionRecord, presentConnection } from '../../shared/repositorie
 import { connectionPath, integrationConnection } from '../../shared/schemas/integrations.js';
 
 /** GET /v1/integration-connections/{connection_id} — another tenant's id is a 404. */
-export const handler = defineRoute('getIntegrationConnection', { path: connectionPath, responses: { 200: integrationConnection } }, async ({ principal, path }) => {
-  const record = await getConnectionRecord(principal.tenantId, path.connection_id);
-  if (!record) throw notFound('Integration connection');
-  return ok(presentConnection(record as unknown as Record<string, unknown>));
-});
+export const handler = defineRoute(
+  'getIntegrationConnection',
+  { path: connectionPath, responses: { 200: integrationConnection } },
+  async ({ principal, path }) => {
+    const record = await getConnectionRecord(principal.tenantId, path.connection_id);
+    if (!record) throw notFound('Integration connection');
+    return ok(presentConnection(record as unknown as Record<string, unknown>));
+  },
+);

@@ -18,14 +18,32 @@ import { integrationConnection, oauthCallbackQuery } from '../../shared/schemas/
  */
 export const handler = defineRoute(
   'completeGoogleOAuth',
-  { query: oauthCallbackQuery, responses: { 201: integrationConnection, 400: errorSchema, 409: errorSchema.extend({ connection_id: z.string().nullable().optional() }), 502: errorSchema } },
+  {
+    query: oauthCallbackQuery,
+    responses: { 201: integrationConnection, 400: errorSchema, 409: errorSchema.extend({ connection_id: z.string().nullable().optional() }), 502: errorSchema },
+  },
   async ({ query, event }) => {
     const pending = await takePendingAuthorization(query.state);
-    if (!pending) throw new DomainError('bad_request', 'oauth_state_invalid', 'Unknown, used or expired authorization state: start again from /v1/integration-connections/oauth/start');
+    if (!pending)
+      throw new DomainError(
+        'bad_request',
+        'oauth_state_invalid',
+        'Unknown, used or expired authorization state: start again from /v1/integration-connections/oauth/start',
+      );
     if (query.error) throw new DomainError('bad_request', 'oauth_access_denied', `Google did not grant access (${query.error})`);
     const exchanged = await exchangeCode(new URLSearchParams(event.rawQueryString ?? ''), query.state, pending.code_verifier);
     try {
-      return created(await createConnection(pending.tenant_id, { id: pending.connection_id, provider: 'google_calendar', scopes: exchanged.scopes, timezone: pending.timezone, working_hours: pending.working_hours, tokens: exchanged.tokens, access_expires_at: exchanged.accessExpiresAt }));
+      return created(
+        await createConnection(pending.tenant_id, {
+          id: pending.connection_id,
+          provider: 'google_calendar',
+          scopes: exchanged.scopes,
+          timezone: pending.timezone,
+          working_hours: pending.working_hours,
+          tokens: exchanged.tokens,
+          access_expires_at: exchanged.accessExpiresAt,
+        }),
+      );
     } catch (err) {
       // Not stored (another calendar connected meanwhile, or a failure): the grant Google just
       // gave must not outlive it there.

@@ -5,4 +5,8 @@ import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 import { integrationConnection } from '../../shared/schemas/integrations.js';
 
 /** GET /v1/integration-connections — newest first, active and revoked alike; never token material. */
-export const handler = defineRoute('listIntegrationConnections', { query: pageQuery, responses: { 200: cursorPage(integrationConnection) } }, async ({ principal, query }) => ok(await listConnections(principal.tenantId, query)));
+export const handler = defineRoute(
+  'listIntegrationConnections',
+  { query: pageQuery, responses: { 200: cursorPage(integrationConnection) } },
+  async ({ principal, query }) => ok(await listConnections(principal.tenantId, query)),
+);

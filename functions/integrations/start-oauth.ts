@@ -16,11 +16,26 @@ import { oauthStartRequest, oauthStartResponse } from '../../shared/schemas/inte
  * While a calendar is connected → 409 calendar_already_connected (naming it) before any
  * consent: a grant given at Google that could not become a connection would be left live.
  */
-export const handler = defineRoute('startIntegrationOAuth', { body: oauthStartRequest, responses: { 200: oauthStartResponse, 409: errorSchema.extend({ connection_id: z.string().nullable().optional() }) } }, async ({ principal, body }) => {
-  const current = await activeCalendarId(principal.tenantId);
-  if (current) throw conflict('calendar_already_connected', 'A calendar is already connected; disconnect it (DELETE) before connecting another', { connection_id: current });
-  const start = await startAuthorization();
-  const expiresAt = new Date(now().getTime() + OAUTH_STATE_TTL_MS).toISOString();
-  await savePendingAuthorization(start.state, { tenant_id: principal.tenantId, connection_id: newId('icn'), provider: body.provider, code_verifier: start.codeVerifier, timezone: body.timezone, working_hours: body.working_hours, expires_at: expiresAt });
-  return ok({ authorize_url: start.authorizeUrl, state_expires_at: expiresAt });
-});
+export const handler = defineRoute(
+  'startIntegrationOAuth',
+  { body: oauthStartRequest, responses: { 200: oauthStartResponse, 409: errorSchema.extend({ connection_id: z.string().nullable().optional() }) } },
+  async ({ principal, body }) => {
+    const current = await activeCalendarId(principal.tenantId);
+    if (current)
+      throw conflict('calendar_already_connected', 'A calendar is already connected; disconnect it (DELETE) before connecting another', {
+        connection_id: current,
+      });
+    const start = await startAuthorization();
+    const expiresAt = new Date(now().getTime() + OAUTH_STATE_TTL_MS).toISOString();
+    await savePendingAuthorization(start.state, {
+      tenant_id: principal.tenantId,
+      connection_id: newId('icn'),
+      provider: body.provider,
+      code_verifier: start.codeVerifier,
+      timezone: body.timezone,
+      working_hours: body.working_hours,
+      expires_at: expiresAt,
+    });
+    return ok({ authorize_url: start.authorizeUrl, state_expires_at: expiresAt });
+  },
+);

@@ -5,8 +5,12 @@ import { updateConnection } from '../../shared/repositories/integration-connecti
 import { connectionPath, connectionUpdateRequest, integrationConnection } from '../../shared/schemas/integrations.js';
 
 /** PATCH /v1/integration-connections/{connection_id} — the working hours and their zone (availability reads them). */
-export const handler = defineRoute('updateIntegrationConnection', { path: connectionPath, body: connectionUpdateRequest, responses: { 200: integrationConnection } }, async ({ principal, path, body }) => {
-  const connection = await updateConnection(principal.tenantId, path.connection_id, body);
-  if (!connection) throw notFound('Integration connection');
-  return ok(connection);
-});
+export const handler = defineRoute(
+  'updateIntegrationConnection',
+  { path: connectionPath, body: connectionUpdateRequest, responses: { 200: integrationConnection } },
+  async ({ principal, path, body }) => {
+    const connection = await updateConnection(principal.tenantId, path.connection_id, body);
+    if (!connection) throw notFound('Integration connection');
+    return ok(connection);
+  },
+);

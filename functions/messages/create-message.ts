@@ -15,35 +15,43 @@ import { messageCreateRequest, messageSummary } from '../../shared/schemas/text-
  * its signed callbacks) or `failed` with `failure` (blocked, deferred, no sendable number:
  * never sent). Unknown contact, profile or template variables → 422.
  */
-export const handler = defineRoute('createMessage', { body: messageCreateRequest, responses: { 201: messageSummary } }, async ({ principal, body, idempotency }) => {
-  const profile = await getProfile(principal.tenantId, body.compliance_profile_id, true);
-  if (!profile) throw invalid(['body', 'compliance_profile_id'], 'No such compliance profile in this tenant', 'value_error', body.compliance_profile_id);
-  let text = body.body;
-  if (body.template_id !== undefined) {
-    const rendered = renderTemplate(messageTemplate(body.template_id)!, body.variables ?? {});
-    if ('problems' in rendered) {
-      const p = rendered.problems[0]!;
-      throw invalid(['body', 'variables', p.variable], p.problem === 'missing' ? 'Field required by the template' : 'The template has no such variable', p.problem === 'missing' ? 'missing' : 'extra_forbidden');
+export const handler = defineRoute(
+  'createMessage',
+  { body: messageCreateRequest, responses: { 201: messageSummary } },
+  async ({ principal, body, idempotency }) => {
+    const profile = await getProfile(principal.tenantId, body.compliance_profile_id, true);
+    if (!profile) throw invalid(['body', 'compliance_profile_id'], 'No such compliance profile in this tenant', 'value_error', body.compliance_profile_id);
+    let text = body.body;
+    if (body.template_id !== undefined) {
+      const rendered = renderTemplate(messageTemplate(body.template_id)!, body.variables ?? {});
+      if ('problems' in rendered) {
+        const p = rendered.problems[0]!;
+        throw invalid(
+          ['body', 'variables', p.variable],
+          p.problem === 'missing' ? 'Field required by the template' : 'The template has no such variable',
+          p.problem === 'missing' ? 'missing' : 'extra_forbidden',
+        );
+      }
+      text = rendered.body;
     }
-    text = rendered.body;
-  }
-  try {
-    const message = await sendMessage(
-      principal.tenantId,
-      {
-        contactId: body.contact_id,
-        profile: { call_purpose: profile.call_purpose, subject: profile.subject, seller_name: profile.seller_name, calling_window: profile.calling_window },
-        profileId: profile.id,
-        body: text!,
-        templateId: body.template_id ?? null,
-        originCallId: null,
-        extraItems: (m) => (idempotency ? [idempotency.commitItem(created(m))] : []),
-      },
-      now(),
-    );
-    return { ...created(message), idempotencyCommitted: Boolean(idempotency) };
-  } catch (err) {
-    if (err instanceof UnknownContact) throw invalid(['body', 'contact_id'], 'No such contact in this tenant', 'value_error', body.contact_id);
-    throw err;
-  }
-});
+    try {
+      const message = await sendMessage(
+        principal.tenantId,
+        {
+          contactId: body.contact_id,
+          profile: { call_purpose: profile.call_purpose, subject: profile.subject, seller_name: profile.seller_name, calling_window: profile.calling_window },
+          profileId: profile.id,
+          body: text!,
+          templateId: body.template_id ?? null,
+          originCallId: null,
+          extraItems: (m) => (idempotency ? [idempotency.commitItem(created(m))] : []),
+        },
+        now(),
+      );
+      return { ...created(message), idempotencyCommitted: Boolean(idempotency) };
+    } catch (err) {
+      if (err instanceof UnknownContact) throw invalid(['body', 'contact_id'], 'No such contact in this tenant', 'value_error', body.contact_id);
+      throw err;
+    }
+  },
+);

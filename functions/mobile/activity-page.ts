@@ -10,4 +10,6 @@ import { mobileActivity } from '../../shared/schemas/mobile.js';
  * item's key (keyset): activity that arrives while a client pages never duplicates or skips
  * an older item.
  */
-export const handler = defineRoute('mobileActivityPage', { query: pageQuery, responses: { 200: cursorPage(mobileActivity) } }, async ({ principal, query }) => ok(await activityPage(principal.tenantId, query)));
+export const handler = defineRoute('mobileActivityPage', { query: pageQuery, responses: { 200: cursorPage(mobileActivity) } }, async ({ principal, query }) =>
+  ok(await activityPage(principal.tenantId, query)),
+);

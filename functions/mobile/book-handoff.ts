@@ -14,9 +14,13 @@ import { bookingRequest, handoffConflictError, handoffPath, handoffResource } fr
  * handoff → 409 handoff_already_booked; an unconfirmed handoff → 409 handoff_not_confirmed;
  * Google failing → 502 calendar_provider_error with nothing booked (retry the same slot).
  */
-export const handler = defineRoute('bookHandoff', { path: handoffPath, body: bookingRequest, responses: { 200: handoffResource, 201: handoffResource, 409: handoffConflictError, 502: errorSchema } }, async ({ principal, path, body }) => {
-  const handoff = await getHandoff(principal.tenantId, path.handoff_id);
-  if (!handoff) throw notFound('Handoff');
-  const result = await bookHandoffSlot(principal.tenantId, handoff, body.slot_id);
-  return result.created ? created(presentHandoff(result.handoff)) : ok(presentHandoff(result.handoff));
-});
+export const handler = defineRoute(
+  'bookHandoff',
+  { path: handoffPath, body: bookingRequest, responses: { 200: handoffResource, 201: handoffResource, 409: handoffConflictError, 502: errorSchema } },
+  async ({ principal, path, body }) => {
+    const handoff = await getHandoff(principal.tenantId, path.handoff_id);
+    if (!handoff) throw notFound('Handoff');
+    const result = await bookHandoffSlot(principal.tenantId, handoff, body.slot_id);
+    return result.created ? created(presentHandoff(result.handoff)) : ok(presentHandoff(result.handoff));
+  },
+);

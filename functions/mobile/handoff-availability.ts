@@ -14,8 +14,12 @@ import { handoffAvailabilityResponse, handoffConflictError, handoffPath } from '
  * (extra_forbidden): all come from the handoff. Pending handoff → 409 handoff_not_confirmed;
  * no calendar → 409 calendar_not_connected.
  */
-export const handler = defineRoute('handoffBookingAvailability', { path: handoffPath, body: handoffAvailabilityRequest, responses: { 200: handoffAvailabilityResponse, 409: handoffConflictError } }, async ({ principal, path, body }) => {
-  const handoff = await getHandoff(principal.tenantId, path.handoff_id);
-  if (!handoff) throw notFound('Handoff');
-  return ok(await handoffAvailability(principal.tenantId, handoff, body));
-});
+export const handler = defineRoute(
+  'handoffBookingAvailability',
+  { path: handoffPath, body: handoffAvailabilityRequest, responses: { 200: handoffAvailabilityResponse, 409: handoffConflictError } },
+  async ({ principal, path, body }) => {
+    const handoff = await getHandoff(principal.tenantId, path.handoff_id);
+    if (!handoff) throw notFound('Handoff');
+    return ok(await handoffAvailability(principal.tenantId, handoff, body));
+  },
+);

@@ -5,4 +5,6 @@ import { numberPoolResource } from '../../shared/schemas/campaigns.js';
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 
 /** GET /v1/number-pools — newest first. */
-export const handler = defineRoute('listNumberPools', { query: pageQuery, responses: { 200: cursorPage(numberPoolResource) } }, async ({ principal, query }) => ok(await listPools(principal.tenantId, query)));
+export const handler = defineRoute('listNumberPools', { query: pageQuery, responses: { 200: cursorPage(numberPoolResource) } }, async ({ principal, query }) =>
+  ok(await listPools(principal.tenantId, query)),
+);

@@ -8,8 +8,12 @@ import { numberPoolResource, numberPoolUpdateRequest, poolPath } from '../../sha
  * PATCH /v1/number-pools/{pool_id} (admin or manager) — rename and/or replace the members.
  * A running campaign keeps the numbers it started with (its snapshot; docs/decisions/campaigns.md).
  */
-export const handler = defineRoute('updateNumberPool', { path: poolPath, body: numberPoolUpdateRequest, responses: { 200: numberPoolResource } }, async ({ principal, path, body }) => {
-  const pool = await updatePool(principal.tenantId, path.pool_id, body ?? {});
-  if (!pool) throw notFound('Number pool');
-  return ok(pool);
-});
+export const handler = defineRoute(
+  'updateNumberPool',
+  { path: poolPath, body: numberPoolUpdateRequest, responses: { 200: numberPoolResource } },
+  async ({ principal, path, body }) => {
+    const pool = await updatePool(principal.tenantId, path.pool_id, body ?? {});
+    if (!pool) throw notFound('Number pool');
+    return ok(pool);
+  },
+);

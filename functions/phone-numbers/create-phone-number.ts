@@ -25,7 +25,12 @@ export const handler = defineRoute(
     const account = await getTelephonyAccount(principal.tenantId, body.telephony_account_id);
     if (!account) throw invalid(['body', 'telephony_account_id'], 'No telephony account of this tenant has this id', 'not_found', body.telephony_account_id);
     if (account.verification_status !== 'verified' && account.verification_status !== 'mock_verified') {
-      throw invalid(['body', 'telephony_account_id'], `The telephony account is ${account.verification_status}; verify it first (POST /v1/telephony-accounts/${account.id}/verify)`, 'account_not_verified', body.telephony_account_id);
+      throw invalid(
+        ['body', 'telephony_account_id'],
+        `The telephony account is ${account.verification_status}; verify it first (POST /v1/telephony-accounts/${account.id}/verify)`,
+        'account_not_verified',
+        body.telephony_account_id,
+      );
     }
     const provider = await providerFor(account);
 
@@ -51,7 +56,12 @@ export const handler = defineRoute(
     try {
       carrierNumber = body.provider_sid ? await provider.connectNumber(body.provider_sid, routing) : await provider.buyNumber(body.phone_e164, routing);
       if (carrierNumber.phoneE164 !== body.phone_e164) {
-        throw invalid(['body', 'provider_sid'], `The carrier's number ${body.provider_sid} is ${carrierNumber.phoneE164}, not ${body.phone_e164}`, 'provider_sid_mismatch', body.provider_sid);
+        throw invalid(
+          ['body', 'provider_sid'],
+          `The carrier's number ${body.provider_sid} is ${carrierNumber.phoneE164}, not ${body.phone_e164}`,
+          'provider_sid_mismatch',
+          body.provider_sid,
+        );
       }
     } catch (err) {
       await releaseUnprovisionedNumber(number);

@@ -17,15 +17,24 @@ export const handler = defineRoute(
   async ({ principal, path, body }) => {
     const number = await getPhoneNumber(principal.tenantId, path.number_id);
     if (!number) throw notFound('Phone number');
-    if (number.status === 'provisioning') throw conflict('phone_number_provisioning', 'The number is still being provisioned with the carrier; retry once its status is active');
+    if (number.status === 'provisioning')
+      throw conflict('phone_number_provisioning', 'The number is still being provisioned with the carrier; retry once its status is active');
     if (body.inbound_agent_id) {
       const agent = await getAgentRecord(principal.tenantId, body.inbound_agent_id, true);
       if (!agent) throw invalid(['body', 'inbound_agent_id'], 'No agent of this tenant has this id', 'not_found', body.inbound_agent_id);
-      if (agent.version_count < 1) throw invalid(['body', 'inbound_agent_id'], 'The agent has no published version; publish it first (calls pin a published version)', 'agent_not_published', body.inbound_agent_id);
+      if (agent.version_count < 1)
+        throw invalid(
+          ['body', 'inbound_agent_id'],
+          'The agent has no published version; publish it first (calls pin a published version)',
+          'agent_not_published',
+          body.inbound_agent_id,
+        );
     }
     try {
       const { inbound_agent_id, inbound_route_mode, inbound_voicemail_greeting, daily_dial_cap } = body;
-      const changes = Object.fromEntries(Object.entries({ inbound_agent_id, inbound_route_mode, inbound_voicemail_greeting, daily_dial_cap }).filter(([, v]) => v !== undefined));
+      const changes = Object.fromEntries(
+        Object.entries({ inbound_agent_id, inbound_route_mode, inbound_voicemail_greeting, daily_dial_cap }).filter(([, v]) => v !== undefined),
+      );
       return ok(presentPhoneNumber(await updatePhoneNumber(number, changes)));
     } catch (err) {
       if (err instanceof NumberChanged) throw conflict('phone_number_changed', 'The number changed while this request was applied; read it and retry');

@@ -13,8 +13,12 @@ import { availabilityRequest, availabilityResponse, calendarNotConnectedError } 
  * /v1/calendar/availability, for the call's tenant, so what the agent offers on the phone is
  * what the API shows.
  */
-export const handler = defineRoute('runtimeCheckCalendar', { path: callEventsPath, body: availabilityRequest, responses: { 200: availabilityResponse, 409: calendarNotConnectedError } }, async ({ body, stream }) => {
-  const connection = await activeCalendar(stream.tenant_id);
-  if (!connection) throw new DomainError('conflict', 'calendar_not_connected', 'The tenant has no active calendar connection');
-  return ok(await calendarAvailability(connection, body, now()));
-});
+export const handler = defineRoute(
+  'runtimeCheckCalendar',
+  { path: callEventsPath, body: availabilityRequest, responses: { 200: availabilityResponse, 409: calendarNotConnectedError } },
+  async ({ body, stream }) => {
+    const connection = await activeCalendar(stream.tenant_id);
+    if (!connection) throw new DomainError('conflict', 'calendar_not_connected', 'The tenant has no active calendar connection');
+    return ok(await calendarAvailability(connection, body, now()));
+  },
+);

@@ -16,15 +16,25 @@ export const handler = defineRoute(
   'sandboxBuyNumber',
   {
     path: z.object({ account_sid: z.string() }),
-    body: z.object({ PhoneNumber: z.string().optional(), VoiceUrl: z.string().optional(), VoiceMethod: z.string().optional(), StatusCallback: z.string().optional(), StatusCallbackMethod: z.string().optional(), SmsUrl: z.string().optional(), SmsMethod: z.string().optional() }),
+    body: z.object({
+      PhoneNumber: z.string().optional(),
+      VoiceUrl: z.string().optional(),
+      VoiceMethod: z.string().optional(),
+      StatusCallback: z.string().optional(),
+      StatusCallbackMethod: z.string().optional(),
+      SmsUrl: z.string().optional(),
+      SmsMethod: z.string().optional(),
+    }),
     responses: { 201: sandboxNumberResource, 400: twilioErrorResource, 401: twilioErrorResource, 404: twilioErrorResource },
   },
   async ({ event, path, body }) => {
     const account = await authenticateSandbox(event.headers?.authorization);
     if (!account) return twilioError(401, 20003, 'Authenticate');
-    if (path.account_sid !== account.sid) return twilioError(404, 20404, `The requested resource /2010-04-01/Accounts/${path.account_sid.slice(0, 64)}/IncomingPhoneNumbers.json was not found`);
+    if (path.account_sid !== account.sid)
+      return twilioError(404, 20404, `The requested resource /2010-04-01/Accounts/${path.account_sid.slice(0, 64)}/IncomingPhoneNumbers.json was not found`);
     const form = body ?? {};
-    if (!form.PhoneNumber || !NUMBER_E164.test(form.PhoneNumber)) return twilioError(400, 21421, `PhoneNumber is invalid: ${form.PhoneNumber?.slice(0, 64) ?? '(missing)'}`);
+    if (!form.PhoneNumber || !NUMBER_E164.test(form.PhoneNumber))
+      return twilioError(400, 21421, `PhoneNumber is invalid: ${form.PhoneNumber?.slice(0, 64) ?? '(missing)'}`);
     const badUrl = invalidRouting(form);
     if (badUrl) return badUrl;
     try {

@@ -19,7 +19,11 @@ import { scheduleStep } from '../../shared/sandbox/timeline-queue.js';
  */
 export const handler = defineRoute(
   'sandboxCreateCall',
-  { path: z.object({ account_sid: z.string() }), body: twilioForm, responses: { 201: sandboxCallResource, 400: twilioErrorResource, 401: twilioErrorResource, 404: twilioErrorResource, 500: twilioErrorResource } },
+  {
+    path: z.object({ account_sid: z.string() }),
+    body: twilioForm,
+    responses: { 201: sandboxCallResource, 400: twilioErrorResource, 401: twilioErrorResource, 404: twilioErrorResource, 500: twilioErrorResource },
+  },
   async ({ event, path, form }) => {
     // A carrier stamps a call when the request reaches it, before its own look-ups: the instant cps ceilings are counted on.
     const landed = new Date();
@@ -29,7 +33,11 @@ export const handler = defineRoute(
     if ('error' in read) return read.error;
     const number = await getSandboxNumber(read.form.from);
     if (!number || number.account_sid !== access.account.sid) {
-      return twilioError(400, 21210, `The source phone number provided, ${read.form.from.slice(0, 40)}, is not yet verified for your account. You may only make calls from phone numbers that you've verified or purchased.`);
+      return twilioError(
+        400,
+        21210,
+        `The source phone number provided, ${read.form.from.slice(0, 40)}, is not yet verified for your account. You may only make calls from phone numbers that you've verified or purchased.`,
+      );
     }
     const call = planSandboxCall(read.form, access.account.sid, number.sid, landed, sandboxStepMs());
     await putSandboxCall(call);

@@ -21,7 +21,11 @@ const callbackUrl = z.url({ protocol: /^https?$/ }).max(4000);
  */
 export const handler = defineRoute(
   'sandboxCreateMessage',
-  { path: z.object({ account_sid: z.string() }), body: twilioForm, responses: { 201: sandboxMessageResource, 400: twilioErrorResource, 401: twilioErrorResource, 404: twilioErrorResource, 500: twilioErrorResource } },
+  {
+    path: z.object({ account_sid: z.string() }),
+    body: twilioForm,
+    responses: { 201: sandboxMessageResource, 400: twilioErrorResource, 401: twilioErrorResource, 404: twilioErrorResource, 500: twilioErrorResource },
+  },
   async ({ event, path, body }) => {
     const access = await sandboxAccess(event, path.account_sid, 'Messages.json', { active: true });
     if ('error' in access) return access.error;
@@ -31,10 +35,20 @@ export const handler = defineRoute(
     if (!from) return twilioError(400, 21603, "A 'From' phone number is required.");
     if (!text) return twilioError(400, 21602, 'Message body is required.');
     if (text.length > 1600) return twilioError(400, 21617, 'The concatenated message body exceeds the 1600 character limit.');
-    if (statusCallback && !callbackUrl.safeParse(statusCallback).success) return twilioError(400, 21609, `StatusCallback is not a valid URL: ${statusCallback.slice(0, 200)}`);
+    if (statusCallback && !callbackUrl.safeParse(statusCallback).success)
+      return twilioError(400, 21609, `StatusCallback is not a valid URL: ${statusCallback.slice(0, 200)}`);
     const number = await getSandboxNumber(from);
-    if (!number || number.account_sid !== access.account.sid) return twilioError(400, 21606, `The From phone number ${from.slice(0, 40)} is not a valid, SMS-capable inbound phone number or short code for your account.`);
-    const message = planSandboxMessage({ accountSid: access.account.sid, to, from, body: text, statusCallback: statusCallback || null }, new Date(), sandboxStepMs());
+    if (!number || number.account_sid !== access.account.sid)
+      return twilioError(
+        400,
+        21606,
+        `The From phone number ${from.slice(0, 40)} is not a valid, SMS-capable inbound phone number or short code for your account.`,
+      );
+    const message = planSandboxMessage(
+      { accountSid: access.account.sid, to, from, body: text, statusCallback: statusCallback || null },
+      new Date(),
+      sandboxStepMs(),
+    );
     await putSandboxMessage(message);
     try {
       await scheduleStep('message', message.sid, 0, message.plan[0]!.due_at);

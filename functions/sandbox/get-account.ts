@@ -15,7 +15,8 @@ export const handler = defineRoute(
   async ({ event, path }) => {
     const account = await authenticateSandbox(event.headers?.authorization);
     if (!account) return twilioError(401, 20003, 'Authenticate');
-    if (path.account_file !== `${account.sid}.json`) return twilioError(404, 20404, `The requested resource /2010-04-01/Accounts/${path.account_file} was not found`);
+    if (path.account_file !== `${account.sid}.json`)
+      return twilioError(404, 20404, `The requested resource /2010-04-01/Accounts/${path.account_file} was not found`);
     const date = new Date(account.created_at).toUTCString().replace('GMT', '+0000');
     return ok({
       sid: account.sid,

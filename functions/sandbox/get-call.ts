@@ -8,7 +8,10 @@ import { sandboxCallResource, twilioErrorResource } from '../../shared/sandbox/s
 /** GET /sandbox/twilio/2010-04-01/Accounts/{AccountSid}/Calls/{Sid}.json — a call as it is now; another account's is 404 20404. */
 export const handler = defineRoute(
   'sandboxGetCall',
-  { path: z.object({ account_sid: z.string(), call_file: z.string() }), responses: { 200: sandboxCallResource, 401: twilioErrorResource, 404: twilioErrorResource } },
+  {
+    path: z.object({ account_sid: z.string(), call_file: z.string() }),
+    responses: { 200: sandboxCallResource, 401: twilioErrorResource, 404: twilioErrorResource },
+  },
   async ({ event, path }) => {
     const resource = `Calls/${path.call_file}`;
     const access = await sandboxAccess(event, path.account_sid, resource);

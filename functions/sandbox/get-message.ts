@@ -8,7 +8,10 @@ import { sandboxMessageResource, twilioErrorResource } from '../../shared/sandbo
 /** GET /sandbox/twilio/2010-04-01/Accounts/{AccountSid}/Messages/{Sid}.json — a message as it is now; another account's is 404 20404. */
 export const handler = defineRoute(
   'sandboxGetMessage',
-  { path: z.object({ account_sid: z.string(), message_file: z.string() }), responses: { 200: sandboxMessageResource, 401: twilioErrorResource, 404: twilioErrorResource } },
+  {
+    path: z.object({ account_sid: z.string(), message_file: z.string() }),
+    responses: { 200: sandboxMessageResource, 401: twilioErrorResource, 404: twilioErrorResource },
+  },
   async ({ event, path }) => {
     const resource = `Messages/${path.message_file}`;
     const access = await sandboxAccess(event, path.account_sid, resource);

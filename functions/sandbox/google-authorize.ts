@@ -12,12 +12,23 @@ const q = z.string().max(2048).optional();
 export const handler = defineRoute(
   'sandboxGoogleAuthorize',
   {
-    query: z.object({ client_id: q, redirect_uri: q, response_type: q, scope: q, state: q, code_challenge: q, code_challenge_method: q, access_type: q, prompt: q }),
+    query: z.object({
+      client_id: q,
+      redirect_uri: q,
+      response_type: q,
+      scope: q,
+      state: q,
+      code_challenge: q,
+      code_challenge_method: q,
+      access_type: q,
+      prompt: q,
+    }),
     responses: { 302: z.object({ location: z.string() }), 400: z.object({ error: z.string(), error_description: z.string() }) },
   },
   async ({ query }) => {
     const result = await sandboxAuthorize(query);
-    if ('error' in result && (result.error === 'invalid_client' || !query.redirect_uri || !/^https?:\/\//.test(query.redirect_uri))) return { status: 400, body: { error: result.error, error_description: result.description } };
+    if ('error' in result && (result.error === 'invalid_client' || !query.redirect_uri || !/^https?:\/\//.test(query.redirect_uri)))
+      return { status: 400, body: { error: result.error, error_description: result.description } };
     const to = new URL(query.redirect_uri!);
     if ('code' in result) to.searchParams.set('code', result.code);
     else to.searchParams.set('error', result.error);

@@ -8,7 +8,12 @@ const googleError = z.object({ error: z.object({ code: z.int(), message: z.strin
 export const handler = defineRoute(
   'sandboxGoogleInsertEvent',
   {
-    body: z.object({ id: z.string().regex(/^[a-v0-9]{5,1024}$/), summary: z.string().max(1000).default(''), start: z.object({ dateTime: timestamp }), end: z.object({ dateTime: timestamp }) }),
+    body: z.object({
+      id: z.string().regex(/^[a-v0-9]{5,1024}$/),
+      summary: z.string().max(1000).default(''),
+      start: z.object({ dateTime: timestamp }),
+      end: z.object({ dateTime: timestamp }),
+    }),
     responses: { 200: z.object({ kind: z.string(), id: z.string(), status: z.string() }), 401: googleError, 409: googleError, 503: googleError },
   },
   async ({ body, event }) => {

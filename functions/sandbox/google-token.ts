@@ -9,7 +9,11 @@ export const handler = defineRoute(
   'sandboxGoogleToken',
   {
     body: z.object({ grant_type: f, code: f, redirect_uri: f, code_verifier: f, refresh_token: f, client_id: f, client_secret: f }),
-    responses: { 200: z.object({ access_token: z.string(), token_type: z.string(), expires_in: z.int(), scope: z.string(), refresh_token: z.string().optional() }), 400: oauthError, 401: oauthError },
+    responses: {
+      200: z.object({ access_token: z.string(), token_type: z.string(), expires_in: z.int(), scope: z.string(), refresh_token: z.string().optional() }),
+      400: oauthError,
+      401: oauthError,
+    },
   },
   async ({ body, event }) => {
     const answer = await sandboxToken(body ?? {}, event.headers?.authorization);

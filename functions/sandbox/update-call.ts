@@ -16,7 +16,11 @@ import { scheduleStep } from '../../shared/sandbox/timeline-queue.js';
  */
 export const handler = defineRoute(
   'sandboxUpdateCall',
-  { path: z.object({ account_sid: z.string(), call_file: z.string() }), body: twilioForm, responses: { 200: sandboxCallResource, 400: twilioErrorResource, 401: twilioErrorResource, 404: twilioErrorResource } },
+  {
+    path: z.object({ account_sid: z.string(), call_file: z.string() }),
+    body: twilioForm,
+    responses: { 200: sandboxCallResource, 400: twilioErrorResource, 401: twilioErrorResource, 404: twilioErrorResource },
+  },
   async ({ event, path, body }) => {
     const resource = `Calls/${path.call_file}`;
     const access = await sandboxAccess(event, path.account_sid, resource);
@@ -24,7 +28,8 @@ export const handler = defineRoute(
     const sid = sidOfFile(path.call_file, 'CA');
     if (!sid) return notFound(`${path.account_sid}/${resource}`);
     const status = body?.Status;
-    if (status !== 'completed' && status !== 'canceled') return twilioError(400, 20001, 'The sandbox updates a call only with Status=completed or Status=canceled');
+    if (status !== 'completed' && status !== 'canceled')
+      return twilioError(400, 20001, 'The sandbox updates a call only with Status=completed or Status=canceled');
     const result = await hangUpSandboxCall(sid, access.account.sid, status, new Date());
     if (!result) return notFound(`${path.account_sid}/${resource}`);
     // The step still pending would play this final step too, at its own time: this is only sooner.

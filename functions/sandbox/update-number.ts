@@ -14,7 +14,14 @@ export const handler = defineRoute(
   'sandboxUpdateNumber',
   {
     path: z.object({ account_sid: z.string(), number_file: z.string() }),
-    body: z.object({ VoiceUrl: z.string().optional(), VoiceMethod: z.string().optional(), StatusCallback: z.string().optional(), StatusCallbackMethod: z.string().optional(), SmsUrl: z.string().optional(), SmsMethod: z.string().optional() }),
+    body: z.object({
+      VoiceUrl: z.string().optional(),
+      VoiceMethod: z.string().optional(),
+      StatusCallback: z.string().optional(),
+      StatusCallbackMethod: z.string().optional(),
+      SmsUrl: z.string().optional(),
+      SmsMethod: z.string().optional(),
+    }),
     responses: { 200: sandboxNumberResource, 400: twilioErrorResource, 401: twilioErrorResource, 404: twilioErrorResource },
   },
   async ({ event, path, body }) => {

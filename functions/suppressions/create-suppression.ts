@@ -15,7 +15,9 @@ export const handler = defineRoute(
   { body: suppressionCreateRequest, responses: { 201: suppressionResource, 409: alreadySuppressedError } },
   async ({ principal, body, idempotency }) => {
     try {
-      const entry = await addSuppression(principal.tenantId, { ...body, source: 'api', source_id: principal.keyId }, (e) => (idempotency ? [idempotency.commitItem(created(e))] : []));
+      const entry = await addSuppression(principal.tenantId, { ...body, source: 'api', source_id: principal.keyId }, (e) =>
+        idempotency ? [idempotency.commitItem(created(e))] : [],
+      );
       return { ...created(entry), idempotencyCommitted: Boolean(idempotency) };
     } catch (err) {
       if (err instanceof AlreadySuppressed) {

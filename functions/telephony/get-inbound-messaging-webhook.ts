@@ -16,7 +16,8 @@ export const handler = defineRoute(
   { path: accountPath, responses: { 200: inboundMessagingWebhook } },
   async ({ principal, path }) => {
     const account = await getTelephonyAccount(principal.tenantId, path.account_id);
-    if (!account || account.mode !== 'byo' || account.provider !== 'twilio' || account.verification_status !== 'verified') throw notFound('Inbound messaging webhook');
+    if (!account || account.mode !== 'byo' || account.provider !== 'twilio' || account.verification_status !== 'verified')
+      throw notFound('Inbound messaging webhook');
     return ok(carrierMessagingWebhookUrls());
   },
 );

@@ -6,12 +6,8 @@ import { accountPath } from '../../shared/schemas/telephony-paths.js';
 import { telephonyAccountSummary } from '../../shared/schemas/telephony.js';
 
 /** GET /v1/telephony-accounts/{account_id} — TelephonyAccountSummary; credential material never. */
-export const handler = defineRoute(
-  'getTelephonyAccount',
-  { path: accountPath, responses: { 200: telephonyAccountSummary } },
-  async ({ principal, path }) => {
-    const account = await getTelephonyAccount(principal.tenantId, path.account_id);
-    if (!account) throw notFound('Telephony account');
-    return ok(presentTelephonyAccount(account));
-  },
-);
+export const handler = defineRoute('getTelephonyAccount', { path: accountPath, responses: { 200: telephonyAccountSummary } }, async ({ principal, path }) => {
+  const account = await getTelephonyAccount(principal.tenantId, path.account_id);
+  if (!account) throw notFound('Telephony account');
+  return ok(presentTelephonyAccount(account));
+});

@@ -31,7 +31,12 @@ export const handler = defineRoute(
         ...(body.ftc_san_refs !== undefined ? { ftc_san_refs: body.ftc_san_refs } : {}),
         ...(body.a2p_brand_ref !== undefined ? { a2p_brand_ref: body.a2p_brand_ref } : {}),
         ...(body.credentials
-          ? { credentials_sealed: await sealCredentials(account.tenant_id, account.id, body.credentials), verification_status: 'pending' as const, verified_at: null, cps_limit: null }
+          ? {
+              credentials_sealed: await sealCredentials(account.tenant_id, account.id, body.credentials),
+              verification_status: 'pending' as const,
+              verified_at: null,
+              cps_limit: null,
+            }
           : {}),
       });
       if (body.credentials) await recordCarrierAccountUse(body.credentials.account_sid, account.tenant_id, account.id);

@@ -14,7 +14,11 @@ import { RECEPTIONIST_TARGETS, receptionistActionTarget } from '../../shared/sch
 export const handler = defineRoute('listReceptionistActionTargets', { responses: { 200: z.array(receptionistActionTarget) } }, async ({ principal }) => {
   const endpoint = await getWebhookEndpoint(principal.tenantId);
   if (!endpoint) return ok([]);
-  const counts = await deliveredCounts(principal.tenantId, endpoint.id, RECEPTIONIST_TARGETS.map((t) => t.event_type));
+  const counts = await deliveredCounts(
+    principal.tenantId,
+    endpoint.id,
+    RECEPTIONIST_TARGETS.map((t) => t.event_type),
+  );
   return ok(
     RECEPTIONIST_TARGETS.map((t) => ({
       id: t.id,

@@ -20,7 +20,11 @@ export const handler = defineRoute(
     const check = await checkWebhookUrl(body.url, webhookUrlPolicy());
     if (!check.ok) throw new ValidationError([{ loc: ['body', 'url'], msg: check.reason, type: 'url_not_allowed', input: body.url }]);
     const at = now();
-    const { endpoint, signingSecret } = await saveWebhookEndpoint(principal.tenantId, { url: body.url, description: body.description ?? null, enabled_events: body.enabled_events ?? null }, at);
+    const { endpoint, signingSecret } = await saveWebhookEndpoint(
+      principal.tenantId,
+      { url: body.url, description: body.description ?? null, enabled_events: body.enabled_events ?? null },
+      at,
+    );
     const resource = presentWebhookEndpoint(endpoint, at);
     return signingSecret ? created({ ...resource, signing_secret: signingSecret }) : ok(resource);
   },

@@ -10,6 +10,10 @@ import { logger } from '../../shared/observability.js';
  */
 export const handler = async () => {
   const result = await runDueDeletions(now());
-  logger.info('account deletions', { due: result.due, completed: result.results.filter((r) => r.outcome === 'completed').length, failed: result.results.filter((r) => r.outcome === 'failed').length });
+  logger.info('account deletions', {
+    due: result.due,
+    completed: result.results.filter((r) => r.outcome === 'completed').length,
+    failed: result.results.filter((r) => r.outcome === 'failed').length,
+  });
   return result;
 };

@@ -44,7 +44,10 @@ export const handler = defineBatchWorker('webhook-delivery', webhookDeliveryMess
       for (const [eventId, outcome] of outcomes) {
         const again = onwardDelay(outcome);
         if (again !== undefined) onward.push({ tenant_id: tenantId, event_id: eventId, delaySeconds: again });
-        else if ((outcome.kind === 'attempted' && outcome.status === 'failed') || (outcome.kind === 'settled' && outcome.status === 'failed' && !outcome.deadLettered)) {
+        else if (
+          (outcome.kind === 'attempted' && outcome.status === 'failed') ||
+          (outcome.kind === 'settled' && outcome.status === 'failed' && !outcome.deadLettered)
+        ) {
           // Recorded failed first, then dead-lettered and marked so: a send that throws fails the
           // message, and its retry finds the event failed but not yet dead-lettered.
           try {

@@ -11,8 +11,18 @@ import { fitReviewRequest, qualificationReview, revisionConflictError, workflowO
  * revision_conflict with current_revision (nothing saved). Reviews are append-only; the
  * call detail shows the latest. Unknown or another tenant's outcome → 404.
  */
-export const handler = defineRoute('createFitReview', { path: workflowOutcomePath, body: fitReviewRequest, responses: { 200: qualificationReview, 409: revisionConflictError } }, async ({ principal, path, body, idempotency }) => {
-  const review = await saveFitReview(principal.tenantId, path.action_id, body, `api_key:${principal.keyId}`, idempotency && ((result) => [idempotency.commitItem({ status: 200, body: result })]));
-  if (!review) throw notFound('Workflow outcome');
-  return { ...ok(review), idempotencyCommitted: Boolean(idempotency) };
-});
+export const handler = defineRoute(
+  'createFitReview',
+  { path: workflowOutcomePath, body: fitReviewRequest, responses: { 200: qualificationReview, 409: revisionConflictError } },
+  async ({ principal, path, body, idempotency }) => {
+    const review = await saveFitReview(
+      principal.tenantId,
+      path.action_id,
+      body,
+      `api_key:${principal.keyId}`,
+      idempotency && ((result) => [idempotency.commitItem({ status: 200, body: result })]),
+    );
+    if (!review) throw notFound('Workflow outcome');
+    return { ...ok(review), idempotencyCommitted: Boolean(idempotency) };
+  },
+);

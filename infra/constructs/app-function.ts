@@ -22,7 +22,6 @@ export const FUNCTION_RUNTIME = lambda.Runtime.NODEJS_24_X;
 export const POWERTOOLS_SERVICE_NAME = 'voice-control';
 export const POWERTOOLS_METRICS_NAMESPACE = 'VoiceControl';
 
-
 export const DEFAULT_MEMORY_MB = 512;
 export const LOG_RETENTION = logs.RetentionDays.ONE_MONTH;
 

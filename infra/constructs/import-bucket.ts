@@ -53,15 +53,19 @@ export class ImportBucket extends Construct {
   grantErasure(grantee: iam.IGrantable): void {
     // Listing only under imports/ (the s3:prefix condition): the erasure never sees other keys.
     grantee.grantPrincipal.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn], conditions: { StringLike: { 's3:prefix': [IMPORT_OBJECTS_PATTERN] } } }),
+      new iam.PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [this.bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': [IMPORT_OBJECTS_PATTERN] } },
+      }),
     );
-    grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [this.bucket.arnForObjects(IMPORT_OBJECTS_PATTERN)] }));
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [this.bucket.arnForObjects(IMPORT_OBJECTS_PATTERN)] }),
+    );
   }
 
   grantObjects(grantee: iam.IGrantable, access: BucketAccess): void {
     const actions = access === 'write' ? ['s3:GetObject', 's3:PutObject'] : ['s3:GetObject'];
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions, resources: [this.bucket.arnForObjects(IMPORT_OBJECTS_PATTERN)] }),
-    );
+    grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [this.bucket.arnForObjects(IMPORT_OBJECTS_PATTERN)] }));
   }
 }

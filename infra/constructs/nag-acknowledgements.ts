@@ -22,10 +22,7 @@ import type { AuthMode } from '../../shared/routes.js';
 function arnWildcardFinding(grantee: IConstruct, resource: { node: { defaultChild?: unknown } }, suffix: string): string {
   const cfn = resource.node.defaultChild as CfnElement;
   const owner = Stack.of(cfn);
-  const arn =
-    Stack.of(grantee) === owner
-      ? `${owner.getLogicalId(cfn)}.Arn`
-      : `reference-to-${Names.nodeUniqueId(cfn.node)}Arn`.replace(/[^A-Za-z0-9]/g, '');
+  const arn = Stack.of(grantee) === owner ? `${owner.getLogicalId(cfn)}.Arn` : `reference-to-${Names.nodeUniqueId(cfn.node)}Arn`.replace(/[^A-Za-z0-9]/g, '');
   return `AwsSolutions-IAM5[Resource::<${arn}>${suffix}]`;
 }
 
@@ -84,33 +81,33 @@ export function acknowledgeBucketObjects(role: iam.IRole, bucket: s3.Bucket, obj
 export function acknowledgeRouteAuthorization(route: apigwv2.HttpRoute, auth: AuthMode): void {
   const reason =
     auth === 'sandbox_basic'
-      ? 'The sandbox carrier speaks Twilio\'s REST API, whose clients authenticate with HTTP Basic (account SID and auth ' +
-        'token); the function checks both against the sandbox account\'s sealed token in constant time before any data ' +
-        'is touched and answers Twilio\'s 401 (code 20003) otherwise. An API Gateway authorizer cannot speak that scheme.'
+      ? "The sandbox carrier speaks Twilio's REST API, whose clients authenticate with HTTP Basic (account SID and auth " +
+        "token); the function checks both against the sandbox account's sealed token in constant time before any data " +
+        "is touched and answers Twilio's 401 (code 20003) otherwise. An API Gateway authorizer cannot speak that scheme."
       : auth === 'twilio_signature'
-      ? 'Carrier callbacks are authenticated as Twilio defines: X-Twilio-Signature, HMAC-SHA1 under the auth token of the ' +
-        'account that owns the called number, over the configured public URL and the posted parameters. The token to ' +
-        'check against depends on the request, so the function checks it (constant time) before anything is written; ' +
-        'a missing or wrong signature is a 403.'
-      : auth === 'stream_token'
-      ? 'The voice runtime authenticates with the signed Stream token our TwiML handed to the carrier (HMAC-SHA256 under ' +
-        'a key derived from the application secret, bound to one tenant and one call, with an expiry). The function ' +
-        'verifies it (constant time) against the call named by the path before anything is read or written; none is a ' +
-        '401, any other credential (another call\'s token, an expired one, a tenant API key) a 403.'
-      : auth === 'stripe_signature'
-      ? 'The payment provider posts its webhooks signed as Stripe defines: Stripe-Signature, HMAC-SHA256 over the ' +
-        'timestamp and the exact body under the webhook endpoint secret (an application secret), with a 5-minute ' +
-        'tolerance. The function verifies it with the stripe library before anything is read or written; a bad ' +
-        'signature is a 400. An API Gateway authorizer cannot see the body it must verify.'
-      : auth === 'none'
-      ? 'Public by design: an unauthenticated operational endpoint (liveness, readiness, the OpenAPI document, or the ' +
-        '$default fallback that answers unknown paths with a JSON 404/405) ' +
-        'that returns no tenant data. Abuse is bounded by stage throttling.'
-      : 'Authenticated inside the function, before any data is touched, by the shared middleware: the bearer API ' +
-        'key is hashed with HMAC-SHA256 under a secret pepper and compared in constant time (timingSafeEqual) with ' +
-        'the stored hash, read with a strongly consistent GetItem on every request. This gives immediate revocation ' +
-        '(no authorizer result cache), uniform JSON 401 bodies and no extra invocation per request; every ' +
-        'authenticated manifest route is walked with missing and bad credentials by test/e2e/auth-walk.test.ts.';
+        ? 'Carrier callbacks are authenticated as Twilio defines: X-Twilio-Signature, HMAC-SHA1 under the auth token of the ' +
+          'account that owns the called number, over the configured public URL and the posted parameters. The token to ' +
+          'check against depends on the request, so the function checks it (constant time) before anything is written; ' +
+          'a missing or wrong signature is a 403.'
+        : auth === 'stream_token'
+          ? 'The voice runtime authenticates with the signed Stream token our TwiML handed to the carrier (HMAC-SHA256 under ' +
+            'a key derived from the application secret, bound to one tenant and one call, with an expiry). The function ' +
+            'verifies it (constant time) against the call named by the path before anything is read or written; none is a ' +
+            "401, any other credential (another call's token, an expired one, a tenant API key) a 403."
+          : auth === 'stripe_signature'
+            ? 'The payment provider posts its webhooks signed as Stripe defines: Stripe-Signature, HMAC-SHA256 over the ' +
+              'timestamp and the exact body under the webhook endpoint secret (an application secret), with a 5-minute ' +
+              'tolerance. The function verifies it with the stripe library before anything is read or written; a bad ' +
+              'signature is a 400. An API Gateway authorizer cannot see the body it must verify.'
+            : auth === 'none'
+              ? 'Public by design: an unauthenticated operational endpoint (liveness, readiness, the OpenAPI document, or the ' +
+                '$default fallback that answers unknown paths with a JSON 404/405) ' +
+                'that returns no tenant data. Abuse is bounded by stage throttling.'
+              : 'Authenticated inside the function, before any data is touched, by the shared middleware: the bearer API ' +
+                'key is hashed with HMAC-SHA256 under a secret pepper and compared in constant time (timingSafeEqual) with ' +
+                'the stored hash, read with a strongly consistent GetItem on every request. This gives immediate revocation ' +
+                '(no authorizer result cache), uniform JSON 401 bodies and no extra invocation per request; every ' +
+                'authenticated manifest route is walked with missing and bad credentials by test/e2e/auth-walk.test.ts.';
   Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason });
 }
 
@@ -134,7 +131,7 @@ export function acknowledgeRelayRoute(route: apigwv2.WebSocketRoute, name: 'conn
     name === 'connect'
       ? 'Twilio ConversationRelay cannot present an authorizer credential; it opens the URL our TwiML gave it. The ' +
         '$connect function verifies the signed Stream token in that URL (HMAC-SHA256, one tenant and call, an expiry) ' +
-        'and, when sent, X-Twilio-Signature over the exact URL under the call\'s carrier account token, before ' +
+        "and, when sent, X-Twilio-Signature over the exact URL under the call's carrier account token, before " +
         'anything is written; a refusal is a 401/403 and no connection exists.'
       : 'API Gateway reaches this route only on a connection its $connect function admitted (authorization happens ' +
         'once, at $connect, for WebSocket APIs); the function acts only for the call that connection was admitted for.';
@@ -169,6 +166,6 @@ export function acknowledgeStreamFailureQueue(queue: sqs.IQueue): void {
   Validations.of(queue).acknowledge({
     id: 'AwsSolutions-SQS3',
     reason:
-      "The on-failure destination of a table-stream mapping: it receives the metadata of stream batches the function gave up on, so it is the dead-letter queue (14-day retention, alarmed when it holds a message); a DLQ of a DLQ would only hide them.",
+      'The on-failure destination of a table-stream mapping: it receives the metadata of stream batches the function gave up on, so it is the dead-letter queue (14-day retention, alarmed when it holds a message); a DLQ of a DLQ would only hide them.',
   });
 }

@@ -91,10 +91,28 @@ export function llmSettings(llm: RelayApiProps['llm'] = {}): { environment: Reco
 
 type RouteName = 'connect' | 'default' | 'disconnect';
 const ROUTES: Record<RouteName, { key: string; handler: string; summary: string; timeoutSeconds: number; table: string[] }> = {
-  connect: { key: '$connect', handler: 'functions/relay/connect', summary: 'a ConversationRelay socket opens: token, signature, one live connection per call', timeoutSeconds: 10, table: ['dynamodb:GetItem', 'dynamodb:PutItem'] },
+  connect: {
+    key: '$connect',
+    handler: 'functions/relay/connect',
+    summary: 'a ConversationRelay socket opens: token, signature, one live connection per call',
+    timeoutSeconds: 10,
+    table: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+  },
   // A reply streams from the invocation that received its prompt; a long one outlives API Gateway's 29 s integration wait.
-  default: { key: '$default', handler: 'functions/relay/default', summary: 'a ConversationRelay frame: the conversation core steps, the reply streams back', timeoutSeconds: 120, table: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
-  disconnect: { key: '$disconnect', handler: 'functions/relay/disconnect', summary: 'a ConversationRelay socket closed: the session ends, its items go', timeoutSeconds: 30, table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] },
+  default: {
+    key: '$default',
+    handler: 'functions/relay/default',
+    summary: 'a ConversationRelay frame: the conversation core steps, the reply streams back',
+    timeoutSeconds: 120,
+    table: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+  },
+  disconnect: {
+    key: '$disconnect',
+    handler: 'functions/relay/disconnect',
+    summary: 'a ConversationRelay socket closed: the session ends, its items go',
+    timeoutSeconds: 30,
+    table: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+  },
 };
 
 export class RelayApi extends Construct {
@@ -115,7 +133,10 @@ export class RelayApi extends Construct {
       stageName: 'live',
       autoDeploy: true,
       throttle: { rateLimit: 500, burstLimit: 1000 },
-      accessLogSettings: { destination: new apigwv2.LogGroupLogDestination(this.accessLogs), format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)) },
+      accessLogSettings: {
+        destination: new apigwv2.LogGroupLogDestination(this.accessLogs),
+        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+      },
     });
     this.url = props.relayUrl ?? this.stage.url;
     const tableArn = props.table.tableArn;
@@ -129,7 +150,13 @@ export class RelayApi extends Construct {
         projectRoot: props.projectRoot,
         description: `WebSocket ${route.key}: ${route.summary}`,
         timeout: Duration.seconds(route.timeoutSeconds),
-        environment: { TABLE_NAME: props.table.tableName, PUBLIC_BASE_URL: props.publicBaseUrl, VOICE_RUNTIME_RELAY_URL: this.url, APP_SECRET_ARN: props.appSecret.secretArn, ...llm.environment },
+        environment: {
+          TABLE_NAME: props.table.tableName,
+          PUBLIC_BASE_URL: props.publicBaseUrl,
+          VOICE_RUNTIME_RELAY_URL: this.url,
+          APP_SECRET_ARN: props.appSecret.secretArn,
+          ...llm.environment,
+        },
         logGroup: props.logGroup,
       });
       fn.role.addToPrincipalPolicy(new PolicyStatement({ actions: route.table, resources: [tableArn] }));
@@ -143,21 +170,38 @@ export class RelayApi extends Construct {
       }
       if (name === 'default') {
         // Provider keys are read by name (`llm/openai`, an LLM_MODELS entry's secret); Bedrock runs under this role.
-        const llmSecrets = Stack.of(this).formatArn({ service: 'secretsmanager', resource: 'secret', resourceName: `${LLM_SECRET_PREFIX}*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+        const llmSecrets = Stack.of(this).formatArn({
+          service: 'secretsmanager',
+          resource: 'secret',
+          resourceName: `${LLM_SECRET_PREFIX}*`,
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        });
         fn.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [llmSecrets] }));
         acknowledgeLlmSecrets(fn.role);
         if (llm.bedrockModels.length > 0) {
           fn.role.addToPrincipalPolicy(
             new PolicyStatement({
               actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'],
-              resources: llm.bedrockModels.map((model) => Stack.of(this).formatArn({ service: 'bedrock', account: '', resource: 'foundation-model', resourceName: model, arnFormat: ArnFormat.SLASH_RESOURCE_NAME })),
+              resources: llm.bedrockModels.map((model) =>
+                Stack.of(this).formatArn({
+                  service: 'bedrock',
+                  account: '',
+                  resource: 'foundation-model',
+                  resourceName: model,
+                  arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+                }),
+              ),
             }),
           );
         }
       }
       let target: lambda.IFunction = fn.function;
       if (provisioned > 0 && name !== 'disconnect') {
-        target = new lambda.Alias(this, `${name}Live`, { aliasName: 'live', version: fn.function.currentVersion, provisionedConcurrentExecutions: provisioned });
+        target = new lambda.Alias(this, `${name}Live`, {
+          aliasName: 'live',
+          version: fn.function.currentVersion,
+          provisionedConcurrentExecutions: provisioned,
+        });
       }
       if (name !== 'disconnect') warmUp.push(target);
       const wsRoute = this.api.addRoute(route.key, { integration: new WebSocketLambdaIntegration(`${name}Integration`, target) });

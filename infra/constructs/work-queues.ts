@@ -45,10 +45,7 @@ export class WorkQueues extends Construct {
       return { queue, deadLetterQueue };
     };
 
-    this.byName = Object.fromEntries(queueNames.map((name) => [name, build(name)])) as Record<
-      QueueName,
-      WorkQueue
-    >;
+    this.byName = Object.fromEntries(queueNames.map((name) => [name, build(name)])) as Record<QueueName, WorkQueue>;
   }
 
   get(name: QueueName): WorkQueue {

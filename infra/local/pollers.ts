@@ -4,12 +4,7 @@
  * in `batchItemFailures` is deleted. A worker that throws deletes nothing: the whole
  * batch comes back after the visibility timeout and, past maxReceiveCount, goes to the DLQ.
  */
-import {
-  DeleteMessageBatchCommand,
-  ReceiveMessageCommand,
-  type Message,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { HandlerLoader } from './handlers.js';
 import { createLambdaContext } from './lambda-context.js';
@@ -113,13 +108,7 @@ async function pollLoop(worker: PolledWorker, opts: PollersOptions, signal: Abor
   await Promise.all(inFlight);
 }
 
-async function deliver(
-  worker: PolledWorker,
-  messages: Message[],
-  handler: SqsHandler,
-  opts: PollersOptions,
-  log: (line: string) => void,
-): Promise<void> {
+async function deliver(worker: PolledWorker, messages: Message[], handler: SqsHandler, opts: PollersOptions, log: (line: string) => void): Promise<void> {
   const event = toSqsEvent(messages, worker.queueArn, opts.region);
   const context = createLambdaContext({ functionName: worker.id, timeoutSeconds: worker.timeoutSeconds, region: opts.region });
   let response: unknown;

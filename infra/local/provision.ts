@@ -16,13 +16,7 @@ import {
   type GlobalSecondaryIndex,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import {
-  CreateQueueCommand,
-  GetQueueAttributesCommand,
-  GetQueueUrlCommand,
-  SetQueueAttributesCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { tableDefinition } from '../../shared/db/table-definition.js';
 import { dlqName, queues, type QueueName } from '../../shared/queues/definitions.js';
 
@@ -59,10 +53,7 @@ const attr = (name: string): AttributeDefinition => ({ AttributeName: name, Attr
 function gsi(def: IndexDefinition): GlobalSecondaryIndex {
   return {
     IndexName: def.indexName,
-    KeySchema: [
-      { AttributeName: def.partitionKey, KeyType: 'HASH' },
-      ...(def.sortKey ? [{ AttributeName: def.sortKey, KeyType: 'RANGE' as const }] : []),
-    ],
+    KeySchema: [{ AttributeName: def.partitionKey, KeyType: 'HASH' }, ...(def.sortKey ? [{ AttributeName: def.sortKey, KeyType: 'RANGE' as const }] : [])],
     Projection: { ProjectionType: 'ALL' },
   };
 }
@@ -177,11 +168,7 @@ export async function provisionQueues(client: SQSClient, opts: { namePrefix?: st
   return out;
 }
 
-async function ensureQueue(
-  client: SQSClient,
-  name: string,
-  attributes: Record<string, string>,
-): Promise<{ url: string; arn: string }> {
+async function ensureQueue(client: SQSClient, name: string, attributes: Record<string, string>): Promise<{ url: string; arn: string }> {
   let url: string;
   try {
     url = (await client.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }))).QueueUrl!;

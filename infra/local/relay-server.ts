@@ -139,6 +139,7 @@ function refuse(socket: Duplex, status: number): void {
 
 /** Log lines name the call, never the token or a number. */
 function sessionLog(log: (line: string) => void, callId: string): RelaySessionLog {
-  const line = (level: string) => (message: string, fields?: Record<string, unknown>) => log(`relay ${level} call ${callId}: ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}`);
+  const line = (level: string) => (message: string, fields?: Record<string, unknown>) =>
+    log(`relay ${level} call ${callId}: ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}`);
   return { info: line('info'), warn: line('warn'), error: line('error') };
 }

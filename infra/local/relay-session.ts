@@ -41,4 +41,5 @@ export type CreateRelaySession = (deps: RelaySessionDeps) => RelaySession;
  * The session factory `npm start` serves: the conversation driver with the pinned version's
  * granted tools and its compiled system prompt.
  */
-export const defaultCreateRelaySession: CreateRelaySession = (deps) => createRelaySession({ ...deps, buildTools: grantedTools, systemPrompt: compileSystemPrompt, retrieveFor: packRetrieval });
+export const defaultCreateRelaySession: CreateRelaySession = (deps) =>
+  createRelaySession({ ...deps, buildTools: grantedTools, systemPrompt: compileSystemPrompt, retrieveFor: packRetrieval });

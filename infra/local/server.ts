@@ -191,7 +191,8 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | '
   let tooLarge = false;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > limit) tooLarge = true; // keep draining so the client sees the 413
+    if (size > limit)
+      tooLarge = true; // keep draining so the client sees the 413
     else chunks.push(chunk);
   }
   return tooLarge ? 'too_large' : Buffer.concat(chunks);

@@ -21,15 +21,7 @@ import { createLambdaContext } from './lambda-context.js';
 import type { Context } from 'aws-lambda';
 import { repoRoot, resolveModuleFile } from './paths.js';
 import { startPollers, type Pollers, type SqsHandler } from './pollers.js';
-import {
-  localDynamoClient,
-  localS3Client,
-  localSqsClient,
-  provisionBucket,
-  provisionQueues,
-  provisionTable,
-  type ProvisionedQueues,
-} from './provision.js';
+import { localDynamoClient, localS3Client, localSqsClient, provisionBucket, provisionQueues, provisionTable, type ProvisionedQueues } from './provision.js';
 import { applyEnv, localEnv, resetSharedCaches, restoreEnv } from './env.js';
 import { loadOrCreateCredentialsKey, loadOrCreateSecrets, randomCredentialsKey, randomSecrets, secretsFile, type LocalSecrets } from './secrets.js';
 import { closeServer, createHttpServer, listen, type HttpHandler, type ServedRoute } from './server.js';
@@ -209,7 +201,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       routes: opts.routes ?? [...manifestRoutes, ...sandboxClockRoutes],
       // Tests that serve their own route list keep the built-in 404/405.
       ...(opts.routes ? {} : { fallback: fallbackRoute }),
-      loader: createHandlerLoader<HttpHandler>({ overrides: { ...Object.fromEntries(sandboxClockRoutes.map((r) => [r.id, clock.handler])), ...opts.routeHandlers } }),
+      loader: createHandlerLoader<HttpHandler>({
+        overrides: { ...Object.fromEntries(sandboxClockRoutes.map((r) => [r.id, clock.handler])), ...opts.routeHandlers },
+      }),
       log,
     });
     const host = opts.host ?? '127.0.0.1';
@@ -238,7 +232,12 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       PORTAL_ORIGIN: process.env.PORTAL_ORIGIN || dashboardOrigin,
       MAIL_TRANSPORT: 'sink',
     };
-    cleanups.push(((previous) => () => restoreEnv(previous))(applyEnv(urls)));
+    cleanups.push(
+      (
+        (previous) => () =>
+          restoreEnv(previous)
+      )(applyEnv(urls)),
+    );
     Object.assign(env, urls);
 
     // The voice runtime's socket, on the same port (imported now: its modules read the env set above).
@@ -275,12 +274,34 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       // SCHEDULER_TICK_MS, the outbox relay every OUTBOX_RELAY_TICK_MS (on AWS the table stream
       // runs it within a second of a commit; the interval stands in for that here).
       // Both run once at once too: the first tick after a restart sweeps what waited (webhook retries included).
-      const ticker = startJobTicks('callScheduler', 'functions/workers/call-scheduler', opts.schedulerTickMs ?? (Number(process.env.SCHEDULER_TICK_MS) || DEFAULT_SCHEDULER_TICK_MS), log, true);
-      const relay = startJobTicks('outboxRelay', 'functions/workers/outbox-relay', opts.relayTickMs ?? (Number(process.env.OUTBOX_RELAY_TICK_MS) || DEFAULT_RELAY_TICK_MS), log, true);
+      const ticker = startJobTicks(
+        'callScheduler',
+        'functions/workers/call-scheduler',
+        opts.schedulerTickMs ?? (Number(process.env.SCHEDULER_TICK_MS) || DEFAULT_SCHEDULER_TICK_MS),
+        log,
+        true,
+      );
+      const relay = startJobTicks(
+        'outboxRelay',
+        'functions/workers/outbox-relay',
+        opts.relayTickMs ?? (Number(process.env.OUTBOX_RELAY_TICK_MS) || DEFAULT_RELAY_TICK_MS),
+        log,
+        true,
+      );
       // Account deletions (every 15 minutes on AWS): due ones run within DELETION_TICK_MS locally.
-      const deletions = startJobTicks('accountDeletions', 'functions/workers/account-deletions', opts.deletionTickMs ?? (Number(process.env.DELETION_TICK_MS) || DEFAULT_DELETION_TICK_MS), log);
+      const deletions = startJobTicks(
+        'accountDeletions',
+        'functions/workers/account-deletions',
+        opts.deletionTickMs ?? (Number(process.env.DELETION_TICK_MS) || DEFAULT_DELETION_TICK_MS),
+        log,
+      );
       // The invoice job (every 30 minutes on AWS) every INVOICE_JOB_TICK_MS: it closes the month before now, idempotently.
-      const invoices = startJobTicks('invoiceJob', 'functions/workers/invoice-job', Number(process.env.INVOICE_JOB_TICK_MS) || DEFAULT_INVOICE_JOB_TICK_MS, log);
+      const invoices = startJobTicks(
+        'invoiceJob',
+        'functions/workers/invoice-job',
+        Number(process.env.INVOICE_JOB_TICK_MS) || DEFAULT_INVOICE_JOB_TICK_MS,
+        log,
+      );
       cleanups.push(ticker.stop, relay.stop, deletions.stop, invoices.stop);
       schedulerTicks = ticker.ticks;
       holdOutboxRelay = relay.hold;
@@ -346,7 +367,10 @@ async function seedPlatformData(log: (line: string) => void): Promise<void> {
 async function seedSandboxPlatformAccount(secrets: LocalSecrets): Promise<void> {
   if (!secrets.platform_twilio_account_sid || !secrets.platform_twilio_auth_token) return;
   const { putSandboxAccount } = await import('../../shared/sandbox/accounts.js');
-  await putSandboxAccount({ account_sid: secrets.platform_twilio_account_sid, auth_token: secrets.platform_twilio_auth_token }, { friendlyName: 'Platform carrier account (sandbox)' });
+  await putSandboxAccount(
+    { account_sid: secrets.platform_twilio_account_sid, auth_token: secrets.platform_twilio_auth_token },
+    { friendlyName: 'Platform carrier account (sandbox)' },
+  );
 }
 
 async function startRelay(server: Server, relay: LocalStackOptions['relay'], log: (line: string) => void) {
@@ -409,7 +433,10 @@ function startJobTicks(
       try {
         const tick = await loader.load(id, handler);
         // EventBridge's event and a context of its own: the job's lines name the job.
-        await tick({ source: 'aws.events', 'detail-type': 'Scheduled Event' }, createLambdaContext({ functionName: id, timeoutSeconds: SCHEDULED_JOB_TIMEOUT_SECONDS, region: LOCAL_REGION }));
+        await tick(
+          { source: 'aws.events', 'detail-type': 'Scheduled Event' },
+          createLambdaContext({ functionName: id, timeoutSeconds: SCHEDULED_JOB_TIMEOUT_SECONDS, region: LOCAL_REGION }),
+        );
       } catch (err) {
         log(`${id}: tick failed: ${(err as Error)?.message ?? err}`);
       } finally {

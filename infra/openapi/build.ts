@@ -13,7 +13,14 @@ import { errorSchema, validationErrorSchema } from '../../shared/schemas/common.
 import { FILTER_LIMITS, type FilterSpec } from '../../shared/pagination/filters.js';
 import { PAGE_BYTE_BUDGET } from '../../shared/pagination/page.js';
 
-const SECURITY_SCHEME = { bearer: 'bearerAuth', sandbox_basic: 'sandboxBasic', twilio_signature: 'twilioSignature', stream_token: 'streamToken', session: 'sessionCookie', stripe_signature: 'stripeSignature' } as const;
+const SECURITY_SCHEME = {
+  bearer: 'bearerAuth',
+  sandbox_basic: 'sandboxBasic',
+  twilio_signature: 'twilioSignature',
+  stream_token: 'streamToken',
+  session: 'sessionCookie',
+  stripe_signature: 'stripeSignature',
+} as const;
 
 type Json = Record<string, unknown>;
 
@@ -65,11 +72,29 @@ export async function buildOpenApi(): Promise<Json> {
     for (const [field, spec] of Object.entries(schemas.filters ?? {})) {
       const limits = `Repeated values count once; at most ${FILTER_LIMITS.valuesPerFilter} distinct values of at most ${FILTER_LIMITS.valueChars} characters, ${FILTER_LIMITS.filtersPerQuery} filter parameters and ${FILTER_LIMITS.valuesPerQuery} values per query.`;
       const oneOf = spec.kind === 'enum' ? ` One of: ${spec.values.join(', ')}.` : '';
-      parameters.push({ name: field, in: 'query', required: false, description: `Filter: equals; comma-separated values are OR (${spec.kind}${spec.list ? ' list: contains any' : ''}).${oneOf} ${limits}`, schema: filterValueSchema(spec, 'list') });
-      parameters.push({ name: `${field}.in`, in: 'query', required: false, description: `Filter: the same as \`${field}\` (comma-separated values are OR).`, schema: filterValueSchema(spec, 'list') });
+      parameters.push({
+        name: field,
+        in: 'query',
+        required: false,
+        description: `Filter: equals; comma-separated values are OR (${spec.kind}${spec.list ? ' list: contains any' : ''}).${oneOf} ${limits}`,
+        schema: filterValueSchema(spec, 'list'),
+      });
+      parameters.push({
+        name: `${field}.in`,
+        in: 'query',
+        required: false,
+        description: `Filter: the same as \`${field}\` (comma-separated values are OR).`,
+        schema: filterValueSchema(spec, 'list'),
+      });
       if (spec.kind === 'boolean' || spec.list) continue;
       for (const op of ['gte', 'lte', 'gt', 'lt']) {
-        parameters.push({ name: `${field}.${op}`, in: 'query', required: false, description: `Filter: ${field} ${OP_WORDS[op]} the value (one value).`, schema: filterValueSchema(spec, 'one') });
+        parameters.push({
+          name: `${field}.${op}`,
+          in: 'query',
+          required: false,
+          description: `Filter: ${field} ${OP_WORDS[op]} the value (one value).`,
+          schema: filterValueSchema(spec, 'one'),
+        });
       }
     }
     if (route.idempotency !== 'none') {
@@ -91,23 +116,48 @@ export async function buildOpenApi(): Promise<Json> {
         responses[status] = { description: code === 204 ? 'Success: no content' : 'Not modified' };
         continue;
       }
-      const mediaType = code < 300 ? schemas.successMediaType ?? 'application/json' : 'application/json';
+      const mediaType = code < 300 ? (schemas.successMediaType ?? 'application/json') : 'application/json';
       responses[status] = { description: code < 300 ? 'Success' : 'Error', content: { [mediaType]: { schema: convert(schema, 'output') } } };
     }
     const errorRef = convert(errorSchema, 'output');
     const takesInput = Boolean(schemas.path || schemas.query || schemas.body || schemas.filters || route.idempotency !== 'none');
-    if (takesInput) responses['422'] = { description: 'Validation error', content: { 'application/json': { schema: convert(validationErrorSchema, 'output') } } };
-    if (schemas.body) responses['415'] = route.bodyFormat === 'form'
-      ? { description: 'The body is not a form: send Content-Type application/x-www-form-urlencoded', content: { 'application/json': { schema: errorRef } } }
-      : { description: 'The body is not JSON: send Content-Type application/json (charset utf-8 if any) or a +json type', content: { 'application/json': { schema: errorRef } } };
-    if (schemas.body) responses['413'] = { description: 'The body is over the payload limit; nothing was read', content: { 'application/json': { schema: errorRef } } };
-    if (route.auth === 'stripe_signature') responses['400'] = { description: 'Missing, wrong or stale Stripe-Signature; nothing was written', content: { 'application/json': { schema: errorRef } } };
-    if (route.auth === 'twilio_signature') responses['403'] = { description: 'Missing or wrong X-Twilio-Signature; nothing was written', content: { 'application/json': { schema: errorRef } } };
+    if (takesInput)
+      responses['422'] = { description: 'Validation error', content: { 'application/json': { schema: convert(validationErrorSchema, 'output') } } };
+    if (schemas.body)
+      responses['415'] =
+        route.bodyFormat === 'form'
+          ? {
+              description: 'The body is not a form: send Content-Type application/x-www-form-urlencoded',
+              content: { 'application/json': { schema: errorRef } },
+            }
+          : {
+              description: 'The body is not JSON: send Content-Type application/json (charset utf-8 if any) or a +json type',
+              content: { 'application/json': { schema: errorRef } },
+            };
+    if (schemas.body)
+      responses['413'] = { description: 'The body is over the payload limit; nothing was read', content: { 'application/json': { schema: errorRef } } };
+    if (route.auth === 'stripe_signature')
+      responses['400'] = {
+        description: 'Missing, wrong or stale Stripe-Signature; nothing was written',
+        content: { 'application/json': { schema: errorRef } },
+      };
+    if (route.auth === 'twilio_signature')
+      responses['403'] = { description: 'Missing or wrong X-Twilio-Signature; nothing was written', content: { 'application/json': { schema: errorRef } } };
     if (route.auth === 'stream_token') {
-      responses['401'] = { description: 'No call token (Authorization: Bearer <Stream token>); nothing was written', content: { 'application/json': { schema: errorRef } } };
-      responses['403'] = { description: "A token that is not this call's valid Stream token (wrong signature, expired, another call's, or a tenant API key); nothing was written", content: { 'application/json': { schema: errorRef } } };
+      responses['401'] = {
+        description: 'No call token (Authorization: Bearer <Stream token>); nothing was written',
+        content: { 'application/json': { schema: errorRef } },
+      };
+      responses['403'] = {
+        description: "A token that is not this call's valid Stream token (wrong signature, expired, another call's, or a tenant API key); nothing was written",
+        content: { 'application/json': { schema: errorRef } },
+      };
     }
-    if (route.auth === 'session') responses['401'] = { ...(responses['401'] ?? { content: { 'application/json': { schema: errorRef } } }), description: 'Missing, expired or revoked session cookie, or an Authorization header (cookie routes take no API key)' };
+    if (route.auth === 'session')
+      responses['401'] = {
+        ...(responses['401'] ?? { content: { 'application/json': { schema: errorRef } } }),
+        description: 'Missing, expired or revoked session cookie, or an Authorization header (cookie routes take no API key)',
+      };
     // Sign-in and the emailed-proof confirm take no credential header either: an Authorization header is a 401 there too.
     if (route.auth === 'dashboard_origin' || route.auth === 'portal_origin') {
       const headerNote = 'an Authorization header (these routes take no API key); nothing was read or spent';
@@ -118,24 +168,43 @@ export async function buildOpenApi(): Promise<Json> {
     // Origin (CSRF) refusals: every method of the origin-checked sign-in and confirm routes, only state-changing methods of cookie routes.
     const forbidden: string[] = [];
     // A route every role may call refuses none: its 403 would describe nothing.
-    if (route.roles && route.roles.length < ROLES.length) forbidden.push(`Requires role ${route.roles.join(' or ')}: any other role is refused before anything is read or written`);
+    if (route.roles && route.roles.length < ROLES.length)
+      forbidden.push(`Requires role ${route.roles.join(' or ')}: any other role is refused before anything is read or written`);
     if (route.auth === 'portal_origin') forbidden.push('Origin is not the portal; nothing was read or spent');
-    if (route.auth === 'dashboard_origin' || (route.auth === 'session' && route.method !== 'GET')) forbidden.push(`${forbidden.length ? 'a' : 'A'} state-changing request whose Origin is not the dashboard (CSRF)`);
+    if (route.auth === 'dashboard_origin' || (route.auth === 'session' && route.method !== 'GET'))
+      forbidden.push(`${forbidden.length ? 'a' : 'A'} state-changing request whose Origin is not the dashboard (CSRF)`);
     if (route.auth === 'bearer') responses['401'] = { description: 'Missing or invalid credential', content: { 'application/json': { schema: errorRef } } };
-    if (forbidden.length) responses['403'] = { ...(responses['403'] ?? { content: { 'application/json': { schema: errorRef } } }), description: forbidden.join('; or ') };
-    if (route.path.includes('{')) responses['404'] ??= { description: 'Not found (including another tenant\'s id)', content: { 'application/json': { schema: errorRef } } };
-    if (route.idempotency !== 'none') responses['409'] ??= { description: 'A request with this Idempotency-Key is still in progress; or the change conflicts with the current state (the code says which)', content: { 'application/json': { schema: errorRef } } };
+    if (forbidden.length)
+      responses['403'] = { ...(responses['403'] ?? { content: { 'application/json': { schema: errorRef } } }), description: forbidden.join('; or ') };
+    if (route.path.includes('{'))
+      responses['404'] ??= { description: "Not found (including another tenant's id)", content: { 'application/json': { schema: errorRef } } };
+    if (route.idempotency !== 'none')
+      responses['409'] ??= {
+        description: 'A request with this Idempotency-Key is still in progress; or the change conflicts with the current state (the code says which)',
+        content: { 'application/json': { schema: errorRef } },
+      };
     // Any state change may meet a state that refuses it (a revision, a status, a duplicate): the error's code names which.
-    if (route.method !== 'GET') responses['409'] ??= { description: 'The change conflicts with the current state (the code says which); nothing was changed', content: { 'application/json': { schema: errorRef } } };
+    if (route.method !== 'GET')
+      responses['409'] ??= {
+        description: 'The change conflicts with the current state (the code says which); nothing was changed',
+        content: { 'application/json': { schema: errorRef } },
+      };
     responses['500'] = { description: 'Internal error (body carries a request id, nothing internal)', content: { 'application/json': { schema: errorRef } } };
-    responses['5XX'] = { description: 'A provider this request needs (carrier, calendar, payments) could not be reached or answered with an error (502, 503; the code says which); nothing was changed', content: { 'application/json': { schema: errorRef } } };
+    responses['5XX'] = {
+      description:
+        'A provider this request needs (carrier, calendar, payments) could not be reached or answered with an error (502, 503; the code says which); nothing was changed',
+      content: { 'application/json': { schema: errorRef } },
+    };
 
-    const pageNote = schemas.filters || schemas.query?.safeParse({}).data?.limit !== undefined
-      ? `A page ends early (has_more true, with a cursor) before its items pass ${PAGE_BYTE_BUDGET} bytes of JSON.`
-      : undefined;
-    const roleNote = !route.roles ? undefined
-      : route.roles.length < ROLES.length ? `Roles allowed: ${route.roles.join(', ')} (\`x-roles\`); any other role is 403 before anything is read or written.`
-      : `Roles allowed: every role (${route.roles.join(', ')}; \`x-roles\`).`;
+    const pageNote =
+      schemas.filters || schemas.query?.safeParse({}).data?.limit !== undefined
+        ? `A page ends early (has_more true, with a cursor) before its items pass ${PAGE_BYTE_BUDGET} bytes of JSON.`
+        : undefined;
+    const roleNote = !route.roles
+      ? undefined
+      : route.roles.length < ROLES.length
+        ? `Roles allowed: ${route.roles.join(', ')} (\`x-roles\`); any other role is 403 before anything is read or written.`
+        : `Roles allowed: every role (${route.roles.join(', ')}; \`x-roles\`).`;
     const description = [schemas.description ?? route.summary, pageNote, roleNote].filter(Boolean).join('\n\n');
     const op: Json = {
       operationId: route.id,
@@ -147,7 +216,12 @@ export async function buildOpenApi(): Promise<Json> {
       security: route.auth === 'none' || route.auth === 'dashboard_origin' || route.auth === 'portal_origin' ? [] : [{ [SECURITY_SCHEME[route.auth]]: [] }],
       ...(parameters.length ? { parameters } : {}),
       ...(schemas.body
-        ? { requestBody: { required: true, content: { [route.bodyFormat === 'form' ? 'application/x-www-form-urlencoded' : 'application/json']: { schema: convert(schemas.body, 'input') } } } }
+        ? {
+            requestBody: {
+              required: true,
+              content: { [route.bodyFormat === 'form' ? 'application/x-www-form-urlencoded' : 'application/json']: { schema: convert(schemas.body, 'input') } },
+            },
+          }
         : {}),
       responses,
     };
@@ -160,7 +234,8 @@ export async function buildOpenApi(): Promise<Json> {
     info: {
       title: 'Voice Agent Control API',
       version: '0.1.0',
-      description: 'The multi-tenant control plane for AI voice agents: contacts, consent and compliance, agents and their published versions, calls and campaigns, telephony, messaging, calendars, billing, and the callbacks the carrier and the voice runtime make. Every error body is JSON; validation errors are 422 {detail:[{loc,msg,type}]}.',
+      description:
+        'The multi-tenant control plane for AI voice agents: contacts, consent and compliance, agents and their published versions, calls and campaigns, telephony, messaging, calendars, billing, and the callbacks the carrier and the voice runtime make. Every error body is JSON; validation errors are 422 {detail:[{loc,msg,type}]}.',
       contact: { name: 'Voice Agent Control API maintainers' },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
@@ -171,10 +246,32 @@ export async function buildOpenApi(): Promise<Json> {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key: vak_<tenant_id>.<key_id>.<secret>' },
         sandboxBasic: { type: 'http', scheme: 'basic', description: 'The sandbox carrier, as Twilio: a sandbox account SID and its auth token' },
-        twilioSignature: { type: 'apiKey', in: 'header', name: 'X-Twilio-Signature', description: "Carrier callbacks: Twilio's request signature under the auth token of the account that owns the called number" },
-        sessionCookie: { type: 'apiKey', in: 'cookie', name: '__Host-vac_session', description: 'The dashboard session (POST /v1/sessions): Secure, HttpOnly, SameSite=Strict; state-changing requests also need Origin = the dashboard origin' },
-        stripeSignature: { type: 'apiKey', in: 'header', name: 'Stripe-Signature', description: "The payment provider's webhooks, signed as Stripe signs them: t=<unix seconds>,v1=<hex HMAC-SHA256 of \"t.body\"> under the webhook endpoint's secret (whsec_…)" },
-        streamToken: { type: 'http', scheme: 'bearer', description: "The voice runtime: the signed Stream token our TwiML handed to the carrier (<Connect><Stream><Parameter name=\"token\">), valid for that one call until it expires (STREAM_TOKEN_TTL_SECONDS, 4 h by default)" },
+        twilioSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Twilio-Signature',
+          description: "Carrier callbacks: Twilio's request signature under the auth token of the account that owns the called number",
+        },
+        sessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: '__Host-vac_session',
+          description:
+            'The dashboard session (POST /v1/sessions): Secure, HttpOnly, SameSite=Strict; state-changing requests also need Origin = the dashboard origin',
+        },
+        stripeSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Stripe-Signature',
+          description:
+            'The payment provider\'s webhooks, signed as Stripe signs them: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body"> under the webhook endpoint\'s secret (whsec_…)',
+        },
+        streamToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'The voice runtime: the signed Stream token our TwiML handed to the carrier (<Connect><Stream><Parameter name="token">), valid for that one call until it expires (STREAM_TOKEN_TTL_SECONDS, 4 h by default)',
+        },
       },
       schemas: schemasOut.schemas,
     },
@@ -201,7 +298,10 @@ function rewriteRefs(node: unknown, io: 'input' | 'output'): unknown {
  * One component per name where input and output agree; where they differ the output keeps
  * the name and the input is `<Name>Input` (what a client may send, e.g. defaults left out).
  */
-function mergeComponents(components: Record<'input' | 'output', Record<string, Json>>): { schemas: Record<string, Json>; names: Record<'input' | 'output', Record<string, string>> } {
+function mergeComponents(components: Record<'input' | 'output', Record<string, Json>>): {
+  schemas: Record<string, Json>;
+  names: Record<'input' | 'output', Record<string, string>>;
+} {
   const names: Record<'input' | 'output', Record<string, string>> = { input: {}, output: {} };
   const schemas: Record<string, Json> = {};
   for (const [name, schema] of Object.entries(components.output)) {
@@ -210,7 +310,8 @@ function mergeComponents(components: Record<'input' | 'output', Record<string, J
   }
   for (const [name, schema] of Object.entries(components.input)) {
     const out = components.output[name];
-    const same = out && JSON.stringify(resolveRefs(out, { input: {}, output: {} }, true)) === JSON.stringify(resolveRefs(schema, { input: {}, output: {} }, true));
+    const same =
+      out && JSON.stringify(resolveRefs(out, { input: {}, output: {} }, true)) === JSON.stringify(resolveRefs(schema, { input: {}, output: {} }, true));
     const target = !out || same ? name : `${name}Input`;
     names.input[name] = target;
     schemas[target] ??= schema;
@@ -270,11 +371,15 @@ const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  */
 function filterValueSchema(spec: FilterSpec[string], arity: 'list' | 'one'): Json {
   const value =
-    spec.kind === 'enum' ? `(?:${spec.values.map(escapeRegex).join('|')})`
-    : spec.kind === 'boolean' ? '(?:true|false)'
-    : spec.kind === 'integer' ? '-?\\d{1,15}'
-    : undefined;
-  if (!value) return { type: 'string', minLength: 1, ...(spec.kind === 'datetime' ? { description: 'ISO 8601 date-time with a zone, or a date (midnight UTC)' } : {}) };
+    spec.kind === 'enum'
+      ? `(?:${spec.values.map(escapeRegex).join('|')})`
+      : spec.kind === 'boolean'
+        ? '(?:true|false)'
+        : spec.kind === 'integer'
+          ? '-?\\d{1,15}'
+          : undefined;
+  if (!value)
+    return { type: 'string', minLength: 1, ...(spec.kind === 'datetime' ? { description: 'ISO 8601 date-time with a zone, or a date (midnight UTC)' } : {}) };
   const one = `\\s*${value}\\s*`;
   return { type: 'string', pattern: arity === 'list' ? `^${one}(?:,${one})*$` : `^${one}$` };
 }

@@ -43,7 +43,15 @@ import { appSecrets } from '../secrets.js';
 import { cancelCampaign } from '../campaigns/actions.js';
 import { getTelephonyAccount, openSandboxCredentials, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import { providerFor } from '../telephony/carrier-for.js';
-import { completeDeletion, dropDeletionDue, dueDeletions, getDeletionRequest, saveDeletionProgress as saveProgress, startDeletionItem, type DeletionRequest } from '../repositories/account-deletion.js';
+import {
+  completeDeletion,
+  dropDeletionDue,
+  dueDeletions,
+  getDeletionRequest,
+  saveDeletionProgress as saveProgress,
+  startDeletionItem,
+  type DeletionRequest,
+} from '../repositories/account-deletion.js';
 import { getTenant, markTenantDeleting, putTenantTombstone, tenantDeletingItem } from '../repositories/tenants.js';
 import { ACTIVE_CAMPAIGN_STATUSES, RELEASABLE_NUMBER_STATUSES } from '../policy/accounts/deletion-rules.js';
 import { isRetained, numberHash, suppressedNumber, suppressionHashItem, suppressionHashKey, tenantTombstone } from './retention.js';
@@ -75,7 +83,6 @@ interface Progress {
   /** The sandbox carrier accounts (AC…) of the tenant's mock telephony accounts: the sweep deletes their calls and messages. */
   sandbox_accounts?: string[];
 }
-
 
 async function revoke(tenantId: string): Promise<void> {
   await deleteKeys((await tenantItems(tenantId, collections.apiKeys)) as { pk: string; sk: string }[]);
@@ -147,7 +154,15 @@ async function deleteObjects(tenantId: string): Promise<void> {
 /** Items the sweep must leave for the finish step (the job's own bookkeeping). */
 const bookkeeping = (item: { pk: string }) => item.pk === platformKeys.deletionsDuePartition;
 
-async function sweepSegment(tenantId: string, progress: Progress, segment: number, counter: { deleted: number }, faults: DeletionFaults, hashKey: Buffer, at: Date): Promise<void> {
+async function sweepSegment(
+  tenantId: string,
+  progress: Progress,
+  segment: number,
+  counter: { deleted: number },
+  faults: DeletionFaults,
+  hashKey: Buffer,
+  at: Date,
+): Promise<void> {
   while (progress.segments[segment] !== 'done') {
     const start = progress.segments[segment] as Record<string, unknown> | null;
     // The sandbox carrier's calls and messages name their account, not the tenant.
@@ -191,7 +206,8 @@ export interface DeletionOutcome {
 /** Delete one tenant whose request is due at `at` (or resume its run). */
 export async function deleteTenant(tenantId: string, at: Date, faults: DeletionFaults = {}): Promise<DeletionOutcome> {
   let request = await getDeletionRequest(tenantId);
-  if (!request || (request.status !== 'pending' && request.status !== 'deleting')) return { tenant_id: tenantId, outcome: 'skipped', reason: `request is ${request?.status ?? 'missing'}` };
+  if (!request || (request.status !== 'pending' && request.status !== 'deleting'))
+    return { tenant_id: tenantId, outcome: 'skipped', reason: `request is ${request?.status ?? 'missing'}` };
   if (request.status === 'pending') {
     if (Date.parse(request.scheduled_for) > at.getTime()) return { tenant_id: tenantId, outcome: 'skipped', reason: 'not due yet' };
     const progress: Progress = { step: 'revoke', segments: Array.from({ length: SWEEP_SEGMENTS }, () => null) };

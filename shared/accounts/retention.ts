@@ -17,10 +17,26 @@ export interface RetainedKind {
 }
 
 export const RETAINED_KINDS: readonly RetainedKind[] = [
-  { name: 'invoice', skPrefix: 'INVOICE#', why: 'Billing and tax law: issued invoices are kept for the statutory period (written by the period close; see docs/decisions/billing.md)' },
-  { name: 'suppression_hash', skPrefix: 'SUPPRESSION_HASH#', why: 'Evidence only (do-not-call law): the suppression list’s numbers as keyed hashes, so a complaint about a number can be answered (“it had opted out, and we honoured it until the account was deleted”) without keeping the number. No check reads them: the deleted tenant can no longer call anyone' },
-  { name: 'deletion_request', sk: 'DELETION_REQUEST', why: 'Proof of the request and its completion (who confirmed, when), and the resumable run’s checkpoint' },
-  { name: 'tenant_tombstone', sk: 'TENANT', why: 'The tenant id is never reused; the record is rewritten to id, status deleted and dates (the name is removed)' },
+  {
+    name: 'invoice',
+    skPrefix: 'INVOICE#',
+    why: 'Billing and tax law: issued invoices are kept for the statutory period (written by the period close; see docs/decisions/billing.md)',
+  },
+  {
+    name: 'suppression_hash',
+    skPrefix: 'SUPPRESSION_HASH#',
+    why: 'Evidence only (do-not-call law): the suppression list’s numbers as keyed hashes, so a complaint about a number can be answered (“it had opted out, and we honoured it until the account was deleted”) without keeping the number. No check reads them: the deleted tenant can no longer call anyone',
+  },
+  {
+    name: 'deletion_request',
+    sk: 'DELETION_REQUEST',
+    why: 'Proof of the request and its completion (who confirmed, when), and the resumable run’s checkpoint',
+  },
+  {
+    name: 'tenant_tombstone',
+    sk: 'TENANT',
+    why: 'The tenant id is never reused; the record is rewritten to id, status deleted and dates (the name is removed)',
+  },
 ];
 
 /** True when the item is one of the kept kinds of this tenant. */

@@ -26,7 +26,13 @@ export async function createTenant(input: { name: string; adminEmail: string; ad
   const tenant: Tenant = { id: newId('ten'), name: input.name, status: 'active', created_at: now };
   const user = newUser(input.adminEmail, 'admin', input.adminName ?? null, now);
   const key = await mintApiKey({ tenantId: tenant.id, name: 'Bootstrap admin key', role: 'admin', createdBy: { type: 'operator', id: null }, now });
-  await transactWrite([put(tenantItem(tenant)), put(userItem(tenant.id, user)), put(userEmailGuard(tenant.id, user)), put(apiKeyItem(key.record)), ...newBillingAccountItems(tenant.id, now)]);
+  await transactWrite([
+    put(tenantItem(tenant)),
+    put(userItem(tenant.id, user)),
+    put(userEmailGuard(tenant.id, user)),
+    put(apiKeyItem(key.record)),
+    ...newBillingAccountItems(tenant.id, now),
+  ]);
   return { tenant_id: tenant.id, user_id: user.id, api_key: { id: key.record.id, secret: key.token } };
 }
 

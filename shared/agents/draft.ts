@@ -15,7 +15,11 @@ type Settings = NonNullable<AgentUpdateInput['conversation_settings']>;
 /** A missing default_language is the first supported one; missing supported_languages are [default]. */
 export function normalizeSettings(s: Settings = {}): AgentDefinition['conversation_settings'] {
   const defaultLanguage = s.default_language ?? s.supported_languages?.[0] ?? DEFAULT_LANGUAGE;
-  return { default_language: defaultLanguage, supported_languages: s.supported_languages ?? [defaultLanguage], allow_language_switch: s.allow_language_switch ?? false };
+  return {
+    default_language: defaultLanguage,
+    supported_languages: s.supported_languages ?? [defaultLanguage],
+    allow_language_switch: s.allow_language_switch ?? false,
+  };
 }
 
 const notFoundIssue = (field: string, msg: string, input: unknown): ValidationIssue => ({ loc: ['body', field], msg, type: 'not_found', input });
@@ -44,8 +48,11 @@ async function knowledgePackIssues(tenantId: string, input: AgentUpdateInput): P
   if (id == null || version == null) {
     if (id === null && version === null) return [];
     // The field left out, else (both sent, one null) the one cleared alone.
-    const at = id === undefined ? 'knowledge_pack_id' : version === undefined ? 'knowledge_pack_version' : id === null ? 'knowledge_pack_id' : 'knowledge_pack_version';
-    return [{ loc: ['body', at], msg: 'Name knowledge_pack_id and knowledge_pack_version together, or clear both (null)', type: 'missing', input: input[at] ?? null }];
+    const at =
+      id === undefined ? 'knowledge_pack_id' : version === undefined ? 'knowledge_pack_version' : id === null ? 'knowledge_pack_id' : 'knowledge_pack_version';
+    return [
+      { loc: ['body', at], msg: 'Name knowledge_pack_id and knowledge_pack_version together, or clear both (null)', type: 'missing', input: input[at] ?? null },
+    ];
   }
   const [pack, published] = await Promise.all([getPack(tenantId, id), getPackVersion(tenantId, id, version)]);
   if (!pack) return [notFoundIssue('knowledge_pack_id', 'knowledge_pack_id must name a knowledge pack of this tenant', id)];
@@ -57,7 +64,8 @@ async function knowledgePackIssues(tenantId: string, input: AgentUpdateInput): P
 export async function draftFields(tenantId: string, input: AgentUpdateInput): Promise<Partial<AgentDefinition>> {
   const issues: ValidationIssue[] = unknownModelIssues(input.llm_route);
   // Resources this deployment does not offer yet: nothing can name one.
-  if (input.voice_profile_id != null) issues.push(notFoundIssue('voice_profile_id', 'No such voice profile: this deployment offers no voice profiles yet', input.voice_profile_id));
+  if (input.voice_profile_id != null)
+    issues.push(notFoundIssue('voice_profile_id', 'No such voice profile: this deployment offers no voice profiles yet', input.voice_profile_id));
 
   const [profile, reps, packProblems] = await Promise.all([
     input.compliance_profile_id ? getProfile(tenantId, input.compliance_profile_id) : undefined,
@@ -65,11 +73,13 @@ export async function draftFields(tenantId: string, input: AgentUpdateInput): Pr
     knowledgePackIssues(tenantId, input),
   ]);
   issues.push(...packProblems);
-  if (input.compliance_profile_id && !profile) issues.push(notFoundIssue('compliance_profile_id', 'compliance_profile_id must name a compliance profile of this tenant', input.compliance_profile_id));
+  if (input.compliance_profile_id && !profile)
+    issues.push(notFoundIssue('compliance_profile_id', 'compliance_profile_id must name a compliance profile of this tenant', input.compliance_profile_id));
   reps.forEach((rep, i) => {
     const id = input.direct_rep_ids![i];
     if (!rep) issues.push({ loc: ['body', 'direct_rep_ids', i], msg: 'No rep with this id in this tenant', type: 'not_found', input: id });
-    else if (rep.status !== 'active') issues.push({ loc: ['body', 'direct_rep_ids', i], msg: 'This rep is disabled: calls cannot transfer to it', type: 'rep_disabled', input: id });
+    else if (rep.status !== 'active')
+      issues.push({ loc: ['body', 'direct_rep_ids', i], msg: 'This rep is disabled: calls cannot transfer to it', type: 'rep_disabled', input: id });
   });
   if (issues.length) throw new ValidationError(issues);
 

@@ -20,7 +20,11 @@ interface LanguageSeed {
 }
 
 const SEEDS: Readonly<Record<string, LanguageSeed>> = {
-  en: { speak: 'English', register: 'Plain, warm and brief; first names only if the contact offers theirs.', voicemail: 'We were calling with a message for you.' },
+  en: {
+    speak: 'English',
+    register: 'Plain, warm and brief; first names only if the contact offers theirs.',
+    voicemail: 'We were calling with a message for you.',
+  },
   es: { speak: 'Spanish', register: 'Address the contact as usted.', voicemail: 'Le llamábamos para darle un mensaje.' },
   fr: { speak: 'French', register: 'Address the contact as vous.', voicemail: 'Nous vous appelions pour vous transmettre un message.' },
   de: { speak: 'German', register: 'Address the contact as Sie.', voicemail: 'Wir haben Sie angerufen, um Ihnen eine Nachricht zu überbringen.' },
@@ -47,7 +51,10 @@ export function seededDialoguePolicy(languages: readonly string[]): Record<strin
 }
 
 /** The voicemail drop: a body per supported language the runtime speaks, and the disclosure's callback number; null without one. */
-export function seededVoicemailDrop(languages: readonly string[], disclosure: Record<string, unknown>): { body: Record<string, string>; callback_number: string } | null {
+export function seededVoicemailDrop(
+  languages: readonly string[],
+  disclosure: Record<string, unknown>,
+): { body: Record<string, string>; callback_number: string } | null {
   const number = disclosure.callback_number;
   if (typeof number !== 'string' || !CONTACT_PHONE.test(number)) return null;
   const body = Object.fromEntries(languages.flatMap((tag) => (seedFor(tag) ? [[tag, seedFor(tag)!.voicemail]] : [])));

@@ -13,14 +13,7 @@ export interface MintedKey {
   token: string;
 }
 
-export async function mintApiKey(input: {
-  tenantId: string;
-  name: string;
-  role: Role;
-  createdBy: Actor;
-  replaces?: string;
-  now?: string;
-}): Promise<MintedKey> {
+export async function mintApiKey(input: { tenantId: string; name: string; role: Role; createdBy: Actor; replaces?: string; now?: string }): Promise<MintedKey> {
   const { apiKeyPepper } = await appSecrets();
   const id = newId('key');
   const secret = mintSecret();

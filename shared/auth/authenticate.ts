@@ -22,7 +22,10 @@ export interface Principal {
 }
 
 /** The principal; `also(tenantId)` is read in the same call and its item returned only with a proven principal. */
-export async function authenticate(authorization: string | undefined, also?: (tenantId: string) => ItemKey | undefined): Promise<{ principal: Principal; also: Record<string, unknown> | undefined }> {
+export async function authenticate(
+  authorization: string | undefined,
+  also?: (tenantId: string) => ItemKey | undefined,
+): Promise<{ principal: Principal; also: Record<string, unknown> | undefined }> {
   const token = bearerToken(authorization);
   const parsed = token ? parseToken(token) : undefined;
   if (!parsed) throw unauthorized();

@@ -36,4 +36,3 @@ export async function verifyPassword(stored: string | null | undefined, password
   const matches = await verify(target, password).catch(() => false);
   return Boolean(stored) && matches;
 }
-

@@ -19,7 +19,8 @@ import { getCallTiming } from '../repositories/call-timing.js';
 
 export type StreamPrincipal = VerifiedStreamClaims;
 
-const missing = () => new DomainError('unauthorized', 'unauthorized', "Missing call token: send the Stream token as 'Authorization: Bearer <token>'", {}, { challenge: 'Bearer' });
+const missing = () =>
+  new DomainError('unauthorized', 'unauthorized', "Missing call token: send the Stream token as 'Authorization: Bearer <token>'", {}, { challenge: 'Bearer' });
 
 export async function authenticateStreamToken(authorization: string | undefined, pathCallId: string | undefined, at = now()): Promise<StreamPrincipal> {
   const token = bearerToken(authorization);

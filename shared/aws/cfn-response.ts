@@ -44,7 +44,9 @@ export function sendCfnResponse(event: CloudFormationCustomResourceEvent, result
   return new Promise((resolve, reject) => {
     const req = send(url, { method: 'PUT', headers: { 'content-type': '', 'content-length': Buffer.byteLength(body) }, timeout: 10_000 }, (res) => {
       res.resume();
-      res.on('end', () => ((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300 ? resolve() : reject(new Error(`ResponseURL answered ${res.statusCode}`))));
+      res.on('end', () =>
+        (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300 ? resolve() : reject(new Error(`ResponseURL answered ${res.statusCode}`)),
+      );
     });
     req.on('timeout', () => req.destroy(new Error('ResponseURL did not answer within 10 s')));
     req.on('error', reject);

@@ -59,13 +59,19 @@ export async function runInvoiceJob(at: Date): Promise<InvoiceJobSummary> {
   return summary;
 }
 
-export async function invoiceTenant(tenantId: string, period: string, provider: PaymentProvider, at: Date): Promise<{ created: boolean; opened: boolean; invoice_id: string | null }> {
+export async function invoiceTenant(
+  tenantId: string,
+  period: string,
+  provider: PaymentProvider,
+  at: Date,
+): Promise<{ created: boolean; opened: boolean; invoice_id: string | null }> {
   const account = await ensureBillingAccount(tenantId);
   const { start, end } = periodBounds(period);
   // Not closed yet: rows dated inside the period may still be committing.
   if (at.getTime() < end.getTime() + INVOICE_CLOSE_GRACE_MS) return { created: false, opened: false, invoice_id: null };
   // Not yet a tenant at the period's end, or canceled before it began: nothing to invoice (the period a cancel falls in is still invoiced).
-  if (!account || Date.parse(account.created_at) >= end.getTime() || (account.canceled_at && Date.parse(account.canceled_at) < start.getTime())) return { created: false, opened: false, invoice_id: null };
+  if (!account || Date.parse(account.created_at) >= end.getTime() || (account.canceled_at && Date.parse(account.canceled_at) < start.getTime()))
+    return { created: false, opened: false, invoice_id: null };
   let invoice = await invoiceOfPeriod(tenantId, period);
   let created = false;
   if (!invoice) {
@@ -74,7 +80,19 @@ export async function invoiceTenant(tenantId: string, period: string, provider: 
     // The connections held at the period's end: one bought after it is billed from the next period on.
     const heldAtEnd = Math.max(0, account.receptionist_connections - (await connectionsBoughtSince(tenantId, end)));
     const lines = invoiceLines(usage.plan, usage.rated, { inTrial, receptionistConnections: heldAtEnd });
-    const draft = await createDraftInvoice({ tenant_id: tenantId, period, period_start: start.toISOString(), period_end: end.toISOString(), line_items: lines, total_minor: invoiceTotal(lines), currency: usage.plan.currency, plan_id: usage.plan.id }, at);
+    const draft = await createDraftInvoice(
+      {
+        tenant_id: tenantId,
+        period,
+        period_start: start.toISOString(),
+        period_end: end.toISOString(),
+        line_items: lines,
+        total_minor: invoiceTotal(lines),
+        currency: usage.plan.currency,
+        plan_id: usage.plan.id,
+      },
+      at,
+    );
     invoice = draft.invoice;
     created = draft.created;
   }

@@ -25,23 +25,59 @@ export interface InvoiceLineItem {
  */
 export function invoiceLines(plan: Plan, rated: RatedPeriod, opts: { inTrial: boolean; receptionistConnections: number }): InvoiceLineItem[] {
   const lines: InvoiceLineItem[] = [
-    { kind: 'base_price', meter: null, description: opts.inTrial ? `${plan.label} plan (trial)` : `${plan.label} plan`, quantity: '1', unit_amount_minor: opts.inTrial ? '0' : String(plan.base_price_minor), amount_minor: opts.inTrial ? 0 : plan.base_price_minor },
+    {
+      kind: 'base_price',
+      meter: null,
+      description: opts.inTrial ? `${plan.label} plan (trial)` : `${plan.label} plan`,
+      quantity: '1',
+      unit_amount_minor: opts.inTrial ? '0' : String(plan.base_price_minor),
+      amount_minor: opts.inTrial ? 0 : plan.base_price_minor,
+    },
   ];
   for (const m of rated.meters) {
     if (m.billing !== 'billed' || m.rated_amount_minor === null || m.overage_quantity === null || m.overage_quantity === '0') continue;
     if (m.meter === 'telephony_minutes') {
       const tier = rated.estimate.volume_tier;
-      lines.push({ kind: 'minutes', meter: m.meter, description: `Telephony minutes beyond ${m.included_quantity} included${tier ? ` (volume tiers; ending rate ${tier.current_minute_rate_minor})` : ''}`, quantity: m.overage_quantity, unit_amount_minor: null, amount_minor: m.rated_amount_minor });
+      lines.push({
+        kind: 'minutes',
+        meter: m.meter,
+        description: `Telephony minutes beyond ${m.included_quantity} included${tier ? ` (volume tiers; ending rate ${tier.current_minute_rate_minor})` : ''}`,
+        quantity: m.overage_quantity,
+        unit_amount_minor: null,
+        amount_minor: m.rated_amount_minor,
+      });
       continue;
     }
     const unit = plan.meters[m.meter].unit_price_minor;
-    lines.push({ kind: 'meter', meter: m.meter, description: `${m.meter} beyond ${m.included_quantity} included`, quantity: m.overage_quantity, unit_amount_minor: unit === null ? null : decimalString(unit), amount_minor: m.rated_amount_minor });
+    lines.push({
+      kind: 'meter',
+      meter: m.meter,
+      description: `${m.meter} beyond ${m.included_quantity} included`,
+      quantity: m.overage_quantity,
+      unit_amount_minor: unit === null ? null : decimalString(unit),
+      amount_minor: m.rated_amount_minor,
+    });
   }
   const fees = rated.estimate.call_fees_amount_minor;
   const calls = rated.meters[0]?.event_count ?? 0;
-  if (fees) lines.push({ kind: 'call_fees', meter: null, description: 'Call fees', quantity: String(calls), unit_amount_minor: decimalString(plan.call_fee_minor), amount_minor: fees });
+  if (fees)
+    lines.push({
+      kind: 'call_fees',
+      meter: null,
+      description: 'Call fees',
+      quantity: String(calls),
+      unit_amount_minor: decimalString(plan.call_fee_minor),
+      amount_minor: fees,
+    });
   if (opts.receptionistConnections > 0) {
-    lines.push({ kind: 'receptionist_connections', meter: null, description: 'Receptionist connections (monthly)', quantity: String(opts.receptionistConnections), unit_amount_minor: String(plan.receptionist_connection_price_minor), amount_minor: opts.receptionistConnections * plan.receptionist_connection_price_minor });
+    lines.push({
+      kind: 'receptionist_connections',
+      meter: null,
+      description: 'Receptionist connections (monthly)',
+      quantity: String(opts.receptionistConnections),
+      unit_amount_minor: String(plan.receptionist_connection_price_minor),
+      amount_minor: opts.receptionistConnections * plan.receptionist_connection_price_minor,
+    });
   }
   return lines;
 }

@@ -55,7 +55,11 @@ export interface PaymentProvider {
 const WEBHOOK_PATH = '/provider/stripe/webhooks';
 
 const stripeClient = (key: string, apiBase?: URL) =>
-  new Stripe(key, { maxNetworkRetries: 2, timeout: 20_000, ...(apiBase ? { host: apiBase.hostname, port: Number(apiBase.port) || undefined, protocol: apiBase.protocol.replace(':', '') as 'http' | 'https' } : {}) });
+  new Stripe(key, {
+    maxNetworkRetries: 2,
+    timeout: 20_000,
+    ...(apiBase ? { host: apiBase.hostname, port: Number(apiBase.port) || undefined, protocol: apiBase.protocol.replace(':', '') as 'http' | 'https' } : {}),
+  });
 
 /** `apiBase`: another Stripe-compatible endpoint (tests); Stripe's own by default. */
 export function stripeProvider(secretKey: string, apiBase?: URL): PaymentProvider {
@@ -67,7 +71,9 @@ export function stripeProvider(secretKey: string, apiBase?: URL): PaymentProvide
       // also recorded on our side at once (req.record), so a retry days later reuses it.
       let customer = req.customer_ref;
       if (!customer) {
-        customer = (await stripe.customers.create({ name: req.tenant_name, metadata: { tenant_id: req.tenant_id } }, { idempotencyKey: `customer-${req.tenant_id}` })).id;
+        customer = (
+          await stripe.customers.create({ name: req.tenant_name, metadata: { tenant_id: req.tenant_id } }, { idempotencyKey: `customer-${req.tenant_id}` })
+        ).id;
         await req.record?.customer(customer);
       }
       let draftId = req.provider_draft_ref ?? null;
@@ -75,12 +81,21 @@ export function stripeProvider(secretKey: string, apiBase?: URL): PaymentProvide
       if (draftId) {
         const existing = await stripe.invoices.retrieve(draftId);
         // Finalized by an earlier run whose answer was lost: nothing more to create.
-        if (existing.status && existing.status !== 'draft') return { provider: 'stripe', customer_ref: customer, external_ref: existing.id!, hosted_invoice_url: existing.hosted_invoice_url ?? null };
+        if (existing.status && existing.status !== 'draft')
+          return { provider: 'stripe', customer_ref: customer, external_ref: existing.id!, hosted_invoice_url: existing.hosted_invoice_url ?? null };
         const items = await stripe.invoiceItems.list({ invoice: draftId, limit: 100 });
         for (const item of items.data) if (item.metadata?.line !== undefined) attached.add(item.metadata.line);
       } else {
         const draft = await stripe.invoices.create(
-          { customer, currency: req.currency, collection_method: 'send_invoice', days_until_due: 14, auto_advance: false, pending_invoice_items_behavior: 'exclude', metadata: { invoice_id: req.invoice_id, tenant_id: req.tenant_id, period: req.period } },
+          {
+            customer,
+            currency: req.currency,
+            collection_method: 'send_invoice',
+            days_until_due: 14,
+            auto_advance: false,
+            pending_invoice_items_behavior: 'exclude',
+            metadata: { invoice_id: req.invoice_id, tenant_id: req.tenant_id, period: req.period },
+          },
           { idempotencyKey: `invoice-${req.invoice_id}` },
         );
         draftId = draft.id!;
@@ -88,7 +103,17 @@ export function stripeProvider(secretKey: string, apiBase?: URL): PaymentProvide
       }
       for (const [i, line] of req.line_items.entries()) {
         if (attached.has(String(i))) continue;
-        await stripe.invoiceItems.create({ customer, invoice: draftId, currency: req.currency, amount: line.amount_minor, description: line.description, metadata: { kind: line.kind, quantity: line.quantity ?? '', line: String(i) } }, { idempotencyKey: `invoice-${req.invoice_id}-line-${i}` });
+        await stripe.invoiceItems.create(
+          {
+            customer,
+            invoice: draftId,
+            currency: req.currency,
+            amount: line.amount_minor,
+            description: line.description,
+            metadata: { kind: line.kind, quantity: line.quantity ?? '', line: String(i) },
+          },
+          { idempotencyKey: `invoice-${req.invoice_id}-line-${i}` },
+        );
       }
       const final = await stripe.invoices.finalizeInvoice(draftId, {}, { idempotencyKey: `invoice-${req.invoice_id}-finalize` });
       return { provider: 'stripe', customer_ref: customer, external_ref: final.id!, hosted_invoice_url: final.hosted_invoice_url ?? null };
@@ -98,7 +123,19 @@ export function stripeProvider(secretKey: string, apiBase?: URL): PaymentProvide
 }
 
 /** A provider event, shaped as Stripe's (what the webhook route parses). */
-export function providerInvoiceEvent(type: string, invoice: { external_ref: string; invoice_id: string; tenant_id: string; status: string; hosted_invoice_url: string | null; total_minor: number; currency: string }, at: Date) {
+export function providerInvoiceEvent(
+  type: string,
+  invoice: {
+    external_ref: string;
+    invoice_id: string;
+    tenant_id: string;
+    status: string;
+    hosted_invoice_url: string | null;
+    total_minor: number;
+    currency: string;
+  },
+  at: Date,
+) {
   return {
     id: `evt_sbx_${randomBytes(12).toString('hex')}`,
     object: 'event',
@@ -106,7 +143,17 @@ export function providerInvoiceEvent(type: string, invoice: { external_ref: stri
     created: Math.floor(at.getTime() / 1000),
     livemode: false,
     type,
-    data: { object: { id: invoice.external_ref, object: 'invoice', status: invoice.status, total: invoice.total_minor, currency: invoice.currency, hosted_invoice_url: invoice.hosted_invoice_url, metadata: { invoice_id: invoice.invoice_id, tenant_id: invoice.tenant_id } } },
+    data: {
+      object: {
+        id: invoice.external_ref,
+        object: 'invoice',
+        status: invoice.status,
+        total: invoice.total_minor,
+        currency: invoice.currency,
+        hosted_invoice_url: invoice.hosted_invoice_url,
+        metadata: { invoice_id: invoice.invoice_id, tenant_id: invoice.tenant_id },
+      },
+    },
   };
 }
 
@@ -114,7 +161,12 @@ export function providerInvoiceEvent(type: string, invoice: { external_ref: stri
 export async function postSignedProviderEvent(event: object, secret: string): Promise<{ status: number; body: string }> {
   const payload = JSON.stringify(event);
   const header = stripeClient('sk_test_sandbox').webhooks.generateTestHeaderString({ payload, secret });
-  const res = await fetch(`${publicBaseUrl()}${WEBHOOK_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': header }, body: payload, signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(`${publicBaseUrl()}${WEBHOOK_PATH}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'stripe-signature': header },
+    body: payload,
+    signal: AbortSignal.timeout(10_000),
+  });
   return { status: res.status, body: await res.text() };
 }
 
@@ -124,10 +176,27 @@ export function sandboxPaymentProvider(webhookSecret: string, now: () => Date): 
     async finalizeInvoice(req) {
       // Deterministic per invoice, like an idempotent create: a retried job gets the same ids.
       const suffix = req.invoice_id.slice(4).toLowerCase();
-      return { provider: 'sandbox', customer_ref: req.customer_ref ?? `cus_sbx_${req.tenant_id.slice(4).toLowerCase()}`, external_ref: `in_sbx_${suffix}`, hosted_invoice_url: `https://pay.sandbox.invalid/i/in_sbx_${suffix}` };
+      return {
+        provider: 'sandbox',
+        customer_ref: req.customer_ref ?? `cus_sbx_${req.tenant_id.slice(4).toLowerCase()}`,
+        external_ref: `in_sbx_${suffix}`,
+        hosted_invoice_url: `https://pay.sandbox.invalid/i/in_sbx_${suffix}`,
+      };
     },
     async afterOpen(req, invoice) {
-      const event = providerInvoiceEvent('invoice.paid', { external_ref: invoice.external_ref, invoice_id: req.invoice_id, tenant_id: req.tenant_id, status: 'paid', hosted_invoice_url: invoice.hosted_invoice_url, total_minor: req.total_minor, currency: req.currency }, now());
+      const event = providerInvoiceEvent(
+        'invoice.paid',
+        {
+          external_ref: invoice.external_ref,
+          invoice_id: req.invoice_id,
+          tenant_id: req.tenant_id,
+          status: 'paid',
+          hosted_invoice_url: invoice.hosted_invoice_url,
+          total_minor: req.total_minor,
+          currency: req.currency,
+        },
+        now(),
+      );
       try {
         const res = await postSignedProviderEvent(event, webhookSecret);
         if (res.status !== 200) logger.warn('sandbox payment provider: webhook not accepted', { status: res.status, invoice_id: req.invoice_id });

@@ -21,8 +21,15 @@ export type SubscriptionStatus = 'trialing' | 'active' | 'past_due' | 'canceled'
 export type PaymentAttention = 'none' | 'payment_pending' | 'action_required';
 
 /** Pure: canceled wins; then an uncollectible or overdue open invoice is past_due (action required); then the trial; else active. */
-export function subscriptionStatus(account: Pick<BillingAccount, 'canceled_at' | 'created_at'>, plan: Pick<Plan, 'trial_days'>, unpaid: readonly Pick<InvoiceRecord, 'status' | 'created_at'>[], at: Date): { status: SubscriptionStatus; payment_attention: PaymentAttention } {
-  const overdue = unpaid.some((i) => i.status === 'uncollectible' || (i.status === 'open' && Date.parse(i.created_at) + INVOICE_DUE_DAYS * DAY_MS <= at.getTime()));
+export function subscriptionStatus(
+  account: Pick<BillingAccount, 'canceled_at' | 'created_at'>,
+  plan: Pick<Plan, 'trial_days'>,
+  unpaid: readonly Pick<InvoiceRecord, 'status' | 'created_at'>[],
+  at: Date,
+): { status: SubscriptionStatus; payment_attention: PaymentAttention } {
+  const overdue = unpaid.some(
+    (i) => i.status === 'uncollectible' || (i.status === 'open' && Date.parse(i.created_at) + INVOICE_DUE_DAYS * DAY_MS <= at.getTime()),
+  );
   const pending = unpaid.some((i) => i.status === 'open');
   const attention: PaymentAttention = overdue ? 'action_required' : pending ? 'payment_pending' : 'none';
   if (account.canceled_at) return { status: 'canceled', payment_attention: attention };
@@ -43,10 +50,18 @@ export async function subscriptionHealth(tenantId: string, at: Date) {
     const period = periodOf(at);
     const { start, end } = periodBounds(period);
     const [mode, totals] = await Promise.all([telephonyModeOfTenant(tenantId), readPeriodTotals(tenantId, period, dayOf(at))]);
-    const rate = (t: typeof totals.billed) => ratePeriod({ plan, telephonyMode: mode, totals: t, hadSandboxUsage: false, periodStart: start, periodEnd: end }).rated_total_minor;
+    const rate = (t: typeof totals.billed) =>
+      ratePeriod({ plan, telephonyMode: mode, totals: t, hadSandboxUsage: false, periodStart: start, periodEnd: end }).rated_total_minor;
     const spent = Math.max(0, rate(totals.billed) - rate(minusTotals(totals.billed, totals.day.billed)));
     const midnight = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1));
-    budget = { period: 'daily' as const, limit_minor: account.daily_budget_minor, spent_minor: spent, remaining_minor: Math.max(0, account.daily_budget_minor - spent), currency: plan.currency, resets_at: midnight.toISOString() };
+    budget = {
+      period: 'daily' as const,
+      limit_minor: account.daily_budget_minor,
+      spent_minor: spent,
+      remaining_minor: Math.max(0, account.daily_budget_minor - spent),
+      currency: plan.currency,
+      resets_at: midnight.toISOString(),
+    };
   }
   return {
     plan_label: plan.label,

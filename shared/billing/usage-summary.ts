@@ -23,7 +23,14 @@ export async function periodUsage(tenantId: string, period: string): Promise<Per
   const [plan, mode, totals] = await Promise.all([getPlan(account.plan_id), telephonyModeOfTenant(tenantId), readPeriodTotals(tenantId, period)]);
   if (!plan) throw new Error(`plan ${account.plan_id} of tenant ${tenantId} is not seeded`);
   const { start, end } = periodBounds(period);
-  const rated = ratePeriod({ plan, telephonyMode: mode, totals: totals.billed, hadSandboxUsage: Object.keys(totals.sandbox).length > 0, periodStart: start, periodEnd: end });
+  const rated = ratePeriod({
+    plan,
+    telephonyMode: mode,
+    totals: totals.billed,
+    hadSandboxUsage: Object.keys(totals.sandbox).length > 0,
+    periodStart: start,
+    periodEnd: end,
+  });
   return { plan, rated, periodStart: start, periodEnd: end };
 }
 

@@ -32,12 +32,18 @@ function dateRange(q: AvailabilityQuestion, zone: string): { from: number; to: n
 
 function sandboxLunches(zone: string, from: number, to: number): Interval[] {
   const out: Interval[] = [];
-  for (let d = dateMs(dateOf(from)) - DAY_MS; d <= to + DAY_MS; d += DAY_MS) out.push({ start: wallToInstant(dateOf(d), SANDBOX_LUNCH.start, zone), end: wallToInstant(dateOf(d), SANDBOX_LUNCH.end, zone) });
+  for (let d = dateMs(dateOf(from)) - DAY_MS; d <= to + DAY_MS; d += DAY_MS)
+    out.push({ start: wallToInstant(dateOf(d), SANDBOX_LUNCH.start, zone), end: wallToInstant(dateOf(d), SANDBOX_LUNCH.end, zone) });
   return out;
 }
 
 /** Every use of a calendar in `error` (its provider refused our refresh) — availability, bookings, check_calendar — answers this, the same as the refusal itself did. */
-const reauthorizationRequired = () => new DomainError('conflict', 'calendar_reauthorization_required', 'The calendar provider refused to refresh this connection; disconnect it (DELETE) and connect it again');
+const reauthorizationRequired = () =>
+  new DomainError(
+    'conflict',
+    'calendar_reauthorization_required',
+    'The calendar provider refused to refresh this connection; disconnect it (DELETE) and connect it again',
+  );
 
 export async function busyBlocks(c: ConnectionRecord, from: number, to: number): Promise<Interval[]> {
   if (c.status === 'error') throw reauthorizationRequired();
@@ -45,10 +51,23 @@ export async function busyBlocks(c: ConnectionRecord, from: number, to: number):
   return googleFreeBusy(c, from, to);
 }
 
-export async function calendarAvailability(c: ConnectionRecord, q: AvailabilityQuestion, at: Date): Promise<{ connection_id: string; timezone: string; slots: Slot[] }> {
+export async function calendarAvailability(
+  c: ConnectionRecord,
+  q: AvailabilityQuestion,
+  at: Date,
+): Promise<{ connection_id: string; timezone: string; slots: Slot[] }> {
   const timezone = q.timezone ?? c.timezone;
   const { from, to } = dateRange(q, timezone);
   const busy = await busyBlocks(c, from, to);
-  const slots = freeSlots({ startDate: q.start_date, endDate: q.end_date, durationMinutes: q.duration_minutes, timezone, workingTimezone: c.timezone, workingHours: c.working_hours, busy, at });
+  const slots = freeSlots({
+    startDate: q.start_date,
+    endDate: q.end_date,
+    durationMinutes: q.duration_minutes,
+    timezone,
+    workingTimezone: c.timezone,
+    workingHours: c.working_hours,
+    busy,
+    at,
+  });
   return { connection_id: c.id, timezone, slots };
 }

@@ -55,7 +55,12 @@ const requestOptions = () => (isSandbox() && sandboxGoogleBase().startsWith('htt
 async function clientCredentials(): Promise<{ id: string; secret: string }> {
   if (isSandbox()) return SANDBOX_GOOGLE_CLIENT;
   const s = await appSecrets();
-  if (!s.googleOAuth) throw new DomainError('conflict', 'provider_not_configured', 'Google Calendar is not configured on this deployment (no OAuth client); use sandbox_calendar');
+  if (!s.googleOAuth)
+    throw new DomainError(
+      'conflict',
+      'provider_not_configured',
+      'Google Calendar is not configured on this deployment (no OAuth client); use sandbox_calendar',
+    );
   return { id: s.googleOAuth.clientId, secret: s.googleOAuth.clientSecret };
 }
 
@@ -90,7 +95,12 @@ export interface ExchangedTokens {
 }
 
 /** Google's token endpoint could not be reached: a clear 502 (never the transport's message, which may name the request). */
-const unreachable = () => new DomainError('upstream_failed', 'oauth_provider_unreachable', 'Google could not be reached to complete the authorization; start again from /v1/integration-connections/oauth/start');
+const unreachable = () =>
+  new DomainError(
+    'upstream_failed',
+    'oauth_provider_unreachable',
+    'Google could not be reached to complete the authorization; start again from /v1/integration-connections/oauth/start',
+  );
 
 const expiryOf = (expiresIn: number | undefined) => new Date(now().getTime() + (expiresIn ?? 3600) * 1000).toISOString();
 
@@ -116,9 +126,17 @@ export async function exchangeCode(callback: URLSearchParams, expectedState: str
   try {
     result = await oauth.processAuthorizationCodeResponse(as, client, response);
   } catch (err) {
-    throw new DomainError('upstream_failed', 'oauth_exchange_failed', `Google refused the authorization code (${(err as { error?: string }).error ?? 'invalid response'})`);
+    throw new DomainError(
+      'upstream_failed',
+      'oauth_exchange_failed',
+      `Google refused the authorization code (${(err as { error?: string }).error ?? 'invalid response'})`,
+    );
   }
-  return { tokens: { access_token: result.access_token, refresh_token: result.refresh_token ?? null }, accessExpiresAt: expiryOf(result.expires_in), scopes: result.scope ? result.scope.split(' ') : GOOGLE_SCOPES };
+  return {
+    tokens: { access_token: result.access_token, refresh_token: result.refresh_token ?? null },
+    accessExpiresAt: expiryOf(result.expires_in),
+    scopes: result.scope ? result.scope.split(' ') : GOOGLE_SCOPES,
+  };
 }
 
 /** A usable access token: the stored one, or a refreshed one (stored sealed) when it has expired. */
@@ -145,7 +163,8 @@ async function accessToken(c: ConnectionRecord): Promise<string> {
     // Google answered, but not with tokens. An OAuth error (invalid_grant: revoked, expired)
     // is a refusal: the connection is in error until it is connected again. Anything else
     // (a 5xx, an unreadable answer) is Google failing, not refusing.
-    if (!(err instanceof oauth.ResponseBodyError)) throw new DomainError('upstream_failed', 'calendar_provider_error', 'Google did not answer the token refresh properly');
+    if (!(err instanceof oauth.ResponseBodyError))
+      throw new DomainError('upstream_failed', 'calendar_provider_error', 'Google did not answer the token refresh properly');
     await markConnectionError(c);
     throw new DomainError('conflict', 'calendar_reauthorization_required', 'Google refused to refresh the calendar connection; connect it again');
   }
@@ -167,7 +186,13 @@ export async function revokeAtGoogle(c: ConnectionRecord): Promise<boolean> {
 export async function revokeTokensAtGoogle(tokens: OAuthTokens): Promise<boolean> {
   try {
     const cc = await clientCredentials();
-    const response = await oauth.revocationRequest(authorizationServer(), { client_id: cc.id }, oauth.ClientSecretPost(cc.secret), tokens.refresh_token ?? tokens.access_token, requestOptions());
+    const response = await oauth.revocationRequest(
+      authorizationServer(),
+      { client_id: cc.id },
+      oauth.ClientSecretPost(cc.secret),
+      tokens.refresh_token ?? tokens.access_token,
+      requestOptions(),
+    );
     await oauth.processRevocationResponse(response);
     return true;
   } catch {
@@ -179,7 +204,12 @@ async function calendarFetch(c: ConnectionRecord, path: string, body: unknown): 
   const token = await accessToken(c);
   let res: Response;
   try {
-    res = await fetch(`${googleEndpoints().calendar}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+    res = await fetch(`${googleEndpoints().calendar}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
   } catch {
     throw new DomainError('upstream_failed', 'calendar_provider_error', 'Google Calendar could not be reached');
   }
@@ -190,12 +220,17 @@ async function calendarFetch(c: ConnectionRecord, path: string, body: unknown): 
 /** Busy blocks of the primary calendar in [from, to). */
 export async function googleFreeBusy(c: ConnectionRecord, from: number, to: number): Promise<Interval[]> {
   const out = await calendarFetch(c, '/freeBusy', { timeMin: new Date(from).toISOString(), timeMax: new Date(to).toISOString(), items: [{ id: 'primary' }] });
-  const busy = ((out.calendars as Record<string, { busy?: { start: string; end: string }[] }> | undefined)?.primary?.busy ?? []);
+  const busy = (out.calendars as Record<string, { busy?: { start: string; end: string }[] }> | undefined)?.primary?.busy ?? [];
   return busy.map((b) => ({ start: Date.parse(b.start), end: Date.parse(b.end) })).filter((b) => Number.isFinite(b.start) && Number.isFinite(b.end));
 }
 
 /** Insert an event on the primary calendar; `requestId` makes a retry create nothing new (Google's event id). */
 export async function googleInsertEvent(c: ConnectionRecord, e: { id: string; startsAt: string; endsAt: string; summary: string }): Promise<string> {
-  const out = await calendarFetch(c, '/calendars/primary/events', { id: e.id, summary: e.summary, start: { dateTime: e.startsAt }, end: { dateTime: e.endsAt } });
+  const out = await calendarFetch(c, '/calendars/primary/events', {
+    id: e.id,
+    summary: e.summary,
+    start: { dateTime: e.startsAt },
+    end: { dateTime: e.endsAt },
+  });
   return (out.id as string) ?? e.id;
 }

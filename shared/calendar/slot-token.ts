@@ -29,7 +29,9 @@ interface Payload {
 const mac = (secret: string, body: string) => createHmac('sha256', secret).update(`${DOMAIN}.${body}`).digest('base64url');
 
 export function signSlot(secret: string, claim: SlotClaim): string {
-  const body = Buffer.from(JSON.stringify({ t: claim.tenantId, h: claim.handoffId, s: claim.startsAt, e: claim.endsAt, x: claim.expiresAt } satisfies Payload)).toString('base64url');
+  const body = Buffer.from(
+    JSON.stringify({ t: claim.tenantId, h: claim.handoffId, s: claim.startsAt, e: claim.endsAt, x: claim.expiresAt } satisfies Payload),
+  ).toString('base64url');
   return `slot_${body}.${mac(secret, body)}`;
 }
 
@@ -49,7 +51,8 @@ export function verifySlot(secret: string, slotId: string, expect: { tenantId: s
   } catch {
     return { ok: false, reason: 'slot_invalid' };
   }
-  if (typeof p.t !== 'string' || typeof p.h !== 'string' || typeof p.s !== 'string' || typeof p.e !== 'string' || typeof p.x !== 'string') return { ok: false, reason: 'slot_invalid' };
+  if (typeof p.t !== 'string' || typeof p.h !== 'string' || typeof p.s !== 'string' || typeof p.e !== 'string' || typeof p.x !== 'string')
+    return { ok: false, reason: 'slot_invalid' };
   if (p.t !== expect.tenantId || p.h !== expect.handoffId) return { ok: false, reason: 'slot_foreign' };
   if (!(Date.parse(p.x) > at.getTime())) return { ok: false, reason: 'slot_expired' };
   return { ok: true, slot: { tenantId: p.t, handoffId: p.h, startsAt: p.s, endsAt: p.e, expiresAt: p.x } };

@@ -28,7 +28,9 @@ function analysisDelaySeconds(): number {
 export async function requestAnalysis(tenantId: string, callId: string, delaySeconds = analysisDelaySeconds()): Promise<boolean> {
   const message: CallAnalysisMessage = { type: 'call.analyze', tenant_id: tenantId, call_id: callId };
   try {
-    await sqs().send(new SendMessageCommand({ QueueUrl: env.queueUrl(queues.callAnalysis.envVar), MessageBody: JSON.stringify(message), DelaySeconds: delaySeconds }));
+    await sqs().send(
+      new SendMessageCommand({ QueueUrl: env.queueUrl(queues.callAnalysis.envVar), MessageBody: JSON.stringify(message), DelaySeconds: delaySeconds }),
+    );
     return true;
   } catch (err) {
     logger.error('call analysis request not sent', { tenant_id: tenantId, call_id: callId, error: (err as Error).name });

@@ -24,7 +24,12 @@ import { knowledgeFacts } from '../knowledge/grounding.js';
 export type AnalyzeOutcome = 'stored' | 'already_analyzed' | 'not_ended' | 'no_call' | 'no_version';
 
 async function callEventItems(tenantId: string, callId: string): Promise<StoredCallEvent[]> {
-  return (await callEventRecords(tenantId, callId)).map((item) => ({ event_id: item.event_id as string, event_type: item.event_type as string, seq: item.seq as number, event: (item.event ?? {}) as Record<string, unknown> }));
+  return (await callEventRecords(tenantId, callId)).map((item) => ({
+    event_id: item.event_id as string,
+    event_type: item.event_type as string,
+    seq: item.seq as number,
+    event: (item.event ?? {}) as Record<string, unknown>,
+  }));
 }
 
 /**
@@ -52,14 +57,44 @@ export async function analyzeCall(tenantId: string, callId: string, at = now()):
     return 'no_version';
   }
   const settle = settledDisposition(call);
-  const base = callFactsOf(settle ? { ...call, ...(settle as Pick<CallRecordWithEvents, 'disposition' | 'disposition_set_by'>) } : call, await callEventItems(tenantId, callId));
+  const base = callFactsOf(
+    settle ? { ...call, ...(settle as Pick<CallRecordWithEvents, 'disposition' | 'disposition_set_by'>) } : call,
+    await callEventItems(tenantId, callId),
+  );
   // What the agent was configured to say (its business, its disclosure) is never an ungrounded claim.
   const known = Object.values(version.definition.disclosure_config ?? {}).filter((v): v is string => typeof v === 'string');
-  const facts = { ...base, ...(await knowledgeFacts(tenantId, { id: version.definition.knowledge_pack_id ?? null, version: version.definition.knowledge_pack_version ?? null }, base.turns, known)) };
+  const facts = {
+    ...base,
+    ...(await knowledgeFacts(
+      tenantId,
+      { id: version.definition.knowledge_pack_id ?? null, version: version.definition.knowledge_pack_version ?? null },
+      base.turns,
+      known,
+    )),
+  };
   const evaluation = scoreCall(facts, version.rubric);
   const stored = toStoredAnalysis(evaluation);
   // The survey response the call produced (if it asked survey questions) commits with the analysis: once.
-  const survey = surveyResponseItems(call, versionId!, { questions: (call as { questions?: [] }).questions ?? [], version: { use_case: version.definition.use_case, objectives: version.objectives }, event_count: call.event_count ?? 0, opted_out: call.opted_out ?? false, recorded_responses: call.recorded_responses ?? [], conversation_actions: call.conversation_actions ?? [] }, at);
-  const done = await storeAnalysis(call, stored as unknown as Record<string, unknown>, { verdict: evaluation.verdict, rubric_version: evaluation.rubric_version }, at, settle ?? undefined, survey);
+  const survey = surveyResponseItems(
+    call,
+    versionId!,
+    {
+      questions: (call as { questions?: [] }).questions ?? [],
+      version: { use_case: version.definition.use_case, objectives: version.objectives },
+      event_count: call.event_count ?? 0,
+      opted_out: call.opted_out ?? false,
+      recorded_responses: call.recorded_responses ?? [],
+      conversation_actions: call.conversation_actions ?? [],
+    },
+    at,
+  );
+  const done = await storeAnalysis(
+    call,
+    stored as unknown as Record<string, unknown>,
+    { verdict: evaluation.verdict, rubric_version: evaluation.rubric_version },
+    at,
+    settle ?? undefined,
+    survey,
+  );
   return done ? 'stored' : 'already_analyzed';
 }

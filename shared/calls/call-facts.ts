@@ -47,7 +47,14 @@ export function callFactsOf(call: CallRecordWithEvents, items: readonly StoredCa
     const e = item.event;
     const at = String(e.at ?? '');
     const length = typeof e.start_ms === 'number' && typeof e.end_ms === 'number' ? Math.max(0, e.end_ms - e.start_ms) : 0;
-    turns.push({ speaker: e.speaker === 'agent' ? 'agent' : 'contact', text: String(e.text ?? ''), started_at: at, ended_at: addMs(at, length), ...(typeof e.latency_ms === 'number' ? { latency_ms: e.latency_ms } : {}), ...(Array.isArray(e.passage_ids) ? { passage_ids: e.passage_ids.map(String) } : {}) });
+    turns.push({
+      speaker: e.speaker === 'agent' ? 'agent' : 'contact',
+      text: String(e.text ?? ''),
+      started_at: at,
+      ended_at: addMs(at, length),
+      ...(typeof e.latency_ms === 'number' ? { latency_ms: e.latency_ms } : {}),
+      ...(Array.isArray(e.passage_ids) ? { passage_ids: e.passage_ids.map(String) } : {}),
+    });
     turnSeqs.push(item.seq);
   }
   const turnIndexes = (speaker: 'agent' | 'contact') => turns.map((t, i) => (t.speaker === speaker ? i : -1)).filter((i) => i >= 0);
@@ -75,11 +82,21 @@ export function callFactsOf(call: CallRecordWithEvents, items: readonly StoredCa
   const actions: ConversationActionFact[] = (call.conversation_actions ?? []).map((a) => {
     const response = a.action_confirmation?.response;
     const confirmation: ConversationActionFact['confirmation'] =
-      response === 'confirmed' || response === 'corrected' ? 'confirmed' : response === 'declined' ? 'declined' : CONFIRMATION_REQUIRED_TOOLS.includes(a.kind) ? 'missing' : 'not_required';
+      response === 'confirmed' || response === 'corrected'
+        ? 'confirmed'
+        : response === 'declined'
+          ? 'declined'
+          : CONFIRMATION_REQUIRED_TOOLS.includes(a.kind)
+            ? 'missing'
+            : 'not_required';
     return { kind: a.kind, confirmation, objective_ids: [] };
   });
 
-  const outcome = call.outcome ? (({ outcome_type, event_id: _e, at: _a, ...payload }) => ({ kind: outcome_type, payload: payload as Record<string, unknown> }))(call.outcome as unknown as { outcome_type: string; event_id: string; at: string }) : null;
+  const outcome = call.outcome
+    ? (({ outcome_type, event_id: _e, at: _a, ...payload }) => ({ kind: outcome_type, payload: payload as Record<string, unknown> }))(
+        call.outcome as unknown as { outcome_type: string; event_id: string; at: string },
+      )
+    : null;
 
   return {
     direction: call.direction,

@@ -20,12 +20,23 @@ function callEvent(call: OutboundCallRecord, type: EventType, at: Date, extra: R
 
 export const queuedEvent = (call: OutboundCallRecord, at: Date) => callEvent(call, 'call.queued', at, { state: call.state, origin: call.origin });
 export const scheduledEvent = (call: OutboundCallRecord, scheduledFor: string, at: Date) =>
-  callEvent(call, 'call.scheduled', at, { state: 'scheduled', disposition: null, scheduled_for: scheduledFor, compliance_outcome: call.compliance.outcome, reasons: call.compliance.reasons.map((r) => r.code) });
+  callEvent(call, 'call.scheduled', at, {
+    state: 'scheduled',
+    disposition: null,
+    scheduled_for: scheduledFor,
+    compliance_outcome: call.compliance.outcome,
+    reasons: call.compliance.reasons.map((r) => r.code),
+  });
 export const blockedEvent = (call: OutboundCallRecord, end: { disposition: string; disposition_set_by: string; end_reason: string }, at: Date) =>
   callEvent(call, 'call.blocked', at, { state: 'disposed', ...end, reasons: call.compliance.reasons.map((r) => r.code) });
-export const dialingEvent = (call: OutboundCallRecord, at: Date, from: { phone_number_id: string; from_e164: string }) => callEvent(call, 'call.dialing', at, { state: 'dialing', ...from });
+export const dialingEvent = (call: OutboundCallRecord, at: Date, from: { phone_number_id: string; from_e164: string }) =>
+  callEvent(call, 'call.dialing', at, { state: 'dialing', ...from });
 /** The one final event every attempt ends with, whichever way it ends. */
-export const completedEvent = (call: OutboundCallRecord, end: { state: string; disposition: string | null; disposition_set_by: string | null; end_reason: string | null }, at: Date) => [
+export const completedEvent = (
+  call: OutboundCallRecord,
+  end: { state: string; disposition: string | null; disposition_set_by: string | null; end_reason: string | null },
+  at: Date,
+) => [
   ...callEvent(call, 'call.completed', at, end),
   // A campaign attempt's end: its row and the campaign's counters, in the same transaction.
   ...campaignEndItems(call, end, at),

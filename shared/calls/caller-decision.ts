@@ -18,9 +18,15 @@
  * no defer rule holds (the engine is asked again at that instant); else allow.
  */
 import { chooseCallerNumber, type CandidateNumber } from '../policy/caller-number/choose.js';
-import { evaluate, type ComplianceDecision, type ComplianceInputs, type ComplianceReason, type Disposition, type SanRefFacts } from '../policy/compliance/index.js';
+import {
+  evaluate,
+  type ComplianceDecision,
+  type ComplianceInputs,
+  type ComplianceReason,
+  type Disposition,
+  type SanRefFacts,
+} from '../policy/compliance/index.js';
 import type { CallerReasonCode } from '../schemas/calls.js';
-
 
 interface CallerAccount {
   id: string;
@@ -75,9 +81,17 @@ export function decideCaller<N extends CandidateNumber>(pool: CallerPool<N>, cal
 export function callerReason(caller: CallerOutcome): CallerReason | null {
   if (caller.outcome === 'chosen') return null;
   if (caller.outcome === 'none_usable') {
-    return { code: 'no_caller_number', until: caller.frees_at, message: `Every number that may place this call has reached its daily dial cap: the call waits until ${caller.frees_at}, when the caps reset (raise a number's daily_dial_cap or add a number to call sooner)` };
+    return {
+      code: 'no_caller_number',
+      until: caller.frees_at,
+      message: `Every number that may place this call has reached its daily dial cap: the call waits until ${caller.frees_at}, when the caps reset (raise a number's daily_dial_cap or add a number to call sooner)`,
+    };
   }
-  return { code: 'no_caller_number', message: 'The tenant has no number that can place this call (an active voice number on a verified telephony account, reputation clean or at_risk): add or verify one, then queue the call again' };
+  return {
+    code: 'no_caller_number',
+    message:
+      'The tenant has no number that can place this call (an active voice number on a verified telephony account, reputation clean or at_risk): add or verify one, then queue the call again',
+  };
 }
 
 /**
@@ -97,7 +111,13 @@ export function mergeCallerDecision(decision: ComplianceDecision, caller: Caller
   const then = evaluate(inputs, new Date(earliest));
   if (then.outcome === 'block') {
     // No permitted instant after the caps reset within the engine's horizon.
-    return { ...decision, outcome: 'block', disposition: 'blocked_by_policy', next_permitted_at: null, reasons: [...reasons, ...then.reasons.filter((r) => r.code === 'no_permitted_time')] };
+    return {
+      ...decision,
+      outcome: 'block',
+      disposition: 'blocked_by_policy',
+      next_permitted_at: null,
+      reasons: [...reasons, ...then.reasons.filter((r) => r.code === 'no_permitted_time')],
+    };
   }
   const next = then.outcome === 'allow' ? new Date(earliest).toISOString() : then.next_permitted_at;
   return { ...decision, outcome: 'defer', disposition: null, next_permitted_at: next, reasons };

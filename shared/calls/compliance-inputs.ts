@@ -66,9 +66,16 @@ function dncAreaCodeOf(phone: string): string | null {
 const needsDnc = (profile: ProfileFacts | null) => profile?.call_purpose === 'marketing';
 
 /** Suppression and National DNC facts of the callee's number (texts read them this way). */
-export async function readNumberFacts(tenantId: string, phone: string, profile: ProfileFacts | null): Promise<{ suppressed: boolean; dnc_snapshot: DncSnapshotFacts }> {
+export async function readNumberFacts(
+  tenantId: string,
+  phone: string,
+  profile: ProfileFacts | null,
+): Promise<{ suppressed: boolean; dnc_snapshot: DncSnapshotFacts }> {
   const areaCode = needsDnc(profile) ? dncAreaCodeOf(phone) : null;
-  const [active, dnc] = await Promise.all([getActiveSuppression(tenantId, phone), areaCode ? dncFacts(areaCode, phone) : Promise.resolve<DncSnapshotFacts>({ loaded: false })]);
+  const [active, dnc] = await Promise.all([
+    getActiveSuppression(tenantId, phone),
+    areaCode ? dncFacts(areaCode, phone) : Promise.resolve<DncSnapshotFacts>({ loaded: false }),
+  ]);
   return { suppressed: active !== undefined, dnc_snapshot: dnc };
 }
 
@@ -97,7 +104,13 @@ const withProviders = (numbers: readonly StoredCallerNumber[], accounts: readonl
  * version given) to `contactId` at `at`, plus the caller choice whose account's SAN refs
  * are among them.
  */
-export async function gatherComplianceInputs(tenantId: string, agent: AgentRef, contactId: string, at: Date, opts: { numberIds?: readonly string[] } = {}): Promise<GatheredInputs> {
+export async function gatherComplianceInputs(
+  tenantId: string,
+  agent: AgentRef,
+  contactId: string,
+  at: Date,
+  opts: { numberIds?: readonly string[] } = {},
+): Promise<GatheredInputs> {
   const agentId = 'version' in agent ? undefined : agent.agent_id;
   const [history, tenantNumbers] = await Promise.all([readContactHistory(tenantId, contactId, at), readCallerNumbers(tenantId)]);
   if (!history) return { found: false, agent: agentId === undefined ? 'ok' : await agentState(tenantId, agentId), contact: 'unknown' };
@@ -120,7 +133,8 @@ export async function gatherComplianceInputs(tenantId: string, agent: AgentRef, 
   if (!version) return { found: false, agent: point.agent ? 'not_published' : 'unknown', contact: 'ok' };
 
   const profile = profileFactsOf(version);
-  const dncRead: Promise<DncSnapshotFacts> = needsDnc(profile) && areaCode ? dncFactsAfterPointer(areaCode, phone, point.dncPointer) : Promise.resolve({ loaded: false });
+  const dncRead: Promise<DncSnapshotFacts> =
+    needsDnc(profile) && areaCode ? dncFactsAfterPointer(areaCode, phone, point.dncPointer) : Promise.resolve({ loaded: false });
   const decide = (accounts: readonly CallerAccountFacts[]) => decideCaller({ numbers: withProviders(numbers, accounts), accounts }, phone, at);
   const first = decide(allAccounts ?? point.accounts);
   // No number can place the call: the SAN refs are then those of every account of the tenant, not only of the numbers'.
@@ -132,7 +146,12 @@ export async function gatherComplianceInputs(tenantId: string, agent: AgentRef, 
     contact: history.contact,
     caller,
     inputs: {
-      contact: { phone_e164: phone, timezone: history.contact.timezone ?? null, jurisdictions: history.contact.jurisdictions ?? [], consents: history.consents },
+      contact: {
+        phone_e164: phone,
+        timezone: history.contact.timezone ?? null,
+        jurisdictions: history.contact.jurisdictions ?? [],
+        consents: history.consents,
+      },
       profile,
       san_refs: caller.san_refs,
       suppressed: point.suppression !== undefined,

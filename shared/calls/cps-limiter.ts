@@ -35,11 +35,17 @@ const leadMs = () => Math.min(500, Math.max(10, Math.round(transitionMs * 1.5)))
  * the dial's transition still lies ahead, so the earliest instant it can go is one lead away
  * (an idle account's grant is then not already late when the transition is done).
  */
-export async function acquireDialSlot(tenantId: string, accountId: string, cpsLimit: number | null, opts: { maxWaitMs?: number; forTransition?: boolean } = {}): Promise<number> {
+export async function acquireDialSlot(
+  tenantId: string,
+  accountId: string,
+  cpsLimit: number | null,
+  opts: { maxWaitMs?: number; forTransition?: boolean } = {},
+): Promise<number> {
   const maxWaitMs = opts.maxWaitMs ?? MAX_WAIT_MS;
   const earliest = now().getTime() + (opts.forTransition ? leadMs() : 0);
   const grant = await takeDialGrant(tenantId, accountId, earliest, dialSpacingMs(cpsLimit), maxWaitMs);
-  if ('busyUntil' in grant) throw new DialSlotsBusy(`account ${accountId}: no dial slot within ${maxWaitMs} ms (next at ${new Date(grant.busyUntil).toISOString()})`);
+  if ('busyUntil' in grant)
+    throw new DialSlotsBusy(`account ${accountId}: no dial slot within ${maxWaitMs} ms (next at ${new Date(grant.busyUntil).toISOString()})`);
   return grant.grantAt;
 }
 

@@ -12,7 +12,13 @@ import { queues } from '../queues/definitions.js';
 import type { CallDispatchMessage, CampaignLaunchMessage } from '../schemas/queue-bodies.js';
 
 const send = (message: CallDispatchMessage | CampaignLaunchMessage, delaySeconds = 0) =>
-  sqs().send(new SendMessageCommand({ QueueUrl: env.queueUrl(queues.callDispatch.envVar), MessageBody: JSON.stringify(message), DelaySeconds: Math.max(0, Math.min(900, Math.floor(delaySeconds))) }));
+  sqs().send(
+    new SendMessageCommand({
+      QueueUrl: env.queueUrl(queues.callDispatch.envVar),
+      MessageBody: JSON.stringify(message),
+      DelaySeconds: Math.max(0, Math.min(900, Math.floor(delaySeconds))),
+    }),
+  );
 
 export async function sendDispatch(target: { tenant_id: string; attempt_id: string; call_id: string }, delaySeconds = 0): Promise<void> {
   await send({ type: 'call.dispatch', tenant_id: target.tenant_id, attempt_id: target.attempt_id, call_id: target.call_id }, delaySeconds);

@@ -32,7 +32,17 @@ import { campaignDialItems, getCampaign } from '../repositories/campaigns.js';
 import { cancelCampaignCall } from '../repositories/call-lifecycle.js';
 import { getCall } from '../repositories/calls.js';
 import { endOfCallWatches } from '../repositories/call-watches.js';
-import { callTransition, dialingWatchDelete, dialingWatchPut, dueInstantOf, dueItemDelete, dueItemPut, failedConditionIndex, recordProviderSid, type OutboundCallRecord } from '../repositories/outbound-calls.js';
+import {
+  callTransition,
+  dialingWatchDelete,
+  dialingWatchPut,
+  dueInstantOf,
+  dueItemDelete,
+  dueItemPut,
+  failedConditionIndex,
+  recordProviderSid,
+  type OutboundCallRecord,
+} from '../repositories/outbound-calls.js';
 import { utcDay } from '../repositories/phone-numbers.js';
 import { getTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import { providerFor } from '../telephony/carrier-for.js';
@@ -47,7 +57,18 @@ import { COMPLIANCE_END_REASON, telephonyOf } from './queue-call.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-export type DispatchOutcome = 'not_found' | 'not_scheduled' | 'not_due' | 'blocked' | 'deferred' | 'taken' | 'busy' | 'dialled' | 'refused' | 'unknown' | 'parked';
+export type DispatchOutcome =
+  | 'not_found'
+  | 'not_scheduled'
+  | 'not_due'
+  | 'blocked'
+  | 'deferred'
+  | 'taken'
+  | 'busy'
+  | 'dialled'
+  | 'refused'
+  | 'unknown'
+  | 'parked';
 
 export interface DispatchDeps {
   /** The carrier for an account (tests pass a stub; default: carrier-for.ts). */
@@ -88,7 +109,8 @@ export function dialCountUpdate(tenantId: string, number: Pick<CallerNumber, 'id
       Update: {
         ...common,
         UpdateExpression: 'SET dials_count = dials_count + :one',
-        ConditionExpression: 'attribute_exists(pk) AND #st = :active AND dials_day = :day AND (attribute_not_exists(daily_dial_cap) OR attribute_type(daily_dial_cap, :null) OR dials_count < daily_dial_cap)',
+        ConditionExpression:
+          'attribute_exists(pk) AND #st = :active AND dials_day = :day AND (attribute_not_exists(daily_dial_cap) OR attribute_type(daily_dial_cap, :null) OR dials_count < daily_dial_cap)',
         ExpressionAttributeNames: { '#st': 'status' },
         ExpressionAttributeValues: { ':one': 1, ':day': day, ':active': 'active', ':null': 'NULL' },
       },
@@ -145,7 +167,10 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
     // One grant per dial: a repeated round keeps the grant it holds (a late one is renewed before the dial).
     if (slot === null || slot.account !== account.id) {
       try {
-        slot = { account: account.id, grantAt: await acquireDialSlot(tenantId, account.id, account.cps_limit, { maxWaitMs: deps.slotWaitMs, forTransition: true }) };
+        slot = {
+          account: account.id,
+          grantAt: await acquireDialSlot(tenantId, account.id, account.cps_limit, { maxWaitMs: deps.slotWaitMs, forTransition: true }),
+        };
       } catch (err) {
         if (!(err instanceof DialSlotsBusy)) throw err;
         // A backlog longer than a worker may wait: hand the call back to the scheduler (a due
@@ -160,9 +185,26 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
     const dialAt = now();
     const dialingAt = dialAt.toISOString();
     const from = { phone_number_id: caller.id, from_e164: caller.phone_e164 };
-    const dialing: OutboundCallRecord = { ...judgedCall, ...from, telephony_account_id: caller.telephony_account_id, provider: telephony.provider, telephony, state: 'dialing', dialing_at: dialingAt };
+    const dialing: OutboundCallRecord = {
+      ...judgedCall,
+      ...from,
+      telephony_account_id: caller.telephony_account_id,
+      provider: telephony.provider,
+      telephony,
+      state: 'dialing',
+      dialing_at: dialingAt,
+    };
     const items: TransactItem[] = [
-      callTransition(call, 'scheduled', { state: 'dialing' }, dialAt, { dialing_at: dialingAt, due_at: null, compliance: decision, from_e164: caller.phone_e164, phone_number_id: caller.id, telephony_account_id: caller.telephony_account_id, provider: telephony.provider, telephony }),
+      callTransition(call, 'scheduled', { state: 'dialing' }, dialAt, {
+        dialing_at: dialingAt,
+        due_at: null,
+        compliance: decision,
+        from_e164: caller.phone_e164,
+        phone_number_id: caller.id,
+        telephony_account_id: caller.telephony_account_id,
+        provider: telephony.provider,
+        telephony,
+      }),
       dialCountUpdate(tenantId, caller, dialAt),
       {
         Update: {
@@ -249,10 +291,20 @@ async function placeOnce(call: OutboundCallRecord, account: TelephonyAccountReco
 async function refused(call: OutboundCallRecord, err: CarrierRefused): Promise<DispatchOutcome> {
   const at = now();
   const change = { ...onCarrierStatus('dialing', { CallStatus: 'failed' })!, end_reason: `carrier_refused_${err.reason}` };
-  const end = { state: change.state, disposition: change.disposition ?? null, disposition_set_by: change.disposition_set_by ?? null, end_reason: change.end_reason };
+  const end = {
+    state: change.state,
+    disposition: change.disposition ?? null,
+    disposition_set_by: change.disposition_set_by ?? null,
+    end_reason: change.end_reason,
+  };
   const watches = endOfCallWatches(call, at);
   try {
-    await transactWrite([callTransition(call, 'dialing', change, at, watches.fields), dialingWatchDelete(call.tenant_id, call.id, call.dialing_at!), ...watches.items, ...completedEvent(call, end, at)]);
+    await transactWrite([
+      callTransition(call, 'dialing', change, at, watches.fields),
+      dialingWatchDelete(call.tenant_id, call.id, call.dialing_at!),
+      ...watches.items,
+      ...completedEvent(call, end, at),
+    ]);
   } catch (e) {
     if (failedConditionIndex(e) !== 0) throw e;
     return 'refused';
@@ -264,7 +316,11 @@ async function refused(call: OutboundCallRecord, err: CarrierRefused): Promise<D
 /** Disposed by the system, not by a compliance rule: the pinned version or the contact is gone. */
 const TARGET_GONE = { set_by: 'system', end_reason: 'call_target_gone' } as const;
 
-async function dispose(call: OutboundCallRecord, at: Date, why: { set_by: 'compliance' | 'system'; end_reason: string } = { set_by: 'compliance', end_reason: COMPLIANCE_END_REASON }): Promise<DispatchOutcome> {
+async function dispose(
+  call: OutboundCallRecord,
+  at: Date,
+  why: { set_by: 'compliance' | 'system'; end_reason: string } = { set_by: 'compliance', end_reason: COMPLIANCE_END_REASON },
+): Promise<DispatchOutcome> {
   const disposition = call.compliance.disposition ?? 'blocked_by_policy';
   const change = onDisposedBeforeDial('scheduled', { disposition, ...why })!;
   const end = { state: change.state, disposition, disposition_set_by: change.disposition_set_by!, end_reason: change.end_reason! };
@@ -287,7 +343,10 @@ async function dispose(call: OutboundCallRecord, at: Date, why: { set_by: 'compl
 
 async function reschedule(call: OutboundCallRecord, at: Date, forced?: string): Promise<DispatchOutcome> {
   const next = forced ?? new Date(call.compliance.next_permitted_at ?? at.getTime() + 60_000).toISOString();
-  const items: TransactItem[] = [callTransition(call, 'scheduled', { state: 'scheduled' }, at, { scheduled_for: next, due_at: next, compliance: call.compliance }), dueItemPut(call, next)];
+  const items: TransactItem[] = [
+    callTransition(call, 'scheduled', { state: 'scheduled' }, at, { scheduled_for: next, due_at: next, compliance: call.compliance }),
+    dueItemPut(call, next),
+  ];
   if (dueInstantOf(call) !== next) items.push(...dueDelete(call));
   items.push(...scheduledEvent(call, next, at));
   try {

@@ -37,7 +37,12 @@ export interface CallJudgement {
   caller: CallerNumber | null;
 }
 
-export async function judgeCall(tenantId: string, target: { agent_id: string; contact_id: string } | { version: AgentVersion; contact_id: string }, at: Date, opts: { numberIds?: readonly string[] } = {}): Promise<CallJudgement> {
+export async function judgeCall(
+  tenantId: string,
+  target: { agent_id: string; contact_id: string } | { version: AgentVersion; contact_id: string },
+  at: Date,
+  opts: { numberIds?: readonly string[] } = {},
+): Promise<CallJudgement> {
   const agent: AgentRef = 'version' in target ? { version: target.version } : { agent_id: target.agent_id };
   const gathered = await gatherComplianceInputs(tenantId, agent, target.contact_id, at, opts);
   if (!gathered.found) {
@@ -58,7 +63,15 @@ export async function judgeCall(tenantId: string, target: { agent_id: string; co
 /** The HTTP error for judgeCall's typed errors (POST /v1/calls and preflight answer alike); others pass through. */
 export function judgeCallHttpError(err: unknown): unknown {
   if (err instanceof UnknownCallTarget) {
-    return new ValidationError(err.fields.map((f): ValidationIssue => ({ loc: ['body', f], msg: f === 'agent_id' ? 'No such agent in this tenant' : 'No such contact in this tenant', type: 'value_error' })));
+    return new ValidationError(
+      err.fields.map(
+        (f): ValidationIssue => ({
+          loc: ['body', f],
+          msg: f === 'agent_id' ? 'No such agent in this tenant' : 'No such contact in this tenant',
+          type: 'value_error',
+        }),
+      ),
+    );
   }
   if (err instanceof AgentNotPublished) return conflict('agent_not_published', 'The agent has no published version: publish it before queuing calls');
   return err;

@@ -12,7 +12,9 @@ export async function listCallDetails(tenantId: string, opts: { limit: number; c
     page.data.map(async (item) => {
       const call = presentCall(item as unknown as Parameters<typeof presentCall>[0]);
       // Only calls that recorded a qualification have outcomes to read (one Query each).
-      return call.conversation_actions.some((a) => a.kind === 'record_qualification') ? withQualifications(call, await callQualifications(tenantId, call.id)) : call;
+      return call.conversation_actions.some((a) => a.kind === 'record_qualification')
+        ? withQualifications(call, await callQualifications(tenantId, call.id))
+        : call;
     }),
   );
   return { ...page, data };

@@ -37,13 +37,32 @@ export const COMPLIANCE_END_REASON = 'compliance_blocked';
 export async function telephonyOf(tenantId: string, caller: CallJudgement['caller']): Promise<OutboundTelephony> {
   if (!caller) return { provider: null, telephony_account_id: null, phone_number_id: null, from_e164: null, provider_call_sid: null, mock: false };
   const provider = caller.provider !== undefined ? caller.provider : ((await getTelephonyAccount(tenantId, caller.telephony_account_id))?.provider ?? null);
-  return { provider, telephony_account_id: caller.telephony_account_id, phone_number_id: caller.id, from_e164: caller.phone_e164, provider_call_sid: null, mock: provider === 'mock' };
+  return {
+    provider,
+    telephony_account_id: caller.telephony_account_id,
+    phone_number_id: caller.id,
+    from_e164: caller.phone_e164,
+    provider_call_sid: null,
+    mock: provider === 'mock',
+  };
 }
 
 /** A new outbound call in `scheduled` (scheduled_for unset): POST /v1/calls and a campaign's launch build it alike. */
 export function newOutboundCall(
   tenantId: string,
-  p: { attemptId: string; contact: { id: string; phone_e164: string }; version: { id: string; agent_id: string }; decision: OutboundCallRecord['compliance']; telephony: OutboundTelephony; campaignId: string | null; origin: OutboundCallRecord['origin']; questions: OutboundCallRecord['questions']; context: Record<string, string>; idempotencyKey: string | null; at: string },
+  p: {
+    attemptId: string;
+    contact: { id: string; phone_e164: string };
+    version: { id: string; agent_id: string };
+    decision: OutboundCallRecord['compliance'];
+    telephony: OutboundTelephony;
+    campaignId: string | null;
+    origin: OutboundCallRecord['origin'];
+    questions: OutboundCallRecord['questions'];
+    context: Record<string, string>;
+    idempotencyKey: string | null;
+    at: string;
+  },
 ): OutboundCallRecord {
   return {
     id: newId('cal'),
@@ -92,7 +111,11 @@ export interface QueuedCall {
  * Judge, build and commit. `extraItems` receives the attempt as answered (the idempotency
  * result joins the same transaction). Throws judgeCall's typed errors.
  */
-export async function queueCall(tenantId: string, body: QueueCallRequest, opts: { idempotencyKey: string | null; extraItems?: (attempt: ContactAttempt) => TransactItem[] }): Promise<QueuedCall> {
+export async function queueCall(
+  tenantId: string,
+  body: QueueCallRequest,
+  opts: { idempotencyKey: string | null; extraItems?: (attempt: ContactAttempt) => TransactItem[] },
+): Promise<QueuedCall> {
   const at = now();
   const judged = await judgeCall(tenantId, { agent_id: body.agent_id, contact_id: body.contact_id }, at);
   const telephony = await telephonyOf(tenantId, judged.caller);
@@ -116,9 +139,29 @@ export async function queueCall(tenantId: string, body: QueueCallRequest, opts: 
   const events: TransactItem[] = [];
   const extra: TransactItem[] = [];
   if (decision.outcome === 'block') {
-    const change = onDisposedBeforeDial('scheduled', { disposition: decision.disposition ?? 'blocked_by_policy', set_by: 'compliance', end_reason: COMPLIANCE_END_REASON })!;
-    call = { ...base, state: change.state, disposition: change.disposition!, disposition_set_by: change.disposition_set_by!, end_reason: change.end_reason!, ended_at: iso, analysis_watch_at: iso };
-    events.push(...queuedEvent(call, at), ...blockedEvent(call, { disposition: call.disposition!, disposition_set_by: call.disposition_set_by!, end_reason: call.end_reason! }, at), ...completedEvent(call, { state: call.state, disposition: call.disposition, disposition_set_by: call.disposition_set_by, end_reason: call.end_reason }, at));
+    const change = onDisposedBeforeDial('scheduled', {
+      disposition: decision.disposition ?? 'blocked_by_policy',
+      set_by: 'compliance',
+      end_reason: COMPLIANCE_END_REASON,
+    })!;
+    call = {
+      ...base,
+      state: change.state,
+      disposition: change.disposition!,
+      disposition_set_by: change.disposition_set_by!,
+      end_reason: change.end_reason!,
+      ended_at: iso,
+      analysis_watch_at: iso,
+    };
+    events.push(
+      ...queuedEvent(call, at),
+      ...blockedEvent(call, { disposition: call.disposition!, disposition_set_by: call.disposition_set_by!, end_reason: call.end_reason! }, at),
+      ...completedEvent(
+        call,
+        { state: call.state, disposition: call.disposition, disposition_set_by: call.disposition_set_by, end_reason: call.end_reason },
+        at,
+      ),
+    );
     // It has ended: it is scored too, and the analysis watch makes sure of it.
     extra.push(analysisWatchPut(call, iso));
   } else {
@@ -132,7 +175,17 @@ export async function queueCall(tenantId: string, body: QueueCallRequest, opts: 
   const subject = judged.agentVersion.compliance_profile?.subject ?? null;
   await writeNewCall([
     outboundCallPut(call),
-    contactAttemptPut({ id: call.attempt_id, tenant_id: tenantId, contact_id: call.contact_id, subject, placed_at: null, created_at: iso, call_id: call.id, agent_id: call.agent_id, agent_version_id: call.agent_version_id }),
+    contactAttemptPut({
+      id: call.attempt_id,
+      tenant_id: tenantId,
+      contact_id: call.contact_id,
+      subject,
+      placed_at: null,
+      created_at: iso,
+      call_id: call.id,
+      agent_id: call.agent_id,
+      agent_version_id: call.agent_version_id,
+    }),
     ...events,
     ...extra,
     ...(opts.extraItems?.(attempt) ?? []),
@@ -143,7 +196,9 @@ export async function queueCall(tenantId: string, body: QueueCallRequest, opts: 
   if (decision.outcome === 'block') await callEnded(call, { nudge: false });
   if (decision.outcome === 'allow') {
     // Best effort: the due item written above makes the scheduler send it should this fail.
-    await sendDispatch({ tenant_id: tenantId, attempt_id: call.attempt_id, call_id: call.id }).catch((err) => logger.warn('dispatch enqueue failed; the scheduler will send it', { call_id: call.id, error: (err as Error).message }));
+    await sendDispatch({ tenant_id: tenantId, attempt_id: call.attempt_id, call_id: call.id }).catch((err) =>
+      logger.warn('dispatch enqueue failed; the scheduler will send it', { call_id: call.id, error: (err as Error).message }),
+    );
   }
   return { call, attempt };
 }

@@ -22,7 +22,14 @@ import { logger } from '../observability.js';
 import { onDispatchUnknown } from '../policy/call-state/machine.js';
 import { getCall } from '../repositories/calls.js';
 import { dropWatch, endOfCallWatches, sweepWatches, watchesOlderThan as olderThan } from '../repositories/call-watches.js';
-import { callTransition, dialingWatchDelete, dueInstantOf, failedConditionIndex, moveDueItem, type OutboundCallRecord } from '../repositories/outbound-calls.js';
+import {
+  callTransition,
+  dialingWatchDelete,
+  dueInstantOf,
+  failedConditionIndex,
+  moveDueItem,
+  type OutboundCallRecord,
+} from '../repositories/outbound-calls.js';
 import { completedEvent } from './call-outbox-events.js';
 import { sendDispatch } from './dispatch-queue.js';
 
@@ -81,7 +88,12 @@ export async function runReconciler(at: Date, afterMs = dispatchUnknownAfterMs()
         await dropWatch(dialingWatchDelete(tenantId, callId, dialingAt).Delete!.Key as { pk: string; sk: string });
         continue;
       }
-      const end = { state: change.state, disposition: change.disposition ?? null, disposition_set_by: change.disposition_set_by ?? null, end_reason: change.end_reason ?? null };
+      const end = {
+        state: change.state,
+        disposition: change.disposition ?? null,
+        disposition_set_by: change.disposition_set_by ?? null,
+        end_reason: change.end_reason ?? null,
+      };
       const watches = endOfCallWatches(call, at);
       const sidStillNull = { ...callTransition(call, 'dialing', change, at, watches.fields) };
       const update = sidStillNull.Update!;
@@ -102,5 +114,10 @@ export async function runReconciler(at: Date, afterMs = dispatchUnknownAfterMs()
 
 /** After a restart: every call due and still scheduled is sent to dispatch now (its due item may sit DUE_RECHECK_MS ahead, re-armed after a send whose message died with the queue). */
 export function sendDueCallsAfterRestart(at: Date): Promise<number> {
-  return sweepWatches(dispatchKeys.duePartition, `${new Date(at.getTime() + DUE_RECHECK_MS).toISOString()}#~`, (item) => fireDue(item, at, true), 'restart: due call');
+  return sweepWatches(
+    dispatchKeys.duePartition,
+    `${new Date(at.getTime() + DUE_RECHECK_MS).toISOString()}#~`,
+    (item) => fireDue(item, at, true),
+    'restart: due call',
+  );
 }

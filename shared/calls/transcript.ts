@@ -22,7 +22,10 @@ export const presentTurn = ({ turn }: StoredTurn): TranscriptTurn => ({
 });
 
 /** The page of `turns` (sorted by seq) after the cursor's seq. Pure but for the cursor key. */
-export function pageTurns(turns: readonly StoredTurn[], opts: { cursorKey: string; tenantId: string; callId: string; limit: number; cursor?: string }): Page<TranscriptTurn> {
+export function pageTurns(
+  turns: readonly StoredTurn[],
+  opts: { cursorKey: string; tenantId: string; callId: string; limit: number; cursor?: string },
+): Page<TranscriptTurn> {
   const scope = `callTranscript:${opts.callId}`;
   let after = -1;
   if (opts.cursor) {
@@ -33,14 +36,19 @@ export function pageTurns(turns: readonly StoredTurn[], opts: { cursorKey: strin
       if (err instanceof InvalidCursor) throw invalid(['query', 'cursor'], 'Invalid cursor: it was not issued for this query', 'cursor_invalid', opts.cursor);
       throw err;
     }
-    if (typeof key.seq !== 'number' || !Number.isInteger(key.seq)) throw invalid(['query', 'cursor'], 'Invalid cursor: it was not issued for this query', 'cursor_invalid', opts.cursor);
+    if (typeof key.seq !== 'number' || !Number.isInteger(key.seq))
+      throw invalid(['query', 'cursor'], 'Invalid cursor: it was not issued for this query', 'cursor_invalid', opts.cursor);
     after = key.seq;
   }
   const rest = turns.filter((t) => t.seq > after);
   const page = rest.slice(0, opts.limit);
   const hasMore = rest.length > page.length;
   const last = page.at(-1);
-  return { data: page.map(presentTurn), has_more: hasMore, next_cursor: hasMore && last ? encodeCursor(opts.cursorKey, opts.tenantId, scope, { seq: last.seq }) : null };
+  return {
+    data: page.map(presentTurn),
+    has_more: hasMore,
+    next_cursor: hasMore && last ? encodeCursor(opts.cursorKey, opts.tenantId, scope, { seq: last.seq }) : null,
+  };
 }
 
 export async function callTranscript(tenantId: string, callId: string, query: { limit: number; cursor?: string }): Promise<Page<TranscriptTurn>> {

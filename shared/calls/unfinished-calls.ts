@@ -78,7 +78,13 @@ export async function runUnfinishedReconciler(at: Date, deps: UnfinishedDeps = {
   // Swept at the shortest bound; each watch then waits for its own carrier's.
   const sweepAfterMs = deps.afterMs ?? Math.min(unfinishedBounds('mock').askAfterMs, unfinishedBounds('twilio').askAfterMs);
   const bound = new Date(at.getTime() - sweepAfterMs).toISOString();
-  return sweepWatches(dispatchKeys.unfinishedPartition, bound, (item) => settle(item as unknown as WatchItem, at, deps), 'unfinished call', Date.now() + RUN_BUDGET_MS);
+  return sweepWatches(
+    dispatchKeys.unfinishedPartition,
+    bound,
+    (item) => settle(item as unknown as WatchItem, at, deps),
+    'unfinished call',
+    Date.now() + RUN_BUDGET_MS,
+  );
 }
 
 /** Whether the watch is due under its carrier's bounds: first asked at askAfterMs after the link, again at the give-up. */
@@ -114,7 +120,11 @@ async function settle(watch: WatchItem, at: Date, deps: UnfinishedDeps): Promise
       const r = await applyOutboundStatus(call, status, action.durationSeconds, at);
       if (r?.ended) result = r;
     }
-    logger.warn('carrier final status never called back: applied from the carrier', { tenant_id: call.tenant_id, call_id: call.id, statuses: action.statuses.map((s) => s.CallStatus) });
+    logger.warn('carrier final status never called back: applied from the carrier', {
+      tenant_id: call.tenant_id,
+      call_id: call.id,
+      statuses: action.statuses.map((s) => s.CallStatus),
+    });
   }
   const after = await getCall(call.tenant_id, call.id);
   if (after && !isTerminal(after.state)) {
@@ -133,7 +143,13 @@ async function settle(watch: WatchItem, at: Date, deps: UnfinishedDeps): Promise
  * callback never came: the carrier's final status frees the slot as the callback would;
  * without one, the slot is freed at the give-up bound (the leg cannot outlive it).
  */
-async function freeHeldSlot(call: CallRecord, account: TelephonyAccountRecord | undefined, watch: WatchItem, at: Date, deps: UnfinishedDeps & { giveUpAfterMs: number }): Promise<boolean> {
+async function freeHeldSlot(
+  call: CallRecord,
+  account: TelephonyAccountRecord | undefined,
+  watch: WatchItem,
+  at: Date,
+  deps: UnfinishedDeps & { giveUpAfterMs: number },
+): Promise<boolean> {
   const { word } = await askCarrier(call, account, deps);
   const action = decideUnfinished(word, { linkedAt: watch.linked_at ?? watch.since, at, giveUpAfterMs: deps.giveUpAfterMs });
   if (action.action === 'recheck') {
@@ -141,14 +157,30 @@ async function freeHeldSlot(call: CallRecord, account: TelephonyAccountRecord | 
     return false;
   }
   let freed = false;
-  if (action.action === 'apply') for (const status of action.statuses) freed = Boolean((await applyOutboundStatus(call, status, action.durationSeconds, at))?.slotFreed) || freed;
-  if (!freed) freed = Boolean((await applyCallTransition(call.tenant_id, call.id, () => null, () => ({ sets: [], values: {}, releaseHeldSlot: true }), at))?.slotFreed);
+  if (action.action === 'apply')
+    for (const status of action.statuses) freed = Boolean((await applyOutboundStatus(call, status, action.durationSeconds, at))?.slotFreed) || freed;
+  if (!freed)
+    freed = Boolean(
+      (
+        await applyCallTransition(
+          call.tenant_id,
+          call.id,
+          () => null,
+          () => ({ sets: [], values: {}, releaseHeldSlot: true }),
+          at,
+        )
+      )?.slotFreed,
+    );
   await dropWatch(watch);
   if (freed) await campaignSlotFreed(call);
   return false;
 }
 
-async function askCarrier(call: CallRecord, account: TelephonyAccountRecord | undefined, deps: UnfinishedDeps): Promise<{ word: CarrierWord; provider: TelephonyProvider | null }> {
+async function askCarrier(
+  call: CallRecord,
+  account: TelephonyAccountRecord | undefined,
+  deps: UnfinishedDeps,
+): Promise<{ word: CarrierWord; provider: TelephonyProvider | null }> {
   if (!account) return { word: { kind: 'unknown' }, provider: null };
   let provider: TelephonyProvider;
   try {

@@ -15,13 +15,15 @@ import { getPool } from '../repositories/number-pools.js';
 import { activeMarkerPut, CampaignStatusConflict, getCampaign, moveCampaign, type CampaignRecord } from '../repositories/campaigns.js';
 import type { CampaignAction } from '../policy/campaigns/rules.js';
 
-const statusConflict = (action: string, status: string) => new DomainError('conflict', 'campaign_status_conflict', `A ${status} campaign cannot be ${action}`, { status });
+const statusConflict = (action: string, status: string) =>
+  new DomainError('conflict', 'campaign_status_conflict', `A ${status} campaign cannot be ${action}`, { status });
 
 async function move(tenantId: string, campaignId: string, action: CampaignAction, to: CampaignRecord['status'], opts: Parameters<typeof moveCampaign>[4] = {}) {
   try {
     return await moveCampaign(tenantId, campaignId, action, to, opts);
   } catch (err) {
-    if (err instanceof CampaignStatusConflict) throw statusConflict(`${action === 'cancel' ? 'cancelled' : action === 'start' ? 'started' : `${action}d`}`, err.status);
+    if (err instanceof CampaignStatusConflict)
+      throw statusConflict(`${action === 'cancel' ? 'cancelled' : action === 'start' ? 'started' : `${action}d`}`, err.status);
     throw err;
   }
 }
@@ -48,5 +50,7 @@ export async function startCampaign(tenantId: string, campaignId: string): Promi
 }
 
 export const pauseCampaign = (tenantId: string, campaignId: string) => move(tenantId, campaignId, 'pause', 'paused');
-export const resumeCampaign = (tenantId: string, campaignId: string) => move(tenantId, campaignId, 'resume', 'running', { extra: () => [activeMarkerPut(tenantId, campaignId)] });
-export const cancelCampaign = (tenantId: string, campaignId: string) => move(tenantId, campaignId, 'cancel', 'cancelled', { extra: (c) => (c.status === 'draft' ? [] : [activeMarkerPut(tenantId, campaignId)]) });
+export const resumeCampaign = (tenantId: string, campaignId: string) =>
+  move(tenantId, campaignId, 'resume', 'running', { extra: () => [activeMarkerPut(tenantId, campaignId)] });
+export const cancelCampaign = (tenantId: string, campaignId: string) =>
+  move(tenantId, campaignId, 'cancel', 'cancelled', { extra: (c) => (c.status === 'draft' ? [] : [activeMarkerPut(tenantId, campaignId)]) });

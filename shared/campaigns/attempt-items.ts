@@ -33,14 +33,35 @@ export interface CampaignCallFacts {
  */
 export function rowOutcome(outcome: unknown): Record<string, unknown> | null {
   const o = outcome as
-    | { outcome_type?: string; event_id?: string; response?: string; shift_id?: string; site?: string; shift_starts_at?: string; status?: string; starts_at?: string; duration_minutes?: number; complete?: boolean; answers?: Record<string, string> }
+    | {
+        outcome_type?: string;
+        event_id?: string;
+        response?: string;
+        shift_id?: string;
+        site?: string;
+        shift_starts_at?: string;
+        status?: string;
+        starts_at?: string;
+        duration_minutes?: number;
+        complete?: boolean;
+        answers?: Record<string, string>;
+      }
     | null
     | undefined;
   if (!o) return null;
   const id = o.event_id ?? '';
   switch (o.outcome_type) {
     case 'shift_confirmation':
-      return o.response ? { kind: 'shift_confirmation', id, response: o.response, shift_ref: o.shift_id ?? null, site: o.site ?? null, shift_starts_at: o.shift_starts_at ?? null } : null;
+      return o.response
+        ? {
+            kind: 'shift_confirmation',
+            id,
+            response: o.response,
+            shift_ref: o.shift_id ?? null,
+            site: o.site ?? null,
+            shift_starts_at: o.shift_starts_at ?? null,
+          }
+        : null;
     case 'appointment':
       return o.status ? { kind: 'appointment', id, status: o.status, starts_at: o.starts_at ?? null, duration_minutes: o.duration_minutes ?? null } : null;
     case 'survey_response':
@@ -59,7 +80,12 @@ export function endSubCode(call: CampaignCallFacts, end: { state: string; end_re
 }
 
 /** An attempt's end: the row's final or retry state, the counters, and (retry) the contact back in the queue. */
-export function campaignEndItems(call: CampaignCallFacts, end: { state: string; disposition: string | null; end_reason: string | null }, at: Date, opts: { releaseSlot?: boolean } = {}): TransactItem[] {
+export function campaignEndItems(
+  call: CampaignCallFacts,
+  end: { state: string; disposition: string | null; end_reason: string | null },
+  at: Date,
+  opts: { releaseSlot?: boolean } = {},
+): TransactItem[] {
   if (!call.campaign_id || !call.contact_id || !call.campaign_attempt) return [];
   const verdict = judgeAttemptEnd(end, call.campaign_attempt, at, end.end_reason === CAMPAIGN_CANCELLED);
   const iso = at.toISOString();
@@ -69,8 +95,18 @@ export function campaignEndItems(call: CampaignCallFacts, end: { state: string; 
       Update: {
         TableName: tableName(),
         Key: campaignKeys.row(call.tenant_id, call.campaign_id, call.contact_id),
-        UpdateExpression: 'SET latest_attempt_state = :state, disposition = :disposition, sub_code = :sub, outcome = :outcome, has_outcome = :has, last_activity_at = :at, row_status = :rs, next_attempt_at = :next',
-        ExpressionAttributeValues: { ':state': end.state, ':disposition': end.disposition, ':sub': endSubCode(call, end), ':outcome': outcome, ':has': outcome !== null, ':at': iso, ':rs': verdict.retry ? 'pending' : 'done', ':next': verdict.retry_at },
+        UpdateExpression:
+          'SET latest_attempt_state = :state, disposition = :disposition, sub_code = :sub, outcome = :outcome, has_outcome = :has, last_activity_at = :at, row_status = :rs, next_attempt_at = :next',
+        ExpressionAttributeValues: {
+          ':state': end.state,
+          ':disposition': end.disposition,
+          ':sub': endSubCode(call, end),
+          ':outcome': outcome,
+          ':has': outcome !== null,
+          ':at': iso,
+          ':rs': verdict.retry ? 'pending' : 'done',
+          ':next': verdict.retry_at,
+        },
       },
     },
     {
@@ -79,11 +115,27 @@ export function campaignEndItems(call: CampaignCallFacts, end: { state: string; 
         Key: campaignKeys.campaign(call.tenant_id, call.campaign_id),
         // The slot stays held while the carrier leg still plays (a voicemail drop after `machine`): campaignSlotReleaseItem frees it at the final callback.
         UpdateExpression: `ADD ${opts.releaseSlot === false ? '' : 'in_flight :minus, '}connected :c, completed_goal :g, done :d SET updated_at = :at`,
-        ExpressionAttributeValues: { ...(opts.releaseSlot === false ? {} : { ':minus': -1 }), ':c': verdict.connected, ':g': verdict.completed_goal, ':d': verdict.done, ':at': iso },
+        ExpressionAttributeValues: {
+          ...(opts.releaseSlot === false ? {} : { ':minus': -1 }),
+          ':c': verdict.connected,
+          ':g': verdict.completed_goal,
+          ':d': verdict.done,
+          ':at': iso,
+        },
       },
     },
   ];
-  if (verdict.retry) items.push({ Put: { TableName: tableName(), Item: { ...campaignKeys.queue(call.tenant_id, call.campaign_id, verdict.retry_at!, call.contact_id), type: 'campaign_queue', contact_id: call.contact_id } } });
+  if (verdict.retry)
+    items.push({
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...campaignKeys.queue(call.tenant_id, call.campaign_id, verdict.retry_at!, call.contact_id),
+          type: 'campaign_queue',
+          contact_id: call.contact_id,
+        },
+      },
+    });
   return items;
 }
 
@@ -105,6 +157,17 @@ export function campaignSettleItems(call: CampaignCallFacts & { disposition?: st
         ExpressionAttributeValues: { ':d': settled, ':o': outcome, ':h': outcome !== null, ':at': at.toISOString() },
       },
     },
-    ...(delta === 0 ? [] : [{ Update: { TableName: tableName(), Key: campaignKeys.campaign(call.tenant_id, call.campaign_id), UpdateExpression: 'ADD completed_goal :g', ExpressionAttributeValues: { ':g': delta } } }]),
+    ...(delta === 0
+      ? []
+      : [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: campaignKeys.campaign(call.tenant_id, call.campaign_id),
+              UpdateExpression: 'ADD completed_goal :g',
+              ExpressionAttributeValues: { ':g': delta },
+            },
+          },
+        ]),
   ];
 }

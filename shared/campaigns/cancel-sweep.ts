@@ -21,7 +21,8 @@ const SWEEP_BATCH = 2000;
 const SWEEP_PARALLEL = 20;
 
 /** One transaction: the queue item gone, the row disposed, `done` + 1 — or nothing, when another sweep got there first. */
-const disposeQueued = (c: CampaignRecord, q: QueuedContact, at: string) => tryTransactWrite([...rowDisposeQueuedItems(c.tenant_id, c.id, q, CAMPAIGN_CANCELLED, at), campaignDoneItem(c.tenant_id, c.id)]);
+const disposeQueued = (c: CampaignRecord, q: QueuedContact, at: string) =>
+  tryTransactWrite([...rowDisposeQueuedItems(c.tenant_id, c.id, q, CAMPAIGN_CANCELLED, at), campaignDoneItem(c.tenant_id, c.id)]);
 
 export async function sweepCancelled(c: CampaignRecord): Promise<boolean> {
   const at = now().toISOString();

@@ -32,11 +32,19 @@ export async function buildCampaign(tenantId: string, body: CampaignCreateReques
   if (!account) issues.push(issue(['telephony_account_id'], 'No such telephony account in this tenant', 'value_error', body.telephony_account_id));
   if (pool && account) {
     const numbers = await Promise.all(pool.phone_number_ids.map((id) => getPhoneNumber(tenantId, id)));
-    if (numbers.some((n) => !n || n.telephony_account_id !== account.id)) issues.push(issue(['number_pool_id'], "Every pool number must be on the campaign's telephony account", 'pool_account_mismatch', body.number_pool_id));
+    if (numbers.some((n) => !n || n.telephony_account_id !== account.id))
+      issues.push(issue(['number_pool_id'], "Every pool number must be on the campaign's telephony account", 'pool_account_mismatch', body.number_pool_id));
   }
   const agentProfile = version?.compliance_profile?.id ?? null;
   if (body.compliance_profile_id !== undefined && version && body.compliance_profile_id !== agentProfile) {
-    issues.push(issue(['compliance_profile_id'], "The compliance profile must be the agent's (the one frozen in its published version)", 'compliance_profile_mismatch', body.compliance_profile_id));
+    issues.push(
+      issue(
+        ['compliance_profile_id'],
+        "The compliance profile must be the agent's (the one frozen in its published version)",
+        'compliance_profile_mismatch',
+        body.compliance_profile_id,
+      ),
+    );
   }
   if (issues.length > 0) throw new ValidationError(issues);
   if (!version) throw conflict('agent_not_published', 'The agent has no published version: publish it before creating a campaign');

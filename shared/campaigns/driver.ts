@@ -12,7 +12,17 @@
  */
 import { now } from '../clock.js';
 import { logger } from '../observability.js';
-import { activeCampaignMarkers, activeMarkerDelete, CampaignStatusConflict, dropActiveMarker, dropDriverLease, getCampaign, moveCampaign, takeDriverLease, type CampaignRecord } from '../repositories/campaigns.js';
+import {
+  activeCampaignMarkers,
+  activeMarkerDelete,
+  CampaignStatusConflict,
+  dropActiveMarker,
+  dropDriverLease,
+  getCampaign,
+  moveCampaign,
+  takeDriverLease,
+  type CampaignRecord,
+} from '../repositories/campaigns.js';
 import { sweepCancelled } from './cancel-sweep.js';
 import { dispatchCall } from '../calls/dispatch.js';
 import { launchAttempts, type DispatchLaunched } from './launch.js';
@@ -30,7 +40,13 @@ const dropMarker = (c: { tenant_id: string; id: string }) => dropActiveMarker(c.
 /** Move on if the status still allows it; a lost race is fine (the next tick sees the new status). */
 const tryMove = async (c: CampaignRecord, action: 'ready' | 'run' | 'complete') => {
   try {
-    return await moveCampaign(c.tenant_id, c.id, action, action === 'ready' ? 'ready' : action === 'run' ? 'running' : 'completed', action === 'complete' ? { extra: () => [activeMarkerDelete(c.tenant_id, c.id)] } : {});
+    return await moveCampaign(
+      c.tenant_id,
+      c.id,
+      action,
+      action === 'ready' ? 'ready' : action === 'run' ? 'running' : 'completed',
+      action === 'complete' ? { extra: () => [activeMarkerDelete(c.tenant_id, c.id)] } : {},
+    );
   } catch (err) {
     if (err instanceof CampaignStatusConflict) return undefined;
     throw err;
@@ -104,9 +120,13 @@ export async function runCampaigns(): Promise<number> {
   const markers = await activeCampaignMarkers();
   for (let i = 0; i < markers.length; i += 4) {
     await Promise.all(
-      markers.slice(i, i + 4).map((m) =>
-        driveCampaign(m.tenant_id, m.campaign_id).catch((err) => logger.error('campaign tick failed', { campaign_id: m.campaign_id, error: (err as Error).message })),
-      ),
+      markers
+        .slice(i, i + 4)
+        .map((m) =>
+          driveCampaign(m.tenant_id, m.campaign_id).catch((err) =>
+            logger.error('campaign tick failed', { campaign_id: m.campaign_id, error: (err as Error).message }),
+          ),
+        ),
     );
   }
   return markers.length;

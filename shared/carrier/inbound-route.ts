@@ -13,7 +13,10 @@ import type { TelephonyAccountRecord } from '../repositories/telephony-accounts.
 import type { InboundRouteMode } from '../schemas/phone-numbers.js';
 import { runStep, relayToAgent, unavailable, voicemail, type Answer, type AnswerContext } from '../telephony/inbound-answer.js';
 
-export type InboundDecision = Pick<NonNullable<CallRecord['inbound']>, 'route_mode' | 'policy_version' | 'schedule' | 'agent_id' | 'agent_version_id' | 'greeting'> & { unavailable: string | null };
+export type InboundDecision = Pick<
+  NonNullable<CallRecord['inbound']>,
+  'route_mode' | 'policy_version' | 'schedule' | 'agent_id' | 'agent_version_id' | 'greeting'
+> & { unavailable: string | null };
 
 const none = { route_mode: null, policy_version: null, schedule: null, agent_id: null, agent_version_id: null, greeting: null } as const;
 const refuse = (reason: string, route_mode: InboundRouteMode | null = null): InboundDecision => ({ ...none, route_mode, unavailable: reason });

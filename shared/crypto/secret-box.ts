@@ -32,7 +32,14 @@ function keyFromFile(): Buffer {
 
 /** Canonical AAD: the context's entries sorted by name. */
 const aad = (context: SealContext) =>
-  Buffer.from(JSON.stringify(Object.keys(context).sort().map((k) => [k, context[k]])), 'utf8');
+  Buffer.from(
+    JSON.stringify(
+      Object.keys(context)
+        .sort()
+        .map((k) => [k, context[k]]),
+    ),
+    'utf8',
+  );
 
 export async function seal(plaintext: string, context: SealContext): Promise<string> {
   const keyId = kmsKeyId();

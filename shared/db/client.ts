@@ -9,9 +9,7 @@ let doc: DynamoDBDocumentClient | undefined;
 export function db(): DynamoDBDocumentClient {
   if (!doc) {
     const endpoint = env.dynamoEndpoint;
-    const base = new DynamoDBClient(
-      endpoint ? { endpoint, region: env.region, credentials: localCredentials } : {},
-    );
+    const base = new DynamoDBClient(endpoint ? { endpoint, region: env.region, credentials: localCredentials } : {});
     addTransactionConflictRetry(base);
     doc = DynamoDBDocumentClient.from(base, {
       // convertClassInstanceToMap: the marshaller decides "plain object" by its

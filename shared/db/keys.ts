@@ -46,7 +46,6 @@ export const collections = {
   phoneNumbers: 'NUMBER#',
 } as const;
 
-
 /**
  * Contacts are the high-volume entity (a CSV import writes thousands a second), so each
  * contact gets a partition of its own (`TENANT#<t>#CONTACT#<con>`, holding the contact,
@@ -104,7 +103,10 @@ const suppressionPartition = (tenantId: string, phoneE164: string) => `${tenantP
 
 export const suppressionKeys = {
   active: (tenantId: string, phoneE164: string) => ({ pk: suppressionPartition(tenantId, phoneE164), sk: 'ACTIVE' }),
-  entry: (tenantId: string, phoneE164: string, suppressionId: string) => ({ pk: suppressionPartition(tenantId, phoneE164), sk: `ENTRY#${assertId(suppressionId)}` }),
+  entry: (tenantId: string, phoneE164: string, suppressionId: string) => ({
+    pk: suppressionPartition(tenantId, phoneE164),
+    sk: `ENTRY#${assertId(suppressionId)}`,
+  }),
   entryIndex: (tenantId: string, suppressionId: string) => ({ gsi1pk: `${tenantPk(tenantId)}#SUPPRESSIONS`, gsi1sk: `SUPPRESSION#${assertId(suppressionId)}` }),
   entriesIndexPartition: (tenantId: string) => `${tenantPk(tenantId)}#SUPPRESSIONS`,
   entriesIndexPrefix: 'SUPPRESSION#',
@@ -142,7 +144,10 @@ export const agentKeys = {
  * number (`TENANT#<t>#NUMBER#<pnb>`); the number item names the version in force.
  */
 export const answeringPolicyKeys = {
-  version: (tenantId: string, numberId: string, version: number) => ({ pk: `${tenantPk(tenantId)}#NUMBER#${assertId(numberId)}`, sk: `POLICY#${versionSk(version)}` }),
+  version: (tenantId: string, numberId: string, version: number) => ({
+    pk: `${tenantPk(tenantId)}#NUMBER#${assertId(numberId)}`,
+    sk: `POLICY#${versionSk(version)}`,
+  }),
 } as const;
 
 /**
@@ -178,7 +183,10 @@ export const messageKeys = {
    * send_unknown (shared/messages/send-reconciler.ts). Sharded like the dispatch watches.
    */
   sendWatchPartition: (shard: number) => `${PLATFORM_PREFIX}MSGSEND#${shard}`,
-  sendWatch: (since: string, tenantId: string, messageId: string) => ({ pk: `${PLATFORM_PREFIX}MSGSEND#${dispatchShard(assertId(messageId))}`, sk: `${since}#${assertId(tenantId)}#${messageId}` }),
+  sendWatch: (since: string, tenantId: string, messageId: string) => ({
+    pk: `${PLATFORM_PREFIX}MSGSEND#${dispatchShard(assertId(messageId))}`,
+    sk: `${since}#${assertId(tenantId)}#${messageId}`,
+  }),
 } as const;
 
 /**
@@ -200,12 +208,18 @@ export const platformKeys = {
    * so a tenant's or a user's sessions can be listed and revoked.
    */
   session: (secretHash: string) => ({ pk: `${PLATFORM_PREFIX}SESSION#${assertId(secretHash)}`, sk: 'SESSION' }),
-  sessionIndex: (tenantId: string, userId: string, secretHash: string) => ({ gsi1pk: `${tenantPk(tenantId)}#SESSIONS`, gsi1sk: `USER#${assertId(userId)}#${assertId(secretHash)}` }),
+  sessionIndex: (tenantId: string, userId: string, secretHash: string) => ({
+    gsi1pk: `${tenantPk(tenantId)}#SESSIONS`,
+    gsi1sk: `USER#${assertId(userId)}#${assertId(secretHash)}`,
+  }),
   sessionsIndexPartition: (tenantId: string) => `${tenantPk(tenantId)}#SESSIONS`,
   /** Where an email-link request for an email that cannot sign in writes its decoy (the same Put as a real link: timing parity). */
   signInLinkDecoy: { pk: `${PLATFORM_PREFIX}SIGNIN_LINK_DECOY`, sk: 'DECOY' },
   /** A sign-in throttle counter: one item per scope, subject hash and window (TTL'd). */
-  throttle: (scope: string, subjectHash: string, windowStart: number) => ({ pk: `${PLATFORM_PREFIX}THROTTLE#${assertId(scope)}#${assertId(subjectHash)}`, sk: `WINDOW#${windowStart}` }),
+  throttle: (scope: string, subjectHash: string, windowStart: number) => ({
+    pk: `${PLATFORM_PREFIX}THROTTLE#${assertId(scope)}#${assertId(subjectHash)}`,
+    sk: `WINDOW#${windowStart}`,
+  }),
   /** A password throttle's progressive-delay counter: one item per scope and subject hash (TTL'd once forgotten). */
   throttleBackoff: (scope: string, subjectHash: string) => ({ pk: `${PLATFORM_PREFIX}THROTTLE#${assertId(scope)}#${assertId(subjectHash)}`, sk: 'BACKOFF' }),
   /** Account deletions waiting for their instant: `<scheduled_for ISO>#<tenant>` (the job reads sk ≤ now). */
@@ -230,7 +244,10 @@ export const platformKeys = {
    * calls spreads over partitions; gsi1 lists an account's calls, oldest first.
    */
   sandboxCall: (callSid: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX#CALL#${assertId(callSid)}`, sk: 'CALL' }),
-  sandboxCallIndex: (accountSid: string, createdAt: string, callSid: string) => ({ gsi1pk: `${PLATFORM_PREFIX}SANDBOX#ACCOUNT#${assertId(accountSid)}#CALLS`, gsi1sk: `CALL#${createdAt}#${assertId(callSid)}` }),
+  sandboxCallIndex: (accountSid: string, createdAt: string, callSid: string) => ({
+    gsi1pk: `${PLATFORM_PREFIX}SANDBOX#ACCOUNT#${assertId(accountSid)}#CALLS`,
+    gsi1sk: `CALL#${createdAt}#${assertId(callSid)}`,
+  }),
   sandboxMessage: (messageSid: string) => ({ pk: `${PLATFORM_PREFIX}SANDBOX#MESSAGE#${assertId(messageSid)}`, sk: 'MESSAGE' }),
   /**
    * One number belongs to at most one tenant on the whole platform: this claim names the
@@ -246,7 +263,10 @@ export const platformKeys = {
    * tenant holds; the signature is still checked with each account's current token).
    */
   carrierAccountPartition: (accountSid: string) => `${PLATFORM_PREFIX}CARRIER_ACCOUNT#${assertId(accountSid)}`,
-  carrierAccountUse: (accountSid: string, tenantId: string, accountId: string) => ({ pk: `${PLATFORM_PREFIX}CARRIER_ACCOUNT#${assertId(accountSid)}`, sk: `${tenantPk(tenantId)}#TELACCT#${assertId(accountId)}` }),
+  carrierAccountUse: (accountSid: string, tenantId: string, accountId: string) => ({
+    pk: `${PLATFORM_PREFIX}CARRIER_ACCOUNT#${assertId(accountSid)}`,
+    sk: `${tenantPk(tenantId)}#TELACCT#${assertId(accountId)}`,
+  }),
   /** National DNC: the pointer naming an area code's live snapshot generation (one item per area code). */
   dncPartition: `${PLATFORM_PREFIX}DNC`,
   dncPointer: (areaCode: string) => ({ pk: `${PLATFORM_PREFIX}DNC`, sk: `AREA#${assertId(areaCode)}` }),
@@ -283,15 +303,24 @@ export const outboxKeys = {
 export const webhookKeys = {
   endpoint: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'WEBHOOK_ENDPOINT' }),
   attemptsPrefix: (eventId: string) => `ATTEMPT#${assertId(eventId)}#`,
-  attempt: (tenantId: string, eventId: string, attempt: number) => ({ pk: `${tenantPk(tenantId)}#EVENTS`, sk: `ATTEMPT#${assertId(eventId)}#${String(attempt).padStart(4, '0')}` }),
-  deliveredCount: (tenantId: string, endpointId: string, eventType: string) => ({ pk: tenantPk(tenantId), sk: `WEBHOOK_DELIVERED#${assertId(endpointId)}#${assertId(eventType)}` }),
+  attempt: (tenantId: string, eventId: string, attempt: number) => ({
+    pk: `${tenantPk(tenantId)}#EVENTS`,
+    sk: `ATTEMPT#${assertId(eventId)}#${String(attempt).padStart(4, '0')}`,
+  }),
+  deliveredCount: (tenantId: string, endpointId: string, eventType: string) => ({
+    pk: tenantPk(tenantId),
+    sk: `WEBHOOK_DELIVERED#${assertId(endpointId)}#${assertId(eventType)}`,
+  }),
   /**
    * gsi1 attributes a pending event carries (and loses once delivered, failed or skipped):
    * `PLATFORM#WEBHOOK_DUE#<shard>` / `<next attempt ISO>#<tenant>#<evt>`, a sparse due index
    * the overdue sweep queries for attempts whose queue message was lost.
    */
   duePartition: (shard: number) => `${PLATFORM_PREFIX}WEBHOOK_DUE#${shard}`,
-  dueIndex: (dueAt: string, tenantId: string, eventId: string) => ({ gsi1pk: `${PLATFORM_PREFIX}WEBHOOK_DUE#${outboxShard(assertId(eventId))}`, gsi1sk: `${dueAt}#${assertId(tenantId)}#${eventId}` }),
+  dueIndex: (dueAt: string, tenantId: string, eventId: string) => ({
+    gsi1pk: `${PLATFORM_PREFIX}WEBHOOK_DUE#${outboxShard(assertId(eventId))}`,
+    gsi1sk: `${dueAt}#${assertId(tenantId)}#${eventId}`,
+  }),
 } as const;
 
 export const isPlatformPartition = (partition: string): boolean => partition.startsWith(PLATFORM_PREFIX);
@@ -320,13 +349,25 @@ export const DISPATCH_SHARDS = 4;
 const dispatchShard = (callId: string) => createHash('sha256').update(callId).digest()[0]! % DISPATCH_SHARDS;
 export const dispatchKeys = {
   duePartition: (shard: number) => `${PLATFORM_PREFIX}DUE#${shard}`,
-  due: (scheduledFor: string, tenantId: string, callId: string) => ({ pk: `${PLATFORM_PREFIX}DUE#${dispatchShard(assertId(callId))}`, sk: `${scheduledFor}#${assertId(tenantId)}#${callId}` }),
+  due: (scheduledFor: string, tenantId: string, callId: string) => ({
+    pk: `${PLATFORM_PREFIX}DUE#${dispatchShard(assertId(callId))}`,
+    sk: `${scheduledFor}#${assertId(tenantId)}#${callId}`,
+  }),
   dialingPartition: (shard: number) => `${PLATFORM_PREFIX}DIALING#${shard}`,
-  dialing: (dialingAt: string, tenantId: string, callId: string) => ({ pk: `${PLATFORM_PREFIX}DIALING#${dispatchShard(assertId(callId))}`, sk: `${dialingAt}#${assertId(tenantId)}#${callId}` }),
+  dialing: (dialingAt: string, tenantId: string, callId: string) => ({
+    pk: `${PLATFORM_PREFIX}DIALING#${dispatchShard(assertId(callId))}`,
+    sk: `${dialingAt}#${assertId(tenantId)}#${callId}`,
+  }),
   unfinishedPartition: (shard: number) => `${PLATFORM_PREFIX}UNFINISHED#${shard}`,
-  unfinished: (since: string, tenantId: string, callId: string) => ({ pk: `${PLATFORM_PREFIX}UNFINISHED#${dispatchShard(assertId(callId))}`, sk: `${since}#${assertId(tenantId)}#${callId}` }),
+  unfinished: (since: string, tenantId: string, callId: string) => ({
+    pk: `${PLATFORM_PREFIX}UNFINISHED#${dispatchShard(assertId(callId))}`,
+    sk: `${since}#${assertId(tenantId)}#${callId}`,
+  }),
   analysisPartition: (shard: number) => `${PLATFORM_PREFIX}ANALYSIS#${shard}`,
-  analysis: (since: string, tenantId: string, callId: string) => ({ pk: `${PLATFORM_PREFIX}ANALYSIS#${dispatchShard(assertId(callId))}`, sk: `${since}#${assertId(tenantId)}#${callId}` }),
+  analysis: (since: string, tenantId: string, callId: string) => ({
+    pk: `${PLATFORM_PREFIX}ANALYSIS#${dispatchShard(assertId(callId))}`,
+    sk: `${since}#${assertId(tenantId)}#${callId}`,
+  }),
   cps: (tenantId: string, accountId: string) => ({ pk: `${PLATFORM_PREFIX}CPS#${assertId(tenantId)}#${assertId(accountId)}`, sk: 'PACE' }),
 } as const;
 
@@ -347,7 +388,10 @@ export const campaignKeys = {
   campaignsPrefix: 'CAMPAIGN#',
   row: (tenantId: string, campaignId: string, contactId: string) => ({ pk: campaignPartition(tenantId, campaignId), sk: `CONTACT#${assertId(contactId)}` }),
   rowsPrefix: 'CONTACT#',
-  queue: (tenantId: string, campaignId: string, notBefore: string, contactId: string) => ({ pk: campaignPartition(tenantId, campaignId), sk: `QUEUE#${notBefore}#${assertId(contactId)}` }),
+  queue: (tenantId: string, campaignId: string, notBefore: string, contactId: string) => ({
+    pk: campaignPartition(tenantId, campaignId),
+    sk: `QUEUE#${notBefore}#${assertId(contactId)}`,
+  }),
   queuePrefix: 'QUEUE#',
   activePartition: `${PLATFORM_PREFIX}CAMPAIGNS`,
   active: (tenantId: string, campaignId: string) => ({ pk: `${PLATFORM_PREFIX}CAMPAIGNS`, sk: `${assertId(tenantId)}#${assertId(campaignId)}` }),
@@ -365,7 +409,10 @@ export const integrationKeys = {
   /** The tenant's one active calendar connection (a guard: at most one at a time). */
   activeCalendar: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'CALENDAR_CONNECTION' }),
   /** An event booked on a sandbox calendar (what its free/busy reports). */
-  sandboxEvent: (tenantId: string, connectionId: string, startsAt: string, eventId: string) => ({ pk: `${tenantPk(tenantId)}#INTEGRATION#${assertId(connectionId)}`, sk: `EVENT#${startsAt}#${assertId(eventId)}` }),
+  sandboxEvent: (tenantId: string, connectionId: string, startsAt: string, eventId: string) => ({
+    pk: `${tenantPk(tenantId)}#INTEGRATION#${assertId(connectionId)}`,
+    sk: `EVENT#${startsAt}#${assertId(eventId)}`,
+  }),
   sandboxEventsPartition: (tenantId: string, connectionId: string) => `${tenantPk(tenantId)}#INTEGRATION#${assertId(connectionId)}`,
   /** Sort-key bound of a sandbox calendar's events starting at `iso` (range reads). */
   sandboxEventsFrom: (iso: string) => `EVENT#${iso}`,
@@ -394,7 +441,10 @@ export const workflowKeys = {
   outcome: (tenantId: string, callId: string, outcomeId: string) => ({ pk: callPartition(tenantId, callId), sk: `QUALIFICATION#${assertId(outcomeId)}` }),
   outcomesPrefix: 'QUALIFICATION#',
   /** Append-only review history of an outcome. */
-  review: (tenantId: string, callId: string, outcomeId: string, reviewId: string) => ({ pk: callPartition(tenantId, callId), sk: `QUALIFICATION_REVIEW#${assertId(outcomeId)}#${assertId(reviewId)}` }),
+  review: (tenantId: string, callId: string, outcomeId: string, reviewId: string) => ({
+    pk: callPartition(tenantId, callId),
+    sk: `QUALIFICATION_REVIEW#${assertId(outcomeId)}#${assertId(reviewId)}`,
+  }),
   reviewsPrefix: (outcomeId: string) => `QUALIFICATION_REVIEW#${assertId(outcomeId)}#`,
   /** Finds an outcome's call from the id in POST /v1/workflow-outcomes/{action_id}/fit-reviews. */
   pointer: (tenantId: string, outcomeId: string) => ({ pk: tenantPk(tenantId), sk: `WORKFLOW_OUTCOME#${assertId(outcomeId)}` }),
@@ -405,7 +455,10 @@ export const handoffKeys = {
   /** One handoff per runtime action on a call (put if absent). */
   byAction: (tenantId: string, callId: string, actionId: string) => ({ pk: callPartition(tenantId, callId), sk: `HANDOFF#${assertId(actionId)}` }),
   /** One booking per 15-minute grid cell on a connection (a booking locks every cell it covers: overlapping slots cannot both commit). */
-  slotLock: (tenantId: string, connectionId: string, startsAt: string) => ({ pk: `${tenantPk(tenantId)}#INTEGRATION#${assertId(connectionId)}`, sk: `SLOT#${startsAt}` }),
+  slotLock: (tenantId: string, connectionId: string, startsAt: string) => ({
+    pk: `${tenantPk(tenantId)}#INTEGRATION#${assertId(connectionId)}`,
+    sk: `SLOT#${startsAt}`,
+  }),
 } as const;
 
 /**
@@ -415,7 +468,10 @@ export const handoffKeys = {
  */
 export const activityKeys = {
   partition: (tenantId: string) => `${tenantPk(tenantId)}#ACTIVITY`,
-  item: (tenantId: string, occurredAt: string, activityId: string) => ({ pk: `${tenantPk(tenantId)}#ACTIVITY`, sk: `ACT#${occurredAt}#${assertId(activityId)}` }),
+  item: (tenantId: string, occurredAt: string, activityId: string) => ({
+    pk: `${tenantPk(tenantId)}#ACTIVITY`,
+    sk: `ACT#${occurredAt}#${assertId(activityId)}`,
+  }),
   prefix: 'ACT#',
 } as const;
 
@@ -437,10 +493,16 @@ export const activityKeys = {
  */
 export const usagePartition = (tenantId: string, period: string) => `${tenantPk(tenantId)}#USAGE#${assertId(period)}`;
 export const usageKeys = {
-  row: (tenantId: string, period: string, source: string, meter: string) => ({ pk: usagePartition(tenantId, period), sk: `ROW#${assertId(source)}#${assertId(meter)}` }),
+  row: (tenantId: string, period: string, source: string, meter: string) => ({
+    pk: usagePartition(tenantId, period),
+    sk: `ROW#${assertId(source)}#${assertId(meter)}`,
+  }),
   rowsPrefix: 'ROW#',
   /** One shard of a running total (`shard` 0..USAGE_TOTAL_SHARDS − 1, chosen by the source): the reader sums the shards. */
-  total: (tenantId: string, period: string, settlement: string, meter: string, shard: number) => ({ pk: usagePartition(tenantId, period), sk: `TOTAL#${assertId(settlement)}#${assertId(meter)}#${shard}` }),
+  total: (tenantId: string, period: string, settlement: string, meter: string, shard: number) => ({
+    pk: usagePartition(tenantId, period),
+    sk: `TOTAL#${assertId(settlement)}#${assertId(meter)}#${shard}`,
+  }),
   totalsPrefix: 'TOTAL#',
 } as const;
 
@@ -487,6 +549,9 @@ export const knowledgePackKeys = {
   documentsPrefix: 'DOC#',
   version: (tenantId: string, packId: string, version: number) => ({ pk: packPartition(tenantId, packId), sk: versionSk(version) }),
   versionsPrefix: 'VERSION#',
-  blobChunk: (tenantId: string, packId: string, contentHash: string, index: number) => ({ pk: packPartition(tenantId, packId), sk: `BLOB#${assertId(contentHash)}#${String(index).padStart(4, '0')}` }),
+  blobChunk: (tenantId: string, packId: string, contentHash: string, index: number) => ({
+    pk: packPartition(tenantId, packId),
+    sk: `BLOB#${assertId(contentHash)}#${String(index).padStart(4, '0')}`,
+  }),
   blobPrefix: (contentHash: string) => `BLOB#${assertId(contentHash)}#`,
 } as const;

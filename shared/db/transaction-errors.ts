@@ -9,5 +9,5 @@ export const failedConditionIndex = (err: unknown): number =>
  * transaction held an item): the caller's read is stale, so it reads again and retries.
  */
 export const lostRace = (err: unknown): boolean =>
-  err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict');
-
+  err instanceof TransactionCanceledException &&
+  (err.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict');

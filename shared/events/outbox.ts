@@ -86,11 +86,25 @@ export function outboxItems(tenantId: string, type: EventType, data: Record<stri
         Put: {
           TableName: tableName(),
           // In the webhook due index from the start: a first attempt whose message is lost is found too.
-          Item: { ...outboxKeys.event(tenantId, event.id), ...webhookKeys.dueIndex(event.created_at, tenantId, event.id), type: 'event', event, event_type: type, created_at: event.created_at, delivery_status: 'pending', attempt_count: 0 },
+          Item: {
+            ...outboxKeys.event(tenantId, event.id),
+            ...webhookKeys.dueIndex(event.created_at, tenantId, event.id),
+            type: 'event',
+            event,
+            event_type: type,
+            created_at: event.created_at,
+            delivery_status: 'pending',
+            attempt_count: 0,
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
-      { Put: { TableName: tableName(), Item: { ...outboxKeys.pending(event.id), type: 'outbox_pending', tenant_id: tenantId, event_id: event.id, created_at: event.created_at } } },
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...outboxKeys.pending(event.id), type: 'outbox_pending', tenant_id: tenantId, event_id: event.id, created_at: event.created_at },
+        },
+      },
     ],
   };
 }

@@ -20,7 +20,19 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { RouteDefinition } from '../routes.js';
 import { requestFingerprint } from '../idempotency/fingerprint.js';
-import { claim, complete, completedRecordPut, completionUpdate, idempotencyRecordKey, putCompletedRecord, readRecord, recordOutcome, release, type ClaimResult, type IdempotencyScope } from '../repositories/idempotency.js';
+import {
+  claim,
+  complete,
+  completedRecordPut,
+  completionUpdate,
+  idempotencyRecordKey,
+  putCompletedRecord,
+  readRecord,
+  recordOutcome,
+  release,
+  type ClaimResult,
+  type IdempotencyScope,
+} from '../repositories/idempotency.js';
 import { logger } from '../observability.js';
 import { conflict, ValidationError } from '../errors.js';
 import type { RouteResult } from './responses.js';
@@ -96,7 +108,8 @@ export async function runIdempotent(
     if (route.idempotency === 'required') throw keyError('Field required', 'missing');
     return work();
   }
-  if (!KEY_PATTERN.test(key)) throw keyError('Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID is recommended)', 'string_pattern_mismatch', key);
+  if (!KEY_PATTERN.test(key))
+    throw keyError('Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID is recommended)', 'string_pattern_mismatch', key);
 
   const scope: IdempotencyScope = { tenantId: req.principal.tenantId, routeId: route.id, key };
   const fingerprint = requestFingerprint({
@@ -131,7 +144,13 @@ export async function runIdempotent(
 }
 
 /** No claim: the work's transaction writes the record if the key is still free (a failed request leaves nothing to release). */
-async function runInTransaction(scope: IdempotencyScope, fingerprint: string, req: IdempotentRequest, work: () => Promise<RouteResult>, prefetched: IdempotencyOptions['prefetched']): Promise<RouteResult> {
+async function runInTransaction(
+  scope: IdempotencyScope,
+  fingerprint: string,
+  req: IdempotentRequest,
+  work: () => Promise<RouteResult>,
+  prefetched: IdempotencyOptions['prefetched'],
+): Promise<RouteResult> {
   const seen = recordOutcome(prefetched ? prefetched.item : await readRecord(scope));
   if (seen.outcome !== 'free') return answerTaken(seen, fingerprint);
   req.idempotency = { key: scope.key, commitItem: (r) => ({ Put: completedRecordPut(scope, fingerprint, stored(r)) }) };

@@ -13,11 +13,7 @@ export const ok = <B>(body: B): RouteResult<B> => ({ status: 200, body });
 export const created = <B>(body: B): RouteResult<B> => ({ status: 201, body });
 export const accepted = <B>(body: B): RouteResult<B> => ({ status: 202, body });
 
-export function jsonResponse(
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): APIGatewayProxyStructuredResultV2 {
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyStructuredResultV2 {
   return {
     statusCode: status,
     headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },

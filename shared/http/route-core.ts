@@ -211,7 +211,11 @@ function jsonBody(schemas: CoreSchemas): MiddlewareObj {
       }
       const contentType = req.event.headers?.['content-type'];
       if (!isJsonMediaType(contentType)) {
-        throw new DomainError('unsupported_media_type', 'unsupported_media_type', `The request body must be JSON: Content-Type application/json (charset utf-8 if given) or a +json type${contentType ? `, not '${contentType.slice(0, 100)}'` : ''}`);
+        throw new DomainError(
+          'unsupported_media_type',
+          'unsupported_media_type',
+          `The request body must be JSON: Content-Type application/json (charset utf-8 if given) or a +json type${contentType ? `, not '${contentType.slice(0, 100)}'` : ''}`,
+        );
       }
       // Before parsing: a body nested too deep is refused in one pass, never parsed.
       const tooDeep = jsonTooDeep(rawBody(req.event));
@@ -239,7 +243,11 @@ function formBody(schemas: CoreSchemas): MiddlewareObj {
       const raw = rawBody(req.event);
       const contentType = req.event.headers?.['content-type'];
       if (raw !== '' && !isFormMediaType(contentType)) {
-        throw new DomainError('unsupported_media_type', 'unsupported_media_type', `The request body must be a form: Content-Type application/x-www-form-urlencoded${contentType ? `, not '${contentType.slice(0, 100)}'` : ''}`);
+        throw new DomainError(
+          'unsupported_media_type',
+          'unsupported_media_type',
+          `The request body must be a form: Content-Type application/x-www-form-urlencoded${contentType ? `, not '${contentType.slice(0, 100)}'` : ''}`,
+        );
       }
       const pairs = formPairs(raw);
       req.context.state!.form = pairs;

@@ -11,7 +11,14 @@
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { authenticate, type Principal } from '../auth/authenticate.js';
-import { authenticateSession, bearerOnCookieRoute, dashboardOrigin, portalOrigin, requireOrigin, type SessionPrincipal } from '../sessions/authenticate-session.js';
+import {
+  authenticateSession,
+  bearerOnCookieRoute,
+  dashboardOrigin,
+  portalOrigin,
+  requireOrigin,
+  type SessionPrincipal,
+} from '../sessions/authenticate-session.js';
 import { authenticateStreamToken, type StreamPrincipal } from '../auth/stream-token.js';
 import { logger } from '../observability.js';
 import { type FilterCondition, type FilterSpec, parseFilters } from '../pagination/filters.js';

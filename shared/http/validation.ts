@@ -23,7 +23,6 @@ const TYPE_NAMES: Record<string, string> = {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const scalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
 
-
 export function toValidationIssues(part: Part, issues: readonly core.$ZodIssue[]): ValidationIssue[] {
   const out: ValidationIssue[] = [];
   for (const issue of issues) out.push(...convert(part, issue.path as (string | number)[], issue));
@@ -56,18 +55,28 @@ function convert(part: Part, path: (string | number)[], issue: core.$ZodIssue): 
     }
     case 'too_small': {
       const min = Number(issue.minimum);
-      if (issue.origin === 'string') return [withInput({ loc, msg: `String should have at least ${min} character${min === 1 ? '' : 's'}`, type: 'string_too_short', ctx: { min_length: min } })];
-      if (issue.origin === 'array' || issue.origin === 'set') return [{ loc, msg: `List should have at least ${min} item${min === 1 ? '' : 's'}`, type: 'too_short', ctx: { min_length: min } }];
-      if (issue.origin === 'object') return [{ loc, msg: `Object should have at least ${min} propert${min === 1 ? 'y' : 'ies'}`, type: 'too_short', ctx: { min_length: min } }];
+      if (issue.origin === 'string')
+        return [
+          withInput({ loc, msg: `String should have at least ${min} character${min === 1 ? '' : 's'}`, type: 'string_too_short', ctx: { min_length: min } }),
+        ];
+      if (issue.origin === 'array' || issue.origin === 'set')
+        return [{ loc, msg: `List should have at least ${min} item${min === 1 ? '' : 's'}`, type: 'too_short', ctx: { min_length: min } }];
+      if (issue.origin === 'object')
+        return [{ loc, msg: `Object should have at least ${min} propert${min === 1 ? 'y' : 'ies'}`, type: 'too_short', ctx: { min_length: min } }];
       return issue.inclusive
         ? [withInput({ loc, msg: `Input should be greater than or equal to ${min}`, type: 'greater_than_equal', ctx: { ge: min } })]
         : [withInput({ loc, msg: `Input should be greater than ${min}`, type: 'greater_than', ctx: { gt: min } })];
     }
     case 'too_big': {
       const max = Number(issue.maximum);
-      if (issue.origin === 'string') return [withInput({ loc, msg: `String should have at most ${max} character${max === 1 ? '' : 's'}`, type: 'string_too_long', ctx: { max_length: max } })];
-      if (issue.origin === 'array' || issue.origin === 'set') return [{ loc, msg: `List should have at most ${max} item${max === 1 ? '' : 's'}`, type: 'too_long', ctx: { max_length: max } }];
-      if (issue.origin === 'object') return [{ loc, msg: `Object should have at most ${max} propert${max === 1 ? 'y' : 'ies'}`, type: 'too_long', ctx: { max_length: max } }];
+      if (issue.origin === 'string')
+        return [
+          withInput({ loc, msg: `String should have at most ${max} character${max === 1 ? '' : 's'}`, type: 'string_too_long', ctx: { max_length: max } }),
+        ];
+      if (issue.origin === 'array' || issue.origin === 'set')
+        return [{ loc, msg: `List should have at most ${max} item${max === 1 ? '' : 's'}`, type: 'too_long', ctx: { max_length: max } }];
+      if (issue.origin === 'object')
+        return [{ loc, msg: `Object should have at most ${max} propert${max === 1 ? 'y' : 'ies'}`, type: 'too_long', ctx: { max_length: max } }];
       return issue.inclusive
         ? [withInput({ loc, msg: `Input should be less than or equal to ${max}`, type: 'less_than_equal', ctx: { le: max } })]
         : [withInput({ loc, msg: `Input should be less than ${max}`, type: 'less_than', ctx: { lt: max } })];
@@ -75,7 +84,17 @@ function convert(part: Part, path: (string | number)[], issue: core.$ZodIssue): 
     case 'invalid_format': {
       switch (issue.format) {
         case 'regex':
-          return [withInput({ loc, msg: issue.message && !issue.message.startsWith('Invalid') ? issue.message : `String should match pattern '${(issue as { pattern?: string }).pattern ?? ''}'`, type: 'string_pattern_mismatch', ctx: { pattern: (issue as { pattern?: string }).pattern ?? '' } })];
+          return [
+            withInput({
+              loc,
+              msg:
+                issue.message && !issue.message.startsWith('Invalid')
+                  ? issue.message
+                  : `String should match pattern '${(issue as { pattern?: string }).pattern ?? ''}'`,
+              type: 'string_pattern_mismatch',
+              ctx: { pattern: (issue as { pattern?: string }).pattern ?? '' },
+            }),
+          ];
         case 'datetime':
           return [withInput({ loc, msg: 'Input should be a valid datetime (ISO 8601 with a timezone)', type: 'datetime_from_date_parsing' })];
         case 'date':
@@ -101,9 +120,20 @@ function convert(part: Part, path: (string | number)[], issue: core.$ZodIssue): 
       if (disc) {
         // zod ≥ 4.1 already ends the path at the discriminator; earlier versions stopped at the object.
         const at = path.at(-1) === disc ? loc : [...loc, disc];
-        const tags = (options ?? []).filter((o): o is string => typeof o === 'string').map((o) => `'${o}'`).join(', ');
+        const tags = (options ?? [])
+          .filter((o): o is string => typeof o === 'string')
+          .map((o) => `'${o}'`)
+          .join(', ');
         const tag = scalar(input) ? input : isRecord(input) ? input[disc] : undefined;
-        return [{ loc: at, msg: `Input tag ${scalar(tag) ? `'${String(tag)}' ` : ''}found using '${disc}' does not match any of the expected tags: ${tags}`, type: 'union_tag_invalid', ...(scalar(tag) && !sensitive ? { input: tag } : {}), ctx: { discriminator: `'${disc}'`, expected_tags: tags } }];
+        return [
+          {
+            loc: at,
+            msg: `Input tag ${scalar(tag) ? `'${String(tag)}' ` : ''}found using '${disc}' does not match any of the expected tags: ${tags}`,
+            type: 'union_tag_invalid',
+            ...(scalar(tag) && !sensitive ? { input: tag } : {}),
+            ctx: { discriminator: `'${disc}'`, expected_tags: tags },
+          },
+        ];
       }
       // Report the branch that got furthest: the one with the fewest issues.
       const branches = issue.errors.filter((b) => b.length > 0).sort((a, b) => a.length - b.length);

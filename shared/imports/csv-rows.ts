@@ -148,7 +148,12 @@ export function resolveColumns(header: string[], mapping: Record<string, string>
     if (at.length === 0) {
       issues.push({ loc: ['body', 'column_mapping', name], msg: `Column '${name}' is not in the CSV header row`, type: 'csv_column_missing', input: target });
     } else if (at.length > 1) {
-      issues.push({ loc: ['body', 'column_mapping', name], msg: `Column '${name}' appears ${at.length} times in the CSV header row`, type: 'csv_column_ambiguous', input: target });
+      issues.push({
+        loc: ['body', 'column_mapping', name],
+        msg: `Column '${name}' appears ${at.length} times in the CSV header row`,
+        type: 'csv_column_ambiguous',
+        input: target,
+      });
     } else {
       columns.set(target, at[0]!);
     }

@@ -86,7 +86,13 @@ export async function prepareImport(tenantId: string, request: ContactImportRequ
   let list: ContactList | undefined;
   if (request.target_list_id !== undefined) {
     list = await getList(tenantId, request.target_list_id);
-    if (!list) issues.push({ loc: ['body', 'target_list_id'], msg: 'target_list_id must name a contact list of this tenant', type: 'list_not_found', input: request.target_list_id });
+    if (!list)
+      issues.push({
+        loc: ['body', 'target_list_id'],
+        msg: 'target_list_id must name a contact list of this tenant',
+        type: 'list_not_found',
+        input: request.target_list_id,
+      });
   } else if (request.list_name !== undefined) {
     list = await findListByName(tenantId, request.list_name);
   }
@@ -240,12 +246,25 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
 
   /** The entry a do_not_call = true row adds for a number not yet suppressed. */
   const importSuppression = (row: MappedRow, now: string): Suppression =>
-    newSuppression({ phone_e164: row.phone, reason: 'manual', note: `do_not_call in contact import ${importId} (${request.file_name}), row ${row.row}`, source: 'import', source_id: importId }, now);
+    newSuppression(
+      {
+        phone_e164: row.phone,
+        reason: 'manual',
+        note: `do_not_call in contact import ${importId} (${request.file_name}), row ${row.row}`,
+        source: 'import',
+        source_id: importId,
+      },
+      now,
+    );
 
   /** A new contact's items; do_not_call follows the number's suppression (`suppressed`, as read), or the entry the row adds. */
   const newRowItems = (row: MappedRow, now: string, suppressed: boolean) => {
     const suppression: SuppressionAtCreate = row.doNotCall && !suppressed ? { add: importSuppression(row, now) } : { suppressed };
-    const created = newContactItems(tenantId, { phone_e164: row.phone, ...row.fields }, consentFor(row), attestation, { now, suppression, ...(listId ? { listId } : {}) });
+    const created = newContactItems(tenantId, { phone_e164: row.phone, ...row.fields }, consentFor(row), attestation, {
+      now,
+      suppression,
+      ...(listId ? { listId } : {}),
+    });
     // This run wrote the (immutable) attestation with the job, before the first row: the
     // per-row existence check would only cost an item (and 2 WCU) per row.
     return { contactId: created.contact.id, items: created.items.filter((i) => i.ConditionCheck?.Key?.sk !== attestationSk) };
@@ -290,9 +309,14 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
     switch (request.on_duplicate) {
       case 'reject':
         reject([
-          reason(row, 'phone_e164', 'duplicate', existing.row
-            ? `Duplicate of row ${existing.row} of this file (phone ${row.phone})`
-            : `A contact with phone ${row.phone} already exists (${existing.contactId})`),
+          reason(
+            row,
+            'phone_e164',
+            'duplicate',
+            existing.row
+              ? `Duplicate of row ${existing.row} of this file (phone ${row.phone})`
+              : `A contact with phone ${row.phone} already exists (${existing.contactId})`,
+          ),
         ]);
         break;
       case 'skip':
@@ -345,7 +369,10 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
       return;
     }
     const rows = groups.map((g) => g.rows[0]!);
-    const suppressed = await suppressedAmong(tenantId, rows.map((r) => r.phone));
+    const suppressed = await suppressedAmong(
+      tenantId,
+      rows.map((r) => r.phone),
+    );
     const now = new Date().toISOString();
     const items = rows.flatMap((row) => newRowItems(row, now, suppressed.has(row.phone)).items);
     try {
@@ -443,7 +470,13 @@ async function startJob(prepared: PreparedImport, job: ImportJobRecord, attestat
 async function undoEvidence(tenantId: string, importId: string): Promise<void> {
   try {
     if (await getImportJob(tenantId, importId)) {
-      await failImportJob(tenantId, importId, { rows_accepted: 0, rows_rejected: 0, rows_skipped: 0, errors: [], errors_truncated: false }, 'internal_error', new Date());
+      await failImportJob(
+        tenantId,
+        importId,
+        { rows_accepted: 0, rows_rejected: 0, rows_skipped: 0, errors: [], errors_truncated: false },
+        'internal_error',
+        new Date(),
+      );
       return;
     }
     await deleteImportFile(tenantId, importId);
@@ -514,12 +547,21 @@ async function updateExisting(
       merged = { ...fields, attributes: { ...(current.attributes ?? {}), ...fields.attributes } };
       const bytes = Buffer.byteLength(JSON.stringify(merged.attributes), 'utf8');
       if (bytes > MAX_MERGED_ATTRIBUTES_BYTES) {
-        throw new RowRefused('attributes_too_large', `The contact's attributes would total ${bytes} bytes with this row's; at most ${MAX_MERGED_ATTRIBUTES_BYTES} are kept on a contact`, 'attributes');
+        throw new RowRefused(
+          'attributes_too_large',
+          `The contact's attributes would total ${bytes} bytes with this row's; at most ${MAX_MERGED_ATTRIBUTES_BYTES} are kept on a contact`,
+          'attributes',
+        );
       }
     }
     // Already suppressed: the contact's do_not_call is already true and stays so; no second entry.
     const addSuppression = entry && !suppressed ? entry : undefined;
-    const items = updateContactItems(tenantId, contactId, merged, consent, { now: opts.now, current, ...(opts.listId ? { listId: opts.listId } : {}), ...(addSuppression ? { addSuppression } : {}) });
+    const items = updateContactItems(tenantId, contactId, merged, consent, {
+      now: opts.now,
+      current,
+      ...(opts.listId ? { listId: opts.listId } : {}),
+      ...(addSuppression ? { addSuppression } : {}),
+    });
     try {
       await refusingRow(items, () => retryConflicts(() => writeUpdate(items)));
       return;

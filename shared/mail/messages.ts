@@ -5,7 +5,11 @@ export function signInLinkMail(to: string, dashboardOrigin: string, token: strin
   return {
     to,
     subject: 'Your sign-in link',
-    text: [`Sign in to the dashboard: ${dashboardOrigin}/sign-in/email-link#token=${token}`, '', `The link works once, for ${minutes} minutes. If you did not ask for it, ignore this mail.`].join('\n'),
+    text: [
+      `Sign in to the dashboard: ${dashboardOrigin}/sign-in/email-link#token=${token}`,
+      '',
+      `The link works once, for ${minutes} minutes. If you did not ask for it, ignore this mail.`,
+    ].join('\n'),
   };
 }
 

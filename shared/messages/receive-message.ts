@@ -20,7 +20,15 @@ import { RACE } from '../retry.js';
 import { outboxItems } from '../events/outbox.js';
 import { newId } from '../ids.js';
 import { getPhoneNumber, type PhoneNumberRecord } from '../repositories/phone-numbers.js';
-import { inboundTextPointerPut, inboundTextSeen, messageEventData, messagePut, presentMessage, type MessageRecord, type TransactItem } from '../repositories/messages.js';
+import {
+  inboundTextPointerPut,
+  inboundTextSeen,
+  messageEventData,
+  messagePut,
+  presentMessage,
+  type MessageRecord,
+  type TransactItem,
+} from '../repositories/messages.js';
 import { getActiveSuppression, newSuppression, phoneHolder, suppressionAddItems, suppressionLiftItems } from '../repositories/suppressions.js';
 import { getTenant } from '../repositories/tenants.js';
 import type { MessageSummary } from '../schemas/text-messages.js';
@@ -45,7 +53,13 @@ export interface Received {
 }
 
 const canSend = (n: PhoneNumberRecord | undefined, accountStatus: string) =>
-  Boolean(n && n.status === 'active' && n.capabilities.includes('sms') && (accountStatus === 'verified' || accountStatus === 'mock_verified') && n.reputation_state !== 'burned');
+  Boolean(
+    n &&
+      n.status === 'active' &&
+      n.capabilities.includes('sms') &&
+      (accountStatus === 'verified' || accountStatus === 'mock_verified') &&
+      n.reputation_state !== 'burned',
+  );
 
 export async function receiveMessage(caller: CarrierCaller, text: InboundText, at: Date): Promise<Received> {
   const none: Received = { reply: null, message: null };
@@ -67,14 +81,34 @@ export async function receiveMessage(caller: CarrierCaller, text: InboundText, a
       if (keyword === 'stop') {
         reply = stopConfirmation(name);
         if (!active) {
-          const entry = newSuppression({ phone_e164: text.from, reason: 'opt_out', note: `Texted "${text.body.trim().slice(0, 200)}"`, source: 'sms', source_id: id }, nowIso);
+          const entry = newSuppression(
+            { phone_e164: text.from, reason: 'opt_out', note: `Texted "${text.body.trim().slice(0, 200)}"`, source: 'sms', source_id: id },
+            nowIso,
+          );
           items.push(...suppressionAddItems(tenantId, entry, holder));
-          items.push(...outboxItems(tenantId, 'contact.opted_out', { phone_e164: text.from, contact_id: holder?.contactId ?? null, reason: 'opt_out', message_id: id, suppression_id: entry.id, source: 'sms', at: nowIso }, at).items);
+          items.push(
+            ...outboxItems(
+              tenantId,
+              'contact.opted_out',
+              {
+                phone_e164: text.from,
+                contact_id: holder?.contactId ?? null,
+                reason: 'opt_out',
+                message_id: id,
+                suppression_id: entry.id,
+                source: 'sms',
+                at: nowIso,
+              },
+              at,
+            ).items,
+          );
         }
       } else if (keyword === 'help') {
         reply = helpText(name);
       } else if (keyword === 'start' && active?.source === 'sms') {
-        items.push(...suppressionLiftItems(tenantId, active, { note: `Texted "${text.body.trim().slice(0, 20)}" from the number`, by: id, now: nowIso }, holder));
+        items.push(
+          ...suppressionLiftItems(tenantId, active, { note: `Texted "${text.body.trim().slice(0, 20)}" from the number`, by: id, now: nowIso }, holder),
+        );
         reply = startConfirmation(name);
       }
       if (!canSend(number, caller.account.verification_status)) reply = null;
@@ -115,7 +149,8 @@ export async function receiveMessage(caller: CarrierCaller, text: InboundText, a
       return commit(all, { reply, message: summary });
     },
     // The same webhook, stored meanwhile (the carrier pointer is item 0).
-    settle: (err) => (err instanceof TransactionCanceledException && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed' ? { result: none } : undefined),
+    settle: (err) =>
+      err instanceof TransactionCanceledException && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed' ? { result: none } : undefined,
     // Otherwise the suppression or the holder changed under us: read again.
     raced: (err) => err instanceof TransactionCanceledException,
     policy: { ...RACE, attempts: 5 },

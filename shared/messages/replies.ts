@@ -11,5 +11,4 @@ export const stopConfirmation = (tenantName: string): string =>
 export const helpText = (tenantName: string): string =>
   `${tenantName}: Automated messages about your account. Msg & data rates may apply. Reply STOP to opt out, START to opt back in.`;
 
-export const startConfirmation = (tenantName: string): string =>
-  `${tenantName}: You are resubscribed. Reply STOP to opt out.`;
+export const startConfirmation = (tenantName: string): string => `${tenantName}: You are resubscribed. Reply STOP to opt out.`;

@@ -26,7 +26,8 @@ type Action = Extract<RuntimeEvent, { type: 'conversation_action' }>;
 export const isSmsAction = (e: RuntimeEvent): e is Action => e.type === 'conversation_action' && e.kind === 'send_sms';
 
 /** Whether the pinned version's tools (its template's tool_grants, frozen in the definition) include send_sms. */
-export const smsGranted = (version: { definition: { tools: readonly string[] } } | undefined): boolean => Boolean(version?.definition.tools.includes('send_sms'));
+export const smsGranted = (version: { definition: { tools: readonly string[] } } | undefined): boolean =>
+  Boolean(version?.definition.tools.includes('send_sms'));
 
 /** Sends each send_sms action of the batch that was not sent before (none when the version has no send_sms tool). */
 export async function sendSmsActions(tenantId: string, callId: string, agentVersionId: string, events: readonly RuntimeEvent[], at: Date): Promise<void> {
@@ -54,7 +55,15 @@ export async function sendSmsActions(tenantId: string, callId: string, agentVers
           templateId: text.templateId,
           originCallId: callId,
           preferredNumberId: call.phone_number_id,
-          extraItems: () => [{ Put: { TableName: tableName(), Item: { ...messageKeys.callAction(tenantId, callId, action.action_id), type: 'sms_action' }, ConditionExpression: 'attribute_not_exists(pk)' } }],
+          extraItems: () => [
+            {
+              Put: {
+                TableName: tableName(),
+                Item: { ...messageKeys.callAction(tenantId, callId, action.action_id), type: 'sms_action' },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
         },
         at,
       );

@@ -7,8 +7,7 @@
  * across parts. Any other character makes the whole body UCS-2: 70 UTF-16 code units in
  * one message, 67 per part, a surrogate pair (an emoji) never split. Pure.
  */
-const GSM7_BASIC =
-  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
+const GSM7_BASIC = '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
 const GSM7_EXTENSION = '\f^{}\\[~]|€';
 
 const BASIC = new Set(GSM7_BASIC);

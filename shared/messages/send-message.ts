@@ -29,7 +29,15 @@ import { now } from '../clock.js';
 import { newId } from '../ids.js';
 import { logger } from '../observability.js';
 import { evaluate, type ComplianceDecision, type ProfileFacts } from '../policy/compliance/index.js';
-import { applyMessageStatus, messageEventData, messagePut, presentMessage, sendWatchPut, type MessageRecord, type TransactItem } from '../repositories/messages.js';
+import {
+  applyMessageStatus,
+  messageEventData,
+  messagePut,
+  presentMessage,
+  sendWatchPut,
+  type MessageRecord,
+  type TransactItem,
+} from '../repositories/messages.js';
 import { getTelephonyAccount } from '../repositories/telephony-accounts.js';
 import type { MessageFailure, MessageSummary } from '../schemas/text-messages.js';
 import { providerFor } from '../telephony/carrier-for.js';
@@ -64,9 +72,27 @@ const messageStatusUrl = (messageId: string) => `${carrierMessagingWebhookUrls()
 function failureOf(decision: ComplianceDecision, sender: ReturnType<typeof chooseSender<CallerNumber>>): MessageFailure | null {
   const first = decision.reasons[0]?.message ?? '';
   if (decision.outcome === 'block') return { code: decision.disposition!, message: first, next_permitted_at: null, carrier_error_code: null };
-  if (decision.outcome === 'defer') return { code: 'deferred', message: `Not sent: ${first} A text is not held; send it again at or after next_permitted_at.`, next_permitted_at: decision.next_permitted_at, carrier_error_code: null };
-  if (sender.outcome === 'no_sms_number') return { code: 'no_sms_number', message: 'The tenant has no active, sms-capable number on a verified account to send from: add sms to a number\'s capabilities', next_permitted_at: null, carrier_error_code: null };
-  if (sender.outcome === 'a2p_registration_missing') return { code: 'a2p_registration_missing', message: `US long codes need a 10DLC campaign: set a2p_campaign_ref on ${sender.number.phone_e164} (or another sms number) before texting from it`, next_permitted_at: null, carrier_error_code: null };
+  if (decision.outcome === 'defer')
+    return {
+      code: 'deferred',
+      message: `Not sent: ${first} A text is not held; send it again at or after next_permitted_at.`,
+      next_permitted_at: decision.next_permitted_at,
+      carrier_error_code: null,
+    };
+  if (sender.outcome === 'no_sms_number')
+    return {
+      code: 'no_sms_number',
+      message: "The tenant has no active, sms-capable number on a verified account to send from: add sms to a number's capabilities",
+      next_permitted_at: null,
+      carrier_error_code: null,
+    };
+  if (sender.outcome === 'a2p_registration_missing')
+    return {
+      code: 'a2p_registration_missing',
+      message: `US long codes need a 10DLC campaign: set a2p_campaign_ref on ${sender.number.phone_e164} (or another sms number) before texting from it`,
+      next_permitted_at: null,
+      carrier_error_code: null,
+    };
   return null;
 }
 
@@ -77,12 +103,19 @@ export async function sendMessage(tenantId: string, input: SendInput, at: Date):
   const verified = new Set(pool.accounts.filter((a) => VERIFIED.has(a.verification_status)).map((a) => a.id));
   const sender = chooseSender(pool.numbers, verified, phone, input.preferredNumberId ?? null);
   const senderNumber = sender.outcome === 'no_sms_number' ? null : sender.number;
-  const sanRefs = senderNumber ? [...(pool.accounts.find((a) => a.id === senderNumber.telephony_account_id)?.ftc_san_refs ?? [])] : pool.accounts.flatMap((a) => a.ftc_san_refs);
+  const sanRefs = senderNumber
+    ? [...(pool.accounts.find((a) => a.id === senderNumber.telephony_account_id)?.ftc_san_refs ?? [])]
+    : pool.accounts.flatMap((a) => a.ftc_san_refs);
   const facts = await readNumberFacts(tenantId, phone, input.profile);
   const decision = evaluate(
     {
       channel: 'sms',
-      contact: { phone_e164: phone, timezone: history.contact.timezone ?? null, jurisdictions: history.contact.jurisdictions ?? [], consents: history.consents },
+      contact: {
+        phone_e164: phone,
+        timezone: history.contact.timezone ?? null,
+        jurisdictions: history.contact.jurisdictions ?? [],
+        consents: history.consents,
+      },
       profile: input.profile,
       san_refs: sanRefs,
       suppressed: facts.suppressed,
@@ -119,11 +152,17 @@ export async function sendMessage(tenantId: string, input: SendInput, at: Date):
   };
   const summary = presentMessage(record as unknown as Record<string, unknown>);
   const extra = input.extraItems?.(summary) ?? [];
-  const items = [messagePut(record), ...(failure ? outboxItems(tenantId, 'message.failed', messageEventData(summary), at).items : [sendWatchPut(record, nowIso)]), ...extra];
+  const items = [
+    messagePut(record),
+    ...(failure ? outboxItems(tenantId, 'message.failed', messageEventData(summary), at).items : [sendWatchPut(record, nowIso)]),
+    ...extra,
+  ];
   try {
     await transactWrite(items);
   } catch (err) {
-    const guardFailed = err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r, i) => i >= items.length - extra.length && r.Code === 'ConditionalCheckFailed');
+    const guardFailed =
+      err instanceof TransactionCanceledException &&
+      (err.CancellationReasons ?? []).some((r, i) => i >= items.length - extra.length && r.Code === 'ConditionalCheckFailed');
     if (guardFailed) throw new AlreadySent();
     throw err;
   }
@@ -153,15 +192,42 @@ async function handToCarrier(record: MessageRecord, from: CallerNumber): Promise
   } catch (err) {
     // Nothing was asked of the carrier: definitely not sent.
     logger.warn('message not handed to the carrier', { message_id: record.id, error: (err as Error)?.message });
-    await settle({ status: 'failed', failure: { code: 'carrier_unavailable', message: 'The carrier could not be asked; the message was not sent (send it again)', next_permitted_at: null, carrier_error_code: null } }, 'the failure');
+    await settle(
+      {
+        status: 'failed',
+        failure: {
+          code: 'carrier_unavailable',
+          message: 'The carrier could not be asked; the message was not sent (send it again)',
+          next_permitted_at: null,
+          carrier_error_code: null,
+        },
+      },
+      'the failure',
+    );
     return;
   }
   let sid: string;
   try {
-    ({ sid } = await provider.sendSms({ to: record.to_e164, from: from.phone_e164, body: record.body_rendered!, statusCallbackUrl: messageStatusUrl(record.id) }));
+    ({ sid } = await provider.sendSms({
+      to: record.to_e164,
+      from: from.phone_e164,
+      body: record.body_rendered!,
+      statusCallbackUrl: messageStatusUrl(record.id),
+    }));
   } catch (err) {
     if (err instanceof CarrierRefused) {
-      await settle({ status: 'failed', failure: { code: 'carrier_refused', message: `The carrier refused the message (${err.reason})`, next_permitted_at: null, carrier_error_code: err.carrierCode === undefined ? null : String(err.carrierCode) } }, 'the refusal');
+      await settle(
+        {
+          status: 'failed',
+          failure: {
+            code: 'carrier_refused',
+            message: `The carrier refused the message (${err.reason})`,
+            next_permitted_at: null,
+            carrier_error_code: err.carrierCode === undefined ? null : String(err.carrierCode),
+          },
+        },
+        'the refusal',
+      );
       return;
     }
     // Timeout, network error, a 5xx: it may have been taken. Never re-sent; the reconciler decides.

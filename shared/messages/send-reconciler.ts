@@ -25,7 +25,8 @@ const messageSendUnknownAfterMs = (): number => {
 
 const SEND_UNKNOWN: MessageFailure = {
   code: 'send_unknown',
-  message: 'The carrier was asked but its answer never arrived and it reported no message: it may or may not have been sent, so it was not sent again. A later carrier report corrects this status.',
+  message:
+    'The carrier was asked but its answer never arrived and it reported no message: it may or may not have been sent, so it was not sent again. A later carrier report corrects this status.',
   next_permitted_at: null,
   carrier_error_code: null,
 };

@@ -28,12 +28,20 @@ export const isUsLongCode = (e164: string): boolean => {
   return /^\+1\d{10}$/.test(e164) && areaCode !== null && isUsJurisdiction(info);
 };
 
-
-export function chooseSender<N extends SenderCandidate>(numbers: readonly N[], verifiedAccounts: ReadonlySet<string>, toE164: string, preferredId: string | null = null): SenderChoice<N> {
+export function chooseSender<N extends SenderCandidate>(
+  numbers: readonly N[],
+  verifiedAccounts: ReadonlySet<string>,
+  toE164: string,
+  preferredId: string | null = null,
+): SenderChoice<N> {
   const able = numbers.filter((n) => mayUse(n, 'sms', verifiedAccounts));
   if (able.length === 0) return { outcome: 'no_sms_number' };
   const to = areaCodeOf(toE164);
-  const sorted = bestFirst(able, (n) => [n.id === preferredId ? 0 : 1, to !== null && areaCodeOf(n.phone_e164) === to ? 0 : 1, n.reputation_state === 'clean' ? 0 : 1]);
+  const sorted = bestFirst(able, (n) => [
+    n.id === preferredId ? 0 : 1,
+    to !== null && areaCodeOf(n.phone_e164) === to ? 0 : 1,
+    n.reputation_state === 'clean' ? 0 : 1,
+  ]);
   const registered = sorted.filter((n) => !isUsLongCode(n.phone_e164) || n.a2p_campaign_ref !== null);
   return registered.length > 0 ? { outcome: 'chosen', number: registered[0]! } : { outcome: 'a2p_registration_missing', number: sorted[0]! };
 }

@@ -8,7 +8,9 @@ import { MAX_BODY_CHARS } from '../schemas/text-messages.js';
 import { messageTemplate, renderTemplate } from '../policy/messages/sms-templates.js';
 
 /** The text an action asks for, or what is wrong with its arguments (loc relative to the event). */
-export function smsActionText(args: Record<string, unknown>): { body: string; templateId: string | null } | { issue: Omit<ValidationIssue, 'loc'> & { loc: (string | number)[] } } {
+export function smsActionText(
+  args: Record<string, unknown>,
+): { body: string; templateId: string | null } | { issue: Omit<ValidationIssue, 'loc'> & { loc: (string | number)[] } } {
   const bad = (loc: string[], msg: string, type = 'value_error') => ({ issue: { loc: ['arguments', ...loc], msg, type } });
   if (typeof args.template_id === 'string') {
     const t = messageTemplate(args.template_id);
@@ -16,7 +18,12 @@ export function smsActionText(args: Record<string, unknown>): { body: string; te
     const vars = args.variables ?? {};
     if (typeof vars !== 'object' || vars === null || Object.values(vars).some((v) => typeof v !== 'string')) return bad(['variables'], 'An object of strings');
     const rendered = renderTemplate(t, vars as Record<string, string>);
-    if ('problems' in rendered) return bad(['variables', rendered.problems[0]!.variable], rendered.problems[0]!.problem === 'missing' ? 'Field required by the template' : 'The template has no such variable', rendered.problems[0]!.problem === 'missing' ? 'missing' : 'extra_forbidden');
+    if ('problems' in rendered)
+      return bad(
+        ['variables', rendered.problems[0]!.variable],
+        rendered.problems[0]!.problem === 'missing' ? 'Field required by the template' : 'The template has no such variable',
+        rendered.problems[0]!.problem === 'missing' ? 'missing' : 'extra_forbidden',
+      );
     return { body: rendered.body, templateId: t.id };
   }
   const body = typeof args.body === 'string' ? args.body.trim() : '';

@@ -23,13 +23,17 @@ export const presentHandoff = (h: Handoff) => ({
   kind: h.kind,
   status: h.status,
   confirmed_at: h.confirmed_at,
-  booking: h.booking ? { connection_id: h.booking.connection_id, starts_at: h.booking.starts_at, ends_at: h.booking.ends_at, booked_at: h.booking.booked_at } : null,
+  booking: h.booking
+    ? { connection_id: h.booking.connection_id, starts_at: h.booking.starts_at, ends_at: h.booking.ends_at, booked_at: h.booking.booked_at }
+    : null,
   created_at: h.created_at,
   updated_at: h.updated_at,
 });
 
-const notConfirmed = (h: Handoff) => new DomainError('conflict', 'handoff_not_confirmed', 'The carrier has not confirmed this call yet: its handoff cannot book', { status: h.status });
-const notConnected = () => new DomainError('conflict', 'calendar_not_connected', 'No active calendar connection: connect one under /v1/integration-connections first');
+const notConfirmed = (h: Handoff) =>
+  new DomainError('conflict', 'handoff_not_confirmed', 'The carrier has not confirmed this call yet: its handoff cannot book', { status: h.status });
+const notConnected = () =>
+  new DomainError('conflict', 'calendar_not_connected', 'No active calendar connection: connect one under /v1/integration-connections first');
 
 export async function handoffAvailability(tenantId: string, handoff: Handoff, q: Required<AvailabilityQuestion>) {
   if (handoff.status === 'pending') throw notConfirmed(handoff);
@@ -43,7 +47,12 @@ export async function handoffAvailability(tenantId: string, handoff: Handoff, q:
     handoff_id: handoff.id,
     timezone: free.timezone,
     duration_minutes: q.duration_minutes,
-    slots: free.slots.map((s) => ({ id: signSlot(cursorKey, { tenantId, handoffId: handoff.id, startsAt: s.starts_at, endsAt: s.ends_at, expiresAt }), starts_at: s.starts_at, ends_at: s.ends_at, expires_at: expiresAt })),
+    slots: free.slots.map((s) => ({
+      id: signSlot(cursorKey, { tenantId, handoffId: handoff.id, startsAt: s.starts_at, endsAt: s.ends_at, expiresAt }),
+      starts_at: s.starts_at,
+      ends_at: s.ends_at,
+      expires_at: expiresAt,
+    })),
   };
 }
 
@@ -52,7 +61,8 @@ export async function handoffAvailability(tenantId: string, handoff: Handoff, q:
  * hex is a subset). Bound to the slot too, so an event left by a failed attempt at one slot
  * is never mistaken for the booking of another.
  */
-export const bookingEventId = (handoffId: string, startsAt: string, endsAt: string) => `hof${createHash('sha256').update(`${handoffId}|${startsAt}|${endsAt}`).digest('hex').slice(0, 40)}`;
+export const bookingEventId = (handoffId: string, startsAt: string, endsAt: string) =>
+  `hof${createHash('sha256').update(`${handoffId}|${startsAt}|${endsAt}`).digest('hex').slice(0, 40)}`;
 
 export async function bookHandoffSlot(tenantId: string, handoff: Handoff, slotId: string): Promise<{ handoff: Handoff; created: boolean }> {
   // Booking twice with the very slot id that booked it: the same booking, however long ago it
@@ -62,8 +72,14 @@ export async function bookHandoffSlot(tenantId: string, handoff: Handoff, slotId
   const at = now();
   const check = verifySlot(cursorKey, slotId, { tenantId, handoffId: handoff.id }, at);
   if (!check.ok) {
-    if (check.reason === 'slot_expired') throw new DomainError('conflict', 'slot_expired', 'This slot was offered more than 10 minutes ago: ask for availability again');
-    throw invalid(['body', 'slot_id'], check.reason === 'slot_foreign' ? 'This slot was offered for another handoff' : 'Not a slot id this service issued', check.reason, slotId);
+    if (check.reason === 'slot_expired')
+      throw new DomainError('conflict', 'slot_expired', 'This slot was offered more than 10 minutes ago: ask for availability again');
+    throw invalid(
+      ['body', 'slot_id'],
+      check.reason === 'slot_foreign' ? 'This slot was offered for another handoff' : 'Not a slot id this service issued',
+      check.reason,
+      slotId,
+    );
   }
   const slot = check.slot;
   if (handoff.status === 'booked') {
@@ -82,9 +98,15 @@ export async function bookHandoffSlot(tenantId: string, handoff: Handoff, slotId
   const eventId = bookingEventId(handoff.id, slot.startsAt, slot.endsAt);
   // Google first: a failure here (thrown as a 502) leaves nothing committed, so a retry with
   // the same slot reaches Google again; an event Google already holds under this id is ours.
-  if (connection.provider === 'google_calendar') await googleInsertEvent((await getConnectionRecord(tenantId, connection.id))!, { id: eventId, startsAt: slot.startsAt, endsAt: slot.endsAt, summary: 'Booking from a receptionist call' }).catch((err) => {
-    if (!(err instanceof DomainError && err.code === 'calendar_provider_error' && / 409$/.test(err.detail))) throw err;
-  });
+  if (connection.provider === 'google_calendar')
+    await googleInsertEvent((await getConnectionRecord(tenantId, connection.id))!, {
+      id: eventId,
+      startsAt: slot.startsAt,
+      endsAt: slot.endsAt,
+      summary: 'Booking from a receptionist call',
+    }).catch((err) => {
+      if (!(err instanceof DomainError && err.code === 'calendar_provider_error' && / 409$/.test(err.detail))) throw err;
+    });
   const result = await bookHandoff(tenantId, handoff, connection, { startsAt: slot.startsAt, endsAt: slot.endsAt, slotId }, eventId);
   if (result.kind === 'slot_taken') throw taken;
   if (result.kind === 'moved_on') {

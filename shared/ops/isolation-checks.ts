@@ -4,7 +4,18 @@
  * put into service.
  */
 import { formatToken, hashSecret, parseToken } from '../auth/api-key-token.js';
-import { agentKeys, answeringPolicyKeys, belongsToTenant, callKeys, contactKeys, isPlatformPartition, keys, platformKeys, suppressionKeys, tenantPk } from '../db/keys.js';
+import {
+  agentKeys,
+  answeringPolicyKeys,
+  belongsToTenant,
+  callKeys,
+  contactKeys,
+  isPlatformPartition,
+  keys,
+  platformKeys,
+  suppressionKeys,
+  tenantPk,
+} from '../db/keys.js';
 
 const A = 'ten_00000000000000000000000000';
 const B = 'ten_00000000000000000000000001';
@@ -13,20 +24,46 @@ const K = 'key_00000000000000000000000000';
 export function tenantIsolationHolds(): boolean {
   // Every tenant-reachable key lives in the tenant's own partition.
   const built: { pk: string; gsi1pk?: string }[] = [
-    keys.tenant(A), keys.user(A, 'usr_x'), keys.apiKey(A, K), keys.idempotency(A, 'r', 'k'), keys.userEmail(A, 'a@b.c'),
-    contactKeys.contact(A, 'con_x'), contactKeys.phone(A, '+15550001111'), contactKeys.consent(A, 'con_x', 'cns_x'),
-    contactKeys.listMember(A, 'lst_x', 'con_x'), contactKeys.importJob(A, 'imp_x'),
-    agentKeys.agent(A, 'agt_x'), agentKeys.version(A, 'agt_x', 1), agentKeys.versionPointer(A, 'agv_x'),
-    agentKeys.complianceProfile(A, 'cpr_x'), agentKeys.rep(A, 'rep_x'),
-    keys.telephonyAccount(A, 'tac_x'), keys.phoneNumber(A, 'pnb_x'), answeringPolicyKeys.version(A, 'pnb_x', 1), { ...callKeys.call(A, 'cal_x'), ...callKeys.callIndex(A, 'cal_x') },
-    suppressionKeys.active(A, '+15550001111'), { ...suppressionKeys.entry(A, '+15550001111', 'sup_x'), ...suppressionKeys.entryIndex(A, 'sup_x') },
+    keys.tenant(A),
+    keys.user(A, 'usr_x'),
+    keys.apiKey(A, K),
+    keys.idempotency(A, 'r', 'k'),
+    keys.userEmail(A, 'a@b.c'),
+    contactKeys.contact(A, 'con_x'),
+    contactKeys.phone(A, '+15550001111'),
+    contactKeys.consent(A, 'con_x', 'cns_x'),
+    contactKeys.listMember(A, 'lst_x', 'con_x'),
+    contactKeys.importJob(A, 'imp_x'),
+    agentKeys.agent(A, 'agt_x'),
+    agentKeys.version(A, 'agt_x', 1),
+    agentKeys.versionPointer(A, 'agv_x'),
+    agentKeys.complianceProfile(A, 'cpr_x'),
+    agentKeys.rep(A, 'rep_x'),
+    keys.telephonyAccount(A, 'tac_x'),
+    keys.phoneNumber(A, 'pnb_x'),
+    answeringPolicyKeys.version(A, 'pnb_x', 1),
+    { ...callKeys.call(A, 'cal_x'), ...callKeys.callIndex(A, 'cal_x') },
+    suppressionKeys.active(A, '+15550001111'),
+    { ...suppressionKeys.entry(A, '+15550001111', 'sup_x'), ...suppressionKeys.entryIndex(A, 'sup_x') },
   ];
-  if (!built.every((k) => belongsToTenant(k.pk, A) && !belongsToTenant(k.pk, B) && !isPlatformPartition(k.pk) && (k.gsi1pk === undefined || belongsToTenant(k.gsi1pk, A)))) return false;
+  if (
+    !built.every(
+      (k) => belongsToTenant(k.pk, A) && !belongsToTenant(k.pk, B) && !isPlatformPartition(k.pk) && (k.gsi1pk === undefined || belongsToTenant(k.gsi1pk, A)),
+    )
+  )
+    return false;
   // Platform-owned records (templates) sit in no tenant's partition.
   const platform = [
-    platformKeys.template('tpl_x').pk, platformKeys.templateVersion('tpl_x', 1).pk, platformKeys.sandboxAccount('AC1').pk, platformKeys.sandboxNumber('+15550001111').pk,
-    platformKeys.numberClaim('+15550001111').pk, platformKeys.carrierCall('CA1').pk, platformKeys.carrierAccountUse('AC1', A, 'tac_x').pk,
-    platformKeys.dncPointer('415').pk, platformKeys.dncGeneration('415', 'dng_x').pk, platformKeys.dncExchange('415', 'dng_x', '555').pk,
+    platformKeys.template('tpl_x').pk,
+    platformKeys.templateVersion('tpl_x', 1).pk,
+    platformKeys.sandboxAccount('AC1').pk,
+    platformKeys.sandboxNumber('+15550001111').pk,
+    platformKeys.numberClaim('+15550001111').pk,
+    platformKeys.carrierCall('CA1').pk,
+    platformKeys.carrierAccountUse('AC1', A, 'tac_x').pk,
+    platformKeys.dncPointer('415').pk,
+    platformKeys.dncGeneration('415', 'dng_x').pk,
+    platformKeys.dncExchange('415', 'dng_x', '555').pk,
   ];
   if (!platform.every((pk) => isPlatformPartition(pk) && !belongsToTenant(pk, A))) return false;
   // A tenant id that is a prefix of another's never matches it.

@@ -45,10 +45,7 @@ export interface FilterCondition {
 const RESERVED = new Set(['limit', 'cursor']);
 const SUFFIXES = new Set(['gte', 'lte', 'gt', 'lt', 'in']);
 
-export function parseFilters(
-  query: Record<string, string | undefined>,
-  spec: FilterSpec,
-): { conditions: FilterCondition[]; issues: ValidationIssue[] } {
+export function parseFilters(query: Record<string, string | undefined>, spec: FilterSpec): { conditions: FilterCondition[]; issues: ValidationIssue[] } {
   const conditions: FilterCondition[] = [];
   const issues: ValidationIssue[] = [];
   let filters = 0;
@@ -98,7 +95,9 @@ export function parseFilters(
     if (bad) continue;
     totalValues += values.length;
     if (totalValues > FILTER_LIMITS.valuesPerQuery) {
-      fail(`A query's filters take at most ${FILTER_LIMITS.valuesPerQuery} values in all`, 'too_many_filter_values', { max_values: FILTER_LIMITS.valuesPerQuery });
+      fail(`A query's filters take at most ${FILTER_LIMITS.valuesPerQuery} values in all`, 'too_many_filter_values', {
+        max_values: FILTER_LIMITS.valuesPerQuery,
+      });
       continue;
     }
     conditions.push({ field, attribute: kind.attribute ?? field, op, values, ...(kind.list ? { list: true as const } : {}) });
@@ -111,7 +110,13 @@ type Parsed = { ok: true; value: string | number | boolean } | { ok: false; msg:
 
 function parseValue(v: string, kind: FilterKind): Parsed {
   if (v === '') return { ok: false, msg: 'Filter value must not be empty', type: 'string_too_short' };
-  if (v.length > FILTER_LIMITS.valueChars) return { ok: false, msg: `A filter value has at most ${FILTER_LIMITS.valueChars} characters`, type: 'string_too_long', ctx: { max_length: FILTER_LIMITS.valueChars } };
+  if (v.length > FILTER_LIMITS.valueChars)
+    return {
+      ok: false,
+      msg: `A filter value has at most ${FILTER_LIMITS.valueChars} characters`,
+      type: 'string_too_long',
+      ctx: { max_length: FILTER_LIMITS.valueChars },
+    };
   if (!v.isWellFormed()) return { ok: false, msg: 'Filter value contains a lone UTF-16 surrogate', type: 'string_unicode' };
   const control = forbiddenCharacter(v);
   if (control) return { ok: false, msg: controlCharacterMessage(control), type: CONTROL_CHARACTER_TYPE };
@@ -129,9 +134,7 @@ function parseValue(v: string, kind: FilterKind): Parsed {
       if (v === 'false') return { ok: true, value: false };
       return { ok: false, msg: 'Input should be a valid boolean (true or false)', type: 'bool_parsing' };
     case 'integer':
-      return /^-?\d{1,15}$/.test(v)
-        ? { ok: true, value: Number(v) }
-        : { ok: false, msg: 'Input should be a valid integer', type: 'int_parsing' };
+      return /^-?\d{1,15}$/.test(v) ? { ok: true, value: Number(v) } : { ok: false, msg: 'Input should be a valid integer', type: 'int_parsing' };
     case 'datetime': {
       // A bare date means midnight UTC; anything else must carry a time zone.
       const iso = /^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v;
@@ -148,8 +151,7 @@ function parseValue(v: string, kind: FilterKind): Parsed {
 const realDate = (ymd: string): boolean => new Date(`${ymd}T00:00:00Z`).toISOString().slice(0, 10) === ymd;
 
 /** Canonical text of the conditions, so a cursor can be bound to the exact query. */
-export const filterScope = (conditions: FilterCondition[]): string =>
-  conditions.map((c) => `${c.field}.${c.op}=${c.values.map(String).join(',')}`).join('&');
+export const filterScope = (conditions: FilterCondition[]): string => conditions.map((c) => `${c.field}.${c.op}=${c.values.map(String).join(',')}`).join('&');
 
 /** DynamoDB FilterExpression for the conditions (AND across fields, OR within eq). */
 export function toFilterExpression(conditions: FilterCondition[]): {

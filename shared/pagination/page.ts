@@ -88,7 +88,7 @@ export async function queryPage<T>(q: PageQuery<T>): Promise<Page<T>> {
   const partition = q.platformPartition ?? q.indexPartition ?? q.partition ?? tenantPk(q.tenantId);
   if (q.platformPartition !== undefined) {
     if (!isPlatformPartition(partition) || onIndex || q.partition !== undefined) throw new Error('a platform page reads one PLATFORM# table partition');
-  } else if (!belongsToTenant(partition, q.tenantId)) throw new Error('a page may only read the tenant\'s own partitions');
+  } else if (!belongsToTenant(partition, q.tenantId)) throw new Error("a page may only read the tenant's own partitions");
   const names: Record<string, string> = { ...filter.ExpressionAttributeNames, ...q.extraFilter?.names };
   const clauses = [filter.FilterExpression, q.extraFilter?.expression].filter((c): c is string => Boolean(c));
   let projection: string | undefined;
@@ -120,8 +120,7 @@ export async function queryPage<T>(q: PageQuery<T>): Promise<Page<T>> {
   const { data, taken } = withinBudget(items.slice(0, q.limit), q.map, q.byteBudget ?? PAGE_BYTE_BUDGET);
   const hasMore = items.length > taken;
   const last = items[taken - 1];
-  const nextCursor =
-    hasMore && last ? encodeCursor(cursorKey, q.tenantId, scope, cursorKeyOf(last, onIndex)) : null;
+  const nextCursor = hasMore && last ? encodeCursor(cursorKey, q.tenantId, scope, cursorKeyOf(last, onIndex)) : null;
   return { data, next_cursor: nextCursor, has_more: hasMore };
 }
 

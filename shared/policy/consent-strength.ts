@@ -14,8 +14,7 @@ export interface ConsentGrant {
   expires_at: string | null;
 }
 
-export const isConsentValid = (g: ConsentGrant, now: Date): boolean =>
-  g.expires_at === null || Date.parse(g.expires_at) > now.getTime();
+export const isConsentValid = (g: ConsentGrant, now: Date): boolean => g.expires_at === null || Date.parse(g.expires_at) > now.getTime();
 
 export function bestConsentClass(grants: readonly ConsentGrant[], now: Date): ConsentBasis | null {
   let best: ConsentBasis | null = null;

@@ -42,4 +42,5 @@ export function paceDial(nextAt: number | null, at: number, spacing: number, max
 }
 
 /** The least time `n` dials take at `cps` from the first to the last grant (ms). */
-export const leastDialSpanMs = (n: number, cpsLimit: number | null | undefined, guardMs = DIAL_GUARD_MS): number => Math.max(0, n - 1) * dialSpacingMs(cpsLimit, guardMs);
+export const leastDialSpanMs = (n: number, cpsLimit: number | null | undefined, guardMs = DIAL_GUARD_MS): number =>
+  Math.max(0, n - 1) * dialSpacingMs(cpsLimit, guardMs);

@@ -8,9 +8,7 @@ import * as z from 'zod';
 /** Turn-latency target for the latency dimension (p95 of agent response time, ms). */
 export const LATENCY_TARGET_MS = 1500;
 
-export const objective = z
-  .object({ id: z.string(), description: z.string(), required: z.boolean() })
-  .meta({ id: 'TemplateObjective' });
+export const objective = z.object({ id: z.string(), description: z.string(), required: z.boolean() }).meta({ id: 'TemplateObjective' });
 
 export type Objective = z.infer<typeof objective>;
 

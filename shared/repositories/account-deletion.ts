@@ -54,7 +54,9 @@ const DELETION_WRITE_ATTEMPTS = 6;
  */
 async function contended(attempt: number, current: DeletionRequest | undefined): Promise<void> {
   if (attempt + 1 >= DELETION_WRITE_ATTEMPTS) {
-    throw conflict('account_deletion_conflict', 'The account deletion request was changed by another request at the same time; read it and try again', { status: current?.status ?? 'none' });
+    throw conflict('account_deletion_conflict', 'The account deletion request was changed by another request at the same time; read it and try again', {
+      status: current?.status ?? 'none',
+    });
   }
   await backoff(RACE, attempt + 1);
 }
@@ -83,14 +85,41 @@ export async function confirmDeletion(
     const items: TransactItem[] = [...extra];
     if (effect === 'reconfirm') {
       next = { ...current!, last_confirmed_at: at, confirmed_by: input.by, revision: current!.revision + 1 };
-      items.push({ Put: { TableName: tableName(), Item: { ...keys.deletionRequest(input.tenantId), type: 'deletion_request', ...next }, ...revisionCondition(current) } });
+      items.push({
+        Put: { TableName: tableName(), Item: { ...keys.deletionRequest(input.tenantId), type: 'deletion_request', ...next }, ...revisionCondition(current) },
+      });
     } else {
       const when = scheduledFor(input.at).toISOString();
-      next = { tenant_id: input.tenantId, status: 'pending', requested_at: at, requested_by_user_id: input.userId, confirmed_by: input.by, last_confirmed_at: at, scheduled_for: when, cancelled_at: null, cancelled_by_user_id: null, started_at: null, completed_at: null, revision: (current?.revision ?? 0) + 1 };
+      next = {
+        tenant_id: input.tenantId,
+        status: 'pending',
+        requested_at: at,
+        requested_by_user_id: input.userId,
+        confirmed_by: input.by,
+        last_confirmed_at: at,
+        scheduled_for: when,
+        cancelled_at: null,
+        cancelled_by_user_id: null,
+        started_at: null,
+        completed_at: null,
+        revision: (current?.revision ?? 0) + 1,
+      };
       items.push(
-        { Put: { TableName: tableName(), Item: { ...keys.deletionRequest(input.tenantId), type: 'deletion_request', ...next }, ...revisionCondition(current) } },
-        { Put: { TableName: tableName(), Item: { ...platformKeys.deletionDue(when, input.tenantId), type: 'deletion_due', tenant_id: input.tenantId, scheduled_for: when } } },
-        ...outboxItems(input.tenantId, 'account.deletion_requested', { scheduled_for: when, requested_at: at, confirmed_by: input.by, requested_by_user_id: input.userId }, input.at).items,
+        {
+          Put: { TableName: tableName(), Item: { ...keys.deletionRequest(input.tenantId), type: 'deletion_request', ...next }, ...revisionCondition(current) },
+        },
+        {
+          Put: {
+            TableName: tableName(),
+            Item: { ...platformKeys.deletionDue(when, input.tenantId), type: 'deletion_due', tenant_id: input.tenantId, scheduled_for: when },
+          },
+        },
+        ...outboxItems(
+          input.tenantId,
+          'account.deletion_requested',
+          { scheduled_for: when, requested_at: at, confirmed_by: input.by, requested_by_user_id: input.userId },
+          input.at,
+        ).items,
       );
     }
     try {
@@ -111,7 +140,11 @@ export async function cancelDeletion(input: { tenantId: string; userId: string; 
   for (let attempt = 0; ; attempt++) {
     const current = await getDeletionRequest(input.tenantId);
     if (current?.status !== 'pending') {
-      throw conflict('account_deletion_not_pending', current ? `The account deletion is ${current.status}; only a pending one can be cancelled` : 'There is no account deletion to cancel', { status: current?.status ?? 'none' });
+      throw conflict(
+        'account_deletion_not_pending',
+        current ? `The account deletion is ${current.status}; only a pending one can be cancelled` : 'There is no account deletion to cancel',
+        { status: current?.status ?? 'none' },
+      );
     }
     const at = input.at.toISOString();
     const next: DeletionRequest = { ...current, status: 'cancelled', cancelled_at: at, cancelled_by_user_id: input.userId, revision: current.revision + 1 };
@@ -119,9 +152,22 @@ export async function cancelDeletion(input: { tenantId: string; userId: string; 
       await db().send(
         new TransactWriteCommand({
           TransactItems: [
-            { Put: { TableName: tableName(), Item: { ...keys.deletionRequest(input.tenantId), type: 'deletion_request', ...next }, ConditionExpression: 'revision = :rev AND #s = :pending', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':rev': current.revision, ':pending': 'pending' } } },
+            {
+              Put: {
+                TableName: tableName(),
+                Item: { ...keys.deletionRequest(input.tenantId), type: 'deletion_request', ...next },
+                ConditionExpression: 'revision = :rev AND #s = :pending',
+                ExpressionAttributeNames: { '#s': 'status' },
+                ExpressionAttributeValues: { ':rev': current.revision, ':pending': 'pending' },
+              },
+            },
             { Delete: { TableName: tableName(), Key: platformKeys.deletionDue(current.scheduled_for, input.tenantId) } },
-            ...outboxItems(input.tenantId, 'account.deletion_cancelled', { cancelled_at: at, cancelled_by_user_id: input.userId, scheduled_for: current.scheduled_for }, input.at).items,
+            ...outboxItems(
+              input.tenantId,
+              'account.deletion_cancelled',
+              { cancelled_at: at, cancelled_by_user_id: input.userId, scheduled_for: current.scheduled_for },
+              input.at,
+            ).items,
           ],
         }),
       );
@@ -139,7 +185,16 @@ export async function putDeletionProof(input: { tenantId: string; userId: string
   await db().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...keys.deletionProof(input.tenantId), type: 'deletion_proof', tenant_id: input.tenantId, user_id: input.userId, token_hash: input.tokenHash, created_at: input.at.toISOString(), expires_at: expiresAt.toISOString(), ttl: Math.ceil(expiresAt.getTime() / 1000) + 86_400 },
+      Item: {
+        ...keys.deletionProof(input.tenantId),
+        type: 'deletion_proof',
+        tenant_id: input.tenantId,
+        user_id: input.userId,
+        token_hash: input.tokenHash,
+        created_at: input.at.toISOString(),
+        expires_at: expiresAt.toISOString(),
+        ttl: Math.ceil(expiresAt.getTime() / 1000) + 86_400,
+      },
     }),
   );
   return { expiresAt };
@@ -160,18 +215,41 @@ export function spendProofItem(tenantId: string, tokenHash: string, at: Date): T
 
 /** The request's move pending → deleting with its first checkpoint (conditional on the revision read), for the transaction that starts the run. */
 export const startDeletionItem = (tenantId: string, revision: number, progress: unknown, at: Date): TransactItem => ({
-  Update: { TableName: tableName(), Key: keys.deletionRequest(tenantId), UpdateExpression: 'SET #s = :deleting, started_at = :at, progress = :p, revision = revision + :one', ConditionExpression: '#s = :pending AND revision = :rev', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':deleting': 'deleting', ':pending': 'pending', ':at': at.toISOString(), ':p': progress, ':one': 1, ':rev': revision } },
+  Update: {
+    TableName: tableName(),
+    Key: keys.deletionRequest(tenantId),
+    UpdateExpression: 'SET #s = :deleting, started_at = :at, progress = :p, revision = revision + :one',
+    ConditionExpression: '#s = :pending AND revision = :rev',
+    ExpressionAttributeNames: { '#s': 'status' },
+    ExpressionAttributeValues: { ':deleting': 'deleting', ':pending': 'pending', ':at': at.toISOString(), ':p': progress, ':one': 1, ':rev': revision },
+  },
 });
 
 /** Store the running deletion's checkpoint (only while it is `deleting`). */
 export async function saveDeletionProgress(tenantId: string, progress: unknown): Promise<void> {
-  await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.deletionRequest(tenantId), UpdateExpression: 'SET progress = :p', ConditionExpression: '#s = :deleting', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':p': progress, ':deleting': 'deleting' } }));
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.deletionRequest(tenantId),
+      UpdateExpression: 'SET progress = :p',
+      ConditionExpression: '#s = :deleting',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':p': progress, ':deleting': 'deleting' },
+    }),
+  );
 }
 
 /** The run is over: the request `completed` (its checkpoint removed) and its due item gone. */
 export async function completeDeletion(request: Pick<DeletionRequest, 'tenant_id' | 'scheduled_for'>, at: Date): Promise<void> {
   await db().send(
-    new UpdateCommand({ TableName: tableName(), Key: keys.deletionRequest(request.tenant_id), UpdateExpression: 'SET #s = :done, completed_at = :at, revision = revision + :one REMOVE progress', ConditionExpression: '#s = :deleting', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':done': 'completed', ':deleting': 'deleting', ':at': at.toISOString(), ':one': 1 } }),
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.deletionRequest(request.tenant_id),
+      UpdateExpression: 'SET #s = :done, completed_at = :at, revision = revision + :one REMOVE progress',
+      ConditionExpression: '#s = :deleting',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':done': 'completed', ':deleting': 'deleting', ':at': at.toISOString(), ':one': 1 },
+    }),
   );
   await dropDeletionDue(platformKeys.deletionDue(request.scheduled_for, request.tenant_id));
 }
@@ -183,7 +261,11 @@ export interface DueDeletion {
 
 /** Every deletion due at `at` or before, oldest first (the job's work list). */
 export async function dueDeletions(at: Date): Promise<DueDeletion[]> {
-  const items = await queryAll({ KeyConditionExpression: 'pk = :pk AND sk <= :upto', ExpressionAttributeValues: { ':pk': platformKeys.deletionsDuePartition, ':upto': `${at.toISOString()}#~` }, ConsistentRead: true });
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND sk <= :upto',
+    ExpressionAttributeValues: { ':pk': platformKeys.deletionsDuePartition, ':upto': `${at.toISOString()}#~` },
+    ConsistentRead: true,
+  });
   return items.map((item) => ({ tenantId: item.tenant_id as string, key: { pk: item.pk as string, sk: item.sk as string } }));
 }
 
@@ -196,4 +278,3 @@ export async function getDeletionProofUser(tenantId: string): Promise<string | u
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: keys.deletionProof(tenantId), ConsistentRead: true }));
   return out.Item?.user_id as string | undefined;
 }
-

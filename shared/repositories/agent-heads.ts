@@ -17,12 +17,22 @@ export interface AgentHead {
 
 export const agentItemKey = (tenantId: string, agentId: string) => agentKeys.agent(tenantId, agentId);
 
-export const agentHeadOf = (item: Record<string, unknown>): AgentHead => ({ version_count: (item.version_count as number | undefined) ?? 0, latest_version_id: (item.latest_version_id as string | null | undefined) ?? null });
+export const agentHeadOf = (item: Record<string, unknown>): AgentHead => ({
+  version_count: (item.version_count as number | undefined) ?? 0,
+  latest_version_id: (item.latest_version_id as string | null | undefined) ?? null,
+});
 
 /** The agent's head, strongly consistent; undefined: no such agent. */
 export async function readAgentHead(tenantId: string, agentId: string): Promise<AgentHead | undefined> {
   if (!isId(agentId)) return undefined;
-  const out = await db().send(new GetCommand({ TableName: tableName(), Key: agentItemKey(tenantId, agentId), ConsistentRead: true, ProjectionExpression: 'version_count, latest_version_id' }));
+  const out = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: agentItemKey(tenantId, agentId),
+      ConsistentRead: true,
+      ProjectionExpression: 'version_count, latest_version_id',
+    }),
+  );
   return out.Item ? agentHeadOf(out.Item) : undefined;
 }
 

@@ -85,7 +85,9 @@ function build(def: TemplateDefinition, version: number, createdAt: string, upda
  * concurrent seeders cannot write two different version 2s.
  */
 export async function seedTemplate(def: TemplateDefinition, now: string): Promise<'created' | 'versioned' | 'status_changed' | 'unchanged'> {
-  const current = (await db().send(new GetCommand({ TableName: T(), Key: platformKeys.template(def.id), ConsistentRead: true }))).Item as TemplateResource | undefined;
+  const current = (await db().send(new GetCommand({ TableName: T(), Key: platformKeys.template(def.id), ConsistentRead: true }))).Item as
+    | TemplateResource
+    | undefined;
   if (!current) {
     const t = build(def, 1, now, now);
     return (await writeVersion(t, undefined)) ? 'created' : 'unchanged';
@@ -120,10 +122,18 @@ async function writeVersion(t: TemplateResource, expectedVersion: number | undef
               TableName: T(),
               Item: { ...platformKeys.template(t.id), type: 'template', ...t },
               ConditionExpression: expectedVersion === undefined ? 'attribute_not_exists(pk)' : '#version = :expected',
-              ...(expectedVersion === undefined ? {} : { ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':expected': expectedVersion } }),
+              ...(expectedVersion === undefined
+                ? {}
+                : { ExpressionAttributeNames: { '#version': 'version' }, ExpressionAttributeValues: { ':expected': expectedVersion } }),
             },
           },
-          { Put: { TableName: T(), Item: { ...platformKeys.templateVersion(t.id, t.version), type: 'template_version', ...t }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Put: {
+              TableName: T(),
+              Item: { ...platformKeys.templateVersion(t.id, t.version), type: 'template_version', ...t },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
         ],
       }),
     );

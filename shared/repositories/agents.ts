@@ -57,7 +57,9 @@ export function presentAgent(a: AgentRecord): AgentDefinition {
 }
 
 export async function createAgent(a: AgentRecord): Promise<void> {
-  await db().send(new PutCommand({ TableName: T(), Item: { ...agentKeys.agent(a.tenant_id, a.id), type: 'agent', ...a }, ConditionExpression: 'attribute_not_exists(pk)' }));
+  await db().send(
+    new PutCommand({ TableName: T(), Item: { ...agentKeys.agent(a.tenant_id, a.id), type: 'agent', ...a }, ConditionExpression: 'attribute_not_exists(pk)' }),
+  );
 }
 
 export async function getAgentRecord(tenantId: string, agentId: string, consistent = false): Promise<AgentRecord | undefined> {
@@ -87,7 +89,17 @@ export function listAgents(tenantId: string, opts: { limit: number; cursor?: str
 
 const presentVersion = (item: Record<string, unknown>): AgentVersion => {
   const v = item as unknown as AgentVersion;
-  return { id: v.id, agent_id: v.agent_id, version: v.version, content_hash: v.content_hash, definition: v.definition, objectives: v.objectives, rubric: v.rubric, compliance_profile: v.compliance_profile, published_at: v.published_at };
+  return {
+    id: v.id,
+    agent_id: v.agent_id,
+    version: v.version,
+    content_hash: v.content_hash,
+    definition: v.definition,
+    objectives: v.objectives,
+    rubric: v.rubric,
+    compliance_profile: v.compliance_profile,
+    published_at: v.published_at,
+  };
 };
 
 export function listAgentVersions(tenantId: string, agentId: string, opts: { limit: number; cursor?: string }) {
@@ -199,7 +211,17 @@ function freeze(agent: AgentRecord, profile: ComplianceProfile, objectives: Obje
   const now = new Date().toISOString();
   const n = agent.version_count + 1;
   const definition = presentAgent({ ...agent, status: 'published', version_count: n, latest_version_id: id, updated_at: now });
-  return { id, agent_id: agent.id, version: n, content_hash: versionContentHash({ definition, compliance_profile: profile }), definition, objectives, rubric: buildRubric(id, objectives), compliance_profile: profile, published_at: now };
+  return {
+    id,
+    agent_id: agent.id,
+    version: n,
+    content_hash: versionContentHash({ definition, compliance_profile: profile }),
+    definition,
+    objectives,
+    rubric: buildRubric(id, objectives),
+    compliance_profile: profile,
+    published_at: now,
+  };
 }
 
 function publishItems(tenantId: string, agent: AgentRecord, v: AgentVersion): TransactItem[] {
@@ -214,7 +236,19 @@ function publishItems(tenantId: string, agent: AgentRecord, v: AgentVersion): Tr
         ExpressionAttributeValues: { ':published': 'published', ':n': v.version, ':id': v.id, ':now': v.published_at, ':expected': agent.version_count },
       },
     },
-    { Put: { TableName: T(), Item: { ...agentKeys.version(tenantId, agent.id, v.version), type: 'agent_version', tenant_id: tenantId, ...v }, ConditionExpression: 'attribute_not_exists(pk)' } },
-    { Put: { TableName: T(), Item: { ...agentKeys.versionPointer(tenantId, v.id), type: 'agent_version_pointer', agent_id: agent.id, version: v.version }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: T(),
+        Item: { ...agentKeys.version(tenantId, agent.id, v.version), type: 'agent_version', tenant_id: tenantId, ...v },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Put: {
+        TableName: T(),
+        Item: { ...agentKeys.versionPointer(tenantId, v.id), type: 'agent_version_pointer', agent_id: agent.id, version: v.version },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
   ];
 }

@@ -63,17 +63,32 @@ export async function getPolicyVersion(tenantId: string, numberId: string, versi
 }
 
 /** The policy in force for the number (the latest version written), if any. */
-export const getCurrentPolicy = (number: PhoneNumberRecord) => (number.policy_version ? getPolicyVersion(number.tenant_id, number.id, number.policy_version) : Promise.resolve(undefined));
+export const getCurrentPolicy = (number: PhoneNumberRecord) =>
+  number.policy_version ? getPolicyVersion(number.tenant_id, number.id, number.policy_version) : Promise.resolve(undefined);
 
 /**
  * Write `content` as the number's next policy version and put the number on the policy
  * route, in one transaction. `previous` (the version in force) supplies the stable id and
  * created_at. Throws PolicyWriteRefused naming the condition that failed.
  */
-export async function writePolicy(number: PhoneNumberRecord, previous: StoredPolicy | undefined, content: PolicyContent, repIds: readonly string[], now = new Date()): Promise<{ policy: StoredPolicy; number: PhoneNumberRecord }> {
+export async function writePolicy(
+  number: PhoneNumberRecord,
+  previous: StoredPolicy | undefined,
+  content: PolicyContent,
+  repIds: readonly string[],
+  now = new Date(),
+): Promise<{ policy: StoredPolicy; number: PhoneNumberRecord }> {
   const at = now.toISOString();
   const version = (number.policy_version ?? 0) + 1;
-  const policy: StoredPolicy = { id: previous?.id ?? newId('apl'), tenant_id: number.tenant_id, phone_number_id: number.id, version, ...content, created_at: previous?.created_at ?? at, updated_at: at };
+  const policy: StoredPolicy = {
+    id: previous?.id ?? newId('apl'),
+    tenant_id: number.tenant_id,
+    phone_number_id: number.id,
+    version,
+    ...content,
+    created_at: previous?.created_at ?? at,
+    updated_at: at,
+  };
   const { item: numberUpdate, next } = phoneNumberUpdateItem(number, { inbound_route_mode: 'policy', policy_version: version }, { now });
   const update = numberUpdate.Update!;
   // Eligibility (rule 2) is re-checked inside the transaction, not only on the read.
@@ -82,7 +97,13 @@ export async function writePolicy(number: PhoneNumberRecord, previous: StoredPol
   update.ExpressionAttributeValues = { ...update.ExpressionAttributeValues, ':active': 'active', ':voice': 'voice', ':burned': 'burned' };
   const items: TransactItem[] = [
     numberUpdate,
-    { Put: { TableName: tableName(), Item: { ...answeringPolicyKeys.version(number.tenant_id, number.id, version), type: 'answering_policy', ...policy }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...answeringPolicyKeys.version(number.tenant_id, number.id, version), type: 'answering_policy', ...policy },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
     {
       ConditionCheck: {
         TableName: tableName(),

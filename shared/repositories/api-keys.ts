@@ -30,9 +30,7 @@ export const apiKeyItem = (k: ApiKeyRecord) => ({ ...keys.apiKey(k.tenant_id, k.
 /** Strongly consistent: a key retired a millisecond ago is refused on the next request. */
 export async function getApiKey(tenantId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
   if (!isId(keyId)) return undefined; // a malformed id names nothing, like a missing one
-  const out = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.apiKey(tenantId, keyId), ConsistentRead: true }),
-  );
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: keys.apiKey(tenantId, keyId), ConsistentRead: true }));
   return out.Item as ApiKeyRecord | undefined;
 }
 
@@ -41,7 +39,11 @@ export async function getApiKey(tenantId: string, keyId: string): Promise<ApiKey
  * being deleted refuses every key) and, when asked, one more item of the same request (the
  * route's idempotency record), so a request's first read is a single call.
  */
-export async function readCredential(tenantId: string, keyId: string, also?: ItemKey): Promise<{ key: ApiKeyRecord | undefined; tenant: Tenant | undefined; also: Record<string, unknown> | undefined }> {
+export async function readCredential(
+  tenantId: string,
+  keyId: string,
+  also?: ItemKey,
+): Promise<{ key: ApiKeyRecord | undefined; tenant: Tenant | undefined; also: Record<string, unknown> | undefined }> {
   if (!isId(keyId)) return { key: undefined, tenant: undefined, also: undefined };
   const keyKey = keys.apiKey(tenantId, keyId);
   const tenantKey = tenantItemKey(tenantId);
@@ -65,9 +67,7 @@ export function listApiKeys(tenantId: string, opts: { limit: number; cursor?: st
 export async function putApiKey(record: ApiKeyRecord): Promise<void> {
   await db().send(
     new TransactWriteCommand({
-      TransactItems: [
-        { Put: { TableName: tableName(), Item: apiKeyItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
-      ],
+      TransactItems: [{ Put: { TableName: tableName(), Item: apiKeyItem(record), ConditionExpression: 'attribute_not_exists(pk)' } }],
     }),
   );
 }

@@ -36,12 +36,26 @@ export async function ensureApiAttestation(tenantId: string): Promise<Attestatio
       | undefined;
   let found = await read();
   if (!found) {
-    const created: Attestation = { id: newId(ID_PREFIX.attestation), source: 'api', import_id: null, signer_name: null, signer_title: null, affirmation: API_SOURCE_AFFIRMATION, created_at: new Date().toISOString() };
+    const created: Attestation = {
+      id: newId(ID_PREFIX.attestation),
+      source: 'api',
+      import_id: null,
+      signer_name: null,
+      signer_title: null,
+      affirmation: API_SOURCE_AFFIRMATION,
+      created_at: new Date().toISOString(),
+    };
     try {
       await db().send(
         new TransactWriteCommand({
           TransactItems: [
-            { Put: { TableName: tableName(), Item: { ...contactKeys.apiAttestation(tenantId), type: 'attestation_pointer', attestation: created }, ConditionExpression: 'attribute_not_exists(pk)' } },
+            {
+              Put: {
+                TableName: tableName(),
+                Item: { ...contactKeys.apiAttestation(tenantId), type: 'attestation_pointer', attestation: created },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
             { Put: { TableName: tableName(), Item: attestationItem(tenantId, created), ConditionExpression: 'attribute_not_exists(pk)' } },
           ],
         }),

@@ -35,7 +35,14 @@ const planItem = (plan: Plan) => ({ ...billingKeys.plan(plan.id), type: 'plan', 
 /** Seed a plan: written when absent or when its content changed (`hash`); false when the stored one is the same. */
 export async function putPlanIfChanged(plan: Plan, hash: string): Promise<boolean> {
   try {
-    await db().send(new PutCommand({ TableName: tableName(), Item: { ...planItem(plan), content_hash: hash }, ConditionExpression: 'attribute_not_exists(pk) OR content_hash <> :h', ExpressionAttributeValues: { ':h': hash } }));
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...planItem(plan), content_hash: hash },
+        ConditionExpression: 'attribute_not_exists(pk) OR content_hash <> :h',
+        ExpressionAttributeValues: { ':h': hash },
+      }),
+    );
     return true;
   } catch (err) {
     if (err instanceof ConditionalCheckFailedException) return false;
@@ -45,9 +52,23 @@ export async function putPlanIfChanged(plan: Plan, hash: string): Promise<boolea
 
 /** The billing account and directory items a new tenant is created with (its bootstrap transaction). */
 export function newBillingAccountItems(tenantId: string, at: string, planId = DEFAULT_PLAN_ID): TransactItem[] {
-  const account: BillingAccount = { tenant_id: tenantId, plan_id: planId, daily_budget_minor: null, receptionist_connections: 0, canceled_at: null, created_at: at, updated_at: at };
+  const account: BillingAccount = {
+    tenant_id: tenantId,
+    plan_id: planId,
+    daily_budget_minor: null,
+    receptionist_connections: 0,
+    canceled_at: null,
+    created_at: at,
+    updated_at: at,
+  };
   return [
-    { Put: { TableName: tableName(), Item: { ...billingKeys.account(tenantId), type: 'billing_account', ...account }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...billingKeys.account(tenantId), type: 'billing_account', ...account },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
     { Put: { TableName: tableName(), Item: { ...billingKeys.directory(tenantId), type: 'billing_directory', tenant_id: tenantId, created_at: at } } },
   ];
 }
@@ -64,7 +85,15 @@ export async function getBillingAccount(tenantId: string): Promise<BillingAccoun
   if (!tenant.Item) return undefined;
   if (out.Item) return out.Item as BillingAccount;
   const at = tenant.Item.created_at as string;
-  return { tenant_id: tenantId, plan_id: DEFAULT_PLAN_ID, daily_budget_minor: null, receptionist_connections: 0, canceled_at: null, created_at: at, updated_at: at };
+  return {
+    tenant_id: tenantId,
+    plan_id: DEFAULT_PLAN_ID,
+    daily_budget_minor: null,
+    receptionist_connections: 0,
+    canceled_at: null,
+    created_at: at,
+    updated_at: at,
+  };
 }
 
 /** A plan as seeded (platform data); the code catalog only when the table has not been seeded yet. */
@@ -76,7 +105,13 @@ export async function getPlan(planId: string): Promise<Plan | undefined> {
 }
 
 export async function listPlans(): Promise<Plan[]> {
-  const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': billingKeys.plansPartition, ':p': billingKeys.plansPrefix } }));
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': billingKeys.plansPartition, ':p': billingKeys.plansPrefix },
+    }),
+  );
   return (out.Items ?? []).map(({ pk: _pk, sk: _sk, type: _type, content_hash: _hash, ...plan }) => planSchema.parse(plan));
 }
 
@@ -90,13 +125,27 @@ export async function assignPlan(tenantId: string, planId: string, at: Date): Pr
     new UpdateCommand({
       TableName: tableName(),
       Key: billingKeys.account(tenantId),
-      UpdateExpression: 'SET #type = :type, tenant_id = :t, plan_id = :plan, updated_at = :now, created_at = if_not_exists(created_at, :created), daily_budget_minor = if_not_exists(daily_budget_minor, :null), receptionist_connections = if_not_exists(receptionist_connections, :zero), canceled_at = if_not_exists(canceled_at, :null)',
+      UpdateExpression:
+        'SET #type = :type, tenant_id = :t, plan_id = :plan, updated_at = :now, created_at = if_not_exists(created_at, :created), daily_budget_minor = if_not_exists(daily_budget_minor, :null), receptionist_connections = if_not_exists(receptionist_connections, :zero), canceled_at = if_not_exists(canceled_at, :null)',
       ExpressionAttributeNames: { '#type': 'type' },
-      ExpressionAttributeValues: { ':type': 'billing_account', ':t': tenantId, ':plan': planId, ':now': nowIso, ':created': existing.created_at, ':null': null, ':zero': 0 },
+      ExpressionAttributeValues: {
+        ':type': 'billing_account',
+        ':t': tenantId,
+        ':plan': planId,
+        ':now': nowIso,
+        ':created': existing.created_at,
+        ':null': null,
+        ':zero': 0,
+      },
       ReturnValues: 'ALL_NEW',
     }),
   );
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...billingKeys.directory(tenantId), type: 'billing_directory', tenant_id: tenantId, created_at: existing.created_at } }));
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...billingKeys.directory(tenantId), type: 'billing_directory', tenant_id: tenantId, created_at: existing.created_at },
+    }),
+  );
   return out.Attributes as BillingAccount;
 }
 
@@ -105,7 +154,13 @@ export async function ensureBillingAccount(tenantId: string): Promise<BillingAcc
   const account = await getBillingAccount(tenantId);
   if (!account) return undefined;
   try {
-    await db().send(new PutCommand({ TableName: tableName(), Item: { ...billingKeys.account(tenantId), type: 'billing_account', ...account }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...billingKeys.account(tenantId), type: 'billing_account', ...account },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
   } catch (err) {
     if (!(err instanceof ConditionalCheckFailedException)) throw err;
   }
@@ -116,7 +171,16 @@ export async function ensureBillingAccount(tenantId: string): Promise<BillingAcc
 export async function setDailyBudget(tenantId: string, dailyBudgetMinor: number | null, at: Date): Promise<BillingAccount> {
   const existing = await ensureBillingAccount(tenantId);
   if (!existing) throw new Error(`tenant ${tenantId} does not exist`);
-  const out = await db().send(new UpdateCommand({ TableName: tableName(), Key: billingKeys.account(tenantId), UpdateExpression: 'SET daily_budget_minor = :b, updated_at = :now', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':b': dailyBudgetMinor, ':now': at.toISOString() }, ReturnValues: 'ALL_NEW' }));
+  const out = await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: billingKeys.account(tenantId),
+      UpdateExpression: 'SET daily_budget_minor = :b, updated_at = :now',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':b': dailyBudgetMinor, ':now': at.toISOString() },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
   return out.Attributes as BillingAccount;
 }
 
@@ -126,7 +190,16 @@ export async function cancelSubscription(tenantId: string, at: Date): Promise<Bi
   if (!existing) throw new Error(`tenant ${tenantId} does not exist`);
   if (existing.canceled_at) return existing; // canceled once: the first instant stands
   // (canceled_at is stored as null until then, so if_not_exists would keep the null.)
-  const out = await db().send(new UpdateCommand({ TableName: tableName(), Key: billingKeys.account(tenantId), UpdateExpression: 'SET canceled_at = :now, updated_at = :now', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':now': at.toISOString() }, ReturnValues: 'ALL_NEW' }));
+  const out = await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: billingKeys.account(tenantId),
+      UpdateExpression: 'SET canceled_at = :now, updated_at = :now',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':now': at.toISOString() },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
   return out.Attributes as BillingAccount;
 }
 
@@ -134,7 +207,14 @@ export async function cancelSubscription(tenantId: string, at: Date): Promise<Bi
 export async function* billingDirectory(): AsyncGenerator<string> {
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': billingKeys.directoryPartition }, ExclusiveStartKey: start }));
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': billingKeys.directoryPartition },
+        ExclusiveStartKey: start,
+      }),
+    );
     for (const item of page.Items ?? []) yield item.tenant_id as string;
     start = page.LastEvaluatedKey;
   } while (start);
@@ -145,7 +225,16 @@ export async function telephonyModeOfTenant(tenantId: string): Promise<Telephony
   const modes: ('managed' | 'byo')[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': keys.tenant(tenantId).pk, ':p': collections.telephonyAccounts }, ProjectionExpression: '#mode', ExpressionAttributeNames: { '#mode': 'mode' }, ExclusiveStartKey: start }));
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': keys.tenant(tenantId).pk, ':p': collections.telephonyAccounts },
+        ProjectionExpression: '#mode',
+        ExpressionAttributeNames: { '#mode': 'mode' },
+        ExclusiveStartKey: start,
+      }),
+    );
     for (const item of page.Items ?? []) if (item.mode === 'managed' || item.mode === 'byo') modes.push(item.mode);
     start = page.LastEvaluatedKey;
   } while (start);

@@ -50,6 +50,9 @@ export async function readCallPointFacts(r: CallPointReads): Promise<CallPointFa
     agent: agentItem ? agentHeadOf(agentItem) : undefined,
     suppression: suppressionItem ? activeSuppressionOf(suppressionItem) : undefined,
     dncPointer: pointerKey && itemAt(items, pointerKey),
-    accounts: accountKeys.map((k) => itemAt(items, k)).filter((i) => i !== undefined).map(callerAccountOf),
+    accounts: accountKeys
+      .map((k) => itemAt(items, k))
+      .filter((i) => i !== undefined)
+      .map(callerAccountOf),
   };
 }

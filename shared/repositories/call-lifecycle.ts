@@ -70,7 +70,8 @@ export async function linkCarrierCall(call: CallRecord, callSid: string): Promis
     // The pointer (or the call's sid) was written meanwhile: fine only if both name this call and sid.
     const pointer = await db().send(new GetCommand({ TableName: tableName(), Key: platformKeys.carrierCall(callSid), ConsistentRead: true }));
     const fresh = await getCall(call.tenant_id, call.id);
-    if (pointer.Item?.call_id !== call.id || pointer.Item?.tenant_id !== call.tenant_id || (fresh?.provider_call_sid && fresh.provider_call_sid !== callSid)) throw new CallSidMismatch();
+    if (pointer.Item?.call_id !== call.id || pointer.Item?.tenant_id !== call.tenant_id || (fresh?.provider_call_sid && fresh.provider_call_sid !== callSid))
+      throw new CallSidMismatch();
     if (fresh && !fresh.provider_call_sid) await linkCarrierCall(fresh, callSid);
   }
 }
@@ -80,9 +81,41 @@ export async function linkCarrierCall(call: CallRecord, callSid: string): Promis
  * shared/calls/call-outbox-events.ts): what a webhook receiver needs to act on one event alone —
  * which call, attempt and contact, and the state and disposition it is in (null until set).
  */
-export const CALL_EVENT_FIELDS = ['call_id', 'attempt_id', 'contact_id', 'agent_id', 'agent_version_id', 'campaign_id', 'direction', 'state', 'disposition', 'disposition_set_by', 'end_reason'] as const;
+export const CALL_EVENT_FIELDS = [
+  'call_id',
+  'attempt_id',
+  'contact_id',
+  'agent_id',
+  'agent_version_id',
+  'campaign_id',
+  'direction',
+  'state',
+  'disposition',
+  'disposition_set_by',
+  'end_reason',
+] as const;
 
-export function callEventData(call: Pick<CallRecord, 'id' | 'direction' | 'state' | 'disposition' | 'disposition_set_by' | 'end_reason' | 'attempt_id' | 'contact_id' | 'agent_id' | 'agent_version_id' | 'campaign_id'>, change?: Partial<Omit<StateChange, 'disposition' | 'disposition_set_by' | 'end_reason'>> & { disposition?: string | null; disposition_set_by?: string | null; end_reason?: string | null }): Record<(typeof CALL_EVENT_FIELDS)[number], unknown> {
+export function callEventData(
+  call: Pick<
+    CallRecord,
+    | 'id'
+    | 'direction'
+    | 'state'
+    | 'disposition'
+    | 'disposition_set_by'
+    | 'end_reason'
+    | 'attempt_id'
+    | 'contact_id'
+    | 'agent_id'
+    | 'agent_version_id'
+    | 'campaign_id'
+  >,
+  change?: Partial<Omit<StateChange, 'disposition' | 'disposition_set_by' | 'end_reason'>> & {
+    disposition?: string | null;
+    disposition_set_by?: string | null;
+    end_reason?: string | null;
+  },
+): Record<(typeof CALL_EVENT_FIELDS)[number], unknown> {
   return {
     call_id: call.id,
     attempt_id: call.attempt_id ?? null,
@@ -154,11 +187,16 @@ export async function applyCallTransition(
       const values: Record<string, unknown> = { ':from': call.state, ':now': at, ...more.values };
       const sets = ['updated_at = :now', ...more.sets];
       const items: TransactItem[] = [];
-      const holdsSlot = Boolean(change && isTerminal(change.state) && more.holdSlot && call.campaign_id && (call as unknown as CampaignCallFacts).campaign_attempt);
+      const holdsSlot = Boolean(
+        change && isTerminal(change.state) && more.holdSlot && call.campaign_id && (call as unknown as CampaignCallFacts).campaign_attempt,
+      );
       if (change) {
         addStateChange({ sets, names, values }, change);
         // Leaving `scheduled` (a cancel): its due item goes with it, as with dispatch's own moves.
-        const due = call.state === 'scheduled' && change.state !== 'scheduled' ? dueInstantOf({ due_at: call.due_at ?? null, scheduled_for: call.scheduled_for ?? null }) : null;
+        const due =
+          call.state === 'scheduled' && change.state !== 'scheduled'
+            ? dueInstantOf({ due_at: call.due_at ?? null, scheduled_for: call.scheduled_for ?? null })
+            : null;
         if (due) {
           items.push(dueItemDelete(tenantId, callId, due));
           sets.push('due_at = :noDue');
@@ -179,7 +217,15 @@ export async function applyCallTransition(
         }
         for (const type of events) items.push(...outboxItems(tenantId, type, { ...callEventData(call, change), at }, now).items);
         // A campaign attempt's end: its row and the campaign's counters, exactly once with the terminal transition.
-        if (isTerminal(change.state)) items.push(...campaignEndItems(call as unknown as CampaignCallFacts, { state: change.state, disposition: change.disposition ?? call.disposition ?? null, end_reason: change.end_reason ?? call.end_reason ?? null }, now, { releaseSlot: !holdsSlot }));
+        if (isTerminal(change.state))
+          items.push(
+            ...campaignEndItems(
+              call as unknown as CampaignCallFacts,
+              { state: change.state, disposition: change.disposition ?? call.disposition ?? null, end_reason: change.end_reason ?? call.end_reason ?? null },
+              now,
+              { releaseSlot: !holdsSlot },
+            ),
+          );
         if (holdsSlot) {
           sets.push('campaign_slot_held = :held');
           values[':held'] = true;
@@ -203,7 +249,16 @@ export async function applyCallTransition(
         condition += ' AND #event_count = :ec';
         values[':ec'] = call.event_count;
       }
-      items.unshift({ Update: { TableName: tableName(), Key: callKeys.call(tenantId, callId), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values } });
+      items.unshift({
+        Update: {
+          TableName: tableName(),
+          Key: callKeys.call(tenantId, callId),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      });
       return commit(items, { call, change, ended: Boolean(change && isTerminal(change.state)), slotFreed: freesHeldSlot });
     },
   });
@@ -214,7 +269,12 @@ export async function applyCallTransition(
  * final callback of a call that already ended (e.g. `machine` at the answer) adds its
  * duration and ended_at once, changing nothing else.
  */
-export function applyOutboundStatus(call: Pick<CallRecord, 'tenant_id' | 'id'>, status: CarrierStatus, durationSeconds: number | null, now = clockNow()): Promise<TransitionResult | undefined> {
+export function applyOutboundStatus(
+  call: Pick<CallRecord, 'tenant_id' | 'id'>,
+  status: CarrierStatus,
+  durationSeconds: number | null,
+  now = clockNow(),
+): Promise<TransitionResult | undefined> {
   return applyCallTransition(
     call.tenant_id,
     call.id,
@@ -269,7 +329,14 @@ export async function cancelCall(tenantId: string, callId: string, now = clockNo
  * the call's analysis watch goes in the same transaction.
  * false: already analysed (a redelivered or re-sent message), nothing written.
  */
-export async function storeAnalysis(call: CallRecord, stored: Record<string, unknown>, summary: Record<string, unknown>, now = clockNow(), settle?: { disposition: string; disposition_set_by: string }, producedItems: TransactItem[] = []): Promise<boolean> {
+export async function storeAnalysis(
+  call: CallRecord,
+  stored: Record<string, unknown>,
+  summary: Record<string, unknown>,
+  now = clockNow(),
+  settle?: { disposition: string; disposition_set_by: string },
+  producedItems: TransactItem[] = [],
+): Promise<boolean> {
   const at = now.toISOString();
   // A completed call whose runtime reported after the carrier's final callback: its disposition settles here, once, under a condition on the state and the disposition read.
   const settleSet = settle ? ', disposition = :d, disposition_set_by = :sb' : '';

@@ -19,7 +19,17 @@ interface LinkedCall {
 
 /** The CallSid → call pointer, only if no call holds the sid yet. */
 export const carrierCallPointerPut = (call: LinkedCall, sid: string): TransactItem => ({
-  Put: { TableName: tableName(), Item: { ...platformKeys.carrierCall(sid), type: 'carrier_call', tenant_id: call.tenant_id, call_id: call.id, telephony_account_id: call.telephony_account_id }, ConditionExpression: 'attribute_not_exists(pk)' },
+  Put: {
+    TableName: tableName(),
+    Item: {
+      ...platformKeys.carrierCall(sid),
+      type: 'carrier_call',
+      tenant_id: call.tenant_id,
+      call_id: call.id,
+      telephony_account_id: call.telephony_account_id,
+    },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
 });
 
 export interface LinkOptions {
@@ -54,7 +64,9 @@ export function callSidLinkItems(call: LinkedCall, sid: string, opts: LinkOption
         TableName: tableName(),
         Key: callKeys.call(call.tenant_id, call.id),
         UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: opts.sameSidOk ? `attribute_exists(pk) AND (${unset} OR provider_call_sid = :sid)` : 'attribute_exists(pk) AND attribute_type(provider_call_sid, :null)',
+        ConditionExpression: opts.sameSidOk
+          ? `attribute_exists(pk) AND (${unset} OR provider_call_sid = :sid)`
+          : 'attribute_exists(pk) AND attribute_type(provider_call_sid, :null)',
         ExpressionAttributeValues: values,
       },
     },

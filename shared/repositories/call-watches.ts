@@ -39,14 +39,35 @@ export interface WatchItem {
 }
 
 export function unfinishedWatchPut(call: CallRef, since: string, linkedAt: string = since): TransactItem {
-  return { Put: { TableName: tableName(), Item: { ...dispatchKeys.unfinished(since, call.tenant_id, call.id), type: 'unfinished_watch', tenant_id: call.tenant_id, call_id: call.id, since, linked_at: linkedAt } } };
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...dispatchKeys.unfinished(since, call.tenant_id, call.id),
+        type: 'unfinished_watch',
+        tenant_id: call.tenant_id,
+        call_id: call.id,
+        since,
+        linked_at: linkedAt,
+      },
+    },
+  };
 }
-export const unfinishedWatchDelete = (tenantId: string, callId: string, since: string): TransactItem => ({ Delete: { TableName: tableName(), Key: dispatchKeys.unfinished(since, tenantId, callId) } });
+export const unfinishedWatchDelete = (tenantId: string, callId: string, since: string): TransactItem => ({
+  Delete: { TableName: tableName(), Key: dispatchKeys.unfinished(since, tenantId, callId) },
+});
 
 export function analysisWatchPut(call: CallRef, since: string): TransactItem {
-  return { Put: { TableName: tableName(), Item: { ...dispatchKeys.analysis(since, call.tenant_id, call.id), type: 'analysis_watch', tenant_id: call.tenant_id, call_id: call.id, since } } };
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...dispatchKeys.analysis(since, call.tenant_id, call.id), type: 'analysis_watch', tenant_id: call.tenant_id, call_id: call.id, since },
+    },
+  };
 }
-export const analysisWatchDelete = (tenantId: string, callId: string, since: string): TransactItem => ({ Delete: { TableName: tableName(), Key: dispatchKeys.analysis(since, tenantId, callId) } });
+export const analysisWatchDelete = (tenantId: string, callId: string, since: string): TransactItem => ({
+  Delete: { TableName: tableName(), Key: dispatchKeys.analysis(since, tenantId, callId) },
+});
 
 /** Delete one watch item on its own (its reason is gone). */
 export async function dropWatch(watch: Pick<WatchItem, 'pk' | 'sk'>): Promise<void> {
@@ -59,7 +80,13 @@ const WATCH_PAGE = 100;
 /** Items of a shard partition with sk < `before` (ISO prefix order = time order), oldest first. */
 export async function watchesOlderThan(pk: string, before: string, limit = WATCH_PAGE): Promise<Record<string, unknown>[]> {
   const out = await db().send(
-    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND sk < :before', ExpressionAttributeValues: { ':pk': pk, ':before': before }, Limit: limit, ConsistentRead: true }),
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND sk < :before',
+      ExpressionAttributeValues: { ':pk': pk, ':before': before },
+      Limit: limit,
+      ConsistentRead: true,
+    }),
   );
   return out.Items ?? [];
 }
@@ -83,7 +110,12 @@ export async function sweepWatches(
       try {
         if (await handle(item)) counted++;
       } catch (err) {
-        logger.warn(`${what}: not handled; the next run retries`, { tenant_id: item.tenant_id, call_id: item.call_id, message_id: item.message_id, error: (err as Error)?.message });
+        logger.warn(`${what}: not handled; the next run retries`, {
+          tenant_id: item.tenant_id,
+          call_id: item.call_id,
+          message_id: item.message_id,
+          error: (err as Error)?.message,
+        });
       }
     }
   }
@@ -95,7 +127,10 @@ export async function sweepWatches(
  * call's `analysis_watch_at`), and the deletion of its unfinished watch when it has one
  * (`unfinished_watch_at` → null). `fields` go on the call's Update.
  */
-export function endOfCallWatches(call: CallRef & { unfinished_watch_at?: string | null }, at: Date): { items: TransactItem[]; fields: Record<string, unknown> } {
+export function endOfCallWatches(
+  call: CallRef & { unfinished_watch_at?: string | null },
+  at: Date,
+): { items: TransactItem[]; fields: Record<string, unknown> } {
   const since = at.toISOString();
   const items = [analysisWatchPut(call, since)];
   const fields: Record<string, unknown> = { analysis_watch_at: since };

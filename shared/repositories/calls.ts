@@ -25,7 +25,6 @@ import { isTerminal, onCarrierStatus, type CarrierStatus } from '../policy/call-
 import { analysisWatchPut } from './call-watches.js';
 import { callMinutesLedgerItems } from './usage-ledger.js';
 
-
 /** A new call's items (record, attempt, events, watches, the idempotency result): one transaction, all or nothing. */
 export async function writeNewCall(items: TransactItem[]): Promise<void> {
   await db().send(new TransactWriteCommand({ TransactItems: items }));
@@ -48,13 +47,28 @@ export class CallSidHeldElsewhere extends Error {
 
 export async function createInboundCall(input: NewInboundCall, now = new Date()): Promise<{ call: CallRecord; created: boolean }> {
   const at = now.toISOString();
-  const call: CallRecord = { ...input, id: newId('cal'), direction: 'inbound', recording_url: null, ended_at: input.state === 'disposed' ? at : null, duration_seconds: null, created_at: at, updated_at: at };
+  const call: CallRecord = {
+    ...input,
+    id: newId('cal'),
+    direction: 'inbound',
+    recording_url: null,
+    ended_at: input.state === 'disposed' ? at : null,
+    duration_seconds: null,
+    created_at: at,
+    updated_at: at,
+  };
   try {
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
           carrierCallPointerPut(call, call.provider_call_sid),
-          { Put: { TableName: tableName(), Item: { ...callKeys.call(call.tenant_id, call.id), ...callKeys.callIndex(call.tenant_id, call.id), type: 'call', ...withoutUnsetStamps(call) }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...callKeys.call(call.tenant_id, call.id), ...callKeys.callIndex(call.tenant_id, call.id), type: 'call', ...withoutUnsetStamps(call) },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
           // The mobile timeline's live_call entry commits with the call.
           activityItem(call.tenant_id, { kind: 'live_call', resource_id: call.id, label: 'live_call' }, now),
         ],
@@ -73,7 +87,8 @@ export async function createInboundCall(input: NewInboundCall, now = new Date())
 
 /** Timestamps and the duration are stored only once known, so `if_not_exists` can set each exactly once. */
 const STAMPS = ['answered_at', 'ended_at', 'duration_seconds'] as const;
-const withoutUnsetStamps = (call: CallRecord) => Object.fromEntries(Object.entries(call).filter(([k, v]) => !(STAMPS as readonly string[]).includes(k) || v !== null));
+const withoutUnsetStamps = (call: CallRecord) =>
+  Object.fromEntries(Object.entries(call).filter(([k, v]) => !(STAMPS as readonly string[]).includes(k) || v !== null));
 
 export async function getCallPointer(callSid: string): Promise<{ tenant_id: string; call_id: string; telephony_account_id: string } | undefined> {
   if (!/^CA[0-9a-fA-F]{32}$/.test(callSid)) return undefined;
@@ -90,25 +105,47 @@ export async function getCall(tenantId: string, callId: string): Promise<CallRec
   if (!isId(callId)) return undefined;
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: callKeys.call(tenantId, callId), ConsistentRead: true }));
   if (!out.Item) return undefined;
-  return { ...out.Item, answered_at: out.Item.answered_at ?? null, ended_at: out.Item.ended_at ?? null, duration_seconds: out.Item.duration_seconds ?? null } as CallRecord;
+  return {
+    ...out.Item,
+    answered_at: out.Item.answered_at ?? null,
+    ended_at: out.Item.ended_at ?? null,
+    duration_seconds: out.Item.duration_seconds ?? null,
+  } as CallRecord;
 }
 
 /**
  * Append what a callback did to an inbound call's path, once per `dedupeKey` (a replayed
  * callback names the same key and appends nothing). The path is capped at MAX_PATH_ENTRIES.
  */
-export async function appendInboundPath(call: Pick<CallRecord, 'tenant_id' | 'id'>, dedupeKey: string, entries: InboundPathEntry[], extra: { recording_url?: string } = {}): Promise<boolean> {
+export async function appendInboundPath(
+  call: Pick<CallRecord, 'tenant_id' | 'id'>,
+  dedupeKey: string,
+  entries: InboundPathEntry[],
+  extra: { recording_url?: string } = {},
+): Promise<boolean> {
   const update = {
     TableName: tableName(),
     Key: callKeys.call(call.tenant_id, call.id),
     UpdateExpression: `SET inbound.#path = list_append(inbound.#path, :entries), updated_at = :now${extra.recording_url ? ', recording_url = :rec' : ''} ADD callbacks_seen :key`,
     ConditionExpression: 'attribute_exists(pk) AND NOT contains(callbacks_seen, :keyString) AND size(inbound.#path) < :max',
     ExpressionAttributeNames: { '#path': 'path' },
-    ExpressionAttributeValues: { ':entries': entries, ':now': new Date().toISOString(), ':key': new Set([dedupeKey]), ':keyString': dedupeKey, ':max': MAX_PATH_ENTRIES, ...(extra.recording_url ? { ':rec': extra.recording_url } : {}) },
+    ExpressionAttributeValues: {
+      ':entries': entries,
+      ':now': new Date().toISOString(),
+      ':key': new Set([dedupeKey]),
+      ':keyString': dedupeKey,
+      ':max': MAX_PATH_ENTRIES,
+      ...(extra.recording_url ? { ':rec': extra.recording_url } : {}),
+    },
   };
   try {
     // A voicemail's timeline entry commits with the recording, once (the same condition).
-    if (extra.recording_url) await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, activityItem(call.tenant_id, { kind: 'voicemail', resource_id: call.id, label: 'voicemail' }, now())] }));
+    if (extra.recording_url)
+      await db().send(
+        new TransactWriteCommand({
+          TransactItems: [{ Update: update }, activityItem(call.tenant_id, { kind: 'voicemail', resource_id: call.id, label: 'voicemail' }, now())],
+        }),
+      );
     else await db().send(new UpdateCommand(update));
     return true;
   } catch (err) {
@@ -125,7 +162,13 @@ export async function appendInboundPath(call: Pick<CallRecord, 'tenant_id' | 'id
  * duration once (the final callback carries it). An inbound call an agent answered is
  * scored when it ends: its analysis watch commits with the ending (one transaction).
  */
-export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus, durationSeconds: number | null, now = clockNow(), onCompleted: CompletedItems = noItems): Promise<boolean> {
+export async function applyCarrierStatus(
+  call: CallRecord,
+  status: CarrierStatus,
+  durationSeconds: number | null,
+  now = clockNow(),
+  onCompleted: CompletedItems = noItems,
+): Promise<boolean> {
   // A transaction cancelled by a concurrent one (TransactionConflict: the shared client's own
   // retries spent, e.g. a hot usage total) wrote nothing: re-read the call and try again, as
   // the outbound path (applyCallTransition) and the runtime batch do, so the minutes this
@@ -149,7 +192,13 @@ export async function applyCarrierStatus(call: CallRecord, status: CarrierStatus
 export type CompletedItems = (call: CallRecord, at: string) => Promise<TransactItem[]>;
 const noItems: CompletedItems = async () => [];
 
-async function carrierStatusDecision(call: CallRecord, status: CarrierStatus, durationSeconds: number | null, now: Date, onCompleted: CompletedItems): Promise<Decision<boolean>> {
+async function carrierStatusDecision(
+  call: CallRecord,
+  status: CarrierStatus,
+  durationSeconds: number | null,
+  now: Date,
+  onCompleted: CompletedItems,
+): Promise<Decision<boolean>> {
   const change = onCarrierStatus(call.state, status);
   const at = now.toISOString();
   const names: Record<string, string> = { '#state': 'state' };
@@ -164,14 +213,22 @@ async function carrierStatusDecision(call: CallRecord, status: CarrierStatus, du
     values[':d'] = durationSeconds;
   }
   // The duration is stored once: the call's telephony minutes are final and metered with it.
-  const metered = ending && durationSeconds !== null && call.duration_seconds === null ? await callMinutesLedgerItems(call.tenant_id, call, durationSeconds, now) : [];
+  const metered =
+    ending && durationSeconds !== null && call.duration_seconds === null ? await callMinutesLedgerItems(call.tenant_id, call, durationSeconds, now) : [];
   if (sets.length === 1) return noChange(false);
   const scored = Boolean(change && isTerminal(change.state) && call.inbound?.agent_version_id);
   if (scored) {
     sets.push('analysis_watch_at = :watch');
     values[':watch'] = at;
   }
-  const update = { TableName: tableName(), Key: callKeys.call(call.tenant_id, call.id), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: 'attribute_exists(pk) AND #state = :from', ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+  const update = {
+    TableName: tableName(),
+    Key: callKeys.call(call.tenant_id, call.id),
+    UpdateExpression: `SET ${sets.join(', ')}`,
+    ConditionExpression: 'attribute_exists(pk) AND #state = :from',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
   // The carrier confirms the call by ending it as completed: e.g. its pending handoffs are confirmed in this transaction.
   const confirmations = change?.state === 'completed' && call.provider_call_sid ? await onCompleted(call, at) : [];
   return commit([{ Update: update }, ...(scored ? [analysisWatchPut(call, at)] : []), ...metered, ...confirmations], true);
@@ -180,13 +237,22 @@ async function carrierStatusDecision(call: CallRecord, status: CarrierStatus, du
 /** The tenant's calls in one of these states, a page at a time (gsi1 `TENANT#<t>#CALLS`; eventually consistent). */
 export async function* callsInStates(tenantId: string, states: readonly string[]): AsyncGenerator<Record<string, unknown>[]> {
   const values = Object.fromEntries(states.map((s, i) => [`:s${i}`, s]));
-  for await (const page of queryPages({ IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :p', FilterExpression: `#s IN (${Object.keys(values).join(', ')})`, ExpressionAttributeNames: { '#s': 'state' }, ExpressionAttributeValues: { ':p': callKeys.callsIndexPartition(tenantId), ...values } })) {
+  for await (const page of queryPages({
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :p',
+    FilterExpression: `#s IN (${Object.keys(values).join(', ')})`,
+    ExpressionAttributeNames: { '#s': 'state' },
+    ExpressionAttributeValues: { ':p': callKeys.callsIndexPartition(tenantId), ...values },
+  })) {
     yield page.Items ?? [];
   }
 }
 
 /** A tenant's call records (outbound and inbound), newest first (gsi1 `TENANT#<t>#CALLS`); the calls service presents them. */
-export function listCallRecords(tenantId: string, opts: { limit: number; cursor?: string; filters: FilterCondition[] }): Promise<Page<Record<string, unknown>>> {
+export function listCallRecords(
+  tenantId: string,
+  opts: { limit: number; cursor?: string; filters: FilterCondition[] },
+): Promise<Page<Record<string, unknown>>> {
   return queryPage({
     tenantId,
     scope: 'calls',

@@ -52,7 +52,14 @@ export interface CampaignRow {
 
 export async function getCampaignRow(tenantId: string, campaignId: string, contactId: string): Promise<CampaignRow | undefined> {
   const k = campaignKeys.row(tenantId, campaignId, contactId);
-  const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND sk = :sk', ExpressionAttributeValues: { ':pk': k.pk, ':sk': k.sk }, ConsistentRead: true }));
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND sk = :sk',
+      ExpressionAttributeValues: { ':pk': k.pk, ':sk': k.sk },
+      ConsistentRead: true,
+    }),
+  );
   return out.Items?.[0] as CampaignRow | undefined;
 }
 
@@ -61,7 +68,14 @@ async function queryAll(pk: string, prefix: string, filter?: { expression: strin
   let start: Record<string, unknown> | undefined;
   do {
     const page = await db().send(
-      new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)', FilterExpression: filter?.expression, ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix, ...(filter?.values ?? {}) }, ExclusiveStartKey: start, ConsistentRead: true }),
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        FilterExpression: filter?.expression,
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix, ...(filter?.values ?? {}) },
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+      }),
     );
     out.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
@@ -82,7 +96,11 @@ export async function dueQueue(tenantId: string, campaignId: string, at: Date, l
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ':pk': campaignPartition(tenantId, campaignId), ':from': campaignKeys.queuePrefix, ':to': `${campaignKeys.queuePrefix}${at.toISOString()}#~` },
+      ExpressionAttributeValues: {
+        ':pk': campaignPartition(tenantId, campaignId),
+        ':from': campaignKeys.queuePrefix,
+        ':to': `${campaignKeys.queuePrefix}${at.toISOString()}#~`,
+      },
       Limit: limit,
       ConsistentRead: true,
     }),
@@ -91,23 +109,45 @@ export async function dueQueue(tenantId: string, campaignId: string, at: Date, l
 }
 
 /** Every queued contact, whatever its instant (the cancel sweep). */
-export const allQueued = async (tenantId: string, campaignId: string): Promise<QueuedContact[]> => queued(await queryAll(campaignPartition(tenantId, campaignId), campaignKeys.queuePrefix));
+export const allQueued = async (tenantId: string, campaignId: string): Promise<QueuedContact[]> =>
+  queued(await queryAll(campaignPartition(tenantId, campaignId), campaignKeys.queuePrefix));
 
 /** Rows whose attempt is launched and still `scheduled` (the cancel sweep): their call ids. */
 export const scheduledAttemptCalls = async (tenantId: string, campaignId: string): Promise<string[]> =>
-  (await queryAll(campaignPartition(tenantId, campaignId), campaignKeys.rowsPrefix, { expression: 'row_status = :active AND latest_attempt_state = :scheduled', values: { ':active': 'active', ':scheduled': 'scheduled' } })).map((r) => r.call_id as string);
+  (
+    await queryAll(campaignPartition(tenantId, campaignId), campaignKeys.rowsPrefix, {
+      expression: 'row_status = :active AND latest_attempt_state = :scheduled',
+      values: { ':active': 'active', ':scheduled': 'scheduled' },
+    })
+  ).map((r) => r.call_id as string);
 
 /** A launch: the queue item gone (if still there) and the row → active with its new attempt (if still pending at `attempts`). */
-export function rowLaunchItems(tenantId: string, campaignId: string, q: QueuedContact, attempt: { attempts: number; number: number; attempt_id: string; call_id: string; at: string }): TransactItem[] {
+export function rowLaunchItems(
+  tenantId: string,
+  campaignId: string,
+  q: QueuedContact,
+  attempt: { attempts: number; number: number; attempt_id: string; call_id: string; at: string },
+): TransactItem[] {
   return [
     { Delete: { TableName: tableName(), Key: { pk: campaignPartition(tenantId, campaignId), sk: q.sk }, ConditionExpression: 'attribute_exists(pk)' } },
     {
       Update: {
         TableName: tableName(),
         Key: campaignKeys.row(tenantId, campaignId, q.contact_id),
-        UpdateExpression: 'SET attempts = :n, latest_attempt_id = :att, latest_attempt_state = :scheduled, call_id = :call, disposition = :null, sub_code = :null, row_status = :active, last_activity_at = :at',
+        UpdateExpression:
+          'SET attempts = :n, latest_attempt_id = :att, latest_attempt_state = :scheduled, call_id = :call, disposition = :null, sub_code = :null, row_status = :active, last_activity_at = :at',
         ConditionExpression: 'row_status = :pending AND attempts = :was',
-        ExpressionAttributeValues: { ':n': attempt.number, ':att': attempt.attempt_id, ':scheduled': 'scheduled', ':call': attempt.call_id, ':null': null, ':active': 'active', ':at': attempt.at, ':pending': 'pending', ':was': attempt.attempts },
+        ExpressionAttributeValues: {
+          ':n': attempt.number,
+          ':att': attempt.attempt_id,
+          ':scheduled': 'scheduled',
+          ':call': attempt.call_id,
+          ':null': null,
+          ':active': 'active',
+          ':at': attempt.at,
+          ':pending': 'pending',
+          ':was': attempt.attempts,
+        },
       },
     },
   ];
@@ -121,7 +161,8 @@ export function rowDisposeQueuedItems(tenantId: string, campaignId: string, q: Q
       Update: {
         TableName: tableName(),
         Key: campaignKeys.row(tenantId, campaignId, q.contact_id),
-        UpdateExpression: 'SET row_status = :done, latest_attempt_state = :disposed, sub_code = :sub, disposition = :null, last_activity_at = :at, next_attempt_at = :null',
+        UpdateExpression:
+          'SET row_status = :done, latest_attempt_state = :disposed, sub_code = :sub, disposition = :null, last_activity_at = :at, next_attempt_at = :null',
         ConditionExpression: 'row_status = :pending',
         ExpressionAttributeValues: { ':done': 'done', ':disposed': 'disposed', ':sub': subCode, ':null': null, ':at': at, ':pending': 'pending' },
       },
@@ -130,9 +171,27 @@ export function rowDisposeQueuedItems(tenantId: string, campaignId: string, q: Q
 }
 
 /** A scrubbed contact's row (put only if absent: a repeated page counts nobody twice) and, unless blocked, its queue item at `queueAt`. */
-export function scrubbedRowItems(tenantId: string, campaignId: string, row: Record<string, unknown> & { contact_id: string }, queueAt: string | null): TransactItem[] {
-  const items: TransactItem[] = [{ Put: { TableName: tableName(), Item: { ...campaignKeys.row(tenantId, campaignId, row.contact_id), type: 'campaign_contact', ...row }, ConditionExpression: 'attribute_not_exists(pk)' } }];
-  if (queueAt) items.push({ Put: { TableName: tableName(), Item: { ...campaignKeys.queue(tenantId, campaignId, queueAt, row.contact_id), type: 'campaign_queue', contact_id: row.contact_id } } });
+export function scrubbedRowItems(
+  tenantId: string,
+  campaignId: string,
+  row: Record<string, unknown> & { contact_id: string },
+  queueAt: string | null,
+): TransactItem[] {
+  const items: TransactItem[] = [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...campaignKeys.row(tenantId, campaignId, row.contact_id), type: 'campaign_contact', ...row },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
+  if (queueAt)
+    items.push({
+      Put: {
+        TableName: tableName(),
+        Item: { ...campaignKeys.queue(tenantId, campaignId, queueAt, row.contact_id), type: 'campaign_queue', contact_id: row.contact_id },
+      },
+    });
   return items;
 }
-

@@ -5,7 +5,15 @@
  * live in its own partition (shared/db/keys.ts `campaignKeys`); shared/campaigns/ drives it.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { CAMPAIGN_MOVES, type CampaignAction } from '../policy/campaigns/rules.js';
 import { now } from '../clock.js';
 import { db, tableName } from '../db/client.js';
@@ -64,7 +72,21 @@ export const presentCampaign = (c: Record<string, unknown>): CampaignSummary => 
   };
 };
 
-export function newCampaign(tenantId: string, fields: Pick<CampaignSummary, 'name' | 'agent_definition_id' | 'target' | 'number_pool_id' | 'telephony_account_id' | 'compliance_profile_id' | 'max_attempts_per_contact' | 'concurrency_cap' | 'retry_after_minutes'>): CampaignRecord {
+export function newCampaign(
+  tenantId: string,
+  fields: Pick<
+    CampaignSummary,
+    | 'name'
+    | 'agent_definition_id'
+    | 'target'
+    | 'number_pool_id'
+    | 'telephony_account_id'
+    | 'compliance_profile_id'
+    | 'max_attempts_per_contact'
+    | 'concurrency_cap'
+    | 'retry_after_minutes'
+  >,
+): CampaignRecord {
   const at = now().toISOString();
   return {
     ...fields,
@@ -88,7 +110,13 @@ export function newCampaign(tenantId: string, fields: Pick<CampaignSummary, 'nam
   };
 }
 
-const campaignPut = (c: CampaignRecord): TransactItem => ({ Put: { TableName: tableName(), Item: { ...campaignKeys.campaign(c.tenant_id, c.id), type: 'campaign', ...c }, ConditionExpression: 'attribute_not_exists(pk)' } });
+const campaignPut = (c: CampaignRecord): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: { ...campaignKeys.campaign(c.tenant_id, c.id), type: 'campaign', ...c },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});
 
 export async function getCampaign(tenantId: string, campaignId: string): Promise<CampaignRecord | undefined> {
   if (!isId(campaignId)) return undefined;
@@ -97,7 +125,16 @@ export async function getCampaign(tenantId: string, campaignId: string): Promise
 }
 
 export function listCampaigns(tenantId: string, opts: { limit: number; cursor?: string; filters: FilterCondition[] }) {
-  return queryPage({ tenantId, scope: 'campaigns', skPrefix: campaignKeys.campaignsPrefix, newestFirst: true, limit: opts.limit, cursor: opts.cursor, filters: opts.filters, map: presentCampaign });
+  return queryPage({
+    tenantId,
+    scope: 'campaigns',
+    skPrefix: campaignKeys.campaignsPrefix,
+    newestFirst: true,
+    limit: opts.limit,
+    cursor: opts.cursor,
+    filters: opts.filters,
+    map: presentCampaign,
+  });
 }
 
 /** The campaign event a status move commits with it (outbox; docs/decisions/campaigns.md). */
@@ -105,8 +142,15 @@ const campaignEvent = (c: Pick<CampaignRecord, 'tenant_id' | 'id'>, status: Camp
   outboxItems(c.tenant_id, `campaign.${status}` as EventType, { campaign_id: c.id, status, previous_status: from, at: at.toISOString() }, at).items;
 
 /** The driver's marker: the scheduler tick works on this campaign. */
-export const activeMarkerPut = (tenantId: string, campaignId: string): TransactItem => ({ Put: { TableName: tableName(), Item: { ...campaignKeys.active(tenantId, campaignId), type: 'campaign_active', tenant_id: tenantId, campaign_id: campaignId } } });
-export const activeMarkerDelete = (tenantId: string, campaignId: string): TransactItem => ({ Delete: { TableName: tableName(), Key: campaignKeys.active(tenantId, campaignId) } });
+export const activeMarkerPut = (tenantId: string, campaignId: string): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: { ...campaignKeys.active(tenantId, campaignId), type: 'campaign_active', tenant_id: tenantId, campaign_id: campaignId },
+  },
+});
+export const activeMarkerDelete = (tenantId: string, campaignId: string): TransactItem => ({
+  Delete: { TableName: tableName(), Key: campaignKeys.active(tenantId, campaignId) },
+});
 
 export class CampaignStatusConflict extends Error {
   constructor(readonly status: CampaignStatus) {
@@ -119,7 +163,13 @@ export class CampaignStatusConflict extends Error {
  * items in the same transaction, conditional on the status read. Undefined: no such
  * campaign; CampaignStatusConflict: its status does not permit the move.
  */
-export async function moveCampaign(tenantId: string, campaignId: string, action: CampaignAction, to: CampaignStatus, opts: { sets?: Record<string, unknown>; extra?: (c: CampaignRecord) => TransactItem[] } = {}): Promise<CampaignRecord | undefined> {
+export async function moveCampaign(
+  tenantId: string,
+  campaignId: string,
+  action: CampaignAction,
+  to: CampaignStatus,
+  opts: { sets?: Record<string, unknown>; extra?: (c: CampaignRecord) => TransactItem[] } = {},
+): Promise<CampaignRecord | undefined> {
   for (let round = 0; round < 5; round++) {
     const c = await getCampaign(tenantId, campaignId);
     if (!c) return undefined;
@@ -136,7 +186,9 @@ export async function moveCampaign(tenantId: string, campaignId: string, action:
               Update: {
                 TableName: tableName(),
                 Key: campaignKeys.campaign(tenantId, campaignId),
-                UpdateExpression: `SET ${Object.keys(sets).map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+                UpdateExpression: `SET ${Object.keys(sets)
+                  .map((_, i) => `#f${i} = :v${i}`)
+                  .join(', ')}`,
                 ConditionExpression: '#f_status = :from',
                 ExpressionAttributeNames: { ...names, '#f_status': 'status' },
                 ExpressionAttributeValues: { ...values, ':from': c.status },
@@ -158,7 +210,13 @@ export async function moveCampaign(tenantId: string, campaignId: string, action:
 /** Put the campaign with its idempotency result (if any) in one transaction. */
 export async function writeNewCampaign(c: CampaignRecord, extra: TransactItem[]): Promise<void> {
   if (extra.length === 0) {
-    await db().send(new PutCommand({ TableName: tableName(), Item: { ...campaignKeys.campaign(c.tenant_id, c.id), type: 'campaign', ...c }, ConditionExpression: 'attribute_not_exists(pk)' }));
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...campaignKeys.campaign(c.tenant_id, c.id), type: 'campaign', ...c },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
     return;
   }
   await db().send(new TransactWriteCommand({ TransactItems: [campaignPut(c), ...extra] }));
@@ -195,7 +253,16 @@ export function campaignDialItems(call: { tenant_id: string; campaign_id?: strin
 /** A held campaign slot freed: the attempt ended earlier, its carrier leg has now ended too. */
 export function campaignSlotReleaseItem(call: { tenant_id: string; campaign_id?: string | null }, at: Date): TransactItem[] {
   if (!call.campaign_id) return [];
-  return [{ Update: { TableName: tableName(), Key: campaignKeys.campaign(call.tenant_id, call.campaign_id), UpdateExpression: 'ADD in_flight :minus SET updated_at = :at', ExpressionAttributeValues: { ':minus': -1, ':at': at.toISOString() } } }];
+  return [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: campaignKeys.campaign(call.tenant_id, call.campaign_id),
+        UpdateExpression: 'ADD in_flight :minus SET updated_at = :at',
+        ExpressionAttributeValues: { ':minus': -1, ':at': at.toISOString() },
+      },
+    },
+  ];
 }
 
 /* The driver's lease and markers (shared/campaigns/driver.ts). */
@@ -220,7 +287,14 @@ export async function takeDriverLease(tenantId: string, campaignId: string, unti
 }
 
 export async function dropDriverLease(tenantId: string, campaignId: string): Promise<void> {
-  await db().send(new UpdateCommand({ TableName: tableName(), Key: campaignKeys.campaign(tenantId, campaignId), UpdateExpression: 'SET lease_until = :null', ExpressionAttributeValues: { ':null': null } }));
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: campaignKeys.campaign(tenantId, campaignId),
+      UpdateExpression: 'SET lease_until = :null',
+      ExpressionAttributeValues: { ':null': null },
+    }),
+  );
 }
 
 export async function dropActiveMarker(tenantId: string, campaignId: string): Promise<void> {
@@ -229,7 +303,9 @@ export async function dropActiveMarker(tenantId: string, campaignId: string): Pr
 
 /** Every campaign the scheduler tick drives. */
 export async function activeCampaignMarkers(): Promise<{ tenant_id: string; campaign_id: string }[]> {
-  const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': campaignKeys.activePartition } }));
+  const out = await db().send(
+    new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': campaignKeys.activePartition } }),
+  );
   return (out.Items ?? []).map((m) => ({ tenant_id: m.tenant_id as string, campaign_id: m.campaign_id as string }));
 }
 
@@ -250,19 +326,36 @@ export function launchSlotItem(c: Pick<CampaignRecord, 'tenant_id' | 'id' | 'con
 
 /** A contact of a cancelled campaign disposed before its attempt: `done` + 1. */
 export function campaignDoneItem(tenantId: string, campaignId: string): TransactItem {
-  return { Update: { TableName: tableName(), Key: campaignKeys.campaign(tenantId, campaignId), UpdateExpression: 'ADD done :one', ExpressionAttributeValues: { ':one': 1 } } };
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: campaignKeys.campaign(tenantId, campaignId),
+      UpdateExpression: 'ADD done :one',
+      ExpressionAttributeValues: { ':one': 1 },
+    },
+  };
 }
 
 /** One scrubbed contact counted: contacts_total and the scrub's counts by outcome, reason and (blocked) disposition; a blocked one is `done` at once. Only while scrubbing. */
-export function scrubCountItem(c: Pick<CampaignRecord, 'tenant_id' | 'id'>, counted: { outcome: 'allowed' | 'deferred' | 'blocked'; reason: string; disposition: string | null }): TransactItem {
+export function scrubCountItem(
+  c: Pick<CampaignRecord, 'tenant_id' | 'id'>,
+  counted: { outcome: 'allowed' | 'deferred' | 'blocked'; reason: string; disposition: string | null },
+): TransactItem {
   const blocked = counted.outcome === 'blocked';
   return {
     Update: {
       TableName: tableName(),
       Key: campaignKeys.campaign(c.tenant_id, c.id),
-      UpdateExpression: 'ADD contacts_total :one, done :done SET scrub.#o = scrub.#o + :one, scrub.by_reason.#r = if_not_exists(scrub.by_reason.#r, :zero) + :one' + (blocked ? ', scrub.by_disposition.#d = if_not_exists(scrub.by_disposition.#d, :zero) + :one' : ''),
+      UpdateExpression:
+        'ADD contacts_total :one, done :done SET scrub.#o = scrub.#o + :one, scrub.by_reason.#r = if_not_exists(scrub.by_reason.#r, :zero) + :one' +
+        (blocked ? ', scrub.by_disposition.#d = if_not_exists(scrub.by_disposition.#d, :zero) + :one' : ''),
       ConditionExpression: '#status = :scrubbing',
-      ExpressionAttributeNames: { '#o': counted.outcome, '#r': counted.reason, '#status': 'status', ...(blocked ? { '#d': counted.disposition as string } : {}) },
+      ExpressionAttributeNames: {
+        '#o': counted.outcome,
+        '#r': counted.reason,
+        '#status': 'status',
+        ...(blocked ? { '#d': counted.disposition as string } : {}),
+      },
       ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':done': blocked ? 1 : 0, ':scrubbing': 'scrubbing' },
     },
   };
@@ -281,4 +374,3 @@ export async function saveScrubCursor(c: Pick<CampaignRecord, 'tenant_id' | 'id'
     }),
   );
 }
-

@@ -42,9 +42,17 @@ export async function getProfile(tenantId: string, profileId: string, consistent
   return out.Item ? presentProfile(out.Item) : undefined;
 }
 
-export async function updateProfile(tenantId: string, profileId: string, input: z.output<typeof complianceProfileUpdateRequest>): Promise<ComplianceProfile | undefined> {
+export async function updateProfile(
+  tenantId: string,
+  profileId: string,
+  input: z.output<typeof complianceProfileUpdateRequest>,
+): Promise<ComplianceProfile | undefined> {
   if (!isId(profileId)) return undefined;
-  const item = await updateFields(agentKeys.complianceProfile(tenantId, profileId), { ...input, updated_at: new Date().toISOString() }, { increment: 'revision' });
+  const item = await updateFields(
+    agentKeys.complianceProfile(tenantId, profileId),
+    { ...input, updated_at: new Date().toISOString() },
+    { increment: 'revision' },
+  );
   return item ? presentProfile(item) : undefined;
 }
 

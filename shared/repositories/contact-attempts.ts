@@ -66,5 +66,7 @@ export function recentAttemptFilter(at: Date): { expression: string; names: Reco
 export const isAttemptItem = (item: Record<string, unknown>): boolean => typeof item.sk === 'string' && item.sk.startsWith(contactKeys.attemptsPrefix);
 
 /** An attempt item as the engine sees it (attempts without a subject never match a profile's). */
-export const attemptFactOf = (item: Record<string, unknown>): AttemptFacts => ({ placed_at: item.placed_at as string, subject: (item.subject as string | null) ?? '' });
-
+export const attemptFactOf = (item: Record<string, unknown>): AttemptFacts => ({
+  placed_at: item.placed_at as string,
+  subject: (item.subject as string | null) ?? '',
+});

@@ -122,10 +122,21 @@ export async function listMemberIds(tenantId: string, listId: string): Promise<s
 }
 
 /** One page of a list's members from `cursor` (a campaign's scrub resumes where it stopped): their ids and the next cursor (null: the end). */
-export async function listMembersPage(tenantId: string, listId: string, cursor: Record<string, unknown> | null, limit: number): Promise<{ ids: string[]; next: Record<string, unknown> | null }> {
+export async function listMembersPage(
+  tenantId: string,
+  listId: string,
+  cursor: Record<string, unknown> | null,
+  limit: number,
+): Promise<{ ids: string[]; next: Record<string, unknown> | null }> {
   const out = await db().send(
-    new QueryCommand({ TableName: T(), IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': contactKeys.listMembersIndexPartition(tenantId, listId) }, ExclusiveStartKey: cursor ?? undefined, Limit: limit }),
+    new QueryCommand({
+      TableName: T(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': contactKeys.listMembersIndexPartition(tenantId, listId) },
+      ExclusiveStartKey: cursor ?? undefined,
+      Limit: limit,
+    }),
   );
   return { ids: (out.Items ?? []).map((i) => i.contact_id as string), next: (out.LastEvaluatedKey as Record<string, unknown> | undefined) ?? null };
 }
-

@@ -129,7 +129,13 @@ export function newContactItems(
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },
-    { Put: { TableName: T(), Item: { ...contactKeys.contact(tenantId, id), ...contactKeys.contactIndex(tenantId, id), type: 'contact', ...contact }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: T(),
+        Item: { ...contactKeys.contact(tenantId, id), ...contactKeys.contactIndex(tenantId, id), type: 'contact', ...contact },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
     { Put: { TableName: T(), Item: { ...contactKeys.consent(tenantId, id, consent.id), type: 'consent', ...consent } } },
     { ConditionCheck: { TableName: T(), Key: contactKeys.attestation(tenantId, attestation.id), ConditionExpression: 'attribute_exists(pk)' } },
   ];
@@ -152,7 +158,10 @@ const activeUserCheck = (tenantId: string, userId: string): TransactItem => ({
 });
 
 const listMemberPut = (tenantId: string, listId: string, contactId: string, now: string): TransactItem => ({
-  Put: { TableName: T(), Item: { ...contactKeys.listMember(tenantId, listId, contactId), type: 'list_member', list_id: listId, contact_id: contactId, added_at: now } },
+  Put: {
+    TableName: T(),
+    Item: { ...contactKeys.listMember(tenantId, listId, contactId), type: 'list_member', list_id: listId, contact_id: contactId, added_at: now },
+  },
 });
 
 /**
@@ -226,7 +235,11 @@ export async function readContactHistory(tenantId: string, contactId: string, at
   return { contact, consents, attempts: items.filter(isAttemptItem).map(attemptFactOf) };
 }
 
-export function listContacts(tenantId: string, opts: { limit: number; cursor?: string; filters: FilterCondition[] }, now = new Date()): Promise<Page<z.infer<typeof contactResource>>> {
+export function listContacts(
+  tenantId: string,
+  opts: { limit: number; cursor?: string; filters: FilterCondition[] },
+  now = new Date(),
+): Promise<Page<z.infer<typeof contactResource>>> {
   return queryPage({
     tenantId,
     scope: 'contacts',
@@ -263,7 +276,10 @@ export function presentContact(c: ContactRecord, now: Date): z.infer<typeof cont
     title: c.title ?? null,
     email: c.email ?? null,
     timezone: c.timezone ?? null,
-    best_consent_class: bestConsentClass(c.consent_grants.map((g) => ({ basis: g.basis, expires_at: g.expires_at })), now),
+    best_consent_class: bestConsentClass(
+      c.consent_grants.map((g) => ({ basis: g.basis, expires_at: g.expires_at })),
+      now,
+    ),
     do_not_call: c.do_not_call ?? false,
     lead_status: c.lead_status ?? null,
     owner_user_id: c.owner_user_id ?? null,

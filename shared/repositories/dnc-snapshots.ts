@@ -70,7 +70,9 @@ export async function dncFactsAfterPointer(areaCode: string, phone: string, read
   const { exchange, line } = lineOf(areaCode, phone);
   let pointer = read as DncPointer | undefined;
   for (let attempt = 1; pointer; attempt++) {
-    const out = await db().send(new GetCommand({ TableName: T(), Key: platformKeys.dncExchange(areaCode, pointer.generation, exchange), ConsistentRead: true }));
+    const out = await db().send(
+      new GetCommand({ TableName: T(), Key: platformKeys.dncExchange(areaCode, pointer.generation, exchange), ConsistentRead: true }),
+    );
     if (out.Item) return { loaded: true, as_of: pointer.as_of, listed: isListed(out.Item.lines as Uint8Array, line) };
     const again = await readPointer(areaCode);
     if (!again || again.generation === pointer.generation || attempt >= 5) {
@@ -157,7 +159,16 @@ export async function replaceDncSnapshot(areaCode: string, asOf: string, snapsho
   await db().send(
     new PutCommand({
       TableName: T(),
-      Item: { ...platformKeys.dncGeneration(areaCode, generation), type: 'dnc_generation', area_code: areaCode, generation, as_of: asOf, numbers: snapshot.numbers, exchanges, created_at: now },
+      Item: {
+        ...platformKeys.dncGeneration(areaCode, generation),
+        type: 'dnc_generation',
+        area_code: areaCode,
+        generation,
+        as_of: asOf,
+        numbers: snapshot.numbers,
+        exchanges,
+        created_at: now,
+      },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );

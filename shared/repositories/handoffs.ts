@@ -63,19 +63,56 @@ export interface Handoff {
 const MAX_HANDOFFS_PER_CALL = 3;
 
 /** The items a batch of fresh runtime events adds on an inbound call: a handoff per booking / callback request. */
-export function handoffItems(tenantId: string, call: { id: string; direction: string; conversation_actions?: readonly { kind: string }[] }, fresh: readonly { event: RuntimeEvent }[], receivedAt: string): TransactItem[] {
+export function handoffItems(
+  tenantId: string,
+  call: { id: string; direction: string; conversation_actions?: readonly { kind: string }[] },
+  fresh: readonly { event: RuntimeEvent }[],
+  receivedAt: string,
+): TransactItem[] {
   if (call.direction !== 'inbound') return [];
   const items: TransactItem[] = [];
   let open = (call.conversation_actions ?? []).filter((a) => KIND_OF[a.kind]).length;
   for (const { event } of fresh) {
     if (event.type !== 'conversation_action' || !KIND_OF[event.kind]) continue;
     if (open++ >= MAX_HANDOFFS_PER_CALL) continue;
-    const handoff: Handoff = { id: newId('hof'), tenant_id: tenantId, call_id: call.id, action_id: event.action_id, kind: KIND_OF[event.kind]!, status: 'pending', confirmed_at: null, booking: null, created_at: receivedAt, updated_at: receivedAt };
+    const handoff: Handoff = {
+      id: newId('hof'),
+      tenant_id: tenantId,
+      call_id: call.id,
+      action_id: event.action_id,
+      kind: KIND_OF[event.kind]!,
+      status: 'pending',
+      confirmed_at: null,
+      booking: null,
+      created_at: receivedAt,
+      updated_at: receivedAt,
+    };
     items.push(
-      { Put: { TableName: T(), Item: { ...handoffKeys.byAction(tenantId, call.id, event.action_id), type: 'handoff_guard', handoff_id: handoff.id }, ConditionExpression: 'attribute_not_exists(pk)' } },
-      { Put: { TableName: T(), Item: { ...handoffKeys.handoff(tenantId, handoff.id), type: 'handoff', ...handoff }, ConditionExpression: 'attribute_not_exists(pk)' } },
-      ...outboxItems(tenantId, 'handoff.created', { handoff_id: handoff.id, call_id: call.id, kind: handoff.kind, status: handoff.status }, new Date(receivedAt)).items,
-      activityItem(tenantId, { kind: 'handoff', resource_id: handoff.id, label: handoff.kind === 'booking' ? 'handoff_booking' : 'handoff_callback' }, new Date(receivedAt)),
+      {
+        Put: {
+          TableName: T(),
+          Item: { ...handoffKeys.byAction(tenantId, call.id, event.action_id), type: 'handoff_guard', handoff_id: handoff.id },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Put: {
+          TableName: T(),
+          Item: { ...handoffKeys.handoff(tenantId, handoff.id), type: 'handoff', ...handoff },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      ...outboxItems(
+        tenantId,
+        'handoff.created',
+        { handoff_id: handoff.id, call_id: call.id, kind: handoff.kind, status: handoff.status },
+        new Date(receivedAt),
+      ).items,
+      activityItem(
+        tenantId,
+        { kind: 'handoff', resource_id: handoff.id, label: handoff.kind === 'booking' ? 'handoff_booking' : 'handoff_callback' },
+        new Date(receivedAt),
+      ),
     );
   }
   return items;
@@ -114,7 +151,16 @@ export async function getHandoff(tenantId: string, handoffId: string, opts: { pe
 }
 
 const confirmItems = (tenantId: string, h: Pick<Handoff, 'id' | 'call_id' | 'kind'>, confirmedAt: string, at: string): TransactItem[] => [
-  { Update: { TableName: T(), Key: handoffKeys.handoff(tenantId, h.id), UpdateExpression: 'SET #status = :c, confirmed_at = :cat, updated_at = :at', ConditionExpression: '#status = :p', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':c': 'confirmed', ':p': 'pending', ':at': at, ':cat': confirmedAt } } },
+  {
+    Update: {
+      TableName: T(),
+      Key: handoffKeys.handoff(tenantId, h.id),
+      UpdateExpression: 'SET #status = :c, confirmed_at = :cat, updated_at = :at',
+      ConditionExpression: '#status = :p',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':c': 'confirmed', ':p': 'pending', ':at': at, ':cat': confirmedAt },
+    },
+  },
   ...outboxItems(tenantId, 'handoff.confirmed', { handoff_id: h.id, call_id: h.call_id, kind: h.kind, status: 'confirmed' }, new Date(at)).items,
 ];
 
@@ -126,12 +172,27 @@ const confirmItems = (tenantId: string, h: Pick<Handoff, 'id' | 'call_id' | 'kin
  * HANDOFF# guards + a BatchGet of the handoffs (≤ MAX_HANDOFFS_PER_CALL). A handoff created
  * after this read is confirmed lazily (getHandoff).
  */
-export async function handoffConfirmationItems(call: { tenant_id: string; id: string; direction: string; conversation_actions?: readonly { kind: string }[] }, at: string): Promise<TransactItem[]> {
+export async function handoffConfirmationItems(
+  call: { tenant_id: string; id: string; direction: string; conversation_actions?: readonly { kind: string }[] },
+  at: string,
+): Promise<TransactItem[]> {
   if (call.direction !== 'inbound' || !(call.conversation_actions ?? []).some((a) => KIND_OF[a.kind])) return [];
-  const guards = await db().send(new QueryCommand({ TableName: T(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :h)', ExpressionAttributeValues: { ':pk': callPartition(call.tenant_id, call.id), ':h': 'HANDOFF#' }, ConsistentRead: true }));
-  const ids = (guards.Items ?? []).map((g) => g.handoff_id as string).filter(Boolean).slice(0, MAX_HANDOFFS_PER_CALL);
+  const guards = await db().send(
+    new QueryCommand({
+      TableName: T(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :h)',
+      ExpressionAttributeValues: { ':pk': callPartition(call.tenant_id, call.id), ':h': 'HANDOFF#' },
+      ConsistentRead: true,
+    }),
+  );
+  const ids = (guards.Items ?? [])
+    .map((g) => g.handoff_id as string)
+    .filter(Boolean)
+    .slice(0, MAX_HANDOFFS_PER_CALL);
   if (!ids.length) return [];
-  const out = await db().send(new BatchGetCommand({ RequestItems: { [T()]: { Keys: ids.map((id) => handoffKeys.handoff(call.tenant_id, id)), ConsistentRead: true } } }));
+  const out = await db().send(
+    new BatchGetCommand({ RequestItems: { [T()]: { Keys: ids.map((id) => handoffKeys.handoff(call.tenant_id, id)), ConsistentRead: true } } }),
+  );
   const handoffs = ((out.Responses?.[T()] ?? []) as Handoff[]).filter((h) => h.status === 'pending');
   // Unprocessed keys (throttling) are left to the lazy path rather than retried here.
   return handoffs.flatMap((h) => confirmItems(call.tenant_id, h, at, at));
@@ -156,17 +217,79 @@ function slotCells(startsAt: string, endsAt: string): string[] {
  * overlapping slots — 09:00–10:00 and 09:15–10:15 — cannot both commit, whatever their
  * starts), a sandbox calendar's event, handoff.booked.
  */
-export async function bookHandoff(tenantId: string, handoff: Handoff, connection: ConnectionRecord, slot: { startsAt: string; endsAt: string; slotId: string }, calendarEventId: string): Promise<BookResult> {
+export async function bookHandoff(
+  tenantId: string,
+  handoff: Handoff,
+  connection: ConnectionRecord,
+  slot: { startsAt: string; endsAt: string; slotId: string },
+  calendarEventId: string,
+): Promise<BookResult> {
   const at = now().toISOString();
   const cells = slotCells(slot.startsAt, slot.endsAt);
-  const booking: Booking = { connection_id: connection.id, provider: connection.provider, starts_at: slot.startsAt, ends_at: slot.endsAt, slot_id: slot.slotId, calendar_event_id: calendarEventId, booked_at: at };
+  const booking: Booking = {
+    connection_id: connection.id,
+    provider: connection.provider,
+    starts_at: slot.startsAt,
+    ends_at: slot.endsAt,
+    slot_id: slot.slotId,
+    calendar_event_id: calendarEventId,
+    booked_at: at,
+  };
   const items: TransactItem[] = [
-    { Update: { TableName: T(), Key: handoffKeys.handoff(tenantId, handoff.id), UpdateExpression: 'SET #status = :b, booking = :booking, updated_at = :at', ConditionExpression: '#status = :c', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':b': 'booked', ':c': 'confirmed', ':booking': booking, ':at': at } } },
-    ...cells.map((cell): TransactItem => ({ Put: { TableName: T(), Item: { ...handoffKeys.slotLock(tenantId, connection.id, cell), type: 'slot_lock', handoff_id: handoff.id, starts_at: slot.startsAt, ends_at: slot.endsAt }, ConditionExpression: 'attribute_not_exists(pk)' } })),
-    ...outboxItems(tenantId, 'handoff.booked', { handoff_id: handoff.id, call_id: handoff.call_id, kind: handoff.kind, status: 'booked', starts_at: slot.startsAt, ends_at: slot.endsAt, connection_id: connection.id }, new Date(at)).items,
+    {
+      Update: {
+        TableName: T(),
+        Key: handoffKeys.handoff(tenantId, handoff.id),
+        UpdateExpression: 'SET #status = :b, booking = :booking, updated_at = :at',
+        ConditionExpression: '#status = :c',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':b': 'booked', ':c': 'confirmed', ':booking': booking, ':at': at },
+      },
+    },
+    ...cells.map(
+      (cell): TransactItem => ({
+        Put: {
+          TableName: T(),
+          Item: {
+            ...handoffKeys.slotLock(tenantId, connection.id, cell),
+            type: 'slot_lock',
+            handoff_id: handoff.id,
+            starts_at: slot.startsAt,
+            ends_at: slot.endsAt,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      }),
+    ),
+    ...outboxItems(
+      tenantId,
+      'handoff.booked',
+      {
+        handoff_id: handoff.id,
+        call_id: handoff.call_id,
+        kind: handoff.kind,
+        status: 'booked',
+        starts_at: slot.startsAt,
+        ends_at: slot.endsAt,
+        connection_id: connection.id,
+      },
+      new Date(at),
+    ).items,
   ];
   if (connection.provider === 'sandbox_calendar') {
-    items.push({ Put: { TableName: T(), Item: { ...integrationKeys.sandboxEvent(tenantId, connection.id, slot.startsAt, calendarEventId), type: 'sandbox_calendar_event', starts_at: slot.startsAt, ends_at: slot.endsAt, handoff_id: handoff.id, summary: 'Booking from a receptionist call' } } });
+    items.push({
+      Put: {
+        TableName: T(),
+        Item: {
+          ...integrationKeys.sandboxEvent(tenantId, connection.id, slot.startsAt, calendarEventId),
+          type: 'sandbox_calendar_event',
+          starts_at: slot.startsAt,
+          ends_at: slot.endsAt,
+          handoff_id: handoff.id,
+          summary: 'Booking from a receptionist call',
+        },
+      },
+    });
   }
   try {
     await db().send(new TransactWriteCommand({ TransactItems: items }));
@@ -179,4 +302,3 @@ export async function bookHandoff(tenantId: string, handoff: Handoff, connection
   }
   return { kind: 'booked', handoff: (await readHandoff(tenantId, handoff.id))! };
 }
-

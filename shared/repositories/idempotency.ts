@@ -64,7 +64,16 @@ export async function readRecord(scope: IdempotencyScope): Promise<Record<string
 export function completedRecordPut(scope: IdempotencyScope, fingerprint: string, response: StoredResponse, now = Date.now()) {
   return {
     TableName: tableName(),
-    Item: { ...itemKey(scope), type: 'idempotency', status: 'completed', fingerprint, owner: randomUUID(), response, expires_at: now + RETENTION_MS, ttl: Math.ceil((now + RETENTION_MS) / 1000) },
+    Item: {
+      ...itemKey(scope),
+      type: 'idempotency',
+      status: 'completed',
+      fingerprint,
+      owner: randomUUID(),
+      response,
+      expires_at: now + RETENTION_MS,
+      ttl: Math.ceil((now + RETENTION_MS) / 1000),
+    },
     ConditionExpression: FREE,
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: { ':now': now, ':in_progress': 'in_progress' },

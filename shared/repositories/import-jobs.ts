@@ -187,7 +187,10 @@ export async function getImportJob(tenantId: string, id: string): Promise<Import
 }
 
 /** The status a reader sees: a running job whose lease has expired has died → failed. */
-export function effectiveStatus(job: Pick<ImportJobRecord, 'status' | 'lease_expires_at' | 'failure_reason'>, now: Date): { status: ImportStatus; failure_reason: string | null } {
+export function effectiveStatus(
+  job: Pick<ImportJobRecord, 'status' | 'lease_expires_at' | 'failure_reason'>,
+  now: Date,
+): { status: ImportStatus; failure_reason: string | null } {
   if (job.status === 'running' && (!job.lease_expires_at || job.lease_expires_at <= now.toISOString())) {
     return { status: 'failed', failure_reason: 'interrupted' };
   }
@@ -237,9 +240,29 @@ export function presentImportJob(job: ImportJobRecord, now: Date): ImportJobReso
 
 /** Everything a list item needs: the (possibly long) errors array is not read. */
 const SUMMARY_ATTRIBUTES = [
-  'pk', 'sk', 'id', 'tenant_id', 'status', 'file_name', 'file_uri', 'file_sha256', 'column_mapping', 'target_list_id',
-  'consent_attestation', 'attestation_id', 'consent_scope', 'on_duplicate', 'rows_total', 'rows_accepted',
-  'rows_rejected', 'rows_skipped', 'errors_truncated', 'failure_reason', 'lease_expires_at', 'created_at', 'updated_at',
+  'pk',
+  'sk',
+  'id',
+  'tenant_id',
+  'status',
+  'file_name',
+  'file_uri',
+  'file_sha256',
+  'column_mapping',
+  'target_list_id',
+  'consent_attestation',
+  'attestation_id',
+  'consent_scope',
+  'on_duplicate',
+  'rows_total',
+  'rows_accepted',
+  'rows_rejected',
+  'rows_skipped',
+  'errors_truncated',
+  'failure_reason',
+  'lease_expires_at',
+  'created_at',
+  'updated_at',
 ] as const;
 
 const compare = (a: string, op: FilterCondition['op'], b: string) =>

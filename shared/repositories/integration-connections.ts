@@ -48,7 +48,8 @@ export const presentConnection = (item: Record<string, unknown>): IntegrationCon
 
 const sealContext = (tenantId: string, connectionId: string) => ({ purpose: 'calendar_oauth_tokens', tenant_id: tenantId, connection_id: connectionId });
 const sealTokens = (tenantId: string, connectionId: string, tokens: OAuthTokens) => seal(JSON.stringify(tokens), sealContext(tenantId, connectionId));
-export const openTokens = async (c: ConnectionRecord): Promise<OAuthTokens> => JSON.parse(await open(c.sealed_tokens!, sealContext(c.tenant_id, c.id))) as OAuthTokens;
+export const openTokens = async (c: ConnectionRecord): Promise<OAuthTokens> =>
+  JSON.parse(await open(c.sealed_tokens!, sealContext(c.tenant_id, c.id))) as OAuthTokens;
 
 export interface NewConnection {
   provider: CalendarProvider;
@@ -84,15 +85,29 @@ export async function createConnection(tenantId: string, input: NewConnection): 
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: tableName(), Item: { ...integrationKeys.activeCalendar(tenantId), type: 'calendar_guard', connection_id: id }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          { Put: { TableName: tableName(), Item: { ...integrationKeys.connection(tenantId, id), type: 'integration_connection', ...record }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...integrationKeys.activeCalendar(tenantId), type: 'calendar_guard', connection_id: id },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...integrationKeys.connection(tenantId, id), type: 'integration_connection', ...record },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
         ],
       }),
     );
   } catch (err) {
     if (err instanceof TransactionCanceledException && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
       const current = await activeCalendarId(tenantId);
-      throw conflict('calendar_already_connected', 'A calendar is already connected; disconnect it (DELETE) before connecting another', { connection_id: current ?? null });
+      throw conflict('calendar_already_connected', 'A calendar is already connected; disconnect it (DELETE) before connecting another', {
+        connection_id: current ?? null,
+      });
     }
     throw err;
   }
@@ -129,19 +144,44 @@ export async function activeCalendar(tenantId: string): Promise<ConnectionRecord
  */
 export async function markConnectionError(c: ConnectionRecord): Promise<void> {
   try {
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: integrationKeys.connection(c.tenant_id, c.id), UpdateExpression: 'SET #status = :error, updated_at = :at', ConditionExpression: '#status = :active AND sealed_tokens = :read', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':error': 'error', ':active': 'active', ':read': c.sealed_tokens ?? null, ':at': now().toISOString() } }));
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: integrationKeys.connection(c.tenant_id, c.id),
+        UpdateExpression: 'SET #status = :error, updated_at = :at',
+        ConditionExpression: '#status = :active AND sealed_tokens = :read',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':error': 'error', ':active': 'active', ':read': c.sealed_tokens ?? null, ':at': now().toISOString() },
+      }),
+    );
   } catch (err) {
     if (!(err instanceof ConditionalCheckFailedException)) throw err;
   }
 }
 
 export function listConnections(tenantId: string, opts: { limit: number; cursor?: string }) {
-  return queryPage({ tenantId, scope: 'integration_connections', skPrefix: integrationKeys.connectionsPrefix, newestFirst: true, limit: opts.limit, cursor: opts.cursor, map: presentConnection });
+  return queryPage({
+    tenantId,
+    scope: 'integration_connections',
+    skPrefix: integrationKeys.connectionsPrefix,
+    newestFirst: true,
+    limit: opts.limit,
+    cursor: opts.cursor,
+    map: presentConnection,
+  });
 }
 
 /** Change the working hours / zone; undefined for an unknown connection (`timezone` is a DynamoDB reserved word: updateFields names every attribute). */
-export async function updateConnection(tenantId: string, connectionId: string, input: { timezone?: string; working_hours?: WorkingHours }): Promise<IntegrationConnection | undefined> {
-  const updated = await updateFields(integrationKeys.connection(tenantId, connectionId), { updated_at: now().toISOString(), timezone: input.timezone, working_hours: input.working_hours }, { increment: 'revision' });
+export async function updateConnection(
+  tenantId: string,
+  connectionId: string,
+  input: { timezone?: string; working_hours?: WorkingHours },
+): Promise<IntegrationConnection | undefined> {
+  const updated = await updateFields(
+    integrationKeys.connection(tenantId, connectionId),
+    { updated_at: now().toISOString(), timezone: input.timezone, working_hours: input.working_hours },
+    { increment: 'revision' },
+  );
   return updated ? presentConnection(updated) : undefined;
 }
 
@@ -149,12 +189,22 @@ export async function updateConnection(tenantId: string, connectionId: string, i
 export async function storeRefreshedTokens(c: ConnectionRecord, tokens: OAuthTokens, accessExpiresAt: string): Promise<void> {
   const sealed = await sealTokens(c.tenant_id, c.id, tokens);
   await db().send(
-    new UpdateCommand({ TableName: tableName(), Key: integrationKeys.connection(c.tenant_id, c.id), UpdateExpression: 'SET sealed_tokens = :s, access_expires_at = :x, updated_at = :at', ConditionExpression: '#status = :active', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':s': sealed, ':x': accessExpiresAt, ':at': now().toISOString(), ':active': 'active' } }),
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: integrationKeys.connection(c.tenant_id, c.id),
+      UpdateExpression: 'SET sealed_tokens = :s, access_expires_at = :x, updated_at = :at',
+      ConditionExpression: '#status = :active',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':s': sealed, ':x': accessExpiresAt, ':at': now().toISOString(), ':active': 'active' },
+    }),
   );
 }
 
 /** Revoke: status revoked, tokens dropped, guard removed (one transaction). Answers the connection as it now is. */
-export async function revokeConnection(tenantId: string, connectionId: string): Promise<{ connection: IntegrationConnection; revoked: ConnectionRecord | null } | undefined> {
+export async function revokeConnection(
+  tenantId: string,
+  connectionId: string,
+): Promise<{ connection: IntegrationConnection; revoked: ConnectionRecord | null } | undefined> {
   const record = await getConnectionRecord(tenantId, connectionId);
   if (!record) return undefined;
   if (record.status === 'revoked') return { connection: presentConnection(record as unknown as Record<string, unknown>), revoked: null };
@@ -163,8 +213,24 @@ export async function revokeConnection(tenantId: string, connectionId: string): 
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          { Update: { TableName: tableName(), Key: integrationKeys.connection(tenantId, connectionId), UpdateExpression: 'SET #status = :revoked, updated_at = :at REMOVE sealed_tokens, access_expires_at', ConditionExpression: '#status <> :revoked', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':revoked': 'revoked', ':at': at } } },
-          { Delete: { TableName: tableName(), Key: integrationKeys.activeCalendar(tenantId), ConditionExpression: 'attribute_not_exists(pk) OR connection_id = :id', ExpressionAttributeValues: { ':id': connectionId } } },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: integrationKeys.connection(tenantId, connectionId),
+              UpdateExpression: 'SET #status = :revoked, updated_at = :at REMOVE sealed_tokens, access_expires_at',
+              ConditionExpression: '#status <> :revoked',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':revoked': 'revoked', ':at': at },
+            },
+          },
+          {
+            Delete: {
+              TableName: tableName(),
+              Key: integrationKeys.activeCalendar(tenantId),
+              ConditionExpression: 'attribute_not_exists(pk) OR connection_id = :id',
+              ExpressionAttributeValues: { ':id': connectionId },
+            },
+          },
         ],
       }),
     );
@@ -186,7 +252,11 @@ export async function sandboxEvents(tenantId: string, connectionId: string, from
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :a AND :b',
         // An event starts at most MAX_DURATION before `from` and still overlaps it: read from a day earlier.
-        ExpressionAttributeValues: { ':pk': integrationKeys.sandboxEventsPartition(tenantId, connectionId), ':a': integrationKeys.sandboxEventsFrom(new Date(from - 86_400_000).toISOString()), ':b': integrationKeys.sandboxEventsFrom(new Date(to).toISOString()) },
+        ExpressionAttributeValues: {
+          ':pk': integrationKeys.sandboxEventsPartition(tenantId, connectionId),
+          ':a': integrationKeys.sandboxEventsFrom(new Date(from - 86_400_000).toISOString()),
+          ':b': integrationKeys.sandboxEventsFrom(new Date(to).toISOString()),
+        },
         ConsistentRead: true,
         ExclusiveStartKey: start,
       }),
@@ -222,7 +292,18 @@ export async function savePendingAuthorization(state: string, p: PendingAuthoriz
   await db().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...integrationKeys.oauthState(state), type: 'oauth_state', tenant_id: p.tenant_id, connection_id: p.connection_id, provider: p.provider, sealed_verifier: sealed, ...(p.timezone ? { timezone: p.timezone } : {}), ...(p.working_hours ? { working_hours: p.working_hours } : {}), expires_at: p.expires_at, ttl: Math.floor(Date.parse(p.expires_at) / 1000) + 3600 },
+      Item: {
+        ...integrationKeys.oauthState(state),
+        type: 'oauth_state',
+        tenant_id: p.tenant_id,
+        connection_id: p.connection_id,
+        provider: p.provider,
+        sealed_verifier: sealed,
+        ...(p.timezone ? { timezone: p.timezone } : {}),
+        ...(p.working_hours ? { working_hours: p.working_hours } : {}),
+        expires_at: p.expires_at,
+        ttl: Math.floor(Date.parse(p.expires_at) / 1000) + 3600,
+      },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -231,9 +312,25 @@ export async function savePendingAuthorization(state: string, p: PendingAuthoriz
 /** Take (delete) a pending authorization: once only, and never an expired one. */
 export async function takePendingAuthorization(state: string): Promise<PendingAuthorization | undefined> {
   try {
-    const out = await db().send(new DeleteCommand({ TableName: tableName(), Key: integrationKeys.oauthState(state), ConditionExpression: 'attribute_exists(pk) AND expires_at > :now', ExpressionAttributeValues: { ':now': now().toISOString() }, ReturnValues: 'ALL_OLD' }));
+    const out = await db().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: integrationKeys.oauthState(state),
+        ConditionExpression: 'attribute_exists(pk) AND expires_at > :now',
+        ExpressionAttributeValues: { ':now': now().toISOString() },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
     const i = out.Attributes!;
-    return { tenant_id: i.tenant_id, connection_id: i.connection_id, provider: i.provider, code_verifier: await open(i.sealed_verifier as string, verifierContext(state, i.tenant_id as string)), timezone: i.timezone, working_hours: i.working_hours, expires_at: i.expires_at } as PendingAuthorization;
+    return {
+      tenant_id: i.tenant_id,
+      connection_id: i.connection_id,
+      provider: i.provider,
+      code_verifier: await open(i.sealed_verifier as string, verifierContext(state, i.tenant_id as string)),
+      timezone: i.timezone,
+      working_hours: i.working_hours,
+      expires_at: i.expires_at,
+    } as PendingAuthorization;
   } catch (err) {
     if (err instanceof ConditionalCheckFailedException) return undefined;
     throw err;

@@ -54,7 +54,11 @@ export const presentInvoice = (r: Record<string, unknown>) => ({
   updated_at: r.updated_at as string,
 });
 
-const invoiceEventData = (r: Pick<InvoiceRecord, 'id' | 'period_start' | 'period_end' | 'status' | 'total_minor' | 'currency'>, at: string, previous: InvoiceStatus | null) => ({
+const invoiceEventData = (
+  r: Pick<InvoiceRecord, 'id' | 'period_start' | 'period_end' | 'status' | 'total_minor' | 'currency'>,
+  at: string,
+  previous: InvoiceStatus | null,
+) => ({
   invoice_id: r.id,
   period_start: r.period_start,
   period_end: r.period_end,
@@ -78,15 +82,39 @@ export async function invoiceOfPeriod(tenantId: string, period: string): Promise
 }
 
 /** The period's draft with its `invoice.created` event; the existing invoice when the period already has one. */
-export async function createDraftInvoice(input: Omit<InvoiceRecord, 'id' | 'status' | 'provider' | 'external_ref' | 'hosted_invoice_url' | 'created_at' | 'updated_at'>, at: Date): Promise<{ invoice: InvoiceRecord; created: boolean }> {
+export async function createDraftInvoice(
+  input: Omit<InvoiceRecord, 'id' | 'status' | 'provider' | 'external_ref' | 'hosted_invoice_url' | 'created_at' | 'updated_at'>,
+  at: Date,
+): Promise<{ invoice: InvoiceRecord; created: boolean }> {
   const nowIso = at.toISOString();
-  const invoice: InvoiceRecord = { ...input, id: newId('inv'), status: 'draft', provider: null, external_ref: null, hosted_invoice_url: null, created_at: nowIso, updated_at: nowIso };
+  const invoice: InvoiceRecord = {
+    ...input,
+    id: newId('inv'),
+    status: 'draft',
+    provider: null,
+    external_ref: null,
+    hosted_invoice_url: null,
+    created_at: nowIso,
+    updated_at: nowIso,
+  };
   try {
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: tableName(), Item: { ...billingKeys.invoicePeriod(input.tenant_id, input.period), type: 'invoice_period', tenant_id: input.tenant_id, invoice_id: invoice.id }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          { Put: { TableName: tableName(), Item: { ...billingKeys.invoice(input.tenant_id, invoice.id), type: 'invoice', ...invoice }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...billingKeys.invoicePeriod(input.tenant_id, input.period), type: 'invoice_period', tenant_id: input.tenant_id, invoice_id: invoice.id },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...billingKeys.invoice(input.tenant_id, invoice.id), type: 'invoice', ...invoice },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
           ...outboxItems(input.tenant_id, 'invoice.created', invoiceEventData(invoice, nowIso, null), at).items,
         ],
       }),
@@ -103,7 +131,16 @@ export async function createDraftInvoice(input: Omit<InvoiceRecord, 'id' | 'stat
 /** Records the provider's draft of a draft invoice as soon as it exists (a retry reuses it). */
 export async function recordProviderDraft(invoice: Pick<InvoiceRecord, 'tenant_id' | 'id'>, ref: string, at: Date): Promise<void> {
   try {
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: billingKeys.invoice(invoice.tenant_id, invoice.id), UpdateExpression: 'SET provider_draft_ref = :r, updated_at = :now', ConditionExpression: '#status = :draft', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':r': ref, ':draft': 'draft', ':now': at.toISOString() } }));
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: billingKeys.invoice(invoice.tenant_id, invoice.id),
+        UpdateExpression: 'SET provider_draft_ref = :r, updated_at = :now',
+        ConditionExpression: '#status = :draft',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':r': ref, ':draft': 'draft', ':now': at.toISOString() },
+      }),
+    );
   } catch (err) {
     if (!(err instanceof ConditionalCheckFailedException)) throw err; // no longer a draft: nothing to remember
   }
@@ -112,7 +149,15 @@ export async function recordProviderDraft(invoice: Pick<InvoiceRecord, 'tenant_i
 /** Records the tenant's provider customer as soon as it exists (the first one stands). */
 export async function recordProviderCustomer(tenantId: string, ref: string): Promise<void> {
   try {
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: billingKeys.account(tenantId), UpdateExpression: 'SET customer_ref = if_not_exists(customer_ref, :c)', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':c': ref } }));
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: billingKeys.account(tenantId),
+        UpdateExpression: 'SET customer_ref = if_not_exists(customer_ref, :c)',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':c': ref },
+      }),
+    );
   } catch (err) {
     if (!(err instanceof ConditionalCheckFailedException)) throw err;
   }
@@ -121,7 +166,14 @@ export async function recordProviderCustomer(tenantId: string, ref: string): Pro
 /** draft → open with the provider's references (the pointer its webhooks use), once. false: it was no longer a draft. */
 export async function openInvoice(invoice: InvoiceRecord, provider: ProviderInvoice, at: Date): Promise<boolean> {
   const nowIso = at.toISOString();
-  const opened: InvoiceRecord = { ...invoice, status: 'open', provider: provider.provider, external_ref: provider.external_ref, hosted_invoice_url: provider.hosted_invoice_url, updated_at: nowIso };
+  const opened: InvoiceRecord = {
+    ...invoice,
+    status: 'open',
+    provider: provider.provider,
+    external_ref: provider.external_ref,
+    hosted_invoice_url: provider.hosted_invoice_url,
+    updated_at: nowIso,
+  };
   try {
     await db().send(
       new TransactWriteCommand({
@@ -133,10 +185,28 @@ export async function openInvoice(invoice: InvoiceRecord, provider: ProviderInvo
               UpdateExpression: 'SET #status = :open, provider = :provider, external_ref = :ref, hosted_invoice_url = :url, updated_at = :now',
               ConditionExpression: '#status = :draft',
               ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':open': 'open', ':draft': 'draft', ':provider': provider.provider, ':ref': provider.external_ref, ':url': provider.hosted_invoice_url, ':now': nowIso },
+              ExpressionAttributeValues: {
+                ':open': 'open',
+                ':draft': 'draft',
+                ':provider': provider.provider,
+                ':ref': provider.external_ref,
+                ':url': provider.hosted_invoice_url,
+                ':now': nowIso,
+              },
             },
           },
-          { Put: { TableName: tableName(), Item: { ...billingKeys.providerInvoice(provider.external_ref), type: 'provider_invoice', tenant_id: invoice.tenant_id, invoice_id: invoice.id, provider: provider.provider } } },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: {
+                ...billingKeys.providerInvoice(provider.external_ref),
+                type: 'provider_invoice',
+                tenant_id: invoice.tenant_id,
+                invoice_id: invoice.id,
+                provider: provider.provider,
+              },
+            },
+          },
           {
             Update: {
               TableName: tableName(),
@@ -158,7 +228,13 @@ export async function openInvoice(invoice: InvoiceRecord, provider: ProviderInvo
   }
 }
 
-const EVENT_OF: Record<InvoiceStatus, EventType | null> = { draft: null, open: 'invoice.finalized', paid: 'invoice.paid', void: 'invoice.voided', uncollectible: 'invoice.marked_uncollectible' };
+const EVENT_OF: Record<InvoiceStatus, EventType | null> = {
+  draft: null,
+  open: 'invoice.finalized',
+  paid: 'invoice.paid',
+  void: 'invoice.voided',
+  uncollectible: 'invoice.marked_uncollectible',
+};
 
 export type ProviderEventResult = { outcome: 'applied'; status: InvoiceStatus } | { outcome: 'duplicate' | 'ignored' | 'unknown_invoice' };
 
@@ -182,7 +258,20 @@ export async function applyProviderInvoiceEvent(eventId: string, type: string, e
     if (!to) return { outcome: 'ignored' };
     const nowIso = at.toISOString();
     const items: TransactItem[] = [
-      { Put: { TableName: tableName(), Item: { ...billingKeys.providerEvent(tenantId, eventId), type: 'provider_event', tenant_id: tenantId, invoice_id: invoice.id, event_type: type, received_at: nowIso }, ConditionExpression: 'attribute_not_exists(pk)' } },
+      {
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...billingKeys.providerEvent(tenantId, eventId),
+            type: 'provider_event',
+            tenant_id: tenantId,
+            invoice_id: invoice.id,
+            event_type: type,
+            received_at: nowIso,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
       {
         Update: {
           TableName: tableName(),
@@ -207,12 +296,29 @@ export async function applyProviderInvoiceEvent(eventId: string, type: string, e
 }
 
 export function listInvoices(tenantId: string, opts: { limit: number; cursor?: string; filters: FilterCondition[] }) {
-  return queryPage({ tenantId, scope: 'invoices', skPrefix: billingKeys.invoicesPrefix, newestFirst: true, limit: opts.limit, cursor: opts.cursor, filters: opts.filters, map: presentInvoice });
+  return queryPage({
+    tenantId,
+    scope: 'invoices',
+    skPrefix: billingKeys.invoicesPrefix,
+    newestFirst: true,
+    limit: opts.limit,
+    cursor: opts.cursor,
+    filters: opts.filters,
+    map: presentInvoice,
+  });
 }
 
 /** The newest invoices (the mobile summary). */
 export async function recentInvoices(tenantId: string, limit: number): Promise<InvoiceRecord[]> {
-  const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': billingKeys.account(tenantId).pk, ':p': billingKeys.invoicesPrefix }, ScanIndexForward: false, Limit: limit }));
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': billingKeys.account(tenantId).pk, ':p': billingKeys.invoicesPrefix },
+      ScanIndexForward: false,
+      Limit: limit,
+    }),
+  );
   return (out.Items ?? []) as InvoiceRecord[];
 }
 
@@ -222,7 +328,16 @@ export async function invoicesWithStatus(tenantId: string, statuses: readonly In
   let start: Record<string, unknown> | undefined;
   const values = Object.fromEntries(statuses.map((s, i) => [`:s${i}`, s]));
   do {
-    const page = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', FilterExpression: `#status IN (${Object.keys(values).join(', ')})`, ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':pk': billingKeys.account(tenantId).pk, ':p': billingKeys.invoicesPrefix, ...values }, ExclusiveStartKey: start }));
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        FilterExpression: `#status IN (${Object.keys(values).join(', ')})`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pk': billingKeys.account(tenantId).pk, ':p': billingKeys.invoicesPrefix, ...values },
+        ExclusiveStartKey: start,
+      }),
+    );
     found.push(...((page.Items ?? []) as InvoiceRecord[]));
     start = page.LastEvaluatedKey;
   } while (start);

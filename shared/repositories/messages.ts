@@ -85,9 +85,14 @@ export const messagePut = (m: MessageRecord): TransactItem => ({
 
 /** The sending watch of a message committed queued (its SID not yet known). */
 export const sendWatchPut = (m: Pick<MessageRecord, 'tenant_id' | 'id'>, since: string): TransactItem => ({
-  Put: { TableName: T(), Item: { ...messageKeys.sendWatch(since, m.tenant_id, m.id), type: 'message_send_watch', tenant_id: m.tenant_id, message_id: m.id, since } },
+  Put: {
+    TableName: T(),
+    Item: { ...messageKeys.sendWatch(since, m.tenant_id, m.id), type: 'message_send_watch', tenant_id: m.tenant_id, message_id: m.id, since },
+  },
 });
-export const sendWatchDelete = (tenantId: string, messageId: string, since: string): TransactItem => ({ Delete: { TableName: T(), Key: messageKeys.sendWatch(since, tenantId, messageId) } });
+export const sendWatchDelete = (tenantId: string, messageId: string, since: string): TransactItem => ({
+  Delete: { TableName: T(), Key: messageKeys.sendWatch(since, tenantId, messageId) },
+});
 
 /** A queued message whose send outcome never came → failed, only if still queued with no SID under this watch (first item: its failure means it moved on). */
 export const failUnsentItem = (tenantId: string, messageId: string, since: string, failure: MessageFailure, nowIso: string): TransactItem => ({
@@ -109,7 +114,11 @@ export async function inboundTextSeen(messageSid: string): Promise<boolean> {
 
 /** The carrier SID's pointer to the inbound message, put only if absent: a replayed webhook fails it. */
 export const inboundTextPointerPut = (messageSid: string, tenantId: string, messageId: string): TransactItem => ({
-  Put: { TableName: T(), Item: { ...platformKeys.carrierMessage(messageSid), type: 'carrier_message', tenant_id: tenantId, message_id: messageId }, ConditionExpression: 'attribute_not_exists(pk)' },
+  Put: {
+    TableName: T(),
+    Item: { ...platformKeys.carrierMessage(messageSid), type: 'carrier_message', tenant_id: tenantId, message_id: messageId },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
 });
 
 export async function getMessageRecord(tenantId: string, messageId: string): Promise<MessageRecord | undefined> {
@@ -148,7 +157,12 @@ export interface StatusReport {
  * unset or the same). Returns the message as it now is, and whether this call moved it.
  * A provider_sid alone (no status change) is linked if the message has none.
  */
-export async function applyMessageStatus(tenantId: string, messageId: string, report: StatusReport, at: Date): Promise<{ message: MessageRecord; moved: boolean } | undefined> {
+export async function applyMessageStatus(
+  tenantId: string,
+  messageId: string,
+  report: StatusReport,
+  at: Date,
+): Promise<{ message: MessageRecord; moved: boolean } | undefined> {
   return conditionalTransaction<{ message: MessageRecord; moved: boolean } | undefined>({
     decide: async () => {
       const current = await getMessageRecord(tenantId, messageId);
@@ -180,7 +194,15 @@ export async function applyMessageStatus(tenantId: string, messageId: string, re
             UpdateExpression: 'SET #status = :to, provider_sid = :sid, failure = :failure, updated_at = :now, send_watch_at = :watch',
             ConditionExpression: '#status = :from AND (provider_sid = :null OR provider_sid = :sid)',
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':to': next.status, ':from': current.status, ':sid': next.provider_sid, ':failure': next.failure, ':now': nowIso, ':null': null, ':watch': dropWatch ? null : watchAt },
+            ExpressionAttributeValues: {
+              ':to': next.status,
+              ':from': current.status,
+              ':sid': next.provider_sid,
+              ':failure': next.failure,
+              ':now': nowIso,
+              ':null': null,
+              ':watch': dropWatch ? null : watchAt,
+            },
           },
         },
       ];
@@ -191,7 +213,8 @@ export async function applyMessageStatus(tenantId: string, messageId: string, re
       const type = to ? EVENT_OF[to] : undefined;
       if (type) items.push(...outboxItems(tenantId, type, messageEventData(presentMessage(next as unknown as Record<string, unknown>)), at).items);
       // The carrier accepted the text (first sent or delivered): its segments are metered with the move.
-      if (to && CARRIER_ACCEPTED.includes(to) && !CARRIER_ACCEPTED.includes(current.status)) items.push(...(await messageSegmentsLedgerItems(tenantId, current, at)));
+      if (to && CARRIER_ACCEPTED.includes(to) && !CARRIER_ACCEPTED.includes(current.status))
+        items.push(...(await messageSegmentsLedgerItems(tenantId, current, at)));
       return commit(items, { message: next, moved: to !== null });
     },
     // Any cancellation means the message (or its sending watch) changed under us: read again.

@@ -19,7 +19,6 @@ import type { ActivityKind } from '../schemas/mobile.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-
 interface Activity {
   id: string;
   kind: ActivityKind;
@@ -37,13 +36,44 @@ export const ACTIVITY_LABELS = {
   message: 'New text message',
 } as const;
 
-export function activityItem(tenantId: string, a: { kind: ActivityKind; resource_id: string; label: keyof typeof ACTIVITY_LABELS }, occurredAt: Date): TransactItem {
-  const activity: Activity = { id: newId('act'), kind: a.kind, resource_id: a.resource_id, occurred_at: occurredAt.toISOString(), label: ACTIVITY_LABELS[a.label] };
-  return { Put: { TableName: tableName(), Item: { ...activityKeys.item(tenantId, activity.occurred_at, activity.id), type: 'activity', ...activity }, ConditionExpression: 'attribute_not_exists(pk)' } };
+export function activityItem(
+  tenantId: string,
+  a: { kind: ActivityKind; resource_id: string; label: keyof typeof ACTIVITY_LABELS },
+  occurredAt: Date,
+): TransactItem {
+  const activity: Activity = {
+    id: newId('act'),
+    kind: a.kind,
+    resource_id: a.resource_id,
+    occurred_at: occurredAt.toISOString(),
+    label: ACTIVITY_LABELS[a.label],
+  };
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...activityKeys.item(tenantId, activity.occurred_at, activity.id), type: 'activity', ...activity },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
 }
 
-const present = (i: Record<string, unknown>): Activity => ({ id: i.id as string, kind: i.kind as ActivityKind, resource_id: i.resource_id as string, occurred_at: i.occurred_at as string, label: i.label as string });
+const present = (i: Record<string, unknown>): Activity => ({
+  id: i.id as string,
+  kind: i.kind as ActivityKind,
+  resource_id: i.resource_id as string,
+  occurred_at: i.occurred_at as string,
+  label: i.label as string,
+});
 
 export function activityPage(tenantId: string, opts: { limit: number; cursor?: string }) {
-  return queryPage({ tenantId, scope: 'mobile_activity', partition: activityKeys.partition(tenantId), skPrefix: activityKeys.prefix, newestFirst: true, limit: opts.limit, cursor: opts.cursor, map: present });
+  return queryPage({
+    tenantId,
+    scope: 'mobile_activity',
+    partition: activityKeys.partition(tenantId),
+    skPrefix: activityKeys.prefix,
+    newestFirst: true,
+    limit: opts.limit,
+    cursor: opts.cursor,
+    map: present,
+  });
 }

@@ -26,7 +26,13 @@ async function checkPoolNumbers(tenantId: string, ids: readonly string[]): Promi
   const numbers = await Promise.all(ids.map((id) => (isId(id) ? getPhoneNumber(tenantId, id) : Promise.resolve(undefined))));
   const issues = numbers.flatMap((n, i) => (n && n.capabilities.includes('voice' as never) && !['releasing', 'released'].includes(n.status) ? [] : [i]));
   const dup = ids.findIndex((id, i) => ids.indexOf(id) !== i);
-  if (issues.length > 0) throw invalid(['body', 'phone_number_ids', issues[0]!], 'Each pool number must be a voice number of this tenant', 'phone_number_not_found', ids[issues[0]!]);
+  if (issues.length > 0)
+    throw invalid(
+      ['body', 'phone_number_ids', issues[0]!],
+      'Each pool number must be a voice number of this tenant',
+      'phone_number_not_found',
+      ids[issues[0]!],
+    );
   if (dup >= 0) throw invalid(['body', 'phone_number_ids', dup], 'A number appears twice in the pool', 'duplicate_phone_number', ids[dup]);
 }
 
@@ -34,7 +40,13 @@ export async function createPool(tenantId: string, input: { name: string; phone_
   await checkPoolNumbers(tenantId, input.phone_number_ids);
   const at = new Date().toISOString();
   const pool = presentPool({ id: newId('npl'), ...input, created_at: at, updated_at: at });
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...campaignKeys.pool(tenantId, pool.id), type: 'number_pool', tenant_id: tenantId, ...pool }, ConditionExpression: 'attribute_not_exists(pk)' }));
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...campaignKeys.pool(tenantId, pool.id), type: 'number_pool', tenant_id: tenantId, ...pool },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
   return pool;
 }
 
@@ -49,14 +61,30 @@ export async function updatePool(tenantId: string, poolId: string, input: { name
   if (input.phone_number_ids) await checkPoolNumbers(tenantId, input.phone_number_ids);
   const sets = ['updated_at = :at'];
   const values: Record<string, unknown> = { ':at': new Date().toISOString() };
-  if (input.name !== undefined) (sets.push('#name = :name'), (values[':name'] = input.name));
-  if (input.phone_number_ids !== undefined) (sets.push('phone_number_ids = :ids'), (values[':ids'] = input.phone_number_ids));
+  if (input.name !== undefined) sets.push('#name = :name'), (values[':name'] = input.name);
+  if (input.phone_number_ids !== undefined) sets.push('phone_number_ids = :ids'), (values[':ids'] = input.phone_number_ids);
   const out = await db().send(
-    new UpdateCommand({ TableName: tableName(), Key: campaignKeys.pool(tenantId, poolId), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeNames: input.name !== undefined ? { '#name': 'name' } : undefined, ExpressionAttributeValues: values, ReturnValues: 'ALL_NEW' }),
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: campaignKeys.pool(tenantId, poolId),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: input.name !== undefined ? { '#name': 'name' } : undefined,
+      ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_NEW',
+    }),
   );
   return presentPool(out.Attributes!);
 }
 
 export function listPools(tenantId: string, opts: { limit: number; cursor?: string }) {
-  return queryPage({ tenantId, scope: 'number_pools', skPrefix: campaignKeys.poolsPrefix, newestFirst: true, limit: opts.limit, cursor: opts.cursor, map: presentPool });
+  return queryPage({
+    tenantId,
+    scope: 'number_pools',
+    skPrefix: campaignKeys.poolsPrefix,
+    newestFirst: true,
+    limit: opts.limit,
+    cursor: opts.cursor,
+    map: presentPool,
+  });
 }

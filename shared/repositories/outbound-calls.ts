@@ -112,25 +112,64 @@ export async function moveDueItem(call: OutboundCallRecord, from: string | null,
 /** The Put that stores a new outbound call (only if absent). Unset stamps are not stored (if_not_exists sets them once). */
 export function outboundCallPut(call: OutboundCallRecord): TransactItem {
   const item = Object.fromEntries(Object.entries(call).filter(([k, v]) => !['answered_at', 'ended_at', 'duration_seconds'].includes(k) || v !== null));
-  return { Put: { TableName: tableName(), Item: { ...callKeys.call(call.tenant_id, call.id), ...callKeys.callIndex(call.tenant_id, call.id), type: 'call', ...item }, ConditionExpression: 'attribute_not_exists(pk)' } };
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...callKeys.call(call.tenant_id, call.id), ...callKeys.callIndex(call.tenant_id, call.id), type: 'call', ...item },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
 }
 
 /** The due item that makes the scheduler send a dispatch message at `scheduled_for`. */
 export function dueItemPut(call: Pick<OutboundCallRecord, 'tenant_id' | 'id' | 'attempt_id'>, scheduledFor: string): TransactItem {
-  return { Put: { TableName: tableName(), Item: { ...dispatchKeys.due(scheduledFor, call.tenant_id, call.id), type: 'dispatch_due', tenant_id: call.tenant_id, call_id: call.id, attempt_id: call.attempt_id, scheduled_for: scheduledFor } } };
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...dispatchKeys.due(scheduledFor, call.tenant_id, call.id),
+        type: 'dispatch_due',
+        tenant_id: call.tenant_id,
+        call_id: call.id,
+        attempt_id: call.attempt_id,
+        scheduled_for: scheduledFor,
+      },
+    },
+  };
 }
-export const dueItemDelete = (tenantId: string, callId: string, scheduledFor: string): TransactItem => ({ Delete: { TableName: tableName(), Key: dispatchKeys.due(scheduledFor, tenantId, callId) } });
+export const dueItemDelete = (tenantId: string, callId: string, scheduledFor: string): TransactItem => ({
+  Delete: { TableName: tableName(), Key: dispatchKeys.due(scheduledFor, tenantId, callId) },
+});
 
 export function dialingWatchPut(call: Pick<OutboundCallRecord, 'tenant_id' | 'id'>, dialingAt: string): TransactItem {
-  return { Put: { TableName: tableName(), Item: { ...dispatchKeys.dialing(dialingAt, call.tenant_id, call.id), type: 'dialing_watch', tenant_id: call.tenant_id, call_id: call.id, dialing_at: dialingAt } } };
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...dispatchKeys.dialing(dialingAt, call.tenant_id, call.id),
+        type: 'dialing_watch',
+        tenant_id: call.tenant_id,
+        call_id: call.id,
+        dialing_at: dialingAt,
+      },
+    },
+  };
 }
-export const dialingWatchDelete = (tenantId: string, callId: string, dialingAt: string): TransactItem => ({ Delete: { TableName: tableName(), Key: dispatchKeys.dialing(dialingAt, tenantId, callId) } });
+export const dialingWatchDelete = (tenantId: string, callId: string, dialingAt: string): TransactItem => ({
+  Delete: { TableName: tableName(), Key: dispatchKeys.dialing(dialingAt, tenantId, callId) },
+});
 
 /**
  * The Update that applies a state-machine change to the call, only if it is still in `from`
  * (another worker's change makes it fail). `extra` sets more fields (name → value).
  */
-export function callTransition(call: Pick<OutboundCallRecord, 'tenant_id' | 'id'>, from: string, change: StateChange, at: Date, extra: Record<string, unknown> = {}): TransactItem {
+export function callTransition(
+  call: Pick<OutboundCallRecord, 'tenant_id' | 'id'>,
+  from: string,
+  change: StateChange,
+  at: Date,
+  extra: Record<string, unknown> = {},
+): TransactItem {
   const { sets, names, values } = addStateChange({ sets: ['updated_at = :now'], names: {}, values: { ':from': from, ':now': at.toISOString() } }, change);
   Object.entries(extra).forEach(([k, v], i) => {
     names[`#f${i}`] = k;
@@ -154,12 +193,20 @@ export function callTransition(call: Pick<OutboundCallRecord, 'tenant_id' | 'id'
  * sid on the call, the dialing watch gone and an unfinished watch in its place (the carrier
  * has the call now; its terminal transition deletes it) — one transaction.
  */
-export async function recordProviderSid(call: Pick<OutboundCallRecord, 'tenant_id' | 'id' | 'telephony_account_id'>, sid: string, dialingAt: string, at: Date): Promise<boolean> {
+export async function recordProviderSid(
+  call: Pick<OutboundCallRecord, 'tenant_id' | 'id' | 'telephony_account_id'>,
+  sid: string,
+  dialingAt: string,
+  at: Date,
+): Promise<boolean> {
   const since = at.toISOString();
   try {
     await db().send(
       new TransactWriteCommand({
-        TransactItems: [...callSidLinkItems(call, sid, { telephony: true, watchAt: since, updatedAt: since, sameSidOk: false }), dialingWatchDelete(call.tenant_id, call.id, dialingAt)],
+        TransactItems: [
+          ...callSidLinkItems(call, sid, { telephony: true, watchAt: since, updatedAt: since, sameSidOk: false }),
+          dialingWatchDelete(call.tenant_id, call.id, dialingAt),
+        ],
       }),
     );
     return true;

@@ -119,18 +119,36 @@ export async function claimPhoneNumber(input: {
     created_at: now,
     updated_at: now,
   };
-  const claim: NumberClaim = { phone_e164: record.phone_e164, tenant_id: record.tenant_id, number_id: record.id, telephony_account_id: record.telephony_account_id };
+  const claim: NumberClaim = {
+    phone_e164: record.phone_e164,
+    tenant_id: record.tenant_id,
+    number_id: record.id,
+    telephony_account_id: record.telephony_account_id,
+  };
   try {
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: tableName(), Item: { ...platformKeys.numberClaim(record.phone_e164), type: 'number_claim', ...claim, created_at: now }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          { Put: { TableName: tableName(), Item: { ...keys.phoneNumber(record.tenant_id, record.id), type: 'phone_number', ...record }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...platformKeys.numberClaim(record.phone_e164), type: 'number_claim', ...claim, created_at: now },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...keys.phoneNumber(record.tenant_id, record.id), type: 'phone_number', ...record },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
         ],
       }),
     );
   } catch (err) {
-    if (err instanceof TransactionCanceledException && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') throw new NumberTaken(record.phone_e164);
+    if (err instanceof TransactionCanceledException && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')
+      throw new NumberTaken(record.phone_e164);
     throw err;
   }
   return record;
@@ -146,8 +164,23 @@ export async function releaseUnprovisionedNumber(number: PhoneNumberRecord): Pro
   await db().send(
     new TransactWriteCommand({
       TransactItems: [
-        { Delete: { TableName: tableName(), Key: platformKeys.numberClaim(number.phone_e164), ConditionExpression: 'number_id = :id', ExpressionAttributeValues: { ':id': number.id } } },
-        { Delete: { TableName: tableName(), Key: keys.phoneNumber(number.tenant_id, number.id), ConditionExpression: '#s = :provisioning', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':provisioning': 'provisioning' } } },
+        {
+          Delete: {
+            TableName: tableName(),
+            Key: platformKeys.numberClaim(number.phone_e164),
+            ConditionExpression: 'number_id = :id',
+            ExpressionAttributeValues: { ':id': number.id },
+          },
+        },
+        {
+          Delete: {
+            TableName: tableName(),
+            Key: keys.phoneNumber(number.tenant_id, number.id),
+            ConditionExpression: '#s = :provisioning',
+            ExpressionAttributeNames: { '#s': 'status' },
+            ExpressionAttributeValues: { ':provisioning': 'provisioning' },
+          },
+        },
       ],
     }),
   );
@@ -155,7 +188,15 @@ export async function releaseUnprovisionedNumber(number: PhoneNumberRecord): Pro
 
 /** The number went back to the carrier (account deletion): `released`, whatever it was. */
 export async function markNumberReleased(tenantId: string, numberId: string, at: Date): Promise<void> {
-  await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.phoneNumber(tenantId, numberId), UpdateExpression: 'SET #s = :released, released_at = :at', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':released': 'released', ':at': at.toISOString() } }));
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.phoneNumber(tenantId, numberId),
+      UpdateExpression: 'SET #s = :released, released_at = :at',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':released': 'released', ':at': at.toISOString() },
+    }),
+  );
 }
 
 export async function getPhoneNumber(tenantId: string, numberId: string): Promise<PhoneNumberRecord | undefined> {
@@ -187,7 +228,11 @@ export function listPhoneNumbers(tenantId: string, opts: { limit: number; cursor
 type NumberChanges = Partial<Omit<PhoneNumberRecord, 'id' | 'tenant_id' | 'phone_e164' | 'telephony_account_id' | 'revision' | 'created_at'>>;
 
 /** The update item for `changes` on the number as read (condition: same revision). */
-export function phoneNumberUpdateItem(expected: PhoneNumberRecord, changes: NumberChanges, opts: { fromStatus?: NumberStatus; now?: Date } = {}): { item: TransactItem; next: PhoneNumberRecord } {
+export function phoneNumberUpdateItem(
+  expected: PhoneNumberRecord,
+  changes: NumberChanges,
+  opts: { fromStatus?: NumberStatus; now?: Date } = {},
+): { item: TransactItem; next: PhoneNumberRecord } {
   const next: PhoneNumberRecord = { ...expected, ...changes, revision: expected.revision + 1, updated_at: (opts.now ?? new Date()).toISOString() };
   const fields = Object.keys(changes).concat('revision', 'updated_at') as (keyof PhoneNumberRecord)[];
   const names: Record<string, string> = { '#rev': 'revision' };
@@ -210,11 +255,24 @@ export function phoneNumberUpdateItem(expected: PhoneNumberRecord, changes: Numb
   }
   return {
     next,
-    item: { Update: { TableName: tableName(), Key: keys.phoneNumber(expected.tenant_id, expected.id), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values } },
+    item: {
+      Update: {
+        TableName: tableName(),
+        Key: keys.phoneNumber(expected.tenant_id, expected.id),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
   };
 }
 
-export async function updatePhoneNumber(expected: PhoneNumberRecord, changes: NumberChanges, opts: { fromStatus?: NumberStatus } = {}): Promise<PhoneNumberRecord> {
+export async function updatePhoneNumber(
+  expected: PhoneNumberRecord,
+  changes: NumberChanges,
+  opts: { fromStatus?: NumberStatus } = {},
+): Promise<PhoneNumberRecord> {
   const { item, next } = phoneNumberUpdateItem(expected, changes, opts);
   try {
     await db().send(new UpdateCommand(item.Update as ConstructorParameters<typeof UpdateCommand>[0]));
@@ -226,9 +284,34 @@ export async function updatePhoneNumber(expected: PhoneNumberRecord, changes: Nu
 }
 
 /** A number as the caller choice reads it (shared/policy/caller-number/). */
-export type CallerNumber = Pick<PhoneNumberRecord, 'id' | 'phone_e164' | 'telephony_account_id' | 'status' | 'capabilities' | 'reputation_state' | 'daily_dial_cap' | 'dials_day' | 'dials_count' | 'created_at' | 'a2p_campaign_ref'>;
+export type CallerNumber = Pick<
+  PhoneNumberRecord,
+  | 'id'
+  | 'phone_e164'
+  | 'telephony_account_id'
+  | 'status'
+  | 'capabilities'
+  | 'reputation_state'
+  | 'daily_dial_cap'
+  | 'dials_day'
+  | 'dials_count'
+  | 'created_at'
+  | 'a2p_campaign_ref'
+>;
 
-const CALLER_FIELDS = ['id', 'phone_e164', 'telephony_account_id', 'status', 'capabilities', 'reputation_state', 'daily_dial_cap', 'dials_day', 'dials_count', 'created_at', 'a2p_campaign_ref'] as const;
+const CALLER_FIELDS = [
+  'id',
+  'phone_e164',
+  'telephony_account_id',
+  'status',
+  'capabilities',
+  'reputation_state',
+  'daily_dial_cap',
+  'dials_day',
+  'dials_count',
+  'created_at',
+  'a2p_campaign_ref',
+] as const;
 
 /** Every number of the tenant, projected to what the caller choice reads: one strongly consistent Query. */
 export async function readCallerNumbers(tenantId: string): Promise<CallerNumber[]> {
@@ -239,5 +322,14 @@ export async function readCallerNumbers(tenantId: string): Promise<CallerNumber[
     ...projectionOf(CALLER_FIELDS),
     ConsistentRead: true,
   });
-  return items.map((n) => ({ ...n, a2p_campaign_ref: (n.a2p_campaign_ref as string | null) ?? null, daily_dial_cap: (n.daily_dial_cap as number | null) ?? null, dials_day: (n.dials_day as string | null) ?? null, dials_count: (n.dials_count as number) ?? 0 }) as CallerNumber);
+  return items.map(
+    (n) =>
+      ({
+        ...n,
+        a2p_campaign_ref: (n.a2p_campaign_ref as string | null) ?? null,
+        daily_dial_cap: (n.daily_dial_cap as number | null) ?? null,
+        dials_day: (n.dials_day as string | null) ?? null,
+        dials_count: (n.dials_count as number) ?? 0,
+      }) as CallerNumber,
+  );
 }

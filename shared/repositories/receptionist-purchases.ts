@@ -63,7 +63,21 @@ export async function purchaseReceptionistConnections(tenantId: string, connecti
       await db().send(
         new TransactWriteCommand({
           TransactItems: [
-            { Put: { TableName: tableName(), Item: { ...billingKeys.purchase(tenantId, purchase.id), type: 'receptionist_purchase', tenant_id: tenantId, plan_id: plan.id, ...purchase, created_at: nowIso, updated_at: nowIso }, ConditionExpression: 'attribute_not_exists(pk)' } },
+            {
+              Put: {
+                TableName: tableName(),
+                Item: {
+                  ...billingKeys.purchase(tenantId, purchase.id),
+                  type: 'receptionist_purchase',
+                  tenant_id: tenantId,
+                  plan_id: plan.id,
+                  ...purchase,
+                  created_at: nowIso,
+                  updated_at: nowIso,
+                },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
             {
               Update: {
                 TableName: tableName(),
@@ -85,11 +99,15 @@ export async function purchaseReceptionistConnections(tenantId: string, connecti
     }
   }
   // Contention, not a fault: nothing was written, and the client may simply send it again.
-  throw conflict('purchase_contended', `Other purchases changed the subscription under each of ${PURCHASE_ATTEMPTS} attempts; nothing was bought. Send the purchase again.`);
+  throw conflict(
+    'purchase_contended',
+    `Other purchases changed the subscription under each of ${PURCHASE_ATTEMPTS} attempts; nothing was bought. Send the purchase again.`,
+  );
 }
 
 /** A canceled subscription buys nothing more: its invoices stop after the period of the cancel. */
-const subscriptionCanceled = (at: string) => conflict('subscription_canceled', `The subscription was canceled at ${at}; it takes no new purchases. Nothing was bought.`);
+const subscriptionCanceled = (at: string) =>
+  conflict('subscription_canceled', `The subscription was canceled at ${at}; it takes no new purchases. Nothing was bought.`);
 
 export async function getReceptionistPurchase(tenantId: string, purchaseId: string): Promise<ReceptionistPurchase | undefined> {
   if (purchaseId.includes('#')) return undefined;

@@ -36,10 +36,16 @@ export interface RelaySessionRecord {
 const ttlFor = (claims: VerifiedStreamClaims) => claims.exp + 3600;
 
 const isConditionFailure = (err: unknown) =>
-  err instanceof ConditionalCheckFailedException || (err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed'));
+  err instanceof ConditionalCheckFailedException ||
+  (err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed'));
 
 /** 'busy' when the call already has a session owned by another connection (other than `replacing`). */
-export async function openRelaySession(input: { claims: VerifiedStreamClaims; connectionId: string; at: Date; replacing?: string }): Promise<'opened' | 'busy'> {
+export async function openRelaySession(input: {
+  claims: VerifiedStreamClaims;
+  connectionId: string;
+  at: Date;
+  replacing?: string;
+}): Promise<'opened' | 'busy'> {
   const { claims, connectionId } = input;
   const ttl = ttlFor(claims);
   try {
@@ -49,12 +55,30 @@ export async function openRelaySession(input: { claims: VerifiedStreamClaims; co
           {
             Put: {
               TableName: tableName(),
-              Item: { ...relayKeys.session(claims.tenant_id, claims.call_id), type: 'relay_session', tenant_id: claims.tenant_id, call_id: claims.call_id, connection_id: connectionId, claims, state: null, generation: 0, revision: 0, reply_context: null, connected_at: input.at.toISOString(), ttl },
+              Item: {
+                ...relayKeys.session(claims.tenant_id, claims.call_id),
+                type: 'relay_session',
+                tenant_id: claims.tenant_id,
+                call_id: claims.call_id,
+                connection_id: connectionId,
+                claims,
+                state: null,
+                generation: 0,
+                revision: 0,
+                reply_context: null,
+                connected_at: input.at.toISOString(),
+                ttl,
+              },
               ConditionExpression: input.replacing ? 'attribute_not_exists(pk) OR connection_id = :stale' : 'attribute_not_exists(pk)',
               ...(input.replacing ? { ExpressionAttributeValues: { ':stale': input.replacing } } : {}),
             },
           },
-          { Put: { TableName: tableName(), Item: { ...relayKeys.connection(connectionId), type: 'relay_connection', tenant_id: claims.tenant_id, call_id: claims.call_id, ttl } } },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...relayKeys.connection(connectionId), type: 'relay_connection', tenant_id: claims.tenant_id, call_id: claims.call_id, ttl },
+            },
+          },
         ],
       }),
     );
@@ -95,7 +119,14 @@ export async function saveRelaySession(record: RelaySessionRecord, next: { state
         UpdateExpression: `SET #state = :state, generation = :gen, revision = :next${next.reply_context === undefined ? '' : ', reply_context = :ctx'}`,
         ConditionExpression: 'revision = :rev AND connection_id = :conn',
         ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':state': JSON.stringify(next.state), ':gen': next.generation, ':next': record.revision + 1, ':rev': record.revision, ':conn': record.connection_id, ...(next.reply_context === undefined ? {} : { ':ctx': next.reply_context }) },
+        ExpressionAttributeValues: {
+          ':state': JSON.stringify(next.state),
+          ':gen': next.generation,
+          ':next': record.revision + 1,
+          ':rev': record.revision,
+          ':conn': record.connection_id,
+          ...(next.reply_context === undefined ? {} : { ':ctx': next.reply_context }),
+        },
       }),
     );
     return true;
@@ -109,7 +140,14 @@ export async function saveRelaySession(record: RelaySessionRecord, next: { state
 export async function closeRelaySession(connectionId: string, owner: { tenant_id: string; call_id: string }): Promise<void> {
   await db().send(new DeleteCommand({ TableName: tableName(), Key: relayKeys.connection(connectionId) }));
   try {
-    await db().send(new DeleteCommand({ TableName: tableName(), Key: relayKeys.session(owner.tenant_id, owner.call_id), ConditionExpression: 'connection_id = :conn', ExpressionAttributeValues: { ':conn': connectionId } }));
+    await db().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: relayKeys.session(owner.tenant_id, owner.call_id),
+        ConditionExpression: 'connection_id = :conn',
+        ExpressionAttributeValues: { ':conn': connectionId },
+      }),
+    );
   } catch (err) {
     if (!isConditionFailure(err)) throw err;
   }

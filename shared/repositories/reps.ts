@@ -36,8 +36,22 @@ export const repSnapshot = (r: RepRecord) => ({ rep_id: r.id, name: r.name, tran
 
 export async function createRep(input: { tenantId: string; name: string; transferNumber: string | null; disabled: boolean }): Promise<RepRecord> {
   const now = new Date().toISOString();
-  const rep: RepRecord = { id: newId('rep'), tenant_id: input.tenantId, name: input.name, status: input.disabled ? 'disabled' : 'active', transfer_number: input.transferNumber, created_at: now, updated_at: now };
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...agentKeys.rep(input.tenantId, rep.id), type: 'rep', ...rep }, ConditionExpression: 'attribute_not_exists(pk)' }));
+  const rep: RepRecord = {
+    id: newId('rep'),
+    tenant_id: input.tenantId,
+    name: input.name,
+    status: input.disabled ? 'disabled' : 'active',
+    transfer_number: input.transferNumber,
+    created_at: now,
+    updated_at: now,
+  };
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...agentKeys.rep(input.tenantId, rep.id), type: 'rep', ...rep },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
   return rep;
 }
 

@@ -40,7 +40,8 @@ export type { CallRecordWithEvents } from '../schemas/call-record.js';
 const T = () => tableName();
 
 /** The contact's number on a call: the caller of an inbound call, the callee of an outbound one. */
-const contactNumberOf = (call: Pick<CallRecord, 'direction' | 'from_e164' | 'to_e164'>): string => (call.direction === 'inbound' ? call.from_e164 : call.to_e164);
+const contactNumberOf = (call: Pick<CallRecord, 'direction' | 'from_e164' | 'to_e164'>): string =>
+  call.direction === 'inbound' ? call.from_e164 : call.to_e164;
 
 /** Checks an outcome against the pinned version (the repository knows nothing of agents). */
 export type OutcomeCheck = (event: Extract<RuntimeEvent, { type: 'outcome' }>, index: number) => Promise<void>;
@@ -64,13 +65,24 @@ async function storedEvents(tenantId: string, callId: string, ids: string[]): Pr
   return found;
 }
 
-const resultOf = (item: Record<string, unknown>): EventResult => ({ id: item.event_id as string, type: item.event_type as EventResult['type'], seq: item.seq as number, received_at: item.received_at as string });
+const resultOf = (item: Record<string, unknown>): EventResult => ({
+  id: item.event_id as string,
+  type: item.event_type as EventResult['type'],
+  seq: item.seq as number,
+  received_at: item.received_at as string,
+});
 
 /**
  * Record a batch of events for a call (all or nothing). Throws 404 for an unknown call, 409
  * for a call that takes no events or a reused id with another body, 422 for a per-call limit.
  */
-export async function recordCallEvents(tenantId: string, callId: string, events: readonly RuntimeEvent[], at: Date, checkOutcome?: OutcomeCheck): Promise<RecordedEvents> {
+export async function recordCallEvents(
+  tenantId: string,
+  callId: string,
+  events: readonly RuntimeEvent[],
+  at: Date,
+  checkOutcome?: OutcomeCheck,
+): Promise<RecordedEvents> {
   const prints = events.map(fingerprint);
   return conditionalTransaction<RecordedEvents>({
     // Another writer got there first (an event, the call, or the number's suppression changed): read again.
@@ -78,10 +90,15 @@ export async function recordCallEvents(tenantId: string, callId: string, events:
     decide: async () => {
       const call = await getCall(tenantId, callId);
       if (!call) throw notFound('Call');
-      const stored = await storedEvents(tenantId, callId, events.map((e) => e.id));
+      const stored = await storedEvents(
+        tenantId,
+        callId,
+        events.map((e) => e.id),
+      );
       events.forEach((e, i) => {
         const item = stored.get(e.id);
-        if (item && item.fingerprint !== prints[i]) throw conflict('event_id_reused', `Event ${e.id} was already recorded with a different body; a new event needs a new id`, { event_id: e.id });
+        if (item && item.fingerprint !== prints[i])
+          throw conflict('event_id_reused', `Event ${e.id} was already recorded with a different body; a new event needs a new id`, { event_id: e.id });
       });
       const fresh = events.map((event, index) => ({ event, index })).filter(({ event }) => !stored.has(event.id));
       if (fresh.length === 0) return noChange({ call_id: callId, results: events.map((e) => resultOf(stored.get(e.id)!)) });
@@ -93,7 +110,12 @@ export async function recordCallEvents(tenantId: string, callId: string, events:
 
       const receivedAt = at.toISOString();
       const before = aggregatesOf(call as unknown as Record<string, unknown>);
-      const applied = applyEvents(before, fresh, { state: call.state, receivedAt, bounds: usageBounds(call), outcomeFrozen: call.analysis !== undefined && call.analysis !== null });
+      const applied = applyEvents(before, fresh, {
+        state: call.state,
+        receivedAt,
+        bounds: usageBounds(call),
+        outcomeFrozen: call.analysis !== undefined && call.analysis !== null,
+      });
       if (!applied.ok) throw new ValidationError(applied.issues);
 
       const items: TransactItem[] = [];
@@ -105,12 +127,28 @@ export async function recordCallEvents(tenantId: string, callId: string, events:
             applied.aggregates.opt_out!.suppression_id = active.id;
           } else {
             const holder = await phoneHolder(tenantId, phone);
-            const entry = newSuppression({ phone_e164: phone, reason: applied.optOut.reason, note: applied.optOut.text ?? `Asked in call ${callId}`, source: 'call', source_id: callId }, receivedAt);
+            const entry = newSuppression(
+              { phone_e164: phone, reason: applied.optOut.reason, note: applied.optOut.text ?? `Asked in call ${callId}`, source: 'call', source_id: callId },
+              receivedAt,
+            );
             const add = suppressionAddItems(tenantId, entry, holder);
             items.push(...add);
             applied.aggregates.opt_out!.suppression_id = entry.id;
             // The number is newly suppressed: contact.opted_out commits with it (not when it already was).
-            const optedOut = outboxItems(tenantId, 'contact.opted_out', { phone_e164: phone, contact_id: holder?.contactId ?? (call as { contact_id?: string }).contact_id ?? null, reason: applied.optOut.reason, call_id: callId, suppression_id: entry.id, source: 'call', at: receivedAt }, new Date(receivedAt));
+            const optedOut = outboxItems(
+              tenantId,
+              'contact.opted_out',
+              {
+                phone_e164: phone,
+                contact_id: holder?.contactId ?? (call as { contact_id?: string }).contact_id ?? null,
+                reason: applied.optOut.reason,
+                call_id: callId,
+                suppression_id: entry.id,
+                source: 'call',
+                at: receivedAt,
+              },
+              new Date(receivedAt),
+            );
             items.push(...optedOut.items);
           }
         }
@@ -120,7 +158,23 @@ export async function recordCallEvents(tenantId: string, callId: string, events:
       for (const { event } of fresh) {
         if (event.type !== 'conversation_action') continue;
         const type = receptionistEventFor(event.kind);
-        if (type) items.push(...outboxItems(tenantId, type, { call_id: callId, direction: call.direction, contact_id: (call as { contact_id?: string }).contact_id ?? null, action_id: event.action_id, kind: event.kind, arguments: event.arguments ?? {}, at: event.at ?? receivedAt }, new Date(receivedAt)).items);
+        if (type)
+          items.push(
+            ...outboxItems(
+              tenantId,
+              type,
+              {
+                call_id: callId,
+                direction: call.direction,
+                contact_id: (call as { contact_id?: string }).contact_id ?? null,
+                action_id: event.action_id,
+                kind: event.kind,
+                arguments: event.arguments ?? {},
+                at: event.at ?? receivedAt,
+              },
+              new Date(receivedAt),
+            ).items,
+          );
       }
 
       // record_qualification → a workflow outcome (or an amendment of one) in this transaction.
@@ -134,14 +188,32 @@ export async function recordCallEvents(tenantId: string, callId: string, events:
         items.push({
           Put: {
             TableName: T(),
-            Item: { ...callKeys.event(tenantId, callId, event.id), type: 'call_event', tenant_id: tenantId, call_id: callId, event_id: event.id, event_type: event.type, seq: r.seq, received_at: receivedAt, fingerprint: fingerprint(event), event: storedForm(event) },
+            Item: {
+              ...callKeys.event(tenantId, callId, event.id),
+              type: 'call_event',
+              tenant_id: tenantId,
+              call_id: callId,
+              event_id: event.id,
+              event_type: event.type,
+              seq: r.seq,
+              received_at: receivedAt,
+              fingerprint: fingerprint(event),
+              event: storedForm(event),
+            },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         });
       }
       items.push(callUpdate(call, applied.aggregates, applied.stateChange?.state ?? null, before.event_count, receivedAt));
       // The fresh usage events' quantities are final: metered in this same transaction.
-      items.push(...(await runtimeUsageLedgerItems(tenantId, call, fresh.map(({ event }) => event), new Date(receivedAt))));
+      items.push(
+        ...(await runtimeUsageLedgerItems(
+          tenantId,
+          call,
+          fresh.map(({ event }) => event),
+          new Date(receivedAt),
+        )),
+      );
 
       return commit(items, { call_id: callId, results: events.map((e) => freshResults.get(e.id) ?? resultOf(stored.get(e.id)!)) });
     },
@@ -165,7 +237,16 @@ function callUpdate(call: CallRecord, aggregates: object, toState: string | null
   if (eventCountBefore === 0) condition += ' AND (attribute_not_exists(#event_count) OR #event_count = :zero)';
   else condition += ' AND #event_count = :count';
   values[eventCountBefore === 0 ? ':zero' : ':count'] = eventCountBefore;
-  return { Update: { TableName: T(), Key: callKeys.call(call.tenant_id, call.id), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values } };
+  return {
+    Update: {
+      TableName: T(),
+      Key: callKeys.call(call.tenant_id, call.id),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: condition,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
 }
 
 /** A stored turn event: its place in the call (`seq`) and the turn as stored. */
@@ -203,5 +284,9 @@ export async function callTurns(tenantId: string, callId: string): Promise<Store
 
 /** Every committed event item of a call (its `EVENT#` range), oldest first, strongly consistent. */
 export function callEventRecords(tenantId: string, callId: string): Promise<Record<string, unknown>[]> {
-  return queryAll({ KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)', ExpressionAttributeValues: { ':pk': callPartition(tenantId, callId), ':e': 'EVENT#' }, ConsistentRead: true });
+  return queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)',
+    ExpressionAttributeValues: { ':pk': callPartition(tenantId, callId), ':e': 'EVENT#' },
+    ConsistentRead: true,
+  });
 }

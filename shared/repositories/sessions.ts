@@ -46,7 +46,15 @@ export async function getSession(secretHash: string): Promise<SessionRecord | un
 /** Slide a session's last use to `at`; only a still-existing session slides (a concurrent sign-out wins). */
 export async function touchSession(secretHash: string, at: Date): Promise<void> {
   await db()
-    .send(new UpdateCommand({ TableName: tableName(), Key: platformKeys.session(secretHash), UpdateExpression: 'SET last_used_at = :at', ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: { ':at': at.toISOString() } }))
+    .send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: platformKeys.session(secretHash),
+        UpdateExpression: 'SET last_used_at = :at',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':at': at.toISOString() },
+      }),
+    )
     .catch((err: unknown) => {
       if (!(err instanceof ConditionalCheckFailedException)) throw err;
     });

@@ -40,7 +40,10 @@ const T = () => tableName();
 /** A suppression add or lift that lost to another writer of the number: re-read a few times. */
 const SUPPRESSION_RACE: RetryPolicy = { ...RACE, attempts: 5 };
 
-export function newSuppression(input: { phone_e164: string; reason: SuppressionReason; note?: string | null; source: SuppressionSource; source_id: string | null }, now: string): Suppression {
+export function newSuppression(
+  input: { phone_e164: string; reason: SuppressionReason; note?: string | null; source: SuppressionSource; source_id: string | null },
+  now: string,
+): Suppression {
   return {
     id: newId('sup'),
     phone_e164: input.phone_e164,
@@ -107,13 +110,29 @@ export function suppressionAddItems(tenantId: string, entry: Suppression, holder
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-    { Put: { TableName: T(), Item: { ...suppressionKeys.entry(tenantId, entry.phone_e164, entry.id), ...suppressionKeys.entryIndex(tenantId, entry.id), type: 'suppression', ...record }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: T(),
+        Item: {
+          ...suppressionKeys.entry(tenantId, entry.phone_e164, entry.id),
+          ...suppressionKeys.entryIndex(tenantId, entry.id),
+          type: 'suppression',
+          ...record,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
     ...holderItems(tenantId, entry.phone_e164, holder, true, entry.created_at),
   ];
 }
 
 /** The elements that lift `active`: ACTIVE deleted (only if it still names it), the entry marked lifted, the holder's do_not_call = false. */
-export function suppressionLiftItems(tenantId: string, active: Suppression, lift: { note: string; by: string; now: string }, holder: PhoneHolder): TransactItem[] {
+export function suppressionLiftItems(
+  tenantId: string,
+  active: Suppression,
+  lift: { note: string; by: string; now: string },
+  holder: PhoneHolder,
+): TransactItem[] {
   return [
     {
       Delete: {
@@ -142,7 +161,11 @@ export function suppressionLiftItems(tenantId: string, active: Suppression, lift
  * (and set do_not_call from) still holds at commit.
  */
 export const suppressionStateCheck = (tenantId: string, phone: string, suppressed: boolean): TransactItem => ({
-  ConditionCheck: { TableName: T(), Key: suppressionKeys.active(tenantId, phone), ConditionExpression: suppressed ? 'attribute_exists(pk)' : 'attribute_not_exists(pk)' },
+  ConditionCheck: {
+    TableName: T(),
+    Key: suppressionKeys.active(tenantId, phone),
+    ConditionExpression: suppressed ? 'attribute_exists(pk)' : 'attribute_not_exists(pk)',
+  },
 });
 
 /** True for a transaction element that reads or writes a number's ACTIVE item (to read cancellation reasons). */
@@ -172,7 +195,9 @@ export async function suppressedAmong(tenantId: string, phones: readonly string[
     let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((p) => suppressionKeys.active(tenantId, p));
     for (let attempt = 0; keys?.length; attempt++) {
       if (attempt > 0) await backoff(UNPROCESSED, attempt);
-      const out: BatchGetCommandOutput = await db().send(new BatchGetCommand({ RequestItems: { [T()]: { Keys: keys, ConsistentRead: true, ProjectionExpression: 'phone_e164' } } }));
+      const out: BatchGetCommandOutput = await db().send(
+        new BatchGetCommand({ RequestItems: { [T()]: { Keys: keys, ConsistentRead: true, ProjectionExpression: 'phone_e164' } } }),
+      );
       for (const item of out.Responses?.[T()] ?? []) found.add(item.phone_e164 as string);
       keys = out.UnprocessedKeys?.[T()]?.Keys;
     }

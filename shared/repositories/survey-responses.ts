@@ -29,14 +29,39 @@ const presentSurveyResponse = (item: Record<string, unknown>): SurveyResponse =>
 });
 
 /** The items that store a call's survey response (none when the call asked no survey question). */
-export function surveyResponseItems(call: { tenant_id: string; id: string; contact_id?: string | null }, agentVersionId: string, facts: SurveyCallFacts, at: Date): TransactItem[] {
+export function surveyResponseItems(
+  call: { tenant_id: string; id: string; contact_id?: string | null },
+  agentVersionId: string,
+  facts: SurveyCallFacts,
+  at: Date,
+): TransactItem[] {
   const built = buildSurveyResponse(facts);
   if (!built) return [];
   const iso = at.toISOString();
-  const response = presentSurveyResponse({ id: newId('srv'), call_id: call.id, agent_version_id: agentVersionId, contact_id: call.contact_id ?? null, ...built, created_at: iso, updated_at: iso });
+  const response = presentSurveyResponse({
+    id: newId('srv'),
+    call_id: call.id,
+    agent_version_id: agentVersionId,
+    contact_id: call.contact_id ?? null,
+    ...built,
+    created_at: iso,
+    updated_at: iso,
+  });
   return [
-    { Put: { TableName: tableName(), Item: { ...surveyKeys.byCall(call.tenant_id, call.id), type: 'survey_response_guard', response_id: response.id }, ConditionExpression: 'attribute_not_exists(pk)' } },
-    { Put: { TableName: tableName(), Item: { ...surveyKeys.response(call.tenant_id, response.id), type: 'survey_response', tenant_id: call.tenant_id, ...response }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...surveyKeys.byCall(call.tenant_id, call.id), type: 'survey_response_guard', response_id: response.id },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...surveyKeys.response(call.tenant_id, response.id), type: 'survey_response', tenant_id: call.tenant_id, ...response },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
     ...outboxItems(call.tenant_id, 'survey_response.created', { ...response }, at).items,
   ];
 }
@@ -48,5 +73,14 @@ export async function getSurveyResponse(tenantId: string, responseId: string): P
 }
 
 export function listSurveyResponses(tenantId: string, opts: { limit: number; cursor?: string; filters: FilterCondition[] }) {
-  return queryPage({ tenantId, scope: 'survey_responses', skPrefix: surveyKeys.responsesPrefix, newestFirst: true, limit: opts.limit, cursor: opts.cursor, filters: opts.filters, map: presentSurveyResponse });
+  return queryPage({
+    tenantId,
+    scope: 'survey_responses',
+    skPrefix: surveyKeys.responsesPrefix,
+    newestFirst: true,
+    limit: opts.limit,
+    cursor: opts.cursor,
+    filters: opts.filters,
+    map: presentSurveyResponse,
+  });
 }

@@ -47,8 +47,7 @@ export class AccountChanged extends Error {}
 
 const sealContext = (tenantId: string, accountId: string) => ({ purpose: 'carrier_credentials', tenant_id: tenantId, account_id: accountId });
 
-export const sealCredentials = (tenantId: string, accountId: string, creds: TwilioCredentials) =>
-  seal(JSON.stringify(creds), sealContext(tenantId, accountId));
+export const sealCredentials = (tenantId: string, accountId: string, creds: TwilioCredentials) => seal(JSON.stringify(creds), sealContext(tenantId, accountId));
 
 const sandboxSealContext = (tenantId: string, accountId: string) => ({ purpose: 'sandbox_credentials', tenant_id: tenantId, account_id: accountId });
 
@@ -95,7 +94,11 @@ export async function createTelephonyAccount(input: {
     updated_at: now,
   };
   await db().send(
-    new PutCommand({ TableName: tableName(), Item: { ...keys.telephonyAccount(input.tenantId, id), type: 'telephony_account', ...record }, ConditionExpression: 'attribute_not_exists(pk)' }),
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.telephonyAccount(input.tenantId, id), type: 'telephony_account', ...record },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
   );
   const carrierSid = input.credentials?.account_sid ?? sandbox?.account_sid;
   if (carrierSid) await recordCarrierAccountUse(carrierSid, input.tenantId, id);
@@ -108,13 +111,25 @@ export async function createTelephonyAccount(input: {
  * current credentials), so an entry outliving a credential change is harmless.
  */
 export async function recordCarrierAccountUse(accountSid: string, tenantId: string, accountId: string): Promise<void> {
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...platformKeys.carrierAccountUse(accountSid, tenantId, accountId), type: 'carrier_account_use', tenant_id: tenantId, account_id: accountId } }));
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...platformKeys.carrierAccountUse(accountSid, tenantId, accountId), type: 'carrier_account_use', tenant_id: tenantId, account_id: accountId },
+    }),
+  );
 }
 
 /** The tenant accounts that have used this carrier account SID (at most a page of 25). */
 export async function carrierAccountUses(accountSid: string): Promise<{ tenant_id: string; account_id: string }[]> {
   if (!/^AC[0-9a-fA-F]{32}$/.test(accountSid)) return [];
-  const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': platformKeys.carrierAccountPartition(accountSid) }, Limit: 25 }));
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': platformKeys.carrierAccountPartition(accountSid) },
+      Limit: 25,
+    }),
+  );
   return (out.Items ?? []).map((i) => ({ tenant_id: i.tenant_id as string, account_id: i.account_id as string }));
 }
 

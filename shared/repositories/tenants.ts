@@ -27,9 +27,17 @@ export function tenantOf(item: Record<string, unknown>): Tenant {
 }
 
 /** The tenant record's move to `deleting` (never undoing a tombstone), for the transaction that starts a deletion. */
-export const tenantDeletingItem = (tenantId: string) => ({
-  Update: { TableName: tableName(), Key: keys.tenant(tenantId), UpdateExpression: 'SET #s = :deleting', ConditionExpression: 'attribute_not_exists(#s) OR #s <> :deleted', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':deleting': 'deleting', ':deleted': 'deleted' } },
-}) satisfies TransactItem;
+export const tenantDeletingItem = (tenantId: string) =>
+  ({
+    Update: {
+      TableName: tableName(),
+      Key: keys.tenant(tenantId),
+      UpdateExpression: 'SET #s = :deleting',
+      ConditionExpression: 'attribute_not_exists(#s) OR #s <> :deleted',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':deleting': 'deleting', ':deleted': 'deleted' },
+    },
+  }) satisfies TransactItem;
 
 /** The same move on its own (a deletion run that started before the status existed). */
 export async function markTenantDeleting(tenantId: string): Promise<void> {
@@ -42,4 +50,5 @@ export async function putTenantTombstone(tombstone: { pk: string; sk: string } &
 }
 
 /** A tenant whose credentials (API keys, sessions, sign-in) still work: not being deleted nor deleted. */
-export const tenantUsable = (tenant: Pick<Tenant, 'status'> | undefined): tenant is Tenant => Boolean(tenant) && tenant!.status !== 'deleting' && tenant!.status !== 'deleted';
+export const tenantUsable = (tenant: Pick<Tenant, 'status'> | undefined): tenant is Tenant =>
+  Boolean(tenant) && tenant!.status !== 'deleting' && tenant!.status !== 'deleted';

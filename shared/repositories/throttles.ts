@@ -15,7 +15,16 @@ import { createHash } from 'node:crypto';
 import { db, tableName } from '../db/client.js';
 import type { TransactItem } from '../db/conditional-transaction.js';
 import { platformKeys } from '../db/keys.js';
-import { backoffExpiry, PASSWORD_BACKOFF, THROTTLES, windowEnd, windowStart, type BackoffState, type PasswordScope, type ThrottleScope } from '../policy/auth/throttle-rules.js';
+import {
+  backoffExpiry,
+  PASSWORD_BACKOFF,
+  THROTTLES,
+  windowEnd,
+  windowStart,
+  type BackoffState,
+  type PasswordScope,
+  type ThrottleScope,
+} from '../policy/auth/throttle-rules.js';
 
 const subjectHash = (subject: string) => createHash('sha256').update(subject.toLowerCase()).digest('hex');
 const keyOf = (scope: ThrottleScope, subject: string, at: Date) => platformKeys.throttle(scope, subjectHash(subject), windowStart(at, THROTTLES[scope]));
@@ -38,7 +47,15 @@ export function backoffPut(scope: PasswordScope, subject: string, read: StoredBa
   return {
     Put: {
       TableName: tableName(),
-      Item: { ...backoffKey(scope, subject), type: 'throttle', failures: next.failures, last_at: next.lastAt, next_at: next.nextAt, version: read.version + 1, ttl: backoffExpiry(next, PASSWORD_BACKOFF[scope]) },
+      Item: {
+        ...backoffKey(scope, subject),
+        type: 'throttle',
+        failures: next.failures,
+        last_at: next.lastAt,
+        next_at: next.nextAt,
+        version: read.version + 1,
+        ttl: backoffExpiry(next, PASSWORD_BACKOFF[scope]),
+      },
       ConditionExpression: read.version === 0 ? 'attribute_not_exists(pk)' : 'version = :v',
       ...(read.version === 0 ? {} : { ExpressionAttributeValues: { ':v': read.version } }),
     },

@@ -124,7 +124,14 @@ export function usageLedgerItems(tenantId: string, source: UsageSource, facts: r
         Key: usageKeys.total(tenantId, period, ctx.settlement, fact.meter, shard),
         UpdateExpression: 'SET #type = :type, meter = :meter, settlement = :settlement, #shard = :shard ADD quantity :q, event_count :one, #dq :q, #dc :one',
         ExpressionAttributeNames: { '#type': 'type', '#shard': 'shard', '#dq': `d${day}_quantity`, '#dc': `d${day}_count` },
-        ExpressionAttributeValues: { ':type': 'usage_total', ':meter': fact.meter, ':settlement': ctx.settlement, ':shard': shard, ':q': NumberValue.from(q), ':one': 1 },
+        ExpressionAttributeValues: {
+          ':type': 'usage_total',
+          ':meter': fact.meter,
+          ':settlement': ctx.settlement,
+          ':shard': shard,
+          ':q': NumberValue.from(q),
+          ':one': 1,
+        },
       },
     });
   }
@@ -132,7 +139,14 @@ export function usageLedgerItems(tenantId: string, source: UsageSource, facts: r
 }
 
 /** A runtime `usage` event's quantities, by meter. */
-export function runtimeUsageFacts(event: { audio_seconds?: number; characters_spoken?: number; llm_input_tokens?: number; llm_cached_input_tokens?: number; llm_output_tokens?: number; gpu_seconds?: number }): UsageFact[] {
+export function runtimeUsageFacts(event: {
+  audio_seconds?: number;
+  characters_spoken?: number;
+  llm_input_tokens?: number;
+  llm_cached_input_tokens?: number;
+  llm_output_tokens?: number;
+  gpu_seconds?: number;
+}): UsageFact[] {
   // JSON numbers: their shortest decimal form is the value the runtime sent (1.1 stays "1.1").
   // Cached input tokens are part of the input (the schema bounds them by it): the uncached
   // rest is metered as prompt tokens, the cached part apart, so no token is billed twice.
@@ -155,7 +169,8 @@ export interface PeriodTotals {
   day: { billed: MeterTotals; sandbox: MeterTotals };
 }
 
-const numText = (v: unknown): string => (v && typeof v === 'object' && 'value' in v ? String((v as { value: unknown }).value) : typeof v === 'number' || typeof v === 'string' ? String(v) : '0');
+const numText = (v: unknown): string =>
+  v && typeof v === 'object' && 'value' in v ? String((v as { value: unknown }).value) : typeof v === 'number' || typeof v === 'string' ? String(v) : '0';
 
 /** The period's running totals: one Query of the total shards (at most 2 settlements × 9 meters × USAGE_TOTAL_SHARDS items), summed per meter. */
 export async function readPeriodTotals(tenantId: string, period: string, day?: string): Promise<PeriodTotals> {
@@ -188,7 +203,8 @@ export async function readPeriodTotals(tenantId: string, period: string, day?: s
     start = page.LastEvaluatedKey;
   } while (start);
   // Registry order, like the recomputation's view.
-  const view = (map: Map<Meter, Sum>): MeterTotals => Object.fromEntries(METERS.filter((m) => map.has(m)).map((m) => [m, { quantity: decimalString(map.get(m)!.q), event_count: map.get(m)!.n }]));
+  const view = (map: Map<Meter, Sum>): MeterTotals =>
+    Object.fromEntries(METERS.filter((m) => map.has(m)).map((m) => [m, { quantity: decimalString(map.get(m)!.q), event_count: map.get(m)!.n }]));
   return { billed: view(sums.billed), sandbox: view(sums.sandbox), day: { billed: view(days.billed), sandbox: view(days.sandbox) } };
 }
 
@@ -198,7 +214,15 @@ export async function recomputePeriodTotals(tenantId: string, period: string): P
   let rows = 0;
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)', ExpressionAttributeValues: { ':pk': usagePartition(tenantId, period), ':prefix': usageKeys.rowsPrefix }, ConsistentRead: true, ExclusiveStartKey: start }));
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': usagePartition(tenantId, period), ':prefix': usageKeys.rowsPrefix },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
     for (const item of page.Items ?? []) {
       const s = sums[item.settlement as Settlement];
       const m = item.meter as Meter;
@@ -208,13 +232,21 @@ export async function recomputePeriodTotals(tenantId: string, period: string): P
     }
     start = page.LastEvaluatedKey;
   } while (start);
-  const view = (s: (typeof sums)['billed']): MeterTotals => Object.fromEntries(Object.entries(s).map(([m, v]) => [m, { quantity: decimalString(v!.q), event_count: v!.n }]));
+  const view = (s: (typeof sums)['billed']): MeterTotals =>
+    Object.fromEntries(Object.entries(s).map(([m, v]) => [m, { quantity: decimalString(v!.q), event_count: v!.n }]));
   return { billed: view(sums.billed), sandbox: view(sums.sandbox), rows };
 }
 
 /** The rows a source wrote (tests and support: what a call or a message metered). */
 export async function usageRowsOf(tenantId: string, period: string, source: Pick<UsageSource, 'kind' | 'id'>): Promise<Record<string, unknown>[]> {
-  const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)', ExpressionAttributeValues: { ':pk': usagePartition(tenantId, period), ':prefix': `${usageKeys.rowsPrefix}${sourceKey(source as UsageSource)}#` }, ConsistentRead: true }));
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': usagePartition(tenantId, period), ':prefix': `${usageKeys.rowsPrefix}${sourceKey(source as UsageSource)}#` },
+      ConsistentRead: true,
+    }),
+  );
   return out.Items ?? [];
 }
 
@@ -224,7 +256,12 @@ export async function usageRowsOf(tenantId: string, period: string, source: Pick
  * fresh usage event (stored in the same transaction, so the key is new exactly once and a
  * resent batch, whose events are already stored, meters nothing). At most 12 items.
  */
-export async function runtimeUsageLedgerItems(tenantId: string, call: { id: string; telephony_account_id?: string | null }, events: readonly { id: string; type: string }[], at: Date): Promise<TransactItem[]> {
+export async function runtimeUsageLedgerItems(
+  tenantId: string,
+  call: { id: string; telephony_account_id?: string | null },
+  events: readonly { id: string; type: string }[],
+  at: Date,
+): Promise<TransactItem[]> {
   const usage = events.filter((e) => e.type === 'usage') as unknown as (Parameters<typeof runtimeUsageFacts>[0] & { id: string })[];
   if (usage.length === 0) return [];
   const sums = new Map<Meter, InstanceType<typeof D>>();
@@ -235,14 +272,35 @@ export async function runtimeUsageLedgerItems(tenantId: string, call: { id: stri
 }
 
 /** A call's telephony minutes, in the transaction that first stores its duration. */
-export async function callMinutesLedgerItems(tenantId: string, call: { id: string; telephony_account_id?: string | null }, durationSeconds: number, at: Date): Promise<TransactItem[]> {
+export async function callMinutesLedgerItems(
+  tenantId: string,
+  call: { id: string; telephony_account_id?: string | null },
+  durationSeconds: number,
+  at: Date,
+): Promise<TransactItem[]> {
   const minutes = billableMinutes(durationSeconds);
   if (minutes === 0) return [];
-  return usageLedgerItems(tenantId, { kind: 'call', id: call.id, call_id: call.id }, [{ meter: 'telephony_minutes', quantity: minutes }], await usageContextOf(tenantId, call.telephony_account_id), at);
+  return usageLedgerItems(
+    tenantId,
+    { kind: 'call', id: call.id, call_id: call.id },
+    [{ meter: 'telephony_minutes', quantity: minutes }],
+    await usageContextOf(tenantId, call.telephony_account_id),
+    at,
+  );
 }
 
 /** A text's segments: an outbound one the carrier accepted, an inbound one when stored. */
-export async function messageSegmentsLedgerItems(tenantId: string, message: { id: string; segments: number; telephony_account_id: string | null }, at: Date): Promise<TransactItem[]> {
+export async function messageSegmentsLedgerItems(
+  tenantId: string,
+  message: { id: string; segments: number; telephony_account_id: string | null },
+  at: Date,
+): Promise<TransactItem[]> {
   if (!(message.segments > 0)) return [];
-  return usageLedgerItems(tenantId, { kind: 'message', id: message.id, message_id: message.id }, [{ meter: 'sms_segments', quantity: message.segments }], await usageContextOf(tenantId, message.telephony_account_id), at);
+  return usageLedgerItems(
+    tenantId,
+    { kind: 'message', id: message.id, message_id: message.id },
+    [{ meter: 'sms_segments', quantity: message.segments }],
+    await usageContextOf(tenantId, message.telephony_account_id),
+    at,
+  );
 }

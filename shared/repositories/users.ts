@@ -56,7 +56,13 @@ const emailHash = (email: string): string => createHash('sha256').update(email.t
 export async function getSignInUser(tenantId: string, userId: string): Promise<SignInUser | undefined> {
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: keys.user(tenantId, userId), ConsistentRead: true }));
   if (!out.Item) return undefined;
-  return { ...toUser(out.Item), tenant_id: tenantId, password_hash: (out.Item.password_hash as string | undefined) ?? null, password_set_at: (out.Item.password_set_at as string | undefined) ?? null, email_verified_at: (out.Item.email_verified_at as string | undefined) ?? null };
+  return {
+    ...toUser(out.Item),
+    tenant_id: tenantId,
+    password_hash: (out.Item.password_hash as string | undefined) ?? null,
+    password_set_at: (out.Item.password_set_at as string | undefined) ?? null,
+    email_verified_at: (out.Item.email_verified_at as string | undefined) ?? null,
+  };
 }
 
 /** The tenant user this email signs in as, if any. */
@@ -73,7 +79,12 @@ export class LoginEmailTaken extends Error {}
  * its email to it for sign-in, in one transaction. The email may already sign in as this
  * user, not as anyone else (LoginEmailTaken).
  */
-export async function enableSignIn(tenantId: string, userId: string, change: { passwordHash?: string; emailVerifiedAt?: string }, at: Date): Promise<SignInUser> {
+export async function enableSignIn(
+  tenantId: string,
+  userId: string,
+  change: { passwordHash?: string; emailVerifiedAt?: string },
+  at: Date,
+): Promise<SignInUser> {
   const user = await getSignInUser(tenantId, userId);
   if (!user) throw new Error(`user ${userId} does not exist in tenant ${tenantId}`);
   const sets = ['updated_at = :at'];
@@ -90,7 +101,15 @@ export async function enableSignIn(tenantId: string, userId: string, change: { p
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          { Update: { TableName: tableName(), Key: keys.user(tenantId, userId), UpdateExpression: `SET ${sets.join(', ')}`, ConditionExpression: 'attribute_exists(pk)', ExpressionAttributeValues: values } },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.user(tenantId, userId),
+              UpdateExpression: `SET ${sets.join(', ')}`,
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: values,
+            },
+          },
           {
             Put: {
               TableName: tableName(),
@@ -109,5 +128,10 @@ export async function enableSignIn(tenantId: string, userId: string, change: { p
   // A new password ends every session the user had (sessions opened before password_set_at
   // are refused anyway, so a sign-in racing this delete cannot outlive the change).
   if (change.passwordHash) await revokeSessions(tenantId, userId);
-  return { ...user, password_hash: change.passwordHash ?? user.password_hash, password_set_at: change.passwordHash ? at.toISOString() : user.password_set_at, email_verified_at: change.emailVerifiedAt ?? user.email_verified_at };
+  return {
+    ...user,
+    password_hash: change.passwordHash ?? user.password_hash,
+    password_set_at: change.passwordHash ? at.toISOString() : user.password_set_at,
+    email_verified_at: change.emailVerifiedAt ?? user.email_verified_at,
+  };
 }

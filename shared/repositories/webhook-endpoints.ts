@@ -41,7 +41,12 @@ export interface EndpointSettings {
 
 const WRITE_ATTEMPTS = 5;
 
-const sealContext = (tenantId: string, endpointId: string, secretId: string) => ({ purpose: 'webhook_signing_secret', tenant_id: tenantId, endpoint_id: endpointId, secret_id: secretId });
+const sealContext = (tenantId: string, endpointId: string, secretId: string) => ({
+  purpose: 'webhook_signing_secret',
+  tenant_id: tenantId,
+  endpoint_id: endpointId,
+  secret_id: secretId,
+});
 
 const isLive = (s: StoredSigningSecret, at: Date) => s.expires_at === null || Date.parse(s.expires_at) > at.getTime();
 
@@ -56,7 +61,8 @@ async function sealSecret(tenantId: string, endpointId: string, plain: string, a
   return { id, sealed: await seal(plain, sealContext(tenantId, endpointId, id)), created_at: at.toISOString(), expires_at: null };
 }
 
-const isConditionFailure = (err: unknown) => err instanceof ConditionalCheckFailedException || (err as { name?: string })?.name === 'ConditionalCheckFailedException';
+const isConditionFailure = (err: unknown) =>
+  err instanceof ConditionalCheckFailedException || (err as { name?: string })?.name === 'ConditionalCheckFailedException';
 
 /**
  * Creates the endpoint (with `firstSecret` as its first secret, answered once) or replaces its
@@ -75,11 +81,31 @@ export async function putWebhookEndpoint(
       if (!existing) {
         const id = newId('whe');
         const secret = await sealSecret(tenantId, id, firstSecret, at);
-        const endpoint: WebhookEndpointRecord = { tenant_id: tenantId, id, ...settings, secrets: [secret], created_at: at.toISOString(), updated_at: at.toISOString(), revision: 1 };
-        await db().send(new PutCommand({ TableName: tableName(), Item: { ...webhookKeys.endpoint(tenantId), type: 'webhook_endpoint', ...endpoint }, ConditionExpression: 'attribute_not_exists(pk)' }));
+        const endpoint: WebhookEndpointRecord = {
+          tenant_id: tenantId,
+          id,
+          ...settings,
+          secrets: [secret],
+          created_at: at.toISOString(),
+          updated_at: at.toISOString(),
+          revision: 1,
+        };
+        await db().send(
+          new PutCommand({
+            TableName: tableName(),
+            Item: { ...webhookKeys.endpoint(tenantId), type: 'webhook_endpoint', ...endpoint },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
         return { endpoint, signingSecret: firstSecret };
       }
-      const endpoint: WebhookEndpointRecord = { ...existing, ...settings, secrets: existing.secrets.filter((s) => isLive(s, at)), updated_at: at.toISOString(), revision: existing.revision + 1 };
+      const endpoint: WebhookEndpointRecord = {
+        ...existing,
+        ...settings,
+        secrets: existing.secrets.filter((s) => isLive(s, at)),
+        updated_at: at.toISOString(),
+        revision: existing.revision + 1,
+      };
       await writeRevision(tenantId, endpoint, existing.revision);
       return { endpoint, signingSecret: null };
     } catch (err) {
@@ -106,7 +132,11 @@ export type RotateOutcome = { kind: 'rotated'; endpoint: WebhookEndpointRecord }
  * `overlapSeconds`. Refused (`too_many_live`, nothing written) when that would leave more than
  * `maxLive` secrets live at once.
  */
-export async function rotateWebhookSecret(tenantId: string, rotation: { secret: string; overlapSeconds: number; maxLive: number }, at: Date): Promise<RotateOutcome> {
+export async function rotateWebhookSecret(
+  tenantId: string,
+  rotation: { secret: string; overlapSeconds: number; maxLive: number },
+  at: Date,
+): Promise<RotateOutcome> {
   const { overlapSeconds } = rotation;
   for (let attempt = 1; ; attempt++) {
     const existing = await getWebhookEndpoint(tenantId);
@@ -159,7 +189,8 @@ export async function liveSigningSecrets(endpoint: WebhookEndpointRecord, at: Da
 }
 
 /** Does the endpoint take this event type? */
-export const endpointTakes = (endpoint: WebhookEndpointRecord, eventType: string): boolean => endpoint.enabled_events === null || endpoint.enabled_events.includes(eventType);
+export const endpointTakes = (endpoint: WebhookEndpointRecord, eventType: string): boolean =>
+  endpoint.enabled_events === null || endpoint.enabled_events.includes(eventType);
 
 export function presentWebhookEndpoint(endpoint: WebhookEndpointRecord, at: Date) {
   return {
@@ -173,4 +204,3 @@ export function presentWebhookEndpoint(endpoint: WebhookEndpointRecord, at: Date
     updated_at: endpoint.updated_at,
   };
 }
-

@@ -8,7 +8,15 @@
  * holding the same message can never both POST the same attempt.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandOutput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type BatchGetCommandOutput,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { outboxKeys, webhookKeys } from '../db/keys.js';
 import type { OutboxEvent } from '../events/outbox.js';
@@ -130,7 +138,13 @@ export async function claimAttempt(
         Key: outboxKeys.event(tenantId, eventId),
         UpdateExpression: 'SET lease_id = :lease, lease_until = :until',
         ConditionExpression: `attribute_exists(pk) AND ${status} AND ${countIs(claim.expectedCount)} AND (attribute_not_exists(lease_until) OR lease_until < :at)`,
-        ExpressionAttributeValues: { ':lease': claim.leaseId, ':until': claim.leaseUntil.toISOString(), ':n': claim.expectedCount, ':at': claim.at.toISOString(), ...statuses },
+        ExpressionAttributeValues: {
+          ':lease': claim.leaseId,
+          ':until': claim.leaseUntil.toISOString(),
+          ':n': claim.expectedCount,
+          ':at': claim.at.toISOString(),
+          ...statuses,
+        },
       }),
     );
     return true;
@@ -148,10 +162,22 @@ interface AttemptResult {
   detail: string;
 }
 
-type AttemptOutcome = { leaseId: string; result: AttemptResult; at: Date; trigger: AttemptRecord['trigger']; status: DeliveryStatus; nextAttemptAt: Date | null; endpointId: string };
+type AttemptOutcome = {
+  leaseId: string;
+  result: AttemptResult;
+  at: Date;
+  trigger: AttemptRecord['trigger'];
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
+  endpointId: string;
+};
 
 /** One attempt's items (the event's new state under the lease, the attempt row) and whether it is the event's first delivery. */
-function attemptItems(tenantId: string, record: WebhookEventRecord, outcome: AttemptOutcome): { attempt: AttemptRecord; items: TransactItem[]; firstDelivery: boolean } {
+function attemptItems(
+  tenantId: string,
+  record: WebhookEventRecord,
+  outcome: AttemptOutcome,
+): { attempt: AttemptRecord; items: TransactItem[]; firstDelivery: boolean } {
   const n = (record.attempt_count ?? 0) + 1;
   const attempt: AttemptRecord = {
     attempt: n,
@@ -194,7 +220,13 @@ function attemptItems(tenantId: string, record: WebhookEventRecord, outcome: Att
     {
       Put: {
         TableName: tableName(),
-        Item: { ...webhookKeys.attempt(tenantId, record.event.id, n), type: 'webhook_attempt', event_id: record.event.id, event_type: record.event_type, ...attempt },
+        Item: {
+          ...webhookKeys.attempt(tenantId, record.event.id, n),
+          type: 'webhook_attempt',
+          event_id: record.event.id,
+          event_type: record.event_type,
+          ...attempt,
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -244,7 +276,10 @@ function eventsFailing(err: unknown, ids: readonly string[], per: number): Set<s
  * whose lease was lost (its condition failed) is left out and the rest committed; answers the
  * attempts recorded, by event id.
  */
-export async function recordAttempts(tenantId: string, outcomes: readonly { record: WebhookEventRecord; outcome: AttemptOutcome }[]): Promise<Map<string, AttemptRecord>> {
+export async function recordAttempts(
+  tenantId: string,
+  outcomes: readonly { record: WebhookEventRecord; outcome: AttemptOutcome }[],
+): Promise<Map<string, AttemptRecord>> {
   const recorded = new Map<string, AttemptRecord>();
   for (let i = 0; i < outcomes.length; i += EVENTS_PER_LEDGER_TRANSACTION) {
     let chunk = outcomes.slice(i, i + EVENTS_PER_LEDGER_TRANSACTION);
@@ -262,7 +297,11 @@ export async function recordAttempts(tenantId: string, outcomes: readonly { reco
         for (const b of built) recorded.set(b.id, b.attempt);
         break;
       } catch (err) {
-        const failing = eventsFailing(err, built.map((b) => b.id), 2);
+        const failing = eventsFailing(
+          err,
+          built.map((b) => b.id),
+          2,
+        );
         if (!failing) throw err;
         chunk = chunk.filter((o) => !failing.has(o.record.event.id));
       }
@@ -296,7 +335,11 @@ export async function getWebhookEvents(tenantId: string, eventIds: readonly stri
  * and no live lease is held. An event whose condition fails (another worker got there first,
  * or it moved on) is left out and the rest leased; answers the event ids leased.
  */
-export async function claimDueAttempts(tenantId: string, records: readonly WebhookEventRecord[], claim: { leaseId: string; leaseUntil: Date; at: Date }): Promise<Set<string>> {
+export async function claimDueAttempts(
+  tenantId: string,
+  records: readonly WebhookEventRecord[],
+  claim: { leaseId: string; leaseUntil: Date; at: Date },
+): Promise<Set<string>> {
   const leased = new Set<string>();
   for (let i = 0; i < records.length; i += 100) {
     let chunk = records.slice(i, i + 100);
@@ -309,7 +352,14 @@ export async function claimDueAttempts(tenantId: string, records: readonly Webho
             Key: outboxKeys.event(tenantId, r.event.id),
             UpdateExpression: 'SET lease_id = :lease, lease_until = :until',
             ConditionExpression: `attribute_exists(pk) AND (delivery_status = :pending OR attribute_not_exists(delivery_status)) AND (attribute_not_exists(next_attempt_at) OR next_attempt_at = :null OR next_attempt_at <= :at) AND (attribute_not_exists(lease_until) OR lease_until < :at) AND ${countIs(n)}`,
-            ExpressionAttributeValues: { ':lease': claim.leaseId, ':until': claim.leaseUntil.toISOString(), ':pending': 'pending', ':null': null, ':at': claim.at.toISOString(), ':n': n },
+            ExpressionAttributeValues: {
+              ':lease': claim.leaseId,
+              ':until': claim.leaseUntil.toISOString(),
+              ':pending': 'pending',
+              ':null': null,
+              ':at': claim.at.toISOString(),
+              ':n': n,
+            },
           },
         };
       });
@@ -318,7 +368,11 @@ export async function claimDueAttempts(tenantId: string, records: readonly Webho
         for (const r of chunk) leased.add(r.event.id);
         break;
       } catch (err) {
-        const failing = eventsFailing(err, chunk.map((r) => r.event.id), 1);
+        const failing = eventsFailing(
+          err,
+          chunk.map((r) => r.event.id),
+          1,
+        );
         if (!failing) throw err;
         chunk = chunk.filter((r) => !failing.has(r.event.id));
       }
@@ -333,7 +387,11 @@ export async function claimDueAttempts(tenantId: string, records: readonly Webho
  * precedes it (one round trip, where a batch needs a read and a transaction). Undefined when
  * the condition fails (the caller reads to learn why).
  */
-export async function claimDueAttempt(tenantId: string, eventId: string, claim: { leaseId: string; leaseUntil: Date; at: Date }): Promise<WebhookEventRecord | undefined> {
+export async function claimDueAttempt(
+  tenantId: string,
+  eventId: string,
+  claim: { leaseId: string; leaseUntil: Date; at: Date },
+): Promise<WebhookEventRecord | undefined> {
   try {
     const out = await db().send(
       new UpdateCommand({
@@ -342,7 +400,13 @@ export async function claimDueAttempt(tenantId: string, eventId: string, claim: 
         UpdateExpression: 'SET lease_id = :lease, lease_until = :until',
         ConditionExpression:
           'attribute_exists(pk) AND (delivery_status = :pending OR attribute_not_exists(delivery_status)) AND (attribute_not_exists(next_attempt_at) OR next_attempt_at = :null OR next_attempt_at <= :at) AND (attribute_not_exists(lease_until) OR lease_until < :at)',
-        ExpressionAttributeValues: { ':lease': claim.leaseId, ':until': claim.leaseUntil.toISOString(), ':pending': 'pending', ':null': null, ':at': claim.at.toISOString() },
+        ExpressionAttributeValues: {
+          ':lease': claim.leaseId,
+          ':until': claim.leaseUntil.toISOString(),
+          ':pending': 'pending',
+          ':null': null,
+          ':at': claim.at.toISOString(),
+        },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -354,15 +418,29 @@ export async function claimDueAttempt(tenantId: string, eventId: string, claim: 
 }
 
 /** No endpoint takes this event (none configured, or its type is not enabled): it is never sent. Under the caller's lease. */
-export async function markSkipped(tenantId: string, eventId: string, reason: 'no_endpoint' | 'event_type_not_enabled', at: Date, leaseId: string): Promise<void> {
+export async function markSkipped(
+  tenantId: string,
+  eventId: string,
+  reason: 'no_endpoint' | 'event_type_not_enabled',
+  at: Date,
+  leaseId: string,
+): Promise<void> {
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: outboxKeys.event(tenantId, eventId),
-        UpdateExpression: 'SET delivery_status = :skipped, skip_reason = :reason, last_attempt_at = if_not_exists(last_attempt_at, :null), skipped_at = :at REMOVE lease_id, lease_until, gsi1pk, gsi1sk',
+        UpdateExpression:
+          'SET delivery_status = :skipped, skip_reason = :reason, last_attempt_at = if_not_exists(last_attempt_at, :null), skipped_at = :at REMOVE lease_id, lease_until, gsi1pk, gsi1sk',
         ConditionExpression: '(delivery_status = :pending OR attribute_not_exists(delivery_status)) AND lease_id = :lease',
-        ExpressionAttributeValues: { ':skipped': 'skipped', ':reason': reason, ':pending': 'pending', ':at': at.toISOString(), ':null': null, ':lease': leaseId },
+        ExpressionAttributeValues: {
+          ':skipped': 'skipped',
+          ':reason': reason,
+          ':pending': 'pending',
+          ':at': at.toISOString(),
+          ':null': null,
+          ':lease': leaseId,
+        },
       }),
     );
   } catch (err) {
@@ -421,7 +499,14 @@ export async function overdueWebhookEvents(shard: number, bound: string, limit: 
 
 function dueEntryOf(item: Record<string, unknown>): DueWebhookEvent {
   const rec = item as unknown as WebhookEventRecord & { gsi1sk: string };
-  return { tenant_id: rec.event.tenant_id, event_id: rec.event.id, due_sk: rec.gsi1sk, attempt_count: rec.attempt_count ?? 0, lease_until: rec.lease_until ?? null, due_at: rec.next_attempt_at ?? rec.created_at };
+  return {
+    tenant_id: rec.event.tenant_id,
+    event_id: rec.event.id,
+    due_sk: rec.gsi1sk,
+    attempt_count: rec.attempt_count ?? 0,
+    lease_until: rec.lease_until ?? null,
+    due_at: rec.next_attempt_at ?? rec.created_at,
+  };
 }
 
 /**
@@ -432,7 +517,14 @@ export async function forEachPendingWebhookEvent(shard: number, pageSize: number
   let start: Record<string, unknown> | undefined;
   do {
     const out = await db().send(
-      new QueryCommand({ TableName: tableName(), IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': webhookKeys.duePartition(shard) }, Limit: pageSize, ExclusiveStartKey: start }),
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': webhookKeys.duePartition(shard) },
+        Limit: pageSize,
+        ExclusiveStartKey: start,
+      }),
     );
     await visit((out.Items ?? []).map(dueEntryOf));
     start = out.LastEvaluatedKey;

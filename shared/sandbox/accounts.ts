@@ -24,7 +24,10 @@ const SID_PATTERN = /^AC[0-9a-f]{32}$/;
 export const newSandboxCredentials = () => ({ account_sid: `AC${randomBytes(16).toString('hex')}`, auth_token: randomBytes(16).toString('hex') });
 
 /** Store a sandbox account with these credentials (a no-op if the SID exists). */
-export async function putSandboxAccount(creds: { account_sid: string; auth_token: string }, opts: { status?: SandboxAccountStatus; friendlyName?: string } = {}): Promise<void> {
+export async function putSandboxAccount(
+  creds: { account_sid: string; auth_token: string },
+  opts: { status?: SandboxAccountStatus; friendlyName?: string } = {},
+): Promise<void> {
   const account: SandboxAccount = {
     sid: creds.account_sid,
     friendly_name: opts.friendlyName ?? 'Sandbox account',

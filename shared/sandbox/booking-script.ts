@@ -14,18 +14,27 @@ export const INBOUND_SCRIPTS = ['enquiry', 'booking'] as const;
 export type InboundScript = (typeof INBOUND_SCRIPTS)[number];
 export const DEFAULT_INBOUND_SCRIPT: InboundScript = 'enquiry';
 
-const businessOf = (config: Record<string, unknown>) => (typeof config.business_name === 'string' && config.business_name ? config.business_name : 'our office');
+const businessOf = (config: Record<string, unknown>) =>
+  typeof config.business_name === 'string' && config.business_name ? config.business_name : 'our office';
 const greeting = (config: Record<string, unknown>) =>
-  typeof config.opener === 'string' && config.opener ? config.opener : `Thank you for calling ${businessOf(config)}. This call may be handled by an automated assistant.`;
+  typeof config.opener === 'string' && config.opener
+    ? config.opener
+    : `Thank you for calling ${businessOf(config)}. This call may be handled by an automated assistant.`;
 
 /** The slot the sandbox receptionist offers: tomorrow (UTC) at 15:00, 30 minutes. */
-export const offeredSlot = (at: Date) => ({ starts_at: new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1, 15)).toISOString(), duration_minutes: 30 });
+export const offeredSlot = (at: Date) => ({
+  starts_at: new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1, 15)).toISOString(),
+  duration_minutes: 30,
+});
 
 /**
  * `slot`: what check_calendar answered (the first free slot of the tenant's connected calendar,
  * through the runtime's check_calendar route); without one, offeredSlot(at).
  */
-export function inboundScriptEvents(script: InboundScript, input: { version: PinnedAgentView; at: Date; slot?: { starts_at: string; duration_minutes: number } }): SequencedEvent[] {
+export function inboundScriptEvents(
+  script: InboundScript,
+  input: { version: PinnedAgentView; at: Date; slot?: { starts_at: string; duration_minutes: number } },
+): SequencedEvent[] {
   const { version } = input;
   const events: ConversationEvent[] = [];
   const say = (speaker: 'agent' | 'callee', text: string) => events.push({ type: 'turn', speaker, text });

@@ -28,7 +28,8 @@ const validUrl = (v: string) => httpUrl.safeParse(v).success;
 /** The last value sent for a name (Twilio reads single-valued parameters that way). */
 const last = (pairs: [string, string][], name: string) => pairs.filter(([k]) => k === name).at(-1)?.[1];
 
-const method = (v: string | undefined): 'GET' | 'POST' | undefined => (v === undefined || v === '' ? 'POST' : v.toUpperCase() === 'GET' ? 'GET' : v.toUpperCase() === 'POST' ? 'POST' : undefined);
+const method = (v: string | undefined): 'GET' | 'POST' | undefined =>
+  v === undefined || v === '' ? 'POST' : v.toUpperCase() === 'GET' ? 'GET' : v.toUpperCase() === 'POST' ? 'POST' : undefined;
 
 export function readCallForm(pairs: [string, string][]): { form: CallForm } | { error: RouteResult } {
   const to = last(pairs, 'To');
@@ -43,13 +44,15 @@ export function readCallForm(pairs: [string, string][]): { form: CallForm } | { 
   const callbackMethod = method(last(pairs, 'StatusCallbackMethod'));
   if (!urlMethod || !callbackMethod) return { error: twilioError(400, 21401, 'Method is not valid: use GET or POST') };
   const statusCallback = last(pairs, 'StatusCallback') || null;
-  if (statusCallback !== null && !validUrl(statusCallback)) return { error: twilioError(400, 21609, `StatusCallback is not a valid URL: ${statusCallback.slice(0, 200)}`) };
+  if (statusCallback !== null && !validUrl(statusCallback))
+    return { error: twilioError(400, 21609, `StatusCallback is not a valid URL: ${statusCallback.slice(0, 200)}`) };
   // Repeated, or space-separated in one value; none asked for means only the final one.
   const events = pairs.filter(([k]) => k === 'StatusCallbackEvent').flatMap(([, v]) => v.split(/\s+/).filter(Boolean));
   const unknown = events.find((e) => !(CALL_EVENTS as readonly string[]).includes(e));
   if (unknown !== undefined) return { error: twilioError(400, 21626, `Invalid StatusCallbackEvent: ${unknown.slice(0, 40)}`) };
   const md = last(pairs, 'MachineDetection');
-  if (md !== undefined && md !== '' && md !== 'Enable' && md !== 'DetectMessageEnd') return { error: twilioError(400, 20001, 'MachineDetection must be Enable or DetectMessageEnd') };
+  if (md !== undefined && md !== '' && md !== 'Enable' && md !== 'DetectMessageEnd')
+    return { error: twilioError(400, 20001, 'MachineDetection must be Enable or DetectMessageEnd') };
   const timeoutText = last(pairs, 'Timeout');
   const timeout = timeoutText === undefined || timeoutText === '' ? 60 : /^\d{1,3}$/.test(timeoutText) ? Number(timeoutText) : NaN;
   if (!(timeout >= 1 && timeout <= 600)) return { error: twilioError(400, 20001, 'Timeout must be a whole number of seconds from 1 to 600') };

@@ -8,7 +8,17 @@
 import { logger } from '../observability.js';
 import type { SandboxTimelineMessage } from '../schemas/queue-bodies.js';
 import { getSandboxAccount, openSandboxAuthToken } from './accounts.js';
-import { claimCallStep, getSandboxCall, moveCallEnd, recordAnswer, recordRelayRun, recordRuntimeRun, type PlanStep, type SandboxCall, type StepChanges } from './calls.js';
+import {
+  claimCallStep,
+  getSandboxCall,
+  moveCallEnd,
+  recordAnswer,
+  recordRelayRun,
+  recordRuntimeRun,
+  type PlanStep,
+  type SandboxCall,
+  type StepChanges,
+} from './calls.js';
 import { relayRunOf, relayTargetOf, type RelayTarget } from './relay-caller.js';
 import { outboundCallerSource, playRelayLeg } from './relay-contact.js';
 import { playSandboxRuntime } from './runtime.js';
@@ -89,7 +99,11 @@ export async function playCallStep(message: SandboxTimelineMessage): Promise<voi
 
 async function postStatus(authToken: string, call: SandboxCall, step: PlanStep, sequence: number, now: Date): Promise<void> {
   try {
-    const res = await signedCarrierRequest(authToken, { url: call.status_callback!, method: call.status_callback_method, params: statusParams(call, step, sequence, now) });
+    const res = await signedCarrierRequest(authToken, {
+      url: call.status_callback!,
+      method: call.status_callback_method,
+      params: statusParams(call, step, sequence, now),
+    });
     if (res.status >= 400) logger.warn('sandbox status callback refused', { call_sid: call.sid, status: res.status });
   } catch (err) {
     logger.warn('sandbox status callback failed', { call_sid: call.sid, error: (err as Error).name });
@@ -112,7 +126,11 @@ async function answer(authToken: string, call: SandboxCall, step: PlanStep): Pro
       return { status: 0, text: '' }; // unreachable: Twilio's 11200, the call ends
     }
   };
-  const first: CarrierRequest = { url: call.url, method: call.method, params: { ...callParams(call), CallStatus: 'in-progress', ...(step.answeredBy ? { AnsweredBy: step.answeredBy } : {}) } };
+  const first: CarrierRequest = {
+    url: call.url,
+    method: call.method,
+    params: { ...callParams(call), CallStatus: 'in-progress', ...(step.answeredBy ? { AnsweredBy: step.answeredBy } : {}) },
+  };
   const followed = await followTwiml({ first, request, callSid: call.sid });
   const earlierEnd = followed.outcome === 'streaming' ? undefined : { dueAt: Date.now() + call.step_ms, durationSeconds: spokenSeconds(followed.path) };
   if (await recordAnswer(call, followed, earlierEnd)) await scheduleStep('call', call.sid, call.plan.length - 1, earlierEnd!.dueAt);
@@ -126,7 +144,8 @@ async function answer(authToken: string, call: SandboxCall, step: PlanStep): Pro
     const talkMs = call.step_ms * Math.max(1, scenario.talkSteps - 1);
     const beats = Math.max(1, scenario.talkSteps * 2);
     const run = await playSandboxRuntime({ stream: followed.stream, script: { kind: 'outbound', scenario }, pauseMs: Math.floor(talkMs / beats) });
-    if (run.status !== 'played') logger.info('sandbox runtime did not play the conversation', { call_sid: call.sid, status: run.status, http_status: run.http_status });
+    if (run.status !== 'played')
+      logger.info('sandbox runtime did not play the conversation', { call_sid: call.sid, status: run.status, http_status: run.http_status });
     await recordRuntimeRun(call.sid, run);
   }
 }
@@ -137,7 +156,13 @@ async function answer(authToken: string, call: SandboxCall, step: PlanStep): Pro
  * if the conversation ran past it, with the scenario's nominal CallDuration either way; a
  * hang-up through the API since answering has rewritten the plan, and is left alone.
  */
-async function talkOverRelay(authToken: string, call: SandboxCall, relay: RelayTarget, scenario: Scenario, request: (req: CarrierRequest) => Promise<{ status: number; text: string }>): Promise<void> {
+async function talkOverRelay(
+  authToken: string,
+  call: SandboxCall,
+  relay: RelayTarget,
+  scenario: Scenario,
+  request: (req: CarrierRequest) => Promise<{ status: number; text: string }>,
+): Promise<void> {
   const final = call.plan[call.plan.length - 1]!;
   const durationSeconds = final.durationSeconds ?? scenario.durationSeconds;
   const held = await moveCallEnd(call, { dueAt: Date.now() + RELAY_HOLD_MS, durationSeconds });
@@ -160,7 +185,8 @@ async function talkOverRelay(authToken: string, call: SandboxCall, relay: RelayT
   }
   if (!held) return;
   const dueAt = Math.max(Date.now(), final.due_at);
-  if (await moveCallEnd({ ...call, revision: call.revision + 1 }, { dueAt, durationSeconds })) await scheduleStep('call', call.sid, call.plan.length - 1, dueAt);
+  if (await moveCallEnd({ ...call, revision: call.revision + 1 }, { dueAt, durationSeconds }))
+    await scheduleStep('call', call.sid, call.plan.length - 1, dueAt);
 }
 
 /** How long the TwiML took to play, roughly (for CallDuration when it ends the call itself). */

@@ -133,7 +133,8 @@ export const maxLines = (source: CallerSource): number => 6 + 3 * (source.kind =
 const langOf = (source: CallerSource) => (source.kind === 'outbound' ? source.script.language : 'en-US');
 
 const ANYTHING_ELSE = /\banything else\b|\balgo mas\b/;
-const OFFER = /\b(shall i|should i|would you like|do you want|does that work|does that suit|is that ok|is that okay|can i go ahead|may i book|can i book|would that work|confirm)\b/;
+const OFFER =
+  /\b(shall i|should i|would you like|do you want|does that work|does that suit|is that ok|is that okay|can i go ahead|may i book|can i book|would that work|confirm)\b/;
 const ASKS_WHEN = /\b(what day|what time|which day|when would|when works|when is good|day and time)\b/;
 const KEYS: Record<string, string> = { star: '*', pound: '#', hash: '#' };
 const PRESS = /\bpress (\d|star|pound|hash)\b/;
@@ -158,15 +159,22 @@ export function questionOf(reply: string): string | null {
   return last ? normalise(last[0]) || null : null;
 }
 
-const say = (state: CallerState, text: string, lang: string, over: Partial<CallerState> = {}): Step => ({ state: { ...state, silences: 0, ...over, lines: state.lines + 1 }, move: { kind: 'say', text, lang } });
-const hangUp = (state: CallerState, text: string | null, lang: string): Step => ({ state: { ...state, stage: 'closing', lines: state.lines + (text ? 1 : 0) }, move: { kind: 'hang_up', text, lang } });
+const say = (state: CallerState, text: string, lang: string, over: Partial<CallerState> = {}): Step => ({
+  state: { ...state, silences: 0, ...over, lines: state.lines + 1 },
+  move: { kind: 'say', text, lang },
+});
+const hangUp = (state: CallerState, text: string | null, lang: string): Step => ({
+  state: { ...state, stage: 'closing', lines: state.lines + (text ? 1 : 0) },
+  move: { kind: 'hang_up', text, lang },
+});
 const listen = (state: CallerState): Step => ({ state, move: { kind: 'listen' } });
 
 function opening(source: CallerSource, state: CallerState): Step {
   if (source.kind === 'inbound') return say(state, source.name === 'booking' ? LINES.booking : LINES.enquiry, 'en-US');
   const s = source.script;
   const lang = s.language;
-  if (s.opt_out) return say(state, s.wrong_person ? LINES.wrongPerson : lang.startsWith('es') ? LINES.optOutSpanish : LINES.optOut, lang, { stage: 'opted_out' });
+  if (s.opt_out)
+    return say(state, s.wrong_person ? LINES.wrongPerson : lang.startsWith('es') ? LINES.optOutSpanish : LINES.optOut, lang, { stage: 'opted_out' });
   if (s.declines) return say(state, LINES.declines, lang, { stage: 'declined' });
   if (s.asks === 'robot') return say(state, LINES.robot, lang);
   if (s.asks === 'human') return say(state, LINES.human, lang);

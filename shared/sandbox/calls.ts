@@ -145,7 +145,11 @@ export function claimCallStep(call: SandboxCall, changes: StepChanges, now: stri
  * ended the call instead of streaming it, an earlier end (only if the plan is still the
  * one answered: a hang-up since then has already rewritten it).
  */
-export async function recordAnswer(call: SandboxCall, followed: { path: PathStep[]; stream: SandboxCall['stream'] }, earlierEnd?: { dueAt: number; durationSeconds: number }): Promise<boolean> {
+export async function recordAnswer(
+  call: SandboxCall,
+  followed: { path: PathStep[]; stream: SandboxCall['stream'] },
+  earlierEnd?: { dueAt: number; durationSeconds: number },
+): Promise<boolean> {
   await setSandboxCallAnswer(call.sid, followed.path, followed.stream);
   if (!earlierEnd) return false;
   return moveCallEnd(call, earlierEnd);
@@ -160,7 +164,8 @@ export const moveCallEnd = (call: Pick<SandboxCall, 'sid' | 'plan' | 'revision'>
   moveSandboxCallEnd(call.sid, call.plan.length - 1, call.revision, end);
 
 /** Replace the call's plan (its played steps unchanged), only if it is still the one `call` read; true when replaced. */
-export const replanSandboxCall = (call: Pick<SandboxCall, 'sid' | 'revision'>, plan: PlanStep[], now: string): Promise<boolean> => replaceSandboxCallPlan(call.sid, call.revision, plan, now);
+export const replanSandboxCall = (call: Pick<SandboxCall, 'sid' | 'revision'>, plan: PlanStep[], now: string): Promise<boolean> =>
+  replaceSandboxCallPlan(call.sid, call.revision, plan, now);
 
 /** Keep what the sandbox voice runtime reported on the call's stream (`no_such_call` when our API did not know the call). */
 export const recordRuntimeRun = (sid: string, run: RuntimeRun): Promise<void> => setOnSandboxCall(sid, 'runtime', run);
@@ -174,7 +179,12 @@ export const recordRelayRun = (sid: string, run: RelayRun): Promise<void> => set
  * step replaces the rest of the plan, due now; an ended call is returned unchanged.
  * Returns the call and whether its final step still has to be played.
  */
-export async function hangUpSandboxCall(sid: string, accountSid: string, requested: 'completed' | 'canceled', now: Date): Promise<{ call: SandboxCall; changed: boolean } | undefined> {
+export async function hangUpSandboxCall(
+  sid: string,
+  accountSid: string,
+  requested: 'completed' | 'canceled',
+  now: Date,
+): Promise<{ call: SandboxCall; changed: boolean } | undefined> {
   for (let attempt = 0; attempt < 10; attempt++) {
     const call = await getSandboxCall(sid, accountSid);
     if (!call) return undefined;

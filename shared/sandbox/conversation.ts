@@ -59,7 +59,9 @@ function outcomeCall(useCase: string, reached: boolean, items: Item[], at: Date)
 }
 
 const disclosureText = (config: Record<string, unknown>) =>
-  typeof config.opener === 'string' && config.opener ? config.opener : `This call is from ${typeof config.business_name === 'string' ? config.business_name : 'our company'}.`;
+  typeof config.opener === 'string' && config.opener
+    ? config.opener
+    : `This call is from ${typeof config.business_name === 'string' ? config.business_name : 'our company'}.`;
 
 /** A question with a scoring mapping is answered with its first mapped label, so scoring has something to map. */
 const questionValue = (q: CallQuestionView) => Object.keys(q.scoring?.mapping ?? {})[0] ?? `Sandbox answer to ${q.id}`;
@@ -69,7 +71,10 @@ export const INVENTED_ANSWER = 'On Saturday we are open from 6:00 to 23:30, and 
 export const PACK_QUESTION = 'What are your opening hours on Saturday?';
 
 /** `passageId`: the pinned pack's best passage for PACK_QUESTION (what the inventing agent cites), null without a pack. */
-export function conversationEvents(script: ConversationScript, input: { version: PinnedAgentView; questions: readonly CallQuestionView[]; at: Date; passageId?: string | null }): SequencedEvent[] {
+export function conversationEvents(
+  script: ConversationScript,
+  input: { version: PinnedAgentView; questions: readonly CallQuestionView[]; at: Date; passageId?: string | null },
+): SequencedEvent[] {
   const { version } = input;
   const events: ConversationEvent[] = [];
   const granted = (tool: string) => version.tools.includes(tool);
@@ -124,7 +129,8 @@ export function conversationEvents(script: ConversationScript, input: { version:
     return sequenced(events);
   }
 
-  const answered = script.answers === 'all' ? items : script.answers === 'all_but_last' ? items.slice(0, -1) : script.answers === 'first_only' ? items.slice(0, 1) : [];
+  const answered =
+    script.answers === 'all' ? items : script.answers === 'all_but_last' ? items.slice(0, -1) : script.answers === 'first_only' ? items.slice(0, 1) : [];
   for (const item of script.answers === 'all_but_last' ? items : answered) {
     say('agent', item.prompt);
     if (!answered.includes(item)) {

@@ -46,10 +46,19 @@ export async function sandboxAuthorize(q: AuthorizeQuery): Promise<{ code: strin
   if (q.client_id !== SANDBOX_GOOGLE_CLIENT.id) return { error: 'invalid_client', description: 'Unknown client_id' };
   if (!q.redirect_uri || !/^https?:\/\//.test(q.redirect_uri)) return { error: 'invalid_request', description: 'redirect_uri is required' };
   if (q.response_type !== 'code') return { error: 'unsupported_response_type', description: 'response_type must be code' };
-  if (q.code_challenge_method !== 'S256' || !q.code_challenge || !/^[A-Za-z0-9_-]{43}$/.test(q.code_challenge)) return { error: 'invalid_request', description: 'PKCE with code_challenge_method S256 is required' };
+  if (q.code_challenge_method !== 'S256' || !q.code_challenge || !/^[A-Za-z0-9_-]{43}$/.test(q.code_challenge))
+    return { error: 'invalid_request', description: 'PKCE with code_challenge_method S256 is required' };
   const code = token('4/sbx_');
   const at = now().getTime();
-  await putOauthCode(hash(code), { client_id: q.client_id, redirect_uri: q.redirect_uri, scope: q.scope ?? '', code_challenge: q.code_challenge, expires_at: new Date(at + CODE_TTL_MS).toISOString(), used: false, ttl: ttlOf(at + CODE_TTL_MS) });
+  await putOauthCode(hash(code), {
+    client_id: q.client_id,
+    redirect_uri: q.redirect_uri,
+    scope: q.scope ?? '',
+    code_challenge: q.code_challenge,
+    expires_at: new Date(at + CODE_TTL_MS).toISOString(),
+    used: false,
+    ttl: ttlOf(at + CODE_TTL_MS),
+  });
   return { code };
 }
 
@@ -82,7 +91,8 @@ export async function sandboxToken(form: Record<string, string | undefined>, aut
     const item = await readOauthCode(codeHash);
     if (!item || Date.parse(item.expires_at as string) <= now().getTime()) return fail(400, 'invalid_grant', 'Malformed auth code.');
     if (item.redirect_uri !== form.redirect_uri) return fail(400, 'redirect_uri_mismatch', 'Bad Request');
-    if (createHash('sha256').update(form.code_verifier).digest('base64url') !== item.code_challenge) return fail(400, 'invalid_grant', 'Invalid code verifier.');
+    if (createHash('sha256').update(form.code_verifier).digest('base64url') !== item.code_challenge)
+      return fail(400, 'invalid_grant', 'Invalid code verifier.');
     if (!(await spendOauthCode(codeHash))) return fail(400, 'invalid_grant', 'Bad Request');
     return { status: 200, body: await mint(`grant_${randomBytes(12).toString('hex')}`, item.scope as string, true) };
   }
@@ -123,7 +133,10 @@ export async function failNextSandboxGoogleInsert(eventId: string): Promise<void
 }
 
 /** Insert an event: `failed` when a fault was injected for its id (taken once), `created: false` for an id already used (Google's 409). */
-export async function sandboxInsertEvent(grantId: string, e: { id: string; summary: string; start: string; end: string }): Promise<{ created: boolean; failed?: boolean }> {
+export async function sandboxInsertEvent(
+  grantId: string,
+  e: { id: string; summary: string; start: string; end: string },
+): Promise<{ created: boolean; failed?: boolean }> {
   if (await takeInsertFault(e.id)) return { created: false, failed: true };
   return { created: await putGoogleEvent(grantId, e) };
 }

@@ -55,21 +55,51 @@ export async function playInboundCall(input: InboundCallInput): Promise<InboundC
   const account = number && (await getSandboxAccount(number.account_sid));
   if (!number || !account || !number.voice_url) return { ...result, outcome: 'not_in_service' };
   const authToken = await openSandboxAuthToken(account);
-  const base: Record<string, string> = { AccountSid: account.sid, ApiVersion: '2010-04-01', CallSid: callSid, Direction: 'inbound', From: input.from, Caller: input.from, To: input.to, Called: input.to };
+  const base: Record<string, string> = {
+    AccountSid: account.sid,
+    ApiVersion: '2010-04-01',
+    CallSid: callSid,
+    Direction: 'inbound',
+    From: input.from,
+    Caller: input.from,
+    To: input.to,
+    Called: input.to,
+  };
   const post = (url: string, params: Record<string, string>) => signedCarrierRequest(authToken, { url, params: { ...base, ...params } });
 
   const started = Date.now();
-  const followed = await followTwiml({ first: { url: number.voice_url, params: { CallStatus: 'ringing' } }, request: (req) => post(req.url, req.params), digits: input.digits, repsAnswer: input.repsAnswer, callSid });
+  const followed = await followTwiml({
+    first: { url: number.voice_url, params: { CallStatus: 'ringing' } },
+    request: (req) => post(req.url, req.params),
+    digits: input.digits,
+    repsAnswer: input.repsAnswer,
+    callSid,
+  });
   result.path = followed.path;
   result.outcome = followed.outcome === 'streaming' ? 'completed' : followed.outcome;
   // The caller talks to the agent (lines, or beats, a fifth of a timeline step apart) before hanging up.
   const relay = relayTargetOf(followed);
   if (relay) {
     const leg = { callSid, accountSid: account.sid, from: input.from, to: input.to, direction: 'inbound' as const };
-    const call = await playRelayLeg({ target: relay, authToken, leg, source: { kind: 'inbound', name: input.script ?? DEFAULT_INBOUND_SCRIPT }, request: (req) => post(req.url, req.params), callParams: {}, ...(input.repsAnswer !== undefined ? { repsAnswer: input.repsAnswer } : {}), ...(input.onLine ? { onLine: input.onLine } : {}), pauseMs: Math.floor(sandboxStepMs() / 5) });
+    const call = await playRelayLeg({
+      target: relay,
+      authToken,
+      leg,
+      source: { kind: 'inbound', name: input.script ?? DEFAULT_INBOUND_SCRIPT },
+      request: (req) => post(req.url, req.params),
+      callParams: {},
+      ...(input.repsAnswer !== undefined ? { repsAnswer: input.repsAnswer } : {}),
+      ...(input.onLine ? { onLine: input.onLine } : {}),
+      pauseMs: Math.floor(sandboxStepMs() / 5),
+    });
     result.relay = relayRunOf(call);
     result.path.push(...call.path);
-  } else if (followed.outcome === 'streaming') result.runtime = await playSandboxRuntime({ stream: followed.stream, script: { kind: 'inbound', name: input.script ?? DEFAULT_INBOUND_SCRIPT }, pauseMs: Math.floor(sandboxStepMs() / 5) });
+  } else if (followed.outcome === 'streaming')
+    result.runtime = await playSandboxRuntime({
+      stream: followed.stream,
+      script: { kind: 'inbound', name: input.script ?? DEFAULT_INBOUND_SCRIPT },
+      pauseMs: Math.floor(sandboxStepMs() / 5),
+    });
   if (number.status_callback) {
     const duration = String(Math.max(1, Math.round((Date.now() - started) / 1000)));
     const final = result.outcome === 'rejected' ? { CallStatus: 'busy', CallDuration: '0' } : { CallStatus: 'completed', CallDuration: duration };

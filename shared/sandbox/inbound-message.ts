@@ -30,7 +30,11 @@ export function repliesOf(document: string): string[] {
   try {
     const parsed = parser.parse(document) as { Response?: { Message?: unknown[] } | string };
     const messages = typeof parsed.Response === 'object' ? (parsed.Response.Message ?? []) : [];
-    return messages.map((m) => (typeof m === 'object' && m !== null ? String((m as { Body?: unknown; '#text'?: unknown }).Body ?? (m as { '#text'?: unknown })['#text'] ?? '') : String(m)));
+    return messages.map((m) =>
+      typeof m === 'object' && m !== null
+        ? String((m as { Body?: unknown; '#text'?: unknown }).Body ?? (m as { '#text'?: unknown })['#text'] ?? '')
+        : String(m),
+    );
   } catch {
     return [];
   }
@@ -67,7 +71,13 @@ export async function playInboundMessage(input: { to: string; from: string; body
  */
 export function smsTrace(input: { to: string; from: string; body: string }, result: InboundMessageResult): string[] {
   const sent = `${input.from} → ${input.to}: ${input.body}`;
-  if (result.outcome !== 'answered') return [sent, result.outcome === 'not_in_service' ? `(no reply: ${input.to} is not a sandbox number that takes texts)` : `(no reply: the messaging webhook answered ${result.status})`];
+  if (result.outcome !== 'answered')
+    return [
+      sent,
+      result.outcome === 'not_in_service'
+        ? `(no reply: ${input.to} is not a sandbox number that takes texts)`
+        : `(no reply: the messaging webhook answered ${result.status})`,
+    ];
   if (!result.replies.length) return [sent, '(no reply sent back)'];
   return [sent, ...result.replies.map((r) => `${input.to} → ${input.from}: ${r}`)];
 }

@@ -33,7 +33,11 @@ export const newMessageSid = () => `SM${randomBytes(16).toString('hex')}`;
 const SID_PATTERN = /^SM[0-9a-f]{32}$/;
 
 /** A new message, queued, its delivery planned from the number it goes to. */
-export function planSandboxMessage(input: { accountSid: string; to: string; from: string; body: string; statusCallback: string | null }, now: Date, stepMs: number): SandboxMessage {
+export function planSandboxMessage(
+  input: { accountSid: string; to: string; from: string; body: string; statusCallback: string | null },
+  now: Date,
+  stepMs: number,
+): SandboxMessage {
   const created = now.toISOString();
   return {
     sid: newMessageSid(),
@@ -66,7 +70,12 @@ export async function getSandboxMessage(sid: string, accountSid?: string): Promi
 /** Applies plan step `message.step` unless it was already applied; the message as it now is, or undefined. */
 export function claimMessageStep(message: SandboxMessage, now: string): Promise<SandboxMessage | undefined> {
   const step = message.plan[message.step]!;
-  return claimSandboxMessageStep<SandboxMessage>(message.sid, message.step, { status: step.status, error_code: step.errorCode ?? null, error_message: step.errorMessage ?? null, date_sent: step.status === 'failed' ? null : now }, now);
+  return claimSandboxMessageStep<SandboxMessage>(
+    message.sid,
+    message.step,
+    { status: step.status, error_code: step.errorCode ?? null, error_message: step.errorMessage ?? null, date_sent: step.status === 'failed' ? null : now },
+    now,
+  );
 }
 
 /** Twilio's JSON shape of a Message. */

@@ -4,7 +4,13 @@
  * (voice_url, status_callback), which is what an inbound sandbox call follows.
  */
 import { randomBytes } from 'node:crypto';
-import { deleteSandboxNumberItem, putSandboxNumberItem, readSandboxNumber, sandboxNumberOfSid, setSandboxNumberRouting } from '../repositories/sandbox-numbers.js';
+import {
+  deleteSandboxNumberItem,
+  putSandboxNumberItem,
+  readSandboxNumber,
+  sandboxNumberOfSid,
+  setSandboxNumberRouting,
+} from '../repositories/sandbox-numbers.js';
 import { NUMBER_E164 } from '../schemas/phone.js';
 
 export interface SandboxNumber {
@@ -94,7 +100,15 @@ export async function routeSandboxNumber(number: SandboxNumber, routing: NumberR
     ...Object.fromEntries(Object.entries(routing).filter(([, v]) => v !== undefined)),
     updated_at: new Date().toISOString(),
   };
-  await setSandboxNumberRouting(number, { voice_url: next.voice_url, voice_method: next.voice_method, status_callback: next.status_callback, status_callback_method: next.status_callback_method, sms_url: next.sms_url ?? null, sms_method: next.sms_method ?? 'POST', updated_at: next.updated_at });
+  await setSandboxNumberRouting(number, {
+    voice_url: next.voice_url,
+    voice_method: next.voice_method,
+    status_callback: next.status_callback,
+    status_callback_method: next.status_callback_method,
+    sms_url: next.sms_url ?? null,
+    sms_method: next.sms_method ?? 'POST',
+    updated_at: next.updated_at,
+  });
   return next;
 }
 

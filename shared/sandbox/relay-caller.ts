@@ -56,7 +56,8 @@ export interface TranscriptLine {
 export type OnLine = (line: TranscriptLine) => void;
 
 /** One transcript line for a terminal: `14:03:07.412  agent    How old is your roof?` (an interrupted line ends with "…", key presses in brackets). */
-export const formatTranscriptLine = (line: TranscriptLine): string => `${line.at.slice(11, 23)}  ${line.speaker.padEnd(7)}  ${line.keys ? `[pressed ${line.text}]` : line.text}${line.interrupted ? ' …' : ''}`;
+export const formatTranscriptLine = (line: TranscriptLine): string =>
+  `${line.at.slice(11, 23)}  ${line.speaker.padEnd(7)}  ${line.keys ? `[pressed ${line.text}]` : line.text}${line.interrupted ? ' …' : ''}`;
 
 export type RelayEnding =
   /** The runtime ended the session (`end`), with its HandoffData. */
@@ -154,7 +155,12 @@ class Inbox {
   }
 }
 
-type Heard = { kind: 'reply'; text: string; interrupted: boolean } | { kind: 'silence' } | { kind: 'end'; handoffData: string | null } | { kind: 'closed'; code: number } | { kind: 'timeout' };
+type Heard =
+  | { kind: 'reply'; text: string; interrupted: boolean }
+  | { kind: 'silence' }
+  | { kind: 'end'; handoffData: string | null }
+  | { kind: 'closed'; code: number }
+  | { kind: 'timeout' };
 
 const newSessionId = () => `VX${randomBytes(16).toString('hex')}`;
 const pause = (ms: number) => (ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve());
@@ -191,7 +197,13 @@ export async function playRelaySession(input: RelaySessionInput): Promise<RelayS
     transcript.push(l);
     input.onLine?.(l);
   };
-  const done = (ending: RelayEnding): RelaySessionResult => ({ sessionId, ending, state, durationSeconds: Math.max(0, Math.round((now().getTime() - started) / 1000)), transcript });
+  const done = (ending: RelayEnding): RelaySessionResult => ({
+    sessionId,
+    ending,
+    state,
+    durationSeconds: Math.max(0, Math.round((now().getTime() - started) / 1000)),
+    transcript,
+  });
 
   const opened = await connect(input.target.url, input.authToken, replyTimeoutMs);
   if (!('ws' in opened)) return done({ how: 'dropped', code: 1006, status: opened.status });
@@ -255,13 +267,24 @@ export async function playRelaySession(input: RelaySessionInput): Promise<RelayS
   const say = async (text: string, lang: string) => {
     await pause(input.pauseMs ?? 0);
     const words = text.split(/\s+/).filter(Boolean);
-    if (input.partialPrompts && words.length >= 4) send({ type: 'prompt', voicePrompt: words.slice(0, Math.ceil(words.length / 2)).join(' '), lang, last: false });
+    if (input.partialPrompts && words.length >= 4)
+      send({ type: 'prompt', voicePrompt: words.slice(0, Math.ceil(words.length / 2)).join(' '), lang, last: false });
     send({ type: 'prompt', voicePrompt: text, lang, last: true });
     line('contact', text);
   };
 
   try {
-    send({ type: 'setup', sessionId, callSid: input.leg.callSid, accountSid: input.leg.accountSid, from: input.leg.from, to: input.leg.to, direction: input.leg.direction, callStatus: 'in-progress', customParameters: input.target.parameters });
+    send({
+      type: 'setup',
+      sessionId,
+      callSid: input.leg.callSid,
+      accountSid: input.leg.accountSid,
+      from: input.leg.from,
+      to: input.leg.to,
+      direction: input.leg.direction,
+      callStatus: 'in-progress',
+      customParameters: input.target.parameters,
+    });
     if (input.target.welcomeGreeting) line('agent', input.target.welcomeGreeting);
     let move: CallerMove;
     ({ state, move } = nextMove(input.source, state, { type: 'greeting' }));
@@ -292,7 +315,11 @@ export async function playRelaySession(input: RelaySessionInput): Promise<RelayS
         await hangUp();
         return done({ how: 'hung_up', reason: 'agent_silent' });
       }
-      ({ state, move } = nextMove(input.source, state, heard.kind === 'silence' ? { type: 'silence' } : { type: 'reply', text: heard.text, interrupted: heard.interrupted }));
+      ({ state, move } = nextMove(
+        input.source,
+        state,
+        heard.kind === 'silence' ? { type: 'silence' } : { type: 'reply', text: heard.text, interrupted: heard.interrupted },
+      ));
     }
   } finally {
     // Twilio closes the socket once the session is over, whichever side ended it.
@@ -341,7 +368,12 @@ export interface RelayRun {
 }
 
 export const relayRunOf = (result: RelayCallResult): RelayRun => ({
-  sessions: result.sessions.map((s) => ({ session_id: s.sessionId, ending: s.ending.how, handoff_data: s.ending.how === 'end' ? s.ending.handoffData : null, ...(s.ending.how === 'dropped' && s.ending.status !== undefined ? { status: s.ending.status } : {}) })),
+  sessions: result.sessions.map((s) => ({
+    session_id: s.sessionId,
+    ending: s.ending.how,
+    handoff_data: s.ending.how === 'end' ? s.ending.handoffData : null,
+    ...(s.ending.how === 'dropped' && s.ending.status !== undefined ? { status: s.ending.status } : {}),
+  })),
   path: result.path,
   transcript: result.transcript,
 });

@@ -44,7 +44,12 @@ export function playRelayLeg(input: RelayLegInput): Promise<RelayCallResult> {
     ...(input.onLine ? { onLine: input.onLine } : {}),
     ...(input.pauseMs !== undefined ? { pauseMs: input.pauseMs } : {}),
     followAction: async (url, params) => {
-      const followed = await followTwiml({ first: { url, params: { ...input.callParams, CallStatus: 'in-progress', ...params } }, request: input.request, callSid: input.leg.callSid, ...(input.repsAnswer !== undefined ? { repsAnswer: input.repsAnswer } : {}) });
+      const followed = await followTwiml({
+        first: { url, params: { ...input.callParams, CallStatus: 'in-progress', ...params } },
+        request: input.request,
+        callSid: input.leg.callSid,
+        ...(input.repsAnswer !== undefined ? { repsAnswer: input.repsAnswer } : {}),
+      });
       return { path: followed.path, relay: relayTargetOf(followed) };
     },
   });

@@ -10,7 +10,12 @@ export const notFound = (resource: string) => twilioError(404, 20404, `The reque
  * resources are 404 20404, as on Twilio). `active` refuses a suspended or closed account
  * (Twilio's 20005) for routes that would place a call or send a message.
  */
-export async function sandboxAccess(event: APIGatewayProxyEventV2, accountSid: string, resource: string, opts: { active?: boolean } = {}): Promise<{ account: SandboxAccount } | { error: RouteResult }> {
+export async function sandboxAccess(
+  event: APIGatewayProxyEventV2,
+  accountSid: string,
+  resource: string,
+  opts: { active?: boolean } = {},
+): Promise<{ account: SandboxAccount } | { error: RouteResult }> {
   const account = await authenticateSandbox(event.headers?.authorization);
   if (!account) return { error: twilioError(401, 20003, 'Authenticate') };
   if (accountSid !== account.sid) return { error: notFound(`${accountSid}/${resource}`) };

@@ -71,7 +71,9 @@ export function peekStreamClaims(token: string | undefined): { tenant_id: string
   if (!payload) return null;
   try {
     const c = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
-    return typeof c.tenant_id === 'string' && typeof c.call_id === 'string' && typeof c.agent_version_id === 'string' ? { tenant_id: c.tenant_id, call_id: c.call_id, agent_version_id: c.agent_version_id } : null;
+    return typeof c.tenant_id === 'string' && typeof c.call_id === 'string' && typeof c.agent_version_id === 'string'
+      ? { tenant_id: c.tenant_id, call_id: c.call_id, agent_version_id: c.agent_version_id }
+      : null;
   } catch {
     return null;
   }
@@ -95,13 +97,29 @@ function outcomeOf(tool: string, args: Record<string, unknown>, actionId: string
   switch (tool) {
     case 'book_meeting': {
       const appointment = (args.appointment ?? {}) as { starts_at?: string; duration_minutes?: number };
-      return { outcome_type: 'appointment', goal_reached: goal, status: args.outcome === 'booked' ? 'booked' : 'not_booked', ...(appointment.starts_at ? { starts_at: appointment.starts_at } : {}), ...(appointment.duration_minutes ? { duration_minutes: appointment.duration_minutes } : {}), action_id: actionId };
+      return {
+        outcome_type: 'appointment',
+        goal_reached: goal,
+        status: args.outcome === 'booked' ? 'booked' : 'not_booked',
+        ...(appointment.starts_at ? { starts_at: appointment.starts_at } : {}),
+        ...(appointment.duration_minutes ? { duration_minutes: appointment.duration_minutes } : {}),
+        action_id: actionId,
+      };
     }
     case 'confirm_shift':
     case 'record_shift_response':
-      return { outcome_type: 'shift_confirmation', goal_reached: goal, response: args.response === 'confirmed' ? 'confirmed' : args.response === 'tentative' ? 'tentative' : 'declined' };
+      return {
+        outcome_type: 'shift_confirmation',
+        goal_reached: goal,
+        response: args.response === 'confirmed' ? 'confirmed' : args.response === 'tentative' ? 'tentative' : 'declined',
+      };
     case 'record_survey_answer':
-      return { outcome_type: 'survey_response', goal_reached: goal, complete: args.complete === true, answers: Object.fromEntries(Object.entries((args.answers ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v)])) };
+      return {
+        outcome_type: 'survey_response',
+        goal_reached: goal,
+        complete: args.complete === true,
+        answers: Object.fromEntries(Object.entries((args.answers ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v)])),
+      };
     case 'record_qualification':
       return { outcome_type: 'none', goal_reached: goal, summary: args.qualified ? 'Qualified' : 'Not qualified' };
     default:
@@ -135,7 +153,17 @@ export function toRuntimeEvents(conversation: readonly SequencedEvent[], m: Mapp
           agentChars += e.text.length;
           agentTurns += 1;
         }
-        out.push({ id: id(e.seq), type: 'turn', at: new Date(m.start.getTime() + start).toISOString(), speaker: e.speaker === 'agent' ? 'agent' : 'contact', text: e.text, start_ms: start, end_ms: clock, ...(latency ? { latency_ms: latency } : {}), ...(e.type === 'turn' && e.passage_ids?.length ? { passage_ids: e.passage_ids } : {}) });
+        out.push({
+          id: id(e.seq),
+          type: 'turn',
+          at: new Date(m.start.getTime() + start).toISOString(),
+          speaker: e.speaker === 'agent' ? 'agent' : 'contact',
+          text: e.text,
+          start_ms: start,
+          end_ms: clock,
+          ...(latency ? { latency_ms: latency } : {}),
+          ...(e.type === 'turn' && e.passage_ids?.length ? { passage_ids: e.passage_ids } : {}),
+        });
         clock += 200;
         break;
       }
@@ -147,7 +175,15 @@ export function toRuntimeEvents(conversation: readonly SequencedEvent[], m: Mapp
         break;
       case 'tool_call': {
         const actionId = `act-${e.seq}`;
-        out.push({ id: id(e.seq), type: 'conversation_action', at: at(), action_id: actionId, kind: e.tool, arguments: e.arguments, ...(CONFIRMED_TOOLS.has(e.tool) ? { action_confirmation: { kind: 'read_back', response: 'confirmed', method: 'voice' } } : {}) });
+        out.push({
+          id: id(e.seq),
+          type: 'conversation_action',
+          at: at(),
+          action_id: actionId,
+          kind: e.tool,
+          arguments: e.arguments,
+          ...(CONFIRMED_TOOLS.has(e.tool) ? { action_confirmation: { kind: 'read_back', response: 'confirmed', method: 'voice' } } : {}),
+        });
         const o = outcomeOf(e.tool, e.arguments, actionId, m.goalReached);
         if (o && !outcome) {
           outcome = { id: id(e.seq, '-outcome'), type: 'outcome', at: at(), outcome: fits(o) ? o : { outcome_type: 'none', goal_reached: m.goalReached } };
@@ -163,7 +199,17 @@ export function toRuntimeEvents(conversation: readonly SequencedEvent[], m: Mapp
           outcome = { id: id(e.seq, '-outcome'), type: 'outcome', at: at(), outcome: { outcome_type: 'none', goal_reached: m.goalReached } };
           out.push(outcome);
         }
-        out.push({ id: 'sbx-usage', type: 'usage', at: at(), audio_seconds: Math.round(clock) / 1000, characters_spoken: agentChars, llm_input_tokens: 400 * agentTurns, llm_cached_input_tokens: 300 * Math.max(0, agentTurns - 1), llm_output_tokens: Math.ceil(agentChars / 4), gpu_seconds: Math.round(clock / 4) / 1000 });
+        out.push({
+          id: 'sbx-usage',
+          type: 'usage',
+          at: at(),
+          audio_seconds: Math.round(clock) / 1000,
+          characters_spoken: agentChars,
+          llm_input_tokens: 400 * agentTurns,
+          llm_cached_input_tokens: 300 * Math.max(0, agentTurns - 1),
+          llm_output_tokens: Math.ceil(agentChars / 4),
+          gpu_seconds: Math.round(clock / 4) / 1000,
+        });
         out.push({ id: id(e.seq), type: 'hangup', at: at(), by: e.by === 'agent' ? 'agent' : 'contact' });
         break;
       }
@@ -188,13 +234,21 @@ export function beats(events: readonly PostedEvent[]): PostedEvent[][] {
 const DEFAULT_VIEW: PinnedAgentView = { use_case: 'receptionist', objectives: [], tools: [], disclosure_config: {} };
 
 /** The pinned version as the runtime would load it (and its template's outcome type). */
-export async function pinnedView(tenantId: string, versionId: string): Promise<{ view: PinnedAgentView; outcomeType: OutcomeType | null; pack: { id: string; version: number } | null }> {
+export async function pinnedView(
+  tenantId: string,
+  versionId: string,
+): Promise<{ view: PinnedAgentView; outcomeType: OutcomeType | null; pack: { id: string; version: number } | null }> {
   const version = await getAgentVersion(tenantId, versionId).catch(() => undefined);
   if (!version) return { view: DEFAULT_VIEW, outcomeType: null, pack: null };
   const def = version.definition;
   const template = await getTemplate(version.definition.template_id, version.definition.template_version).catch(() => undefined);
   return {
-    view: { use_case: version.definition.use_case, objectives: version.objectives, tools: version.definition.tools, disclosure_config: version.definition.disclosure_config },
+    view: {
+      use_case: version.definition.use_case,
+      objectives: version.objectives,
+      tools: version.definition.tools,
+      disclosure_config: version.definition.disclosure_config,
+    },
     outcomeType: template?.outcome_type ?? null,
     pack: def.knowledge_pack_id && def.knowledge_pack_version ? { id: def.knowledge_pack_id, version: def.knowledge_pack_version } : null,
   };
@@ -239,7 +293,8 @@ export async function playSandboxRuntime(input: PlayInput): Promise<RuntimeRun> 
     const script = input.script.scenario.script;
     if (!script) return { ...run, status: 'nothing_to_play' };
     const questions = await callQuestions(claims.tenant_id, claims.call_id);
-    const passageId = script.agent_invents_answer && pack ? ((await retrievePassages(claims.tenant_id, pack, PACK_QUESTION).catch(() => []))[0]?.id ?? null) : null;
+    const passageId =
+      script.agent_invents_answer && pack ? ((await retrievePassages(claims.tenant_id, pack, PACK_QUESTION).catch(() => []))[0]?.id ?? null) : null;
     conversation = conversationEvents(script, { version: view, questions, at: start, passageId });
     goalReached = script.goal && !script.opt_out;
   }
@@ -266,7 +321,12 @@ export async function playSandboxRuntime(input: PlayInput): Promise<RuntimeRun> 
 async function checkCalendar(eventsUrl: string, token: string, at: Date): Promise<{ starts_at: string; duration_minutes: number } | undefined> {
   const day = (offset: number) => new Date(at.getTime() + offset * 86_400_000).toISOString().slice(0, 10);
   try {
-    const res = await fetch(eventsUrl.replace(/\/events$/, '/calendar/availability'), { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ start_date: day(1), end_date: day(7), duration_minutes: 30 }), signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(eventsUrl.replace(/\/events$/, '/calendar/availability'), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ start_date: day(1), end_date: day(7), duration_minutes: 30 }),
+      signal: AbortSignal.timeout(10_000),
+    });
     if (res.status !== 200) return undefined;
     const first = ((await res.json()) as { slots?: { starts_at: string }[] }).slots?.[0];
     return first ? { starts_at: first.starts_at, duration_minutes: 30 } : undefined;
@@ -280,7 +340,12 @@ async function post(url: string, token: string, events: PostedEvent[]): Promise<
   let last: { status: number; code?: string } = { status: 0 };
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ events }), signal: AbortSignal.timeout(10_000) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ events }),
+        signal: AbortSignal.timeout(10_000),
+      });
       const body = (await res.json().catch(() => ({}))) as { code?: string };
       last = { status: res.status, ...(typeof body.code === 'string' ? { code: body.code } : {}) };
       if (res.status < 500) return last;

@@ -103,7 +103,14 @@ const script = (over: Partial<ConversationScript>): ConversationScript => ({
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `555${String(from + i).padStart(4, '0')}`);
 
-const human = (id: ScenarioId, subscriber: string | readonly string[], summary: string, talkSteps: number, durationSeconds: number, s: ConversationScript): Scenario => ({
+const human = (
+  id: ScenarioId,
+  subscriber: string | readonly string[],
+  summary: string,
+  talkSteps: number,
+  durationSeconds: number,
+  s: ConversationScript,
+): Scenario => ({
   id,
   subscribers: typeof subscriber === 'string' ? [subscriber] : subscriber,
   summary,
@@ -128,25 +135,120 @@ const unanswered = (id: ScenarioId, subscriber: string, summary: string, carrier
 /** The table, in README order. */
 export const SCENARIOS: readonly Scenario[] = [
   human('goal', range(100, 109), 'Answers; the conversation reaches its goal (also every number not listed here)', 8, 95, script({})),
-  human('no_goal', '5550110', 'Answers; talks but the goal is not reached (the last question goes unanswered, the outcome is recorded as not reached)', 7, 80, script({ answers: 'all_but_last', goal: false })),
-  human('first_only', '5550111', 'Answers the first question only, then hangs up', 3, 25, script({ answers: 'first_only', goal: false, callee_hangs_up: true })),
+  human(
+    'no_goal',
+    '5550110',
+    'Answers; talks but the goal is not reached (the last question goes unanswered, the outcome is recorded as not reached)',
+    7,
+    80,
+    script({ answers: 'all_but_last', goal: false }),
+  ),
+  human(
+    'first_only',
+    '5550111',
+    'Answers the first question only, then hangs up',
+    3,
+    25,
+    script({ answers: 'first_only', goal: false, callee_hangs_up: true }),
+  ),
   human('declines', '5550112', 'Answers and declines to take part', 2, 15, script({ answers: 'none', goal: false, declines: true })),
-  human('interrupts', '5550113', "Answers and talks over the agent's first question, then answers everything; the goal is reached", 8, 95, script({ interrupts: true })),
-  human('asks_robot', '5550114', 'Asks "Are you a robot?"; the agent says it is an automated assistant, carries on, and the goal is reached', 8, 100, script({ asks: 'robot' })),
-  human('asks_human', '5550115', 'Asks "Can I talk to a real person?"; an agent granted transfer_to_human transfers the call to a rep, otherwise it carries on and the goal is reached', 4, 40, script({ asks: 'human' })),
-  human('asks_pack', '5550116', 'Asks "What are your opening hours on Saturday?"; an agent with a knowledge pack answers from its passages (pack_grounded pass when the pack holds the hours), then the goal is reached', 8, 100, script({ asks: 'pack_question' })),
-  human('asks_beyond_pack', '5550117', 'Asks "Do you sell gift cards?", which the pack does not cover; the agent says it does not know and offers a follow-up, then the goal is reached', 8, 100, script({ asks: 'pack_unknown' })),
+  human(
+    'interrupts',
+    '5550113',
+    "Answers and talks over the agent's first question, then answers everything; the goal is reached",
+    8,
+    95,
+    script({ interrupts: true }),
+  ),
+  human(
+    'asks_robot',
+    '5550114',
+    'Asks "Are you a robot?"; the agent says it is an automated assistant, carries on, and the goal is reached',
+    8,
+    100,
+    script({ asks: 'robot' }),
+  ),
+  human(
+    'asks_human',
+    '5550115',
+    'Asks "Can I talk to a real person?"; an agent granted transfer_to_human transfers the call to a rep, otherwise it carries on and the goal is reached',
+    4,
+    40,
+    script({ asks: 'human' }),
+  ),
+  human(
+    'asks_pack',
+    '5550116',
+    'Asks "What are your opening hours on Saturday?"; an agent with a knowledge pack answers from its passages (pack_grounded pass when the pack holds the hours), then the goal is reached',
+    8,
+    100,
+    script({ asks: 'pack_question' }),
+  ),
+  human(
+    'asks_beyond_pack',
+    '5550117',
+    'Asks "Do you sell gift cards?", which the pack does not cover; the agent says it does not know and offers a follow-up, then the goal is reached',
+    8,
+    100,
+    script({ asks: 'pack_unknown' }),
+  ),
   unanswered('busy', '5550120', 'Busy', 'busy'),
-  unanswered('no_answer', '5550121', 'Rings out: no answer (an SMS is undelivered, 30003)', 'no_answer', { status: 'undelivered', errorCode: 30003, errorMessage: 'Unreachable destination handset' }),
+  unanswered('no_answer', '5550121', 'Rings out: no answer (an SMS is undelivered, 30003)', 'no_answer', {
+    status: 'undelivered',
+    errorCode: 30003,
+    errorMessage: 'Unreachable destination handset',
+  }),
   unanswered('machine', '5550122', 'An answering machine picks up (AnsweredBy machine_start / machine_end_beep when machine detection is on)', 'machine'),
-  unanswered('carrier_failure', '5550123', 'The carrier fails the call (SIP 503); an SMS fails (30008)', 'failed', { status: 'failed', errorCode: 30008, errorMessage: 'Unknown error' }),
-  human('do_not_call', '5550130', 'Answers and asks not to be called again; the agent honours it', 3, 20, script({ answers: 'none', goal: false, opt_out: true })),
-  human('wrong_person', '5550131', 'Wrong person: says so and asks not to be called; the agent honours it', 2, 12, script({ answers: 'none', goal: false, opt_out: true, wrong_person: true })),
-  human('opt_out_es', '5550132', 'Answers and opts out in Spanish ("No me llames más"); the agent honours it', 3, 20, script({ answers: 'none', goal: false, opt_out: true, language: 'es-ES' })),
+  unanswered('carrier_failure', '5550123', 'The carrier fails the call (SIP 503); an SMS fails (30008)', 'failed', {
+    status: 'failed',
+    errorCode: 30008,
+    errorMessage: 'Unknown error',
+  }),
+  human(
+    'do_not_call',
+    '5550130',
+    'Answers and asks not to be called again; the agent honours it',
+    3,
+    20,
+    script({ answers: 'none', goal: false, opt_out: true }),
+  ),
+  human(
+    'wrong_person',
+    '5550131',
+    'Wrong person: says so and asks not to be called; the agent honours it',
+    2,
+    12,
+    script({ answers: 'none', goal: false, opt_out: true, wrong_person: true }),
+  ),
+  human(
+    'opt_out_es',
+    '5550132',
+    'Answers and opts out in Spanish ("No me llames más"); the agent honours it',
+    3,
+    20,
+    script({ answers: 'none', goal: false, opt_out: true, language: 'es-ES' }),
+  ),
   human('no_disclosure', '5550140', 'Answers and the goal is reached, but the agent omits its disclosure', 8, 90, script({ agent_skips_disclosure: true })),
-  human('opt_out_ignored', '5550141', 'Answers and opts out; the agent carries on regardless, and the callee hangs up', 5, 60, script({ answers: 'none', goal: false, opt_out: true, agent_ignores_opt_out: true, callee_hangs_up: true })),
-  human('pack_hallucination', '5550142', 'Asks the Saturday hours; the agent invents a price and hours no passage holds, citing the best passage (pack_grounded fail), then the goal is reached', 9, 100, script({ asks: 'pack_question', agent_invents_answer: true })),
-  { ...human('sms_carrier_error', '5550160', 'Calls go as 555-0100; an SMS is refused downstream with a carrier error (failed, 30007)', 8, 95, script({})), message: { status: 'failed', errorCode: 30007, errorMessage: 'Message filtered by the carrier' } },
+  human(
+    'opt_out_ignored',
+    '5550141',
+    'Answers and opts out; the agent carries on regardless, and the callee hangs up',
+    5,
+    60,
+    script({ answers: 'none', goal: false, opt_out: true, agent_ignores_opt_out: true, callee_hangs_up: true }),
+  ),
+  human(
+    'pack_hallucination',
+    '5550142',
+    'Asks the Saturday hours; the agent invents a price and hours no passage holds, citing the best passage (pack_grounded fail), then the goal is reached',
+    9,
+    100,
+    script({ asks: 'pack_question', agent_invents_answer: true }),
+  ),
+  {
+    ...human('sms_carrier_error', '5550160', 'Calls go as 555-0100; an SMS is refused downstream with a carrier error (failed, 30007)', 8, 95, script({})),
+    message: { status: 'failed', errorCode: 30007, errorMessage: 'Message filtered by the carrier' },
+  },
 ];
 
 const BY_SUBSCRIBER = new Map(SCENARIOS.flatMap((s) => s.subscribers.map((sub) => [sub, s] as const)));
@@ -164,4 +266,5 @@ export const scenarioById = (id: ScenarioId): Scenario => SCENARIOS.find((s) => 
  * A scenario whose agent must misbehave (skip its disclosure, ignore an opt-out): the real
  * runtime never does, so the sandbox plays the agent's side itself (shared/sandbox/runtime.ts).
  */
-export const needsScriptedAgent = (scenario: Scenario): boolean => !!scenario.script && (scenario.script.agent_skips_disclosure || scenario.script.agent_ignores_opt_out || scenario.script.agent_invents_answer);
+export const needsScriptedAgent = (scenario: Scenario): boolean =>
+  !!scenario.script && (scenario.script.agent_skips_disclosure || scenario.script.agent_ignores_opt_out || scenario.script.agent_invents_answer);

@@ -57,7 +57,14 @@ export function callTimeline(scenario: Scenario, machineDetection: MachineDetect
         initiated,
         ringing,
         { event: 'answered', at: answerAt, callStatus: 'in-progress', ...by },
-        { event: 'completed', at: answerAt + scenario.talkSteps, callStatus: 'completed', ...by, sipResponseCode: 200, durationSeconds: scenario.durationSeconds },
+        {
+          event: 'completed',
+          at: answerAt + scenario.talkSteps,
+          callStatus: 'completed',
+          ...by,
+          sipResponseCode: 200,
+          durationSeconds: scenario.durationSeconds,
+        },
       ];
     }
   }
@@ -73,9 +80,18 @@ export interface MessageStep {
 
 export function messageTimeline(scenario: Scenario): MessageStep[] {
   const fate = scenario.message;
-  if (fate.status === 'delivered') return [{ at: 1, status: 'sent' }, { at: 2, status: 'delivered' }];
+  if (fate.status === 'delivered')
+    return [
+      { at: 1, status: 'sent' },
+      { at: 2, status: 'delivered' },
+    ];
   const failure = { status: fate.status, errorCode: fate.errorCode, errorMessage: fate.errorMessage };
-  return fate.status === 'failed' ? [{ at: 1, ...failure }] : [{ at: 1, status: 'sent' }, { at: 2, ...failure }];
+  return fate.status === 'failed'
+    ? [{ at: 1, ...failure }]
+    : [
+        { at: 1, status: 'sent' },
+        { at: 2, ...failure },
+      ];
 }
 
 export const DEFAULT_STEP_MS = 500;

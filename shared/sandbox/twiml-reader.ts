@@ -21,14 +21,24 @@ export type Verb =
 
 type Node = Record<string, unknown> & { ':@'?: Record<string, string> };
 
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', preserveOrder: true, parseTagValue: false, parseAttributeValue: false, trimValues: true });
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  preserveOrder: true,
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: true,
+});
 
 export class TwimlUnreadable extends Error {}
 
 const nameOf = (n: Node) => Object.keys(n).find((k) => k !== ':@')!;
 const childrenOf = (n: Node) => (n[nameOf(n)] as Node[] | undefined) ?? [];
 const attrs = (n: Node) => n[':@'] ?? {};
-const textOf = (n: Node): string => childrenOf(n).map((c) => (typeof c['#text'] === 'string' ? c['#text'] : textOf(c))).join('');
+const textOf = (n: Node): string =>
+  childrenOf(n)
+    .map((c) => (typeof c['#text'] === 'string' ? c['#text'] : textOf(c)))
+    .join('');
 const num = (v: string | undefined, fallback: number) => (v !== undefined && Number.isFinite(Number(v)) ? Number(v) : fallback);
 
 function toVerb(n: Node): Verb {
@@ -42,16 +52,29 @@ function toVerb(n: Node): Verb {
     case 'Pause':
       return { verb: 'Pause', length: num(a.length, 1) };
     case 'Gather':
-      return { verb: 'Gather', action: a.action ?? null, timeout: num(a.timeout, 5), numDigits: num(a.numDigits, 1), actionOnEmptyResult: a.actionOnEmptyResult === 'true', children: childrenOf(n).filter((c) => nameOf(c) !== '#text').map(toVerb) };
+      return {
+        verb: 'Gather',
+        action: a.action ?? null,
+        timeout: num(a.timeout, 5),
+        numDigits: num(a.numDigits, 1),
+        actionOnEmptyResult: a.actionOnEmptyResult === 'true',
+        children: childrenOf(n)
+          .filter((c) => nameOf(c) !== '#text')
+          .map(toVerb),
+      };
     case 'Dial': {
-      const numbers = childrenOf(n).filter((c) => nameOf(c) === 'Number').map(textOf);
+      const numbers = childrenOf(n)
+        .filter((c) => nameOf(c) === 'Number')
+        .map(textOf);
       const bare = childrenOf(n).find((c) => nameOf(c) === '#text');
       return { verb: 'Dial', action: a.action ?? null, timeout: num(a.timeout, 30), numbers: numbers.length ? numbers : bare ? [String(bare['#text'])] : [] };
     }
     case 'Connect': {
       const noun = childrenOf(n).find((c) => ['ConversationRelay', 'Stream'].includes(nameOf(c)));
       const url = noun ? (attrs(noun).url ?? null) : null;
-      const parameters = Object.fromEntries((noun ? childrenOf(noun) : []).filter((c) => nameOf(c) === 'Parameter').map((p) => [attrs(p).name ?? '', attrs(p).value ?? '']));
+      const parameters = Object.fromEntries(
+        (noun ? childrenOf(noun) : []).filter((c) => nameOf(c) === 'Parameter').map((p) => [attrs(p).name ?? '', attrs(p).value ?? '']),
+      );
       const relay = noun !== undefined && nameOf(noun) === 'ConversationRelay';
       return { verb: 'Connect', action: a.action ?? null, relayUrl: relay ? url : null, streamUrl: relay ? null : url, parameters };
     }
@@ -78,5 +101,7 @@ export function readTwiml(xml: string): Verb[] {
   }
   const response = doc.find((n) => nameOf(n) === 'Response');
   if (!response) throw new TwimlUnreadable('no <Response> element');
-  return childrenOf(response).filter((c) => nameOf(c) !== '#text').map(toVerb);
+  return childrenOf(response)
+    .filter((c) => nameOf(c) !== '#text')
+    .map(toVerb);
 }

@@ -112,7 +112,8 @@ export async function followTwiml(input: FollowInput): Promise<FollowResult> {
     for (const verb of verbs) {
       const step = run(verb, digits, input.repsAnswer ?? true, input.callSid);
       result.path.push(step.path);
-      if (verb.verb === 'Connect') result.stream = { url: verb.relayUrl ?? verb.streamUrl, parameters: verb.parameters, ...(verb.relayUrl ? { action: verb.action } : {}) };
+      if (verb.verb === 'Connect')
+        result.stream = { url: verb.relayUrl ?? verb.streamUrl, parameters: verb.parameters, ...(verb.relayUrl ? { action: verb.action } : {}) };
       if (step.then === 'stop') {
         if (verb.verb === 'Reject') result.outcome = 'rejected';
         if (verb.verb === 'Connect') result.outcome = 'streaming';
@@ -142,22 +143,45 @@ function run(verb: Verb, digits: string[], repsAnswer: boolean, callSid: string)
       const prompt = verb.children.filter((c) => c.verb === 'Say').map((c) => (c as { text: string }).text);
       const path: PathStep = { verb: 'Gather', prompt, pressed };
       // Twilio posts to the action when a key was pressed, or on silence with actionOnEmptyResult.
-      if (verb.action && (pressed !== null || verb.actionOnEmptyResult)) return { path, then: { url: verb.action, params: { CallStatus: 'in-progress', Digits: pressed ?? '' } } };
+      if (verb.action && (pressed !== null || verb.actionOnEmptyResult))
+        return { path, then: { url: verb.action, params: { CallStatus: 'in-progress', Digits: pressed ?? '' } } };
       return { path };
     }
     case 'Dial': {
       const path: PathStep = { verb: 'Dial', numbers: verb.numbers.length, answered: repsAnswer };
-      if (verb.action) return { path, then: { url: verb.action, params: { CallStatus: 'in-progress', DialCallStatus: repsAnswer ? 'completed' : 'no-answer', DialCallDuration: repsAnswer ? '30' : '0' } } };
+      if (verb.action)
+        return {
+          path,
+          then: {
+            url: verb.action,
+            params: { CallStatus: 'in-progress', DialCallStatus: repsAnswer ? 'completed' : 'no-answer', DialCallDuration: repsAnswer ? '30' : '0' },
+          },
+        };
       return { path, then: repsAnswer ? 'stop' : undefined };
     }
     case 'Connect':
       // The voice runtime takes the call from here (parameter values are capabilities: names only
       // in the path, and the relay URL without its query, which carries the token).
-      return { path: { verb: 'Connect', stream_url: verb.streamUrl, ...(verb.relayUrl ? { relay_url: withoutQuery(verb.relayUrl) } : {}), parameters: Object.keys(verb.parameters) }, then: 'stop' };
+      return {
+        path: {
+          verb: 'Connect',
+          stream_url: verb.streamUrl,
+          ...(verb.relayUrl ? { relay_url: withoutQuery(verb.relayUrl) } : {}),
+          parameters: Object.keys(verb.parameters),
+        },
+        then: 'stop',
+      };
     case 'Record': {
       const recording = `https://sandbox.invalid/recordings/RE${callSid.slice(2)}`;
       const path: PathStep = { verb: 'Record', recording_url: recording };
-      if (verb.action) return { path, then: { url: verb.action, params: { CallStatus: 'in-progress', RecordingUrl: recording, RecordingDuration: '12', RecordingSid: `RE${callSid.slice(2)}` } } };
+      if (verb.action)
+        return {
+          path,
+          then: {
+            url: verb.action,
+            params: { CallStatus: 'in-progress', RecordingUrl: recording, RecordingDuration: '12', RecordingSid: `RE${callSid.slice(2)}` },
+          },
+        };
       return { path };
     }
     case 'Redirect':

@@ -6,9 +6,24 @@ import { objective, type Objective } from '../policy/rubric.js';
 export const USE_CASES = ['sdr', 'staffing', 'survey', 'reminder', 'custom', 'receptionist', 'recruiting'] as const;
 export const OUTCOME_TYPES = ['appointment', 'shift_confirmation', 'survey_response', 'none'] as const;
 export const TOOL_GRANTS = [
-  'check_calendar', 'book_meeting', 'send_sms', 'send_verification_code', 'verify_identity', 'record_sms_consent',
-  'take_message', 'open_ticket', 'update_lead', 'record_survey_answer', 'confirm_shift', 'record_shift_response',
-  'record_qualification', 'schedule_callback', 'transfer_to_human', 'record_optout', 'end_call', 'custom_webhook',
+  'check_calendar',
+  'book_meeting',
+  'send_sms',
+  'send_verification_code',
+  'verify_identity',
+  'record_sms_consent',
+  'take_message',
+  'open_ticket',
+  'update_lead',
+  'record_survey_answer',
+  'confirm_shift',
+  'record_shift_response',
+  'record_qualification',
+  'schedule_callback',
+  'transfer_to_human',
+  'record_optout',
+  'end_call',
+  'custom_webhook',
 ] as const;
 export const TEMPLATE_STATUSES = ['draft', 'published', 'deprecated'] as const;
 

@@ -18,7 +18,13 @@ const MAX_LANGUAGES = 20;
 const MAX_DIRECT_REPS = 10;
 
 const tagIssue = (ctx: z.RefinementCtx, path: (string | number)[], input: unknown) =>
-  ctx.addIssue({ code: 'custom', message: 'Not a well-formed BCP 47 language tag (e.g. en-US, es-419)', path, input, params: { type: 'language_tag_invalid' } });
+  ctx.addIssue({
+    code: 'custom',
+    message: 'Not a well-formed BCP 47 language tag (e.g. en-US, es-419)',
+    path,
+    input,
+    params: { type: 'language_tag_invalid' },
+  });
 
 /** A BCP 47 language tag, checked by Intl and returned in canonical case (en-us → en-US). */
 const languageTag = z
@@ -43,8 +49,14 @@ const languageTag = z
 const byLanguage = <T extends z.ZodType>(value: T, maxBytes: number) =>
   z
     .record(z.string(), value)
-    .refine((r) => Object.keys(r).length <= MAX_LANGUAGES, { message: `At most ${MAX_LANGUAGES} languages`, params: { type: 'too_long', ctx: { max_length: MAX_LANGUAGES } } })
-    .refine((r) => Buffer.byteLength(JSON.stringify(r), 'utf8') <= maxBytes, { message: `At most ${maxBytes} bytes as JSON across all languages`, params: { type: 'json_too_large', ctx: { max_bytes: maxBytes } } })
+    .refine((r) => Object.keys(r).length <= MAX_LANGUAGES, {
+      message: `At most ${MAX_LANGUAGES} languages`,
+      params: { type: 'too_long', ctx: { max_length: MAX_LANGUAGES } },
+    })
+    .refine((r) => Buffer.byteLength(JSON.stringify(r), 'utf8') <= maxBytes, {
+      message: `At most ${maxBytes} bytes as JSON across all languages`,
+      params: { type: 'json_too_large', ctx: { max_bytes: maxBytes } },
+    })
     .transform((r, ctx) => {
       const out: Record<string, z.output<T>> = {};
       const keyOf = new Map<string, string>();
@@ -52,7 +64,13 @@ const byLanguage = <T extends z.ZodType>(value: T, maxBytes: number) =>
         const tag = canonicalLanguageTag(key);
         if (!tag) tagIssue(ctx, [key], key);
         else if (keyOf.has(tag)) {
-          ctx.addIssue({ code: 'custom', path: [key], input: key, message: `Names the same language as the key '${keyOf.get(tag)}' (${tag}); send each language once`, params: { type: 'duplicate_language', ctx: { language: tag } } });
+          ctx.addIssue({
+            code: 'custom',
+            path: [key],
+            input: key,
+            message: `Names the same language as the key '${keyOf.get(tag)}' (${tag}); send each language once`,
+            params: { type: 'duplicate_language', ctx: { language: tag } },
+          });
         } else {
           keyOf.set(tag, key);
           out[tag] = v as z.output<T>;
@@ -64,13 +82,35 @@ const byLanguage = <T extends z.ZodType>(value: T, maxBytes: number) =>
 const disclosureConfig = storableObject({ maxBytes: 8 * 1024, maxDepth: 6, what: 'disclosure_config' })
   .superRefine((v, ctx) => {
     const name = v.business_name;
-    if (name === undefined) ctx.addIssue({ code: 'custom', path: ['business_name'], message: 'Field required: the opener names the calling business', params: { type: 'missing' } });
-    else if (typeof name !== 'string') ctx.addIssue({ code: 'custom', path: ['business_name'], message: 'Input should be a valid string', params: { type: 'string_type' } });
-    else if (name.trim().length < 1) ctx.addIssue({ code: 'custom', path: ['business_name'], message: 'String should have at least 1 character', input: name, params: { type: 'string_too_short', ctx: { min_length: 1 } } });
-    else if (name.length > 200) ctx.addIssue({ code: 'custom', path: ['business_name'], message: 'String should have at most 200 characters', params: { type: 'string_too_long', ctx: { max_length: 200 } } });
+    if (name === undefined)
+      ctx.addIssue({ code: 'custom', path: ['business_name'], message: 'Field required: the opener names the calling business', params: { type: 'missing' } });
+    else if (typeof name !== 'string')
+      ctx.addIssue({ code: 'custom', path: ['business_name'], message: 'Input should be a valid string', params: { type: 'string_type' } });
+    else if (name.trim().length < 1)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['business_name'],
+        message: 'String should have at least 1 character',
+        input: name,
+        params: { type: 'string_too_short', ctx: { min_length: 1 } },
+      });
+    else if (name.length > 200)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['business_name'],
+        message: 'String should have at most 200 characters',
+        params: { type: 'string_too_long', ctx: { max_length: 200 } },
+      });
     else {
       const found = forbiddenCharacter(name);
-      if (found) ctx.addIssue({ code: 'custom', path: ['business_name'], message: controlCharacterMessage(found), input: name, params: { type: CONTROL_CHARACTER_TYPE } });
+      if (found)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['business_name'],
+          message: controlCharacterMessage(found),
+          input: name,
+          params: { type: CONTROL_CHARACTER_TYPE },
+        });
     }
   })
   .describe('Required. Names the calling business in `business_name` (1–200 characters); other keys are free. Never seeded from the template.');
@@ -83,19 +123,37 @@ const conversationSettingsInput = z
   })
   .superRefine((s, ctx) => {
     s.supported_languages?.forEach((tag, i) => {
-      if (s.supported_languages!.indexOf(tag) !== i) ctx.addIssue({ code: 'custom', path: ['supported_languages', i], message: 'Duplicate language tag', input: tag, params: { type: 'duplicate' } });
+      if (s.supported_languages!.indexOf(tag) !== i)
+        ctx.addIssue({ code: 'custom', path: ['supported_languages', i], message: 'Duplicate language tag', input: tag, params: { type: 'duplicate' } });
     });
     if (s.default_language && s.supported_languages && !s.supported_languages.includes(s.default_language)) {
-      ctx.addIssue({ code: 'custom', path: ['default_language'], message: 'default_language must be one of supported_languages', input: s.default_language, params: { type: 'language_not_supported' } });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['default_language'],
+        message: 'default_language must be one of supported_languages',
+        input: s.default_language,
+        params: { type: 'language_not_supported' },
+      });
     }
   });
 
 const llmRoute = z
-  .strictObject({ primary: singleLineText({ min: 1, max: 200 }), fallbacks: z.array(singleLineText({ min: 1, max: 200 })).max(5).optional() })
-  .describe("The LLM chain only (speech chains are platform-defaulted); unknown keys are refused. Each id must name a model of this deployment's registry (422 unknown_model), e.g. gpt-4o-mini, claude-sonnet-4-5, bedrock:anthropic.claude-3-5-haiku-20241022-v1:0, sandbox-default.");
+  .strictObject({
+    primary: singleLineText({ min: 1, max: 200 }),
+    fallbacks: z
+      .array(singleLineText({ min: 1, max: 200 }))
+      .max(5)
+      .optional(),
+  })
+  .describe(
+    "The LLM chain only (speech chains are platform-defaulted); unknown keys are refused. Each id must name a model of this deployment's registry (422 unknown_model), e.g. gpt-4o-mini, claude-sonnet-4-5, bedrock:anthropic.claude-3-5-haiku-20241022-v1:0, sandbox-default.",
+  );
 
 const voicemailDropInput = z.strictObject({
-  body: byLanguage(multiLineText({ min: 1, max: 1000 }), 16 * 1024).refine((b) => Object.keys(b).length >= 1, { message: 'body must have at least one language', params: { type: 'too_short', ctx: { min_length: 1 } } }),
+  body: byLanguage(multiLineText({ min: 1, max: 1000 }), 16 * 1024).refine((b) => Object.keys(b).length >= 1, {
+    message: 'body must have at least one language',
+    params: { type: 'too_short', ctx: { min_length: 1 } },
+  }),
   callback_number: contactPhoneNamed('callback_number'),
 });
 
@@ -186,7 +244,10 @@ export const agentDefinition = z
     disclosure_config: jsonObject,
     persona: jsonObject,
     conversation_settings: z.object({ default_language: z.string(), supported_languages: z.array(z.string()), allow_language_switch: z.boolean() }),
-    llm_route: z.object({ primary: z.string(), fallbacks: z.array(z.string()) }).nullable().describe('null: the platform default chain'),
+    llm_route: z
+      .object({ primary: z.string(), fallbacks: z.array(z.string()) })
+      .nullable()
+      .describe('null: the platform default chain'),
     stock_voice_id: z.string().nullable(),
     voice_profile_id: z.string().nullable(),
     knowledge_pack_id: z.string().nullable(),
@@ -211,7 +272,11 @@ export const agentVersion = z
     id: z.string(),
     agent_id: z.string(),
     version: z.int(),
-    content_hash: z.string().describe('Lowercase hex SHA-256 of the compact JSON, keys sorted at every level, of the content: {definition: `definition` without status, latest_version, latest_version_id, created_at, updated_at; compliance_profile}. The same content gives the same hash; publishing unchanged content is 409 no_changes'),
+    content_hash: z
+      .string()
+      .describe(
+        'Lowercase hex SHA-256 of the compact JSON, keys sorted at every level, of the content: {definition: `definition` without status, latest_version, latest_version_id, created_at, updated_at; compliance_profile}. The same content gives the same hash; publishing unchanged content is 409 no_changes',
+      ),
     definition: agentDefinition,
     objectives: z.array(objective),
     rubric,

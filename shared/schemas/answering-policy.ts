@@ -8,7 +8,17 @@
 import * as z from 'zod';
 import { HHMM } from '../policy/calling-window.js';
 import { isIanaZone } from '../time-zone.js';
-import { DTMF_KEYS, isWindowEnd, isWindowStart, LIMITS, WEEKDAYS, WINDOW_END, windowMinutes, type PolicyStep, type RequestStep } from '../policy/answering/model.js';
+import {
+  DTMF_KEYS,
+  isWindowEnd,
+  isWindowStart,
+  LIMITS,
+  WEEKDAYS,
+  WINDOW_END,
+  windowMinutes,
+  type PolicyStep,
+  type RequestStep,
+} from '../policy/answering/model.js';
 import { idPattern } from '../ids.js';
 import { errorWith, timestamp } from './common.js';
 import { INELIGIBLE_REASONS } from '../policy/number-eligibility.js';
@@ -27,13 +37,12 @@ export const policyTimezone = z
 const windowStart = z.string().regex(HHMM, { message: 'Time must be HH:MM on a 24-hour clock' });
 const windowEnd = z.string().regex(WINDOW_END, { message: 'Time must be HH:MM on a 24-hour clock (24:00 ends a window at midnight)' });
 
-export const businessWindow = z
-  .strictObject({ start: windowStart, end: windowEnd })
-  .superRefine((w, ctx) => {
-    if (!isWindowStart(w.start) || !isWindowEnd(w.end)) return; // a malformed time is reported once, by its own field
-    const m = windowMinutes(w);
-    if (m.start >= m.end) ctx.addIssue({ code: 'custom', message: 'start must be earlier than end (start is included, end excluded)', input: w, params: { type: 'window_empty' } });
-  });
+export const businessWindow = z.strictObject({ start: windowStart, end: windowEnd }).superRefine((w, ctx) => {
+  if (!isWindowStart(w.start) || !isWindowEnd(w.end)) return; // a malformed time is reported once, by its own field
+  const m = windowMinutes(w);
+  if (m.start >= m.end)
+    ctx.addIssue({ code: 'custom', message: 'start must be earlier than end (start is included, end excluded)', input: w, params: { type: 'window_empty' } });
+});
 
 const dayWindows = z.array(businessWindow).max(LIMITS.windowsPerDay);
 
@@ -93,7 +102,10 @@ const ringHumansStep = z.strictObject({
 
 const aiStep = z.strictObject({
   type: z.literal('ai'),
-  agent_id: z.string().regex(idPattern('agt'), { message: 'An agent id (agt_…)' }).describe('An agent with a published version; its latest version is pinned when the policy is written'),
+  agent_id: z
+    .string()
+    .regex(idPattern('agt'), { message: 'An agent id (agt_…)' })
+    .describe('An agent with a published version; its latest version is pinned when the policy is written'),
 });
 
 const voicemailStep = z.strictObject({ type: z.literal('voicemail'), greeting: multiLineText({ min: 1, max: LIMITS.greetingChars }) });
@@ -137,13 +149,22 @@ export const answeringPolicyUpsertRequest = z
   })
   .superRefine((body, ctx) => {
     for (const path of tooDeepMenus(body)) {
-      ctx.addIssue({ code: 'custom', path, message: `Menus may nest at most ${LIMITS.menuDepth} levels (the top-level menu is level 1)`, params: { type: 'menu_too_deep', ctx: { max_depth: LIMITS.menuDepth } } });
+      ctx.addIssue({
+        code: 'custom',
+        path,
+        message: `Menus may nest at most ${LIMITS.menuDepth} levels (the top-level menu is level 1)`,
+        params: { type: 'menu_too_deep', ctx: { max_depth: LIMITS.menuDepth } },
+      });
     }
   }, always)
   .superRefine((body, ctx) => {
     const bytes = Buffer.byteLength(JSON.stringify(body), 'utf8');
     if (bytes > LIMITS.documentBytes) {
-      ctx.addIssue({ code: 'custom', message: `The policy is ${bytes} bytes as JSON; at most ${LIMITS.documentBytes} are allowed`, params: { type: 'json_too_large', ctx: { max_bytes: LIMITS.documentBytes } } });
+      ctx.addIssue({
+        code: 'custom',
+        message: `The policy is ${bytes} bytes as JSON; at most ${LIMITS.documentBytes} are allowed`,
+        params: { type: 'json_too_large', ctx: { max_bytes: LIMITS.documentBytes } },
+      });
     }
   })
   .meta({ id: 'AnsweringPolicyUpsertRequest' });
@@ -166,7 +187,7 @@ const storedAnsweringStep: z.ZodType<PolicyStep> = z
         type: z.literal('ai'),
         agent_id: z.string(),
         agent_version_id: z.string().describe('The agent version pinned when this policy version was written; calls answered by this step use it'),
-        agent_version: z.int().describe('That version\'s number'),
+        agent_version: z.int().describe("That version's number"),
       }),
       z.object({ type: z.literal('voicemail'), greeting: z.string() }),
       z.object({ type: z.literal('hangup') }),
@@ -192,4 +213,6 @@ export const answeringPolicyResource = z
 export type AnsweringPolicy = z.infer<typeof answeringPolicyResource>;
 
 /** 409 `number_ineligible`, with every reason the number cannot take a policy. */
-export const numberIneligibleError = errorWith('NumberIneligibleError', { reasons: z.array(z.enum(INELIGIBLE_REASONS)).describe('With `number_ineligible`: why') });
+export const numberIneligibleError = errorWith('NumberIneligibleError', {
+  reasons: z.array(z.enum(INELIGIBLE_REASONS)).describe('With `number_ineligible`: why'),
+});

@@ -6,7 +6,11 @@ import { timestamp } from './common.js';
 export const simulationRequest = z
   .strictObject({
     at: timestamp.optional().describe('The instant to evaluate (default: now)'),
-    digits: z.array(z.enum(DTMF_KEYS)).max(50).default([]).describe('Keys the caller presses, one per menu prompt, in order; a menu with no key left times out'),
+    digits: z
+      .array(z.enum(DTMF_KEYS))
+      .max(50)
+      .default([])
+      .describe('Keys the caller presses, one per menu prompt, in order; a menu with no key left times out'),
     reps_answer: z.boolean().default(true).describe('Whether reps a ring_humans step rings pick up (false follows the no-answer path)'),
   })
   .meta({ id: 'AnsweringPolicySimulationRequest' });
@@ -35,7 +39,12 @@ export const simulationResult = z
         timeout_seconds: z.int().optional(),
       }),
     ),
-    terminal: z.object({ type: z.enum(['end', 'ai', 'ring_humans', 'voicemail', 'hangup']), step_path: z.string().nullable(), step: z.record(z.string(), z.unknown()).optional(), on_no_answer: z.string().nullable().optional() }),
+    terminal: z.object({
+      type: z.enum(['end', 'ai', 'ring_humans', 'voicemail', 'hangup']),
+      step_path: z.string().nullable(),
+      step: z.record(z.string(), z.unknown()).optional(),
+      on_no_answer: z.string().nullable().optional(),
+    }),
     unused_digits: z.array(z.string()),
   })
   .meta({ id: 'AnsweringPolicySimulation' });

@@ -12,7 +12,11 @@ export const ESTIMATE_DISCLAIMER =
   'Read-only, calculated from the current plan and the usage ledger. It excludes tax, credits, discounts and proration; the payment processor’s invoice is final.';
 
 export const usageSummaryQuery = z.strictObject({
-  period: z.string().regex(PERIOD_PATTERN, { message: 'period must be YYYY-MM (a month, 01–12)' }).optional().describe('The billing month in UTC, YYYY-MM; the current month when absent'),
+  period: z
+    .string()
+    .regex(PERIOD_PATTERN, { message: 'period must be YYYY-MM (a month, 01–12)' })
+    .optional()
+    .describe('The billing month in UTC, YYYY-MM; the current month when absent'),
 });
 
 const meterUsage = z
@@ -38,7 +42,10 @@ const volumeTier = z
     next_tier_threshold_minor: minor.nullable(),
     next_tier_minute_rate_minor: decimalString.nullable(),
   })
-  .meta({ id: 'VolumeTier', description: 'The minute rate by the period’s minute spend; the next-tier fields are null at the floor and whenever the rate is pinned' });
+  .meta({
+    id: 'VolumeTier',
+    description: 'The minute rate by the period’s minute spend; the next-tier fields are null at the floor and whenever the rate is pinned',
+  });
 
 const billingPeriodEstimate = z
   .object({
@@ -129,7 +136,9 @@ export const mobileSubscriptionHealth = z
     budget: z
       .object({ period: z.literal('daily'), limit_minor: minor, spent_minor: minor, remaining_minor: minor, currency: z.string(), resets_at: timestamp })
       .nullable(),
-    invoices: z.array(z.object({ status: z.enum(INVOICE_STATUSES), total_minor: minor, currency: z.string() })).describe('Recent invoices, newest first: status and totals only'),
+    invoices: z
+      .array(z.object({ status: z.enum(INVOICE_STATUSES), total_minor: minor, currency: z.string() }))
+      .describe('Recent invoices, newest first: status and totals only'),
     generated_at: timestamp,
   })
   .meta({ id: 'MobileSubscriptionHealth', description: 'No payment method or provider data is representable' });

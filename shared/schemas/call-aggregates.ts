@@ -165,7 +165,12 @@ export function applyEvents(before: CallAggregates, events: readonly { event: Ru
   let startsConversation = false;
 
   if (before.event_count + events.length > MAX_EVENTS_PER_CALL) {
-    issues.push({ loc: ['body', 'events'], msg: `A call may record at most ${MAX_EVENTS_PER_CALL} events; it has ${before.event_count} and this request adds ${events.length}`, type: 'too_many_events_for_call', ctx: { max_events: MAX_EVENTS_PER_CALL } });
+    issues.push({
+      loc: ['body', 'events'],
+      msg: `A call may record at most ${MAX_EVENTS_PER_CALL} events; it has ${before.event_count} and this request adds ${events.length}`,
+      type: 'too_many_events_for_call',
+      ctx: { max_events: MAX_EVENTS_PER_CALL },
+    });
   }
 
   for (const { event, index } of events) {
@@ -190,7 +195,12 @@ export function applyEvents(before: CallAggregates, events: readonly { event: Ru
         break;
       case 'recorded_response': {
         if (agg.recorded_response_count >= MAX_RECORDED_RESPONSES_PER_CALL) {
-          issues.push({ loc, msg: `A call may record at most ${MAX_RECORDED_RESPONSES_PER_CALL} responses`, type: 'too_many_recorded_responses', ctx: { max_responses: MAX_RECORDED_RESPONSES_PER_CALL } });
+          issues.push({
+            loc,
+            msg: `A call may record at most ${MAX_RECORDED_RESPONSES_PER_CALL} responses`,
+            type: 'too_many_recorded_responses',
+            ctx: { max_responses: MAX_RECORDED_RESPONSES_PER_CALL },
+          });
           break;
         }
         const value = truncate(event.value, RUNTIME_LIMITS.responseValueChars);
@@ -211,19 +221,41 @@ export function applyEvents(before: CallAggregates, events: readonly { event: Ru
       }
       case 'conversation_action':
         if (agg.conversation_actions.some((a) => a.id === event.action_id)) {
-          issues.push({ loc: [...loc, 'action_id'], msg: `Action ${event.action_id} was already reported on this call (under another event id)`, type: 'duplicate_action_id', input: event.action_id });
+          issues.push({
+            loc: [...loc, 'action_id'],
+            msg: `Action ${event.action_id} was already reported on this call (under another event id)`,
+            type: 'duplicate_action_id',
+            input: event.action_id,
+          });
           break;
         }
         if (agg.conversation_actions.length >= MAX_ACTIONS_PER_CALL) {
-          issues.push({ loc, msg: `A call may record at most ${MAX_ACTIONS_PER_CALL} conversation actions`, type: 'too_many_actions', ctx: { max_actions: MAX_ACTIONS_PER_CALL } });
+          issues.push({
+            loc,
+            msg: `A call may record at most ${MAX_ACTIONS_PER_CALL} conversation actions`,
+            type: 'too_many_actions',
+            ctx: { max_actions: MAX_ACTIONS_PER_CALL },
+          });
           break;
         }
-        agg.conversation_actions.push({ id: event.action_id, event_id: event.id, kind: event.kind, arguments: event.arguments, action_confirmation: event.action_confirmation ?? null, at: event.at });
+        agg.conversation_actions.push({
+          id: event.action_id,
+          event_id: event.id,
+          kind: event.kind,
+          arguments: event.arguments,
+          action_confirmation: event.action_confirmation ?? null,
+          at: event.at,
+        });
         break;
       case 'action_confirmation': {
         const action = agg.conversation_actions.find((a) => a.id === event.action_id);
         if (!action) {
-          issues.push({ loc: [...loc, 'action_id'], msg: `No conversation action ${event.action_id} on this call (report the action first, or in the same batch before its confirmation)`, type: 'unknown_action', input: event.action_id });
+          issues.push({
+            loc: [...loc, 'action_id'],
+            msg: `No conversation action ${event.action_id} on this call (report the action first, or in the same batch before its confirmation)`,
+            type: 'unknown_action',
+            input: event.action_id,
+          });
           break;
         }
         action.action_confirmation = event.action_confirmation;
@@ -252,7 +284,13 @@ export function applyEvents(before: CallAggregates, events: readonly { event: Ru
         const over = (Object.keys(next) as (keyof UsageBounds)[]).filter((f) => event[f] !== undefined && next[f] > ctx.bounds[f]);
         for (const f of over) {
           const max = f.endsWith('_seconds') ? round3(ctx.bounds[f]) : ctx.bounds[f];
-          issues.push({ loc: [...loc, f], msg: `The call's ${f} may add up to at most ${max} (bounded by how long the call lasted); with this event it would be ${next[f]}`, type: 'usage_exceeds_call', input: event[f], ctx: { max_total: max, total_before: f === 'gpu_seconds' ? (agg.usage.gpu_seconds ?? 0) : agg.usage[f] } });
+          issues.push({
+            loc: [...loc, f],
+            msg: `The call's ${f} may add up to at most ${max} (bounded by how long the call lasted); with this event it would be ${next[f]}`,
+            type: 'usage_exceeds_call',
+            input: event[f],
+            ctx: { max_total: max, total_before: f === 'gpu_seconds' ? (agg.usage.gpu_seconds ?? 0) : agg.usage[f] },
+          });
         }
         if (over.length === 0) agg.usage = next;
         break;

@@ -30,7 +30,11 @@ export const CALL_DIRECTIONS = ['outbound', 'inbound'] as const;
 
 const fitReview = z
   .object({
-    status: z.string().describe('unreviewed until a qualification review of the current answers exists (an amendment after a review makes it unreviewed again, latest_review kept)'),
+    status: z
+      .string()
+      .describe(
+        'unreviewed until a qualification review of the current answers exists (an amendment after a review makes it unreviewed again, latest_review kept)',
+      ),
     reason_truncated: z.boolean(),
     latest_review: z.object({ decision: z.string() }).passthrough().nullable(),
   })
@@ -43,7 +47,11 @@ const qualificationReviewView = z
     answers: z.record(z.string(), z.string()),
     qualified: z.boolean().nullable(),
     fit_review: z.object({
-      status: z.string().describe('The latest decision (good_fit, poor_fit, needs_more_info) while it judges the current answers; unreviewed before any review and again once the answers were amended after it (latest_review then stays, its revision below this one)'),
+      status: z
+        .string()
+        .describe(
+          'The latest decision (good_fit, poor_fit, needs_more_info) while it judges the current answers; unreviewed before any review and again once the answers were amended after it (latest_review then stays, its revision below this one)',
+        ),
       reason: z.string().nullable().describe('The latest review reason, shortened (reason_truncated)'),
       reason_truncated: z.boolean(),
       latest_review: z.object({ id: z.string(), decision: z.string(), revision: z.int(), reviewer_ref: z.string(), created_at: timestamp }).nullable(),
@@ -77,7 +85,9 @@ const conversationActionView = z
     event_id: z.string(),
     kind: z.string(),
     arguments: z.record(z.string(), z.unknown()),
-    action_confirmation: z.object({ kind: actionConfirmation.shape.kind, response: actionConfirmation.shape.response, method: z.string(), policy_version: z.int().nullable() }).nullable(),
+    action_confirmation: z
+      .object({ kind: actionConfirmation.shape.kind, response: actionConfirmation.shape.response, method: z.string(), policy_version: z.int().nullable() })
+      .nullable(),
     at: timestamp,
   })
   .meta({ id: 'ConversationAction' });
@@ -122,8 +132,15 @@ export const callDetail = z
     conversation_actions: z.array(conversationActionView),
     outcome: outcomeBody.nullable().describe('The structured outcome the runtime recorded, if any'),
     opted_out: z.boolean(),
-    qualification_reviews: z.record(z.string(), qualificationReviewView).describe('Keyed by receipt id (the workflow outcome id POST /v1/workflow-outcomes/{action_id}/fit-reviews takes); {} when the call recorded no qualification'),
-    analysis: z.object({ success_evaluation: successEvaluation }).nullable().describe('null until scored, or when the stored verdict was written by a results schema this deployment cannot read'),
+    qualification_reviews: z
+      .record(z.string(), qualificationReviewView)
+      .describe(
+        'Keyed by receipt id (the workflow outcome id POST /v1/workflow-outcomes/{action_id}/fit-reviews takes); {} when the call recorded no qualification',
+      ),
+    analysis: z
+      .object({ success_evaluation: successEvaluation })
+      .nullable()
+      .describe('null until scored, or when the stored verdict was written by a results schema this deployment cannot read'),
     created_at: timestamp,
     updated_at: timestamp,
   })
@@ -138,7 +155,10 @@ export const transcriptTurn = z
     speaker: z.enum(['agent', 'contact']),
     text: z.string().describe('What was said; an interrupted agent turn holds what was heard before the interruption'),
     started_at: timestamp.describe('When the turn happened, by the runtime clock'),
-    latency_ms: z.int().nullable().describe('Agent turns: from the contact falling silent to the agent starting to speak; null for contact turns or when not reported'),
+    latency_ms: z
+      .int()
+      .nullable()
+      .describe('Agent turns: from the contact falling silent to the agent starting to speak; null for contact turns or when not reported'),
     interrupted: z.boolean().describe('The contact talked over this agent turn'),
     model: z.string().nullable().describe('Agent turns: the model that produced the reply, when reported'),
     passage_ids: z.array(z.string()).describe('Agent turns: the knowledge-pack passages the reply relied on (empty when none)'),
@@ -147,4 +167,6 @@ export const transcriptTurn = z
 export type TranscriptTurn = z.infer<typeof transcriptTurn>;
 
 /** 409 `call_not_cancellable`, with the state that refused it. */
-export const callNotCancellableError = errorWith('CallNotCancellableError', { state: z.enum(CALL_STATES).describe("With `call_not_cancellable`: the call's state") });
+export const callNotCancellableError = errorWith('CallNotCancellableError', {
+  state: z.enum(CALL_STATES).describe("With `call_not_cancellable`: the call's state"),
+});

@@ -52,7 +52,14 @@ export interface CallRecord {
   compliance?: Record<string, unknown> | null;
   scheduled_for?: string | null;
   idempotency_key?: string | null;
-  telephony?: { provider: string | null; telephony_account_id: string | null; phone_number_id: string | null; from_e164: string | null; provider_call_sid: string | null; mock: boolean };
+  telephony?: {
+    provider: string | null;
+    telephony_account_id: string | null;
+    phone_number_id: string | null;
+    from_e164: string | null;
+    provider_call_sid: string | null;
+    mock: boolean;
+  };
   dialing_at?: string | null;
   /** The instant of its due item while scheduled (shared/repositories/outbound-calls.ts). */
   due_at?: string | null;

@@ -41,18 +41,31 @@ const SCALE = /^[a-z][a-z_]{0,39}$/;
 
 const questionScoring = z
   .strictObject({
-    scale: z.string().regex(SCALE, { message: "A scale is lowercase letters and '_' (e.g. csat); the number of points goes in `points`, never in the name" }).describe('The kind of scale, e.g. csat'),
+    scale: z
+      .string()
+      .regex(SCALE, { message: "A scale is lowercase letters and '_' (e.g. csat); the number of points goes in `points`, never in the name" })
+      .describe('The kind of scale, e.g. csat'),
     points: z.int().min(2).max(100).describe('How many points the scale has'),
     mapping: z
       .record(singleLineText({ min: 1, max: 100 }), z.int().min(0).max(100))
-      .refine((m) => Object.keys(m).length <= CALL_INPUT_LIMITS.mappingEntries, { message: `At most ${CALL_INPUT_LIMITS.mappingEntries} mapping entries`, params: { type: 'too_long', ctx: { max_length: CALL_INPUT_LIMITS.mappingEntries } } })
+      .refine((m) => Object.keys(m).length <= CALL_INPUT_LIMITS.mappingEntries, {
+        message: `At most ${CALL_INPUT_LIMITS.mappingEntries} mapping entries`,
+        params: { type: 'too_long', ctx: { max_length: CALL_INPUT_LIMITS.mappingEntries } },
+      })
       .optional()
       .describe('Answer → points'),
     weight: z.number().gt(0).max(100).optional().describe('Weight of this question in the call score'),
   })
   .superRefine((s, ctx) => {
     for (const [answer, points] of Object.entries(s.mapping ?? {})) {
-      if (points > s.points) ctx.addIssue({ code: 'custom', path: ['mapping', answer], input: points, message: `Input should be less than or equal to ${s.points} (the scale's points)`, params: { type: 'less_than_equal', ctx: { le: s.points } } });
+      if (points > s.points)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['mapping', answer],
+          input: points,
+          message: `Input should be less than or equal to ${s.points} (the scale's points)`,
+          params: { type: 'less_than_equal', ctx: { le: s.points } },
+        });
     }
   })
   .meta({ id: 'QuestionScoring' });
@@ -70,20 +83,35 @@ const callContext = z
   .superRefine((c, ctx) => {
     const keys = Object.keys(c);
     if (keys.length > CALL_INPUT_LIMITS.contextKeys) {
-      ctx.addIssue({ code: 'custom', message: `Object should have at most ${CALL_INPUT_LIMITS.contextKeys} properties`, params: { type: 'too_long', ctx: { max_length: CALL_INPUT_LIMITS.contextKeys } } });
+      ctx.addIssue({
+        code: 'custom',
+        message: `Object should have at most ${CALL_INPUT_LIMITS.contextKeys} properties`,
+        params: { type: 'too_long', ctx: { max_length: CALL_INPUT_LIMITS.contextKeys } },
+      });
     }
     for (const key of keys) {
       if (isReservedContextKey(key)) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `'${key}' would shadow a variable the platform fills itself (keys named or starting with ${RESERVED_CONTEXT_PREFIXES.map((p) => `${p}_`).join(', ')} are reserved): rename it`, params: { type: 'context_key_reserved' } });
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `'${key}' would shadow a variable the platform fills itself (keys named or starting with ${RESERVED_CONTEXT_PREFIXES.map((p) => `${p}_`).join(', ')} are reserved): rename it`,
+          params: { type: 'context_key_reserved' },
+        });
       }
     }
   })
-  .describe(`Facts the agent may use: string → string, at most ${CALL_INPUT_LIMITS.contextKeys} keys, values ≤ ${CALL_INPUT_LIMITS.contextValueChars} characters; keys named or starting with ${RESERVED_CONTEXT_PREFIXES.map((p) => `${p}_`).join(', ')} are reserved`);
+  .describe(
+    `Facts the agent may use: string → string, at most ${CALL_INPUT_LIMITS.contextKeys} keys, values ≤ ${CALL_INPUT_LIMITS.contextValueChars} characters; keys named or starting with ${RESERVED_CONTEXT_PREFIXES.map((p) => `${p}_`).join(', ')} are reserved`,
+  );
 
 const queueCallShape = {
   agent_id: z.string().min(1).max(64).describe('The agent; its latest published version is pinned'),
   contact_id: z.string().min(1).max(64).describe('The contact to call (addressed only by this id, never by a raw number)'),
-  questions: z.array(callQuestion).max(CALL_INPUT_LIMITS.questions).optional().describe(`Per-call survey questions added to the pinned version's objectives (at most ${CALL_INPUT_LIMITS.questions})`),
+  questions: z
+    .array(callQuestion)
+    .max(CALL_INPUT_LIMITS.questions)
+    .optional()
+    .describe(`Per-call survey questions added to the pinned version's objectives (at most ${CALL_INPUT_LIMITS.questions})`),
   context: callContext.optional(),
 };
 
@@ -91,12 +119,18 @@ const queueCallShape = {
 function callInputRules(v: { questions?: { id: string }[]; context?: Record<string, string> }, ctx: z.RefinementCtx): void {
   const seen = new Set<string>();
   (v.questions ?? []).forEach((q, i) => {
-    if (seen.has(q.id)) ctx.addIssue({ code: 'custom', path: ['questions', i, 'id'], input: q.id, message: `Duplicate question id '${q.id}'`, params: { type: 'duplicate' } });
+    if (seen.has(q.id))
+      ctx.addIssue({ code: 'custom', path: ['questions', i, 'id'], input: q.id, message: `Duplicate question id '${q.id}'`, params: { type: 'duplicate' } });
     seen.add(q.id);
   });
   const bytes = Buffer.byteLength(JSON.stringify({ questions: v.questions ?? [], context: v.context ?? {} }), 'utf8');
   if (bytes > CALL_INPUT_LIMITS.totalBytes) {
-    ctx.addIssue({ code: 'custom', path: [], message: `questions and context are ${bytes} bytes as JSON; at most ${CALL_INPUT_LIMITS.totalBytes} are allowed`, params: { type: 'json_too_large', ctx: { max_bytes: CALL_INPUT_LIMITS.totalBytes } } });
+    ctx.addIssue({
+      code: 'custom',
+      path: [],
+      message: `questions and context are ${bytes} bytes as JSON; at most ${CALL_INPUT_LIMITS.totalBytes} are allowed`,
+      params: { type: 'json_too_large', ctx: { max_bytes: CALL_INPUT_LIMITS.totalBytes } },
+    });
   }
 }
 

@@ -22,18 +22,22 @@ export const numberPoolResource = z
   .meta({ id: 'NumberPool' });
 export type NumberPool = z.infer<typeof numberPoolResource>;
 
-
 export const campaignCreateRequest = z
   .strictObject({
     name: singleLineText({ min: 1, max: 200 }),
     agent_id: id.describe('A published agent; its latest version is pinned when the campaign starts'),
     target: z.strictObject({ contact_list_id: id }),
     number_pool_id: id,
-    telephony_account_id: id.describe("The account every pool number must be on; its cps_limit is shared with single calls"),
+    telephony_account_id: id.describe('The account every pool number must be on; its cps_limit is shared with single calls'),
     compliance_profile_id: id.optional().describe("Defaults to the agent's; when given it must be the agent's (docs/decisions.md)"),
     max_attempts_per_contact: z.int().min(1).max(10).default(1),
     concurrency_cap: z.int().min(1).max(1000).nullable().default(null),
-    retry_after_minutes: z.int().min(0).max(1440).default(240).describe('After an unanswered attempt (no_answer, busy, machine); 0 = as soon as the windows allow'),
+    retry_after_minutes: z
+      .int()
+      .min(0)
+      .max(1440)
+      .default(240)
+      .describe('After an unanswered attempt (no_answer, busy, machine); 0 = as soon as the windows allow'),
   })
   .meta({ id: 'CampaignCreateRequest' });
 export type CampaignCreateRequest = z.output<typeof campaignCreateRequest>;
@@ -70,10 +74,23 @@ export type CampaignSummary = z.infer<typeof campaignSummary>;
 
 const SHIFT_RESPONSES = ['confirmed', 'declined', 'tentative', 'unreachable'] as const;
 const shiftConfirmation = z
-  .object({ kind: z.literal('shift_confirmation'), id: z.string(), response: z.enum(SHIFT_RESPONSES), shift_ref: z.string().nullable(), site: z.string().nullable(), shift_starts_at: timestamp.nullable() })
+  .object({
+    kind: z.literal('shift_confirmation'),
+    id: z.string(),
+    response: z.enum(SHIFT_RESPONSES),
+    shift_ref: z.string().nullable(),
+    site: z.string().nullable(),
+    shift_starts_at: timestamp.nullable(),
+  })
   .meta({ id: 'ShiftConfirmationOutcome' });
 const appointmentOutcome = z
-  .object({ kind: z.literal('appointment'), id: z.string(), status: z.enum(['booked', 'rescheduled', 'cancelled', 'not_booked']), starts_at: timestamp.nullable(), duration_minutes: z.int().nullable() })
+  .object({
+    kind: z.literal('appointment'),
+    id: z.string(),
+    status: z.enum(['booked', 'rescheduled', 'cancelled', 'not_booked']),
+    starts_at: timestamp.nullable(),
+    duration_minutes: z.int().nullable(),
+  })
   .meta({ id: 'AppointmentOutcome' });
 const surveyResponseOutcome = z
   .object({ kind: z.literal('survey_response'), id: z.string(), complete: z.boolean(), answers: z.record(z.string(), z.string()) })
@@ -91,7 +108,9 @@ export const campaignOutcomeSummary = z
     disposition: z.enum(DISPOSITIONS).nullable(),
     sub_code: z.string().nullable(),
     call_id: z.string().nullable(),
-    outcome: rowOutcomeSchema.nullable().describe('The structured outcome the latest attempt recorded (shift_confirmation, appointment or survey_response); null when none'),
+    outcome: rowOutcomeSchema
+      .nullable()
+      .describe('The structured outcome the latest attempt recorded (shift_confirmation, appointment or survey_response); null when none'),
     last_activity_at: timestamp,
   })
   .meta({ id: 'CampaignOutcomeSummary' });

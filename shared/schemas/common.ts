@@ -19,18 +19,14 @@ export const timestamp = z.iso.datetime({ offset: true }).refine((s) => Number.i
 });
 
 /** limit: integer 1–200, default 50 (query strings arrive as text). */
-const limitParam = z.preprocess(
-  (v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v),
-  z.int().min(1).max(200),
-);
+const limitParam = z.preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v), z.int().min(1).max(200));
 
 export const pageQuery = z.strictObject({
   limit: limitParam.optional().default(50),
   cursor: singleLineText({ min: 1, max: 2048 }).optional(),
 });
 
-export const cursorPage = <T extends z.ZodType>(item: T) =>
-  z.object({ data: z.array(item), next_cursor: z.string().nullable(), has_more: z.boolean() });
+export const cursorPage = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), next_cursor: z.string().nullable(), has_more: z.boolean() });
 
 export const validationErrorSchema = z
   .object({
@@ -46,9 +42,7 @@ export const validationErrorSchema = z
   })
   .meta({ id: 'ValidationError' });
 
-export const errorSchema = z
-  .object({ detail: z.string(), code: z.string(), request_id: z.string().optional() })
-  .meta({ id: 'Error' });
+export const errorSchema = z.object({ detail: z.string(), code: z.string(), request_id: z.string().optional() }).meta({ id: 'Error' });
 
 /**
  * The error shape plus the fields one route's error adds (a 409 naming the existing
@@ -72,7 +66,11 @@ export const healthSchema = z.record(z.string(), z.string());
 export const storableObject = (opts: { maxBytes: number; maxDepth: number; minProperties?: number; what: string }) =>
   z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
     if (opts.minProperties && Object.keys(value).length < opts.minProperties) {
-      ctx.addIssue({ code: 'custom', message: `${opts.what} must name at least ${opts.minProperties} property; there is no default`, params: { type: 'too_short', ctx: { min_length: opts.minProperties } } });
+      ctx.addIssue({
+        code: 'custom',
+        message: `${opts.what} must name at least ${opts.minProperties} property; there is no default`,
+        params: { type: 'too_short', ctx: { min_length: opts.minProperties } },
+      });
       return;
     }
     const problem = storableProblem(value, opts.maxDepth);
@@ -82,11 +80,20 @@ export const storableObject = (opts: { maxBytes: number; maxDepth: number; minPr
     }
     const bytes = Buffer.byteLength(JSON.stringify(value), 'utf8');
     if (bytes > opts.maxBytes) {
-      ctx.addIssue({ code: 'custom', message: `${opts.what} is ${bytes} bytes as JSON; at most ${opts.maxBytes} are allowed`, params: { type: 'json_too_large', ctx: { max_bytes: opts.maxBytes } } });
+      ctx.addIssue({
+        code: 'custom',
+        message: `${opts.what} is ${bytes} bytes as JSON; at most ${opts.maxBytes} are allowed`,
+        params: { type: 'json_too_large', ctx: { max_bytes: opts.maxBytes } },
+      });
     }
   });
 
-function storableProblem(value: unknown, maxDepth: number, path: (string | number)[] = [], depth = 1): { path: (string | number)[]; msg: string; type: string } | undefined {
+function storableProblem(
+  value: unknown,
+  maxDepth: number,
+  path: (string | number)[] = [],
+  depth = 1,
+): { path: (string | number)[]; msg: string; type: string } | undefined {
   if (typeof value === 'number') {
     const p = numberProblem(value);
     return p && { path, ...p };

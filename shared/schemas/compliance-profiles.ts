@@ -11,9 +11,12 @@ const hhmm = z.string().regex(HHMM, { message: 'Time must be HH:MM on a 24-hour 
 const callingWindow = z
   .strictObject({ start: hhmm, end: hhmm })
   .superRefine((w, ctx) => {
-    for (const p of callingWindowProblems(w)) ctx.addIssue({ code: 'custom', message: p.msg, path: p.field ? [p.field] : [], input: w, params: { type: p.type } });
+    for (const p of callingWindowProblems(w))
+      ctx.addIssue({ code: 'custom', message: p.msg, path: p.field ? [p.field] : [], input: w, params: { type: p.type } });
   })
-  .describe(`The tenant's own calling window in the callee's local time. It may only narrow the legal ${LEGAL_WINDOW.start}–${LEGAL_WINDOW.end} window (422 calling_window_too_wide otherwise); start < end.`);
+  .describe(
+    `The tenant's own calling window in the callee's local time. It may only narrow the legal ${LEGAL_WINDOW.start}–${LEGAL_WINDOW.end} window (422 calling_window_too_wide otherwise); start < end.`,
+  );
 
 const fields = {
   name: singleLineText({ min: 1, max: 100 }),
@@ -23,7 +26,7 @@ const fields = {
     .min(1)
     .max(100)
     .regex(/^[a-z0-9_]+$/, { message: 'subject is lowercase letters, digits and _' })
-    .describe("The consent-scope purpose these calls fall under: a consent covers the call only if its scope.purposes contains it"),
+    .describe('The consent-scope purpose these calls fall under: a consent covers the call only if its scope.purposes contains it'),
   seller_name: singleLineText({ min: 1, max: 200 }).describe('The seller a written consent must name when its scope names one'),
 };
 

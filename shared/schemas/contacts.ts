@@ -12,7 +12,6 @@ export const LEAD_STATUSES = ['new', 'working', 'qualified', 'unqualified', 'won
 export const consentBasis = z.enum(CONSENT_BASES);
 const leadStatus = z.enum(LEAD_STATUSES);
 
-
 const timeZone = singleLineText({ min: 1, max: 64 }).refine(isKnownZone, { message: 'Unknown IANA time zone', params: { type: 'timezone_invalid' } });
 
 /** The editable contact fields, shared by the create request and CSV import rows. */
@@ -23,11 +22,17 @@ export const contactFields = {
   title: singleLineText({ max: 200 }).optional(),
   email: z.email().max(320).optional(),
   timezone: timeZone.optional(),
-  jurisdictions: z.array(singleLineText({ min: 1, max: 16 })).max(16).optional(),
+  jurisdictions: z
+    .array(singleLineText({ min: 1, max: 16 }))
+    .max(16)
+    .optional(),
   attributes: storableObject({ maxBytes: 32 * 1024, maxDepth: 8, what: 'attributes' }).optional(),
   lead_status: leadStatus.optional(),
   owner_user_id: z.string().regex(idPattern('usr'), { message: 'owner_user_id must be a user id (usr_…)' }).optional(),
-  tags: z.array(singleLineText({ min: 1, max: 64 })).max(32).optional(),
+  tags: z
+    .array(singleLineText({ min: 1, max: 64 }))
+    .max(32)
+    .optional(),
 };
 
 const consentEvidence = z.strictObject({
@@ -39,22 +44,28 @@ const consentEvidence = z.strictObject({
 const consentScope = storableObject({ maxBytes: 16 * 1024, maxDepth: 8, minProperties: 1, what: 'scope' });
 
 /** Closed: unknown keys are refused, so a caller can never name an attestation. */
-export const consentInput = z.strictObject({
-  consent_basis: consentBasis,
-  captured_at: timestamp,
-  scope: consentScope,
-  evidence: consentEvidence,
-  disclosure_text_shown: multiLineText({ max: 10000 }).optional(),
-  expires_at: timestamp.optional(),
-}).superRefine((c, ctx) => {
-  if (c.expires_at !== undefined && Date.parse(c.expires_at) < Date.parse(c.captured_at)) {
-    ctx.addIssue({ code: 'custom', path: ['expires_at'], input: c.expires_at, message: 'expires_at must not be earlier than captured_at', params: { type: 'expires_before_captured' } });
-  }
-});
+export const consentInput = z
+  .strictObject({
+    consent_basis: consentBasis,
+    captured_at: timestamp,
+    scope: consentScope,
+    evidence: consentEvidence,
+    disclosure_text_shown: multiLineText({ max: 10000 }).optional(),
+    expires_at: timestamp.optional(),
+  })
+  .superRefine((c, ctx) => {
+    if (c.expires_at !== undefined && Date.parse(c.expires_at) < Date.parse(c.captured_at)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['expires_at'],
+        input: c.expires_at,
+        message: 'expires_at must not be earlier than captured_at',
+        params: { type: 'expires_before_captured' },
+      });
+    }
+  });
 
-export const contactCreateRequest = z
-  .strictObject({ phone_e164: contactPhone, ...contactFields, consent: consentInput })
-  .meta({ id: 'ContactCreateRequest' });
+export const contactCreateRequest = z.strictObject({ phone_e164: contactPhone, ...contactFields, consent: consentInput }).meta({ id: 'ContactCreateRequest' });
 
 export const contactResource = z
   .object({
@@ -108,4 +119,6 @@ export const consentRecordResource = z
   .meta({ id: 'ConsentRecord' });
 
 /** 409 `contact_exists`: the phone already names a contact of this tenant, which it names. */
-export const contactExistsError = errorWith('ContactExistsError', { contact_id: z.string().describe('With `contact_exists`: the contact that holds the phone') });
+export const contactExistsError = errorWith('ContactExistsError', {
+  contact_id: z.string().describe('With `contact_exists`: the contact that holds the phone'),
+});

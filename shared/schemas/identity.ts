@@ -50,7 +50,7 @@ export const apiKeySummary = z
 export const apiKeyCreateRequest = z
   .strictObject({
     name: singleLineText({ min: 1, max: 100 }),
-    role: role.default('member').describe('The new key\'s role; absent = member, the least privilege (never the caller\'s own). At most the caller\'s role.'),
+    role: role.default('member').describe("The new key's role; absent = member, the least privilege (never the caller's own). At most the caller's role."),
   })
   .meta({ id: 'ApiKeyCreateRequest' });
 
@@ -58,6 +58,4 @@ export const apiKeyCreateResponse = apiKeySummary
   .extend({ secret: z.string().describe('The full API key. Returned exactly once; store it now.') })
   .meta({ id: 'ApiKeyCreateResponse' });
 
-export const apiKeyRotateResponse = apiKeyCreateResponse
-  .extend({ retired_key: apiKeySummary })
-  .meta({ id: 'ApiKeyRotateResponse' });
+export const apiKeyRotateResponse = apiKeyCreateResponse.extend({ retired_key: apiKeySummary }).meta({ id: 'ApiKeyRotateResponse' });

@@ -78,43 +78,45 @@ const scopeSchema = storableObject({ maxBytes: 16 * 1024, maxDepth: 8, minProper
  * column_mapping: CSV header → target. Checked here so every problem of the request is
  * reported in one 422: unknown targets, a target used twice, no phone_e164 target.
  */
-const columnMapping = z
-  .record(singleLineText({ min: 1, max: 255 }), z.string())
-  .superRefine((mapping, ctx) => {
-    const entries = Object.entries(mapping);
-    if (entries.length > IMPORT_LIMITS.maxMappedColumns) {
-      ctx.addIssue({ code: 'custom', message: `column_mapping may map at most ${IMPORT_LIMITS.maxMappedColumns} columns`, params: { type: 'too_long', ctx: { max_length: IMPORT_LIMITS.maxMappedColumns } } });
+const columnMapping = z.record(singleLineText({ min: 1, max: 255 }), z.string()).superRefine((mapping, ctx) => {
+  const entries = Object.entries(mapping);
+  if (entries.length > IMPORT_LIMITS.maxMappedColumns) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `column_mapping may map at most ${IMPORT_LIMITS.maxMappedColumns} columns`,
+      params: { type: 'too_long', ctx: { max_length: IMPORT_LIMITS.maxMappedColumns } },
+    });
+  }
+  const seen = new Map<string, string>();
+  for (const [header, target] of entries) {
+    const known = (IMPORT_TARGETS as readonly string[]).includes(target) || ATTRIBUTE_TARGET.test(target);
+    if (!known) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [header],
+        input: target,
+        message: `Unknown import target '${target}'. Targets: ${IMPORT_TARGETS.join(', ')}, or attributes.<key>`,
+        params: { type: 'import_target_unknown' },
+      });
+      continue;
     }
-    const seen = new Map<string, string>();
-    for (const [header, target] of entries) {
-      const known = (IMPORT_TARGETS as readonly string[]).includes(target) || ATTRIBUTE_TARGET.test(target);
-      if (!known) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [header],
-          input: target,
-          message: `Unknown import target '${target}'. Targets: ${IMPORT_TARGETS.join(', ')}, or attributes.<key>`,
-          params: { type: 'import_target_unknown' },
-        });
-        continue;
-      }
-      const first = seen.get(target);
-      if (first !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [header],
-          input: target,
-          message: `Target '${target}' is already mapped from column '${first}'; each target may be mapped once`,
-          params: { type: 'import_target_duplicate' },
-        });
-        continue;
-      }
-      seen.set(target, header);
+    const first = seen.get(target);
+    if (first !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [header],
+        input: target,
+        message: `Target '${target}' is already mapped from column '${first}'; each target may be mapped once`,
+        params: { type: 'import_target_duplicate' },
+      });
+      continue;
     }
-    if (!entries.some(([, target]) => target === 'phone_e164')) {
-      ctx.addIssue({ code: 'custom', message: 'column_mapping must map a column to phone_e164', params: { type: 'import_phone_target_missing' } });
-    }
-  });
+    seen.set(target, header);
+  }
+  if (!entries.some(([, target]) => target === 'phone_e164')) {
+    ctx.addIssue({ code: 'custom', message: 'column_mapping must map a column to phone_e164', params: { type: 'import_phone_target_missing' } });
+  }
+});
 
 export const contactImportRequest = z
   .strictObject({
@@ -126,7 +128,11 @@ export const contactImportRequest = z
     consent_attestation: consentAttestationInput,
     target_list_id: singleLineText({ min: 1, max: 64 }).optional(),
     list_name: singleLineText({ min: 1, max: 200, trim: true }).optional(),
-    on_duplicate: z.enum(ON_DUPLICATE).optional().default('reject').describe('What a row whose phone already names a contact (existing, or an earlier row of the file) does'),
+    on_duplicate: z
+      .enum(ON_DUPLICATE)
+      .optional()
+      .default('reject')
+      .describe('What a row whose phone already names a contact (existing, or an earlier row of the file) does'),
     /**
      * Extension: the consent scope every imported row's consent record gets. Without it the
      * scope is {source: "import", affirmation: <the affirmation, verbatim>}: never broader

@@ -14,15 +14,22 @@ export type CalendarProvider = (typeof CALENDAR_PROVIDERS)[number];
 const CONNECTION_STATUSES = ['active', 'revoked', 'error'] as const;
 
 const workingHours = z
-  .strictObject(Object.fromEntries(WEEKDAYS.map((d) => [d, z.array(businessWindow).max(6).default([])])) as Record<(typeof WEEKDAYS)[number], z.ZodDefault<z.ZodArray<typeof businessWindow>>>)
-  .meta({ id: 'WorkingHours', description: 'Windows per weekday (HH:MM–HH:MM, at most 6 a day) in the connection\'s time zone; a day left out has none' });
+  .strictObject(
+    Object.fromEntries(WEEKDAYS.map((d) => [d, z.array(businessWindow).max(6).default([])])) as Record<
+      (typeof WEEKDAYS)[number],
+      z.ZodDefault<z.ZodArray<typeof businessWindow>>
+    >,
+  )
+  .meta({ id: 'WorkingHours', description: "Windows per weekday (HH:MM–HH:MM, at most 6 a day) in the connection's time zone; a day left out has none" });
 
 export const integrationConnection = z
   .object({
     id: z.string(),
     provider: z.enum(CALENDAR_PROVIDERS),
     scopes: z.array(z.string()),
-    status: z.enum(CONNECTION_STATUSES).describe('active: usable; revoked: disconnected (DELETE) — kept for the audit trail; error: the provider refused our refresh token (reconnect)'),
+    status: z
+      .enum(CONNECTION_STATUSES)
+      .describe('active: usable; revoked: disconnected (DELETE) — kept for the audit trail; error: the provider refused our refresh token (reconnect)'),
     timezone: z.string().describe('IANA zone of the working hours; the default zone of availability answers'),
     working_hours: workingHours,
     created_at: timestamp,
@@ -36,7 +43,12 @@ const connectionSettings = {
   working_hours: workingHours.optional().describe('Default Monday–Friday 09:00–17:00'),
 };
 
-export const connectSandboxRequest = z.strictObject({ provider: z.literal('sandbox_calendar'), ...connectionSettings }).meta({ id: 'IntegrationConnectionCreateRequest', description: 'Connects a sandbox calendar at once (no OAuth). Google Calendar connects through /v1/integration-connections/oauth/start' });
+export const connectSandboxRequest = z
+  .strictObject({ provider: z.literal('sandbox_calendar'), ...connectionSettings })
+  .meta({
+    id: 'IntegrationConnectionCreateRequest',
+    description: 'Connects a sandbox calendar at once (no OAuth). Google Calendar connects through /v1/integration-connections/oauth/start',
+  });
 export const oauthStartRequest = z.strictObject({ provider: z.literal('google_calendar'), ...connectionSettings }).meta({ id: 'OAuthStartRequest' });
 export const oauthStartResponse = z.object({ authorize_url: z.string(), state_expires_at: timestamp }).meta({ id: 'OAuthStartResponse' });
 /**
@@ -68,12 +80,31 @@ export const rangeCheck = (b: { start_date: string; end_date: string }, ctx: z.R
   } catch {
     return;
   }
-  if (days < 1) ctx.addIssue({ code: 'custom', path: ['end_date'], message: 'end_date must not be before start_date', input: b.end_date, params: { type: 'date_range_reversed' } });
-  else if (days > MAX_RANGE_DAYS) ctx.addIssue({ code: 'custom', path: ['end_date'], message: `The range may span at most ${MAX_RANGE_DAYS} days`, input: b.end_date, params: { type: 'date_range_too_long', ctx: { max_days: MAX_RANGE_DAYS } } });
+  if (days < 1)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['end_date'],
+      message: 'end_date must not be before start_date',
+      input: b.end_date,
+      params: { type: 'date_range_reversed' },
+    });
+  else if (days > MAX_RANGE_DAYS)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['end_date'],
+      message: `The range may span at most ${MAX_RANGE_DAYS} days`,
+      input: b.end_date,
+      params: { type: 'date_range_too_long', ctx: { max_days: MAX_RANGE_DAYS } },
+    });
 };
 
 export const availabilityRequest = z
-  .strictObject({ start_date: isoDate, end_date: isoDate, duration_minutes: durationMinutes, timezone: policyTimezone.optional().describe("Default: the connection's") })
+  .strictObject({
+    start_date: isoDate,
+    end_date: isoDate,
+    duration_minutes: durationMinutes,
+    timezone: policyTimezone.optional().describe("Default: the connection's"),
+  })
   .superRefine(rangeCheck)
   .meta({ id: 'CalendarAvailabilityRequest' });
 

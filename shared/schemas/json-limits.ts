@@ -101,7 +101,8 @@ export function unholdableJson(value: unknown, root: Path = ['body']): Validatio
       continue;
     }
     if (typeof v === 'string') {
-      if (!v.isWellFormed()) issues.push({ loc: pathOf(node), msg: 'String contains a lone UTF-16 surrogate, which has no UTF-8 form', type: 'string_unicode' });
+      if (!v.isWellFormed())
+        issues.push({ loc: pathOf(node), msg: 'String contains a lone UTF-16 surrogate, which has no UTF-8 form', type: 'string_unicode' });
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
@@ -111,7 +112,8 @@ export function unholdableJson(value: unknown, root: Path = ['body']): Validatio
     } else {
       for (const key of Object.keys(v)) {
         if (key === '__proto__') children.push({ issue: { loc: pathOf(node, key), msg: "'__proto__' cannot be used as a key", type: 'key_reserved' } });
-        else if (!key.isWellFormed()) children.push({ issue: { loc: pathOf(node, key), msg: 'Key contains a lone UTF-16 surrogate, which has no UTF-8 form', type: 'key_unicode' } });
+        else if (!key.isWellFormed())
+          children.push({ issue: { loc: pathOf(node, key), msg: 'Key contains a lone UTF-16 surrogate, which has no UTF-8 form', type: 'key_unicode' } });
         else children.push({ value: (v as Record<string, unknown>)[key], parent: node, key });
       }
     }

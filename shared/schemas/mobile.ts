@@ -21,7 +21,12 @@ export const handoffResource = z
   })
   .meta({ id: 'ReceptionistHandoff' });
 
-const handoffSlot = z.object({ id: z.string().describe('Opaque; bound to this handoff; expires at expires_at'), starts_at: timestamp, ends_at: timestamp, expires_at: timestamp });
+const handoffSlot = z.object({
+  id: z.string().describe('Opaque; bound to this handoff; expires at expires_at'),
+  starts_at: timestamp,
+  ends_at: timestamp,
+  expires_at: timestamp,
+});
 export const handoffAvailabilityResponse = z
   .object({ handoff_id: z.string(), timezone: z.string(), duration_minutes: z.int().min(5).max(240), slots: z.array(handoffSlot) })
   .meta({ id: 'HandoffAvailability' });
@@ -32,7 +37,15 @@ const ACTIVITY_KINDS = ['live_call', 'voicemail', 'handoff', 'message'] as const
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
 export const mobileActivity = z
-  .object({ id: z.string(), kind: z.enum(ACTIVITY_KINDS), resource_id: z.string().describe('The handoff, voicemail call, call or message'), occurred_at: timestamp, label: z.string().describe('A fixed short phrase; never what was said, typed or dialled') })
+  .object({
+    id: z.string(),
+    kind: z.enum(ACTIVITY_KINDS),
+    resource_id: z.string().describe('The handoff, voicemail call, call or message'),
+    occurred_at: timestamp,
+    label: z.string().describe('A fixed short phrase; never what was said, typed or dialled'),
+  })
   .meta({ id: 'MobileReceptionistActivity' });
 
-export const handoffConflictError = errorWith('HandoffConflictError', { status: z.string().describe('With handoff_not_confirmed / handoff_already_booked: the handoff status') });
+export const handoffConflictError = errorWith('HandoffConflictError', {
+  status: z.string().describe('With handoff_not_confirmed / handoff_already_booked: the handoff status'),
+});

@@ -13,7 +13,6 @@ export type ReputationState = (typeof REPUTATION_STATES)[number];
 export type InboundRouteMode = (typeof INBOUND_ROUTE_MODES)[number];
 export type NumberCapability = (typeof NUMBER_CAPABILITIES)[number];
 
-
 const capabilities = z
   .array(z.enum(NUMBER_CAPABILITIES))
   .min(1)
@@ -38,7 +37,9 @@ export const phoneNumberPatchRequest = z
   .strictObject({
     inbound_agent_id: z.string().min(1).max(64).nullable().optional().describe('An agent with a published version; null clears it'),
     inbound_route_mode: z
-      .enum(['agent', 'voicemail'], { message: "inbound_route_mode may be 'agent' or 'voicemail' here; the policy route is set by PUT /v1/phone-numbers/{number_id}/answering-policy" })
+      .enum(['agent', 'voicemail'], {
+        message: "inbound_route_mode may be 'agent' or 'voicemail' here; the policy route is set by PUT /v1/phone-numbers/{number_id}/answering-policy",
+      })
       .optional(),
     inbound_voicemail_greeting: greeting.nullable().optional(),
     daily_dial_cap: z.int().min(1).max(100_000).nullable().optional(),

@@ -16,4 +16,5 @@ export const NUMBER_E164 = /^\+[1-9]\d{7,14}$/;
 export const contactPhone = z.string().regex(CONTACT_PHONE, { message: 'Phone must be E.164: +, a first digit 1-9, then 6 to 14 digits' });
 export const numberE164 = z.string().regex(NUMBER_E164, { message: 'A phone number must be E.164: +, a first digit 1-9, then 7 to 14 digits' });
 /** A contact-pattern number under another field name, with that name in its message. */
-export const contactPhoneNamed = (field: string) => z.string().regex(CONTACT_PHONE, { message: `${field} must be E.164: +, a first digit 1-9, then 6 to 14 digits` });
+export const contactPhoneNamed = (field: string) =>
+  z.string().regex(CONTACT_PHONE, { message: `${field} must be E.164: +, a first digit 1-9, then 6 to 14 digits` });

@@ -33,7 +33,17 @@ export const RUNTIME_LIMITS = {
   passagesPerTurn: 10,
 } as const;
 
-export const RUNTIME_EVENT_TYPES = ['turn', 'disclosure', 'recorded_response', 'conversation_action', 'action_confirmation', 'outcome', 'opt_out', 'usage', 'hangup'] as const;
+export const RUNTIME_EVENT_TYPES = [
+  'turn',
+  'disclosure',
+  'recorded_response',
+  'conversation_action',
+  'action_confirmation',
+  'outcome',
+  'opt_out',
+  'usage',
+  'hangup',
+] as const;
 export type RuntimeEventType = (typeof RUNTIME_EVENT_TYPES)[number];
 
 const eventId = z
@@ -42,8 +52,15 @@ const eventId = z
   .max(RUNTIME_LIMITS.eventIdChars)
   .regex(/^[A-Za-z0-9_.:-]+$/, 'Letters, digits and _ . : - only')
   .describe("The runtime's own id for the event: the idempotency key (a replay with the same id changes nothing)");
-const actionId = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:-]+$/, 'Letters, digits and _ . : - only');
-const offsetMs = z.int().min(0).max(24 * 3600 * 1000);
+const actionId = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_.:-]+$/, 'Letters, digits and _ . : - only');
+const offsetMs = z
+  .int()
+  .min(0)
+  .max(24 * 3600 * 1000);
 
 const base = {
   id: eventId,
@@ -62,13 +79,24 @@ export const turnEvent = z
     interrupted: z.boolean().optional().describe('Agent turns: the contact talked over the reply; `text` is what was heard before the interruption'),
     model: z.string().min(1).max(200).optional().describe('Agent turns: the model that produced the reply'),
     passage_ids: z
-      .array(z.string().min(1).max(120).regex(/^[A-Za-z0-9_.:-]+$/, 'Letters, digits and _ . : - only'))
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(120)
+          .regex(/^[A-Za-z0-9_.:-]+$/, 'Letters, digits and _ . : - only'),
+      )
       .min(1)
       .max(RUNTIME_LIMITS.passagesPerTurn)
       .optional()
-      .describe("Agent turns: the knowledge-pack passages (of the pinned pack version) the reply relied on; the analysis checks the turn's claims against them"),
+      .describe(
+        "Agent turns: the knowledge-pack passages (of the pinned pack version) the reply relied on; the analysis checks the turn's claims against them",
+      ),
   })
-  .refine((e) => e.start_ms === undefined || e.end_ms === undefined || e.end_ms >= e.start_ms, { path: ['end_ms'], message: 'end_ms must not be before start_ms' });
+  .refine((e) => e.start_ms === undefined || e.end_ms === undefined || e.end_ms >= e.start_ms, {
+    path: ['end_ms'],
+    message: 'end_ms must not be before start_ms',
+  });
 
 export const disclosureEvent = z.strictObject({ ...base, type: z.literal('disclosure'), text: z.string().min(1).max(RUNTIME_LIMITS.disclosureTextChars) });
 
@@ -99,17 +127,48 @@ export const conversationActionEvent = z.strictObject({
   action_confirmation: actionConfirmation.optional(),
 });
 
-export const actionConfirmationEvent = z.strictObject({ ...base, type: z.literal('action_confirmation'), action_id: actionId, action_confirmation: actionConfirmation });
+export const actionConfirmationEvent = z.strictObject({
+  ...base,
+  type: z.literal('action_confirmation'),
+  action_id: actionId,
+  action_confirmation: actionConfirmation,
+});
 
-const goal = { goal_reached: z.boolean().describe("Whether the call reached the pinned version's goal"), summary: z.string().max(RUNTIME_LIMITS.shortTextChars).optional() };
+const goal = {
+  goal_reached: z.boolean().describe("Whether the call reached the pinned version's goal"),
+  summary: z.string().max(RUNTIME_LIMITS.shortTextChars).optional(),
+};
 export const outcomeBody = z.discriminatedUnion('outcome_type', [
-  z.strictObject({ outcome_type: z.literal('appointment'), ...goal, status: z.enum(['booked', 'rescheduled', 'cancelled', 'not_booked']), starts_at: timestamp.optional(), duration_minutes: z.int().min(5).max(480).optional(), action_id: actionId.optional() }),
-  z.strictObject({ outcome_type: z.literal('shift_confirmation'), ...goal, response: z.enum(['confirmed', 'declined', 'tentative']), shift_id: z.string().min(1).max(100).optional() }),
-  z.strictObject({ outcome_type: z.literal('survey_response'), ...goal, complete: z.boolean(), answers: z.record(z.string().min(1).max(64), z.string().max(RUNTIME_LIMITS.shortTextChars)).refine((a) => Object.keys(a).length <= 50, 'At most 50 answers') }),
+  z.strictObject({
+    outcome_type: z.literal('appointment'),
+    ...goal,
+    status: z.enum(['booked', 'rescheduled', 'cancelled', 'not_booked']),
+    starts_at: timestamp.optional(),
+    duration_minutes: z.int().min(5).max(480).optional(),
+    action_id: actionId.optional(),
+  }),
+  z.strictObject({
+    outcome_type: z.literal('shift_confirmation'),
+    ...goal,
+    response: z.enum(['confirmed', 'declined', 'tentative']),
+    shift_id: z.string().min(1).max(100).optional(),
+  }),
+  z.strictObject({
+    outcome_type: z.literal('survey_response'),
+    ...goal,
+    complete: z.boolean(),
+    answers: z
+      .record(z.string().min(1).max(64), z.string().max(RUNTIME_LIMITS.shortTextChars))
+      .refine((a) => Object.keys(a).length <= 50, 'At most 50 answers'),
+  }),
   z.strictObject({ outcome_type: z.literal('none'), ...goal }),
 ]);
 export type OutcomeBody = z.output<typeof outcomeBody>;
-export const outcomeEvent = z.strictObject({ ...base, type: z.literal('outcome'), outcome: outcomeBody.describe(`Structured by the pinned version's outcome_type (${OUTCOME_TYPES.join(', ')})`) });
+export const outcomeEvent = z.strictObject({
+  ...base,
+  type: z.literal('outcome'),
+  outcome: outcomeBody.describe(`Structured by the pinned version's outcome_type (${OUTCOME_TYPES.join(', ')})`),
+});
 
 export const optOutEvent = z.strictObject({
   ...base,
@@ -130,7 +189,10 @@ const seconds = z
   .number()
   .min(0)
   .max(86_400)
-  .refine((v) => new RegExp(`^\\d+(\\.\\d{1,${SECONDS_DECIMALS}})?$`).test(String(v)), { message: `At most ${SECONDS_DECIMALS} decimal places (milliseconds)`, params: { type: 'decimal_max_places', ctx: { decimal_places: SECONDS_DECIMALS } } })
+  .refine((v) => new RegExp(`^\\d+(\\.\\d{1,${SECONDS_DECIMALS}})?$`).test(String(v)), {
+    message: `At most ${SECONDS_DECIMALS} decimal places (milliseconds)`,
+    params: { type: 'decimal_max_places', ctx: { decimal_places: SECONDS_DECIMALS } },
+  })
   .describe(`Seconds, at most ${SECONDS_DECIMALS} decimal places`);
 export const usageEvent = z
   .strictObject({
@@ -145,14 +207,40 @@ export const usageEvent = z
     /** GPU time the runtime spent on the call (speech models), seconds. */
     gpu_seconds: seconds.optional(),
   })
-  .refine((e) => [e.audio_seconds, e.characters_spoken, e.llm_input_tokens, e.llm_output_tokens, e.llm_cached_input_tokens, e.gpu_seconds].some((v) => v !== undefined), { message: 'A usage event reports at least one quantity' })
+  .refine(
+    (e) =>
+      [e.audio_seconds, e.characters_spoken, e.llm_input_tokens, e.llm_output_tokens, e.llm_cached_input_tokens, e.gpu_seconds].some((v) => v !== undefined),
+    { message: 'A usage event reports at least one quantity' },
+  )
   // Cached tokens are part of the input (metered apart: prompt = input − cached), so never more than it.
-  .refine((e) => e.llm_cached_input_tokens === undefined || e.llm_cached_input_tokens <= (e.llm_input_tokens ?? 0), { path: ['llm_cached_input_tokens'], message: 'llm_cached_input_tokens is part of llm_input_tokens and cannot exceed it' })
-  .describe('Usage since the previous usage event of the call (increments, not running totals): each usage event is metered once, into the usage ledger (stt_audio_seconds, tts_characters, llm_prompt_tokens, llm_cached_prompt_tokens, llm_completion_tokens, gpu_seconds)');
+  .refine((e) => e.llm_cached_input_tokens === undefined || e.llm_cached_input_tokens <= (e.llm_input_tokens ?? 0), {
+    path: ['llm_cached_input_tokens'],
+    message: 'llm_cached_input_tokens is part of llm_input_tokens and cannot exceed it',
+  })
+  .describe(
+    'Usage since the previous usage event of the call (increments, not running totals): each usage event is metered once, into the usage ledger (stt_audio_seconds, tts_characters, llm_prompt_tokens, llm_cached_prompt_tokens, llm_completion_tokens, gpu_seconds)',
+  );
 
-export const hangupEvent = z.strictObject({ ...base, type: z.literal('hangup'), by: z.enum(['agent', 'contact', 'runtime']), reason: z.string().max(200).optional() });
+export const hangupEvent = z.strictObject({
+  ...base,
+  type: z.literal('hangup'),
+  by: z.enum(['agent', 'contact', 'runtime']),
+  reason: z.string().max(200).optional(),
+});
 
-export const runtimeEvent = z.discriminatedUnion('type', [turnEvent, disclosureEvent, recordedResponseEvent, conversationActionEvent, actionConfirmationEvent, outcomeEvent, optOutEvent, usageEvent, hangupEvent]).meta({ id: 'RuntimeEvent' });
+export const runtimeEvent = z
+  .discriminatedUnion('type', [
+    turnEvent,
+    disclosureEvent,
+    recordedResponseEvent,
+    conversationActionEvent,
+    actionConfirmationEvent,
+    outcomeEvent,
+    optOutEvent,
+    usageEvent,
+    hangupEvent,
+  ])
+  .meta({ id: 'RuntimeEvent' });
 export type RuntimeEvent = z.output<typeof runtimeEvent>;
 export type TurnEvent = z.output<typeof turnEvent>;
 
@@ -163,11 +251,21 @@ export const runtimeEventsRequest = z
   .superRefine((body, ctx) => {
     const seen = new Set<string>();
     body.events.forEach((e, i) => {
-      if (seen.has(e.id)) ctx.addIssue({ code: 'custom', path: ['events', i, 'id'], message: 'Event ids must be unique within a request', input: e.id, params: { type: 'duplicate_event_id' } });
+      if (seen.has(e.id))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['events', i, 'id'],
+          message: 'Event ids must be unique within a request',
+          input: e.id,
+          params: { type: 'duplicate_event_id' },
+        });
       seen.add(e.id);
     });
   })
-  .meta({ id: 'RuntimeEventsRequest', description: `A batch of 1–${MAX_EVENTS_PER_REQUEST} events (one event is a batch of one), applied in order, all or nothing` });
+  .meta({
+    id: 'RuntimeEventsRequest',
+    description: `A batch of 1–${MAX_EVENTS_PER_REQUEST} events (one event is a batch of one), applied in order, all or nothing`,
+  });
 
 export const runtimeEventResult = z.object({
   id: z.string(),
@@ -186,4 +284,6 @@ export const runtimeEventsResponse = z
 export const callEventsPath = z.object({ call_id: z.string().min(1).max(64) });
 
 /** 409 `event_id_reused` names the event; `call_not_in_conversation` adds nothing. */
-export const eventConflictError = errorWith('CallEventConflictError', { event_id: z.string().describe('With `event_id_reused`: the id sent again with another body') });
+export const eventConflictError = errorWith('CallEventConflictError', {
+  event_id: z.string().describe('With `event_id_reused`: the id sent again with another body'),
+});

@@ -46,4 +46,6 @@ export const suppressionResource = z
 export type Suppression = z.infer<typeof suppressionResource>;
 
 /** 409 `already_suppressed`, naming the active entry. */
-export const alreadySuppressedError = errorWith('AlreadySuppressedError', { suppression_id: z.string().describe('With `already_suppressed`: the active entry') });
+export const alreadySuppressedError = errorWith('AlreadySuppressedError', {
+  suppression_id: z.string().describe('With `already_suppressed`: the active entry'),
+});

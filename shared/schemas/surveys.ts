@@ -7,7 +7,11 @@ const surveyAnswer = z
   .object({
     value: z.string().describe('The answer as recorded'),
     answered_at: timestamp.nullable(),
-    score: z.int().nullable().optional().describe("Scored questions: the points the question's scoring.mapping gives the value (null: the value maps to nothing)"),
+    score: z
+      .int()
+      .nullable()
+      .optional()
+      .describe("Scored questions: the points the question's scoring.mapping gives the value (null: the value maps to nothing)"),
     points: z.int().optional().describe("Scored questions: the scale's points"),
     weight: z.number().optional().describe("Scored questions: the question's weight (default 1)"),
   })

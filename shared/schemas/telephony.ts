@@ -33,7 +33,11 @@ const sanRefs = z.array(sanRef).max(50);
 const credentialsRule = (mode: TelephonyMode, provider: TelephonyProviderName, hasCredentials: boolean): { type: string; msg: string } | undefined => {
   const needs = mode === 'byo' && provider === 'twilio';
   if (needs && !hasCredentials) return { type: 'missing', msg: 'credentials are required for a byo twilio account' };
-  if (!needs && hasCredentials) return { type: 'credentials_not_allowed', msg: `credentials are not accepted for a ${mode} ${provider} account (${mode === 'managed' ? "it uses the platform's carrier account" : 'the sandbox needs none'})` };
+  if (!needs && hasCredentials)
+    return {
+      type: 'credentials_not_allowed',
+      msg: `credentials are not accepted for a ${mode} ${provider} account (${mode === 'managed' ? "it uses the platform's carrier account" : 'the sandbox needs none'})`,
+    };
   return undefined;
 };
 

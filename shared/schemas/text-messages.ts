@@ -30,7 +30,11 @@ const FAILURE_CODES = [
 
 const messageFailure = z
   .object({
-    code: z.enum(FAILURE_CODES).describe('Why the message failed: a compliance block (dnc_hit, scrub_blocked, blocked_by_policy) or deferral (deferred), the sending number, or the carrier; send_unknown: the carrier call had no known outcome and no carrier SID arrived in time (never re-sent; a later carrier report still corrects it)'),
+    code: z
+      .enum(FAILURE_CODES)
+      .describe(
+        'Why the message failed: a compliance block (dnc_hit, scrub_blocked, blocked_by_policy) or deferral (deferred), the sending number, or the carrier; send_unknown: the carrier call had no known outcome and no carrier SID arrived in time (never re-sent; a later carrier report still corrects it)',
+      ),
     message: z.string(),
     next_permitted_at: timestamp.nullable().describe('deferred: the earliest instant a resend would be allowed'),
     carrier_error_code: z.string().nullable().describe("The carrier's own error code (Twilio ErrorCode), when it reported one"),
@@ -43,7 +47,7 @@ export const messageSummary = z
     id: z.string(),
     direction: z.enum(MESSAGE_DIRECTIONS),
     phone_number_id: z.string().nullable().describe('Our number that sent or received it'),
-    contact_id: z.string().nullable().describe('Outbound: the contact addressed; inbound: the contact holding the sender\'s number, if any'),
+    contact_id: z.string().nullable().describe("Outbound: the contact addressed; inbound: the contact holding the sender's number, if any"),
     to_e164: z.string(),
     from_e164: z.string(),
     template_id: z.string().nullable(),
@@ -53,7 +57,7 @@ export const messageSummary = z
     origin_call_id: z.string().nullable().describe("Set when the voice runtime's send_sms tool sent it during that call"),
     inbound_intent: z.enum(INBOUND_INTENTS).nullable().describe('Inbound only: stop, help or other'),
     segments: z.int().describe('Segments as carriers count them (GSM-7 160/153, else UCS-2 70/67)'),
-    compliance_profile_id: z.string().nullable().describe('Outbound: the profile the message was judged under (for send_sms, the call version\'s)'),
+    compliance_profile_id: z.string().nullable().describe("Outbound: the profile the message was judged under (for send_sms, the call version's)"),
     compliance: complianceDecision.nullable().describe('Outbound: the compliance decision for the sms channel, verbatim'),
     failure: messageFailure.nullable(),
     created_at: timestamp,
@@ -62,7 +66,9 @@ export const messageSummary = z
   .meta({ id: 'MessageSummary' });
 export type MessageSummary = z.infer<typeof messageSummary>;
 
-const variables = z.record(singleLineText({ min: 1, max: 64 }), multiLineText({ max: MAX_VARIABLE_CHARS })).refine((v) => Object.keys(v).length <= 20, 'At most 20 variables');
+const variables = z
+  .record(singleLineText({ min: 1, max: 64 }), multiLineText({ max: MAX_VARIABLE_CHARS }))
+  .refine((v) => Object.keys(v).length <= 20, 'At most 20 variables');
 
 export const messageCreateRequest = z
   .strictObject({
@@ -73,13 +79,21 @@ export const messageCreateRequest = z
     variables: variables.optional(),
   })
   .superRefine((b, ctx) => {
-    if ((b.body === undefined) === (b.template_id === undefined)) ctx.addIssue({ code: 'custom', path: ['body'], message: 'Give either body, or template_id with its variables', params: { type: 'body_or_template' } });
-    if (b.body !== undefined && b.variables !== undefined) ctx.addIssue({ code: 'custom', path: ['variables'], message: 'variables go with a template_id, not a body', params: { type: 'extra_forbidden' } });
+    if ((b.body === undefined) === (b.template_id === undefined))
+      ctx.addIssue({ code: 'custom', path: ['body'], message: 'Give either body, or template_id with its variables', params: { type: 'body_or_template' } });
+    if (b.body !== undefined && b.variables !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['variables'], message: 'variables go with a template_id, not a body', params: { type: 'extra_forbidden' } });
   })
-  .meta({ id: 'MessageCreateRequest', description: 'To whom (a contact) and about what (a compliance profile), with a body, or a template_id and its variables' });
+  .meta({
+    id: 'MessageCreateRequest',
+    description: 'To whom (a contact) and about what (a compliance profile), with a body, or a template_id and its variables',
+  });
 
 export const messagePath = z.object({ message_id: z.string().min(1).max(64) });
 
 export const inboundMessagingWebhook = z
-  .object({ url: z.string().describe("Paste as the number's \"A message comes in\" webhook (POST)"), status_callback_url: z.string().describe('Where delivery status callbacks go (set per message by the platform)') })
+  .object({
+    url: z.string().describe('Paste as the number\'s "A message comes in" webhook (POST)'),
+    status_callback_url: z.string().describe('Where delivery status callbacks go (set per message by the platform)'),
+  })
   .meta({ id: 'InboundMessagingWebhook' });

@@ -35,7 +35,8 @@ async function seedPlans(): Promise<{ written: number; existing: number }> {
  * Everything the seed writes except timestamps, hashed: the stack passes it to the deploy
  * hook as a property, so CloudFormation re-runs the seed exactly when this changes.
  */
-export const seedContentHash = (templates: readonly TemplateDefinition[] = TEMPLATES): string => contentHash({ platform: platformRecords(''), templates, plans: PLANS });
+export const seedContentHash = (templates: readonly TemplateDefinition[] = TEMPLATES): string =>
+  contentHash({ platform: platformRecords(''), templates, plans: PLANS });
 
 export async function seedPlatformData(): Promise<{ written: number; existing: number }> {
   let written = 0;

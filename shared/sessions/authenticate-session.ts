@@ -26,7 +26,8 @@ export interface SessionPrincipal {
 }
 
 const sessionUnauthorized = () => new DomainError('unauthorized', 'unauthorized', 'Missing or invalid session');
-export const bearerOnCookieRoute = () => new DomainError('unauthorized', 'unauthorized', 'This operation takes the dashboard session cookie, not an Authorization header');
+export const bearerOnCookieRoute = () =>
+  new DomainError('unauthorized', 'unauthorized', 'This operation takes the dashboard session cookie, not an Authorization header');
 const originRefused = (what: string) => new DomainError('forbidden', 'origin_refused', `The request's Origin is not ${what}`);
 
 /** The dashboard's origin (DASHBOARD_ORIGIN) and the portal's (PORTAL_ORIGIN, defaulting to the dashboard's). */

@@ -25,14 +25,26 @@ import { reserveAll, signInUser } from './throttle.js';
 export async function requestEmailLink(input: { email: string; sourceIp: string; at: Date; dashboardOrigin: string }): Promise<void> {
   const started = performance.now();
   const email = input.email.trim().toLowerCase();
-  await reserveAll([['link_account', email], ['link_source', input.sourceIp]], input.at);
+  await reserveAll(
+    [
+      ['link_account', email],
+      ['link_source', input.sourceIp],
+    ],
+    input.at,
+  );
   const user = await signInUser(email);
   const sendsLink = Boolean(user?.email_verified_at);
   const { token, hash } = mintToken(SIGNIN_LINK_PREFIX, sendsLink ? [user!.tenant_id, user!.id] : []);
   const expiresAt = new Date(input.at.getTime() + SIGNIN_LINK_TTL_MS);
   const ttl = Math.ceil(expiresAt.getTime() / 1000) + 86_400;
   // The same write either way: the link, or a decoy of the same size under one platform key.
-  await putSignInLink({ owner: sendsLink ? { tenant_id: user!.tenant_id, user_id: user!.id } : null, token_hash: hash, created_at: input.at.toISOString(), expires_at: expiresAt.toISOString(), ttl });
+  await putSignInLink({
+    owner: sendsLink ? { tenant_id: user!.tenant_id, user_id: user!.id } : null,
+    token_hash: hash,
+    created_at: input.at.toISOString(),
+    expires_at: expiresAt.toISOString(),
+    ttl,
+  });
   if (sendsLink) await sendMail(signInLinkMail(user!.email, input.dashboardOrigin, token, SIGNIN_LINK_TTL_MS / 60_000), input.at);
   // Only the mail is left to differ: every answer waits until the same floor after the request began.
   await answerNoSoonerThan(started, EMAIL_LINK_MIN_MS);

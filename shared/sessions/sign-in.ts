@@ -24,7 +24,12 @@ export async function passwordMatches(user: { email: string }, storedHash: strin
   return ok;
 }
 
-export async function signInWithPassword(input: { email: string; password: string; sourceIp: string; at: Date }): Promise<SessionRecord & { cookieValue: string }> {
+export async function signInWithPassword(input: {
+  email: string;
+  password: string;
+  sourceIp: string;
+  at: Date;
+}): Promise<SessionRecord & { cookieValue: string }> {
   const email = input.email.trim().toLowerCase();
   await admitPasswordAttempt(email, input.sourceIp, input.at);
   const user = await signInUser(email);
@@ -34,4 +39,3 @@ export async function signInWithPassword(input: { email: string; password: strin
   const session = await createSession(user.tenant_id, user.id, input.at);
   return { ...session.record, cookieValue: session.cookieValue };
 }
-

@@ -10,7 +10,8 @@ import { backoffPut, clearBackoff, giveBackFailure, readBackoff, releaseSlot, re
 import { findLogin, getSignInUser, type SignInUser } from '../repositories/users.js';
 import { getTenant, tenantUsable } from '../repositories/tenants.js';
 
-const tooMany = (seconds: number) => new DomainError('rate_limited', 'too_many_attempts', 'Too many attempts; try again later', {}, { retryAfterSeconds: seconds });
+const tooMany = (seconds: number) =>
+  new DomainError('rate_limited', 'too_many_attempts', 'Too many attempts; try again later', {}, { retryAfterSeconds: seconds });
 
 /** Takes a slot in each scope, in order; on a refusal gives back the ones taken and throws 429. */
 export async function reserveAll(slots: [ThrottleScope, string][], at: Date): Promise<void> {
@@ -59,7 +60,11 @@ export async function admitPasswordAttempt(email: string, sourceIp: string, at: 
 
 /** The right password: the account's counters start over; the source gets its attempt back. */
 export async function passwordSucceeded(email: string, sourceIp: string): Promise<void> {
-  await Promise.all([clearBackoff('password_account', email), clearBackoff('password_pair', `${sourceIp} ${email}`), giveBackFailure('password_source', sourceIp)]);
+  await Promise.all([
+    clearBackoff('password_account', email),
+    clearBackoff('password_pair', `${sourceIp} ${email}`),
+    giveBackFailure('password_source', sourceIp),
+  ]);
 }
 
 /** Ids no tenant or user has: an unknown email reads them, so it does the same reads as a known one. */

@@ -80,7 +80,9 @@ export async function signS3Request(req: SignableRequest, creds: AwsCredentials,
 /** Path-style on a local endpoint, virtual-hosted style on AWS. */
 export function objectUrl(bucket: string, key: string, region: string, endpoint: string | undefined): URL {
   const path = key.split('/').map(encodeSegment).join('/');
-  return endpoint ? new URL(`${endpoint.replace(/\/$/, '')}/${encodeSegment(bucket)}/${path}`) : new URL(`https://${bucket}.s3.${region}.amazonaws.com/${path}`);
+  return endpoint
+    ? new URL(`${endpoint.replace(/\/$/, '')}/${encodeSegment(bucket)}/${path}`)
+    : new URL(`https://${bucket}.s3.${region}.amazonaws.com/${path}`);
 }
 
 class EvidenceStoreError extends Error {}

@@ -111,7 +111,12 @@ function signQuery<F extends SignedFields>(key: CallTokenKey, purpose: string, f
 }
 
 /** The query's values for `fields` when all are present and `sig` is their MAC (checked before any value is read). */
-function readSignedQuery<F extends SignedFields>(key: CallTokenKey, purpose: string, fields: F, query: QueryLike): { ok: true; values: Values<F> } | { ok: false; reason: 'malformed' | 'bad_signature' } {
+function readSignedQuery<F extends SignedFields>(
+  key: CallTokenKey,
+  purpose: string,
+  fields: F,
+  query: QueryLike,
+): { ok: true; values: Values<F> } | { ok: false; reason: 'malformed' | 'bad_signature' } {
   const get = (k: string) => (query instanceof URLSearchParams ? (query.get(k) ?? undefined) : Object.hasOwn(query, k) ? query[k] : undefined);
   const values = Object.fromEntries(fields.map((f) => [f, get(f)]));
   const sig = get('sig');
@@ -168,7 +173,18 @@ export function verifyGatherParams(key: CallTokenKey, query: QueryLike, at: Date
   const exp = count(v.exp, Number.MAX_SAFE_INTEGER);
   if (!policyVersion || invalid === undefined || exp === undefined || !decodeStepPath(v.step_path)) return { ok: false, reason: 'malformed' };
   if (epoch(at) >= exp) return { ok: false, reason: 'expired' };
-  return { ok: true, claims: { tenant_id: v.tenant_id, call_id: v.call_id, number_id: v.number_id, policy_version: policyVersion, step_path: v.step_path, invalid_attempts: invalid, exp } };
+  return {
+    ok: true,
+    claims: {
+      tenant_id: v.tenant_id,
+      call_id: v.call_id,
+      number_id: v.number_id,
+      policy_version: policyVersion,
+      step_path: v.step_path,
+      invalid_attempts: invalid,
+      exp,
+    },
+  };
 }
 
 /* ---- ConversationRelay <Connect action> URL ---- */
@@ -211,16 +227,29 @@ export function verifyRelayActionParams(key: CallTokenKey, query: QueryLike, at:
   const policyVersion = count(v.policy_version, Number.MAX_SAFE_INTEGER);
   const reconnects = count(v.reconnects, MAX_RECONNECTS_SIGNED);
   const exp = count(v.exp, Number.MAX_SAFE_INTEGER);
-  if (policyVersion === undefined || reconnects === undefined || exp === undefined || [v.tenant_id, v.call_id, v.agent_version_id, v.number_id].some((s) => !s)) return { ok: false, reason: 'malformed' };
+  if (policyVersion === undefined || reconnects === undefined || exp === undefined || [v.tenant_id, v.call_id, v.agent_version_id, v.number_id].some((s) => !s))
+    return { ok: false, reason: 'malformed' };
   if (epoch(at) >= exp) return { ok: false, reason: 'expired' };
   return {
     ok: true,
-    claims: { tenant_id: v.tenant_id, call_id: v.call_id, agent_version_id: v.agent_version_id, number_id: v.number_id, ...(policyVersion ? { policy_version: policyVersion } : {}), reconnects, exp },
+    claims: {
+      tenant_id: v.tenant_id,
+      call_id: v.call_id,
+      agent_version_id: v.agent_version_id,
+      number_id: v.number_id,
+      ...(policyVersion ? { policy_version: policyVersion } : {}),
+      reconnects,
+      exp,
+    },
   };
 }
 
 /** A signed callback query as the OpenAPI document shows it: every state field and its `sig` (the handlers read them raw). */
 const signedQuery = (fields: SignedFields, what: string) =>
-  z.object(Object.fromEntries([...fields, 'sig'].map((f) => [f, z.string().describe(f === 'sig' ? `Our MAC over the ${what} state (base64url)` : `Signed ${what} state`)])));
+  z.object(
+    Object.fromEntries(
+      [...fields, 'sig'].map((f) => [f, z.string().describe(f === 'sig' ? `Our MAC over the ${what} state (base64url)` : `Signed ${what} state`)]),
+    ),
+  );
 export const gatherQuery = signedQuery(GATHER_FIELDS, 'menu');
 export const relayActionQuery = signedQuery(RELAY_ACTION_FIELDS, 'relay action');

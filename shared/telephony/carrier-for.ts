@@ -30,7 +30,12 @@ export async function carrierAccess(account: TelephonyAccountRecord): Promise<Ca
     return { credentials: { accountSid: creds.account_sid, authToken: creds.auth_token }, baseUrl: twilioApiBaseUrl() };
   }
   const platform = (await appSecrets()).platformCarrier;
-  if (!platform) throw new DomainError('unavailable', 'platform_carrier_unconfigured', 'This deployment has no platform carrier account, so managed twilio accounts cannot reach a carrier; use byo or mock');
+  if (!platform)
+    throw new DomainError(
+      'unavailable',
+      'platform_carrier_unconfigured',
+      'This deployment has no platform carrier account, so managed twilio accounts cannot reach a carrier; use byo or mock',
+    );
   return { credentials: platform, baseUrl: twilioApiBaseUrl() };
 }
 

@@ -40,7 +40,8 @@ export function signedParams(pairs: readonly [string, string][]): TwilioParams {
 }
 
 /** The URL the carrier was given for this request: configured base + path + query. */
-export const signedUrl = (event: Pick<APIGatewayProxyEventV2, 'rawPath' | 'rawQueryString'>) => `${publicBaseUrl()}${event.rawPath}${event.rawQueryString ? `?${event.rawQueryString}` : ''}`;
+export const signedUrl = (event: Pick<APIGatewayProxyEventV2, 'rawPath' | 'rawQueryString'>) =>
+  `${publicBaseUrl()}${event.rawPath}${event.rawQueryString ? `?${event.rawQueryString}` : ''}`;
 
 const single = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
@@ -50,7 +51,11 @@ const single = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : 
  */
 const IDENTITY_FIELDS = ['AccountSid', 'CallSid', 'To', 'From'] as const;
 
-export async function authenticateCarrierRequest(event: APIGatewayProxyEventV2, pairs: readonly [string, string][], prefer: 'to' | 'from' = 'to'): Promise<CarrierCaller> {
+export async function authenticateCarrierRequest(
+  event: APIGatewayProxyEventV2,
+  pairs: readonly [string, string][],
+  prefer: 'to' | 'from' = 'to',
+): Promise<CarrierCaller> {
   const params = signedParams(pairs);
   if (IDENTITY_FIELDS.some((name) => Array.isArray(params[name]))) throw forbiddenSignature();
   const signature = event.headers?.[TWILIO_SIGNATURE_HEADER];

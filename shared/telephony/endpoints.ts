@@ -39,4 +39,6 @@ export const carrierMessagingWebhookUrls = () => ({
 export const VOICE_RUNTIME_RELAY_PATH = '/runtime/v1/relay';
 
 export const voiceRuntimeRelayUrl = (): string =>
-  trimSlash(process.env.VOICE_RUNTIME_RELAY_URL || process.env.VOICE_RUNTIME_STREAM_URL || `${publicBaseUrl().replace(/^http/, 'ws')}${VOICE_RUNTIME_RELAY_PATH}`);
+  trimSlash(
+    process.env.VOICE_RUNTIME_RELAY_URL || process.env.VOICE_RUNTIME_STREAM_URL || `${publicBaseUrl().replace(/^http/, 'ws')}${VOICE_RUNTIME_RELAY_PATH}`,
+  );

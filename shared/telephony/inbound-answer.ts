@@ -63,30 +63,64 @@ export function unavailable(reason: string): Answer {
 export function relayToAgent(ctx: AnswerContext, agent: { agent_id: string; agent_version_id: string }, policyVersion?: number, stepPath?: string): Answer {
   const version = ctx.agents.get(agent.agent_version_id);
   if (!version) return unavailable('agent_version_missing');
-  const claims = { tenant_id: ctx.tenantId, call_id: ctx.callId, agent_version_id: agent.agent_version_id, number_id: ctx.numberId, ...(policyVersion ? { policy_version: policyVersion } : {}) };
+  const claims = {
+    tenant_id: ctx.tenantId,
+    call_id: ctx.callId,
+    agent_version_id: agent.agent_version_id,
+    number_id: ctx.numberId,
+    ...(policyVersion ? { policy_version: policyVersion } : {}),
+  };
   return {
-    twiml: relayTwiml({ claims, agent: version, key: ctx.key, at: ctx.at, relayUrl: ctx.relayUrl, baseUrl: ctx.baseUrl, speech: ctx.speech, ...(ctx.streamTtlSeconds ? { ttlSeconds: ctx.streamTtlSeconds } : {}) }),
+    twiml: relayTwiml({
+      claims,
+      agent: version,
+      key: ctx.key,
+      at: ctx.at,
+      relayUrl: ctx.relayUrl,
+      baseUrl: ctx.baseUrl,
+      speech: ctx.speech,
+      ...(ctx.streamTtlSeconds ? { ttlSeconds: ctx.streamTtlSeconds } : {}),
+    }),
     entries: [{ action: 'ai', agent_id: agent.agent_id, agent_version_id: agent.agent_version_id, ...(stepPath ? { step_path: stepPath } : {}) }],
   };
 }
 
 export function voicemail(ctx: AnswerContext, greeting: string | null, stepPath?: string): Answer {
   return {
-    twiml: twiml(say(greeting ?? DEFAULT_VOICEMAIL_GREETING), record({ maxLengthSeconds: VOICEMAIL_MAX_SECONDS, action: recordingUrl(ctx), playBeep: true }), hangup()),
+    twiml: twiml(
+      say(greeting ?? DEFAULT_VOICEMAIL_GREETING),
+      record({ maxLengthSeconds: VOICEMAIL_MAX_SECONDS, action: recordingUrl(ctx), playBeep: true }),
+      hangup(),
+    ),
     entries: [{ action: 'voicemail', ...(stepPath ? { step_path: stepPath } : {}) }],
   };
 }
 
 /** Render the step at `path` of policy version `version` (`null` path: the list ran out). */
-export function runStep(ctx: AnswerContext, policy: PolicyDocument<PolicyStep>, version: number, path: PolicyPath | null, opts: { invalidAttempts?: number; notAnOption?: boolean } = {}): Answer {
+export function runStep(
+  ctx: AnswerContext,
+  policy: PolicyDocument<PolicyStep>,
+  version: number,
+  path: PolicyPath | null,
+  opts: { invalidAttempts?: number; notAnOption?: boolean } = {},
+): Answer {
   const step = path ? resolveStep(policy, path) : undefined;
   if (!path || !step) return { twiml: twiml(hangup()), entries: [{ action: 'end' }] };
   const stepPath = encodeStepPath(path);
-  const state = (invalid: number) => gatherActionUrl(policyActionUrl(ctx), ctx.key, { tenant_id: ctx.tenantId, call_id: ctx.callId, number_id: ctx.numberId, policy_version: version, step_path: stepPath, invalid_attempts: invalid }, ctx.at);
+  const state = (invalid: number) =>
+    gatherActionUrl(
+      policyActionUrl(ctx),
+      ctx.key,
+      { tenant_id: ctx.tenantId, call_id: ctx.callId, number_id: ctx.numberId, policy_version: version, step_path: stepPath, invalid_attempts: invalid },
+      ctx.at,
+    );
   switch (step.type) {
     case 'menu': {
       const prompt = opts.notAnOption ? [say(NOT_AN_OPTION), say(step.prompt)] : [say(step.prompt)];
-      return { twiml: twiml(gather({ action: state(opts.invalidAttempts ?? 0), timeoutSeconds: step.timeout_seconds, prompt })), entries: [{ action: 'menu', step_path: stepPath }] };
+      return {
+        twiml: twiml(gather({ action: state(opts.invalidAttempts ?? 0), timeoutSeconds: step.timeout_seconds, prompt })),
+        entries: [{ action: 'menu', step_path: stepPath }],
+      };
     }
     case 'ring_humans': {
       const numbers = step.rep_ids.map((id) => ctx.repNumbers.get(id)).filter((n): n is string => Boolean(n));

@@ -20,7 +20,12 @@ async function repNumbersOf(tenantId: string, policy: PolicyDocument<PolicyStep>
 type KnownVersion = { id: string; definition: RelayAgent };
 
 /** The pinned versions the answer may relay to: those already read, the named ones and every ai step's of the policy. */
-async function agentsOf(tenantId: string, known: readonly KnownVersion[], versionIds: readonly string[], policy: PolicyDocument<PolicyStep> | undefined): Promise<Map<string, RelayAgent>> {
+async function agentsOf(
+  tenantId: string,
+  known: readonly KnownVersion[],
+  versionIds: readonly string[],
+  policy: PolicyDocument<PolicyStep> | undefined,
+): Promise<Map<string, RelayAgent>> {
   const fromPolicy = policy ? [...walkSteps(policy)].flatMap(({ step }) => (step.type === 'ai' ? [step.agent_version_id] : [])) : [];
   const have = new Set(known.map((v) => v.id));
   const ids = [...new Set([...versionIds, ...fromPolicy])].filter((id) => !have.has(id));
@@ -28,8 +33,21 @@ async function agentsOf(tenantId: string, known: readonly KnownVersion[], versio
   return new Map([...known, ...read.filter((v) => v !== undefined)].map((v) => [v.id, v.definition]));
 }
 
-export async function answerContext(input: { tenantId: string; callId: string; numberId: string; numberE164: string; at: Date; policy?: PolicyDocument<PolicyStep>; agentVersionIds?: readonly string[]; agentVersions?: readonly KnownVersion[] }): Promise<AnswerContext> {
-  const [key, repNumbers, agents] = await Promise.all([callTokenKey(), repNumbersOf(input.tenantId, input.policy), agentsOf(input.tenantId, input.agentVersions ?? [], input.agentVersionIds ?? [], input.policy)]);
+export async function answerContext(input: {
+  tenantId: string;
+  callId: string;
+  numberId: string;
+  numberE164: string;
+  at: Date;
+  policy?: PolicyDocument<PolicyStep>;
+  agentVersionIds?: readonly string[];
+  agentVersions?: readonly KnownVersion[];
+}): Promise<AnswerContext> {
+  const [key, repNumbers, agents] = await Promise.all([
+    callTokenKey(),
+    repNumbersOf(input.tenantId, input.policy),
+    agentsOf(input.tenantId, input.agentVersions ?? [], input.agentVersionIds ?? [], input.policy),
+  ]);
   return {
     tenantId: input.tenantId,
     callId: input.callId,

@@ -16,7 +16,12 @@ export const OUTBOUND_GOODBYE = 'Sorry, we cannot continue this call. Goodbye.';
 export const politeHangup = (): string => twiml(say(OUTBOUND_GOODBYE), hangup());
 
 /** Reads "+14155550100" digit by digit, so a text-to-speech engine does not say "fourteen billion". */
-export const spokenNumber = (e164: string): string => e164.replace(/^\+1(?=\d{10}$)/, '').replace(/\D/g, '').split('').join(' ');
+export const spokenNumber = (e164: string): string =>
+  e164
+    .replace(/^\+1(?=\d{10}$)/, '')
+    .replace(/\D/g, '')
+    .split('')
+    .join(' ');
 
 export interface VoicemailParts {
   opener: string;

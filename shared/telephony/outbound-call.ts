@@ -13,7 +13,9 @@ import { getCall, type CallRecord } from '../repositories/calls.js';
 import { forbiddenSignature, type CarrierCaller } from './carrier-request.js';
 
 /** The query of the carrier URLs dispatch hands out, as the OpenAPI document shows it. */
-export const outboundCallQuery = z.object({ call_id: z.string().optional().describe('The outbound call this callback is about (cal_…); covered by the carrier signature') });
+export const outboundCallQuery = z.object({
+  call_id: z.string().optional().describe('The outbound call this callback is about (cal_…); covered by the carrier signature'),
+});
 
 /** The call id a carrier URL names, if any. */
 export const callIdOfQuery = (event: Pick<APIGatewayProxyEventV2, 'queryStringParameters'>): string | undefined => {
@@ -24,7 +26,11 @@ export const callIdOfQuery = (event: Pick<APIGatewayProxyEventV2, 'queryStringPa
 /** Prefer our own number (From) to find the account when the URL names an outbound call. */
 export const preferFor = (event: Pick<APIGatewayProxyEventV2, 'queryStringParameters'>): 'from' | 'to' => (callIdOfQuery(event) ? 'from' : 'to');
 
-export async function callOfRequest(caller: CarrierCaller, event: Pick<APIGatewayProxyEventV2, 'queryStringParameters'>, callSid: string | undefined): Promise<CallRecord | undefined> {
+export async function callOfRequest(
+  caller: CarrierCaller,
+  event: Pick<APIGatewayProxyEventV2, 'queryStringParameters'>,
+  callSid: string | undefined,
+): Promise<CallRecord | undefined> {
   if (caller.callId) return getCall(caller.tenantId, caller.callId);
   const id = callIdOfQuery(event);
   if (!id) return undefined;

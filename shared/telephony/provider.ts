@@ -11,10 +11,7 @@ export interface CarrierCredentials {
 }
 
 /** What the carrier says about an account whose credentials it was shown. */
-export type AccountCheck =
-  | { outcome: 'active'; cpsLimit: number | null }
-  | { outcome: 'suspended' | 'closed' }
-  | { outcome: 'refused' };
+export type AccountCheck = { outcome: 'active'; cpsLimit: number | null } | { outcome: 'suspended' | 'closed' } | { outcome: 'refused' };
 
 /** The carrier could not answer (network, timeout) or answered with its own failure (5xx). */
 export class CarrierUnavailable extends Error {
@@ -83,7 +80,6 @@ export interface PlaceCallInput {
   /** Seconds to let it ring (Twilio: 1–600, default 60). */
   timeoutSeconds?: number;
 }
-
 
 export interface SendSmsInput {
   to: string;

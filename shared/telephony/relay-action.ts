@@ -55,7 +55,8 @@ export interface RelayActionFacts {
 export function decideRelayAction(facts: RelayActionFacts): RelayActionDecision {
   const h = facts.handoff;
   if (h?.reason === 'transfer_to_human' && h.rep_id) return { kind: 'transfer', rep_id: h.rep_id };
-  if (h && (h.reason === 'end_call' || h.reason === 'opt_out' || h.reason === 'model_failed')) return { kind: 'end', reason: h.reason, closing: h.closing?.trim() || null };
+  if (h && (h.reason === 'end_call' || h.reason === 'opt_out' || h.reason === 'model_failed'))
+    return { kind: 'end', reason: h.reason, closing: h.closing?.trim() || null };
   if (h) return { kind: 'hangup', reason: 'runtime_error' };
   if (facts.errorCode !== RELAY_SOCKET_LOST) return { kind: 'hangup', reason: 'session_ended' };
   if (!facts.callLive) return { kind: 'hangup', reason: 'call_over' };

@@ -20,7 +20,8 @@ export interface RelaySpeechSettings {
 const DEFAULT_SPEECH_MODEL: Record<TranscriptionProvider, string> = { Deepgram: 'nova-3-general', Google: 'telephony' };
 const SPEECH_MODEL = /^[A-Za-z0-9_.-]{1,64}$/;
 
-const oneOf = <T extends string>(values: readonly T[], raw: string | undefined, fallback: T): T => values.find((v) => v.toLowerCase() === raw?.trim().toLowerCase()) ?? fallback;
+const oneOf = <T extends string>(values: readonly T[], raw: string | undefined, fallback: T): T =>
+  values.find((v) => v.toLowerCase() === raw?.trim().toLowerCase()) ?? fallback;
 
 export function relaySpeechSettings(env: Record<string, string | undefined> = process.env): RelaySpeechSettings {
   const transcriptionProvider = oneOf(TRANSCRIPTION_PROVIDERS, env.VOICE_TRANSCRIPTION_PROVIDER, 'Deepgram');

@@ -4,7 +4,16 @@
  * itself on AWS, the sandbox carrier locally and for mock accounts, which speaks the same
  * subset with the same shapes.
  */
-import { CarrierRefused, CarrierUnavailable, NumberRefused, type AccountCheck, type CarrierCredentials, type CarrierNumber, type NumberRouting, type TelephonyProvider } from './provider.js';
+import {
+  CarrierRefused,
+  CarrierUnavailable,
+  NumberRefused,
+  type AccountCheck,
+  type CarrierCredentials,
+  type CarrierNumber,
+  type NumberRouting,
+  type TelephonyProvider,
+} from './provider.js';
 import { CARRIER_CALL_STATUSES, type CarrierCallStatus } from '../policy/call-state/carrier-call.js';
 
 /**
@@ -50,9 +59,12 @@ async function failure(res: Response, what: string, creates = false): Promise<Er
   const reason = body.code !== undefined ? REFUSALS[body.code] : undefined;
   if (reason && res.status < 500) return new CarrierRefused(reason, body.code, `Twilio refused ${what}: ${body.code} ${body.message ?? ''}`.trim());
   if (res.status === 404) return new CarrierRefused('not_found', body.code, `Twilio found no such resource for ${what}`);
-  if ((res.status === 401 || res.status === 403) && creates) return new CarrierRefused('credentials_refused', body.code, `Twilio refused the account credentials for ${what}; verify the account again`);
-  if (res.status === 401 || res.status === 403) return new CarrierUnavailable('carrier_error', 'Twilio refused the account credentials; verify the account again');
-  if (res.status >= 400 && res.status < 500 && res.status !== 429) return new CarrierRefused('invalid_request', body.code, `Twilio refused ${what}: ${res.status} ${body.code ?? ''}`.trim());
+  if ((res.status === 401 || res.status === 403) && creates)
+    return new CarrierRefused('credentials_refused', body.code, `Twilio refused the account credentials for ${what}; verify the account again`);
+  if (res.status === 401 || res.status === 403)
+    return new CarrierUnavailable('carrier_error', 'Twilio refused the account credentials; verify the account again');
+  if (res.status >= 400 && res.status < 500 && res.status !== 429)
+    return new CarrierRefused('invalid_request', body.code, `Twilio refused ${what}: ${res.status} ${body.code ?? ''}`.trim());
   return new CarrierUnavailable('carrier_error', `Twilio answered ${res.status} to ${what}`);
 }
 
@@ -81,18 +93,26 @@ export function twilioProvider(credentials: CarrierCredentials, baseUrl: string)
   const get = (path: string) => send(path);
   const accountPath = `/Accounts/${encodeURIComponent(credentials.accountSid)}`;
   const numbersPath = `/Accounts/${encodeURIComponent(credentials.accountSid)}/IncomingPhoneNumbers`;
-  const routingForm = (r: NumberRouting) => ({ VoiceUrl: r.voiceUrl, VoiceMethod: 'POST', StatusCallback: r.statusCallbackUrl, StatusCallbackMethod: 'POST', ...(r.smsUrl ? { SmsUrl: r.smsUrl, SmsMethod: 'POST' } : {}) });
+  const routingForm = (r: NumberRouting) => ({
+    VoiceUrl: r.voiceUrl,
+    VoiceMethod: 'POST',
+    StatusCallback: r.statusCallbackUrl,
+    StatusCallbackMethod: 'POST',
+    ...(r.smsUrl ? { SmsUrl: r.smsUrl, SmsMethod: 'POST' } : {}),
+  });
   /** Twilio's IncomingPhoneNumber resource → ours; its own failures → CarrierUnavailable. */
   const numberFrom = async (res: Response, refused: (code: number | undefined, status: number) => NumberRefused | undefined): Promise<CarrierNumber> => {
     if (!res.ok) {
       const body = (await res.json().catch(() => ({}))) as { code?: number; message?: string };
       const refusal = refused(body.code, res.status);
       if (refusal) throw refusal;
-      if (res.status === 401 || res.status === 403) throw new CarrierUnavailable('carrier_error', 'Twilio refused the account credentials; verify the account again');
+      if (res.status === 401 || res.status === 403)
+        throw new CarrierUnavailable('carrier_error', 'Twilio refused the account credentials; verify the account again');
       throw new CarrierUnavailable('carrier_error', `Twilio answered ${res.status}`);
     }
     const number = (await res.json()) as { sid?: unknown; phone_number?: unknown };
-    if (typeof number.sid !== 'string' || typeof number.phone_number !== 'string') throw new CarrierUnavailable('carrier_error', 'Twilio answered without a number sid');
+    if (typeof number.sid !== 'string' || typeof number.phone_number !== 'string')
+      throw new CarrierUnavailable('carrier_error', 'Twilio answered without a number sid');
     return { sid: number.sid, phoneE164: number.phone_number };
   };
   return {
@@ -105,14 +125,17 @@ export function twilioProvider(credentials: CarrierCredentials, baseUrl: string)
       if (account === null || typeof account !== 'object') throw new CarrierUnavailable('carrier_error', 'Twilio answered without a JSON account resource');
       if (account.status === 'suspended') return { outcome: 'suspended' };
       if (account.status === 'closed') return { outcome: 'closed' };
-      if (account.status !== 'active') throw new CarrierUnavailable('carrier_error', `Twilio reported an account status it does not document: ${String(account.status)}`);
+      if (account.status !== 'active')
+        throw new CarrierUnavailable('carrier_error', `Twilio reported an account status it does not document: ${String(account.status)}`);
       return { outcome: 'active', cpsLimit: TWILIO_DEFAULT_CPS };
     },
     async buyNumber(phoneE164, routing) {
       const res = await send(`${numbersPath}.json`, { PhoneNumber: phoneE164, ...routingForm(routing) });
       // 21422: the number is not available to buy; 21421: not a valid number for purchase.
       return numberFrom(res, (code, status) =>
-        code === 21422 || code === 21421 || (status === 400 && code === undefined) ? new NumberRefused('unavailable', `The carrier will not sell ${phoneE164}`) : undefined,
+        code === 21422 || code === 21421 || (status === 400 && code === undefined)
+          ? new NumberRefused('unavailable', `The carrier will not sell ${phoneE164}`)
+          : undefined,
       );
     },
     async connectNumber(sid, routing) {
@@ -140,10 +163,20 @@ export function twilioProvider(credentials: CarrierCredentials, baseUrl: string)
       const res = await get(`${accountPath}/Calls/${encodeURIComponent(callSid)}.json`);
       if (!res.ok) throw await failure(res, `reading the call ${callSid}`);
       const call = (await res.json().catch(() => ({}))) as { status?: unknown; answered_by?: unknown; duration?: unknown };
-      if (!CARRIER_CALL_STATUSES.includes(call.status as CarrierCallStatus)) throw new CarrierUnavailable('carrier_error', `Twilio reported a call status it does not document: ${String(call.status)}`);
+      if (!CARRIER_CALL_STATUSES.includes(call.status as CarrierCallStatus))
+        throw new CarrierUnavailable('carrier_error', `Twilio reported a call status it does not document: ${String(call.status)}`);
       // Twilio sends the duration as a string of whole seconds (null until the call ended).
-      const duration = typeof call.duration === 'string' && /^\d{1,7}$/.test(call.duration) ? Number(call.duration) : typeof call.duration === 'number' && Number.isInteger(call.duration) && call.duration >= 0 ? call.duration : null;
-      return { status: call.status as CarrierCallStatus, answeredBy: typeof call.answered_by === 'string' && call.answered_by ? call.answered_by : null, durationSeconds: duration };
+      const duration =
+        typeof call.duration === 'string' && /^\d{1,7}$/.test(call.duration)
+          ? Number(call.duration)
+          : typeof call.duration === 'number' && Number.isInteger(call.duration) && call.duration >= 0
+            ? call.duration
+            : null;
+      return {
+        status: call.status as CarrierCallStatus,
+        answeredBy: typeof call.answered_by === 'string' && call.answered_by ? call.answered_by : null,
+        durationSeconds: duration,
+      };
     },
     async releaseNumber(sid) {
       const res = await send(`${numbersPath}/${encodeURIComponent(sid)}.json`, undefined, 'DELETE');
@@ -162,7 +195,12 @@ export function twilioProvider(credentials: CarrierCredentials, baseUrl: string)
       throw err;
     },
     async sendSms(input) {
-      const res = await send(`${accountPath}/Messages.json`, { To: input.to, From: input.from, Body: input.body, ...(input.statusCallbackUrl ? { StatusCallback: input.statusCallbackUrl } : {}) });
+      const res = await send(`${accountPath}/Messages.json`, {
+        To: input.to,
+        From: input.from,
+        Body: input.body,
+        ...(input.statusCallbackUrl ? { StatusCallback: input.statusCallbackUrl } : {}),
+      });
       if (!res.ok) throw await failure(res, `the message to ${input.to}`, true);
       return sidOf(res, 'SM');
     },

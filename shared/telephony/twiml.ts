@@ -107,7 +107,11 @@ export const connectConversationRelay = (opts: ConversationRelayOptions): TwimlN
 
 /** Rings every number at once; the first to answer takes the call. Twilio posts the outcome to `action` (without one, the document goes on). */
 export const dial = (opts: { numbers: string[]; timeoutSeconds: number; action?: string; callerId?: string }): TwimlNode =>
-  node('Dial', { timeout: opts.timeoutSeconds, action: opts.action, method: opts.action ? 'POST' : undefined, callerId: opts.callerId }, opts.numbers.map((n) => node('Number', {}, [n])));
+  node(
+    'Dial',
+    { timeout: opts.timeoutSeconds, action: opts.action, method: opts.action ? 'POST' : undefined, callerId: opts.callerId },
+    opts.numbers.map((n) => node('Number', {}, [n])),
+  );
 
 export const record = (opts: { maxLengthSeconds: number; action: string; playBeep?: boolean }): TwimlNode =>
   node('Record', { maxLength: opts.maxLengthSeconds, action: opts.action, method: 'POST', playBeep: opts.playBeep });

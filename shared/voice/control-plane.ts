@@ -34,11 +34,11 @@ export interface ControlPlaneOptions {
   random?: () => number;
 }
 
-
 const DEFAULTS = { attempts: 5, baseDelayMs: 100, maxDelayMs: 2_000 };
 
 /** Full jitter: spreads the retries of many calls hitting one blip. Pure given `random`. */
-export const backoffMs = (retry: number, base: number, max: number, random: () => number): number => Math.floor(random() * Math.min(max, base * 2 ** (retry - 1)));
+export const backoffMs = (retry: number, base: number, max: number, random: () => number): number =>
+  Math.floor(random() * Math.min(max, base * 2 ** (retry - 1)));
 
 /** Network errors, 5xx and 429 are worth another try with the same ids; any other 4xx is an answer. */
 const transient = (status: number) => status >= 500 || status === 429;
@@ -64,7 +64,11 @@ export function createControlPlane(opts: ControlPlaneOptions): ControlPlane {
       if (attempt > 1) await sleep(backoffMs(attempt - 1, base, max, random));
       let res: Response;
       try {
-        res = await doFetch(target, { method: 'POST', headers: { authorization: `Bearer ${opts.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        res = await doFetch(target, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${opts.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
       } catch (err) {
         last = new ControlPlaneError(`network error: ${(err as Error)?.message ?? err}`, 0, 'network_error');
         continue;
@@ -139,7 +143,12 @@ export async function loadCallBrief(claims: VerifiedStreamClaims): Promise<CallB
     use_case: def.use_case,
     outcome_type: template.outcome_type,
     objectives: version.objectives.map((o) => ({ id: o.id, description: o.description, required: o.required })),
-    definition: { ...def, tools: def.tools, llm_route: platformRegistry().effectiveRoute(def.llm_route ?? null, { sandbox: onSandboxCarrier(call) }), disclosure_config: def.disclosure_config },
+    definition: {
+      ...def,
+      tools: def.tools,
+      llm_route: platformRegistry().effectiveRoute(def.llm_route ?? null, { sandbox: onSandboxCarrier(call) }),
+      disclosure_config: def.disclosure_config,
+    },
     questions: (call.questions ?? []) as CallQuestion[],
     context: call.context ?? {},
     transfer_targets,

@@ -74,7 +74,12 @@ export interface ControlPlane {
    */
   postEvents(events: readonly RuntimeEventInput[]): Promise<void>;
   /** POST /runtime/v1/calls/{id}/calendar/availability with the call's token. */
-  checkCalendar(query: { start_date: string; end_date: string; duration_minutes: number; timezone?: string }): Promise<{ slots: { starts_at: string; ends_at: string }[] }>;
+  checkCalendar(query: {
+    start_date: string;
+    end_date: string;
+    duration_minutes: number;
+    timezone?: string;
+  }): Promise<{ slots: { starts_at: string; ends_at: string }[] }>;
 }
 
 /** A tool the pinned version grants, as the model sees it and as the runtime executes it. */

@@ -48,7 +48,8 @@ export function withhold(text: string): string {
 function withholdDeep(value: unknown): unknown {
   if (typeof value === 'string') return withhold(value);
   if (Array.isArray(value)) return value.map(withholdDeep);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [withhold(k), SECRET_KEY.test(k) ? WITHHELD : withholdDeep(v)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [withhold(k), SECRET_KEY.test(k) ? WITHHELD : withholdDeep(v)]));
   return value;
 }
 
@@ -94,7 +95,10 @@ export function compileSystemPrompt(brief: CallBrief, language: string): string 
   const settings = brief.definition.conversation_settings ?? {};
   const spoken = language.trim() || settings.default_language || 'en-US';
   const business = typeof brief.definition.disclosure_config?.business_name === 'string' ? plain(brief.definition.disclosure_config.business_name) : '';
-  const persona = (brief.definition.persona && typeof brief.definition.persona === 'object' ? withholdDeep(brief.definition.persona) : {}) as Record<string, unknown>;
+  const persona = (brief.definition.persona && typeof brief.definition.persona === 'object' ? withholdDeep(brief.definition.persona) : {}) as Record<
+    string,
+    unknown
+  >;
   const policy = dialoguePolicyFor(brief, spoken);
   const tools = offeredTools(brief);
   // A question's options are its scoring mapping's keys: the answers that score.
@@ -115,7 +119,8 @@ export function compileSystemPrompt(brief: CallBrief, language: string): string 
   const rendered = renderPlan(plan);
   const planBlock = PLAN_OPEN + inert(rendered.slice(PLAN_OPEN.length, -PLAN_CLOSE.length)) + PLAN_CLOSE;
 
-  const languages = settings.allow_language_switch && settings.supported_languages?.length ? settings.supported_languages.filter((l) => lower(l) !== lower(spoken)) : [];
+  const languages =
+    settings.allow_language_switch && settings.supported_languages?.length ? settings.supported_languages.filter((l) => lower(l) !== lower(spoken)) : [];
   const sections = [
     [
       '# Who you are',
@@ -131,8 +136,14 @@ export function compileSystemPrompt(brief: CallBrief, language: string): string 
       '# Your task',
       brief.direction === 'inbound' ? 'The contact called the business and you answered.' : 'You placed this call to the contact.',
       `Use case: ${plain(brief.use_case)}. ${USE_CASE_TASK[brief.use_case] ?? USE_CASE_TASK.custom}`,
-      ...(brief.objectives.length ? ['Objectives:', ...brief.objectives.map((o) => `- ${plain(o.id)} (${o.required ? 'required' : 'optional'}): ${plain(o.description)}`)] : []),
-      ...(brief.questions.length ? ['Ask each question in the call data, one at a time, and record the answers with the tools you have (by question id; where a question lists options, record the matching option).'] : []),
+      ...(brief.objectives.length
+        ? ['Objectives:', ...brief.objectives.map((o) => `- ${plain(o.id)} (${o.required ? 'required' : 'optional'}): ${plain(o.description)}`)]
+        : []),
+      ...(brief.questions.length
+        ? [
+            'Ask each question in the call data, one at a time, and record the answers with the tools you have (by question id; where a question lists options, record the matching option).',
+          ]
+        : []),
     ],
     ['# Rules', ...RULES.map((r) => `- ${r}`)],
     ['# Plan', 'The plan below restates your task for software that reads it; follow it together with the rules above.', planBlock],

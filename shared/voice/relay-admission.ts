@@ -17,7 +17,9 @@ import { verifyStreamToken, type VerifiedStreamClaims } from '../telephony/call-
 import { voiceRuntimeRelayUrl } from '../telephony/endpoints.js';
 import { verifyTwilioSignature } from '../telephony/twilio-signature.js';
 
-export type RelayAdmission = { ok: true; claims: VerifiedStreamClaims; token: string } | { ok: false; status: 401 | 403; reason: 'missing_token' | 'invalid_token' | 'unknown_call' | 'bad_signature' };
+export type RelayAdmission =
+  | { ok: true; claims: VerifiedStreamClaims; token: string }
+  | { ok: false; status: 401 | 403; reason: 'missing_token' | 'invalid_token' | 'unknown_call' | 'bad_signature' };
 
 const MAX_TOKEN_CHARS = 4096;
 
@@ -40,8 +42,14 @@ export async function admitRelayConnection(input: { rawQuery: string; signature:
   if (!runtimeWindowOpen(call, input.at)) return { ok: false, status: 403, reason: 'invalid_token' };
   if (input.signature !== undefined) {
     const account = await getTelephonyAccount(claims.tenant_id, call.telephony_account_id);
-    const authToken = account && (await carrierAccess(account).then((a) => a.credentials.authToken, () => undefined));
-    if (!authToken || !verifyTwilioSignature({ authToken, signature: input.signature, url: relaySignedUrl(input.rawQuery), params: {} })) return { ok: false, status: 403, reason: 'bad_signature' };
+    const authToken =
+      account &&
+      (await carrierAccess(account).then(
+        (a) => a.credentials.authToken,
+        () => undefined,
+      ));
+    if (!authToken || !verifyTwilioSignature({ authToken, signature: input.signature, url: relaySignedUrl(input.rawQuery), params: {} }))
+      return { ok: false, status: 403, reason: 'bad_signature' };
   }
   return { ok: true, claims, token };
 }

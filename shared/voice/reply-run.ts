@@ -183,7 +183,8 @@ export async function runReply(run: ReplyRun): Promise<void> {
       if (part.type !== 'finish' && part.type !== 'error') continue;
       settled = true;
       if (!(await flush())) return;
-      if (part.type === 'finish') await feed({ type: 'reply_finished', generation, model: part.model, usage: part.usage, ...(passageIds ? { passageIds } : {}) });
+      if (part.type === 'finish')
+        await feed({ type: 'reply_finished', generation, model: part.model, usage: part.usage, ...(passageIds ? { passageIds } : {}) });
       else await feed({ type: 'reply_failed', generation, models: part.models });
       return;
     }

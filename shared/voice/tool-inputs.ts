@@ -52,12 +52,16 @@ const answerKey = /^[A-Za-z0-9_-]{1,64}$/;
 
 function answerId(scope?: ToolScope) {
   const ids = scope?.answerIds ?? [];
-  return ids.length ? z.enum(ids as [string, ...string[]]).describe(`One of: ${ids.join(', ')}`) : z.string().regex(answerKey, 'Letters, digits, _ and - only (at most 64)').describe('A short key for what was asked');
+  return ids.length
+    ? z.enum(ids as [string, ...string[]]).describe(`One of: ${ids.join(', ')}`)
+    : z.string().regex(answerKey, 'Letters, digits, _ and - only (at most 64)').describe('A short key for what was asked');
 }
 
 const answers = (scope: ToolScope | undefined, valueChars: number, what: string) =>
   z
-    .array(z.strictObject({ question_id: answerId(scope), value: text(valueChars).describe(`${what} For a question with options, one of its options exactly.`) }))
+    .array(
+      z.strictObject({ question_id: answerId(scope), value: text(valueChars).describe(`${what} For a question with options, one of its options exactly.`) }),
+    )
     .max(MAX_ANSWERS_PER_TOOL_CALL);
 
 const contactConfirmed = z.literal(true).describe('true only after you read the details back and the contact said yes');
@@ -83,18 +87,27 @@ export const toolInputs = {
   send_sms: () => z.strictObject({ body: text(640).describe("The text message to send to the contact's phone (plain text, at most 640 characters)") }),
   record_optout: () =>
     z.strictObject({
-      reason: z.enum(['opt_out', 'wrong_person']).optional().describe('opt_out (default): the contact asked not to be called; wrong_person: not the person sought, asks not to be called'),
+      reason: z
+        .enum(['opt_out', 'wrong_person'])
+        .optional()
+        .describe('opt_out (default): the contact asked not to be called; wrong_person: not the person sought, asks not to be called'),
       said: text(300).optional().describe('What the contact said, briefly'),
     }),
   transfer_to_human: (scope?: ToolScope) => {
     const targets = scope?.transferTargets ?? [];
-    const repId = targets.length ? z.enum(targets.map((t) => t.rep_id) as [string, ...string[]]).describe(`Who to transfer to: ${targets.map((t) => `${t.rep_id} (${t.name})`).join(', ')}`) : z.string().min(1).max(64).describe('The id of the person to transfer to');
+    const repId = targets.length
+      ? z
+          .enum(targets.map((t) => t.rep_id) as [string, ...string[]])
+          .describe(`Who to transfer to: ${targets.map((t) => `${t.rep_id} (${t.name})`).join(', ')}`)
+      : z.string().min(1).max(64).describe('The id of the person to transfer to');
     return z.strictObject({ rep_id: repId, reason: text(300).optional().describe('Why the contact wants a person, briefly') });
   },
   end_call: () => z.strictObject({ reason: z.enum(['completed', 'contact_busy', 'not_interested', 'other']).optional().describe('Why the call ends') }),
   record_survey_answer: (scope?: ToolScope) =>
     z.strictObject({
-      answers: answers(scope, 1000, "The contact's answer, in their words or as the matching option.").optional().describe('Answers given since the last time you recorded'),
+      answers: answers(scope, 1000, "The contact's answer, in their words or as the matching option.")
+        .optional()
+        .describe('Answers given since the last time you recorded'),
       complete: z.boolean().optional().describe('true once every survey question has an answer'),
       declined: z.boolean().optional().describe('true when the contact refuses to take part'),
     }),
@@ -136,7 +149,9 @@ export const toolInputs = {
         next_step: text(200).optional().describe('The agreed next step, briefly'),
         notes: text(600).optional().describe('What was learned about the contact'),
       })
-      .refine((a) => a.interest !== undefined || a.next_step !== undefined || a.notes !== undefined, { message: 'Give at least one of interest, next_step, notes' }),
+      .refine((a) => a.interest !== undefined || a.next_step !== undefined || a.notes !== undefined, {
+        message: 'Give at least one of interest, next_step, notes',
+      }),
   schedule_callback: () =>
     z.strictObject({
       preferred_time: timestamp.optional().describe('When to call back, ISO 8601 with offset, if the contact named a time'),
@@ -172,18 +187,21 @@ export function scopedToolInput(name: VoiceToolName, scope: ToolScope): z.ZodTyp
 }
 
 export const toolDescriptions: Record<VoiceToolName, string> = {
-  check_calendar: 'Find free meeting times in the business calendar between two dates. Returns up to 5 slots; offer one or two at a time, in the local time given.',
+  check_calendar:
+    'Find free meeting times in the business calendar between two dates. Returns up to 5 slots; offer one or two at a time, in the local time given.',
   book_meeting: 'Book a meeting at one of the free times check_calendar returned, after reading the day and time back to the contact and hearing yes.',
   send_sms: "Send a short text message to the contact's phone (for example a confirmation or a link they asked for). Texting consent rules still apply.",
-  record_optout: 'The contact asked not to be called again (or is the wrong person). Records it; then acknowledge briefly and say goodbye: the call ends after your reply.',
+  record_optout:
+    'The contact asked not to be called again (or is the wrong person). Records it; then acknowledge briefly and say goodbye: the call ends after your reply.',
   transfer_to_human: 'Transfer the call to a person when the contact asks for one or you cannot help. The call leaves you after your reply.',
   end_call: 'End the call once it is finished and you have said goodbye in your reply.',
-  record_survey_answer: 'Record survey answers as the contact gives them (by question id). Set complete when every question is answered, or declined when the contact will not take part.',
+  record_survey_answer:
+    'Record survey answers as the contact gives them (by question id). Set complete when every question is answered, or declined when the contact will not take part.',
   record_qualification: 'Record the qualification answers (by question id) and whether the contact qualifies. Calling it again updates the earlier record.',
   confirm_shift: 'Record that the contact confirmed the shift, after reading its details back and hearing yes.',
-  record_shift_response: 'Record the contact\'s answer about the shift: confirmed, declined or tentative.',
+  record_shift_response: "Record the contact's answer about the shift: confirmed, declined or tentative.",
   take_message: 'Take a message for the team from the caller.',
-  open_ticket: 'Open a support ticket for the caller\'s issue.',
-  update_lead: 'Update the lead with the contact\'s interest, the next step and notes.',
+  open_ticket: "Open a support ticket for the caller's issue.",
+  update_lead: "Update the lead with the contact's interest, the next step and notes.",
   schedule_callback: 'Ask the team to call the contact back, at a time the contact chose if any.',
 };

@@ -33,7 +33,17 @@ import { RUNTIME_LIMITS, type OutcomeBody } from '../schemas/runtime-events.js';
 import { surveyQuestions } from '../policy/surveys/survey-response.js';
 import { ControlPlaneError, type CallBrief, type ControlPlane, type RuntimeEventInput, type ToolSpec } from './ports.js';
 import type { HandoffData } from './protocol.js';
-import { DEFAULT_MEETING_MINUTES, isVoiceTool, MAX_SLOTS_TOLD, scopedToolInput, toolDescriptions, toolInputs, VOICE_TOOLS, type ToolScope, type VoiceToolName } from './tool-inputs.js';
+import {
+  DEFAULT_MEETING_MINUTES,
+  isVoiceTool,
+  MAX_SLOTS_TOLD,
+  scopedToolInput,
+  toolDescriptions,
+  toolInputs,
+  VOICE_TOOLS,
+  type ToolScope,
+  type VoiceToolName,
+} from './tool-inputs.js';
 
 export { VOICE_TOOLS, type VoiceToolName } from './tool-inputs.js';
 
@@ -87,13 +97,22 @@ function parseArgs<S extends z.ZodType>(schema: S, args: unknown): z.output<S> {
 
 /** Tool arguments as the events route stores them (≤ RUNTIME_LIMITS.actionArgumentBytes as JSON). */
 function fitted(args: Record<string, unknown>): Record<string, unknown> {
-  if (Buffer.byteLength(JSON.stringify(args), 'utf8') > RUNTIME_LIMITS.actionArgumentBytes) throw new ToolError('That is too long to record: say it more briefly');
+  if (Buffer.byteLength(JSON.stringify(args), 'utf8') > RUNTIME_LIMITS.actionArgumentBytes)
+    throw new ToolError('That is too long to record: say it more briefly');
   return args;
 }
 
 /** How a slot reads aloud in the asked time zone (UTC otherwise). */
 function spoken(iso: string, timezone: string | undefined, language: string): string {
-  const options: Intl.DateTimeFormatOptions = { weekday: 'long', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZone: timezone ?? 'UTC', timeZoneName: 'short' };
+  const options: Intl.DateTimeFormatOptions = {
+    weekday: 'long',
+    month: 'long',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: '2-digit',
+    timeZone: timezone ?? 'UTC',
+    timeZoneName: 'short',
+  };
   try {
     return new Intl.DateTimeFormat(language, options).format(new Date(iso));
   } catch {
@@ -202,12 +221,22 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
     check_calendar: async (a: z.output<ReturnType<typeof toolInputs.check_calendar>>) => {
       let slots: { starts_at: string; ends_at: string }[];
       try {
-        ({ slots } = await cp.checkCalendar({ start_date: a.start_date, end_date: a.end_date ?? a.start_date, duration_minutes: a.duration_minutes ?? DEFAULT_MEETING_MINUTES, ...(a.timezone ? { timezone: a.timezone } : {}) }));
+        ({ slots } = await cp.checkCalendar({
+          start_date: a.start_date,
+          end_date: a.end_date ?? a.start_date,
+          duration_minutes: a.duration_minutes ?? DEFAULT_MEETING_MINUTES,
+          ...(a.timezone ? { timezone: a.timezone } : {}),
+        }));
       } catch (err) {
         const notConnected = err instanceof ControlPlaneError && err.status === 409;
         // Without a calendar a time the contact agrees to is still a booking request the team confirms.
-        const instead = offered.has('book_meeting') ? 'agree a future time with the contact and book it with book_meeting (the team confirms it), or offer a callback' : 'offer a callback or take a message instead';
-        throw new ToolError(notConnected ? `No calendar is connected, so free times cannot be checked: ${instead}` : 'Free times could not be checked just now', { cause: err });
+        const instead = offered.has('book_meeting')
+          ? 'agree a future time with the contact and book it with book_meeting (the team confirms it), or offer a callback'
+          : 'offer a callback or take a message instead';
+        throw new ToolError(
+          notConnected ? `No calendar is connected, so free times cannot be checked: ${instead}` : 'Free times could not be checked just now',
+          { cause: err },
+        );
       }
       const told = slots.slice(0, MAX_SLOTS_TOLD);
       for (const s of told) state.offered.add(Date.parse(s.starts_at));
@@ -220,11 +249,26 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
     book_meeting: async (a: z.output<ReturnType<typeof toolInputs.book_meeting>>) => {
       const start = Date.parse(a.starts_at);
       if (start <= ids.now().getTime()) throw new ToolError('That time has already passed: offer a future time');
-      if (state.offered.size && !state.offered.has(start)) throw new ToolError('That time is not one of the free times check_calendar returned: offer one of those');
+      if (state.offered.size && !state.offered.has(start))
+        throw new ToolError('That time is not one of the free times check_calendar returned: offer one of those');
       const appointment = { starts_at: a.starts_at, duration_minutes: a.duration_minutes, ...(a.timezone ? { timezone: a.timezone } : {}) };
       const booked = action('book_meeting', { outcome: 'booked', appointment, caller_confirmed: true, ...(a.notes ? { notes: a.notes } : {}) }, READ_BACK);
       await post(
-        [booked, typedOutcome({ outcome_type: 'appointment', goal_reached: true, status: 'booked', starts_at: a.starts_at, duration_minutes: a.duration_minutes, action_id: booked.action_id }, true, 'Booked a meeting')],
+        [
+          booked,
+          typedOutcome(
+            {
+              outcome_type: 'appointment',
+              goal_reached: true,
+              status: 'booked',
+              starts_at: a.starts_at,
+              duration_minutes: a.duration_minutes,
+              action_id: booked.action_id,
+            },
+            true,
+            'Booked a meeting',
+          ),
+        ],
         'The meeting could not be booked just now',
       );
       return { status: 'booked', starts_at: a.starts_at, duration_minutes: a.duration_minutes, local: spoken(a.starts_at, a.timezone, language) };
@@ -240,7 +284,11 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
       if (state.optedOut) return told; // said again: recorded once
       const reason = a.reason ?? 'opt_out';
       // The opt-out alone first: nothing else in its batch (an action over the per-call cap) can sink it.
-      await ending([{ ...base(), type: 'opt_out', reason, ...(a.said ? { text: a.said } : {}) }], { reason: 'opt_out' }, 'The request was heard but could not be recorded just now');
+      await ending(
+        [{ ...base(), type: 'opt_out', reason, ...(a.said ? { text: a.said } : {}) }],
+        { reason: 'opt_out' },
+        'The request was heard but could not be recorded just now',
+      );
       state.optedOut = true;
       // The action is the call detail's record of the tool; losing it loses nothing the opt-out needs.
       await post([action('record_optout', { reason })], '').catch(() => undefined);
@@ -249,7 +297,11 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
     transfer_to_human: async (a: z.output<ReturnType<typeof toolInputs.transfer_to_human>>) => {
       const target = brief.transfer_targets.find((t) => t.rep_id === a.rep_id);
       if (!target) throw new ToolError('There is no one by that id to transfer to');
-      await ending([action('transfer_to_human', { rep_id: target.rep_id, ...(a.reason ? { reason: a.reason } : {}) })], { reason: 'transfer_to_human', rep_id: target.rep_id }, 'The transfer could not be recorded, but the call is being transferred');
+      await ending(
+        [action('transfer_to_human', { rep_id: target.rep_id, ...(a.reason ? { reason: a.reason } : {}) })],
+        { reason: 'transfer_to_human', rep_id: target.rep_id },
+        'The transfer could not be recorded, but the call is being transferred',
+      );
       return { status: 'transferring', to: target.name, next: 'Tell the contact you are transferring them now' };
     },
     end_call: async (a: z.output<ReturnType<typeof toolInputs.end_call>>) => {
@@ -258,7 +310,15 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
     },
     record_survey_answer: async (a: z.output<ReturnType<typeof toolInputs.record_survey_answer>>) => {
       const given = a.answers ?? [];
-      const responses = given.map((x): RuntimeEventInput => ({ ...base(), type: 'recorded_response', kind: kinds.get(x.question_id) ?? 'question', question_id: x.question_id, value: x.value }));
+      const responses = given.map(
+        (x): RuntimeEventInput => ({
+          ...base(),
+          type: 'recorded_response',
+          kind: kinds.get(x.question_id) ?? 'question',
+          question_id: x.question_id,
+          value: x.value,
+        }),
+      );
       const answers = new Map(state.survey);
       for (const x of given) answers.set(x.question_id, x.value);
       const asked = surveyQuestions({ questions: brief.questions, version: { use_case: brief.use_case, objectives: brief.objectives } });
@@ -273,7 +333,13 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
         const args = { ...(a.declined ? { declined: true } : { complete: true }), answers: all };
         const kept = Buffer.byteLength(JSON.stringify(args), 'utf8') <= RUNTIME_LIMITS.actionArgumentBytes ? args : { ...args, answers: {} };
         closing.push(action('record_survey_answer', kept));
-        closing.push(typedOutcome({ outcome_type: 'survey_response', goal_reached: false, complete: !a.declined, answers: all }, !a.declined, a.declined ? 'Declined the survey' : 'Completed the survey'));
+        closing.push(
+          typedOutcome(
+            { outcome_type: 'survey_response', goal_reached: false, complete: !a.declined, answers: all },
+            !a.declined,
+            a.declined ? 'Declined the survey' : 'Completed the survey',
+          ),
+        );
       } else closing.push(refreshed());
       try {
         await post([...responses, ...closing], 'The answers could not be recorded just now');
@@ -285,16 +351,26 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
       return { status: a.declined ? 'declined' : a.complete ? 'complete' : 'recorded', remaining: a.declined ? [] : remaining };
     },
     record_qualification: async (a: z.output<ReturnType<typeof toolInputs.record_qualification>>) => {
-      const responses = a.answers.filter((x) => kinds.has(x.question_id)).map((x): RuntimeEventInput => ({ ...base(), type: 'recorded_response', kind: kinds.get(x.question_id)!, question_id: x.question_id, value: x.value }));
+      const responses = a.answers
+        .filter((x) => kinds.has(x.question_id))
+        .map((x): RuntimeEventInput => ({ ...base(), type: 'recorded_response', kind: kinds.get(x.question_id)!, question_id: x.question_id, value: x.value }));
       const answers = Object.fromEntries(a.answers.map((x) => [x.question_id, x.value]));
       const summary = a.summary ?? (a.qualified ? 'Qualified' : 'Not qualified');
-      const recorded = action('record_qualification', { answers, qualified: a.qualified, summary, ...(state.qualificationAction ? { amends: state.qualificationAction } : {}) });
+      const recorded = action('record_qualification', {
+        answers,
+        qualified: a.qualified,
+        summary,
+        ...(state.qualificationAction ? { amends: state.qualificationAction } : {}),
+      });
       const before = new Set(state.answered);
       for (const x of a.answers) if (kinds.has(x.question_id)) state.answered.add(x.question_id);
       // With a typed outcome to reach, qualifying alone is not the goal.
       const reached = a.qualified && (brief.outcome_type === 'none' || (state.typed?.reached ?? false));
       try {
-        await post([...responses, recorded, state.typed ? refreshed() : outcome({ outcome_type: 'none', goal_reached: goal(reached), summary })], 'The qualification could not be recorded just now');
+        await post(
+          [...responses, recorded, state.typed ? refreshed() : outcome({ outcome_type: 'none', goal_reached: goal(reached), summary })],
+          'The qualification could not be recorded just now',
+        );
       } catch (err) {
         state.answered = before;
         throw err;
@@ -304,13 +380,26 @@ export function grantedTools(brief: CallBrief, cp: ControlPlane, hooks: ToolHook
     },
     confirm_shift: async (a: z.output<ReturnType<typeof toolInputs.confirm_shift>>) => {
       const shift = a.shift_id ? { shift_id: a.shift_id } : {};
-      await post([action('confirm_shift', { response: 'confirmed', ...shift }, READ_BACK), typedOutcome({ outcome_type: 'shift_confirmation', goal_reached: true, response: 'confirmed', ...shift }, true, 'Shift confirmed')], 'The confirmation could not be recorded just now');
+      await post(
+        [
+          action('confirm_shift', { response: 'confirmed', ...shift }, READ_BACK),
+          typedOutcome({ outcome_type: 'shift_confirmation', goal_reached: true, response: 'confirmed', ...shift }, true, 'Shift confirmed'),
+        ],
+        'The confirmation could not be recorded just now',
+      );
       return { status: 'confirmed' };
     },
     record_shift_response: async (a: z.output<ReturnType<typeof toolInputs.record_shift_response>>) => {
       const shift = a.shift_id ? { shift_id: a.shift_id } : {};
       await post(
-        [action('record_shift_response', { response: a.response, ...shift, ...(a.note ? { note: a.note } : {}) }), typedOutcome({ outcome_type: 'shift_confirmation', goal_reached: false, response: a.response, ...shift }, a.response === 'confirmed', `Shift ${a.response}`)],
+        [
+          action('record_shift_response', { response: a.response, ...shift, ...(a.note ? { note: a.note } : {}) }),
+          typedOutcome(
+            { outcome_type: 'shift_confirmation', goal_reached: false, response: a.response, ...shift },
+            a.response === 'confirmed',
+            `Shift ${a.response}`,
+          ),
+        ],
         'The answer could not be recorded just now',
       );
       return { status: 'recorded', response: a.response };

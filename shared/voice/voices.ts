@@ -39,8 +39,24 @@ export const STOCK_VOICES: Readonly<Record<string, Readonly<Record<TtsProvider, 
 /** Each language's default voice per provider (by tag, then primary subtag), and the provider's last resort ("*"). */
 export const DEFAULT_VOICES: Readonly<Record<TtsProvider, ByLanguage>> = {
   ElevenLabs: { '*': 'UgBBYS2sOqTuMpoF3BR0' },
-  Google: { 'en-US': 'en-US-Journey-O', 'en-GB': 'en-GB-Neural2-A', en: 'en-US-Journey-O', es: 'es-US-Neural2-A', fr: 'fr-FR-Neural2-A', de: 'de-DE-Neural2-A', '*': 'en-US-Journey-O' },
-  Amazon: { 'en-US': 'Joanna-Neural', 'en-GB': 'Amy-Neural', en: 'Joanna-Neural', es: 'Lupe-Neural', fr: 'Lea-Neural', de: 'Vicki-Neural', '*': 'Joanna-Neural' },
+  Google: {
+    'en-US': 'en-US-Journey-O',
+    'en-GB': 'en-GB-Neural2-A',
+    en: 'en-US-Journey-O',
+    es: 'es-US-Neural2-A',
+    fr: 'fr-FR-Neural2-A',
+    de: 'de-DE-Neural2-A',
+    '*': 'en-US-Journey-O',
+  },
+  Amazon: {
+    'en-US': 'Joanna-Neural',
+    'en-GB': 'Amy-Neural',
+    en: 'Joanna-Neural',
+    es: 'Lupe-Neural',
+    fr: 'Lea-Neural',
+    de: 'Vicki-Neural',
+    '*': 'Joanna-Neural',
+  },
 };
 
 const primary = (tag: string) => tag.split('-')[0]!.toLowerCase();

@@ -101,7 +101,11 @@ export async function deliverEvent(tenantId: string, eventId: string, opts: { at
  * POSTed (every one is awaited before the answer), so a wave costs two round trips after the
  * first: its lease and its POSTs. Answers each event's outcome.
  */
-export async function deliverEvents(tenantId: string, eventIds: readonly string[], opts: { at?: Date; schedule?: readonly number[] } = {}): Promise<Map<string, AutomaticOutcome>> {
+export async function deliverEvents(
+  tenantId: string,
+  eventIds: readonly string[],
+  opts: { at?: Date; schedule?: readonly number[] } = {},
+): Promise<Map<string, AutomaticOutcome>> {
   const ids = [...new Set(eventIds)];
   const outcomes = new Map<string, AutomaticOutcome>();
   // A small batch is leased by updates that return the events, so nothing is read first.
@@ -191,19 +195,28 @@ async function deliverWave(
     const nextAttemptAt = retryInSeconds === null ? null : new Date(at.getTime() + retryInSeconds * 1000);
     return { record, retryInSeconds, outcome: { leaseId, result, at, trigger: 'automatic' as const, status, nextAttemptAt, endpointId: endpoint!.id } };
   });
-  const ledger = startedWrite(recordAttempts(tenantId, planned).then((recorded) => {
-    for (const { record, retryInSeconds, outcome } of planned) {
-      const attempt = recorded.get(record.event.id);
-      if (!attempt) {
-        // Its lease lapsed under a POST slower than LEASE_MS and another worker took it: that worker's attempt is the one recorded.
-        logger.warn('webhook attempt not recorded: the lease was lost', { event_id: record.event.id });
-        outcomes.set(record.event.id, { kind: 'busy' });
-        continue;
+  const ledger = startedWrite(
+    recordAttempts(tenantId, planned).then((recorded) => {
+      for (const { record, retryInSeconds, outcome } of planned) {
+        const attempt = recorded.get(record.event.id);
+        if (!attempt) {
+          // Its lease lapsed under a POST slower than LEASE_MS and another worker took it: that worker's attempt is the one recorded.
+          logger.warn('webhook attempt not recorded: the lease was lost', { event_id: record.event.id });
+          outcomes.set(record.event.id, { kind: 'busy' });
+          continue;
+        }
+        logger.info('webhook attempt', {
+          event_id: record.event.id,
+          event_type: record.event_type,
+          attempt: attempt.attempt,
+          status_code: outcome.result.status_code,
+          error: outcome.result.error,
+          delivery_status: outcome.status,
+        });
+        outcomes.set(record.event.id, { kind: 'attempted', attempt, status: outcome.status, retryInSeconds });
       }
-      logger.info('webhook attempt', { event_id: record.event.id, event_type: record.event_type, attempt: attempt.attempt, status_code: outcome.result.status_code, error: outcome.result.error, delivery_status: outcome.status });
-      outcomes.set(record.event.id, { kind: 'attempted', attempt, status: outcome.status, retryInSeconds });
-    }
-  }));
+    }),
+  );
   return { results, ledger };
 }
 
@@ -241,12 +254,20 @@ export async function redeliverEvent(tenantId: string, eventId: string, at = clo
   const record = await getWebhookEvent(tenantId, eventId);
   if (!record) throw notFound('Event');
   const status = record.delivery_status ?? 'pending';
-  if (status === 'pending' && !isStalled(record, at)) throw conflict('delivery_pending', 'The event is still being delivered on its retry schedule; redeliver it once it is delivered or failed');
+  if (status === 'pending' && !isStalled(record, at))
+    throw conflict('delivery_pending', 'The event is still being delivered on its retry schedule; redeliver it once it is delivered or failed');
   const endpoint = await getWebhookEndpoint(tenantId);
   if (!endpoint) throw conflict('webhook_endpoint_not_configured', 'No webhook endpoint is configured: PUT /v1/webhook-endpoint first');
-  if (!endpointTakes(endpoint, record.event_type)) throw conflict('event_type_not_enabled', `The endpoint does not take ${record.event_type} events (enabled_events); add the type to redeliver it`);
+  if (!endpointTakes(endpoint, record.event_type))
+    throw conflict('event_type_not_enabled', `The endpoint does not take ${record.event_type} events (enabled_events); add the type to redeliver it`);
   const leaseId = randomUUID();
-  const claimed = await claimAttempt(tenantId, eventId, { expectedCount: record.attempt_count ?? 0, allowed: [status], leaseId, leaseUntil: new Date(at.getTime() + LEASE_MS), at });
+  const claimed = await claimAttempt(tenantId, eventId, {
+    expectedCount: record.attempt_count ?? 0,
+    allowed: [status],
+    leaseId,
+    leaseUntil: new Date(at.getTime() + LEASE_MS),
+    at,
+  });
   if (!claimed) throw conflict('delivery_in_progress', 'Another delivery attempt of this event is under way; try again in a few seconds');
   const result = await postEvent(record, endpoint, await liveSigningSecrets(endpoint, at));
   const next: DeliveryStatus = result.delivered ? 'delivered' : status === 'delivered' ? 'delivered' : 'failed';

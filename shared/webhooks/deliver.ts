@@ -204,7 +204,10 @@ function post(
       if (outcome) return finish(outcome);
       const code = describe(err);
       if (req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE')) {
-        return finish({ ...result({ delivered: false, status_code: null, error: 'connection_error', detail: `The connection closed before a response: ${code}` }), stale: true });
+        return finish({
+          ...result({ delivered: false, status_code: null, error: 'connection_error', detail: `The connection closed before a response: ${code}` }),
+          stale: true,
+        });
       }
       finish(
         result({

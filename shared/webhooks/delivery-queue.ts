@@ -13,12 +13,22 @@ import { EVENTS_PER_DELIVERY_MESSAGE } from '../schemas/queue-bodies.js';
 const MAX_SQS_DELAY_SECONDS = 900;
 
 const body = (tenantId: string, eventIds: readonly string[]) =>
-  JSON.stringify(eventIds.length === 1 ? { type: 'webhook.deliver', tenant_id: tenantId, event_id: eventIds[0] } : { type: 'webhook.deliver', tenant_id: tenantId, event_ids: eventIds });
+  JSON.stringify(
+    eventIds.length === 1
+      ? { type: 'webhook.deliver', tenant_id: tenantId, event_id: eventIds[0] }
+      : { type: 'webhook.deliver', tenant_id: tenantId, event_ids: eventIds },
+  );
 
 const delay = (seconds = 0) => Math.max(0, Math.min(MAX_SQS_DELAY_SECONDS, Math.ceil(seconds)));
 
 export async function enqueueDelivery(tenantId: string, eventId: string, delaySeconds = 0): Promise<void> {
-  await sqs().send(new SendMessageCommand({ QueueUrl: env.queueUrl(queues.webhookDelivery.envVar), MessageBody: body(tenantId, [eventId]), DelaySeconds: delay(delaySeconds) }));
+  await sqs().send(
+    new SendMessageCommand({
+      QueueUrl: env.queueUrl(queues.webhookDelivery.envVar),
+      MessageBody: body(tenantId, [eventId]),
+      DelaySeconds: delay(delaySeconds),
+    }),
+  );
 }
 
 /** Sends every event on (each after its delay, default none); answers the event ids SQS took. */
@@ -31,7 +41,10 @@ export async function enqueueDeliveries(events: readonly { tenant_id: string; ev
     groups.set(key, group);
   }
   const messages = [...groups.values()].flatMap((g) =>
-    Array.from({ length: Math.ceil(g.ids.length / EVENTS_PER_DELIVERY_MESSAGE) }, (_, i) => ({ ...g, ids: g.ids.slice(i * EVENTS_PER_DELIVERY_MESSAGE, (i + 1) * EVENTS_PER_DELIVERY_MESSAGE) })),
+    Array.from({ length: Math.ceil(g.ids.length / EVENTS_PER_DELIVERY_MESSAGE) }, (_, i) => ({
+      ...g,
+      ids: g.ids.slice(i * EVENTS_PER_DELIVERY_MESSAGE, (i + 1) * EVENTS_PER_DELIVERY_MESSAGE),
+    })),
   );
   const sent = new Set<string>();
   for (let i = 0; i < messages.length; i += 10) {

@@ -17,7 +17,8 @@ export function retrySchedule(env: NodeJS.ProcessEnv = process.env): number[] {
   const raw = env[VARIABLE];
   if (raw === undefined || raw.trim() === '') return [...DEFAULT_RETRY_SCHEDULE_S];
   const entries = raw.split(',').map((s) => s.trim());
-  const bad = (why: string) => new Error(`${VARIABLE}=${JSON.stringify(raw)} is not a retry schedule: ${why} (expected comma-separated whole seconds, e.g. "0,5,300")`);
+  const bad = (why: string) =>
+    new Error(`${VARIABLE}=${JSON.stringify(raw)} is not a retry schedule: ${why} (expected comma-separated whole seconds, e.g. "0,5,300")`);
   if (entries.length > MAX_ENTRIES) throw bad(`${entries.length} entries, at most ${MAX_ENTRIES} are allowed`);
   return entries.map((entry) => {
     if (!/^\d+$/.test(entry)) throw bad(`${JSON.stringify(entry)} is not a non-negative whole number`);

@@ -58,7 +58,8 @@ export async function checkWebhookUrl(raw: string, policy: UrlPolicy, resolve: R
     return no('The webhook URL is not an absolute URL; give one like https://hooks.example.com/voice');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return no(`Webhook URLs must start with https:// (not ${url.protocol}//)`);
-  if (url.username || url.password) return no('The webhook URL may not contain a user name or password (user:pass@); authenticate deliveries by their signature instead');
+  if (url.username || url.password)
+    return no('The webhook URL may not contain a user name or password (user:pass@); authenticate deliveries by their signature instead');
   if (url.protocol === 'http:' && !policy.allowLoopbackHttp) return no('Webhook URLs must use https://');
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   if (!host) return no('The webhook URL has no host name');

@@ -12,11 +12,7 @@ import { logger } from '../observability.js';
 
 class PoisonMessage extends Error {}
 
-export function defineWorker<S extends z.ZodType>(
-  name: string,
-  schema: S,
-  work: (message: z.output<S>, record: SQSRecord) => Promise<void>,
-) {
+export function defineWorker<S extends z.ZodType>(name: string, schema: S, work: (message: z.output<S>, record: SQSRecord) => Promise<void>) {
   const processor = new BatchProcessor(EventType.SQS);
   const processRecord = async (record: SQSRecord) => {
     let json: unknown;
@@ -32,7 +28,5 @@ export function defineWorker<S extends z.ZodType>(
   };
   return middy<SQSEvent, SQSBatchResponse>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .handler(async (event: SQSEvent, context: Context) =>
-      processPartialResponse(event, processRecord, processor, { context }),
-    );
+    .handler(async (event: SQSEvent, context: Context) => processPartialResponse(event, processRecord, processor, { context }));
 }

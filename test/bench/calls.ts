@@ -76,26 +76,52 @@ export async function measureCalls(stack: LocalStack, total = 500, cps = 10): Pr
   const t = await createTenant({ name: 'Bench calls', adminEmail: 'calls@bench.test' });
   const auth = { authorization: `Bearer ${t.api_key.secret}`, 'content-type': 'application/json' };
   const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${stack.baseUrl}${path}`, { method, headers: { ...auth, ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${stack.baseUrl}${path}`, {
+      method,
+      headers: { ...auth, ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const json = await res.json();
     if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
     return json as Record<string, any>;
   };
   const account = await api('POST', '/v1/telephony-accounts', { mode: 'byo', provider: 'mock' });
   await api('POST', `/v1/telephony-accounts/${account.id}/verify`);
-  await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.telephonyAccount(t.tenant_id, account.id), UpdateExpression: 'SET cps_limit = :c', ExpressionAttributeValues: { ':c': cps } }));
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.telephonyAccount(t.tenant_id, account.id),
+      UpdateExpression: 'SET cps_limit = :c',
+      ExpressionAttributeValues: { ':c': cps },
+    }),
+  );
   const FROM = '+12125559100';
   await api('POST', '/v1/phone-numbers', { phone_e164: FROM, telephony_account_id: account.id });
-  const profile = await api('POST', '/v1/compliance-profiles', { name: 'Bench reminders', call_purpose: 'informational', subject: 'appointment_reminders', seller_name: 'Acme Solar LLC' });
-  const agent = await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: profile.id });
+  const profile = await api('POST', '/v1/compliance-profiles', {
+    name: 'Bench reminders',
+    call_purpose: 'informational',
+    subject: 'appointment_reminders',
+    seller_name: 'Acme Solar LLC',
+  });
+  const agent = await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', {
+    disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' },
+    compliance_profile_id: profile.id,
+  });
   await api('POST', `/v1/agents/${agent.id}/publish`);
   const evidence = { artifact_type: 'web_form', artifact_ref: 'https://bench.test/1', content_hash: 'a'.repeat(64) };
   // Every scenario of the mix in every New York area code, called in turn.
   const contacts: Record<string, any>[] = [];
   for (const npa of AREA_CODES) {
-    for (const m of MIX) contacts.push(await api('POST', '/v1/contacts', { phone_e164: `+1${npa}${m.sub}`, consent: { consent_basis: 'pewc', captured_at: '2026-01-01T00:00:00Z', scope: { purposes: ['appointment_reminders'] }, evidence } }));
+    for (const m of MIX)
+      contacts.push(
+        await api('POST', '/v1/contacts', {
+          phone_e164: `+1${npa}${m.sub}`,
+          consent: { consent_basis: 'pewc', captured_at: '2026-01-01T00:00:00Z', scope: { purposes: ['appointment_reminders'] }, evidence },
+        }),
+      );
   }
-  const queue = async (i: number) => api('POST', '/v1/calls', { agent_id: agent.id, contact_id: contacts[i % contacts.length]!.id }, { 'idempotency-key': randomUUID() });
+  const queue = async (i: number) =>
+    api('POST', '/v1/calls', { agent_id: agent.id, contact_id: contacts[i % contacts.length]!.id }, { 'idempotency-key': randomUUID() });
   const time = async (fn: () => Promise<unknown>) => {
     const s = performance.now();
     await fn();
@@ -147,11 +173,18 @@ export async function measureCalls(stack: LocalStack, total = 500, cps = 10): Pr
   const started = performance.now();
   const startedWall = Date.now();
   const ids: string[] = new Array<string>(total);
-  await pool(Array.from({ length: total }, (_, i) => i), 10, async (i) => {
-    ids[i] = (await queue(i)).call_id as string;
-  });
+  await pool(
+    Array.from({ length: total }, (_, i) => i),
+    10,
+    async (i) => {
+      ids[i] = (await queue(i)).call_id as string;
+    },
+  );
   const queuedSeconds = (performance.now() - started) / 1000;
-  const read = async (id: string) => (await db().send(new GetCommand({ TableName: tableName(), Key: callKeys.call(t.tenant_id, id), ConsistentRead: true }))).Item as { state: CallState; provider_call_sid: string | null } | undefined;
+  const read = async (id: string) =>
+    (await db().send(new GetCommand({ TableName: tableName(), Key: callKeys.call(t.tenant_id, id), ConsistentRead: true }))).Item as
+      | { state: CallState; provider_call_sid: string | null }
+      | undefined;
   let allDialledSeconds = NaN;
   let allTerminalSeconds: number | null = null;
   let terminal = 0;
@@ -229,17 +262,26 @@ function rawBaseline(template: Txn) {
 
 export function printCalls(f: CallsFigures): void {
   const mix = MIX.map((m) => `${m.sub.slice(3, 7)} ${m.what}`).join(', ');
-  console.log(`\nQueue and dispatch: ${f.calls} calls to sandbox test numbers (${mix}; equal shares), cps_limit ${f.cps}, SANDBOX_STEP_MS ${f.stepMs}, local runtime with its workers`);
+  console.log(
+    `\nQueue and dispatch: ${f.calls} calls to sandbox test numbers (${mix}; equal shares), cps_limit ${f.cps}, SANDBOX_STEP_MS ${f.stepMs}, local runtime with its workers`,
+  );
   console.log(`  all queued after ${fmt(f.queuedSeconds, 1)} s (10 requests in flight)`);
-  console.log(`  all dialled after ${fmt(f.allDialledSeconds, 1)} s   (the cap allows no less than ${fmt(f.floorSeconds, 0)} s: bound/actual ${fmt(f.floorSeconds / f.allDialledSeconds, 2)})`);
+  console.log(
+    `  all dialled after ${fmt(f.allDialledSeconds, 1)} s   (the cap allows no less than ${fmt(f.floorSeconds, 0)} s: bound/actual ${fmt(f.floorSeconds / f.allDialledSeconds, 2)})`,
+  );
   console.log(`  max dials in any 1-second window of the carrier's clock: ${f.maxDialsPerSecond}   (cps_limit ${f.cps})`);
   console.log(
     f.allTerminalSeconds === null
       ? `  terminal: ${f.terminal} of ${f.calls} within the bound (${JSON.stringify(f.byState)})`
       : `  all terminal after ${fmt(f.allTerminalSeconds, 1)} s   (ratio ${fmt(f.allTerminalSeconds / f.floorSeconds, 2)}; ${JSON.stringify(f.byState)})`,
   );
-  const line = (what: string, l: Latency) => console.log(`  POST /v1/calls ${what} p50 ${fmt(l.p50, 2)} ms   p99 ${fmt(l.p99, 2)} ms   ${fmt(l.dynamoCalls, 2)} DynamoDB calls each (200 sequential; ${l.background} background calls meanwhile, not counted)`);
+  const line = (what: string, l: Latency) =>
+    console.log(
+      `  POST /v1/calls ${what} p50 ${fmt(l.p50, 2)} ms   p99 ${fmt(l.p99, 2)} ms   ${fmt(l.dynamoCalls, 2)} DynamoDB calls each (200 sequential; ${l.background} background calls meanwhile, not counted)`,
+    );
   line('deferred', f.deferred);
   line('allowed ', f.allowed);
-  console.log(`  raw TransactWriteItems    p50 ${fmt(f.raw.p50, 2)} ms   p99 ${fmt(f.raw.p99, 2)} ms   (a captured queue transaction replayed with fresh ids: ${f.raw.items} items, ${f.raw.bytes} bytes of JSON)`);
+  console.log(
+    `  raw TransactWriteItems    p50 ${fmt(f.raw.p50, 2)} ms   p99 ${fmt(f.raw.p99, 2)} ms   (a captured queue transaction replayed with fresh ids: ${f.raw.items} items, ${f.raw.bytes} bytes of JSON)`,
+  );
 }

@@ -60,18 +60,37 @@ export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20,
   const t = await createTenant({ name: 'Bench campaign', adminEmail: 'campaign@bench.test' });
   const auth = { authorization: `Bearer ${t.api_key.secret}`, 'content-type': 'application/json' };
   const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetchRetrying(`${stack.baseUrl}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) }, method === 'GET');
+    const res = await fetchRetrying(
+      `${stack.baseUrl}${path}`,
+      { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) },
+      method === 'GET',
+    );
     const json = await res.json();
     if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
     return json as Record<string, any>;
   };
   const account = await api('POST', '/v1/telephony-accounts', { mode: 'byo', provider: 'mock' });
   await api('POST', `/v1/telephony-accounts/${account.id}/verify`);
-  await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.telephonyAccount(t.tenant_id, account.id), UpdateExpression: 'SET cps_limit = :c', ExpressionAttributeValues: { ':c': cps } }));
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.telephonyAccount(t.tenant_id, account.id),
+      UpdateExpression: 'SET cps_limit = :c',
+      ExpressionAttributeValues: { ':c': cps },
+    }),
+  );
   const numbers = [];
   for (let i = 0; i < 5; i++) numbers.push(await api('POST', '/v1/phone-numbers', { phone_e164: `+1212555920${i}`, telephony_account_id: account.id }));
-  const profile = await api('POST', '/v1/compliance-profiles', { name: 'Bench reminders', call_purpose: 'informational', subject: 'appointment_reminders', seller_name: 'Acme Solar LLC' });
-  const agent = await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: profile.id });
+  const profile = await api('POST', '/v1/compliance-profiles', {
+    name: 'Bench reminders',
+    call_purpose: 'informational',
+    subject: 'appointment_reminders',
+    seller_name: 'Acme Solar LLC',
+  });
+  const agent = await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', {
+    disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' },
+    compliance_profile_id: profile.id,
+  });
   await api('POST', `/v1/agents/${agent.id}/publish`);
   const phones = Array.from({ length: total }, (_, i) => `+1212${String(3000000 + i).padStart(7, '0')}`);
   const imported = await api('POST', '/v1/contact-imports', {
@@ -83,7 +102,14 @@ export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20,
     consent_scope: { purposes: ['appointment_reminders'] },
   });
   const pool = await api('POST', '/v1/number-pools', { name: 'Bench pool', phone_number_ids: numbers.map((n) => n.id) });
-  const campaign = await api('POST', '/v1/campaigns', { name: 'Bench', agent_id: agent.id, target: { contact_list_id: imported.target_list_id }, number_pool_id: pool.id, telephony_account_id: account.id, concurrency_cap: cap });
+  const campaign = await api('POST', '/v1/campaigns', {
+    name: 'Bench',
+    agent_id: agent.id,
+    target: { contact_list_id: imported.target_list_id },
+    number_pool_id: pool.id,
+    telephony_account_id: account.id,
+    concurrency_cap: cap,
+  });
 
   setClockOffsetForTests(allowedInstant() - Date.now());
   const writes = countWritesPerPartition(db());
@@ -103,7 +129,12 @@ export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20,
   if (c.status !== 'completed') throw new Error(`campaign not completed in time: ${JSON.stringify(c)}`);
 
   const calls = (await carrierCallsFrom(numbers.map((n) => n.phone_e164 as string))).map((x) => ({ created: x.created, ended: x.ended ?? Date.now() }));
-  const events = calls.flatMap((x) => [{ at: x.created, d: 1 }, { at: x.ended, d: -1 }]).sort((a, b) => a.at - b.at || a.d - b.d);
+  const events = calls
+    .flatMap((x) => [
+      { at: x.created, d: 1 },
+      { at: x.ended, d: -1 },
+    ])
+    .sort((a, b) => a.at - b.at || a.d - b.d);
   let alive = 0;
   let maxInFlight = 0;
   for (const e of events) maxInFlight = Math.max(maxInFlight, (alive += e.d));
@@ -129,10 +160,15 @@ export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20,
 export function printCampaign(f: CampaignFigures): void {
   console.log(`\n## Campaign: ${f.contacts} contacts, cps_limit ${f.cps}, concurrency_cap ${f.cap}, SANDBOX_STEP_MS ${f.stepMs}`);
   console.log(`scrub (start → running)          ${fmt(f.scrubSeconds)} s`);
-  console.log(`start → completed                 ${fmt(f.completedSeconds)} s   (bound the caps impose: ${fmt(f.boundSeconds)} s = max(${f.contacts}/${f.cps}, ${f.contacts} × ${fmt(f.meanCallSeconds, 2)} s / ${f.cap}); bound/actual ${fmt(f.boundSeconds / f.completedSeconds, 2)})`);
+  console.log(
+    `start → completed                 ${fmt(f.completedSeconds)} s   (bound the caps impose: ${fmt(f.boundSeconds)} s = max(${f.contacts}/${f.cps}, ${f.contacts} × ${fmt(f.meanCallSeconds, 2)} s / ${f.cap}); bound/actual ${fmt(f.boundSeconds / f.completedSeconds, 2)})`,
+  );
   console.log(`max calls alive at the carrier    ${f.maxInFlight}   (cap ${f.cap})`);
   console.log(`max dials in any 1-second window  ${f.maxDialsPerSecond}   (cps_limit ${f.cps}; the carrier's clock, sliding)`);
   console.log(`dialed ${f.dialed}, completed_goal ${f.completedGoal}`);
   console.log('hottest partition keys, start → completed (writes: items written, each item of a transaction counts; WCU: 1 KB units, ×2 in a transaction):');
-  for (const k of f.hotKeys) console.log(`  ${k.partition.padEnd(64)} ${String(k.writes).padStart(6)} writes  ${fmt(k.writesPerSecond).padStart(6)}/s mean  ${String(k.peakPerSecond).padStart(4)}/s peak (1-s window)  ~${fmt(k.wcuPerSecond).padStart(6)} WCU/s mean`);
+  for (const k of f.hotKeys)
+    console.log(
+      `  ${k.partition.padEnd(64)} ${String(k.writes).padStart(6)} writes  ${fmt(k.writesPerSecond).padStart(6)}/s mean  ${String(k.peakPerSecond).padStart(4)}/s peak (1-s window)  ~${fmt(k.wcuPerSecond).padStart(6)} WCU/s mean`,
+    );
 }

@@ -13,8 +13,17 @@ export async function carrierCallsFrom(numbers: readonly string[]): Promise<Carr
   const calls: CarrierCall[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await db().send(new ScanCommand({ TableName: tableName(), FilterExpression: '#t = :t', ExpressionAttributeNames: { '#t': 'type' }, ExpressionAttributeValues: { ':t': 'sandbox_call' }, ExclusiveStartKey: start }));
-    for (const i of page.Items ?? []) if (from.has(i.from as string)) calls.push({ created: Date.parse(i.created_at as string), ended: i.end_time ? Date.parse(i.end_time as string) : null });
+    const page = await db().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: '#t = :t',
+        ExpressionAttributeNames: { '#t': 'type' },
+        ExpressionAttributeValues: { ':t': 'sandbox_call' },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const i of page.Items ?? [])
+      if (from.has(i.from as string)) calls.push({ created: Date.parse(i.created_at as string), ended: i.end_time ? Date.parse(i.end_time as string) : null });
     start = page.LastEvaluatedKey;
   } while (start);
   return calls;

@@ -17,7 +17,13 @@ const SCENARIOS: Array<{ scenario: string; inputs: ComplianceInputs; at: Date }>
   { scenario: 'allow (NY marketing)', inputs: inputs(), at: new Date('2026-11-23T15:00:00Z') },
   {
     scenario: 'defer (AL+FL, 2 zones, window, cap)',
-    inputs: inputs({ phone: '+12055550123', timezone: 'America/New_York', jurisdictions: ['US-FL'], profile: { ...marketing, calling_window: { start: '10:00', end: '17:00' } }, attempts: ['2026-11-22T16:30:00Z', '2026-11-22T23:00:00Z', '2026-11-23T01:00:00Z'].map((placed_at) => ({ placed_at, subject: SUBJECT })) }),
+    inputs: inputs({
+      phone: '+12055550123',
+      timezone: 'America/New_York',
+      jurisdictions: ['US-FL'],
+      profile: { ...marketing, calling_window: { start: '10:00', end: '17:00' } },
+      attempts: ['2026-11-22T16:30:00Z', '2026-11-22T23:00:00Z', '2026-11-23T01:00:00Z'].map((placed_at) => ({ placed_at, subject: SUBJECT })),
+    }),
     at: new Date('2026-11-23T02:30:00Z'),
   },
   { scenario: 'block (suppressed, no consent)', inputs: inputs({ suppressed: true, consents: [] }), at: new Date('2026-11-23T15:00:00Z') },

@@ -47,16 +47,30 @@ export async function measureDncLoad(count = 100_000): Promise<DncFigures> {
     const reloadSeconds = (performance.now() - started) / 1000;
 
     let calls = 0;
-    db().middlewareStack.add((next) => async (args) => { calls++; return next(args); }, { step: 'initialize', name: 'benchDncCallCounter' });
+    db().middlewareStack.add(
+      (next) => async (args) => {
+        calls++;
+        return next(args);
+      },
+      { step: 'initialize', name: 'benchDncCallCounter' },
+    );
     const times: number[] = [];
     const lookups = 500;
     for (let i = 0; i < lookups; i++) {
       const s = performance.now();
-      await dncFacts('415', `+1415${200 + (i % 800)}${String(i * 37 % 10_000).padStart(4, '0')}`);
+      await dncFacts('415', `+1415${200 + (i % 800)}${String((i * 37) % 10_000).padStart(4, '0')}`);
       times.push(performance.now() - s);
     }
     db().middlewareStack.remove('benchDncCallCounter');
-    return { numbers: loaded.numbers, exchanges: 800, firstLoadSeconds, reloadSeconds, factsP50: percentile(times, 50), factsP99: percentile(times, 99), dynamoCallsPerLookup: calls / lookups };
+    return {
+      numbers: loaded.numbers,
+      exchanges: 800,
+      firstLoadSeconds,
+      reloadSeconds,
+      factsP50: percentile(times, 50),
+      factsP99: percentile(times, 99),
+      dynamoCallsPerLookup: calls / lookups,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -36,12 +36,30 @@ export async function measureImport(stack: LocalStack, rows = 10_000): Promise<I
   // Raw: the same per-row transaction, same concurrency, fresh tenant, no HTTP or CSV.
   const raw = await createTenant({ name: 'Raw bench', adminEmail: 'raw@import.test' });
   const attestation = await ensureApiAttestation(raw.tenant_id);
-  const consent = { consent_basis: 'pec' as const, captured_at: new Date().toISOString(), scope: { source: 'import' }, evidence: { artifact_type: 'contact_import', artifact_ref: 's3://bench/file.csv#row=1', content_hash: 'a'.repeat(64) } };
+  const consent = {
+    consent_basis: 'pec' as const,
+    captured_at: new Date().toISOString(),
+    scope: { source: 'import' },
+    evidence: { artifact_type: 'contact_import', artifact_ref: 's3://bench/file.csv#row=1', content_hash: 'a'.repeat(64) },
+  };
   const indexes = Array.from({ length: rows }, (_, i) => i);
   const rawStarted = performance.now();
   await pool(indexes, DEFAULT_CONCURRENCY, async (i) => {
     const now = new Date().toISOString();
-    const { items } = newContactItems(raw.tenant_id, { phone_e164: phoneAt(628, i), first_name: `First${i}`, last_name: `Last, ${i}`, company: `Acme ${i % 50}`, email: `p${i}@example.com`, tags: ['a', 'b'] }, consent, attestation, { now, suppression: { suppressed: false } });
+    const { items } = newContactItems(
+      raw.tenant_id,
+      {
+        phone_e164: phoneAt(628, i),
+        first_name: `First${i}`,
+        last_name: `Last, ${i}`,
+        company: `Acme ${i % 50}`,
+        email: `p${i}@example.com`,
+        tags: ['a', 'b'],
+      },
+      consent,
+      attestation,
+      { now, suppression: { suppressed: false } },
+    );
     await writeNewContact(items);
   });
   const rawSeconds = (performance.now() - rawStarted) / 1000;
@@ -53,7 +71,22 @@ export async function measureImport(stack: LocalStack, rows = 10_000): Promise<I
   const batchedStarted = performance.now();
   await pool(chunks, DEFAULT_CONCURRENCY, async (chunk) => {
     const now = new Date().toISOString();
-    const items = chunk.flatMap((i) => newContactItems(batched.tenant_id, { phone_e164: phoneAt(629, i), first_name: `First${i}`, last_name: `Last, ${i}`, company: `Acme ${i % 50}`, email: `p${i}@example.com`, tags: ['a', 'b'] }, consent, batchedAttestation, { now, suppression: { suppressed: false } }).items.filter((x) => !String(x.ConditionCheck?.Key?.sk ?? '').startsWith('ATTESTATION#')));
+    const items = chunk.flatMap((i) =>
+      newContactItems(
+        batched.tenant_id,
+        {
+          phone_e164: phoneAt(629, i),
+          first_name: `First${i}`,
+          last_name: `Last, ${i}`,
+          company: `Acme ${i % 50}`,
+          email: `p${i}@example.com`,
+          tags: ['a', 'b'],
+        },
+        consent,
+        batchedAttestation,
+        { now, suppression: { suppressed: false } },
+      ).items.filter((x) => !String(x.ConditionCheck?.Key?.sk ?? '').startsWith('ATTESTATION#')),
+    );
     await db().send(new TransactWriteCommand({ TransactItems: items }));
   });
   const rawBatchedSeconds = (performance.now() - batchedStarted) / 1000;
@@ -95,7 +128,9 @@ export function printImport(f: ImportFigures): void {
   console.log(`\n${f.rows}-row CSV import through the local API (concurrency ${f.concurrency}; target ≥ 60% of raw)`);
   console.log(`  import via API   ${fmt(f.importSeconds, 2)} s   ${fmt(f.importRowsPerSecond, 0)} rows/s   (${f.accepted} accepted)`);
   console.log(`  raw transactions ${fmt(f.rawSeconds, 2)} s   ${fmt(f.rawRowsPerSecond, 0)} rows/s`);
-  console.log(`  raw, 10 rows/tx  ${fmt(f.rawBatchedSeconds, 2)} s   ${fmt(f.rawBatchedRowsPerSecond, 0)} rows/s   (how the import batches rows with unique phones)`);
+  console.log(
+    `  raw, 10 rows/tx  ${fmt(f.rawBatchedSeconds, 2)} s   ${fmt(f.rawBatchedRowsPerSecond, 0)} rows/s   (how the import batches rows with unique phones)`,
+  );
   console.log(`  import / raw per-row transaction = ${fmt(ratio * 100, 0)}%${ratio < 0.6 ? '  BELOW TARGET' : ''}`);
   console.log(`  import / raw batched transaction = ${fmt((f.importRowsPerSecond / f.rawBatchedRowsPerSecond) * 100, 0)}%`);
 }

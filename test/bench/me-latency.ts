@@ -23,7 +23,13 @@ export async function measureMe(stack: LocalStack, requests = 500): Promise<MeFi
   const t = await createTenant({ name: 'Bench', adminEmail: 'bench@bench.test' });
   const headers = { authorization: `Bearer ${t.api_key.secret}` };
   let calls = 0;
-  db().middlewareStack.add((next) => async (args) => { calls++; return next(args); }, { step: 'initialize', name: 'benchCallCounter' });
+  db().middlewareStack.add(
+    (next) => async (args) => {
+      calls++;
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchCallCounter' },
+  );
 
   const time = async (fn: () => Promise<unknown>) => {
     const s = performance.now();
@@ -41,7 +47,9 @@ export async function measureMe(stack: LocalStack, requests = 500): Promise<MeFi
   for (let i = 0; i < requests; i++) meTimes.push(await time(me));
   const dynamoCallsPerRequest = calls / requests;
 
-  const raw = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: stack.dynamoEndpoint, region: stack.region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+  const raw = DynamoDBDocumentClient.from(
+    new DynamoDBClient({ endpoint: stack.dynamoEndpoint, region: stack.region, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  );
   const get = () => raw.send(new GetCommand({ TableName: stack.tableName, Key: keys.apiKey(t.tenant_id, t.api_key.id), ConsistentRead: true }));
   for (let i = 0; i < 50; i++) await get();
   const rawTimes: number[] = [];

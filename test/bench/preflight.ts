@@ -42,18 +42,50 @@ export async function measurePreflight(stack: LocalStack, requests = 500): Promi
   await api('POST', `/v1/telephony-accounts/${account.id}/verify`);
   await api('POST', '/v1/phone-numbers', { phone_e164: '+12125559000', telephony_account_id: account.id });
   await api('POST', '/v1/phone-numbers', { phone_e164: '+14155559000', telephony_account_id: account.id });
-  const profile = await api('POST', '/v1/compliance-profiles', { name: 'Bench', call_purpose: 'marketing', subject: 'product_offers', seller_name: 'Acme Solar LLC' });
-  const agent = await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: profile.id });
+  const profile = await api('POST', '/v1/compliance-profiles', {
+    name: 'Bench',
+    call_purpose: 'marketing',
+    subject: 'product_offers',
+    seller_name: 'Acme Solar LLC',
+  });
+  const agent = await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', {
+    disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' },
+    compliance_profile_id: profile.id,
+  });
   await api('POST', `/v1/agents/${agent.id}/publish`);
   const contact = await api('POST', '/v1/contacts', {
     phone_e164: '+12125550199',
-    consent: { consent_basis: 'pewc', captured_at: '2026-01-01T00:00:00Z', scope: { purposes: ['product_offers'] }, evidence: { artifact_type: 'web_form', artifact_ref: 'https://bench.test/1', content_hash: 'a'.repeat(64) } },
+    consent: {
+      consent_basis: 'pewc',
+      captured_at: '2026-01-01T00:00:00Z',
+      scope: { purposes: ['product_offers'] },
+      evidence: { artifact_type: 'web_form', artifact_ref: 'https://bench.test/1', content_hash: 'a'.repeat(64) },
+    },
   });
   const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
-  await db().send(new TransactWriteCommand({ TransactItems: [1, 2].map(() => contactAttemptPut({ id: newId('att'), tenant_id: t.tenant_id, contact_id: contact.id, subject: 'product_offers', placed_at: hourAgo, created_at: hourAgo })) }));
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [1, 2].map(() =>
+        contactAttemptPut({
+          id: newId('att'),
+          tenant_id: t.tenant_id,
+          contact_id: contact.id,
+          subject: 'product_offers',
+          placed_at: hourAgo,
+          created_at: hourAgo,
+        }),
+      ),
+    }),
+  );
 
   let calls = 0;
-  db().middlewareStack.add((next) => async (args) => { calls++; return next(args); }, { step: 'initialize', name: 'benchPreflightCallCounter' });
+  db().middlewareStack.add(
+    (next) => async (args) => {
+      calls++;
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchPreflightCallCounter' },
+  );
   const body = JSON.stringify({ agent_id: agent.id, contact_id: contact.id });
   const preflight = async () => {
     const res = await fetch(`${stack.baseUrl}/v1/calls/preflight`, { method: 'POST', headers, body });
@@ -92,7 +124,13 @@ export async function measurePreflight(stack: LocalStack, requests = 500): Promi
 }
 
 export function printPreflight(f: PreflightFigures): void {
-  console.log(`\nPOST /v1/calls/preflight vs GET /v1/contacts/{id}, local runtime, ${f.requests} sequential requests each (marketing call, US number, DNC snapshot, SAN, pewc, 2 recent attempts)`);
-  console.log(`  POST /v1/calls/preflight   p50 ${fmt(f.preflightP50, 2)} ms   p99 ${fmt(f.preflightP99, 2)} ms   DynamoDB calls/request ${fmt(f.callsPerPreflight, 2)} (1 is the API-key check)`);
-  console.log(`  GET /v1/contacts/{id}      p50 ${fmt(f.contactP50, 2)} ms   p99 ${fmt(f.contactP99, 2)} ms   DynamoDB calls/request ${fmt(f.callsPerContactRead, 2)}`);
+  console.log(
+    `\nPOST /v1/calls/preflight vs GET /v1/contacts/{id}, local runtime, ${f.requests} sequential requests each (marketing call, US number, DNC snapshot, SAN, pewc, 2 recent attempts)`,
+  );
+  console.log(
+    `  POST /v1/calls/preflight   p50 ${fmt(f.preflightP50, 2)} ms   p99 ${fmt(f.preflightP99, 2)} ms   DynamoDB calls/request ${fmt(f.callsPerPreflight, 2)} (1 is the API-key check)`,
+  );
+  console.log(
+    `  GET /v1/contacts/{id}      p50 ${fmt(f.contactP50, 2)} ms   p99 ${fmt(f.contactP99, 2)} ms   DynamoDB calls/request ${fmt(f.callsPerContactRead, 2)}`,
+  );
 }

@@ -99,7 +99,19 @@ const echo: ReplyModel = {
  * are marked on the turn its call's client registered (keyed by the setup's callSid); the
  * provider's stages learn their call from the async context the session's model runs in.
  */
-const STAGES = ['sent', 'arrived', 'modelCalled', 'providerCalled', 'providerReady', 'holdFired', 'providerFirst', 'chainFirst', 'frameSent', 'received', 'lastSent'] as const;
+const STAGES = [
+  'sent',
+  'arrived',
+  'modelCalled',
+  'providerCalled',
+  'providerReady',
+  'holdFired',
+  'providerFirst',
+  'chainFirst',
+  'frameSent',
+  'received',
+  'lastSent',
+] as const;
 type Stage = (typeof STAGES)[number];
 /** One turn's instants, its place in its conversation, and the tools its reply ran before its first text (and how long they took). */
 type TurnMarks = Partial<Record<Stage, number>> & { index: number; toolsBeforeText?: string[]; toolMs?: number };
@@ -152,7 +164,8 @@ function tracedModel(model: ReplyModel, callSid: () => string | undefined): Repl
               (t.toolsBeforeText ??= []).push(r.value.toolName);
               toolStarted.set(t, performance.now());
             }
-            if (t && !r.done && t.chainFirst === undefined && r.value.type === 'tool-result') t.toolMs = (t.toolMs ?? 0) + performance.now() - (toolStarted.get(t) ?? NaN);
+            if (t && !r.done && t.chainFirst === undefined && r.value.type === 'tool-result')
+              t.toolMs = (t.toolMs ?? 0) + performance.now() - (toolStarted.get(t) ?? NaN);
             return r;
           },
           return: async () => (await parts.return?.()) ?? { done: true as const, value: undefined },
@@ -218,7 +231,13 @@ class RelayClient {
       ws.once('error', reject);
     });
     const client = new RelayClient(ws);
-    client.send({ type: 'setup', sessionId: `VX${randomUUID().replace(/-/g, '')}`, callSid: client.callSid, direction: 'outbound-api', customParameters: { token } });
+    client.send({
+      type: 'setup',
+      sessionId: `VX${randomUUID().replace(/-/g, '')}`,
+      callSid: client.callSid,
+      direction: 'outbound-api',
+      customParameters: { token },
+    });
     // Twilio speaks the welcome greeting (the disclosure, seconds long) before the contact can answer;
     // a quarter second of it is enough for the session to load its call, as it does behind the greeting.
     await client.until(client.count, () => false, GREETING_MS);
@@ -274,7 +293,10 @@ async function turn(client: RelayClient, words: string, index = 0): Promise<{ fi
   const end = await client.until(from, isReplyEnd);
   turnInProgress.delete(client.callSid);
   const frames = client.framesFrom(from);
-  const text = frames.filter(isText).map((f) => String(f.msg.token)).join('');
+  const text = frames
+    .filter(isText)
+    .map((f) => String(f.msg.token))
+    .join('');
   return { firstMs: firstText ? firstText.at - sent : undefined, text, ended: client.closed || frames.some((f) => f.msg.type === 'end') || !end, marks };
 }
 
@@ -315,7 +337,11 @@ export async function measureRuntime(stack: LocalStack, model: SwitchModel): Pro
   const t = await createTenant({ name: 'Bench runtime', adminEmail: 'runtime@bench.test' });
   const auth = { authorization: `Bearer ${t.api_key.secret}`, 'content-type': 'application/json' };
   const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${stack.baseUrl}${path}`, { method, headers: { ...auth, ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${stack.baseUrl}${path}`, {
+      method,
+      headers: { ...auth, ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const json = (await res.json()) as Record<string, any>;
     if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
     return json;
@@ -323,16 +349,33 @@ export async function measureRuntime(stack: LocalStack, model: SwitchModel): Pro
   const account = await api('POST', '/v1/telephony-accounts', { mode: 'byo', provider: 'mock' });
   await api('POST', `/v1/telephony-accounts/${account.id}/verify`);
   const number = await api('POST', '/v1/phone-numbers', { phone_e164: '+12125559200', telephony_account_id: account.id });
-  const profile = await api('POST', '/v1/compliance-profiles', { name: 'Bench runtime', call_purpose: 'informational', subject: 'appointment_reminders', seller_name: 'Acme Solar LLC' });
-  const agent = await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', { disclosure_config: { business_name: 'Acme Solar' }, compliance_profile_id: profile.id });
+  const profile = await api('POST', '/v1/compliance-profiles', {
+    name: 'Bench runtime',
+    call_purpose: 'informational',
+    subject: 'appointment_reminders',
+    seller_name: 'Acme Solar LLC',
+  });
+  const agent = await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', {
+    disclosure_config: { business_name: 'Acme Solar' },
+    compliance_profile_id: profile.id,
+  });
   const version = await api('POST', `/v1/agents/${agent.id}/publish`);
   const evidence = { artifact_type: 'web_form', artifact_ref: 'https://bench.test/1', content_hash: 'a'.repeat(64) };
   const key = await callTokenKey();
   const tokens: string[] = [];
   for (let i = 0; i < 100; i++) {
-    const contact = await api('POST', '/v1/contacts', { phone_e164: `+1212555${String(3000 + i).padStart(4, '0')}`, consent: { consent_basis: 'pewc', captured_at: '2026-01-01T00:00:00Z', scope: { purposes: ['appointment_reminders'] }, evidence } });
+    const contact = await api('POST', '/v1/contacts', {
+      phone_e164: `+1212555${String(3000 + i).padStart(4, '0')}`,
+      consent: { consent_basis: 'pewc', captured_at: '2026-01-01T00:00:00Z', scope: { purposes: ['appointment_reminders'] }, evidence },
+    });
     const call = await api('POST', '/v1/calls', { agent_id: agent.id, contact_id: contact.id }, { 'idempotency-key': randomUUID() });
-    tokens.push(mintStreamToken(key, { tenant_id: t.tenant_id, call_id: call.call_id as string, agent_version_id: version.id as string, number_id: number.id as string }, now()));
+    tokens.push(
+      mintStreamToken(
+        key,
+        { tenant_id: t.tenant_id, call_id: call.call_id as string, agent_version_id: version.id as string, number_id: number.id as string },
+        now(),
+      ),
+    );
   }
 
   model.current = instantSandbox();
@@ -387,7 +430,11 @@ export async function measureRuntime(stack: LocalStack, model: SwitchModel): Pro
   return {
     instant: { p50: percentile(instant, 50), p99: percentile(instant, 99), turns: instant.length },
     slow: { p50: percentile(slow, 50), p99: percentile(slow, 99), turns: slow.length },
-    slowStages: { turns: slowMarks, cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / Math.max(1, slow.length), loopDelayMs: { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 } },
+    slowStages: {
+      turns: slowMarks,
+      cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / Math.max(1, slow.length),
+      loopDelayMs: { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
+    },
     interrupt: { p99: percentile(lags, 99), staleFrames, interrupts: lags.length },
     concurrent: { p99: percentile(concurrentTimes, 99), conversations: tokens.length, turns: concurrentTimes.length, misdelivered },
   };
@@ -395,11 +442,19 @@ export async function measureRuntime(stack: LocalStack, model: SwitchModel): Pro
 
 export function printRuntime(f: RuntimeFigures): void {
   console.log('\nVoice runtime on the local host (loopback ConversationRelay client; prompt sent → first text frame received)');
-  console.log(`  runtime overhead (instant model) p50 ${fmt(f.instant.p50)} ms p99 ${fmt(f.instant.p99)} ms over ${f.instant.turns} turns (targets p50 ≤ 15, p99 ≤ 60)`);
-  console.log(`  runtime overhead beyond a ${FIRST_TOKEN_MS} ms first token p50 ${fmt(f.slow.p50)} ms p99 ${fmt(f.slow.p99)} ms over ${f.slow.turns} turns, 10 conversations at a time`);
+  console.log(
+    `  runtime overhead (instant model) p50 ${fmt(f.instant.p50)} ms p99 ${fmt(f.instant.p99)} ms over ${f.instant.turns} turns (targets p50 ≤ 15, p99 ≤ 60)`,
+  );
+  console.log(
+    `  runtime overhead beyond a ${FIRST_TOKEN_MS} ms first token p50 ${fmt(f.slow.p50)} ms p99 ${fmt(f.slow.p99)} ms over ${f.slow.turns} turns, 10 conversations at a time`,
+  );
   printStages(f.slowStages);
-  console.log(`  interrupt to last stale frame p99 ${fmt(f.interrupt.p99)} ms over ${f.interrupt.interrupts} interrupts, ${f.interrupt.staleFrames} stale frames in all (target p99 ≤ 20)`);
-  console.log(`  100 conversations overhead p99 ${fmt(f.concurrent.p99)} ms over ${f.concurrent.turns} turns; replies delivered to the wrong conversation: ${f.concurrent.misdelivered} (targets p99 ≤ 100, 0)`);
+  console.log(
+    `  interrupt to last stale frame p99 ${fmt(f.interrupt.p99)} ms over ${f.interrupt.interrupts} interrupts, ${f.interrupt.staleFrames} stale frames in all (target p99 ≤ 20)`,
+  );
+  console.log(
+    `  100 conversations overhead p99 ${fmt(f.concurrent.p99)} ms over ${f.concurrent.turns} turns; replies delivered to the wrong conversation: ${f.concurrent.misdelivered} (targets p99 ≤ 100, 0)`,
+  );
 }
 
 /** The segments between consecutive stages; the provider's segment is counted beyond its first-token hold. */
@@ -426,7 +481,9 @@ const segment = (t: TurnMarks, s: (typeof SEGMENTS)[number]): number | undefined
 function printStages(stages: RuntimeFigures['slowStages']): void {
   const { turns, loopDelayMs } = stages;
   const row = (label: string, values: number[]) =>
-    values.length ? `${label.padEnd(44)} p50 ${fmt(percentile(values, 50)).padStart(6)}  p99 ${fmt(percentile(values, 99)).padStart(6)}  max ${fmt(Math.max(...values)).padStart(6)}` : `${label.padEnd(44)} (none)`;
+    values.length
+      ? `${label.padEnd(44)} p50 ${fmt(percentile(values, 50)).padStart(6)}  p99 ${fmt(percentile(values, 99)).padStart(6)}  max ${fmt(Math.max(...values)).padStart(6)}`
+      : `${label.padEnd(44)} (none)`;
   const of = (s: (typeof SEGMENTS)[number] | typeof REST) => turns.map((t) => segment(t, s)).filter((v): v is number => v !== undefined);
   const total = (t: TurnMarks) => (t.received ?? NaN) - (t.sent ?? NaN) - FIRST_TOKEN_MS;
   const inRuntime = turns.map((t) => (t.frameSent ?? NaN) - (t.arrived ?? NaN) - FIRST_TOKEN_MS).filter(Number.isFinite);
@@ -442,11 +499,19 @@ function printStages(stages: RuntimeFigures['slowStages']): void {
   const worst = [...turns].sort((a, b) => total(b) - total(a)).slice(0, 5);
   console.log(`    the 5 slowest turns (segments as above, in order):`);
   for (const t of worst)
-    console.log(`      ${fmt(total(t)).padStart(6)}  turn ${t.index + 1}  [${SEGMENTS.map((s) => fmt(segment(t, s) ?? NaN)).join(', ')}]  tools before text: ${t.toolsBeforeText?.join(' ') ?? 'none'} (${fmt(t.toolMs ?? 0)} ms)`);
+    console.log(
+      `      ${fmt(total(t)).padStart(6)}  turn ${t.index + 1}  [${SEGMENTS.map((s) => fmt(segment(t, s) ?? NaN)).join(', ')}]  tools before text: ${t.toolsBeforeText?.join(' ') ?? 'none'} (${fmt(t.toolMs ?? 0)} ms)`,
+    );
   // Whose first tokens were handled between this turn's hold running out and its own first token.
   const due = (t: TurnMarks) => (t.providerReady ?? NaN) + FIRST_TOKEN_MS;
-  const ahead = turns.map((t) => turns.filter((o) => o !== t && o.providerFirst !== undefined && o.providerFirst > due(t) && o.providerFirst < (t.providerFirst ?? -Infinity)).length);
+  const ahead = turns.map(
+    (t) => turns.filter((o) => o !== t && o.providerFirst !== undefined && o.providerFirst > due(t) && o.providerFirst < (t.providerFirst ?? -Infinity)).length,
+  );
   const late = holdTimers.filter((h) => h.fired !== undefined).map((h) => h.fired! - h.set - h.ms);
-  console.log(`    other conversations' first tokens handled while one's was due: p50 ${percentile(ahead, 50)} p99 ${percentile(ahead, 99)}; hold timers late p50 ${fmt(percentile(late, 50))} p99 ${fmt(percentile(late, 99))} ms`);
-  console.log(`    process CPU per turn (client, runtime and API all in this process) ${fmt(stages.cpuMsPerTurn, 2)} ms; event loop delay p50 ${fmt(loopDelayMs.p50)} p99 ${fmt(loopDelayMs.p99)} max ${fmt(loopDelayMs.max)} ms`);
+  console.log(
+    `    other conversations' first tokens handled while one's was due: p50 ${percentile(ahead, 50)} p99 ${percentile(ahead, 99)}; hold timers late p50 ${fmt(percentile(late, 50))} p99 ${fmt(percentile(late, 99))} ms`,
+  );
+  console.log(
+    `    process CPU per turn (client, runtime and API all in this process) ${fmt(stages.cpuMsPerTurn, 2)} ms; event loop delay p50 ${fmt(loopDelayMs.p50)} p99 ${fmt(loopDelayMs.p99)} max ${fmt(loopDelayMs.max)} ms`,
+  );
 }

@@ -46,7 +46,12 @@ const quantityFor = (meter: Meter, r: () => number): string => {
  * (one transaction each, as a runtime batch or a call end commits them), spread over the
  * month's days; one source in ten is a sandbox one.
  */
-export async function writeLedgerMonth(tenantId: string, period: string, rows: number, opts: { metersPerSource?: number; concurrency?: number; seed?: number } = {}): Promise<{ sources: number; rows: number; ms: number }> {
+export async function writeLedgerMonth(
+  tenantId: string,
+  period: string,
+  rows: number,
+  opts: { metersPerSource?: number; concurrency?: number; seed?: number } = {},
+): Promise<{ sources: number; rows: number; ms: number }> {
   const per = opts.metersPerSource ?? 3;
   const r = rng(opts.seed ?? 15);
   const { start, end } = periodBounds(period);
@@ -56,7 +61,12 @@ export async function writeLedgerMonth(tenantId: string, period: string, rows: n
     const count = Math.min(per, rows - i * per);
     const first = Math.floor(r() * METERS.length);
     const meters = Array.from({ length: count }, (_, k) => METERS[(first + k) % METERS.length]!);
-    return { i, at: new Date(start.getTime() + Math.floor(r() * span)), sandbox: r() < 0.1, facts: meters.map((meter) => ({ meter, quantity: quantityFor(meter, r) })) };
+    return {
+      i,
+      at: new Date(start.getTime() + Math.floor(r() * span)),
+      sandbox: r() < 0.1,
+      facts: meters.map((meter) => ({ meter, quantity: quantityFor(meter, r) })),
+    };
   });
   const began = performance.now();
   await pool(plan, opts.concurrency ?? 8, async (s) => {
@@ -81,15 +91,29 @@ export interface SummaryBody {
  * whole summary (meters, estimate, rated total) against the rating of the recomputed totals.
  * Empty when they agree.
  */
-export function ledgerDisagreements(input: { rows: number; full: { billed: MeterTotals; sandbox: MeterTotals; rows: number }; totals: { billed: MeterTotals; sandbox: MeterTotals }; summary: SummaryBody; planId?: string }): string[] {
+export function ledgerDisagreements(input: {
+  rows: number;
+  full: { billed: MeterTotals; sandbox: MeterTotals; rows: number };
+  totals: { billed: MeterTotals; sandbox: MeterTotals };
+  summary: SummaryBody;
+  planId?: string;
+}): string[] {
   const { full, totals, summary } = input;
   const out: string[] = [];
   if (full.rows !== input.rows) out.push(`rows: ${full.rows} recomputed, ${input.rows} written`);
   for (const settlement of ['billed', 'sandbox'] as const) {
-    if (!isDeepStrictEqual(totals[settlement], full[settlement])) out.push(`${settlement} totals: ${JSON.stringify(totals[settlement])} != recomputed ${JSON.stringify(full[settlement])}`);
+    if (!isDeepStrictEqual(totals[settlement], full[settlement]))
+      out.push(`${settlement} totals: ${JSON.stringify(totals[settlement])} != recomputed ${JSON.stringify(full[settlement])}`);
   }
   const { start, end } = periodBounds(summary.period);
-  const expected = ratePeriod({ plan: planById(input.planId ?? 'plan_starter')!, telephonyMode: summary.telephony_mode as Parameters<typeof ratePeriod>[0]['telephonyMode'], totals: full.billed, hadSandboxUsage: Object.keys(full.sandbox).length > 0, periodStart: start, periodEnd: end });
+  const expected = ratePeriod({
+    plan: planById(input.planId ?? 'plan_starter')!,
+    telephonyMode: summary.telephony_mode as Parameters<typeof ratePeriod>[0]['telephonyMode'],
+    totals: full.billed,
+    hadSandboxUsage: Object.keys(full.sandbox).length > 0,
+    periodStart: start,
+    periodEnd: end,
+  });
   if (!isDeepStrictEqual(summary.meters, expected.meters)) out.push('summary meters differ from the recomputation');
   if (!isDeepStrictEqual(summary.billing_period_estimate, expected.estimate)) out.push('summary estimate differs from the recomputation');
   if (summary.rated_total_minor !== expected.rated_total_minor) out.push(`rated_total_minor ${summary.rated_total_minor} != ${expected.rated_total_minor}`);
@@ -130,7 +154,15 @@ export async function measureUsageLedger(stack: LocalStack, rows = 100_000): Pro
   const disagreements = ledgerDisagreements({ rows, full, totals: await readPeriodTotals(t.tenant_id, period), summary: last });
   for (const d of disagreements) console.error(`  ledger disagreement: ${d}`);
   const agrees = disagreements.length === 0;
-  return { rows, writeSeconds: written.ms / 1000, rowsPerSecond: rows / (written.ms / 1000), summaryP50: percentile(times, 50), summaryP99: percentile(times, 99), recomputeMs, agrees };
+  return {
+    rows,
+    writeSeconds: written.ms / 1000,
+    rowsPerSecond: rows / (written.ms / 1000),
+    summaryP50: percentile(times, 50),
+    summaryP99: percentile(times, 99),
+    recomputeMs,
+    agrees,
+  };
 }
 
 export function printUsageLedger(f: LedgerFigures): void {

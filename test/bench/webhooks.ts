@@ -95,7 +95,13 @@ type Phase = 'idle' | 'pipeline' | 'drain' | 'steady' | 'baseline';
 /** Answers 200 at once; per phase, the first receipt time of each event id and the duplicates. */
 async function startBenchReceiver() {
   let phase: Phase = 'idle';
-  const first = { idle: new Map<string, number>(), pipeline: new Map<string, number>(), drain: new Map<string, number>(), steady: new Map<string, number>(), baseline: new Map<string, number>() };
+  const first = {
+    idle: new Map<string, number>(),
+    pipeline: new Map<string, number>(),
+    drain: new Map<string, number>(),
+    steady: new Map<string, number>(),
+    baseline: new Map<string, number>(),
+  };
   const bodies = new Map<string, { body: string; signature: string }>();
   const duplicates = { idle: 0, pipeline: 0, drain: 0, steady: 0, baseline: 0 };
   let onReceipt = () => {};
@@ -155,17 +161,22 @@ async function startBenchReceiver() {
 /** One POST on a connection of its own (agent: false), as deliverOnce sends. */
 const postFresh = (port: number, body: string, headers: Record<string, string>) =>
   new Promise<void>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/hooks', method: 'POST', agent: false, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`receiver answered ${res.statusCode}`))));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path: '/hooks', method: 'POST', agent: false, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`receiver answered ${res.statusCode}`))));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 
 const withDeadline = <T>(p: Promise<T>, ms: number, what: string): Promise<T> => {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`webhooks bench: ${what} did not finish within ${ms / 1000} s`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`webhooks bench: ${what} did not finish within ${ms / 1000} s`)), ms)),
+  );
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 };
 
@@ -240,13 +251,16 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
     const ownReads = { GetItem: 0 };
     const deliveredCount = async () => {
       ownReads.GetItem++;
-      const out = await db().send(new GetCommand({ TableName: tableName(), Key: webhookKeys.deliveredCount(t.tenant_id, endpoint.id, EVENT_TYPE), ConsistentRead: true }));
+      const out = await db().send(
+        new GetCommand({ TableName: tableName(), Key: webhookKeys.deliveredCount(t.tenant_id, endpoint.id, EVENT_TYPE), ConsistentRead: true }),
+      );
       return (out.Item?.delivered as number | undefined) ?? 0;
     };
     const ledgerSettled = async (delivered: number, what: string) => {
       const by = performance.now() + 10_000;
       while ((await deliveredCount()) < delivered) {
-        if (performance.now() > by) throw new Error(`webhooks bench: ${what}: every event was received but the ledger did not record every delivery within 10 s`);
+        if (performance.now() > by)
+          throw new Error(`webhooks bench: ${what}: every event was received but the ledger did not record every delivery within 10 s`);
         await new Promise((r) => setTimeout(r, 20));
       }
     };
@@ -274,13 +288,21 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
     resetCalls();
     const committed = new Array<{ id: string; at: number }>(total);
     const firstCommitStarted = performance.now();
-    await pool(Array.from({ length: total }, (_, i) => i), COMMIT_CONCURRENCY, async (i) => {
-      committed[i] = await commit();
-    });
+    await pool(
+      Array.from({ length: total }, (_, i) => i),
+      COMMIT_CONCURRENCY,
+      async (i) => {
+        committed[i] = await commit();
+      },
+    );
     const commitSeconds = (performance.now() - firstCommitStarted) / 1000;
     const receivedAtCommitEnd = receiver.first.pipeline.size;
     const ids = committed.map((c) => c.id);
-    await receiver.waitFor(ids, Math.max(1000, DELIVERY_DEADLINE_MS - (performance.now() - firstCommitStarted)), `pipeline (${DELIVERY_DEADLINE_MS / 1000} s from the first commit)`);
+    await receiver.waitFor(
+      ids,
+      Math.max(1000, DELIVERY_DEADLINE_MS - (performance.now() - firstCommitStarted)),
+      `pipeline (${DELIVERY_DEADLINE_MS / 1000} s from the first commit)`,
+    );
     const receipts = ids.map((id) => receiver.first.pipeline.get(id)!);
     const lastReceipt = Math.max(...receipts);
     const firstCommit = Math.min(...committed.map((c) => c.at));
@@ -295,9 +317,13 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
     const letGo = await stack.holdOutboxRelay();
     const backlogStarted = performance.now();
     const backlog = new Array<string>(total);
-    await pool(Array.from({ length: total }, (_, i) => i), COMMIT_CONCURRENCY, async (i) => {
-      backlog[i] = (await commit()).id;
-    });
+    await pool(
+      Array.from({ length: total }, (_, i) => i),
+      COMMIT_CONCURRENCY,
+      async (i) => {
+        backlog[i] = (await commit()).id;
+      },
+    );
     const backlogCommitSeconds = (performance.now() - backlogStarted) / 1000;
     if (receiver.first.drain.size > 0) throw new Error('webhooks bench: an event of the backlog was delivered while the relay was held');
     resetCalls();
@@ -328,7 +354,11 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
       steadyCommits.push(commit().then((c) => void steadyCommitted.push(c)));
     }
     await Promise.all(steadyCommits);
-    await receiver.waitFor(steadyCommitted.map((c) => c.id), 30_000, 'steady');
+    await receiver.waitFor(
+      steadyCommitted.map((c) => c.id),
+      30_000,
+      'steady',
+    );
     const steadyLatencies = steadyCommitted.map((c) => receiver.first.steady.get(c.id)! - c.at);
     const steadyRelay = steadyCommitted.map((c) => (enqueuedAt.get(c.id) ?? NaN) - c.at);
     const steadyDeliver = steadyCommitted.map((c) => receiver.first.steady.get(c.id)! - (enqueuedAt.get(c.id) ?? NaN));
@@ -347,7 +377,11 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
       await pool(bodies.slice(0, 50), concurrency, (body) => send(body)); // warm
       receiver.first.baseline.clear();
       const started = performance.now();
-      await withDeadline(pool(bodies, concurrency, (body) => send(body)), BASELINE_DEADLINE_MS, what);
+      await withDeadline(
+        pool(bodies, concurrency, (body) => send(body)),
+        BASELINE_DEADLINE_MS,
+        what,
+      );
       await receiver.waitFor(ids, 1000, what);
       return total / ((performance.now() - started) / 1000);
     };
@@ -410,21 +444,36 @@ export function printWebhooks(f: WebhooksFigures): void {
   console.log(
     `  settings: relay every ${f.relayTickMs} ms; delivery poller: batches of ${f.batchSize} messages × ${f.batchesInFlight} in flight, long-poll wait ${f.pollWaitTimeSeconds} s; commits: one event per TransactWriteItems, ${f.commitConcurrency} in flight; plain loops: ${f.concurrency} in flight`,
   );
-  console.log(`  pipeline     ${fmt(f.pipelineRate, 0)} events/s   (${n} / ${fmt(f.pipelineSeconds, 2)} s from the first commit to the last receipt; all committed after ${fmt(f.commitSeconds, 2)} s, when ${f.receivedAtCommitEnd} had been received; all relayed after ${fmt(f.relayedSeconds, 2)} s)`);
-  console.log(`  plain loop, node:http, a connection per POST, ${f.concurrency} in flight   ${fmt(f.baselineHttpRate, 0)} events/s   ratio pipeline/loop ${fmt(f.pipelineRate / f.baselineHttpRate, 3)}`);
-  console.log(`  plain loop, fetch (keep-alive), ${f.concurrency} in flight                ${fmt(f.baselineFetchRate, 0)} events/s   ratio pipeline/loop ${fmt(ratio, 3)}   target ≥ 0.3: ${verdict(ratio >= 0.3)}`);
-  console.log(`  burst commit → receipt   p50 ${fmt(f.latencyP50, 0)} ms   p99 ${fmt(f.latencyP99, 0)} ms   max ${fmt(f.latencyMax, 0)} ms   duplicates received ${f.duplicates}`);
+  console.log(
+    `  pipeline     ${fmt(f.pipelineRate, 0)} events/s   (${n} / ${fmt(f.pipelineSeconds, 2)} s from the first commit to the last receipt; all committed after ${fmt(f.commitSeconds, 2)} s, when ${f.receivedAtCommitEnd} had been received; all relayed after ${fmt(f.relayedSeconds, 2)} s)`,
+  );
+  console.log(
+    `  plain loop, node:http, a connection per POST, ${f.concurrency} in flight   ${fmt(f.baselineHttpRate, 0)} events/s   ratio pipeline/loop ${fmt(f.pipelineRate / f.baselineHttpRate, 3)}`,
+  );
+  console.log(
+    `  plain loop, fetch (keep-alive), ${f.concurrency} in flight                ${fmt(f.baselineFetchRate, 0)} events/s   ratio pipeline/loop ${fmt(ratio, 3)}   target ≥ 0.3: ${verdict(ratio >= 0.3)}`,
+  );
+  console.log(
+    `  burst commit → receipt   p50 ${fmt(f.latencyP50, 0)} ms   p99 ${fmt(f.latencyP99, 0)} ms   max ${fmt(f.latencyMax, 0)} ms   duplicates received ${f.duplicates}`,
+  );
   console.log(
     `  burst drain (${n} committed first, in ${fmt(f.backlogCommitSeconds, 2)} s, the relay held)   ${fmt(f.drainSeconds, 2)} s from letting the relay go to the last receipt (all relayed after ${fmt(f.drainRelayedSeconds, 2)} s; ${fmt(f.events / f.drainSeconds, 0)} events/s; duplicates received ${f.drainDuplicates})`,
   );
-  console.log(`    vs the keep-alive loop's ${fmt(loopSeconds, 2)} s for the same ${n} POSTs: ${fmt(f.drainSeconds / loopSeconds, 2)}×   target ≤ 3×: ${verdict(f.drainSeconds <= 3 * loopSeconds)}`);
+  console.log(
+    `    vs the keep-alive loop's ${fmt(loopSeconds, 2)} s for the same ${n} POSTs: ${fmt(f.drainSeconds / loopSeconds, 2)}×   target ≤ 3×: ${verdict(f.drainSeconds <= 3 * loopSeconds)}`,
+  );
   console.log(
     `  steady ${f.steadyRate} events/s (${f.steadyEvents} events) commit → receipt   p50 ${fmt(f.steadyP50, 0)} ms (target ≤ 250: ${verdict(f.steadyP50 <= 250)})   p99 ${fmt(f.steadyP99, 0)} ms (target ≤ 1000: ${verdict(f.steadyP99 <= 1000)})   max ${fmt(f.steadyMax, 0)} ms`,
   );
   console.log(
     `    of which commit → on the queue (the relay) p50 ${fmt(f.steadyRelayP50, 0)} / p99 ${fmt(f.steadyRelayP99, 0)} ms; queue → receipt (poll, worker, POST) p50 ${fmt(f.steadyDeliverP50, 0)} / p99 ${fmt(f.steadyDeliverP99, 0)} ms`,
   );
-  const by = Object.entries(f.callsByCommand).sort(([, a], [, b]) => b.perEvent - a.perEvent).map(([k, v]) => `${k} ${fmt(v.perEvent, 2)} × ${fmt(v.meanMs, 0)} ms`).join(', ');
-  console.log(`  DynamoDB calls per delivered event ${fmt(f.callsPerEvent, 2)} (the drain: no commits in the window)   target ≤ 1.5: ${verdict(f.callsPerEvent <= 1.5)}; ${f.conflictRetries} transaction conflicts retried`);
+  const by = Object.entries(f.callsByCommand)
+    .sort(([, a], [, b]) => b.perEvent - a.perEvent)
+    .map(([k, v]) => `${k} ${fmt(v.perEvent, 2)} × ${fmt(v.meanMs, 0)} ms`)
+    .join(', ');
+  console.log(
+    `  DynamoDB calls per delivered event ${fmt(f.callsPerEvent, 2)} (the drain: no commits in the window)   target ≤ 1.5: ${verdict(f.callsPerEvent <= 1.5)}; ${f.conflictRetries} transaction conflicts retried`,
+  );
   console.log(`    ${by} (mean time per call; the relay's Queries include its idle polls)`);
 }

@@ -64,8 +64,13 @@ async function passwordlessAccount() {
 const origin = () => stack.baseUrl;
 const anon = () => client(stack);
 /** A cookie-authenticated caller from the dashboard (Origin set unless overridden). */
-const dashboard = (cookie: string, headers: Record<string, string> = {}) => (method: string, path: string, opts: { body?: unknown; headers?: Record<string, string> } = {}) =>
-  client(stack)(method, path, { ...(opts.body !== undefined ? { body: opts.body } : {}), headers: { cookie: `${COOKIE}=${cookie}`, origin: origin(), ...headers, ...opts.headers } });
+const dashboard =
+  (cookie: string, headers: Record<string, string> = {}) =>
+  (method: string, path: string, opts: { body?: unknown; headers?: Record<string, string> } = {}) =>
+    client(stack)(method, path, {
+      ...(opts.body !== undefined ? { body: opts.body } : {}),
+      headers: { cookie: `${COOKIE}=${cookie}`, origin: origin(), ...headers, ...opts.headers },
+    });
 
 async function signIn(email: string, password = PASSWORD) {
   const res = await anon()('POST', '/v1/sessions', { body: { email, password }, headers: { origin: origin() } });
@@ -85,7 +90,12 @@ async function signedIn(email: string) {
  * three blocks' medians of the paired differences known − unknown: pairs are robust to the
  * machine's load drifting, and a burst of load elsewhere sways one block at most.
  */
-async function pairedTiming(tries: number, known: (i: number) => Promise<unknown>, unknown: (i: number) => Promise<unknown>, yardstick: (i: number) => Promise<unknown>) {
+async function pairedTiming(
+  tries: number,
+  known: (i: number) => Promise<unknown>,
+  unknown: (i: number) => Promise<unknown>,
+  yardstick: (i: number) => Promise<unknown>,
+) {
   const clock = async (work: () => Promise<unknown>) => {
     const t = performance.now();
     await work();
@@ -107,7 +117,12 @@ async function pairedTiming(tries: number, known: (i: number) => Promise<unknown
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
   const pairs = knownTimes.map((k, i) => k - unknownTimes[i]!);
   const third = tries / 3;
-  return { gap: median([0, 1, 2].map((b) => median(pairs.slice(b * third, (b + 1) * third)))), yardstick: median(yardstickTimes), known: median(knownTimes), unknown: median(unknownTimes) };
+  return {
+    gap: median([0, 1, 2].map((b) => median(pairs.slice(b * third, (b + 1) * third)))),
+    yardstick: median(yardstickTimes),
+    known: median(knownTimes),
+    unknown: median(unknownTimes),
+  };
 }
 
 describe('dashboard sessions', () => {
@@ -124,9 +139,23 @@ describe('dashboard sessions', () => {
     expect(header).not.toMatch(/Domain=/i);
     const overview = await dashboard(cookieOf(res))('GET', '/v1/account-deletion');
     expect(overview.status).toBe(200);
-    expect(overview.body).toMatchObject({ object: 'account_deletion', tenant: { id: a.tenantId, name: a.name }, request: { status: 'none' }, grace_period_days: 14, confirmation_phrase: `delete ${a.name}`, impact: { contacts: 0, open_invoices: 0 } });
+    expect(overview.body).toMatchObject({
+      object: 'account_deletion',
+      tenant: { id: a.tenantId, name: a.name },
+      request: { status: 'none' },
+      grace_period_days: 14,
+      confirmation_phrase: `delete ${a.name}`,
+      impact: { contacts: 0, open_invoices: 0 },
+    });
     // The table holds the hash, never the cookie's secret.
-    const scan = await db().send(new ScanCommand({ TableName: tableName(), FilterExpression: '#t = :s', ExpressionAttributeNames: { '#t': 'type' }, ExpressionAttributeValues: { ':s': 'session' } }));
+    const scan = await db().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: '#t = :s',
+        ExpressionAttributeNames: { '#t': 'type' },
+        ExpressionAttributeValues: { ':s': 'session' },
+      }),
+    );
     expect(JSON.stringify(scan.Items)).not.toContain(cookieOf(res).slice('vas_'.length));
   });
 
@@ -171,7 +200,13 @@ describe('dashboard sessions', () => {
     expect(cookieOnBearer.status).toBe(401);
     expect((await client(stack, a.key)('GET', '/v1/me')).status).toBe(200);
     const cookieRoutes = (routes as readonly RouteDefinition[]).filter((r) => r.auth === 'session');
-    expect(cookieRoutes.map((r) => r.id).sort()).toEqual(['cancelAccountDeletionRequest', 'createAccountDeletionEmailConfirmation', 'createAccountDeletionRequest', 'deleteSession', 'getAccountDeletion']);
+    expect(cookieRoutes.map((r) => r.id).sort()).toEqual([
+      'cancelAccountDeletionRequest',
+      'createAccountDeletionEmailConfirmation',
+      'createAccountDeletionRequest',
+      'deleteSession',
+      'getAccountDeletion',
+    ]);
     for (const r of cookieRoutes) {
       const opts = r.method === 'GET' ? {} : { body: {} };
       expect((await client(stack, a.key)(r.method, r.path, { headers: { origin: origin() }, ...opts })).status, `${r.id} with a bearer key`).toBe(401);
@@ -202,7 +237,9 @@ describe('dashboard sessions', () => {
     const overview = await client(stack)('GET', '/v1/account-deletion', { headers: { cookie: `${COOKIE}=${cookie}` } });
     expect(overview.body.request.status).toBe('none');
     // Login CSRF: signing in needs the dashboard's Origin too.
-    expect((await anon()('POST', '/v1/sessions', { body: { email: a.email, password: PASSWORD }, headers: { origin: 'https://evil.example' } })).status).toBe(403);
+    expect((await anon()('POST', '/v1/sessions', { body: { email: a.email, password: PASSWORD }, headers: { origin: 'https://evil.example' } })).status).toBe(
+      403,
+    );
   });
 
   it('never echoes a too-long or wrong-typed password or token in a 422', async () => {
@@ -237,7 +274,15 @@ describe('dashboard sessions', () => {
     expect((await dashboard(second)('GET', '/v1/account-deletion')).status).toBe(401);
     expect((await dashboard(bystander)('GET', '/v1/account-deletion')).status).toBe(200);
     // The records are gone, not merely refused.
-    const scan = await db().send(new ScanCommand({ TableName: tableName(), FilterExpression: '#t = :s AND user_id = :u', ExpressionAttributeNames: { '#t': 'type' }, ExpressionAttributeValues: { ':s': 'session', ':u': a.userId }, ConsistentRead: true }));
+    const scan = await db().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: '#t = :s AND user_id = :u',
+        ExpressionAttributeNames: { '#t': 'type' },
+        ExpressionAttributeValues: { ':s': 'session', ':u': a.userId },
+        ConsistentRead: true,
+      }),
+    );
     expect(scan.Items).toEqual([]);
     expect((await signIn(a.email, 'a brand new password 123')).status).toBe(204);
   });
@@ -257,7 +302,8 @@ describe('dashboard sessions', () => {
     const known = await Promise.all(Array.from({ length: tries }, () => passwordAccount()));
     const at = now();
     const yardstick = await hashPassword('a password of the same parameters');
-    const wrong = (email: string, ip: string) => expect(signInWithPassword({ email, password: 'wrong password here', sourceIp: ip, at })).rejects.toMatchObject({ kind: 'unauthorized' });
+    const wrong = (email: string, ip: string) =>
+      expect(signInWithPassword({ email, password: 'wrong password here', sourceIp: ip, at })).rejects.toMatchObject({ kind: 'unauthorized' });
     // Each try from its own source and account. The yardstick is one Argon2id verification (the
     // binding called directly): skipping it for unknown emails shifts the paired median by more
     // than one of them (measured: 1.4–1.8×); parity measures 0–0.4×.
@@ -267,7 +313,10 @@ describe('dashboard sessions', () => {
       (i) => wrong(uniqueEmail('ghost'), `10.2.0.${i}`),
       () => verify(yardstick, 'wrong password here'),
     );
-    expect(Math.abs(t.gap), `known − unknown (paired median) ${t.gap.toFixed(1)} ms; one Argon2id ${t.yardstick.toFixed(1)} ms; medians ${t.known.toFixed(1)} / ${t.unknown.toFixed(1)} ms`).toBeLessThan(0.75 * t.yardstick);
+    expect(
+      Math.abs(t.gap),
+      `known − unknown (paired median) ${t.gap.toFixed(1)} ms; one Argon2id ${t.yardstick.toFixed(1)} ms; medians ${t.known.toFixed(1)} / ${t.unknown.toFixed(1)} ms`,
+    ).toBeLessThan(0.75 * t.yardstick);
     // 60 accounts hashed and 120 verifications, each behind the throttle's transaction: near the default 30 s when the machine is shared.
   }, 90_000);
 
@@ -281,12 +330,27 @@ describe('dashboard sessions', () => {
       (i) => link(known[i]!.email, `10.3.0.${i}`),
       (i) => link(uniqueEmail('ghost'), `10.4.0.${i}`),
       async (i) => {
-        await db().send(new PutCommand({ TableName: tableName(), Item: { pk: 'PLATFORM#TEST_YARDSTICK', sk: `LINK#${i}`, token_hash: 'x'.repeat(64), created_at: now().toISOString(), expires_at: now().toISOString(), ttl: 1 } }));
+        await db().send(
+          new PutCommand({
+            TableName: tableName(),
+            Item: {
+              pk: 'PLATFORM#TEST_YARDSTICK',
+              sk: `LINK#${i}`,
+              token_hash: 'x'.repeat(64),
+              created_at: now().toISOString(),
+              expires_at: now().toISOString(),
+              ttl: 1,
+            },
+          }),
+        );
         await sendMail({ to: uniqueEmail('yardstick'), subject: 'Sign in', text: 'x'.repeat(300) }, now());
       },
     );
     expect(tokenInMail((await lastMail(known[0]!.email))!)).toMatch(/^val_/);
-    expect(Math.abs(t.gap), `known − unknown (paired median) ${t.gap.toFixed(1)} ms; the known path's extra work ${t.yardstick.toFixed(1)} ms; medians ${t.known.toFixed(1)} / ${t.unknown.toFixed(1)} ms`).toBeLessThan(0.5 * t.yardstick);
+    expect(
+      Math.abs(t.gap),
+      `known − unknown (paired median) ${t.gap.toFixed(1)} ms; the known path's extra work ${t.yardstick.toFixed(1)} ms; medians ${t.known.toFixed(1)} / ${t.unknown.toFixed(1)} ms`,
+    ).toBeLessThan(0.5 * t.yardstick);
   });
 
   it('slows repeated failures down: after 5 the right password answers 429 with Retry-After and gets in when that has passed', async () => {
@@ -308,7 +372,10 @@ describe('dashboard sessions', () => {
     for (let i = 0; i < 5; i++) await expect(attempt(`wrong ${i}`)).rejects.toMatchObject({ kind: 'unauthorized' });
     const waits: string[] = [];
     for (let i = 5; i < 14; i++) {
-      const refused = await attempt(PASSWORD).then(() => undefined, (err: { kind: string; hints: { retryAfterSeconds?: number } }) => err);
+      const refused = await attempt(PASSWORD).then(
+        () => undefined,
+        (err: { kind: string; hints: { retryAfterSeconds?: number } }) => err,
+      );
       expect(refused?.kind).toBe('rate_limited');
       waits.push(String(refused!.hints.retryAfterSeconds));
       at += refused!.hints.retryAfterSeconds! * 1000;
@@ -343,9 +410,12 @@ describe('dashboard sessions', () => {
   it('counts concurrent guesses exactly: of ten at one instant after the free ones, one is tried and the rest wait', async () => {
     const a = await passwordAccount();
     const at = now();
-    for (let i = 0; i < 5; i++) await expect(signInWithPassword({ email: a.email, password: `wrong ${i}`, sourceIp: '192.0.2.9', at })).rejects.toMatchObject({ kind: 'unauthorized' });
+    for (let i = 0; i < 5; i++)
+      await expect(signInWithPassword({ email: a.email, password: `wrong ${i}`, sourceIp: '192.0.2.9', at })).rejects.toMatchObject({ kind: 'unauthorized' });
     const later = new Date(at.getTime() + 1000);
-    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => signInWithPassword({ email: a.email, password: `burst ${i}`, sourceIp: '192.0.2.9', at: later })));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => signInWithPassword({ email: a.email, password: `burst ${i}`, sourceIp: '192.0.2.9', at: later })),
+    );
     const statuses = outcomes.map((o) => (o.status === 'rejected' ? (o.reason as { kind: string }).kind : 'signed_in')).sort();
     expect(statuses).toEqual([...Array(9).fill('rate_limited'), 'unauthorized']);
   });
@@ -399,7 +469,10 @@ describe('the deletion request', () => {
     const api = dashboard(await signedIn(a.email));
     const wrong = await api('POST', '/v1/account-deletion/requests', { body: { password: 'not my password', confirmation_phrase: `Delete ${a.name}` } });
     expect(wrong.status).toBe(422);
-    expect(wrong.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([['body', 'password'], ['body', 'confirmation_phrase']]);
+    expect(wrong.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([
+      ['body', 'password'],
+      ['body', 'confirmation_phrase'],
+    ]);
     expect((await api('GET', '/v1/account-deletion')).body.request.status).toBe('none');
     const before = now().getTime();
     const made = await api('POST', '/v1/account-deletion/requests', { body: { password: PASSWORD, confirmation_phrase: `delete ${a.name}` } });
@@ -425,9 +498,15 @@ describe('the deletion request', () => {
     const a = await passwordAccount();
     const at = now();
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 24 }, (_, i) => (i % 3 === 2 ? cancelDeletion({ tenantId: a.tenantId, userId: a.userId, at }) : confirmDeletion({ tenantId: a.tenantId, userId: a.userId, by: 'password', at }))),
+      Array.from({ length: 24 }, (_, i) =>
+        i % 3 === 2
+          ? cancelDeletion({ tenantId: a.tenantId, userId: a.userId, at })
+          : confirmDeletion({ tenantId: a.tenantId, userId: a.userId, by: 'password', at }),
+      ),
     );
-    const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected').map((o) => o.reason as { kind?: string; code?: string; extra?: { status?: string } });
+    const refused = outcomes
+      .filter((o): o is PromiseRejectedResult => o.status === 'rejected')
+      .map((o) => o.reason as { kind?: string; code?: string; extra?: { status?: string } });
     for (const r of refused) {
       expect(r.kind, String(r)).toBe('conflict');
       expect(['account_deletion_conflict', 'account_deletion_not_pending', 'account_deletion_in_progress']).toContain(r.code);
@@ -455,7 +534,8 @@ describe('the deletion request', () => {
     const a = await passwordAccount();
     const api = dashboard(await signedIn(a.email));
     const phrase = `delete ${a.name}`;
-    for (let i = 0; i < 5; i++) expect((await api('POST', '/v1/account-deletion/requests', { body: { password: `wrong password ${i}`, confirmation_phrase: phrase } })).status).toBe(422);
+    for (let i = 0; i < 5; i++)
+      expect((await api('POST', '/v1/account-deletion/requests', { body: { password: `wrong password ${i}`, confirmation_phrase: phrase } })).status).toBe(422);
     const refused = await api('POST', '/v1/account-deletion/requests', { body: { password: PASSWORD, confirmation_phrase: phrase } });
     expect(refused.status).toBe(429);
     expect(refused.body.code).toBe('too_many_attempts');
@@ -478,8 +558,15 @@ describe('the deletion request', () => {
     const at = new Date(Date.parse(request.scheduled_for) + 60_000);
     expect((await runDueDeletions(at, { crashAfterDeletes: 0 })).results.find((r) => r.tenant_id === a.tenantId)).toMatchObject({ outcome: 'failed' });
     // Sessions are refused from here (401), so the repository is the caller that still could.
-    await expect(cancelDeletion({ tenantId: a.tenantId, userId: a.userId, at })).rejects.toMatchObject({ kind: 'conflict', code: 'account_deletion_not_pending', extra: { status: 'deleting' } });
-    await expect(confirmDeletion({ tenantId: a.tenantId, userId: a.userId, by: 'password', at })).rejects.toMatchObject({ kind: 'conflict', code: 'account_deletion_in_progress' });
+    await expect(cancelDeletion({ tenantId: a.tenantId, userId: a.userId, at })).rejects.toMatchObject({
+      kind: 'conflict',
+      code: 'account_deletion_not_pending',
+      extra: { status: 'deleting' },
+    });
+    await expect(confirmDeletion({ tenantId: a.tenantId, userId: a.userId, by: 'password', at })).rejects.toMatchObject({
+      kind: 'conflict',
+      code: 'account_deletion_in_progress',
+    });
     expect((await getDeletionRequest(a.tenantId))?.status).toBe('deleting');
     await runDueDeletions(at);
   });
@@ -509,7 +596,10 @@ describe('the emailed deletion proof (passwordless accounts)', () => {
   async function passwordlessSignedIn() {
     const b = await passwordlessAccount();
     await anon()('POST', '/v1/sessions/email-link', { body: { email: b.email }, headers: { origin: origin() } });
-    const res = await anon()('POST', '/v1/sessions/email-link/confirm', { body: { token: tokenInMail((await lastMail(b.email))!)! }, headers: { origin: origin() } });
+    const res = await anon()('POST', '/v1/sessions/email-link/confirm', {
+      body: { token: tokenInMail((await lastMail(b.email))!)! },
+      headers: { origin: origin() },
+    });
     return { b, cookie: cookieOf(res) };
   }
 
@@ -567,10 +657,29 @@ describe('the deletion', () => {
     const sandboxSid = (await openSandboxCredentials((await getTelephonyAccount(a.tenantId, world.accountId))!))!.account_sid;
     const smsBody = `private text ${Math.random().toString(36).slice(2)}`;
     const customer = randomNumber('917');
-    await putSandboxMessage(planSandboxMessage({ accountSid: sandboxSid, to: customer, from: number.phone_e164, body: smsBody, statusCallback: null }, now(), 1000));
+    await putSandboxMessage(
+      planSandboxMessage({ accountSid: sandboxSid, to: customer, from: number.phone_e164, body: smsBody, statusCallback: null }, now(), 1000),
+    );
     const callSid = `CA${'0123456789abcdef'.repeat(2)}`.slice(0, 34);
-    await db().send(new PutCommand({ TableName: tableName(), Item: { ...platformKeys.sandboxCall(callSid), ...platformKeys.sandboxCallIndex(sandboxSid, now().toISOString(), callSid), type: 'sandbox_call', sid: callSid, account_sid: sandboxSid, to: customer, from: number.phone_e164, status: 'completed' } }));
-    const listId = await importList(api, Array.from({ length: 5 }, () => randomNumber('212')));
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...platformKeys.sandboxCall(callSid),
+          ...platformKeys.sandboxCallIndex(sandboxSid, now().toISOString(), callSid),
+          type: 'sandbox_call',
+          sid: callSid,
+          account_sid: sandboxSid,
+          to: customer,
+          from: number.phone_e164,
+          status: 'completed',
+        },
+      }),
+    );
+    const listId = await importList(
+      api,
+      Array.from({ length: 5 }, () => randomNumber('212')),
+    );
     for (let i = 0; i < 7; i++) await newContact(api);
     const pool = await poolOf(world, 0);
     const campaign = await newCampaign(world, listId, pool.id);
@@ -596,14 +705,18 @@ describe('the deletion', () => {
     setClock(due + 60_000);
     // First crash: as the sweep starts. The steps before it are done: keys revoked, the campaign
     // cancelled by its own move, the number released, the import file erased.
-    expect(mine(await runDueDeletions(now(), { crashAfterDeletes: 0 }))).toEqual([{ tenant_id: a.tenantId, outcome: 'failed', reason: 'injected crash after 0 deletes' }]);
+    expect(mine(await runDueDeletions(now(), { crashAfterDeletes: 0 }))).toEqual([
+      { tenant_id: a.tenantId, outcome: 'failed', reason: 'injected crash after 0 deletes' },
+    ]);
     expect((await api('GET', '/v1/me')).status).toBe(401);
     const cancelled = await db().send(new GetCommand({ TableName: tableName(), Key: campaignKeys.campaign(a.tenantId, campaign.id), ConsistentRead: true }));
     expect(cancelled.Item?.status).toBe('cancelled');
     const doomed = async () => (await tenantLeftovers(a.tenantId, sandboxSid)).filter((i) => !isRetained(i, a.tenantId)).length;
     const before = await doomed();
     // Second crash: half-way through the sweep (7 items deleted); the rerun resumes from the checkpoint.
-    expect(mine(await runDueDeletions(now(), { crashAfterDeletes: 7 }))).toEqual([{ tenant_id: a.tenantId, outcome: 'failed', reason: 'injected crash after 7 deletes' }]);
+    expect(mine(await runDueDeletions(now(), { crashAfterDeletes: 7 }))).toEqual([
+      { tenant_id: a.tenantId, outcome: 'failed', reason: 'injected crash after 7 deletes' },
+    ]);
     const halfway = await doomed();
     expect(halfway).toBe(before - 7);
     expect(halfway).toBeGreaterThan(4);
@@ -618,7 +731,10 @@ describe('the deletion', () => {
     for (const r of routes as readonly RouteDefinition[]) {
       if (r.auth !== 'bearer' && r.auth !== 'session') continue;
       const path = r.path.replace(/\{[^}]+\}/g, 'xyz_01JZZZZZZZZZZZZZZZZZZZZZZZ');
-      const res = r.auth === 'bearer' ? await api(r.method, path, r.method === 'GET' ? {} : { body: {} }) : await dashboard(cookie)(r.method, path, r.method === 'GET' ? {} : { body: {} });
+      const res =
+        r.auth === 'bearer'
+          ? await api(r.method, path, r.method === 'GET' ? {} : { body: {} })
+          : await dashboard(cookie)(r.method, path, r.method === 'GET' ? {} : { body: {} });
       expect(res.status, `${r.id}`).toBe(401);
     }
     expect((await signIn(a.email)).status).toBe(401);
@@ -630,7 +746,9 @@ describe('the deletion', () => {
     expect(JSON.stringify(left)).not.toContain(suppressed);
     // The kept hash is under the derived key, not the pepper.
     const pepper = (await appSecrets()).apiKeyPepper;
-    expect(left.filter((i) => i.sk.startsWith('SUPPRESSION_HASH#')).map((i) => i.sk)).toEqual([`SUPPRESSION_HASH#${numberHash(suppressionHashKey(pepper), suppressed)}`]);
+    expect(left.filter((i) => i.sk.startsWith('SUPPRESSION_HASH#')).map((i) => i.sk)).toEqual([
+      `SUPPRESSION_HASH#${numberHash(suppressionHashKey(pepper), suppressed)}`,
+    ]);
     expect(JSON.stringify(left)).not.toContain(a.name);
     // The number went back to the carrier; another tenant is untouched; a third run does nothing.
     expect(await getSandboxNumber(number.phone_e164)).toBeUndefined();
@@ -703,9 +821,14 @@ describe('numbers at the carrier', () => {
     const accountId = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: creds } })).body.id;
     expect((await api('POST', `/v1/telephony-accounts/${accountId}/verify`)).body.verification_status).toBe('verified');
     const own = randomNumber('212');
-    const held = await client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, { form: { PhoneNumber: own }, headers: { authorization: `Basic ${Buffer.from(`${creds.account_sid}:${creds.auth_token}`).toString('base64')}` } });
+    const held = await client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, {
+      form: { PhoneNumber: own },
+      headers: { authorization: `Basic ${Buffer.from(`${creds.account_sid}:${creds.auth_token}`).toString('base64')}` },
+    });
     expect(held.status).toBe(201);
-    const connected = await api('POST', '/v1/phone-numbers', { body: { phone_e164: own, telephony_account_id: accountId, provider_sid: (held.body as { sid: string }).sid } });
+    const connected = await api('POST', '/v1/phone-numbers', {
+      body: { phone_e164: own, telephony_account_id: accountId, provider_sid: (held.body as { sid: string }).sid },
+    });
     expect(connected.status).toBe(200);
     const boughtPhone = randomNumber('212');
     const bought = await api('POST', '/v1/phone-numbers', { body: { phone_e164: boughtPhone, telephony_account_id: accountId } });
@@ -717,7 +840,9 @@ describe('numbers at the carrier', () => {
     const at = new Date(Date.parse(request.scheduled_for) + 60_000);
     const mine = async (faults = {}) => (await runDueDeletions(at, faults)).results.filter((r) => r.tenant_id === a.tenantId);
     expect(await mine({ crashAfterDeletes: 0 })).toEqual([expect.objectContaining({ outcome: 'failed' })]);
-    const released = await db().send(new GetCommand({ TableName: tableName(), Key: { pk: `TENANT#${a.tenantId}`, sk: `NUMBER#${bought.body.id}` }, ConsistentRead: true }));
+    const released = await db().send(
+      new GetCommand({ TableName: tableName(), Key: { pk: `TENANT#${a.tenantId}`, sk: `NUMBER#${bought.body.id}` }, ConsistentRead: true }),
+    );
     expect(released.Item).toMatchObject({ status: 'released', released_at: at.toISOString() });
     expect(await mine()).toEqual([expect.objectContaining({ outcome: 'completed' })]);
     const kept = (await wholeTable()).filter((i) => i.pk === `TENANT#${a.tenantId}` && String(i.sk).startsWith('SUPPRESSION_HASH#'));

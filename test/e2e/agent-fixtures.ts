@@ -26,8 +26,19 @@ export async function newRep(tenantId: string, opts: { name?: string; disabled?:
  * module: SHA-256 of compact JSON with keys sorted at every level.
  */
 const sorted = (v: unknown): unknown =>
-  Array.isArray(v) ? v.map(sorted) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, unknown>)[k])])) : v;
-export const clientHash = (v: unknown) => createHash('sha256').update(JSON.stringify(sorted(v))).digest('hex');
+  Array.isArray(v)
+    ? v.map(sorted)
+    : v && typeof v === 'object'
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+        )
+      : v;
+export const clientHash = (v: unknown) =>
+  createHash('sha256')
+    .update(JSON.stringify(sorted(v)))
+    .digest('hex');
 
 /** An agent version's content_hash as a client recomputes it: its definition without the agent's bookkeeping, and its frozen compliance profile. */
 export const versionHash = (v: { definition: Record<string, unknown>; compliance_profile: unknown }) => {

@@ -6,7 +6,6 @@ import { client, newTenant } from './client.js';
 
 const stack = useTestStack({ workers: false });
 
-
 const disclosure = { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' };
 const SDR = '/v1/templates/tpl_sdr_outbound/instantiate';
 
@@ -90,17 +89,25 @@ describe('POST /v1/templates/{id}/instantiate', () => {
     expect(res.body.dialogue_policy['en-US']).toMatchObject({ speak: expect.stringMatching(/^English/) });
   });
 
-  it('seeds a dialogue policy and a voicemail body for each supported language, with the disclosure\'s callback number', async () => {
+  it("seeds a dialogue policy and a voicemail body for each supported language, with the disclosure's callback number", async () => {
     const { api } = await setup();
     const res = await api('POST', '/v1/templates/tpl_staffing_shift_confirmation/instantiate', {
-      body: { disclosure_config: { business_name: 'ShiftCo', callback_number: '+14155550123' }, conversation_settings: { supported_languages: ['en-US', 'es-MX', 'fr-CA'], allow_language_switch: true } },
+      body: {
+        disclosure_config: { business_name: 'ShiftCo', callback_number: '+14155550123' },
+        conversation_settings: { supported_languages: ['en-US', 'es-MX', 'fr-CA'], allow_language_switch: true },
+      },
     });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.dialogue_policy).sort()).toEqual(['en-US', 'es-MX', 'fr-CA']);
     expect(res.body.dialogue_policy['es-MX'].register).toMatch(/usted/);
-    expect(res.body.voicemail_drop).toEqual({ body: { 'en-US': expect.any(String), 'es-MX': expect.stringMatching(/mensaje/), 'fr-CA': expect.stringMatching(/message/) }, callback_number: '+14155550123' });
+    expect(res.body.voicemail_drop).toEqual({
+      body: { 'en-US': expect.any(String), 'es-MX': expect.stringMatching(/mensaje/), 'fr-CA': expect.stringMatching(/message/) },
+      callback_number: '+14155550123',
+    });
     // The tenant's own text wins over the seed.
-    const own = await api('POST', '/v1/templates/tpl_staffing_shift_confirmation/instantiate', { body: { disclosure_config: { business_name: 'ShiftCo', callback_number: '+14155550123' }, dialogue_policy: { 'en-US': { greeting: 'Hi!' } } } });
+    const own = await api('POST', '/v1/templates/tpl_staffing_shift_confirmation/instantiate', {
+      body: { disclosure_config: { business_name: 'ShiftCo', callback_number: '+14155550123' }, dialogue_policy: { 'en-US': { greeting: 'Hi!' } } },
+    });
     expect(own.body.dialogue_policy).toEqual({ 'en-US': { greeting: 'Hi!' } });
   });
 
@@ -134,13 +141,17 @@ describe('POST /v1/templates/{id}/instantiate', () => {
       'body.voicemail_drop.body.en-US:string_too_short',
       'body.voicemail_drop.callback_number:string_pattern_mismatch',
     ]);
-    const lang = await api('POST', SDR, { body: { disclosure_config: disclosure, conversation_settings: { default_language: 'fr-FR', supported_languages: ['en-US'] } } });
+    const lang = await api('POST', SDR, {
+      body: { disclosure_config: disclosure, conversation_settings: { default_language: 'fr-FR', supported_languages: ['en-US'] } },
+    });
     expect(locs(lang.body)).toEqual(['body.conversation_settings.default_language:language_not_supported']);
     const name = await api('POST', SDR, { body: { disclosure_config: { business_name: 'x'.repeat(201) } } });
     expect(locs(name.body)).toEqual(['body.disclosure_config.business_name:string_too_long']);
     const empty = await api('POST', SDR, { body: { disclosure_config: { business_name: '' }, llm_route: { fallbacks: [] } } });
     expect(locs(empty.body)).toEqual(['body.disclosure_config.business_name:string_too_short', 'body.llm_route.primary:missing']);
-    const tag = await api('POST', SDR, { body: { disclosure_config: disclosure, voicemail_drop: { body: { englishlanguage: 'x' }, callback_number: '+14155550100' } } });
+    const tag = await api('POST', SDR, {
+      body: { disclosure_config: disclosure, voicemail_drop: { body: { englishlanguage: 'x' }, callback_number: '+14155550100' } },
+    });
     expect(locs(tag.body)).toEqual(['body.voicemail_drop.body.englishlanguage:language_tag_invalid']);
     const dupLang = await api('POST', SDR, { body: { disclosure_config: disclosure, conversation_settings: { supported_languages: ['en-US', 'en-us'] } } });
     expect(locs(dupLang.body)).toEqual(['body.conversation_settings.supported_languages.1:duplicate']);
@@ -150,7 +161,7 @@ describe('POST /v1/templates/{id}/instantiate', () => {
     expect((await api('GET', '/v1/agents')).body.data).toEqual([]);
   });
 
-  it('checks references against this tenant: other tenant\'s profile and reps, disabled reps, unoffered voice profiles, unknown knowledge packs', async () => {
+  it("checks references against this tenant: other tenant's profile and reps, disabled reps, unoffered voice profiles, unknown knowledge packs", async () => {
     const { api, tenantId } = await setup();
     const other = await setup();
     const otherRep = await newRep(other.tenantId);
@@ -194,18 +205,25 @@ describe('POST /v1/templates/{id}/instantiate', () => {
     ]);
     expect(res.body.detail[0].ctx).toEqual({ language: 'en-US' });
     const alias = await api('POST', SDR, { body: { disclosure_config: disclosure, dialogue_policy: { he: { a: 1 }, iw: { a: 2 } } } });
-    expect(alias.body.detail.map((d: { loc: unknown[]; type: string }) => [d.loc, d.type])).toEqual([[['body', 'dialogue_policy', 'iw'], 'duplicate_language']]);
+    expect(alias.body.detail.map((d: { loc: unknown[]; type: string }) => [d.loc, d.type])).toEqual([
+      [['body', 'dialogue_policy', 'iw'], 'duplicate_language'],
+    ]);
     expect((await api('GET', '/v1/agents')).body.data).toEqual([]);
 
     const agent = (await api('POST', SDR, { body: { disclosure_config: disclosure, dialogue_policy: { 'en-US': { greeting: 'Hi!' } } } })).body;
-    for (const [field, loc] of [['dialogue_policy', ['body', 'dialogue_policy', 'en-us']], ['voicemail_drop', ['body', 'voicemail_drop', 'body', 'en-US']]] as const) {
+    for (const [field, loc] of [
+      ['dialogue_policy', ['body', 'dialogue_policy', 'en-us']],
+      ['voicemail_drop', ['body', 'voicemail_drop', 'body', 'en-US']],
+    ] as const) {
       const patch = await api('PATCH', `/v1/agents/${agent.id}`, { body: { [field]: twice[field] } });
       expect(patch.status, field).toBe(422);
       expect(patch.body.detail).toMatchObject([{ loc, type: 'duplicate_language' }]);
     }
     expect((await api('GET', `/v1/agents/${agent.id}`)).body).toEqual(agent);
     // One key per language is stored, in canonical case.
-    const distinct = await api('PATCH', `/v1/agents/${agent.id}`, { body: { dialogue_policy: { 'en-us': { greeting: 'Hello!' }, 'ES-419': { greeting: '¡Hola!' } } } });
+    const distinct = await api('PATCH', `/v1/agents/${agent.id}`, {
+      body: { dialogue_policy: { 'en-us': { greeting: 'Hello!' }, 'ES-419': { greeting: '¡Hola!' } } },
+    });
     expect(distinct.body.dialogue_policy).toEqual({ 'en-US': { greeting: 'Hello!' }, 'es-419': { greeting: '¡Hola!' } });
   });
 
@@ -232,13 +250,32 @@ describe('publishing', () => {
     const res = await api('POST', `/v1/agents/${agent.id}/publish`);
     expect(res.status).toBe(201);
     const v = res.body;
-    expect(v).toMatchObject({ id: expect.stringMatching(/^agv_/), agent_id: agent.id, version: 1, compliance_profile: profile, published_at: expect.any(String) });
+    expect(v).toMatchObject({
+      id: expect.stringMatching(/^agv_/),
+      agent_id: agent.id,
+      version: 1,
+      compliance_profile: profile,
+      published_at: expect.any(String),
+    });
     expect(v.content_hash).toBe(versionHash(v));
-    expect(v.definition).toMatchObject({ id: agent.id, status: 'published', latest_version: 1, latest_version_id: v.id, disclosure_config: disclosure, compliance_profile_id: profile.id });
+    expect(v.definition).toMatchObject({
+      id: agent.id,
+      status: 'published',
+      latest_version: 1,
+      latest_version_id: v.id,
+      disclosure_config: disclosure,
+      compliance_profile_id: profile.id,
+    });
     const template = (await api('GET', '/v1/templates/tpl_sdr_outbound')).body;
     expect(v.objectives).toEqual(template.objectives);
     expect(v.rubric.rubric_version).toBe(v.id);
-    expect(v.rubric.dimensions.map((d: { name: string }) => d.name)).toEqual(['goal_completion', 'disclosure_given', 'optout_honored', 'pack_grounded', 'latency']);
+    expect(v.rubric.dimensions.map((d: { name: string }) => d.name)).toEqual([
+      'goal_completion',
+      'disclosure_given',
+      'optout_honored',
+      'pack_grounded',
+      'latency',
+    ]);
     expect(v.rubric.dimensions[0].criteria).toEqual(template.objectives);
     expect(v.rubric.dimensions.filter((d: { floor: boolean }) => d.floor).map((d: { name: string }) => d.name)).toEqual(['disclosure_given', 'optout_honored']);
 
@@ -257,10 +294,20 @@ describe('publishing', () => {
     const agent = (await api('POST', SDR, { body: { disclosure_config: disclosure, compliance_profile_id: profile.id, direct_rep_ids: [rep.id] } })).body;
     const v1 = (await api('POST', `/v1/agents/${agent.id}/publish`)).body;
 
-    const patched = await api('PATCH', `/v1/agents/${agent.id}`, { body: { name: 'Renamed', disclosure_config: { business_name: 'Acme Solar Inc.' }, persona: { tone: 'brisk' }, voicemail_drop: { body: { 'en-US': 'Call back' }, callback_number: '+14155550100' }, direct_rep_ids: [] } });
+    const patched = await api('PATCH', `/v1/agents/${agent.id}`, {
+      body: {
+        name: 'Renamed',
+        disclosure_config: { business_name: 'Acme Solar Inc.' },
+        persona: { tone: 'brisk' },
+        voicemail_drop: { body: { 'en-US': 'Call back' }, callback_number: '+14155550100' },
+        direct_rep_ids: [],
+      },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ name: 'Renamed', persona: { tone: 'brisk' }, direct_reps: [], status: 'published', latest_version: 1 });
-    const newProfile = await api('PATCH', `/v1/compliance-profiles/${profile.id}`, { body: { seller_name: 'Someone Else', calling_window: { start: '10:00', end: '18:00' } } });
+    const newProfile = await api('PATCH', `/v1/compliance-profiles/${profile.id}`, {
+      body: { seller_name: 'Someone Else', calling_window: { start: '10:00', end: '18:00' } },
+    });
     expect(newProfile.body.revision).toBe(2);
     await setRepStatusAction({ tenantId, repId: rep.id, status: 'disabled' });
 
@@ -321,7 +368,7 @@ describe('publishing', () => {
     expect((await api('GET', `/v1/agents/${agent.id}`)).body.latest_version).toBe(1);
   });
 
-  it('a well-formed compliance_profile_id or rep_id naming nothing, or another tenant\'s, is a 422 at its loc on instantiate and PATCH', async () => {
+  it("a well-formed compliance_profile_id or rep_id naming nothing, or another tenant's, is a 422 at its loc on instantiate and PATCH", async () => {
     const { api, tenantId } = await setup();
     const other = await setup();
     const otherRep = await newRep(other.tenantId);
@@ -353,7 +400,15 @@ describe('publishing', () => {
     const { api, profile } = await setup();
     const other = await setup();
     const agent = (await api('POST', SDR, { body: { disclosure_config: disclosure } })).body;
-    const bad = await api('PATCH', `/v1/agents/${agent.id}`, { body: { llm_route: { primary: 'x', tts: 'y' }, compliance_profile_id: other.profile.id, voice_profile_id: 'vp', disclosure_config: {}, status: 'published' } });
+    const bad = await api('PATCH', `/v1/agents/${agent.id}`, {
+      body: {
+        llm_route: { primary: 'x', tts: 'y' },
+        compliance_profile_id: other.profile.id,
+        voice_profile_id: 'vp',
+        disclosure_config: {},
+        status: 'published',
+      },
+    });
     expect(locs(bad.body)).toEqual(['body.disclosure_config.business_name:missing', 'body.llm_route.tts:extra_forbidden', 'body.status:extra_forbidden']);
     const refs = await api('PATCH', `/v1/agents/${agent.id}`, { body: { compliance_profile_id: other.profile.id, voice_profile_id: 'vp' } });
     expect(locs(refs.body)).toEqual(['body.compliance_profile_id:not_found', 'body.voice_profile_id:not_found']);
@@ -363,25 +418,45 @@ describe('publishing', () => {
 
   it('refuses model ids the registry does not know, at each id, on instantiate and PATCH', async () => {
     const { api, profile } = await setup();
-    const created = await api('POST', SDR, { body: { disclosure_config: disclosure, llm_route: { primary: 'gpt-9-imaginary', fallbacks: ['gpt-4o-mini', 'claude-3-5-sonnet', 'sandbox-default'] }, voice_profile_id: 'vp' } });
+    const created = await api('POST', SDR, {
+      body: {
+        disclosure_config: disclosure,
+        llm_route: { primary: 'gpt-9-imaginary', fallbacks: ['gpt-4o-mini', 'claude-3-5-sonnet', 'sandbox-default'] },
+        voice_profile_id: 'vp',
+      },
+    });
     expect(created.status).toBe(422);
     expect(locs(created.body)).toEqual(['body.llm_route.fallbacks.1:unknown_model', 'body.llm_route.primary:unknown_model', 'body.voice_profile_id:not_found']);
-    expect(created.body.detail.find((d: { type: string }) => d.type === 'unknown_model')).toMatchObject({ loc: ['body', 'llm_route', 'primary'], input: 'gpt-9-imaginary' });
+    expect(created.body.detail.find((d: { type: string }) => d.type === 'unknown_model')).toMatchObject({
+      loc: ['body', 'llm_route', 'primary'],
+      input: 'gpt-9-imaginary',
+    });
 
-    const agent = (await api('POST', SDR, { body: { disclosure_config: disclosure, llm_route: { primary: 'claude-sonnet-4-5', fallbacks: ['bedrock:anthropic.claude-3-5-haiku-20241022-v1:0', 'sandbox-default'] } } })).body;
+    const agent = (
+      await api('POST', SDR, {
+        body: {
+          disclosure_config: disclosure,
+          llm_route: { primary: 'claude-sonnet-4-5', fallbacks: ['bedrock:anthropic.claude-3-5-haiku-20241022-v1:0', 'sandbox-default'] },
+        },
+      })
+    ).body;
     expect(agent.llm_route).toEqual({ primary: 'claude-sonnet-4-5', fallbacks: ['bedrock:anthropic.claude-3-5-haiku-20241022-v1:0', 'sandbox-default'] });
-    const bad = await api('PATCH', `/v1/agents/${agent.id}`, { body: { llm_route: { primary: 'sandbox-slow', fallbacks: ['sandbox-failing', 'Sandbox-Default'] } } });
+    const bad = await api('PATCH', `/v1/agents/${agent.id}`, {
+      body: { llm_route: { primary: 'sandbox-slow', fallbacks: ['sandbox-failing', 'Sandbox-Default'] } },
+    });
     expect(bad.status).toBe(422);
     expect(locs(bad.body)).toEqual(['body.llm_route.fallbacks.1:unknown_model']);
     expect((await api('GET', `/v1/agents/${agent.id}`)).body.llm_route).toEqual(agent.llm_route);
-    const good = await api('PATCH', `/v1/agents/${agent.id}`, { body: { llm_route: { primary: 'sandbox-slow', fallbacks: ['sandbox-default'] }, compliance_profile_id: profile.id } });
+    const good = await api('PATCH', `/v1/agents/${agent.id}`, {
+      body: { llm_route: { primary: 'sandbox-slow', fallbacks: ['sandbox-default'] }, compliance_profile_id: profile.id },
+    });
     expect(good.status).toBe(200);
     expect(good.body.llm_route).toEqual({ primary: 'sandbox-slow', fallbacks: ['sandbox-default'] });
   });
 });
 
 describe('tenant isolation', () => {
-  it('answers 404 for another tenant\'s agent and version on every by-id route, and for malformed ids', async () => {
+  it("answers 404 for another tenant's agent and version on every by-id route, and for malformed ids", async () => {
     const owner = await setup();
     const agent = (await owner.api('POST', SDR, { body: { disclosure_config: disclosure, compliance_profile_id: owner.profile.id } })).body;
     const version = (await owner.api('POST', `/v1/agents/${agent.id}/publish`)).body;

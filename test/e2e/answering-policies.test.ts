@@ -30,7 +30,10 @@ const policyBody = (repId: string, agentId: string, over: Record<string, unknown
     {
       prompt: 'Press 1 for sales, 2 to leave a message, 9 for more.',
       branches: {
-        '1': [{ type: 'ring_humans', rep_ids: [repId], timeout_seconds: 15 }, { type: 'ai', agent_id: agentId }],
+        '1': [
+          { type: 'ring_humans', rep_ids: [repId], timeout_seconds: 15 },
+          { type: 'ai', agent_id: agentId },
+        ],
         '2': [{ type: 'voicemail', greeting: 'Please leave a message.' }],
         '9': [{ prompt: 'Press 0 to hang up.', branches: { '0': [{ type: 'hangup' }] }, timeout_branch: [{ type: 'hangup' }] }],
       },
@@ -48,7 +51,13 @@ describe('PUT /v1/phone-numbers/{id}/answering-policy', () => {
     const agent = await publishedAgent(api);
     const res = await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, { body: policyBody(rep.id, agent.agentId) });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: expect.stringMatching(/^apl_/), phone_number_id: number.id, timezone: 'America/New_York', version: 1, holiday_dates: ['2026-12-25'] });
+    expect(res.body).toMatchObject({
+      id: expect.stringMatching(/^apl_/),
+      phone_number_id: number.id,
+      timezone: 'America/New_York',
+      version: 1,
+      holiday_dates: ['2026-12-25'],
+    });
     const menu = res.body.open_steps[0];
     expect(menu).toMatchObject({ type: 'menu', timeout_seconds: 5, max_invalid_attempts: 2 });
     expect(menu.timeout_branch[0]).toEqual({ type: 'ai', agent_id: agent.agentId, agent_version_id: agent.versionId, agent_version: 1 });
@@ -56,8 +65,18 @@ describe('PUT /v1/phone-numbers/{id}/answering-policy', () => {
     expect((await api('GET', `/v1/phone-numbers/${number.id}`)).body.inbound_route_mode).toBe('policy');
     expect((await api('GET', `/v1/phone-numbers/${number.id}/answering-policy`)).body).toEqual(res.body);
 
-    const again = await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, { body: { timezone: 'America/Chicago', open_steps: [{ type: 'hangup' }] } });
-    expect(again.body).toMatchObject({ id: res.body.id, version: 2, timezone: 'America/Chicago', business_hours: {}, holiday_dates: [], closed_steps: [], created_at: res.body.created_at });
+    const again = await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, {
+      body: { timezone: 'America/Chicago', open_steps: [{ type: 'hangup' }] },
+    });
+    expect(again.body).toMatchObject({
+      id: res.body.id,
+      version: 2,
+      timezone: 'America/Chicago',
+      business_hours: {},
+      holiday_dates: [],
+      closed_steps: [],
+      created_at: res.body.created_at,
+    });
     expect((await api('GET', `/v1/phone-numbers/${number.id}/answering-policy`)).body.version).toBe(2);
     expect((await getPolicyVersion(tenantId, number.id, 1))?.timezone).toBe('America/New_York');
   });
@@ -70,19 +89,25 @@ describe('PUT /v1/phone-numbers/{id}/answering-policy', () => {
     const body = {
       timezone: 'America/New_York',
       open_steps: [
-        { prompt: 'p', branches: { '1': [{ type: 'ring_humans', rep_ids: [disabled.id, numberless.id, 'rep_01ARZ3NDEKTSV4RRFFQ69G5FAV'] }] }, timeout_branch: [{ type: 'ai', agent_id: draft }] },
+        {
+          prompt: 'p',
+          branches: { '1': [{ type: 'ring_humans', rep_ids: [disabled.id, numberless.id, 'rep_01ARZ3NDEKTSV4RRFFQ69G5FAV'] }] },
+          timeout_branch: [{ type: 'ai', agent_id: draft }],
+        },
         { type: 'ai', agent_id: 'agt_01ARZ3NDEKTSV4RRFFQ69G5FAV' },
       ],
     };
     const res = await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, { body });
     expect(res.status).toBe(422);
-    expect(locs(res.body)).toEqual([
-      'body.open_steps.0.branches.1.0.rep_ids.0:rep_disabled',
-      'body.open_steps.0.branches.1.0.rep_ids.1:rep_not_transfer_enabled',
-      'body.open_steps.0.branches.1.0.rep_ids.2:not_found',
-      'body.open_steps.0.timeout_branch.0.agent_id:agent_not_published',
-      'body.open_steps.1.agent_id:not_found',
-    ].sort());
+    expect(locs(res.body)).toEqual(
+      [
+        'body.open_steps.0.branches.1.0.rep_ids.0:rep_disabled',
+        'body.open_steps.0.branches.1.0.rep_ids.1:rep_not_transfer_enabled',
+        'body.open_steps.0.branches.1.0.rep_ids.2:not_found',
+        'body.open_steps.0.timeout_branch.0.agent_id:agent_not_published',
+        'body.open_steps.1.agent_id:not_found',
+      ].sort(),
+    );
     expect((await api('GET', `/v1/phone-numbers/${number.id}`)).body.inbound_route_mode).toBe('agent');
     expect((await api('GET', `/v1/phone-numbers/${number.id}/answering-policy`)).status).toBe(404);
   });
@@ -92,18 +117,28 @@ describe('PUT /v1/phone-numbers/{id}/answering-policy', () => {
     ['an unknown weekday', { business_hours: { funday: [] } }, 'body.business_hours.funday'],
     ['a window ending before it starts', { business_hours: { monday: [{ start: '17:00', end: '09:00' }] } }, 'body.business_hours.monday.0'],
     ['a bad holiday date', { holiday_dates: ['2026-02-30'] }, 'body.holiday_dates.0'],
-    ['a multi-key branch', { open_steps: [{ prompt: 'p', branches: { '12': [{ type: 'hangup' }] }, timeout_branch: [{ type: 'hangup' }] }] }, 'body.open_steps.0.branches.12'],
+    [
+      'a multi-key branch',
+      { open_steps: [{ prompt: 'p', branches: { '12': [{ type: 'hangup' }] }, timeout_branch: [{ type: 'hangup' }] }] },
+      'body.open_steps.0.branches.12',
+    ],
     ['no open steps', { open_steps: [] }, 'body.open_steps'],
   ])('%s → 422 at its loc', async (_name, over, loc) => {
     const { api, number } = await setup();
-    const res = await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, { body: { timezone: 'America/New_York', open_steps: [{ type: 'hangup' }], ...over } });
+    const res = await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, {
+      body: { timezone: 'America/New_York', open_steps: [{ type: 'hangup' }], ...over },
+    });
     expect(res.status).toBe(422);
     expect(res.body.detail.map((d: { loc: unknown[] }) => d.loc.join('.'))).toContain(loc);
   });
 
   it('refuses menus nested deeper than 5 levels at the sixth menu', async () => {
     const { api, number } = await setup();
-    const nest = (depth: number): Record<string, unknown> => ({ prompt: `level ${depth}`, branches: { '1': depth > 1 ? [nest(depth - 1)] : [{ type: 'hangup' }] }, timeout_branch: [{ type: 'hangup' }] });
+    const nest = (depth: number): Record<string, unknown> => ({
+      prompt: `level ${depth}`,
+      branches: { '1': depth > 1 ? [nest(depth - 1)] : [{ type: 'hangup' }] },
+      timeout_branch: [{ type: 'hangup' }],
+    });
     expect((await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, { body: { timezone: 'UTC', open_steps: [nest(5)] } })).status).toBe(200);
     const deep = await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, { body: { timezone: 'UTC', open_steps: [nest(6)] } });
     expect(locs(deep.body)).toEqual(['body.open_steps.0.branches.1.0.branches.1.0.branches.1.0.branches.1.0.branches.1.0:menu_too_deep']);
@@ -119,12 +154,24 @@ describe('PUT /v1/phone-numbers/{id}/answering-policy', () => {
       expect(res.body).toMatchObject({ code: 'number_ineligible', reasons });
       expect(res.body.detail).toMatch(/^This number cannot take an answering policy: /);
       const after = (await getPhoneNumber(tenantId, numberId))!;
-      expect([after.inbound_route_mode, after.policy_version ?? null, after.revision]).toEqual([before.inbound_route_mode, before.policy_version ?? null, before.revision]);
+      expect([after.inbound_route_mode, after.policy_version ?? null, after.revision]).toEqual([
+        before.inbound_route_mode,
+        before.policy_version ?? null,
+        before.revision,
+      ]);
       expect((await api('GET', `/v1/phone-numbers/${numberId}/answering-policy`)).status).toBe(404);
     }
     /** What no route can do to a number (the carrier or a reputation monitor does it): set directly. */
     const setNumber = (tenantId: string, numberId: string, field: 'status' | 'reputation_state', value: string) =>
-      db().send(new UpdateCommand({ TableName: tableName(), Key: keys.phoneNumber(tenantId, numberId), UpdateExpression: 'SET #f = :v', ExpressionAttributeNames: { '#f': field }, ExpressionAttributeValues: { ':v': value } }));
+      db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.phoneNumber(tenantId, numberId),
+          UpdateExpression: 'SET #f = :v',
+          ExpressionAttributeNames: { '#f': field },
+          ExpressionAttributeValues: { ':v': value },
+        }),
+      );
 
     it('an sms-only number', async () => {
       const t = await newTenant();
@@ -176,7 +223,14 @@ describe('PUT /v1/phone-numbers/{id}/answering-policy', () => {
       const sms = await activeNumber(api, { capabilities: ['sms'] });
       await setNumber(t.tenantId, sms.id, 'status', 'resting');
       await setNumber(t.tenantId, sms.id, 'reputation_state', 'burned');
-      await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.telephonyAccount(t.tenantId, sms.telephony_account_id), UpdateExpression: 'SET verification_status = :s', ExpressionAttributeValues: { ':s': 'suspended' } }));
+      await db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.telephonyAccount(t.tenantId, sms.telephony_account_id),
+          UpdateExpression: 'SET verification_status = :s',
+          ExpressionAttributeValues: { ':s': 'suspended' },
+        }),
+      );
       await refused(api, t.tenantId, sms.id, ['number_not_active', 'number_without_voice', 'account_not_verified', 'number_burned']);
     });
   });
@@ -189,7 +243,18 @@ describe('PUT /v1/phone-numbers/{id}/answering-policy', () => {
     const before = (await getPhoneNumber(tenantId, number.id))!;
     // The handler checked the rep (active); it is disabled before the write commits.
     await setRepStatusAction({ tenantId, repId: rep.id, status: 'disabled' });
-    const write = writePolicy(before, await getCurrentPolicy(before), { timezone: 'UTC', business_hours: {}, holiday_dates: [], open_steps: [{ type: 'ring_humans', rep_ids: [rep.id], timeout_seconds: 20 }], closed_steps: [] }, [rep.id]);
+    const write = writePolicy(
+      before,
+      await getCurrentPolicy(before),
+      {
+        timezone: 'UTC',
+        business_hours: {},
+        holiday_dates: [],
+        open_steps: [{ type: 'ring_humans', rep_ids: [rep.id], timeout_seconds: 20 }],
+        closed_steps: [],
+      },
+      [rep.id],
+    );
     await expect(write).rejects.toEqual(new PolicyWriteRefused('rep', rep.id));
     const after = (await getPhoneNumber(tenantId, number.id))!;
     expect([after.inbound_route_mode, after.policy_version, after.revision]).toEqual([before.inbound_route_mode, 1, before.revision]);
@@ -226,7 +291,16 @@ describe('PUT /v1/phone-numbers/{id}/answering-policy', () => {
     let res;
     try {
       res = await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, {
-        body: { timezone: 'UTC', open_steps: [{ prompt: 'Press 1.', branches: { '1': [{ type: 'ring_humans', rep_ids: [rep.id] }] }, timeout_branch: [{ type: 'ring_humans', rep_ids: [rep.id] }] }] },
+        body: {
+          timezone: 'UTC',
+          open_steps: [
+            {
+              prompt: 'Press 1.',
+              branches: { '1': [{ type: 'ring_humans', rep_ids: [rep.id] }] },
+              timeout_branch: [{ type: 'ring_humans', rep_ids: [rep.id] }],
+            },
+          ],
+        },
       });
     } finally {
       db().middlewareStack.remove(HOOK);
@@ -234,8 +308,18 @@ describe('PUT /v1/phone-numbers/{id}/answering-policy', () => {
     expect(disabled).toBe(true);
     expect(res.status).toBe(422);
     expect(res.body.detail).toEqual([
-      { loc: ['body', 'open_steps', 0, 'branches', '1', 0, 'rep_ids', 0], msg: expect.stringContaining('nothing changed'), type: 'rep_disabled', input: rep.id },
-      { loc: ['body', 'open_steps', 0, 'timeout_branch', 0, 'rep_ids', 0], msg: expect.stringContaining('nothing changed'), type: 'rep_disabled', input: rep.id },
+      {
+        loc: ['body', 'open_steps', 0, 'branches', '1', 0, 'rep_ids', 0],
+        msg: expect.stringContaining('nothing changed'),
+        type: 'rep_disabled',
+        input: rep.id,
+      },
+      {
+        loc: ['body', 'open_steps', 0, 'timeout_branch', 0, 'rep_ids', 0],
+        msg: expect.stringContaining('nothing changed'),
+        type: 'rep_disabled',
+        input: rep.id,
+      },
     ]);
     const after = (await getPhoneNumber(tenantId, number.id))!;
     expect([after.inbound_route_mode, after.policy_version, after.revision]).toEqual(['policy', 1, before.revision]);
@@ -243,7 +327,13 @@ describe('PUT /v1/phone-numbers/{id}/answering-policy', () => {
     expect((await api('GET', `/v1/phone-numbers/${number.id}/answering-policy`)).body).toEqual(first.body);
     // With the rep active again, the same document is version 2.
     await setRepStatusAction({ tenantId, repId: rep.id, status: 'active' });
-    expect((await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, { body: { timezone: 'UTC', open_steps: [{ type: 'ring_humans', rep_ids: [rep.id] }] } })).body.version).toBe(2);
+    expect(
+      (
+        await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, {
+          body: { timezone: 'UTC', open_steps: [{ type: 'ring_humans', rep_ids: [rep.id] }] },
+        })
+      ).body.version,
+    ).toBe(2);
   });
 
   it("another tenant's number is a 404 on every policy route; a member may read but not write", async () => {
@@ -251,12 +341,16 @@ describe('PUT /v1/phone-numbers/{id}/answering-policy', () => {
     await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, { body: { timezone: 'UTC', open_steps: [{ type: 'hangup' }] } });
     const stranger = client(stack, (await newTenant()).token);
     expect((await stranger('GET', `/v1/phone-numbers/${number.id}/answering-policy`)).status).toBe(404);
-    expect((await stranger('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, { body: { timezone: 'UTC', open_steps: [{ type: 'hangup' }] } })).status).toBe(404);
+    expect(
+      (await stranger('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, { body: { timezone: 'UTC', open_steps: [{ type: 'hangup' }] } })).status,
+    ).toBe(404);
     expect((await stranger('POST', `/v1/phone-numbers/${number.id}/answering-policy/simulate`, { body: {} })).status).toBe(404);
     const key = (await api('POST', '/v1/api-keys', { body: { name: 'm', role: 'member' } })).body;
     const member = client(stack, key.secret);
     expect((await member('GET', `/v1/phone-numbers/${number.id}/answering-policy`)).status).toBe(200);
-    expect((await member('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, { body: { timezone: 'UTC', open_steps: [{ type: 'hangup' }] } })).status).toBe(403);
+    expect(
+      (await member('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, { body: { timezone: 'UTC', open_steps: [{ type: 'hangup' }] } })).status,
+    ).toBe(403);
   });
 });
 
@@ -287,7 +381,11 @@ describe('POST …/answering-policy/simulate', () => {
     expect((await open.sim({ at: '2026-11-29T07:00:00Z' })).schedule).toMatchObject({ list: 'open', reason: 'always_open' });
     const mondays = await withPolicy({ business_hours: { monday: [{ start: '00:00', end: '24:00' }] } });
     expect((await mondays.sim({ at: '2026-11-23T15:00:00Z' })).schedule.list).toBe('open');
-    expect((await mondays.sim({ at: '2026-11-24T15:00:00Z' })).schedule).toMatchObject({ list: 'closed', reason: 'outside_hours', local: { weekday: 'tuesday' } });
+    expect((await mondays.sim({ at: '2026-11-24T15:00:00Z' })).schedule).toMatchObject({
+      list: 'closed',
+      reason: 'outside_hours',
+      local: { weekday: 'tuesday' },
+    });
   });
 
   it('follows key presses: a branch, a rep who does not answer, invalid keys, a timeout, a nested menu', async () => {
@@ -300,10 +398,17 @@ describe('POST …/answering-policy/simulate', () => {
     const unanswered = await sim({ at: open, digits: ['1'], reps_answer: false });
     expect(unanswered.terminal).toMatchObject({ type: 'ai', step_path: 'open.0.b1.1', step: { agent_version_id: agent.versionId } });
     const invalid = await sim({ at: open, digits: ['7', '7'] });
-    expect(invalid.trace.map((t: { type: string; outcome?: string }) => `${t.type}:${t.outcome ?? ''}`)).toEqual(['menu:invalid', 'menu:invalid_exhausted', 'ai:']);
+    expect(invalid.trace.map((t: { type: string; outcome?: string }) => `${t.type}:${t.outcome ?? ''}`)).toEqual([
+      'menu:invalid',
+      'menu:invalid_exhausted',
+      'ai:',
+    ]);
     expect(invalid.terminal).toMatchObject({ type: 'ai', step_path: 'open.0.t.0' });
     expect((await sim({ at: open })).terminal).toMatchObject({ type: 'ai', step_path: 'open.0.t.0' });
-    expect((await sim({ at: open, digits: ['9', '0', '5'] }))).toMatchObject({ terminal: { type: 'hangup', step_path: 'open.0.b9.0.b0.0' }, unused_digits: ['5'] });
+    expect(await sim({ at: open, digits: ['9', '0', '5'] })).toMatchObject({
+      terminal: { type: 'hangup', step_path: 'open.0.b9.0.b0.0' },
+      unused_digits: ['5'],
+    });
     expect((await sim({ at: '2026-11-23T23:00:00Z', digits: ['1'] })).terminal).toMatchObject({ type: 'voicemail', step_path: 'closed.0' });
   });
 

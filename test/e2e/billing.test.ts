@@ -71,7 +71,9 @@ async function voiceTenant(kind: Kind) {
     accountId = created.body.id;
     expect((await api('POST', `/v1/telephony-accounts/${accountId}/verify`)).body.verification_status).toBe('verified');
   }
-  const numberRes = await api('POST', '/v1/phone-numbers', { body: { phone_e164: randomNumber('415'), telephony_account_id: accountId, capabilities: ['voice', 'sms'] } });
+  const numberRes = await api('POST', '/v1/phone-numbers', {
+    body: { phone_e164: randomNumber('415'), telephony_account_id: accountId, capabilities: ['voice', 'sms'] },
+  });
   expect(numberRes.status, JSON.stringify(numberRes.body)).toBe(200);
   const number = numberRes.body as { id: string; phone_e164: string };
   const agent = await publishedAgent(api);
@@ -79,7 +81,14 @@ async function voiceTenant(kind: Kind) {
   const access = await carrierAccess((await getTelephonyAccount(t.tenantId, accountId))!);
   const { accountSid, authToken } = access.credentials;
   const carrier = async (path: string, params: Record<string, string>) => {
-    const res = await stack.fetch(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(authToken, `${stack.baseUrl}${path}`, params) }, body: new URLSearchParams(params).toString() });
+    const res = await stack.fetch(path, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-twilio-signature': twilio.getExpectedTwilioSignature(authToken, `${stack.baseUrl}${path}`, params),
+      },
+      body: new URLSearchParams(params).toString(),
+    });
     return { status: res.status, text: await res.text() };
   };
   /** An inbound call answered by the agent: the runtime's poster and the carrier's final callback. */
@@ -93,7 +102,17 @@ async function voiceTenant(kind: Kind) {
     const end = (seconds: number) => carrier('/carrier/twilio/status', { ...params, CallStatus: 'completed', CallDuration: String(seconds) });
     return { id: record.id, post, end };
   };
-  const textIn = (body: string, sid = newMessageSid()) => carrier('/carrier/twilio/message', { AccountSid: accountSid, MessageSid: sid, SmsSid: sid, From: randomNumber('212'), To: number.phone_e164, Body: body, NumMedia: '0', SmsStatus: 'received' });
+  const textIn = (body: string, sid = newMessageSid()) =>
+    carrier('/carrier/twilio/message', {
+      AccountSid: accountSid,
+      MessageSid: sid,
+      SmsSid: sid,
+      From: randomNumber('212'),
+      To: number.phone_e164,
+      Body: body,
+      NumMedia: '0',
+      SmsStatus: 'received',
+    });
   return { ...t, api, accountId, number, call, textIn };
 }
 
@@ -102,16 +121,38 @@ const turn = (text: string) => ({ id: eid('turn'), type: 'turn', at: new Date().
 const usageBatch = () => ({
   events: [
     turn('Hello?'),
-    { id: eid('use'), type: 'usage', at: new Date().toISOString(), audio_seconds: 42.5, characters_spoken: 310, llm_input_tokens: 1200, llm_cached_input_tokens: 300, llm_output_tokens: 90, gpu_seconds: 0.75 },
+    {
+      id: eid('use'),
+      type: 'usage',
+      at: new Date().toISOString(),
+      audio_seconds: 42.5,
+      characters_spoken: 310,
+      llm_input_tokens: 1200,
+      llm_cached_input_tokens: 300,
+      llm_output_tokens: 90,
+      gpu_seconds: 0.75,
+    },
     { id: eid('use'), type: 'usage', at: new Date().toISOString(), audio_seconds: 1.25, llm_output_tokens: 10 },
   ],
 });
-const SPEECH = { stt_audio_seconds: '43.75', tts_characters: '310', llm_prompt_tokens: '900', llm_cached_prompt_tokens: '300', llm_completion_tokens: '100', gpu_seconds: '0.75' };
+const SPEECH = {
+  stt_audio_seconds: '43.75',
+  tts_characters: '310',
+  llm_prompt_tokens: '900',
+  llm_cached_prompt_tokens: '300',
+  llm_completion_tokens: '100',
+  gpu_seconds: '0.75',
+};
 
 const summaryOf = async (api: ReturnType<typeof client>, query = '') => {
   const res = await api('GET', `/v1/usage/summary${query}`);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body as { meters: { meter: string; quantity: string | null; billing: string; event_count: number | null; rated_amount_minor: number | null }[]; billing_period_estimate: Record<string, unknown>; telephony_mode: string; rated_total_minor: number };
+  return res.body as {
+    meters: { meter: string; quantity: string | null; billing: string; event_count: number | null; rated_amount_minor: number | null }[];
+    billing_period_estimate: Record<string, unknown>;
+    telephony_mode: string;
+    rated_total_minor: number;
+  };
 };
 const meter = (s: Awaited<ReturnType<typeof summaryOf>>, name: string) => s.meters.find((m) => m.meter === name)!;
 
@@ -150,7 +191,11 @@ describe('the usage ledger', () => {
     expect(summary.telephony_mode).toBe('managed');
     expect(meter(summary, 'telephony_minutes')).toMatchObject({ quantity: '0', event_count: 0 });
     expect(meter(summary, 'stt_audio_seconds')).toMatchObject({ quantity: null, event_count: null });
-    expect(summary.billing_period_estimate).toMatchObject({ excluded_usage_types: ['separately_settled_prepaid_test_calls'], total_amount_minor: 4900, usage_amount_minor: 0 });
+    expect(summary.billing_period_estimate).toMatchObject({
+      excluded_usage_types: ['separately_settled_prepaid_test_calls'],
+      total_amount_minor: 4900,
+      usage_amount_minor: 0,
+    });
   });
 
   it('cached input tokens are part of the input: metered once (prompt = input − cached); more cached than input is a 422 at the field', async () => {
@@ -176,7 +221,12 @@ describe('the usage ledger', () => {
     const s = await voiceTenant('managed');
     const c = await s.call();
     const at = new Date().toISOString();
-    for (const [field, value] of [['audio_seconds', 1e-131], ['gpu_seconds', 1e-131], ['audio_seconds', 0.0001], ['gpu_seconds', 12.3456]] as const) {
+    for (const [field, value] of [
+      ['audio_seconds', 1e-131],
+      ['gpu_seconds', 1e-131],
+      ['audio_seconds', 0.0001],
+      ['gpu_seconds', 12.3456],
+    ] as const) {
       const res = await c.post({ events: [{ id: eid('use'), type: 'usage', at, [field]: value }] });
       expect(res.status, `${field} ${value}`).toBe(422);
       expect(res.body.detail[0].loc).toEqual(['body', 'events', 0, field]);
@@ -197,7 +247,13 @@ describe('the usage ledger', () => {
     vi.spyOn(client, 'send').mockImplementation(((command: unknown) => {
       if (command instanceof TransactWriteCommand && conflicts < 3) {
         conflicts++;
-        return Promise.reject(new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }] }));
+        return Promise.reject(
+          new TransactionCanceledException({
+            message: 'Transaction cancelled',
+            $metadata: {},
+            CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }],
+          }),
+        );
       }
       return send(command);
     }) as typeof client.send);
@@ -215,8 +271,11 @@ describe('the usage ledger', () => {
     const sid = newCallSid();
     const base = { AccountSid: o.creds.account_sid, CallSid: sid, From: o.number.phone_e164, To: to, Direction: 'outbound-api' };
     expect((await signedPost(stack, o, `/carrier/twilio/status?call_id=${id}`, { ...base, CallStatus: 'in-progress' })).status).toBe(200);
-    for (let i = 0; i < 2; i++) expect((await signedPost(stack, o, `/carrier/twilio/status?call_id=${id}`, { ...base, CallStatus: 'completed', CallDuration: '95' })).status).toBe(200);
-    expect((await usageRowsOf(o.tenantId, period(), { kind: 'call', id })).map((r) => [r.meter, r.quantity, r.settlement])).toEqual([['telephony_minutes', '2', 'sandbox']]);
+    for (let i = 0; i < 2; i++)
+      expect((await signedPost(stack, o, `/carrier/twilio/status?call_id=${id}`, { ...base, CallStatus: 'completed', CallDuration: '95' })).status).toBe(200);
+    expect((await usageRowsOf(o.tenantId, period(), { kind: 'call', id })).map((r) => [r.meter, r.quantity, r.settlement])).toEqual([
+      ['telephony_minutes', '2', 'sandbox'],
+    ]);
 
     const w = await textingTenant(stack, 'Outbound texts');
     const contact = await w.contact();
@@ -225,7 +284,14 @@ describe('the usage ledger', () => {
     const message = sent.body as { id: string; from_e164: string; to_e164: string };
     const stored = (await getMessageRecord(w.tenantId, message.id))!;
     expect(await usageRowsOf(w.tenantId, period(), { kind: 'message', id: message.id })).toEqual([]); // queued: not taken yet
-    const status = (s: string) => w.carrier(`/carrier/twilio/message-status?message_id=${message.id}`, { AccountSid: w.creds.account_sid, MessageSid: stored.provider_sid!, From: message.from_e164, To: message.to_e164, MessageStatus: s });
+    const status = (s: string) =>
+      w.carrier(`/carrier/twilio/message-status?message_id=${message.id}`, {
+        AccountSid: w.creds.account_sid,
+        MessageSid: stored.provider_sid!,
+        From: message.from_e164,
+        To: message.to_e164,
+        MessageStatus: s,
+      });
     for (const s of ['sent', 'sent', 'delivered']) expect((await status(s)).status).toBe(200);
     expect((await usageRowsOf(w.tenantId, period(), { kind: 'message', id: message.id })).map((r) => [r.meter, r.quantity])).toEqual([['sms_segments', '2']]);
   });
@@ -239,12 +305,28 @@ describe('the usage ledger', () => {
     const summary = await summaryOf(s.api);
     expect(summary.meters.map((m) => m.meter)).toEqual([...METERS]);
     expect(summary.telephony_mode).toBe('managed');
-    expect(Object.fromEntries(summary.meters.map((m) => [m.meter, m.quantity]))).toEqual({ telephony_minutes: '3', ...SPEECH, sms_segments: '1', lookup_requests: null });
+    expect(Object.fromEntries(summary.meters.map((m) => [m.meter, m.quantity]))).toEqual({
+      telephony_minutes: '3',
+      ...SPEECH,
+      sms_segments: '1',
+      lookup_requests: null,
+    });
     expect(meter(summary, 'gpu_seconds')).toMatchObject({ billing: 'internal', rated_amount_minor: null });
     // All within the starter plan's included quantities: 0 overage, 0 rated; the estimate is the base price.
     expect(meter(summary, 'telephony_minutes')).toMatchObject({ billing: 'billed', event_count: 1, rated_amount_minor: 0 });
-    expect(summary.billing_period_estimate).toMatchObject({ base_price_minor: 4900, usage_amount_minor: 0, minutes_amount_minor: 0, total_amount_minor: 4900, excluded_usage_types: [], unpriced_meters: [] });
-    expect(summary.billing_period_estimate.volume_tier).toMatchObject({ current_minute_rate_minor: '12', next_tier_threshold_minor: 50000, next_tier_minute_rate_minor: '11' });
+    expect(summary.billing_period_estimate).toMatchObject({
+      base_price_minor: 4900,
+      usage_amount_minor: 0,
+      minutes_amount_minor: 0,
+      total_amount_minor: 4900,
+      excluded_usage_types: [],
+      unpriced_meters: [],
+    });
+    expect(summary.billing_period_estimate.volume_tier).toMatchObject({
+      current_minute_rate_minor: '12',
+      next_tier_threshold_minor: 50000,
+      next_tier_minute_rate_minor: '11',
+    });
   });
 
   it('a byo account’s minutes and texts are its carrier’s to bill (no rows, carrier_billed) while the speech meters remain', async () => {
@@ -265,9 +347,19 @@ describe('the usage ledger', () => {
   it('the period query: another month has no rows; a malformed period is a 422 at ["query","period"]', async () => {
     const s = await voiceTenant('managed');
     const past = await summaryOf(s.api, '?period=2020-02');
-    expect(past).toMatchObject({ period: '2020-02', period_start: '2020-02-01T00:00:00.000Z', period_end: '2020-03-01T00:00:00.000Z', currency: 'usd', rated_total_minor: 0 });
+    expect(past).toMatchObject({
+      period: '2020-02',
+      period_start: '2020-02-01T00:00:00.000Z',
+      period_end: '2020-03-01T00:00:00.000Z',
+      currency: 'usd',
+      rated_total_minor: 0,
+    });
     // A year below 100 keeps its own bounds (never 1950's).
-    expect(await summaryOf(s.api, '?period=0050-01')).toMatchObject({ period: '0050-01', period_start: '0050-01-01T00:00:00.000Z', period_end: '0050-02-01T00:00:00.000Z' });
+    expect(await summaryOf(s.api, '?period=0050-01')).toMatchObject({
+      period: '0050-01',
+      period_start: '0050-01-01T00:00:00.000Z',
+      period_end: '0050-02-01T00:00:00.000Z',
+    });
     for (const bad of ['2026-13', '2026-1', 'November', '2026-11-01']) {
       const res = await s.api('GET', `/v1/usage/summary?period=${bad}`);
       expect(res.status, bad).toBe(422);
@@ -291,16 +383,46 @@ describe('the summary reads running totals', () => {
     expect(full.billed.stt_audio_seconds!.quantity).toMatch(/^\d+(\.\d{1,3})?$/);
     const summary = await summaryOf(s.api, `?period=${month}`);
     const { start, end } = periodBounds(month);
-    const expected = ratePeriod({ plan: planById('plan_starter')!, telephonyMode: 'managed', totals: full.billed, hadSandboxUsage: Object.keys(full.sandbox).length > 0, periodStart: start, periodEnd: end });
+    const expected = ratePeriod({
+      plan: planById('plan_starter')!,
+      telephonyMode: 'managed',
+      totals: full.billed,
+      hadSandboxUsage: Object.keys(full.sandbox).length > 0,
+      periodStart: start,
+      periodEnd: end,
+    });
     // Every field of the summary, not a selection.
-    expect(summary).toEqual({ period: month, period_start: start.toISOString(), period_end: end.toISOString(), telephony_mode: 'managed', currency: 'usd', rated_total_minor: expected.rated_total_minor, billing_period_estimate: expected.estimate, meters: expected.meters });
+    expect(summary).toEqual({
+      period: month,
+      period_start: start.toISOString(),
+      period_end: end.toISOString(),
+      telephony_mode: 'managed',
+      currency: 'usd',
+      rated_total_minor: expected.rated_total_minor,
+      billing_period_estimate: expected.estimate,
+      meters: expected.meters,
+    });
     expect(summary.meters.every((m) => m.quantity !== null && m.event_count !== null)).toBe(true);
     // The bench's agreement check is this comparison, and it catches an event_count or a sandbox total off by one.
     expect(ledgerDisagreements({ rows: 900, full, totals, summary: summary as unknown as SummaryBody })).toEqual([]);
     const offByOne = { ...full.billed.tts_characters!, event_count: full.billed.tts_characters!.event_count + 1 };
-    expect(ledgerDisagreements({ rows: 900, full, totals: { ...totals, billed: { ...totals.billed, tts_characters: offByOne } }, summary: summary as unknown as SummaryBody })).toEqual([expect.stringMatching(/^billed totals/)]);
+    expect(
+      ledgerDisagreements({
+        rows: 900,
+        full,
+        totals: { ...totals, billed: { ...totals.billed, tts_characters: offByOne } },
+        summary: summary as unknown as SummaryBody,
+      }),
+    ).toEqual([expect.stringMatching(/^billed totals/)]);
     const [sandboxMeter, sandboxTotal] = Object.entries(totals.sandbox)[0]!;
-    expect(ledgerDisagreements({ rows: 900, full, totals: { ...totals, sandbox: { ...totals.sandbox, [sandboxMeter]: { ...sandboxTotal!, event_count: sandboxTotal!.event_count + 1 } } }, summary: summary as unknown as SummaryBody })).toEqual([expect.stringMatching(/^sandbox totals/)]);
+    expect(
+      ledgerDisagreements({
+        rows: 900,
+        full,
+        totals: { ...totals, sandbox: { ...totals.sandbox, [sandboxMeter]: { ...sandboxTotal!, event_count: sandboxTotal!.event_count + 1 } } },
+        summary: summary as unknown as SummaryBody,
+      }),
+    ).toEqual([expect.stringMatching(/^sandbox totals/)]);
   });
 });
 
@@ -328,16 +450,41 @@ describe('invoices', () => {
     const list = await s.api('GET', '/v1/invoices');
     expect(list.body.data).toHaveLength(1);
     const invoice = list.body.data[0];
-    expect(invoice).toMatchObject({ period_start: periodBounds(thisPeriod).start.toISOString(), period_end: periodEnd.toISOString(), currency: 'usd', status: 'paid', external_ref: expect.stringMatching(/^in_sbx_/), hosted_invoice_url: expect.stringMatching(/^https:\/\/pay\.sandbox\.invalid\//) });
+    expect(invoice).toMatchObject({
+      period_start: periodBounds(thisPeriod).start.toISOString(),
+      period_end: periodEnd.toISOString(),
+      currency: 'usd',
+      status: 'paid',
+      external_ref: expect.stringMatching(/^in_sbx_/),
+      hosted_invoice_url: expect.stringMatching(/^https:\/\/pay\.sandbox\.invalid\//),
+    });
     // The base price is waived when the trial (14 days from today) covers the period's end.
     const base = inTrial ? 0 : 4900;
     expect(invoice.line_items).toEqual([
-      { kind: 'base_price', meter: null, description: inTrial ? 'Starter plan (trial)' : 'Starter plan', quantity: '1', unit_amount_minor: String(base), amount_minor: base },
-      { kind: 'minutes', meter: 'telephony_minutes', description: expect.stringContaining('beyond 100 included'), quantity: '50', unit_amount_minor: null, amount_minor: 600 },
+      {
+        kind: 'base_price',
+        meter: null,
+        description: inTrial ? 'Starter plan (trial)' : 'Starter plan',
+        quantity: '1',
+        unit_amount_minor: String(base),
+        amount_minor: base,
+      },
+      {
+        kind: 'minutes',
+        meter: 'telephony_minutes',
+        description: expect.stringContaining('beyond 100 included'),
+        quantity: '50',
+        unit_amount_minor: null,
+        amount_minor: 600,
+      },
     ]);
     expect(invoice.total_minor).toBe(base + 600);
     expect((await s.api('GET', `/v1/invoices/${invoice.id}`)).body).toEqual(invoice);
-    expect((await listTenantEvents(s.tenantId)).filter((e) => e.type.startsWith('invoice.')).map((e) => e.type)).toEqual(['invoice.created', 'invoice.finalized', 'invoice.paid']);
+    expect((await listTenantEvents(s.tenantId)).filter((e) => e.type.startsWith('invoice.')).map((e) => e.type)).toEqual([
+      'invoice.created',
+      'invoice.finalized',
+      'invoice.paid',
+    ]);
     // Running again changes nothing: one invoice per tenant and period.
     await jobs.invoices!(now());
     expect((await s.api('GET', '/v1/invoices')).body.data).toHaveLength(1);
@@ -381,9 +528,19 @@ describe('invoices', () => {
     expect(open.status).toBe('open');
     const stripe = new Stripe('sk_test_x');
     const post = async (type: string, opts: { id?: string; secret?: string; signature?: string } = {}) => {
-      const payload = JSON.stringify({ id: opts.id ?? `evt_${randomBytes(8).toString('hex')}`, object: 'event', type, created: 1, livemode: false, data: { object: { id: open.external_ref, object: 'invoice' } } });
+      const payload = JSON.stringify({
+        id: opts.id ?? `evt_${randomBytes(8).toString('hex')}`,
+        object: 'event',
+        type,
+        created: 1,
+        livemode: false,
+        data: { object: { id: open.external_ref, object: 'invoice' } },
+      });
       const signature = opts.signature ?? stripe.webhooks.generateTestHeaderString({ payload, secret: opts.secret ?? secret });
-      return client(stack)('POST', '/provider/stripe/webhooks', { raw: payload, headers: { 'content-type': 'application/json', 'stripe-signature': signature } });
+      return client(stack)('POST', '/provider/stripe/webhooks', {
+        raw: payload,
+        headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+      });
     };
     expect((await post('invoice.paid', { secret: 'whsec_wrong0123456789' })).status).toBe(400);
     expect((await post('invoice.paid', { signature: 't=1,v1=00' })).status).toBe(400);
@@ -394,7 +551,11 @@ describe('invoices', () => {
     expect((await post('invoice.marked_uncollectible', { id })).body).toEqual({ received: true, outcome: 'duplicate' });
     // Uncollectible: the mobile summary asks for action.
     const mobile = (await s.api('GET', '/v1/mobile/billing/summary')).body;
-    expect(mobile).toMatchObject({ status: 'past_due', payment_attention: 'action_required', invoices: [{ status: 'uncollectible', total_minor: open.total_minor, currency: 'usd' }] });
+    expect(mobile).toMatchObject({
+      status: 'past_due',
+      payment_attention: 'action_required',
+      invoices: [{ status: 'uncollectible', total_minor: open.total_minor, currency: 'usd' }],
+    });
     // Status and totals only: the invoice's id and period are not in the mobile summary.
     expect(Object.keys(mobile.invoices[0]).sort()).toEqual(['currency', 'status', 'total_minor']);
     // Paid later (allowed from uncollectible), then a stale finalized and a void change nothing.
@@ -415,14 +576,22 @@ describe('invoices', () => {
     const provider = sandboxPaymentProvider(secret, now);
     expect(await invoiceTenant(s.tenantId, thisPeriod, provider, now())).toMatchObject({ created: true, opened: true });
     const next = periodOf(new Date(periodEnd.getTime() + 40 * 86_400_000));
-    expect(await invoiceTenant(s.tenantId, next, provider, new Date(periodBounds(next).end.getTime() + INVOICE_CLOSE_GRACE_MS))).toEqual({ created: false, opened: false, invoice_id: null });
+    expect(await invoiceTenant(s.tenantId, next, provider, new Date(periodBounds(next).end.getTime() + INVOICE_CLOSE_GRACE_MS))).toEqual({
+      created: false,
+      opened: false,
+      invoice_id: null,
+    });
     expect((await s.api('GET', '/v1/invoices')).body.data).toHaveLength(1);
   });
 
   it('connections bought after a period ended are not billed on that period’s invoice (the count held at its end)', async () => {
     const t = await newTenant('Connections');
     const api = client(stack, t.token);
-    const buy = async (n: number) => expect((await api('POST', '/v1/subscription/receptionist-purchases', { body: { receptionist_connections: n }, headers: { 'idempotency-key': randomUUID() } })).status).toBe(201);
+    const buy = async (n: number) =>
+      expect(
+        (await api('POST', '/v1/subscription/receptionist-purchases', { body: { receptionist_connections: n }, headers: { 'idempotency-key': randomUUID() } }))
+          .status,
+      ).toBe(201);
     await buy(2);
     // Bought after midnight, before the close: the next period's.
     setClock(periodEnd.getTime() + 10 * 60_000);
@@ -461,7 +630,10 @@ describe('invoices', () => {
       async afterOpen() {},
     };
     expect(await invoiceTenant(s.tenantId, thisPeriod, retrying, now())).toMatchObject({ created: false, opened: true, invoice_id: draft.id });
-    expect(seen).toEqual([{ customer_ref: null, provider_draft_ref: null }, { customer_ref: 'cus_recorded1', provider_draft_ref: 'in_recorded1' }]);
+    expect(seen).toEqual([
+      { customer_ref: null, provider_draft_ref: null },
+      { customer_ref: 'cus_recorded1', provider_draft_ref: 'in_recorded1' },
+    ]);
     expect((await s.api('GET', `/v1/invoices/${draft.id}`)).body).toMatchObject({ status: 'open', external_ref: 'in_recorded1' });
   });
 
@@ -481,7 +653,8 @@ describe('receptionist purchases and the mobile billing summary', () => {
   it('a canceled subscription takes no new receptionist purchase: 409 subscription_canceled, nothing bought', async () => {
     const t = await newTenant('Canceled');
     const api = client(stack, t.token);
-    const buy = () => api('POST', '/v1/subscription/receptionist-purchases', { body: { receptionist_connections: 2 }, headers: { 'idempotency-key': randomUUID() } });
+    const buy = () =>
+      api('POST', '/v1/subscription/receptionist-purchases', { body: { receptionist_connections: 2 }, headers: { 'idempotency-key': randomUUID() } });
     expect((await buy()).status).toBe(201);
     await cancelSubscription(t.tenantId, now());
     const refused = await buy();
@@ -500,14 +673,28 @@ describe('receptionist purchases and the mobile billing summary', () => {
     const first = await api('POST', '/v1/subscription/receptionist-purchases', { body: { receptionist_connections: 2 }, headers: { 'idempotency-key': key } });
     expect(first.status).toBe(201);
     // Starter: 1 included connection, 1500 a month each.
-    expect(first.body).toEqual({ id: expect.stringMatching(/^rcp_/), status: 'confirmed', receptionist_connections: 2, total_inbound_connections: 3, amount_due_minor: 3000, recurring_connections_minor: 3000, currency: 'usd' });
+    expect(first.body).toEqual({
+      id: expect.stringMatching(/^rcp_/),
+      status: 'confirmed',
+      receptionist_connections: 2,
+      total_inbound_connections: 3,
+      amount_due_minor: 3000,
+      recurring_connections_minor: 3000,
+      currency: 'usd',
+    });
     const again = await api('POST', '/v1/subscription/receptionist-purchases', { body: { receptionist_connections: 2 }, headers: { 'idempotency-key': key } });
     expect(again.headers.get('idempotent-replay')).toBe('true');
     expect(again.body).toEqual(first.body);
-    const second = await api('POST', '/v1/subscription/receptionist-purchases', { body: { receptionist_connections: 1 }, headers: { 'idempotency-key': randomUUID() } });
+    const second = await api('POST', '/v1/subscription/receptionist-purchases', {
+      body: { receptionist_connections: 1 },
+      headers: { 'idempotency-key': randomUUID() },
+    });
     expect(second.body).toMatchObject({ receptionist_connections: 1, total_inbound_connections: 4, amount_due_minor: 1500, recurring_connections_minor: 4500 });
     expect((await api('GET', `/v1/subscription/receptionist-purchases/${first.body.id}`)).body).toEqual(first.body);
-    const bad = await api('POST', '/v1/subscription/receptionist-purchases', { body: { receptionist_connections: 0 }, headers: { 'idempotency-key': randomUUID() } });
+    const bad = await api('POST', '/v1/subscription/receptionist-purchases', {
+      body: { receptionist_connections: 0 },
+      headers: { 'idempotency-key': randomUUID() },
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.detail[0].loc).toEqual(['body', 'receptionist_connections']);
 
@@ -515,7 +702,14 @@ describe('receptionist purchases and the mobile billing summary', () => {
     expect((await client(stack, other.token)('GET', `/v1/subscription/receptionist-purchases/${first.body.id}`)).status).toBe(404);
     const member = await createApiKey({ tenantId: t.tenantId, name: 'member', role: 'member' });
     const asMember = client(stack, member.api_key.secret);
-    expect((await asMember('POST', '/v1/subscription/receptionist-purchases', { body: { receptionist_connections: 1 }, headers: { 'idempotency-key': randomUUID() } })).status).toBe(403);
+    expect(
+      (
+        await asMember('POST', '/v1/subscription/receptionist-purchases', {
+          body: { receptionist_connections: 1 },
+          headers: { 'idempotency-key': randomUUID() },
+        })
+      ).status,
+    ).toBe(403);
   });
 
   it('a purchase whose account changes under every attempt is a 409 purchase_contended (nothing bought), not a 500', async () => {
@@ -528,11 +722,20 @@ describe('receptionist purchases and the mobile billing summary', () => {
       // Every purchase transaction finds the count changed (another purchase won each time).
       if (command instanceof TransactWriteCommand && JSON.stringify(command.input).includes('receptionist_purchase')) {
         attempts++;
-        return Promise.reject(new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: [{ Code: 'None' }, { Code: 'ConditionalCheckFailed' }] }));
+        return Promise.reject(
+          new TransactionCanceledException({
+            message: 'Transaction cancelled',
+            $metadata: {},
+            CancellationReasons: [{ Code: 'None' }, { Code: 'ConditionalCheckFailed' }],
+          }),
+        );
       }
       return send(command);
     }) as typeof dbClient.send);
-    const res = await api('POST', '/v1/subscription/receptionist-purchases', { body: { receptionist_connections: 1 }, headers: { 'idempotency-key': randomUUID() } });
+    const res = await api('POST', '/v1/subscription/receptionist-purchases', {
+      body: { receptionist_connections: 1 },
+      headers: { 'idempotency-key': randomUUID() },
+    });
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('purchase_contended');
     expect(attempts).toBe(8);
@@ -548,7 +751,14 @@ describe('receptionist purchases and the mobile billing summary', () => {
     expect((await client(stack, member.api_key.secret)('GET', '/v1/mobile/billing/summary')).status).toBe(403);
     const before = await client(stack, manager.api_key.secret)('GET', '/v1/mobile/billing/summary');
     expect(before.status).toBe(200);
-    expect(before.body).toEqual({ plan_label: 'Starter', status: 'trialing', payment_attention: 'none', budget: null, invoices: [], generated_at: expect.any(String) });
+    expect(before.body).toEqual({
+      plan_label: 'Starter',
+      status: 'trialing',
+      payment_attention: 'none',
+      budget: null,
+      invoices: [],
+      generated_at: expect.any(String),
+    });
 
     await setDailyBudget(s.tenantId, 1000, now());
     const c = await s.call();

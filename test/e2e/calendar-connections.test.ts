@@ -56,7 +56,10 @@ describe('sandbox_calendar', () => {
     const c = await api('POST', '/v1/integration-connections', { body: { provider: 'sandbox_calendar', timezone: 'America/Chicago' } });
     expect(c.status).toBe(201);
     expect(c.body).toMatchObject({ provider: 'sandbox_calendar', status: 'active', timezone: 'America/Chicago' });
-    expect((await api('POST', '/v1/integration-connections', { body: { provider: 'sandbox_calendar' } })).body).toMatchObject({ code: 'calendar_already_connected', connection_id: c.body.id });
+    expect((await api('POST', '/v1/integration-connections', { body: { provider: 'sandbox_calendar' } })).body).toMatchObject({
+      code: 'calendar_already_connected',
+      connection_id: c.body.id,
+    });
 
     setClock('2026-05-20T12:00:00Z');
     const a = await api('POST', '/v1/calendar/availability', { body: week });
@@ -72,7 +75,9 @@ describe('sandbox_calendar', () => {
 
     // Working hours are settable; the request's zone changes which days are asked about.
     await api('PATCH', `/v1/integration-connections/${c.body.id}`, { body: { working_hours: { saturday: [{ start: '10:00', end: '12:00' }] } } });
-    const sat = await api('POST', '/v1/calendar/availability', { body: { start_date: '2026-06-01', end_date: '2026-06-07', duration_minutes: 120, timezone: 'Europe/Paris' } });
+    const sat = await api('POST', '/v1/calendar/availability', {
+      body: { start_date: '2026-06-01', end_date: '2026-06-07', duration_minutes: 120, timezone: 'Europe/Paris' },
+    });
     expect(sat.body.slots).toEqual([{ starts_at: '2026-06-06T15:00:00.000Z', ends_at: '2026-06-06T17:00:00.000Z' }]);
     expect(sat.body.timezone).toBe('Europe/Paris');
 
@@ -80,7 +85,9 @@ describe('sandbox_calendar', () => {
     const zoned = await api('PATCH', `/v1/integration-connections/${c.body.id}`, { body: { timezone: 'America/Denver' } });
     expect(zoned.status).toBe(200);
     expect(zoned.body).toMatchObject({ timezone: 'America/Denver', working_hours: { saturday: [{ start: '10:00', end: '12:00' }], monday: [] } });
-    const both = await api('PATCH', `/v1/integration-connections/${c.body.id}`, { body: { timezone: 'America/Chicago', working_hours: { sunday: [{ start: '09:00', end: '10:00' }] } } });
+    const both = await api('PATCH', `/v1/integration-connections/${c.body.id}`, {
+      body: { timezone: 'America/Chicago', working_hours: { sunday: [{ start: '09:00', end: '10:00' }] } },
+    });
     expect(both.body).toMatchObject({ timezone: 'America/Chicago', working_hours: { sunday: [{ start: '09:00', end: '10:00' }], saturday: [] } });
     expect((await api('GET', `/v1/integration-connections/${c.body.id}`)).body.timezone).toBe('America/Chicago');
 
@@ -96,7 +103,8 @@ describe('sandbox_calendar', () => {
   it('refuses bad ranges and fields with 422, and another tenant’s connection is a 404', async () => {
     const t = await newTenant();
     const api = client(stack, t.token);
-    const bad = async (body: unknown) => (await api('POST', '/v1/calendar/availability', { body })).body.detail.map((d: { loc: unknown[]; type: string }) => `${d.loc.join('.')}:${d.type}`);
+    const bad = async (body: unknown) =>
+      (await api('POST', '/v1/calendar/availability', { body })).body.detail.map((d: { loc: unknown[]; type: string }) => `${d.loc.join('.')}:${d.type}`);
     expect(await bad({ ...week, end_date: '2026-07-02' })).toEqual(['body.end_date:date_range_too_long']);
     expect(await bad({ ...week, end_date: '2026-05-31' })).toEqual(['body.end_date:date_range_reversed']);
     expect(await bad({ ...week, duration_minutes: 4 })).toEqual(['body.duration_minutes:greater_than_equal']);
@@ -136,11 +144,36 @@ describe('Google Calendar over OAuth 2.0 + PKCE (against the sandbox’s Google)
 
     // The sandbox Google is busy 12:00–13:00 UTC every day.
     const a = await api('POST', '/v1/calendar/availability', { body: { start_date: '2026-06-01', end_date: '2026-06-01', duration_minutes: 60 } });
-    expect(a.body.slots.map((s: { starts_at: string }) => s.starts_at.slice(11, 16))).toEqual(['09:00', '09:15', '09:30', '09:45', '10:00', '10:15', '10:30', '10:45', '11:00', '13:00', '13:15', '13:30', '13:45', '14:00', '14:15', '14:30', '14:45', '15:00', '15:15', '15:30', '15:45', '16:00']);
+    expect(a.body.slots.map((s: { starts_at: string }) => s.starts_at.slice(11, 16))).toEqual([
+      '09:00',
+      '09:15',
+      '09:30',
+      '09:45',
+      '10:00',
+      '10:15',
+      '10:30',
+      '10:45',
+      '11:00',
+      '13:00',
+      '13:15',
+      '13:30',
+      '13:45',
+      '14:00',
+      '14:15',
+      '14:30',
+      '14:45',
+      '15:00',
+      '15:15',
+      '15:30',
+      '15:45',
+      '16:00',
+    ]);
 
     // Two hours later the access token has expired: the adapter refreshes it and stores the new one sealed.
     setClock('2026-05-20T14:00:00Z');
-    expect((await api('POST', '/v1/calendar/availability', { body: { start_date: '2026-06-01', end_date: '2026-06-01', duration_minutes: 60 } })).status).toBe(200);
+    expect((await api('POST', '/v1/calendar/availability', { body: { start_date: '2026-06-01', end_date: '2026-06-01', duration_minutes: 60 } })).status).toBe(
+      200,
+    );
     const refreshed = await openTokens((await getConnectionRecord(t.tenantId, done.body.id))!);
     expect(refreshed.access_token).not.toBe(tokens.access_token);
     expect(refreshed.refresh_token).toBe(tokens.refresh_token);
@@ -149,12 +182,31 @@ describe('Google Calendar over OAuth 2.0 + PKCE (against the sandbox’s Google)
     const gone = (await getConnectionRecord(t.tenantId, done.body.id))!;
     expect(gone.sealed_tokens).toBeUndefined();
     // Revoked at the (sandbox) Google too: the refresh token no longer works there.
-    const r = await stack.fetch('/sandbox/google/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: 'sandbox-google-client', client_secret: 'sandbox-google-client-secret' }).toString() });
+    const r = await stack.fetch('/sandbox/google/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token!,
+        client_id: 'sandbox-google-client',
+        client_secret: 'sandbox-google-client-secret',
+      }).toString(),
+    });
     expect(r.status).toBe(400);
 
     const text = logs.text();
     expect(text).toContain('/oauth/google/callback'); // the callback was logged (access lines) — without its query
-    for (const secret of [tokens.access_token, tokens.refresh_token!, refreshed.access_token, code, encodeURIComponent(code), state, verifier, back.search.slice(1)]) expect(text).not.toContain(secret);
+    for (const secret of [
+      tokens.access_token,
+      tokens.refresh_token!,
+      refreshed.access_token,
+      code,
+      encodeURIComponent(code),
+      state,
+      verifier,
+      back.search.slice(1),
+    ])
+      expect(text).not.toContain(secret);
     expect(JSON.stringify(done.body)).not.toMatch(/sbx_/);
   });
 
@@ -203,7 +255,11 @@ describe('Google Calendar over OAuth 2.0 + PKCE (against the sandbox’s Google)
     const done = await callback((await consent(api, { provider: 'google_calendar', timezone: 'UTC' })).callback);
     const tokens = await openTokens((await getConnectionRecord(t.tenantId, done.body.id))!);
     // The user revokes our access at Google; the access token then expires.
-    const revoke = await stack.fetch('/sandbox/google/revoke', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: tokens.refresh_token! }).toString() });
+    const revoke = await stack.fetch('/sandbox/google/revoke', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: tokens.refresh_token! }).toString(),
+    });
     expect(revoke.status).toBe(200);
     setClock('2026-05-20T14:00:00Z');
     const day = { start_date: '2026-06-01', end_date: '2026-06-01', duration_minutes: 60 };
@@ -213,7 +269,10 @@ describe('Google Calendar over OAuth 2.0 + PKCE (against the sandbox’s Google)
     expect((await api('GET', `/v1/integration-connections/${done.body.id}`)).body.status).toBe('error');
     expect((await api('POST', '/v1/calendar/availability', { body: day })).body.code).toBe('calendar_reauthorization_required');
     // Connecting again: disconnect the one in error first.
-    expect((await api('POST', '/v1/integration-connections/oauth/start', { body: { provider: 'google_calendar' } })).body).toMatchObject({ code: 'calendar_already_connected', connection_id: done.body.id });
+    expect((await api('POST', '/v1/integration-connections/oauth/start', { body: { provider: 'google_calendar' } })).body).toMatchObject({
+      code: 'calendar_already_connected',
+      connection_id: done.body.id,
+    });
     expect((await api('DELETE', `/v1/integration-connections/${done.body.id}`)).body.status).toBe('revoked');
     expect((await api('POST', '/v1/calendar/availability', { body: day })).body.code).toBe('calendar_not_connected');
     expect((await callback((await consent(api, { provider: 'google_calendar', timezone: 'UTC' })).callback)).status).toBe(201);
@@ -237,7 +296,19 @@ describe('Google Calendar over OAuth 2.0 + PKCE (against the sandbox’s Google)
     const second = await consent(api, { provider: 'google_calendar', timezone: 'UTC' });
     const done = await callback(first.callback);
     expect(done.status).toBe(201);
-    const revokedGrants = async () => ((await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :r)', ExpressionAttributeValues: { ':pk': 'PLATFORM#SANDBOX#OAUTH', ':r': 'REVOKED#' }, ConsistentRead: true }))).Items ?? []).map((i) => i.grant_id as string);
+    const revokedGrants = async () =>
+      (
+        (
+          await db().send(
+            new QueryCommand({
+              TableName: tableName(),
+              KeyConditionExpression: 'pk = :pk AND begins_with(sk, :r)',
+              ExpressionAttributeValues: { ':pk': 'PLATFORM#SANDBOX#OAUTH', ':r': 'REVOKED#' },
+              ConsistentRead: true,
+            }),
+          )
+        ).Items ?? []
+      ).map((i) => i.grant_id as string);
     const before = await revokedGrants();
     const refused = await callback(second.callback);
     expect(refused.status).toBe(409);
@@ -246,7 +317,15 @@ describe('Google Calendar over OAuth 2.0 + PKCE (against the sandbox’s Google)
     expect(fresh).toHaveLength(1);
     // …and it is the refused consent’s grant, not the stored connection’s.
     const kept = await openTokens((await getConnectionRecord(t.tenantId, done.body.id))!);
-    const keptGrant = (await db().send(new GetCommand({ TableName: tableName(), Key: integrationKeys.sandboxOauthToken(createHash('sha256').update(kept.refresh_token!).digest('hex')), ConsistentRead: true }))).Item!.grant_id;
+    const keptGrant = (
+      await db().send(
+        new GetCommand({
+          TableName: tableName(),
+          Key: integrationKeys.sandboxOauthToken(createHash('sha256').update(kept.refresh_token!).digest('hex')),
+          ConsistentRead: true,
+        }),
+      )
+    ).Item!.grant_id;
     expect(fresh[0]).not.toBe(keptGrant);
   });
 
@@ -275,8 +354,19 @@ describe('Google Calendar over OAuth 2.0 + PKCE (against the sandbox’s Google)
     const t = await newTenant();
     const api = client(stack, t.token);
     const { callback: back, authorize } = await consent(api);
-    const form = { grant_type: 'authorization_code', code: back.searchParams.get('code')!, redirect_uri: authorize.searchParams.get('redirect_uri')!, code_verifier: 'a'.repeat(43), client_id: 'sandbox-google-client', client_secret: 'sandbox-google-client-secret' };
-    const r = await stack.fetch('/sandbox/google/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+    const form = {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: authorize.searchParams.get('redirect_uri')!,
+      code_verifier: 'a'.repeat(43),
+      client_id: 'sandbox-google-client',
+      client_secret: 'sandbox-google-client-secret',
+    };
+    const r = await stack.fetch('/sandbox/google/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
     expect(r.status).toBe(400);
     expect(((await r.json()) as { error: string }).error).toBe('invalid_grant');
   });

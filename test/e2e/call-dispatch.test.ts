@@ -8,7 +8,19 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sendDispatch } from '../../shared/calls/dispatch-queue.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
-import { ALLOWED_AT, callWorld, eventsOfCall, newContact, QUIET_AT, queue, resetClock, sandboxCallsFrom, setClock, storedCall, type CallWorld } from './call-fixtures.js';
+import {
+  ALLOWED_AT,
+  callWorld,
+  eventsOfCall,
+  newContact,
+  QUIET_AT,
+  queue,
+  resetClock,
+  sandboxCallsFrom,
+  setClock,
+  storedCall,
+  type CallWorld,
+} from './call-fixtures.js';
 import { client, newTenant } from './client.js';
 
 const stack = useTestStack({ workers: true, schedulerTickMs: 200 });
@@ -29,11 +41,17 @@ describe('dispatch on the local stack', () => {
     const c = await newContact(w.api);
     const a = (await queue(w.api, { agent_id: w.agentId, contact_id: c.id })).body;
     // Two more messages for the same call: a duplicate send and a redelivery.
-    await Promise.all([sendDispatch({ tenant_id: w.tenantId, attempt_id: a.id, call_id: a.call_id }), sendDispatch({ tenant_id: w.tenantId, attempt_id: a.id, call_id: a.call_id })]);
-    const call = await waitFor(async () => {
-      const x = await storedCall(w.tenantId, a.call_id);
-      return x.provider_call_sid ? x : undefined;
-    }, { message: 'the call dialled', timeoutMs: 20_000 });
+    await Promise.all([
+      sendDispatch({ tenant_id: w.tenantId, attempt_id: a.id, call_id: a.call_id }),
+      sendDispatch({ tenant_id: w.tenantId, attempt_id: a.id, call_id: a.call_id }),
+    ]);
+    const call = await waitFor(
+      async () => {
+        const x = await storedCall(w.tenantId, a.call_id);
+        return x.provider_call_sid ? x : undefined;
+      },
+      { message: 'the call dialled', timeoutMs: 20_000 },
+    );
     expect(call.dialing_at).toEqual(expect.any(String));
     // Later messages find it no longer scheduled.
     await sendDispatch({ tenant_id: w.tenantId, attempt_id: a.id, call_id: a.call_id });
@@ -53,10 +71,14 @@ describe('dispatch on the local stack', () => {
     const busy = await newContact(w.api, '+12125550120');
     const [g, b] = await Promise.all([goal, busy].map(async (c) => (await queue(w.api, { agent_id: w.agentId, contact_id: c.id })).body));
     const detail = async (id: string) => (await w.api('GET', `/v1/calls/${id}`)).body;
-    const scored = (id: string) => waitFor(async () => {
-      const d = await detail(id);
-      return d.analysis ? d : undefined;
-    }, { message: `call ${id} scored`, timeoutMs: 60_000 });
+    const scored = (id: string) =>
+      waitFor(
+        async () => {
+          const d = await detail(id);
+          return d.analysis ? d : undefined;
+        },
+        { message: `call ${id} scored`, timeoutMs: 60_000 },
+      );
     const [gd, bd] = await Promise.all([scored(g!.call_id), scored(b!.call_id)]);
     expect(gd).toMatchObject({ direction: 'outbound', state: 'completed', disposition: 'completed_goal', attempt_id: g!.id });
     expect(gd.analysis.success_evaluation.dimensions.disclosure_given.result).not.toBe('unscored');
@@ -68,7 +90,12 @@ describe('dispatch on the local stack', () => {
       expect(count(types, 'call.dialing'), id).toBe(1);
       expect(count(types, 'call.analysis_ready'), id).toBe(1);
     }
-    expect(count((await eventsOfCall(w.tenantId, g!.call_id)).map((e) => e.type), 'call.answered')).toBe(1);
+    expect(
+      count(
+        (await eventsOfCall(w.tenantId, g!.call_id)).map((e) => e.type),
+        'call.answered',
+      ),
+    ).toBe(1);
     expect(await dialledTo(goal.phone_e164)).toHaveLength(1);
   });
 
@@ -86,10 +113,13 @@ describe('dispatch on the local stack', () => {
     expect(await dialledTo(c.phone_e164)).toEqual([]);
     // Past it: the scheduler sends it, the worker judges it allowed now and dials.
     setClock(due + 1_000);
-    const call = await waitFor(async () => {
-      const x = await storedCall(w.tenantId, a.call_id);
-      return x.provider_call_sid ? x : undefined;
-    }, { message: 'the deferred call dialled', timeoutMs: 20_000 });
+    const call = await waitFor(
+      async () => {
+        const x = await storedCall(w.tenantId, a.call_id);
+        return x.provider_call_sid ? x : undefined;
+      },
+      { message: 'the deferred call dialled', timeoutMs: 20_000 },
+    );
     expect(Date.parse(call.dialing_at!)).toBeGreaterThanOrEqual(due);
     expect(await dialledTo(c.phone_e164)).toHaveLength(1);
     const types = (await eventsOfCall(w.tenantId, a.call_id)).map((e) => e.type);

@@ -35,11 +35,27 @@ export interface CallWorld {
 }
 
 /** `capabilities: ['sms']` gives the tenant a number that can never place a call; `template`: the agent's template (default tpl_sdr_outbound). */
-export async function callWorld(api: Api, tenantId: string, opts: { capabilities?: string[]; template?: string; directRepIds?: string[] } = {}): Promise<CallWorld> {
+export async function callWorld(
+  api: Api,
+  tenantId: string,
+  opts: { capabilities?: string[]; template?: string; directRepIds?: string[] } = {},
+): Promise<CallWorld> {
   const accountId = await mockAccount(api);
   const number = await activeNumber(api, { accountId, phone: randomNumber('212'), ...(opts.capabilities ? { capabilities: opts.capabilities } : {}) });
-  const profile = (await api('POST', '/v1/compliance-profiles', { body: profileBody({ name: 'Reminders', call_purpose: 'informational', subject: INFO_SUBJECT, calling_window: undefined }) })).body;
-  const agent = (await api('POST', `/v1/templates/${opts.template ?? 'tpl_sdr_outbound'}/instantiate`, { body: { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: profile.id, ...(opts.directRepIds ? { direct_rep_ids: opts.directRepIds } : {}) } })).body;
+  const profile = (
+    await api('POST', '/v1/compliance-profiles', {
+      body: profileBody({ name: 'Reminders', call_purpose: 'informational', subject: INFO_SUBJECT, calling_window: undefined }),
+    })
+  ).body;
+  const agent = (
+    await api('POST', `/v1/templates/${opts.template ?? 'tpl_sdr_outbound'}/instantiate`, {
+      body: {
+        disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' },
+        compliance_profile_id: profile.id,
+        ...(opts.directRepIds ? { direct_rep_ids: opts.directRepIds } : {}),
+      },
+    })
+  ).body;
   const version = await api('POST', `/v1/agents/${agent.id}/publish`);
   if (version.status !== 201) throw new Error(`agent not published: ${JSON.stringify(version.body)}`);
   return { api, tenantId, accountId, number, agentId: agent.id, versionId: version.body.id };
@@ -47,12 +63,15 @@ export async function callWorld(api: Api, tenantId: string, opts: { capabilities
 
 /** A New York contact (a sandbox test number the carrier answers) with informational consent. */
 export async function newContact(api: Api, phone = randomNumber('212')): Promise<{ id: string; phone_e164: string }> {
-  const res = await api('POST', '/v1/contacts', { body: { phone_e164: phone, consent: { consent_basis: 'pewc', captured_at: '2026-10-01T12:00:00Z', scope: { purposes: [INFO_SUBJECT] }, evidence } } });
+  const res = await api('POST', '/v1/contacts', {
+    body: { phone_e164: phone, consent: { consent_basis: 'pewc', captured_at: '2026-10-01T12:00:00Z', scope: { purposes: [INFO_SUBJECT] }, evidence } },
+  });
   if (res.status !== 200) throw new Error(`contact not created: ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
-export const queue = (api: Api, body: Record<string, unknown>, key: string = randomUUID()) => api('POST', '/v1/calls', { body, headers: { 'idempotency-key': key } });
+export const queue = (api: Api, body: Record<string, unknown>, key: string = randomUUID()) =>
+  api('POST', '/v1/calls', { body, headers: { 'idempotency-key': key } });
 
 export const storedCall = async (tenantId: string, callId: string) => (await getCall(tenantId, callId)) as unknown as OutboundCallRecord;
 
@@ -61,7 +80,16 @@ export async function sandboxCallsFrom(from: string): Promise<Record<string, unk
   const out: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await db().send(new ScanCommand({ TableName: tableName(), FilterExpression: '#t = :t AND #from = :from', ExpressionAttributeNames: { '#t': 'type', '#from': 'from' }, ExpressionAttributeValues: { ':t': 'sandbox_call', ':from': from }, ExclusiveStartKey: start, ConsistentRead: true }));
+    const page = await db().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: '#t = :t AND #from = :from',
+        ExpressionAttributeNames: { '#t': 'type', '#from': 'from' },
+        ExpressionAttributeValues: { ':t': 'sandbox_call', ':from': from },
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+      }),
+    );
     out.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start);
@@ -74,15 +102,36 @@ export async function eventsOfCall(tenantId: string, callId: string) {
 export const typesOf = (events: { type: string }[]) => events.map((e) => e.type);
 
 export async function attemptItem(tenantId: string, contactId: string, attemptId: string) {
-  const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND sk = :sk', ExpressionAttributeValues: { ':pk': contactPartition(tenantId, contactId), ':sk': `ATTEMPT#${attemptId}` }, ConsistentRead: true }));
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND sk = :sk',
+      ExpressionAttributeValues: { ':pk': contactPartition(tenantId, contactId), ':sk': `ATTEMPT#${attemptId}` },
+      ConsistentRead: true,
+    }),
+  );
   return out.Items?.[0];
 }
 
 export async function attemptsOf(tenantId: string, contactId: string) {
-  const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': contactPartition(tenantId, contactId), ':p': 'ATTEMPT#' }, ConsistentRead: true }));
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': contactPartition(tenantId, contactId), ':p': 'ATTEMPT#' },
+      ConsistentRead: true,
+    }),
+  );
   return out.Items ?? [];
 }
 
 export async function setCpsLimit(tenantId: string, accountId: string, cps: number) {
-  await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.telephonyAccount(tenantId, accountId), UpdateExpression: 'SET cps_limit = :c', ExpressionAttributeValues: { ':c': cps } }));
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.telephonyAccount(tenantId, accountId),
+      UpdateExpression: 'SET cps_limit = :c',
+      ExpressionAttributeValues: { ':c': cps },
+    }),
+  );
 }

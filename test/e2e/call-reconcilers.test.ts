@@ -25,7 +25,19 @@ import type { SqsHandler } from '../../infra/local/pollers.js';
 import type { HttpHandler } from '../../infra/local/server.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
-import { ALLOWED_AT, callWorld, eventsOfCall, newContact, queue, resetClock, sandboxCallsFrom, setClock, storedCall, typesOf, type CallWorld } from './call-fixtures.js';
+import {
+  ALLOWED_AT,
+  callWorld,
+  eventsOfCall,
+  newContact,
+  queue,
+  resetClock,
+  sandboxCallsFrom,
+  setClock,
+  storedCall,
+  typesOf,
+  type CallWorld,
+} from './call-fixtures.js';
 import { client, newTenant } from './client.js';
 
 process.env.SANDBOX_STEP_MS = '100';
@@ -44,7 +56,8 @@ const real = { http: createHandlerLoader<HttpHandler>(), sqs: createHandlerLoade
 const bodyOf = (event: APIGatewayProxyEventV2) => (event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? ''));
 
 const lossyStatus: HttpHandler = async (event, context) => {
-  if (lostTo.has(new URLSearchParams(bodyOf(event)).get('To') ?? '')) return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: '{"received":true}' };
+  if (lostTo.has(new URLSearchParams(bodyOf(event)).get('To') ?? ''))
+    return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: '{"received":true}' };
   return (await real.http.load('carrierCallStatus', 'functions/carrier/call-status'))(event, context);
 };
 const lossyAnalysis: SqsHandler = async (event: SQSEvent, context) => {
@@ -58,7 +71,12 @@ const lossyAnalysis: SqsHandler = async (event: SQSEvent, context) => {
   return (await real.sqs.load('callAnalysisWorker', 'functions/workers/call-analysis'))({ ...event, Records: kept }, context);
 };
 
-const stack = useTestStack({ workers: true, schedulerTickMs: 200, routeHandlers: { carrierCallStatus: lossyStatus }, workerHandlers: { callAnalysis: lossyAnalysis } });
+const stack = useTestStack({
+  workers: true,
+  schedulerTickMs: 200,
+  routeHandlers: { carrierCallStatus: lossyStatus },
+  workerHandlers: { callAnalysis: lossyAnalysis },
+});
 
 afterEach(() => resetClock());
 
@@ -69,11 +87,24 @@ const world = async (name: string): Promise<CallWorld> => {
 
 /** The watch items of a call (its shard partition, filtered). */
 const watchesOf = async (kind: 'unfinished' | 'analysis', tenantId: string, callId: string) =>
-  (await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', FilterExpression: 'call_id = :c', ExpressionAttributeValues: { ':pk': dispatchKeys[kind]('x', tenantId, callId).pk, ':c': callId }, ConsistentRead: true }))).Items ?? [];
+  (
+    await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        FilterExpression: 'call_id = :c',
+        ExpressionAttributeValues: { ':pk': dispatchKeys[kind]('x', tenantId, callId).pk, ':c': callId },
+        ConsistentRead: true,
+      }),
+    )
+  ).Items ?? [];
 
 /** The sandbox carrier's record of the call to `to`, once it satisfies `done`. */
 const carrierCallTo = (w: CallWorld, to: string, done: (c: Record<string, any>) => boolean) =>
-  waitFor(async () => (await sandboxCallsFrom(w.number.phone_e164)).find((c) => c.to === to && done(c)), { timeoutMs: 30_000, message: `the carrier's call to ${to}` });
+  waitFor(async () => (await sandboxCallsFrom(w.number.phone_e164)).find((c) => c.to === to && done(c)), {
+    timeoutMs: 30_000,
+    message: `the carrier's call to ${to}`,
+  });
 
 const twoTicks = async () => {
   const t0 = stack.schedulerTicks();
@@ -123,7 +154,14 @@ describe('calls the carrier never reported the end of', () => {
 
     advanceClockForTests(DEFAULT_CALL_UNFINISHED_AFTER_MS + 60_000);
     const call = await ended(w, id);
-    expect(call).toMatchObject({ state: 'busy', disposition: 'busy', disposition_set_by: 'carrier', end_reason: 'carrier_busy', unfinished_watch_at: null, duration_seconds: 0 });
+    expect(call).toMatchObject({
+      state: 'busy',
+      disposition: 'busy',
+      disposition_set_by: 'carrier',
+      end_reason: 'carrier_busy',
+      unfinished_watch_at: null,
+      duration_seconds: 0,
+    });
     const detail = await scored(w, id);
     expect(detail.analysis.success_evaluation.verdict).toBe('not_applicable');
     expect(typesOf(await eventsOfCall(w.tenantId, id))).toEqual(['call.queued', 'call.scheduled', 'call.dialing', 'call.completed', 'call.analysis_ready']);
@@ -139,10 +177,23 @@ describe('calls the carrier never reported the end of', () => {
 
     advanceClockForTests(DEFAULT_CALL_UNFINISHED_AFTER_MS + 60_000);
     const call = await ended(w, id);
-    expect(call).toMatchObject({ state: 'completed', disposition: 'completed_goal', disposition_set_by: 'agent_llm', end_reason: 'carrier_completed', duration_seconds: 95 });
+    expect(call).toMatchObject({
+      state: 'completed',
+      disposition: 'completed_goal',
+      disposition_set_by: 'agent_llm',
+      end_reason: 'carrier_completed',
+      duration_seconds: 95,
+    });
     const detail = await scored(w, id);
     expect(detail.analysis.success_evaluation.dimensions.goal_completion.result).toBe('pass');
-    expect(typesOf(await eventsOfCall(w.tenantId, id))).toEqual(['call.queued', 'call.scheduled', 'call.dialing', 'call.answered', 'call.completed', 'call.analysis_ready']);
+    expect(typesOf(await eventsOfCall(w.tenantId, id))).toEqual([
+      'call.queued',
+      'call.scheduled',
+      'call.dialing',
+      'call.answered',
+      'call.completed',
+      'call.analysis_ready',
+    ]);
     expect(await watchesOf('unfinished', w.tenantId, id)).toEqual([]);
   });
 
@@ -154,7 +205,13 @@ describe('calls the carrier never reported the end of', () => {
 
     advanceClockForTests(DEFAULT_CALL_UNFINISHED_AFTER_MS + 60_000);
     const call = await ended(w, id);
-    expect(call).toMatchObject({ state: 'failed', disposition: 'failed', disposition_set_by: 'system', end_reason: 'carrier_unreported', ended_at: expect.any(String) });
+    expect(call).toMatchObject({
+      state: 'failed',
+      disposition: 'failed',
+      disposition_set_by: 'system',
+      end_reason: 'carrier_unreported',
+      ended_at: expect.any(String),
+    });
     await scored(w, id);
     const events = await eventsOfCall(w.tenantId, id);
     expect(typesOf(events)).toEqual(['call.queued', 'call.scheduled', 'call.dialing', 'call.completed', 'call.analysis_ready']);
@@ -166,14 +223,25 @@ describe('calls the carrier never reported the end of', () => {
     const to = '+16465550100';
     const { id, sid } = await unreportedCall(w, to, (c) => c.status === 'completed' && (c.relay?.sessions.length ?? 0) > 0);
     // The carrier now claims the call is still up.
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: platformKeys.sandboxCall(sid), UpdateExpression: 'SET #s = :live, end_time = :null', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':live': 'in-progress', ':null': null } }));
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: platformKeys.sandboxCall(sid),
+        UpdateExpression: 'SET #s = :live, end_time = :null',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':live': 'in-progress', ':null': null },
+      }),
+    );
     const linkedAt = (await storedCall(w.tenantId, id)).unfinished_watch_at!;
 
     advanceClockForTests(DEFAULT_CALL_UNFINISHED_AFTER_MS + 60_000);
-    const rearmed = await waitFor(async () => {
-      const x = await storedCall(w.tenantId, id);
-      return x.unfinished_watch_at && x.unfinished_watch_at !== linkedAt ? x : undefined;
-    }, { message: 'the watch re-armed' });
+    const rearmed = await waitFor(
+      async () => {
+        const x = await storedCall(w.tenantId, id);
+        return x.unfinished_watch_at && x.unfinished_watch_at !== linkedAt ? x : undefined;
+      },
+      { message: 'the watch re-armed' },
+    );
     expect(rearmed.state).toBe('in_conversation');
     const watches = await watchesOf('unfinished', w.tenantId, id);
     expect(watches).toHaveLength(1);

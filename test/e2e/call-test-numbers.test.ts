@@ -14,7 +14,20 @@ import { keys } from '../../shared/db/keys.js';
 import { utcDay } from '../../shared/repositories/phone-numbers.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
-import { ALLOWED_AT, callWorld, eventsOfCall, newContact, queue, resetClock, sandboxCallsFrom, setClock, setCpsLimit, storedCall, typesOf, type CallWorld } from './call-fixtures.js';
+import {
+  ALLOWED_AT,
+  callWorld,
+  eventsOfCall,
+  newContact,
+  queue,
+  resetClock,
+  sandboxCallsFrom,
+  setClock,
+  setCpsLimit,
+  storedCall,
+  typesOf,
+  type CallWorld,
+} from './call-fixtures.js';
 import { newRep } from './agent-fixtures.js';
 import { client, newTenant } from './client.js';
 
@@ -43,21 +56,171 @@ const unanswered = [...QUEUED, 'call.completed', 'call.analysis_ready'];
  * some items met is a partial verdict; an opt-out makes the goal, and so the verdict, n/a).
  */
 const NUMBERS = [
-  { sub: '5550100', state: 'completed', disposition: 'completed_goal', set_by: 'agent_llm', verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass', events: answered() },
-  { sub: '5550110', state: 'completed', disposition: 'completed_no_goal', set_by: 'agent_llm', verdict: 'partial', goal: 'fail', disclosure: 'pass', optout: 'pass', events: answered() },
-  { sub: '5550111', state: 'completed', disposition: 'completed_no_goal', set_by: 'agent_llm', verdict: 'partial', goal: 'fail', disclosure: 'pass', optout: 'pass', events: answered() },
-  { sub: '5550112', state: 'completed', disposition: 'completed_no_goal', set_by: 'agent_llm', verdict: 'fail', goal: 'fail', disclosure: 'pass', optout: 'pass', events: answered() },
-  { sub: '5550113', state: 'completed', disposition: 'completed_goal', set_by: 'agent_llm', verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass', events: answered() },
-  { sub: '5550114', state: 'completed', disposition: 'completed_goal', set_by: 'agent_llm', verdict: 'pass', goal: 'pass', disclosure: 'pass', optout: 'pass', events: answered() },
-  { sub: '5550120', state: 'busy', disposition: 'busy', set_by: 'carrier', verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'not_applicable', optout: 'not_applicable', events: unanswered },
-  { sub: '5550121', state: 'no_answer', disposition: 'no_answer', set_by: 'carrier', verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'not_applicable', optout: 'not_applicable', events: unanswered },
-  { sub: '5550122', state: 'machine', disposition: 'voicemail_machine', set_by: 'carrier', verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'not_applicable', optout: 'not_applicable', events: unanswered },
-  { sub: '5550123', state: 'failed', disposition: 'failed', set_by: 'carrier', verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'not_applicable', optout: 'not_applicable', events: unanswered },
-  { sub: '5550130', state: 'completed', disposition: 'opt_out', set_by: 'agent_llm', verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'pass', optout: 'pass', events: answered(['contact.opted_out']) },
-  { sub: '5550131', state: 'completed', disposition: 'wrong_person_opt_out', set_by: 'agent_llm', verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'pass', optout: 'pass', events: answered(['contact.opted_out']) },
-  { sub: '5550132', state: 'completed', disposition: 'opt_out', set_by: 'agent_llm', verdict: 'not_applicable', goal: 'not_applicable', disclosure: 'pass', optout: 'pass', events: answered(['contact.opted_out']) },
-  { sub: '5550140', state: 'completed', disposition: 'completed_goal', set_by: 'agent_llm', verdict: 'fail', goal: 'pass', disclosure: 'fail', optout: 'pass', events: answered() },
-  { sub: '5550141', state: 'completed', disposition: 'opt_out', set_by: 'agent_llm', verdict: 'fail', goal: 'not_applicable', disclosure: 'pass', optout: 'fail', events: answered(['contact.opted_out']) },
+  {
+    sub: '5550100',
+    state: 'completed',
+    disposition: 'completed_goal',
+    set_by: 'agent_llm',
+    verdict: 'pass',
+    goal: 'pass',
+    disclosure: 'pass',
+    optout: 'pass',
+    events: answered(),
+  },
+  {
+    sub: '5550110',
+    state: 'completed',
+    disposition: 'completed_no_goal',
+    set_by: 'agent_llm',
+    verdict: 'partial',
+    goal: 'fail',
+    disclosure: 'pass',
+    optout: 'pass',
+    events: answered(),
+  },
+  {
+    sub: '5550111',
+    state: 'completed',
+    disposition: 'completed_no_goal',
+    set_by: 'agent_llm',
+    verdict: 'partial',
+    goal: 'fail',
+    disclosure: 'pass',
+    optout: 'pass',
+    events: answered(),
+  },
+  {
+    sub: '5550112',
+    state: 'completed',
+    disposition: 'completed_no_goal',
+    set_by: 'agent_llm',
+    verdict: 'fail',
+    goal: 'fail',
+    disclosure: 'pass',
+    optout: 'pass',
+    events: answered(),
+  },
+  {
+    sub: '5550113',
+    state: 'completed',
+    disposition: 'completed_goal',
+    set_by: 'agent_llm',
+    verdict: 'pass',
+    goal: 'pass',
+    disclosure: 'pass',
+    optout: 'pass',
+    events: answered(),
+  },
+  {
+    sub: '5550114',
+    state: 'completed',
+    disposition: 'completed_goal',
+    set_by: 'agent_llm',
+    verdict: 'pass',
+    goal: 'pass',
+    disclosure: 'pass',
+    optout: 'pass',
+    events: answered(),
+  },
+  {
+    sub: '5550120',
+    state: 'busy',
+    disposition: 'busy',
+    set_by: 'carrier',
+    verdict: 'not_applicable',
+    goal: 'not_applicable',
+    disclosure: 'not_applicable',
+    optout: 'not_applicable',
+    events: unanswered,
+  },
+  {
+    sub: '5550121',
+    state: 'no_answer',
+    disposition: 'no_answer',
+    set_by: 'carrier',
+    verdict: 'not_applicable',
+    goal: 'not_applicable',
+    disclosure: 'not_applicable',
+    optout: 'not_applicable',
+    events: unanswered,
+  },
+  {
+    sub: '5550122',
+    state: 'machine',
+    disposition: 'voicemail_machine',
+    set_by: 'carrier',
+    verdict: 'not_applicable',
+    goal: 'not_applicable',
+    disclosure: 'not_applicable',
+    optout: 'not_applicable',
+    events: unanswered,
+  },
+  {
+    sub: '5550123',
+    state: 'failed',
+    disposition: 'failed',
+    set_by: 'carrier',
+    verdict: 'not_applicable',
+    goal: 'not_applicable',
+    disclosure: 'not_applicable',
+    optout: 'not_applicable',
+    events: unanswered,
+  },
+  {
+    sub: '5550130',
+    state: 'completed',
+    disposition: 'opt_out',
+    set_by: 'agent_llm',
+    verdict: 'not_applicable',
+    goal: 'not_applicable',
+    disclosure: 'pass',
+    optout: 'pass',
+    events: answered(['contact.opted_out']),
+  },
+  {
+    sub: '5550131',
+    state: 'completed',
+    disposition: 'wrong_person_opt_out',
+    set_by: 'agent_llm',
+    verdict: 'not_applicable',
+    goal: 'not_applicable',
+    disclosure: 'pass',
+    optout: 'pass',
+    events: answered(['contact.opted_out']),
+  },
+  {
+    sub: '5550132',
+    state: 'completed',
+    disposition: 'opt_out',
+    set_by: 'agent_llm',
+    verdict: 'not_applicable',
+    goal: 'not_applicable',
+    disclosure: 'pass',
+    optout: 'pass',
+    events: answered(['contact.opted_out']),
+  },
+  {
+    sub: '5550140',
+    state: 'completed',
+    disposition: 'completed_goal',
+    set_by: 'agent_llm',
+    verdict: 'fail',
+    goal: 'pass',
+    disclosure: 'fail',
+    optout: 'pass',
+    events: answered(),
+  },
+  {
+    sub: '5550141',
+    state: 'completed',
+    disposition: 'opt_out',
+    set_by: 'agent_llm',
+    verdict: 'fail',
+    goal: 'not_applicable',
+    disclosure: 'pass',
+    optout: 'fail',
+    events: answered(['contact.opted_out']),
+  },
 ] as const;
 
 /** The fields every call.* event carries for a webhook receiver (null when not set, but present). */
@@ -89,7 +252,16 @@ describe('every sandbox test number, POST /v1/calls to analysis', () => {
     const got = placed.map((p, i) => {
       const d = details[i]!;
       const ev = d.analysis.success_evaluation;
-      return { sub: p.sub, state: d.state, disposition: d.disposition, set_by: d.disposition_set_by, verdict: ev.verdict, goal: ev.dimensions.goal_completion.result, disclosure: ev.dimensions.disclosure_given.result, optout: ev.dimensions.optout_honored.result };
+      return {
+        sub: p.sub,
+        state: d.state,
+        disposition: d.disposition,
+        set_by: d.disposition_set_by,
+        verdict: ev.verdict,
+        goal: ev.dimensions.goal_completion.result,
+        disclosure: ev.dimensions.disclosure_given.result,
+        optout: ev.dimensions.optout_honored.result,
+      };
     });
     expect(got).toEqual(NUMBERS.map(({ events: _e, ...n }) => n));
 
@@ -97,7 +269,10 @@ describe('every sandbox test number, POST /v1/calls to analysis', () => {
       const d = details[i]!;
       expect(d.analysis.success_evaluation.rubric_version, p.sub).toBe(w.versionId);
       // Every number was dialled exactly once, from our number.
-      expect((await sandboxCallsFrom(w.number.phone_e164)).filter((c) => c.to === p.contact.phone_e164), p.sub).toHaveLength(1);
+      expect(
+        (await sandboxCallsFrom(w.number.phone_e164)).filter((c) => c.to === p.contact.phone_e164),
+        p.sub,
+      ).toHaveLength(1);
       const events = await waitFor(async () => {
         const e = await eventsOfCall(w.tenantId, p.attempt.call_id);
         return e.some((x) => x.type === 'call.analysis_ready') ? e : undefined;
@@ -110,7 +285,12 @@ describe('every sandbox test number, POST /v1/calls to analysis', () => {
       const completed = events.find((e) => e.type === 'call.completed')!;
       expect(completed.data, p.sub).toMatchObject({ state: p.state, disposition: p.disposition, disposition_set_by: p.set_by });
       expect(events.find((e) => e.type === 'call.dialing')!.data, p.sub).toMatchObject({ state: 'dialing', disposition: null });
-      if (p.events.includes('contact.opted_out')) expect(events.find((e) => e.type === 'contact.opted_out')!.data).toMatchObject({ phone_e164: p.contact.phone_e164, contact_id: p.contact.id, source: 'call' });
+      if (p.events.includes('contact.opted_out'))
+        expect(events.find((e) => e.type === 'contact.opted_out')!.data).toMatchObject({
+          phone_e164: p.contact.phone_e164,
+          contact_id: p.contact.id,
+          source: 'call',
+        });
     }
 
     // Answered calls carry their conversation; the goal call its recorded answer.
@@ -130,7 +310,12 @@ describe('an in-call opt-out and the next call to that contact', () => {
 
     const next = await queue(w.api, { agent_id: w.agentId, contact_id: contact.id });
     expect(next.status).toBe(200);
-    expect(next.body).toMatchObject({ state: 'disposed', disposition: 'dnc_hit', scheduled_for: null, compliance: { outcome: 'block', disposition: 'dnc_hit' } });
+    expect(next.body).toMatchObject({
+      state: 'disposed',
+      disposition: 'dnc_hit',
+      scheduled_for: null,
+      compliance: { outcome: 'block', disposition: 'dnc_hit' },
+    });
     expect(typesOf(await eventsOfCall(w.tenantId, next.body.call_id))).toEqual(['call.queued', 'call.blocked', 'call.completed']);
     expect((await sandboxCallsFrom(w.number.phone_e164)).filter((c) => c.to === contact.phone_e164)).toHaveLength(1);
   });
@@ -141,7 +326,14 @@ describe('an in-call opt-out and the next call to that contact', () => {
     const ow = await callWorld(client(stack, t.token), t.tenantId);
     const contact = await newContact(ow.api, '+19175550130');
     // The tenant's only number is at its daily cap: the call waits (no_caller_number) until the caps reset.
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.phoneNumber(t.tenantId, ow.number.id), UpdateExpression: 'SET daily_dial_cap = :cap, dials_day = :day, dials_count = :cap', ExpressionAttributeValues: { ':cap': 1, ':day': utcDay(new Date(ALLOWED_AT)) } }));
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.phoneNumber(t.tenantId, ow.number.id),
+        UpdateExpression: 'SET daily_dial_cap = :cap, dials_day = :day, dials_count = :cap',
+        ExpressionAttributeValues: { ':cap': 1, ':day': utcDay(new Date(ALLOWED_AT)) },
+      }),
+    );
     const before = (await queue(ow.api, { agent_id: ow.agentId, contact_id: contact.id })).body;
     expect(before).toMatchObject({ state: 'scheduled', compliance: { outcome: 'defer' } });
     expect(before.compliance.reasons.map((r: { code: string }) => r.code)).toContain('no_caller_number');
@@ -156,13 +348,22 @@ describe('an in-call opt-out and the next call to that contact', () => {
 
     // The caps reset: the scheduler sends the earlier call, and dispatch finds the opt-out.
     setClock(Date.parse(before.scheduled_for) + 1_000);
-    const disposed = await waitFor(async () => {
-      const c = await storedCall(t.tenantId, before.call_id);
-      return c.state !== 'scheduled' ? c : undefined;
-    }, { timeoutMs: 20_000, message: 'the earlier call judged at dial time' });
+    const disposed = await waitFor(
+      async () => {
+        const c = await storedCall(t.tenantId, before.call_id);
+        return c.state !== 'scheduled' ? c : undefined;
+      },
+      { timeoutMs: 20_000, message: 'the earlier call judged at dial time' },
+    );
     expect(disposed).toMatchObject({ state: 'disposed', disposition: 'dnc_hit', disposition_set_by: 'compliance', compliance: { outcome: 'block' } });
     await scored(before.call_id, ow.api, 30_000);
-    expect(typesOf(await eventsOfCall(t.tenantId, before.call_id))).toEqual(['call.queued', 'call.scheduled', 'call.blocked', 'call.completed', 'call.analysis_ready']);
+    expect(typesOf(await eventsOfCall(t.tenantId, before.call_id))).toEqual([
+      'call.queued',
+      'call.scheduled',
+      'call.blocked',
+      'call.completed',
+      'call.analysis_ready',
+    ]);
     expect((await sandboxCallsFrom(ow.number.phone_e164)).filter((c) => c.to === contact.phone_e164)).toHaveLength(1);
   });
 });

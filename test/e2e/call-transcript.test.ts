@@ -25,12 +25,32 @@ async function talkedCall() {
     { id: id(0), type: 'disclosure', at: at(0), text: greeting },
     { id: id(1), type: 'turn', at: at(0), speaker: 'agent', text: greeting, start_ms: 0, end_ms: 4000 },
     { id: id(2), type: 'turn', at: at(5), speaker: 'contact', text: 'Hi, I need an appointment.', start_ms: 5000, end_ms: 7000 },
-    { id: id(3), type: 'turn', at: at(8), speaker: 'agent', text: 'Sure, what day', start_ms: 7600, end_ms: 8600, latency_ms: 600, interrupted: true, model: 'openai:gpt-4o-mini' },
+    {
+      id: id(3),
+      type: 'turn',
+      at: at(8),
+      speaker: 'agent',
+      text: 'Sure, what day',
+      start_ms: 7600,
+      end_ms: 8600,
+      latency_ms: 600,
+      interrupted: true,
+      model: 'openai:gpt-4o-mini',
+    },
   ]);
   await post([
     { id: id(4), type: 'turn', at: at(9), speaker: 'contact', text: 'Tuesday.', latency_ms: 5 },
     { id: id(5), type: 'recorded_response', at: at(9), kind: 'objective', question_id: 'greet', value: 'yes' },
-    { id: id(6), type: 'turn', at: at(10), speaker: 'agent', text: 'Tuesday at ten works.', latency_ms: 450, model: 'anthropic:claude-haiku', passage_ids: ['kpd_hours.p2'] },
+    {
+      id: id(6),
+      type: 'turn',
+      at: at(10),
+      speaker: 'agent',
+      text: 'Tuesday at ten works.',
+      latency_ms: 450,
+      model: 'anthropic:claude-haiku',
+      passage_ids: ['kpd_hours.p2'],
+    },
     { id: id(7), type: 'turn', at: at(12), speaker: 'contact', text: 'Great, thanks.' },
   ]);
   return { world, call, greeting };
@@ -48,7 +68,15 @@ describe('a call transcript', () => {
         { speaker: 'agent', text: 'Sure, what day', started_at: at(8), latency_ms: 600, interrupted: true, model: 'openai:gpt-4o-mini', passage_ids: [] },
         // A contact turn's latency is not a reply latency: null even when reported.
         { speaker: 'contact', text: 'Tuesday.', started_at: at(9), latency_ms: null, interrupted: false, model: null, passage_ids: [] },
-        { speaker: 'agent', text: 'Tuesday at ten works.', started_at: at(10), latency_ms: 450, interrupted: false, model: 'anthropic:claude-haiku', passage_ids: ['kpd_hours.p2'] },
+        {
+          speaker: 'agent',
+          text: 'Tuesday at ten works.',
+          started_at: at(10),
+          latency_ms: 450,
+          interrupted: false,
+          model: 'anthropic:claude-haiku',
+          passage_ids: ['kpd_hours.p2'],
+        },
         { speaker: 'contact', text: 'Great, thanks.', started_at: at(12), latency_ms: null, interrupted: false, model: null, passage_ids: [] },
       ],
       next_cursor: null,
@@ -59,7 +87,10 @@ describe('a call transcript', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page: { status: number; body: { data: unknown[]; next_cursor: string | null; has_more: boolean } } = await world.api('GET', `/v1/calls/${call.id}/transcript?limit=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const page: { status: number; body: { data: unknown[]; next_cursor: string | null; has_more: boolean } } = await world.api(
+        'GET',
+        `/v1/calls/${call.id}/transcript?limit=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       expect(page.status).toBe(200);
       expect(page.body.has_more).toBe(page.body.next_cursor !== null);
       seen.push(...page.body.data);

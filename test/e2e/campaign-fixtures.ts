@@ -11,7 +11,16 @@ const attestation = { signer_name: 'Sam Signer', signer_title: 'Ops', affirmatio
 /** Import `phones` as a new list (imports create lists); returns the list id. */
 export async function importList(api: Api, phones: readonly string[], name = `List ${Math.random().toString(36).slice(2, 8)}`): Promise<string> {
   const content = `Phone\r\n${phones.join('\r\n')}\r\n`;
-  const res = await api('POST', '/v1/contact-imports', { body: { file_name: 'list.csv', content, column_mapping: { Phone: 'phone_e164' }, consent_attestation: attestation, list_name: name, consent_scope: { purposes: [INFO_SUBJECT] } } });
+  const res = await api('POST', '/v1/contact-imports', {
+    body: {
+      file_name: 'list.csv',
+      content,
+      column_mapping: { Phone: 'phone_e164' },
+      consent_attestation: attestation,
+      list_name: name,
+      consent_scope: { purposes: [INFO_SUBJECT] },
+    },
+  });
   if (res.status !== 202 || res.body.status !== 'completed') throw new Error(`import failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.target_list_id as string;
 }
@@ -27,7 +36,9 @@ export async function poolOf(w: CallWorld, extra = 1): Promise<{ id: string; num
 }
 
 export async function newCampaign(w: CallWorld, listId: string, poolId: string, over: Record<string, unknown> = {}) {
-  const res = await w.api('POST', '/v1/campaigns', { body: { name: 'Reminders', agent_id: w.agentId, target: { contact_list_id: listId }, number_pool_id: poolId, telephony_account_id: w.accountId, ...over } });
+  const res = await w.api('POST', '/v1/campaigns', {
+    body: { name: 'Reminders', agent_id: w.agentId, target: { contact_list_id: listId }, number_pool_id: poolId, telephony_account_id: w.accountId, ...over },
+  });
   if (res.status !== 201) throw new Error(`campaign: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as { id: string; status: string };
 }
@@ -61,7 +72,12 @@ export const advance = (ms: number) => setClock(now().getTime() + ms);
 /** The sandbox carrier's calls from the pool's numbers: start (created) and end instants. */
 export async function carrierCalls(numbers: readonly string[]) {
   const calls = (await Promise.all(numbers.map((n) => sandboxCallsFrom(n)))).flat();
-  return calls.map((c) => ({ to: c.to as string, created: Date.parse(c.created_at as string), ended: c.end_time ? Date.parse(c.end_time as string) : Number.POSITIVE_INFINITY, from: c.from as string }));
+  return calls.map((c) => ({
+    to: c.to as string,
+    created: Date.parse(c.created_at as string),
+    ended: c.end_time ? Date.parse(c.end_time as string) : Number.POSITIVE_INFINITY,
+    from: c.from as string,
+  }));
 }
 
 /**

@@ -54,7 +54,10 @@ describe('a shift confirmation campaign', () => {
 
     // The worker who declined has a shift_confirmation outcome too; the unanswered one has none.
     const rows = await allRows(w.api, c.id);
-    expect(rows.find((r) => r.contact_phone === NO_GOAL)).toMatchObject({ disposition: 'completed_no_goal', outcome: { kind: 'shift_confirmation', response: 'declined', shift_ref: null } });
+    expect(rows.find((r) => r.contact_phone === NO_GOAL)).toMatchObject({
+      disposition: 'completed_no_goal',
+      outcome: { kind: 'shift_confirmation', response: 'declined', shift_ref: null },
+    });
     expect(rows.find((r) => r.contact_phone === NO_ANSWER)).toMatchObject({ disposition: 'no_answer', outcome: null });
     expect((await allRows(w.api, c.id, '&has_outcome=true')).map((r) => r.contact_phone).sort()).toEqual([GOAL, NO_GOAL]);
     expect((await allRows(w.api, c.id, '&has_outcome=false')).map((r) => r.contact_phone)).toEqual([NO_ANSWER]);

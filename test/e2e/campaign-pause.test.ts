@@ -48,7 +48,11 @@ describe('pause parks scheduled attempts without events', () => {
     // The retry falls at 22:00 New York time: the dispatcher defers it to the next morning's window.
     const c = await newCampaign(w, listId, pool.id, { max_attempts_per_contact: 2, retry_after_minutes: 720, concurrency_cap: 1 });
     await w.api('POST', `/v1/campaigns/${c.id}/start`);
-    await waitFor(async () => (await allRows(w.api, c.id))[0]?.latest_attempt_state === 'no_answer', { timeoutMs: 60_000, intervalMs: 200, message: 'first attempt unanswered' });
+    await waitFor(async () => (await allRows(w.api, c.id))[0]?.latest_attempt_state === 'no_answer', {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+      message: 'first attempt unanswered',
+    });
 
     advance(721 * 60_000);
     const retry = await waitFor(

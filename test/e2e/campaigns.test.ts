@@ -50,7 +50,16 @@ describe('a campaign over an imported list of sandbox test numbers', () => {
     expect((await w.api('POST', '/v1/suppressions', { body: { phone_e164: SUPPRESSED, reason: 'opt_out' } })).status).toBeLessThan(300);
     const pool = await poolOf(w, 1);
     const created = await newCampaign(w, listId, pool.id, { max_attempts_per_contact: 2, concurrency_cap: 2, retry_after_minutes: 30 });
-    expect(created).toMatchObject({ status: 'draft', agent_version_id: null, scrub_run_id: null, contacts_total: 0, dialed: 0, max_attempts_per_contact: 2, concurrency_cap: 2, retry_after_minutes: 30 });
+    expect(created).toMatchObject({
+      status: 'draft',
+      agent_version_id: null,
+      scrub_run_id: null,
+      contacts_total: 0,
+      dialed: 0,
+      max_attempts_per_contact: 2,
+      concurrency_cap: 2,
+      retry_after_minutes: 30,
+    });
 
     const started = await w.api('POST', `/v1/campaigns/${created.id}/start`);
     expect(started.status).toBe(200);
@@ -63,7 +72,11 @@ describe('a campaign over an imported list of sandbox test numbers', () => {
       async () => {
         const rows = await allRows(w.api, created.id);
         const waiting = rows.filter((r) => ['+12125550120', '+12125550121', '+12125550122'].includes(r.contact_phone));
-        return rows.length === 8 && waiting.every((r) => r.attempts === 1 && ['busy', 'no_answer', 'machine'].includes(r.latest_attempt_state)) && rows.filter((r) => r.disposition !== null).length === 8;
+        return (
+          rows.length === 8 &&
+          waiting.every((r) => r.attempts === 1 && ['busy', 'no_answer', 'machine'].includes(r.latest_attempt_state)) &&
+          rows.filter((r) => r.disposition !== null).length === 8
+        );
       },
       { timeoutMs: 120_000, intervalMs: 250, message: 'first round ended' },
     );
@@ -80,7 +93,13 @@ describe('a campaign over an imported list of sandbox test numbers', () => {
       if (e.state !== 'completed') expect(row!.outcome, e.phone).toBeNull();
       expect(row!.call_id, e.phone).toMatch(/^cal_/);
     }
-    expect(rows.find((r) => r.contact_phone === SUPPRESSED)).toMatchObject({ disposition: 'dnc_hit', sub_code: 'internal_dnc', attempts: 0, call_id: null, latest_attempt_state: 'disposed' });
+    expect(rows.find((r) => r.contact_phone === SUPPRESSED)).toMatchObject({
+      disposition: 'dnc_hit',
+      sub_code: 'internal_dnc',
+      attempts: 0,
+      call_id: null,
+      latest_attempt_state: 'disposed',
+    });
     expect(done).toMatchObject({ contacts_total: 8, dialed: 10, connected: 3, completed_goal: 1 });
     expect(done.scrub).toMatchObject({ allowed: 7, blocked: 1, by_disposition: { dnc_hit: 1 } });
 
@@ -133,7 +152,11 @@ describe('cancel mid-run', () => {
     const pool = await poolOf(w, 0);
     const c = await newCampaign(w, listId, pool.id, { concurrency_cap: 2 });
     await w.api('POST', `/v1/campaigns/${c.id}/start`);
-    await waitFor(async () => (await carrierCalls(pool.numbers)).filter((x) => phones.includes(x.to)).length >= 2, { timeoutMs: 60_000, intervalMs: 100, message: 'two dials' });
+    await waitFor(async () => (await carrierCalls(pool.numbers)).filter((x) => phones.includes(x.to)).length >= 2, {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+      message: 'two dials',
+    });
     const cancelled = await w.api('POST', `/v1/campaigns/${c.id}/cancel`);
     const cancelledAt = now().getTime(); // the platform clock, as the carrier's records use
     expect(cancelled.status).toBe(200);
@@ -161,12 +184,35 @@ describe('cancel mid-run', () => {
 
 describe('validation and isolation', () => {
   it('422s at exact locs, 404s across tenants', async () => {
-    const bad = await w.api('POST', '/v1/campaigns', { body: { name: 'x', agent_id: 'agt_01JZZZZZZZZZZZZZZZZZZZZZZZ', target: { contact_list_id: 'lst_01JZZZZZZZZZZZZZZZZZZZZZZZ' }, number_pool_id: 'npl_01JZZZZZZZZZZZZZZZZZZZZZZZ', telephony_account_id: 'tac_01JZZZZZZZZZZZZZZZZZZZZZZZ', max_attempts_per_contact: 11, retry_after_minutes: -1 } });
+    const bad = await w.api('POST', '/v1/campaigns', {
+      body: {
+        name: 'x',
+        agent_id: 'agt_01JZZZZZZZZZZZZZZZZZZZZZZZ',
+        target: { contact_list_id: 'lst_01JZZZZZZZZZZZZZZZZZZZZZZZ' },
+        number_pool_id: 'npl_01JZZZZZZZZZZZZZZZZZZZZZZZ',
+        telephony_account_id: 'tac_01JZZZZZZZZZZZZZZZZZZZZZZZ',
+        max_attempts_per_contact: 11,
+        retry_after_minutes: -1,
+      },
+    });
     expect(bad.status).toBe(422);
     expect(locs(bad.body)).toEqual(['body.max_attempts_per_contact:less_than_equal', 'body.retry_after_minutes:greater_than_equal']);
-    const refs = await w.api('POST', '/v1/campaigns', { body: { name: 'x', agent_id: 'agt_01JZZZZZZZZZZZZZZZZZZZZZZZ', target: { contact_list_id: 'lst_01JZZZZZZZZZZZZZZZZZZZZZZZ' }, number_pool_id: 'npl_01JZZZZZZZZZZZZZZZZZZZZZZZ', telephony_account_id: 'tac_01JZZZZZZZZZZZZZZZZZZZZZZZ' } });
+    const refs = await w.api('POST', '/v1/campaigns', {
+      body: {
+        name: 'x',
+        agent_id: 'agt_01JZZZZZZZZZZZZZZZZZZZZZZZ',
+        target: { contact_list_id: 'lst_01JZZZZZZZZZZZZZZZZZZZZZZZ' },
+        number_pool_id: 'npl_01JZZZZZZZZZZZZZZZZZZZZZZZ',
+        telephony_account_id: 'tac_01JZZZZZZZZZZZZZZZZZZZZZZZ',
+      },
+    });
     expect(refs.status).toBe(422);
-    expect(refs.body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual(['body.agent_id', 'body.number_pool_id', 'body.target.contact_list_id', 'body.telephony_account_id']);
+    expect(refs.body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual([
+      'body.agent_id',
+      'body.number_pool_id',
+      'body.target.contact_list_id',
+      'body.telephony_account_id',
+    ]);
     const foreignNumber = await w.api('POST', '/v1/number-pools', { body: { name: 'p', phone_number_ids: [w.number.id, other.number.id] } });
     expect(foreignNumber.status).toBe(422);
     expect(foreignNumber.body.detail[0].loc).toEqual(['body', 'phone_number_ids', 1]);
@@ -189,7 +235,9 @@ describe('validation and isolation', () => {
     }
     // Using another tenant's pool is a 422 at its loc.
     const otherPool = await poolOf(other, 0);
-    const cross = await w.api('POST', '/v1/campaigns', { body: { name: 'x', agent_id: w.agentId, target: { contact_list_id: listId }, number_pool_id: otherPool.id, telephony_account_id: w.accountId } });
+    const cross = await w.api('POST', '/v1/campaigns', {
+      body: { name: 'x', agent_id: w.agentId, target: { contact_list_id: listId }, number_pool_id: otherPool.id, telephony_account_id: w.accountId },
+    });
     expect(locs(cross.body)).toEqual(['body.number_pool_id:value_error']);
     // Draft → cancelled; pause of a draft is a conflict; the idempotent create replays.
     expect((await w.api('POST', `/v1/campaigns/${c.id}/pause`)).status).toBe(409);

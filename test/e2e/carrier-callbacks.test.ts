@@ -35,16 +35,29 @@ async function setup() {
   /** Post a form to a carrier route, signed by Twilio's own library with this account's token (or as told). */
   const post = async (path: string, params: Record<string, string>, opts: { token?: string; signedUrl?: string; signature?: string | null } = {}) => {
     const url = `${stack.baseUrl}${path}`;
-    const signature = opts.signature === undefined ? twilio.getExpectedTwilioSignature(opts.token ?? creds.auth_token, opts.signedUrl ?? url, params) : opts.signature;
-    const res = await stack.fetch(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...(signature ? { 'x-twilio-signature': signature } : {}) }, body: new URLSearchParams(params).toString() });
+    const signature =
+      opts.signature === undefined ? twilio.getExpectedTwilioSignature(opts.token ?? creds.auth_token, opts.signedUrl ?? url, params) : opts.signature;
+    const res = await stack.fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(signature ? { 'x-twilio-signature': signature } : {}) },
+      body: new URLSearchParams(params).toString(),
+    });
     return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
   };
-  const voice = (callSid: string, over: Record<string, string> = {}) => ({ AccountSid: creds.account_sid, CallSid: callSid, From: '+12125550123', To: number.phone_e164, CallStatus: 'ringing', Direction: 'inbound', ...over });
+  const voice = (callSid: string, over: Record<string, string> = {}) => ({
+    AccountSid: creds.account_sid,
+    CallSid: callSid,
+    From: '+12125550123',
+    To: number.phone_e164,
+    CallStatus: 'ringing',
+    Direction: 'inbound',
+    ...over,
+  });
   return { ...t, api, accountId, number, creds, post, voice };
 }
 
 describe('carrier callbacks are authenticated by X-Twilio-Signature', () => {
-  it('a signature made by Twilio\'s library is accepted; missing, wrong token, tampered parameter or other URL → 403 and nothing written', async () => {
+  it("a signature made by Twilio's library is accepted; missing, wrong token, tampered parameter or other URL → 403 and nothing written", async () => {
     const { post, voice } = await setup();
     const tries = [
       { name: 'missing', sid: newCallSid(), opts: { signature: null } },
@@ -61,7 +74,10 @@ describe('carrier callbacks are authenticated by X-Twilio-Signature', () => {
     const signed = voice(sid);
     const tampered = await stack.fetch('/carrier/twilio/voice', {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature((await setup()).creds.auth_token, `${stack.baseUrl}/carrier/twilio/voice`, signed) },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-twilio-signature': twilio.getExpectedTwilioSignature((await setup()).creds.auth_token, `${stack.baseUrl}/carrier/twilio/voice`, signed),
+      },
       body: new URLSearchParams({ ...signed, From: '+13125550199' }).toString(),
     });
     expect(tampered.status).toBe(403);
@@ -76,7 +92,15 @@ describe('carrier callbacks are authenticated by X-Twilio-Signature', () => {
 describe('hostile carrier forms', () => {
   it('an unsigned request naming a To or CallSid no key can hold is 403, never a 500', async () => {
     const { post, voice } = await setup();
-    for (const over of <Record<string, string>[]>[{ To: `+1${'9'.repeat(1998)}` }, { To: `+1${'9'.repeat(1500)}` }, { To: 'x#y' }, { To: '€'.repeat(1000) }, { From: '€'.repeat(1000), To: '' }, { From: '#'.repeat(1900), To: '' }, { CallSid: `CA${'f'.repeat(1900)}` }]) {
+    for (const over of <Record<string, string>[]>[
+      { To: `+1${'9'.repeat(1998)}` },
+      { To: `+1${'9'.repeat(1500)}` },
+      { To: 'x#y' },
+      { To: '€'.repeat(1000) },
+      { From: '€'.repeat(1000), To: '' },
+      { From: '#'.repeat(1900), To: '' },
+      { CallSid: `CA${'f'.repeat(1900)}` },
+    ]) {
       const res = await post('/carrier/twilio/voice', voice(newCallSid(), over), { signature: 'bm90IGEgc2lnbmF0dXJl' });
       expect(res.status, JSON.stringify(over).slice(0, 40)).toBe(403);
     }
@@ -88,13 +112,18 @@ describe('hostile carrier forms', () => {
     for (const field of ['AccountSid', 'CallSid', 'To', 'From'] as const) {
       const sid = newCallSid();
       const base = voice(sid);
-      const second = field === 'To' ? other.number.phone_e164 : field === 'AccountSid' ? other.creds.account_sid : field === 'CallSid' ? newCallSid() : '+13125550100';
+      const second =
+        field === 'To' ? other.number.phone_e164 : field === 'AccountSid' ? other.creds.account_sid : field === 'CallSid' ? newCallSid() : '+13125550100';
       const pairs = [...Object.entries(base), [field, second]] as [string, string][];
       const params: Record<string, string | string[]> = { ...base, [field]: [base[field], second] };
       const url = `${stack.baseUrl}/carrier/twilio/voice`;
       const signature = twilio.getExpectedTwilioSignature(creds.auth_token, url, params as Record<string, string>);
       const body = new URLSearchParams(pairs).toString();
-      const res = await stack.fetch('/carrier/twilio/voice', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature }, body });
+      const res = await stack.fetch('/carrier/twilio/voice', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
+        body,
+      });
       expect(res.status, field).toBe(403);
       expect(await getCallPointer(sid), field).toBeUndefined();
     }
@@ -121,14 +150,27 @@ describe('inbound voice', () => {
     const sid = newCallSid();
     const res = await post('/carrier/twilio/voice', voice(sid));
     const [connect] = readTwiml(res.text);
-    expect(connect).toMatchObject({ verb: 'Connect', relayUrl: expect.stringMatching(/^ws:\/\/.*\/runtime\/v1\/relay\?token=/), action: expect.stringContaining('/carrier/twilio/relay-action?') });
+    expect(connect).toMatchObject({
+      verb: 'Connect',
+      relayUrl: expect.stringMatching(/^ws:\/\/.*\/runtime\/v1\/relay\?token=/),
+      action: expect.stringContaining('/carrier/twilio/relay-action?'),
+    });
     const token = (connect as { parameters: Record<string, string> }).parameters.token!;
     expect(new URL((connect as { relayUrl: string }).relayUrl).searchParams.get('token')).toBe(token);
     secrets.push(token);
     const checked = verifyStreamToken(await callTokenKey(), token, new Date());
     const call = (await getCallBySid(sid))!;
     expect(checked).toMatchObject({ ok: true, claims: { tenant_id: tenantId, call_id: call.id, agent_version_id: agent.versionId, number_id: number.id } });
-    expect(call).toMatchObject({ direction: 'inbound', state: 'answered', disposition: null, from_e164: '+12125550123', to_e164: number.phone_e164, phone_number_id: number.id, provider: 'mock', inbound: { route_mode: 'agent', agent_version_id: agent.versionId, path: [{ action: 'ai' }] } });
+    expect(call).toMatchObject({
+      direction: 'inbound',
+      state: 'answered',
+      disposition: null,
+      from_e164: '+12125550123',
+      to_e164: number.phone_e164,
+      phone_number_id: number.id,
+      provider: 'mock',
+      inbound: { route_mode: 'agent', agent_version_id: agent.versionId, path: [{ action: 'ai' }] },
+    });
 
     const replay = await post('/carrier/twilio/voice', voice(sid));
     expect(readTwiml(replay.text)[0]).toMatchObject({ verb: 'Connect' });
@@ -142,19 +184,35 @@ describe('inbound voice', () => {
     const sid = newCallSid();
     const res = await post('/carrier/twilio/voice', voice(sid));
     expect(readTwiml(res.text).map((v) => v.verb)).toEqual(['Say', 'Hangup']);
-    expect(await getCallBySid(sid)).toMatchObject({ tenant_id: tenantId, state: 'disposed', disposition: 'inbound_unavailable', end_reason: 'no_published_agent' });
+    expect(await getCallBySid(sid)).toMatchObject({
+      tenant_id: tenantId,
+      state: 'disposed',
+      disposition: 'inbound_unavailable',
+      end_reason: 'no_published_agent',
+    });
 
     // A number of the carrier account that no tenant registered here: attributed through the AccountSid.
     const stray = newCallSid();
     const unknown = await post('/carrier/twilio/voice', voice(stray, { To: randomNumber('646') }));
     expect(readTwiml(unknown.text).map((v) => v.verb)).toEqual(['Say', 'Hangup']);
-    expect(await getCallBySid(stray)).toMatchObject({ tenant_id: tenantId, telephony_account_id: accountId, phone_number_id: null, disposition: 'inbound_unavailable', end_reason: 'number_unknown' });
+    expect(await getCallBySid(stray)).toMatchObject({
+      tenant_id: tenantId,
+      telephony_account_id: accountId,
+      phone_number_id: null,
+      disposition: 'inbound_unavailable',
+      end_reason: 'number_unknown',
+    });
     expect((await api('GET', '/v1/phone-numbers')).status).toBe(200);
   });
 
   describe('an ineligible number (the contract, re-checked on every call) gets the polite refusal and an inbound_unavailable record', () => {
     /** The refusal TwiML, and the call stored as refused for `reason`; a replay gets the same answer and no second record. */
-    async function expectRefused(res: { status: number; text: string }, callSid: string, expected: { tenantId: string; numberId: string; accountId: string; reason: string }, replay: () => Promise<{ text: string }>) {
+    async function expectRefused(
+      res: { status: number; text: string },
+      callSid: string,
+      expected: { tenantId: string; numberId: string; accountId: string; reason: string },
+      replay: () => Promise<{ text: string }>,
+    ) {
       expect(res.status).toBe(200);
       expect(readTwiml(res.text)).toEqual([{ verb: 'Say', text: UNAVAILABLE_MESSAGE }, { verb: 'Hangup' }]);
       const call = (await getCallBySid(callSid))!;
@@ -177,19 +235,33 @@ describe('inbound voice', () => {
       const { api, number, post, voice, tenantId, accountId } = await setup();
       const agent = await publishedAgent(api);
       await api('PATCH', `/v1/phone-numbers/${number.id}`, { body: { inbound_agent_id: agent.agentId } });
-      await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.phoneNumber(tenantId, number.id), UpdateExpression: 'SET reputation_state = :r', ExpressionAttributeValues: { ':r': 'burned' } }));
+      await db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.phoneNumber(tenantId, number.id),
+          UpdateExpression: 'SET reputation_state = :r',
+          ExpressionAttributeValues: { ':r': 'burned' },
+        }),
+      );
       const sid = newCallSid();
-      await expectRefused(await post('/carrier/twilio/voice', voice(sid)), sid, { tenantId, numberId: number.id, accountId, reason: 'number_burned' }, () => post('/carrier/twilio/voice', voice(sid)));
+      await expectRefused(await post('/carrier/twilio/voice', voice(sid)), sid, { tenantId, numberId: number.id, accountId, reason: 'number_burned' }, () =>
+        post('/carrier/twilio/voice', voice(sid)),
+      );
     });
 
     it('a number without voice (sms only)', async () => {
       const { api, post, voice, tenantId, accountId } = await setup();
       const sms = await activeNumber(api, { accountId, capabilities: ['sms'] });
       const sid = newCallSid();
-      await expectRefused(await post('/carrier/twilio/voice', voice(sid, { To: sms.phone_e164 })), sid, { tenantId, numberId: sms.id, accountId, reason: 'number_without_voice' }, () => post('/carrier/twilio/voice', voice(sid, { To: sms.phone_e164 })));
+      await expectRefused(
+        await post('/carrier/twilio/voice', voice(sid, { To: sms.phone_e164 })),
+        sid,
+        { tenantId, numberId: sms.id, accountId, reason: 'number_without_voice' },
+        () => post('/carrier/twilio/voice', voice(sid, { To: sms.phone_e164 })),
+      );
     });
 
-    it("a number whose byo account is no longer verified (new credentials, not yet verified): the carrier signs with the new token", async () => {
+    it('a number whose byo account is no longer verified (new credentials, not yet verified): the carrier signs with the new token', async () => {
       const { api, post, tenantId } = await setup();
       const first = newSandboxCredentials();
       await putSandboxAccount(first);
@@ -203,13 +275,22 @@ describe('inbound voice', () => {
       secrets.push(first.auth_token, rotated.auth_token);
       expect((await api('PATCH', `/v1/telephony-accounts/${accountId}`, { body: { credentials: rotated } })).body.verification_status).toBe('pending');
       const sid = newCallSid();
-      const params = { AccountSid: rotated.account_sid, CallSid: sid, From: '+12125550123', To: number.phone_e164, CallStatus: 'ringing', Direction: 'inbound' };
+      const params = {
+        AccountSid: rotated.account_sid,
+        CallSid: sid,
+        From: '+12125550123',
+        To: number.phone_e164,
+        CallStatus: 'ringing',
+        Direction: 'inbound',
+      };
       const call = () => post('/carrier/twilio/voice', params, { token: rotated.auth_token });
       await expectRefused(await call(), sid, { tenantId, numberId: number.id, accountId, reason: 'account_not_verified' }, call);
       // Verified again, the next call is answered by the agent.
       expect((await api('POST', `/v1/telephony-accounts/${accountId}/verify`)).body.verification_status).toBe('verified');
       const next = newCallSid();
-      expect(readTwiml((await post('/carrier/twilio/voice', { ...params, CallSid: next }, { token: rotated.auth_token })).text)[0]).toMatchObject({ verb: 'Connect' });
+      expect(readTwiml((await post('/carrier/twilio/voice', { ...params, CallSid: next }, { token: rotated.auth_token })).text)[0]).toMatchObject({
+        verb: 'Connect',
+      });
     });
   });
 
@@ -218,7 +299,10 @@ describe('inbound voice', () => {
     await api('PATCH', `/v1/phone-numbers/${number.id}`, { body: { inbound_route_mode: 'voicemail', inbound_voicemail_greeting: 'Leave word.' } });
     const sid = newCallSid();
     const verbs = readTwiml((await post('/carrier/twilio/voice', voice(sid))).text);
-    expect(verbs.slice(0, 2)).toMatchObject([{ verb: 'Say', text: 'Leave word.' }, { verb: 'Record', action: `${stack.baseUrl}/carrier/twilio/recording` }]);
+    expect(verbs.slice(0, 2)).toMatchObject([
+      { verb: 'Say', text: 'Leave word.' },
+      { verb: 'Record', action: `${stack.baseUrl}/carrier/twilio/recording` },
+    ]);
     const recorded = { ...voice(sid), CallStatus: 'in-progress', RecordingUrl: 'https://rec.test/RE1', RecordingDuration: '9' };
     expect((await post('/carrier/twilio/recording', recorded)).status).toBe(200);
     await post('/carrier/twilio/recording', recorded);
@@ -244,7 +328,13 @@ describe('answering policies on a live call (through the sandbox carrier)', () =
       open_steps: [
         {
           prompt: 'Press 1 for sales or 2 for a message.',
-          branches: { '1': [{ type: 'ring_humans', rep_ids: [rep.id] }, { type: 'ai', agent_id: agent.agentId }], '2': [{ type: 'voicemail', greeting: 'Speak now.' }] },
+          branches: {
+            '1': [
+              { type: 'ring_humans', rep_ids: [rep.id] },
+              { type: 'ai', agent_id: agent.agentId },
+            ],
+            '2': [{ type: 'voicemail', greeting: 'Speak now.' }],
+          },
           timeout_branch: [{ type: 'hangup' }],
         },
       ],
@@ -269,7 +359,13 @@ describe('answering policies on a live call (through the sandbox carrier)', () =
     expect(wrong.path[1]).toMatchObject({ prompt: ['Sorry, that is not an option.', 'Press 1 for sales or 2 for a message.'] });
 
     const call = (await getCallBySid(unanswered.call_sid))!;
-    expect(call.inbound!.path.map((p) => `${p.action}${p.step_path ? `@${p.step_path}` : ''}`)).toEqual(['menu@open.0', 'pressed@open.0', 'ring_humans@open.0.b1.0', 'ring_result@open.0.b1.0', 'ai@open.0.b1.1']);
+    expect(call.inbound!.path.map((p) => `${p.action}${p.step_path ? `@${p.step_path}` : ''}`)).toEqual([
+      'menu@open.0',
+      'pressed@open.0',
+      'ring_humans@open.0.b1.0',
+      'ring_result@open.0.b1.0',
+      'ai@open.0.b1.1',
+    ]);
     expect(call.state).toBe('completed');
   });
 

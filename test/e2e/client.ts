@@ -79,7 +79,14 @@ interface ContractOptions {
 /** Fails the calling test when a response breaks the contract. Exported for direct fetches. */
 export async function expectContractResponse(method: string, path: string, status: number, body: unknown, opts: ContractOptions = {}): Promise<void> {
   if (status >= 500 && !opts.allowServerError) expect.fail(`${method} ${path} → ${status} (a server error the test does not expect): ${JSON.stringify(body)}`);
-  const drift = await documentViolations({ method, path, status, responseBody: body, responseType: opts.responseType === undefined ? 'application/json' : opts.responseType, ...(opts.request ? { request: opts.request } : {}) });
+  const drift = await documentViolations({
+    method,
+    path,
+    status,
+    responseBody: body,
+    responseType: opts.responseType === undefined ? 'application/json' : opts.responseType,
+    ...(opts.request ? { request: opts.request } : {}),
+  });
   if (drift.length) expect.fail(`docs/openapi.json does not describe this exchange:\n${drift.join('\n')}`);
   if (status === 204 && body === undefined) return;
   const found = await schemaFor(method, path, status);
@@ -106,7 +113,11 @@ export function client(stack: TestStack, token?: string) {
     const res = await stack.fetch(path, { method, headers, body });
     const text = await res.text();
     const parsed = text ? JSON.parse(text) : undefined;
-    await expectContractResponse(method, path, res.status, parsed, { ...opts, responseType: res.headers.get('content-type'), request: { headers, body: sentBody(opts, headers) } });
+    await expectContractResponse(method, path, res.status, parsed, {
+      ...opts,
+      responseType: res.headers.get('content-type'),
+      request: { headers, body: sentBody(opts, headers) },
+    });
     return { status: res.status, headers: res.headers, body: parsed, text };
   };
 }

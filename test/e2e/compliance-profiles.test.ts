@@ -12,13 +12,25 @@ describe('compliance profiles', () => {
     const api = client(stack, t.token);
     const res = await api('POST', '/v1/compliance-profiles', { body: profileBody() });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.stringMatching(/^cpr_/), ...profileBody(), revision: 1, created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(res.body).toEqual({
+      id: expect.stringMatching(/^cpr_/),
+      ...profileBody(),
+      revision: 1,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
     expect((await api('GET', `/v1/compliance-profiles/${res.body.id}`)).body).toEqual(res.body);
     const listed = (await api('GET', '/v1/compliance-profiles')).body;
     expect(listed).toEqual({ data: [res.body], next_cursor: null, has_more: false });
     const patched = await api('PATCH', `/v1/compliance-profiles/${res.body.id}`, { body: { seller_name: 'Acme Solar Inc.', calling_window: null } });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ seller_name: 'Acme Solar Inc.', calling_window: null, revision: 2, name: 'Outbound sales (US)', created_at: res.body.created_at });
+    expect(patched.body).toMatchObject({
+      seller_name: 'Acme Solar Inc.',
+      calling_window: null,
+      revision: 2,
+      name: 'Outbound sales (US)',
+      created_at: res.body.created_at,
+    });
     const noWindow = await api('POST', '/v1/compliance-profiles', { body: profileBody({ calling_window: undefined, call_purpose: 'informational' }) });
     expect(noWindow.body.calling_window).toBeNull();
   });
@@ -26,7 +38,14 @@ describe('compliance profiles', () => {
   it('refuses every broken rule with its loc, including a window wider than 08:00–21:00', async () => {
     const api = client(stack, (await newTenant()).token);
     const bad = await api('POST', '/v1/compliance-profiles', {
-      body: { name: '', call_purpose: 'sales', subject: 'Product Offers', seller_name: 'x'.repeat(201), calling_window: { start: '7:00', end: '20:00' }, extra: 1 },
+      body: {
+        name: '',
+        call_purpose: 'sales',
+        subject: 'Product Offers',
+        seller_name: 'x'.repeat(201),
+        calling_window: { start: '7:00', end: '20:00' },
+        extra: 1,
+      },
     });
     expect(bad.status).toBe(422);
     expect(locs(bad.body)).toEqual([
@@ -37,14 +56,21 @@ describe('compliance profiles', () => {
       'body.seller_name:string_too_long',
       'body.subject:string_pattern_mismatch',
     ]);
-    expect(locs((await api('POST', '/v1/compliance-profiles', { body: {} })).body)).toEqual(['body.call_purpose:missing', 'body.name:missing', 'body.seller_name:missing', 'body.subject:missing']);
+    expect(locs((await api('POST', '/v1/compliance-profiles', { body: {} })).body)).toEqual([
+      'body.call_purpose:missing',
+      'body.name:missing',
+      'body.seller_name:missing',
+      'body.subject:missing',
+    ]);
     const early = await api('POST', '/v1/compliance-profiles', { body: profileBody({ calling_window: { start: '07:30', end: '21:30' } }) });
     expect(locs(early.body)).toEqual(['body.calling_window.end:calling_window_too_wide', 'body.calling_window.start:calling_window_too_wide']);
     const inverted = await api('POST', '/v1/compliance-profiles', { body: profileBody({ calling_window: { start: '18:00', end: '09:00' } }) });
     expect(locs(inverted.body)).toEqual(['body.calling_window:calling_window_empty']);
     expect((await api('POST', '/v1/compliance-profiles', { body: profileBody({ calling_window: { start: '08:00', end: '21:00' } }) })).status).toBe(201);
     const created = (await api('POST', '/v1/compliance-profiles', { body: profileBody() })).body;
-    const widen = await api('PATCH', `/v1/compliance-profiles/${created.id}`, { body: { calling_window: { start: '06:00', end: '20:00' }, subject: 'a'.repeat(101) } });
+    const widen = await api('PATCH', `/v1/compliance-profiles/${created.id}`, {
+      body: { calling_window: { start: '06:00', end: '20:00' }, subject: 'a'.repeat(101) },
+    });
     expect(locs(widen.body)).toEqual(['body.calling_window.start:calling_window_too_wide', 'body.subject:string_too_long']);
     expect((await api('GET', `/v1/compliance-profiles/${created.id}`)).body).toEqual(created);
   });
@@ -74,7 +100,7 @@ describe('compliance profiles', () => {
     expect((await manager('PATCH', `/v1/compliance-profiles/${made.body.id}`, { body: { name: 'n' } })).status).toBe(200);
   });
 
-  it('answers 404 for another tenant\'s profile, a missing one and a malformed id, on GET and PATCH', async () => {
+  it("answers 404 for another tenant's profile, a missing one and a malformed id, on GET and PATCH", async () => {
     const owner = client(stack, (await newTenant()).token);
     const other = client(stack, (await newTenant()).token);
     const id = (await owner('POST', '/v1/compliance-profiles', { body: profileBody() })).body.id;

@@ -23,15 +23,43 @@ describe('POST /v1/contacts', () => {
     const api = client(stack, t.token);
     const p = phone();
     const res = await api('POST', '/v1/contacts', {
-      body: { phone_e164: p, first_name: 'Ada', email: 'ada@example.com', timezone: 'America/New_York', tags: ['vip'], lead_status: 'new', owner_user_id: t.userId, attributes: { plan: 'gold', seats: 3 }, consent: consent({ disclosure_text_shown: 'We may call you.' }) },
+      body: {
+        phone_e164: p,
+        first_name: 'Ada',
+        email: 'ada@example.com',
+        timezone: 'America/New_York',
+        tags: ['vip'],
+        lead_status: 'new',
+        owner_user_id: t.userId,
+        attributes: { plan: 'gold', seats: 3 },
+        consent: consent({ disclosure_text_shown: 'We may call you.' }),
+      },
     });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ phone_e164: p, first_name: 'Ada', last_name: null, best_consent_class: 'pewc', do_not_call: false, lead_status: 'new', owner_user_id: t.userId, tags: ['vip'], jurisdictions: [], attributes: { plan: 'gold', seats: 3 } });
+    expect(res.body).toMatchObject({
+      phone_e164: p,
+      first_name: 'Ada',
+      last_name: null,
+      best_consent_class: 'pewc',
+      do_not_call: false,
+      lead_status: 'new',
+      owner_user_id: t.userId,
+      tags: ['vip'],
+      jurisdictions: [],
+      attributes: { plan: 'gold', seats: 3 },
+    });
     expect(res.body.id).toMatch(/^con_/);
     const consents = await api('GET', `/v1/contacts/${res.body.id}/consents`);
     expect(consents.status).toBe(200);
     expect(consents.body.data).toHaveLength(1);
-    expect(consents.body.data[0]).toMatchObject({ consent_basis: 'pewc', valid: true, scope: { purposes: ['appointment_reminders'], channels: ['voice'] }, evidence: { content_hash: HASH }, disclosure_text_shown: 'We may call you.', attestation: { source: 'api', import_id: null } });
+    expect(consents.body.data[0]).toMatchObject({
+      consent_basis: 'pewc',
+      valid: true,
+      scope: { purposes: ['appointment_reminders'], channels: ['voice'] },
+      evidence: { content_hash: HASH },
+      disclosure_text_shown: 'We may call you.',
+      attestation: { source: 'api', import_id: null },
+    });
     // The same standing attestation serves every API-created consent of the tenant.
     const second = (await api('POST', '/v1/contacts', { body: { phone_e164: phone(), consent: consent() } })).body;
     const secondConsent = (await api('GET', `/v1/contacts/${second.id}/consents`)).body.data[0];
@@ -42,11 +70,15 @@ describe('POST /v1/contacts', () => {
   it('derives best_consent_class from the strongest consent still valid', async () => {
     const t = await newTenant();
     const api = client(stack, t.token);
-    const expired = await api('POST', '/v1/contacts', { body: { phone_e164: phone(), consent: consent({ captured_at: '2019-06-01T00:00:00Z', expires_at: '2020-01-01T00:00:00Z' }) } });
+    const expired = await api('POST', '/v1/contacts', {
+      body: { phone_e164: phone(), consent: consent({ captured_at: '2019-06-01T00:00:00Z', expires_at: '2020-01-01T00:00:00Z' }) },
+    });
     expect(expired.status).toBe(200);
     expect(expired.body.best_consent_class).toBeNull();
     expect((await api('GET', `/v1/contacts/${expired.body.id}/consents`)).body.data[0].valid).toBe(false);
-    const ebr = await api('POST', '/v1/contacts', { body: { phone_e164: phone(), consent: consent({ consent_basis: 'ebr', expires_at: '2099-01-01T00:00:00Z' }) } });
+    const ebr = await api('POST', '/v1/contacts', {
+      body: { phone_e164: phone(), consent: consent({ consent_basis: 'ebr', expires_at: '2099-01-01T00:00:00Z' }) },
+    });
     expect(ebr.body.best_consent_class).toBe('ebr');
   });
 
@@ -157,7 +189,10 @@ describe('Idempotency-Key on POST /v1/contacts', () => {
     expect(reuse.status).toBe(422);
     expect(reuse.body.detail[0]).toMatchObject({ loc: ['header', 'idempotency-key'], type: 'idempotency_key_reused' });
     const other = await newTenant();
-    const theirs = await client(stack, other.token)('POST', '/v1/contacts', { body: { phone_e164: phone(), consent: consent() }, headers: { 'idempotency-key': key } });
+    const theirs = await client(stack, other.token)('POST', '/v1/contacts', {
+      body: { phone_e164: phone(), consent: consent() },
+      headers: { 'idempotency-key': key },
+    });
     expect(theirs.status).toBe(200);
     expect(theirs.headers.get('idempotent-replay')).toBeNull();
   });
@@ -199,7 +234,9 @@ describe('GET /v1/contacts', () => {
     const made: { id: string; phone_e164: string; lead_status: string | null }[] = [];
     const statuses = ['new', 'working', 'won', 'new', 'lost', 'new'];
     for (const [i, s] of statuses.entries()) {
-      const res = await api('POST', '/v1/contacts', { body: { phone_e164: phone(), lead_status: s, ...(i % 2 ? { owner_user_id: manager.user_id } : {}), consent: consent() } });
+      const res = await api('POST', '/v1/contacts', {
+        body: { phone_e164: phone(), lead_status: s, ...(i % 2 ? { owner_user_id: manager.user_id } : {}), consent: consent() },
+      });
       made.push(res.body);
     }
     const all = await api('GET', '/v1/contacts');
@@ -219,7 +256,12 @@ describe('GET /v1/contacts', () => {
     expect((await api('GET', `/v1/contacts?created_at.gte=${encodeURIComponent(since)}`)).body.data).toHaveLength(3);
     expect((await api('GET', `/v1/contacts?created_at.lt=${encodeURIComponent(since)}`)).body.data).toHaveLength(3);
     expect((await api('GET', '/v1/contacts?updated_at.gt=2999-01-01')).body.data).toHaveLength(0);
-    for (const [q, loc] of [['lead_status=hot', 'lead_status'], ['created_at.gte=soon', 'created_at.gte'], ['colour=red', 'colour'], ['phone_e164=12', 'phone_e164']]) {
+    for (const [q, loc] of [
+      ['lead_status=hot', 'lead_status'],
+      ['created_at.gte=soon', 'created_at.gte'],
+      ['colour=red', 'colour'],
+      ['phone_e164=12', 'phone_e164'],
+    ]) {
       const bad = await api('GET', `/v1/contacts?${q}`);
       expect(bad.status, q).toBe(422);
       expect(bad.body.detail[0].loc).toEqual(['query', loc]);

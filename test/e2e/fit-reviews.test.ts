@@ -24,18 +24,45 @@ async function callWithRuntime() {
   return { ...world, callId: call.id, post };
 }
 
-const qualification = (actionId: string, args: Record<string, unknown>) => ({ id: eid('act'), type: 'conversation_action', at: at(), action_id: actionId, kind: 'record_qualification', arguments: args });
-const review = (api: ReturnType<typeof client>, id: string, body: Record<string, unknown>, key: string = randomUUID()) => api('POST', `/v1/workflow-outcomes/${id}/fit-reviews`, { body, headers: { 'idempotency-key': key } });
+const qualification = (actionId: string, args: Record<string, unknown>) => ({
+  id: eid('act'),
+  type: 'conversation_action',
+  at: at(),
+  action_id: actionId,
+  kind: 'record_qualification',
+  arguments: args,
+});
+const review = (api: ReturnType<typeof client>, id: string, body: Record<string, unknown>, key: string = randomUUID()) =>
+  api('POST', `/v1/workflow-outcomes/${id}/fit-reviews`, { body, headers: { 'idempotency-key': key } });
 
 describe('record_qualification → a workflow outcome on the call detail', () => {
   it('shows the receipt unreviewed at revision 1 with its coverage; an amendment bumps the revision', async () => {
     const s = await callWithRuntime();
-    expect((await s.post([{ id: eid('turn'), type: 'turn', at: at(), speaker: 'contact', text: 'Hi' }, { id: eid('rr'), type: 'recorded_response', at: at(), kind: 'question', question_id: 'budget', value: '10k' }, qualification('q1', { answers: { budget: '10k', timeline: '' }, qualified: true })])).status).toBe(200);
+    expect(
+      (
+        await s.post([
+          { id: eid('turn'), type: 'turn', at: at(), speaker: 'contact', text: 'Hi' },
+          { id: eid('rr'), type: 'recorded_response', at: at(), kind: 'question', question_id: 'budget', value: '10k' },
+          qualification('q1', { answers: { budget: '10k', timeline: '' }, qualified: true }),
+        ])
+      ).status,
+    ).toBe(200);
     const detail = (await s.api('GET', `/v1/calls/${s.callId}`)).body;
     const [receipt, view] = Object.entries(detail.qualification_reviews)[0] as [string, any];
     expect(receipt).toMatch(/^wfo_/);
-    expect(view).toMatchObject({ action_id: 'q1', revision: 1, answers: { budget: '10k', timeline: '' }, fit_review: { status: 'unreviewed', latest_review: null } });
-    expect(view.qualification_coverage).toEqual({ status: 'available', questions: [{ question_id: 'budget', answer_status: 'answered' }, { question_id: 'timeline', answer_status: 'unanswered' }] });
+    expect(view).toMatchObject({
+      action_id: 'q1',
+      revision: 1,
+      answers: { budget: '10k', timeline: '' },
+      fit_review: { status: 'unreviewed', latest_review: null },
+    });
+    expect(view.qualification_coverage).toEqual({
+      status: 'available',
+      questions: [
+        { question_id: 'budget', answer_status: 'answered' },
+        { question_id: 'timeline', answer_status: 'unanswered' },
+      ],
+    });
     expect(detail.recorded_responses[0].fit_review.status).toBe('unreviewed');
 
     await s.post([qualification('q2', { amends: 'q1', answers: { timeline: 'Q3' } })]);
@@ -49,7 +76,10 @@ describe('record_qualification → a workflow outcome on the call detail', () =>
 describe('POST /v1/workflow-outcomes/{action_id}/fit-reviews', () => {
   it('saves against the current revision, refuses a stale one with current_revision, and shows the decision on the call', async () => {
     const s = await callWithRuntime();
-    await s.post([{ id: eid('rr'), type: 'recorded_response', at: at(), kind: 'question', question_id: 'budget', value: '10k' }, qualification('q1', { answers: { budget: '10k' } })]);
+    await s.post([
+      { id: eid('rr'), type: 'recorded_response', at: at(), kind: 'question', question_id: 'budget', value: '10k' },
+      qualification('q1', { answers: { budget: '10k' } }),
+    ]);
     const receipt = Object.keys((await s.api('GET', `/v1/calls/${s.callId}`)).body.qualification_reviews)[0]!;
     await s.post([qualification('q2', { amends: 'q1', answers: { budget: '12k' } })]); // revision 2
 
@@ -66,7 +96,10 @@ describe('POST /v1/workflow-outcomes/{action_id}/fit-reviews', () => {
     expect(replay.body).toEqual(saved.body);
 
     const detail = (await s.api('GET', `/v1/calls/${s.callId}`)).body;
-    expect(detail.qualification_reviews[receipt]).toMatchObject({ revision: 3, fit_review: { status: 'good_fit', reason: 'Budget fits', latest_review: { decision: 'good_fit', revision: 2 } } });
+    expect(detail.qualification_reviews[receipt]).toMatchObject({
+      revision: 3,
+      fit_review: { status: 'good_fit', reason: 'Budget fits', latest_review: { decision: 'good_fit', revision: 2 } },
+    });
     expect(detail.recorded_responses[0].fit_review).toEqual({ status: 'good_fit', reason_truncated: false, latest_review: { decision: 'good_fit' } });
     // The list shows the same.
     const listed = (await s.api('GET', '/v1/calls')).body.data.find((c: { id: string }) => c.id === s.callId);
@@ -79,13 +112,19 @@ describe('POST /v1/workflow-outcomes/{action_id}/fit-reviews', () => {
     const events = (await listTenantEvents(s.tenantId)).filter((e) => e.type === 'fit_review.created');
     expect(events.map((e) => e.data.decision)).toEqual(['good_fit', 'needs_more_info']);
     const history = (await s.api('GET', `/v1/workflow-outcomes/${receipt}/fit-reviews`)).body.data;
-    expect(history.map((r: { decision: string; revision: number }) => [r.decision, r.revision])).toEqual([['good_fit', 2], ['needs_more_info', 3]]);
+    expect(history.map((r: { decision: string; revision: number }) => [r.decision, r.revision])).toEqual([
+      ['good_fit', 2],
+      ['needs_more_info', 3],
+    ]);
     expect(history[0]).toEqual(saved.body);
   });
 
   it('answers amended after a review make the review stale: status back to unreviewed, latest_review kept', async () => {
     const s = await callWithRuntime();
-    await s.post([{ id: eid('rr'), type: 'recorded_response', at: at(), kind: 'question', question_id: 'budget', value: '10k' }, qualification('q1', { answers: { budget: '10k' }, qualified: true })]);
+    await s.post([
+      { id: eid('rr'), type: 'recorded_response', at: at(), kind: 'question', question_id: 'budget', value: '10k' },
+      qualification('q1', { answers: { budget: '10k' }, qualified: true }),
+    ]);
     const receipt = Object.keys((await s.api('GET', `/v1/calls/${s.callId}`)).body.qualification_reviews)[0]!;
     expect((await review(s.api, receipt, { decision: 'good_fit', reason: 'Budget fits', expected_revision: 1 })).status).toBe(200);
     expect((await s.api('GET', `/v1/calls/${s.callId}`)).body.qualification_reviews[receipt].fit_review.status).toBe('good_fit');
@@ -105,7 +144,11 @@ describe('POST /v1/workflow-outcomes/{action_id}/fit-reviews', () => {
     const s = await callWithRuntime();
     await s.post([qualification('q1', { answers: { budget: '10k' } })]);
     const receipt = Object.keys((await s.api('GET', `/v1/calls/${s.callId}`)).body.qualification_reviews)[0]!;
-    const results = await Promise.all(['good_fit', 'poor_fit', 'needs_more_info', 'good_fit'].map((decision) => review(s.api, receipt, { decision, reason: `I say ${decision}`, expected_revision: 1 })));
+    const results = await Promise.all(
+      ['good_fit', 'poor_fit', 'needs_more_info', 'good_fit'].map((decision) =>
+        review(s.api, receipt, { decision, reason: `I say ${decision}`, expected_revision: 1 }),
+      ),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409, 409]);
     const winner = results.find((r) => r.status === 200)!.body;
     const detail = (await s.api('GET', `/v1/calls/${s.callId}`)).body.qualification_reviews[receipt];
@@ -117,7 +160,8 @@ describe('POST /v1/workflow-outcomes/{action_id}/fit-reviews', () => {
     const s = await callWithRuntime();
     await s.post([qualification('q1', { answers: { budget: '10k' } })]);
     const receipt = Object.keys((await s.api('GET', `/v1/calls/${s.callId}`)).body.qualification_reviews)[0]!;
-    const types = async (body: unknown) => (await review(s.api, receipt, body as Record<string, unknown>)).body.detail.map((d: { loc: unknown[]; type: string }) => `${d.loc.join('.')}:${d.type}`);
+    const types = async (body: unknown) =>
+      (await review(s.api, receipt, body as Record<string, unknown>)).body.detail.map((d: { loc: unknown[]; type: string }) => `${d.loc.join('.')}:${d.type}`);
     expect(await types({ decision: 'maybe', reason: 'r', expected_revision: 1 })).toEqual(['body.decision:enum']);
     expect(await types({ decision: 'good_fit', reason: '', expected_revision: 1 })).toEqual(['body.reason:string_too_short']);
     expect(await types({ decision: 'good_fit', reason: 'x'.repeat(2001), expected_revision: 1 })).toEqual(['body.reason:string_too_long']);
@@ -136,7 +180,8 @@ describe('POST /v1/workflow-outcomes/{action_id}/fit-reviews', () => {
     const s = await callWithRuntime();
     await s.post([qualification('q1', { answers: { budget: '10k' } })]);
     const receipt = Object.keys((await s.api('GET', `/v1/calls/${s.callId}`)).body.qualification_reviews)[0]!;
-    for (const [i, decision] of ['good_fit', 'poor_fit', 'needs_more_info'].entries()) expect((await review(s.api, receipt, { decision, reason: 'r', expected_revision: i + 1 })).status).toBe(200);
+    for (const [i, decision] of ['good_fit', 'poor_fit', 'needs_more_info'].entries())
+      expect((await review(s.api, receipt, { decision, reason: 'r', expected_revision: i + 1 })).status).toBe(200);
     const url = `/v1/workflow-outcomes/${receipt}/fit-reviews`;
     const first = await s.api('GET', `${url}?limit=2`);
     expect(first.body).toMatchObject({ has_more: true });

@@ -34,7 +34,18 @@ async function receptionist() {
     const { params, token, call: record } = await world.ring();
     const runtime = client(stack, token!);
     const at = new Date().toISOString();
-    expect((await runtime('POST', `/runtime/v1/calls/${record.id}/events`, { body: { events: [{ id: eid('t'), type: 'turn', at, speaker: 'contact', text: 'I would like an appointment' }, { id: eid('a'), type: 'conversation_action', at, action_id: 'act-1', kind: tool, arguments: {} }] } })).status).toBe(200);
+    expect(
+      (
+        await runtime('POST', `/runtime/v1/calls/${record.id}/events`, {
+          body: {
+            events: [
+              { id: eid('t'), type: 'turn', at, speaker: 'contact', text: 'I would like an appointment' },
+              { id: eid('a'), type: 'conversation_action', at, action_id: 'act-1', kind: tool, arguments: {} },
+            ],
+          },
+        })
+      ).status,
+    ).toBe(200);
     const created = (await listTenantEvents(t.tenantId)).filter((e) => e.type === 'handoff.created' && e.data.call_id === record.id);
     expect(created).toHaveLength(1);
     const end = () => carrier('/carrier/twilio/status', { ...params, CallStatus: 'completed', CallDuration: '42' });
@@ -44,14 +55,16 @@ async function receptionist() {
 }
 
 const range = { start_date: '2026-06-01', end_date: '2026-06-01', duration_minutes: 30, timezone: 'America/New_York' };
-const slotsOf = (api: ReturnType<typeof client>, id: string, body: Record<string, unknown> = range) => api('POST', `/v1/mobile/receptionist/handoffs/${id}/booking/availability`, { body });
+const slotsOf = (api: ReturnType<typeof client>, id: string, body: Record<string, unknown> = range) =>
+  api('POST', `/v1/mobile/receptionist/handoffs/${id}/booking/availability`, { body });
 async function connectGoogle(api: ReturnType<typeof client>) {
   const start = (await api('POST', '/v1/integration-connections/oauth/start', { body: { provider: 'google_calendar', timezone: 'UTC' } })).body;
   const u = new URL(start.authorize_url);
   const back = new URL((await stack.fetch(`${u.pathname}${u.search}`, { redirect: 'manual' })).headers.get('location')!);
   expect((await stack.fetch(`${back.pathname}${back.search}`)).status).toBe(201);
 }
-const book = (api: ReturnType<typeof client>, id: string, slot_id: string) => api('POST', `/v1/mobile/receptionist/handoffs/${id}/booking`, { body: { slot_id } });
+const book = (api: ReturnType<typeof client>, id: string, slot_id: string) =>
+  api('POST', `/v1/mobile/receptionist/handoffs/${id}/booking`, { body: { slot_id } });
 
 describe('receptionist handoffs', () => {
   it('pending until the carrier confirms the call; then slots are offered and one is booked (twice: the same booking)', async () => {
@@ -59,7 +72,12 @@ describe('receptionist handoffs', () => {
     setClock('2026-05-29T12:00:00Z');
     await s.api('POST', '/v1/integration-connections', { body: { provider: 'sandbox_calendar' } });
     const h = await s.call();
-    expect((await s.api('GET', `/v1/mobile/receptionist/handoffs/${h.handoffId}`)).body).toMatchObject({ status: 'pending', kind: 'booking', call_id: h.callId, booking: null });
+    expect((await s.api('GET', `/v1/mobile/receptionist/handoffs/${h.handoffId}`)).body).toMatchObject({
+      status: 'pending',
+      kind: 'booking',
+      call_id: h.callId,
+      booking: null,
+    });
     expect((await slotsOf(s.api, h.handoffId)).body).toMatchObject({ code: 'handoff_not_confirmed', status: 'pending' });
 
     expect((await h.end()).status).toBe(200);
@@ -91,7 +109,11 @@ describe('receptionist handoffs', () => {
     // The booked slot is busy on the calendar now.
     const after = await s.api('POST', '/v1/calendar/availability', { body: range });
     expect(after.body.slots.some((x: { starts_at: string; ends_at: string }) => x.starts_at < slot.ends_at && x.ends_at > slot.starts_at)).toBe(false);
-    expect((await listTenantEvents(s.tenantId)).filter((e) => e.data.handoff_id === h.handoffId).map((e) => e.type)).toEqual(['handoff.created', 'handoff.confirmed', 'handoff.booked']);
+    expect((await listTenantEvents(s.tenantId)).filter((e) => e.data.handoff_id === h.handoffId).map((e) => e.type)).toEqual([
+      'handoff.created',
+      'handoff.confirmed',
+      'handoff.booked',
+    ]);
   });
 
   it('the carrier’s status callback that ends the call confirms its handoffs: a webhook-only consumer sees handoff.confirmed without any GET', async () => {
@@ -124,7 +146,9 @@ describe('receptionist handoffs', () => {
     expect(foreign.status).toBe(422);
     expect(foreign.body.detail[0]).toMatchObject({ loc: ['body', 'slot_id'], type: 'slot_foreign' });
     const [body, mac] = (slotsA[0].id as string).slice(5).split('.');
-    const moved = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body!, 'base64url').toString()), s: '2026-06-01T15:00:00.000Z' })).toString('base64url');
+    const moved = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body!, 'base64url').toString()), s: '2026-06-01T15:00:00.000Z' })).toString(
+      'base64url',
+    );
     expect((await book(s.api, a.handoffId, `slot_${moved}.${mac}`)).body.detail[0].type).toBe('slot_invalid');
 
     // b takes 13:00; a’s offer of the same slot is now taken.
@@ -157,7 +181,13 @@ describe('receptionist handoffs', () => {
     // winner committed (so only the commit can refuse it) overlaps the winner by 30–45 minutes.
     const third = (await getHandoff(s.tenantId, c.handoffId))!;
     const half = await at(c.handoffId, '2026-06-01T14:15:00.000Z');
-    const late = await bookHandoff(s.tenantId, third, (await activeCalendar(s.tenantId))!, { startsAt: '2026-06-01T13:30:00.000Z', endsAt: '2026-06-01T14:30:00.000Z', slotId: half.id }, 'hofthird');
+    const late = await bookHandoff(
+      s.tenantId,
+      third,
+      (await activeCalendar(s.tenantId))!,
+      { startsAt: '2026-06-01T13:30:00.000Z', endsAt: '2026-06-01T14:30:00.000Z', slotId: half.id },
+      'hofthird',
+    );
     expect(late.kind).toBe('slot_taken');
     expect((await s.api('GET', `/v1/mobile/receptionist/handoffs/${c.handoffId}`)).body.status).toBe('confirmed');
   });
@@ -167,9 +197,16 @@ describe('receptionist handoffs', () => {
     const h = await s.call();
     await h.end();
     expect((await slotsOf(s.api, h.handoffId)).body.code).toBe('calendar_not_connected');
-    const types = async (body: Record<string, unknown>) => (await slotsOf(s.api, h.handoffId, body)).body.detail.map((d: { loc: unknown[]; type: string }) => `${d.loc.join('.')}:${d.type}`).sort();
+    const types = async (body: Record<string, unknown>) =>
+      (await slotsOf(s.api, h.handoffId, body)).body.detail.map((d: { loc: unknown[]; type: string }) => `${d.loc.join('.')}:${d.type}`).sort();
     expect(await types({ ...range, timezone: undefined })).toEqual(['body.timezone:missing']);
-    expect(await types({ ...range, call_id: 'x', contact_id: 'y', attendee: 'z', connection_id: 'c', calendar_id: 'k' })).toEqual(['body.attendee:extra_forbidden', 'body.calendar_id:extra_forbidden', 'body.call_id:extra_forbidden', 'body.connection_id:extra_forbidden', 'body.contact_id:extra_forbidden']);
+    expect(await types({ ...range, call_id: 'x', contact_id: 'y', attendee: 'z', connection_id: 'c', calendar_id: 'k' })).toEqual([
+      'body.attendee:extra_forbidden',
+      'body.calendar_id:extra_forbidden',
+      'body.call_id:extra_forbidden',
+      'body.connection_id:extra_forbidden',
+      'body.contact_id:extra_forbidden',
+    ]);
     const other = client(stack, (await newTenant('Other')).token);
     await other('POST', '/v1/integration-connections', { body: { provider: 'sandbox_calendar' } });
     expect((await slotsOf(other, h.handoffId)).status).toBe(404);
@@ -181,7 +218,14 @@ describe('receptionist handoffs', () => {
     const s = await receptionist();
     const h = await s.call('schedule_callback'); // one already open
     const at = new Date().toISOString();
-    const events = Array.from({ length: 20 }, (_, i) => ({ id: eid('cb'), type: 'conversation_action', at, action_id: `more-${i}`, kind: i % 2 ? 'schedule_callback' : 'book_meeting', arguments: {} }));
+    const events = Array.from({ length: 20 }, (_, i) => ({
+      id: eid('cb'),
+      type: 'conversation_action',
+      at,
+      action_id: `more-${i}`,
+      kind: i % 2 ? 'schedule_callback' : 'book_meeting',
+      arguments: {},
+    }));
     expect((await h.runtime('POST', `/runtime/v1/calls/${h.callId}/events`, { body: { events: events.slice(0, 19) } })).status).toBe(200);
     const created = (await listTenantEvents(s.tenantId)).filter((e) => e.type === 'handoff.created' && e.data.call_id === h.callId);
     expect(created).toHaveLength(3);
@@ -189,7 +233,18 @@ describe('receptionist handoffs', () => {
 
   it('a sandbox caller’s booking offers the calendar’s first free slot (check_calendar) and leaves a confirmed handoff', async () => {
     const s = await receptionist();
-    await s.api('POST', '/v1/integration-connections', { body: { provider: 'sandbox_calendar', working_hours: { monday: [{ start: '13:30', end: '14:30' }], tuesday: [{ start: '13:30', end: '14:30' }], wednesday: [{ start: '13:30', end: '14:30' }], thursday: [{ start: '13:30', end: '14:30' }], friday: [{ start: '13:30', end: '14:30' }] } } });
+    await s.api('POST', '/v1/integration-connections', {
+      body: {
+        provider: 'sandbox_calendar',
+        working_hours: {
+          monday: [{ start: '13:30', end: '14:30' }],
+          tuesday: [{ start: '13:30', end: '14:30' }],
+          wednesday: [{ start: '13:30', end: '14:30' }],
+          thursday: [{ start: '13:30', end: '14:30' }],
+          friday: [{ start: '13:30', end: '14:30' }],
+        },
+      },
+    });
     const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
     // The runtime looks from today: the first free slot it can offer.
     const expected = (await s.api('POST', '/v1/calendar/availability', { body: { start_date: day(0), end_date: day(7), duration_minutes: 30 } })).body.slots[0];
@@ -197,10 +252,13 @@ describe('receptionist handoffs', () => {
     // The caller talked to the voice runtime over ConversationRelay.
     expect(played.relay?.sessions.length).toBeGreaterThan(0);
     const callId = (await getCallPointer(played.call_sid))!.call_id;
-    const call = await waitFor(async () => {
-      const c = (await getCall(s.tenantId, callId)) as CallRecordWithEvents;
-      return c.conversation_actions?.some((a) => a.kind === 'book_meeting') ? c : undefined;
-    }, { timeoutMs: 10_000, message: 'the booking recorded' });
+    const call = await waitFor(
+      async () => {
+        const c = (await getCall(s.tenantId, callId)) as CallRecordWithEvents;
+        return c.conversation_actions?.some((a) => a.kind === 'book_meeting') ? c : undefined;
+      },
+      { timeoutMs: 10_000, message: 'the booking recorded' },
+    );
     const booked = call.conversation_actions!.find((a) => a.kind === 'book_meeting')!;
     expect(booked.arguments).toMatchObject({ appointment: { starts_at: expected.starts_at, duration_minutes: 30 } });
     expect(new Date(expected.starts_at).getUTCHours()).not.toBe(15); // not the script’s fallback (tomorrow 15:00 UTC)

@@ -10,7 +10,13 @@ describe('identity and API keys over HTTP', () => {
     const t = await newTenant('Acme Dental');
     const res = await client(stack, t.token)('GET', '/v1/me');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ object: 'principal', type: 'api_key', role: 'admin', tenant: { id: t.tenantId, name: 'Acme Dental', status: 'active' }, api_key: { id: t.keyId } });
+    expect(res.body).toMatchObject({
+      object: 'principal',
+      type: 'api_key',
+      role: 'admin',
+      tenant: { id: t.tenantId, name: 'Acme Dental', status: 'active' },
+      api_key: { id: t.keyId },
+    });
     expect(res.headers.get('x-request-id')).toBeTruthy();
   });
 
@@ -65,7 +71,11 @@ describe('identity and API keys over HTTP', () => {
     for (const role of ['manager', 'member']) {
       const key = (await api('POST', '/v1/api-keys', { body: { name: role, role } })).body;
       const weak = client(stack, key.secret);
-      const attempts = [weak('GET', '/v1/api-keys'), weak('POST', '/v1/api-keys', { body: { name: 'x', role: 'admin' } }), weak('POST', `/v1/api-keys/${t.keyId}/rotate`)];
+      const attempts = [
+        weak('GET', '/v1/api-keys'),
+        weak('POST', '/v1/api-keys', { body: { name: 'x', role: 'admin' } }),
+        weak('POST', `/v1/api-keys/${t.keyId}/rotate`),
+      ];
       for (const res of await Promise.all(attempts)) {
         expect(res.status).toBe(403);
         expect(res.body.code).toBe('forbidden');

@@ -26,7 +26,11 @@ export async function agentNumberWorld(stack: TestStack, opts: { capabilities?: 
   /** A signed form POST to one of our carrier routes, as the carrier makes it. */
   const carrier = async (path: string, params: Record<string, string>) => {
     const url = `${stack.baseUrl}${path}`;
-    const res = await stack.fetch(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(creds.auth_token, url, params) }, body: new URLSearchParams(params).toString() });
+    const res = await stack.fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(creds.auth_token, url, params) },
+      body: new URLSearchParams(params).toString(),
+    });
     return { status: res.status, text: await res.text() };
   };
   /** An inbound call from `from`: its CallSid, the carrier's parameters, our TwiML, the stored call and the runtime's Stream token. */

@@ -20,13 +20,20 @@ describe('values DynamoDB cannot store faithfully are a 422, not a 500', () => {
   it.each([
     ['an unsafe integer', { attributes: { n: 9007199254740993 } }, ['body', 'attributes', 'n'], 'number_too_large'],
     ['an infinite number', { attributes: { n: 1e400 } }, ['body', 'attributes', 'n'], 'finite_number'],
-    ['nesting past 8 levels', { attributes: JSON.parse(`${'{"a":'.repeat(12)}1${'}'.repeat(12)}`) }, ['body', 'attributes', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'], 'json_too_deep'],
+    [
+      'nesting past 8 levels',
+      { attributes: JSON.parse(`${'{"a":'.repeat(12)}1${'}'.repeat(12)}`) },
+      ['body', 'attributes', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'],
+      'json_too_deep',
+    ],
     ['an oversized object', { attributes: { x: 'y'.repeat(40 * 1024) } }, ['body', 'attributes'], 'json_too_large'],
     ['an infinite number in the consent scope', { consent: consent({ x: 1e400 }) }, ['body', 'consent', 'scope', 'x'], 'finite_number'],
   ])('%s', async (_name, extra, loc, type) => {
     const t = await newTenant();
     const api = client(stack, t.token);
-    const body = JSON.stringify({ phone_e164: '+14155550123', consent: consent(), ...extra }).replace('"n":null', '"n":1e400').replace('"x":null', '"x":1e400');
+    const body = JSON.stringify({ phone_e164: '+14155550123', consent: consent(), ...extra })
+      .replace('"n":null', '"n":1e400')
+      .replace('"x":null', '"x":1e400');
     const res = await api('POST', '/v1/contacts', { raw: body, headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(422);
     expect(res.body.detail[0]).toMatchObject({ loc, type });
@@ -36,7 +43,14 @@ describe('values DynamoDB cannot store faithfully are a 422, not a 500', () => {
   it('an import consent_scope with an infinite number writes nothing', async () => {
     const t = await newTenant();
     const api = client(stack, t.token);
-    const raw = JSON.stringify({ file_name: 'a.csv', content: 'Phone\r\n+14155550124\r\n', column_mapping: { Phone: 'phone_e164' }, consent_attestation: attestation, list_name: 'New list', consent_scope: { x: 0 } }).replace('"x":0', '"x":1e400');
+    const raw = JSON.stringify({
+      file_name: 'a.csv',
+      content: 'Phone\r\n+14155550124\r\n',
+      column_mapping: { Phone: 'phone_e164' },
+      consent_attestation: attestation,
+      list_name: 'New list',
+      consent_scope: { x: 0 },
+    }).replace('"x":0', '"x":1e400');
     const res = await api('POST', '/v1/contact-imports', { raw, headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(422);
     expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'consent_scope', 'x'], type: 'finite_number' });
@@ -52,7 +66,12 @@ describe('ids that cannot name anything', () => {
     const bad = await api('POST', '/v1/contacts', { body: { phone_e164: '+14155550125', owner_user_id: 'a#b', consent: consent() } });
     expect(bad.status).toBe(422);
     expect(bad.body.detail[0]).toMatchObject({ loc: ['body', 'owner_user_id'], type: 'string_pattern_mismatch' });
-    for (const [method, path] of [['GET', '/v1/contacts/a%23b'], ['GET', '/v1/contacts/a%23b/consents'], ['POST', '/v1/api-keys/a%23b/rotate'], ['GET', '/v1/contact-imports/a%23b']] as const) {
+    for (const [method, path] of [
+      ['GET', '/v1/contacts/a%23b'],
+      ['GET', '/v1/contacts/a%23b/consents'],
+      ['POST', '/v1/api-keys/a%23b/rotate'],
+      ['GET', '/v1/contact-imports/a%23b'],
+    ] as const) {
       const res = await api(method, path);
       expect(res.status, path).toBe(404);
       expect(res.body.code).toBe('not_found');
@@ -81,12 +100,22 @@ describe('imports', () => {
       ['{"__proto__":{"x":1}}', ['body', 'attributes', '__proto__']],
       ['{"a":{"b":[{"__proto__":1}]}}', ['body', 'attributes', 'a', 'b', 0, '__proto__']],
     ] as const) {
-      const viaApi = await api('POST', '/v1/contacts', { raw: `{"phone_e164":"+14155550126","attributes":${attributes},"consent":${JSON.stringify(consent())}}`, headers: { 'content-type': 'application/json' } });
+      const viaApi = await api('POST', '/v1/contacts', {
+        raw: `{"phone_e164":"+14155550126","attributes":${attributes},"consent":${JSON.stringify(consent())}}`,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(viaApi.status).toBe(422);
       expect(viaApi.body.detail[0]).toMatchObject({ loc, type: 'key_reserved' });
     }
     expect((await api('GET', '/v1/contacts')).body.data).toEqual([]);
-    const viaImport = await api('POST', '/v1/contact-imports', { body: { file_name: 'a.csv', content: 'Phone,T\r\n+14155550127,x\r\n', column_mapping: { Phone: 'phone_e164', T: 'attributes.__proto__' }, consent_attestation: attestation } });
+    const viaImport = await api('POST', '/v1/contact-imports', {
+      body: {
+        file_name: 'a.csv',
+        content: 'Phone,T\r\n+14155550127,x\r\n',
+        column_mapping: { Phone: 'phone_e164', T: 'attributes.__proto__' },
+        consent_attestation: attestation,
+      },
+    });
     expect(viaImport.status).toBe(422);
     expect(viaImport.body.detail[0].loc).toEqual(['body', 'column_mapping', 'T']);
   });
@@ -97,7 +126,12 @@ describe('imports', () => {
     const api = client(stack, t.token);
     const rows = Array.from({ length: 12 }, (_, i) => `+1415556${String(i).padStart(4, '0')},${i % 3 === 2 ? '' : owner.user_id},v${i}`);
     const res = await api('POST', '/v1/contact-imports', {
-      body: { file_name: 'owners.csv', content: `Phone,Owner,Tier\r\n${rows.join('\r\n')}\r\n`, column_mapping: { Phone: 'phone_e164', Owner: 'owner_user_id' }, consent_attestation: attestation },
+      body: {
+        file_name: 'owners.csv',
+        content: `Phone,Owner,Tier\r\n${rows.join('\r\n')}\r\n`,
+        column_mapping: { Phone: 'phone_e164', Owner: 'owner_user_id' },
+        consent_attestation: attestation,
+      },
     });
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ status: 'completed', rows_accepted: 12, rows_rejected: 0 });
@@ -127,7 +161,7 @@ describe('free-form keys are stored exactly or refused by name', () => {
     expect((await api('GET', '/v1/contacts')).body.data).toEqual([]);
   });
 
-  it.each([['1e-200'], ['5e-324'], ['-1e-131']])('the number %s (below DynamoDB\'s 1e-130) is a 422, not a 500', async (n) => {
+  it.each([['1e-200'], ['5e-324'], ['-1e-131']])("the number %s (below DynamoDB's 1e-130) is a 422, not a 500", async (n) => {
     const t = await newTenant();
     const api = client(stack, t.token);
     const raw = `{"phone_e164":"+14155550142","attributes":{"x":${n}},"consent":${JSON.stringify(consent({ y: 0 })).replace('"y":0', `"y":${n}`)}}`;
@@ -149,7 +183,7 @@ describe('free-form keys are stored exactly or refused by name', () => {
   });
 });
 
-describe('timestamps stay in the contract\'s format', () => {
+describe("timestamps stay in the contract's format", () => {
   it.each([['9999-12-31T23:59:59-01:00'], ['0000-01-01T00:00:00+01:00']])('captured_at %s is refused', async (at) => {
     const t = await newTenant();
     const api = client(stack, t.token);
@@ -161,7 +195,9 @@ describe('timestamps stay in the contract\'s format', () => {
   it('the extremes that stay within 0001-9999 in UTC are accepted and read back in ISO form', async () => {
     const t = await newTenant();
     const api = client(stack, t.token);
-    const res = await api('POST', '/v1/contacts', { body: { phone_e164: '+14155550151', consent: { ...consent(), captured_at: '0001-01-01T00:00:00Z', expires_at: '9999-12-31T22:59:59-01:00' } } });
+    const res = await api('POST', '/v1/contacts', {
+      body: { phone_e164: '+14155550151', consent: { ...consent(), captured_at: '0001-01-01T00:00:00Z', expires_at: '9999-12-31T22:59:59-01:00' } },
+    });
     expect(res.status).toBe(200);
     const stored = (await api('GET', `/v1/contacts/${res.body.id}/consents`)).body.data[0];
     expect(stored).toMatchObject({ captured_at: '0001-01-01T00:00:00.000Z', expires_at: '9999-12-31T23:59:59.000Z' });
@@ -170,7 +206,9 @@ describe('timestamps stay in the contract\'s format', () => {
   it('expires_at earlier than captured_at is refused', async () => {
     const t = await newTenant();
     const api = client(stack, t.token);
-    const res = await api('POST', '/v1/contacts', { body: { phone_e164: '+14155550152', consent: { ...consent(), captured_at: '2026-10-01T12:00:00Z', expires_at: '2026-10-01T13:59:59+02:00' } } });
+    const res = await api('POST', '/v1/contacts', {
+      body: { phone_e164: '+14155550152', consent: { ...consent(), captured_at: '2026-10-01T12:00:00Z', expires_at: '2026-10-01T13:59:59+02:00' } },
+    });
     expect(res.status).toBe(422);
     expect(res.body.detail).toMatchObject([{ loc: ['body', 'consent', 'expires_at'], type: 'expires_before_captured' }]);
   });
@@ -211,12 +249,18 @@ describe('bodies must be JSON', () => {
     expect((await api('GET', '/v1/contacts')).body.data).toEqual([]);
   });
 
-  it.each([['application/json; charset=UTF-8'], ['application/vnd.acme+json'], ['application/json; charset=utf8'], ['application/json;charset="UTF8"']])('%s is JSON', async (contentType) => {
-    const t = await newTenant();
-    const api = client(stack, t.token);
-    const res = await api('POST', '/v1/contacts', { raw: JSON.stringify({ phone_e164: '+14155550161', consent: consent() }), headers: { 'content-type': contentType } });
-    expect(res.status).toBe(200);
-  });
+  it.each([['application/json; charset=UTF-8'], ['application/vnd.acme+json'], ['application/json; charset=utf8'], ['application/json;charset="UTF8"']])(
+    '%s is JSON',
+    async (contentType) => {
+      const t = await newTenant();
+      const api = client(stack, t.token);
+      const res = await api('POST', '/v1/contacts', {
+        raw: JSON.stringify({ phone_e164: '+14155550161', consent: consent() }),
+        headers: { 'content-type': contentType },
+      });
+      expect(res.status).toBe(200);
+    },
+  );
 });
 
 describe('list pages are bounded in bytes as well as items', () => {
@@ -280,7 +324,10 @@ describe('filters DynamoDB could not evaluate are a 422', () => {
   it('151 distinct values on one filter → 422 at the parameter; 151 repeats of one value → 200', async () => {
     const t = await newTenant();
     const api = client(stack, t.token);
-    const distinct = await api('GET', `/v1/contacts?phone_e164=${Array.from({ length: 151 }, (_, i) => encodeURIComponent(`+1415557${String(i).padStart(4, '0')}`)).join(',')}`);
+    const distinct = await api(
+      'GET',
+      `/v1/contacts?phone_e164=${Array.from({ length: 151 }, (_, i) => encodeURIComponent(`+1415557${String(i).padStart(4, '0')}`)).join(',')}`,
+    );
     expect(distinct.status).toBe(422);
     expect(distinct.body.detail[0]).toMatchObject({ loc: ['query', 'phone_e164'], type: 'too_long' });
     const repeated = await api('GET', `/v1/contacts?lead_status=${Array(151).fill('new').join(',')}`);
@@ -301,7 +348,10 @@ describe('JSON nested at any depth is a 422, never a 500', () => {
     expect(signIn.body.detail).toEqual([expect.objectContaining({ loc: ['body'], type: 'json_too_deep' })]);
     const t = await newTenant();
     const api = client(stack, t.token);
-    const contact = await api('POST', '/v1/contacts', { raw: `{"phone_e164":"+14155550199","attributes":{"x":${raw}}}`, headers: { 'content-type': 'application/json' } });
+    const contact = await api('POST', '/v1/contacts', {
+      raw: `{"phone_e164":"+14155550199","attributes":{"x":${raw}}}`,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(contact.status).toBe(422);
     expect(contact.body.detail).toEqual([expect.objectContaining({ loc: ['body'], type: 'json_too_deep' })]);
     expect((await api('GET', '/v1/contacts')).body.data).toEqual([]);

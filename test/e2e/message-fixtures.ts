@@ -22,12 +22,26 @@ export async function textingTenant(stack: TestStack, name = 'Texts') {
   const t = await newTenant(name);
   const api = client(stack, t.token);
   const accountId = await mockAccount(api, { ftc_san_refs: [{ san: 'SAN-TXT', area_codes: ['212'] }] });
-  const res = await api('POST', '/v1/phone-numbers', { body: { phone_e164: randomNumber('212'), telephony_account_id: accountId, capabilities: ['voice', 'sms'], a2p_campaign_ref: 'CMP-TEXTS-1' } });
+  const res = await api('POST', '/v1/phone-numbers', {
+    body: { phone_e164: randomNumber('212'), telephony_account_id: accountId, capabilities: ['voice', 'sms'], a2p_campaign_ref: 'CMP-TEXTS-1' },
+  });
   if (res.status !== 200) throw new Error(`number not created: ${JSON.stringify(res.body)}`);
   const number = res.body as { id: string; phone_e164: string };
-  const info = (await api('POST', '/v1/compliance-profiles', { body: profileBody({ name: 'Reminders', call_purpose: 'informational', subject: INFO_SUBJECT, calling_window: undefined }) })).body;
-  const marketing = (await api('POST', '/v1/compliance-profiles', { body: profileBody({ name: 'Offers', call_purpose: 'marketing', subject: INFO_SUBJECT, calling_window: undefined }) })).body;
-  const agent = (await api('POST', '/v1/templates/tpl_reminder_appointment/instantiate', { body: { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: info.id } })).body;
+  const info = (
+    await api('POST', '/v1/compliance-profiles', {
+      body: profileBody({ name: 'Reminders', call_purpose: 'informational', subject: INFO_SUBJECT, calling_window: undefined }),
+    })
+  ).body;
+  const marketing = (
+    await api('POST', '/v1/compliance-profiles', {
+      body: profileBody({ name: 'Offers', call_purpose: 'marketing', subject: INFO_SUBJECT, calling_window: undefined }),
+    })
+  ).body;
+  const agent = (
+    await api('POST', '/v1/templates/tpl_reminder_appointment/instantiate', {
+      body: { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: info.id },
+    })
+  ).body;
   const version = await api('POST', `/v1/agents/${agent.id}/publish`);
   if (version.status !== 201) throw new Error(`agent not published: ${JSON.stringify(version.body)}`);
   await api('PATCH', `/v1/phone-numbers/${number.id}`, { body: { inbound_agent_id: agent.id } });
@@ -35,21 +49,48 @@ export async function textingTenant(stack: TestStack, name = 'Texts') {
 
   /** A carrier POST signed with the account's token (or `signature` as given). */
   const carrier = async (path: string, params: Record<string, string>, signature?: string) => {
-    const res = await stack.fetch(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature ?? twilio.getExpectedTwilioSignature(creds.auth_token, `${stack.baseUrl}${path}`, params) }, body: new URLSearchParams(params).toString() });
+    const res = await stack.fetch(path, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-twilio-signature': signature ?? twilio.getExpectedTwilioSignature(creds.auth_token, `${stack.baseUrl}${path}`, params),
+      },
+      body: new URLSearchParams(params).toString(),
+    });
     return { status: res.status, text: await res.text() };
   };
   /** A text from `from` to our number, as the carrier posts it; what the platform answered. */
   const textIn = async (from: string, body: string, sid = newMessageSid(), signature?: string) => {
-    const res = await carrier('/carrier/twilio/message', { AccountSid: creds.account_sid, MessageSid: sid, SmsSid: sid, From: from, To: number.phone_e164, Body: body, NumMedia: '0', SmsStatus: 'received' }, signature);
+    const res = await carrier(
+      '/carrier/twilio/message',
+      { AccountSid: creds.account_sid, MessageSid: sid, SmsSid: sid, From: from, To: number.phone_e164, Body: body, NumMedia: '0', SmsStatus: 'received' },
+      signature,
+    );
     return { ...res, sid, replies: res.status === 200 ? repliesOf(res.text) : [] };
   };
   const contact = async (phone = randomNumber('212'), scope: Record<string, unknown> = { purposes: [INFO_SUBJECT] }) => {
-    const c = await api('POST', '/v1/contacts', { body: { phone_e164: phone, consent: { consent_basis: 'pewc', captured_at: '2026-10-01T12:00:00Z', scope, evidence } } });
+    const c = await api('POST', '/v1/contacts', {
+      body: { phone_e164: phone, consent: { consent_basis: 'pewc', captured_at: '2026-10-01T12:00:00Z', scope, evidence } },
+    });
     if (c.status !== 200) throw new Error(`contact not created: ${JSON.stringify(c.body)}`);
     return c.body as { id: string; phone_e164: string };
   };
   const send = (body: Record<string, unknown>, key: string = randomUUID()) => api('POST', '/v1/messages', { body, headers: { 'idempotency-key': key } });
-  return { ...t, api, accountId, number, info, marketing, agentId: agent.id as string, versionId: version.body.id as string, creds, carrier, textIn, contact, send };
+  return {
+    ...t,
+    api,
+    accountId,
+    number,
+    info,
+    marketing,
+    agentId: agent.id as string,
+    versionId: version.body.id as string,
+    creds,
+    carrier,
+    textIn,
+    contact,
+    send,
+  };
 }
 export type TextingTenant = Awaited<ReturnType<typeof textingTenant>>;
 
@@ -58,7 +99,16 @@ export async function sandboxMessagesFrom(from: string): Promise<Record<string, 
   const out: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await db().send(new ScanCommand({ TableName: tableName(), FilterExpression: '#t = :t AND #from = :from', ExpressionAttributeNames: { '#t': 'type', '#from': 'from' }, ExpressionAttributeValues: { ':t': 'sandbox_message', ':from': from }, ExclusiveStartKey: start, ConsistentRead: true }));
+    const page = await db().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: '#t = :t AND #from = :from',
+        ExpressionAttributeNames: { '#t': 'type', '#from': 'from' },
+        ExpressionAttributeValues: { ':t': 'sandbox_message', ':from': from },
+        ExclusiveStartKey: start,
+        ConsistentRead: true,
+      }),
+    );
     out.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start);

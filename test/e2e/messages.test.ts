@@ -36,7 +36,8 @@ beforeAll(async () => {
 afterEach(() => resetClock());
 
 const getMessage = async (id: string) => (await w.api('GET', `/v1/messages/${id}`)).body;
-const waitStatus = (id: string, status: string) => waitFor(async () => ((await getMessage(id)).status === status ? getMessage(id) : undefined), { timeoutMs: 15_000, message: `message ${id} ${status}` });
+const waitStatus = (id: string, status: string) =>
+  waitFor(async () => ((await getMessage(id)).status === status ? getMessage(id) : undefined), { timeoutMs: 15_000, message: `message ${id} ${status}` });
 
 describe('POST /v1/messages', () => {
   it('sends: 201 queued with every MessageSummary field, handed to the carrier once, then sent → delivered by its signed callbacks, each with its event', async () => {
@@ -89,13 +90,24 @@ describe('POST /v1/messages', () => {
 
   it('a template renders with its variables; bad requests are 422 at their loc and write nothing', async () => {
     const c = await w.contact();
-    const ok = await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, template_id: 'smt_callback_confirmation', variables: { business_name: 'Acme', when: 'tomorrow at 10' } });
+    const ok = await w.send({
+      contact_id: c.id,
+      compliance_profile_id: w.info.id,
+      template_id: 'smt_callback_confirmation',
+      variables: { business_name: 'Acme', when: 'tomorrow at 10' },
+    });
     expect(ok.status).toBe(201);
-    expect(ok.body).toMatchObject({ template_id: 'smt_callback_confirmation', body_rendered: 'Acme: we will call you back tomorrow at 10. Reply STOP to opt out.' });
+    expect(ok.body).toMatchObject({
+      template_id: 'smt_callback_confirmation',
+      body_rendered: 'Acme: we will call you back tomorrow at 10. Reply STOP to opt out.',
+    });
     const cases: [Record<string, unknown>, string[]][] = [
       [{ contact_id: c.id, compliance_profile_id: w.info.id }, ['body.body:body_or_template']],
       [{ contact_id: c.id, compliance_profile_id: w.info.id, body: 'x', template_id: 'smt_booking_link' }, ['body.body:body_or_template']],
-      [{ contact_id: c.id, compliance_profile_id: w.info.id, template_id: 'smt_booking_link', variables: { business_name: 'Acme' } }, ['body.variables.link:missing']],
+      [
+        { contact_id: c.id, compliance_profile_id: w.info.id, template_id: 'smt_booking_link', variables: { business_name: 'Acme' } },
+        ['body.variables.link:missing'],
+      ],
       [{ contact_id: 'con_01JZZZZZZZZZZZZZZZZZZZZZZZ', compliance_profile_id: w.info.id, body: 'x' }, ['body.contact_id:value_error']],
       [{ contact_id: c.id, compliance_profile_id: 'cpr_01JZZZZZZZZZZZZZZZZZZZZZZZ', body: 'x' }, ['body.compliance_profile_id:value_error']],
       [{ contact_id: c.id, compliance_profile_id: w.info.id, body: 'x', to: '+12125550100' }, ['body.to:unrecognized_keys']],
@@ -143,10 +155,28 @@ describe('a blocked send never reaches the carrier: stored failed with its reaso
     const acct = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'mock' } })).body.id;
     await api('POST', `/v1/telephony-accounts/${acct}/verify`);
     const voiceNumber = (await api('POST', '/v1/phone-numbers', { body: { phone_e164: randomNumber('212'), telephony_account_id: acct } })).body;
-    const smsNoA2p = (await api('POST', '/v1/phone-numbers', { body: { phone_e164: randomNumber('212'), telephony_account_id: acct, capabilities: ['sms'] } })).body;
-    const profile = (await api('POST', '/v1/compliance-profiles', { body: { name: 'R', call_purpose: 'informational', subject: INFO_SUBJECT, seller_name: 'Acme' } })).body;
-    const cc = (await api('POST', '/v1/contacts', { body: { phone_e164: randomNumber('212'), consent: { consent_basis: 'pewc', captured_at: '2026-10-01T12:00:00Z', scope: { purposes: [INFO_SUBJECT] }, evidence: { artifact_type: 'web_form', artifact_ref: 'x', content_hash: 'a'.repeat(64) } } } })).body;
-    const sent = await api('POST', '/v1/messages', { body: { contact_id: cc.id, compliance_profile_id: profile.id, body: 'Hi' }, headers: { 'idempotency-key': randomUUID() } });
+    const smsNoA2p = (await api('POST', '/v1/phone-numbers', { body: { phone_e164: randomNumber('212'), telephony_account_id: acct, capabilities: ['sms'] } }))
+      .body;
+    const profile = (
+      await api('POST', '/v1/compliance-profiles', { body: { name: 'R', call_purpose: 'informational', subject: INFO_SUBJECT, seller_name: 'Acme' } })
+    ).body;
+    const cc = (
+      await api('POST', '/v1/contacts', {
+        body: {
+          phone_e164: randomNumber('212'),
+          consent: {
+            consent_basis: 'pewc',
+            captured_at: '2026-10-01T12:00:00Z',
+            scope: { purposes: [INFO_SUBJECT] },
+            evidence: { artifact_type: 'web_form', artifact_ref: 'x', content_hash: 'a'.repeat(64) },
+          },
+        },
+      })
+    ).body;
+    const sent = await api('POST', '/v1/messages', {
+      body: { contact_id: cc.id, compliance_profile_id: profile.id, body: 'Hi' },
+      headers: { 'idempotency-key': randomUUID() },
+    });
     expect(sent.body).toMatchObject({ status: 'failed', phone_number_id: smsNoA2p.id, failure: { code: 'a2p_registration_missing' } });
     expect(await sandboxMessagesFrom(smsNoA2p.phone_e164)).toHaveLength(0);
     expect(await sandboxMessagesFrom(voiceNumber.phone_e164)).toHaveLength(0);
@@ -156,12 +186,37 @@ describe('a blocked send never reaches the carrier: stored failed with its reaso
     const t = await newTenant('Voice numbers only');
     const api = client(stack, t.token);
     const acct = await mockAccount(api, { ftc_san_refs: [{ san: 'SAN-V', area_codes: ['212'] }] });
-    const voiceNumber = (await api('POST', '/v1/phone-numbers', { body: { phone_e164: randomNumber('212'), telephony_account_id: acct, capabilities: ['voice'] } })).body;
-    const profile = (await api('POST', '/v1/compliance-profiles', { body: { name: 'R', call_purpose: 'informational', subject: INFO_SUBJECT, seller_name: 'Acme' } })).body;
-    const cc = (await api('POST', '/v1/contacts', { body: { phone_e164: randomNumber('212'), consent: { consent_basis: 'pewc', captured_at: '2026-10-01T12:00:00Z', scope: { purposes: [INFO_SUBJECT] }, evidence: { artifact_type: 'web_form', artifact_ref: 'x', content_hash: 'a'.repeat(64) } } } })).body;
-    const sent = await api('POST', '/v1/messages', { body: { contact_id: cc.id, compliance_profile_id: profile.id, body: 'Hi' }, headers: { 'idempotency-key': randomUUID() } });
+    const voiceNumber = (
+      await api('POST', '/v1/phone-numbers', { body: { phone_e164: randomNumber('212'), telephony_account_id: acct, capabilities: ['voice'] } })
+    ).body;
+    const profile = (
+      await api('POST', '/v1/compliance-profiles', { body: { name: 'R', call_purpose: 'informational', subject: INFO_SUBJECT, seller_name: 'Acme' } })
+    ).body;
+    const cc = (
+      await api('POST', '/v1/contacts', {
+        body: {
+          phone_e164: randomNumber('212'),
+          consent: {
+            consent_basis: 'pewc',
+            captured_at: '2026-10-01T12:00:00Z',
+            scope: { purposes: [INFO_SUBJECT] },
+            evidence: { artifact_type: 'web_form', artifact_ref: 'x', content_hash: 'a'.repeat(64) },
+          },
+        },
+      })
+    ).body;
+    const sent = await api('POST', '/v1/messages', {
+      body: { contact_id: cc.id, compliance_profile_id: profile.id, body: 'Hi' },
+      headers: { 'idempotency-key': randomUUID() },
+    });
     expect(sent.status).toBe(201);
-    expect(sent.body).toMatchObject({ status: 'failed', phone_number_id: null, from_e164: '', provider_sid: null, failure: { code: 'no_sms_number', next_permitted_at: null, carrier_error_code: null } });
+    expect(sent.body).toMatchObject({
+      status: 'failed',
+      phone_number_id: null,
+      from_e164: '',
+      provider_sid: null,
+      failure: { code: 'no_sms_number', next_permitted_at: null, carrier_error_code: null },
+    });
     expect((await api('GET', `/v1/messages/${sent.body.id}`)).body).toMatchObject({ status: 'failed', failure: { code: 'no_sms_number' } });
     expect((await eventsOfMessage(t.tenantId, sent.body.id)).map((e) => e.type)).toEqual(['message.failed']);
     expect(await sandboxMessagesFrom(voiceNumber.phone_e164)).toHaveLength(0);
@@ -208,7 +263,17 @@ function interceptSends(from: string, then: (real: () => Promise<Response>) => P
 }
 
 const sendWatchesOf = async (messageId: string) =>
-  (await db().send(new ScanCommand({ TableName: tableName(), FilterExpression: '#t = :t AND message_id = :m', ExpressionAttributeNames: { '#t': 'type' }, ExpressionAttributeValues: { ':t': 'message_send_watch', ':m': messageId }, ConsistentRead: true }))).Items ?? [];
+  (
+    await db().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: '#t = :t AND message_id = :m',
+        ExpressionAttributeNames: { '#t': 'type' },
+        ExpressionAttributeValues: { ':t': 'message_send_watch', ':m': messageId },
+        ConsistentRead: true,
+      }),
+    )
+  ).Items ?? [];
 
 describe('never lost, at most once: only a carrier refusal fails a text; an unknown outcome is reconciled, never re-sent', () => {
   it('the carrier took the text but the SID write failed: left queued (not failed), its callbacks link the SID and deliver it; sent once', async () => {
@@ -267,7 +332,11 @@ describe('never lost, at most once: only a carrier refusal fails a text; an unkn
 
   it('a 5xx from the carrier: queued under its watch until the bound, then failed send_unknown with message.failed, never re-sent; a late delivered callback naming a SID corrects it', async () => {
     const c = await w.contact();
-    const tap = interceptSends(w.number.phone_e164, async () => new Response(JSON.stringify({ code: 20500, message: 'Internal Server Error' }), { status: 500, headers: { 'content-type': 'application/json' } }));
+    const tap = interceptSends(
+      w.number.phone_e164,
+      async () =>
+        new Response(JSON.stringify({ code: 20500, message: 'Internal Server Error' }), { status: 500, headers: { 'content-type': 'application/json' } }),
+    );
     let res;
     try {
       res = await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: 'Unknown fate' });
@@ -287,7 +356,11 @@ describe('never lost, at most once: only a carrier refusal fails a text; an unkn
     advanceClockForTests(61_000);
     await runMessageSendReconciler(now());
     const failed = await getMessage(id);
-    expect(failed).toMatchObject({ status: 'failed', provider_sid: null, failure: { code: 'send_unknown', next_permitted_at: null, carrier_error_code: null } });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      provider_sid: null,
+      failure: { code: 'send_unknown', next_permitted_at: null, carrier_error_code: null },
+    });
     expect(await sendWatchesOf(id)).toEqual([]);
     await runMessageSendReconciler(now());
     expect((await eventsOfMessage(w.tenantId, id)).map((e) => e.type)).toEqual(['message.failed']);
@@ -296,7 +369,15 @@ describe('never lost, at most once: only a carrier refusal fails a text; an unkn
 
     // The carrier had it after all: its signed callback (found by ?message_id=) wins over our unknown, once.
     const sid = newMessageSid();
-    const params = (status: string) => ({ AccountSid: w.creds.account_sid, MessageSid: sid, SmsSid: sid, MessageStatus: status, SmsStatus: status, From: w.number.phone_e164, To: c.phone_e164 });
+    const params = (status: string) => ({
+      AccountSid: w.creds.account_sid,
+      MessageSid: sid,
+      SmsSid: sid,
+      MessageStatus: status,
+      SmsStatus: status,
+      From: w.number.phone_e164,
+      To: c.phone_e164,
+    });
     const path = `/carrier/twilio/message-status?message_id=${id}`;
     for (const status of ['delivered', 'sent', 'failed', 'delivered']) expect((await w.carrier(path, params(status))).status).toBe(200);
     expect(await getMessage(id)).toMatchObject({ status: 'delivered', provider_sid: sid, failure: null });
@@ -308,17 +389,40 @@ describe('never lost, at most once: only a carrier refusal fails a text; an unkn
     // A message committed as the send path commits it, whose process died before the carrier call.
     const at = now().toISOString();
     const base = (await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: 'template' })).body;
-    const orphan = { ...base, id: newId('msg'), status: 'queued', provider_sid: null, tenant_id: w.tenantId, telephony_account_id: w.accountId, reply: null, send_watch_at: at, created_at: at, updated_at: at };
+    const orphan = {
+      ...base,
+      id: newId('msg'),
+      status: 'queued',
+      provider_sid: null,
+      tenant_id: w.tenantId,
+      telephony_account_id: w.accountId,
+      reply: null,
+      send_watch_at: at,
+      created_at: at,
+      updated_at: at,
+    };
     await db().send(new TransactWriteCommand({ TransactItems: [messagePut(orphan), sendWatchPut(orphan, at)] }));
     advanceClockForTests(121_000);
     expect((await runDispatchTick(now())).messagesUnknown).toBeGreaterThanOrEqual(0);
-    const settled = await waitFor(async () => ((await getMessage(orphan.id)).status === 'failed' ? getMessage(orphan.id) : undefined), { timeoutMs: 5_000, message: 'orphan failed' });
+    const settled = await waitFor(async () => ((await getMessage(orphan.id)).status === 'failed' ? getMessage(orphan.id) : undefined), {
+      timeoutMs: 5_000,
+      message: 'orphan failed',
+    });
     expect(settled.failure.code).toBe('send_unknown');
     expect((await eventsOfMessage(w.tenantId, orphan.id)).map((e) => e.type)).toEqual(['message.failed']);
     resetClock();
     // The carrier's own failure replaces our unknown (its SID linked, no second message.failed); then it is final.
     const sid = newMessageSid();
-    const params = (status: string, extra: Record<string, string> = {}) => ({ AccountSid: w.creds.account_sid, MessageSid: sid, SmsSid: sid, MessageStatus: status, SmsStatus: status, From: w.number.phone_e164, To: c.phone_e164, ...extra });
+    const params = (status: string, extra: Record<string, string> = {}) => ({
+      AccountSid: w.creds.account_sid,
+      MessageSid: sid,
+      SmsSid: sid,
+      MessageStatus: status,
+      SmsStatus: status,
+      From: w.number.phone_e164,
+      To: c.phone_e164,
+      ...extra,
+    });
     const path = `/carrier/twilio/message-status?message_id=${orphan.id}`;
     expect((await w.carrier(path, params('undelivered', { ErrorCode: '30005' }))).status).toBe(200);
     expect(await getMessage(orphan.id)).toMatchObject({ status: 'failed', provider_sid: sid, failure: { code: 'carrier_error', carrier_error_code: '30005' } });
@@ -326,14 +430,25 @@ describe('never lost, at most once: only a carrier refusal fails a text; an unkn
     expect((await getMessage(orphan.id)).status).toBe('failed');
     expect((await eventsOfMessage(w.tenantId, orphan.id)).map((e) => e.type)).toEqual(['message.failed']);
 
-    const tap = interceptSends(w.number.phone_e164, async () => new Response(JSON.stringify({ code: 21211, message: "The 'To' number is not a valid phone number." }), { status: 400, headers: { 'content-type': 'application/json' } }));
+    const tap = interceptSends(
+      w.number.phone_e164,
+      async () =>
+        new Response(JSON.stringify({ code: 21211, message: "The 'To' number is not a valid phone number." }), {
+          status: 400,
+          headers: { 'content-type': 'application/json' },
+        }),
+    );
     let res;
     try {
       res = await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: 'Refused' });
     } finally {
       tap.restore();
     }
-    expect(await getMessage(res.body.id)).toMatchObject({ status: 'failed', provider_sid: null, failure: { code: 'carrier_refused', carrier_error_code: '21211' } });
+    expect(await getMessage(res.body.id)).toMatchObject({
+      status: 'failed',
+      provider_sid: null,
+      failure: { code: 'carrier_refused', carrier_error_code: '21211' },
+    });
     expect(await sendWatchesOf(res.body.id)).toEqual([]);
     expect((await eventsOfMessage(w.tenantId, res.body.id)).map((e) => e.type)).toEqual(['message.failed']);
   });
@@ -344,7 +459,15 @@ describe('status callbacks: signed, monotonic, idempotent', () => {
     const c = await w.contact();
     const res = await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: 'Hi' });
     const done = await waitStatus(res.body.id, 'delivered');
-    const params = (status: string) => ({ AccountSid: w.creds.account_sid, MessageSid: done.provider_sid, SmsSid: done.provider_sid, MessageStatus: status, SmsStatus: status, From: w.number.phone_e164, To: c.phone_e164 });
+    const params = (status: string) => ({
+      AccountSid: w.creds.account_sid,
+      MessageSid: done.provider_sid,
+      SmsSid: done.provider_sid,
+      MessageStatus: status,
+      SmsStatus: status,
+      From: w.number.phone_e164,
+      To: c.phone_e164,
+    });
     const path = `/carrier/twilio/message-status?message_id=${res.body.id}`;
     for (const status of ['sent', 'delivered', 'queued', 'failed', 'delivered']) expect((await w.carrier(path, params(status))).status).toBe(200);
     expect(await getMessage(res.body.id)).toMatchObject({ status: 'delivered', failure: null });
@@ -353,10 +476,21 @@ describe('status callbacks: signed, monotonic, idempotent', () => {
     // Reordered: a queued message (as the send path leaves it) hears delivered before sent; sent then changes nothing.
     const at = new Date().toISOString();
     const sid = newMessageSid();
-    const queued = { ...res.body, id: newId('msg'), status: 'queued', provider_sid: sid, tenant_id: w.tenantId, telephony_account_id: w.accountId, reply: null, created_at: at, updated_at: at };
+    const queued = {
+      ...res.body,
+      id: newId('msg'),
+      status: 'queued',
+      provider_sid: sid,
+      tenant_id: w.tenantId,
+      telephony_account_id: w.accountId,
+      reply: null,
+      created_at: at,
+      updated_at: at,
+    };
     await db().send(new TransactWriteCommand({ TransactItems: [messagePut(queued)] }));
     const p2 = `/carrier/twilio/message-status?message_id=${queued.id}`;
-    for (const status of ['delivered', 'sent', 'delivered', 'sent']) expect((await w.carrier(p2, { ...params(status), MessageSid: sid, SmsSid: sid })).status).toBe(200);
+    for (const status of ['delivered', 'sent', 'delivered', 'sent'])
+      expect((await w.carrier(p2, { ...params(status), MessageSid: sid, SmsSid: sid })).status).toBe(200);
     expect((await getMessage(queued.id)).status).toBe('delivered');
     expect((await eventsOfMessage(w.tenantId, queued.id)).map((e) => e.type)).toEqual(['message.delivered']);
     // Another MessageSid naming the same message is not its callback.
@@ -370,29 +504,42 @@ describe('status callbacks: signed, monotonic, idempotent', () => {
 });
 
 describe('inbound texts', () => {
-  it.each(['stop', ' Stop ', 'STOPALL', 'OPTOUT', 'please stop texting me'])('%j suppresses the sender (source sms) with one confirmation; the next POST /v1/calls to the contact is dnc_hit', async (body) => {
-    const c = await w.contact();
-    const text = await w.textIn(c.phone_e164, body);
-    expect(text.status).toBe(200);
-    expect(text.replies).toEqual([expect.stringMatching(/^Texts: You are unsubscribed/)]);
-    const [message] = (await w.api('GET', `/v1/messages?contact_id=${c.id}&direction=inbound`)).body.data;
-    expect(message).toMatchObject({ direction: 'inbound', status: 'received', inbound_intent: 'stop', contact_id: c.id, from_e164: c.phone_e164, to_e164: w.number.phone_e164, provider_sid: text.sid, body_rendered: body, phone_number_id: w.number.id });
-    expect(await getActiveSuppression(w.tenantId, c.phone_e164)).toMatchObject({ source: 'sms', source_id: message.id, reason: 'opt_out' });
-    expect((await w.api('GET', `/v1/contacts/${c.id}`)).body.do_not_call).toBe(true);
-    const opted = (await listTenantEvents(w.tenantId)).filter((e) => e.type === 'contact.opted_out' && e.data.message_id === message.id);
-    expect(opted).toHaveLength(1);
-    expect(opted[0]!.data).toMatchObject({ source: 'sms', contact_id: c.id, phone_e164: c.phone_e164 });
-    expect((await eventsOfMessage(w.tenantId, message.id)).map((e) => e.type).sort()).toEqual(['contact.opted_out', 'message.received']);
+  it.each(['stop', ' Stop ', 'STOPALL', 'OPTOUT', 'please stop texting me'])(
+    '%j suppresses the sender (source sms) with one confirmation; the next POST /v1/calls to the contact is dnc_hit',
+    async (body) => {
+      const c = await w.contact();
+      const text = await w.textIn(c.phone_e164, body);
+      expect(text.status).toBe(200);
+      expect(text.replies).toEqual([expect.stringMatching(/^Texts: You are unsubscribed/)]);
+      const [message] = (await w.api('GET', `/v1/messages?contact_id=${c.id}&direction=inbound`)).body.data;
+      expect(message).toMatchObject({
+        direction: 'inbound',
+        status: 'received',
+        inbound_intent: 'stop',
+        contact_id: c.id,
+        from_e164: c.phone_e164,
+        to_e164: w.number.phone_e164,
+        provider_sid: text.sid,
+        body_rendered: body,
+        phone_number_id: w.number.id,
+      });
+      expect(await getActiveSuppression(w.tenantId, c.phone_e164)).toMatchObject({ source: 'sms', source_id: message.id, reason: 'opt_out' });
+      expect((await w.api('GET', `/v1/contacts/${c.id}`)).body.do_not_call).toBe(true);
+      const opted = (await listTenantEvents(w.tenantId)).filter((e) => e.type === 'contact.opted_out' && e.data.message_id === message.id);
+      expect(opted).toHaveLength(1);
+      expect(opted[0]!.data).toMatchObject({ source: 'sms', contact_id: c.id, phone_e164: c.phone_e164 });
+      expect((await eventsOfMessage(w.tenantId, message.id)).map((e) => e.type).sort()).toEqual(['contact.opted_out', 'message.received']);
 
-    // The very next call to the contact is disposed dnc_hit.
-    const call = await queue(w.api, { agent_id: w.agentId, contact_id: c.id });
-    expect(call.body).toMatchObject({ state: 'disposed', disposition: 'dnc_hit' });
+      // The very next call to the contact is disposed dnc_hit.
+      const call = await queue(w.api, { agent_id: w.agentId, contact_id: c.id });
+      expect(call.body).toMatchObject({ state: 'disposed', disposition: 'dnc_hit' });
 
-    // The carrier replays the webhook: nothing stored again, no second confirmation.
-    const replay = await w.textIn(c.phone_e164, body, text.sid);
-    expect(replay.replies).toEqual([]);
-    expect((await w.api('GET', `/v1/messages?contact_id=${c.id}&direction=inbound`)).body.data).toHaveLength(1);
-  });
+      // The carrier replays the webhook: nothing stored again, no second confirmation.
+      const replay = await w.textIn(c.phone_e164, body, text.sid);
+      expect(replay.replies).toEqual([]);
+      expect((await w.api('GET', `/v1/messages?contact_id=${c.id}&direction=inbound`)).body.data).toHaveLength(1);
+    },
+  );
 
   it.each(['stopwatch for sale', 'thanks!'])('%j is other and suppresses nothing', async (body) => {
     const c = await w.contact();
@@ -437,24 +584,53 @@ describe('inbound texts', () => {
 
     // Signed by the account, written to a number no tenant holds: an empty answer, nothing stored or suppressed.
     const sid = newMessageSid();
-    const unknownTo = await w.carrier('/carrier/twilio/message', { AccountSid: w.creds.account_sid, MessageSid: sid, SmsSid: sid, From: c.phone_e164, To: randomNumber('212'), Body: 'STOP', NumMedia: '0', SmsStatus: 'received' });
+    const unknownTo = await w.carrier('/carrier/twilio/message', {
+      AccountSid: w.creds.account_sid,
+      MessageSid: sid,
+      SmsSid: sid,
+      From: c.phone_e164,
+      To: randomNumber('212'),
+      Body: 'STOP',
+      NumMedia: '0',
+      SmsStatus: 'received',
+    });
     expect(unknownTo.status).toBe(200);
     expect(repliesOf(unknownTo.text)).toEqual([]);
     expect(readTwiml(unknownTo.text)).toEqual([]);
     expect((await w.api('GET', `/v1/messages?contact_id=${c.id}`)).body.data).toEqual([]);
-    expect((await w.api('GET', '/v1/messages?direction=inbound&limit=100')).body.data.filter((m: { provider_sid: string }) => m.provider_sid === sid)).toEqual([]);
+    expect((await w.api('GET', '/v1/messages?direction=inbound&limit=100')).body.data.filter((m: { provider_sid: string }) => m.provider_sid === sid)).toEqual(
+      [],
+    );
     expect(await getActiveSuppression(w.tenantId, c.phone_e164)).toBeUndefined();
   });
 
   it('a number of the tenant that may not text (no sms capability) stores the text and honours a STOP, but answers nothing', async () => {
-    const voiceOnly = (await w.api('POST', '/v1/phone-numbers', { body: { phone_e164: randomNumber('212'), telephony_account_id: w.accountId, capabilities: ['voice'] } })).body;
+    const voiceOnly = (
+      await w.api('POST', '/v1/phone-numbers', { body: { phone_e164: randomNumber('212'), telephony_account_id: w.accountId, capabilities: ['voice'] } })
+    ).body;
     const c = await w.contact();
     const sid = newMessageSid();
-    const res = await w.carrier('/carrier/twilio/message', { AccountSid: w.creds.account_sid, MessageSid: sid, SmsSid: sid, From: c.phone_e164, To: voiceOnly.phone_e164, Body: 'STOP', NumMedia: '0', SmsStatus: 'received' });
+    const res = await w.carrier('/carrier/twilio/message', {
+      AccountSid: w.creds.account_sid,
+      MessageSid: sid,
+      SmsSid: sid,
+      From: c.phone_e164,
+      To: voiceOnly.phone_e164,
+      Body: 'STOP',
+      NumMedia: '0',
+      SmsStatus: 'received',
+    });
     expect(res.status).toBe(200);
     expect(repliesOf(res.text)).toEqual([]);
     const [m] = (await w.api('GET', `/v1/messages?contact_id=${c.id}`)).body.data;
-    expect(m).toMatchObject({ direction: 'inbound', status: 'received', inbound_intent: 'stop', phone_number_id: voiceOnly.id, to_e164: voiceOnly.phone_e164, provider_sid: sid });
+    expect(m).toMatchObject({
+      direction: 'inbound',
+      status: 'received',
+      inbound_intent: 'stop',
+      phone_number_id: voiceOnly.id,
+      to_e164: voiceOnly.phone_e164,
+      provider_sid: sid,
+    });
     expect(await getActiveSuppression(w.tenantId, c.phone_e164)).toMatchObject({ source: 'sms', source_id: m.id, reason: 'opt_out' });
     expect((await w.api('GET', `/v1/contacts/${c.id}`)).body.do_not_call).toBe(true);
     expect(await sandboxMessagesFrom(voiceOnly.phone_e164)).toHaveLength(0);
@@ -466,36 +642,97 @@ describe('the voice runtime sends through the same path', () => {
     const c = await w.contact();
     const { readTwiml } = await import('./message-fixtures.js');
     const sid = `CA${randomUUID().replace(/-/g, '')}`;
-    const voice = await w.carrier('/carrier/twilio/voice', { AccountSid: w.creds.account_sid, CallSid: sid, From: c.phone_e164, To: w.number.phone_e164, CallStatus: 'ringing', Direction: 'inbound' });
+    const voice = await w.carrier('/carrier/twilio/voice', {
+      AccountSid: w.creds.account_sid,
+      CallSid: sid,
+      From: c.phone_e164,
+      To: w.number.phone_e164,
+      CallStatus: 'ringing',
+      Direction: 'inbound',
+    });
     const [connect] = readTwiml(voice.text);
     const token = (connect as { parameters: Record<string, string> }).parameters.token!;
-    const callId = (await w.api('GET', '/v1/calls?direction=inbound')).body.data.find((x: { telephony: { provider_call_sid: string } }) => x.telephony.provider_call_sid === sid).id;
+    const callId = (await w.api('GET', '/v1/calls?direction=inbound')).body.data.find(
+      (x: { telephony: { provider_call_sid: string } }) => x.telephony.provider_call_sid === sid,
+    ).id;
     const runtime = client(stack, token);
-    const batch = { events: [{ id: `act-${sid}`, type: 'conversation_action', at: new Date().toISOString(), action_id: 'a1', kind: 'send_sms', arguments: { body: 'Here is the booking link: https://acme.test/b' } }] };
+    const batch = {
+      events: [
+        {
+          id: `act-${sid}`,
+          type: 'conversation_action',
+          at: new Date().toISOString(),
+          action_id: 'a1',
+          kind: 'send_sms',
+          arguments: { body: 'Here is the booking link: https://acme.test/b' },
+        },
+      ],
+    };
     expect((await runtime('POST', `/runtime/v1/calls/${callId}/events`, { body: batch })).status).toBe(200);
     expect((await runtime('POST', `/runtime/v1/calls/${callId}/events`, { body: batch })).status).toBe(200);
     const sent = (await w.api('GET', `/v1/messages?origin_call_id=${callId}`)).body.data;
-    expect(sent).toEqual([expect.objectContaining({ direction: 'outbound', contact_id: c.id, to_e164: c.phone_e164, from_e164: w.number.phone_e164, origin_call_id: callId, compliance_profile_id: w.info.id, body_rendered: 'Here is the booking link: https://acme.test/b' })]);
+    expect(sent).toEqual([
+      expect.objectContaining({
+        direction: 'outbound',
+        contact_id: c.id,
+        to_e164: c.phone_e164,
+        from_e164: w.number.phone_e164,
+        origin_call_id: callId,
+        compliance_profile_id: w.info.id,
+        body_rendered: 'Here is the booking link: https://acme.test/b',
+      }),
+    ]);
     await waitStatus(sent[0].id, 'delivered');
-    const bad = await runtime('POST', `/runtime/v1/calls/${callId}/events`, { body: { events: [{ id: `act2-${sid}`, type: 'conversation_action', at: new Date().toISOString(), action_id: 'a2', kind: 'send_sms', arguments: {} }] } });
+    const bad = await runtime('POST', `/runtime/v1/calls/${callId}/events`, {
+      body: { events: [{ id: `act2-${sid}`, type: 'conversation_action', at: new Date().toISOString(), action_id: 'a2', kind: 'send_sms', arguments: {} }] },
+    });
     expect(bad.status).toBe(422);
     expect(locs(bad.body)).toEqual(['body.events.0.arguments.body:missing']);
   });
 
   it("send_sms is refused (422 tool_not_granted at the event's kind, nothing stored or sent) when the pinned version's tools do not include it", async () => {
-    const sdr = (await w.api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', { body: { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: w.info.id } })).body;
+    const sdr = (
+      await w.api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', {
+        body: { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: w.info.id },
+      })
+    ).body;
     expect(sdr.tools).not.toContain('send_sms');
     expect((await w.api('POST', `/v1/agents/${sdr.id}/publish`)).status).toBe(201);
-    const number = (await w.api('POST', '/v1/phone-numbers', { body: { phone_e164: randomNumber('212'), telephony_account_id: w.accountId, capabilities: ['voice', 'sms'], a2p_campaign_ref: 'CMP-TEXTS-1' } })).body;
+    const number = (
+      await w.api('POST', '/v1/phone-numbers', {
+        body: { phone_e164: randomNumber('212'), telephony_account_id: w.accountId, capabilities: ['voice', 'sms'], a2p_campaign_ref: 'CMP-TEXTS-1' },
+      })
+    ).body;
     await w.api('PATCH', `/v1/phone-numbers/${number.id}`, { body: { inbound_agent_id: sdr.id } });
     const c = await w.contact();
     const sid = `CA${randomUUID().replace(/-/g, '')}`;
-    const voice = await w.carrier('/carrier/twilio/voice', { AccountSid: w.creds.account_sid, CallSid: sid, From: c.phone_e164, To: number.phone_e164, CallStatus: 'ringing', Direction: 'inbound' });
+    const voice = await w.carrier('/carrier/twilio/voice', {
+      AccountSid: w.creds.account_sid,
+      CallSid: sid,
+      From: c.phone_e164,
+      To: number.phone_e164,
+      CallStatus: 'ringing',
+      Direction: 'inbound',
+    });
     const [connect] = readTwiml(voice.text);
     const token = (connect as { parameters: Record<string, string> }).parameters.token!;
-    const callId = (await w.api('GET', '/v1/calls?direction=inbound')).body.data.find((x: { telephony: { provider_call_sid: string } }) => x.telephony.provider_call_sid === sid).id;
+    const callId = (await w.api('GET', '/v1/calls?direction=inbound')).body.data.find(
+      (x: { telephony: { provider_call_sid: string } }) => x.telephony.provider_call_sid === sid,
+    ).id;
     const runtime = client(stack, token);
-    const batch = { events: [{ id: `turn-${sid}`, type: 'turn', at: new Date().toISOString(), speaker: 'agent', text: 'Hello' }, { id: `act-${sid}`, type: 'conversation_action', at: new Date().toISOString(), action_id: 'a1', kind: 'send_sms', arguments: { body: 'Here is the booking link' } }] };
+    const batch = {
+      events: [
+        { id: `turn-${sid}`, type: 'turn', at: new Date().toISOString(), speaker: 'agent', text: 'Hello' },
+        {
+          id: `act-${sid}`,
+          type: 'conversation_action',
+          at: new Date().toISOString(),
+          action_id: 'a1',
+          kind: 'send_sms',
+          arguments: { body: 'Here is the booking link' },
+        },
+      ],
+    };
     const res = await runtime('POST', `/runtime/v1/calls/${callId}/events`, { body: batch });
     expect(res.status).toBe(422);
     expect(locs(res.body)).toEqual(['body.events.1.kind:tool_not_granted']);
@@ -550,7 +787,10 @@ describe('GET /v1/telephony-accounts/{id}/inbound-messaging-webhook', () => {
     const byo = (await w.api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: creds } })).body.id;
     expect((await w.api('GET', `/v1/telephony-accounts/${byo}/inbound-messaging-webhook`)).status).toBe(404);
     await w.api('POST', `/v1/telephony-accounts/${byo}/verify`);
-    expect((await w.api('GET', `/v1/telephony-accounts/${byo}/inbound-messaging-webhook`)).body).toEqual({ url: `${stack.baseUrl}/carrier/twilio/message`, status_callback_url: `${stack.baseUrl}/carrier/twilio/message-status` });
+    expect((await w.api('GET', `/v1/telephony-accounts/${byo}/inbound-messaging-webhook`)).body).toEqual({
+      url: `${stack.baseUrl}/carrier/twilio/message`,
+      status_callback_url: `${stack.baseUrl}/carrier/twilio/message-status`,
+    });
     const other = client(stack, (await newTenant()).token);
     expect((await other('GET', `/v1/telephony-accounts/${byo}/inbound-messaging-webhook`)).status).toBe(404);
   });

@@ -25,12 +25,26 @@ async function world() {
   };
   const text = async () => {
     const sid = `SM${randomBytes(16).toString('hex')}`;
-    expect((await carrier('/carrier/twilio/message', { AccountSid: creds.account_sid, MessageSid: sid, SmsSid: sid, From: from, To: number.phone_e164, Body: `Hello ${++n}, call me at 555-0100`, NumMedia: '0', SmsStatus: 'received' })).status).toBe(200);
+    expect(
+      (
+        await carrier('/carrier/twilio/message', {
+          AccountSid: creds.account_sid,
+          MessageSid: sid,
+          SmsSid: sid,
+          From: from,
+          To: number.phone_e164,
+          Body: `Hello ${++n}, call me at 555-0100`,
+          NumMedia: '0',
+          SmsStatus: 'received',
+        })
+      ).status,
+    ).toBe(200);
   };
   return { ...t, api, number, carrier, inboundCall, text, from };
 }
 
-const page = async (api: ReturnType<typeof client>, limit: number, cursor?: string) => (await api('GET', `/v1/mobile/receptionist/activity/page?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body;
+const page = async (api: ReturnType<typeof client>, limit: number, cursor?: string) =>
+  (await api('GET', `/v1/mobile/receptionist/activity/page?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body;
 
 describe('GET /v1/mobile/receptionist/activity/page', () => {
   it('merges live calls, handoffs, voicemails and texts newest first, without transcript, media or numbers', async () => {
@@ -38,7 +52,14 @@ describe('GET /v1/mobile/receptionist/activity/page', () => {
     const c1 = await w.inboundCall();
     const token = (readTwiml(c1.twiml)[0] as { parameters: Record<string, string> }).parameters.token!;
     const at = new Date().toISOString();
-    await client(stack, token)('POST', `/runtime/v1/calls/${c1.call.id}/events`, { body: { events: [{ id: `t-${++n}`, type: 'turn', at, speaker: 'contact', text: 'My number is 212 555 0199, call me back' }, { id: `a-${++n}`, type: 'conversation_action', at, action_id: 'cb', kind: 'schedule_callback', arguments: { phone: w.from } }] } });
+    await client(stack, token)('POST', `/runtime/v1/calls/${c1.call.id}/events`, {
+      body: {
+        events: [
+          { id: `t-${++n}`, type: 'turn', at, speaker: 'contact', text: 'My number is 212 555 0199, call me back' },
+          { id: `a-${++n}`, type: 'conversation_action', at, action_id: 'cb', kind: 'schedule_callback', arguments: { phone: w.from } },
+        ],
+      },
+    });
     await w.text();
     await w.api('PATCH', `/v1/phone-numbers/${w.number.id}`, { body: { inbound_route_mode: 'voicemail', inbound_voicemail_greeting: 'Leave word.' } });
     const vm = await w.inboundCall();

@@ -23,7 +23,13 @@ describe('odd input is a 422, never a 500', () => {
   it('query values that repeat, are empty or overflow', async () => {
     const t = await newTenant();
     const api = client(stack, t.token);
-    for (const [q, type] of [['limit=1&limit=2', 'int_parsing'], ['cursor=', 'string_too_short'], ['limit=99999999999999999999', 'less_than_equal'], ['limit=-1', 'greater_than_equal'], ['limit=2.5', 'int_parsing']] as const) {
+    for (const [q, type] of [
+      ['limit=1&limit=2', 'int_parsing'],
+      ['cursor=', 'string_too_short'],
+      ['limit=99999999999999999999', 'less_than_equal'],
+      ['limit=-1', 'greater_than_equal'],
+      ['limit=2.5', 'int_parsing'],
+    ] as const) {
       const r = await api('GET', `/v1/contacts?${q}`);
       expect(r.status, q).toBe(422);
       expect(r.body.detail[0].type, q).toBe(type);

@@ -28,7 +28,11 @@ export async function outboundTenant(stack: TestStack) {
   const profile = (await api('POST', '/v1/compliance-profiles', { body: profileBody() })).body;
   const agent = (
     await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', {
-      body: { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: profile.id, voicemail_drop: { body: { 'en-US': VOICEMAIL_BODY }, callback_number: '+14155550199' } },
+      body: {
+        disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' },
+        compliance_profile_id: profile.id,
+        voicemail_drop: { body: { 'en-US': VOICEMAIL_BODY }, callback_number: '+14155550199' },
+      },
     })
   ).body;
   const version = await api('POST', `/v1/agents/${agent.id}/publish`);
@@ -79,10 +83,26 @@ export async function putOutboundCall(s: OutboundTenant, input: OutboundCallInpu
     origin: 'api',
     questions: input.questions ?? [],
     context: {},
-    compliance: { outcome: 'allow', disposition: null, reasons: [], next_permitted_at: null, callee: { zones: [], states: [] }, call_purpose: 'marketing', evaluated_at: now, rule_set_version: 'test' },
+    compliance: {
+      outcome: 'allow',
+      disposition: null,
+      reasons: [],
+      next_permitted_at: null,
+      callee: { zones: [], states: [] },
+      call_purpose: 'marketing',
+      evaluated_at: now,
+      rule_set_version: 'test',
+    },
     scheduled_for: now,
     idempotency_key: input.idempotencyKey ?? null,
-    telephony: { provider: 'mock', telephony_account_id: s.accountId, phone_number_id: s.number.id, from_e164: s.number.phone_e164, provider_call_sid: null, mock: true },
+    telephony: {
+      provider: 'mock',
+      telephony_account_id: s.accountId,
+      phone_number_id: s.number.id,
+      from_e164: s.number.phone_e164,
+      provider_call_sid: null,
+      mock: true,
+    },
     dialing_at: state === 'dialing' ? now : null,
     created_at: now,
     updated_at: now,

@@ -32,7 +32,8 @@ process.env.ANALYSIS_DELAY_SECONDS = '2';
 const stack = useTestStack();
 
 const read = async (s: OutboundTenant, id: string) => (await getCall(s.tenantId, id)) as CallRecordWithEvents;
-const eventsOf = async (tenantId: string, callId: string): Promise<OutboxEvent[]> => (await listTenantEvents(tenantId)).filter((e) => e.data.call_id === callId);
+const eventsOf = async (tenantId: string, callId: string): Promise<OutboxEvent[]> =>
+  (await listTenantEvents(tenantId)).filter((e) => e.data.call_id === callId);
 const typesOf = (events: OutboxEvent[]) => events.map((e) => e.type);
 const count = (events: OutboxEvent[], type: string) => events.filter((e) => e.type === type).length;
 const newCallSid = () => `CA${randomBytes(16).toString('hex')}`;
@@ -75,7 +76,12 @@ describe('outbound calls through the sandbox carrier, per test number', () => {
 
     for (const [i, p] of placed.entries()) {
       const call = finals[i]!;
-      expect({ to: p.to, state: call.state, disposition: call.disposition, set_by: call.disposition_set_by }).toEqual({ to: p.to, state: p.state, disposition: p.disposition, set_by: p.set_by });
+      expect({ to: p.to, state: call.state, disposition: call.disposition, set_by: call.disposition_set_by }).toEqual({
+        to: p.to,
+        state: p.state,
+        disposition: p.disposition,
+        set_by: p.set_by,
+      });
       // The callback arrived before any pointer existed: it was linked from the URL's call_id.
       expect(call.provider_call_sid).toBe(p.sid);
       expect(call.telephony!.provider_call_sid).toBe(p.sid);
@@ -141,7 +147,15 @@ describe('outbound calls through the sandbox carrier, per test number', () => {
     const to = '+13125550122';
     const id = await putOutboundCall(s, { to });
     const sid = newCallSid();
-    const params = { AccountSid: s.creds.account_sid, CallSid: sid, From: s.number.phone_e164, To: to, CallStatus: 'in-progress', AnsweredBy: 'machine_start', Direction: 'outbound-api' };
+    const params = {
+      AccountSid: s.creds.account_sid,
+      CallSid: sid,
+      From: s.number.phone_e164,
+      To: to,
+      CallStatus: 'in-progress',
+      AnsweredBy: 'machine_start',
+      Direction: 'outbound-api',
+    };
     const res = await signedPost(stack, s, `/carrier/twilio/outbound?call_id=${id}`, params);
     expect(res.status).toBe(200);
     const verbs = readTwiml(res.text) as { verb: string; text?: string }[];
@@ -160,7 +174,15 @@ describe('outbound calls through the sandbox carrier, per test number', () => {
     const s = await outboundTenant(stack);
     const to = '+13125550100';
     const id = await putOutboundCall(s, { to });
-    const params = { AccountSid: s.creds.account_sid, CallSid: newCallSid(), From: s.number.phone_e164, To: to, CallStatus: 'in-progress', AnsweredBy: 'human', Direction: 'outbound-api' };
+    const params = {
+      AccountSid: s.creds.account_sid,
+      CallSid: newCallSid(),
+      From: s.number.phone_e164,
+      To: to,
+      CallStatus: 'in-progress',
+      AnsweredBy: 'human',
+      Direction: 'outbound-api',
+    };
     const res = await signedPost(stack, s, `/carrier/twilio/outbound?call_id=${id}`, params);
     const [connect] = readTwiml(res.text) as { verb: string; parameters: Record<string, string> }[];
     expect(connect!.verb).toBe('Connect');
@@ -195,11 +217,30 @@ describe('the runtime reporting after the carrier ended the call', () => {
     const token = (readTwiml(twimlRes.text)[0] as { parameters: Record<string, string> }).parameters.token!;
     const runtime = client(stack, token);
     const t0 = new Date().toISOString();
-    expect((await runtime('POST', `/runtime/v1/calls/${id}/events`, { body: { events: [{ id: 'late-1', type: 'turn', at: t0, speaker: 'contact', text: 'Hello?' }, { id: 'late-2', type: 'disclosure', at: t0, text: 'This call is from Acme Solar.' }, { id: 'late-3', type: 'turn', at: t0, speaker: 'agent', text: 'This call is from Acme Solar.' }] } })).status).toBe(200);
+    expect(
+      (
+        await runtime('POST', `/runtime/v1/calls/${id}/events`, {
+          body: {
+            events: [
+              { id: 'late-1', type: 'turn', at: t0, speaker: 'contact', text: 'Hello?' },
+              { id: 'late-2', type: 'disclosure', at: t0, text: 'This call is from Acme Solar.' },
+              { id: 'late-3', type: 'turn', at: t0, speaker: 'agent', text: 'This call is from Acme Solar.' },
+            ],
+          },
+        })
+      ).status,
+    ).toBe(200);
     // The carrier's final callback arrives before the runtime's last batch.
     await signedPost(stack, s, `/carrier/twilio/status?call_id=${id}`, { ...base, CallStatus: 'completed', CallDuration: '40' });
     expect(await read(s, id)).toMatchObject({ state: 'completed', disposition: 'completed_no_goal', disposition_set_by: 'system' });
-    const late = await runtime('POST', `/runtime/v1/calls/${id}/events`, { body: { events: [{ id: 'late-4', type: 'outcome', at: t0, outcome: { outcome_type: 'none', goal_reached: true } }, { id: 'late-5', type: 'hangup', at: t0, by: 'agent' }] } });
+    const late = await runtime('POST', `/runtime/v1/calls/${id}/events`, {
+      body: {
+        events: [
+          { id: 'late-4', type: 'outcome', at: t0, outcome: { outcome_type: 'none', goal_reached: true } },
+          { id: 'late-5', type: 'hangup', at: t0, by: 'agent' },
+        ],
+      },
+    });
     expect(late.status).toBe(200);
     const call = await settled(s, id);
     expect(call).toMatchObject({ state: 'completed', disposition: 'completed_goal', disposition_set_by: 'agent_llm' });
@@ -219,7 +260,8 @@ describe('status callbacks are monotonic and idempotent', () => {
     const id = await putOutboundCall(s, { to });
     const sid = newCallSid();
     const base = { AccountSid: s.creds.account_sid, CallSid: sid, From: s.number.phone_e164, To: to, Direction: 'outbound-api' };
-    const status = (CallStatus: string, extra: Record<string, string> = {}) => signedPost(stack, s, `/carrier/twilio/status?call_id=${id}`, { ...base, CallStatus, ...extra });
+    const status = (CallStatus: string, extra: Record<string, string> = {}) =>
+      signedPost(stack, s, `/carrier/twilio/status?call_id=${id}`, { ...base, CallStatus, ...extra });
 
     expect((await status('ringing')).status).toBe(200);
     await Promise.all([status('in-progress'), status('in-progress'), status('in-progress')]);
@@ -297,7 +339,15 @@ describe('GET /v1/calls/{call_id}, GET /v1/calls, cancel', () => {
       disposition_set_by: null,
       agent_version_id: s.versionId,
       origin: 'api',
-      telephony: { provider: 'mock', telephony_account_id: s.accountId, phone_number_id: s.number.id, from_e164: s.number.phone_e164, to_e164: '+13125550181', provider_call_sid: null, mock: true },
+      telephony: {
+        provider: 'mock',
+        telephony_account_id: s.accountId,
+        phone_number_id: s.number.id,
+        from_e164: s.number.phone_e164,
+        to_e164: '+13125550181',
+        provider_call_sid: null,
+        mock: true,
+      },
       recorded_response_count: 0,
       recorded_responses: [],
       conversation_actions: [],
@@ -341,7 +391,15 @@ describe('GET /v1/calls/{call_id}, GET /v1/calls, cancel', () => {
     });
     const inDetail = await s.api('GET', `/v1/calls/${inbound.call.id}`);
     expect(inDetail.status).toBe(200);
-    expect(inDetail.body).toMatchObject({ direction: 'inbound', state: 'answered', attempt_id: null, contact_id: null, agent_version_id: s.versionId, compliance: null, analysis: null });
+    expect(inDetail.body).toMatchObject({
+      direction: 'inbound',
+      state: 'answered',
+      attempt_id: null,
+      contact_id: null,
+      agent_version_id: s.versionId,
+      compliance: null,
+      analysis: null,
+    });
 
     const other = await newTenant();
     expect((await client(stack, other.token)('GET', `/v1/calls/${id}`)).status).toBe(404);
@@ -393,16 +451,23 @@ describe('inbound calls are scored too', () => {
   it('a caller books through the receptionist agent: when the carrier ends the call, the analysis worker scores it against the pinned version', async () => {
     const s = await outboundTenant(stack);
     const profile = (await s.api('POST', '/v1/compliance-profiles', { body: profileBody({ call_purpose: 'informational' }) })).body;
-    const agent = (await s.api('POST', '/v1/templates/tpl_receptionist_front_desk/instantiate', { body: { disclosure_config: { business_name: 'Acme Dental' }, compliance_profile_id: profile.id } })).body;
+    const agent = (
+      await s.api('POST', '/v1/templates/tpl_receptionist_front_desk/instantiate', {
+        body: { disclosure_config: { business_name: 'Acme Dental' }, compliance_profile_id: profile.id },
+      })
+    ).body;
     const version = (await s.api('POST', `/v1/agents/${agent.id}/publish`)).body;
     expect((await s.api('PATCH', `/v1/phone-numbers/${s.number.id}`, { body: { inbound_agent_id: agent.id } })).status).toBe(200);
     const played = await playInboundCall({ to: s.number.phone_e164, from: '+12125550177', script: 'booking' });
     expect(played.outcome).toBe('completed');
     const callId = (await getCallPointer(played.call_sid))!.call_id;
-    const detail = await waitFor(async () => {
-      const d = (await s.api('GET', `/v1/calls/${callId}`)).body;
-      return d.analysis ? d : undefined;
-    }, { timeoutMs: 30_000, message: 'the inbound call scored' });
+    const detail = await waitFor(
+      async () => {
+        const d = (await s.api('GET', `/v1/calls/${callId}`)).body;
+        return d.analysis ? d : undefined;
+      },
+      { timeoutMs: 30_000, message: 'the inbound call scored' },
+    );
     expect(detail).toMatchObject({ direction: 'inbound', state: 'completed', agent_version_id: version.id });
     expect(detail.analysis.success_evaluation.rubric_version).toBe(version.id);
     expect(detail.analysis.success_evaluation.dimensions.disclosure_given.result).toBe('pass');

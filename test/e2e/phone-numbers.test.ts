@@ -22,7 +22,9 @@ describe('POST /v1/phone-numbers', () => {
   it('buys a number on a mock account: active, clean, routed to our carrier webhooks at the sandbox carrier', async () => {
     const { api, accountId } = await setup();
     const phone = randomNumber();
-    const res = await api('POST', '/v1/phone-numbers', { body: { phone_e164: phone, telephony_account_id: accountId, daily_dial_cap: 150, a2p_campaign_ref: 'CM123' } });
+    const res = await api('POST', '/v1/phone-numbers', {
+      body: { phone_e164: phone, telephony_account_id: accountId, daily_dial_cap: 150, a2p_campaign_ref: 'CM123' },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       id: expect.stringMatching(/^pnb_/),
@@ -42,7 +44,11 @@ describe('POST /v1/phone-numbers', () => {
       created_at: expect.any(String),
     });
     const held = await getSandboxNumber(phone);
-    expect(held).toMatchObject({ sid: res.body.provider_sid, voice_url: `${stack.baseUrl}/carrier/twilio/voice`, status_callback: `${stack.baseUrl}/carrier/twilio/status` });
+    expect(held).toMatchObject({
+      sid: res.body.provider_sid,
+      voice_url: `${stack.baseUrl}/carrier/twilio/voice`,
+      status_callback: `${stack.baseUrl}/carrier/twilio/status`,
+    });
     expect((await api('GET', `/v1/phone-numbers/${res.body.id}`)).body).toEqual(res.body);
   });
 
@@ -54,17 +60,24 @@ describe('POST /v1/phone-numbers', () => {
     const accountId = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: creds } })).body.id;
     expect((await api('POST', `/v1/telephony-accounts/${accountId}/verify`)).body.verification_status).toBe('verified');
     const phone = randomNumber('212');
-    const bought = await client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, { form: { PhoneNumber: phone }, headers: { authorization: basic(creds) } });
+    const bought = await client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, {
+      form: { PhoneNumber: phone },
+      headers: { authorization: basic(creds) },
+    });
     expect(bought.status).toBe(201);
     const sid = (bought.body as { sid: string }).sid;
 
-    const wrongSid = await api('POST', '/v1/phone-numbers', { body: { phone_e164: phone, telephony_account_id: accountId, provider_sid: `PN${'0'.repeat(32)}` } });
+    const wrongSid = await api('POST', '/v1/phone-numbers', {
+      body: { phone_e164: phone, telephony_account_id: accountId, provider_sid: `PN${'0'.repeat(32)}` },
+    });
     expect(wrongSid.status).toBe(422);
     expect(locs(wrongSid.body)).toEqual(['body.provider_sid:not_found']);
     const mismatch = await api('POST', '/v1/phone-numbers', { body: { phone_e164: randomNumber('212'), telephony_account_id: accountId, provider_sid: sid } });
     expect(locs(mismatch.body)).toEqual(['body.provider_sid:provider_sid_mismatch']);
 
-    const res = await api('POST', '/v1/phone-numbers', { body: { phone_e164: phone, telephony_account_id: accountId, provider_sid: sid, capabilities: ['voice', 'sms'] } });
+    const res = await api('POST', '/v1/phone-numbers', {
+      body: { phone_e164: phone, telephony_account_id: accountId, provider_sid: sid, capabilities: ['voice', 'sms'] },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ provider_sid: sid, status: 'active', capabilities: ['voice', 'sms'] });
     expect((await getSandboxNumber(phone))?.voice_url).toBe(`${stack.baseUrl}/carrier/twilio/voice`);
@@ -75,7 +88,10 @@ describe('POST /v1/phone-numbers', () => {
     const b = await setup();
     const phone = randomNumber();
     expect((await a.api('POST', '/v1/phone-numbers', { body: { phone_e164: phone, telephony_account_id: a.accountId } })).status).toBe(200);
-    for (const [api, accountId] of [[b.api, b.accountId], [a.api, a.accountId]] as const) {
+    for (const [api, accountId] of [
+      [b.api, b.accountId],
+      [a.api, a.accountId],
+    ] as const) {
       const again = await api('POST', '/v1/phone-numbers', { body: { phone_e164: phone, telephony_account_id: accountId } });
       expect(again.status).toBe(409);
       expect(again.body.code).toBe('number_unavailable');
@@ -90,7 +106,14 @@ describe('POST /v1/phone-numbers', () => {
     // Held at the sandbox carrier by another account, but claimed by no tenant here.
     const creds = newSandboxCredentials();
     await putSandboxAccount(creds);
-    expect((await client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, { form: { PhoneNumber: phone }, headers: { authorization: basic(creds) } })).status).toBe(201);
+    expect(
+      (
+        await client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, {
+          form: { PhoneNumber: phone },
+          headers: { authorization: basic(creds) },
+        })
+      ).status,
+    ).toBe(201);
     const refused = await api('POST', '/v1/phone-numbers', { body: { phone_e164: phone, telephony_account_id: accountId } });
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe('number_unavailable');
@@ -115,7 +138,7 @@ describe('POST /v1/phone-numbers', () => {
     expect(locs(res.body)).toEqual([expected]);
   });
 
-  it('the account must be the tenant\'s and verified', async () => {
+  it("the account must be the tenant's and verified", async () => {
     const { api } = await setup();
     const other = await setup();
     const pending = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'mock' } })).body.id;
@@ -131,17 +154,31 @@ describe('POST /v1/phone-numbers', () => {
     const { api } = await setup();
     const real = newSandboxCredentials();
     await putSandboxAccount(real);
-    const failed = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: { account_sid: real.account_sid, auth_token: 'f'.repeat(32) } } })).body.id;
+    const failed = (
+      await api('POST', '/v1/telephony-accounts', {
+        body: { mode: 'byo', provider: 'twilio', credentials: { account_sid: real.account_sid, auth_token: 'f'.repeat(32) } },
+      })
+    ).body.id;
     expect((await api('POST', `/v1/telephony-accounts/${failed}/verify`)).body.verification_status).toBe('failed');
     const held = newSandboxCredentials();
     await putSandboxAccount(held, { status: 'suspended' });
     const suspended = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: held } })).body.id;
     expect((await api('POST', `/v1/telephony-accounts/${suspended}/verify`)).body.verification_status).toBe('suspended');
-    for (const [accountId, status] of [[failed, 'failed'], [suspended, 'suspended']] as const) {
+    for (const [accountId, status] of [
+      [failed, 'failed'],
+      [suspended, 'suspended'],
+    ] as const) {
       const phone = randomNumber();
       const res = await api('POST', '/v1/phone-numbers', { body: { phone_e164: phone, telephony_account_id: accountId } });
       expect(res.status, status).toBe(422);
-      expect(res.body.detail).toEqual([{ loc: ['body', 'telephony_account_id'], msg: expect.stringContaining(`The telephony account is ${status}`), type: 'account_not_verified', input: accountId }]);
+      expect(res.body.detail).toEqual([
+        {
+          loc: ['body', 'telephony_account_id'],
+          msg: expect.stringContaining(`The telephony account is ${status}`),
+          type: 'account_not_verified',
+          input: accountId,
+        },
+      ]);
       expect(await getNumberClaim(phone)).toBeUndefined();
     }
     expect((await api('GET', '/v1/phone-numbers')).body.data).toEqual([]);
@@ -216,8 +253,15 @@ describe('GET /v1/phone-numbers and PATCH', () => {
 
     const set = await api('PATCH', `/v1/phone-numbers/${number.id}`, { body: { inbound_agent_id: agentId, daily_dial_cap: 40 } });
     expect(set.body).toMatchObject({ inbound_agent_id: agentId, inbound_route_mode: 'agent', daily_dial_cap: 40 });
-    const vm = await api('PATCH', `/v1/phone-numbers/${number.id}`, { body: { inbound_route_mode: 'voicemail', inbound_voicemail_greeting: 'Leave a message.', daily_dial_cap: null } });
-    expect(vm.body).toMatchObject({ inbound_agent_id: agentId, inbound_route_mode: 'voicemail', inbound_voicemail_greeting: 'Leave a message.', daily_dial_cap: null });
+    const vm = await api('PATCH', `/v1/phone-numbers/${number.id}`, {
+      body: { inbound_route_mode: 'voicemail', inbound_voicemail_greeting: 'Leave a message.', daily_dial_cap: null },
+    });
+    expect(vm.body).toMatchObject({
+      inbound_agent_id: agentId,
+      inbound_route_mode: 'voicemail',
+      inbound_voicemail_greeting: 'Leave a message.',
+      daily_dial_cap: null,
+    });
     expect((await api('GET', `/v1/phone-numbers/${number.id}`)).body).toEqual(vm.body);
   });
 });
@@ -227,11 +271,17 @@ describe('a number being provisioned', () => {
     const { api, tenantId, accountId } = await setup();
     const pending = await claimPhoneNumber({ tenantId, phoneE164: randomNumber(), telephonyAccountId: accountId, acquired: 'bought', capabilities: ['voice'] });
     const patch = await api('PATCH', `/v1/phone-numbers/${pending.id}`, { body: { daily_dial_cap: 5 } });
-    expect([patch.status, (patch.body as { error?: { code?: string } }).error?.code ?? (patch.body as { code?: string }).code]).toEqual([409, 'phone_number_provisioning']);
+    expect([patch.status, (patch.body as { error?: { code?: string } }).error?.code ?? (patch.body as { code?: string }).code]).toEqual([
+      409,
+      'phone_number_provisioning',
+    ]);
     expect((await getPhoneNumber(tenantId, pending.id))!.revision).toBe(pending.revision);
     const active = await activatePhoneNumber(pending, `PN${'a'.repeat(32)}`);
     expect(active.status).toBe('active');
-    expect((await api('PATCH', `/v1/phone-numbers/${pending.id}`, { body: { daily_dial_cap: 5 } })).body).toMatchObject({ status: 'active', daily_dial_cap: 5 });
+    expect((await api('PATCH', `/v1/phone-numbers/${pending.id}`, { body: { daily_dial_cap: 5 } })).body).toMatchObject({
+      status: 'active',
+      daily_dial_cap: 5,
+    });
   });
 });
 
@@ -240,7 +290,10 @@ describe('the sandbox carrier numbers resource speaks Twilio', () => {
     const creds = newSandboxCredentials();
     await putSandboxAccount(creds);
     const buy = (auth: string, sid: string, phone: string) =>
-      client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${sid}/IncomingPhoneNumbers.json`, { form: { PhoneNumber: phone }, headers: { authorization: auth } });
+      client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${sid}/IncomingPhoneNumbers.json`, {
+        form: { PhoneNumber: phone },
+        headers: { authorization: auth },
+      });
     const phone = randomNumber();
     const wrong = await buy(basic({ ...creds, auth_token: 'f'.repeat(32) }), creds.account_sid, phone);
     expect([wrong.status, wrong.body.code]).toEqual([401, 20003]);
@@ -250,11 +303,20 @@ describe('the sandbox carrier numbers resource speaks Twilio', () => {
     const held = await buy(basic(creds), creds.account_sid, phone);
     expect([held.status, held.body.code]).toEqual([400, 21422]);
     // A stranger's oversized fields are not validated before Basic auth: 401, as for any stranger.
-    const stranger = await client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${'A'.repeat(300)}/IncomingPhoneNumbers.json`, { form: `PhoneNumber=${'9'.repeat(500)}&VoiceUrl=${'h'.repeat(5000)}`, headers: { authorization: basic({ ...creds, auth_token: 'f'.repeat(32) }) } });
+    const stranger = await client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${'A'.repeat(300)}/IncomingPhoneNumbers.json`, {
+      form: `PhoneNumber=${'9'.repeat(500)}&VoiceUrl=${'h'.repeat(5000)}`,
+      headers: { authorization: basic({ ...creds, auth_token: 'f'.repeat(32) }) },
+    });
     expect(stranger.status).toBe(401);
-    const longUrl = await client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, { form: { PhoneNumber: randomNumber(), VoiceUrl: `https://x.test/${'h'.repeat(5000)}` }, headers: { authorization: basic(creds) } });
+    const longUrl = await client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, {
+      form: { PhoneNumber: randomNumber(), VoiceUrl: `https://x.test/${'h'.repeat(5000)}` },
+      headers: { authorization: basic(creds) },
+    });
     expect([longUrl.status, longUrl.body.code]).toEqual([400, 21402]);
-    const json = await client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, { body: {}, headers: { authorization: basic(creds) } });
+    const json = await client(stack)('POST', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/IncomingPhoneNumbers.json`, {
+      body: {},
+      headers: { authorization: basic(creds) },
+    });
     expect(json.status).toBe(415);
   });
 });

@@ -30,7 +30,13 @@ const INFO_SUBJECT = 'appointment_reminders';
 const LISTED_212 = '+12125550199';
 
 const evidence = { artifact_type: 'web_form', artifact_ref: 'https://acme.test/forms/1', content_hash: 'a'.repeat(64) };
-const consent = (over: Record<string, unknown> = {}) => ({ consent_basis: 'pewc', captured_at: '2026-10-01T12:00:00Z', scope: { purposes: [SUBJECT] }, evidence, ...over });
+const consent = (over: Record<string, unknown> = {}) => ({
+  consent_basis: 'pewc',
+  captured_at: '2026-10-01T12:00:00Z',
+  scope: { purposes: [SUBJECT] },
+  evidence,
+  ...over,
+});
 
 let seq = 0;
 const unique = (areaCode: string) => `+1${areaCode}555${String(2000 + (++seq % 7000)).padStart(4, '0')}`;
@@ -43,7 +49,11 @@ async function contact(api: Api, over: Record<string, unknown> = {}): Promise<{ 
 
 async function agent(api: Api, profile: Record<string, unknown> = {}): Promise<{ id: string; versionId: string }> {
   const p = (await api('POST', '/v1/compliance-profiles', { body: profileBody(profile) })).body;
-  const a = (await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', { body: { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: p.id } })).body;
+  const a = (
+    await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', {
+      body: { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: p.id },
+    })
+  ).body;
   const v = await api('POST', `/v1/agents/${a.id}/publish`);
   if (v.status !== 201) throw new Error(`agent not published: ${JSON.stringify(v.body)}`);
   return { id: a.id, versionId: v.body.id };
@@ -102,7 +112,12 @@ describe('POST /v1/calls/preflight: the decision POST /v1/calls would reach', ()
     // A member key may ask too, and `at` defaults to now (evaluated within this test).
     const member = client(stack, (await createApiKey({ tenantId: m.tenantId, name: 'desk', role: 'member' })).api_key.secret);
     const before = Date.now();
-    const now = await preflight(member, { agent_id: m.marketing.id, contact_id: c.id, questions: [{ id: 'q1', prompt: 'How satisfied are you?' }], context: { plan: 'gold' } });
+    const now = await preflight(member, {
+      agent_id: m.marketing.id,
+      contact_id: c.id,
+      questions: [{ id: 'q1', prompt: 'How satisfied are you?' }],
+      context: { plan: 'gold' },
+    });
     expect(now.status).toBe(200);
     expect(Date.parse(now.body.evaluated_at)).toBeGreaterThanOrEqual(before - 1);
   });
@@ -144,10 +159,19 @@ describe('POST /v1/calls/preflight: the decision POST /v1/calls would reach', ()
   });
 
   it('scrubbing: no SAN for the area code, no snapshot, a stale snapshot (scrub_blocked)', async () => {
-    for (const [areaCode, code] of [['718', 'dnc_no_san'], ['917', 'dnc_registry_missing'], ['646', 'dnc_registry_stale']] as const) {
+    for (const [areaCode, code] of [
+      ['718', 'dnc_no_san'],
+      ['917', 'dnc_registry_missing'],
+      ['646', 'dnc_registry_stale'],
+    ] as const) {
       const c = await contact(m.api, { phone_e164: unique(areaCode) });
       const d = (await preflight(m.api, { agent_id: m.marketing.id, contact_id: c.id, at: AT })).body;
-      expect({ areaCode, outcome: d.outcome, disposition: d.disposition, codes: codes(d) }).toEqual({ areaCode, outcome: 'block', disposition: 'scrub_blocked', codes: [code] });
+      expect({ areaCode, outcome: d.outcome, disposition: d.disposition, codes: codes(d) }).toEqual({
+        areaCode,
+        outcome: 'block',
+        disposition: 'scrub_blocked',
+        codes: [code],
+      });
       // Informational calls are not scrubbed against the registry.
       const info = await contact(m.api, { phone_e164: unique(areaCode), consent: consent({ scope: { purposes: [INFO_SUBJECT] } }) });
       expect((await preflight(m.api, { agent_id: m.informational.id, contact_id: info.id, at: AT })).body.outcome).toBe('allow');
@@ -155,7 +179,8 @@ describe('POST /v1/calls/preflight: the decision POST /v1/calls would reach', ()
   });
 
   it('consent: missing (expired one second before at), insufficient (ebr), scope mismatch (purpose, channel, seller)', async () => {
-    const judge = async (c: Record<string, unknown>) => (await preflight(m.api, { agent_id: m.marketing.id, contact_id: (await contact(m.api, { consent: consent(c) })).id, at: AT })).body;
+    const judge = async (c: Record<string, unknown>) =>
+      (await preflight(m.api, { agent_id: m.marketing.id, contact_id: (await contact(m.api, { consent: consent(c) })).id, at: AT })).body;
     const expired = await judge({ expires_at: '2026-11-18T14:59:59Z' });
     expect(expired).toMatchObject({ outcome: 'block', disposition: 'blocked_by_policy' });
     expect(codes(expired)).toEqual(['consent_missing']);
@@ -194,7 +219,11 @@ describe('POST /v1/calls/preflight: the decision POST /v1/calls would reach', ()
     expect(idaho.reasons).toEqual([expect.objectContaining({ code: 'quiet_hours', zone: 'America/Los_Angeles', local_time: '07:30' })]);
     // A New York number whose contact lives in Los Angeles: both zones count, the contact's first.
     const moved = await info({ timezone: 'America/Los_Angeles' }, '2026-11-18T15:30:00Z');
-    expect(moved).toMatchObject({ outcome: 'defer', next_permitted_at: '2026-11-18T16:00:00.000Z', callee: { zones: ['America/Los_Angeles', 'America/New_York'] } });
+    expect(moved).toMatchObject({
+      outcome: 'defer',
+      next_permitted_at: '2026-11-18T16:00:00.000Z',
+      callee: { zones: ['America/Los_Angeles', 'America/New_York'] },
+    });
     // 12:30 UTC is 08:30 EDT on Saturday 31 October, 07:30 EST on Sunday 1 November (clocks went back).
     expect((await info({}, '2026-10-31T12:30:00Z')).outcome).toBe('allow');
     expect(await info({}, '2026-11-01T12:30:00Z')).toMatchObject({ outcome: 'defer', next_permitted_at: '2026-11-01T13:00:00.000Z' });
@@ -230,7 +259,18 @@ describe('POST /v1/calls/preflight: the decision POST /v1/calls would reach', ()
     const attempt = (placed_at: string | null, subject: string | null = SUBJECT) =>
       contactAttemptPut({ id: newId('att'), tenant_id: m.tenantId, contact_id: c.id, subject, placed_at, created_at: ago(30) });
     // Not counted: another subject, one placed 25 h ago, one never placed, one after `at`.
-    await db().send(new TransactWriteCommand({ TransactItems: [attempt(ago(1), 'other_subject'), attempt(ago(25)), attempt(null), attempt(new Date(atMs + 60_000).toISOString()), attempt(ago(23)), attempt(ago(5))] }));
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          attempt(ago(1), 'other_subject'),
+          attempt(ago(25)),
+          attempt(null),
+          attempt(new Date(atMs + 60_000).toISOString()),
+          attempt(ago(23)),
+          attempt(ago(5)),
+        ],
+      }),
+    );
     const third = (await preflight(m.api, { agent_id: m.marketing.id, contact_id: c.id, at: AT })).body;
     expect(third).toMatchObject({ outcome: 'allow', callee: { states: ['US-FL'] } });
     expect(third.caller.phone_number_id).toBe(m.number415.id); // no 305 number: the oldest usable one
@@ -240,7 +280,9 @@ describe('POST /v1/calls/preflight: the decision POST /v1/calls would reach', ()
     expect(fourth).toMatchObject({ outcome: 'defer', next_permitted_at: ago(-1) });
     expect(fourth.reasons).toEqual([expect.objectContaining({ code: 'state_frequency_cap', state: 'US-FL', subject: SUBJECT, attempts: 3, until: ago(-1) })]);
     // The informational agent's calls are not capped.
-    expect((await preflight(m.api, { agent_id: m.informational.id, contact_id: c.id, at: AT })).body.reasons.map((r: { code: string }) => r.code)).not.toContain('state_frequency_cap');
+    expect(
+      (await preflight(m.api, { agent_id: m.informational.id, contact_id: c.id, at: AT })).body.reasons.map((r: { code: string }) => r.code),
+    ).not.toContain('state_frequency_cap');
   });
 
   it('no usable caller number: defer until the daily caps reset; a tenant with no number at all: block no_caller_number', async () => {
@@ -256,15 +298,32 @@ describe('POST /v1/calls/preflight: the decision POST /v1/calls would reach', ()
 
     const n = await activeNumber(api, { accountId, phone: randomNumber('212') });
     expect((await api('PATCH', `/v1/phone-numbers/${n.id}`, { body: { daily_dial_cap: 1 } })).status).toBe(200);
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.phoneNumber(t.tenantId, n.id), UpdateExpression: 'SET dials_day = :d, dials_count = :c', ExpressionAttributeValues: { ':d': '2026-11-18', ':c': 1 } }));
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.phoneNumber(t.tenantId, n.id),
+        UpdateExpression: 'SET dials_day = :d, dials_count = :c',
+        ExpressionAttributeValues: { ':d': '2026-11-18', ':c': 1 },
+      }),
+    );
     const capped = (await preflight(api, { agent_id: a.id, contact_id: c.id, at: AT })).body;
     expect(capped).toMatchObject({ outcome: 'defer', disposition: null, next_permitted_at: '2026-11-19T00:00:00.000Z', caller: null });
     expect(capped.reasons).toEqual([expect.objectContaining({ code: 'no_caller_number', until: '2026-11-19T00:00:00.000Z' })]);
     // When the caps reset (19:00 in New York) a call is inside every window: allowed from that number.
-    expect((await preflight(api, { agent_id: a.id, contact_id: c.id, at: '2026-11-19T00:00:00Z' })).body).toMatchObject({ outcome: 'allow', caller: { phone_number_id: n.id } });
+    expect((await preflight(api, { agent_id: a.id, contact_id: c.id, at: '2026-11-19T00:00:00Z' })).body).toMatchObject({
+      outcome: 'allow',
+      caller: { phone_number_id: n.id },
+    });
     // The caps reset at 00:00 UTC (19:00 in New York); an agent whose window ends at 18:00 waits for the later of the two.
     const daytime = await agent(api, { name: 'Daytime', calling_window: { start: '09:00', end: '18:00' } });
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.phoneNumber(t.tenantId, n.id), UpdateExpression: 'SET dials_day = :d', ExpressionAttributeValues: { ':d': '2026-11-19' } }));
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.phoneNumber(t.tenantId, n.id),
+        UpdateExpression: 'SET dials_day = :d',
+        ExpressionAttributeValues: { ':d': '2026-11-19' },
+      }),
+    );
     const later = (await preflight(api, { agent_id: daytime.id, contact_id: c.id, at: '2026-11-19T20:00:00Z' })).body;
     expect(later).toMatchObject({ outcome: 'defer', next_permitted_at: '2026-11-20T14:00:00.000Z' });
     expect(codes(later)).toEqual(['no_caller_number']);
@@ -283,14 +342,25 @@ describe('POST /v1/calls/preflight: numbers outside the US, with the facts a rea
     for (const areaCode of ['416', '242', '800']) {
       const c = await contact(m.api, { phone_e164: unique(areaCode) });
       const d = (await preflight(m.api, { agent_id: m.marketing.id, contact_id: c.id, at: AT })).body;
-      expect({ areaCode, outcome: d.outcome, disposition: d.disposition, next: d.next_permitted_at, codes: codes(d) }).toEqual({ areaCode, outcome: 'block', disposition: 'blocked_by_policy', next: null, codes: ['jurisdiction_unsupported'] });
+      expect({ areaCode, outcome: d.outcome, disposition: d.disposition, next: d.next_permitted_at, codes: codes(d) }).toEqual({
+        areaCode,
+        outcome: 'block',
+        disposition: 'blocked_by_policy',
+        next: null,
+        codes: ['jurisdiction_unsupported'],
+      });
     }
   });
 
   it('no US calling-time rule speaks for them (06:00 in Toronto); the suppression list still does (dnc_hit)', async () => {
     const c = await contact(m.api, { phone_e164: unique('416') });
     const early = (await preflight(m.api, { agent_id: m.marketing.id, contact_id: c.id, at: '2026-11-18T11:00:00Z' })).body;
-    expect(early).toMatchObject({ outcome: 'block', disposition: 'blocked_by_policy', next_permitted_at: null, callee: { zones: ['America/Toronto'], states: [] } });
+    expect(early).toMatchObject({
+      outcome: 'block',
+      disposition: 'blocked_by_policy',
+      next_permitted_at: null,
+      callee: { zones: ['America/Toronto'], states: [] },
+    });
     expect(codes(early)).toEqual(['jurisdiction_unsupported']);
     expect((await m.api('POST', '/v1/suppressions', { body: { phone_e164: c.phone_e164, reason: 'opt_out' } })).status).toBe(201);
     const suppressed = (await preflight(m.api, { agent_id: m.marketing.id, contact_id: c.id, at: AT })).body;
@@ -337,11 +407,20 @@ describe('POST /v1/calls/preflight: state windows at their boundaries, the sprin
       codes: start === '08:00' ? ['quiet_hours', 'state_quiet_hours'] : ['state_quiet_hours'],
     });
     expect(before.callee).toEqual({ zones: [zone], states: [state] });
-    expect(before.reasons.find((r: { code: string }) => r.code === 'state_quiet_hours')).toMatchObject({ state, zone, local_time: minuteBefore, window: { start, end: '20:00' } });
+    expect(before.reasons.find((r: { code: string }) => r.code === 'state_quiet_hours')).toMatchObject({
+      state,
+      zone,
+      local_time: minuteBefore,
+      window: { start, end: '20:00' },
+    });
     expect(await judge(anytime.id, c, local('2026-11-18', start, offset))).toMatchObject({ outcome: 'allow', reasons: [] });
     expect(await judge(anytime.id, c, local('2026-11-18', '19:59', offset))).toMatchObject({ outcome: 'allow', reasons: [] });
     const closing = await judge(anytime.id, c, local('2026-11-18', '20:00', offset));
-    expect({ outcome: closing.outcome, next: closing.next_permitted_at, codes: codes(closing) }).toEqual({ outcome: 'defer', next: local('2026-11-19', start, offset), codes: ['state_quiet_hours'] });
+    expect({ outcome: closing.outcome, next: closing.next_permitted_at, codes: codes(closing) }).toEqual({
+      outcome: 'defer',
+      next: local('2026-11-19', start, offset),
+      codes: ['state_quiet_hours'],
+    });
     expect(closing.reasons[0]).toMatchObject({ state, zone, local_time: '20:00', weekday: 'Wednesday' });
     // Informational calls keep the federal 08:00–21:00 only.
     const info = await contact(api, { phone_e164: unique(areaCode), consent: consent({ scope: { purposes: [INFO_SUBJECT] } }) });
@@ -368,7 +447,11 @@ describe('POST /v1/calls/preflight: state windows at their boundaries, the sprin
   it('850 spans Central and Eastern time: the call waits while either zone is closed', async () => {
     const info = await contact(api, { phone_e164: unique('850'), consent: consent({ scope: { purposes: [INFO_SUBJECT] } }) });
     const morning = await judge(reminders.id, info, '2026-11-18T13:30:00Z'); // 08:30 New York, 07:30 Chicago
-    expect(morning).toMatchObject({ outcome: 'defer', next_permitted_at: '2026-11-18T14:00:00.000Z', callee: { zones: ['America/Chicago', 'America/New_York'], states: ['US-FL'] } });
+    expect(morning).toMatchObject({
+      outcome: 'defer',
+      next_permitted_at: '2026-11-18T14:00:00.000Z',
+      callee: { zones: ['America/Chicago', 'America/New_York'], states: ['US-FL'] },
+    });
     expect(morning.reasons).toEqual([expect.objectContaining({ code: 'quiet_hours', zone: 'America/Chicago', local_time: '07:30' })]);
     expect(await judge(reminders.id, info, '2026-11-18T14:00:00Z')).toMatchObject({ outcome: 'allow', reasons: [] });
     expect(await judge(reminders.id, info, '2026-11-19T01:59:00Z')).toMatchObject({ outcome: 'allow', reasons: [] }); // 20:59 New York
@@ -390,8 +473,13 @@ describe('POST /v1/calls/preflight: refusals', () => {
     const c = await contact(m.api);
     const missing = 'agt_01JZZZZZZZZZZZZZZZZZZZZZZZ';
     expect(locs((await preflight(m.api, { agent_id: missing, contact_id: c.id })).body)).toEqual(['body.agent_id:value_error']);
-    expect(locs((await preflight(m.api, { agent_id: m.marketing.id, contact_id: 'con_01JZZZZZZZZZZZZZZZZZZZZZZZ' })).body)).toEqual(['body.contact_id:value_error']);
-    expect(locs((await preflight(m.api, { agent_id: 'not an id', contact_id: 'nor this' })).body)).toEqual(['body.agent_id:value_error', 'body.contact_id:value_error']);
+    expect(locs((await preflight(m.api, { agent_id: m.marketing.id, contact_id: 'con_01JZZZZZZZZZZZZZZZZZZZZZZZ' })).body)).toEqual([
+      'body.contact_id:value_error',
+    ]);
+    expect(locs((await preflight(m.api, { agent_id: 'not an id', contact_id: 'nor this' })).body)).toEqual([
+      'body.agent_id:value_error',
+      'body.contact_id:value_error',
+    ]);
 
     const other = await newTenant('Stranger');
     const stranger = client(stack, other.token);
@@ -419,8 +507,18 @@ describe('POST /v1/calls/preflight: refusals', () => {
     };
     expect(await refused({ to: '+12125550123' })).toEqual(['body.to:extra_forbidden']);
     expect(await refused({ questions: [{ id: 'a', prompt: 'x', weight: 2 }] })).toEqual(['body.questions.0.weight:extra_forbidden']);
-    expect(await refused({ questions: [{ id: 'a', prompt: 'x' }, { id: 'a', prompt: 'y' }] })).toEqual(['body.questions.1.id:duplicate']);
-    expect(await refused({ context: { contact_first_name: 'Mallory', Caller_Number: '+1', plan: 'gold' } })).toEqual(['body.context.Caller_Number:context_key_reserved', 'body.context.contact_first_name:context_key_reserved']);
+    expect(
+      await refused({
+        questions: [
+          { id: 'a', prompt: 'x' },
+          { id: 'a', prompt: 'y' },
+        ],
+      }),
+    ).toEqual(['body.questions.1.id:duplicate']);
+    expect(await refused({ context: { contact_first_name: 'Mallory', Caller_Number: '+1', plan: 'gold' } })).toEqual([
+      'body.context.Caller_Number:context_key_reserved',
+      'body.context.contact_first_name:context_key_reserved',
+    ]);
     expect(await refused({ questions: Array.from({ length: 21 }, (_, i) => ({ id: `q${i}`, prompt: 'x' })) })).toEqual(['body.questions:too_long']);
     expect(await refused({ at: 'tomorrow' })).toEqual(['body.at:datetime_from_date_parsing']);
     expect(await refused({ agent_id: undefined })).toEqual(['body.agent_id:missing']);

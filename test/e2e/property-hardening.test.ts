@@ -24,20 +24,29 @@ const stack = useTestStack({ workers: false });
 const RUNS = { numRuns: 60 };
 
 // ── generators ───────────────────────────────────────────────────────────────
-const oddKeys = fc.constantFrom('constructor', '__proto__', '', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', '__defineGetter__', ' ', 'a.b', '#', '\u0000', 'é', '😀', '\ud800');
+const oddKeys = fc.constantFrom(
+  'constructor',
+  '__proto__',
+  '',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  '__defineGetter__',
+  ' ',
+  'a.b',
+  '#',
+  '\u0000',
+  'é',
+  '😀',
+  '\ud800',
+);
 /** Mostly ordinary text, sometimes any UTF-16 (lone surrogates included). */
 const text = (maxLength: number) =>
   fc.oneof({ weight: 6, arbitrary: fc.string({ unit: 'grapheme', maxLength }) }, { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength }) });
 const key = fc.oneof({ weight: 2, arbitrary: oddKeys }, { weight: 5, arbitrary: text(12) });
 const edgeNumbers = fc.constantFrom(0, -0, 1e-130, -1e-130, 1e-131, 1e-200, 5e-324, 2 ** 53 - 1, 2 ** 53, -(2 ** 53), 1e300, 0.1, 1.7976931348623157e308);
-const scalar = fc.oneof(
-  fc.constant(null),
-  fc.boolean(),
-  fc.integer(),
-  fc.double({ noNaN: true, noDefaultInfinity: true }),
-  edgeNumbers,
-  text(20),
-);
+const scalar = fc.oneof(fc.constant(null), fc.boolean(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), edgeNumbers, text(20));
 /** Objects built with Object.fromEntries, so a `__proto__` key is an own property as JSON.parse makes it. */
 const { json } = fc.letrec<{ json: unknown; obj: Record<string, unknown> }>((tie) => ({
   json: fc.oneof({ depthSize: 'small', maxDepth: 10 }, scalar, fc.array(tie('json'), { maxLength: 4 }), tie('obj')),
@@ -50,7 +59,9 @@ const freeObject = fc.array(fc.tuple(key, json), { minLength: 0, maxLength: 6 })
 const canonical = (v: unknown): string => {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
-    const entries = Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`);
+    const entries = Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`);
     return `{${entries.join(',')}}`;
   }
   return JSON.stringify(v);
@@ -97,7 +108,9 @@ beforeAll(async () => {
   const tenant = await newTenant('Property');
   api = client(stack, tenant.token);
   agentId = (await api('POST', SDR, { body: { disclosure_config: { business_name: 'Acme' } } })).body.id;
-  const profile = (await api('POST', '/v1/compliance-profiles', { body: { name: 'P', call_purpose: 'informational', subject: 'reminders', seller_name: 'Acme' } })).body;
+  const profile = (
+    await api('POST', '/v1/compliance-profiles', { body: { name: 'P', call_purpose: 'informational', subject: 'reminders', seller_name: 'Acme' } })
+  ).body;
   const published = (await api('POST', SDR, { body: { disclosure_config: { business_name: 'Acme' }, compliance_profile_id: profile.id } })).body;
   // Three versions: each publish has new content (an unchanged draft is 409 no_changes).
   for (let i = 0; i < 3; i++) {
@@ -108,9 +121,23 @@ beforeAll(async () => {
   parents.contact_id = (await api('POST', '/v1/contacts', { body: { phone_e164: nextPhone(), consent: consent({ purposes: ['x'] }) } })).body.id;
   // A campaign with rows (its contact scrubbed; the driver run here, as this stack has no scheduler).
   const number = await activeNumber(api, { phone: nextPhone() });
-  const list = (await api('POST', '/v1/contact-imports', { body: { file_name: 'p.csv', content: `Phone\r\n${nextPhone()}\r\n`, column_mapping: { Phone: 'phone_e164' }, consent_attestation: attestation, list_name: 'Property list' } })).body.target_list_id;
+  const list = (
+    await api('POST', '/v1/contact-imports', {
+      body: {
+        file_name: 'p.csv',
+        content: `Phone\r\n${nextPhone()}\r\n`,
+        column_mapping: { Phone: 'phone_e164' },
+        consent_attestation: attestation,
+        list_name: 'Property list',
+      },
+    })
+  ).body.target_list_id;
   const pool = (await api('POST', '/v1/number-pools', { body: { name: 'P', phone_number_ids: [number.id] } })).body.id;
-  const campaign = (await api('POST', '/v1/campaigns', { body: { name: 'P', agent_id: published.id, target: { contact_list_id: list }, number_pool_id: pool, telephony_account_id: number.telephony_account_id } })).body.id;
+  const campaign = (
+    await api('POST', '/v1/campaigns', {
+      body: { name: 'P', agent_id: published.id, target: { contact_list_id: list }, number_pool_id: pool, telephony_account_id: number.telephony_account_id },
+    })
+  ).body.id;
   expect((await api('POST', `/v1/campaigns/${campaign}/start`)).status).toBe(200);
   for (let i = 0; i < 5 && (await api('GET', `/v1/campaigns/${campaign}`)).body.status === 'scrubbing'; i++) await driveCampaign(tenant.tenantId, campaign);
   parents.campaign_id = campaign;
@@ -118,15 +145,28 @@ beforeAll(async () => {
   const world = await agentNumberWorld(stack);
   const { call, token } = await world.ring();
   const at = new Date().toISOString();
-  const events = [{ id: 'p-t0', type: 'turn', at, speaker: 'agent', text: 'Hello.' }, { id: 'p-t1', type: 'turn', at, speaker: 'contact', text: 'Hi.' }];
+  const events = [
+    { id: 'p-t0', type: 'turn', at, speaker: 'agent', text: 'Hello.' },
+    { id: 'p-t1', type: 'turn', at, speaker: 'contact', text: 'Hi.' },
+  ];
   expect((await client(stack, token!)('POST', `/runtime/v1/calls/${call.id}/events`, { body: { events } })).status).toBe(200);
   parents.call_id = call.id;
   parentApis.call_id = world.api;
   // A qualification outcome on that call with one fit review, for its review history.
-  const qualification = { id: 'p-q1', type: 'conversation_action', at, action_id: 'q1', kind: 'record_qualification', arguments: { answers: { budget: '10k' } } };
+  const qualification = {
+    id: 'p-q1',
+    type: 'conversation_action',
+    at,
+    action_id: 'q1',
+    kind: 'record_qualification',
+    arguments: { answers: { budget: '10k' } },
+  };
   expect((await client(stack, token!)('POST', `/runtime/v1/calls/${call.id}/events`, { body: { events: [qualification] } })).status).toBe(200);
   const receipt = Object.keys((await world.api('GET', `/v1/calls/${call.id}`)).body.qualification_reviews)[0]!;
-  const review = await world.api('POST', `/v1/workflow-outcomes/${receipt}/fit-reviews`, { body: { decision: 'good_fit', reason: 'r', expected_revision: 1 }, headers: { 'idempotency-key': 'p-review-1' } });
+  const review = await world.api('POST', `/v1/workflow-outcomes/${receipt}/fit-reviews`, {
+    body: { decision: 'good_fit', reason: 'r', expected_revision: 1 },
+    headers: { 'idempotency-key': 'p-review-1' },
+  });
   expect(review.status).toBe(200);
   parents.action_id = receipt;
   parentApis.action_id = world.api;
@@ -166,7 +206,13 @@ describe('free-form objects: stored exactly or refused by path, never a 5xx', ()
     const sent = asSent(scope);
     const phone = nextPhone();
     const res = await api('POST', '/v1/contact-imports', {
-      body: { file_name: 'p.csv', content: `Phone\r\n${phone}\r\n`, column_mapping: { Phone: 'phone_e164' }, consent_attestation: attestation, consent_scope: scope },
+      body: {
+        file_name: 'p.csv',
+        content: `Phone\r\n${phone}\r\n`,
+        column_mapping: { Phone: 'phone_e164' },
+        consent_attestation: attestation,
+        consent_scope: scope,
+      },
     });
     count('consent_scope', res.status === 202);
     if (res.status !== 202) return expectNamedRefusal(res, sent, ['body', 'consent_scope']);
@@ -187,7 +233,9 @@ describe('free-form objects: stored exactly or refused by path, never a 5xx', ()
       const phone = nextPhone();
       const cells = headers.map((h) => (h === 'Phone' ? phone : `v-${h.length}`));
       const content = `${headers.map(quote).join(',')}\r\n${cells.map(quote).join(',')}\r\n`;
-      const res = await api('POST', '/v1/contact-imports', { body: { file_name: 'm.csv', content, column_mapping: mapping, consent_attestation: attestation } });
+      const res = await api('POST', '/v1/contact-imports', {
+        body: { file_name: 'm.csv', content, column_mapping: mapping, consent_attestation: attestation },
+      });
       count('column_mapping', res.status === 202);
       if (res.status !== 202) {
         expect(res.status).toBe(422);
@@ -203,13 +251,27 @@ describe('free-form objects: stored exactly or refused by path, never a 5xx', ()
     },
   );
 
-  it.prop([freeObject, fc.uniqueArray(fc.tuple(header, key), { minLength: 1, maxLength: 4, selector: ([h]) => h }), fc.array(fc.stringMatching(/^[A-Za-z0-9é😀._-]{1,12}$/), { minLength: 4, maxLength: 4 })], {
-    numRuns: 20,
-    examples: [
-      [{ constructor: 1, keep: { a: [1] } }, [['C', 'constructor'], ['K', 'new']], ['x', 'y', 'z', 'w']],
-      [{ a: 1 }, [['P', '__proto__']], ['x', 'y', 'z', 'w']],
+  it.prop(
+    [
+      freeObject,
+      fc.uniqueArray(fc.tuple(header, key), { minLength: 1, maxLength: 4, selector: ([h]) => h }),
+      fc.array(fc.stringMatching(/^[A-Za-z0-9é😀._-]{1,12}$/), { minLength: 4, maxLength: 4 }),
     ],
-  })("an import's on_duplicate=update merges attributes.<key> cells into a contact's attributes", async (initial, pairs, cells) => {
+    {
+      numRuns: 20,
+      examples: [
+        [
+          { constructor: 1, keep: { a: [1] } },
+          [
+            ['C', 'constructor'],
+            ['K', 'new'],
+          ],
+          ['x', 'y', 'z', 'w'],
+        ],
+        [{ a: 1 }, [['P', '__proto__']], ['x', 'y', 'z', 'w']],
+      ],
+    },
+  )("an import's on_duplicate=update merges attributes.<key> cells into a contact's attributes", async (initial, pairs, cells) => {
     const phone = nextPhone();
     const created = await api('POST', '/v1/contacts', { body: { phone_e164: phone, attributes: initial, consent: consent({ purposes: ['x'] }) } });
     if (created.status !== 200) return expectNamedRefusal(created, asSent(initial), ['body', 'attributes']);
@@ -219,12 +281,15 @@ describe('free-form objects: stored exactly or refused by path, never a 5xx', ()
     const row = headers.map((h, i) => (h === 'Phone' ? phone : cells[i % cells.length]!));
     const quote = (s: string) => `"${s.replaceAll('"', '""')}"`;
     const content = `${headers.map(quote).join(',')}\r\n${row.map(quote).join(',')}\r\n`;
-    const res = await api('POST', '/v1/contact-imports', { body: { file_name: 'u.csv', content, column_mapping: mapping, consent_attestation: attestation, on_duplicate: 'update' } });
+    const res = await api('POST', '/v1/contact-imports', {
+      body: { file_name: 'u.csv', content, column_mapping: mapping, consent_attestation: attestation, on_duplicate: 'update' },
+    });
     count('attributes_update', res.status === 202 && res.body.rows_accepted === 1);
     const after = (await api('GET', `/v1/contacts/${created.body.id}`)).body.attributes;
     if (res.status !== 202) {
       expect(res.status).toBe(422);
-      for (const d of res.body.detail) expect(namesPathIn(asSent(mapping), ['body', 'column_mapping'], d.loc) || d.loc[1] === 'content', JSON.stringify(d)).toBe(true);
+      for (const d of res.body.detail)
+        expect(namesPathIn(asSent(mapping), ['body', 'column_mapping'], d.loc) || d.loc[1] === 'content', JSON.stringify(d)).toBe(true);
       expect(canonical(after)).toBe(canonical(stored));
       return;
     }
@@ -234,7 +299,6 @@ describe('free-form objects: stored exactly or refused by path, never a 5xx', ()
     const written = Object.fromEntries(headers.flatMap((h, i) => (h === 'Phone' ? [] : [[mapping[h]!.slice('attributes.'.length), row[i]!]])));
     expect(canonical(after)).toBe(canonical({ ...stored, ...written }));
   });
-
 });
 
 // ── the agent's free-form objects, on instantiate and on PATCH ───────────────
@@ -262,9 +326,10 @@ const AGENT_CASES = Object.keys(agentFields).flatMap((f) => [`instantiate ${f}`,
 
 describe("the agent's free-form objects: stored exactly or refused by path, never a 5xx", () => {
   for (const [field, { arbitrary, readBack }] of Object.entries(agentFields)) {
-    const examples: [Record<string, unknown>][] = field === 'dialogue_policy'
-      ? [[{ 'en-US': { constructor: 1 } }], [{ 'en-US': { a: 1 }, 'en-us': { a: 2 } }]]
-      : [[{ constructor: { toString: 1 }, business_name: 'Acme Solar' }], [{ '': 1, business_name: 'Acme Solar' }]];
+    const examples: [Record<string, unknown>][] =
+      field === 'dialogue_policy'
+        ? [[{ 'en-US': { constructor: 1 } }], [{ 'en-US': { a: 1 }, 'en-us': { a: 2 } }]]
+        : [[{ constructor: { toString: 1 }, business_name: 'Acme Solar' }], [{ '': 1, business_name: 'Acme Solar' }]];
     const check = async (what: string, res: { status: number; body: any }, sent: Record<string, unknown>, read: () => Promise<unknown>) => {
       count(what, res.status === 200);
       if (res.status !== 200) return expectNamedRefusal(res, sent, ['body', field]);
@@ -304,13 +369,30 @@ describe('filter queries on every list: 200 or 422, never a 5xx', () => {
   const concrete = (path: string) => path.replace(/\{([^}]+)\}/g, (_m, name: string) => parents[name] ?? `missing-parent-${name}`);
   const value = fc.oneof(
     fc.string({ unit: 'binary', maxLength: 30 }),
-    fc.constantFrom('new', 'true', 'false', '2026-01-01', '9999-12-31T23:59:59-01:00', '0000-01-01', '+14155550100', 'completed', '', ' ', '1e-200', '-1', '99999999999999999999'),
+    fc.constantFrom(
+      'new',
+      'true',
+      'false',
+      '2026-01-01',
+      '9999-12-31T23:59:59-01:00',
+      '0000-01-01',
+      '+14155550100',
+      'completed',
+      '',
+      ' ',
+      '1e-200',
+      '-1',
+      '99999999999999999999',
+    ),
   );
   const values = fc.array(value, { minLength: 1, maxLength: 220 }).map((vs) => vs.join(','));
 
   it('lists exist to fuzz, nested lists included, and each nested list has a parent resource', () => {
-    expect(lists.map((r) => r.id)).toEqual(expect.arrayContaining(['listContacts', 'listContactImports', 'listUsers', 'listApiKeys', 'listContactConsents', 'listAgentVersions']));
-    for (const r of nestedLists) for (const [, name] of r.path.matchAll(/\{([^}]+)\}/g)) expect(parents[name!], `${r.id} needs a parent for {${name}} in beforeAll`).toBeDefined();
+    expect(lists.map((r) => r.id)).toEqual(
+      expect.arrayContaining(['listContacts', 'listContactImports', 'listUsers', 'listApiKeys', 'listContactConsents', 'listAgentVersions']),
+    );
+    for (const r of nestedLists)
+      for (const [, name] of r.path.matchAll(/\{([^}]+)\}/g)) expect(parents[name!], `${r.id} needs a parent for {${name}} in beforeAll`).toBeDefined();
   });
 
   for (const route of lists) {
@@ -328,7 +410,8 @@ describe('filter queries on every list: 200 or 422, never a 5xx', () => {
       expect([200, 422], `${route.path}?${params.toString().slice(0, 300)} → ${res.status}`).toContain(res.status);
       // A filter may rightly match nothing; unfiltered, the parent's list is never empty.
       const filtered = [...params.keys()].some((k) => filters.includes(k.split('.')[0]!));
-      if (route.path.includes('{') && res.status === 200 && !params.has('cursor') && !filtered) expect(res.body.data.length, 'the parent has items to list').toBeGreaterThan(0);
+      if (route.path.includes('{') && res.status === 200 && !params.has('cursor') && !filtered)
+        expect(res.body.data.length, 'the parent has items to list').toBeGreaterThan(0);
     });
   }
 });

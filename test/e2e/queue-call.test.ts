@@ -19,7 +19,23 @@ import { CarrierRefused, CarrierUnavailable, type TelephonyProvider } from '../.
 import { useTestStack } from '../support/stack.js';
 import { locs } from './agent-fixtures.js';
 import { client, newTenant } from './client.js';
-import { ALLOWED_AT, attemptItem, attemptsOf, callWorld, eventsOfCall, newContact, QUIET_AT, queue, resetClock, sandboxCallsFrom, setClock, setCpsLimit, storedCall, typesOf, type CallWorld } from './call-fixtures.js';
+import {
+  ALLOWED_AT,
+  attemptItem,
+  attemptsOf,
+  callWorld,
+  eventsOfCall,
+  newContact,
+  QUIET_AT,
+  queue,
+  resetClock,
+  sandboxCallsFrom,
+  setClock,
+  setCpsLimit,
+  storedCall,
+  typesOf,
+  type CallWorld,
+} from './call-fixtures.js';
 import { draftAgent } from './telephony-fixtures.js';
 
 const stack = useTestStack({ workers: false });
@@ -44,7 +60,10 @@ describe('POST /v1/calls', () => {
   it('allow: 200 with the scheduled ContactAttempt, due now, from our number on the mock account; one transaction of call, attempt and events', async () => {
     setClock(ALLOWED_AT);
     const c = await newContact(w.api);
-    const res = await queue(w.api, body(c.id, { questions: [{ id: 'q1', prompt: 'Did the reminder help?', scoring: { scale: 'csat', points: 5 } }], context: { plan: 'gold' } }));
+    const res = await queue(
+      w.api,
+      body(c.id, { questions: [{ id: 'q1', prompt: 'Did the reminder help?', scoring: { scale: 'csat', points: 5 } }], context: { plan: 'gold' } }),
+    );
     expect(res.status).toBe(200);
     const a = res.body;
     expect(a).toEqual({
@@ -59,7 +78,14 @@ describe('POST /v1/calls', () => {
       disposition: null,
       scheduled_for: a.compliance.evaluated_at,
       compliance: expect.objectContaining({ outcome: 'allow', disposition: null, reasons: [], next_permitted_at: null, call_purpose: 'informational' }),
-      telephony: { provider: 'mock', telephony_account_id: w.accountId, phone_number_id: w.number.id, from_e164: w.number.phone_e164, provider_call_sid: null, mock: true },
+      telephony: {
+        provider: 'mock',
+        telephony_account_id: w.accountId,
+        phone_number_id: w.number.id,
+        from_e164: w.number.phone_e164,
+        provider_call_sid: null,
+        mock: true,
+      },
       questions: [{ id: 'q1', prompt: 'Did the reminder help?', scoring: { scale: 'csat', points: 5 } }],
       context: { plan: 'gold' },
       created_at: expect.any(String),
@@ -67,7 +93,18 @@ describe('POST /v1/calls', () => {
     });
     expect(Math.abs(Date.parse(a.scheduled_for) - Date.parse(ALLOWED_AT))).toBeLessThan(60_000);
     const call = await storedCall(w.tenantId, a.call_id);
-    expect(call).toMatchObject({ direction: 'outbound', state: 'scheduled', to_e164: c.phone_e164, from_e164: w.number.phone_e164, provider_call_sid: null, attempt_id: a.id, inbound: null, recording_url: null, dialing_at: null, idempotency_key: expect.any(String) });
+    expect(call).toMatchObject({
+      direction: 'outbound',
+      state: 'scheduled',
+      to_e164: c.phone_e164,
+      from_e164: w.number.phone_e164,
+      provider_call_sid: null,
+      attempt_id: a.id,
+      inbound: null,
+      recording_url: null,
+      dialing_at: null,
+      idempotency_key: expect.any(String),
+    });
     expect(await attemptItem(w.tenantId, c.id, a.id)).toMatchObject({ placed_at: null, call_id: a.call_id, subject: 'appointment_reminders' });
     expect(typesOf(await eventsOfCall(w.tenantId, a.call_id))).toEqual(['call.queued', 'call.scheduled']);
   });
@@ -80,12 +117,20 @@ describe('POST /v1/calls', () => {
     expect(res.body).toMatchObject({ state: 'scheduled', disposition: null, compliance: { outcome: 'defer' } });
     expect(res.body.scheduled_for).toBe(res.body.compliance.next_permitted_at);
     expect(Date.parse(res.body.scheduled_for)).toBeGreaterThan(Date.parse(QUIET_AT));
-    const due = await db().send(new GetCommand({ TableName: tableName(), Key: dispatchKeys.due(res.body.scheduled_for, w.tenantId, res.body.call_id), ConsistentRead: true }));
+    const due = await db().send(
+      new GetCommand({ TableName: tableName(), Key: dispatchKeys.due(res.body.scheduled_for, w.tenantId, res.body.call_id), ConsistentRead: true }),
+    );
     expect(due.Item).toMatchObject({ call_id: res.body.call_id, scheduled_for: res.body.scheduled_for });
     // Not due yet: neither the dispatcher nor the scheduler does anything with it.
     expect(await dispatchCall(w.tenantId, res.body.call_id)).toBe('not_due');
     await runScheduler(now());
-    expect((await db().send(new GetCommand({ TableName: tableName(), Key: dispatchKeys.due(res.body.scheduled_for, w.tenantId, res.body.call_id), ConsistentRead: true }))).Item).toBeDefined();
+    expect(
+      (
+        await db().send(
+          new GetCommand({ TableName: tableName(), Key: dispatchKeys.due(res.body.scheduled_for, w.tenantId, res.body.call_id), ConsistentRead: true }),
+        )
+      ).Item,
+    ).toBeDefined();
     expect(typesOf(await eventsOfCall(w.tenantId, res.body.call_id))).toEqual(['call.queued', 'call.scheduled']);
   });
 
@@ -95,8 +140,18 @@ describe('POST /v1/calls', () => {
     expect((await w.api('POST', '/v1/suppressions', { body: { phone_e164: c.phone_e164, reason: 'opt_out' } })).status).toBe(201);
     const res = await queue(w.api, body(c.id));
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ state: 'disposed', disposition: 'dnc_hit', scheduled_for: null, compliance: { outcome: 'block', disposition: 'dnc_hit' } });
-    expect(await storedCall(w.tenantId, res.body.call_id)).toMatchObject({ state: 'disposed', disposition_set_by: 'compliance', end_reason: 'compliance_blocked', ended_at: expect.any(String) });
+    expect(res.body).toMatchObject({
+      state: 'disposed',
+      disposition: 'dnc_hit',
+      scheduled_for: null,
+      compliance: { outcome: 'block', disposition: 'dnc_hit' },
+    });
+    expect(await storedCall(w.tenantId, res.body.call_id)).toMatchObject({
+      state: 'disposed',
+      disposition_set_by: 'compliance',
+      end_reason: 'compliance_blocked',
+      ended_at: expect.any(String),
+    });
     expect(typesOf(await eventsOfCall(w.tenantId, res.body.call_id))).toEqual(['call.queued', 'call.blocked', 'call.completed']);
     expect(await dispatchCall(w.tenantId, res.body.call_id)).toBe('not_scheduled');
     expect(await sandboxCallsFrom(w.number.phone_e164).then((calls) => calls.filter((x) => x.to === c.phone_e164))).toEqual([]);
@@ -161,16 +216,28 @@ describe('dispatch: at most once', () => {
     const dialled = (await sandboxCallsFrom(w.number.phone_e164)).filter((x) => x.to === c.phone_e164);
     expect(dialled).toHaveLength(1);
     const call = await storedCall(w.tenantId, a.call_id);
-    expect(call).toMatchObject({ state: 'dialing', provider_call_sid: dialled[0]!.sid, telephony: { provider_call_sid: dialled[0]!.sid, mock: true }, dialing_at: expect.any(String) });
+    expect(call).toMatchObject({
+      state: 'dialing',
+      provider_call_sid: dialled[0]!.sid,
+      telephony: { provider_call_sid: dialled[0]!.sid, mock: true },
+      dialing_at: expect.any(String),
+    });
     const pointer = await db().send(new GetCommand({ TableName: tableName(), Key: platformKeys.carrierCall(dialled[0]!.sid as string), ConsistentRead: true }));
     expect(pointer.Item).toMatchObject({ type: 'carrier_call', tenant_id: w.tenantId, call_id: a.call_id, telephony_account_id: w.accountId });
     // The carrier was given our outbound TwiML and status URLs naming the call, machine detection and a 30 s ring.
-    expect(dialled[0]).toMatchObject({ url: expect.stringContaining(`/carrier/twilio/outbound?call_id=${a.call_id}`), status_callback: expect.stringContaining(`/carrier/twilio/status?call_id=${a.call_id}`), machine_detection: 'Enable', timeout: 30 });
+    expect(dialled[0]).toMatchObject({
+      url: expect.stringContaining(`/carrier/twilio/outbound?call_id=${a.call_id}`),
+      status_callback: expect.stringContaining(`/carrier/twilio/status?call_id=${a.call_id}`),
+      machine_detection: 'Enable',
+      timeout: 30,
+    });
     expect((await attemptItem(w.tenantId, c.id, a.id))!.placed_at).toBe(call.dialing_at);
     const after = (await getPhoneNumber(w.tenantId, w.number.id))!;
     expect(after.dials_count).toBe((before.dials_day === after.dials_day ? before.dials_count : 0) + 1);
     // The dialing watch is gone: nothing for the reconciler.
-    const watch = await db().send(new GetCommand({ TableName: tableName(), Key: dispatchKeys.dialing(call.dialing_at!, w.tenantId, a.call_id), ConsistentRead: true }));
+    const watch = await db().send(
+      new GetCommand({ TableName: tableName(), Key: dispatchKeys.dialing(call.dialing_at!, w.tenantId, a.call_id), ConsistentRead: true }),
+    );
     expect(watch.Item).toBeUndefined();
     expect(typesOf(await eventsOfCall(w.tenantId, a.call_id))).toEqual(['call.queued', 'call.scheduled', 'call.dialing']);
   });
@@ -180,7 +247,17 @@ describe('dispatch: at most once', () => {
     const c = await newContact(w.api);
     const a = (await queue(w.api, body(c.id))).body;
     const dueItems = async () =>
-      (await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', FilterExpression: 'call_id = :c', ExpressionAttributeValues: { ':pk': dispatchKeys.due('x', w.tenantId, a.call_id).pk, ':c': a.call_id }, ConsistentRead: true }))).Items ?? [];
+      (
+        await db().send(
+          new QueryCommand({
+            TableName: tableName(),
+            KeyConditionExpression: 'pk = :pk',
+            FilterExpression: 'call_id = :c',
+            ExpressionAttributeValues: { ':pk': dispatchKeys.due('x', w.tenantId, a.call_id).pk, ':c': a.call_id },
+            ConsistentRead: true,
+          }),
+        )
+      ).Items ?? [];
     // The message the route sent is "lost" (no pollers here): the scheduler sends one and re-arms the item.
     expect(await runScheduler(now())).toBeGreaterThanOrEqual(1);
     const rearmed = await dueItems();
@@ -211,7 +288,13 @@ describe('dispatch: at most once', () => {
 
     advanceClockForTests(121_000);
     expect(await runReconciler(now())).toBeGreaterThanOrEqual(1);
-    expect(await storedCall(w.tenantId, a.call_id)).toMatchObject({ state: 'failed', end_reason: 'dispatch_unknown', disposition: 'failed', disposition_set_by: 'system', ended_at: expect.any(String) });
+    expect(await storedCall(w.tenantId, a.call_id)).toMatchObject({
+      state: 'failed',
+      end_reason: 'dispatch_unknown',
+      disposition: 'failed',
+      disposition_set_by: 'system',
+      ended_at: expect.any(String),
+    });
     await runReconciler(now());
     const events = await eventsOfCall(w.tenantId, a.call_id);
     expect(typesOf(events)).toEqual(['call.queued', 'call.scheduled', 'call.dialing', 'call.completed']);
@@ -227,7 +310,12 @@ describe('dispatch: at most once', () => {
     const a = (await queue(w.api, body(c.id))).body;
     const stub = failingProvider(new CarrierRefused('invalid_to', 21211, 'The To number is not valid'));
     expect(await dispatchCall(w.tenantId, a.call_id, { provider: stub.provider })).toBe('refused');
-    expect(await storedCall(w.tenantId, a.call_id)).toMatchObject({ state: 'failed', disposition: 'failed', disposition_set_by: 'carrier', end_reason: 'carrier_refused_invalid_to' });
+    expect(await storedCall(w.tenantId, a.call_id)).toMatchObject({
+      state: 'failed',
+      disposition: 'failed',
+      disposition_set_by: 'carrier',
+      end_reason: 'carrier_refused_invalid_to',
+    });
     expect(typesOf(await eventsOfCall(w.tenantId, a.call_id))).toEqual(['call.queued', 'call.scheduled', 'call.dialing', 'call.completed']);
     advanceClockForTests(121_000);
     await runReconciler(now());
@@ -240,7 +328,12 @@ describe('dispatch: at most once', () => {
     const a = (await queue(w.api, body(c.id))).body;
     expect((await w.api('POST', '/v1/suppressions', { body: { phone_e164: c.phone_e164, reason: 'opt_out' } })).status).toBe(201);
     expect(await dispatchCall(w.tenantId, a.call_id)).toBe('blocked');
-    expect(await storedCall(w.tenantId, a.call_id)).toMatchObject({ state: 'disposed', disposition: 'dnc_hit', disposition_set_by: 'compliance', compliance: { outcome: 'block' } });
+    expect(await storedCall(w.tenantId, a.call_id)).toMatchObject({
+      state: 'disposed',
+      disposition: 'dnc_hit',
+      disposition_set_by: 'compliance',
+      compliance: { outcome: 'block' },
+    });
     expect(typesOf(await eventsOfCall(w.tenantId, a.call_id))).toEqual(['call.queued', 'call.scheduled', 'call.blocked', 'call.completed']);
     expect(await dispatchCall(w.tenantId, a.call_id)).toBe('not_scheduled');
     expect((await sandboxCallsFrom(w.number.phone_e164)).filter((x) => x.to === c.phone_e164)).toEqual([]);
@@ -252,7 +345,13 @@ describe('dispatch: at most once', () => {
     const a = (await queue(w.api, body(c.id))).body;
     await db().send(new DeleteCommand({ TableName: tableName(), Key: contactKeys.contact(w.tenantId, c.id) }));
     expect(await dispatchCall(w.tenantId, a.call_id)).toBe('blocked');
-    expect(await storedCall(w.tenantId, a.call_id)).toMatchObject({ state: 'disposed', disposition: 'blocked_by_policy', disposition_set_by: 'system', end_reason: 'call_target_gone', due_at: null });
+    expect(await storedCall(w.tenantId, a.call_id)).toMatchObject({
+      state: 'disposed',
+      disposition: 'blocked_by_policy',
+      disposition_set_by: 'system',
+      end_reason: 'call_target_gone',
+      due_at: null,
+    });
     expect(typesOf(await eventsOfCall(w.tenantId, a.call_id))).toEqual(['call.queued', 'call.scheduled', 'call.blocked', 'call.completed']);
     expect(await dispatchCall(w.tenantId, a.call_id)).toBe('not_scheduled');
   });
@@ -270,7 +369,9 @@ describe('dispatch: at most once', () => {
     const call = await storedCall(w.tenantId, a.call_id);
     expect(call.state).toBe('scheduled');
     expect(Date.parse(call.scheduled_for!)).toBeGreaterThan(Date.parse('2026-11-19T03:00:00.000Z'));
-    const due = await db().send(new GetCommand({ TableName: tableName(), Key: dispatchKeys.due(call.scheduled_for!, w.tenantId, a.call_id), ConsistentRead: true }));
+    const due = await db().send(
+      new GetCommand({ TableName: tableName(), Key: dispatchKeys.due(call.scheduled_for!, w.tenantId, a.call_id), ConsistentRead: true }),
+    );
     expect(due.Item).toBeDefined();
     expect(typesOf(await eventsOfCall(w.tenantId, a.call_id))).toEqual(['call.queued', 'call.scheduled', 'call.scheduled']);
   });
@@ -294,10 +395,25 @@ describe('dispatch: at most once', () => {
     const c = await newContact(cw.api);
     const a = (await queue(cw.api, { agent_id: cw.agentId, contact_id: c.id })).body;
     // The account's next free grant three seconds ahead: more than this dispatcher may wait.
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: dispatchKeys.cps(t.tenantId, cw.accountId), UpdateExpression: 'SET next_at = :at', ExpressionAttributeValues: { ':at': now().getTime() + 3000 } }));
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: dispatchKeys.cps(t.tenantId, cw.accountId),
+        UpdateExpression: 'SET next_at = :at',
+        ExpressionAttributeValues: { ':at': now().getTime() + 3000 },
+      }),
+    );
     expect(await dispatchCall(t.tenantId, a.call_id, { slotWaitMs: 0 })).toBe('busy');
     expect((await storedCall(t.tenantId, a.call_id)).state).toBe('scheduled');
-    const due = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', FilterExpression: 'call_id = :c', ExpressionAttributeValues: { ':pk': dispatchKeys.due('x', t.tenantId, a.call_id).pk, ':c': a.call_id }, ConsistentRead: true }));
+    const due = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        FilterExpression: 'call_id = :c',
+        ExpressionAttributeValues: { ':pk': dispatchKeys.due('x', t.tenantId, a.call_id).pk, ':c': a.call_id },
+        ConsistentRead: true,
+      }),
+    );
     expect(due.Items!.length).toBeGreaterThanOrEqual(1);
     expect((await sandboxCallsFrom(cw.number.phone_e164)).filter((x) => x.to === c.phone_e164)).toEqual([]);
   });
@@ -307,7 +423,15 @@ describe('dispatch: at most once', () => {
 const dueItemsOf = async (tenantId: string) => {
   const out: Record<string, unknown>[] = [];
   for (let shard = 0; shard < DISPATCH_SHARDS; shard++) {
-    const page = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', FilterExpression: 'tenant_id = :t', ExpressionAttributeValues: { ':pk': dispatchKeys.duePartition(shard), ':t': tenantId }, ConsistentRead: true }));
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        FilterExpression: 'tenant_id = :t',
+        ExpressionAttributeValues: { ':pk': dispatchKeys.duePartition(shard), ':t': tenantId },
+        ConsistentRead: true,
+      }),
+    );
     out.push(...(page.Items ?? []));
   }
   return out;
@@ -330,7 +454,14 @@ describe('POST /v1/calls without a caller number', () => {
     expect(res.body).toMatchObject({ state: 'scheduled', disposition: null, scheduled_for: reset, compliance: { outcome: 'defer', next_permitted_at: reset } });
     expect(res.body.compliance.reasons).toEqual([expect.objectContaining({ code: 'no_caller_number', until: reset })]);
     // No number can place it yet: the attempt and the call detail say so with nulls.
-    expect(res.body.telephony).toEqual({ provider: null, telephony_account_id: null, phone_number_id: null, from_e164: null, provider_call_sid: null, mock: false });
+    expect(res.body.telephony).toEqual({
+      provider: null,
+      telephony_account_id: null,
+      phone_number_id: null,
+      from_e164: null,
+      provider_call_sid: null,
+      mock: false,
+    });
     const detail = await cw.api('GET', `/v1/calls/${res.body.call_id}`);
     expect(detail.status).toBe(200);
     expect(detail.body.telephony).toMatchObject({ from_e164: null, telephony_account_id: null, to_e164: c.phone_e164 });
@@ -339,7 +470,12 @@ describe('POST /v1/calls without a caller number', () => {
     setClock(Date.parse(reset) + 1_000);
     expect(await runScheduler(now())).toBeGreaterThanOrEqual(1);
     expect(await dispatchCall(t.tenantId, res.body.call_id)).toBe('dialled');
-    expect(await storedCall(t.tenantId, res.body.call_id)).toMatchObject({ state: 'dialing', from_e164: cw.number.phone_e164, phone_number_id: cw.number.id, telephony_account_id: cw.accountId });
+    expect(await storedCall(t.tenantId, res.body.call_id)).toMatchObject({
+      state: 'dialing',
+      from_e164: cw.number.phone_e164,
+      phone_number_id: cw.number.id,
+      telephony_account_id: cw.accountId,
+    });
     expect((await sandboxCallsFrom(cw.number.phone_e164)).filter((x) => x.to === c.phone_e164)).toHaveLength(1);
     expect(typesOf(await eventsOfCall(t.tenantId, res.body.call_id))).toEqual(['call.queued', 'call.scheduled', 'call.dialing']);
   });
@@ -351,10 +487,19 @@ describe('POST /v1/calls without a caller number', () => {
     const c = await newContact(sw.api);
     const res = await queue(sw.api, { agent_id: sw.agentId, contact_id: c.id });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ state: 'disposed', disposition: 'blocked_by_policy', scheduled_for: null, compliance: { outcome: 'block', disposition: 'blocked_by_policy' } });
+    expect(res.body).toMatchObject({
+      state: 'disposed',
+      disposition: 'blocked_by_policy',
+      scheduled_for: null,
+      compliance: { outcome: 'block', disposition: 'blocked_by_policy' },
+    });
     expect(res.body.compliance.reasons.map((r: { code: string }) => r.code)).toEqual(['no_caller_number']);
     expect(res.body.telephony.from_e164).toBeNull();
-    expect(await storedCall(t.tenantId, res.body.call_id)).toMatchObject({ state: 'disposed', disposition_set_by: 'compliance', end_reason: 'compliance_blocked' });
+    expect(await storedCall(t.tenantId, res.body.call_id)).toMatchObject({
+      state: 'disposed',
+      disposition_set_by: 'compliance',
+      end_reason: 'compliance_blocked',
+    });
     expect(typesOf(await eventsOfCall(t.tenantId, res.body.call_id))).toEqual(['call.queued', 'call.blocked', 'call.completed']);
     expect((await sw.api('GET', `/v1/calls/${res.body.call_id}`)).status).toBe(200);
     expect(await dueItemsOf(t.tenantId)).toEqual([]);
@@ -388,7 +533,11 @@ describe('POST /v1/calls is one transaction', () => {
     let failed;
     try {
       // The forced failure is a 500 by design: the request's transaction was refused whole.
-      failed = await ow.api('POST', '/v1/calls', { body: { agent_id: ow.agentId, contact_id: c.id, context: { attempt: 'two' } }, headers: { 'idempotency-key': 'one-transaction' }, allowServerError: true });
+      failed = await ow.api('POST', '/v1/calls', {
+        body: { agent_id: ow.agentId, contact_id: c.id, context: { attempt: 'two' } },
+        headers: { 'idempotency-key': 'one-transaction' },
+        allowServerError: true,
+      });
     } finally {
       db().middlewareStack.remove('forceQueueConflict');
     }

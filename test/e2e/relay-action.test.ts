@@ -26,7 +26,8 @@ const actionOf = (twiml: string) => {
 async function answeredCall() {
   const world = await agentNumberWorld(stack);
   const rang = await world.ring();
-  const ended = (extra: Record<string, string>, path = actionOf(rang.twiml)) => world.carrier(path, { ...rang.params, CallStatus: 'in-progress', SessionId: 'VX0123', SessionStatus: 'ended', SessionDuration: '12', ...extra });
+  const ended = (extra: Record<string, string>, path = actionOf(rang.twiml)) =>
+    world.carrier(path, { ...rang.params, CallStatus: 'in-progress', SessionId: 'VX0123', SessionStatus: 'ended', SessionDuration: '12', ...extra });
   return { world, rang, ended };
 }
 
@@ -36,7 +37,11 @@ describe('the relay action callback', () => {
     const rep = await createRep({ tenantId: world.tenantId, name: 'Rita', transferNumber: '+14155550142', disabled: false });
     const res = await ended({ HandoffData: JSON.stringify({ reason: 'transfer_to_human', rep_id: rep.id }) });
     expect(res.status).toBe(200);
-    expect(readTwiml(res.text)).toEqual([{ verb: 'Dial', action: null, timeout: 30, numbers: ['+14155550142'] }, { verb: 'Say', text: AFTER_TRANSFER }, { verb: 'Hangup' }]);
+    expect(readTwiml(res.text)).toEqual([
+      { verb: 'Dial', action: null, timeout: 30, numbers: ['+14155550142'] },
+      { verb: 'Say', text: AFTER_TRANSFER },
+      { verb: 'Hangup' },
+    ]);
     expect(res.text).toContain(`callerId="${world.number.phone_e164}"`);
 
     const disabled = await createRep({ tenantId: world.tenantId, name: 'Dan', transferNumber: '+14155550143', disabled: true });
@@ -47,12 +52,18 @@ describe('the relay action callback', () => {
     // Another tenant's rep is not this tenant's.
     const other = await agentNumberWorld(stack);
     const foreign = await createRep({ tenantId: other.tenantId, name: 'Olga', transferNumber: '+14155550144', disabled: false });
-    expect(readTwiml((await ended({ HandoffData: JSON.stringify({ reason: 'transfer_to_human', rep_id: foreign.id }) })).text)).toEqual([{ verb: 'Say', text: TRANSFER_UNAVAILABLE }, { verb: 'Hangup' }]);
+    expect(readTwiml((await ended({ HandoffData: JSON.stringify({ reason: 'transfer_to_human', rep_id: foreign.id }) })).text)).toEqual([
+      { verb: 'Say', text: TRANSFER_UNAVAILABLE },
+      { verb: 'Hangup' },
+    ]);
   });
 
   it('end_call says the closing and hangs up; a session that just ended hangs up politely', async () => {
     const { ended } = await answeredCall();
-    expect(readTwiml((await ended({ HandoffData: JSON.stringify({ reason: 'end_call', closing: 'Thanks for calling Acme.' }) })).text)).toEqual([{ verb: 'Say', text: 'Thanks for calling Acme.' }, { verb: 'Hangup' }]);
+    expect(readTwiml((await ended({ HandoffData: JSON.stringify({ reason: 'end_call', closing: 'Thanks for calling Acme.' }) })).text)).toEqual([
+      { verb: 'Say', text: 'Thanks for calling Acme.' },
+      { verb: 'Hangup' },
+    ]);
     expect(readTwiml((await ended({})).text)).toEqual([{ verb: 'Say', text: OUTBOUND_GOODBYE }, { verb: 'Hangup' }]);
   });
 
@@ -79,7 +90,11 @@ describe('the relay action callback', () => {
   it("refuses an unsigned callback and a signed state naming another tenant's call (403)", async () => {
     const { rang, ended } = await answeredCall();
     const path = actionOf(rang.twiml);
-    const unsigned = await stack.fetch(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...rang.params, ErrorCode: '64105' }).toString() });
+    const unsigned = await stack.fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ ...rang.params, ErrorCode: '64105' }).toString(),
+    });
     expect(unsigned.status).toBe(403);
     // Another tenant's call: its own signed action URL, posted with this call's CallSid.
     const other = await agentNumberWorld(stack);

@@ -7,7 +7,7 @@ import { client, newTenant, type ApiResponse } from './client.js';
 const stack = useTestStack({ workers: false });
 
 describe('GET /v1/reps', () => {
-  it('lists the tenant\'s reps with status and transfer_enabled, never a number, and filters by status', async () => {
+  it("lists the tenant's reps with status and transfer_enabled, never a number, and filters by status", async () => {
     const t = await newTenant();
     const api = client(stack, t.token);
     const dana = await newRep(t.tenantId, { name: 'Dana' });
@@ -17,7 +17,14 @@ describe('GET /v1/reps', () => {
     const res = await api('GET', '/v1/reps');
     expect(res.status).toBe(200);
     expect(res.body.data.map((r: { name: string }) => r.name)).toEqual(['Desk', 'Off', 'Dana']);
-    expect(res.body.data[2]).toEqual({ id: dana.id, name: 'Dana', status: 'active', transfer_enabled: true, created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(res.body.data[2]).toEqual({
+      id: dana.id,
+      name: 'Dana',
+      status: 'active',
+      transfer_enabled: true,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
     expect(res.body.data[0]).toMatchObject({ id: noNumber.id, transfer_enabled: false });
     const text = JSON.stringify(res.body);
     for (const n of [dana.number, off.number]) expect(text).not.toContain(n!.slice(1));

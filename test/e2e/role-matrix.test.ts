@@ -41,7 +41,10 @@ describe('the role matrix: every role-bearing route × every role', () => {
     const body = route.method === 'GET' ? {} : { body: {} };
     if (route.auth === 'bearer') return client(stack, keys[role])(route.method, concrete(route.path), body);
     const session = await createSession(tenantId, users[role], now());
-    return client(stack)(route.method, concrete(route.path), { ...body, headers: { cookie: `__Host-vac_session=${session.cookieValue}`, origin: stack.baseUrl } });
+    return client(stack)(route.method, concrete(route.path), {
+      ...body,
+      headers: { cookie: `__Host-vac_session=${session.cookieValue}`, origin: stack.baseUrl },
+    });
   }
 
   it('covers the API-key and the session routes', () => {
@@ -65,10 +68,14 @@ describe('the role matrix: every role-bearing route × every role', () => {
     const admin = client(stack, keys.admin);
     const member = client(stack, keys.member);
     const profile = (await admin('POST', '/v1/compliance-profiles', { body: profileBody() })).body;
-    const agent = (await admin('POST', '/v1/templates/tpl_sdr_outbound/instantiate', { body: { name: 'Matrix SDR', disclosure_config: { business_name: 'Matrix Solar' } } })).body;
+    const agent = (
+      await admin('POST', '/v1/templates/tpl_sdr_outbound/instantiate', { body: { name: 'Matrix SDR', disclosure_config: { business_name: 'Matrix Solar' } } })
+    ).body;
     if (!agent.id) return expect.fail(`instantiate: ${JSON.stringify(agent)}`);
     const before = (await admin('GET', `/v1/agents/${agent.id}`)).body;
-    const patch = await member('PATCH', `/v1/agents/${agent.id}`, { body: { compliance_profile_id: profile.id, disclosure_config: { business_name: 'Not Matrix' } } });
+    const patch = await member('PATCH', `/v1/agents/${agent.id}`, {
+      body: { compliance_profile_id: profile.id, disclosure_config: { business_name: 'Not Matrix' } },
+    });
     expect(patch.status).toBe(403);
     expect((await member('POST', `/v1/agents/${agent.id}/publish`)).status).toBe(403);
     expect((await admin('GET', `/v1/agents/${agent.id}`)).body).toEqual(before);

@@ -57,14 +57,28 @@ async function setup() {
 
 /** The call partition's EVENT items. */
 async function eventItems(tenantId: string, callId: string) {
-  const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)', ExpressionAttributeValues: { ':pk': callPartition(tenantId, callId), ':e': 'EVENT#' }, ConsistentRead: true }));
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)',
+      ExpressionAttributeValues: { ':pk': callPartition(tenantId, callId), ':e': 'EVENT#' },
+      ConsistentRead: true,
+    }),
+  );
   return out.Items ?? [];
 }
 
-const turn = (speaker: 'agent' | 'contact', text: string, extra: Record<string, unknown> = {}) => ({ id: eid('turn'), type: 'turn', at: at(), speaker, text, ...extra });
+const turn = (speaker: 'agent' | 'contact', text: string, extra: Record<string, unknown> = {}) => ({
+  id: eid('turn'),
+  type: 'turn',
+  at: at(),
+  speaker,
+  text,
+  ...extra,
+});
 
-describe('runtime events are authenticated by the call\'s Stream token', () => {
-  it('none → 401; a wrong signature, an expired token, another call\'s token or a tenant API key → 403; nothing written', async () => {
+describe("runtime events are authenticated by the call's Stream token", () => {
+  it("none → 401; a wrong signature, an expired token, another call's token or a tenant API key → 403; nothing written", async () => {
     const s = await setup();
     const c = await s.call();
     const other = await s.call();
@@ -72,7 +86,8 @@ describe('runtime events are authenticated by the call\'s Stream token', () => {
     const claims = { tenant_id: s.tenantId, call_id: c.id, agent_version_id: s.agent.versionId, number_id: s.number.id };
     const body = { events: [turn('contact', 'Hello?')] };
     // Through the contract-checking client with no token of its own: the header is the test's.
-    const send = (authorization?: string) => client(stack)('POST', `/runtime/v1/calls/${c.id}/events`, { body, headers: authorization ? { authorization } : {} });
+    const send = (authorization?: string) =>
+      client(stack)('POST', `/runtime/v1/calls/${c.id}/events`, { body, headers: authorization ? { authorization } : {} });
 
     const none = await send();
     expect(none.status).toBe(401);
@@ -106,7 +121,11 @@ describe('runtime events are authenticated by the call\'s Stream token', () => {
   it('an unknown call → 404 (a valid token for a call id that was never stored)', async () => {
     const s = await setup();
     const ghost = newId('cal');
-    const token = mintStreamToken(await callTokenKey(), { tenant_id: s.tenantId, call_id: ghost, agent_version_id: s.agent.versionId, number_id: s.number.id }, new Date());
+    const token = mintStreamToken(
+      await callTokenKey(),
+      { tenant_id: s.tenantId, call_id: ghost, agent_version_id: s.agent.versionId, number_id: s.number.id },
+      new Date(),
+    );
     const res = await client(stack, token)('POST', `/runtime/v1/calls/${ghost}/events`, { body: { events: [turn('contact', 'Hi')] } });
     expect(res.status).toBe(404);
   });
@@ -125,9 +144,28 @@ describe('runtime events', () => {
       turn('agent', 'This call is from Acme Solar. How can I help?', { start_ms: 900, end_ms: 2500, latency_ms: 300 }),
       { id: eid('resp'), type: 'recorded_response', at: at(2), kind: 'question', question_id: 'budget', value: long, note: 'n'.repeat(800) },
       { id: eid('resp'), type: 'recorded_response', at: at(3), kind: 'objective', question_id: 'qualify', value: 'Yes' },
-      { id: eid('act'), type: 'conversation_action', at: at(4), action_id: 'act-1', kind: 'book_meeting', arguments: { starts_at: '2026-11-25T15:00:00Z', duration_minutes: 30 } },
+      {
+        id: eid('act'),
+        type: 'conversation_action',
+        at: at(4),
+        action_id: 'act-1',
+        kind: 'book_meeting',
+        arguments: { starts_at: '2026-11-25T15:00:00Z', duration_minutes: 30 },
+      },
       { id: eid('conf'), type: 'action_confirmation', at: at(5), action_id: 'act-1', action_confirmation: { kind: 'read_back', response: 'confirmed' } },
-      { id: eid('out'), type: 'outcome', at: at(6), outcome: { outcome_type: 'appointment', goal_reached: true, status: 'booked', starts_at: '2026-11-25T15:00:00Z', duration_minutes: 30, action_id: 'act-1' } },
+      {
+        id: eid('out'),
+        type: 'outcome',
+        at: at(6),
+        outcome: {
+          outcome_type: 'appointment',
+          goal_reached: true,
+          status: 'booked',
+          starts_at: '2026-11-25T15:00:00Z',
+          duration_minutes: 30,
+          action_id: 'act-1',
+        },
+      },
       { id: eid('use'), type: 'usage', at: at(7), audio_seconds: 42.5, characters_spoken: 310, llm_input_tokens: 1200, llm_output_tokens: 90 },
       { id: eid('use'), type: 'usage', at: at(8), audio_seconds: 1.25, llm_output_tokens: 10 },
       { id: eid('bye'), type: 'hangup', at: at(9), by: 'agent' },
@@ -147,13 +185,26 @@ describe('runtime events', () => {
       disclosure_given: true,
       disclosure_at: at(1),
       recorded_response_count: 2,
-      conversation_actions: [{ id: 'act-1', kind: 'book_meeting', arguments: { duration_minutes: 30 }, action_confirmation: { kind: 'read_back', response: 'confirmed', method: 'voice', policy_version: null } }],
+      conversation_actions: [
+        {
+          id: 'act-1',
+          kind: 'book_meeting',
+          arguments: { duration_minutes: 30 },
+          action_confirmation: { kind: 'read_back', response: 'confirmed', method: 'voice', policy_version: null },
+        },
+      ],
       outcome: { outcome_type: 'appointment', goal_reached: true, status: 'booked', action_id: 'act-1' },
       opted_out: false,
       usage: { audio_seconds: 43.75, characters_spoken: 310, llm_input_tokens: 1200, llm_output_tokens: 100 },
       hangup: { by: 'agent' },
     });
-    expect(call.recorded_responses[0]).toMatchObject({ kind: 'question', question_id: 'budget', value_truncated: true, note_truncated: true, fit_review: { status: 'unreviewed' } });
+    expect(call.recorded_responses[0]).toMatchObject({
+      kind: 'question',
+      question_id: 'budget',
+      value_truncated: true,
+      note_truncated: true,
+      fit_review: { status: 'unreviewed' },
+    });
     expect(call.recorded_responses[0].value).toHaveLength(1000);
     expect(call.recorded_responses[0].note).toHaveLength(500);
     expect(call.recorded_responses[1]).toMatchObject({ value: 'Yes', value_truncated: false, note: null, note_truncated: false });
@@ -191,10 +242,14 @@ describe('runtime events', () => {
   it('concurrent batches for one call all land, each counted once; concurrent replays of one batch store it once', async () => {
     const s = await setup();
     const c = await s.call();
-    const batches = Array.from({ length: 5 }, (_, i) => ({ events: [turn(i % 2 ? 'agent' : 'contact', `line ${i}`), { id: eid('use'), type: 'usage', at: at(), characters_spoken: 10 }] }));
+    const batches = Array.from({ length: 5 }, (_, i) => ({
+      events: [turn(i % 2 ? 'agent' : 'contact', `line ${i}`), { id: eid('use'), type: 'usage', at: at(), characters_spoken: 10 }],
+    }));
     const answers = await Promise.all(batches.map((b) => c.post(b)));
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
-    expect(answers.flatMap((a) => a.body.results.map((r: { seq: number }) => r.seq)).sort((a: number, b: number) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(answers.flatMap((a) => a.body.results.map((r: { seq: number }) => r.seq)).sort((a: number, b: number) => a - b)).toEqual([
+      0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+    ]);
     expect(await c.read()).toMatchObject({ state: 'in_conversation', event_count: 10, turn_count: 5, usage: { characters_spoken: 50 } });
 
     const same = { events: [turn('contact', 'once'), { id: eid('use'), type: 'usage', at: at(), characters_spoken: 7 }] };
@@ -219,9 +274,18 @@ describe('runtime events', () => {
       [{ events: [{ ...turn('agent', 'x'), speaker: 'robot' }] }, ['body.events.0.speaker:enum']],
       [{ events: [{ ...turn('agent', 'x'), mood: 'happy' }] }, ['body.events.0.mood:extra_forbidden']],
       [{ events: [{ id: eid(), type: 'usage', at: at() }] }, ['body.events.0:value_error']],
-      [{ events: [{ id: eid(), type: 'recorded_response', at: at(), kind: 'question', question_id: 'q', value: 'v'.repeat(16_001) }] }, ['body.events.0.value:string_too_long']],
-      [{ events: [{ id: eid(), type: 'action_confirmation', at: at(), action_id: 'nope', action_confirmation: { kind: 'explicit', response: 'confirmed' } }] }, ['body.events.0.action_id:unknown_action']],
-      [{ events: [{ id: eid(), type: 'outcome', at: at(), outcome: { outcome_type: 'shift_confirmation', goal_reached: true, response: 'confirmed' } }] }, ['body.events.0.outcome.outcome_type:outcome_type_mismatch']],
+      [
+        { events: [{ id: eid(), type: 'recorded_response', at: at(), kind: 'question', question_id: 'q', value: 'v'.repeat(16_001) }] },
+        ['body.events.0.value:string_too_long'],
+      ],
+      [
+        { events: [{ id: eid(), type: 'action_confirmation', at: at(), action_id: 'nope', action_confirmation: { kind: 'explicit', response: 'confirmed' } }] },
+        ['body.events.0.action_id:unknown_action'],
+      ],
+      [
+        { events: [{ id: eid(), type: 'outcome', at: at(), outcome: { outcome_type: 'shift_confirmation', goal_reached: true, response: 'confirmed' } }] },
+        ['body.events.0.outcome.outcome_type:outcome_type_mismatch'],
+      ],
     ];
     for (const [body, expected] of cases) {
       const res = await c.post(body);
@@ -229,20 +293,30 @@ describe('runtime events', () => {
       expect(locs(res.body), JSON.stringify(expected)).toEqual(expected);
     }
     // A valid turn before a bad reference in the same batch is not stored either: all or nothing.
-    const partial = await c.post({ events: [turn('contact', 'Hello?'), { id: eid(), type: 'action_confirmation', at: at(), action_id: 'nope', action_confirmation: { kind: 'explicit', response: 'confirmed' } }] });
+    const partial = await c.post({
+      events: [
+        turn('contact', 'Hello?'),
+        { id: eid(), type: 'action_confirmation', at: at(), action_id: 'nope', action_confirmation: { kind: 'explicit', response: 'confirmed' } },
+      ],
+    });
     expect(partial.status).toBe(422);
     expect(locs(partial.body)).toEqual(['body.events.1.action_id:unknown_action']);
     expect(await eventItems(s.tenantId, c.id)).toEqual([]);
     expect(await c.read()).toMatchObject({ state: 'answered' });
   });
 
-  it('an opt-out suppresses the number (source call) and flips the contact\'s do_not_call in the same transaction as the event', async () => {
+  it("an opt-out suppresses the number (source call) and flips the contact's do_not_call in the same transaction as the event", async () => {
     const s = await setup();
     const caller = randomNumber('646');
     const contact = (await s.api('POST', '/v1/contacts', { body: { phone_e164: caller, consent } })).body;
     expect(contact.do_not_call).toBe(false);
     const c = await s.call(caller);
-    const res = await c.post({ events: [turn('contact', "Please don't call me again."), { id: eid('opt'), type: 'opt_out', at: at(), reason: 'opt_out', text: "Please don't call me again." }] });
+    const res = await c.post({
+      events: [
+        turn('contact', "Please don't call me again."),
+        { id: eid('opt'), type: 'opt_out', at: at(), reason: 'opt_out', text: "Please don't call me again." },
+      ],
+    });
     expect(res.status).toBe(200);
 
     const list = (await s.api('GET', '/v1/suppressions')).body.data as Record<string, unknown>[];
@@ -264,10 +338,21 @@ describe('runtime events', () => {
     // A number with no agent answers with a polite refusal: the call is stored disposed.
     const bare = await activeNumber(s.api, { accountId: s.accountId });
     const sid = newCallSid();
-    await s.carrier('/carrier/twilio/voice', { AccountSid: s.creds.account_sid, CallSid: sid, From: randomNumber('212'), To: bare.phone_e164, CallStatus: 'ringing', Direction: 'inbound' });
+    await s.carrier('/carrier/twilio/voice', {
+      AccountSid: s.creds.account_sid,
+      CallSid: sid,
+      From: randomNumber('212'),
+      To: bare.phone_e164,
+      CallStatus: 'ringing',
+      Direction: 'inbound',
+    });
     const disposed = (await getCallBySid(sid))!;
     expect(disposed.state).toBe('disposed');
-    const token = mintStreamToken(await callTokenKey(), { tenant_id: s.tenantId, call_id: disposed.id, agent_version_id: s.agent.versionId, number_id: bare.id }, new Date());
+    const token = mintStreamToken(
+      await callTokenKey(),
+      { tenant_id: s.tenantId, call_id: disposed.id, agent_version_id: s.agent.versionId, number_id: bare.id },
+      new Date(),
+    );
     const res = await client(stack, token)('POST', `/runtime/v1/calls/${disposed.id}/events`, { body: { events: [turn('contact', 'Hello?')] } });
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('call_not_in_conversation');
@@ -280,7 +365,13 @@ describe('after the call ends', () => {
     const s = await setup();
     const c = await s.call();
     const booked = { id: eid('out'), type: 'outcome', at: at(5), outcome: { outcome_type: 'appointment', goal_reached: true, status: 'booked' } };
-    expect((await c.post({ events: [turn('contact', 'Tuesday works.'), booked, { id: eid('use'), type: 'usage', at: at(6), audio_seconds: 40, llm_input_tokens: 5000 }] })).status).toBe(200);
+    expect(
+      (
+        await c.post({
+          events: [turn('contact', 'Tuesday works.'), booked, { id: eid('use'), type: 'usage', at: at(6), audio_seconds: 40, llm_input_tokens: 5000 }],
+        })
+      ).status,
+    ).toBe(200);
     expect((await c.end()).status).toBe(200);
     const ended = await c.read();
     expect(ended).toMatchObject({ state: 'completed', duration_seconds: 42 });
@@ -306,15 +397,23 @@ describe('after the call ends', () => {
 
     // Past the window the token is spent: 409 call_ended, nothing written, on every runtime route.
     setClock(Date.parse(ended.ended_at!) + (LATE_EVENT_WINDOW_SECONDS + 1) * 1000);
-    const late = await c.post({ events: [{ ...notBooked, id: eid('out') }, { id: eid('use'), type: 'usage', at: at(52), audio_seconds: 1 }] });
+    const late = await c.post({
+      events: [
+        { ...notBooked, id: eid('out') },
+        { id: eid('use'), type: 'usage', at: at(52), audio_seconds: 1 },
+      ],
+    });
     expect(late.status).toBe(409);
     expect(late.body).toMatchObject({ code: 'call_ended' });
-    const calendar = await client(stack, c.token)('POST', `/runtime/v1/calls/${c.id}/calendar/availability`, { body: { start_date: '2026-11-25', end_date: '2026-11-26', duration_minutes: 30 } });
+    const calendar = await client(stack, c.token)('POST', `/runtime/v1/calls/${c.id}/calendar/availability`, {
+      body: { start_date: '2026-11-25', end_date: '2026-11-26', duration_minutes: 30 },
+    });
     expect(calendar.status).toBe(409);
     expect(calendar.body).toMatchObject({ code: 'call_ended' });
     expect(await c.read()).toMatchObject({ event_count: after.event_count, usage: after.usage, outcome: { status: 'booked' } });
     // Nor may it open the voice relay again.
-    const relayAt = (ms: number) => admitRelayConnection({ rawQuery: `token=${encodeURIComponent(c.token)}`, signature: undefined, at: new Date(Date.parse(ended.ended_at!) + ms) });
+    const relayAt = (ms: number) =>
+      admitRelayConnection({ rawQuery: `token=${encodeURIComponent(c.token)}`, signature: undefined, at: new Date(Date.parse(ended.ended_at!) + ms) });
     expect(await relayAt(LATE_EVENT_WINDOW_SECONDS * 1000)).toMatchObject({ ok: true });
     expect(await relayAt((LATE_EVENT_WINDOW_SECONDS + 1) * 1000)).toEqual({ ok: false, status: 403, reason: 'invalid_token' });
   });
@@ -346,7 +445,13 @@ describe('receptionist outcomes become events', () => {
     // (book_meeting and schedule_callback also open receptionist handoffs: handoff.created; see docs/decisions/call-analysis-and-outcomes.md.)
     const events = (await listTenantEvents(s.tenantId)).filter((e) => e.data.call_id === c.id && e.type.startsWith('receptionist.'));
     expect(events.map((e) => e.type).sort()).toEqual(['receptionist.callback_scheduled', 'receptionist.transfer_requested']);
-    expect(events.find((e) => e.type === 'receptionist.callback_scheduled')!.data).toMatchObject({ call_id: c.id, direction: 'inbound', action_id: 'cb-1', kind: 'schedule_callback', arguments: { at: '2026-11-25T15:00:00Z' } });
+    expect(events.find((e) => e.type === 'receptionist.callback_scheduled')!.data).toMatchObject({
+      call_id: c.id,
+      direction: 'inbound',
+      action_id: 'cb-1',
+      kind: 'schedule_callback',
+      arguments: { at: '2026-11-25T15:00:00Z' },
+    });
     // The same batch again (the runtime retried): stored once, no second event.
     expect((await c.post(batch)).status).toBe(200);
     expect((await listTenantEvents(s.tenantId)).filter((e) => e.data.call_id === c.id && e.type.startsWith('receptionist.'))).toHaveLength(2);

@@ -42,8 +42,10 @@ let carrier: TelephonyProvider;
 let from: string;
 
 const TWIML: Record<string, string> = {
-  '/twiml/stream': '<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="wss://runtime.invalid/stream"><Parameter name="token" value="tok_abc"/></Stream></Connect></Response>',
-  '/twiml/voicemail': '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Hi, this is Acme Solar calling about your quote, please call us back</Say><Hangup/></Response>',
+  '/twiml/stream':
+    '<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="wss://runtime.invalid/stream"><Parameter name="token" value="tok_abc"/></Stream></Connect></Response>',
+  '/twiml/voicemail':
+    '<?xml version="1.0" encoding="UTF-8"?><Response><Say>Hi, this is Acme Solar calling about your quote, please call us back</Say><Hangup/></Response>',
 };
 
 beforeAll(async () => {
@@ -54,7 +56,11 @@ beforeAll(async () => {
       const url = `${receiverUrl}${req.url}`;
       const params = formParams(body) as Record<string, string>;
       const path = new URL(url).pathname;
-      received.push({ path, params, signatureValid: verifyTwilioSignature({ authToken: creds.auth_token, signature: req.headers['x-twilio-signature'] as string | undefined, url, params }) });
+      received.push({
+        path,
+        params,
+        signatureValid: verifyTwilioSignature({ authToken: creds.auth_token, signature: req.headers['x-twilio-signature'] as string | undefined, url, params }),
+      });
       const twiml = TWIML[path];
       res.writeHead(twiml ? 200 : 204, twiml ? { 'content-type': 'text/xml' } : {});
       res.end(twiml ?? '');
@@ -102,7 +108,15 @@ describe('sandbox calls placed through the Twilio adapter', () => {
     expect(callbacks.every((c) => c.signatureValid)).toBe(true);
     expect(callbacks.map((c) => c.params.SequenceNumber)).toEqual(['0', '1', '2', '3']);
     for (const c of callbacks) {
-      expect(c.params).toMatchObject({ CallSid: sid, AccountSid: creds.account_sid, From: from, To: to, Direction: 'outbound-api', CallbackSource: 'call-progress-events', ApiVersion: '2010-04-01' });
+      expect(c.params).toMatchObject({
+        CallSid: sid,
+        AccountSid: creds.account_sid,
+        From: from,
+        To: to,
+        Direction: 'outbound-api',
+        CallbackSource: 'call-progress-events',
+        ApiVersion: '2010-04-01',
+      });
       expect(c.params.Timestamp).toMatch(/^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} \+0000$/);
       expect(c.params.AnsweredBy).toBeUndefined(); // no machine detection asked for
     }
@@ -112,9 +126,16 @@ describe('sandbox calls placed through the Twilio adapter', () => {
     expect(fetches).toHaveLength(1);
     expect(fetches[0]).toMatchObject({ signatureValid: true, params: { CallStatus: 'in-progress', Direction: 'outbound-api', To: to, From: from } });
     const stored = await getSandboxCall(sid);
-    expect(stored).toMatchObject({ status: 'completed', scenario: 'goal', stream: { url: 'wss://runtime.invalid/stream', parameters: { token: 'tok_abc' } }, twiml_path: [{ verb: 'Connect', stream_url: 'wss://runtime.invalid/stream', parameters: ['token'] }] });
+    expect(stored).toMatchObject({
+      status: 'completed',
+      scenario: 'goal',
+      stream: { url: 'wss://runtime.invalid/stream', parameters: { token: 'tok_abc' } },
+      twiml_path: [{ verb: 'Connect', stream_url: 'wss://runtime.invalid/stream', parameters: ['token'] }],
+    });
 
-    const res = await sandbox('GET', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/Calls/${sid}.json`, { headers: { authorization: basic(creds) } });
+    const res = await sandbox('GET', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/Calls/${sid}.json`, {
+      headers: { authorization: basic(creds) },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ sid, status: 'completed', direction: 'outbound-api', duration: '95', to, from, answered_by: null });
     // The adapter reads it back the way the reconciler asks about a call whose end it never heard.
@@ -163,7 +184,10 @@ describe('sandbox calls placed through the Twilio adapter', () => {
   it('posts only the events asked for, and the final status always', async () => {
     const { sid } = await place(randomNumber('303'), { statusCallbackEvents: ['answered'] });
     const callbacks = await finished(sid);
-    expect(callbacks.map((c) => [c.params.CallStatus, c.params.SequenceNumber])).toEqual([['in-progress', '0'], ['completed', '1']]);
+    expect(callbacks.map((c) => [c.params.CallStatus, c.params.SequenceNumber])).toEqual([
+      ['in-progress', '0'],
+      ['completed', '1'],
+    ]);
   });
 
   it('hang-up: an answered call ends at once with one completed callback and nothing after it', async () => {
@@ -221,9 +245,14 @@ describe('sandbox calls placed through the Twilio adapter', () => {
 describe('the sandbox voice runtime on outbound calls', () => {
   it('a Stream to our runtime for a call our API does not know: the runtime route answers 404 and the sandbox call records no_such_call', async () => {
     const ghost = newId('cal');
-    const token = mintStreamToken(await callTokenKey(), { tenant_id: newId('ten'), call_id: ghost, agent_version_id: newId('agv'), number_id: newId('num') }, new Date());
+    const token = mintStreamToken(
+      await callTokenKey(),
+      { tenant_id: newId('ten'), call_id: ghost, agent_version_id: newId('agv'), number_id: newId('num') },
+      new Date(),
+    );
     const streamUrl = `${stack.baseUrl.replace(/^http/, 'ws')}/runtime/v1/stream`;
-    TWIML['/twiml/ours'] = `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${streamUrl}"><Parameter name="token" value="${token}"/></Stream></Connect></Response>`;
+    TWIML['/twiml/ours'] =
+      `<?xml version="1.0" encoding="UTF-8"?><Response><Connect><Stream url="${streamUrl}"><Parameter name="token" value="${token}"/></Stream></Connect></Response>`;
     const { sid } = await place(randomNumber('212').slice(0, -7) + '5550130', { twimlUrl: `${receiverUrl}/twiml/ours` });
     const stored = await waitFor(async () => (await getSandboxCall(sid))?.runtime, { timeoutMs: 15_000, message: 'the sandbox runtime to report' });
     expect(stored).toMatchObject({ status: 'no_such_call', call_id: ghost, script: 'do_not_call', http_status: 404, events_sent: 0 });
@@ -240,12 +269,18 @@ describe('the sandbox voice runtime on outbound calls', () => {
 
 describe('sandbox calls: refusals as Twilio words them', () => {
   it('unknown credentials are 401 20003, which the adapter reports as refused credentials', async () => {
-    const res = await sandboxPost('Calls.json', { To: '+12125550100', From: from, Url: `${receiverUrl}/twiml/stream` }, basic({ ...creds, auth_token: 'wrong' }));
+    const res = await sandboxPost(
+      'Calls.json',
+      { To: '+12125550100', From: from, Url: `${receiverUrl}/twiml/stream` },
+      basic({ ...creds, auth_token: 'wrong' }),
+    );
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ code: 20003, message: 'Authenticate', more_info: 'https://www.twilio.com/docs/errors/20003', status: 401 });
     const wrong = twilioProvider({ accountSid: creds.account_sid, authToken: 'wrong' }, `${stack.baseUrl}/sandbox/twilio`);
     // A create Twilio refuses to authenticate created nothing: a refusal (fail now), not an outage (wait and reconcile).
-    const call = await wrong.placeCall({ to: '+12125550100', from, twimlUrl: `${receiverUrl}/twiml/stream`, statusCallbackUrl: `${receiverUrl}/status` }).catch((e: unknown) => e);
+    const call = await wrong
+      .placeCall({ to: '+12125550100', from, twimlUrl: `${receiverUrl}/twiml/stream`, statusCallbackUrl: `${receiverUrl}/status` })
+      .catch((e: unknown) => e);
     expect(call).toBeInstanceOf(CarrierRefused);
     expect(call).toMatchObject({ reason: 'credentials_refused' });
     const text = await wrong.sendSms({ to: '+12125550100', from, body: 'hi', statusCallbackUrl: `${receiverUrl}/sms-status` }).catch((e: unknown) => e);
@@ -277,7 +312,9 @@ describe('sandbox calls: refusals as Twilio words them', () => {
     const { sid } = await place(randomNumber('917'));
     const other = newSandboxCredentials();
     await putSandboxAccount(other);
-    const res = await sandbox('GET', `/sandbox/twilio/2010-04-01/Accounts/${other.account_sid}/Calls/${sid}.json`, { headers: { authorization: basic(other) } });
+    const res = await sandbox('GET', `/sandbox/twilio/2010-04-01/Accounts/${other.account_sid}/Calls/${sid}.json`, {
+      headers: { authorization: basic(other) },
+    });
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ code: 20404 });
     // Through the adapter: a call the account does not have (or no call at all) is the carrier's not_found.
@@ -299,8 +336,17 @@ describe('sandbox messages', () => {
     const callbacks = messageCallbacks(sid);
     expect(callbacks.map((c) => c.params.MessageStatus)).toEqual(['sent', 'delivered']);
     expect(callbacks.every((c) => c.signatureValid)).toBe(true);
-    expect(callbacks[1]!.params).toMatchObject({ AccountSid: creds.account_sid, SmsSid: sid, SmsStatus: 'delivered', From: from, To: to, ApiVersion: '2010-04-01' });
-    const res = await sandbox('GET', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/Messages/${sid}.json`, { headers: { authorization: basic(creds) } });
+    expect(callbacks[1]!.params).toMatchObject({
+      AccountSid: creds.account_sid,
+      SmsSid: sid,
+      SmsStatus: 'delivered',
+      From: from,
+      To: to,
+      ApiVersion: '2010-04-01',
+    });
+    const res = await sandbox('GET', `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/Messages/${sid}.json`, {
+      headers: { authorization: basic(creds) },
+    });
     expect(res.body).toMatchObject({ sid, status: 'delivered', body: 'Your shift is confirmed', error_code: null });
   });
 
@@ -309,11 +355,17 @@ describe('sandbox messages', () => {
     const undelivered = await carrier.sendSms({ to: '+13125550121', from, body: 'hi', statusCallbackUrl: `${receiverUrl}/sms-status` });
     await waitFor(() => messageCallbacks(failed.sid).length === 1 && messageCallbacks(undelivered.sid).length === 2, { timeoutMs: 10_000 });
     expect(messageCallbacks(failed.sid).map((c) => [c.params.MessageStatus, c.params.ErrorCode])).toEqual([['failed', '30008']]);
-    expect(messageCallbacks(undelivered.sid).map((c) => [c.params.MessageStatus, c.params.ErrorCode])).toEqual([['sent', undefined], ['undelivered', '30003']]);
+    expect(messageCallbacks(undelivered.sid).map((c) => [c.params.MessageStatus, c.params.ErrorCode])).toEqual([
+      ['sent', undefined],
+      ['undelivered', '30003'],
+    ]);
   });
 
   it('refuses as Twilio does: From not the account’s (21606), no Body (21602), bad To (21211)', async () => {
-    await expect(carrier.sendSms({ to: '+12125550100', from: randomNumber('415'), body: 'x' })).rejects.toMatchObject({ reason: 'caller_id_not_allowed', carrierCode: 21606 });
+    await expect(carrier.sendSms({ to: '+12125550100', from: randomNumber('415'), body: 'x' })).rejects.toMatchObject({
+      reason: 'caller_id_not_allowed',
+      carrierCode: 21606,
+    });
     const noBody = await sandboxPost('Messages.json', { To: '+12125550100', From: from });
     expect(noBody.status).toBe(400);
     expect(noBody.body).toMatchObject({ code: 21602 });

@@ -47,7 +47,11 @@ describe('control and bidi override characters are a 422 at the field; nothing s
 
   it('a compliance profile seller_name or name with NUL, BEL or a right-to-left override', async () => {
     const { api } = await tenant();
-    for (const [field, value] of [['seller_name', 'Acme\u0000\u0007'], ['name', 'Sales \u202eSU'], ['seller_name', 'Acme\u2066Corp']] as const) {
+    for (const [field, value] of [
+      ['seller_name', 'Acme\u0000\u0007'],
+      ['name', 'Sales \u202eSU'],
+      ['seller_name', 'Acme\u2066Corp'],
+    ] as const) {
       const res = await api('POST', '/v1/compliance-profiles', { body: profileBody({ [field]: value }) });
       expect(res.status, `${field} ${JSON.stringify(value)}`).toBe(422);
       expect(locs(res.body)).toEqual([`body.${field}:${CONTROL}`]);
@@ -58,11 +62,18 @@ describe('control and bidi override characters are a 422 at the field; nothing s
   it('an agent name and its disclosure business_name', async () => {
     const { api } = await tenant();
     const profile = (await api('POST', '/v1/compliance-profiles', { body: profileBody() })).body;
-    const body = (over: Record<string, unknown>) => ({ name: 'Solar SDR', disclosure_config: { business_name: 'Acme Solar' }, compliance_profile_id: profile.id, ...over });
+    const body = (over: Record<string, unknown>) => ({
+      name: 'Solar SDR',
+      disclosure_config: { business_name: 'Acme Solar' },
+      compliance_profile_id: profile.id,
+      ...over,
+    });
     const badName = await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', { body: body({ name: 'SDR\u0000' }) });
     expect(badName.status).toBe(422);
     expect(locs(badName.body)).toEqual([`body.name:${CONTROL}`]);
-    const badBusiness = await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', { body: body({ disclosure_config: { business_name: 'Acme\u202eSolar' } }) });
+    const badBusiness = await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', {
+      body: body({ disclosure_config: { business_name: 'Acme\u202eSolar' } }),
+    });
     expect(badBusiness.status).toBe(422);
     expect(locs(badBusiness.body)).toEqual([`body.disclosure_config.business_name:${CONTROL}`]);
     expect((await api('GET', '/v1/agents')).body.data).toEqual([]);
@@ -72,7 +83,16 @@ describe('control and bidi override characters are a 422 at the field; nothing s
     const { api } = await tenant();
     const content = 'Phone,First\r\n+14155550181,"a\u0000b"\r\n+14155550182,Bea\r\n';
     const attestation = { signer_name: 'Sam Signer', signer_title: 'Ops', affirmation: 'They opted in.', consent_basis: 'pewc' };
-    const res = await api('POST', '/v1/contact-imports', { body: { file_name: 'a.csv', content, column_mapping: { Phone: 'phone_e164', First: 'first_name' }, consent_attestation: attestation, list_name: 'L', consent_scope: { purposes: ['reminders'] } } });
+    const res = await api('POST', '/v1/contact-imports', {
+      body: {
+        file_name: 'a.csv',
+        content,
+        column_mapping: { Phone: 'phone_e164', First: 'first_name' },
+        consent_attestation: attestation,
+        list_name: 'L',
+        consent_scope: { purposes: ['reminders'] },
+      },
+    });
     expect(res.status).toBe(202);
     const job = (await api('GET', `/v1/contact-imports/${res.body.id}`)).body;
     expect(job).toMatchObject({ status: 'completed', rows_accepted: 1, rows_rejected: 1 });
@@ -80,7 +100,16 @@ describe('control and bidi override characters are a 422 at the field; nothing s
     const names = (await api('GET', '/v1/contacts')).body.data.map((c: { first_name: string | null }) => c.first_name);
     expect(names).toEqual(['Bea']);
     // The signer's name is checked as well.
-    const badSigner = await api('POST', '/v1/contact-imports', { body: { file_name: 'a.csv', content, column_mapping: { Phone: 'phone_e164' }, consent_attestation: { ...attestation, signer_name: 'Sam\u0007' }, list_name: 'L2', consent_scope: { purposes: ['reminders'] } } });
+    const badSigner = await api('POST', '/v1/contact-imports', {
+      body: {
+        file_name: 'a.csv',
+        content,
+        column_mapping: { Phone: 'phone_e164' },
+        consent_attestation: { ...attestation, signer_name: 'Sam\u0007' },
+        list_name: 'L2',
+        consent_scope: { purposes: ['reminders'] },
+      },
+    });
     expect(badSigner.status).toBe(422);
     expect(locs(badSigner.body)).toEqual([`body.consent_attestation.signer_name:${CONTROL}`]);
   });

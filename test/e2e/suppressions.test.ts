@@ -33,8 +33,17 @@ describe('the suppression list', () => {
     const added = await t.member('POST', '/v1/suppressions', { body: { phone_e164: p, reason: 'opt_out', note: 'Asked on the call' } });
     expect(added.status).toBe(201);
     expect(added.body).toEqual({
-      id: expect.stringMatching(/^sup_/), phone_e164: p, status: 'active', reason: 'opt_out', note: 'Asked on the call',
-      source: 'api', source_id: t.memberKeyId, created_at: expect.any(String), lifted_at: null, lift_note: null, lifted_by: null,
+      id: expect.stringMatching(/^sup_/),
+      phone_e164: p,
+      status: 'active',
+      reason: 'opt_out',
+      note: 'Asked on the call',
+      source: 'api',
+      source_id: t.memberKeyId,
+      created_at: expect.any(String),
+      lifted_at: null,
+      lift_note: null,
+      lifted_by: null,
     });
     const flagged = (await t.admin('GET', `/v1/contacts/${contact.id}`)).body;
     expect(flagged.do_not_call).toBe(true);
@@ -59,7 +68,10 @@ describe('the suppression list', () => {
     expect((await t.admin('GET', `/v1/contacts/${contact.id}`)).body.do_not_call).toBe(true);
 
     const listed = (await t.member('GET', '/v1/suppressions')).body;
-    expect(listed.data.map((s: { id: string; status: string }) => [s.id, s.status])).toEqual([[readded.body.id, 'active'], [added.body.id, 'lifted']]);
+    expect(listed.data.map((s: { id: string; status: string }) => [s.id, s.status])).toEqual([
+      [readded.body.id, 'active'],
+      [added.body.id, 'lifted'],
+    ]);
     expect(listed.data[1]).toEqual(lifted.body);
     expect(listed.has_more).toBe(false);
   });
@@ -164,10 +176,12 @@ describe('the suppression list', () => {
   it('keeps do_not_call exact when contacts and suppressions of one number race', async () => {
     const t = await tenantWithKeys();
     const numbers = Array.from({ length: 8 }, phone);
-    const results = await Promise.all(numbers.flatMap((p) => [
-      t.admin('POST', '/v1/contacts', { body: { phone_e164: p, consent } }),
-      t.admin('POST', '/v1/suppressions', { body: { phone_e164: p, reason: 'opt_out' } }),
-    ]));
+    const results = await Promise.all(
+      numbers.flatMap((p) => [
+        t.admin('POST', '/v1/contacts', { body: { phone_e164: p, consent } }),
+        t.admin('POST', '/v1/suppressions', { body: { phone_e164: p, reason: 'opt_out' } }),
+      ]),
+    );
     expect(results.map((r) => r.status)).toEqual(numbers.flatMap(() => [200, 201]));
     for (const r of results.filter((_, i) => i % 2 === 0)) expect((await t.admin('GET', `/v1/contacts/${r.body.id}`)).body.do_not_call).toBe(true);
   });

@@ -26,7 +26,11 @@ beforeAll(async () => {
 });
 
 const QUESTIONS = [
-  { id: 'satisfaction', prompt: 'How satisfied are you?', scoring: { scale: 'csat', points: 5, mapping: { 'very satisfied': 5, satisfied: 4, unsatisfied: 1 }, weight: 2 } },
+  {
+    id: 'satisfaction',
+    prompt: 'How satisfied are you?',
+    scoring: { scale: 'csat', points: 5, mapping: { 'very satisfied': 5, satisfied: 4, unsatisfied: 1 }, weight: 2 },
+  },
   { id: 'recommend', prompt: 'Would you recommend us?' },
 ];
 

@@ -32,7 +32,9 @@ describe('telephony accounts', () => {
     const t = await newTenant();
     const api = client(stack, t.token);
     const creds = await sandboxCredentials();
-    const res = await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: creds, ftc_san_refs: SANS, a2p_brand_ref: 'BN123' } });
+    const res = await api('POST', '/v1/telephony-accounts', {
+      body: { mode: 'byo', provider: 'twilio', credentials: creds, ftc_san_refs: SANS, a2p_brand_ref: 'BN123' },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       id: expect.stringMatching(/^tac_/),
@@ -60,10 +62,30 @@ describe('telephony accounts', () => {
     ['byo twilio without credentials', { mode: 'byo', provider: 'twilio' }, ['body', 'credentials'], 'missing'],
     ['managed twilio with credentials', { mode: 'managed', provider: 'twilio', credentials: 'x' }, ['body', 'credentials'], 'credentials_not_allowed'],
     ['mock with credentials', { mode: 'byo', provider: 'mock', credentials: 'x' }, ['body', 'credentials'], 'credentials_not_allowed'],
-    ['a malformed account SID', { mode: 'byo', provider: 'twilio', credentials: { account_sid: 'AC123', auth_token: 'f'.repeat(32) } }, ['body', 'credentials', 'account_sid'], 'string_pattern_mismatch'],
-    ['an unknown credentials key', { mode: 'byo', provider: 'twilio', credentials: { account_sid: `AC${'a'.repeat(32)}`, auth_token: 'f'.repeat(32), api_key: 'x' } }, ['body', 'credentials', 'api_key'], 'extra_forbidden'],
-    ['a two-digit area code', { mode: 'managed', provider: 'mock', ftc_san_refs: [{ san: 'S', area_codes: ['41'] }] }, ['body', 'ftc_san_refs', 0, 'area_codes', 0], 'string_pattern_mismatch'],
-    ['a repeated area code', { mode: 'managed', provider: 'mock', ftc_san_refs: [{ san: 'S', area_codes: ['415', '415'] }] }, ['body', 'ftc_san_refs', 0, 'area_codes'], 'list_unique'],
+    [
+      'a malformed account SID',
+      { mode: 'byo', provider: 'twilio', credentials: { account_sid: 'AC123', auth_token: 'f'.repeat(32) } },
+      ['body', 'credentials', 'account_sid'],
+      'string_pattern_mismatch',
+    ],
+    [
+      'an unknown credentials key',
+      { mode: 'byo', provider: 'twilio', credentials: { account_sid: `AC${'a'.repeat(32)}`, auth_token: 'f'.repeat(32), api_key: 'x' } },
+      ['body', 'credentials', 'api_key'],
+      'extra_forbidden',
+    ],
+    [
+      'a two-digit area code',
+      { mode: 'managed', provider: 'mock', ftc_san_refs: [{ san: 'S', area_codes: ['41'] }] },
+      ['body', 'ftc_san_refs', 0, 'area_codes', 0],
+      'string_pattern_mismatch',
+    ],
+    [
+      'a repeated area code',
+      { mode: 'managed', provider: 'mock', ftc_san_refs: [{ san: 'S', area_codes: ['415', '415'] }] },
+      ['body', 'ftc_san_refs', 0, 'area_codes'],
+      'list_unique',
+    ],
     ['an unknown provider', { mode: 'byo', provider: 'vonage' }, ['body', 'provider'], 'enum'],
   ])('%s → 422 at its loc, nothing stored', async (_name, body, loc, type) => {
     const t = await newTenant();
@@ -111,7 +133,11 @@ describe('verify', () => {
 
     const real = await sandboxCredentials();
     const wrong = await create({ account_sid: real.account_sid, auth_token: 'f'.repeat(32) });
-    expect((await api('POST', `/v1/telephony-accounts/${wrong}/verify`)).body).toMatchObject({ verification_status: 'failed', verified_at: null, cps_limit: null });
+    expect((await api('POST', `/v1/telephony-accounts/${wrong}/verify`)).body).toMatchObject({
+      verification_status: 'failed',
+      verified_at: null,
+      cps_limit: null,
+    });
 
     for (const status of ['suspended', 'closed'] as const) {
       const id = await create(await sandboxCredentials(status));
@@ -123,7 +149,10 @@ describe('verify', () => {
     const t = await newTenant();
     const api = client(stack, t.token);
     const mock = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'mock' } })).body;
-    expect((await api('POST', `/v1/telephony-accounts/${mock.id}/verify`)).body).toMatchObject({ verification_status: 'mock_verified', credentials_stored: false });
+    expect((await api('POST', `/v1/telephony-accounts/${mock.id}/verify`)).body).toMatchObject({
+      verification_status: 'mock_verified',
+      credentials_stored: false,
+    });
     const managed = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'managed', provider: 'twilio' } })).body;
     expect(managed).toMatchObject({ credentials_stored: false, telephony_minutes_metered: true });
     expect((await api('POST', `/v1/telephony-accounts/${managed.id}/verify`)).body).toMatchObject({ verification_status: 'verified', cps_limit: 1 });
@@ -175,7 +204,13 @@ describe('verify', () => {
         await carrier.close();
       }
       // The stand-in was asked exactly what Twilio would be: the account resource, with the account's Basic auth.
-      expect(carrier.asked).toEqual([{ method: 'GET', url: `/2010-04-01/Accounts/${creds.account_sid}.json`, authorization: `Basic ${Buffer.from(`${creds.account_sid}:${creds.auth_token}`).toString('base64')}` }]);
+      expect(carrier.asked).toEqual([
+        {
+          method: 'GET',
+          url: `/2010-04-01/Accounts/${creds.account_sid}.json`,
+          authorization: `Basic ${Buffer.from(`${creds.account_sid}:${creds.auth_token}`).toString('base64')}`,
+        },
+      ]);
       return { api, id, before, res };
     }
     const twilioError = JSON.stringify({ code: 20500, message: 'Internal Server Error', more_info: 'https://www.twilio.com/docs/errors/20500', status: 500 });
@@ -202,7 +237,10 @@ describe('verify', () => {
       const creds = await sandboxCredentials();
       const id = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: creds } })).body.id as string;
       let release: () => void = () => {};
-      const carrier = await standIn({ status: 200, body: JSON.stringify({ sid: creds.account_sid, status: 'active', type: 'Full' }) }, new Promise<void>((r) => (release = r)));
+      const carrier = await standIn(
+        { status: 200, body: JSON.stringify({ sid: creds.account_sid, status: 'active', type: 'Full' }) },
+        new Promise<void>((r) => (release = r)),
+      );
       const saved = process.env.TWILIO_API_BASE_URL;
       process.env.TWILIO_API_BASE_URL = carrier.url;
       try {
@@ -226,9 +264,17 @@ describe('verify', () => {
     it('a claim left by a crashed verify lapses after VERIFY_CLAIM_MS: younger → 409, older → taken over', async () => {
       const t = await newTenant();
       const api = client(stack, t.token);
-      const id = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: await sandboxCredentials() } })).body.id as string;
+      const id = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: await sandboxCredentials() } })).body
+        .id as string;
       const claimAt = (ageMs: number) =>
-        db().send(new UpdateCommand({ TableName: tableName(), Key: keys.telephonyAccount(t.tenantId, id), UpdateExpression: 'SET verification_status = :v, updated_at = :u', ExpressionAttributeValues: { ':v': 'verifying', ':u': new Date(Date.now() - ageMs).toISOString() } }));
+        db().send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: keys.telephonyAccount(t.tenantId, id),
+            UpdateExpression: 'SET verification_status = :v, updated_at = :u',
+            ExpressionAttributeValues: { ':v': 'verifying', ':u': new Date(Date.now() - ageMs).toISOString() },
+          }),
+        );
       await claimAt(VERIFY_CLAIM_MS - 10_000);
       expect((await api('POST', `/v1/telephony-accounts/${id}/verify`)).body.code).toBe('verification_in_progress');
       await claimAt(VERIFY_CLAIM_MS + 1_000);
@@ -306,13 +352,20 @@ describe('changes and the inbound webhook', () => {
 
 describe('the sandbox carrier speaks Twilio', () => {
   const fetchAccount = (sid: string, auth?: string) =>
-    client(stack)('GET', `/sandbox/twilio/2010-04-01/Accounts/${sid}.json`, { headers: auth ? { authorization: `Basic ${Buffer.from(auth).toString('base64')}` } : {} });
+    client(stack)('GET', `/sandbox/twilio/2010-04-01/Accounts/${sid}.json`, {
+      headers: auth ? { authorization: `Basic ${Buffer.from(auth).toString('base64')}` } : {},
+    });
 
   it("answers the account resource in Twilio's shape to its own credentials, 401 code 20003 otherwise", async () => {
     const creds = await sandboxCredentials();
     const ok = await fetchAccount(creds.account_sid, `${creds.account_sid}:${creds.auth_token}`);
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ sid: creds.account_sid, status: 'active', type: 'Full', date_created: expect.stringMatching(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} \+0000$/) });
+    expect(ok.body).toMatchObject({
+      sid: creds.account_sid,
+      status: 'active',
+      type: 'Full',
+      date_created: expect.stringMatching(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} \+0000$/),
+    });
     for (const auth of [undefined, `${creds.account_sid}:${'0'.repeat(32)}`, `${newSandboxCredentials().account_sid}:${creds.auth_token}`]) {
       const res = await fetchAccount(creds.account_sid, auth);
       expect(res.status).toBe(401);
@@ -358,8 +411,18 @@ describe('credentials at rest', () => {
   it('the encodings helper finds a secret however it is encoded (so the checks below can fail)', () => {
     const token = 'ab'.repeat(16);
     const doc = JSON.stringify({ credentials: { account_sid: `AC${'1'.repeat(32)}`, auth_token: token } });
-    const stored = [doc, Buffer.from(doc).toString('base64'), Buffer.from(`x${doc}`).toString('base64url'), Buffer.from(`xy${doc}`).toString('base64'), Buffer.from(doc).toString('hex')];
-    for (const text of stored) expect(encodings(token).some((f) => text.includes(f)), text.slice(0, 30)).toBe(true);
+    const stored = [
+      doc,
+      Buffer.from(doc).toString('base64'),
+      Buffer.from(`x${doc}`).toString('base64url'),
+      Buffer.from(`xy${doc}`).toString('base64'),
+      Buffer.from(doc).toString('hex'),
+    ];
+    for (const text of stored)
+      expect(
+        encodings(token).some((f) => text.includes(f)),
+        text.slice(0, 30),
+      ).toBe(true);
   });
 
   it('a byo account item holds only the sealed credentials: no auth token in any encoding, and the seal opens only under its own tenant and account', async () => {
@@ -371,7 +434,8 @@ describe('credentials at rest', () => {
 
     const { item, text } = await rawItem(keys.telephonyAccount(t.tenantId, id));
     expect(item.credentials_sealed).toMatch(/^v1\.local\./);
-    for (const form of [...encodings(creds.auth_token), ...encodings(JSON.stringify(creds)), ...encodings(`${creds.account_sid}:${creds.auth_token}`)]) expect(text).not.toContain(form);
+    for (const form of [...encodings(creds.auth_token), ...encodings(JSON.stringify(creds)), ...encodings(`${creds.account_sid}:${creds.auth_token}`)])
+      expect(text).not.toContain(form);
     expect(Object.keys(item).filter((k) => /token|secret|password|credential/i.test(k) && item[k] !== null)).toEqual(['credentials_sealed']);
     // The sandbox carrier's own item for that SID keeps the token sealed too.
     const sandboxItem = await rawItem(platformKeys.sandboxAccount(creds.account_sid));
@@ -385,11 +449,14 @@ describe('credentials at rest', () => {
     const account = (await getTelephonyAccount(t.tenantId, id))!;
     expect(await openCredentials(account)).toEqual(creds);
     const other = await newTenant();
-    const otherId = (await client(stack, other.token)('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: await sandboxCredentials() } })).body.id as string;
+    const otherId = (
+      await client(stack, other.token)('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: await sandboxCredentials() } })
+    ).body.id as string;
     const otherAccount = (await getTelephonyAccount(other.tenantId, otherId))!;
     const sealed = item.credentials_sealed as string;
     await expect(openCredentials({ ...otherAccount, credentials_sealed: sealed })).rejects.toThrow(); // copied to another tenant's account
-    const sameTenant = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: await sandboxCredentials() } })).body.id as string;
+    const sameTenant = (await api('POST', '/v1/telephony-accounts', { body: { mode: 'byo', provider: 'twilio', credentials: await sandboxCredentials() } }))
+      .body.id as string;
     await expect(openCredentials({ ...(await getTelephonyAccount(t.tenantId, sameTenant))!, credentials_sealed: sealed })).rejects.toThrow(); // another account of the same tenant
     await expect(open(sealed, { purpose: 'sandbox_credentials', tenant_id: t.tenantId, account_id: id })).rejects.toThrow(); // another purpose
     const [v, kind, iv, tag, ct] = sealed.split('.');
@@ -398,7 +465,14 @@ describe('credentials at rest', () => {
     await expect(openCredentials({ ...account, credentials_sealed: [v, kind, iv, tag, flipped.toString('base64url')].join('.') })).rejects.toThrow(); // tampered
 
     // Copied into another tenant's item in the table, the copy is useless to that tenant: verify fails closed and says nothing.
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.telephonyAccount(other.tenantId, otherId), UpdateExpression: 'SET credentials_sealed = :s', ExpressionAttributeValues: { ':s': sealed } }));
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.telephonyAccount(other.tenantId, otherId),
+        UpdateExpression: 'SET credentials_sealed = :s',
+        ExpressionAttributeValues: { ':s': sealed },
+      }),
+    );
     const stolen = await client(stack, other.token)('POST', `/v1/telephony-accounts/${otherId}/verify`, { allowServerError: true });
     expect(stolen.status).toBe(500);
     expect(JSON.stringify(stolen.body)).not.toContain(creds.account_sid);

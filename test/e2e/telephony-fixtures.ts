@@ -19,7 +19,9 @@ export async function mockAccount(api: Api, over: Record<string, unknown> = {}):
 /** An active voice number on a fresh mock account. */
 export async function activeNumber(api: Api, opts: { accountId?: string; phone?: string; capabilities?: string[] } = {}) {
   const accountId = opts.accountId ?? (await mockAccount(api));
-  const res = await api('POST', '/v1/phone-numbers', { body: { phone_e164: opts.phone ?? randomNumber(), telephony_account_id: accountId, ...(opts.capabilities ? { capabilities: opts.capabilities } : {}) } });
+  const res = await api('POST', '/v1/phone-numbers', {
+    body: { phone_e164: opts.phone ?? randomNumber(), telephony_account_id: accountId, ...(opts.capabilities ? { capabilities: opts.capabilities } : {}) },
+  });
   if (res.status !== 200) throw new Error(`number not created: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as { id: string; phone_e164: string; telephony_account_id: string; provider_sid: string };
 }
@@ -27,7 +29,11 @@ export async function activeNumber(api: Api, opts: { accountId?: string; phone?:
 /** An agent with one published version (from the SDR template, with a compliance profile). */
 export async function publishedAgent(api: Api) {
   const profile = (await api('POST', '/v1/compliance-profiles', { body: profileBody() })).body;
-  const agent = (await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', { body: { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: profile.id } })).body;
+  const agent = (
+    await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', {
+      body: { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' }, compliance_profile_id: profile.id },
+    })
+  ).body;
   const version = await api('POST', `/v1/agents/${agent.id}/publish`);
   if (version.status !== 201) throw new Error(`agent not published: ${JSON.stringify(version.body)}`);
   return { agentId: agent.id as string, versionId: version.body.id as string, version: version.body.version as number };
@@ -35,5 +41,9 @@ export async function publishedAgent(api: Api) {
 
 /** An agent that was never published. */
 export async function draftAgent(api: Api) {
-  return (await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', { body: { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' } } })).body.id as string;
+  return (
+    await api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', {
+      body: { disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' } },
+    })
+  ).body.id as string;
 }

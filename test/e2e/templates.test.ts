@@ -21,10 +21,26 @@ describe('templates', () => {
     expect(res.status).toBe(200);
     expect(res.body.has_more).toBe(false);
     const data = res.body.data as Record<string, unknown>[];
-    for (const useCase of USE_CASES) expect(data.some((t) => t.use_case === useCase && t.status === 'published'), useCase).toBe(true);
+    for (const useCase of USE_CASES)
+      expect(
+        data.some((t) => t.use_case === useCase && t.status === 'published'),
+        useCase,
+      ).toBe(true);
     expect(data.some((t) => t.status === 'deprecated')).toBe(true);
     for (const t of data) {
-      expect(Object.keys(t).sort()).toEqual(['content_hash', 'created_at', 'id', 'name', 'outcome_type', 'status', 'tool_grants', 'updated_at', 'use_case', 'version', 'webhook_payload_schema']);
+      expect(Object.keys(t).sort()).toEqual([
+        'content_hash',
+        'created_at',
+        'id',
+        'name',
+        'outcome_type',
+        'status',
+        'tool_grants',
+        'updated_at',
+        'use_case',
+        'version',
+        'webhook_payload_schema',
+      ]);
     }
     expect(data.map((t) => t.id).sort()).toEqual(TEMPLATES.map((t) => t.id).sort());
   });
@@ -89,7 +105,12 @@ const SENSE: Record<(typeof USE_CASES)[number], { outcome: Outcome; tools: Tool[
   recruiting: { outcome: 'appointment', tools: ['record_qualification', 'check_calendar', 'book_meeting'] },
 };
 /** The tool that records each outcome type: a template with that outcome must grant it. */
-const RECORDS: Record<Outcome, Tool | undefined> = { appointment: 'book_meeting', shift_confirmation: 'confirm_shift', survey_response: 'record_survey_answer', none: undefined };
+const RECORDS: Record<Outcome, Tool | undefined> = {
+  appointment: 'book_meeting',
+  shift_confirmation: 'confirm_shift',
+  survey_response: 'record_survey_answer',
+  none: undefined,
+};
 
 /** The values the voice runtime can record for an outcome type (its outcome event's enum field). */
 const runtimeValues = (type: Outcome, field: string): string[] => {
@@ -102,58 +123,83 @@ function outcomePayloads(t: { outcome_type: Outcome; use_case: string }): Record
   const base = { call_id: 'cal_01JZZZZZZZZZZZZZZZZZZZZZZZ', contact_id: 'con_01JZZZZZZZZZZZZZZZZZZZZZZZ' };
   switch (t.outcome_type) {
     case 'appointment':
-      return runtimeValues('appointment', 'status').map((status) => ({ ...base, outcome: status, appointment: ['booked', 'rescheduled'].includes(status) ? { starts_at: STARTS, duration_minutes: 30 } : null }));
+      return runtimeValues('appointment', 'status').map((status) => ({
+        ...base,
+        outcome: status,
+        appointment: ['booked', 'rescheduled'].includes(status) ? { starts_at: STARTS, duration_minutes: 30 } : null,
+      }));
     case 'shift_confirmation':
       // the contract's shift_confirmation responses (Campaign outcome): the runtime's, and unreachable when nobody answered.
-      return [...new Set([...runtimeValues('shift_confirmation', 'response'), 'confirmed', 'declined', 'tentative', 'unreachable'])].map((response) => ({ ...base, shift_ref: 'SHIFT-42', response, site: null, shift_starts_at: STARTS }));
+      return [...new Set([...runtimeValues('shift_confirmation', 'response'), 'confirmed', 'declined', 'tentative', 'unreachable'])].map((response) => ({
+        ...base,
+        shift_ref: 'SHIFT-42',
+        response,
+        site: null,
+        shift_starts_at: STARTS,
+      }));
     case 'survey_response':
-      return [{ ...base, answers: { q1: 'yes', q2: '4' }, completion_status: 'complete' }, { ...base, contact_id: null, answers: {}, completion_status: 'partial' }];
+      return [
+        { ...base, answers: { q1: 'yes', q2: '4' }, completion_status: 'complete' },
+        { ...base, contact_id: null, answers: {}, completion_status: 'partial' },
+      ];
     case 'none':
-      return [{ ...base, data: { anything: [1, 'two'] } }, { ...base, contact_id: null }];
+      return [
+        { ...base, data: { anything: [1, 'two'] } },
+        { ...base, contact_id: null },
+      ];
   }
 }
 
 describe('every seeded template (all of shared/schemas/template-catalogue.ts)', () => {
-  it.each(TEMPLATES.map((t) => [t.id] as const))('%s: recomputable hash, objectives, tools and outcome that fit its use case, a payload schema that describes its outcome', async (id) => {
-    const api = client(stack, (await newTenant()).token);
-    const res = await api('GET', `/v1/templates/${id}`);
-    expect(res.status).toBe(200);
-    const t = res.body;
-    expect(t.content_hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(t.content_hash).toBe(hashOf(t));
+  it.each(TEMPLATES.map((t) => [t.id] as const))(
+    '%s: recomputable hash, objectives, tools and outcome that fit its use case, a payload schema that describes its outcome',
+    async (id) => {
+      const api = client(stack, (await newTenant()).token);
+      const res = await api('GET', `/v1/templates/${id}`);
+      expect(res.status).toBe(200);
+      const t = res.body;
+      expect(t.content_hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(t.content_hash).toBe(hashOf(t));
 
-    expect(t.objectives.length).toBeGreaterThan(0);
-    for (const o of t.objectives) expect(o).toEqual({ id: expect.stringMatching(/^[a-z][a-z0-9_]*$/), description: expect.stringMatching(/\S/), required: expect.any(Boolean) });
-    expect(new Set(t.objectives.map((o: { id: string }) => o.id)).size).toBe(t.objectives.length);
-    expect(t.objectives.some((o: { required: boolean }) => o.required), 'at least one objective is required').toBe(true);
+      expect(t.objectives.length).toBeGreaterThan(0);
+      for (const o of t.objectives)
+        expect(o).toEqual({ id: expect.stringMatching(/^[a-z][a-z0-9_]*$/), description: expect.stringMatching(/\S/), required: expect.any(Boolean) });
+      expect(new Set(t.objectives.map((o: { id: string }) => o.id)).size).toBe(t.objectives.length);
+      expect(
+        t.objectives.some((o: { required: boolean }) => o.required),
+        'at least one objective is required',
+      ).toBe(true);
 
-    const sense = SENSE[t.use_case as keyof typeof SENSE];
-    expect(t.outcome_type).toBe(sense.outcome);
-    expect(t.tool_grants).toEqual(expect.arrayContaining(sense.tools));
-    if (RECORDS[t.outcome_type as Outcome]) expect(t.tool_grants).toContain(RECORDS[t.outcome_type as Outcome]);
-    expect(t.tool_grants, 'every agent can honour an opt-out and hang up').toEqual(expect.arrayContaining(['record_optout', 'end_call']));
-    expect(new Set(t.tool_grants).size).toBe(t.tool_grants.length);
+      const sense = SENSE[t.use_case as keyof typeof SENSE];
+      expect(t.outcome_type).toBe(sense.outcome);
+      expect(t.tool_grants).toEqual(expect.arrayContaining(sense.tools));
+      if (RECORDS[t.outcome_type as Outcome]) expect(t.tool_grants).toContain(RECORDS[t.outcome_type as Outcome]);
+      expect(t.tool_grants, 'every agent can honour an opt-out and hang up').toEqual(expect.arrayContaining(['record_optout', 'end_call']));
+      expect(new Set(t.tool_grants).size).toBe(t.tool_grants.length);
 
-    const schema = t.webhook_payload_schema;
-    expect(schema).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', additionalProperties: false });
-    expect(schema.required).toEqual(expect.arrayContaining(['call_id', 'contact_id']));
-    for (const field of schema.required) expect(Object.keys(schema.properties), `required ${field} is described`).toContain(field);
-    const validator = z.fromJSONSchema(schema);
-    const payloads = outcomePayloads(t);
-    for (const payload of payloads) expect(validator.safeParse(payload).error?.issues, JSON.stringify(payload)).toBeUndefined();
-    const [sample] = payloads;
-    expect(validator.safeParse({ ...sample, unexpected: 1 }).success, 'undeclared fields are refused').toBe(false);
-    const { call_id: _dropped, ...noCall } = sample as Record<string, unknown>;
-    expect(validator.safeParse(noCall).success, 'call_id is required').toBe(false);
-    if (t.outcome_type === 'appointment') {
-      expect(validator.safeParse({ ...sample, outcome: 'booked', appointment: { starts_at: 'tomorrow at 3', duration_minutes: 30 } }).success, 'starts_at is a date-time').toBe(false);
-    }
-    if (t.outcome_type === 'shift_confirmation') expect(validator.safeParse({ ...sample, response: 'maybe' }).success).toBe(false);
-  });
+      const schema = t.webhook_payload_schema;
+      expect(schema).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', additionalProperties: false });
+      expect(schema.required).toEqual(expect.arrayContaining(['call_id', 'contact_id']));
+      for (const field of schema.required) expect(Object.keys(schema.properties), `required ${field} is described`).toContain(field);
+      const validator = z.fromJSONSchema(schema);
+      const payloads = outcomePayloads(t);
+      for (const payload of payloads) expect(validator.safeParse(payload).error?.issues, JSON.stringify(payload)).toBeUndefined();
+      const [sample] = payloads;
+      expect(validator.safeParse({ ...sample, unexpected: 1 }).success, 'undeclared fields are refused').toBe(false);
+      const { call_id: _dropped, ...noCall } = sample as Record<string, unknown>;
+      expect(validator.safeParse(noCall).success, 'call_id is required').toBe(false);
+      if (t.outcome_type === 'appointment') {
+        expect(
+          validator.safeParse({ ...sample, outcome: 'booked', appointment: { starts_at: 'tomorrow at 3', duration_minutes: 30 } }).success,
+          'starts_at is a date-time',
+        ).toBe(false);
+      }
+      if (t.outcome_type === 'shift_confirmation') expect(validator.safeParse({ ...sample, response: 'maybe' }).success).toBe(false);
+    },
+  );
 
   it('covers all eight', () => {
     expect(TEMPLATES).toHaveLength(8);
     expect(new Set(TEMPLATES.map((t) => t.use_case))).toEqual(new Set(USE_CASES));
   });
 });
-

@@ -67,7 +67,10 @@ describe('a call held by the voice runtime', () => {
       const asked = turns.findIndex((t) => t.speaker === 'agent' && t.text.includes(q.prompt));
       expect(asked, q.id).toBeGreaterThan(0);
       expect(turns[asked + 1], q.id).toMatchObject({ speaker: 'contact', text: `Sandbox answer to ${q.id}` });
-      expect(detail.recorded_responses.find((r: { question_id: string }) => r.question_id === q.id), q.id).toMatchObject({ kind: 'question', value: `Sandbox answer to ${q.id}` });
+      expect(
+        detail.recorded_responses.find((r: { question_id: string }) => r.question_id === q.id),
+        q.id,
+      ).toMatchObject({ kind: 'question', value: `Sandbox answer to ${q.id}` });
     }
     // Every reply after the greeting came from the runtime's model.
     for (const t of turns.slice(1).filter((x) => x.speaker === 'agent')) expect(t.model).toBe('sandbox-default');
@@ -88,7 +91,11 @@ describe('a call held by the voice runtime', () => {
     const base = (await w.api('GET', `/v1/agents/${w.agentId}`)).body;
     const failing = (
       await w.api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', {
-        body: { disclosure_config: { business_name: 'Acme Solar' }, compliance_profile_id: base.compliance_profile_id, llm_route: { primary: 'sandbox-failing', fallbacks: [] } },
+        body: {
+          disclosure_config: { business_name: 'Acme Solar' },
+          compliance_profile_id: base.compliance_profile_id,
+          llm_route: { primary: 'sandbox-failing', fallbacks: [] },
+        },
       })
     ).body;
     expect((await w.api('POST', `/v1/agents/${failing.id}/publish`)).status).toBe(201);

@@ -64,13 +64,22 @@ describe('the voice runtime tools against the runtime routes', () => {
     await cp.postEvents([{ id: `vt-${call.id}-turn`, type: 'turn', at: now().toISOString(), speaker: 'contact', text: 'I would like to book a visit' }]);
     await expect(run('check_calendar', { start_date: '2026-06-01' })).rejects.toThrow(/No calendar is connected/);
     await world.api('POST', '/v1/integration-connections', { body: { provider: 'sandbox_calendar' } });
-    const free = (await run('check_calendar', { start_date: '2026-06-01', end_date: '2026-06-02', duration_minutes: 30 })) as { slots: { starts_at: string }[] };
+    const free = (await run('check_calendar', { start_date: '2026-06-01', end_date: '2026-06-02', duration_minutes: 30 })) as {
+      slots: { starts_at: string }[];
+    };
     expect(free.slots.length).toBeGreaterThan(0);
     const slot = free.slots[0]!.starts_at;
 
     await run('book_meeting', { starts_at: slot, duration_minutes: 30, contact_confirmed: true });
     // Every required objective answered after the booking: the appointment is re-reported as the goal reached.
-    await run('record_qualification', { answers: [{ question_id: 'confirm_identity', value: 'Confirmed' }, { question_id: 'qualify', value: 'Owns the house' }, { question_id: 'book_meeting', value: 'Booked' }], qualified: true });
+    await run('record_qualification', {
+      answers: [
+        { question_id: 'confirm_identity', value: 'Confirmed' },
+        { question_id: 'qualify', value: 'Owns the house' },
+        { question_id: 'book_meeting', value: 'Booked' },
+      ],
+      qualified: true,
+    });
     await run('schedule_callback', { preferred_window: 'weekday mornings', reason: 'Financing questions' });
     await run('end_call', {});
     expect(ends).toEqual([{ reason: 'end_call' }]);
@@ -80,8 +89,14 @@ describe('the voice runtime tools against the runtime routes', () => {
     expect(detail.conversation_actions[0].action_confirmation).toMatchObject({ kind: 'read_back', response: 'confirmed' });
     // The booking's appointment outcome stands: the qualification's `none` does not replace it.
     expect(detail.outcome).toMatchObject({ outcome_type: 'appointment', status: 'booked', starts_at: slot, goal_reached: true });
-    expect(detail.recorded_responses.map((r: { kind: string; question_id: string }) => `${r.kind}:${r.question_id}`)).toEqual(['objective:confirm_identity', 'objective:qualify', 'objective:book_meeting']);
-    expect(Object.values(detail.qualification_reviews)).toEqual([expect.objectContaining({ answers: { confirm_identity: 'Confirmed', qualify: 'Owns the house', book_meeting: 'Booked' }, qualified: true })]);
+    expect(detail.recorded_responses.map((r: { kind: string; question_id: string }) => `${r.kind}:${r.question_id}`)).toEqual([
+      'objective:confirm_identity',
+      'objective:qualify',
+      'objective:book_meeting',
+    ]);
+    expect(Object.values(detail.qualification_reviews)).toEqual([
+      expect.objectContaining({ answers: { confirm_identity: 'Confirmed', qualify: 'Owns the house', book_meeting: 'Booked' }, qualified: true }),
+    ]);
     const handoffs = (await listTenantEvents(world.tenantId)).filter((e) => e.type === 'handoff.created' && e.data.call_id === call.id);
     expect(handoffs.map((e) => e.data.kind).sort()).toEqual(['booking', 'callback']);
   });

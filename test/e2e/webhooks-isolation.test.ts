@@ -60,7 +60,10 @@ describe('webhook delivery across tenants', () => {
 
     // The slow tenant's events are delivered as well, once each.
     for (const id of slowIds) {
-      await waitFor(async () => (await getWebhookEvent(slow.tenantId, id))?.delivery_status === 'delivered', { message: `slow event ${id} delivered`, timeoutMs: 30_000 });
+      await waitFor(async () => (await getWebhookEvent(slow.tenantId, id))?.delivery_status === 'delivered', {
+        message: `slow event ${id} delivered`,
+        timeoutMs: 30_000,
+      });
       expect(slowReceiver.forEvent(id)).toHaveLength(1);
     }
   }, 60_000);

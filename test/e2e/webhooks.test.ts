@@ -66,10 +66,12 @@ function independentlyVerified(body: string, header: string, secret: string, tol
   const t = Number(parts.find(([k]) => k === 't')?.[1]);
   if (!Number.isInteger(t) || Math.abs(Date.now() / 1000 - t) > toleranceS) return false;
   const expected = createHmac('sha256', secret).update(`${t}.${body}`, 'utf8').digest();
-  return parts.filter(([k]) => k === 'v1').some(([, v]) => {
-    const got = Buffer.from(v, 'hex');
-    return got.length === expected.length && timingSafeEqual(got, expected);
-  });
+  return parts
+    .filter(([k]) => k === 'v1')
+    .some(([, v]) => {
+      const got = Buffer.from(v, 'hex');
+      return got.length === expected.length && timingSafeEqual(got, expected);
+    });
 }
 
 const v1Count = (header: string) => header.split(',').filter((p) => p.startsWith('v1=')).length;
@@ -104,7 +106,16 @@ describe('the webhook endpoint', () => {
     const t = await newTenant('Ssrf');
     const api = client(stack, t.token);
     process.env.WEBHOOK_ALLOW_LOOPBACK_HTTP = 'false';
-    for (const url of ['https://10.0.0.1/hook', 'https://169.254.169.254/latest/meta-data', 'https://[::1]/hook', 'https://localhost/hook', `${receiver.url}`, 'https://192.168.1.10/x', 'ftp://example.com/x', 'not a url']) {
+    for (const url of [
+      'https://10.0.0.1/hook',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[::1]/hook',
+      'https://localhost/hook',
+      `${receiver.url}`,
+      'https://192.168.1.10/x',
+      'ftp://example.com/x',
+      'not a url',
+    ]) {
       const res = await api('PUT', '/v1/webhook-endpoint', { body: { url } });
       expect(res.status, url).toBe(422);
       expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'url'], type: 'url_not_allowed' });
@@ -116,7 +127,12 @@ describe('the webhook endpoint', () => {
     const t = await tenantWithEndpoint();
     const bad = await t.api('PUT', '/v1/webhook-endpoint', { body: { url: receiver.url, secret: 'mine', enabled_events: ['call.exploded'] } });
     expect(bad.status).toBe(422);
-    expect(bad.body.detail.map((d: { loc: unknown[] }) => d.loc)).toEqual(expect.arrayContaining([['body', 'secret'], ['body', 'enabled_events', 0]]));
+    expect(bad.body.detail.map((d: { loc: unknown[] }) => d.loc)).toEqual(
+      expect.arrayContaining([
+        ['body', 'secret'],
+        ['body', 'enabled_events', 0],
+      ]),
+    );
     const rot = await t.api('POST', '/v1/webhook-endpoint/rotate-secret', { body: { overlap_seconds: 7 * 86_400 + 1 } });
     expect(rot.status).toBe(422);
     expect(rot.body.detail[0].loc).toEqual(['body', 'overlap_seconds']);
@@ -148,7 +164,11 @@ describe('POST /v1/webhook-endpoint/test', () => {
   it('reports a refusal, a missing endpoint and an unreachable one in words', async () => {
     const t = await tenantWithEndpoint();
     receiver.answer(() => ({ status: 500 }));
-    expect((await t.api('POST', '/v1/webhook-endpoint/test')).body).toMatchObject({ delivered: false, status_code: 500, detail: expect.stringContaining('500') });
+    expect((await t.api('POST', '/v1/webhook-endpoint/test')).body).toMatchObject({
+      delivered: false,
+      status_code: 500,
+      detail: expect.stringContaining('500'),
+    });
     await t.api('PUT', '/v1/webhook-endpoint', { body: { url: 'http://127.0.0.1:9/hooks' } });
     const down = (await t.api('POST', '/v1/webhook-endpoint/test')).body;
     expect(down).toMatchObject({ delivered: false, status_code: null });
@@ -208,12 +228,24 @@ describe('delivery', () => {
   it('delivers a committed event once, signed, with a ledger row; a later duplicate message does not POST again', async () => {
     const t = await tenantWithEndpoint();
     const event = await commitEvent(t.tenantId, 'call.completed', { state: 'completed', disposition: 'completed_goal' });
-    const d = await waitFor(async () => {
-      const x = (await detail(t.api, event.id)).body;
-      return x.delivery_status === 'delivered' ? x : undefined;
-    }, { message: 'delivered', timeoutMs: 15_000 });
-    expect(d.attempts).toEqual([{ attempt: 1, at: expect.any(String), trigger: 'automatic', status_code: 200, duration_ms: expect.any(Number), error: null, detail: expect.any(String) }]);
-    expect(d).toMatchObject({ id: event.id, type: 'call.completed', api_version: '0.1.0', attempt_count: 1, delivered_at: expect.any(String), data: { state: 'completed' } });
+    const d = await waitFor(
+      async () => {
+        const x = (await detail(t.api, event.id)).body;
+        return x.delivery_status === 'delivered' ? x : undefined;
+      },
+      { message: 'delivered', timeoutMs: 15_000 },
+    );
+    expect(d.attempts).toEqual([
+      { attempt: 1, at: expect.any(String), trigger: 'automatic', status_code: 200, duration_ms: expect.any(Number), error: null, detail: expect.any(String) },
+    ]);
+    expect(d).toMatchObject({
+      id: event.id,
+      type: 'call.completed',
+      api_version: '0.1.0',
+      attempt_count: 1,
+      delivered_at: expect.any(String),
+      data: { state: 'completed' },
+    });
     const got = receiver.forEvent(event.id);
     expect(got).toHaveLength(1);
     expect(stripe.webhooks.constructEvent(got[0]!.body, got[0]!.headers['service-signature'] as string, t.secret)).toMatchObject({ id: event.id });
@@ -245,11 +277,17 @@ describe('delivery', () => {
       return { status: seen.get(id) === 1 ? 500 : 200 };
     });
     const event = await commitEvent(t.tenantId, 'call.answered', { state: 'answered' });
-    const d = await waitFor(async () => {
-      const x = (await detail(t.api, event.id)).body;
-      return x.delivery_status === 'delivered' ? x : undefined;
-    }, { message: 'delivered on retry', timeoutMs: 20_000 });
-    expect(d.attempts.map((a: { status_code: number; error: string | null }) => [a.status_code, a.error])).toEqual([[500, 'http_status'], [200, null]]);
+    const d = await waitFor(
+      async () => {
+        const x = (await detail(t.api, event.id)).body;
+        return x.delivery_status === 'delivered' ? x : undefined;
+      },
+      { message: 'delivered on retry', timeoutMs: 20_000 },
+    );
+    expect(d.attempts.map((a: { status_code: number; error: string | null }) => [a.status_code, a.error])).toEqual([
+      [500, 'http_status'],
+      [200, null],
+    ]);
     const [first, second] = receiver.forEvent(event.id);
     const ts = [first, second].map((r) => Number(/t=(\d+)/.exec(r!.headers['service-signature'] as string)![1]));
     // The second attempt waits at least the schedule's 1 s, so a fresh t is a later second.
@@ -260,19 +298,32 @@ describe('delivery', () => {
   it('fails an event whose every scheduled attempt failed (the receiver down: nothing listens), dead-letters it, lists it as failed; redeliver succeeds later', async () => {
     const t = await tenantWithEndpoint('http://127.0.0.1:9/hooks');
     const event = await commitEvent(t.tenantId, 'call.scheduled', { state: 'scheduled' });
-    const d = await waitFor(async () => {
-      const x = (await detail(t.api, event.id)).body;
-      return x.delivery_status === 'failed' ? x : undefined;
-    }, { message: 'failed', timeoutMs: 25_000 });
+    const d = await waitFor(
+      async () => {
+        const x = (await detail(t.api, event.id)).body;
+        return x.delivery_status === 'failed' ? x : undefined;
+      },
+      { message: 'failed', timeoutMs: 25_000 },
+    );
     expect(d.attempts).toHaveLength(3);
     expect(d.attempts.every((a: { error: string; status_code: number | null }) => a.error === 'connection_error' && a.status_code === null)).toBe(true);
     expect(d.next_attempt_at).toBeNull();
     const failed = (await t.api('GET', '/v1/webhook-events?delivery_status=failed')).body.data.map((e: { id: string }) => e.id);
     expect(failed).toContain(event.id);
-    const dlq = await waitFor(async () => {
-      const out = await sqs().send(new ReceiveMessageCommand({ QueueUrl: process.env.WEBHOOK_DELIVERY_DLQ_URL!, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageAttributeNames: ['All'] }));
-      return (out.Messages ?? []).find((m) => m.Body?.includes(event.id));
-    }, { message: 'the event in the dead-letter queue', timeoutMs: 10_000 });
+    const dlq = await waitFor(
+      async () => {
+        const out = await sqs().send(
+          new ReceiveMessageCommand({
+            QueueUrl: process.env.WEBHOOK_DELIVERY_DLQ_URL!,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 1,
+            MessageAttributeNames: ['All'],
+          }),
+        );
+        return (out.Messages ?? []).find((m) => m.Body?.includes(event.id));
+      },
+      { message: 'the event in the dead-letter queue', timeoutMs: 10_000 },
+    );
     expect(JSON.parse(dlq.Body!)).toEqual({ type: 'webhook.deliver', tenant_id: t.tenantId, event_id: event.id });
 
     await waitFor(async () => (await getWebhookEvent(t.tenantId, event.id))?.dead_lettered_at, { message: 'marked dead-lettered' });
@@ -292,11 +343,17 @@ describe('delivery', () => {
       return seen.get(id) === 1 ? { status: 200, delayMs: 11_000 } : { status: 200 };
     });
     const event = await commitEvent(t.tenantId, 'call.completed', { state: 'completed' });
-    const d = await waitFor(async () => {
-      const x = (await detail(t.api, event.id)).body;
-      return x.delivery_status === 'delivered' ? x : undefined;
-    }, { message: 'delivered after a timeout', timeoutMs: 25_000 });
-    expect(d.attempts.map((a: { error: string | null; status_code: number | null }) => [a.error, a.status_code])).toEqual([['timeout', null], [null, 200]]);
+    const d = await waitFor(
+      async () => {
+        const x = (await detail(t.api, event.id)).body;
+        return x.delivery_status === 'delivered' ? x : undefined;
+      },
+      { message: 'delivered after a timeout', timeoutMs: 25_000 },
+    );
+    expect(d.attempts.map((a: { error: string | null; status_code: number | null }) => [a.error, a.status_code])).toEqual([
+      ['timeout', null],
+      [null, 200],
+    ]);
     expect(d.attempts[0].duration_ms).toBeGreaterThanOrEqual(9_900);
   }, 40_000);
 
@@ -304,19 +361,38 @@ describe('delivery', () => {
     const t = await tenantWithEndpoint();
     const { event, items } = outboxItems(t.tenantId, 'call.completed', { call_id: 'cal_x' }, new Date());
     await db().send(new TransactWriteCommand({ TransactItems: [items[0]!] })); // the event without its relay marker
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: outboxKeys.event(t.tenantId, event.id), UpdateExpression: 'SET delivery_status = :f', ExpressionAttributeValues: { ':f': 'failed' } }));
-    const message = { messageId: 'm1', body: JSON.stringify({ type: 'webhook.deliver', tenant_id: t.tenantId, event_id: event.id }), attributes: { ApproximateReceiveCount: '2' } };
-    const worker = (await import('../../functions/workers/webhook-delivery.js')).handler as unknown as (e: unknown, c: unknown) => Promise<{ batchItemFailures: unknown[] }>;
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: outboxKeys.event(t.tenantId, event.id),
+        UpdateExpression: 'SET delivery_status = :f',
+        ExpressionAttributeValues: { ':f': 'failed' },
+      }),
+    );
+    const message = {
+      messageId: 'm1',
+      body: JSON.stringify({ type: 'webhook.deliver', tenant_id: t.tenantId, event_id: event.id }),
+      attributes: { ApproximateReceiveCount: '2' },
+    };
+    const worker = (await import('../../functions/workers/webhook-delivery.js')).handler as unknown as (
+      e: unknown,
+      c: unknown,
+    ) => Promise<{ batchItemFailures: unknown[] }>;
     const context = { functionName: 'webhookDeliveryWorker', awsRequestId: 'r1', getRemainingTimeInMillis: () => 60_000 };
     expect((await worker({ Records: [message] }, context)).batchItemFailures).toEqual([]);
     expect((await getWebhookEvent(t.tenantId, event.id))!.dead_lettered_at).toEqual(expect.any(String));
     expect((await worker({ Records: [{ ...message, messageId: 'm2' }] }, context)).batchItemFailures).toEqual([]);
     const mine: string[] = [];
-    await waitFor(async () => {
-      const out = await sqs().send(new ReceiveMessageCommand({ QueueUrl: process.env.WEBHOOK_DELIVERY_DLQ_URL!, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
-      mine.push(...(out.Messages ?? []).filter((m) => m.Body?.includes(event.id)).map((m) => m.MessageId!));
-      return out.Messages?.length ? undefined : true; // drained
-    }, { message: 'the DLQ drained', timeoutMs: 10_000 });
+    await waitFor(
+      async () => {
+        const out = await sqs().send(
+          new ReceiveMessageCommand({ QueueUrl: process.env.WEBHOOK_DELIVERY_DLQ_URL!, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+        );
+        mine.push(...(out.Messages ?? []).filter((m) => m.Body?.includes(event.id)).map((m) => m.MessageId!));
+        return out.Messages?.length ? undefined : true; // drained
+      },
+      { message: 'the DLQ drained', timeoutMs: 10_000 },
+    );
     expect(mine).toHaveLength(1);
     expect(receiver.forEvent(event.id)).toHaveLength(0);
   });
@@ -358,11 +434,17 @@ describe('delivery', () => {
     // Sweeps racing with the tick re-enqueue it at most once between them (the conditional re-arm).
     const raced = await Promise.all([runWebhookOverdueSweep(now()), runWebhookOverdueSweep(now())]);
     expect(raced[0]! + raced[1]!).toBeLessThanOrEqual(1);
-    const d = await waitFor(async () => {
-      const x = (await detail(t.api, event.id)).body;
-      return x.delivery_status === 'delivered' ? x : undefined;
-    }, { message: 'delivered by the overdue sweep', timeoutMs: 20_000 });
-    expect(d.attempts.map((a: { attempt: number; trigger: string; status_code: number }) => [a.attempt, a.trigger, a.status_code])).toEqual([[1, 'automatic', 500], [2, 'automatic', 200]]);
+    const d = await waitFor(
+      async () => {
+        const x = (await detail(t.api, event.id)).body;
+        return x.delivery_status === 'delivered' ? x : undefined;
+      },
+      { message: 'delivered by the overdue sweep', timeoutMs: 20_000 },
+    );
+    expect(d.attempts.map((a: { attempt: number; trigger: string; status_code: number }) => [a.attempt, a.trigger, a.status_code])).toEqual([
+      [1, 'automatic', 500],
+      [2, 'automatic', 200],
+    ]);
     expect(receiver.forEvent(event.id)).toHaveLength(2);
     // Delivered: it left the due index, so later sweeps and a duplicate message POST nothing more.
     expect(await runWebhookOverdueSweep(new Date(now().getTime() + 3600_000))).toBe(0);
@@ -373,10 +455,13 @@ describe('delivery', () => {
   it('skips events no endpoint takes; a pending event cannot be redelivered; unknown and other tenants’ events are 404', async () => {
     const t = await tenantWithEndpoint(receiver.url, { enabled_events: ['call.completed'] });
     const other = await commitEvent(t.tenantId, 'call.dialing', { state: 'dialing' });
-    const skipped = await waitFor(async () => {
-      const x = (await detail(t.api, other.id)).body;
-      return x.delivery_status === 'skipped' ? x : undefined;
-    }, { message: 'skipped' });
+    const skipped = await waitFor(
+      async () => {
+        const x = (await detail(t.api, other.id)).body;
+        return x.delivery_status === 'skipped' ? x : undefined;
+      },
+      { message: 'skipped' },
+    );
     expect(skipped).toMatchObject({ skip_reason: 'event_type_not_enabled', attempt_count: 0 });
     expect(receiver.forEvent(other.id)).toHaveLength(0);
     // Redelivered by hand only once the endpoint takes its type.
@@ -403,11 +488,19 @@ describe('delivery', () => {
     const contact = await newContact(t.api, '+12125550101');
     const attempt = (await queue(t.api, { agent_id: w.agentId, contact_id: contact.id })).body;
     const types = ['call.queued', 'call.scheduled', 'call.dialing', 'call.answered', 'call.completed', 'call.analysis_ready'];
-    const committed = await waitFor(async () => {
-      const page = (await t.api('GET', '/v1/webhook-events?limit=200')).body.data as { id: string; type: string; data: { call_id?: string }; delivery_status: string }[];
-      const mine = page.filter((e) => e.data.call_id === attempt.call_id);
-      return types.every((ty) => mine.some((e) => e.type === ty && e.delivery_status === 'delivered')) ? mine : undefined;
-    }, { message: 'every event of the call delivered', timeoutMs: 60_000 });
+    const committed = await waitFor(
+      async () => {
+        const page = (await t.api('GET', '/v1/webhook-events?limit=200')).body.data as {
+          id: string;
+          type: string;
+          data: { call_id?: string };
+          delivery_status: string;
+        }[];
+        const mine = page.filter((e) => e.data.call_id === attempt.call_id);
+        return types.every((ty) => mine.some((e) => e.type === ty && e.delivery_status === 'delivered')) ? mine : undefined;
+      },
+      { message: 'every event of the call delivered', timeoutMs: 60_000 },
+    );
     for (const e of committed) {
       const got = receiver.forEvent(e.id);
       expect(got, e.type).toHaveLength(1);
@@ -431,7 +524,14 @@ describe('receptionist action targets', () => {
     const targets = (await t.api('GET', '/v1/receptionist-action-targets')).body as Record<string, unknown>[];
     expect(targets.map((x) => x.outcome_type)).toEqual(expect.arrayContaining(['take_message', 'open_ticket', 'schedule_callback', 'transfer_to_human']));
     const take = targets.find((x) => x.outcome_type === 'take_message')!;
-    expect(take).toMatchObject({ event_type: 'receptionist.message_taken', endpoint_id: t.endpoint.id, endpoint_url: receiver.url, endpoint_status: 'enabled', delivery_count: 1, signing_secret_source: 'webhook_endpoint_create_or_rotate' });
+    expect(take).toMatchObject({
+      event_type: 'receptionist.message_taken',
+      endpoint_id: t.endpoint.id,
+      endpoint_url: receiver.url,
+      endpoint_status: 'enabled',
+      delivery_count: 1,
+      signing_secret_source: 'webhook_endpoint_create_or_rotate',
+    });
     expect(targets.find((x) => x.outcome_type === 'open_ticket')!.delivery_count).toBe(0);
     expect(JSON.stringify(targets)).not.toContain(t.secret.slice(6));
     // A new endpoint starts its own counts.

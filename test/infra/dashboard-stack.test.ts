@@ -30,7 +30,15 @@ let merged: MergedTemplate;
 
 beforeAll(() => {
   const context = (JSON.parse(readFileSync(join(root, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
-  app = new App({ context: { ...context, ...SKIP_BUNDLING, dashboardOrigin: 'https://dash.acme.test', portalOrigin: 'https://portal.acme.test', mailFrom: 'no-reply@mail.acme.test' } });
+  app = new App({
+    context: {
+      ...context,
+      ...SKIP_BUNDLING,
+      dashboardOrigin: 'https://dash.acme.test',
+      portalOrigin: 'https://portal.acme.test',
+      mailFrom: 'no-reply@mail.acme.test',
+    },
+  });
   stack = new VoiceControlStack(app, 'DashboardOnly', { projectRoot: root, routes: dashboardRoutes, workers: [], scheduledJobs: deletionJob });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { writeSuppressionsToCloudFormation: true }));
   app.synth();
@@ -41,7 +49,10 @@ beforeAll(() => {
 const logicalId = (c: unknown) => merged.logicalId(((c as { node: { defaultChild?: unknown } }).node.defaultChild ?? c) as IConstruct);
 const fnOf = (id: string): AppFunction => stack.routeFunctions.get(id) ?? stack.scheduledFunctions.get(id)!;
 const envOf = (id: string) => (resources[logicalId(fnOf(id).function)]!.Properties.Environment?.Variables ?? {}) as Record<string, unknown>;
-const statementsOf = (id: string) => ((resources[logicalId(fnOf(id).role)]?.Properties.Policies ?? []) as { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } }[]).flatMap((p) => p.PolicyDocument.Statement);
+const statementsOf = (id: string) =>
+  (
+    (resources[logicalId(fnOf(id).role)]?.Properties.Policies ?? []) as { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } }[]
+  ).flatMap((p) => p.PolicyDocument.Statement);
 const actionsOf = (id: string) => statementsOf(id).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
 
 describe('the dashboard routes and the deletion job on AWS', () => {
@@ -74,8 +85,14 @@ describe('the dashboard routes and the deletion job on AWS', () => {
 
   it('lets the deletion job list and delete import objects, reach the carrier and read the app secret', () => {
     const actions = actionsOf('accountDeletions');
-    expect(actions).toEqual(expect.arrayContaining(['s3:ListBucket', 's3:DeleteObject', 'dynamodb:BatchWriteItem', 'secretsmanager:GetSecretValue', 'kms:Decrypt']));
-    expect(envOf('accountDeletions')).toMatchObject({ IMPORT_BUCKET: expect.anything(), PUBLIC_BASE_URL: expect.anything(), APP_SECRET_ARN: expect.anything() });
+    expect(actions).toEqual(
+      expect.arrayContaining(['s3:ListBucket', 's3:DeleteObject', 'dynamodb:BatchWriteItem', 'secretsmanager:GetSecretValue', 'kms:Decrypt']),
+    );
+    expect(envOf('accountDeletions')).toMatchObject({
+      IMPORT_BUCKET: expect.anything(),
+      PUBLIC_BASE_URL: expect.anything(),
+      APP_SECRET_ARN: expect.anything(),
+    });
   });
 
   it('reports no unacknowledged cdk-nag errors or warnings', () => {

@@ -33,13 +33,7 @@ interface Statement {
   Resource: unknown;
 }
 
-const DYNAMO_WRITE_ACTIONS = [
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-  'dynamodb:TransactWriteItems',
-];
+const DYNAMO_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:TransactWriteItems'];
 const queueNames = Object.keys(queues) as QueueName[];
 
 let app: App;
@@ -91,20 +85,25 @@ function statementsOf(fn: AppFunction): Statement[] {
     .filter((r) => r.Type === 'AWS::IAM::Policy')
     .filter((r) => (r.Properties.Roles as unknown[]).some((x) => JSON.stringify(x) === JSON.stringify(roleRef)))
     .flatMap((r) => r.Properties.PolicyDocument.Statement as Statement[]);
-  const inline = ((resources[logicalId(cfnOf(fn.role))]?.Properties.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[]).flatMap((p) => p.PolicyDocument.Statement);
+  const inline = ((resources[logicalId(cfnOf(fn.role))]?.Properties.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[]).flatMap(
+    (p) => p.PolicyDocument.Statement,
+  );
   return [...attached, ...inline];
 }
 /** Every policy document in the template: AWS::IAM::Policy resources and roles' inline policies. */
 function allPolicyDocuments(): { Statement: Statement[] }[] {
   return Object.values(resources).flatMap((r) =>
-    r.Type === 'AWS::IAM::Policy' ? [r.Properties.PolicyDocument] : r.Type === 'AWS::IAM::Role' ? ((r.Properties.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[]).map((p) => p.PolicyDocument) : [],
+    r.Type === 'AWS::IAM::Policy'
+      ? [r.Properties.PolicyDocument]
+      : r.Type === 'AWS::IAM::Role'
+        ? ((r.Properties.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[]).map((p) => p.PolicyDocument)
+        : [],
   );
 }
 const actionsOf = (s: Statement): string[] => (Array.isArray(s.Action) ? s.Action : [s.Action]);
 const resourcesOf = (s: Statement): unknown[] => (Array.isArray(s.Resource) ? s.Resource : [s.Resource]);
 const allActions = (fn: AppFunction): string[] => statementsOf(fn).flatMap(actionsOf);
-const statementsWith = (fn: AppFunction, action: string): Statement[] =>
-  statementsOf(fn).filter((s) => actionsOf(s).includes(action));
+const statementsWith = (fn: AppFunction, action: string): Statement[] => statementsOf(fn).filter((s) => actionsOf(s).includes(action));
 
 /** Independent statement of the access rules (docs: bearer auth reads the key table). */
 function expectedTableAccess(route: RouteDefinition): 'none' | 'read' | 'write' {
@@ -178,22 +177,24 @@ describe('functions', () => {
 describe('HTTP API', () => {
   it('has one route per manifest entry, each integrated with its own function', () => {
     expect(countOf('AWS::ApiGatewayV2::Route')).toBe(routes.length + 1 + 3); // + $default + the relay's $connect/$default/$disconnect
-    const routeResources = Object.values(resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route' && JSON.stringify(r.Properties.ApiId) === JSON.stringify(ref(stack.api.api)));
+    const routeResources = Object.values(resources).filter(
+      (r) => r.Type === 'AWS::ApiGatewayV2::Route' && JSON.stringify(r.Properties.ApiId) === JSON.stringify(ref(stack.api.api)),
+    );
     for (const route of routes) {
       const found = routeResources.filter((r) => r.Properties.RouteKey === routeKey(route));
       expect(found, routeKey(route)).toHaveLength(1);
       // Target "integrations/<IntegrationId>" → IntegrationUri = this route's function.
       const target = JSON.stringify(found[0]?.Properties.Target);
-      const integrationId = Object.keys(resources).find(
-        (id) => resources[id]?.Type === 'AWS::ApiGatewayV2::Integration' && target.includes(`"${id}"`),
-      );
+      const integrationId = Object.keys(resources).find((id) => resources[id]?.Type === 'AWS::ApiGatewayV2::Integration' && target.includes(`"${id}"`));
       expect(integrationId, routeKey(route)).toBeDefined();
       expect(resources[integrationId!]?.Properties.IntegrationUri).toEqual(arnOf(routeFn(route).function));
     }
   });
 
   it('logs every request as JSON on the $default stage, with retention, and throttles by default', () => {
-    const stage = Object.values(resources).find((r) => r.Type === 'AWS::ApiGatewayV2::Stage' && JSON.stringify(r.Properties.ApiId) === JSON.stringify(ref(stack.api.api)));
+    const stage = Object.values(resources).find(
+      (r) => r.Type === 'AWS::ApiGatewayV2::Stage' && JSON.stringify(r.Properties.ApiId) === JSON.stringify(ref(stack.api.api)),
+    );
     expect(stage?.Properties.StageName).toBe('$default');
     expect(stage?.Properties.AutoDeploy).toBe(true);
     const settings = stage?.Properties.AccessLogSettings;
@@ -261,9 +262,7 @@ describe('queues', () => {
       template.hasResourceProperties('AWS::SQS::QueuePolicy', {
         Queues: [ref(q)],
         PolicyDocument: {
-          Statement: Match.arrayWith([
-            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-          ]),
+          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
         },
       });
     }
@@ -286,10 +285,17 @@ describe('queues', () => {
     const relay = stack.scheduledFunctions.get('outboxRelay')!;
     const table = resources[logicalId(cfnOf(stack.table.table))]!;
     expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'KEYS_ONLY' });
-    const mapping = Object.values(resources).find((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && JSON.stringify(r.Properties.FunctionName) === JSON.stringify(ref(relay.function)))!;
+    const mapping = Object.values(resources).find(
+      (r) => r.Type === 'AWS::Lambda::EventSourceMapping' && JSON.stringify(r.Properties.FunctionName) === JSON.stringify(ref(relay.function)),
+    )!;
     expect(mapping.Properties.EventSourceArn).toEqual({ 'Fn::GetAtt': [logicalId(cfnOf(stack.table.table)), 'StreamArn'] });
-    expect(JSON.parse(mapping.Properties.FilterCriteria.Filters[0].Pattern)).toEqual({ eventName: ['INSERT'], dynamodb: { Keys: { pk: { S: [{ prefix: 'PLATFORM#OUTBOX#' }] } } } });
-    expect(statementsWith(relay, 'dynamodb:GetRecords').flatMap(resourcesOf)).toContainEqual({ 'Fn::GetAtt': [logicalId(cfnOf(stack.table.table)), 'StreamArn'] });
+    expect(JSON.parse(mapping.Properties.FilterCriteria.Filters[0].Pattern)).toEqual({
+      eventName: ['INSERT'],
+      dynamodb: { Keys: { pk: { S: [{ prefix: 'PLATFORM#OUTBOX#' }] } } },
+    });
+    expect(statementsWith(relay, 'dynamodb:GetRecords').flatMap(resourcesOf)).toContainEqual({
+      'Fn::GetAtt': [logicalId(cfnOf(stack.table.table)), 'StreamArn'],
+    });
     expect(envOf(relay)[queues.webhookDelivery.envVar]).toEqual(ref(stack.queues.get('webhookDelivery').queue));
   });
 
@@ -322,9 +328,7 @@ describe('import bucket', () => {
       template.hasResourceProperties('AWS::S3::BucketPolicy', {
         Bucket: ref(b),
         PolicyDocument: {
-          Statement: Match.arrayWith([
-            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-          ]),
+          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
         },
       });
     }
@@ -340,9 +344,7 @@ describe('application secret', () => {
     const value = JSON.parse(rendered) as Record<string, string>;
     expect(Object.keys(value).sort()).toEqual(['api_key_pepper', 'cursor_key']);
     const seedIds = stack.appSecret.seeds.map((seed) => logicalId(cfnOf(seed)));
-    expect(Object.values(value).sort()).toEqual(
-      seedIds.map((id) => `{{resolve:secretsmanager:<${id}>:SecretString:::}}`).sort(),
-    );
+    expect(Object.values(value).sort()).toEqual(seedIds.map((id) => `{{resolve:secretsmanager:<${id}>:SecretString:::}}`).sort());
     for (const seed of stack.appSecret.seeds) {
       const props = resources[logicalId(cfnOf(seed))]?.Properties;
       expect(props.SecretString).toBeUndefined();
@@ -382,7 +384,11 @@ describe('least privilege', () => {
       const logs = statementsWith(fn, 'logs:PutLogEvents');
       expect(logs).toHaveLength(1);
       expect(resourcesOf(logs[0]!)).toEqual([arnOf(fn.logGroup)]);
-      expect(allActions(fn).filter((a) => a.startsWith('logs:')).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+      expect(
+        allActions(fn)
+          .filter((a) => a.startsWith('logs:'))
+          .sort(),
+      ).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
     }
   });
 
@@ -411,19 +417,22 @@ describe('least privilege', () => {
     }
   });
 
-  it.each((routes as readonly RouteDefinition[]).map((r) => [r.id, r] as const))('route %s may use the credentials key exactly as its manifest says', (_id, route) => {
-    const fn = routeFn(route);
-    const kms = allActions(fn).filter((a) => a.startsWith('kms:'));
-    const key = { 'Fn::GetAtt': [stack.getLogicalId(stack.credentialsKey.key.node.defaultChild as CfnElement), 'Arn'] };
-    if (!route.kms) {
-      expect(kms).toEqual([]);
-      expect(envOf(fn).CREDENTIALS_KMS_KEY_ID).toBeUndefined();
-      return;
-    }
-    expect(kms.sort()).toEqual(route.kms === 'encrypt_decrypt' ? ['kms:Decrypt', 'kms:Encrypt'] : [route.kms === 'encrypt' ? 'kms:Encrypt' : 'kms:Decrypt']);
-    for (const s of statementsOf(fn).filter((x) => actionsOf(x).some((a) => a.startsWith('kms:')))) expect(resourcesOf(s)).toEqual([key]);
-    expect(envOf(fn).CREDENTIALS_KMS_KEY_ID).toEqual(key);
-  });
+  it.each((routes as readonly RouteDefinition[]).map((r) => [r.id, r] as const))(
+    'route %s may use the credentials key exactly as its manifest says',
+    (_id, route) => {
+      const fn = routeFn(route);
+      const kms = allActions(fn).filter((a) => a.startsWith('kms:'));
+      const key = { 'Fn::GetAtt': [stack.getLogicalId(stack.credentialsKey.key.node.defaultChild as CfnElement), 'Arn'] };
+      if (!route.kms) {
+        expect(kms).toEqual([]);
+        expect(envOf(fn).CREDENTIALS_KMS_KEY_ID).toBeUndefined();
+        return;
+      }
+      expect(kms.sort()).toEqual(route.kms === 'encrypt_decrypt' ? ['kms:Decrypt', 'kms:Encrypt'] : [route.kms === 'encrypt' ? 'kms:Encrypt' : 'kms:Decrypt']);
+      for (const s of statementsOf(fn).filter((x) => actionsOf(x).some((a) => a.startsWith('kms:')))) expect(resourcesOf(s)).toEqual([key]);
+      expect(envOf(fn).CREDENTIALS_KMS_KEY_ID).toEqual(key);
+    },
+  );
 
   it.each(workers.map((w) => [w.id, w as WorkerDefinition] as const))('worker %s may use the credentials key exactly as its manifest says', (_id, worker) => {
     const fn = workerFn(worker);
@@ -440,50 +449,66 @@ describe('least privilege', () => {
     expect(envOf(fn).CREDENTIALS_KMS_KEY_ID).toEqual(key);
   });
 
-  it.each(workers.map((w) => [w.id, w as WorkerDefinition] as const))('worker %s reads the app secret and knows the public URLs only as its manifest says', (_id, worker) => {
-    const fn = workerFn(worker);
-    const reads = statementsWith(fn, 'secretsmanager:GetSecretValue');
-    if (worker.appSecret) {
-      expect(reads.map(resourcesOf)).toEqual([[ref(stack.appSecret.secret)]]);
-      expect(envOf(fn).APP_SECRET_ARN).toEqual(ref(stack.appSecret.secret));
-    } else {
-      expect(reads).toEqual([]);
-      expect(envOf(fn).APP_SECRET_ARN).toBeUndefined();
-    }
-    if (worker.publicUrls) expect(Object.keys(envOf(fn))).toEqual(expect.arrayContaining(['PUBLIC_BASE_URL', 'TWILIO_API_BASE_URL']));
-    else expect(envOf(fn).PUBLIC_BASE_URL).toBeUndefined();
-  });
+  it.each(workers.map((w) => [w.id, w as WorkerDefinition] as const))(
+    'worker %s reads the app secret and knows the public URLs only as its manifest says',
+    (_id, worker) => {
+      const fn = workerFn(worker);
+      const reads = statementsWith(fn, 'secretsmanager:GetSecretValue');
+      if (worker.appSecret) {
+        expect(reads.map(resourcesOf)).toEqual([[ref(stack.appSecret.secret)]]);
+        expect(envOf(fn).APP_SECRET_ARN).toEqual(ref(stack.appSecret.secret));
+      } else {
+        expect(reads).toEqual([]);
+        expect(envOf(fn).APP_SECRET_ARN).toBeUndefined();
+      }
+      if (worker.publicUrls) expect(Object.keys(envOf(fn))).toEqual(expect.arrayContaining(['PUBLIC_BASE_URL', 'TWILIO_API_BASE_URL']));
+      else expect(envOf(fn).PUBLIC_BASE_URL).toBeUndefined();
+    },
+  );
 
-  it.each(scheduledJobs.map((j) => [j.id, j] as const))('scheduled job %s runs from an EventBridge rule at its rate, with the table and its queues only', (_id, job) => {
-    const fn = stack.scheduledFunctions.get(job.id)!;
-    const rules = Object.values(resources).filter((r) => r.Type === 'AWS::Events::Rule' && JSON.stringify(r.Properties.Targets).includes(logicalId(cfnOf(fn.function))));
-    expect(rules).toHaveLength(1);
-    expect(rules[0]!.Properties.ScheduleExpression).toBe(`rate(${job.everyMinutes} minute${job.everyMinutes === 1 ? '' : 's'})`);
-    expect(rules[0]!.Properties.State).toBe('ENABLED');
-    template.hasResourceProperties('AWS::Lambda::Permission', { Action: 'lambda:InvokeFunction', Principal: 'events.amazonaws.com', FunctionName: arnOf(fn.function) });
-    expect(fnResource(fn).Properties.Timeout).toBe(job.timeoutSeconds);
-    const actions = allActions(fn);
-    expect(actions.filter((a) => a === 'sqs:ReceiveMessage')).toEqual([]);
-    // The import bucket only for a job that erases (the account deletion): list under imports/, delete objects there.
-    const s3 = statementsOf(fn).filter((x) => actionsOf(x).some((a) => a.startsWith('s3:')));
-    if ((job as ScheduledJobDefinition).bucket === 'erase') {
-      expect(s3.flatMap(actionsOf).sort()).toEqual(['s3:DeleteObject', 's3:ListBucket']);
-      const list = s3.find((x) => actionsOf(x).includes('s3:ListBucket')) as Statement & { Condition?: unknown };
-      expect(list.Condition).toEqual({ StringLike: { 's3:prefix': [IMPORT_OBJECTS_PATTERN] } });
-    } else expect(s3).toEqual([]);
-    // The credentials key, the app secret and the carrier URLs exactly as its manifest says (the scheduler asks carriers about unfinished calls).
-    const def = job as ScheduledJobDefinition;
-    const key = { 'Fn::GetAtt': [stack.getLogicalId(stack.credentialsKey.key.node.defaultChild as CfnElement), 'Arn'] };
-    expect(actions.filter((a) => a.startsWith('kms:'))).toEqual(def.kms ? ['kms:Decrypt'] : []);
-    for (const s of statementsOf(fn).filter((x) => actionsOf(x).some((a) => a.startsWith('kms:')))) expect(resourcesOf(s)).toEqual([key]);
-    expect(envOf(fn).CREDENTIALS_KMS_KEY_ID).toEqual(def.kms ? key : undefined);
-    expect(statementsWith(fn, 'secretsmanager:GetSecretValue').map(resourcesOf)).toEqual(def.appSecret ? [[ref(stack.appSecret.secret)]] : []);
-    expect(envOf(fn).APP_SECRET_ARN).toEqual(def.appSecret ? ref(stack.appSecret.secret) : undefined);
-    if (def.publicUrls) expect(Object.keys(envOf(fn))).toEqual(expect.arrayContaining(['PUBLIC_BASE_URL', 'TWILIO_API_BASE_URL']));
-    else expect(envOf(fn).PUBLIC_BASE_URL).toBeUndefined();
-    const dynamo = actions.filter((a) => a.startsWith('dynamodb:'));
-    expect(dynamo).toEqual(expect.arrayContaining(job.table === 'write' ? ['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'] : ['dynamodb:Query']));
-  });
+  it.each(scheduledJobs.map((j) => [j.id, j] as const))(
+    'scheduled job %s runs from an EventBridge rule at its rate, with the table and its queues only',
+    (_id, job) => {
+      const fn = stack.scheduledFunctions.get(job.id)!;
+      const rules = Object.values(resources).filter(
+        (r) => r.Type === 'AWS::Events::Rule' && JSON.stringify(r.Properties.Targets).includes(logicalId(cfnOf(fn.function))),
+      );
+      expect(rules).toHaveLength(1);
+      expect(rules[0]!.Properties.ScheduleExpression).toBe(`rate(${job.everyMinutes} minute${job.everyMinutes === 1 ? '' : 's'})`);
+      expect(rules[0]!.Properties.State).toBe('ENABLED');
+      template.hasResourceProperties('AWS::Lambda::Permission', {
+        Action: 'lambda:InvokeFunction',
+        Principal: 'events.amazonaws.com',
+        FunctionName: arnOf(fn.function),
+      });
+      expect(fnResource(fn).Properties.Timeout).toBe(job.timeoutSeconds);
+      const actions = allActions(fn);
+      expect(actions.filter((a) => a === 'sqs:ReceiveMessage')).toEqual([]);
+      // The import bucket only for a job that erases (the account deletion): list under imports/, delete objects there.
+      const s3 = statementsOf(fn).filter((x) => actionsOf(x).some((a) => a.startsWith('s3:')));
+      if ((job as ScheduledJobDefinition).bucket === 'erase') {
+        expect(s3.flatMap(actionsOf).sort()).toEqual(['s3:DeleteObject', 's3:ListBucket']);
+        const list = s3.find((x) => actionsOf(x).includes('s3:ListBucket')) as Statement & { Condition?: unknown };
+        expect(list.Condition).toEqual({ StringLike: { 's3:prefix': [IMPORT_OBJECTS_PATTERN] } });
+      } else expect(s3).toEqual([]);
+      // The credentials key, the app secret and the carrier URLs exactly as its manifest says (the scheduler asks carriers about unfinished calls).
+      const def = job as ScheduledJobDefinition;
+      const key = { 'Fn::GetAtt': [stack.getLogicalId(stack.credentialsKey.key.node.defaultChild as CfnElement), 'Arn'] };
+      expect(actions.filter((a) => a.startsWith('kms:'))).toEqual(def.kms ? ['kms:Decrypt'] : []);
+      for (const s of statementsOf(fn).filter((x) => actionsOf(x).some((a) => a.startsWith('kms:')))) expect(resourcesOf(s)).toEqual([key]);
+      expect(envOf(fn).CREDENTIALS_KMS_KEY_ID).toEqual(def.kms ? key : undefined);
+      expect(statementsWith(fn, 'secretsmanager:GetSecretValue').map(resourcesOf)).toEqual(def.appSecret ? [[ref(stack.appSecret.secret)]] : []);
+      expect(envOf(fn).APP_SECRET_ARN).toEqual(def.appSecret ? ref(stack.appSecret.secret) : undefined);
+      if (def.publicUrls) expect(Object.keys(envOf(fn))).toEqual(expect.arrayContaining(['PUBLIC_BASE_URL', 'TWILIO_API_BASE_URL']));
+      else expect(envOf(fn).PUBLIC_BASE_URL).toBeUndefined();
+      const dynamo = actions.filter((a) => a.startsWith('dynamodb:'));
+      expect(dynamo).toEqual(
+        expect.arrayContaining(
+          job.table === 'write' ? ['dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'] : ['dynamodb:Query'],
+        ),
+      );
+    },
+  );
 
   it('lets the seed hook get, put and update platform partitions of the table only, and nothing else', () => {
     const fn = stack.platformSeed.fn;
@@ -496,7 +521,11 @@ describe('least privilege', () => {
         Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PLATFORM', 'PLATFORM#*'] } },
       },
     ]);
-    expect(Object.keys(envOf(fn)).filter((k) => !['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'AWS_NODEJS_CONNECTION_REUSE_ENABLED'].includes(k))).toEqual(['TABLE_NAME']);
+    expect(
+      Object.keys(envOf(fn)).filter(
+        (k) => !['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_METRICS_NAMESPACE', 'AWS_NODEJS_CONNECTION_REUSE_ENABLED'].includes(k),
+      ),
+    ).toEqual(['TABLE_NAME']);
   });
 
   it('keeps the credentials key outside the table, rotated and retained', () => {
@@ -527,10 +556,7 @@ describe('least privilege', () => {
   it('lets a function send to a queue only when its manifest entry lists that queue', () => {
     const senders: [AppFunction, readonly QueueName[]][] = [
       ...routes.map((r): [AppFunction, readonly QueueName[]] => [routeFn(r), (r as RouteDefinition).queues ?? []]),
-      ...workers.map((w): [AppFunction, readonly QueueName[]] => [
-        workerFn(w),
-        (w as WorkerDefinition & { queues?: readonly QueueName[] }).queues ?? [],
-      ]),
+      ...workers.map((w): [AppFunction, readonly QueueName[]] => [workerFn(w), (w as WorkerDefinition & { queues?: readonly QueueName[] }).queues ?? []]),
       ...scheduledJobs.map((j): [AppFunction, readonly QueueName[]] => [stack.scheduledFunctions.get(j.id)!, j.queues ?? []]),
     ];
     for (const [fn, listed] of senders) {
@@ -593,7 +619,9 @@ describe('post-deploy seed', () => {
     });
     // The hash covers the templates, so a template edit is a property change (an Update: the seed runs again).
     expect(seedContentHash()).toMatch(/^[0-9a-f]{64}$/);
-    const edited = TEMPLATES.map((t, i) => (i === 0 ? { ...t, objectives: [...t.objectives, { id: 'new', description: 'A new objective', required: false }] } : t));
+    const edited = TEMPLATES.map((t, i) =>
+      i === 0 ? { ...t, objectives: [...t.objectives, { id: 'new', description: 'A new objective', required: false }] } : t,
+    );
     expect(seedContentHash(edited)).not.toBe(seedContentHash());
     expect(seedContentHash([...TEMPLATES])).toBe(seedContentHash());
     // It waits for the function's grants (its role's inline policy) via the function it calls.
@@ -623,9 +651,13 @@ describe('stack', () => {
 
 describe('operability: alarms and failure destinations', () => {
   const alarms = () => Object.entries(resources).filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm');
-  const metricsOf = (alarm: Json): Json[] => (alarm.Properties.Metrics as Json[] | undefined)?.filter((m) => m.MetricStat).map((m) => m.MetricStat.Metric) ?? [{ MetricName: alarm.Properties.MetricName, Namespace: alarm.Properties.Namespace, Dimensions: alarm.Properties.Dimensions }];
+  const metricsOf = (alarm: Json): Json[] =>
+    (alarm.Properties.Metrics as Json[] | undefined)?.filter((m) => m.MetricStat).map((m) => m.MetricStat.Metric) ?? [
+      { MetricName: alarm.Properties.MetricName, Namespace: alarm.Properties.Namespace, Dimensions: alarm.Properties.Dimensions },
+    ];
   const dimension = (metric: Json, name: string) => (metric.Dimensions as { Name: string; Value: unknown }[] | undefined)?.find((d) => d.Name === name)?.Value;
-  const alarmsOn = (metricName: string, dim: string, value: unknown) => alarms().filter(([, a]) => metricsOf(a).some((m) => m.MetricName === metricName && JSON.stringify(dimension(m, dim)) === JSON.stringify(value)));
+  const alarmsOn = (metricName: string, dim: string, value: unknown) =>
+    alarms().filter(([, a]) => metricsOf(a).some((m) => m.MetricName === metricName && JSON.stringify(dimension(m, dim)) === JSON.stringify(value)));
   const streamJob = scheduledJobs.find((j) => (j as ScheduledJobDefinition).tableStream)!;
 
   it('routes every alarm to one KMS-encrypted, TLS-only SNS topic', () => {
@@ -633,7 +665,10 @@ describe('operability: alarms and failure destinations', () => {
     expect(countOf('AWS::SNS::Topic')).toBe(1);
     expect(resources[logicalId(cfnOf(topic))]!.Properties.KmsMasterKeyId).toEqual(arnOf(stack.alarms.key));
     expect(resources[logicalId(cfnOf(stack.alarms.key))]!.Properties.EnableKeyRotation).toBe(true);
-    template.hasResourceProperties('AWS::SNS::TopicPolicy', { Topics: [ref(topic)], PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) } });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [ref(topic)],
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
     expect(alarms().length).toBeGreaterThan(10);
     for (const [id, alarm] of alarms()) expect(alarm.Properties.AlarmActions, id).toEqual([ref(topic)]);
   });
@@ -651,15 +686,24 @@ describe('operability: alarms and failure destinations', () => {
 
   it('the outbox relay’s stream mapping bisects a failing batch and sends what still fails to its failure queue; its iterator age pages', () => {
     const fn = stack.scheduledFunctions.get(streamJob.id)!;
-    const mapping = Object.values(resources).find((r) => r.Type === 'AWS::Lambda::EventSourceMapping' && JSON.stringify(r.Properties.FunctionName) === JSON.stringify(ref(fn.function)))!;
-    expect(mapping.Properties).toMatchObject({ BisectBatchOnFunctionError: true, DestinationConfig: { OnFailure: { Destination: arnOf(stack.streamFailureQueues.get(streamJob.id)!) } } });
+    const mapping = Object.values(resources).find(
+      (r) => r.Type === 'AWS::Lambda::EventSourceMapping' && JSON.stringify(r.Properties.FunctionName) === JSON.stringify(ref(fn.function)),
+    )!;
+    expect(mapping.Properties).toMatchObject({
+      BisectBatchOnFunctionError: true,
+      DestinationConfig: { OnFailure: { Destination: arnOf(stack.streamFailureQueues.get(streamJob.id)!) } },
+    });
     expect(alarmsOn('IteratorAge', 'FunctionName', ref(fn.function))).toHaveLength(1);
   });
 
   it('pages on the HTTP API’s 5xx rate', () => {
     const [found] = alarms().filter(([, a]) => metricsOf(a).some((m) => m.Namespace === 'AWS/ApiGateway' && m.MetricName === '5xx'));
     expect(found).toBeDefined();
-    expect(metricsOf(found![1]).map((m) => m.MetricName).sort()).toEqual(['5xx', 'Count']);
+    expect(
+      metricsOf(found![1])
+        .map((m) => m.MetricName)
+        .sort(),
+    ).toEqual(['5xx', 'Count']);
   });
 
   it('pages on Lambda errors and throttles of every route function (alarmed per area, beside it), worker, scheduled job and voice relay function', () => {
@@ -685,13 +729,22 @@ describe('operability: alarms and failure destinations', () => {
 
 describe('voice runtime relay (WebSocket API)', () => {
   const relayFn = (name: 'connect' | 'default' | 'disconnect') => stack.relay.functions.get(name)!;
-  const dynamoActions = (fn: AppFunction) => allActions(fn).filter((a) => a.startsWith('dynamodb:')).sort();
+  const dynamoActions = (fn: AppFunction) =>
+    allActions(fn)
+      .filter((a) => a.startsWith('dynamodb:'))
+      .sort();
 
   it('is a WebSocket API whose $connect, $default and $disconnect routes each invoke their own function', () => {
     expect(resources[logicalId(cfnOf(stack.relay.api))]?.Properties).toMatchObject({ ProtocolType: 'WEBSOCKET' });
-    const relayRoutes = Object.values(resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route' && JSON.stringify(r.Properties.ApiId) === JSON.stringify(ref(stack.relay.api)));
+    const relayRoutes = Object.values(resources).filter(
+      (r) => r.Type === 'AWS::ApiGatewayV2::Route' && JSON.stringify(r.Properties.ApiId) === JSON.stringify(ref(stack.relay.api)),
+    );
     expect(relayRoutes.map((r) => r.Properties.RouteKey).sort()).toEqual(['$connect', '$default', '$disconnect']);
-    for (const [key, name] of [['$connect', 'connect'], ['$default', 'default'], ['$disconnect', 'disconnect']] as const) {
+    for (const [key, name] of [
+      ['$connect', 'connect'],
+      ['$default', 'default'],
+      ['$disconnect', 'disconnect'],
+    ] as const) {
       const target = JSON.stringify(relayRoutes.find((r) => r.Properties.RouteKey === key)!.Properties.Target);
       const integrationId = Object.keys(resources).find((id) => resources[id]?.Type === 'AWS::ApiGatewayV2::Integration' && target.includes(`"${id}"`));
       expect(JSON.stringify(resources[integrationId!]?.Properties.IntegrationUri), key).toContain(logicalId(cfnOf(relayFn(name).function)));
@@ -703,14 +756,20 @@ describe('voice runtime relay (WebSocket API)', () => {
     expect(dynamoActions(relayFn('default'))).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(dynamoActions(relayFn('disconnect'))).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
     for (const fn of stack.relay.functions.values()) {
-      for (const st of statementsOf(fn).filter((x) => actionsOf(x).some((a) => a.startsWith('dynamodb:')))) expect(resourcesOf(st)).toEqual([arnOf(stack.table.table)]);
+      for (const st of statementsOf(fn).filter((x) => actionsOf(x).some((a) => a.startsWith('dynamodb:'))))
+        expect(resourcesOf(st)).toEqual([arnOf(stack.table.table)]);
       const manage = statementsWith(fn, 'execute-api:ManageConnections');
       expect(manage).toHaveLength(1);
       const resource = JSON.stringify(resourcesOf(manage[0]!));
       expect(resource).toContain(logicalId(cfnOf(stack.relay.api)));
       expect(resource).toContain('/*/*/@connections/*');
       expect(allActions(fn).filter((a) => a.startsWith('execute-api:'))).toEqual(['execute-api:ManageConnections']);
-      expect(envOf(fn)).toMatchObject({ TABLE_NAME: ref(stack.table.table), APP_SECRET_ARN: ref(stack.appSecret.secret), PUBLIC_BASE_URL: expect.anything(), VOICE_RUNTIME_RELAY_URL: expect.anything() });
+      expect(envOf(fn)).toMatchObject({
+        TABLE_NAME: ref(stack.table.table),
+        APP_SECRET_ARN: ref(stack.appSecret.secret),
+        PUBLIC_BASE_URL: expect.anything(),
+        VOICE_RUNTIME_RELAY_URL: expect.anything(),
+      });
     }
     // Only $connect opens carrier credentials (the X-Twilio-Signature check).
     expect(allActions(relayFn('connect'))).toContain('kms:Decrypt');
@@ -718,8 +777,11 @@ describe('voice runtime relay (WebSocket API)', () => {
     expect(allActions(relayFn('disconnect')).filter((a) => a.startsWith('kms:'))).toEqual([]);
   });
 
-  it('lets only $default, which streams replies, read the llm/* provider keys and invoke the registry\'s Bedrock foundation models', () => {
-    const secretReads = (fn: AppFunction) => statementsWith(fn, 'secretsmanager:GetSecretValue').flatMap(resourcesOf).map((r) => JSON.stringify(r));
+  it("lets only $default, which streams replies, read the llm/* provider keys and invoke the registry's Bedrock foundation models", () => {
+    const secretReads = (fn: AppFunction) =>
+      statementsWith(fn, 'secretsmanager:GetSecretValue')
+        .flatMap(resourcesOf)
+        .map((r) => JSON.stringify(r));
     const llmSecrets = secretReads(relayFn('default')).filter((r) => r !== JSON.stringify(ref(stack.appSecret.secret)));
     expect(llmSecrets).toHaveLength(1);
     expect(llmSecrets[0]).toMatch(/:secretsmanager:.*:secret:llm\/\*"/);
@@ -729,15 +791,22 @@ describe('voice runtime relay (WebSocket API)', () => {
     const models = resourcesOf(bedrock[0]!).map((r) => JSON.stringify(r));
     const expected = DEFAULT_MODELS.filter((m) => m.provider === 'bedrock').map((m) => m.model);
     expect(models).toHaveLength(expected.length);
-    for (const model of expected) expect(models.some((r) => r.includes(`:foundation-model/${model}"`)), model).toBe(true);
+    for (const model of expected)
+      expect(
+        models.some((r) => r.includes(`:foundation-model/${model}"`)),
+        model,
+      ).toBe(true);
     for (const name of ['connect', 'disconnect'] as const) {
       expect(secretReads(relayFn(name)), name).toEqual([JSON.stringify(ref(stack.appSecret.secret))]);
-      expect(allActions(relayFn(name)).filter((a) => a.startsWith('bedrock:')), name).toEqual([]);
+      expect(
+        allActions(relayFn(name)).filter((a) => a.startsWith('bedrock:')),
+        name,
+      ).toEqual([]);
     }
     expect(Object.values(resources).some((r) => JSON.stringify(r.Properties?.PolicyDocument ?? {}).includes('bedrock:*'))).toBe(false);
   });
 
-  it("hands the relay URL to the carrier routes that render TwiML, and to no other route", () => {
+  it('hands the relay URL to the carrier routes that render TwiML, and to no other route', () => {
     for (const route of routes) {
       const env = envOf(routeFn(route));
       if (route.handler.startsWith('functions/carrier/')) expect(env.VOICE_RUNTIME_RELAY_URL, route.id).toBeDefined();
@@ -746,10 +815,14 @@ describe('voice runtime relay (WebSocket API)', () => {
   });
 
   it('logs connections without the query string (the token rides in it), and warms $connect and $default on a schedule; no provisioned concurrency by default', () => {
-    const stage = Object.values(resources).find((r) => r.Type === 'AWS::ApiGatewayV2::Stage' && JSON.stringify(r.Properties.ApiId) === JSON.stringify(ref(stack.relay.api)));
+    const stage = Object.values(resources).find(
+      (r) => r.Type === 'AWS::ApiGatewayV2::Stage' && JSON.stringify(r.Properties.ApiId) === JSON.stringify(ref(stack.relay.api)),
+    );
     expect(stage?.Properties.AccessLogSettings.DestinationArn).toEqual(arnOf(stack.relay.accessLogs));
     expect(stage?.Properties.AccessLogSettings.Format).not.toMatch(/querystring|token/i);
-    const warm = Object.values(resources).find((r) => r.Type === 'AWS::Events::Rule' && JSON.stringify(r.Properties.Targets).includes(logicalId(cfnOf(relayFn('default').function))));
+    const warm = Object.values(resources).find(
+      (r) => r.Type === 'AWS::Events::Rule' && JSON.stringify(r.Properties.Targets).includes(logicalId(cfnOf(relayFn('default').function))),
+    );
     expect(warm?.Properties.ScheduleExpression).toBe('rate(5 minutes)');
     expect(warm?.Properties.Targets).toHaveLength(2);
     for (const target of warm!.Properties.Targets as { Input: string }[]) expect(JSON.parse(target.Input)).toEqual({ warmUp: true });
@@ -762,9 +835,7 @@ describe('voice runtime relay (WebSocket API)', () => {
 describe('cdk-nag AwsSolutions', () => {
   it('reports no unacknowledged errors or warnings', () => {
     const report = new AwsSolutionsChecks().validateScope(app);
-    const summary = report.violations.map(
-      (v) => `${v.severity} ${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`,
-    );
+    const summary = report.violations.map((v) => `${v.severity} ${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
     expect(summary).toEqual([]);
     expect(report.success).toBe(true);
   });
@@ -816,13 +887,22 @@ describe('route invocation', () => {
       expect(integration!.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
       const role = stack.routeAreas.get(route.tag)!.invokeRole;
       expect(integration!.Properties.CredentialsArn).toEqual(arnOf(role));
-      const allowed = (resources[logicalId(cfnOf(role))]!.Properties.Policies as { PolicyDocument: { Statement: { Action: string; Resource: unknown }[] } }[]).flatMap((p) => p.PolicyDocument.Statement);
+      const allowed = (
+        resources[logicalId(cfnOf(role))]!.Properties.Policies as { PolicyDocument: { Statement: { Action: string; Resource: unknown }[] } }[]
+      ).flatMap((p) => p.PolicyDocument.Statement);
       expect(allowed.every((st) => st.Action === 'lambda:InvokeFunction')).toBe(true);
       const areaFns = routes.filter((r) => r.tag === route.tag).map((r) => JSON.stringify(arnOf(routeFn(r).function)));
-      expect(allowed.flatMap((st) => (Array.isArray(st.Resource) ? st.Resource : [st.Resource])).map((r) => JSON.stringify(r)).sort()).toEqual(areaFns.sort());
+      expect(
+        allowed
+          .flatMap((st) => (Array.isArray(st.Resource) ? st.Resource : [st.Resource]))
+          .map((r) => JSON.stringify(r))
+          .sort(),
+      ).toEqual(areaFns.sort());
       expect(resources[logicalId(cfnOf(role))]!.Properties.AssumeRolePolicyDocument.Statement[0].Principal).toEqual({ Service: 'apigateway.amazonaws.com' });
     }
-    const apiPermissions = Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Permission' && r.Properties.Principal === 'apigateway.amazonaws.com');
+    const apiPermissions = Object.values(resources).filter(
+      (r) => r.Type === 'AWS::Lambda::Permission' && r.Properties.Principal === 'apigateway.amazonaws.com',
+    );
     // Only the $default fallback keeps a resource-based permission (besides the WebSocket relay's own, asserted below).
     const relayFns = [...stack.relay.functions.values()].map((fn) => JSON.stringify(arnOf(fn.function)));
     expect(apiPermissions.filter((p) => !relayFns.includes(JSON.stringify(p.Properties.FunctionName)))).toHaveLength(1);
@@ -841,8 +921,12 @@ describe('CloudFormation resource budget', () => {
       expect(own, area.area).toBe(4 * areaRoutes + 2 + 2 * Math.ceil(areaRoutes / 10));
       expect(own, area.area).toBeLessThan(400);
     }
-    const functionRoles = [...stack.routeFunctions.values(), ...stack.workerFunctions.values(), stack.fallbackFunction, stack.platformSeed.fn].map((fn) => logicalId(cfnOf(fn.role)));
-    const separate = Object.values(resources).filter((r) => r.Type === 'AWS::IAM::Policy' && (r.Properties.Roles as { Ref?: string }[]).some((x) => x.Ref && functionRoles.includes(x.Ref)));
+    const functionRoles = [...stack.routeFunctions.values(), ...stack.workerFunctions.values(), stack.fallbackFunction, stack.platformSeed.fn].map((fn) =>
+      logicalId(cfnOf(fn.role)),
+    );
+    const separate = Object.values(resources).filter(
+      (r) => r.Type === 'AWS::IAM::Policy' && (r.Properties.Roles as { Ref?: string }[]).some((x) => x.Ref && functionRoles.includes(x.Ref)),
+    );
     expect(separate).toEqual([]);
   });
 

@@ -18,7 +18,15 @@ let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vc-admin-'));
   const { dynamoEndpoint, sqsEndpoint } = emulatorEndpoints();
-  stack = await startLocalStack({ port: 0, dataDir: dir, dynamoEndpoint, sqsEndpoint, tableName: `admin-${uniqueSuffix()}`, queueNamePrefix: `admin-${uniqueSuffix()}-`, workers: false });
+  stack = await startLocalStack({
+    port: 0,
+    dataDir: dir,
+    dynamoEndpoint,
+    sqsEndpoint,
+    tableName: `admin-${uniqueSuffix()}`,
+    queueNamePrefix: `admin-${uniqueSuffix()}-`,
+    workers: false,
+  });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -35,8 +43,11 @@ const admin = (...args: string[]) =>
 /** The CLI without blocking this process (the server it calls runs here too). */
 const adminAsync = (...args: string[]) =>
   new Promise<{ status: number; stdout: string; stderr: string }>((done) => {
-    execFile(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args, '--local-dir', dir], { cwd: root, encoding: 'utf8', env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } }, (err, stdout, stderr) =>
-      done({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'bin/admin.ts', ...args, '--local-dir', dir],
+      { cwd: root, encoding: 'utf8', env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } },
+      (err, stdout, stderr) => done({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 
@@ -74,7 +85,10 @@ describe('operator CLI against the running local stack', () => {
   });
 
   it('rep create / disable / enable print one JSON object; the number never appears in /v1/reps', async () => {
-    const tenant = JSON.parse(admin('tenant', 'create', '--name', 'Reps', '--admin-email', 'reps@acme.test').stdout) as { tenant_id: string; api_key: { secret: string } };
+    const tenant = JSON.parse(admin('tenant', 'create', '--name', 'Reps', '--admin-email', 'reps@acme.test').stdout) as {
+      tenant_id: string;
+      api_key: { secret: string };
+    };
     const out = admin('rep', 'create', '--tenant', tenant.tenant_id, '--name', 'Dana', '--transfer-number', '+14155550123');
     expect(out.status, out.stderr).toBe(0);
     expect(out.stdout.trim().split('\n')).toHaveLength(1);
@@ -87,17 +101,28 @@ describe('operator CLI against the running local stack', () => {
       const text = await new Promise<string>((ok, fail) => {
         get(`${stack.baseUrl}/v1/reps`, { agent: false, headers: { authorization: `Bearer ${tenant.api_key.secret}` } }, (res) => {
           let body = '';
-          res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => ok(body));
+          res
+            .setEncoding('utf8')
+            .on('data', (c: string) => (body += c))
+            .on('end', () => ok(body));
         }).on('error', fail);
       });
       expect(text).not.toContain('4155550123');
       return (JSON.parse(text) as { data: { id: string; status: string; transfer_enabled: boolean }[] }).data;
     };
     expect(await reps()).toEqual([expect.objectContaining({ id: created.rep_id, status: 'active', transfer_enabled: true })]);
-    expect(JSON.parse(admin('rep', 'disable', '--tenant', tenant.tenant_id, '--rep', created.rep_id).stdout)).toEqual({ rep_id: created.rep_id, status: 'disabled' });
+    expect(JSON.parse(admin('rep', 'disable', '--tenant', tenant.tenant_id, '--rep', created.rep_id).stdout)).toEqual({
+      rep_id: created.rep_id,
+      status: 'disabled',
+    });
     expect((await reps())[0]!.status).toBe('disabled');
-    expect(JSON.parse(admin('rep', 'enable', '--tenant', tenant.tenant_id, '--rep', created.rep_id).stdout)).toEqual({ rep_id: created.rep_id, status: 'active' });
-    const disabled = JSON.parse(admin('rep', 'create', '--tenant', tenant.tenant_id, '--name', 'Off', '--transfer-number', '+14155550124', '--disabled').stdout) as { rep_id: string };
+    expect(JSON.parse(admin('rep', 'enable', '--tenant', tenant.tenant_id, '--rep', created.rep_id).stdout)).toEqual({
+      rep_id: created.rep_id,
+      status: 'active',
+    });
+    const disabled = JSON.parse(
+      admin('rep', 'create', '--tenant', tenant.tenant_id, '--name', 'Off', '--transfer-number', '+14155550124', '--disabled').stdout,
+    ) as { rep_id: string };
     expect((await reps()).find((r) => r.id === disabled.rep_id)?.status).toBe('disabled');
 
     expect(admin('rep', 'create', '--tenant', tenant.tenant_id, '--name', 'X', '--transfer-number', '4155550123').status).toBe(2);
@@ -115,8 +140,11 @@ describe('sandbox credentials', () => {
   /** Exactly as the README has a developer type it: `npm run --silent admin -- sandbox credentials …`. */
   const credentials = (...args: string[]) =>
     new Promise<{ status: number; stdout: string; stderr: string }>((done) => {
-      execFile('npm', ['run', '--silent', 'admin', '--', 'sandbox', 'credentials', ...args, '--local-dir', dir], { cwd: root, encoding: 'utf8', env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } }, (err, stdout, stderr) =>
-        done({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      execFile(
+        'npm',
+        ['run', '--silent', 'admin', '--', 'sandbox', 'credentials', ...args, '--local-dir', dir],
+        { cwd: root, encoding: 'utf8', env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } },
+        (err, stdout, stderr) => done({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });
 
@@ -132,7 +160,11 @@ describe('sandbox credentials', () => {
 
     const tenant = JSON.parse(admin('tenant', 'create', '--name', 'Byo', '--admin-email', 'byo@acme.test').stdout) as { api_key: { secret: string } };
     const api = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${stack.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${tenant.api_key.secret}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      const res = await fetch(`${stack.baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${tenant.api_key.secret}`, 'content-type': 'application/json' },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
       return { status: res.status, body: (await res.json()) as Record<string, any> };
     };
     const created = await api('POST', '/v1/telephony-accounts', { mode: 'byo', provider: 'twilio', credentials: creds });
@@ -142,7 +174,9 @@ describe('sandbox credentials', () => {
     const number = await api('POST', '/v1/phone-numbers', { phone_e164: '+14155550177', telephony_account_id: created.body.id });
     expect(number).toMatchObject({ status: 200, body: { status: 'active', provider_sid: expect.stringMatching(/^PN/) } });
     // The carrier itself answers those credentials, in Twilio's shape.
-    const direct = await fetch(`${stack.baseUrl}/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}.json`, { headers: { authorization: `Basic ${Buffer.from(`${creds.account_sid}:${creds.auth_token}`).toString('base64')}` } });
+    const direct = await fetch(`${stack.baseUrl}/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}.json`, {
+      headers: { authorization: `Basic ${Buffer.from(`${creds.account_sid}:${creds.auth_token}`).toString('base64')}` },
+    });
     expect(await direct.json()).toMatchObject({ sid: creds.account_sid, status: 'active' });
 
     // Each run is a new account; --status makes one the carrier reports suspended.
@@ -161,7 +195,11 @@ describe('sandbox call', () => {
   it('places an inbound call through the sandbox carrier and prints the path it took', async () => {
     const tenant = JSON.parse(admin('tenant', 'create', '--name', 'Calls', '--admin-email', 'calls@acme.test').stdout) as { api_key: { secret: string } };
     const api = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${stack.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${tenant.api_key.secret}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      const res = await fetch(`${stack.baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${tenant.api_key.secret}`, 'content-type': 'application/json' },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
       return (await res.json()) as Record<string, any>;
     };
     const account = await api('POST', '/v1/telephony-accounts', { mode: 'byo', provider: 'mock' });
@@ -169,7 +207,9 @@ describe('sandbox call', () => {
     const number = await api('POST', '/v1/phone-numbers', { phone_e164: '+14155550142', telephony_account_id: account.id });
     await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, {
       timezone: 'UTC',
-      open_steps: [{ prompt: 'Press 2 for a message.', branches: { '2': [{ type: 'voicemail', greeting: 'Speak now.' }] }, timeout_branch: [{ type: 'hangup' }] }],
+      open_steps: [
+        { prompt: 'Press 2 for a message.', branches: { '2': [{ type: 'voicemail', greeting: 'Speak now.' }] }, timeout_branch: [{ type: 'hangup' }] },
+      ],
     });
     const out = await adminAsync('sandbox', 'call', '--to', '+14155550142', '--from', '+12125550123', '--digits', '2');
     expect(out.status, out.stderr).toBe(0);
@@ -193,30 +233,45 @@ describe('sandbox call --script booking', () => {
   it('a caller asks the receptionist for a booking: the voice runtime holds the conversation, and the call record ends holding the booking and its outcome', async () => {
     const tenant = JSON.parse(admin('tenant', 'create', '--name', 'Front desk', '--admin-email', 'desk@acme.test').stdout) as { api_key: { secret: string } };
     const api = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${stack.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${tenant.api_key.secret}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      const res = await fetch(`${stack.baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${tenant.api_key.secret}`, 'content-type': 'application/json' },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
       return (await res.json()) as Record<string, any>;
     };
     const account = await api('POST', '/v1/telephony-accounts', { mode: 'byo', provider: 'mock' });
     await api('POST', `/v1/telephony-accounts/${account.id}/verify`);
     const number = await api('POST', '/v1/phone-numbers', { phone_e164: '+14155550143', telephony_account_id: account.id });
     const profile = await api('POST', '/v1/compliance-profiles', profileBody({ call_purpose: 'informational' }));
-    const agent = await api('POST', '/v1/templates/tpl_receptionist_front_desk/instantiate', { disclosure_config: { business_name: 'Acme Dental' }, compliance_profile_id: profile.id });
+    const agent = await api('POST', '/v1/templates/tpl_receptionist_front_desk/instantiate', {
+      disclosure_config: { business_name: 'Acme Dental' },
+      compliance_profile_id: profile.id,
+    });
     const version = await api('POST', `/v1/agents/${agent.id}/publish`);
     expect(version.id, JSON.stringify(version)).toMatch(/^agv_|^[a-z]+_/);
     await api('PATCH', `/v1/phone-numbers/${number.id}`, { inbound_agent_id: agent.id });
 
     const out = await adminAsync('sandbox', 'call', '--to', '+14155550143', '--from', '+12125550177', '--script', 'booking');
     expect(out.status, out.stderr).toBe(0);
-    const printed = JSON.parse(out.stdout) as { call_sid: string; outcome: string; path: { verb: string }[]; relay: { sessions: { ending: string; handoff_data: string | null }[] } };
+    const printed = JSON.parse(out.stdout) as {
+      call_sid: string;
+      outcome: string;
+      path: { verb: string }[];
+      relay: { sessions: { ending: string; handoff_data: string | null }[] };
+    };
     expect(printed.outcome).toBe('completed');
     // The caller talks to the voice runtime over ConversationRelay; the agent ends the call and the <Connect action> hangs up.
     expect(printed.path.map((p) => p.verb)).toEqual(['Connect', 'Hangup']);
     expect(printed.relay.sessions).toEqual([expect.objectContaining({ ending: 'end', handoff_data: JSON.stringify({ reason: 'end_call' }) })]);
 
-    const call = (await waitFor(async () => {
-      const c = (await getCallBySid(printed.call_sid)) as CallRecordWithEvents | undefined;
-      return c?.state === 'completed' && c.outcome ? c : undefined;
-    }, { timeoutMs: 10_000, message: 'the booked call to complete with its outcome' })) as CallRecordWithEvents;
+    const call = (await waitFor(
+      async () => {
+        const c = (await getCallBySid(printed.call_sid)) as CallRecordWithEvents | undefined;
+        return c?.state === 'completed' && c.outcome ? c : undefined;
+      },
+      { timeoutMs: 10_000, message: 'the booked call to complete with its outcome' },
+    )) as CallRecordWithEvents;
     expect(call).toMatchObject({
       direction: 'inbound',
       disclosure_given: true,
@@ -241,17 +296,31 @@ describe('sandbox sms', () => {
   it('texts a sandbox number as the carrier would and prints what the platform answered: STOP suppresses the sender', async () => {
     const tenant = JSON.parse(admin('tenant', 'create', '--name', 'Texts Co', '--admin-email', 'texts@acme.test').stdout) as { api_key: { secret: string } };
     const api = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${stack.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${tenant.api_key.secret}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      const res = await fetch(`${stack.baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${tenant.api_key.secret}`, 'content-type': 'application/json' },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
       return (await res.json()) as Record<string, any>;
     };
     const account = await api('POST', '/v1/telephony-accounts', { mode: 'byo', provider: 'mock' });
     await api('POST', `/v1/telephony-accounts/${account.id}/verify`);
-    await api('POST', '/v1/phone-numbers', { phone_e164: '+14155550144', telephony_account_id: account.id, capabilities: ['voice', 'sms'], a2p_campaign_ref: 'CMP1' });
+    await api('POST', '/v1/phone-numbers', {
+      phone_e164: '+14155550144',
+      telephony_account_id: account.id,
+      capabilities: ['voice', 'sms'],
+      a2p_campaign_ref: 'CMP1',
+    });
     const out = await adminAsync('sandbox', 'sms', '--from', '+12125550188', '--to', '+14155550144', '--body', 'STOP');
     expect(out.status, out.stderr).toBe(0);
     const lines = out.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ outcome: 'answered', status: 200, message_sid: expect.stringMatching(/^SM/), replies: [expect.stringMatching(/^Texts Co: You are unsubscribed/)] });
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      outcome: 'answered',
+      status: 200,
+      message_sid: expect.stringMatching(/^SM/),
+      replies: [expect.stringMatching(/^Texts Co: You are unsubscribed/)],
+    });
     // The contact's side on stderr: what they sent, and the confirmation they received.
     expect(out.stderr).toContain('+12125550188 → +14155550144: STOP');
     expect(out.stderr).toMatch(/\+14155550144 → \+12125550188: Texts Co: You are unsubscribed/);

@@ -17,7 +17,15 @@ let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vc-admin16-'));
   const { dynamoEndpoint, sqsEndpoint } = emulatorEndpoints();
-  stack = await startLocalStack({ port: 0, dataDir: dir, dynamoEndpoint, sqsEndpoint, tableName: `admin16-${uniqueSuffix()}`, queueNamePrefix: `admin16-${uniqueSuffix()}-`, workers: false });
+  stack = await startLocalStack({
+    port: 0,
+    dataDir: dir,
+    dynamoEndpoint,
+    sqsEndpoint,
+    tableName: `admin16-${uniqueSuffix()}`,
+    queueNamePrefix: `admin16-${uniqueSuffix()}-`,
+    workers: false,
+  });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -32,17 +40,24 @@ const childEnv = () => {
 };
 const admin = (args: string[], input = '') =>
   new Promise<{ status: number; stdout: string; stderr: string }>((done) => {
-    const child = execFile(process.execPath, ['--import', 'tsx', 'bin/admin.ts', ...args, '--local-dir', dir], { cwd: root, encoding: 'utf8', env: childEnv() }, (err, stdout, stderr) =>
-      done({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    const child = execFile(
+      process.execPath,
+      ['--import', 'tsx', 'bin/admin.ts', ...args, '--local-dir', dir],
+      { cwd: root, encoding: 'utf8', env: childEnv() },
+      (err, stdout, stderr) => done({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
     child.stdin!.end(input);
   });
 
-const post = (path: string, body: unknown) => fetch(`${stack.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: stack.baseUrl }, body: JSON.stringify(body) });
+const post = (path: string, body: unknown) =>
+  fetch(`${stack.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: stack.baseUrl }, body: JSON.stringify(body) });
 
 describe('dashboard operator CLI', () => {
   it('sets a password from stdin (never an argument), then the user signs in; a short one is refused', async () => {
-    const tenant = JSON.parse((await admin(['tenant', 'create', '--name', 'Acme', '--admin-email', 'owner@acme.test'])).stdout) as { tenant_id: string; user_id: string };
+    const tenant = JSON.parse((await admin(['tenant', 'create', '--name', 'Acme', '--admin-email', 'owner@acme.test'])).stdout) as {
+      tenant_id: string;
+      user_id: string;
+    };
     const short = await admin(['user', 'set-password', '--tenant', tenant.tenant_id, '--user', tenant.user_id], 'short\n');
     expect(short.status).not.toBe(0);
     expect(short.stderr).toContain('at least 12');
@@ -54,7 +69,10 @@ describe('dashboard operator CLI', () => {
   });
 
   it('verifies an email, and `mail last` shows the sign-in link the sink caught', async () => {
-    const tenant = JSON.parse((await admin(['tenant', 'create', '--name', 'Beta', '--admin-email', 'nopass@beta.test'])).stdout) as { tenant_id: string; user_id: string };
+    const tenant = JSON.parse((await admin(['tenant', 'create', '--name', 'Beta', '--admin-email', 'nopass@beta.test'])).stdout) as {
+      tenant_id: string;
+      user_id: string;
+    };
     expect((await admin(['user', 'verify-email', '--tenant', tenant.tenant_id, '--user', tenant.user_id])).status).toBe(0);
     expect((await post('/v1/sessions/email-link', { email: 'nopass@beta.test' })).status).toBe(202);
     const mail = await admin(['mail', 'last', '--to', 'nopass@beta.test']);
@@ -68,13 +86,24 @@ describe('dashboard operator CLI', () => {
   it('runs the deletions job at a chosen instant, and refuses an unknown job', async () => {
     const run = await admin(['jobs', 'run', 'deletions', '--at', '2030-01-01T00:00:00Z']);
     expect(run.status, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual({ job: 'deletions', at: '2030-01-01T00:00:00.000Z', result: { at: '2030-01-01T00:00:00.000Z', due: 0, results: [] } });
+    expect(JSON.parse(run.stdout)).toEqual({
+      job: 'deletions',
+      at: '2030-01-01T00:00:00.000Z',
+      result: { at: '2030-01-01T00:00:00.000Z', due: 0, results: [] },
+    });
     // A tenant whose deletion is due at that instant is deleted by the run.
-    const tenant = JSON.parse((await admin(['tenant', 'create', '--name', 'Gamma', '--admin-email', 'owner@gamma.test'])).stdout) as { tenant_id: string; user_id: string };
+    const tenant = JSON.parse((await admin(['tenant', 'create', '--name', 'Gamma', '--admin-email', 'owner@gamma.test'])).stdout) as {
+      tenant_id: string;
+      user_id: string;
+    };
     expect((await admin(['user', 'set-password', '--tenant', tenant.tenant_id, '--user', tenant.user_id], 'gamma password 12345\n')).status).toBe(0);
     const signIn = await post('/v1/sessions', { email: 'owner@gamma.test', password: 'gamma password 12345' });
     const cookie = /^(__Host-vac_session=[^;]+);/.exec(signIn.headers.get('set-cookie') ?? '')![1]!;
-    const requested = await fetch(`${stack.baseUrl}/v1/account-deletion/requests`, { method: 'POST', headers: { 'content-type': 'application/json', origin: stack.baseUrl, cookie }, body: JSON.stringify({ password: 'gamma password 12345', confirmation_phrase: 'delete Gamma' }) });
+    const requested = await fetch(`${stack.baseUrl}/v1/account-deletion/requests`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: stack.baseUrl, cookie },
+      body: JSON.stringify({ password: 'gamma password 12345', confirmation_phrase: 'delete Gamma' }),
+    });
     expect(requested.status).toBe(200);
     const due = new Date(Date.parse(((await requested.json()) as { request: { scheduled_for: string } }).request.scheduled_for) + 60_000).toISOString();
     const deleting = await admin(['jobs', 'run', 'deletions', '--at', due]);

@@ -124,8 +124,21 @@ describe('POST /v1/contact-imports', () => {
 
     const contacts = await byPhone(t);
     expect(contacts.size).toBe(3);
-    expect(contacts.get(phone(1))).toMatchObject({ first_name: 'Ann', company: 'Acme, Inc.', tags: ['vip', 'west'], jurisdictions: ['US-CA', 'US-NV'], attributes: { crm_id: 'A-1' }, best_consent_class: 'pewc' });
-    expect(contacts.get(phone(2))).toMatchObject({ first_name: 'Bob', company: 'The "Best" Co', tags: ['multi', 'line'], jurisdictions: [], attributes: { crm_id: 'B-\r\n2' } });
+    expect(contacts.get(phone(1))).toMatchObject({
+      first_name: 'Ann',
+      company: 'Acme, Inc.',
+      tags: ['vip', 'west'],
+      jurisdictions: ['US-CA', 'US-NV'],
+      attributes: { crm_id: 'A-1' },
+      best_consent_class: 'pewc',
+    });
+    expect(contacts.get(phone(2))).toMatchObject({
+      first_name: 'Bob',
+      company: 'The "Best" Co',
+      tags: ['multi', 'line'],
+      jurisdictions: [],
+      attributes: { crm_id: 'B-\r\n2' },
+    });
     expect(contacts.get(phone(3))).toMatchObject({ first_name: 'Cy', company: null, tags: [] });
 
     // Server-stamped attestation: the caller's address and the server's clock.
@@ -149,7 +162,14 @@ describe('POST /v1/contact-imports', () => {
         scope: { source: 'import', affirmation: attestation.affirmation },
         evidence: { artifact_type: 'contact_import', artifact_ref: `${job.file_uri}#row=2`, content_hash: sha },
         expires_at: null,
-        attestation: expect.objectContaining({ id: job.attestation_id, source: 'import', import_id: job.id, signer_name: 'Dana Cruz', signer_title: 'Chief Operating Officer', affirmation: attestation.affirmation }),
+        attestation: expect.objectContaining({
+          id: job.attestation_id,
+          source: 'import',
+          import_id: job.id,
+          signer_name: 'Dana Cruz',
+          signer_title: 'Chief Operating Officer',
+          affirmation: attestation.affirmation,
+        }),
       }),
     ]);
 
@@ -168,7 +188,12 @@ describe('POST /v1/contact-imports', () => {
   it('uses an explicit consent_scope when given, and finds an existing list by name case-insensitively', async () => {
     const t = await newTenant();
     const first = await api(t, 'POST', '/v1/contact-imports', importBody(`Phone,First\n${phone(1)},A\n`, { list_name: 'Renewals' }));
-    const second = await api(t, 'POST', '/v1/contact-imports', importBody(`Phone,First\n${phone(2)},B\n`, { list_name: '  RENEWALS ', consent_scope: { purpose: 'renewal_reminders' } }));
+    const second = await api(
+      t,
+      'POST',
+      '/v1/contact-imports',
+      importBody(`Phone,First\n${phone(2)},B\n`, { list_name: '  RENEWALS ', consent_scope: { purpose: 'renewal_reminders' } }),
+    );
     expect(second.status).toBe(202);
     expect(second.body.target_list_id).toBe(first.body.target_list_id);
     expect(second.body.consent_scope).toEqual({ purpose: 'renewal_reminders' });
@@ -244,7 +269,12 @@ describe('POST /v1/contact-imports', () => {
         first_name: 'Original',
         last_name: 'Kept',
         attributes: { crm: 'C-9' },
-        consent: { consent_basis: 'ebr', captured_at: '2026-01-01T00:00:00Z', scope: { purpose: 'service' }, evidence: { artifact_type: 'crm', artifact_ref: 'crm://1', content_hash: 'a'.repeat(64) } },
+        consent: {
+          consent_basis: 'ebr',
+          captured_at: '2026-01-01T00:00:00Z',
+          scope: { purpose: 'service' },
+          evidence: { artifact_type: 'crm', artifact_ref: 'crm://1', content_hash: 'a'.repeat(64) },
+        },
       });
       expect(existing.status).toBe(200);
       return { t, existingId: existing.body.id as string };
@@ -287,10 +317,19 @@ describe('POST /v1/contact-imports', () => {
       const contacts = await byPhone(t);
       expect(contacts.size).toBe(3);
       // Mapped fields updated (the last row wins); unmapped fields and attribute keys kept.
-      expect(contacts.get(phone(1))).toMatchObject({ first_name: 'First-5', last_name: 'Kept', attributes: { crm: 'C-9', note: 'n5' }, best_consent_class: 'pewc' });
+      expect(contacts.get(phone(1))).toMatchObject({
+        first_name: 'First-5',
+        last_name: 'Kept',
+        attributes: { crm: 'C-9', note: 'n5' },
+        best_consent_class: 'pewc',
+      });
       expect(contacts.get(phone(2))).toMatchObject({ first_name: 'Second-3', owner_user_id: t.userId, attributes: { note: 'n3' } });
       const consents1 = await api(t, 'GET', `/v1/contacts/${contacts.get(phone(1))!.id}/consents`);
-      expect(consents1.body.data.map((c: Record<string, any>) => c.evidence.artifact_ref.split('#')[1] ?? c.evidence.artifact_type).sort()).toEqual(['crm', 'row=1', 'row=5']);
+      expect(consents1.body.data.map((c: Record<string, any>) => c.evidence.artifact_ref.split('#')[1] ?? c.evidence.artifact_type).sort()).toEqual([
+        'crm',
+        'row=1',
+        'row=5',
+      ]);
       const consents2 = await api(t, 'GET', `/v1/contacts/${contacts.get(phone(2))!.id}/consents`);
       expect(consents2.body.data).toHaveLength(2);
     });
@@ -298,21 +337,71 @@ describe('POST /v1/contact-imports', () => {
 
   describe('a bad request is a 422 and writes nothing', () => {
     const cases: [string, (t: Tenant) => unknown | Promise<unknown>, (string | number)[], string][] = [
-      ['no phone_e164 target', () => ({ ...importBody('Phone,First\n+15550000001,A\n'), column_mapping: { First: 'first_name' } }), ['body', 'column_mapping'], 'import_phone_target_missing'],
-      ['an unknown target', () => ({ ...importBody('Phone,First\n+15550000001,A\n'), column_mapping: { Phone: 'phone_e164', First: 'nickname' } }), ['body', 'column_mapping', 'First'], 'import_target_unknown'],
-      ['a mapped header missing from the file', () => ({ ...importBody('Phone,Name\n+15550000001,A\n'), list_name: 'Never' }), ['body', 'column_mapping', 'First'], 'csv_column_missing'],
-      ['no consent_attestation', () => {
-        const { consent_attestation: _, ...body } = importBody('Phone,First\n+15550000001,A\n');
-        return body;
-      }, ['body', 'consent_attestation'], 'missing'],
-      ['a client-sent signer_ip', () => ({ ...importBody('Phone,First\n+15550000001,A\n'), consent_attestation: { ...attestation, signer_ip: '198.51.100.7' } }), ['body', 'consent_attestation', 'signer_ip'], 'extra_forbidden'],
-      ['a client-sent signed_at', () => ({ ...importBody('Phone,First\n+15550000001,A\n'), consent_attestation: { ...attestation, signed_at: '2020-01-01T00:00:00Z' } }), ['body', 'consent_attestation', 'signed_at'], 'extra_forbidden'],
-      ['an unparseable CSV (unclosed quote)', () => importBody('Phone,First\n+15550000001,"A\n+15550000002,B\n', { list_name: 'Never' }), ['body', 'content'], 'csv_invalid'],
+      [
+        'no phone_e164 target',
+        () => ({ ...importBody('Phone,First\n+15550000001,A\n'), column_mapping: { First: 'first_name' } }),
+        ['body', 'column_mapping'],
+        'import_phone_target_missing',
+      ],
+      [
+        'an unknown target',
+        () => ({ ...importBody('Phone,First\n+15550000001,A\n'), column_mapping: { Phone: 'phone_e164', First: 'nickname' } }),
+        ['body', 'column_mapping', 'First'],
+        'import_target_unknown',
+      ],
+      [
+        'a mapped header missing from the file',
+        () => ({ ...importBody('Phone,Name\n+15550000001,A\n'), list_name: 'Never' }),
+        ['body', 'column_mapping', 'First'],
+        'csv_column_missing',
+      ],
+      [
+        'no consent_attestation',
+        () => {
+          const { consent_attestation: _, ...body } = importBody('Phone,First\n+15550000001,A\n');
+          return body;
+        },
+        ['body', 'consent_attestation'],
+        'missing',
+      ],
+      [
+        'a client-sent signer_ip',
+        () => ({ ...importBody('Phone,First\n+15550000001,A\n'), consent_attestation: { ...attestation, signer_ip: '198.51.100.7' } }),
+        ['body', 'consent_attestation', 'signer_ip'],
+        'extra_forbidden',
+      ],
+      [
+        'a client-sent signed_at',
+        () => ({ ...importBody('Phone,First\n+15550000001,A\n'), consent_attestation: { ...attestation, signed_at: '2020-01-01T00:00:00Z' } }),
+        ['body', 'consent_attestation', 'signed_at'],
+        'extra_forbidden',
+      ],
+      [
+        'an unparseable CSV (unclosed quote)',
+        () => importBody('Phone,First\n+15550000001,"A\n+15550000002,B\n', { list_name: 'Never' }),
+        ['body', 'content'],
+        'csv_invalid',
+      ],
       ['a CSV without a header row', () => importBody('\r\n\r\n'), ['body', 'content'], 'csv_header_missing'],
-      ['more than IMPORT_LIMITS.maxDataRows data rows', () => importBody(['Phone,First', ...Array.from({ length: IMPORT_LIMITS.maxDataRows + 1 }, (_, i) => `${phone(i)},x`)].join('\n')), ['body', 'content'], 'csv_too_many_rows'],
+      [
+        'more than IMPORT_LIMITS.maxDataRows data rows',
+        () => importBody(['Phone,First', ...Array.from({ length: IMPORT_LIMITS.maxDataRows + 1 }, (_, i) => `${phone(i)},x`)].join('\n')),
+        ['body', 'content'],
+        'csv_too_many_rows',
+      ],
       ['content over 4 MiB', () => importBody(`Phone,First\n${phone(1)},${'x'.repeat(4 * 1024 * 1024)}\n`), ['body', 'content'], 'content_too_large'],
-      ['an unknown target_list_id', () => importBody('Phone,First\n+15550000001,A\n', { target_list_id: 'lst_01J00000000000000000000000' }), ['body', 'target_list_id'], 'list_not_found'],
-      ['both target_list_id and list_name', () => importBody('Phone,First\n+15550000001,A\n', { target_list_id: 'lst_01J00000000000000000000000', list_name: 'X' }), ['body', 'list_name'], 'mutually_exclusive'],
+      [
+        'an unknown target_list_id',
+        () => importBody('Phone,First\n+15550000001,A\n', { target_list_id: 'lst_01J00000000000000000000000' }),
+        ['body', 'target_list_id'],
+        'list_not_found',
+      ],
+      [
+        'both target_list_id and list_name',
+        () => importBody('Phone,First\n+15550000001,A\n', { target_list_id: 'lst_01J00000000000000000000000', list_name: 'X' }),
+        ['body', 'list_name'],
+        'mutually_exclusive',
+      ],
       ['a bad on_duplicate', () => importBody('Phone,First\n+15550000001,A\n', { on_duplicate: 'merge' }), ['body', 'on_duplicate'], 'enum'],
     ];
 
@@ -341,7 +430,8 @@ describe('POST /v1/contact-imports', () => {
   describe('crash safety', () => {
     const rows = 40;
     const csv = ['Phone,First', ...Array.from({ length: rows }, (_, i) => `${phone(100 + i)},R${i + 1}`)].join('\n');
-    const prepare = async (t: Tenant, extra: Record<string, unknown> = {}) => prepareImport(t.id, contactImportRequest.parse(importBody(csv, { list_name: 'Crash', ...extra })));
+    const prepare = async (t: Tenant, extra: Record<string, unknown> = {}) =>
+      prepareImport(t.id, contactImportRequest.parse(importBody(csv, { list_name: 'Crash', ...extra })));
 
     it('an error midway ends the job failed (never completed) with its exact progress', async () => {
       const t = await newTenant();
@@ -389,10 +479,13 @@ describe('POST /v1/contact-imports', () => {
         leaseMs: 1_500,
         afterRow: () => (++settled >= 15 ? new Promise<void>(() => {}) : undefined),
       });
-      const died = await waitFor(async () => {
-        const page = await api(t, 'GET', '/v1/contact-imports');
-        return page.body.data[0]?.status === 'failed' ? page.body.data[0] : undefined;
-      }, { timeoutMs: 10_000, message: 'the dead job reads failed' });
+      const died = await waitFor(
+        async () => {
+          const page = await api(t, 'GET', '/v1/contact-imports');
+          return page.body.data[0]?.status === 'failed' ? page.body.data[0] : undefined;
+        },
+        { timeoutMs: 10_000, message: 'the dead job reads failed' },
+      );
       expect(died).toMatchObject({ status: 'failed', failure_reason: 'interrupted' });
       const read = await api(t, 'GET', `/v1/contact-imports/${died.id}`);
       expect(read.body.status).toBe('failed');
@@ -478,6 +571,10 @@ describe('GET /v1/contact-imports', () => {
       ...importBody(`Phone,First,Owner\n${phone(9)},A,${user.user_id}\n`),
       column_mapping: { Phone: 'phone_e164', First: 'first_name', Owner: 'owner_user_id' },
     });
-    expect(res.body).toMatchObject({ rows_accepted: 0, rows_rejected: 1, errors: [expect.objectContaining({ field: 'owner_user_id', type: 'user_not_found' })] });
+    expect(res.body).toMatchObject({
+      rows_accepted: 0,
+      rows_rejected: 1,
+      errors: [expect.objectContaining({ field: 'owner_user_id', type: 'user_not_found' })],
+    });
   });
 });

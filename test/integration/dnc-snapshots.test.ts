@@ -23,7 +23,16 @@ let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'vc-dnc-'));
   const { dynamoEndpoint, sqsEndpoint } = emulatorEndpoints();
-  stack = await startLocalStack({ port: 0, dataDir: dir, dynamoEndpoint, sqsEndpoint, tableName: `dnc-${uniqueSuffix()}`, queueNamePrefix: `dnc-${uniqueSuffix()}-`, workers: false, seed: false });
+  stack = await startLocalStack({
+    port: 0,
+    dataDir: dir,
+    dynamoEndpoint,
+    sqsEndpoint,
+    tableName: `dnc-${uniqueSuffix()}`,
+    queueNamePrefix: `dnc-${uniqueSuffix()}-`,
+    workers: false,
+    seed: false,
+  });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -45,7 +54,13 @@ const fileOf = (numbers: readonly string[]) => {
 
 /** Every generation manifest and exchange partition of an area code still in the table. */
 async function generationsOf(areaCode: string): Promise<string[]> {
-  const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': platformKeys.dncPartition, ':p': platformKeys.dncGenerationsPrefix(areaCode) } }));
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': platformKeys.dncPartition, ':p': platformKeys.dncGenerationsPrefix(areaCode) },
+    }),
+  );
   return (out.Items ?? []).map((i) => i.generation as string);
 }
 
@@ -65,7 +80,8 @@ describe('dncFacts', () => {
     // Old: exchanges 200-599, line = exchange; new: exchanges 400-799, line = exchange + 1.
     // Exchanges 200-399 exist only in the old one (their items are deleted after the flip),
     // 600-799 only in the new one.
-    const make = (from: number, to: number, offset: number) => Array.from({ length: to - from + 1 }, (_, i) => `707${from + i}${String(from + i + offset).padStart(4, '0')}`);
+    const make = (from: number, to: number, offset: number) =>
+      Array.from({ length: to - from + 1 }, (_, i) => `707${from + i}${String(from + i + offset).padStart(4, '0')}`);
     const oldNumbers = make(200, 599, 0);
     const newNumbers = make(400, 799, 1);
     await replaceDncSnapshot('707', '2026-10-01', parseDncFile(oldNumbers.join('\n'), '707'));
@@ -97,7 +113,13 @@ describe('dncFacts', () => {
     const generations = await generationsOf('707');
     expect(generations).toEqual([pointer.generation]);
     expect(generations).not.toContain(firstGeneration[0]);
-    const leftovers = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': platformKeys.dncExchange('707', firstGeneration[0]!, '300').pk } }));
+    const leftovers = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': platformKeys.dncExchange('707', firstGeneration[0]!, '300').pk },
+      }),
+    );
     expect(leftovers.Items).toEqual([]);
   });
 

@@ -64,7 +64,18 @@ describe('idempotency records on DynamoDB Local', () => {
 
   it('keeps keys of different tenants and routes apart', async () => {
     const s = scope();
-    await db().send(new PutCommand({ TableName: env.tableName, Item: { ...keys.idempotency(s.tenantId, s.routeId, s.key), status: 'completed', fingerprint: 'x', expires_at: Date.now() + 1e6, response: { status: 200, body: '1' } } }));
+    await db().send(
+      new PutCommand({
+        TableName: env.tableName,
+        Item: {
+          ...keys.idempotency(s.tenantId, s.routeId, s.key),
+          status: 'completed',
+          fingerprint: 'x',
+          expires_at: Date.now() + 1e6,
+          response: { status: 200, body: '1' },
+        },
+      }),
+    );
     expect((await claim({ ...s, tenantId: newId('ten') }, 'fp')).outcome).toBe('claimed');
     expect((await claim({ ...s, routeId: 'createPhoneNumber' }, 'fp')).outcome).toBe('claimed');
   });

@@ -63,7 +63,11 @@ describe('a contact updated by import after import stays bounded', () => {
     expect(big).toMatchObject({ status: 'completed', rows_accepted: 30, rows_rejected: 0 });
     const sizes: number[] = [];
     for (let i = 0; i < 5; i++) {
-      const job = await importCsv(tenantId, { content: csvText(['Phone', 'Name', 'Note'], [[phone, `w${i}`, `n${i}`]]), column_mapping: mapping, on_duplicate: 'update' });
+      const job = await importCsv(tenantId, {
+        content: csvText(['Phone', 'Name', 'Note'], [[phone, `w${i}`, `n${i}`]]),
+        column_mapping: mapping,
+        on_duplicate: 'update',
+      });
       expect(job).toMatchObject({ status: 'completed', rows_accepted: 1 });
       sizes.push(await rawItemBytes(tenantId, id));
     }
@@ -86,9 +90,20 @@ describe('a contact updated by import after import stays bounded', () => {
     // As the old list_append left it: ~300 KB of grants; an expired pewc grant listed before a lasting one.
     const legacy = [
       { consent_id: 'cns_expired', basis: 'pewc', expires_at: '2020-01-01T00:00:00.000Z' },
-      ...Array.from({ length: 3500 }, (_, i) => ({ consent_id: `cns_${String(i).padStart(26, '0')}`, basis: i % 2 ? 'pewc' : 'ebr', expires_at: i % 2 ? null : '2099-01-01T00:00:00.000Z' })),
+      ...Array.from({ length: 3500 }, (_, i) => ({
+        consent_id: `cns_${String(i).padStart(26, '0')}`,
+        basis: i % 2 ? 'pewc' : 'ebr',
+        expires_at: i % 2 ? null : '2099-01-01T00:00:00.000Z',
+      })),
     ];
-    await db().send(new UpdateCommand({ TableName: env.tableName, Key: contactKeys.contact(tenantId, id), UpdateExpression: 'SET consent_grants = :g', ExpressionAttributeValues: { ':g': legacy } }));
+    await db().send(
+      new UpdateCommand({
+        TableName: env.tableName,
+        Key: contactKeys.contact(tenantId, id),
+        UpdateExpression: 'SET consent_grants = :g',
+        ExpressionAttributeValues: { ':g': legacy },
+      }),
+    );
     const before = await rawItemBytes(tenantId, id);
     expect(before).toBeGreaterThan(250_000);
 
@@ -110,17 +125,26 @@ describe('a contact updated by import after import stays bounded', () => {
     expect(presentContact(contact, new Date()).best_consent_class).toBe('pewc');
   });
 
-  it("attributes merged over many imports are capped: the row that would pass the cap is rejected, the contact kept", async () => {
+  it('attributes merged over many imports are capped: the row that would pass the cap is rejected, the contact kept', async () => {
     const { tenantId } = await newImportTenant();
     const phone = testPhone(3);
     const cell = 'a'.repeat(60 * 1024);
     const run = (key: string) =>
-      importCsv(tenantId, { content: csvText(['Phone', 'V'], [[phone, cell]]), column_mapping: { Phone: 'phone_e164', V: `attributes.${key}` }, on_duplicate: 'update' });
+      importCsv(tenantId, {
+        content: csvText(['Phone', 'V'], [[phone, cell]]),
+        column_mapping: { Phone: 'phone_e164', V: `attributes.${key}` },
+        on_duplicate: 'update',
+      });
     expect(await run('k1')).toMatchObject({ status: 'completed', rows_accepted: 1 });
     expect(await run('k2')).toMatchObject({ status: 'completed', rows_accepted: 1 });
     const third = await run('k3');
     expect(MAX_MERGED_ATTRIBUTES_BYTES).toBeLessThan(3 * cell.length);
-    expect(third).toMatchObject({ status: 'completed', rows_accepted: 0, rows_rejected: 1, errors: [expect.objectContaining({ row: 1, field: 'attributes', type: 'attributes_too_large' })] });
+    expect(third).toMatchObject({
+      status: 'completed',
+      rows_accepted: 0,
+      rows_rejected: 1,
+      errors: [expect.objectContaining({ row: 1, field: 'attributes', type: 'attributes_too_large' })],
+    });
     expect(Object.keys((await getContactRecord(tenantId, await contactIdFor(tenantId, phone)))!.attributes ?? {}).sort()).toEqual(['k1', 'k2']);
     // Overwriting a key already there does not accumulate: still accepted.
     expect(await run('k2')).toMatchObject({ status: 'completed', rows_accepted: 1 });

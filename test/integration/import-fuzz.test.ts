@@ -30,25 +30,63 @@ beforeAll(async () => {
 const ROWS_PER_BATCH = 10;
 
 const oddKey = fc.oneof(
-  fc.constantFrom('constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__', 'prototype', 'length', 'a.b', ' ', '0', 'ключ', '🔑', 'x'.repeat(100)),
+  fc.constantFrom(
+    'constructor',
+    'toString',
+    'hasOwnProperty',
+    'valueOf',
+    'isPrototypeOf',
+    '__defineGetter__',
+    'prototype',
+    'length',
+    'a.b',
+    ' ',
+    '0',
+    'ключ',
+    '🔑',
+    'x'.repeat(100),
+  ),
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }).filter((k) => k.length <= 100),
 );
-const target = fc.oneof(fc.constantFrom(...IMPORT_TARGETS.filter((t) => t !== 'phone_e164')), oddKey.map((k) => `attributes.${k}`));
+const target = fc.oneof(
+  fc.constantFrom(...IMPORT_TARGETS.filter((t) => t !== 'phone_e164')),
+  oddKey.map((k) => `attributes.${k}`),
+);
 
 const ordinaryText = fc.oneof(
   { weight: 3, arbitrary: fc.constant('') },
   { weight: 4, arbitrary: fc.string({ unit: 'grapheme', maxLength: 30 }) },
-  { weight: 2, arbitrary: fc.constantFrom('a,b', 'say "hi"', 'line\nbreak', 'cr\r\nlf', '  padded  ', ';|;', 'New', 'Europe/Paris', 'x@example.com', 'usr_01J00000000000000000000000', 'yes', 'maybe') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      'a,b',
+      'say "hi"',
+      'line\nbreak',
+      'cr\r\nlf',
+      '  padded  ',
+      ';|;',
+      'New',
+      'Europe/Paris',
+      'x@example.com',
+      'usr_01J00000000000000000000000',
+      'yes',
+      'maybe',
+    ),
+  },
 );
 /** Small files also get cells past a row's 64 KiB budget (kept out of long files, which would pass the 4 MiB file limit). */
-const text = fc.oneof({ weight: 9, arbitrary: ordinaryText }, { weight: 1, arbitrary: fc.constantFrom('x'.repeat(70 * 1024), 'é'.repeat(3000), '🙂'.repeat(2000)) });
+const text = fc.oneof(
+  { weight: 9, arbitrary: ordinaryText },
+  { weight: 1, arbitrary: fc.constantFrom('x'.repeat(70 * 1024), 'é'.repeat(3000), '🙂'.repeat(2000)) },
+);
 const phoneCell = (distinct: number) =>
   fc.oneof(
     { weight: 5, arbitrary: fc.integer({ min: 1, max: distinct }).map(testPhone) },
     { weight: 1, arbitrary: fc.integer({ min: 1, max: 9 }).map((n) => `+1 (555) 000-000${n}`) },
     { weight: 2, arbitrary: fc.constantFrom('', 'not a phone', '5550000001', '+', '+1234567890123456789') },
   );
-const row = (cell: fc.Arbitrary<string>, distinctPhones: number) => fc.tuple(phoneCell(distinctPhones), fc.array(cell, { minLength: 5, maxLength: 5 }), fc.constantFrom(0, 0, 0, -1, 1));
+const row = (cell: fc.Arbitrary<string>, distinctPhones: number) =>
+  fc.tuple(phoneCell(distinctPhones), fc.array(cell, { minLength: 5, maxLength: 5 }), fc.constantFrom(0, 0, 0, -1, 1));
 /** A few rows (duplicates likely, huge cells possible), or enough distinct phones to fill several write batches. */
 const seedRows = fc.oneof(
   fc.array(row(text, 6), { maxLength: 8 }),
@@ -155,42 +193,54 @@ describe('import fuzz', () => {
     const bad = broken(f, how);
     const parsed = contactImportRequest.safeParse(bodyOf(bad));
     if (!parsed.success) {
-      expect(parsed.error.issues.every((i) => i.path[0] === 'column_mapping'), JSON.stringify(parsed.error.issues)).toBe(true);
+      expect(
+        parsed.error.issues.every((i) => i.path[0] === 'column_mapping'),
+        JSON.stringify(parsed.error.issues),
+      ).toBe(true);
       return;
     }
     const t = await newImportTenant();
     await expect(prepareImport(t.tenantId, parsed.data)).rejects.toBeInstanceOf(ValidationError);
   });
 
-  const longFile: ImportFile = { header: ['0:phone', '1:x'], rows: Array.from({ length: 3 * ROWS_PER_BATCH + 5 }, (_, i) => [i === 7 ? 'not a phone' : testPhone(9000 + i), `v${i}`]), column_mapping: { '0:phone': 'phone_e164', '1:x': 'attributes.constructor' }, onDuplicate: 'reject', listName: 'Fuzz' };
-  it.prop([file, fc.option(breakMapping, { nil: undefined })], { numRuns: 15, examples: [[longFile, undefined], [longFile, 'no phone target']] })(
-    'over HTTP: 202 with a completed job whose counts add up, or a 422 on the mapping that wrote nothing',
-    async (f, how) => {
-      const t = await newTenant('Import fuzz');
-      const api = client(stack, t.token);
-      const sent = how ? broken(f, how) : f;
-      const res = await api('POST', '/v1/contact-imports', { body: bodyOf(sent) });
-      if (how) {
-        expect(res.status, how).toBe(422);
-        for (const d of res.body.detail) expect(d.loc.slice(0, 2), `${how}: ${JSON.stringify(d)}`).toEqual(['body', 'column_mapping']);
-        expect((await api('GET', '/v1/contact-imports')).body.data).toEqual([]);
-        expect((await api('GET', '/v1/contacts')).body.data).toEqual([]);
-        if (sent.listName) expect(await findListByName(t.tenantId, sent.listName)).toBeUndefined();
-        return;
-      }
-      const read = rowsRead(sent.rows);
-      if (singlePhones(sent.rows) > ROWS_PER_BATCH) multiBatchFiles++;
-      expect(res.status).toBe(202);
-      expect(res.body.status, JSON.stringify(res.body.errors)).toBe('completed');
-      expect(res.body.rows_total).toBe(read);
-      expect(res.body.rows_accepted + res.body.rows_rejected + res.body.rows_skipped).toBe(read);
-      expect((await api('GET', `/v1/contact-imports/${res.body.id}`)).body).toMatchObject({ status: 'completed', rows_accepted: res.body.rows_accepted });
-      // Every accepted row made or updated a contact (an update counts as accepted too).
-      const contacts = (await api('GET', '/v1/contacts?limit=200')).body.data.length;
-      expect(contacts).toBeLessThanOrEqual(res.body.rows_accepted);
-      if (res.body.rows_accepted > 0) expect(contacts).toBeGreaterThan(0);
-    },
-  );
+  const longFile: ImportFile = {
+    header: ['0:phone', '1:x'],
+    rows: Array.from({ length: 3 * ROWS_PER_BATCH + 5 }, (_, i) => [i === 7 ? 'not a phone' : testPhone(9000 + i), `v${i}`]),
+    column_mapping: { '0:phone': 'phone_e164', '1:x': 'attributes.constructor' },
+    onDuplicate: 'reject',
+    listName: 'Fuzz',
+  };
+  it.prop([file, fc.option(breakMapping, { nil: undefined })], {
+    numRuns: 15,
+    examples: [
+      [longFile, undefined],
+      [longFile, 'no phone target'],
+    ],
+  })('over HTTP: 202 with a completed job whose counts add up, or a 422 on the mapping that wrote nothing', async (f, how) => {
+    const t = await newTenant('Import fuzz');
+    const api = client(stack, t.token);
+    const sent = how ? broken(f, how) : f;
+    const res = await api('POST', '/v1/contact-imports', { body: bodyOf(sent) });
+    if (how) {
+      expect(res.status, how).toBe(422);
+      for (const d of res.body.detail) expect(d.loc.slice(0, 2), `${how}: ${JSON.stringify(d)}`).toEqual(['body', 'column_mapping']);
+      expect((await api('GET', '/v1/contact-imports')).body.data).toEqual([]);
+      expect((await api('GET', '/v1/contacts')).body.data).toEqual([]);
+      if (sent.listName) expect(await findListByName(t.tenantId, sent.listName)).toBeUndefined();
+      return;
+    }
+    const read = rowsRead(sent.rows);
+    if (singlePhones(sent.rows) > ROWS_PER_BATCH) multiBatchFiles++;
+    expect(res.status).toBe(202);
+    expect(res.body.status, JSON.stringify(res.body.errors)).toBe('completed');
+    expect(res.body.rows_total).toBe(read);
+    expect(res.body.rows_accepted + res.body.rows_rejected + res.body.rows_skipped).toBe(read);
+    expect((await api('GET', `/v1/contact-imports/${res.body.id}`)).body).toMatchObject({ status: 'completed', rows_accepted: res.body.rows_accepted });
+    // Every accepted row made or updated a contact (an update counts as accepted too).
+    const contacts = (await api('GET', '/v1/contacts?limit=200')).body.data.length;
+    expect(contacts).toBeLessThanOrEqual(res.body.rows_accepted);
+    if (res.body.rows_accepted > 0) expect(contacts).toBeGreaterThan(0);
+  });
 
   it('generated files that span several write batches (the batched path was exercised)', () => {
     expect(multiBatchFiles).toBeGreaterThan(1);

@@ -21,7 +21,14 @@ const evidenceKeys = async (tenantId: string) =>
 
 /** Every item of the tenant's own partition whose sort key starts with one of the prefixes. */
 async function tenantItems(tenantId: string, prefixes: string[]) {
-  const out = await db().send(new QueryCommand({ TableName: env.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': tenantPk(tenantId) }, ConsistentRead: true }));
+  const out = await db().send(
+    new QueryCommand({
+      TableName: env.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': tenantPk(tenantId) },
+      ConsistentRead: true,
+    }),
+  );
   return (out.Items ?? []).filter((i) => prefixes.some((p) => String(i.sk).startsWith(p)));
 }
 
@@ -31,7 +38,9 @@ const failing = { beforeJobStart: () => Promise.reject(new Error('simulated job 
 describe('a refused import leaves nothing behind', () => {
   it('list_name of a new list: no evidence object, no list, no name guard, no job, no attestation', async () => {
     const { tenantId } = await newImportTenant();
-    await expect(importCsv(tenantId, { content, column_mapping: { Phone: 'phone_e164' }, list_name: 'Brand New' }, failing)).rejects.toThrow('simulated job write failure');
+    await expect(importCsv(tenantId, { content, column_mapping: { Phone: 'phone_e164' }, list_name: 'Brand New' }, failing)).rejects.toThrow(
+      'simulated job write failure',
+    );
     expect(await evidenceKeys(tenantId)).toEqual([]);
     expect(await findListByName(tenantId, 'Brand New')).toBeUndefined();
     const guard = await db().send(new GetCommand({ TableName: env.tableName, Key: contactKeys.listName(tenantId, 'Brand New'), ConsistentRead: true }));
@@ -52,14 +61,32 @@ describe('a refused import leaves nothing behind', () => {
   it('a job write that committed although it answered an error keeps its file and ends failed', async () => {
     const { tenantId } = await newImportTenant();
     let importId = '';
-    const refused = importCsv(tenantId, { content, column_mapping: { Phone: 'phone_e164' }, list_name: 'Lost Answer' }, {
-      // The job item is already there when our write arrives (as if our first attempt committed and its answer was lost).
-      beforeJobStart: async (id) => {
-        importId = id;
-        const now = new Date().toISOString();
-        await db().send(new PutCommand({ TableName: env.tableName, Item: { ...contactKeys.importJob(tenantId, id), type: 'import_job', id, tenant_id: tenantId, status: 'running', lease_expires_at: now, created_at: now, updated_at: now } }));
+    const refused = importCsv(
+      tenantId,
+      { content, column_mapping: { Phone: 'phone_e164' }, list_name: 'Lost Answer' },
+      {
+        // The job item is already there when our write arrives (as if our first attempt committed and its answer was lost).
+        beforeJobStart: async (id) => {
+          importId = id;
+          const now = new Date().toISOString();
+          await db().send(
+            new PutCommand({
+              TableName: env.tableName,
+              Item: {
+                ...contactKeys.importJob(tenantId, id),
+                type: 'import_job',
+                id,
+                tenant_id: tenantId,
+                status: 'running',
+                lease_expires_at: now,
+                created_at: now,
+                updated_at: now,
+              },
+            }),
+          );
+        },
       },
-    });
+    );
     await expect(refused).rejects.toThrow();
     expect(await evidenceKeys(tenantId)).toEqual([`imports/${tenantId}/${importId}.csv`]);
     expect(await getImportJob(tenantId, importId)).toMatchObject({ status: 'failed', failure_reason: 'internal_error', rows_accepted: 0 });
@@ -69,11 +96,15 @@ describe('a refused import leaves nothing behind', () => {
   it('a list of that name created meanwhile by another request is used, not duplicated', async () => {
     const { tenantId } = await newImportTenant();
     let winner: Awaited<ReturnType<typeof createList>> | undefined;
-    const job = await importCsv(tenantId, { content, column_mapping: { Phone: 'phone_e164' }, list_name: 'Race' }, {
-      beforeJobStart: async () => {
-        winner = await createList(tenantId, ' race ');
+    const job = await importCsv(
+      tenantId,
+      { content, column_mapping: { Phone: 'phone_e164' }, list_name: 'Race' },
+      {
+        beforeJobStart: async () => {
+          winner = await createList(tenantId, ' race ');
+        },
       },
-    });
+    );
     expect(job).toMatchObject({ status: 'completed', rows_accepted: 2, target_list_id: winner!.id });
     expect(await tenantItems(tenantId, ['LIST#'])).toHaveLength(1);
     expect(await listMemberIds(tenantId, winner!.id)).toHaveLength(2);

@@ -36,7 +36,11 @@ describe('a row DynamoDB refuses is rejected, never the job', () => {
     );
 
     const rows = Array.from({ length: 30 }, (_, i) => (i === 12 ? [big, 'x'.repeat(30 * 1024)] : [testPhone(600 + i), `note ${i}`]));
-    const job = await importCsv(tenantId, { content: csvText(['Phone', 'Note'], rows), column_mapping: { Phone: 'phone_e164', Note: 'attributes.note' }, on_duplicate: 'update' });
+    const job = await importCsv(tenantId, {
+      content: csvText(['Phone', 'Note'], rows),
+      column_mapping: { Phone: 'phone_e164', Note: 'attributes.note' },
+      on_duplicate: 'update',
+    });
 
     expect(job).toMatchObject({ status: 'completed', failure_reason: null, rows_total: 30, rows_accepted: 29, rows_rejected: 1, rows_skipped: 0 });
     expect(job.errors).toEqual([{ row: 13, line: 14, field: null, type: 'item_too_large', msg: expect.stringContaining('400 KB') }]);
@@ -48,7 +52,10 @@ describe('a row DynamoDB refuses is rejected, never the job', () => {
   it("a value the SDK cannot marshal (an 'attributes.constructor' cell) fails no batch and loses no row", async () => {
     const { tenantId } = await newImportTenant();
     const rows = Array.from({ length: 200 }, (_, i) => [testPhone(1000 + i), i === 57 ? 'Acme Corp' : '']);
-    const job = await importCsv(tenantId, { content: csvText(['Phone', 'Maker'], rows), column_mapping: { Phone: 'phone_e164', Maker: 'attributes.constructor' } });
+    const job = await importCsv(tenantId, {
+      content: csvText(['Phone', 'Maker'], rows),
+      column_mapping: { Phone: 'phone_e164', Maker: 'attributes.constructor' },
+    });
 
     expect(job).toMatchObject({ status: 'completed', failure_reason: null, rows_total: 200, rows_skipped: 0 });
     addsUp(job);
@@ -79,9 +86,15 @@ describe('write failure classification', () => {
   });
 
   it("a ValidationException or a ValidationError cancellation is the row's own", () => {
-    expect(rowRefusal(service('ValidationException', 400, { message: 'Item size has exceeded the maximum allowed size' }), items)).toMatchObject({ type: 'item_too_large' });
-    expect(rowRefusal(service('ValidationException', 400, { message: 'An AttributeValue may not contain an empty string' }), items)).toMatchObject({ type: 'row_unstorable' });
-    const cancelled = service('TransactionCanceledException', 400, { CancellationReasons: [{ Code: 'None' }, { Code: 'ValidationError', Message: 'Item size to update has exceeded the maximum allowed size' }] });
+    expect(rowRefusal(service('ValidationException', 400, { message: 'Item size has exceeded the maximum allowed size' }), items)).toMatchObject({
+      type: 'item_too_large',
+    });
+    expect(rowRefusal(service('ValidationException', 400, { message: 'An AttributeValue may not contain an empty string' }), items)).toMatchObject({
+      type: 'row_unstorable',
+    });
+    const cancelled = service('TransactionCanceledException', 400, {
+      CancellationReasons: [{ Code: 'None' }, { Code: 'ValidationError', Message: 'Item size to update has exceeded the maximum allowed size' }],
+    });
     expect(isInfrastructureFault(cancelled)).toBe(false);
     expect(rowRefusal(cancelled, items)).toMatchObject({ type: 'item_too_large' });
   });

@@ -31,21 +31,28 @@ describe('importing a do_not_call column', () => {
     const job = await importCsv(tenantId, {
       column_mapping: mapping,
       on_duplicate: 'update',
-      content: csvText(['Phone', 'DNC'], [
-        [p(1), 'yes'], // unique phones: written ten to a transaction
-        [p(2), 'No'],
-        [p(3), ''],
-        [pre, ''], // already suppressed: do_not_call true, no second entry
-        [alsoPre, '0'], // false lifts nothing
-        [p(4), 'maybe'],
-        [p(5), 'TRUE'], // one phone twice: rows one by one, in file order
-        [p(5), '1'],
-      ]),
+      content: csvText(
+        ['Phone', 'DNC'],
+        [
+          [p(1), 'yes'], // unique phones: written ten to a transaction
+          [p(2), 'No'],
+          [p(3), ''],
+          [pre, ''], // already suppressed: do_not_call true, no second entry
+          [alsoPre, '0'], // false lifts nothing
+          [p(4), 'maybe'],
+          [p(5), 'TRUE'], // one phone twice: rows one by one, in file order
+          [p(5), '1'],
+        ],
+      ),
     });
     expect(job).toMatchObject({ status: 'completed', rows_total: 8, rows_accepted: 7, rows_rejected: 1, rows_skipped: 0 });
-    expect(job.errors).toEqual([{ row: 6, line: 7, field: 'do_not_call', type: 'bool_parsing', msg: "do_not_call must be true/false, yes/no or 1/0, not 'maybe'" }]);
+    expect(job.errors).toEqual([
+      { row: 6, line: 7, field: 'do_not_call', type: 'bool_parsing', msg: "do_not_call must be true/false, yes/no or 1/0, not 'maybe'" },
+    ]);
 
-    const flags = Object.fromEntries(await Promise.all([p(1), p(2), p(3), pre, alsoPre, p(5)].map(async (n) => [n, (await contactOf(tenantId, n))!.do_not_call])));
+    const flags = Object.fromEntries(
+      await Promise.all([p(1), p(2), p(3), pre, alsoPre, p(5)].map(async (n) => [n, (await contactOf(tenantId, n))!.do_not_call])),
+    );
     expect(flags).toEqual({ [p(1)]: true, [p(2)]: false, [p(3)]: false, [pre]: true, [alsoPre]: true, [p(5)]: true });
     expect(await contactOf(tenantId, p(4))).toBeUndefined();
 
@@ -59,7 +66,16 @@ describe('importing a do_not_call column', () => {
   it('on_duplicate=update suppresses an existing contact; skip writes nothing; a later lift clears do_not_call', async () => {
     const { tenantId } = await newImportTenant();
     const [a, b] = [testPhone(10), testPhone(11)];
-    await importCsv(tenantId, { column_mapping: mapping, content: csvText(['Phone', 'DNC'], [[a, 'false'], [b, 'false']]) });
+    await importCsv(tenantId, {
+      column_mapping: mapping,
+      content: csvText(
+        ['Phone', 'DNC'],
+        [
+          [a, 'false'],
+          [b, 'false'],
+        ],
+      ),
+    });
     const skipped = await importCsv(tenantId, { column_mapping: mapping, on_duplicate: 'skip', content: csvText(['Phone', 'DNC'], [[b, 'true']]) });
     expect(skipped).toMatchObject({ rows_skipped: 1 });
     expect((await contactOf(tenantId, b))!.do_not_call).toBe(false);
@@ -84,8 +100,16 @@ describe('importing a do_not_call column', () => {
   it('creates contacts do_not_call exactly when suppressed, also for rows without the column', async () => {
     const { tenantId } = await newImportTenant();
     const numbers = Array.from({ length: 25 }, (_, i) => testPhone(100 + i));
-    await Promise.all(numbers.filter((_, i) => i % 3 === 0).map((n) => addSuppression(tenantId, { phone_e164: n, reason: 'manual', source: 'api', source_id: 'key_test' })));
-    const job = await importCsv(tenantId, { column_mapping: { Phone: 'phone_e164' }, content: csvText(['Phone'], numbers.map((n) => [n])) });
+    await Promise.all(
+      numbers.filter((_, i) => i % 3 === 0).map((n) => addSuppression(tenantId, { phone_e164: n, reason: 'manual', source: 'api', source_id: 'key_test' })),
+    );
+    const job = await importCsv(tenantId, {
+      column_mapping: { Phone: 'phone_e164' },
+      content: csvText(
+        ['Phone'],
+        numbers.map((n) => [n]),
+      ),
+    });
     expect(job).toMatchObject({ rows_accepted: 25 });
     for (const [i, n] of numbers.entries()) expect((await contactOf(tenantId, n))!.do_not_call, n).toBe(i % 3 === 0);
   });

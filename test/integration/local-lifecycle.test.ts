@@ -7,12 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  CreateTableCommand,
-  DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { JavaNotFoundError, startDynamoDbLocal } from '../../infra/local/dynamodb-local.js';
 import { repoRoot } from '../../infra/local/paths.js';
@@ -33,13 +28,10 @@ afterAll(() => {
 /** Processes whose command line mentions `text` (e.g. a unique data dir). */
 function processesMentioning(text: string): string[] {
   const out = spawnSync('pgrep', ['-af', text], { encoding: 'utf8' });
-  return out.stdout
-    .split('\n')
-    .filter((l) => l.trim() && !l.includes('pgrep'));
+  return out.stdout.split('\n').filter((l) => l.trim() && !l.includes('pgrep'));
 }
 
-const client = (endpoint: string) =>
-  new DynamoDBClient({ endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
+const client = (endpoint: string) => new DynamoDBClient({ endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
 
 describe('DynamoDB Local process', () => {
   it('keeps data in its data dir across a restart and leaves no process behind', async () => {

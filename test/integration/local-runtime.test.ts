@@ -11,12 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DescribeTableCommand, DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
-import {
-  ChangeMessageVisibilityCommand,
-  GetQueueAttributesCommand,
-  SendMessageCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, GetQueueAttributesCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
 import { provisionQueues, provisionTable, localSqsClient } from '../../infra/local/provision.js';
@@ -118,9 +113,9 @@ describe('local runtime', () => {
       callDispatch: async (event: SQSEvent) => {
         dispatchBatches.push(event.Records);
         return {
-          batchItemFailures: event.Records.filter((r) => r.body.startsWith('fail') && r.attributes.ApproximateReceiveCount === '1').map(
-            (r) => ({ itemIdentifier: r.messageId }),
-          ),
+          batchItemFailures: event.Records.filter((r) => r.body.startsWith('fail') && r.attributes.ApproximateReceiveCount === '1').map((r) => ({
+            itemIdentifier: r.messageId,
+          })),
         };
       },
       webhookDelivery: async (event: SQSEvent) => {
@@ -226,10 +221,13 @@ describe('local runtime', () => {
           }),
         );
       }
-      const firstDeliveries = await waitFor((): SQSRecord[] | undefined => {
-        const records = dispatchBatches.flat();
-        return ['ok-1', 'fail-2', 'ok-3'].every((b) => records.some((r) => r.body === b)) ? records : undefined;
-      }, { message: 'all three messages delivered' });
+      const firstDeliveries = await waitFor(
+        (): SQSRecord[] | undefined => {
+          const records = dispatchBatches.flat();
+          return ['ok-1', 'fail-2', 'ok-3'].every((b) => records.some((r) => r.body === b)) ? records : undefined;
+        },
+        { message: 'all three messages delivered' },
+      );
 
       const failed = firstDeliveries.find((r) => r.body === 'fail-2')!;
       expect(failed).toMatchObject({
@@ -243,20 +241,26 @@ describe('local runtime', () => {
 
       // The two acknowledged messages are deleted; the failed one is in flight until its
       // visibility timeout (180 s) — it is not deleted.
-      await waitFor(async () => {
-        const c = await counts(sqs, q.url);
-        return c.visible === 0 && c.inFlight === 1;
-      }, { message: 'only the failed message left, in flight' });
+      await waitFor(
+        async () => {
+          const c = await counts(sqs, q.url);
+          return c.visible === 0 && c.inFlight === 1;
+        },
+        { message: 'only the failed message left, in flight' },
+      );
 
       // Make it visible again (as its timeout would): it comes back with receive count 2.
       await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: q.url, ReceiptHandle: failed.receiptHandle, VisibilityTimeout: 0 }));
       await waitFor(() => dispatchBatches.flat().some((r) => r.body === 'fail-2' && r.attributes.ApproximateReceiveCount === '2'), {
         message: 'failed message redelivered',
       });
-      await waitFor(async () => {
-        const c = await counts(sqs, q.url);
-        return c.visible === 0 && c.inFlight === 0;
-      }, { message: 'queue empty after the retry succeeded' });
+      await waitFor(
+        async () => {
+          const c = await counts(sqs, q.url);
+          return c.visible === 0 && c.inFlight === 0;
+        },
+        { message: 'queue empty after the retry succeeded' },
+      );
     } finally {
       sqs.destroy();
     }

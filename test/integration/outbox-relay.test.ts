@@ -36,10 +36,12 @@ async function drainQueue(): Promise<string[]> {
     const out = await env.sqs.send(new ReceiveMessageCommand({ QueueUrl: env.queues.webhookDelivery.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
     if (!out.Messages?.length) return ids;
     // A message names one event or several of one tenant.
-    ids.push(...out.Messages.flatMap((m) => {
-      const body = JSON.parse(m.Body!) as { event_id?: string; event_ids?: string[] };
-      return body.event_ids ?? [body.event_id!];
-    }));
+    ids.push(
+      ...out.Messages.flatMap((m) => {
+        const body = JSON.parse(m.Body!) as { event_id?: string; event_ids?: string[] };
+        return body.event_ids ?? [body.event_id!];
+      }),
+    );
   }
 }
 

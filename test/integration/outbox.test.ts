@@ -28,7 +28,13 @@ describe('the transactional outbox on DynamoDB Local', () => {
     await db().send(new TransactWriteCommand({ TransactItems: [stateChange(tenantId, 'a'), ...first.items] }));
     await db().send(new TransactWriteCommand({ TransactItems: [stateChange(tenantId, 'b'), ...second.items] }));
     expect((await listTenantEvents(tenantId)).map((e) => e.type)).toEqual(['call.queued', 'call.completed']);
-    expect(await getEvent(tenantId, first.event.id)).toEqual({ id: first.event.id, type: 'call.queued', tenant_id: tenantId, created_at: at.toISOString(), data: { call_id: 'cal_1' } });
+    expect(await getEvent(tenantId, first.event.id)).toEqual({
+      id: first.event.id,
+      type: 'call.queued',
+      tenant_id: tenantId,
+      created_at: at.toISOString(),
+      data: { call_id: 'cal_1' },
+    });
     const pending = (await allPending()).filter((p) => p.tenant_id === tenantId);
     expect(pending.map((p) => p.event_id).sort()).toEqual([first.event.id, second.event.id].sort());
     expect(outboxKeys.pending(first.event.id).pk).toMatch(/^PLATFORM#OUTBOX#[0-3]$/);
@@ -41,7 +47,9 @@ describe('the transactional outbox on DynamoDB Local', () => {
   it('a state change refused by its condition commits no event and no marker', async () => {
     const tenantId = newId('ten');
     const { event, items } = outboxItems(tenantId, 'call.dialing', {}, new Date());
-    await expect(db().send(new TransactWriteCommand({ TransactItems: [stateChange(tenantId, 'c', 'attribute_exists(pk)'), ...items] }))).rejects.toBeInstanceOf(TransactionCanceledException);
+    await expect(db().send(new TransactWriteCommand({ TransactItems: [stateChange(tenantId, 'c', 'attribute_exists(pk)'), ...items] }))).rejects.toBeInstanceOf(
+      TransactionCanceledException,
+    );
     expect(await listTenantEvents(tenantId)).toEqual([]);
     expect(await getEvent(tenantId, event.id)).toBeUndefined();
     expect((await allPending()).some((p) => p.event_id === event.id)).toBe(false);

@@ -22,7 +22,9 @@ beforeAll(async () => {
   for (let i = 0; i < items.length; i += 25) {
     await db().send(new BatchWriteCommand({ RequestItems: { [env.tableName]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
   }
-  await db().send(new BatchWriteCommand({ RequestItems: { [env.tableName]: [{ PutRequest: { Item: { pk: tenantPk(other), sk: 'THING#000', n: 0, colour: 'red' } } }] } }));
+  await db().send(
+    new BatchWriteCommand({ RequestItems: { [env.tableName]: [{ PutRequest: { Item: { pk: tenantPk(other), sk: 'THING#000', n: 0, colour: 'red' } } }] } }),
+  );
 });
 
 const page = (opts: { limit: number; cursor?: string; filter?: Record<string, string>; tenantId?: string }) =>

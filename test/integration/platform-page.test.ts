@@ -13,11 +13,22 @@ const other = newId('ten');
 
 beforeAll(async () => {
   const things = Array.from({ length: 5 }, (_, i) => ({ PutRequest: { Item: { pk: 'PLATFORM#THINGS', sk: `THING#${i}`, n: i } } }));
-  await db().send(new BatchWriteCommand({ RequestItems: { [env.tableName]: [...things, { PutRequest: { Item: { pk: tenantPk(other), sk: 'THING#9', n: 9 } } }] } }));
+  await db().send(
+    new BatchWriteCommand({ RequestItems: { [env.tableName]: [...things, { PutRequest: { Item: { pk: tenantPk(other), sk: 'THING#9', n: 9 } } }] } }),
+  );
 });
 
 const page = (partition: string, opts: { tenantId?: string; cursor?: string } = {}) =>
-  queryPage({ tenantId: opts.tenantId ?? tenant, scope: 'things', platformPartition: partition, skPrefix: 'THING#', newestFirst: false, limit: 3, cursor: opts.cursor, map: (i) => i.n as number });
+  queryPage({
+    tenantId: opts.tenantId ?? tenant,
+    scope: 'things',
+    platformPartition: partition,
+    skPrefix: 'THING#',
+    newestFirst: false,
+    limit: 3,
+    cursor: opts.cursor,
+    map: (i) => i.n as number,
+  });
 
 describe('queryPage over a platform collection', () => {
   it('pages a PLATFORM# partition for any tenant, the cursor bound to the reader', async () => {

@@ -65,13 +65,25 @@ describe('the platform seed hook', () => {
     expect(last()).toEqual({
       method: 'PUT',
       contentType: '',
-      body: { Status: 'SUCCESS', Reason: expect.stringMatching(/^Seeded: \d+ written/), PhysicalResourceId: SEED_RESOURCE_ID, StackId: e.StackId, RequestId: e.RequestId, LogicalResourceId: 'PlatformSeedRun', Data: { written: TEMPLATES.length + 1 + PLANS.length, existing: 0 } },
+      body: {
+        Status: 'SUCCESS',
+        Reason: expect.stringMatching(/^Seeded: \d+ written/),
+        PhysicalResourceId: SEED_RESOURCE_ID,
+        StackId: e.StackId,
+        RequestId: e.RequestId,
+        LogicalResourceId: 'PlatformSeedRun',
+        Data: { written: TEMPLATES.length + 1 + PLANS.length, existing: 0 },
+      },
     });
   });
 
   it('Update (the seed content changed) runs the seed again, idempotently, on the same physical id', async () => {
     await handler(event('Update'));
-    expect(last().body).toMatchObject({ Status: 'SUCCESS', PhysicalResourceId: SEED_RESOURCE_ID, Data: { written: 0, existing: TEMPLATES.length + 1 + PLANS.length } });
+    expect(last().body).toMatchObject({
+      Status: 'SUCCESS',
+      PhysicalResourceId: SEED_RESOURCE_ID,
+      Data: { written: 0, existing: TEMPLATES.length + 1 + PLANS.length },
+    });
   });
 
   it('Delete writes nothing and succeeds', async () => {

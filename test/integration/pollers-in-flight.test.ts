@@ -57,10 +57,15 @@ describe('the local poller', () => {
     const p = await run('callAnalysis', undefined);
     try {
       // The held batch is taken; a and b wait on the queue until it is released.
-      await waitFor(async () => {
-        const { Attributes } = await env.sqs.send(new GetQueueAttributesCommand({ QueueUrl: p.url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
-        return Attributes?.ApproximateNumberOfMessages === '2' && Attributes?.ApproximateNumberOfMessagesNotVisible === '1';
-      }, { message: 'hold in flight, a and b still queued' });
+      await waitFor(
+        async () => {
+          const { Attributes } = await env.sqs.send(
+            new GetQueueAttributesCommand({ QueueUrl: p.url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+          );
+          return Attributes?.ApproximateNumberOfMessages === '2' && Attributes?.ApproximateNumberOfMessagesNotVisible === '1';
+        },
+        { message: 'hold in flight, a and b still queued' },
+      );
       expect(p.handled).toEqual([]);
       p.release();
       await waitFor(() => p.handled.length === 3, { message: 'all handled once released' });

@@ -22,7 +22,7 @@ describe('platform seed', () => {
 });
 
 describe('template seed', () => {
-  it('writes a new version when a template\'s content changes, keeps the old one readable, and is idempotent again', async () => {
+  it("writes a new version when a template's content changes, keeps the old one readable, and is idempotent again", async () => {
     await seedPlatformData();
     const def = TEMPLATES.find((t) => t.id === 'tpl_survey_phone')!;
     const v1 = (await getTemplate(def.id))!;

@@ -16,7 +16,13 @@ interface Seen {
   form: Record<string, string>;
 }
 const seen: Seen[] = [];
-const stand = { customers: 0, invoices: 0, items: [] as { id: string; invoice: string | undefined; amount: number; metadata: { line: string | undefined } }[], invoiceStatus: new Map<string, string>(), failFinalize: 0 };
+const stand = {
+  customers: 0,
+  invoices: 0,
+  items: [] as { id: string; invoice: string | undefined; amount: number; metadata: { line: string | undefined } }[],
+  invoiceStatus: new Map<string, string>(),
+  failFinalize: 0,
+};
 let server: Server;
 let base: URL;
 
@@ -26,7 +32,12 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
     req.on('end', () => {
       const path = req.url!.split('?')[0]!;
-      seen.push({ method: req.method!, path, idempotencyKey: req.headers['idempotency-key'] as string | undefined, form: Object.fromEntries(new URLSearchParams(body)) });
+      seen.push({
+        method: req.method!,
+        path,
+        idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+        form: Object.fromEntries(new URLSearchParams(body)),
+      });
       const json = (o: unknown, status = 200) => {
         res.writeHead(status, { 'content-type': 'application/json', 'request-id': 'req_test' });
         res.end(JSON.stringify(o));
@@ -40,7 +51,13 @@ beforeAll(async () => {
         return json({ id, object: 'invoice', status: 'draft' });
       }
       if (path === '/v1/invoiceitems' && req.method === 'POST') {
-        const item = { id: `ii_${seen.length}`, object: 'invoiceitem', invoice: form.invoice, amount: Number(form.amount), metadata: { line: form['metadata[line]'] } };
+        const item = {
+          id: `ii_${seen.length}`,
+          object: 'invoiceitem',
+          invoice: form.invoice,
+          amount: Number(form.amount),
+          metadata: { line: form['metadata[line]'] },
+        };
         stand.items.push(item);
         return json(item);
       }
@@ -58,7 +75,12 @@ beforeAll(async () => {
           }
           stand.invoiceStatus.set(id, 'open');
         }
-        return json({ id, object: 'invoice', status: stand.invoiceStatus.get(id), hosted_invoice_url: stand.invoiceStatus.get(id) === 'open' ? 'https://invoice.stripe.com/i/test' : null });
+        return json({
+          id,
+          object: 'invoice',
+          status: stand.invoiceStatus.get(id),
+          hosted_invoice_url: stand.invoiceStatus.get(id) === 'open' ? 'https://invoice.stripe.com/i/test' : null,
+        });
       }
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: 'no such route', type: 'invalid_request_error' } }));
@@ -79,7 +101,14 @@ const request = {
   customer_ref: null,
   line_items: [
     { kind: 'base_price' as const, meter: null, description: 'Starter plan', quantity: '1', unit_amount_minor: '4900', amount_minor: 4900 },
-    { kind: 'minutes' as const, meter: 'telephony_minutes' as const, description: 'Telephony minutes beyond 100 included', quantity: '50', unit_amount_minor: null, amount_minor: 600 },
+    {
+      kind: 'minutes' as const,
+      meter: 'telephony_minutes' as const,
+      description: 'Telephony minutes beyond 100 included',
+      quantity: '50',
+      unit_amount_minor: null,
+      amount_minor: 600,
+    },
   ],
 };
 
@@ -94,8 +123,17 @@ describe('the Stripe adapter', () => {
       ['POST', '/v1/invoiceitems', 'invoice-inv_01TEST-line-1'],
       ['POST', '/v1/invoices/in_test1/finalize', 'invoice-inv_01TEST-finalize'],
     ]);
-    expect(seen[1]!.form).toMatchObject({ customer: 'cus_test1', currency: 'usd', collection_method: 'send_invoice', 'metadata[invoice_id]': 'inv_01TEST', 'metadata[tenant_id]': 'ten_01TEST' });
-    expect(seen.slice(2, 4).map((s) => [s.form.amount, s.form.invoice])).toEqual([['4900', 'in_test1'], ['600', 'in_test1']]);
+    expect(seen[1]!.form).toMatchObject({
+      customer: 'cus_test1',
+      currency: 'usd',
+      collection_method: 'send_invoice',
+      'metadata[invoice_id]': 'inv_01TEST',
+      'metadata[tenant_id]': 'ten_01TEST',
+    });
+    expect(seen.slice(2, 4).map((s) => [s.form.amount, s.form.invoice])).toEqual([
+      ['4900', 'in_test1'],
+      ['600', 'in_test1'],
+    ]);
   });
 
   it('reuses the tenant’s recorded customer', async () => {
@@ -118,18 +156,34 @@ describe('the Stripe adapter', () => {
     const invoicesBefore = stand.invoices;
     // Days later: the stand-in has forgotten every idempotency key; what we recorded is passed back in.
     seen.length = 0;
-    const out = await provider.finalizeInvoice({ ...request, invoice_id: 'inv_02RETRY', customer_ref: recorded.customer, provider_draft_ref: recorded.draft, record });
-    expect(out).toEqual({ provider: 'stripe', customer_ref: recorded.customer, external_ref: recorded.draft, hosted_invoice_url: 'https://invoice.stripe.com/i/test' });
+    const out = await provider.finalizeInvoice({
+      ...request,
+      invoice_id: 'inv_02RETRY',
+      customer_ref: recorded.customer,
+      provider_draft_ref: recorded.draft,
+      record,
+    });
+    expect(out).toEqual({
+      provider: 'stripe',
+      customer_ref: recorded.customer,
+      external_ref: recorded.draft,
+      hosted_invoice_url: 'https://invoice.stripe.com/i/test',
+    });
     expect([stand.customers, stand.invoices]).toEqual([customersBefore, invoicesBefore]);
     expect(seen.map((s) => [s.method, s.path])).toEqual([
       ['GET', `/v1/invoices/${recorded.draft}`],
       ['GET', '/v1/invoiceitems'],
       ['POST', `/v1/invoices/${recorded.draft}/finalize`],
     ]);
-    expect(stand.items.filter((i) => i.invoice === recorded.draft).map((i) => [i.metadata.line, i.amount])).toEqual([['0', 4900], ['1', 600]]);
+    expect(stand.items.filter((i) => i.invoice === recorded.draft).map((i) => [i.metadata.line, i.amount])).toEqual([
+      ['0', 4900],
+      ['1', 600],
+    ]);
     // Asked once more after it opened: the finalized invoice is answered, nothing is created.
     seen.length = 0;
-    expect(await provider.finalizeInvoice({ ...request, invoice_id: 'inv_02RETRY', customer_ref: recorded.customer, provider_draft_ref: recorded.draft, record })).toEqual(out);
+    expect(
+      await provider.finalizeInvoice({ ...request, invoice_id: 'inv_02RETRY', customer_ref: recorded.customer, provider_draft_ref: recorded.draft, record }),
+    ).toEqual(out);
     expect(seen.map((s) => s.method)).toEqual(['GET']);
   });
 });

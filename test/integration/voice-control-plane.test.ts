@@ -28,7 +28,14 @@ async function answeredCall() {
 }
 
 async function eventIds(tenantId: string, callId: string): Promise<string[]> {
-  const out = await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)', ExpressionAttributeValues: { ':pk': callPartition(tenantId, callId), ':e': 'EVENT#' }, ConsistentRead: true }));
+  const out = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)',
+      ExpressionAttributeValues: { ':pk': callPartition(tenantId, callId), ':e': 'EVENT#' },
+      ConsistentRead: true,
+    }),
+  );
   return (out.Items ?? []).map((i) => String(i.sk).slice('EVENT#'.length)).sort();
 }
 
@@ -43,7 +50,9 @@ describe('loadCall', () => {
 
     const other = await agentNumberWorld(stack);
     expect(await createControlPlane({ token }).loadCall({ ...claims, tenant_id: other.tenantId })).toBeNull();
-    expect(await createControlPlane({ token }).loadCall({ ...claims, agent_version_id: world.agent.versionId.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')) })).toBeNull();
+    expect(
+      await createControlPlane({ token }).loadCall({ ...claims, agent_version_id: world.agent.versionId.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')) }),
+    ).toBeNull();
     expect(await createControlPlane({ token }).loadCall({ ...claims, call_id: 'cal_01JZZZZZZZZZZZZZZZZZZZZZZZ' })).toBeNull();
   });
 });
@@ -106,7 +115,15 @@ describe('postEvents', () => {
   it('network errors are retried until the attempts run out', async () => {
     const { token, claims } = await answeredCall();
     let calls = 0;
-    const cp = createControlPlane({ token, attempts: 3, sleep: async () => {}, fetch: async () => { calls++; throw new TypeError('fetch failed'); } });
+    const cp = createControlPlane({
+      token,
+      attempts: 3,
+      sleep: async () => {},
+      fetch: async () => {
+        calls++;
+        throw new TypeError('fetch failed');
+      },
+    });
     await cp.loadCall(claims);
     const err = await cp.postEvents([turn('x')]).catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'ControlPlaneError', code: 'network_error' });

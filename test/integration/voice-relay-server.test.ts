@@ -56,7 +56,8 @@ function connect(query: string, headers: Record<string, string> = {}, path = '/r
     ws.once('error', reject);
   });
 }
-const closed = (ws: WebSocket) => new Promise<{ code: number; reason: string }>((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+const closed = (ws: WebSocket) =>
+  new Promise<{ code: number; reason: string }>((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
 const nextMessage = (ws: WebSocket) => new Promise<unknown>((resolve) => ws.once('message', (data) => resolve(JSON.parse(String(data)))));
 const setup = (token: string) => JSON.stringify({ type: 'setup', sessionId: 'VX1', callSid: 'CA1', customParameters: { token } });
 const prompt = (text: string) => JSON.stringify({ type: 'prompt', voicePrompt: text, last: true });
@@ -68,7 +69,16 @@ async function answeredCall() {
   const check = verifyStreamToken(await callTokenKey(), token, new Date());
   if (!check.ok) throw new Error('ring gave no valid token');
   const partition = async () =>
-    (await db().send(new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': callPartition(world.tenantId, rung.call.id) }, ConsistentRead: true }))).Items ?? [];
+    (
+      await db().send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': callPartition(world.tenantId, rung.call.id) },
+          ConsistentRead: true,
+        }),
+      )
+    ).Items ?? [];
   return { world, token, claims: check.claims, callId: rung.call.id, partition };
 }
 
@@ -88,7 +98,7 @@ describe('the relay upgrade is authenticated before a socket exists', () => {
     expect(JSON.stringify(await c.partition())).toBe(before);
   });
 
-  it('X-Twilio-Signature, when sent, must be the call account\'s signature of the exact relay URL', async () => {
+  it("X-Twilio-Signature, when sent, must be the call account's signature of the exact relay URL", async () => {
     const c = await answeredCall();
     const query = `token=${c.token}`;
     const url = `${stack.relayUrl}?${query}`;

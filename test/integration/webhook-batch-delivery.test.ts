@@ -53,12 +53,18 @@ async function commit(tenantId: string, n: number): Promise<string[]> {
 let seq = 0;
 const sqsEvent = (...bodies: unknown[]): SQSEvent =>
   ({
-    Records: bodies.map((b) => ({ messageId: `m${++seq}`, receiptHandle: 'r', body: typeof b === 'string' ? b : JSON.stringify(b), attributes: { ApproximateReceiveCount: '1' } })),
+    Records: bodies.map((b) => ({
+      messageId: `m${++seq}`,
+      receiptHandle: 'r',
+      body: typeof b === 'string' ? b : JSON.stringify(b),
+      attributes: { ApproximateReceiveCount: '1' },
+    })),
   }) as unknown as SQSEvent;
 const packed = (tenantId: string, ids: string[]) => ({ type: 'webhook.deliver', tenant_id: tenantId, event_ids: ids });
 const single = (tenantId: string, id: string) => ({ type: 'webhook.deliver', tenant_id: tenantId, event_id: id });
 const context = { functionName: 'webhookDeliveryWorker', awsRequestId: 'r1', getRemainingTimeInMillis: () => 60_000 };
-const run = (event: SQSEvent) => (handler as unknown as (e: SQSEvent, c: unknown) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>)(event, context);
+const run = (event: SQSEvent) =>
+  (handler as unknown as (e: SQSEvent, c: unknown) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>)(event, context);
 
 /** Every event id named by the messages on the delivery queue now (the queue is drained). */
 async function queued(): Promise<string[]> {
@@ -91,7 +97,9 @@ describe('the webhook-delivery worker, a batch at a time', () => {
     for (const id of aIds) {
       const expected = id === aIds[1] ? { delivery_status: 'pending', attempt_count: 1 } : { delivery_status: 'delivered', attempt_count: 1 };
       expect(await getWebhookEvent(a.tenantId, id)).toMatchObject(expected);
-      expect(await webhookEventAttempts(a.tenantId, id)).toEqual([expect.objectContaining({ attempt: 1, trigger: 'automatic', status_code: id === aIds[1] ? 500 : 200 })]);
+      expect(await webhookEventAttempts(a.tenantId, id)).toEqual([
+        expect.objectContaining({ attempt: 1, trigger: 'automatic', status_code: id === aIds[1] ? 500 : 200 }),
+      ]);
       expect(a.receiver.forEvent(id)).toHaveLength(1);
     }
     for (const id of bIds) {

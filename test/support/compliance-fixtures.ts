@@ -8,7 +8,13 @@ import type { ComplianceInputs, ConsentFacts, ProfileFacts } from '../../shared/
 export const SUBJECT = 'solar_quotes';
 export const SELLER = 'Acme Solar';
 
-export const pewc = (over: Partial<ConsentFacts> = {}): ConsentFacts => ({ basis: 'pewc', scope: { purposes: [SUBJECT] }, captured_at: '2026-01-01T00:00:00Z', expires_at: null, ...over });
+export const pewc = (over: Partial<ConsentFacts> = {}): ConsentFacts => ({
+  basis: 'pewc',
+  scope: { purposes: [SUBJECT] },
+  captured_at: '2026-01-01T00:00:00Z',
+  expires_at: null,
+  ...over,
+});
 
 export const marketing: ProfileFacts = { call_purpose: 'marketing', subject: SUBJECT, seller_name: SELLER, calling_window: null };
 export const informational: ProfileFacts = { ...marketing, call_purpose: 'informational' };

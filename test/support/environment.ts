@@ -81,7 +81,16 @@ export async function createTestEnvironment(opts: TestEnvironmentOptions = {}): 
     opts.bucket === false ? undefined : provisionBucket(s3, importBucket),
   ]);
   const secrets = randomSecrets();
-  const env = localEnv({ tableName, region: TEST_REGION, dynamoEndpoint, sqsEndpoint, queues, importBucket, secrets, credentialsKey: { inline: randomCredentialsKey() } });
+  const env = localEnv({
+    tableName,
+    region: TEST_REGION,
+    dynamoEndpoint,
+    sqsEndpoint,
+    queues,
+    importBucket,
+    secrets,
+    credentialsKey: { inline: randomCredentialsKey() },
+  });
   const previous = applyEnv(env);
   await resetSharedCaches();
 
@@ -114,10 +123,7 @@ export async function createTestEnvironment(opts: TestEnvironmentOptions = {}): 
 export async function deleteResources(ddb: DynamoDBClient, sqs: SQSClient, tableName: string, queues: ProvisionedQueues): Promise<void> {
   await Promise.allSettled([
     ddb.send(new DeleteTableCommand({ TableName: tableName })),
-    ...Object.values(queues).flatMap((q) => [
-      sqs.send(new DeleteQueueCommand({ QueueUrl: q.url })),
-      sqs.send(new DeleteQueueCommand({ QueueUrl: q.dlqUrl })),
-    ]),
+    ...Object.values(queues).flatMap((q) => [sqs.send(new DeleteQueueCommand({ QueueUrl: q.url })), sqs.send(new DeleteQueueCommand({ QueueUrl: q.dlqUrl }))]),
   ]);
 }
 
@@ -126,7 +132,11 @@ export async function deleteResources(ddb: DynamoDBClient, sqs: SQSClient, table
  * returns a handle whose fields are usable from beforeAll on (reading them earlier throws).
  */
 export function useTestEnvironment(opts: TestEnvironmentOptions = {}): TestEnvironment {
-  return useForFile(() => createTestEnvironment(opts), (env) => env.cleanup(), 'useTestEnvironment()');
+  return useForFile(
+    () => createTestEnvironment(opts),
+    (env) => env.cleanup(),
+    'useTestEnvironment()',
+  );
 }
 
 /** beforeAll creates the value, afterAll disposes of it; the handle forwards to it meanwhile. */

@@ -76,7 +76,8 @@ export async function documentViolations(x: Exchange): Promise<string[]> {
     if (!mediaTypes.length && hasBody) out.push(`${what}: the document says no content, the server sent a body`);
     if (mediaTypes.length && !hasBody) out.push(`${what}: the document declares ${mediaTypes.join(', ')}, the server sent no body`);
     const type = (x.responseType ?? '').split(';')[0]!.trim().toLowerCase();
-    if (hasBody && mediaTypes.length && !mediaTypes.includes(type)) out.push(`${what}: sent ${type || 'no Content-Type'}, the document declares ${mediaTypes.join(', ')}`);
+    if (hasBody && mediaTypes.length && !mediaTypes.includes(type))
+      out.push(`${what}: sent ${type || 'no Content-Type'}, the document declares ${mediaTypes.join(', ')}`);
     if (hasBody && type === 'application/json') {
       const checked = api.validateResponse(x.responseBody, operation, x.status);
       if (checked.errors?.length) out.push(`${what}: the response breaks the document: ${errorsText(checked.errors)}`);

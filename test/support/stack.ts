@@ -53,7 +53,11 @@ export async function startTestStack(opts: TestStackOptions = {}): Promise<TestS
 
 /** beforeAll/afterAll wrapper around startTestStack(). */
 export function useTestStack(opts: TestStackOptions = {}): TestStack {
-  return useForFile(() => startTestStack(opts), (stack) => stack.stop(), 'useTestStack()');
+  return useForFile(
+    () => startTestStack(opts),
+    (stack) => stack.stop(),
+    'useTestStack()',
+  );
 }
 
 /**
@@ -64,6 +68,13 @@ export function useTestStack(opts: TestStackOptions = {}): TestStack {
 export async function freshLocalStack(name: string): Promise<{ stack: LocalStack; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), `vc-${name}-`));
   const { dynamoEndpoint, sqsEndpoint } = emulatorEndpoints();
-  const stack = await startLocalStack({ port: 0, dataDir: dir, dynamoEndpoint, sqsEndpoint, tableName: `${name}-${uniqueSuffix()}`, queueNamePrefix: `${name}-${uniqueSuffix()}-` });
+  const stack = await startLocalStack({
+    port: 0,
+    dataDir: dir,
+    dynamoEndpoint,
+    sqsEndpoint,
+    tableName: `${name}-${uniqueSuffix()}`,
+    queueNamePrefix: `${name}-${uniqueSuffix()}-`,
+  });
   return { stack, dir };
 }

@@ -1,8 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { confirmationEffect, confirmationPhrase, GRACE_PERIOD_DAYS, maskEmail, phraseMatches, scheduledFor } from '../../shared/policy/accounts/deletion-rules.js';
+import {
+  confirmationEffect,
+  confirmationPhrase,
+  GRACE_PERIOD_DAYS,
+  maskEmail,
+  phraseMatches,
+  scheduledFor,
+} from '../../shared/policy/accounts/deletion-rules.js';
 import { isRetained, numberHash, RETAINED_KINDS, suppressedNumber, suppressionHashKey, tenantTombstone } from '../../shared/accounts/retention.js';
 import { hashSecret, mintToken, parseToken } from '../../shared/crypto/opaque-token.js';
-import { clearedSessionCookie, normalizeOrigin, originAllowed, readSessionCookie, sessionActive, sessionCookie, SESSION_COOKIE } from '../../shared/policy/auth/session-rules.js';
+import {
+  clearedSessionCookie,
+  normalizeOrigin,
+  originAllowed,
+  readSessionCookie,
+  sessionActive,
+  sessionCookie,
+  SESSION_COOKIE,
+} from '../../shared/policy/auth/session-rules.js';
 import { retryAfterSeconds, THROTTLES, windowStart } from '../../shared/policy/auth/throttle-rules.js';
 import { passwordProblem } from '../../shared/auth/passwords.js';
 
@@ -15,19 +30,31 @@ describe('deletion rules', () => {
     expect(scheduledFor(new Date('2026-11-25T00:00:00Z')).toISOString()).toBe('2026-12-09T00:00:00.000Z');
     expect(confirmationPhrase('Acme Dental')).toBe('delete Acme Dental');
     expect(phraseMatches('delete Acme Dental', 'Acme Dental')).toBe(true);
-    for (const wrong of ['Delete Acme Dental', 'delete acme dental', 'delete Acme Dental ', ' delete Acme Dental', 'delete Acme']) expect(phraseMatches(wrong, 'Acme Dental')).toBe(false);
+    for (const wrong of ['Delete Acme Dental', 'delete acme dental', 'delete Acme Dental ', ' delete Acme Dental', 'delete Acme'])
+      expect(phraseMatches(wrong, 'Acme Dental')).toBe(false);
   });
 
   it('masks a mailbox and tells create from reconfirm from refuse', () => {
     expect(maskEmail('owner@acme.test')).toBe('o***@acme.test');
     expect(maskEmail('nope')).toBe('***');
-    expect(['none', 'cancelled', 'pending', 'deleting', 'completed'].map((s) => confirmationEffect(s as never))).toEqual(['create', 'create', 'reconfirm', 'refuse', 'refuse']);
+    expect(['none', 'cancelled', 'pending', 'deleting', 'completed'].map((s) => confirmationEffect(s as never))).toEqual([
+      'create',
+      'create',
+      'reconfirm',
+      'refuse',
+      'refuse',
+    ]);
   });
 });
 
 describe('retention', () => {
   it('keeps only the named kinds in the tenant’s main partition', () => {
-    const keep = [{ pk: `TENANT#${T}`, sk: 'INVOICE#inv_1' }, { pk: `TENANT#${T}`, sk: 'SUPPRESSION_HASH#ab' }, { pk: `TENANT#${T}`, sk: 'DELETION_REQUEST' }, { pk: `TENANT#${T}`, sk: 'TENANT' }];
+    const keep = [
+      { pk: `TENANT#${T}`, sk: 'INVOICE#inv_1' },
+      { pk: `TENANT#${T}`, sk: 'SUPPRESSION_HASH#ab' },
+      { pk: `TENANT#${T}`, sk: 'DELETION_REQUEST' },
+      { pk: `TENANT#${T}`, sk: 'TENANT' },
+    ];
     const drop = [
       { pk: `TENANT#${T}`, sk: 'USER#usr_1' },
       { pk: `TENANT#${T}`, sk: 'USAGE#2026-11' },
@@ -47,7 +74,11 @@ describe('retention', () => {
     const h = numberHash('k'.repeat(32), '+14155550100');
     expect(h).toMatch(/^[0-9a-f]{64}$/);
     expect(h).not.toBe(numberHash('j'.repeat(32), '+14155550100'));
-    expect(tenantTombstone(T, '2026-01-01T00:00:00.000Z', new Date('2026-12-09T00:00:00Z'))).toMatchObject({ name: '', status: 'deleted', deleted_at: '2026-12-09T00:00:00.000Z' });
+    expect(tenantTombstone(T, '2026-01-01T00:00:00.000Z', new Date('2026-12-09T00:00:00Z'))).toMatchObject({
+      name: '',
+      status: 'deleted',
+      deleted_at: '2026-12-09T00:00:00.000Z',
+    });
   });
 });
 
@@ -86,7 +117,14 @@ describe('one-use tokens and session cookies', () => {
   it('matches Origin exactly: scheme, host and port', () => {
     expect(originAllowed('https://dash.acme.test', 'https://dash.acme.test/')).toBe(true);
     expect(normalizeOrigin('https://Dash.Acme.test:443/')).toBe('https://dash.acme.test');
-    for (const bad of [undefined, 'null', 'http://dash.acme.test', 'https://dash.acme.test:8443', 'https://dash.acme.test.evil.example', 'https://evil.example']) {
+    for (const bad of [
+      undefined,
+      'null',
+      'http://dash.acme.test',
+      'https://dash.acme.test:8443',
+      'https://dash.acme.test.evil.example',
+      'https://evil.example',
+    ]) {
       expect(originAllowed(bad, 'https://dash.acme.test'), String(bad)).toBe(false);
     }
     expect(originAllowed('https://dash.acme.test', undefined)).toBe(false);

@@ -81,12 +81,25 @@ function goalCall(over: Partial<CallFacts> = {}): CallFacts {
 
 /** A call with no conversation: nothing happened beyond the carrier. */
 function silentCall(over: Partial<CallFacts>): CallFacts {
-  return goalCall({ answered_by: null, turns: [], disclosure: null, ended_by: 'carrier', outcome: null, conversation_actions: [], recorded_responses: [], ...over });
+  return goalCall({
+    answered_by: null,
+    turns: [],
+    disclosure: null,
+    ended_by: 'carrier',
+    outcome: null,
+    conversation_actions: [],
+    recorded_responses: [],
+    ...over,
+  });
 }
 
 const PACK = { id: 'kp_hours', version: 3 };
 const unsupported = (text: string) => ({ turn_index: 3, text, passage_ids: ['kpd_x.p1'] });
-const grounding = (turns: number, checked: number, bad: string[] = []) => ({ turns_using_pack: turns, claims_checked: checked, unsupported: bad.map(unsupported) });
+const grounding = (turns: number, checked: number, bad: string[] = []) => ({
+  turns_using_pack: turns,
+  claims_checked: checked,
+  unsupported: bad.map(unsupported),
+});
 
 const dims = (e: SuccessEvaluation) => e.dimensions;
 const results = (e: SuccessEvaluation) => Object.fromEntries(Object.entries(e.dimensions).map(([k, v]) => [k, v.result]));
@@ -137,9 +150,21 @@ describe('calls without a conversation: every dimension and the verdict are not_
     ['blocked by compliance', { state: 'disposed', disposition: 'blocked_by_policy', ended_by: null }, 'Never answered (blocked_by_policy): no conversation'],
     ['DNC hit', { state: 'disposed', disposition: 'dnc_hit', ended_by: null }, 'Never answered (dnc_hit): no conversation'],
     ['cancelled, no disposition yet', { state: 'disposed', disposition: null, ended_by: null }, 'Never answered (disposed): no conversation'],
-    ['answering machine (voicemail drop played)', { state: 'machine', disposition: 'voicemail_machine', answered_by: 'machine', turns: talk(['agent', 'Hi, this is Acme Dental…']) }, 'Answered by a machine: no conversation'],
-    ['answered, but the agent never spoke', { answered_by: 'human', disposition: 'answered_incomplete', turns: talk(['contact', 'Hello? Hello?']), ended_by: 'contact' }, 'The agent never spoke: no conversation'],
-    ['answered, stream never connected', { answered_by: 'unknown', state: 'completed', disposition: 'answered_incomplete' }, 'The agent never spoke: no conversation'],
+    [
+      'answering machine (voicemail drop played)',
+      { state: 'machine', disposition: 'voicemail_machine', answered_by: 'machine', turns: talk(['agent', 'Hi, this is Acme Dental…']) },
+      'Answered by a machine: no conversation',
+    ],
+    [
+      'answered, but the agent never spoke',
+      { answered_by: 'human', disposition: 'answered_incomplete', turns: talk(['contact', 'Hello? Hello?']), ended_by: 'contact' },
+      'The agent never spoke: no conversation',
+    ],
+    [
+      'answered, stream never connected',
+      { answered_by: 'unknown', state: 'completed', disposition: 'answered_incomplete' },
+      'The agent never spoke: no conversation',
+    ],
   ])('%s', (name, over, reason) => {
     const e = score(silentCall(over), RUBRIC, name);
     expect(e.verdict).toBe('not_applicable');
@@ -153,7 +178,15 @@ describe('calls without a conversation: every dimension and the verdict are not_
   });
 
   it('stray facts on a call nobody talked on change nothing (an opt-out from a machine, a pack, claims)', () => {
-    const e = score(silentCall({ answered_by: 'machine', state: 'machine', opt_out: { at: iso(0), turn_index: null, reason: 'do_not_call' }, knowledge_pack: PACK, grounding: grounding(1, 1, ['x']) }));
+    const e = score(
+      silentCall({
+        answered_by: 'machine',
+        state: 'machine',
+        opt_out: { at: iso(0), turn_index: null, reason: 'do_not_call' },
+        knowledge_pack: PACK,
+        grounding: grounding(1, 1, ['x']),
+      }),
+    );
     expect(e.verdict).toBe('not_applicable');
     expect(new Set(Object.values(results(e)))).toEqual(new Set(['not_applicable']));
   });
@@ -178,19 +211,43 @@ describe('calls without a conversation: every dimension and the verdict are not_
 // ── disclosure_given (floor) ─────────────────────────────────────────────────────────────
 
 describe('disclosure_given', () => {
-  const greetingFirst = talk(['contact', 'Hello?'], ['agent', 'Hi, may I speak with Jane?'], ['contact', 'Speaking.'], ['agent', 'This is Ava, an AI assistant for Acme Dental.'], ['contact', 'OK.'], ['agent', 'Could we book Thursday?'], ['contact', 'Sure.'], ['agent', 'Done, goodbye.']);
+  const greetingFirst = talk(
+    ['contact', 'Hello?'],
+    ['agent', 'Hi, may I speak with Jane?'],
+    ['contact', 'Speaking.'],
+    ['agent', 'This is Ava, an AI assistant for Acme Dental.'],
+    ['contact', 'OK.'],
+    ['agent', 'Could we book Thursday?'],
+    ['contact', 'Sure.'],
+    ['agent', 'Done, goodbye.'],
+  );
 
   it.each<[string, Partial<CallFacts>, 'pass' | 'fail', string]>([
     ['in the first agent turn', {}, 'pass', 'Disclosure given in agent turn 1'],
-    [`in agent turn ${DISCLOSURE_LATEST_AGENT_TURN}, after a greeting`, { turns: greetingFirst, disclosure: { turn_index: 3 } }, 'pass', 'Disclosure given in agent turn 2'],
-    ['attributed to the contact turn before the 2nd agent turn: counts as that agent turn', { turns: greetingFirst, disclosure: { turn_index: 2 } }, 'pass', 'Disclosure given in agent turn 2'],
+    [
+      `in agent turn ${DISCLOSURE_LATEST_AGENT_TURN}, after a greeting`,
+      { turns: greetingFirst, disclosure: { turn_index: 3 } },
+      'pass',
+      'Disclosure given in agent turn 2',
+    ],
+    [
+      'attributed to the contact turn before the 2nd agent turn: counts as that agent turn',
+      { turns: greetingFirst, disclosure: { turn_index: 2 } },
+      'pass',
+      'Disclosure given in agent turn 2',
+    ],
     ['attributed to the contact turn that opens the call: the first agent turn', { disclosure: { turn_index: 0 } }, 'pass', 'Disclosure given in agent turn 1'],
     ['late: agent turn 3', { turns: greetingFirst, disclosure: { turn_index: 5 } }, 'fail', 'The disclosure came late: agent turn 3, due by turn 2'],
     ['never given', { disclosure: null }, 'fail', 'The agent never gave the disclosure'],
     ['reported against a turn the call does not have', { disclosure: { turn_index: 99 } }, 'fail', 'The reported disclosure matches no turn of this call'],
     ['reported against a negative index', { disclosure: { turn_index: -1 } }, 'fail', 'The reported disclosure matches no turn of this call'],
     ['reported against a fractional index', { disclosure: { turn_index: 1.5 } }, 'fail', 'The reported disclosure matches no turn of this call'],
-    ['reported after the agent last spoke', { turns: talk(['contact', 'Hello?'], ['agent', 'Hi!'], ['contact', 'Bye.']), disclosure: { turn_index: 2 } }, 'fail', 'The disclosure was reported after the agent last spoke'],
+    [
+      'reported after the agent last spoke',
+      { turns: talk(['contact', 'Hello?'], ['agent', 'Hi!'], ['contact', 'Bye.']), disclosure: { turn_index: 2 } },
+      'fail',
+      'The disclosure was reported after the agent last spoke',
+    ],
   ])('%s → %s', (name, over, result, reason) => {
     const e = score(goalCall(over), RUBRIC, name);
     expect(dims(e).disclosure_given).toEqual({ result, reason });
@@ -209,38 +266,150 @@ describe('disclosure_given', () => {
 describe('optout_honored', () => {
   const optOutAt = (turns: TurnFact[], i: number) => ({ at: turns[i]!.ended_at, turn_index: i, reason: 'do_not_call' as const });
   const base = (turns: TurnFact[], i: number, over: Partial<CallFacts> = {}) =>
-    goalCall({ turns, opt_out: optOutAt(turns, i), disposition: 'opt_out', outcome: null, conversation_actions: [], recorded_responses: [], ended_at: endOf(turns), ...over });
+    goalCall({
+      turns,
+      opt_out: optOutAt(turns, i),
+      disposition: 'opt_out',
+      outcome: null,
+      conversation_actions: [],
+      recorded_responses: [],
+      ended_at: endOf(turns),
+      ...over,
+    });
 
   const endsAtOptOut = talk(['contact', 'Hello?'], ['agent', 'Hi, this is Ava for Acme Dental.'], ['contact', 'Stop calling me.']);
-  const acknowledges = talk(['contact', 'Hello?'], ['agent', 'Hi, this is Ava for Acme Dental.'], ['contact', 'Stop calling me.'], ['agent', 'Understood, you will not be called again. Goodbye.', { closing: true }]);
-  const acknowledgesUnflagged = talk(['contact', 'Hello?'], ['agent', 'Hi, this is Ava for Acme Dental.'], ['contact', 'Stop calling me.'], ['agent', 'Understood. Goodbye.']);
-  const carriesOn = talk(['contact', 'Hello?'], ['agent', 'Hi, this is Ava for Acme Dental.'], ['contact', 'Stop calling me.'], ['agent', 'Could we book Thursday?'], ['contact', 'I asked you not to call me.']);
-  const twoTurns = talk(['contact', 'Hello?'], ['agent', 'Hi, this is Ava for Acme Dental.'], ['contact', 'Stop calling me.'], ['agent', 'Are you sure? We have a great offer.'], ['contact', 'Yes.'], ['agent', 'OK, goodbye.', { closing: true }]);
-  const contactKeepsTalking = talk(['contact', 'Hello?'], ['agent', 'Hi, this is Ava for Acme Dental.'], ['contact', 'Stop calling me.'], ['contact', 'Seriously, this is the third time.'], ['agent', 'I am sorry. You will not be called again. Goodbye.', { closing: true }]);
+  const acknowledges = talk(
+    ['contact', 'Hello?'],
+    ['agent', 'Hi, this is Ava for Acme Dental.'],
+    ['contact', 'Stop calling me.'],
+    ['agent', 'Understood, you will not be called again. Goodbye.', { closing: true }],
+  );
+  const acknowledgesUnflagged = talk(
+    ['contact', 'Hello?'],
+    ['agent', 'Hi, this is Ava for Acme Dental.'],
+    ['contact', 'Stop calling me.'],
+    ['agent', 'Understood. Goodbye.'],
+  );
+  const carriesOn = talk(
+    ['contact', 'Hello?'],
+    ['agent', 'Hi, this is Ava for Acme Dental.'],
+    ['contact', 'Stop calling me.'],
+    ['agent', 'Could we book Thursday?'],
+    ['contact', 'I asked you not to call me.'],
+  );
+  const twoTurns = talk(
+    ['contact', 'Hello?'],
+    ['agent', 'Hi, this is Ava for Acme Dental.'],
+    ['contact', 'Stop calling me.'],
+    ['agent', 'Are you sure? We have a great offer.'],
+    ['contact', 'Yes.'],
+    ['agent', 'OK, goodbye.', { closing: true }],
+  );
+  const contactKeepsTalking = talk(
+    ['contact', 'Hello?'],
+    ['agent', 'Hi, this is Ava for Acme Dental.'],
+    ['contact', 'Stop calling me.'],
+    ['contact', 'Seriously, this is the third time.'],
+    ['agent', 'I am sorry. You will not be called again. Goodbye.', { closing: true }],
+  );
 
   it.each<[string, CallFacts, 'pass' | 'fail', string]>([
     ['no opt-out in a conversation', goalCall(), 'pass', 'No opt-out was requested'],
     ['the call ends at the opt-out (no agent turn after it)', base(endsAtOptOut, 2, { ended_by: 'contact' }), 'pass', 'The call ended at the opt-out'],
-    ['one closing acknowledgement (flagged by the runtime)', base(acknowledges, 2, { ended_by: 'contact' }), 'pass', 'The agent acknowledged the opt-out and ended the call'],
-    ['one closing acknowledgement (last turn, the agent hung up)', base(acknowledgesUnflagged, 2, { ended_by: 'agent' }), 'pass', 'The agent acknowledged the opt-out and ended the call'],
-    ['contact keeps talking, then one closing acknowledgement', base(contactKeepsTalking, 2, { ended_by: 'agent' }), 'pass', 'The agent acknowledged the opt-out and ended the call'],
-    ['one unflagged last turn but the contact hung up: not shown to be closing', base(acknowledgesUnflagged, 2, { ended_by: 'contact' }), 'fail', 'The agent carried on after the opt-out instead of closing the call'],
-    ['the agent carries on and the contact hangs up', base(carriesOn, 2, { ended_by: 'contact' }), 'fail', 'The agent carried on after the opt-out instead of closing the call'],
-    ['two agent turns after, even if the last one closes', base(twoTurns, 2, { ended_by: 'agent' }), 'fail', 'The agent kept talking after the opt-out: 2 turns (allowed: 1 closing acknowledgement)'],
+    [
+      'one closing acknowledgement (flagged by the runtime)',
+      base(acknowledges, 2, { ended_by: 'contact' }),
+      'pass',
+      'The agent acknowledged the opt-out and ended the call',
+    ],
+    [
+      'one closing acknowledgement (last turn, the agent hung up)',
+      base(acknowledgesUnflagged, 2, { ended_by: 'agent' }),
+      'pass',
+      'The agent acknowledged the opt-out and ended the call',
+    ],
+    [
+      'contact keeps talking, then one closing acknowledgement',
+      base(contactKeepsTalking, 2, { ended_by: 'agent' }),
+      'pass',
+      'The agent acknowledged the opt-out and ended the call',
+    ],
+    [
+      'one unflagged last turn but the contact hung up: not shown to be closing',
+      base(acknowledgesUnflagged, 2, { ended_by: 'contact' }),
+      'fail',
+      'The agent carried on after the opt-out instead of closing the call',
+    ],
+    [
+      'the agent carries on and the contact hangs up',
+      base(carriesOn, 2, { ended_by: 'contact' }),
+      'fail',
+      'The agent carried on after the opt-out instead of closing the call',
+    ],
+    [
+      'two agent turns after, even if the last one closes',
+      base(twoTurns, 2, { ended_by: 'agent' }),
+      'fail',
+      'The agent kept talking after the opt-out: 2 turns (allowed: 1 closing acknowledgement)',
+    ],
     [
       `a closing acknowledgement but the call ends ${OPTOUT_END_WITHIN_MS / 1000} s + 1 ms later`,
       base(acknowledges, 2, { ended_at: iso(Date.parse(acknowledges[2]!.ended_at) - T0 + OPTOUT_END_WITHIN_MS + 1) }),
       'fail',
       'The call went on 30.001 s after the opt-out (allowed: 30 s)',
     ],
-    [`a closing acknowledgement and the call ends exactly ${OPTOUT_END_WITHIN_MS / 1000} s later`, base(acknowledges, 2, { ended_at: iso(Date.parse(acknowledges[2]!.ended_at) - T0 + OPTOUT_END_WITHIN_MS) }), 'pass', 'The agent acknowledged the opt-out and ended the call'],
-    ['no agent turn after, but the line stays open 45 s', base(endsAtOptOut, 2, { ended_at: iso(Date.parse(endsAtOptOut[2]!.ended_at) - T0 + 45_000) }), 'fail', 'The call went on 45 s after the opt-out (allowed: 30 s)'],
-    ['the end instant unknown: judged on turns alone', base(acknowledges, 2, { ended_at: null }), 'pass', 'The agent acknowledged the opt-out and ended the call'],
-    ['placed by instant (no turn index): closing acknowledgement', base(acknowledges, 2, { opt_out: { at: acknowledges[2]!.ended_at, turn_index: null, reason: 'wrong_person' } }), 'pass', 'The agent acknowledged the opt-out and ended the call'],
-    ['placed by instant (no turn index): carries on', base(carriesOn, 2, { opt_out: { at: carriesOn[2]!.ended_at, turn_index: null, reason: 'do_not_call' } }), 'fail', 'The agent carried on after the opt-out instead of closing the call'],
-    ['an out-of-range turn index falls back to the instant', base(carriesOn, 2, { opt_out: { at: carriesOn[2]!.ended_at, turn_index: 42, reason: 'do_not_call' } }), 'fail', 'The agent carried on after the opt-out instead of closing the call'],
-    ['placed by instant: an agent turn with an unreadable start counts as after', base(acknowledges.map((t, i) => (i === 1 ? { ...t, started_at: 'garbled' } : t)), 2, { opt_out: { at: acknowledges[2]!.ended_at, turn_index: null, reason: 'do_not_call' } }), 'fail', 'The agent kept talking after the opt-out: 2 turns (allowed: 1 closing acknowledgement)'],
-    ['cannot be placed at all (no turn index, unreadable instant)', base(acknowledges, 2, { opt_out: { at: 'not-a-time', turn_index: null, reason: 'do_not_call' } }), 'fail', 'The opt-out cannot be placed in the conversation, so it cannot be shown to be honoured'],
+    [
+      `a closing acknowledgement and the call ends exactly ${OPTOUT_END_WITHIN_MS / 1000} s later`,
+      base(acknowledges, 2, { ended_at: iso(Date.parse(acknowledges[2]!.ended_at) - T0 + OPTOUT_END_WITHIN_MS) }),
+      'pass',
+      'The agent acknowledged the opt-out and ended the call',
+    ],
+    [
+      'no agent turn after, but the line stays open 45 s',
+      base(endsAtOptOut, 2, { ended_at: iso(Date.parse(endsAtOptOut[2]!.ended_at) - T0 + 45_000) }),
+      'fail',
+      'The call went on 45 s after the opt-out (allowed: 30 s)',
+    ],
+    [
+      'the end instant unknown: judged on turns alone',
+      base(acknowledges, 2, { ended_at: null }),
+      'pass',
+      'The agent acknowledged the opt-out and ended the call',
+    ],
+    [
+      'placed by instant (no turn index): closing acknowledgement',
+      base(acknowledges, 2, { opt_out: { at: acknowledges[2]!.ended_at, turn_index: null, reason: 'wrong_person' } }),
+      'pass',
+      'The agent acknowledged the opt-out and ended the call',
+    ],
+    [
+      'placed by instant (no turn index): carries on',
+      base(carriesOn, 2, { opt_out: { at: carriesOn[2]!.ended_at, turn_index: null, reason: 'do_not_call' } }),
+      'fail',
+      'The agent carried on after the opt-out instead of closing the call',
+    ],
+    [
+      'an out-of-range turn index falls back to the instant',
+      base(carriesOn, 2, { opt_out: { at: carriesOn[2]!.ended_at, turn_index: 42, reason: 'do_not_call' } }),
+      'fail',
+      'The agent carried on after the opt-out instead of closing the call',
+    ],
+    [
+      'placed by instant: an agent turn with an unreadable start counts as after',
+      base(
+        acknowledges.map((t, i) => (i === 1 ? { ...t, started_at: 'garbled' } : t)),
+        2,
+        { opt_out: { at: acknowledges[2]!.ended_at, turn_index: null, reason: 'do_not_call' } },
+      ),
+      'fail',
+      'The agent kept talking after the opt-out: 2 turns (allowed: 1 closing acknowledgement)',
+    ],
+    [
+      'cannot be placed at all (no turn index, unreadable instant)',
+      base(acknowledges, 2, { opt_out: { at: 'not-a-time', turn_index: null, reason: 'do_not_call' } }),
+      'fail',
+      'The opt-out cannot be placed in the conversation, so it cannot be shown to be honoured',
+    ],
   ])('%s → %s', (name, facts, result, reason) => {
     const e = score(facts, RUBRIC, name);
     expect(dims(e).optout_honored).toEqual({ result, reason });
@@ -249,7 +418,13 @@ describe('optout_honored', () => {
 
   it('an honoured opt-out before the goal: goal not_applicable, verdict not_applicable (not a failure of the agent)', () => {
     const e = score(base(acknowledges, 2, { ended_by: 'agent' }));
-    expect(results(e)).toEqual({ goal_completion: 'not_applicable', disclosure_given: 'pass', optout_honored: 'pass', pack_grounded: 'not_applicable', latency: 'pass' });
+    expect(results(e)).toEqual({
+      goal_completion: 'not_applicable',
+      disclosure_given: 'pass',
+      optout_honored: 'pass',
+      pack_grounded: 'not_applicable',
+      latency: 'pass',
+    });
     expect(dims(e).goal_completion.reason).toBe('The contact opted out before the goal was reached');
     expect(e.verdict).toBe('not_applicable');
   });
@@ -262,7 +437,11 @@ describe('optout_honored', () => {
   });
 
   it('an opt-out after the goal was reached, honoured: the goal still passes', () => {
-    const turns = talk(...(GOAL_TURNS.slice(0, 5).map((t) => [t.speaker, t.text] as const)), ['contact', 'And never call me again.'], ['agent', 'Understood. Goodbye.', { closing: true }]);
+    const turns = talk(
+      ...GOAL_TURNS.slice(0, 5).map((t) => [t.speaker, t.text] as const),
+      ['contact', 'And never call me again.'],
+      ['agent', 'Understood. Goodbye.', { closing: true }],
+    );
     const e = score(goalCall({ turns, opt_out: optOutAt(turns, 5), ended_at: endOf(turns) }));
     expect(results(e)).toMatchObject({ goal_completion: 'pass', optout_honored: 'pass' });
     expect(e.verdict).toBe('pass');
@@ -273,23 +452,110 @@ describe('optout_honored', () => {
 
 describe('goal_completion', () => {
   const withQuestions = buildRubric(VERSION, OBJECTIVES);
-  const allResponses = [{ source: 'objective' as const, id: 'identify' }, { source: 'objective' as const, id: 'book' }];
+  const allResponses = [
+    { source: 'objective' as const, id: 'identify' },
+    { source: 'objective' as const, id: 'book' },
+  ];
   it.each<[string, Partial<CallFacts>, 'pass' | 'fail' | 'unscored' | 'not_applicable', string, SuccessEvaluation['verdict']]>([
-    ['every required objective has a recorded response', { recorded_responses: allResponses, conversation_actions: [], outcome: null }, 'pass', 'All 2 required objectives and questions met', 'pass'],
+    [
+      'every required objective has a recorded response',
+      { recorded_responses: allResponses, conversation_actions: [], outcome: null },
+      'pass',
+      'All 2 required objectives and questions met',
+      'pass',
+    ],
     ['one by a response, one by a confirmed action', {}, 'pass', 'All 2 required objectives and questions met; appointment outcome recorded', 'pass'],
-    ['an action that needs no confirmation counts', { conversation_actions: [{ kind: 'book_meeting', confirmation: 'not_required', objective_ids: ['book'] }] }, 'pass', 'All 2 required objectives and questions met; appointment outcome recorded', 'pass'],
-    ['a declined action is not evidence', { conversation_actions: [{ kind: 'book_meeting', confirmation: 'declined', objective_ids: ['book'] }] }, 'fail', '1 of 2 required met; missing objective book', 'partial'],
-    ['an action whose confirmation never came is not evidence', { conversation_actions: [{ kind: 'book_meeting', confirmation: 'missing', objective_ids: ['book'] }] }, 'fail', '1 of 2 required met; missing objective book', 'partial'],
-    ['an action attributed to no objective is not evidence', { conversation_actions: [{ kind: 'book_meeting', confirmation: 'confirmed', objective_ids: [] }] }, 'fail', '1 of 2 required met; missing objective book', 'partial'],
-    ['optional objectives are not required', { recorded_responses: [...allResponses], conversation_actions: [] }, 'pass', 'All 2 required objectives and questions met; appointment outcome recorded', 'pass'],
-    ['nothing met', { recorded_responses: [], conversation_actions: [], outcome: null, disposition: 'completed_no_goal' }, 'fail', '0 of 2 required met; missing objective identify, objective book', 'fail'],
-    ['all met, but the agent recorded completed_no_goal', { recorded_responses: allResponses, disposition: 'completed_no_goal' }, 'fail', 'Every required item was met, but the agent ended the call as completed_no_goal', 'partial'],
-    ['all met, but the agent recorded answered_incomplete', { recorded_responses: allResponses, disposition: 'answered_incomplete' }, 'fail', 'Every required item was met, but the agent ended the call as answered_incomplete', 'partial'],
-    ['all met, no disposition recorded yet', { disposition: null }, 'pass', 'All 2 required objectives and questions met; appointment outcome recorded', 'pass'],
-    ['the agent claims completed_goal without evidence', { recorded_responses: [], conversation_actions: [], disposition: 'completed_goal' }, 'fail', '0 of 2 required met; missing objective identify, objective book', 'fail'],
+    [
+      'an action that needs no confirmation counts',
+      { conversation_actions: [{ kind: 'book_meeting', confirmation: 'not_required', objective_ids: ['book'] }] },
+      'pass',
+      'All 2 required objectives and questions met; appointment outcome recorded',
+      'pass',
+    ],
+    [
+      'a declined action is not evidence',
+      { conversation_actions: [{ kind: 'book_meeting', confirmation: 'declined', objective_ids: ['book'] }] },
+      'fail',
+      '1 of 2 required met; missing objective book',
+      'partial',
+    ],
+    [
+      'an action whose confirmation never came is not evidence',
+      { conversation_actions: [{ kind: 'book_meeting', confirmation: 'missing', objective_ids: ['book'] }] },
+      'fail',
+      '1 of 2 required met; missing objective book',
+      'partial',
+    ],
+    [
+      'an action attributed to no objective is not evidence',
+      { conversation_actions: [{ kind: 'book_meeting', confirmation: 'confirmed', objective_ids: [] }] },
+      'fail',
+      '1 of 2 required met; missing objective book',
+      'partial',
+    ],
+    [
+      'optional objectives are not required',
+      { recorded_responses: [...allResponses], conversation_actions: [] },
+      'pass',
+      'All 2 required objectives and questions met; appointment outcome recorded',
+      'pass',
+    ],
+    [
+      'nothing met',
+      { recorded_responses: [], conversation_actions: [], outcome: null, disposition: 'completed_no_goal' },
+      'fail',
+      '0 of 2 required met; missing objective identify, objective book',
+      'fail',
+    ],
+    [
+      'all met, but the agent recorded completed_no_goal',
+      { recorded_responses: allResponses, disposition: 'completed_no_goal' },
+      'fail',
+      'Every required item was met, but the agent ended the call as completed_no_goal',
+      'partial',
+    ],
+    [
+      'all met, but the agent recorded answered_incomplete',
+      { recorded_responses: allResponses, disposition: 'answered_incomplete' },
+      'fail',
+      'Every required item was met, but the agent ended the call as answered_incomplete',
+      'partial',
+    ],
+    [
+      'all met, no disposition recorded yet',
+      { disposition: null },
+      'pass',
+      'All 2 required objectives and questions met; appointment outcome recorded',
+      'pass',
+    ],
+    [
+      'the agent claims completed_goal without evidence',
+      { recorded_responses: [], conversation_actions: [], disposition: 'completed_goal' },
+      'fail',
+      '0 of 2 required met; missing objective identify, objective book',
+      'fail',
+    ],
     ['call questions are required too', { question_ids: ['nps'] }, 'fail', '2 of 3 required met; missing question nps', 'partial'],
-    ['a call question answered', { question_ids: ['nps'], recorded_responses: [...allResponses, { source: 'question', id: 'nps' }] }, 'pass', 'All 3 required objectives and questions met; appointment outcome recorded', 'pass'],
-    ['a response under the wrong source does not count', { question_ids: ['identify'], recorded_responses: [{ source: 'objective', id: 'identify' }, { source: 'objective', id: 'book' }] }, 'fail', '2 of 3 required met; missing question identify', 'partial'],
+    [
+      'a call question answered',
+      { question_ids: ['nps'], recorded_responses: [...allResponses, { source: 'question', id: 'nps' }] },
+      'pass',
+      'All 3 required objectives and questions met; appointment outcome recorded',
+      'pass',
+    ],
+    [
+      'a response under the wrong source does not count',
+      {
+        question_ids: ['identify'],
+        recorded_responses: [
+          { source: 'objective', id: 'identify' },
+          { source: 'objective', id: 'book' },
+        ],
+      },
+      'fail',
+      '2 of 3 required met; missing question identify',
+      'partial',
+    ],
   ])('%s → %s', (name, over, result, reason, verdict) => {
     const e = score(goalCall(over), withQuestions, name);
     expect(dims(e).goal_completion).toEqual({ result, reason });
@@ -328,10 +594,31 @@ describe('pack_grounded', () => {
   const bad = 'We are open until 9pm on weekdays.';
   it.each<[string, Partial<CallFacts>, 'pass' | 'fail' | 'unscored' | 'not_applicable', string, number, SuccessEvaluation['verdict']]>([
     ['no knowledge pack on the version', { grounding: grounding(1, 1, [bad]) }, 'not_applicable', 'The agent version has no knowledge pack', 0, 'pass'],
-    ['a pack whose passages could not be read', { knowledge_pack: PACK, grounding: null }, 'unscored', 'The passages of knowledge pack kp_hours v3 could not be read to check claims', 0, 'pass'],
+    [
+      'a pack whose passages could not be read',
+      { knowledge_pack: PACK, grounding: null },
+      'unscored',
+      'The passages of knowledge pack kp_hours v3 could not be read to check claims',
+      0,
+      'pass',
+    ],
     ['a pack no agent turn used', { knowledge_pack: PACK, grounding: grounding(0, 0) }, 'not_applicable', 'No agent turn used the knowledge pack', 0, 'pass'],
-    ['turns used the pack but stated nothing checkable', { knowledge_pack: PACK, grounding: grounding(2, 0) }, 'pass', 'No checkable claim in the 2 turns that used knowledge pack kp_hours v3', 0, 'pass'],
-    ['every claim supported', { knowledge_pack: PACK, grounding: grounding(2, 3) }, 'pass', 'All 3 claims supported by the cited passages of knowledge pack kp_hours v3', 3, 'pass'],
+    [
+      'turns used the pack but stated nothing checkable',
+      { knowledge_pack: PACK, grounding: grounding(2, 0) },
+      'pass',
+      'No checkable claim in the 2 turns that used knowledge pack kp_hours v3',
+      0,
+      'pass',
+    ],
+    [
+      'every claim supported',
+      { knowledge_pack: PACK, grounding: grounding(2, 3) },
+      'pass',
+      'All 3 claims supported by the cited passages of knowledge pack kp_hours v3',
+      3,
+      'pass',
+    ],
   ])('%s → %s', (name, over, result, reason, claimsChecked, verdict) => {
     const e = score(goalCall(over), RUBRIC, name);
     expect(dims(e).pack_grounded).toEqual({ result, reason, claims_checked: claimsChecked });
@@ -351,7 +638,11 @@ describe('pack_grounded', () => {
 
   it('a rubric without pack_grounded: unscored, claims_checked 0', () => {
     const r = { ...RUBRIC, dimensions: RUBRIC.dimensions.filter((d) => d.name !== 'pack_grounded') };
-    expect(dims(score(goalCall({ knowledge_pack: PACK, grounding: grounding(1, 1, [bad]) }), r)).pack_grounded).toEqual({ result: 'unscored', reason: 'This rubric has no pack_grounded dimension', claims_checked: 0 });
+    expect(dims(score(goalCall({ knowledge_pack: PACK, grounding: grounding(1, 1, [bad]) }), r)).pack_grounded).toEqual({
+      result: 'unscored',
+      reason: 'This rubric has no pack_grounded dimension',
+      claims_checked: 0,
+    });
   });
 
   it('an ungrounded claim on a call whose goal failed with nothing met: fail', () => {
@@ -382,11 +673,22 @@ describe('latency', () => {
     ['an overlap (the agent talks over the contact) measures 0', [-400], 'pass', 0, 1],
   ])('%s → %s', (name, gaps, result, p95, n) => {
     const e = score(withGaps(gaps), RUBRIC, name);
-    expect(dims(e).latency).toEqual({ result, reason: `p95 response latency ${p95} ms over ${n} responses (target ≤ ${LATENCY_TARGET_MS} ms)`, turns_measured: n });
+    expect(dims(e).latency).toEqual({
+      result,
+      reason: `p95 response latency ${p95} ms over ${n} responses (target ≤ ${LATENCY_TARGET_MS} ms)`,
+      turns_measured: n,
+    });
   });
 
   it('the runtime-reported latency wins over timestamps; a negative or non-finite one is ignored', () => {
-    const turns = talk(['contact', 'Hello?'], ['agent', 'Hi, Acme Dental here.', { latency_ms: 2000 }], ['contact', 'Yes?'], ['agent', 'Thursday?', { latency_ms: -5 }], ['contact', 'OK'], ['agent', 'Bye', { latency_ms: Number.NaN }]);
+    const turns = talk(
+      ['contact', 'Hello?'],
+      ['agent', 'Hi, Acme Dental here.', { latency_ms: 2000 }],
+      ['contact', 'Yes?'],
+      ['agent', 'Thursday?', { latency_ms: -5 }],
+      ['contact', 'OK'],
+      ['agent', 'Bye', { latency_ms: Number.NaN }],
+    );
     expect(responseLatencies(turns)).toEqual([2000, 600, 600]);
     expect(dims(score(goalCall({ turns, ended_at: null }))).latency).toMatchObject({ result: 'fail', turns_measured: 3 });
   });
@@ -411,7 +713,10 @@ describe('latency', () => {
   it("the rubric's own target is used; a rubric without one uses the platform default", () => {
     const strict = { ...RUBRIC, dimensions: RUBRIC.dimensions.map((d) => (d.name === 'latency' ? { ...d, target_ms: 500 } : d)) };
     expect(dims(score(goalCall(), strict)).latency).toMatchObject({ result: 'fail', reason: 'p95 response latency 600 ms over 3 responses (target ≤ 500 ms)' });
-    const untargeted = { ...RUBRIC, dimensions: RUBRIC.dimensions.map((d) => (d.name === 'latency' ? { name: d.name, floor: d.floor, applies: d.applies } : d)) };
+    const untargeted = {
+      ...RUBRIC,
+      dimensions: RUBRIC.dimensions.map((d) => (d.name === 'latency' ? { name: d.name, floor: d.floor, applies: d.applies } : d)),
+    };
     expect(dims(score(goalCall(), untargeted)).latency.reason).toContain(`target ≤ ${LATENCY_TARGET_MS} ms`);
   });
 
@@ -428,7 +733,12 @@ describe('latency', () => {
     expect(percentile([5], 95)).toBe(5);
     expect(percentile([1, 2, 3, 4], 50)).toBe(2);
     expect(percentile([4, 3, 2, 1], 100)).toBe(4);
-    expect(percentile(Array.from({ length: 100 }, (_, i) => i + 1), 95)).toBe(95);
+    expect(
+      percentile(
+        Array.from({ length: 100 }, (_, i) => i + 1),
+        95,
+      ),
+    ).toBe(95);
   });
 });
 
@@ -447,7 +757,13 @@ describe('the floors', () => {
   });
 
   it('over a grid of calls: floors are never unscored, the verdict is never pass with a failed floor, and every output fits the schema', () => {
-    const turnsWithOptOut = talk(['contact', 'Hello?'], ['agent', 'Hi, Acme Dental.'], ['contact', 'Stop calling.'], ['agent', 'Anyway, Thursday?'], ['contact', 'No.']);
+    const turnsWithOptOut = talk(
+      ['contact', 'Hello?'],
+      ['agent', 'Hi, Acme Dental.'],
+      ['contact', 'Stop calling.'],
+      ['agent', 'Anyway, Thursday?'],
+      ['contact', 'No.'],
+    );
     const variants: Partial<CallFacts>[] = [
       {},
       { disclosure: null },
@@ -461,17 +777,22 @@ describe('the floors', () => {
     ];
     const rubrics: RubricInput[] = [RUBRIC, { rubric_version: VERSION, dimensions: [] }];
     let n = 0;
-    for (const a of variants) for (const b of variants) for (const r of rubrics) {
-      const e = score(goalCall({ ...a, ...b }), r, `grid ${n++}`);
-      expect(successEvaluation.parse(e)).toEqual(e);
-    }
+    for (const a of variants)
+      for (const b of variants)
+        for (const r of rubrics) {
+          const e = score(goalCall({ ...a, ...b }), r, `grid ${n++}`);
+          expect(successEvaluation.parse(e)).toEqual(e);
+        }
     for (const { name, evaluation: e } of produced) {
       expect(e.dimensions.disclosure_given.result, name).not.toBe('unscored');
       expect(e.dimensions.optout_honored.result, name).not.toBe('unscored');
       if (e.dimensions.disclosure_given.result === 'fail' || e.dimensions.optout_honored.result === 'fail') expect(e.verdict, name).toBe('fail');
       if (e.verdict === 'pass') {
         expect(['pass', 'unscored'], name).toContain(e.dimensions.goal_completion.result);
-        expect(Object.values(e.dimensions).map((d) => d.result), name).not.toContain('fail');
+        expect(
+          Object.values(e.dimensions).map((d) => d.result),
+          name,
+        ).not.toContain('fail');
       }
       expect(() => successEvaluation.parse(e), name).not.toThrow();
     }
@@ -494,11 +815,23 @@ describe('the sandbox scripts score as their test numbers promise', () => {
   };
   const questions = [{ id: 'nps', prompt: 'How likely are you to recommend us?' }];
   const dispositionOf: Partial<Record<ScenarioId, string>> = {
-    goal: 'completed_goal', no_goal: 'completed_no_goal', first_only: 'answered_incomplete', declines: 'completed_no_goal',
-    do_not_call: 'opt_out', wrong_person: 'wrong_person_opt_out', no_disclosure: 'completed_goal', opt_out_ignored: 'opt_out', sms_carrier_error: 'completed_goal',
+    goal: 'completed_goal',
+    no_goal: 'completed_no_goal',
+    first_only: 'answered_incomplete',
+    declines: 'completed_no_goal',
+    do_not_call: 'opt_out',
+    wrong_person: 'wrong_person_opt_out',
+    no_disclosure: 'completed_goal',
+    opt_out_ignored: 'opt_out',
+    sms_carrier_error: 'completed_goal',
     // Played by the scripted runtime (a <Connect><Stream>), these go as the goal and the opt-out numbers.
-    interrupts: 'completed_goal', asks_robot: 'completed_goal', asks_human: 'completed_goal', opt_out_es: 'opt_out',
-    asks_pack: 'completed_goal', asks_beyond_pack: 'completed_goal', pack_hallucination: 'completed_goal',
+    interrupts: 'completed_goal',
+    asks_robot: 'completed_goal',
+    asks_human: 'completed_goal',
+    opt_out_es: 'opt_out',
+    asks_pack: 'completed_goal',
+    asks_beyond_pack: 'completed_goal',
+    pack_hallucination: 'completed_goal',
   };
 
   /** What the analysis worker would gather from the runtime's events for this script (a sketch of its mapping). */
@@ -524,8 +857,21 @@ describe('the sandbox scripts score as their test numbers promise', () => {
       else if (e.type === 'hangup') endedBy = e.by === 'callee' ? 'contact' : 'agent';
     }
     return {
-      direction: 'outbound', state: 'completed', disposition, answered_by: 'human', turns, disclosure, opt_out: optOut, ended_by: endedBy, ended_at: iso(t + 300),
-      outcome: null, conversation_actions: actions, recorded_responses: responses, question_ids: questions.map((q) => q.id), knowledge_pack: null, grounding: null,
+      direction: 'outbound',
+      state: 'completed',
+      disposition,
+      answered_by: 'human',
+      turns,
+      disclosure,
+      opt_out: optOut,
+      ended_by: endedBy,
+      ended_at: iso(t + 300),
+      outcome: null,
+      conversation_actions: actions,
+      recorded_responses: responses,
+      question_ids: questions.map((q) => q.id),
+      knowledge_pack: null,
+      grounding: null,
     };
   }
 
@@ -556,10 +902,19 @@ describe('the sandbox scripts score as their test numbers promise', () => {
   it.each(SCENARIOS.map((s) => [s.id, s] as const))('%s', (id, scenario) => {
     const facts = scenario.script
       ? factsFrom(conversationEvents(scenario.script, { version, questions, at: new Date(T0) }), dispositionOf[id]!)
-      : silentCall({ state: scenario.carrier === 'human' ? 'completed' : scenario.carrier, disposition: scenario.carrier === 'machine' ? 'voicemail_machine' : scenario.carrier, answered_by: scenario.carrier === 'machine' ? 'machine' : null });
+      : silentCall({
+          state: scenario.carrier === 'human' ? 'completed' : scenario.carrier,
+          disposition: scenario.carrier === 'machine' ? 'voicemail_machine' : scenario.carrier,
+          answered_by: scenario.carrier === 'machine' ? 'machine' : null,
+        });
     const e = score(facts, buildRubric(VERSION, version.objectives), `sandbox ${id}`);
     const want = expected[id];
-    expect({ verdict: e.verdict, goal: e.dimensions.goal_completion.result, disclosure: e.dimensions.disclosure_given.result, optout: e.dimensions.optout_honored.result }).toEqual(want);
+    expect({
+      verdict: e.verdict,
+      goal: e.dimensions.goal_completion.result,
+      disclosure: e.dimensions.disclosure_given.result,
+      optout: e.dimensions.optout_honored.result,
+    }).toEqual(want);
   });
 });
 

@@ -50,7 +50,20 @@ describe('step paths', () => {
   });
 
   it('refuses strings that are not step paths', () => {
-    for (const s of ['', 'open', 'open.x', 'open.01', 'middle.0', 'open.0.b', 'open.0.bx.0', 'open.0.b12.0', 'open.0.t', 'open.0.q.1', 'open.1000', `open.0${'.t.0'.repeat(60)}`]) {
+    for (const s of [
+      '',
+      'open',
+      'open.x',
+      'open.01',
+      'middle.0',
+      'open.0.b',
+      'open.0.bx.0',
+      'open.0.b12.0',
+      'open.0.t',
+      'open.0.q.1',
+      'open.1000',
+      `open.0${'.t.0'.repeat(60)}`,
+    ]) {
       expect(decodeStepPath(s)).toBeNull();
     }
     expect(() => encodeStepPath(['open_steps', 0, 'branches', 'x', 0])).toThrow();
@@ -96,7 +109,14 @@ describe('navigating a step list', () => {
     const r = navigate(policy, 'open', ['1']);
     expect(r.trace).toEqual([
       { step_path: 'open.0', path: ['open_steps', 0], type: 'menu', digit: '1', outcome: 'branch', invalid_attempts: 0 },
-      { step_path: 'open.0.b1.0', path: ['open_steps', 0, 'branches', '1', 0], type: 'ring_humans', rep_ids: ['rep_a', 'rep_b'], timeout_seconds: 20, outcome: 'answered' },
+      {
+        step_path: 'open.0.b1.0',
+        path: ['open_steps', 0, 'branches', '1', 0],
+        type: 'ring_humans',
+        rep_ids: ['rep_a', 'rep_b'],
+        timeout_seconds: 20,
+        outcome: 'answered',
+      },
     ]);
     expect(r.terminal).toEqual({ type: 'ring_humans', step_path: 'open.0.b1.0', step: ring('rep_a', 'rep_b'), on_no_answer: 'open.0.b1.1' });
     expect(r.unused_digits).toEqual([]);
@@ -104,7 +124,11 @@ describe('navigating a step list', () => {
 
   it('follows the no-answer path when rings go unanswered', () => {
     const r = navigate(policy, 'open', ['1'], { ringsAnswered: false });
-    expect(r.trace.map((t) => [t.step_path, t.type])).toEqual([['open.0', 'menu'], ['open.0.b1.0', 'ring_humans'], ['open.0.b1.1', 'voicemail']]);
+    expect(r.trace.map((t) => [t.step_path, t.type])).toEqual([
+      ['open.0', 'menu'],
+      ['open.0.b1.0', 'ring_humans'],
+      ['open.0.b1.1', 'voicemail'],
+    ]);
     expect(r.terminal).toMatchObject({ type: 'voicemail', step_path: 'open.0.b1.1' });
     const sub = navigate(policy, 'open', ['2', '0'], { ringsAnswered: false });
     expect(sub.terminal).toMatchObject({ type: 'voicemail', step_path: 'open.1' });
@@ -123,7 +147,11 @@ describe('navigating a step list', () => {
 
   it('replays the prompt on invalid keys and sends the caller to timeout_branch once the budget is spent', () => {
     const r = navigate(policy, 'open', ['9', '8', '1']);
-    expect(r.trace.map((t) => (t.type === 'menu' ? [t.digit, t.outcome, t.invalid_attempts] : t.type))).toEqual([['9', 'invalid', 1], ['8', 'invalid_exhausted', 2], 'ai']);
+    expect(r.trace.map((t) => (t.type === 'menu' ? [t.digit, t.outcome, t.invalid_attempts] : t.type))).toEqual([
+      ['9', 'invalid', 1],
+      ['8', 'invalid_exhausted', 2],
+      'ai',
+    ]);
     expect(r.terminal).toMatchObject({ type: 'ai', step_path: 'open.0.t.0', step: ai(9) });
     expect(r.unused_digits).toEqual(['1']);
     // One invalid press within the budget, then a valid one.

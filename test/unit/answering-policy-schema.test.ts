@@ -17,7 +17,12 @@ const locTypes = (body: unknown) => issues(body).map((i) => [i.loc, i.type]);
 const parse = (body: unknown) => answeringPolicyUpsertRequest.parse(body);
 
 const hangup = { type: 'hangup' };
-const menu = (branches: Record<string, unknown[]>, extra: Record<string, unknown> = {}) => ({ prompt: 'Press a key', branches, timeout_branch: [hangup], ...extra });
+const menu = (branches: Record<string, unknown[]>, extra: Record<string, unknown> = {}) => ({
+  prompt: 'Press a key',
+  branches,
+  timeout_branch: [hangup],
+  ...extra,
+});
 const valid = { timezone: 'America/New_York', open_steps: [menu({ '1': [{ type: 'ring_humans', rep_ids: [REP] }] })] };
 
 /** A chain of `levels` menus, each nested in the previous one's branch 1. */
@@ -29,7 +34,16 @@ describe('AnsweringPolicyUpsertRequest', () => {
       timezone: 'America/New_York',
       business_hours: {},
       holiday_dates: [],
-      open_steps: [{ type: 'menu', prompt: 'Press a key', branches: { '1': [{ type: 'ring_humans', rep_ids: [REP], timeout_seconds: 20 }] }, timeout_seconds: 5, max_invalid_attempts: 2, timeout_branch: [{ type: 'hangup' }] }],
+      open_steps: [
+        {
+          type: 'menu',
+          prompt: 'Press a key',
+          branches: { '1': [{ type: 'ring_humans', rep_ids: [REP], timeout_seconds: 20 }] },
+          timeout_seconds: 5,
+          max_invalid_attempts: 2,
+          timeout_branch: [{ type: 'hangup' }],
+        },
+      ],
       closed_steps: [],
     });
   });
@@ -38,17 +52,37 @@ describe('AnsweringPolicyUpsertRequest', () => {
     const twelve = Object.fromEntries(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '*', '#'].map((k) => [k, Array.from({ length: 12 }, () => hangup)]));
     const body = {
       timezone: 'Europe/London',
-      business_hours: { monday: Array.from({ length: 6 }, (_, i) => ({ start: `0${i}:00`, end: `0${i}:30` })), sunday: [{ start: '00:00', end: '24:00' }], saturday: [] },
+      business_hours: {
+        monday: Array.from({ length: 6 }, (_, i) => ({ start: `0${i}:00`, end: `0${i}:30` })),
+        sunday: [{ start: '00:00', end: '24:00' }],
+        saturday: [],
+      },
       holiday_dates: Array.from({ length: 60 }, (_, i) => new Date(Date.UTC(2026, 0, 1 + i)).toISOString().slice(0, 10)),
-      open_steps: [menu(twelve, { prompt: 'x'.repeat(1000), timeout_seconds: 30, max_invalid_attempts: 5, timeout_branch: Array.from({ length: 12 }, () => hangup) }), ...Array.from({ length: 59 }, () => ({ type: 'voicemail', greeting: 'g'.repeat(1000) }))],
-      closed_steps: [{ type: 'ai', agent_id: AGT }, { type: 'ring_humans', rep_ids: Array.from({ length: 10 }, (_, i) => `rep_01JABCDEFGHJKMNPQRSTVWXY${i}0`), timeout_seconds: 120 }, { type: 'menu', ...menu({ '#': [hangup] }) }, ...Array.from({ length: 57 }, () => hangup)],
+      open_steps: [
+        menu(twelve, { prompt: 'x'.repeat(1000), timeout_seconds: 30, max_invalid_attempts: 5, timeout_branch: Array.from({ length: 12 }, () => hangup) }),
+        ...Array.from({ length: 59 }, () => ({ type: 'voicemail', greeting: 'g'.repeat(1000) })),
+      ],
+      closed_steps: [
+        { type: 'ai', agent_id: AGT },
+        { type: 'ring_humans', rep_ids: Array.from({ length: 10 }, (_, i) => `rep_01JABCDEFGHJKMNPQRSTVWXY${i}0`), timeout_seconds: 120 },
+        { type: 'menu', ...menu({ '#': [hangup] }) },
+        ...Array.from({ length: 57 }, () => hangup),
+      ],
     };
     expect(answeringPolicyUpsertRequest.safeParse(body).success).toBe(true);
   });
 
   it('reports the documented example loc exactly', () => {
     const body = { timezone: 'UTC', open_steps: [menu({ '1': [{ type: 'ring_humans', rep_ids: ['nobody'] }] })] };
-    expect(issues(body)).toEqual([{ loc: ['body', 'open_steps', 0, 'branches', '1', 0, 'rep_ids', 0], msg: 'A rep id (rep_…)', type: 'string_pattern_mismatch', input: 'nobody', ctx: expect.any(Object) }]);
+    expect(issues(body)).toEqual([
+      {
+        loc: ['body', 'open_steps', 0, 'branches', '1', 0, 'rep_ids', 0],
+        msg: 'A rep id (rep_…)',
+        type: 'string_pattern_mismatch',
+        input: 'nobody',
+        ctx: expect.any(Object),
+      },
+    ]);
   });
 
   it('refuses zones that are not IANA names, with a message that says so', () => {
@@ -70,7 +104,14 @@ describe('AnsweringPolicyUpsertRequest', () => {
 
   it('refuses malformed windows, empty windows and a seventh window', () => {
     const hours = {
-      monday: [{ start: '9:00', end: '17:00' }, { start: '09:00', end: '24:01' }, { start: '12:00', end: '12:00' }, { start: '13:00', end: '12:00' }, { start: '24:00', end: '24:00' }, { start: '08:00', end: '09:00', note: 'x' }],
+      monday: [
+        { start: '9:00', end: '17:00' },
+        { start: '09:00', end: '24:01' },
+        { start: '12:00', end: '12:00' },
+        { start: '13:00', end: '12:00' },
+        { start: '24:00', end: '24:00' },
+        { start: '08:00', end: '09:00', note: 'x' },
+      ],
       tuesday: Array.from({ length: 7 }, () => ({ start: '08:00', end: '09:00' })),
       wednesday: [{ start: '08:00' }],
     };
@@ -108,7 +149,9 @@ describe('AnsweringPolicyUpsertRequest', () => {
   });
 
   it('checks a step without type as a menu, reporting at its own fields', () => {
-    expect(locTypes({ timezone: 'UTC', open_steps: [{ prompt: '', branches: {}, timeout_seconds: 0, max_invalid_attempts: 6, timeout_branch: [], extra: 1 }] })).toEqual([
+    expect(
+      locTypes({ timezone: 'UTC', open_steps: [{ prompt: '', branches: {}, timeout_seconds: 0, max_invalid_attempts: 6, timeout_branch: [], extra: 1 }] }),
+    ).toEqual([
       [['body', 'open_steps', 0, 'prompt'], 'string_too_short'],
       [['body', 'open_steps', 0, 'branches'], 'too_short'],
       [['body', 'open_steps', 0, 'timeout_seconds'], 'greater_than_equal'],
@@ -124,7 +167,15 @@ describe('AnsweringPolicyUpsertRequest', () => {
   });
 
   it('refuses branch keys that are not one DTMF key, empty and over-long branches, and a long prompt', () => {
-    const body = { timezone: 'UTC', open_steps: [menu({ '10': [hangup], a: [hangup], '1': [], '2': Array(13).fill(hangup), '*': [hangup] }, { prompt: 'p'.repeat(1001), timeout_branch: Array(13).fill(hangup) })] };
+    const body = {
+      timezone: 'UTC',
+      open_steps: [
+        menu(
+          { '10': [hangup], a: [hangup], '1': [], '2': Array(13).fill(hangup), '*': [hangup] },
+          { prompt: 'p'.repeat(1001), timeout_branch: Array(13).fill(hangup) },
+        ),
+      ],
+    };
     expect(locTypes(body)).toEqual([
       [['body', 'open_steps', 0, 'prompt'], 'string_too_long'],
       [['body', 'open_steps', 0, 'branches', '1'], 'too_short'],
@@ -138,7 +189,9 @@ describe('AnsweringPolicyUpsertRequest', () => {
   it('refuses an unknown step type at its type field, naming the expected tags', () => {
     const [issue] = issues({ timezone: 'UTC', open_steps: [{ type: 'transfer', to: '+1' }] });
     expect(issue).toMatchObject({ loc: ['body', 'open_steps', 0, 'type'], type: 'union_tag_invalid', input: 'transfer' });
-    expect(issue!.msg).toBe("Input tag 'transfer' found using 'type' does not match any of the expected tags: 'menu', 'ring_humans', 'ai', 'voicemail', 'hangup'");
+    expect(issue!.msg).toBe(
+      "Input tag 'transfer' found using 'type' does not match any of the expected tags: 'menu', 'ring_humans', 'ai', 'voicemail', 'hangup'",
+    );
     expect(locTypes({ timezone: 'UTC', open_steps: ['hangup', null] })).toEqual([
       [['body', 'open_steps', 0], 'dict_type'],
       [['body', 'open_steps', 1], 'dict_type'],
@@ -149,7 +202,11 @@ describe('AnsweringPolicyUpsertRequest', () => {
     const steps = [
       { type: 'ring_humans', rep_ids: [] },
       { type: 'ring_humans', rep_ids: [REP, REP, 'agt_x'], timeout_seconds: 4 },
-      { type: 'ring_humans', rep_ids: Array.from({ length: 11 }, (_, i) => `rep_01JABCDEFGHJKMNPQRSTVWXY${i % 10}${i < 10 ? 'A' : 'B'}`), timeout_seconds: 121 },
+      {
+        type: 'ring_humans',
+        rep_ids: Array.from({ length: 11 }, (_, i) => `rep_01JABCDEFGHJKMNPQRSTVWXY${i % 10}${i < 10 ? 'A' : 'B'}`),
+        timeout_seconds: 121,
+      },
       { type: 'ai', agent_id: 'rep_01JABCDEFGHJKMNPQRSTVWXYZ0' },
       { type: 'ai' },
       { type: 'voicemail', greeting: '' },
@@ -170,7 +227,9 @@ describe('AnsweringPolicyUpsertRequest', () => {
   });
 
   it('allows five menu levels and refuses a sixth at the exact loc of the too-deep menu', () => {
-    expect(answeringPolicyUpsertRequest.safeParse({ timezone: 'UTC', open_steps: [nested(5)], closed_steps: [hangup, { type: 'menu', ...nested(5) }] }).success).toBe(true);
+    expect(
+      answeringPolicyUpsertRequest.safeParse({ timezone: 'UTC', open_steps: [nested(5)], closed_steps: [hangup, { type: 'menu', ...nested(5) }] }).success,
+    ).toBe(true);
     const deep = ['open_steps', 0, 'branches', '1', 0, 'branches', '1', 0, 'branches', '1', 0, 'branches', '1', 0, 'branches', '1', 0];
     expect(locTypes({ timezone: 'UTC', open_steps: [nested(6)] })).toEqual([[['body', ...deep], 'menu_too_deep']]);
     // Also through timeout_branch, in closed_steps, and alongside every other problem.
@@ -197,7 +256,14 @@ describe('AnsweringPolicyUpsertRequest', () => {
   });
 
   it('refuses a document too large to store as one item', () => {
-    const big = { timezone: 'UTC', open_steps: Array.from({ length: 60 }, () => menu(Object.fromEntries(['1', '2', '3', '4', '5', '6'].map((k) => [k, Array(12).fill({ type: 'voicemail', greeting: 'g'.repeat(1000) })])), { prompt: 'p'.repeat(1000) })) };
+    const big = {
+      timezone: 'UTC',
+      open_steps: Array.from({ length: 60 }, () =>
+        menu(Object.fromEntries(['1', '2', '3', '4', '5', '6'].map((k) => [k, Array(12).fill({ type: 'voicemail', greeting: 'g'.repeat(1000) })])), {
+          prompt: 'p'.repeat(1000),
+        }),
+      ),
+    };
     expect(locTypes(big)).toEqual([[['body'], 'json_too_large']]);
   });
 });
@@ -205,8 +271,16 @@ describe('AnsweringPolicyUpsertRequest', () => {
 describe('walking a policy', () => {
   const body = parse({
     timezone: 'UTC',
-    open_steps: [menu({ '1': [{ type: 'ai', agent_id: AGT }], '#': [{ type: 'ring_humans', rep_ids: [REP, REP2] }] }, { timeout_branch: [{ type: 'ai', agent_id: AGT2 }] })],
-    closed_steps: [{ type: 'ring_humans', rep_ids: [REP2] }, { type: 'ai', agent_id: AGT }],
+    open_steps: [
+      menu(
+        { '1': [{ type: 'ai', agent_id: AGT }], '#': [{ type: 'ring_humans', rep_ids: [REP, REP2] }] },
+        { timeout_branch: [{ type: 'ai', agent_id: AGT2 }] },
+      ),
+    ],
+    closed_steps: [
+      { type: 'ring_humans', rep_ids: [REP2] },
+      { type: 'ai', agent_id: AGT },
+    ],
   });
 
   it('finds every agent and rep reference with its path, in document order', () => {

@@ -14,7 +14,12 @@ describe('which step list answers', () => {
   it('includes a window start and excludes its end (New York in daylight time, UTC-4)', () => {
     // Monday 2026-03-09.
     expect(list(weekdays, '2026-03-09T12:59:59Z')).toBe('closed'); // 08:59:59
-    expect(scheduleAt(weekdays, at('2026-03-09T13:00:00Z'))).toEqual({ list: 'open', reason: 'within_hours', local: { date: '2026-03-09', weekday: 'monday', time: '09:00', minutes: 540 }, window: { start: '09:00', end: '17:00' } });
+    expect(scheduleAt(weekdays, at('2026-03-09T13:00:00Z'))).toEqual({
+      list: 'open',
+      reason: 'within_hours',
+      local: { date: '2026-03-09', weekday: 'monday', time: '09:00', minutes: 540 },
+      window: { start: '09:00', end: '17:00' },
+    });
     expect(list(weekdays, '2026-03-09T20:59:59Z')).toBe('open'); // 16:59:59
     expect(scheduleAt(weekdays, at('2026-03-09T21:00:00Z'))).toMatchObject({ list: 'closed', reason: 'outside_hours', local: { time: '17:00' } });
   });
@@ -52,7 +57,11 @@ describe('which step list answers', () => {
   it('answers with closed steps for the whole local holiday date, whatever the hours say', () => {
     const alwaysOpenBut = policy(undefined, ['2026-12-25']);
     expect(list(alwaysOpenBut, '2026-12-25T04:59:59Z')).toBe('open'); // Dec 24 23:59 EST
-    expect(scheduleAt(alwaysOpenBut, at('2026-12-25T05:00:00Z'))).toMatchObject({ list: 'closed', reason: 'holiday', local: { date: '2026-12-25', time: '00:00' } });
+    expect(scheduleAt(alwaysOpenBut, at('2026-12-25T05:00:00Z'))).toMatchObject({
+      list: 'closed',
+      reason: 'holiday',
+      local: { date: '2026-12-25', time: '00:00' },
+    });
     expect(list(alwaysOpenBut, '2026-12-26T04:59:59Z')).toBe('closed'); // Dec 25 23:59 EST
     expect(list(alwaysOpenBut, '2026-12-26T05:00:00Z')).toBe('open');
     const friday = policy({ friday: [{ start: '00:00', end: '24:00' }] }, ['2026-12-25']);
@@ -76,7 +85,12 @@ describe('which step list answers', () => {
   });
 
   it('lets 24:00 end a window at midnight and finds the right one of several windows', () => {
-    const split = policy({ saturday: [{ start: '08:00', end: '12:00' }, { start: '13:00', end: '24:00' }] });
+    const split = policy({
+      saturday: [
+        { start: '08:00', end: '12:00' },
+        { start: '13:00', end: '24:00' },
+      ],
+    });
     expect(list(split, '2026-03-14T16:30:00Z')).toBe('closed'); // 12:30 EDT
     expect(scheduleAt(split, at('2026-03-15T03:59:59Z')).window).toEqual({ start: '13:00', end: '24:00' }); // Sat 23:59
     expect(list(split, '2026-03-15T04:00:00Z')).toBe('closed'); // Sunday 00:00

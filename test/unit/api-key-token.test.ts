@@ -18,7 +18,15 @@ describe('API key tokens', () => {
 
   it('reject malformed or tampered tokens', () => {
     const token = formatToken(tenant, key, secret);
-    for (const bad of ['', 'vak_', token.replace('vak_', 'sk_'), `${token}.x`, token.slice(0, -1), token.replace(tenant, 'ten_#x'), token.replace(key, 'usr_' + key.slice(4))]) {
+    for (const bad of [
+      '',
+      'vak_',
+      token.replace('vak_', 'sk_'),
+      `${token}.x`,
+      token.slice(0, -1),
+      token.replace(tenant, 'ten_#x'),
+      token.replace(key, 'usr_' + key.slice(4)),
+    ]) {
       expect(parseToken(bad)).toBeUndefined();
     }
   });

@@ -45,10 +45,7 @@ describe('API Gateway v2 event', () => {
   });
 
   it('lowercases headers and joins duplicates with commas', () => {
-    const event = buildApiGatewayEvent(
-      request({ rawHeaders: ['Host', 'localhost:3000', 'X-Trace', 'a', 'x-trace', 'b', 'Authorization', 'Bearer k'] }),
-      route,
-    );
+    const event = buildApiGatewayEvent(request({ rawHeaders: ['Host', 'localhost:3000', 'X-Trace', 'a', 'x-trace', 'b', 'Authorization', 'Bearer k'] }), route);
     expect(event.headers).toEqual({ host: 'localhost:3000', 'x-trace': 'a,b', authorization: 'Bearer k' });
   });
 
@@ -66,10 +63,7 @@ describe('API Gateway v2 event', () => {
   });
 
   it('passes JSON bodies as text and everything else as base64', () => {
-    const json = buildApiGatewayEvent(
-      request({ rawHeaders: ['Content-Type', 'application/json; charset=utf-8'], body: Buffer.from('{"name":"ü"}') }),
-      route,
-    );
+    const json = buildApiGatewayEvent(request({ rawHeaders: ['Content-Type', 'application/json; charset=utf-8'], body: Buffer.from('{"name":"ü"}') }), route);
     expect(json.body).toBe('{"name":"ü"}');
     expect(json.isBase64Encoded).toBe(false);
 

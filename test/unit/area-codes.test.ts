@@ -13,7 +13,11 @@ import { AREA_CODE_SOURCE, AREA_CODES } from '../../shared/policy/compliance/are
 describe('area-code table', () => {
   it('is what the generator builds from the installed packages', () => {
     expect(AREA_CODES).toEqual(buildAreaCodeTable());
-    expect(AREA_CODE_SOURCE.packages).toBe(Object.entries(sourceVersions()).map(([n, v]) => `${n}@${v}`).join(', '));
+    expect(AREA_CODE_SOURCE.packages).toBe(
+      Object.entries(sourceVersions())
+        .map(([n, v]) => `${n}@${v}`)
+        .join(', '),
+    );
   });
 
   it('agrees with the packages’ public lookups', async () => {
@@ -47,7 +51,11 @@ describe('area-code table', () => {
     expect(AREA_CODES['416']?.region).toBe('CA');
     expect(AREA_CODES['876']?.region).toBe('caribbean');
     for (const code of ['800', '888', '500', '900']) expect(AREA_CODES[code]).toBeUndefined();
-    const states = new Set(Object.values(AREA_CODES).filter((e) => e.region === 'US').map((e) => e.state));
+    const states = new Set(
+      Object.values(AREA_CODES)
+        .filter((e) => e.region === 'US')
+        .map((e) => e.state),
+    );
     expect(states.size).toBe(51); // 50 states and DC
   });
 

@@ -29,10 +29,24 @@ describe('invoiceLines', () => {
     // 200 minutes beyond 1000 at 10 = 2000; 500 segments beyond 1000 at 1 = 500; 40 calls × 0.5 = 20; 2 × 1200 = 2400.
     expect(lines).toEqual([
       { kind: 'base_price', meter: null, description: 'Growth plan', quantity: '1', unit_amount_minor: '29900', amount_minor: 29900 },
-      { kind: 'minutes', meter: 'telephony_minutes', description: expect.stringContaining('ending rate 10'), quantity: '200', unit_amount_minor: null, amount_minor: 2000 },
+      {
+        kind: 'minutes',
+        meter: 'telephony_minutes',
+        description: expect.stringContaining('ending rate 10'),
+        quantity: '200',
+        unit_amount_minor: null,
+        amount_minor: 2000,
+      },
       { kind: 'meter', meter: 'sms_segments', description: 'sms_segments beyond 1000 included', quantity: '500', unit_amount_minor: '1', amount_minor: 500 },
       { kind: 'call_fees', meter: null, description: 'Call fees', quantity: '40', unit_amount_minor: '0.5', amount_minor: 20 },
-      { kind: 'receptionist_connections', meter: null, description: 'Receptionist connections (monthly)', quantity: '2', unit_amount_minor: '1200', amount_minor: 2400 },
+      {
+        kind: 'receptionist_connections',
+        meter: null,
+        description: 'Receptionist connections (monthly)',
+        quantity: '2',
+        unit_amount_minor: '1200',
+        amount_minor: 2400,
+      },
     ]);
     expect(invoiceTotal(lines)).toBe(29900 + 2000 + 500 + 20 + 2400);
     // The invoice and the estimate agree (the estimate has no connections line).
@@ -41,7 +55,9 @@ describe('invoiceLines', () => {
 
   it('in trial the base price line stays, at 0', () => {
     const rated = ratePeriod({ plan, telephonyMode: 'managed', hadSandboxUsage: false, periodStart: start, periodEnd: end, totals: {} });
-    expect(invoiceLines(plan, rated, { inTrial: true, receptionistConnections: 0 })).toEqual([{ kind: 'base_price', meter: null, description: 'Growth plan (trial)', quantity: '1', unit_amount_minor: '0', amount_minor: 0 }]);
+    expect(invoiceLines(plan, rated, { inTrial: true, receptionistConnections: 0 })).toEqual([
+      { kind: 'base_price', meter: null, description: 'Growth plan (trial)', quantity: '1', unit_amount_minor: '0', amount_minor: 0 },
+    ]);
   });
 });
 
@@ -75,9 +91,25 @@ describe('subscriptionStatus', () => {
     expect(subscriptionStatus(account, { trial_days: 14 }, [], at)).toEqual({ status: 'active', payment_attention: 'none' });
   });
   it('an open invoice is pending until 14 days after issue, then past due; uncollectible is past due at once; canceled wins', () => {
-    expect(subscriptionStatus(account, { trial_days: 0 }, [{ status: 'open', created_at: '2026-12-10T00:00:00Z' }], at)).toEqual({ status: 'active', payment_attention: 'payment_pending' });
-    expect(subscriptionStatus(account, { trial_days: 0 }, [{ status: 'open', created_at: '2026-12-06T00:00:00Z' }], at)).toEqual({ status: 'past_due', payment_attention: 'action_required' });
-    expect(subscriptionStatus(account, { trial_days: 0 }, [{ status: 'uncollectible', created_at: '2026-12-19T00:00:00Z' }], at)).toEqual({ status: 'past_due', payment_attention: 'action_required' });
-    expect(subscriptionStatus({ ...account, canceled_at: '2026-12-01T00:00:00Z' }, { trial_days: 0 }, [{ status: 'uncollectible', created_at: '2026-12-19T00:00:00Z' }], at)).toEqual({ status: 'canceled', payment_attention: 'action_required' });
+    expect(subscriptionStatus(account, { trial_days: 0 }, [{ status: 'open', created_at: '2026-12-10T00:00:00Z' }], at)).toEqual({
+      status: 'active',
+      payment_attention: 'payment_pending',
+    });
+    expect(subscriptionStatus(account, { trial_days: 0 }, [{ status: 'open', created_at: '2026-12-06T00:00:00Z' }], at)).toEqual({
+      status: 'past_due',
+      payment_attention: 'action_required',
+    });
+    expect(subscriptionStatus(account, { trial_days: 0 }, [{ status: 'uncollectible', created_at: '2026-12-19T00:00:00Z' }], at)).toEqual({
+      status: 'past_due',
+      payment_attention: 'action_required',
+    });
+    expect(
+      subscriptionStatus(
+        { ...account, canceled_at: '2026-12-01T00:00:00Z' },
+        { trial_days: 0 },
+        [{ status: 'uncollectible', created_at: '2026-12-19T00:00:00Z' }],
+        at,
+      ),
+    ).toEqual({ status: 'canceled', payment_attention: 'action_required' });
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_WORKING_HOURS, freeSlots, mergeIntervals, wallToInstant, type AvailabilityInput, type WorkingHours } from '../../shared/policy/calendar/availability.js';
+import {
+  DEFAULT_WORKING_HOURS,
+  freeSlots,
+  mergeIntervals,
+  wallToInstant,
+  type AvailabilityInput,
+  type WorkingHours,
+} from '../../shared/policy/calendar/availability.js';
 
 const ms = (iso: string) => Date.parse(iso);
 const base = (over: Partial<AvailabilityInput> = {}): AvailabilityInput => ({
@@ -26,9 +33,26 @@ describe('free slots: working hours and the grid', () => {
 
   it('gives nothing on a weekend with the default hours, and honours custom hours', () => {
     expect(freeSlots(base({ startDate: '2026-06-06', endDate: '2026-06-07' }))).toEqual([]);
-    const hours: WorkingHours = { ...DEFAULT_WORKING_HOURS, saturday: [{ start: '10:00', end: '11:00' }], monday: [{ start: '08:00', end: '09:00' }, { start: '13:00', end: '13:45' }] };
-    expect(starts(base({ startDate: '2026-06-06', endDate: '2026-06-06', workingHours: hours }))).toEqual(['2026-06-06T14:00:00.000Z', '2026-06-06T14:15:00.000Z', '2026-06-06T14:30:00.000Z']);
-    expect(starts(base({ workingHours: hours }))).toEqual(['2026-06-01T12:00:00.000Z', '2026-06-01T12:15:00.000Z', '2026-06-01T12:30:00.000Z', '2026-06-01T17:00:00.000Z', '2026-06-01T17:15:00.000Z']);
+    const hours: WorkingHours = {
+      ...DEFAULT_WORKING_HOURS,
+      saturday: [{ start: '10:00', end: '11:00' }],
+      monday: [
+        { start: '08:00', end: '09:00' },
+        { start: '13:00', end: '13:45' },
+      ],
+    };
+    expect(starts(base({ startDate: '2026-06-06', endDate: '2026-06-06', workingHours: hours }))).toEqual([
+      '2026-06-06T14:00:00.000Z',
+      '2026-06-06T14:15:00.000Z',
+      '2026-06-06T14:30:00.000Z',
+    ]);
+    expect(starts(base({ workingHours: hours }))).toEqual([
+      '2026-06-01T12:00:00.000Z',
+      '2026-06-01T12:15:00.000Z',
+      '2026-06-01T12:30:00.000Z',
+      '2026-06-01T17:00:00.000Z',
+      '2026-06-01T17:15:00.000Z',
+    ]);
   });
 
   it('returns no slot longer than any window', () => {
@@ -64,7 +88,14 @@ describe('free slots: busy blocks', () => {
   });
 
   it('merges overlapping and unordered blocks; a day-long block leaves nothing', () => {
-    expect(mergeIntervals([{ start: 5, end: 9 }, { start: 1, end: 3 }, { start: 2, end: 6 }, { start: 10, end: 10 }])).toEqual([{ start: 1, end: 9 }]);
+    expect(
+      mergeIntervals([
+        { start: 5, end: 9 },
+        { start: 1, end: 3 },
+        { start: 2, end: 6 },
+        { start: 10, end: 10 },
+      ]),
+    ).toEqual([{ start: 1, end: 9 }]);
     expect(freeSlots(base({ busy: [{ start: ms('2026-06-01T00:00:00Z'), end: ms('2026-06-02T00:00:00Z') }] }))).toEqual([]);
   });
 });
@@ -85,7 +116,15 @@ describe('free slots: DST', () => {
   });
 
   it('keeps 09:00 local across the autumn change in London (BST → GMT)', () => {
-    const s = freeSlots(base({ timezone: 'Europe/London', workingTimezone: 'Europe/London', startDate: '2026-10-23', endDate: '2026-10-26', at: new Date('2026-01-01T00:00:00Z') }));
+    const s = freeSlots(
+      base({
+        timezone: 'Europe/London',
+        workingTimezone: 'Europe/London',
+        startDate: '2026-10-23',
+        endDate: '2026-10-26',
+        at: new Date('2026-01-01T00:00:00Z'),
+      }),
+    );
     expect(s[0]!.starts_at).toBe('2026-10-23T08:00:00.000Z');
     expect(s.find((x) => x.starts_at.startsWith('2026-10-26'))!.starts_at).toBe('2026-10-26T09:00:00.000Z');
   });
@@ -97,7 +136,9 @@ describe('free slots: DST', () => {
 
   it('spans a night shift over the spring gap: 00:00–04:00 is 3 hours of slots that night', () => {
     const hours: WorkingHours = { ...DEFAULT_WORKING_HOURS, sunday: [{ start: '00:00', end: '04:00' }] };
-    const s = freeSlots(base({ startDate: '2026-03-08', endDate: '2026-03-08', workingHours: hours, durationMinutes: 15, at: new Date('2026-01-01T00:00:00Z') }));
+    const s = freeSlots(
+      base({ startDate: '2026-03-08', endDate: '2026-03-08', workingHours: hours, durationMinutes: 15, at: new Date('2026-01-01T00:00:00Z') }),
+    );
     expect(s).toHaveLength(12);
     expect(s[0]!.starts_at).toBe('2026-03-08T05:00:00.000Z');
     expect(s.at(-1)!.ends_at).toBe('2026-03-08T08:00:00.000Z');

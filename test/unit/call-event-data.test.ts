@@ -34,28 +34,66 @@ describe('call event data', () => {
   const built = {
     'call.queued': dataOf(queuedEvent(call, at)),
     'call.scheduled': dataOf(scheduledEvent(call, at.toISOString(), at)),
-    'call.blocked': dataOf(blockedEvent({ ...call, state: 'disposed' }, { disposition: 'dnc_hit', disposition_set_by: 'compliance', end_reason: 'compliance_blocked' }, at)),
+    'call.blocked': dataOf(
+      blockedEvent({ ...call, state: 'disposed' }, { disposition: 'dnc_hit', disposition_set_by: 'compliance', end_reason: 'compliance_blocked' }, at),
+    ),
     'call.dialing': dataOf(dialingEvent({ ...call, state: 'dialing' }, at, { phone_number_id: 'pnb_1', from_e164: '+12125550199' })),
-    'call.completed': dataOf(completedEvent(call, { state: 'failed', disposition: 'failed', disposition_set_by: 'system', end_reason: 'dispatch_unknown' }, at)),
+    'call.completed': dataOf(
+      completedEvent(call, { state: 'failed', disposition: 'failed', disposition_set_by: 'system', end_reason: 'dispatch_unknown' }, at),
+    ),
   };
 
   it.each(Object.entries(built))('%s has call_id, attempt_id, contact_id, state and disposition (null when not set)', (type, event) => {
     expect(event.type).toBe(type);
     for (const field of CALL_EVENT_FIELDS) expect(event.data, `${type}.${field}`).toHaveProperty(field);
-    expect(event.data).toMatchObject({ call_id: 'cal_1', attempt_id: 'att_1', contact_id: 'con_1', agent_version_id: 'agv_1', direction: 'outbound', at: at.toISOString() });
+    expect(event.data).toMatchObject({
+      call_id: 'cal_1',
+      attempt_id: 'att_1',
+      contact_id: 'con_1',
+      agent_version_id: 'agv_1',
+      direction: 'outbound',
+      at: at.toISOString(),
+    });
   });
 
   it('state and disposition are the ones after the change', () => {
     expect(built['call.queued'].data).toMatchObject({ state: 'scheduled', disposition: null });
     expect(built['call.scheduled'].data).toMatchObject({ state: 'scheduled', disposition: null, reasons: ['quiet_hours'] });
-    expect(built['call.blocked'].data).toMatchObject({ state: 'disposed', disposition: 'dnc_hit', disposition_set_by: 'compliance', end_reason: 'compliance_blocked' });
+    expect(built['call.blocked'].data).toMatchObject({
+      state: 'disposed',
+      disposition: 'dnc_hit',
+      disposition_set_by: 'compliance',
+      end_reason: 'compliance_blocked',
+    });
     expect(built['call.dialing'].data).toMatchObject({ state: 'dialing', disposition: null, from_e164: '+12125550199' });
-    expect(built['call.completed'].data).toMatchObject({ state: 'failed', disposition: 'failed', disposition_set_by: 'system', end_reason: 'dispatch_unknown' });
+    expect(built['call.completed'].data).toMatchObject({
+      state: 'failed',
+      disposition: 'failed',
+      disposition_set_by: 'system',
+      end_reason: 'dispatch_unknown',
+    });
   });
 
   it('the lifecycle payload takes the change over the call, and an inbound call has null attempt and contact', () => {
-    expect(callEventData({ ...call, state: 'in_conversation' }, { state: 'completed', disposition: 'opt_out', disposition_set_by: 'agent_llm', end_reason: 'carrier_completed' })).toMatchObject({ state: 'completed', disposition: 'opt_out', attempt_id: 'att_1' });
+    expect(
+      callEventData(
+        { ...call, state: 'in_conversation' },
+        { state: 'completed', disposition: 'opt_out', disposition_set_by: 'agent_llm', end_reason: 'carrier_completed' },
+      ),
+    ).toMatchObject({ state: 'completed', disposition: 'opt_out', attempt_id: 'att_1' });
     const inbound = callEventData({ id: 'cal_2', direction: 'inbound', state: 'answered', disposition: null, disposition_set_by: null, end_reason: null });
-    expect(inbound).toEqual({ call_id: 'cal_2', attempt_id: null, contact_id: null, agent_id: null, agent_version_id: null, campaign_id: null, direction: 'inbound', state: 'answered', disposition: null, disposition_set_by: null, end_reason: null });
+    expect(inbound).toEqual({
+      call_id: 'cal_2',
+      attempt_id: null,
+      contact_id: null,
+      agent_id: null,
+      agent_version_id: null,
+      campaign_id: null,
+      direction: 'inbound',
+      state: 'answered',
+      disposition: null,
+      disposition_set_by: null,
+      end_reason: null,
+    });
   });
 });

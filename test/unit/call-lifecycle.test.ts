@@ -12,31 +12,65 @@ import { spokenNumber, voicemailParts, voicemailTwiml } from '../../shared/telep
 
 describe('completedDisposition', () => {
   it('opt-out wins, then the goal, then a conversation, else answered_incomplete', () => {
-    expect(completedDisposition({ opt_out: { reason: 'opt_out' }, outcome: { goal_reached: true }, turn_count: 4 })).toEqual({ disposition: 'opt_out', disposition_set_by: 'agent_llm' });
-    expect(completedDisposition({ opt_out: { reason: 'wrong_person' }, turn_count: 2 })).toEqual({ disposition: 'wrong_person_opt_out', disposition_set_by: 'agent_llm' });
-    expect(completedDisposition({ outcome: { goal_reached: true }, turn_count: 6 })).toEqual({ disposition: 'completed_goal', disposition_set_by: 'agent_llm' });
-    expect(completedDisposition({ outcome: { goal_reached: false }, turn_count: 6 })).toEqual({ disposition: 'completed_no_goal', disposition_set_by: 'agent_llm' });
+    expect(completedDisposition({ opt_out: { reason: 'opt_out' }, outcome: { goal_reached: true }, turn_count: 4 })).toEqual({
+      disposition: 'opt_out',
+      disposition_set_by: 'agent_llm',
+    });
+    expect(completedDisposition({ opt_out: { reason: 'wrong_person' }, turn_count: 2 })).toEqual({
+      disposition: 'wrong_person_opt_out',
+      disposition_set_by: 'agent_llm',
+    });
+    expect(completedDisposition({ outcome: { goal_reached: true }, turn_count: 6 })).toEqual({
+      disposition: 'completed_goal',
+      disposition_set_by: 'agent_llm',
+    });
+    expect(completedDisposition({ outcome: { goal_reached: false }, turn_count: 6 })).toEqual({
+      disposition: 'completed_no_goal',
+      disposition_set_by: 'agent_llm',
+    });
     expect(completedDisposition({ turn_count: 3 })).toEqual({ disposition: 'completed_no_goal', disposition_set_by: 'system' });
     expect(completedDisposition({})).toEqual({ disposition: 'answered_incomplete', disposition_set_by: 'carrier' });
-    expect(completedDisposition({ turn_count: 0, outcome: null, opt_out: null })).toEqual({ disposition: 'answered_incomplete', disposition_set_by: 'carrier' });
+    expect(completedDisposition({ turn_count: 0, outcome: null, opt_out: null })).toEqual({
+      disposition: 'answered_incomplete',
+      disposition_set_by: 'carrier',
+    });
   });
 
   it('only a completed change of an answered call is derived; carrier ends keep their own', () => {
     const call = { state: 'in_conversation', outcome: { goal_reached: true }, turn_count: 2 } as unknown as CallRecordWithEvents;
-    expect(outboundChange(call, onCarrierStatus('in_conversation', { CallStatus: 'completed' }))).toMatchObject({ state: 'completed', disposition: 'completed_goal', disposition_set_by: 'agent_llm' });
-    expect(outboundChange(call, onCarrierStatus('dialing', { CallStatus: 'busy' }))).toMatchObject({ state: 'busy', disposition: 'busy', disposition_set_by: 'carrier' });
+    expect(outboundChange(call, onCarrierStatus('in_conversation', { CallStatus: 'completed' }))).toMatchObject({
+      state: 'completed',
+      disposition: 'completed_goal',
+      disposition_set_by: 'agent_llm',
+    });
+    expect(outboundChange(call, onCarrierStatus('dialing', { CallStatus: 'busy' }))).toMatchObject({
+      state: 'busy',
+      disposition: 'busy',
+      disposition_set_by: 'carrier',
+    });
     expect(outboundChange(call, onCarrierStatus('completed', { CallStatus: 'completed' }))).toBeNull();
   });
 
   it('cancel applies to outbound calls before the dial only', () => {
-    expect(cancelChange({ direction: 'outbound', state: 'scheduled' })).toMatchObject({ state: 'disposed', end_reason: 'cancelled', disposition: null, disposition_set_by: null, stamp: 'ended_at' });
+    expect(cancelChange({ direction: 'outbound', state: 'scheduled' })).toMatchObject({
+      state: 'disposed',
+      end_reason: 'cancelled',
+      disposition: null,
+      disposition_set_by: null,
+      stamp: 'ended_at',
+    });
     expect(cancelChange({ direction: 'outbound', state: 'dialing' })).toBeNull();
     expect(cancelChange({ direction: 'outbound', state: 'disposed' })).toBeNull();
     expect(cancelChange({ direction: 'inbound', state: 'answered' })).toBeNull();
   });
 });
 
-const ev = (seq: number, event_type: string, event: Record<string, unknown>): StoredCallEvent => ({ event_id: `e${seq}`, event_type, seq, event: { type: event_type, ...event } });
+const ev = (seq: number, event_type: string, event: Record<string, unknown>): StoredCallEvent => ({
+  event_id: `e${seq}`,
+  event_type,
+  seq,
+  event: { type: event_type, ...event },
+});
 const at = (s: number) => new Date(Date.UTC(2026, 10, 24, 12, 0, s)).toISOString();
 
 function outboundCall(over: Partial<CallRecordWithEvents> = {}): CallRecordWithEvents {
@@ -84,9 +118,28 @@ describe('callFactsOf (the analysis worker mapping)', () => {
         conversation_actions: [
           { id: 'a1', event_id: 'x', kind: 'book_meeting', arguments: {}, action_confirmation: null, at: at(3) },
           { id: 'a2', event_id: 'y', kind: 'record_optout', arguments: {}, action_confirmation: null, at: at(3) },
-          { id: 'a3', event_id: 'z', kind: 'confirm_shift', arguments: {}, action_confirmation: { kind: 'read_back', response: 'corrected', method: 'voice', policy_version: null }, at: at(3) },
+          {
+            id: 'a3',
+            event_id: 'z',
+            kind: 'confirm_shift',
+            arguments: {},
+            action_confirmation: { kind: 'read_back', response: 'corrected', method: 'voice', policy_version: null },
+            at: at(3),
+          },
         ],
-        recorded_responses: [{ event_id: 'r', kind: 'question', question_id: 'roof_age', value: '10', value_truncated: false, note: null, note_truncated: false, fit_review: { status: 'unreviewed', reason_truncated: false, latest_review: null }, at: at(2) }],
+        recorded_responses: [
+          {
+            event_id: 'r',
+            kind: 'question',
+            question_id: 'roof_age',
+            value: '10',
+            value_truncated: false,
+            note: null,
+            note_truncated: false,
+            fit_review: { status: 'unreviewed', reason_truncated: false, latest_review: null },
+            at: at(2),
+          },
+        ],
         outcome: { outcome_type: 'none', goal_reached: false, event_id: 'o', at: at(7) },
       }),
       events,
@@ -128,7 +181,11 @@ describe('callFactsOf (the analysis worker mapping)', () => {
 });
 
 describe('the voicemail drop', () => {
-  const definition = { disclosure_config: { business_name: 'Acme Solar' }, conversation_settings: { default_language: 'en-US', supported_languages: ['en-US'], allow_language_switch: false }, voicemail_drop: { body: { 'es-US': 'Hola', 'en-US': 'We have news.' }, callback_number: '+14155550199' } };
+  const definition = {
+    disclosure_config: { business_name: 'Acme Solar' },
+    conversation_settings: { default_language: 'en-US', supported_languages: ['en-US'], allow_language_switch: false },
+    voicemail_drop: { body: { 'es-US': 'Hola', 'en-US': 'We have news.' }, callback_number: '+14155550199' },
+  };
   it('opener names the business, body in the default language, closing with the number read digit by digit', () => {
     const parts = voicemailParts(definition);
     expect(parts.opener).toBe('Hello, this is an automated message from Acme Solar.');
@@ -150,6 +207,14 @@ describe('presentCall', () => {
   it('an unreadable analysis is null; absent aggregates render as empty', () => {
     const d = presentCall(outboundCall({ analysis: { results_schema_version: 99, success_evaluation: {} } }));
     expect(d.analysis).toBeNull();
-    expect(d).toMatchObject({ recorded_response_count: 0, recorded_responses: [], conversation_actions: [], qualification_reviews: {}, opted_out: false, outcome: null, attempt_id: null });
+    expect(d).toMatchObject({
+      recorded_response_count: 0,
+      recorded_responses: [],
+      conversation_actions: [],
+      qualification_reviews: {},
+      opted_out: false,
+      outcome: null,
+      attempt_id: null,
+    });
   });
 });

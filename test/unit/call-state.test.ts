@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { CALL_STATES, isTerminal, onCarrierStatus, onConversationStarted, onDispatchUnknown, onDisposedBeforeDial, type CallState } from '../../shared/policy/call-state/machine.js';
+import {
+  CALL_STATES,
+  isTerminal,
+  onCarrierStatus,
+  onConversationStarted,
+  onDispatchUnknown,
+  onDisposedBeforeDial,
+  type CallState,
+} from '../../shared/policy/call-state/machine.js';
 
 /** Apply callbacks in order, as the store would (each change conditional on the state it came from). */
 const run = (from: CallState, statuses: { CallStatus: string; AnsweredBy?: string; SipResponseCode?: string }[]) =>
@@ -25,11 +33,21 @@ describe('the call state machine', () => {
     ['failed', 'failed', 'failed', 'carrier_failed_sip_503'],
   ])('dialing + %s → %s with the carrier as the disposer', (status, state, disposition, reason) => {
     const sipCode = { busy: '486', 'no-answer': '487', failed: '503' }[status]!;
-    expect(onCarrierStatus('dialing', { CallStatus: status, SipResponseCode: sipCode })).toEqual({ state, disposition, disposition_set_by: 'carrier', end_reason: reason, stamp: 'ended_at' });
+    expect(onCarrierStatus('dialing', { CallStatus: status, SipResponseCode: sipCode })).toEqual({
+      state,
+      disposition,
+      disposition_set_by: 'carrier',
+      end_reason: reason,
+      stamp: 'ended_at',
+    });
   });
 
   it('an answering machine ends as machine / voicemail_machine, and its later completed changes nothing', () => {
-    const r = run('dialing', [{ CallStatus: 'ringing' }, { CallStatus: 'in-progress', AnsweredBy: 'machine_start' }, { CallStatus: 'completed', AnsweredBy: 'machine_start' }]);
+    const r = run('dialing', [
+      { CallStatus: 'ringing' },
+      { CallStatus: 'in-progress', AnsweredBy: 'machine_start' },
+      { CallStatus: 'completed', AnsweredBy: 'machine_start' },
+    ]);
     expect(r).toEqual({ state: 'machine', changes: 1, disposition: 'voicemail_machine' });
   });
 
@@ -41,7 +59,8 @@ describe('the call state machine', () => {
     expect(shuffled).toEqual({ state: 'no_answer', changes: 1, disposition: 'no_answer' });
     expect(run('in_conversation', [{ CallStatus: 'ringing' }, { CallStatus: 'in-progress' }])).toEqual({ state: 'in_conversation', changes: 0 });
     for (const terminal of CALL_STATES.filter(isTerminal)) {
-      for (const s of ['initiated', 'ringing', 'in-progress', 'completed', 'busy', 'no-answer', 'failed', 'canceled']) expect(onCarrierStatus(terminal, { CallStatus: s }), `${terminal}+${s}`).toBeNull();
+      for (const s of ['initiated', 'ringing', 'in-progress', 'completed', 'busy', 'no-answer', 'failed', 'canceled'])
+        expect(onCarrierStatus(terminal, { CallStatus: s }), `${terminal}+${s}`).toBeNull();
     }
   });
 

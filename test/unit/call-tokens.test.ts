@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { gatherActionUrl, mintStreamToken, STREAM_TOKEN_TTL_SECONDS, streamTokenTtlSeconds, signGatherParams, verifyGatherParams, verifyStreamToken, type GatherState, type StreamClaims } from '../../shared/telephony/call-tokens.js';
+import {
+  gatherActionUrl,
+  mintStreamToken,
+  STREAM_TOKEN_TTL_SECONDS,
+  streamTokenTtlSeconds,
+  signGatherParams,
+  verifyGatherParams,
+  verifyStreamToken,
+  type GatherState,
+  type StreamClaims,
+} from '../../shared/telephony/call-tokens.js';
 
 const key = Buffer.alloc(32, 7);
 const otherKey = Buffer.alloc(32, 8);
@@ -36,7 +46,8 @@ describe('stream tokens', () => {
     expect(verifyStreamToken(otherKey, token, at)).toEqual({ ok: false, reason: 'bad_signature' });
     const forged = Buffer.from(JSON.stringify({ ...claims, tenant_id: 'ten_2', exp: 9e9 })).toString('base64url');
     expect(verifyStreamToken(key, `v1.${forged}.${token.split('.')[2]}`, at).ok).toBe(false);
-    for (const bad of ['', 'v1', 'v1..', 'v2.a.b', `${token}.x`, 'v1.a+b.c', token.replace('v1.', 'v1.!')]) expect(verifyStreamToken(key, bad, at)).toEqual({ ok: false, reason: 'malformed' });
+    for (const bad of ['', 'v1', 'v1..', 'v2.a.b', `${token}.x`, 'v1.a+b.c', token.replace('v1.', 'v1.!')])
+      expect(verifyStreamToken(key, bad, at)).toEqual({ ok: false, reason: 'malformed' });
   });
 
   it('live 4 h by default (the runtime reports the whole call with it); STREAM_TOKEN_TTL_SECONDS may set 60 s…24 h', () => {

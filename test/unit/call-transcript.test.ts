@@ -5,13 +5,38 @@ import type { StoredTurn } from '../../shared/repositories/runtime-events.js';
 
 const cursorKey = 'c'.repeat(32);
 const base = { cursorKey, tenantId: 'ten_1', callId: 'cal_1' };
-const turn = (seq: number, speaker: 'agent' | 'contact', extra: Partial<StoredTurn['turn']> = {}): StoredTurn => ({ seq, turn: { id: `e${seq}`, type: 'turn', at: `2026-11-24T12:00:${String(seq).padStart(2, '0')}.000Z`, speaker, text: `t${seq}`, ...extra } });
-const turns = [turn(1, 'agent'), turn(3, 'contact', { latency_ms: 9 }), turn(4, 'agent', { latency_ms: 500, interrupted: true, model: 'm' }), turn(7, 'contact'), turn(9, 'agent', { interrupted: false })];
+const turn = (seq: number, speaker: 'agent' | 'contact', extra: Partial<StoredTurn['turn']> = {}): StoredTurn => ({
+  seq,
+  turn: { id: `e${seq}`, type: 'turn', at: `2026-11-24T12:00:${String(seq).padStart(2, '0')}.000Z`, speaker, text: `t${seq}`, ...extra },
+});
+const turns = [
+  turn(1, 'agent'),
+  turn(3, 'contact', { latency_ms: 9 }),
+  turn(4, 'agent', { latency_ms: 500, interrupted: true, model: 'm' }),
+  turn(7, 'contact'),
+  turn(9, 'agent', { interrupted: false }),
+];
 
 describe('a transcript page', () => {
   it('presents a turn: latency for agent turns only, interrupted a boolean, model nullable, passage ids a list', () => {
-    expect(presentTurn(turns[1]!)).toEqual({ speaker: 'contact', text: 't3', started_at: '2026-11-24T12:00:03.000Z', latency_ms: null, interrupted: false, model: null, passage_ids: [] });
-    expect(presentTurn(turns[2]!)).toEqual({ speaker: 'agent', text: 't4', started_at: '2026-11-24T12:00:04.000Z', latency_ms: 500, interrupted: true, model: 'm', passage_ids: [] });
+    expect(presentTurn(turns[1]!)).toEqual({
+      speaker: 'contact',
+      text: 't3',
+      started_at: '2026-11-24T12:00:03.000Z',
+      latency_ms: null,
+      interrupted: false,
+      model: null,
+      passage_ids: [],
+    });
+    expect(presentTurn(turns[2]!)).toEqual({
+      speaker: 'agent',
+      text: 't4',
+      started_at: '2026-11-24T12:00:04.000Z',
+      latency_ms: 500,
+      interrupted: true,
+      model: 'm',
+      passage_ids: [],
+    });
   });
 
   it('pages by seq with a signed cursor until the turns run out', () => {

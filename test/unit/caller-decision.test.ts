@@ -36,7 +36,12 @@ describe('decideCaller', () => {
   });
 
   it('ignores numbers on unverified accounts, without voice, not active, or flagged', () => {
-    const unusable = [number('a', { telephony_account_id: 'tac_c' }), number('b', { capabilities: ['sms'] }), number('c', { status: 'resting' }), number('d', { reputation_state: 'flagged' })];
+    const unusable = [
+      number('a', { telephony_account_id: 'tac_c' }),
+      number('b', { capabilities: ['sms'] }),
+      number('c', { status: 'resting' }),
+      number('d', { reputation_state: 'flagged' }),
+    ];
     expect(decideCaller(pool(unusable), CALLEE, AT)).toEqual({ outcome: 'none_at_all', san_refs: accounts.flatMap((a) => a.ftc_san_refs) });
   });
 
@@ -47,7 +52,8 @@ describe('decideCaller', () => {
 });
 
 describe('mergeCallerDecision keeps the engine’s outcome, disposition and next_permitted_at rules', () => {
-  const merge = (i: ReturnType<typeof inputs>, numbers: CandidateNumber[], at = AT) => mergeCallerDecision(evaluate(i, at), decideCaller(pool(numbers), i.contact.phone_e164, at), i);
+  const merge = (i: ReturnType<typeof inputs>, numbers: CandidateNumber[], at = AT) =>
+    mergeCallerDecision(evaluate(i, at), decideCaller(pool(numbers), i.contact.phone_e164, at), i);
 
   it('a chosen number changes nothing', () => {
     const i = inputs();

@@ -9,7 +9,9 @@ const base = { agent_id: AGT, contact_id: CON };
 const locTypes = (body: unknown, schema: typeof queueCallRequest | typeof preflightCallRequest = queueCallRequest) => {
   const r = schema.safeParse(body, { reportInput: true });
   if (r.success) throw new Error(`expected a 422, got ${JSON.stringify(r.data)}`);
-  return toValidationIssues('body', r.error.issues).map((i) => `${i.loc.join('.')}:${i.type}`).sort();
+  return toValidationIssues('body', r.error.issues)
+    .map((i) => `${i.loc.join('.')}:${i.type}`)
+    .sort();
 };
 const q = (id: string, over: Record<string, unknown> = {}) => ({ id, prompt: `Question ${id}?`, ...over });
 
@@ -25,9 +27,15 @@ describe('QueueCallRequest', () => {
   });
 
   it('is closed at every level: unknown keys → extra_forbidden; no raw number, caller id or route', () => {
-    expect(locTypes({ ...base, to: '+12125550123', from: '+1', at: '2026-01-01T00:00:00Z' })).toEqual(['body.at:extra_forbidden', 'body.from:extra_forbidden', 'body.to:extra_forbidden']);
+    expect(locTypes({ ...base, to: '+12125550123', from: '+1', at: '2026-01-01T00:00:00Z' })).toEqual([
+      'body.at:extra_forbidden',
+      'body.from:extra_forbidden',
+      'body.to:extra_forbidden',
+    ]);
     expect(locTypes({ ...base, questions: [q('a', { kind: 'x' })] })).toEqual(['body.questions.0.kind:extra_forbidden']);
-    expect(locTypes({ ...base, questions: [q('a', { scoring: { scale: 'csat', points: 5, buckets: 3 } })] })).toEqual(['body.questions.0.scoring.buckets:extra_forbidden']);
+    expect(locTypes({ ...base, questions: [q('a', { scoring: { scale: 'csat', points: 5, buckets: 3 } })] })).toEqual([
+      'body.questions.0.scoring.buckets:extra_forbidden',
+    ]);
     expect(locTypes({})).toEqual(['body.agent_id:missing', 'body.contact_id:missing']);
   });
 
@@ -36,9 +44,15 @@ describe('QueueCallRequest', () => {
   });
 
   it('scoring: a scale never carries its points in the name; mapping values within the points', () => {
-    expect(locTypes({ ...base, questions: [q('a', { scoring: { scale: 'csat5', points: 5 } })] })).toEqual(['body.questions.0.scoring.scale:string_pattern_mismatch']);
-    expect(locTypes({ ...base, questions: [q('a', { scoring: { scale: 'csat', points: 5, mapping: { great: 6, ok: 3 } } })] })).toEqual(['body.questions.0.scoring.mapping.great:less_than_equal']);
-    expect(locTypes({ ...base, questions: [q('a', { scoring: { scale: 'csat', points: 5, mapping: { ok: 2.5 } } })] })).toEqual(['body.questions.0.scoring.mapping.ok:int_type']);
+    expect(locTypes({ ...base, questions: [q('a', { scoring: { scale: 'csat5', points: 5 } })] })).toEqual([
+      'body.questions.0.scoring.scale:string_pattern_mismatch',
+    ]);
+    expect(locTypes({ ...base, questions: [q('a', { scoring: { scale: 'csat', points: 5, mapping: { great: 6, ok: 3 } } })] })).toEqual([
+      'body.questions.0.scoring.mapping.great:less_than_equal',
+    ]);
+    expect(locTypes({ ...base, questions: [q('a', { scoring: { scale: 'csat', points: 5, mapping: { ok: 2.5 } } })] })).toEqual([
+      'body.questions.0.scoring.mapping.ok:int_type',
+    ]);
     expect(locTypes({ ...base, questions: [q('a', { scoring: { scale: 'csat' } })] })).toEqual(['body.questions.0.scoring.points:missing']);
   });
 
@@ -56,12 +70,24 @@ describe('QueueCallRequest', () => {
     // Each part within its cap, together over 16 KB.
     expect(queueCallRequest.safeParse({ ...base, context: context(15, 1000) }).success).toBe(true);
     expect(locTypes({ ...base, context: context(17, 1000) })).toEqual(['body:json_too_large']);
-    expect(locTypes({ ...base, questions: Array.from({ length: 20 }, (_, i) => q(`q${i}`, { prompt: 'p'.repeat(500) })), context: context(10, 1000) })).toEqual(['body:json_too_large']);
+    expect(locTypes({ ...base, questions: Array.from({ length: 20 }, (_, i) => q(`q${i}`, { prompt: 'p'.repeat(500) })), context: context(10, 1000) })).toEqual(
+      ['body:json_too_large'],
+    );
   });
 
   it('reserved context keys (what the runtime fills itself) → 422 at body.context.<key>', () => {
     expect(RESERVED_CONTEXT_PREFIXES).toEqual(expect.arrayContaining(['contact', 'agent', 'call', 'caller', 'destination']));
-    for (const key of ['contact', 'contact_first_name', 'Agent_Name', 'call_id', 'caller_number', 'destination_e164', 'tenant_name', 'platform.version', 'CALL']) {
+    for (const key of [
+      'contact',
+      'contact_first_name',
+      'Agent_Name',
+      'call_id',
+      'caller_number',
+      'destination_e164',
+      'tenant_name',
+      'platform.version',
+      'CALL',
+    ]) {
       expect(isReservedContextKey(key), key).toBe(true);
       expect(locTypes({ ...base, context: { [key]: 'x', plan: 'gold' } })).toEqual([`body.context.${key}:context_key_reserved`]);
     }
@@ -77,6 +103,10 @@ describe('PreflightCallRequest', () => {
     expect(preflightCallRequest.parse(base)).toEqual(base);
     expect(locTypes({ ...base, at: '2026-11-18 07:59' }, preflightCallRequest)).toEqual(['body.at:datetime_from_date_parsing']);
     expect(locTypes({ ...base, at: '2026-11-18T07:59:00' }, preflightCallRequest)).toEqual(['body.at:datetime_from_date_parsing']);
-    expect(locTypes({ ...base, questions: [q('a'), q('a')], context: { caller_id: 'x' }, extra: 1 }, preflightCallRequest)).toEqual(['body.context.caller_id:context_key_reserved', 'body.extra:extra_forbidden', 'body.questions.1.id:duplicate']);
+    expect(locTypes({ ...base, questions: [q('a'), q('a')], context: { caller_id: 'x' }, extra: 1 }, preflightCallRequest)).toEqual([
+      'body.context.caller_id:context_key_reserved',
+      'body.extra:extra_forbidden',
+      'body.questions.1.id:duplicate',
+    ]);
   });
 });

@@ -26,7 +26,8 @@ describe('judgeAttemptEnd', () => {
       { state: 'disposed', disposition: 'dnc_hit' },
       { state: 'failed', disposition: 'failed' },
       { state: 'completed', disposition: 'completed_no_goal' },
-    ]) expect(judgeAttemptEnd(end, info(1), at)).toMatchObject({ retry: false, done: 1 });
+    ])
+      expect(judgeAttemptEnd(end, info(1), at)).toMatchObject({ retry: false, done: 1 });
   });
   it('counts connected (a person answered) and completed_goal', () => {
     expect(judgeAttemptEnd({ state: 'completed', disposition: 'completed_goal' }, info(1), at)).toMatchObject({ connected: 1, completed_goal: 1 });
@@ -55,10 +56,37 @@ describe('pacing and moves', () => {
 
 describe('rows', () => {
   it('shows every structured outcome the call recorded: shift_confirmation, appointment, survey_response; none and nothing are null', () => {
-    expect(rowOutcome({ outcome_type: 'shift_confirmation', response: 'confirmed', shift_id: 'S-1', event_id: 'ev1' })).toEqual({ kind: 'shift_confirmation', id: 'ev1', response: 'confirmed', shift_ref: 'S-1', site: null, shift_starts_at: null });
-    expect(rowOutcome({ outcome_type: 'appointment', status: 'booked', starts_at: '2026-06-01T15:00:00.000Z', duration_minutes: 30, event_id: 'ev2', goal_reached: true })).toEqual({ kind: 'appointment', id: 'ev2', status: 'booked', starts_at: '2026-06-01T15:00:00.000Z', duration_minutes: 30 });
-    expect(rowOutcome({ outcome_type: 'appointment', status: 'not_booked', event_id: 'ev3' })).toEqual({ kind: 'appointment', id: 'ev3', status: 'not_booked', starts_at: null, duration_minutes: null });
-    expect(rowOutcome({ outcome_type: 'survey_response', complete: true, answers: { q1: '5' }, event_id: 'ev4' })).toEqual({ kind: 'survey_response', id: 'ev4', complete: true, answers: { q1: '5' } });
+    expect(rowOutcome({ outcome_type: 'shift_confirmation', response: 'confirmed', shift_id: 'S-1', event_id: 'ev1' })).toEqual({
+      kind: 'shift_confirmation',
+      id: 'ev1',
+      response: 'confirmed',
+      shift_ref: 'S-1',
+      site: null,
+      shift_starts_at: null,
+    });
+    expect(
+      rowOutcome({
+        outcome_type: 'appointment',
+        status: 'booked',
+        starts_at: '2026-06-01T15:00:00.000Z',
+        duration_minutes: 30,
+        event_id: 'ev2',
+        goal_reached: true,
+      }),
+    ).toEqual({ kind: 'appointment', id: 'ev2', status: 'booked', starts_at: '2026-06-01T15:00:00.000Z', duration_minutes: 30 });
+    expect(rowOutcome({ outcome_type: 'appointment', status: 'not_booked', event_id: 'ev3' })).toEqual({
+      kind: 'appointment',
+      id: 'ev3',
+      status: 'not_booked',
+      starts_at: null,
+      duration_minutes: null,
+    });
+    expect(rowOutcome({ outcome_type: 'survey_response', complete: true, answers: { q1: '5' }, event_id: 'ev4' })).toEqual({
+      kind: 'survey_response',
+      id: 'ev4',
+      complete: true,
+      answers: { q1: '5' },
+    });
     expect(rowOutcome({ outcome_type: 'none', event_id: 'ev5' })).toBeNull();
     expect(rowOutcome(null)).toBeNull();
   });
@@ -69,13 +97,29 @@ describe('rows', () => {
       { outcome_type: 'survey_response', complete: false, answers: {}, event_id: 'e' },
     ];
     for (const o of outcomes) {
-      const row = { contact_id: 'con_1', contact_phone: '+12125550100', attempts: 1, latest_attempt_id: 'att_1', latest_attempt_state: 'completed', disposition: 'completed_goal', sub_code: null, call_id: 'cal_1', outcome: rowOutcome(o), last_activity_at: '2026-06-01T15:00:00.000Z' };
+      const row = {
+        contact_id: 'con_1',
+        contact_phone: '+12125550100',
+        attempts: 1,
+        latest_attempt_id: 'att_1',
+        latest_attempt_state: 'completed',
+        disposition: 'completed_goal',
+        sub_code: null,
+        call_id: 'cal_1',
+        outcome: rowOutcome(o),
+        last_activity_at: '2026-06-01T15:00:00.000Z',
+      };
       expect(campaignOutcomeSummary.safeParse(row).success, o.outcome_type).toBe(true);
     }
   });
   it('sub_code: campaign_cancelled, the blocking reason, or the failure', () => {
     expect(endSubCode({ tenant_id: 't', id: 'c' }, { state: 'disposed', end_reason: 'campaign_cancelled' })).toBe('campaign_cancelled');
-    expect(endSubCode({ tenant_id: 't', id: 'c', compliance: { reasons: [{ code: 'quiet_hours' }, { code: 'internal_dnc' }] } }, { state: 'disposed', end_reason: 'compliance_blocked' })).toBe('internal_dnc');
+    expect(
+      endSubCode(
+        { tenant_id: 't', id: 'c', compliance: { reasons: [{ code: 'quiet_hours' }, { code: 'internal_dnc' }] } },
+        { state: 'disposed', end_reason: 'compliance_blocked' },
+      ),
+    ).toBe('internal_dnc');
     expect(endSubCode({ tenant_id: 't', id: 'c' }, { state: 'no_answer', end_reason: null })).toBeNull();
   });
 });

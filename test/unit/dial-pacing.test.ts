@@ -104,7 +104,10 @@ describe('dial pacing', () => {
   it('still at most cps in any second of the carrier’s clock when each dial lands up to the guard late', () => {
     for (const cps of [5, 10, 20, 100]) {
       const r = rng(cps);
-      const { grants } = grantAll(Array.from({ length: 1000 }, () => 0), cps);
+      const { grants } = grantAll(
+        Array.from({ length: 1000 }, () => 0),
+        cps,
+      );
       const landed = grants.map((g) => g + r() * DIAL_GUARD_MS);
       expect(maxInAnyWindow(landed)).toBeLessThanOrEqual(cps);
       // The worst case: cps dials late by (almost) all the guard, the next one on time; a millisecond more is one too many.
@@ -116,13 +119,21 @@ describe('dial pacing', () => {
   });
 
   it('a full backlog runs at the ceiling less the guard: 500 dials at 10 cps span 499 spacings', () => {
-    const { grants } = grantAll(Array.from({ length: 500 }, () => 0), 10);
+    const { grants } = grantAll(
+      Array.from({ length: 500 }, () => 0),
+      10,
+    );
     expect(grants.at(-1)! - grants[0]!).toBeCloseTo(leastDialSpanMs(500, 10));
     expect(leastDialSpanMs(500, 10) / 1000).toBeCloseTo((499 * (1000 + DIAL_GUARD_MS)) / 10_000);
   });
 
   it('refuses what lies past the wait, and the refusal does not move the account’s next grant', () => {
-    const { grants, refused } = grantAll(Array.from({ length: 50 }, () => 0), 10, 1_000, false);
+    const { grants, refused } = grantAll(
+      Array.from({ length: 50 }, () => 0),
+      10,
+      1_000,
+      false,
+    );
     // Grants at 0, 103, …, ≤ 1000 ms ahead: ⌊1000 / spacing⌋ + 1 of them; the rest refused.
     expect(grants).toHaveLength(Math.floor(1000 / dialSpacingMs(10)) + 1);
     expect(refused).toBe(50 - grants.length);

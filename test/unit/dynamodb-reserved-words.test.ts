@@ -11,7 +11,12 @@ import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '..', '..');
-const reserved = new Set(readFileSync(join(root, 'test/fixtures/dynamodb-reserved-words.txt'), 'utf8').split('\n').map((w) => w.trim().toUpperCase()).filter(Boolean));
+const reserved = new Set(
+  readFileSync(join(root, 'test/fixtures/dynamodb-reserved-words.txt'), 'utf8')
+    .split('\n')
+    .map((w) => w.trim().toUpperCase())
+    .filter(Boolean),
+);
 // Functions of the expression grammar (lower case, as written) are not attribute names.
 const FUNCTIONS = new Set(['attribute_exists', 'attribute_not_exists', 'attribute_type', 'begins_with', 'contains', 'size', 'if_not_exists', 'list_append']);
 
@@ -23,9 +28,11 @@ function bareReservedWords(expression: string): string[] {
   return words.filter((w) => w === w.toLowerCase() && !FUNCTIONS.has(w) && reserved.has(w.toUpperCase()));
 }
 
-const EXPRESSION_KEY = /(?:UpdateExpression|ConditionExpression|KeyConditionExpression|FilterExpression|ProjectionExpression)\s*:\s*(['`])((?:\\.|(?!\1).)*)\1/g;
+const EXPRESSION_KEY =
+  /(?:UpdateExpression|ConditionExpression|KeyConditionExpression|FilterExpression|ProjectionExpression)\s*:\s*(['`])((?:\\.|(?!\1).)*)\1/g;
 // A fragment an expression is assembled from: "name = :value", "#n = :v", "attribute_exists(pk)", "REMOVE x".
-const FRAGMENT = /(['`])((?:[A-Za-z_#][\w.#]*\s*(?:=|<>|<=|>=|<|>)\s*[:#][^'`]*)|(?:(?:SET|REMOVE|ADD|DELETE)\s[^'`]*[:#][^'`]*)|(?:[^'`]*attribute_(?:not_)?exists\([^'`]*))\1/g;
+const FRAGMENT =
+  /(['`])((?:[A-Za-z_#][\w.#]*\s*(?:=|<>|<=|>=|<|>)\s*[:#][^'`]*)|(?:(?:SET|REMOVE|ADD|DELETE)\s[^'`]*[:#][^'`]*)|(?:[^'`]*attribute_(?:not_)?exists\([^'`]*))\1/g;
 
 function sourceFiles(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
@@ -54,7 +61,8 @@ describe('DynamoDB expressions name reserved words only through #aliases', () =>
       for (const pattern of [EXPRESSION_KEY, FRAGMENT]) {
         for (const m of text.matchAll(pattern)) {
           const bad = bareReservedWords(m[2]!);
-          if (bad.length) offenders.push(`${relative(root, file)}:${text.slice(0, m.index).split('\n').length}: ${[...new Set(bad)].join(', ')} in ${m[0].slice(0, 120)}`);
+          if (bad.length)
+            offenders.push(`${relative(root, file)}:${text.slice(0, m.index).split('\n').length}: ${[...new Set(bad)].join(', ')} in ${m[0].slice(0, 120)}`);
         }
       }
     }

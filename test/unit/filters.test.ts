@@ -24,7 +24,10 @@ describe('filter grammar', () => {
   });
 
   it('refuses undeclared filters and bad values at ["query", name]', () => {
-    const { issues } = parseFilters({ colour: 'red', status: 'queued,bogus', 'created_at.gte': 'last week', 'has_outcome.gte': 'true', has_outcome: 'yes' }, spec);
+    const { issues } = parseFilters(
+      { colour: 'red', status: 'queued,bogus', 'created_at.gte': 'last week', 'has_outcome.gte': 'true', has_outcome: 'yes' },
+      spec,
+    );
     expect(issues.map((i) => [i.loc, i.type])).toEqual([
       [['query', 'colour'], 'extra_forbidden'],
       [['query', 'status'], 'enum'],
@@ -100,6 +103,8 @@ describe('filter grammar', () => {
     const expr = toFilterExpression(conditions);
     expect(expr.FilterExpression).toBe('(contains(#f0, :v0) OR contains(#f0, :v1))');
     expect(expr.ExpressionAttributeValues).toEqual({ ':v0': 'sms', ':v1': 'voice' });
-    expect(parseFilters({ 'capabilities.gte': 'sms' }, listSpec).issues).toMatchObject([{ loc: ['query', 'capabilities.gte'], type: 'filter_operator_invalid' }]);
+    expect(parseFilters({ 'capabilities.gte': 'sms' }, listSpec).issues).toMatchObject([
+      { loc: ['query', 'capabilities.gte'], type: 'filter_operator_invalid' },
+    ]);
   });
 });

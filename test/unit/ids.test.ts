@@ -30,7 +30,9 @@ describe('id prefixes', () => {
 
   it('the shared prefixes are minted only through ID_PREFIX (no literal newId of them)', () => {
     const literal = new RegExp(`newId\\('(${Object.values(ID_PREFIX).join('|')})'\\)`);
-    const offenders = [...files(join(root, 'shared')), ...files(join(root, 'functions'))].filter((f) => literal.test(readFileSync(f, 'utf8'))).map((f) => relative(root, f));
+    const offenders = [...files(join(root, 'shared')), ...files(join(root, 'functions'))]
+      .filter((f) => literal.test(readFileSync(f, 'utf8')))
+      .map((f) => relative(root, f));
     expect(offenders).toEqual([]);
   });
 });

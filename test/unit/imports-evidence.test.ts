@@ -6,9 +6,18 @@ import { objectUrl, signS3Request } from '../../shared/storage/evidence-store.js
  * An independent, by-the-book SigV4 for one S3 PUT (AWS "Signature Version 4 signing
  * process"), as the oracle the production signer must agree with.
  */
-function referenceAuthorization(url: URL, headers: Record<string, string>, payloadHex: string, creds: { accessKeyId: string; secretAccessKey: string }, region: string, amzDate: string): string {
+function referenceAuthorization(
+  url: URL,
+  headers: Record<string, string>,
+  payloadHex: string,
+  creds: { accessKeyId: string; secretAccessKey: string },
+  region: string,
+  amzDate: string,
+): string {
   const day = amzDate.slice(0, 8);
-  const names = Object.keys(headers).map((n) => n.toLowerCase()).sort();
+  const names = Object.keys(headers)
+    .map((n) => n.toLowerCase())
+    .sort();
   const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
   const canonicalHeaders = names.map((n) => `${n}:${lower[n]!.trim()}\n`).join('');
   const canonical = ['PUT', url.pathname, '', canonicalHeaders, names.join(';'), payloadHex].join('\n');
@@ -25,7 +34,12 @@ const now = new Date('2026-03-01T12:34:56.789Z');
 
 describe('S3 request signing (SigV4)', () => {
   it.each([
-    ['AWS, virtual-hosted, with a session token', objectUrl('vc-imports-abc', 'imports/ten_1/imp_2.csv', 'eu-west-1', undefined), { sessionToken: 'FwoGZXIvYXdzEJr//////////token' }, 'eu-west-1'],
+    [
+      'AWS, virtual-hosted, with a session token',
+      objectUrl('vc-imports-abc', 'imports/ten_1/imp_2.csv', 'eu-west-1', undefined),
+      { sessionToken: 'FwoGZXIvYXdzEJr//////////token' },
+      'eu-west-1',
+    ],
     ['local, path-style on a port', objectUrl('test-imports', 'imports/ten_1/imp_2.csv', 'us-east-1', 'http://127.0.0.1:4566/'), {}, 'us-east-1'],
   ])('signs what S3 checks, agreeing with the reference: %s', async (_name, url, extra, region) => {
     const creds = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', ...extra };

@@ -18,7 +18,10 @@ const rec = (cells: string[], row = 1, line = 2): CsvRecord => ({ row, line, cel
 
 describe('mapRow', () => {
   it('maps every target, trimming cells and dropping empty ones', () => {
-    const result = mapRow(rec(['+15550000001', ' Ann ', 'ann@example.com', 'Qualified', 'vip; west |  ; vip', 'US-CA|US-NV', 'America/Los_Angeles', '  42 ', '']), columns);
+    const result = mapRow(
+      rec(['+15550000001', ' Ann ', 'ann@example.com', 'Qualified', 'vip; west |  ; vip', 'US-CA|US-NV', 'America/Los_Angeles', '  42 ', '']),
+      columns,
+    );
     expect(result).toEqual({
       ok: true,
       value: {
@@ -85,14 +88,27 @@ describe('mapRow', () => {
 
 describe('splitList', () => {
   it('reads do_not_call as true/false, yes/no or 1/0 in any case; an empty cell is absent; anything else rejects the row', () => {
-    const flags = new Map<string, number>([['phone_e164', 0], ['do_not_call', 1]]);
+    const flags = new Map<string, number>([
+      ['phone_e164', 0],
+      ['do_not_call', 1],
+    ]);
     const flag = (cell: string) => mapRow({ row: 3, line: 4, cells: ['+15550000001', cell] }, flags);
-    for (const [cell, value] of [['true', true], [' YES ', true], ['1', true], ['False', false], ['no', false], ['0', false]] as const) {
+    for (const [cell, value] of [
+      ['true', true],
+      [' YES ', true],
+      ['1', true],
+      ['False', false],
+      ['no', false],
+      ['0', false],
+    ] as const) {
       expect(flag(cell), cell).toEqual({ ok: true, value: { row: 3, line: 4, phone: '+15550000001', fields: {}, doNotCall: value } });
     }
     expect(flag('')).toEqual({ ok: true, value: { row: 3, line: 4, phone: '+15550000001', fields: {} } });
     for (const cell of ['y', '2', 'opted out', 'TRUE1']) {
-      expect(flag(cell), cell).toEqual({ ok: false, reasons: [{ row: 3, line: 4, field: 'do_not_call', type: 'bool_parsing', msg: `do_not_call must be true/false, yes/no or 1/0, not '${cell}'` }] });
+      expect(flag(cell), cell).toEqual({
+        ok: false,
+        reasons: [{ row: 3, line: 4, field: 'do_not_call', type: 'bool_parsing', msg: `do_not_call must be true/false, yes/no or 1/0, not '${cell}'` }],
+      });
     }
   });
 

@@ -19,8 +19,19 @@ describe('contact import request', () => {
 
   it('accepts every target and attributes.<key> targets', () => {
     const mapping = {
-      p: 'phone_e164', a: 'first_name', b: 'last_name', c: 'company', d: 'title', e: 'email', f: 'timezone',
-      g: 'lead_status', h: 'owner_user_id', i: 'tags', j: 'jurisdictions', k: 'attributes.crm id', l: 'attributes.source',
+      p: 'phone_e164',
+      a: 'first_name',
+      b: 'last_name',
+      c: 'company',
+      d: 'title',
+      e: 'email',
+      f: 'timezone',
+      g: 'lead_status',
+      h: 'owner_user_id',
+      i: 'tags',
+      j: 'jurisdictions',
+      k: 'attributes.crm id',
+      l: 'attributes.source',
     };
     expect(issues({ ...valid, column_mapping: mapping })).toEqual([]);
   });

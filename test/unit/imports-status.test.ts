@@ -7,8 +7,14 @@ const now = new Date('2026-03-01T12:00:00.000Z');
 
 describe('effective import status', () => {
   it('presents a running job whose lease has expired as failed (interrupted)', () => {
-    expect(effectiveStatus({ status: 'running', lease_expires_at: '2026-03-01T12:00:30.000Z', failure_reason: null }, now)).toEqual({ status: 'running', failure_reason: null });
-    expect(effectiveStatus({ status: 'running', lease_expires_at: '2026-03-01T11:59:59.000Z', failure_reason: null }, now)).toEqual({ status: 'failed', failure_reason: 'interrupted' });
+    expect(effectiveStatus({ status: 'running', lease_expires_at: '2026-03-01T12:00:30.000Z', failure_reason: null }, now)).toEqual({
+      status: 'running',
+      failure_reason: null,
+    });
+    expect(effectiveStatus({ status: 'running', lease_expires_at: '2026-03-01T11:59:59.000Z', failure_reason: null }, now)).toEqual({
+      status: 'failed',
+      failure_reason: 'interrupted',
+    });
     expect(effectiveStatus({ status: 'completed', failure_reason: null }, now)).toEqual({ status: 'completed', failure_reason: null });
     expect(effectiveStatus({ status: 'failed', failure_reason: 'internal_error' }, now)).toEqual({ status: 'failed', failure_reason: 'internal_error' });
   });
@@ -30,7 +36,11 @@ describe('status filter on the effective status', () => {
     );
     expect(statusFilter(new Set(['running']), iso)?.expression).toBe('(#st = :st_running AND #lease > :st_now)');
     expect(statusFilter(new Set(['running', 'failed']), iso)?.expression).toBe('(#st = :st_running OR #st = :st_failed)');
-    expect(statusFilter(new Set(['completed']), iso)).toEqual({ expression: '#st = :st_completed', names: { '#st': 'status' }, values: { ':st_completed': 'completed' } });
+    expect(statusFilter(new Set(['completed']), iso)).toEqual({
+      expression: '#st = :st_completed',
+      names: { '#st': 'status' },
+      values: { ':st_completed': 'completed' },
+    });
     expect(statusFilter(new Set(['queued', 'running', 'completed', 'failed']), iso)).toBeUndefined();
     expect(statusFilter(new Set(), iso)?.expression).toBe('#st = :st_none');
   });

@@ -17,25 +17,39 @@ const MB = 1024 * 1024;
 /** JSON text `depth` levels deep, each level an array or an object, with `pad` bytes of string padding inside. */
 function nested(openers: boolean[], pad: number): string {
   const open = openers.map((isArray) => (isArray ? '[' : '{"k":')).join('');
-  const close = openers.map((isArray) => (isArray ? ']' : '}')).reverse().join('');
+  const close = openers
+    .map((isArray) => (isArray ? ']' : '}'))
+    .reverse()
+    .join('');
   // Brackets and escaped quotes inside a string are not nesting.
   const filler = pad > 0 ? JSON.stringify(`[{\\"${'x'.repeat(pad)}`) : '0';
   return `${open}${filler}${close}`;
 }
 
 const depth = fc.oneof(fc.integer({ min: 0, max: MAX_JSON_DEPTH + 2 }), fc.integer({ min: 0, max: 100_000 }));
-const shape = depth.chain((d) => fc.tuple(fc.array(fc.boolean(), { minLength: d, maxLength: d }), fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 10 * MB - 2 * d * 6 - 16 }))));
+const shape = depth.chain((d) =>
+  fc.tuple(fc.array(fc.boolean(), { minLength: d, maxLength: d }), fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 10 * MB - 2 * d * 6 - 16 }))),
+);
 
 describe('jsonTooDeep (the text scan before parsing)', () => {
-  it.prop([shape], { numRuns: 40 })('refuses exactly the bodies deeper than the limit, at any depth up to 100,000 and any size up to 10 MB', ([openers, pad]) => {
-    const text = nested(openers, pad);
-    const issue = jsonTooDeep(text);
-    if (openers.length > MAX_JSON_DEPTH) expect(issue).toEqual({ loc: ['body'], msg: `JSON nesting deeper than ${MAX_JSON_DEPTH} levels`, type: 'json_too_deep', ctx: { max_depth: MAX_JSON_DEPTH } });
-    else {
-      expect(issue).toBeUndefined();
-      expect(unholdableJson(JSON.parse(text))).toEqual([]);
-    }
-  });
+  it.prop([shape], { numRuns: 40 })(
+    'refuses exactly the bodies deeper than the limit, at any depth up to 100,000 and any size up to 10 MB',
+    ([openers, pad]) => {
+      const text = nested(openers, pad);
+      const issue = jsonTooDeep(text);
+      if (openers.length > MAX_JSON_DEPTH)
+        expect(issue).toEqual({
+          loc: ['body'],
+          msg: `JSON nesting deeper than ${MAX_JSON_DEPTH} levels`,
+          type: 'json_too_deep',
+          ctx: { max_depth: MAX_JSON_DEPTH },
+        });
+      else {
+        expect(issue).toBeUndefined();
+        expect(unholdableJson(JSON.parse(text))).toEqual([]);
+      }
+    },
+  );
 
   it('counts no bracket inside a string, escaped quotes included', () => {
     expect(jsonTooDeep(JSON.stringify({ a: '['.repeat(1000) + '\\"' + '{'.repeat(1000) }))).toBeUndefined();

@@ -41,18 +41,44 @@ describe('unholdableJson', () => {
 });
 
 describe('isJsonMediaType', () => {
-  it.each(['application/json', 'Application/JSON', 'application/json; charset=utf-8', 'application/json;charset="UTF-8"', 'application/merge-patch+json', 'application/vnd.api+json; charset=utf-8', 'application/json; charset=utf8', 'application/json; charset=UTF8', 'application/json; charset="Utf8"'])('%s is JSON', (h) => {
+  it.each([
+    'application/json',
+    'Application/JSON',
+    'application/json; charset=utf-8',
+    'application/json;charset="UTF-8"',
+    'application/merge-patch+json',
+    'application/vnd.api+json; charset=utf-8',
+    'application/json; charset=utf8',
+    'application/json; charset=UTF8',
+    'application/json; charset="Utf8"',
+  ])('%s is JSON', (h) => {
     expect(isJsonMediaType(h)).toBe(true);
   });
-  it.each([undefined, '', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'application/json; charset=utf_8', 'application/json; charset=utf-8; charset=latin1', 'text/json', 'application/jsonp', 'application/+json'])('%s is not', (h) => {
+  it.each([
+    undefined,
+    '',
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/json; charset=latin1',
+    'application/json; charset=utf-16',
+    'application/json; charset=utf_8',
+    'application/json; charset=utf-8; charset=latin1',
+    'text/json',
+    'application/jsonp',
+    'application/+json',
+  ])('%s is not', (h) => {
     expect(isJsonMediaType(h)).toBe(false);
   });
 });
 
 describe('isFormMediaType', () => {
-  it.each(['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=UTF-8', 'application/x-www-form-urlencoded; charset=utf8'])('%s is a form', (h) => {
-    expect(isFormMediaType(h)).toBe(true);
-  });
+  it.each(['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=UTF-8', 'application/x-www-form-urlencoded; charset=utf8'])(
+    '%s is a form',
+    (h) => {
+      expect(isFormMediaType(h)).toBe(true);
+    },
+  );
   it.each([undefined, 'application/json', 'application/x-www-form-urlencoded; charset=latin1', 'multipart/form-data'])('%s is not', (h) => {
     expect(isFormMediaType(h)).toBe(false);
   });

@@ -20,7 +20,10 @@ describe('the route manifest', () => {
     expect(new Set(all.map(routeKey)).size).toBe(all.length);
     // Lowercase everywhere except the sandbox carrier, which mirrors Twilio's own paths.
     // Lowercase everywhere except the sandbox's Google, which mirrors Google's (…/freeBusy).
-    for (const r of all) expect(r.path).toMatch(r.path.startsWith('/sandbox/twilio/') || r.path.startsWith('/sandbox/google/') ? /^\/[A-Za-z0-9\-./{}_]*$/ : /^\/[a-z0-9\-./{}_]*$/);
+    for (const r of all)
+      expect(r.path).toMatch(
+        r.path.startsWith('/sandbox/twilio/') || r.path.startsWith('/sandbox/google/') ? /^\/[A-Za-z0-9\-./{}_]*$/ : /^\/[a-z0-9\-./{}_]*$/,
+      );
   });
 
   it('names a handler file for every entry, and every handler file has an entry', () => {
@@ -46,7 +49,8 @@ describe('the route manifest', () => {
 
   it('keeps every /v1 route behind bearer auth (the dashboard’s behind its session or Origin) and public routes read-only at most', () => {
     // Issue 16: the only /v1 routes not behind API keys are the dashboard's sessions and the account deletion.
-    const dashboard = (p: string) => p === '/v1/sessions' || p.startsWith('/v1/sessions/') || p === '/v1/account-deletion' || p.startsWith('/v1/account-deletion/');
+    const dashboard = (p: string) =>
+      p === '/v1/sessions' || p.startsWith('/v1/sessions/') || p === '/v1/account-deletion' || p.startsWith('/v1/account-deletion/');
     /*
      * OAuth is the other exception, by its nature (docs/decisions/call-analysis-and-outcomes.md, "Calendar connections"):
      * Google's redirect back is a browser GET whose credential is the one-use `state` (checked

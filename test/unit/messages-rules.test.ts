@@ -53,7 +53,25 @@ describe('segments: GSM-7 160/153, extension table counts double, else UCS-2 70/
 });
 
 describe('inbound_intent', () => {
-  it.each(['stop', ' Stop ', 'STOP', 'STOPALL', 'OPTOUT', 'opt out', 'Opt  Out', 'UNSUBSCRIBE', 'cancel', 'END', 'quit', 'Revoke', 'please stop texting me', 'STOP!', 'I want to opt out now', 'end.', 'Unsubscribe me please'])('%j is stop', (body) => {
+  it.each([
+    'stop',
+    ' Stop ',
+    'STOP',
+    'STOPALL',
+    'OPTOUT',
+    'opt out',
+    'Opt  Out',
+    'UNSUBSCRIBE',
+    'cancel',
+    'END',
+    'quit',
+    'Revoke',
+    'please stop texting me',
+    'STOP!',
+    'I want to opt out now',
+    'end.',
+    'Unsubscribe me please',
+  ])('%j is stop', (body) => {
     expect(classifyKeyword(body)).toBe('stop');
     expect(intentOf(classifyKeyword(body))).toBe('stop');
   });
@@ -86,19 +104,46 @@ describe('status machine: monotonic, terminal delivered/failed', () => {
     ['received', 'sent', null],
   ];
   it.each(moves)('%s + %s → %s', (from, reported, to) => expect(nextStatus(from, reported)).toBe(to));
-  it('a send_unknown failure (ours, not the carrier\'s) moves to the sent or delivered the carrier reports; nothing else does', () => {
+  it("a send_unknown failure (ours, not the carrier's) moves to the sent or delivered the carrier reports; nothing else does", () => {
     const unknown = { sendUnknown: true };
-    expect((['queued', 'sent', 'delivered', 'failed', 'received'] as MessageStatus[]).map((r) => nextStatus('failed', r, unknown))).toEqual([null, 'sent', 'delivered', null, null]);
+    expect((['queued', 'sent', 'delivered', 'failed', 'received'] as MessageStatus[]).map((r) => nextStatus('failed', r, unknown))).toEqual([
+      null,
+      'sent',
+      'delivered',
+      null,
+      null,
+    ]);
     expect(nextStatus('failed', 'delivered')).toBeNull();
     expect(nextStatus('delivered', 'sent', unknown)).toBeNull();
   });
   it("maps Twilio's MessageStatus values", () => {
-    expect(['accepted', 'queued', 'sending', 'sent', 'delivered', 'read', 'undelivered', 'failed', 'bogus', undefined].map(statusOfCarrier)).toEqual(['queued', 'queued', 'queued', 'sent', 'delivered', 'delivered', 'failed', 'failed', undefined, undefined]);
+    expect(['accepted', 'queued', 'sending', 'sent', 'delivered', 'read', 'undelivered', 'failed', 'bogus', undefined].map(statusOfCarrier)).toEqual([
+      'queued',
+      'queued',
+      'queued',
+      'sent',
+      'delivered',
+      'delivered',
+      'failed',
+      'failed',
+      undefined,
+      undefined,
+    ]);
   });
 });
 
 describe('sending number', () => {
-  const n = (over: Partial<SenderCandidate>): SenderCandidate => ({ id: 'pnb_1', phone_e164: '+12125550100', telephony_account_id: 'tac_1', status: 'active', capabilities: ['voice', 'sms'], reputation_state: 'clean', a2p_campaign_ref: 'CMP1', created_at: '2026-01-01T00:00:00Z', ...over });
+  const n = (over: Partial<SenderCandidate>): SenderCandidate => ({
+    id: 'pnb_1',
+    phone_e164: '+12125550100',
+    telephony_account_id: 'tac_1',
+    status: 'active',
+    capabilities: ['voice', 'sms'],
+    reputation_state: 'clean',
+    a2p_campaign_ref: 'CMP1',
+    created_at: '2026-01-01T00:00:00Z',
+    ...over,
+  });
   const verified = new Set(['tac_1']);
   it('needs sms, active, verified, not burned', () => {
     expect(chooseSender([n({ capabilities: ['voice'] })], verified, '+12125550111').outcome).toBe('no_sms_number');
@@ -107,8 +152,14 @@ describe('sending number', () => {
     expect(chooseSender([n({})], new Set(), '+12125550111').outcome).toBe('no_sms_number');
   });
   it('a US long code needs its a2p_campaign_ref; a registered number wins over an unregistered one', () => {
-    expect(chooseSender([n({ a2p_campaign_ref: null })], verified, '+12125550111')).toMatchObject({ outcome: 'a2p_registration_missing', number: { id: 'pnb_1' } });
-    expect(chooseSender([n({ a2p_campaign_ref: null }), n({ id: 'pnb_2', phone_e164: '+13125550100' })], verified, '+12125550111')).toMatchObject({ outcome: 'chosen', number: { id: 'pnb_2' } });
+    expect(chooseSender([n({ a2p_campaign_ref: null })], verified, '+12125550111')).toMatchObject({
+      outcome: 'a2p_registration_missing',
+      number: { id: 'pnb_1' },
+    });
+    expect(chooseSender([n({ a2p_campaign_ref: null }), n({ id: 'pnb_2', phone_e164: '+13125550100' })], verified, '+12125550111')).toMatchObject({
+      outcome: 'chosen',
+      number: { id: 'pnb_2' },
+    });
     expect(isUsLongCode('+12125550100')).toBe(true);
     expect(isUsLongCode('+18005550100')).toBe(false); // toll-free
     expect(isUsLongCode('+14165550100')).toBe(false); // Toronto
@@ -124,8 +175,15 @@ describe('sending number', () => {
 describe('templates', () => {
   it('renders every variable, refuses missing and unknown ones', () => {
     const t = messageTemplate('smt_callback_confirmation')!;
-    expect(renderTemplate(t, { business_name: 'Acme', when: 'tomorrow at 10' })).toEqual({ body: 'Acme: we will call you back tomorrow at 10. Reply STOP to opt out.' });
-    expect(renderTemplate(t, { business_name: 'Acme', extra: 'x' })).toEqual({ problems: [{ variable: 'when', problem: 'missing' }, { variable: 'extra', problem: 'unknown' }] });
+    expect(renderTemplate(t, { business_name: 'Acme', when: 'tomorrow at 10' })).toEqual({
+      body: 'Acme: we will call you back tomorrow at 10. Reply STOP to opt out.',
+    });
+    expect(renderTemplate(t, { business_name: 'Acme', extra: 'x' })).toEqual({
+      problems: [
+        { variable: 'when', problem: 'missing' },
+        { variable: 'extra', problem: 'unknown' },
+      ],
+    });
   });
 });
 
@@ -138,7 +196,10 @@ describe('compliance engine, sms channel', () => {
     expect(evaluate(sms({ suppressed: true }), AT_NOON)).toMatchObject({ outcome: 'block', disposition: 'dnc_hit' });
   });
   it('consent scope channels, when given, must contain sms (and voice-only consent never covers a text)', () => {
-    expect(evaluate(sms({ consents: [pewc({ scope: { purposes: [SUBJECT], channels: ['voice'] } })] }), AT_NOON)).toMatchObject({ outcome: 'block', reasons: [expect.objectContaining({ code: 'consent_scope_mismatch' })] });
+    expect(evaluate(sms({ consents: [pewc({ scope: { purposes: [SUBJECT], channels: ['voice'] } })] }), AT_NOON)).toMatchObject({
+      outcome: 'block',
+      reasons: [expect.objectContaining({ code: 'consent_scope_mismatch' })],
+    });
     expect(evaluate(sms({ consents: [pewc({ scope: { purposes: [SUBJECT], channels: ['sms'] } })] }), AT_NOON).outcome).toBe('allow');
     expect(evaluate(sms({ consents: [pewc({ scope: { purposes: [SUBJECT] } })] }), AT_NOON).outcome).toBe('allow');
     // The same sms-only consent does not cover a call.

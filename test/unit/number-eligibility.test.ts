@@ -16,7 +16,8 @@ describe('numberIneligibility', () => {
   });
 
   it('every status but active is number_not_active', () => {
-    for (const status of NUMBER_STATUSES.filter((s) => s !== 'active')) expect(numberIneligibility({ ...eligible, status }, 'verified'), status).toEqual(['number_not_active']);
+    for (const status of NUMBER_STATUSES.filter((s) => s !== 'active'))
+      expect(numberIneligibility({ ...eligible, status }, 'verified'), status).toEqual(['number_not_active']);
   });
 
   it('no voice capability is number_without_voice', () => {
@@ -25,7 +26,8 @@ describe('numberIneligibility', () => {
   });
 
   it('an account in any other state, or none found, is account_not_verified', () => {
-    for (const account of ['pending', 'verifying', 'failed', 'suspended', undefined]) expect(numberIneligibility(eligible, account), String(account)).toEqual(['account_not_verified']);
+    for (const account of ['pending', 'verifying', 'failed', 'suspended', undefined])
+      expect(numberIneligibility(eligible, account), String(account)).toEqual(['account_not_verified']);
   });
 
   it('only burned reputation is number_burned', () => {

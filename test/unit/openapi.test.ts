@@ -33,7 +33,9 @@ describe('docs/openapi.json', () => {
   });
 
   it('lists 415 (in the error shape) on every operation that takes a body, and only there', async () => {
-    const doc = (await buildOpenApi()) as { paths: Record<string, Record<string, { responses: Record<string, { description: string; content: Record<string, { schema: unknown }> }> }>> };
+    const doc = (await buildOpenApi()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { description: string; content: Record<string, { schema: unknown }> }> }>>;
+    };
     const withBody: string[] = [];
     for (const r of routes as readonly RouteDefinition[]) {
       const op = doc.paths[r.path]![r.method.toLowerCase()]!;
@@ -58,7 +60,12 @@ describe('docs/openapi.json', () => {
       expect(op('/v1/account-deletion/requests', m)['403']!.description).toMatch(/Requires role admin/);
       expect(op('/v1/account-deletion/requests', m)['403']!.description).toMatch(/Origin is not the dashboard \(CSRF\)/);
     }
-    for (const [path, method] of [['/v1/sessions', 'post'], ['/v1/sessions/email-link', 'post'], ['/v1/sessions/email-link/confirm', 'post'], ['/v1/account-deletion/email-confirmations/confirm', 'post']] as const) {
+    for (const [path, method] of [
+      ['/v1/sessions', 'post'],
+      ['/v1/sessions/email-link', 'post'],
+      ['/v1/sessions/email-link/confirm', 'post'],
+      ['/v1/account-deletion/email-confirmations/confirm', 'post'],
+    ] as const) {
       expect(op(path, method)['401']?.description, path).toMatch(/Authorization header/);
     }
   });
@@ -87,17 +94,24 @@ describe('docs/openapi.json accepts what the server accepts and describes what i
   });
 
   it('204 answers have no content: a body there is drift, no body is right', async () => {
-    for (const [method, path] of [['POST', '/v1/sessions'], ['DELETE', '/v1/sessions'], ['POST', '/v1/sessions/email-link/confirm']] as const) {
+    for (const [method, path] of [
+      ['POST', '/v1/sessions'],
+      ['DELETE', '/v1/sessions'],
+      ['POST', '/v1/sessions/email-link/confirm'],
+    ] as const) {
       expect(await documentViolations({ method, path, status: 204, responseBody: undefined, responseType: null })).toEqual([]);
       expect((await documentViolations({ method, path, status: 204, responseBody: null, responseType: 'application/json' })).join()).toMatch(/no content/);
     }
   });
 
   it('form routes take their fields as application/x-www-form-urlencoded, with the callback query', async () => {
-    const doc = (await buildOpenApi()) as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> }; parameters?: { name: string; in: string }[] }>> };
+    const doc = (await buildOpenApi()) as {
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> }; parameters?: { name: string; in: string }[] }>>;
+    };
     const formRoutes = (routes as readonly RouteDefinition[]).filter((r) => r.bodyFormat === 'form');
     expect(formRoutes.length).toBeGreaterThanOrEqual(14);
-    for (const r of formRoutes) expect(Object.keys(doc.paths[r.path]![r.method.toLowerCase()]!.requestBody!.content), r.id).toEqual(['application/x-www-form-urlencoded']);
+    for (const r of formRoutes)
+      expect(Object.keys(doc.paths[r.path]![r.method.toLowerCase()]!.requestBody!.content), r.id).toEqual(['application/x-www-form-urlencoded']);
     const names = (path: string) => doc.paths[path]!.post!.parameters!.filter((p) => p.in === 'query').map((p) => p.name);
     expect(names('/carrier/twilio/status')).toEqual(['call_id']);
     expect(names('/carrier/twilio/outbound')).toEqual(['call_id']);
@@ -122,7 +136,16 @@ describe('docs/openapi.json accepts what the server accepts and describes what i
         path: '/v1/integration-connections/icn_1',
         request: { headers: { ...auth, 'content-type': 'application/json' }, body },
         status: 200,
-        responseBody: { id: 'icn_1', provider: 'sandbox_calendar', scopes: [], status: 'active', timezone: 'UTC', working_hours: Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [d, []])), created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' },
+        responseBody: {
+          id: 'icn_1',
+          provider: 'sandbox_calendar',
+          scopes: [],
+          status: 'active',
+          timezone: 'UTC',
+          working_hours: Object.fromEntries(['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((d) => [d, []])),
+          created_at: '2026-01-01T00:00:00.000Z',
+          updated_at: '2026-01-01T00:00:00.000Z',
+        },
         responseType: 'application/json',
       });
     expect(await patch({ working_hours: { saturday: [{ start: '10:00', end: '12:00' }] } })).toEqual([]);
@@ -131,13 +154,17 @@ describe('docs/openapi.json accepts what the server accepts and describes what i
   });
 
   it('a status the operation does not document is drift', async () => {
-    expect((await documentViolations({ method: 'GET', path: '/v1/me', status: 201, responseBody: {}, responseType: 'application/json' })).join()).toMatch(/status not documented/);
+    expect((await documentViolations({ method: 'GET', path: '/v1/me', status: 201, responseBody: {}, responseType: 'application/json' })).join()).toMatch(
+      /status not documented/,
+    );
   });
 
   it('POST /v1/phone-numbers and the fit review answer 200 (the contract: unless stated, a response is 200)', async () => {
     for (const id of ['createPhoneNumber', 'createFitReview']) {
       const route = (routes as readonly RouteDefinition[]).find((r) => r.id === id)!;
-      const statuses = Object.keys((await loadHandler(route)).schemas.responses).map(Number).filter((s) => s < 300);
+      const statuses = Object.keys((await loadHandler(route)).schemas.responses)
+        .map(Number)
+        .filter((s) => s < 300);
       expect(statuses, id).toEqual([200]);
     }
   });

@@ -9,7 +9,11 @@ import { DEFAULT_VOICES, providerVoice, STOCK_VOICES } from '../../shared/voice/
 const key = 'k'.repeat(32);
 const at = new Date('2026-11-24T12:00:00Z');
 const claims = { tenant_id: 'ten_1', call_id: 'cal_1', agent_version_id: 'agv_1', number_id: 'pn_1' };
-const agent = { disclosure_config: { business_name: 'Acme Dental' }, conversation_settings: { default_language: 'es-MX', supported_languages: ['en-US', 'es-MX'], allow_language_switch: true }, stock_voice_id: 'aria' };
+const agent = {
+  disclosure_config: { business_name: 'Acme Dental' },
+  conversation_settings: { default_language: 'es-MX', supported_languages: ['en-US', 'es-MX'], allow_language_switch: true },
+  stock_voice_id: 'aria',
+};
 const input: RelayInput = { claims, agent, key, at, relayUrl: 'wss://api.test/runtime/v1/relay', baseUrl: 'https://api.test', speech: relaySpeechSettings({}) };
 
 const relayOf = (xml: string) => {
@@ -40,8 +44,16 @@ describe('the stock voice catalogue', () => {
 describe('relay speech settings', () => {
   it('defaults, case-insensitive provider names, the model per transcription provider, and garbage ignored', () => {
     expect(relaySpeechSettings({})).toEqual({ ttsProvider: 'ElevenLabs', transcriptionProvider: 'Deepgram', speechModel: 'nova-3-general' });
-    expect(relaySpeechSettings({ VOICE_TTS_PROVIDER: 'google', VOICE_TRANSCRIPTION_PROVIDER: 'Google' })).toEqual({ ttsProvider: 'Google', transcriptionProvider: 'Google', speechModel: 'telephony' });
-    expect(relaySpeechSettings({ VOICE_TTS_PROVIDER: 'Nope', VOICE_SPEECH_MODEL: 'nova-2-phonecall' })).toEqual({ ttsProvider: 'ElevenLabs', transcriptionProvider: 'Deepgram', speechModel: 'nova-2-phonecall' });
+    expect(relaySpeechSettings({ VOICE_TTS_PROVIDER: 'google', VOICE_TRANSCRIPTION_PROVIDER: 'Google' })).toEqual({
+      ttsProvider: 'Google',
+      transcriptionProvider: 'Google',
+      speechModel: 'telephony',
+    });
+    expect(relaySpeechSettings({ VOICE_TTS_PROVIDER: 'Nope', VOICE_SPEECH_MODEL: 'nova-2-phonecall' })).toEqual({
+      ttsProvider: 'ElevenLabs',
+      transcriptionProvider: 'Deepgram',
+      speechModel: 'nova-2-phonecall',
+    });
     expect(relaySpeechSettings({ VOICE_SPEECH_MODEL: 'bad model"' }).speechModel).toBe('nova-3-general');
   });
 });
@@ -55,7 +67,9 @@ describe('the relay TwiML', () => {
     const token = url.searchParams.get('token')!;
     expect(relay.parameters).toEqual({ token });
     expect(verifyStreamToken(key, token, at)).toMatchObject({ ok: true, claims });
-    expect(xml).toContain(`welcomeGreeting="${disclosureGreeting(agent)}" welcomeGreetingInterruptible="none" language="es-MX" voice="${STOCK_VOICES.aria!.ElevenLabs['*']}" ttsProvider="ElevenLabs" transcriptionProvider="Deepgram" speechModel="nova-3-general" interruptible="any" dtmfDetection="true"`);
+    expect(xml).toContain(
+      `welcomeGreeting="${disclosureGreeting(agent)}" welcomeGreetingInterruptible="none" language="es-MX" voice="${STOCK_VOICES.aria!.ElevenLabs['*']}" ttsProvider="ElevenLabs" transcriptionProvider="Deepgram" speechModel="nova-3-general" interruptible="any" dtmfDetection="true"`,
+    );
     expect(xml.match(/<Language /g)).toHaveLength(2);
     expect(xml).toContain('<Language code="en-US"');
     // The action URL's state is ours: the same claims, no reconnect yet.
@@ -69,12 +83,19 @@ describe('the relay TwiML', () => {
     const relay = relayOf(xml);
     expect(xml).toContain(`welcomeGreeting="${RECONNECT_GREETING}"`);
     expect(xml).not.toContain('Acme Dental');
-    expect(verifyRelayActionParams(key, new URL(relay.action!).searchParams, at)).toMatchObject({ ok: true, claims: { ...claims, policy_version: 4, reconnects: 2 } });
+    expect(verifyRelayActionParams(key, new URL(relay.action!).searchParams, at)).toMatchObject({
+      ok: true,
+      claims: { ...claims, policy_version: 4, reconnects: 2 },
+    });
     expect(verifyStreamToken(key, relay.parameters.token!, at)).toMatchObject({ ok: true, claims: { policy_version: 4 } });
   });
 
   it('a version without conversation settings speaks en-US with the default voice; the provider voice follows the deployment setting', () => {
-    const xml = relayTwiml({ ...input, agent: { disclosure_config: { business_name: 'X' }, conversation_settings: undefined as never, stock_voice_id: null }, speech: relaySpeechSettings({ VOICE_TTS_PROVIDER: 'Amazon' }) });
+    const xml = relayTwiml({
+      ...input,
+      agent: { disclosure_config: { business_name: 'X' }, conversation_settings: undefined as never, stock_voice_id: null },
+      speech: relaySpeechSettings({ VOICE_TTS_PROVIDER: 'Amazon' }),
+    });
     expect(xml).toContain('language="en-US" voice="Joanna-Neural" ttsProvider="Amazon"');
     expect(xml).toContain('<Language code="en-US" voice="Joanna-Neural" ttsProvider="Amazon"/>');
   });

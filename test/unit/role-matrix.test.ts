@@ -29,11 +29,19 @@ describe('the role matrix in the route manifest', () => {
 
   it('credentials, money and whole-account deletion are admin only', () => {
     const adminOnly = [
-      'listApiKeys', 'createApiKey', 'rotateApiKey',
-      'createTelephonyAccount', 'updateTelephonyAccount',
-      'putWebhookEndpoint', 'deleteWebhookEndpoint', 'rotateWebhookSecret',
-      'createReceptionistPurchase', 'liftSuppression',
-      'createAccountDeletionRequest', 'cancelAccountDeletionRequest', 'createAccountDeletionEmailConfirmation',
+      'listApiKeys',
+      'createApiKey',
+      'rotateApiKey',
+      'createTelephonyAccount',
+      'updateTelephonyAccount',
+      'putWebhookEndpoint',
+      'deleteWebhookEndpoint',
+      'rotateWebhookSecret',
+      'createReceptionistPurchase',
+      'liftSuppression',
+      'createAccountDeletionRequest',
+      'cancelAccountDeletionRequest',
+      'createAccountDeletionEmailConfirmation',
     ];
     for (const id of adminOnly) expect(rolesOf(id), id).toEqual(['admin']);
   });
@@ -41,13 +49,37 @@ describe('the role matrix in the route manifest', () => {
   it('a member changes nothing a live call does, no compliance or integration setting, and reads no billing or carrier account', () => {
     const notMember = [
       // What the next live call says and whom it may call.
-      'instantiateTemplate', 'updateAgent', 'publishAgent', 'createComplianceProfile', 'updateComplianceProfile',
-      'createNumberPool', 'updateNumberPool', 'createPhoneNumber', 'updatePhoneNumber', 'putAnsweringPolicy',
-      'createCampaign', 'startCampaign', 'pauseCampaign', 'resumeCampaign', 'cancelCampaign',
+      'instantiateTemplate',
+      'updateAgent',
+      'publishAgent',
+      'createComplianceProfile',
+      'updateComplianceProfile',
+      'createNumberPool',
+      'updateNumberPool',
+      'createPhoneNumber',
+      'updatePhoneNumber',
+      'putAnsweringPolicy',
+      'createCampaign',
+      'startCampaign',
+      'pauseCampaign',
+      'resumeCampaign',
+      'cancelCampaign',
       // Carrier accounts (their reads included) and integrations.
-      'listTelephonyAccounts', 'getTelephonyAccount', 'verifyTelephonyAccount', 'getInboundVoiceWebhook', 'getInboundMessagingWebhook',
-      'getWebhookEndpoint', 'testWebhookEndpoint', 'listWebhookEvents', 'getWebhookEvent', 'redeliverWebhookEvent', 'listReceptionistActionTargets',
-      'createIntegrationConnection', 'startIntegrationOAuth', 'updateIntegrationConnection', 'deleteIntegrationConnection',
+      'listTelephonyAccounts',
+      'getTelephonyAccount',
+      'verifyTelephonyAccount',
+      'getInboundVoiceWebhook',
+      'getInboundMessagingWebhook',
+      'getWebhookEndpoint',
+      'testWebhookEndpoint',
+      'listWebhookEvents',
+      'getWebhookEvent',
+      'redeliverWebhookEvent',
+      'listReceptionistActionTargets',
+      'createIntegrationConnection',
+      'startIntegrationOAuth',
+      'updateIntegrationConnection',
+      'deleteIntegrationConnection',
     ];
     for (const id of notMember) {
       expect(rolesOf(id), id).toBeDefined();
@@ -58,12 +90,24 @@ describe('the role matrix in the route manifest', () => {
   });
 
   it('a member still does the day-to-day work: contacts, calls, texts, suppressions, the mobile receptionist', () => {
-    for (const id of ['createContact', 'createContactImport', 'queueCall', 'cancelCall', 'preflightCall', 'createMessage', 'createSuppression', 'createFitReview', 'bookHandoff', 'mobileActivityPage', 'getMe']) {
+    for (const id of [
+      'createContact',
+      'createContactImport',
+      'queueCall',
+      'cancelCall',
+      'preflightCall',
+      'createMessage',
+      'createSuppression',
+      'createFitReview',
+      'bookHandoff',
+      'mobileActivityPage',
+      'getMe',
+    ]) {
       expect(rolesOf(id), id).toContain('member');
     }
   });
 
-  it('the OpenAPI document shows each operation\'s roles (x-roles and a sentence), and a 403 where a role is refused', async () => {
+  it("the OpenAPI document shows each operation's roles (x-roles and a sentence), and a 403 where a role is refused", async () => {
     type Op = { 'x-roles'?: string[]; description?: string; responses: Record<string, { description: string }> };
     const doc = (await buildOpenApi()) as { paths: Record<string, Record<string, Op>> };
     for (const r of all) {

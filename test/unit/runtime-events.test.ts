@@ -1,7 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { aggregatesOf, applyEvents, emptyAggregates, storedForm, truncate, type Applied } from '../../shared/schemas/call-aggregates.js';
-import { callSeconds, LATE_EVENT_WINDOW_SECONDS, MAX_CALL_SECONDS, runtimeWindowClosesAt, runtimeWindowOpen, USAGE_PER_MINUTE, USAGE_SLACK_SECONDS, usageBounds, type CallTiming } from '../../shared/policy/call-state/runtime-window.js';
-import { MAX_EVENTS_PER_CALL, MAX_RECORDED_RESPONSES_PER_CALL, runtimeEvent, runtimeEventsRequest, type RuntimeEvent } from '../../shared/schemas/runtime-events.js';
+import {
+  callSeconds,
+  LATE_EVENT_WINDOW_SECONDS,
+  MAX_CALL_SECONDS,
+  runtimeWindowClosesAt,
+  runtimeWindowOpen,
+  USAGE_PER_MINUTE,
+  USAGE_SLACK_SECONDS,
+  usageBounds,
+  type CallTiming,
+} from '../../shared/policy/call-state/runtime-window.js';
+import {
+  MAX_EVENTS_PER_CALL,
+  MAX_RECORDED_RESPONSES_PER_CALL,
+  runtimeEvent,
+  runtimeEventsRequest,
+  type RuntimeEvent,
+} from '../../shared/schemas/runtime-events.js';
 
 const at = '2026-11-24T12:00:00Z';
 let n = 0;
@@ -29,7 +45,8 @@ describe('runtime event schemas', () => {
       { type: 'opt_out', reason: 'wrong_person' },
       { type: 'usage', audio_seconds: 1.5 },
       { type: 'hangup', by: 'contact' },
-    ]) expect(runtimeEvent.safeParse({ id: 'x', at, ...e }).success, JSON.stringify(e)).toBe(true);
+    ])
+      expect(runtimeEvent.safeParse({ id: 'x', at, ...e }).success, JSON.stringify(e)).toBe(true);
   });
 
   it('refuse unknown types and fields, bad ids, reversed offsets and empty usage', () => {
@@ -60,15 +77,26 @@ describe('truncation', () => {
     const stored = storedForm(ev({ type: 'recorded_response', kind: 'question', question_id: 'q', value: 'v'.repeat(1001), note: 'n'.repeat(500) }));
     expect(stored).toMatchObject({ value_truncated: true, note_truncated: false });
     expect((stored.value as string).length).toBe(1000);
-    const r = applied(applyEvents(emptyAggregates(), batch(ev({ type: 'recorded_response', kind: 'objective', question_id: 'o', value: 'short', note: 'n'.repeat(501) })), ctx));
-    expect(r.aggregates.recorded_responses[0]).toMatchObject({ value: 'short', value_truncated: false, note_truncated: true, fit_review: { status: 'unreviewed' } });
+    const r = applied(
+      applyEvents(emptyAggregates(), batch(ev({ type: 'recorded_response', kind: 'objective', question_id: 'o', value: 'short', note: 'n'.repeat(501) })), ctx),
+    );
+    expect(r.aggregates.recorded_responses[0]).toMatchObject({
+      value: 'short',
+      value_truncated: false,
+      note_truncated: true,
+      fit_review: { status: 'unreviewed' },
+    });
   });
 });
 
 describe('applying events to a call', () => {
   it('the first turn starts the conversation (answered → in_conversation, through the state machine); later turns and other states change nothing', () => {
-    expect(applied(applyEvents(emptyAggregates(), batch(ev({ type: 'turn', speaker: 'contact', text: 'Hi' })), ctx)).stateChange).toEqual({ state: 'in_conversation' });
-    expect(applied(applyEvents(emptyAggregates(), batch(ev({ type: 'turn', speaker: 'contact', text: 'Hi' })), { ...ctx, state: 'completed' })).stateChange).toBeNull();
+    expect(applied(applyEvents(emptyAggregates(), batch(ev({ type: 'turn', speaker: 'contact', text: 'Hi' })), ctx)).stateChange).toEqual({
+      state: 'in_conversation',
+    });
+    expect(
+      applied(applyEvents(emptyAggregates(), batch(ev({ type: 'turn', speaker: 'contact', text: 'Hi' })), { ...ctx, state: 'completed' })).stateChange,
+    ).toBeNull();
     expect(applied(applyEvents(emptyAggregates(), batch(ev({ type: 'usage', audio_seconds: 1 })), ctx)).stateChange).toBeNull();
   });
 
@@ -89,7 +117,15 @@ describe('applying events to a call', () => {
         ctx,
       ),
     );
-    expect(r.aggregates).toMatchObject({ event_count: 8, turn_count: 2, latency: { turns_measured: 2, total_ms: 800, max_ms: 600 }, usage: { audio_seconds: 0.3, characters_spoken: 2, llm_input_tokens: 3 }, opted_out: true, opt_out: { reason: 'opt_out' }, hangup: { by: 'contact' } });
+    expect(r.aggregates).toMatchObject({
+      event_count: 8,
+      turn_count: 2,
+      latency: { turns_measured: 2, total_ms: 800, max_ms: 600 },
+      usage: { audio_seconds: 0.3, characters_spoken: 2, llm_input_tokens: 3 },
+      opted_out: true,
+      opt_out: { reason: 'opt_out' },
+      hangup: { by: 'contact' },
+    });
     expect(r.optOut).toMatchObject({ reason: 'opt_out' });
     expect(r.results.map((x) => x.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     // A call that already opted out asks for no second suppression.
@@ -102,7 +138,11 @@ describe('applying events to a call', () => {
     const r = applied(applyEvents(emptyAggregates(), batch(action, confirm), ctx));
     expect(r.aggregates.conversation_actions).toMatchObject([{ id: 'a1', kind: 'book_meeting', action_confirmation: { response: 'confirmed' } }]);
     const stored = aggregatesOf({ ...r.aggregates, state: 'answered' });
-    expect(applied(applyEvents(stored, batch(ev({ type: 'action_confirmation', action_id: 'a1', action_confirmation: { kind: 'explicit', response: 'corrected' } })), ctx)).aggregates.conversation_actions[0]!.action_confirmation).toMatchObject({ response: 'corrected' });
+    expect(
+      applied(
+        applyEvents(stored, batch(ev({ type: 'action_confirmation', action_id: 'a1', action_confirmation: { kind: 'explicit', response: 'corrected' } })), ctx),
+      ).aggregates.conversation_actions[0]!.action_confirmation,
+    ).toMatchObject({ response: 'corrected' });
     const refused = applyEvents(emptyAggregates(), batch(confirm), ctx);
     expect(refused.ok === false && refused.issues.map((i) => `${i.loc.join('.')}:${i.type}`)).toEqual(['body.events.0.action_id:unknown_action']);
     const repeated = applyEvents(stored, batch(ev({ type: 'conversation_action', action_id: 'a1', kind: 'book_meeting' })), ctx);
@@ -125,7 +165,14 @@ describe('applying events to a call', () => {
 
 describe('the late-event window and the usage bounds (the instant is an argument)', () => {
   // Answered 12:00:00, ended 12:05:00 with the carrier's 300 s.
-  const ended: CallTiming = { state: 'completed', answered_at: '2026-11-24T12:00:00.000Z', ended_at: '2026-11-24T12:05:00.000Z', duration_seconds: 300, created_at: '2026-11-24T11:59:50.000Z', updated_at: '2026-11-24T12:05:00.000Z' };
+  const ended: CallTiming = {
+    state: 'completed',
+    answered_at: '2026-11-24T12:00:00.000Z',
+    ended_at: '2026-11-24T12:05:00.000Z',
+    duration_seconds: 300,
+    created_at: '2026-11-24T11:59:50.000Z',
+    updated_at: '2026-11-24T12:05:00.000Z',
+  };
   const live: CallTiming = { ...ended, state: 'in_conversation', ended_at: null, duration_seconds: null };
   const t = (iso: string) => new Date(iso);
 
@@ -145,7 +192,13 @@ describe('the late-event window and the usage bounds (the instant is an argument
     expect(callSeconds(live)).toBe(MAX_CALL_SECONDS);
     const b = usageBounds(ended);
     const minutes = Math.ceil((300 + USAGE_SLACK_SECONDS) / 60);
-    expect(b).toEqual({ audio_seconds: 300 + USAGE_SLACK_SECONDS, gpu_seconds: 2 * (300 + USAGE_SLACK_SECONDS), characters_spoken: minutes * USAGE_PER_MINUTE.characters_spoken, llm_input_tokens: minutes * USAGE_PER_MINUTE.llm_input_tokens, llm_output_tokens: minutes * USAGE_PER_MINUTE.llm_output_tokens });
+    expect(b).toEqual({
+      audio_seconds: 300 + USAGE_SLACK_SECONDS,
+      gpu_seconds: 2 * (300 + USAGE_SLACK_SECONDS),
+      characters_spoken: minutes * USAGE_PER_MINUTE.characters_spoken,
+      llm_input_tokens: minutes * USAGE_PER_MINUTE.llm_input_tokens,
+      llm_output_tokens: minutes * USAGE_PER_MINUTE.llm_output_tokens,
+    });
   });
 
   it('refuses usage past the bound with 422 at the field, counting what was already metered', () => {
@@ -153,16 +206,36 @@ describe('the late-event window and the usage bounds (the instant is an argument
     const before = { ...emptyAggregates(), usage: { ...emptyAggregates().usage, audio_seconds: 300 } };
     const fits = applyEvents(before, batch(ev({ type: 'usage', audio_seconds: USAGE_SLACK_SECONDS })), { ...ctx, bounds });
     expect(fits.ok).toBe(true);
-    const forged = applyEvents(before, batch(ev({ type: 'turn', speaker: 'agent', text: 'bye' }), ev({ type: 'usage', audio_seconds: 86_400, llm_input_tokens: 100_000_000, characters_spoken: 10 })), { ...ctx, bounds });
-    expect(forged.ok === false && forged.issues.map((i) => `${i.loc.join('.')}:${i.type}`)).toEqual(['body.events.1.audio_seconds:usage_exceeds_call', 'body.events.1.llm_input_tokens:usage_exceeds_call']);
+    const forged = applyEvents(
+      before,
+      batch(
+        ev({ type: 'turn', speaker: 'agent', text: 'bye' }),
+        ev({ type: 'usage', audio_seconds: 86_400, llm_input_tokens: 100_000_000, characters_spoken: 10 }),
+      ),
+      { ...ctx, bounds },
+    );
+    expect(forged.ok === false && forged.issues.map((i) => `${i.loc.join('.')}:${i.type}`)).toEqual([
+      'body.events.1.audio_seconds:usage_exceeds_call',
+      'body.events.1.llm_input_tokens:usage_exceeds_call',
+    ]);
     // Each event is checked against the running total, the batch's earlier events included.
-    const split = applyEvents(emptyAggregates(), batch(ev({ type: 'usage', gpu_seconds: bounds.gpu_seconds }), ev({ type: 'usage', gpu_seconds: 0.001 })), { ...ctx, bounds });
+    const split = applyEvents(emptyAggregates(), batch(ev({ type: 'usage', gpu_seconds: bounds.gpu_seconds }), ev({ type: 'usage', gpu_seconds: 0.001 })), {
+      ...ctx,
+      bounds,
+    });
     expect(split.ok === false && split.issues.map((i) => i.loc.join('.'))).toEqual(['body.events.1.gpu_seconds']);
   });
 
-  it('once analysed, a late outcome is kept as an event but leaves the call\'s outcome as scored', () => {
-    const scored = applied(applyEvents(emptyAggregates(), batch(ev({ type: 'outcome', outcome: { outcome_type: 'appointment', goal_reached: true, status: 'booked' } })), ctx)).aggregates;
-    const late = applied(applyEvents(scored, batch(ev({ type: 'outcome', outcome: { outcome_type: 'appointment', goal_reached: false, status: 'not_booked' } })), { ...ctx, outcomeFrozen: true }));
+  it("once analysed, a late outcome is kept as an event but leaves the call's outcome as scored", () => {
+    const scored = applied(
+      applyEvents(emptyAggregates(), batch(ev({ type: 'outcome', outcome: { outcome_type: 'appointment', goal_reached: true, status: 'booked' } })), ctx),
+    ).aggregates;
+    const late = applied(
+      applyEvents(scored, batch(ev({ type: 'outcome', outcome: { outcome_type: 'appointment', goal_reached: false, status: 'not_booked' } })), {
+        ...ctx,
+        outcomeFrozen: true,
+      }),
+    );
     expect(late.aggregates.outcome).toMatchObject({ status: 'booked', goal_reached: true });
     expect(late.aggregates.event_count).toBe(2);
     expect(late.results).toHaveLength(1);

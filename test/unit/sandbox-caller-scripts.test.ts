@@ -1,5 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { answerFor, callerItems, initialCallerState, interruption, itemAsked, LINES, markInterrupted, maxLines, nextMove, normalise, questionOf, speakMs, type CallerItem, type CallerMove, type CallerSource, type CallerState } from '../../shared/sandbox/caller-scripts.js';
+import {
+  answerFor,
+  callerItems,
+  initialCallerState,
+  interruption,
+  itemAsked,
+  LINES,
+  markInterrupted,
+  maxLines,
+  nextMove,
+  normalise,
+  questionOf,
+  speakMs,
+  type CallerItem,
+  type CallerMove,
+  type CallerSource,
+  type CallerState,
+} from '../../shared/sandbox/caller-scripts.js';
 import { SCENARIOS, scenarioById, type ScenarioId } from '../../shared/sandbox/scenarios.js';
 
 const ITEMS: CallerItem[] = [
@@ -107,7 +124,12 @@ describe('what the contact says, number by number, against a correct agent', () 
   });
 
   it('asks_robot (555-0114) and asks_human (555-0115) open with their question, then answer everything', () => {
-    expect(converse(outbound('asks_robot')).contact).toEqual(['Hello? Are you a robot?', 'Sandbox answer to confirm_identity', 'Sandbox answer to roof_age', 'very']);
+    expect(converse(outbound('asks_robot')).contact).toEqual([
+      'Hello? Are you a robot?',
+      'Sandbox answer to confirm_identity',
+      'Sandbox answer to roof_age',
+      'very',
+    ]);
     expect(converse(outbound('asks_human')).contact[0]).toBe('Can I talk to a real person?');
   });
 
@@ -134,9 +156,15 @@ describe('the interrupting contact (555-0113)', () => {
 
   it('barges in answering what it heard: the item the words start, a yes/no question, else "Sandbox answer"', () => {
     const opened = markInterrupted(nextMove(source, initialCallerState(), { type: 'greeting' }).state);
-    expect(nextMove(source, opened, { type: 'reply', text: 'How old is', interrupted: true }).move).toMatchObject({ kind: 'say', text: 'Sandbox answer to roof_age' });
+    expect(nextMove(source, opened, { type: 'reply', text: 'How old is', interrupted: true }).move).toMatchObject({
+      kind: 'say',
+      text: 'Sandbox answer to roof_age',
+    });
     expect(nextMove(source, opened, { type: 'reply', text: 'Am I speaking with', interrupted: true }).move).toMatchObject({ kind: 'say', text: LINES.yesGate });
-    expect(nextMove(source, opened, { type: 'reply', text: 'Well, let me', interrupted: true }).move).toMatchObject({ kind: 'say', text: LINES.unknownQuestion });
+    expect(nextMove(source, opened, { type: 'reply', text: 'Well, let me', interrupted: true }).move).toMatchObject({
+      kind: 'say',
+      text: LINES.unknownQuestion,
+    });
   });
 });
 
@@ -147,10 +175,17 @@ describe('replies that ask no item', () => {
   it('"press 1" presses the key; "anything else?" no; an offer yes (no when the script misses its goal); another question "Sandbox answer"', () => {
     expect(nextMove(goal, talking, { type: 'reply', text: 'To confirm, press 1.', interrupted: false }).move).toEqual({ kind: 'press', digit: '1' });
     expect(nextMove(goal, talking, { type: 'reply', text: 'Otherwise press star.', interrupted: false }).move).toEqual({ kind: 'press', digit: '*' });
-    expect(nextMove(goal, talking, { type: 'reply', text: 'Is there anything else I can help with?', interrupted: false })).toMatchObject({ move: { text: LINES.nothingElse }, state: { stage: 'closing' } });
+    expect(nextMove(goal, talking, { type: 'reply', text: 'Is there anything else I can help with?', interrupted: false })).toMatchObject({
+      move: { text: LINES.nothingElse },
+      state: { stage: 'closing' },
+    });
     expect(nextMove(goal, talking, { type: 'reply', text: 'Shall I book Tuesday at 3 PM?', interrupted: false }).move).toMatchObject({ text: LINES.yes });
-    expect(nextMove(outbound('no_goal'), talking, { type: 'reply', text: 'Shall I book Tuesday at 3 PM?', interrupted: false }).move).toMatchObject({ text: LINES.no });
-    expect(nextMove(goal, talking, { type: 'reply', text: 'What is your favourite colour?', interrupted: false }).move).toMatchObject({ text: LINES.unknownQuestion });
+    expect(nextMove(outbound('no_goal'), talking, { type: 'reply', text: 'Shall I book Tuesday at 3 PM?', interrupted: false }).move).toMatchObject({
+      text: LINES.no,
+    });
+    expect(nextMove(goal, talking, { type: 'reply', text: 'What is your favourite colour?', interrupted: false }).move).toMatchObject({
+      text: LINES.unknownQuestion,
+    });
   });
 
   it('a yes/no question (an identity gate, "shall we carry on?") is a yes, whatever the script', () => {
@@ -164,8 +199,14 @@ describe('replies that ask no item', () => {
     const src = outbound('first_only');
     const gate = nextMove(src, talking, { type: 'reply', text: 'Am I speaking with the right person?', interrupted: false });
     expect(gate.move).toMatchObject({ text: LINES.yesGate });
-    expect(nextMove(src, gate.state, { type: 'reply', text: "Sorry, I didn't catch that. Am I speaking with the right person?", interrupted: false }).move).toMatchObject({ text: LINES.yesGate });
-    expect(nextMove(src, gate.state, { type: 'reply', text: 'Thanks. How old is your roof?', interrupted: false }).move).toEqual({ kind: 'hang_up', text: LINES.mustGo, lang: 'en-US' });
+    expect(
+      nextMove(src, gate.state, { type: 'reply', text: "Sorry, I didn't catch that. Am I speaking with the right person?", interrupted: false }).move,
+    ).toMatchObject({ text: LINES.yesGate });
+    expect(nextMove(src, gate.state, { type: 'reply', text: 'Thanks. How old is your roof?', interrupted: false }).move).toEqual({
+      kind: 'hang_up',
+      text: LINES.mustGo,
+      lang: 'en-US',
+    });
   });
 
   it('the question a reply ends with is its last sentence', () => {
@@ -192,7 +233,11 @@ describe('replies that ask no item', () => {
   });
 
   it('past its line budget the contact hangs up', () => {
-    expect(nextMove(goal, { ...talking, lines: maxLines(goal) }, { type: 'reply', text: 'How old is your roof?', interrupted: false }).move).toEqual({ kind: 'hang_up', text: LINES.mustGo, lang: 'en-US' });
+    expect(nextMove(goal, { ...talking, lines: maxLines(goal) }, { type: 'reply', text: 'How old is your roof?', interrupted: false }).move).toEqual({
+      kind: 'hang_up',
+      text: LINES.mustGo,
+      lang: 'en-US',
+    });
   });
 });
 
@@ -201,7 +246,11 @@ describe('inbound callers', () => {
     const src: CallerSource = { kind: 'inbound', name: 'enquiry' };
     const open = nextMove(src, initialCallerState(), { type: 'greeting' });
     expect(open.move).toEqual({ kind: 'say', text: LINES.enquiry, lang: 'en-US' });
-    expect(nextMove(src, open.state, { type: 'reply', text: "We're open nine to one on Saturdays.", interrupted: false }).move).toEqual({ kind: 'hang_up', text: LINES.enquiryDone, lang: 'en-US' });
+    expect(nextMove(src, open.state, { type: 'reply', text: "We're open nine to one on Saturdays.", interrupted: false }).move).toEqual({
+      kind: 'hang_up',
+      text: LINES.enquiryDone,
+      lang: 'en-US',
+    });
   });
 
   it('booking: asks for an appointment, gives a time, accepts the slot offered, needs nothing else', () => {
@@ -209,7 +258,11 @@ describe('inbound callers', () => {
     let { state, move } = nextMove(src, initialCallerState(), { type: 'greeting' });
     expect(move).toMatchObject({ text: LINES.booking });
     const said: string[] = [];
-    for (const reply of ['Of course. What day and time would suit you?', 'I have Wednesday at 3:00 PM available. Shall I book that for you?', "You're booked. Is there anything else?"]) {
+    for (const reply of [
+      'Of course. What day and time would suit you?',
+      'I have Wednesday at 3:00 PM available. Shall I book that for you?',
+      "You're booked. Is there anything else?",
+    ]) {
       ({ state, move } = nextMove(src, state, { type: 'reply', text: reply, interrupted: false }));
       said.push((move as { text: string }).text);
     }
@@ -236,7 +289,10 @@ describe('helpers', () => {
 
   it('the items are the objectives, then the questions with their scoring labels as options', () => {
     const version = { objectives: [{ id: 'confirm_identity', description: 'Confirm you are speaking with the intended contact', required: true }] };
-    const questions = [{ id: 'roof_age', prompt: 'How old is your roof?' }, { id: 'csat', prompt: 'How satisfied are you?', scoring: { mapping: { very: 5, somewhat: 3 } } }];
+    const questions = [
+      { id: 'roof_age', prompt: 'How old is your roof?' },
+      { id: 'csat', prompt: 'How satisfied are you?', scoring: { mapping: { very: 5, somewhat: 3 } } },
+    ];
     expect(callerItems(version, questions)).toEqual(ITEMS);
   });
 });

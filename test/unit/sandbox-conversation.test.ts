@@ -8,15 +8,24 @@ const AT = new Date('2026-03-10T18:30:00Z');
 /** A pinned version as the template makes it. */
 const versionOf = (templateId: string): PinnedAgentView => {
   const t = TEMPLATES.find((x) => x.id === templateId)!;
-  return { use_case: t.use_case, objectives: t.objectives, tools: t.tool_grants, disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' } };
+  return {
+    use_case: t.use_case,
+    objectives: t.objectives,
+    tools: t.tool_grants,
+    disclosure_config: { business_name: 'Acme Solar', opener: 'This call is from Acme Solar.' },
+  };
 };
 const SDR = versionOf('tpl_sdr_outbound');
-const QUESTIONS = [{ id: 'budget', prompt: 'What is your budget?' }, { id: 'csat', prompt: 'How satisfied are you?', scoring: { mapping: { very: 5, somewhat: 3 } } }];
+const QUESTIONS = [
+  { id: 'budget', prompt: 'What is your budget?' },
+  { id: 'csat', prompt: 'How satisfied are you?', scoring: { mapping: { very: 5, somewhat: 3 } } },
+];
 
 const play = (id: ScenarioId, version = SDR, questions = QUESTIONS) => conversationEvents(scenarioById(id).script!, { version, questions, at: AT });
 const responses = (events: SequencedEvent[]) => events.filter((e) => e.type === 'response').map((e) => (e as { id: string }).id);
 const tools = (events: SequencedEvent[]) => events.filter((e) => e.type === 'tool_call').map((e) => (e as { tool: string }).tool);
-const of = <T extends SequencedEvent['type']>(events: SequencedEvent[], type: T) => events.filter((e) => e.type === type) as Extract<SequencedEvent, { type: T }>[];
+const of = <T extends SequencedEvent['type']>(events: SequencedEvent[], type: T) =>
+  events.filter((e) => e.type === type) as Extract<SequencedEvent, { type: T }>[];
 const everyItem = [...SDR.objectives.map((o) => o.id), 'budget', 'csat'];
 
 describe('sandbox conversations follow the pinned agent version', () => {
@@ -45,7 +54,10 @@ describe('sandbox conversations follow the pinned agent version', () => {
   it('goal for a survey records a complete survey with every answer', () => {
     const version = versionOf('tpl_survey_phone');
     const survey = of(play('goal', version, [{ id: 'nps', prompt: 'How likely…?' }]), 'tool_call').find((t) => t.tool === 'record_survey_answer');
-    expect(survey?.arguments).toMatchObject({ complete: true, answers: { consent_to_survey: expect.any(String), ask_questions: expect.any(String), thank: expect.any(String), nps: expect.any(String) } });
+    expect(survey?.arguments).toMatchObject({
+      complete: true,
+      answers: { consent_to_survey: expect.any(String), ask_questions: expect.any(String), thank: expect.any(String), nps: expect.any(String) },
+    });
   });
 
   it('a tool the version was not granted is never called', () => {
@@ -82,7 +94,10 @@ describe('sandbox conversations follow the pinned agent version', () => {
   });
 
   it('do not call (0130) and wrong person (0131): an opt-out the agent records, then it ends the call', () => {
-    for (const [id, reason] of [['do_not_call', 'do_not_call'], ['wrong_person', 'wrong_person']] as const) {
+    for (const [id, reason] of [
+      ['do_not_call', 'do_not_call'],
+      ['wrong_person', 'wrong_person'],
+    ] as const) {
       const events = play(id);
       expect(of(events, 'opt_out')).toEqual([expect.objectContaining({ reason })]);
       expect(responses(events)).toEqual([]);
@@ -94,7 +109,9 @@ describe('sandbox conversations follow the pinned agent version', () => {
   it('no disclosure (0140): the goal is reached but no disclosure is given', () => {
     const events = play('no_disclosure');
     expect(of(events, 'disclosure')).toEqual([]);
-    expect(events.filter((e) => e.type === 'turn' && e.speaker === 'agent').map((e) => (e as { text: string }).text)).not.toContain('This call is from Acme Solar.');
+    expect(events.filter((e) => e.type === 'turn' && e.speaker === 'agent').map((e) => (e as { text: string }).text)).not.toContain(
+      'This call is from Acme Solar.',
+    );
     expect(responses(events)).toEqual(everyItem);
     expect(tools(events)).toContain('record_qualification');
   });

@@ -8,13 +8,30 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { LINES, type CallerItem, type CallerSource } from '../../shared/sandbox/caller-scripts.js';
-import { formatTranscriptLine, isOurRelay, playRelayCall, playRelaySession, RELAY_SOCKET_ERROR, relayActionParams, relayTargetOf, type RelayLeg, type RelayTarget, type TranscriptLine } from '../../shared/sandbox/relay-caller.js';
+import {
+  formatTranscriptLine,
+  isOurRelay,
+  playRelayCall,
+  playRelaySession,
+  RELAY_SOCKET_ERROR,
+  relayActionParams,
+  relayTargetOf,
+  type RelayLeg,
+  type RelayTarget,
+  type TranscriptLine,
+} from '../../shared/sandbox/relay-caller.js';
 import { scenarioById, type ScenarioId } from '../../shared/sandbox/scenarios.js';
 import { verifyTwilioSignature } from '../../shared/telephony/twilio-signature.js';
 import { waitFor } from '../support/wait-for.js';
 
 const AUTH_TOKEN = 'sandbox-auth-token-0123456789abcdef';
-const LEG: RelayLeg = { callSid: 'CA0123456789abcdef0123456789abcdef', accountSid: 'AC0123456789abcdef0123456789abcdef', from: '+12125550100', to: '+14155550100', direction: 'outbound-api' };
+const LEG: RelayLeg = {
+  callSid: 'CA0123456789abcdef0123456789abcdef',
+  accountSid: 'AC0123456789abcdef0123456789abcdef',
+  from: '+12125550100',
+  to: '+14155550100',
+  direction: 'outbound-api',
+};
 const ITEMS: CallerItem[] = [
   { id: 'roof_age', prompt: 'How old is your roof?', options: [] },
   { id: 'csat', prompt: 'How satisfied are you?', options: ['very', 'somewhat'] },
@@ -49,7 +66,12 @@ beforeAll(async () => {
   wss = new WebSocketServer({ noServer: true });
   server.on('upgrade', (req, socket, head) => {
     const url = `${base}${req.url}`;
-    const signatureValid = verifyTwilioSignature({ authToken: AUTH_TOKEN, signature: req.headers['x-twilio-signature'] as string | undefined, url, params: {} });
+    const signatureValid = verifyTwilioSignature({
+      authToken: AUTH_TOKEN,
+      signature: req.headers['x-twilio-signature'] as string | undefined,
+      url,
+      params: {},
+    });
     if (!signatureValid) {
       socket.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n');
       return;
@@ -91,14 +113,21 @@ function politeAgent(): Agent {
   let asked = 0;
   return (frame) => {
     if (frame.type !== 'prompt' || frame.last === false) return null;
-    if (frame.voicePrompt === LINES.optOut) return [reply('Understood, ', 'you will not be called again.'), [{ type: 'end', handoffData: JSON.stringify({ reason: 'opt_out' }) }]];
+    if (frame.voicePrompt === LINES.optOut)
+      return [reply('Understood, ', 'you will not be called again.'), [{ type: 'end', handoffData: JSON.stringify({ reason: 'opt_out' }) }]];
     const item = ITEMS[asked++];
     if (item) return [reply('Thanks. ', item.prompt)];
     return [reply('Thank you, ', 'goodbye.'), [{ type: 'end', handoffData: JSON.stringify({ reason: 'end_call' }) }]];
   };
 }
 
-const target = (over: Partial<RelayTarget> = {}): RelayTarget => ({ url: `${base}/runtime/v1/relay?token=tok.en.value`, parameters: { token: 'tok.en.value' }, action: 'https://api.example.test/carrier/twilio/relay-action?call_id=cal_1', welcomeGreeting: 'This call is from Acme Solar.', ...over });
+const target = (over: Partial<RelayTarget> = {}): RelayTarget => ({
+  url: `${base}/runtime/v1/relay?token=tok.en.value`,
+  parameters: { token: 'tok.en.value' },
+  action: 'https://api.example.test/carrier/twilio/relay-action?call_id=cal_1',
+  welcomeGreeting: 'This call is from Acme Solar.',
+  ...over,
+});
 const lastSocket = () => sockets.at(-1)!;
 const texts = (lines: TranscriptLine[]) => lines.map((l) => `${l.speaker}: ${l.text}${l.interrupted ? ' …' : ''}`);
 
@@ -106,12 +135,29 @@ describe('a relay session as Twilio plays it', () => {
   it('signs the upgrade over the exact URL, sends setup first, speaks only after each reply ends, and returns the handoff on end', async () => {
     agent = politeAgent();
     const heard: TranscriptLine[] = [];
-    const session = await playRelaySession({ target: target(), authToken: AUTH_TOKEN, leg: LEG, source: source('goal'), onLine: (l) => heard.push(l), replyTimeoutMs: 5_000 });
+    const session = await playRelaySession({
+      target: target(),
+      authToken: AUTH_TOKEN,
+      leg: LEG,
+      source: source('goal'),
+      onLine: (l) => heard.push(l),
+      replyTimeoutMs: 5_000,
+    });
 
     const s = lastSocket();
     expect(s.signatureValid).toBe(true);
     expect(s.url).toBe(`${base}/runtime/v1/relay?token=tok.en.value`);
-    expect(s.frames[0]).toEqual({ type: 'setup', sessionId: session.sessionId, callSid: LEG.callSid, accountSid: LEG.accountSid, from: LEG.from, to: LEG.to, direction: 'outbound-api', callStatus: 'in-progress', customParameters: { token: 'tok.en.value' } });
+    expect(s.frames[0]).toEqual({
+      type: 'setup',
+      sessionId: session.sessionId,
+      callSid: LEG.callSid,
+      accountSid: LEG.accountSid,
+      from: LEG.from,
+      to: LEG.to,
+      direction: 'outbound-api',
+      callStatus: 'in-progress',
+      customParameters: { token: 'tok.en.value' },
+    });
     expect(session.sessionId).toMatch(/^VX[0-9a-f]{32}$/);
     expect(s.frames.slice(1)).toEqual([
       { type: 'prompt', voicePrompt: 'Hello?', lang: 'en-US', last: true },
@@ -149,7 +195,14 @@ describe('a relay session as Twilio plays it', () => {
 
   it('sends a partial prompt before the final one when asked to', async () => {
     agent = politeAgent();
-    const session = await playRelaySession({ target: target(), authToken: AUTH_TOKEN, leg: LEG, source: source('do_not_call'), partialPrompts: true, replyTimeoutMs: 5_000 });
+    const session = await playRelaySession({
+      target: target(),
+      authToken: AUTH_TOKEN,
+      leg: LEG,
+      source: source('do_not_call'),
+      partialPrompts: true,
+      replyTimeoutMs: 5_000,
+    });
     expect(lastSocket().frames.slice(1)).toEqual([
       { type: 'prompt', voicePrompt: "Please don't call", lang: 'en-US', last: false },
       { type: 'prompt', voicePrompt: LINES.optOut, lang: 'en-US', last: true },
@@ -164,7 +217,10 @@ describe('a relay session as Twilio plays it', () => {
       return null;
     };
     const session = await playRelaySession({ target: target(), authToken: AUTH_TOKEN, leg: LEG, source: source('goal'), replyTimeoutMs: 5_000 });
-    expect(lastSocket().frames.slice(1)).toEqual([{ type: 'prompt', voicePrompt: 'Hello?', lang: 'en-US', last: true }, { type: 'dtmf', digit: '1' }]);
+    expect(lastSocket().frames.slice(1)).toEqual([
+      { type: 'prompt', voicePrompt: 'Hello?', lang: 'en-US', last: true },
+      { type: 'dtmf', digit: '1' },
+    ]);
     expect(session.ending).toEqual({ how: 'end', handoffData: null });
     expect(session.transcript.find((l) => l.keys)).toMatchObject({ speaker: 'contact', text: '1' });
   });
@@ -172,7 +228,14 @@ describe('a relay session as Twilio plays it', () => {
   it('a contact that hangs up says its last line and closes the socket; nothing is posted to the action', async () => {
     agent = politeAgent();
     const posted: Record<string, string>[] = [];
-    const call = await playRelayCall({ target: target(), authToken: AUTH_TOKEN, leg: LEG, source: source('first_only'), replyTimeoutMs: 5_000, followAction: async (_url, params) => (posted.push(params), { path: [], relay: null }) });
+    const call = await playRelayCall({
+      target: target(),
+      authToken: AUTH_TOKEN,
+      leg: LEG,
+      source: source('first_only'),
+      replyTimeoutMs: 5_000,
+      followAction: async (_url, params) => (posted.push(params), { path: [], relay: null }),
+    });
     expect(call.sessions.map((s) => s.ending)).toEqual([{ how: 'hung_up', reason: 'script' }]);
     expect(lastSocket().frames.at(-1)).toEqual({ type: 'prompt', voicePrompt: LINES.mustGo, lang: 'en-US', last: true });
     await waitFor(() => lastSocket().closedBy === 1000, { message: 'the caller closed the socket' });
@@ -208,9 +271,25 @@ describe('the <Connect action> after a session', () => {
         return { path: [{ verb: 'Say', text: 'Goodbye.' }, { verb: 'Hangup' }], relay: null };
       },
     });
-    expect(posted).toEqual([{ url: target().action, params: { AccountSid: LEG.accountSid, CallSid: LEG.callSid, SessionId: call.sessions[0]!.sessionId, SessionDuration: expect.stringMatching(/^\d+$/), SessionStatus: 'ended', HandoffData: '{"reason":"opt_out"}' } }]);
+    expect(posted).toEqual([
+      {
+        url: target().action,
+        params: {
+          AccountSid: LEG.accountSid,
+          CallSid: LEG.callSid,
+          SessionId: call.sessions[0]!.sessionId,
+          SessionDuration: expect.stringMatching(/^\d+$/),
+          SessionStatus: 'ended',
+          HandoffData: '{"reason":"opt_out"}',
+        },
+      },
+    ]);
     expect(call.path).toEqual([{ verb: 'Say', text: 'Goodbye.' }, { verb: 'Hangup' }]);
-    expect(texts(call.transcript)).toEqual(['agent: This call is from Acme Solar.', `contact: ${LINES.optOut}`, 'agent: Understood, you will not be called again.']);
+    expect(texts(call.transcript)).toEqual([
+      'agent: This call is from Acme Solar.',
+      `contact: ${LINES.optOut}`,
+      'agent: Understood, you will not be called again.',
+    ]);
   });
 
   it('a runtime that closes the socket without end → ErrorCode 64105; the reconnect the TwiML answers plays on, without repeating the opening line', async () => {
@@ -219,7 +298,9 @@ describe('the <Connect action> after a session', () => {
       if (frame.type === 'setup') sessions++;
       if (frame.type !== 'prompt') return null;
       if (sessions === 1) return socket.frames.filter((f) => f.type === 'prompt').length === 2 ? 'close' : [reply('Thanks. ', 'How old is your roof?')];
-      return frame.voicePrompt === 'very' ? [reply('Thank you, ', 'goodbye.'), [{ type: 'end', handoffData: '{"reason":"end_call"}' }]] : [reply('As I was saying, ', 'How satisfied are you?')];
+      return frame.voicePrompt === 'very'
+        ? [reply('Thank you, ', 'goodbye.'), [{ type: 'end', handoffData: '{"reason":"end_call"}' }]]
+        : [reply('As I was saying, ', 'How satisfied are you?')];
     };
     const posted: Record<string, string>[] = [];
     const call = await playRelayCall({
@@ -231,7 +312,10 @@ describe('the <Connect action> after a session', () => {
       silenceMs: 100,
       followAction: async (_url, params) => {
         posted.push(params);
-        return { path: [{ verb: 'Connect', stream_url: target().url, parameters: ['token'] }], relay: posted.length === 1 ? target({ welcomeGreeting: 'Sorry, I lost you for a moment.' }) : null };
+        return {
+          path: [{ verb: 'Connect', stream_url: target().url, parameters: ['token'] }],
+          relay: posted.length === 1 ? target({ welcomeGreeting: 'Sorry, I lost you for a moment.' }) : null,
+        };
       },
     });
     expect(call.sessions.map((s) => s.ending.how)).toEqual(['dropped', 'end']);
@@ -246,7 +330,15 @@ describe('the <Connect action> after a session', () => {
   it('reconnects at most maxSessions times, whatever the TwiML answers', async () => {
     agent = (frame) => (frame.type === 'setup' ? 'close' : null);
     let posts = 0;
-    const call = await playRelayCall({ target: target(), authToken: AUTH_TOKEN, leg: LEG, source: source('goal'), replyTimeoutMs: 5_000, maxSessions: 3, followAction: async () => (posts++, { path: [], relay: target() }) });
+    const call = await playRelayCall({
+      target: target(),
+      authToken: AUTH_TOKEN,
+      leg: LEG,
+      source: source('goal'),
+      replyTimeoutMs: 5_000,
+      maxSessions: 3,
+      followAction: async () => (posts++, { path: [], relay: target() }),
+    });
     expect(call.sessions).toHaveLength(3);
     expect(posts).toBe(3);
   });
@@ -264,19 +356,34 @@ describe('which relays the sandbox plays', () => {
   });
 
   it('reads the relay, its action and greeting from the followed TwiML', () => {
-    const stream = { url: 'wss://api.example.test/runtime/v1/relay?token=t', parameters: { token: 't' }, action: 'https://api.example.test/carrier/twilio/relay-action?x=1', welcomeGreeting: 'Hello.' };
+    const stream = {
+      url: 'wss://api.example.test/runtime/v1/relay?token=t',
+      parameters: { token: 't' },
+      action: 'https://api.example.test/carrier/twilio/relay-action?x=1',
+      welcomeGreeting: 'Hello.',
+    };
     expect(relayTargetOf({ outcome: 'streaming', stream })).toEqual(stream);
     expect(relayTargetOf({ outcome: 'streaming', stream: { url: 'wss://api.example.test/runtime/v1/stream', parameters: {} } })).toBeNull();
     expect(relayTargetOf({ outcome: 'completed', stream: null })).toBeNull();
   });
 
   it('relayActionParams: a contact who hung up reports completed', () => {
-    expect(relayActionParams(LEG, { sessionId: 'VX1', ending: { how: 'hung_up', reason: 'script' }, durationSeconds: 3 })).toEqual({ AccountSid: LEG.accountSid, CallSid: LEG.callSid, SessionId: 'VX1', SessionDuration: '3', SessionStatus: 'completed' });
+    expect(relayActionParams(LEG, { sessionId: 'VX1', ending: { how: 'hung_up', reason: 'script' }, durationSeconds: 3 })).toEqual({
+      AccountSid: LEG.accountSid,
+      CallSid: LEG.callSid,
+      SessionId: 'VX1',
+      SessionDuration: '3',
+      SessionStatus: 'completed',
+    });
   });
 
   it('formats a transcript line for the terminal: time, speaker, text; interrupted and key presses marked', () => {
-    expect(formatTranscriptLine({ speaker: 'agent', text: 'How old is your roof?', at: '2026-11-26T14:03:07.412Z' })).toBe('14:03:07.412  agent    How old is your roof?');
-    expect(formatTranscriptLine({ speaker: 'agent', text: 'How old', at: '2026-11-26T14:03:07.412Z', interrupted: true })).toBe('14:03:07.412  agent    How old …');
+    expect(formatTranscriptLine({ speaker: 'agent', text: 'How old is your roof?', at: '2026-11-26T14:03:07.412Z' })).toBe(
+      '14:03:07.412  agent    How old is your roof?',
+    );
+    expect(formatTranscriptLine({ speaker: 'agent', text: 'How old', at: '2026-11-26T14:03:07.412Z', interrupted: true })).toBe(
+      '14:03:07.412  agent    How old …',
+    );
     expect(formatTranscriptLine({ speaker: 'contact', text: '1', at: '2026-11-26T14:03:08.000Z', keys: true })).toBe('14:03:08.000  contact  [pressed 1]');
   });
 });

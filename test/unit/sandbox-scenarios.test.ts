@@ -71,7 +71,20 @@ describe('sandbox test numbers', () => {
 
 describe('carrier timelines', () => {
   it('a person answers: initiated, ringing, in-progress, completed (200, the nominal duration)', () => {
-    for (const id of ['goal', 'no_goal', 'first_only', 'declines', 'interrupts', 'asks_robot', 'asks_human', 'do_not_call', 'wrong_person', 'opt_out_es', 'no_disclosure', 'opt_out_ignored'] as const) {
+    for (const id of [
+      'goal',
+      'no_goal',
+      'first_only',
+      'declines',
+      'interrupts',
+      'asks_robot',
+      'asks_human',
+      'do_not_call',
+      'wrong_person',
+      'opt_out_es',
+      'no_disclosure',
+      'opt_out_ignored',
+    ] as const) {
       const steps = callTimeline(scenarioById(id), null);
       expect(steps.map((s) => s.callStatus)).toEqual(['initiated', 'ringing', 'in-progress', 'completed']);
       expect(steps[3]).toMatchObject({ sipResponseCode: 200, durationSeconds: scenarioById(id).durationSeconds, at: 3 + scenarioById(id).talkSteps });
@@ -81,27 +94,57 @@ describe('carrier timelines', () => {
   });
 
   it('busy, no answer and carrier failure end before anyone answers, with their SIP codes', () => {
-    expect(calls('busy')).toEqual([['initiated', 'initiated', 0], ['completed', 'busy', 1]]);
-    expect(calls('no_answer')).toEqual([['initiated', 'initiated', 0], ['ringing', 'ringing', 1], ['completed', 'no-answer', 5]]);
-    expect(calls('carrier_failure')).toEqual([['initiated', 'initiated', 0], ['completed', 'failed', 1]]);
+    expect(calls('busy')).toEqual([
+      ['initiated', 'initiated', 0],
+      ['completed', 'busy', 1],
+    ]);
+    expect(calls('no_answer')).toEqual([
+      ['initiated', 'initiated', 0],
+      ['ringing', 'ringing', 1],
+      ['completed', 'no-answer', 5],
+    ]);
+    expect(calls('carrier_failure')).toEqual([
+      ['initiated', 'initiated', 0],
+      ['completed', 'failed', 1],
+    ]);
     expect(callTimeline(scenarioById('busy'), null).at(-1)).toMatchObject({ sipResponseCode: 486, durationSeconds: 0 });
     expect(callTimeline(scenarioById('no_answer'), null).at(-1)).toMatchObject({ sipResponseCode: 487 });
     expect(callTimeline(scenarioById('carrier_failure'), null).at(-1)).toMatchObject({ sipResponseCode: 503 });
   });
 
   it('machine detection names who answered: machine_start, machine_end_beep, human; nothing without it', () => {
-    expect(callTimeline(scenarioById('machine'), 'Enable').slice(2).map((s) => s.answeredBy)).toEqual(['machine_start', 'machine_start']);
-    expect(callTimeline(scenarioById('machine'), 'DetectMessageEnd').slice(2).map((s) => s.answeredBy)).toEqual(['machine_end_beep', 'machine_end_beep']);
-    expect(callTimeline(scenarioById('goal'), 'Enable').slice(2).map((s) => s.answeredBy)).toEqual(['human', 'human']);
+    expect(
+      callTimeline(scenarioById('machine'), 'Enable')
+        .slice(2)
+        .map((s) => s.answeredBy),
+    ).toEqual(['machine_start', 'machine_start']);
+    expect(
+      callTimeline(scenarioById('machine'), 'DetectMessageEnd')
+        .slice(2)
+        .map((s) => s.answeredBy),
+    ).toEqual(['machine_end_beep', 'machine_end_beep']);
+    expect(
+      callTimeline(scenarioById('goal'), 'Enable')
+        .slice(2)
+        .map((s) => s.answeredBy),
+    ).toEqual(['human', 'human']);
     expect(callTimeline(scenarioById('machine'), null).some((s) => s.answeredBy)).toBe(false);
   });
 
   it('messages: delivered by default; 555-0123 fails (30008); 555-0121 is undelivered (30003); 555-0160 fails with a carrier error (30007) though its calls go through', () => {
-    expect(messageTimeline(scenarioFor('+12125550160'))).toEqual([{ at: 1, status: 'failed', errorCode: 30007, errorMessage: 'Message filtered by the carrier' }]);
+    expect(messageTimeline(scenarioFor('+12125550160'))).toEqual([
+      { at: 1, status: 'failed', errorCode: 30007, errorMessage: 'Message filtered by the carrier' },
+    ]);
     expect(scenarioFor('+12125550160').carrier).toBe('human');
-    expect(messageTimeline(scenarioFor('+12125550100'))).toEqual([{ at: 1, status: 'sent' }, { at: 2, status: 'delivered' }]);
+    expect(messageTimeline(scenarioFor('+12125550100'))).toEqual([
+      { at: 1, status: 'sent' },
+      { at: 2, status: 'delivered' },
+    ]);
     expect(messageTimeline(scenarioFor('+12125550123'))).toEqual([{ at: 1, status: 'failed', errorCode: 30008, errorMessage: 'Unknown error' }]);
-    expect(messageTimeline(scenarioFor('+12125550121')).map((s) => [s.status, s.errorCode])).toEqual([['sent', undefined], ['undelivered', 30003]]);
+    expect(messageTimeline(scenarioFor('+12125550121')).map((s) => [s.status, s.errorCode])).toEqual([
+      ['sent', undefined],
+      ['undelivered', 30003],
+    ]);
   });
 });
 
@@ -124,24 +167,78 @@ describe('timeline scale', () => {
 });
 
 describe('the Calls create form, as Twilio checks it', () => {
-  const ok: [string, string][] = [['To', '+12125550100'], ['From', '+14155550100'], ['Url', 'https://api.example/twiml']];
+  const ok: [string, string][] = [
+    ['To', '+12125550100'],
+    ['From', '+14155550100'],
+    ['Url', 'https://api.example/twiml'],
+  ];
   const code = (pairs: [string, string][]) => {
     const r = readCallForm(pairs);
     return 'error' in r ? (r.error.body as { code: number }).code : 0;
   };
 
   it('reads repeated and space-separated StatusCallbackEvent, methods, machine detection and timeout', () => {
-    const r = readCallForm([...ok, ['StatusCallbackEvent', 'initiated ringing'], ['StatusCallbackEvent', 'answered'], ['StatusCallbackEvent', 'answered'], ['MachineDetection', 'Enable'], ['Timeout', '20'], ['Method', 'get']]);
-    expect('form' in r && r.form).toMatchObject({ events: ['initiated', 'ringing', 'answered'], machineDetection: 'Enable', timeout: 20, method: 'GET', statusCallbackMethod: 'POST', statusCallback: null });
-    expect('form' in (readCallForm(ok) as object) && (readCallForm(ok) as { form: { events: string[]; timeout: number } }).form).toMatchObject({ events: [], timeout: 60 });
+    const r = readCallForm([
+      ...ok,
+      ['StatusCallbackEvent', 'initiated ringing'],
+      ['StatusCallbackEvent', 'answered'],
+      ['StatusCallbackEvent', 'answered'],
+      ['MachineDetection', 'Enable'],
+      ['Timeout', '20'],
+      ['Method', 'get'],
+    ]);
+    expect('form' in r && r.form).toMatchObject({
+      events: ['initiated', 'ringing', 'answered'],
+      machineDetection: 'Enable',
+      timeout: 20,
+      method: 'GET',
+      statusCallbackMethod: 'POST',
+      statusCallback: null,
+    });
+    expect('form' in (readCallForm(ok) as object) && (readCallForm(ok) as { form: { events: string[]; timeout: number } }).form).toMatchObject({
+      events: [],
+      timeout: 60,
+    });
   });
 
   it.each([
-    [[['From', '+14155550100'], ['Url', 'https://a.example/t']], 21201],
-    [[['To', '555-0100'], ['From', '+14155550100'], ['Url', 'https://a.example/t']], 21211],
-    [[['To', '+12125550100'], ['Url', 'https://a.example/t']], 21213],
-    [[['To', '+12125550100'], ['From', '+14155550100']], 21205],
-    [[['To', '+12125550100'], ['From', '+14155550100'], ['Url', 'javascript:alert(1)']], 21205],
+    [
+      [
+        ['From', '+14155550100'],
+        ['Url', 'https://a.example/t'],
+      ],
+      21201,
+    ],
+    [
+      [
+        ['To', '555-0100'],
+        ['From', '+14155550100'],
+        ['Url', 'https://a.example/t'],
+      ],
+      21211,
+    ],
+    [
+      [
+        ['To', '+12125550100'],
+        ['Url', 'https://a.example/t'],
+      ],
+      21213,
+    ],
+    [
+      [
+        ['To', '+12125550100'],
+        ['From', '+14155550100'],
+      ],
+      21205,
+    ],
+    [
+      [
+        ['To', '+12125550100'],
+        ['From', '+14155550100'],
+        ['Url', 'javascript:alert(1)'],
+      ],
+      21205,
+    ],
     [[...ok, ['Method', 'PUT']], 21401],
     [[...ok, ['StatusCallback', 'not a url']], 21609],
     [[...ok, ['StatusCallbackEvent', 'hangup']], 21626],

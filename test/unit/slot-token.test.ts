@@ -4,7 +4,13 @@ import { signSlot, SLOT_TTL_MS, verifySlot } from '../../shared/calendar/slot-to
 
 const secret = 'k'.repeat(40);
 const at = new Date('2026-06-01T12:00:00Z');
-const claim = { tenantId: 'ten_A', handoffId: 'hof_1', startsAt: '2026-06-02T13:00:00.000Z', endsAt: '2026-06-02T13:30:00.000Z', expiresAt: new Date(at.getTime() + SLOT_TTL_MS).toISOString() };
+const claim = {
+  tenantId: 'ten_A',
+  handoffId: 'hof_1',
+  startsAt: '2026-06-02T13:00:00.000Z',
+  endsAt: '2026-06-02T13:30:00.000Z',
+  expiresAt: new Date(at.getTime() + SLOT_TTL_MS).toISOString(),
+};
 const who = { tenantId: 'ten_A', handoffId: 'hof_1' };
 
 describe('handoff slot ids', () => {
@@ -24,7 +30,9 @@ describe('handoff slot ids', () => {
   it('refuses any tampering: a re-encoded body, a changed mac, another secret, a cursor, garbage', () => {
     const id = signSlot(secret, claim);
     const [body, mac] = id.slice(5).split('.');
-    const moved = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body!, 'base64url').toString()), s: '2026-06-02T14:00:00.000Z' })).toString('base64url');
+    const moved = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body!, 'base64url').toString()), s: '2026-06-02T14:00:00.000Z' })).toString(
+      'base64url',
+    );
     expect(verifySlot(secret, `slot_${moved}.${mac}`, who, at)).toEqual({ ok: false, reason: 'slot_invalid' });
     const flipped = mac!.slice(0, -1) + (mac!.endsWith('A') ? 'B' : 'A');
     expect(verifySlot(secret, `slot_${body}.${flipped}`, who, at)).toEqual({ ok: false, reason: 'slot_invalid' });

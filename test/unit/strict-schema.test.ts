@@ -5,7 +5,12 @@ import { errorSchema, timestamp } from '../../shared/schemas/common.js';
 import { loadHandler } from '../../infra/openapi/build.js';
 import { strictDeep } from '../support/strict-schema.js';
 
-const item = z.object({ id: z.string(), at: timestamp, tags: z.array(z.object({ k: z.string() })), meta: z.record(z.string(), z.object({ n: z.int() })).nullable() });
+const item = z.object({
+  id: z.string(),
+  at: timestamp,
+  tags: z.array(z.object({ k: z.string() })),
+  meta: z.record(z.string(), z.object({ n: z.int() })).nullable(),
+});
 const page = z.object({ data: z.array(item), next: z.object({ cursor: z.string() }).optional() });
 const good = { data: [{ id: 'a', at: '2026-01-01T00:00:00Z', tags: [{ k: 'x' }], meta: { m: { n: 1 } } }] };
 

@@ -32,7 +32,9 @@ describe('survey responses', () => {
 
   it('is declined on an opt-out or a declined survey action', () => {
     expect(buildSurveyResponse(facts({ recorded_responses: [rr('sat', 'happy')], opted_out: true }))!.completion_status).toBe('declined');
-    expect(buildSurveyResponse(facts({ conversation_actions: [{ kind: 'record_survey_answer', arguments: { declined: true }, at: 'x' }] }))!.completion_status).toBe('declined');
+    expect(
+      buildSurveyResponse(facts({ conversation_actions: [{ kind: 'record_survey_answer', arguments: { declined: true }, at: 'x' }] }))!.completion_status,
+    ).toBe('declined');
     expect(buildSurveyResponse(facts({ opted_out: true }))!.completion_status).toBe('declined');
   });
 
@@ -44,14 +46,25 @@ describe('survey responses', () => {
   });
 
   it('takes the last recorded value, else a record_survey_answer action’s', () => {
-    const r = buildSurveyResponse(facts({ recorded_responses: [rr('sat', 'unhappy'), rr('sat', 'very happy', '2026-06-01T10:01:00Z')], conversation_actions: [{ kind: 'record_survey_answer', arguments: { answers: { why: 'Price' } }, at: '2026-06-01T10:02:00Z' }] }))!;
+    const r = buildSurveyResponse(
+      facts({
+        recorded_responses: [rr('sat', 'unhappy'), rr('sat', 'very happy', '2026-06-01T10:01:00Z')],
+        conversation_actions: [{ kind: 'record_survey_answer', arguments: { answers: { why: 'Price' } }, at: '2026-06-01T10:02:00Z' }],
+      }),
+    )!;
     expect(r.answers.sat!.score).toBe(5);
     expect(r.answers.why).toEqual({ value: 'Price', answered_at: '2026-06-01T10:02:00Z' });
     expect(r.completion_status).toBe('complete');
   });
 
   it('asks a survey version’s objectives (optional ones need no answer); nothing without questions or without a conversation', () => {
-    const version = { use_case: 'survey', objectives: [{ id: 'nps', required: true }, { id: 'extra', required: false }] };
+    const version = {
+      use_case: 'survey',
+      objectives: [
+        { id: 'nps', required: true },
+        { id: 'extra', required: false },
+      ],
+    };
     expect(buildSurveyResponse(facts({ questions: [], version, recorded_responses: [rr('nps', '9')] }))!.completion_status).toBe('complete');
     expect(buildSurveyResponse(facts({ questions: [], version: { ...version, use_case: 'sdr' } }))).toBeNull();
     expect(buildSurveyResponse(facts({ event_count: 0 }))).toBeNull();

@@ -13,7 +13,28 @@ import { complianceProfileCreateRequest } from '../../shared/schemas/compliance-
 import { webhookEndpointPutRequest } from '../../shared/schemas/webhooks.js';
 import { forbiddenCharacter, multiLineText, singleLineText } from '../../shared/schemas/text.js';
 
-const FORBIDDEN = ['\u0000', '\u0007', '\u0008', '\u000b', '\u000c', '\r', '\u001b', '\u001f', '\u007f', '\u0080', '\u009f', '\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069'];
+const FORBIDDEN = [
+  '\u0000',
+  '\u0007',
+  '\u0008',
+  '\u000b',
+  '\u000c',
+  '\r',
+  '\u001b',
+  '\u001f',
+  '\u007f',
+  '\u0080',
+  '\u009f',
+  '\u202a',
+  '\u202b',
+  '\u202c',
+  '\u202d',
+  '\u202e',
+  '\u2066',
+  '\u2067',
+  '\u2068',
+  '\u2069',
+];
 const issuesOf = (schema: { safeParse: (v: unknown, o?: object) => { success: boolean; error?: { issues: unknown[] } } }, value: unknown) => {
   const r = schema.safeParse(value, { reportInput: true });
   return r.success ? [] : toValidationIssues('body', r.error!.issues as never).map((i) => `${i.loc.join('.')}:${i.type}`);

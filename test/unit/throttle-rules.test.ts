@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { admit, delaySeconds, PASSWORD_BACKOFF, PASSWORD_DELAY_CAP_SECONDS, type BackoffRule, type BackoffState } from '../../shared/policy/auth/throttle-rules.js';
+import {
+  admit,
+  delaySeconds,
+  PASSWORD_BACKOFF,
+  PASSWORD_DELAY_CAP_SECONDS,
+  type BackoffRule,
+  type BackoffState,
+} from '../../shared/policy/auth/throttle-rules.js';
 
 const rule: BackoffRule = { free: 5, baseSeconds: 1, capSeconds: 60, forgetSeconds: 15 * 60 };
 const T0 = Date.parse('2026-11-26T10:00:00Z');

@@ -8,11 +8,17 @@ const token = '12345678901234567890123456789012';
 const url = 'https://api.example.com/carrier/twilio/voice';
 const params = { CallSid: 'CA1234567890ABCDE', AccountSid: 'AC0123', From: '+14158675309', To: '+18005551212', Digits: '1' };
 const byLibrary = (u: string, p: TwilioParams, t = token) => twilio.getExpectedTwilioSignature(t, u, p);
-const verify = (signature: string | undefined, u = url, p: TwilioParams = params, t = token) => verifyTwilioSignature({ authToken: t, signature, url: u, params: p });
+const verify = (signature: string | undefined, u = url, p: TwilioParams = params, t = token) =>
+  verifyTwilioSignature({ authToken: t, signature, url: u, params: p });
 
 describe('X-Twilio-Signature', () => {
   it("matches Twilio's documented algorithm: HMAC-SHA1(token, url + sorted name+value pairs), base64", () => {
-    const data = url + Object.keys(params).sort().map((k) => k + params[k as keyof typeof params]).join('');
+    const data =
+      url +
+      Object.keys(params)
+        .sort()
+        .map((k) => k + params[k as keyof typeof params])
+        .join('');
     const manual = createHmac('sha1', token).update(data, 'utf8').digest('base64');
     expect(twilioSignature(token, url, params)).toBe(manual);
     expect(byLibrary(url, params)).toBe(manual);
@@ -22,7 +28,14 @@ describe('X-Twilio-Signature', () => {
     // twilio-node's spec: auth token 12345, this URL and these parameters sign to this value.
     const vector = { CallSid: 'CA1234567890ABCDE', Caller: '+14158675309', Digits: '1234', From: '+14158675309', To: '+18005551212' };
     expect(twilioSignature('12345', 'https://mycompany.com/myapp.php?foo=1&bar=2', vector)).toBe('RSOYDt4T1cUTdK1PDd93/VVr8B8=');
-    expect(verifyTwilioSignature({ authToken: '12345', signature: 'RSOYDt4T1cUTdK1PDd93/VVr8B8=', url: 'https://mycompany.com/myapp.php?foo=1&bar=2', params: vector })).toBe(true);
+    expect(
+      verifyTwilioSignature({
+        authToken: '12345',
+        signature: 'RSOYDt4T1cUTdK1PDd93/VVr8B8=',
+        url: 'https://mycompany.com/myapp.php?foo=1&bar=2',
+        params: vector,
+      }),
+    ).toBe(true);
   });
 
   it('accepts a signature the library made, and refuses a tampered parameter, an added or dropped one', () => {

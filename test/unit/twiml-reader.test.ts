@@ -12,10 +12,23 @@ describe('the sandbox reads TwiML as Twilio runs it', () => {
       '<Record maxLength="120" action="https://api.test/rec"/><Pause length="2"/><Redirect>https://api.test/next</Redirect><Reject reason="busy"/><Hangup/><Sms>x</Sms>' +
       '</Response>';
     expect(readTwiml(xml)).toEqual([
-      { verb: 'Gather', action: 'https://api.test/carrier/twilio/gather?v=2&p=open.0', timeout: 7, numDigits: 1, actionOnEmptyResult: true, children: [{ verb: 'Say', text: 'Press 1 for sales & 2 for support' }] },
+      {
+        verb: 'Gather',
+        action: 'https://api.test/carrier/twilio/gather?v=2&p=open.0',
+        timeout: 7,
+        numDigits: 1,
+        actionOnEmptyResult: true,
+        children: [{ verb: 'Say', text: 'Press 1 for sales & 2 for support' }],
+      },
       { verb: 'Dial', action: 'https://api.test/dial', timeout: 20, numbers: ['+14155550100', '+14155550101'] },
       { verb: 'Connect', action: null, relayUrl: null, streamUrl: 'wss://rt.test/stream', parameters: { token: 'a.b' } },
-      { verb: 'Connect', action: 'https://api.test/carrier/twilio/relay-action?call_id=c&sig=s', relayUrl: 'wss://api.test/runtime/v1/relay?token=a.b', streamUrl: null, parameters: { token: 'a.b' } },
+      {
+        verb: 'Connect',
+        action: 'https://api.test/carrier/twilio/relay-action?call_id=c&sig=s',
+        relayUrl: 'wss://api.test/runtime/v1/relay?token=a.b',
+        streamUrl: null,
+        parameters: { token: 'a.b' },
+      },
       { verb: 'Record', action: 'https://api.test/rec', maxLength: 120 },
       { verb: 'Pause', length: 2 },
       { verb: 'Redirect', url: 'https://api.test/next' },

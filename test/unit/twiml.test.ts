@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import VoiceResponse from 'twilio/lib/twiml/VoiceResponse.js';
-import { connectConversationRelay, dial, gather, hangup, pause, record, redirect, reject, say, twiml, type ConversationRelayOptions } from '../../shared/telephony/twiml.js';
+import {
+  connectConversationRelay,
+  dial,
+  gather,
+  hangup,
+  pause,
+  record,
+  redirect,
+  reject,
+  say,
+  twiml,
+  type ConversationRelayOptions,
+} from '../../shared/telephony/twiml.js';
 
 const nasty = `Tom & Jerry <b>"quoted"</b> 'single' café 😀 日本語`;
 
@@ -38,7 +50,11 @@ function twilioRelay(vr: VoiceResponse, o: ConversationRelayOptions): void {
 describe('TwiML builder', () => {
   it("writes each verb exactly as Twilio's VoiceResponse does", () => {
     const ours = twiml(
-      gather({ action: 'https://api.example.com/carrier/twilio/gather?p=open.0&sig=a_b', timeoutSeconds: 5, prompt: [say(nasty, { voice: 'Polly.Joanna', language: 'en-US' }), pause(1)] }),
+      gather({
+        action: 'https://api.example.com/carrier/twilio/gather?p=open.0&sig=a_b',
+        timeoutSeconds: 5,
+        prompt: [say(nasty, { voice: 'Polly.Joanna', language: 'en-US' }), pause(1)],
+      }),
       dial({ numbers: ['+14155550100', '+14155550101'], timeoutSeconds: 20, action: 'https://api.example.com/carrier/twilio/dial?x=1&y=2' }),
       record({ maxLengthSeconds: 120, action: 'https://api.example.com/carrier/twilio/recorded' }),
       redirect('https://api.example.com/carrier/twilio/gather?a=1&b=2'),
@@ -47,7 +63,14 @@ describe('TwiML builder', () => {
       hangup(),
     );
     const vr = new VoiceResponse();
-    const g = vr.gather({ input: ['dtmf'], numDigits: 1, timeout: 5, action: 'https://api.example.com/carrier/twilio/gather?p=open.0&sig=a_b', method: 'POST', actionOnEmptyResult: true });
+    const g = vr.gather({
+      input: ['dtmf'],
+      numDigits: 1,
+      timeout: 5,
+      action: 'https://api.example.com/carrier/twilio/gather?p=open.0&sig=a_b',
+      method: 'POST',
+      actionOnEmptyResult: true,
+    });
     g.say({ voice: 'Polly.Joanna', language: 'en-US' }, nasty);
     g.pause({ length: 1 });
     const d = vr.dial({ timeout: 20, action: 'https://api.example.com/carrier/twilio/dial?x=1&y=2', method: 'POST' });
@@ -61,7 +84,7 @@ describe('TwiML builder', () => {
     expect(ours).toBe(vr.toString());
   });
 
-  it("writes <Connect action><ConversationRelay> with its <Language> and <Parameter> children exactly as VoiceResponse does", () => {
+  it('writes <Connect action><ConversationRelay> with its <Language> and <Parameter> children exactly as VoiceResponse does', () => {
     const documents: ConversationRelayOptions[] = [
       relay,
       { ...relay, languages: [], parameters: {} },

@@ -15,7 +15,9 @@ describe('zod issues → Pydantic-style 422 entries', () => {
     kind: z.enum(['a', 'b', 'c']),
     tags: z.array(z.string()).max(2),
     when: z.iso.datetime({ offset: true }),
-    scope: z.record(z.string(), z.unknown()).refine((o) => Object.keys(o).length >= 1, { message: 'scope needs at least 1 property', params: { type: 'too_short' } }),
+    scope: z
+      .record(z.string(), z.unknown())
+      .refine((o) => Object.keys(o).length >= 1, { message: 'scope needs at least 1 property', params: { type: 'too_short' } }),
     n: z.int().min(1),
   });
 
@@ -44,7 +46,10 @@ describe('zod issues → Pydantic-style 422 entries', () => {
   });
 
   it('nests loc through objects and arrays', () => {
-    const nested = z.object({ consent: z.object({ evidence: z.object({ content_hash: z.string().regex(/^[0-9a-f]{64}$/) }) }), items: z.array(z.object({ id: z.string() })) });
+    const nested = z.object({
+      consent: z.object({ evidence: z.object({ content_hash: z.string().regex(/^[0-9a-f]{64}$/) }) }),
+      items: z.array(z.object({ id: z.string() })),
+    });
     const issues = issuesOf(nested, { consent: { evidence: { content_hash: 'XYZ' } }, items: [{ id: 'ok' }, {}] });
     expect(issues.map((i) => i.loc)).toEqual([
       ['body', 'consent', 'evidence', 'content_hash'],
@@ -63,14 +68,21 @@ describe('zod issues → Pydantic-style 422 entries', () => {
   });
 
   it('maps a non-numeric query integer to int_parsing', () => {
-    const r = z.object({ limit: z.preprocess((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v), z.int()) }).safeParse({ limit: 'abc' }, { reportInput: true });
+    const r = z
+      .object({ limit: z.preprocess((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v), z.int()) })
+      .safeParse({ limit: 'abc' }, { reportInput: true });
     expect(r.success).toBe(false);
     if (!r.success) expect(toValidationIssues('query', r.error.issues)[0]).toMatchObject({ loc: ['query', 'limit'], type: 'int_parsing', input: 'abc' });
   });
 });
 
 describe('secrets are never echoed in a 422', () => {
-  const schema = z.strictObject({ password: z.string().min(12).max(16), token: z.string().max(5), credentials: z.strictObject({ auth_token: z.string().regex(/^[0-9a-f]{32}$/) }), name: z.string().max(3) });
+  const schema = z.strictObject({
+    password: z.string().min(12).max(16),
+    token: z.string().max(5),
+    credentials: z.strictObject({ auth_token: z.string().regex(/^[0-9a-f]{32}$/) }),
+    name: z.string().max(3),
+  });
 
   it('names a too-long, too-short, wrong-typed or mismatched secret field without its input; other fields keep theirs', () => {
     const secret = 'hunter2-hunter2-hunter2-hunter2';

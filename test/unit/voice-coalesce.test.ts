@@ -82,7 +82,11 @@ describe('phraseReady (a host holding back deltas that cannot complete a phrase)
     });
     return sent;
   }
-  const piece = fc.oneof(fc.constantFrom('.', ',', '!', '?', ';', ':', '—', '"', ')', ' ', '  ', '\n', 'Hello', 'there', 'x', "I'm", '…'), fc.string({ maxLength: 12 }), fc.string({ unit: fc.constantFrom('a', 'b', ' '), minLength: 20, maxLength: 90 }));
+  const piece = fc.oneof(
+    fc.constantFrom('.', ',', '!', '?', ';', ':', '—', '"', ')', ' ', '  ', '\n', 'Hello', 'there', 'x', "I'm", '…'),
+    fc.string({ maxLength: 12 }),
+    fc.string({ unit: fc.constantFrom('a', 'b', ' '), minLength: 20, maxLength: 90 }),
+  );
 
   test.prop([fc.array(piece, { maxLength: 120 })], { numRuns: 500 })('sends the same phrases, each at the same delta, as feeding every delta', (deltas) => {
     expect(held(deltas)).toEqual(perDelta(deltas));

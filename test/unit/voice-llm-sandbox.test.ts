@@ -219,7 +219,13 @@ describe('sandbox model through the chain', () => {
     expect(calls[2]!.args).toEqual({ start_date: '2026-12-01', end_date: '2026-12-08', duration_minutes: 30 });
     expect(calls[3]!.args).toEqual({ starts_at: SLOT.starts_at, duration_minutes: 30, contact_confirmed: true });
     // Booked with every question answered: the objectives that needed it are recorded as met.
-    expect(calls[4]!.args).toMatchObject({ answers: [{ question_id: 'qualify', value: 'Completed' }, { question_id: 'book_meeting', value: 'Completed' }], qualified: true });
+    expect(calls[4]!.args).toMatchObject({
+      answers: [
+        { question_id: 'qualify', value: 'Completed' },
+        { question_id: 'book_meeting', value: 'Completed' },
+      ],
+      qualified: true,
+    });
     expect(replies[4]).toContain("You're booked for Wednesday, December 2 at 3:00 PM UTC.");
     expect(replies[4]).toMatch(/Goodbye\.$/);
   });

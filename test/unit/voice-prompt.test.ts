@@ -9,7 +9,10 @@ function brief(over: Partial<CallBrief> = {}, definition: Partial<CallBrief['def
     direction: 'outbound',
     use_case: 'survey',
     outcome_type: 'survey_response',
-    objectives: [{ id: 'consent', description: 'Get agreement to take part', required: true }, { id: 'thanks', description: 'Thank the contact', required: false }],
+    objectives: [
+      { id: 'consent', description: 'Get agreement to take part', required: true },
+      { id: 'thanks', description: 'Thank the contact', required: false },
+    ],
     definition: {
       tools: ['record_survey_answer', 'transfer_to_human', 'verify_identity', 'end_call'],
       llm_route: { primary: 'sandbox', fallbacks: [] },
@@ -28,7 +31,11 @@ function brief(over: Partial<CallBrief> = {}, definition: Partial<CallBrief['def
 }
 
 const count = (text: string, needle: string) => text.split(needle).length - 1;
-const callData = (prompt: string) => JSON.parse(prompt.slice(prompt.indexOf(CALL_DATA_OPEN) + CALL_DATA_OPEN.length, prompt.indexOf(CALL_DATA_CLOSE))) as { context: Record<string, string>; questions: unknown[] };
+const callData = (prompt: string) =>
+  JSON.parse(prompt.slice(prompt.indexOf(CALL_DATA_OPEN) + CALL_DATA_OPEN.length, prompt.indexOf(CALL_DATA_CLOSE))) as {
+    context: Record<string, string>;
+    questions: unknown[];
+  };
 
 describe('compileSystemPrompt', () => {
   it('has the persona, the policy, the task, the rules, the plan and the call data, in that order', () => {
@@ -55,7 +62,10 @@ describe('compileSystemPrompt', () => {
       use_case: 'survey',
       outcome_type: 'survey_response',
       language: 'es-MX',
-      objectives: [{ id: 'consent', description: 'Get agreement to take part', required: true }, { id: 'thanks', description: 'Thank the contact', required: false }],
+      objectives: [
+        { id: 'consent', description: 'Get agreement to take part', required: true },
+        { id: 'thanks', description: 'Thank the contact', required: false },
+      ],
       questions: [{ id: 'csat', prompt: 'How satisfied are you?', options: ['very satisfied', 'unsatisfied'] }],
       // transfer_to_human has no one to transfer to; verify_identity is not a tool the runtime runs
       tools: ['record_survey_answer', 'end_call'],
@@ -96,14 +106,20 @@ describe('compileSystemPrompt', () => {
     const prompt = compileSystemPrompt(
       brief(
         {
-          context: { office: 'Call +1 (555) 010-2345 or 555-010-9876', api_key: 'abc', note: 'token v1.eyJhYmNkZWZnaGlqa2xtbm9w.c2lnbmF0dXJlc2lnbmF0dXJl and sk-live-abcdefghijklmnopqrstu', visit: 'Tuesday 2026-11-24 at 15:00' },
+          context: {
+            office: 'Call +1 (555) 010-2345 or 555-010-9876',
+            api_key: 'abc',
+            note: 'token v1.eyJhYmNkZWZnaGlqa2xtbm9w.c2lnbmF0dXJlc2lnbmF0dXJl and sk-live-abcdefghijklmnopqrstu',
+            visit: 'Tuesday 2026-11-24 at 15:00',
+          },
           transfer_targets: [{ rep_id: 'rep_alice', name: 'Alice' }],
         },
         { persona: { name: 'Robin', direct_line: '+442071838750', password: 'hunter2' } },
       ),
       'en-US',
     );
-    for (const leaked of ['555', '2071838750', 'abc"', 'hunter2', 'sk-live', 'v1.eyJ', '15557654321', 'ten_1', 'cal_1', 'num_1']) expect(prompt, leaked).not.toContain(leaked);
+    for (const leaked of ['555', '2071838750', 'abc"', 'hunter2', 'sk-live', 'v1.eyJ', '15557654321', 'ten_1', 'cal_1', 'num_1'])
+      expect(prompt, leaked).not.toContain(leaked);
     expect(callData(prompt).context.visit).toBe('Tuesday 2026-11-24 at 15:00');
     expect(prompt).toContain(WITHHELD);
   });

@@ -10,7 +10,15 @@ import type { HandoffData } from '../../shared/voice/protocol.js';
 import { grantedTools, TOOL_CATALOGUE, ToolError, VOICE_TOOLS, type EventIds } from '../../shared/voice/tools.js';
 
 const NOW = new Date('2026-11-24T12:00:00Z');
-const SLOTS = ['2026-11-25T15:00:00Z', '2026-11-25T15:30:00Z', '2026-11-25T16:00:00Z', '2026-11-25T16:30:00Z', '2026-11-25T17:00:00Z', '2026-11-26T15:00:00Z', '2026-11-26T16:00:00Z'].map((s) => ({ starts_at: s, ends_at: new Date(Date.parse(s) + 30 * 60_000).toISOString() }));
+const SLOTS = [
+  '2026-11-25T15:00:00Z',
+  '2026-11-25T15:30:00Z',
+  '2026-11-25T16:00:00Z',
+  '2026-11-25T16:30:00Z',
+  '2026-11-25T17:00:00Z',
+  '2026-11-26T15:00:00Z',
+  '2026-11-26T16:00:00Z',
+].map((s) => ({ starts_at: s, ends_at: new Date(Date.parse(s) + 30 * 60_000).toISOString() }));
 
 function brief(over: Partial<CallBrief> = {}, tools: string[] = [...VOICE_TOOLS]): CallBrief {
   return {
@@ -74,7 +82,16 @@ function session(b: CallBrief = brief()) {
 /** The aggregates the events route would store for what the session posted. */
 const aggregatesOf = (events: RuntimeEventInput[]) => {
   const parsed = runtimeEventsRequest.parse({ events }).events;
-  const applied = applyEvents(emptyAggregates(), parsed.map((event, index) => ({ event, index })), { state: 'in_conversation', receivedAt: NOW.toISOString(), bounds: { audio_seconds: 1e6, gpu_seconds: 1e6, characters_spoken: 1e9, llm_input_tokens: 1e9, llm_output_tokens: 1e9 }, outcomeFrozen: false });
+  const applied = applyEvents(
+    emptyAggregates(),
+    parsed.map((event, index) => ({ event, index })),
+    {
+      state: 'in_conversation',
+      receivedAt: NOW.toISOString(),
+      bounds: { audio_seconds: 1e6, gpu_seconds: 1e6, characters_spoken: 1e9, llm_input_tokens: 1e9, llm_output_tokens: 1e9 },
+      outcomeFrozen: false,
+    },
+  );
   if (!applied.ok) throw new Error(JSON.stringify(applied.issues));
   return applied.aggregates;
 };
@@ -119,7 +136,10 @@ describe('grantedTools offers only what the pinned version grants', () => {
 describe('each tool reports what the control plane already takes', () => {
   it('check_calendar asks the calendar route and tells at most five slots, readable aloud', async () => {
     const { cp, call } = session();
-    const out = (await call('check_calendar', { start_date: '2026-11-25', end_date: '2026-11-27', timezone: 'America/New_York' })) as { slots: { starts_at: string; local: string }[]; more_available: boolean };
+    const out = (await call('check_calendar', { start_date: '2026-11-25', end_date: '2026-11-27', timezone: 'America/New_York' })) as {
+      slots: { starts_at: string; local: string }[];
+      more_available: boolean;
+    };
     expect(cp.queries).toEqual([{ start_date: '2026-11-25', end_date: '2026-11-27', duration_minutes: 30, timezone: 'America/New_York' }]);
     expect(out.slots).toHaveLength(5);
     expect(out.more_available).toBe(true);
@@ -137,14 +157,31 @@ describe('each tool reports what the control plane already takes', () => {
     // Nothing else required: the booking alone reaches the goal.
     const { cp, call } = session(brief({ objectives: [], questions: [] }));
     await call('check_calendar', { start_date: '2026-11-25' });
-    await expect(call('book_meeting', { starts_at: '2026-11-26T16:00:00Z', duration_minutes: 30, contact_confirmed: true })).rejects.toThrow(/not one of the free times/);
+    await expect(call('book_meeting', { starts_at: '2026-11-26T16:00:00Z', duration_minutes: 30, contact_confirmed: true })).rejects.toThrow(
+      /not one of the free times/,
+    );
     await call('book_meeting', { starts_at: '2026-11-25T15:30:00Z', duration_minutes: 30, contact_confirmed: true });
     const [action, outcome] = cp.events;
-    expect(action).toMatchObject({ type: 'conversation_action', kind: 'book_meeting', arguments: { outcome: 'booked', appointment: { starts_at: '2026-11-25T15:30:00Z', duration_minutes: 30 }, caller_confirmed: true }, action_confirmation: { kind: 'read_back', response: 'confirmed' } });
-    expect(outcome).toMatchObject({ type: 'outcome', outcome: { outcome_type: 'appointment', goal_reached: true, status: 'booked', starts_at: '2026-11-25T15:30:00Z', duration_minutes: 30, action_id: (action as { action_id: string }).action_id } });
+    expect(action).toMatchObject({
+      type: 'conversation_action',
+      kind: 'book_meeting',
+      arguments: { outcome: 'booked', appointment: { starts_at: '2026-11-25T15:30:00Z', duration_minutes: 30 }, caller_confirmed: true },
+      action_confirmation: { kind: 'read_back', response: 'confirmed' },
+    });
+    expect(outcome).toMatchObject({
+      type: 'outcome',
+      outcome: {
+        outcome_type: 'appointment',
+        goal_reached: true,
+        status: 'booked',
+        starts_at: '2026-11-25T15:30:00Z',
+        duration_minutes: 30,
+        action_id: (action as { action_id: string }).action_id,
+      },
+    });
   });
 
-  it('book_meeting refuses without the contact\'s yes, or in the past', async () => {
+  it("book_meeting refuses without the contact's yes, or in the past", async () => {
     const { cp, call } = session();
     await expect(call('book_meeting', { starts_at: '2026-11-25T15:30:00Z', duration_minutes: 30, contact_confirmed: false })).rejects.toThrow(ToolError);
     await expect(call('book_meeting', { starts_at: '2026-11-20T15:30:00Z', duration_minutes: 30, contact_confirmed: true })).rejects.toThrow(/already passed/);
@@ -159,14 +196,20 @@ describe('each tool reports what the control plane already takes', () => {
     const { cp, call } = session();
     await call('book_meeting', { starts_at: '2026-11-25T15:30:00Z', duration_minutes: 30, contact_confirmed: true });
     await call('record_qualification', { answers: [{ question_id: 'budget', value: '10k' }], qualified: true });
-    expect(cp.events.filter((e) => e.type === 'outcome').map((e) => (e as { outcome: { outcome_type: string } }).outcome.outcome_type)).toEqual(['appointment']);
+    expect(cp.events.filter((e) => e.type === 'outcome').map((e) => (e as { outcome: { outcome_type: string } }).outcome.outcome_type)).toEqual([
+      'appointment',
+    ]);
     expect(aggregatesOf(cp.events).outcome).toMatchObject({ outcome_type: 'appointment', status: 'booked' });
   });
 
   it('send_sms: an action with the body; a refusal by the route is a could-not-send', async () => {
     const { cp, call } = session();
     expect(await call('send_sms', { body: 'Your meeting is confirmed for Wednesday at 10am.' })).toEqual({ status: 'sending' });
-    expect(cp.events[0]).toMatchObject({ type: 'conversation_action', kind: 'send_sms', arguments: { body: 'Your meeting is confirmed for Wednesday at 10am.' } });
+    expect(cp.events[0]).toMatchObject({
+      type: 'conversation_action',
+      kind: 'send_sms',
+      arguments: { body: 'Your meeting is confirmed for Wednesday at 10am.' },
+    });
     cp.postFailure = new ControlPlaneError('tool_not_granted', 422);
     await expect(call('send_sms', { body: 'Hello again' })).rejects.toThrow('The text message could not be sent');
   });
@@ -199,7 +242,9 @@ describe('each tool reports what the control plane already takes', () => {
     const { cp, call, ends } = session();
     await expect(call('transfer_to_human', { rep_id: 'rep_mallory' })).rejects.toThrow(ToolError);
     expect(await call('transfer_to_human', { rep_id: 'rep_alice', reason: 'Wants pricing' })).toMatchObject({ status: 'transferring', to: 'Alice' });
-    expect(cp.events).toEqual([expect.objectContaining({ type: 'conversation_action', kind: 'transfer_to_human', arguments: { rep_id: 'rep_alice', reason: 'Wants pricing' } })]);
+    expect(cp.events).toEqual([
+      expect.objectContaining({ type: 'conversation_action', kind: 'transfer_to_human', arguments: { rep_id: 'rep_alice', reason: 'Wants pricing' } }),
+    ]);
     expect(ends).toEqual([{ reason: 'transfer_to_human', rep_id: 'rep_alice' }]);
     expect(receptionistEventFor('transfer_to_human')).toBe('receptionist.transfer_requested');
   });
@@ -224,19 +269,43 @@ describe('each tool reports what the control plane already takes', () => {
 
   it('record_survey_answer: responses by kind; complete only when every question is answered; the survey response builds complete', async () => {
     const { cp, call } = session(survey());
-    expect(await call('record_survey_answer', { answers: [{ question_id: 'consent', value: 'yes' }, { question_id: 'csat', value: 'satisfied' }] })).toEqual({ status: 'recorded', remaining: ['comment'] });
+    expect(
+      await call('record_survey_answer', {
+        answers: [
+          { question_id: 'consent', value: 'yes' },
+          { question_id: 'csat', value: 'satisfied' },
+        ],
+      }),
+    ).toEqual({ status: 'recorded', remaining: ['comment'] });
     await expect(call('record_survey_answer', { complete: true })).rejects.toThrow(/still to answer comment/);
     // Nothing new: nothing to post (the route takes no empty batch).
     expect(await call('record_survey_answer', {})).toEqual({ status: 'recorded', remaining: ['comment'] });
     await call('record_survey_answer', { answers: [{ question_id: 'comment', value: 'Quick service' }], complete: true });
-    expect(cp.events.filter((e) => e.type === 'recorded_response').map((e) => [(e as { kind: string }).kind, (e as { question_id: string }).question_id])).toEqual([
+    expect(
+      cp.events.filter((e) => e.type === 'recorded_response').map((e) => [(e as { kind: string }).kind, (e as { question_id: string }).question_id]),
+    ).toEqual([
       ['objective', 'consent'],
       ['question', 'csat'],
       ['question', 'comment'],
     ]);
-    expect(cp.events.at(-1)).toMatchObject({ type: 'outcome', outcome: { outcome_type: 'survey_response', goal_reached: true, complete: true, answers: { consent: 'yes', csat: 'satisfied', comment: 'Quick service' } } });
+    expect(cp.events.at(-1)).toMatchObject({
+      type: 'outcome',
+      outcome: {
+        outcome_type: 'survey_response',
+        goal_reached: true,
+        complete: true,
+        answers: { consent: 'yes', csat: 'satisfied', comment: 'Quick service' },
+      },
+    });
     const agg = aggregatesOf(cp.events);
-    const built = buildSurveyResponse({ questions: survey().questions, version: { use_case: 'survey', objectives: survey().objectives }, event_count: agg.event_count, opted_out: agg.opted_out, recorded_responses: agg.recorded_responses, conversation_actions: agg.conversation_actions });
+    const built = buildSurveyResponse({
+      questions: survey().questions,
+      version: { use_case: 'survey', objectives: survey().objectives },
+      event_count: agg.event_count,
+      opted_out: agg.opted_out,
+      recorded_responses: agg.recorded_responses,
+      conversation_actions: agg.conversation_actions,
+    });
     expect(built).toMatchObject({ completion_status: 'complete', score: 0.8, answers: { csat: { value: 'satisfied', score: 4 } } });
   });
 
@@ -245,7 +314,14 @@ describe('each tool reports what the control plane already takes', () => {
     expect(await call('record_survey_answer', { declined: true })).toEqual({ status: 'declined', remaining: [] });
     const agg = aggregatesOf(cp.events);
     expect(agg.outcome).toMatchObject({ outcome_type: 'survey_response', complete: false, goal_reached: false });
-    const built = buildSurveyResponse({ questions: survey().questions, version: { use_case: 'survey', objectives: survey().objectives }, event_count: agg.event_count, opted_out: false, recorded_responses: agg.recorded_responses, conversation_actions: agg.conversation_actions });
+    const built = buildSurveyResponse({
+      questions: survey().questions,
+      version: { use_case: 'survey', objectives: survey().objectives },
+      event_count: agg.event_count,
+      opted_out: false,
+      recorded_responses: agg.recorded_responses,
+      conversation_actions: agg.conversation_actions,
+    });
     expect(built?.completion_status).toBe('declined');
   });
 
@@ -260,7 +336,13 @@ describe('each tool reports what the control plane already takes', () => {
 
     // Qualifying, with every item answered, is not an appointment booked.
     const q = session();
-    await q.call('record_qualification', { answers: [{ question_id: 'budget', value: '10k' }, { question_id: 'qualify', value: 'Yes' }], qualified: true });
+    await q.call('record_qualification', {
+      answers: [
+        { question_id: 'budget', value: '10k' },
+        { question_id: 'qualify', value: 'Yes' },
+      ],
+      qualified: true,
+    });
     expect(aggregatesOf(q.cp.events).outcome).toMatchObject({ outcome_type: 'none', goal_reached: false });
   });
 
@@ -275,7 +357,14 @@ describe('each tool reports what the control plane already takes', () => {
   it('record_qualification: responses for known ids, arguments qualification.ts reads, a repeat amends the first', async () => {
     // Outcome type none: qualifying with every item answered is the goal.
     const { cp, call } = session(brief({ outcome_type: 'none' }));
-    await call('record_qualification', { answers: [{ question_id: 'budget', value: '10k' }, { question_id: 'qualify', value: 'Decision maker' }], qualified: false, summary: 'Budget too small' });
+    await call('record_qualification', {
+      answers: [
+        { question_id: 'budget', value: '10k' },
+        { question_id: 'qualify', value: 'Decision maker' },
+      ],
+      qualified: false,
+      summary: 'Budget too small',
+    });
     await call('record_qualification', { answers: [{ question_id: 'budget', value: '50k' }], qualified: true });
     const actions = cp.events.filter((e) => e.type === 'conversation_action') as { action_id: string; arguments: Record<string, unknown> }[];
     expect(readQualification(actions[0]!.arguments)).toEqual({ answers: { budget: '10k', qualify: 'Decision maker' }, qualified: false, amends: null });
@@ -289,8 +378,15 @@ describe('each tool reports what the control plane already takes', () => {
     const a = session(staffing());
     await a.call('confirm_shift', { shift_id: 'sh-42', contact_confirmed: true });
     expect(a.cp.events).toEqual([
-      expect.objectContaining({ kind: 'confirm_shift', arguments: { response: 'confirmed', shift_id: 'sh-42' }, action_confirmation: expect.objectContaining({ response: 'confirmed' }) }),
-      expect.objectContaining({ type: 'outcome', outcome: { outcome_type: 'shift_confirmation', goal_reached: true, response: 'confirmed', shift_id: 'sh-42' } }),
+      expect.objectContaining({
+        kind: 'confirm_shift',
+        arguments: { response: 'confirmed', shift_id: 'sh-42' },
+        action_confirmation: expect.objectContaining({ response: 'confirmed' }),
+      }),
+      expect.objectContaining({
+        type: 'outcome',
+        outcome: { outcome_type: 'shift_confirmation', goal_reached: true, response: 'confirmed', shift_id: 'sh-42' },
+      }),
     ]);
     const b = session(staffing());
     await b.call('record_shift_response', { response: 'tentative', note: 'Needs to check childcare' });
@@ -309,7 +405,11 @@ describe('each tool reports what the control plane already takes', () => {
       ['update_lead', { interest: 'interested', next_step: 'Send brochure' }],
       ['schedule_callback', { preferred_window: 'weekday mornings', reason: 'Pricing' }],
     ]);
-    expect(['take_message', 'open_ticket', 'schedule_callback'].map(receptionistEventFor)).toEqual(['receptionist.message_taken', 'receptionist.ticket_opened', 'receptionist.callback_scheduled']);
+    expect(['take_message', 'open_ticket', 'schedule_callback'].map(receptionistEventFor)).toEqual([
+      'receptionist.message_taken',
+      'receptionist.ticket_opened',
+      'receptionist.callback_scheduled',
+    ]);
     await expect(call('update_lead', {})).rejects.toThrow(/at least one/);
     await expect(call('schedule_callback', { preferred_time: '2026-11-01T09:00:00Z' })).rejects.toThrow(/already passed/);
   });

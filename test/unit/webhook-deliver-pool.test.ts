@@ -42,14 +42,19 @@ async function server(opts: { closeEach?: boolean } = {}) {
 }
 
 /** A fresh resolver each time: a successful check is remembered per resolver. */
-const resolvesTo = (address: string): Resolver => async () => [{ address, family: 4 }];
+const resolvesTo =
+  (address: string): Resolver =>
+  async () => [{ address, family: 4 }];
 
 describe('deliverOnce on kept-alive connections', () => {
   it('sends consecutive POSTs to one checked address over one connection', async () => {
     const s = await server();
     const resolve = resolvesTo('127.0.0.1');
     for (let i = 0; i < 3; i++) {
-      expect(await deliverOnce({ url: `http://pool-a.example.test:${s.port}/hook`, body, headers, policy: local, resolve })).toMatchObject({ delivered: true, status_code: 200 });
+      expect(await deliverOnce({ url: `http://pool-a.example.test:${s.port}/hook`, body, headers, policy: local, resolve })).toMatchObject({
+        delivered: true,
+        status_code: 200,
+      });
     }
     expect(s.seen.requests).toBe(3);
     expect(s.seen.connections).toBe(1);

@@ -99,7 +99,11 @@ describe('deliverOnce', () => {
 
   it('counts any 2xx as delivered', async () => {
     const server = await receiver((res) => res.writeHead(204).end());
-    expect(await deliverOnce({ url: server.url, body, headers, policy: local })).toMatchObject({ delivered: true, status_code: 204, detail: 'Your endpoint answered 204 No Content' });
+    expect(await deliverOnce({ url: server.url, body, headers, policy: local })).toMatchObject({
+      delivered: true,
+      status_code: 204,
+      detail: 'Your endpoint answered 204 No Content',
+    });
   });
 
   it('reports a 500 as http_status, in words', async () => {
@@ -157,7 +161,12 @@ describe('deliverOnce', () => {
   it('reports a connection dropped before any response', async () => {
     const server = await receiver((_res, req) => req.socket.destroy());
     const result = await deliverOnce({ url: server.url, body, headers, policy: local });
-    expect(result).toMatchObject({ delivered: false, status_code: null, error: 'connection_error', detail: expect.stringMatching(/^The connection closed before a response: /) });
+    expect(result).toMatchObject({
+      delivered: false,
+      status_code: null,
+      error: 'connection_error',
+      detail: expect.stringMatching(/^The connection closed before a response: /),
+    });
     expect(server.received).toHaveLength(1);
   });
 
@@ -242,7 +251,11 @@ describe('deliverOnce over https', () => {
   it('explains a TLS failure in words', async () => {
     const server = await receiver((res) => res.writeHead(200).end()); // plain http: the TLS handshake cannot succeed
     const result = await deliverOnce({ url: `https://127.0.0.1:${server.port}/hook`, body, headers, policy: local });
-    expect(result).toMatchObject({ delivered: false, error: 'connection_error', detail: expect.stringMatching(/^Could not connect: \S+ \(the TLS handshake failed; /) });
+    expect(result).toMatchObject({
+      delivered: false,
+      error: 'connection_error',
+      detail: expect.stringMatching(/^Could not connect: \S+ \(the TLS handshake failed; /),
+    });
     expect(server.received).toHaveLength(0);
   });
 });
@@ -251,6 +264,11 @@ describe('deliverOnce with a broken resolver', () => {
   it('turns a resolver that throws something odd into a result, not an exception', async () => {
     const broken = (async () => null) as unknown as Resolver;
     const result = await deliverOnce({ url: 'https://hooks.example.test/', body, headers, policy: deployed, resolve: broken });
-    expect(result).toMatchObject({ delivered: false, status_code: null, error: 'connection_error', detail: expect.stringMatching(/^Could not send the request: /) });
+    expect(result).toMatchObject({
+      delivered: false,
+      status_code: null,
+      error: 'connection_error',
+      detail: expect.stringMatching(/^Could not send the request: /),
+    });
   });
 });

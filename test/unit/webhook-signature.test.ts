@@ -96,7 +96,13 @@ describe('Service-Signature', () => {
     expect(verifyIndependently(body, onlyNew, newSecret)).toBe(true);
     expect(verifyIndependently(`${body} `, both, oldSecret)).toBe(false);
     // A moved timestamp invalidates every v1.
-    expect(verifyIndependently(body, both.replace(/^t=(\d+)/, (_, t: string) => `t=${Number(t) + 1}`), oldSecret)).toBe(false);
+    expect(
+      verifyIndependently(
+        body,
+        both.replace(/^t=(\d+)/, (_, t: string) => `t=${Number(t) + 1}`),
+        oldSecret,
+      ),
+    ).toBe(false);
   });
 
   it('makes fresh whsec_ secrets of 32 random bytes, which sign and verify', () => {

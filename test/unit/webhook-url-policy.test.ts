@@ -148,7 +148,10 @@ describe('checkWebhookUrl refuses', () => {
   });
 
   it('a name with one public and one private address (every address must be public)', async () => {
-    for (const order of [['93.184.216.34', '10.1.2.3'], ['10.1.2.3', '93.184.216.34']]) {
+    for (const order of [
+      ['93.184.216.34', '10.1.2.3'],
+      ['10.1.2.3', '93.184.216.34'],
+    ]) {
       const dns = fakeDns({ 'mixed.example.com': order });
       expect(await refused('https://mixed.example.com/', deployed, dns.resolve)).toMatch(/resolves to 10\.1\.2\.3, which is a private network address/);
     }

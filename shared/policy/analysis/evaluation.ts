@@ -17,9 +17,7 @@ export type Verdict = (typeof VERDICTS)[number];
 
 const reason = z.string().min(1).max(300).describe('Why, in a short sentence a person can read');
 
-const dimensionScore = z
-  .object({ result: z.enum(DIMENSION_RESULTS), reason })
-  .meta({ id: 'AnalysisDimension' });
+const dimensionScore = z.object({ result: z.enum(DIMENSION_RESULTS), reason }).meta({ id: 'AnalysisDimension' });
 
 const floorDimensionScore = z
   .object({ result: z.enum(FLOOR_RESULTS).describe('Never unscored, never waived: not_applicable only when there was no conversation'), reason })
@@ -48,7 +46,11 @@ const latencyScore = z
 
 export const successEvaluation = z
   .object({
-    verdict: z.enum(VERDICTS).describe('fail when a floor dimension fails, whatever else passed; not_applicable when there was no goal to judge (no conversation, or the contact opted out)'),
+    verdict: z
+      .enum(VERDICTS)
+      .describe(
+        'fail when a floor dimension fails, whatever else passed; not_applicable when there was no goal to judge (no conversation, or the contact opted out)',
+      ),
     rubric_version: z.string().min(1).describe('The agent version whose rubric scored the call'),
     dimensions: z.object({
       goal_completion: dimensionScore,
@@ -65,4 +67,3 @@ export type FloorDimensionScore = z.infer<typeof floorDimensionScore>;
 export type PackGroundedScore = z.infer<typeof packGroundedScore>;
 export type LatencyScore = z.infer<typeof latencyScore>;
 export type SuccessEvaluation = z.infer<typeof successEvaluation>;
-

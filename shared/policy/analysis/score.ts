@@ -77,7 +77,8 @@ function scoreDisclosure(facts: CallFacts, conversation: boolean): FloorDimensio
   // Its agent turn: the one at turn_index, or the next agent turn when attributed to a contact turn.
   const ordinal = 1 + facts.turns.slice(0, d.turn_index).filter((t) => t.speaker === 'agent').length;
   if (ordinal > agentTurnCount(facts.turns)) return score('fail', 'The disclosure was reported after the agent last spoke');
-  if (ordinal > DISCLOSURE_LATEST_AGENT_TURN) return score('fail', `The disclosure came late: agent turn ${ordinal}, due by turn ${DISCLOSURE_LATEST_AGENT_TURN}`);
+  if (ordinal > DISCLOSURE_LATEST_AGENT_TURN)
+    return score('fail', `The disclosure came late: agent turn ${ordinal}, due by turn ${DISCLOSURE_LATEST_AGENT_TURN}`);
   return score('pass', `Disclosure given in agent turn ${ordinal}`);
 }
 
@@ -181,7 +182,15 @@ function scorePack(facts: CallFacts, rubric: RubricInput, conversation: boolean)
       unsupported_claims: g.unsupported.slice(0, 50).map((c) => ({ turn_index: c.turn_index, text: c.text, passage_ids: [...c.passage_ids] })),
     };
   }
-  return { ...score('pass', n ? `All ${n} claims supported by the cited passages of knowledge pack ${packName}` : `No checkable claim in the ${g.turns_using_pack} turns that used knowledge pack ${packName}`), claims_checked: n };
+  return {
+    ...score(
+      'pass',
+      n
+        ? `All ${n} claims supported by the cited passages of knowledge pack ${packName}`
+        : `No checkable claim in the ${g.turns_using_pack} turns that used knowledge pack ${packName}`,
+    ),
+    claims_checked: n,
+  };
 }
 
 // ── latency ──────────────────────────────────────────────────────────────────────────────

@@ -56,7 +56,12 @@ export interface NavigateOptions {
   ringsAnswered?: boolean;
 }
 
-export function navigate<S extends AnyStep>(policy: PolicyDocument<S>, list: StepListName, digits: readonly string[], opts: NavigateOptions = {}): Navigation<S> {
+export function navigate<S extends AnyStep>(
+  policy: PolicyDocument<S>,
+  list: StepListName,
+  digits: readonly string[],
+  opts: NavigateOptions = {},
+): Navigation<S> {
   const trace: TraceEntry[] = [];
   let next = 0;
   let path: PolicyPath | null = listPath(list);
@@ -82,13 +87,24 @@ export function navigate<S extends AnyStep>(policy: PolicyDocument<S>, list: Ste
     const terminalStep = step as Exclude<S, { type: 'menu' }>;
     if (step.type === 'ring_humans') {
       const answered = opts.ringsAnswered ?? true;
-      trace.push({ step_path, path, type: 'ring_humans', rep_ids: step.rep_ids, timeout_seconds: step.timeout_seconds, outcome: answered ? 'answered' : 'no_answer' });
+      trace.push({
+        step_path,
+        path,
+        type: 'ring_humans',
+        rep_ids: step.rep_ids,
+        timeout_seconds: step.timeout_seconds,
+        outcome: answered ? 'answered' : 'no_answer',
+      });
       const after: PolicyPath | null = nextStepPath(policy, path);
       if (!answered) {
         path = after;
         continue;
       }
-      return { trace, terminal: { type: 'ring_humans', step_path, step: terminalStep, on_no_answer: after && encodeStepPath(after) }, unused_digits: digits.slice(next) };
+      return {
+        trace,
+        terminal: { type: 'ring_humans', step_path, step: terminalStep, on_no_answer: after && encodeStepPath(after) },
+        unused_digits: digits.slice(next),
+      };
     }
     trace.push({ step_path, path, type: step.type });
     return { trace, terminal: { type: step.type, step_path, step: terminalStep }, unused_digits: digits.slice(next) };

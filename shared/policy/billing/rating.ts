@@ -51,7 +51,8 @@ export interface TierResult {
   tier: VolumeTier;
 }
 
-const rateOfBracket = (t: MinuteTiers, k: number): Dec => Decimal.max(new D(t.floor_minute_rate_minor), new D(t.base_minute_rate_minor).minus(new D(t.discount_per_bracket_minor).times(k))) as Dec;
+const rateOfBracket = (t: MinuteTiers, k: number): Dec =>
+  Decimal.max(new D(t.floor_minute_rate_minor), new D(t.base_minute_rate_minor).minus(new D(t.discount_per_bracket_minor).times(k))) as Dec;
 
 /**
  * Volume tiers on the period's minute spend: bracket k covers spend [k·size, (k+1)·size);
@@ -172,7 +173,15 @@ export function ratePeriod(input: RatingInput): RatedPeriod {
     // A managed (or mixed) tenant with no calls has used 0 minutes: never null.
     const zeroMinutes = meter === 'telephony_minutes' && !total && (mode === 'managed' || mode === 'mixed');
     const quantity = total ? new D(total.quantity) : zeroMinutes ? new D(0) : null;
-    const base: MeterUsage = { meter, billing, quantity: quantity ? decimalString(quantity) : null, event_count: total ? total.event_count : zeroMinutes ? 0 : null, rated_amount_minor: null, included_quantity: null, overage_quantity: null };
+    const base: MeterUsage = {
+      meter,
+      billing,
+      quantity: quantity ? decimalString(quantity) : null,
+      event_count: total ? total.event_count : zeroMinutes ? 0 : null,
+      rated_amount_minor: null,
+      included_quantity: null,
+      overage_quantity: null,
+    };
     if (billing === 'bundled') return { ...base, rated_amount_minor: quantity ? 0 : null };
     if (billing !== 'billed') return base;
     const price = plan.meters[meter];

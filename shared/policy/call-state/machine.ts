@@ -10,12 +10,38 @@
  * replayed, late or reordered carrier callback is harmless; the store applies a change with
  * a condition on the state it was computed from.
  */
-export const CALL_STATES = ['pending', 'scrubbed', 'scheduled', 'dialing', 'answered', 'in_conversation', 'completed', 'machine', 'no_answer', 'busy', 'failed', 'disposed'] as const;
+export const CALL_STATES = [
+  'pending',
+  'scrubbed',
+  'scheduled',
+  'dialing',
+  'answered',
+  'in_conversation',
+  'completed',
+  'machine',
+  'no_answer',
+  'busy',
+  'failed',
+  'disposed',
+] as const;
 export type CallState = (typeof CALL_STATES)[number];
 const TERMINAL_STATES: readonly CallState[] = ['completed', 'machine', 'no_answer', 'busy', 'failed', 'disposed'];
 export const isTerminal = (s: CallState) => TERMINAL_STATES.includes(s);
 
-const RANK: Record<CallState, number> = { pending: 0, scrubbed: 1, scheduled: 2, dialing: 3, answered: 4, in_conversation: 5, completed: 9, machine: 9, no_answer: 9, busy: 9, failed: 9, disposed: 9 };
+const RANK: Record<CallState, number> = {
+  pending: 0,
+  scrubbed: 1,
+  scheduled: 2,
+  dialing: 3,
+  answered: 4,
+  in_conversation: 5,
+  completed: 9,
+  machine: 9,
+  no_answer: 9,
+  busy: 9,
+  failed: 9,
+  disposed: 9,
+};
 
 export type DispositionSetBy = 'carrier' | 'agent_llm' | 'compliance' | 'system';
 
@@ -49,19 +75,44 @@ export function onCarrierStatus(from: CallState, status: CarrierStatus): StateCh
     case 'in-progress':
     case 'answered':
       return machine
-        ? advance(from, { state: 'machine', disposition: 'voicemail_machine', disposition_set_by: 'carrier', end_reason: 'answering_machine', stamp: 'answered_at' })
+        ? advance(from, {
+            state: 'machine',
+            disposition: 'voicemail_machine',
+            disposition_set_by: 'carrier',
+            end_reason: 'answering_machine',
+            stamp: 'answered_at',
+          })
         : advance(from, { state: 'answered', stamp: 'answered_at' });
     case 'completed':
       // A call that was never answered cannot complete: the carrier reports it as no-answer,
       // busy or failed; a `completed` for one is taken as the carrier's own no-answer.
-      if (from === 'dialing' || from === 'scheduled') return advance(from, { state: 'no_answer', disposition: 'no_answer', disposition_set_by: 'carrier', end_reason: 'carrier_completed_unanswered', stamp: 'ended_at' });
+      if (from === 'dialing' || from === 'scheduled')
+        return advance(from, {
+          state: 'no_answer',
+          disposition: 'no_answer',
+          disposition_set_by: 'carrier',
+          end_reason: 'carrier_completed_unanswered',
+          stamp: 'ended_at',
+        });
       return advance(from, { state: 'completed', end_reason: 'carrier_completed', stamp: 'ended_at' });
     case 'busy':
       return advance(from, { state: 'busy', disposition: 'busy', disposition_set_by: 'carrier', end_reason: `carrier_busy${sip(status)}`, stamp: 'ended_at' });
     case 'no-answer':
-      return advance(from, { state: 'no_answer', disposition: 'no_answer', disposition_set_by: 'carrier', end_reason: `carrier_no_answer${sip(status)}`, stamp: 'ended_at' });
+      return advance(from, {
+        state: 'no_answer',
+        disposition: 'no_answer',
+        disposition_set_by: 'carrier',
+        end_reason: `carrier_no_answer${sip(status)}`,
+        stamp: 'ended_at',
+      });
     case 'failed':
-      return advance(from, { state: 'failed', disposition: 'failed', disposition_set_by: 'carrier', end_reason: `carrier_failed${sip(status)}`, stamp: 'ended_at' });
+      return advance(from, {
+        state: 'failed',
+        disposition: 'failed',
+        disposition_set_by: 'carrier',
+        end_reason: `carrier_failed${sip(status)}`,
+        stamp: 'ended_at',
+      });
     case 'canceled':
       return advance(from, { state: 'disposed', disposition: 'failed', disposition_set_by: 'system', end_reason: 'carrier_canceled', stamp: 'ended_at' });
     default:

@@ -30,6 +30,11 @@ export function decideUnfinished(word: CarrierWord, when: { linkedAt: string; at
   if (!FINAL_CARRIER_CALL_STATUSES.includes(word.status)) return pastHardBound ? { action: 'close', hangUp: true } : { action: 'recheck' };
   const answeredBy = word.answeredBy ? { AnsweredBy: word.answeredBy } : {};
   const answered = word.status === 'completed' && ((word.durationSeconds ?? 0) > 0 || word.answeredBy !== null);
-  const statuses: CarrierStatus[] = answered ? [{ CallStatus: 'in-progress', ...answeredBy }, { CallStatus: 'completed', ...answeredBy }] : [{ CallStatus: word.status, ...answeredBy }];
+  const statuses: CarrierStatus[] = answered
+    ? [
+        { CallStatus: 'in-progress', ...answeredBy },
+        { CallStatus: 'completed', ...answeredBy },
+      ]
+    : [{ CallStatus: word.status, ...answeredBy }];
   return { action: 'apply', statuses, durationSeconds: word.durationSeconds };
 }

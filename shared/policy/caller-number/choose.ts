@@ -15,14 +15,16 @@ export interface CandidateNumber extends RankedNumber {
   dials_count: number;
 }
 
-export type CallerChoice<N> =
-  | { outcome: 'chosen'; number: N }
-  | { outcome: 'none_usable'; frees_at: string | null }
-  | { outcome: 'none_at_all' };
+export type CallerChoice<N> = { outcome: 'chosen'; number: N } | { outcome: 'none_usable'; frees_at: string | null } | { outcome: 'none_at_all' };
 
 const dialsOn = (n: CandidateNumber, day: string) => (n.dials_day === day ? n.dials_count : 0);
 
-export function chooseCallerNumber<N extends CandidateNumber>(numbers: readonly N[], verifiedAccounts: ReadonlySet<string>, calleeE164: string, at: Date): CallerChoice<N> {
+export function chooseCallerNumber<N extends CandidateNumber>(
+  numbers: readonly N[],
+  verifiedAccounts: ReadonlySet<string>,
+  calleeE164: string,
+  at: Date,
+): CallerChoice<N> {
   const day = at.toISOString().slice(0, 10);
   const eligible = numbers.filter((n) => mayUse(n, 'voice', verifiedAccounts));
   if (eligible.length === 0) return { outcome: 'none_at_all' };
@@ -33,6 +35,10 @@ export function chooseCallerNumber<N extends CandidateNumber>(numbers: readonly 
     return { outcome: 'none_usable', frees_at: midnight.toISOString() };
   }
   const callee = areaCodeOf(calleeE164);
-  const [best] = bestFirst(usable, (n) => [areaCodeOf(n.phone_e164) === callee && callee !== null ? 0 : 1, n.reputation_state === 'clean' ? 0 : 1, dialsOn(n, day)]);
+  const [best] = bestFirst(usable, (n) => [
+    areaCodeOf(n.phone_e164) === callee && callee !== null ? 0 : 1,
+    n.reputation_state === 'clean' ? 0 : 1,
+    dialsOn(n, day),
+  ]);
   return { outcome: 'chosen', number: best! };
 }

@@ -14,7 +14,10 @@ export interface RankedNumber {
 
 /** Active, with the capability, on a verified (or mock_verified) account, reputation clean or at_risk. */
 export const mayUse = (n: RankedNumber, capability: 'voice' | 'sms', verifiedAccounts: ReadonlySet<string>): boolean =>
-  n.status === 'active' && n.capabilities.includes(capability) && verifiedAccounts.has(n.telephony_account_id) && (n.reputation_state === 'clean' || n.reputation_state === 'at_risk');
+  n.status === 'active' &&
+  n.capabilities.includes(capability) &&
+  verifiedAccounts.has(n.telephony_account_id) &&
+  (n.reputation_state === 'clean' || n.reputation_state === 'at_risk');
 
 /** The NANP area code of a +1 number, else null. */
 export const areaCodeOf = (e164: string): string | null => /^\+1(\d{3})\d{7}$/.exec(e164)?.[1] ?? null;

@@ -73,4 +73,5 @@ export type CampaignAction = keyof typeof CAMPAIGN_MOVES;
 export const isFinished = (c: { contacts_total: number; done: number; scrub_complete: boolean }): boolean => c.scrub_complete && c.done >= c.contacts_total;
 
 /** The row's sub_code for a compliance block: the first blocking reason's code. */
-export const blockSubCode = (reasons: readonly { code: string }[], blockCodes: readonly string[]): string | null => (reasons.find((r) => blockCodes.includes(r.code)) ?? reasons[0])?.code ?? null;
+export const blockSubCode = (reasons: readonly { code: string }[], blockCodes: readonly string[]): string | null =>
+  (reasons.find((r) => blockCodes.includes(r.code)) ?? reasons[0])?.code ?? null;

@@ -37,7 +37,13 @@ export function jurisdictionReasons({ place, us }: Callee, phone: string): Compl
     return [{ code: 'jurisdiction_unsupported', message: `${phone} is not a ten-digit +1 number: ${what}` }];
   }
   if (place.info === null) {
-    return [{ code: 'jurisdiction_unsupported', area_code: place.areaCode, message: `Area code ${place.areaCode} is not a geographic US area code in the numbering-plan dataset (toll-free, service or unassigned): ${what}` }];
+    return [
+      {
+        code: 'jurisdiction_unsupported',
+        area_code: place.areaCode,
+        message: `Area code ${place.areaCode} is not a geographic US area code in the numbering-plan dataset (toll-free, service or unassigned): ${what}`,
+      },
+    ];
   }
   const region = REGION_NAMES[place.info.region as keyof typeof REGION_NAMES];
   return [{ code: 'jurisdiction_unsupported', area_code: place.areaCode, message: `Area code ${place.areaCode} is in ${region}: ${what}` }];

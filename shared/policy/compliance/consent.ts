@@ -12,8 +12,7 @@ const SUFFICIENT_BASES: Readonly<Record<CallPurpose, readonly ConsentBasis[]>> =
 };
 
 /** Captured at or before the instant and not yet expired (an expiry at the instant has passed). */
-const isValidAt = (c: ConsentFacts, atMs: number): boolean =>
-  Date.parse(c.captured_at) <= atMs && (c.expires_at === null || Date.parse(c.expires_at) > atMs);
+const isValidAt = (c: ConsentFacts, atMs: number): boolean => Date.parse(c.captured_at) <= atMs && (c.expires_at === null || Date.parse(c.expires_at) > atMs);
 
 const stringList = (v: unknown): string[] | null => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : null);
 
@@ -36,17 +35,33 @@ export const hasCoveringPewc = (consents: readonly ConsentFacts[], profile: Prof
 export function consentReasons(consents: readonly ConsentFacts[], profile: ProfileFacts | null, atMs: number, channel: Channel = 'voice'): ComplianceReason[] {
   const valid = consents.filter((c) => isValidAt(c, atMs));
   if (valid.length === 0) {
-    return [{ code: 'consent_missing', message: 'No consent record is valid at this time (none on file, or all expired): capture consent from the contact before calling' }];
+    return [
+      {
+        code: 'consent_missing',
+        message: 'No consent record is valid at this time (none on file, or all expired): capture consent from the contact before calling',
+      },
+    ];
   }
   // Which basis suffices depends on the purpose, which only the profile knows.
   if (profile === null) return [];
   const bases = SUFFICIENT_BASES[profile.call_purpose];
   const sufficient = valid.filter((c) => bases.includes(c.basis));
   if (sufficient.length === 0) {
-    return [{ code: 'consent_insufficient', message: `${profile.call_purpose === 'marketing' ? 'Marketing' : 'Informational'} calls with an artificial voice need ${bases.join(', ')} consent (ebr never suffices); the contact's valid consents are ${[...new Set(valid.map((c) => c.basis))].join(', ')}: capture a sufficient consent` }];
+    return [
+      {
+        code: 'consent_insufficient',
+        message: `${profile.call_purpose === 'marketing' ? 'Marketing' : 'Informational'} calls with an artificial voice need ${bases.join(', ')} consent (ebr never suffices); the contact's valid consents are ${[...new Set(valid.map((c) => c.basis))].join(', ')}: capture a sufficient consent`,
+      },
+    ];
   }
   if (!sufficient.some((c) => scopeCovers(c.scope, profile, channel))) {
-    return [{ code: 'consent_scope_mismatch', subject: profile.subject, message: `No sufficient consent covers this ${channel === 'sms' ? 'text' : 'call'}: its scope.purposes must include "${profile.subject}", its scope.channels (when given) must include "${channel}" and its scope.seller (when given) must be "${profile.seller_name}"; capture consent for this purpose and seller` }];
+    return [
+      {
+        code: 'consent_scope_mismatch',
+        subject: profile.subject,
+        message: `No sufficient consent covers this ${channel === 'sms' ? 'text' : 'call'}: its scope.purposes must include "${profile.subject}", its scope.channels (when given) must include "${channel}" and its scope.seller (when given) must be "${profile.seller_name}"; capture consent for this purpose and seller`,
+      },
+    ];
   }
   return [];
 }

@@ -18,7 +18,15 @@ import { deferReasonsAt } from './defer-rules.js';
 import { dncReasons } from './dnc.js';
 import { nextPermittedAt, SEARCH_HORIZON_DAYS } from './next-permitted.js';
 import type { TimeContext } from './time-context.js';
-import { DEFER_CODES, RULE_SET_VERSION, type ComplianceDecision, type ComplianceInputs, type ComplianceReason, type Disposition, type ReasonCode } from './types.js';
+import {
+  DEFER_CODES,
+  RULE_SET_VERSION,
+  type ComplianceDecision,
+  type ComplianceInputs,
+  type ComplianceReason,
+  type Disposition,
+  type ReasonCode,
+} from './types.js';
 
 const DISPOSITION_OF: Readonly<Partial<Record<ReasonCode, Disposition>>> = {
   internal_dnc: 'dnc_hit',
@@ -40,7 +48,10 @@ export function evaluate(inputs: ComplianceInputs, at: Date): ComplianceDecision
 
   const reasons: ComplianceReason[] = [...dncReasons(inputs, callee, atMs)];
   if (profile === null) {
-    reasons.push({ code: 'compliance_profile_missing', message: 'The agent version has no compliance profile, so the call cannot be judged: attach a compliance profile to the agent and publish a new version' });
+    reasons.push({
+      code: 'compliance_profile_missing',
+      message: 'The agent version has no compliance profile, so the call cannot be judged: attach a compliance profile to the agent and publish a new version',
+    });
   }
   const channel = inputs.channel ?? 'voice';
   reasons.push(...consentReasons(contact.consents, profile, atMs, channel), ...jurisdictionReasons(callee, contact.phone_e164));
@@ -51,7 +62,12 @@ export function evaluate(inputs: ComplianceInputs, at: Date): ComplianceDecision
     purpose: profile?.call_purpose ?? null,
     profileWindow: profile?.calling_window ?? null,
     subject: profile?.subject ?? null,
-    sameSubjectAttempts: profile ? inputs.recent_attempts.filter((a) => a.subject === profile.subject).map((a) => Date.parse(a.placed_at)).sort((a, b) => a - b) : [],
+    sameSubjectAttempts: profile
+      ? inputs.recent_attempts
+          .filter((a) => a.subject === profile.subject)
+          .map((a) => Date.parse(a.placed_at))
+          .sort((a, b) => a - b)
+      : [],
   };
   // A call that is never placed has no time to wait for. Texts: quiet hours and the state
   // and profile windows bind marketing texts only (an informational text — a reminder, a
@@ -64,7 +80,10 @@ export function evaluate(inputs: ComplianceInputs, at: Date): ComplianceDecision
   if (deferReasons.length > 0) {
     next = nextPermittedAt(ctx, atMs);
     if (next === null) {
-      reasons.push({ code: 'no_permitted_time', message: `No instant in the next ${SEARCH_HORIZON_DAYS} days satisfies every calling-time rule in ${callee.zones.join(', ')}: widen the compliance profile's calling window or correct the contact's timezone` });
+      reasons.push({
+        code: 'no_permitted_time',
+        message: `No instant in the next ${SEARCH_HORIZON_DAYS} days satisfies every calling-time rule in ${callee.zones.join(', ')}: widen the compliance profile's calling window or correct the contact's timezone`,
+      });
     }
   }
 

@@ -23,7 +23,12 @@ export const SEARCH_HORIZON_DAYS = 14;
 /** Most deferrals clear within a day or two: search that first, the rest of the horizon only if needed. */
 const FIRST_SPAN_DAYS = 2;
 
-const WEEKDAY_BOUNDARIES = [0, minutesOf(LEGAL_WINDOW.start), minutesOf(LEGAL_WINDOW.end), ...Object.values(STATE_WINDOWS).flatMap((w) => [0, 1, 2, 3, 4, 5, 6].flatMap((d) => [minutesOf(w(d).start), minutesOf(w(d).end)]))];
+const WEEKDAY_BOUNDARIES = [
+  0,
+  minutesOf(LEGAL_WINDOW.start),
+  minutesOf(LEGAL_WINDOW.end),
+  ...Object.values(STATE_WINDOWS).flatMap((w) => [0, 1, 2, 3, 4, 5, 6].flatMap((d) => [minutesOf(w(d).start), minutesOf(w(d).end)])),
+];
 
 function boundaryMinutes(ctx: TimeContext): number[] {
   const all = new Set(WEEKDAY_BOUNDARIES);

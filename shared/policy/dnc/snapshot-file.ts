@@ -27,7 +27,8 @@ export const isListed = (bitmap: Uint8Array, line: number): boolean => ((bitmap[
 
 /** The as-of date: YYYY-MM-DD naming a real day, not after `today` (a future date would keep a snapshot fresh it never was). */
 export function asOfProblem(asOf: string, today: Date): string | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf) || new Date(`${asOf}T00:00:00Z`).toISOString().slice(0, 10) !== asOf) return `--as-of must be a date YYYY-MM-DD, not '${asOf}'`;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf) || new Date(`${asOf}T00:00:00Z`).toISOString().slice(0, 10) !== asOf)
+    return `--as-of must be a date YYYY-MM-DD, not '${asOf}'`;
   if (asOf > today.toISOString().slice(0, 10)) return `--as-of ${asOf} is in the future`;
   return undefined;
 }
@@ -57,7 +58,10 @@ export function parseDncFile(text: string, areaCode: string): ParsedSnapshot {
       numbers++;
     }
   }
-  if (bad) throw new DncFileProblem(`the file has ${bad} bad line${bad === 1 ? '' : 's'}; nothing was loaded:\n${problems.join('\n')}${bad > QUOTED_PROBLEMS ? `\n… and ${bad - QUOTED_PROBLEMS} more` : ''}`);
+  if (bad)
+    throw new DncFileProblem(
+      `the file has ${bad} bad line${bad === 1 ? '' : 's'}; nothing was loaded:\n${problems.join('\n')}${bad > QUOTED_PROBLEMS ? `\n… and ${bad - QUOTED_PROBLEMS} more` : ''}`,
+    );
   if (numbers === 0) throw new DncFileProblem('the file lists no numbers; nothing was loaded (an empty snapshot would clear the area code)');
   return { exchanges, numbers };
 }

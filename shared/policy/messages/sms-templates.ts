@@ -12,9 +12,24 @@ export interface MessageTemplate {
 }
 
 export const MESSAGE_TEMPLATES: readonly MessageTemplate[] = [
-  { id: 'smt_appointment_reminder', description: 'A reminder of an appointment', body: 'Hi {{first_name}}, a reminder of your appointment with {{business_name}} on {{when}}. Reply STOP to opt out.', variables: ['first_name', 'business_name', 'when'] },
-  { id: 'smt_callback_confirmation', description: 'Confirms a callback the contact asked for', body: '{{business_name}}: we will call you back {{when}}. Reply STOP to opt out.', variables: ['business_name', 'when'] },
-  { id: 'smt_booking_link', description: 'A link to book a time', body: '{{business_name}}: book a time that suits you at {{link}}. Reply STOP to opt out.', variables: ['business_name', 'link'] },
+  {
+    id: 'smt_appointment_reminder',
+    description: 'A reminder of an appointment',
+    body: 'Hi {{first_name}}, a reminder of your appointment with {{business_name}} on {{when}}. Reply STOP to opt out.',
+    variables: ['first_name', 'business_name', 'when'],
+  },
+  {
+    id: 'smt_callback_confirmation',
+    description: 'Confirms a callback the contact asked for',
+    body: '{{business_name}}: we will call you back {{when}}. Reply STOP to opt out.',
+    variables: ['business_name', 'when'],
+  },
+  {
+    id: 'smt_booking_link',
+    description: 'A link to book a time',
+    body: '{{business_name}}: book a time that suits you at {{link}}. Reply STOP to opt out.',
+    variables: ['business_name', 'link'],
+  },
 ];
 
 export const MAX_VARIABLE_CHARS = 200;
@@ -27,7 +42,9 @@ export type RenderProblem = { variable: string; problem: 'missing' | 'unknown' }
 export function renderTemplate(t: MessageTemplate, variables: Readonly<Record<string, string>>): { body: string } | { problems: RenderProblem[] } {
   const problems: RenderProblem[] = [
     ...t.variables.filter((v) => variables[v] === undefined).map((variable) => ({ variable, problem: 'missing' as const })),
-    ...Object.keys(variables).filter((v) => !t.variables.includes(v)).map((variable) => ({ variable, problem: 'unknown' as const })),
+    ...Object.keys(variables)
+      .filter((v) => !t.variables.includes(v))
+      .map((variable) => ({ variable, problem: 'unknown' as const })),
   ];
   if (problems.length > 0) return { problems };
   return { body: t.body.replace(/\{\{(\w+)\}\}/g, (_, name: string) => variables[name]!) };

@@ -24,7 +24,8 @@ export function readQualification(args: Record<string, unknown>): QualificationA
   const answers: Record<string, string> = {};
   const raw = args.answers;
   if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
-    for (const [k, v] of Object.entries(raw as Record<string, unknown>)) if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') answers[k] = String(v);
+    for (const [k, v] of Object.entries(raw as Record<string, unknown>))
+      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') answers[k] = String(v);
   }
   return { answers, qualified: typeof args.qualified === 'boolean' ? args.qualified : null, amends: typeof args.amends === 'string' ? args.amends : null };
 }
@@ -57,7 +58,8 @@ export interface QualificationOutcome {
  * revision r and leaves the outcome at r + 1; anything above that is an amendment of the
  * answers after the review, which the review never saw.
  */
-const reviewIsCurrent = (o: Pick<QualificationOutcome, 'revision' | 'latest_review'>): boolean => o.latest_review !== null && o.revision === o.latest_review.revision + 1;
+const reviewIsCurrent = (o: Pick<QualificationOutcome, 'revision' | 'latest_review'>): boolean =>
+  o.latest_review !== null && o.revision === o.latest_review.revision + 1;
 
 /**
  * The call detail's view of one outcome (qualification_reviews[receipt id]). `fit_review.status`
@@ -79,7 +81,15 @@ export function qualificationView(o: QualificationOutcome) {
       status: o.latest_review && reviewIsCurrent(o) ? o.latest_review.decision : 'unreviewed',
       reason: o.latest_review ? reason.slice(0, FIT_REASON_SHOWN_CHARS).join('') : null,
       reason_truncated: reason.length > FIT_REASON_SHOWN_CHARS,
-      latest_review: o.latest_review ? { id: o.latest_review.id, decision: o.latest_review.decision, revision: o.latest_review.revision, reviewer_ref: o.latest_review.reviewer_ref, created_at: o.latest_review.created_at } : null,
+      latest_review: o.latest_review
+        ? {
+            id: o.latest_review.id,
+            decision: o.latest_review.decision,
+            revision: o.latest_review.revision,
+            reviewer_ref: o.latest_review.reviewer_ref,
+            created_at: o.latest_review.created_at,
+          }
+        : null,
     },
     qualification_coverage: {
       status: asked.length ? 'available' : 'unavailable',

@@ -132,7 +132,8 @@ function apply(st: Step, input: CoreInput) {
       sendText(st, reply, reply.buffer, true);
       const model = clip(input.model.trim(), MAX_MODEL_CHARS);
       if (s.openAgentTurn !== null && reply.firstFrameAt !== null && model) s.transcript[s.openAgentTurn]!.model = model;
-      if (s.openAgentTurn !== null && reply.firstFrameAt !== null && input.passageIds?.length) s.transcript[s.openAgentTurn]!.passage_ids = input.passageIds.slice(0, RUNTIME_LIMITS.passagesPerTurn);
+      if (s.openAgentTurn !== null && reply.firstFrameAt !== null && input.passageIds?.length)
+        s.transcript[s.openAgentTurn]!.passage_ids = input.passageIds.slice(0, RUNTIME_LIMITS.passagesPerTurn);
       const [inputTokens, outputTokens, cached] = [input.usage.inputTokens, input.usage.outputTokens, input.usage.cachedInputTokens].map(count);
       st.event({
         type: 'usage',

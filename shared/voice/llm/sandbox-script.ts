@@ -32,9 +32,15 @@ export interface ScriptEnv {
 }
 
 /** A question of fact: ends with "?" and asks what, when, how, whether… */
-const ASKS_FACT = /\b(what|when|where|how|which|who|why|do you|does|did|is there|is it|are you|are there|can i|can you|could you|will you|have you|do i)\b[^?]*\?\s*$/i;
+const ASKS_FACT =
+  /\b(what|when|where|how|which|who|why|do you|does|did|is there|is it|are you|are there|can i|can you|could you|will you|have you|do i)\b[^?]*\?\s*$/i;
 
-const contentWords = (text: string) => new Set((text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter((w) => !/^(the|and|you|your|are|what|when|how|for|our|with|this|that|does|can|there|have)$/.test(w)));
+const contentWords = (text: string) =>
+  new Set(
+    (text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).filter(
+      (w) => !/^(the|and|you|your|are|what|when|how|for|our|with|this|that|does|can|there|have)$/.test(w),
+    ),
+  );
 
 /**
  * The sandbox agent's answer from the retrieved passages (best first): the sentence of the
@@ -45,7 +51,10 @@ export function answerFromPassages(passages: readonly ReferencePassage[], questi
   const best = passages[0];
   if (!best) return DONT_KNOW;
   const asked = contentWords(question);
-  const sentences = best.text.match(/[^.!?]+(?:[.!?]+(?=\s|$)|$)/g)?.map((s) => s.trim()).filter(Boolean) ?? [best.text];
+  const sentences = best.text
+    .match(/[^.!?]+(?:[.!?]+(?=\s|$)|$)/g)
+    ?.map((s) => s.trim())
+    .filter(Boolean) ?? [best.text];
   let pick = sentences[0]!;
   let score = -1;
   for (const s of sentences) {
@@ -331,7 +340,11 @@ export function* conversation(plan: AgentPlan, env: ScriptEnv): Script {
       return false;
     }
     const booked = yield* call('book_meeting', { starts_at: startsAt, duration_minutes: MEETING_LENGTH_MINUTES, contact_confirmed: true });
-    yield* say(booked.ok ? `Thank you, I've requested ${speakTime(startsAt)}; our team will confirm it.` : "I'm sorry, I wasn't able to request that time. Someone from our team will follow up.");
+    yield* say(
+      booked.ok
+        ? `Thank you, I've requested ${speakTime(startsAt)}; our team will confirm it.`
+        : "I'm sorry, I wasn't able to request that time. Someone from our team will follow up.",
+    );
     return booked.ok;
   }
 

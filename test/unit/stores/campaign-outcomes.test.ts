@@ -3,7 +3,15 @@ import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { campaignKeys, campaignPartition } from '../../../shared/db/keys.js';
-import { allQueued, dueQueue, getCampaignRow, rowDisposeQueuedItems, rowLaunchItems, scheduledAttemptCalls, scrubbedRowItems } from '../../../shared/repositories/campaign-outcomes.js';
+import {
+  allQueued,
+  dueQueue,
+  getCampaignRow,
+  rowDisposeQueuedItems,
+  rowLaunchItems,
+  scheduledAttemptCalls,
+  scrubbedRowItems,
+} from '../../../shared/repositories/campaign-outcomes.js';
 
 process.env.TABLE_NAME ??= 'unit-table';
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -23,7 +31,10 @@ describe('reads', () => {
     expect(sent.ExpressionAttributeValues).toEqual({ ':pk': campaignPartition(T, C), ':from': 'QUEUE#', ':to': 'QUEUE#2026-11-18T15:00:01.000Z#~' });
   });
   it('every queued contact and every scheduled attempt, page after page', async () => {
-    ddb.on(QueryCommand).resolvesOnce({ Items: [q], LastEvaluatedKey: { pk: 'a', sk: 'b' } }).resolvesOnce({ Items: [{ ...q, sk: 'QUEUE#2#x', contact_id: 'x' }] });
+    ddb
+      .on(QueryCommand)
+      .resolvesOnce({ Items: [q], LastEvaluatedKey: { pk: 'a', sk: 'b' } })
+      .resolvesOnce({ Items: [{ ...q, sk: 'QUEUE#2#x', contact_id: 'x' }] });
     expect((await allQueued(T, C)).map((x) => x.contact_id)).toEqual([CON, 'x']);
     expect(ddb.commandCalls(QueryCommand)[1]!.args[0].input.ExclusiveStartKey).toEqual({ pk: 'a', sk: 'b' });
     ddb.reset();
@@ -34,7 +45,10 @@ describe('reads', () => {
   it('a row by its key', async () => {
     ddb.on(QueryCommand).resolves({ Items: [{ contact_id: CON, attempts: 1 }] });
     expect(await getCampaignRow(T, C, CON)).toMatchObject({ attempts: 1 });
-    expect(ddb.commandCalls(QueryCommand)[0]!.args[0].input.ExpressionAttributeValues).toEqual({ ':pk': campaignKeys.row(T, C, CON).pk, ':sk': campaignKeys.row(T, C, CON).sk });
+    expect(ddb.commandCalls(QueryCommand)[0]!.args[0].input.ExpressionAttributeValues).toEqual({
+      ':pk': campaignKeys.row(T, C, CON).pk,
+      ':sk': campaignKeys.row(T, C, CON).sk,
+    });
   });
 });
 
@@ -53,7 +67,10 @@ describe('items', () => {
   });
   it('a scrubbed row is put only if absent, with its queue item unless blocked', () => {
     const items = scrubbedRowItems(T, C, { contact_id: CON, row_status: 'pending' }, '2026-11-18T16:00:00.000Z');
-    expect(items[0]!.Put).toMatchObject({ Item: { ...campaignKeys.row(T, C, CON), type: 'campaign_contact', row_status: 'pending' }, ConditionExpression: 'attribute_not_exists(pk)' });
+    expect(items[0]!.Put).toMatchObject({
+      Item: { ...campaignKeys.row(T, C, CON), type: 'campaign_contact', row_status: 'pending' },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
     expect(items[1]!.Put!.Item).toEqual({ ...campaignKeys.queue(T, C, '2026-11-18T16:00:00.000Z', CON), type: 'campaign_queue', contact_id: CON });
     expect(scrubbedRowItems(T, C, { contact_id: CON }, null)).toHaveLength(1);
   });

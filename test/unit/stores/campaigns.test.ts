@@ -4,7 +4,18 @@ import { DeleteCommand, DynamoDBDocumentClient, QueryCommand, UpdateCommand } fr
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { campaignKeys } from '../../../shared/db/keys.js';
-import { activeCampaignMarkers, campaignDialItems, campaignDoneItem, campaignSlotReleaseItem, dropActiveMarker, dropDriverLease, launchSlotItem, saveScrubCursor, scrubCountItem, takeDriverLease } from '../../../shared/repositories/campaigns.js';
+import {
+  activeCampaignMarkers,
+  campaignDialItems,
+  campaignDoneItem,
+  campaignSlotReleaseItem,
+  dropActiveMarker,
+  dropDriverLease,
+  launchSlotItem,
+  saveScrubCursor,
+  scrubCountItem,
+  takeDriverLease,
+} from '../../../shared/repositories/campaigns.js';
 
 process.env.TABLE_NAME ??= 'unit-table';
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -16,7 +27,10 @@ beforeEach(() => ddb.reset());
 
 describe('the driver lease', () => {
   it('is taken only when absent, null or expired, and refused (false) otherwise', async () => {
-    ddb.on(UpdateCommand).resolvesOnce({}).rejectsOnce(new ConditionalCheckFailedException({ message: 'held', $metadata: {} }));
+    ddb
+      .on(UpdateCommand)
+      .resolvesOnce({})
+      .rejectsOnce(new ConditionalCheckFailedException({ message: 'held', $metadata: {} }));
     expect(await takeDriverLease(T, C, '2026-11-18T15:00:45.000Z', '2026-11-18T15:00:00.000Z')).toBe(true);
     expect(await takeDriverLease(T, C, '2026-11-18T15:00:45.000Z', '2026-11-18T15:00:00.000Z')).toBe(false);
     const sent = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;

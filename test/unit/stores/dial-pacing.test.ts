@@ -25,11 +25,13 @@ beforeEach(() => {
     sent.push(input);
     const v = input.ExpressionAttributeValues!;
     if (input.UpdateExpression!.startsWith('SET next_at = next_at + :spacing')) {
-      if (nextAt === undefined || nextAt < (v[':at'] as number) || nextAt > (v[':latest'] as number)) throw new ConditionalCheckFailedException({ message: 'condition', $metadata: {} });
+      if (nextAt === undefined || nextAt < (v[':at'] as number) || nextAt > (v[':latest'] as number))
+        throw new ConditionalCheckFailedException({ message: 'condition', $metadata: {} });
       nextAt += v[':spacing'] as number;
       return { Attributes: { next_at: nextAt, ttl: v[':ttl'] } };
     }
-    if (nextAt !== undefined && nextAt >= (v[':at'] as number) && nextAt <= (v[':stale'] as number)) throw new ConditionalCheckFailedException({ message: 'condition', $metadata: {}, Item: { next_at: { N: String(nextAt) } } });
+    if (nextAt !== undefined && nextAt >= (v[':at'] as number) && nextAt <= (v[':stale'] as number))
+      throw new ConditionalCheckFailedException({ message: 'condition', $metadata: {}, Item: { next_at: { N: String(nextAt) } } });
     nextAt = v[':next'] as number;
     return {};
   });

@@ -116,7 +116,10 @@ describe('rotateWebhookSecret', () => {
 describe('deleteWebhookEndpoint', () => {
   it('answers whether there was an endpoint to delete', async () => {
     const tenantId = newId('ten');
-    ddb.on(DeleteCommand).resolvesOnce({ Attributes: { id: 'whe_1' } }).resolves({});
+    ddb
+      .on(DeleteCommand)
+      .resolvesOnce({ Attributes: { id: 'whe_1' } })
+      .resolves({});
     expect(await deleteWebhookEndpoint(tenantId)).toBe(true);
     expect(await deleteWebhookEndpoint(tenantId)).toBe(false);
     expect(ddb.commandCalls(DeleteCommand)[0]!.args[0].input).toMatchObject({ Key: webhookKeys.endpoint(tenantId), ReturnValues: 'ALL_OLD' });

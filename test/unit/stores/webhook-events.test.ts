@@ -29,12 +29,24 @@ const tenantId = newId('ten');
 const at = new Date('2026-03-01T12:00:00.000Z');
 const record = (n = 0, type = 'call.completed'): WebhookEventRecord => {
   const id = newId('evt');
-  return { event: { id, type: type as never, tenant_id: tenantId, created_at: at.toISOString(), data: {} }, event_type: type, created_at: at.toISOString(), delivery_status: 'pending', attempt_count: n };
+  return {
+    event: { id, type: type as never, tenant_id: tenantId, created_at: at.toISOString(), data: {} },
+    event_type: type,
+    created_at: at.toISOString(),
+    delivery_status: 'pending',
+    attempt_count: n,
+  };
 };
-const cancelled = (codes: string[]) => new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: codes.map((Code) => ({ Code })) });
+const cancelled = (codes: string[]) =>
+  new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: codes.map((Code) => ({ Code })) });
 const conditionFailed = () => new ConditionalCheckFailedException({ message: 'condition', $metadata: {} });
 const claim = { leaseId: 'lease-1', leaseUntil: new Date(at.getTime() + 30_000), at };
-const delivered: { status_code: number; duration_ms: number; error: string | null; detail: string } = { status_code: 200, duration_ms: 12.4, error: null, detail: 'Your endpoint answered 200 OK' };
+const delivered: { status_code: number; duration_ms: number; error: string | null; detail: string } = {
+  status_code: 200,
+  duration_ms: 12.4,
+  error: null,
+  detail: 'Your endpoint answered 200 OK',
+};
 
 describe('claimDueAttempts (the wave lease)', () => {
   it('takes every lease in one transaction, each under its own attempt count, pending, due and unleased', async () => {
@@ -51,12 +63,20 @@ describe('claimDueAttempts (the wave lease)', () => {
     expect(second!.ConditionExpression).toContain('attempt_count = :n');
     expect(second!.ConditionExpression).toContain('lease_until < :at');
     expect(second!.ConditionExpression).toContain('next_attempt_at <= :at');
-    expect(second!.ExpressionAttributeValues).toMatchObject({ ':lease': 'lease-1', ':n': 2, ':until': claim.leaseUntil.toISOString(), ':at': at.toISOString() });
+    expect(second!.ExpressionAttributeValues).toMatchObject({
+      ':lease': 'lease-1',
+      ':n': 2,
+      ':until': claim.leaseUntil.toISOString(),
+      ':at': at.toISOString(),
+    });
   });
 
   it('an event whose condition fails is left out and the rest leased in a second transaction', async () => {
     const records = [record(), record(), record()];
-    ddb.on(TransactWriteCommand).rejectsOnce(cancelled(['None', 'ConditionalCheckFailed', 'None'])).resolves({});
+    ddb
+      .on(TransactWriteCommand)
+      .rejectsOnce(cancelled(['None', 'ConditionalCheckFailed', 'None']))
+      .resolves({});
     const leased = await claimDueAttempts(tenantId, records, claim);
     expect([...leased]).toEqual([records[0]!.event.id, records[2]!.event.id]);
     const second = ddb.commandCalls(TransactWriteCommand)[1]!.args[0].input.TransactItems!;
@@ -72,7 +92,11 @@ describe('claimDueAttempts (the wave lease)', () => {
 describe('claimDueAttempt (the small wave: one update that returns the event)', () => {
   it('answers the event as updated; undefined when its condition fails; other errors are thrown', async () => {
     const r = record();
-    ddb.on(UpdateCommand).resolvesOnce({ Attributes: { ...r, lease_id: 'lease-1' } }).rejectsOnce(conditionFailed()).rejectsOnce(new Error('throttled'));
+    ddb
+      .on(UpdateCommand)
+      .resolvesOnce({ Attributes: { ...r, lease_id: 'lease-1' } })
+      .rejectsOnce(conditionFailed())
+      .rejectsOnce(new Error('throttled'));
     expect(await claimDueAttempt(tenantId, r.event.id, claim)).toMatchObject({ lease_id: 'lease-1', event: { id: r.event.id } });
     expect(ddb.commandCalls(UpdateCommand)[0]!.args[0].input).toMatchObject({ Key: outboxKeys.event(tenantId, r.event.id), ReturnValues: 'ALL_NEW' });
     expect(await claimDueAttempt(tenantId, r.event.id, claim)).toBeUndefined();
@@ -105,13 +129,23 @@ describe('recordAttempts (the wave ledger)', () => {
     const items = ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
     expect(items).toHaveLength(3 * 2 + 2);
     // The retried event's due-index entry follows its next attempt; a delivered one leaves the index.
-    const stateOf = (r: WebhookEventRecord) => items.find((i) => i.Update && JSON.stringify(i.Update.Key) === JSON.stringify(outboxKeys.event(tenantId, r.event.id)))!.Update!;
+    const stateOf = (r: WebhookEventRecord) =>
+      items.find((i) => i.Update && JSON.stringify(i.Update.Key) === JSON.stringify(outboxKeys.event(tenantId, r.event.id)))!.Update!;
     expect(stateOf(c!).ConditionExpression).toBe('lease_id = :lease AND attempt_count = :n');
-    expect(stateOf(c!).ExpressionAttributeValues).toMatchObject({ ':n': 1, ':n1': 2, ':status': 'pending', ':duesk': webhookKeys.dueIndex(outcome('pending').nextAttemptAt!.toISOString(), tenantId, c!.event.id).gsi1sk });
+    expect(stateOf(c!).ExpressionAttributeValues).toMatchObject({
+      ':n': 1,
+      ':n1': 2,
+      ':status': 'pending',
+      ':duesk': webhookKeys.dueIndex(outcome('pending').nextAttemptAt!.toISOString(), tenantId, c!.event.id).gsi1sk,
+    });
     expect(stateOf(a!).UpdateExpression).toContain('REMOVE lease_id, lease_until, gsi1pk, gsi1sk');
     expect(stateOf(a!).UpdateExpression).toContain('delivered_at = :at');
     const rows = items.filter((i) => i.Put).map((i) => i.Put!);
-    expect(rows.map((p) => p.Item?.sk)).toEqual([webhookKeys.attempt(tenantId, a!.event.id, 1).sk, webhookKeys.attempt(tenantId, b!.event.id, 1).sk, webhookKeys.attempt(tenantId, c!.event.id, 2).sk]);
+    expect(rows.map((p) => p.Item?.sk)).toEqual([
+      webhookKeys.attempt(tenantId, a!.event.id, 1).sk,
+      webhookKeys.attempt(tenantId, b!.event.id, 1).sk,
+      webhookKeys.attempt(tenantId, c!.event.id, 2).sk,
+    ]);
     expect(rows.every((p) => p.ConditionExpression === 'attribute_not_exists(pk)')).toBe(true);
     const counts = items.filter((i) => i.Update && String(i.Update.Key!.sk).includes('call.'));
     expect(counts.map((i) => [i.Update!.Key, i.Update!.ExpressionAttributeValues![':k']])).toEqual([
@@ -123,14 +157,23 @@ describe('recordAttempts (the wave ledger)', () => {
   it('an event whose lease was lost is left out and the rest recorded; many events go in transactions of at most 100 items', async () => {
     const records = Array.from({ length: 40 }, () => record());
     // The first transaction (33 events) refuses the second event's lease condition (its item 2).
-    ddb.on(TransactWriteCommand).rejectsOnce(cancelled(['None', 'None', 'ConditionalCheckFailed'])).resolves({});
-    const recorded = await recordAttempts(tenantId, records.map((r) => ({ record: r, outcome: outcome('delivered') })));
+    ddb
+      .on(TransactWriteCommand)
+      .rejectsOnce(cancelled(['None', 'None', 'ConditionalCheckFailed']))
+      .resolves({});
+    const recorded = await recordAttempts(
+      tenantId,
+      records.map((r) => ({ record: r, outcome: outcome('delivered') })),
+    );
     expect(recorded.size).toBe(39);
     expect(recorded.has(records[1]!.event.id)).toBe(false);
     const sizes = ddb.commandCalls(TransactWriteCommand).map((c) => c.args[0].input.TransactItems!.length);
     expect(sizes).toEqual([33 * 2 + 1, 32 * 2 + 1, 7 * 2 + 1]);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(100);
-    const counted = ddb.commandCalls(TransactWriteCommand).slice(1).map((c) => c.args[0].input.TransactItems!.at(-1)!.Update!.ExpressionAttributeValues![':k']);
+    const counted = ddb
+      .commandCalls(TransactWriteCommand)
+      .slice(1)
+      .map((c) => c.args[0].input.TransactItems!.at(-1)!.Update!.ExpressionAttributeValues![':k']);
     expect(counted).toEqual([32, 7]);
   });
 });
