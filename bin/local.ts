@@ -3,7 +3,7 @@
  * choose the HTTP port and the data directory; LOG_LEVEL sets the handlers' log level.
  * Ctrl-C / SIGTERM stop everything (DynamoDB Local's JVM included) and exit 0.
  */
-import { startLocalStack, type LocalStack } from '../infra/local/stack.js';
+import { type LocalStack, startLocalStack } from '../infra/local/stack.js';
 
 // Advisory noise for a local run (the SDK warns about Node < 22 on every start).
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

@@ -10,25 +10,24 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { Construct } from 'constructs';
 import { type QueueName, queues } from '../shared/queues/definitions.js';
-import { AppFunction, SharedLogGroups } from './constructs/app-function.js';
+import { fallbackRoute, routes as manifestRoutes, type RouteDefinition, routeKey, type TableAccess } from '../shared/routes.js';
+import { scheduledJobs as manifestScheduledJobs, workers as manifestWorkers, type ScheduledJobDefinition, type WorkerDefinition } from '../shared/workers.js';
 import { PASSWORD_MODULES } from './bundling.js';
 import { Alarms } from './constructs/alarms.js';
+import { AppFunction, SharedLogGroups } from './constructs/app-function.js';
 import { AppSecret } from './constructs/app-secret.js';
 import { CredentialsKey } from './constructs/credentials-key.js';
 import { DataTable } from './constructs/data-table.js';
 import { HttpApi } from './constructs/http-api.js';
 import { IMPORT_OBJECTS_PATTERN, ImportBucket } from './constructs/import-bucket.js';
-import { PlatformSeed } from './constructs/platform-seed.js';
-import { areaId, RouteArea } from './constructs/route-area.js';
-import { llmSettings, RelayApi } from './constructs/relay-api.js';
 import {
   acknowledgeBucketObjects,
   acknowledgeRouteAuthorization,
@@ -37,9 +36,10 @@ import {
   acknowledgeStreamTrigger,
   acknowledgeTableIndexes,
 } from './constructs/nag-acknowledgements.js';
+import { PlatformSeed } from './constructs/platform-seed.js';
+import { llmSettings, RelayApi } from './constructs/relay-api.js';
+import { areaId, RouteArea } from './constructs/route-area.js';
 import { DLQ_RETENTION, WorkQueues } from './constructs/work-queues.js';
-import { fallbackRoute, type RouteDefinition, type TableAccess, routeKey, routes as manifestRoutes } from '../shared/routes.js';
-import { type ScheduledJobDefinition, scheduledJobs as manifestScheduledJobs, type WorkerDefinition, workers as manifestWorkers } from '../shared/workers.js';
 
 /** Repository root (this file lives in <root>/infra). */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');

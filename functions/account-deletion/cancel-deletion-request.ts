@@ -1,13 +1,13 @@
-import { defineRoute } from '../../shared/http/route.js';
-import { ok } from '../../shared/http/responses.js';
-import { invalid } from '../../shared/errors.js';
-import { now } from '../../shared/clock.js';
 import { accountDeletionOverview as overview } from '../../shared/accounts/overview.js';
+import { now } from '../../shared/clock.js';
+import { invalid } from '../../shared/errors.js';
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
 import { cancelDeletion } from '../../shared/repositories/account-deletion.js';
 import { getSignInUser } from '../../shared/repositories/users.js';
-import { passwordMatches } from '../../shared/sessions/sign-in.js';
 import { accountDeletionOverview, cancelDeletionRequest, deletionConflict } from '../../shared/schemas/account-deletion.js';
 import { errorSchema } from '../../shared/schemas/common.js';
+import { passwordMatches } from '../../shared/sessions/sign-in.js';
 
 /**
  * DELETE /v1/account-deletion/requests — cancel a pending deletion during the grace period.

@@ -1,13 +1,13 @@
-import { defineRoute } from '../../shared/http/route.js';
-import { ok } from '../../shared/http/responses.js';
-import { invalid } from '../../shared/errors.js';
+import { accountDeletionOverview as overview } from '../../shared/accounts/overview.js';
 import { now } from '../../shared/clock.js';
 import { parseToken } from '../../shared/crypto/opaque-token.js';
+import { invalid } from '../../shared/errors.js';
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
 import { DELETION_PROOF_PREFIX } from '../../shared/policy/accounts/deletion-rules.js';
-import { accountDeletionOverview as overview } from '../../shared/accounts/overview.js';
 import { confirmDeletion, getDeletionProofUser, spendProofItem } from '../../shared/repositories/account-deletion.js';
-import { getSignInUser } from '../../shared/repositories/users.js';
 import { getTenant, tenantUsable } from '../../shared/repositories/tenants.js';
+import { getSignInUser } from '../../shared/repositories/users.js';
 import { accountDeletionOverview, actionTokenRequest, deletionConflict } from '../../shared/schemas/account-deletion.js';
 import { errorSchema } from '../../shared/schemas/common.js';
 

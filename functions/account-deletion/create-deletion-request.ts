@@ -1,15 +1,15 @@
-import { defineRoute } from '../../shared/http/route.js';
-import { ok } from '../../shared/http/responses.js';
-import { conflict, ValidationError, type ValidationIssue } from '../../shared/errors.js';
-import { now } from '../../shared/clock.js';
-import { phraseMatches, confirmationPhrase } from '../../shared/policy/accounts/deletion-rules.js';
 import { accountDeletionOverview as overview } from '../../shared/accounts/overview.js';
+import { now } from '../../shared/clock.js';
+import { conflict, ValidationError, type ValidationIssue } from '../../shared/errors.js';
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { confirmationPhrase, phraseMatches } from '../../shared/policy/accounts/deletion-rules.js';
 import { confirmDeletion } from '../../shared/repositories/account-deletion.js';
-import { getSignInUser } from '../../shared/repositories/users.js';
 import { getTenant } from '../../shared/repositories/tenants.js';
-import { passwordMatches } from '../../shared/sessions/sign-in.js';
+import { getSignInUser } from '../../shared/repositories/users.js';
 import { accountDeletionOverview, deleteAccountRequest, deletionConflict } from '../../shared/schemas/account-deletion.js';
 import { errorSchema } from '../../shared/schemas/common.js';
+import { passwordMatches } from '../../shared/sessions/sign-in.js';
 
 /**
  * POST /v1/account-deletion/requests — a password account confirms with its password,

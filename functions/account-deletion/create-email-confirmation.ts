@@ -1,17 +1,17 @@
-import { defineRoute } from '../../shared/http/route.js';
-import { ok } from '../../shared/http/responses.js';
-import { conflict } from '../../shared/errors.js';
 import { now } from '../../shared/clock.js';
-import { portalOrigin } from '../../shared/sessions/authenticate-session.js';
 import { mintToken } from '../../shared/crypto/opaque-token.js';
-import { DELETION_PROOF_PREFIX, DELETION_PROOF_TTL_MS, maskEmail } from '../../shared/policy/accounts/deletion-rules.js';
-import { putDeletionProof } from '../../shared/repositories/account-deletion.js';
-import { getSignInUser } from '../../shared/repositories/users.js';
-import { getTenant } from '../../shared/repositories/tenants.js';
+import { conflict } from '../../shared/errors.js';
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
 import { sendMail } from '../../shared/mail/mailer.js';
 import { deletionProofMail } from '../../shared/mail/messages.js';
+import { DELETION_PROOF_PREFIX, DELETION_PROOF_TTL_MS, maskEmail } from '../../shared/policy/accounts/deletion-rules.js';
+import { putDeletionProof } from '../../shared/repositories/account-deletion.js';
+import { getTenant } from '../../shared/repositories/tenants.js';
+import { getSignInUser } from '../../shared/repositories/users.js';
 import { emailConfirmationAccepted } from '../../shared/schemas/account-deletion.js';
 import { errorSchema } from '../../shared/schemas/common.js';
+import { portalOrigin } from '../../shared/sessions/authenticate-session.js';
 
 /**
  * POST /v1/account-deletion/email-confirmations — passwordless accounts: a fresh one-use

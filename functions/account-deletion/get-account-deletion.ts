@@ -1,6 +1,6 @@
-import { defineRoute } from '../../shared/http/route.js';
-import { ok } from '../../shared/http/responses.js';
 import { accountDeletionOverview as overview } from '../../shared/accounts/overview.js';
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
 import { accountDeletionOverview } from '../../shared/schemas/account-deletion.js';
 import { errorSchema } from '../../shared/schemas/common.js';
 

@@ -2,9 +2,9 @@ import { conflict, notFound } from '../../shared/errors.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { newId } from '../../shared/ids.js';
+import { getTemplate } from '../../shared/repositories/agent-templates.js';
 import { ComplianceProfileRequired, NoChanges, publishAgent } from '../../shared/repositories/agents.js';
 import { getProfile } from '../../shared/repositories/compliance-profiles.js';
-import { getTemplate } from '../../shared/repositories/agent-templates.js';
 import { agentPath, agentVersion } from '../../shared/schemas/agents.js';
 
 /**

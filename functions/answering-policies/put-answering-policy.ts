@@ -1,7 +1,7 @@
 import { conflict, notFound, ValidationError, type ValidationIssue } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { pinAgents, agentRefs, repRefs } from '../../shared/policy/answering/walk.js';
+import { agentRefs, pinAgents, repRefs } from '../../shared/policy/answering/walk.js';
 import { INELIGIBLE_MESSAGES, numberIneligibility } from '../../shared/policy/number-eligibility.js';
 import { getAgentRecord } from '../../shared/repositories/agents.js';
 import { getCurrentPolicy, PolicyWriteRefused, presentPolicy, writePolicy } from '../../shared/repositories/answering-policies.js';

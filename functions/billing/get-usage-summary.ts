@@ -1,8 +1,8 @@
-import { periodOf } from '../../shared/policy/billing/period.js';
 import { usageSummary as summarize } from '../../shared/billing/usage-summary.js';
 import { now } from '../../shared/clock.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
+import { periodOf } from '../../shared/policy/billing/period.js';
 import { ESTIMATE_DISCLAIMER, usageSummary, usageSummaryQuery } from '../../shared/schemas/billing.js';
 
 /**

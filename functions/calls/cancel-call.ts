@@ -4,8 +4,8 @@ import { DomainError, notFound } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { CANCEL_END_REASON, cancelCall } from '../../shared/repositories/call-lifecycle.js';
-import type { CallRecordWithEvents } from '../../shared/repositories/runtime-events.js';
 import { getCall } from '../../shared/repositories/calls.js';
+import type { CallRecordWithEvents } from '../../shared/repositories/runtime-events.js';
 import { callDetail, callNotCancellableError, callPath } from '../../shared/schemas/call-detail.js';
 
 /**

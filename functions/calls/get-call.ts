@@ -2,8 +2,8 @@ import { presentCall } from '../../shared/calls/present-call.js';
 import { notFound } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
-import type { CallRecordWithEvents } from '../../shared/repositories/runtime-events.js';
 import { getCall } from '../../shared/repositories/calls.js';
+import type { CallRecordWithEvents } from '../../shared/repositories/runtime-events.js';
 import { callQualifications } from '../../shared/repositories/workflow-outcomes.js';
 import { callDetail, callPath } from '../../shared/schemas/call-detail.js';
 

@@ -1,6 +1,6 @@
+import { listCallDetails } from '../../shared/calls/list-calls.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { listCallDetails } from '../../shared/calls/list-calls.js';
 import { CALL_STATES } from '../../shared/policy/call-state/machine.js';
 import { CALL_DIRECTIONS, callDetail, DISPOSITIONS } from '../../shared/schemas/call-detail.js';
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
+import { applyCallStatus } from '../../shared/calls/carrier-status.js';
 import { twilioCallForm } from '../../shared/carrier/schemas.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { applyCallStatus } from '../../shared/calls/carrier-status.js';
 import { authenticateCarrierRequest } from '../../shared/telephony/carrier-request.js';
 import { callOfRequest, outboundCallQuery, preferFor } from '../../shared/telephony/outbound-call.js';
 

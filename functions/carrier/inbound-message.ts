@@ -1,6 +1,6 @@
-import { now } from '../../shared/clock.js';
 import { MESSAGE_SID, twilioMessageForm, twimlDocument } from '../../shared/carrier/schemas.js';
 import { twimlOk } from '../../shared/carrier/twiml-response.js';
+import { now } from '../../shared/clock.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { receiveMessage } from '../../shared/messages/receive-message.js';
 import { authenticateCarrierRequest } from '../../shared/telephony/carrier-request.js';

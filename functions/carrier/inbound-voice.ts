@@ -1,13 +1,13 @@
+import { decideInbound, firstAnswer, type InboundDecision, numberOf } from '../../shared/carrier/inbound-route.js';
+import { twilioCallForm, twimlDocument } from '../../shared/carrier/schemas.js';
+import { CALL_SID, twimlOk } from '../../shared/carrier/twiml-response.js';
 import { now as clockNow } from '../../shared/clock.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { decideInbound, firstAnswer, numberOf, type InboundDecision } from '../../shared/carrier/inbound-route.js';
-import { twilioCallForm, twimlDocument } from '../../shared/carrier/schemas.js';
 import { getPolicyVersion } from '../../shared/repositories/answering-policies.js';
 import { appendInboundPath, CallSidHeldElsewhere, createInboundCall, getCall } from '../../shared/repositories/calls.js';
 import { authenticateCarrierRequest, forbiddenSignature } from '../../shared/telephony/carrier-request.js';
-import { answerContext } from '../../shared/telephony/inbound-context.js';
 import { unavailable } from '../../shared/telephony/inbound-answer.js';
-import { CALL_SID, twimlOk } from '../../shared/carrier/twiml-response.js';
+import { answerContext } from '../../shared/telephony/inbound-context.js';
 
 /**
  * POST /carrier/twilio/voice — a call to one of our numbers. Signed by the carrier under the

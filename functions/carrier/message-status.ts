@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { now } from '../../shared/clock.js';
 import { MESSAGE_SID, twilioMessageForm } from '../../shared/carrier/schemas.js';
+import { now } from '../../shared/clock.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { statusOfCarrier } from '../../shared/policy/messages/status.js';
 import { applyMessageStatus, getMessageRecord } from '../../shared/repositories/messages.js';

@@ -1,7 +1,7 @@
-import { now as clockNow } from '../../shared/clock.js';
 import { callEnded } from '../../shared/calls/call-ended.js';
 import { twilioCallForm, twimlDocument } from '../../shared/carrier/schemas.js';
 import { CALL_SID, twimlOk } from '../../shared/carrier/twiml-response.js';
+import { now as clockNow } from '../../shared/clock.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { getAgentVersion } from '../../shared/repositories/agents.js';
 import { applyOutboundStatus } from '../../shared/repositories/call-lifecycle.js';

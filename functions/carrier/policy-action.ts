@@ -1,16 +1,16 @@
-import { now as clockNow } from '../../shared/clock.js';
 import { twilioCallForm, twimlDocument } from '../../shared/carrier/schemas.js';
 import { twimlOk } from '../../shared/carrier/twiml-response.js';
+import { now as clockNow } from '../../shared/clock.js';
 import { defineRoute } from '../../shared/http/route.js';
 import type { MenuStepOf, PolicyStep } from '../../shared/policy/answering/model.js';
 import { pressKey } from '../../shared/policy/answering/navigate.js';
 import { decodeStepPath, nextStepPath, resolveStep } from '../../shared/policy/answering/step-path.js';
 import { getPolicyVersion } from '../../shared/repositories/answering-policies.js';
 import { appendInboundPath, getCall } from '../../shared/repositories/calls.js';
+import { callTokenKey } from '../../shared/telephony/call-token-key.js';
 import { gatherQuery, verifyGatherParams } from '../../shared/telephony/call-tokens.js';
 import { authenticateCarrierRequest, forbiddenSignature } from '../../shared/telephony/carrier-request.js';
-import { callTokenKey } from '../../shared/telephony/call-token-key.js';
-import { runStep, unavailable, type Answer } from '../../shared/telephony/inbound-answer.js';
+import { type Answer, runStep, unavailable } from '../../shared/telephony/inbound-answer.js';
 import { answerContext } from '../../shared/telephony/inbound-context.js';
 import { hangup, say, twiml } from '../../shared/telephony/twiml.js';
 

@@ -1,6 +1,6 @@
-import { now as clockNow } from '../../shared/clock.js';
 import { twilioRelayActionForm, twimlDocument } from '../../shared/carrier/schemas.js';
 import { twimlOk } from '../../shared/carrier/twiml-response.js';
+import { now as clockNow } from '../../shared/clock.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { logger } from '../../shared/observability.js';
 import { isTerminal } from '../../shared/policy/call-state/machine.js';

@@ -1,6 +1,6 @@
-import { manifestEntry } from '../../shared/http/route-core.js';
 import { accepted } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
+import { manifestEntry } from '../../shared/http/route-core.js';
 import { prepareImport, runImport } from '../../shared/imports/run-import.js';
 import { presentImportJob } from '../../shared/repositories/import-jobs.js';
 import { contactImportRequest, importJobResource } from '../../shared/schemas/imports.js';

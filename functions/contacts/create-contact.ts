@@ -1,5 +1,5 @@
-import { ok } from '../../shared/http/responses.js';
 import { conflict, invalid } from '../../shared/errors.js';
+import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { ensureApiAttestation } from '../../shared/repositories/attestations.js';
 import { DuplicatePhone, newContactItems, presentContact, SuppressionChanged, UnknownOwner, writeNewContact } from '../../shared/repositories/contacts.js';

@@ -1,5 +1,5 @@
 import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
-import { sendCfnResponse, type CfnResult } from '../../shared/aws/cfn-response.js';
+import { type CfnResult, sendCfnResponse } from '../../shared/aws/cfn-response.js';
 import { logger } from '../../shared/observability.js';
 import { seedPlatformData } from '../../shared/seed/platform.js';
 

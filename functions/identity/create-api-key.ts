@@ -1,8 +1,8 @@
 import { mintApiKey, presentApiKey } from '../../shared/auth/api-keys.js';
-import { roleCovers } from '../../shared/policy/auth/roles.js';
 import { forbidden } from '../../shared/errors.js';
-import { defineRoute } from '../../shared/http/route.js';
 import { created } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { roleCovers } from '../../shared/policy/auth/roles.js';
 import { putApiKey } from '../../shared/repositories/api-keys.js';
 import { apiKeyCreateRequest, apiKeyCreateResponse } from '../../shared/schemas/identity.js';
 

@@ -1,9 +1,9 @@
-import { defineRoute } from '../../shared/http/route.js';
-import { ok } from '../../shared/http/responses.js';
 import { notFound } from '../../shared/errors.js';
+import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
 import { getTenant } from '../../shared/repositories/tenants.js';
-import { principalResource } from '../../shared/schemas/identity.js';
 import { errorSchema } from '../../shared/schemas/common.js';
+import { principalResource } from '../../shared/schemas/identity.js';
 
 /** GET /v1/me — who is calling: the key, its role and its tenant. */
 export const handler = defineRoute('getMe', { responses: { 200: principalResource, 404: errorSchema } }, async ({ principal }) => {

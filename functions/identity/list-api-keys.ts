@@ -1,6 +1,6 @@
 import { presentApiKey } from '../../shared/auth/api-keys.js';
-import { defineRoute } from '../../shared/http/route.js';
 import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
 import { listApiKeys } from '../../shared/repositories/api-keys.js';
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 import { apiKeySummary } from '../../shared/schemas/identity.js';

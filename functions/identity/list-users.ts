@@ -1,5 +1,5 @@
-import { defineRoute } from '../../shared/http/route.js';
 import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
 import { listUsers } from '../../shared/repositories/users.js';
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 import { userSummary } from '../../shared/schemas/identity.js';

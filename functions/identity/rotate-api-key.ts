@@ -1,10 +1,10 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
 import { mintApiKey, presentApiKey } from '../../shared/auth/api-keys.js';
-import { roleCovers } from '../../shared/policy/auth/roles.js';
 import { conflict, forbidden, notFound } from '../../shared/errors.js';
-import { defineRoute } from '../../shared/http/route.js';
 import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
+import { roleCovers } from '../../shared/policy/auth/roles.js';
 import { getApiKey, rotateApiKey } from '../../shared/repositories/api-keys.js';
 import { apiKeyRotateResponse } from '../../shared/schemas/identity.js';
 

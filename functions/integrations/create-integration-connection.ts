@@ -1,9 +1,9 @@
+import * as z from 'zod';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { createConnection, SANDBOX_SCOPES } from '../../shared/repositories/integration-connections.js';
 import { errorWith } from '../../shared/schemas/common.js';
 import { connectSandboxRequest, integrationConnection } from '../../shared/schemas/integrations.js';
-import * as z from 'zod';
 
 /**
  * POST /v1/integration-connections — connects a `sandbox_calendar` at once (active, no

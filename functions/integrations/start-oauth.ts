@@ -1,12 +1,12 @@
-import { now } from '../../shared/clock.js';
+import * as z from 'zod';
 import { startAuthorization } from '../../shared/calendar/google.js';
+import { now } from '../../shared/clock.js';
+import { conflict } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { newId } from '../../shared/ids.js';
-import { conflict } from '../../shared/errors.js';
 import { activeCalendarId, OAUTH_STATE_TTL_MS, savePendingAuthorization } from '../../shared/repositories/integration-connections.js';
 import { errorSchema } from '../../shared/schemas/common.js';
-import * as z from 'zod';
 import { oauthStartRequest, oauthStartResponse } from '../../shared/schemas/integrations.js';
 
 /**

@@ -4,8 +4,8 @@ import { DomainError } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { activeCalendar } from '../../shared/repositories/integration-connections.js';
-import { callEventsPath } from '../../shared/schemas/runtime-events.js';
 import { availabilityRequest, availabilityResponse, calendarNotConnectedError } from '../../shared/schemas/integrations.js';
+import { callEventsPath } from '../../shared/schemas/runtime-events.js';
 
 /**
  * POST /runtime/v1/calls/{call_id}/calendar/availability — the voice runtime's check_calendar

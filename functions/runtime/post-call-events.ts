@@ -1,11 +1,8 @@
 import { now } from '../../shared/clock.js';
-import { defineRoute } from '../../shared/http/route.js';
 import { invalid, ValidationError } from '../../shared/errors.js';
+import { defineRoute } from '../../shared/http/route.js';
 import { isSmsAction, sendSmsActions, smsGranted } from '../../shared/messages/runtime-sms.js';
 import { smsActionText } from '../../shared/messages/sms-action.js';
-import { getAgentVersion } from '../../shared/repositories/agents.js';
-import { recordCallEvents, type OutcomeCheck } from '../../shared/repositories/runtime-events.js';
-import { getTemplate } from '../../shared/repositories/agent-templates.js';
 import {
   GPU_SECONDS_PER_CALL_SECOND,
   LATE_EVENT_WINDOW_SECONDS,
@@ -13,6 +10,9 @@ import {
   USAGE_PER_MINUTE,
   USAGE_SLACK_SECONDS,
 } from '../../shared/policy/call-state/runtime-window.js';
+import { getTemplate } from '../../shared/repositories/agent-templates.js';
+import { getAgentVersion } from '../../shared/repositories/agents.js';
+import { type OutcomeCheck, recordCallEvents } from '../../shared/repositories/runtime-events.js';
 import {
   callEventsPath,
   eventConflictError,

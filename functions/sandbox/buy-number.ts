@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { defineRoute } from '../../shared/http/route.js';
 import { created } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
 import { authenticateSandbox, twilioError } from '../../shared/sandbox/accounts.js';
 import { buySandboxNumber, presentSandboxNumber, SandboxNumberTaken } from '../../shared/sandbox/numbers.js';
 import { invalidRouting, routingFromForm } from '../../shared/sandbox/routing-form.js';

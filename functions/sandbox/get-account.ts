@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { defineRoute } from '../../shared/http/route.js';
 import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
 import { authenticateSandbox, twilioError } from '../../shared/sandbox/accounts.js';
 import { sandboxAccountResource, twilioErrorResource } from '../../shared/sandbox/schemas.js';
 

@@ -1,10 +1,10 @@
-import { defineRoute } from '../../shared/http/route.js';
-import { accepted } from '../../shared/http/responses.js';
 import { now } from '../../shared/clock.js';
-import { dashboardOrigin } from '../../shared/sessions/authenticate-session.js';
-import { requestEmailLink } from '../../shared/sessions/email-link.js';
+import { accepted } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
 import { emailLinkAccepted, emailLinkRequest } from '../../shared/schemas/account-deletion.js';
 import { errorSchema } from '../../shared/schemas/common.js';
+import { dashboardOrigin } from '../../shared/sessions/authenticate-session.js';
+import { requestEmailLink } from '../../shared/sessions/email-link.js';
 
 /**
  * POST /v1/sessions/email-link — email a one-use sign-in link (15 minutes) to a user whose

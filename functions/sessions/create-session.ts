@@ -1,9 +1,9 @@
-import { defineRoute } from '../../shared/http/route.js';
 import { now } from '../../shared/clock.js';
+import { defineRoute } from '../../shared/http/route.js';
 import { sessionCookie } from '../../shared/policy/auth/session-rules.js';
-import { signInWithPassword } from '../../shared/sessions/sign-in.js';
 import { noContent, signInRequest } from '../../shared/schemas/account-deletion.js';
 import { errorSchema } from '../../shared/schemas/common.js';
+import { signInWithPassword } from '../../shared/sessions/sign-in.js';
 
 /**
  * POST /v1/sessions — sign in with email and password → 204 and the session cookie.

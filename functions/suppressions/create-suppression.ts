@@ -1,7 +1,7 @@
 import { conflict } from '../../shared/errors.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { addSuppression, AlreadySuppressed } from '../../shared/repositories/suppressions.js';
+import { AlreadySuppressed, addSuppression } from '../../shared/repositories/suppressions.js';
 import { alreadySuppressedError, suppressionCreateRequest, suppressionResource } from '../../shared/schemas/suppressions.js';
 
 /**

@@ -1,8 +1,8 @@
-import { defineRoute } from '../../shared/http/route.js';
 import { created } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
 import { presentTelephonyAccount } from '../../shared/repositories/telephony-accounts.js';
-import { connectTelephonyAccount } from '../../shared/telephony/connect-account.js';
 import { telephonyAccountCreateRequest, telephonyAccountSummary } from '../../shared/schemas/telephony.js';
+import { connectTelephonyAccount } from '../../shared/telephony/connect-account.js';
 
 /**
  * POST /v1/telephony-accounts — admin only. Credentials (byo twilio only) are sealed before

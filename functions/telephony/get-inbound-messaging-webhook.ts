@@ -1,6 +1,6 @@
 import { notFound } from '../../shared/errors.js';
-import { defineRoute } from '../../shared/http/route.js';
 import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
 import { getTelephonyAccount } from '../../shared/repositories/telephony-accounts.js';
 import { accountPath } from '../../shared/schemas/telephony-paths.js';
 import { inboundMessagingWebhook } from '../../shared/schemas/text-messages.js';

@@ -1,5 +1,5 @@
-import { defineRoute } from '../../shared/http/route.js';
 import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
 import { listTelephonyAccounts } from '../../shared/repositories/telephony-accounts.js';
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 import { telephonyAccountSummary } from '../../shared/schemas/telephony.js';

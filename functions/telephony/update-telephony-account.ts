@@ -1,6 +1,6 @@
 import { conflict, invalid, notFound } from '../../shared/errors.js';
-import { defineRoute } from '../../shared/http/route.js';
 import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
 import {
   AccountChanged,
   getTelephonyAccount,
@@ -9,8 +9,8 @@ import {
   sealCredentials,
   updateTelephonyAccount,
 } from '../../shared/repositories/telephony-accounts.js';
-import { accountPath } from '../../shared/schemas/telephony-paths.js';
 import { credentialsRule, telephonyAccountPatchRequest, telephonyAccountSummary } from '../../shared/schemas/telephony.js';
+import { accountPath } from '../../shared/schemas/telephony-paths.js';
 
 /**
  * PATCH /v1/telephony-accounts/{account_id} — admin only. New credentials (byo twilio only)

@@ -1,9 +1,9 @@
 import { notFound } from '../../shared/errors.js';
-import { defineRoute } from '../../shared/http/route.js';
 import { ok } from '../../shared/http/responses.js';
+import { defineRoute } from '../../shared/http/route.js';
 import { getTelephonyAccount, presentTelephonyAccount } from '../../shared/repositories/telephony-accounts.js';
-import { accountPath } from '../../shared/schemas/telephony-paths.js';
 import { telephonyAccountSummary } from '../../shared/schemas/telephony.js';
+import { accountPath } from '../../shared/schemas/telephony-paths.js';
 import { verifyTelephonyAccount } from '../../shared/telephony/verify-account.js';
 
 /**

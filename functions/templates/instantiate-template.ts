@@ -1,13 +1,13 @@
 import * as z from 'zod';
 import { draftFields, normalizeSettings } from '../../shared/agents/draft.js';
+import { seededDialoguePolicy, seededVoicemailDrop } from '../../shared/agents/template-seed.js';
 import { conflict, notFound } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { newId } from '../../shared/ids.js';
-import { createAgent, presentAgent, type AgentRecord } from '../../shared/repositories/agents.js';
 import { getTemplate } from '../../shared/repositories/agent-templates.js';
+import { type AgentRecord, createAgent, presentAgent } from '../../shared/repositories/agents.js';
 import { agentDefinition, agentInstantiateRequest } from '../../shared/schemas/agents.js';
-import { seededDialoguePolicy, seededVoicemailDrop } from '../../shared/agents/template-seed.js';
 
 /**
  * POST /v1/templates/{template_id}/instantiate — a new draft agent from a published

@@ -1,6 +1,6 @@
+import { EVENT_TYPES } from '../../shared/events/outbox.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { EVENT_TYPES } from '../../shared/events/outbox.js';
 import { listWebhookEvents } from '../../shared/repositories/webhook-events.js';
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 import { DELIVERY_STATUSES, webhookEventResource } from '../../shared/schemas/webhooks.js';

@@ -3,8 +3,8 @@ import { notFound } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { presentWebhookEndpoint } from '../../shared/repositories/webhook-endpoints.js';
-import { DEFAULT_OVERLAP_SECONDS, webhookEndpointWithSecret, webhookRotateRequest } from '../../shared/schemas/webhooks.js';
 import { errorSchema } from '../../shared/schemas/common.js';
+import { DEFAULT_OVERLAP_SECONDS, webhookEndpointWithSecret, webhookRotateRequest } from '../../shared/schemas/webhooks.js';
 import { rotateSigningSecret } from '../../shared/webhooks/endpoint.js';
 
 /**

@@ -2,12 +2,12 @@ import { now } from '../../shared/clock.js';
 import { conflict } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
+import { newId } from '../../shared/ids.js';
+import { envelopeBody, envelopeOf } from '../../shared/policy/webhooks/envelope.js';
 import { getWebhookEndpoint, liveSigningSecrets } from '../../shared/repositories/webhook-endpoints.js';
+import { deliveryHeaders } from '../../shared/schemas/webhook-signature.js';
 import { TEST_EVENT_TYPE, webhookTestResult } from '../../shared/schemas/webhooks.js';
 import { deliverOnce } from '../../shared/webhooks/deliver.js';
-import { envelopeBody, envelopeOf } from '../../shared/policy/webhooks/envelope.js';
-import { newId } from '../../shared/ids.js';
-import { deliveryHeaders } from '../../shared/schemas/webhook-signature.js';
 import { webhookUrlPolicy } from '../../shared/webhooks/url-policy.js';
 
 /**

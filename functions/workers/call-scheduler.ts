@@ -1,6 +1,6 @@
-import { runDispatchTick, type TickResult } from '../../shared/tick/dispatch-tick.js';
 import { now } from '../../shared/clock.js';
 import { logger } from '../../shared/observability.js';
+import { runDispatchTick, type TickResult } from '../../shared/tick/dispatch-tick.js';
 
 /**
  * Call scheduler (EventBridge, every minute): sends the dispatch message of every deferred

@@ -1,4 +1,4 @@
-import { runInvoiceJob, type InvoiceJobSummary } from '../../shared/billing/invoice-job.js';
+import { type InvoiceJobSummary, runInvoiceJob } from '../../shared/billing/invoice-job.js';
 import { now } from '../../shared/clock.js';
 import { logger } from '../../shared/observability.js';
 

@@ -1,7 +1,7 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { OUTBOX_SHARDS } from '../../shared/db/keys.js';
 import { logger } from '../../shared/observability.js';
-import { relayOutbox, type RelayResult } from '../../shared/webhooks/relay.js';
+import { type RelayResult, relayOutbox } from '../../shared/webhooks/relay.js';
 
 /**
  * The outbox relay (shared/webhooks/relay.ts). Two triggers on AWS, one function: the

@@ -2,8 +2,8 @@ import { now } from '../../shared/clock.js';
 import { logger } from '../../shared/observability.js';
 import { markDeadLettered } from '../../shared/repositories/webhook-events.js';
 import { webhookDeliveryMessage } from '../../shared/schemas/queue-bodies.js';
+import { type AutomaticOutcome, deliverEvents } from '../../shared/webhooks/deliver-event.js';
 import { deadLetter, enqueueDeliveries } from '../../shared/webhooks/delivery-queue.js';
-import { deliverEvents, type AutomaticOutcome } from '../../shared/webhooks/deliver-event.js';
 import { defineBatchWorker } from '../../shared/workers/define-batch-worker.js';
 
 /**

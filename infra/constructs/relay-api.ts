@@ -16,6 +16,8 @@
  * replies, may read the provider keys (the `llm/*` secrets) and invoke the registry's
  * Bedrock foundation models.
  */
+
+import { join } from 'node:path';
 import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
@@ -28,7 +30,6 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { join } from 'node:path';
 import { registryFromEnv } from '../../shared/voice/llm/registry.js';
 import { AppFunction } from './app-function.js';
 import type { CredentialsKey } from './credentials-key.js';

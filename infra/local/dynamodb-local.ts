@@ -8,7 +8,7 @@
  *    which then stops Java in order (data flushed) instead of racing it;
  *  - the watchdog reaps Java itself, so no zombie is left for PID 1 to collect.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

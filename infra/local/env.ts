@@ -2,7 +2,7 @@
  * The environment the handlers read (shared/config.ts, shared/secrets.ts, Powertools),
  * pointed at local emulators. Set it before importing any handler or shared module.
  */
-import { queues as queueDefinitions, type QueueName } from '../../shared/queues/definitions.js';
+import { type QueueName, queues as queueDefinitions } from '../../shared/queues/definitions.js';
 import type { ProvisionedQueues } from './provision.js';
 import type { LocalSecrets } from './secrets.js';
 

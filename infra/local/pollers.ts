@@ -4,7 +4,7 @@
  * in `batchItemFailures` is deleted. A worker that throws deletes nothing: the whole
  * batch comes back after the visibility timeout and, past maxReceiveCount, goes to the DLQ.
  */
-import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { HandlerLoader } from './handlers.js';
 import { createLambdaContext } from './lambda-context.js';

@@ -3,22 +3,22 @@
  * definitions the CDK stack uses. Every step is idempotent: run it on every start.
  */
 import {
+  type AttributeDefinition,
   CreateTableCommand,
   DescribeTableCommand,
   DescribeTimeToLiveCommand,
   DynamoDBClient,
+  type GlobalSecondaryIndex,
   ResourceInUseException,
   ResourceNotFoundException,
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
   waitUntilTableExists,
-  type AttributeDefinition,
-  type GlobalSecondaryIndex,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { tableDefinition } from '../../shared/db/table-definition.js';
-import { dlqName, queues, type QueueName } from '../../shared/queues/definitions.js';
+import { dlqName, type QueueName, queues } from '../../shared/queues/definitions.js';
 
 export const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 

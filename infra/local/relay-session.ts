@@ -3,11 +3,12 @@
  * (`createRelaySession` of shared/voice/session.ts) and the reply model, each injectable
  * (tests pass their own).
  */
-import { packRetrieval } from '../../shared/voice/control-plane.js';
+
 import type { VerifiedStreamClaims } from '../../shared/telephony/call-tokens.js';
-import type { OutboundMessage } from '../../shared/voice/protocol.js';
+import { packRetrieval } from '../../shared/voice/control-plane.js';
 import type { ControlPlane, ReplyModel } from '../../shared/voice/ports.js';
 import { compileSystemPrompt } from '../../shared/voice/prompt.js';
+import type { OutboundMessage } from '../../shared/voice/protocol.js';
 import { createRelaySession } from '../../shared/voice/session.js';
 import { grantedTools } from '../../shared/voice/tools.js';
 

@@ -6,10 +6,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import { createRouter } from '../../shared/http/route-matcher.js';
 import { buildApiGatewayEvent, newApiGatewayRequestId, requestFromIncomingMessage, splitUrl } from './apigw-event.js';
 import type { HandlerLoader } from './handlers.js';
 import { createLambdaContext } from './lambda-context.js';
-import { createRouter } from '../../shared/http/route-matcher.js';
 
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2>;
 

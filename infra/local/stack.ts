@@ -7,29 +7,30 @@
  * BEFORE any handler or shared module is imported, exactly as Lambda would have it.
  * process.env is global, so only one stack may run per process at a time.
  */
-import { isAbsolute, join, resolve } from 'node:path';
+
 import type { Server } from 'node:http';
+import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { fallbackRoute, routes as manifestRoutes } from '../../shared/routes.js';
-import { workers as manifestWorkers } from '../../shared/workers.js';
+import type { Context } from 'aws-lambda';
 import { DEFAULT_LOCAL_TABLE_NAME } from '../../shared/db/table-definition.js';
 import type { QueueName } from '../../shared/queues/definitions.js';
-import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
-import { startEmulator, type Emulator } from './emulator.js';
+import { fallbackRoute, routes as manifestRoutes } from '../../shared/routes.js';
+import { VOICE_RUNTIME_RELAY_PATH } from '../../shared/telephony/endpoints.js';
+import type { ReplyModel } from '../../shared/voice/ports.js';
+import { workers as manifestWorkers } from '../../shared/workers.js';
+import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.js';
+import { type Emulator, startEmulator } from './emulator.js';
+import { applyEnv, localEnv, resetSharedCaches, restoreEnv } from './env.js';
 import { createHandlerLoader } from './handlers.js';
 import { createLambdaContext } from './lambda-context.js';
-import type { Context } from 'aws-lambda';
 import { repoRoot, resolveModuleFile } from './paths.js';
-import { startPollers, type Pollers, type SqsHandler } from './pollers.js';
-import { localDynamoClient, localS3Client, localSqsClient, provisionBucket, provisionQueues, provisionTable, type ProvisionedQueues } from './provision.js';
-import { applyEnv, localEnv, resetSharedCaches, restoreEnv } from './env.js';
-import { loadOrCreateCredentialsKey, loadOrCreateSecrets, randomCredentialsKey, randomSecrets, secretsFile, type LocalSecrets } from './secrets.js';
-import { closeServer, createHttpServer, listen, type HttpHandler, type ServedRoute } from './server.js';
-import { claimDataDir, releaseDataDir, writeStackFile } from './stack-file.js';
+import { type Pollers, type SqsHandler, startPollers } from './pollers.js';
+import { localDynamoClient, localS3Client, localSqsClient, type ProvisionedQueues, provisionBucket, provisionQueues, provisionTable } from './provision.js';
 import type { CreateRelaySession } from './relay-session.js';
-import type { ReplyModel } from '../../shared/voice/ports.js';
-import { VOICE_RUNTIME_RELAY_PATH } from '../../shared/telephony/endpoints.js';
 import { sandboxClock, sandboxClockRoutes } from './sandbox-clock.js';
+import { type LocalSecrets, loadOrCreateCredentialsKey, loadOrCreateSecrets, randomCredentialsKey, randomSecrets, secretsFile } from './secrets.js';
+import { closeServer, createHttpServer, type HttpHandler, listen, type ServedRoute } from './server.js';
+import { claimDataDir, releaseDataDir, writeStackFile } from './stack-file.js';
 
 export interface LocalStackOptions {
   /** HTTP port; 0 = a free one. Default 3000. */

@@ -6,12 +6,12 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
-import { routes, type RouteDefinition } from '../../shared/routes.js';
-import { ROLES } from '../../shared/policy/auth/roles.js';
 import type { HttpHandler, RouteSchemas } from '../../shared/http/route.js';
-import { errorSchema, validationErrorSchema } from '../../shared/schemas/common.js';
 import { FILTER_LIMITS, type FilterSpec } from '../../shared/pagination/filters.js';
 import { PAGE_BYTE_BUDGET } from '../../shared/pagination/page.js';
+import { ROLES } from '../../shared/policy/auth/roles.js';
+import { type RouteDefinition, routes } from '../../shared/routes.js';
+import { errorSchema, validationErrorSchema } from '../../shared/schemas/common.js';
 
 const SECURITY_SCHEME = {
   bearer: 'bearerAuth',

@@ -28,32 +28,33 @@
  *                    due item goes.
  * Generic over keys (not a list of repositories), so item types added later are deleted too.
  */
-import { deleteKeys } from '../db/batch-delete.js';
+
 import { DeleteObjectsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { collections, platformKeys, belongsToTenant } from '../db/keys.js';
-import { transactWrite } from '../db/transact-write.js';
-import { cancelCall } from '../repositories/call-lifecycle.js';
-import { callsInStates } from '../repositories/calls.js';
-import { markNumberReleased } from '../repositories/phone-numbers.js';
-import { putRetainedItem, SANDBOX_ITEMS_PREFIX, sweepPage, tenantCollection as tenantItems } from '../repositories/tenant-data.js';
-import { revokeSessions } from '../repositories/sessions.js';
-import { env } from '../config.js';
-import { logger } from '../observability.js';
-import { appSecrets } from '../secrets.js';
 import { cancelCampaign } from '../campaigns/actions.js';
-import { getTelephonyAccount, openSandboxCredentials, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
-import { providerFor } from '../telephony/carrier-for.js';
+import { env } from '../config.js';
+import { deleteKeys } from '../db/batch-delete.js';
+import { belongsToTenant, collections, platformKeys } from '../db/keys.js';
+import { transactWrite } from '../db/transact-write.js';
+import { logger } from '../observability.js';
+import { ACTIVE_CAMPAIGN_STATUSES, RELEASABLE_NUMBER_STATUSES } from '../policy/accounts/deletion-rules.js';
 import {
   completeDeletion,
+  type DeletionRequest,
   dropDeletionDue,
   dueDeletions,
   getDeletionRequest,
   saveDeletionProgress as saveProgress,
   startDeletionItem,
-  type DeletionRequest,
 } from '../repositories/account-deletion.js';
+import { cancelCall } from '../repositories/call-lifecycle.js';
+import { callsInStates } from '../repositories/calls.js';
+import { markNumberReleased } from '../repositories/phone-numbers.js';
+import { revokeSessions } from '../repositories/sessions.js';
+import { getTelephonyAccount, openSandboxCredentials, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
+import { putRetainedItem, SANDBOX_ITEMS_PREFIX, sweepPage, tenantCollection as tenantItems } from '../repositories/tenant-data.js';
 import { getTenant, markTenantDeleting, putTenantTombstone, tenantDeletingItem } from '../repositories/tenants.js';
-import { ACTIVE_CAMPAIGN_STATUSES, RELEASABLE_NUMBER_STATUSES } from '../policy/accounts/deletion-rules.js';
+import { appSecrets } from '../secrets.js';
+import { providerFor } from '../telephony/carrier-for.js';
 import { isRetained, numberHash, suppressedNumber, suppressionHashItem, suppressionHashKey, tenantTombstone } from './retention.js';
 
 export const DELETION_STEPS = ['revoke', 'campaigns', 'calls', 'numbers', 'objects', 'sweep', 'finish'] as const;

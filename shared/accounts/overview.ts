@@ -3,10 +3,10 @@
  * protected request's status. Counts are exact (paged COUNT queries on the tenant's own keys).
  */
 import { callKeys, collections, contactKeys } from '../db/keys.js';
-import { getTenant } from '../repositories/tenants.js';
+import { ACTIVE_CAMPAIGN_STATUSES, confirmationPhrase, GRACE_PERIOD_DAYS, RELEASABLE_NUMBER_STATUSES } from '../policy/accounts/deletion-rules.js';
 import { getDeletionRequest } from '../repositories/account-deletion.js';
 import { countIndexPartition, countTenantCollection } from '../repositories/tenant-data.js';
-import { ACTIVE_CAMPAIGN_STATUSES, confirmationPhrase, GRACE_PERIOD_DAYS, RELEASABLE_NUMBER_STATUSES } from '../policy/accounts/deletion-rules.js';
+import { getTenant } from '../repositories/tenants.js';
 import type { AccountDeletionOverview } from '../schemas/account-deletion.js';
 
 export async function accountDeletionOverview(tenantId: string): Promise<AccountDeletionOverview> {

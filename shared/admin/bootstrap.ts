@@ -2,17 +2,18 @@
  * Operator actions behind bin/admin.ts: create a tenant with its first admin user and
  * key, add users, mint keys, manage reps, seed platform data. Each is one transaction, so a failure leaves nothing behind.
  */
-import { now as clockNow } from '../clock.js';
+
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { mintApiKey } from '../auth/api-keys.js';
-import type { Role } from '../policy/auth/roles.js';
+import { now as clockNow } from '../clock.js';
 import { putNew as put, transactWrite } from '../db/transact-write.js';
 import { newId } from '../ids.js';
+import type { Role } from '../policy/auth/roles.js';
 import { apiKeyItem } from '../repositories/api-keys.js';
-import { createRep, setRepStatus } from '../repositories/reps.js';
-import { getTenant, tenantItem, type Tenant } from '../repositories/tenants.js';
-import { userEmailGuard, userItem, type User } from '../repositories/users.js';
 import { newBillingAccountItems } from '../repositories/billing.js';
+import { createRep, setRepStatus } from '../repositories/reps.js';
+import { getTenant, type Tenant, tenantItem } from '../repositories/tenants.js';
+import { type User, userEmailGuard, userItem } from '../repositories/users.js';
 
 export class OperatorError extends Error {}
 

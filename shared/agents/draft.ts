@@ -7,7 +7,7 @@ import { ValidationError, type ValidationIssue } from '../errors.js';
 import { getProfile } from '../repositories/compliance-profiles.js';
 import { getPack, getPackVersion } from '../repositories/knowledge-packs.js';
 import { getRep, repSnapshot } from '../repositories/reps.js';
-import { DEFAULT_LANGUAGE, type AgentDefinition, type AgentUpdateInput } from '../schemas/agents.js';
+import { type AgentDefinition, type AgentUpdateInput, DEFAULT_LANGUAGE } from '../schemas/agents.js';
 import { isKnownModel } from '../voice/llm/registry.js';
 
 type Settings = NonNullable<AgentUpdateInput['conversation_settings']>;

@@ -1,11 +1,11 @@
 /** Minting API keys and presenting them; shared by the routes and the operator CLI. */
 import type { z } from 'zod';
 import { newId } from '../ids.js';
+import type { Role } from '../policy/auth/roles.js';
 import type { Actor, ApiKeyRecord } from '../repositories/api-keys.js';
 import type { apiKeySummary } from '../schemas/identity.js';
 import { appSecrets } from '../secrets.js';
 import { formatToken, hashSecret, mintSecret, TOKEN_PREFIX } from './api-key-token.js';
-import type { Role } from '../policy/auth/roles.js';
 
 export interface MintedKey {
   record: ApiKeyRecord;

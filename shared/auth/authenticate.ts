@@ -5,13 +5,14 @@
  * is refused on the very next request. Every failure is the same 401 so a
  * caller cannot tell an unknown key from a wrong secret.
  */
-import { unauthorized } from '../errors.js';
+
 import type { ItemKey } from '../db/batch-get.js';
+import { unauthorized } from '../errors.js';
+import type { Role } from '../policy/auth/roles.js';
 import { readCredential } from '../repositories/api-keys.js';
 import { tenantUsable } from '../repositories/tenants.js';
 import { appSecrets } from '../secrets.js';
 import { bearerToken, parseToken, secretMatches } from './api-key-token.js';
-import type { Role } from '../policy/auth/roles.js';
 
 export interface Principal {
   tenantId: string;

@@ -8,7 +8,7 @@
  * with the same parameters, so every wrong answer costs one Argon2id verification.
  */
 import { randomBytes } from 'node:crypto';
-import { hash, verify, type Algorithm } from '@node-rs/argon2';
+import { type Algorithm, hash, verify } from '@node-rs/argon2';
 
 /** Algorithm.Argon2id (a const enum the isolated-modules build cannot read). */
 const ARGON2ID = 2 as Algorithm;

@@ -10,12 +10,12 @@
  * that has passed, a genuine token for that call is 409 `call_ended` on every runtime route.
  */
 import { now } from '../clock.js';
-import { conflict, forbidden, DomainError } from '../errors.js';
-import { callTokenKey } from '../telephony/call-token-key.js';
-import { verifyStreamToken, type VerifiedStreamClaims } from '../telephony/call-tokens.js';
-import { bearerToken } from './api-key-token.js';
+import { conflict, DomainError, forbidden } from '../errors.js';
 import { CALL_ENDED, callEndedDetail, runtimeWindowOpen } from '../policy/call-state/runtime-window.js';
 import { getCallTiming } from '../repositories/call-timing.js';
+import { callTokenKey } from '../telephony/call-token-key.js';
+import { type VerifiedStreamClaims, verifyStreamToken } from '../telephony/call-tokens.js';
+import { bearerToken } from './api-key-token.js';
 
 export type StreamPrincipal = VerifiedStreamClaims;
 

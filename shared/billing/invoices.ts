@@ -2,7 +2,7 @@
  * Invoices, pure parts (see docs/decisions/billing.md): the line items of a closed period (from the same rating
  * the summary shows), and the monotonic status moves the payment provider's webhooks make.
  */
-import { METERS } from '../policy/billing/meters.js';
+import type { METERS } from '../policy/billing/meters.js';
 import type { Plan } from '../policy/billing/plans.js';
 import type { RatedPeriod } from '../policy/billing/rating.js';
 import { decimalString } from '../policy/billing/rating.js';

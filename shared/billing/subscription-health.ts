@@ -6,12 +6,13 @@
  * per-day share), so tiers and included quantities count exactly as on the invoice.
  * No payment method, customer or provider reference is read into it.
  */
-import { getBillingAccount, getPlan, telephonyModeOfTenant, type BillingAccount } from '../repositories/billing.js';
-import { invoicesWithStatus, recentInvoices, type InvoiceRecord } from '../repositories/invoices.js';
-import { readPeriodTotals } from '../repositories/usage-ledger.js';
+
 import { dayOf, periodBounds, periodOf } from '../policy/billing/period.js';
-import { minusTotals, ratePeriod } from '../policy/billing/rating.js';
 import type { Plan } from '../policy/billing/plans.js';
+import { minusTotals, ratePeriod } from '../policy/billing/rating.js';
+import { type BillingAccount, getBillingAccount, getPlan, telephonyModeOfTenant } from '../repositories/billing.js';
+import { type InvoiceRecord, invoicesWithStatus, recentInvoices } from '../repositories/invoices.js';
+import { readPeriodTotals } from '../repositories/usage-ledger.js';
 
 const DAY_MS = 86_400_000;
 /** An open invoice is past due this long after it was issued (the provider's days_until_due). */

@@ -4,11 +4,11 @@
  * totals (one Query of ≤ 144 total shards, whatever the ledger holds), rated by rating.ts.
  */
 import { DomainError } from '../errors.js';
+import { periodBounds } from '../policy/billing/period.js';
+import type { Plan } from '../policy/billing/plans.js';
+import { type RatedPeriod, ratePeriod } from '../policy/billing/rating.js';
 import { getBillingAccount, getPlan, telephonyModeOfTenant } from '../repositories/billing.js';
 import { readPeriodTotals } from '../repositories/usage-ledger.js';
-import type { Plan } from '../policy/billing/plans.js';
-import { periodBounds } from '../policy/billing/period.js';
-import { ratePeriod, type RatedPeriod } from '../policy/billing/rating.js';
 
 export interface PeriodUsage {
   plan: Plan;

@@ -8,10 +8,11 @@
  * a sandbox calendar shows a busy block out of the box) and `google_calendar` (the Google
  * adapter's free/busy, shared/calendar/google.ts).
  */
-import { dateMs, freeSlots, wallToInstant, type Interval, type Slot } from '../policy/calendar/availability.js';
-import { googleFreeBusy } from './google.js';
+
 import { DomainError } from '../errors.js';
-import { sandboxEvents, type ConnectionRecord } from '../repositories/integration-connections.js';
+import { dateMs, freeSlots, type Interval, type Slot, wallToInstant } from '../policy/calendar/availability.js';
+import { type ConnectionRecord, sandboxEvents } from '../repositories/integration-connections.js';
+import { googleFreeBusy } from './google.js';
 
 const DAY_MS = 86_400_000;
 const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);

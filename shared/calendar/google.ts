@@ -17,10 +17,10 @@
 import * as oauth from 'oauth4webapi';
 import { now } from '../clock.js';
 import { DomainError } from '../errors.js';
+import type { Interval } from '../policy/calendar/availability.js';
+import { type ConnectionRecord, markConnectionError, type OAuthTokens, openTokens, storeRefreshedTokens } from '../repositories/integration-connections.js';
 import { appSecrets } from '../secrets.js';
 import { publicBaseUrl } from '../telephony/endpoints.js';
-import { markConnectionError, openTokens, storeRefreshedTokens, type ConnectionRecord, type OAuthTokens } from '../repositories/integration-connections.js';
-import type { Interval } from '../policy/calendar/availability.js';
 
 const GOOGLE_SCOPES = ['https://www.googleapis.com/auth/calendar.freebusy', 'https://www.googleapis.com/auth/calendar.events'];
 export const SANDBOX_GOOGLE_CLIENT = { id: 'sandbox-google-client', secret: 'sandbox-google-client-secret' };

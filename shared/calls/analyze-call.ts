@@ -8,18 +8,18 @@
  */
 import { now } from '../clock.js';
 import { dispatchKeys } from '../db/keys.js';
+import { knowledgeFacts } from '../knowledge/grounding.js';
 import { scoreCall, toStoredAnalysis } from '../policy/analysis/index.js';
 import { completedDisposition } from '../policy/call-state/disposition.js';
 import { isTerminal } from '../policy/call-state/machine.js';
 import { getAgentVersion } from '../repositories/agents.js';
-import type { CallRecordWithEvents } from '../schemas/call-record.js';
 import { storeAnalysis } from '../repositories/call-lifecycle.js';
 import { dropWatch } from '../repositories/call-watches.js';
 import { getCall } from '../repositories/calls.js';
 import { callEventRecords } from '../repositories/runtime-events.js';
-import { callFactsOf, type StoredCallEvent } from './call-facts.js';
 import { surveyResponseItems } from '../repositories/survey-responses.js';
-import { knowledgeFacts } from '../knowledge/grounding.js';
+import type { CallRecordWithEvents } from '../schemas/call-record.js';
+import { callFactsOf, type StoredCallEvent } from './call-facts.js';
 
 export type AnalyzeOutcome = 'stored' | 'already_analyzed' | 'not_ended' | 'no_call' | 'no_version';
 

@@ -5,8 +5,9 @@
  * ending transaction wrote the analysis watch (the re-send safety net), and a lost nudge only
  * means the next tick launches. Every ending path calls this and nothing else.
  */
-import { nudgeCampaign } from './dispatch-queue.js';
+
 import { requestAnalysis } from './analysis-queue.js';
+import { nudgeCampaign } from './dispatch-queue.js';
 
 export interface EndedCall {
   tenant_id: string;

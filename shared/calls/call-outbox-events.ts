@@ -4,7 +4,7 @@
  * to put in the transaction of the state change it reports (shared/events/outbox.ts).
  */
 import { campaignEndItems } from '../campaigns/attempt-items.js';
-import { outboxItems, type EventType } from '../events/outbox.js';
+import { type EventType, outboxItems } from '../events/outbox.js';
 import { callEventData } from '../repositories/call-lifecycle.js';
 import type { OutboundCallRecord } from '../repositories/outbound-calls.js';
 

@@ -17,13 +17,13 @@
  * next_permitted_at the earliest instant at or after both the engine's and `frees_at` when
  * no defer rule holds (the engine is asked again at that instant); else allow.
  */
-import { chooseCallerNumber, type CandidateNumber } from '../policy/caller-number/choose.js';
+import { type CandidateNumber, chooseCallerNumber } from '../policy/caller-number/choose.js';
 import {
-  evaluate,
   type ComplianceDecision,
   type ComplianceInputs,
   type ComplianceReason,
   type Disposition,
+  evaluate,
   type SanRefFacts,
 } from '../policy/compliance/index.js';
 import type { CallerReasonCode } from '../schemas/calls.js';

@@ -5,11 +5,12 @@
  * carrier ends it as completed. A call that ended is then handed to `callEnded` (an inbound
  * one only when an agent answered it: only those are scored).
  */
-import { isTerminal, onCarrierStatus, type CarrierStatus } from '../policy/call-state/machine.js';
+
+import { now } from '../clock.js';
+import { type CarrierStatus, isTerminal, onCarrierStatus } from '../policy/call-state/machine.js';
 import { applyOutboundStatus } from '../repositories/call-lifecycle.js';
 import { applyCarrierStatus, type CallRecord } from '../repositories/calls.js';
 import { handoffConfirmationItems } from '../repositories/handoffs.js';
-import { now } from '../clock.js';
 import { callEnded, campaignSlotFreed } from './call-ended.js';
 
 export async function applyCallStatus(call: CallRecord, status: CarrierStatus, durationSeconds: number | null): Promise<void> {

@@ -24,17 +24,17 @@
  * consent, an attempt or a publish committed a moment ago counts.
  */
 import { isId } from '../ids.js';
-import { isUsJurisdiction, placeOf, type ComplianceInputs, type DncSnapshotFacts, type ProfileFacts } from '../policy/compliance/index.js';
+import { type ComplianceInputs, type DncSnapshotFacts, isUsJurisdiction, type ProfileFacts, placeOf } from '../policy/compliance/index.js';
 import { readAgentHead } from '../repositories/agent-heads.js';
 import { MAX_BATCHED_ACCOUNTS, readCallPointFacts } from '../repositories/call-inputs.js';
-import { readContactHistory, type ContactRecord } from '../repositories/contacts.js';
+import { type ContactRecord, readContactHistory } from '../repositories/contacts.js';
 import { dncFacts, dncFactsAfterPointer } from '../repositories/dnc-snapshots.js';
 import { readCallerNumbers, type CallerNumber as StoredCallerNumber } from '../repositories/phone-numbers.js';
 import { getActiveSuppression } from '../repositories/suppressions.js';
-import { readCallerAccounts, type CallerAccountFacts } from '../repositories/telephony-accounts.js';
+import { type CallerAccountFacts, readCallerAccounts } from '../repositories/telephony-accounts.js';
 import type { AgentVersion } from '../schemas/agents.js';
 import type { TelephonyProviderName } from '../schemas/telephony.js';
-import { decideCaller, type CallerOutcome, type CallerPool } from './caller-decision.js';
+import { type CallerOutcome, type CallerPool, decideCaller } from './caller-decision.js';
 import { latestVersionOf } from './published-versions.js';
 
 export { agentExists, latestPublishedVersion } from '../repositories/agents.js';

@@ -19,19 +19,19 @@
  *     CarrierUnavailable or a crash → left in dialing: the reconciler fails it as
  *     dispatch_unknown. Never retried, never redialled.
  */
-import { callEnded } from './call-ended.js';
+
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { now } from '../clock.js';
 import { tableName } from '../db/client.js';
-import { transactWrite } from '../db/transact-write.js';
 import { contactKeys, keys } from '../db/keys.js';
+import { transactWrite } from '../db/transact-write.js';
 import { logger } from '../observability.js';
 import { onCarrierStatus, onDisposedBeforeDial } from '../policy/call-state/machine.js';
 import { getAgentVersion } from '../repositories/agents.js';
-import { campaignDialItems, getCampaign } from '../repositories/campaigns.js';
 import { cancelCampaignCall } from '../repositories/call-lifecycle.js';
-import { getCall } from '../repositories/calls.js';
 import { endOfCallWatches } from '../repositories/call-watches.js';
+import { getCall } from '../repositories/calls.js';
+import { campaignDialItems, getCampaign } from '../repositories/campaigns.js';
 import {
   callTransition,
   dialingWatchDelete,
@@ -40,19 +40,20 @@ import {
   dueItemDelete,
   dueItemPut,
   failedConditionIndex,
-  recordProviderSid,
   type OutboundCallRecord,
+  recordProviderSid,
 } from '../repositories/outbound-calls.js';
 import { utcDay } from '../repositories/phone-numbers.js';
 import { getTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import { providerFor } from '../telephony/carrier-for.js';
 import { publicBaseUrl } from '../telephony/endpoints.js';
 import { CarrierRefused, type PlaceCallInput, type TelephonyProvider } from '../telephony/provider.js';
+import { callEnded } from './call-ended.js';
 import { blockedEvent, completedEvent, dialingEvent, scheduledEvent } from './call-outbox-events.js';
 import type { CallerNumber } from './compliance-inputs.js';
-import { parkCall } from './park-call.js';
 import { acquireDialSlot, DialSlotsBusy, timedTransition, waitForDialSlot, waitUntilDialLead } from './cps-limiter.js';
 import { judgeCall, UnknownCallTarget } from './judge-call.js';
+import { parkCall } from './park-call.js';
 import { COMPLIANCE_END_REASON, telephonyOf } from './queue-call.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

@@ -13,8 +13,8 @@ import { conflict, ValidationError, type ValidationIssue } from '../errors.js';
 import { evaluate } from '../policy/compliance/index.js';
 import type { ContactRecord } from '../repositories/contacts.js';
 import type { AgentDefinition, AgentVersion } from '../schemas/agents.js';
-import { mergeCallerDecision, type CallDecision } from './caller-decision.js';
-import { gatherComplianceInputs, type AgentRef, type CallerNumber } from './compliance-inputs.js';
+import { type CallDecision, mergeCallerDecision } from './caller-decision.js';
+import { type AgentRef, type CallerNumber, gatherComplianceInputs } from './compliance-inputs.js';
 
 export class UnknownCallTarget extends Error {
   constructor(readonly fields: readonly ('agent_id' | 'contact_id')[]) {

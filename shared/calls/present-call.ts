@@ -5,9 +5,9 @@
  * deployment cannot read is shown as null, and the detail still renders.
  */
 import { readStoredAnalysis } from '../policy/analysis/stored.js';
-import type { CallRecordWithEvents } from '../schemas/call-record.js';
+import { type QualificationOutcome, qualificationView, responseFitReview } from '../policy/workflow/qualification.js';
 import type { CallDetail } from '../schemas/call-detail.js';
-import { qualificationView, responseFitReview, type QualificationOutcome } from '../policy/workflow/qualification.js';
+import type { CallRecordWithEvents } from '../schemas/call-record.js';
 
 type Stored = CallRecordWithEvents;
 

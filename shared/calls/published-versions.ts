@@ -5,7 +5,7 @@
  * request) names. So a hit can only be the very version the agent item points at now;
  * what changes (the agent item, suppressions, consents, numbers) is never kept here.
  */
-import { getAgentVersionNumber, type AgentHead } from '../repositories/agent-heads.js';
+import { type AgentHead, getAgentVersionNumber } from '../repositories/agent-heads.js';
 import type { AgentVersion } from '../schemas/agents.js';
 
 /** Enough for every agent a tenant's instance calls with; the oldest read goes first. */

@@ -10,22 +10,23 @@
  *   block → disposed with the decision's disposition (set by compliance), never dialled,
  *           with call.blocked and the final call.completed.
  */
-import { callEnded } from './call-ended.js';
+
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { now } from '../clock.js';
 import { ID_PREFIX, newId } from '../ids.js';
 import { logger } from '../observability.js';
 import { onDisposedBeforeDial } from '../policy/call-state/machine.js';
-import { contactAttemptPut } from '../repositories/contact-attempts.js';
 import { analysisWatchPut } from '../repositories/call-watches.js';
 import { writeNewCall } from '../repositories/calls.js';
-import { dueItemPut, outboundCallPut, type OutboundCallRecord, type OutboundTelephony } from '../repositories/outbound-calls.js';
+import { contactAttemptPut } from '../repositories/contact-attempts.js';
+import { dueItemPut, type OutboundCallRecord, type OutboundTelephony, outboundCallPut } from '../repositories/outbound-calls.js';
 import { getTelephonyAccount } from '../repositories/telephony-accounts.js';
 import type { QueueCallRequest } from '../schemas/calls.js';
 import type { ContactAttempt } from '../schemas/contact-attempts.js';
+import { callEnded } from './call-ended.js';
 import { blockedEvent, completedEvent, queuedEvent, scheduledEvent } from './call-outbox-events.js';
 import { sendDispatch } from './dispatch-queue.js';
-import { judgeCall, type CallJudgement } from './judge-call.js';
+import { type CallJudgement, judgeCall } from './judge-call.js';
 import { presentContactAttempt } from './present-attempt.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

@@ -15,13 +15,13 @@
  * final call.completed, watch deleted, analysis watch put — one transaction. Never redialled: a call that may
  * have rung once is never rung again. A watch whose call moved on is just deleted.
  */
-import { callEnded } from './call-ended.js';
-import { transactWrite } from '../db/transact-write.js';
+
 import { DISPATCH_SHARDS, dispatchKeys } from '../db/keys.js';
+import { transactWrite } from '../db/transact-write.js';
 import { logger } from '../observability.js';
 import { onDispatchUnknown } from '../policy/call-state/machine.js';
+import { dropWatch, endOfCallWatches, watchesOlderThan as olderThan, sweepWatches } from '../repositories/call-watches.js';
 import { getCall } from '../repositories/calls.js';
-import { dropWatch, endOfCallWatches, sweepWatches, watchesOlderThan as olderThan } from '../repositories/call-watches.js';
 import {
   callTransition,
   dialingWatchDelete,
@@ -30,6 +30,7 @@ import {
   moveDueItem,
   type OutboundCallRecord,
 } from '../repositories/outbound-calls.js';
+import { callEnded } from './call-ended.js';
 import { completedEvent } from './call-outbox-events.js';
 import { sendDispatch } from './dispatch-queue.js';
 

@@ -23,10 +23,10 @@
 import { dispatchKeys } from '../db/keys.js';
 import { logger } from '../observability.js';
 import { isTerminal, onCarrierUnreported } from '../policy/call-state/machine.js';
-import { decideUnfinished, type CarrierWord } from '../policy/call-state/unfinished.js';
+import { type CarrierWord, decideUnfinished } from '../policy/call-state/unfinished.js';
 import { applyCallTransition, applyOutboundStatus, outboundChange, type TransitionResult } from '../repositories/call-lifecycle.js';
-import { dropWatch, rearmWatch, unfinishedWatchDelete, unfinishedWatchPut, sweepWatches, type WatchItem } from '../repositories/call-watches.js';
-import { getCall, type CallRecord } from '../repositories/calls.js';
+import { dropWatch, rearmWatch, sweepWatches, unfinishedWatchDelete, unfinishedWatchPut, type WatchItem } from '../repositories/call-watches.js';
+import { type CallRecord, getCall } from '../repositories/calls.js';
 import { getTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import { longestSandboxCallMs, sandboxStepMs } from '../sandbox/timeline.js';
 import { providerFor } from '../telephony/carrier-for.js';

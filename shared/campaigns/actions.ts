@@ -11,9 +11,9 @@
 import { latestPublishedVersion } from '../calls/compliance-inputs.js';
 import { conflict, DomainError } from '../errors.js';
 import { newId } from '../ids.js';
-import { getPool } from '../repositories/number-pools.js';
-import { activeMarkerPut, CampaignStatusConflict, getCampaign, moveCampaign, type CampaignRecord } from '../repositories/campaigns.js';
 import type { CampaignAction } from '../policy/campaigns/rules.js';
+import { activeMarkerPut, type CampaignRecord, CampaignStatusConflict, getCampaign, moveCampaign } from '../repositories/campaigns.js';
+import { getPool } from '../repositories/number-pools.js';
 
 const statusConflict = (action: string, status: string) =>
   new DomainError('conflict', 'campaign_status_conflict', `A ${status} campaign cannot be ${action}`, { status });

@@ -9,8 +9,8 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../db/client.js';
 import { campaignKeys } from '../db/keys.js';
+import { blockSubCode, type CampaignAttemptInfo, judgeAttemptEnd } from '../policy/campaigns/rules.js';
 import { BLOCK_CODES } from '../policy/compliance/types.js';
-import { blockSubCode, judgeAttemptEnd, type CampaignAttemptInfo } from '../policy/campaigns/rules.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 

@@ -8,12 +8,13 @@
  * the campaign's status, so nothing is dialled once the cancel has committed.
  * Returns true when nothing is left (no queue item, nothing in flight).
  */
+
+import { callEnded } from '../calls/call-ended.js';
 import { now } from '../clock.js';
 import { tryTransactWrite } from '../db/transact-write.js';
-import { callEnded } from '../calls/call-ended.js';
 import { cancelCampaignCall } from '../repositories/call-lifecycle.js';
-import { allQueued, rowDisposeQueuedItems, scheduledAttemptCalls, type QueuedContact } from '../repositories/campaign-outcomes.js';
-import { campaignDoneItem, getCampaign, type CampaignRecord } from '../repositories/campaigns.js';
+import { allQueued, type QueuedContact, rowDisposeQueuedItems, scheduledAttemptCalls } from '../repositories/campaign-outcomes.js';
+import { type CampaignRecord, campaignDoneItem, getCampaign } from '../repositories/campaigns.js';
 import { CAMPAIGN_CANCELLED } from './attempt-items.js';
 
 /** Queued contacts disposed per tick (a 10,000-contact campaign is swept in a few ticks; the tick's time stays bounded). */

@@ -7,12 +7,12 @@
  */
 import { agentExists, latestPublishedVersion } from '../calls/compliance-inputs.js';
 import { conflict, ValidationError, type ValidationIssue } from '../errors.js';
-import { getList } from '../repositories/contact-lists.js';
-import { getPhoneNumber } from '../repositories/phone-numbers.js';
-import { getPool } from '../repositories/number-pools.js';
-import { getTelephonyAccount } from '../repositories/telephony-accounts.js';
-import { newCampaign, type CampaignRecord } from '../repositories/campaigns.js';
 import { isId } from '../ids.js';
+import { type CampaignRecord, newCampaign } from '../repositories/campaigns.js';
+import { getList } from '../repositories/contact-lists.js';
+import { getPool } from '../repositories/number-pools.js';
+import { getPhoneNumber } from '../repositories/phone-numbers.js';
+import { getTelephonyAccount } from '../repositories/telephony-accounts.js';
 import type { CampaignCreateRequest } from '../schemas/campaigns.js';
 
 const issue = (loc: (string | number)[], msg: string, type: string, input: unknown): ValidationIssue => ({ loc: ['body', ...loc], msg, type, input });

@@ -10,23 +10,24 @@
  *   cancelled → the sweep, until nothing is queued or in flight (the marker goes).
  * A lease on the campaign item keeps two ticks from driving one campaign at once.
  */
+
+import { dispatchCall } from '../calls/dispatch.js';
 import { now } from '../clock.js';
 import { logger } from '../observability.js';
+import { isFinished } from '../policy/campaigns/rules.js';
 import {
   activeCampaignMarkers,
   activeMarkerDelete,
+  type CampaignRecord,
   CampaignStatusConflict,
   dropActiveMarker,
   dropDriverLease,
   getCampaign,
   moveCampaign,
   takeDriverLease,
-  type CampaignRecord,
 } from '../repositories/campaigns.js';
 import { sweepCancelled } from './cancel-sweep.js';
-import { dispatchCall } from '../calls/dispatch.js';
-import { launchAttempts, type DispatchLaunched } from './launch.js';
-import { isFinished } from '../policy/campaigns/rules.js';
+import { type DispatchLaunched, launchAttempts } from './launch.js';
 import { scrubPage } from './scrub.js';
 
 /** How long one tick may scrub one campaign (the AWS tick function has 50 s, shared with the reconcilers). */

@@ -8,18 +8,19 @@
  * follows; the dispatcher then re-judges, takes a cps slot of the account (shared with
  * single calls), a number of the pool under its daily cap, and dials once.
  */
+
+import { queuedEvent, scheduledEvent } from '../calls/call-outbox-events.js';
+import { sendDispatch } from '../calls/dispatch-queue.js';
+import { newOutboundCall, telephonyOf } from '../calls/queue-call.js';
 import { now } from '../clock.js';
 import { tryTransactWrite } from '../db/transact-write.js';
 import { ID_PREFIX, newId } from '../ids.js';
 import { logger } from '../observability.js';
-import { dueQueue, getCampaignRow, rowLaunchItems, type QueuedContact } from '../repositories/campaign-outcomes.js';
-import { launchSlotItem, type CampaignRecord } from '../repositories/campaigns.js';
-import { contactAttemptPut } from '../repositories/contact-attempts.js';
-import { dueItemPut, outboundCallPut, type OutboundCallRecord } from '../repositories/outbound-calls.js';
-import { queuedEvent, scheduledEvent } from '../calls/call-outbox-events.js';
-import { sendDispatch } from '../calls/dispatch-queue.js';
-import { newOutboundCall, telephonyOf } from '../calls/queue-call.js';
 import { launchable } from '../policy/campaigns/rules.js';
+import { dueQueue, getCampaignRow, type QueuedContact, rowLaunchItems } from '../repositories/campaign-outcomes.js';
+import { type CampaignRecord, launchSlotItem } from '../repositories/campaigns.js';
+import { contactAttemptPut } from '../repositories/contact-attempts.js';
+import { dueItemPut, type OutboundCallRecord, outboundCallPut } from '../repositories/outbound-calls.js';
 
 /** The most attempts one tick launches for a campaign without a concurrency cap. */
 const LAUNCH_BATCH = 100;

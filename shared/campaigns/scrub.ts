@@ -8,18 +8,19 @@
  * (allow: now; defer: next_permitted_at), and the campaign's counts (contacts_total, the
  * scrub counts by outcome, disposition and reason; a blocked contact is `done` at once).
  */
+
+import { type CallJudgement, judgeCall, UnknownCallTarget } from '../calls/judge-call.js';
 import { now } from '../clock.js';
 import type { TransactItem } from '../db/conditional-transaction.js';
 import { tryTransactWrite } from '../db/transact-write.js';
 import { ID_PREFIX, newId } from '../ids.js';
+import { blockSubCode } from '../policy/campaigns/rules.js';
 import { BLOCK_CODES } from '../policy/compliance/types.js';
 import { getAgentVersion } from '../repositories/agents.js';
 import { scrubbedRowItems } from '../repositories/campaign-outcomes.js';
-import { saveScrubCursor, scrubCountItem, type CampaignRecord } from '../repositories/campaigns.js';
+import { type CampaignRecord, saveScrubCursor, scrubCountItem } from '../repositories/campaigns.js';
 import { listMembersPage } from '../repositories/contact-lists.js';
 import type { AgentVersion } from '../schemas/agents.js';
-import { judgeCall, UnknownCallTarget, type CallJudgement } from '../calls/judge-call.js';
-import { blockSubCode } from '../policy/campaigns/rules.js';
 
 const SCRUB_PAGE = 50;
 const PARALLEL = 10;

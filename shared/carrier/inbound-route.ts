@@ -2,8 +2,9 @@
  * How an inbound call is answered, decided once from the number's route when the call
  * arrives and kept on the call record, so a replayed webhook renders the same answer.
  */
-import { listPath } from '../policy/answering/step-path.js';
+
 import { scheduleAt } from '../policy/answering/schedule.js';
+import { listPath } from '../policy/answering/step-path.js';
 import { numberIneligibility } from '../policy/number-eligibility.js';
 import { getAgentRecord } from '../repositories/agents.js';
 import { getPolicyVersion, type StoredPolicy } from '../repositories/answering-policies.js';
@@ -11,7 +12,7 @@ import type { CallRecord } from '../repositories/calls.js';
 import { getPhoneNumber, type PhoneNumberRecord } from '../repositories/phone-numbers.js';
 import type { TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import type { InboundRouteMode } from '../schemas/phone-numbers.js';
-import { runStep, relayToAgent, unavailable, voicemail, type Answer, type AnswerContext } from '../telephony/inbound-answer.js';
+import { type Answer, type AnswerContext, relayToAgent, runStep, unavailable, voicemail } from '../telephony/inbound-answer.js';
 
 export type InboundDecision = Pick<
   NonNullable<CallRecord['inbound']>,

@@ -4,6 +4,7 @@
  * principal, never from input. Ids we mint never contain '#'.
  */
 import { createHash } from 'node:crypto';
+
 const assertId = (id: string): string => {
   if (!id || id.includes('#')) throw new Error('invalid id for a key');
   return id;

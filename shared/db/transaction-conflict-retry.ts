@@ -6,7 +6,7 @@
  * an ordinary request into a 500. Applied once, to the shared client, so every
  * repository's transactions get it (the class of defect, not one route).
  */
-import { TransactionCanceledException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { backoff, CONFLICT } from '../retry.js';
 
 export const CONFLICT_RETRIES = CONFLICT.attempts - 1;

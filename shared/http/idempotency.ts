@@ -18,23 +18,23 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { RouteDefinition } from '../routes.js';
+import { conflict, ValidationError } from '../errors.js';
 import { requestFingerprint } from '../idempotency/fingerprint.js';
+import { logger } from '../observability.js';
 import {
+  type ClaimResult,
   claim,
   complete,
   completedRecordPut,
   completionUpdate,
+  type IdempotencyScope,
   idempotencyRecordKey,
   putCompletedRecord,
   readRecord,
   recordOutcome,
   release,
-  type ClaimResult,
-  type IdempotencyScope,
 } from '../repositories/idempotency.js';
-import { logger } from '../observability.js';
-import { conflict, ValidationError } from '../errors.js';
+import type { RouteDefinition } from '../routes.js';
 import type { RouteResult } from './responses.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

@@ -11,6 +11,11 @@
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { authenticate, type Principal } from '../auth/authenticate.js';
+import { authenticateStreamToken, type StreamPrincipal } from '../auth/stream-token.js';
+import { forbidden } from '../errors.js';
+import { logger } from '../observability.js';
+import { type FilterCondition, type FilterSpec, parseFilters } from '../pagination/filters.js';
+import type { RouteDefinition, RouteId } from '../routes.js';
 import {
   authenticateSession,
   bearerOnCookieRoute,
@@ -19,11 +24,6 @@ import {
   requireOrigin,
   type SessionPrincipal,
 } from '../sessions/authenticate-session.js';
-import { authenticateStreamToken, type StreamPrincipal } from '../auth/stream-token.js';
-import { logger } from '../observability.js';
-import { type FilterCondition, type FilterSpec, parseFilters } from '../pagination/filters.js';
-import type { RouteDefinition, RouteId } from '../routes.js';
-import { forbidden } from '../errors.js';
 import { type IdempotencyHandle, prefetchKey, requestKey, runIdempotent } from './idempotency.js';
 import type { RouteResult } from './responses.js';
 import { buildRoute, type CoreRequest, type CoreSchemas, manifestEntry, type RouteHandler } from './route-core.js';

@@ -8,7 +8,7 @@
  * the contact; with update it updates that contact. Groups run concurrently.
  */
 import type { CsvRecord } from './csv-rows.js';
-import { mapRow, type MappedRow, type RowReason } from './row-mapping.js';
+import { type MappedRow, mapRow, type RowReason } from './row-mapping.js';
 
 export interface PhoneGroup {
   phone: string;

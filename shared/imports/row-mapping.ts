@@ -19,8 +19,8 @@ import type * as z from 'zod';
 import { toValidationIssues } from '../http/validation.js';
 import type { ContactFields } from '../repositories/contacts.js';
 import { contactFields } from '../schemas/contacts.js';
-import { contactPhone } from '../schemas/phone.js';
 import type { ImportTarget } from '../schemas/imports.js';
+import { contactPhone } from '../schemas/phone.js';
 import type { CsvRecord } from './csv-rows.js';
 
 export interface RowReason {

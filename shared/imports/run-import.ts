@@ -22,47 +22,47 @@
  * on_duplicate=skip then imports the rest: every row already imported is a duplicate.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { transactWrite } from '../db/transact-write.js';
 import { contactKeys } from '../db/keys.js';
+import { transactWrite } from '../db/transact-write.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import { ID_PREFIX, newId } from '../ids.js';
-import { backoff, mayRetry, RACE, type RetryPolicy } from '../retry.js';
 import { logger } from '../observability.js';
 import type { Attestation } from '../repositories/attestations.js';
-import { findListByName, getList, ListNameTaken, newList, type ContactList } from '../repositories/contact-lists.js';
+import { type ContactList, findListByName, getList, ListNameTaken, newList } from '../repositories/contact-lists.js';
 import {
   buildConsent,
+  type ConsentInput,
+  type ContactFields,
   DuplicatePhone,
   getContactRecord,
   newContactItems,
+  type SuppressionAtCreate,
   SuppressionChanged,
+  type TransactItem,
   UnknownOwner,
   updateContactItems,
   writeNewContact,
-  type ConsentInput,
-  type ContactFields,
-  type SuppressionAtCreate,
-  type TransactItem,
 } from '../repositories/contacts.js';
-import { isSuppressed, newSuppression, suppressedAmong, touchesActiveSuppression } from '../repositories/suppressions.js';
-import type { Suppression } from '../schemas/suppressions.js';
 import {
   completeImportJob,
+  type FailureReason,
   failImportJob,
   getImportJob,
   heartbeatImportJob,
-  LeaseLost,
-  startImportJob,
-  type FailureReason,
   type ImportJobRecord,
   type ImportProgress,
+  LeaseLost,
+  startImportJob,
 } from '../repositories/import-jobs.js';
-import { IMPORT_LIMITS, type ContactImportRequest, type ImportRowError } from '../schemas/imports.js';
+import { isSuppressed, newSuppression, suppressedAmong, touchesActiveSuppression } from '../repositories/suppressions.js';
+import { backoff, mayRetry, RACE, type RetryPolicy } from '../retry.js';
+import { type ContactImportRequest, IMPORT_LIMITS, type ImportRowError } from '../schemas/imports.js';
+import type { Suppression } from '../schemas/suppressions.js';
 import { deleteImportFile, storeImportFile } from '../storage/evidence-store.js';
 import { FileProblem, parseCsv, resolveColumns } from './csv-rows.js';
-import { planImport, type ImportPlan, type PhoneGroup } from './plan.js';
-import { reason, type MappedRow, type RowReason } from './row-mapping.js';
-import { isInfrastructureFault, refusingRow, RowRefused } from './write-failures.js';
+import { type ImportPlan, type PhoneGroup, planImport } from './plan.js';
+import { type MappedRow, type RowReason, reason } from './row-mapping.js';
+import { isInfrastructureFault, RowRefused, refusingRow } from './write-failures.js';
 
 export interface PreparedImport {
   tenantId: string;

@@ -7,8 +7,9 @@
  *    reads it. Nothing leaves the machine.
  * Mail bodies carry one-use tokens: never logged.
  */
-import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+
 import { createHash } from 'node:crypto';
+import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { newId } from '../ids.js';
 import { newestSinkMail, putSinkMail } from '../repositories/mail-sink.js';
 

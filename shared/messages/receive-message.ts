@@ -14,29 +14,29 @@
  * but answers nothing: an opt-out is never refused, and a number that may not text does not.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { activityItem } from '../repositories/mobile-activity.js';
 import { commit, conditionalTransaction } from '../db/conditional-transaction.js';
-import { RACE } from '../retry.js';
 import { outboxItems } from '../events/outbox.js';
 import { newId } from '../ids.js';
-import { getPhoneNumber, type PhoneNumberRecord } from '../repositories/phone-numbers.js';
 import {
   inboundTextPointerPut,
   inboundTextSeen,
+  type MessageRecord,
   messageEventData,
   messagePut,
   presentMessage,
-  type MessageRecord,
   type TransactItem,
 } from '../repositories/messages.js';
+import { activityItem } from '../repositories/mobile-activity.js';
+import { getPhoneNumber, type PhoneNumberRecord } from '../repositories/phone-numbers.js';
 import { getActiveSuppression, newSuppression, phoneHolder, suppressionAddItems, suppressionLiftItems } from '../repositories/suppressions.js';
 import { getTenant } from '../repositories/tenants.js';
+import { messageSegmentsLedgerItems } from '../repositories/usage-ledger.js';
+import { RACE } from '../retry.js';
 import type { MessageSummary } from '../schemas/text-messages.js';
 import type { CarrierCaller } from '../telephony/carrier-request.js';
 import { classifyKeyword, intentOf } from './intent.js';
 import { helpText, startConfirmation, stopConfirmation } from './replies.js';
 import { countSegments } from './segments.js';
-import { messageSegmentsLedgerItems } from '../repositories/usage-ledger.js';
 
 export interface InboundText {
   messageSid: string;

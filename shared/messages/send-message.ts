@@ -22,20 +22,20 @@
  *    and a later callback naming its SID still corrects it (shared/policy/messages/status.ts).
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { readCallerPool, readContactHistory, readNumberFacts, type CallerNumber } from '../calls/compliance-inputs.js';
+import { type CallerNumber, readCallerPool, readContactHistory, readNumberFacts } from '../calls/compliance-inputs.js';
+import { now } from '../clock.js';
 import { transactWrite } from '../db/transact-write.js';
 import { outboxItems } from '../events/outbox.js';
-import { now } from '../clock.js';
 import { newId } from '../ids.js';
 import { logger } from '../observability.js';
-import { evaluate, type ComplianceDecision, type ProfileFacts } from '../policy/compliance/index.js';
+import { type ComplianceDecision, evaluate, type ProfileFacts } from '../policy/compliance/index.js';
 import {
   applyMessageStatus,
+  type MessageRecord,
   messageEventData,
   messagePut,
   presentMessage,
   sendWatchPut,
-  type MessageRecord,
   type TransactItem,
 } from '../repositories/messages.js';
 import { getTelephonyAccount } from '../repositories/telephony-accounts.js';

@@ -14,7 +14,7 @@ import { failedConditionIndex } from '../db/transaction-errors.js';
 import { outboxItems } from '../events/outbox.js';
 import { logger } from '../observability.js';
 import { dropWatch, sweepWatches } from '../repositories/call-watches.js';
-import { failUnsentItem, getMessageRecord, messageEventData, presentMessage, sendWatchDelete, type MessageRecord } from '../repositories/messages.js';
+import { failUnsentItem, getMessageRecord, type MessageRecord, messageEventData, presentMessage, sendWatchDelete } from '../repositories/messages.js';
 import type { MessageFailure } from '../schemas/text-messages.js';
 
 const DEFAULT_MESSAGE_SEND_UNKNOWN_AFTER_MS = 120_000;

@@ -4,8 +4,8 @@
  * runtime checks its own send_sms tool call with it before reporting, so both read the same rule.
  */
 import type { ValidationIssue } from '../errors.js';
-import { MAX_BODY_CHARS } from '../schemas/text-messages.js';
 import { messageTemplate, renderTemplate } from '../policy/messages/sms-templates.js';
+import { MAX_BODY_CHARS } from '../schemas/text-messages.js';
 
 /** The text an action asks for, or what is wrong with its arguments (loc relative to the event). */
 export function smsActionText(

@@ -8,13 +8,13 @@
  * a retry books it properly, never `booked` without its event.
  */
 import { createHash } from 'node:crypto';
-import { calendarAvailability, busyBlocks, type AvailabilityQuestion } from '../calendar/calendar-service.js';
+import { type AvailabilityQuestion, busyBlocks, calendarAvailability } from '../calendar/calendar-service.js';
 import { googleInsertEvent } from '../calendar/google.js';
-import { signSlot, SLOT_TTL_MS, verifySlot } from '../calendar/slot-token.js';
+import { SLOT_TTL_MS, signSlot, verifySlot } from '../calendar/slot-token.js';
 import { now } from '../clock.js';
 import { DomainError, invalid } from '../errors.js';
-import { activeCalendar, getConnectionRecord } from '../repositories/integration-connections.js';
 import { bookHandoff, type Handoff } from '../repositories/handoffs.js';
+import { activeCalendar, getConnectionRecord } from '../repositories/integration-connections.js';
 import { appSecrets } from '../secrets.js';
 
 export const presentHandoff = (h: Handoff) => ({

@@ -11,12 +11,12 @@
  * at least one item, and every item is far below the budget.
  */
 import { tableName } from '../db/client.js';
-import { queryAtLeast, type QueryParams } from '../db/query.js';
 import { belongsToTenant, isPlatformPartition, tenantPk } from '../db/keys.js';
+import { type QueryParams, queryAtLeast } from '../db/query.js';
 import { invalid } from '../errors.js';
 import { appSecrets } from '../secrets.js';
-import { decodeCursor, encodeCursor, InvalidCursor, type CursorKey } from './cursor.js';
-import { filterScope, toFilterExpression, type FilterCondition } from './filters.js';
+import { type CursorKey, decodeCursor, encodeCursor, InvalidCursor } from './cursor.js';
+import { type FilterCondition, filterScope, toFilterExpression } from './filters.js';
 
 /** Most bytes of JSON a page's items may total (docs/decisions/api-conventions.md). */
 export const PAGE_BYTE_BUDGET = 1024 * 1024;

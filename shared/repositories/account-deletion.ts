@@ -12,14 +12,14 @@
  * Events account.deletion_requested / account.deletion_cancelled commit with the change.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
-import { backoff, RACE } from '../retry.js';
 import { keys, platformKeys } from '../db/keys.js';
 import { queryAll } from '../db/query.js';
-import { outboxItems } from '../events/outbox.js';
 import { conflict } from '../errors.js';
-import { confirmationEffect, DELETION_PROOF_TTL_MS, scheduledFor, type DeletionRequestStatus } from '../policy/accounts/deletion-rules.js';
+import { outboxItems } from '../events/outbox.js';
+import { confirmationEffect, DELETION_PROOF_TTL_MS, type DeletionRequestStatus, scheduledFor } from '../policy/accounts/deletion-rules.js';
+import { backoff, RACE } from '../retry.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 

@@ -11,8 +11,8 @@ import { platformKeys } from '../db/keys.js';
 import { isTemplateId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
-import { TEMPLATE_HASHED_FIELDS, type TemplateResource } from '../schemas/agent-templates.js';
 import type { TemplateDefinition } from '../schemas/agent-templates.js';
+import { TEMPLATE_HASHED_FIELDS, type TemplateResource } from '../schemas/agent-templates.js';
 
 const T = () => tableName();
 

@@ -8,18 +8,18 @@
  */
 import { GetCommand, PutCommand, QueryCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { contentHash } from '../canonical-json.js';
-import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { db, tableName } from '../db/client.js';
+import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { agentKeys, agentPartition } from '../db/keys.js';
 import { updateFields } from '../db/update.js';
 import { isId } from '../ids.js';
-import type { RetryPolicy } from '../retry.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
+import type { Objective } from '../policy/rubric.js';
 import { buildRubric } from '../policy/rubric.js';
+import type { RetryPolicy } from '../retry.js';
 import type { AgentDefinition, AgentVersion } from '../schemas/agents.js';
 import type { ComplianceProfile } from '../schemas/compliance-profiles.js';
-import type { Objective } from '../policy/rubric.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 const T = () => tableName();

@@ -13,7 +13,7 @@ import { agentKeys, answeringPolicyKeys, keys } from '../db/keys.js';
 import { newId } from '../ids.js';
 import type { BusinessHours, PolicyStep } from '../policy/answering/model.js';
 import type { AnsweringPolicy } from '../schemas/answering-policy.js';
-import { phoneNumberUpdateItem, type PhoneNumberRecord } from './phone-numbers.js';
+import { type PhoneNumberRecord, phoneNumberUpdateItem } from './phone-numbers.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 

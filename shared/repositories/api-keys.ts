@@ -1,11 +1,11 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { Role } from '../policy/auth/roles.js';
-import { batchGetItems, itemAt, type ItemKey } from '../db/batch-get.js';
+import { batchGetItems, type ItemKey, itemAt } from '../db/batch-get.js';
 import { db, tableName } from '../db/client.js';
-import { isId } from '../ids.js';
 import { collections, keys } from '../db/keys.js';
-import { queryPage, type Page } from '../pagination/page.js';
-import { tenantItemKey, tenantOf, type Tenant } from './tenants.js';
+import { isId } from '../ids.js';
+import { type Page, queryPage } from '../pagination/page.js';
+import type { Role } from '../policy/auth/roles.js';
+import { type Tenant, tenantItemKey, tenantOf } from './tenants.js';
 
 export type Actor = { type: 'api_key' | 'user' | 'operator'; id: string | null };
 

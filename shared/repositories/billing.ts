@@ -6,12 +6,12 @@
  * billed tenant without a scan. Every new tenant starts on the default plan (bootstrap).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { TelephonyModeSummary } from '../policy/billing/meters.js';
-import { telephonyModeOf } from '../policy/billing/meters.js';
-import { DEFAULT_PLAN_ID, planById, planSchema, type Plan } from '../policy/billing/plans.js';
+import { GetCommand, PutCommand, QueryCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { billingKeys, collections, keys } from '../db/keys.js';
+import type { TelephonyModeSummary } from '../policy/billing/meters.js';
+import { telephonyModeOf } from '../policy/billing/meters.js';
+import { DEFAULT_PLAN_ID, type Plan, planById, planSchema } from '../policy/billing/plans.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 

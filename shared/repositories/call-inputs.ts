@@ -9,10 +9,10 @@
  */
 import { batchGetItems, itemAt } from '../db/batch-get.js';
 import type { Suppression } from '../schemas/suppressions.js';
-import { agentHeadOf, agentItemKey, type AgentHead } from './agent-heads.js';
+import { type AgentHead, agentHeadOf, agentItemKey } from './agent-heads.js';
 import { dncPointerKey } from './dnc-snapshots.js';
 import { activeSuppressionKey, activeSuppressionOf } from './suppressions.js';
-import { callerAccountKey, callerAccountOf, type CallerAccountFacts } from './telephony-accounts.js';
+import { type CallerAccountFacts, callerAccountKey, callerAccountOf } from './telephony-accounts.js';
 
 /** At most this many accounts join the batch (100 keys a call, 3 of them ours); more are read by the caller's Query. */
 export const MAX_BATCHED_ACCOUNTS = 90;

@@ -14,23 +14,24 @@
  * callback got there first) re-reads the call and recomputes; a change that has become
  * null is simply done.
  */
-import { addStateChange } from './call-state-update.js';
-import { callSidLinkItems } from './call-sid-link.js';
-import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
+
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { CAMPAIGN_CANCELLED, type CampaignCallFacts, campaignEndItems, campaignSettleItems } from '../campaigns/attempt-items.js';
 import { now as clockNow } from '../clock.js';
 import { db, tableName } from '../db/client.js';
+import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { callKeys, platformKeys } from '../db/keys.js';
-import { CAMPAIGN_CANCELLED, campaignEndItems, campaignSettleItems, type CampaignCallFacts } from '../campaigns/attempt-items.js';
-import { campaignSlotReleaseItem } from './campaigns.js';
-import { outboxItems, type EventType } from '../events/outbox.js';
+import { type EventType, outboxItems } from '../events/outbox.js';
 import { completedDisposition } from '../policy/call-state/disposition.js';
-import { isTerminal, onCarrierStatus, onDisposedBeforeDial, type CarrierStatus, type StateChange } from '../policy/call-state/machine.js';
+import { type CarrierStatus, isTerminal, onCarrierStatus, onDisposedBeforeDial, type StateChange } from '../policy/call-state/machine.js';
 import type { CallRecordWithEvents } from '../schemas/call-record.js';
+import { callSidLinkItems } from './call-sid-link.js';
+import { addStateChange } from './call-state-update.js';
 import { analysisWatchDelete, endOfCallWatches, unfinishedWatchDelete } from './call-watches.js';
+import { type CallRecord, getCall } from './calls.js';
+import { campaignSlotReleaseItem } from './campaigns.js';
 import { dueInstantOf, dueItemDelete } from './outbound-calls.js';
-import { getCall, type CallRecord } from './calls.js';
 import { callMinutesLedgerItems } from './usage-ledger.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

@@ -17,11 +17,10 @@
  * the store) is harmless: whoever reads it finds its reason gone and deletes it.
  */
 import { DeleteCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { callKeys, DISPATCH_SHARDS } from '../db/keys.js';
-import { logger } from '../observability.js';
-import { failedConditionIndex } from '../db/transaction-errors.js';
 import { db, tableName } from '../db/client.js';
-import { dispatchKeys } from '../db/keys.js';
+import { callKeys, DISPATCH_SHARDS, dispatchKeys } from '../db/keys.js';
+import { failedConditionIndex } from '../db/transaction-errors.js';
+import { logger } from '../observability.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type CallRef = { tenant_id: string; id: string };

@@ -4,25 +4,25 @@
  * platform pointer from the carrier's CallSid, written in one transaction, so the first
  * webhook for a CallSid creates the call and a replay finds it.
  */
-import { addStateChange } from './call-state-update.js';
-import { carrierCallPointerPut } from './call-sid-link.js';
-import { commit, conditionalTransaction, noChange, type Decision, type TransactItem } from '../db/conditional-transaction.js';
-import { queryPages } from '../db/query.js';
-import { failedConditionIndex } from '../db/transaction-errors.js';
-import { onlyConflicted } from '../db/transaction-conflict-retry.js';
+
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { now as clockNow, now } from '../clock.js';
 import { db, tableName } from '../db/client.js';
+import { commit, conditionalTransaction, type Decision, noChange, type TransactItem } from '../db/conditional-transaction.js';
 import { callKeys, platformKeys } from '../db/keys.js';
+import { queryPages } from '../db/query.js';
+import { onlyConflicted } from '../db/transaction-conflict-retry.js';
+import { failedConditionIndex } from '../db/transaction-errors.js';
 import { isId, newId } from '../ids.js';
-import { activityItem } from './mobile-activity.js';
-import { now, now as clockNow } from '../clock.js';
-import { queryPage, type Page } from '../pagination/page.js';
 import type { FilterCondition } from '../pagination/filters.js';
+import { type Page, queryPage } from '../pagination/page.js';
+import { type CarrierStatus, isTerminal, onCarrierStatus } from '../policy/call-state/machine.js';
 import type { CallRecord, InboundPathEntry } from '../schemas/call-record.js';
-
-import { isTerminal, onCarrierStatus, type CarrierStatus } from '../policy/call-state/machine.js';
+import { carrierCallPointerPut } from './call-sid-link.js';
+import { addStateChange } from './call-state-update.js';
 import { analysisWatchPut } from './call-watches.js';
+import { activityItem } from './mobile-activity.js';
 import { callMinutesLedgerItems } from './usage-ledger.js';
 
 /** A new call's items (record, attempt, events, watches, the idempotency result): one transaction, all or nothing. */

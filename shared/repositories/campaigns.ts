@@ -11,19 +11,19 @@ import {
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
-  UpdateCommand,
   type TransactWriteCommandInput,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { CAMPAIGN_MOVES, type CampaignAction } from '../policy/campaigns/rules.js';
 import { now } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { campaignKeys } from '../db/keys.js';
-import { outboxItems, type EventType } from '../events/outbox.js';
+import { type EventType, outboxItems } from '../events/outbox.js';
 import { isId, newId } from '../ids.js';
-import { queryPage } from '../pagination/page.js';
 import type { FilterCondition } from '../pagination/filters.js';
-import type { CampaignSummary } from '../schemas/campaigns.js';
+import { queryPage } from '../pagination/page.js';
 import type { CampaignStatus } from '../policy/campaigns/rules.js';
+import { CAMPAIGN_MOVES, type CampaignAction } from '../policy/campaigns/rules.js';
+import type { CampaignSummary } from '../schemas/campaigns.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 

@@ -10,12 +10,13 @@
  * have been replaced and removed in between; then it reads the new one). So a reader
  * sees the whole old snapshot or the whole new one, never a half-loaded one.
  */
-import { BatchWriteCommand, type BatchWriteCommandOutput, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, type BatchWriteCommandOutput, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { platformKeys } from '../db/keys.js';
-import { isListed, type ParsedSnapshot } from '../policy/dnc/snapshot-file.js';
 import { newId } from '../ids.js';
+import { isListed, type ParsedSnapshot } from '../policy/dnc/snapshot-file.js';
 import { backoff, UNPROCESSED } from '../retry.js';
 
 export type DncFacts = { loaded: false } | { loaded: true; as_of: string; listed: boolean };

@@ -21,11 +21,11 @@ import { db, tableName } from '../db/client.js';
 import { callPartition, handoffKeys, integrationKeys } from '../db/keys.js';
 import { outboxItems } from '../events/outbox.js';
 import { isId, newId } from '../ids.js';
-import { activityItem } from './mobile-activity.js';
+import type { HANDOFF_KINDS, HANDOFF_STATUSES } from '../schemas/mobile.js';
 import type { RuntimeEvent } from '../schemas/runtime-events.js';
 import { getCall } from './calls.js';
 import type { ConnectionRecord } from './integration-connections.js';
-import { HANDOFF_KINDS, HANDOFF_STATUSES } from '../schemas/mobile.js';
+import { activityItem } from './mobile-activity.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 const T = () => tableName();

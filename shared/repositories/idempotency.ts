@@ -11,10 +11,11 @@
  * transaction under the claim's own condition (completedRecordPut), so of two requests
  * with one key at most one commits, and the other reads the winner's result.
  */
+
+import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { randomUUID } from 'node:crypto';
 import { db, tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
 

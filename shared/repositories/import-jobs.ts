@@ -7,12 +7,12 @@
  * `failed` (failure_reason "interrupted"): a job that died midway never reads completed.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
-import { isId } from '../ids.js';
 import { collections, contactKeys } from '../db/keys.js';
-import { filterScope, type FilterCondition } from '../pagination/filters.js';
-import { queryPage, type Page } from '../pagination/page.js';
+import { isId } from '../ids.js';
+import { type FilterCondition, filterScope } from '../pagination/filters.js';
+import { type Page, queryPage } from '../pagination/page.js';
 import type { ConsentBasis } from '../policy/consent-strength.js';
 import {
   IMPORT_STATUSES,
@@ -22,8 +22,8 @@ import {
   type ImportStatus,
   type OnDuplicate,
 } from '../schemas/imports.js';
-import { attestationItem, type Attestation } from './attestations.js';
-import { nameTakenOrSelf, newListItems, type ContactList } from './contact-lists.js';
+import { type Attestation, attestationItem } from './attestations.js';
+import { type ContactList, nameTakenOrSelf, newListItems } from './contact-lists.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 

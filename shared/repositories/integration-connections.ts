@@ -8,16 +8,16 @@
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_WORKING_HOURS, type Interval, type WorkingHours } from '../policy/calendar/availability.js';
 import { now } from '../clock.js';
 import { open, seal } from '../crypto/secret-box.js';
 import { db, tableName } from '../db/client.js';
 import { integrationKeys } from '../db/keys.js';
+import { updateFields } from '../db/update.js';
 import { conflict } from '../errors.js';
 import { isId, newId } from '../ids.js';
 import { queryPage } from '../pagination/page.js';
+import { DEFAULT_WORKING_HOURS, type Interval, type WorkingHours } from '../policy/calendar/availability.js';
 import type { CalendarProvider, IntegrationConnection } from '../schemas/integrations.js';
-import { updateFields } from '../db/update.js';
 
 const DEFAULT_CALENDAR_TIMEZONE = 'America/New_York';
 export const SANDBOX_SCOPES = ['calendar.freebusy', 'calendar.events'];

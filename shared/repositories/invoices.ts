@@ -6,13 +6,13 @@
  * through `PLATFORM#PROVIDER_INVOICE#<external id>` and are remembered per event id.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { InvoiceLineItem } from '../billing/invoices.js';
 import { invoiceStatusAfter } from '../billing/invoices.js';
 import type { ProviderInvoice } from '../billing/payment-provider.js';
 import { db, tableName } from '../db/client.js';
 import { billingKeys } from '../db/keys.js';
-import { outboxItems, type EventType } from '../events/outbox.js';
+import { type EventType, outboxItems } from '../events/outbox.js';
 import { newId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';

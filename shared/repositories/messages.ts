@@ -7,14 +7,14 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { db, tableName } from '../db/client.js';
+import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { messageKeys, platformKeys } from '../db/keys.js';
-import { outboxItems, type EventType } from '../events/outbox.js';
+import { type EventType, outboxItems } from '../events/outbox.js';
 import { isId } from '../ids.js';
-import { nextStatus, type MessageStatus } from '../policy/messages/status.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
+import { type MessageStatus, nextStatus } from '../policy/messages/status.js';
 import type { MessageFailure, MessageSummary } from '../schemas/text-messages.js';
 import { messageSegmentsLedgerItems } from './usage-ledger.js';
 

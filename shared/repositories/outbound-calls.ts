@@ -9,17 +9,18 @@
  * known, is stored with its platform pointer (`recordProviderSid`) and the watch goes. A
  * watch left behind (a crash, CarrierUnavailable) is the reconciler's to fail.
  */
-import { addStateChange } from './call-state-update.js';
-import { callSidLinkItems } from './call-sid-link.js';
+
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { CallDecision } from '../calls/caller-decision.js';
 import { db, tableName } from '../db/client.js';
 import { callKeys, dispatchKeys } from '../db/keys.js';
 import type { StateChange } from '../policy/call-state/machine.js';
-import type { CallDecision } from '../calls/caller-decision.js';
-import type { CallRecord } from './calls.js';
-import type { QueueCallRequest } from '../schemas/calls.js';
 import type { CampaignAttemptInfo } from '../policy/campaigns/rules.js';
+import type { QueueCallRequest } from '../schemas/calls.js';
+import { callSidLinkItems } from './call-sid-link.js';
+import { addStateChange } from './call-state-update.js';
+import type { CallRecord } from './calls.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 

@@ -5,15 +5,15 @@
  * Changes are conditional on `revision`, so a route change never overwrites one it did not see.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { collections, keys, platformKeys, tenantPk } from '../db/keys.js';
 import { projectionOf, queryAll } from '../db/query.js';
 import { isId, newId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
-import { type InboundRouteMode, type NumberCapability, type NumberStatus, type PhoneNumberSummary, type ReputationState } from '../schemas/phone-numbers.js';
 import { NUMBER_E164 } from '../schemas/phone.js';
+import type { InboundRouteMode, NumberCapability, NumberStatus, PhoneNumberSummary, ReputationState } from '../schemas/phone-numbers.js';
 
 export interface PhoneNumberRecord {
   id: string;

@@ -9,8 +9,8 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { billingKeys, tenantPk } from '../db/keys.js';
-import { outboxItems } from '../events/outbox.js';
 import { conflict } from '../errors.js';
+import { outboxItems } from '../events/outbox.js';
 import { newId } from '../ids.js';
 import { ensureBillingAccount, getPlan } from './billing.js';
 

@@ -16,6 +16,7 @@ import { db, tableName } from '../db/client.js';
 
 /** The call token's claims as the session keeps them (the token itself is never stored). */
 type VerifiedStreamClaims = { tenant_id: string; call_id: string; agent_version_id: string; number_id: string; policy_version?: number; exp: number };
+
 import { relayKeys } from '../db/keys.js';
 
 export interface RelaySessionRecord {

@@ -12,26 +12,27 @@
  * A replayed event id answers the result it was stored with; the same id with another body
  * is a conflict.
  */
-import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
+
 import { BatchGetCommand, type BatchGetCommandOutput, QueryCommand, type QueryCommandOutput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { canonicalJson, contentHash } from '../canonical-json.js';
 import { db, tableName } from '../db/client.js';
-import { queryAll } from '../db/query.js';
-import { backoff, UNPROCESSED } from '../retry.js';
-import { NUMBER_E164 } from '../schemas/phone.js';
+import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { callKeys, callPartition } from '../db/keys.js';
-import { outboxItems } from '../events/outbox.js';
+import { queryAll } from '../db/query.js';
 import { conflict, DomainError, notFound, ValidationError } from '../errors.js';
+import { outboxItems } from '../events/outbox.js';
 import { isTerminal } from '../policy/call-state/machine.js';
 import { CALL_ENDED, callEndedDetail, runtimeWindowOpen, usageBounds } from '../policy/call-state/runtime-window.js';
-import { ACCEPTS_EVENTS, aggregatesOf, AGGREGATE_FIELDS, applyEvents, storedForm, type EventResult } from '../schemas/call-aggregates.js';
+import { backoff, UNPROCESSED } from '../retry.js';
+import { ACCEPTS_EVENTS, AGGREGATE_FIELDS, aggregatesOf, applyEvents, type EventResult, storedForm } from '../schemas/call-aggregates.js';
+import { NUMBER_E164 } from '../schemas/phone.js';
 import type { RuntimeEvent, TurnEvent } from '../schemas/runtime-events.js';
-import { getCall, type CallRecord } from './calls.js';
-import { getActiveSuppression, newSuppression, phoneHolder, suppressionAddItems } from './suppressions.js';
 import { receptionistEventFor } from '../schemas/webhooks.js';
-import { qualificationItems } from './workflow-outcomes.js';
+import { type CallRecord, getCall } from './calls.js';
 import { handoffItems } from './handoffs.js';
+import { getActiveSuppression, newSuppression, phoneHolder, suppressionAddItems } from './suppressions.js';
 import { runtimeUsageLedgerItems } from './usage-ledger.js';
+import { qualificationItems } from './workflow-outcomes.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 

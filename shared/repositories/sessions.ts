@@ -6,9 +6,10 @@
  * by a password change). Revoking = deleting the record; DynamoDB's TTL removes expired ones
  * (reads check the expiry themselves: shared/sessions/session-cookie.ts).
  */
-import { deleteKeys } from '../db/batch-delete.js';
+
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { deleteKeys } from '../db/batch-delete.js';
 import { db, tableName } from '../db/client.js';
 import { platformKeys } from '../db/keys.js';
 import { queryPages } from '../db/query.js';

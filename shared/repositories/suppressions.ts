@@ -11,13 +11,13 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { db, tableName } from '../db/client.js';
+import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { contactKeys, suppressionKeys } from '../db/keys.js';
 import { newId } from '../ids.js';
-import { backoff, RACE, UNPROCESSED, type RetryPolicy } from '../retry.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
+import { backoff, RACE, type RetryPolicy, UNPROCESSED } from '../retry.js';
 import type { Suppression, SuppressionReason, SuppressionSource } from '../schemas/suppressions.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

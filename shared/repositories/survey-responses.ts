@@ -11,8 +11,8 @@ import { outboxItems } from '../events/outbox.js';
 import { isId, newId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
-import type { SurveyResponse } from '../schemas/surveys.js';
 import { buildSurveyResponse, type SurveyCallFacts } from '../policy/surveys/survey-response.js';
+import type { SurveyResponse } from '../schemas/surveys.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 

@@ -12,8 +12,8 @@ import { db, tableName } from '../db/client.js';
 import { collections, keys, platformKeys, tenantPk } from '../db/keys.js';
 import { projectionOf, queryAll } from '../db/query.js';
 import { isId } from '../ids.js';
-import { queryPage, type Page } from '../pagination/page.js';
-import type { TwilioCredentials, TelephonyMode, TelephonyProviderName, VerificationStatus, telephonyAccountSummary } from '../schemas/telephony.js';
+import { type Page, queryPage } from '../pagination/page.js';
+import type { TelephonyMode, TelephonyProviderName, TwilioCredentials, telephonyAccountSummary, VerificationStatus } from '../schemas/telephony.js';
 
 export interface SanRef {
   san: string;

@@ -9,21 +9,22 @@
  * TTL. `reserveSlot` takes a slot only while the window has one (`n < max`, one conditional
  * UpdateItem, exact under concurrency).
  */
+
+import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { createHash } from 'node:crypto';
 import { db, tableName } from '../db/client.js';
 import type { TransactItem } from '../db/conditional-transaction.js';
 import { platformKeys } from '../db/keys.js';
 import {
+  type BackoffState,
   backoffExpiry,
   PASSWORD_BACKOFF,
+  type PasswordScope,
   THROTTLES,
+  type ThrottleScope,
   windowEnd,
   windowStart,
-  type BackoffState,
-  type PasswordScope,
-  type ThrottleScope,
 } from '../policy/auth/throttle-rules.js';
 
 const subjectHash = (subject: string) => createHash('sha256').update(subject.toLowerCase()).digest('hex');

@@ -18,14 +18,14 @@
  * mock (sandbox) account's rows are settled `sandbox`: metered apart, never estimated or
  * invoiced.
  */
-import { QueryCommand as RawQueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, QueryCommand as RawQueryCommand } from '@aws-sdk/client-dynamodb';
 import { NumberValue, QueryCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { db, tableName } from '../db/client.js';
+import { usageKeys, usagePartition } from '../db/keys.js';
 import { billableMinutes, isCarrierMeter, METERS, type Meter, type Settlement } from '../policy/billing/meters.js';
 import { dayOf, periodOf } from '../policy/billing/period.js';
 import { D, decimalString, type MeterTotals } from '../policy/billing/rating.js';
-import { db, tableName } from '../db/client.js';
-import { usageKeys, usagePartition } from '../db/keys.js';
 import { getTelephonyAccount } from './telephony-accounts.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

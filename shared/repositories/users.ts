@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { Role } from '../policy/auth/roles.js';
 import { db, tableName } from '../db/client.js';
 import { collections, keys, platformKeys } from '../db/keys.js';
-import { queryPage, type Page } from '../pagination/page.js';
+import { type Page, queryPage } from '../pagination/page.js';
+import type { Role } from '../policy/auth/roles.js';
 import { revokeSessions } from './sessions.js';
 
 export interface User {

@@ -7,8 +7,9 @@
  * expiry `overlap_seconds` ahead (never later than one it already had), and deliveries sign
  * with every secret still live at send time. Expired secrets are dropped at the next write.
  */
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { open, seal } from '../crypto/secret-box.js';
 import { db, tableName } from '../db/client.js';
 import { webhookKeys } from '../db/keys.js';

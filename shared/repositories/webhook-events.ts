@@ -10,21 +10,21 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
+  type BatchGetCommandOutput,
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
-  UpdateCommand,
-  type BatchGetCommandOutput,
   type TransactWriteCommandInput,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { outboxKeys, webhookKeys } from '../db/keys.js';
 import type { OutboxEvent } from '../events/outbox.js';
+import { isId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
-import { isId } from '../ids.js';
-import { backoff, UNPROCESSED } from '../retry.js';
 import { envelopeOf } from '../policy/webhooks/envelope.js';
+import { backoff, UNPROCESSED } from '../retry.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'skipped';

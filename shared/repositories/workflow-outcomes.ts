@@ -16,11 +16,11 @@ import { now } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { callPartition, workflowKeys } from '../db/keys.js';
 import { queryAll } from '../db/query.js';
-import { outboxItems } from '../events/outbox.js';
 import { DomainError } from '../errors.js';
+import { outboxItems } from '../events/outbox.js';
 import { isId, newId } from '../ids.js';
+import { type FitDecision, type QualificationOutcome, readQualification, type StoredReview } from '../policy/workflow/qualification.js';
 import type { RuntimeEvent } from '../schemas/runtime-events.js';
-import { readQualification, type FitDecision, type QualificationOutcome, type StoredReview } from '../policy/workflow/qualification.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 const T = () => tableName();

@@ -12,21 +12,21 @@ import {
   claimCallStep,
   getSandboxCall,
   moveCallEnd,
+  type PlanStep,
   recordAnswer,
   recordRelayRun,
   recordRuntimeRun,
-  type PlanStep,
   type SandboxCall,
   type StepChanges,
 } from './calls.js';
-import { relayRunOf, relayTargetOf, type RelayTarget } from './relay-caller.js';
+import { twilioDate } from './numbers.js';
+import { type RelayTarget, relayRunOf, relayTargetOf } from './relay-caller.js';
 import { outboundCallerSource, playRelayLeg } from './relay-contact.js';
 import { playSandboxRuntime } from './runtime.js';
-import { needsScriptedAgent, scenarioById, type Scenario } from './scenarios.js';
-import { twilioDate } from './numbers.js';
+import { needsScriptedAgent, type Scenario, scenarioById } from './scenarios.js';
 import { RELAY_HOLD_MS } from './timeline.js';
 import { scheduleStep } from './timeline-queue.js';
-import { followTwiml, signedCarrierRequest, type CarrierRequest, type PathStep } from './verb-runner.js';
+import { type CarrierRequest, followTwiml, type PathStep, signedCarrierRequest } from './verb-runner.js';
 import { waitUntilDue } from './wait-until-due.js';
 
 const changesFor = (step: PlanStep, call: SandboxCall, now: string): StepChanges => {

@@ -4,8 +4,7 @@
  * change is conditional on `revision`, so a redelivered timeline message, a hang-up racing
  * a step, or two workers at once apply each step exactly once.
  */
-import type { RelayRun } from './relay-caller.js';
-import type { RuntimeRun } from './runtime.js';
+
 import { randomBytes } from 'node:crypto';
 import {
   claimSandboxCallStep,
@@ -19,10 +18,12 @@ import {
   setOnSandboxCall,
   setSandboxCallAnswer,
 } from '../repositories/sandbox-calls.js';
-import { friendlyName, twilioDate } from './numbers.js';
 import type { CallForm } from './call-form.js';
-import { scenarioFor, type ScenarioId } from './scenarios.js';
-import { callTimeline, type CallEvent, type CallStep, type FinalCallStatus, type MachineDetection } from './timeline.js';
+import { friendlyName, twilioDate } from './numbers.js';
+import type { RelayRun } from './relay-caller.js';
+import type { RuntimeRun } from './runtime.js';
+import { type ScenarioId, scenarioFor } from './scenarios.js';
+import { type CallEvent, type CallStep, callTimeline, type FinalCallStatus, type MachineDetection } from './timeline.js';
 import type { PathStep } from './verb-runner.js';
 
 export type SandboxCallStatus = 'queued' | 'ringing' | 'in-progress' | FinalCallStatus;

@@ -8,6 +8,7 @@
  * Platform-side state (`PLATFORM#SANDBOX#OAUTH`), like the sandbox carrier's.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { SANDBOX_GOOGLE_CLIENT } from '../calendar/google.js';
 import { now } from '../clock.js';
 import {
   googleEventsOf,
@@ -23,7 +24,6 @@ import {
   spendOauthCode,
   takeInsertFault,
 } from '../repositories/sandbox-google.js';
-import { SANDBOX_GOOGLE_CLIENT } from '../calendar/google.js';
 
 export const SANDBOX_ACCESS_TTL_S = 3600;
 const CODE_TTL_MS = 10 * 60_000;

@@ -15,11 +15,11 @@ import { randomBytes } from 'node:crypto';
 import { getSandboxAccount, openSandboxAuthToken } from './accounts.js';
 import { DEFAULT_INBOUND_SCRIPT, type InboundScript } from './booking-script.js';
 import { getSandboxNumber } from './numbers.js';
-import { relayRunOf, relayTargetOf, type OnLine, type RelayRun } from './relay-caller.js';
+import { type OnLine, type RelayRun, relayRunOf, relayTargetOf } from './relay-caller.js';
 import { playRelayLeg } from './relay-contact.js';
 import { playSandboxRuntime, type RuntimeRun } from './runtime.js';
 import { sandboxStepMs } from './timeline.js';
-import { followTwiml, signedCarrierRequest, type PathStep } from './verb-runner.js';
+import { followTwiml, type PathStep, signedCarrierRequest } from './verb-runner.js';
 
 export type { PathStep } from './verb-runner.js';
 

@@ -4,11 +4,11 @@
  * (conditional on `step`), so a redelivered timeline message never posts twice.
  */
 import { randomBytes } from 'node:crypto';
-import { claimSandboxMessageStep, deleteSandboxMessageItem, putSandboxMessageItem, readSandboxMessage } from '../repositories/sandbox-messages.js';
 import { countSegments } from '../messages/segments.js';
+import { claimSandboxMessageStep, deleteSandboxMessageItem, putSandboxMessageItem, readSandboxMessage } from '../repositories/sandbox-messages.js';
 import { twilioDate } from './numbers.js';
 import { scenarioFor } from './scenarios.js';
-import { messageTimeline, type MessageStep } from './timeline.js';
+import { type MessageStep, messageTimeline } from './timeline.js';
 
 export type SandboxMessageStatus = 'queued' | MessageStep['status'];
 

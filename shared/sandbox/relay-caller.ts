@@ -22,8 +22,8 @@
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { twilioSignature } from '../telephony/twilio-signature.js';
-import { inbound, outbound, type OutboundMessage } from '../voice/protocol.js';
-import { initialCallerState, interruption, markInterrupted, nextMove, type CallerMove, type CallerSource, type CallerState } from './caller-scripts.js';
+import { inbound, type OutboundMessage, outbound } from '../voice/protocol.js';
+import { type CallerMove, type CallerSource, type CallerState, initialCallerState, interruption, markInterrupted, nextMove } from './caller-scripts.js';
 import type { FollowResult, PathStep } from './verb-runner.js';
 
 /** Where the TwiML handed the call: the relay's url (with its token), its <Parameter>s and the <Connect action>. */

@@ -5,11 +5,11 @@
  * names, the call's questions) and the carrier requests its `<Connect action>` posts go through
  * (signed by the caller's account, followed by the verb runner).
  */
-import { callerItems, type CallerSource } from './caller-scripts.js';
-import { playRelayCall, relayTargetOf, type OnLine, type RelayCallResult, type RelayLeg, type RelayTarget } from './relay-caller.js';
+import { type CallerSource, callerItems } from './caller-scripts.js';
+import { type OnLine, playRelayCall, type RelayCallResult, type RelayLeg, type RelayTarget, relayTargetOf } from './relay-caller.js';
 import { callQuestions, peekStreamClaims, pinnedView } from './runtime.js';
 import type { Scenario } from './scenarios.js';
-import { followTwiml, type CarrierRequest, type CarrierResponse } from './verb-runner.js';
+import { type CarrierRequest, type CarrierResponse, followTwiml } from './verb-runner.js';
 
 /** The outbound contact of a test number: its script, and the items the call's agent will ask (none when the token names no call). */
 export async function outboundCallerSource(scenario: Scenario, parameters: Record<string, string>): Promise<CallerSource | null> {

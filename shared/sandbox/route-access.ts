@@ -1,7 +1,7 @@
 /** The checks every sandbox resource route makes first, with Twilio's error bodies. */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { RouteResult } from '../http/responses.js';
-import { authenticateSandbox, twilioError, type SandboxAccount } from './accounts.js';
+import { authenticateSandbox, type SandboxAccount, twilioError } from './accounts.js';
 
 export const notFound = (resource: string) => twilioError(404, 20404, `The requested resource /2010-04-01/Accounts/${resource} was not found`);
 

@@ -14,15 +14,16 @@
  * twice. A call the route does not know (404: e.g. an outbound call placed without a call
  * record) ends the run as `no_such_call`; any other refusal as `refused`; never a throw.
  */
+
+import { retrievePassages } from '../knowledge/pack-index.js';
+import { getTemplate } from '../repositories/agent-templates.js';
 import { getAgentVersion } from '../repositories/agents.js';
 import { getCall } from '../repositories/calls.js';
-import { getTemplate } from '../repositories/agent-templates.js';
-import type { OutcomeBody } from '../schemas/runtime-events.js';
 import type { OUTCOME_TYPES } from '../schemas/agent-templates.js';
-import { inboundScriptEvents, type InboundScript } from './booking-script.js';
+import type { OutcomeBody } from '../schemas/runtime-events.js';
+import { type InboundScript, inboundScriptEvents } from './booking-script.js';
 import { speakMs } from './caller-scripts.js';
-import { retrievePassages } from '../knowledge/pack-index.js';
-import { conversationEvents, PACK_QUESTION, type CallQuestionView, type PinnedAgentView, type SequencedEvent } from './conversation.js';
+import { type CallQuestionView, conversationEvents, PACK_QUESTION, type PinnedAgentView, type SequencedEvent } from './conversation.js';
 import type { Scenario } from './scenarios.js';
 
 type OutcomeType = (typeof OUTCOME_TYPES)[number];

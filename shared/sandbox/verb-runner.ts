@@ -7,7 +7,7 @@
  * report the path taken.
  */
 import { randomBytes } from 'node:crypto';
-import { twilioSignature, type TwilioParams } from '../telephony/twilio-signature.js';
+import { type TwilioParams, twilioSignature } from '../telephony/twilio-signature.js';
 import { readTwiml, TwimlUnreadable, type Verb } from './twiml-reader.js';
 
 export type PathStep =

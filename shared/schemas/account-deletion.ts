@@ -1,7 +1,7 @@
 /** Dashboard sessions and account deletion payloads (see docs/decisions/account-deletion.md; the contract "Account deletion"). */
 import * as z from 'zod';
-import { errorWith, timestamp } from './common.js';
 import { REQUEST_STATUSES } from '../policy/accounts/deletion-rules.js';
+import { errorWith, timestamp } from './common.js';
 import { singleLineText } from './text.js';
 
 const email = singleLineText({ min: 3, max: 254, trim: true }).regex(/^[^@\s]+@[^@\s]+$/, 'an email address');

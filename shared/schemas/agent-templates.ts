@@ -1,7 +1,7 @@
 /** Template schemas (the contract: Template; Part 4: Agents and templates). */
 import * as z from 'zod';
+import { type Objective, objective } from '../policy/rubric.js';
 import { timestamp } from './common.js';
-import { objective, type Objective } from '../policy/rubric.js';
 
 export const USE_CASES = ['sdr', 'staffing', 'survey', 'reminder', 'custom', 'receptionist', 'recruiting'] as const;
 export const OUTCOME_TYPES = ['appointment', 'shift_confirmation', 'survey_response', 'none'] as const;

@@ -5,12 +5,12 @@
 import * as z from 'zod';
 import { idPattern } from '../ids.js';
 import { canonicalLanguageTag } from '../policy/language-tags.js';
+import { objective, rubric } from '../policy/rubric.js';
+import { toolGrant, useCase } from './agent-templates.js';
 import { storableObject, timestamp } from './common.js';
 import { complianceProfileResource } from './compliance-profiles.js';
 import { contactPhoneNamed } from './phone.js';
-import { toolGrant, useCase } from './agent-templates.js';
 import { CONTROL_CHARACTER_TYPE, controlCharacterMessage, forbiddenCharacter, multiLineText, singleLineText } from './text.js';
-import { objective, rubric } from '../policy/rubric.js';
 
 export const AGENT_STATUSES = ['draft', 'published'] as const;
 export const DEFAULT_LANGUAGE = 'en-US';

@@ -6,22 +6,22 @@
  * loc alongside every other problem.
  */
 import * as z from 'zod';
-import { HHMM } from '../policy/calling-window.js';
-import { isIanaZone } from '../time-zone.js';
+import { idPattern } from '../ids.js';
 import {
   DTMF_KEYS,
   isWindowEnd,
   isWindowStart,
   LIMITS,
+  type PolicyStep,
+  type RequestStep,
   WEEKDAYS,
   WINDOW_END,
   windowMinutes,
-  type PolicyStep,
-  type RequestStep,
 } from '../policy/answering/model.js';
-import { idPattern } from '../ids.js';
-import { errorWith, timestamp } from './common.js';
+import { HHMM } from '../policy/calling-window.js';
 import { INELIGIBLE_REASONS } from '../policy/number-eligibility.js';
+import { isIanaZone } from '../time-zone.js';
+import { errorWith, timestamp } from './common.js';
 import { multiLineText } from './text.js';
 
 /** Document-wide checks run even when parts of the document already failed: all errors at once. */

@@ -14,15 +14,15 @@
  *   last_event_at.
  */
 import type { ValidationIssue } from '../errors.js';
+import { type CallState, onConversationStarted, type StateChange } from '../policy/call-state/machine.js';
 import type { UsageBounds } from '../policy/call-state/runtime-window.js';
-import { onConversationStarted, type CallState, type StateChange } from '../policy/call-state/machine.js';
 import {
+  type ActionConfirmation,
   MAX_ACTIONS_PER_CALL,
   MAX_EVENTS_PER_CALL,
   MAX_RECORDED_RESPONSES_PER_CALL,
-  RUNTIME_LIMITS,
-  type ActionConfirmation,
   type OutcomeBody,
+  RUNTIME_LIMITS,
   type RuntimeEvent,
   type RuntimeEventType,
 } from './runtime-events.js';

@@ -3,10 +3,10 @@
  * GET /v1/calls. Outbound and inbound calls share it; fields that do not apply are null.
  */
 import * as z from 'zod';
-import { CALL_STATES } from '../policy/call-state/machine.js';
 import { successEvaluation } from '../policy/analysis/evaluation.js';
-import { actionConfirmation, outcomeBody } from './runtime-events.js';
+import { CALL_STATES } from '../policy/call-state/machine.js';
 import { errorWith, timestamp } from './common.js';
+import { actionConfirmation, outcomeBody } from './runtime-events.js';
 
 export const DISPOSITIONS = [
   'completed_goal',

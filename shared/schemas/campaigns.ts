@@ -1,10 +1,10 @@
 /** Number pools and campaigns (see docs/decisions/campaigns.md; the contract CampaignSummary, CampaignOutcomeSummary). */
 import * as z from 'zod';
 import { CALL_STATES } from '../policy/call-state/machine.js';
+import { CAMPAIGN_STATUSES } from '../policy/campaigns/rules.js';
 import { DISPOSITIONS } from './call-detail.js';
 import { errorWith, timestamp } from './common.js';
 import { singleLineText } from './text.js';
-import { CAMPAIGN_STATUSES } from '../policy/campaigns/rules.js';
 
 const id = singleLineText({ min: 1, max: 64 });
 

@@ -1,11 +1,11 @@
 /** Contact and consent schemas (the contract: Contact, Contact create request, consent). */
 import * as z from 'zod';
-import { errorWith, storableObject, timestamp } from './common.js';
 import { idPattern } from '../ids.js';
-import { contactPhone } from './phone.js';
-import { isKnownZone } from '../time-zone.js';
-import { multiLineText, singleLineText } from './text.js';
 import { CONSENT_BASES } from '../policy/consent-strength.js';
+import { isKnownZone } from '../time-zone.js';
+import { errorWith, storableObject, timestamp } from './common.js';
+import { contactPhone } from './phone.js';
+import { multiLineText, singleLineText } from './text.js';
 
 export const LEAD_STATUSES = ['new', 'working', 'qualified', 'unqualified', 'won', 'lost'] as const;
 

@@ -3,8 +3,8 @@
  * availability", IntegrationConnectionSummary). Token material is never representable here.
  */
 import * as z from 'zod';
-import { MAX_DURATION_MINUTES, MAX_RANGE_DAYS, MIN_DURATION_MINUTES, rangeDays } from '../policy/calendar/availability.js';
 import { WEEKDAYS } from '../policy/answering/model.js';
+import { MAX_DURATION_MINUTES, MAX_RANGE_DAYS, MIN_DURATION_MINUTES, rangeDays } from '../policy/calendar/availability.js';
 import { businessWindow, policyTimezone } from './answering-policy.js';
 import { errorWith, timestamp } from './common.js';
 import { singleLineText } from './text.js';
@@ -43,12 +43,10 @@ const connectionSettings = {
   working_hours: workingHours.optional().describe('Default Monday–Friday 09:00–17:00'),
 };
 
-export const connectSandboxRequest = z
-  .strictObject({ provider: z.literal('sandbox_calendar'), ...connectionSettings })
-  .meta({
-    id: 'IntegrationConnectionCreateRequest',
-    description: 'Connects a sandbox calendar at once (no OAuth). Google Calendar connects through /v1/integration-connections/oauth/start',
-  });
+export const connectSandboxRequest = z.strictObject({ provider: z.literal('sandbox_calendar'), ...connectionSettings }).meta({
+  id: 'IntegrationConnectionCreateRequest',
+  description: 'Connects a sandbox calendar at once (no OAuth). Google Calendar connects through /v1/integration-connections/oauth/start',
+});
 export const oauthStartRequest = z.strictObject({ provider: z.literal('google_calendar'), ...connectionSettings }).meta({ id: 'OAuthStartRequest' });
 export const oauthStartResponse = z.object({ authorize_url: z.string(), state_expires_at: timestamp }).meta({ id: 'OAuthStartResponse' });
 /**

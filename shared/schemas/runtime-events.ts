@@ -11,8 +11,8 @@
  * note_truncated) — a caller's long answer is kept, shortened, rather than refused.
  */
 import * as z from 'zod';
-import { errorWith, storableObject, timestamp } from './common.js';
 import { OUTCOME_TYPES, toolGrant } from './agent-templates.js';
+import { errorWith, storableObject, timestamp } from './common.js';
 
 export const MAX_EVENTS_PER_REQUEST = 25;
 export const MAX_EVENTS_PER_CALL = 1000;

@@ -6,8 +6,9 @@
  * Edit a template's content here to publish its next version; change `status` to
  * deprecate it (status is not content: no new version).
  */
-import type { TemplateDefinition } from './agent-templates.js';
+
 import type { Objective } from '../policy/rubric.js';
+import type { TemplateDefinition } from './agent-templates.js';
 
 const SCHEMA = 'https://json-schema.org/draft/2020-12/schema';
 const ALWAYS = ['record_optout', 'end_call'] as const;

@@ -4,8 +4,8 @@
  * the queue messages of the workers, not these.)
  */
 import * as z from 'zod';
-import { MESSAGE_STATUSES } from '../policy/messages/status.js';
 import { MAX_VARIABLE_CHARS, MESSAGE_TEMPLATES } from '../policy/messages/sms-templates.js';
+import { MESSAGE_STATUSES } from '../policy/messages/status.js';
 import { complianceDecision } from './calls.js';
 import { timestamp } from './common.js';
 import { multiLineText, singleLineText } from './text.js';

@@ -8,9 +8,9 @@
  */
 import { contentHash } from '../canonical-json.js';
 import { PLANS } from '../policy/billing/plans.js';
+import { seedTemplate } from '../repositories/agent-templates.js';
 import { putPlanIfChanged } from '../repositories/billing.js';
 import { putPlatformRecordIfAbsent } from '../repositories/platform-records.js';
-import { seedTemplate } from '../repositories/agent-templates.js';
 import type { TemplateDefinition } from '../schemas/agent-templates.js';
 import { TEMPLATES } from '../schemas/template-catalogue.js';
 

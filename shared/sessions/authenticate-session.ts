@@ -4,13 +4,14 @@
  * Cookie routes refuse an Authorization header outright (a bearer key never works there),
  * and a state-changing cookie route also needs `Origin` = the dashboard's origin (403).
  */
-import { DomainError } from '../errors.js';
-import { useSession } from './session-cookie.js';
-import { getSignInUser } from '../repositories/users.js';
-import { getTenant, tenantUsable } from '../repositories/tenants.js';
+
 import { now } from '../clock.js';
-import { originAllowed, readSessionCookie, STATE_CHANGING_METHODS } from '../policy/auth/session-rules.js';
+import { DomainError } from '../errors.js';
 import type { Role } from '../policy/auth/roles.js';
+import { originAllowed, readSessionCookie, STATE_CHANGING_METHODS } from '../policy/auth/session-rules.js';
+import { getTenant, tenantUsable } from '../repositories/tenants.js';
+import { getSignInUser } from '../repositories/users.js';
+import { useSession } from './session-cookie.js';
 
 export interface SessionPrincipal {
   tenantId: string;

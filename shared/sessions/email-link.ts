@@ -4,17 +4,17 @@
  * transaction that opens the session.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { putNew, transactWrite } from '../db/transact-write.js';
-import { logger } from '../observability.js';
-import { invalid } from '../errors.js';
 import { mintToken, parseToken } from '../crypto/opaque-token.js';
+import { putNew, transactWrite } from '../db/transact-write.js';
+import { invalid } from '../errors.js';
+import { sendMail } from '../mail/mailer.js';
+import { signInLinkMail } from '../mail/messages.js';
+import { logger } from '../observability.js';
 import { SIGNIN_LINK_PREFIX, SIGNIN_LINK_TTL_MS } from '../policy/accounts/deletion-rules.js';
 import type { SessionRecord } from '../repositories/sessions.js';
 import { putSignInLink, spendSignInLinkItem } from '../repositories/sign-in-links.js';
-import { getSignInUser } from '../repositories/users.js';
 import { getTenant, tenantUsable } from '../repositories/tenants.js';
-import { sendMail } from '../mail/mailer.js';
-import { signInLinkMail } from '../mail/messages.js';
+import { getSignInUser } from '../repositories/users.js';
 import { newSession } from './session-cookie.js';
 import { reserveAll, signInUser } from './throttle.js';
 

@@ -7,8 +7,9 @@
  * password cost the same and answer the same 401. A success resets the account's counters.
  * (The emailed link is shared/sessions/email-link.ts, which needs no Argon2id.)
  */
-import { DomainError } from '../errors.js';
+
 import { verifyPassword } from '../auth/passwords.js';
+import { DomainError } from '../errors.js';
 import type { SessionRecord } from '../repositories/sessions.js';
 import { createSession } from './session-cookie.js';
 import { admitPasswordAttempt, passwordSucceeded, signInUser } from './throttle.js';

@@ -3,12 +3,13 @@
  * and the emailed-link paths. No password hashing here: functions that import this module
  * alone bundle without the Argon2id native module.
  */
-import { DomainError } from '../errors.js';
-import { admit, PASSWORD_BACKOFF, retryAfterSeconds, THROTTLES, type PasswordScope, type ThrottleScope } from '../policy/auth/throttle-rules.js';
+
 import { commit, conditionalTransaction, noChange, type TransactItem } from '../db/conditional-transaction.js';
+import { DomainError } from '../errors.js';
+import { admit, PASSWORD_BACKOFF, type PasswordScope, retryAfterSeconds, THROTTLES, type ThrottleScope } from '../policy/auth/throttle-rules.js';
+import { getTenant, tenantUsable } from '../repositories/tenants.js';
 import { backoffPut, clearBackoff, giveBackFailure, readBackoff, releaseSlot, reserveSlot } from '../repositories/throttles.js';
 import { findLogin, getSignInUser, type SignInUser } from '../repositories/users.js';
-import { getTenant, tenantUsable } from '../repositories/tenants.js';
 
 const tooMany = (seconds: number) =>
   new DomainError('rate_limited', 'too_many_attempts', 'Too many attempts; try again later', {}, { retryAfterSeconds: seconds });

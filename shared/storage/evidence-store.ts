@@ -9,8 +9,9 @@
  * it past the 500 KB bundle budget (measured: 607 KB with it). One PUT needs only the
  * SDK's SigV4 signer (@smithy/signature-v4) and fetch.
  */
-import { SignatureV4 } from '@smithy/signature-v4';
+
 import { createHash } from 'node:crypto';
+import { SignatureV4 } from '@smithy/signature-v4';
 import { NodeSha256 } from '../aws/node-sha256.js';
 import { env } from '../config.js';
 import { backoff, mayRetry, TRANSIENT_HTTP } from '../retry.js';

@@ -16,7 +16,7 @@ import { getNumberClaim, type NumberClaim } from '../repositories/phone-numbers.
 import { carrierAccountUses, getTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import { carrierAccess } from './carrier-for.js';
 import { publicBaseUrl } from './endpoints.js';
-import { TWILIO_SIGNATURE_HEADER, verifyTwilioSignature, type TwilioParams } from './twilio-signature.js';
+import { TWILIO_SIGNATURE_HEADER, type TwilioParams, verifyTwilioSignature } from './twilio-signature.js';
 
 export interface CarrierCaller {
   tenantId: string;

@@ -13,13 +13,14 @@
  *                the pinned version; voicemail; hangup; the end of a list → hang up
  *   unavailable → a polite refusal and <Hangup>
  */
+
+import type { PolicyDocument, PolicyStep } from '../policy/answering/model.js';
 import type { PolicyPath } from '../policy/answering/step-path.js';
 import { encodeStepPath, nextStepPath, resolveStep } from '../policy/answering/step-path.js';
-import type { PolicyDocument, PolicyStep } from '../policy/answering/model.js';
 import type { InboundPathEntry } from '../repositories/calls.js';
-import { gatherActionUrl, type CallTokenKey } from './call-tokens.js';
+import { type CallTokenKey, gatherActionUrl } from './call-tokens.js';
 import type { RelaySpeechSettings } from './relay-settings.js';
-import { relayTwiml, type RelayAgent } from './relay-twiml.js';
+import { type RelayAgent, relayTwiml } from './relay-twiml.js';
 import { dial, gather, hangup, record, say, twiml } from './twiml.js';
 
 export interface AnswerContext {

@@ -1,12 +1,13 @@
 /** Gathers what rendering an inbound answer needs (shared/telephony/inbound-answer.ts is pure). */
-import { repRefs, walkSteps } from '../policy/answering/walk.js';
+
 import type { PolicyDocument, PolicyStep } from '../policy/answering/model.js';
+import { repRefs, walkSteps } from '../policy/answering/walk.js';
 import { getAgentVersion } from '../repositories/agents.js';
 import { getRep } from '../repositories/reps.js';
-import type { AnswerContext } from './inbound-answer.js';
 import { callTokenKey } from './call-token-key.js';
 import { streamTokenTtlSeconds } from './call-tokens.js';
 import { publicBaseUrl, voiceRuntimeRelayUrl } from './endpoints.js';
+import type { AnswerContext } from './inbound-answer.js';
 import { relaySpeechSettings } from './relay-settings.js';
 import type { RelayAgent } from './relay-twiml.js';
 

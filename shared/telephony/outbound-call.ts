@@ -9,8 +9,8 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as z from 'zod';
 import { CALL_SID } from '../carrier/twiml-response.js';
 import { CallSidMismatch, linkCarrierCall } from '../repositories/call-lifecycle.js';
-import { getCall, type CallRecord } from '../repositories/calls.js';
-import { forbiddenSignature, type CarrierCaller } from './carrier-request.js';
+import { type CallRecord, getCall } from '../repositories/calls.js';
+import { type CarrierCaller, forbiddenSignature } from './carrier-request.js';
 
 /** The query of the carrier URLs dispatch hands out, as the OpenAPI document shows it. */
 export const outboundCallQuery = z.object({

@@ -14,7 +14,7 @@
  *   anything else (a session that simply ended, another error, unreadable HandoffData) →
  *       a polite hangup
  */
-import { handoffData, type HandoffData } from '../voice/protocol.js';
+import { type HandoffData, handoffData } from '../voice/protocol.js';
 import { OUTBOUND_GOODBYE } from './outbound-answer.js';
 import { dial, hangup, say, twiml } from './twiml.js';
 

@@ -15,7 +15,7 @@
 import type { AgentVersion } from '../schemas/agents.js';
 import { disclosureGreeting } from '../voice/greeting.js';
 import { providerVoice } from '../voice/voices.js';
-import { mintStreamToken, relayActionUrl, type CallTokenKey, type StreamClaims } from './call-tokens.js';
+import { type CallTokenKey, mintStreamToken, relayActionUrl, type StreamClaims } from './call-tokens.js';
 import type { RelaySpeechSettings } from './relay-settings.js';
 import { connectConversationRelay, twiml } from './twiml.js';
 

@@ -4,17 +4,18 @@
  * itself on AWS, the sandbox carrier locally and for mock accounts, which speaks the same
  * subset with the same shapes.
  */
+
+import { CARRIER_CALL_STATUSES, type CarrierCallStatus } from '../policy/call-state/carrier-call.js';
 import {
-  CarrierRefused,
-  CarrierUnavailable,
-  NumberRefused,
   type AccountCheck,
   type CarrierCredentials,
   type CarrierNumber,
+  CarrierRefused,
+  CarrierUnavailable,
+  NumberRefused,
   type NumberRouting,
   type TelephonyProvider,
 } from './provider.js';
-import { CARRIER_CALL_STATUSES, type CarrierCallStatus } from '../policy/call-state/carrier-call.js';
 
 /**
  * An account's calls-per-second ceiling. Twilio's Account resource (2010-04-01) has no such

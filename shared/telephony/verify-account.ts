@@ -16,7 +16,7 @@
  * by a crashed run lapses after VERIFY_CLAIM_MS.
  */
 import { conflict } from '../errors.js';
-import { AccountChanged, updateTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
+import { AccountChanged, type TelephonyAccountRecord, updateTelephonyAccount } from '../repositories/telephony-accounts.js';
 import { carrierFailure } from './carrier-errors.js';
 import { carrierAccess } from './carrier-for.js';
 import { CarrierUnavailable } from './provider.js';

@@ -7,10 +7,10 @@
  * Global fetch pools keep-alive connections per origin, so one call's batches reuse a socket.
  */
 import { retrievePassages } from '../knowledge/pack-index.js';
+import { getTemplate } from '../repositories/agent-templates.js';
 import { getAgentVersion } from '../repositories/agents.js';
 import { getCall } from '../repositories/calls.js';
 import { getRep } from '../repositories/reps.js';
-import { getTemplate } from '../repositories/agent-templates.js';
 import { MAX_EVENTS_PER_REQUEST } from '../schemas/runtime-events.js';
 import type { VerifiedStreamClaims } from '../telephony/call-tokens.js';
 import { publicBaseUrl, sandboxApiBaseUrl, twilioApiBaseUrl } from '../telephony/endpoints.js';

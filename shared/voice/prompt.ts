@@ -9,8 +9,9 @@
  * Phone numbers and credential-looking values are withheld before anything reaches the prompt:
  * a model cannot leak what it was never told.
  */
+
+import { type AgentPlan, PLAN_CLOSE, PLAN_OPEN, renderPlan } from './plan.js';
 import type { CallBrief } from './ports.js';
-import { renderPlan, PLAN_CLOSE, PLAN_OPEN, type AgentPlan } from './plan.js';
 import { offeredTools } from './tools.js';
 
 export const CALL_DATA_OPEN = '<call_data>';

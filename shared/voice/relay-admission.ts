@@ -8,12 +8,13 @@
  *     (no POST parameters on an upgrade) under the call's carrier account auth token → else 403.
  * Nothing is written either way.
  */
-import { getCall } from '../repositories/calls.js';
+
 import { runtimeWindowOpen } from '../policy/call-state/runtime-window.js';
+import { getCall } from '../repositories/calls.js';
 import { getTelephonyAccount } from '../repositories/telephony-accounts.js';
-import { carrierAccess } from '../telephony/carrier-for.js';
 import { callTokenKey } from '../telephony/call-token-key.js';
-import { verifyStreamToken, type VerifiedStreamClaims } from '../telephony/call-tokens.js';
+import { type VerifiedStreamClaims, verifyStreamToken } from '../telephony/call-tokens.js';
+import { carrierAccess } from '../telephony/carrier-for.js';
 import { voiceRuntimeRelayUrl } from '../telephony/endpoints.js';
 import { verifyTwilioSignature } from '../telephony/twilio-signature.js';
 

@@ -13,8 +13,8 @@
  */
 import { getRelaySession, type RelaySessionRecord, relayConnection, saveRelaySession } from '../repositories/relay-sessions.js';
 import { mintStreamToken, type VerifiedStreamClaims } from '../telephony/call-tokens.js';
-import { type CoreInput, callSetup, type Effect, initialState, type SessionState, type StepResult } from './core/state.js';
 import { phraseReady } from './core/coalesce.js';
+import { type CoreInput, callSetup, type Effect, initialState, type SessionState, type StepResult } from './core/state.js';
 import { step } from './core/step.js';
 import type { CallBrief, ControlPlane, ReplyModel, ToolSpec } from './ports.js';
 import { type HandoffData, type OutboundMessage, parseInbound } from './protocol.js';

@@ -13,8 +13,8 @@
  */
 import { MAX_EVENTS_PER_REQUEST } from '../schemas/runtime-events.js';
 import type { VerifiedStreamClaims } from '../telephony/call-tokens.js';
-import { type CoreInput, callSetup, type Effect, initialState, type SessionState, type StepResult } from './core/state.js';
 import { phraseReady } from './core/coalesce.js';
+import { type CoreInput, callSetup, type Effect, initialState, type SessionState, type StepResult } from './core/state.js';
 import { step } from './core/step.js';
 import { renderPlan } from './plan.js';
 import type { CallBrief, ControlPlane, ReplyModel, RuntimeEventInput, ToolSpec } from './ports.js';

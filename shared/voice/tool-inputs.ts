@@ -7,10 +7,10 @@
  */
 import * as z from 'zod';
 import { MAX_DURATION_MINUTES, MIN_DURATION_MINUTES } from '../policy/calendar/availability.js';
+import type { TOOL_GRANTS } from '../schemas/agent-templates.js';
 import { policyTimezone } from '../schemas/answering-policy.js';
 import { timestamp } from '../schemas/common.js';
 import { isoDate, rangeCheck } from '../schemas/integrations.js';
-import type { TOOL_GRANTS } from '../schemas/agent-templates.js';
 
 /** The granted tools the runtime can execute (the other grants are never offered to the model). */
 export const VOICE_TOOLS = [

@@ -29,19 +29,19 @@
  */
 import type * as z from 'zod';
 import { smsActionText } from '../messages/sms-action.js';
-import { RUNTIME_LIMITS, type OutcomeBody } from '../schemas/runtime-events.js';
 import { surveyQuestions } from '../policy/surveys/survey-response.js';
-import { ControlPlaneError, type CallBrief, type ControlPlane, type RuntimeEventInput, type ToolSpec } from './ports.js';
+import { type OutcomeBody, RUNTIME_LIMITS } from '../schemas/runtime-events.js';
+import { type CallBrief, type ControlPlane, ControlPlaneError, type RuntimeEventInput, type ToolSpec } from './ports.js';
 import type { HandoffData } from './protocol.js';
 import {
   DEFAULT_MEETING_MINUTES,
   isVoiceTool,
   MAX_SLOTS_TOLD,
   scopedToolInput,
+  type ToolScope,
   toolDescriptions,
   toolInputs,
   VOICE_TOOLS,
-  type ToolScope,
   type VoiceToolName,
 } from './tool-inputs.js';
 

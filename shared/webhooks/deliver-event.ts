@@ -19,24 +19,24 @@ import { randomUUID } from 'node:crypto';
 import { now as clockNow } from '../clock.js';
 import { conflict, notFound } from '../errors.js';
 import { logger } from '../observability.js';
+import { envelopeBody, envelopeOf } from '../policy/webhooks/envelope.js';
 import { endpointTakes, getWebhookEndpoint, liveSigningSecrets, type WebhookEndpointRecord } from '../repositories/webhook-endpoints.js';
 import {
+  type AttemptRecord,
   claimAttempt,
   claimDueAttempt,
   claimDueAttempts,
+  type DeliveryStatus,
   getWebhookEvent,
   getWebhookEvents,
   markSkipped,
   recordAttempt,
   recordAttempts,
-  type AttemptRecord,
-  type DeliveryStatus,
   type WebhookEventRecord,
 } from '../repositories/webhook-events.js';
-import { deliverOnce, DELIVERY_TIMEOUT_MS, type DeliveryResult } from './deliver.js';
-import { envelopeBody, envelopeOf } from '../policy/webhooks/envelope.js';
-import { nextAttemptDelay, retrySchedule } from './retry-schedule.js';
 import { deliveryHeaders } from '../schemas/webhook-signature.js';
+import { DELIVERY_TIMEOUT_MS, type DeliveryResult, deliverOnce } from './deliver.js';
+import { nextAttemptDelay, retrySchedule } from './retry-schedule.js';
 import { settleAll, startedWrite } from './settle-all.js';
 import { webhookUrlPolicy } from './url-policy.js';
 

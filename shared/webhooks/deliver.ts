@@ -18,7 +18,7 @@
 import http, { STATUS_CODES } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { checkWebhookUrl, systemResolver, type Resolver, type UrlCheck, type UrlPolicy } from './url-policy.js';
+import { checkWebhookUrl, type Resolver, systemResolver, type UrlCheck, type UrlPolicy } from './url-policy.js';
 
 export interface DeliveryResult {
   delivered: boolean;

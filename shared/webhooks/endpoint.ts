@@ -3,7 +3,7 @@
  * are drawn and the rule on how many may be live at once is applied.
  */
 import { conflict } from '../errors.js';
-import { putWebhookEndpoint, rotateWebhookSecret, type EndpointSettings, type WebhookEndpointRecord } from '../repositories/webhook-endpoints.js';
+import { type EndpointSettings, putWebhookEndpoint, rotateWebhookSecret, type WebhookEndpointRecord } from '../repositories/webhook-endpoints.js';
 import { newSigningSecret } from '../schemas/webhook-signature.js';
 
 /** More live secrets than this at once means rotations faster than any receiver can follow. */

@@ -9,8 +9,8 @@
  * one-minute schedule (anything the stream path missed); locally on a short interval.
  */
 import { OUTBOX_SHARDS } from '../db/keys.js';
-import { markManyRelayed, pendingEvents } from '../repositories/outbox-events.js';
 import { logger } from '../observability.js';
+import { markManyRelayed, pendingEvents } from '../repositories/outbox-events.js';
 import { enqueueDeliveries } from './delivery-queue.js';
 import { settleAll, startedWrite } from './settle-all.js';
 

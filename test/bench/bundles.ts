@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { esbuildOptions, PASSWORD_MODULES, REPO_ROOT } from '../../infra/bundling.js';
-import { workers } from '../../shared/workers.js';
 import { fallbackRoute, type RouteDefinition, routes } from '../../shared/routes.js';
+import { workers } from '../../shared/workers.js';
 import { fmt, median } from './stats.js';
 
 export const BUNDLE_BUDGET_BYTES = 500 * 1000;

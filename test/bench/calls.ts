@@ -16,15 +16,15 @@
  *     the most dials the carrier saw in any one-second window of its clock (sliding).
  */
 import { randomUUID } from 'node:crypto';
-import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { LocalStack } from '../../infra/local/stack.js';
 import { createTenant } from '../../shared/admin/bootstrap.js';
 import { setClockOffsetForTests } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { callKeys, keys } from '../../shared/db/keys.js';
 import { newId } from '../../shared/ids.js';
-import { isTerminal, type CallState } from '../../shared/policy/call-state/machine.js';
+import { type CallState, isTerminal } from '../../shared/policy/call-state/machine.js';
 import { seedPlatformData } from '../../shared/seed/platform.js';
-import type { LocalStack } from '../../infra/local/stack.js';
 import { carrierCallsFrom } from './carrier-records.js';
 import { inRoute } from './request-scope.js';
 import { fmt, maxInAnyWindow, percentile, pool } from './stats.js';

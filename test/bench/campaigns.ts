@@ -10,12 +10,12 @@
  * capacity model (docs/capacity.md) against the code.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { LocalStack } from '../../infra/local/stack.js';
 import { createTenant } from '../../shared/admin/bootstrap.js';
 import { setClockOffsetForTests } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
 import { seedPlatformData } from '../../shared/seed/platform.js';
-import type { LocalStack } from '../../infra/local/stack.js';
 import { carrierCallsFrom } from './carrier-records.js';
 import { countWritesPerPartition, type PartitionWrites } from './partition-writes.js';
 import { fmt, maxInAnyWindow } from './stats.js';

@@ -6,12 +6,12 @@
  * DynamoDB Local slows as its table fills, so the order is conservative for the import.
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { LocalStack } from '../../infra/local/stack.js';
 import { createTenant } from '../../shared/admin/bootstrap.js';
 import { db } from '../../shared/db/client.js';
 import { DEFAULT_CONCURRENCY } from '../../shared/imports/run-import.js';
 import { ensureApiAttestation } from '../../shared/repositories/attestations.js';
 import { newContactItems, writeNewContact } from '../../shared/repositories/contacts.js';
-import type { LocalStack } from '../../infra/local/stack.js';
 import { fmt, pool } from './stats.js';
 
 export interface ImportFigures {

@@ -4,10 +4,10 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { LocalStack } from '../../infra/local/stack.js';
 import { createTenant } from '../../shared/admin/bootstrap.js';
 import { db } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
-import type { LocalStack } from '../../infra/local/stack.js';
 import { fmt, percentile } from './stats.js';
 
 export interface MeFigures {

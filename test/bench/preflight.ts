@@ -6,14 +6,14 @@
  * the engine needs happens.
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { LocalStack } from '../../infra/local/stack.js';
 import { createTenant } from '../../shared/admin/bootstrap.js';
 import { db } from '../../shared/db/client.js';
-import { parseDncFile } from '../../shared/policy/dnc/snapshot-file.js';
 import { newId } from '../../shared/ids.js';
+import { parseDncFile } from '../../shared/policy/dnc/snapshot-file.js';
 import { contactAttemptPut } from '../../shared/repositories/contact-attempts.js';
 import { replaceDncSnapshot } from '../../shared/repositories/dnc-snapshots.js';
 import { seedPlatformData } from '../../shared/seed/platform.js';
-import type { LocalStack } from '../../infra/local/stack.js';
 import { fmt, percentile } from './stats.js';
 
 export interface PreflightFigures {

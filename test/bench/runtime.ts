@@ -19,6 +19,8 @@ import { randomUUID } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { WebSocket } from 'ws';
+import { type CreateRelaySession, defaultCreateRelaySession } from '../../infra/local/relay-session.js';
+import type { LocalStack } from '../../infra/local/stack.js';
 import { createTenant } from '../../shared/admin/bootstrap.js';
 import { now, setClockOffsetForTests } from '../../shared/clock.js';
 import { seedPlatformData } from '../../shared/seed/platform.js';
@@ -28,8 +30,6 @@ import { createReplyModel } from '../../shared/voice/llm/chain.js';
 import { createRegistry } from '../../shared/voice/llm/registry.js';
 import { createSandboxModel } from '../../shared/voice/llm/sandbox-model.js';
 import type { ReplyModel, ReplyPart, ReplyRequest } from '../../shared/voice/ports.js';
-import type { LocalStack } from '../../infra/local/stack.js';
-import { defaultCreateRelaySession, type CreateRelaySession } from '../../infra/local/relay-session.js';
 import { fmt, percentile, pool } from './stats.js';
 
 const FIRST_TOKEN_MS = 300;

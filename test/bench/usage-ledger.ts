@@ -9,12 +9,12 @@ import { isDeepStrictEqual } from 'node:util';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalStack } from '../../infra/local/stack.js';
 import { createTenant } from '../../shared/admin/bootstrap.js';
+import { db } from '../../shared/db/client.js';
 import { METERS, type Meter } from '../../shared/policy/billing/meters.js';
 import { periodBounds } from '../../shared/policy/billing/period.js';
 import { planById } from '../../shared/policy/billing/plans.js';
-import { ratePeriod, type MeterTotals } from '../../shared/policy/billing/rating.js';
-import { db } from '../../shared/db/client.js';
-import { readPeriodTotals, recomputePeriodTotals, usageLedgerItems, type UsageContext } from '../../shared/repositories/usage-ledger.js';
+import { type MeterTotals, ratePeriod } from '../../shared/policy/billing/rating.js';
+import { readPeriodTotals, recomputePeriodTotals, type UsageContext, usageLedgerItems } from '../../shared/repositories/usage-ledger.js';
 import { fmt, percentile, pool } from './stats.js';
 
 /** A small deterministic generator (mulberry32), so a run's rows can be written again. */

@@ -15,16 +15,16 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { LocalStack } from '../../infra/local/stack.js';
 import { createTenant } from '../../shared/admin/bootstrap.js';
 import { db, tableName } from '../../shared/db/client.js';
-import { sqs } from '../../shared/queues/client.js';
 import { webhookKeys } from '../../shared/db/keys.js';
 import { outboxItems } from '../../shared/events/outbox.js';
 import { newId } from '../../shared/ids.js';
 import type { WebhookEnvelope } from '../../shared/policy/webhooks/envelope.js';
+import { sqs } from '../../shared/queues/client.js';
 import { deliveryHeaders, SIGNATURE_HEADER, signatureHeader } from '../../shared/schemas/webhook-signature.js';
 import { workers } from '../../shared/workers.js';
-import type { LocalStack } from '../../infra/local/stack.js';
 import { fmt, percentile, pool } from './stats.js';
 
 /** The stack options this part runs under (bin/bench.ts passes them to startLocalStack). */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { setRepStatusAction } from '../../shared/admin/bootstrap.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
-import { getPolicyVersion, getCurrentPolicy, PolicyWriteRefused, writePolicy } from '../../shared/repositories/answering-policies.js';
+import { getCurrentPolicy, getPolicyVersion, PolicyWriteRefused, writePolicy } from '../../shared/repositories/answering-policies.js';
 import { getPhoneNumber } from '../../shared/repositories/phone-numbers.js';
 import { newSandboxCredentials, putSandboxAccount } from '../../shared/sandbox/accounts.js';
 import { useTestStack } from '../support/stack.js';

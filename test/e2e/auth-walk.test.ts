@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { routes, type RouteDefinition } from '../../shared/routes.js';
+import { type RouteDefinition, routes } from '../../shared/routes.js';
 import { useTestStack } from '../support/stack.js';
 import { client, newTenant } from './client.js';
 

@@ -6,38 +6,38 @@
  * roles and tenant isolation.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import Stripe from 'stripe';
-import twilio from 'twilio';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import Stripe from 'stripe';
+import twilio from 'twilio';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { db } from '../../shared/db/client.js';
+import { createApiKey, createUser } from '../../shared/admin/bootstrap.js';
 import { jobs } from '../../shared/admin/jobs.js';
 import { INVOICE_CLOSE_GRACE_MS, invoiceTenant } from '../../shared/billing/invoice-job.js';
-import { METERS } from '../../shared/policy/billing/meters.js';
-import { sandboxPaymentProvider, type PaymentProvider } from '../../shared/billing/payment-provider.js';
-import { periodBounds, periodOf } from '../../shared/policy/billing/period.js';
+import { type PaymentProvider, sandboxPaymentProvider } from '../../shared/billing/payment-provider.js';
 import { now } from '../../shared/clock.js';
-import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
+import { db } from '../../shared/db/client.js';
+import { METERS } from '../../shared/policy/billing/meters.js';
+import { periodBounds, periodOf } from '../../shared/policy/billing/period.js';
+import { planById } from '../../shared/policy/billing/plans.js';
+import { ratePeriod } from '../../shared/policy/billing/rating.js';
 import { cancelSubscription, getBillingAccount, setDailyBudget } from '../../shared/repositories/billing.js';
-import { invoiceOfPeriod } from '../../shared/repositories/invoices.js';
 import { getCallBySid } from '../../shared/repositories/calls.js';
+import { invoiceOfPeriod } from '../../shared/repositories/invoices.js';
+import { getMessageRecord } from '../../shared/repositories/messages.js';
+import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { getTelephonyAccount } from '../../shared/repositories/telephony-accounts.js';
-import { recomputePeriodTotals, readPeriodTotals, usageRowsOf } from '../../shared/repositories/usage-ledger.js';
+import { readPeriodTotals, recomputePeriodTotals, usageRowsOf } from '../../shared/repositories/usage-ledger.js';
 import { newSandboxCredentials, putSandboxAccount } from '../../shared/sandbox/accounts.js';
 import { readTwiml } from '../../shared/sandbox/twiml-reader.js';
 import { carrierAccess } from '../../shared/telephony/carrier-for.js';
+import { ledgerDisagreements, type SummaryBody, writeLedgerMonth } from '../bench/usage-ledger.js';
 import { useTestStack } from '../support/stack.js';
-import { outboundTenant, putOutboundCall, signedPost } from './outbound-fixtures.js';
-import { textingTenant } from './message-fixtures.js';
-import { getMessageRecord } from '../../shared/repositories/messages.js';
-import { ledgerDisagreements, writeLedgerMonth, type SummaryBody } from '../bench/usage-ledger.js';
-import { planById } from '../../shared/policy/billing/plans.js';
-import { ratePeriod } from '../../shared/policy/billing/rating.js';
 import { resetClock, setClock } from './call-fixtures.js';
 import { client, newTenant } from './client.js';
+import { textingTenant } from './message-fixtures.js';
+import { outboundTenant, putOutboundCall, signedPost } from './outbound-fixtures.js';
 import { mockAccount, publishedAgent, randomNumber } from './telephony-fixtures.js';
-import { createUser, createApiKey } from '../../shared/admin/bootstrap.js';
 
 const stack = useTestStack({ workers: false });
 afterEach(() => {

@@ -4,7 +4,7 @@
  * sandbox's Google (state and verifier checked, tokens sealed and never in a response or a
  * log, refreshed on expiry); availability reads the connection's free/busy and working hours.
  */
-import { captureLogs } from '../support/log-capture.js';
+
 import { createHash } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -12,9 +12,10 @@ import { open } from '../../shared/crypto/secret-box.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { integrationKeys } from '../../shared/db/keys.js';
 import { getConnectionRecord, openTokens } from '../../shared/repositories/integration-connections.js';
+import { captureLogs } from '../support/log-capture.js';
 import { useTestStack } from '../support/stack.js';
-import { client, expectContractResponse, newTenant } from './client.js';
 import { resetClock, setClock } from './call-fixtures.js';
+import { client, expectContractResponse, newTenant } from './client.js';
 
 const logs = captureLogs();
 // The local server's own access log too (what `npm start` prints), into the captured stderr.

@@ -10,6 +10,7 @@ import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import {
   ALLOWED_AT,
+  type CallWorld,
   callWorld,
   eventsOfCall,
   newContact,
@@ -19,7 +20,6 @@ import {
   sandboxCallsFrom,
   setClock,
   storedCall,
-  type CallWorld,
 } from './call-fixtures.js';
 import { client, newTenant } from './client.js';
 

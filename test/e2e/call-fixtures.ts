@@ -4,9 +4,9 @@ import { QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { setClockOffsetForTests } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { contactPartition, keys } from '../../shared/db/keys.js';
-import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { getCall } from '../../shared/repositories/calls.js';
 import type { OutboundCallRecord } from '../../shared/repositories/outbound-calls.js';
+import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { profileBody } from './agent-fixtures.js';
 import type { client } from './client.js';
 import { activeNumber, mockAccount, randomNumber } from './telephony-fixtures.js';

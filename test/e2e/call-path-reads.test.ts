@@ -12,7 +12,7 @@ import { parseDncFile } from '../../shared/policy/dnc/snapshot-file.js';
 import { replaceDncSnapshot } from '../../shared/repositories/dnc-snapshots.js';
 import { useTestStack } from '../support/stack.js';
 import { profileBody } from './agent-fixtures.js';
-import { ALLOWED_AT, callWorld, newContact, queue, resetClock, sandboxCallsFrom, setClock, type CallWorld } from './call-fixtures.js';
+import { ALLOWED_AT, type CallWorld, callWorld, newContact, queue, resetClock, sandboxCallsFrom, setClock } from './call-fixtures.js';
 import { client, newTenant } from './client.js';
 
 const stack = useTestStack({ workers: false });

@@ -11,22 +11,23 @@
  * numbers (as if they never arrived), and its analysis worker swallows chosen tenants'
  * messages (as if the message were lost).
  */
-import type { SQSEvent } from 'aws-lambda';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+
 import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2, SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createHandlerLoader } from '../../infra/local/handlers.js';
+import type { SqsHandler } from '../../infra/local/pollers.js';
+import type { HttpHandler } from '../../infra/local/server.js';
 import { DEFAULT_ANALYSIS_RESEND_AFTER_MS } from '../../shared/calls/analysis-resend.js';
 import { unfinishedBounds } from '../../shared/calls/unfinished-calls.js';
 import { advanceClockForTests } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { dispatchKeys, platformKeys } from '../../shared/db/keys.js';
-import { createHandlerLoader } from '../../infra/local/handlers.js';
-import type { SqsHandler } from '../../infra/local/pollers.js';
-import type { HttpHandler } from '../../infra/local/server.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import {
   ALLOWED_AT,
+  type CallWorld,
   callWorld,
   eventsOfCall,
   newContact,
@@ -36,7 +37,6 @@ import {
   setClock,
   storedCall,
   typesOf,
-  type CallWorld,
 } from './call-fixtures.js';
 import { client, newTenant } from './client.js';
 

@@ -14,8 +14,10 @@ import { keys } from '../../shared/db/keys.js';
 import { utcDay } from '../../shared/repositories/phone-numbers.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
+import { newRep } from './agent-fixtures.js';
 import {
   ALLOWED_AT,
+  type CallWorld,
   callWorld,
   eventsOfCall,
   newContact,
@@ -26,9 +28,7 @@ import {
   setCpsLimit,
   storedCall,
   typesOf,
-  type CallWorld,
 } from './call-fixtures.js';
-import { newRep } from './agent-fixtures.js';
 import { client, newTenant } from './client.js';
 
 // Steps long enough that the runtime's beats land before the carrier's final callback.

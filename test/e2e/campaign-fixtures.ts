@@ -1,8 +1,8 @@
 /** Fixtures for the campaign suites: an imported list, a pool, a campaign, and what the sandbox carrier really did. */
 import { now } from '../../shared/clock.js';
-import { ALLOWED_AT, INFO_SUBJECT, sandboxCallsFrom, setClock, type CallWorld } from './call-fixtures.js';
-import { activeNumber, randomNumber } from './telephony-fixtures.js';
 import { waitFor } from '../support/wait-for.js';
+import { ALLOWED_AT, type CallWorld, INFO_SUBJECT, sandboxCallsFrom, setClock } from './call-fixtures.js';
+import { activeNumber, randomNumber } from './telephony-fixtures.js';
 
 type Api = CallWorld['api'];
 

@@ -8,7 +8,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCampaigns } from '../../shared/campaigns/driver.js';
 import { useTestStack } from '../support/stack.js';
-import { callWorld, resetClock, setClock, type CallWorld } from './call-fixtures.js';
+import { type CallWorld, callWorld, resetClock, setClock } from './call-fixtures.js';
 import { allRows, carrierCalls, futureAllowedAt, importList, newCampaign, peaks, poolOf, waitForStatus } from './campaign-fixtures.js';
 import { client, newTenant } from './client.js';
 import { randomNumber } from './telephony-fixtures.js';

@@ -8,7 +8,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
-import { callWorld, resetClock, setClock, storedCall, type CallWorld } from './call-fixtures.js';
+import { type CallWorld, callWorld, resetClock, setClock, storedCall } from './call-fixtures.js';
 import { allRows, futureAllowedAt, importList, newCampaign, poolOf, waitForStatus } from './campaign-fixtures.js';
 import { client, newTenant } from './client.js';
 

@@ -9,7 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { now } from '../../shared/clock.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
-import { callWorld, eventsOfCall, resetClock, setClock, setCpsLimit, storedCall, type CallWorld } from './call-fixtures.js';
+import { type CallWorld, callWorld, eventsOfCall, resetClock, setClock, setCpsLimit, storedCall } from './call-fixtures.js';
 import { advance, allRows, campaignOf, carrierCalls, futureAllowedAt, importList, newCampaign, poolOf, waitForStatus } from './campaign-fixtures.js';
 import { client, newTenant } from './client.js';
 import { randomNumber } from './telephony-fixtures.js';

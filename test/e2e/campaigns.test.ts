@@ -10,8 +10,8 @@ import { now } from '../../shared/clock.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { locs } from './agent-fixtures.js';
-import { callWorld, resetClock, setClock, setCpsLimit, type CallWorld } from './call-fixtures.js';
-import { advance, allRows, futureAllowedAt, campaignOf, carrierCalls, importList, newCampaign, peaks, poolOf, waitForStatus } from './campaign-fixtures.js';
+import { type CallWorld, callWorld, resetClock, setClock, setCpsLimit } from './call-fixtures.js';
+import { advance, allRows, campaignOf, carrierCalls, futureAllowedAt, importList, newCampaign, peaks, poolOf, waitForStatus } from './campaign-fixtures.js';
 import { client, newTenant } from './client.js';
 import { randomNumber } from './telephony-fixtures.js';
 

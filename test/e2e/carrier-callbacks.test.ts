@@ -1,7 +1,6 @@
-import { captureLogs } from '../support/log-capture.js';
 import { randomBytes } from 'node:crypto';
-import twilio from 'twilio';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import twilio from 'twilio';
 import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
@@ -10,9 +9,10 @@ import { getTelephonyAccount, openSandboxCredentials } from '../../shared/reposi
 import { newSandboxCredentials, putSandboxAccount } from '../../shared/sandbox/accounts.js';
 import { playInboundCall } from '../../shared/sandbox/inbound-call.js';
 import { readTwiml } from '../../shared/sandbox/twiml-reader.js';
+import { callTokenKey } from '../../shared/telephony/call-token-key.js';
 import { verifyStreamToken } from '../../shared/telephony/call-tokens.js';
 import { UNAVAILABLE_MESSAGE } from '../../shared/telephony/inbound-answer.js';
-import { callTokenKey } from '../../shared/telephony/call-token-key.js';
+import { captureLogs } from '../support/log-capture.js';
 import { useTestStack } from '../support/stack.js';
 import { newRep } from './agent-fixtures.js';
 import { client, newTenant } from './client.js';

@@ -19,11 +19,11 @@
  */
 import { expect } from 'vitest';
 import type * as z from 'zod';
+import { loadHandler } from '../../infra/openapi/build.js';
 import { createTenant } from '../../shared/admin/bootstrap.js';
 import { createRouter } from '../../shared/http/route-matcher.js';
-import { routes, type RouteDefinition } from '../../shared/routes.js';
+import { type RouteDefinition, routes } from '../../shared/routes.js';
 import { errorSchema, validationErrorSchema } from '../../shared/schemas/common.js';
-import { loadHandler } from '../../infra/openapi/build.js';
 import { documentViolations, type Exchange } from '../support/openapi-contract.js';
 import type { TestStack } from '../support/stack.js';
 import { strictDeep } from '../support/strict-schema.js';

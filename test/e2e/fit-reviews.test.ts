@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { useTestStack } from '../support/stack.js';
-import { agentNumberWorld } from './inbound-fixtures.js';
 import { client, newTenant } from './client.js';
+import { agentNumberWorld } from './inbound-fixtures.js';
 
 const stack = useTestStack({ workers: false });
 let n = 0;

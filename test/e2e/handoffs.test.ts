@@ -5,19 +5,19 @@
  * it (twice: the same booking), and an expired, tampered, foreign or taken slot is refused.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { bookingEventId } from '../../shared/mobile/handoff-booking.js';
-import { failNextSandboxGoogleInsert } from '../../shared/sandbox/google.js';
+import { getCall, getCallPointer } from '../../shared/repositories/calls.js';
 import { bookHandoff, getHandoff } from '../../shared/repositories/handoffs.js';
 import { activeCalendar } from '../../shared/repositories/integration-connections.js';
-import { playInboundCall } from '../../shared/sandbox/inbound-call.js';
-import { getCall, getCallPointer } from '../../shared/repositories/calls.js';
+import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import type { CallRecordWithEvents } from '../../shared/repositories/runtime-events.js';
+import { failNextSandboxGoogleInsert } from '../../shared/sandbox/google.js';
+import { playInboundCall } from '../../shared/sandbox/inbound-call.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
-import { agentNumberWorld } from './inbound-fixtures.js';
 import { resetClock, setClock } from './call-fixtures.js';
 import { client, newTenant } from './client.js';
+import { agentNumberWorld } from './inbound-fixtures.js';
 import { randomNumber } from './telephony-fixtures.js';
 
 const stack = useTestStack({ workers: false });

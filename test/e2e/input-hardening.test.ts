@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { loadHandler } from '../../infra/openapi/build.js';
 import { createUser } from '../../shared/admin/bootstrap.js';
 import { PAGE_BYTE_BUDGET } from '../../shared/pagination/page.js';
-import { routes, type RouteDefinition } from '../../shared/routes.js';
-import { loadHandler } from '../../infra/openapi/build.js';
+import { type RouteDefinition, routes } from '../../shared/routes.js';
 import { useTestStack } from '../support/stack.js';
-import { client, newTenant, type ApiResponse } from './client.js';
+import { type ApiResponse, client, newTenant } from './client.js';
 
 const stack = useTestStack({ workers: false });
 

@@ -5,8 +5,8 @@ import twilio from 'twilio';
 import { db, tableName } from '../../shared/db/client.js';
 import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { getTelephonyAccount, openSandboxCredentials } from '../../shared/repositories/telephony-accounts.js';
-import { readTwiml } from '../../shared/sandbox/twiml-reader.js';
 import { repliesOf } from '../../shared/sandbox/inbound-message.js';
+import { readTwiml } from '../../shared/sandbox/twiml-reader.js';
 import type { TestStack } from '../support/stack.js';
 import { profileBody } from './agent-fixtures.js';
 import { INFO_SUBJECT } from './call-fixtures.js';
@@ -117,4 +117,4 @@ export async function sandboxMessagesFrom(from: string): Promise<Record<string, 
 
 export const eventsOfMessage = async (tenantId: string, messageId: string) => (await listTenantEvents(tenantId)).filter((e) => e.data.message_id === messageId);
 
-export { readTwiml, type Api };
+export { type Api, readTwiml };

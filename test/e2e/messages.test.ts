@@ -5,26 +5,25 @@
  * webhook (STOP/HELP/START), the list and its filters, tenant isolation.
  */
 import { randomUUID } from 'node:crypto';
+import { ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
+import { advanceClockForTests, now } from '../../shared/clock.js';
+import { db, tableName } from '../../shared/db/client.js';
+import { newId } from '../../shared/ids.js';
+import { runMessageSendReconciler } from '../../shared/messages/send-reconciler.js';
 import { parseDncFile } from '../../shared/policy/dnc/snapshot-file.js';
 import { replaceDncSnapshot } from '../../shared/repositories/dnc-snapshots.js';
+import { messagePut, sendWatchPut } from '../../shared/repositories/messages.js';
+import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { getActiveSuppression } from '../../shared/repositories/suppressions.js';
+import { repliesOf } from '../../shared/sandbox/inbound-message.js';
+import { runDispatchTick } from '../../shared/tick/dispatch-tick.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { locs } from './agent-fixtures.js';
 import { INFO_SUBJECT, QUIET_AT, queue, resetClock, setClock } from './call-fixtures.js';
 import { client, newTenant } from './client.js';
-import { eventsOfMessage, newMessageSid, sandboxMessagesFrom, textingTenant, type TextingTenant } from './message-fixtures.js';
-import { ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { runDispatchTick } from '../../shared/tick/dispatch-tick.js';
-import { advanceClockForTests, now } from '../../shared/clock.js';
-import { db, tableName } from '../../shared/db/client.js';
-import { newId } from '../../shared/ids.js';
-import { runMessageSendReconciler } from '../../shared/messages/send-reconciler.js';
-import { messagePut, sendWatchPut } from '../../shared/repositories/messages.js';
-import { repliesOf } from '../../shared/sandbox/inbound-message.js';
-import { readTwiml } from './message-fixtures.js';
+import { eventsOfMessage, newMessageSid, readTwiml, sandboxMessagesFrom, type TextingTenant, textingTenant } from './message-fixtures.js';
 import { mockAccount, randomNumber } from './telephony-fixtures.js';
 
 const stack = useTestStack();

@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { readTwiml } from '../../shared/sandbox/twiml-reader.js';
 import { useTestStack } from '../support/stack.js';
-import { agentNumberWorld } from './inbound-fixtures.js';
 import { client, newTenant } from './client.js';
+import { agentNumberWorld } from './inbound-fixtures.js';
 import { randomNumber } from './telephony-fixtures.js';
 
 const stack = useTestStack({ workers: false });

@@ -1,5 +1,5 @@
-import { captureLogs } from '../support/log-capture.js';
 import { describe, expect, it } from 'vitest';
+import { captureLogs } from '../support/log-capture.js';
 import { useTestStack } from '../support/stack.js';
 import { client, newTenant } from './client.js';
 

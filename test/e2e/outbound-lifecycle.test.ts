@@ -10,19 +10,19 @@ import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../shared/db/client.js';
 import { callKeys } from '../../shared/db/keys.js';
 import type { OutboxEvent } from '../../shared/events/outbox.js';
-import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { newId } from '../../shared/ids.js';
 import { isTerminal } from '../../shared/policy/call-state/machine.js';
-import type { CallRecordWithEvents } from '../../shared/repositories/runtime-events.js';
 import { createInboundCall, getCall, getCallPointer } from '../../shared/repositories/calls.js';
+import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
+import type { CallRecordWithEvents } from '../../shared/repositories/runtime-events.js';
 import { getActiveSuppression } from '../../shared/repositories/suppressions.js';
 import { playInboundCall } from '../../shared/sandbox/inbound-call.js';
 import { readTwiml } from '../../shared/sandbox/twiml-reader.js';
-import { profileBody } from './agent-fixtures.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
+import { profileBody } from './agent-fixtures.js';
 import { client, newTenant } from './client.js';
-import { dial, outboundTenant, putOutboundCall, signedPost, VOICEMAIL_BODY, type OutboundTenant } from './outbound-fixtures.js';
+import { dial, type OutboundTenant, outboundTenant, putOutboundCall, signedPost, VOICEMAIL_BODY } from './outbound-fixtures.js';
 
 // Steps long enough that the sandbox runtime's beats land before the final status callback.
 process.env.SANDBOX_STEP_MS = '250';

@@ -1,8 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { activatePhoneNumber, claimPhoneNumber, getNumberClaim, getPhoneNumber } from '../../shared/repositories/phone-numbers.js';
-import { getSandboxNumber } from '../../shared/sandbox/numbers.js';
 import { newSandboxCredentials, putSandboxAccount } from '../../shared/sandbox/accounts.js';
+import { getSandboxNumber } from '../../shared/sandbox/numbers.js';
 import { useTestStack } from '../support/stack.js';
 import { locs } from './agent-fixtures.js';
 import { client, newTenant } from './client.js';

@@ -4,13 +4,13 @@
  * numbers and accounts), the caller-number choice, the 422/409 answers, and proof that
  * nothing is written.
  */
-import { ScanCommand, TransactWriteCommand, UpdateCommand, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand, type ScanCommandInput, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../shared/admin/bootstrap.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
-import { parseDncFile } from '../../shared/policy/dnc/snapshot-file.js';
 import { newId } from '../../shared/ids.js';
+import { parseDncFile } from '../../shared/policy/dnc/snapshot-file.js';
 import { contactAttemptPut } from '../../shared/repositories/contact-attempts.js';
 import { replaceDncSnapshot } from '../../shared/repositories/dnc-snapshots.js';
 import { useTestStack } from '../support/stack.js';

@@ -12,13 +12,13 @@
  */
 import { fc, it } from '@fast-check/vitest';
 import { beforeAll, describe, expect } from 'vitest';
-import { routes, type RouteDefinition } from '../../shared/routes.js';
 import { loadHandler } from '../../infra/openapi/build.js';
 import { driveCampaign } from '../../shared/campaigns/driver.js';
+import { type RouteDefinition, routes } from '../../shared/routes.js';
 import { useTestStack } from '../support/stack.js';
-import { activeNumber } from './telephony-fixtures.js';
-import { agentNumberWorld } from './inbound-fixtures.js';
 import { client, newTenant } from './client.js';
+import { agentNumberWorld } from './inbound-fixtures.js';
+import { activeNumber } from './telephony-fixtures.js';
 
 const stack = useTestStack({ workers: false });
 const RUNS = { numRuns: 60 };

@@ -5,7 +5,7 @@
  * sandbox carrier (duplicates, racing workers, a crash between transition and dial); the
  * reconciler; re-judging at dial time; the cps limiter. Time moves with the clock hook.
  */
-import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchCall } from '../../shared/calls/dispatch.js';
 import { DUE_RECHECK_MS, runReconciler, runScheduler } from '../../shared/calls/scheduler.js';
@@ -13,16 +13,15 @@ import { advanceClockForTests, now } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { callKeys, contactKeys, DISPATCH_SHARDS, dispatchKeys, platformKeys } from '../../shared/db/keys.js';
 import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getPhoneNumber } from '../../shared/repositories/phone-numbers.js';
 import { CarrierRefused, CarrierUnavailable, type TelephonyProvider } from '../../shared/telephony/provider.js';
 import { useTestStack } from '../support/stack.js';
 import { locs } from './agent-fixtures.js';
-import { client, newTenant } from './client.js';
 import {
   ALLOWED_AT,
   attemptItem,
   attemptsOf,
+  type CallWorld,
   callWorld,
   eventsOfCall,
   newContact,
@@ -34,8 +33,8 @@ import {
   setCpsLimit,
   storedCall,
   typesOf,
-  type CallWorld,
 } from './call-fixtures.js';
+import { client, newTenant } from './client.js';
 import { draftAgent } from './telephony-fixtures.js';
 
 const stack = useTestStack({ workers: false });

@@ -11,8 +11,8 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/stack.js';
-import { freshLocalStack } from '../support/stack.js';
 import { lastJsonLine, mismatches, walkthroughSteps } from '../support/readme-walkthrough.js';
+import { freshLocalStack } from '../support/stack.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
 // A person's shell: what this process had before the stack set its own environment.

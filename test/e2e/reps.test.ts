@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { setRepStatusAction } from '../../shared/admin/bootstrap.js';
 import { useTestStack } from '../support/stack.js';
 import { newRep } from './agent-fixtures.js';
-import { client, newTenant, type ApiResponse } from './client.js';
+import { type ApiResponse, client, newTenant } from './client.js';
 
 const stack = useTestStack({ workers: false });
 

@@ -6,10 +6,10 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, createUser } from '../../shared/admin/bootstrap.js';
-import { ROLES, type Role } from '../../shared/policy/auth/roles.js';
 import { now } from '../../shared/clock.js';
+import { ROLES, type Role } from '../../shared/policy/auth/roles.js';
+import { type RouteDefinition, routes } from '../../shared/routes.js';
 import { createSession } from '../../shared/sessions/session-cookie.js';
-import { routes, type RouteDefinition } from '../../shared/routes.js';
 import { useTestStack } from '../support/stack.js';
 import { profileBody } from './agent-fixtures.js';
 import { client, newTenant } from './client.js';

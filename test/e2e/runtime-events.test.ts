@@ -2,28 +2,29 @@
  * The voice runtime's side of the API: POST /runtime/v1/calls/{call_id}/events with the
  * call's Stream token (the one our TwiML handed to the carrier), over the local stack.
  */
-import { captureLogs } from '../support/log-capture.js';
+
 import { randomBytes } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { analyzeCall } from '../../shared/calls/analyze-call.js';
 import { advanceClockForTests } from '../../shared/clock.js';
-import { admitRelayConnection } from '../../shared/voice/relay-admission.js';
-import { LATE_EVENT_WINDOW_SECONDS } from '../../shared/policy/call-state/runtime-window.js';
-import { resetClock, setClock } from './call-fixtures.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { callPartition } from '../../shared/db/keys.js';
-import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { newId } from '../../shared/ids.js';
-import type { CallRecordWithEvents } from '../../shared/repositories/runtime-events.js';
+import { LATE_EVENT_WINDOW_SECONDS } from '../../shared/policy/call-state/runtime-window.js';
 import { getCall, getCallBySid } from '../../shared/repositories/calls.js';
+import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
+import type { CallRecordWithEvents } from '../../shared/repositories/runtime-events.js';
 import { callTokenKey } from '../../shared/telephony/call-token-key.js';
 import { mintStreamToken } from '../../shared/telephony/call-tokens.js';
+import { admitRelayConnection } from '../../shared/voice/relay-admission.js';
+import { captureLogs } from '../support/log-capture.js';
 import { useTestStack } from '../support/stack.js';
 import { locs } from './agent-fixtures.js';
+import { resetClock, setClock } from './call-fixtures.js';
 import { client } from './client.js';
-import { activeNumber, randomNumber } from './telephony-fixtures.js';
 import { agentNumberWorld, newCallSid } from './inbound-fixtures.js';
+import { activeNumber, randomNumber } from './telephony-fixtures.js';
 
 const logs = captureLogs();
 const stack = useTestStack({ workers: false });

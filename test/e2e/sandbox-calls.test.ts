@@ -7,19 +7,19 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../shared/ids.js';
 import { newSandboxCredentials, putSandboxAccount } from '../../shared/sandbox/accounts.js';
-import { getSandboxCall } from '../../shared/sandbox/calls.js';
 import { playCallStep } from '../../shared/sandbox/call-player.js';
+import { getSandboxCall } from '../../shared/sandbox/calls.js';
+import { callTokenKey } from '../../shared/telephony/call-token-key.js';
+import { mintStreamToken } from '../../shared/telephony/call-tokens.js';
 import { CarrierRefused, CarrierUnavailable, type TelephonyProvider } from '../../shared/telephony/provider.js';
 import { twilioProvider } from '../../shared/telephony/twilio.js';
 import { formParams, verifyTwilioSignature } from '../../shared/telephony/twilio-signature.js';
-import { newId } from '../../shared/ids.js';
-import { callTokenKey } from '../../shared/telephony/call-token-key.js';
-import { mintStreamToken } from '../../shared/telephony/call-tokens.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
-import { randomNumber } from './telephony-fixtures.js';
 import { client } from './client.js';
+import { randomNumber } from './telephony-fixtures.js';
 
 // Fast timelines for this file (read when a call is placed; the stack runs in this process).
 const FAST_STEP_MS = '25';

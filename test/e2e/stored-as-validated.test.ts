@@ -5,8 +5,8 @@
  * opaque (no key, phone number or tenant readable in any of them).
  */
 import { describe, expect, it } from 'vitest';
-import { routes } from '../../shared/routes.js';
 import { loadHandler } from '../../infra/openapi/build.js';
+import { routes } from '../../shared/routes.js';
 import { useTestStack } from '../support/stack.js';
 import { locs, profileBody } from './agent-fixtures.js';
 import { client, newTenant } from './client.js';

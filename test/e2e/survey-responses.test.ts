@@ -9,7 +9,7 @@ import { analyzeCall } from '../../shared/calls/analyze-call.js';
 import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
-import { ALLOWED_AT, callWorld, newContact, queue, resetClock, setClock, setCpsLimit, type CallWorld } from './call-fixtures.js';
+import { ALLOWED_AT, type CallWorld, callWorld, newContact, queue, resetClock, setClock, setCpsLimit } from './call-fixtures.js';
 import { client, newTenant } from './client.js';
 
 process.env.SANDBOX_STEP_MS = '250';

@@ -1,4 +1,3 @@
-import { captureLogs } from '../support/log-capture.js';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +9,7 @@ import { keys, platformKeys } from '../../shared/db/keys.js';
 import { getTelephonyAccount, openCredentials, openSandboxCredentials } from '../../shared/repositories/telephony-accounts.js';
 import { newSandboxCredentials, putSandboxAccount } from '../../shared/sandbox/accounts.js';
 import { VERIFY_CLAIM_MS } from '../../shared/telephony/verify-account.js';
+import { captureLogs } from '../support/log-capture.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { client, newTenant } from './client.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { TEMPLATES } from '../../shared/schemas/template-catalogue.js';
+import { type OUTCOME_TYPES, type TOOL_GRANTS, USE_CASES } from '../../shared/schemas/agent-templates.js';
 import { outcomeBody } from '../../shared/schemas/runtime-events.js';
-import { USE_CASES, type OUTCOME_TYPES, type TOOL_GRANTS } from '../../shared/schemas/agent-templates.js';
+import { TEMPLATES } from '../../shared/schemas/template-catalogue.js';
 import { useTestStack } from '../support/stack.js';
 import { clientHash } from './agent-fixtures.js';
 import { client, newTenant } from './client.js';

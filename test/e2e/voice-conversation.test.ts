@@ -5,10 +5,10 @@
  * is data, never instructions: an "ignore your instructions" value changes nothing the agent
  * says or does.
  */
-import { beforeAll, describe, expect, it, afterEach } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
-import { ALLOWED_AT, callWorld, newContact, queue, resetClock, setClock, type CallWorld } from './call-fixtures.js';
+import { ALLOWED_AT, type CallWorld, callWorld, newContact, queue, resetClock, setClock } from './call-fixtures.js';
 import { client, newTenant } from './client.js';
 
 process.env.SANDBOX_STEP_MS = '250';

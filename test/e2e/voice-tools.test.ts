@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { now } from '../../shared/clock.js';
 import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
-import { ControlPlaneError, type CallBrief, type ControlPlane } from '../../shared/voice/ports.js';
+import { type CallBrief, type ControlPlane, ControlPlaneError } from '../../shared/voice/ports.js';
 import type { HandoffData } from '../../shared/voice/protocol.js';
 import { grantedTools } from '../../shared/voice/tools.js';
 import { useTestStack } from '../support/stack.js';

@@ -13,7 +13,7 @@ import { getWebhookEvent } from '../../shared/repositories/webhook-events.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 import { client, newTenant } from './client.js';
-import { startReceiver, type Receiver } from './webhook-receiver.js';
+import { type Receiver, startReceiver } from './webhook-receiver.js';
 
 const stack = useTestStack({ workers: true, schedulerTickMs: 60_000, relayTickMs: 100 });
 

@@ -5,18 +5,19 @@
  * objects. (The full stack's file, stack.test.ts, checks the rest from the manifest; that the
  * password routes ship Argon2id's linux/arm64 binary is checked on real bundles in bundles.test.ts.)
  */
+
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type MergedTemplate, mergedTemplate } from '../support/merged-template.js';
-import { SKIP_BUNDLING } from '../support/skip-bundling.js';
-import { readFileSync } from 'node:fs';
 import type { AppFunction } from '../../infra/constructs/app-function.js';
 import { defaultDashboardOrigin, effectiveTableAccess, needsAppSecret, VoiceControlStack } from '../../infra/stack.js';
+import { type RouteDefinition, routes } from '../../shared/routes.js';
 import { scheduledJobs } from '../../shared/workers.js';
-import { routes, type RouteDefinition } from '../../shared/routes.js';
+import { type MergedTemplate, mergedTemplate } from '../support/merged-template.js';
+import { SKIP_BUNDLING } from '../support/skip-bundling.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const dashboardRoutes = (routes as readonly RouteDefinition[]).filter((r) => ['session', 'dashboard_origin', 'portal_origin'].includes(r.auth));

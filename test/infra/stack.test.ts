@@ -14,17 +14,17 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AppFunction } from '../../infra/constructs/app-function.js';
-import { type RouteDefinition, routeKey, routes } from '../../shared/routes.js';
-import { buildApp, type VoiceControlStack } from '../../infra/stack.js';
-import { type ScheduledJobDefinition, scheduledJobs, type WorkerDefinition, workers } from '../../shared/workers.js';
 import { IMPORT_OBJECTS_PATTERN } from '../../infra/constructs/import-bucket.js';
+import { buildApp, type VoiceControlStack } from '../../infra/stack.js';
 import { tableDefinition } from '../../shared/db/table-definition.js';
+import { type QueueName, queues } from '../../shared/queues/definitions.js';
+import { type RouteDefinition, routeKey, routes } from '../../shared/routes.js';
+import { TEMPLATES } from '../../shared/schemas/template-catalogue.js';
+import { seedContentHash } from '../../shared/seed/platform.js';
+import { DEFAULT_MODELS } from '../../shared/voice/llm/registry.js';
+import { type ScheduledJobDefinition, scheduledJobs, type WorkerDefinition, workers } from '../../shared/workers.js';
 import { type MergedTemplate, mergedTemplate } from '../support/merged-template.js';
 import { SKIP_BUNDLING } from '../support/skip-bundling.js';
-import { seedContentHash } from '../../shared/seed/platform.js';
-import { TEMPLATES } from '../../shared/schemas/template-catalogue.js';
-import { type QueueName, queues } from '../../shared/queues/definitions.js';
-import { DEFAULT_MODELS } from '../../shared/voice/llm/registry.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 interface Statement {

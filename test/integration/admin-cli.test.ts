@@ -1,12 +1,12 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { get } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../infra/local/stack.js';
-import type { CallRecordWithEvents } from '../../shared/repositories/runtime-events.js';
+import { type LocalStack, startLocalStack } from '../../infra/local/stack.js';
 import { getCallBySid } from '../../shared/repositories/calls.js';
+import type { CallRecordWithEvents } from '../../shared/repositories/runtime-events.js';
 import { profileBody } from '../e2e/agent-fixtures.js';
 import { emulatorEndpoints, uniqueSuffix } from '../support/environment.js';
 import { waitFor } from '../support/wait-for.js';

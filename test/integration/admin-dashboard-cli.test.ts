@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../infra/local/stack.js';
+import { type LocalStack, startLocalStack } from '../../infra/local/stack.js';
 import { emulatorEndpoints, uniqueSuffix } from '../support/environment.js';
 
 const root = resolve(import.meta.dirname, '..', '..');

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../infra/local/stack.js';
+import { type LocalStack, startLocalStack } from '../../infra/local/stack.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { platformKeys } from '../../shared/db/keys.js';
 import { parseDncFile } from '../../shared/policy/dnc/snapshot-file.js';

@@ -2,8 +2,8 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { db } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
-import { claim, complete, LOCK_MS, release, RETENTION_MS } from '../../shared/repositories/idempotency.js';
 import { newId } from '../../shared/ids.js';
+import { claim, complete, LOCK_MS, RETENTION_MS, release } from '../../shared/repositories/idempotency.js';
 import { useTestEnvironment } from '../support/environment.js';
 
 const env = useTestEnvironment({ queues: false, bucket: false });

@@ -10,8 +10,8 @@ import { db } from '../../shared/db/client.js';
 import { contactKeys, contactPartition } from '../../shared/db/keys.js';
 import { MAX_MERGED_ATTRIBUTES_BYTES } from '../../shared/imports/run-import.js';
 import { getContactRecord, presentContact } from '../../shared/repositories/contacts.js';
-import { useTestEnvironment } from '../support/index.js';
 import { csvText, importCsv, newImportTenant, testPhone } from '../support/imports.js';
+import { useTestEnvironment } from '../support/index.js';
 
 const env = useTestEnvironment({ queues: false });
 

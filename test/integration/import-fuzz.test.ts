@@ -16,8 +16,8 @@ import { prepareImport, runImport } from '../../shared/imports/run-import.js';
 import { findListByName } from '../../shared/repositories/contact-lists.js';
 import { contactImportRequest, IMPORT_TARGETS } from '../../shared/schemas/imports.js';
 import { client, newTenant } from '../e2e/client.js';
-import { useTestStack } from '../support/index.js';
 import { csvText, importAttestation, newImportTenant, testPhone } from '../support/imports.js';
+import { useTestStack } from '../support/index.js';
 
 const stack = useTestStack({ workers: false, seed: false });
 

@@ -11,8 +11,8 @@ import { db } from '../../shared/db/client.js';
 import { contactKeys, tenantPk } from '../../shared/db/keys.js';
 import { createList, findListByName, listMemberIds } from '../../shared/repositories/contact-lists.js';
 import { getImportJob } from '../../shared/repositories/import-jobs.js';
-import { useTestEnvironment } from '../support/index.js';
 import { csvText, importCsv, newImportTenant, testPhone } from '../support/imports.js';
+import { useTestEnvironment } from '../support/index.js';
 
 const env = useTestEnvironment({ queues: false });
 

@@ -7,11 +7,11 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { db } from '../../shared/db/client.js';
 import { contactKeys } from '../../shared/db/keys.js';
+import { isInfrastructureFault, rowRefusal } from '../../shared/imports/write-failures.js';
 import { getContactRecord } from '../../shared/repositories/contacts.js';
 import { getImportJob } from '../../shared/repositories/import-jobs.js';
-import { isInfrastructureFault, rowRefusal } from '../../shared/imports/write-failures.js';
-import { useTestEnvironment } from '../support/index.js';
 import { csvText, importCsv, newImportTenant, testPhone } from '../support/imports.js';
+import { useTestEnvironment } from '../support/index.js';
 
 const env = useTestEnvironment({ queues: false });
 

@@ -9,8 +9,8 @@ import { db } from '../../shared/db/client.js';
 import { contactKeys } from '../../shared/db/keys.js';
 import { getContactRecord } from '../../shared/repositories/contacts.js';
 import { addSuppression, getActiveSuppression, liftSuppression, listSuppressions } from '../../shared/repositories/suppressions.js';
-import { useTestEnvironment } from '../support/index.js';
 import { csvText, importCsv, newImportTenant, testPhone } from '../support/imports.js';
+import { useTestEnvironment } from '../support/index.js';
 
 const env = useTestEnvironment({ queues: false });
 

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { JavaNotFoundError, startDynamoDbLocal } from '../../infra/local/dynamodb-local.js';
 import { repoRoot } from '../../infra/local/paths.js';
 import { loadOrCreateSecrets } from '../../infra/local/secrets.js';
-import { claimDataDir, releaseDataDir, stackFilePath, StackAlreadyRunningError } from '../../infra/local/stack-file.js';
+import { claimDataDir, releaseDataDir, StackAlreadyRunningError, stackFilePath } from '../../infra/local/stack-file.js';
 import { waitFor } from '../support/wait-for.js';
 
 const dirs: string[] = [];

@@ -11,8 +11,8 @@ import { handler as relayHandler } from '../../functions/workers/outbox-relay.js
 import { db } from '../../shared/db/client.js';
 import { OUTBOX_SHARDS, outboxKeys } from '../../shared/db/keys.js';
 import { outboxItems } from '../../shared/events/outbox.js';
-import { pendingEvents } from '../../shared/repositories/outbox-events.js';
 import { newId } from '../../shared/ids.js';
+import { pendingEvents } from '../../shared/repositories/outbox-events.js';
 import { relayOutbox } from '../../shared/webhooks/relay.js';
 import { useTestEnvironment } from '../support/environment.js';
 

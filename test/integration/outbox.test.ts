@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../shared/db/client.js';
 import { OUTBOX_SHARDS, outboxKeys } from '../../shared/db/keys.js';
 import { outboxItems } from '../../shared/events/outbox.js';
-import { getEvent, listTenantEvents, markRelayed, pendingEvents } from '../../shared/repositories/outbox-events.js';
 import { newId } from '../../shared/ids.js';
+import { getEvent, listTenantEvents, markRelayed, pendingEvents } from '../../shared/repositories/outbox-events.js';
 import { useTestEnvironment } from '../support/environment.js';
 
 useTestEnvironment({ queues: false, bucket: false });

@@ -4,8 +4,8 @@ import { db } from '../../shared/db/client.js';
 import { tenantPk } from '../../shared/db/keys.js';
 import { ValidationError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import { queryPage } from '../../shared/pagination/page.js';
 import { parseFilters } from '../../shared/pagination/filters.js';
+import { queryPage } from '../../shared/pagination/page.js';
 import { useTestEnvironment } from '../support/environment.js';
 
 const env = useTestEnvironment({ queues: false, bucket: false });

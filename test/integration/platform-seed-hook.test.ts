@@ -8,10 +8,10 @@ import type { AddressInfo } from 'node:net';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler, SEED_RESOURCE_ID } from '../../functions/deploy/seed-platform.js';
+import { PLANS } from '../../shared/policy/billing/plans.js';
 import { getTemplate } from '../../shared/repositories/agent-templates.js';
 import { TEMPLATES } from '../../shared/schemas/template-catalogue.js';
 import { useTestEnvironment } from '../support/environment.js';
-import { PLANS } from '../../shared/policy/billing/plans.js';
 
 useTestEnvironment({ queues: false, bucket: false });
 

@@ -6,7 +6,7 @@
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { startPollers, type SqsHandler } from '../../infra/local/pollers.js';
+import { type SqsHandler, startPollers } from '../../infra/local/pollers.js';
 import { useTestEnvironment } from '../support/environment.js';
 import { waitFor } from '../support/wait-for.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { handler } from '../../functions/ops/readyz.js';
 import { buildApiGatewayEvent } from '../../infra/local/apigw-event.js';
 import { createLambdaContext } from '../../infra/local/lambda-context.js';
-import { handler } from '../../functions/ops/readyz.js';
 import { resetDbClient } from '../../shared/db/client.js';
 import { useTestEnvironment } from '../support/environment.js';
 

@@ -2,8 +2,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { db } from '../../shared/db/client.js';
 import { getTemplate, seedTemplate } from '../../shared/repositories/agent-templates.js';
-import { PLATFORM_SCHEMA_VERSION, seedPlatformData } from '../../shared/seed/platform.js';
 import { TEMPLATES } from '../../shared/schemas/template-catalogue.js';
+import { PLATFORM_SCHEMA_VERSION, seedPlatformData } from '../../shared/seed/platform.js';
 import { useTestEnvironment } from '../support/environment.js';
 
 const env = useTestEnvironment({ queues: false, bucket: false });

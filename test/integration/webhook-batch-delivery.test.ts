@@ -17,7 +17,7 @@ import { newId } from '../../shared/ids.js';
 import { deliveredCounts, getWebhookEvent, webhookEventAttempts } from '../../shared/repositories/webhook-events.js';
 import { deliverEvents, WAVE } from '../../shared/webhooks/deliver-event.js';
 import { saveWebhookEndpoint } from '../../shared/webhooks/endpoint.js';
-import { startReceiver, type Receiver } from '../e2e/webhook-receiver.js';
+import { type Receiver, startReceiver } from '../e2e/webhook-receiver.js';
 import { useTestEnvironment } from '../support/environment.js';
 
 const env = useTestEnvironment({ bucket: false });

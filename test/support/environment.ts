@@ -17,12 +17,12 @@ import {
   localDynamoClient,
   localS3Client,
   localSqsClient,
+  type ProvisionedQueues,
   provisionBucket,
   provisionQueues,
   provisionTable,
-  type ProvisionedQueues,
 } from '../../infra/local/provision.js';
-import { randomCredentialsKey, randomSecrets, type LocalSecrets } from '../../infra/local/secrets.js';
+import { type LocalSecrets, randomCredentialsKey, randomSecrets } from '../../infra/local/secrets.js';
 import './provided.js';
 
 export const TEST_REGION = 'us-east-1';

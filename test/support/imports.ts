@@ -3,7 +3,7 @@
  * a fresh tenant, a parsed request, a CSV built from cells (every cell quoted, RFC 4180).
  */
 import { createTenant } from '../../shared/admin/bootstrap.js';
-import { prepareImport, runImport, type RunOptions } from '../../shared/imports/run-import.js';
+import { prepareImport, type RunOptions, runImport } from '../../shared/imports/run-import.js';
 import { contactImportRequest } from '../../shared/schemas/imports.js';
 
 export const importAttestation = {

@@ -1,4 +1,4 @@
 /** Test helpers: import from 'test/support/index.js' (relative path from the test file). */
-export { createTestEnvironment, emulatorEndpoints, useTestEnvironment, uniqueSuffix, type TestEnvironment } from './environment.js';
-export { startTestStack, useTestStack, type TestStack, type TestStackOptions } from './stack.js';
-export { waitFor, type WaitForOptions } from './wait-for.js';
+export { createTestEnvironment, emulatorEndpoints, type TestEnvironment, uniqueSuffix, useTestEnvironment } from './environment.js';
+export { startTestStack, type TestStack, type TestStackOptions, useTestStack } from './stack.js';
+export { type WaitForOptions, waitFor } from './wait-for.js';

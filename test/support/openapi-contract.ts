@@ -14,7 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import addFormats from 'ajv-formats';
-import { OpenAPIBackend, type Document } from 'openapi-backend';
+import { type Document, OpenAPIBackend } from 'openapi-backend';
 
 export interface Exchange {
   method: string;

@@ -11,7 +11,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { localDynamoClient, localSqsClient } from '../../infra/local/provision.js';
-import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../infra/local/stack.js';
+import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../infra/local/stack.js';
 import { deleteResources, emulatorEndpoints, uniqueSuffix, useForFile } from './environment.js';
 
 export type TestStackOptions = Omit<LocalStackOptions, 'dynamoEndpoint' | 'sqsEndpoint' | 'inMemory' | 'dataDir'>;

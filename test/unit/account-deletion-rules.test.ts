@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { isRetained, numberHash, RETAINED_KINDS, suppressedNumber, suppressionHashKey, tenantTombstone } from '../../shared/accounts/retention.js';
+import { passwordProblem } from '../../shared/auth/passwords.js';
+import { hashSecret, mintToken, parseToken } from '../../shared/crypto/opaque-token.js';
 import {
   confirmationEffect,
   confirmationPhrase,
@@ -7,19 +10,16 @@ import {
   phraseMatches,
   scheduledFor,
 } from '../../shared/policy/accounts/deletion-rules.js';
-import { isRetained, numberHash, RETAINED_KINDS, suppressedNumber, suppressionHashKey, tenantTombstone } from '../../shared/accounts/retention.js';
-import { hashSecret, mintToken, parseToken } from '../../shared/crypto/opaque-token.js';
 import {
   clearedSessionCookie,
   normalizeOrigin,
   originAllowed,
   readSessionCookie,
+  SESSION_COOKIE,
   sessionActive,
   sessionCookie,
-  SESSION_COOKIE,
 } from '../../shared/policy/auth/session-rules.js';
 import { retryAfterSeconds, THROTTLES, windowStart } from '../../shared/policy/auth/throttle-rules.js';
-import { passwordProblem } from '../../shared/auth/passwords.js';
 
 const T = 'ten_01JZZZZZZZZZZZZZZZZZZZZZZZ';
 const U = 'usr_01JZZZZZZZZZZZZZZZZZZZZZZZ';

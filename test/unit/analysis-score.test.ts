@@ -1,21 +1,21 @@
 import { describe, expect, it } from 'vitest';
+import { successEvaluation } from '../../shared/policy/analysis/evaluation.js';
 import {
   ANALYSIS_RESULTS_SCHEMA_VERSION,
+  type CallFacts,
   DISCLOSURE_LATEST_AGENT_TURN,
   LATENCY_TARGET_MS,
   OPTOUT_END_WITHIN_MS,
   percentile,
+  type RubricInput,
   readStoredAnalysis,
   responseLatencies,
-  scoreCall,
-  toStoredAnalysis,
-  type CallFacts,
-  type RubricInput,
   type SuccessEvaluation,
+  scoreCall,
   type TurnFact,
+  toStoredAnalysis,
 } from '../../shared/policy/analysis/index.js';
 import { buildRubric } from '../../shared/policy/rubric.js';
-import { successEvaluation } from '../../shared/policy/analysis/evaluation.js';
 import { conversationEvents, type SequencedEvent } from '../../shared/sandbox/conversation.js';
 import { SCENARIOS, type ScenarioId } from '../../shared/sandbox/scenarios.js';
 

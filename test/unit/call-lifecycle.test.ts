@@ -4,10 +4,10 @@ import { callFactsOf, type StoredCallEvent } from '../../shared/calls/call-facts
 import { presentCall } from '../../shared/calls/present-call.js';
 import { scoreCall } from '../../shared/policy/analysis/index.js';
 import { completedDisposition } from '../../shared/policy/call-state/disposition.js';
+import { onCarrierStatus } from '../../shared/policy/call-state/machine.js';
 import { buildRubric } from '../../shared/policy/rubric.js';
 import { cancelChange, outboundChange } from '../../shared/repositories/call-lifecycle.js';
 import type { CallRecordWithEvents } from '../../shared/repositories/runtime-events.js';
-import { onCarrierStatus } from '../../shared/policy/call-state/machine.js';
 import { spokenNumber, voicemailParts, voicemailTwiml } from '../../shared/telephony/outbound-answer.js';
 
 describe('completedDisposition', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addStateChange } from '../../shared/repositories/call-state-update.js';
 import { callSidLinkItems } from '../../shared/repositories/call-sid-link.js';
+import { addStateChange } from '../../shared/repositories/call-state-update.js';
 
 process.env.TABLE_NAME ??= 'unit-table';
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   CALL_STATES,
+  type CallState,
   isTerminal,
   onCarrierStatus,
   onConversationStarted,
   onDispatchUnknown,
   onDisposedBeforeDial,
-  type CallState,
 } from '../../shared/policy/call-state/machine.js';
 
 /** Apply callbacks in order, as the store would (each change conditional on the state it came from). */

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
+  type GatherState,
   gatherActionUrl,
   mintStreamToken,
   STREAM_TOKEN_TTL_SECONDS,
-  streamTokenTtlSeconds,
+  type StreamClaims,
   signGatherParams,
+  streamTokenTtlSeconds,
   verifyGatherParams,
   verifyStreamToken,
-  type GatherState,
-  type StreamClaims,
 } from '../../shared/telephony/call-tokens.js';
 
 const key = Buffer.alloc(32, 7);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callerReason, decideCaller, mergeCallerDecision, type CallerPool } from '../../shared/calls/caller-decision.js';
+import { type CallerPool, callerReason, decideCaller, mergeCallerDecision } from '../../shared/calls/caller-decision.js';
 import type { CandidateNumber } from '../../shared/policy/caller-number/choose.js';
 import { evaluate } from '../../shared/policy/compliance/index.js';
 import { inputs, marketing } from '../support/compliance-fixtures.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { endSubCode, rowOutcome } from '../../shared/campaigns/attempt-items.js';
-import { campaignOutcomeSummary } from '../../shared/schemas/campaigns.js';
 import { CAMPAIGN_MOVES, isFinished, judgeAttemptEnd, launchable } from '../../shared/policy/campaigns/rules.js';
+import { campaignOutcomeSummary } from '../../shared/schemas/campaigns.js';
 
 const info = (number: number, max = 3, retry = 240) => ({ number, max_attempts: max, retry_after_minutes: retry });
 const at = new Date('2026-11-18T15:00:00.000Z');

@@ -4,8 +4,8 @@
  * 2026-11-22 is a Sunday, 2026-11-23 a Monday).
  */
 import { describe, expect, it } from 'vitest';
-import { evaluate, RULE_SET_VERSION, type ComplianceDecision } from '../../shared/policy/compliance/index.js';
-import { informational, inputs, marketing, pewc, SELLER, SUBJECT, unscrubbable, type Change } from '../support/compliance-fixtures.js';
+import { type ComplianceDecision, evaluate, RULE_SET_VERSION } from '../../shared/policy/compliance/index.js';
+import { type Change, informational, inputs, marketing, pewc, SELLER, SUBJECT, unscrubbable } from '../support/compliance-fixtures.js';
 
 interface Case {
   name: string;

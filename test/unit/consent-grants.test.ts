@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { bestConsentClass, compactGrants, type ConsentGrant } from '../../shared/policy/consent-strength.js';
+import { bestConsentClass, type ConsentGrant, compactGrants } from '../../shared/policy/consent-strength.js';
 
 const base = Date.parse('2030-01-01T00:00:00Z');
 const grant = fc.record({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FILTER_LIMITS, filterScope, parseFilters, toFilterExpression, type FilterSpec } from '../../shared/pagination/filters.js';
+import { FILTER_LIMITS, type FilterSpec, filterScope, parseFilters, toFilterExpression } from '../../shared/pagination/filters.js';
 
 const spec: FilterSpec = {
   status: { kind: 'enum', values: ['queued', 'running', 'completed', 'failed'] },

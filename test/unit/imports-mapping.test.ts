@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CsvRecord } from '../../shared/imports/csv-rows.js';
 import { planImport } from '../../shared/imports/plan.js';
-import { mapRow, MAX_ROW_BYTES, normalizePhone, splitList } from '../../shared/imports/row-mapping.js';
+import { MAX_ROW_BYTES, mapRow, normalizePhone, splitList } from '../../shared/imports/row-mapping.js';
 
 const columns = new Map<string, number>([
   ['phone_e164', 0],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { capErrors } from '../../shared/imports/run-import.js';
 import type { RowReason } from '../../shared/imports/row-mapping.js';
+import { capErrors } from '../../shared/imports/run-import.js';
 import { effectiveStatus, selectedStatuses, statusFilter } from '../../shared/repositories/import-jobs.js';
 
 const now = new Date('2026-03-01T12:00:00.000Z');

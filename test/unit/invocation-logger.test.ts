@@ -1,4 +1,3 @@
-import { captureLogs } from '../support/log-capture.js';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -6,6 +5,7 @@ import { createHandlerLoader } from '../../infra/local/handlers.js';
 import { createLambdaContext } from '../../infra/local/lambda-context.js';
 import { logger } from '../../shared/observability.js';
 import { defineWorker } from '../../shared/workers/define-worker.js';
+import { captureLogs } from '../support/log-capture.js';
 
 const logs = captureLogs();
 

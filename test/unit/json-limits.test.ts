@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { numberProblem, unholdableJson } from '../../shared/schemas/json-limits.js';
 import { isFormMediaType, isJsonMediaType } from '../../shared/http/media-type.js';
+import { numberProblem, unholdableJson } from '../../shared/schemas/json-limits.js';
 
 describe('numbers DynamoDB can store exactly', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { routes } from '../../shared/routes.js';
 import { createRouter } from '../../shared/http/route-matcher.js';
+import { routes } from '../../shared/routes.js';
 
 const router = createRouter(routes);
 

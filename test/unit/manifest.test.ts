@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadHandler } from '../../infra/openapi/build.js';
-import { fallbackRoute, routeKey, routes, type RouteDefinition } from '../../shared/routes.js';
+import { fallbackRoute, type RouteDefinition, routeKey, routes } from '../../shared/routes.js';
 import { workers } from '../../shared/workers.js';
 
 const root = resolve(import.meta.dirname, '..', '..');

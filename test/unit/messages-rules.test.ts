@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { classifyKeyword, intentOf } from '../../shared/messages/intent.js';
-import { chooseSender, isUsLongCode, type SenderCandidate } from '../../shared/messages/sender-number.js';
 import { countSegments } from '../../shared/messages/segments.js';
-import { nextStatus, statusOfCarrier, type MessageStatus } from '../../shared/policy/messages/status.js';
-import { messageTemplate, renderTemplate } from '../../shared/policy/messages/sms-templates.js';
+import { chooseSender, isUsLongCode, type SenderCandidate } from '../../shared/messages/sender-number.js';
 import { evaluate } from '../../shared/policy/compliance/index.js';
+import { messageTemplate, renderTemplate } from '../../shared/policy/messages/sms-templates.js';
+import { type MessageStatus, nextStatus, statusOfCarrier } from '../../shared/policy/messages/status.js';
 import { informational, inputs, marketing, pewc, SUBJECT } from '../support/compliance-fixtures.js';
 
 describe('segments: GSM-7 160/153, extension table counts double, else UCS-2 70/67', () => {

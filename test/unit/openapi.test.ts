@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { buildOpenApi, loadHandler, stringify } from '../../infra/openapi/build.js';
-import { routes, type RouteDefinition } from '../../shared/routes.js';
+import { type RouteDefinition, routes } from '../../shared/routes.js';
 import { documentViolations } from '../support/openapi-contract.js';
 
 describe('docs/openapi.json', () => {

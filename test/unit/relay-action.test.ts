@@ -7,9 +7,9 @@ import {
   MAX_RELAY_RECONNECTS,
   parseHandoffData,
   RELAY_SOCKET_LOST,
+  type RelayActionFacts,
   renderRelayAction,
   TRANSFER_UNAVAILABLE,
-  type RelayActionFacts,
 } from '../../shared/telephony/relay-action.js';
 
 const facts = (f: Partial<RelayActionFacts>): RelayActionFacts => ({ handoff: null, errorCode: null, callLive: true, reconnects: 0, ...f });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readTwiml } from '../../shared/sandbox/twiml-reader.js';
 import { verifyRelayActionParams, verifyStreamToken } from '../../shared/telephony/call-tokens.js';
 import { relaySpeechSettings } from '../../shared/telephony/relay-settings.js';
-import { RECONNECT_GREETING, relayTwiml, type RelayInput } from '../../shared/telephony/relay-twiml.js';
+import { RECONNECT_GREETING, type RelayInput, relayTwiml } from '../../shared/telephony/relay-twiml.js';
 import { disclosureGreeting } from '../../shared/voice/greeting.js';
 import { DEFAULT_VOICES, providerVoice, STOCK_VOICES } from '../../shared/voice/voices.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildOpenApi } from '../../infra/openapi/build.js';
 import { ROLES } from '../../shared/policy/auth/roles.js';
-import { routes, type RouteDefinition } from '../../shared/routes.js';
+import { type RouteDefinition, routes } from '../../shared/routes.js';
 
 const all = routes as readonly RouteDefinition[];
 const roleBearing = (r: RouteDefinition) => r.auth === 'bearer' || r.auth === 'session';

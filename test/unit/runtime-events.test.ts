@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { aggregatesOf, applyEvents, emptyAggregates, storedForm, truncate, type Applied } from '../../shared/schemas/call-aggregates.js';
 import {
+  type CallTiming,
   callSeconds,
   LATE_EVENT_WINDOW_SECONDS,
   MAX_CALL_SECONDS,
@@ -9,14 +9,14 @@ import {
   USAGE_PER_MINUTE,
   USAGE_SLACK_SECONDS,
   usageBounds,
-  type CallTiming,
 } from '../../shared/policy/call-state/runtime-window.js';
+import { type Applied, aggregatesOf, applyEvents, emptyAggregates, storedForm, truncate } from '../../shared/schemas/call-aggregates.js';
 import {
   MAX_EVENTS_PER_CALL,
   MAX_RECORDED_RESPONSES_PER_CALL,
+  type RuntimeEvent,
   runtimeEvent,
   runtimeEventsRequest,
-  type RuntimeEvent,
 } from '../../shared/schemas/runtime-events.js';
 
 const at = '2026-11-24T12:00:00Z';

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   answerFor,
+  type CallerItem,
+  type CallerMove,
+  type CallerSource,
+  type CallerState,
   callerItems,
   initialCallerState,
   interruption,
@@ -12,12 +16,8 @@ import {
   normalise,
   questionOf,
   speakMs,
-  type CallerItem,
-  type CallerMove,
-  type CallerSource,
-  type CallerState,
 } from '../../shared/sandbox/caller-scripts.js';
-import { SCENARIOS, scenarioById, type ScenarioId } from '../../shared/sandbox/scenarios.js';
+import { SCENARIOS, type ScenarioId, scenarioById } from '../../shared/sandbox/scenarios.js';
 
 const ITEMS: CallerItem[] = [
   { id: 'confirm_identity', prompt: 'Confirm you are speaking with the intended contact', options: [] },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { conversationEvents, type PinnedAgentView, type SequencedEvent } from '../../shared/sandbox/conversation.js';
-import { scenarioById, type ScenarioId } from '../../shared/sandbox/scenarios.js';
+import { type ScenarioId, scenarioById } from '../../shared/sandbox/scenarios.js';
 import { TEMPLATES } from '../../shared/schemas/template-catalogue.js';
 
 const AT = new Date('2026-03-10T18:30:00Z');

@@ -6,21 +6,21 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocketServer, type WebSocket } from 'ws';
-import { LINES, type CallerItem, type CallerSource } from '../../shared/sandbox/caller-scripts.js';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { type CallerItem, type CallerSource, LINES } from '../../shared/sandbox/caller-scripts.js';
 import {
   formatTranscriptLine,
   isOurRelay,
   playRelayCall,
   playRelaySession,
   RELAY_SOCKET_ERROR,
-  relayActionParams,
-  relayTargetOf,
   type RelayLeg,
   type RelayTarget,
+  relayActionParams,
+  relayTargetOf,
   type TranscriptLine,
 } from '../../shared/sandbox/relay-caller.js';
-import { scenarioById, type ScenarioId } from '../../shared/sandbox/scenarios.js';
+import { type ScenarioId, scenarioById } from '../../shared/sandbox/scenarios.js';
 import { verifyTwilioSignature } from '../../shared/telephony/twilio-signature.js';
 import { waitFor } from '../support/wait-for.js';
 

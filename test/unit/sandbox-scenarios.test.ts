@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readCallForm } from '../../shared/sandbox/call-form.js';
-import { needsScriptedAgent, SCENARIOS, scenarioById, scenarioFor, subscriberPart, type ScenarioId } from '../../shared/sandbox/scenarios.js';
+import { needsScriptedAgent, SCENARIOS, type ScenarioId, scenarioById, scenarioFor, subscriberPart } from '../../shared/sandbox/scenarios.js';
 import { callTimeline, DEFAULT_STEP_MS, messageTimeline, stepMsFrom } from '../../shared/sandbox/timeline.js';
 import { delaySecondsFor, MAX_DELAY_SECONDS } from '../../shared/sandbox/timeline-queue.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { SLOT_TTL_MS, signSlot, verifySlot } from '../../shared/calendar/slot-token.js';
 import { encodeCursor } from '../../shared/pagination/cursor.js';
-import { signSlot, SLOT_TTL_MS, verifySlot } from '../../shared/calendar/slot-token.js';
 
 const secret = 'k'.repeat(40);
 const at = new Date('2026-06-01T12:00:00Z');

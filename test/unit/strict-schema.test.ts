@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { routes, type RouteDefinition } from '../../shared/routes.js';
-import { errorSchema, timestamp } from '../../shared/schemas/common.js';
 import { loadHandler } from '../../infra/openapi/build.js';
+import { type RouteDefinition, routes } from '../../shared/routes.js';
+import { errorSchema, timestamp } from '../../shared/schemas/common.js';
 import { strictDeep } from '../support/strict-schema.js';
 
 const item = z.object({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { seededDialoguePolicy, seededVoicemailDrop } from '../../shared/agents/template-seed.js';
-import { dialoguePolicyFor } from '../../shared/voice/prompt.js';
 import { voicemailParts } from '../../shared/telephony/outbound-answer.js';
+import { dialoguePolicyFor } from '../../shared/voice/prompt.js';
 
 describe('what a template seeds on a new agent', () => {
   it("a dialogue policy per supported language the runtime speaks, under the agent's own tags; none for a language it does not", () => {

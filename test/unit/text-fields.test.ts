@@ -5,13 +5,13 @@
  */
 import { fc, it as prop } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
+import { toValidationIssues } from '../../shared/http/validation.js';
 import type { CsvRecord } from '../../shared/imports/csv-rows.js';
 import { mapRow } from '../../shared/imports/row-mapping.js';
-import { toValidationIssues } from '../../shared/http/validation.js';
 import { parseFilters } from '../../shared/pagination/filters.js';
 import { complianceProfileCreateRequest } from '../../shared/schemas/compliance-profiles.js';
-import { webhookEndpointPutRequest } from '../../shared/schemas/webhooks.js';
 import { forbiddenCharacter, multiLineText, singleLineText } from '../../shared/schemas/text.js';
+import { webhookEndpointPutRequest } from '../../shared/schemas/webhooks.js';
 
 const FORBIDDEN = [
   '\u0000',

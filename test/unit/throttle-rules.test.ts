@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   admit,
+  type BackoffRule,
+  type BackoffState,
   delaySeconds,
   PASSWORD_BACKOFF,
   PASSWORD_DELAY_CAP_SECONDS,
-  type BackoffRule,
-  type BackoffState,
 } from '../../shared/policy/auth/throttle-rules.js';
 
 const rule: BackoffRule = { free: 5, baseSeconds: 1, capSeconds: 60, forgetSeconds: 15 * 60 };

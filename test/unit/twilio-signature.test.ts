@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
 // The full helper library, as a Twilio customer would use it: signatures it makes must pass.
 import twilio from 'twilio';
-import { formParams, twilioSignature, verifyTwilioSignature, type TwilioParams } from '../../shared/telephony/twilio-signature.js';
+import { describe, expect, it } from 'vitest';
+import { formParams, type TwilioParams, twilioSignature, verifyTwilioSignature } from '../../shared/telephony/twilio-signature.js';
 
 const token = '12345678901234567890123456789012';
 const url = 'https://api.example.com/carrier/twilio/voice';

@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
 import VoiceResponse from 'twilio/lib/twiml/VoiceResponse.js';
+import { describe, expect, it } from 'vitest';
 import {
+  type ConversationRelayOptions,
   connectConversationRelay,
   dial,
   gather,
@@ -11,7 +12,6 @@ import {
   reject,
   say,
   twiml,
-  type ConversationRelayOptions,
 } from '../../shared/telephony/twiml.js';
 
 const nasty = `Tom & Jerry <b>"quoted"</b> 'single' café 😀 日本語`;

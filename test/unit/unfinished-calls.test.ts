@@ -1,9 +1,9 @@
 /** The unfinished-call reconciler's pure decision and the carrier_unreported transition. */
 import { describe, expect, it } from 'vitest';
-import { onCarrierStatus, onCarrierUnreported, type CallState } from '../../shared/policy/call-state/machine.js';
+import { dispatchKeys } from '../../shared/db/keys.js';
+import { type CallState, onCarrierStatus, onCarrierUnreported } from '../../shared/policy/call-state/machine.js';
 import { decideUnfinished } from '../../shared/policy/call-state/unfinished.js';
 import { endOfCallWatches } from '../../shared/repositories/call-watches.js';
-import { dispatchKeys } from '../../shared/db/keys.js';
 
 process.env.TABLE_NAME ??= 'unit-table';
 

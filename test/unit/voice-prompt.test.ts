@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readPlan } from '../../shared/voice/plan.js';
 import type { CallBrief } from '../../shared/voice/ports.js';
-import { CALL_DATA_CLOSE, CALL_DATA_OPEN, compileSystemPrompt, dialoguePolicyFor, inertJson, withhold, WITHHELD } from '../../shared/voice/prompt.js';
+import { CALL_DATA_CLOSE, CALL_DATA_OPEN, compileSystemPrompt, dialoguePolicyFor, inertJson, WITHHELD, withhold } from '../../shared/voice/prompt.js';
 
 function brief(over: Partial<CallBrief> = {}, definition: Partial<CallBrief['definition']> = {}): CallBrief {
   return {

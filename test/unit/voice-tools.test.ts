@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { buildSurveyResponse } from '../../shared/policy/surveys/survey-response.js';
+import { readQualification } from '../../shared/policy/workflow/qualification.js';
 import { applyEvents, emptyAggregates } from '../../shared/schemas/call-aggregates.js';
 import { runtimeEventsRequest } from '../../shared/schemas/runtime-events.js';
-import { buildSurveyResponse } from '../../shared/policy/surveys/survey-response.js';
 import { receptionistEventFor } from '../../shared/schemas/webhooks.js';
-import { readQualification } from '../../shared/policy/workflow/qualification.js';
-import { ControlPlaneError, type CallBrief, type ControlPlane, type RuntimeEventInput } from '../../shared/voice/ports.js';
+import { type CallBrief, type ControlPlane, ControlPlaneError, type RuntimeEventInput } from '../../shared/voice/ports.js';
 import type { HandoffData } from '../../shared/voice/protocol.js';
-import { grantedTools, TOOL_CATALOGUE, ToolError, VOICE_TOOLS, type EventIds } from '../../shared/voice/tools.js';
+import { type EventIds, grantedTools, TOOL_CATALOGUE, ToolError, VOICE_TOOLS } from '../../shared/voice/tools.js';
 
 const NOW = new Date('2026-11-24T12:00:00Z');
 const SLOTS = [

@@ -2,9 +2,9 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
-import { deliverOnce, DELIVERY_TIMEOUT_MS } from '../../shared/webhooks/deliver.js';
 import { envelopeBody, envelopeOf } from '../../shared/policy/webhooks/envelope.js';
 import { deliveryHeaders } from '../../shared/schemas/webhook-signature.js';
+import { DELIVERY_TIMEOUT_MS, deliverOnce } from '../../shared/webhooks/deliver.js';
 import type { Resolver, UrlPolicy } from '../../shared/webhooks/url-policy.js';
 
 const local: UrlPolicy = { allowLoopbackHttp: true };

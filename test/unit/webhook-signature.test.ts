@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
 // Stripe's own library, as a tenant would use it: our signatures must pass its verifier.
 import Stripe from 'stripe';
+import { describe, expect, it } from 'vitest';
 import { envelopeBody, envelopeOf, WEBHOOK_API_VERSION } from '../../shared/policy/webhooks/envelope.js';
 import { deliveryHeaders, newSigningSecret, SIGNATURE_HEADER, signatureHeader } from '../../shared/schemas/webhook-signature.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkWebhookUrl, classifyAddress, webhookUrlPolicy, type Resolver, type UrlPolicy } from '../../shared/webhooks/url-policy.js';
+import { checkWebhookUrl, classifyAddress, type Resolver, type UrlPolicy, webhookUrlPolicy } from '../../shared/webhooks/url-policy.js';
 
 const deployed: UrlPolicy = { allowLoopbackHttp: false };
 const local: UrlPolicy = { allowLoopbackHttp: true };

@@ -12,10 +12,11 @@
  * rubric says (a rubric cannot drop or waive them), are never `unscored`, and a failed
  * floor fails the verdict whatever else passed.
  */
-import type { DimensionResult, DimensionScore, FloorDimensionScore, LatencyScore, PackGroundedScore, SuccessEvaluation, Verdict } from './evaluation.js';
-import { LATENCY_TARGET_MS } from '../rubric.js';
-import type { CallFacts, TurnFact } from './facts.js';
+
 import type { Rubric } from '../rubric.js';
+import { LATENCY_TARGET_MS } from '../rubric.js';
+import type { DimensionResult, DimensionScore, FloorDimensionScore, LatencyScore, PackGroundedScore, SuccessEvaluation, Verdict } from './evaluation.js';
+import type { CallFacts, TurnFact } from './facts.js';
 
 export { LATENCY_TARGET_MS };
 

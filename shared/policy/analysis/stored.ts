@@ -7,7 +7,7 @@
  * Bump ANALYSIS_RESULTS_SCHEMA_VERSION when the stored shape or the meaning of a result
  * changes; keep reading an older version only if it can still be rendered faithfully.
  */
-import { successEvaluation, type SuccessEvaluation } from './evaluation.js';
+import { type SuccessEvaluation, successEvaluation } from './evaluation.js';
 
 export const ANALYSIS_RESULTS_SCHEMA_VERSION = 1;
 /** The stored versions this deployment can render. */

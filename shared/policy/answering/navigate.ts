@@ -9,9 +9,9 @@
  * `pressKey` is one carrier round trip (a Gather callback); `navigate` replays a whole
  * sequence of presses without a call (the simulate endpoint, the sandbox's dry runs).
  */
-import { isDtmfKey, type AnyStep, type DtmfKey, type MenuStepOf, type PolicyDocument } from './model.js';
-import { scheduleAt, type ScheduleDecision, type StepListName } from './schedule.js';
-import { encodeStepPath, listPath, nextStepPath, resolveStep, type PolicyPath } from './step-path.js';
+import { type AnyStep, type DtmfKey, isDtmfKey, type MenuStepOf, type PolicyDocument } from './model.js';
+import { type ScheduleDecision, type StepListName, scheduleAt } from './schedule.js';
+import { encodeStepPath, listPath, nextStepPath, type PolicyPath, resolveStep } from './step-path.js';
 
 export type KeyOutcome =
   | { outcome: 'branch'; key: DtmfKey; next: PolicyPath }

@@ -4,8 +4,8 @@
  * business_hours is open at every hour; otherwise the local time must fall in one of that
  * weekday's windows (start included, end excluded), and a weekday not named is closed.
  */
-import { localTime, type LocalTime } from './local-time.js';
-import { windowMinutes, type PolicyDocument, type Window } from './model.js';
+import { type LocalTime, localTime } from './local-time.js';
+import { type PolicyDocument, type Window, windowMinutes } from './model.js';
 
 export type StepListName = 'open' | 'closed';
 type ScheduleReason = 'holiday' | 'always_open' | 'within_hours' | 'outside_hours';

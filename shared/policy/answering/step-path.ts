@@ -7,7 +7,7 @@
  * A callback carries the compact form and the policy version; the handler resolves it
  * against that version, so a call continues on the policy it started with.
  */
-import { isDtmfKey, type AnyStep, type DtmfKey, type MenuStepOf, type PolicyDocument } from './model.js';
+import { type AnyStep, type DtmfKey, isDtmfKey, type MenuStepOf, type PolicyDocument } from './model.js';
 import type { StepListName } from './schedule.js';
 
 export type PolicyPath = (string | number)[];

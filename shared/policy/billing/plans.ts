@@ -5,7 +5,7 @@
  * amounts are integers. Pure data and a schema.
  */
 import * as z from 'zod';
-import { METERS, PLAN_BILLING_CLASSES, type Meter } from './meters.js';
+import { METERS, type Meter, PLAN_BILLING_CLASSES } from './meters.js';
 
 const decimal = z.string().regex(/^\d+(\.\d+)?$/, 'a non-negative decimal string');
 

@@ -13,7 +13,7 @@
  *    billed call (the minutes meter's event count).
  */
 import { Decimal } from 'decimal.js';
-import { METERS, isCarrierMeter, type BillingClass, type ExcludedUsageType, type Meter, type TelephonyModeSummary } from './meters.js';
+import { type BillingClass, type ExcludedUsageType, isCarrierMeter, METERS, type Meter, type TelephonyModeSummary } from './meters.js';
 import type { MinuteTiers, Plan } from './plans.js';
 
 /** Decimal with room for any realistic quantity × rate without rounding. */

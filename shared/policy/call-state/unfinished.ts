@@ -13,8 +13,9 @@
  *   the carrier knows no such call     → close it `carrier_unreported` now (nobody can ever say);
  *   the carrier could not be asked     → ask again later; past the hard bound → close it.
  */
-import type { CarrierStatus } from './machine.js';
+
 import { type CarrierCallState, FINAL_CARRIER_CALL_STATUSES } from './carrier-call.js';
+import type { CarrierStatus } from './machine.js';
 
 export type CarrierWord = ({ kind: 'status' } & CarrierCallState) | { kind: 'unknown' } | { kind: 'unavailable' };
 

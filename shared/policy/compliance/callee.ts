@@ -3,7 +3,7 @@
  * and whether we dial there at all. Rules judge a call against all of them, because the
  * number alone does not say which one is true.
  */
-import { isUsJurisdiction, placeOf, type NumberPlace } from './numbering.js';
+import { isUsJurisdiction, type NumberPlace, placeOf } from './numbering.js';
 import type { ComplianceReason, ContactFacts } from './types.js';
 
 export interface Callee {

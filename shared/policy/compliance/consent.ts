@@ -2,8 +2,9 @@
  * Consent rules: is there a consent valid at the instant, with a basis strong enough for
  * the call's purpose, whose scope covers this call? One cascade, so one reason at most.
  */
-import type { CallPurpose, Channel, ComplianceReason, ConsentFacts, ProfileFacts } from './types.js';
+
 import type { ConsentBasis } from '../consent-strength.js';
+import type { CallPurpose, Channel, ComplianceReason, ConsentFacts, ProfileFacts } from './types.js';
 
 /** ebr is never enough: the calls are made with an artificial voice. */
 const SUFFICIENT_BASES: Readonly<Record<CallPurpose, readonly ConsentBasis[]>> = {

@@ -6,8 +6,9 @@
  * rules are asked only of US numbers: a Canadian, Caribbean, toll-free or non-+1 number
  * is blocked as jurisdiction_unsupported (blocked_by_policy) and nothing here applies.
  */
-import { hasCoveringPewc } from './consent.js';
+
 import type { Callee } from './callee.js';
+import { hasCoveringPewc } from './consent.js';
 import type { ComplianceInputs, ComplianceReason } from './types.js';
 
 const DAY_MS = 86_400_000;

@@ -19,13 +19,13 @@ import { dncReasons } from './dnc.js';
 import { nextPermittedAt, SEARCH_HORIZON_DAYS } from './next-permitted.js';
 import type { TimeContext } from './time-context.js';
 import {
-  DEFER_CODES,
-  RULE_SET_VERSION,
   type ComplianceDecision,
   type ComplianceInputs,
   type ComplianceReason,
+  DEFER_CODES,
   type Disposition,
   type ReasonCode,
+  RULE_SET_VERSION,
 } from './types.js';
 
 const DISPOSITION_OF: Readonly<Partial<Record<ReasonCode, Disposition>>> = {

@@ -1,17 +1,17 @@
 /** The pre-dial compliance engine (see docs/decisions/calls-and-compliance.md): one pure function and the types around it. */
 export { evaluate } from './evaluate.js';
-export { placeOf, isUsJurisdiction } from './numbering.js';
+export { isUsJurisdiction, placeOf } from './numbering.js';
 export {
-  RULE_SET_VERSION,
+  type AttemptFacts,
   BLOCK_CODES,
-  DEFER_CODES,
-  type ComplianceInputs,
   type ComplianceDecision,
+  type ComplianceInputs,
   type ComplianceReason,
   type ConsentFacts,
-  type ProfileFacts,
-  type SanRefFacts,
-  type DncSnapshotFacts,
-  type AttemptFacts,
+  DEFER_CODES,
   type Disposition,
+  type DncSnapshotFacts,
+  type ProfileFacts,
+  RULE_SET_VERSION,
+  type SanRefFacts,
 } from './types.js';

@@ -8,9 +8,10 @@
  * rules at each: the first that passes is the answer. Wall-clock instants are found per
  * local day with each offset that day has, so DST days need no special case.
  */
+
+import { localClock, offsetMs } from '../../time-zone.js';
 import { LEGAL_WINDOW, minutesOf } from '../calling-window.js';
 import { deferReasonsAt } from './defer-rules.js';
-import { localClock, offsetMs } from '../../time-zone.js';
 import { FREQUENCY_CAP, STATE_WINDOWS } from './state-rules.js';
 import type { TimeContext } from './time-context.js';
 

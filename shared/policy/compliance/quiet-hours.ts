@@ -2,9 +2,10 @@
  * The legal calling hours (08:00–21:00 local, every purpose) and the profile's own
  * calling window, judged in every zone the callee may be in.
  */
-import { LEGAL_WINDOW, minutesOf } from '../calling-window.js';
+
 import { hhmm, WEEKDAYS } from '../../time-zone.js';
-import { within, type TimeContext, type ZoneClock } from './time-context.js';
+import { LEGAL_WINDOW, minutesOf } from '../calling-window.js';
+import { type TimeContext, within, type ZoneClock } from './time-context.js';
 import type { ComplianceReason } from './types.js';
 
 const LEGAL_START = minutesOf(LEGAL_WINDOW.start);

@@ -3,10 +3,11 @@
  * a per-subject frequency cap. Each applies when the state is any of the callee's states,
  * and its hours are judged in every zone the callee may be in.
  */
+
+import { hhmm, WEEKDAYS } from '../../time-zone.js';
 import type { CallingWindow } from '../calling-window.js';
 import { minutesOf } from '../calling-window.js';
-import { hhmm, WEEKDAYS } from '../../time-zone.js';
-import { within, type TimeContext, type ZoneClock } from './time-context.js';
+import { type TimeContext, within, type ZoneClock } from './time-context.js';
 import type { ComplianceReason } from './types.js';
 
 const SUNDAY = 0;

@@ -1,6 +1,7 @@
 /** What the time-dependent (defer) rules need, gathered once so they can be re-asked at any instant. */
+
+import { type LocalClock, localClock } from '../../time-zone.js';
 import type { CallingWindow } from '../calling-window.js';
-import { localClock, type LocalClock } from '../../time-zone.js';
 import type { CallPurpose } from './types.js';
 
 export interface TimeContext {

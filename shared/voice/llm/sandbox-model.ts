@@ -12,7 +12,7 @@
  * about one token per four characters; from the second contact turn on, the system prompt
  * counts as cached input (as a provider's prompt cache would serve it).
  */
-import { now as appNow } from '../../clock.js';
+
 import type {
   LanguageModelV3,
   LanguageModelV3CallOptions,
@@ -22,6 +22,7 @@ import type {
   LanguageModelV3ToolResultOutput,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
+import { now as appNow } from '../../clock.js';
 import { readPlan } from '../plan.js';
 import { readReference } from '../reference.js';
 import type { SandboxBehaviour } from './registry.js';

@@ -1,8 +1,8 @@
 /** The call path's batched point reads (shared/repositories/call-inputs.ts) and the shared BatchGet (shared/db/batch-get.ts). */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { agentKeys, keys, platformKeys, suppressionKeys } from '../../../shared/db/keys.js';
-import { fakeTable } from './fake-table.js';
 import { readCallPointFacts } from '../../../shared/repositories/call-inputs.js';
+import { fakeTable } from './fake-table.js';
 
 const table = fakeTable();
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';

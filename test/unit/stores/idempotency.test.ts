@@ -1,7 +1,7 @@
 /** The idempotency store's pieces for a key taken inside a transaction (shared/repositories/idempotency.ts). */
 import { describe, expect, it } from 'vitest';
+import { completedRecordPut, LOCK_MS, RETENTION_MS, readRecord, recordOutcome } from '../../../shared/repositories/idempotency.js';
 import { fakeTable } from './fake-table.js';
-import { completedRecordPut, LOCK_MS, readRecord, recordOutcome, RETENTION_MS } from '../../../shared/repositories/idempotency.js';
 
 const table = fakeTable();
 const scope = { tenantId: 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA', routeId: 'queueCall', key: 'k-1' };
