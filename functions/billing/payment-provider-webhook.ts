@@ -30,7 +30,7 @@ export const handler = defineRoute(
     const { payments } = await appSecrets();
     if (!payments) throw new DomainError('unavailable', 'payments_unconfigured', 'Payment webhooks are not configured on this deployment');
     const signature = event.headers?.['stripe-signature'];
-    let verified;
+    let verified: ReturnType<typeof verifyProviderEvent>;
     try {
       if (!signature) throw new Error('missing');
       verified = verifyProviderEvent(rawBody(event), signature, payments.webhookSecret, now());

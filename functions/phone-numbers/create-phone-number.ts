@@ -34,7 +34,7 @@ export const handler = defineRoute(
     }
     const provider = await providerFor(account);
 
-    let number;
+    let number: Awaited<ReturnType<typeof claimPhoneNumber>>;
     try {
       number = await claimPhoneNumber({
         tenantId: principal.tenantId,
@@ -52,7 +52,7 @@ export const handler = defineRoute(
 
     const webhooks = carrierWebhookUrls();
     const routing = { voiceUrl: webhooks.url, statusCallbackUrl: webhooks.status_callback_url, smsUrl: carrierMessagingWebhookUrls().url };
-    let carrierNumber;
+    let carrierNumber: Awaited<ReturnType<typeof provider.buyNumber>>;
     try {
       carrierNumber = body.provider_sid ? await provider.connectNumber(body.provider_sid, routing) : await provider.buyNumber(body.phone_e164, routing);
       if (carrierNumber.phoneE164 !== body.phone_e164) {

@@ -73,11 +73,13 @@ export function attachRelayServer(server: Server, opts: RelayServerOptions): Rel
     const callId = claims.call_id;
     if (live.has(callId)) {
       opts.log(`relay: call ${callId} already has a live socket; refused`);
-      return ws.close(RELAY_CLOSE.policy, 'call already has a live relay socket');
+      ws.close(RELAY_CLOSE.policy, 'call already has a live relay socket');
+      return;
     }
     if (!opts.createSession) {
       opts.log('relay: no session logic in this tree (shared/voice/session.ts); socket closed');
-      return ws.close(RELAY_CLOSE.unavailable, 'voice session unavailable');
+      ws.close(RELAY_CLOSE.unavailable, 'voice session unavailable');
+      return;
     }
     live.set(callId, ws);
     const log = sessionLog(opts.log, callId);

@@ -225,7 +225,8 @@ export async function buildOpenApi(): Promise<Json> {
         : {}),
       responses,
     };
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = op;
+    paths[route.path] ??= {};
+    paths[route.path]![route.method.toLowerCase()] = op;
   }
 
   const schemasOut = mergeComponents(components);

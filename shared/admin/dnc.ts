@@ -17,7 +17,7 @@ export async function loadDncAction(input: { areaCode: string; asOf: string; fil
   } catch (err) {
     throw new OperatorError(`cannot read ${input.file}: ${(err as Error).message}`);
   }
-  let parsed;
+  let parsed: ReturnType<typeof parseDncFile>;
   try {
     parsed = parseDncFile(text, input.areaCode);
   } catch (err) {

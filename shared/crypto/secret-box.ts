@@ -27,7 +27,8 @@ function keyFromFile(): Buffer {
   if (!file && !inline) throw new Error('none of CREDENTIALS_KMS_KEY_ID, CREDENTIALS_KEY_FILE, CREDENTIALS_KEY is set');
   const key = Buffer.from((file ? readFileSync(file, 'utf8') : inline!).trim(), 'base64');
   if (key.length !== 32) throw new Error('the credentials key file must hold 32 bytes, base64');
-  return (localKey = key);
+  localKey = key;
+  return key;
 }
 
 /** Canonical AAD: the context's entries sorted by name. */

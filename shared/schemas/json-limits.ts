@@ -108,7 +108,7 @@ export function unholdableJson(value: unknown, root: Path = ['body']): Validatio
     if (v === null || typeof v !== 'object') continue;
     const children: Node[] = [];
     if (Array.isArray(v)) {
-      v.forEach((item, i) => children.push({ value: item, parent: node, key: i }));
+      for (const [i, item] of v.entries()) children.push({ value: item, parent: node, key: i });
     } else {
       for (const key of Object.keys(v)) {
         if (key === '__proto__') children.push({ issue: { loc: pathOf(node, key), msg: "'__proto__' cannot be used as a key", type: 'key_reserved' } });

@@ -36,7 +36,7 @@ export async function verifyTelephonyAccount(account: TelephonyAccountRecord, no
     }
     const { credentials, baseUrl } = await carrierAccess(account);
     const claimed = await updateTelephonyAccount(account, { verification_status: 'verifying' });
-    let check;
+    let check: Awaited<ReturnType<ReturnType<typeof twilioProvider>['verifyAccount']>>;
     try {
       check = await twilioProvider(credentials, baseUrl).verifyAccount();
     } catch (err) {

@@ -186,7 +186,10 @@ export function createRelaySession(deps: RelaySessionDeps): RelaySession {
   const prompts = new Map<string, string>();
   const promptFor = (call: CallBrief, language: string): string => {
     let prompt = prompts.get(language);
-    if (prompt === undefined) prompts.set(language, (prompt = systemPrompt(call, language)));
+    if (prompt === undefined) {
+      prompt = systemPrompt(call, language);
+      prompts.set(language, prompt);
+    }
     return prompt;
   };
 

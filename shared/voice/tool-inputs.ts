@@ -181,7 +181,8 @@ export function scopedToolInput(name: VoiceToolName, scope: ToolScope): z.ZodTyp
   let input = scopedInputs.get(key);
   if (!input) {
     if (scopedInputs.size >= MAX_SCOPED_INPUTS) scopedInputs.clear();
-    scopedInputs.set(key, (input = toolInputs[name](scope)));
+    input = toolInputs[name](scope);
+    scopedInputs.set(key, input);
   }
   return input;
 }

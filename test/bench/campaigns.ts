@@ -137,7 +137,10 @@ export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20,
     .sort((a, b) => a.at - b.at || a.d - b.d);
   let alive = 0;
   let maxInFlight = 0;
-  for (const e of events) maxInFlight = Math.max(maxInFlight, (alive += e.d));
+  for (const e of events) {
+    alive += e.d;
+    maxInFlight = Math.max(maxInFlight, alive);
+  }
   const meanCallSeconds = calls.reduce((s, x) => s + (x.ended - x.created), 0) / calls.length / 1000;
   setClockOffsetForTests(0);
   return {

@@ -161,7 +161,8 @@ function tracedModel(model: ReplyModel, callSid: () => string | undefined): Repl
             if (!r.done && r.value.type === 'text') mark(sid, 'chainFirst');
             const t = sid ? turnInProgress.get(sid) : undefined;
             if (t && !r.done && t.chainFirst === undefined && r.value.type === 'tool-call') {
-              (t.toolsBeforeText ??= []).push(r.value.toolName);
+              t.toolsBeforeText ??= [];
+              t.toolsBeforeText.push(r.value.toolName);
               toolStarted.set(t, performance.now());
             }
             if (t && !r.done && t.chainFirst === undefined && r.value.type === 'tool-result')

@@ -8,7 +8,7 @@ import { getPhoneNumber } from '../../shared/repositories/phone-numbers.js';
 import { newSandboxCredentials, putSandboxAccount } from '../../shared/sandbox/accounts.js';
 import { useTestStack } from '../support/stack.js';
 import { locs, newRep } from './agent-fixtures.js';
-import { client, newTenant } from './client.js';
+import { type ApiResponse, client, newTenant } from './client.js';
 import { activeNumber, draftAgent, publishedAgent } from './telephony-fixtures.js';
 
 const stack = useTestStack({ workers: false });
@@ -288,7 +288,7 @@ describe('PUT /v1/phone-numbers/{id}/answering-policy', () => {
       },
       { step: 'initialize', name: HOOK },
     );
-    let res;
+    let res: ApiResponse;
     try {
       res = await api('PUT', `/v1/phone-numbers/${number.id}/answering-policy`, {
         body: {

@@ -52,7 +52,10 @@ const router = createRouter(routes as readonly RouteDefinition[]);
 const declared = new Map<string, Promise<Record<number, z.ZodType>>>();
 const responsesOf = (route: RouteDefinition) => {
   let found = declared.get(route.id);
-  if (!found) declared.set(route.id, (found = loadHandler(route).then((h) => h.schemas.responses)));
+  if (!found) {
+    found = loadHandler(route).then((h) => h.schemas.responses);
+    declared.set(route.id, found);
+  }
   return found;
 };
 

@@ -258,7 +258,12 @@ function interceptSends(from: string, then: (real: () => Promise<Response>) => P
     }
     return original(input, init);
   }) as typeof fetch;
-  return { seen, restore: () => void (globalThis.fetch = original) };
+  return {
+    seen,
+    restore: () => {
+      globalThis.fetch = original;
+    },
+  };
 }
 
 const sendWatchesOf = async (messageId: string) =>
@@ -291,7 +296,7 @@ describe('never lost, at most once: only a carrier refusal fails a text; an unkn
       },
       { step: 'initialize', priority: 'high', name: 'forceSidWriteFailure' },
     );
-    let res;
+    let res: Awaited<ReturnType<typeof w.send>>;
     try {
       res = await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: 'Your code is 1234' });
     } finally {
@@ -314,7 +319,7 @@ describe('never lost, at most once: only a carrier refusal fails a text; an unkn
       await real();
       throw new DOMException('The operation was aborted due to timeout', 'TimeoutError');
     });
-    let res;
+    let res: Awaited<ReturnType<typeof w.send>>;
     try {
       res = await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: 'Timed out but sent' });
     } finally {
@@ -336,7 +341,7 @@ describe('never lost, at most once: only a carrier refusal fails a text; an unkn
       async () =>
         new Response(JSON.stringify({ code: 20500, message: 'Internal Server Error' }), { status: 500, headers: { 'content-type': 'application/json' } }),
     );
-    let res;
+    let res: Awaited<ReturnType<typeof w.send>>;
     try {
       res = await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: 'Unknown fate' });
     } finally {
@@ -437,7 +442,7 @@ describe('never lost, at most once: only a carrier refusal fails a text; an unkn
           headers: { 'content-type': 'application/json' },
         }),
     );
-    let res;
+    let res: Awaited<ReturnType<typeof w.send>>;
     try {
       res = await w.send({ contact_id: c.id, compliance_profile_id: w.info.id, body: 'Refused' });
     } finally {

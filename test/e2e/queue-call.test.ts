@@ -529,7 +529,7 @@ describe('POST /v1/calls is one transaction', () => {
       },
       { step: 'initialize', priority: 'high', name: 'forceQueueConflict' },
     );
-    let failed;
+    let failed: Awaited<ReturnType<typeof ow.api>>;
     try {
       // The forced failure is a 500 by design: the request's transaction was refused whole.
       failed = await ow.api('POST', '/v1/calls', {

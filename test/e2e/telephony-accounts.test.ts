@@ -12,7 +12,7 @@ import { VERIFY_CLAIM_MS } from '../../shared/telephony/verify-account.js';
 import { captureLogs } from '../support/log-capture.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
-import { client, newTenant } from './client.js';
+import { type ApiResponse, client, newTenant } from './client.js';
 
 const stack = useTestStack({ workers: false });
 
@@ -196,7 +196,7 @@ describe('verify', () => {
       const carrier = await standIn(reply);
       const saved = process.env.TWILIO_API_BASE_URL;
       process.env.TWILIO_API_BASE_URL = carrier.url;
-      let res;
+      let res: ApiResponse;
       try {
         res = await api('POST', `/v1/telephony-accounts/${id}/verify`, { allowServerError: true });
       } finally {

@@ -339,7 +339,7 @@ describe('application secret', () => {
   it('is one secret holding api_key_pepper and cursor_key, composed from generated values only', () => {
     const secret = resources[logicalId(cfnOf(stack.appSecret.secret))];
     // SecretString = Fn::Join of literal JSON and Refs to the seeds: render Refs as <id>.
-    const [, parts] = secret?.Properties.SecretString['Fn::Join'] as [string, unknown[]];
+    const [, parts] = secret!.Properties.SecretString['Fn::Join'] as [string, unknown[]];
     const rendered = parts.map((p) => (typeof p === 'string' ? p : `<${(p as { Ref: string }).Ref}>`)).join('');
     const value = JSON.parse(rendered) as Record<string, string>;
     expect(Object.keys(value).sort()).toEqual(['api_key_pepper', 'cursor_key']);

@@ -147,7 +147,14 @@ describe('the Stripe adapter', () => {
     seen.length = 0;
     const provider = stripeProvider('sk_test_local', base);
     const recorded: { customer: string | null; draft: string | null } = { customer: null, draft: null };
-    const record = { customer: async (ref: string) => void (recorded.customer = ref), draft: async (ref: string) => void (recorded.draft = ref) };
+    const record = {
+      customer: async (ref: string) => {
+        recorded.customer = ref;
+      },
+      draft: async (ref: string) => {
+        recorded.draft = ref;
+      },
+    };
     stand.failFinalize = 1;
     await expect(provider.finalizeInvoice({ ...request, invoice_id: 'inv_02RETRY', record })).rejects.toThrow(/try later/);
     expect(recorded.customer).toMatch(/^cus_test\d+$/);

@@ -47,7 +47,7 @@ export function agentRefs(policy: Pick<PolicyDocument, 'open_steps' | 'closed_st
 export function repRefs(policy: Pick<PolicyDocument, 'open_steps' | 'closed_steps'>): RepRef[] {
   const out: RepRef[] = [];
   for (const { step, path } of walkSteps(policy)) {
-    if (step.type === 'ring_humans') step.rep_ids.forEach((rep_id, i) => out.push({ rep_id, path: [...path, 'rep_ids', i] }));
+    if (step.type === 'ring_humans') for (const [i, rep_id] of step.rep_ids.entries()) out.push({ rep_id, path: [...path, 'rep_ids', i] });
   }
   return out;
 }

@@ -51,7 +51,10 @@ export function parseDncFile(text: string, areaCode: string): ParsedSnapshot {
     const exchange = line.slice(3, 6);
     const lineNumber = Number(line.slice(6));
     let bitmap = exchanges.get(exchange);
-    if (!bitmap) exchanges.set(exchange, (bitmap = new Uint8Array(BITMAP_BYTES)));
+    if (!bitmap) {
+      bitmap = new Uint8Array(BITMAP_BYTES);
+      exchanges.set(exchange, bitmap);
+    }
     const mask = 1 << (lineNumber & 7);
     if ((bitmap[lineNumber >> 3]! & mask) === 0) {
       bitmap[lineNumber >> 3]! |= mask;

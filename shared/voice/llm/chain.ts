@@ -209,7 +209,10 @@ const inputSchemaOf = new WeakMap<object, ReturnType<typeof zodSchema>>();
 
 function inputSchema(input: ToolSpec['input']): ReturnType<typeof zodSchema> {
   let schema = inputSchemaOf.get(input);
-  if (!schema) inputSchemaOf.set(input, (schema = zodSchema(input as Parameters<typeof zodSchema>[0])));
+  if (!schema) {
+    schema = zodSchema(input as Parameters<typeof zodSchema>[0]);
+    inputSchemaOf.set(input, schema);
+  }
   return schema;
 }
 
