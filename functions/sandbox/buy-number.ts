@@ -3,7 +3,7 @@ import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { authenticateSandbox, twilioError } from '../../shared/sandbox/accounts.js';
 import { buySandboxNumber, presentSandboxNumber, SandboxNumberTaken } from '../../shared/sandbox/numbers.js';
-import { invalidRouting, routingFromForm } from '../../shared/sandbox/routing-form.js';
+import { invalidRouting, routingFormFields, routingFromForm } from '../../shared/sandbox/routing-form.js';
 import { sandboxNumberResource, twilioErrorResource } from '../../shared/sandbox/schemas.js';
 import { NUMBER_E164 } from '../../shared/schemas/phone.js';
 
@@ -16,15 +16,7 @@ export const handler = defineRoute(
   'sandboxBuyNumber',
   {
     path: z.object({ account_sid: z.string() }),
-    body: z.object({
-      PhoneNumber: z.string().optional(),
-      VoiceUrl: z.string().optional(),
-      VoiceMethod: z.string().optional(),
-      StatusCallback: z.string().optional(),
-      StatusCallbackMethod: z.string().optional(),
-      SmsUrl: z.string().optional(),
-      SmsMethod: z.string().optional(),
-    }),
+    body: z.object({ PhoneNumber: z.string().optional(), ...routingFormFields.shape }),
     responses: { 201: sandboxNumberResource, 400: twilioErrorResource, 401: twilioErrorResource, 404: twilioErrorResource },
   },
   async ({ event, path, body }) => {

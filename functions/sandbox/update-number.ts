@@ -3,7 +3,7 @@ import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { authenticateSandbox, twilioError } from '../../shared/sandbox/accounts.js';
 import { presentSandboxNumber, routeSandboxNumber, sandboxNumberAtPath, sandboxNumberNotFoundMessage } from '../../shared/sandbox/numbers.js';
-import { invalidRouting, routingFromForm } from '../../shared/sandbox/routing-form.js';
+import { invalidRouting, routingFormFields, routingFromForm } from '../../shared/sandbox/routing-form.js';
 import { sandboxNumberResource, twilioErrorResource } from '../../shared/sandbox/schemas.js';
 
 /**
@@ -14,14 +14,7 @@ export const handler = defineRoute(
   'sandboxUpdateNumber',
   {
     path: z.object({ account_sid: z.string(), number_file: z.string() }),
-    body: z.object({
-      VoiceUrl: z.string().optional(),
-      VoiceMethod: z.string().optional(),
-      StatusCallback: z.string().optional(),
-      StatusCallbackMethod: z.string().optional(),
-      SmsUrl: z.string().optional(),
-      SmsMethod: z.string().optional(),
-    }),
+    body: routingFormFields,
     responses: { 200: sandboxNumberResource, 400: twilioErrorResource, 401: twilioErrorResource, 404: twilioErrorResource },
   },
   async ({ event, path, body }) => {

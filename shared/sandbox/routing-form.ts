@@ -3,14 +3,17 @@ import * as z from 'zod';
 import { twilioError } from './accounts.js';
 import type { NumberRouting } from './numbers.js';
 
-export interface RoutingForm {
-  VoiceUrl?: string;
-  VoiceMethod?: string;
-  StatusCallback?: string;
-  StatusCallbackMethod?: string;
-  SmsUrl?: string;
-  SmsMethod?: string;
-}
+/** The fields as the routes' body schema: strings here, Twilio's own checks in `invalidRouting`. */
+export const routingFormFields = z.object({
+  VoiceUrl: z.string().optional(),
+  VoiceMethod: z.string().optional(),
+  StatusCallback: z.string().optional(),
+  StatusCallbackMethod: z.string().optional(),
+  SmsUrl: z.string().optional(),
+  SmsMethod: z.string().optional(),
+});
+
+export type RoutingForm = z.infer<typeof routingFormFields>;
 
 export const routingFromForm = (f: RoutingForm): NumberRouting => ({
   ...(f.VoiceUrl !== undefined ? { voice_url: f.VoiceUrl } : {}),
