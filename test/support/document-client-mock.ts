@@ -1,9 +1,17 @@
 /**
- * Store unit tests: the DocumentClient mocked (aws-sdk-client-mock), so a test asserts the
- * command a store builds and how it maps the answer, with no DynamoDB Local.
+ * The one DocumentClient double for store and service unit tests (aws-sdk-client-mock), with
+ * no DynamoDB Local. Two ways to use the same mocked client:
+ *
+ * - scripted: `ddb.on(Command).resolves(…)` answers, then `inputsOf(Command)` asserts the command
+ *   a store built (keys, condition, expression values) and how it mapped the answer;
+ * - `memoryTable()`: a table in memory behind it, for reads that should see what is there:
+ *   GetItem, BatchGetItem (optionally leaving keys unprocessed once), Query by partition with
+ *   begins_with or BETWEEN on the sort key (filters and projections are not applied), and
+ *   PutItem/DeleteItem honouring `attribute_not_exists(pk)` / `attribute_exists(pk)` (any other
+ *   condition is refused loudly, so a test never passes on a condition nobody evaluated).
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 
 export const TABLE = 'store-unit-table';
@@ -14,9 +22,83 @@ export const ddb = mockClient(DynamoDBDocumentClient);
 
 /** The inputs of every command of this kind sent so far, in order. */
 // biome-ignore lint/suspicious/noExplicitAny: a command class of any input shape
-export const inputsOf = (command: new (...args: any[]) => unknown): Record<string, any>[] =>
-  ddb.commandCalls(command as never).map((c) => c.args[0].input as Record<string, unknown>);
+export const inputsOf = (command: new (...args: any[]) => unknown): Input[] => ddb.commandCalls(command as never).map((c) => c.args[0].input as Input);
 
 export const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
 export const transactionCancelled = (codes: string[]) =>
   new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: codes.map((Code) => ({ Code })) });
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read the recorded inputs' nested keys freely
+type Input = Record<string, any>;
+
+export type Item = Record<string, unknown> & { pk: string; sk: string };
+
+/** DynamoDB's operation name for each command the table answers, as `sent` reports them. */
+const OPERATIONS: Record<string, string> = {
+  GetCommand: 'GetItem',
+  BatchGetCommand: 'BatchGetItem',
+  QueryCommand: 'Query',
+  PutCommand: 'PutItem',
+  DeleteCommand: 'DeleteItem',
+};
+
+export function memoryTable() {
+  const items = new Map<string, Item>();
+  const id = (k: { pk: unknown; sk: unknown }) => `${String(k.pk)}|${String(k.sk)}`;
+  /** Keys a BatchGet leaves unprocessed once each (throttling). */
+  const unprocessedOnce = new Set<string>();
+  const check = (condition: string | undefined, key: { pk: unknown; sk: unknown }) => {
+    if (condition === undefined) return;
+    const exists = items.has(id(key));
+    if (condition === 'attribute_not_exists(pk)' ? exists : condition === 'attribute_exists(pk)' ? !exists : null) throw conditionFailed();
+    if (condition !== 'attribute_not_exists(pk)' && condition !== 'attribute_exists(pk)') throw new Error(`memoryTable cannot evaluate: ${condition}`);
+  };
+  const install = () => {
+    ddb.reset();
+    ddb.on(GetCommand).callsFake(async (input) => ({ Item: structuredClone(items.get(id(input.Key))) }));
+    ddb.on(BatchGetCommand).callsFake(async (input) => {
+      const [table, req] = Object.entries(input.RequestItems as Record<string, { Keys: Item[] }>)[0]!;
+      const found: Item[] = [];
+      const left: Item[] = [];
+      for (const k of req.Keys) {
+        if (unprocessedOnce.delete(id(k))) left.push(k);
+        else if (items.has(id(k))) found.push(structuredClone(items.get(id(k))!));
+      }
+      return { Responses: { [table]: found }, UnprocessedKeys: left.length ? { [table]: { Keys: left } } : {} };
+    });
+    ddb.on(QueryCommand).callsFake(async (input) => {
+      const v = input.ExpressionAttributeValues as Record<string, string>;
+      const inRange = (sk: string) => (v[':prefix'] !== undefined ? sk.startsWith(v[':prefix']) : sk >= v[':from']! && sk <= v[':to']!);
+      return { Items: [...items.values()].filter((i) => i.pk === v[':pk'] && inRange(i.sk)).map((i) => structuredClone(i)) };
+    });
+    ddb.on(PutCommand).callsFake(async (input) => {
+      check(input.ConditionExpression, input.Item);
+      items.set(id(input.Item), structuredClone(input.Item));
+      return {};
+    });
+    ddb.on(DeleteCommand).callsFake(async (input) => {
+      check(input.ConditionExpression, input.Key);
+      items.delete(id(input.Key));
+      return {};
+    });
+  };
+  install();
+  return {
+    /** Every command sent since the last reset, in order, by DynamoDB's operation name. */
+    get sent() {
+      return ddb.calls().map((c) => ({ command: OPERATIONS[c.args[0].constructor.name] ?? c.args[0].constructor.name, input: c.args[0].input as Input }));
+    },
+    get: (key: { pk: string; sk: string }) => structuredClone(items.get(id(key))),
+    put: (item: Item) => items.set(id(item), structuredClone(item)),
+    remove: (key: { pk: string; sk: string }) => items.delete(id(key)),
+    leaveUnprocessedOnce: (key: { pk: string; sk: string }) => unprocessedOnce.add(id(key)),
+    /** Forget the commands sent so far (the items stay). */
+    forgetSent: () => ddb.resetHistory(),
+    /** An empty table again, with its handlers back on the client (a scripted test may have reset them). */
+    reset: () => {
+      items.clear();
+      unprocessedOnce.clear();
+      install();
+    },
+  };
+}

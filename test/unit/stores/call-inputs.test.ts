@@ -2,9 +2,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { agentKeys, keys, platformKeys, suppressionKeys } from '../../../shared/db/keys.js';
 import { readCallPointFacts } from '../../../shared/repositories/call-inputs.js';
-import { fakeTable } from './fake-table.js';
+import { memoryTable } from '../../support/document-client-mock.js';
 
-const table = fakeTable();
+const table = memoryTable();
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const AGENT = 'agt_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const ACCOUNT = 'tac_01JAAAAAAAAAAAAAAAAAAAAAAA';
