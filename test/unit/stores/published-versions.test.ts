@@ -9,6 +9,7 @@ import { gatherComplianceInputs } from '../../../shared/calls/compliance-inputs.
 import { latestVersionOf } from '../../../shared/calls/published-versions.js';
 import { agentKeys, contactKeys, keys, suppressionKeys } from '../../../shared/db/keys.js';
 import { memoryTable } from '../../support/document-client-mock.js';
+import { activeSuppressionItem } from '../../support/store-items.js';
 
 const table = memoryTable();
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
@@ -115,15 +116,7 @@ describe('gatherComplianceInputs', () => {
     expect(first.found && first.version.id).toBe(v(3));
     expect(first.found && first.caller.outcome === 'chosen' && first.caller.number.provider).toBe('mock');
 
-    table.put({
-      ...suppressionKeys.active(T, PHONE),
-      id: 'sup_01JDDDDDDDDDDDDDDDDDDDDDDD',
-      phone_e164: PHONE,
-      reason: 'opt_out',
-      status: 'active',
-      source: 'api',
-      created_at: '2026-11-01T00:00:00Z',
-    });
+    table.put(activeSuppressionItem(T, PHONE));
     publish(4);
     table.forgetSent();
     const second = await gatherComplianceInputs(T, { agent_id: AGENT }, CONTACT, AT);
