@@ -5,8 +5,9 @@
  * - scripted: `ddb.on(Command).resolves(…)` answers, then `inputsOf(Command)` asserts the command
  *   a store built (keys, condition, expression values) and how it mapped the answer;
  * - `memoryTable()`: a table in memory behind it, for reads that should see what is there:
- *   GetItem, BatchGetItem (optionally leaving keys unprocessed once), Query by partition with
- *   begins_with or BETWEEN on the sort key (filters and projections are not applied), and
+ *   GetItem, BatchGetItem (optionally leaving keys unprocessed once), Query by partition (of the
+ *   table or an index) with begins_with or BETWEEN on the sort key, in order either way, paged by
+ *   Limit and ExclusiveStartKey (filters and projections are not applied), and
  *   PutItem/DeleteItem honouring `attribute_not_exists(pk)` / `attribute_exists(pk)` (any other
  *   condition is refused loudly, so a test never passes on a condition nobody evaluated).
  */
@@ -17,6 +18,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 export const TABLE = 'store-unit-table';
 process.env.TABLE_NAME = TABLE;
 process.env.AWS_REGION ??= 'us-east-1';
+// Pages sign their cursors with the cursor key.
+process.env.APP_SECRETS_JSON ??= JSON.stringify({ api_key_pepper: 'p'.repeat(32), cursor_key: 'c'.repeat(32) });
 
 export const ddb = mockClient(DynamoDBDocumentClient);
 
@@ -41,6 +44,9 @@ const OPERATIONS: Record<string, string> = {
   PutCommand: 'PutItem',
   DeleteCommand: 'DeleteItem',
 };
+
+/** `pk = :v`, optionally `AND begins_with(sk, :p)` or `AND sk BETWEEN :a AND :b` (any key names, so an index too). */
+const KEY_CONDITION = /^(\w+) = (:\w+)(?: AND (?:begins_with\((\w+), (:\w+)\)|(\w+) BETWEEN (:\w+) AND (:\w+)))?$/;
 
 export function memoryTable() {
   const items = new Map<string, Item>();
@@ -68,8 +74,21 @@ export function memoryTable() {
     });
     ddb.on(QueryCommand).callsFake(async (input) => {
       const v = input.ExpressionAttributeValues as Record<string, string>;
-      const inRange = (sk: string) => (v[':prefix'] !== undefined ? sk.startsWith(v[':prefix']) : sk >= v[':from']! && sk <= v[':to']!);
-      return { Items: [...items.values()].filter((i) => i.pk === v[':pk'] && inRange(i.sk)).map((i) => structuredClone(i)) };
+      const m = KEY_CONDITION.exec(input.KeyConditionExpression ?? '');
+      if (!m) throw new Error(`memoryTable cannot evaluate: ${input.KeyConditionExpression}`);
+      const [, pkName, pkValue, prefixName, prefix, rangeName, from, to] = m;
+      const skName = prefixName ?? rangeName ?? 'sk';
+      const inRange = (sk: string) => (prefix ? sk.startsWith(v[prefix]!) : from ? sk >= v[from]! && sk <= v[to!]! : true);
+      const matching = [...items.values()]
+        .filter((i) => i[pkName!] === v[pkValue!] && typeof i[skName] === 'string' && inRange(i[skName] as string))
+        .sort((a, b) => ((a[skName] as string) < (b[skName] as string) ? -1 : 1));
+      if (input.ScanIndexForward === false) matching.reverse();
+      const after = input.ExclusiveStartKey ? matching.findIndex((i) => id(i) === id(input.ExclusiveStartKey as Item)) + 1 : 0;
+      const page = matching.slice(after, input.Limit === undefined ? undefined : after + input.Limit);
+      const more = after + page.length < matching.length && input.Limit !== undefined;
+      const last = page.at(-1);
+      const lastKey = more && last ? { pk: last.pk, sk: last.sk, ...(skName === 'sk' ? {} : { [pkName!]: last[pkName!], [skName]: last[skName] }) } : undefined;
+      return { Items: page.map((i) => structuredClone(i)), Count: page.length, ...(lastKey ? { LastEvaluatedKey: lastKey } : {}) };
     });
     ddb.on(PutCommand).callsFake(async (input) => {
       check(input.ConditionExpression, input.Item);
