@@ -8,11 +8,13 @@
  *   GetItem, BatchGetItem (optionally leaving keys unprocessed once), Query by partition (of the
  *   table or an index) with begins_with or BETWEEN on the sort key, in order either way, paged by
  *   Limit and ExclusiveStartKey (filters and projections are not applied), and
- *   PutItem/DeleteItem honouring `attribute_not_exists(pk)` / `attribute_exists(pk)` (any other
- *   condition is refused loudly, so a test never passes on a condition nobody evaluated).
+ *   PutItem/DeleteItem and TransactWriteItems of Puts, Deletes and ConditionChecks (all or nothing,
+ *   cancelled with DynamoDB's reasons) honouring `attribute_not_exists(pk)` / `attribute_exists(pk)`.
+ *   Any other condition, and an Update, is refused loudly, so a test never passes on a condition
+ *   nobody evaluated: script those.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 
 export const TABLE = 'store-unit-table';
@@ -43,6 +45,7 @@ const OPERATIONS: Record<string, string> = {
   QueryCommand: 'Query',
   PutCommand: 'PutItem',
   DeleteCommand: 'DeleteItem',
+  TransactWriteCommand: 'TransactWriteItems',
 };
 
 /** `pk = :v`, optionally `AND begins_with(sk, :p)` or `AND sk BETWEEN :a AND :b` (any key names, so an index too). */
@@ -53,11 +56,15 @@ export function memoryTable() {
   const id = (k: { pk: unknown; sk: unknown }) => `${String(k.pk)}|${String(k.sk)}`;
   /** Keys a BatchGet leaves unprocessed once each (throttling). */
   const unprocessedOnce = new Set<string>();
+  /** Whether the condition holds on the item at `key`. */
+  const holds = (condition: string | undefined, key: { pk: unknown; sk: unknown }) => {
+    if (condition === undefined) return true;
+    if (condition === 'attribute_not_exists(pk)') return !items.has(id(key));
+    if (condition === 'attribute_exists(pk)') return items.has(id(key));
+    throw new Error(`memoryTable cannot evaluate: ${condition}`);
+  };
   const check = (condition: string | undefined, key: { pk: unknown; sk: unknown }) => {
-    if (condition === undefined) return;
-    const exists = items.has(id(key));
-    if (condition === 'attribute_not_exists(pk)' ? exists : condition === 'attribute_exists(pk)' ? !exists : null) throw conditionFailed();
-    if (condition !== 'attribute_not_exists(pk)' && condition !== 'attribute_exists(pk)') throw new Error(`memoryTable cannot evaluate: ${condition}`);
+    if (!holds(condition, key)) throw conditionFailed();
   };
   const install = () => {
     ddb.reset();
@@ -98,6 +105,20 @@ export function memoryTable() {
     ddb.on(DeleteCommand).callsFake(async (input) => {
       check(input.ConditionExpression, input.Key);
       items.delete(id(input.Key));
+      return {};
+    });
+    ddb.on(TransactWriteCommand).callsFake(async (input) => {
+      // biome-ignore lint/suspicious/noExplicitAny: the four shapes of a transaction item
+      const writes = (input.TransactItems as any[]).map((t) => {
+        if (t.Update) throw new Error('memoryTable cannot apply an Update: script it');
+        const op = t.Put ?? t.Delete ?? t.ConditionCheck;
+        return { t, key: (t.Put ? op.Item : op.Key) as Item, ok: holds(op.ConditionExpression, t.Put ? op.Item : op.Key) };
+      });
+      if (writes.some((w) => !w.ok)) throw transactionCancelled(writes.map((w) => (w.ok ? 'None' : 'ConditionalCheckFailed')));
+      for (const { t, key } of writes) {
+        if (t.Put) items.set(id(key), structuredClone(t.Put.Item));
+        if (t.Delete) items.delete(id(key));
+      }
       return {};
     });
   };
