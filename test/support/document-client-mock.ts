@@ -8,13 +8,23 @@
  *   GetItem, BatchGetItem (optionally leaving keys unprocessed once), Query by partition (of the
  *   table or an index) with begins_with or BETWEEN on the sort key, in order either way, paged by
  *   Limit and ExclusiveStartKey (filters and projections are not applied), and
- *   PutItem/DeleteItem and TransactWriteItems of Puts, Deletes and ConditionChecks (all or nothing,
- *   cancelled with DynamoDB's reasons) honouring `attribute_not_exists(pk)` / `attribute_exists(pk)`.
+ *   BatchWriteItem, and PutItem/DeleteItem and TransactWriteItems of Puts, Deletes and ConditionChecks
+ *   (all or nothing, cancelled with DynamoDB's reasons) honouring `attribute_not_exists(pk)`,
+ *   `attribute_exists(pk)` and `name = :value`.
  *   Any other condition, and an Update, is refused loudly, so a test never passes on a condition
  *   nobody evaluated: script those.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 
 export const TABLE = 'store-unit-table';
@@ -42,6 +52,7 @@ export type Item = Record<string, unknown> & { pk: string; sk: string };
 const OPERATIONS: Record<string, string> = {
   GetCommand: 'GetItem',
   BatchGetCommand: 'BatchGetItem',
+  BatchWriteCommand: 'BatchWriteItem',
   QueryCommand: 'Query',
   PutCommand: 'PutItem',
   DeleteCommand: 'DeleteItem',
@@ -57,14 +68,16 @@ export function memoryTable() {
   /** Keys a BatchGet leaves unprocessed once each (throttling). */
   const unprocessedOnce = new Set<string>();
   /** Whether the condition holds on the item at `key`. */
-  const holds = (condition: string | undefined, key: { pk: unknown; sk: unknown }) => {
+  const holds = (condition: string | undefined, key: { pk: unknown; sk: unknown }, values: Record<string, unknown> = {}) => {
     if (condition === undefined) return true;
     if (condition === 'attribute_not_exists(pk)') return !items.has(id(key));
     if (condition === 'attribute_exists(pk)') return items.has(id(key));
+    const equal = /^(\w+) = (:\w+)$/.exec(condition);
+    if (equal) return items.get(id(key))?.[equal[1]!] === values[equal[2]!];
     throw new Error(`memoryTable cannot evaluate: ${condition}`);
   };
-  const check = (condition: string | undefined, key: { pk: unknown; sk: unknown }) => {
-    if (!holds(condition, key)) throw conditionFailed();
+  const check = (condition: string | undefined, key: { pk: unknown; sk: unknown }, values?: Record<string, unknown>) => {
+    if (!holds(condition, key, values)) throw conditionFailed();
   };
   const install = () => {
     ddb.reset();
@@ -98,21 +111,29 @@ export function memoryTable() {
       return { Items: page.map((i) => structuredClone(i)), Count: page.length, ...(lastKey ? { LastEvaluatedKey: lastKey } : {}) };
     });
     ddb.on(PutCommand).callsFake(async (input) => {
-      check(input.ConditionExpression, input.Item);
+      check(input.ConditionExpression, input.Item, input.ExpressionAttributeValues);
       items.set(id(input.Item), structuredClone(input.Item));
       return {};
     });
     ddb.on(DeleteCommand).callsFake(async (input) => {
-      check(input.ConditionExpression, input.Key);
+      check(input.ConditionExpression, input.Key, input.ExpressionAttributeValues);
       items.delete(id(input.Key));
       return {};
+    });
+    ddb.on(BatchWriteCommand).callsFake(async (input) => {
+      for (const requests of Object.values(input.RequestItems as Record<string, { PutRequest?: { Item: Item }; DeleteRequest?: { Key: Item } }[]>))
+        for (const r of requests) {
+          if (r.PutRequest) items.set(id(r.PutRequest.Item), structuredClone(r.PutRequest.Item));
+          if (r.DeleteRequest) items.delete(id(r.DeleteRequest.Key));
+        }
+      return { UnprocessedItems: {} };
     });
     ddb.on(TransactWriteCommand).callsFake(async (input) => {
       // biome-ignore lint/suspicious/noExplicitAny: the four shapes of a transaction item
       const writes = (input.TransactItems as any[]).map((t) => {
         if (t.Update) throw new Error('memoryTable cannot apply an Update: script it');
         const op = t.Put ?? t.Delete ?? t.ConditionCheck;
-        return { t, key: (t.Put ? op.Item : op.Key) as Item, ok: holds(op.ConditionExpression, t.Put ? op.Item : op.Key) };
+        return { t, key: (t.Put ? op.Item : op.Key) as Item, ok: holds(op.ConditionExpression, t.Put ? op.Item : op.Key, op.ExpressionAttributeValues) };
       });
       if (writes.some((w) => !w.ok)) throw transactionCancelled(writes.map((w) => (w.ok ? 'None' : 'ConditionalCheckFailed')));
       for (const { t, key } of writes) {
@@ -134,6 +155,8 @@ export function memoryTable() {
     leaveUnprocessedOnce: (key: { pk: string; sk: string }) => unprocessedOnce.add(id(key)),
     /** Forget the commands sent so far (the items stay). */
     forgetSent: () => ddb.resetHistory(),
+    /** Every item held, in key order (what a test checks was left behind). */
+    all: () => [...items.values()].map((i) => structuredClone(i)).sort((a, b) => (id(a) < id(b) ? -1 : 1)),
     /** An empty table again, with its handlers back on the client (a scripted test may have reset them). */
     reset: () => {
       items.clear();
