@@ -25,6 +25,7 @@ import {
   QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 
 export const TABLE = 'store-unit-table';
@@ -135,7 +136,14 @@ export function memoryTable() {
         const op = t.Put ?? t.Delete ?? t.ConditionCheck;
         return { t, key: (t.Put ? op.Item : op.Key) as Item, ok: holds(op.ConditionExpression, t.Put ? op.Item : op.Key, op.ExpressionAttributeValues) };
       });
-      if (writes.some((w) => !w.ok)) throw transactionCancelled(writes.map((w) => (w.ok ? 'None' : 'ConditionalCheckFailed')));
+      if (writes.some((w) => !w.ok)) {
+        // A refused item that asked for ALL_OLD carries the item it found, marshalled, as DynamoDB sends it.
+        const reasons = writes.map(({ t, key, ok }) => {
+          const old = !ok && (t.Put ?? t.Delete ?? t.ConditionCheck).ReturnValuesOnConditionCheckFailure === 'ALL_OLD' ? items.get(id(key)) : undefined;
+          return { Code: ok ? 'None' : 'ConditionalCheckFailed', ...(old ? { Item: marshall(old) } : {}) };
+        });
+        throw new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: reasons });
+      }
       for (const { t, key } of writes) {
         if (t.Put) items.set(id(key), structuredClone(t.Put.Item));
         if (t.Delete) items.delete(id(key));
