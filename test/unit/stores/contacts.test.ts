@@ -84,9 +84,7 @@ describe('creating a contact', () => {
     const owner = items.findIndex((i) => i.ConditionCheck?.Key?.sk === keys.user(T, 'usr_01JAAAAAAAAAAAAAAAAAAAAAAA').sk);
     expect(items[owner]!.ConditionCheck!.ConditionExpression).toBe('attribute_exists(pk) AND #status = :active');
     expect(items.at(-1)!.Put!.Item).toMatchObject({ type: 'list_member', list_id: 'lst_01JAAAAAAAAAAAAAAAAAAAAAAA' });
-    ddb
-      .on((await import('@aws-sdk/lib-dynamodb')).TransactWriteCommand)
-      .rejects(transactionCancelled(items.map((_, i) => (i === owner ? 'ConditionalCheckFailed' : 'None'))));
+    ddb.on(TransactWriteCommand).rejects(transactionCancelled(items.map((_, i) => (i === owner ? 'ConditionalCheckFailed' : 'None'))));
     await expect(writeNewContact(items)).rejects.toBeInstanceOf(UnknownOwner);
   });
 });
