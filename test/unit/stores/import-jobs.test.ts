@@ -90,6 +90,7 @@ describe('import jobs store', () => {
       .rejectsOnce(conditionFailed());
     expect(await failImportJob(T, JOB, progress, 'time_limit', now)).toEqual({ id: JOB, status: 'failed' });
     expect(inputsOf(UpdateCommand)[0]).toMatchObject({ ConditionExpression: '#status = :running', ExpressionAttributeValues: { ':reason': 'time_limit' } });
+    ddb.on(UpdateCommand).rejects(conditionFailed());
     expect(await failImportJob(T, JOB, progress, 'interrupted', now)).toBeUndefined();
   });
 });
