@@ -37,7 +37,7 @@ describe('seedTemplate', () => {
     });
     expect(kept.Put.Item).toMatchObject(platformKeys.templateVersion(def.id, 2));
     ddb.on(UpdateCommand).resolves({});
-    expect(await seedTemplate({ ...def, status: def.status === 'active' ? 'deprecated' : 'active' }, 't3')).toBe('status_changed');
+    expect(await seedTemplate({ ...def, status: def.status === 'published' ? 'deprecated' : 'published' }, 't3')).toBe('status_changed');
     expect(inputsOf(UpdateCommand)[0]).toMatchObject({ ConditionExpression: '#version = :version', ExpressionAttributeValues: { ':version': 1 } });
   });
 

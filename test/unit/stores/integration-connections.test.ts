@@ -26,8 +26,8 @@ beforeEach(() => table.reset());
 
 describe('connecting a calendar', () => {
   it('puts the guard and the connection together (tokens sealed); a second live calendar is 409 naming the first', async () => {
-    const c = await createConnection(T, { provider: 'google', scopes: ['calendar.events'], tokens });
-    expect(c).toMatchObject({ provider: 'google', status: 'active', timezone: 'America/New_York' });
+    const c = await createConnection(T, { provider: 'google_calendar', scopes: ['calendar.events'], tokens });
+    expect(c).toMatchObject({ provider: 'google_calendar', status: 'active', timezone: 'America/New_York' });
     expect(c).not.toHaveProperty('sealed_tokens');
     const record = (await getConnectionRecord(T, c.id))!;
     expect(JSON.stringify(record)).not.toContain('rt-secret');
@@ -40,7 +40,7 @@ describe('connecting a calendar', () => {
   });
 
   it('a refused refresh marks it error only while active with the tokens refused', async () => {
-    const c = (await getConnectionRecord(T, (await createConnection(T, { provider: 'google', scopes: [], tokens })).id))!;
+    const c = (await getConnectionRecord(T, (await createConnection(T, { provider: 'google_calendar', scopes: [], tokens })).id))!;
     ddb.on(UpdateCommand).rejects(conditionFailed());
     await expect(markConnectionError(c)).resolves.toBeUndefined();
     expect(inputsOf(UpdateCommand)[0]).toMatchObject({
@@ -52,7 +52,7 @@ describe('connecting a calendar', () => {
 
 describe('revoking', () => {
   it('revokes, drops the tokens and removes the guard only if it names this connection', async () => {
-    const c = await createConnection(T, { provider: 'google', scopes: [], tokens });
+    const c = await createConnection(T, { provider: 'google_calendar', scopes: [], tokens });
     ddb.on(TransactWriteCommand).resolves({});
     const out = await revokeConnection(T, c.id);
     expect(out?.connection.status).toBe('revoked');
@@ -86,7 +86,7 @@ describe('sandbox events and OAuth state', () => {
   });
 
   it('keeps the PKCE verifier sealed, and hands it over once, never once expired', async () => {
-    const p = { tenant_id: T, connection_id: 'icn_1', provider: 'google' as const, code_verifier: 'v-secret', expires_at: '2099-01-01T00:00:00.000Z' };
+    const p = { tenant_id: T, connection_id: 'icn_1', provider: 'google_calendar' as const, code_verifier: 'v-secret', expires_at: '2099-01-01T00:00:00.000Z' };
     await savePendingAuthorization('state-1', p);
     const stored = table.get(integrationKeys.oauthState('state-1'))!;
     expect(JSON.stringify(stored)).not.toContain('v-secret');
