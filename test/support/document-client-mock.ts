@@ -10,7 +10,7 @@
  *   Limit and ExclusiveStartKey (filters and projections are not applied), and
  *   BatchWriteItem, and PutItem/DeleteItem and TransactWriteItems of Puts, Deletes and ConditionChecks
  *   (all or nothing, cancelled with DynamoDB's reasons) honouring `attribute_not_exists(pk)`,
- *   `attribute_exists(pk)` and `name = :value`.
+ *   `attribute_exists(pk)` and `name = :value`, joined by AND or by OR.
  *   Any other condition, and an Update, is refused loudly, so a test never passes on a condition
  *   nobody evaluated: script those.
  */
@@ -68,14 +68,19 @@ export function memoryTable() {
   const id = (k: { pk: unknown; sk: unknown }) => `${String(k.pk)}|${String(k.sk)}`;
   /** Keys a BatchGet leaves unprocessed once each (throttling). */
   const unprocessedOnce = new Set<string>();
-  /** Whether the condition holds on the item at `key`. */
-  const holds = (condition: string | undefined, key: { pk: unknown; sk: unknown }, values: Record<string, unknown> = {}) => {
+  /** Whether the condition holds on the item at `key`: clauses joined by AND, or by OR (no parentheses). */
+  const holds = (condition: string | undefined, key: { pk: unknown; sk: unknown }, values: Record<string, unknown> = {}): boolean => {
     if (condition === undefined) return true;
-    if (condition === 'attribute_not_exists(pk)') return !items.has(id(key));
-    if (condition === 'attribute_exists(pk)') return items.has(id(key));
-    const equal = /^(\w+) = (:\w+)$/.exec(condition);
-    if (equal) return items.get(id(key))?.[equal[1]!] === values[equal[2]!];
-    throw new Error(`memoryTable cannot evaluate: ${condition}`);
+    const item = items.get(id(key));
+    const clause = (c: string) => {
+      if (c === 'attribute_not_exists(pk)') return !item;
+      if (c === 'attribute_exists(pk)') return Boolean(item);
+      const equal = /^(\w+) = (:\w+)$/.exec(c);
+      if (equal) return item?.[equal[1]!] === values[equal[2]!];
+      throw new Error(`memoryTable cannot evaluate: ${condition}`);
+    };
+    // AND binds tighter than OR, as in DynamoDB; a parenthesised group is no clause this knows, so it throws.
+    return condition.split(' OR ').some((either) => either.split(' AND ').every(clause));
   };
   const check = (condition: string | undefined, key: { pk: unknown; sk: unknown }, values?: Record<string, unknown>) => {
     if (!holds(condition, key, values)) throw conditionFailed();
