@@ -1,6 +1,6 @@
 /** The runtime's events as stored (shared/repositories/runtime-events.ts): one transaction per batch, an id stored once, the aggregates under the count read. */
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { callKeys } from '../../../shared/db/keys.js';
 import { DomainError } from '../../../shared/errors.js';
 import { callEventRecords, callTurns, recordCallEvents } from '../../../shared/repositories/runtime-events.js';
@@ -75,8 +75,11 @@ describe('recordCallEvents', () => {
 
   it('reads again when a writer beat it, and gives up with 409 call_busy', async () => {
     seedCall();
+    // Full jitter drawn at zero: the retries pause for nothing, so the file stays fast.
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0);
     ddb.on(TransactWriteCommand).rejects(transactionCancelled(['None', 'ConditionalCheckFailed']));
     await expect(recordCallEvents(T, CALL, [turn('e1', 'x')], at)).rejects.toMatchObject({ code: 'call_busy' });
+    random.mockRestore();
     expect(inputsOf(TransactWriteCommand).length).toBeGreaterThan(1);
   });
 });
