@@ -15,14 +15,14 @@ import {
   GoneException,
   PostToConnectionCommand,
 } from '@aws-sdk/client-apigatewaymanagementapi';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { VerifiedStreamClaims } from '../../shared/telephony/call-tokens.js';
 import { LINES } from '../../shared/voice/phrases.js';
 import type { CallBrief, ReplyPart, ReplyRequest } from '../../shared/voice/ports.js';
+import { conditionFailed, ddb, memoryTable } from '../support/document-client-mock.js';
 
 // The model the handlers stream with, passed through relayHostDeps' model argument.
 const model = vi.hoisted(() => ({
@@ -50,38 +50,16 @@ vi.mock('../../shared/voice/control-plane.js', async (importOriginal) => {
 
 /* ---- the table ---- */
 
-const table = new Map<string, Record<string, unknown>>();
-const k = (key: { pk: unknown; sk: unknown }) => `${key.pk}|${key.sk}`;
-const conditionFailed = () => new ConditionalCheckFailedException({ message: 'condition', $metadata: {} });
-const ddb = mockClient(DynamoDBDocumentClient);
+const table = memoryTable();
 const api = mockClient(ApiGatewayManagementApiClient);
 function installTable() {
-  ddb.reset();
-  ddb.on(GetCommand).callsFake(async (input) => ({ Item: structuredClone(table.get(k(input.Key))) }));
-  ddb.on(TransactWriteCommand).callsFake(async (input) => {
-    const puts = input.TransactItems.map(
-      (t: { Put: { Item: Record<string, unknown>; ConditionExpression?: string; ExpressionAttributeValues?: Record<string, unknown> } }) => t.Put,
-    );
-    for (const put of puts) {
-      const existing = table.get(k(put.Item as never));
-      const cond = put.ConditionExpression;
-      const ok = !cond || !existing || (cond.includes('connection_id = :stale') && existing.connection_id === put.ExpressionAttributeValues?.[':stale']);
-      if (!ok) throw new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: [{ Code: 'ConditionalCheckFailed' }] });
-    }
-    for (const put of puts) table.set(k(put.Item as never), structuredClone(put.Item));
-    return {};
-  });
+  table.reset();
+  // A session save, the relay store's one Update: only at the revision read, by the owning connection.
   ddb.on(UpdateCommand).callsFake(async (input) => {
-    const item = table.get(k(input.Key));
+    const item = table.get(input.Key);
     const v = input.ExpressionAttributeValues;
     if (!item || item.revision !== v[':rev'] || item.connection_id !== v[':conn']) throw conditionFailed();
-    Object.assign(item, { state: v[':state'], generation: v[':gen'], revision: v[':next'] }, ':ctx' in v ? { reply_context: v[':ctx'] } : {});
-    return {};
-  });
-  ddb.on(DeleteCommand).callsFake(async (input) => {
-    const item = table.get(k(input.Key));
-    if (input.ConditionExpression && item?.connection_id !== input.ExpressionAttributeValues[':conn']) throw conditionFailed();
-    table.delete(k(input.Key));
+    table.put({ ...item, state: v[':state'], generation: v[':gen'], revision: v[':next'], ...(':ctx' in v ? { reply_context: v[':ctx'] } : {}) });
     return {};
   });
 }
@@ -138,7 +116,7 @@ const sentTexts = (connectionId: string) =>
   api
     .commandCalls(PostToConnectionCommand, { ConnectionId: connectionId })
     .map((c) => JSON.parse(Buffer.from(c.args[0].input.Data as Uint8Array).toString('utf8')) as { type: string; token: string; last: boolean });
-const session = () => table.get(`${`TENANT#${tenantId}#CALL#${callId}`}|RELAY_SESSION`);
+const session = () => table.get({ pk: `TENANT#${tenantId}#CALL#${callId}`, sk: 'RELAY_SESSION' });
 
 let handlers: {
   connect: typeof import('../../functions/relay/connect.js').handler;
@@ -185,7 +163,6 @@ afterAll(() => {
   globalThis.fetch = realFetch;
 });
 beforeEach(() => {
-  table.clear();
   posted.length = 0;
   respond = undefined;
   installTable();
@@ -193,7 +170,7 @@ beforeEach(() => {
   api.on(PostToConnectionCommand).resolves({});
   api.on(DeleteConnectionCommand).resolves({});
   // The call the token names, as the calls store keeps it (a mock-carrier account).
-  table.set(`TENANT#${tenantId}#CALL#${callId}|CALL`, {
+  table.put({
     pk: `TENANT#${tenantId}#CALL#${callId}`,
     sk: 'CALL',
     id: callId,
@@ -423,7 +400,7 @@ describe('$disconnect', () => {
     await handlers.disconnect({ requestContext: ctx('c1', '$disconnect'), isBase64Encoded: false } as APIGatewayProxyWebsocketEventV2);
     expect(posted.flatMap((p) => p.events.map((e) => e.type))).toContain('hangup');
     expect(session()).toBeUndefined();
-    expect(table.has('PLATFORM#RELAY_CONNECTION#c1|RELAY_CONNECTION')).toBe(false);
+    expect(table.get({ pk: 'PLATFORM#RELAY_CONNECTION#c1', sk: 'RELAY_CONNECTION' })).toBeUndefined();
     // A reconnect (the two-hour limit, a fresh TwiML) opens a new session.
     expect(await handlers.connect(connectEvent('c2', { token }))).toEqual({ statusCode: 200 });
   });

@@ -2,9 +2,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { keys } from '../../../shared/db/keys.js';
 import { readCredential } from '../../../shared/repositories/api-keys.js';
-import { fakeTable } from './fake-table.js';
+import { memoryTable } from '../../support/document-client-mock.js';
 
-const table = fakeTable();
+const table = memoryTable();
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const KEY = 'key_01JAAAAAAAAAAAAAAAAAAAAAAA';
 
@@ -31,7 +31,7 @@ describe('readCredential', () => {
     const read = await readCredential(T, KEY, keys.idempotency(T, 'queueCall', 'absent'));
     expect(read.tenant).toBeUndefined();
     expect(read.also).toBeUndefined();
-    table.sent.length = 0;
+    table.forgetSent();
     expect(await readCredential(T, 'not-an-id')).toEqual({ key: undefined, tenant: undefined, also: undefined });
     expect(table.sent).toEqual([]);
   });

@@ -2,9 +2,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { agentKeys, keys, platformKeys, suppressionKeys } from '../../../shared/db/keys.js';
 import { readCallPointFacts } from '../../../shared/repositories/call-inputs.js';
-import { fakeTable } from './fake-table.js';
+import { memoryTable } from '../../support/document-client-mock.js';
+import { activeSuppressionItem } from '../../support/store-items.js';
 
-const table = fakeTable();
+const table = memoryTable();
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const AGENT = 'agt_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const ACCOUNT = 'tac_01JAAAAAAAAAAAAAAAAAAAAAAA';
@@ -51,15 +52,7 @@ describe('readCallPointFacts', () => {
   it('reads the suppression every time: an entry added between two reads is seen by the second', async () => {
     const read = () => readCallPointFacts({ tenantId: T, agentId: AGENT, phone: PHONE, dncAreaCode: null, accountIds: [] });
     expect((await read()).suppression).toBeUndefined();
-    table.put({
-      ...suppressionKeys.active(T, PHONE),
-      id: 'sup_01JDDDDDDDDDDDDDDDDDDDDDDD',
-      phone_e164: PHONE,
-      reason: 'opt_out',
-      status: 'active',
-      source: 'api',
-      created_at: '2026-11-01T00:00:00Z',
-    });
+    table.put(activeSuppressionItem(T, PHONE));
     expect((await read()).suppression).toMatchObject({ phone_e164: PHONE, reason: 'opt_out' });
     expect(table.sent.filter((s) => s.command === 'BatchGetItem')).toHaveLength(2);
   });

@@ -1,6 +1,5 @@
 /** The campaign's rows and work queue (aws-sdk-client-mock): the reads the launch and the cancel sweep make, and the items they commit. */
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { campaignKeys, campaignPartition } from '../../../shared/db/keys.js';
 import {
@@ -12,9 +11,8 @@ import {
   scheduledAttemptCalls,
   scrubbedRowItems,
 } from '../../../shared/repositories/campaign-outcomes.js';
+import { ddb } from '../../support/document-client-mock.js';
 
-process.env.TABLE_NAME ??= 'unit-table';
-const ddb = mockClient(DynamoDBDocumentClient);
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const C = 'cmp_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const CON = 'con_01JAAAAAAAAAAAAAAAAAAAAAAA';

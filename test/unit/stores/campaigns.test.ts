@@ -1,7 +1,5 @@
 /** The campaigns store's driver lease, markers and the launch/scrub items (aws-sdk-client-mock): what each sends, and the exact conditions. */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
+import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { campaignKeys } from '../../../shared/db/keys.js';
 import {
@@ -16,9 +14,8 @@ import {
   scrubCountItem,
   takeDriverLease,
 } from '../../../shared/repositories/campaigns.js';
+import { conditionFailed, ddb } from '../../support/document-client-mock.js';
 
-process.env.TABLE_NAME ??= 'unit-table';
-const ddb = mockClient(DynamoDBDocumentClient);
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const C = 'cmp_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const at = new Date('2026-11-18T15:00:00.000Z');
@@ -27,10 +24,7 @@ beforeEach(() => ddb.reset());
 
 describe('the driver lease', () => {
   it('is taken only when absent, null or expired, and refused (false) otherwise', async () => {
-    ddb
-      .on(UpdateCommand)
-      .resolvesOnce({})
-      .rejectsOnce(new ConditionalCheckFailedException({ message: 'held', $metadata: {} }));
+    ddb.on(UpdateCommand).resolvesOnce({}).rejectsOnce(conditionFailed());
     expect(await takeDriverLease(T, C, '2026-11-18T15:00:45.000Z', '2026-11-18T15:00:00.000Z')).toBe(true);
     expect(await takeDriverLease(T, C, '2026-11-18T15:00:45.000Z', '2026-11-18T15:00:00.000Z')).toBe(false);
     const sent = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;

@@ -1,12 +1,10 @@
 /** The list members page a campaign's scrub resumes from (aws-sdk-client-mock): the index, the cursor in and out, the page size. */
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { contactKeys } from '../../../shared/db/keys.js';
 import { listMembersPage } from '../../../shared/repositories/contact-lists.js';
+import { ddb } from '../../support/document-client-mock.js';
 
-process.env.TABLE_NAME ??= 'unit-table';
-const ddb = mockClient(DynamoDBDocumentClient);
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const L = 'lst_01JAAAAAAAAAAAAAAAAAAAAAAA';
 

@@ -4,16 +4,13 @@
  * The mocked table evaluates the two conditions the store sends.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
+import { UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { dispatchKeys } from '../../../shared/db/keys.js';
 import { dialSpacingMs, paceDial } from '../../../shared/policy/dial-pacing.js';
 import { takeDialGrant } from '../../../shared/repositories/dial-pacing.js';
+import { ddb } from '../../support/document-client-mock.js';
 
-process.env.TABLE_NAME ??= 'unit-table';
-
-const ddb = mockClient(DynamoDBDocumentClient);
 let nextAt: number | undefined;
 const sent: UpdateCommandInput[] = [];
 

@@ -1,9 +1,9 @@
 /** The idempotency store's pieces for a key taken inside a transaction (shared/repositories/idempotency.ts). */
 import { describe, expect, it } from 'vitest';
 import { completedRecordPut, LOCK_MS, RETENTION_MS, readRecord, recordOutcome } from '../../../shared/repositories/idempotency.js';
-import { fakeTable } from './fake-table.js';
+import { memoryTable } from '../../support/document-client-mock.js';
 
-const table = fakeTable();
+const table = memoryTable();
 const scope = { tenantId: 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA', routeId: 'queueCall', key: 'k-1' };
 const NOW = 1_800_000_000_000;
 

@@ -8,9 +8,10 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { gatherComplianceInputs } from '../../../shared/calls/compliance-inputs.js';
 import { latestVersionOf } from '../../../shared/calls/published-versions.js';
 import { agentKeys, contactKeys, keys, suppressionKeys } from '../../../shared/db/keys.js';
-import { fakeTable } from './fake-table.js';
+import { memoryTable } from '../../support/document-client-mock.js';
+import { activeSuppressionItem } from '../../support/store-items.js';
 
-const table = fakeTable();
+const table = memoryTable();
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const AGENT = 'agt_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const CONTACT = 'con_01JAAAAAAAAAAAAAAAAAAAAAAA';
@@ -115,24 +116,16 @@ describe('gatherComplianceInputs', () => {
     expect(first.found && first.version.id).toBe(v(3));
     expect(first.found && first.caller.outcome === 'chosen' && first.caller.number.provider).toBe('mock');
 
-    table.put({
-      ...suppressionKeys.active(T, PHONE),
-      id: 'sup_01JDDDDDDDDDDDDDDDDDDDDDDD',
-      phone_e164: PHONE,
-      reason: 'opt_out',
-      status: 'active',
-      source: 'api',
-      created_at: '2026-11-01T00:00:00Z',
-    });
+    table.put(activeSuppressionItem(T, PHONE));
     publish(4);
-    table.sent.length = 0;
+    table.forgetSent();
     const second = await gatherComplianceInputs(T, { agent_id: AGENT }, CONTACT, AT);
     expect(second.found && second.inputs.suppressed).toBe(true);
     expect(second.found && second.version.id).toBe(v(4));
     // contact + numbers, one batch, the new version once: never a cached suppression.
     expect(table.sent.map((s) => s.command).sort()).toEqual(['BatchGetItem', 'GetItem', 'Query', 'Query']);
 
-    table.sent.length = 0;
+    table.forgetSent();
     table.remove(suppressionKeys.active(T, PHONE));
     const third = await gatherComplianceInputs(T, { agent_id: AGENT }, CONTACT, AT);
     expect(third.found && third.inputs.suppressed).toBe(false);

@@ -4,12 +4,9 @@
  * the live secrets and is conditional on the revision read (a lost race reads again); a
  * rotation over the live limit it is handed writes nothing; deliveries open only live secrets.
  */
-process.env.TABLE_NAME ??= 'unit-table';
 process.env.CREDENTIALS_KEY ??= Buffer.alloc(32, 7).toString('base64');
 
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { seal } from '../../../shared/crypto/secret-box.js';
 import { webhookKeys } from '../../../shared/db/keys.js';
@@ -21,13 +18,12 @@ import {
   rotateWebhookSecret,
   type WebhookEndpointRecord,
 } from '../../../shared/repositories/webhook-endpoints.js';
+import { conditionFailed, ddb } from '../../support/document-client-mock.js';
 
-const ddb = mockClient(DynamoDBDocumentClient);
 beforeEach(() => ddb.reset());
 
 const at = new Date('2026-03-01T12:00:00.000Z');
 const settings = { url: 'https://hooks.example.com/in', description: null, enabled_events: null };
-const conditionFailed = () => new ConditionalCheckFailedException({ message: 'condition', $metadata: {} });
 
 async function stored(tenantId: string, secrets: { plain: string; expires_at: string | null }[], revision = 3): Promise<WebhookEndpointRecord> {
   const id = 'whe_1';

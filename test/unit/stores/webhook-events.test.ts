@@ -4,11 +4,9 @@
  * DynamoDB's 100 items) and how it reads DynamoDB's refusals (a cancelled transaction leaves
  * out only the events whose own condition failed; a failed condition is an answer, not an error).
  */
-process.env.TABLE_NAME ??= 'unit-table';
 
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { outboxKeys, webhookKeys } from '../../../shared/db/keys.js';
 import { newId } from '../../../shared/ids.js';
@@ -21,8 +19,8 @@ import {
   recordAttempts,
   type WebhookEventRecord,
 } from '../../../shared/repositories/webhook-events.js';
+import { conditionFailed, ddb, TABLE, transactionCancelled } from '../../support/document-client-mock.js';
 
-const ddb = mockClient(DynamoDBDocumentClient);
 beforeEach(() => ddb.reset());
 
 const tenantId = newId('ten');
@@ -37,9 +35,6 @@ const record = (n = 0, type = 'call.completed'): WebhookEventRecord => {
     attempt_count: n,
   };
 };
-const cancelled = (codes: string[]) =>
-  new TransactionCanceledException({ message: 'cancelled', $metadata: {}, CancellationReasons: codes.map((Code) => ({ Code })) });
-const conditionFailed = () => new ConditionalCheckFailedException({ message: 'condition', $metadata: {} });
 const claim = { leaseId: 'lease-1', leaseUntil: new Date(at.getTime() + 30_000), at };
 const delivered: { status_code: number; duration_ms: number; error: string | null; detail: string } = {
   status_code: 200,
@@ -75,7 +70,7 @@ describe('claimDueAttempts (the wave lease)', () => {
     const records = [record(), record(), record()];
     ddb
       .on(TransactWriteCommand)
-      .rejectsOnce(cancelled(['None', 'ConditionalCheckFailed', 'None']))
+      .rejectsOnce(transactionCancelled(['None', 'ConditionalCheckFailed', 'None']))
       .resolves({});
     const leased = await claimDueAttempts(tenantId, records, claim);
     expect([...leased]).toEqual([records[0]!.event.id, records[2]!.event.id]);
@@ -84,7 +79,7 @@ describe('claimDueAttempts (the wave lease)', () => {
   });
 
   it('a refusal that names no condition is an error, not an answer', async () => {
-    ddb.on(TransactWriteCommand).rejects(cancelled(['None', 'ThrottlingError']));
+    ddb.on(TransactWriteCommand).rejects(transactionCancelled(['None', 'ThrottlingError']));
     await expect(claimDueAttempts(tenantId, [record(), record()], claim)).rejects.toBeInstanceOf(TransactionCanceledException);
   });
 });
@@ -159,7 +154,7 @@ describe('recordAttempts (the wave ledger)', () => {
     // The first transaction (33 events) refuses the second event's lease condition (its item 2).
     ddb
       .on(TransactWriteCommand)
-      .rejectsOnce(cancelled(['None', 'None', 'ConditionalCheckFailed']))
+      .rejectsOnce(transactionCancelled(['None', 'None', 'ConditionalCheckFailed']))
       .resolves({});
     const recorded = await recordAttempts(
       tenantId,
@@ -184,17 +179,17 @@ describe('reads', () => {
     const byKey = new Map(records.map((r) => [outboxKeys.event(tenantId, r.event.id).sk, r]));
     let first = true;
     ddb.on(BatchGetCommand).callsFake(async (input) => {
-      const keys = input.RequestItems['unit-table'].Keys as { sk: string }[];
+      const keys = input.RequestItems[TABLE].Keys as { sk: string }[];
       const [held, ...rest] = keys;
       if (first) {
         first = false;
-        return { Responses: { 'unit-table': rest.map((k) => byKey.get(k.sk)) }, UnprocessedKeys: { 'unit-table': { Keys: [held] } } };
+        return { Responses: { [TABLE]: rest.map((k) => byKey.get(k.sk)) }, UnprocessedKeys: { [TABLE]: { Keys: [held] } } };
       }
-      return { Responses: { 'unit-table': keys.map((k) => byKey.get(k.sk)) } };
+      return { Responses: { [TABLE]: keys.map((k) => byKey.get(k.sk)) } };
     });
     const found = await getWebhookEvents(tenantId, [...records.map((r) => r.event.id), 'not-an-id', records[0]!.event.id]);
     expect(found.size).toBe(101);
-    const calls = ddb.commandCalls(BatchGetCommand).map((c) => c.args[0].input.RequestItems!['unit-table']!);
+    const calls = ddb.commandCalls(BatchGetCommand).map((c) => c.args[0].input.RequestItems![TABLE]!);
     expect(calls.map((c) => c.Keys!.length)).toEqual([100, 1, 1]);
     expect(calls.every((c) => c.ConsistentRead)).toBe(true);
   });

@@ -1,30 +1,8 @@
+/** Linking a carrier's CallSid to a call (shared/repositories/call-sid-link.ts): the transaction's items. */
 import { describe, expect, it } from 'vitest';
-import { callSidLinkItems } from '../../shared/repositories/call-sid-link.js';
-import { addStateChange } from '../../shared/repositories/call-state-update.js';
-
-process.env.TABLE_NAME ??= 'unit-table';
-
-describe('a state change as update clauses', () => {
-  it('sets the state, only the outcome fields the change decides, and stamps once', () => {
-    const parts = addStateChange(
-      { sets: ['updated_at = :now'], names: {}, values: { ':now': 'T' } },
-      { state: 'completed', disposition: 'completed', disposition_set_by: 'carrier', stamp: 'ended_at' },
-    );
-    expect(parts.sets).toEqual([
-      'updated_at = :now',
-      '#state = :to',
-      'disposition = :disposition',
-      'disposition_set_by = :disposition_set_by',
-      'ended_at = if_not_exists(ended_at, :now)',
-    ]);
-    expect(parts.names).toEqual({ '#state': 'state' });
-    expect(parts.values).toEqual({ ':now': 'T', ':to': 'completed', ':disposition': 'completed', ':disposition_set_by': 'carrier' });
-  });
-
-  it('a bare move sets the state alone', () => {
-    expect(addStateChange({ sets: [], names: {}, values: {} }, { state: 'dialing' }).sets).toEqual(['#state = :to']);
-  });
-});
+import { callKeys, platformKeys } from '../../../shared/db/keys.js';
+import { callSidLinkItems, carrierCallPointerPut } from '../../../shared/repositories/call-sid-link.js';
+import { TABLE } from '../../support/document-client-mock.js';
 
 describe('the CallSid link', () => {
   const call = { tenant_id: 'ten_1', id: 'cal_1', telephony_account_id: 'tac_1' };
@@ -39,6 +17,13 @@ describe('the CallSid link', () => {
     );
     expect(items[1]!.Update!.ConditionExpression).not.toContain('provider_call_sid = :sid');
     expect(items[2]!.Put!.Item!.type).toBe('unfinished_watch');
+  });
+
+  it('the pointer names the call and its account, put only if no call holds the sid', () => {
+    const put = carrierCallPointerPut(call, sid).Put!;
+    expect(put).toMatchObject({ TableName: TABLE, ConditionExpression: 'attribute_not_exists(pk)' });
+    expect(put.Item).toEqual({ ...platformKeys.carrierCall(sid), type: 'carrier_call', tenant_id: 'ten_1', call_id: 'cal_1', telephony_account_id: 'tac_1' });
+    expect(callSidLinkItems(call, sid, { telephony: false, watchAt: null, sameSidOk: false })[1]!.Update!.Key).toEqual(callKeys.call('ten_1', 'cal_1'));
   });
 
   it("a callback's link of an ended call: no watch, and the same sid again passes", () => {

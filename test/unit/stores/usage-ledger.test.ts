@@ -1,10 +1,22 @@
-/** The ledger's item builder (shared/repositories/usage-ledger.ts): what one source's transaction writes. */
-import { beforeAll, describe, expect, it } from 'vitest';
-import { runtimeUsageFacts, totalShardOf, USAGE_TOTAL_SHARDS, usageLedgerItems } from '../../shared/repositories/usage-ledger.js';
+/** The usage ledger (shared/repositories/usage-ledger.ts): what one source's transaction writes, and the totals read back. */
+import { QueryCommand as RawQueryCommand } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { keys, usageKeys, usagePartition } from '../../../shared/db/keys.js';
+import {
+  callMinutesLedgerItems,
+  messageSegmentsLedgerItems,
+  readPeriodTotals,
+  recomputePeriodTotals,
+  runtimeUsageFacts,
+  runtimeUsageLedgerItems,
+  totalShardOf,
+  USAGE_TOTAL_SHARDS,
+  usageLedgerItems,
+} from '../../../shared/repositories/usage-ledger.js';
+import { ddb, inputsOf, memoryTable } from '../../support/document-client-mock.js';
 
-beforeAll(() => {
-  process.env.TABLE_NAME ??= 'unit-table';
-});
+const table = memoryTable();
 
 const at = new Date('2026-11-07T10:00:00Z');
 const billed = { settlement: 'billed' as const, carrierBilled: false, telephony_account_id: 'tac_1' };
@@ -111,5 +123,55 @@ describe('usageLedgerItems', () => {
       { meter: 'llm_cached_prompt_tokens', quantity: '300' },
       { meter: 'gpu_seconds', quantity: '1.005' },
     ]);
+  });
+});
+
+describe('the ledger as stored', () => {
+  const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
+  const period = '2026-11';
+
+  it('sums the total shards per settlement and meter (exact decimals), and the day asked for', async () => {
+    table.reset();
+    const total = (settlement: string, meter: string, shard: number, quantity: string, n: number, day?: [string, string, number]) => ({
+      ...usageKeys.total(T, period, settlement, meter, shard),
+      settlement,
+      meter,
+      quantity,
+      event_count: n,
+      ...(day ? { [`d${day[0]}_quantity`]: day[1], [`d${day[0]}_count`]: day[2] } : {}),
+    });
+    ddb.on(RawQueryCommand).resolves({
+      Items: [
+        total('billed', 'telephony_minutes', 0, '1.1', 1, ['07', '1.1', 1]),
+        total('billed', 'telephony_minutes', 5, '2.2', 2),
+        total('sandbox', 'sms_segments', 1, '3', 3),
+        total('billed', 'not_a_meter', 1, '9', 9),
+      ].map((i) => marshall(i)),
+    });
+    const totals = await readPeriodTotals(T, period, '07');
+    expect(totals.billed).toEqual({ telephony_minutes: { quantity: '3.3', event_count: 3 } });
+    expect(totals.sandbox).toEqual({ sms_segments: { quantity: '3', event_count: 3 } });
+    expect(totals.day.billed).toEqual({ telephony_minutes: { quantity: '1.1', event_count: 1 } });
+    expect(inputsOf(RawQueryCommand)[0]).toMatchObject({ ConsistentRead: true, ExpressionAttributeValues: { ':pk': { S: usagePartition(T, period) } } });
+  });
+
+  it('recomputes the totals from every row (what the running totals must equal)', async () => {
+    table.reset();
+    table.put({ ...usageKeys.row(T, period, 'call.a', 'telephony_minutes'), settlement: 'billed', meter: 'telephony_minutes', quantity: '1.5' });
+    table.put({ ...usageKeys.row(T, period, 'call.b', 'telephony_minutes'), settlement: 'billed', meter: 'telephony_minutes', quantity: '2' });
+    expect(await recomputePeriodTotals(T, period)).toEqual({ billed: { telephony_minutes: { quantity: '3.5', event_count: 2 } }, sandbox: {}, rows: 2 });
+  });
+
+  it("meters a call's minutes and a text's segments by its account (a mock account is sandbox), nothing for none", async () => {
+    table.reset();
+    table.put({ ...keys.telephonyAccount(T, 'tac_01JAAAAAAAAAAAAAAAAAAAAAAA'), provider: 'mock', mode: 'managed' });
+    const at = new Date('2026-11-07T10:00:00Z');
+    expect(await callMinutesLedgerItems(T, { id: 'cal_1', telephony_account_id: 'tac_01JAAAAAAAAAAAAAAAAAAAAAAA' }, 0, at)).toEqual([]);
+    const minutes = await callMinutesLedgerItems(T, { id: 'cal_1', telephony_account_id: 'tac_01JAAAAAAAAAAAAAAAAAAAAAAA' }, 61, at);
+    expect(minutes[0]!.Put!.Item).toMatchObject({ settlement: 'sandbox', meter: 'telephony_minutes', quantity: '2' });
+    expect(await messageSegmentsLedgerItems(T, { id: 'msg_1', segments: 0, telephony_account_id: null }, at)).toEqual([]);
+    const sms = await messageSegmentsLedgerItems(T, { id: 'msg_1', segments: 3, telephony_account_id: null }, at);
+    expect(sms[0]!.Put!.Item).toMatchObject({ settlement: 'billed', meter: 'sms_segments', quantity: '3' });
+    expect(await runtimeUsageLedgerItems(T, { id: 'cal_1' }, [{ id: 'e1', type: 'transcript_turn' }], at)).toEqual([]);
   });
 });
