@@ -5,6 +5,7 @@
  * log, refreshed on expiry); availability reads the connection's free/busy and working hours.
  */
 
+import '../support/debug-log-level.js';
 import { createHash } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';

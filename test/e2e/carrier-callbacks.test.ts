@@ -1,3 +1,4 @@
+import '../support/debug-log-level.js';
 import { randomBytes } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import twilio from 'twilio';

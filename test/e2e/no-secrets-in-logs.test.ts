@@ -1,3 +1,4 @@
+import '../support/debug-log-level.js';
 import { describe, expect, it } from 'vitest';
 import { captureLogs } from '../support/log-capture.js';
 import { useTestStack } from '../support/stack.js';

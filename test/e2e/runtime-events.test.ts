@@ -3,6 +3,7 @@
  * call's Stream token (the one our TwiML handed to the carrier), over the local stack.
  */
 
+import '../support/debug-log-level.js';
 import { randomBytes } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';

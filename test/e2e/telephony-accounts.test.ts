@@ -1,3 +1,4 @@
+import '../support/debug-log-level.js';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,15 +1,9 @@
 /**
  * Every log line a test file's handlers write, at DEBUG (the most an operator could turn on).
- *
- * Import this module FIRST in the test file. Powertools builds each logger's level from
- * POWERTOOLS_LOG_LEVEL when the module loads and, on every warm invocation, resets the level
- * to that initial one; a `logger.setLogLevel('DEBUG')` in a test therefore lasts one request
- * and the rest of the lines are never written. Setting the variable before the handlers load
- * makes DEBUG the initial level.
+ * The test file imports `./debug-log-level.js` first (a bare import), so DEBUG is every
+ * logger's initial level: a `logger.setLogLevel('DEBUG')` in a test would last one request.
  */
 import { afterAll, beforeAll, vi } from 'vitest';
-
-process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
 
 export function captureLogs() {
   const written: string[] = [];

@@ -1,3 +1,4 @@
+import '../support/debug-log-level.js';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
