@@ -222,7 +222,7 @@ export async function measureCalls(stack: LocalStack, total = 500, cps = 10): Pr
   // thousands of reads a second on the same DynamoDB Local the dispatchers use.
   const states = new Array<Awaited<ReturnType<typeof read>>>(ids.length);
   while (performance.now() < deadline) {
-    const open = ids.flatMap((id, i) => (states[i] && isTerminal(states[i]!.state) ? [] : [i]));
+    const open = ids.flatMap((_, i) => (states[i] && isTerminal(states[i]!.state) ? [] : [i]));
     await pool(open, 20, async (i) => {
       states[i] = await read(ids[i]!);
     });
