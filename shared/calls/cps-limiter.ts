@@ -1,24 +1,28 @@
 /**
  * The account's calls-per-second ceiling (cps_limit), across every dispatch worker at once, as
- * the carrier counts it: at most cps_limit dials in ANY one-second window. Each dial takes a
- * grant, an instant paced `dialSpacingMs` after the account's previous one
- * (shared/policy/dial-pacing.ts; one conditional write on the account's pacing item,
- * shared/repositories/dial-pacing.ts), and goes to the carrier at that instant, not before.
- * A grant further ahead than MAX_WAIT_MS is refused: nothing dialled, and the dispatcher hands
- * the call back to the scheduler with a due item a second on, so a long backlog never
- * dead-letters. The grant is taken before the dial's transition and the transition starts
- * just before the grant's instant (a pause or cancel answered meanwhile still stops the dial),
- * so a grant is never held by a call that is not dialled — at worst one is wasted (the
- * transition then found the call taken). A dial that reaches its instant late (its transition
- * took longer than the lead) takes a fresh grant rather than bunch up with the next one.
+ * the carrier counts it: at most cps_limit dials in ANY one-second window of its clock
+ * (shared/policy/dial-pacing.ts). A dial goes through two steps:
+ *
+ *  1. A grant (one conditional write on the account's pacing item): an instant, paced a lane
+ *     cycle / cps after the account's previous one, and the lane it will take. A grant further
+ *     ahead than MAX_WAIT_MS is refused: nothing dialled, and the dispatcher hands the call back
+ *     to the scheduler with a due item a second on, so a long backlog never dead-letters.
+ *  2. Its lane, from the grant's instant (one conditional write, while the dial's transition
+ *     runs): the dial may go to the carrier from the instant the lane's previous dial was
+ *     answered + a second + the guard, and it releases the lane the same way once the carrier
+ *     answered it. That is what makes the ceiling exact; the grant only keeps dispatchers from
+ *     queueing on the lanes.
+ *
+ * The transition starts one lead before the grant's instant (a pause or cancel answered
+ * meanwhile still stops the dial). A dial that is not sent after all (the transition found the
+ * call taken) releases its lane at once.
  */
 import { now } from '../clock.js';
-import { DIAL_GUARD_MS, dialSpacingMs } from '../policy/dial-pacing.js';
-import { takeDialGrant } from '../repositories/dial-pacing.js';
+import { logger } from '../observability.js';
+import { claimLane, DIAL_SEND_LATE_MS, dialLane, dialSpacingMs, laneRelease } from '../policy/dial-pacing.js';
+import { releaseDialLane, takeDialGrant, takeDialLane } from '../repositories/dial-pacing.js';
 
 const MAX_WAIT_MS = 20_000;
-/** How late a dial may leave after its instant: half the guard, the other half is the trip to the carrier. */
-const LATE_MS = DIAL_GUARD_MS / 2;
 
 export class DialSlotsBusy extends Error {}
 
@@ -29,30 +33,46 @@ export class DialSlotsBusy extends Error {}
  */
 let transitionMs = 50;
 const leadMs = () => Math.min(500, Math.max(10, Math.round(transitionMs * 1.5)));
+/** The carrier's recent round trip in this process (ms): a lane is held for it on top of the second. */
+let roundTripMs = 0;
+
+const sleepUntil = async (at: number) => {
+  const wait = at - now().getTime();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+};
+
+export interface DialSlot {
+  tenantId: string;
+  accountId: string;
+  cpsLimit: number | null;
+  /** The grant: the instant (epoch ms of now()'s clock) the dial may go at the earliest. */
+  grantAt: number;
+  /** The grant's number on the account: it names the lane. */
+  seq: number;
+}
 
 /**
- * A grant: the instant (epoch ms of now()'s clock) the dial may go to the carrier. `forTransition`:
- * the dial's transition still lies ahead, so the earliest instant it can go is one lead away
- * (an idle account's grant is then not already late when the transition is done).
+ * A grant. `forTransition`: the dial's transition still lies ahead, so the earliest instant it
+ * can go is one lead away (an idle account's grant is then not already late when the transition
+ * is done).
  */
 export async function acquireDialSlot(
   tenantId: string,
   accountId: string,
   cpsLimit: number | null,
   opts: { maxWaitMs?: number; forTransition?: boolean } = {},
-): Promise<number> {
+): Promise<DialSlot> {
   const maxWaitMs = opts.maxWaitMs ?? MAX_WAIT_MS;
   const earliest = now().getTime() + (opts.forTransition ? leadMs() : 0);
-  const grant = await takeDialGrant(tenantId, accountId, earliest, dialSpacingMs(cpsLimit), maxWaitMs);
+  const grant = await takeDialGrant(tenantId, accountId, earliest, dialSpacingMs(cpsLimit, roundTripMs), maxWaitMs);
   if ('busyUntil' in grant)
     throw new DialSlotsBusy(`account ${accountId}: no dial slot within ${maxWaitMs} ms (next at ${new Date(grant.busyUntil).toISOString()})`);
-  return grant.grantAt;
+  return { tenantId, accountId, cpsLimit, grantAt: grant.grantAt, seq: grant.seq };
 }
 
 /** Waits until the dial's transition should start: its grant's instant less the lead. */
 export async function waitUntilDialLead(grantAt: number): Promise<void> {
-  const wait = grantAt - leadMs() - now().getTime();
-  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  await sleepUntil(grantAt - leadMs());
 }
 
 /** Runs the dial's transition, learning how long transitions take (a moving average). */
@@ -65,16 +85,66 @@ export async function timedTransition<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A lane held by a dial: send at or after `sendAt`, then release it. */
+export interface HeldLane {
+  lane: number;
+  sendAt: number;
+}
+
 /**
- * Waits until the grant's instant; a dial that got there more than LATE_MS after it takes a
- * fresh grant (and waits for that one). Returns when the dial may go.
+ * Takes the slot's lane from its grant's instant or as soon after as the lane frees, waiting at
+ * most `maxWaitMs`; DialSlotsBusy past that (nothing held).
  */
-export async function waitForDialSlot(grantAt: number, regrant: () => Promise<number>): Promise<void> {
-  let at = grantAt;
+export async function holdDialLane(slot: DialSlot, callId: string, maxWaitMs: number): Promise<HeldLane> {
+  const lane = dialLane(slot.seq, slot.cpsLimit);
+  const deadline = now().getTime() + maxWaitMs;
   for (;;) {
-    const wait = at - now().getTime();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    if (now().getTime() - at <= LATE_MS) return;
-    at = await regrant();
+    const at = now().getTime();
+    let sendAt = Math.max(slot.grantAt, at);
+    for (let round = 0; round < 3; round++) {
+      const out = await takeDialLane(slot.tenantId, slot.accountId, lane, { seq: slot.seq, callId, sendAt, now: at });
+      if (out.taken) return { lane, sendAt };
+      const next = claimLane(out.holder, { seq: slot.seq, cpsLimit: slot.cpsLimit, wantAt: sendAt }, now().getTime());
+      if ('retryAt' in next) {
+        if (next.retryAt > deadline) throw new DialSlotsBusy(`account ${slot.accountId}: lane ${lane} still held after ${maxWaitMs} ms`);
+        await sleepUntil(next.retryAt);
+        break;
+      }
+      if (next.sendAt > deadline) throw new DialSlotsBusy(`account ${slot.accountId}: lane ${lane} not free within ${maxWaitMs} ms`);
+      sendAt = next.sendAt; // its release is known: take it from then
+    }
   }
+}
+
+/**
+ * Sends the dial on its lane: waits until the lane's instant, sends, and releases the lane a
+ * second and the guard after the carrier's answer (or its failure). A dial that could not be sent
+ * within DIAL_SEND_LATE_MS of the instant (a stalled worker) is not sent on it: the lane is
+ * released unused and a fresh one taken (`retake`).
+ */
+export async function sendOnLane<T>(slot: DialSlot, held: HeldLane, retake: () => Promise<HeldLane>, send: () => Promise<T>): Promise<T> {
+  let lane = held;
+  for (;;) {
+    await sleepUntil(lane.sendAt);
+    const sentAt = now().getTime();
+    if (sentAt - lane.sendAt <= DIAL_SEND_LATE_MS) break;
+    await releaseDialLane(slot.tenantId, slot.accountId, lane.lane, slot.seq, lane.sendAt);
+    lane = await retake();
+  }
+  const sentAt = now().getTime();
+  try {
+    return await send();
+  } finally {
+    const answeredAt = now().getTime();
+    roundTripMs = 0.8 * roundTripMs + 0.2 * (answeredAt - sentAt);
+    // A release that fails leaves the lane to its abandoned bound: slower, never over the ceiling; the dial's own outcome stands.
+    await releaseDialLane(slot.tenantId, slot.accountId, lane.lane, slot.seq, laneRelease(answeredAt)).catch((err: unknown) =>
+      logger.warn('dial lane not released; it frees at its abandoned bound', { account_id: slot.accountId, lane: lane.lane, error: (err as Error)?.message }),
+    );
+  }
+}
+
+/** A lane taken for a dial that will not be sent: free again from its instant (nothing reached the carrier). */
+export async function releaseUnusedLane(slot: DialSlot, held: HeldLane): Promise<void> {
+  await releaseDialLane(slot.tenantId, slot.accountId, held.lane, slot.seq, held.sendAt);
 }

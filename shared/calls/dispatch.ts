@@ -8,13 +8,13 @@
  *     suppression that arrived since queuing wins. block → scheduled → disposed
  *     (+ call.blocked + call.completed); defer → a new scheduled_for + due item
  *     (+ call.scheduled).
- *  3. allow → a grant of the account's cps_limit (shared/calls/cps-limiter.ts), an instant;
- *     just before it (the lead: about one transition's time), ONE
+ *  3. allow → a grant of the account's cps_limit (shared/calls/cps-limiter.ts), an instant and
+ *     a lane; just before it (the lead: about one transition's time), the lane taken and ONE
  *     transaction: scheduled → dialing (condition: still scheduled), the number's
  *     dials_today + 1 under its daily_dial_cap, the attempt's placed_at, a dialing watch,
  *     the old due item deleted, call.dialing. A failed state condition means another worker
  *     has the call: stop. A failed cap condition: judge again (another number, or defer).
- *  4. At the grant's instant, ask the carrier once. A CallSid → its pointer and the sid on the call, the watch gone.
+ *  4. At the lane's instant, ask the carrier once (the lane is released a second after its answer). A CallSid → its pointer and the sid on the call, the watch gone.
  *     CarrierRefused (nothing dialled) → failed, carrier's reason, call.completed.
  *     CarrierUnavailable or a crash → left in dialing: the reconciler fails it as
  *     dispatch_unknown. Never retried, never redialled.
@@ -51,7 +51,17 @@ import { CarrierRefused, type PlaceCallInput, type TelephonyProvider } from '../
 import { callEnded } from './call-ended.js';
 import { blockedEvent, completedEvent, dialingEvent, scheduledEvent } from './call-outbox-events.js';
 import type { CallerNumber } from './compliance-inputs.js';
-import { acquireDialSlot, DialSlotsBusy, timedTransition, waitForDialSlot, waitUntilDialLead } from './cps-limiter.js';
+import {
+  acquireDialSlot,
+  type DialSlot,
+  DialSlotsBusy,
+  type HeldLane,
+  holdDialLane,
+  releaseUnusedLane,
+  sendOnLane,
+  timedTransition,
+  waitUntilDialLead,
+} from './cps-limiter.js';
 import { judgeCall, UnknownCallTarget } from './judge-call.js';
 import { parkCall } from './park-call.js';
 import { COMPLIANCE_END_REASON, telephonyOf } from './queue-call.js';
@@ -147,7 +157,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
   // rather than being re-sent by the scheduler forever.
   if (!version) return dispose(call, now(), TARGET_GONE);
 
-  let slot: { account: string; grantAt: number } | null = null;
+  let slot: DialSlot | null = null;
   for (let round = 1; round <= CAP_ROUNDS; round++) {
     const at = now();
     const judged = await judgeCall(tenantId, { version, contact_id: call.contact_id }, at, { numberIds }).catch((err: unknown) => {
@@ -166,12 +176,9 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
     const telephony = await telephonyOf(tenantId, caller);
     const provider = await (deps.provider ?? providerFor)(account);
     // One grant per dial: a repeated round keeps the grant it holds (a late one is renewed before the dial).
-    if (slot === null || slot.account !== account.id) {
+    if (slot === null || slot.accountId !== account.id) {
       try {
-        slot = {
-          account: account.id,
-          grantAt: await acquireDialSlot(tenantId, account.id, account.cps_limit, { maxWaitMs: deps.slotWaitMs, forTransition: true }),
-        };
+        slot = await acquireDialSlot(tenantId, account.id, account.cps_limit, { maxWaitMs: deps.slotWaitMs, forTransition: true });
       } catch (err) {
         if (!(err instanceof DialSlotsBusy)) throw err;
         // A backlog longer than a worker may wait: hand the call back to the scheduler (a due
@@ -181,8 +188,10 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
       }
     }
     // The transition is made just before the grant's instant (its status checks stay fresh: a
-    // pause or cancel that answers first still wins), the dial at the instant itself.
+    // pause or cancel that answers first still wins), and the grant's lane taken meanwhile; the
+    // dial goes at the instant, or when the lane frees if that is later.
     await waitUntilDialLead(slot.grantAt);
+    const held = holdLane(slot, call.id);
     const dialAt = now();
     const dialingAt = dialAt.toISOString();
     const from = { phone_number_id: caller.id, from_e164: caller.phone_e164 };
@@ -226,6 +235,8 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
     try {
       await timedTransition(() => transactWrite(items));
     } catch (err) {
+      const lane = await held;
+      if ('lane' in lane) await releaseUnusedLane(slot, lane);
       const failed = failedConditionIndex(err);
       if (failed === 0) return 'taken'; // another worker moved it first (or it was cancelled)
       if (failed === 1) continue; // the number reached its cap (or changed) meanwhile: judge again
@@ -235,7 +246,13 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
       }
       throw err;
     }
-    return placeOnce(dialing, account, provider, slot.grantAt);
+    const lane = await held;
+    if ('busy' in lane) {
+      // Already `dialing`, and no lane freed within the wait: the reconciler fails it (never dialled twice, never over the ceiling).
+      logger.warn('no dial lane after the transition; left for the reconciler', { call_id: call.id, error: lane.busy.message });
+      return 'unknown';
+    }
+    return placeOnce(dialing, provider, slot, lane);
   }
   // The numbers keep filling up under us: let the scheduler bring it back in a minute.
   const at = now();
@@ -260,20 +277,31 @@ async function campaignNotRunning(call: OutboundCallRecord, status: string): Pro
 /** A paused campaign's scheduled attempts look again this much later (their due item brings them back). */
 const CAMPAIGN_PAUSED_RECHECK_MS = 30_000;
 
-/** A late grant is renewed with this much patience: the call is already `dialing`, so it must not hand back. */
-const REGRANT_WAIT_MS = 30_000;
+/** A dial waits this long for its lane (the call is already `dialing` by then, so it must not hand back). */
+const LANE_WAIT_MS = 30_000;
 
-async function placeOnce(call: OutboundCallRecord, account: TelephonyAccountRecord, provider: TelephonyProvider, grantAt: number): Promise<DispatchOutcome> {
+/** The slot's lane, taken while the transition runs; a lane that does not free within the wait is an outcome, not an error. */
+const holdLane = (slot: DialSlot, callId: string): Promise<HeldLane | { busy: DialSlotsBusy }> =>
+  holdDialLane(slot, callId, LANE_WAIT_MS).catch((err: unknown) => {
+    if (err instanceof DialSlotsBusy) return { busy: err };
+    throw err;
+  });
+
+async function placeOnce(call: OutboundCallRecord, provider: TelephonyProvider, slot: DialSlot, lane: HeldLane): Promise<DispatchOutcome> {
   let sid: string;
   try {
-    // Nothing but the request itself between the grant's instant and the carrier.
-    await waitForDialSlot(grantAt, () => acquireDialSlot(call.tenant_id, account.id, account.cps_limit, { maxWaitMs: REGRANT_WAIT_MS }));
-    ({ sid } = await provider.placeCall(placeCallInput(call, call.from_e164!, publicBaseUrl())));
+    // Nothing but the request itself between the lane's instant and the carrier.
+    ({ sid } = await sendOnLane(
+      slot,
+      lane,
+      () => holdDialLane(slot, call.id, LANE_WAIT_MS),
+      () => provider.placeCall(placeCallInput(call, call.from_e164!, publicBaseUrl())),
+    ));
   } catch (err) {
     if (err instanceof CarrierRefused) return refused(call, err);
     // Not dialled, but already `dialing`: the reconciler fails it (never dialled twice, never over the ceiling).
     if (err instanceof DialSlotsBusy) {
-      logger.warn('no dial slot after the transition; left for the reconciler', { call_id: call.id });
+      logger.warn('no dial lane after the transition; left for the reconciler', { call_id: call.id });
       return 'unknown';
     }
     // CarrierUnavailable or anything else: it may have dialled. Never retry; the reconciler decides.

@@ -337,7 +337,8 @@ export const belongsToTenant = (partition: string, tenantId: string): boolean =>
  *  - dialing watches, `PLATFORM#DIALING#<shard>` / `<dialing_at ISO>#<tenant>#<call>`: a call
  *    moved to dialing whose carrier id is not yet known; the reconciler fails old ones;
  *  - dial pacing, `PLATFORM#CPS#<tenant>#<account>` / `PACE`: the instant of the account's
- *    next free dial grant (TTL'd), the cross-worker cps limiter (shared/policy/dial-pacing.ts);
+ *    next free dial grant and its grant counter, and `LANE#<i>`: the dial holding each of its
+ *    cps lanes (all TTL'd), the cross-worker cps limiter (shared/policy/dial-pacing.ts);
  *  - unfinished watches, `PLATFORM#UNFINISHED#<shard>` / `<since ISO>#<tenant>#<call>`: a call
  *    the carrier took (its CallSid is linked) and has not ended; the reconciler asks the
  *    carrier about old ones (shared/calls/unfinished-calls.ts);
@@ -370,6 +371,10 @@ export const dispatchKeys = {
     sk: `${since}#${assertId(tenantId)}#${callId}`,
   }),
   cps: (tenantId: string, accountId: string) => ({ pk: `${PLATFORM_PREFIX}CPS#${assertId(tenantId)}#${assertId(accountId)}`, sk: 'PACE' }),
+  cpsLane: (tenantId: string, accountId: string, lane: number) => ({
+    pk: `${PLATFORM_PREFIX}CPS#${assertId(tenantId)}#${assertId(accountId)}`,
+    sk: `LANE#${lane}`,
+  }),
 } as const;
 
 /**

@@ -1,28 +1,46 @@
 /**
  * Dial pacing (pure): an account's cps_limit as its carrier counts it — at most `cps` dials in
  * ANY one-second window of the carrier's clock, not per epoch second (20 dials at x.9 and 20 at
- * (x+1).1 are 40 in 0.2 s). Each grant is an instant: the first one free at or after the
- * request, and the next one `spacing` later (a cell-rate rule: the account's state is one
- * number, the instant of its next free grant). Grants `spacing` apart put at most `cps` of
- * them in any window of `cps × spacing` ms, and that is 1,000 ms plus a guard: a dial may land
- * at the carrier up to the guard later than its instant (the request's own trip, the
- * carrier's handling, clocks) and still never make `cps + 1` in one second of the carrier's.
- * See docs/decisions/dispatch-and-carrier.md. The instant is an argument; no clock, no I/O.
+ * (x+1).1 are 40 in 0.2 s). See docs/decisions/dispatch-and-carrier.md. Two parts, the instant
+ * always an argument (no clock, no I/O):
+ *
+ *  - **Permits** make the ceiling exact. The account has `cps` lanes; a dial holds one from the
+ *    instant it may be sent until DIAL_GUARD_MS + one second after the carrier ANSWERED it. The
+ *    carrier stamps a dial somewhere between our send and its answer (it cannot answer a request
+ *    that has not reached it), so two dials of one lane are stamped more than a second apart,
+ *    however long the trip or the carrier's handling took, and no carrier second ever holds more
+ *    than one dial per lane: `cps` in all. No estimate of the trip is involved.
+ *  - **Grants** (a cell-rate rule) order the dials and spread them a lane cycle / cps apart, so
+ *    dispatchers reach their lanes one at a time, already past their transition, instead of
+ *    waiting on the lanes in a herd. The account's state is one number, the instant of its next
+ *    free grant, and a counter whose value picks the grant's lane. Grants alone are not a limit:
+ *    how late a dial reaches the carrier after its grant is not ours to bound.
  */
 
 /** An account whose carrier never told us its ceiling dials at one call a second. */
 export const DEFAULT_CPS = 1;
-/** What a dial may land later than its instant without breaking the ceiling (ms). */
-export const DIAL_GUARD_MS = 30;
+/** Clock skew between the workers that release a lane and take it next (ms): a release is written on one host's clock and read on another's. */
+export const DIAL_GUARD_MS = 10;
+/** A dial that could not be sent within this of its permit's instant is not sent on that permit (ms): it takes a fresh one. */
+export const DIAL_SEND_LATE_MS = 1_000;
+/** The longest a carrier request may take before we give it up (ms); the carrier adapter aborts it then. */
+export const DIAL_REQUEST_MAX_MS = 5_000;
+/** How soon a dispatcher looks at a lane again whose holder is still waiting for the carrier's answer (ms). */
+export const LANE_POLL_MS = 20;
 
 export const cpsOf = (limit: number | null | undefined): number => (typeof limit === 'number' && limit > 0 ? Math.floor(limit) : DEFAULT_CPS);
 
-/** The interval between two grants on an account: `cps` of them span one second plus the guard. */
-export const dialSpacingMs = (cpsLimit: number | null | undefined, guardMs = DIAL_GUARD_MS): number => (1000 + guardMs) / cpsOf(cpsLimit);
+/**
+ * The interval between two grants: one lane cycle shared by `cps` lanes. A cycle is the second,
+ * the guard, and the carrier's round trip (`roundTripMs`: what this worker has seen lately), so
+ * grants come as fast as lanes free up and no faster.
+ */
+export const dialSpacingMs = (cpsLimit: number | null | undefined, roundTripMs = 0): number =>
+  (1000 + DIAL_GUARD_MS + Math.max(0, roundTripMs)) / cpsOf(cpsLimit);
 
 /**
- * No grant is ever taken further ahead than a dispatcher waits (at most a minute): a `next_at`
- * beyond this is a clock that moved back (the test clock; a host's jump), not a backlog.
+ * No grant or permit is ever taken further ahead than a dispatcher waits (at most a minute): an
+ * instant beyond this is a clock that moved back (the test clock; a host's jump), not a backlog.
  */
 export const STALE_AHEAD_MS = 60_000;
 
@@ -41,6 +59,55 @@ export function paceDial(nextAt: number | null, at: number, spacing: number, max
   return { grantAt, nextAt: grantAt + spacing };
 }
 
-/** The least time `n` dials take at `cps` from the first to the last grant (ms). */
-export const leastDialSpanMs = (n: number, cpsLimit: number | null | undefined, guardMs = DIAL_GUARD_MS): number =>
-  Math.max(0, n - 1) * dialSpacingMs(cpsLimit, guardMs);
+/** The lane of the account's `seq`-th grant: the lanes are taken in turn. */
+export const dialLane = (seq: number, cpsLimit: number | null | undefined): number => seq % cpsOf(cpsLimit);
+
+/**
+ * A lane's last holder: the instant it was allowed to send from (`at`) and, once the carrier
+ * answered it (or it was not sent at all), the instant the lane is free again (`release`).
+ */
+export interface LaneHolder {
+  at: number;
+  release?: number | null;
+  /** Its grant's number. */
+  seq?: number;
+}
+
+/** The instant a lane frees once the carrier answered its dial at `answeredAt` (whatever the answer: a refusal may have been counted too). */
+export const laneRelease = (answeredAt: number): number => answeredAt + 1000 + DIAL_GUARD_MS;
+
+/**
+ * A holder that never wrote its release (it crashed): it sent no later than DIAL_SEND_LATE_MS
+ * after `at`, and its request was answered or given up DIAL_REQUEST_MAX_MS after that at most.
+ */
+export const ABANDONED_AFTER_MS = DIAL_SEND_LATE_MS + DIAL_REQUEST_MAX_MS + 1000 + DIAL_GUARD_MS;
+
+/**
+ * When a lane is free for a new holder, seen at `now`: never held → at once; released → its
+ * release; still waiting for the carrier → not before `at` + the second and the guard (its answer
+ * cannot come before its send), and at the latest ABANDONED_AFTER_MS after `at`. An instant more
+ * than STALE_AHEAD_MS ahead of `now` is a clock that moved back: free.
+ */
+export function laneFreeAt(holder: LaneHolder | null | undefined, now: number): { at: number; known: boolean } {
+  if (!holder) return { at: Number.NEGATIVE_INFINITY, known: true };
+  const ahead = now + STALE_AHEAD_MS;
+  if (holder.at > ahead || (typeof holder.release === 'number' && holder.release > ahead)) return { at: Number.NEGATIVE_INFINITY, known: true };
+  if (typeof holder.release === 'number') return { at: holder.release, known: true };
+  return { at: holder.at + ABANDONED_AFTER_MS, known: false };
+}
+
+export type LaneClaim = { sendAt: number } | { retryAt: number };
+
+/**
+ * The dial `me` (its grant's number and instant) asking, at `now`, for its lane whose holder is
+ * `holder`: it takes the lane from max(wantAt, the lane's release) when the release is known,
+ * else it looks again once the holder can have been answered — one lane cycle per grant between
+ * them, for the dials of the lane granted in between go first — then every LANE_POLL_MS.
+ */
+export function claimLane(holder: LaneHolder | null | undefined, me: { seq: number; cpsLimit: number | null; wantAt: number }, now: number): LaneClaim {
+  const free = laneFreeAt(holder, now);
+  if (free.known || free.at <= me.wantAt) return { sendAt: Math.max(me.wantAt, free.at) };
+  const cycles = holder!.seq === undefined ? 1 : Math.max(1, Math.floor((me.seq - holder!.seq) / cpsOf(me.cpsLimit)));
+  const earliestAnswer = holder!.at + cycles * (1000 + DIAL_GUARD_MS);
+  return { retryAt: Math.min(free.at, Math.max(earliestAnswer, now + LANE_POLL_MS)) };
+}

@@ -6,6 +6,7 @@
  */
 
 import { CARRIER_CALL_STATUSES, type CarrierCallStatus } from '../policy/call-state/carrier-call.js';
+import { DIAL_REQUEST_MAX_MS } from '../policy/dial-pacing.js';
 import {
   type AccountCheck,
   type CarrierCredentials,
@@ -25,7 +26,8 @@ import {
  * default, 1 call per second, whatever the response holds (docs/decisions/telephony.md).
  */
 export const TWILIO_DEFAULT_CPS = 1;
-const TIMEOUT_MS = 5_000;
+/** Every request is given up by then; a dial's cps lane counts on it (shared/policy/dial-pacing.ts). */
+const TIMEOUT_MS = DIAL_REQUEST_MAX_MS;
 
 /** Twilio's error codes for a request it will not carry out (https://www.twilio.com/docs/errors). */
 const REFUSALS: Record<number, CarrierRefused['reason']> = {

@@ -27,7 +27,7 @@ import { type CallState, isTerminal } from '../../shared/policy/call-state/machi
 import { seedPlatformData } from '../../shared/seed/platform.js';
 import { carrierCallsFrom } from './carrier-records.js';
 import { inRoute } from './request-scope.js';
-import { fmt, maxInAnyWindow, percentile, pool } from './stats.js';
+import { fmt, maxInAnyWindow, percentile, perSecond, pool } from './stats.js';
 
 /** The stack must serve this route through request-scope.ts's scopedRoute (bin/bench.ts does). */
 const ROUTE = 'queueCall';
@@ -60,6 +60,14 @@ export interface CallsFigures {
   allDialledSeconds: number;
   /** The most dials the carrier created in any one-second window of its clock. */
   maxDialsPerSecond: number;
+  /** Dials the carrier created in each second from its first one (its clock), grants the pacer gave in each second from the first. */
+  dialsBySecond: number[];
+  dialSpanSeconds: number;
+  queuedAfterFirstDialSeconds: number;
+  grantsBySecond: number[];
+  /** Lane takes that went through, and those refused (the lane still held: the dispatcher waited and asked again). */
+  laneTakes: number;
+  laneRefusals: number;
   terminal: number;
   allTerminalSeconds: number | null;
   byState: Record<string, number>;
@@ -133,8 +141,26 @@ export async function measureCalls(stack: LocalStack, total = 500, cps = 10): Pr
   let own = 0;
   let others = 0;
   let template: Txn | undefined;
+  // The pacer's writes during the dispatch run: grants (the account's PACE item) and lane takes (its LANE# items).
+  let pacing = false;
+  const grantTimes: number[] = [];
+  let laneTakes = 0;
+  let laneRefusals = 0;
   db().middlewareStack.add(
     (next) => async (args) => {
+      const sk = (args.input as { Key?: { sk?: unknown } }).Key?.sk;
+      const take = typeof sk === 'string' && sk.startsWith('LANE#') && (args.input as { UpdateExpression?: string }).UpdateExpression?.startsWith('SET #at');
+      if (pacing && (sk === 'PACE' || take)) {
+        try {
+          const out = await next(args);
+          if (take) laneTakes++;
+          else grantTimes.push(Date.now());
+          return out;
+        } catch (err) {
+          if (take) laneRefusals++;
+          throw err;
+        }
+      }
       const mine = inRoute.getStore() === ROUTE;
       if (counting) mine ? own++ : others++;
       const items = (args.input as TransactWriteCommandInput).TransactItems;
@@ -170,6 +196,7 @@ export async function measureCalls(stack: LocalStack, total = 500, cps = 10): Pr
 
   // 3. 500 calls at an allowed time (Mon 10:00 in New York, before the deferred ones fall due), 10 in flight, while the workers dial.
   setClock('2026-11-16T15:00:00.000Z');
+  pacing = true;
   const started = performance.now();
   const startedWall = Date.now();
   const ids: string[] = new Array<string>(total);
@@ -181,6 +208,7 @@ export async function measureCalls(stack: LocalStack, total = 500, cps = 10): Pr
     },
   );
   const queuedSeconds = (performance.now() - started) / 1000;
+  const queuedWall = Date.now();
   const read = async (id: string) =>
     (await db().send(new GetCommand({ TableName: tableName(), Key: callKeys.call(t.tenant_id, id), ConsistentRead: true }))).Item as
       | { state: CallState; provider_call_sid: string | null }
@@ -190,10 +218,13 @@ export async function measureCalls(stack: LocalStack, total = 500, cps = 10): Pr
   let terminal = 0;
   let byState: Record<string, number> = {};
   const deadline = performance.now() + Math.max(240_000, (total / cps) * 4000);
+  // Only the calls not yet terminal are read again: reading all 500 every 250 ms was itself
+  // thousands of reads a second on the same DynamoDB Local the dispatchers use.
+  const states = new Array<Awaited<ReturnType<typeof read>>>(ids.length);
   while (performance.now() < deadline) {
-    const states = new Array<Awaited<ReturnType<typeof read>>>(ids.length);
-    await pool(ids, 20, async (id, i) => {
-      states[i] = await read(id);
+    const open = ids.flatMap((_, i) => (states[i] && isTerminal(states[i]!.state) ? [] : [i]));
+    await pool(open, 20, async (i) => {
+      states[i] = await read(ids[i]!);
     });
     const dialled = states.filter((s) => s && (s.provider_call_sid || isTerminal(s.state))).length;
     terminal = states.filter((s) => s && isTerminal(s.state)).length;
@@ -210,6 +241,7 @@ export async function measureCalls(stack: LocalStack, total = 500, cps = 10): Pr
   const dials = (await carrierCallsFrom([FROM])).map((c) => c.created);
   if (dials.length === total) allDialledSeconds = (Math.max(...dials) - startedWall) / 1000;
   const maxDialsPerSecond = maxInAnyWindow(dials);
+  pacing = false;
 
   // 1b. Allowed calls, one at a time, the workers dialling them meanwhile: the dispatch enqueue is in each request.
   for (let i = 0; i < 20; i++) await queue(i); // warm
@@ -224,6 +256,12 @@ export async function measureCalls(stack: LocalStack, total = 500, cps = 10): Pr
     floorSeconds: total / cps,
     allDialledSeconds,
     maxDialsPerSecond,
+    dialsBySecond: perSecond(dials),
+    dialSpanSeconds: (Math.max(...dials) - Math.min(...dials)) / 1000,
+    queuedAfterFirstDialSeconds: (queuedWall - Math.min(...dials)) / 1000,
+    grantsBySecond: perSecond(grantTimes),
+    laneTakes,
+    laneRefusals,
     terminal,
     allTerminalSeconds,
     byState,
@@ -269,7 +307,23 @@ export function printCalls(f: CallsFigures): void {
   console.log(
     `  all dialled after ${fmt(f.allDialledSeconds, 1)} s   (the cap allows no less than ${fmt(f.floorSeconds, 0)} s: bound/actual ${fmt(f.floorSeconds / f.allDialledSeconds, 2)})`,
   );
+  // From the first dial to the last, the queueing's own pace is out of it: what the pacing alone allows.
+  const span = f.dialSpanSeconds;
+  console.log(
+    `  first to last dial ${fmt(span, 1)} s (carrier clock; the ceiling allows no less than ${fmt((f.calls - 1) / f.cps, 1)} s: bound/actual ${fmt((f.calls - 1) / f.cps / span, 2)}); last call queued ${fmt(f.queuedAfterFirstDialSeconds, 1)} s after the first dial`,
+  );
   console.log(`  max dials in any 1-second window of the carrier's clock: ${f.maxDialsPerSecond}   (cps_limit ${f.cps})`);
+  const series = (what: string, counts: number[]) => {
+    // The seconds between the first and the last are the steady part (the edges are partial).
+    const inner = counts.slice(1, -1);
+    const mean = inner.reduce((a, b) => a + b, 0) / Math.max(1, inner.length);
+    console.log(
+      `  ${what} per second: mean ${fmt(mean, 2)} over the ${inner.length} full seconds (${fmt(mean / f.cps, 2)} of cps), min ${Math.min(...inner)}, max ${Math.max(...inner)}: ${counts.join(' ')}`,
+    );
+  };
+  series('dials (carrier clock)', f.dialsBySecond);
+  series('grants (pacer)', f.grantsBySecond);
+  console.log(`  lane takes ${f.laneTakes}, refused ${f.laneRefusals} (the lane still held: waited, asked again)`);
   console.log(
     f.allTerminalSeconds === null
       ? `  terminal: ${f.terminal} of ${f.calls} within the bound (${JSON.stringify(f.byState)})`

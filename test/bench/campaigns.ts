@@ -33,8 +33,9 @@ export interface CampaignFigures {
   maxDialsPerSecond: number;
   dialed: number;
   completedGoal: number;
-  /** The hottest partition keys of the run (start → completed). */
+  /** The hottest partition keys of the run (start → completed), and the hottest single items. */
   hotKeys: PartitionWrites[];
+  hotItems: PartitionWrites[];
 }
 
 /** A Wednesday 10:00 in New York after the wall clock (imported consents carry the real time). */
@@ -125,7 +126,7 @@ export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20,
     await new Promise((r) => setTimeout(r, 250));
   }
   const completedSeconds = (performance.now() - started) / 1000;
-  const hotKeys = writes.stop(completedSeconds);
+  const { partitions: hotKeys, items: hotItems } = writes.stop(completedSeconds);
   if (c.status !== 'completed') throw new Error(`campaign not completed in time: ${JSON.stringify(c)}`);
 
   const calls = (await carrierCallsFrom(numbers.map((n) => n.phone_e164 as string))).map((x) => ({ created: x.created, ended: x.ended ?? Date.now() }));
@@ -157,6 +158,7 @@ export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20,
     dialed: c.dialed,
     completedGoal: c.completed_goal,
     hotKeys,
+    hotItems,
   };
 }
 
@@ -170,8 +172,11 @@ export function printCampaign(f: CampaignFigures): void {
   console.log(`max dials in any 1-second window  ${f.maxDialsPerSecond}   (cps_limit ${f.cps}; the carrier's clock, sliding)`);
   console.log(`dialed ${f.dialed}, completed_goal ${f.completedGoal}`);
   console.log('hottest partition keys, start → completed (writes: items written, each item of a transaction counts; WCU: 1 KB units, ×2 in a transaction):');
-  for (const k of f.hotKeys)
+  const line = (k: PartitionWrites) =>
     console.log(
       `  ${k.partition.padEnd(64)} ${String(k.writes).padStart(6)} writes  ${fmt(k.writesPerSecond).padStart(6)}/s mean  ${String(k.peakPerSecond).padStart(4)}/s peak (1-s window)  ~${fmt(k.wcuPerSecond).padStart(6)} WCU/s mean`,
     );
+  for (const k of f.hotKeys) line(k);
+  console.log(`hottest single items (one item never splits over partitions; per attempt: writes / ${f.contacts} contacts):`);
+  for (const k of f.hotItems) line(k);
 }

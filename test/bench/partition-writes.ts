@@ -9,6 +9,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 export interface PartitionWrites {
+  /** The partition key's label; for an item, `<pk> / <sk>`. */
   partition: string;
   writes: number;
   writesPerSecond: number;
@@ -20,15 +21,27 @@ export interface PartitionWrites {
 type Item = Record<string, unknown>;
 const wcu = (thing: unknown, transactional: boolean) => Math.max(1, Math.ceil(JSON.stringify(thing ?? {}).length / 1024)) * (transactional ? 2 : 1);
 
-/** Starts counting; `stop(seconds)` removes the middleware and returns the 12 hottest partitions. */
-export function countWritesPerPartition(client: DynamoDBDocumentClient, top = 12): { stop: (seconds: number) => PartitionWrites[] } {
+/**
+ * Starts counting; `stop(seconds)` removes the middleware and returns the 12 hottest partitions
+ * and the 12 hottest items (one item cannot split over partitions, so its own rate is the limit that matters).
+ */
+export function countWritesPerPartition(
+  client: DynamoDBDocumentClient,
+  top = 12,
+): { stop: (seconds: number) => { partitions: PartitionWrites[]; items: PartitionWrites[] } } {
   const perKey = new Map<string, { at: number[]; wcu: number }>();
-  const note = (pk: unknown, units: number) => {
-    if (typeof pk !== 'string') return;
-    const entry = perKey.get(pk) ?? { at: [], wcu: 0 };
+  const perItem = new Map<string, { at: number[]; wcu: number }>();
+  const add = (map: Map<string, { at: number[]; wcu: number }>, key: string, units: number) => {
+    const entry = map.get(key) ?? { at: [], wcu: 0 };
     entry.at.push(Date.now());
     entry.wcu += units;
-    perKey.set(pk, entry);
+    map.set(key, entry);
+  };
+  const note = (key: Item | undefined, units: number) => {
+    const pk = key?.pk;
+    if (typeof pk !== 'string') return;
+    add(perKey, pk, units);
+    add(perItem, `${pk} / ${String(key?.sk ?? '')}`, units);
   };
   const name = `benchPartitionWrites${Math.random().toString(36).slice(2)}`;
   // A write refused by its condition consumes capacity too: counted whatever the outcome.
@@ -36,17 +49,17 @@ export function countWritesPerPartition(client: DynamoDBDocumentClient, top = 12
     if (input.TransactItems) {
       for (const t of input.TransactItems as Item[]) {
         const op = (t.Put ?? t.Update ?? t.Delete) as Item | undefined;
-        if (op) note(((op.Item ?? op.Key) as Item | undefined)?.pk, wcu(op.Item ?? op.ExpressionAttributeValues, true));
+        if (op) note((op.Item ?? op.Key) as Item | undefined, wcu(op.Item ?? op.ExpressionAttributeValues, true));
       }
     } else if (input.RequestItems && command.startsWith('BatchWrite')) {
       for (const requests of Object.values(input.RequestItems as Record<string, Item[]>)) {
         for (const r of requests) {
           const w = (r.PutRequest ?? r.DeleteRequest) as Item | undefined;
-          if (w) note(((w.Item ?? w.Key) as Item | undefined)?.pk, wcu(w.Item, false));
+          if (w) note((w.Item ?? w.Key) as Item | undefined, wcu(w.Item, false));
         }
       }
     } else if (/^(Put|Update|Delete)/.test(command)) {
-      note(((input.Item ?? input.Key) as Item | undefined)?.pk, wcu(input.Item ?? input.ExpressionAttributeValues, false));
+      note((input.Item ?? input.Key) as Item | undefined, wcu(input.Item ?? input.ExpressionAttributeValues, false));
     }
   };
   client.middlewareStack.add(
@@ -62,22 +75,26 @@ export function countWritesPerPartition(client: DynamoDBDocumentClient, top = 12
   return {
     stop(seconds: number) {
       client.middlewareStack.remove(name);
-      return [...perKey.entries()]
-        .map(([pk, e]) => {
-          const sorted = e.at.sort((a, b) => a - b);
-          let peak = 0;
-          let lo = 0;
-          for (let hi = 0; hi < sorted.length; hi++) {
-            while (sorted[hi]! - sorted[lo]! >= 1000) lo++;
-            peak = Math.max(peak, hi - lo + 1);
-          }
-          return { partition: label(pk), writes: sorted.length, writesPerSecond: sorted.length / seconds, peakPerSecond: peak, wcuPerSecond: e.wcu / seconds };
-        })
-        .sort((a, b) => b.peakPerSecond - a.peakPerSecond || b.writes - a.writes)
-        .slice(0, top);
+      return { partitions: hottest(perKey, seconds, top), items: hottest(perItem, seconds, top) };
     },
   };
 }
 
-/** `ten_01J…` → `<ten>`: the key's shape, with the kind of each id. */
-const label = (pk: string) => pk.replace(/\b([a-z]{2,4})_[0-9A-Za-z]{10,}/g, '<$1>');
+function hottest(perKey: Map<string, { at: number[]; wcu: number }>, seconds: number, top: number): PartitionWrites[] {
+  return [...perKey.entries()]
+    .map(([pk, e]) => {
+      const sorted = e.at.sort((a, b) => a - b);
+      let peak = 0;
+      let lo = 0;
+      for (let hi = 0; hi < sorted.length; hi++) {
+        while (sorted[hi]! - sorted[lo]! >= 1000) lo++;
+        peak = Math.max(peak, hi - lo + 1);
+      }
+      return { partition: label(pk), writes: sorted.length, writesPerSecond: sorted.length / seconds, peakPerSecond: peak, wcuPerSecond: e.wcu / seconds };
+    })
+    .sort((a, b) => b.peakPerSecond - a.peakPerSecond || b.writes - a.writes)
+    .slice(0, top);
+}
+
+/** `ten_01J…` → `<ten>`: the key's shape, with the kind of each id (instants in a sort key too). */
+const label = (pk: string) => pk.replace(/\b([a-z]{2,4})_[0-9A-Za-z]{10,}/g, '<$1>').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '<instant>');

@@ -30,3 +30,12 @@ export function maxInAnyWindow(instants: readonly number[], widthMs = 1000): num
   }
   return best;
 }
+
+/** How many instants fall in each one-second bucket from the first instant (epoch ms in, counts out). */
+export function perSecond(instants: readonly number[]): number[] {
+  if (instants.length === 0) return [];
+  const first = Math.min(...instants);
+  const counts = new Array<number>(Math.floor((Math.max(...instants) - first) / 1000) + 1).fill(0);
+  for (const t of instants) counts[Math.floor((t - first) / 1000)]!++;
+  return counts;
+}

@@ -14,6 +14,8 @@ import { db, tableName } from '../../shared/db/client.js';
 import { callKeys, contactKeys, DISPATCH_SHARDS, dispatchKeys, platformKeys } from '../../shared/db/keys.js';
 import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { getPhoneNumber } from '../../shared/repositories/phone-numbers.js';
+import type { TelephonyAccountRecord } from '../../shared/repositories/telephony-accounts.js';
+import { providerFor } from '../../shared/telephony/carrier-for.js';
 import { CarrierRefused, CarrierUnavailable, type TelephonyProvider } from '../../shared/telephony/provider.js';
 import { useTestStack } from '../support/stack.js';
 import { locs } from './agent-fixtures.js';
@@ -388,6 +390,28 @@ describe('dispatch: at most once', () => {
     const created = (await sandboxCallsFrom(cw.number.phone_e164)).map((x) => Date.parse(x.created_at as string)).sort((a, b) => a - b);
     expect(created).toHaveLength(6);
     for (let i = 2; i < created.length; i++) expect(created[i]! - created[i - 2]!).toBeGreaterThanOrEqual(1000);
+
+    // Requests that take their time reaching the carrier: every third one 300 ms on its way. A
+    // pacing that counted its own instants would let a late one land within a second of the two
+    // after it; the lanes wait for the carrier's answer, so its own clock still shows at most 2.
+    let placed = 0;
+    const slowTrips = async (account: TelephonyAccountRecord): Promise<TelephonyProvider> => {
+      const real = await providerFor(account);
+      return {
+        ...real,
+        placeCall: async (input) => {
+          if (placed++ % 3 === 0) await new Promise((r) => setTimeout(r, 300));
+          return real.placeCall(input);
+        },
+      };
+    };
+    const more = await Promise.all(Array.from({ length: 7 }, () => newContact(cw.api)));
+    const moreAttempts = await Promise.all(more.map(async (c) => (await queue(cw.api, { agent_id: cw.agentId, contact_id: c.id })).body));
+    expect(await Promise.all(moreAttempts.map((a) => dispatchCall(t.tenantId, a.call_id, { provider: slowTrips })))).toEqual(Array(7).fill('dialled'));
+    expect(placed).toBe(7);
+    const stamps = (await sandboxCallsFrom(cw.number.phone_e164)).map((x) => Date.parse(x.created_at as string)).sort((a, b) => a - b);
+    expect(stamps).toHaveLength(13);
+    for (let i = 2; i < stamps.length; i++) expect(stamps[i]! - stamps[i - 2]!).toBeGreaterThanOrEqual(1000);
 
     // A full account: the dispatcher gives the call back to the scheduler (a due item), dials nothing.
     await setCpsLimit(t.tenantId, cw.accountId, 1);
