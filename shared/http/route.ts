@@ -24,7 +24,7 @@ export interface RouteSchemas extends CoreSchemas {
 }
 
 /** The request a handler receives: the shared part, the filters, and what its auth mode proved (`principal`, `session`, `stream`). */
-export type RouteRequest<S extends RouteSchemas, P extends object = Record<never, never>> = CoreRequest<S> &
+type RouteRequest<S extends RouteSchemas, P extends object = Record<never, never>> = CoreRequest<S> &
   P & {
     filters: FilterCondition[];
     /** Present when the request carries an Idempotency-Key on a route that honours it. */

@@ -25,7 +25,7 @@ import { callEventData } from '../events/call-event-data.js';
 import { type EventType, outboxItems } from '../events/outbox.js';
 import { completedDisposition } from '../policy/call-state/disposition.js';
 import { type CarrierStatus, isTerminal, onCarrierStatus, onDisposedBeforeDial, type StateChange } from '../policy/call-state/machine.js';
-import type { CallRecordWithEvents } from '../schemas/call-record.js';
+import type { CallRecordWithEvents } from '../schemas/call-aggregates.js';
 import { callSidLinkItems } from './call-sid-link.js';
 import { addStateChange } from './call-state-update.js';
 import { analysisWatchDelete, endOfCallWatches, unfinishedWatchDelete } from './call-watches.js';

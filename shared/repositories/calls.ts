@@ -22,11 +22,6 @@ import { carrierCallPointerPut } from './call-sid-link.js';
 import { addStateChange } from './call-state-update.js';
 import { analysisWatchPut } from './call-watches.js';
 
-/** A new call's items (record, attempt, events, watches, the idempotency result): one transaction, all or nothing. */
-export async function writeNewCall(items: TransactItem[]): Promise<void> {
-  await db().send(new TransactWriteCommand({ TransactItems: items }));
-}
-
 export type { CallRecord, InboundPathEntry } from '../schemas/call-record.js';
 
 /** A call may record at most this many steps (a caller looping in a menu stops being recorded, not served). */

@@ -16,10 +16,10 @@ import { db, tableName } from '../db/client.js';
 import { callKeys, dispatchKeys } from '../db/keys.js';
 import type { StateChange } from '../policy/call-state/machine.js';
 import type { CampaignAttemptInfo } from '../policy/campaigns/rules.js';
+import type { CallRecord } from '../schemas/call-record.js';
 import type { CallDecision, QueueCallRequest } from '../schemas/calls.js';
 import { callSidLinkItems } from './call-sid-link.js';
 import { addStateChange } from './call-state-update.js';
-import type { CallRecord } from './calls.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 

@@ -146,7 +146,7 @@ export const preflightCallRequest = z
 
 /** Reasons the caller-number choice adds to the engine's (the engine's own codes are BLOCK_CODES / DEFER_CODES). */
 const CALLER_REASON_CODES = ['no_caller_number'] as const;
-export type CallerReasonCode = (typeof CALLER_REASON_CODES)[number];
+type CallerReasonCode = (typeof CALLER_REASON_CODES)[number];
 
 export interface CallerReason {
   code: CallerReasonCode;
