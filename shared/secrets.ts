@@ -2,8 +2,9 @@
  * Application secrets (API key pepper, cursor signing key). On AWS they live in one
  * Secrets Manager secret (APP_SECRET_ARN) read once per cold start; locally the runtime
  * passes them in APP_SECRETS_JSON from .local/secrets.json. Never logged, never returned.
+ * Read with one signed call (shared/aws/aws-json.ts), not the Secrets Manager client.
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { awsJsonCall } from './aws/aws-json.js';
 
 export interface AppSecrets {
   /** HMAC key for hashing API key secrets at rest. */
@@ -37,8 +38,7 @@ async function load(): Promise<AppSecrets> {
   if (inline) return parse(inline);
   const arn = process.env.APP_SECRET_ARN;
   if (!arn) throw new Error('neither APP_SECRETS_JSON nor APP_SECRET_ARN is set');
-  const client = new SecretsManagerClient({});
-  const out = await client.send(new GetSecretValueCommand({ SecretId: arn }));
+  const out = await awsJsonCall<{ SecretString?: string }>('secretsmanager', 'secretsmanager.GetSecretValue', { SecretId: arn });
   return parse(out.SecretString ?? '');
 }
 

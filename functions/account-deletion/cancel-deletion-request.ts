@@ -1,6 +1,7 @@
 import { accountDeletionOverview as overview } from '../../shared/accounts/overview.js';
 import { now } from '../../shared/clock.js';
 import { invalid } from '../../shared/errors.js';
+import { session } from '../../shared/http/auth/session.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { cancelDeletion } from '../../shared/repositories/account-deletion.js';
@@ -16,6 +17,7 @@ import { passwordMatches } from '../../shared/sessions/sign-in.js';
  */
 export const handler = defineRoute(
   'cancelAccountDeletionRequest',
+  session,
   {
     body: cancelDeletionRequest.optional(),
     responses: { 200: accountDeletionOverview, 401: errorSchema, 403: errorSchema, 409: deletionConflict, 429: errorSchema },

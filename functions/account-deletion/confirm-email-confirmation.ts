@@ -2,6 +2,7 @@ import { accountDeletionOverview as overview } from '../../shared/accounts/overv
 import { now } from '../../shared/clock.js';
 import { parseToken } from '../../shared/crypto/opaque-token.js';
 import { invalid } from '../../shared/errors.js';
+import { originOnly } from '../../shared/http/auth/origin.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { DELETION_PROOF_PREFIX } from '../../shared/policy/accounts/deletion-rules.js';
@@ -21,6 +22,7 @@ const badToken = () => invalid(['body', 'token'], 'This confirmation link is inv
  */
 export const handler = defineRoute(
   'confirmAccountDeletionEmailConfirmation',
+  originOnly,
   { body: actionTokenRequest, responses: { 200: accountDeletionOverview, 403: errorSchema, 409: deletionConflict } },
   async ({ body }) => {
     const at = now();

@@ -1,6 +1,7 @@
 import { accountDeletionOverview as overview } from '../../shared/accounts/overview.js';
 import { now } from '../../shared/clock.js';
 import { conflict, ValidationError, type ValidationIssue } from '../../shared/errors.js';
+import { session } from '../../shared/http/auth/session.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { confirmationPhrase, phraseMatches } from '../../shared/policy/accounts/deletion-rules.js';
@@ -19,6 +20,7 @@ import { passwordMatches } from '../../shared/sessions/sign-in.js';
  */
 export const handler = defineRoute(
   'createAccountDeletionRequest',
+  session,
   { body: deleteAccountRequest, responses: { 200: accountDeletionOverview, 401: errorSchema, 403: errorSchema, 409: deletionConflict, 429: errorSchema } },
   async ({ session, body, sourceIp }) => {
     const at = now();

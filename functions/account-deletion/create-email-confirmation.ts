@@ -1,6 +1,7 @@
 import { now } from '../../shared/clock.js';
 import { mintToken } from '../../shared/crypto/opaque-token.js';
 import { conflict } from '../../shared/errors.js';
+import { session } from '../../shared/http/auth/session.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { sendMail } from '../../shared/mail/mailer.js';
@@ -11,7 +12,7 @@ import { getTenant } from '../../shared/repositories/tenants.js';
 import { getSignInUser } from '../../shared/repositories/users.js';
 import { emailConfirmationAccepted } from '../../shared/schemas/account-deletion.js';
 import { errorSchema } from '../../shared/schemas/common.js';
-import { portalOrigin } from '../../shared/sessions/authenticate-session.js';
+import { portalOrigin } from '../../shared/sessions/origin.js';
 
 /**
  * POST /v1/account-deletion/email-confirmations — passwordless accounts: a fresh one-use
@@ -20,6 +21,7 @@ import { portalOrigin } from '../../shared/sessions/authenticate-session.js';
  */
 export const handler = defineRoute(
   'createAccountDeletionEmailConfirmation',
+  session,
   { responses: { 200: emailConfirmationAccepted, 401: errorSchema, 403: errorSchema, 409: errorSchema } },
   async ({ session }) => {
     const at = now();

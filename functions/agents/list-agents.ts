@@ -1,3 +1,4 @@
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { listAgents } from '../../shared/repositories/agents.js';
@@ -8,6 +9,7 @@ import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 /** GET /v1/agents — newest first. */
 export const handler = defineRoute(
   'listAgents',
+  bearer,
   {
     query: pageQuery,
     filters: { status: { kind: 'enum', values: AGENT_STATUSES }, use_case: { kind: 'enum', values: USE_CASES } },

@@ -1,4 +1,5 @@
 import { conflict, notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { newId } from '../../shared/ids.js';
@@ -14,7 +15,7 @@ import { agentPath, agentVersion } from '../../shared/schemas/agents.js';
  * stored result commits in the same transaction as the version. A draft whose content is the
  * latest version's (the same content_hash) is 409 `no_changes`: nothing new to publish.
  */
-export const handler = defineRoute('publishAgent', { path: agentPath, responses: { 201: agentVersion } }, async ({ principal, path, idempotency }) => {
+export const handler = defineRoute('publishAgent', bearer, { path: agentPath, responses: { 201: agentVersion } }, async ({ principal, path, idempotency }) => {
   const tenantId = principal.tenantId;
   try {
     const version = await publishAgent(tenantId, path.agent_id, {

@@ -1,5 +1,6 @@
 import { draftFields } from '../../shared/agents/draft.js';
 import { notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { getAgentRecord, presentAgent, updateAgent } from '../../shared/repositories/agents.js';
@@ -12,6 +13,7 @@ import { agentDefinition, agentPath, agentUpdateRequest } from '../../shared/sch
  */
 export const handler = defineRoute(
   'updateAgent',
+  bearer,
   { path: agentPath, body: agentUpdateRequest, responses: { 200: agentDefinition } },
   async ({ principal, path, body }) => {
     if (!(await getAgentRecord(principal.tenantId, path.agent_id))) throw notFound('Agent');

@@ -1,4 +1,5 @@
 import { conflict, notFound, ValidationError, type ValidationIssue } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { agentRefs, pinAgents, repRefs } from '../../shared/policy/answering/walk.js';
@@ -25,6 +26,7 @@ const MAX_DISTINCT_REPS = 90;
  */
 export const handler = defineRoute(
   'putAnsweringPolicy',
+  bearer,
   { path: numberPath, body: answeringPolicyUpsertRequest, responses: { 200: answeringPolicyResource, 409: numberIneligibleError } },
   async ({ principal, path, body }) => {
     const tenantId = principal.tenantId;

@@ -1,4 +1,5 @@
 import { notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { simulate } from '../../shared/policy/answering/navigate.js';
@@ -14,6 +15,7 @@ import { numberPath } from '../../shared/schemas/phone-numbers.js';
  */
 export const handler = defineRoute(
   'simulateAnsweringPolicy',
+  bearer,
   { path: numberPath, body: simulationRequest, responses: { 200: simulationResult } },
   async ({ principal, path, body }) => {
     const number = await getPhoneNumber(principal.tenantId, path.number_id);

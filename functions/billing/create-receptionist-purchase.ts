@@ -1,4 +1,5 @@
 import { now } from '../../shared/clock.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { purchaseReceptionistConnections } from '../../shared/repositories/receptionist-purchases.js';
 import { purchaseContendedError, receptionistPurchaseRequest, receptionistPurchaseResponse } from '../../shared/schemas/billing.js';
@@ -12,6 +13,7 @@ import { purchaseContendedError, receptionistPurchaseRequest, receptionistPurcha
  */
 export const handler = defineRoute(
   'createReceptionistPurchase',
+  bearer,
   { body: receptionistPurchaseRequest, responses: { 201: receptionistPurchaseResponse, 409: purchaseContendedError } },
   async ({ principal, body }) => ({
     status: 201,

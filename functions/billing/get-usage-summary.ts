@@ -1,5 +1,6 @@
 import { usageSummary as summarize } from '../../shared/billing/usage-summary.js';
 import { now } from '../../shared/clock.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { periodOf } from '../../shared/policy/billing/period.js';
@@ -11,6 +12,7 @@ import { ESTIMATE_DISCLAIMER, usageSummary, usageSummaryQuery } from '../../shar
  */
 export const handler = defineRoute(
   'getUsageSummary',
+  bearer,
   {
     query: usageSummaryQuery,
     responses: { 200: usageSummary },

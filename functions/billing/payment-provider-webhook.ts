@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { verifyProviderEvent } from '../../shared/billing/webhook-signature.js';
 import { now } from '../../shared/clock.js';
 import { DomainError } from '../../shared/errors.js';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { rawBody } from '../../shared/http/form.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
@@ -21,6 +22,7 @@ const received = z
  */
 export const handler = defineRoute(
   'paymentProviderWebhook',
+  handlerChecked,
   {
     responses: { 200: received },
     description:

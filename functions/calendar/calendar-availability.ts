@@ -1,6 +1,7 @@
 import { calendarAvailability } from '../../shared/calendar/calendar-service.js';
 import { now } from '../../shared/clock.js';
 import { DomainError } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { activeCalendar } from '../../shared/repositories/integration-connections.js';
@@ -14,6 +15,7 @@ import { availabilityRequest, availabilityResponse, calendarNotConnectedError } 
  */
 export const handler = defineRoute(
   'calendarAvailability',
+  bearer,
   { body: availabilityRequest, responses: { 200: availabilityResponse, 409: calendarNotConnectedError } },
   async ({ principal, body }) => {
     const connection = await activeCalendar(principal.tenantId);

@@ -1,6 +1,7 @@
 import { callEnded } from '../../shared/calls/call-ended.js';
 import { presentCall } from '../../shared/calls/present-call.js';
 import { DomainError, notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { CANCEL_END_REASON, cancelCall } from '../../shared/repositories/call-lifecycle.js';
@@ -17,6 +18,7 @@ import { callDetail, callNotCancellableError, callPath } from '../../shared/sche
  */
 export const handler = defineRoute(
   'cancelCall',
+  bearer,
   { path: callPath, responses: { 200: callDetail, 409: callNotCancellableError } },
   async ({ principal, path }) => {
     const result = await cancelCall(principal.tenantId, path.call_id);

@@ -1,5 +1,6 @@
 import { callTranscript } from '../../shared/calls/transcript.js';
 import { notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { getCall } from '../../shared/repositories/calls.js';
@@ -12,6 +13,7 @@ import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
  */
 export const handler = defineRoute(
   'getCallTranscript',
+  bearer,
   { path: callPath, query: pageQuery, responses: { 200: cursorPage(transcriptTurn) } },
   async ({ principal, path, query }) => {
     const call = await getCall(principal.tenantId, path.call_id);

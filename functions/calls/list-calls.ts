@@ -1,4 +1,5 @@
 import { listCallDetails } from '../../shared/calls/list-calls.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { CALL_STATES } from '../../shared/policy/call-state/machine.js';
@@ -11,6 +12,7 @@ import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
  */
 export const handler = defineRoute(
   'listCalls',
+  bearer,
   {
     query: pageQuery,
     filters: {

@@ -1,5 +1,6 @@
 import { judgeCall, judgeCallHttpError } from '../../shared/calls/judge-call.js';
 import { now } from '../../shared/clock.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { preflightCallRequest, preflightResult } from '../../shared/schemas/calls.js';
@@ -10,18 +11,23 @@ import { preflightCallRequest, preflightResult } from '../../shared/schemas/call
  * consents, suppression, National DNC, recent attempts and calling-time rules, and the
  * caller number the dispatcher would pick. Answers the decision; writes nothing.
  */
-export const handler = defineRoute('preflightCall', { body: preflightCallRequest, responses: { 200: preflightResult } }, async ({ principal, body }) => {
-  // The platform clock, as POST /v1/calls judges: "now" is the same instant for both.
-  const at = body.at ? new Date(body.at) : now();
-  try {
-    const judged = await judgeCall(principal.tenantId, { agent_id: body.agent_id, contact_id: body.contact_id }, at);
-    const caller = judged.caller && {
-      phone_number_id: judged.caller.id,
-      from_e164: judged.caller.phone_e164,
-      telephony_account_id: judged.caller.telephony_account_id,
-    };
-    return ok({ ...judged.decision, agent_version_id: judged.agentVersion.id, caller });
-  } catch (err) {
-    throw judgeCallHttpError(err);
-  }
-});
+export const handler = defineRoute(
+  'preflightCall',
+  bearer,
+  { body: preflightCallRequest, responses: { 200: preflightResult } },
+  async ({ principal, body }) => {
+    // The platform clock, as POST /v1/calls judges: "now" is the same instant for both.
+    const at = body.at ? new Date(body.at) : now();
+    try {
+      const judged = await judgeCall(principal.tenantId, { agent_id: body.agent_id, contact_id: body.contact_id }, at);
+      const caller = judged.caller && {
+        phone_number_id: judged.caller.id,
+        from_e164: judged.caller.phone_e164,
+        telephony_account_id: judged.caller.telephony_account_id,
+      };
+      return ok({ ...judged.decision, agent_version_id: judged.agentVersion.id, caller });
+    } catch (err) {
+      throw judgeCallHttpError(err);
+    }
+  },
+);

@@ -1,5 +1,6 @@
 import { judgeCallHttpError } from '../../shared/calls/judge-call.js';
 import { queueCall } from '../../shared/calls/queue-call.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { queueCallRequest } from '../../shared/schemas/calls.js';
@@ -15,6 +16,7 @@ import { contactAttempt } from '../../shared/schemas/contact-attempts.js';
  */
 export const handler = defineRoute(
   'queueCall',
+  bearer,
   { body: queueCallRequest, responses: { 200: contactAttempt } },
   async ({ principal, body, idempotency }) => {
     try {

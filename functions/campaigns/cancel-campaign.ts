@@ -1,5 +1,6 @@
 import { cancelCampaign } from '../../shared/campaigns/actions.js';
 import { notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { presentCampaign } from '../../shared/repositories/campaigns.js';
@@ -8,6 +9,7 @@ import { campaignPath, campaignStatusConflict, campaignSummary } from '../../sha
 /** POST /v1/campaigns/{campaign_id}/cancel — see shared/campaigns/actions.ts; a status that does not permit it → 409 campaign_status_conflict. */
 export const handler = defineRoute(
   'cancelCampaign',
+  bearer,
   { path: campaignPath, responses: { 200: campaignSummary, 409: campaignStatusConflict } },
   async ({ principal, path }) => {
     const c = await cancelCampaign(principal.tenantId, path.campaign_id);

@@ -1,4 +1,5 @@
 import { buildCampaign } from '../../shared/campaigns/create.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { presentCampaign, writeNewCampaign } from '../../shared/repositories/campaigns.js';
@@ -11,6 +12,7 @@ import { campaignCreateRequest, campaignSummary } from '../../shared/schemas/cam
  */
 export const handler = defineRoute(
   'createCampaign',
+  bearer,
   { body: campaignCreateRequest, responses: { 201: campaignSummary } },
   async ({ principal, body, idempotency }) => {
     const campaign = await buildCampaign(principal.tenantId, body);

@@ -1,4 +1,5 @@
 import { notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { listOutcomes } from '../../shared/repositories/campaign-outcomes.js';
@@ -10,6 +11,7 @@ import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 /** GET /v1/campaigns/{campaign_id}/outcomes — one row per targeted contact, in contact order; filters disposition, has_outcome, sub_code. */
 export const handler = defineRoute(
   'listCampaignOutcomes',
+  bearer,
   {
     path: campaignPath,
     query: pageQuery,

@@ -1,3 +1,4 @@
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { CAMPAIGN_STATUSES } from '../../shared/policy/campaigns/rules.js';
@@ -8,6 +9,7 @@ import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 /** GET /v1/campaigns — newest first; filters status, created_at. */
 export const handler = defineRoute(
   'listCampaigns',
+  bearer,
   {
     query: pageQuery,
     filters: { status: { kind: 'enum', values: CAMPAIGN_STATUSES }, created_at: { kind: 'datetime' } },

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { applyCallStatus } from '../../shared/calls/carrier-status.js';
 import { twilioCallForm } from '../../shared/carrier/schemas.js';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { authenticateCarrierRequest } from '../../shared/telephony/carrier-request.js';
 import { callOfRequest, outboundCallQuery, preferFor } from '../../shared/telephony/outbound-call.js';
@@ -16,6 +17,7 @@ import { callOfRequest, outboundCallQuery, preferFor } from '../../shared/teleph
  */
 export const handler = defineRoute(
   'carrierCallStatus',
+  handlerChecked,
   { body: twilioCallForm, callbackQuery: outboundCallQuery, responses: { 200: z.object({ received: z.boolean() }) } },
   async ({ event, form, body }) => {
     const caller = await authenticateCarrierRequest(event, form, preferFor(event));

@@ -1,6 +1,7 @@
 import { MESSAGE_SID, twilioMessageForm, twimlDocument } from '../../shared/carrier/schemas.js';
 import { twimlOk } from '../../shared/carrier/twiml-response.js';
 import { now } from '../../shared/clock.js';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { receiveMessage } from '../../shared/messages/receive-message.js';
 import { authenticateCarrierRequest } from '../../shared/telephony/carrier-request.js';
@@ -17,6 +18,7 @@ import { message, twiml } from '../../shared/telephony/twiml.js';
  */
 export const handler = defineRoute(
   'carrierInboundMessage',
+  handlerChecked,
   { body: twilioMessageForm, successMediaType: 'text/xml', responses: { 200: twimlDocument } },
   async ({ event, form, body }) => {
     const caller = await authenticateCarrierRequest(event, form, 'to');

@@ -2,9 +2,11 @@ import { decideInbound, firstAnswer, type InboundDecision, numberOf } from '../.
 import { twilioCallForm, twimlDocument } from '../../shared/carrier/schemas.js';
 import { CALL_SID, twimlOk } from '../../shared/carrier/twiml-response.js';
 import { now as clockNow } from '../../shared/clock.js';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { getPolicyVersion } from '../../shared/repositories/answering-policies.js';
 import { appendInboundPath, CallSidHeldElsewhere, createInboundCall, getCall } from '../../shared/repositories/calls.js';
+import { activityItem } from '../../shared/repositories/mobile-activity.js';
 import { authenticateCarrierRequest, forbiddenSignature } from '../../shared/telephony/carrier-request.js';
 import { unavailable } from '../../shared/telephony/inbound-answer.js';
 import { answerContext } from '../../shared/telephony/inbound-context.js';
@@ -19,6 +21,7 @@ import { answerContext } from '../../shared/telephony/inbound-context.js';
  */
 export const handler = defineRoute(
   'carrierInboundVoice',
+  handlerChecked,
   { body: twilioCallForm, successMediaType: 'text/xml', responses: { 200: twimlDocument } },
   async ({ event, form, body }) => {
     const caller = await authenticateCarrierRequest(event, form, 'to');
@@ -58,6 +61,8 @@ export const handler = defineRoute(
             answered_at: decision.unavailable ? null : now.toISOString(),
           },
           now,
+          // The mobile timeline's live_call entry commits with the call.
+          (c) => [activityItem(c.tenant_id, { kind: 'live_call', resource_id: c.id, label: 'live_call' }, now)],
         ).catch((err: unknown) => {
           if (err instanceof CallSidHeldElsewhere) throw forbiddenSignature();
           throw err;

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { MESSAGE_SID, twilioMessageForm } from '../../shared/carrier/schemas.js';
 import { now } from '../../shared/clock.js';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { statusOfCarrier } from '../../shared/policy/messages/status.js';
 import { applyMessageStatus, getMessageRecord } from '../../shared/repositories/messages.js';
@@ -21,6 +22,7 @@ const messageIdOf = (q: Record<string, string | undefined> | undefined) => {
  */
 export const handler = defineRoute(
   'carrierMessageStatus',
+  handlerChecked,
   {
     body: twilioMessageForm,
     callbackQuery: z.object({ message_id: z.string().optional().describe('The text this delivery report is about (msg_…); covered by the carrier signature') }),

@@ -2,6 +2,7 @@ import { callEnded } from '../../shared/calls/call-ended.js';
 import { twilioCallForm, twimlDocument } from '../../shared/carrier/schemas.js';
 import { CALL_SID, twimlOk } from '../../shared/carrier/twiml-response.js';
 import { now as clockNow } from '../../shared/clock.js';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { getAgentVersion } from '../../shared/repositories/agents.js';
 import { applyOutboundStatus } from '../../shared/repositories/call-lifecycle.js';
@@ -23,6 +24,7 @@ import { callOfRequest, outboundCallQuery } from '../../shared/telephony/outboun
  */
 export const handler = defineRoute(
   'carrierOutboundVoice',
+  handlerChecked,
   { body: twilioCallForm, callbackQuery: outboundCallQuery, successMediaType: 'text/xml', responses: { 200: twimlDocument } },
   async ({ event, form, body }) => {
     const caller = await authenticateCarrierRequest(event, form, 'from');

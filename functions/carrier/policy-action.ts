@@ -1,6 +1,7 @@
 import { twilioCallForm, twimlDocument } from '../../shared/carrier/schemas.js';
 import { twimlOk } from '../../shared/carrier/twiml-response.js';
 import { now as clockNow } from '../../shared/clock.js';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { defineRoute } from '../../shared/http/route.js';
 import type { MenuStepOf, PolicyStep } from '../../shared/policy/answering/model.js';
 import { pressKey } from '../../shared/policy/answering/navigate.js';
@@ -26,6 +27,7 @@ const EXPIRED = "Sorry, we didn't hear from you in time. Please call again. Good
  */
 export const handler = defineRoute(
   'carrierPolicyAction',
+  handlerChecked,
   { body: twilioCallForm, callbackQuery: gatherQuery, successMediaType: 'text/xml', responses: { 200: twimlDocument } },
   async ({ event, form, body }) => {
     const caller = await authenticateCarrierRequest(event, form, 'to');

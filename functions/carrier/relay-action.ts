@@ -1,6 +1,7 @@
 import { twilioRelayActionForm, twimlDocument } from '../../shared/carrier/schemas.js';
 import { twimlOk } from '../../shared/carrier/twiml-response.js';
 import { now as clockNow } from '../../shared/clock.js';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { logger } from '../../shared/observability.js';
 import { isTerminal } from '../../shared/policy/call-state/machine.js';
@@ -30,6 +31,7 @@ const LIVE_STATUSES = new Set(['in-progress', 'ringing', 'queued']);
  */
 export const handler = defineRoute(
   'carrierRelayAction',
+  handlerChecked,
   { body: twilioRelayActionForm, callbackQuery: relayActionQuery, successMediaType: 'text/xml', responses: { 200: twimlDocument } },
   async ({ event, form, body }) => {
     const caller = await authenticateCarrierRequest(event, form, 'to');

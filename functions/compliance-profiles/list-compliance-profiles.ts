@@ -1,3 +1,4 @@
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { listProfiles } from '../../shared/repositories/compliance-profiles.js';
@@ -7,6 +8,7 @@ import { complianceProfileResource } from '../../shared/schemas/compliance-profi
 /** GET /v1/compliance-profiles — newest first. */
 export const handler = defineRoute(
   'listComplianceProfiles',
+  bearer,
   { query: pageQuery, responses: { 200: cursorPage(complianceProfileResource) } },
   async ({ principal, query }) => ok(await listProfiles(principal.tenantId, query)),
 );

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { updateProfile } from '../../shared/repositories/compliance-profiles.js';
@@ -12,6 +13,7 @@ import { complianceProfileResource, complianceProfileUpdateRequest } from '../..
  */
 export const handler = defineRoute(
   'updateComplianceProfile',
+  bearer,
   { path: z.object({ profile_id: z.string().min(1).max(64) }), body: complianceProfileUpdateRequest, responses: { 200: complianceProfileResource } },
   async ({ principal, path, body }) => {
     const profile = await updateProfile(principal.tenantId, path.profile_id, body ?? {});

@@ -1,3 +1,4 @@
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { accepted } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { manifestEntry } from '../../shared/http/route-core.js';
@@ -17,6 +18,7 @@ const timeoutMs = (manifestEntry('createContactImport').timeoutSeconds ?? 29) * 
  */
 export const handler = defineRoute(
   'createContactImport',
+  bearer,
   { body: contactImportRequest, responses: { 202: importJobResource } },
   async ({ principal, body, sourceIp }) => {
     const started = Date.now();

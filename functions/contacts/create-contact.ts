@@ -1,4 +1,5 @@
 import { conflict, invalid } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { ensureApiAttestation } from '../../shared/repositories/attestations.js';
@@ -15,6 +16,7 @@ import { contactCreateRequest, contactExistsError, contactResource } from '../..
  */
 export const handler = defineRoute(
   'createContact',
+  bearer,
   { body: contactCreateRequest, responses: { 200: contactResource, 409: contactExistsError } },
   async ({ principal, body, idempotency }) => {
     const { consent, phone_e164, ...fields } = body;

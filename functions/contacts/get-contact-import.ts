@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { getImportJob, presentImportJob } from '../../shared/repositories/import-jobs.js';
@@ -12,6 +13,7 @@ import { importJobResource } from '../../shared/schemas/imports.js';
  */
 export const handler = defineRoute(
   'getContactImport',
+  bearer,
   { path: z.object({ import_id: z.string().min(1).max(64) }), responses: { 200: importJobResource } },
   async ({ principal, path }) => {
     const job = await getImportJob(principal.tenantId, path.import_id);

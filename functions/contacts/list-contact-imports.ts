@@ -1,3 +1,4 @@
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { listImportJobs } from '../../shared/repositories/import-jobs.js';
@@ -11,6 +12,7 @@ import { IMPORT_STATUSES, importJobSummary } from '../../shared/schemas/imports.
  */
 export const handler = defineRoute(
   'listContactImports',
+  bearer,
   {
     query: pageQuery,
     filters: {

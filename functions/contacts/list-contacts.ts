@@ -1,3 +1,4 @@
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { listContacts } from '../../shared/repositories/contacts.js';
@@ -8,6 +9,7 @@ import { CONTACT_PHONE } from '../../shared/schemas/phone.js';
 /** GET /v1/contacts — newest first; filter grammar of the API conventions. */
 export const handler = defineRoute(
   'listContacts',
+  bearer,
   {
     query: pageQuery,
     filters: {

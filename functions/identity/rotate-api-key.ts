@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import * as z from 'zod';
 import { mintApiKey, presentApiKey } from '../../shared/auth/api-keys.js';
 import { conflict, forbidden, notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { roleCovers } from '../../shared/policy/auth/roles.js';
@@ -14,6 +15,7 @@ import { apiKeyRotateResponse } from '../../shared/schemas/identity.js';
  */
 export const handler = defineRoute(
   'rotateApiKey',
+  bearer,
   { path: z.object({ key_id: z.string().min(1).max(64) }), responses: { 200: apiKeyRotateResponse } },
   async ({ principal, path }) => {
     const old = await getApiKey(principal.tenantId, path.key_id);

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { createConnection, SANDBOX_SCOPES } from '../../shared/repositories/integration-connections.js';
@@ -12,6 +13,7 @@ import { connectSandboxRequest, integrationConnection } from '../../shared/schem
  */
 export const handler = defineRoute(
   'createIntegrationConnection',
+  bearer,
   {
     body: connectSandboxRequest,
     responses: { 201: integrationConnection, 409: errorWith('CalendarAlreadyConnectedError', { connection_id: z.string().nullable() }) },

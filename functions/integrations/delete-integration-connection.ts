@@ -1,5 +1,6 @@
 import { revokeAtGoogle } from '../../shared/calendar/google.js';
 import { notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { revokeConnection } from '../../shared/repositories/integration-connections.js';
@@ -13,6 +14,7 @@ import { connectionPath, integrationConnection } from '../../shared/schemas/inte
  */
 export const handler = defineRoute(
   'deleteIntegrationConnection',
+  bearer,
   { path: connectionPath, responses: { 200: integrationConnection } },
   async ({ principal, path }) => {
     const result = await revokeConnection(principal.tenantId, path.connection_id);

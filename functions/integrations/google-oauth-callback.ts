@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { exchangeCode, revokeTokensAtGoogle } from '../../shared/calendar/google.js';
 import { DomainError } from '../../shared/errors.js';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { createConnection, takePendingAuthorization } from '../../shared/repositories/integration-connections.js';
@@ -18,6 +19,7 @@ import { integrationConnection, oauthCallbackQuery } from '../../shared/schemas/
  */
 export const handler = defineRoute(
   'completeGoogleOAuth',
+  handlerChecked,
   {
     query: oauthCallbackQuery,
     responses: { 201: integrationConnection, 400: errorSchema, 409: errorSchema.extend({ connection_id: z.string().nullable().optional() }), 502: errorSchema },

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { startAuthorization } from '../../shared/calendar/google.js';
 import { now } from '../../shared/clock.js';
 import { conflict } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { newId } from '../../shared/ids.js';
@@ -18,6 +19,7 @@ import { oauthStartRequest, oauthStartResponse } from '../../shared/schemas/inte
  */
 export const handler = defineRoute(
   'startIntegrationOAuth',
+  bearer,
   { body: oauthStartRequest, responses: { 200: oauthStartResponse, 409: errorSchema.extend({ connection_id: z.string().nullable().optional() }) } },
   async ({ principal, body }) => {
     const current = await activeCalendarId(principal.tenantId);

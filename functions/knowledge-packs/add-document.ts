@@ -1,5 +1,6 @@
 import { now } from '../../shared/clock.js';
 import { invalid, notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { addDocument, DraftLimitReached } from '../../shared/repositories/knowledge-packs.js';
@@ -12,6 +13,7 @@ import { knowledgeDocument, knowledgeDocumentCreateRequest, packIdPath } from '.
  */
 export const handler = defineRoute(
   'addKnowledgeDocument',
+  bearer,
   { path: packIdPath, body: knowledgeDocumentCreateRequest, responses: { 201: knowledgeDocument } },
   async ({ principal, path, body }) => {
     try {

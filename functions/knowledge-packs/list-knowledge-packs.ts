@@ -1,3 +1,4 @@
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { listPacks } from '../../shared/knowledge/lists.js';
@@ -5,6 +6,9 @@ import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 import { knowledgePack } from '../../shared/schemas/knowledge-packs.js';
 
 /** GET /v1/knowledge-packs — newest first. */
-export const handler = defineRoute('listKnowledgePacks', { query: pageQuery, responses: { 200: cursorPage(knowledgePack) } }, async ({ principal, query }) =>
-  ok(await listPacks(principal.tenantId, query)),
+export const handler = defineRoute(
+  'listKnowledgePacks',
+  bearer,
+  { query: pageQuery, responses: { 200: cursorPage(knowledgePack) } },
+  async ({ principal, query }) => ok(await listPacks(principal.tenantId, query)),
 );

@@ -1,4 +1,5 @@
 import { notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { listPackVersions } from '../../shared/knowledge/lists.js';
@@ -9,6 +10,7 @@ import { knowledgePackVersionSummary, packIdPath } from '../../shared/schemas/kn
 /** GET /v1/knowledge-packs/{pack_id}/versions — newest first. */
 export const handler = defineRoute(
   'listKnowledgePackVersions',
+  bearer,
   { path: packIdPath, query: pageQuery, responses: { 200: cursorPage(knowledgePackVersionSummary) } },
   async ({ principal, path, query }) => {
     if (!(await getPack(principal.tenantId, path.pack_id))) throw notFound('Knowledge pack');

@@ -1,5 +1,6 @@
 import { now } from '../../shared/clock.js';
 import { conflict, notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { EmptyDraft, publishPack } from '../../shared/knowledge/publish.js';
@@ -13,6 +14,7 @@ import { knowledgePackVersionSummary, packIdPath } from '../../shared/schemas/kn
  */
 export const handler = defineRoute(
   'publishKnowledgePack',
+  bearer,
   { path: packIdPath, responses: { 201: knowledgePackVersionSummary } },
   async ({ principal, path, idempotency }) => {
     try {

@@ -1,5 +1,6 @@
 import { now } from '../../shared/clock.js';
 import { invalid } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { sendMessage, UnknownContact } from '../../shared/messages/send-message.js';
@@ -17,6 +18,7 @@ import { messageCreateRequest, messageSummary } from '../../shared/schemas/text-
  */
 export const handler = defineRoute(
   'createMessage',
+  bearer,
   { body: messageCreateRequest, responses: { 201: messageSummary } },
   async ({ principal, body, idempotency }) => {
     const profile = await getProfile(principal.tenantId, body.compliance_profile_id, true);

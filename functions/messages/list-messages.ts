@@ -1,3 +1,4 @@
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { MESSAGE_STATUSES } from '../../shared/policy/messages/status.js';
@@ -12,6 +13,7 @@ import { INBOUND_INTENTS, MESSAGE_DIRECTIONS, messageSummary } from '../../share
  */
 export const handler = defineRoute(
   'listMessages',
+  bearer,
   {
     query: pageQuery,
     filters: {

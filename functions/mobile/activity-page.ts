@@ -1,3 +1,4 @@
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { activityPage } from '../../shared/repositories/mobile-activity.js';
@@ -10,6 +11,9 @@ import { mobileActivity } from '../../shared/schemas/mobile.js';
  * item's key (keyset): activity that arrives while a client pages never duplicates or skips
  * an older item.
  */
-export const handler = defineRoute('mobileActivityPage', { query: pageQuery, responses: { 200: cursorPage(mobileActivity) } }, async ({ principal, query }) =>
-  ok(await activityPage(principal.tenantId, query)),
+export const handler = defineRoute(
+  'mobileActivityPage',
+  bearer,
+  { query: pageQuery, responses: { 200: cursorPage(mobileActivity) } },
+  async ({ principal, query }) => ok(await activityPage(principal.tenantId, query)),
 );

@@ -1,4 +1,5 @@
 import { notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { created, ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { bookHandoffSlot, presentHandoff } from '../../shared/mobile/handoff-booking.js';
@@ -16,6 +17,7 @@ import { bookingRequest, handoffConflictError, handoffPath, handoffResource } fr
  */
 export const handler = defineRoute(
   'bookHandoff',
+  bearer,
   { path: handoffPath, body: bookingRequest, responses: { 200: handoffResource, 201: handoffResource, 409: handoffConflictError, 502: errorSchema } },
   async ({ principal, path, body }) => {
     const handoff = await getHandoff(principal.tenantId, path.handoff_id);

@@ -1,4 +1,5 @@
 import { notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { handoffAvailability } from '../../shared/mobile/handoff-booking.js';
@@ -16,6 +17,7 @@ import { handoffAvailabilityResponse, handoffConflictError, handoffPath } from '
  */
 export const handler = defineRoute(
   'handoffBookingAvailability',
+  bearer,
   { path: handoffPath, body: handoffAvailabilityRequest, responses: { 200: handoffAvailabilityResponse, 409: handoffConflictError } },
   async ({ principal, path, body }) => {
     const handoff = await getHandoff(principal.tenantId, path.handoff_id);

@@ -1,4 +1,5 @@
 import { notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { updatePool } from '../../shared/repositories/number-pools.js';
@@ -10,6 +11,7 @@ import { numberPoolResource, numberPoolUpdateRequest, poolPath } from '../../sha
  */
 export const handler = defineRoute(
   'updateNumberPool',
+  bearer,
   { path: poolPath, body: numberPoolUpdateRequest, responses: { 200: numberPoolResource } },
   async ({ principal, path, body }) => {
     const pool = await updatePool(principal.tenantId, path.pool_id, body ?? {});

@@ -1,4 +1,5 @@
 import { conflict, invalid } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { activatePhoneNumber, claimPhoneNumber, NumberTaken, presentPhoneNumber, releaseUnprovisionedNumber } from '../../shared/repositories/phone-numbers.js';
@@ -20,6 +21,7 @@ const numberUnavailable = (e164: string) => conflict('number_unavailable', `${e1
  */
 export const handler = defineRoute(
   'createPhoneNumber',
+  bearer,
   { body: phoneNumberCreateRequest, responses: { 200: phoneNumberSummary } },
   async ({ principal, body }) => {
     const account = await getTelephonyAccount(principal.tenantId, body.telephony_account_id);

@@ -1,3 +1,4 @@
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { listPhoneNumbers } from '../../shared/repositories/phone-numbers.js';
@@ -7,6 +8,7 @@ import { NUMBER_CAPABILITIES, NUMBER_STATUSES, phoneNumberSummary } from '../../
 /** GET /v1/phone-numbers — newest first; `capabilities=sms` matches numbers that have sms. */
 export const handler = defineRoute(
   'listPhoneNumbers',
+  bearer,
   {
     query: pageQuery,
     filters: {

@@ -1,4 +1,5 @@
 import { conflict, invalid, notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { getAgentRecord } from '../../shared/repositories/agents.js';
@@ -13,6 +14,7 @@ import { numberPath, phoneNumberPatchRequest, phoneNumberSummary } from '../../s
  */
 export const handler = defineRoute(
   'updatePhoneNumber',
+  bearer,
   { path: numberPath, body: phoneNumberPatchRequest, responses: { 200: phoneNumberSummary } },
   async ({ principal, path, body }) => {
     const number = await getPhoneNumber(principal.tenantId, path.number_id);

@@ -1,3 +1,4 @@
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { listReps } from '../../shared/repositories/reps.js';
@@ -7,6 +8,7 @@ import { REP_STATUSES, repSummary } from '../../shared/schemas/reps.js';
 /** GET /v1/reps — newest first; a rep's transfer number is never rendered. */
 export const handler = defineRoute(
   'listReps',
+  bearer,
   { query: pageQuery, filters: { status: { kind: 'enum', values: REP_STATUSES } }, responses: { 200: cursorPage(repSummary) } },
   async ({ principal, query, filters }) => ok(await listReps(principal.tenantId, { ...query, filters })),
 );

@@ -1,6 +1,7 @@
 import { calendarAvailability } from '../../shared/calendar/calendar-service.js';
 import { now } from '../../shared/clock.js';
 import { DomainError } from '../../shared/errors.js';
+import { streamToken } from '../../shared/http/auth/stream-token.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { activeCalendar } from '../../shared/repositories/integration-connections.js';
@@ -15,6 +16,7 @@ import { callEventsPath } from '../../shared/schemas/runtime-events.js';
  */
 export const handler = defineRoute(
   'runtimeCheckCalendar',
+  streamToken,
   { path: callEventsPath, body: availabilityRequest, responses: { 200: availabilityResponse, 409: calendarNotConnectedError } },
   async ({ body, stream }) => {
     const connection = await activeCalendar(stream.tenant_id);

@@ -1,5 +1,6 @@
 import { now } from '../../shared/clock.js';
 import { invalid, ValidationError } from '../../shared/errors.js';
+import { streamToken } from '../../shared/http/auth/stream-token.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { isSmsAction, sendSmsActions, smsGranted } from '../../shared/messages/runtime-sms.js';
 import { smsActionText } from '../../shared/messages/sms-action.js';
@@ -31,6 +32,7 @@ import {
  */
 export const handler = defineRoute(
   'postCallEvents',
+  streamToken,
   {
     path: callEventsPath,
     body: runtimeEventsRequest,

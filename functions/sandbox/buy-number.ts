@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { authenticateSandbox, twilioError } from '../../shared/sandbox/accounts.js';
@@ -14,6 +15,7 @@ import { NUMBER_E164 } from '../../shared/schemas/phone.js';
  */
 export const handler = defineRoute(
   'sandboxBuyNumber',
+  handlerChecked,
   {
     path: z.object({ account_sid: z.string() }),
     body: z.object({ PhoneNumber: z.string().optional(), ...routingFormFields.shape }),

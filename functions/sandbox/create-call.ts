@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { logger } from '../../shared/observability.js';
@@ -19,6 +20,7 @@ import { scheduleStep } from '../../shared/sandbox/timeline-queue.js';
  */
 export const handler = defineRoute(
   'sandboxCreateCall',
+  handlerChecked,
   {
     path: z.object({ account_sid: z.string() }),
     body: twilioForm,

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { logger } from '../../shared/observability.js';
@@ -21,6 +22,7 @@ const callbackUrl = z.url({ protocol: /^https?$/ }).max(4000);
  */
 export const handler = defineRoute(
   'sandboxCreateMessage',
+  handlerChecked,
   {
     path: z.object({ account_sid: z.string() }),
     body: twilioForm,

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { authenticateSandbox, twilioError } from '../../shared/sandbox/accounts.js';
@@ -11,6 +12,7 @@ import { sandboxAccountResource, twilioErrorResource } from '../../shared/sandbo
  */
 export const handler = defineRoute(
   'sandboxGetAccount',
+  handlerChecked,
   { path: z.object({ account_file: z.string().max(64) }), responses: { 200: sandboxAccountResource, 401: twilioErrorResource, 404: twilioErrorResource } },
   async ({ event, path }) => {
     const account = await authenticateSandbox(event.headers?.authorization);

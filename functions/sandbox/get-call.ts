@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { getSandboxCall, presentSandboxCall } from '../../shared/sandbox/calls.js';
@@ -8,6 +9,7 @@ import { sandboxCallResource, twilioErrorResource } from '../../shared/sandbox/s
 /** GET /sandbox/twilio/2010-04-01/Accounts/{AccountSid}/Calls/{Sid}.json — a call as it is now; another account's is 404 20404. */
 export const handler = defineRoute(
   'sandboxGetCall',
+  handlerChecked,
   {
     path: z.object({ account_sid: z.string(), call_file: z.string() }),
     responses: { 200: sandboxCallResource, 401: twilioErrorResource, 404: twilioErrorResource },

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { getSandboxMessage, presentSandboxMessage } from '../../shared/sandbox/messages.js';
@@ -8,6 +9,7 @@ import { sandboxMessageResource, twilioErrorResource } from '../../shared/sandbo
 /** GET /sandbox/twilio/2010-04-01/Accounts/{AccountSid}/Messages/{Sid}.json — a message as it is now; another account's is 404 20404. */
 export const handler = defineRoute(
   'sandboxGetMessage',
+  handlerChecked,
   {
     path: z.object({ account_sid: z.string(), message_file: z.string() }),
     responses: { 200: sandboxMessageResource, 401: twilioErrorResource, 404: twilioErrorResource },

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { sandboxAuthorize } from '../../shared/sandbox/google.js';
 
@@ -11,6 +12,7 @@ const q = z.string().max(2048).optional();
  */
 export const handler = defineRoute(
   'sandboxGoogleAuthorize',
+  handlerChecked,
   {
     query: z.object({
       client_id: q,

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { sandboxBearer, sandboxBusy } from '../../shared/sandbox/google.js';
 import { timestamp } from '../../shared/schemas/common.js';
@@ -7,6 +8,7 @@ const googleError = z.object({ error: z.object({ code: z.int(), message: z.strin
 /** POST /sandbox/google/calendar/v3/freeBusy — the primary calendar's busy blocks; an expired or revoked access token is Google's 401. */
 export const handler = defineRoute(
   'sandboxGoogleFreeBusy',
+  handlerChecked,
   {
     body: z.object({
       timeMin: timestamp,

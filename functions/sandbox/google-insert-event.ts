@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { sandboxBearer, sandboxInsertEvent } from '../../shared/sandbox/google.js';
 import { timestamp } from '../../shared/schemas/common.js';
@@ -7,6 +8,7 @@ const googleError = z.object({ error: z.object({ code: z.int(), message: z.strin
 /** POST /sandbox/google/calendar/v3/calendars/primary/events — insert an event; a client-chosen id already used is Google's 409; an injected fault (failNextSandboxGoogleInsert) is Google's 503 once. */
 export const handler = defineRoute(
   'sandboxGoogleInsertEvent',
+  handlerChecked,
   {
     body: z.object({
       id: z.string().regex(/^[a-v0-9]{5,1024}$/),

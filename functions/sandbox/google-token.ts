@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { sandboxToken } from '../../shared/sandbox/google.js';
 
@@ -7,6 +8,7 @@ const oauthError = z.object({ error: z.string(), error_description: z.string() }
 /** POST /sandbox/google/token — Google's token endpoint, played: authorization_code (PKCE verifier checked) and refresh_token. */
 export const handler = defineRoute(
   'sandboxGoogleToken',
+  handlerChecked,
   {
     body: z.object({ grant_type: f, code: f, redirect_uri: f, code_verifier: f, refresh_token: f, client_id: f, client_secret: f }),
     responses: {

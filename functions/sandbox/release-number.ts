@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { authenticateSandbox, twilioError } from '../../shared/sandbox/accounts.js';
 import { releaseSandboxNumber, sandboxNumberAtPath, sandboxNumberNotFoundMessage } from '../../shared/sandbox/numbers.js';
@@ -11,6 +12,7 @@ import { noContent } from '../../shared/schemas/account-deletion.js';
  */
 export const handler = defineRoute(
   'sandboxReleaseNumber',
+  handlerChecked,
   { path: z.object({ account_sid: z.string(), number_file: z.string() }), responses: { 204: noContent, 401: twilioErrorResource, 404: twilioErrorResource } },
   async ({ event, path }) => {
     const account = await authenticateSandbox(event.headers?.authorization);

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { twilioError } from '../../shared/sandbox/accounts.js';
@@ -16,6 +17,7 @@ import { scheduleStep } from '../../shared/sandbox/timeline-queue.js';
  */
 export const handler = defineRoute(
   'sandboxUpdateCall',
+  handlerChecked,
   {
     path: z.object({ account_sid: z.string(), call_file: z.string() }),
     body: twilioForm,

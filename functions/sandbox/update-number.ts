@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { authenticateSandbox, twilioError } from '../../shared/sandbox/accounts.js';
@@ -12,6 +13,7 @@ import { sandboxNumberResource, twilioErrorResource } from '../../shared/sandbox
  */
 export const handler = defineRoute(
   'sandboxUpdateNumber',
+  handlerChecked,
   {
     path: z.object({ account_sid: z.string(), number_file: z.string() }),
     body: routingFormFields,

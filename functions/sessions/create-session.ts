@@ -1,4 +1,5 @@
 import { now } from '../../shared/clock.js';
+import { originOnly } from '../../shared/http/auth/origin.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { sessionCookie } from '../../shared/policy/auth/session-rules.js';
 import { noContent, signInRequest } from '../../shared/schemas/account-deletion.js';
@@ -12,6 +13,7 @@ import { signInWithPassword } from '../../shared/sessions/sign-in.js';
  */
 export const handler = defineRoute(
   'createSession',
+  originOnly,
   { body: signInRequest, responses: { 204: noContent, 401: errorSchema, 403: errorSchema, 429: errorSchema } },
   async ({ body, sourceIp }) => {
     const session = await signInWithPassword({ email: body.email, password: body.password, sourceIp: sourceIp ?? 'unknown', at: now() });

@@ -1,4 +1,5 @@
 import { conflict } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { AlreadySuppressed, addSuppression } from '../../shared/repositories/suppressions.js';
@@ -12,6 +13,7 @@ import { alreadySuppressedError, suppressionCreateRequest, suppressionResource }
  */
 export const handler = defineRoute(
   'createSuppression',
+  bearer,
   { body: suppressionCreateRequest, responses: { 201: suppressionResource, 409: alreadySuppressedError } },
   async ({ principal, body, idempotency }) => {
     try {

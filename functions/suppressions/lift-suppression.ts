@@ -1,4 +1,5 @@
 import { DomainError } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { liftSuppression } from '../../shared/repositories/suppressions.js';
@@ -12,6 +13,7 @@ import { suppressionLiftRequest, suppressionPath, suppressionResource } from '..
  */
 export const handler = defineRoute(
   'liftSuppression',
+  bearer,
   { path: suppressionPath, body: suppressionLiftRequest, responses: { 200: suppressionResource } },
   async ({ principal, path, body }) => {
     const lifted = await liftSuppression(principal.tenantId, path.phone_e164, { note: body.note, by: principal.keyId });

@@ -1,3 +1,4 @@
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { listSuppressions } from '../../shared/repositories/suppressions.js';
@@ -8,6 +9,7 @@ import { SUPPRESSION_REASONS, SUPPRESSION_SOURCES, SUPPRESSION_STATUSES, suppres
 /** GET /v1/suppressions — every entry, active and lifted, newest first; filter grammar of the API conventions. */
 export const handler = defineRoute(
   'listSuppressions',
+  bearer,
   {
     query: pageQuery,
     filters: {

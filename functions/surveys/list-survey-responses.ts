@@ -1,3 +1,4 @@
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { COMPLETION_STATUSES } from '../../shared/policy/surveys/survey-response.js';
@@ -8,6 +9,7 @@ import { surveyResponse } from '../../shared/schemas/surveys.js';
 /** GET /v1/survey-responses — newest first; filters agent_version_id, completion_status, created_at (the API conventions). */
 export const handler = defineRoute(
   'listSurveyResponses',
+  bearer,
   {
     query: pageQuery,
     filters: { agent_version_id: { kind: 'string' }, completion_status: { kind: 'enum', values: COMPLETION_STATUSES }, created_at: { kind: 'datetime' } },

@@ -1,3 +1,4 @@
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { presentTelephonyAccount } from '../../shared/repositories/telephony-accounts.js';
@@ -10,6 +11,7 @@ import { connectTelephonyAccount } from '../../shared/telephony/connect-account.
  */
 export const handler = defineRoute(
   'createTelephonyAccount',
+  bearer,
   { body: telephonyAccountCreateRequest, responses: { 201: telephonyAccountSummary } },
   async ({ principal, body }) => {
     const account = await connectTelephonyAccount({

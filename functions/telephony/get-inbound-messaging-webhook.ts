@@ -1,4 +1,5 @@
 import { notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { getTelephonyAccount } from '../../shared/repositories/telephony-accounts.js';
@@ -13,6 +14,7 @@ import { carrierMessagingWebhookUrls } from '../../shared/telephony/endpoints.js
  */
 export const handler = defineRoute(
   'getInboundMessagingWebhook',
+  bearer,
   { path: accountPath, responses: { 200: inboundMessagingWebhook } },
   async ({ principal, path }) => {
     const account = await getTelephonyAccount(principal.tenantId, path.account_id);

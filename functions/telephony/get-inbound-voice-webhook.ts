@@ -1,4 +1,5 @@
 import { notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { getTelephonyAccount } from '../../shared/repositories/telephony-accounts.js';
@@ -11,9 +12,14 @@ import { carrierWebhookUrls } from '../../shared/telephony/endpoints.js';
  * into the carrier's console, only for a verified BYO account. Managed, mock and
  * unverified accounts never publish an inbound route: 404, like a missing account.
  */
-export const handler = defineRoute('getInboundVoiceWebhook', { path: accountPath, responses: { 200: inboundVoiceWebhook } }, async ({ principal, path }) => {
-  const account = await getTelephonyAccount(principal.tenantId, path.account_id);
-  if (!account || account.mode !== 'byo' || account.provider !== 'twilio' || account.verification_status !== 'verified')
-    throw notFound('Inbound voice webhook');
-  return ok(carrierWebhookUrls());
-});
+export const handler = defineRoute(
+  'getInboundVoiceWebhook',
+  bearer,
+  { path: accountPath, responses: { 200: inboundVoiceWebhook } },
+  async ({ principal, path }) => {
+    const account = await getTelephonyAccount(principal.tenantId, path.account_id);
+    if (!account || account.mode !== 'byo' || account.provider !== 'twilio' || account.verification_status !== 'verified')
+      throw notFound('Inbound voice webhook');
+    return ok(carrierWebhookUrls());
+  },
+);

@@ -1,4 +1,5 @@
 import { conflict, invalid, notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import {
@@ -18,6 +19,7 @@ import { accountPath } from '../../shared/schemas/telephony-paths.js';
  */
 export const handler = defineRoute(
   'updateTelephonyAccount',
+  bearer,
   { path: accountPath, body: telephonyAccountPatchRequest, responses: { 200: telephonyAccountSummary } },
   async ({ principal, path, body }) => {
     const account = await getTelephonyAccount(principal.tenantId, path.account_id);

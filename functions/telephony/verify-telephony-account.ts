@@ -1,4 +1,5 @@
 import { notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { getTelephonyAccount, presentTelephonyAccount } from '../../shared/repositories/telephony-accounts.js';
@@ -12,6 +13,7 @@ import { verifyTelephonyAccount } from '../../shared/telephony/verify-account.js
  */
 export const handler = defineRoute(
   'verifyTelephonyAccount',
+  bearer,
   { path: accountPath, responses: { 200: telephonyAccountSummary } },
   async ({ principal, path }) => {
     const account = await getTelephonyAccount(principal.tenantId, path.account_id);

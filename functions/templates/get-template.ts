@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { getTemplate } from '../../shared/repositories/agent-templates.js';
@@ -13,6 +14,7 @@ const version = z.preprocess((v) => (typeof v === 'string' && /^\d{1,9}$/.test(v
  */
 export const handler = defineRoute(
   'getTemplate',
+  bearer,
   {
     path: z.object({ template_id: z.string().min(1).max(64) }),
     query: z.strictObject({ version: version.optional() }),

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { draftFields, normalizeSettings } from '../../shared/agents/draft.js';
 import { seededDialoguePolicy, seededVoicemailDrop } from '../../shared/agents/template-seed.js';
 import { conflict, notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { newId } from '../../shared/ids.js';
@@ -16,6 +17,7 @@ import { agentDefinition, agentInstantiateRequest } from '../../shared/schemas/a
  */
 export const handler = defineRoute(
   'instantiateTemplate',
+  bearer,
   { path: z.object({ template_id: z.string().min(1).max(64) }), body: agentInstantiateRequest, responses: { 200: agentDefinition } },
   async ({ principal, path, body }) => {
     const template = await getTemplate(path.template_id);

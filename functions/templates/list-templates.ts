@@ -1,3 +1,4 @@
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { listTemplates } from '../../shared/repositories/agent-templates.js';
@@ -7,6 +8,7 @@ import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 /** GET /v1/templates — the platform's templates (no tenant owns them), by id. */
 export const handler = defineRoute(
   'listTemplates',
+  bearer,
   {
     query: pageQuery,
     filters: {

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { deleteWebhookEndpoint, getWebhookEndpoint } from '../../shared/repositories/webhook-endpoints.js';
@@ -11,6 +12,7 @@ import { errorSchema } from '../../shared/schemas/common.js';
  */
 export const handler = defineRoute(
   'deleteWebhookEndpoint',
+  bearer,
   { responses: { 200: z.strictObject({ id: z.string(), deleted: z.literal(true) }), 404: errorSchema } },
   async ({ principal }) => {
     const endpoint = await getWebhookEndpoint(principal.tenantId);

@@ -1,4 +1,5 @@
 import { EVENT_TYPES } from '../../shared/events/outbox.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { listWebhookEvents } from '../../shared/repositories/webhook-events.js';
@@ -8,6 +9,7 @@ import { DELIVERY_STATUSES, webhookEventResource } from '../../shared/schemas/we
 /** GET /v1/webhook-events — the tenant's committed events with their delivery state, newest first. */
 export const handler = defineRoute(
   'listWebhookEvents',
+  bearer,
   {
     query: pageQuery,
     filters: {

@@ -1,5 +1,6 @@
 import { now } from '../../shared/clock.js';
 import { ValidationError } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { created, ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { presentWebhookEndpoint } from '../../shared/repositories/webhook-endpoints.js';
@@ -15,6 +16,7 @@ import { checkWebhookUrl, webhookUrlPolicy } from '../../shared/webhooks/url-pol
  */
 export const handler = defineRoute(
   'putWebhookEndpoint',
+  bearer,
   { body: webhookEndpointPutRequest, responses: { 200: webhookEndpointResource, 201: webhookEndpointWithSecret } },
   async ({ principal, body }) => {
     const check = await checkWebhookUrl(body.url, webhookUrlPolicy());

@@ -1,3 +1,4 @@
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { presentWebhookEvent, webhookEventAttempts } from '../../shared/repositories/webhook-events.js';
@@ -9,8 +10,13 @@ import { redeliverEvent } from '../../shared/webhooks/deliver-event.js';
  * like the others (`trigger: "manual"`). For an event delivered, failed or skipped; a pending
  * one is still on its retry schedule (409 delivery_pending).
  */
-export const handler = defineRoute('redeliverWebhookEvent', { path: webhookEventPath, responses: { 200: webhookEventDetail } }, async ({ principal, path }) => {
-  const record = await redeliverEvent(principal.tenantId, path.event_id);
-  const attempts = await webhookEventAttempts(principal.tenantId, path.event_id);
-  return ok({ ...presentWebhookEvent(record as unknown as Record<string, unknown>), attempts });
-});
+export const handler = defineRoute(
+  'redeliverWebhookEvent',
+  bearer,
+  { path: webhookEventPath, responses: { 200: webhookEventDetail } },
+  async ({ principal, path }) => {
+    const record = await redeliverEvent(principal.tenantId, path.event_id);
+    const attempts = await webhookEventAttempts(principal.tenantId, path.event_id);
+    return ok({ ...presentWebhookEvent(record as unknown as Record<string, unknown>), attempts });
+  },
+);

@@ -1,5 +1,6 @@
 import { now } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { presentWebhookEndpoint } from '../../shared/repositories/webhook-endpoints.js';
@@ -14,6 +15,7 @@ import { rotateSigningSecret } from '../../shared/webhooks/endpoint.js';
  */
 export const handler = defineRoute(
   'rotateWebhookSecret',
+  bearer,
   { body: webhookRotateRequest, responses: { 200: webhookEndpointWithSecret, 404: errorSchema } },
   async ({ principal, body }) => {
     const at = now();

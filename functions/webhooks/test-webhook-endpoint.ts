@@ -1,5 +1,6 @@
 import { now } from '../../shared/clock.js';
 import { conflict } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { newId } from '../../shared/ids.js';
@@ -16,7 +17,7 @@ import { webhookUrlPolicy } from '../../shared/webhooks/url-policy.js';
  * (both during a rotation overlap), the same URL checks and 10-second rule. Nothing durable
  * is written: no event, no outbox row, no ledger row.
  */
-export const handler = defineRoute('testWebhookEndpoint', { responses: { 200: webhookTestResult } }, async ({ principal }) => {
+export const handler = defineRoute('testWebhookEndpoint', bearer, { responses: { 200: webhookTestResult } }, async ({ principal }) => {
   const endpoint = await getWebhookEndpoint(principal.tenantId);
   if (!endpoint) throw conflict('webhook_endpoint_not_configured', 'No webhook endpoint is configured: PUT /v1/webhook-endpoint first');
   const at = now();

@@ -1,4 +1,5 @@
 import { notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { saveFitReview } from '../../shared/repositories/workflow-outcomes.js';
@@ -13,6 +14,7 @@ import { fitReviewRequest, qualificationReview, revisionConflictError, workflowO
  */
 export const handler = defineRoute(
   'createFitReview',
+  bearer,
   { path: workflowOutcomePath, body: fitReviewRequest, responses: { 200: qualificationReview, 409: revisionConflictError } },
   async ({ principal, path, body, idempotency }) => {
     const review = await saveFitReview(

@@ -1,4 +1,5 @@
 import { notFound } from '../../shared/errors.js';
+import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { getQualification } from '../../shared/repositories/workflow-outcomes.js';
@@ -13,6 +14,7 @@ import { listFitReviews } from '../../shared/workflow/fit-reviews.js';
  */
 export const handler = defineRoute(
   'listFitReviews',
+  bearer,
   { path: workflowOutcomePath, query: pageQuery, responses: { 200: cursorPage(qualificationReview).meta({ id: 'QualificationReviewHistory' }) } },
   async ({ principal, path, query }) => {
     const outcome = await getQualification(principal.tenantId, path.action_id);

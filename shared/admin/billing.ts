@@ -1,7 +1,7 @@
 /** Operator actions on billing (see docs/decisions/billing.md): plans, a tenant's plan and budget, the sandbox payment provider's events. */
 
-import { PROVIDER_INVOICE_EVENTS } from '../billing/invoices.js';
 import { postSignedProviderEvent, providerInvoiceEvent } from '../billing/payment-provider.js';
+import { PROVIDER_INVOICE_EVENTS } from '../policy/billing/invoices.js';
 import { assignPlan, cancelSubscription, listPlans, setDailyBudget } from '../repositories/billing.js';
 import { getInvoiceRecord } from '../repositories/invoices.js';
 import { appSecrets } from '../secrets.js';

@@ -9,12 +9,12 @@
  */
 import { now } from '../clock.js';
 import { logger } from '../observability.js';
+import { invoiceLines, invoiceTotal } from '../policy/billing/invoices.js';
 import { periodBounds, previousPeriod } from '../policy/billing/period.js';
 import { billingDirectory, ensureBillingAccount } from '../repositories/billing.js';
 import { createDraftInvoice, invoiceOfPeriod, openInvoice, recordProviderCustomer, recordProviderDraft } from '../repositories/invoices.js';
 import { connectionsBoughtSince } from '../repositories/receptionist-purchases.js';
 import { getTenant } from '../repositories/tenants.js';
-import { invoiceLines, invoiceTotal } from './invoices.js';
 import { type PaymentProvider, paymentProvider } from './payment-provider.js';
 import { periodUsage } from './usage-summary.js';
 

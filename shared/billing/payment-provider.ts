@@ -13,9 +13,9 @@
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { logger } from '../observability.js';
+import type { InvoiceLineItem, ProviderInvoice } from '../policy/billing/invoices.js';
 import { appSecrets } from '../secrets.js';
 import { publicBaseUrl } from '../telephony/endpoints.js';
-import type { InvoiceLineItem } from './invoices.js';
 
 interface ProviderInvoiceRequest {
   invoice_id: string;
@@ -35,13 +35,6 @@ interface ProviderInvoiceRequest {
    * 24 h) reuses them instead of creating a second customer or invoice.
    */
   record?: { customer(ref: string): Promise<void>; draft(ref: string): Promise<void> };
-}
-
-export interface ProviderInvoice {
-  provider: 'stripe' | 'sandbox';
-  customer_ref: string;
-  external_ref: string;
-  hosted_invoice_url: string | null;
 }
 
 export interface PaymentProvider {

@@ -18,7 +18,7 @@ import { dropWatch } from '../repositories/call-watches.js';
 import { getCall } from '../repositories/calls.js';
 import { callEventRecords } from '../repositories/runtime-events.js';
 import { surveyResponseItems } from '../repositories/survey-responses.js';
-import type { CallRecordWithEvents } from '../schemas/call-record.js';
+import type { CallRecordWithEvents } from '../schemas/call-aggregates.js';
 import { callFactsOf, type StoredCallEvent } from './call-facts.js';
 
 export type AnalyzeOutcome = 'stored' | 'already_analyzed' | 'not_ended' | 'no_call' | 'no_version';

@@ -21,7 +21,7 @@
  *     the grounding checker over those turns when the version names a pack.
  */
 import type { CallFacts, ConversationActionFact, TurnFact } from '../policy/analysis/facts.js';
-import type { CallRecordWithEvents } from '../schemas/call-record.js';
+import type { CallRecordWithEvents } from '../schemas/call-aggregates.js';
 
 /** An `EVENT#` item of the call partition, as stored by shared/repositories/runtime-events.ts. */
 export interface StoredCallEvent {

@@ -3,9 +3,10 @@
  * every event of a call carries the same identifying fields. Each builder returns the items
  * to put in the transaction of the state change it reports (shared/events/outbox.ts).
  */
-import { campaignEndItems } from '../campaigns/attempt-items.js';
+
+import { callEventData } from '../events/call-event-data.js';
 import { type EventType, outboxItems } from '../events/outbox.js';
-import { callEventData } from '../repositories/call-lifecycle.js';
+import { campaignEndItems } from '../repositories/campaign-attempt-items.js';
 import type { OutboundCallRecord } from '../repositories/outbound-calls.js';
 
 type Items = ReturnType<typeof outboxItems>['items'];

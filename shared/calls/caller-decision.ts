@@ -18,15 +18,8 @@
  * no defer rule holds (the engine is asked again at that instant); else allow.
  */
 import { type CandidateNumber, chooseCallerNumber } from '../policy/caller-number/choose.js';
-import {
-  type ComplianceDecision,
-  type ComplianceInputs,
-  type ComplianceReason,
-  type Disposition,
-  evaluate,
-  type SanRefFacts,
-} from '../policy/compliance/index.js';
-import type { CallerReasonCode } from '../schemas/calls.js';
+import { type ComplianceDecision, type ComplianceInputs, type Disposition, evaluate, type SanRefFacts } from '../policy/compliance/index.js';
+import type { CallDecision, CallerReason } from '../schemas/calls.js';
 
 interface CallerAccount {
   id: string;
@@ -44,15 +37,6 @@ export type CallerOutcome<N extends CandidateNumber = CandidateNumber> =
   /** Every usable number is at its daily cap until `frees_at`; `next` is the number chosen then. */
   | { outcome: 'none_usable'; frees_at: string; next: N | null; san_refs: SanRefFacts[] }
   | { outcome: 'none_at_all'; san_refs: SanRefFacts[] };
-
-export interface CallerReason {
-  code: CallerReasonCode;
-  message: string;
-  until?: string;
-}
-
-/** The engine's decision with the caller choice merged in. */
-export type CallDecision = Omit<ComplianceDecision, 'reasons'> & { reasons: (ComplianceReason | CallerReason)[] };
 
 const VERIFIED = new Set(['verified', 'mock_verified']);
 const DISPOSITION_ORDER: readonly Disposition[] = ['dnc_hit', 'scrub_blocked', 'blocked_by_policy'];

@@ -11,16 +11,17 @@ import { type CarrierStatus, isTerminal, onCarrierStatus } from '../policy/call-
 import { applyOutboundStatus } from '../repositories/call-lifecycle.js';
 import { applyCarrierStatus, type CallRecord } from '../repositories/calls.js';
 import { handoffConfirmationItems } from '../repositories/handoffs.js';
+import { callMinutesLedgerItems } from '../repositories/usage-ledger.js';
 import { callEnded, campaignSlotFreed } from './call-ended.js';
 
 export async function applyCallStatus(call: CallRecord, status: CarrierStatus, durationSeconds: number | null): Promise<void> {
   if (call.direction === 'outbound') {
-    const result = await applyOutboundStatus(call, status, durationSeconds);
+    const result = await applyOutboundStatus(call, status, durationSeconds, now(), callMinutesLedgerItems);
     if (result?.ended) await callEnded(call);
     else if (result?.slotFreed) await campaignSlotFreed(call);
     return;
   }
   const ends = onCarrierStatus(call.state, status);
-  const applied = await applyCarrierStatus(call, status, durationSeconds, now(), handoffConfirmationItems);
+  const applied = await applyCarrierStatus(call, status, durationSeconds, now(), callMinutesLedgerItems, handoffConfirmationItems);
   if (applied && ends && isTerminal(ends.state) && call.inbound?.agent_version_id) await callEnded(call);
 }

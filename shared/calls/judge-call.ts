@@ -13,7 +13,8 @@ import { conflict, ValidationError, type ValidationIssue } from '../errors.js';
 import { evaluate } from '../policy/compliance/index.js';
 import type { ContactRecord } from '../repositories/contacts.js';
 import type { AgentDefinition, AgentVersion } from '../schemas/agents.js';
-import { type CallDecision, mergeCallerDecision } from './caller-decision.js';
+import type { CallDecision } from '../schemas/calls.js';
+import { mergeCallerDecision } from './caller-decision.js';
 import { type AgentRef, type CallerNumber, gatherComplianceInputs } from './compliance-inputs.js';
 
 export class UnknownCallTarget extends Error {

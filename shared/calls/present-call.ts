@@ -6,8 +6,8 @@
  */
 import { readStoredAnalysis } from '../policy/analysis/stored.js';
 import { type QualificationOutcome, qualificationView, responseFitReview } from '../policy/workflow/qualification.js';
+import type { CallRecordWithEvents } from '../schemas/call-aggregates.js';
 import type { CallDetail } from '../schemas/call-detail.js';
-import type { CallRecordWithEvents } from '../schemas/call-record.js';
 
 type Stored = CallRecordWithEvents;
 

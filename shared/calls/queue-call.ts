@@ -11,13 +11,12 @@
  *           with call.blocked and the final call.completed.
  */
 
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { now } from '../clock.js';
+import { type TransactItem, transactWrite } from '../db/transact-write.js';
 import { ID_PREFIX, newId } from '../ids.js';
 import { logger } from '../observability.js';
 import { onDisposedBeforeDial } from '../policy/call-state/machine.js';
 import { analysisWatchPut } from '../repositories/call-watches.js';
-import { writeNewCall } from '../repositories/calls.js';
 import { contactAttemptPut } from '../repositories/contact-attempts.js';
 import { dueItemPut, type OutboundCallRecord, type OutboundTelephony, outboundCallPut } from '../repositories/outbound-calls.js';
 import { getTelephonyAccount } from '../repositories/telephony-accounts.js';
@@ -28,8 +27,6 @@ import { blockedEvent, completedEvent, queuedEvent, scheduledEvent } from './cal
 import { sendDispatch } from './dispatch-queue.js';
 import { type CallJudgement, judgeCall } from './judge-call.js';
 import { presentContactAttempt } from './present-attempt.js';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** The end_reason of a call compliance disposed of before dialling. */
 export const COMPLIANCE_END_REASON = 'compliance_blocked';
@@ -174,7 +171,8 @@ export async function queueCall(
 
   const attempt = presentContactAttempt(call);
   const subject = judged.agentVersion.compliance_profile?.subject ?? null;
-  await writeNewCall([
+  // The call's items (record, attempt, events, watches, the idempotency result): one transaction, all or nothing.
+  await transactWrite([
     outboundCallPut(call),
     contactAttemptPut({
       id: call.attempt_id,

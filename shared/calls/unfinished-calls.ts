@@ -28,6 +28,7 @@ import { applyCallTransition, applyOutboundStatus, outboundChange, type Transiti
 import { dropWatch, rearmWatch, sweepWatches, unfinishedWatchDelete, unfinishedWatchPut, type WatchItem } from '../repositories/call-watches.js';
 import { type CallRecord, getCall } from '../repositories/calls.js';
 import { getTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
+import { callMinutesLedgerItems } from '../repositories/usage-ledger.js';
 import { longestSandboxCallMs, sandboxStepMs } from '../sandbox/timeline.js';
 import { providerFor } from '../telephony/carrier-for.js';
 import { CarrierRefused, type TelephonyProvider } from '../telephony/provider.js';
@@ -117,7 +118,7 @@ async function settle(watch: WatchItem, at: Date, deps: UnfinishedDeps): Promise
   let result: TransitionResult | undefined;
   if (action.action === 'apply') {
     for (const status of action.statuses) {
-      const r = await applyOutboundStatus(call, status, action.durationSeconds, at);
+      const r = await applyOutboundStatus(call, status, action.durationSeconds, at, callMinutesLedgerItems);
       if (r?.ended) result = r;
     }
     logger.warn('carrier final status never called back: applied from the carrier', {
@@ -158,7 +159,8 @@ async function freeHeldSlot(
   }
   let freed = false;
   if (action.action === 'apply')
-    for (const status of action.statuses) freed = Boolean((await applyOutboundStatus(call, status, action.durationSeconds, at))?.slotFreed) || freed;
+    for (const status of action.statuses)
+      freed = Boolean((await applyOutboundStatus(call, status, action.durationSeconds, at, callMinutesLedgerItems))?.slotFreed) || freed;
   if (!freed)
     freed = Boolean(
       (

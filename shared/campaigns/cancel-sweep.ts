@@ -13,9 +13,9 @@ import { callEnded } from '../calls/call-ended.js';
 import { now } from '../clock.js';
 import { tryTransactWrite } from '../db/transact-write.js';
 import { cancelCampaignCall } from '../repositories/call-lifecycle.js';
+import { CAMPAIGN_CANCELLED } from '../repositories/campaign-attempt-items.js';
 import { allQueued, type QueuedContact, rowDisposeQueuedItems, scheduledAttemptCalls } from '../repositories/campaign-outcomes.js';
 import { type CampaignRecord, campaignDoneItem, getCampaign } from '../repositories/campaigns.js';
-import { CAMPAIGN_CANCELLED } from './attempt-items.js';
 
 /** Queued contacts disposed per tick (a 10,000-contact campaign is swept in a few ticks; the tick's time stays bounded). */
 const SWEEP_BATCH = 2000;

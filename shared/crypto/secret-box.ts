@@ -1,7 +1,8 @@
 /**
  * Encryption at rest for other parties' secrets (carrier credentials now; webhook signing
  * secrets later), with a key that is never in the table (the design):
- *   - on AWS: KMS (CREDENTIALS_KMS_KEY_ID), Encrypt/Decrypt with an encryption context, so
+ *   - on AWS: KMS (CREDENTIALS_KMS_KEY_ID), Encrypt/Decrypt (one signed call each:
+ *     shared/aws/aws-json.ts) with an encryption context, so
  *     a sealed value copied to another tenant's or account's item does not open;
  *   - locally: AES-256-GCM under a 32-byte key read from CREDENTIALS_KEY_FILE (created by
  *     the local runtime under .local/), the context bound as additional authenticated data.
@@ -10,11 +11,10 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import { awsJsonCall } from '../aws/aws-json.js';
 
 export type SealContext = Record<string, string>;
 
-let kms: KMSClient | undefined;
 let localKey: Buffer | undefined;
 
 const kmsKeyId = () => process.env.CREDENTIALS_KMS_KEY_ID || undefined;
@@ -45,9 +45,12 @@ const aad = (context: SealContext) =>
 export async function seal(plaintext: string, context: SealContext): Promise<string> {
   const keyId = kmsKeyId();
   if (keyId) {
-    kms ??= new KMSClient({});
-    const out = await kms.send(new EncryptCommand({ KeyId: keyId, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: context }));
-    return `v1.kms.${Buffer.from(out.CiphertextBlob!).toString('base64url')}`;
+    const out = await awsJsonCall<{ CiphertextBlob: string }>('kms', 'TrentService.Encrypt', {
+      KeyId: keyId,
+      Plaintext: Buffer.from(plaintext, 'utf8').toString('base64'),
+      EncryptionContext: context,
+    });
+    return `v1.kms.${Buffer.from(out.CiphertextBlob, 'base64').toString('base64url')}`;
   }
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', keyFromFile(), iv);
@@ -60,9 +63,11 @@ export async function open(sealed: string, context: SealContext): Promise<string
   const [version, kind, ...rest] = sealed.split('.');
   if (version !== 'v1') throw new Error('unknown sealed-secret version');
   if (kind === 'kms') {
-    kms ??= new KMSClient({});
-    const out = await kms.send(new DecryptCommand({ CiphertextBlob: Buffer.from(rest[0] ?? '', 'base64url'), EncryptionContext: context }));
-    return Buffer.from(out.Plaintext!).toString('utf8');
+    const out = await awsJsonCall<{ Plaintext: string }>('kms', 'TrentService.Decrypt', {
+      CiphertextBlob: Buffer.from(rest[0] ?? '', 'base64url').toString('base64'),
+      EncryptionContext: context,
+    });
+    return Buffer.from(out.Plaintext, 'base64').toString('utf8');
   }
   if (kind !== 'local' || rest.length !== 3) throw new Error('malformed sealed secret');
   const [iv, tag, ct] = rest.map((p) => Buffer.from(p, 'base64url')) as [Buffer, Buffer, Buffer];
@@ -72,8 +77,7 @@ export async function open(sealed: string, context: SealContext): Promise<string
   return Buffer.concat([decipher.update(ct), decipher.final()]).toString('utf8');
 }
 
-/** Test hook: forget cached clients and keys after changing the environment. */
+/** Test hook: forget the cached key after changing the environment. */
 export function resetSecretBox(): void {
-  kms = undefined;
   localKey = undefined;
 }

@@ -7,25 +7,15 @@
  *   parsing → zod validation of path/query/headers/body (+ declared list filters) → idempotency
  * so an unauthenticated caller learns nothing about the schema, and nothing touches
  * data before the credential is proven. The manifest entry (shared/routes.ts) supplies
- * the route's auth, role and idempotency modes.
+ * the route's auth, role and idempotency modes; the handler hands over the module of its auth
+ * mode (shared/http/auth/), so a bundle carries only the credential check its route uses.
  */
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { authenticate, type Principal } from '../auth/authenticate.js';
-import { authenticateStreamToken, type StreamPrincipal } from '../auth/stream-token.js';
 import { forbidden } from '../errors.js';
-import { logger } from '../observability.js';
 import { type FilterCondition, type FilterSpec, parseFilters } from '../pagination/filters.js';
 import type { RouteDefinition, RouteId } from '../routes.js';
-import {
-  authenticateSession,
-  bearerOnCookieRoute,
-  dashboardOrigin,
-  portalOrigin,
-  requireOrigin,
-  type SessionPrincipal,
-} from '../sessions/authenticate-session.js';
-import { type IdempotencyHandle, prefetchKey, requestKey, runIdempotent } from './idempotency.js';
+import { type IdempotencyHandle, type IdempotentRequest, runIdempotent } from './idempotency.js';
 import type { RouteResult } from './responses.js';
+import type { Proof, RouteAuth } from './route-auth.js';
 import { buildRoute, type CoreRequest, type CoreSchemas, manifestEntry, type RouteHandler } from './route-core.js';
 
 export interface RouteSchemas extends CoreSchemas {
@@ -33,31 +23,20 @@ export interface RouteSchemas extends CoreSchemas {
   filters?: FilterSpec;
 }
 
-interface RouteRequest<S extends RouteSchemas> extends CoreRequest<S> {
-  filters: FilterCondition[];
-  /** The authenticated caller. Only bearer routes may read it. */
-  principal: Principal;
-  /** The signed-in dashboard user (session routes only). */
-  session: SessionPrincipal;
-  /** The voice runtime's verified call token (stream_token routes only): tenant, call, agent version. */
-  stream: StreamPrincipal;
-  /** Present when the request carries an Idempotency-Key on a route that honours it. */
-  idempotency?: IdempotencyHandle;
-}
+/** The request a handler receives: the shared part, the filters, and what its auth mode proved (`principal`, `session`, `stream`). */
+type RouteRequest<S extends RouteSchemas, P extends object = Record<never, never>> = CoreRequest<S> &
+  P & {
+    filters: FilterCondition[];
+    /** Present when the request carries an Idempotency-Key on a route that honours it. */
+    idempotency?: IdempotencyHandle;
+  };
 
-export type RouteImpl<S extends RouteSchemas> = (req: RouteRequest<S>) => Promise<RouteResult>;
+export type RouteImpl<S extends RouteSchemas, P extends object = Record<never, never>> = (req: RouteRequest<S, P>) => Promise<RouteResult>;
 
 export type HttpHandler = RouteHandler<RouteSchemas>;
 
-/** What the auth step proves (at most one of these) and the filters, as the core carries them. */
-type Fields = {
-  principal?: Principal;
-  session?: SessionPrincipal;
-  stream?: StreamPrincipal;
-  filters?: FilterCondition[];
-  /** The idempotency record read with the credential (in_transaction routes that sent a key). */
-  idempotencyRecord?: { item: Record<string, unknown> | undefined };
-};
+/** What the auth step proved and the filters, as the core carries them. */
+type Fields = { proof?: Proof<object>; filters?: FilterCondition[] };
 
 export interface RouteOptions {
   /**
@@ -68,14 +47,30 @@ export interface RouteOptions {
   idempotency?: 'in_transaction';
 }
 
-export function defineRoute<S extends RouteSchemas>(id: RouteId, schemas: S, impl: RouteImpl<S>, options: RouteOptions = {}): HttpHandler {
+/**
+ * `auth` is the module of the mode the route's manifest entry names (shared/http/auth/); a
+ * handler that hands over another refuses to load, so the manifest stays the one source.
+ */
+export function defineRoute<S extends RouteSchemas, P extends object>(
+  id: RouteId,
+  auth: RouteAuth<P>,
+  schemas: S,
+  impl: RouteImpl<S, P>,
+  options: RouteOptions = {},
+): HttpHandler {
   const route = manifestEntry(id);
+  if (!auth.modes.includes(route.auth)) throw new Error(`route ${id} has auth ${route.auth} in the manifest; its handler proves ${auth.modes.join(', ')}`);
   const filters = schemas.filters;
+  const inTransaction = options.idempotency === 'in_transaction';
   return buildRoute(
     route,
     schemas,
     {
-      authorize: (event) => authorize(route, event, options),
+      authorize: async (event) => {
+        const proof = await auth.prove(route, event, { inTransaction });
+        if (proof.role !== undefined) requireRole(route, proof.role);
+        return { proof };
+      },
       ...(filters
         ? {
             splitQuery: ({ limit, cursor, ...rest }) => {
@@ -84,59 +79,16 @@ export function defineRoute<S extends RouteSchemas>(id: RouteId, schemas: S, imp
             },
           }
         : {}),
-      request: (base, fields: Fields) =>
-        ({
-          ...base,
-          filters: fields.filters ?? [],
-          get principal(): Principal {
-            if (!fields.principal) throw new Error(`route ${id} is public and has no principal`);
-            return fields.principal;
-          },
-          get session(): SessionPrincipal {
-            if (!fields.session) throw new Error(`route ${id} is not a session route`);
-            return fields.session;
-          },
-          get stream(): StreamPrincipal {
-            if (!fields.stream) throw new Error(`route ${id} is not a stream_token route`);
-            return fields.stream;
-          },
-        }) as RouteRequest<S>,
-      run: (request, work, fields: Fields) => {
-        const inTransaction = options.idempotency === 'in_transaction';
-        return runIdempotent(route, request, work, { inTransaction, prefetched: inTransaction ? fields.idempotencyRecord : undefined });
-      },
+      request: (base, fields: Fields) => ({ ...base, ...fields.proof?.fields, filters: fields.filters ?? [] }) as unknown as RouteRequest<S, P>,
+      // Only bearer routes honour an Idempotency-Key (its scope is the principal's tenant); every other route's mode is `none`.
+      run: (request, work, fields: Fields) =>
+        runIdempotent(route, request as unknown as IdempotentRequest, work, {
+          inTransaction,
+          prefetched: inTransaction ? fields.proof?.idempotencyRecord : undefined,
+        }),
     },
     impl,
   );
-}
-
-/** The manifest's auth mode, proven before the body is read: what it proved joins the request. */
-async function authorize(route: RouteDefinition, event: APIGatewayProxyEventV2, options: RouteOptions): Promise<Fields | undefined> {
-  if (route.auth === 'stream_token') {
-    const stream = await authenticateStreamToken(event.headers?.authorization, event.pathParameters?.call_id);
-    logger.appendKeys({ tenant_id: stream.tenant_id, call_id: stream.call_id });
-    return { stream };
-  }
-  if (route.auth === 'session' || route.auth === 'dashboard_origin' || route.auth === 'portal_origin') {
-    const headers = event.headers ?? {};
-    // Cookie-side routes never take an API key (a stolen key cannot reach them).
-    if (headers.authorization !== undefined) throw bearerOnCookieRoute();
-    const method = event.requestContext?.http?.method ?? route.method;
-    if (route.auth === 'portal_origin') requireOrigin(method, headers.origin, portalOrigin(), 'the portal');
-    else requireOrigin(method, headers.origin, dashboardOrigin(), 'the dashboard');
-    if (route.auth !== 'session') return undefined;
-    const session = await authenticateSession(event.cookies, headers.cookie);
-    logger.appendKeys({ tenant_id: session.tenantId, user_id: session.userId });
-    requireRole(route, session.role);
-    return { session };
-  }
-  if (route.auth !== 'bearer') return undefined;
-  // An in_transaction route's idempotency record is read with the credential (used only once the key is proven).
-  const key = options.idempotency === 'in_transaction' ? requestKey(route, event.headers) : undefined;
-  const { principal, also } = await authenticate(event.headers?.authorization, key === undefined ? undefined : (tenantId) => prefetchKey(route, tenantId, key));
-  logger.appendKeys({ tenant_id: principal.tenantId, api_key_id: principal.keyId });
-  requireRole(route, principal.role);
-  return key === undefined ? { principal } : { principal, idempotencyRecord: { item: also } };
 }
 
 /**

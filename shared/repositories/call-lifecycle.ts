@@ -17,22 +17,22 @@
 
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { CAMPAIGN_CANCELLED, type CampaignCallFacts, campaignEndItems, campaignSettleItems } from '../campaigns/attempt-items.js';
 import { now as clockNow } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { callKeys, platformKeys } from '../db/keys.js';
+import { callEventData } from '../events/call-event-data.js';
 import { type EventType, outboxItems } from '../events/outbox.js';
 import { completedDisposition } from '../policy/call-state/disposition.js';
 import { type CarrierStatus, isTerminal, onCarrierStatus, onDisposedBeforeDial, type StateChange } from '../policy/call-state/machine.js';
-import type { CallRecordWithEvents } from '../schemas/call-record.js';
+import type { CallRecordWithEvents } from '../schemas/call-aggregates.js';
 import { callSidLinkItems } from './call-sid-link.js';
 import { addStateChange } from './call-state-update.js';
 import { analysisWatchDelete, endOfCallWatches, unfinishedWatchDelete } from './call-watches.js';
-import { type CallRecord, getCall } from './calls.js';
+import { type CallRecord, getCall, type MinutesMeter } from './calls.js';
+import { CAMPAIGN_CANCELLED, type CampaignCallFacts, campaignEndItems, campaignSettleItems } from './campaign-attempt-items.js';
 import { campaignSlotReleaseItem } from './campaigns.js';
 import { dueInstantOf, dueItemDelete } from './outbound-calls.js';
-import { callMinutesLedgerItems } from './usage-ledger.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -77,61 +77,6 @@ export async function linkCarrierCall(call: CallRecord, callSid: string): Promis
   }
 }
 
-/**
- * The payload every call.* event carries (the queue and dispatch events too, through
- * shared/calls/call-outbox-events.ts): what a webhook receiver needs to act on one event alone —
- * which call, attempt and contact, and the state and disposition it is in (null until set).
- */
-export const CALL_EVENT_FIELDS = [
-  'call_id',
-  'attempt_id',
-  'contact_id',
-  'agent_id',
-  'agent_version_id',
-  'campaign_id',
-  'direction',
-  'state',
-  'disposition',
-  'disposition_set_by',
-  'end_reason',
-] as const;
-
-export function callEventData(
-  call: Pick<
-    CallRecord,
-    | 'id'
-    | 'direction'
-    | 'state'
-    | 'disposition'
-    | 'disposition_set_by'
-    | 'end_reason'
-    | 'attempt_id'
-    | 'contact_id'
-    | 'agent_id'
-    | 'agent_version_id'
-    | 'campaign_id'
-  >,
-  change?: Partial<Omit<StateChange, 'disposition' | 'disposition_set_by' | 'end_reason'>> & {
-    disposition?: string | null;
-    disposition_set_by?: string | null;
-    end_reason?: string | null;
-  },
-): Record<(typeof CALL_EVENT_FIELDS)[number], unknown> {
-  return {
-    call_id: call.id,
-    attempt_id: call.attempt_id ?? null,
-    contact_id: call.contact_id ?? null,
-    agent_id: call.agent_id ?? null,
-    agent_version_id: call.agent_version_id ?? null,
-    campaign_id: call.campaign_id ?? null,
-    direction: call.direction,
-    state: change?.state ?? call.state,
-    disposition: change?.disposition ?? call.disposition ?? null,
-    disposition_set_by: change?.disposition_set_by ?? call.disposition_set_by ?? null,
-    end_reason: change?.end_reason ?? call.end_reason ?? null,
-  };
-}
-
 /** What a change on an outbound call stores: an answered call that completes gets its derived disposition. */
 export function outboundChange(call: CallRecordWithEvents, change: StateChange | null): StateChange | null {
   if (!change) return null;
@@ -143,7 +88,8 @@ export function outboundChange(call: CallRecordWithEvents, change: StateChange |
 export interface TransitionExtra {
   sets: string[];
   values: Record<string, unknown>;
-  durationSeconds?: number;
+  /** The duration this transition stores first, and the meter of its telephony minutes (committed with it). */
+  minutes?: { durationSeconds: number; meter: MinutesMeter };
   /** An ending whose carrier leg still plays (a voicemail drop after `machine`): the campaign slot stays taken until the final callback. */
   holdSlot?: boolean;
   /** The final callback of a call that ended earlier: free its held campaign slot. */
@@ -243,7 +189,7 @@ export async function applyCallTransition(
         }
       }
       // The duration is stored once, here: the call's telephony minutes are final and metered with it.
-      if (more.durationSeconds !== undefined) items.push(...(await callMinutesLedgerItems(tenantId, call, more.durationSeconds, now)));
+      if (more.minutes) items.push(...(await more.minutes.meter(tenantId, call, more.minutes.durationSeconds, now)));
       let condition = 'attribute_exists(pk) AND #state = :from';
       if (call.event_count === undefined) condition += ' AND attribute_not_exists(#event_count)';
       else {
@@ -268,14 +214,18 @@ export async function applyCallTransition(
 /**
  * A status callback (or the TwiML fetch's CallStatus/AnsweredBy) on an outbound call. The
  * final callback of a call that already ended (e.g. `machine` at the answer) adds its
- * duration and ended_at once, changing nothing else.
+ * duration and ended_at once, changing nothing else. A status with a duration needs `meter`
+ * (its minutes are metered in the transaction that stores it); only the TwiML fetch, which
+ * carries none, goes without.
  */
 export function applyOutboundStatus(
   call: Pick<CallRecord, 'tenant_id' | 'id'>,
   status: CarrierStatus,
   durationSeconds: number | null,
   now = clockNow(),
+  meter?: MinutesMeter,
 ): Promise<TransitionResult | undefined> {
+  if (durationSeconds !== null && !meter) throw new Error(`call ${call.id}: a status with a duration needs the minutes meter`);
   return applyCallTransition(
     call.tenant_id,
     call.id,
@@ -291,7 +241,13 @@ export function applyOutboundStatus(
         values[':d'] = durationSeconds;
       }
       if (!change && isTerminal(c.state) && finalCallback && c.ended_at === null) sets.push('ended_at = if_not_exists(ended_at, :now)');
-      return { sets, values, ...(storesDuration ? { durationSeconds: durationSeconds! } : {}), holdSlot: !finalCallback, releaseHeldSlot: finalCallback };
+      return {
+        sets,
+        values,
+        ...(storesDuration ? { minutes: { durationSeconds: durationSeconds!, meter: meter! } } : {}),
+        holdSlot: !finalCallback,
+        releaseHeldSlot: finalCallback,
+      };
     },
     now,
   );

@@ -7,7 +7,6 @@
 
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { now as clockNow, now } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { commit, conditionalTransaction, type Decision, noChange, type TransactItem } from '../db/conditional-transaction.js';
 import { callKeys, platformKeys } from '../db/keys.js';
@@ -22,13 +21,6 @@ import type { CallRecord, InboundPathEntry } from '../schemas/call-record.js';
 import { carrierCallPointerPut } from './call-sid-link.js';
 import { addStateChange } from './call-state-update.js';
 import { analysisWatchPut } from './call-watches.js';
-import { activityItem } from './mobile-activity.js';
-import { callMinutesLedgerItems } from './usage-ledger.js';
-
-/** A new call's items (record, attempt, events, watches, the idempotency result): one transaction, all or nothing. */
-export async function writeNewCall(items: TransactItem[]): Promise<void> {
-  await db().send(new TransactWriteCommand({ TransactItems: items }));
-}
 
 export type { CallRecord, InboundPathEntry } from '../schemas/call-record.js';
 
@@ -45,7 +37,15 @@ export class CallSidHeldElsewhere extends Error {
   }
 }
 
-export async function createInboundCall(input: NewInboundCall, now = new Date()): Promise<{ call: CallRecord; created: boolean }> {
+/**
+ * `withCall`: items other entities commit with the new call (the mobile timeline's live_call
+ * entry), supplied by the caller so this store need not know them.
+ */
+export async function createInboundCall(
+  input: NewInboundCall,
+  now = new Date(),
+  withCall: (call: CallRecord) => TransactItem[] = () => [],
+): Promise<{ call: CallRecord; created: boolean }> {
   const at = now.toISOString();
   const call: CallRecord = {
     ...input,
@@ -69,8 +69,7 @@ export async function createInboundCall(input: NewInboundCall, now = new Date())
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
-          // The mobile timeline's live_call entry commits with the call.
-          activityItem(call.tenant_id, { kind: 'live_call', resource_id: call.id, label: 'live_call' }, now),
+          ...withCall(call),
         ],
       }),
     );
@@ -116,12 +115,14 @@ export async function getCall(tenantId: string, callId: string): Promise<CallRec
 /**
  * Append what a callback did to an inbound call's path, once per `dedupeKey` (a replayed
  * callback names the same key and appends nothing). The path is capped at MAX_PATH_ENTRIES.
+ * A recording comes with `items` other entities commit with it, once (the same condition):
+ * the voicemail's mobile timeline entry.
  */
 export async function appendInboundPath(
   call: Pick<CallRecord, 'tenant_id' | 'id'>,
   dedupeKey: string,
   entries: InboundPathEntry[],
-  extra: { recording_url?: string } = {},
+  extra: { recording_url?: string; items?: TransactItem[] } = {},
 ): Promise<boolean> {
   const update = {
     TableName: tableName(),
@@ -139,13 +140,7 @@ export async function appendInboundPath(
     },
   };
   try {
-    // A voicemail's timeline entry commits with the recording, once (the same condition).
-    if (extra.recording_url)
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [{ Update: update }, activityItem(call.tenant_id, { kind: 'voicemail', resource_id: call.id, label: 'voicemail' }, now())],
-        }),
-      );
+    if (extra.items?.length) await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, ...extra.items] }));
     else await db().send(new UpdateCommand(update));
     return true;
   } catch (err) {
@@ -166,7 +161,8 @@ export async function applyCarrierStatus(
   call: CallRecord,
   status: CarrierStatus,
   durationSeconds: number | null,
-  now = clockNow(),
+  now: Date,
+  meter: MinutesMeter,
   onCompleted: CompletedItems = noItems,
 ): Promise<boolean> {
   // A transaction cancelled by a concurrent one (TransactionConflict: the shared client's own
@@ -176,7 +172,7 @@ export async function applyCarrierStatus(
   return conditionalTransaction<boolean>({
     decide: async (attempt) => {
       const current = attempt === 1 ? call : await getCall(call.tenant_id, call.id);
-      return current ? carrierStatusDecision(current, status, durationSeconds, now, onCompleted) : noChange(false);
+      return current ? carrierStatusDecision(current, status, durationSeconds, now, meter, onCompleted) : noChange(false);
     },
     // The call moved meanwhile, or (a replayed final callback racing the first) its minutes are metered already.
     settle: (err) => (failedConditionIndex(err) >= 0 ? { result: false } : undefined),
@@ -192,11 +188,24 @@ export async function applyCarrierStatus(
 export type CompletedItems = (call: CallRecord, at: string) => Promise<TransactItem[]>;
 const noItems: CompletedItems = async () => [];
 
+/**
+ * The usage-ledger items of a call's telephony minutes, committed with the transition that
+ * first stores its duration (shared/repositories/usage-ledger.ts `callMinutesLedgerItems`):
+ * supplied by the calls service, so this store does not bundle the billing rules.
+ */
+export type MinutesMeter = (
+  tenantId: string,
+  call: { id: string; telephony_account_id?: string | null },
+  durationSeconds: number,
+  at: Date,
+) => Promise<TransactItem[]>;
+
 async function carrierStatusDecision(
   call: CallRecord,
   status: CarrierStatus,
   durationSeconds: number | null,
   now: Date,
+  meter: MinutesMeter,
   onCompleted: CompletedItems,
 ): Promise<Decision<boolean>> {
   const change = onCarrierStatus(call.state, status);
@@ -213,8 +222,7 @@ async function carrierStatusDecision(
     values[':d'] = durationSeconds;
   }
   // The duration is stored once: the call's telephony minutes are final and metered with it.
-  const metered =
-    ending && durationSeconds !== null && call.duration_seconds === null ? await callMinutesLedgerItems(call.tenant_id, call, durationSeconds, now) : [];
+  const metered = ending && durationSeconds !== null && call.duration_seconds === null ? await meter(call.tenant_id, call, durationSeconds, now) : [];
   if (sets.length === 1) return noChange(false);
   const scored = Boolean(change && isTerminal(change.state) && call.inbound?.agent_version_id);
   if (scored) {

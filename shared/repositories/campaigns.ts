@@ -222,7 +222,7 @@ export async function writeNewCampaign(c: CampaignRecord, extra: TransactItem[])
   await db().send(new TransactWriteCommand({ TransactItems: [campaignPut(c), ...extra] }));
 }
 
-/* The campaign's share of a dial and of a held slot's release (the attempt's end: shared/campaigns/attempt-items.ts). */
+/* The campaign's share of a dial and of a held slot's release (the attempt's end: shared/repositories/campaign-attempt-items.ts). */
 
 /** scheduled → dialing of a campaign call: `dialed` + 1, only while the campaign runs (the dispatcher's check of the campaign). */
 export function campaignDialItems(call: { tenant_id: string; campaign_id?: string | null; contact_id?: string | null }, at: Date): TransactItem[] {

@@ -7,16 +7,13 @@
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { InvoiceLineItem } from '../billing/invoices.js';
-import { invoiceStatusAfter } from '../billing/invoices.js';
-import type { ProviderInvoice } from '../billing/payment-provider.js';
 import { db, tableName } from '../db/client.js';
 import { billingKeys } from '../db/keys.js';
 import { type EventType, outboxItems } from '../events/outbox.js';
 import { newId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
-import type { InvoiceStatus } from '../schemas/billing.js';
+import { type InvoiceLineItem, type InvoiceStatus, invoiceStatusAfter, type ProviderInvoice } from '../policy/billing/invoices.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -240,7 +237,7 @@ export type ProviderEventResult = { outcome: 'applied'; status: InvoiceStatus } 
 
 /**
  * A verified provider event for one of our invoices: the status it moves to, if the move is
- * allowed from the current status (monotonic; shared/billing/invoices.ts), committed with the
+ * allowed from the current status (monotonic; shared/policy/billing/invoices.ts), committed with the
  * event-id guard and the invoice.* outbox event. A replayed event id is a duplicate; a stale
  * or reordered event (paid, then an older finalized) changes nothing.
  */

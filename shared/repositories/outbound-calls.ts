@@ -12,15 +12,14 @@
 
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { CallDecision } from '../calls/caller-decision.js';
 import { db, tableName } from '../db/client.js';
 import { callKeys, dispatchKeys } from '../db/keys.js';
 import type { StateChange } from '../policy/call-state/machine.js';
 import type { CampaignAttemptInfo } from '../policy/campaigns/rules.js';
-import type { QueueCallRequest } from '../schemas/calls.js';
+import type { CallRecord } from '../schemas/call-record.js';
+import type { CallDecision, QueueCallRequest } from '../schemas/calls.js';
 import { callSidLinkItems } from './call-sid-link.js';
 import { addStateChange } from './call-state-update.js';
-import type { CallRecord } from './calls.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 

@@ -36,7 +36,7 @@ import { qualificationItems } from './workflow-outcomes.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-export type { CallRecordWithEvents } from '../schemas/call-record.js';
+export type { CallRecordWithEvents } from '../schemas/call-aggregates.js';
 
 const T = () => tableName();
 

@@ -25,7 +25,8 @@ import { db, tableName } from '../db/client.js';
 import { usageKeys, usagePartition } from '../db/keys.js';
 import { billableMinutes, isCarrierMeter, METERS, type Meter, type Settlement } from '../policy/billing/meters.js';
 import { dayOf, periodOf } from '../policy/billing/period.js';
-import { D, decimalString, type MeterTotals } from '../policy/billing/rating.js';
+import { addQuantities, quantityString } from '../policy/billing/quantity.js';
+import type { MeterTotals } from '../policy/billing/rating.js';
 import { getTelephonyAccount } from './telephony-accounts.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -92,11 +93,10 @@ export function usageLedgerItems(tenantId: string, source: UsageSource, facts: r
   for (const fact of facts) {
     if (seen.has(fact.meter)) throw new Error(`meter ${fact.meter} twice for one source`);
     seen.add(fact.meter);
-    const quantity = new D(fact.quantity);
-    if (!quantity.isFinite() || quantity.isNegative()) throw new Error(`invalid quantity for ${fact.meter}`);
-    if (quantity.isZero()) continue;
+    const q = quantityString(fact.quantity);
+    if (q === null) throw new Error(`invalid quantity for ${fact.meter}`);
+    if (q === '0') continue;
     if (ctx.carrierBilled && isCarrierMeter(fact.meter)) continue;
-    const q = decimalString(quantity);
     items.push({
       Put: {
         TableName: tableName(),
@@ -174,12 +174,12 @@ const numText = (v: unknown): string =>
 
 /** The period's running totals: one Query of the total shards (at most 2 settlements × 9 meters × USAGE_TOTAL_SHARDS items), summed per meter. */
 export async function readPeriodTotals(tenantId: string, period: string, day?: string): Promise<PeriodTotals> {
-  type Sum = { q: InstanceType<typeof D>; n: number };
+  type Sum = { q: string; n: number };
   const sums = { billed: new Map<Meter, Sum>(), sandbox: new Map<Meter, Sum>() };
   const days = { billed: new Map<Meter, Sum>(), sandbox: new Map<Meter, Sum>() };
   const add = (map: Map<Meter, Sum>, meter: Meter, q: unknown, n: unknown) => {
-    const cur = map.get(meter) ?? { q: new D(0), n: 0 };
-    map.set(meter, { q: cur.q.plus(numText(q)), n: cur.n + Number(numText(n)) });
+    const cur = map.get(meter) ?? { q: '0', n: 0 };
+    map.set(meter, { q: addQuantities(cur.q, numText(q)), n: cur.n + Number(numText(n)) });
   };
   let start: Record<string, AttributeValue> | undefined;
   do {
@@ -204,13 +204,13 @@ export async function readPeriodTotals(tenantId: string, period: string, day?: s
   } while (start);
   // Registry order, like the recomputation's view.
   const view = (map: Map<Meter, Sum>): MeterTotals =>
-    Object.fromEntries(METERS.filter((m) => map.has(m)).map((m) => [m, { quantity: decimalString(map.get(m)!.q), event_count: map.get(m)!.n }]));
+    Object.fromEntries(METERS.filter((m) => map.has(m)).map((m) => [m, { quantity: map.get(m)!.q, event_count: map.get(m)!.n }]));
   return { billed: view(sums.billed), sandbox: view(sums.sandbox), day: { billed: view(days.billed), sandbox: view(days.sandbox) } };
 }
 
 /** Every row of the period, summed (the full recomputation the running totals must equal; for tests, audits, the bench). */
 export async function recomputePeriodTotals(tenantId: string, period: string): Promise<{ billed: MeterTotals; sandbox: MeterTotals; rows: number }> {
-  const sums: Record<Settlement, Partial<Record<Meter, { q: InstanceType<typeof D>; n: number }>>> = { billed: {}, sandbox: {} };
+  const sums: Record<Settlement, Partial<Record<Meter, { q: string; n: number }>>> = { billed: {}, sandbox: {} };
   let rows = 0;
   let start: Record<string, unknown> | undefined;
   do {
@@ -226,14 +226,13 @@ export async function recomputePeriodTotals(tenantId: string, period: string): P
     for (const item of page.Items ?? []) {
       const s = sums[item.settlement as Settlement];
       const m = item.meter as Meter;
-      const cur = s[m] ?? { q: new D(0), n: 0 };
-      s[m] = { q: cur.q.plus(item.quantity as string), n: cur.n + 1 };
+      const cur = s[m] ?? { q: '0', n: 0 };
+      s[m] = { q: addQuantities(cur.q, item.quantity as string), n: cur.n + 1 };
       rows++;
     }
     start = page.LastEvaluatedKey;
   } while (start);
-  const view = (s: (typeof sums)['billed']): MeterTotals =>
-    Object.fromEntries(Object.entries(s).map(([m, v]) => [m, { quantity: decimalString(v!.q), event_count: v!.n }]));
+  const view = (s: (typeof sums)['billed']): MeterTotals => Object.fromEntries(Object.entries(s).map(([m, v]) => [m, { quantity: v!.q, event_count: v!.n }]));
   return { billed: view(sums.billed), sandbox: view(sums.sandbox), rows };
 }
 
@@ -264,10 +263,10 @@ export async function runtimeUsageLedgerItems(
 ): Promise<TransactItem[]> {
   const usage = events.filter((e) => e.type === 'usage') as unknown as (Parameters<typeof runtimeUsageFacts>[0] & { id: string })[];
   if (usage.length === 0) return [];
-  const sums = new Map<Meter, InstanceType<typeof D>>();
-  for (const e of usage) for (const f of runtimeUsageFacts(e)) sums.set(f.meter, (sums.get(f.meter) ?? new D(0)).plus(f.quantity));
+  const sums = new Map<Meter, string>();
+  for (const e of usage) for (const f of runtimeUsageFacts(e)) sums.set(f.meter, addQuantities(sums.get(f.meter) ?? '0', f.quantity));
   const ctx = await usageContextOf(tenantId, call.telephony_account_id);
-  const facts = METERS.filter((m) => sums.has(m)).map((meter) => ({ meter, quantity: decimalString(sums.get(meter)!) }));
+  const facts = METERS.filter((m) => sums.has(m)).map((meter) => ({ meter, quantity: sums.get(meter)! }));
   return usageLedgerItems(tenantId, { kind: 'call_event', id: `${call.id}.${usage[0]!.id}`, call_id: call.id }, facts, ctx, at);
 }
 

@@ -1,5 +1,6 @@
 /** Usage and billing shapes (see docs/decisions/billing.md; the contract: Usage summary, Invoice, ReceptionistPurchaseResponse, MobileSubscriptionHealth). */
 import * as z from 'zod';
+import { INVOICE_STATUSES } from '../policy/billing/invoices.js';
 import { BILLING_CLASSES, EXCLUDED_USAGE_TYPES, METERS, TELEPHONY_MODES } from '../policy/billing/meters.js';
 import { PERIOD_PATTERN } from '../policy/billing/period.js';
 import { errorWith, timestamp } from './common.js';
@@ -75,8 +76,6 @@ export const usageSummary = z
   })
   .meta({ id: 'UsageSummary' });
 
-export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void', 'uncollectible'] as const;
-export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 const LINE_ITEM_KINDS = ['base_price', 'meter', 'minutes', 'call_fees', 'receptionist_connections'] as const;
 
 const invoiceLineItem = z

@@ -16,6 +16,7 @@
 import type { ValidationIssue } from '../errors.js';
 import { type CallState, onConversationStarted, type StateChange } from '../policy/call-state/machine.js';
 import type { UsageBounds } from '../policy/call-state/runtime-window.js';
+import type { CallRecord } from './call-record.js';
 import {
   type ActionConfirmation,
   MAX_ACTIONS_PER_CALL,
@@ -312,3 +313,6 @@ const round3 = (n: number) => Math.round(n * 1000) / 1000;
  * (they update the aggregates, never the state). A call that never reached a person does not.
  */
 export const ACCEPTS_EVENTS: readonly CallState[] = ['dialing', 'answered', 'in_conversation', 'completed'];
+
+/** A call record as stored once the runtime reported on it: the aggregates are absent until its first event. */
+export type CallRecordWithEvents = CallRecord & Partial<CallAggregates>;

@@ -3,7 +3,6 @@
  * modules (the presenter, the facts the analysis scores) need not import a repository.
  */
 import type { CallState } from '../policy/call-state/machine.js';
-import type { CallAggregates } from './call-aggregates.js';
 import type { InboundRouteMode } from './phone-numbers.js';
 
 /** One thing the carrier did on an inbound call, in order (what `sandbox call` prints too). */
@@ -72,6 +71,3 @@ export interface CallRecord {
   /** The instant of its analysis watch, from the end of the call until its analysis is stored. */
   analysis_watch_at?: string | null;
 }
-
-/** A call record as stored once the runtime reported on it: the aggregates are absent until its first event. */
-export type CallRecordWithEvents = CallRecord & Partial<CallAggregates>;

@@ -5,7 +5,7 @@
  * runtime fills itself (RESERVED_CONTEXT_PREFIXES).
  */
 import * as z from 'zod';
-import { BLOCK_CODES, DEFER_CODES } from '../policy/compliance/index.js';
+import { BLOCK_CODES, type ComplianceDecision, type ComplianceReason, DEFER_CODES } from '../policy/compliance/index.js';
 import { timestamp } from './common.js';
 import { multiLineText, singleLineText } from './text.js';
 
@@ -146,7 +146,16 @@ export const preflightCallRequest = z
 
 /** Reasons the caller-number choice adds to the engine's (the engine's own codes are BLOCK_CODES / DEFER_CODES). */
 const CALLER_REASON_CODES = ['no_caller_number'] as const;
-export type CallerReasonCode = (typeof CALLER_REASON_CODES)[number];
+type CallerReasonCode = (typeof CALLER_REASON_CODES)[number];
+
+export interface CallerReason {
+  code: CallerReasonCode;
+  message: string;
+  until?: string;
+}
+
+/** The engine's decision with the caller choice merged in (shared/calls/caller-decision.ts); stored on the call record. */
+export type CallDecision = Omit<ComplianceDecision, 'reasons'> & { reasons: (ComplianceReason | CallerReason)[] };
 
 const callingWindow = z.object({ start: z.string(), end: z.string() });
 

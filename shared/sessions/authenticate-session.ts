@@ -1,14 +1,14 @@
 /**
  * Session cookie → dashboard principal (see docs/decisions/auth-and-sessions.md). The cookie names a live session record;
  * its user must still be active and its tenant not deleted. Every failure is the same 401.
- * Cookie routes refuse an Authorization header outright (a bearer key never works there),
- * and a state-changing cookie route also needs `Origin` = the dashboard's origin (403).
+ * The checks every cookie route makes first (no Authorization header, the Origin) are in
+ * ./origin.ts.
  */
 
 import { now } from '../clock.js';
 import { DomainError } from '../errors.js';
 import type { Role } from '../policy/auth/roles.js';
-import { originAllowed, readSessionCookie, STATE_CHANGING_METHODS } from '../policy/auth/session-rules.js';
+import { readSessionCookie } from '../policy/auth/session-rules.js';
 import { getTenant, tenantUsable } from '../repositories/tenants.js';
 import { getSignInUser } from '../repositories/users.js';
 import { useSession } from './session-cookie.js';
@@ -27,19 +27,6 @@ export interface SessionPrincipal {
 }
 
 const sessionUnauthorized = () => new DomainError('unauthorized', 'unauthorized', 'Missing or invalid session');
-export const bearerOnCookieRoute = () =>
-  new DomainError('unauthorized', 'unauthorized', 'This operation takes the dashboard session cookie, not an Authorization header');
-const originRefused = (what: string) => new DomainError('forbidden', 'origin_refused', `The request's Origin is not ${what}`);
-
-/** The dashboard's origin (DASHBOARD_ORIGIN) and the portal's (PORTAL_ORIGIN, defaulting to the dashboard's). */
-export const dashboardOrigin = (): string | undefined => process.env.DASHBOARD_ORIGIN || undefined;
-export const portalOrigin = (): string | undefined => process.env.PORTAL_ORIGIN || process.env.DASHBOARD_ORIGIN || undefined;
-
-export function requireOrigin(method: string, origin: string | undefined, expected: string | undefined, what: string): void {
-  if (!STATE_CHANGING_METHODS.includes(method.toUpperCase())) return;
-  if (!originAllowed(origin, expected)) throw originRefused(what);
-}
-
 export async function authenticateSession(cookies: readonly string[] | undefined, cookieHeader: string | undefined): Promise<SessionPrincipal> {
   const value = readSessionCookie(cookies, cookieHeader);
   if (!value) throw sessionUnauthorized();

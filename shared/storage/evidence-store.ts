@@ -12,6 +12,7 @@
 
 import { createHash } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { type AwsCredentials, credentialsFromEnv } from '../aws/aws-json.js';
 import { NodeSha256 } from '../aws/node-sha256.js';
 import { env } from '../config.js';
 import { backoff, mayRetry, TRANSIENT_HTTP } from '../retry.js';
@@ -22,20 +23,6 @@ export interface StoredEvidence {
   /** Lowercase hex SHA-256 of the stored bytes. */
   sha256: string;
   bytes: number;
-}
-
-export interface AwsCredentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-  sessionToken?: string;
-}
-
-/** Lambda hands a function its role's credentials in these variables; locally the runtime sets them. */
-function credentialsFromEnv(): AwsCredentials {
-  const accessKeyId = process.env.AWS_ACCESS_KEY_ID;
-  const secretAccessKey = process.env.AWS_SECRET_ACCESS_KEY;
-  if (!accessKeyId || !secretAccessKey) throw new Error('AWS credentials are not in the environment');
-  return { accessKeyId, secretAccessKey, ...(process.env.AWS_SESSION_TOKEN ? { sessionToken: process.env.AWS_SESSION_TOKEN } : {}) };
 }
 
 function importBucket(): string {

@@ -2,7 +2,7 @@
  * A campaign's structured outcome (see docs/decisions/campaigns.md): a staffing agent (tpl_staffing_shift_confirmation:
  * confirm_shift, outcome_type shift_confirmation) over the sandbox number that answers and
  * reaches the goal. The runtime's `outcome` event (outcome_type shift_confirmation, response,
- * optional shift_id) becomes the row's `outcome` through rowOutcome (attempt-items.ts), the
+ * optional shift_id) becomes the row's `outcome` through rowOutcome (shared/repositories/campaign-attempt-items.ts), the
  * one place its field names are mapped (shift_id → shift_ref).
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /** Invoice line items, the provider's monotonic status moves, and the subscription status (pure). */
 import { describe, expect, it } from 'vitest';
-import { invoiceLines, invoiceStatusAfter, invoiceTotal } from '../../shared/billing/invoices.js';
 import { subscriptionStatus } from '../../shared/billing/subscription-health.js';
+import { invoiceLines, invoiceStatusAfter, invoiceTotal } from '../../shared/policy/billing/invoices.js';
 import { periodBounds } from '../../shared/policy/billing/period.js';
 import { planById } from '../../shared/policy/billing/plans.js';
 import { ratePeriod } from '../../shared/policy/billing/rating.js';

@@ -1,7 +1,7 @@
 /** Every call.* event carries what a webhook receiver needs to act on it alone (ids, state, disposition), whichever builder made it. */
 import { describe, expect, it } from 'vitest';
 import { blockedEvent, completedEvent, dialingEvent, queuedEvent, scheduledEvent } from '../../shared/calls/call-outbox-events.js';
-import { CALL_EVENT_FIELDS, callEventData } from '../../shared/repositories/call-lifecycle.js';
+import { CALL_EVENT_FIELDS, callEventData } from '../../shared/events/call-event-data.js';
 import type { OutboundCallRecord } from '../../shared/repositories/outbound-calls.js';
 
 process.env.TABLE_NAME ??= 'unit-table';

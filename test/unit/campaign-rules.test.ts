@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { endSubCode, rowOutcome } from '../../shared/campaigns/attempt-items.js';
 import { CAMPAIGN_MOVES, isFinished, judgeAttemptEnd, launchable } from '../../shared/policy/campaigns/rules.js';
+import { endSubCode, rowOutcome } from '../../shared/repositories/campaign-attempt-items.js';
 import { campaignOutcomeSummary } from '../../shared/schemas/campaigns.js';
 
 const info = (number: number, max = 3, retry = 240) => ({ number, max_attempts: max, retry_after_minutes: retry });

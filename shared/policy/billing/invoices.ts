@@ -2,11 +2,22 @@
  * Invoices, pure parts (see docs/decisions/billing.md): the line items of a closed period (from the same rating
  * the summary shows), and the monotonic status moves the payment provider's webhooks make.
  */
-import type { METERS } from '../policy/billing/meters.js';
-import type { Plan } from '../policy/billing/plans.js';
-import type { RatedPeriod } from '../policy/billing/rating.js';
-import { decimalString } from '../policy/billing/rating.js';
-import type { InvoiceStatus } from '../schemas/billing.js';
+import type { METERS } from './meters.js';
+import type { Plan } from './plans.js';
+import type { RatedPeriod } from './rating.js';
+import { decimalString } from './rating.js';
+
+/** An invoice's statuses (Stripe's lifecycle; the API schema lists them from here). */
+export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void', 'uncollectible'] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+
+/** What the payment provider made of one of our invoices (shared/billing/payment-provider.ts). */
+export interface ProviderInvoice {
+  provider: 'stripe' | 'sandbox';
+  customer_ref: string;
+  external_ref: string;
+  hosted_invoice_url: string | null;
+}
 
 export interface InvoiceLineItem {
   kind: 'base_price' | 'meter' | 'minutes' | 'call_fees' | 'receptionist_connections';
