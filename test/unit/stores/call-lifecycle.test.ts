@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { callKeys, dispatchKeys, platformKeys } from '../../../shared/db/keys.js';
 import { applyOutboundStatus, CallSidMismatch, cancelCall, linkCarrierCall, storeAnalysis } from '../../../shared/repositories/call-lifecycle.js';
 import type { CallRecord } from '../../../shared/repositories/calls.js';
+import { callMinutesLedgerItems } from '../../../shared/repositories/usage-ledger.js';
 import { ddb, inputsOf, memoryTable, transactionCancelled } from '../../support/document-client-mock.js';
 
 const table = memoryTable();
@@ -64,7 +65,7 @@ describe('transitions', () => {
 
   it('the final callback of a call ended earlier stores its duration and minutes once, nothing else', async () => {
     seed({ state: 'completed', duration_seconds: null, ended_at: null, event_count: 3, telephony_account_id: null });
-    expect(await applyOutboundStatus({ tenant_id: T, id: CALL }, { CallStatus: 'completed' }, 61, now)).toMatchObject({ change: null });
+    expect(await applyOutboundStatus({ tenant_id: T, id: CALL }, { CallStatus: 'completed' }, 61, now, callMinutesLedgerItems)).toMatchObject({ change: null });
     const [update, ...rest] = sentItems();
     expect(update!.Update.UpdateExpression).toBe(
       'SET updated_at = :now, duration_seconds = if_not_exists(duration_seconds, :d), ended_at = if_not_exists(ended_at, :now)',

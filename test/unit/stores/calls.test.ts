@@ -13,6 +13,8 @@ import {
   getCallPointer,
   type NewInboundCall,
 } from '../../../shared/repositories/calls.js';
+import { activityItem } from '../../../shared/repositories/mobile-activity.js';
+import { callMinutesLedgerItems } from '../../../shared/repositories/usage-ledger.js';
 import { conditionFailed, ddb, inputsOf, memoryTable, transactionCancelled } from '../../support/document-client-mock.js';
 
 const table = memoryTable();
@@ -23,8 +25,9 @@ const inbound = { tenant_id: T, provider_call_sid: SID, telephony_account_id: 't
 beforeEach(() => table.reset());
 
 describe('inbound calls', () => {
-  it('stores the call with its CallSid pointer and its live_call activity; a replay answers the same call', async () => {
-    const { call, created } = await createInboundCall(inbound, now);
+  it('stores the call with its CallSid pointer and the items its caller commits with it; a replay answers the same call', async () => {
+    const liveCall = (c: CallRecord) => [activityItem(c.tenant_id, { kind: 'live_call', resource_id: c.id, label: 'live_call' }, now)];
+    const { call, created } = await createInboundCall(inbound, now, liveCall);
     expect(created).toBe(true);
     expect(call).toMatchObject({ direction: 'inbound', ended_at: null, duration_seconds: null, created_at: now.toISOString() });
     const stored = table.get(callKeys.call(T, call.id))!;
@@ -60,7 +63,8 @@ describe('inbound calls', () => {
     expect(u.ExpressionAttributeValues).toMatchObject({ ':keyString': 'cb-1', ':key': new Set(['cb-1']), ':max': 200 });
     expect(await appendInboundPath(call, 'cb-1', [])).toBe(false);
     ddb.on(TransactWriteCommand).rejects(transactionCancelled(['ConditionalCheckFailed', 'None']));
-    expect(await appendInboundPath(call, 'cb-2', [], { recording_url: 'https://rec' })).toBe(false);
+    const voicemail = { Put: { TableName: 't', Item: { pk: 'TENANT#x', sk: 'ACTIVITY#1', kind: 'voicemail' } } };
+    expect(await appendInboundPath(call, 'cb-2', [], { recording_url: 'https://rec', items: [voicemail] })).toBe(false);
     const [update, activity] = inputsOf(TransactWriteCommand)[0]!.TransactItems;
     expect(update.Update.UpdateExpression).toContain('recording_url = :rec');
     expect(activity.Put.Item).toMatchObject({ kind: 'voicemail' });
@@ -81,7 +85,7 @@ describe('applyCarrierStatus', () => {
   it('stores the change from the state read, the duration and its minutes once, and the analysis watch of a scored call', async () => {
     ddb.on(TransactWriteCommand).resolves({});
     const confirmations = [{ Put: { TableName: 't', Item: { pk: 'HANDOFF', sk: 'X' } } }];
-    expect(await applyCarrierStatus(call, { CallStatus: 'completed' }, 61, now, async () => confirmations)).toBe(true);
+    expect(await applyCarrierStatus(call, { CallStatus: 'completed' }, 61, now, callMinutesLedgerItems, async () => confirmations)).toBe(true);
     const items = inputsOf(TransactWriteCommand)[0]!.TransactItems;
     expect(items[0].Update).toMatchObject({
       Key: callKeys.call(T, call.id),
@@ -95,9 +99,11 @@ describe('applyCarrierStatus', () => {
   });
 
   it('a replayed or stale status changes nothing; a call that moved meanwhile answers false', async () => {
-    expect(await applyCarrierStatus({ ...call, state: 'completed', duration_seconds: 61 }, { CallStatus: 'ringing' }, null, now)).toBe(false);
+    expect(await applyCarrierStatus({ ...call, state: 'completed', duration_seconds: 61 }, { CallStatus: 'ringing' }, null, now, callMinutesLedgerItems)).toBe(
+      false,
+    );
     expect(inputsOf(TransactWriteCommand)).toHaveLength(0);
     ddb.on(TransactWriteCommand).rejects(transactionCancelled(['ConditionalCheckFailed', 'None']));
-    expect(await applyCarrierStatus(call, { CallStatus: 'completed' }, null, now)).toBe(false);
+    expect(await applyCarrierStatus(call, { CallStatus: 'completed' }, null, now, callMinutesLedgerItems)).toBe(false);
   });
 });
