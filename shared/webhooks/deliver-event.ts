@@ -39,7 +39,7 @@ import {
 import { deliveryHeaders } from '../schemas/webhook-signature.js';
 import { DELIVERY_TIMEOUT_MS, type DeliveryResult, deliverOnce } from './deliver.js';
 import { nextAttemptDelay, retrySchedule } from './retry-schedule.js';
-import { settleAll, startedWrite } from './settle-all.js';
+import { settleAll, startedAside } from './settle-all.js';
 import { webhookUrlPolicy } from './url-policy.js';
 
 /** Longer than one attempt can take, so a lease outlives its POST; a crashed holder's lease lapses. */
@@ -222,7 +222,7 @@ async function postInWaves(
   const secrets = await openSecrets(at);
   let planned: Planned[] = [];
   const record = () => {
-    if (planned.length > 0) writes.push(startedWrite(recordPlanned(tenantId, planned, outcomes)));
+    if (planned.length > 0) writes.push(startedAside(recordPlanned(tenantId, planned, outcomes)));
     planned = [];
   };
   let tripped = false;
@@ -246,7 +246,7 @@ async function postInWaves(
   record();
   if (untried.length > 0) {
     writes.push(
-      startedWrite(
+      startedAside(
         releaseLeases(
           tenantId,
           untried.map((r) => r.event.id),
