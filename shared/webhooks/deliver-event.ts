@@ -204,8 +204,8 @@ async function leaseBatch(
 }
 
 /**
- * POST a leased batch in waves of WAVE; the attempts are recorded EVENTS_PER_LEDGER_TRANSACTION
- * at a time, each write started (pushed on `writes`) and not awaited. A wave that trips the
+ * POST a leased batch in waves of WAVE; the attempts are recorded a ledger transaction's worth
+ * at a time (three waves), each write started (pushed on `writes`) and not awaited. A wave that trips the
  * breaker, or a lease too short for another wave, leaves the rest untried: their leases are
  * given back and they are deferred (sent on). Answers whether the breaker tripped.
  */
@@ -235,7 +235,8 @@ async function postInWaves(
     const wave = mine.slice(k, k + WAVE);
     const results = await Promise.all(wave.map((r) => postEvent(r, endpoint, secrets)));
     planned.push(...wave.map((r, j) => plan(r, results[j]!, { leaseId, at, endpointId: endpoint.id, schedule })));
-    if (planned.length >= EVENTS_PER_LEDGER_TRANSACTION) record();
+    // Recorded once the next wave would not fit in the same ledger transaction.
+    if (planned.length + WAVE > EVENTS_PER_LEDGER_TRANSACTION) record();
     // Judged on the POSTs alone: a slow database is not the endpoint's fault.
     if (results.some((r) => r.error === 'timeout' || r.error === 'connection_error' || r.duration_ms > SLOW_WAVE_MS)) {
       tripped = true;
