@@ -129,7 +129,15 @@ export async function deliverEvents(
     for (let i = 0; i < ids.length; i += LEASE_BATCH) {
       const leased = await leaseBatch(tenantId, ids.slice(i, i + LEASE_BATCH), records, endpoint, opts.at ?? clockNow(), outcomes);
       if (!leased) continue;
-      const tripped = await postInWaves(tenantId, leased, endpoint!, openSecrets, opts.schedule ?? retrySchedule(), outcomes, writes);
+      const tripped = await postInWaves(
+        tenantId,
+        leased,
+        endpoint!,
+        openSecrets,
+        { at: opts.at, schedule: opts.schedule ?? retrySchedule() },
+        outcomes,
+        writes,
+      );
       if (tripped) {
         for (const id of ids.slice(i + LEASE_BATCH)) outcomes.set(id, { kind: 'deferred' });
         break;
@@ -214,12 +222,12 @@ async function postInWaves(
   batch: LeasedBatch,
   endpoint: WebhookEndpointRecord,
   openSecrets: (at: Date) => Promise<string[]>,
-  schedule: readonly number[],
+  opts: { at: Date | undefined; schedule: readonly number[] },
   outcomes: Map<string, AutomaticOutcome>,
   writes: Promise<void>[],
 ): Promise<boolean> {
-  const { leaseId, at, mine } = batch;
-  const secrets = await openSecrets(at);
+  const { leaseId, mine } = batch;
+  const secrets = await openSecrets(batch.at);
   let planned: Planned[] = [];
   const record = () => {
     if (planned.length > 0) writes.push(startedAside(recordPlanned(tenantId, planned, outcomes)));
@@ -233,8 +241,10 @@ async function postInWaves(
       break;
     }
     const wave = mine.slice(k, k + WAVE);
+    // The ledger dates each attempt (and its next one) from its own wave, not from the batch's lease.
+    const at = opts.at ?? clockNow();
     const results = await Promise.all(wave.map((r) => postEvent(r, endpoint, secrets)));
-    planned.push(...wave.map((r, j) => plan(r, results[j]!, { leaseId, at, endpointId: endpoint.id, schedule })));
+    planned.push(...wave.map((r, j) => plan(r, results[j]!, { leaseId, at, endpointId: endpoint.id, schedule: opts.schedule })));
     // Recorded once the next wave would not fit in the same ledger transaction.
     if (planned.length + WAVE > EVENTS_PER_LEDGER_TRANSACTION) record();
     // Judged on the POSTs alone: a slow database is not the endpoint's fault.
