@@ -11,6 +11,7 @@
 import type { Server } from 'node:http';
 import { isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import { DEFAULT_LOCAL_TABLE_NAME } from '../../shared/db/table-definition.js';
 import type { QueueName } from '../../shared/queues/definitions.js';
@@ -94,6 +95,8 @@ export interface LocalStack {
   readonly region: string;
   readonly dynamoEndpoint: string;
   readonly sqsEndpoint: string;
+  /** The SQS client the queue pollers receive and delete with (a bench counts its calls). */
+  readonly sqs: SQSClient;
   readonly queues: ProvisionedQueues;
   readonly importBucket: string;
   /** Set when the stack uses a data dir. */
@@ -335,6 +338,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       region,
       dynamoEndpoint,
       sqsEndpoint,
+      sqs,
       queues: provisionedQueues,
       importBucket,
       ...(dataDir ? { dataDir } : {}),

@@ -29,3 +29,37 @@ export async function tryTransactWrite(items: TransactItem[]): Promise<boolean> 
 export const putNew = (Item: Record<string, unknown>): TransactItem => ({
   Put: { TableName: tableName(), Item, ConditionExpression: 'attribute_not_exists(pk)' },
 });
+
+/**
+ * One transaction for several entries, each owning a run of items under its own conditions,
+ * plus `shared` items built from the entries kept (e.g. a count summed over them): an entry
+ * whose own condition refused the transaction is left out and the rest tried again, so one
+ * event taken by another worker does not hold up the others. A refusal that names no owned
+ * condition (throttling, a conflict) is thrown. Answers the entries written.
+ */
+export async function transactWriteEach<T>(
+  entries: readonly T[],
+  own: (entry: T) => TransactItem[],
+  shared: (kept: readonly T[]) => TransactItem[] = () => [],
+): Promise<T[]> {
+  let kept = [...entries];
+  while (kept.length > 0) {
+    const owned = kept.map(own);
+    try {
+      await transactWrite([...owned.flat(), ...shared(kept)]);
+      return kept;
+    } catch (err) {
+      if (!(err instanceof TransactionCanceledException)) throw err;
+      const reasons = err.CancellationReasons ?? [];
+      const refused = new Set<number>();
+      let first = 0;
+      owned.forEach((items, k) => {
+        if (items.some((_, j) => reasons[first + j]?.Code === 'ConditionalCheckFailed')) refused.add(k);
+        first += items.length;
+      });
+      if (refused.size === 0) throw err;
+      kept = kept.filter((_, k) => !refused.has(k));
+    }
+  }
+  return [];
+}

@@ -7,18 +7,10 @@
  * condition on the lease and the attempt count: an attempt is recorded once, and two workers
  * holding the same message can never both POST the same attempt.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  type BatchGetCommandOutput,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { outboxKeys, webhookKeys } from '../db/keys.js';
+import { type TransactItem, transactWrite, transactWriteEach } from '../db/transact-write.js';
 import type { OutboxEvent } from '../events/outbox.js';
 import { isId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
@@ -26,7 +18,6 @@ import { queryPage } from '../pagination/page.js';
 import { envelopeOf } from '../policy/webhooks/envelope.js';
 import { backoff, UNPROCESSED } from '../retry.js';
 
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'skipped';
 
 export interface WebhookEventRecord {
@@ -253,22 +244,12 @@ const deliveredCountItem = (tenantId: string, endpointId: string, eventType: str
 export async function recordAttempt(tenantId: string, record: WebhookEventRecord, outcome: AttemptOutcome): Promise<AttemptRecord> {
   const { attempt, items, firstDelivery } = attemptItems(tenantId, record, outcome);
   if (firstDelivery) items.push(deliveredCountItem(tenantId, outcome.endpointId, record.event_type, 1, attempt.at));
-  await db().send(new TransactWriteCommand({ TransactItems: items }));
+  await transactWrite(items);
   return attempt;
 }
 
 /** Events a ledger transaction takes at once: two items each, plus at most one delivered count each (≤ 100 items). */
-const EVENTS_PER_LEDGER_TRANSACTION = 33;
-
-/** The events of a cancelled transaction whose own items failed their condition (each event owns `per` leading items). */
-function eventsFailing(err: unknown, ids: readonly string[], per: number): Set<string> | undefined {
-  if (!(err instanceof TransactionCanceledException)) return undefined;
-  const failing = new Set<string>();
-  (err.CancellationReasons ?? []).forEach((r, i) => {
-    if (r.Code === 'ConditionalCheckFailed' && i < ids.length * per) failing.add(ids[Math.floor(i / per)]!);
-  });
-  return failing.size > 0 ? failing : undefined;
-}
+export const EVENTS_PER_LEDGER_TRANSACTION = 33;
 
 /**
  * recordAttempt for many events of one tenant (the worker's batch): one transaction per
@@ -281,31 +262,19 @@ export async function recordAttempts(
   outcomes: readonly { record: WebhookEventRecord; outcome: AttemptOutcome }[],
 ): Promise<Map<string, AttemptRecord>> {
   const recorded = new Map<string, AttemptRecord>();
-  for (let i = 0; i < outcomes.length; i += EVENTS_PER_LEDGER_TRANSACTION) {
-    let chunk = outcomes.slice(i, i + EVENTS_PER_LEDGER_TRANSACTION);
-    while (chunk.length > 0) {
-      const built = chunk.map((o) => ({ id: o.record.event.id, o, ...attemptItems(tenantId, o.record, o.outcome) }));
-      const counts = new Map<string, { endpointId: string; eventType: string; n: number; at: string }>();
-      for (const b of built.filter((x) => x.firstDelivery)) {
-        const key = `${b.o.outcome.endpointId}|${b.o.record.event_type}`;
-        const c = counts.get(key) ?? { endpointId: b.o.outcome.endpointId, eventType: b.o.record.event_type, n: 0, at: b.attempt.at };
-        counts.set(key, { ...c, n: c.n + 1 });
-      }
-      const items = [...built.flatMap((b) => b.items), ...[...counts.values()].map((c) => deliveredCountItem(tenantId, c.endpointId, c.eventType, c.n, c.at))];
-      try {
-        await db().send(new TransactWriteCommand({ TransactItems: items }));
-        for (const b of built) recorded.set(b.id, b.attempt);
-        break;
-      } catch (err) {
-        const failing = eventsFailing(
-          err,
-          built.map((b) => b.id),
-          2,
-        );
-        if (!failing) throw err;
-        chunk = chunk.filter((o) => !failing.has(o.record.event.id));
-      }
+  const built = outcomes.map((o) => ({ id: o.record.event.id, o, ...attemptItems(tenantId, o.record, o.outcome) }));
+  const counted = (kept: readonly (typeof built)[number][]) => {
+    const counts = new Map<string, { endpointId: string; eventType: string; n: number; at: string }>();
+    for (const b of kept.filter((x) => x.firstDelivery)) {
+      const key = `${b.o.outcome.endpointId}|${b.o.record.event_type}`;
+      const c = counts.get(key) ?? { endpointId: b.o.outcome.endpointId, eventType: b.o.record.event_type, n: 0, at: b.attempt.at };
+      counts.set(key, { ...c, n: c.n + 1 });
     }
+    return [...counts.values()].map((c) => deliveredCountItem(tenantId, c.endpointId, c.eventType, c.n, c.at));
+  };
+  for (let i = 0; i < built.length; i += EVENTS_PER_LEDGER_TRANSACTION) {
+    const written = await transactWriteEach(built.slice(i, i + EVENTS_PER_LEDGER_TRANSACTION), (b) => b.items, counted);
+    for (const b of written) recorded.set(b.id, b.attempt);
   }
   return recorded;
 }
@@ -342,43 +311,48 @@ export async function claimDueAttempts(
 ): Promise<Set<string>> {
   const leased = new Set<string>();
   for (let i = 0; i < records.length; i += 100) {
-    let chunk = records.slice(i, i + 100);
-    while (chunk.length > 0) {
-      const items: TransactItem[] = chunk.map((r) => {
-        const n = r.attempt_count ?? 0;
-        return {
-          Update: {
-            TableName: tableName(),
-            Key: outboxKeys.event(tenantId, r.event.id),
-            UpdateExpression: 'SET lease_id = :lease, lease_until = :until',
-            ConditionExpression: `attribute_exists(pk) AND (delivery_status = :pending OR attribute_not_exists(delivery_status)) AND (attribute_not_exists(next_attempt_at) OR next_attempt_at = :null OR next_attempt_at <= :at) AND (attribute_not_exists(lease_until) OR lease_until < :at) AND ${countIs(n)}`,
-            ExpressionAttributeValues: {
-              ':lease': claim.leaseId,
-              ':until': claim.leaseUntil.toISOString(),
-              ':pending': 'pending',
-              ':null': null,
-              ':at': claim.at.toISOString(),
-              ':n': n,
-            },
+    const written = await transactWriteEach(records.slice(i, i + 100), (r) => [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: outboxKeys.event(tenantId, r.event.id),
+          UpdateExpression: 'SET lease_id = :lease, lease_until = :until',
+          ConditionExpression: `attribute_exists(pk) AND (delivery_status = :pending OR attribute_not_exists(delivery_status)) AND (attribute_not_exists(next_attempt_at) OR next_attempt_at = :null OR next_attempt_at <= :at) AND (attribute_not_exists(lease_until) OR lease_until < :at) AND ${countIs(r.attempt_count ?? 0)}`,
+          ExpressionAttributeValues: {
+            ':lease': claim.leaseId,
+            ':until': claim.leaseUntil.toISOString(),
+            ':pending': 'pending',
+            ':null': null,
+            ':at': claim.at.toISOString(),
+            ':n': r.attempt_count ?? 0,
           },
-        };
-      });
-      try {
-        await db().send(new TransactWriteCommand({ TransactItems: items }));
-        for (const r of chunk) leased.add(r.event.id);
-        break;
-      } catch (err) {
-        const failing = eventsFailing(
-          err,
-          chunk.map((r) => r.event.id),
-          1,
-        );
-        if (!failing) throw err;
-        chunk = chunk.filter((r) => !failing.has(r.event.id));
-      }
-    }
+        },
+      },
+    ]);
+    for (const r of written) leased.add(r.event.id);
   }
   return leased;
+}
+
+/**
+ * Give back leases taken but not used (events left untried: their endpoint's breaker tripped,
+ * or too little of the lease was left to POST them), so the message that sends them on finds
+ * them free at once; 100 a transaction. An event whose lease is no longer this one is left alone.
+ */
+export async function releaseLeases(tenantId: string, eventIds: readonly string[], leaseId: string): Promise<void> {
+  for (let i = 0; i < eventIds.length; i += 100) {
+    await transactWriteEach(eventIds.slice(i, i + 100), (id) => [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: outboxKeys.event(tenantId, id),
+          UpdateExpression: 'REMOVE lease_id, lease_until',
+          ConditionExpression: 'lease_id = :lease',
+          ExpressionAttributeValues: { ':lease': leaseId },
+        },
+      },
+    ]);
+  }
 }
 
 /**

@@ -12,7 +12,9 @@ import { OUTBOX_SHARDS } from '../db/keys.js';
 import { logger } from '../observability.js';
 import { markManyRelayed, pendingEvents } from '../repositories/outbox-events.js';
 import { enqueueDeliveries } from './delivery-queue.js';
-import { settleAll, startedWrite } from './settle-all.js';
+import { settleAll, startedAside } from './settle-all.js';
+
+type Pending = { tenant_id: string; event_id: string };
 
 export interface RelayResult {
   relayed: number;
@@ -31,14 +33,18 @@ const MAX_PAGES_PER_RUN = 20;
 
 async function relayShard(shard: number, limit: number): Promise<RelayResult> {
   const total: RelayResult = { relayed: 0, failed: 0 };
-  // A page's marker deletes run while the next page is read and sent (the next read starts
-  // after the page's last marker, so it never meets them); the run awaits them all before it ends.
+  // A page's marker deletes run while the next page is read and sent, and the next page is read
+  // while this one is sent (each read starts after the previous page's last marker, so it never
+  // meets markers being deleted or sent); the run awaits them all before it ends.
   const deletes: Promise<void>[] = [];
+  let next: Promise<Pending[]> | undefined;
   try {
-    let after: string | undefined;
-    for (let page = 0; page < MAX_PAGES_PER_RUN; page++) {
-      const pending = await pendingEvents(shard, limit, after);
+    next = pendingEvents(shard, limit);
+    for (let page = 0; next; page++) {
+      const pending: Pending[] = await next;
+      next = undefined;
       if (pending.length === 0) break;
+      if (pending.length === limit && page + 1 < MAX_PAGES_PER_RUN) next = startedAside(pendingEvents(shard, limit, pending.at(-1)!.event_id));
       let sent: Set<string>;
       try {
         sent = await enqueueDeliveries(pending);
@@ -48,16 +54,17 @@ async function relayShard(shard: number, limit: number): Promise<RelayResult> {
         break;
       }
       const relayed = pending.filter((p) => sent.has(p.event_id)).map((p) => p.event_id);
-      for (let i = 0; i < relayed.length; i += 25) deletes.push(startedWrite(markManyRelayed(relayed.slice(i, i + 25))));
+      for (let i = 0; i < relayed.length; i += 25) deletes.push(startedAside(markManyRelayed(relayed.slice(i, i + 25))));
       total.relayed += sent.size;
       total.failed += pending.length - sent.size;
-      if (sent.size < pending.length || pending.length < limit) break;
-      after = pending.at(-1)!.event_id;
+      if (sent.size < pending.length) break;
     }
   } catch (err) {
-    await Promise.allSettled(deletes);
+    await Promise.allSettled([...deletes, ...(next ? [next] : [])]);
     throw err;
   }
+  // A read started for a page this run will not send (it stopped early) is only waited for.
+  await Promise.allSettled(next ? [next] : []);
   await settleAll(deletes);
   return total;
 }

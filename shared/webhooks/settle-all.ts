@@ -8,8 +8,8 @@ export async function settleAll(writes: readonly Promise<unknown>[]): Promise<vo
   if (failed) throw failed.reason;
 }
 
-/** A write started now and awaited later (by settleAll): until then its failure must not count as unhandled. */
-export function startedWrite<T>(write: Promise<T>): Promise<T> {
-  write.catch(() => {});
-  return write;
+/** Work started now beside other work and awaited later (a write by settleAll, the relay's next read): until then its failure must not count as unhandled. */
+export function startedAside<T>(work: Promise<T>): Promise<T> {
+  work.catch(() => {});
+  return work;
 }

@@ -17,6 +17,7 @@ import {
   getWebhookEvents,
   markSkipped,
   recordAttempts,
+  releaseLeases,
   type WebhookEventRecord,
 } from '../../../shared/repositories/webhook-events.js';
 import { conditionFailed, ddb, TABLE, transactionCancelled } from '../../support/document-client-mock.js';
@@ -81,6 +82,25 @@ describe('claimDueAttempts (the wave lease)', () => {
   it('a refusal that names no condition is an error, not an answer', async () => {
     ddb.on(TransactWriteCommand).rejects(transactionCancelled(['None', 'ThrottlingError']));
     await expect(claimDueAttempts(tenantId, [record(), record()], claim)).rejects.toBeInstanceOf(TransactionCanceledException);
+  });
+});
+
+describe('releaseLeases (leases taken but left untried)', () => {
+  it('gives back only leases still held under this lease id; one held by another is left out and the rest released', async () => {
+    const ids = [newId('evt'), newId('evt'), newId('evt')];
+    ddb
+      .on(TransactWriteCommand)
+      .rejectsOnce(cancelled(['None', 'ConditionalCheckFailed', 'None']))
+      .resolves({});
+    await releaseLeases(tenantId, ids, 'lease-1');
+    const [first, second] = ddb.commandCalls(TransactWriteCommand).map((c) => c.args[0].input.TransactItems!.map((i) => i.Update!));
+    expect(first!.map((u) => u.Key)).toEqual(ids.map((id) => outboxKeys.event(tenantId, id)));
+    expect(first![0]).toMatchObject({
+      UpdateExpression: 'REMOVE lease_id, lease_until',
+      ConditionExpression: 'lease_id = :lease',
+      ExpressionAttributeValues: { ':lease': 'lease-1' },
+    });
+    expect(second!.map((u) => u.Key)).toEqual([ids[0]!, ids[2]!].map((id) => outboxKeys.event(tenantId, id)));
   });
 });
 
