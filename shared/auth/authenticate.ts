@@ -22,7 +22,10 @@ export interface Principal {
   role: Role;
 }
 
-/** The principal; `also(tenantId)` is read in the same call and its item returned only with a proven principal. */
+/**
+ * The principal; `also(tenantId)` (called with the tenant the token names, before the read
+ * starts) is read in the same call and its item returned only with a proven principal.
+ */
 export async function authenticate(
   authorization: string | undefined,
   also?: (tenantId: string) => ItemKey | undefined,

@@ -2,7 +2,7 @@
  * Gathers every compliance-engine input for (tenant, agent version, contact, at), with as
  * few DynamoDB calls as the layout allows, in two parallel rounds:
  *
- *   round 1 (parallel, 2 calls)
+ *   round 1 (parallel, 2 calls; a route starts them with the credential's read: startCallReads)
  *     · the contact, its consents and its attempts placed in the 24 h up to `at`: ONE Query
  *       on the contact's partition (readContactHistory);
  *     · the tenant's phone numbers: one Query;
@@ -23,11 +23,12 @@
  * consistent and nothing of the decision's changing inputs is cached: a suppression, a
  * consent, an attempt or a publish committed a moment ago counts.
  */
+import { now } from '../clock.js';
 import { isId } from '../ids.js';
 import { type ComplianceInputs, type DncSnapshotFacts, isUsJurisdiction, type ProfileFacts, placeOf } from '../policy/compliance/index.js';
 import { readAgentHead } from '../repositories/agent-heads.js';
 import { MAX_BATCHED_ACCOUNTS, readCallPointFacts } from '../repositories/call-inputs.js';
-import { type ContactRecord, readContactHistory } from '../repositories/contacts.js';
+import { type ContactHistory, type ContactRecord, readContactHistory } from '../repositories/contacts.js';
 import { dncFacts, dncFactsAfterPointer } from '../repositories/dnc-snapshots.js';
 import { readCallerNumbers, type CallerNumber as StoredCallerNumber } from '../repositories/phone-numbers.js';
 import { getActiveSuppression } from '../repositories/suppressions.js';
@@ -81,6 +82,34 @@ export async function readNumberFacts(
 
 export type AgentRef = { agent_id: string } | { version: AgentVersion };
 
+type FirstRound = [ContactHistory | undefined, StoredCallerNumber[]];
+const firstRound = (tenantId: string, contactId: string, at: Date): Promise<FirstRound> =>
+  Promise.all([readContactHistory(tenantId, contactId, at), readCallerNumbers(tenantId)]);
+
+/** Round 1 of a judgement, started before the request is validated (see startCallReads). */
+export interface EarlyCallReads {
+  tenantId: string;
+  contactId: string;
+  /** The instant judged: the one the attempts were read for. */
+  at: Date;
+  reads: Promise<FirstRound>;
+}
+
+/**
+ * Round 1 for the contact a request body names (as sent, not yet validated), judged at `at`
+ * (undefined: now): started by a route alongside the credential's read, so the contact and
+ * the numbers cost no round trip of their own. gatherComplianceInputs uses it only for the
+ * same tenant, contact and instant; otherwise it is dropped and read again.
+ */
+export function startCallReads(tenantId: string, body: unknown, at?: unknown): EarlyCallReads | undefined {
+  const contactId = (body as { contact_id?: unknown } | null | undefined)?.contact_id;
+  const when = at === undefined ? now() : typeof at === 'string' ? new Date(at) : undefined;
+  if (typeof contactId !== 'string' || !isId(contactId) || !when || Number.isNaN(when.getTime())) return undefined;
+  const reads = firstRound(tenantId, contactId, when);
+  reads.catch(() => {}); // awaited only by a request whose credential was proven; its failure surfaces there
+  return { tenantId, contactId, at: when, reads };
+}
+
 export type GatheredInputs =
   | { found: true; version: AgentVersion; contact: ContactRecord; caller: CallerOutcome<CallerNumber>; inputs: ComplianceInputs }
   /** What could not be found: the agent (or its published version) and/or the contact. */
@@ -109,10 +138,12 @@ export async function gatherComplianceInputs(
   agent: AgentRef,
   contactId: string,
   at: Date,
-  opts: { numberIds?: readonly string[] } = {},
+  opts: { numberIds?: readonly string[]; early?: EarlyCallReads } = {},
 ): Promise<GatheredInputs> {
   const agentId = 'version' in agent ? undefined : agent.agent_id;
-  const [history, tenantNumbers] = await Promise.all([readContactHistory(tenantId, contactId, at), readCallerNumbers(tenantId)]);
+  const { early } = opts;
+  const started = early && early.tenantId === tenantId && early.contactId === contactId && early.at.getTime() === at.getTime();
+  const [history, tenantNumbers] = await (started ? early.reads : firstRound(tenantId, contactId, at));
   if (!history) return { found: false, agent: agentId === undefined ? 'ok' : await agentState(tenantId, agentId), contact: 'unknown' };
   if (agentId !== undefined && !isId(agentId)) return { found: false, agent: 'unknown', contact: 'ok' };
 

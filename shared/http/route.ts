@@ -5,9 +5,10 @@
  * stack every route shares (shared/http/route-core.ts), in this order:
  *   logging + metrics → error mapping → auth + role check (the manifest's mode) → body
  *   parsing → zod validation of path/query/headers/body (+ declared list filters) → idempotency
- * so an unauthenticated caller learns nothing about the schema, and nothing touches
- * data before the credential is proven. The manifest entry (shared/routes.ts) supplies
- * the route's auth, role and idempotency modes.
+ * so an unauthenticated caller learns nothing about the schema, and nothing read is used
+ * before the credential is proven (a route may start its first reads alongside the
+ * credential's: `early`). The manifest entry (shared/routes.ts) supplies the route's auth,
+ * role and idempotency modes.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { authenticate, type Principal } from '../auth/authenticate.js';
@@ -24,7 +25,9 @@ import {
   requireOrigin,
   type SessionPrincipal,
 } from '../sessions/authenticate-session.js';
+import { rawBody } from './form.js';
 import { type IdempotencyHandle, prefetchKey, requestKey, runIdempotent } from './idempotency.js';
+import { isJsonMediaType } from './media-type.js';
 import type { RouteResult } from './responses.js';
 import { buildRoute, type CoreRequest, type CoreSchemas, manifestEntry, type RouteHandler } from './route-core.js';
 
@@ -33,7 +36,7 @@ export interface RouteSchemas extends CoreSchemas {
   filters?: FilterSpec;
 }
 
-interface RouteRequest<S extends RouteSchemas> extends CoreRequest<S> {
+interface RouteRequest<S extends RouteSchemas, E = undefined> extends CoreRequest<S> {
   filters: FilterCondition[];
   /** The authenticated caller. Only bearer routes may read it. */
   principal: Principal;
@@ -43,9 +46,11 @@ interface RouteRequest<S extends RouteSchemas> extends CoreRequest<S> {
   stream: StreamPrincipal;
   /** Present when the request carries an Idempotency-Key on a route that honours it. */
   idempotency?: IdempotencyHandle;
+  /** What the route's `early` option started alongside the credential's read (bearer routes), once the credential is proven. */
+  early: E | undefined;
 }
 
-export type RouteImpl<S extends RouteSchemas> = (req: RouteRequest<S>) => Promise<RouteResult>;
+export type RouteImpl<S extends RouteSchemas, E = undefined> = (req: RouteRequest<S, E>) => Promise<RouteResult>;
 
 export type HttpHandler = RouteHandler<RouteSchemas>;
 
@@ -57,18 +62,32 @@ type Fields = {
   filters?: FilterCondition[];
   /** The idempotency record read with the credential (in_transaction routes that sent a key). */
   idempotencyRecord?: { item: Record<string, unknown> | undefined };
+  early?: unknown;
 };
 
-export interface RouteOptions {
+/** Bodies larger than this start no early reads (they are parsed once more before the credential is proven). */
+const EARLY_BODY_LIMIT = 32 * 1024;
+
+export interface RouteOptions<E = undefined> {
   /**
    * `in_transaction`: the work's ONLY write is one transaction that carries
    * `idempotency.commitItem`, so the key is taken there rather than by a claim first (its
    * record is read with the credential: one call fewer, one write fewer).
    */
   idempotency?: 'in_transaction';
+  /**
+   * Bearer routes: reads the work will make whatever it finds, started with the
+   * credential's read so their round trips overlap (one dependent round trip fewer). Given
+   * the tenant the token names and the JSON body as sent (unvalidated: undefined when it
+   * does not parse), it returns a handle the work gets as `early` only once the credential
+   * is proven; the work must check it matches what it validated. It must not throw, and
+   * must catch its own promises (a refused caller's are never awaited). The cost: a
+   * refused request has read for nothing.
+   */
+  early?: (tenantId: string, body: unknown) => E | undefined;
 }
 
-export function defineRoute<S extends RouteSchemas>(id: RouteId, schemas: S, impl: RouteImpl<S>, options: RouteOptions = {}): HttpHandler {
+export function defineRoute<S extends RouteSchemas, E = undefined>(id: RouteId, schemas: S, impl: RouteImpl<S, E>, options: RouteOptions<E> = {}): HttpHandler {
   const route = manifestEntry(id);
   const filters = schemas.filters;
   return buildRoute(
@@ -100,7 +119,8 @@ export function defineRoute<S extends RouteSchemas>(id: RouteId, schemas: S, imp
             if (!fields.stream) throw new Error(`route ${id} is not a stream_token route`);
             return fields.stream;
           },
-        }) as RouteRequest<S>,
+          early: fields.early as E | undefined,
+        }) as RouteRequest<S, E>,
       run: (request, work, fields: Fields) => {
         const inTransaction = options.idempotency === 'in_transaction';
         return runIdempotent(route, request, work, { inTransaction, prefetched: inTransaction ? fields.idempotencyRecord : undefined });
@@ -111,7 +131,7 @@ export function defineRoute<S extends RouteSchemas>(id: RouteId, schemas: S, imp
 }
 
 /** The manifest's auth mode, proven before the body is read: what it proved joins the request. */
-async function authorize(route: RouteDefinition, event: APIGatewayProxyEventV2, options: RouteOptions): Promise<Fields | undefined> {
+async function authorize<E>(route: RouteDefinition, event: APIGatewayProxyEventV2, options: RouteOptions<E>): Promise<Fields | undefined> {
   if (route.auth === 'stream_token') {
     const stream = await authenticateStreamToken(event.headers?.authorization, event.pathParameters?.call_id);
     logger.appendKeys({ tenant_id: stream.tenant_id, call_id: stream.call_id });
@@ -133,10 +153,25 @@ async function authorize(route: RouteDefinition, event: APIGatewayProxyEventV2, 
   if (route.auth !== 'bearer') return undefined;
   // An in_transaction route's idempotency record is read with the credential (used only once the key is proven).
   const key = options.idempotency === 'in_transaction' ? requestKey(route, event.headers) : undefined;
-  const { principal, also } = await authenticate(event.headers?.authorization, key === undefined ? undefined : (tenantId) => prefetchKey(route, tenantId, key));
+  let early: E | undefined;
+  const { principal, also } = await authenticate(event.headers?.authorization, (tenantId) => {
+    if (options.early) early = options.early(tenantId, earlyBody(event));
+    return key === undefined ? undefined : prefetchKey(route, tenantId, key);
+  });
   logger.appendKeys({ tenant_id: principal.tenantId, api_key_id: principal.keyId });
   requireRole(route, principal.role);
-  return key === undefined ? { principal } : { principal, idempotencyRecord: { item: also } };
+  return { principal, ...(key === undefined ? {} : { idempotencyRecord: { item: also } }), early };
+}
+
+/** The JSON body as sent, for `early` (the body step parses and validates it properly later). */
+function earlyBody(event: APIGatewayProxyEventV2): unknown {
+  const raw = rawBody(event);
+  if (raw === '' || raw.length > EARLY_BODY_LIMIT || !isJsonMediaType(event.headers?.['content-type'])) return undefined;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -19,24 +19,37 @@ const stack = useTestStack({ workers: false });
 
 let w: CallWorld;
 const sent: string[] = [];
+/** Each command's place on the critical path: 1 + the deepest command that had answered when it was sent. */
+const depths: number[] = [];
+let answered = 0;
 beforeAll(async () => {
   const t = await newTenant('Call path reads');
   w = await callWorld(client(stack, t.token), t.tenantId);
   db().middlewareStack.add(
     (next, context) => async (args) => {
       sent.push(String(context.commandName).replace(/Command$/, ''));
-      return next(args);
+      const depth = answered + 1;
+      depths.push(depth);
+      try {
+        return await next(args);
+      } finally {
+        answered = Math.max(answered, depth);
+      }
     },
     { step: 'initialize', name: 'callPathReadsCounter' },
   );
 });
 afterEach(() => resetClock());
 
-/** The DynamoDB commands sent while `fn` runs, sorted (the stack runs no workers or ticks here). */
-async function counted<T>(fn: () => Promise<T>): Promise<{ result: T; calls: string[] }> {
+/**
+ * The DynamoDB commands sent while `fn` runs, sorted, and how many of them were sent one
+ * after another (the round trips a request waits for in turn); the stack runs no workers or ticks here.
+ */
+async function counted<T>(fn: () => Promise<T>): Promise<{ result: T; calls: string[]; sequential: number }> {
   const before = sent.length;
+  answered = 0;
   const result = await fn();
-  return { result, calls: sent.slice(before).sort() };
+  return { result, calls: sent.slice(before).sort(), sequential: Math.max(0, ...depths.slice(before)) };
 }
 
 const preflight = (agentId: string, contactId: string) => w.api('POST', '/v1/calls/preflight', { body: { agent_id: agentId, contact_id: contactId } });
@@ -46,11 +59,13 @@ describe('the call path within its DynamoDB budget', () => {
     setClock(ALLOWED_AT);
     await queue(w.api, { agent_id: w.agentId, contact_id: (await newContact(w.api)).id }); // the instance meets the version once
     const c = await newContact(w.api);
-    const { result, calls: n } = await counted(() => queue(w.api, { agent_id: w.agentId, contact_id: c.id }));
+    const { result, calls: n, sequential } = await counted(() => queue(w.api, { agent_id: w.agentId, contact_id: c.id }));
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ state: 'scheduled', compliance: { outcome: 'allow' } });
     // BatchGet key + tenant + idempotency record · Query contact · Query numbers · BatchGet agent, suppression, DNC pointer, account · the transaction.
     expect(n).toEqual(['BatchGetItem', 'BatchGetItem', 'Query', 'Query', 'TransactWriteItems']);
+    // The contact and the numbers are read alongside the credential: three waits, not four.
+    expect(sequential).toBe(3);
   });
 
   it('preflight of a marketing call to a US number with a loaded DNC snapshot makes at most 4 calls once the instance keeps the exchange', async () => {
@@ -76,8 +91,9 @@ describe('the call path within its DynamoDB budget', () => {
     });
     expect(res.status).toBe(200);
     await preflight(agent.id, res.body.id); // warm
-    const { result, calls: n } = await counted(() => preflight(agent.id, res.body.id));
+    const { result, calls: n, sequential } = await counted(() => preflight(agent.id, res.body.id));
     expect(result.status).toBe(200);
+    expect(sequential).toBe(2);
     expect(result.body.reasons.map((r: { code: string }) => r.code)).not.toContain('national_dnc');
     // BatchGet key + tenant · Query contact · Query numbers · BatchGet agent, suppression, DNC pointer, account (the exchange of the pointer's generation is kept).
     expect(n).toEqual(['BatchGetItem', 'BatchGetItem', 'Query', 'Query']);
