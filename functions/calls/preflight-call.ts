@@ -17,7 +17,7 @@ export const handler = defineRoute(
   { body: preflightCallRequest, responses: { 200: preflightResult } },
   async ({ principal, body, early }) => {
     // The platform clock, as POST /v1/calls judges: "now" is the same instant for both (the early reads' when they ran).
-    const at = body.at ? new Date(body.at) : (early?.at ?? now());
+    const at = body.at ? new Date(body.at) : (early?.handle.at ?? now());
     try {
       const judged = await judgeCall(principal.tenantId, { agent_id: body.agent_id, contact_id: body.contact_id }, at, { early });
       const caller = judged.caller && {

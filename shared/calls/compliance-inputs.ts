@@ -24,10 +24,11 @@
  * consent, an attempt or a publish committed a moment ago counts.
  */
 import { now } from '../clock.js';
+import type { ItemKey, ItemsByKey } from '../db/batch-get.js';
 import { isId } from '../ids.js';
 import { type ComplianceInputs, type DncSnapshotFacts, isUsJurisdiction, type ProfileFacts, placeOf } from '../policy/compliance/index.js';
 import { readAgentHead } from '../repositories/agent-heads.js';
-import { MAX_BATCHED_ACCOUNTS, readCallPointFacts } from '../repositories/call-inputs.js';
+import { callPointFactsOf, callPointKeys, MAX_BATCHED_ACCOUNTS, readCallPointFacts } from '../repositories/call-inputs.js';
 import { type ContactHistory, type ContactRecord, readContactHistory } from '../repositories/contacts.js';
 import { dncFacts, dncFactsAfterPointer } from '../repositories/dnc-snapshots.js';
 import { readCallerNumbers, type CallerNumber as StoredCallerNumber } from '../repositories/phone-numbers.js';
@@ -35,6 +36,7 @@ import { getActiveSuppression } from '../repositories/suppressions.js';
 import { type CallerAccountFacts, readCallerAccounts } from '../repositories/telephony-accounts.js';
 import type { AgentVersion } from '../schemas/agents.js';
 import type { TelephonyProviderName } from '../schemas/telephony.js';
+import { type CallPointGuess, guessCallPoint, rememberCallPoint } from './call-point-guesses.js';
 import { type CallerOutcome, type CallerPool, decideCaller } from './caller-decision.js';
 import { latestVersionOf } from './published-versions.js';
 
@@ -90,24 +92,41 @@ const firstRound = (tenantId: string, contactId: string, at: Date): Promise<Firs
 export interface EarlyCallReads {
   tenantId: string;
   contactId: string;
+  agentId: string | undefined;
   /** The instant judged: the one the attempts were read for. */
   at: Date;
   reads: Promise<FirstRound>;
+  /** The number and accounts whose point reads were asked of the credential's read (call-point-guesses.ts). */
+  guess: CallPointGuess | undefined;
+}
+
+/** What the route hands back once the credential is proven: the handle, and the items it asked of the credential's read. */
+export interface EarlyCall {
+  handle: EarlyCallReads;
+  items: ItemsByKey;
 }
 
 /**
  * Round 1 for the contact a request body names (as sent, not yet validated), judged at `at`
- * (undefined: now): started by a route alongside the credential's read, so the contact and
- * the numbers cost no round trip of their own. gatherComplianceInputs uses it only for the
- * same tenant, contact and instant; otherwise it is dropped and read again.
+ * (undefined: now): started by a route with the credential's read, so the contact and the
+ * numbers cost no round trip of their own; and, when this instance guesses the contact's
+ * number and the numbers' accounts, the keys of the point reads too, for the credential's
+ * BatchGetItem (`keys`). gatherComplianceInputs uses the reads only for the same tenant,
+ * contact and instant, and the point items only when the guess was right; otherwise they are
+ * read again.
  */
-export function startCallReads(tenantId: string, body: unknown, at?: unknown): EarlyCallReads | undefined {
-  const contactId = (body as { contact_id?: unknown } | null | undefined)?.contact_id;
+export function startCallReads(tenantId: string, body: unknown, at?: unknown): { handle: EarlyCallReads; keys: ItemKey[] } | undefined {
+  const { contact_id: contactId, agent_id: agentId } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const when = at === undefined ? now() : typeof at === 'string' ? new Date(at) : undefined;
   if (typeof contactId !== 'string' || !isId(contactId) || !when || Number.isNaN(when.getTime())) return undefined;
   const reads = firstRound(tenantId, contactId, when);
   reads.catch(() => {}); // awaited only by a request whose credential was proven; its failure surfaces there
-  return { tenantId, contactId, at: when, reads };
+  const agent = typeof agentId === 'string' && isId(agentId) ? agentId : undefined;
+  const guess = agent === undefined ? undefined : guessCallPoint(tenantId, contactId);
+  const keys = guess
+    ? callPointKeys({ tenantId, agentId: agent, phone: guess.phone, dncAreaCode: dncAreaCodeOf(guess.phone), accountIds: guess.accountIds })
+    : [];
+  return { handle: { tenantId, contactId, agentId: agent, at: when, reads, guess }, keys };
 }
 
 export type GatheredInputs =
@@ -138,12 +157,12 @@ export async function gatherComplianceInputs(
   agent: AgentRef,
   contactId: string,
   at: Date,
-  opts: { numberIds?: readonly string[]; early?: EarlyCallReads } = {},
+  opts: { numberIds?: readonly string[]; early?: EarlyCall } = {},
 ): Promise<GatheredInputs> {
   const agentId = 'version' in agent ? undefined : agent.agent_id;
-  const { early } = opts;
-  const started = early && early.tenantId === tenantId && early.contactId === contactId && early.at.getTime() === at.getTime();
-  const [history, tenantNumbers] = await (started ? early.reads : firstRound(tenantId, contactId, at));
+  const early = opts.early?.handle;
+  const started = early && early.tenantId === tenantId && early.contactId === contactId && early.at.getTime() === at.getTime() ? early : undefined;
+  const [history, tenantNumbers] = await (started ? started.reads : firstRound(tenantId, contactId, at));
   if (!history) return { found: false, agent: agentId === undefined ? 'ok' : await agentState(tenantId, agentId), contact: 'unknown' };
   if (agentId !== undefined && !isId(agentId)) return { found: false, agent: 'unknown', contact: 'ok' };
 
@@ -153,10 +172,16 @@ export async function gatherComplianceInputs(
   const batchAccounts = accountIds.length <= MAX_BATCHED_ACCOUNTS;
   const phone = history.contact.phone_e164;
   const areaCode = dncAreaCodeOf(phone);
+  const pointReads = { tenantId, agentId, phone, dncAreaCode: areaCode, accountIds: batchAccounts ? accountIds : [] };
+  // Read with the credential when the guess named exactly these items (the same agent and number, every account).
+  const guess = started?.guess;
+  const guessed = guess && started.agentId === agentId && guess.phone === phone && batchAccounts && accountIds.every((id) => guess.accountIds.includes(id));
   const [point, allAccounts] = await Promise.all([
-    readCallPointFacts({ tenantId, agentId, phone, dncAreaCode: areaCode, accountIds: batchAccounts ? accountIds : [] }),
+    guessed ? callPointFactsOf(pointReads, opts.early!.items) : readCallPointFacts(pointReads),
     batchAccounts ? Promise.resolve(undefined) : readCallerAccounts(tenantId),
   ]);
+  const everyAccount = [...new Set(tenantNumbers.map((n) => n.telephony_account_id))];
+  if (everyAccount.length <= MAX_BATCHED_ACCOUNTS) rememberCallPoint(tenantId, contactId, { phone, accountIds: everyAccount });
 
   let version: AgentVersion | undefined;
   if ('version' in agent) version = agent.version;

@@ -25,7 +25,7 @@ import type { QueueCallRequest } from '../schemas/calls.js';
 import type { ContactAttempt } from '../schemas/contact-attempts.js';
 import { callEnded } from './call-ended.js';
 import { blockedEvent, completedEvent, queuedEvent, scheduledEvent } from './call-outbox-events.js';
-import type { EarlyCallReads } from './compliance-inputs.js';
+import type { EarlyCall } from './compliance-inputs.js';
 import { sendDispatch } from './dispatch-queue.js';
 import { type CallJudgement, judgeCall } from './judge-call.js';
 import { presentContactAttempt } from './present-attempt.js';
@@ -117,9 +117,9 @@ export interface QueuedCall {
 export async function queueCall(
   tenantId: string,
   body: QueueCallRequest,
-  opts: { idempotencyKey: string | null; extraItems?: (attempt: ContactAttempt) => TransactItem[]; early?: EarlyCallReads },
+  opts: { idempotencyKey: string | null; extraItems?: (attempt: ContactAttempt) => TransactItem[]; early?: EarlyCall },
 ): Promise<QueuedCall> {
-  const at = opts.early?.at ?? now();
+  const at = opts.early?.handle.at ?? now();
   const judged = await judgeCall(tenantId, { agent_id: body.agent_id, contact_id: body.contact_id }, at, { early: opts.early });
   const telephony = await telephonyOf(tenantId, judged.caller);
   const iso = at.toISOString();

@@ -13,6 +13,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { authenticate, type Principal } from '../auth/authenticate.js';
 import { authenticateStreamToken, type StreamPrincipal } from '../auth/stream-token.js';
+import { type ItemKey, type ItemsByKey, itemAt, pickItems } from '../db/batch-get.js';
 import { forbidden } from '../errors.js';
 import { logger } from '../observability.js';
 import { type FilterCondition, type FilterSpec, parseFilters } from '../pagination/filters.js';
@@ -46,8 +47,14 @@ interface RouteRequest<S extends RouteSchemas, E = undefined> extends CoreReques
   stream: StreamPrincipal;
   /** Present when the request carries an Idempotency-Key on a route that honours it. */
   idempotency?: IdempotencyHandle;
-  /** What the route's `early` option started alongside the credential's read (bearer routes), once the credential is proven. */
-  early: E | undefined;
+  /** What the route's `early` option started with the credential's read (bearer routes), once the credential is proven. */
+  early: Early<E> | undefined;
+}
+
+/** A route's `early` reads once the credential is proven: its handle and the items it asked of the credential's read (see itemAt). */
+interface Early<E> {
+  handle: E;
+  items: ItemsByKey;
 }
 
 export type RouteImpl<S extends RouteSchemas, E = undefined> = (req: RouteRequest<S, E>) => Promise<RouteResult>;
@@ -62,7 +69,7 @@ type Fields = {
   filters?: FilterCondition[];
   /** The idempotency record read with the credential (in_transaction routes that sent a key). */
   idempotencyRecord?: { item: Record<string, unknown> | undefined };
-  early?: unknown;
+  early?: Early<unknown>;
 };
 
 /** Bodies larger than this start no early reads (they are parsed once more before the credential is proven). */
@@ -77,14 +84,15 @@ export interface RouteOptions<E = undefined> {
   idempotency?: 'in_transaction';
   /**
    * Bearer routes: reads the work will make whatever it finds, started with the
-   * credential's read so their round trips overlap (one dependent round trip fewer). Given
-   * the tenant the token names and the JSON body as sent (unvalidated: undefined when it
-   * does not parse), it returns a handle the work gets as `early` only once the credential
-   * is proven; the work must check it matches what it validated. It must not throw, and
-   * must catch its own promises (a refused caller's are never awaited). The cost: a
-   * refused request has read for nothing.
+   * credential's read so their round trips overlap (a dependent round trip fewer): items
+   * to read in the credential's own BatchGetItem (`keys`), and any reads of its own (in
+   * `handle`). Given the tenant the token names and the JSON body as sent (unvalidated:
+   * undefined when it does not parse); the work gets the handle and the items as `early`
+   * only once the credential is proven, and must check they match what it validated. It
+   * must not throw, and must catch its own promises (a refused caller's are never
+   * awaited). The cost: a refused request has read for nothing.
    */
-  early?: (tenantId: string, body: unknown) => E | undefined;
+  early?: (tenantId: string, body: unknown) => { handle: E; keys?: readonly ItemKey[] } | undefined;
 }
 
 export function defineRoute<S extends RouteSchemas, E = undefined>(id: RouteId, schemas: S, impl: RouteImpl<S, E>, options: RouteOptions<E> = {}): HttpHandler {
@@ -119,7 +127,7 @@ export function defineRoute<S extends RouteSchemas, E = undefined>(id: RouteId, 
             if (!fields.stream) throw new Error(`route ${id} is not a stream_token route`);
             return fields.stream;
           },
-          early: fields.early as E | undefined,
+          early: fields.early as Early<E> | undefined,
         }) as RouteRequest<S, E>,
       run: (request, work, fields: Fields) => {
         const inTransaction = options.idempotency === 'in_transaction';
@@ -153,14 +161,20 @@ async function authorize<E>(route: RouteDefinition, event: APIGatewayProxyEventV
   if (route.auth !== 'bearer') return undefined;
   // An in_transaction route's idempotency record is read with the credential (used only once the key is proven).
   const key = options.idempotency === 'in_transaction' ? requestKey(route, event.headers) : undefined;
-  let early: E | undefined;
+  let started: { handle: E; keys?: readonly ItemKey[] } | undefined;
+  let record: ItemKey | undefined;
   const { principal, also } = await authenticate(event.headers?.authorization, (tenantId) => {
-    if (options.early) early = options.early(tenantId, earlyBody(event));
-    return key === undefined ? undefined : prefetchKey(route, tenantId, key);
+    started = options.early?.(tenantId, earlyBody(event));
+    record = key === undefined ? undefined : prefetchKey(route, tenantId, key);
+    return [...(record ? [record] : []), ...(started?.keys ?? [])];
   });
   logger.appendKeys({ tenant_id: principal.tenantId, api_key_id: principal.keyId });
   requireRole(route, principal.role);
-  return { principal, ...(key === undefined ? {} : { idempotencyRecord: { item: also } }), early };
+  return {
+    principal,
+    ...(record ? { idempotencyRecord: { item: itemAt(also, record) } } : {}),
+    ...(started ? { early: { handle: started.handle, items: pickItems(also, started.keys ?? []) } } : {}),
+  };
 }
 
 /** The JSON body as sent, for `early` (the body step parses and validates it properly later). */

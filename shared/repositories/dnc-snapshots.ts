@@ -18,6 +18,7 @@ import { db, tableName } from '../db/client.js';
 import { platformKeys } from '../db/keys.js';
 import { newId } from '../ids.js';
 import { isListed, type ParsedSnapshot } from '../policy/dnc/snapshot-file.js';
+import { RecentlyUsed } from '../recently-used.js';
 import { backoff, UNPROCESSED } from '../retry.js';
 
 export type DncFacts = { loaded: false } | { loaded: true; as_of: string; listed: boolean };
@@ -72,15 +73,8 @@ export const dncPointerKey = (areaCode: string) => platformKeys.dncPointer(areaC
  * the item a read would return. null: confirmed to list nobody (absent while the pointer
  * still named that generation). The pointer itself is never kept: it is read on every call.
  */
-const EXCHANGES_KEPT = 2048; // ≤ 1,250 bytes each
-const exchanges = new Map<string, Uint8Array | null>();
+const keptExchanges = new RecentlyUsed<string, Uint8Array | null>(2048); // ≤ 1,250 bytes each
 const exchangeSlot = (areaCode: string, generation: string, exchange: string) => `${areaCode}|${generation}|${exchange}`;
-
-function keepExchange(slot: string, lines: Uint8Array | null): void {
-  exchanges.delete(slot); // most recently used last, so the oldest is the first key
-  exchanges.set(slot, lines);
-  if (exchanges.size > EXCHANGES_KEPT) exchanges.delete(exchanges.keys().next().value!);
-}
 
 /**
  * dncFacts from a pointer read (strongly consistently) by the caller: the exchange item of
@@ -91,9 +85,8 @@ export async function dncFactsAfterPointer(areaCode: string, phone: string, read
   let pointer = read as DncPointer | undefined;
   for (let attempt = 1; pointer; attempt++) {
     const slot = exchangeSlot(areaCode, pointer.generation, exchange);
-    const kept = exchanges.get(slot);
+    const kept = keptExchanges.get(slot);
     if (kept !== undefined) {
-      keepExchange(slot, kept);
       return { loaded: true, as_of: pointer.as_of, listed: kept !== null && isListed(kept, line) };
     }
     const out = await db().send(
@@ -101,12 +94,12 @@ export async function dncFactsAfterPointer(areaCode: string, phone: string, read
     );
     if (out.Item) {
       const lines = Uint8Array.from(out.Item.lines as Uint8Array); // a copy: nothing of the response is held
-      keepExchange(slot, lines);
+      keptExchanges.set(slot, lines);
       return { loaded: true, as_of: pointer.as_of, listed: isListed(lines, line) };
     }
     const again = await readPointer(areaCode);
     if (!again || again.generation === pointer.generation || attempt >= 5) {
-      if (again?.generation === pointer.generation) keepExchange(slot, null);
+      if (again?.generation === pointer.generation) keptExchanges.set(slot, null);
       return again ? { loaded: true, as_of: again.as_of, listed: false } : { loaded: false };
     }
     pointer = again;

@@ -55,7 +55,7 @@ async function counted<T>(fn: () => Promise<T>): Promise<{ result: T; calls: str
 const preflight = (agentId: string, contactId: string) => w.api('POST', '/v1/calls/preflight', { body: { agent_id: agentId, contact_id: contactId } });
 
 describe('the call path within its DynamoDB budget', () => {
-  it('POST /v1/calls (allowed, idempotency key sent) makes at most 5 calls: credential + record, contact, numbers, one batch, the transaction', async () => {
+  it('POST /v1/calls (allowed, idempotency key sent) for a contact the instance never judged: 5 calls, 3 in turn', async () => {
     setClock(ALLOWED_AT);
     await queue(w.api, { agent_id: w.agentId, contact_id: (await newContact(w.api)).id }); // the instance meets the version once
     const c = await newContact(w.api);
@@ -68,7 +68,19 @@ describe('the call path within its DynamoDB budget', () => {
     expect(sequential).toBe(3);
   });
 
-  it('preflight of a marketing call to a US number with a loaded DNC snapshot makes at most 4 calls once the instance keeps the exchange', async () => {
+  it('POST /v1/calls after its preflight: the point reads join the credential read, 4 calls, 2 in turn', async () => {
+    setClock(ALLOWED_AT);
+    const c = await newContact(w.api);
+    expect((await preflight(w.agentId, c.id)).body).toMatchObject({ outcome: 'allow' });
+    const { result, calls: n, sequential } = await counted(() => queue(w.api, { agent_id: w.agentId, contact_id: c.id }));
+    expect(result.status).toBe(200);
+    expect(result.body).toMatchObject({ state: 'scheduled', compliance: { outcome: 'allow' } });
+    // BatchGet key + tenant + idempotency record + agent, suppression, DNC pointer, account · Query contact · Query numbers · the transaction.
+    expect(n).toEqual(['BatchGetItem', 'Query', 'Query', 'TransactWriteItems']);
+    expect(sequential).toBe(2);
+  });
+
+  it('preflight of a marketing call to a US number with a loaded DNC snapshot, judged before: 3 calls at once', async () => {
     setClock(ALLOWED_AT);
     await replaceDncSnapshot('212', '2026-11-01', parseDncFile('2125550100', '212'));
     const profile = (await w.api('POST', '/v1/compliance-profiles', { body: profileBody({ name: 'Sales', calling_window: undefined }) })).body;
@@ -93,10 +105,10 @@ describe('the call path within its DynamoDB budget', () => {
     await preflight(agent.id, res.body.id); // warm
     const { result, calls: n, sequential } = await counted(() => preflight(agent.id, res.body.id));
     expect(result.status).toBe(200);
-    expect(sequential).toBe(2);
+    expect(sequential).toBe(1);
     expect(result.body.reasons.map((r: { code: string }) => r.code)).not.toContain('national_dnc');
-    // BatchGet key + tenant · Query contact · Query numbers · BatchGet agent, suppression, DNC pointer, account (the exchange of the pointer's generation is kept).
-    expect(n).toEqual(['BatchGetItem', 'BatchGetItem', 'Query', 'Query']);
+    // BatchGet key + tenant + agent, suppression, DNC pointer, account · Query contact · Query numbers (the exchange of the pointer's generation is kept).
+    expect(n).toEqual(['BatchGetItem', 'Query', 'Query']);
   });
 });
 
