@@ -12,8 +12,9 @@ import { parseDncFile } from '../../shared/policy/dnc/snapshot-file.js';
 import { replaceDncSnapshot } from '../../shared/repositories/dnc-snapshots.js';
 import { useTestStack } from '../support/stack.js';
 import { profileBody } from './agent-fixtures.js';
-import { ALLOWED_AT, type CallWorld, callWorld, newContact, queue, resetClock, sandboxCallsFrom, setClock } from './call-fixtures.js';
+import { ALLOWED_AT, type CallWorld, callWorld, newContact, queue, resetClock, sandboxCallsFrom, setClock, storedCall } from './call-fixtures.js';
 import { client, newTenant } from './client.js';
+import { activeNumber, mockAccount, randomNumber } from './telephony-fixtures.js';
 
 const stack = useTestStack({ workers: false });
 
@@ -52,7 +53,8 @@ async function counted<T>(fn: () => Promise<T>): Promise<{ result: T; calls: str
   return { result, calls: sent.slice(before).sort(), sequential: Math.max(0, ...depths.slice(before)) };
 }
 
-const preflight = (agentId: string, contactId: string) => w.api('POST', '/v1/calls/preflight', { body: { agent_id: agentId, contact_id: contactId } });
+const preflight = (agentId: string, contactId: string, world = w) =>
+  world.api('POST', '/v1/calls/preflight', { body: { agent_id: agentId, contact_id: contactId } });
 
 describe('the call path within its DynamoDB budget', () => {
   it('POST /v1/calls (allowed, idempotency key sent) for a contact the instance never judged: 5 calls, 3 in turn', async () => {
@@ -138,6 +140,23 @@ describe('nothing kept between requests lets a stale input through', () => {
     expect((await preflight(w.agentId, c.id)).body.agent_version_id).toBe(next.body.id);
     const queued = await queue(w.api, { agent_id: w.agentId, contact_id: c.id });
     expect(queued.body.agent_version_id).toBe(next.body.id);
+  });
+
+  it('a guess that misses an account added since is read again: the new account number places the call', async () => {
+    setClock(ALLOWED_AT);
+    const t = await newTenant('Call path guesses');
+    const v = await callWorld(client(stack, t.token), t.tenantId);
+    const c = await newContact(v.api, randomNumber('718'));
+    expect((await preflight(v.agentId, c.id, v)).body).toMatchObject({ outcome: 'allow', caller: { phone_number_id: v.number.id } });
+    // A second account and a number in the callee's area code: the guess (one account) no longer names every account.
+    const accountId = await mockAccount(v.api);
+    const number = await activeNumber(v.api, { accountId, phone: randomNumber('718') });
+    const { result, calls: n, sequential } = await counted(() => queue(v.api, { agent_id: v.agentId, contact_id: c.id }));
+    expect(result.status).toBe(200);
+    expect(result.body).toMatchObject({ state: 'scheduled', compliance: { outcome: 'allow' } });
+    expect((await storedCall(t.tenantId, result.body.call_id)).phone_number_id).toBe(number.id);
+    expect(n).toEqual(['BatchGetItem', 'BatchGetItem', 'Query', 'Query', 'TransactWriteItems']);
+    expect(sequential).toBe(3);
   });
 
   it('an Idempotency-Key taken inside the transaction: a replay answers the stored attempt, a failed request leaves the key free', async () => {
