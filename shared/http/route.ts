@@ -164,7 +164,7 @@ async function authorize<E>(route: RouteDefinition, event: APIGatewayProxyEventV
   let started: { handle: E; keys?: readonly ItemKey[] } | undefined;
   let record: ItemKey | undefined;
   const { principal, also } = await authenticate(event.headers?.authorization, (tenantId) => {
-    started = options.early?.(tenantId, earlyBody(event));
+    started = startEarly(options, tenantId, event);
     record = key === undefined ? undefined : prefetchKey(route, tenantId, key);
     return [...(record ? [record] : []), ...(started?.keys ?? [])];
   });
@@ -175,6 +175,16 @@ async function authorize<E>(route: RouteDefinition, event: APIGatewayProxyEventV
     ...(record ? { idempotencyRecord: { item: itemAt(also, record) } } : {}),
     ...(started ? { early: { handle: started.handle, items: pickItems(also, started.keys ?? []) } } : {}),
   };
+}
+
+/** The route's early reads; one that fails to start is simply not started (the work reads as it would without). */
+function startEarly<E>(options: RouteOptions<E>, tenantId: string, event: APIGatewayProxyEventV2) {
+  try {
+    return options.early?.(tenantId, earlyBody(event));
+  } catch (err) {
+    logger.warn('early reads not started', { error: (err as Error).message });
+    return undefined;
+  }
 }
 
 /** The JSON body as sent, for `early` (the body step parses and validates it properly later). */
