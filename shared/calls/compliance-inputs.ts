@@ -18,8 +18,9 @@
  *     · every account of the tenant: only when no number can place the call (the scrub
  *       question is then the tenant's, over all its accounts' SAN refs).
  *
- * So 3 calls for an informational call (4 for marketing to a US number) once the version is
- * known, whatever the number of consents or recent attempts. Every read is strongly
+ * So 3 calls once the version (and, for marketing, the DNC exchange) is known, whatever the
+ * number of consents or recent attempts; 2 when a route read round 1 and, for a contact it
+ * judged before, the batch's items with the credential (startCallReads). Every read is strongly
  * consistent and nothing of the decision's changing inputs is cached: a suppression, a
  * consent, an attempt or a publish committed a moment ago counts.
  */
