@@ -46,8 +46,11 @@ export function createHandlerLoader<H extends (...args: never[]) => unknown>(
  * The handler, each call run under a logger of its own (its Lambda context: the second argument).
  * Observability is imported here, not at the top: its logger must be built after the stack set the env.
  */
+let observability: Promise<typeof import('../../shared/observability.js')> | undefined;
 async function ownLogger<H extends (...args: never[]) => unknown>(handler: H): Promise<H> {
-  const { withInvocationLogger } = await import('../../shared/observability.js');
+  // Imported once: an override is wrapped on every request, and each dynamic import is a round trip through tsx's loader thread (~5 ms under load).
+  observability ??= import('../../shared/observability.js');
+  const { withInvocationLogger } = await observability;
   return ((...args: Parameters<H>) => withInvocationLogger(() => handler(...args), args[1] as Context | undefined)) as H;
 }
 

@@ -6,7 +6,7 @@
  * caller cannot tell an unknown key from a wrong secret.
  */
 
-import type { ItemKey } from '../db/batch-get.js';
+import type { ItemKey, ItemsByKey } from '../db/batch-get.js';
 import { unauthorized } from '../errors.js';
 import type { Role } from '../policy/auth/roles.js';
 import { readCredential } from '../repositories/api-keys.js';
@@ -22,11 +22,14 @@ export interface Principal {
   role: Role;
 }
 
-/** The principal; `also(tenantId)` is read in the same call and its item returned only with a proven principal. */
+/**
+ * The principal; the items `also(tenantId)` names (called with the tenant the token names,
+ * before the read starts) are read in the same call and returned only with a proven principal.
+ */
 export async function authenticate(
   authorization: string | undefined,
-  also?: (tenantId: string) => ItemKey | undefined,
-): Promise<{ principal: Principal; also: Record<string, unknown> | undefined }> {
+  also?: (tenantId: string) => readonly ItemKey[],
+): Promise<{ principal: Principal; also: ItemsByKey }> {
   const token = bearerToken(authorization);
   const parsed = token ? parseToken(token) : undefined;
   if (!parsed) throw unauthorized();

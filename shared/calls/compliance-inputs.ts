@@ -2,7 +2,7 @@
  * Gathers every compliance-engine input for (tenant, agent version, contact, at), with as
  * few DynamoDB calls as the layout allows, in two parallel rounds:
  *
- *   round 1 (parallel, 2 calls)
+ *   round 1 (parallel, 2 calls; a route starts them with the credential's read: startCallReads)
  *     · the contact, its consents and its attempts placed in the 24 h up to `at`: ONE Query
  *       on the contact's partition (readContactHistory);
  *     · the tenant's phone numbers: one Query;
@@ -18,22 +18,26 @@
  *     · every account of the tenant: only when no number can place the call (the scrub
  *       question is then the tenant's, over all its accounts' SAN refs).
  *
- * So 3 calls for an informational call (4 for marketing to a US number) once the version is
- * known, whatever the number of consents or recent attempts. Every read is strongly
+ * So 3 calls once the version (and, for marketing, the DNC exchange) is known, whatever the
+ * number of consents or recent attempts; 2 when a route read round 1 and, for a contact it
+ * judged before, the batch's items with the credential (startCallReads). Every read is strongly
  * consistent and nothing of the decision's changing inputs is cached: a suppression, a
  * consent, an attempt or a publish committed a moment ago counts.
  */
+import { now } from '../clock.js';
+import type { ItemKey, ItemsByKey } from '../db/batch-get.js';
 import { isId } from '../ids.js';
 import { type ComplianceInputs, type DncSnapshotFacts, isUsJurisdiction, type ProfileFacts, placeOf } from '../policy/compliance/index.js';
 import { readAgentHead } from '../repositories/agent-heads.js';
-import { MAX_BATCHED_ACCOUNTS, readCallPointFacts } from '../repositories/call-inputs.js';
-import { type ContactRecord, readContactHistory } from '../repositories/contacts.js';
+import { callPointFactsOf, callPointKeys, MAX_BATCHED_ACCOUNTS, readCallPointFacts } from '../repositories/call-inputs.js';
+import { type ContactHistory, type ContactRecord, readContactHistory } from '../repositories/contacts.js';
 import { dncFacts, dncFactsAfterPointer } from '../repositories/dnc-snapshots.js';
 import { readCallerNumbers, type CallerNumber as StoredCallerNumber } from '../repositories/phone-numbers.js';
 import { getActiveSuppression } from '../repositories/suppressions.js';
 import { type CallerAccountFacts, readCallerAccounts } from '../repositories/telephony-accounts.js';
 import type { AgentVersion } from '../schemas/agents.js';
 import type { TelephonyProviderName } from '../schemas/telephony.js';
+import { type CallPointGuess, guessCallPoint, rememberCallPoint } from './call-point-guesses.js';
 import { type CallerOutcome, type CallerPool, decideCaller } from './caller-decision.js';
 import { latestVersionOf } from './published-versions.js';
 
@@ -81,6 +85,51 @@ export async function readNumberFacts(
 
 export type AgentRef = { agent_id: string } | { version: AgentVersion };
 
+type FirstRound = [ContactHistory | undefined, StoredCallerNumber[]];
+const firstRound = (tenantId: string, contactId: string, at: Date): Promise<FirstRound> =>
+  Promise.all([readContactHistory(tenantId, contactId, at), readCallerNumbers(tenantId)]);
+
+/** Round 1 of a judgement, started before the request is validated (see startCallReads). */
+export interface EarlyCallReads {
+  tenantId: string;
+  contactId: string;
+  agentId: string | undefined;
+  /** The instant judged: the one the attempts were read for. */
+  at: Date;
+  reads: Promise<FirstRound>;
+  /** The number and accounts whose point reads were asked of the credential's read (call-point-guesses.ts). */
+  guess: CallPointGuess | undefined;
+}
+
+/** What the route hands back once the credential is proven: the handle, and the items it asked of the credential's read. */
+export interface EarlyCall {
+  handle: EarlyCallReads;
+  items: ItemsByKey;
+}
+
+/**
+ * Round 1 for the contact a request body names (as sent, not yet validated), judged at `at`
+ * (undefined: now): started by a route with the credential's read, so the contact and the
+ * numbers cost no round trip of their own; and, when this instance guesses the contact's
+ * number and the numbers' accounts, the keys of the point reads too, for the credential's
+ * BatchGetItem (`keys`). gatherComplianceInputs uses the reads only for the same tenant,
+ * contact and instant, and the point items only when the guess was right; otherwise they are
+ * read again.
+ */
+export function startCallReads(tenantId: string, body: unknown, at?: unknown): { handle: EarlyCallReads; keys: ItemKey[] } | undefined {
+  const { contact_id: contactId, agent_id: agentId } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const when = at === undefined ? now() : typeof at === 'string' ? new Date(at) : undefined;
+  if (typeof contactId !== 'string' || !isId(contactId) || !when || Number.isNaN(when.getTime())) return undefined;
+  const reads = firstRound(tenantId, contactId, when);
+  reads.catch(() => {}); // awaited only by a request whose credential was proven; its failure surfaces there
+  const agent = typeof agentId === 'string' && isId(agentId) ? agentId : undefined;
+  const guess = agent === undefined ? undefined : guessCallPoint(tenantId, contactId);
+  const keys = guess
+    ? callPointKeys({ tenantId, agentId: agent, phone: guess.phone, dncAreaCode: dncAreaCodeOf(guess.phone), accountIds: guess.accountIds })
+    : [];
+  return { handle: { tenantId, contactId, agentId: agent, at: when, reads, guess }, keys };
+}
+
 export type GatheredInputs =
   | { found: true; version: AgentVersion; contact: ContactRecord; caller: CallerOutcome<CallerNumber>; inputs: ComplianceInputs }
   /** What could not be found: the agent (or its published version) and/or the contact. */
@@ -109,10 +158,12 @@ export async function gatherComplianceInputs(
   agent: AgentRef,
   contactId: string,
   at: Date,
-  opts: { numberIds?: readonly string[] } = {},
+  opts: { numberIds?: readonly string[]; early?: EarlyCall } = {},
 ): Promise<GatheredInputs> {
   const agentId = 'version' in agent ? undefined : agent.agent_id;
-  const [history, tenantNumbers] = await Promise.all([readContactHistory(tenantId, contactId, at), readCallerNumbers(tenantId)]);
+  const early = opts.early?.handle;
+  const started = early && early.tenantId === tenantId && early.contactId === contactId && early.at.getTime() === at.getTime() ? early : undefined;
+  const [history, tenantNumbers] = await (started ? started.reads : firstRound(tenantId, contactId, at));
   if (!history) return { found: false, agent: agentId === undefined ? 'ok' : await agentState(tenantId, agentId), contact: 'unknown' };
   if (agentId !== undefined && !isId(agentId)) return { found: false, agent: 'unknown', contact: 'ok' };
 
@@ -122,10 +173,16 @@ export async function gatherComplianceInputs(
   const batchAccounts = accountIds.length <= MAX_BATCHED_ACCOUNTS;
   const phone = history.contact.phone_e164;
   const areaCode = dncAreaCodeOf(phone);
+  const pointReads = { tenantId, agentId, phone, dncAreaCode: areaCode, accountIds: batchAccounts ? accountIds : [] };
+  // Read with the credential when the guess named exactly these items (the same agent and number, every account).
+  const guess = started?.guess;
+  const guessed = guess && started.agentId === agentId && guess.phone === phone && batchAccounts && accountIds.every((id) => guess.accountIds.includes(id));
   const [point, allAccounts] = await Promise.all([
-    readCallPointFacts({ tenantId, agentId, phone, dncAreaCode: areaCode, accountIds: batchAccounts ? accountIds : [] }),
+    guessed ? callPointFactsOf(pointReads, opts.early!.items) : readCallPointFacts(pointReads),
     batchAccounts ? Promise.resolve(undefined) : readCallerAccounts(tenantId),
   ]);
+  const everyAccount = [...new Set(tenantNumbers.map((n) => n.telephony_account_id))];
+  if (everyAccount.length <= MAX_BATCHED_ACCOUNTS) rememberCallPoint(tenantId, contactId, { phone, accountIds: everyAccount });
 
   let version: AgentVersion | undefined;
   if ('version' in agent) version = agent.version;

@@ -15,7 +15,7 @@ import type { ContactRecord } from '../repositories/contacts.js';
 import type { AgentDefinition, AgentVersion } from '../schemas/agents.js';
 import type { CallDecision } from '../schemas/calls.js';
 import { mergeCallerDecision } from './caller-decision.js';
-import { type AgentRef, type CallerNumber, gatherComplianceInputs } from './compliance-inputs.js';
+import { type AgentRef, type CallerNumber, type EarlyCall, gatherComplianceInputs } from './compliance-inputs.js';
 
 export class UnknownCallTarget extends Error {
   constructor(readonly fields: readonly ('agent_id' | 'contact_id')[]) {
@@ -42,7 +42,7 @@ export async function judgeCall(
   tenantId: string,
   target: { agent_id: string; contact_id: string } | { version: AgentVersion; contact_id: string },
   at: Date,
-  opts: { numberIds?: readonly string[] } = {},
+  opts: { numberIds?: readonly string[]; early?: EarlyCall } = {},
 ): Promise<CallJudgement> {
   const agent: AgentRef = 'version' in target ? { version: target.version } : { agent_id: target.agent_id };
   const gathered = await gatherComplianceInputs(tenantId, agent, target.contact_id, at, opts);

@@ -5,12 +5,13 @@
  * request) names. So a hit can only be the very version the agent item points at now;
  * what changes (the agent item, suppressions, consents, numbers) is never kept here.
  */
+
+import { RecentlyUsed } from '../recently-used.js';
 import { type AgentHead, getAgentVersionNumber } from '../repositories/agent-heads.js';
 import type { AgentVersion } from '../schemas/agents.js';
 
-/** Enough for every agent a tenant's instance calls with; the oldest read goes first. */
-const CAPACITY = 256;
-const versions = new Map<string, AgentVersion>();
+/** Enough for every agent a tenant's instance calls with; the least recently used goes first. */
+const versions = new RecentlyUsed<string, AgentVersion>(256);
 
 const slot = (tenantId: string, versionId: string) => `${tenantId}|${versionId}`;
 
@@ -19,17 +20,9 @@ export async function latestVersionOf(tenantId: string, agentId: string, head: A
   if (head.version_count === 0) return undefined;
   const id = head.latest_version_id;
   const hit = id ? versions.get(slot(tenantId, id)) : undefined;
-  if (hit) {
-    // Most recently used last, so the oldest is the first key.
-    versions.delete(slot(tenantId, id!));
-    versions.set(slot(tenantId, id!), hit);
-    return hit;
-  }
+  if (hit) return hit;
   const version = await getAgentVersionNumber(tenantId, agentId, head.version_count);
   // Kept only when the item read is the one the agent names (an agent stored before it named its latest id is read each time).
-  if (version && id && version.id === id && version.agent_id === agentId) {
-    versions.set(slot(tenantId, id), version);
-    if (versions.size > CAPACITY) versions.delete(versions.keys().next().value!);
-  }
+  if (version && id && version.id === id && version.agent_id === agentId) versions.set(slot(tenantId, id), version);
   return version;
 }

@@ -24,6 +24,7 @@ import type { QueueCallRequest } from '../schemas/calls.js';
 import type { ContactAttempt } from '../schemas/contact-attempts.js';
 import { callEnded } from './call-ended.js';
 import { blockedEvent, completedEvent, queuedEvent, scheduledEvent } from './call-outbox-events.js';
+import type { EarlyCall } from './compliance-inputs.js';
 import { sendDispatch } from './dispatch-queue.js';
 import { type CallJudgement, judgeCall } from './judge-call.js';
 import { presentContactAttempt } from './present-attempt.js';
@@ -107,15 +108,16 @@ export interface QueuedCall {
 
 /**
  * Judge, build and commit. `extraItems` receives the attempt as answered (the idempotency
- * result joins the same transaction). Throws judgeCall's typed errors.
+ * result joins the same transaction). `early`: the judgement's first reads, started with the
+ * request's credential (its instant is "now"). Throws judgeCall's typed errors.
  */
 export async function queueCall(
   tenantId: string,
   body: QueueCallRequest,
-  opts: { idempotencyKey: string | null; extraItems?: (attempt: ContactAttempt) => TransactItem[] },
+  opts: { idempotencyKey: string | null; extraItems?: (attempt: ContactAttempt) => TransactItem[]; early?: EarlyCall },
 ): Promise<QueuedCall> {
-  const at = now();
-  const judged = await judgeCall(tenantId, { agent_id: body.agent_id, contact_id: body.contact_id }, at);
+  const at = opts.early?.handle.at ?? now();
+  const judged = await judgeCall(tenantId, { agent_id: body.agent_id, contact_id: body.contact_id }, at, { early: opts.early });
   const telephony = await telephonyOf(tenantId, judged.caller);
   const iso = at.toISOString();
   const { decision } = judged;

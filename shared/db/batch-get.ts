@@ -20,6 +20,10 @@ const id = (k: { pk: unknown; sk: unknown }) => `${String(k.pk)}|${String(k.sk)}
 
 export const itemAt = (items: ItemsByKey, key: ItemKey): Record<string, unknown> | undefined => items.get(id(key));
 
+/** Only the items of `keys` (a read shared by several parts of a request hands each its own). */
+export const pickItems = (items: ItemsByKey, keys: readonly ItemKey[]): ItemsByKey =>
+  new Map(keys.flatMap((k) => (items.has(id(k)) ? [[id(k), items.get(id(k))!] as const] : [])));
+
 export async function batchGetItems(keys: readonly ItemKey[]): Promise<ItemsByKey> {
   const unique = [...new Map(keys.map((k) => [id(k), { pk: k.pk, sk: k.sk }])).values()];
   if (unique.length > 100) throw new RangeError(`batchGetItems reads at most 100 keys, not ${unique.length}`);

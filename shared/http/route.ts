@@ -8,14 +8,16 @@
  * so an unauthenticated caller learns nothing about the schema, and nothing touches
  * data before the credential is proven. The manifest entry (shared/routes.ts) supplies
  * the route's auth, role and idempotency modes; the handler hands over the module of its auth
- * mode (shared/http/auth/), so a bundle carries only the credential check its route uses.
+ * mode (shared/http/auth/), so a bundle carries only the credential check its route uses. A
+ * route may start its first reads alongside the credential's (`early`); nothing they read is
+ * used before the credential is proven.
  */
 import { forbidden } from '../errors.js';
 import { type FilterCondition, type FilterSpec, parseFilters } from '../pagination/filters.js';
 import type { RouteDefinition, RouteId } from '../routes.js';
 import { type IdempotencyHandle, type IdempotentRequest, runIdempotent } from './idempotency.js';
 import type { RouteResult } from './responses.js';
-import type { Proof, RouteAuth } from './route-auth.js';
+import type { Early, EarlyStart, Proof, RouteAuth } from './route-auth.js';
 import { buildRoute, type CoreRequest, type CoreSchemas, manifestEntry, type RouteHandler } from './route-core.js';
 
 export interface RouteSchemas extends CoreSchemas {
@@ -24,39 +26,48 @@ export interface RouteSchemas extends CoreSchemas {
 }
 
 /** The request a handler receives: the shared part, the filters, and what its auth mode proved (`principal`, `session`, `stream`). */
-type RouteRequest<S extends RouteSchemas, P extends object = Record<never, never>> = CoreRequest<S> &
+type RouteRequest<S extends RouteSchemas, P extends object = Record<never, never>, E = undefined> = CoreRequest<S> &
   P & {
     filters: FilterCondition[];
     /** Present when the request carries an Idempotency-Key on a route that honours it. */
     idempotency?: IdempotencyHandle;
+    /** What the route's `early` option started with the credential's read, once the credential is proven. */
+    early: Early<E> | undefined;
   };
 
-export type RouteImpl<S extends RouteSchemas, P extends object = Record<never, never>> = (req: RouteRequest<S, P>) => Promise<RouteResult>;
+export type RouteImpl<S extends RouteSchemas, P extends object = Record<never, never>, E = undefined> = (req: RouteRequest<S, P, E>) => Promise<RouteResult>;
 
 export type HttpHandler = RouteHandler<RouteSchemas>;
 
 /** What the auth step proved and the filters, as the core carries them. */
 type Fields = { proof?: Proof<object>; filters?: FilterCondition[] };
 
-export interface RouteOptions {
+export interface RouteOptions<E = undefined> {
   /**
    * `in_transaction`: the work's ONLY write is one transaction that carries
    * `idempotency.commitItem`, so the key is taken there rather than by a claim first (its
    * record is read with the credential: one call fewer, one write fewer).
    */
   idempotency?: 'in_transaction';
+  /**
+   * Reads the work will make whatever it finds, started with the credential's (see
+   * EarlyStart): a dependent round trip fewer. The work gets them as `early` only once the
+   * credential is proven, and must check they match what it validated. The cost: a refused
+   * request has read for nothing.
+   */
+  early?: EarlyStart<E>;
 }
 
 /**
  * `auth` is the module of the mode the route's manifest entry names (shared/http/auth/); a
  * handler that hands over another refuses to load, so the manifest stays the one source.
  */
-export function defineRoute<S extends RouteSchemas, P extends object>(
+export function defineRoute<S extends RouteSchemas, P extends object, E = undefined>(
   id: RouteId,
   auth: RouteAuth<P>,
   schemas: S,
-  impl: RouteImpl<S, P>,
-  options: RouteOptions = {},
+  impl: RouteImpl<S, P, E>,
+  options: RouteOptions<E> = {},
 ): HttpHandler {
   const route = manifestEntry(id);
   if (!auth.modes.includes(route.auth)) throw new Error(`route ${id} has auth ${route.auth} in the manifest; its handler proves ${auth.modes.join(', ')}`);
@@ -67,7 +78,7 @@ export function defineRoute<S extends RouteSchemas, P extends object>(
     schemas,
     {
       authorize: async (event) => {
-        const proof = await auth.prove(route, event, { inTransaction });
+        const proof = await auth.prove(route, event, { inTransaction, ...(options.early ? { early: options.early } : {}) });
         if (proof.role !== undefined) requireRole(route, proof.role);
         return { proof };
       },
@@ -79,7 +90,8 @@ export function defineRoute<S extends RouteSchemas, P extends object>(
             },
           }
         : {}),
-      request: (base, fields: Fields) => ({ ...base, ...fields.proof?.fields, filters: fields.filters ?? [] }) as unknown as RouteRequest<S, P>,
+      request: (base, fields: Fields) =>
+        ({ ...base, ...fields.proof?.fields, filters: fields.filters ?? [], early: fields.proof?.early }) as unknown as RouteRequest<S, P, E>,
       // Only bearer routes honour an Idempotency-Key (its scope is the principal's tenant); every other route's mode is `none`.
       run: (request, work, fields: Fields) =>
         runIdempotent(route, request as unknown as IdempotentRequest, work, {

@@ -1,5 +1,5 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetItems, type ItemKey, itemAt } from '../db/batch-get.js';
+import { batchGetItems, type ItemKey, type ItemsByKey, itemAt, pickItems } from '../db/batch-get.js';
 import { db, tableName } from '../db/client.js';
 import { collections, keys } from '../db/keys.js';
 import { isId } from '../ids.js';
@@ -36,20 +36,21 @@ export async function getApiKey(tenantId: string, keyId: string): Promise<ApiKey
 
 /**
  * A credential's items in ONE strongly consistent BatchGetItem: the key, its tenant (a tenant
- * being deleted refuses every key) and, when asked, one more item of the same request (the
- * route's idempotency record), so a request's first read is a single call.
+ * being deleted refuses every key) and, when asked, more items of the same request (the
+ * route's idempotency record, a call's first point reads), so a request's first read is a
+ * single call. `also`: the asked items found (see itemAt).
  */
 export async function readCredential(
   tenantId: string,
   keyId: string,
-  also?: ItemKey,
-): Promise<{ key: ApiKeyRecord | undefined; tenant: Tenant | undefined; also: Record<string, unknown> | undefined }> {
-  if (!isId(keyId)) return { key: undefined, tenant: undefined, also: undefined };
+  also: readonly ItemKey[] = [],
+): Promise<{ key: ApiKeyRecord | undefined; tenant: Tenant | undefined; also: ItemsByKey }> {
+  if (!isId(keyId)) return { key: undefined, tenant: undefined, also: new Map() };
   const keyKey = keys.apiKey(tenantId, keyId);
   const tenantKey = tenantItemKey(tenantId);
-  const items = await batchGetItems([keyKey, tenantKey, ...(also ? [also] : [])]);
+  const items = await batchGetItems([keyKey, tenantKey, ...also]);
   const tenant = itemAt(items, tenantKey);
-  return { key: itemAt(items, keyKey) as ApiKeyRecord | undefined, tenant: tenant && tenantOf(tenant), also: also && itemAt(items, also) };
+  return { key: itemAt(items, keyKey) as ApiKeyRecord | undefined, tenant: tenant && tenantOf(tenant), also: pickItems(items, also) };
 }
 
 export function listApiKeys(tenantId: string, opts: { limit: number; cursor?: string }): Promise<Page<ApiKeyRecord>> {

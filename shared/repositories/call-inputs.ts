@@ -7,7 +7,7 @@
  * accounts the numbers belong to. Nothing here is cached: each read sees every write
  * committed before it.
  */
-import { batchGetItems, itemAt } from '../db/batch-get.js';
+import { batchGetItems, type ItemKey, type ItemsByKey, itemAt } from '../db/batch-get.js';
 import type { Suppression } from '../schemas/suppressions.js';
 import { type AgentHead, agentHeadOf, agentItemKey } from './agent-heads.js';
 import { dncPointerKey } from './dnc-snapshots.js';
@@ -37,13 +37,31 @@ export interface CallPointFacts {
   accounts: CallerAccountFacts[];
 }
 
-export async function readCallPointFacts(r: CallPointReads): Promise<CallPointFacts> {
+function pointKeys(r: CallPointReads) {
   if (r.accountIds.length > MAX_BATCHED_ACCOUNTS) throw new RangeError(`at most ${MAX_BATCHED_ACCOUNTS} accounts are read in the batch`);
   const agentKey = r.agentId ? agentItemKey(r.tenantId, r.agentId) : undefined;
   const suppressionKey = activeSuppressionKey(r.tenantId, r.phone);
   const pointerKey = r.dncAreaCode ? dncPointerKey(r.dncAreaCode) : undefined;
   const accountKeys = [...new Set(r.accountIds)].map((id) => callerAccountKey(r.tenantId, id));
-  const items = await batchGetItems([...(agentKey ? [agentKey] : []), suppressionKey, ...(pointerKey ? [pointerKey] : []), ...accountKeys]);
+  return {
+    agentKey,
+    suppressionKey,
+    pointerKey,
+    accountKeys,
+    all: [...(agentKey ? [agentKey] : []), suppressionKey, ...(pointerKey ? [pointerKey] : []), ...accountKeys],
+  };
+}
+
+/** The keys readCallPointFacts reads, for a caller that reads them in a BatchGetItem of its own (then callPointFactsOf). */
+export const callPointKeys = (r: CallPointReads): ItemKey[] => pointKeys(r).all;
+
+export async function readCallPointFacts(r: CallPointReads): Promise<CallPointFacts> {
+  return callPointFactsOf(r, await batchGetItems(pointKeys(r).all));
+}
+
+/** The facts of `r` from items read strongly consistently with (at least) callPointKeys(r); an item not there is absent. */
+export function callPointFactsOf(r: CallPointReads, items: ItemsByKey): CallPointFacts {
+  const { agentKey, suppressionKey, pointerKey, accountKeys } = pointKeys(r);
   const agentItem = agentKey && itemAt(items, agentKey);
   const suppressionItem = itemAt(items, suppressionKey);
   return {

@@ -12,48 +12,77 @@ import { parseDncFile } from '../../shared/policy/dnc/snapshot-file.js';
 import { replaceDncSnapshot } from '../../shared/repositories/dnc-snapshots.js';
 import { useTestStack } from '../support/stack.js';
 import { profileBody } from './agent-fixtures.js';
-import { ALLOWED_AT, type CallWorld, callWorld, newContact, queue, resetClock, sandboxCallsFrom, setClock } from './call-fixtures.js';
+import { ALLOWED_AT, type CallWorld, callWorld, newContact, queue, resetClock, sandboxCallsFrom, setClock, storedCall } from './call-fixtures.js';
 import { client, newTenant } from './client.js';
+import { activeNumber, mockAccount, randomNumber } from './telephony-fixtures.js';
 
 const stack = useTestStack({ workers: false });
 
 let w: CallWorld;
 const sent: string[] = [];
+/** Each command's place on the critical path: 1 + the deepest command that had answered when it was sent. */
+const depths: number[] = [];
+let answered = 0;
 beforeAll(async () => {
   const t = await newTenant('Call path reads');
   w = await callWorld(client(stack, t.token), t.tenantId);
   db().middlewareStack.add(
     (next, context) => async (args) => {
       sent.push(String(context.commandName).replace(/Command$/, ''));
-      return next(args);
+      const depth = answered + 1;
+      depths.push(depth);
+      try {
+        return await next(args);
+      } finally {
+        answered = Math.max(answered, depth);
+      }
     },
     { step: 'initialize', name: 'callPathReadsCounter' },
   );
 });
 afterEach(() => resetClock());
 
-/** The DynamoDB commands sent while `fn` runs, sorted (the stack runs no workers or ticks here). */
-async function counted<T>(fn: () => Promise<T>): Promise<{ result: T; calls: string[] }> {
+/**
+ * The DynamoDB commands sent while `fn` runs, sorted, and how many of them were sent one
+ * after another (the round trips a request waits for in turn); the stack runs no workers or ticks here.
+ */
+async function counted<T>(fn: () => Promise<T>): Promise<{ result: T; calls: string[]; sequential: number }> {
   const before = sent.length;
+  answered = 0;
   const result = await fn();
-  return { result, calls: sent.slice(before).sort() };
+  return { result, calls: sent.slice(before).sort(), sequential: Math.max(0, ...depths.slice(before)) };
 }
 
-const preflight = (agentId: string, contactId: string) => w.api('POST', '/v1/calls/preflight', { body: { agent_id: agentId, contact_id: contactId } });
+const preflight = (agentId: string, contactId: string, world = w) =>
+  world.api('POST', '/v1/calls/preflight', { body: { agent_id: agentId, contact_id: contactId } });
 
 describe('the call path within its DynamoDB budget', () => {
-  it('POST /v1/calls (allowed, idempotency key sent) makes at most 5 calls: credential + record, contact, numbers, one batch, the transaction', async () => {
+  it('POST /v1/calls (allowed, idempotency key sent) for a contact the instance never judged: 5 calls, 3 in turn', async () => {
     setClock(ALLOWED_AT);
     await queue(w.api, { agent_id: w.agentId, contact_id: (await newContact(w.api)).id }); // the instance meets the version once
     const c = await newContact(w.api);
-    const { result, calls: n } = await counted(() => queue(w.api, { agent_id: w.agentId, contact_id: c.id }));
+    const { result, calls: n, sequential } = await counted(() => queue(w.api, { agent_id: w.agentId, contact_id: c.id }));
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ state: 'scheduled', compliance: { outcome: 'allow' } });
     // BatchGet key + tenant + idempotency record · Query contact · Query numbers · BatchGet agent, suppression, DNC pointer, account · the transaction.
     expect(n).toEqual(['BatchGetItem', 'BatchGetItem', 'Query', 'Query', 'TransactWriteItems']);
+    // The contact and the numbers are read alongside the credential: three waits, not four.
+    expect(sequential).toBe(3);
   });
 
-  it('preflight of a marketing call to a US number with a loaded DNC snapshot makes at most 5 calls', async () => {
+  it('POST /v1/calls after its preflight: the point reads join the credential read, 4 calls, 2 in turn', async () => {
+    setClock(ALLOWED_AT);
+    const c = await newContact(w.api);
+    expect((await preflight(w.agentId, c.id)).body).toMatchObject({ outcome: 'allow' });
+    const { result, calls: n, sequential } = await counted(() => queue(w.api, { agent_id: w.agentId, contact_id: c.id }));
+    expect(result.status).toBe(200);
+    expect(result.body).toMatchObject({ state: 'scheduled', compliance: { outcome: 'allow' } });
+    // BatchGet key + tenant + idempotency record + agent, suppression, DNC pointer, account · Query contact · Query numbers · the transaction.
+    expect(n).toEqual(['BatchGetItem', 'Query', 'Query', 'TransactWriteItems']);
+    expect(sequential).toBe(2);
+  });
+
+  it('preflight of a marketing call to a US number with a loaded DNC snapshot, judged before: 3 calls at once', async () => {
     setClock(ALLOWED_AT);
     await replaceDncSnapshot('212', '2026-11-01', parseDncFile('2125550100', '212'));
     const profile = (await w.api('POST', '/v1/compliance-profiles', { body: profileBody({ name: 'Sales', calling_window: undefined }) })).body;
@@ -76,11 +105,12 @@ describe('the call path within its DynamoDB budget', () => {
     });
     expect(res.status).toBe(200);
     await preflight(agent.id, res.body.id); // warm
-    const { result, calls: n } = await counted(() => preflight(agent.id, res.body.id));
+    const { result, calls: n, sequential } = await counted(() => preflight(agent.id, res.body.id));
     expect(result.status).toBe(200);
+    expect(sequential).toBe(1);
     expect(result.body.reasons.map((r: { code: string }) => r.code)).not.toContain('national_dnc');
-    // BatchGet key + tenant · Query contact · Query numbers · BatchGet agent, suppression, DNC pointer, account · GetItem the DNC exchange.
-    expect(n).toEqual(['BatchGetItem', 'BatchGetItem', 'GetItem', 'Query', 'Query']);
+    // BatchGet key + tenant + agent, suppression, DNC pointer, account · Query contact · Query numbers (the exchange of the pointer's generation is kept).
+    expect(n).toEqual(['BatchGetItem', 'Query', 'Query']);
   });
 });
 
@@ -110,6 +140,23 @@ describe('nothing kept between requests lets a stale input through', () => {
     expect((await preflight(w.agentId, c.id)).body.agent_version_id).toBe(next.body.id);
     const queued = await queue(w.api, { agent_id: w.agentId, contact_id: c.id });
     expect(queued.body.agent_version_id).toBe(next.body.id);
+  });
+
+  it('a guess that misses an account added since is read again: the new account number places the call', async () => {
+    setClock(ALLOWED_AT);
+    const t = await newTenant('Call path guesses');
+    const v = await callWorld(client(stack, t.token), t.tenantId);
+    const c = await newContact(v.api, randomNumber('718'));
+    expect((await preflight(v.agentId, c.id, v)).body).toMatchObject({ outcome: 'allow', caller: { phone_number_id: v.number.id } });
+    // A second account and a number in the callee's area code: the guess (one account) no longer names every account.
+    const accountId = await mockAccount(v.api);
+    const number = await activeNumber(v.api, { accountId, phone: randomNumber('718') });
+    const { result, calls: n, sequential } = await counted(() => queue(v.api, { agent_id: v.agentId, contact_id: c.id }));
+    expect(result.status).toBe(200);
+    expect(result.body).toMatchObject({ state: 'scheduled', compliance: { outcome: 'allow' } });
+    expect((await storedCall(t.tenantId, result.body.call_id)).phone_number_id).toBe(number.id);
+    expect(n).toEqual(['BatchGetItem', 'BatchGetItem', 'Query', 'Query', 'TransactWriteItems']);
+    expect(sequential).toBe(3);
   });
 
   it('an Idempotency-Key taken inside the transaction: a replay answers the stored attempt, a failed request leaves the key free', async () => {

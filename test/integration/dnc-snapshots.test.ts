@@ -76,6 +76,36 @@ describe('dncFacts', () => {
     await expect(dncFacts('628', '+14155550100')).rejects.toThrow(RangeError);
   });
 
+  it('keeps an exchange by its generation: a second read asks only the pointer, and a reload counts on the very next read', async () => {
+    const sent: string[] = [];
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        sent.push(String(context.commandName).replace(/Command$/, ''));
+        return next(args);
+      },
+      { step: 'initialize', name: 'dncKeptExchangeCounter' },
+    );
+    const counted = async (phone: string) => {
+      sent.length = 0;
+      return { facts: await dncFacts('629', phone), calls: [...sent] };
+    };
+    try {
+      await replaceDncSnapshot('629', '2026-10-01', parseDncFile('6295550100', '629'));
+      expect(await counted('+16295550100')).toEqual({ facts: { loaded: true, as_of: '2026-10-01', listed: true }, calls: ['GetItem', 'GetItem'] });
+      expect(await counted('+16295550101')).toEqual({ facts: { loaded: true, as_of: '2026-10-01', listed: false }, calls: ['GetItem'] });
+      // An exchange listing nobody is kept once the pointer, read again, still names its generation.
+      expect((await counted('+16297770100')).calls).toEqual(['GetItem', 'GetItem', 'GetItem']);
+      expect(await counted('+16297770100')).toEqual({ facts: { loaded: true, as_of: '2026-10-01', listed: false }, calls: ['GetItem'] });
+      // The reload lists 555-0101 and 777-0100, and unlists 555-0100: the next reads see it, each reading the new generation once.
+      await replaceDncSnapshot('629', '2026-11-01', parseDncFile('6295550101\n6297770100', '629'));
+      expect(await counted('+16295550100')).toEqual({ facts: { loaded: true, as_of: '2026-11-01', listed: false }, calls: ['GetItem', 'GetItem'] });
+      expect(await counted('+16295550101')).toEqual({ facts: { loaded: true, as_of: '2026-11-01', listed: true }, calls: ['GetItem'] });
+      expect(await counted('+16297770100')).toEqual({ facts: { loaded: true, as_of: '2026-11-01', listed: true }, calls: ['GetItem', 'GetItem'] });
+    } finally {
+      db().middlewareStack.remove('dncKeptExchangeCounter');
+    }
+  });
+
   it('replaces a snapshot atomically: readers during a reload see the whole old or the whole new one, and the old one is removed', async () => {
     // Old: exchanges 200-599, line = exchange; new: exchanges 400-799, line = exchange + 1.
     // Exchanges 200-399 exist only in the old one (their items are deleted after the flip),

@@ -2,6 +2,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { mintApiKey } from '../../../shared/auth/api-keys.js';
 import { authenticate } from '../../../shared/auth/authenticate.js';
+import { itemAt } from '../../../shared/db/batch-get.js';
 import { keys } from '../../../shared/db/keys.js';
 import { DomainError } from '../../../shared/errors.js';
 import { apiKeyItem } from '../../../shared/repositories/api-keys.js';
@@ -32,9 +33,9 @@ describe('authenticate', () => {
   it('a live key of a usable tenant is its principal, read in one BatchGetItem with the item the route asks for', async () => {
     const record = keys.idempotency(T, 'queueCall', 'k-1');
     table.put({ ...record, status: 'completed' });
-    const out = await authenticate(`Bearer ${token}`, (tenantId) => keys.idempotency(tenantId, 'queueCall', 'k-1'));
+    const out = await authenticate(`Bearer ${token}`, (tenantId) => [keys.idempotency(tenantId, 'queueCall', 'k-1')]);
     expect(out.principal).toEqual({ tenantId: T, type: 'api_key', keyId, keyName: 'ci', role: 'admin' });
-    expect(out.also).toMatchObject({ status: 'completed' });
+    expect(itemAt(out.also, record)).toMatchObject({ status: 'completed' });
     expect(table.sent.map((s) => s.command)).toEqual(['BatchGetItem']);
   });
 

@@ -90,7 +90,7 @@ describe('releaseLeases (leases taken but left untried)', () => {
     const ids = [newId('evt'), newId('evt'), newId('evt')];
     ddb
       .on(TransactWriteCommand)
-      .rejectsOnce(cancelled(['None', 'ConditionalCheckFailed', 'None']))
+      .rejectsOnce(transactionCancelled(['None', 'ConditionalCheckFailed', 'None']))
       .resolves({});
     await releaseLeases(tenantId, ids, 'lease-1');
     const [first, second] = ddb.commandCalls(TransactWriteCommand).map((c) => c.args[0].input.TransactItems!.map((i) => i.Update!));
