@@ -3,7 +3,7 @@ import { now } from '../../shared/clock.js';
 import { DomainError } from '../../shared/errors.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { activeCalendar } from '../../shared/repositories/integration-connections.js';
+import { activeCalendarId, guardedCalendar } from '../../shared/repositories/integration-connections.js';
 import { availabilityRequest, availabilityResponse, calendarNotConnectedError } from '../../shared/schemas/integrations.js';
 import { callEventsPath } from '../../shared/schemas/runtime-events.js';
 
@@ -16,9 +16,11 @@ import { callEventsPath } from '../../shared/schemas/runtime-events.js';
 export const handler = defineRoute(
   'runtimeCheckCalendar',
   { path: callEventsPath, body: availabilityRequest, responses: { 200: availabilityResponse, 409: calendarNotConnectedError } },
-  async ({ body, stream }) => {
-    const connection = await activeCalendar(stream.tenant_id);
+  async ({ body, stream, alongside: guardId }) => {
+    const connection = await guardedCalendar(stream.tenant_id, guardId);
     if (!connection) throw new DomainError('conflict', 'calendar_not_connected', 'The tenant has no active calendar connection');
     return ok(await calendarAvailability(connection, body, now()));
   },
+  // The tool waits on this answer mid-sentence: the calendar guard is read beside the token's call check.
+  { alongside: ({ tenant_id }: { tenant_id: string }) => activeCalendarId(tenant_id) },
 );
