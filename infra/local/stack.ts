@@ -201,13 +201,14 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     // 5. HTTP API (and, off the manifest, the local sandbox clock).
     const clock = sandboxClock(log);
     cleanups.push(clock.reset);
+    const loader = createHandlerLoader<HttpHandler>({
+      overrides: { ...Object.fromEntries(sandboxClockRoutes.map((r) => [r.id, clock.handler])), ...opts.routeHandlers },
+    });
     const server: Server = createHttpServer({
       routes: opts.routes ?? [...manifestRoutes, ...sandboxClockRoutes],
       // Tests that serve their own route list keep the built-in 404/405.
       ...(opts.routes ? {} : { fallback: fallbackRoute }),
-      loader: createHandlerLoader<HttpHandler>({
-        overrides: { ...Object.fromEntries(sandboxClockRoutes.map((r) => [r.id, clock.handler])), ...opts.routeHandlers },
-      }),
+      loader,
       log,
     });
     const host = opts.host ?? '127.0.0.1';
@@ -247,6 +248,10 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     // The voice runtime's socket, on the same port (imported now: its modules read the env set above).
     const relay = await startRelay(server, opts.relay, log);
     cleanups.push(() => relay.close());
+    // The runtime's own routes are loaded now, in the background, not by a call's first tool
+    // (the contact waits on check_calendar) or first opt-out (spoken only once stored). A module
+    // that fails to load is not cached: its first request tries again and answers the error.
+    if (!opts.routes) for (const r of manifestRoutes) if (r.auth === 'stream_token') loader.load(r.id, r.handler).catch(() => undefined);
     const relayUrl = `${baseUrl.replace(/^http/, 'ws')}${VOICE_RUNTIME_RELAY_PATH}`;
 
     // 6. Queue pollers, after the recovery from whatever the last process left in flight.

@@ -132,9 +132,13 @@ export async function activeCalendarId(tenantId: string): Promise<string | undef
  * service answers 409 calendar_reauthorization_required for it (calendar-service.ts).
  */
 export async function activeCalendar(tenantId: string): Promise<ConnectionRecord | undefined> {
-  const id = await activeCalendarId(tenantId);
-  if (!id) return undefined;
-  const record = await getConnectionRecord(tenantId, id);
+  return guardedCalendar(tenantId, await activeCalendarId(tenantId));
+}
+
+/** The connection the guard names (`activeCalendarId`, read by the caller, perhaps beside another read), if still connected. */
+export async function guardedCalendar(tenantId: string, guardId: string | undefined): Promise<ConnectionRecord | undefined> {
+  if (!guardId) return undefined;
+  const record = await getConnectionRecord(tenantId, guardId);
   return record?.status === 'active' || record?.status === 'error' ? record : undefined;
 }
 
