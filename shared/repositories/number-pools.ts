@@ -4,6 +4,7 @@
  * Every member must be one of the tenant's numbers with the `voice` capability (checked
  * on each write; a number released later simply stops being chosen by the dispatcher).
  */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { campaignKeys } from '../db/keys.js';
@@ -61,20 +62,32 @@ export async function updatePool(tenantId: string, poolId: string, input: { name
   if (input.phone_number_ids) await checkPoolNumbers(tenantId, input.phone_number_ids);
   const sets = ['updated_at = :at'];
   const values: Record<string, unknown> = { ':at': new Date().toISOString() };
-  if (input.name !== undefined) sets.push('#name = :name'), (values[':name'] = input.name);
-  if (input.phone_number_ids !== undefined) sets.push('phone_number_ids = :ids'), (values[':ids'] = input.phone_number_ids);
-  const out = await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: campaignKeys.pool(tenantId, poolId),
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: input.name !== undefined ? { '#name': 'name' } : undefined,
-      ExpressionAttributeValues: values,
-      ReturnValues: 'ALL_NEW',
-    }),
-  );
-  return presentPool(out.Attributes!);
+  if (input.name !== undefined) {
+    sets.push('#name = :name');
+    values[':name'] = input.name;
+  }
+  if (input.phone_number_ids !== undefined) {
+    sets.push('phone_number_ids = :ids');
+    values[':ids'] = input.phone_number_ids;
+  }
+  const out = await db()
+    .send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: campaignKeys.pool(tenantId, poolId),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: input.name !== undefined ? { '#name': 'name' } : undefined,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    )
+    .catch((err: unknown) => {
+      // Deleted between the read and the write: absent, as if the read had missed it.
+      if (err instanceof ConditionalCheckFailedException) return undefined;
+      throw err;
+    });
+  return out ? presentPool(out.Attributes!) : undefined;
 }
 
 export function listPools(tenantId: string, opts: { limit: number; cursor?: string }) {

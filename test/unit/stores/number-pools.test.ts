@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { campaignKeys, keys } from '../../../shared/db/keys.js';
 import { ValidationError } from '../../../shared/errors.js';
 import { createPool, getPool, listPools, updatePool } from '../../../shared/repositories/number-pools.js';
-import { ddb, inputsOf, memoryTable } from '../../support/document-client-mock.js';
+import { conditionFailed, ddb, inputsOf, memoryTable } from '../../support/document-client-mock.js';
 
 const table = memoryTable();
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
@@ -63,6 +63,9 @@ describe('number pools store', () => {
     expect(u.UpdateExpression).toBe('SET updated_at = :at, #name = :name');
     await expect(updatePool(T, pool.id, { phone_number_ids: [SMS] })).rejects.toBeInstanceOf(ValidationError);
     expect(inputsOf(UpdateCommand)).toHaveLength(1);
+    // Deleted between the read and the write: absent (a 404), not a 500.
+    ddb.on(UpdateCommand).rejects(conditionFailed());
+    expect(await updatePool(T, pool.id, { name: 'Gone' })).toBeUndefined();
   });
 
   it('lists newest first with a cursor', async () => {
