@@ -298,17 +298,26 @@ export async function getWebhookEvents(tenantId: string, eventIds: readonly stri
   return found;
 }
 
+type LeaseClaim = { leaseId: string; leaseUntil: Date; at: Date };
+
+/** An automatic attempt may be leased only while its event is pending, due and holds no live lease. */
+const LEASABLE =
+  'attribute_exists(pk) AND (delivery_status = :pending OR attribute_not_exists(delivery_status)) AND (attribute_not_exists(next_attempt_at) OR next_attempt_at = :null OR next_attempt_at <= :at) AND (attribute_not_exists(lease_until) OR lease_until < :at)';
+const leaseValues = (claim: LeaseClaim) => ({
+  ':lease': claim.leaseId,
+  ':until': claim.leaseUntil.toISOString(),
+  ':pending': 'pending',
+  ':null': null,
+  ':at': claim.at.toISOString(),
+});
+
 /**
  * The worker's batch: take the leases for several events' next automatic attempts in one
  * transaction per 100 — each only while it is pending, due, its attempt count is what was read
  * and no live lease is held. An event whose condition fails (another worker got there first,
  * or it moved on) is left out and the rest leased; answers the event ids leased.
  */
-export async function claimDueAttempts(
-  tenantId: string,
-  records: readonly WebhookEventRecord[],
-  claim: { leaseId: string; leaseUntil: Date; at: Date },
-): Promise<Set<string>> {
+export async function claimDueAttempts(tenantId: string, records: readonly WebhookEventRecord[], claim: LeaseClaim): Promise<Set<string>> {
   const leased = new Set<string>();
   for (let i = 0; i < records.length; i += 100) {
     const written = await transactWriteEach(records.slice(i, i + 100), (r) => [
@@ -317,15 +326,8 @@ export async function claimDueAttempts(
           TableName: tableName(),
           Key: outboxKeys.event(tenantId, r.event.id),
           UpdateExpression: 'SET lease_id = :lease, lease_until = :until',
-          ConditionExpression: `attribute_exists(pk) AND (delivery_status = :pending OR attribute_not_exists(delivery_status)) AND (attribute_not_exists(next_attempt_at) OR next_attempt_at = :null OR next_attempt_at <= :at) AND (attribute_not_exists(lease_until) OR lease_until < :at) AND ${countIs(r.attempt_count ?? 0)}`,
-          ExpressionAttributeValues: {
-            ':lease': claim.leaseId,
-            ':until': claim.leaseUntil.toISOString(),
-            ':pending': 'pending',
-            ':null': null,
-            ':at': claim.at.toISOString(),
-            ':n': r.attempt_count ?? 0,
-          },
+          ConditionExpression: `${LEASABLE} AND ${countIs(r.attempt_count ?? 0)}`,
+          ExpressionAttributeValues: { ...leaseValues(claim), ':n': r.attempt_count ?? 0 },
         },
       },
     ]);
@@ -361,26 +363,15 @@ export async function releaseLeases(tenantId: string, eventIds: readonly string[
  * precedes it (one round trip, where a batch needs a read and a transaction). Undefined when
  * the condition fails (the caller reads to learn why).
  */
-export async function claimDueAttempt(
-  tenantId: string,
-  eventId: string,
-  claim: { leaseId: string; leaseUntil: Date; at: Date },
-): Promise<WebhookEventRecord | undefined> {
+export async function claimDueAttempt(tenantId: string, eventId: string, claim: LeaseClaim): Promise<WebhookEventRecord | undefined> {
   try {
     const out = await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: outboxKeys.event(tenantId, eventId),
         UpdateExpression: 'SET lease_id = :lease, lease_until = :until',
-        ConditionExpression:
-          'attribute_exists(pk) AND (delivery_status = :pending OR attribute_not_exists(delivery_status)) AND (attribute_not_exists(next_attempt_at) OR next_attempt_at = :null OR next_attempt_at <= :at) AND (attribute_not_exists(lease_until) OR lease_until < :at)',
-        ExpressionAttributeValues: {
-          ':lease': claim.leaseId,
-          ':until': claim.leaseUntil.toISOString(),
-          ':pending': 'pending',
-          ':null': null,
-          ':at': claim.at.toISOString(),
-        },
+        ConditionExpression: LEASABLE,
+        ExpressionAttributeValues: leaseValues(claim),
         ReturnValues: 'ALL_NEW',
       }),
     );
