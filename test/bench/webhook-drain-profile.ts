@@ -154,7 +154,7 @@ export function drainProfile() {
           cls,
           {
             calls: list.length,
-            sumMs: list.reduce((a, s) => a + Math.min(s.end, drainEnd) - s.start, 0),
+            sumMs: list.reduce((a, s) => a + Math.max(0, Math.min(s.end, drainEnd) - Math.max(s.start, startedAt)), 0),
             busyMs: union(list, startedAt, drainEnd),
           },
         ]),
