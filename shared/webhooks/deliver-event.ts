@@ -11,8 +11,8 @@
  *
  * The worker's batch costs a handful of DynamoDB calls for up to LEASE_BATCH events of a tenant:
  * one BatchGetItem beside the endpoint's read, one transaction that leases them all, then the
- * POSTs in waves of WAVE and one ledger transaction per EVENTS_PER_LEDGER_TRANSACTION events,
- * each running beside the next waves (a batch of at most SMALL_WAVE events: a conditional
+ * POSTs, WAVE in flight, and one ledger transaction per EVENTS_PER_LEDGER_TRANSACTION events,
+ * each running beside the next POSTs (a batch of at most SMALL_WAVE events: a conditional
  * update per event that returns it, and no read).
  */
 import { randomUUID } from 'node:crypto';
@@ -37,7 +37,7 @@ import {
   type WebhookEventRecord,
 } from '../repositories/webhook-events.js';
 import { deliveryHeaders } from '../schemas/webhook-signature.js';
-import { DELIVERY_TIMEOUT_MS, type DeliveryResult, deliverOnce } from './deliver.js';
+import { DELIVERY_TIMEOUT_MS, type DeliveryResult, deliverOnce, SOCKETS_PER_ADDRESS } from './deliver.js';
 import { nextAttemptDelay, retrySchedule } from './retry-schedule.js';
 import { settleAll, startedAside } from './settle-all.js';
 import { webhookUrlPolicy } from './url-policy.js';
@@ -45,24 +45,24 @@ import { webhookUrlPolicy } from './url-policy.js';
 /** Longer than one attempt can take, so a lease outlives its POST; a crashed holder's lease lapses. */
 const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
 
-/** POSTs in flight to one endpoint from one batch; the breaker judges a wave. */
+/** POSTs in flight to one endpoint from one batch (the next starts as one ends); the breaker judges each. */
 export const WAVE = 10;
 /**
- * Events of a tenant leased by one transaction (DynamoDB's 100 items), then POSTed wave after
- * wave: on DynamoDB Local a transaction costs ~5 ms plus ~0.3 ms an item, serialised, so one
+ * Events of a tenant leased by one transaction (DynamoDB's 100 items), then POSTed WAVE at a
+ * time: on DynamoDB Local a transaction costs ~5 ms plus ~0.3 ms an item, serialised, so one
  * lease for a batch instead of one a wave is most of a burst's database time saved.
  */
 const LEASE_BATCH = 100;
 /**
- * A wave is started only while this much of its lease is left: its POSTs (DELIVERY_TIMEOUT_MS
+ * A POST is started only while this much of its lease is left: the POST (DELIVERY_TIMEOUT_MS
  * at most) and its ledger write end before the lease lapses; the rest is given back and sent on.
  */
 const LEASE_LEFT_TO_POST_MS = DELIVERY_TIMEOUT_MS + 5_000;
 /**
- * A POST slower than this, or a timeout or a connection that failed, in a wave trips the
- * endpoint's breaker for the rest of the batch: its remaining events go back to the queue
- * without an attempt, so a slow or dead endpoint holds a batch (and another tenant's events
- * in it) for one wave at most.
+ * A POST slower than this, or a timeout or a connection that failed, trips the endpoint's
+ * breaker for the rest of the batch: no POST starts after it, the remaining events go back to
+ * the queue without an attempt, so a slow or dead endpoint holds a batch (and another tenant's
+ * events in it) for one POST deadline at most (the WAVE in flight end within theirs).
  */
 const SLOW_WAVE_MS = 2_000;
 /**
@@ -110,8 +110,8 @@ export async function deliverEvent(tenantId: string, eventId: string, opts: { at
 /**
  * The delivery worker's step for a tenant's events of one batch. The endpoint and the batch's
  * events are read at once, side by side; up to LEASE_BATCH of them are leased in one
- * transaction and POSTed in waves of WAVE, and their ledger transactions run while the next
- * waves are POSTed (every one is awaited before the answer). Answers each event's outcome.
+ * transaction and POSTed WAVE at a time, and their ledger transactions run while the next
+ * ones are POSTed (every one is awaited before the answer). Answers each event's outcome.
  */
 export async function deliverEvents(
   tenantId: string,
@@ -129,15 +129,7 @@ export async function deliverEvents(
     for (let i = 0; i < ids.length; i += LEASE_BATCH) {
       const leased = await leaseBatch(tenantId, ids.slice(i, i + LEASE_BATCH), records, endpoint, opts.at ?? clockNow(), outcomes);
       if (!leased) continue;
-      const tripped = await postInWaves(
-        tenantId,
-        leased,
-        endpoint!,
-        openSecrets,
-        { at: opts.at, schedule: opts.schedule ?? retrySchedule() },
-        outcomes,
-        writes,
-      );
+      const tripped = await postLeased(tenantId, leased, endpoint!, openSecrets, { at: opts.at, schedule: opts.schedule ?? retrySchedule() }, outcomes, writes);
       if (tripped) {
         for (const id of ids.slice(i + LEASE_BATCH)) outcomes.set(id, { kind: 'deferred' });
         break;
@@ -212,12 +204,13 @@ async function leaseBatch(
 }
 
 /**
- * POST a leased batch in waves of WAVE; the attempts are recorded a ledger transaction's worth
- * at a time (three waves), each write started (pushed on `writes`) and not awaited. A wave that trips the
- * breaker, or a lease too short for another wave, leaves the rest untried: their leases are
- * given back and they are deferred (sent on). Answers whether the breaker tripped.
+ * POST a leased batch, WAVE at a time: a POST starts as soon as one of the WAVE in flight ends
+ * (a window, not waves that each wait for their slowest POST). The attempts are recorded a ledger
+ * transaction's worth at a time, each write started (pushed on `writes`) and not awaited. A POST
+ * that trips the breaker, or a lease too short for another POST, leaves the rest untried: their
+ * leases are given back and they are deferred (sent on). Answers whether the breaker tripped.
  */
-async function postInWaves(
+async function postLeased(
   tenantId: string,
   batch: LeasedBatch,
   endpoint: WebhookEndpointRecord,
@@ -234,27 +227,37 @@ async function postInWaves(
     planned = [];
   };
   let tripped = false;
-  let untried: WebhookEventRecord[] = [];
-  for (let k = 0; k < mine.length; k += WAVE) {
-    if (performance.now() - batch.leasedAt > LEASE_MS - LEASE_LEFT_TO_POST_MS) {
-      untried = mine.slice(k);
+  const inFlight = new Set<Promise<void>>();
+  let next = 0;
+  while (next < mine.length && !tripped) {
+    if (inFlight.size >= WAVE) {
+      await Promise.race(inFlight);
+      continue;
+    }
+    const free = await endpointSlot(endpoint.url);
+    // Judged after the wait for a slot: a trip or a lease grown too short meanwhile starts nothing.
+    if (tripped || performance.now() - batch.leasedAt > LEASE_MS - LEASE_LEFT_TO_POST_MS) {
+      free();
       break;
     }
-    const wave = mine.slice(k, k + WAVE);
-    // The ledger dates each attempt (and its next one) from its own wave, not from the batch's lease.
+    const event = mine[next++]!;
+    // The ledger dates each attempt (and its next one) from its own POST, not from the batch's lease.
     const at = opts.at ?? clockNow();
-    const results = await Promise.all(wave.map((r) => postEvent(r, endpoint, secrets)));
-    planned.push(...wave.map((r, j) => plan(r, results[j]!, { leaseId, at, endpointId: endpoint.id, schedule: opts.schedule })));
-    // Recorded once the next wave would not fit in the same ledger transaction.
-    if (planned.length + WAVE > EVENTS_PER_LEDGER_TRANSACTION) record();
-    // Judged on the POSTs alone: a slow database is not the endpoint's fault.
-    if (results.some((r) => r.error === 'timeout' || r.error === 'connection_error' || r.duration_ms > SLOW_WAVE_MS)) {
-      tripped = true;
-      untried = mine.slice(k + WAVE);
-      break;
-    }
+    const post: Promise<void> = postEvent(event, endpoint, secrets)
+      .finally(free)
+      .then((result) => {
+        planned.push(plan(event, result, { leaseId, at, endpointId: endpoint.id, schedule: opts.schedule }));
+        if (planned.length >= EVENTS_PER_LEDGER_TRANSACTION) record();
+        // Judged on the POSTs alone: a slow database is not the endpoint's fault.
+        if (result.error === 'timeout' || result.error === 'connection_error' || result.duration_ms > SLOW_WAVE_MS) tripped = true;
+      })
+      .finally(() => inFlight.delete(post));
+    inFlight.add(post);
   }
+  // The POSTs already under way end (each within its deadline); none starts after a trip.
+  await Promise.all(inFlight);
   record();
+  const untried = mine.slice(next);
   if (untried.length > 0) {
     writes.push(
       startedAside(
@@ -268,6 +271,30 @@ async function postInWaves(
     for (const r of untried) outcomes.set(r.event.id, { kind: 'deferred' });
   }
   return tripped;
+}
+
+/**
+ * POSTs in flight from this process to one endpoint URL, every batch's together: no more than its
+ * connection pool keeps open, so a POST never waits for a socket once started — its duration, which
+ * the breaker judges, is the endpoint's, not this process's queue (batches in flight × WAVE would
+ * otherwise queue in the pool and trip the breaker on a fast endpoint).
+ */
+const endpointSlots = new Map<string, { free: number; waiting: (() => void)[] }>();
+
+/** Wait for a slot to POST to `url`; answers the function that gives it back. */
+async function endpointSlot(url: string): Promise<() => void> {
+  const slots = endpointSlots.get(url) ?? { free: SOCKETS_PER_ADDRESS, waiting: [] };
+  endpointSlots.set(url, slots);
+  if (slots.free > 0) slots.free--;
+  else await new Promise<void>((resolve) => slots.waiting.push(resolve));
+  let given = false;
+  return () => {
+    if (given) return;
+    given = true;
+    const next = slots.waiting.shift();
+    if (next) next();
+    else if (++slots.free === SOCKETS_PER_ADDRESS) endpointSlots.delete(url);
+  };
 }
 
 type Planned = ReturnType<typeof plan>;

@@ -38,7 +38,7 @@ type Attempt = DeliveryResult & { unreachable?: boolean; stale?: boolean };
 /** A successful URL check (DNS answer included) is reused this long; a refusal never is. */
 const CHECK_TTL_MS = 30_000;
 /** Connections one process keeps open to one endpoint address; more requests wait in the pool. */
-const SOCKETS_PER_ADDRESS = 20;
+export const SOCKETS_PER_ADDRESS = 20;
 /** An idle pooled connection is closed after this (under the usual 5 s server keep-alive). */
 const IDLE_SOCKET_MS = 4_000;
 const MAX_POOLS = 256;

@@ -28,6 +28,7 @@ import { sqs } from '../../shared/queues/client.js';
 import { deliveryHeaders, SIGNATURE_HEADER, signatureHeader } from '../../shared/schemas/webhook-signature.js';
 import { workers } from '../../shared/workers.js';
 import { fmt, percentile, pool } from './stats.js';
+import { type DrainProfileFigures, drainProfile } from './webhook-drain-profile.js';
 
 /** The stack options this part runs under (bin/bench.ts passes them to startLocalStack). */
 export const WEBHOOK_BENCH_STACK = {
@@ -99,6 +100,8 @@ export interface WebhooksFigures {
   /** Per delivered event, and the mean time of one call (every call in the window, the bench's commits included). */
   callsByCommand: Record<string, { perEvent: number; meanMs: number }>;
   conflictRetries: number;
+  /** Where the drain's time went: each class of call's busy time, a batch's phases, the event loop's share. */
+  drainProfile: DrainProfileFigures;
 }
 
 type Phase = 'idle' | 'pipeline' | 'drain' | 'steady' | 'baseline';
@@ -216,6 +219,7 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
     const callMs: Record<string, number> = {};
     let conflicts = 0;
     let lastMarkerDeleted = 0;
+    const profile = drainProfile();
     db().middlewareStack.add(
       (next, context) => async (args) => {
         const name = (context.commandName ?? 'unknown').replace(/Command$/, '');
@@ -230,6 +234,7 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
         } finally {
           const end = performance.now();
           callMs[name] = (callMs[name] ?? 0) + end - s;
+          profile.dynamo(name, args.input, s, end);
           if (name === 'DeleteItem' || name === 'BatchWriteItem') lastMarkerDeleted = end; // only the relay deletes items here
         }
       },
@@ -245,7 +250,9 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
     sqs().middlewareStack.add(
       (next, context) => async (args) => {
         countSqs(context.commandName ?? 'unknown');
+        const s = performance.now();
         const out = await next(args);
+        profile.sqs((context.commandName ?? 'unknown').replace(/Command$/, ''), args.input, out.output, s, performance.now());
         if (context.commandName === 'SendMessageBatchCommand' || context.commandName === 'SendMessageCommand') {
           const at = performance.now();
           const input = args.input as { Entries?: { MessageBody?: string }[]; MessageBody?: string };
@@ -266,7 +273,10 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
     stack.sqs.middlewareStack.add(
       (next, context) => async (args) => {
         countSqs(context.commandName ?? 'unknown');
-        return next(args);
+        const s = performance.now();
+        const out = await next(args);
+        profile.sqs((context.commandName ?? 'unknown').replace(/Command$/, ''), args.input, out.output, s, performance.now());
+        return out;
       },
       { step: 'initialize', name: 'benchWebhooksPollerCalls' },
     );
@@ -389,12 +399,16 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
     if (receiver.first.drain.size > 0) throw new Error('webhooks bench: an event of the backlog was delivered while the relay was held');
     resetCalls();
     const drainStarted = performance.now();
+    profile.start();
     letGo();
     await receiver.waitFor(backlog, DELIVERY_DEADLINE_MS, `drain (${DELIVERY_DEADLINE_MS / 1000} s from letting the relay go)`);
-    const drainSeconds = (Math.max(...backlog.map((id) => receiver.first.drain.get(id)!)) - drainStarted) / 1000;
+    profile.drained();
+    const drainEnded = Math.max(...backlog.map((id) => receiver.first.drain.get(id)!));
+    const drainSeconds = (drainEnded - drainStarted) / 1000;
     const drainRelayedSeconds = (lastMarkerDeleted - drainStarted) / 1000;
     // The ledger settles just after the last receipt (the attempt's transaction); count its calls too.
     await ledgerSettled(WARM_EVENTS + 2 * total, 'drain');
+    profile.stop();
     const sqsCallsByCommand = Object.fromEntries(Object.entries(sqsCalls).map(([k, n]) => [k, n / total]));
     const messagesPerEvent = sent.messages / total;
     const eventsSentOn = sent.sentOn;
@@ -479,6 +493,7 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
       callsPerEvent: Object.values(callsByCommand).reduce((a, v) => a + v.perEvent, 0),
       callsByCommand,
       conflictRetries: drainConflicts,
+      drainProfile: profile.figures(drainEnded),
     };
   } finally {
     await receiver.close();
@@ -525,6 +540,7 @@ export function printWebhooks(f: WebhooksFigures): void {
     `    DynamoDB calls ${fmt(f.callsPerEvent, 3)}   target ≤ 1.5: ${verdict(f.callsPerEvent <= 1.5)}; ${f.conflictRetries} transaction conflicts retried`,
   );
   console.log(`      ${by} (mean time per call; the relay's Queries include its idle polls)`);
+  printDrainProfile(f.drainProfile, f.drainSeconds);
   console.log(
     `  steady ${f.steadyRate} events/s (${f.steadyEvents} events) commit → receipt   p50 ${fmt(f.steadyP50, 0)} ms (target ≤ 250: ${verdict(f.steadyP50 <= 250)})   p99 ${fmt(f.steadyP99, 0)} ms (target ≤ 1000: ${verdict(f.steadyP99 <= 1000)})   max ${fmt(f.steadyMax, 0)} ms`,
   );
@@ -540,4 +556,21 @@ export function printWebhooks(f: WebhooksFigures): void {
   );
   console.log(`  plain loop, node:http, a connection per POST, ${f.concurrency} in flight   ${fmt(f.baselineHttpRate, 0)} events/s (measured last)`);
   console.log(`  plain loop, fetch (keep-alive), ${f.concurrency} in flight                ${fmt(f.baselineFetchRate, 0)} events/s (measured last)`);
+}
+
+/** The drain's profile: what was in flight for how much of the drain, and a batch's phases one after another. */
+function printDrainProfile(p: DrainProfileFigures, drainSeconds: number): void {
+  const drainMs = drainSeconds * 1000;
+  const classes = Object.entries(p.classes)
+    .sort(([, a], [, b]) => b.busyMs - a.busyMs)
+    .map(([k, v]) => `${k} ${v.calls} calls, busy ${fmt((100 * v.busyMs) / drainMs, 0)}% (${fmt(v.sumMs / Math.max(v.busyMs, 1), 1)} at once)`)
+    .join('; ');
+  console.log(`    where the drain went (share of its ${fmt(drainSeconds, 2)} s with at least one in flight): ${classes}`);
+  const ph = p.phases;
+  console.log(
+    `    ${p.batches} batches of ${fmt(p.eventsPerBatch, 0)} events, at most ${p.maxBatchesAtOnce} at once, the first received ${fmt(p.firstBatchAt, 0)} ms after letting the relay go, the last ${fmt(p.lastBatchAt, 0)} ms; event loop busy ${fmt(100 * p.eventLoopUtilization, 0)}%`,
+  );
+  console.log(
+    `    a batch, mean ms: received → read ${fmt(ph.wait, 0)}, read ${fmt(ph.read, 0)}, lease ${fmt(ph.lease, 0)}, POSTs ${fmt(ph.posts, 0)}, ledger after the last POST ${fmt(ph.ledgerTail, 0)}, → ack ${fmt(ph.ack, 0)}; received → ack ${fmt(ph.total, 0)}`,
+  );
 }

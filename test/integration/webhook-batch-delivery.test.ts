@@ -4,7 +4,8 @@
  * one failing endpoint (or one failing event) leaves the rest delivered and ledgered; a batch
  * redelivered (also while the first copy is still running) neither POSTs nor ledgers twice; a
  * slow endpoint's breaker sends the rest of its events back to the queue without an attempt;
- * a malformed message fails alone.
+ * batches sharing an endpoint wait for its sockets before their POSTs' clocks start; a malformed
+ * message fails alone.
  */
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -148,6 +149,17 @@ describe('the webhook-delivery worker, a batch at a time', () => {
     slow.receiver.answer(() => ({ status: 200 }));
     const again = await deliverEvents(slow.tenantId, slowIds.slice(WAVE));
     expect([...again.values()].map((o) => o.kind)).toEqual(slowIds.slice(WAVE).map(() => 'attempted'));
+  });
+
+  it("batches POSTing to one endpoint together share its connection pool's sockets: a POST waiting for one does not trip the breaker", async () => {
+    const t = await tenantReceiving();
+    // 1.3 s an answer: three batches' windows (30 POSTs) on the pool's 20 sockets would leave 10 waiting ~2.6 s, past the breaker's 2 s.
+    t.receiver.answer(() => ({ status: 200, delayMs: 1_300 }));
+    const ids = await commit(t.tenantId, 3 * 2 * WAVE);
+    const batches = [0, 1, 2].map((k) => ids.slice(k * 2 * WAVE, (k + 1) * 2 * WAVE));
+    const outcomes = await Promise.all(batches.map((batch) => deliverEvents(t.tenantId, batch)));
+    expect(outcomes.flatMap((o) => [...o.values()].map((x) => x.kind))).toEqual(ids.map(() => 'attempted'));
+    for (const id of ids) expect(t.receiver.forEvent(id)).toHaveLength(1);
   });
 
   it('a malformed message fails alone; the rest of its batch is delivered', async () => {

@@ -170,8 +170,8 @@ describe('recordAttempts (the wave ledger)', () => {
   });
 
   it('an event whose lease was lost is left out and the rest recorded; many events go in transactions of at most 100 items', async () => {
-    const records = Array.from({ length: 40 }, () => record());
-    // The first transaction (33 events) refuses the second event's lease condition (its item 2).
+    const records = Array.from({ length: 60 }, () => record());
+    // The first transaction (49 events of one type: 99 items) refuses the second event's lease condition (its item 2).
     ddb
       .on(TransactWriteCommand)
       .rejectsOnce(transactionCancelled(['None', 'None', 'ConditionalCheckFailed']))
@@ -180,16 +180,28 @@ describe('recordAttempts (the wave ledger)', () => {
       tenantId,
       records.map((r) => ({ record: r, outcome: outcome('delivered') })),
     );
-    expect(recorded.size).toBe(39);
+    expect(recorded.size).toBe(59);
     expect(recorded.has(records[1]!.event.id)).toBe(false);
     const sizes = ddb.commandCalls(TransactWriteCommand).map((c) => c.args[0].input.TransactItems!.length);
-    expect(sizes).toEqual([33 * 2 + 1, 32 * 2 + 1, 7 * 2 + 1]);
+    expect(sizes).toEqual([49 * 2 + 1, 48 * 2 + 1, 11 * 2 + 1]);
     expect(Math.max(...sizes)).toBeLessThanOrEqual(100);
     const counted = ddb
       .commandCalls(TransactWriteCommand)
       .slice(1)
       .map((c) => c.args[0].input.TransactItems!.at(-1)!.Update!.ExpressionAttributeValues![':k']);
-    expect(counted).toEqual([32, 7]);
+    expect(counted).toEqual([48, 11]);
+  });
+
+  it('events of many types take fewer a transaction: each type its delivered count, within 100 items', async () => {
+    const records = Array.from({ length: 40 }, (_, i) => record(0, `type.${i}`));
+    ddb.on(TransactWriteCommand).resolves({});
+    const recorded = await recordAttempts(
+      tenantId,
+      records.map((r) => ({ record: r, outcome: outcome('delivered') })),
+    );
+    expect(recorded.size).toBe(40);
+    const sizes = ddb.commandCalls(TransactWriteCommand).map((c) => c.args[0].input.TransactItems!.length);
+    expect(sizes).toEqual([33 * 3, 7 * 3]);
   });
 });
 
