@@ -31,3 +31,7 @@ export const isId = (value: string): boolean => ID_PATTERN.test(value);
  */
 const TEMPLATE_ID_PATTERN = /^tpl_[a-z0-9]+(?:_[a-z0-9]+)*$/;
 export const isTemplateId = (value: string): boolean => value.length <= 64 && TEMPLATE_ID_PATTERN.test(value);
+
+/** A knowledge pack's id, and one of its documents' (a malformed id names nothing). */
+export const isPackId = (id: string): boolean => idPattern('kp').test(id);
+export const isDocumentId = (id: string): boolean => idPattern('kpd').test(id);

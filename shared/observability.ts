@@ -1,5 +1,6 @@
 /**
- * Powertools logger and metrics, one instance per container. Every log line carries the
+ * Powertools logger, one instance per container (metrics are the route factory's own,
+ * shared/http/route-core.ts: workers and jobs emit none and bundle none). Every log line carries the
  * request id and, once authenticated, the tenant id (appended by the route factory).
  * Tracing: Lambda active tracing (set in the stack) records every invocation; the
  * Powertools Tracer is not bundled because it alone would push every function past the
@@ -13,10 +14,10 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 
-const serviceName = process.env.POWERTOOLS_SERVICE_NAME ?? 'voice-control';
+/** The service every log line and metric is tagged with. */
+export const serviceName = process.env.POWERTOOLS_SERVICE_NAME ?? 'voice-control';
 
 const containerLogger = new Logger({ serviceName });
 const invocationLoggers = new AsyncLocalStorage<Logger>();
@@ -36,8 +37,3 @@ export function withInvocationLogger<T>(fn: () => T, context?: Context): T {
   if (context) own.addContext(context);
   return invocationLoggers.run(own, fn);
 }
-
-export const metrics = new Metrics({
-  serviceName,
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'VoiceControl',
-});

@@ -6,7 +6,6 @@
 
 import { callEventData } from '../events/call-event-data.js';
 import { type EventType, outboxItems } from '../events/outbox.js';
-import { campaignEndItems } from '../repositories/campaign-attempt-items.js';
 import type { OutboundCallRecord } from '../repositories/outbound-calls.js';
 
 type Items = ReturnType<typeof outboxItems>['items'];
@@ -32,13 +31,13 @@ export const blockedEvent = (call: OutboundCallRecord, end: { disposition: strin
   callEvent(call, 'call.blocked', at, { state: 'disposed', ...end, reasons: call.compliance.reasons.map((r) => r.code) });
 export const dialingEvent = (call: OutboundCallRecord, at: Date, from: { phone_number_id: string; from_e164: string }) =>
   callEvent(call, 'call.dialing', at, { state: 'dialing', ...from });
-/** The one final event every attempt ends with, whichever way it ends. */
+/**
+ * The one final event every attempt ends with, whichever way it ends. A campaign attempt's
+ * end also writes its row and counters: those go through attemptEndItems (attempt-end.ts),
+ * so a call queued by the API, never a campaign's, bundles no campaign items.
+ */
 export const completedEvent = (
   call: OutboundCallRecord,
   end: { state: string; disposition: string | null; disposition_set_by: string | null; end_reason: string | null },
   at: Date,
-) => [
-  ...callEvent(call, 'call.completed', at, end),
-  // A campaign attempt's end: its row and the campaign's counters, in the same transaction.
-  ...campaignEndItems(call, end, at),
-];
+) => callEvent(call, 'call.completed', at, end);

@@ -41,7 +41,6 @@ import { type CallPointGuess, guessCallPoint, rememberCallPoint } from './call-p
 import { type CallerOutcome, type CallerPool, decideCaller } from './caller-decision.js';
 import { latestVersionOf } from './published-versions.js';
 
-export { agentExists, latestPublishedVersion } from '../repositories/agents.js';
 export { readContactHistory } from '../repositories/contacts.js';
 
 /** A number the call could be placed from; `provider` is its account's carrier when the account was read with it. */

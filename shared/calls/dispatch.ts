@@ -32,8 +32,8 @@ import { cancelCampaignCall } from '../repositories/call-lifecycle.js';
 import { endOfCallWatches } from '../repositories/call-watches.js';
 import { getCall } from '../repositories/calls.js';
 import { campaignDialItems, getCampaign } from '../repositories/campaigns.js';
+import { callTransition, recordProviderSid } from '../repositories/outbound-call-transitions.js';
 import {
-  callTransition,
   dialingWatchDelete,
   dialingWatchPut,
   dueInstantOf,
@@ -41,15 +41,15 @@ import {
   dueItemPut,
   failedConditionIndex,
   type OutboundCallRecord,
-  recordProviderSid,
 } from '../repositories/outbound-calls.js';
 import { utcDay } from '../repositories/phone-numbers.js';
 import { getTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import { providerFor } from '../telephony/carrier-for.js';
 import { publicBaseUrl } from '../telephony/endpoints.js';
 import { CarrierRefused, type PlaceCallInput, type TelephonyProvider } from '../telephony/provider.js';
+import { attemptEndItems } from './attempt-end.js';
 import { callEnded } from './call-ended.js';
-import { blockedEvent, completedEvent, dialingEvent, scheduledEvent } from './call-outbox-events.js';
+import { blockedEvent, dialingEvent, scheduledEvent } from './call-outbox-events.js';
 import type { CallerNumber } from './compliance-inputs.js';
 import {
   acquireDialSlot,
@@ -332,7 +332,7 @@ async function refused(call: OutboundCallRecord, err: CarrierRefused): Promise<D
       callTransition(call, 'dialing', change, at, watches.fields),
       dialingWatchDelete(call.tenant_id, call.id, call.dialing_at!),
       ...watches.items,
-      ...completedEvent(call, end, at),
+      ...attemptEndItems(call, end, at),
     ]);
   } catch (e) {
     if (failedConditionIndex(e) !== 0) throw e;
@@ -360,7 +360,7 @@ async function dispose(
       ...dueDelete(call),
       ...watches.items,
       ...blockedEvent(call, end, at),
-      ...completedEvent(call, end, at),
+      ...attemptEndItems(call, end, at),
     ]);
   } catch (err) {
     if (failedConditionIndex(err) === 0) return 'taken';

@@ -156,6 +156,7 @@ export async function queueCall(
     events.push(
       ...queuedEvent(call, at),
       ...blockedEvent(call, { disposition: call.disposition!, disposition_set_by: call.disposition_set_by!, end_reason: call.end_reason! }, at),
+      // A call queued here is never a campaign's: no campaign items (attempt-end.ts).
       ...completedEvent(
         call,
         { state: call.state, disposition: call.disposition, disposition_set_by: call.disposition_set_by, end_reason: call.end_reason },

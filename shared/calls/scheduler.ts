@@ -22,16 +22,10 @@ import { logger } from '../observability.js';
 import { onDispatchUnknown } from '../policy/call-state/machine.js';
 import { dropWatch, endOfCallWatches, watchesOlderThan as olderThan, sweepWatches } from '../repositories/call-watches.js';
 import { getCall } from '../repositories/calls.js';
-import {
-  callTransition,
-  dialingWatchDelete,
-  dueInstantOf,
-  failedConditionIndex,
-  moveDueItem,
-  type OutboundCallRecord,
-} from '../repositories/outbound-calls.js';
+import { callTransition } from '../repositories/outbound-call-transitions.js';
+import { dialingWatchDelete, dueInstantOf, failedConditionIndex, moveDueItem, type OutboundCallRecord } from '../repositories/outbound-calls.js';
+import { attemptEndItems } from './attempt-end.js';
 import { callEnded } from './call-ended.js';
-import { completedEvent } from './call-outbox-events.js';
 import { sendDispatch } from './dispatch-queue.js';
 
 const DEFAULT_DISPATCH_UNKNOWN_AFTER_MS = 120_000;
@@ -101,7 +95,7 @@ export async function runReconciler(at: Date, afterMs = dispatchUnknownAfterMs()
       update.ConditionExpression = `${update.ConditionExpression} AND attribute_type(provider_call_sid, :nullType)`;
       update.ExpressionAttributeValues = { ...update.ExpressionAttributeValues, ':nullType': 'NULL' };
       try {
-        await transactWrite([sidStillNull, dialingWatchDelete(tenantId, callId, dialingAt), ...watches.items, ...completedEvent(call, end, at)]);
+        await transactWrite([sidStillNull, dialingWatchDelete(tenantId, callId, dialingAt), ...watches.items, ...attemptEndItems(call, end, at)]);
         failed++;
         await callEnded(call);
         logger.warn('dial outcome unknown: failed as dispatch_unknown', { tenant_id: tenantId, call_id: callId, dialing_at: dialingAt });

@@ -8,10 +8,11 @@
  *   cancel draft/scrubbing/ready/running/paused → cancelled, for good; the driver's sweep
  *          disposes what is not dialling yet.
  */
-import { latestPublishedVersion } from '../calls/compliance-inputs.js';
+
 import { conflict, DomainError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { CampaignAction } from '../policy/campaigns/rules.js';
+import { latestPublishedVersion } from '../repositories/agents.js';
 import { activeMarkerPut, type CampaignRecord, CampaignStatusConflict, getCampaign, moveCampaign } from '../repositories/campaigns.js';
 import { getPool } from '../repositories/number-pools.js';
 

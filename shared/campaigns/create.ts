@@ -5,9 +5,10 @@
  * compliance profile (must be the agent's: the engine judges by the profile frozen in the
  * pinned version; docs/decisions/campaigns.md). The campaign starts in `draft`.
  */
-import { agentExists, latestPublishedVersion } from '../calls/compliance-inputs.js';
+
 import { conflict, ValidationError, type ValidationIssue } from '../errors.js';
 import { isId } from '../ids.js';
+import { agentExists, latestPublishedVersion } from '../repositories/agents.js';
 import { type CampaignRecord, newCampaign } from '../repositories/campaigns.js';
 import { getList } from '../repositories/contact-lists.js';
 import { getPool } from '../repositories/number-pools.js';

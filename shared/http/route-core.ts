@@ -8,14 +8,14 @@
  * here directly (`definePublicRoute`), so its bundle carries none of those modules.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { DomainError, ValidationError, type ValidationIssue } from '../errors.js';
-import { logger, metrics } from '../observability.js';
+import { logger, serviceName } from '../observability.js';
 import { type RouteDefinition, type RouteId, routeById } from '../routes.js';
 import { jsonTooDeep, unholdableJson } from '../schemas/json-limits.js';
 import { errorResponse } from './error-response.js';
@@ -23,6 +23,12 @@ import { formPairs, rawBody } from './form.js';
 import { isFormMediaType, isJsonMediaType } from './media-type.js';
 import { jsonResponse, type RouteResult } from './responses.js';
 import { toValidationIssues } from './validation.js';
+
+/**
+ * Each answer counted by class, one instance per container. Only routes emit metrics, so the
+ * instance lives here rather than beside the logger: workers and jobs bundle no Metrics.
+ */
+const metrics = new Metrics({ serviceName, namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'VoiceControl' });
 
 type AnyObject = z.ZodType<Record<string, unknown>>;
 

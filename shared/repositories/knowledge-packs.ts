@@ -9,8 +9,9 @@ import type { TransactItem } from '../db/conditional-transaction.js';
 import { knowledgePackKeys } from '../db/keys.js';
 import { failedConditionIndex, lostRace } from '../db/transaction-errors.js';
 import { updateFields } from '../db/update.js';
-import { newId } from '../ids.js';
-import { isDocumentId, isPackId, KNOWLEDGE_LIMITS, type KnowledgeDocument, type KnowledgePack, type KnowledgePackVersion } from '../schemas/knowledge-packs.js';
+import { isDocumentId, isPackId, newId } from '../ids.js';
+import { KNOWLEDGE_LIMITS } from '../policy/knowledge/limits.js';
+import type { KnowledgeDocument, KnowledgePack, KnowledgePackVersion } from '../schemas/knowledge-packs.js';
 
 /**
  * Bytes of blob per chunk item: under DynamoDB's 400 KB item limit even where binary is

@@ -6,11 +6,11 @@
  * `npm run admin -- sandbox sms`.
  */
 import { randomBytes } from 'node:crypto';
-import { XMLParser } from 'fast-xml-parser';
 import { countSegments } from '../messages/segments.js';
 import { getSandboxAccount, openSandboxAuthToken } from './accounts.js';
 import { getSandboxNumber } from './numbers.js';
 import { signedCarrierRequest } from './verb-runner.js';
+import { isElement, readXml, textOf } from './xml-reader.js';
 
 export interface InboundMessageResult {
   message_sid: string;
@@ -23,18 +23,17 @@ export interface InboundMessageResult {
   replies: string[];
 }
 
-const parser = new XMLParser({ ignoreAttributes: true, isArray: (name) => name === 'Message' });
-
-/** The <Message> texts of a TwiML document (none when it is not TwiML). */
+/** The <Message> texts of a TwiML document (a message's <Body> when it has one; none when it is not TwiML). */
 export function repliesOf(document: string): string[] {
   try {
-    const parsed = parser.parse(document) as { Response?: { Message?: unknown[] } | string };
-    const messages = typeof parsed.Response === 'object' ? (parsed.Response.Message ?? []) : [];
-    return messages.map((m) =>
-      typeof m === 'object' && m !== null
-        ? String((m as { Body?: unknown; '#text'?: unknown }).Body ?? (m as { '#text'?: unknown })['#text'] ?? '')
-        : String(m),
-    );
+    const response = readXml(document).find((e) => e.name === 'Response');
+    return (response?.children ?? [])
+      .filter(isElement)
+      .filter((e) => e.name === 'Message')
+      .map((m) => {
+        const body = m.children.filter(isElement).find((e) => e.name === 'Body');
+        return body ? textOf(body) : m.children.filter((c) => !isElement(c)).join('');
+      });
   } catch {
     return [];
   }

@@ -1,9 +1,9 @@
 /**
  * The sandbox carrier reads TwiML as Twilio does: a <Response> of verbs, run in order. Pure:
- * XML text in, a list of verbs out (fast-xml-parser, order preserved). Verbs it does not
+ * XML text in, a list of verbs out (xml-reader.ts, order preserved). Verbs it does not
  * know are kept as `unknown` so a player can report them instead of silently skipping.
  */
-import { XMLParser } from 'fast-xml-parser';
+import { isElement, readXml, textOf, type XmlElement, XmlUnreadable } from './xml-reader.js';
 
 export type Verb =
   | { verb: 'Say'; text: string }
@@ -19,26 +19,13 @@ export type Verb =
   | { verb: 'Reject'; reason: string }
   | { verb: 'unknown'; name: string };
 
-type Node = Record<string, unknown> & { ':@'?: Record<string, string> };
-
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '',
-  preserveOrder: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-});
+type Node = XmlElement;
 
 export class TwimlUnreadable extends Error {}
 
-const nameOf = (n: Node) => Object.keys(n).find((k) => k !== ':@')!;
-const childrenOf = (n: Node) => (n[nameOf(n)] as Node[] | undefined) ?? [];
-const attrs = (n: Node) => n[':@'] ?? {};
-const textOf = (n: Node): string =>
-  childrenOf(n)
-    .map((c) => (typeof c['#text'] === 'string' ? c['#text'] : textOf(c)))
-    .join('');
+const nameOf = (n: Node) => n.name;
+const childrenOf = (n: Node) => n.children.filter(isElement);
+const attrs = (n: Node): Record<string, string | undefined> => n.attrs;
 const num = (v: string | undefined, fallback: number) => (v !== undefined && Number.isFinite(Number(v)) ? Number(v) : fallback);
 
 function toVerb(n: Node): Verb {
@@ -58,16 +45,14 @@ function toVerb(n: Node): Verb {
         timeout: num(a.timeout, 5),
         numDigits: num(a.numDigits, 1),
         actionOnEmptyResult: a.actionOnEmptyResult === 'true',
-        children: childrenOf(n)
-          .filter((c) => nameOf(c) !== '#text')
-          .map(toVerb),
+        children: childrenOf(n).map(toVerb),
       };
     case 'Dial': {
       const numbers = childrenOf(n)
         .filter((c) => nameOf(c) === 'Number')
         .map(textOf);
-      const bare = childrenOf(n).find((c) => nameOf(c) === '#text');
-      return { verb: 'Dial', action: a.action ?? null, timeout: num(a.timeout, 30), numbers: numbers.length ? numbers : bare ? [String(bare['#text'])] : [] };
+      const bare = n.children.find((c): c is string => !isElement(c));
+      return { verb: 'Dial', action: a.action ?? null, timeout: num(a.timeout, 30), numbers: numbers.length ? numbers : bare !== undefined ? [bare] : [] };
     }
     case 'Connect': {
       const noun = childrenOf(n).find((c) => ['ConversationRelay', 'Stream'].includes(nameOf(c)));
@@ -95,13 +80,12 @@ function toVerb(n: Node): Verb {
 export function readTwiml(xml: string): Verb[] {
   let doc: Node[];
   try {
-    doc = parser.parse(xml) as Node[];
+    doc = readXml(xml);
   } catch (err) {
-    throw new TwimlUnreadable(`not XML: ${(err as Error).message}`);
+    if (!(err instanceof XmlUnreadable)) throw err;
+    throw new TwimlUnreadable(`not XML: ${err.message}`);
   }
   const response = doc.find((n) => nameOf(n) === 'Response');
   if (!response) throw new TwimlUnreadable('no <Response> element');
-  return childrenOf(response)
-    .filter((c) => nameOf(c) !== '#text')
-    .map(toVerb);
+  return childrenOf(response).map(toVerb);
 }

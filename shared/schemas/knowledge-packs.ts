@@ -11,20 +11,8 @@
  * `body.content` says which limit).
  */
 import * as z from 'zod';
-import { idPattern } from '../ids.js';
+import { KNOWLEDGE_LIMITS } from '../policy/knowledge/limits.js';
 import { timestamp } from './common.js';
-
-export const KNOWLEDGE_LIMITS = {
-  nameChars: 200,
-  descriptionChars: 2000,
-  titleChars: 300,
-  sourceRefChars: 2000,
-  /** One document: fits one DynamoDB item with room for its other fields. */
-  documentBytes: 256 * 1024,
-  documentsPerPack: 2000,
-  /** The draft's content in all: what one publish splits and indexes. */
-  packBytes: 16 * 1024 * 1024,
-} as const;
 
 /** Control characters other than tab, LF, CR — what text never holds and binary always does — and U+FFFD, the mark of bytes that were not UTF-8. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: exactly what it refuses
@@ -115,6 +103,3 @@ export const knowledgePackVersion = z
 export type KnowledgePackVersion = z.infer<typeof knowledgePackVersion>;
 
 export const knowledgePackVersionSummary = knowledgePackVersion.omit({ documents: true }).meta({ id: 'KnowledgePackVersionSummary' });
-
-export const isPackId = (id: string) => idPattern('kp').test(id);
-export const isDocumentId = (id: string) => idPattern('kpd').test(id);

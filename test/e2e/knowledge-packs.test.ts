@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { db, tableName } from '../../shared/db/client.js';
 import { knowledgePackKeys } from '../../shared/db/keys.js';
-import { KNOWLEDGE_LIMITS } from '../../shared/schemas/knowledge-packs.js';
+import { KNOWLEDGE_LIMITS } from '../../shared/policy/knowledge/limits.js';
 import { useTestStack } from '../support/stack.js';
 import { locs, profileBody } from './agent-fixtures.js';
 import { client, newTenant } from './client.js';

@@ -1,5 +1,6 @@
 /** Every call.* event carries what a webhook receiver needs to act on it alone (ids, state, disposition), whichever builder made it. */
 import { describe, expect, it } from 'vitest';
+import { attemptEndItems } from '../../shared/calls/attempt-end.js';
 import { blockedEvent, completedEvent, dialingEvent, queuedEvent, scheduledEvent } from '../../shared/calls/call-outbox-events.js';
 import { CALL_EVENT_FIELDS, callEventData } from '../../shared/events/call-event-data.js';
 import type { OutboundCallRecord } from '../../shared/repositories/outbound-calls.js';
@@ -95,5 +96,22 @@ describe('call event data', () => {
       disposition_set_by: null,
       end_reason: null,
     });
+  });
+
+  it("an attempt's end is the completed event, plus the campaign's row and counters for a campaign attempt", () => {
+    const end = { state: 'failed', disposition: 'failed', disposition_set_by: 'system', end_reason: 'dispatch_unknown' };
+    const single = attemptEndItems(call, end, at);
+    expect(single).toHaveLength(completedEvent(call, end, at).length);
+    expect(dataOf(single).type).toBe('call.completed');
+    const campaignCall = {
+      ...call,
+      campaign_id: 'cmp_1',
+      origin: 'campaign',
+      campaign_attempt: { number: 1, max_attempts: 1, retry_after_minutes: 60 },
+    } as unknown as OutboundCallRecord;
+    const items = attemptEndItems(campaignCall, end, at);
+    expect(items.length).toBeGreaterThan(completedEvent(campaignCall, end, at).length);
+    expect(dataOf(items).type).toBe('call.completed');
+    expect(items.some((i) => 'Update' in i)).toBe(true);
   });
 });

@@ -2,6 +2,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { knowledgePackKeys } from '../../../shared/db/keys.js';
+import { KNOWLEDGE_LIMITS } from '../../../shared/policy/knowledge/limits.js';
 import {
   addDocument,
   createPack,
@@ -15,7 +16,6 @@ import {
   putVersion,
   readBlob,
 } from '../../../shared/repositories/knowledge-packs.js';
-import { KNOWLEDGE_LIMITS } from '../../../shared/schemas/knowledge-packs.js';
 import { ddb, inputsOf, memoryTable, transactionCancelled } from '../../support/document-client-mock.js';
 
 const table = memoryTable();

@@ -1,9 +1,9 @@
-/** Outbound calls (shared/repositories/outbound-calls.ts): the call put, its due item moved under the state read, transitions and the CallSid link. */
+/** Outbound calls (shared/repositories/outbound-calls.ts, outbound-call-transitions.ts): the call put, its due item moved under the state read, transitions and the CallSid link. */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { callKeys, dispatchKeys, platformKeys } from '../../../shared/db/keys.js';
+import { callTransition, recordProviderSid } from '../../../shared/repositories/outbound-call-transitions.js';
 import {
-  callTransition,
   dialingWatchDelete,
   dialingWatchPut,
   dueInstantOf,
@@ -11,7 +11,6 @@ import {
   moveDueItem,
   type OutboundCallRecord,
   outboundCallPut,
-  recordProviderSid,
 } from '../../../shared/repositories/outbound-calls.js';
 import { ddb, inputsOf, transactionCancelled } from '../../support/document-client-mock.js';
 
