@@ -31,7 +31,7 @@ import { getAgentVersion } from '../repositories/agents.js';
 import { cancelCampaignCall } from '../repositories/call-lifecycle.js';
 import { endOfCallWatches } from '../repositories/call-watches.js';
 import { getCall } from '../repositories/calls.js';
-import { campaignDialItems, getCampaign } from '../repositories/campaigns.js';
+import { campaignDialItems, getCampaignSettings } from '../repositories/campaigns.js';
 import {
   callTransition,
   dialingWatchDelete,
@@ -147,7 +147,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
   // A campaign attempt dials only while its campaign runs, and only from its pool (see docs/decisions/campaigns.md).
   let numberIds: readonly string[] | undefined;
   if (call.campaign_id) {
-    const campaign = await getCampaign(tenantId, call.campaign_id);
+    const campaign = await getCampaignSettings(tenantId, call.campaign_id);
     if (!campaign) return dispose(call, now(), TARGET_GONE);
     if (campaign.status !== 'running') return campaignNotRunning(call, campaign.status);
     numberIds = campaign.pool_number_ids;
@@ -241,7 +241,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
       if (failed === 0) return 'taken'; // another worker moved it first (or it was cancelled)
       if (failed === 1) continue; // the number reached its cap (or changed) meanwhile: judge again
       if (failed === campaignIndex && call.campaign_id) {
-        const campaign = await getCampaign(tenantId, call.campaign_id);
+        const campaign = await getCampaignSettings(tenantId, call.campaign_id);
         return campaignNotRunning(call, campaign?.status ?? 'cancelled');
       }
       throw err;
