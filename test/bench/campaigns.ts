@@ -181,7 +181,9 @@ export function printCampaign(f: CampaignFigures): void {
     );
   for (const k of f.hotKeys) line(k);
   // The counters an attempt moves (launch, dial, end) live on shards of their own keys (docs/capacity.md): each should take its share.
-  console.log(`the campaign's counter shards (${f.counterShards.length} keys; the campaign item itself is among the items below only for its lease and moves):`);
+  console.log(
+    `the campaign's counter shards (${f.counterShards.length} keys; the campaign item itself is among the items below only for its lease and moves):`,
+  );
   for (const k of f.counterShards) line(k);
   console.log(`hottest single items (one item never splits over partitions; per attempt: writes / ${f.contacts} contacts):`);
   for (const k of f.hotItems) line(k);
