@@ -62,6 +62,7 @@ import {
   timedTransition,
   waitUntilDialLead,
 } from './cps-limiter.js';
+import { DISPATCH_SAFETY_NET_MS, sendDispatch } from './dispatch-queue.js';
 import { judgeCall, UnknownCallTarget } from './judge-call.js';
 import { parkCall } from './park-call.js';
 import { COMPLIANCE_END_REASON, telephonyOf } from './queue-call.js';
@@ -181,9 +182,15 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
         slot = await acquireDialSlot(tenantId, account.id, account.cps_limit, { maxWaitMs: deps.slotWaitMs, forTransition: true });
       } catch (err) {
         if (!(err instanceof DialSlotsBusy)) throw err;
-        // A backlog longer than a worker may wait: hand the call back to the scheduler (a due
-        // item; nothing else changes) rather than burning the message's receives into the DLQ.
-        await transactWrite([dueItemPut(call, new Date(now().getTime() + 1000).toISOString())]);
+        // A backlog longer than a worker may wait: hand the call back (nothing else changes) rather
+        // than burning the message's receives into the DLQ — a message delayed until the backlog
+        // ahead of it is within the wait, not a fixed backoff, and a due item then, should it be lost.
+        const at = now().getTime();
+        const retryAt = Math.max(at + 1000, err.retryAt ?? 0);
+        await transactWrite([dueItemPut(call, new Date(retryAt + DISPATCH_SAFETY_NET_MS).toISOString())]);
+        await sendDispatch({ tenant_id: tenantId, attempt_id: call.attempt_id, call_id: call.id }, Math.ceil((retryAt - at) / 1000)).catch((e: unknown) =>
+          logger.warn('busy hand-back not sent; its due item brings it back', { call_id: call.id, error: (e as Error)?.message }),
+        );
         return 'busy';
       }
     }

@@ -11,7 +11,7 @@
  */
 
 import { queuedEvent, scheduledEvent } from '../calls/call-outbox-events.js';
-import { sendDispatch } from '../calls/dispatch-queue.js';
+import { DISPATCH_SAFETY_NET_MS, sendDispatch } from '../calls/dispatch-queue.js';
 import { newOutboundCall, telephonyOf } from '../calls/queue-call.js';
 import { now } from '../clock.js';
 import { type TransactItem, transactWrite } from '../db/transact-write.js';
@@ -35,6 +35,7 @@ async function launchOne(c: CampaignRecord, q: QueuedContact, at: Date, shards: 
   const row = await getCampaignRow(c.tenant_id, c.id, q.contact_id);
   if (!row) return null;
   const iso = at.toISOString();
+  const safetyNet = new Date(at.getTime() + DISPATCH_SAFETY_NET_MS).toISOString();
   const number = row.attempts + 1;
   const attemptId = row.attempts === 0 && row.latest_attempt_state === 'scrubbed' ? row.latest_attempt_id : newId(ID_PREFIX.attempt);
   const base: OutboundCallRecord = {
@@ -52,7 +53,8 @@ async function launchOne(c: CampaignRecord, q: QueuedContact, at: Date, shards: 
       at: iso,
     }),
     scheduled_for: iso,
-    due_at: iso,
+    // The dispatch message follows the launch: the due item is its safety net only (a due item firing at once would send a second dispatch).
+    due_at: safetyNet,
     campaign_attempt: { number, max_attempts: c.max_attempts_per_contact, retry_after_minutes: c.retry_after_minutes },
   };
   const [queueDelete, rowUpdate] = rowLaunchItems(c.tenant_id, c.id, q, { attempts: row.attempts, number, attempt_id: attemptId, call_id: base.id, at: iso });
@@ -99,7 +101,7 @@ function launchItems(
     }),
     ...queuedEvent(call, at),
     ...scheduledEvent(call, iso, at),
-    dueItemPut(call, iso),
+    dueItemPut(call, call.due_at!),
   ];
 }
 
