@@ -70,18 +70,27 @@ if (!only || only === 'me' || only === 'import' || only === 'dnc' || only === 'p
 if (!only || only === 'calls') {
   // Its own stack: the dispatch worker, the sandbox carrier's timeline and the scheduler run;
   // POST /v1/calls runs in a scope that lets the bench count its DynamoDB calls apart.
+  // The dispatch and analysis workers can be held, so POST /v1/calls is timed on its own path.
   const { startLocalStack } = await import('../infra/local/stack.js');
-  const { scopedRoute } = await import('../test/bench/request-scope.js');
+  const { scopedRoute, gatedWorker } = await import('../test/bench/request-scope.js');
+  const gates = {
+    callDispatch: gatedWorker('callDispatchWorker', 'functions/workers/call-dispatch'),
+    callAnalysis: gatedWorker('callAnalysisWorker', 'functions/workers/call-analysis'),
+  };
   const stack = await startLocalStack({
     port: 0,
     inMemory: true,
     workers: true,
     seed: false,
     routeHandlers: { queueCall: scopedRoute('queueCall', 'functions/calls/queue-call') },
+    workerHandlers: { callDispatch: gates.callDispatch.handler, callAnalysis: gates.callAnalysis.handler },
   });
   try {
     const { measureCalls, printCalls } = await import('../test/bench/calls.js');
-    printCalls(await measureCalls(stack));
+    const each = (act: (g: (typeof gates)[keyof typeof gates]) => void) => () => {
+      for (const g of Object.values(gates)) act(g);
+    };
+    printCalls(await measureCalls(stack, { hold: each((g) => g.pause()), release: each((g) => g.resume()) }));
   } finally {
     await stack.stop();
   }

@@ -6,7 +6,8 @@
  *  1. A grant (one conditional write on the account's pacing item): an instant, paced a lane
  *     cycle / cps after the account's previous one, and the lane it will take. A grant further
  *     ahead than MAX_WAIT_MS is refused: nothing dialled, and the dispatcher hands the call back
- *     to the scheduler with a due item a second on, so a long backlog never dead-letters.
+ *     until the backlog ahead of it is within the wait again (a delayed message, and a due
+ *     item then as its safety net), so a long backlog never dead-letters.
  *  2. Its lane, from the grant's instant (one conditional write, while the dial's transition
  *     runs): the dial may go to the carrier from the instant the lane's previous dial was
  *     answered + a second + the guard, and it releases the lane the same way once the carrier
@@ -24,7 +25,15 @@ import { releaseDialLane, takeDialGrant, takeDialLane } from '../repositories/di
 
 const MAX_WAIT_MS = 20_000;
 
-export class DialSlotsBusy extends Error {}
+export class DialSlotsBusy extends Error {
+  /** When asking again can find a grant within the wait (epoch ms; null: not known). */
+  constructor(
+    message: string,
+    readonly retryAt: number | null = null,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * How long before its instant a dial starts its transition: about as long as recent dial
@@ -66,7 +75,10 @@ export async function acquireDialSlot(
   const earliest = now().getTime() + (opts.forTransition ? leadMs() : 0);
   const grant = await takeDialGrant(tenantId, accountId, earliest, dialSpacingMs(cpsLimit, roundTripMs), maxWaitMs);
   if ('busyUntil' in grant)
-    throw new DialSlotsBusy(`account ${accountId}: no dial slot within ${maxWaitMs} ms (next at ${new Date(grant.busyUntil).toISOString()})`);
+    throw new DialSlotsBusy(
+      `account ${accountId}: no dial slot within ${maxWaitMs} ms (next at ${new Date(grant.busyUntil).toISOString()})`,
+      grant.busyUntil - maxWaitMs,
+    );
   return { tenantId, accountId, cpsLimit, grantAt: grant.grantAt, seq: grant.seq };
 }
 

@@ -20,6 +20,16 @@ const send = (message: CallDispatchMessage | CampaignLaunchMessage, delaySeconds
     }),
   );
 
+/**
+ * A call sent to dispatch as it is queued or launched has its due item this much later, not at
+ * once: the item is the safety net for a lost message, and one that fired while the first
+ * dispatcher still waits for its grant (the call is `scheduled` until its dial's transition)
+ * sent a second dispatch, whose grant was spent on a call already taken — a hole in the
+ * account's pacing for every call of a backlog. Longer than a dispatcher holds a call (its
+ * grant within 20 s, its lane within 30 s).
+ */
+export const DISPATCH_SAFETY_NET_MS = 120_000;
+
 export async function sendDispatch(target: { tenant_id: string; attempt_id: string; call_id: string }, delaySeconds = 0): Promise<void> {
   await send({ type: 'call.dispatch', tenant_id: target.tenant_id, attempt_id: target.attempt_id, call_id: target.call_id }, delaySeconds);
 }

@@ -31,7 +31,7 @@ import { getAgentVersion } from '../repositories/agents.js';
 import { cancelCampaignCall } from '../repositories/call-lifecycle.js';
 import { endOfCallWatches } from '../repositories/call-watches.js';
 import { getCall } from '../repositories/calls.js';
-import { campaignDialItems, getCampaign } from '../repositories/campaigns.js';
+import { campaignDialItems, getCampaignSettings } from '../repositories/campaigns.js';
 import { callTransition, recordProviderSid } from '../repositories/outbound-call-transitions.js';
 import {
   dialingWatchDelete,
@@ -62,6 +62,7 @@ import {
   timedTransition,
   waitUntilDialLead,
 } from './cps-limiter.js';
+import { DISPATCH_SAFETY_NET_MS, sendDispatch } from './dispatch-queue.js';
 import { judgeCall, UnknownCallTarget } from './judge-call.js';
 import { parkCall } from './park-call.js';
 import { COMPLIANCE_END_REASON, telephonyOf } from './queue-call.js';
@@ -147,7 +148,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
   // A campaign attempt dials only while its campaign runs, and only from its pool (see docs/decisions/campaigns.md).
   let numberIds: readonly string[] | undefined;
   if (call.campaign_id) {
-    const campaign = await getCampaign(tenantId, call.campaign_id);
+    const campaign = await getCampaignSettings(tenantId, call.campaign_id);
     if (!campaign) return dispose(call, now(), TARGET_GONE);
     if (campaign.status !== 'running') return campaignNotRunning(call, campaign.status);
     numberIds = campaign.pool_number_ids;
@@ -181,9 +182,15 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
         slot = await acquireDialSlot(tenantId, account.id, account.cps_limit, { maxWaitMs: deps.slotWaitMs, forTransition: true });
       } catch (err) {
         if (!(err instanceof DialSlotsBusy)) throw err;
-        // A backlog longer than a worker may wait: hand the call back to the scheduler (a due
-        // item; nothing else changes) rather than burning the message's receives into the DLQ.
-        await transactWrite([dueItemPut(call, new Date(now().getTime() + 1000).toISOString())]);
+        // A backlog longer than a worker may wait: hand the call back (nothing else changes) rather
+        // than burning the message's receives into the DLQ — a message delayed until the backlog
+        // ahead of it is within the wait, not a fixed backoff, and a due item then, should it be lost.
+        const at = now().getTime();
+        const retryAt = Math.max(at + 1000, err.retryAt ?? 0);
+        await transactWrite([dueItemPut(call, new Date(retryAt + DISPATCH_SAFETY_NET_MS).toISOString())]);
+        await sendDispatch({ tenant_id: tenantId, attempt_id: call.attempt_id, call_id: call.id }, Math.ceil((retryAt - at) / 1000)).catch((e: unknown) =>
+          logger.warn('busy hand-back not sent; its due item brings it back', { call_id: call.id, error: (e as Error)?.message }),
+        );
         return 'busy';
       }
     }
@@ -241,7 +248,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
       if (failed === 0) return 'taken'; // another worker moved it first (or it was cancelled)
       if (failed === 1) continue; // the number reached its cap (or changed) meanwhile: judge again
       if (failed === campaignIndex && call.campaign_id) {
-        const campaign = await getCampaign(tenantId, call.campaign_id);
+        const campaign = await getCampaignSettings(tenantId, call.campaign_id);
         return campaignNotRunning(call, campaign?.status ?? 'cancelled');
       }
       throw err;

@@ -5,7 +5,8 @@
  * events and — for a scheduled call — its due item:
  *
  *   allow → scheduled, scheduled_for = now; a dispatch message is sent after the commit
- *           (the due item is the safety net should that send fail: the scheduler sends it);
+ *           (the due item, DISPATCH_SAFETY_NET_MS on, is the safety net should that send
+ *           fail or the message be lost: the scheduler sends it then);
  *   defer → scheduled, scheduled_for = next_permitted_at; the scheduler sends it then;
  *   block → disposed with the decision's disposition (set by compliance), never dialled,
  *           with call.blocked and the final call.completed.
@@ -25,7 +26,7 @@ import type { ContactAttempt } from '../schemas/contact-attempts.js';
 import { callEnded } from './call-ended.js';
 import { blockedEvent, completedEvent, queuedEvent, scheduledEvent } from './call-outbox-events.js';
 import type { EarlyCall } from './compliance-inputs.js';
-import { sendDispatch } from './dispatch-queue.js';
+import { DISPATCH_SAFETY_NET_MS, sendDispatch } from './dispatch-queue.js';
 import { type CallJudgement, judgeCall } from './judge-call.js';
 import { presentContactAttempt } from './present-attempt.js';
 
@@ -167,9 +168,11 @@ export async function queueCall(
     extra.push(analysisWatchPut(call, iso));
   } else {
     const scheduledFor = decision.outcome === 'defer' && decision.next_permitted_at ? new Date(decision.next_permitted_at).toISOString() : iso;
-    call = { ...base, scheduled_for: scheduledFor, due_at: scheduledFor };
+    // An allowed call's dispatch message follows the commit: its due item is only the safety net for that message.
+    const dueAt = decision.outcome === 'allow' ? new Date(at.getTime() + DISPATCH_SAFETY_NET_MS).toISOString() : scheduledFor;
+    call = { ...base, scheduled_for: scheduledFor, due_at: dueAt };
     events.push(...queuedEvent(call, at), ...scheduledEvent(call, scheduledFor, at));
-    extra.push(dueItemPut(call, scheduledFor));
+    extra.push(dueItemPut(call, dueAt));
   }
 
   const attempt = presentContactAttempt(call);

@@ -1,8 +1,8 @@
 /**
  * The campaign's status actions (see docs/decisions/campaigns.md), each one conditional move with its event:
  *   start  draft → scrubbing: pins the agent's latest published version, snapshots the
- *          pool's numbers, opens a scrub run (scrub_run_id, zero counts) and marks the
- *          campaign for the driver (the scrub itself runs in the scheduler tick);
+ *          pool's numbers, opens a scrub run (scrub_run_id, zero counts), creates the
+ *          counter shards and marks the campaign for the driver (the scrub itself runs in the scheduler tick);
  *   pause  running → paused (no new launches; the dispatcher dials none of its attempts);
  *   resume paused → running;
  *   cancel draft/scrubbing/ready/running/paused → cancelled, for good; the driver's sweep
@@ -13,7 +13,7 @@ import { conflict, DomainError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { CampaignAction } from '../policy/campaigns/rules.js';
 import { latestPublishedVersion } from '../repositories/agents.js';
-import { activeMarkerPut, type CampaignRecord, CampaignStatusConflict, getCampaign, moveCampaign } from '../repositories/campaigns.js';
+import { activeMarkerPut, type CampaignRecord, CampaignStatusConflict, counterShardPuts, getCampaign, moveCampaign } from '../repositories/campaigns.js';
 import { getPool } from '../repositories/number-pools.js';
 
 const statusConflict = (action: string, status: string) =>
@@ -36,8 +36,11 @@ export async function startCampaign(tenantId: string, campaignId: string): Promi
   const [version, pool] = await Promise.all([latestPublishedVersion(tenantId, c.agent_definition_id), getPool(tenantId, c.number_pool_id)]);
   if (!version) throw conflict('agent_not_published', 'The agent has no published version');
   if (!pool) throw conflict('number_pool_gone', 'The number pool no longer exists');
+  // Its counters go on shards from now on (docs/capacity.md), created with the move.
+  const shards = counterShardPuts(c, 'scrubbing');
   return move(tenantId, campaignId, 'start', 'scrubbing', {
     sets: {
+      counter_shards: shards.shards,
       agent_version_id: version.id,
       subject: version.compliance_profile?.subject ?? null,
       pool_number_ids: pool.phone_number_ids,
@@ -46,7 +49,7 @@ export async function startCampaign(tenantId: string, campaignId: string): Promi
       scrub_cursor: null,
       scrub_complete: false,
     },
-    extra: () => [activeMarkerPut(tenantId, campaignId)],
+    extra: () => [activeMarkerPut(tenantId, campaignId), ...shards.items],
   });
 }
 

@@ -399,6 +399,14 @@ export const campaignKeys = {
     sk: `QUEUE#${notBefore}#${assertId(contactId)}`,
   }),
   queuePrefix: 'QUEUE#',
+  /** Counter shard `shard` of a campaign: its own partition key, so the counters' writes spread (docs/capacity.md). */
+  counters: (tenantId: string, campaignId: string, shard: number) => ({
+    pk: `${campaignPartition(tenantId, campaignId)}#COUNTERS#${shard}`,
+    sk: 'COUNTERS',
+  }),
+  /** Where an attempt's counters go: its shard, or the campaign item for an attempt launched before shards. */
+  counterOf: (tenantId: string, campaignId: string, shard: number | null | undefined) =>
+    typeof shard === 'number' ? campaignKeys.counters(tenantId, campaignId, shard) : campaignKeys.campaign(tenantId, campaignId),
   activePartition: `${PLATFORM_PREFIX}CAMPAIGNS`,
   active: (tenantId: string, campaignId: string) => ({ pk: `${PLATFORM_PREFIX}CAMPAIGNS`, sk: `${assertId(tenantId)}#${assertId(campaignId)}` }),
 } as const;

@@ -23,6 +23,8 @@ export interface CampaignCallFacts {
   contact_id?: string | null;
   campaign_id?: string | null;
   campaign_attempt?: CampaignAttemptInfo | null;
+  /** The counter shard its launch took (absent: the campaign item's own counters). */
+  campaign_shard?: number | null;
   compliance?: { reasons: readonly { code: string }[] } | null;
   outcome?: unknown;
 }
@@ -112,7 +114,7 @@ export function campaignEndItems(
     {
       Update: {
         TableName: tableName(),
-        Key: campaignKeys.campaign(call.tenant_id, call.campaign_id),
+        Key: campaignKeys.counterOf(call.tenant_id, call.campaign_id, call.campaign_shard),
         // The slot stays held while the carrier leg still plays (a voicemail drop after `machine`): campaignSlotReleaseItem frees it at the final callback.
         UpdateExpression: `ADD ${opts.releaseSlot === false ? '' : 'in_flight :minus, '}connected :c, completed_goal :g, done :d SET updated_at = :at`,
         ExpressionAttributeValues: {
@@ -163,7 +165,7 @@ export function campaignSettleItems(call: CampaignCallFacts & { disposition?: st
           {
             Update: {
               TableName: tableName(),
-              Key: campaignKeys.campaign(call.tenant_id, call.campaign_id),
+              Key: campaignKeys.counterOf(call.tenant_id, call.campaign_id, call.campaign_shard),
               UpdateExpression: 'ADD completed_goal :g',
               ExpressionAttributeValues: { ':g': delta },
             },

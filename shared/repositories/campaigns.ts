@@ -1,6 +1,7 @@
 /**
- * Campaigns (see docs/decisions/campaigns.md): the campaign item (`TENANT#<t>` / `CAMPAIGN#<cmp>`) with its exact
- * counters, and its status moves — each ONE conditional write on the status it leaves
+ * Campaigns (see docs/decisions/campaigns.md): the campaign item (`TENANT#<t>` / `CAMPAIGN#<cmp>`), its exact
+ * counters — on S counter shards (`TENANT#<t>#CAMPAIGN#<cmp>#COUNTERS#<i>`, docs/capacity.md), each with its
+ * share of the cap and a copy of the status, read back as their sums — and its status moves — each ONE conditional write on the status it leaves
  * (monotonic: completed and cancelled never change). Its per-contact rows and work queue
  * live in its own partition (shared/db/keys.ts `campaignKeys`); shared/campaigns/ drives it.
  */
@@ -15,6 +16,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { now } from '../clock.js';
+import { batchGetItems, itemAt } from '../db/batch-get.js';
 import { db, tableName } from '../db/client.js';
 import { campaignKeys } from '../db/keys.js';
 import { type EventType, outboxItems } from '../events/outbox.js';
@@ -22,7 +24,7 @@ import { isId, newId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
 import type { CampaignStatus } from '../policy/campaigns/rules.js';
-import { CAMPAIGN_MOVES, type CampaignAction } from '../policy/campaigns/rules.js';
+import { CAMPAIGN_MOVES, type CampaignAction, counterShardsFor, MAX_COUNTER_SHARDS, shardCap } from '../policy/campaigns/rules.js';
 import type { CampaignSummary } from '../schemas/campaigns.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -44,7 +46,20 @@ export interface CampaignRecord extends CampaignSummary {
   lease_until?: string | null;
   /** Set once the cancel sweep disposed every attempt not yet dialling. */
   cancel_swept?: boolean;
+  /** How many counter shards the campaign has (set at its start; absent: its counters are on this item alone). */
+  counter_shards?: number;
+  /** Read, never stored: each shard's slots in use and share of the cap (getCampaign). */
+  shards?: CounterShard[];
 }
+
+interface CounterShard {
+  shard: number;
+  in_flight: number;
+  cap: number | null;
+}
+
+/** The counters an attempt moves: on its shard, summed over the shards (and the item's own) when read. */
+const COUNTERS = ['in_flight', 'dialed', 'connected', 'completed_goal', 'done'] as const;
 
 export const presentCampaign = (c: Record<string, unknown>): CampaignSummary => {
   const r = c as unknown as CampaignRecord;
@@ -118,14 +133,82 @@ const campaignPut = (c: CampaignRecord): TransactItem => ({
   },
 });
 
+const shardKeys = (tenantId: string, campaignId: string, n: number) => Array.from({ length: n }, (_, i) => campaignKeys.counters(tenantId, campaignId, i));
+
+/** The campaign with its shards' counters added to the item's own (the scrub's and the cancel sweep's `done` stay on the item). */
+function withShards(item: Record<string, unknown>, shards: (Record<string, unknown> | undefined)[]): CampaignRecord {
+  const c = { ...item } as unknown as CampaignRecord & Record<string, number>;
+  const found = shards.flatMap((s) => (s ? [s] : []));
+  for (const field of COUNTERS) c[field] = found.reduce((sum, s) => sum + ((s[field] as number) ?? 0), (item[field] as number) ?? 0);
+  c.shards = found.map((s) => ({ shard: s.shard as number, in_flight: (s.in_flight as number) ?? 0, cap: (s.cap as number | null) ?? null }));
+  return c;
+}
+
+/** The campaign item and every shard it may have, in ONE BatchGetItem (a shard not there is simply not found). */
 export async function getCampaign(tenantId: string, campaignId: string): Promise<CampaignRecord | undefined> {
+  if (!isId(campaignId)) return undefined;
+  const key = campaignKeys.campaign(tenantId, campaignId);
+  const shards = shardKeys(tenantId, campaignId, MAX_COUNTER_SHARDS);
+  const items = await batchGetItems([key, ...shards]);
+  const item = itemAt(items, key);
+  return item
+    ? withShards(
+        item,
+        shards.map((k) => itemAt(items, k)),
+      )
+    : undefined;
+}
+
+/** The campaign's status and settings without its counters (one GetItem): what the dispatcher checks. */
+export async function getCampaignSettings(tenantId: string, campaignId: string): Promise<CampaignRecord | undefined> {
   if (!isId(campaignId)) return undefined;
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: campaignKeys.campaign(tenantId, campaignId), ConsistentRead: true }));
   return out.Item as CampaignRecord | undefined;
 }
 
-export function listCampaigns(tenantId: string, opts: { limit: number; cursor?: string; filters: FilterCondition[] }) {
-  return queryPage({
+/** The counter shards a campaign starts with: S from its cap, each with its share and the campaign's status. */
+export function counterShardPuts(
+  c: Pick<CampaignRecord, 'tenant_id' | 'id' | 'concurrency_cap'>,
+  status: CampaignStatus,
+): { shards: number; items: TransactItem[] } {
+  const cap = c.concurrency_cap ?? null;
+  const n = counterShardsFor(cap);
+  const items = shardKeys(c.tenant_id, c.id, n).map(
+    (key, i): TransactItem => ({
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...key,
+          type: 'campaign_counters',
+          tenant_id: c.tenant_id,
+          campaign_id: c.id,
+          shard: i,
+          status,
+          cap: shardCap(cap, n, i),
+          ...Object.fromEntries(COUNTERS.map((f) => [f, 0])),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    }),
+  );
+  return { shards: n, items };
+}
+
+/** Every shard follows a status move in the move's own transaction, so a shard's `status = running` is the campaign's. */
+const shardStatusItems = (c: Pick<CampaignRecord, 'tenant_id' | 'id' | 'counter_shards'>, status: CampaignStatus): TransactItem[] =>
+  shardKeys(c.tenant_id, c.id, c.counter_shards ?? 0).map((Key) => ({
+    Update: {
+      TableName: tableName(),
+      Key,
+      UpdateExpression: 'SET #status = :status',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':status': status },
+    },
+  }));
+
+export async function listCampaigns(tenantId: string, opts: { limit: number; cursor?: string; filters: FilterCondition[] }) {
+  const page = await queryPage({
     tenantId,
     scope: 'campaigns',
     skPrefix: campaignKeys.campaignsPrefix,
@@ -133,8 +216,15 @@ export function listCampaigns(tenantId: string, opts: { limit: number; cursor?: 
     limit: opts.limit,
     cursor: opts.cursor,
     filters: opts.filters,
-    map: presentCampaign,
+    map: (item) => item,
   });
+  // The page's shards, 100 keys a read: a page's counters are their sums as getCampaign's are.
+  const keys = page.data.flatMap((c) => shardKeys(tenantId, c.id as string, (c.counter_shards as number | undefined) ?? 0));
+  const found = new Map<string, Record<string, unknown>>();
+  for (let i = 0; i < keys.length; i += 100) for (const [k, v] of await batchGetItems(keys.slice(i, i + 100))) found.set(k, v);
+  const shardsOf = (c: Record<string, unknown>) =>
+    shardKeys(tenantId, c.id as string, (c.counter_shards as number | undefined) ?? 0).map((k) => itemAt(found, k));
+  return { ...page, data: page.data.map((c) => presentCampaign(withShards(c, shardsOf(c)) as unknown as Record<string, unknown>)) };
 }
 
 /** The campaign event a status move commits with it (outbox; docs/decisions/campaigns.md). */
@@ -195,6 +285,7 @@ export async function moveCampaign(
               },
             },
             ...campaignEvent(c, to, c.status, at),
+            ...shardStatusItems(c, to),
             ...(opts.extra?.(c) ?? []),
           ],
         }),
@@ -225,14 +316,17 @@ export async function writeNewCampaign(c: CampaignRecord, extra: TransactItem[])
 /* The campaign's share of a dial and of a held slot's release (the attempt's end: shared/repositories/campaign-attempt-items.ts). */
 
 /** scheduled → dialing of a campaign call: `dialed` + 1, only while the campaign runs (the dispatcher's check of the campaign). */
-export function campaignDialItems(call: { tenant_id: string; campaign_id?: string | null; contact_id?: string | null }, at: Date): TransactItem[] {
+export function campaignDialItems(
+  call: { tenant_id: string; campaign_id?: string | null; contact_id?: string | null; campaign_shard?: number | null },
+  at: Date,
+): TransactItem[] {
   if (!call.campaign_id || !call.contact_id) return [];
   const iso = at.toISOString();
   return [
     {
       Update: {
         TableName: tableName(),
-        Key: campaignKeys.campaign(call.tenant_id, call.campaign_id),
+        Key: campaignKeys.counterOf(call.tenant_id, call.campaign_id, call.campaign_shard),
         UpdateExpression: 'ADD dialed :one SET updated_at = :at',
         ConditionExpression: '#status = :running',
         ExpressionAttributeNames: { '#status': 'status' },
@@ -251,13 +345,13 @@ export function campaignDialItems(call: { tenant_id: string; campaign_id?: strin
 }
 
 /** A held campaign slot freed: the attempt ended earlier, its carrier leg has now ended too. */
-export function campaignSlotReleaseItem(call: { tenant_id: string; campaign_id?: string | null }, at: Date): TransactItem[] {
+export function campaignSlotReleaseItem(call: { tenant_id: string; campaign_id?: string | null; campaign_shard?: number | null }, at: Date): TransactItem[] {
   if (!call.campaign_id) return [];
   return [
     {
       Update: {
         TableName: tableName(),
-        Key: campaignKeys.campaign(call.tenant_id, call.campaign_id),
+        Key: campaignKeys.counterOf(call.tenant_id, call.campaign_id, call.campaign_shard),
         UpdateExpression: 'ADD in_flight :minus SET updated_at = :at',
         ExpressionAttributeValues: { ':minus': -1, ':at': at.toISOString() },
       },
@@ -309,17 +403,22 @@ export async function activeCampaignMarkers(): Promise<{ tenant_id: string; camp
   return (out.Items ?? []).map((m) => ({ tenant_id: m.tenant_id as string, campaign_id: m.campaign_id as string }));
 }
 
-/** A launch takes a slot: `in_flight` + 1, only while the campaign runs and under its cap (exact across every launcher). */
-export function launchSlotItem(c: Pick<CampaignRecord, 'tenant_id' | 'id' | 'concurrency_cap'>): TransactItem {
-  const capped = c.concurrency_cap !== null && c.concurrency_cap !== undefined;
+/**
+ * A launch takes a slot on shard `shard` (null: the campaign item, a campaign started before
+ * shards): `in_flight` + 1, only while the campaign runs and under the shard's share of the cap —
+ * the shares sum to the cap, so it is exact across every launcher.
+ */
+export function launchSlotItem(c: Pick<CampaignRecord, 'tenant_id' | 'id' | 'concurrency_cap' | 'shards'>, shard: number | null): TransactItem {
+  const cap = shard === null ? (c.concurrency_cap ?? null) : (c.shards?.find((s) => s.shard === shard)?.cap ?? null);
+  const capped = cap !== null;
   return {
     Update: {
       TableName: tableName(),
-      Key: campaignKeys.campaign(c.tenant_id, c.id),
+      Key: campaignKeys.counterOf(c.tenant_id, c.id, shard),
       UpdateExpression: 'ADD in_flight :one',
       ConditionExpression: `#status = :running${capped ? ' AND in_flight < :cap' : ''}`,
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':one': 1, ':running': 'running', ...(capped ? { ':cap': c.concurrency_cap } : {}) },
+      ExpressionAttributeValues: { ':one': 1, ':running': 'running', ...(capped ? { ':cap': cap } : {}) },
     },
   };
 }

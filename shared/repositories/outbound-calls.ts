@@ -49,6 +49,8 @@ export interface OutboundCallRecord extends Omit<CallRecord, 'provider_call_sid'
   origin: 'api' | 'campaign';
   /** A campaign attempt's number and the campaign's retry settings (shared/policy/campaigns/rules.ts). */
   campaign_attempt?: CampaignAttemptInfo | null;
+  /** The campaign's counter shard its launch took a slot on (docs/capacity.md): its dial and its end count there. */
+  campaign_shard?: number | null;
   questions: NonNullable<QueueCallRequest['questions']>;
   context: Record<string, string>;
   /** The compliance decision of the latest judgement, verbatim. */

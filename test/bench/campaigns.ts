@@ -36,6 +36,8 @@ export interface CampaignFigures {
   /** The hottest partition keys of the run (start → completed), and the hottest single items. */
   hotKeys: PartitionWrites[];
   hotItems: PartitionWrites[];
+  /** Every counter shard of the campaign, hot or not. */
+  counterShards: PartitionWrites[];
 }
 
 /** A Wednesday 10:00 in New York after the wall clock (imported consents carry the real time). */
@@ -126,7 +128,7 @@ export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20,
     await new Promise((r) => setTimeout(r, 250));
   }
   const completedSeconds = (performance.now() - started) / 1000;
-  const { partitions: hotKeys, items: hotItems } = writes.stop(completedSeconds);
+  const { partitions: hotKeys, items: hotItems, group: counterShards } = writes.stop(completedSeconds, /#CAMPAIGN#[^#]+#COUNTERS#\d+$/);
   if (c.status !== 'completed') throw new Error(`campaign not completed in time: ${JSON.stringify(c)}`);
 
   const calls = (await carrierCallsFrom(numbers.map((n) => n.phone_e164 as string))).map((x) => ({ created: x.created, ended: x.ended ?? Date.now() }));
@@ -159,6 +161,7 @@ export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20,
     completedGoal: c.completed_goal,
     hotKeys,
     hotItems,
+    counterShards,
   };
 }
 
@@ -177,6 +180,11 @@ export function printCampaign(f: CampaignFigures): void {
       `  ${k.partition.padEnd(64)} ${String(k.writes).padStart(6)} writes  ${fmt(k.writesPerSecond).padStart(6)}/s mean  ${String(k.peakPerSecond).padStart(4)}/s peak (1-s window)  ~${fmt(k.wcuPerSecond).padStart(6)} WCU/s mean`,
     );
   for (const k of f.hotKeys) line(k);
+  // The counters an attempt moves (launch, dial, end) live on shards of their own keys (docs/capacity.md): each should take its share.
+  console.log(
+    `the campaign's counter shards (${f.counterShards.length} keys; the campaign item itself is among the items below only for its lease and moves):`,
+  );
+  for (const k of f.counterShards) line(k);
   console.log(`hottest single items (one item never splits over partitions; per attempt: writes / ${f.contacts} contacts):`);
   for (const k of f.hotItems) line(k);
 }

@@ -23,12 +23,13 @@ const wcu = (thing: unknown, transactional: boolean) => Math.max(1, Math.ceil(JS
 
 /**
  * Starts counting; `stop(seconds)` removes the middleware and returns the 12 hottest partitions
- * and the 12 hottest items (one item cannot split over partitions, so its own rate is the limit that matters).
+ * and the 12 hottest items (one item cannot split over partitions, so its own rate is the limit that matters),
+ * and every partition whose key matches `group` (the shards of one thing side by side, however cold).
  */
 export function countWritesPerPartition(
   client: DynamoDBDocumentClient,
   top = 12,
-): { stop: (seconds: number) => { partitions: PartitionWrites[]; items: PartitionWrites[] } } {
+): { stop: (seconds: number, group?: RegExp) => { partitions: PartitionWrites[]; items: PartitionWrites[]; group: PartitionWrites[] } } {
   const perKey = new Map<string, { at: number[]; wcu: number }>();
   const perItem = new Map<string, { at: number[]; wcu: number }>();
   const add = (map: Map<string, { at: number[]; wcu: number }>, key: string, units: number) => {
@@ -73,9 +74,10 @@ export function countWritesPerPartition(
     { step: 'initialize', name },
   );
   return {
-    stop(seconds: number) {
+    stop(seconds: number, group?: RegExp) {
       client.middlewareStack.remove(name);
-      return { partitions: hottest(perKey, seconds, top), items: hottest(perItem, seconds, top) };
+      const grouped = new Map([...perKey].filter(([pk]) => group?.test(pk)));
+      return { partitions: hottest(perKey, seconds, top), items: hottest(perItem, seconds, top), group: hottest(grouped, seconds, grouped.size) };
     },
   };
 }

@@ -7,6 +7,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHandlerLoader } from '../../infra/local/handlers.js';
+import type { SqsHandler } from '../../infra/local/pollers.js';
 import type { HttpHandler } from '../../infra/local/server.js';
 
 export const inRoute = new AsyncLocalStorage<string>();
@@ -15,4 +16,30 @@ export const inRoute = new AsyncLocalStorage<string>();
 export function scopedRoute(routeId: string, modulePath: string): HttpHandler {
   const loader = createHandlerLoader<HttpHandler>();
   return (event, context) => inRoute.run(routeId, async () => (await loader.load(routeId, modulePath))(event, context));
+}
+
+/**
+ * A worker the bench can hold (`paused`): a batch handed to it waits until it resumes, so a
+ * route's latency can be timed without the worker's work on the same event loop. Messages
+ * polled meanwhile stay invisible for their timeout, far longer than a bench phase.
+ */
+export function gatedWorker(workerId: string, modulePath: string) {
+  const loader = createHandlerLoader<SqsHandler>();
+  let open: Promise<void> = Promise.resolve();
+  let release: () => void = () => {};
+  return {
+    handler: (async (event, context) => {
+      await open;
+      return (await loader.load(workerId, modulePath))(event, context);
+    }) as SqsHandler,
+    pause() {
+      open = new Promise<void>((r) => {
+        release = r;
+      });
+    },
+    resume() {
+      release();
+      open = Promise.resolve();
+    },
+  };
 }

@@ -8,6 +8,7 @@
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchCall } from '../../shared/calls/dispatch.js';
+import { DISPATCH_SAFETY_NET_MS } from '../../shared/calls/dispatch-queue.js';
 import { DUE_RECHECK_MS, runReconciler, runScheduler } from '../../shared/calls/scheduler.js';
 import { advanceClockForTests, now } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
@@ -259,7 +260,15 @@ describe('dispatch: at most once', () => {
           }),
         )
       ).Items ?? [];
-    // The message the route sent is "lost" (no pollers here): the scheduler sends one and re-arms the item.
+    // While the route's message may still be on its way, the scheduler leaves the call alone: a
+    // second dispatch would spend a grant of the account's pacing on a call already taken.
+    const armed = await dueItems();
+    expect(armed).toHaveLength(1);
+    expect(Date.parse(armed[0]!.scheduled_for as string)).toBe(Date.parse(a.created_at) + DISPATCH_SAFETY_NET_MS);
+    await runScheduler(now());
+    expect((await dueItems())[0]!.sk).toBe(armed[0]!.sk);
+    // The message the route sent is "lost" (no pollers here): past the safety net the scheduler sends one and re-arms the item.
+    advanceClockForTests(DISPATCH_SAFETY_NET_MS + 1_000);
     expect(await runScheduler(now())).toBeGreaterThanOrEqual(1);
     const rearmed = await dueItems();
     expect(rearmed).toHaveLength(1);

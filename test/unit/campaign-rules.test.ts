@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CAMPAIGN_MOVES, isFinished, judgeAttemptEnd, launchable } from '../../shared/policy/campaigns/rules.js';
+import { CAMPAIGN_MOVES, counterShardsFor, isFinished, judgeAttemptEnd, launchable, launchShards, shardCap } from '../../shared/policy/campaigns/rules.js';
 import { endSubCode, rowOutcome } from '../../shared/repositories/campaign-attempt-items.js';
 import { campaignOutcomeSummary } from '../../shared/schemas/campaigns.js';
 
@@ -121,5 +121,44 @@ describe('rows', () => {
       ),
     ).toBe('internal_dnc');
     expect(endSubCode({ tenant_id: 't', id: 'c' }, { state: 'no_answer', end_reason: null })).toBeNull();
+  });
+});
+
+describe('counter shards', () => {
+  it('one per 25 slots of the cap, 1 to 8; the shares sum to the cap exactly', () => {
+    expect([1, 24, 25, 50, 199, 200, 5000].map(counterShardsFor)).toEqual([1, 1, 1, 2, 7, 8, 8]);
+    expect(counterShardsFor(null)).toBe(8);
+    for (const cap of [1, 7, 50, 199, 2001]) {
+      const n = counterShardsFor(cap);
+      const shares = Array.from({ length: n }, (_, i) => shardCap(cap, n, i)!);
+      expect(
+        shares.reduce((a, b) => a + b, 0),
+        String(cap),
+      ).toBe(cap);
+      expect(Math.max(...shares) - Math.min(...shares)).toBeLessThanOrEqual(1);
+    }
+    expect(shardCap(null, 8, 3)).toBeNull();
+  });
+  it('launches go to the shards with the most room, never past their share', () => {
+    const shards = [
+      { in_flight: 3, cap: 4 },
+      { in_flight: 0, cap: 4 },
+      { in_flight: 4, cap: 4 },
+    ];
+    const plan = launchShards(shards, 10);
+    expect(plan).toHaveLength(5); // 1 + 4 + 0 of room
+    expect(plan.filter((i) => i === 0)).toHaveLength(1);
+    expect(plan.filter((i) => i === 1)).toHaveLength(4);
+    expect(plan).not.toContain(2);
+    // Uncapped: in turn.
+    expect(
+      launchShards(
+        [
+          { in_flight: 9, cap: null },
+          { in_flight: 0, cap: null },
+        ],
+        4,
+      ),
+    ).toEqual([0, 1, 0, 1]);
   });
 });

@@ -53,6 +53,41 @@ export function launchable(cap: number | null, inFlight: number, batch: number):
   return Math.max(0, free);
 }
 
+/**
+ * The campaign's counter shards (docs/capacity.md): one per SLOTS_PER_COUNTER_SHARD slots of its
+ * cap, at most MAX_COUNTER_SHARDS; an uncapped campaign takes the most. The attempts' rate, which
+ * heats a counter, is the cap over the call's length, so the cap is what the counters' heat follows.
+ */
+export const MAX_COUNTER_SHARDS = 8;
+const SLOTS_PER_COUNTER_SHARD = 25;
+export const counterShardsFor = (cap: number | null): number =>
+  cap === null ? MAX_COUNTER_SHARDS : Math.max(1, Math.min(MAX_COUNTER_SHARDS, Math.floor(cap / SLOTS_PER_COUNTER_SHARD)));
+
+/** Shard i's share of the cap: ⌊cap / S⌋, the remainder on the first ones, so the shares sum to the cap exactly (null: no cap). */
+export const shardCap = (cap: number | null, shards: number, i: number): number | null =>
+  cap === null ? null : Math.floor(cap / shards) + (i < cap % shards ? 1 : 0);
+
+/**
+ * The shards `n` launches go to, read at once: each to the shard with the most room left
+ * (ties: the lower index), so the launches spread and none is sent to a full shard.
+ */
+export function launchShards(shards: readonly { in_flight: number; cap: number | null }[], n: number): number[] {
+  const room = shards.map((s) => (s.cap === null ? Number.POSITIVE_INFINITY : s.cap - s.in_flight));
+  const taken = shards.map(() => 0);
+  const out: number[] = [];
+  for (let k = 0; k < n; k++) {
+    let best = -1;
+    for (let i = 0; i < shards.length; i++) {
+      const left = room[i]! - taken[i]!;
+      if (left > 0 && (best < 0 || left > room[best]! - taken[best]! || (left === room[best]! - taken[best]! && taken[i]! < taken[best]!))) best = i;
+    }
+    if (best < 0) break;
+    taken[best]!++;
+    out.push(best);
+  }
+  return out;
+}
+
 export const CAMPAIGN_STATUSES = ['draft', 'scrubbing', 'ready', 'running', 'paused', 'completed', 'cancelled'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
