@@ -37,6 +37,7 @@ import { createReplyModel } from '../../shared/voice/llm/chain.js';
 import { createRegistry } from '../../shared/voice/llm/registry.js';
 import { createSandboxModel } from '../../shared/voice/llm/sandbox-model.js';
 import type { ReplyModel, ReplyPart, ReplyRequest } from '../../shared/voice/ports.js';
+import { type ProfileSummary, startCpuProfile } from './cpu-profile.js';
 import { fmt, percentile, pool } from './stats.js';
 
 const FIRST_TOKEN_MS = 300;
@@ -347,6 +348,30 @@ interface SlowStages {
   loopDelayMs: { p50: number; p99: number; max: number };
   holdsLateMs: number[];
   connectionsOpened: number;
+  /** Event-loop stalls longer than BLOCK_MS (ms each). */
+  blocksMs: number[];
+  /** With BENCH_CPU_PROFILE=<dir>: the phase's CPU profile, summarised. */
+  profile?: ProfileSummary;
+}
+
+/** A stall of the event loop this long delays every conversation's next frame by as much. */
+const BLOCK_MS = 50;
+
+/** Records every stretch longer than BLOCK_MS during which a 5 ms timer could not run. */
+function watchBlocks(): { stop(): number[] } {
+  const blocks: number[] = [];
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const t = performance.now();
+    if (t - last - 5 > BLOCK_MS) blocks.push(t - last - 5);
+    last = t;
+  }, 5);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return blocks;
+    },
+  };
 }
 
 export interface RuntimeFigures {
@@ -361,19 +386,24 @@ export interface RuntimeFigures {
 }
 
 /** 1,000 turns with the slow stand-in, 10 conversations at a time, their n-th started n × staggerMs after the first. */
-async function slowPhase(stack: LocalStack, tokens: string[], staggerMs: number) {
+async function slowPhase(stack: LocalStack, tokens: string[], staggerMs: number, name: string) {
   const marks: TurnMarks[] = [];
   holdTimers.length = 0;
   let connectionsOpened = 0;
   // The only fetches of this phase are the tools' requests to the control plane (events go to the sink).
   const opened = () => connectionsOpened++;
   diagnostics.subscribe('undici:client:connected', opened);
+  const profileDir = process.env.BENCH_CPU_PROFILE;
+  const profiling = profileDir ? await startCpuProfile(profileDir, `runtime-${name}`) : undefined;
   const loopDelay = monitorEventLoopDelay({ resolution: 5 });
   loopDelay.enable();
+  const blocks = watchBlocks();
   const cpuBefore = process.cpuUsage();
   const times = (await timedTurns(stack, tokens, 1000, 10, marks, staggerMs)).map((ms) => ms - FIRST_TOKEN_MS);
   loopDelay.disable();
   const cpu = process.cpuUsage(cpuBefore);
+  const blocksMs = blocks.stop();
+  const profile = await profiling?.stop();
   diagnostics.unsubscribe('undici:client:connected', opened);
   const stages: SlowStages = {
     turns: marks,
@@ -381,6 +411,8 @@ async function slowPhase(stack: LocalStack, tokens: string[], staggerMs: number)
     loopDelayMs: { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
     holdsLateMs: holdTimers.filter((h) => h.fired !== undefined).map((h) => h.fired! - h.set - h.ms),
     connectionsOpened,
+    blocksMs,
+    ...(profile ? { profile } : {}),
   };
   return { figure: { p50: percentile(times, 50), p99: percentile(times, 99), turns: times.length }, stages };
 }
@@ -438,8 +470,8 @@ export async function measureRuntime(stack: LocalStack, model: SwitchModel): Pro
   const instant = await timedTurns(stack, tokens, 1000, 1);
 
   model.current = slowSandbox();
-  const lockstep = await slowPhase(stack, tokens, 0);
-  const slow = await slowPhase(stack, tokens, STAGGER_MS);
+  const lockstep = await slowPhase(stack, tokens, 0, 'lockstep');
+  const slow = await slowPhase(stack, tokens, STAGGER_MS, 'staggered');
 
   model.current = longTalker;
   const lags: number[] = [];
@@ -576,4 +608,18 @@ function printStages(stages: SlowStages): void {
   console.log(
     `    process CPU per turn (client, runtime and API all in this process) ${fmt(stages.cpuMsPerTurn, 2)} ms; event loop delay p50 ${fmt(loopDelayMs.p50)} p99 ${fmt(loopDelayMs.p99)} max ${fmt(loopDelayMs.max)} ms`,
   );
+  const blocks = stages.blocksMs;
+  console.log(
+    `    event-loop blocks over ${BLOCK_MS} ms: ${blocks.length}${blocks.length ? ` (longest ${fmt(Math.max(...blocks))} ms, ${fmt(blocks.reduce((a, b) => a + b, 0))} ms in all)` : ''}`,
+  );
+  if (stages.profile) printProfile(stages.profile, turns.length);
+}
+
+function printProfile(p: ProfileSummary, turns: number): void {
+  console.log(`    CPU profile (${p.file}): ${fmt(p.sampledMs / Math.max(1, turns), 2)} ms sampled per turn; the heaviest functions (ms per turn):`);
+  const rows = (list: ProfileSummary['self']) => list.slice(0, 12).map((r) => `      ${fmt(r.ms / Math.max(1, turns), 3).padStart(7)}  ${r.fn}`);
+  console.log('     by their own time:');
+  for (const r of rows(p.self)) console.log(r);
+  console.log("     the application's functions with what they called:");
+  for (const r of rows(p.total)) console.log(r);
 }
