@@ -53,7 +53,7 @@ const label = (n: ProfileNode) => {
 const NOT_WORK = new Set(['(idle)', '(root)', '(program)']);
 
 /** Self and total milliseconds per function, idle time left out (a recursive function's total counted once per sample). */
-export function summarise(profile: Profile, top = 25): Omit<ProfileSummary, 'file'> {
+function summarise(profile: Profile, top = 25): Omit<ProfileSummary, 'file'> {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
