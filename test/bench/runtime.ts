@@ -23,7 +23,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { WebSocket } from 'ws';
 import { type CreateRelaySession, defaultCreateRelaySession } from '../../infra/local/relay-session.js';
@@ -350,6 +350,8 @@ interface SlowStages {
   connectionsOpened: number;
   /** Event-loop stalls longer than BLOCK_MS (ms each). */
   blocksMs: number[];
+  /** The garbage collector's pauses (ms each). */
+  gcPausesMs: number[];
   /** With BENCH_CPU_PROFILE=<dir>: the phase's CPU profile, summarised. */
   profile?: ProfileSummary;
 }
@@ -357,19 +359,25 @@ interface SlowStages {
 /** A stall of the event loop this long delays every conversation's next frame by as much. */
 const BLOCK_MS = 50;
 
-/** Records every stretch longer than BLOCK_MS during which a 5 ms timer could not run. */
-function watchBlocks(): { stop(): number[] } {
-  const blocks: number[] = [];
+/** Records every stretch longer than BLOCK_MS during which a 5 ms timer could not run, and the garbage collector's pauses meanwhile. */
+function watchBlocks(): { stop(): { blocksMs: number[]; gcPausesMs: number[] } } {
+  const blocksMs: number[] = [];
+  const gcPausesMs: number[] = [];
   let last = performance.now();
   const timer = setInterval(() => {
     const t = performance.now();
-    if (t - last - 5 > BLOCK_MS) blocks.push(t - last - 5);
+    if (t - last - 5 > BLOCK_MS) blocksMs.push(t - last - 5);
     last = t;
   }, 5);
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) gcPausesMs.push(e.duration);
+  });
+  gc.observe({ entryTypes: ['gc'] });
   return {
     stop: () => {
       clearInterval(timer);
-      return blocks;
+      gc.disconnect();
+      return { blocksMs, gcPausesMs };
     },
   };
 }
@@ -402,7 +410,7 @@ async function slowPhase(stack: LocalStack, tokens: string[], staggerMs: number,
   const times = (await timedTurns(stack, tokens, 1000, 10, marks, staggerMs)).map((ms) => ms - FIRST_TOKEN_MS);
   loopDelay.disable();
   const cpu = process.cpuUsage(cpuBefore);
-  const blocksMs = blocks.stop();
+  const { blocksMs, gcPausesMs } = blocks.stop();
   const profile = await profiling?.stop();
   diagnostics.unsubscribe('undici:client:connected', opened);
   const stages: SlowStages = {
@@ -412,6 +420,7 @@ async function slowPhase(stack: LocalStack, tokens: string[], staggerMs: number,
     holdsLateMs: holdTimers.filter((h) => h.fired !== undefined).map((h) => h.fired! - h.set - h.ms),
     connectionsOpened,
     blocksMs,
+    gcPausesMs,
     ...(profile ? { profile } : {}),
   };
   return { figure: { p50: percentile(times, 50), p99: percentile(times, 99), turns: times.length }, stages };
@@ -611,6 +620,10 @@ function printStages(stages: SlowStages): void {
   const blocks = stages.blocksMs;
   console.log(
     `    event-loop blocks over ${BLOCK_MS} ms: ${blocks.length}${blocks.length ? ` (longest ${fmt(Math.max(...blocks))} ms, ${fmt(blocks.reduce((a, b) => a + b, 0))} ms in all)` : ''}`,
+  );
+  const gc = stages.gcPausesMs;
+  console.log(
+    `    garbage collection: ${gc.length} pauses, ${fmt(gc.reduce((a, b) => a + b, 0) / Math.max(1, turns.length), 2)} ms per turn, longest ${fmt(gc.length ? Math.max(...gc) : 0)} ms, ${gc.filter((ms) => ms > BLOCK_MS).length} over ${BLOCK_MS} ms`,
   );
   if (stages.profile) printProfile(stages.profile, turns.length);
 }
