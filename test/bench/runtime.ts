@@ -23,7 +23,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { WebSocket } from 'ws';
 import { type CreateRelaySession, defaultCreateRelaySession } from '../../infra/local/relay-session.js';
@@ -350,8 +350,9 @@ interface SlowStages {
   connectionsOpened: number;
   /** Event-loop stalls longer than BLOCK_MS (ms each). */
   blocksMs: number[];
-  /** The garbage collector's pauses (ms each). */
+  /** The garbage collector's pauses (ms each), and which were full (mark-compact) collections. */
   gcPausesMs: number[];
+  gcMajorMs: number[];
   /** With BENCH_CPU_PROFILE=<dir>: the phase's CPU profile, summarised. */
   profile?: ProfileSummary;
 }
@@ -360,9 +361,10 @@ interface SlowStages {
 const BLOCK_MS = 50;
 
 /** Records every stretch longer than BLOCK_MS during which a 5 ms timer could not run, and the garbage collector's pauses meanwhile. */
-function watchBlocks(): { stop(): { blocksMs: number[]; gcPausesMs: number[] } } {
+function watchBlocks(): { stop(): { blocksMs: number[]; gcPausesMs: number[]; gcMajorMs: number[] } } {
   const blocksMs: number[] = [];
   const gcPausesMs: number[] = [];
+  const gcMajorMs: number[] = [];
   let last = performance.now();
   const timer = setInterval(() => {
     const t = performance.now();
@@ -370,14 +372,17 @@ function watchBlocks(): { stop(): { blocksMs: number[]; gcPausesMs: number[] } }
     last = t;
   }, 5);
   const gc = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) gcPausesMs.push(e.duration);
+    for (const e of list.getEntries()) {
+      gcPausesMs.push(e.duration);
+      if ((e as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) gcMajorMs.push(e.duration);
+    }
   });
   gc.observe({ entryTypes: ['gc'] });
   return {
     stop: () => {
       clearInterval(timer);
       gc.disconnect();
-      return { blocksMs, gcPausesMs };
+      return { blocksMs, gcPausesMs, gcMajorMs };
     },
   };
 }
@@ -410,7 +415,7 @@ async function slowPhase(stack: LocalStack, tokens: string[], staggerMs: number,
   const times = (await timedTurns(stack, tokens, 1000, 10, marks, staggerMs)).map((ms) => ms - FIRST_TOKEN_MS);
   loopDelay.disable();
   const cpu = process.cpuUsage(cpuBefore);
-  const { blocksMs, gcPausesMs } = blocks.stop();
+  const { blocksMs, gcPausesMs, gcMajorMs } = blocks.stop();
   const profile = await profiling?.stop();
   diagnostics.unsubscribe('undici:client:connected', opened);
   const stages: SlowStages = {
@@ -421,6 +426,7 @@ async function slowPhase(stack: LocalStack, tokens: string[], staggerMs: number,
     connectionsOpened,
     blocksMs,
     gcPausesMs,
+    gcMajorMs,
     ...(profile ? { profile } : {}),
   };
   return { figure: { p50: percentile(times, 50), p99: percentile(times, 99), turns: times.length }, stages };
@@ -623,7 +629,7 @@ function printStages(stages: SlowStages): void {
   );
   const gc = stages.gcPausesMs;
   console.log(
-    `    garbage collection: ${gc.length} pauses, ${fmt(gc.reduce((a, b) => a + b, 0) / Math.max(1, turns.length), 2)} ms per turn, longest ${fmt(gc.length ? Math.max(...gc) : 0)} ms, ${gc.filter((ms) => ms > BLOCK_MS).length} over ${BLOCK_MS} ms`,
+    `    garbage collection: ${gc.length} pauses, ${fmt(gc.reduce((a, b) => a + b, 0) / Math.max(1, turns.length), 2)} ms per turn, longest ${fmt(gc.length ? Math.max(...gc) : 0)} ms, ${gc.filter((ms) => ms > BLOCK_MS).length} over ${BLOCK_MS} ms; full collections ${stages.gcMajorMs.length} (longest ${fmt(Math.max(0, ...stages.gcMajorMs))} ms); heap used ${fmt(process.memoryUsage().heapUsed / 2 ** 20, 0)} MB`,
   );
   if (stages.profile) printProfile(stages.profile, turns.length);
 }
