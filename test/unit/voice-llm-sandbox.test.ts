@@ -250,11 +250,6 @@ describe('sandbox model through the chain', () => {
       `Of course, let me transfer you to a person now. I'm sorry, I couldn't reach anyone right now. ${GATE_QUESTIONS.confirm_identity}`,
     );
     expect(failed.replies[2]).toBe(SDR.questions[0]!.prompt);
-    // Again, with every earlier turn's tool outcomes already found: the same replies, the failure placed the same way.
-    const again = await converse(SDR, ['Hello?', 'I want to talk to a human', 'Yes'], {
-      outcomes: { transfer_to_human: { ok: false, error: 'no_rep_available' } },
-    });
-    expect(again.parts).toEqual(failed.parts);
   });
 
   it('instructions inside the call data or the contact turns change nothing it does', async () => {

@@ -13,7 +13,6 @@
  * counts as cached input (as a provider's prompt cache would serve it).
  */
 
-import { createHash } from 'node:crypto';
 import type {
   LanguageModelV3,
   LanguageModelV3CallOptions,
@@ -24,7 +23,6 @@ import type {
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
 import { now as appNow } from '../../clock.js';
-import { RecentlyUsed } from '../../recently-used.js';
 import { readPlan } from '../plan.js';
 import { readReference } from '../reference.js';
 import type { SandboxBehaviour } from './registry.js';
@@ -103,31 +101,7 @@ function replay(start: () => Script, turns: readonly string[], upTo: number, arg
   return { script, step, said };
 }
 
-/**
- * The earlier replies' tool outcomes (`masks`) found for a conversation, by what they depend on:
- * the system prompt (plan, reference), the date, the tools, the contact's first `n` turns and
- * what the agent was heard saying after each (and, with a reference, the last words, which
- * decide whether an earlier question is answered from it). Finding them replays the script
- * from the start once per earlier turn and outcome tried, so every step of every reply redid
- * the whole conversation's search: milliseconds of synchronous CPU per step, growing with
- * the call. A kept answer is exactly the one the search would find again.
- */
-const masksFound = new RecentlyUsed<string, readonly number[]>(512);
-
-function masksKey(
-  system: string,
-  today: string,
-  tools: readonly LanguageModelV3FunctionTool[],
-  turns: readonly string[],
-  agentSaid: readonly string[],
-  n: number,
-  lastWords: string | null,
-): string {
-  const what = JSON.stringify([today, tools.map((t) => [t.name, t.inputSchema]), turns.slice(0, n), agentSaid.slice(0, n), lastWords]);
-  return createHash('sha256').update(system).update('\u0000').update(what).digest('base64');
-}
-
-/** What the sandbox model does at this point of the conversation. Pure (what it keeps is what it would find again). */
+/** What the sandbox model does at this point of the conversation. Pure. */
 export function sandboxStep(prompt: LanguageModelV3Prompt, tools: readonly LanguageModelV3FunctionTool[], today: string): SandboxStep {
   const system = prompt
     .filter((m) => m.role === 'system')
@@ -167,10 +141,8 @@ export function sandboxStep(prompt: LanguageModelV3Prompt, tools: readonly Langu
 
   // Each earlier reply's tool outcomes: the first combination (all succeeded first) under which
   // the script says what the agent was heard saying (a prefix: a reply may have been cut off).
-  // Found once per conversation so far: the earlier turns' are kept from the previous turn's search.
-  const known = (n: number) => masksFound.get(masksKey(system, today, tools, turns, agentSaid, n, knowledge ? turns[last]! : null));
-  const masks: number[] = [...(known(last) ?? known(last - 1) ?? [])];
-  for (let turn = masks.length; turn < last; turn++) {
+  const masks: number[] = [];
+  for (let turn = 0; turn < last; turn++) {
     const heard = normalize(agentSaid[turn] ?? '');
     masks[turn] = 0;
     if (!heard) continue;
@@ -181,7 +153,6 @@ export function sandboxStep(prompt: LanguageModelV3Prompt, tools: readonly Langu
       if (mask === 7) masks[turn] = 0;
     }
   }
-  if (last > 0) masksFound.set(masksKey(system, today, tools, turns, agentSaid, last, knowledge ? turns[last]! : null), masks);
   const { script, step: positioned } = replay(start, turns, last, argsFor, masks);
   let step = positioned;
 
