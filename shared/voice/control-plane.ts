@@ -7,10 +7,13 @@
  * Global fetch pools keep-alive connections per origin, so one call's batches reuse a socket.
  */
 import { retrievePassages } from '../knowledge/pack-index.js';
+import { RecentlyUsed } from '../recently-used.js';
 import { getTemplate } from '../repositories/agent-templates.js';
 import { getAgentVersion } from '../repositories/agents.js';
 import { getCall } from '../repositories/calls.js';
 import { getRep } from '../repositories/reps.js';
+import type { TemplateResource } from '../schemas/agent-templates.js';
+import type { AgentVersion } from '../schemas/agents.js';
 import { MAX_EVENTS_PER_REQUEST } from '../schemas/runtime-events.js';
 import type { VerifiedStreamClaims } from '../telephony/call-tokens.js';
 import { publicBaseUrl, sandboxApiBaseUrl, twilioApiBaseUrl } from '../telephony/endpoints.js';
@@ -116,9 +119,33 @@ const onSandboxCarrier = (call: { provider?: string; telephony?: { mock?: boolea
   call.provider === 'mock' || call.telephony?.mock === true || twilioApiBaseUrl() === sandboxApiBaseUrl();
 
 /**
+ * A pinned version and its template's outcome type, kept per process by the version's id: a
+ * published version is written once and never changed (a new publish is a new id), and its
+ * template is named by id and version, so a hit is exactly what the table holds. Every session
+ * of a campaign's calls read the same three items again (four sequential reads with the call's)
+ * behind the greeting, CPU the other calls' turns waited on. The call itself, and the reps, are
+ * read each time: they change.
+ */
+const pinnedVersions = new RecentlyUsed<string, { version: AgentVersion; outcome_type: TemplateResource['outcome_type'] }>(256);
+
+async function pinnedVersion(tenantId: string, versionId: string) {
+  const slot = `${tenantId}|${versionId}`;
+  const hit = pinnedVersions.get(slot);
+  if (hit) return hit;
+  const version = await getAgentVersion(tenantId, versionId);
+  if (!version) return undefined;
+  const template = await getTemplate(version.definition.template_id, version.definition.template_version);
+  if (!template) return undefined;
+  const pinned = { version, outcome_type: template.outcome_type };
+  pinnedVersions.set(slot, pinned);
+  return pinned;
+}
+
+/**
  * The call the token names, with its pinned version, template, questions, context and the
  * reps it may transfer to; null when the call is not the token's (another tenant, another
- * version) or anything it pins is gone.
+ * version) or anything it pins is gone (a kept version goes only with its tenant, whose call
+ * read then finds nothing).
  */
 export async function loadCallBrief(claims: VerifiedStreamClaims): Promise<CallBrief | null> {
   const call = await getCall(claims.tenant_id, claims.call_id);
@@ -128,11 +155,10 @@ export async function loadCallBrief(claims: VerifiedStreamClaims): Promise<CallB
   const onPolicy = call.direction === 'inbound' && claims.policy_version !== undefined && call.inbound?.policy_version === claims.policy_version;
   const pinned = call.direction === 'inbound' ? call.inbound?.agent_version_id : call.agent_version_id;
   if (!onPolicy && pinned !== claims.agent_version_id) return null;
-  const version = await getAgentVersion(claims.tenant_id, claims.agent_version_id);
-  if (!version) return null;
+  const found = await pinnedVersion(claims.tenant_id, claims.agent_version_id);
+  if (!found) return null;
+  const { version, outcome_type } = found;
   const def = version.definition;
-  const template = await getTemplate(def.template_id, def.template_version);
-  if (!template) return null;
   // The snapshot says who was a transfer target when the version was published; the rep
   // must still be active with a number now. Names and ids only leave this function.
   const reps = await Promise.all(def.direct_reps.filter((r) => r.transfer_enabled).map((r) => getRep(claims.tenant_id, r.rep_id)));
@@ -141,7 +167,7 @@ export async function loadCallBrief(claims: VerifiedStreamClaims): Promise<CallB
     claims,
     direction: call.direction,
     use_case: def.use_case,
-    outcome_type: template.outcome_type,
+    outcome_type,
     objectives: version.objectives.map((o) => ({ id: o.id, description: o.description, required: o.required })),
     definition: {
       ...def,

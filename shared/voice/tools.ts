@@ -30,6 +30,7 @@
 import type * as z from 'zod';
 import { smsActionText } from '../messages/sms-action.js';
 import { surveyQuestions } from '../policy/surveys/survey-response.js';
+import { RecentlyUsed } from '../recently-used.js';
 import { type OutcomeBody, RUNTIME_LIMITS } from '../schemas/runtime-events.js';
 import { type CallBrief, type ControlPlane, ControlPlaneError, type RuntimeEventInput, type ToolSpec } from './ports.js';
 import type { HandoffData } from './protocol.js';
@@ -102,22 +103,39 @@ function fitted(args: Record<string, unknown>): Record<string, unknown> {
   return args;
 }
 
+/**
+ * One formatter per language and zone, kept: building an Intl.DateTimeFormat costs far more than
+ * formatting with it, and check_calendar read every slot it returned through a new one while the
+ * contact waited on the tool.
+ */
+const slotFormatters = new RecentlyUsed<string, Intl.DateTimeFormat>(64);
+
+function slotFormatter(language: string, timeZone: string): Intl.DateTimeFormat {
+  const key = `${language} ${timeZone}`;
+  let f = slotFormatters.get(key);
+  if (!f) {
+    const options: Intl.DateTimeFormatOptions = {
+      weekday: 'long',
+      month: 'long',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+      timeZone,
+      timeZoneName: 'short',
+    };
+    try {
+      f = new Intl.DateTimeFormat(language, options);
+    } catch {
+      f = new Intl.DateTimeFormat('en-US', options);
+    }
+    slotFormatters.set(key, f);
+  }
+  return f;
+}
+
 /** How a slot reads aloud in the asked time zone (UTC otherwise). */
 function spoken(iso: string, timezone: string | undefined, language: string): string {
-  const options: Intl.DateTimeFormatOptions = {
-    weekday: 'long',
-    month: 'long',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: '2-digit',
-    timeZone: timezone ?? 'UTC',
-    timeZoneName: 'short',
-  };
-  try {
-    return new Intl.DateTimeFormat(language, options).format(new Date(iso));
-  } catch {
-    return new Intl.DateTimeFormat('en-US', options).format(new Date(iso));
-  }
+  return slotFormatter(language, timezone ?? 'UTC').format(new Date(iso));
 }
 
 /** What the tools remember of the call between replies, as JSON. */

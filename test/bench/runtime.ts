@@ -23,7 +23,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { WebSocket } from 'ws';
 import { type CreateRelaySession, defaultCreateRelaySession } from '../../infra/local/relay-session.js';
@@ -37,6 +37,7 @@ import { createReplyModel } from '../../shared/voice/llm/chain.js';
 import { createRegistry } from '../../shared/voice/llm/registry.js';
 import { createSandboxModel } from '../../shared/voice/llm/sandbox-model.js';
 import type { ReplyModel, ReplyPart, ReplyRequest } from '../../shared/voice/ports.js';
+import { type ProfileSummary, startCpuProfile } from './cpu-profile.js';
 import { fmt, percentile, pool } from './stats.js';
 
 const FIRST_TOKEN_MS = 300;
@@ -347,6 +348,43 @@ interface SlowStages {
   loopDelayMs: { p50: number; p99: number; max: number };
   holdsLateMs: number[];
   connectionsOpened: number;
+  /** Event-loop stalls longer than BLOCK_MS (ms each). */
+  blocksMs: number[];
+  /** The garbage collector's pauses (ms each), and which were full (mark-compact) collections. */
+  gcPausesMs: number[];
+  gcMajorMs: number[];
+  /** With BENCH_CPU_PROFILE=<dir>: the phase's CPU profile, summarised. */
+  profile?: ProfileSummary;
+}
+
+/** A stall of the event loop this long delays every conversation's next frame by as much. */
+const BLOCK_MS = 50;
+
+/** Records every stretch longer than BLOCK_MS during which a 5 ms timer could not run, and the garbage collector's pauses meanwhile. */
+function watchBlocks(): { stop(): { blocksMs: number[]; gcPausesMs: number[]; gcMajorMs: number[] } } {
+  const blocksMs: number[] = [];
+  const gcPausesMs: number[] = [];
+  const gcMajorMs: number[] = [];
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const t = performance.now();
+    if (t - last - 5 > BLOCK_MS) blocksMs.push(t - last - 5);
+    last = t;
+  }, 5);
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      gcPausesMs.push(e.duration);
+      if ((e as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) gcMajorMs.push(e.duration);
+    }
+  });
+  gc.observe({ entryTypes: ['gc'] });
+  return {
+    stop: () => {
+      clearInterval(timer);
+      gc.disconnect();
+      return { blocksMs, gcPausesMs, gcMajorMs };
+    },
+  };
 }
 
 export interface RuntimeFigures {
@@ -361,19 +399,24 @@ export interface RuntimeFigures {
 }
 
 /** 1,000 turns with the slow stand-in, 10 conversations at a time, their n-th started n × staggerMs after the first. */
-async function slowPhase(stack: LocalStack, tokens: string[], staggerMs: number) {
+async function slowPhase(stack: LocalStack, tokens: string[], staggerMs: number, name: string) {
   const marks: TurnMarks[] = [];
   holdTimers.length = 0;
   let connectionsOpened = 0;
   // The only fetches of this phase are the tools' requests to the control plane (events go to the sink).
   const opened = () => connectionsOpened++;
   diagnostics.subscribe('undici:client:connected', opened);
+  const profileDir = process.env.BENCH_CPU_PROFILE;
+  const profiling = profileDir ? await startCpuProfile(profileDir, `runtime-${name}`) : undefined;
   const loopDelay = monitorEventLoopDelay({ resolution: 5 });
   loopDelay.enable();
+  const blocks = watchBlocks();
   const cpuBefore = process.cpuUsage();
   const times = (await timedTurns(stack, tokens, 1000, 10, marks, staggerMs)).map((ms) => ms - FIRST_TOKEN_MS);
   loopDelay.disable();
   const cpu = process.cpuUsage(cpuBefore);
+  const { blocksMs, gcPausesMs, gcMajorMs } = blocks.stop();
+  const profile = await profiling?.stop();
   diagnostics.unsubscribe('undici:client:connected', opened);
   const stages: SlowStages = {
     turns: marks,
@@ -381,6 +424,10 @@ async function slowPhase(stack: LocalStack, tokens: string[], staggerMs: number)
     loopDelayMs: { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
     holdsLateMs: holdTimers.filter((h) => h.fired !== undefined).map((h) => h.fired! - h.set - h.ms),
     connectionsOpened,
+    blocksMs,
+    gcPausesMs,
+    gcMajorMs,
+    ...(profile ? { profile } : {}),
   };
   return { figure: { p50: percentile(times, 50), p99: percentile(times, 99), turns: times.length }, stages };
 }
@@ -438,8 +485,8 @@ export async function measureRuntime(stack: LocalStack, model: SwitchModel): Pro
   const instant = await timedTurns(stack, tokens, 1000, 1);
 
   model.current = slowSandbox();
-  const lockstep = await slowPhase(stack, tokens, 0);
-  const slow = await slowPhase(stack, tokens, STAGGER_MS);
+  const lockstep = await slowPhase(stack, tokens, 0, 'lockstep');
+  const slow = await slowPhase(stack, tokens, STAGGER_MS, 'staggered');
 
   model.current = longTalker;
   const lags: number[] = [];
@@ -576,4 +623,22 @@ function printStages(stages: SlowStages): void {
   console.log(
     `    process CPU per turn (client, runtime and API all in this process) ${fmt(stages.cpuMsPerTurn, 2)} ms; event loop delay p50 ${fmt(loopDelayMs.p50)} p99 ${fmt(loopDelayMs.p99)} max ${fmt(loopDelayMs.max)} ms`,
   );
+  const blocks = stages.blocksMs;
+  console.log(
+    `    event-loop blocks over ${BLOCK_MS} ms: ${blocks.length}${blocks.length ? ` (longest ${fmt(Math.max(...blocks))} ms, ${fmt(blocks.reduce((a, b) => a + b, 0))} ms in all)` : ''}`,
+  );
+  const gc = stages.gcPausesMs;
+  console.log(
+    `    garbage collection: ${gc.length} pauses, ${fmt(gc.reduce((a, b) => a + b, 0) / Math.max(1, turns.length), 2)} ms per turn, longest ${fmt(gc.length ? Math.max(...gc) : 0)} ms, ${gc.filter((ms) => ms > BLOCK_MS).length} over ${BLOCK_MS} ms; full collections ${stages.gcMajorMs.length} (longest ${fmt(Math.max(0, ...stages.gcMajorMs))} ms); heap used ${fmt(process.memoryUsage().heapUsed / 2 ** 20, 0)} MB`,
+  );
+  if (stages.profile) printProfile(stages.profile, turns.length);
+}
+
+function printProfile(p: ProfileSummary, turns: number): void {
+  console.log(`    CPU profile (${p.file}): ${fmt(p.sampledMs / Math.max(1, turns), 2)} ms sampled per turn; the heaviest functions (ms per turn):`);
+  const rows = (list: ProfileSummary['self']) => list.slice(0, 12).map((r) => `      ${fmt(r.ms / Math.max(1, turns), 3).padStart(7)}  ${r.fn}`);
+  console.log('     by their own time:');
+  for (const r of rows(p.self)) console.log(r);
+  console.log("     the application's functions with what they called:");
+  for (const r of rows(p.total)) console.log(r);
 }

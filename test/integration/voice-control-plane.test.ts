@@ -3,7 +3,7 @@
  * stores, events posted through POST /runtime/v1/calls/{id}/events with the call's token.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { db, tableName } from '../../shared/db/client.js';
 import { callPartition } from '../../shared/db/keys.js';
 import { callTokenKey } from '../../shared/telephony/call-token-key.js';
@@ -54,6 +54,20 @@ describe('loadCall', () => {
       await createControlPlane({ token }).loadCall({ ...claims, agent_version_id: world.agent.versionId.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')) }),
     ).toBeNull();
     expect(await createControlPlane({ token }).loadCall({ ...claims, call_id: 'cal_01JZZZZZZZZZZZZZZZZZZZZZZZ' })).toBeNull();
+  });
+
+  it('keeps the pinned version and its template by the version id: the next session of that version reads only its call', async () => {
+    const { token, claims } = await answeredCall();
+    const first = await createControlPlane({ token }).loadCall(claims);
+    const send = vi.spyOn(db(), 'send');
+    try {
+      const again = await createControlPlane({ token }).loadCall(claims);
+      expect(again).toEqual(first);
+      const keys = send.mock.calls.map(([command]) => (command.input as { Key?: Record<string, unknown> }).Key);
+      expect(keys).toEqual([{ pk: callPartition(claims.tenant_id, claims.call_id), sk: 'CALL' }]);
+    } finally {
+      send.mockRestore();
+    }
   });
 });
 

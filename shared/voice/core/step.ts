@@ -51,8 +51,26 @@ const clip = (text: string, max: number) => (text.length > max ? text.slice(0, m
 /** A provider's token count as the events route takes it: a whole number ≥ 0 (one bad number would refuse the whole batch). */
 const count = (n: number) => (Number.isFinite(n) && n > 0 ? Math.min(MAX_COUNT, Math.round(n)) : 0);
 
+/**
+ * A deep copy of plain JSON (what the state is, so a stateless host can store it). Written out
+ * rather than structuredClone: the local host steps once per phrase, tool and frame of every
+ * reply, and structuredClone's serialise-then-parse cost several times this walk per step.
+ */
+function copyJson<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(copyJson) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const copy = copyJson((value as Record<string, unknown>)[key]);
+    // A stored state's JSON may name `__proto__`: kept as an own key, as JSON.parse made it.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+    else out[key] = copy;
+  }
+  return out as T;
+}
+
 export function step(state: SessionState, input: CoreInput, now: Date): StepResult {
-  const st = new Step(structuredClone(state), now.getTime());
+  const st = new Step(copyJson(state), now.getTime());
   apply(st, input);
   return { state: st.s, send: st.send, events: st.events, effects: st.effects };
 }
