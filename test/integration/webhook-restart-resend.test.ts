@@ -83,7 +83,8 @@ describe('after a restart every pending webhook event goes back on the queue at 
     const seen = await drain(at.getTime(), 6_000);
 
     expect(seen.get(fresh)).toMatchObject({ times: 1 });
-    expect(seen.get(fresh)!.firstAfterMs).toBeLessThan(1_500);
+    // Sent at once, so ahead of the retry delayed 2 s (a bound on order, not on the machine's speed).
+    expect(seen.get(fresh)!.firstAfterMs).toBeLessThan(seen.get(soon)!.firstAfterMs);
     expect(seen.get(soon)).toMatchObject({ times: 1 });
     expect(seen.get(soon)!.firstAfterMs).toBeGreaterThanOrEqual(1_500);
     expect(seen.get(held)).toMatchObject({ times: 1 });
