@@ -216,6 +216,7 @@ const raced = (err: unknown, count: number): boolean =>
 export async function addSuppression(
   tenantId: string,
   input: { phone_e164: string; reason: SuppressionReason; note?: string; source: SuppressionSource; source_id: string | null },
+  at: Date,
   extra: (entry: Suppression) => TransactItem[] = () => [],
 ): Promise<Suppression> {
   let ours = 0;
@@ -223,7 +224,7 @@ export async function addSuppression(
     decide: async () => {
       const [active, holder] = await Promise.all([getActiveSuppression(tenantId, input.phone_e164), phoneHolder(tenantId, input.phone_e164)]);
       if (active) throw new AlreadySuppressed(active.id);
-      const entry = newSuppression(input, new Date().toISOString());
+      const entry = newSuppression(input, at.toISOString());
       const items = suppressionAddItems(tenantId, entry, holder);
       ours = items.length;
       return commit([...items, ...extra(entry)], entry);
@@ -234,13 +235,13 @@ export async function addSuppression(
 }
 
 /** Lift the number's active suppression (kept as history). Undefined when it is not suppressed. */
-export async function liftSuppression(tenantId: string, phone: string, lift: { note: string; by: string }): Promise<Suppression | undefined> {
+export async function liftSuppression(tenantId: string, phone: string, lift: { note: string; by: string }, at: Date): Promise<Suppression | undefined> {
   let ours = 0;
   return conditionalTransaction<Suppression | undefined>({
     decide: async () => {
       const [active, holder] = await Promise.all([getActiveSuppression(tenantId, phone), phoneHolder(tenantId, phone)]);
       if (!active) return noChange(undefined);
-      const now = new Date().toISOString();
+      const now = at.toISOString();
       const items = suppressionLiftItems(tenantId, active, { ...lift, now }, holder);
       ours = items.length;
       return commit(items, { ...active, status: 'lifted', lifted_at: now, lift_note: lift.note, lifted_by: lift.by });
