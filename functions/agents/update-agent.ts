@@ -1,4 +1,5 @@
 import { draftFields } from '../../shared/agents/draft.js';
+import { now } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
@@ -17,7 +18,7 @@ export const handler = defineRoute(
   { path: agentPath, body: agentUpdateRequest, responses: { 200: agentDefinition } },
   async ({ principal, path, body }) => {
     if (!(await getAgentRecord(principal.tenantId, path.agent_id))) throw notFound('Agent');
-    const updated = await updateAgent(principal.tenantId, path.agent_id, await draftFields(principal.tenantId, body ?? {}));
+    const updated = await updateAgent(principal.tenantId, path.agent_id, await draftFields(principal.tenantId, body ?? {}), now());
     if (!updated) throw notFound('Agent');
     return ok(presentAgent(updated));
   },

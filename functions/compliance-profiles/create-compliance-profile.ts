@@ -1,3 +1,4 @@
+import { now } from '../../shared/clock.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
@@ -9,5 +10,5 @@ export const handler = defineRoute(
   'createComplianceProfile',
   bearer,
   { body: complianceProfileCreateRequest, responses: { 201: complianceProfileResource } },
-  async ({ principal, body }) => created(await createProfile(principal.tenantId, body)),
+  async ({ principal, body }) => created(await createProfile(principal.tenantId, body, now())),
 );

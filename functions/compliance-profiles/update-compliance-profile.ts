@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { now } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
@@ -16,7 +17,7 @@ export const handler = defineRoute(
   bearer,
   { path: z.object({ profile_id: z.string().min(1).max(64) }), body: complianceProfileUpdateRequest, responses: { 200: complianceProfileResource } },
   async ({ principal, path, body }) => {
-    const profile = await updateProfile(principal.tenantId, path.profile_id, body ?? {});
+    const profile = await updateProfile(principal.tenantId, path.profile_id, body ?? {}, now());
     if (!profile) throw notFound('Compliance profile');
     return ok(profile);
   },

@@ -1,3 +1,4 @@
+import { now as clockNow } from '../../shared/clock.js';
 import { conflict, invalid } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
@@ -20,7 +21,7 @@ export const handler = defineRoute(
   { body: contactCreateRequest, responses: { 200: contactResource, 409: contactExistsError } },
   async ({ principal, body, idempotency }) => {
     const { consent, phone_e164, ...fields } = body;
-    const attestation = await ensureApiAttestation(principal.tenantId);
+    const attestation = await ensureApiAttestation(principal.tenantId, clockNow());
     for (let attempt = 1; ; attempt++) {
       const now = new Date();
       const suppressed = await isSuppressed(principal.tenantId, phone_e164);

@@ -1,3 +1,4 @@
+import { now } from '../../shared/clock.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
@@ -9,5 +10,5 @@ export const handler = defineRoute(
   'createNumberPool',
   bearer,
   { body: numberPoolCreateRequest, responses: { 201: numberPoolResource } },
-  async ({ principal, body }) => created(await createPool(principal.tenantId, body)),
+  async ({ principal, body }) => created(await createPool(principal.tenantId, body, now())),
 );

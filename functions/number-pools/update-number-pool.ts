@@ -1,3 +1,4 @@
+import { now } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
@@ -14,7 +15,7 @@ export const handler = defineRoute(
   bearer,
   { path: poolPath, body: numberPoolUpdateRequest, responses: { 200: numberPoolResource } },
   async ({ principal, path, body }) => {
-    const pool = await updatePool(principal.tenantId, path.pool_id, body ?? {});
+    const pool = await updatePool(principal.tenantId, path.pool_id, body ?? {}, now());
     if (!pool) throw notFound('Number pool');
     return ok(pool);
   },

@@ -1,3 +1,4 @@
+import { now } from '../../shared/clock.js';
 import { conflict, invalid, notFound } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
@@ -37,7 +38,7 @@ export const handler = defineRoute(
       const changes = Object.fromEntries(
         Object.entries({ inbound_agent_id, inbound_route_mode, inbound_voicemail_greeting, daily_dial_cap }).filter(([, v]) => v !== undefined),
       );
-      return ok(presentPhoneNumber(await updatePhoneNumber(number, changes)));
+      return ok(presentPhoneNumber(await updatePhoneNumber(number, changes, { now: now() })));
     } catch (err) {
       if (err instanceof NumberChanged) throw conflict('phone_number_changed', 'The number changed while this request was applied; read it and retry');
       throw err;

@@ -1,3 +1,4 @@
+import { now } from '../../shared/clock.js';
 import { conflict } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { created } from '../../shared/http/responses.js';
@@ -17,7 +18,7 @@ export const handler = defineRoute(
   { body: suppressionCreateRequest, responses: { 201: suppressionResource, 409: alreadySuppressedError } },
   async ({ principal, body, idempotency }) => {
     try {
-      const entry = await addSuppression(principal.tenantId, { ...body, source: 'api', source_id: principal.keyId }, (e) =>
+      const entry = await addSuppression(principal.tenantId, { ...body, source: 'api', source_id: principal.keyId }, now(), (e) =>
         idempotency ? [idempotency.commitItem(created(e))] : [],
       );
       return { ...created(entry), idempotencyCommitted: Boolean(idempotency) };

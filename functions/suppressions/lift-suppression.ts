@@ -1,3 +1,4 @@
+import { now } from '../../shared/clock.js';
 import { DomainError } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
@@ -16,7 +17,7 @@ export const handler = defineRoute(
   bearer,
   { path: suppressionPath, body: suppressionLiftRequest, responses: { 200: suppressionResource } },
   async ({ principal, path, body }) => {
-    const lifted = await liftSuppression(principal.tenantId, path.phone_e164, { note: body.note, by: principal.keyId });
+    const lifted = await liftSuppression(principal.tenantId, path.phone_e164, { note: body.note, by: principal.keyId }, now());
     if (!lifted) throw new DomainError('not_found', 'not_found', `${path.phone_e164} is not suppressed`);
     return ok(lifted);
   },

@@ -1,3 +1,4 @@
+import { now } from '../../shared/clock.js';
 import { conflict, invalid, notFound } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
@@ -29,18 +30,22 @@ export const handler = defineRoute(
       if (problem) throw invalid(['body', 'credentials'], problem.msg, problem.type);
     }
     try {
-      const updated = await updateTelephonyAccount(account, {
-        ...(body.ftc_san_refs !== undefined ? { ftc_san_refs: body.ftc_san_refs } : {}),
-        ...(body.a2p_brand_ref !== undefined ? { a2p_brand_ref: body.a2p_brand_ref } : {}),
-        ...(body.credentials
-          ? {
-              credentials_sealed: await sealCredentials(account.tenant_id, account.id, body.credentials),
-              verification_status: 'pending' as const,
-              verified_at: null,
-              cps_limit: null,
-            }
-          : {}),
-      });
+      const updated = await updateTelephonyAccount(
+        account,
+        {
+          ...(body.ftc_san_refs !== undefined ? { ftc_san_refs: body.ftc_san_refs } : {}),
+          ...(body.a2p_brand_ref !== undefined ? { a2p_brand_ref: body.a2p_brand_ref } : {}),
+          ...(body.credentials
+            ? {
+                credentials_sealed: await sealCredentials(account.tenant_id, account.id, body.credentials),
+                verification_status: 'pending' as const,
+                verified_at: null,
+                cps_limit: null,
+              }
+            : {}),
+        },
+        now(),
+      );
       if (body.credentials) await recordCarrierAccountUse(body.credentials.account_sid, account.tenant_id, account.id);
       return ok(presentTelephonyAccount(updated));
     } catch (err) {

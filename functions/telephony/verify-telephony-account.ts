@@ -1,3 +1,4 @@
+import { now } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
@@ -18,6 +19,6 @@ export const handler = defineRoute(
   async ({ principal, path }) => {
     const account = await getTelephonyAccount(principal.tenantId, path.account_id);
     if (!account) throw notFound('Telephony account');
-    return ok(presentTelephonyAccount(await verifyTelephonyAccount(account)));
+    return ok(presentTelephonyAccount(await verifyTelephonyAccount(account, now())));
   },
 );

@@ -32,7 +32,7 @@
 import { DeleteObjectsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { cancelCampaign } from '../campaigns/actions.js';
 import { env } from '../config.js';
-import { deleteKeys } from '../db/batch-delete.js';
+import { deleteKeys } from '../db/batch-write.js';
 import { belongsToTenant, collections, platformKeys } from '../db/keys.js';
 import { transactWrite } from '../db/transact-write.js';
 import { logger } from '../observability.js';

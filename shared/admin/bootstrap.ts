@@ -63,13 +63,13 @@ export async function createApiKey(input: { tenantId: string; name: string; role
 /** Reps are managed here, outside /v1, like users. Prints only the id: never the number. */
 export async function createRepAction(input: { tenantId: string; name: string; transferNumber: string | null; disabled: boolean }) {
   await requireTenant(input.tenantId);
-  const rep = await createRep(input);
+  const rep = await createRep(input, clockNow());
   return { rep_id: rep.id };
 }
 
 export async function setRepStatusAction(input: { tenantId: string; repId: string; status: 'active' | 'disabled' }) {
   await requireTenant(input.tenantId);
-  const rep = await setRepStatus(input.tenantId, input.repId, input.status);
+  const rep = await setRepStatus(input.tenantId, input.repId, input.status, clockNow());
   if (!rep) throw new OperatorError(`rep ${input.repId} does not exist in tenant ${input.tenantId}`);
   return { rep_id: rep.id, status: rep.status };
 }

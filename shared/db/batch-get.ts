@@ -2,11 +2,12 @@
  * Several items of the table in ONE strongly consistent BatchGetItem (100 keys at most):
  * the stores that answer one request from items of different entities read them together
  * rather than one GetItem each. Unprocessed keys are asked again (throttling only), each
- * retry one more call.
+ * retry one more call. batchGetMany reads any number of keys, 100 to a call.
  */
 import { BatchGetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { backoff, UNPROCESSED } from '../retry.js';
 import { db, tableName } from './client.js';
+import { projectionOf } from './query.js';
 
 export interface ItemKey {
   pk: string;
@@ -24,16 +25,32 @@ export const itemAt = (items: ItemsByKey, key: ItemKey): Record<string, unknown>
 export const pickItems = (items: ItemsByKey, keys: readonly ItemKey[]): ItemsByKey =>
   new Map(keys.flatMap((k) => (items.has(id(k)) ? [[id(k), items.get(id(k))!] as const] : [])));
 
-export async function batchGetItems(keys: readonly ItemKey[]): Promise<ItemsByKey> {
+/** Read only these attributes (the key is always read: it files the item). */
+export interface BatchGetOptions {
+  fields?: readonly string[];
+}
+
+export async function batchGetItems(keys: readonly ItemKey[], opts: BatchGetOptions = {}): Promise<ItemsByKey> {
   const unique = [...new Map(keys.map((k) => [id(k), { pk: k.pk, sk: k.sk }])).values()];
   if (unique.length > 100) throw new RangeError(`batchGetItems reads at most 100 keys, not ${unique.length}`);
+  const projection = opts.fields ? projectionOf([...new Set(['pk', 'sk', ...opts.fields])]) : {};
   const found: ItemsByKey = new Map();
   let pending: Record<string, unknown>[] | undefined = unique;
   for (let attempt = 0; pending?.length; attempt++) {
     if (attempt > 0) await backoff(UNPROCESSED, attempt);
-    const out: BatchGetCommandOutput = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }));
+    const out: BatchGetCommandOutput = await db().send(
+      new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true, ...projection } } }),
+    );
     for (const item of out.Responses?.[tableName()] ?? []) found.set(id(item as ItemKey), item);
     pending = out.UnprocessedKeys?.[tableName()]?.Keys;
   }
+  return found;
+}
+
+/** batchGetItems for any number of keys: one BatchGetItem per 100, in turn. */
+export async function batchGetMany(keys: readonly ItemKey[], opts: BatchGetOptions = {}): Promise<ItemsByKey> {
+  const unique = [...new Map(keys.map((k) => [id(k), k])).values()];
+  const found: ItemsByKey = new Map();
+  for (let i = 0; i < unique.length; i += 100) for (const [k, item] of await batchGetItems(unique.slice(i, i + 100), opts)) found.set(k, item);
   return found;
 }

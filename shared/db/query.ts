@@ -3,21 +3,43 @@
  * these helpers follow the pages so a store never writes the loop again. `TableName`
  * defaults to the table.
  */
+import {
+  type AttributeValue,
+  QueryCommand as RawQueryCommand,
+  type QueryCommandInput as RawQueryCommandInput,
+  type QueryCommandOutput as RawQueryCommandOutput,
+} from '@aws-sdk/client-dynamodb';
 import { QueryCommand, type QueryCommandInput, type QueryCommandOutput, ScanCommand, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client.js';
 
 type Item = Record<string, unknown>;
 export type QueryParams = Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'> & { TableName?: string };
 type ScanParams = Omit<ScanCommandInput, 'TableName' | 'ExclusiveStartKey'> & { TableName?: string };
+type RawQueryParams = Omit<RawQueryCommandInput, 'TableName' | 'ExclusiveStartKey'> & { TableName?: string };
 
-/** Every page of a Query, in order (stops when DynamoDB reports no further key). */
-export async function* queryPages(params: QueryParams, start?: Item): AsyncGenerator<QueryCommandOutput> {
+/** The loop itself: `read(start)` reads the page after `start` (none: the first); pages follow until no key is reported. */
+async function* pagesFrom<K, P extends { LastEvaluatedKey?: K }>(read: (start: K | undefined) => Promise<P>, start?: K): AsyncGenerator<P> {
   let next = start;
   do {
-    const page = await db().send(new QueryCommand({ TableName: tableName(), ...params, ...(next ? { ExclusiveStartKey: next } : {}) }));
+    const page = await read(next);
     yield page;
     next = page.LastEvaluatedKey;
   } while (next);
+}
+
+/** Every page of a Query, in order (stops when DynamoDB reports no further key). */
+export function queryPages(params: QueryParams, start?: Item): AsyncGenerator<QueryCommandOutput> {
+  return pagesFrom((next) => db().send(new QueryCommand({ TableName: tableName(), ...params, ...(next ? { ExclusiveStartKey: next } : {}) })), start);
+}
+
+/**
+ * Every page of a Query sent as the low-level command, items left as AttributeValues: for a
+ * read that unmarshalls them itself (e.g. with wrapNumbers, so no float touches a number).
+ */
+export function rawQueryPages(params: RawQueryParams): AsyncGenerator<RawQueryCommandOutput> {
+  return pagesFrom<Record<string, AttributeValue>, RawQueryCommandOutput>((next) =>
+    db().send(new RawQueryCommand({ TableName: tableName(), ...params, ...(next ? { ExclusiveStartKey: next } : {}) })),
+  );
 }
 
 /** Every item a Query matches, across its pages. */
@@ -40,24 +62,22 @@ export async function queryCount(params: Omit<QueryParams, 'Select'>): Promise<n
  */
 export async function queryAtLeast(params: QueryParams, want: number, limitFor: (held: number) => number, start?: Item): Promise<Item[]> {
   const items: Item[] = [];
-  let next = start;
-  do {
-    const page = await db().send(new QueryCommand({ TableName: tableName(), ...params, ExclusiveStartKey: next, Limit: limitFor(items.length) }));
+  const pages = pagesFrom(
+    (next) => db().send(new QueryCommand({ TableName: tableName(), ...params, ExclusiveStartKey: next, Limit: limitFor(items.length) })),
+    start,
+  );
+  for await (const page of pages) {
     items.push(...(page.Items ?? []));
-    next = page.LastEvaluatedKey;
-  } while (items.length < want && next);
+    if (items.length >= want) break;
+  }
   return items;
 }
 
 /** Every item a Scan finds, across its pages (platform sweeps only: a Scan reads the whole table). */
 export async function scanAll(params: ScanParams): Promise<Item[]> {
   const items: Item[] = [];
-  let next: Item | undefined;
-  do {
-    const page = await db().send(new ScanCommand({ TableName: tableName(), ...params, ...(next ? { ExclusiveStartKey: next } : {}) }));
-    items.push(...(page.Items ?? []));
-    next = page.LastEvaluatedKey;
-  } while (next);
+  const pages = pagesFrom((next) => db().send(new ScanCommand({ TableName: tableName(), ...params, ...(next ? { ExclusiveStartKey: next } : {}) })));
+  for await (const page of pages) items.push(...(page.Items ?? []));
   return items;
 }
 

@@ -69,9 +69,9 @@ export async function getAgentRecord(tenantId: string, agentId: string, consiste
 }
 
 /** Sets the given draft fields; never touches status, versions or published versions. */
-export async function updateAgent(tenantId: string, agentId: string, fields: Partial<AgentDefinition>): Promise<AgentRecord | undefined> {
+export async function updateAgent(tenantId: string, agentId: string, fields: Partial<AgentDefinition>, at: Date): Promise<AgentRecord | undefined> {
   if (!isId(agentId)) return undefined;
-  return (await updateFields(agentKeys.agent(tenantId, agentId), { ...fields, updated_at: new Date().toISOString() })) as AgentRecord | undefined;
+  return (await updateFields(agentKeys.agent(tenantId, agentId), { ...fields, updated_at: at.toISOString() })) as AgentRecord | undefined;
 }
 
 export function listAgents(tenantId: string, opts: { limit: number; cursor?: string; filters: FilterCondition[] }) {

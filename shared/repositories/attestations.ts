@@ -27,7 +27,7 @@ export const attestationItem = (tenantId: string, a: Attestation) => ({ ...conta
 /** Immutable once created, so a per-container cache is safe. */
 const standing = new Map<string, Attestation>();
 
-export async function ensureApiAttestation(tenantId: string): Promise<Attestation> {
+export async function ensureApiAttestation(tenantId: string, at: Date): Promise<Attestation> {
   const cached = standing.get(tenantId);
   if (cached) return cached;
   const read = async () =>
@@ -43,7 +43,7 @@ export async function ensureApiAttestation(tenantId: string): Promise<Attestatio
       signer_name: null,
       signer_title: null,
       affirmation: API_SOURCE_AFFIRMATION,
-      created_at: new Date().toISOString(),
+      created_at: at.toISOString(),
     };
     try {
       await db().send(

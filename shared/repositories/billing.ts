@@ -9,6 +9,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { billingKeys, collections, keys } from '../db/keys.js';
+import { projectionOf, queryAll, queryPages } from '../db/query.js';
 import type { TelephonyModeSummary } from '../policy/billing/meters.js';
 import { telephonyModeOf } from '../policy/billing/meters.js';
 import { DEFAULT_PLAN_ID, type Plan, planById, planSchema } from '../policy/billing/plans.js';
@@ -205,38 +206,17 @@ export async function cancelSubscription(tenantId: string, at: Date): Promise<Bi
 
 /** Every tenant with a billing account, a page at a time (the invoice job's walk). */
 export async function* billingDirectory(): AsyncGenerator<string> {
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': billingKeys.directoryPartition },
-        ExclusiveStartKey: start,
-      }),
-    );
+  for await (const page of queryPages({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': billingKeys.directoryPartition } }))
     for (const item of page.Items ?? []) yield item.tenant_id as string;
-    start = page.LastEvaluatedKey;
-  } while (start);
 }
 
 /** managed / byo / mixed / unelected, from the modes of the tenant's telephony accounts. */
 export async function telephonyModeOfTenant(tenantId: string): Promise<TelephonyModeSummary> {
-  const modes: ('managed' | 'byo')[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        ExpressionAttributeValues: { ':pk': keys.tenant(tenantId).pk, ':p': collections.telephonyAccounts },
-        ProjectionExpression: '#mode',
-        ExpressionAttributeNames: { '#mode': 'mode' },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) if (item.mode === 'managed' || item.mode === 'byo') modes.push(item.mode);
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+    ExpressionAttributeValues: { ':pk': keys.tenant(tenantId).pk, ':p': collections.telephonyAccounts },
+    ...projectionOf(['mode']),
+  });
+  const modes = items.map((item) => item.mode).filter((mode): mode is 'managed' | 'byo' => mode === 'managed' || mode === 'byo');
   return telephonyModeOf(modes);
 }

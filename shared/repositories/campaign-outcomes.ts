@@ -9,6 +9,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import type { TransactItem } from '../db/conditional-transaction.js';
 import { campaignKeys, campaignPartition } from '../db/keys.js';
+import { queryAll } from '../db/query.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
 import type { CampaignOutcomeSummary } from '../schemas/campaigns.js';
@@ -63,25 +64,13 @@ export async function getCampaignRow(tenantId: string, campaignId: string, conta
   return out.Items?.[0] as CampaignRow | undefined;
 }
 
-async function queryAll(pk: string, prefix: string, filter?: { expression: string; values: Record<string, unknown> }): Promise<Record<string, unknown>[]> {
-  const out: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        FilterExpression: filter?.expression,
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix, ...(filter?.values ?? {}) },
-        ExclusiveStartKey: start,
-        ConsistentRead: true,
-      }),
-    );
-    out.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return out;
-}
+const queryRange = (pk: string, prefix: string, filter?: { expression: string; values: Record<string, unknown> }): Promise<Record<string, unknown>[]> =>
+  queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ...(filter ? { FilterExpression: filter.expression } : {}),
+    ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix, ...(filter?.values ?? {}) },
+    ConsistentRead: true,
+  });
 
 /** A queued contact: its queue item's sort key and the contact. */
 export interface QueuedContact {
@@ -110,12 +99,12 @@ export async function dueQueue(tenantId: string, campaignId: string, at: Date, l
 
 /** Every queued contact, whatever its instant (the cancel sweep). */
 export const allQueued = async (tenantId: string, campaignId: string): Promise<QueuedContact[]> =>
-  queued(await queryAll(campaignPartition(tenantId, campaignId), campaignKeys.queuePrefix));
+  queued(await queryRange(campaignPartition(tenantId, campaignId), campaignKeys.queuePrefix));
 
 /** Rows whose attempt is launched and still `scheduled` (the cancel sweep): their call ids. */
 export const scheduledAttemptCalls = async (tenantId: string, campaignId: string): Promise<string[]> =>
   (
-    await queryAll(campaignPartition(tenantId, campaignId), campaignKeys.rowsPrefix, {
+    await queryRange(campaignPartition(tenantId, campaignId), campaignKeys.rowsPrefix, {
       expression: 'row_status = :active AND latest_attempt_state = :scheduled',
       values: { ':active': 'active', ':scheduled': 'scheduled' },
     })

@@ -23,8 +23,8 @@ function presentProfile(item: Record<string, unknown>): ComplianceProfile {
   };
 }
 
-export async function createProfile(tenantId: string, input: z.output<typeof complianceProfileCreateRequest>): Promise<ComplianceProfile> {
-  const now = new Date().toISOString();
+export async function createProfile(tenantId: string, input: z.output<typeof complianceProfileCreateRequest>, at: Date): Promise<ComplianceProfile> {
+  const now = at.toISOString();
   const profile: ComplianceProfile = presentProfile({ ...input, id: newId('cpr'), revision: 1, created_at: now, updated_at: now });
   await db().send(
     new PutCommand({
@@ -46,13 +46,10 @@ export async function updateProfile(
   tenantId: string,
   profileId: string,
   input: z.output<typeof complianceProfileUpdateRequest>,
+  at: Date,
 ): Promise<ComplianceProfile | undefined> {
   if (!isId(profileId)) return undefined;
-  const item = await updateFields(
-    agentKeys.complianceProfile(tenantId, profileId),
-    { ...input, updated_at: new Date().toISOString() },
-    { increment: 'revision' },
-  );
+  const item = await updateFields(agentKeys.complianceProfile(tenantId, profileId), { ...input, updated_at: at.toISOString() }, { increment: 'revision' });
   return item ? presentProfile(item) : undefined;
 }
 

@@ -7,6 +7,7 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { contactKeys } from '../db/keys.js';
+import { queryAll } from '../db/query.js';
 import { isId, newId } from '../ids.js';
 
 export interface ContactList {
@@ -103,22 +104,12 @@ export async function findOrCreateListByName(tenantId: string, name: string): Pr
 
 /** Ids of a list's members (gsi1: `TENANT#<t>#LIST#<lst>#MEMBERS`), oldest first. */
 export async function listMemberIds(tenantId: string, listId: string): Promise<string[]> {
-  const ids: string[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: T(),
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': contactKeys.listMembersIndexPartition(tenantId, listId) },
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of out.Items ?? []) ids.push(item.contact_id as string);
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return ids;
+  const items = await queryAll({
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': contactKeys.listMembersIndexPartition(tenantId, listId) },
+  });
+  return items.map((item) => item.contact_id as string);
 }
 
 /** One page of a list's members from `cursor` (a campaign's scrub resumes where it stopped): their ids and the next cursor (null: the end). */

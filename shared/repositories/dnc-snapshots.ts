@@ -13,13 +13,14 @@
  */
 
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, type BatchWriteCommandOutput, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { deleteKeys, putItems } from '../db/batch-write.js';
 import { db, tableName } from '../db/client.js';
 import { platformKeys } from '../db/keys.js';
+import { queryAll } from '../db/query.js';
 import { newId } from '../ids.js';
 import { isListed, type ParsedSnapshot } from '../policy/dnc/snapshot-file.js';
 import { RecentlyUsed } from '../recently-used.js';
-import { backoff, UNPROCESSED } from '../retry.js';
 
 export type DncFacts = { loaded: false } | { loaded: true; as_of: string; listed: boolean };
 
@@ -34,7 +35,6 @@ export interface DncPointer {
 class ConcurrentDncLoad extends Error {}
 
 const T = () => tableName();
-const BATCH = 25;
 const PARALLEL = 8;
 
 async function readPointer(areaCode: string): Promise<DncPointer | undefined> {
@@ -109,66 +109,37 @@ export async function dncFactsAfterPointer(areaCode: string, phone: string, read
 
 /** Every loaded area code, by area code. */
 export async function dncStatus(): Promise<DncPointer[]> {
-  const items: DncPointer[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: T(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': platformKeys.dncPartition, ':prefix': platformKeys.dncPointersPrefix },
-        ExclusiveStartKey: start,
-        ConsistentRead: true,
-      }),
-    );
-    items.push(...((out.Items ?? []) as DncPointer[]));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items.map(({ area_code, generation, as_of, numbers, loaded_at }) => ({ area_code, generation, as_of, numbers, loaded_at }));
-}
-
-/** BatchWriteItem in chunks of 25, PARALLEL at a time, retrying unprocessed items with backoff. */
-async function batchWrite(requests: Record<string, unknown>[]): Promise<void> {
-  const chunks: Record<string, unknown>[][] = [];
-  for (let i = 0; i < requests.length; i += BATCH) chunks.push(requests.slice(i, i + BATCH));
-  let next = 0;
-  const worker = async () => {
-    while (next < chunks.length) {
-      let pending: Record<string, unknown>[] | undefined = chunks[next++];
-      for (let attempt = 0; pending?.length; attempt++) {
-        if (attempt > 0) await backoff(UNPROCESSED, attempt);
-        const out: BatchWriteCommandOutput = await db().send(new BatchWriteCommand({ RequestItems: { [T()]: pending } }));
-        pending = out.UnprocessedItems?.[T()] as Record<string, unknown>[] | undefined;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: PARALLEL }, worker));
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': platformKeys.dncPartition, ':prefix': platformKeys.dncPointersPrefix },
+    ConsistentRead: true,
+  });
+  return (items as unknown as DncPointer[]).map(({ area_code, generation, as_of, numbers, loaded_at }) => ({
+    area_code,
+    generation,
+    as_of,
+    numbers,
+    loaded_at,
+  }));
 }
 
 /** Delete a generation: its exchange items, then its manifest. */
 async function dropGeneration(areaCode: string, generation: string, exchanges: readonly string[]): Promise<void> {
-  await batchWrite(exchanges.map((x) => ({ DeleteRequest: { Key: platformKeys.dncExchange(areaCode, generation, x) } })));
-  await batchWrite([{ DeleteRequest: { Key: platformKeys.dncGeneration(areaCode, generation) } }]);
+  await deleteKeys(
+    exchanges.map((x) => platformKeys.dncExchange(areaCode, generation, x)),
+    { parallel: PARALLEL },
+  );
+  await deleteKeys([platformKeys.dncGeneration(areaCode, generation)]);
 }
 
 /** Every generation manifest of the area code (live, replaced, or left by an interrupted load). */
 async function generations(areaCode: string): Promise<{ generation: string; exchanges: string[] }[]> {
-  const out: { generation: string; exchanges: string[] }[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: T(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': platformKeys.dncPartition, ':prefix': platformKeys.dncGenerationsPrefix(areaCode) },
-        ExclusiveStartKey: start,
-        ConsistentRead: true,
-      }),
-    );
-    for (const item of page.Items ?? []) out.push({ generation: item.generation as string, exchanges: item.exchanges as string[] });
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return out;
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': platformKeys.dncPartition, ':prefix': platformKeys.dncGenerationsPrefix(areaCode) },
+    ConsistentRead: true,
+  });
+  return items.map((item) => ({ generation: item.generation as string, exchanges: item.exchanges as string[] }));
 }
 
 /**
@@ -196,10 +167,9 @@ export async function replaceDncSnapshot(areaCode: string, asOf: string, snapsho
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
-  await batchWrite(
-    exchanges.map((x) => ({
-      PutRequest: { Item: { ...platformKeys.dncExchange(areaCode, generation, x), type: 'dnc_exchange', lines: snapshot.exchanges.get(x)! } },
-    })),
+  await putItems(
+    exchanges.map((x) => ({ ...platformKeys.dncExchange(areaCode, generation, x), type: 'dnc_exchange', lines: snapshot.exchanges.get(x)! })),
+    { parallel: PARALLEL },
   );
   const pointer: DncPointer = { area_code: areaCode, generation, as_of: asOf, numbers: snapshot.numbers, loaded_at: new Date().toISOString() };
   try {

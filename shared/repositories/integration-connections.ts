@@ -7,11 +7,12 @@
  * to tenant + connection) and never leave this module except to the Google adapter.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { now } from '../clock.js';
 import { open, seal } from '../crypto/secret-box.js';
 import { db, tableName } from '../db/client.js';
 import { integrationKeys } from '../db/keys.js';
+import { queryAll } from '../db/query.js';
 import { updateFields } from '../db/update.js';
 import { conflict } from '../errors.js';
 import { isId, newId } from '../ids.js';
@@ -248,31 +249,17 @@ export async function revokeConnection(
 
 /** Events booked on a sandbox calendar overlapping [from, to). */
 export async function sandboxEvents(tenantId: string, connectionId: string, from: number, to: number): Promise<Interval[]> {
-  const out: Interval[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :a AND :b',
-        // An event starts at most MAX_DURATION before `from` and still overlaps it: read from a day earlier.
-        ExpressionAttributeValues: {
-          ':pk': integrationKeys.sandboxEventsPartition(tenantId, connectionId),
-          ':a': integrationKeys.sandboxEventsFrom(new Date(from - 86_400_000).toISOString()),
-          ':b': integrationKeys.sandboxEventsFrom(new Date(to).toISOString()),
-        },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const i of page.Items ?? []) {
-      const s = Date.parse(i.starts_at as string);
-      const e = Date.parse(i.ends_at as string);
-      if (e > from && s < to) out.push({ start: s, end: e });
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return out;
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :a AND :b',
+    // An event starts at most MAX_DURATION before `from` and still overlaps it: read from a day earlier.
+    ExpressionAttributeValues: {
+      ':pk': integrationKeys.sandboxEventsPartition(tenantId, connectionId),
+      ':a': integrationKeys.sandboxEventsFrom(new Date(from - 86_400_000).toISOString()),
+      ':b': integrationKeys.sandboxEventsFrom(new Date(to).toISOString()),
+    },
+    ConsistentRead: true,
+  });
+  return items.map((i) => ({ start: Date.parse(i.starts_at as string), end: Date.parse(i.ends_at as string) })).filter((e) => e.end > from && e.start < to);
 }
 
 /** How long an authorization may take between oauth/start and Google's redirect back. */

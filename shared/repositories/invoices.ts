@@ -9,6 +9,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { billingKeys } from '../db/keys.js';
+import { queryAll } from '../db/query.js';
 import { type EventType, outboxItems } from '../events/outbox.js';
 import { newId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
@@ -321,22 +322,12 @@ export async function recentInvoices(tenantId: string, limit: number): Promise<I
 
 /** Invoices with a status (the mobile summary's payment attention). */
 export async function invoicesWithStatus(tenantId: string, statuses: readonly InvoiceStatus[]): Promise<InvoiceRecord[]> {
-  const found: InvoiceRecord[] = [];
-  let start: Record<string, unknown> | undefined;
   const values = Object.fromEntries(statuses.map((s, i) => [`:s${i}`, s]));
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        FilterExpression: `#status IN (${Object.keys(values).join(', ')})`,
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':pk': billingKeys.account(tenantId).pk, ':p': billingKeys.invoicesPrefix, ...values },
-        ExclusiveStartKey: start,
-      }),
-    );
-    found.push(...((page.Items ?? []) as InvoiceRecord[]));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return found;
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+    FilterExpression: `#status IN (${Object.keys(values).join(', ')})`,
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':pk': billingKeys.account(tenantId).pk, ':p': billingKeys.invoicesPrefix, ...values },
+  });
+  return items as unknown as InvoiceRecord[];
 }

@@ -3,10 +3,12 @@
  * version's stored passages + index (a blob cut into chunks under the item limit). The only
  * place their DynamoDB commands are built; key layout in shared/db/keys.ts (knowledgePackKeys).
  */
-import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { putItems } from '../db/batch-write.js';
 import { db, tableName } from '../db/client.js';
 import type { TransactItem } from '../db/conditional-transaction.js';
 import { knowledgePackKeys } from '../db/keys.js';
+import { queryAll } from '../db/query.js';
 import { failedConditionIndex, lostRace } from '../db/transaction-errors.js';
 import { updateFields } from '../db/update.js';
 import { isDocumentId, isPackId, newId } from '../ids.js';
@@ -202,22 +204,12 @@ export async function deleteDocument(tenantId: string, packId: string, documentI
 
 /** Every document of the draft, by id (creation order), strongly consistent: what a publish freezes. */
 export async function draftDocuments(tenantId: string, packId: string): Promise<KnowledgeDocument[]> {
-  const out: KnowledgeDocument[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        ExpressionAttributeValues: { ':pk': knowledgePackKeys.partition(tenantId, packId), ':p': knowledgePackKeys.documentsPrefix },
-        ExclusiveStartKey: start,
-        ConsistentRead: true,
-      }),
-    );
-    for (const item of page.Items ?? []) out.push(presentDocument(item));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return out;
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+    ExpressionAttributeValues: { ':pk': knowledgePackKeys.partition(tenantId, packId), ':p': knowledgePackKeys.documentsPrefix },
+    ConsistentRead: true,
+  });
+  return items.map(presentDocument);
 }
 
 /** Writes a blob's chunks (idempotent: named by content hash, so a rewrite writes the same bytes). */
@@ -232,36 +224,18 @@ export async function putBlob(tenantId: string, packId: string, contentHash: str
     });
   }
   // BatchWrite takes 25 items and 16 MB a request: 25 chunks are under 9 MB.
-  for (let i = 0; i < items.length; i += 25) {
-    let pending = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
-    for (let attempt = 0; pending.length; attempt++) {
-      if (attempt > 8) throw new Error('knowledge pack blob not written: unprocessed items after retries');
-      if (attempt) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-      const out = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-      pending = (out.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
-    }
-  }
+  await putItems(items);
   return items.length;
 }
 
 /** A blob's bytes, its chunks in order (strongly consistent: it was written before its version). */
 export async function readBlob(tenantId: string, packId: string, contentHash: string): Promise<Buffer | undefined> {
-  const parts: Uint8Array[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        ExpressionAttributeValues: { ':pk': knowledgePackKeys.partition(tenantId, packId), ':p': knowledgePackKeys.blobPrefix(contentHash) },
-        ExclusiveStartKey: start,
-        ConsistentRead: true,
-      }),
-    );
-    for (const item of page.Items ?? []) parts.push(item.data as Uint8Array);
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return parts.length ? Buffer.concat(parts) : undefined;
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+    ExpressionAttributeValues: { ':pk': knowledgePackKeys.partition(tenantId, packId), ':p': knowledgePackKeys.blobPrefix(contentHash) },
+    ConsistentRead: true,
+  });
+  return items.length ? Buffer.concat(items.map((item) => item.data as Uint8Array)) : undefined;
 }
 
 /** The pack moved on since it was read (another publish, or the draft changed): read again. */

@@ -37,9 +37,9 @@ async function checkPoolNumbers(tenantId: string, ids: readonly string[]): Promi
   if (dup >= 0) throw invalid(['body', 'phone_number_ids', dup], 'A number appears twice in the pool', 'duplicate_phone_number', ids[dup]);
 }
 
-export async function createPool(tenantId: string, input: { name: string; phone_number_ids: string[] }): Promise<NumberPool> {
+export async function createPool(tenantId: string, input: { name: string; phone_number_ids: string[] }, now: Date): Promise<NumberPool> {
   await checkPoolNumbers(tenantId, input.phone_number_ids);
-  const at = new Date().toISOString();
+  const at = now.toISOString();
   const pool = presentPool({ id: newId('npl'), ...input, created_at: at, updated_at: at });
   await db().send(
     new PutCommand({
@@ -57,11 +57,16 @@ export async function getPool(tenantId: string, poolId: string): Promise<NumberP
   return out.Item ? presentPool(out.Item) : undefined;
 }
 
-export async function updatePool(tenantId: string, poolId: string, input: { name?: string; phone_number_ids?: string[] }): Promise<NumberPool | undefined> {
+export async function updatePool(
+  tenantId: string,
+  poolId: string,
+  input: { name?: string; phone_number_ids?: string[] },
+  at: Date,
+): Promise<NumberPool | undefined> {
   if (!(await getPool(tenantId, poolId))) return undefined;
   if (input.phone_number_ids) await checkPoolNumbers(tenantId, input.phone_number_ids);
   const sets = ['updated_at = :at'];
-  const values: Record<string, unknown> = { ':at': new Date().toISOString() };
+  const values: Record<string, unknown> = { ':at': at.toISOString() };
   if (input.name !== undefined) {
     sets.push('#name = :name');
     values[':name'] = input.name;

@@ -5,7 +5,7 @@
  * transactions that commit the state changes they report.
  */
 import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { deleteKeys } from '../db/batch-delete.js';
+import { deleteKeys } from '../db/batch-write.js';
 import { db, tableName } from '../db/client.js';
 import { outboxKeys } from '../db/keys.js';
 import { queryPages } from '../db/query.js';

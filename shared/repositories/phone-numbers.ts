@@ -4,11 +4,12 @@
  * belongs to at most one tenant and a carrier callback's `To` finds its tenant in one read.
  * Changes are conditional on `revision`, so a route change never overwrites one it did not see.
  */
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { collections, keys, platformKeys, tenantPk } from '../db/keys.js';
 import { projectionOf, queryAll } from '../db/query.js';
+import { revisionUpdateItem, updateItem } from '../db/update.js';
 import { isId, newId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
@@ -156,7 +157,7 @@ export async function claimPhoneNumber(input: {
 
 /** The carrier confirmed the number: provisioning → active. */
 export function activatePhoneNumber(number: PhoneNumberRecord, providerSid: string, now = new Date()): Promise<PhoneNumberRecord> {
-  return updatePhoneNumber(number, { status: 'active', provider_sid: providerSid, assigned_at: now.toISOString() }, { fromStatus: 'provisioning' });
+  return updatePhoneNumber(number, { status: 'active', provider_sid: providerSid, assigned_at: now.toISOString() }, { fromStatus: 'provisioning', now });
 }
 
 /** The carrier refused the number: the claim and the record go, as if never made. */
@@ -231,55 +232,23 @@ type NumberChanges = Partial<Omit<PhoneNumberRecord, 'id' | 'tenant_id' | 'phone
 export function phoneNumberUpdateItem(
   expected: PhoneNumberRecord,
   changes: NumberChanges,
-  opts: { fromStatus?: NumberStatus; now?: Date } = {},
+  opts: { fromStatus?: NumberStatus; now: Date },
 ): { item: TransactItem; next: PhoneNumberRecord } {
-  const next: PhoneNumberRecord = { ...expected, ...changes, revision: expected.revision + 1, updated_at: (opts.now ?? new Date()).toISOString() };
-  const fields = Object.keys(changes).concat('revision', 'updated_at') as (keyof PhoneNumberRecord)[];
-  const names: Record<string, string> = { '#rev': 'revision' };
-  const values: Record<string, unknown> = { ':expected': expected.revision };
-  const sets = fields.map((f, i) => {
-    names[`#f${i}`] = f;
-    values[`:v${i}`] = next[f];
-    return `#f${i} = :v${i}`;
-  });
-  let condition = 'attribute_exists(pk) AND #rev = :expected';
-  names['#st'] = 'status';
-  if (opts.fromStatus) {
-    values[':from'] = opts.fromStatus;
-    condition += ' AND #st = :from';
-  } else {
-    // Only activation changes a number still being provisioned: its revision must stay as
-    // claimed, or the activation that follows the carrier's purchase would fail.
-    values[':provisioning'] = 'provisioning';
-    condition += ' AND #st <> :provisioning';
-  }
-  return {
-    next,
-    item: {
-      Update: {
-        TableName: tableName(),
-        Key: keys.phoneNumber(expected.tenant_id, expected.id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: condition,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      },
-    },
-  };
+  // Only activation changes a number still being provisioned: its revision must stay as
+  // claimed, or the activation that follows the carrier's purchase would fail.
+  const also = opts.fromStatus
+    ? { expression: '#st = :from', names: { '#st': 'status' }, values: { ':from': opts.fromStatus } }
+    : { expression: '#st <> :provisioning', names: { '#st': 'status' }, values: { ':provisioning': 'provisioning' } };
+  return revisionUpdateItem(keys.phoneNumber(expected.tenant_id, expected.id), expected, changes, opts.now, also);
 }
 
 export async function updatePhoneNumber(
   expected: PhoneNumberRecord,
   changes: NumberChanges,
-  opts: { fromStatus?: NumberStatus } = {},
+  opts: { fromStatus?: NumberStatus; now: Date },
 ): Promise<PhoneNumberRecord> {
   const { item, next } = phoneNumberUpdateItem(expected, changes, opts);
-  try {
-    await db().send(new UpdateCommand(item.Update as ConstructorParameters<typeof UpdateCommand>[0]));
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) throw new NumberChanged('the phone number changed concurrently');
-    throw err;
-  }
+  if (!(await updateItem(item))) throw new NumberChanged('the phone number changed concurrently');
   return next;
 }
 

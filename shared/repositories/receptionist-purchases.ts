@@ -6,9 +6,10 @@
  * subscription takes no purchase: 409 `subscription_canceled`, nothing written.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { billingKeys, tenantPk } from '../db/keys.js';
+import { queryAll } from '../db/query.js';
 import { conflict } from '../errors.js';
 import { outboxItems } from '../events/outbox.js';
 import { newId } from '../ids.js';
@@ -121,21 +122,11 @@ export async function getReceptionistPurchase(tenantId: string, purchaseId: stri
  * purchases, filtered on `created_at`.
  */
 export async function connectionsBoughtSince(tenantId: string, since: Date): Promise<number> {
-  let total = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        FilterExpression: 'created_at >= :since',
-        ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':prefix': 'RECEPTIONIST_PURCHASE#', ':since': since.toISOString() },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) total += Number(item.receptionist_connections ?? 0);
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return total;
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    FilterExpression: 'created_at >= :since',
+    ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':prefix': 'RECEPTIONIST_PURCHASE#', ':since': since.toISOString() },
+    ConsistentRead: true,
+  });
+  return items.reduce((total, item) => total + Number(item.receptionist_connections ?? 0), 0);
 }

@@ -34,8 +34,8 @@ const presentRep = (r: RepRecord): RepSummary => ({
 /** What an agent keeps of a rep, resolved at write time. */
 export const repSnapshot = (r: RepRecord) => ({ rep_id: r.id, name: r.name, transfer_enabled: Boolean(r.transfer_number) });
 
-export async function createRep(input: { tenantId: string; name: string; transferNumber: string | null; disabled: boolean }): Promise<RepRecord> {
-  const now = new Date().toISOString();
+export async function createRep(input: { tenantId: string; name: string; transferNumber: string | null; disabled: boolean }, at: Date): Promise<RepRecord> {
+  const now = at.toISOString();
   const rep: RepRecord = {
     id: newId('rep'),
     tenant_id: input.tenantId,
@@ -55,9 +55,9 @@ export async function createRep(input: { tenantId: string; name: string; transfe
   return rep;
 }
 
-export async function setRepStatus(tenantId: string, repId: string, status: RepRecord['status']): Promise<RepRecord | undefined> {
+export async function setRepStatus(tenantId: string, repId: string, status: RepRecord['status'], at: Date): Promise<RepRecord | undefined> {
   if (!isId(repId)) return undefined;
-  return (await updateFields(agentKeys.rep(tenantId, repId), { status, updated_at: new Date().toISOString() })) as RepRecord | undefined;
+  return (await updateFields(agentKeys.rep(tenantId, repId), { status, updated_at: at.toISOString() })) as RepRecord | undefined;
 }
 
 export async function getRep(tenantId: string, repId: string): Promise<RepRecord | undefined> {

@@ -13,9 +13,10 @@
  * is a conflict.
  */
 
-import { BatchGetCommand, type BatchGetCommandOutput, QueryCommand, type QueryCommandOutput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { canonicalJson, contentHash } from '../canonical-json.js';
-import { db, tableName } from '../db/client.js';
+import { batchGetMany } from '../db/batch-get.js';
+import { tableName } from '../db/client.js';
 import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { callKeys, callPartition } from '../db/keys.js';
 import { queryAll } from '../db/query.js';
@@ -23,7 +24,6 @@ import { conflict, DomainError, notFound, ValidationError } from '../errors.js';
 import { outboxItems } from '../events/outbox.js';
 import { isTerminal } from '../policy/call-state/machine.js';
 import { CALL_ENDED, callEndedDetail, runtimeWindowOpen, usageBounds } from '../policy/call-state/runtime-window.js';
-import { backoff, UNPROCESSED } from '../retry.js';
 import { ACCEPTS_EVENTS, AGGREGATE_FIELDS, aggregatesOf, applyEvents, type EventResult, storedForm } from '../schemas/call-aggregates.js';
 import { NUMBER_E164 } from '../schemas/phone.js';
 import type { RuntimeEvent, TurnEvent } from '../schemas/runtime-events.js';
@@ -55,15 +55,8 @@ export interface RecordedEvents {
 const fingerprint = (event: RuntimeEvent) => contentHash(JSON.parse(canonicalJson(event)));
 
 async function storedEvents(tenantId: string, callId: string, ids: string[]): Promise<Map<string, Record<string, unknown>>> {
-  const found = new Map<string, Record<string, unknown>>();
-  let keys: Record<string, unknown>[] | undefined = ids.map((id) => callKeys.event(tenantId, callId, id));
-  for (let attempt = 0; keys?.length; attempt++) {
-    if (attempt > 0) await backoff(UNPROCESSED, attempt);
-    const out: BatchGetCommandOutput = await db().send(new BatchGetCommand({ RequestItems: { [T()]: { Keys: keys, ConsistentRead: true } } }));
-    for (const item of out.Responses?.[T()] ?? []) found.set(item.event_id as string, item);
-    keys = out.UnprocessedKeys?.[T()]?.Keys;
-  }
-  return found;
+  const items = await batchGetMany(ids.map((id) => callKeys.event(tenantId, callId, id)));
+  return new Map([...items.values()].map((item) => [item.event_id as string, item]));
 }
 
 const resultOf = (item: Record<string, unknown>): EventResult => ({
@@ -262,25 +255,15 @@ export interface StoredTurn {
  * most MAX_EVENTS_PER_CALL items, turn events only through the filter) and sorts.
  */
 export async function callTurns(tenantId: string, callId: string): Promise<StoredTurn[]> {
-  const turns: StoredTurn[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out: QueryCommandOutput = await db().send(
-      new QueryCommand({
-        TableName: T(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        FilterExpression: 'event_type = :turn',
-        ProjectionExpression: 'seq, #event',
-        ExpressionAttributeNames: { '#event': 'event' },
-        ExpressionAttributeValues: { ':pk': callPartition(tenantId, callId), ':prefix': 'EVENT#', ':turn': 'turn' },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of out.Items ?? []) turns.push({ seq: item.seq as number, turn: item.event as TurnEvent });
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return turns.sort((a, b) => a.seq - b.seq);
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    FilterExpression: 'event_type = :turn',
+    ProjectionExpression: 'seq, #event',
+    ExpressionAttributeNames: { '#event': 'event' },
+    ExpressionAttributeValues: { ':pk': callPartition(tenantId, callId), ':prefix': 'EVENT#', ':turn': 'turn' },
+    ConsistentRead: true,
+  });
+  return items.map((item) => ({ seq: item.seq as number, turn: item.event as TurnEvent })).sort((a, b) => a.seq - b.seq);
 }
 
 /** Every committed event item of a call (its `EVENT#` range), oldest first, strongly consistent. */

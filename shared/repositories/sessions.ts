@@ -9,7 +9,7 @@
 
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { deleteKeys } from '../db/batch-delete.js';
+import { deleteKeys } from '../db/batch-write.js';
 import { db, tableName } from '../db/client.js';
 import { platformKeys } from '../db/keys.js';
 import { queryPages } from '../db/query.js';

@@ -10,14 +10,15 @@
  * into their own transaction; `addSuppression` / `liftSuppression` are the API's.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { batchGetMany } from '../db/batch-get.js';
 import { db, tableName } from '../db/client.js';
 import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { contactKeys, suppressionKeys } from '../db/keys.js';
 import { newId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
-import { backoff, RACE, type RetryPolicy, UNPROCESSED } from '../retry.js';
+import { RACE, type RetryPolicy } from '../retry.js';
 import type { Suppression, SuppressionReason, SuppressionSource } from '../schemas/suppressions.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -189,20 +190,11 @@ export const isSuppressed = async (tenantId: string, phone: string): Promise<boo
 
 /** Which of `phones` are suppressed (BatchGetItem, strongly consistent, 100 keys a call). */
 export async function suppressedAmong(tenantId: string, phones: readonly string[]): Promise<Set<string>> {
-  const found = new Set<string>();
-  const unique = [...new Set(phones)];
-  for (let i = 0; i < unique.length; i += 100) {
-    let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((p) => suppressionKeys.active(tenantId, p));
-    for (let attempt = 0; keys?.length; attempt++) {
-      if (attempt > 0) await backoff(UNPROCESSED, attempt);
-      const out: BatchGetCommandOutput = await db().send(
-        new BatchGetCommand({ RequestItems: { [T()]: { Keys: keys, ConsistentRead: true, ProjectionExpression: 'phone_e164' } } }),
-      );
-      for (const item of out.Responses?.[T()] ?? []) found.add(item.phone_e164 as string);
-      keys = out.UnprocessedKeys?.[T()]?.Keys;
-    }
-  }
-  return found;
+  const items = await batchGetMany(
+    phones.map((p) => suppressionKeys.active(tenantId, p)),
+    { fields: ['phone_e164'] },
+  );
+  return new Set([...items.values()].map((item) => item.phone_e164 as string));
 }
 
 /** The contact holding the number in the tenant (the phone guard), read strongly consistently. */
@@ -224,6 +216,7 @@ const raced = (err: unknown, count: number): boolean =>
 export async function addSuppression(
   tenantId: string,
   input: { phone_e164: string; reason: SuppressionReason; note?: string; source: SuppressionSource; source_id: string | null },
+  at: Date,
   extra: (entry: Suppression) => TransactItem[] = () => [],
 ): Promise<Suppression> {
   let ours = 0;
@@ -231,7 +224,7 @@ export async function addSuppression(
     decide: async () => {
       const [active, holder] = await Promise.all([getActiveSuppression(tenantId, input.phone_e164), phoneHolder(tenantId, input.phone_e164)]);
       if (active) throw new AlreadySuppressed(active.id);
-      const entry = newSuppression(input, new Date().toISOString());
+      const entry = newSuppression(input, at.toISOString());
       const items = suppressionAddItems(tenantId, entry, holder);
       ours = items.length;
       return commit([...items, ...extra(entry)], entry);
@@ -242,13 +235,13 @@ export async function addSuppression(
 }
 
 /** Lift the number's active suppression (kept as history). Undefined when it is not suppressed. */
-export async function liftSuppression(tenantId: string, phone: string, lift: { note: string; by: string }): Promise<Suppression | undefined> {
+export async function liftSuppression(tenantId: string, phone: string, lift: { note: string; by: string }, at: Date): Promise<Suppression | undefined> {
   let ours = 0;
   return conditionalTransaction<Suppression | undefined>({
     decide: async () => {
       const [active, holder] = await Promise.all([getActiveSuppression(tenantId, phone), phoneHolder(tenantId, phone)]);
       if (!active) return noChange(undefined);
-      const now = new Date().toISOString();
+      const now = at.toISOString();
       const items = suppressionLiftItems(tenantId, active, { ...lift, now }, holder);
       ours = items.length;
       return commit(items, { ...active, status: 'lifted', lifted_at: now, lift_note: lift.note, lifted_by: lift.by });

@@ -4,13 +4,13 @@
  * the functions that talk to the carrier. Every status change is a conditional update on
  * the state it was read in (`revision`), so concurrent verifies cannot interleave.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
 import { open, seal } from '../crypto/secret-box.js';
 import { db, tableName } from '../db/client.js';
 import { collections, keys, platformKeys, tenantPk } from '../db/keys.js';
 import { projectionOf, queryAll } from '../db/query.js';
+import { revisionUpdateItem, updateItem } from '../db/update.js';
 import { isId } from '../ids.js';
 import { type Page, queryPage } from '../pagination/page.js';
 import type { TelephonyMode, TelephonyProviderName, TwilioCredentials, telephonyAccountSummary, VerificationStatus } from '../schemas/telephony.js';
@@ -158,31 +158,10 @@ export function listTelephonyAccounts(tenantId: string, opts: { limit: number; c
 export async function updateTelephonyAccount(
   expected: TelephonyAccountRecord,
   changes: Partial<Omit<TelephonyAccountRecord, 'id' | 'tenant_id' | 'mode' | 'provider' | 'revision' | 'created_at'>>,
+  at: Date,
 ): Promise<TelephonyAccountRecord> {
-  const next: TelephonyAccountRecord = { ...expected, ...changes, revision: expected.revision + 1, updated_at: new Date().toISOString() };
-  const fields = Object.keys(changes).concat('revision', 'updated_at') as (keyof TelephonyAccountRecord)[];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':expected': expected.revision };
-  const sets = fields.map((f, i) => {
-    names[`#f${i}`] = f;
-    values[`:v${i}`] = next[f];
-    return `#f${i} = :v${i}`;
-  });
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.telephonyAccount(expected.tenant_id, expected.id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk) AND #rev = :expected',
-        ExpressionAttributeNames: { ...names, '#rev': 'revision' },
-        ExpressionAttributeValues: values,
-      }),
-    );
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) throw new AccountChanged('the telephony account changed concurrently');
-    throw err;
-  }
+  const { item, next } = revisionUpdateItem(keys.telephonyAccount(expected.tenant_id, expected.id), expected, changes, at);
+  if (!(await updateItem(item))) throw new AccountChanged('the telephony account changed concurrently');
   return next;
 }
 

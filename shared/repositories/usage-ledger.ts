@@ -18,11 +18,11 @@
  * mock (sandbox) account's rows are settled `sandbox`: metered apart, never estimated or
  * invoiced.
  */
-import { type AttributeValue, QueryCommand as RawQueryCommand } from '@aws-sdk/client-dynamodb';
 import { NumberValue, QueryCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { usageKeys, usagePartition } from '../db/keys.js';
+import { queryAll, rawQueryPages } from '../db/query.js';
 import { billableMinutes, isCarrierMeter, METERS, type Meter, type Settlement } from '../policy/billing/meters.js';
 import { dayOf, periodOf } from '../policy/billing/period.js';
 import { addQuantities, quantityString } from '../policy/billing/quantity.js';
@@ -181,17 +181,12 @@ export async function readPeriodTotals(tenantId: string, period: string, day?: s
     const cur = map.get(meter) ?? { q: '0', n: 0 };
     map.set(meter, { q: addQuantities(cur.q, numText(q)), n: cur.n + Number(numText(n)) });
   };
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await db().send(
-      new RawQueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': { S: usagePartition(tenantId, period) }, ':prefix': { S: usageKeys.totalsPrefix } },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
+  const pages = rawQueryPages({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': { S: usagePartition(tenantId, period) }, ':prefix': { S: usageKeys.totalsPrefix } },
+    ConsistentRead: true,
+  });
+  for await (const page of pages) {
     for (const raw of page.Items ?? []) {
       const item = unmarshall(raw, { wrapNumbers: true });
       const settlement = item.settlement as Settlement;
@@ -200,8 +195,7 @@ export async function readPeriodTotals(tenantId: string, period: string, day?: s
       add(sums[settlement], meter, item.quantity, item.event_count);
       if (day && item[`d${day}_count`] !== undefined) add(days[settlement], meter, item[`d${day}_quantity`], item[`d${day}_count`]);
     }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  }
   // Registry order, like the recomputation's view.
   const view = (map: Map<Meter, Sum>): MeterTotals =>
     Object.fromEntries(METERS.filter((m) => map.has(m)).map((m) => [m, { quantity: map.get(m)!.q, event_count: map.get(m)!.n }]));
@@ -211,27 +205,18 @@ export async function readPeriodTotals(tenantId: string, period: string, day?: s
 /** Every row of the period, summed (the full recomputation the running totals must equal; for tests, audits, the bench). */
 export async function recomputePeriodTotals(tenantId: string, period: string): Promise<{ billed: MeterTotals; sandbox: MeterTotals; rows: number }> {
   const sums: Record<Settlement, Partial<Record<Meter, { q: string; n: number }>>> = { billed: {}, sandbox: {} };
-  let rows = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': usagePartition(tenantId, period), ':prefix': usageKeys.rowsPrefix },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const s = sums[item.settlement as Settlement];
-      const m = item.meter as Meter;
-      const cur = s[m] ?? { q: '0', n: 0 };
-      s[m] = { q: addQuantities(cur.q, item.quantity as string), n: cur.n + 1 };
-      rows++;
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': usagePartition(tenantId, period), ':prefix': usageKeys.rowsPrefix },
+    ConsistentRead: true,
+  });
+  for (const item of items) {
+    const s = sums[item.settlement as Settlement];
+    const m = item.meter as Meter;
+    const cur = s[m] ?? { q: '0', n: 0 };
+    s[m] = { q: addQuantities(cur.q, item.quantity as string), n: cur.n + 1 };
+  }
+  const rows = items.length;
   const view = (s: (typeof sums)['billed']): MeterTotals => Object.fromEntries(Object.entries(s).map(([m, v]) => [m, { quantity: v!.q, event_count: v!.n }]));
   return { billed: view(sums.billed), sandbox: view(sums.sandbox), rows };
 }

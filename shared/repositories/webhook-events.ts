@@ -7,16 +7,17 @@
  * condition on the lease and the attempt count: an attempt is recorded once, and two workers
  * holding the same message can never both POST the same attempt.
  */
-import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetMany } from '../db/batch-get.js';
 import { db, tableName } from '../db/client.js';
 import { outboxKeys, webhookKeys } from '../db/keys.js';
+import { queryAll, queryPages } from '../db/query.js';
 import { type TransactItem, transactWrite, transactWriteEach } from '../db/transact-write.js';
 import type { OutboxEvent } from '../events/outbox.js';
 import { isId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
 import { envelopeOf } from '../policy/webhooks/envelope.js';
-import { backoff, UNPROCESSED } from '../retry.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'skipped';
 
@@ -52,22 +53,12 @@ export async function getWebhookEvent(tenantId: string, eventId: string): Promis
 }
 
 export async function webhookEventAttempts(tenantId: string, eventId: string): Promise<AttemptRecord[]> {
-  const out: AttemptRecord[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        ExpressionAttributeValues: { ':pk': outboxKeys.eventsPartition(tenantId), ':p': webhookKeys.attemptsPrefix(eventId) },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) out.push(presentAttempt(item));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return out;
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+    ExpressionAttributeValues: { ':pk': outboxKeys.eventsPartition(tenantId), ':p': webhookKeys.attemptsPrefix(eventId) },
+    ConsistentRead: true,
+  });
+  return items.map(presentAttempt);
 }
 
 const presentAttempt = (item: Record<string, unknown>): AttemptRecord => ({
@@ -303,21 +294,10 @@ export async function recordAttempts(
 
 /** Many events of one tenant, read strongly consistently, 100 keys a BatchGetItem (unprocessed keys retried). */
 export async function getWebhookEvents(tenantId: string, eventIds: readonly string[]): Promise<Map<string, WebhookEventRecord>> {
-  const found = new Map<string, WebhookEventRecord>();
-  const valid = [...new Set(eventIds)].filter((id) => isId(id) && id.startsWith('evt_'));
-  for (let i = 0; i < valid.length; i += 100) {
-    let keys: Record<string, unknown>[] | undefined = valid.slice(i, i + 100).map((id) => outboxKeys.event(tenantId, id));
-    for (let attempt = 0; keys?.length; attempt++) {
-      if (attempt > 0) await backoff(UNPROCESSED, attempt);
-      const out: BatchGetCommandOutput = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ConsistentRead: true } } }));
-      for (const item of out.Responses?.[tableName()] ?? []) {
-        const record = item as WebhookEventRecord;
-        found.set(record.event.id, record);
-      }
-      keys = out.UnprocessedKeys?.[tableName()]?.Keys;
-    }
-  }
-  return found;
+  const valid = eventIds.filter((id) => isId(id) && id.startsWith('evt_'));
+  const items = await batchGetMany(valid.map((id) => outboxKeys.event(tenantId, id)));
+  const records = [...items.values()] as unknown as WebhookEventRecord[];
+  return new Map(records.map((record) => [record.event.id, record]));
 }
 
 type LeaseClaim = { leaseId: string; leaseUntil: Date; at: Date };
@@ -501,21 +481,13 @@ function dueEntryOf(item: Record<string, unknown>): DueWebhookEvent {
  * `visit` before the next is read), whatever its next attempt: the restart sweep's read.
  */
 export async function forEachPendingWebhookEvent(shard: number, pageSize: number, visit: (page: DueWebhookEvent[]) => Promise<void>): Promise<void> {
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': webhookKeys.duePartition(shard) },
-        Limit: pageSize,
-        ExclusiveStartKey: start,
-      }),
-    );
-    await visit((out.Items ?? []).map(dueEntryOf));
-    start = out.LastEvaluatedKey;
-  } while (start);
+  for await (const page of queryPages({
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': webhookKeys.duePartition(shard) },
+    Limit: pageSize,
+  }))
+    await visit((page.Items ?? []).map(dueEntryOf));
 }
 
 /**

@@ -29,30 +29,30 @@ export const SANDBOX_CPS = 5;
 export async function verifyTelephonyAccount(account: TelephonyAccountRecord, now = new Date()): Promise<TelephonyAccountRecord> {
   try {
     if (account.provider === 'mock') {
-      return await updateTelephonyAccount(account, { verification_status: 'mock_verified', verified_at: now.toISOString(), cps_limit: SANDBOX_CPS });
+      return await updateTelephonyAccount(account, { verification_status: 'mock_verified', verified_at: now.toISOString(), cps_limit: SANDBOX_CPS }, now);
     }
     if (account.verification_status === 'verifying' && now.getTime() - Date.parse(account.updated_at) < VERIFY_CLAIM_MS) {
       throw conflict('verification_in_progress', 'A verification of this account is already in progress; retry in a moment');
     }
     const { credentials, baseUrl } = await carrierAccess(account);
-    const claimed = await updateTelephonyAccount(account, { verification_status: 'verifying' });
+    const claimed = await updateTelephonyAccount(account, { verification_status: 'verifying' }, now);
     let check: Awaited<ReturnType<ReturnType<typeof twilioProvider>['verifyAccount']>>;
     try {
       check = await twilioProvider(credentials, baseUrl).verifyAccount();
     } catch (err) {
       // Whatever went wrong while asking, the claim is released at once (not left to lapse
       // after VERIFY_CLAIM_MS, answering verification_in_progress meanwhile).
-      await updateTelephonyAccount(claimed, { verification_status: account.verification_status });
+      await updateTelephonyAccount(claimed, { verification_status: account.verification_status }, now);
       if (!(err instanceof CarrierUnavailable)) throw err;
       throw carrierFailure(err, 'the account is unchanged');
     }
     switch (check.outcome) {
       case 'active':
-        return await updateTelephonyAccount(claimed, { verification_status: 'verified', verified_at: now.toISOString(), cps_limit: check.cpsLimit });
+        return await updateTelephonyAccount(claimed, { verification_status: 'verified', verified_at: now.toISOString(), cps_limit: check.cpsLimit }, now);
       case 'refused':
-        return await updateTelephonyAccount(claimed, { verification_status: 'failed', verified_at: null });
+        return await updateTelephonyAccount(claimed, { verification_status: 'failed', verified_at: null }, now);
       default:
-        return await updateTelephonyAccount(claimed, { verification_status: 'suspended', verified_at: null });
+        return await updateTelephonyAccount(claimed, { verification_status: 'suspended', verified_at: null }, now);
     }
   } catch (err) {
     if (err instanceof AccountChanged) throw conflict('telephony_account_changed', 'The account changed while it was being verified; read it and retry');

@@ -35,7 +35,7 @@ export async function measureImport(stack: LocalStack, rows = 10_000): Promise<I
 
   // Raw: the same per-row transaction, same concurrency, fresh tenant, no HTTP or CSV.
   const raw = await createTenant({ name: 'Raw bench', adminEmail: 'raw@import.test' });
-  const attestation = await ensureApiAttestation(raw.tenant_id);
+  const attestation = await ensureApiAttestation(raw.tenant_id, new Date());
   const consent = {
     consent_basis: 'pec' as const,
     captured_at: new Date().toISOString(),
@@ -66,7 +66,7 @@ export async function measureImport(stack: LocalStack, rows = 10_000): Promise<I
 
   // Raw, batched the way the import batches rows with unique phones (10 rows per transaction).
   const batched = await createTenant({ name: 'Raw batched bench', adminEmail: 'rawb@import.test' });
-  const batchedAttestation = await ensureApiAttestation(batched.tenant_id);
+  const batchedAttestation = await ensureApiAttestation(batched.tenant_id, new Date());
   const chunks = Array.from({ length: Math.ceil(rows / 10) }, (_, c) => indexes.slice(c * 10, c * 10 + 10));
   const batchedStarted = performance.now();
   await pool(chunks, DEFAULT_CONCURRENCY, async (chunk) => {

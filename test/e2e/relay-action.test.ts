@@ -34,7 +34,7 @@ async function answeredCall() {
 describe('the relay action callback', () => {
   it('transfer_to_human dials the active rep’s stored number with our number as caller id; an unknown or disabled rep gets an apology', async () => {
     const { world, ended } = await answeredCall();
-    const rep = await createRep({ tenantId: world.tenantId, name: 'Rita', transferNumber: '+14155550142', disabled: false });
+    const rep = await createRep({ tenantId: world.tenantId, name: 'Rita', transferNumber: '+14155550142', disabled: false }, new Date());
     const res = await ended({ HandoffData: JSON.stringify({ reason: 'transfer_to_human', rep_id: rep.id }) });
     expect(res.status).toBe(200);
     expect(readTwiml(res.text)).toEqual([
@@ -44,14 +44,14 @@ describe('the relay action callback', () => {
     ]);
     expect(res.text).toContain(`callerId="${world.number.phone_e164}"`);
 
-    const disabled = await createRep({ tenantId: world.tenantId, name: 'Dan', transferNumber: '+14155550143', disabled: true });
+    const disabled = await createRep({ tenantId: world.tenantId, name: 'Dan', transferNumber: '+14155550143', disabled: true }, new Date());
     for (const repId of [disabled.id, 'rep_01JZZZZZZZZZZZZZZZZZZZZZZZ']) {
       const refused = await ended({ HandoffData: JSON.stringify({ reason: 'transfer_to_human', rep_id: repId }) });
       expect(readTwiml(refused.text)).toEqual([{ verb: 'Say', text: TRANSFER_UNAVAILABLE }, { verb: 'Hangup' }]);
     }
     // Another tenant's rep is not this tenant's.
     const other = await agentNumberWorld(stack);
-    const foreign = await createRep({ tenantId: other.tenantId, name: 'Olga', transferNumber: '+14155550144', disabled: false });
+    const foreign = await createRep({ tenantId: other.tenantId, name: 'Olga', transferNumber: '+14155550144', disabled: false }, new Date());
     expect(readTwiml((await ended({ HandoffData: JSON.stringify({ reason: 'transfer_to_human', rep_id: foreign.id }) })).text)).toEqual([
       { verb: 'Say', text: TRANSFER_UNAVAILABLE },
       { verb: 'Hangup' },

@@ -25,8 +25,8 @@ describe('importing a do_not_call column', () => {
   it('suppresses true rows in their own transaction, keeps false rows as the list says, and rejects other values', async () => {
     const { tenantId } = await newImportTenant();
     const [pre, alsoPre] = [testPhone(900), testPhone(901)];
-    const manual = await addSuppression(tenantId, { phone_e164: pre, reason: 'opt_out', source: 'api', source_id: 'key_test' });
-    await addSuppression(tenantId, { phone_e164: alsoPre, reason: 'complaint', source: 'api', source_id: 'key_test' });
+    const manual = await addSuppression(tenantId, { phone_e164: pre, reason: 'opt_out', source: 'api', source_id: 'key_test' }, new Date());
+    await addSuppression(tenantId, { phone_e164: alsoPre, reason: 'complaint', source: 'api', source_id: 'key_test' }, new Date());
     const p = (n: number) => testPhone(n);
     const job = await importCsv(tenantId, {
       column_mapping: mapping,
@@ -89,7 +89,7 @@ describe('importing a do_not_call column', () => {
     expect(await getActiveSuppression(tenantId, a)).toMatchObject({ source: 'import', source_id: updated.id });
     expect(await getActiveSuppression(tenantId, b)).toBeUndefined();
 
-    await liftSuppression(tenantId, a, { note: 'imported by mistake', by: 'key_test' });
+    await liftSuppression(tenantId, a, { note: 'imported by mistake', by: 'key_test' }, new Date());
     expect((await contactOf(tenantId, a))!.do_not_call).toBe(false);
     // Importing the flag again suppresses again: a new entry beside the lifted one.
     await importCsv(tenantId, { column_mapping: mapping, on_duplicate: 'update', content: csvText(['Phone', 'DNC'], [[a, 'yes']]) });
@@ -101,7 +101,9 @@ describe('importing a do_not_call column', () => {
     const { tenantId } = await newImportTenant();
     const numbers = Array.from({ length: 25 }, (_, i) => testPhone(100 + i));
     await Promise.all(
-      numbers.filter((_, i) => i % 3 === 0).map((n) => addSuppression(tenantId, { phone_e164: n, reason: 'manual', source: 'api', source_id: 'key_test' })),
+      numbers
+        .filter((_, i) => i % 3 === 0)
+        .map((n) => addSuppression(tenantId, { phone_e164: n, reason: 'manual', source: 'api', source_id: 'key_test' }, new Date())),
     );
     const job = await importCsv(tenantId, {
       column_mapping: { Phone: 'phone_e164' },

@@ -5,6 +5,9 @@ import { contactKeys } from '../../../shared/db/keys.js';
 import { ensureApiAttestation } from '../../../shared/repositories/attestations.js';
 import { ddb, inputsOf, memoryTable, transactionCancelled } from '../../support/document-client-mock.js';
 
+/** The instant the caller hands the store. */
+const AT = new Date('2026-03-01T12:00:00.000Z');
+
 const table = memoryTable();
 beforeEach(() => table.reset());
 // The store keeps an attestation per tenant for the container's life: each test its own tenant.
@@ -13,7 +16,7 @@ const tenant = (n: number) => `ten_01JAAAAAAAAAAAAAAAAAAAAAA${n}`;
 describe('ensureApiAttestation', () => {
   it('creates the pointer and the attestation together, then answers it from memory', async () => {
     const T = tenant(1);
-    const a = await ensureApiAttestation(T);
+    const a = await ensureApiAttestation(T, AT);
     expect(a).toMatchObject({ source: 'api', import_id: null, signer_name: null });
     expect(a.id).toMatch(/^ata_/);
     const [tx] = inputsOf(TransactWriteCommand);
@@ -24,7 +27,7 @@ describe('ensureApiAttestation', () => {
     expect(table.get(contactKeys.apiAttestation(T))).toMatchObject({ type: 'attestation_pointer', attestation: a });
     expect(table.get(contactKeys.attestation(T, a.id))).toMatchObject({ type: 'attestation', id: a.id });
     table.forgetSent();
-    expect(await ensureApiAttestation(T)).toEqual(a);
+    expect(await ensureApiAttestation(T, AT)).toEqual(a);
     expect(table.sent).toEqual([]);
   });
 
@@ -40,7 +43,7 @@ describe('ensureApiAttestation', () => {
       created_at: 'c',
     };
     table.put({ ...contactKeys.apiAttestation(T), attestation: stored });
-    expect(await ensureApiAttestation(T)).toEqual(stored);
+    expect(await ensureApiAttestation(T, AT)).toEqual(stored);
     expect(inputsOf(GetCommand)[0]!.ConsistentRead).toBe(true);
     expect(inputsOf(TransactWriteCommand)).toHaveLength(0);
   });
@@ -53,11 +56,11 @@ describe('ensureApiAttestation', () => {
       .resolvesOnce({})
       .resolves({ Item: { attestation: theirs } });
     ddb.on(TransactWriteCommand).rejects(transactionCancelled(['ConditionalCheckFailed', 'None']));
-    expect(await ensureApiAttestation(T)).toEqual(theirs);
+    expect(await ensureApiAttestation(T, AT)).toEqual(theirs);
   });
 
   it('rethrows other errors', async () => {
     ddb.on(TransactWriteCommand).rejects(new Error('throttled'));
-    await expect(ensureApiAttestation(tenant(4))).rejects.toThrow('throttled');
+    await expect(ensureApiAttestation(tenant(4), AT)).rejects.toThrow('throttled');
   });
 });

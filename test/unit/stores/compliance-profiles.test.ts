@@ -5,6 +5,9 @@ import { agentKeys } from '../../../shared/db/keys.js';
 import { createProfile, getProfile, listProfiles, updateProfile } from '../../../shared/repositories/compliance-profiles.js';
 import { conditionFailed, ddb, inputsOf, memoryTable } from '../../support/document-client-mock.js';
 
+/** The instant the caller hands the store. */
+const AT = new Date('2026-03-01T12:00:00.000Z');
+
 const table = memoryTable();
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const input = { name: 'Reminders', call_purpose: 'informational' as const, subject: 'appointment_reminders', seller_name: 'Acme' };
@@ -12,7 +15,7 @@ beforeEach(() => table.reset());
 
 describe('compliance profiles store', () => {
   it('creates a profile at revision 1, only if new, with no calling window unless given', async () => {
-    const p = await createProfile(T, input);
+    const p = await createProfile(T, input, AT);
     expect(p).toMatchObject({ ...input, calling_window: null, revision: 1 });
     expect(p.id).toMatch(/^cpr_/);
     const put = inputsOf(PutCommand)[0]!;
@@ -22,7 +25,7 @@ describe('compliance profiles store', () => {
   });
 
   it('reads eventually consistent by default, strongly when asked; a malformed id reads nothing', async () => {
-    const p = await createProfile(T, input);
+    const p = await createProfile(T, input, AT);
     await getProfile(T, p.id);
     await getProfile(T, p.id, true);
     expect(table.sent.filter((s) => s.command === 'GetItem').map((s) => s.input.ConsistentRead)).toEqual([false, true]);
@@ -32,15 +35,15 @@ describe('compliance profiles store', () => {
 
   it('updates only an existing profile, bumping its revision; a missing one is undefined', async () => {
     ddb.on(UpdateCommand).resolves({ Attributes: { ...input, id: 'cpr_1', revision: 2, name: 'New', created_at: 'c', updated_at: 'u' } });
-    expect(await updateProfile(T, 'cpr_01JAAAAAAAAAAAAAAAAAAAAAAA', { name: 'New' })).toMatchObject({ name: 'New', revision: 2 });
+    expect(await updateProfile(T, 'cpr_01JAAAAAAAAAAAAAAAAAAAAAAA', { name: 'New' }, AT)).toMatchObject({ name: 'New', revision: 2 });
     const u = inputsOf(UpdateCommand)[0]!;
     expect(u.Key).toEqual(agentKeys.complianceProfile(T, 'cpr_01JAAAAAAAAAAAAAAAAAAAAAAA'));
     expect(u.ConditionExpression).toBe('attribute_exists(pk)');
     expect(u.UpdateExpression).toContain('#inc = #inc + :one');
     expect(u.ExpressionAttributeNames['#inc']).toBe('revision');
     ddb.on(UpdateCommand).rejects(conditionFailed());
-    expect(await updateProfile(T, 'cpr_01JAAAAAAAAAAAAAAAAAAAAAAA', { name: 'New' })).toBeUndefined();
-    expect(await updateProfile(T, 'bad', { name: 'New' })).toBeUndefined();
+    expect(await updateProfile(T, 'cpr_01JAAAAAAAAAAAAAAAAAAAAAAA', { name: 'New' }, AT)).toBeUndefined();
+    expect(await updateProfile(T, 'bad', { name: 'New' }, AT)).toBeUndefined();
     expect(inputsOf(UpdateCommand)).toHaveLength(2);
   });
 

@@ -19,6 +19,9 @@ import {
 import { ddb, inputsOf, memoryTable, TABLE, transactionCancelled } from '../../support/document-client-mock.js';
 import { activeSuppressionItem } from '../../support/store-items.js';
 
+/** The instant the caller hands the store. */
+const AT = new Date('2026-03-01T12:00:00.000Z');
+
 const table = memoryTable();
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const CON = 'con_01JAAAAAAAAAAAAAAAAAAAAAAA';
@@ -28,7 +31,7 @@ beforeEach(() => table.reset());
 
 describe('adding a suppression', () => {
   it('with no contact holding the number: ACTIVE + history only if absent, and the phone guard checked absent', async () => {
-    const entry = await addSuppression(T, input);
+    const entry = await addSuppression(T, input, AT);
     expect(entry).toMatchObject({ phone_e164: PHONE, status: 'active', reason: 'opt_out', note: null, lifted_at: null });
     const items = inputsOf(TransactWriteCommand)[0]!.TransactItems;
     expect(items.map((i: Record<string, unknown>) => Object.keys(i)[0])).toEqual(['Put', 'Put', 'ConditionCheck']);
@@ -44,7 +47,7 @@ describe('adding a suppression', () => {
 
   it('an already suppressed number is AlreadySuppressed, naming the entry, with nothing written', async () => {
     table.put(activeSuppressionItem(T, PHONE));
-    const err = await addSuppression(T, input).catch((e: unknown) => e);
+    const err = await addSuppression(T, input, AT).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AlreadySuppressed);
     expect((err as AlreadySuppressed).suppressionId).toBe('sup_01JDDDDDDDDDDDDDDDDDDDDDDD');
     expect(inputsOf(TransactWriteCommand)).toHaveLength(0);
@@ -53,7 +56,7 @@ describe('adding a suppression', () => {
   it("sets the holding contact's do_not_call in the same transaction, with the caller's extra items", async () => {
     table.put({ ...contactKeys.phone(T, PHONE), contact_id: CON });
     ddb.on(TransactWriteCommand).resolves({});
-    await addSuppression(T, input, () => [{ Put: { TableName: TABLE, Item: { pk: 'IDEM', sk: 'X' } } }]);
+    await addSuppression(T, input, AT, () => [{ Put: { TableName: TABLE, Item: { pk: 'IDEM', sk: 'X' } } }]);
     const items = inputsOf(TransactWriteCommand)[0]!.TransactItems;
     expect(items[2].Update).toMatchObject({
       Key: contactKeys.contact(T, CON),
@@ -68,12 +71,12 @@ describe('adding a suppression', () => {
       .on(TransactWriteCommand)
       .rejectsOnce(transactionCancelled(['ConditionalCheckFailed', 'None', 'None']))
       .resolves({});
-    await addSuppression(T, input);
+    await addSuppression(T, input, AT);
     expect(inputsOf(TransactWriteCommand)).toHaveLength(2);
     // A refusal of the caller's own extra item is not a race: it surfaces at once.
     ddb.on(TransactWriteCommand).rejects(transactionCancelled(['None', 'None', 'None', 'ConditionalCheckFailed']));
     await expect(
-      addSuppression(T, input, () => [{ ConditionCheck: { TableName: TABLE, Key: { pk: 'a', sk: 'b' }, ConditionExpression: 'x' } }]),
+      addSuppression(T, input, AT, () => [{ ConditionCheck: { TableName: TABLE, Key: { pk: 'a', sk: 'b' }, ConditionExpression: 'x' } }]),
     ).rejects.toThrow();
     expect(inputsOf(TransactWriteCommand)).toHaveLength(3);
   });
@@ -93,11 +96,11 @@ describe('lifting a suppression', () => {
   });
 
   it('answers the lifted entry, or undefined (nothing written) for a number not suppressed', async () => {
-    expect(await liftSuppression(T, PHONE, { note: 'n', by: 'u' })).toBeUndefined();
+    expect(await liftSuppression(T, PHONE, { note: 'n', by: 'u' }, AT)).toBeUndefined();
     expect(inputsOf(TransactWriteCommand)).toHaveLength(0);
     table.put(activeSuppressionItem(T, PHONE));
     ddb.on(TransactWriteCommand).resolves({});
-    expect(await liftSuppression(T, PHONE, { note: 'n', by: 'u' })).toMatchObject({ status: 'lifted', lift_note: 'n', lifted_by: 'u' });
+    expect(await liftSuppression(T, PHONE, { note: 'n', by: 'u' }, AT)).toMatchObject({ status: 'lifted', lift_note: 'n', lifted_by: 'u' });
   });
 });
 
@@ -124,8 +127,8 @@ describe('reads', () => {
   });
 
   it('lists every entry newest first through the index', async () => {
-    const a = await addSuppression(T, input);
-    const b = await addSuppression(T, { ...input, phone_e164: '+12125550100' });
+    const a = await addSuppression(T, input, AT);
+    const b = await addSuppression(T, { ...input, phone_e164: '+12125550100' }, AT);
     const page = await listSuppressions(T, { limit: 1, filters: [] });
     expect(page.data.map((s) => s.id)).toEqual([b.id]);
     expect((await listSuppressions(T, { limit: 5, filters: [], cursor: page.next_cursor! })).data.map((s) => s.id)).toEqual([a.id]);

@@ -46,12 +46,17 @@ describe('telephony accounts store', () => {
   it('updates at the revision read; a concurrent change is AccountChanged', async () => {
     const a = await createTelephonyAccount({ id: ID, tenantId: T, mode: 'managed', provider: 'twilio' });
     ddb.on(UpdateCommand).resolvesOnce({}).rejectsOnce(conditionFailed());
-    expect(await updateTelephonyAccount(a, { verification_status: 'verified' })).toMatchObject({ verification_status: 'verified', revision: 2 });
-    expect(inputsOf(UpdateCommand)[0]).toMatchObject({
-      ConditionExpression: 'attribute_exists(pk) AND #rev = :expected',
-      ExpressionAttributeValues: { ':expected': 1 },
+    const at = new Date('2026-03-01T12:00:00.000Z');
+    expect(await updateTelephonyAccount(a, { verification_status: 'verified' }, at)).toMatchObject({
+      verification_status: 'verified',
+      revision: 2,
+      updated_at: at.toISOString(),
     });
-    await expect(updateTelephonyAccount(a, { verification_status: 'verified' })).rejects.toBeInstanceOf(AccountChanged);
+    const [sent] = inputsOf(UpdateCommand);
+    expect(sent).toMatchObject({ ConditionExpression: 'attribute_exists(pk) AND #rev = :expected', ExpressionAttributeValues: { ':expected': 1 } });
+    // The caller's instant is what is stored.
+    expect(Object.values(sent!.ExpressionAttributeValues)).toContain(at.toISOString());
+    await expect(updateTelephonyAccount(a, { verification_status: 'verified' }, at)).rejects.toBeInstanceOf(AccountChanged);
   });
 
   it('reads and lists without the sealed credentials; the caller facts default their SAN refs', async () => {

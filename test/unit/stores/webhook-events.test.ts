@@ -208,7 +208,8 @@ describe('recordAttempts (the wave ledger)', () => {
 describe('reads', () => {
   it('getWebhookEvents reads consistently, 100 keys a call, and asks again for what DynamoDB left unprocessed', async () => {
     const records = Array.from({ length: 101 }, () => record());
-    const byKey = new Map(records.map((r) => [outboxKeys.event(tenantId, r.event.id).sk, r]));
+    // As stored: the item carries its key.
+    const byKey = new Map(records.map((r) => [outboxKeys.event(tenantId, r.event.id).sk, { ...outboxKeys.event(tenantId, r.event.id), ...r }]));
     let first = true;
     ddb.on(BatchGetCommand).callsFake(async (input) => {
       const keys = input.RequestItems[TABLE].Keys as { sk: string }[];
