@@ -6,6 +6,9 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 export default defineConfig({
   test: {
     pool: 'forks',
+    // Stack files mostly wait on the sandbox's timelines and the emulators, not on the CPU: three
+    // at once on two cores (vitest's default there is one) keep the suite inside its budget.
+    maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     teardownTimeout: 30_000,
@@ -20,7 +23,15 @@ export default defineConfig({
       // One in-memory DynamoDB Local + one SQS/S3 emulator per run, on free ports.
       {
         extends: true,
-        test: { name: 'stack', include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'], globalSetup: ['test/support/global-setup.ts'] },
+        test: {
+          name: 'stack',
+          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
+          // A conversation's words must not depend on how busy the machine is: the runtime's
+          // speed-triggered lines (the filler after a slow tool, the fall-over after a late first
+          // token) are off or far here, and the unit tests drive them with their own timings.
+          env: { VOICE_FILLER_AFTER_MS: '0', VOICE_FIRST_TOKEN_DEADLINE_MS: '30000' },
+        },
       },
     ],
   },

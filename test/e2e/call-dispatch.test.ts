@@ -65,7 +65,9 @@ describe('dispatch on the local stack', () => {
     expect(count(types, 'call.dialing')).toBe(1);
   });
 
-  it('queued through the API, dialled, answered, talked, ended and scored: the whole path for an answering test number and a busy one', async () => {
+  it('queued through the API, dialled, answered, talked, ended and scored: the whole path for an answering test number and a busy one', {
+    timeout: 90_000,
+  }, async () => {
     setClock(ALLOWED_AT);
     const goal = await newContact(w.api, '+12125550101');
     const busy = await newContact(w.api, '+12125550120');
