@@ -13,6 +13,7 @@ import { db, tableName } from '../../shared/db/client.js';
 import { callPartition } from '../../shared/db/keys.js';
 import { callTokenKey } from '../../shared/telephony/call-token-key.js';
 import { mintStreamToken, verifyStreamToken } from '../../shared/telephony/call-tokens.js';
+import { voiceRuntimeSettings } from '../../shared/voice/runtime-settings.js';
 import { agentNumberWorld } from '../e2e/inbound-fixtures.js';
 import { useTestStack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
@@ -179,7 +180,7 @@ describe('frames', () => {
     const other = await answeredCall();
     expect(await session.deps.verifyToken(other.token, new Date())).toBeNull();
     expect(await session.deps.controlPlaneFor(claims!).loadCall(claims!)).toMatchObject({ direction: 'inbound' });
-    expect(session.deps.firstTokenDeadlineMs).toBe(2500);
+    expect(session.deps.firstTokenDeadlineMs).toBe(voiceRuntimeSettings().firstTokenDeadlineMs);
     ws.close();
   });
 });
