@@ -10,7 +10,8 @@
  * between the two) is sent again once the lease lapses: receivers dedupe on the event id.
  *
  * The worker's batch costs a handful of DynamoDB calls for up to LEASE_BATCH events of a tenant:
- * one BatchGetItem beside the endpoint's read, one transaction that leases them all, then the
+ * one BatchGetItem beside the endpoint's read (none for the events the relay's message carried),
+ * one transaction that leases them all, then the
  * POSTs, WAVE in flight, and one ledger transaction per EVENTS_PER_LEDGER_TRANSACTION events,
  * each running beside the next POSTs (a batch of at most SMALL_WAVE events: a conditional
  * update per event that returns it, and no read).
@@ -18,6 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import { now as clockNow } from '../clock.js';
 import { conflict, notFound } from '../errors.js';
+import type { OutboxEvent } from '../events/outbox.js';
 import { logger } from '../observability.js';
 import { envelopeBody, envelopeOf } from '../policy/webhooks/envelope.js';
 import { endpointTakes, getWebhookEndpoint, liveSigningSecrets, type WebhookEndpointRecord } from '../repositories/webhook-endpoints.js';
@@ -116,12 +118,15 @@ export async function deliverEvent(tenantId: string, eventId: string, opts: { at
 export async function deliverEvents(
   tenantId: string,
   eventIds: readonly string[],
-  opts: { at?: Date; schedule?: readonly number[] } = {},
+  opts: { at?: Date; schedule?: readonly number[]; carried?: ReadonlyMap<string, OutboxEvent> } = {},
 ): Promise<Map<string, AutomaticOutcome>> {
   const ids = [...new Set(eventIds)];
   const outcomes = new Map<string, AutomaticOutcome>();
   // A small batch is leased by updates that return the events, so nothing is read first.
-  const [endpoint, records] = await Promise.all([getWebhookEndpoint(tenantId), ids.length > SMALL_WAVE ? getWebhookEvents(tenantId, ids) : undefined]);
+  const [endpoint, records] = await Promise.all([
+    getWebhookEndpoint(tenantId),
+    ids.length > SMALL_WAVE ? batchRecords(tenantId, ids, opts.carried) : undefined,
+  ]);
   let secrets: Promise<string[]> | undefined;
   const openSecrets = (at: Date) => (secrets ??= liveSigningSecrets(endpoint!, at));
   const writes: Promise<void>[] = [];
@@ -142,6 +147,28 @@ export async function deliverEvents(
   // Every ledger write is over before the batch answers (a failed one fails the batch).
   await settleAll(writes);
   return outcomes;
+}
+
+/**
+ * The batch's events as the lease will judge them: an event the relay carried (read from its
+ * committed marker) stands as a first attempt — pending, attempt 0 — without a read, the rest are
+ * read. Only the lease's conditions decide: if the event moved on (attempted, settled, leased, or
+ * gone), the lease on attempt 0 is refused and the refusal is read (whyNotClaimed), as for a stale read.
+ */
+async function batchRecords(
+  tenantId: string,
+  ids: readonly string[],
+  carried: ReadonlyMap<string, OutboxEvent> = new Map(),
+): Promise<Map<string, WebhookEventRecord>> {
+  const records = new Map<string, WebhookEventRecord>();
+  for (const id of ids) {
+    const event = carried.get(id);
+    if (event?.id === id && event.tenant_id === tenantId)
+      records.set(id, { event, event_type: event.type, created_at: event.created_at, delivery_status: 'pending', attempt_count: 0 });
+  }
+  const unread = ids.filter((id) => !records.has(id));
+  if (unread.length > 0) for (const [id, record] of await getWebhookEvents(tenantId, unread)) records.set(id, record);
+  return records;
 }
 
 interface LeasedBatch {
