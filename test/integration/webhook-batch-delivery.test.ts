@@ -202,6 +202,44 @@ describe('the webhook-delivery worker, a batch at a time', () => {
     expect(JSON.parse(a.receiver.forEvent(ids[5]!)[0]!.body)).toMatchObject({ id: ids[5], type: 'call.completed', data: events[5]!.data });
   });
 
+  it('an endpoint read that fails after the lease (taken beside it) gives the leases back: the retry delivers at once', async () => {
+    const a = await tenantReceiving();
+    const events: OutboxEvent[] = [];
+    for (let i = 0; i < 6; i++) {
+      const { event, items } = outboxItems(a.tenantId, 'call.completed', { call_id: newId('cal') }, new Date());
+      await db().send(new TransactWriteCommand({ TransactItems: [items[0]!] }));
+      events.push(event);
+    }
+    const ids = events.map((e) => e.id);
+    const client = db();
+    const original = client.send.bind(client) as (c: unknown) => Promise<unknown>;
+    let leased = false;
+    const send = vi.spyOn(client, 'send').mockImplementation((async (command: { constructor: { name: string } }) => {
+      if (command.constructor.name === 'TransactWriteCommand') leased = true;
+      if (command.constructor.name !== 'GetCommand') return original(command);
+      // The endpoint's read fails once the lease went through.
+      const deadline = Date.now() + 5_000;
+      while (!leased && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      throw Object.assign(new Error('throttled'), { name: 'ProvisionedThroughputExceededException' });
+    }) as never);
+    let out: { batchItemFailures: { itemIdentifier: string }[] };
+    const batch = sqsEvent({ ...packed(a.tenantId, ids), events });
+    try {
+      out = await run(batch);
+    } finally {
+      send.mockRestore();
+    }
+    expect(leased).toBe(true);
+    expect(out.batchItemFailures.map((f) => f.itemIdentifier)).toEqual([batch.Records[0]!.messageId]);
+    for (const id of ids) {
+      const record = await getWebhookEvent(a.tenantId, id);
+      expect(record).toMatchObject({ delivery_status: 'pending', attempt_count: 0 });
+      expect(record?.lease_until).toBeUndefined();
+    }
+    expect((await run(sqsEvent({ ...packed(a.tenantId, ids), events }))).batchItemFailures).toEqual([]);
+    for (const id of ids) expect(a.receiver.forEvent(id)).toHaveLength(1);
+  });
+
   it('a malformed message fails alone; the rest of its batch is delivered', async () => {
     const a = await tenantReceiving();
     const [id] = await commit(a.tenantId, 1);
