@@ -1,4 +1,5 @@
 import { now } from '../../shared/clock.js';
+import type { OutboxEvent } from '../../shared/events/outbox.js';
 import { logger } from '../../shared/observability.js';
 import { markDeadLettered } from '../../shared/repositories/webhook-events.js';
 import { webhookDeliveryMessage } from '../../shared/schemas/queue-bodies.js';
@@ -17,8 +18,14 @@ import { defineBatchWorker } from '../../shared/workers/define-batch-worker.js';
 export const handler = defineBatchWorker('webhook-delivery', webhookDeliveryMessage, async (messages) => {
   const byTenant = new Map<string, Set<string>>();
   const namedBy = new Map<string, string[]>();
+  const carried = new Map<string, Map<string, OutboxEvent>>();
   for (const { message, record } of messages) {
     const ids = 'event_ids' in message ? message.event_ids : [message.event_id];
+    for (const event of message.events ?? []) {
+      if (event.tenant_id !== message.tenant_id || !ids.includes(event.id)) continue;
+      const tenant = carried.get(message.tenant_id) ?? new Map<string, OutboxEvent>();
+      carried.set(message.tenant_id, tenant.set(event.id, event as OutboxEvent));
+    }
     for (const id of ids) {
       const tenant = byTenant.get(message.tenant_id) ?? new Set<string>();
       byTenant.set(message.tenant_id, tenant.add(id));
@@ -35,7 +42,7 @@ export const handler = defineBatchWorker('webhook-delivery', webhookDeliveryMess
     [...byTenant].map(async ([tenantId, ids]) => {
       let outcomes: Map<string, AutomaticOutcome>;
       try {
-        outcomes = await deliverEvents(tenantId, [...ids]);
+        outcomes = await deliverEvents(tenantId, [...ids], { carried: carried.get(tenantId) });
       } catch (err) {
         logger.error('webhook delivery: the batch step failed; its messages are retried', { error: (err as Error)?.name, events: ids.size });
         for (const id of ids) fail(tenantId, id);

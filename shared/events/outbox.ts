@@ -16,6 +16,7 @@ import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../db/client.js';
 import { outboxKeys, webhookKeys } from '../db/keys.js';
 import { newId } from '../ids.js';
+import { CARRIED_EVENT_MAX_BYTES } from '../schemas/queue-bodies.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -102,7 +103,16 @@ export function outboxItems(tenantId: string, type: EventType, data: Record<stri
       {
         Put: {
           TableName: tableName(),
-          Item: { ...outboxKeys.pending(event.id), type: 'outbox_pending', tenant_id: tenantId, event_id: event.id, created_at: event.created_at },
+          // A small event rides in its marker too, so the relay can hand it to the worker with the
+          // message and the worker lease it without reading it back (an event never changes once committed).
+          Item: {
+            ...outboxKeys.pending(event.id),
+            type: 'outbox_pending',
+            tenant_id: tenantId,
+            event_id: event.id,
+            created_at: event.created_at,
+            ...(Buffer.byteLength(JSON.stringify(event)) <= CARRIED_EVENT_MAX_BYTES ? { event } : {}),
+          },
         },
       },
     ],

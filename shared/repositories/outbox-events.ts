@@ -25,8 +25,15 @@ export async function listTenantEvents(tenantId: string, opts: { limit?: number 
   return opts.limit === undefined ? out : out.slice(0, opts.limit);
 }
 
+/** A pending marker: its event's id, and the event itself when it was small enough to ride in the marker. */
+export interface PendingMarker {
+  tenant_id: string;
+  event_id: string;
+  event?: OutboxEvent;
+}
+
 /** Pending markers of one shard, oldest first (after the marker of event `after`, if given): what the relay moves next. */
-export async function pendingEvents(shard: number, limit = 100, after?: string): Promise<{ tenant_id: string; event_id: string }[]> {
+export async function pendingEvents(shard: number, limit = 100, after?: string): Promise<PendingMarker[]> {
   const page = await db().send(
     new QueryCommand({
       TableName: tableName(),
@@ -36,7 +43,11 @@ export async function pendingEvents(shard: number, limit = 100, after?: string):
       ...(after ? { ExclusiveStartKey: outboxKeys.pending(after) } : {}),
     }),
   );
-  return (page.Items ?? []).map((i) => ({ tenant_id: i.tenant_id as string, event_id: i.event_id as string }));
+  return (page.Items ?? []).map((i) => ({
+    tenant_id: i.tenant_id as string,
+    event_id: i.event_id as string,
+    ...(i.event ? { event: i.event as OutboxEvent } : {}),
+  }));
 }
 
 export async function getEvent(tenantId: string, eventId: string): Promise<OutboxEvent | undefined> {

@@ -28,10 +28,41 @@ export const callDispatchQueueMessage = z.discriminatedUnion('type', [callDispat
 /** The most events one webhook-delivery message names (the relay packs a tenant's events). */
 export const EVENTS_PER_DELIVERY_MESSAGE = 10;
 
+/**
+ * An event small enough to travel with its relay message (and in its outbox marker, which the relay
+ * reads): ten of them and their ids stay inside CARRIED_BYTES_PER_MESSAGE, so a SendMessageBatch of
+ * ten messages stays inside SQS's 256 KiB. A bigger event is named only, and read by the worker.
+ */
+export const CARRIED_EVENT_MAX_BYTES = 2_048;
+/** The carried events' bytes one webhook-delivery message holds at most (ten a batch: under SQS's 262,144). */
+export const CARRIED_BYTES_PER_MESSAGE = 24_000;
+
+/**
+ * Committed events as the relay read them from their markers (immutable once committed): the
+ * worker leases these as first attempts without reading them. A subset of the message's ids.
+ */
+const carriedEvents = z
+  .array(
+    z.object({
+      id: z.string().min(1),
+      type: z.string().min(1),
+      tenant_id: z.string().min(1),
+      created_at: z.string().min(1),
+      data: z.record(z.string(), z.unknown()),
+    }),
+  )
+  .max(EVENTS_PER_DELIVERY_MESSAGE)
+  .optional();
+
 /** One event (retries, the dead-letter queue, messages sent before packing), or several of one tenant. */
 export const webhookDeliveryMessage = z.union([
-  z.object({ type: z.literal('webhook.deliver'), tenant_id: z.string().min(1), event_id: z.string().min(1) }),
-  z.object({ type: z.literal('webhook.deliver'), tenant_id: z.string().min(1), event_ids: z.array(z.string().min(1)).min(1).max(EVENTS_PER_DELIVERY_MESSAGE) }),
+  z.object({ type: z.literal('webhook.deliver'), tenant_id: z.string().min(1), event_id: z.string().min(1), events: carriedEvents }),
+  z.object({
+    type: z.literal('webhook.deliver'),
+    tenant_id: z.string().min(1),
+    event_ids: z.array(z.string().min(1)).min(1).max(EVENTS_PER_DELIVERY_MESSAGE),
+    events: carriedEvents,
+  }),
 ]);
 
 /** One step of a sandbox carrier call or message, due at `due_at` (epoch ms; the record's plan is the authority). */

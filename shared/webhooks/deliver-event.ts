@@ -10,7 +10,8 @@
  * between the two) is sent again once the lease lapses: receivers dedupe on the event id.
  *
  * The worker's batch costs a handful of DynamoDB calls for up to LEASE_BATCH events of a tenant:
- * one BatchGetItem beside the endpoint's read, one transaction that leases them all, then the
+ * one BatchGetItem beside the endpoint's read (none for the events the relay's message carried),
+ * one transaction that leases them all, then the
  * POSTs, WAVE in flight, and one ledger transaction per EVENTS_PER_LEDGER_TRANSACTION events,
  * each running beside the next POSTs (a batch of at most SMALL_WAVE events: a conditional
  * update per event that returns it, and no read).
@@ -18,6 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import { now as clockNow } from '../clock.js';
 import { conflict, notFound } from '../errors.js';
+import type { OutboxEvent } from '../events/outbox.js';
 import { logger } from '../observability.js';
 import { envelopeBody, envelopeOf } from '../policy/webhooks/envelope.js';
 import { endpointTakes, getWebhookEndpoint, liveSigningSecrets, type WebhookEndpointRecord } from '../repositories/webhook-endpoints.js';
@@ -108,40 +110,66 @@ export async function deliverEvent(tenantId: string, eventId: string, opts: { at
 }
 
 /**
- * The delivery worker's step for a tenant's events of one batch. The endpoint and the batch's
- * events are read at once, side by side; up to LEASE_BATCH of them are leased in one
- * transaction and POSTed WAVE at a time, and their ledger transactions run while the next
- * ones are POSTed (every one is awaited before the answer). Answers each event's outcome.
+ * The delivery worker's step for a tenant's events of one batch. The endpoint is read beside the
+ * batch's events (those the relay's message did not carry) and their lease; up to LEASE_BATCH of
+ * them are leased in one transaction and POSTed WAVE at a time, and their ledger transactions run
+ * while the next ones are POSTed (every one is awaited before the answer). Answers each event's outcome.
  */
 export async function deliverEvents(
   tenantId: string,
   eventIds: readonly string[],
-  opts: { at?: Date; schedule?: readonly number[] } = {},
+  opts: { at?: Date; schedule?: readonly number[]; carried?: ReadonlyMap<string, OutboxEvent> } = {},
 ): Promise<Map<string, AutomaticOutcome>> {
   const ids = [...new Set(eventIds)];
   const outcomes = new Map<string, AutomaticOutcome>();
-  // A small batch is leased by updates that return the events, so nothing is read first.
-  const [endpoint, records] = await Promise.all([getWebhookEndpoint(tenantId), ids.length > SMALL_WAVE ? getWebhookEvents(tenantId, ids) : undefined]);
+  // The endpoint is read beside the events and the lease: the lease's conditions do not depend on
+  // it, only what is done with a leased event does. A small batch is leased by updates that return
+  // the events, so nothing is read first; a big one's carried events are not read either.
+  const endpointRead = startedAside(getWebhookEndpoint(tenantId));
   let secrets: Promise<string[]> | undefined;
-  const openSecrets = (at: Date) => (secrets ??= liveSigningSecrets(endpoint!, at));
   const writes: Promise<void>[] = [];
   try {
+    const records = ids.length > SMALL_WAVE ? await batchRecords(tenantId, ids, opts.carried) : undefined;
     for (let i = 0; i < ids.length; i += LEASE_BATCH) {
-      const leased = await leaseBatch(tenantId, ids.slice(i, i + LEASE_BATCH), records, endpoint, opts.at ?? clockNow(), outcomes);
+      const leased = await leaseBatch(tenantId, ids.slice(i, i + LEASE_BATCH), records, endpointRead, opts.at ?? clockNow(), outcomes);
       if (!leased) continue;
-      const tripped = await postLeased(tenantId, leased, endpoint!, openSecrets, { at: opts.at, schedule: opts.schedule ?? retrySchedule() }, outcomes, writes);
+      const endpoint = (await endpointRead)!;
+      const openSecrets = (at: Date) => (secrets ??= liveSigningSecrets(endpoint, at));
+      const tripped = await postLeased(tenantId, leased, endpoint, openSecrets, { at: opts.at, schedule: opts.schedule ?? retrySchedule() }, outcomes, writes);
       if (tripped) {
         for (const id of ids.slice(i + LEASE_BATCH)) outcomes.set(id, { kind: 'deferred' });
         break;
       }
     }
   } catch (err) {
-    await Promise.allSettled(writes);
+    await Promise.allSettled([...writes, endpointRead]);
     throw err;
   }
   // Every ledger write is over before the batch answers (a failed one fails the batch).
   await settleAll(writes);
   return outcomes;
+}
+
+/**
+ * The batch's events as the lease will judge them: an event the relay carried (read from its
+ * committed marker) stands as a first attempt — pending, attempt 0 — without a read, the rest are
+ * read. Only the lease's conditions decide: if the event moved on (attempted, settled, leased, or
+ * gone), the lease on attempt 0 is refused and the refusal is read (whyNotClaimed), as for a stale read.
+ */
+async function batchRecords(
+  tenantId: string,
+  ids: readonly string[],
+  carried: ReadonlyMap<string, OutboxEvent> = new Map(),
+): Promise<Map<string, WebhookEventRecord>> {
+  const records = new Map<string, WebhookEventRecord>();
+  for (const id of ids) {
+    const event = carried.get(id);
+    if (event?.id === id && event.tenant_id === tenantId)
+      records.set(id, { event, event_type: event.type, created_at: event.created_at, delivery_status: 'pending', attempt_count: 0 });
+  }
+  const unread = ids.filter((id) => !records.has(id));
+  if (unread.length > 0) for (const [id, record] of await getWebhookEvents(tenantId, unread)) records.set(id, record);
+  return records;
 }
 
 interface LeasedBatch {
@@ -158,7 +186,7 @@ async function leaseBatch(
   tenantId: string,
   ids: readonly string[],
   records: Map<string, WebhookEventRecord> | undefined,
-  endpoint: WebhookEndpointRecord | undefined,
+  endpointRead: Promise<WebhookEndpointRecord | undefined>,
   at: Date,
   outcomes: Map<string, AutomaticOutcome>,
 ): Promise<LeasedBatch | undefined> {
@@ -186,6 +214,14 @@ async function leaseBatch(
       else due.push(record!);
     }
     leased = due.length > 0 ? await claimDueAttempts(tenantId, due, claim) : new Set();
+  }
+  let endpoint: WebhookEndpointRecord | undefined;
+  try {
+    endpoint = await endpointRead;
+  } catch (err) {
+    // Leased beside a read that failed: the leases go back, so the message's retry finds the events free.
+    if (leased.size > 0) await releaseLeases(tenantId, [...leased], leaseId).catch(() => {});
+    throw err;
   }
   const mine: WebhookEventRecord[] = [];
   for (const record of due) {

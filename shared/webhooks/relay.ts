@@ -1,7 +1,8 @@
 /**
  * The outbox relay: moves committed events to the webhook-delivery queue. It reads the
  * pending markers the outbox wrote with each state change (`PLATFORM#OUTBOX#<shard>`),
- * enqueues them (a tenant's events share a message, ten messages a SendMessageBatch), and
+ * enqueues them (a tenant's events share a message, ten messages a SendMessageBatch; a small
+ * event rides in its marker and so in the message, which spares the worker its read), and
  * deletes a marker only once SQS took its message — so nothing uncommitted is ever sent and nothing committed is lost: a crash
  * between the send and the delete sends the event again, which the ledger makes harmless.
  *
@@ -10,11 +11,9 @@
  */
 import { OUTBOX_SHARDS } from '../db/keys.js';
 import { logger } from '../observability.js';
-import { markManyRelayed, pendingEvents } from '../repositories/outbox-events.js';
+import { markManyRelayed, type PendingMarker, pendingEvents } from '../repositories/outbox-events.js';
 import { enqueueDeliveries } from './delivery-queue.js';
 import { settleAll, startedAside } from './settle-all.js';
-
-type Pending = { tenant_id: string; event_id: string };
 
 export interface RelayResult {
   relayed: number;
@@ -37,11 +36,11 @@ async function relayShard(shard: number, limit: number): Promise<RelayResult> {
   // while this one is sent (each read starts after the previous page's last marker, so it never
   // meets markers being deleted or sent); the run awaits them all before it ends.
   const deletes: Promise<void>[] = [];
-  let next: Promise<Pending[]> | undefined;
+  let next: Promise<PendingMarker[]> | undefined;
   try {
     next = pendingEvents(shard, limit);
     for (let page = 0; next; page++) {
-      const pending: Pending[] = await next;
+      const pending: PendingMarker[] = await next;
       next = undefined;
       if (pending.length === 0) break;
       if (pending.length === limit && page + 1 < MAX_PAGES_PER_RUN) next = startedAside(pendingEvents(shard, limit, pending.at(-1)!.event_id));

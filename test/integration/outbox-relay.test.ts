@@ -1,7 +1,8 @@
 /**
  * The outbox relay on DynamoDB Local and the SQS emulator: committed events reach the
  * webhook-delivery queue; an event whose enqueue failed keeps its marker and is relayed by
- * the next run (never lost); the table-stream trigger relays the shards its records name.
+ * the next run (never lost); the table-stream trigger relays the shards its records name; a
+ * small event rides in its message, a big one is named only.
  */
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -13,6 +14,7 @@ import { OUTBOX_SHARDS, outboxKeys } from '../../shared/db/keys.js';
 import { outboxItems } from '../../shared/events/outbox.js';
 import { newId } from '../../shared/ids.js';
 import { pendingEvents } from '../../shared/repositories/outbox-events.js';
+import { CARRIED_EVENT_MAX_BYTES } from '../../shared/schemas/queue-bodies.js';
 import { relayOutbox } from '../../shared/webhooks/relay.js';
 import { useTestEnvironment } from '../support/environment.js';
 
@@ -46,6 +48,25 @@ async function drainQueue(): Promise<string[]> {
 }
 
 describe('the outbox relay', () => {
+  it('carries each small committed event in its message, and names a big one only (the worker reads it)', async () => {
+    const tenantId = newId('ten');
+    await drainQueue();
+    const small = outboxItems(tenantId, 'call.completed', { call_id: 'cal_small' }, new Date());
+    const big = outboxItems(tenantId, 'call.completed', { call_id: 'cal_big', notes: 'x'.repeat(CARRIED_EVENT_MAX_BYTES) }, new Date());
+    for (const c of [small, big]) await db().send(new TransactWriteCommand({ TransactItems: c.items }));
+    await relayOutbox();
+    const bodies: { event_id?: string; event_ids?: string[]; events?: unknown[] }[] = [];
+    for (;;) {
+      const out = await env.sqs.send(new ReceiveMessageCommand({ QueueUrl: env.queues.webhookDelivery.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+      if (!out.Messages?.length) break;
+      bodies.push(...out.Messages.map((m) => JSON.parse(m.Body!)));
+    }
+    const mine = bodies.filter((b) => (b.event_ids ?? [b.event_id]).includes(small.event.id));
+    expect(mine).toHaveLength(1);
+    expect(mine[0]!.event_ids?.sort()).toEqual([small.event.id, big.event.id].sort());
+    expect(mine[0]!.events).toEqual([small.event]);
+  });
+
   it('keeps the markers of events it could not enqueue and relays them on the next run', async () => {
     const tenantId = newId('ten');
     const ids = await commit(tenantId, 12);

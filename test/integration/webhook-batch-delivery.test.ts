@@ -4,16 +4,17 @@
  * one failing endpoint (or one failing event) leaves the rest delivered and ledgered; a batch
  * redelivered (also while the first copy is still running) neither POSTs nor ledgers twice; a
  * slow endpoint's breaker sends the rest of its events back to the queue without an attempt;
- * batches sharing an endpoint wait for its sockets before their POSTs' clocks start; a malformed
- * message fails alone.
+ * batches sharing an endpoint wait for its sockets before their POSTs' clocks start; events
+ * carried by their message are not read, and the lease still refuses one that moved on; a
+ * malformed message fails alone.
  */
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler } from '../../functions/workers/webhook-delivery.js';
 import { db } from '../../shared/db/client.js';
-import { outboxItems } from '../../shared/events/outbox.js';
+import { type OutboxEvent, outboxItems } from '../../shared/events/outbox.js';
 import { newId } from '../../shared/ids.js';
 import { deliveredCounts, getWebhookEvent, webhookEventAttempts } from '../../shared/repositories/webhook-events.js';
 import { deliverEvents, WAVE } from '../../shared/webhooks/deliver-event.js';
@@ -160,6 +161,83 @@ describe('the webhook-delivery worker, a batch at a time', () => {
     const outcomes = await Promise.all(batches.map((batch) => deliverEvents(t.tenantId, batch)));
     expect(outcomes.flatMap((o) => [...o.values()].map((x) => x.kind))).toEqual(ids.map(() => 'attempted'));
     for (const id of ids) expect(t.receiver.forEvent(id)).toHaveLength(1);
+  });
+
+  it('events carried by their relay message are leased without a read; one already attempted is refused by the lease, not POSTed again', async () => {
+    const a = await tenantReceiving();
+    const events: OutboxEvent[] = [];
+    for (let i = 0; i < 12; i++) {
+      const { event, items } = outboxItems(a.tenantId, 'call.completed', { call_id: newId('cal') }, new Date());
+      await db().send(new TransactWriteCommand({ TransactItems: [items[0]!] }));
+      events.push(event);
+    }
+    const ids = events.map((e) => e.id);
+    // Two already delivered (a marker relayed twice): the carried copy still says attempt 0.
+    await deliverEvents(a.tenantId, ids.slice(0, 2));
+    // Another tenant's event smuggled into the message is not taken as this tenant's.
+    const stranger = { ...events[2]!, tenant_id: newId('ten') };
+    const send = vi.spyOn(db(), 'send');
+    try {
+      const out = await run(
+        sqsEvent(
+          { ...packed(a.tenantId, ids.slice(0, 10)), events: [...events.slice(0, 2), stranger, ...events.slice(3, 10)] },
+          { ...packed(a.tenantId, ids.slice(10)), events: events.slice(10) },
+        ),
+      );
+      expect(out.batchItemFailures).toEqual([]);
+      // Only the event whose carried copy was refused (ids[2]) is read in the batch read.
+      const reads = send.mock.calls
+        .filter(([c]) => c.constructor.name === 'BatchGetCommand')
+        .map(([c]) => (c.input as { RequestItems: Record<string, { Keys: unknown[] }> }).RequestItems);
+      expect(reads.flatMap((r) => Object.values(r).flatMap((t) => t.Keys))).toHaveLength(1);
+    } finally {
+      send.mockRestore();
+    }
+    for (const id of ids) {
+      expect(a.receiver.forEvent(id), id).toHaveLength(1);
+      expect(await webhookEventAttempts(a.tenantId, id)).toHaveLength(1);
+      expect(await getWebhookEvent(a.tenantId, id)).toMatchObject({ delivery_status: 'delivered', attempt_count: 1 });
+    }
+    // The body POSTed is the committed event's, signed as ever.
+    expect(JSON.parse(a.receiver.forEvent(ids[5]!)[0]!.body)).toMatchObject({ id: ids[5], type: 'call.completed', data: events[5]!.data });
+  });
+
+  it('an endpoint read that fails after the lease (taken beside it) gives the leases back: the retry delivers at once', async () => {
+    const a = await tenantReceiving();
+    const events: OutboxEvent[] = [];
+    for (let i = 0; i < 6; i++) {
+      const { event, items } = outboxItems(a.tenantId, 'call.completed', { call_id: newId('cal') }, new Date());
+      await db().send(new TransactWriteCommand({ TransactItems: [items[0]!] }));
+      events.push(event);
+    }
+    const ids = events.map((e) => e.id);
+    const client = db();
+    const original = client.send.bind(client) as (c: unknown) => Promise<unknown>;
+    let leased = false;
+    const send = vi.spyOn(client, 'send').mockImplementation((async (command: { constructor: { name: string } }) => {
+      if (command.constructor.name === 'TransactWriteCommand') leased = true;
+      if (command.constructor.name !== 'GetCommand') return original(command);
+      // The endpoint's read fails once the lease went through.
+      const deadline = Date.now() + 5_000;
+      while (!leased && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      throw Object.assign(new Error('throttled'), { name: 'ProvisionedThroughputExceededException' });
+    }) as never);
+    let out: { batchItemFailures: { itemIdentifier: string }[] };
+    const batch = sqsEvent({ ...packed(a.tenantId, ids), events });
+    try {
+      out = await run(batch);
+    } finally {
+      send.mockRestore();
+    }
+    expect(leased).toBe(true);
+    expect(out.batchItemFailures.map((f) => f.itemIdentifier)).toEqual([batch.Records[0]!.messageId]);
+    for (const id of ids) {
+      const record = await getWebhookEvent(a.tenantId, id);
+      expect(record).toMatchObject({ delivery_status: 'pending', attempt_count: 0 });
+      expect(record?.lease_until).toBeUndefined();
+    }
+    expect((await run(sqsEvent({ ...packed(a.tenantId, ids), events }))).batchItemFailures).toEqual([]);
+    for (const id of ids) expect(a.receiver.forEvent(id)).toHaveLength(1);
   });
 
   it('a malformed message fails alone; the rest of its batch is delivered', async () => {
