@@ -6,10 +6,6 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 export default defineConfig({
   test: {
     pool: 'forks',
-    // Stack files mostly wait on the sandbox's timelines and the emulators, not on the CPU: two at
-    // once on two cores (vitest's default there is one) keep the suite inside its budget. Three
-    // was faster still, but a starved runtime then answered slower than an agent's latency target.
-    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     teardownTimeout: 30_000,
