@@ -5,6 +5,8 @@
  * outbound lifecycle, the inbound carrier status, dispatch's moves — writes a change this
  * way. The caller binds `:now` and owns the condition.
  */
+import { tableName } from '../db/client.js';
+import { callKeys } from '../db/keys.js';
 import type { StateChange } from '../policy/call-state/machine.js';
 
 export interface UpdateParts {
@@ -27,4 +29,16 @@ export function addStateChange(parts: UpdateParts, change: StateChange): UpdateP
   }
   if (change.stamp) parts.sets.push(`${change.stamp} = if_not_exists(${change.stamp}, :now)`);
   return parts;
+}
+
+/** The call item's update from `parts`, conditioned on the call existing in state `:from` (the caller binds it). */
+export function callStateUpdate(call: { tenant_id: string; id: string }, parts: UpdateParts) {
+  return {
+    TableName: tableName(),
+    Key: callKeys.call(call.tenant_id, call.id),
+    UpdateExpression: `SET ${parts.sets.join(', ')}`,
+    ConditionExpression: 'attribute_exists(pk) AND #state = :from',
+    ExpressionAttributeNames: parts.names,
+    ExpressionAttributeValues: parts.values,
+  };
 }

@@ -19,7 +19,7 @@ import { type Page, queryPage } from '../pagination/page.js';
 import { type CarrierStatus, isTerminal, onCarrierStatus } from '../policy/call-state/machine.js';
 import type { CallRecord, InboundPathEntry } from '../schemas/call-record.js';
 import { carrierCallPointerPut } from './call-sid-link.js';
-import { addStateChange } from './call-state-update.js';
+import { addStateChange, callStateUpdate } from './call-state-update.js';
 import { analysisWatchPut } from './call-watches.js';
 
 export type { CallRecord, InboundPathEntry } from '../schemas/call-record.js';
@@ -229,14 +229,7 @@ async function carrierStatusDecision(
     sets.push('analysis_watch_at = :watch');
     values[':watch'] = at;
   }
-  const update = {
-    TableName: tableName(),
-    Key: callKeys.call(call.tenant_id, call.id),
-    UpdateExpression: `SET ${sets.join(', ')}`,
-    ConditionExpression: 'attribute_exists(pk) AND #state = :from',
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-  };
+  const update = callStateUpdate(call, { sets, names, values });
   // The carrier confirms the call by ending it as completed: e.g. its pending handoffs are confirmed in this transaction.
   const confirmations = change?.state === 'completed' && call.provider_call_sid ? await onCompleted(call, at) : [];
   return commit([{ Update: update }, ...(scored ? [analysisWatchPut(call, at)] : []), ...metered, ...confirmations], true);

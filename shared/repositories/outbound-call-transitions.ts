@@ -8,11 +8,10 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client.js';
-import { callKeys } from '../db/keys.js';
+import { db } from '../db/client.js';
 import type { StateChange } from '../policy/call-state/machine.js';
 import { callSidLinkItems } from './call-sid-link.js';
-import { addStateChange } from './call-state-update.js';
+import { addStateChange, callStateUpdate } from './call-state-update.js';
 import { dialingWatchDelete, type OutboundCallRecord } from './outbound-calls.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -34,16 +33,7 @@ export function callTransition(
     values[`:f${i}`] = v;
     sets.push(`#f${i} = :f${i}`);
   });
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: callKeys.call(call.tenant_id, call.id),
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ConditionExpression: 'attribute_exists(pk) AND #state = :from',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    },
-  };
+  return { Update: callStateUpdate(call, { sets, names, values }) };
 }
 
 /**
