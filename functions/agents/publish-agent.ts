@@ -1,3 +1,4 @@
+import { now } from '../../shared/clock.js';
 import { conflict, notFound } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { created } from '../../shared/http/responses.js';
@@ -22,6 +23,7 @@ export const handler = defineRoute('publishAgent', bearer, { path: agentPath, re
       profile: (agent) => getProfile(tenantId, agent.compliance_profile_id!, true),
       objectives: async (agent) => (await getTemplate(agent.template_id, agent.template_version))?.objectives ?? [],
       newVersionId: () => newId('agv'),
+      at: now(),
       extra: (v) => (idempotency ? [idempotency.commitItem(created(v))] : []),
     });
     if (!version) throw notFound('Agent');

@@ -1,3 +1,4 @@
+import { now } from '../../shared/clock.js';
 import { conflict, notFound, ValidationError, type ValidationIssue } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
@@ -89,7 +90,7 @@ export const handler = defineRoute(
 
     const pinned = pinAgents(body, pins);
     try {
-      const { policy } = await writePolicy(number, await getCurrentPolicy(number), pinned, repIds);
+      const { policy } = await writePolicy(number, await getCurrentPolicy(number), pinned, repIds, now());
       return ok(presentPolicy(policy));
     } catch (err) {
       if (!(err instanceof PolicyWriteRefused)) throw err;

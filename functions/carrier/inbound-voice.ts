@@ -79,7 +79,7 @@ export const handler = defineRoute(
       agentVersionIds: decision.agent_version_id ? [decision.agent_version_id] : [],
     });
     const answer = firstAnswer(ctx, decision, policy);
-    await appendInboundPath(call, 'voice', answer.entries);
+    await appendInboundPath(call, 'voice', answer.entries, now);
     return twimlOk(answer.twiml);
   },
 );

@@ -70,7 +70,7 @@ export const handler = defineRoute(
       answer = runStep(ctx, policy, policy.version, path);
       dedupe = `step:${state.step_path}`;
     }
-    await appendInboundPath(call, dedupe, answer.entries);
+    await appendInboundPath(call, dedupe, answer.entries, now);
     return twimlOk(answer.twiml);
   },
 );

@@ -21,12 +21,14 @@ export const handler = defineRoute(
     const call = caller.callId ? await getCall(caller.tenantId, caller.callId) : undefined;
     if (call && body?.RecordingUrl) {
       const seconds = Number(body.RecordingDuration);
+      const at = now();
       await appendInboundPath(
         call,
         'recording',
         [{ action: 'voicemail_recorded', recording_url: body.RecordingUrl, ...(Number.isFinite(seconds) ? { seconds } : {}) }],
+        at,
         // The voicemail's timeline entry commits with the recording, once.
-        { recording_url: body.RecordingUrl, items: [activityItem(call.tenant_id, { kind: 'voicemail', resource_id: call.id, label: 'voicemail' }, now())] },
+        { recording_url: body.RecordingUrl, items: [activityItem(call.tenant_id, { kind: 'voicemail', resource_id: call.id, label: 'voicemail' }, at)] },
       );
     }
     return twimlOk(twiml(say('Thank you. Goodbye.'), hangup()));

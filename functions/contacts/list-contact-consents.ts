@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { now } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
@@ -14,6 +15,6 @@ export const handler = defineRoute(
   { path: z.object({ contact_id: z.string().min(1).max(64) }), query: pageQuery, responses: { 200: cursorPage(consentRecordResource) } },
   async ({ principal, path, query }) => {
     if (!(await getContactRecord(principal.tenantId, path.contact_id))) throw notFound('Contact');
-    return ok(await listConsents(principal.tenantId, path.contact_id, query));
+    return ok(await listConsents(principal.tenantId, path.contact_id, query, now()));
   },
 );

@@ -1,3 +1,4 @@
+import { now } from '../../shared/clock.js';
 import { conflict, invalid } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
@@ -46,6 +47,7 @@ export const handler = defineRoute(
         capabilities: body.capabilities,
         ...(body.a2p_campaign_ref ? { a2pCampaignRef: body.a2p_campaign_ref } : {}),
         ...(body.daily_dial_cap ? { dailyDialCap: body.daily_dial_cap } : {}),
+        at: now(),
       });
     } catch (err) {
       if (err instanceof NumberTaken) throw numberUnavailable(body.phone_e164);
@@ -74,6 +76,7 @@ export const handler = defineRoute(
       if (err instanceof CarrierUnavailable) throw carrierFailure(err, 'no number was added');
       throw err;
     }
-    return ok(presentPhoneNumber(await activatePhoneNumber(number, carrierNumber.sid)));
+    const activatedAt = now();
+    return ok(presentPhoneNumber(await activatePhoneNumber(number, carrierNumber.sid, activatedAt), activatedAt));
   },
 );

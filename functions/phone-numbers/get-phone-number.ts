@@ -1,3 +1,4 @@
+import { now } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
@@ -9,5 +10,5 @@ import { numberPath, phoneNumberSummary } from '../../shared/schemas/phone-numbe
 export const handler = defineRoute('getPhoneNumber', bearer, { path: numberPath, responses: { 200: phoneNumberSummary } }, async ({ principal, path }) => {
   const number = await getPhoneNumber(principal.tenantId, path.number_id);
   if (!number) throw notFound('Phone number');
-  return ok(presentPhoneNumber(number));
+  return ok(presentPhoneNumber(number, now()));
 });

@@ -38,7 +38,8 @@ export const handler = defineRoute(
       const changes = Object.fromEntries(
         Object.entries({ inbound_agent_id, inbound_route_mode, inbound_voicemail_greeting, daily_dial_cap }).filter(([, v]) => v !== undefined),
       );
-      return ok(presentPhoneNumber(await updatePhoneNumber(number, changes, { now: now() })));
+      const at = now();
+      return ok(presentPhoneNumber(await updatePhoneNumber(number, changes, { now: at }), at));
     } catch (err) {
       if (err instanceof NumberChanged) throw conflict('phone_number_changed', 'The number changed while this request was applied; read it and retry');
       throw err;

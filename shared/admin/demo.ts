@@ -10,6 +10,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { now } from '../clock.js';
 import { parseDncFile } from '../policy/dnc/snapshot-file.js';
 import { replaceDncSnapshot } from '../repositories/dnc-snapshots.js';
 import { newSandboxCredentials, putSandboxAccount } from '../sandbox/accounts.js';
@@ -63,7 +64,7 @@ export async function runDemo({ baseUrl, say, timeoutMs = 60_000 }: DemoOptions)
   // A registry download for the contact's area code, as of today, without the contact on it.
   const today = new Date().toISOString().slice(0, 10);
   const lines = Array.from({ length: 100 }, (_, i) => `${DEMO_AREA_CODE}555${String(1000 + i)}`).join('\n');
-  await replaceDncSnapshot(DEMO_AREA_CODE, today, parseDncFile(lines, DEMO_AREA_CODE));
+  await replaceDncSnapshot(DEMO_AREA_CODE, today, parseDncFile(lines, DEMO_AREA_CODE), now());
   say(`National DNC snapshot for ${DEMO_AREA_CODE} as of ${today} (100 numbers; the contact is not listed)`);
 
   const contact = await api(

@@ -4,6 +4,7 @@
  * before anything is written.
  */
 import { readFile } from 'node:fs/promises';
+import { now } from '../clock.js';
 import { asOfProblem, DncFileProblem, parseDncFile } from '../policy/dnc/snapshot-file.js';
 import { dncStatus, replaceDncSnapshot } from '../repositories/dnc-snapshots.js';
 import { OperatorError } from './bootstrap.js';
@@ -24,7 +25,7 @@ export async function loadDncAction(input: { areaCode: string; asOf: string; fil
     if (err instanceof DncFileProblem) throw new OperatorError(err.message);
     throw err;
   }
-  const pointer = await replaceDncSnapshot(input.areaCode, input.asOf, parsed);
+  const pointer = await replaceDncSnapshot(input.areaCode, input.asOf, parsed, now());
   return { area_code: pointer.area_code, as_of: pointer.as_of, numbers: pointer.numbers };
 }
 

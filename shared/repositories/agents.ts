@@ -181,6 +181,8 @@ export interface PublishInputs {
   /** The objectives of the template version the agent was made from. */
   objectives: (agent: AgentRecord) => Promise<Objective[]>;
   newVersionId: () => string;
+  /** The instant published: the version's published_at and the draft's updated_at. */
+  at: Date;
   /** Extra items committed with the version (the idempotent result). */
   extra?: (version: AgentVersion) => TransactItem[];
 }
@@ -197,7 +199,7 @@ export async function publishAgent(tenantId: string, agentId: string, inputs: Pu
       if (!agent.compliance_profile_id) throw new ComplianceProfileRequired();
       const profile = await inputs.profile(agent);
       if (!profile) throw new ComplianceProfileRequired();
-      const version = freeze(agent, profile, await inputs.objectives(agent), inputs.newVersionId());
+      const version = freeze(agent, profile, await inputs.objectives(agent), inputs.newVersionId(), inputs.at);
       // Recomputed from the stored latest version, so versions hashed before this rule compare too.
       const latest = agent.latest_version_id ? await getAgentVersion(tenantId, agent.latest_version_id) : undefined;
       if (latest && versionContentHash(latest) === version.content_hash) throw new NoChanges(latest);
@@ -207,8 +209,8 @@ export async function publishAgent(tenantId: string, agentId: string, inputs: Pu
   });
 }
 
-function freeze(agent: AgentRecord, profile: ComplianceProfile, objectives: Objective[], id: string): AgentVersion {
-  const now = new Date().toISOString();
+function freeze(agent: AgentRecord, profile: ComplianceProfile, objectives: Objective[], id: string, at: Date): AgentVersion {
+  const now = at.toISOString();
   const n = agent.version_count + 1;
   const definition = presentAgent({ ...agent, status: 'published', version_count: n, latest_version_id: id, updated_at: now });
   return {

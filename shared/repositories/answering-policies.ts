@@ -76,7 +76,7 @@ export async function writePolicy(
   previous: StoredPolicy | undefined,
   content: PolicyContent,
   repIds: readonly string[],
-  now = new Date(),
+  now: Date,
 ): Promise<{ policy: StoredPolicy; number: PhoneNumberRecord }> {
   const at = now.toISOString();
   const version = (number.policy_version ?? 0) + 1;

@@ -43,7 +43,7 @@ export class CallSidHeldElsewhere extends Error {
  */
 export async function createInboundCall(
   input: NewInboundCall,
-  now = new Date(),
+  now: Date,
   withCall: (call: CallRecord) => TransactItem[] = () => [],
 ): Promise<{ call: CallRecord; created: boolean }> {
   const at = now.toISOString();
@@ -122,6 +122,7 @@ export async function appendInboundPath(
   call: Pick<CallRecord, 'tenant_id' | 'id'>,
   dedupeKey: string,
   entries: InboundPathEntry[],
+  at: Date,
   extra: { recording_url?: string; items?: TransactItem[] } = {},
 ): Promise<boolean> {
   const update = {
@@ -132,7 +133,7 @@ export async function appendInboundPath(
     ExpressionAttributeNames: { '#path': 'path' },
     ExpressionAttributeValues: {
       ':entries': entries,
-      ':now': new Date().toISOString(),
+      ':now': at.toISOString(),
       ':key': new Set([dedupeKey]),
       ':keyString': dedupeKey,
       ':max': MAX_PATH_ENTRIES,

@@ -238,7 +238,7 @@ export async function readContactHistory(tenantId: string, contactId: string, at
 export function listContacts(
   tenantId: string,
   opts: { limit: number; cursor?: string; filters: FilterCondition[] },
-  now = new Date(),
+  now: Date,
 ): Promise<Page<z.infer<typeof contactResource>>> {
   return queryPage({
     tenantId,
@@ -253,7 +253,7 @@ export function listContacts(
   });
 }
 
-export function listConsents(tenantId: string, contactId: string, opts: { limit: number; cursor?: string }, now = new Date()) {
+export function listConsents(tenantId: string, contactId: string, opts: { limit: number; cursor?: string }, now: Date) {
   return queryPage({
     tenantId,
     scope: `consents:${contactId}`,

@@ -143,14 +143,15 @@ async function generations(areaCode: string): Promise<{ generation: string; exch
 }
 
 /**
- * Replace the area code's snapshot. Returns the new pointer. A load that loses a race with
+ * Replace the area code's snapshot, loaded at `at` (the generation's created_at, the
+ * pointer's loaded_at). Returns the new pointer. A load that loses a race with
  * another load of the same area code removes what it wrote and throws ConcurrentDncLoad.
  */
-export async function replaceDncSnapshot(areaCode: string, asOf: string, snapshot: ParsedSnapshot): Promise<DncPointer> {
+export async function replaceDncSnapshot(areaCode: string, asOf: string, snapshot: ParsedSnapshot, at: Date): Promise<DncPointer> {
   const previous = await readPointer(areaCode);
   const generation = newId('dng');
   const exchanges = [...snapshot.exchanges.keys()].sort();
-  const now = new Date().toISOString();
+  const now = at.toISOString();
   await db().send(
     new PutCommand({
       TableName: T(),
@@ -171,7 +172,7 @@ export async function replaceDncSnapshot(areaCode: string, asOf: string, snapsho
     exchanges.map((x) => ({ ...platformKeys.dncExchange(areaCode, generation, x), type: 'dnc_exchange', lines: snapshot.exchanges.get(x)! })),
     { parallel: PARALLEL },
   );
-  const pointer: DncPointer = { area_code: areaCode, generation, as_of: asOf, numbers: snapshot.numbers, loaded_at: new Date().toISOString() };
+  const pointer: DncPointer = { area_code: areaCode, generation, as_of: asOf, numbers: snapshot.numbers, loaded_at: now };
   try {
     await db().send(
       new PutCommand({

@@ -63,7 +63,7 @@ export class NumberChanged extends Error {}
 
 export const utcDay = (at: Date) => at.toISOString().slice(0, 10);
 
-export function presentPhoneNumber(n: PhoneNumberRecord, now = new Date()): PhoneNumberSummary {
+export function presentPhoneNumber(n: PhoneNumberRecord, now: Date): PhoneNumberSummary {
   return {
     id: n.id,
     phone_e164: n.phone_e164,
@@ -95,8 +95,10 @@ export async function claimPhoneNumber(input: {
   capabilities: NumberCapability[];
   a2pCampaignRef?: string;
   dailyDialCap?: number;
+  /** The instant claimed: created_at and updated_at. */
+  at: Date;
 }): Promise<PhoneNumberRecord> {
-  const now = new Date().toISOString();
+  const now = input.at.toISOString();
   const record: PhoneNumberRecord = {
     id: newId('pnb'),
     tenant_id: input.tenantId,
@@ -156,7 +158,7 @@ export async function claimPhoneNumber(input: {
 }
 
 /** The carrier confirmed the number: provisioning → active. */
-export function activatePhoneNumber(number: PhoneNumberRecord, providerSid: string, now = new Date()): Promise<PhoneNumberRecord> {
+export function activatePhoneNumber(number: PhoneNumberRecord, providerSid: string, now: Date): Promise<PhoneNumberRecord> {
   return updatePhoneNumber(number, { status: 'active', provider_sid: providerSid, assigned_at: now.toISOString() }, { fromStatus: 'provisioning', now });
 }
 
@@ -213,7 +215,8 @@ export async function getNumberClaim(phoneE164: string): Promise<NumberClaim | u
   return out.Item as NumberClaim | undefined;
 }
 
-export function listPhoneNumbers(tenantId: string, opts: { limit: number; cursor?: string; filters: FilterCondition[] }) {
+/** A page of the tenant's numbers, presented at `now` (dials_today counts `now`'s UTC day). */
+export function listPhoneNumbers(tenantId: string, opts: { limit: number; cursor?: string; filters: FilterCondition[] }, now: Date) {
   return queryPage({
     tenantId,
     scope: 'phone_numbers',
@@ -222,7 +225,7 @@ export function listPhoneNumbers(tenantId: string, opts: { limit: number; cursor
     limit: opts.limit,
     cursor: opts.cursor,
     filters: opts.filters,
-    map: (item) => presentPhoneNumber(item as unknown as PhoneNumberRecord),
+    map: (item) => presentPhoneNumber(item as unknown as PhoneNumberRecord, now),
   });
 }
 

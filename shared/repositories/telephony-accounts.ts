@@ -74,8 +74,10 @@ export async function createTelephonyAccount(input: {
   sandbox?: TwilioCredentials;
   a2pBrandRef?: string;
   ftcSanRefs?: SanRef[];
+  /** The instant connected: created_at and updated_at. */
+  at: Date;
 }): Promise<TelephonyAccountRecord> {
-  const now = new Date().toISOString();
+  const now = input.at.toISOString();
   const { id, sandbox } = input;
   const record: TelephonyAccountRecord = {
     id,

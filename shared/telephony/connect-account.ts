@@ -3,6 +3,7 @@
  * carrier account of its own first, then the account is stored. Kept out of the store so
  * the stores the call path reads never reach the sandbox.
  */
+import { now } from '../clock.js';
 import { newId } from '../ids.js';
 import { createTelephonyAccount, type SanRef, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import { newSandboxCredentials, putSandboxAccount } from '../sandbox/accounts.js';
@@ -19,5 +20,5 @@ export async function connectTelephonyAccount(input: {
   const id = newId('tac');
   const sandbox = input.provider === 'mock' ? newSandboxCredentials() : undefined;
   if (sandbox) await putSandboxAccount(sandbox, { friendlyName: `Sandbox for ${id}` });
-  return createTelephonyAccount({ ...input, id, ...(sandbox ? { sandbox } : {}) });
+  return createTelephonyAccount({ ...input, id, at: now(), ...(sandbox ? { sandbox } : {}) });
 }

@@ -37,7 +37,7 @@ export async function measurePreflight(stack: LocalStack, requests = 500): Promi
     return json as Record<string, any>;
   };
 
-  await replaceDncSnapshot('212', new Date().toISOString().slice(0, 10), parseDncFile('2125550100\n2125550101', '212'));
+  await replaceDncSnapshot('212', new Date().toISOString().slice(0, 10), parseDncFile('2125550100\n2125550101', '212'), new Date());
   const account = await api('POST', '/v1/telephony-accounts', { mode: 'byo', provider: 'mock', ftc_san_refs: [{ san: 'SAN-BENCH', area_codes: ['212'] }] });
   await api('POST', `/v1/telephony-accounts/${account.id}/verify`);
   await api('POST', '/v1/phone-numbers', { phone_e164: '+12125559000', telephony_account_id: account.id });

@@ -254,6 +254,7 @@ describe('PUT /v1/phone-numbers/{id}/answering-policy', () => {
         closed_steps: [],
       },
       [rep.id],
+      new Date(),
     );
     await expect(write).rejects.toEqual(new PolicyWriteRefused('rep', rep.id));
     const after = (await getPhoneNumber(tenantId, number.id))!;

@@ -84,7 +84,7 @@ describe('the call path within its DynamoDB budget', () => {
 
   it('preflight of a marketing call to a US number with a loaded DNC snapshot, judged before: 3 calls at once', async () => {
     setClock(ALLOWED_AT);
-    await replaceDncSnapshot('212', '2026-11-01', parseDncFile('2125550100', '212'));
+    await replaceDncSnapshot('212', '2026-11-01', parseDncFile('2125550100', '212'), new Date());
     const profile = (await w.api('POST', '/v1/compliance-profiles', { body: profileBody({ name: 'Sales', calling_window: undefined }) })).body;
     const agent = (
       await w.api('POST', '/v1/templates/tpl_sdr_outbound/instantiate', {

@@ -223,7 +223,7 @@ describe('a blocked send never reaches the carrier: stored failed with its reaso
   });
 
   it('a marketing text in quiet hours is not held: failed, deferred, with next_permitted_at; an informational one goes', async () => {
-    await replaceDncSnapshot('212', '2026-11-01', parseDncFile('2125550199', '212'));
+    await replaceDncSnapshot('212', '2026-11-01', parseDncFile('2125550199', '212'), new Date());
     const c = await w.contact();
     setClock(QUIET_AT); // 22:00 in New York
     const before = (await sandboxMessagesFrom(w.number.phone_e164)).length;

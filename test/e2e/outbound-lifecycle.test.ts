@@ -374,21 +374,24 @@ describe('GET /v1/calls/{call_id}, GET /v1/calls, cancel', () => {
     expect(unreadable.status).toBe(200);
     expect(unreadable.body.analysis).toBeNull();
 
-    const inbound = await createInboundCall({
-      tenant_id: s.tenantId,
-      state: 'answered',
-      disposition: null,
-      disposition_set_by: null,
-      end_reason: null,
-      from_e164: '+13125550999',
-      to_e164: s.number.phone_e164,
-      phone_number_id: s.number.id,
-      telephony_account_id: s.accountId,
-      provider: 'mock',
-      provider_call_sid: newCallSid(),
-      inbound: { route_mode: 'agent', policy_version: null, schedule: null, agent_id: s.agentId, agent_version_id: s.versionId, greeting: null, path: [] },
-      answered_at: new Date().toISOString(),
-    });
+    const inbound = await createInboundCall(
+      {
+        tenant_id: s.tenantId,
+        state: 'answered',
+        disposition: null,
+        disposition_set_by: null,
+        end_reason: null,
+        from_e164: '+13125550999',
+        to_e164: s.number.phone_e164,
+        phone_number_id: s.number.id,
+        telephony_account_id: s.accountId,
+        provider: 'mock',
+        provider_call_sid: newCallSid(),
+        inbound: { route_mode: 'agent', policy_version: null, schedule: null, agent_id: s.agentId, agent_version_id: s.versionId, greeting: null, path: [] },
+        answered_at: new Date().toISOString(),
+      },
+      new Date(),
+    );
     const inDetail = await s.api('GET', `/v1/calls/${inbound.call.id}`);
     expect(inDetail.status).toBe(200);
     expect(inDetail.body).toMatchObject({

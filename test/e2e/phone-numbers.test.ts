@@ -269,14 +269,21 @@ describe('GET /v1/phone-numbers and PATCH', () => {
 describe('a number being provisioned', () => {
   it('refuses a PATCH with 409 and keeps its revision, so the activation after the carrier sale still succeeds', async () => {
     const { api, tenantId, accountId } = await setup();
-    const pending = await claimPhoneNumber({ tenantId, phoneE164: randomNumber(), telephonyAccountId: accountId, acquired: 'bought', capabilities: ['voice'] });
+    const pending = await claimPhoneNumber({
+      tenantId,
+      phoneE164: randomNumber(),
+      telephonyAccountId: accountId,
+      acquired: 'bought',
+      capabilities: ['voice'],
+      at: new Date(),
+    });
     const patch = await api('PATCH', `/v1/phone-numbers/${pending.id}`, { body: { daily_dial_cap: 5 } });
     expect([patch.status, (patch.body as { error?: { code?: string } }).error?.code ?? (patch.body as { code?: string }).code]).toEqual([
       409,
       'phone_number_provisioning',
     ]);
     expect((await getPhoneNumber(tenantId, pending.id))!.revision).toBe(pending.revision);
-    const active = await activatePhoneNumber(pending, `PN${'a'.repeat(32)}`);
+    const active = await activatePhoneNumber(pending, `PN${'a'.repeat(32)}`, new Date());
     expect(active.status).toBe('active');
     expect((await api('PATCH', `/v1/phone-numbers/${pending.id}`, { body: { daily_dial_cap: 5 } })).body).toMatchObject({
       status: 'active',

@@ -75,12 +75,12 @@ let m: Main;
 const file = (areaCode: string, numbers: string[]) => parseDncFile(numbers.map((n) => n.slice(2)).join('\n'), areaCode);
 
 beforeAll(async () => {
-  await replaceDncSnapshot('212', '2026-11-01', file('212', [LISTED_212, '+12125550198']));
-  await replaceDncSnapshot('305', '2026-11-01', file('305', ['+13055550100']));
-  await replaceDncSnapshot('718', '2026-11-01', file('718', ['+17185550100']));
-  await replaceDncSnapshot('646', '2026-09-01', file('646', ['+16465550100']));
-  await replaceDncSnapshot('512', '2026-11-01', file('512', ['+15125550100']));
-  await replaceDncSnapshot('205', '2026-11-01', file('205', ['+12055550100']));
+  await replaceDncSnapshot('212', '2026-11-01', file('212', [LISTED_212, '+12125550198']), new Date());
+  await replaceDncSnapshot('305', '2026-11-01', file('305', ['+13055550100']), new Date());
+  await replaceDncSnapshot('718', '2026-11-01', file('718', ['+17185550100']), new Date());
+  await replaceDncSnapshot('646', '2026-09-01', file('646', ['+16465550100']), new Date());
+  await replaceDncSnapshot('512', '2026-11-01', file('512', ['+15125550100']), new Date());
+  await replaceDncSnapshot('205', '2026-11-01', file('205', ['+12055550100']), new Date());
 
   const t = await newTenant('Preflight');
   const api = client(stack, t.token);
@@ -377,7 +377,7 @@ describe('POST /v1/calls/preflight: state windows at their boundaries, the sprin
   let anytime: { id: string };
   let reminders: { id: string };
   beforeAll(async () => {
-    for (const ac of AREA_CODES.filter((a) => a !== '305')) await replaceDncSnapshot(ac, '2026-11-01', file(ac, [`+1${ac}5550100`]));
+    for (const ac of AREA_CODES.filter((a) => a !== '305')) await replaceDncSnapshot(ac, '2026-11-01', file(ac, [`+1${ac}5550100`]), new Date());
     const t = await newTenant('Windows');
     api = client(stack, t.token);
     const accountId = await mockAccount(api, { ftc_san_refs: [{ san: 'SAN-WIN', area_codes: AREA_CODES }] });

@@ -67,7 +67,7 @@ async function generationsOf(areaCode: string): Promise<string[]> {
 describe('dncFacts', () => {
   it('answers loaded:false for an area code with no snapshot, then listed / not listed from the loaded one', async () => {
     expect(await dncFacts('628', '+16285550100')).toEqual({ loaded: false });
-    await replaceDncSnapshot('628', '2026-11-01', parseDncFile(['6285550100', '6285559999', '6282000000'].join('\n'), '628'));
+    await replaceDncSnapshot('628', '2026-11-01', parseDncFile(['6285550100', '6285559999', '6282000000'].join('\n'), '628'), new Date());
     expect(await dncFacts('628', '+16285550100')).toEqual({ loaded: true, as_of: '2026-11-01', listed: true });
     expect(await dncFacts('628', '6285559999')).toEqual({ loaded: true, as_of: '2026-11-01', listed: true });
     expect(await dncFacts('628', '+16285550101')).toEqual({ loaded: true, as_of: '2026-11-01', listed: false });
@@ -90,14 +90,14 @@ describe('dncFacts', () => {
       return { facts: await dncFacts('629', phone), calls: [...sent] };
     };
     try {
-      await replaceDncSnapshot('629', '2026-10-01', parseDncFile('6295550100', '629'));
+      await replaceDncSnapshot('629', '2026-10-01', parseDncFile('6295550100', '629'), new Date());
       expect(await counted('+16295550100')).toEqual({ facts: { loaded: true, as_of: '2026-10-01', listed: true }, calls: ['GetItem', 'GetItem'] });
       expect(await counted('+16295550101')).toEqual({ facts: { loaded: true, as_of: '2026-10-01', listed: false }, calls: ['GetItem'] });
       // An exchange listing nobody is kept once the pointer, read again, still names its generation.
       expect((await counted('+16297770100')).calls).toEqual(['GetItem', 'GetItem', 'GetItem']);
       expect(await counted('+16297770100')).toEqual({ facts: { loaded: true, as_of: '2026-10-01', listed: false }, calls: ['GetItem'] });
       // The reload lists 555-0101 and 777-0100, and unlists 555-0100: the next reads see it, each reading the new generation once.
-      await replaceDncSnapshot('629', '2026-11-01', parseDncFile('6295550101\n6297770100', '629'));
+      await replaceDncSnapshot('629', '2026-11-01', parseDncFile('6295550101\n6297770100', '629'), new Date());
       expect(await counted('+16295550100')).toEqual({ facts: { loaded: true, as_of: '2026-11-01', listed: false }, calls: ['GetItem', 'GetItem'] });
       expect(await counted('+16295550101')).toEqual({ facts: { loaded: true, as_of: '2026-11-01', listed: true }, calls: ['GetItem'] });
       expect(await counted('+16297770100')).toEqual({ facts: { loaded: true, as_of: '2026-11-01', listed: true }, calls: ['GetItem', 'GetItem'] });
@@ -114,7 +114,7 @@ describe('dncFacts', () => {
       Array.from({ length: to - from + 1 }, (_, i) => `707${from + i}${String(from + i + offset).padStart(4, '0')}`);
     const oldNumbers = make(200, 599, 0);
     const newNumbers = make(400, 799, 1);
-    await replaceDncSnapshot('707', '2026-10-01', parseDncFile(oldNumbers.join('\n'), '707'));
+    await replaceDncSnapshot('707', '2026-10-01', parseDncFile(oldNumbers.join('\n'), '707'), new Date());
     const firstGeneration = await generationsOf('707');
     expect(firstGeneration).toHaveLength(1);
 
@@ -134,7 +134,7 @@ describe('dncFacts', () => {
       }
     };
     const readers = Array.from({ length: 6 }, reader);
-    const pointer = await replaceDncSnapshot('707', '2026-11-01', parseDncFile(newNumbers.join('\n'), '707'));
+    const pointer = await replaceDncSnapshot('707', '2026-11-01', parseDncFile(newNumbers.join('\n'), '707'), new Date());
     reloading = false;
     await Promise.all(readers);
     expect(pointer).toMatchObject({ area_code: '707', as_of: '2026-11-01', numbers: 400 });
@@ -154,10 +154,10 @@ describe('dncFacts', () => {
   });
 
   it('a reader that read the pointer just before a reload replaced and removed its generation reads the new snapshot', async () => {
-    await replaceDncSnapshot('530', '2026-10-01', parseDncFile('5302220100', '530'));
+    await replaceDncSnapshot('530', '2026-10-01', parseDncFile('5302220100', '530'), new Date());
     const facts = await dncFacts('530', '+15302220100', {
       afterPointerRead: async () => {
-        await replaceDncSnapshot('530', '2026-11-01', parseDncFile('5303330100', '530'));
+        await replaceDncSnapshot('530', '2026-11-01', parseDncFile('5303330100', '530'), new Date());
       },
     });
     expect(facts).toEqual({ loaded: true, as_of: '2026-11-01', listed: false });

@@ -41,7 +41,8 @@ const profile = {
   calling_window: null,
 } as never;
 let ids = 0;
-const inputs = { profile: async () => profile, objectives: async () => [], newVersionId: () => `agv_01JAAAAAAAAAAAAAAAAAAAAAA${++ids}` };
+const PUBLISHED_AT = new Date('2026-11-18T15:00:00.000Z');
+const inputs = { profile: async () => profile, objectives: async () => [], newVersionId: () => `agv_01JAAAAAAAAAAAAAAAAAAAAAA${++ids}`, at: PUBLISHED_AT };
 beforeEach(() => table.reset());
 
 describe('agents store', () => {
@@ -62,7 +63,13 @@ describe('agents store', () => {
     await createAgent(agent);
     ddb.on(TransactWriteCommand).resolves({});
     const v = (await publishAgent(T, A, inputs))!;
-    expect(v).toMatchObject({ agent_id: A, version: 1, compliance_profile: profile, definition: { status: 'published', latest_version: 1 } });
+    expect(v).toMatchObject({
+      agent_id: A,
+      version: 1,
+      compliance_profile: profile,
+      published_at: PUBLISHED_AT.toISOString(),
+      definition: { status: 'published', latest_version: 1 },
+    });
     const [head, put, pointer] = inputsOf(TransactWriteCommand)[0]!.TransactItems;
     expect(head.Update).toMatchObject({
       ConditionExpression: 'attribute_exists(pk) AND version_count = :expected',

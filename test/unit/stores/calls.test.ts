@@ -57,14 +57,14 @@ describe('inbound calls', () => {
   it('appends to the path once per callback key, under the cap; a voicemail commits its activity with it', async () => {
     ddb.on(UpdateCommand).resolvesOnce({}).rejects(conditionFailed());
     const call = { tenant_id: T, id: 'cal_01JAAAAAAAAAAAAAAAAAAAAAAA' };
-    expect(await appendInboundPath(call, 'cb-1', [{ step: 'menu' } as never])).toBe(true);
+    expect(await appendInboundPath(call, 'cb-1', [{ step: 'menu' } as never], now)).toBe(true);
     const u = inputsOf(UpdateCommand)[0]!;
     expect(u.ConditionExpression).toBe('attribute_exists(pk) AND NOT contains(callbacks_seen, :keyString) AND size(inbound.#path) < :max');
-    expect(u.ExpressionAttributeValues).toMatchObject({ ':keyString': 'cb-1', ':key': new Set(['cb-1']), ':max': 200 });
-    expect(await appendInboundPath(call, 'cb-1', [])).toBe(false);
+    expect(u.ExpressionAttributeValues).toMatchObject({ ':keyString': 'cb-1', ':key': new Set(['cb-1']), ':max': 200, ':now': now.toISOString() });
+    expect(await appendInboundPath(call, 'cb-1', [], now)).toBe(false);
     ddb.on(TransactWriteCommand).rejects(transactionCancelled(['ConditionalCheckFailed', 'None']));
     const voicemail = { Put: { TableName: 't', Item: { pk: 'TENANT#x', sk: 'ACTIVITY#1', kind: 'voicemail' } } };
-    expect(await appendInboundPath(call, 'cb-2', [], { recording_url: 'https://rec', items: [voicemail] })).toBe(false);
+    expect(await appendInboundPath(call, 'cb-2', [], now, { recording_url: 'https://rec', items: [voicemail] })).toBe(false);
     const [update, activity] = inputsOf(TransactWriteCommand)[0]!.TransactItems;
     expect(update.Update.UpdateExpression).toContain('recording_url = :rec');
     expect(activity.Put.Item).toMatchObject({ kind: 'voicemail' });

@@ -8,7 +8,7 @@ import { ddb, type Item, memoryTable } from '../../support/document-client-mock.
 
 const table = memoryTable();
 beforeEach(() => table.reset());
-const load = (numbers: string[], asOf = '2026-11-01') => replaceDncSnapshot('212', asOf, parseDncFile(numbers.join('\n'), '212'));
+const load = (numbers: string[], asOf = '2026-11-01') => replaceDncSnapshot('212', asOf, parseDncFile(numbers.join('\n'), '212'), new Date());
 
 describe('dnc snapshots store', () => {
   it('nothing loaded: not loaded, after reading only the pointer', async () => {

@@ -20,14 +20,29 @@ import { conditionFailed, ddb, inputsOf, memoryTable } from '../../support/docum
 const table = memoryTable();
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const PHONE = '+14155550150';
+const CLAIMED_AT = new Date('2026-11-18T15:00:00.000Z');
 const claim = (tenantId = T) =>
-  claimPhoneNumber({ tenantId, phoneE164: PHONE, telephonyAccountId: 'tac_01JAAAAAAAAAAAAAAAAAAAAAAA', acquired: 'bought', capabilities: ['voice'] });
+  claimPhoneNumber({
+    tenantId,
+    phoneE164: PHONE,
+    telephonyAccountId: 'tac_01JAAAAAAAAAAAAAAAAAAAAAAA',
+    acquired: 'bought',
+    capabilities: ['voice'],
+    at: CLAIMED_AT,
+  });
 beforeEach(() => table.reset());
 
 describe('claiming a number', () => {
   it('stores the number as provisioning with its platform claim; a number claimed anywhere is NumberTaken', async () => {
     const n = await claim();
-    expect(n).toMatchObject({ status: 'provisioning', revision: 1, provider_sid: null, inbound_route_mode: 'agent', dials_count: 0 });
+    expect(n).toMatchObject({
+      status: 'provisioning',
+      revision: 1,
+      provider_sid: null,
+      inbound_route_mode: 'agent',
+      dials_count: 0,
+      created_at: CLAIMED_AT.toISOString(),
+    });
     expect(await getNumberClaim(PHONE)).toMatchObject({ tenant_id: T, number_id: n.id, phone_e164: PHONE });
     expect(await getPhoneNumber(T, n.id)).toMatchObject({ id: n.id, type: 'phone_number' });
     await expect(claim('ten_01JBBBBBBBBBBBBBBBBBBBBBBB')).rejects.toBeInstanceOf(NumberTaken);
@@ -92,7 +107,7 @@ describe('reads', () => {
 
   it('lists numbers newest first, presented', async () => {
     const n = await claim();
-    const page = await listPhoneNumbers(T, { limit: 5, filters: [] });
-    expect(page.data).toEqual([presentPhoneNumber(n)]);
+    const page = await listPhoneNumbers(T, { limit: 5, filters: [] }, CLAIMED_AT);
+    expect(page.data).toEqual([presentPhoneNumber(n, CLAIMED_AT)]);
   });
 });

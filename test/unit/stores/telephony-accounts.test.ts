@@ -22,12 +22,13 @@ const table = memoryTable();
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const ID = 'tac_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const creds = { account_sid: `AC${'a'.repeat(32)}`, auth_token: 'secret-token' };
+const AT = new Date('2026-11-18T15:00:00.000Z');
 beforeEach(() => table.reset());
 
 describe('telephony accounts store', () => {
   it('stores a pending account with its credentials sealed to it, and notes the carrier SID it uses', async () => {
-    const a = await createTelephonyAccount({ id: ID, tenantId: T, mode: 'byo', provider: 'twilio', credentials: creds });
-    expect(a).toMatchObject({ verification_status: 'pending', revision: 1, ftc_san_refs: [], sandbox_credentials_sealed: null });
+    const a = await createTelephonyAccount({ id: ID, tenantId: T, mode: 'byo', provider: 'twilio', credentials: creds, at: AT });
+    expect(a).toMatchObject({ verification_status: 'pending', revision: 1, ftc_san_refs: [], sandbox_credentials_sealed: null, created_at: AT.toISOString() });
     expect(JSON.stringify(table.get(keys.telephonyAccount(T, ID)))).not.toContain('secret-token');
     expect(await openCredentials(a)).toEqual(creds);
     expect(await openSandboxCredentials(a)).toBeNull();
@@ -35,7 +36,7 @@ describe('telephony accounts store', () => {
     await expect(openCredentials({ ...a, id: 'tac_01JBBBBBBBBBBBBBBBBBBBBBBB' })).rejects.toThrow();
     expect(table.get(platformKeys.carrierAccountUse(creds.account_sid, T, ID))).toMatchObject({ tenant_id: T, account_id: ID });
     expect(await carrierAccountUses(creds.account_sid)).toEqual([{ tenant_id: T, account_id: ID }]);
-    await expect(createTelephonyAccount({ id: ID, tenantId: T, mode: 'byo', provider: 'twilio' })).rejects.toThrow();
+    await expect(createTelephonyAccount({ id: ID, tenantId: T, mode: 'byo', provider: 'twilio', at: AT })).rejects.toThrow();
   });
 
   it('looks up carrier SID uses only for a well-formed SID', async () => {
@@ -44,7 +45,7 @@ describe('telephony accounts store', () => {
   });
 
   it('updates at the revision read; a concurrent change is AccountChanged', async () => {
-    const a = await createTelephonyAccount({ id: ID, tenantId: T, mode: 'managed', provider: 'twilio' });
+    const a = await createTelephonyAccount({ id: ID, tenantId: T, mode: 'managed', provider: 'twilio', at: AT });
     ddb.on(UpdateCommand).resolvesOnce({}).rejectsOnce(conditionFailed());
     const at = new Date('2026-03-01T12:00:00.000Z');
     expect(await updateTelephonyAccount(a, { verification_status: 'verified' }, at)).toMatchObject({
@@ -60,7 +61,7 @@ describe('telephony accounts store', () => {
   });
 
   it('reads and lists without the sealed credentials; the caller facts default their SAN refs', async () => {
-    await createTelephonyAccount({ id: ID, tenantId: T, mode: 'managed', provider: 'twilio', credentials: creds });
+    await createTelephonyAccount({ id: ID, tenantId: T, mode: 'managed', provider: 'twilio', credentials: creds, at: AT });
     expect(await getTelephonyAccount(T, ID)).toMatchObject({ id: ID });
     expect(await getTelephonyAccount(T, 'bad')).toBeUndefined();
     const page = await listTelephonyAccounts(T, { limit: 5 });
