@@ -5,7 +5,7 @@ import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { ensureApiAttestation } from '../../shared/repositories/attestations.js';
 import { DuplicatePhone, newContactItems, presentContact, SuppressionChanged, UnknownOwner, writeNewContact } from '../../shared/repositories/contacts.js';
-import { isSuppressed } from '../../shared/repositories/suppressions.js';
+import { isSuppressed } from '../../shared/repositories/suppression-state.js';
 import { contactCreateRequest, contactExistsError, contactResource } from '../../shared/schemas/contacts.js';
 
 /**

@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import { newId } from '../ids.js';
 import type { Role } from '../policy/auth/roles.js';
-import type { Actor, ApiKeyRecord } from '../repositories/api-keys.js';
+import type { Actor, ApiKeyRecord } from '../repositories/api-key-credentials.js';
 import type { apiKeySummary } from '../schemas/identity.js';
 import { appSecrets } from '../secrets.js';
 import { formatToken, hashSecret, mintSecret, TOKEN_PREFIX } from './api-key-token.js';

@@ -9,7 +9,7 @@
 import type { ItemKey, ItemsByKey } from '../db/batch-get.js';
 import { unauthorized } from '../errors.js';
 import type { Role } from '../policy/auth/roles.js';
-import { readCredential } from '../repositories/api-keys.js';
+import { readCredential } from '../repositories/api-key-credentials.js';
 import { tenantUsable } from '../repositories/tenants.js';
 import { appSecrets } from '../secrets.js';
 import { bearerToken, parseToken, secretMatches } from './api-key-token.js';

@@ -18,7 +18,8 @@
  * no defer rule holds (the engine is asked again at that instant); else allow.
  */
 import { type CandidateNumber, chooseCallerNumber } from '../policy/caller-number/choose.js';
-import { type ComplianceDecision, type ComplianceInputs, type Disposition, evaluate, type SanRefFacts } from '../policy/compliance/index.js';
+import { evaluate } from '../policy/compliance/evaluate.js';
+import type { ComplianceDecision, ComplianceInputs, Disposition, SanRefFacts } from '../policy/compliance/types.js';
 import type { CallDecision, CallerReason } from '../schemas/calls.js';
 
 interface CallerAccount {

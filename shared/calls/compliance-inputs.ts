@@ -27,21 +27,20 @@
 import { now } from '../clock.js';
 import type { ItemKey, ItemsByKey } from '../db/batch-get.js';
 import { isId } from '../ids.js';
-import { type ComplianceInputs, type DncSnapshotFacts, isUsJurisdiction, type ProfileFacts, placeOf } from '../policy/compliance/index.js';
-import { readAgentHead } from '../repositories/agent-heads.js';
+import { isUsJurisdiction, placeOf } from '../policy/compliance/numbering.js';
+import type { ComplianceInputs, DncSnapshotFacts, ProfileFacts } from '../policy/compliance/types.js';
+import type { TelephonyProviderName } from '../policy/telephony-states.js';
+import { type PinnedVersion, readAgentHead } from '../repositories/agent-heads.js';
 import { callPointFactsOf, callPointKeys, MAX_BATCHED_ACCOUNTS, readCallPointFacts } from '../repositories/call-inputs.js';
-import { type ContactHistory, type ContactRecord, readContactHistory } from '../repositories/contacts.js';
-import { dncFacts, dncFactsAfterPointer } from '../repositories/dnc-snapshots.js';
-import { readCallerNumbers, type CallerNumber as StoredCallerNumber } from '../repositories/phone-numbers.js';
-import { getActiveSuppression } from '../repositories/suppressions.js';
-import { type CallerAccountFacts, readCallerAccounts } from '../repositories/telephony-accounts.js';
-import type { AgentVersion } from '../schemas/agents.js';
-import type { TelephonyProviderName } from '../schemas/telephony.js';
+import { type CallerAccountFacts, readCallerAccounts, readCallerNumbers, type CallerNumber as StoredCallerNumber } from '../repositories/caller-pool.js';
+import { type ContactFacts, type ContactHistory, readContactHistory } from '../repositories/contact-attempts.js';
+import { dncFacts, dncFactsAfterPointer } from '../repositories/dnc-facts.js';
+import { isSuppressed } from '../repositories/suppression-state.js';
 import { type CallPointGuess, guessCallPoint, rememberCallPoint } from './call-point-guesses.js';
 import { type CallerOutcome, type CallerPool, decideCaller } from './caller-decision.js';
 import { latestVersionOf } from './published-versions.js';
 
-export { readContactHistory } from '../repositories/contacts.js';
+export { readContactHistory } from '../repositories/contact-attempts.js';
 
 /** A number the call could be placed from; `provider` is its account's carrier when the account was read with it. */
 export type CallerNumber = StoredCallerNumber & { provider?: TelephonyProviderName | null };
@@ -53,7 +52,7 @@ export async function readCallerPool(tenantId: string): Promise<CallerPool<Calle
 }
 
 /** The frozen compliance profile of a version as the engine reads it. */
-export const profileFactsOf = (version: Pick<AgentVersion, 'compliance_profile'>): ProfileFacts | null => {
+export const profileFactsOf = (version: Pick<PinnedVersion, 'compliance_profile'>): ProfileFacts | null => {
   const p = version.compliance_profile;
   if (!p) return null;
   return { call_purpose: p.call_purpose, subject: p.subject, seller_name: p.seller_name, calling_window: p.calling_window ?? null };
@@ -75,14 +74,14 @@ export async function readNumberFacts(
   profile: ProfileFacts | null,
 ): Promise<{ suppressed: boolean; dnc_snapshot: DncSnapshotFacts }> {
   const areaCode = needsDnc(profile) ? dncAreaCodeOf(phone) : null;
-  const [active, dnc] = await Promise.all([
-    getActiveSuppression(tenantId, phone),
+  const [suppressed, dnc] = await Promise.all([
+    isSuppressed(tenantId, phone),
     areaCode ? dncFacts(areaCode, phone) : Promise.resolve<DncSnapshotFacts>({ loaded: false }),
   ]);
-  return { suppressed: active !== undefined, dnc_snapshot: dnc };
+  return { suppressed, dnc_snapshot: dnc };
 }
 
-export type AgentRef = { agent_id: string } | { version: AgentVersion };
+export type AgentRef = { agent_id: string } | { version: PinnedVersion };
 
 type FirstRound = [ContactHistory | undefined, StoredCallerNumber[]];
 const firstRound = (tenantId: string, contactId: string, at: Date): Promise<FirstRound> =>
@@ -130,7 +129,7 @@ export function startCallReads(tenantId: string, body: unknown, at?: unknown): {
 }
 
 export type GatheredInputs =
-  | { found: true; version: AgentVersion; contact: ContactRecord; caller: CallerOutcome<CallerNumber>; inputs: ComplianceInputs }
+  | { found: true; version: PinnedVersion; contact: ContactFacts; caller: CallerOutcome<CallerNumber>; inputs: ComplianceInputs }
   /** What could not be found: the agent (or its published version) and/or the contact. */
   | { found: false; agent: 'ok' | 'unknown' | 'not_published'; contact: 'ok' | 'unknown' };
 
@@ -183,7 +182,7 @@ export async function gatherComplianceInputs(
   const everyAccount = [...new Set(tenantNumbers.map((n) => n.telephony_account_id))];
   if (everyAccount.length <= MAX_BATCHED_ACCOUNTS) rememberCallPoint(tenantId, contactId, { phone, accountIds: everyAccount });
 
-  let version: AgentVersion | undefined;
+  let version: PinnedVersion | undefined;
   if ('version' in agent) version = agent.version;
   else if (point.agent) version = await latestVersionOf(tenantId, agent.agent_id, point.agent);
   if (!version) return { found: false, agent: point.agent ? 'not_published' : 'unknown', contact: 'ok' };
@@ -210,7 +209,7 @@ export async function gatherComplianceInputs(
       },
       profile,
       san_refs: caller.san_refs,
-      suppressed: point.suppression !== undefined,
+      suppressed: point.suppressed,
       dnc_snapshot: dnc,
       recent_attempts: history.attempts,
     },

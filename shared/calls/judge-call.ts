@@ -10,9 +10,9 @@
  * AgentNotPublished (409 agent_not_published).
  */
 import { conflict, ValidationError, type ValidationIssue } from '../errors.js';
-import { evaluate } from '../policy/compliance/index.js';
-import type { ContactRecord } from '../repositories/contacts.js';
-import type { AgentDefinition, AgentVersion } from '../schemas/agents.js';
+import { evaluate } from '../policy/compliance/evaluate.js';
+import type { PinnedVersion } from '../repositories/agent-heads.js';
+import type { ContactFacts } from '../repositories/contact-attempts.js';
 import type { CallDecision } from '../schemas/calls.js';
 import { mergeCallerDecision } from './caller-decision.js';
 import { type AgentRef, type CallerNumber, type EarlyCall, gatherComplianceInputs } from './compliance-inputs.js';
@@ -30,17 +30,15 @@ class AgentNotPublished extends Error {
 
 export interface CallJudgement {
   decision: CallDecision;
-  /** The agent as frozen in the version judged. */
-  agent: AgentDefinition;
-  agentVersion: AgentVersion;
-  contact: ContactRecord;
+  agentVersion: PinnedVersion;
+  contact: ContactFacts;
   /** The number the call would be placed from now; null when none is usable now (see the decision's reasons). */
   caller: CallerNumber | null;
 }
 
 export async function judgeCall(
   tenantId: string,
-  target: { agent_id: string; contact_id: string } | { version: AgentVersion; contact_id: string },
+  target: { agent_id: string; contact_id: string } | { version: PinnedVersion; contact_id: string },
   at: Date,
   opts: { numberIds?: readonly string[]; early?: EarlyCall } = {},
 ): Promise<CallJudgement> {
@@ -54,7 +52,6 @@ export async function judgeCall(
   const { version, contact, caller, inputs } = gathered;
   return {
     decision: mergeCallerDecision(evaluate(inputs, at), caller, inputs),
-    agent: version.definition,
     agentVersion: version,
     contact,
     caller: caller.outcome === 'chosen' ? caller.number : null,

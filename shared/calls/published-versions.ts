@@ -7,16 +7,15 @@
  */
 
 import { RecentlyUsed } from '../recently-used.js';
-import { type AgentHead, getAgentVersionNumber } from '../repositories/agent-heads.js';
-import type { AgentVersion } from '../schemas/agents.js';
+import { type AgentHead, getAgentVersionNumber, type PinnedVersion } from '../repositories/agent-heads.js';
 
 /** Enough for every agent a tenant's instance calls with; the least recently used goes first. */
-const versions = new RecentlyUsed<string, AgentVersion>(256);
+const versions = new RecentlyUsed<string, PinnedVersion>(256);
 
 const slot = (tenantId: string, versionId: string) => `${tenantId}|${versionId}`;
 
 /** The version the agent item names as its latest, or undefined when it was never published. */
-export async function latestVersionOf(tenantId: string, agentId: string, head: AgentHead): Promise<AgentVersion | undefined> {
+export async function latestVersionOf(tenantId: string, agentId: string, head: AgentHead): Promise<PinnedVersion | undefined> {
   if (head.version_count === 0) return undefined;
   const id = head.latest_version_id;
   const hit = id ? versions.get(slot(tenantId, id)) : undefined;

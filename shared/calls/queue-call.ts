@@ -18,9 +18,9 @@ import { ID_PREFIX, newId } from '../ids.js';
 import { logger } from '../observability.js';
 import { onDisposedBeforeDial } from '../policy/call-state/machine.js';
 import { analysisWatchPut } from '../repositories/call-watches.js';
+import { getCallerAccount } from '../repositories/caller-pool.js';
 import { contactAttemptPut } from '../repositories/contact-attempts.js';
 import { dueItemPut, type OutboundCallRecord, type OutboundTelephony, outboundCallPut } from '../repositories/outbound-calls.js';
-import { getTelephonyAccount } from '../repositories/telephony-accounts.js';
 import type { QueueCallRequest } from '../schemas/calls.js';
 import type { ContactAttempt } from '../schemas/contact-attempts.js';
 import { callEnded } from './call-ended.js';
@@ -36,7 +36,7 @@ export const COMPLIANCE_END_REASON = 'compliance_blocked';
 /** The call's carrier side; the caller's account was read with the pool (judgeCall), so no read unless a caller comes without it. */
 export async function telephonyOf(tenantId: string, caller: CallJudgement['caller']): Promise<OutboundTelephony> {
   if (!caller) return { provider: null, telephony_account_id: null, phone_number_id: null, from_e164: null, provider_call_sid: null, mock: false };
-  const provider = caller.provider !== undefined ? caller.provider : ((await getTelephonyAccount(tenantId, caller.telephony_account_id))?.provider ?? null);
+  const provider = caller.provider !== undefined ? caller.provider : ((await getCallerAccount(tenantId, caller.telephony_account_id))?.provider ?? null);
   return {
     provider,
     telephony_account_id: caller.telephony_account_id,

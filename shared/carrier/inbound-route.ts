@@ -6,12 +6,12 @@
 import { scheduleAt } from '../policy/answering/schedule.js';
 import { listPath } from '../policy/answering/step-path.js';
 import { numberIneligibility } from '../policy/number-eligibility.js';
+import type { InboundRouteMode } from '../policy/telephony-states.js';
 import { getAgentRecord } from '../repositories/agents.js';
 import { getPolicyVersion, type StoredPolicy } from '../repositories/answering-policies.js';
 import type { CallRecord } from '../repositories/calls.js';
 import { getPhoneNumber, type PhoneNumberRecord } from '../repositories/phone-numbers.js';
 import type { TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
-import type { InboundRouteMode } from '../schemas/phone-numbers.js';
 import { type Answer, type AnswerContext, relayToAgent, runStep, unavailable, voicemail } from '../telephony/inbound-answer.js';
 
 export type InboundDecision = Pick<

@@ -54,7 +54,8 @@ import {
   LeaseLost,
   startImportJob,
 } from '../repositories/import-jobs.js';
-import { isSuppressed, newSuppression, suppressedAmong, touchesActiveSuppression } from '../repositories/suppressions.js';
+import { isSuppressed } from '../repositories/suppression-state.js';
+import { newSuppression, suppressedAmong, touchesActiveSuppression } from '../repositories/suppressions.js';
 import { backoff, mayRetry, RACE, type RetryPolicy } from '../retry.js';
 import { type ContactImportRequest, IMPORT_LIMITS, type ImportRowError } from '../schemas/imports.js';
 import type { Suppression } from '../schemas/suppressions.js';

@@ -28,7 +28,8 @@ import { transactWrite } from '../db/transact-write.js';
 import { outboxItems } from '../events/outbox.js';
 import { newId } from '../ids.js';
 import { logger } from '../observability.js';
-import { type ComplianceDecision, evaluate, type ProfileFacts } from '../policy/compliance/index.js';
+import { evaluate } from '../policy/compliance/evaluate.js';
+import type { ComplianceDecision, ProfileFacts } from '../policy/compliance/types.js';
 import {
   applyMessageStatus,
   type MessageRecord,

@@ -10,7 +10,7 @@
  * contact's area code, then a clean one, then the oldest.
  */
 import { areaCodeOf, bestFirst, mayUse, type RankedNumber } from '../policy/caller-number/ranking.js';
-import { isUsJurisdiction, placeOf } from '../policy/compliance/index.js';
+import { isUsJurisdiction, placeOf } from '../policy/compliance/numbering.js';
 
 export interface SenderCandidate extends RankedNumber {
   id: string;

@@ -8,11 +8,10 @@
  * committed before it.
  */
 import { batchGetItems, type ItemKey, type ItemsByKey, itemAt } from '../db/batch-get.js';
-import type { Suppression } from '../schemas/suppressions.js';
 import { type AgentHead, agentHeadOf, agentItemKey } from './agent-heads.js';
-import { dncPointerKey } from './dnc-snapshots.js';
-import { activeSuppressionKey, activeSuppressionOf } from './suppressions.js';
-import { type CallerAccountFacts, callerAccountKey, callerAccountOf } from './telephony-accounts.js';
+import { type CallerAccountFacts, callerAccountKey, callerAccountOf } from './caller-pool.js';
+import { dncPointerKey } from './dnc-facts.js';
+import { activeSuppressionKey } from './suppression-state.js';
 
 /** At most this many accounts join the batch (100 keys a call, 3 of them ours); more are read by the caller's Query. */
 export const MAX_BATCHED_ACCOUNTS = 90;
@@ -31,7 +30,8 @@ export interface CallPointReads {
 export interface CallPointFacts {
   /** undefined: no such agent (or none asked). */
   agent: AgentHead | undefined;
-  suppression: Suppression | undefined;
+  /** The number has an ACTIVE suppression item. */
+  suppressed: boolean;
   /** The area code's DNC pointer item as read (dncFactsAfterPointer goes on from it); undefined: none loaded or not asked. */
   dncPointer: Record<string, unknown> | undefined;
   accounts: CallerAccountFacts[];
@@ -63,10 +63,9 @@ export async function readCallPointFacts(r: CallPointReads): Promise<CallPointFa
 export function callPointFactsOf(r: CallPointReads, items: ItemsByKey): CallPointFacts {
   const { agentKey, suppressionKey, pointerKey, accountKeys } = pointKeys(r);
   const agentItem = agentKey && itemAt(items, agentKey);
-  const suppressionItem = itemAt(items, suppressionKey);
   return {
     agent: agentItem ? agentHeadOf(agentItem) : undefined,
-    suppression: suppressionItem ? activeSuppressionOf(suppressionItem) : undefined,
+    suppressed: itemAt(items, suppressionKey) !== undefined,
     dncPointer: pointerKey && itemAt(items, pointerKey),
     accounts: accountKeys
       .map((k) => itemAt(items, k))

@@ -2,8 +2,9 @@
  * Contact attempts: each queued call to a contact is an item `ATTEMPT#<att>` in the
  * contact's partition (`TENANT#<t>#CONTACT#<con>`). The compliance engine's "recent
  * attempts" input (`placed_at`, `subject` of calls placed in the 24 h before an instant) is
- * then one Query on that partition, and the same Query can return the contact and its
- * consents too (`contactKeys.contactHistoryRange`, used by shared/calls/compliance-inputs.ts).
+ * then one Query on that partition, which returns the contact and its consents too
+ * (`readContactHistory` over `contactKeys.contactHistoryRange`: what a judgement reads of a
+ * contact, apart from contacts.ts so the call and text paths carry none of its write side).
  *
  * An attempt counts towards the frequency cap once it was placed (`placed_at` set at dial
  * time); a queued, deferred or blocked attempt has `placed_at: null` and never counts.
@@ -11,9 +12,11 @@
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../db/client.js';
-import { contactKeys } from '../db/keys.js';
-import type { AttemptFacts } from '../policy/compliance/index.js';
+import { contactKeys, contactPartition } from '../db/keys.js';
+import { queryAll } from '../db/query.js';
+import { isId } from '../ids.js';
 import { FREQUENCY_CAP } from '../policy/compliance/state-rules.js';
+import type { AttemptFacts, ConsentFacts } from '../policy/compliance/types.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -70,3 +73,57 @@ export const attemptFactOf = (item: Record<string, unknown>): AttemptFacts => ({
   placed_at: item.placed_at as string,
   subject: (item.subject as string | null) ?? '',
 });
+
+/** The fields of a contact item a judgement reads (contacts.ts's ContactRecord is one). */
+export interface ContactFacts {
+  id: string;
+  phone_e164: string;
+  timezone?: string | null;
+  jurisdictions?: string[];
+}
+
+export interface ContactHistory {
+  contact: ContactFacts;
+  consents: ConsentFacts[];
+  /** Attempts placed in [at − 24 h, at]. */
+  attempts: AttemptFacts[];
+}
+
+/** A consent item as the engine sees it. */
+const consentFactOf = (item: Record<string, unknown>): ConsentFacts => ({
+  basis: item.consent_basis as ConsentFacts['basis'],
+  scope: item.scope as ConsentFacts['scope'],
+  captured_at: item.captured_at as string,
+  expires_at: (item.expires_at as string | null | undefined) ?? null,
+});
+
+/**
+ * The contact, its consents and its attempts placed in the 24 h up to `at`: ONE strongly
+ * consistent Query on the contact's partition over `ATTEMPT#` … `CONTACT`
+ * (contactHistoryRange). undefined: no such contact.
+ */
+export async function readContactHistory(tenantId: string, contactId: string, at: Date): Promise<ContactHistory | undefined> {
+  if (!isId(contactId)) return undefined;
+  const attempts = recentAttemptFilter(at);
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    // Keeps the contact, every consent, and attempts placed in [at − 24 h, at] (by `type`: a filter may not name sk).
+    FilterExpression: `#itemType IN (:contactType, :consentType) OR ${attempts.expression}`,
+    ExpressionAttributeNames: attempts.names,
+    ExpressionAttributeValues: {
+      ...attempts.values,
+      ':pk': contactPartition(tenantId, contactId),
+      ':from': contactKeys.contactHistoryRange.from,
+      ':to': contactKeys.contactHistoryRange.to,
+      ':contactType': 'contact',
+      ':consentType': 'consent',
+    },
+    ConsistentRead: true,
+  });
+  const contactSk = contactKeys.contact(tenantId, contactId).sk;
+  const contact = items.find((i) => i.sk === contactSk) as ContactFacts | undefined;
+  if (!contact) return undefined;
+  const consents = items.filter((i) => typeof i.sk === 'string' && i.sk.startsWith(contactKeys.consentsPrefix)).map(consentFactOf);
+  return { contact, consents, attempts: items.filter(isAttemptItem).map(attemptFactOf) };
+}

@@ -9,16 +9,13 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { z } from 'zod';
 import { db, tableName } from '../db/client.js';
 import { collections, contactKeys, contactPartition, keys } from '../db/keys.js';
-import { queryAll } from '../db/query.js';
 import { isId, newId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { type Page, queryPage } from '../pagination/page.js';
-import type { AttemptFacts, ConsentFacts } from '../policy/compliance/index.js';
 import { bestConsentClass, type ConsentBasis, compactGrants, isConsentValid } from '../policy/consent-strength.js';
 import type { consentInput, consentRecordResource, contactFields, contactResource } from '../schemas/contacts.js';
 import type { Suppression } from '../schemas/suppressions.js';
 import type { Attestation } from './attestations.js';
-import { attemptFactOf, isAttemptItem, recentAttemptFilter } from './contact-attempts.js';
 import { suppressionAddItems, suppressionStateCheck, touchesActiveSuppression } from './suppressions.js';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -190,49 +187,6 @@ export async function getContactRecord(tenantId: string, contactId: string): Pro
   if (!isId(contactId)) return undefined; // a malformed id names nothing, like a missing one
   const out = await db().send(new GetCommand({ TableName: T(), Key: contactKeys.contact(tenantId, contactId) }));
   return out.Item as ContactRecord | undefined;
-}
-
-export interface ContactHistory {
-  contact: ContactRecord;
-  consents: ConsentFacts[];
-  /** Attempts placed in [at − 24 h, at]. */
-  attempts: AttemptFacts[];
-}
-
-/**
- * The contact, its consents and its attempts placed in the 24 h up to `at`: ONE strongly
- * consistent Query on the contact's partition over `ATTEMPT#` … `CONTACT`
- * (contactHistoryRange). undefined: no such contact.
- */
-export async function readContactHistory(tenantId: string, contactId: string, at: Date): Promise<ContactHistory | undefined> {
-  if (!isId(contactId)) return undefined;
-  const attempts = recentAttemptFilter(at);
-  const items = await queryAll({
-    TableName: T(),
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    // Keeps the contact, every consent, and attempts placed in [at − 24 h, at] (by `type`: a filter may not name sk).
-    FilterExpression: `#itemType IN (:contactType, :consentType) OR ${attempts.expression}`,
-    ExpressionAttributeNames: attempts.names,
-    ExpressionAttributeValues: {
-      ...attempts.values,
-      ':pk': contactPartition(tenantId, contactId),
-      ':from': contactKeys.contactHistoryRange.from,
-      ':to': contactKeys.contactHistoryRange.to,
-      ':contactType': 'contact',
-      ':consentType': 'consent',
-    },
-    ConsistentRead: true,
-  });
-  const contactSk = contactKeys.contact(tenantId, contactId).sk;
-  const contact = items.find((i) => i.sk === contactSk) as ContactRecord | undefined;
-  if (!contact) return undefined;
-  const consents = items
-    .filter((i) => typeof i.sk === 'string' && i.sk.startsWith(contactKeys.consentsPrefix))
-    .map((i) => {
-      const c = i as unknown as ConsentRecord;
-      return { basis: c.consent_basis, scope: c.scope, captured_at: c.captured_at, expires_at: c.expires_at ?? null };
-    });
-  return { contact, consents, attempts: items.filter(isAttemptItem).map(attemptFactOf) };
 }
 
 export function listContacts(

@@ -7,20 +7,19 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
-import { collections, keys, platformKeys, tenantPk } from '../db/keys.js';
-import { projectionOf, queryAll } from '../db/query.js';
+import { collections, keys, platformKeys } from '../db/keys.js';
 import { revisionUpdateItem, updateItem } from '../db/update.js';
 import { isId, newId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
+import type { InboundRouteMode, NumberCapability, NumberStatus } from '../policy/telephony-states.js';
 import { NUMBER_E164 } from '../schemas/phone.js';
-import type { InboundRouteMode, NumberCapability, NumberStatus, PhoneNumberSummary, ReputationState } from '../schemas/phone-numbers.js';
+import type { PhoneNumberSummary } from '../schemas/phone-numbers.js';
+import type { CallerNumber } from './caller-pool.js';
 
-export interface PhoneNumberRecord {
-  id: string;
+/** The stored number: what the caller choice reads (caller-pool.ts) and the rest. */
+export interface PhoneNumberRecord extends CallerNumber {
   tenant_id: string;
-  phone_e164: string;
-  telephony_account_id: string;
   provider_sid: string | null;
   /**
    * How we came to hold it: `bought` from the carrier by us (POST without provider_sid) or
@@ -28,22 +27,13 @@ export interface PhoneNumberRecord {
    * given back to the carrier when the account is deleted. Absent on numbers created before.
    */
   acquired?: 'bought' | 'connected';
-  capabilities: NumberCapability[];
-  a2p_campaign_ref: string | null;
-  status: NumberStatus;
   assigned_at: string | null;
-  daily_dial_cap: number | null;
-  /** The UTC day (YYYY-MM-DD) `dials_count` counts; another day means zero dials today. */
-  dials_day: string | null;
-  dials_count: number;
-  reputation_state: ReputationState;
   inbound_agent_id: string | null;
   inbound_route_mode: InboundRouteMode;
   inbound_voicemail_greeting: string | null;
   /** The answering policy version in force when the route is `policy` (null before any PUT). */
   policy_version: number | null;
   revision: number;
-  created_at: string;
   updated_at: string;
 }
 
@@ -253,55 +243,4 @@ export async function updatePhoneNumber(
   const { item, next } = phoneNumberUpdateItem(expected, changes, opts);
   if (!(await updateItem(item))) throw new NumberChanged('the phone number changed concurrently');
   return next;
-}
-
-/** A number as the caller choice reads it (shared/policy/caller-number/). */
-export type CallerNumber = Pick<
-  PhoneNumberRecord,
-  | 'id'
-  | 'phone_e164'
-  | 'telephony_account_id'
-  | 'status'
-  | 'capabilities'
-  | 'reputation_state'
-  | 'daily_dial_cap'
-  | 'dials_day'
-  | 'dials_count'
-  | 'created_at'
-  | 'a2p_campaign_ref'
->;
-
-const CALLER_FIELDS = [
-  'id',
-  'phone_e164',
-  'telephony_account_id',
-  'status',
-  'capabilities',
-  'reputation_state',
-  'daily_dial_cap',
-  'dials_day',
-  'dials_count',
-  'created_at',
-  'a2p_campaign_ref',
-] as const;
-
-/** Every number of the tenant, projected to what the caller choice reads: one strongly consistent Query. */
-export async function readCallerNumbers(tenantId: string): Promise<CallerNumber[]> {
-  const items = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':prefix': collections.phoneNumbers },
-    ...projectionOf(CALLER_FIELDS),
-    ConsistentRead: true,
-  });
-  return items.map(
-    (n) =>
-      ({
-        ...n,
-        a2p_campaign_ref: (n.a2p_campaign_ref as string | null) ?? null,
-        daily_dial_cap: (n.daily_dial_cap as number | null) ?? null,
-        dials_day: (n.dials_day as string | null) ?? null,
-        dials_count: (n.dials_count as number) ?? 0,
-      }) as CallerNumber,
-  );
 }

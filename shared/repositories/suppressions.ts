@@ -174,19 +174,11 @@ export const touchesActiveSuppression = (item: TransactItem): boolean =>
   (item.ConditionCheck?.Key?.sk ?? item.Put?.Item?.sk ?? item.Delete?.Key?.sk) === 'ACTIVE' &&
   String(item.ConditionCheck?.Key?.pk ?? item.Put?.Item?.pk ?? item.Delete?.Key?.pk).includes('#SUPPRESSION#');
 
-/** The number's ACTIVE item, for a caller that reads it together with other items (strongly consistent, never cached). */
-export const activeSuppressionKey = (tenantId: string, phone: string) => suppressionKeys.active(tenantId, phone);
-
-/** The entry an ACTIVE item read that way names. */
-export const activeSuppressionOf = (item: Record<string, unknown>): Suppression => presentSuppression(item);
-
-/** The number's active entry, if it is suppressed: one strongly consistent GetItem. */
+/** The number's active entry, if it is suppressed: one strongly consistent GetItem (whether it is: suppression-state.ts). */
 export async function getActiveSuppression(tenantId: string, phone: string): Promise<Suppression | undefined> {
   const out = await db().send(new GetCommand({ TableName: T(), Key: suppressionKeys.active(tenantId, phone), ConsistentRead: true }));
   return out.Item ? presentSuppression(out.Item) : undefined;
 }
-
-export const isSuppressed = async (tenantId: string, phone: string): Promise<boolean> => (await getActiveSuppression(tenantId, phone)) !== undefined;
 
 /** Which of `phones` are suppressed (BatchGetItem, strongly consistent, 100 keys a call). */
 export async function suppressedAmong(tenantId: string, phones: readonly string[]): Promise<Set<string>> {

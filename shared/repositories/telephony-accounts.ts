@@ -8,17 +8,13 @@ import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
 import { open, seal } from '../crypto/secret-box.js';
 import { db, tableName } from '../db/client.js';
-import { collections, keys, platformKeys, tenantPk } from '../db/keys.js';
-import { projectionOf, queryAll } from '../db/query.js';
+import { collections, keys, platformKeys } from '../db/keys.js';
 import { revisionUpdateItem, updateItem } from '../db/update.js';
 import { isId } from '../ids.js';
 import { type Page, queryPage } from '../pagination/page.js';
-import type { TelephonyMode, TelephonyProviderName, TwilioCredentials, telephonyAccountSummary, VerificationStatus } from '../schemas/telephony.js';
-
-export interface SanRef {
-  san: string;
-  area_codes: string[];
-}
+import type { TelephonyProviderName, VerificationStatus } from '../policy/telephony-states.js';
+import type { TelephonyMode, TwilioCredentials, telephonyAccountSummary } from '../schemas/telephony.js';
+import type { SanRef } from './caller-pool.js';
 
 export interface TelephonyAccountRecord {
   id: string;
@@ -182,35 +178,4 @@ export function presentTelephonyAccount(a: TelephonyAccountRecord): z.infer<type
     telephony_minutes_metered: a.mode === 'managed',
     created_at: a.created_at,
   };
-}
-
-/** An account as the caller choice and the call record read it. */
-export interface CallerAccountFacts {
-  id: string;
-  verification_status: VerificationStatus;
-  ftc_san_refs: SanRef[];
-  provider: TelephonyProviderName;
-}
-
-const CALLER_ACCOUNT_FIELDS = ['id', 'verification_status', 'ftc_san_refs', 'provider'] as const;
-
-export const callerAccountKey = (tenantId: string, accountId: string) => keys.telephonyAccount(tenantId, accountId);
-
-export const callerAccountOf = (item: Record<string, unknown>): CallerAccountFacts => ({
-  id: item.id as string,
-  verification_status: item.verification_status as VerificationStatus,
-  ftc_san_refs: (item.ftc_san_refs as SanRef[] | undefined) ?? [],
-  provider: item.provider as TelephonyProviderName,
-});
-
-/** Every account of the tenant, projected to the caller facts: one strongly consistent Query. */
-export async function readCallerAccounts(tenantId: string): Promise<CallerAccountFacts[]> {
-  const items = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':prefix': collections.telephonyAccounts },
-    ...projectionOf(CALLER_ACCOUNT_FIELDS),
-    ConsistentRead: true,
-  });
-  return items.map(callerAccountOf);
 }

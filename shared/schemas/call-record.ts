@@ -3,7 +3,7 @@
  * modules (the presenter, the facts the analysis scores) need not import a repository.
  */
 import type { CallState } from '../policy/call-state/machine.js';
-import type { InboundRouteMode } from './phone-numbers.js';
+import type { InboundRouteMode } from '../policy/telephony-states.js';
 
 /** One thing the carrier did on an inbound call, in order (what `sandbox call` prints too). */
 export type InboundPathEntry = Record<string, unknown> & { action: string };

@@ -5,7 +5,7 @@
  * runtime fills itself (RESERVED_CONTEXT_PREFIXES).
  */
 import * as z from 'zod';
-import { BLOCK_CODES, type ComplianceDecision, type ComplianceReason, DEFER_CODES } from '../policy/compliance/index.js';
+import { BLOCK_CODES, type ComplianceDecision, type ComplianceReason, DEFER_CODES } from '../policy/compliance/types.js';
 import { timestamp } from './common.js';
 import { multiLineText, singleLineText } from './text.js';
 

@@ -1,17 +1,9 @@
 /** Phone number schemas (the contract "Phone number", Part 3 status and reputation_state). */
 import * as z from 'zod';
+import { INBOUND_ROUTE_MODES, NUMBER_CAPABILITIES, NUMBER_STATUSES, REPUTATION_STATES } from '../policy/telephony-states.js';
 import { timestamp } from './common.js';
 import { numberE164 } from './phone.js';
 import { multiLineText, singleLineText } from './text.js';
-
-export const NUMBER_STATUSES = ['provisioning', 'active', 'quarantined', 'resting', 'releasing', 'released'] as const;
-export const REPUTATION_STATES = ['clean', 'at_risk', 'flagged', 'burned'] as const;
-const INBOUND_ROUTE_MODES = ['agent', 'voicemail', 'policy'] as const;
-export const NUMBER_CAPABILITIES = ['voice', 'sms'] as const;
-export type NumberStatus = (typeof NUMBER_STATUSES)[number];
-export type ReputationState = (typeof REPUTATION_STATES)[number];
-export type InboundRouteMode = (typeof INBOUND_ROUTE_MODES)[number];
-export type NumberCapability = (typeof NUMBER_CAPABILITIES)[number];
 
 const capabilities = z
   .array(z.enum(NUMBER_CAPABILITIES))

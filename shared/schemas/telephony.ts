@@ -1,14 +1,11 @@
 /** Telephony account schemas (the contract "Telephony account", Part 3 verification_status). */
 import * as z from 'zod';
+import { TELEPHONY_PROVIDERS, type TelephonyProviderName, VERIFICATION_STATUSES } from '../policy/telephony-states.js';
 import { timestamp } from './common.js';
 import { singleLineText } from './text.js';
 
 const TELEPHONY_MODES = ['byo', 'managed'] as const;
-const TELEPHONY_PROVIDERS = ['twilio', 'mock'] as const;
-const VERIFICATION_STATUSES = ['pending', 'verifying', 'mock_verified', 'verified', 'failed', 'suspended'] as const;
 export type TelephonyMode = (typeof TELEPHONY_MODES)[number];
-export type TelephonyProviderName = (typeof TELEPHONY_PROVIDERS)[number];
-export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
 
 /** Twilio's own formats: an Account SID is AC + 32 hex; an auth token is 32 hex. */
 const twilioCredentials = z

@@ -5,9 +5,11 @@
  */
 import { now } from '../clock.js';
 import { newId } from '../ids.js';
-import { createTelephonyAccount, type SanRef, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
+import type { TelephonyProviderName } from '../policy/telephony-states.js';
+import type { SanRef } from '../repositories/caller-pool.js';
+import { createTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import { newSandboxCredentials, putSandboxAccount } from '../sandbox/accounts.js';
-import type { TelephonyMode, TelephonyProviderName, TwilioCredentials } from '../schemas/telephony.js';
+import type { TelephonyMode, TwilioCredentials } from '../schemas/telephony.js';
 
 export async function connectTelephonyAccount(input: {
   tenantId: string;

@@ -2,7 +2,8 @@
  * The compliance engine alone (pure, no I/O): evaluations per second for an allowed call,
  * a deferred one (which also searches next_permitted_at) and a blocked one.
  */
-import { type ComplianceInputs, evaluate } from '../../shared/policy/compliance/index.js';
+import { evaluate } from '../../shared/policy/compliance/evaluate.js';
+import type { ComplianceInputs } from '../../shared/policy/compliance/types.js';
 import { inputs, marketing, SUBJECT } from '../support/compliance-fixtures.js';
 import { fmt } from './stats.js';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadDncAction } from '../../shared/admin/dnc.js';
 import { db } from '../../shared/db/client.js';
-import { dncFacts } from '../../shared/repositories/dnc-snapshots.js';
+import { dncFacts } from '../../shared/repositories/dnc-facts.js';
 import { fmt, percentile } from './stats.js';
 
 export interface DncFigures {

@@ -13,7 +13,8 @@ import { type LocalStack, startLocalStack } from '../../infra/local/stack.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { platformKeys } from '../../shared/db/keys.js';
 import { parseDncFile } from '../../shared/policy/dnc/snapshot-file.js';
-import { dncFacts, dncStatus, replaceDncSnapshot } from '../../shared/repositories/dnc-snapshots.js';
+import { dncFacts } from '../../shared/repositories/dnc-facts.js';
+import { dncStatus, replaceDncSnapshot } from '../../shared/repositories/dnc-snapshots.js';
 import { emulatorEndpoints, uniqueSuffix } from '../support/environment.js';
 
 const root = resolve(import.meta.dirname, '..', '..');

@@ -3,7 +3,7 @@
  * (marketing to a New York number, covering pewc, SAN and a fresh unlisted snapshot),
  * and small builders to change one fact at a time.
  */
-import type { ComplianceInputs, ConsentFacts, ProfileFacts } from '../../shared/policy/compliance/index.js';
+import type { ComplianceInputs, ConsentFacts, ProfileFacts } from '../../shared/policy/compliance/types.js';
 
 export const SUBJECT = 'solar_quotes';
 export const SELLER = 'Acme Solar';

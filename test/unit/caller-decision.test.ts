@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type CallerPool, callerReason, decideCaller, mergeCallerDecision } from '../../shared/calls/caller-decision.js';
 import type { CandidateNumber } from '../../shared/policy/caller-number/choose.js';
-import { evaluate } from '../../shared/policy/compliance/index.js';
+import { evaluate } from '../../shared/policy/compliance/evaluate.js';
 import { inputs, marketing } from '../support/compliance-fixtures.js';
 
 /** Wednesday 2026-11-18, 10:00 in New York. */

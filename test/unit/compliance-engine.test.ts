@@ -4,7 +4,8 @@
  * 2026-11-22 is a Sunday, 2026-11-23 a Monday).
  */
 import { describe, expect, it } from 'vitest';
-import { type ComplianceDecision, evaluate, RULE_SET_VERSION } from '../../shared/policy/compliance/index.js';
+import { evaluate } from '../../shared/policy/compliance/evaluate.js';
+import { type ComplianceDecision, RULE_SET_VERSION } from '../../shared/policy/compliance/types.js';
 import { type Change, informational, inputs, marketing, pewc, SELLER, SUBJECT, unscrubbable } from '../support/compliance-fixtures.js';
 
 interface Case {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyKeyword, intentOf } from '../../shared/messages/intent.js';
 import { countSegments } from '../../shared/messages/segments.js';
 import { chooseSender, isUsLongCode, type SenderCandidate } from '../../shared/messages/sender-number.js';
-import { evaluate } from '../../shared/policy/compliance/index.js';
+import { evaluate } from '../../shared/policy/compliance/evaluate.js';
 import { messageTemplate, renderTemplate } from '../../shared/policy/messages/sms-templates.js';
 import { type MessageStatus, nextStatus, statusOfCarrier } from '../../shared/policy/messages/status.js';
 import { informational, inputs, marketing, pewc, SUBJECT } from '../support/compliance-fixtures.js';

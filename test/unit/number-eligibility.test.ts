@@ -1,7 +1,7 @@
 /** The contract: which numbers may answer with an agent or a policy, and every reason one may not. */
 import { describe, expect, it } from 'vitest';
 import { INELIGIBLE_MESSAGES, type IneligibleReason, numberIneligibility } from '../../shared/policy/number-eligibility.js';
-import { NUMBER_STATUSES, REPUTATION_STATES } from '../../shared/schemas/phone-numbers.js';
+import { NUMBER_STATUSES, REPUTATION_STATES } from '../../shared/policy/telephony-states.js';
 
 const eligible = { status: 'active', capabilities: ['voice'], reputation_state: 'clean' };
 

@@ -2,7 +2,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { itemAt } from '../../../shared/db/batch-get.js';
 import { keys } from '../../../shared/db/keys.js';
-import { readCredential } from '../../../shared/repositories/api-keys.js';
+import { readCredential } from '../../../shared/repositories/api-key-credentials.js';
 import { memoryTable } from '../../support/document-client-mock.js';
 
 const table = memoryTable();

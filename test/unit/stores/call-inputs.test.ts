@@ -41,7 +41,7 @@ describe('readCallPointFacts', () => {
       keys.telephonyAccount(T, OTHER_ACCOUNT),
     ]);
     expect(facts.agent).toEqual({ version_count: 3, latest_version_id: 'agv_01JCCCCCCCCCCCCCCCCCCCCCCC' });
-    expect(facts.suppression).toBeUndefined();
+    expect(facts.suppressed).toBe(false);
     expect(facts.dncPointer).toMatchObject({ generation: 'g1' });
     // Only what the caller choice reads: the sealed credentials never leave the store here.
     expect(facts.accounts).toEqual([
@@ -51,9 +51,9 @@ describe('readCallPointFacts', () => {
 
   it('reads the suppression every time: an entry added between two reads is seen by the second', async () => {
     const read = () => readCallPointFacts({ tenantId: T, agentId: AGENT, phone: PHONE, dncAreaCode: null, accountIds: [] });
-    expect((await read()).suppression).toBeUndefined();
+    expect((await read()).suppressed).toBe(false);
     table.put(activeSuppressionItem(T, PHONE));
-    expect((await read()).suppression).toMatchObject({ phone_e164: PHONE, reason: 'opt_out' });
+    expect((await read()).suppressed).toBe(true);
     expect(table.sent.filter((s) => s.command === 'BatchGetItem')).toHaveLength(2);
   });
 

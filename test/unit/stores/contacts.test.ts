@@ -1,14 +1,14 @@
-/** Contacts (shared/repositories/contacts.ts): the creating transaction and how its refusals read, the history read, updates. */
+/** Contacts (shared/repositories/contacts.ts): the creating transaction and how its refusals read, the history read (contact-attempts.ts), updates. */
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { contactKeys, contactPartition, keys, suppressionKeys } from '../../../shared/db/keys.js';
+import { readContactHistory } from '../../../shared/repositories/contact-attempts.js';
 import {
   DuplicatePhone,
   getContactRecord,
   listConsents,
   listContacts,
   newContactItems,
-  readContactHistory,
   SuppressionChanged,
   UnknownOwner,
   updateContactItems,

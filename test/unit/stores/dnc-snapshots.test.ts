@@ -3,7 +3,8 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { platformKeys } from '../../../shared/db/keys.js';
 import { parseDncFile } from '../../../shared/policy/dnc/snapshot-file.js';
-import { dncFacts, dncPointerKey, dncStatus, replaceDncSnapshot } from '../../../shared/repositories/dnc-snapshots.js';
+import { dncFacts, dncPointerKey } from '../../../shared/repositories/dnc-facts.js';
+import { dncStatus, replaceDncSnapshot } from '../../../shared/repositories/dnc-snapshots.js';
 import { ddb, type Item, memoryTable } from '../../support/document-client-mock.js';
 
 const table = memoryTable();

@@ -1,7 +1,8 @@
-/** Phone numbers (shared/repositories/phone-numbers.ts): the platform claim, revisioned updates, the caller-choice read. */
+/** Phone numbers (shared/repositories/phone-numbers.ts): the platform claim, revisioned updates, the caller-choice read (caller-pool.ts). */
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { keys, platformKeys } from '../../../shared/db/keys.js';
+import { readCallerNumbers } from '../../../shared/repositories/caller-pool.js';
 import {
   activatePhoneNumber,
   claimPhoneNumber,
@@ -12,7 +13,6 @@ import {
   NumberChanged,
   NumberTaken,
   presentPhoneNumber,
-  readCallerNumbers,
   releaseUnprovisionedNumber,
 } from '../../../shared/repositories/phone-numbers.js';
 import { conditionFailed, ddb, inputsOf, memoryTable } from '../../support/document-client-mock.js';

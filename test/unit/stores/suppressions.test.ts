@@ -2,11 +2,11 @@
 import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { contactKeys, suppressionKeys } from '../../../shared/db/keys.js';
+import { isSuppressed } from '../../../shared/repositories/suppression-state.js';
 import {
   AlreadySuppressed,
   addSuppression,
   getActiveSuppression,
-  isSuppressed,
   liftSuppression,
   listSuppressions,
   newSuppression,

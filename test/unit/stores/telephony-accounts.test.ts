@@ -4,16 +4,15 @@ process.env.CREDENTIALS_KEY ??= Buffer.alloc(32, 7).toString('base64');
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { keys, platformKeys } from '../../../shared/db/keys.js';
+import { callerAccountOf, getCallerAccount, readCallerAccounts } from '../../../shared/repositories/caller-pool.js';
 import {
   AccountChanged,
-  callerAccountOf,
   carrierAccountUses,
   createTelephonyAccount,
   getTelephonyAccount,
   listTelephonyAccounts,
   openCredentials,
   openSandboxCredentials,
-  readCallerAccounts,
   updateTelephonyAccount,
 } from '../../../shared/repositories/telephony-accounts.js';
 import { conditionFailed, ddb, inputsOf, memoryTable } from '../../support/document-client-mock.js';
@@ -69,5 +68,10 @@ describe('telephony accounts store', () => {
     expect(JSON.stringify(page)).not.toContain('sealed');
     expect(await readCallerAccounts(T)).toEqual([{ id: ID, verification_status: 'pending', ftc_san_refs: [], provider: 'twilio' }]);
     expect(callerAccountOf({ id: 'x', verification_status: 'verified', provider: 'twilio' }).ftc_san_refs).toEqual([]);
+    // One account as the caller choice reads it: projected, strongly consistent.
+    expect(await getCallerAccount(T, ID)).toEqual({ id: ID, verification_status: 'pending', ftc_san_refs: [], provider: 'twilio' });
+    expect(await getCallerAccount(T, 'bad')).toBeUndefined();
+    const get = table.sent.filter((x) => x.command === 'GetItem').at(-1)!.input;
+    expect([get.ConsistentRead, Object.values(get.ExpressionAttributeNames ?? {})]).toEqual([true, ['id', 'verification_status', 'ftc_san_refs', 'provider']]);
   });
 });
