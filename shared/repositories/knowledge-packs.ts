@@ -6,7 +6,7 @@
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { putItems } from '../db/batch-write.js';
 import { db, tableName } from '../db/client.js';
-import type { TransactItem } from '../db/conditional-transaction.js';
+import { commit, conditionalTransaction, noChange, type TransactItem } from '../db/conditional-transaction.js';
 import { knowledgePackKeys } from '../db/keys.js';
 import { queryAll } from '../db/query.js';
 import { failedConditionIndex, lostRace } from '../db/transaction-errors.js';
@@ -172,34 +172,30 @@ export async function addDocument(
 /** Removes a document from the draft (published versions keep their frozen copy). false: no such document. */
 export async function deleteDocument(tenantId: string, packId: string, documentId: string, at: Date): Promise<boolean> {
   if (!isPackId(packId) || !isDocumentId(documentId)) return false;
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const out = await db().send(
-      new GetCommand({ TableName: tableName(), Key: knowledgePackKeys.document(tenantId, packId, documentId), ConsistentRead: true }),
-    );
-    if (!out.Item) return false;
-    try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Delete: { TableName: tableName(), Key: knowledgePackKeys.document(tenantId, packId, documentId), ConditionExpression: 'attribute_exists(pk)' } },
-            {
-              Update: {
-                TableName: tableName(),
-                Key: knowledgePackKeys.pack(tenantId, packId),
-                UpdateExpression: 'SET document_count = document_count - :one, draft_bytes = draft_bytes - :b, revision = revision + :one, updated_at = :now',
-                ConditionExpression: 'attribute_exists(pk)',
-                ExpressionAttributeValues: { ':one': 1, ':b': out.Item.bytes as number, ':now': at.toISOString() },
-              },
-            },
-          ],
-        }),
+  // The pack's sums move by the bytes read; a race (the document deleted meanwhile) reads again.
+  return conditionalTransaction({
+    decide: async () => {
+      const out = await db().send(
+        new GetCommand({ TableName: tableName(), Key: knowledgePackKeys.document(tenantId, packId, documentId), ConsistentRead: true }),
       );
-      return true;
-    } catch (err) {
-      if (!lostRace(err)) throw err;
-    }
-  }
-  return false;
+      if (!out.Item) return noChange(false);
+      return commit(
+        [
+          { Delete: { TableName: tableName(), Key: knowledgePackKeys.document(tenantId, packId, documentId), ConditionExpression: 'attribute_exists(pk)' } },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: knowledgePackKeys.pack(tenantId, packId),
+              UpdateExpression: 'SET document_count = document_count - :one, draft_bytes = draft_bytes - :b, revision = revision + :one, updated_at = :now',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':one': 1, ':b': out.Item.bytes as number, ':now': at.toISOString() },
+            },
+          },
+        ],
+        true,
+      );
+    },
+  });
 }
 
 /** Every document of the draft, by id (creation order), strongly consistent: what a publish freezes. */
