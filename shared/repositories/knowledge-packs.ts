@@ -9,7 +9,7 @@ import { db, tableName } from '../db/client.js';
 import { commit, conditionalTransaction, noChange, type TransactItem } from '../db/conditional-transaction.js';
 import { knowledgePackKeys } from '../db/keys.js';
 import { queryAll } from '../db/query.js';
-import { failedConditionIndex, lostRace } from '../db/transaction-errors.js';
+import { failedConditionIndex } from '../db/transaction-errors.js';
 import { updateFields } from '../db/update.js';
 import { isDocumentId, isPackId, newId } from '../ids.js';
 import { KNOWLEDGE_LIMITS } from '../policy/knowledge/limits.js';
@@ -234,61 +234,37 @@ export async function readBlob(tenantId: string, packId: string, contentHash: st
   return items.length ? Buffer.concat(items.map((item) => item.data as Uint8Array)) : undefined;
 }
 
-/** The pack moved on since it was read (another publish, or the draft changed): read again. */
-export class PackChanged extends Error {
-  constructor() {
-    super('The knowledge pack changed while it was being published');
-    this.name = 'PackChanged';
-  }
-}
-
 /**
- * Stores version N+1 in one transaction: the pack's `latest_version` moves from what was read
- * (and its revision is unchanged: the draft frozen is the draft stored), the version item is
- * put if absent, and `extra` (the idempotency result) commits with it.
+ * Version N+1's items for one transaction: the pack's `latest_version` moves from what was
+ * read (and its revision is unchanged: the draft frozen is the draft stored), the version item
+ * is put if absent. A refusal means the pack moved on (another publish, or the draft changed):
+ * a lost race, read again.
  */
-export async function putVersion(
-  tenantId: string,
-  packId: string,
-  read: KnowledgePack,
-  version: StoredPackVersion,
-  at: Date,
-  extra: TransactItem[] = [],
-): Promise<void> {
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: knowledgePackKeys.pack(tenantId, packId),
-              UpdateExpression: 'SET latest_version = :n, updated_at = :now',
-              ConditionExpression: 'revision = :rev AND (latest_version = :prev OR (attribute_not_exists(latest_version) OR latest_version = :null))',
-              ExpressionAttributeValues: {
-                ':n': version.version,
-                ':now': at.toISOString(),
-                ':rev': read.revision,
-                ':prev': read.latest_version ?? -1,
-                ':null': null,
-              },
-            },
-          },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...knowledgePackKeys.version(tenantId, packId, version.version), type: 'knowledge_pack_version', tenant_id: tenantId, ...version },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          ...extra,
-        ],
-      }),
-    );
-  } catch (err) {
-    if (lostRace(err)) throw new PackChanged();
-    throw err;
-  }
+export function packVersionItems(tenantId: string, packId: string, read: KnowledgePack, version: StoredPackVersion, at: Date): TransactItem[] {
+  return [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: knowledgePackKeys.pack(tenantId, packId),
+        UpdateExpression: 'SET latest_version = :n, updated_at = :now',
+        ConditionExpression: 'revision = :rev AND (latest_version = :prev OR (attribute_not_exists(latest_version) OR latest_version = :null))',
+        ExpressionAttributeValues: {
+          ':n': version.version,
+          ':now': at.toISOString(),
+          ':rev': read.revision,
+          ':prev': read.latest_version ?? -1,
+          ':null': null,
+        },
+      },
+    },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...knowledgePackKeys.version(tenantId, packId, version.version), type: 'knowledge_pack_version', tenant_id: tenantId, ...version },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
 }
 
 export async function getPackVersion(tenantId: string, packId: string, version: number): Promise<StoredPackVersion | undefined> {
