@@ -87,22 +87,26 @@ describe('transitions', () => {
 
 describe('linkCarrierCall', () => {
   it('links an unlinked call with its watch; a call linked to another sid is CallSidMismatch', async () => {
-    await linkCarrierCall({ ...base, state: 'dialing' } as unknown as CallRecord, SID);
+    await linkCarrierCall({ ...base, state: 'dialing' } as unknown as CallRecord, SID, now);
     const items = sentItems();
     expect(items[0]!.Put.Item).toMatchObject(platformKeys.carrierCall(SID));
     expect(items[1]!.Update.ConditionExpression).toContain('OR provider_call_sid = :sid');
     expect(items[2]!.Put.Item.type).toBe('unfinished_watch');
-    await expect(linkCarrierCall({ ...base, state: 'dialing', provider_call_sid: `CA${'2'.repeat(32)}` } as unknown as CallRecord, SID)).rejects.toBeInstanceOf(
-      CallSidMismatch,
-    );
+    // The watch starts at the instant the caller handed over, not at a clock the store read.
+    expect(JSON.stringify(items[2]!.Put.Item)).toContain(now.toISOString());
+    await expect(
+      linkCarrierCall({ ...base, state: 'dialing', provider_call_sid: `CA${'2'.repeat(32)}` } as unknown as CallRecord, SID, now),
+    ).rejects.toBeInstanceOf(CallSidMismatch);
   });
 
   it('a call already linked to this sid: fine when the pointer names it, CallSidMismatch when it names another call', async () => {
     table.put({ ...platformKeys.carrierCall(SID), tenant_id: T, call_id: CALL });
-    await linkCarrierCall({ ...base, state: 'answered', provider_call_sid: SID } as unknown as CallRecord, SID);
+    await linkCarrierCall({ ...base, state: 'answered', provider_call_sid: SID } as unknown as CallRecord, SID, now);
     expect(inputsOf(TransactWriteCommand)).toHaveLength(0);
     table.put({ ...platformKeys.carrierCall(SID), tenant_id: T, call_id: 'cal_01JBBBBBBBBBBBBBBBBBBBBBBB' });
-    await expect(linkCarrierCall({ ...base, state: 'answered', provider_call_sid: SID } as unknown as CallRecord, SID)).rejects.toBeInstanceOf(CallSidMismatch);
+    await expect(linkCarrierCall({ ...base, state: 'answered', provider_call_sid: SID } as unknown as CallRecord, SID, now)).rejects.toBeInstanceOf(
+      CallSidMismatch,
+    );
   });
 });
 
