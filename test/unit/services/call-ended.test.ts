@@ -17,23 +17,15 @@ import { applyCallStatus } from '../../../shared/calls/carrier-status.js';
 import { callKeys } from '../../../shared/db/keys.js';
 import type { CallRecord } from '../../../shared/repositories/calls.js';
 import { ddb, inputsOf, memoryTable } from '../../support/document-client-mock.js';
+import { outboundCallItem } from '../../support/store-items.js';
 
 const sqs = mockClient(SQSClient);
 const table = memoryTable();
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const CALL = 'cal_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const CAMPAIGN = 'cmp_01JAAAAAAAAAAAAAAAAAAAAAAA';
-const base = {
-  tenant_id: T,
-  id: CALL,
-  direction: 'outbound',
-  attempt_id: 'att_1',
-  contact_id: 'con_1',
-  provider_call_sid: `CA${'1'.repeat(32)}`,
-  telephony: {},
-  telephony_account_id: null,
-};
-const seed = (fields: Record<string, unknown>) => table.put({ ...callKeys.call(T, CALL), type: 'call', ...base, ...fields });
+const seed = (fields: Record<string, unknown>) =>
+  table.put(outboundCallItem(T, CALL, { provider_call_sid: `CA${'1'.repeat(32)}`, telephony_account_id: null, ...fields }));
 const answered = (campaignId: string | null) => seed({ state: 'answered', campaign_id: campaignId, event_count: 2, duration_seconds: null, ended_at: null });
 const call = () => table.get(callKeys.call(T, CALL)) as unknown as CallRecord;
 

@@ -10,11 +10,12 @@ process.env.PUBLIC_BASE_URL ??= 'https://api.example.test';
 
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { contactKeys, keys, platformKeys, suppressionKeys } from '../../../shared/db/keys.js';
+import { contactKeys } from '../../../shared/db/keys.js';
 import { AlreadySent, sendMessage } from '../../../shared/messages/send-message.js';
 import type { SendSmsInput } from '../../../shared/telephony/provider.js';
 import { informational, marketing, pewc } from '../../support/compliance-fixtures.js';
 import { ddb, inputsOf, memoryTable } from '../../support/document-client-mock.js';
+import { activeSuppressionItem, dncPointerItem, phoneNumberItem, telephonyAccountItem } from '../../support/store-items.js';
 
 const sent: SendSmsInput[] = [];
 vi.mock('../../../shared/telephony/carrier-for.js', () => ({
@@ -58,38 +59,11 @@ function world(over: { consent?: boolean; suppressed?: boolean } = {}) {
       captured_at: c.captured_at,
     });
   }
-  table.put({
-    ...keys.telephonyAccount(T, ACCOUNT),
-    type: 'telephony_account',
-    id: ACCOUNT,
-    verification_status: 'verified',
-    ftc_san_refs: [{ san: 'SAN-1', area_codes: ['212'] }],
-    provider: 'twilio',
-  });
+  table.put(telephonyAccountItem(T, ACCOUNT, { verification_status: 'verified', ftc_san_refs: [{ san: 'SAN-1', area_codes: ['212'] }], provider: 'twilio' }));
   // A fresh National DNC snapshot of 212 that lists nobody (no exchange item under its generation).
-  table.put({ ...platformKeys.dncPointer('212'), area_code: '212', generation: 'g1', as_of: '2026-11-10', numbers: 0, loaded_at: '2026-11-10T00:00:00.000Z' });
-  table.put({
-    ...keys.phoneNumber(T, NUMBER),
-    type: 'phone_number',
-    id: NUMBER,
-    phone_e164: FROM,
-    telephony_account_id: ACCOUNT,
-    status: 'active',
-    capabilities: ['voice', 'sms'],
-    reputation_state: 'clean',
-    a2p_campaign_ref: 'CMP-1',
-    created_at: '2026-01-01T00:00:00.000Z',
-  });
-  if (over.suppressed)
-    table.put({
-      ...suppressionKeys.active(T, TO),
-      id: 'sup_01JAAAAAAAAAAAAAAAAAAAAAAA',
-      phone_e164: TO,
-      status: 'active',
-      reason: 'opt_out',
-      source: 'api',
-      created_at: '2026-01-01T00:00:00.000Z',
-    });
+  table.put(dncPointerItem('212', '2026-11-10', 0));
+  table.put(phoneNumberItem(T, NUMBER, ACCOUNT, FROM, { capabilities: ['voice', 'sms'], a2p_campaign_ref: 'CMP-1' }));
+  if (over.suppressed) table.put(activeSuppressionItem(T, TO));
 }
 
 const input = (profile = informational, extraItems?: Parameters<typeof sendMessage>[1]['extraItems']) => ({

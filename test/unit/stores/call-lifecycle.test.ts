@@ -1,28 +1,20 @@
 /** An outbound call's lifecycle as stored (shared/repositories/call-lifecycle.ts): each transition one conditional transaction with its events. */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { callKeys, dispatchKeys, platformKeys } from '../../../shared/db/keys.js';
+import { dispatchKeys, platformKeys } from '../../../shared/db/keys.js';
 import { applyOutboundStatus, CallSidMismatch, cancelCall, linkCarrierCall, storeAnalysis } from '../../../shared/repositories/call-lifecycle.js';
 import type { CallRecord } from '../../../shared/repositories/calls.js';
 import { callMinutesLedgerItems } from '../../../shared/repositories/usage-ledger.js';
 import { ddb, inputsOf, memoryTable, transactionCancelled } from '../../support/document-client-mock.js';
+import { outboundCallItem } from '../../support/store-items.js';
 
 const table = memoryTable();
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const CALL = 'cal_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const SID = `CA${'1'.repeat(32)}`;
 const now = new Date('2026-11-18T15:00:00.000Z');
-const base = {
-  tenant_id: T,
-  id: CALL,
-  direction: 'outbound',
-  attempt_id: 'att_1',
-  contact_id: 'con_1',
-  campaign_id: null,
-  provider_call_sid: null,
-  telephony: {},
-};
-const seed = (fields: Record<string, unknown>) => table.put({ ...callKeys.call(T, CALL), type: 'call', ...base, ...fields });
+const base = outboundCallItem(T, CALL);
+const seed = (fields: Record<string, unknown>) => table.put(outboundCallItem(T, CALL, fields));
 // biome-ignore lint/suspicious/noExplicitAny: the items' four shapes, read freely
 const sentItems = (): Record<string, any>[] => inputsOf(TransactWriteCommand)[0]!.TransactItems;
 beforeEach(() => {
