@@ -68,7 +68,10 @@ describe('putWebhookEndpoint', () => {
     ]);
     const moved = { ...existing, revision: 4 };
     ddb.on(GetCommand).resolvesOnce({ Item: existing }).resolves({ Item: moved });
-    ddb.on(TransactWriteCommand).rejectsOnce(transactionCancelled(['ConditionalCheckFailed'])).resolves({});
+    ddb
+      .on(TransactWriteCommand)
+      .rejectsOnce(transactionCancelled(['ConditionalCheckFailed']))
+      .resolves({});
     const out = await putWebhookEndpoint(tenantId, { ...settings, url: 'https://hooks.example.com/v2' }, at, 'whsec_unused');
     expect(out.signingSecret).toBeNull();
     expect(out.endpoint).toMatchObject({ url: 'https://hooks.example.com/v2', revision: 5 });
