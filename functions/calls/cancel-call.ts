@@ -1,5 +1,6 @@
 import { callEnded } from '../../shared/calls/call-ended.js';
 import { presentCall } from '../../shared/calls/present-call.js';
+import { now } from '../../shared/clock.js';
 import { DomainError, notFound } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
@@ -21,7 +22,7 @@ export const handler = defineRoute(
   bearer,
   { path: callPath, responses: { 200: callDetail, 409: callNotCancellableError } },
   async ({ principal, path }) => {
-    const result = await cancelCall(principal.tenantId, path.call_id);
+    const result = await cancelCall(principal.tenantId, path.call_id, now());
     if (!result) throw notFound('Call');
     if (!result.change && !(result.call.state === 'disposed' && result.call.end_reason === CANCEL_END_REASON)) {
       throw new DomainError('conflict', 'call_not_cancellable', `The call is ${result.call.state}: only a call not yet dialled can be cancelled`, {

@@ -1,3 +1,4 @@
+import { now } from '../../shared/clock.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
@@ -21,5 +22,5 @@ export const handler = defineRoute(
     },
     responses: { 200: cursorPage(importJobSummary) },
   },
-  async ({ principal, query, filters }) => ok(await listImportJobs(principal.tenantId, { ...query, filters })),
+  async ({ principal, query, filters }) => ok(await listImportJobs(principal.tenantId, { ...query, filters }, now())),
 );

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { now } from '../../shared/clock.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { created } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
@@ -20,11 +21,15 @@ export const handler = defineRoute(
   },
   async ({ principal, body }) =>
     created(
-      await createConnection(principal.tenantId, {
-        provider: body.provider,
-        scopes: SANDBOX_SCOPES,
-        timezone: body.timezone,
-        working_hours: body.working_hours,
-      }),
+      await createConnection(
+        principal.tenantId,
+        {
+          provider: body.provider,
+          scopes: SANDBOX_SCOPES,
+          timezone: body.timezone,
+          working_hours: body.working_hours,
+        },
+        now(),
+      ),
     ),
 );

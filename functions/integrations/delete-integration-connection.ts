@@ -1,4 +1,5 @@
 import { revokeAtGoogle } from '../../shared/calendar/google.js';
+import { now } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
@@ -17,7 +18,7 @@ export const handler = defineRoute(
   bearer,
   { path: connectionPath, responses: { 200: integrationConnection } },
   async ({ principal, path }) => {
-    const result = await revokeConnection(principal.tenantId, path.connection_id);
+    const result = await revokeConnection(principal.tenantId, path.connection_id, now());
     if (!result) throw notFound('Integration connection');
     if (result.revoked?.provider === 'google_calendar' && result.revoked.sealed_tokens) await revokeAtGoogle(result.revoked);
     return ok(result.connection);

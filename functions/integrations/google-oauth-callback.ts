@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { exchangeCode, revokeTokensAtGoogle } from '../../shared/calendar/google.js';
+import { now } from '../../shared/clock.js';
 import { DomainError } from '../../shared/errors.js';
 import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
 import { created } from '../../shared/http/responses.js';
@@ -25,7 +26,8 @@ export const handler = defineRoute(
     responses: { 201: integrationConnection, 400: errorSchema, 409: errorSchema.extend({ connection_id: z.string().nullable().optional() }), 502: errorSchema },
   },
   async ({ query, event }) => {
-    const pending = await takePendingAuthorization(query.state);
+    const at = now();
+    const pending = await takePendingAuthorization(query.state, at);
     if (!pending)
       throw new DomainError(
         'bad_request',
@@ -36,15 +38,19 @@ export const handler = defineRoute(
     const exchanged = await exchangeCode(new URLSearchParams(event.rawQueryString ?? ''), query.state, pending.code_verifier);
     try {
       return created(
-        await createConnection(pending.tenant_id, {
-          id: pending.connection_id,
-          provider: 'google_calendar',
-          scopes: exchanged.scopes,
-          timezone: pending.timezone,
-          working_hours: pending.working_hours,
-          tokens: exchanged.tokens,
-          access_expires_at: exchanged.accessExpiresAt,
-        }),
+        await createConnection(
+          pending.tenant_id,
+          {
+            id: pending.connection_id,
+            provider: 'google_calendar',
+            scopes: exchanged.scopes,
+            timezone: pending.timezone,
+            working_hours: pending.working_hours,
+            tokens: exchanged.tokens,
+            access_expires_at: exchanged.accessExpiresAt,
+          },
+          at,
+        ),
       );
     } catch (err) {
       // Not stored (another calendar connected meanwhile, or a failure): the grant Google just

@@ -1,3 +1,4 @@
+import { now } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
@@ -11,7 +12,7 @@ export const handler = defineRoute(
   bearer,
   { path: connectionPath, body: connectionUpdateRequest, responses: { 200: integrationConnection } },
   async ({ principal, path, body }) => {
-    const connection = await updateConnection(principal.tenantId, path.connection_id, body);
+    const connection = await updateConnection(principal.tenantId, path.connection_id, body, now());
     if (!connection) throw notFound('Integration connection');
     return ok(connection);
   },

@@ -1,3 +1,4 @@
+import { now } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { created, ok } from '../../shared/http/responses.js';
@@ -20,7 +21,7 @@ export const handler = defineRoute(
   bearer,
   { path: handoffPath, body: bookingRequest, responses: { 200: handoffResource, 201: handoffResource, 409: handoffConflictError, 502: errorSchema } },
   async ({ principal, path, body }) => {
-    const handoff = await getHandoff(principal.tenantId, path.handoff_id);
+    const handoff = await getHandoff(principal.tenantId, path.handoff_id, now());
     if (!handoff) throw notFound('Handoff');
     const result = await bookHandoffSlot(principal.tenantId, handoff, body.slot_id);
     return result.created ? created(presentHandoff(result.handoff)) : ok(presentHandoff(result.handoff));

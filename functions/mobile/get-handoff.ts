@@ -1,3 +1,4 @@
+import { now } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
@@ -8,7 +9,7 @@ import { handoffPath, handoffResource } from '../../shared/schemas/mobile.js';
 
 /** GET /v1/mobile/receptionist/handoffs/{handoff_id} — status (pending → confirmed → booked); another tenant's id is a 404. */
 export const handler = defineRoute('getHandoff', bearer, { path: handoffPath, responses: { 200: handoffResource } }, async ({ principal, path }) => {
-  const handoff = await getHandoff(principal.tenantId, path.handoff_id, { persist: false });
+  const handoff = await getHandoff(principal.tenantId, path.handoff_id, now(), { persist: false });
   if (!handoff) throw notFound('Handoff');
   return ok(presentHandoff(handoff));
 });

@@ -1,3 +1,4 @@
+import { now } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
@@ -20,7 +21,7 @@ export const handler = defineRoute(
   bearer,
   { path: handoffPath, body: handoffAvailabilityRequest, responses: { 200: handoffAvailabilityResponse, 409: handoffConflictError } },
   async ({ principal, path, body }) => {
-    const handoff = await getHandoff(principal.tenantId, path.handoff_id);
+    const handoff = await getHandoff(principal.tenantId, path.handoff_id, now());
     if (!handoff) throw notFound('Handoff');
     return ok(await handoffAvailability(principal.tenantId, handoff, body));
   },

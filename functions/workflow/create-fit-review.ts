@@ -1,3 +1,4 @@
+import { now } from '../../shared/clock.js';
 import { notFound } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
@@ -22,6 +23,7 @@ export const handler = defineRoute(
       path.action_id,
       body,
       `api_key:${principal.keyId}`,
+      now(),
       idempotency && ((result) => [idempotency.commitItem({ status: 200, body: result })]),
     );
     if (!review) throw notFound('Workflow outcome');

@@ -142,9 +142,10 @@ export async function exchangeCode(callback: URLSearchParams, expectedState: str
 /** A usable access token: the stored one, or a refreshed one (stored sealed) when it has expired. */
 async function accessToken(c: ConnectionRecord): Promise<string> {
   const tokens = await openTokens(c);
-  if (c.access_expires_at && Date.parse(c.access_expires_at) - REFRESH_SKEW_MS > now().getTime()) return tokens.access_token;
+  const at = now();
+  if (c.access_expires_at && Date.parse(c.access_expires_at) - REFRESH_SKEW_MS > at.getTime()) return tokens.access_token;
   if (!tokens.refresh_token) {
-    await markConnectionError(c);
+    await markConnectionError(c, at);
     throw new DomainError('conflict', 'calendar_reauthorization_required', 'The calendar connection has expired and holds no refresh token; connect it again');
   }
   const as = authorizationServer();
@@ -165,11 +166,11 @@ async function accessToken(c: ConnectionRecord): Promise<string> {
     // (a 5xx, an unreadable answer) is Google failing, not refusing.
     if (!(err instanceof oauth.ResponseBodyError))
       throw new DomainError('upstream_failed', 'calendar_provider_error', 'Google did not answer the token refresh properly');
-    await markConnectionError(c);
+    await markConnectionError(c, at);
     throw new DomainError('conflict', 'calendar_reauthorization_required', 'Google refused to refresh the calendar connection; connect it again');
   }
   const fresh = { access_token: result.access_token, refresh_token: result.refresh_token ?? tokens.refresh_token };
-  await storeRefreshedTokens(c, fresh, expiryOf(result.expires_in));
+  await storeRefreshedTokens(c, fresh, expiryOf(result.expires_in), at);
   return fresh.access_token;
 }
 

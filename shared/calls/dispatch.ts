@@ -273,7 +273,7 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
  */
 async function campaignNotRunning(call: OutboundCallRecord, status: string): Promise<DispatchOutcome> {
   if (status === 'cancelled' || status === 'completed') {
-    const result = await cancelCampaignCall(call.tenant_id, call.id);
+    const result = await cancelCampaignCall(call.tenant_id, call.id, now());
     if (result?.ended) await callEnded(call, { nudge: false }); // its campaign launches nothing more
     return 'blocked';
   }

@@ -76,6 +76,8 @@ export interface UnfinishedDeps {
 
 /** Closes (or hands its final status to) every unfinished call past its carrier's bound; returns how many ended. */
 export async function runUnfinishedReconciler(at: Date, deps: UnfinishedDeps = {}): Promise<number> {
+  // The budget is the run's own (wall-clock) time, not the platform instant `at` judges by.
+  const stopAt = Date.now() + RUN_BUDGET_MS;
   // Swept at the shortest bound; each watch then waits for its own carrier's.
   const sweepAfterMs = deps.afterMs ?? Math.min(unfinishedBounds('mock').askAfterMs, unfinishedBounds('twilio').askAfterMs);
   const bound = new Date(at.getTime() - sweepAfterMs).toISOString();
@@ -84,7 +86,7 @@ export async function runUnfinishedReconciler(at: Date, deps: UnfinishedDeps = {
     bound,
     (item) => settle(item as unknown as WatchItem, at, deps),
     'unfinished call',
-    Date.now() + RUN_BUDGET_MS,
+    () => Date.now() > stopAt,
   );
 }
 

@@ -9,6 +9,7 @@
  *          disposes what is not dialling yet.
  */
 
+import { now } from '../clock.js';
 import { conflict, DomainError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { CampaignAction } from '../policy/campaigns/rules.js';
@@ -19,9 +20,9 @@ import { getPool } from '../repositories/number-pools.js';
 const statusConflict = (action: string, status: string) =>
   new DomainError('conflict', 'campaign_status_conflict', `A ${status} campaign cannot be ${action}`, { status });
 
-async function move(tenantId: string, campaignId: string, action: CampaignAction, to: CampaignRecord['status'], opts: Parameters<typeof moveCampaign>[4] = {}) {
+async function move(tenantId: string, campaignId: string, action: CampaignAction, to: CampaignRecord['status'], opts: Parameters<typeof moveCampaign>[5] = {}) {
   try {
-    return await moveCampaign(tenantId, campaignId, action, to, opts);
+    return await moveCampaign(tenantId, campaignId, action, to, now(), opts);
   } catch (err) {
     if (err instanceof CampaignStatusConflict)
       throw statusConflict(`${action === 'cancel' ? 'cancelled' : action === 'start' ? 'started' : `${action}d`}`, err.status);

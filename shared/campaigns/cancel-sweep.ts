@@ -26,14 +26,15 @@ const disposeQueued = (c: CampaignRecord, q: QueuedContact, at: string) =>
   tryTransactWrite([...rowDisposeQueuedItems(c.tenant_id, c.id, q, CAMPAIGN_CANCELLED, at), campaignDoneItem(c.tenant_id, c.id)]);
 
 export async function sweepCancelled(c: CampaignRecord): Promise<boolean> {
-  const at = now().toISOString();
+  const instant = now();
+  const at = instant.toISOString();
   const queued = (await allQueued(c.tenant_id, c.id)).slice(0, SWEEP_BATCH);
   for (let i = 0; i < queued.length; i += SWEEP_PARALLEL) await Promise.all(queued.slice(i, i + SWEEP_PARALLEL).map((q) => disposeQueued(c, q, at)));
   const scheduled = await scheduledAttemptCalls(c.tenant_id, c.id);
   for (let i = 0; i < scheduled.length; i += SWEEP_PARALLEL) {
     await Promise.all(
       scheduled.slice(i, i + SWEEP_PARALLEL).map(async (callId) => {
-        const result = await cancelCampaignCall(c.tenant_id, callId);
+        const result = await cancelCampaignCall(c.tenant_id, callId, instant);
         if (result?.ended) await callEnded(result.call, { nudge: false }); // the campaign is cancelled: nothing to launch
       }),
     );

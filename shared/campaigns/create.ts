@@ -6,6 +6,7 @@
  * pinned version; docs/decisions/campaigns.md). The campaign starts in `draft`.
  */
 
+import { now } from '../clock.js';
 import { conflict, ValidationError, type ValidationIssue } from '../errors.js';
 import { isId } from '../ids.js';
 import { agentExists, latestPublishedVersion } from '../repositories/agents.js';
@@ -49,15 +50,19 @@ export async function buildCampaign(tenantId: string, body: CampaignCreateReques
   }
   if (issues.length > 0) throw new ValidationError(issues);
   if (!version) throw conflict('agent_not_published', 'The agent has no published version: publish it before creating a campaign');
-  return newCampaign(tenantId, {
-    name: body.name,
-    agent_definition_id: body.agent_id,
-    target: { contact_list_id: body.target.contact_list_id },
-    number_pool_id: body.number_pool_id,
-    telephony_account_id: body.telephony_account_id,
-    compliance_profile_id: body.compliance_profile_id ?? agentProfile,
-    max_attempts_per_contact: body.max_attempts_per_contact,
-    concurrency_cap: body.concurrency_cap,
-    retry_after_minutes: body.retry_after_minutes,
-  });
+  return newCampaign(
+    tenantId,
+    {
+      name: body.name,
+      agent_definition_id: body.agent_id,
+      target: { contact_list_id: body.target.contact_list_id },
+      number_pool_id: body.number_pool_id,
+      telephony_account_id: body.telephony_account_id,
+      compliance_profile_id: body.compliance_profile_id ?? agentProfile,
+      max_attempts_per_contact: body.max_attempts_per_contact,
+      concurrency_cap: body.concurrency_cap,
+      retry_after_minutes: body.retry_after_minutes,
+    },
+    now(),
+  );
 }

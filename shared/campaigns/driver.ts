@@ -46,6 +46,7 @@ const tryMove = async (c: CampaignRecord, action: 'ready' | 'run' | 'complete') 
       c.id,
       action,
       action === 'ready' ? 'ready' : action === 'run' ? 'running' : 'completed',
+      now(),
       action === 'complete' ? { extra: () => [activeMarkerDelete(c.tenant_id, c.id)] } : {},
     );
   } catch (err) {

@@ -18,6 +18,7 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { now as clockNow } from '../clock.js';
 import { conflict, ValidationError } from '../errors.js';
 import { requestFingerprint } from '../idempotency/fingerprint.js';
 import { logger } from '../observability.js';
@@ -118,9 +119,11 @@ export async function runIdempotent(
     query: req.query ?? null,
     body: req.body ?? null,
   });
-  if (options.inTransaction) return runInTransaction(scope, fingerprint, req, work, options.prefetched);
+  // One instant for the whole request: the record's claim, expiry and lock are judged from its start.
+  const at = clockNow().getTime();
+  if (options.inTransaction) return runInTransaction(scope, fingerprint, req, work, options.prefetched, at);
 
-  const claimed = await claim(scope, fingerprint);
+  const claimed = await claim(scope, fingerprint, at);
   if (claimed.outcome !== 'claimed') return answerTaken(claimed, fingerprint);
 
   const owner = claimed.owner;
@@ -150,23 +153,24 @@ async function runInTransaction(
   req: IdempotentRequest,
   work: () => Promise<RouteResult>,
   prefetched: IdempotencyOptions['prefetched'],
+  at: number,
 ): Promise<RouteResult> {
-  const seen = recordOutcome(prefetched ? prefetched.item : await readRecord(scope));
+  const seen = recordOutcome(prefetched ? prefetched.item : await readRecord(scope), at);
   if (seen.outcome !== 'free') return answerTaken(seen, fingerprint);
-  req.idempotency = { key: scope.key, commitItem: (r) => ({ Put: completedRecordPut(scope, fingerprint, stored(r)) }) };
+  req.idempotency = { key: scope.key, commitItem: (r) => ({ Put: completedRecordPut(scope, fingerprint, stored(r), at) }) };
   let result: RouteResult;
   try {
     result = await work();
   } catch (err) {
     // Cancelled: perhaps because another request with this key committed first; then its result is the answer.
     if (err instanceof TransactionCanceledException) {
-      const now = recordOutcome(await readRecord(scope));
+      const now = recordOutcome(await readRecord(scope), at);
       if (now.outcome !== 'free') return answerTaken(now, fingerprint);
     }
     throw err;
   }
   if (result.status >= 200 && result.status < 300 && !result.idempotencyCommitted) {
-    await putCompletedRecord(scope, fingerprint, stored(result)).catch((e) => logger.warn('idempotency completion failed', e as Error));
+    await putCompletedRecord(scope, fingerprint, stored(result), at).catch((e) => logger.warn('idempotency completion failed', e as Error));
   }
   return result;
 }

@@ -198,7 +198,7 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
   let listId: string | undefined;
   try {
     await opts.beforeJobStart?.(importId);
-    listId = await startJob(prepared, job, attestation);
+    listId = await startJob(prepared, job, attestation, started);
   } catch (err) {
     await undoEvidence(tenantId, importId);
     throw err;
@@ -446,11 +446,11 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
  * request creates a list of that name meanwhile, its list is used, as findOrCreateListByName
  * would. Returns the target list id.
  */
-async function startJob(prepared: PreparedImport, job: ImportJobRecord, attestation: Attestation): Promise<string | undefined> {
+async function startJob(prepared: PreparedImport, job: ImportJobRecord, attestation: Attestation, at: Date): Promise<string | undefined> {
   const name = prepared.request.list_name;
   let list = prepared.list;
   for (let attempt = 1; ; attempt++) {
-    const created = name !== undefined && !list ? newList(name) : undefined;
+    const created = name !== undefined && !list ? newList(name, at) : undefined;
     job.target_list_id = (list ?? created)?.id ?? null;
     try {
       await startImportJob(job, attestation, created);

@@ -8,18 +8,10 @@
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { contentHash } from '../canonical-json.js';
-import type { TransactItem } from '../db/conditional-transaction.js';
+import { commit, conditionalTransaction, noChange, type TransactItem } from '../db/conditional-transaction.js';
 import { splitPassages } from '../policy/knowledge/passages.js';
-import {
-  draftDocuments,
-  getPack,
-  getPackVersion,
-  PackChanged,
-  putBlob,
-  putVersion,
-  readBlob,
-  type StoredPackVersion,
-} from '../repositories/knowledge-packs.js';
+import { draftDocuments, getPack, getPackVersion, packVersionItems, putBlob, readBlob, type StoredPackVersion } from '../repositories/knowledge-packs.js';
+import { RACE, type RetryPolicy } from '../retry.js';
 import type { KnowledgePackVersion } from '../schemas/knowledge-packs.js';
 import { retrievalBackend } from './retrieval.js';
 
@@ -31,7 +23,8 @@ export class EmptyDraft extends Error {
   }
 }
 
-const ATTEMPTS = 5;
+/** Each try builds the index and writes its blobs again: fewer tries than a cheap race. */
+const PUBLISH: RetryPolicy = { ...RACE, attempts: 5 };
 
 const manifestBlob = (hash: string) => `${hash}.documents`;
 
@@ -51,41 +44,39 @@ export async function publishPack(
   at: Date,
   extra: (v: Omit<KnowledgePackVersion, 'documents'>) => TransactItem[] = () => [],
 ): Promise<StoredPackVersion | undefined> {
-  for (let attempt = 1; ; attempt++) {
-    const pack = await getPack(tenantId, packId, true);
-    if (!pack) return undefined;
-    const docs = await draftDocuments(tenantId, packId);
-    if (!docs.length) throw new EmptyDraft();
-    const frozen = docs.map((d) => ({ id: d.id, title: d.title, content: d.content, source_ref: d.source_ref }));
-    const hash = contentHash(frozen);
-    const passages = splitPassages(frozen);
-    const backend = retrievalBackend();
-    const blob = gzipSync(JSON.stringify({ passages, index: backend.build(passages) }));
-    const chunks = await putBlob(tenantId, packId, hash, blob);
-    const documents = docs.map((d) => ({
-      id: d.id,
-      title: d.title,
-      source_ref: d.source_ref,
-      passage_ids: passages.filter((p) => p.document_id === d.id).map((p) => p.id),
-    }));
-    await putBlob(tenantId, packId, manifestBlob(hash), gzipSync(JSON.stringify(documents)));
-    const version: StoredPackVersion = {
-      pack_id: packId,
-      version: (pack.latest_version ?? 0) + 1,
-      content_hash: hash,
-      document_count: docs.length,
-      passage_count: passages.length,
-      bytes: docs.reduce((n, d) => n + d.bytes, 0),
-      retrieval: backend.name,
-      published_at: at.toISOString(),
-      blob_chunks: chunks,
-    };
-    try {
+  return conditionalTransaction({
+    decide: async () => {
+      const pack = await getPack(tenantId, packId, true);
+      if (!pack) return noChange(undefined);
+      const docs = await draftDocuments(tenantId, packId);
+      if (!docs.length) throw new EmptyDraft();
+      const frozen = docs.map((d) => ({ id: d.id, title: d.title, content: d.content, source_ref: d.source_ref }));
+      const hash = contentHash(frozen);
+      const passages = splitPassages(frozen);
+      const backend = retrievalBackend();
+      const blob = gzipSync(JSON.stringify({ passages, index: backend.build(passages) }));
+      const chunks = await putBlob(tenantId, packId, hash, blob);
+      const documents = docs.map((d) => ({
+        id: d.id,
+        title: d.title,
+        source_ref: d.source_ref,
+        passage_ids: passages.filter((p) => p.document_id === d.id).map((p) => p.id),
+      }));
+      await putBlob(tenantId, packId, manifestBlob(hash), gzipSync(JSON.stringify(documents)));
+      const version: StoredPackVersion = {
+        pack_id: packId,
+        version: (pack.latest_version ?? 0) + 1,
+        content_hash: hash,
+        document_count: docs.length,
+        passage_count: passages.length,
+        bytes: docs.reduce((n, d) => n + d.bytes, 0),
+        retrieval: backend.name,
+        published_at: at.toISOString(),
+        blob_chunks: chunks,
+      };
       const { blob_chunks: _b, ...shown } = version;
-      await putVersion(tenantId, packId, pack, version, at, extra(shown));
-      return version;
-    } catch (err) {
-      if (!(err instanceof PackChanged) || attempt >= ATTEMPTS) throw err;
-    }
-  }
+      return commit([...packVersionItems(tenantId, packId, pack, version, at), ...extra(shown)], version);
+    },
+    policy: PUBLISH,
+  });
 }

@@ -107,7 +107,7 @@ export async function bookHandoffSlot(tenantId: string, handoff: Handoff, slotId
     }).catch((err) => {
       if (!(err instanceof DomainError && err.code === 'calendar_provider_error' && / 409$/.test(err.detail))) throw err;
     });
-  const result = await bookHandoff(tenantId, handoff, connection, { startsAt: slot.startsAt, endsAt: slot.endsAt, slotId }, eventId);
+  const result = await bookHandoff(tenantId, handoff, connection, { startsAt: slot.startsAt, endsAt: slot.endsAt, slotId }, eventId, at);
   if (result.kind === 'slot_taken') throw taken;
   if (result.kind === 'moved_on') {
     if (result.handoff.status === 'booked' && result.handoff.booking?.starts_at === slot.startsAt) return { handoff: result.handoff, created: false };

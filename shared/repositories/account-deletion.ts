@@ -1,25 +1,13 @@
-/**
- * The account's deletion request and its emailed proof (see docs/decisions/account-deletion.md).
- *
- * - `TENANT#<t>` / `DELETION_REQUEST`: status (pending → deleting → completed, or cancelled),
- *   who confirmed and how, scheduled_for, and — once the deletion runs — its checkpoint.
- *   It is a kept kind (shared/accounts/retention.ts), so it survives the deletion as proof.
- * - `PLATFORM#DELETIONS_DUE` / `<scheduled_for>#<t>`: the job's work list, written and removed
- *   in the same transactions as the request.
- * - `TENANT#<t>` / `DELETION_PROOF`: the newest emailed proof's hash (a newer proof overwrites
- *   it, which is what makes the older one useless), spent by a conditional write in the same
- *   transaction that creates or reconfirms the request.
- * Events account.deletion_requested / account.deletion_cancelled commit with the change.
- */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
+import { commit, conditionalTransaction } from '../db/conditional-transaction.js';
 import { keys, platformKeys } from '../db/keys.js';
 import { queryAll } from '../db/query.js';
+import { failedConditionIndex } from '../db/transaction-errors.js';
 import { conflict } from '../errors.js';
 import { outboxItems } from '../events/outbox.js';
 import { confirmationEffect, DELETION_PROOF_TTL_MS, type DeletionRequestStatus, scheduledFor } from '../policy/accounts/deletion-rules.js';
-import { backoff, RACE } from '../retry.js';
+import { RACE, type RetryPolicy } from '../retry.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -44,22 +32,17 @@ export async function getDeletionRequest(tenantId: string): Promise<DeletionRequ
   return out.Item as DeletionRequest | undefined;
 }
 
-/** Writers of one request that keep losing to each other retry this many times, then answer 409. */
-const DELETION_WRITE_ATTEMPTS = 6;
-
 /**
- * After a lost race on the request: a full-jitter pause (shared/retry.ts RACE) before re-reading,
- * so concurrent confirmations and cancellations spread out instead of colliding again in step;
- * after the last attempt, 409 `account_deletion_conflict` (never a 500).
+ * Writers of one request that keep losing to each other (concurrent confirmations and
+ * cancellations) re-read after a full-jitter pause, this many times in all, then answer 409
+ * `account_deletion_conflict` (never a 500).
  */
-async function contended(attempt: number, current: DeletionRequest | undefined): Promise<void> {
-  if (attempt + 1 >= DELETION_WRITE_ATTEMPTS) {
-    throw conflict('account_deletion_conflict', 'The account deletion request was changed by another request at the same time; read it and try again', {
-      status: current?.status ?? 'none',
-    });
-  }
-  await backoff(RACE, attempt + 1);
-}
+const DELETION_WRITES: RetryPolicy = { ...RACE, attempts: 6 };
+
+const contended = (current: DeletionRequest | undefined) =>
+  conflict('account_deletion_conflict', 'The account deletion request was changed by another request at the same time; read it and try again', {
+    status: current?.status ?? 'none',
+  });
 
 const revisionCondition = (current: DeletionRequest | undefined) =>
   current
@@ -76,107 +59,112 @@ export async function confirmDeletion(
   extra: TransactItem[] = [],
   onExtraFailed?: () => Error,
 ): Promise<DeletionRequest> {
-  for (let attempt = 0; ; attempt++) {
-    const current = await getDeletionRequest(input.tenantId);
-    const effect = confirmationEffect(current?.status ?? 'none');
-    if (effect === 'refuse') throw conflict('account_deletion_in_progress', `The account deletion is already ${current!.status}`, { status: current!.status });
-    const at = input.at.toISOString();
-    let next: DeletionRequest;
-    const items: TransactItem[] = [...extra];
-    if (effect === 'reconfirm') {
-      next = { ...current!, last_confirmed_at: at, confirmed_by: input.by, revision: current!.revision + 1 };
-      items.push({
-        Put: { TableName: tableName(), Item: { ...keys.deletionRequest(input.tenantId), type: 'deletion_request', ...next }, ...revisionCondition(current) },
-      });
-    } else {
-      const when = scheduledFor(input.at).toISOString();
-      next = {
-        tenant_id: input.tenantId,
-        status: 'pending',
-        requested_at: at,
-        requested_by_user_id: input.userId,
-        confirmed_by: input.by,
-        last_confirmed_at: at,
-        scheduled_for: when,
-        cancelled_at: null,
-        cancelled_by_user_id: null,
-        started_at: null,
-        completed_at: null,
-        revision: (current?.revision ?? 0) + 1,
-      };
-      items.push(
-        {
+  let current: DeletionRequest | undefined;
+  return conditionalTransaction({
+    decide: async () => {
+      current = await getDeletionRequest(input.tenantId);
+      const effect = confirmationEffect(current?.status ?? 'none');
+      if (effect === 'refuse')
+        throw conflict('account_deletion_in_progress', `The account deletion is already ${current!.status}`, { status: current!.status });
+      const at = input.at.toISOString();
+      let next: DeletionRequest;
+      const items: TransactItem[] = [...extra];
+      if (effect === 'reconfirm') {
+        next = { ...current!, last_confirmed_at: at, confirmed_by: input.by, revision: current!.revision + 1 };
+        items.push({
           Put: { TableName: tableName(), Item: { ...keys.deletionRequest(input.tenantId), type: 'deletion_request', ...next }, ...revisionCondition(current) },
-        },
-        {
-          Put: {
-            TableName: tableName(),
-            Item: { ...platformKeys.deletionDue(when, input.tenantId), type: 'deletion_due', tenant_id: input.tenantId, scheduled_for: when },
+        });
+      } else {
+        const when = scheduledFor(input.at).toISOString();
+        next = {
+          tenant_id: input.tenantId,
+          status: 'pending',
+          requested_at: at,
+          requested_by_user_id: input.userId,
+          confirmed_by: input.by,
+          last_confirmed_at: at,
+          scheduled_for: when,
+          cancelled_at: null,
+          cancelled_by_user_id: null,
+          started_at: null,
+          completed_at: null,
+          revision: (current?.revision ?? 0) + 1,
+        };
+        items.push(
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...keys.deletionRequest(input.tenantId), type: 'deletion_request', ...next },
+              ...revisionCondition(current),
+            },
           },
-        },
-        ...outboxItems(
-          input.tenantId,
-          'account.deletion_requested',
-          { scheduled_for: when, requested_at: at, confirmed_by: input.by, requested_by_user_id: input.userId },
-          input.at,
-        ).items,
-      );
-    }
-    try {
-      await db().send(new TransactWriteCommand({ TransactItems: items }));
-      return next;
-    } catch (err) {
-      if (!(err instanceof TransactionCanceledException)) throw err;
-      const reasons = err.CancellationReasons ?? [];
-      if (onExtraFailed && extra.some((_, i) => reasons[i]?.Code === 'ConditionalCheckFailed')) throw onExtraFailed();
-      // The request moved under us (another confirmation or a cancel): read it again after a jittered pause.
-      await contended(attempt, current);
-    }
-  }
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...platformKeys.deletionDue(when, input.tenantId), type: 'deletion_due', tenant_id: input.tenantId, scheduled_for: when },
+            },
+          },
+          ...outboxItems(
+            input.tenantId,
+            'account.deletion_requested',
+            { scheduled_for: when, requested_at: at, confirmed_by: input.by, requested_by_user_id: input.userId },
+            input.at,
+          ).items,
+        );
+      }
+      return commit(items, next);
+    },
+    // A refused `extra` item is the caller's answer; else the request moved under us (another confirmation or a cancel).
+    settle: (err) => {
+      const failed = failedConditionIndex(err);
+      if (onExtraFailed && failed >= 0 && failed < extra.length) throw onExtraFailed();
+      return undefined;
+    },
+    policy: DELETION_WRITES,
+    exhausted: () => contended(current),
+  });
 }
 
 /** Cancel a pending request: its due item goes and account.deletion_cancelled commits with it. */
 export async function cancelDeletion(input: { tenantId: string; userId: string; at: Date }): Promise<DeletionRequest> {
-  for (let attempt = 0; ; attempt++) {
-    const current = await getDeletionRequest(input.tenantId);
-    if (current?.status !== 'pending') {
-      throw conflict(
-        'account_deletion_not_pending',
-        current ? `The account deletion is ${current.status}; only a pending one can be cancelled` : 'There is no account deletion to cancel',
-        { status: current?.status ?? 'none' },
-      );
-    }
-    const at = input.at.toISOString();
-    const next: DeletionRequest = { ...current, status: 'cancelled', cancelled_at: at, cancelled_by_user_id: input.userId, revision: current.revision + 1 };
-    try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: tableName(),
-                Item: { ...keys.deletionRequest(input.tenantId), type: 'deletion_request', ...next },
-                ConditionExpression: 'revision = :rev AND #s = :pending',
-                ExpressionAttributeNames: { '#s': 'status' },
-                ExpressionAttributeValues: { ':rev': current.revision, ':pending': 'pending' },
-              },
+  let current: DeletionRequest | undefined;
+  return conditionalTransaction({
+    decide: async () => {
+      current = await getDeletionRequest(input.tenantId);
+      if (current?.status !== 'pending') {
+        throw conflict(
+          'account_deletion_not_pending',
+          current ? `The account deletion is ${current.status}; only a pending one can be cancelled` : 'There is no account deletion to cancel',
+          { status: current?.status ?? 'none' },
+        );
+      }
+      const at = input.at.toISOString();
+      const next: DeletionRequest = { ...current, status: 'cancelled', cancelled_at: at, cancelled_by_user_id: input.userId, revision: current.revision + 1 };
+      return commit(
+        [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...keys.deletionRequest(input.tenantId), type: 'deletion_request', ...next },
+              ConditionExpression: 'revision = :rev AND #s = :pending',
+              ExpressionAttributeNames: { '#s': 'status' },
+              ExpressionAttributeValues: { ':rev': current.revision, ':pending': 'pending' },
             },
-            { Delete: { TableName: tableName(), Key: platformKeys.deletionDue(current.scheduled_for, input.tenantId) } },
-            ...outboxItems(
-              input.tenantId,
-              'account.deletion_cancelled',
-              { cancelled_at: at, cancelled_by_user_id: input.userId, scheduled_for: current.scheduled_for },
-              input.at,
-            ).items,
-          ],
-        }),
+          },
+          { Delete: { TableName: tableName(), Key: platformKeys.deletionDue(current.scheduled_for, input.tenantId) } },
+          ...outboxItems(
+            input.tenantId,
+            'account.deletion_cancelled',
+            { cancelled_at: at, cancelled_by_user_id: input.userId, scheduled_for: current.scheduled_for },
+            input.at,
+          ).items,
+        ],
+        next,
       );
-      return next;
-    } catch (err) {
-      if (!(err instanceof TransactionCanceledException)) throw err;
-      await contended(attempt, current);
-    }
-  }
+    },
+    policy: DELETION_WRITES,
+    exhausted: () => contended(current),
+  });
 }
 
 /** Store a fresh proof's hash (the previous one stops working). */

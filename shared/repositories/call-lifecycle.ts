@@ -17,7 +17,6 @@
 
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { now as clockNow } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { callKeys, platformKeys } from '../db/keys.js';
@@ -48,7 +47,7 @@ export class CallSidMismatch extends Error {
  * its unfinished watch, as dispatch's recordProviderSid would have), idempotently. A call
  * already linked to this sid is fine; to another sid (or the sid to another call) → CallSidMismatch.
  */
-export async function linkCarrierCall(call: CallRecord, callSid: string): Promise<void> {
+export async function linkCarrierCall(call: CallRecord, callSid: string, at: Date): Promise<void> {
   if (call.provider_call_sid === callSid) {
     const pointer = await db().send(new GetCommand({ TableName: tableName(), Key: platformKeys.carrierCall(callSid), ConsistentRead: true }));
     if (pointer.Item) {
@@ -59,7 +58,7 @@ export async function linkCarrierCall(call: CallRecord, callSid: string): Promis
     throw new CallSidMismatch();
   }
   // A call that already ended needs no watch (a link racing its end leaves one the reconciler drops).
-  const watch = !call.provider_call_sid && !isTerminal(call.state) ? clockNow().toISOString() : null;
+  const watch = !call.provider_call_sid && !isTerminal(call.state) ? at.toISOString() : null;
   try {
     await db().send(
       new TransactWriteCommand({
@@ -73,7 +72,7 @@ export async function linkCarrierCall(call: CallRecord, callSid: string): Promis
     const fresh = await getCall(call.tenant_id, call.id);
     if (pointer.Item?.call_id !== call.id || pointer.Item?.tenant_id !== call.tenant_id || (fresh?.provider_call_sid && fresh.provider_call_sid !== callSid))
       throw new CallSidMismatch();
-    if (fresh && !fresh.provider_call_sid) await linkCarrierCall(fresh, callSid);
+    if (fresh && !fresh.provider_call_sid) await linkCarrierCall(fresh, callSid, at);
   }
 }
 
@@ -119,7 +118,7 @@ export async function applyCallTransition(
   callId: string,
   compute: (call: CallRecordWithEvents) => StateChange | null,
   extra: (call: CallRecordWithEvents, change: StateChange | null) => TransitionExtra = () => ({ sets: [], values: {} }),
-  now = clockNow(),
+  now: Date,
 ): Promise<TransitionResult | undefined> {
   return conditionalTransaction<TransitionResult | undefined>({
     decide: async () => {
@@ -222,7 +221,7 @@ export function applyOutboundStatus(
   call: Pick<CallRecord, 'tenant_id' | 'id'>,
   status: CarrierStatus,
   durationSeconds: number | null,
-  now = clockNow(),
+  now: Date,
   meter?: MinutesMeter,
 ): Promise<TransitionResult | undefined> {
   if (durationSeconds !== null && !meter) throw new Error(`call ${call.id}: a status with a duration needs the minutes meter`);
@@ -273,11 +272,11 @@ function campaignCancelChange(call: Pick<CallRecord, 'direction' | 'state'>): St
   return change ? { ...change, end_reason: CAMPAIGN_CANCELLED } : null;
 }
 
-export async function cancelCampaignCall(tenantId: string, callId: string, now = clockNow()): Promise<TransitionResult | undefined> {
+export async function cancelCampaignCall(tenantId: string, callId: string, now: Date): Promise<TransitionResult | undefined> {
   return applyCallTransition(tenantId, callId, campaignCancelChange, undefined, now);
 }
 
-export async function cancelCall(tenantId: string, callId: string, now = clockNow()): Promise<TransitionResult | undefined> {
+export async function cancelCall(tenantId: string, callId: string, now: Date): Promise<TransitionResult | undefined> {
   return applyCallTransition(tenantId, callId, cancelChange, undefined, now);
 }
 
@@ -290,7 +289,7 @@ export async function storeAnalysis(
   call: CallRecord,
   stored: Record<string, unknown>,
   summary: Record<string, unknown>,
-  now = clockNow(),
+  now: Date,
   settle?: { disposition: string; disposition_set_by: string },
   producedItems: TransactItem[] = [],
 ): Promise<boolean> {

@@ -93,19 +93,19 @@ export async function watchesOlderThan(pk: string, before: string, limit = WATCH
 /**
  * The reconcilers' loop: every shard's items older than `bound`, oldest first (WATCH_PAGE a
  * shard), each handed to `handle`; one that throws is logged and left for the next run, and
- * `stopAt` (epoch ms) ends a run early. Answers how many `handle` counted.
+ * `outOfTime` (asked before each item: the caller's clock and deadline) ends a run early. Answers how many `handle` counted.
  */
 export async function sweepWatches(
   partition: (shard: number) => string,
   bound: string,
   handle: (item: Record<string, unknown>) => Promise<boolean>,
   what: string,
-  stopAt = Number.POSITIVE_INFINITY,
+  outOfTime: () => boolean = () => false,
 ): Promise<number> {
   let counted = 0;
   for (let shard = 0; shard < DISPATCH_SHARDS; shard++) {
     for (const item of await watchesOlderThan(partition(shard), bound)) {
-      if (Date.now() > stopAt) return counted; // the next run takes the rest
+      if (outOfTime()) return counted; // the next run takes the rest
       try {
         if (await handle(item)) counted++;
       } catch (err) {

@@ -5,7 +5,7 @@
  * (monotonic: completed and cancelled never change). Its per-contact rows and work queue
  * live in its own partition (shared/db/keys.ts `campaignKeys`); shared/campaigns/ drives it.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   GetCommand,
@@ -15,9 +15,9 @@ import {
   type TransactWriteCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { now } from '../clock.js';
 import { batchGetItems, itemAt } from '../db/batch-get.js';
 import { db, tableName } from '../db/client.js';
+import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { campaignKeys } from '../db/keys.js';
 import { type EventType, outboxItems } from '../events/outbox.js';
 import { isId, newId } from '../ids.js';
@@ -101,8 +101,9 @@ export function newCampaign(
     | 'concurrency_cap'
     | 'retry_after_minutes'
   >,
+  createdAt: Date,
 ): CampaignRecord {
-  const at = now().toISOString();
+  const at = createdAt.toISOString();
   return {
     ...fields,
     id: newId('cmp'),
@@ -258,44 +259,42 @@ export async function moveCampaign(
   campaignId: string,
   action: CampaignAction,
   to: CampaignStatus,
+  at: Date,
   opts: { sets?: Record<string, unknown>; extra?: (c: CampaignRecord) => TransactItem[] } = {},
 ): Promise<CampaignRecord | undefined> {
-  for (let round = 0; round < 5; round++) {
-    const c = await getCampaign(tenantId, campaignId);
-    if (!c) return undefined;
-    if (!(CAMPAIGN_MOVES[action] as readonly string[]).includes(c.status)) throw new CampaignStatusConflict(c.status);
-    const at = now();
-    const sets = { ...(opts.sets ?? {}), status: to, updated_at: at.toISOString() };
-    const names = Object.fromEntries(Object.keys(sets).map((k, i) => [`#f${i}`, k]));
-    const values = Object.fromEntries(Object.values(sets).map((v, i) => [`:v${i}`, v]));
-    try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: tableName(),
-                Key: campaignKeys.campaign(tenantId, campaignId),
-                UpdateExpression: `SET ${Object.keys(sets)
-                  .map((_, i) => `#f${i} = :v${i}`)
-                  .join(', ')}`,
-                ConditionExpression: '#f_status = :from',
-                ExpressionAttributeNames: { ...names, '#f_status': 'status' },
-                ExpressionAttributeValues: { ...values, ':from': c.status },
-              },
+  const sets = { ...(opts.sets ?? {}), status: to, updated_at: at.toISOString() };
+  const names = Object.fromEntries(Object.keys(sets).map((k, i) => [`#f${i}`, k]));
+  const values = Object.fromEntries(Object.values(sets).map((v, i) => [`:v${i}`, v]));
+  return conditionalTransaction({
+    decide: async () => {
+      const c = await getCampaign(tenantId, campaignId);
+      if (!c) return noChange(undefined);
+      if (!(CAMPAIGN_MOVES[action] as readonly string[]).includes(c.status)) throw new CampaignStatusConflict(c.status);
+      return commit(
+        [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: campaignKeys.campaign(tenantId, campaignId),
+              UpdateExpression: `SET ${Object.keys(sets)
+                .map((_, i) => `#f${i} = :v${i}`)
+                .join(', ')}`,
+              ConditionExpression: '#f_status = :from',
+              ExpressionAttributeNames: { ...names, '#f_status': 'status' },
+              ExpressionAttributeValues: { ...values, ':from': c.status },
             },
-            ...campaignEvent(c, to, c.status, at),
-            ...shardStatusItems(c, to),
-            ...(opts.extra?.(c) ?? []),
-          ],
-        }),
+          },
+          ...campaignEvent(c, to, c.status, at),
+          ...shardStatusItems(c, to),
+          ...(opts.extra?.(c) ?? []),
+        ],
+        { ...c, ...sets } as CampaignRecord,
       );
-      return { ...c, ...sets } as CampaignRecord;
-    } catch (err) {
-      if ((err as { name?: string }).name !== 'TransactionCanceledException') throw err;
-    }
-  }
-  throw new Error(`campaign ${campaignId}: the status kept changing`);
+    },
+    // Any refusal may be a move that got there first: the next read decides (conflict or retry).
+    raced: (err) => err instanceof TransactionCanceledException,
+    exhausted: () => new Error(`campaign ${campaignId}: the status kept changing`),
+  });
 }
 
 /** Put the campaign with its idempotency result (if any) in one transaction. */

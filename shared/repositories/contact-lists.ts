@@ -42,7 +42,7 @@ export async function findListByName(tenantId: string, name: string): Promise<Co
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** A new list (not yet written). */
-export const newList = (name: string, now = new Date().toISOString()): ContactList => ({ id: newId('lst'), name: name.trim(), created_at: now });
+export const newList = (name: string, at: Date): ContactList => ({ id: newId('lst'), name: name.trim(), created_at: at.toISOString() });
 
 /**
  * The transaction items that create a list: its name guard first (conditional: the name is
@@ -75,8 +75,8 @@ export function nameTakenOrSelf(err: unknown, list: ContactList, offset = 0): un
 }
 
 /** Create a list; ListNameTaken when the tenant already has one by that name. */
-export async function createList(tenantId: string, name: string, now = new Date().toISOString()): Promise<ContactList> {
-  const list = newList(name, now);
+export async function createList(tenantId: string, name: string, at: Date): Promise<ContactList> {
+  const list = newList(name, at);
   try {
     await db().send(new TransactWriteCommand({ TransactItems: newListItems(tenantId, list) }));
   } catch (err) {
@@ -89,11 +89,11 @@ export async function createList(tenantId: string, name: string, now = new Date(
  * The tenant's list with this name, created when there is none. Two requests racing to
  * create the same name both end with the same list: the loser reads the winner's.
  */
-export async function findOrCreateListByName(tenantId: string, name: string): Promise<{ list: ContactList; created: boolean }> {
+export async function findOrCreateListByName(tenantId: string, name: string, at: Date): Promise<{ list: ContactList; created: boolean }> {
   const found = await findListByName(tenantId, name);
   if (found) return { list: found, created: false };
   try {
-    return { list: await createList(tenantId, name), created: true };
+    return { list: await createList(tenantId, name, at), created: true };
   } catch (err) {
     if (!(err instanceof ListNameTaken)) throw err;
     const winner = await findListByName(tenantId, name);

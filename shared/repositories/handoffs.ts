@@ -16,7 +16,6 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { now } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { callPartition, handoffKeys, integrationKeys } from '../db/keys.js';
 import { outboxItems } from '../events/outbox.js';
@@ -129,12 +128,12 @@ async function readHandoff(tenantId: string, handoffId: string): Promise<Handoff
  * through the carrier's signed status callback) and that callback's transaction did not
  * already confirm it (the fallback): one conditional update + handoff.confirmed.
  */
-export async function getHandoff(tenantId: string, handoffId: string, opts: { persist?: boolean } = {}): Promise<Handoff | undefined> {
+export async function getHandoff(tenantId: string, handoffId: string, now: Date, opts: { persist?: boolean } = {}): Promise<Handoff | undefined> {
   const handoff = await readHandoff(tenantId, handoffId);
   if (!handoff || handoff.status !== 'pending') return handoff;
   const call = await getCall(tenantId, handoff.call_id);
   if (call?.state !== 'completed' || !call.provider_call_sid) return handoff;
-  const at = now().toISOString();
+  const at = now.toISOString();
   const confirmedAt = call.ended_at ?? at; // when the carrier's callback ended the call
   // A read-only route shows what the next write will store.
   if (opts.persist === false) return { ...handoff, status: 'confirmed', confirmed_at: confirmedAt };
@@ -223,8 +222,9 @@ export async function bookHandoff(
   connection: ConnectionRecord,
   slot: { startsAt: string; endsAt: string; slotId: string },
   calendarEventId: string,
+  now: Date,
 ): Promise<BookResult> {
-  const at = now().toISOString();
+  const at = now.toISOString();
   const cells = slotCells(slot.startsAt, slot.endsAt);
   const booking: Booking = {
     connection_id: connection.id,

@@ -48,7 +48,7 @@ export const idempotencyRecordKey = itemKey;
 const FREE = 'attribute_not_exists(pk) OR expires_at < :now OR (#status = :in_progress AND lock_expires_at < :now)';
 
 /** What a record read means: the key is free to take, or the claim's answer (replay / in progress). */
-export function recordOutcome(item: Record<string, unknown> | undefined, now = Date.now()): { outcome: 'free' } | Exclude<ClaimResult, { outcome: 'claimed' }> {
+export function recordOutcome(item: Record<string, unknown> | undefined, now: number): { outcome: 'free' } | Exclude<ClaimResult, { outcome: 'claimed' }> {
   if (!item || (item.expires_at as number) < now) return { outcome: 'free' };
   const old = item as { status: string; fingerprint: string; response?: StoredResponse; lock_expires_at?: number };
   if (old.status === 'completed' && old.response) return { outcome: 'replay', response: old.response, fingerprint: old.fingerprint };
@@ -62,7 +62,7 @@ export async function readRecord(scope: IdempotencyScope): Promise<Record<string
 }
 
 /** The completed record as the first write of the key: inside the work's transaction, or alone. */
-export function completedRecordPut(scope: IdempotencyScope, fingerprint: string, response: StoredResponse, now = Date.now()) {
+export function completedRecordPut(scope: IdempotencyScope, fingerprint: string, response: StoredResponse, now: number) {
   return {
     TableName: tableName(),
     Item: {
@@ -81,11 +81,11 @@ export function completedRecordPut(scope: IdempotencyScope, fingerprint: string,
   };
 }
 
-export async function putCompletedRecord(scope: IdempotencyScope, fingerprint: string, response: StoredResponse, now = Date.now()): Promise<void> {
+export async function putCompletedRecord(scope: IdempotencyScope, fingerprint: string, response: StoredResponse, now: number): Promise<void> {
   await db().send(new PutCommand(completedRecordPut(scope, fingerprint, response, now)));
 }
 
-export async function claim(scope: IdempotencyScope, fingerprint: string, now = Date.now()): Promise<ClaimResult> {
+export async function claim(scope: IdempotencyScope, fingerprint: string, now: number): Promise<ClaimResult> {
   const owner = randomUUID();
   try {
     await db().send(

@@ -317,7 +317,7 @@ export function statusFilter(
 export async function listImportJobs(
   tenantId: string,
   opts: { limit: number; cursor?: string; filters: FilterCondition[] },
-  now = new Date(),
+  now: Date,
 ): Promise<Page<ImportJobSummaryResource>> {
   const statusConditions = opts.filters.filter((c) => c.field === 'status');
   const status = statusConditions.length ? statusFilter(selectedStatuses(statusConditions), now.toISOString()) : undefined;

@@ -8,7 +8,6 @@
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { now } from '../clock.js';
 import { open, seal } from '../crypto/secret-box.js';
 import { db, tableName } from '../db/client.js';
 import { integrationKeys } from '../db/keys.js';
@@ -65,8 +64,8 @@ export interface NewConnection {
 }
 
 /** Connect a calendar (active at once); 409 calendar_already_connected while another is active. */
-export async function createConnection(tenantId: string, input: NewConnection): Promise<IntegrationConnection> {
-  const at = now().toISOString();
+export async function createConnection(tenantId: string, input: NewConnection, now: Date): Promise<IntegrationConnection> {
+  const at = now.toISOString();
   const id = input.id ?? newId('icn');
   const record: ConnectionRecord = {
     id,
@@ -147,7 +146,7 @@ export async function guardedCalendar(tenantId: string, guardId: string | undefi
  * The provider refused our refresh token: status `error`, if the connection is still active
  * with the tokens that were refused (a concurrent refresh that stored new ones wins).
  */
-export async function markConnectionError(c: ConnectionRecord): Promise<void> {
+export async function markConnectionError(c: ConnectionRecord, now: Date): Promise<void> {
   try {
     await db().send(
       new UpdateCommand({
@@ -156,7 +155,7 @@ export async function markConnectionError(c: ConnectionRecord): Promise<void> {
         UpdateExpression: 'SET #status = :error, updated_at = :at',
         ConditionExpression: '#status = :active AND sealed_tokens = :read',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':error': 'error', ':active': 'active', ':read': c.sealed_tokens ?? null, ':at': now().toISOString() },
+        ExpressionAttributeValues: { ':error': 'error', ':active': 'active', ':read': c.sealed_tokens ?? null, ':at': now.toISOString() },
       }),
     );
   } catch (err) {
@@ -181,17 +180,18 @@ export async function updateConnection(
   tenantId: string,
   connectionId: string,
   input: { timezone?: string; working_hours?: WorkingHours },
+  now: Date,
 ): Promise<IntegrationConnection | undefined> {
   const updated = await updateFields(
     integrationKeys.connection(tenantId, connectionId),
-    { updated_at: now().toISOString(), timezone: input.timezone, working_hours: input.working_hours },
+    { updated_at: now.toISOString(), timezone: input.timezone, working_hours: input.working_hours },
     { increment: 'revision' },
   );
   return updated ? presentConnection(updated) : undefined;
 }
 
 /** Store refreshed tokens (the adapter refreshed an expired access token). */
-export async function storeRefreshedTokens(c: ConnectionRecord, tokens: OAuthTokens, accessExpiresAt: string): Promise<void> {
+export async function storeRefreshedTokens(c: ConnectionRecord, tokens: OAuthTokens, accessExpiresAt: string, now: Date): Promise<void> {
   const sealed = await sealTokens(c.tenant_id, c.id, tokens);
   await db().send(
     new UpdateCommand({
@@ -200,7 +200,7 @@ export async function storeRefreshedTokens(c: ConnectionRecord, tokens: OAuthTok
       UpdateExpression: 'SET sealed_tokens = :s, access_expires_at = :x, updated_at = :at',
       ConditionExpression: '#status = :active',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':s': sealed, ':x': accessExpiresAt, ':at': now().toISOString(), ':active': 'active' },
+      ExpressionAttributeValues: { ':s': sealed, ':x': accessExpiresAt, ':at': now.toISOString(), ':active': 'active' },
     }),
   );
 }
@@ -209,11 +209,12 @@ export async function storeRefreshedTokens(c: ConnectionRecord, tokens: OAuthTok
 export async function revokeConnection(
   tenantId: string,
   connectionId: string,
+  now: Date,
 ): Promise<{ connection: IntegrationConnection; revoked: ConnectionRecord | null } | undefined> {
   const record = await getConnectionRecord(tenantId, connectionId);
   if (!record) return undefined;
   if (record.status === 'revoked') return { connection: presentConnection(record as unknown as Record<string, unknown>), revoked: null };
-  const at = now().toISOString();
+  const at = now.toISOString();
   try {
     await db().send(
       new TransactWriteCommand({
@@ -301,14 +302,14 @@ export async function savePendingAuthorization(state: string, p: PendingAuthoriz
 }
 
 /** Take (delete) a pending authorization: once only, and never an expired one. */
-export async function takePendingAuthorization(state: string): Promise<PendingAuthorization | undefined> {
+export async function takePendingAuthorization(state: string, now: Date): Promise<PendingAuthorization | undefined> {
   try {
     const out = await db().send(
       new DeleteCommand({
         TableName: tableName(),
         Key: integrationKeys.oauthState(state),
         ConditionExpression: 'attribute_exists(pk) AND expires_at > :now',
-        ExpressionAttributeValues: { ':now': now().toISOString() },
+        ExpressionAttributeValues: { ':now': now.toISOString() },
         ReturnValues: 'ALL_OLD',
       }),
     );

@@ -8,6 +8,7 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
+import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { billingKeys } from '../db/keys.js';
 import { queryAll } from '../db/query.js';
 import { type EventType, outboxItems } from '../events/outbox.js';
@@ -247,50 +248,48 @@ export async function applyProviderInvoiceEvent(eventId: string, type: string, e
   const pointer = await db().send(new GetCommand({ TableName: tableName(), Key: billingKeys.providerInvoice(externalRef), ConsistentRead: true }));
   if (!pointer.Item) return { outcome: 'unknown_invoice' };
   const tenantId = pointer.Item.tenant_id as string;
-  for (let attempt = 1; attempt <= 8; attempt++) {
-    const invoice = await getInvoiceRecord(tenantId, pointer.Item.invoice_id as string);
-    if (!invoice) return { outcome: 'unknown_invoice' };
-    const seen = await db().send(new GetCommand({ TableName: tableName(), Key: billingKeys.providerEvent(tenantId, eventId), ConsistentRead: true }));
-    if (seen.Item) return { outcome: 'duplicate' };
-    const to = invoiceStatusAfter(invoice.status, type);
-    if (!to) return { outcome: 'ignored' };
-    const nowIso = at.toISOString();
-    const items: TransactItem[] = [
-      {
-        Put: {
-          TableName: tableName(),
-          Item: {
-            ...billingKeys.providerEvent(tenantId, eventId),
-            type: 'provider_event',
-            tenant_id: tenantId,
-            invoice_id: invoice.id,
-            event_type: type,
-            received_at: nowIso,
+  const invoiceId = pointer.Item.invoice_id as string;
+  // Another delivery of this event, or another event, getting there first: read again.
+  return conditionalTransaction<ProviderEventResult>({
+    decide: async () => {
+      const invoice = await getInvoiceRecord(tenantId, invoiceId);
+      if (!invoice) return noChange({ outcome: 'unknown_invoice' });
+      const seen = await db().send(new GetCommand({ TableName: tableName(), Key: billingKeys.providerEvent(tenantId, eventId), ConsistentRead: true }));
+      if (seen.Item) return noChange({ outcome: 'duplicate' });
+      const to = invoiceStatusAfter(invoice.status, type);
+      if (!to) return noChange({ outcome: 'ignored' });
+      const nowIso = at.toISOString();
+      const items: TransactItem[] = [
+        {
+          Put: {
+            TableName: tableName(),
+            Item: {
+              ...billingKeys.providerEvent(tenantId, eventId),
+              type: 'provider_event',
+              tenant_id: tenantId,
+              invoice_id: invoice.id,
+              event_type: type,
+              received_at: nowIso,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
           },
-          ConditionExpression: 'attribute_not_exists(pk)',
         },
-      },
-      {
-        Update: {
-          TableName: tableName(),
-          Key: billingKeys.invoice(tenantId, invoice.id),
-          UpdateExpression: 'SET #status = :to, updated_at = :now',
-          ConditionExpression: '#status = :from',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':to': to, ':from': invoice.status, ':now': nowIso },
+        {
+          Update: {
+            TableName: tableName(),
+            Key: billingKeys.invoice(tenantId, invoice.id),
+            UpdateExpression: 'SET #status = :to, updated_at = :now',
+            ConditionExpression: '#status = :from',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':to': to, ':from': invoice.status, ':now': nowIso },
+          },
         },
-      },
-      ...outboxItems(tenantId, EVENT_OF[to]!, invoiceEventData({ ...invoice, status: to }, nowIso, invoice.status), at).items,
-    ];
-    try {
-      await db().send(new TransactWriteCommand({ TransactItems: items }));
-      return { outcome: 'applied', status: to };
-    } catch (err) {
-      if (!(err instanceof TransactionCanceledException)) throw err;
-      // Another delivery of this event, or another event, got there first: read again.
-    }
-  }
-  throw new Error(`invoice ${externalRef}: busy under every attempt`);
+        ...outboxItems(tenantId, EVENT_OF[to]!, invoiceEventData({ ...invoice, status: to }, nowIso, invoice.status), at).items,
+      ];
+      return commit(items, { outcome: 'applied', status: to });
+    },
+    exhausted: () => new Error(`invoice ${externalRef}: busy under every attempt`),
+  });
 }
 
 export function listInvoices(tenantId: string, opts: { limit: number; cursor?: string; filters: FilterCondition[] }) {

@@ -6,10 +6,10 @@
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { putItems } from '../db/batch-write.js';
 import { db, tableName } from '../db/client.js';
-import type { TransactItem } from '../db/conditional-transaction.js';
+import { commit, conditionalTransaction, noChange, type TransactItem } from '../db/conditional-transaction.js';
 import { knowledgePackKeys } from '../db/keys.js';
 import { queryAll } from '../db/query.js';
-import { failedConditionIndex, lostRace } from '../db/transaction-errors.js';
+import { failedConditionIndex } from '../db/transaction-errors.js';
 import { updateFields } from '../db/update.js';
 import { isDocumentId, isPackId, newId } from '../ids.js';
 import { KNOWLEDGE_LIMITS } from '../policy/knowledge/limits.js';
@@ -172,34 +172,30 @@ export async function addDocument(
 /** Removes a document from the draft (published versions keep their frozen copy). false: no such document. */
 export async function deleteDocument(tenantId: string, packId: string, documentId: string, at: Date): Promise<boolean> {
   if (!isPackId(packId) || !isDocumentId(documentId)) return false;
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const out = await db().send(
-      new GetCommand({ TableName: tableName(), Key: knowledgePackKeys.document(tenantId, packId, documentId), ConsistentRead: true }),
-    );
-    if (!out.Item) return false;
-    try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Delete: { TableName: tableName(), Key: knowledgePackKeys.document(tenantId, packId, documentId), ConditionExpression: 'attribute_exists(pk)' } },
-            {
-              Update: {
-                TableName: tableName(),
-                Key: knowledgePackKeys.pack(tenantId, packId),
-                UpdateExpression: 'SET document_count = document_count - :one, draft_bytes = draft_bytes - :b, revision = revision + :one, updated_at = :now',
-                ConditionExpression: 'attribute_exists(pk)',
-                ExpressionAttributeValues: { ':one': 1, ':b': out.Item.bytes as number, ':now': at.toISOString() },
-              },
-            },
-          ],
-        }),
+  // The pack's sums move by the bytes read; a race (the document deleted meanwhile) reads again.
+  return conditionalTransaction({
+    decide: async () => {
+      const out = await db().send(
+        new GetCommand({ TableName: tableName(), Key: knowledgePackKeys.document(tenantId, packId, documentId), ConsistentRead: true }),
       );
-      return true;
-    } catch (err) {
-      if (!lostRace(err)) throw err;
-    }
-  }
-  return false;
+      if (!out.Item) return noChange(false);
+      return commit(
+        [
+          { Delete: { TableName: tableName(), Key: knowledgePackKeys.document(tenantId, packId, documentId), ConditionExpression: 'attribute_exists(pk)' } },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: knowledgePackKeys.pack(tenantId, packId),
+              UpdateExpression: 'SET document_count = document_count - :one, draft_bytes = draft_bytes - :b, revision = revision + :one, updated_at = :now',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':one': 1, ':b': out.Item.bytes as number, ':now': at.toISOString() },
+            },
+          },
+        ],
+        true,
+      );
+    },
+  });
 }
 
 /** Every document of the draft, by id (creation order), strongly consistent: what a publish freezes. */
@@ -238,61 +234,37 @@ export async function readBlob(tenantId: string, packId: string, contentHash: st
   return items.length ? Buffer.concat(items.map((item) => item.data as Uint8Array)) : undefined;
 }
 
-/** The pack moved on since it was read (another publish, or the draft changed): read again. */
-export class PackChanged extends Error {
-  constructor() {
-    super('The knowledge pack changed while it was being published');
-    this.name = 'PackChanged';
-  }
-}
-
 /**
- * Stores version N+1 in one transaction: the pack's `latest_version` moves from what was read
- * (and its revision is unchanged: the draft frozen is the draft stored), the version item is
- * put if absent, and `extra` (the idempotency result) commits with it.
+ * Version N+1's items for one transaction: the pack's `latest_version` moves from what was
+ * read (and its revision is unchanged: the draft frozen is the draft stored), the version item
+ * is put if absent. A refusal means the pack moved on (another publish, or the draft changed):
+ * a lost race, read again.
  */
-export async function putVersion(
-  tenantId: string,
-  packId: string,
-  read: KnowledgePack,
-  version: StoredPackVersion,
-  at: Date,
-  extra: TransactItem[] = [],
-): Promise<void> {
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: knowledgePackKeys.pack(tenantId, packId),
-              UpdateExpression: 'SET latest_version = :n, updated_at = :now',
-              ConditionExpression: 'revision = :rev AND (latest_version = :prev OR (attribute_not_exists(latest_version) OR latest_version = :null))',
-              ExpressionAttributeValues: {
-                ':n': version.version,
-                ':now': at.toISOString(),
-                ':rev': read.revision,
-                ':prev': read.latest_version ?? -1,
-                ':null': null,
-              },
-            },
-          },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...knowledgePackKeys.version(tenantId, packId, version.version), type: 'knowledge_pack_version', tenant_id: tenantId, ...version },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          ...extra,
-        ],
-      }),
-    );
-  } catch (err) {
-    if (lostRace(err)) throw new PackChanged();
-    throw err;
-  }
+export function packVersionItems(tenantId: string, packId: string, read: KnowledgePack, version: StoredPackVersion, at: Date): TransactItem[] {
+  return [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: knowledgePackKeys.pack(tenantId, packId),
+        UpdateExpression: 'SET latest_version = :n, updated_at = :now',
+        ConditionExpression: 'revision = :rev AND (latest_version = :prev OR (attribute_not_exists(latest_version) OR latest_version = :null))',
+        ExpressionAttributeValues: {
+          ':n': version.version,
+          ':now': at.toISOString(),
+          ':rev': read.revision,
+          ':prev': read.latest_version ?? -1,
+          ':null': null,
+        },
+      },
+    },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...knowledgePackKeys.version(tenantId, packId, version.version), type: 'knowledge_pack_version', tenant_id: tenantId, ...version },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
 }
 
 export async function getPackVersion(tenantId: string, packId: string, version: number): Promise<StoredPackVersion | undefined> {

@@ -5,9 +5,9 @@
  * monthly on the invoices from then on (a `receptionist_connections` line). A canceled
  * subscription takes no purchase: 409 `subscription_canceled`, nothing written.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
+import { commit, conditionalTransaction } from '../db/conditional-transaction.js';
 import { billingKeys, tenantPk } from '../db/keys.js';
 import { queryAll } from '../db/query.js';
 import { conflict } from '../errors.js';
@@ -40,70 +40,65 @@ const present = (r: Record<string, unknown>): ReceptionistPurchase => ({
  * (what it adds to each invoice, no proration), recurring = every purchased connection ×
  * price, total_inbound_connections = the plan's included ones + every purchased one.
  */
-const PURCHASE_ATTEMPTS = 8;
-
 export async function purchaseReceptionistConnections(tenantId: string, connections: number, at: Date): Promise<ReceptionistPurchase> {
-  for (let attempt = 1; attempt <= PURCHASE_ATTEMPTS; attempt++) {
-    const account = await ensureBillingAccount(tenantId);
-    if (!account) throw new Error(`tenant ${tenantId} has no billing account`);
-    if (account.canceled_at) throw subscriptionCanceled(account.canceled_at);
-    const plan = await getPlan(account.plan_id);
-    if (!plan) throw new Error(`plan ${account.plan_id} is not seeded`);
-    const purchased = account.receptionist_connections + connections;
-    const nowIso = at.toISOString();
-    const purchase = {
-      id: newId('rcp'),
-      status: 'confirmed' as const,
-      receptionist_connections: connections,
-      total_inbound_connections: plan.included_inbound_connections + purchased,
-      amount_due_minor: connections * plan.receptionist_connection_price_minor,
-      recurring_connections_minor: purchased * plan.receptionist_connection_price_minor,
-      currency: plan.currency,
-    };
-    try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: tableName(),
-                Item: {
-                  ...billingKeys.purchase(tenantId, purchase.id),
-                  type: 'receptionist_purchase',
-                  tenant_id: tenantId,
-                  plan_id: plan.id,
-                  ...purchase,
-                  created_at: nowIso,
-                  updated_at: nowIso,
-                },
-                ConditionExpression: 'attribute_not_exists(pk)',
+  // Another purchase changing the count between the read and the write: price again on what is now held.
+  return conditionalTransaction({
+    decide: async () => {
+      const account = await ensureBillingAccount(tenantId);
+      if (!account) throw new Error(`tenant ${tenantId} has no billing account`);
+      if (account.canceled_at) throw subscriptionCanceled(account.canceled_at);
+      const plan = await getPlan(account.plan_id);
+      if (!plan) throw new Error(`plan ${account.plan_id} is not seeded`);
+      const purchased = account.receptionist_connections + connections;
+      const nowIso = at.toISOString();
+      const purchase = {
+        id: newId('rcp'),
+        status: 'confirmed' as const,
+        receptionist_connections: connections,
+        total_inbound_connections: plan.included_inbound_connections + purchased,
+        amount_due_minor: connections * plan.receptionist_connection_price_minor,
+        recurring_connections_minor: purchased * plan.receptionist_connection_price_minor,
+        currency: plan.currency,
+      };
+      return commit(
+        [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: {
+                ...billingKeys.purchase(tenantId, purchase.id),
+                type: 'receptionist_purchase',
+                tenant_id: tenantId,
+                plan_id: plan.id,
+                ...purchase,
+                created_at: nowIso,
+                updated_at: nowIso,
               },
+              ConditionExpression: 'attribute_not_exists(pk)',
             },
-            {
-              Update: {
-                TableName: tableName(),
-                Key: billingKeys.account(tenantId),
-                UpdateExpression: 'SET receptionist_connections = :to, updated_at = :now',
-                // Still not canceled (stored null until then): a cancel between the read and here sends us round to the 409.
-                ConditionExpression: 'receptionist_connections = :from AND (attribute_not_exists(canceled_at) OR attribute_type(canceled_at, :null_type))',
-                ExpressionAttributeValues: { ':to': purchased, ':from': account.receptionist_connections, ':now': nowIso, ':null_type': 'NULL' },
-              },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: billingKeys.account(tenantId),
+              UpdateExpression: 'SET receptionist_connections = :to, updated_at = :now',
+              // Still not canceled (stored null until then): a cancel between the read and here sends us round to the 409.
+              ConditionExpression: 'receptionist_connections = :from AND (attribute_not_exists(canceled_at) OR attribute_type(canceled_at, :null_type))',
+              ExpressionAttributeValues: { ':to': purchased, ':from': account.receptionist_connections, ':now': nowIso, ':null_type': 'NULL' },
             },
-            ...outboxItems(tenantId, 'subscription.receptionist_purchased', { purchase_id: purchase.id, ...purchase, at: nowIso }, at).items,
-          ],
-        }),
+          },
+          ...outboxItems(tenantId, 'subscription.receptionist_purchased', { purchase_id: purchase.id, ...purchase, at: nowIso }, at).items,
+        ],
+        purchase,
       );
-      return purchase;
-    } catch (err) {
-      if (!(err instanceof TransactionCanceledException)) throw err;
-      // Another purchase changed the count: price again on what is now held.
-    }
-  }
-  // Contention, not a fault: nothing was written, and the client may simply send it again.
-  throw conflict(
-    'purchase_contended',
-    `Other purchases changed the subscription under each of ${PURCHASE_ATTEMPTS} attempts; nothing was bought. Send the purchase again.`,
-  );
+    },
+    // Contention, not a fault: nothing was written, and the client may simply send it again.
+    exhausted: (_err, attempts) =>
+      conflict(
+        'purchase_contended',
+        `Other purchases changed the subscription under each of ${attempts} attempts; nothing was bought. Send the purchase again.`,
+      ),
+  });
 }
 
 /** A canceled subscription buys nothing more: its invoices stop after the period of the cancel. */

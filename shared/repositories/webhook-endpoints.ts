@@ -8,12 +8,14 @@
  * with every secret still live at send time. Expired secrets are dropped at the next write.
  */
 
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { open, seal } from '../crypto/secret-box.js';
 import { db, tableName } from '../db/client.js';
+import { commit, conditionalTransaction, noChange, type TransactItem } from '../db/conditional-transaction.js';
 import { webhookKeys } from '../db/keys.js';
+import { putNew } from '../db/transact-write.js';
 import { newId } from '../ids.js';
+import { RACE, type RetryPolicy } from '../retry.js';
 
 export interface StoredSigningSecret {
   id: string;
@@ -40,7 +42,8 @@ export interface EndpointSettings {
   enabled_events: string[] | null;
 }
 
-const WRITE_ATTEMPTS = 5;
+/** Writers of one endpoint that keep losing to each other re-read this many times in all. */
+const WRITES: RetryPolicy = { ...RACE, attempts: 5 };
 
 const sealContext = (tenantId: string, endpointId: string, secretId: string) => ({
   purpose: 'webhook_signing_secret',
@@ -62,9 +65,6 @@ async function sealSecret(tenantId: string, endpointId: string, plain: string, a
   return { id, sealed: await seal(plain, sealContext(tenantId, endpointId, id)), created_at: at.toISOString(), expires_at: null };
 }
 
-const isConditionFailure = (err: unknown) =>
-  err instanceof ConditionalCheckFailedException || (err as { name?: string })?.name === 'ConditionalCheckFailedException';
-
 /**
  * Creates the endpoint (with `firstSecret` as its first secret, answered once) or replaces its
  * settings (secrets kept: a URL change must not break verification; `firstSecret` unused).
@@ -76,9 +76,9 @@ export async function putWebhookEndpoint(
   at: Date,
   firstSecret: string,
 ): Promise<{ endpoint: WebhookEndpointRecord; signingSecret: string | null }> {
-  for (let attempt = 1; ; attempt++) {
-    const existing = await getWebhookEndpoint(tenantId);
-    try {
+  return conditionalTransaction<{ endpoint: WebhookEndpointRecord; signingSecret: string | null }>({
+    decide: async () => {
+      const existing = await getWebhookEndpoint(tenantId);
       if (!existing) {
         const id = newId('whe');
         const secret = await sealSecret(tenantId, id, firstSecret, at);
@@ -91,14 +91,7 @@ export async function putWebhookEndpoint(
           updated_at: at.toISOString(),
           revision: 1,
         };
-        await db().send(
-          new PutCommand({
-            TableName: tableName(),
-            Item: { ...webhookKeys.endpoint(tenantId), type: 'webhook_endpoint', ...endpoint },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        );
-        return { endpoint, signingSecret: firstSecret };
+        return commit([putNew({ ...webhookKeys.endpoint(tenantId), type: 'webhook_endpoint', ...endpoint })], { endpoint, signingSecret: firstSecret });
       }
       const endpoint: WebhookEndpointRecord = {
         ...existing,
@@ -107,24 +100,21 @@ export async function putWebhookEndpoint(
         updated_at: at.toISOString(),
         revision: existing.revision + 1,
       };
-      await writeRevision(tenantId, endpoint, existing.revision);
-      return { endpoint, signingSecret: null };
-    } catch (err) {
-      if (!isConditionFailure(err) || attempt >= WRITE_ATTEMPTS) throw err;
-    }
-  }
+      return commit([revisionPut(tenantId, endpoint, existing.revision)], { endpoint, signingSecret: null });
+    },
+    policy: WRITES,
+  });
 }
 
-async function writeRevision(tenantId: string, endpoint: WebhookEndpointRecord, expectedRevision: number): Promise<void> {
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...webhookKeys.endpoint(tenantId), type: 'webhook_endpoint', ...endpoint },
-      ConditionExpression: 'attribute_exists(pk) AND revision = :r',
-      ExpressionAttributeValues: { ':r': expectedRevision },
-    }),
-  );
-}
+/** The endpoint's next revision, put only over the revision read. */
+const revisionPut = (tenantId: string, endpoint: WebhookEndpointRecord, expectedRevision: number): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: { ...webhookKeys.endpoint(tenantId), type: 'webhook_endpoint', ...endpoint },
+    ConditionExpression: 'attribute_exists(pk) AND revision = :r',
+    ExpressionAttributeValues: { ':r': expectedRevision },
+  },
+});
 
 export type RotateOutcome = { kind: 'rotated'; endpoint: WebhookEndpointRecord } | { kind: 'no_endpoint' } | { kind: 'too_many_live'; live: number };
 
@@ -139,24 +129,22 @@ export async function rotateWebhookSecret(
   at: Date,
 ): Promise<RotateOutcome> {
   const { overlapSeconds } = rotation;
-  for (let attempt = 1; ; attempt++) {
-    const existing = await getWebhookEndpoint(tenantId);
-    if (!existing) return { kind: 'no_endpoint' };
-    const until = new Date(at.getTime() + overlapSeconds * 1000);
-    const older = existing.secrets
-      .filter((s) => isLive(s, at))
-      .map((s) => ({ ...s, expires_at: s.expires_at && Date.parse(s.expires_at) < until.getTime() ? s.expires_at : until.toISOString() }))
-      .filter((s) => isLive(s, at));
-    if (older.length + 1 > rotation.maxLive) return { kind: 'too_many_live', live: older.length };
-    const secret = await sealSecret(tenantId, existing.id, rotation.secret, at);
-    const endpoint: WebhookEndpointRecord = { ...existing, secrets: [secret, ...older], updated_at: at.toISOString(), revision: existing.revision + 1 };
-    try {
-      await writeRevision(tenantId, endpoint, existing.revision);
-      return { kind: 'rotated', endpoint };
-    } catch (err) {
-      if (!isConditionFailure(err) || attempt >= WRITE_ATTEMPTS) throw err;
-    }
-  }
+  return conditionalTransaction<RotateOutcome>({
+    decide: async () => {
+      const existing = await getWebhookEndpoint(tenantId);
+      if (!existing) return noChange({ kind: 'no_endpoint' });
+      const until = new Date(at.getTime() + overlapSeconds * 1000);
+      const older = existing.secrets
+        .filter((s) => isLive(s, at))
+        .map((s) => ({ ...s, expires_at: s.expires_at && Date.parse(s.expires_at) < until.getTime() ? s.expires_at : until.toISOString() }))
+        .filter((s) => isLive(s, at));
+      if (older.length + 1 > rotation.maxLive) return noChange({ kind: 'too_many_live', live: older.length });
+      const secret = await sealSecret(tenantId, existing.id, rotation.secret, at);
+      const endpoint: WebhookEndpointRecord = { ...existing, secrets: [secret, ...older], updated_at: at.toISOString(), revision: existing.revision + 1 };
+      return commit([revisionPut(tenantId, endpoint, existing.revision)], { kind: 'rotated', endpoint });
+    },
+    policy: WRITES,
+  });
 }
 
 export async function deleteWebhookEndpoint(tenantId: string): Promise<boolean> {

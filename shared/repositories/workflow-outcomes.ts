@@ -12,7 +12,6 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { now } from '../clock.js';
 import { db, tableName } from '../db/client.js';
 import { callPartition, workflowKeys } from '../db/keys.js';
 import { queryAll } from '../db/query.js';
@@ -144,6 +143,7 @@ export async function saveFitReview(
   outcomeId: string,
   input: { decision: FitDecision; reason: string; expected_revision: number },
   reviewerRef: string,
+  now: Date,
   extraItems?: (review: QualificationReview) => TransactItem[],
 ): Promise<QualificationReview | undefined> {
   const outcome = await getQualification(tenantId, outcomeId);
@@ -156,7 +156,7 @@ export async function saveFitReview(
       { current_revision: current },
     );
   if (outcome.revision !== input.expected_revision) throw revisionConflict(outcome.revision);
-  const at = now().toISOString();
+  const at = now.toISOString();
   const review: StoredReview = {
     id: newId('fit'),
     decision: input.decision,

@@ -5,9 +5,11 @@
  * the authenticated tenant and its telephony account, and the CallSid is linked to it
  * (idempotently). A CallSid we already know wins over the query.
  */
+
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as z from 'zod';
 import { CALL_SID } from '../carrier/twiml-response.js';
+import { now } from '../clock.js';
 import { CallSidMismatch, linkCarrierCall } from '../repositories/call-lifecycle.js';
 import { type CallRecord, getCall } from '../repositories/calls.js';
 import { type CarrierCaller, forbiddenSignature } from './carrier-request.js';
@@ -40,7 +42,7 @@ export async function callOfRequest(
   if (call.telephony_account_id !== caller.account.id) throw forbiddenSignature();
   if (callSid && CALL_SID.test(callSid)) {
     try {
-      await linkCarrierCall(call, callSid);
+      await linkCarrierCall(call, callSid, now());
     } catch (err) {
       if (err instanceof CallSidMismatch) throw forbiddenSignature();
       throw err;

@@ -5,6 +5,7 @@
  * it (twice: the same booking), and an expired, tampered, foreign or taken slot is refused.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { now } from '../../shared/clock.js';
 import { bookingEventId } from '../../shared/mobile/handoff-booking.js';
 import { getCall, getCallPointer } from '../../shared/repositories/calls.js';
 import { bookHandoff, getHandoff } from '../../shared/repositories/handoffs.js';
@@ -179,7 +180,7 @@ describe('receptionist handoffs', () => {
     expect(results.find((r) => r.status === 409)!.body.code).toBe('slot_taken');
     // The race made deterministic: a third booking that passed its free/busy check before the
     // winner committed (so only the commit can refuse it) overlaps the winner by 30–45 minutes.
-    const third = (await getHandoff(s.tenantId, c.handoffId))!;
+    const third = (await getHandoff(s.tenantId, c.handoffId, now()))!;
     const half = await at(c.handoffId, '2026-06-01T14:15:00.000Z');
     const late = await bookHandoff(
       s.tenantId,
@@ -187,6 +188,7 @@ describe('receptionist handoffs', () => {
       (await activeCalendar(s.tenantId))!,
       { startsAt: '2026-06-01T13:30:00.000Z', endsAt: '2026-06-01T14:30:00.000Z', slotId: half.id },
       'hofthird',
+      now(),
     );
     expect(late.kind).toBe('slot_taken');
     expect((await s.api('GET', `/v1/mobile/receptionist/handoffs/${c.handoffId}`)).body.status).toBe('confirmed');

@@ -29,17 +29,21 @@ const at = new Date('2026-11-18T15:00:00.000Z');
 
 async function runningCampaign(cap: number | null): Promise<CampaignRecord> {
   const tenantId = newId('ten');
-  const c = newCampaign(tenantId, {
-    name: 'Shards',
-    agent_definition_id: newId('agt'),
-    target: { contact_list_id: newId('lst') },
-    number_pool_id: newId('npl'),
-    telephony_account_id: newId('tac'),
-    compliance_profile_id: null,
-    max_attempts_per_contact: 1,
-    concurrency_cap: cap,
-    retry_after_minutes: 60,
-  });
+  const c = newCampaign(
+    tenantId,
+    {
+      name: 'Shards',
+      agent_definition_id: newId('agt'),
+      target: { contact_list_id: newId('lst') },
+      number_pool_id: newId('npl'),
+      telephony_account_id: newId('tac'),
+      compliance_profile_id: null,
+      max_attempts_per_contact: 1,
+      concurrency_cap: cap,
+      retry_after_minutes: 60,
+    },
+    at,
+  );
   const shards = counterShardPuts(c, 'running');
   await writeNewCampaign({ ...c, status: 'running', counter_shards: shards.shards, contacts_total: 8 }, shards.items);
   return (await getCampaign(tenantId, c.id))!;
@@ -111,10 +115,10 @@ describe('campaign counter shards on DynamoDB Local', () => {
 
   it('a status move reaches every shard with it: a paused campaign launches on none, a resumed one again', async () => {
     const c = await runningCampaign(50);
-    await moveCampaign(c.tenant_id, c.id, 'pause', 'paused');
+    await moveCampaign(c.tenant_id, c.id, 'pause', 'paused', at);
     expect((await Promise.all([0, 1].map((i) => shardItem(c, i)))).map((s) => s.status)).toEqual(['paused', 'paused']);
     expect(await takeSlot(c, 0)).toBeNull();
-    await moveCampaign(c.tenant_id, c.id, 'resume', 'running');
+    await moveCampaign(c.tenant_id, c.id, 'resume', 'running', at);
     expect(await takeSlot(c, 1)).toBe(1);
   });
 });

@@ -205,7 +205,7 @@ describe('POST /v1/contact-imports', () => {
 
   it('adds accepted rows to an existing list named by target_list_id', async () => {
     const t = await newTenant();
-    const list = await createList(t.id, 'Existing');
+    const list = await createList(t.id, 'Existing', new Date());
     const res = await api(t, 'POST', '/v1/contact-imports', importBody(`Phone,First\n${phone(1)},A\n${phone(2)},B\nbad,C\n`, { target_list_id: list.id }));
     expect(res.body).toMatchObject({ status: 'completed', target_list_id: list.id, rows_accepted: 2, rows_rejected: 1 });
     const contacts = await byPhone(t);
@@ -419,7 +419,7 @@ describe('POST /v1/contact-imports', () => {
     it("refuses another tenant's list as target_list_id", async () => {
       const owner = await newTenant();
       const t = await newTenant();
-      const foreign = await createList(owner.id, 'Theirs');
+      const foreign = await createList(owner.id, 'Theirs', new Date());
       const res = await api(t, 'POST', '/v1/contact-imports', importBody(`Phone,First\n${phone(1)},A\n`, { target_list_id: foreign.id }));
       expect(res.status).toBe(422);
       expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'target_list_id'], type: 'list_not_found' })]);
@@ -509,7 +509,7 @@ describe('POST /v1/contact-imports', () => {
 describe('contact lists', () => {
   it('find-or-create by name converges on one list when requests race (case-insensitively)', async () => {
     const t = await newTenant();
-    const results = await Promise.all(['Q3 Push', 'q3 push', ' Q3 PUSH ', 'Q3 push', 'q3 PUSH'].map((n) => findOrCreateListByName(t.id, n)));
+    const results = await Promise.all(['Q3 Push', 'q3 push', ' Q3 PUSH ', 'Q3 push', 'q3 PUSH'].map((n) => findOrCreateListByName(t.id, n, new Date())));
     expect(new Set(results.map((r) => r.list.id)).size).toBe(1);
     expect(results.filter((r) => r.created)).toHaveLength(1);
     expect(await findListByName(t.id, 'Q3 PUSH')).toEqual(results[0]!.list);

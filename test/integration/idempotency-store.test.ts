@@ -12,17 +12,17 @@ const scope = () => ({ tenantId: newId('ten'), routeId: 'createContact', key: cr
 describe('idempotency records on DynamoDB Local', () => {
   it('lets exactly one of many concurrent requests claim a key', async () => {
     const s = scope();
-    const results = await Promise.all(Array.from({ length: 12 }, () => claim(s, 'fp')));
+    const results = await Promise.all(Array.from({ length: 12 }, () => claim(s, 'fp', Date.now())));
     expect(results.filter((r) => r.outcome === 'claimed')).toHaveLength(1);
     expect(results.filter((r) => r.outcome === 'in_progress')).toHaveLength(11);
   });
 
   it('replays a completed result and reports the stored fingerprint', async () => {
     const s = scope();
-    const first = await claim(s, 'fp-1');
+    const first = await claim(s, 'fp-1', Date.now());
     if (first.outcome !== 'claimed') throw new Error('expected claim');
     await complete(s, first.owner, { status: 200, body: '{"id":"x"}' });
-    const again = await claim(s, 'fp-2');
+    const again = await claim(s, 'fp-2', Date.now());
     expect(again).toEqual({ outcome: 'replay', response: { status: 200, body: '{"id":"x"}' }, fingerprint: 'fp-1' });
   });
 
@@ -50,16 +50,16 @@ describe('idempotency records on DynamoDB Local', () => {
     if (retry.outcome !== 'claimed') throw new Error('expected takeover');
     await expect(complete(s, dead.owner, { status: 200, body: '"stale"' })).rejects.toThrow();
     await complete(s, retry.owner, { status: 200, body: '"fresh"' });
-    const replay = await claim(s, 'fp');
+    const replay = await claim(s, 'fp', Date.now());
     expect(replay.outcome === 'replay' && replay.response.body).toBe('"fresh"');
   });
 
   it('release forgets a failed claim so the same key can be retried', async () => {
     const s = scope();
-    const first = await claim(s, 'fp');
+    const first = await claim(s, 'fp', Date.now());
     if (first.outcome !== 'claimed') throw new Error('expected claim');
     await release(s, first.owner);
-    expect((await claim(s, 'fp')).outcome).toBe('claimed');
+    expect((await claim(s, 'fp', Date.now())).outcome).toBe('claimed');
   });
 
   it('keeps keys of different tenants and routes apart', async () => {
@@ -76,7 +76,7 @@ describe('idempotency records on DynamoDB Local', () => {
         },
       }),
     );
-    expect((await claim({ ...s, tenantId: newId('ten') }, 'fp')).outcome).toBe('claimed');
-    expect((await claim({ ...s, routeId: 'createPhoneNumber' }, 'fp')).outcome).toBe('claimed');
+    expect((await claim({ ...s, tenantId: newId('ten') }, 'fp', Date.now())).outcome).toBe('claimed');
+    expect((await claim({ ...s, routeId: 'createPhoneNumber' }, 'fp', Date.now())).outcome).toBe('claimed');
   });
 });

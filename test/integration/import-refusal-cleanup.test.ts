@@ -50,7 +50,7 @@ describe('a refused import leaves nothing behind', () => {
 
   it('an existing list (by name or id) is left as it was; the evidence object is deleted', async () => {
     const { tenantId } = await newImportTenant();
-    const list = await createList(tenantId, 'Kept');
+    const list = await createList(tenantId, 'Kept', new Date());
     await expect(importCsv(tenantId, { content, column_mapping: { Phone: 'phone_e164' }, list_name: 'KEPT' }, failing)).rejects.toThrow();
     await expect(importCsv(tenantId, { content, column_mapping: { Phone: 'phone_e164' }, target_list_id: list.id }, failing)).rejects.toThrow();
     expect(await evidenceKeys(tenantId)).toEqual([]);
@@ -101,7 +101,7 @@ describe('a refused import leaves nothing behind', () => {
       { content, column_mapping: { Phone: 'phone_e164' }, list_name: 'Race' },
       {
         beforeJobStart: async () => {
-          winner = await createList(tenantId, ' race ');
+          winner = await createList(tenantId, ' race ', new Date());
         },
       },
     );

@@ -3,24 +3,13 @@ import { type CallerPool, callerReason, decideCaller, mergeCallerDecision } from
 import type { CandidateNumber } from '../../shared/policy/caller-number/choose.js';
 import { evaluate } from '../../shared/policy/compliance/evaluate.js';
 import { inputs, marketing } from '../support/compliance-fixtures.js';
+import { candidateNumber } from '../support/store-items.js';
 
 /** Wednesday 2026-11-18, 10:00 in New York. */
 const AT = new Date('2026-11-18T15:00:00Z');
 const CALLEE = '+12125550123';
 
-const number = (id: string, over: Partial<CandidateNumber> = {}): CandidateNumber => ({
-  id,
-  phone_e164: '+14155550100',
-  telephony_account_id: 'tac_a',
-  status: 'active',
-  capabilities: ['voice'],
-  reputation_state: 'clean',
-  daily_dial_cap: null,
-  dials_day: null,
-  dials_count: 0,
-  created_at: '2026-01-01T00:00:00Z',
-  ...over,
-});
+const number = (id: string, over: Partial<CandidateNumber> = {}): CandidateNumber => candidateNumber({ id, phone_e164: '+14155550100', ...over });
 const accounts = [
   { id: 'tac_a', verification_status: 'mock_verified', ftc_san_refs: [{ san: 'A', area_codes: ['415'] }] },
   { id: 'tac_b', verification_status: 'verified', ftc_san_refs: [{ san: 'B', area_codes: ['212'] }] },

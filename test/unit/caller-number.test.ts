@@ -1,21 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { type CandidateNumber, chooseCallerNumber } from '../../shared/policy/caller-number/choose.js';
+import { candidateNumber } from '../support/store-items.js';
 
 const at = new Date('2026-11-23T15:00:00Z');
 let seq = 0;
-const n = (over: Partial<CandidateNumber> = {}): CandidateNumber => ({
-  id: `pnb_${++seq}`,
-  phone_e164: '+12125550100',
-  telephony_account_id: 'tac_a',
-  status: 'active',
-  capabilities: ['voice'],
-  reputation_state: 'clean',
-  daily_dial_cap: null,
-  dials_day: null,
-  dials_count: 0,
-  created_at: `2026-01-01T00:00:${String(seq).padStart(2, '0')}Z`,
-  ...over,
-});
+const n = (over: Partial<CandidateNumber> = {}): CandidateNumber => {
+  seq++;
+  return candidateNumber({ id: `pnb_${seq}`, created_at: `2026-01-01T00:00:${String(seq).padStart(2, '0')}Z`, ...over });
+};
 const verified = new Set(['tac_a']);
 
 describe('chooseCallerNumber', () => {

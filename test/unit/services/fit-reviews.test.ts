@@ -8,6 +8,7 @@ import { memoryTable } from '../../support/document-client-mock.js';
 const table = memoryTable();
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const CALL = 'cal_01JAAAAAAAAAAAAAAAAAAAAAAA';
+const at = new Date('2026-11-18T15:00:00.000Z');
 beforeEach(() => table.reset());
 
 async function outcome(): Promise<QualificationOutcome> {
@@ -20,8 +21,8 @@ async function outcome(): Promise<QualificationOutcome> {
 describe('listFitReviews', () => {
   it('pages the reviews oldest first, each saved under the revision it reviewed; a cursor is bound to its outcome', async () => {
     const o = await outcome();
-    const first = await saveFitReview(T, o.id, { decision: 'fit', reason: 'budget ok', expected_revision: 1 } as never, 'usr_1');
-    const second = await saveFitReview(T, o.id, { decision: 'not_fit', reason: 'changed', expected_revision: 2 } as never, 'usr_2');
+    const first = await saveFitReview(T, o.id, { decision: 'fit', reason: 'budget ok', expected_revision: 1 } as never, 'usr_1', at);
+    const second = await saveFitReview(T, o.id, { decision: 'not_fit', reason: 'changed', expected_revision: 2 } as never, 'usr_2', at);
     expect((await getQualification(T, o.id))?.revision).toBe(3);
     const current = (await getQualification(T, o.id))!;
     const page = await listFitReviews(T, current, { limit: 1 });
@@ -36,8 +37,8 @@ describe('listFitReviews', () => {
 
   it('a review on a stale revision is refused and not listed', async () => {
     const o = await outcome();
-    await saveFitReview(T, o.id, { decision: 'fit', reason: 'a', expected_revision: 1 } as never, 'usr_1');
-    await expect(saveFitReview(T, o.id, { decision: 'fit', reason: 'b', expected_revision: 1 } as never, 'usr_2')).rejects.toMatchObject({
+    await saveFitReview(T, o.id, { decision: 'fit', reason: 'a', expected_revision: 1 } as never, 'usr_1', at);
+    await expect(saveFitReview(T, o.id, { decision: 'fit', reason: 'b', expected_revision: 1 } as never, 'usr_2', at)).rejects.toMatchObject({
       code: 'revision_conflict',
     });
     expect((await listFitReviews(T, (await getQualification(T, o.id))!, { limit: 10 })).data).toHaveLength(1);

@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { agentKeys, keys, platformKeys, suppressionKeys } from '../../../shared/db/keys.js';
 import { readCallPointFacts } from '../../../shared/repositories/call-inputs.js';
 import { memoryTable } from '../../support/document-client-mock.js';
-import { activeSuppressionItem } from '../../support/store-items.js';
+import { activeSuppressionItem, dncPointerItem, telephonyAccountItem } from '../../support/store-items.js';
 
 const table = memoryTable();
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
@@ -15,16 +15,8 @@ const PHONE = '+12125550199';
 beforeEach(() => {
   table.reset();
   table.put({ ...agentKeys.agent(T, AGENT), type: 'agent', id: AGENT, version_count: 3, latest_version_id: 'agv_01JCCCCCCCCCCCCCCCCCCCCCCC' });
-  table.put({
-    ...keys.telephonyAccount(T, ACCOUNT),
-    type: 'telephony_account',
-    id: ACCOUNT,
-    verification_status: 'mock_verified',
-    ftc_san_refs: [{ san: 'SAN-1', area_codes: ['212'] }],
-    provider: 'mock',
-    credentials_sealed: 'secret',
-  });
-  table.put({ ...platformKeys.dncPointer('212'), area_code: '212', generation: 'g1', as_of: '2026-11-01', numbers: 1, loaded_at: '2026-11-01T00:00:00Z' });
+  table.put(telephonyAccountItem(T, ACCOUNT, { ftc_san_refs: [{ san: 'SAN-1', area_codes: ['212'] }], credentials_sealed: 'secret' }));
+  table.put(dncPointerItem('212', '2026-11-01'));
 });
 
 describe('readCallPointFacts', () => {

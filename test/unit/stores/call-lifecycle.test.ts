@@ -1,28 +1,20 @@
 /** An outbound call's lifecycle as stored (shared/repositories/call-lifecycle.ts): each transition one conditional transaction with its events. */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { callKeys, dispatchKeys, platformKeys } from '../../../shared/db/keys.js';
+import { dispatchKeys, platformKeys } from '../../../shared/db/keys.js';
 import { applyOutboundStatus, CallSidMismatch, cancelCall, linkCarrierCall, storeAnalysis } from '../../../shared/repositories/call-lifecycle.js';
 import type { CallRecord } from '../../../shared/repositories/calls.js';
 import { callMinutesLedgerItems } from '../../../shared/repositories/usage-ledger.js';
 import { ddb, inputsOf, memoryTable, transactionCancelled } from '../../support/document-client-mock.js';
+import { outboundCallItem } from '../../support/store-items.js';
 
 const table = memoryTable();
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const CALL = 'cal_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const SID = `CA${'1'.repeat(32)}`;
 const now = new Date('2026-11-18T15:00:00.000Z');
-const base = {
-  tenant_id: T,
-  id: CALL,
-  direction: 'outbound',
-  attempt_id: 'att_1',
-  contact_id: 'con_1',
-  campaign_id: null,
-  provider_call_sid: null,
-  telephony: {},
-};
-const seed = (fields: Record<string, unknown>) => table.put({ ...callKeys.call(T, CALL), type: 'call', ...base, ...fields });
+const base = outboundCallItem(T, CALL);
+const seed = (fields: Record<string, unknown>) => table.put(outboundCallItem(T, CALL, fields));
 // biome-ignore lint/suspicious/noExplicitAny: the items' four shapes, read freely
 const sentItems = (): Record<string, any>[] => inputsOf(TransactWriteCommand)[0]!.TransactItems;
 beforeEach(() => {
@@ -87,22 +79,26 @@ describe('transitions', () => {
 
 describe('linkCarrierCall', () => {
   it('links an unlinked call with its watch; a call linked to another sid is CallSidMismatch', async () => {
-    await linkCarrierCall({ ...base, state: 'dialing' } as unknown as CallRecord, SID);
+    await linkCarrierCall({ ...base, state: 'dialing' } as unknown as CallRecord, SID, now);
     const items = sentItems();
     expect(items[0]!.Put.Item).toMatchObject(platformKeys.carrierCall(SID));
     expect(items[1]!.Update.ConditionExpression).toContain('OR provider_call_sid = :sid');
     expect(items[2]!.Put.Item.type).toBe('unfinished_watch');
-    await expect(linkCarrierCall({ ...base, state: 'dialing', provider_call_sid: `CA${'2'.repeat(32)}` } as unknown as CallRecord, SID)).rejects.toBeInstanceOf(
-      CallSidMismatch,
-    );
+    // The watch starts at the instant the caller handed over, not at a clock the store read.
+    expect(JSON.stringify(items[2]!.Put.Item)).toContain(now.toISOString());
+    await expect(
+      linkCarrierCall({ ...base, state: 'dialing', provider_call_sid: `CA${'2'.repeat(32)}` } as unknown as CallRecord, SID, now),
+    ).rejects.toBeInstanceOf(CallSidMismatch);
   });
 
   it('a call already linked to this sid: fine when the pointer names it, CallSidMismatch when it names another call', async () => {
     table.put({ ...platformKeys.carrierCall(SID), tenant_id: T, call_id: CALL });
-    await linkCarrierCall({ ...base, state: 'answered', provider_call_sid: SID } as unknown as CallRecord, SID);
+    await linkCarrierCall({ ...base, state: 'answered', provider_call_sid: SID } as unknown as CallRecord, SID, now);
     expect(inputsOf(TransactWriteCommand)).toHaveLength(0);
     table.put({ ...platformKeys.carrierCall(SID), tenant_id: T, call_id: 'cal_01JBBBBBBBBBBBBBBBBBBBBBBB' });
-    await expect(linkCarrierCall({ ...base, state: 'answered', provider_call_sid: SID } as unknown as CallRecord, SID)).rejects.toBeInstanceOf(CallSidMismatch);
+    await expect(linkCarrierCall({ ...base, state: 'answered', provider_call_sid: SID } as unknown as CallRecord, SID, now)).rejects.toBeInstanceOf(
+      CallSidMismatch,
+    );
   });
 });
 

@@ -74,8 +74,8 @@ describe('sweepWatches', () => {
     expect(inputsOf(QueryCommand).map((q) => q.ExpressionAttributeValues[':pk'])).toEqual(Array.from({ length: DISPATCH_SHARDS }, (_, s) => `P#${s}`));
   });
 
-  it('stops when the run is out of time', async () => {
-    ddb.on(QueryCommand).resolves({ Items: [{ n: 1 }] });
+  it('stops when the run is out of time, asked before each item', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [{ n: 1 }, { n: 2 }] });
     let handled = 0;
     expect(
       await sweepWatches(
@@ -83,10 +83,25 @@ describe('sweepWatches', () => {
         'B',
         async () => ++handled > 0,
         'test',
-        0,
+        () => true,
       ),
     ).toBe(0);
     expect(handled).toBe(0);
+    // A clock that reaches the deadline after the first item: that one is handled, the rest wait.
+    let clock = 0;
+    const stopAt = 1;
+    const counted = await sweepWatches(
+      (s) => `P#${s}`,
+      'B',
+      async () => {
+        clock++;
+        return ++handled > 0;
+      },
+      'test',
+      () => clock >= stopAt,
+    );
+    expect(counted).toBe(1);
+    expect(handled).toBe(1);
   });
 });
 

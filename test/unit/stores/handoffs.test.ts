@@ -10,6 +10,7 @@ const table = memoryTable();
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const CALL = 'cal_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const AT = '2026-11-18T15:00:00.000Z';
+const at = new Date(AT);
 const action = (kind: string, action_id: string) => ({ event: { type: 'conversation_action', kind, action_id, arguments: {} } as never });
 const inbound = { id: CALL, direction: 'inbound' };
 beforeEach(() => table.reset());
@@ -42,15 +43,15 @@ describe('handoffItems', () => {
 describe('confirmation', () => {
   it('a pending handoff reads as pending until the carrier ended its call; then confirmed (a read-only route stores nothing)', async () => {
     const h = created();
-    expect(await getHandoff(T, h.id)).toMatchObject({ status: 'pending' });
+    expect(await getHandoff(T, h.id, at)).toMatchObject({ status: 'pending' });
     table.put({ ...callKeys.call(T, CALL), state: 'completed', provider_call_sid: 'CA1', ended_at: '2026-11-18T15:05:00.000Z' });
-    expect(await getHandoff(T, h.id, { persist: false })).toMatchObject({ status: 'confirmed', confirmed_at: '2026-11-18T15:05:00.000Z' });
+    expect(await getHandoff(T, h.id, at, { persist: false })).toMatchObject({ status: 'confirmed', confirmed_at: '2026-11-18T15:05:00.000Z' });
     expect(inputsOf(TransactWriteCommand)).toHaveLength(0);
     ddb.on(TransactWriteCommand).rejects(transactionCancelled(['ConditionalCheckFailed']));
-    expect(await getHandoff(T, h.id)).toMatchObject({ id: h.id });
+    expect(await getHandoff(T, h.id, at)).toMatchObject({ id: h.id });
     const [confirm] = inputsOf(TransactWriteCommand)[0]!.TransactItems;
     expect(confirm.Update).toMatchObject({ ConditionExpression: '#status = :p', ExpressionAttributeValues: { ':c': 'confirmed', ':p': 'pending' } });
-    expect(await getHandoff(T, 'cal_01JAAAAAAAAAAAAAAAAAAAAAAA')).toBeUndefined();
+    expect(await getHandoff(T, 'cal_01JAAAAAAAAAAAAAAAAAAAAAAA', at)).toBeUndefined();
   });
 
   it("the status callback confirms the call's pending handoffs in its own transaction, reading only when one was asked", async () => {
@@ -71,7 +72,7 @@ describe('bookHandoff', () => {
     const h = created();
     table.put({ ...handoffKeys.handoff(T, h.id), ...h, status: 'booked' });
     ddb.on(TransactWriteCommand).resolves({});
-    expect(await bookHandoff(T, { ...h, status: 'confirmed' }, connection, slot, 'evt-1')).toMatchObject({ kind: 'booked' });
+    expect(await bookHandoff(T, { ...h, status: 'confirmed' }, connection, slot, 'evt-1', at)).toMatchObject({ kind: 'booked' });
     const items = inputsOf(TransactWriteCommand)[0]!.TransactItems;
     expect(items[0].Update).toMatchObject({ ConditionExpression: '#status = :c', ExpressionAttributeValues: { ':b': 'booked', ':c': 'confirmed' } });
     const locks = items.filter((i: { Put?: { Item: { type: string } } }) => i.Put?.Item.type === 'slot_lock');
@@ -83,8 +84,8 @@ describe('bookHandoff', () => {
   it('a taken cell is slot_taken; a handoff no longer confirmed has moved on', async () => {
     const h = created();
     ddb.on(TransactWriteCommand).rejectsOnce(transactionCancelled(['None', 'None', 'ConditionalCheckFailed', 'None', 'None', 'None', 'None']));
-    expect(await bookHandoff(T, h, connection, slot, 'evt-1')).toEqual({ kind: 'slot_taken' });
+    expect(await bookHandoff(T, h, connection, slot, 'evt-1', at)).toEqual({ kind: 'slot_taken' });
     ddb.on(TransactWriteCommand).rejects(transactionCancelled(['ConditionalCheckFailed', 'None', 'None', 'None', 'None', 'None', 'None']));
-    expect(await bookHandoff(T, h, connection, slot, 'evt-1')).toMatchObject({ kind: 'moved_on', handoff: { id: h.id, status: 'pending' } });
+    expect(await bookHandoff(T, h, connection, slot, 'evt-1', at)).toMatchObject({ kind: 'moved_on', handoff: { id: h.id, status: 'pending' } });
   });
 });

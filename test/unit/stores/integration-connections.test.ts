@@ -21,28 +21,29 @@ import { conditionFailed, ddb, inputsOf, memoryTable, transactionCancelled } fro
 
 const table = memoryTable();
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
+const at = new Date('2026-11-18T15:00:00.000Z');
 const tokens = { access_token: 'at-secret', refresh_token: 'rt-secret' };
 beforeEach(() => table.reset());
 
 describe('connecting a calendar', () => {
   it('puts the guard and the connection together (tokens sealed); a second live calendar is 409 naming the first', async () => {
-    const c = await createConnection(T, { provider: 'google_calendar', scopes: ['calendar.events'], tokens });
+    const c = await createConnection(T, { provider: 'google_calendar', scopes: ['calendar.events'], tokens }, at);
     expect(c).toMatchObject({ provider: 'google_calendar', status: 'active', timezone: 'America/New_York' });
     expect(c).not.toHaveProperty('sealed_tokens');
     const record = (await getConnectionRecord(T, c.id))!;
     expect(JSON.stringify(record)).not.toContain('rt-secret');
     expect(await openTokens(record)).toEqual(tokens);
     expect((await activeCalendar(T))?.id).toBe(c.id);
-    const err = await createConnection(T, { provider: 'sandbox_calendar', scopes: [] }).catch((e: unknown) => e);
+    const err = await createConnection(T, { provider: 'sandbox_calendar', scopes: [] }, at).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DomainError);
     expect(err).toMatchObject({ code: 'calendar_already_connected', extra: { connection_id: c.id } });
     expect((await listConnections(T, { limit: 5 })).data.map((x) => x.id)).toEqual([c.id]);
   });
 
   it('a refused refresh marks it error only while active with the tokens refused', async () => {
-    const c = (await getConnectionRecord(T, (await createConnection(T, { provider: 'google_calendar', scopes: [], tokens })).id))!;
+    const c = (await getConnectionRecord(T, (await createConnection(T, { provider: 'google_calendar', scopes: [], tokens }, at)).id))!;
     ddb.on(UpdateCommand).rejects(conditionFailed());
-    await expect(markConnectionError(c)).resolves.toBeUndefined();
+    await expect(markConnectionError(c, at)).resolves.toBeUndefined();
     expect(inputsOf(UpdateCommand)[0]).toMatchObject({
       ConditionExpression: '#status = :active AND sealed_tokens = :read',
       ExpressionAttributeValues: { ':read': c.sealed_tokens, ':error': 'error' },
@@ -52,9 +53,9 @@ describe('connecting a calendar', () => {
 
 describe('revoking', () => {
   it('revokes, drops the tokens and removes the guard only if it names this connection', async () => {
-    const c = await createConnection(T, { provider: 'google_calendar', scopes: [], tokens });
+    const c = await createConnection(T, { provider: 'google_calendar', scopes: [], tokens }, at);
     ddb.on(TransactWriteCommand).resolves({});
-    const out = await revokeConnection(T, c.id);
+    const out = await revokeConnection(T, c.id, at);
     expect(out?.connection.status).toBe('revoked');
     expect(out?.revoked?.id).toBe(c.id);
     const [update, guard] = inputsOf(TransactWriteCommand)[1]!.TransactItems;
@@ -63,10 +64,10 @@ describe('revoking', () => {
   });
 
   it('a revoked or unknown one changes nothing; a lost race answers it as read again', async () => {
-    expect(await revokeConnection(T, 'icn_01JZZZZZZZZZZZZZZZZZZZZZZZ')).toBeUndefined();
-    const c = await createConnection(T, { provider: 'sandbox_calendar', scopes: [] });
+    expect(await revokeConnection(T, 'icn_01JZZZZZZZZZZZZZZZZZZZZZZZ', at)).toBeUndefined();
+    const c = await createConnection(T, { provider: 'sandbox_calendar', scopes: [] }, at);
     ddb.on(TransactWriteCommand).rejects(transactionCancelled(['ConditionalCheckFailed', 'None']));
-    expect(await revokeConnection(T, c.id)).toMatchObject({ revoked: null, connection: { id: c.id } });
+    expect(await revokeConnection(T, c.id, at)).toMatchObject({ revoked: null, connection: { id: c.id } });
   });
 });
 
@@ -91,8 +92,12 @@ describe('sandbox events and OAuth state', () => {
     const stored = table.get(integrationKeys.oauthState('state-1'))!;
     expect(JSON.stringify(stored)).not.toContain('v-secret');
     ddb.on(DeleteCommand).resolvesOnce({ Attributes: stored }).rejectsOnce(conditionFailed());
-    expect(await takePendingAuthorization('state-1')).toMatchObject({ code_verifier: 'v-secret', tenant_id: T });
-    expect(inputsOf(DeleteCommand)[0]).toMatchObject({ ConditionExpression: 'attribute_exists(pk) AND expires_at > :now', ReturnValues: 'ALL_OLD' });
-    expect(await takePendingAuthorization('state-1')).toBeUndefined();
+    expect(await takePendingAuthorization('state-1', at)).toMatchObject({ code_verifier: 'v-secret', tenant_id: T });
+    expect(inputsOf(DeleteCommand)[0]).toMatchObject({
+      ConditionExpression: 'attribute_exists(pk) AND expires_at > :now',
+      ExpressionAttributeValues: { ':now': at.toISOString() },
+      ReturnValues: 'ALL_OLD',
+    });
+    expect(await takePendingAuthorization('state-1', at)).toBeUndefined();
   });
 });

@@ -2,6 +2,8 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { knowledgePackKeys } from '../../../shared/db/keys.js';
+import { transactWrite } from '../../../shared/db/transact-write.js';
+import { lostRace } from '../../../shared/db/transaction-errors.js';
 import { KNOWLEDGE_LIMITS } from '../../../shared/policy/knowledge/limits.js';
 import {
   addDocument,
@@ -11,9 +13,8 @@ import {
   draftDocuments,
   getPack,
   getPackVersion,
-  PackChanged,
+  packVersionItems,
   putBlob,
-  putVersion,
   readBlob,
 } from '../../../shared/repositories/knowledge-packs.js';
 import { ddb, inputsOf, memoryTable, transactionCancelled } from '../../support/document-client-mock.js';
@@ -97,18 +98,18 @@ describe('knowledge packs store', () => {
     expect(await readBlob(T, P, 'nothing')).toBeUndefined();
   });
 
-  it('puts version N+1 only from the pack as read; a pack that moved on is PackChanged', async () => {
+  it('puts version N+1 only from the pack as read; a pack that moved on is a lost race', async () => {
     const pack = await createPack(T, { name: 'FAQ' }, at);
     ddb
       .on(TransactWriteCommand)
       .resolvesOnce({})
       .rejects(transactionCancelled(['ConditionalCheckFailed', 'None']));
     const version = { version: 1, blob_chunks: 1 } as never;
-    await putVersion(T, pack.id, pack, version, at);
+    await transactWrite(packVersionItems(T, pack.id, pack, version, at));
     const [move, put] = inputsOf(TransactWriteCommand)[0]!.TransactItems;
     expect(move.Update.ExpressionAttributeValues).toMatchObject({ ':n': 1, ':rev': 1, ':prev': -1 });
     expect(put.Put).toMatchObject({ Item: knowledgePackKeys.version(T, pack.id, 1), ConditionExpression: 'attribute_not_exists(pk)' });
-    await expect(putVersion(T, pack.id, pack, version, at)).rejects.toBeInstanceOf(PackChanged);
+    expect(lostRace(await transactWrite(packVersionItems(T, pack.id, pack, version, at)).catch((err: unknown) => err))).toBe(true);
     table.put({ ...knowledgePackKeys.version(T, pack.id, 1), type: 'knowledge_pack_version', tenant_id: T, version: 1, blob_chunks: 1 });
     expect(await getPackVersion(T, pack.id, 1)).toEqual({ version: 1, blob_chunks: 1 });
     expect(await getPackVersion(T, pack.id, 0)).toBeUndefined();

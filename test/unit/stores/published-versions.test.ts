@@ -9,7 +9,7 @@ import { gatherComplianceInputs } from '../../../shared/calls/compliance-inputs.
 import { latestVersionOf } from '../../../shared/calls/published-versions.js';
 import { agentKeys, contactKeys, keys, suppressionKeys } from '../../../shared/db/keys.js';
 import { memoryTable } from '../../support/document-client-mock.js';
-import { activeSuppressionItem } from '../../support/store-items.js';
+import { activeSuppressionItem, phoneNumberItem, telephonyAccountItem } from '../../support/store-items.js';
 
 const table = memoryTable();
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
@@ -59,29 +59,8 @@ beforeEach(() => {
     do_not_call: false,
     timezone: 'America/New_York',
   });
-  table.put({
-    ...keys.phoneNumber(T, NUMBER),
-    type: 'phone_number',
-    id: NUMBER,
-    phone_e164: '+12125559000',
-    telephony_account_id: ACCOUNT,
-    status: 'active',
-    capabilities: ['voice'],
-    reputation_state: 'clean',
-    daily_dial_cap: null,
-    dials_day: null,
-    dials_count: 0,
-    created_at: '2026-11-01T00:00:00Z',
-    a2p_campaign_ref: null,
-  });
-  table.put({
-    ...keys.telephonyAccount(T, ACCOUNT),
-    type: 'telephony_account',
-    id: ACCOUNT,
-    verification_status: 'mock_verified',
-    ftc_san_refs: [],
-    provider: 'mock',
-  });
+  table.put(phoneNumberItem(T, NUMBER, ACCOUNT, '+12125559000'));
+  table.put(telephonyAccountItem(T, ACCOUNT));
 });
 
 describe('latestVersionOf', () => {

@@ -6,7 +6,7 @@
  */
 process.env.CREDENTIALS_KEY ??= Buffer.alloc(32, 7).toString('base64');
 
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { seal } from '../../../shared/crypto/secret-box.js';
 import { webhookKeys } from '../../../shared/db/keys.js';
@@ -18,7 +18,7 @@ import {
   rotateWebhookSecret,
   type WebhookEndpointRecord,
 } from '../../../shared/repositories/webhook-endpoints.js';
-import { conditionFailed, ddb } from '../../support/document-client-mock.js';
+import { ddb, transactionCancelled } from '../../support/document-client-mock.js';
 
 beforeEach(() => ddb.reset());
 
@@ -44,12 +44,13 @@ async function stored(tenantId: string, secrets: { plain: string; expires_at: st
     revision,
   };
 }
-const putItem = (n = 0) => ddb.commandCalls(PutCommand)[n]!.args[0].input;
+/** The one Put of the nth write (each write is a one-item conditional transaction). */
+const putItem = (n = 0) => ddb.commandCalls(TransactWriteCommand)[n]!.args[0].input.TransactItems![0]!.Put!;
 
 describe('putWebhookEndpoint', () => {
   it('creates the endpoint with the secret it was handed, sealed, answered once; only if none exists', async () => {
     const tenantId = newId('ten');
-    ddb.on(GetCommand).resolves({}).on(PutCommand).resolves({});
+    ddb.on(GetCommand).resolves({}).on(TransactWriteCommand).resolves({});
     const out = await putWebhookEndpoint(tenantId, settings, at, 'whsec_first');
     expect(out.signingSecret).toBe('whsec_first');
     expect(putItem().ConditionExpression).toBe('attribute_not_exists(pk)');
@@ -67,7 +68,10 @@ describe('putWebhookEndpoint', () => {
     ]);
     const moved = { ...existing, revision: 4 };
     ddb.on(GetCommand).resolvesOnce({ Item: existing }).resolves({ Item: moved });
-    ddb.on(PutCommand).rejectsOnce(conditionFailed()).resolves({});
+    ddb
+      .on(TransactWriteCommand)
+      .rejectsOnce(transactionCancelled(['ConditionalCheckFailed']))
+      .resolves({});
     const out = await putWebhookEndpoint(tenantId, { ...settings, url: 'https://hooks.example.com/v2' }, at, 'whsec_unused');
     expect(out.signingSecret).toBeNull();
     expect(out.endpoint).toMatchObject({ url: 'https://hooks.example.com/v2', revision: 5 });
@@ -85,7 +89,7 @@ describe('rotateWebhookSecret', () => {
       { plain: 'whsec_a', expires_at: null },
       { plain: 'whsec_b', expires_at: soon },
     ]);
-    ddb.on(GetCommand).resolves({ Item: existing }).on(PutCommand).resolves({});
+    ddb.on(GetCommand).resolves({ Item: existing }).on(TransactWriteCommand).resolves({});
     const out = await rotateWebhookSecret(tenantId, { secret: 'whsec_c', overlapSeconds: 3600, maxLive: 5 }, at);
     expect(out.kind).toBe('rotated');
     const endpoint = (out as { endpoint: WebhookEndpointRecord }).endpoint;
@@ -104,7 +108,7 @@ describe('rotateWebhookSecret', () => {
     ]);
     ddb.on(GetCommand).resolvesOnce({ Item: existing }).resolves({});
     expect(await rotateWebhookSecret(tenantId, { secret: 'whsec_c', overlapSeconds: 3600, maxLive: 2 }, at)).toEqual({ kind: 'too_many_live', live: 2 });
-    expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
+    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
     expect(await rotateWebhookSecret(tenantId, { secret: 'whsec_c', overlapSeconds: 3600, maxLive: 2 }, at)).toEqual({ kind: 'no_endpoint' });
   });
 });

@@ -9,6 +9,7 @@ import { ddb, inputsOf, memoryTable, transactionCancelled } from '../../support/
 const table = memoryTable();
 const T = 'ten_01JAAAAAAAAAAAAAAAAAAAAAAA';
 const CALL = 'cal_01JAAAAAAAAAAAAAAAAAAAAAAA';
+const at = new Date('2026-11-18T15:00:00.000Z');
 const action = (action_id: string, args: Record<string, unknown>) => ({
   event: { type: 'conversation_action', kind: 'record_qualification', action_id, arguments: args } as never,
 });
@@ -56,7 +57,7 @@ describe('saveFitReview', () => {
     const [first] = await record({ answers: {} });
     const id = first!.Put!.Item!.outcome.id;
     ddb.on(TransactWriteCommand).resolves({});
-    const review = await saveFitReview(T, id, { decision: 'fit', reason: 'r', expected_revision: 1 } as never, 'usr_1', () => [
+    const review = await saveFitReview(T, id, { decision: 'fit', reason: 'r', expected_revision: 1 } as never, 'usr_1', at, () => [
       { Put: { TableName: 't', Item: { pk: 'x', sk: 'y' } } },
     ]);
     expect(review).toMatchObject({ action_id: id, revision: 1, reviewer_ref: 'usr_1' });
@@ -70,14 +71,14 @@ describe('saveFitReview', () => {
   it('409 revision_conflict with the current revision when stale, before or at the commit; undefined when unknown', async () => {
     const [first] = await record({ answers: {} });
     const id = first!.Put!.Item!.outcome.id;
-    const stale = await saveFitReview(T, id, { decision: 'fit', reason: 'r', expected_revision: 2 } as never, 'u').catch((e: unknown) => e);
+    const stale = await saveFitReview(T, id, { decision: 'fit', reason: 'r', expected_revision: 2 } as never, 'u', at).catch((e: unknown) => e);
     expect(stale).toBeInstanceOf(DomainError);
     expect(stale).toMatchObject({ code: 'revision_conflict', extra: { current_revision: 1 } });
     ddb.on(TransactWriteCommand).rejects(transactionCancelled(['ConditionalCheckFailed', 'None']));
-    await expect(saveFitReview(T, id, { decision: 'fit', reason: 'r', expected_revision: 1 } as never, 'u')).rejects.toMatchObject({
+    await expect(saveFitReview(T, id, { decision: 'fit', reason: 'r', expected_revision: 1 } as never, 'u', at)).rejects.toMatchObject({
       code: 'revision_conflict',
     });
-    expect(await saveFitReview(T, 'wfo_01JZZZZZZZZZZZZZZZZZZZZZZZ', { decision: 'fit', reason: 'r', expected_revision: 1 } as never, 'u')).toBeUndefined();
+    expect(await saveFitReview(T, 'wfo_01JZZZZZZZZZZZZZZZZZZZZZZZ', { decision: 'fit', reason: 'r', expected_revision: 1 } as never, 'u', at)).toBeUndefined();
     expect(await getQualification(T, 'cal_01JZZZZZZZZZZZZZZZZZZZZZZZ')).toBeUndefined();
   });
 });
