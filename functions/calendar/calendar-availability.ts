@@ -1,10 +1,9 @@
-import { calendarAvailability } from '../../shared/calendar/calendar-service.js';
+import { calendarAvailability, connectedCalendar } from '../../shared/calendar/calendar-service.js';
 import { now } from '../../shared/clock.js';
 import { DomainError } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { activeCalendar } from '../../shared/repositories/integration-connections.js';
 import { availabilityRequest, availabilityResponse, calendarNotConnectedError } from '../../shared/schemas/integrations.js';
 
 /**
@@ -18,9 +17,9 @@ export const handler = defineRoute(
   bearer,
   { body: availabilityRequest, responses: { 200: availabilityResponse, 409: calendarNotConnectedError } },
   async ({ principal, body }) => {
-    const connection = await activeCalendar(principal.tenantId);
-    if (!connection)
+    const calendar = await connectedCalendar(principal.tenantId, body);
+    if (!calendar)
       throw new DomainError('conflict', 'calendar_not_connected', 'No active calendar connection: connect one under /v1/integration-connections first');
-    return ok(await calendarAvailability(connection, body, now()));
+    return ok(await calendarAvailability(calendar.connection, body, now(), calendar.read));
   },
 );

@@ -1,10 +1,9 @@
-import { calendarAvailability } from '../../shared/calendar/calendar-service.js';
+import { calendarAvailability, connectedCalendar } from '../../shared/calendar/calendar-service.js';
 import { now } from '../../shared/clock.js';
 import { DomainError } from '../../shared/errors.js';
 import { streamToken } from '../../shared/http/auth/stream-token.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
-import { activeCalendar, activeCalendarId, guardedCalendar } from '../../shared/repositories/integration-connections.js';
 import { availabilityRequest, availabilityResponse, calendarNotConnectedError } from '../../shared/schemas/integrations.js';
 import { callEventsPath } from '../../shared/schemas/runtime-events.js';
 
@@ -19,16 +18,17 @@ export const handler = defineRoute(
   streamToken,
   { path: callEventsPath, body: availabilityRequest, responses: { 200: availabilityResponse, 409: calendarNotConnectedError } },
   async ({ body, stream, early }) => {
-    const connection = early ? await guardedCalendar(stream.tenant_id, await early.handle) : await activeCalendar(stream.tenant_id);
-    if (!connection) throw new DomainError('conflict', 'calendar_not_connected', 'The tenant has no active calendar connection');
-    return ok(await calendarAvailability(connection, body, now()));
+    const calendar = await (early?.handle ?? connectedCalendar(stream.tenant_id, body));
+    if (!calendar) throw new DomainError('conflict', 'calendar_not_connected', 'The tenant has no active calendar connection');
+    return ok(await calendarAvailability(calendar.connection, body, now(), calendar.read));
   },
-  // The tool waits on this answer mid-sentence: the calendar guard is read beside the token's call check.
+  // The tool waits on this answer mid-sentence: the calendar (and a sandbox calendar's events) is read beside the token's call check.
   {
-    early: (tenantId: string) => {
-      const guard = activeCalendarId(tenantId);
-      guard.catch(() => {}); // awaited by the work only if the token is accepted; its failure surfaces there
-      return { handle: guard };
+    early: (tenantId: string, body: unknown) => {
+      const asked = availabilityRequest.safeParse(body);
+      const calendar = connectedCalendar(tenantId, asked.success ? asked.data : undefined);
+      calendar.catch(() => {}); // awaited by the work only if the token is accepted; its failure surfaces there
+      return { handle: calendar };
     },
   },
 );

@@ -1,3 +1,4 @@
+import { pinnedVersion } from '../../shared/agents/pinned-versions.js';
 import { now } from '../../shared/clock.js';
 import { invalid, ValidationError } from '../../shared/errors.js';
 import { streamToken } from '../../shared/http/auth/stream-token.js';
@@ -11,8 +12,6 @@ import {
   USAGE_PER_MINUTE,
   USAGE_SLACK_SECONDS,
 } from '../../shared/policy/call-state/runtime-window.js';
-import { getTemplate } from '../../shared/repositories/agent-templates.js';
-import { getAgentVersion } from '../../shared/repositories/agents.js';
 import { type OutcomeCheck, recordCallEvents } from '../../shared/repositories/runtime-events.js';
 import {
   callEventsPath,
@@ -48,15 +47,15 @@ export const handler = defineRoute(
       "A `conversation_action` of kind `send_sms` (arguments `{body}` or `{template_id, variables}`; only when the pinned version's tools include send_sms, else 422 `tool_not_granted` at its `kind`) texts the call's contact once, through the same compliance path as POST /v1/messages (origin_call_id = this call).",
   },
   async ({ path, body, stream }) => {
+    // The pinned version and its outcome type are kept per instance by the version's immutable id (pinned-versions.ts).
     const checkOutcome: OutcomeCheck = async (event, index) => {
       if (event.outcome.outcome_type === 'none') return;
-      const version = await getAgentVersion(stream.tenant_id, stream.agent_version_id);
-      const template = version && (await getTemplate(version.definition.template_id, version.definition.template_version));
-      if (!template) return; // not reachable: stored as reported
-      if (template.outcome_type !== event.outcome.outcome_type) {
+      const pinned = await pinnedVersion(stream.tenant_id, stream.agent_version_id);
+      if (!pinned) return; // not reachable: stored as reported
+      if (pinned.outcome_type !== event.outcome.outcome_type) {
         throw invalid(
           ['body', 'events', index, 'outcome', 'outcome_type'],
-          `The pinned agent version records outcomes of type '${template.outcome_type}' (or 'none')`,
+          `The pinned agent version records outcomes of type '${pinned.outcome_type}' (or 'none')`,
           'outcome_type_mismatch',
           event.outcome.outcome_type,
         );
@@ -64,7 +63,7 @@ export const handler = defineRoute(
     };
     // send_sms only when the pinned version's tools grant it (its template's tool_grants), then well-formed arguments.
     const hasSms = body.events.some(isSmsAction);
-    const granted = hasSms && smsGranted(await getAgentVersion(stream.tenant_id, stream.agent_version_id));
+    const granted = hasSms && smsGranted((await pinnedVersion(stream.tenant_id, stream.agent_version_id))?.version);
     const smsIssues = body.events.flatMap((e, i) => {
       if (!isSmsAction(e)) return [];
       if (!granted)

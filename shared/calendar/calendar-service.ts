@@ -11,7 +11,9 @@
 
 import { DomainError } from '../errors.js';
 import { dateMs, freeSlots, type Interval, type Slot, wallToInstant } from '../policy/calendar/availability.js';
-import { type ConnectionRecord, sandboxEvents } from '../repositories/integration-connections.js';
+import { RecentlyUsed } from '../recently-used.js';
+import { activeCalendarId, type ConnectionRecord, guardedCalendar, sandboxEvents } from '../repositories/integration-connections.js';
+import type { CalendarProvider } from '../schemas/integrations.js';
 import { googleFreeBusy } from './google.js';
 
 const DAY_MS = 86_400_000;
@@ -46,9 +48,22 @@ const reauthorizationRequired = () =>
     'The calendar provider refused to refresh this connection; disconnect it (DELETE) and connect it again',
   );
 
-export async function busyBlocks(c: ConnectionRecord, from: number, to: number): Promise<Interval[]> {
+/** A sandbox calendar's events read over [from, to) before the question's zone was known (`connectedCalendar`). */
+interface EventsRead {
+  connectionId: string;
+  from: number;
+  to: number;
+  events: Promise<Interval[]>;
+}
+
+export async function busyBlocks(c: ConnectionRecord, from: number, to: number, read?: EventsRead): Promise<Interval[]> {
   if (c.status === 'error') throw reauthorizationRequired();
-  if (c.provider === 'sandbox_calendar') return [...sandboxLunches(c.timezone, from, to), ...(await sandboxEvents(c.tenant_id, c.id, from, to))];
+  if (c.provider === 'sandbox_calendar') {
+    const covered = read && read.connectionId === c.id && read.from <= from && read.to >= to;
+    // The wider read, cut to [from, to) as sandboxEvents cuts its own.
+    const events = covered ? (await read.events).filter((e) => e.end > from && e.start < to) : await sandboxEvents(c.tenant_id, c.id, from, to);
+    return [...sandboxLunches(c.timezone, from, to), ...events];
+  }
   return googleFreeBusy(c, from, to);
 }
 
@@ -56,10 +71,11 @@ export async function calendarAvailability(
   c: ConnectionRecord,
   q: AvailabilityQuestion,
   at: Date,
+  read?: EventsRead,
 ): Promise<{ connection_id: string; timezone: string; slots: Slot[] }> {
   const timezone = q.timezone ?? c.timezone;
   const { from, to } = dateRange(q, timezone);
-  const busy = await busyBlocks(c, from, to);
+  const busy = await busyBlocks(c, from, to, read);
   const slots = freeSlots({
     startDate: q.start_date,
     endDate: q.end_date,
@@ -71,4 +87,51 @@ export async function calendarAvailability(
     at,
   });
   return { connection_id: c.id, timezone, slots };
+}
+
+/**
+ * Per tenant, the calendar connection this instance last found connected and its provider
+ * (fixed for a connection's id): which items to read first, never what they hold. A connection
+ * holds the tenant's guard exactly while it is active or in error (connecting and revoking
+ * write both in one transaction), so its own record, read consistently, answers what the guard
+ * would; a guess whose connection is no longer connected costs the guard read it replaced.
+ */
+const lastConnected = new RecentlyUsed<string, { id: string; provider: CalendarProvider }>(1024);
+
+/** The tenant's connected calendar, with its sandbox events for the question when it had one (started with the connection's read). */
+export interface ConnectedCalendar {
+  connection: ConnectionRecord;
+  read?: EventsRead;
+}
+
+/** Zones are UTC−12…UTC+14: the requested dates cover, in any zone, at most this range. */
+function anyZoneRange(q: Pick<AvailabilityQuestion, 'start_date' | 'end_date'>): { from: number; to: number } {
+  return { from: dateMs(q.start_date) - DAY_MS, to: dateMs(q.end_date) + 2 * DAY_MS };
+}
+
+async function readConnected(tenantId: string, id: string, provider: CalendarProvider | undefined, q: AvailabilityQuestion | undefined) {
+  // The events are read beside the connection, over a range any zone's dates fit (its zone is in the connection).
+  const range = q && provider !== 'google_calendar' ? anyZoneRange(q) : undefined;
+  const read = range && { connectionId: id, ...range, events: sandboxEvents(tenantId, id, range.from, range.to) };
+  read?.events.catch(() => {}); // awaited only for a sandbox calendar; a failure surfaces there
+  const connection = await guardedCalendar(tenantId, id);
+  if (!connection) return undefined;
+  lastConnected.set(tenantId, { id, provider: connection.provider });
+  return { connection, ...(read && connection.provider === 'sandbox_calendar' ? { read } : {}) };
+}
+
+/**
+ * The tenant's connected calendar (what `activeCalendar` answers), read in one round trip when
+ * this instance knows which connection it is, and with the sandbox events `q` needs when given
+ * (a question from an unchecked body only decides what is read: busyBlocks uses the read only
+ * when it covers the checked question's range). Starts reading at once: a route may start it
+ * beside its credential's check.
+ */
+export async function connectedCalendar(tenantId: string, q?: AvailabilityQuestion): Promise<ConnectedCalendar | undefined> {
+  const known = lastConnected.get(tenantId);
+  const guessed = known && (await readConnected(tenantId, known.id, known.provider, q));
+  if (guessed) return guessed;
+  const id = await activeCalendarId(tenantId);
+  if (id === undefined) lastConnected.delete(tenantId);
+  return id === undefined ? undefined : readConnected(tenantId, id, undefined, q);
 }

@@ -6,14 +6,10 @@
  *     through the route's validation and its one transaction.
  * Global fetch pools keep-alive connections per origin, so one call's batches reuse a socket.
  */
+import { pinnedVersion } from '../agents/pinned-versions.js';
 import { retrievePassages } from '../knowledge/pack-index.js';
-import { RecentlyUsed } from '../recently-used.js';
-import { getTemplate } from '../repositories/agent-templates.js';
-import { getAgentVersion } from '../repositories/agents.js';
 import { getCall } from '../repositories/calls.js';
 import { getRep } from '../repositories/reps.js';
-import type { TemplateResource } from '../schemas/agent-templates.js';
-import type { AgentVersion } from '../schemas/agents.js';
 import { MAX_EVENTS_PER_REQUEST } from '../schemas/runtime-events.js';
 import type { VerifiedStreamClaims } from '../telephony/call-tokens.js';
 import { publicBaseUrl, sandboxApiBaseUrl, twilioApiBaseUrl } from '../telephony/endpoints.js';
@@ -117,29 +113,6 @@ function errorCode(text: string): string | undefined {
  */
 const onSandboxCarrier = (call: { provider?: string; telephony?: { mock?: boolean } | null }): boolean =>
   call.provider === 'mock' || call.telephony?.mock === true || twilioApiBaseUrl() === sandboxApiBaseUrl();
-
-/**
- * A pinned version and its template's outcome type, kept per process by the version's id: a
- * published version is written once and never changed (a new publish is a new id), and its
- * template is named by id and version, so a hit is exactly what the table holds. Every session
- * of a campaign's calls read the same three items again (four sequential reads with the call's)
- * behind the greeting, CPU the other calls' turns waited on. The call itself, and the reps, are
- * read each time: they change.
- */
-const pinnedVersions = new RecentlyUsed<string, { version: AgentVersion; outcome_type: TemplateResource['outcome_type'] }>(256);
-
-async function pinnedVersion(tenantId: string, versionId: string) {
-  const slot = `${tenantId}|${versionId}`;
-  const hit = pinnedVersions.get(slot);
-  if (hit) return hit;
-  const version = await getAgentVersion(tenantId, versionId);
-  if (!version) return undefined;
-  const template = await getTemplate(version.definition.template_id, version.definition.template_version);
-  if (!template) return undefined;
-  const pinned = { version, outcome_type: template.outcome_type };
-  pinnedVersions.set(slot, pinned);
-  return pinned;
-}
 
 /**
  * The call the token names, with its pinned version, template, questions, context and the
