@@ -47,7 +47,7 @@ function holdGets() {
 
 describe('the tenant’s connected calendar', () => {
   it('reads the guard first; once known, the connection and its events together, with the same slots as a read of its own', async () => {
-    const c = await createConnection(T, { provider: 'sandbox_calendar', scopes: [], timezone: 'America/New_York' });
+    const c = await createConnection(T, { provider: 'sandbox_calendar', scopes: [], timezone: 'America/New_York' }, at);
     bookEvent(c.id, '2026-06-01T14:00:00.000Z', '2026-06-01T15:00:00.000Z', 'evt_01');
     table.forgetSent();
     const first = (await connectedCalendar(T, q))!;
@@ -71,7 +71,7 @@ describe('the tenant’s connected calendar', () => {
   });
 
   it('a zone far from the connection’s still finds every event its dates cover', async () => {
-    const c = await createConnection(T, { provider: 'sandbox_calendar', scopes: [], timezone: 'Pacific/Kiritimati' });
+    const c = await createConnection(T, { provider: 'sandbox_calendar', scopes: [], timezone: 'Pacific/Kiritimati' }, at);
     bookEvent(c.id, '2026-05-31T10:30:00.000Z', '2026-05-31T11:00:00.000Z', 'evt_early');
     bookEvent(c.id, '2026-06-03T10:30:00.000Z', '2026-06-03T11:00:00.000Z', 'evt_late');
     for (const timezone of ['Pacific/Kiritimati', 'Etc/GMT+12', undefined]) {
@@ -84,7 +84,7 @@ describe('the tenant’s connected calendar', () => {
   });
 
   it('a known connection that was revoked is not answered: the guard decides, and the next connection is read', async () => {
-    const a = await createConnection(T, { provider: 'sandbox_calendar', scopes: [] });
+    const a = await createConnection(T, { provider: 'sandbox_calendar', scopes: [] }, at);
     expect((await connectedCalendar(T, q))?.connection.id).toBe(a.id);
     // DELETE's transaction: the connection revoked, the guard gone.
     table.put({ ...table.get(integrationKeys.connection(T, a.id))!, status: 'revoked' });
@@ -97,7 +97,7 @@ describe('the tenant’s connected calendar', () => {
     expect(await connectedCalendar(T, q)).toBeUndefined();
     expect(reads()).toEqual(['guard']);
 
-    const b = await createConnection(T, { provider: 'google_calendar', scopes: [] });
+    const b = await createConnection(T, { provider: 'google_calendar', scopes: [] }, at);
     expect((await connectedCalendar(T, q))?.connection.id).toBe(b.id);
     // A Google calendar's busy times are Google's: once known, no sandbox events are read for it.
     table.forgetSent();
@@ -107,7 +107,7 @@ describe('the tenant’s connected calendar', () => {
   });
 
   it('without a question, the connection only', async () => {
-    const c = await createConnection(T, { provider: 'sandbox_calendar', scopes: [] });
+    const c = await createConnection(T, { provider: 'sandbox_calendar', scopes: [] }, at);
     await connectedCalendar(T);
     table.forgetSent();
     expect((await connectedCalendar(T))?.read).toBeUndefined();
