@@ -50,8 +50,6 @@ export const workers = [
     handler: 'functions/workers/sandbox-timeline',
     table: 'write',
     batchSize: 10,
-    // A step waits out up to a second inside its batch: one batch at a time played a 500-call run's steps minutes late.
-    batchesInFlight: 4,
     timeoutSeconds: 60,
     queues: ['sandboxTimeline'],
     kms: 'decrypt',
