@@ -62,6 +62,8 @@ interface Latency {
   dynamoCalls: number;
   /** DynamoDB calls others (scheduler ticks, workers) made in the same window: not counted. */
   background: number;
+  /** The background's biggest sources: command, index and key kind, with their calls. */
+  backgroundTop: [string, number][];
 }
 
 export interface CallsFigures {
@@ -181,6 +183,7 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
 
   // Counting: the route's own calls and everyone else's, apart; and one real queue transaction kept as the raw baseline's template.
   let counting = false;
+  const backgroundBy = new Map<string, number>();
   let own = 0;
   let others = 0;
   let template: Txn | undefined;
@@ -192,7 +195,7 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
   // Per lane, in the order written: a take (its send instant) or a release (the instant it frees), on the dispatchers' clock.
   const laneUse = new Map<string, { take?: number; release?: number }[]>();
   db().middlewareStack.add(
-    (next) => async (args) => {
+    (next, context) => async (args) => {
       const input = args.input as { Key?: { sk?: unknown }; UpdateExpression?: string; ExpressionAttributeValues?: Record<string, number> };
       const sk = input.Key?.sk;
       const lane = typeof sk === 'string' && sk.startsWith('LANE#');
@@ -216,6 +219,16 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
       }
       const mine = inRoute.getStore() === ROUTE;
       if (counting) mine ? own++ : others++;
+      if (counting && !mine) {
+        // Whose: the command and the key's or index's kind (the part of the pk before its ids), so the background can be named.
+        const req = args.input as { Key?: { pk?: unknown }; IndexName?: string; TableName?: string; ExpressionAttributeValues?: Record<string, unknown> };
+        const pk =
+          typeof req.Key?.pk === 'string'
+            ? req.Key.pk
+            : (Object.values(req.ExpressionAttributeValues ?? {}).find((v) => typeof v === 'string' && /#/.test(v)) as string | undefined);
+        const what = `${context.commandName} ${req.IndexName ?? ''} ${(pk ?? '').split('#').slice(0, 3).join('#')}`;
+        backgroundBy.set(what, (backgroundBy.get(what) ?? 0) + 1);
+      }
       const items = (args.input as TransactWriteCommandInput).TransactItems;
       if (mine && counting && !template && items?.some((i) => i.Put?.Item?.type === 'call')) template = structuredClone(items);
       return next(args);
@@ -239,11 +252,13 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
   const measure = async (n: number): Promise<Latency> => {
     own = 0;
     others = 0;
+    backgroundBy.clear();
     counting = true;
     const times: number[] = [];
     for (let i = 0; i < n; i++) times.push(await time(() => queue(i)));
     counting = false;
-    return { p50: percentile(times, 50), p99: percentile(times, 99), dynamoCalls: own / n, background: others };
+    const top = [...backgroundBy].sort((a, b) => b[1] - a[1]).slice(0, 6);
+    return { p50: percentile(times, 50), p99: percentile(times, 99), dynamoCalls: own / n, background: others, backgroundTop: top };
   };
 
   // 1a. Deferred calls (Mon 22:00 in New York, due Tue 08:00): no dispatch follows. The workers are held for every timed request.
@@ -324,7 +339,8 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
       const a = uses[i]!;
       const b = uses[i + 1]!;
       // take → release: the release is the answer + the second and the guard; release → take: the lane lay free.
-      if (a.take !== undefined && b.release !== undefined) held.push(b.release - a.take - laneRelease(0));
+      // (A release at the take's own instant is a lane given back unused: no answer to time.)
+      if (a.take !== undefined && b.release !== undefined && b.release - a.take >= laneRelease(0)) held.push(b.release - a.take - laneRelease(0));
       if (a.release !== undefined && b.take !== undefined) idle.push(Math.max(0, b.take - a.release));
     }
   }
@@ -448,6 +464,8 @@ export function printCalls(f: CallsFigures): void {
     );
   line('deferred', f.deferred);
   line('allowed ', f.allowed);
+  for (const l of [f.deferred, f.allowed])
+    console.log(`    background by source: ${l.backgroundTop.map(([k, n]) => `${k.replace(/\s+/g, ' ').trim()} ${n}`).join('; ')}`);
   console.log(
     `    (allowed timed once the stack was quiet: ${fmt(f.quiet.seconds, 1)} s after the hold, ${f.quiet.lastSecondCalls} background calls in its last second)`,
   );
