@@ -70,12 +70,13 @@ if (!only || only === 'me' || only === 'import' || only === 'dnc' || only === 'p
 if (!only || only === 'calls') {
   // Its own stack: the dispatch worker, the sandbox carrier's timeline and the scheduler run;
   // POST /v1/calls runs in a scope that lets the bench count its DynamoDB calls apart.
-  // The dispatch and analysis workers can be held, so POST /v1/calls is timed on its own path.
+  // The dispatch and analysis workers and the sandbox carrier's timeline can be held, so POST /v1/calls is timed on its own path.
   const { startLocalStack } = await import('../infra/local/stack.js');
   const { scopedRoute, gatedWorker } = await import('../test/bench/request-scope.js');
   const gates = {
     callDispatch: gatedWorker('callDispatchWorker', 'functions/workers/call-dispatch'),
     callAnalysis: gatedWorker('callAnalysisWorker', 'functions/workers/call-analysis'),
+    sandboxTimeline: gatedWorker('sandboxTimelineWorker', 'functions/workers/sandbox-timeline'),
   };
   const stack = await startLocalStack({
     port: 0,
@@ -83,7 +84,7 @@ if (!only || only === 'calls') {
     workers: true,
     seed: false,
     routeHandlers: { queueCall: scopedRoute('queueCall', 'functions/calls/queue-call') },
-    workerHandlers: { callDispatch: gates.callDispatch.handler, callAnalysis: gates.callAnalysis.handler },
+    workerHandlers: { callDispatch: gates.callDispatch.handler, callAnalysis: gates.callAnalysis.handler, sandboxTimeline: gates.sandboxTimeline.handler },
   });
   try {
     const { measureCalls, printCalls } = await import('../test/bench/calls.js');

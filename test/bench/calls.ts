@@ -6,9 +6,11 @@
  *     the calls the POST handler itself makes are counted: the route runs inside an
  *     AsyncLocalStorage scope (request-scope.ts), so the scheduler's ticks and the workers'
  *     calls meanwhile are left out (and reported apart). The dispatch and analysis workers
- *     are held while these are timed (`workers.hold`): they run in the same process, and
- *     each allowed call's dial (its judgement, the carrier's timeline) would otherwise be
- *     timed as the route's own latency;
+ *     and the sandbox carrier's timeline are held while these are timed (`workers.hold`):
+ *     they run in the same process, and each allowed call's dial (its judgement, the
+ *     carrier's timeline) would otherwise be timed as the route's own latency; the allowed
+ *     ones, timed after the 500 of part 3, start once the stack is quiet (those calls'
+ *     status callbacks would otherwise share the event loop with the route);
  *  2. a raw TransactWriteItems of the same items, same sizes and conditions: a real queue
  *     transaction is captured and replayed with fresh ids (its idempotency record is a
  *     conditional Put inside it, as the route's is);
@@ -16,9 +18,12 @@
  *     0110), busy (0120), no answer (0121) and a machine (0122) — on an account with
  *     cps_limit 10: the time until every one is dialled (the carrier's own record of the last
  *     dial) and every one is terminal, next to the least time the cap allows (500 / 10 s), and
- *     the most dials the carrier saw in any one-second window of its clock (sliding).
+ *     the most dials the carrier saw in any one-second window of its clock (sliding); and
+ *     where a lane's cycle goes (the carrier's round trip, the second after it, the time
+ *     the lane lay free), from the pacer's own writes.
  */
 import { randomUUID } from 'node:crypto';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalStack } from '../../infra/local/stack.js';
 import { createTenant } from '../../shared/admin/bootstrap.js';
@@ -27,10 +32,15 @@ import { db, tableName } from '../../shared/db/client.js';
 import { callKeys, keys } from '../../shared/db/keys.js';
 import { newId } from '../../shared/ids.js';
 import { type CallState, isTerminal } from '../../shared/policy/call-state/machine.js';
+import { laneRelease } from '../../shared/policy/dial-pacing.js';
 import { seedPlatformData } from '../../shared/seed/platform.js';
 import { carrierCallsFrom } from './carrier-records.js';
+import { type ProfileSummary, startCpuProfile } from './cpu-profile.js';
 import { inRoute } from './request-scope.js';
 import { fmt, maxInAnyWindow, percentile, perSecond, pool } from './stats.js';
+
+/** Background DynamoDB calls in a second below which the stack counts as quiet for timing a route. */
+const QUIET_CALLS_PER_SECOND = 5;
 
 /** The stack must serve this route through request-scope.ts's scopedRoute (bin/bench.ts does). */
 const ROUTE = 'queueCall';
@@ -52,6 +62,8 @@ interface Latency {
   dynamoCalls: number;
   /** DynamoDB calls others (scheduler ticks, workers) made in the same window: not counted. */
   background: number;
+  /** The background's biggest sources: command, index and key kind, with their calls. */
+  backgroundTop: [string, number][];
 }
 
 export interface CallsFigures {
@@ -71,6 +83,13 @@ export interface CallsFigures {
   /** Lane takes that went through, and those refused (the lane still held: the dispatcher waited and asked again). */
   laneTakes: number;
   laneRefusals: number;
+  /** Each lane's use, from its writes: send → the carrier's answer (ms), and the lane's idle time between a release and the next send (ms). */
+  laneHeldMs: { p50: number; p99: number };
+  laneIdleMs: { p50: number; mean: number; total: number };
+  /** The event loop's delay while the 500 were queued and dialled (everything shares it: routes, workers, the sandbox carrier). */
+  loopDelayMs: { p50: number; p99: number };
+  /** With BENCH_CPU_PROFILE=<dir>: the dispatch phase's CPU profile, summarised. */
+  profile?: ProfileSummary;
   terminal: number;
   allTerminalSeconds: number | null;
   byState: Record<string, number>;
@@ -80,13 +99,15 @@ export interface CallsFigures {
   retried: number;
   deferred: Latency;
   allowed: Latency;
+  /** How long the stack took to go quiet before the allowed calls were timed, and its background calls in the last second waited. */
+  quiet: { seconds: number; lastSecondCalls: number };
   raw: { p50: number; p99: number; items: number; bytes: number };
 }
 
 const setClock = (iso: string) => setClockOffsetForTests(Date.parse(iso) - Date.now());
 type Txn = NonNullable<TransactWriteCommandInput['TransactItems']>;
 
-/** Holds and releases the workers that would share the event loop with the route (bin/bench.ts gates them). */
+/** Holds and releases the workers that would share the event loop with the route — dispatch, analysis and the sandbox carrier's timeline (bin/bench.ts gates them). */
 export interface WorkerGate {
   hold(): void;
   release(): void;
@@ -162,6 +183,7 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
 
   // Counting: the route's own calls and everyone else's, apart; and one real queue transaction kept as the raw baseline's template.
   let counting = false;
+  const backgroundBy = new Map<string, number>();
   let own = 0;
   let others = 0;
   let template: Txn | undefined;
@@ -170,15 +192,25 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
   const grantTimes: number[] = [];
   let laneTakes = 0;
   let laneRefusals = 0;
+  // Per lane, in the order written: a take (its send instant) or a release (the instant it frees), on the dispatchers' clock.
+  const laneUse = new Map<string, { take?: number; release?: number }[]>();
   db().middlewareStack.add(
-    (next) => async (args) => {
-      const sk = (args.input as { Key?: { sk?: unknown } }).Key?.sk;
-      const take = typeof sk === 'string' && sk.startsWith('LANE#') && (args.input as { UpdateExpression?: string }).UpdateExpression?.startsWith('SET #at');
-      if (pacing && (sk === 'PACE' || take)) {
+    (next, context) => async (args) => {
+      const input = args.input as { Key?: { sk?: unknown }; UpdateExpression?: string; ExpressionAttributeValues?: Record<string, number> };
+      const sk = input.Key?.sk;
+      const lane = typeof sk === 'string' && sk.startsWith('LANE#');
+      const take = lane && input.UpdateExpression?.startsWith('SET #at');
+      const release = lane && input.UpdateExpression?.startsWith('SET #release');
+      if (pacing && (sk === 'PACE' || lane)) {
         try {
           const out = await next(args);
-          if (take) laneTakes++;
-          else grantTimes.push(Date.now());
+          const uses = laneUse.get(sk as string) ?? laneUse.set(sk as string, []).get(sk as string)!;
+          if (take) {
+            laneTakes++;
+            uses.push({ take: input.ExpressionAttributeValues?.[':at'] });
+          } else if (release) {
+            uses.push({ release: input.ExpressionAttributeValues?.[':release'] });
+          } else grantTimes.push(Date.now());
           return out;
         } catch (err) {
           if (take) laneRefusals++;
@@ -187,20 +219,46 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
       }
       const mine = inRoute.getStore() === ROUTE;
       if (counting) mine ? own++ : others++;
+      if (counting && !mine) {
+        // Whose: the command and the key's or index's kind (the part of the pk before its ids), so the background can be named.
+        const req = args.input as { Key?: { pk?: unknown }; IndexName?: string; TableName?: string; ExpressionAttributeValues?: Record<string, unknown> };
+        const pk =
+          typeof req.Key?.pk === 'string'
+            ? req.Key.pk
+            : (Object.values(req.ExpressionAttributeValues ?? {}).find((v) => typeof v === 'string' && /#/.test(v)) as string | undefined);
+        const what = `${context.commandName} ${req.IndexName ?? ''} ${(pk ?? '').split('#').slice(0, 3).join('#')}`;
+        backgroundBy.set(what, (backgroundBy.get(what) ?? 0) + 1);
+      }
       const items = (args.input as TransactWriteCommandInput).TransactItems;
       if (mine && counting && !template && items?.some((i) => i.Put?.Item?.type === 'call')) template = structuredClone(items);
       return next(args);
     },
     { step: 'initialize', name: 'benchCallsCounter' },
   );
+  /** Waits (at most a minute) for a second with almost no background DynamoDB calls; the last second's count. */
+  const untilQuiet = async (): Promise<number> => {
+    const deadline = performance.now() + 60_000;
+    counting = true;
+    try {
+      for (;;) {
+        others = 0;
+        await new Promise((r) => setTimeout(r, 1000));
+        if (others <= QUIET_CALLS_PER_SECOND || performance.now() > deadline) return others;
+      }
+    } finally {
+      counting = false;
+    }
+  };
   const measure = async (n: number): Promise<Latency> => {
     own = 0;
     others = 0;
+    backgroundBy.clear();
     counting = true;
     const times: number[] = [];
     for (let i = 0; i < n; i++) times.push(await time(() => queue(i)));
     counting = false;
-    return { p50: percentile(times, 50), p99: percentile(times, 99), dynamoCalls: own / n, background: others };
+    const top = [...backgroundBy].sort((a, b) => b[1] - a[1]).slice(0, 6);
+    return { p50: percentile(times, 50), p99: percentile(times, 99), dynamoCalls: own / n, background: others, backgroundTop: top };
   };
 
   // 1a. Deferred calls (Mon 22:00 in New York, due Tue 08:00): no dispatch follows. The workers are held for every timed request.
@@ -223,6 +281,10 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
   setClock('2026-11-16T15:00:00.000Z');
   workers.release();
   pacing = true;
+  const profileDir = process.env.BENCH_CPU_PROFILE;
+  const profiling = profileDir ? await startCpuProfile(profileDir, 'calls-dispatch') : undefined;
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const started = performance.now();
   const startedWall = Date.now();
   const ids: string[] = new Array<string>(total);
@@ -264,17 +326,36 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
   }
 
   // The carrier's own clock: when the last dial reached it (not when a poll of ours noticed), and its busiest second.
+  loopDelay.disable();
+  const cpuProfile = await profiling?.stop();
   const dials = (await carrierCallsFrom([FROM])).map((c) => c.created);
   if (dials.length === total) allDialledSeconds = (Math.max(...dials) - startedWall) / 1000;
   const maxDialsPerSecond = maxInAnyWindow(dials);
   pacing = false;
+  const held: number[] = [];
+  const idle: number[] = [];
+  for (const uses of laneUse.values()) {
+    for (let i = 0; i + 1 < uses.length; i++) {
+      const a = uses[i]!;
+      const b = uses[i + 1]!;
+      // take → release: the release is the answer + the second and the guard; release → take: the lane lay free.
+      // (A release at the take's own instant is a lane given back unused: no answer to time.)
+      if (a.take !== undefined && b.release !== undefined && b.release - a.take >= laneRelease(0)) held.push(b.release - a.take - laneRelease(0));
+      if (a.release !== undefined && b.take !== undefined) idle.push(Math.max(0, b.take - a.release));
+    }
+  }
 
   const failedReasons: Record<string, number> = {};
   for (const s of states) if (s?.state === 'failed') failedReasons[s.end_reason ?? 'none'] = (failedReasons[s.end_reason ?? 'none'] ?? 0) + 1;
 
   // 1b. Allowed calls, one at a time: the dispatch enqueue is in each request; the dials wait until they are timed.
+  // The sandbox carrier's timeline is held too (the run's calls still playing would post their
+  // status callbacks into the same event loop), and the timing starts once the stack is quiet.
   workers.hold();
   for (let i = 0; i < 20; i++) await queue(i); // warm
+  const quietStarted = performance.now();
+  const backgroundBefore = await untilQuiet();
+  const quietSeconds = (performance.now() - quietStarted) / 1000;
   const allowed = await measure(200);
   workers.release();
 
@@ -293,6 +374,10 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
     grantsBySecond: perSecond(grantTimes),
     laneTakes,
     laneRefusals,
+    laneHeldMs: { p50: percentile(held, 50), p99: percentile(held, 99) },
+    laneIdleMs: { p50: percentile(idle, 50), mean: idle.reduce((a, b) => a + b, 0) / Math.max(1, idle.length), total: idle.reduce((a, b) => a + b, 0) },
+    loopDelayMs: { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6 },
+    profile: cpuProfile,
     terminal,
     allTerminalSeconds,
     byState,
@@ -300,6 +385,7 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
     retried,
     deferred,
     allowed,
+    quiet: { seconds: quietSeconds, lastSecondCalls: backgroundBefore },
     raw: { p50: percentile(rawTimes, 50), p99: percentile(rawTimes, 99), items: template.length, bytes: JSON.stringify(template).length },
   };
 }
@@ -358,18 +444,31 @@ export function printCalls(f: CallsFigures): void {
   series('grants (pacer)', f.grantsBySecond);
   console.log(`  lane takes ${f.laneTakes}, refused ${f.laneRefusals} (the lane still held: waited, asked again)`);
   console.log(
+    `  a lane's cycle: send → carrier's answer p50 ${fmt(f.laneHeldMs.p50, 0)} ms, p99 ${fmt(f.laneHeldMs.p99, 0)} ms (+ ${laneRelease(0)} ms held after it); free between a release and the next send p50 ${fmt(f.laneIdleMs.p50, 0)} ms, mean ${fmt(f.laneIdleMs.mean, 0)} ms (${fmt(f.laneIdleMs.total / 1000 / f.cps, 1)} s per lane in all)`,
+  );
+  console.log(
     f.allTerminalSeconds === null
       ? `  terminal: ${f.terminal} of ${f.calls} within the bound (${JSON.stringify(f.byState)})`
       : `  all terminal after ${fmt(f.allTerminalSeconds, 1)} s   (ratio ${fmt(f.allTerminalSeconds / f.floorSeconds, 2)}; ${JSON.stringify(f.byState)})`,
   );
+  console.log(`  event loop delay while queueing and dialling: p50 ${fmt(f.loopDelayMs.p50, 1)} ms, p99 ${fmt(f.loopDelayMs.p99, 1)} ms`);
+  if (f.profile) {
+    console.log(`  CPU profile (${f.profile.file}): ${fmt(f.profile.sampledMs / 1000, 1)} s of CPU sampled; application functions by total time:`);
+    for (const x of f.profile.total.slice(0, 25)) console.log(`    ${fmt(x.ms, 0)} ms  ${x.fn}`);
+  }
   if (Object.keys(f.failedReasons).length) console.log(`  failed calls by end_reason: ${JSON.stringify(f.failedReasons)}`);
   if (f.retried) console.log(`  ${f.retried} POSTs answered 5xx (route timeout under load) and were sent again with their Idempotency-Key`);
   const line = (what: string, l: Latency) =>
     console.log(
-      `  POST /v1/calls ${what} p50 ${fmt(l.p50, 2)} ms   p99 ${fmt(l.p99, 2)} ms   ${fmt(l.dynamoCalls, 2)} DynamoDB calls each (200 sequential, dispatch and analysis workers held; ${l.background} background calls meanwhile, not counted)`,
+      `  POST /v1/calls ${what} p50 ${fmt(l.p50, 2)} ms   p99 ${fmt(l.p99, 2)} ms   ${fmt(l.dynamoCalls, 2)} DynamoDB calls each (200 sequential, dispatch, analysis and carrier timeline workers held; ${l.background} background calls meanwhile, not counted)`,
     );
   line('deferred', f.deferred);
   line('allowed ', f.allowed);
+  for (const l of [f.deferred, f.allowed])
+    console.log(`    background by source: ${l.backgroundTop.map(([k, n]) => `${k.replace(/\s+/g, ' ').trim()} ${n}`).join('; ')}`);
+  console.log(
+    `    (allowed timed once the stack was quiet: ${fmt(f.quiet.seconds, 1)} s after the hold, ${f.quiet.lastSecondCalls} background calls in its last second)`,
+  );
   console.log(
     `  raw TransactWriteItems    p50 ${fmt(f.raw.p50, 2)} ms   p99 ${fmt(f.raw.p99, 2)} ms   (a captured queue transaction replayed with fresh ids: ${f.raw.items} items, ${f.raw.bytes} bytes of JSON)`,
   );
