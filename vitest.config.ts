@@ -14,6 +14,7 @@ const speedJudged = [
   'test/e2e/voice-conversation.test.ts',
   'test/e2e/admin-cli-first-hour.test.ts',
   'test/e2e/knowledge-pack-calls.test.ts',
+  'test/e2e/readme-walkthrough.test.ts',
   'test/e2e/webhooks.test.ts',
 ];
 
