@@ -99,10 +99,13 @@ const watchesOf = async (kind: 'unfinished' | 'analysis', tenantId: string, call
     )
   ).Items ?? [];
 
-/** The sandbox carrier's record of the call to `to`, once it satisfies `done`. */
+/**
+ * The sandbox carrier's record of the call to `to`, once it satisfies `done`. A whole sandbox
+ * conversation plays first: seconds alone, more than 30 s with other files running on a loaded machine.
+ */
 const carrierCallTo = (w: CallWorld, to: string, done: (c: Record<string, any>) => boolean) =>
   waitFor(async () => (await sandboxCallsFrom(w.number.phone_e164)).find((c) => c.to === to && done(c)), {
-    timeoutMs: 30_000,
+    timeoutMs: 60_000,
     message: `the carrier's call to ${to}`,
   });
 

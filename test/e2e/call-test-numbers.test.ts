@@ -226,6 +226,16 @@ const NUMBERS = [
 /** The fields every call.* event carries for a webhook receiver (null when not set, but present). */
 const RECEIVER_FIELDS = ['call_id', 'attempt_id', 'contact_id', 'agent_id', 'agent_version_id', 'state', 'disposition', 'disposition_set_by', 'end_reason'];
 
+/**
+ * The verdict a call gets, from the one its conversation earns: the latency dimension measures
+ * this machine's turn latency (p95 against the rubric's target, frozen into the version), so
+ * fifteen conversations at once on a loaded machine can fail it, and a failed latency makes a
+ * passing call partial and changes no other verdict (that rule and the target are proven with set
+ * latencies in test/unit/analysis-score.test.ts). Here the conversation is judged, and the verdict
+ * must follow from it and the latency the call measured.
+ */
+const withLatency = (earned: string, latency: string) => (earned === 'pass' && latency === 'fail' ? 'partial' : earned);
+
 const scored = (id: string, api = w.api, timeoutMs = 90_000) =>
   waitFor(
     async () => {
@@ -263,7 +273,9 @@ describe('every sandbox test number, POST /v1/calls to analysis', () => {
         optout: ev.dimensions.optout_honored.result,
       };
     });
-    expect(got).toEqual(NUMBERS.map(({ events: _e, ...n }) => n));
+    expect(got).toEqual(
+      NUMBERS.map(({ events: _e, ...n }, i) => ({ ...n, verdict: withLatency(n.verdict, details[i]!.analysis.success_evaluation.dimensions.latency.result) })),
+    );
 
     for (const [i, p] of placed.entries()) {
       const d = details[i]!;
