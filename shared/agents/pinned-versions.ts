@@ -11,15 +11,16 @@ import { getAgentVersion } from '../repositories/agents.js';
 import type { TemplateResource } from '../schemas/agent-templates.js';
 import type { AgentVersion } from '../schemas/agents.js';
 
-export interface PinnedVersion {
+/** The pinned version with its template's outcome type (the call path's narrow `PinnedVersion` is agent-heads'). */
+export interface VersionWithOutcome {
   version: AgentVersion;
   outcome_type: TemplateResource['outcome_type'];
 }
 
-const pinned = new RecentlyUsed<string, PinnedVersion>(256);
+const pinned = new RecentlyUsed<string, VersionWithOutcome>(256);
 
 /** undefined when the version or its template is not there (nothing is kept then). */
-export async function pinnedVersion(tenantId: string, versionId: string): Promise<PinnedVersion | undefined> {
+export async function pinnedVersion(tenantId: string, versionId: string): Promise<VersionWithOutcome | undefined> {
   const slot = `${tenantId}|${versionId}`;
   const hit = pinned.get(slot);
   if (hit) return hit;
