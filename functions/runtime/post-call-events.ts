@@ -1,4 +1,4 @@
-import { pinnedVersion } from '../../shared/agents/pinned-versions.js';
+import { pinnedVersion } from '../../shared/calls/pinned-versions.js';
 import { now } from '../../shared/clock.js';
 import { invalid, ValidationError } from '../../shared/errors.js';
 import { streamToken } from '../../shared/http/auth/stream-token.js';

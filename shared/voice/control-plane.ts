@@ -6,7 +6,7 @@
  *     through the route's validation and its one transaction.
  * Global fetch pools keep-alive connections per origin, so one call's batches reuse a socket.
  */
-import { pinnedVersion } from '../agents/pinned-versions.js';
+import { pinnedVersion } from '../calls/pinned-versions.js';
 import { retrievePassages } from '../knowledge/pack-index.js';
 import { getCall } from '../repositories/calls.js';
 import { getRep } from '../repositories/reps.js';
