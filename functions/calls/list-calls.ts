@@ -1,7 +1,7 @@
 import { listCallDetails } from '../../shared/calls/list-calls.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
+import { defineListRoute } from '../../shared/http/list-route.js';
 import { ok } from '../../shared/http/responses.js';
-import { defineRoute } from '../../shared/http/route.js';
 import { CALL_STATES } from '../../shared/policy/call-state/machine.js';
 import { CALL_DIRECTIONS, callDetail, DISPOSITIONS } from '../../shared/schemas/call-detail.js';
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
@@ -10,7 +10,7 @@ import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
  * GET /v1/calls — newest first; filter grammar of the API conventions. `idempotency_key`
  * finds what a POST /v1/calls whose answer was lost created.
  */
-export const handler = defineRoute(
+export const handler = defineListRoute(
   'listCalls',
   bearer,
   {

@@ -1,7 +1,7 @@
 import { notFound } from '../../shared/errors.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
+import { defineListRoute } from '../../shared/http/list-route.js';
 import { ok } from '../../shared/http/responses.js';
-import { defineRoute } from '../../shared/http/route.js';
 import { listOutcomes } from '../../shared/repositories/campaign-outcomes.js';
 import { getCampaign } from '../../shared/repositories/campaigns.js';
 import { DISPOSITIONS } from '../../shared/schemas/call-detail.js';
@@ -9,7 +9,7 @@ import { campaignOutcomeSummary, campaignPath } from '../../shared/schemas/campa
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 
 /** GET /v1/campaigns/{campaign_id}/outcomes — one row per targeted contact, in contact order; filters disposition, has_outcome, sub_code. */
-export const handler = defineRoute(
+export const handler = defineListRoute(
   'listCampaignOutcomes',
   bearer,
   {

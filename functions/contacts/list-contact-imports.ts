@@ -1,7 +1,7 @@
 import { now } from '../../shared/clock.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
+import { defineListRoute } from '../../shared/http/list-route.js';
 import { ok } from '../../shared/http/responses.js';
-import { defineRoute } from '../../shared/http/route.js';
 import { listImportJobs } from '../../shared/repositories/import-jobs.js';
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 import { IMPORT_STATUSES, importJobSummary } from '../../shared/schemas/imports.js';
@@ -11,7 +11,7 @@ import { IMPORT_STATUSES, importJobSummary } from '../../shared/schemas/imports.
  * reader sees (an interrupted running job counts as failed). Items leave out `errors`:
  * read one job for its row-level rejections.
  */
-export const handler = defineRoute(
+export const handler = defineListRoute(
   'listContactImports',
   bearer,
   {

@@ -1,14 +1,14 @@
 import { now } from '../../shared/clock.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
+import { defineListRoute } from '../../shared/http/list-route.js';
 import { ok } from '../../shared/http/responses.js';
-import { defineRoute } from '../../shared/http/route.js';
 import { listContacts } from '../../shared/repositories/contacts.js';
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 import { contactResource, LEAD_STATUSES } from '../../shared/schemas/contacts.js';
 import { CONTACT_PHONE } from '../../shared/schemas/phone.js';
 
 /** GET /v1/contacts — newest first; filter grammar of the API conventions. */
-export const handler = defineRoute(
+export const handler = defineListRoute(
   'listContacts',
   bearer,
   {

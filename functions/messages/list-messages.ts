@@ -1,6 +1,6 @@
 import { bearer } from '../../shared/http/auth/bearer.js';
+import { defineListRoute } from '../../shared/http/list-route.js';
 import { ok } from '../../shared/http/responses.js';
-import { defineRoute } from '../../shared/http/route.js';
 import { MESSAGE_STATUSES } from '../../shared/policy/messages/status.js';
 import { listMessages } from '../../shared/repositories/messages.js';
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
@@ -11,7 +11,7 @@ import { INBOUND_INTENTS, MESSAGE_DIRECTIONS, messageSummary } from '../../share
  * filter grammar of the API conventions (`created_at` takes the range suffixes; every
  * filter takes `.in` and comma-separated alternatives).
  */
-export const handler = defineRoute(
+export const handler = defineListRoute(
   'listMessages',
   bearer,
   {

@@ -1,14 +1,14 @@
 import { now } from '../../shared/clock.js';
 import { bearer } from '../../shared/http/auth/bearer.js';
+import { defineListRoute } from '../../shared/http/list-route.js';
 import { ok } from '../../shared/http/responses.js';
-import { defineRoute } from '../../shared/http/route.js';
 import { NUMBER_CAPABILITIES, NUMBER_STATUSES } from '../../shared/policy/telephony-states.js';
 import { listPhoneNumbers } from '../../shared/repositories/phone-numbers.js';
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 import { phoneNumberSummary } from '../../shared/schemas/phone-numbers.js';
 
 /** GET /v1/phone-numbers — newest first; `capabilities=sms` matches numbers that have sms. */
-export const handler = defineRoute(
+export const handler = defineListRoute(
   'listPhoneNumbers',
   bearer,
   {

@@ -1,13 +1,13 @@
 import { bearer } from '../../shared/http/auth/bearer.js';
+import { defineListRoute } from '../../shared/http/list-route.js';
 import { ok } from '../../shared/http/responses.js';
-import { defineRoute } from '../../shared/http/route.js';
 import { listSuppressions } from '../../shared/repositories/suppressions.js';
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 import { CONTACT_PHONE } from '../../shared/schemas/phone.js';
 import { SUPPRESSION_REASONS, SUPPRESSION_SOURCES, SUPPRESSION_STATUSES, suppressionResource } from '../../shared/schemas/suppressions.js';
 
 /** GET /v1/suppressions — every entry, active and lifted, newest first; filter grammar of the API conventions. */
-export const handler = defineRoute(
+export const handler = defineListRoute(
   'listSuppressions',
   bearer,
   {

@@ -1,12 +1,12 @@
 import { bearer } from '../../shared/http/auth/bearer.js';
+import { defineListRoute } from '../../shared/http/list-route.js';
 import { ok } from '../../shared/http/responses.js';
-import { defineRoute } from '../../shared/http/route.js';
 import { listTemplates } from '../../shared/repositories/agent-templates.js';
 import { OUTCOME_TYPES, TEMPLATE_STATUSES, templateSummary, USE_CASES } from '../../shared/schemas/agent-templates.js';
 import { cursorPage, pageQuery } from '../../shared/schemas/common.js';
 
 /** GET /v1/templates — the platform's templates (no tenant owns them), by id. */
-export const handler = defineRoute(
+export const handler = defineListRoute(
   'listTemplates',
   bearer,
   {

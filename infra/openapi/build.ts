@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
+import type { ListRouteSchemas } from '../../shared/http/list-route.js';
 import type { HttpHandler, RouteSchemas } from '../../shared/http/route.js';
 import { FILTER_LIMITS, type FilterSpec } from '../../shared/pagination/filters.js';
 import { PAGE_BYTE_BUDGET } from '../../shared/pagination/page.js';
@@ -26,8 +27,11 @@ type Json = Record<string, unknown>;
 
 const root = resolve(import.meta.dirname, '..', '..');
 
-export async function loadHandler(route: RouteDefinition): Promise<HttpHandler> {
-  const mod = (await import(pathToFileURL(resolve(root, `${route.handler}.ts`)).href)) as { handler?: HttpHandler };
+/** A list route's schemas carry its filters (shared/http/list-route.ts); any other route's carry none. */
+type DocumentedHandler = HttpHandler & { schemas: RouteSchemas & Partial<Pick<ListRouteSchemas, 'filters'>> };
+
+export async function loadHandler(route: RouteDefinition): Promise<DocumentedHandler> {
+  const mod = (await import(pathToFileURL(resolve(root, `${route.handler}.ts`)).href)) as { handler?: DocumentedHandler };
   if (!mod.handler) throw new Error(`${route.handler} exports no handler`);
   return mod.handler;
 }
@@ -55,7 +59,7 @@ export async function buildOpenApi(): Promise<Json> {
 
   const paths: Record<string, Record<string, Json>> = {};
   for (const route of routes as readonly RouteDefinition[]) {
-    const schemas: RouteSchemas = (await loadHandler(route)).schemas;
+    const { schemas } = await loadHandler(route);
     const parameters: Json[] = [];
     const addParams = (where: 'path' | 'query' | 'header', schema: z.ZodType | undefined) => {
       if (!schema) return;
