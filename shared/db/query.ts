@@ -81,6 +81,61 @@ export async function scanAll(params: ScanParams): Promise<Item[]> {
   return items;
 }
 
+/**
+ * A collection: the items of one partition whose sort key starts with a prefix (a tenant's
+ * numbers, a call's events, a pack's documents), on the table or on an index (`index`: its
+ * keys are `<index>pk` and `<index>sk`).
+ */
+export interface Collection {
+  pk: string;
+  prefix: string;
+  index?: 'gsi1';
+}
+
+/** What a collection query may add: a filter, a projection, order, Limit, consistency (its own names beside `:pk`, `:prefix`). */
+export type CollectionParams = Omit<QueryParams, 'KeyConditionExpression' | 'IndexName'>;
+
+const keyNames = (c: Collection) => (c.index ? { pk: `${c.index}pk`, sk: `${c.index}sk` } : { pk: 'pk', sk: 'sk' });
+
+/** The Query of a collection: `pk = :pk AND begins_with(sk, :prefix)`, and what `params` adds. */
+function collectionQuery(c: Collection, params: CollectionParams = {}): QueryParams {
+  const k = keyNames(c);
+  return {
+    ...params,
+    ...(c.index ? { IndexName: c.index } : {}),
+    KeyConditionExpression: `${k.pk} = :pk AND begins_with(${k.sk}, :prefix)`,
+    ExpressionAttributeValues: { ...params.ExpressionAttributeValues, ':pk': c.pk, ':prefix': c.prefix },
+  };
+}
+
+/** Every item of a collection, across its pages. */
+export const queryCollection = (c: Collection, params?: CollectionParams): Promise<Item[]> => queryAll(collectionQuery(c, params));
+
+/** Every page of a collection, in order (a caller that stops early, or acts page by page). */
+export const collectionPages = (c: Collection, params?: CollectionParams, start?: Item): AsyncGenerator<QueryCommandOutput> =>
+  queryPages(collectionQuery(c, params), start);
+
+/** The first page of a collection only: with `Limit`, the first `Limit` items in the order asked (the newest, the latest). */
+export async function collectionHead(c: Collection, params: CollectionParams & { Limit: number }): Promise<Item[]> {
+  const page = await db().send(new QueryCommand({ TableName: tableName(), ...collectionQuery(c, params) }));
+  return page.Items ?? [];
+}
+
+/** How many items of a collection `params` keeps (its filter). */
+export const countCollection = (c: Collection, params?: Omit<CollectionParams, 'Select'>): Promise<number> => queryCount(collectionQuery(c, params));
+
+/** Every page of a collection with items left as AttributeValues (see rawQueryPages). */
+export function rawCollectionPages(
+  c: Omit<Collection, 'index'>,
+  params: Omit<RawQueryParams, 'KeyConditionExpression' | 'IndexName'> = {},
+): AsyncGenerator<RawQueryCommandOutput> {
+  return rawQueryPages({
+    ...params,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ...params.ExpressionAttributeValues, ':pk': { S: c.pk }, ':prefix': { S: c.prefix } },
+  });
+}
+
 /** The projection of `fields` with every name aliased (some are reserved words). */
 export function projectionOf(fields: readonly string[]): Pick<QueryCommandInput, 'ProjectionExpression' | 'ExpressionAttributeNames'> {
   return {

@@ -6,11 +6,12 @@
  * pointer `agv_… → (agent, N)` is put. Two concurrent publishes cannot both take N; the
  * loser re-reads and tries N+1, so versions are 1, 2, 3 … with no gap and no duplicate.
  */
-import { GetCommand, PutCommand, QueryCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { contentHash } from '../canonical-json.js';
 import { db, tableName } from '../db/client.js';
 import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { agentKeys, agentPartition } from '../db/keys.js';
+import { collectionHead } from '../db/query.js';
 import { updateFields } from '../db/update.js';
 import { isId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
@@ -132,17 +133,11 @@ const storedVersion = (item: Record<string, unknown>): AgentVersion => {
 /** The agent's latest published version (strongly consistent Query, newest first, Limit 1), or undefined when it has none (or no such agent). */
 export async function latestPublishedVersion(tenantId: string, agentId: string): Promise<AgentVersion | undefined> {
   if (!isId(agentId)) return undefined;
-  const out = await db().send(
-    new QueryCommand({
-      TableName: T(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': agentPartition(tenantId, agentId), ':prefix': agentKeys.versionsPrefix },
-      ScanIndexForward: false,
-      Limit: 1,
-      ConsistentRead: true,
-    }),
+  const items = await collectionHead(
+    { pk: agentPartition(tenantId, agentId), prefix: agentKeys.versionsPrefix },
+    { ScanIndexForward: false, Limit: 1, ConsistentRead: true },
   );
-  const item = out.Items?.[0];
+  const item = items[0];
   return item ? storedVersion(item) : undefined;
 }
 

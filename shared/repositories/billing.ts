@@ -6,10 +6,10 @@
  * billed tenant without a scan. Every new tenant starts on the default plan (bootstrap).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { billingKeys, collections, keys } from '../db/keys.js';
-import { projectionOf, queryAll, queryPages } from '../db/query.js';
+import { projectionOf, queryCollection, queryPages } from '../db/query.js';
 import type { TelephonyModeSummary } from '../policy/billing/meters.js';
 import { telephonyModeOf } from '../policy/billing/meters.js';
 import { DEFAULT_PLAN_ID, type Plan, planById, planSchema } from '../policy/billing/plans.js';
@@ -106,14 +106,8 @@ export async function getPlan(planId: string): Promise<Plan | undefined> {
 }
 
 export async function listPlans(): Promise<Plan[]> {
-  const out = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-      ExpressionAttributeValues: { ':pk': billingKeys.plansPartition, ':p': billingKeys.plansPrefix },
-    }),
-  );
-  return (out.Items ?? []).map(({ pk: _pk, sk: _sk, type: _type, content_hash: _hash, ...plan }) => planSchema.parse(plan));
+  const items = await queryCollection({ pk: billingKeys.plansPartition, prefix: billingKeys.plansPrefix });
+  return items.map(({ pk: _pk, sk: _sk, type: _type, content_hash: _hash, ...plan }) => planSchema.parse(plan));
 }
 
 /** Operator: put a tenant on a plan (from the next rating on; invoices rate a period with the plan in force at its close). */
@@ -212,11 +206,7 @@ export async function* billingDirectory(): AsyncGenerator<string> {
 
 /** managed / byo / mixed / unelected, from the modes of the tenant's telephony accounts. */
 export async function telephonyModeOfTenant(tenantId: string): Promise<TelephonyModeSummary> {
-  const items = await queryAll({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-    ExpressionAttributeValues: { ':pk': keys.tenant(tenantId).pk, ':p': collections.telephonyAccounts },
-    ...projectionOf(['mode']),
-  });
+  const items = await queryCollection({ pk: keys.tenant(tenantId).pk, prefix: collections.telephonyAccounts }, projectionOf(['mode']));
   const modes = items.map((item) => item.mode).filter((mode): mode is 'managed' | 'byo' => mode === 'managed' || mode === 'byo');
   return telephonyModeOf(modes);
 }

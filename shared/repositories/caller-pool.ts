@@ -9,7 +9,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { collections, keys, tenantPk } from '../db/keys.js';
-import { projectionOf, queryAll } from '../db/query.js';
+import { projectionOf, queryCollection } from '../db/query.js';
 import { isId } from '../ids.js';
 import type { NumberCapability, NumberStatus, ReputationState, TelephonyProviderName, VerificationStatus } from '../policy/telephony-states.js';
 
@@ -45,13 +45,7 @@ const CALLER_FIELDS = [
 
 /** Every number of the tenant, projected to what the caller choice reads: one strongly consistent Query. */
 export async function readCallerNumbers(tenantId: string): Promise<CallerNumber[]> {
-  const items = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':prefix': collections.phoneNumbers },
-    ...projectionOf(CALLER_FIELDS),
-    ConsistentRead: true,
-  });
+  const items = await queryCollection({ pk: tenantPk(tenantId), prefix: collections.phoneNumbers }, { ...projectionOf(CALLER_FIELDS), ConsistentRead: true });
   return items.map(
     (n) =>
       ({
@@ -99,12 +93,9 @@ export async function getCallerAccount(tenantId: string, accountId: string): Pro
 
 /** Every account of the tenant, projected to the caller facts: one strongly consistent Query. */
 export async function readCallerAccounts(tenantId: string): Promise<CallerAccountFacts[]> {
-  const items = await queryAll({
-    TableName: tableName(),
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':prefix': collections.telephonyAccounts },
-    ...projectionOf(CALLER_ACCOUNT_FIELDS),
-    ConsistentRead: true,
-  });
+  const items = await queryCollection(
+    { pk: tenantPk(tenantId), prefix: collections.telephonyAccounts },
+    { ...projectionOf(CALLER_ACCOUNT_FIELDS), ConsistentRead: true },
+  );
   return items.map(callerAccountOf);
 }

@@ -9,7 +9,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import type { TransactItem } from '../db/conditional-transaction.js';
 import { campaignKeys, campaignPartition } from '../db/keys.js';
-import { queryAll } from '../db/query.js';
+import { queryCollection } from '../db/query.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
 import type { CampaignOutcomeSummary } from '../schemas/campaigns.js';
@@ -65,12 +65,10 @@ export async function getCampaignRow(tenantId: string, campaignId: string, conta
 }
 
 const queryRange = (pk: string, prefix: string, filter?: { expression: string; values: Record<string, unknown> }): Promise<Record<string, unknown>[]> =>
-  queryAll({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ...(filter ? { FilterExpression: filter.expression } : {}),
-    ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix, ...(filter?.values ?? {}) },
-    ConsistentRead: true,
-  });
+  queryCollection(
+    { pk, prefix },
+    { ...(filter ? { FilterExpression: filter.expression, ExpressionAttributeValues: filter.values } : {}), ConsistentRead: true },
+  );
 
 /** A queued contact: its queue item's sort key and the contact. */
 export interface QueuedContact {

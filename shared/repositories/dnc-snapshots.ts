@@ -15,7 +15,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { deleteKeys, putItems } from '../db/batch-write.js';
 import { db, tableName } from '../db/client.js';
 import { platformKeys } from '../db/keys.js';
-import { queryAll } from '../db/query.js';
+import { queryCollection } from '../db/query.js';
 import { newId } from '../ids.js';
 import type { ParsedSnapshot } from '../policy/dnc/snapshot-file.js';
 import { type DncPointer, readDncPointer } from './dnc-facts.js';
@@ -27,11 +27,7 @@ const PARALLEL = 8;
 
 /** Every loaded area code, by area code. */
 export async function dncStatus(): Promise<DncPointer[]> {
-  const items = await queryAll({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': platformKeys.dncPartition, ':prefix': platformKeys.dncPointersPrefix },
-    ConsistentRead: true,
-  });
+  const items = await queryCollection({ pk: platformKeys.dncPartition, prefix: platformKeys.dncPointersPrefix }, { ConsistentRead: true });
   return (items as unknown as DncPointer[]).map(({ area_code, generation, as_of, numbers, loaded_at }) => ({
     area_code,
     generation,
@@ -52,11 +48,7 @@ async function dropGeneration(areaCode: string, generation: string, exchanges: r
 
 /** Every generation manifest of the area code (live, replaced, or left by an interrupted load). */
 async function generations(areaCode: string): Promise<{ generation: string; exchanges: string[] }[]> {
-  const items = await queryAll({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': platformKeys.dncPartition, ':prefix': platformKeys.dncGenerationsPrefix(areaCode) },
-    ConsistentRead: true,
-  });
+  const items = await queryCollection({ pk: platformKeys.dncPartition, prefix: platformKeys.dncGenerationsPrefix(areaCode) }, { ConsistentRead: true });
   return items.map((item) => ({ generation: item.generation as string, exchanges: item.exchanges as string[] }));
 }
 

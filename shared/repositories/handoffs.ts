@@ -15,9 +15,10 @@
  * timeline activity.
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { callPartition, handoffKeys, integrationKeys } from '../db/keys.js';
+import { queryCollection } from '../db/query.js';
 import { outboxItems } from '../events/outbox.js';
 import { isId, newId } from '../ids.js';
 import type { HANDOFF_KINDS, HANDOFF_STATUSES } from '../schemas/mobile.js';
@@ -176,15 +177,8 @@ export async function handoffConfirmationItems(
   at: string,
 ): Promise<TransactItem[]> {
   if (call.direction !== 'inbound' || !(call.conversation_actions ?? []).some((a) => KIND_OF[a.kind])) return [];
-  const guards = await db().send(
-    new QueryCommand({
-      TableName: T(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :h)',
-      ExpressionAttributeValues: { ':pk': callPartition(call.tenant_id, call.id), ':h': 'HANDOFF#' },
-      ConsistentRead: true,
-    }),
-  );
-  const ids = (guards.Items ?? [])
+  const guards = await queryCollection({ pk: callPartition(call.tenant_id, call.id), prefix: 'HANDOFF#' }, { ConsistentRead: true });
+  const ids = guards
     .map((g) => g.handoff_id as string)
     .filter(Boolean)
     .slice(0, MAX_HANDOFFS_PER_CALL);

@@ -6,11 +6,11 @@
  * through `PLATFORM#PROVIDER_INVOICE#<external id>` and are remembered per event id.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { billingKeys } from '../db/keys.js';
-import { queryAll } from '../db/query.js';
+import { collectionHead, queryCollection } from '../db/query.js';
 import { type EventType, outboxItems } from '../events/outbox.js';
 import { newId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
@@ -307,26 +307,22 @@ export function listInvoices(tenantId: string, opts: { limit: number; cursor?: s
 
 /** The newest invoices (the mobile summary). */
 export async function recentInvoices(tenantId: string, limit: number): Promise<InvoiceRecord[]> {
-  const out = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-      ExpressionAttributeValues: { ':pk': billingKeys.account(tenantId).pk, ':p': billingKeys.invoicesPrefix },
-      ScanIndexForward: false,
-      Limit: limit,
-    }),
-  );
-  return (out.Items ?? []) as InvoiceRecord[];
+  return (await collectionHead(
+    { pk: billingKeys.account(tenantId).pk, prefix: billingKeys.invoicesPrefix },
+    { ScanIndexForward: false, Limit: limit },
+  )) as unknown as InvoiceRecord[];
 }
 
 /** Invoices with a status (the mobile summary's payment attention). */
 export async function invoicesWithStatus(tenantId: string, statuses: readonly InvoiceStatus[]): Promise<InvoiceRecord[]> {
   const values = Object.fromEntries(statuses.map((s, i) => [`:s${i}`, s]));
-  const items = await queryAll({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-    FilterExpression: `#status IN (${Object.keys(values).join(', ')})`,
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':pk': billingKeys.account(tenantId).pk, ':p': billingKeys.invoicesPrefix, ...values },
-  });
+  const items = await queryCollection(
+    { pk: billingKeys.account(tenantId).pk, prefix: billingKeys.invoicesPrefix },
+    {
+      FilterExpression: `#status IN (${Object.keys(values).join(', ')})`,
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: values,
+    },
+  );
   return items as unknown as InvoiceRecord[];
 }

@@ -8,7 +8,7 @@ import { putItems } from '../db/batch-write.js';
 import { db, tableName } from '../db/client.js';
 import { commit, conditionalTransaction, noChange, type TransactItem } from '../db/conditional-transaction.js';
 import { knowledgePackKeys } from '../db/keys.js';
-import { queryAll } from '../db/query.js';
+import { queryCollection } from '../db/query.js';
 import { failedConditionIndex } from '../db/transaction-errors.js';
 import { updateFields } from '../db/update.js';
 import { isDocumentId, isPackId, newId } from '../ids.js';
@@ -200,11 +200,10 @@ export async function deleteDocument(tenantId: string, packId: string, documentI
 
 /** Every document of the draft, by id (creation order), strongly consistent: what a publish freezes. */
 export async function draftDocuments(tenantId: string, packId: string): Promise<KnowledgeDocument[]> {
-  const items = await queryAll({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-    ExpressionAttributeValues: { ':pk': knowledgePackKeys.partition(tenantId, packId), ':p': knowledgePackKeys.documentsPrefix },
-    ConsistentRead: true,
-  });
+  const items = await queryCollection(
+    { pk: knowledgePackKeys.partition(tenantId, packId), prefix: knowledgePackKeys.documentsPrefix },
+    { ConsistentRead: true },
+  );
   return items.map(presentDocument);
 }
 
@@ -226,11 +225,10 @@ export async function putBlob(tenantId: string, packId: string, contentHash: str
 
 /** A blob's bytes, its chunks in order (strongly consistent: it was written before its version). */
 export async function readBlob(tenantId: string, packId: string, contentHash: string): Promise<Buffer | undefined> {
-  const items = await queryAll({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-    ExpressionAttributeValues: { ':pk': knowledgePackKeys.partition(tenantId, packId), ':p': knowledgePackKeys.blobPrefix(contentHash) },
-    ConsistentRead: true,
-  });
+  const items = await queryCollection(
+    { pk: knowledgePackKeys.partition(tenantId, packId), prefix: knowledgePackKeys.blobPrefix(contentHash) },
+    { ConsistentRead: true },
+  );
   return items.length ? Buffer.concat(items.map((item) => item.data as Uint8Array)) : undefined;
 }
 

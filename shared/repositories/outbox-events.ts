@@ -8,17 +8,13 @@ import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { deleteKeys } from '../db/batch-write.js';
 import { db, tableName } from '../db/client.js';
 import { outboxKeys } from '../db/keys.js';
-import { queryPages } from '../db/query.js';
+import { collectionPages } from '../db/query.js';
 import type { OutboxEvent } from '../events/outbox.js';
 
 /** A tenant's committed events, oldest first (tests, and the webhook ledger's reads). */
 export async function listTenantEvents(tenantId: string, opts: { limit?: number } = {}): Promise<OutboxEvent[]> {
   const out: OutboxEvent[] = [];
-  for await (const page of queryPages({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-    ExpressionAttributeValues: { ':pk': outboxKeys.eventsPartition(tenantId), ':p': 'EVENT#' },
-    ConsistentRead: true,
-  })) {
+  for await (const page of collectionPages({ pk: outboxKeys.eventsPartition(tenantId), prefix: 'EVENT#' }, { ConsistentRead: true })) {
     for (const item of page.Items ?? []) out.push(item.event as OutboxEvent);
     if (opts.limit !== undefined && out.length >= opts.limit) break;
   }

@@ -9,7 +9,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { commit, conditionalTransaction } from '../db/conditional-transaction.js';
 import { billingKeys, tenantPk } from '../db/keys.js';
-import { queryAll } from '../db/query.js';
+import { queryCollection } from '../db/query.js';
 import { conflict } from '../errors.js';
 import { outboxItems } from '../events/outbox.js';
 import { newId } from '../ids.js';
@@ -117,11 +117,9 @@ export async function getReceptionistPurchase(tenantId: string, purchaseId: stri
  * purchases, filtered on `created_at`.
  */
 export async function connectionsBoughtSince(tenantId: string, since: Date): Promise<number> {
-  const items = await queryAll({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    FilterExpression: 'created_at >= :since',
-    ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':prefix': 'RECEPTIONIST_PURCHASE#', ':since': since.toISOString() },
-    ConsistentRead: true,
-  });
+  const items = await queryCollection(
+    { pk: tenantPk(tenantId), prefix: 'RECEPTIONIST_PURCHASE#' },
+    { FilterExpression: 'created_at >= :since', ExpressionAttributeValues: { ':since': since.toISOString() }, ConsistentRead: true },
+  );
   return items.reduce((total, item) => total + Number(item.receptionist_connections ?? 0), 0);
 }

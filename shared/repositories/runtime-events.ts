@@ -19,7 +19,7 @@ import { batchGetMany } from '../db/batch-get.js';
 import { tableName } from '../db/client.js';
 import { commit, conditionalTransaction, noChange } from '../db/conditional-transaction.js';
 import { callKeys, callPartition } from '../db/keys.js';
-import { queryAll } from '../db/query.js';
+import { queryCollection } from '../db/query.js';
 import { conflict, DomainError, notFound, ValidationError } from '../errors.js';
 import { outboxItems } from '../events/outbox.js';
 import { isTerminal } from '../policy/call-state/machine.js';
@@ -255,22 +255,20 @@ export interface StoredTurn {
  * most MAX_EVENTS_PER_CALL items, turn events only through the filter) and sorts.
  */
 export async function callTurns(tenantId: string, callId: string): Promise<StoredTurn[]> {
-  const items = await queryAll({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    FilterExpression: 'event_type = :turn',
-    ProjectionExpression: 'seq, #event',
-    ExpressionAttributeNames: { '#event': 'event' },
-    ExpressionAttributeValues: { ':pk': callPartition(tenantId, callId), ':prefix': 'EVENT#', ':turn': 'turn' },
-    ConsistentRead: true,
-  });
+  const items = await queryCollection(
+    { pk: callPartition(tenantId, callId), prefix: 'EVENT#' },
+    {
+      FilterExpression: 'event_type = :turn',
+      ProjectionExpression: 'seq, #event',
+      ExpressionAttributeNames: { '#event': 'event' },
+      ExpressionAttributeValues: { ':turn': 'turn' },
+      ConsistentRead: true,
+    },
+  );
   return items.map((item) => ({ seq: item.seq as number, turn: item.event as TurnEvent })).sort((a, b) => a.seq - b.seq);
 }
 
 /** Every committed event item of a call (its `EVENT#` range), oldest first, strongly consistent. */
 export function callEventRecords(tenantId: string, callId: string): Promise<Record<string, unknown>[]> {
-  return queryAll({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)',
-    ExpressionAttributeValues: { ':pk': callPartition(tenantId, callId), ':e': 'EVENT#' },
-    ConsistentRead: true,
-  });
+  return queryCollection({ pk: callPartition(tenantId, callId), prefix: 'EVENT#' }, { ConsistentRead: true });
 }

@@ -12,7 +12,7 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { deleteKeys } from '../db/batch-write.js';
 import { db, tableName } from '../db/client.js';
 import { platformKeys } from '../db/keys.js';
-import { queryPages } from '../db/query.js';
+import { collectionPages, queryPages } from '../db/query.js';
 
 export interface SessionRecord {
   tenant_id: string;
@@ -68,11 +68,11 @@ export async function revokeSession(secretHash: string): Promise<void> {
 /** Revoke every session of the tenant, or of one of its users (account deletion; a password change). */
 export async function revokeSessions(tenantId: string, userId?: string): Promise<number> {
   let revoked = 0;
-  for await (const page of queryPages({
-    IndexName: 'gsi1',
-    KeyConditionExpression: userId ? 'gsi1pk = :p AND begins_with(gsi1sk, :u)' : 'gsi1pk = :p',
-    ExpressionAttributeValues: { ':p': platformKeys.sessionsIndexPartition(tenantId), ...(userId ? { ':u': `USER#${userId}#` } : {}) },
-  })) {
+  const pk = platformKeys.sessionsIndexPartition(tenantId);
+  const pages = userId
+    ? collectionPages({ index: 'gsi1', pk, prefix: `USER#${userId}#` })
+    : queryPages({ IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': pk } });
+  for await (const page of pages) {
     const items = (page.Items ?? []) as { pk: string; sk: string }[];
     await deleteKeys(items);
     revoked += items.length;

@@ -6,27 +6,21 @@
 import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { platformKeys, tenantPk } from '../db/keys.js';
-import { queryAll, queryCount } from '../db/query.js';
+import { countCollection, queryCollection, queryCount } from '../db/query.js';
 
 type Item = Record<string, unknown>;
 
 /** Every item of the tenant's main partition with this sort-key prefix (strongly consistent). */
 export const tenantCollection = (tenantId: string, skPrefix: string): Promise<Item[]> =>
-  queryAll({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-    ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':p': skPrefix },
-    ConsistentRead: true,
-  });
+  queryCollection({ pk: tenantPk(tenantId), prefix: skPrefix }, { ConsistentRead: true });
 
 /** How many items of the collection have `field` in `values`. */
 export function countTenantCollection(tenantId: string, skPrefix: string, field: string, values: readonly string[]): Promise<number> {
   const placeholders = Object.fromEntries(values.map((v, i) => [`:v${i}`, v]));
-  return queryCount({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-    FilterExpression: `#f IN (${Object.keys(placeholders).join(', ')})`,
-    ExpressionAttributeNames: { '#f': field },
-    ExpressionAttributeValues: { ':pk': tenantPk(tenantId), ':p': skPrefix, ...placeholders },
-  });
+  return countCollection(
+    { pk: tenantPk(tenantId), prefix: skPrefix },
+    { FilterExpression: `#f IN (${Object.keys(placeholders).join(', ')})`, ExpressionAttributeNames: { '#f': field }, ExpressionAttributeValues: placeholders },
+  );
 }
 
 /** How many items a gsi1 partition holds (e.g. a tenant's contacts or calls index). */

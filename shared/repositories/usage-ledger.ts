@@ -18,11 +18,11 @@
  * mock (sandbox) account's rows are settled `sandbox`: metered apart, never estimated or
  * invoiced.
  */
-import { NumberValue, QueryCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { NumberValue, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { db, tableName } from '../db/client.js';
+import { tableName } from '../db/client.js';
 import { usageKeys, usagePartition } from '../db/keys.js';
-import { queryAll, rawQueryPages } from '../db/query.js';
+import { queryCollection, rawCollectionPages } from '../db/query.js';
 import { billableMinutes, isCarrierMeter, METERS, type Meter, type Settlement } from '../policy/billing/meters.js';
 import { dayOf, periodOf } from '../policy/billing/period.js';
 import { addQuantities, quantityString } from '../policy/billing/quantity.js';
@@ -181,11 +181,7 @@ export async function readPeriodTotals(tenantId: string, period: string, day?: s
     const cur = map.get(meter) ?? { q: '0', n: 0 };
     map.set(meter, { q: addQuantities(cur.q, numText(q)), n: cur.n + Number(numText(n)) });
   };
-  const pages = rawQueryPages({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': { S: usagePartition(tenantId, period) }, ':prefix': { S: usageKeys.totalsPrefix } },
-    ConsistentRead: true,
-  });
+  const pages = rawCollectionPages({ pk: usagePartition(tenantId, period), prefix: usageKeys.totalsPrefix }, { ConsistentRead: true });
   for await (const page of pages) {
     for (const raw of page.Items ?? []) {
       const item = unmarshall(raw, { wrapNumbers: true });
@@ -205,11 +201,7 @@ export async function readPeriodTotals(tenantId: string, period: string, day?: s
 /** Every row of the period, summed (the full recomputation the running totals must equal; for tests, audits, the bench). */
 export async function recomputePeriodTotals(tenantId: string, period: string): Promise<{ billed: MeterTotals; sandbox: MeterTotals; rows: number }> {
   const sums: Record<Settlement, Partial<Record<Meter, { q: string; n: number }>>> = { billed: {}, sandbox: {} };
-  const items = await queryAll({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': usagePartition(tenantId, period), ':prefix': usageKeys.rowsPrefix },
-    ConsistentRead: true,
-  });
+  const items = await queryCollection({ pk: usagePartition(tenantId, period), prefix: usageKeys.rowsPrefix }, { ConsistentRead: true });
   for (const item of items) {
     const s = sums[item.settlement as Settlement];
     const m = item.meter as Meter;
@@ -223,15 +215,10 @@ export async function recomputePeriodTotals(tenantId: string, period: string): P
 
 /** The rows a source wrote (tests and support: what a call or a message metered). */
 export async function usageRowsOf(tenantId: string, period: string, source: Pick<UsageSource, 'kind' | 'id'>): Promise<Record<string, unknown>[]> {
-  const out = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': usagePartition(tenantId, period), ':prefix': `${usageKeys.rowsPrefix}${sourceKey(source as UsageSource)}#` },
-      ConsistentRead: true,
-    }),
+  return queryCollection(
+    { pk: usagePartition(tenantId, period), prefix: `${usageKeys.rowsPrefix}${sourceKey(source as UsageSource)}#` },
+    { ConsistentRead: true },
   );
-  return out.Items ?? [];
 }
 
 /**

@@ -14,7 +14,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { callPartition, workflowKeys } from '../db/keys.js';
-import { queryAll } from '../db/query.js';
+import { queryCollection } from '../db/query.js';
 import { DomainError } from '../errors.js';
 import { outboxItems } from '../events/outbox.js';
 import { isId, newId } from '../ids.js';
@@ -26,11 +26,7 @@ const T = () => tableName();
 
 /** A call's qualification outcomes, oldest first (strongly consistent). */
 export async function callQualifications(tenantId: string, callId: string): Promise<QualificationOutcome[]> {
-  const items = await queryAll({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-    ExpressionAttributeValues: { ':pk': callPartition(tenantId, callId), ':p': workflowKeys.outcomesPrefix },
-    ConsistentRead: true,
-  });
+  const items = await queryCollection({ pk: callPartition(tenantId, callId), prefix: workflowKeys.outcomesPrefix }, { ConsistentRead: true });
   const out = items.map((i) => i.outcome as QualificationOutcome);
   return out.sort((a, b) => a.id.localeCompare(b.id));
 }

@@ -19,9 +19,9 @@ describe('outbox-events store', () => {
     const [first] = inputsOf(QueryCommand);
     expect(first).toMatchObject({
       TableName: TABLE,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ConsistentRead: true,
-      ExpressionAttributeValues: { ':pk': `TENANT#${T1}#EVENTS`, ':p': 'EVENT#' },
+      ExpressionAttributeValues: { ':pk': `TENANT#${T1}#EVENTS`, ':prefix': 'EVENT#' },
     });
 
     ddb.reset();

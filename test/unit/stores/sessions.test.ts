@@ -43,8 +43,8 @@ describe('sessions store', () => {
     expect(await revokeSessions(T1, U1)).toBe(2);
     expect(inputsOf(QueryCommand)[0]).toMatchObject({
       IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :p AND begins_with(gsi1sk, :u)',
-      ExpressionAttributeValues: { ':u': `USER#${U1}#` },
+      KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
+      ExpressionAttributeValues: { ':prefix': `USER#${U1}#` },
     });
     expect(inputsOf(BatchWriteCommand)).toHaveLength(2);
   });

@@ -13,7 +13,7 @@ describe('tenant-data store', () => {
       .resolvesOnce({ Items: [{ id: 1 }], LastEvaluatedKey: { pk: 'x' } })
       .resolvesOnce({ Items: [{ id: 2 }] });
     expect(await tenantCollection(T1, 'APIKEY#')).toEqual([{ id: 1 }, { id: 2 }]);
-    expect(inputsOf(QueryCommand)[0]).toMatchObject({ ConsistentRead: true, ExpressionAttributeValues: { ':pk': `TENANT#${T1}`, ':p': 'APIKEY#' } });
+    expect(inputsOf(QueryCommand)[0]).toMatchObject({ ConsistentRead: true, ExpressionAttributeValues: { ':pk': `TENANT#${T1}`, ':prefix': 'APIKEY#' } });
   });
 
   it("counts the collection's items whose field is one of the values", async () => {
