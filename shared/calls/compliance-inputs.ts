@@ -11,7 +11,7 @@
  *       immutable id), the number's suppression ACTIVE item, the area code's National DNC
  *       pointer (US numbers), the accounts of the numbers;
  *   then, only when needed
- *     · the version itself: kept per warm instance by its immutable id (published-versions.ts),
+ *     · the version itself: kept per warm instance by its immutable id (version-cache.ts),
  *       so one GetItem the first time an instance meets that version, none after;
  *     · National DNC: the exchange item of the pointer's generation (marketing to a US
  *       number, the only calls the registry rules apply to);
@@ -30,7 +30,7 @@ import { isId } from '../ids.js';
 import { isUsJurisdiction, placeOf } from '../policy/compliance/numbering.js';
 import type { ComplianceInputs, DncSnapshotFacts, ProfileFacts } from '../policy/compliance/types.js';
 import type { TelephonyProviderName } from '../policy/telephony-states.js';
-import { type PinnedVersion, readAgentHead } from '../repositories/agent-heads.js';
+import { type AgentHead, getAgentVersionNumber, type PinnedVersion, readAgentHead } from '../repositories/agent-heads.js';
 import { callPointFactsOf, callPointKeys, MAX_BATCHED_ACCOUNTS, readCallPointFacts } from '../repositories/call-inputs.js';
 import { type CallerAccountFacts, readCallerAccounts, readCallerNumbers, type CallerNumber as StoredCallerNumber } from '../repositories/caller-pool.js';
 import { type ContactFacts, type ContactHistory, readContactHistory } from '../repositories/contact-attempts.js';
@@ -38,9 +38,24 @@ import { dncFacts, dncFactsAfterPointer } from '../repositories/dnc-facts.js';
 import { isSuppressed } from '../repositories/suppression-state.js';
 import { type CallPointGuess, guessCallPoint, rememberCallPoint } from './call-point-guesses.js';
 import { type CallerOutcome, type CallerPool, decideCaller } from './caller-decision.js';
-import { latestVersionOf } from './published-versions.js';
+import { VersionCache } from './version-cache.js';
 
 export { readContactHistory } from '../repositories/contact-attempts.js';
+
+const publishedVersions = new VersionCache<PinnedVersion>();
+
+/** The version the agent item names as its latest, or undefined when it was never published. */
+export async function latestVersionOf(tenantId: string, agentId: string, head: AgentHead): Promise<PinnedVersion | undefined> {
+  if (head.version_count === 0) return undefined;
+  const id = head.latest_version_id;
+  // Kept only when the item read is the one the agent names (an agent stored before it named its latest id is read each time).
+  return publishedVersions.get(
+    tenantId,
+    id,
+    () => getAgentVersionNumber(tenantId, agentId, head.version_count),
+    (version) => version.id === id && version.agent_id === agentId,
+  );
+}
 
 /** A number the call could be placed from; `provider` is its account's carrier when the account was read with it. */
 export type CallerNumber = StoredCallerNumber & { provider?: TelephonyProviderName | null };

@@ -1,12 +1,12 @@
 /**
- * The agent version kept per warm instance (shared/calls/published-versions.ts) and the
+ * The agent version kept per warm instance (shared/calls/version-cache.ts, configured in compliance-inputs.ts) and the
  * judgement's reads around it (shared/calls/compliance-inputs.ts) on a table in memory:
  * a version is read once per immutable id, a new publish (new id) is read at once, and
  * the suppression, the agent item and the contact are read on every judgement.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { gatherComplianceInputs } from '../../../shared/calls/compliance-inputs.js';
-import { latestVersionOf } from '../../../shared/calls/published-versions.js';
+import { gatherComplianceInputs, latestVersionOf } from '../../../shared/calls/compliance-inputs.js';
+
 import { agentKeys, contactKeys, keys, suppressionKeys } from '../../../shared/db/keys.js';
 import { memoryTable } from '../../support/document-client-mock.js';
 import { activeSuppressionItem, phoneNumberItem, telephonyAccountItem } from '../../support/store-items.js';
