@@ -56,7 +56,7 @@ import {
 } from '../repositories/import-jobs.js';
 import { isSuppressed } from '../repositories/suppression-state.js';
 import { newSuppression, suppressedAmong, touchesActiveSuppression } from '../repositories/suppressions.js';
-import { backoff, mayRetry, RACE, type RetryPolicy } from '../retry.js';
+import { backoff, mayRetry, RACE } from '../retry.js';
 import { type ContactImportRequest, IMPORT_LIMITS, type ImportRowError } from '../schemas/imports.js';
 import type { Suppression } from '../schemas/suppressions.js';
 import { deleteImportFile, storeImportFile } from '../storage/evidence-store.js';
@@ -126,8 +126,6 @@ export const DEFAULT_CONCURRENCY = 32;
 const MAX_TRANSACTION_ITEMS = 100;
 /** Rows per batched transaction: large enough to amortise a round trip, small enough that a cancelled batch is cheap to replay. */
 const MAX_ROWS_PER_TRANSACTION = 10;
-/** Re-reads of a number whose suppression changed between the read and the row's write. */
-const MAX_SUPPRESSION_RETRIES = 5;
 const DEFAULT_LEASE_MS = 60_000;
 const DEFAULT_HEARTBEAT_MS = 5_000;
 /** Bytes of row errors kept on the job item (a DynamoDB item holds at most 400 KB). */
@@ -273,17 +271,22 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
 
   /**
    * Create the contact a row describes, under the number's suppression state as read (read
-   * again if it changes before the write). Undefined when the row is rejected; else the
+   * again if it changes before the write, as every lost race is: shared/retry.ts RACE; a
+   * transaction cancelled only by a concurrent one is resent by the shared client itself,
+   * shared/db/transaction-conflict-retry.ts). Undefined when the row is rejected; else the
    * contact it created, or the one already holding its phone.
    */
   const createFromRow = async (row: MappedRow): Promise<{ created: string } | { duplicateOf: string } | undefined> => {
     for (let attempt = 1; ; attempt++) {
       const { contactId, items } = newRowItems(row, new Date().toISOString(), await isSuppressed(tenantId, row.phone));
       try {
-        await refusingRow(items, () => retryConflicts(() => writeNewContact(items)));
+        await refusingRow(items, () => writeNewContact(items));
         return { created: contactId };
       } catch (err) {
-        if (err instanceof SuppressionChanged && attempt < MAX_SUPPRESSION_RETRIES) continue;
+        if (err instanceof SuppressionChanged && mayRetry(RACE, attempt)) {
+          await backoff(RACE, attempt);
+          continue;
+        }
         // Nothing was written: the phone stays unclaimed, the next row with it is judged as if first.
         if (err instanceof UnknownOwner || err instanceof RowRefused) {
           reject([rowFailureReason(row, err)]);
@@ -377,7 +380,7 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
     const now = new Date().toISOString();
     const items = rows.flatMap((row) => newRowItems(row, now, suppressed.has(row.phone)).items);
     try {
-      await retryConflicts(() => transactWrite(items));
+      await transactWrite(items);
     } catch (err) {
       if (isInfrastructureFault(err)) throw err;
       for (const group of groups) await processGroup(group);
@@ -498,22 +501,6 @@ const rowFailureReason = (row: MappedRow, err: UnknownOwner | RowRefused) =>
     ? reason(row, err.field, err.type, err.message)
     : reason(row, 'owner_user_id', 'user_not_found', `owner_user_id '${row.fields.owner_user_id}' is not an active user of this tenant`);
 
-const isConflict = (err: unknown) =>
-  (err as Error)?.name === 'TransactionConflictException' ||
-  (err instanceof TransactionCanceledException && (err.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict'));
-
-/** Retry a transaction that lost a race with another transaction on the same items. */
-async function retryConflicts<T>(fn: () => Promise<T>, policy: RetryPolicy = { ...RACE, attempts: 5 }): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (!isConflict(err) || !mayRetry(policy, i)) throw err;
-      await backoff(policy, i);
-    }
-  }
-}
-
 class ContactChanged extends Error {}
 
 /**
@@ -564,10 +551,13 @@ async function updateExisting(
       ...(addSuppression ? { addSuppression } : {}),
     });
     try {
-      await refusingRow(items, () => retryConflicts(() => writeUpdate(items)));
+      await refusingRow(items, () => writeUpdate(items));
       return;
     } catch (err) {
-      if (err instanceof ContactChanged && attempt < 5) continue;
+      if (err instanceof ContactChanged && mayRetry(RACE, attempt)) {
+        await backoff(RACE, attempt);
+        continue;
+      }
       throw err;
     }
   }
