@@ -95,15 +95,13 @@ export interface Collection {
 /** What a collection query may add: a filter, a projection, order, Limit, consistency (its own names beside `:pk`, `:prefix`). */
 export type CollectionParams = Omit<QueryParams, 'KeyConditionExpression' | 'IndexName'>;
 
-const keyNames = (c: Collection) => (c.index ? { pk: `${c.index}pk`, sk: `${c.index}sk` } : { pk: 'pk', sk: 'sk' });
-
 /** The Query of a collection: `pk = :pk AND begins_with(sk, :prefix)`, and what `params` adds. */
 function collectionQuery(c: Collection, params: CollectionParams = {}): QueryParams {
-  const k = keyNames(c);
+  const on = c.index ?? '';
   return {
     ...params,
     ...(c.index ? { IndexName: c.index } : {}),
-    KeyConditionExpression: `${k.pk} = :pk AND begins_with(${k.sk}, :prefix)`,
+    KeyConditionExpression: `${on}pk = :pk AND begins_with(${on}sk, :prefix)`,
     ExpressionAttributeValues: { ...params.ExpressionAttributeValues, ':pk': c.pk, ':prefix': c.prefix },
   };
 }
