@@ -96,7 +96,7 @@ export interface Collection {
 export type CollectionParams = Omit<QueryParams, 'KeyConditionExpression' | 'IndexName'>;
 
 /** The Query of a collection: `pk = :pk AND begins_with(sk, :prefix)`, and what `params` adds. */
-function collectionQuery(c: Collection, params: CollectionParams = {}): QueryParams {
+export function collectionQuery(c: Collection, params: CollectionParams = {}): QueryParams {
   const on = c.index ?? '';
   return {
     ...params,

@@ -10,9 +10,8 @@
  * large items (a contact may carry 32 KB of attributes) would pass it. A page always holds
  * at least one item, and every item is far below the budget.
  */
-import { tableName } from '../db/client.js';
 import { belongsToTenant, isPlatformPartition, tenantPk } from '../db/keys.js';
-import { type QueryParams, queryAtLeast } from '../db/query.js';
+import { collectionQuery, queryAtLeast } from '../db/query.js';
 import { invalid } from '../errors.js';
 import { appSecrets } from '../secrets.js';
 import { type CursorKey, decodeCursor, encodeCursor, InvalidCursor } from './cursor.js';
@@ -101,17 +100,14 @@ export async function queryPage<T>(q: PageQuery<T>): Promise<Page<T>> {
       })
       .join(', ');
   }
-  const base: QueryParams = {
-    TableName: tableName(),
-    ...(onIndex ? { IndexName: 'gsi1' } : {}),
-    KeyConditionExpression: onIndex ? 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)' : 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': partition, ':prefix': q.skPrefix, ...filter.ExpressionAttributeValues, ...q.extraFilter?.values },
+  const base = collectionQuery(onIndex ? { index: 'gsi1', pk: partition, prefix: q.skPrefix } : { pk: partition, prefix: q.skPrefix }, {
+    ExpressionAttributeValues: { ...filter.ExpressionAttributeValues, ...q.extraFilter?.values },
     ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
     ...(clauses.length ? { FilterExpression: clauses.join(' AND ') } : {}),
     ...(projection ? { ProjectionExpression: projection } : {}),
     ScanIndexForward: !q.newestFirst,
     ...(q.consistentRead && !onIndex ? { ConsistentRead: true } : {}),
-  };
+  });
 
   const want = q.limit + 1;
   // Unfiltered reads fetch exactly what is missing; filtered reads fetch wider.
