@@ -19,8 +19,9 @@
  *      from the sandbox carrier's own records.
  *  10. the usage ledger: 100,000 rows in one month written through the ledger's transaction
  *      builder, then GET /v1/usage/summary latency (running totals) next to a full recomputation.
- *  11. the voice runtime on the local relay socket: overhead per turn (instant and 300 ms
- *      first-token models), interrupt to last stale frame, 100 conversations at once.
+ *  11. the voice runtime on the local relay socket, its client (Twilio's stand-in) in a child
+ *      process: overhead per turn from a prompt arriving to the first text frame sent (instant
+ *      and 300 ms first-token models), interrupt to last stale frame, 100 conversations at once.
  * BENCH_ONLY=bundles|me|import|engine|dnc|preflight|calls|webhooks|campaigns|ledger|runtime|packs runs one part.
  */
 import { cpus } from 'node:os';

@@ -1,9 +1,14 @@
 /**
  * The voice runtime's own overhead on the local host (`BENCH_ONLY=runtime npm run bench`):
- * a ConversationRelay client on loopback plays Twilio's side against `npm start`'s relay
- * socket for real calls of a real tenant, and times what the runtime adds:
- *   1. a final `prompt` sent → the first `text` frame received, over 1,000 turns, with the
- *      sandbox model (the deterministic model `npm start` uses) answering at once;
+ * a ConversationRelay client plays Twilio's side against `npm start`'s relay socket for real
+ * calls of a real tenant, and the runtime's part of each turn is timed as the issue defines it:
+ * from a final `prompt` arriving at the session (the socket's message handed to it) to the
+ * first `text` frame handed to `ws.send`. The client runs in its own process
+ * (test/bench/relay-client.ts), as Twilio does, so its sockets and waits share no event loop
+ * with the runtime; its round trip (prompt sent → first text received: two socket hops more)
+ * is printed beside each figure.
+ *   1. over 1,000 turns, with the sandbox model (the deterministic model `npm start` uses)
+ *      answering at once;
  *   2. the same with a stand-in whose first token takes 300 ms, reported beyond those 300 ms
  *      (10 conversations at a time, so 1,000 turns take half a minute). The hold is the first
  *      token of a reply only: a reply that calls a tool first (check_calendar, book_meeting)
@@ -12,20 +17,21 @@
  *      a second model latency. The conversations start STAGGER_MS apart, as real calls' turns
  *      do not arrive in the same millisecond; the same 10 in lockstep are printed beside it
  *      (every turn's tool round trip at once: the contention case, as figure 4 is);
- *   3. `interrupt` sent → the last frame of the interrupted reply received (a stand-in that
- *      talks for a long time, interrupted at its first phrase); stale frames counted;
+ *   3. `interrupt` arriving → the last frame of the interrupted reply handed to the socket (a
+ *      stand-in that talks for a long time, interrupted at its first phrase); stale frames counted;
  *   4. 100 conversations at once (an echo stand-in naming each conversation's own words):
- *      overhead p99, and every reply checked to belong to its own conversation.
+ *      overhead p99, and every reply checked by the client to belong to its own conversation.
  * Sessions load the call's brief from the table as in production; what they report to the
  * control plane goes to an in-memory sink (these calls were never answered, so the events
  * route would refuse them, and its cost is not the runtime's).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { type ChildProcess, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
-import { WebSocket } from 'ws';
 import { type CreateRelaySession, defaultCreateRelaySession } from '../../infra/local/relay-session.js';
 import type { LocalStack } from '../../infra/local/stack.js';
 import { createTenant } from '../../shared/admin/bootstrap.js';
@@ -38,10 +44,10 @@ import { createRegistry } from '../../shared/voice/llm/registry.js';
 import { createSandboxModel } from '../../shared/voice/llm/sandbox-model.js';
 import type { ReplyModel, ReplyPart, ReplyRequest } from '../../shared/voice/ports.js';
 import { type ProfileSummary, startCpuProfile } from './cpu-profile.js';
-import { fmt, percentile, pool } from './stats.js';
+import type { ClientPhase, ClientResult, ClientTurn } from './relay-client.js';
+import { fmt, percentile } from './stats.js';
 
 const FIRST_TOKEN_MS = 300;
-const GREETING_MS = 250;
 /**
  * The slow phase's conversations start this far apart: about a tenth of one conversation
  * (greeting and four 300 ms turns), so ten spread over it. In lockstep every conversation's
@@ -109,10 +115,12 @@ const echo: ReplyModel = {
 };
 
 /**
- * Where a turn's time goes: instants (performance.now(), client and server share the process)
- * at each stage from the prompt sent to the first text frame received. The server's stages
- * are marked on the turn its call's client registered (keyed by the setup's callSid); the
- * provider's stages learn their call from the async context the session's model runs in.
+ * Where a turn's time goes: instants at each stage from the prompt sent to the first text frame
+ * received, on this process's performance.now() clock (the client's two come back from its
+ * process as epoch instants and are converted; the socket hops between the processes are only
+ * as exact as the two processes' agreement on the epoch). The server's stages are marked on the
+ * turn the session opened when the prompt arrived (keyed by the setup's callSid); the provider's
+ * stages learn their call from the async context the session's model runs in.
  */
 const STAGES = [
   'sent',
@@ -130,7 +138,17 @@ const STAGES = [
 type Stage = (typeof STAGES)[number];
 /** One turn's instants, its place in its conversation, and the tools its reply ran before its first text (and how long they took). */
 type TurnMarks = Partial<Record<Stage, number>> & { index: number; toolsBeforeText?: string[]; toolMs?: number };
+/** Each call's latest turn, where the session's stages are marked. */
 const turnInProgress = new Map<string, TurnMarks>();
+/** What the session side saw of one call (keyed by the setup's callSid): its turns in prompt order, and an interrupt's aftermath. */
+interface ServerCall {
+  turns: TurnMarks[];
+  interruptAt?: number;
+  /** Text frames handed to the socket after the interrupt arrived, and the last one's instant. */
+  staleFrames: number;
+  lastStaleAt?: number;
+}
+const serverCalls = new Map<string, ServerCall>();
 const toolStarted = new WeakMap<TurnMarks, number>();
 const callOfContext = new AsyncLocalStorage<string>();
 const mark = (callSid: string | undefined, stage: Stage) => {
@@ -194,12 +212,19 @@ function tracedModel(model: ReplyModel, callSid: () => string | undefined): Repl
 /** The session `npm start` serves, reporting to an in-memory sink instead of the events route (and marking a turn's stages). */
 export const sinkSessions: CreateRelaySession = (deps) => {
   let callSid: string | undefined;
+  let call: ServerCall | undefined;
   const session = defaultCreateRelaySession({
     ...deps,
     model: tracedModel(deps.model, () => callSid),
     send: (message) => {
-      if (message.type === 'text') mark(callSid, 'frameSent');
-      if (message.type === 'text' && message.last) mark(callSid, 'lastSent');
+      if (message.type === 'text') {
+        mark(callSid, 'frameSent');
+        if (message.last) mark(callSid, 'lastSent');
+        if (call?.interruptAt !== undefined) {
+          call.staleFrames++;
+          call.lastStaleAt = performance.now();
+        }
+      }
       deps.send(message);
     },
     controlPlaneFor: (claims) => {
@@ -210,135 +235,99 @@ export const sinkSessions: CreateRelaySession = (deps) => {
   return {
     ...session,
     receive(raw) {
+      const at = performance.now();
       const msg = JSON.parse(raw) as { type?: string; callSid?: string };
-      if (msg.type === 'setup') callSid = msg.callSid;
-      else if (msg.type === 'prompt') mark(callSid, 'arrived');
+      if (msg.type === 'setup' && msg.callSid) {
+        callSid = msg.callSid;
+        call = { turns: [], staleFrames: 0 };
+        serverCalls.set(callSid, call);
+      } else if (msg.type === 'prompt' && call && callSid) {
+        const marks: TurnMarks = { index: call.turns.length, arrived: at };
+        call.turns.push(marks);
+        turnInProgress.set(callSid, marks);
+      } else if (msg.type === 'interrupt' && call) call.interruptAt ??= at;
       return session.receive(raw);
     },
   };
 };
 
-interface Frame {
-  at: number;
-  msg: Record<string, unknown>;
-}
-
-/** One ConversationRelay connection as Twilio holds it. */
-class RelayClient {
-  private frames: Frame[] = [];
-  private waiters: (() => void)[] = [];
-  closed = false;
-  readonly callSid = `CA${randomUUID().replace(/-/g, '')}`;
-  private constructor(private ws: WebSocket) {
-    ws.on('message', (data) => {
-      this.frames.push({ at: performance.now(), msg: JSON.parse(String(data)) as Record<string, unknown> });
-      for (const w of this.waiters.splice(0)) w();
-    });
-    ws.on('close', () => {
-      this.closed = true;
-      for (const w of this.waiters.splice(0)) w();
-    });
+/** The Twilio stand-in's process: one phase at a time. */
+class ClientProcess {
+  private readonly child: ChildProcess;
+  private constructor() {
+    this.child = fork(fileURLToPath(new URL('./relay-client.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
   }
 
-  static async open(url: string, token: string): Promise<RelayClient> {
-    const ws = new WebSocket(`${url}?token=${encodeURIComponent(token)}`);
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
-    const client = new RelayClient(ws);
-    client.send({
-      type: 'setup',
-      sessionId: `VX${randomUUID().replace(/-/g, '')}`,
-      callSid: client.callSid,
-      direction: 'outbound-api',
-      customParameters: { token },
-    });
-    // Twilio speaks the welcome greeting (the disclosure, seconds long) before the contact can answer;
-    // a quarter second of it is enough for the session to load its call, as it does behind the greeting.
-    await client.until(client.count, () => false, GREETING_MS);
-    return client;
+  static start(): ClientProcess {
+    return new ClientProcess();
   }
 
-  send(msg: Record<string, unknown>): number {
-    this.ws.send(JSON.stringify(msg));
-    return performance.now();
-  }
-
-  /** Frames from index `from` on, once one matches (or the socket closes, or the deadline passes). */
-  async until(from: number, match: (f: Frame) => boolean, deadlineMs = 10_000): Promise<Frame | undefined> {
-    const end = performance.now() + deadlineMs;
-    for (;;) {
-      const hit = this.frames.slice(from).find(match);
-      if (hit || this.closed || performance.now() > end) return hit;
-      await new Promise<void>((r) => {
-        const t = setTimeout(r, Math.max(1, end - performance.now()));
-        this.waiters.push(() => {
-          clearTimeout(t);
-          r();
-        });
+  run<P extends ClientPhase>(phase: P): Promise<Extract<ClientResult, { op: P['op'] }>> {
+    return new Promise((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`the relay client process exited (${code}) during ${phase.op}`));
+      this.child.once('exit', onExit);
+      this.child.once('message', (m: { ok: true; result: Extract<ClientResult, { op: P['op'] }> } | { ok: false; error: string }) => {
+        this.child.off('exit', onExit);
+        if (m.ok) resolve(m.result);
+        else reject(new Error(`relay client: ${m.error}`));
       });
-    }
+      this.child.send(phase);
+    });
   }
 
-  get count(): number {
-    return this.frames.length;
-  }
-
-  framesFrom(from: number): Frame[] {
-    return this.frames.slice(from);
-  }
-
-  close(): void {
-    this.ws.close();
+  stop(): void {
+    this.child.disconnect();
   }
 }
 
-const isText = (f: Frame) => f.msg.type === 'text';
-const isReplyEnd = (f: Frame) => (f.msg.type === 'text' && f.msg.last === true) || f.msg.type === 'end';
+/** The client's epoch instant on this process's performance.now() clock. */
+const local = (epochMs: number) => epochMs - performance.timeOrigin;
 
-/** One turn: the prompt's send time → first text frame; the reply's whole text; whether the session ended; its stages. */
-async function turn(client: RelayClient, words: string, index = 0): Promise<{ firstMs: number | undefined; text: string; ended: boolean; marks: TurnMarks }> {
-  const from = client.count;
-  const marks: TurnMarks = { index };
-  turnInProgress.set(client.callSid, marks);
-  const sent = client.send({ type: 'prompt', voicePrompt: words, lang: 'en-US', last: true });
-  marks.sent = sent;
-  const firstText = await client.until(from, isText);
-  marks.received = firstText?.at;
-  const end = await client.until(from, isReplyEnd);
-  turnInProgress.delete(client.callSid);
-  const frames = client.framesFrom(from);
-  const text = frames
-    .filter(isText)
-    .map((f) => String(f.msg.token))
-    .join('');
-  return { firstMs: firstText ? firstText.at - sent : undefined, text, ended: client.closed || frames.some((f) => f.msg.type === 'end') || !end, marks };
+/** The session's record of a turn the client timed, with the client's two instants added. */
+function joined(t: ClientTurn): TurnMarks | undefined {
+  const marks = serverCalls.get(t.callSid)?.turns[t.index];
+  if (!marks) return undefined;
+  marks.sent = local(t.sent);
+  if (t.received !== undefined) marks.received = local(t.received);
+  return marks;
+}
+
+/** Runtime side (prompt arrived → first text frame handed to the socket) and the client's round trip, per turn. */
+interface Timings {
+  runtime: number[];
+  roundTrip: number[];
+}
+
+function timingsOf(turns: readonly ClientTurn[], stages: TurnMarks[] = [], less = 0): Timings {
+  const out: Timings = { runtime: [], roundTrip: [] };
+  for (const t of turns) {
+    const marks = joined(t);
+    if (t.received !== undefined) out.roundTrip.push(t.received - t.sent - less);
+    if (!marks || marks.arrived === undefined || marks.frameSent === undefined) continue;
+    out.runtime.push(marks.frameSent - marks.arrived - less);
+    stages.push(marks);
+  }
+  return out;
 }
 
 /**
  * Conversations until `turns` turns were timed, `parallel` at a time, each call's socket reused
  * after it closes; the n-th conversation slot starts n × `staggerMs` after the first.
  */
-async function timedTurns(stack: LocalStack, tokens: string[], turns: number, parallel: number, stages: TurnMarks[] = [], staggerMs = 0): Promise<number[]> {
-  const times: number[] = [];
-  await pool(tokens.slice(0, parallel), parallel, async (token, slot) => {
-    if (staggerMs && slot > 0) await new Promise((r) => setTimeout(r, slot * staggerMs));
-    while (times.length < turns) {
-      const client = await RelayClient.open(stack.relayUrl, token);
-      for (let i = 0; i < 12 && times.length < turns; i++) {
-        const t = await turn(client, i === 0 ? 'Yes, that is me.' : 'Yes, sure.', i);
-        if (t.firstMs !== undefined && times.length < turns) {
-          times.push(t.firstMs);
-          stages.push(t.marks);
-        }
-        if (t.ended) break;
-      }
-      client.close();
-      await client.until(client.count, () => false, 2000);
-    }
-  });
-  return times.slice(0, turns);
+async function timedTurns(
+  client: ClientProcess,
+  stack: LocalStack,
+  tokens: string[],
+  turns: number,
+  parallel: number,
+  stages: TurnMarks[] = [],
+  staggerMs = 0,
+  less = 0,
+): Promise<Timings> {
+  serverCalls.clear();
+  turnInProgress.clear();
+  const seen = await client.run({ op: 'timed', url: stack.relayUrl, tokens, turns, parallel, staggerMs });
+  return timingsOf(seen.turns, stages, less);
 }
 
 /** Where a slow phase's time went, turn by turn, how late the event loop ran meanwhile, and the connections its tools opened to the control plane. */
@@ -387,19 +376,35 @@ function watchBlocks(): { stop(): { blocksMs: number[]; gcPausesMs: number[]; gc
   };
 }
 
+/** A figure on the runtime side (the headline), and the client's round trip for the same turns. */
+interface Figure {
+  p50: number;
+  p99: number;
+  turns: number;
+  roundTrip: { p50: number; p99: number; turns: number };
+}
+
+const figureOf = (t: Timings): Figure => ({
+  p50: percentile(t.runtime, 50),
+  p99: percentile(t.runtime, 99),
+  turns: t.runtime.length,
+  roundTrip: { p50: percentile(t.roundTrip, 50), p99: percentile(t.roundTrip, 99), turns: t.roundTrip.length },
+});
+
 export interface RuntimeFigures {
-  instant: { p50: number; p99: number; turns: number };
+  instant: Figure;
   /** Starts staggered (the figure); `lockstep` the same conversations started together. */
-  slow: { p50: number; p99: number; turns: number };
+  slow: Figure;
   slowStages: SlowStages;
-  lockstep: { p50: number; p99: number; turns: number };
+  lockstep: Figure;
   lockstepStages: SlowStages;
-  interrupt: { p99: number; staleFrames: number; interrupts: number };
-  concurrent: { p99: number; conversations: number; turns: number; misdelivered: number };
+  /** Runtime side (interrupt arrived → last stale frame handed to the socket), the client's view beside it. */
+  interrupt: { p99: number; staleFrames: number; interrupts: number; client: { p99: number; staleFrames: number } };
+  concurrent: Figure & { conversations: number; misdelivered: number };
 }
 
 /** 1,000 turns with the slow stand-in, 10 conversations at a time, their n-th started n × staggerMs after the first. */
-async function slowPhase(stack: LocalStack, tokens: string[], staggerMs: number, name: string) {
+async function slowPhase(client: ClientProcess, stack: LocalStack, tokens: string[], staggerMs: number, name: string) {
   const marks: TurnMarks[] = [];
   holdTimers.length = 0;
   let connectionsOpened = 0;
@@ -412,7 +417,7 @@ async function slowPhase(stack: LocalStack, tokens: string[], staggerMs: number,
   loopDelay.enable();
   const blocks = watchBlocks();
   const cpuBefore = process.cpuUsage();
-  const times = (await timedTurns(stack, tokens, 1000, 10, marks, staggerMs)).map((ms) => ms - FIRST_TOKEN_MS);
+  const times = await timedTurns(client, stack, tokens, 1000, 10, marks, staggerMs, FIRST_TOKEN_MS);
   loopDelay.disable();
   const cpu = process.cpuUsage(cpuBefore);
   const { blocksMs, gcPausesMs, gcMajorMs } = blocks.stop();
@@ -420,7 +425,7 @@ async function slowPhase(stack: LocalStack, tokens: string[], staggerMs: number,
   diagnostics.unsubscribe('undici:client:connected', opened);
   const stages: SlowStages = {
     turns: marks,
-    cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / Math.max(1, times.length),
+    cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / Math.max(1, times.runtime.length),
     loopDelayMs: { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
     holdsLateMs: holdTimers.filter((h) => h.fired !== undefined).map((h) => h.fired! - h.set - h.ms),
     connectionsOpened,
@@ -429,7 +434,7 @@ async function slowPhase(stack: LocalStack, tokens: string[], staggerMs: number,
     gcMajorMs,
     ...(profile ? { profile } : {}),
   };
-  return { figure: { p50: percentile(times, 50), p99: percentile(times, 99), turns: times.length }, stages };
+  return { figure: figureOf(times), stages };
 }
 
 export async function measureRuntime(stack: LocalStack, model: SwitchModel): Promise<RuntimeFigures> {
@@ -480,80 +485,88 @@ export async function measureRuntime(stack: LocalStack, model: SwitchModel): Pro
     );
   }
 
-  model.current = instantSandbox();
-  await timedTurns(stack, tokens, 50, 1); // warm
-  const instant = await timedTurns(stack, tokens, 1000, 1);
+  const client = ClientProcess.start();
+  try {
+    model.current = instantSandbox();
+    await timedTurns(client, stack, tokens, 50, 1); // warm
+    const instant = await timedTurns(client, stack, tokens, 1000, 1);
 
-  model.current = slowSandbox();
-  const lockstep = await slowPhase(stack, tokens, 0, 'lockstep');
-  const slow = await slowPhase(stack, tokens, STAGGER_MS, 'staggered');
+    model.current = slowSandbox();
+    const lockstep = await slowPhase(client, stack, tokens, 0, 'lockstep');
+    const slow = await slowPhase(client, stack, tokens, STAGGER_MS, 'staggered');
 
-  model.current = longTalker;
-  const lags: number[] = [];
-  let staleFrames = 0;
-  for (let i = 0; i < 200; i++) {
-    const client = await RelayClient.open(stack.relayUrl, tokens[i % 10]!);
-    const from = client.count;
-    client.send({ type: 'prompt', voicePrompt: 'Tell me everything.', lang: 'en-US', last: true });
-    const first = await client.until(from, isText);
-    if (first) {
-      const sentAt = client.send({ type: 'interrupt', utteranceUntilInterrupt: String(first.msg.token), durationUntilInterruptMs: 200 });
-      // A quiet quarter second after the interrupt: whatever of the old reply arrives by then was sent after it.
-      await client.until(client.count, () => false, 250);
-      const stale = client.framesFrom(from).filter((f) => f.at >= sentAt && isText(f));
-      staleFrames += stale.length;
-      lags.push(stale.length ? stale.at(-1)!.at - sentAt : 0);
+    model.current = longTalker;
+    serverCalls.clear();
+    const { interrupts } = await client.run({ op: 'interrupt', url: stack.relayUrl, tokens: tokens.slice(0, 10), interrupts: 200 });
+    const lags: number[] = [];
+    let staleFrames = 0;
+    for (const i of interrupts) {
+      const call = serverCalls.get(i.callSid);
+      if (call?.interruptAt === undefined) continue;
+      lags.push(call.lastStaleAt === undefined ? 0 : call.lastStaleAt - call.interruptAt);
+      staleFrames += call.staleFrames;
     }
-    client.close();
-    await client.until(client.count, () => false, 2000);
-  }
 
-  model.current = echo;
-  const concurrentTimes: number[] = [];
-  let misdelivered = 0;
-  await Promise.all(
-    tokens.map(async (token, c) => {
-      const client = await RelayClient.open(stack.relayUrl, token);
-      for (let i = 0; i < 5; i++) {
-        const words = `conversation ${c} turn ${i}`;
-        const r = await turn(client, words);
-        if (r.firstMs !== undefined) concurrentTimes.push(r.firstMs);
-        if (!r.text.includes(words)) misdelivered++;
-      }
-      client.close();
-    }),
-  );
-  setClockOffsetForTests(0);
-  return {
-    instant: { p50: percentile(instant, 50), p99: percentile(instant, 99), turns: instant.length },
-    slow: slow.figure,
-    slowStages: slow.stages,
-    lockstep: lockstep.figure,
-    lockstepStages: lockstep.stages,
-    interrupt: { p99: percentile(lags, 99), staleFrames, interrupts: lags.length },
-    concurrent: { p99: percentile(concurrentTimes, 99), conversations: tokens.length, turns: concurrentTimes.length, misdelivered },
-  };
+    model.current = echo;
+    serverCalls.clear();
+    const together = await client.run({ op: 'concurrent', url: stack.relayUrl, tokens, turnsEach: 5 });
+    return {
+      instant: figureOf(instant),
+      slow: slow.figure,
+      slowStages: slow.stages,
+      lockstep: lockstep.figure,
+      lockstepStages: lockstep.stages,
+      interrupt: {
+        p99: percentile(lags, 99),
+        staleFrames,
+        interrupts: lags.length,
+        client: {
+          p99: percentile(
+            interrupts.map((i) => i.lagMs),
+            99,
+          ),
+          staleFrames: interrupts.reduce((n, i) => n + i.staleFrames, 0),
+        },
+      },
+      concurrent: { ...figureOf(timingsOf(together.turns)), conversations: tokens.length, misdelivered: together.misdelivered },
+    };
+  } finally {
+    client.stop();
+    setClockOffsetForTests(0);
+  }
 }
 
+const roundTrip = (f: Figure, less = '') =>
+  `    client round trip (prompt sent → first text received, client in its own process${less}): p50 ${fmt(f.roundTrip.p50)} ms p99 ${fmt(f.roundTrip.p99)} ms over ${f.roundTrip.turns} turns`;
+
 export function printRuntime(f: RuntimeFigures): void {
-  console.log('\nVoice runtime on the local host (loopback ConversationRelay client; prompt sent → first text frame received)');
+  console.log(
+    '\nVoice runtime on the local host (runtime side: a final prompt arriving at the session → its first text frame handed to the socket; the ConversationRelay client in a child process)',
+  );
   console.log(
     `  runtime overhead (instant model) p50 ${fmt(f.instant.p50)} ms p99 ${fmt(f.instant.p99)} ms over ${f.instant.turns} turns (targets p50 ≤ 15, p99 ≤ 60)`,
   );
+  console.log(roundTrip(f.instant));
   console.log(
     `  runtime overhead beyond a ${FIRST_TOKEN_MS} ms first token p50 ${fmt(f.slow.p50)} ms p99 ${fmt(f.slow.p99)} ms over ${f.slow.turns} turns, 10 conversations at a time started ${STAGGER_MS} ms apart (target p99 ≤ 60)`,
   );
+  console.log(roundTrip(f.slow, `, beyond ${FIRST_TOKEN_MS} ms`));
   printStages(f.slowStages);
   console.log(
     `  the same 10 conversations in lockstep (every turn at once): p50 ${fmt(f.lockstep.p50)} ms p99 ${fmt(f.lockstep.p99)} ms over ${f.lockstep.turns} turns`,
   );
+  console.log(roundTrip(f.lockstep, `, beyond ${FIRST_TOKEN_MS} ms`));
   printStages(f.lockstepStages);
   console.log(
     `  interrupt to last stale frame p99 ${fmt(f.interrupt.p99)} ms over ${f.interrupt.interrupts} interrupts, ${f.interrupt.staleFrames} stale frames in all (target p99 ≤ 20)`,
   );
   console.log(
+    `    as the client saw it (interrupt sent → last stale frame received): p99 ${fmt(f.interrupt.client.p99)} ms, ${f.interrupt.client.staleFrames} stale frames`,
+  );
+  console.log(
     `  100 conversations overhead p99 ${fmt(f.concurrent.p99)} ms over ${f.concurrent.turns} turns; replies delivered to the wrong conversation: ${f.concurrent.misdelivered} (targets p99 ≤ 100, 0)`,
   );
+  console.log(roundTrip(f.concurrent));
 }
 
 /** The segments between consecutive stages; the provider's segment is counted beyond its first-token hold. */
@@ -584,10 +597,12 @@ function printStages(stages: SlowStages): void {
       ? `${label.padEnd(44)} p50 ${fmt(percentile(values, 50)).padStart(6)}  p99 ${fmt(percentile(values, 99)).padStart(6)}  max ${fmt(Math.max(...values)).padStart(6)}`
       : `${label.padEnd(44)} (none)`;
   const of = (s: (typeof SEGMENTS)[number] | typeof REST) => turns.map((t) => segment(t, s)).filter((v): v is number => v !== undefined);
-  const total = (t: TurnMarks) => (t.received ?? NaN) - (t.sent ?? NaN) - FIRST_TOKEN_MS;
-  const inRuntime = turns.map((t) => (t.frameSent ?? NaN) - (t.arrived ?? NaN) - FIRST_TOKEN_MS).filter(Number.isFinite);
+  // The runtime side, as the headline figure: per turn, and for the slowest turns.
+  const total = (t: TurnMarks) => (t.frameSent ?? NaN) - (t.arrived ?? NaN) - FIRST_TOKEN_MS;
+  const clientSide = turns.map((t) => (t.received ?? NaN) - (t.sent ?? NaN) - FIRST_TOKEN_MS).filter(Number.isFinite);
   console.log(`    where it goes (${turns.length} turns; ms):`);
-  console.log(`      ${row('in the runtime: prompt read → first frame sent', inRuntime)}`);
+  console.log(`      ${row('in the runtime: prompt read → first frame sent', turns.map(total).filter(Number.isFinite))}`);
+  console.log(`      ${row('client: prompt sent → first frame received', clientSide)}`);
   for (const s of [...SEGMENTS, REST]) console.log(`      ${row(s.name, of(s))}`);
   for (let i = 0; i < 12; i++) {
     const list = turns.filter((t) => t.index === i);
@@ -621,7 +636,7 @@ function printStages(stages: SlowStages): void {
     `    other conversations' first tokens handled while one's was due: p50 ${percentile(ahead, 50)} p99 ${percentile(ahead, 99)}; hold timers late p50 ${fmt(percentile(late, 50))} p99 ${fmt(percentile(late, 99))} ms`,
   );
   console.log(
-    `    process CPU per turn (client, runtime and API all in this process) ${fmt(stages.cpuMsPerTurn, 2)} ms; event loop delay p50 ${fmt(loopDelayMs.p50)} p99 ${fmt(loopDelayMs.p99)} max ${fmt(loopDelayMs.max)} ms`,
+    `    process CPU per turn (runtime and API in this process; the client in its own) ${fmt(stages.cpuMsPerTurn, 2)} ms; event loop delay p50 ${fmt(loopDelayMs.p50)} p99 ${fmt(loopDelayMs.p99)} max ${fmt(loopDelayMs.max)} ms`,
   );
   const blocks = stages.blocksMs;
   console.log(
