@@ -53,7 +53,7 @@ async function relayShard(shard: number, limit: number): Promise<RelayResult> {
         break;
       }
       const relayed = pending.filter((p) => sent.has(p.event_id)).map((p) => p.event_id);
-      for (let i = 0; i < relayed.length; i += 25) deletes.push(startedAside(markManyRelayed(relayed.slice(i, i + 25))));
+      for (let i = 0; i < relayed.length; i += 25) deletes.push(startedAside(markManyRelayed(shard, relayed.slice(i, i + 25))));
       total.relayed += sent.size;
       total.failed += pending.length - sent.size;
       if (sent.size < pending.length) break;
