@@ -73,7 +73,7 @@ export interface WebhooksFigures {
   commitConcurrency: number;
   commitSeconds: number;
   receivedAtCommitEnd: number;
-  /** From the first commit to the relay's last marker deletion (every event on the delivery queue). */
+  /** From the first commit to the relay's last send (every event on the delivery queue). */
   relayedSeconds: number;
   pipelineSeconds: number;
   pipelineRate: number;
@@ -84,7 +84,7 @@ export interface WebhooksFigures {
   /** The backlog: committed with the relay held, then drained from the instant it was let go to the last receipt. */
   backlogCommitSeconds: number;
   drainSeconds: number;
-  /** From letting the relay go to its last marker deletion (the whole backlog on the delivery queue). */
+  /** From letting the relay go to its last send (the whole backlog on the delivery queue). */
   drainRelayedSeconds: number;
   drainDuplicates: number;
   /** The keep-alive loop's seconds for the same POSTs, run just before letting the relay go and just after the drain. */
@@ -239,7 +239,6 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
     const calls: Record<string, number> = {};
     const callMs: Record<string, number> = {};
     let conflicts = 0;
-    let lastMarkerDeleted = 0;
     let profile = drainProfile();
     db().middlewareStack.add(
       (next, context) => async (args) => {
@@ -256,7 +255,6 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
           const end = performance.now();
           callMs[name] = (callMs[name] ?? 0) + end - s;
           profile.dynamo(name, args.input, s, end);
-          if (name === 'DeleteItem' || name === 'BatchWriteItem') lastMarkerDeleted = end; // only the relay deletes items here
         }
       },
       { step: 'build', name: 'benchWebhooksCallCounter' },
@@ -265,6 +263,8 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
     // When each event's message was taken by SQS (the relay's sends; the worker's onward sends are later and ignored),
     // and every SQS call and message: the app's client (relay, worker) and the pollers' (receives, deletes).
     const enqueuedAt = new Map<string, number>();
+    /** When the last of `ids` was taken by SQS (not when its marker went: the relay deletes markers after, one at a time). */
+    const lastEnqueued = (ids: readonly string[]) => Math.max(...ids.map((id) => enqueuedAt.get(id) ?? Number.NaN));
     const sqsCalls: Record<string, number> = {};
     const sent = { messages: 0, sentOn: 0 };
     const countSqs = (name: string) => (sqsCalls[name.replace(/Command$/, '')] = (sqsCalls[name.replace(/Command$/, '')] ?? 0) + 1);
@@ -397,7 +397,7 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
     const firstCommit = Math.min(...committed.map((c) => c.at));
     const latencies = committed.map((c, i) => receipts[i]! - c.at);
     await ledgerSettled(WARM_EVENTS + total, 'pipeline');
-    const relayedSeconds = (lastMarkerDeleted - firstCommitStarted) / 1000;
+    const relayedSeconds = (lastEnqueued(ids) - firstCommitStarted) / 1000;
     const duplicates = receiver.duplicates.pipeline;
     const bodies = ids.map((id) => receiver.bodies.get(id)!.body);
 
@@ -432,7 +432,7 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
       profile.drained();
       const drainEnded = Math.max(...backlog.map((id) => receiver.first.drain.get(id)!));
       const drainSeconds = (drainEnded - drainStarted) / 1000;
-      const drainRelayedSeconds = (lastMarkerDeleted - drainStarted) / 1000;
+      const drainRelayedSeconds = (lastEnqueued(backlog) - drainStarted) / 1000;
       // The ledger settles just after the last receipt (the attempt's transaction); count its calls too.
       await ledgerSettled(WARM_EVENTS + (2 + run) * total, 'drain');
       profile.stop();
