@@ -28,6 +28,13 @@ export interface PendingMarker {
   event?: OutboxEvent;
 }
 
+/**
+ * A marker's key as read from its shard's partition. The relay pages and deletes by it rather than by
+ * the key recomputed from the event id: a marker that sits in another shard than its id hashes to
+ * (copied or replayed with a fresh id) would otherwise never be deleted, and be relayed every run.
+ */
+const markerIn = (shard: number, eventId: string) => ({ pk: outboxKeys.pendingPartition(shard), sk: eventId });
+
 /** Pending markers of one shard, oldest first (after the marker of event `after`, if given): what the relay moves next. */
 export async function pendingEvents(shard: number, limit = 100, after?: string): Promise<PendingMarker[]> {
   const page = await db().send(
@@ -36,7 +43,7 @@ export async function pendingEvents(shard: number, limit = 100, after?: string):
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': outboxKeys.pendingPartition(shard) },
       Limit: limit,
-      ...(after ? { ExclusiveStartKey: outboxKeys.pending(after) } : {}),
+      ...(after ? { ExclusiveStartKey: markerIn(shard, after) } : {}),
     }),
   );
   return (page.Items ?? []).map((i) => ({
@@ -56,7 +63,7 @@ export async function markRelayed(eventId: string): Promise<void> {
   await db().send(new DeleteCommand({ TableName: tableName(), Key: outboxKeys.pending(eventId) }));
 }
 
-/** markRelayed for many markers, 25 to a BatchWriteItem (unprocessed ones retried). */
-export async function markManyRelayed(eventIds: readonly string[]): Promise<void> {
-  await deleteKeys(eventIds.map((id) => outboxKeys.pending(id)));
+/** markRelayed for many markers of one shard, as pendingEvents read them; 25 to a BatchWriteItem (unprocessed ones retried). */
+export async function markManyRelayed(shard: number, eventIds: readonly string[]): Promise<void> {
+  await deleteKeys(eventIds.map((id) => markerIn(shard, id)));
 }

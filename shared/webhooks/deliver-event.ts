@@ -194,6 +194,8 @@ async function leaseBatch(
   const claim = { leaseId, leaseUntil: new Date(at.getTime() + LEASE_MS), at };
   const leasedAt = performance.now();
   const due: WebhookEventRecord[] = [];
+  // Refused leases, read once together below to learn why.
+  const refused: string[] = [];
   let leased: Set<string>;
   if (!records) {
     const claimed = await Promise.all(ids.map((id) => claimDueAttempt(tenantId, id, claim)));
@@ -203,7 +205,7 @@ async function leaseBatch(
       if (record) {
         due.push(record);
         leased.add(id);
-      } else outcomes.set(id, await whyNotClaimed(tenantId, id, at));
+      } else refused.push(id);
     }
   } else {
     // Read with the batch: the lease's conditions judge it afresh.
@@ -224,18 +226,20 @@ async function leaseBatch(
     throw err;
   }
   const mine: WebhookEventRecord[] = [];
+  const skips: Promise<void>[] = [];
   for (const record of due) {
     const id = record.event.id;
-    if (!leased.has(id)) outcomes.set(id, await whyNotClaimed(tenantId, id, at));
+    if (!leased.has(id)) refused.push(id);
     else {
       const skip = !endpoint ? 'no_endpoint' : !endpointTakes(endpoint, record.event_type) ? 'event_type_not_enabled' : null;
       if (!skip) mine.push(record);
       else {
-        await markSkipped(tenantId, id, skip, at, leaseId);
+        skips.push(markSkipped(tenantId, id, skip, at, leaseId));
         outcomes.set(id, { kind: 'skipped', reason: skip });
       }
     }
   }
+  await settleAll([...skips, ...(refused.length > 0 ? [whyNotClaimed(tenantId, refused, at, outcomes)] : [])]);
   return mine.length > 0 ? { leaseId, at, leasedAt, mine } : undefined;
 }
 
@@ -370,15 +374,17 @@ async function recordPlanned(tenantId: string, planned: readonly Planned[], outc
   }
 }
 
-async function whyNotClaimed(tenantId: string, eventId: string, at: Date): Promise<AutomaticOutcome> {
-  const record = await getWebhookEvent(tenantId, eventId);
-  if (!record) return { kind: 'missing' };
-  const status = record.delivery_status ?? 'pending';
-  if (status !== 'pending') return { kind: 'settled', status, deadLettered: Boolean(record.dead_lettered_at) };
-  if (record.next_attempt_at && Date.parse(record.next_attempt_at) > at.getTime()) {
-    return { kind: 'not_due', inSeconds: Math.ceil((Date.parse(record.next_attempt_at) - at.getTime()) / 1000) };
+/**
+ * Why the leases of `eventIds` were refused (each outcome set): the events read back in one BatchGetItem,
+ * not one GetItem each. A refused event that is pending, due and unleased by now was leased by another
+ * batch meanwhile: busy.
+ */
+async function whyNotClaimed(tenantId: string, eventIds: readonly string[], at: Date, outcomes: Map<string, AutomaticOutcome>): Promise<void> {
+  const records = await getWebhookEvents(tenantId, eventIds);
+  for (const id of eventIds) {
+    const record = records.get(id);
+    outcomes.set(id, record ? (notDue(record, at) ?? { kind: 'busy' }) : { kind: 'missing' });
   }
-  return { kind: 'busy' };
 }
 
 /**

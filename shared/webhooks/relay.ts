@@ -34,8 +34,11 @@ async function relayShard(shard: number, limit: number): Promise<RelayResult> {
   const total: RelayResult = { relayed: 0, failed: 0 };
   // A page's marker deletes run while the next page is read and sent, and the next page is read
   // while this one is sent (each read starts after the previous page's last marker, so it never
-  // meets markers being deleted or sent); the run awaits them all before it ends.
+  // meets markers being deleted or sent); the run awaits them all before it ends. A shard's deletes
+  // go one BatchWriteItem after another: their events are on the queue already, and a burst's
+  // deletes all at once would queue the worker's leases behind them on the table.
   const deletes: Promise<void>[] = [];
+  let lastDelete: Promise<unknown> = Promise.resolve();
   let next: Promise<PendingMarker[]> | undefined;
   try {
     next = pendingEvents(shard, limit);
@@ -53,7 +56,13 @@ async function relayShard(shard: number, limit: number): Promise<RelayResult> {
         break;
       }
       const relayed = pending.filter((p) => sent.has(p.event_id)).map((p) => p.event_id);
-      for (let i = 0; i < relayed.length; i += 25) deletes.push(startedAside(markManyRelayed(relayed.slice(i, i + 25))));
+      for (let i = 0; i < relayed.length; i += 25) {
+        const chunk = relayed.slice(i, i + 25);
+        // After the one before, whether it failed or not (a failure is reported by settleAll).
+        const deleted = startedAside(lastDelete.then(() => markManyRelayed(shard, chunk)));
+        lastDelete = deleted.catch(() => {});
+        deletes.push(deleted);
+      }
       total.relayed += sent.size;
       total.failed += pending.length - sent.size;
       if (sent.size < pending.length) break;

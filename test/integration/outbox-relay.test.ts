@@ -2,12 +2,14 @@
  * The outbox relay on DynamoDB Local and the SQS emulator: committed events reach the
  * webhook-delivery queue; an event whose enqueue failed keeps its marker and is relayed by
  * the next run (never lost); the table-stream trigger relays the shards its records name; a
- * small event rides in its message, a big one is named only.
+ * small event rides in its message, a big one is named only; a marker that sits in another shard
+ * than its id hashes to is relayed once and deleted, not relayed again every run; a shard's
+ * marker deletes go one at a time.
  */
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { handler as relayHandler } from '../../functions/workers/outbox-relay.js';
 import { db } from '../../shared/db/client.js';
 import { OUTBOX_SHARDS, outboxKeys } from '../../shared/db/keys.js';
@@ -86,6 +88,56 @@ describe('the outbox relay', () => {
     expect(await pendingIds()).toEqual([]);
     const queued = await drainQueue();
     expect(queued.sort()).toEqual([...ids].sort());
+  });
+
+  it('deletes a marker under the key it was read by, so one in another shard than its id hashes to is relayed once', async () => {
+    // A marker copied with a fresh event id (a replayed transaction) keeps the shard it was written in.
+    const tenantId = newId('ten');
+    await drainQueue();
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const { event, items } = outboxItems(tenantId, 'call.completed', { call_id: `cal_${i}` }, new Date());
+      const marker = items[1]!.Put!.Item!;
+      const home = Number(String(marker.pk).split('#').at(-1));
+      marker.pk = outboxKeys.pendingPartition((home + 1) % OUTBOX_SHARDS);
+      await db().send(new TransactWriteCommand({ TransactItems: items }));
+      ids.push(event.id);
+    }
+    // One marker a page: the second page starts after the first's foreign key.
+    expect(await relayOutbox({ perShard: 1 })).toEqual({ relayed: 2, failed: 0 });
+    expect(await pendingIds()).toEqual([]);
+    expect(await relayOutbox()).toEqual({ relayed: 0, failed: 0 });
+    expect((await drainQueue()).sort()).toEqual([...ids].sort());
+  });
+
+  it("deletes a shard's markers one BatchWriteItem at a time, every one of them", async () => {
+    const ids = await commit(newId('ten'), 40);
+    await drainQueue();
+    const client = db();
+    const original = client.send.bind(client) as (c: unknown) => Promise<unknown>;
+    const inFlight = new Map<string, number>();
+    let most = 0;
+    const send = vi.spyOn(client, 'send').mockImplementation((async (command: { constructor: { name: string }; input: unknown }) => {
+      if (command.constructor.name !== 'BatchWriteCommand') return original(command);
+      const requests = Object.values((command.input as { RequestItems: Record<string, { DeleteRequest: { Key: { pk: string } } }[]> }).RequestItems)[0]!;
+      const shard = requests[0]!.DeleteRequest.Key.pk;
+      inFlight.set(shard, (inFlight.get(shard) ?? 0) + 1);
+      most = Math.max(most, inFlight.get(shard)!);
+      try {
+        return await original(command);
+      } finally {
+        inFlight.set(shard, inFlight.get(shard)! - 1);
+      }
+    }) as never);
+    try {
+      // Pages of 3: several pages, so several deletes, per shard.
+      expect(await relayOutbox({ perShard: 3 })).toEqual({ relayed: 40, failed: 0 });
+    } finally {
+      send.mockRestore();
+    }
+    expect(most).toBe(1);
+    expect(await pendingIds()).toEqual([]);
+    expect((await drainQueue()).sort()).toEqual([...ids].sort());
   });
 
   it('on the table stream, relays only the shards its INSERT records name', async () => {

@@ -5,8 +5,8 @@
  * redelivered (also while the first copy is still running) neither POSTs nor ledgers twice; a
  * slow endpoint's breaker sends the rest of its events back to the queue without an attempt;
  * batches sharing an endpoint wait for its sockets before their POSTs' clocks start; events
- * carried by their message are not read, and the lease still refuses one that moved on; a
- * malformed message fails alone.
+ * carried by their message are not read, and the lease still refuses one that moved on (the
+ * refusals read back in one BatchGetItem, not a GetItem each); a malformed message fails alone.
  */
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -83,6 +83,20 @@ async function queued(): Promise<string[]> {
 
 const eventIdOf = (body: string) => (JSON.parse(body) as { id: string }).id;
 
+type SentCalls = [{ constructor: { name: string }; input: unknown }, ...unknown[]][];
+/** The event ids each BatchGetItem sent asked for, in order. */
+const batchGetKeys = (calls: SentCalls) =>
+  calls
+    .filter(([c]) => c.constructor.name === 'BatchGetCommand')
+    .map(([c]) =>
+      Object.values((c.input as { RequestItems: Record<string, { Keys: { sk: string }[] }> }).RequestItems).flatMap((t) =>
+        t.Keys.map((k) => k.sk.replace(/^EVENT#/, '')),
+      ),
+    );
+/** GetItems of an event (not the endpoint's, nor anything else's). */
+const eventGets = (calls: SentCalls) =>
+  calls.filter(([c]) => c.constructor.name === 'GetCommand' && String((c.input as { Key: { sk: string } }).Key.sk).startsWith('EVENT#')).length;
+
 describe('the webhook-delivery worker, a batch at a time', () => {
   it('a batch where one endpoint and one event fail: the others are delivered and ledgered, the failures ledgered and sent on', async () => {
     const a = await tenantReceiving();
@@ -128,6 +142,23 @@ describe('the webhook-delivery worker, a batch at a time', () => {
       expect(await getWebhookEvent(a.tenantId, id)).toMatchObject({ delivery_status: 'delivered', attempt_count: 1 });
     }
     expect((await deliveredCounts(a.tenantId, a.endpointId, ['call.completed'])).get('call.completed')).toBe(12);
+  });
+
+  it('a message that comes back once its events are delivered reads the refused leases in one BatchGetItem and POSTs nothing', async () => {
+    const a = await tenantReceiving();
+    const ids = await commit(a.tenantId, 3);
+    expect((await run(sqsEvent(packed(a.tenantId, ids)))).batchItemFailures).toEqual([]);
+    await queued();
+    const send = vi.spyOn(db(), 'send');
+    try {
+      const outcomes = await deliverEvents(a.tenantId, ids);
+      expect([...outcomes.values()]).toEqual(ids.map(() => ({ kind: 'settled', status: 'delivered', deadLettered: false })));
+      expect(batchGetKeys(send.mock.calls as SentCalls)).toEqual([ids]);
+      expect(eventGets(send.mock.calls as SentCalls)).toBe(0);
+    } finally {
+      send.mockRestore();
+    }
+    for (const id of ids) expect(a.receiver.forEvent(id)).toHaveLength(1);
   });
 
   it("a slow endpoint trips its breaker after one wave: the rest go back to the queue untried, the other tenant's events are delivered", async () => {
@@ -185,11 +216,10 @@ describe('the webhook-delivery worker, a batch at a time', () => {
         ),
       );
       expect(out.batchItemFailures).toEqual([]);
-      // Only the event whose carried copy was refused (ids[2]) is read in the batch read.
-      const reads = send.mock.calls
-        .filter(([c]) => c.constructor.name === 'BatchGetCommand')
-        .map(([c]) => (c.input as { RequestItems: Record<string, { Keys: unknown[] }> }).RequestItems);
-      expect(reads.flatMap((r) => Object.values(r).flatMap((t) => t.Keys))).toHaveLength(1);
+      // Only the event whose carried copy was refused (ids[2]) is read in the batch read; the two
+      // leases refused (already delivered) are read back together once, never one GetItem each.
+      expect(batchGetKeys(send.mock.calls as SentCalls)).toEqual([[ids[2]], [ids[0], ids[1]]]);
+      expect(eventGets(send.mock.calls as SentCalls)).toBe(0);
     } finally {
       send.mockRestore();
     }
