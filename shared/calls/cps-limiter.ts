@@ -10,9 +10,9 @@
  *     item then as its safety net), so a long backlog never dead-letters.
  *  2. Its lane, from the grant's instant (one conditional write, while the dial's transition
  *     runs): the dial may go to the carrier from the instant the lane's previous dial was
- *     answered + a second + the guard, and it releases the lane the same way once the carrier
- *     answered it. That is what makes the ceiling exact; the grant only keeps dispatchers from
- *     queueing on the lanes.
+ *     answered + a second + the guard (stamped, when the carrier answers its stamp), and it
+ *     releases the lane the same way once the carrier answered it. That is what makes the
+ *     ceiling exact; the grant only keeps dispatchers from queueing on the lanes.
  *
  * The transition starts one lead before the grant's instant (a pause or cancel answered
  * meanwhile still stops the dial). A dial that is not sent after all (the transition found the
@@ -42,8 +42,8 @@ export class DialSlotsBusy extends Error {
  */
 let transitionMs = 50;
 const leadMs = () => Math.min(500, Math.max(10, Math.round(transitionMs * 1.5)));
-/** The carrier's recent round trip in this process (ms): a lane is held for it on top of the second. */
-let roundTripMs = 0;
+/** How long lanes were held lately in this process on top of the second and the guard (ms): the carrier's round trip, or the send to its stamp. */
+let laneHeldMs = 0;
 
 const sleepUntil = async (at: number) => {
   const wait = at - now().getTime();
@@ -73,7 +73,7 @@ export async function acquireDialSlot(
 ): Promise<DialSlot> {
   const maxWaitMs = opts.maxWaitMs ?? MAX_WAIT_MS;
   const earliest = now().getTime() + (opts.forTransition ? leadMs() : 0);
-  const grant = await takeDialGrant(tenantId, accountId, earliest, dialSpacingMs(cpsLimit, roundTripMs), maxWaitMs);
+  const grant = await takeDialGrant(tenantId, accountId, earliest, dialSpacingMs(cpsLimit, laneHeldMs), maxWaitMs);
   if ('busyUntil' in grant)
     throw new DialSlotsBusy(
       `account ${accountId}: no dial slot within ${maxWaitMs} ms (next at ${new Date(grant.busyUntil).toISOString()})`,
@@ -130,11 +130,17 @@ export async function holdDialLane(slot: DialSlot, callId: string, maxWaitMs: nu
 
 /**
  * Sends the dial on its lane: waits until the lane's instant, sends, and releases the lane a
- * second and the guard after the carrier's answer (or its failure). A dial that could not be sent
- * within DIAL_SEND_LATE_MS of the instant (a stalled worker) is not sent on it: the lane is
- * released unused and a fresh one taken (`retake`).
+ * second and the guard after the carrier's answer (or its failure), or after its stamp of the
+ * dial when the answer carries one (`stampedAt`). A dial that could not be sent within
+ * DIAL_SEND_LATE_MS of the instant (a stalled worker) is not sent on it: the lane is released
+ * unused and a fresh one taken (`retake`).
  */
-export async function sendOnLane<T>(slot: DialSlot, held: HeldLane, retake: () => Promise<HeldLane>, send: () => Promise<T>): Promise<T> {
+export async function sendOnLane<T extends { stampedAt?: number }>(
+  slot: DialSlot,
+  held: HeldLane,
+  retake: () => Promise<HeldLane>,
+  send: () => Promise<T>,
+): Promise<T> {
   let lane = held;
   for (;;) {
     await sleepUntil(lane.sendAt);
@@ -144,13 +150,22 @@ export async function sendOnLane<T>(slot: DialSlot, held: HeldLane, retake: () =
     lane = await retake();
   }
   const sentAt = now().getTime();
+  // The carrier's stamp is on its wall clock, not on now()'s (a test may offset that): the send and
+  // the answer are read on the wall clock too, so only the stamp's distance to the answer is used.
+  const sentWall = Date.now();
+  let stampedAt: number | undefined;
   try {
-    return await send();
+    const answer = await send();
+    stampedAt = answer.stampedAt;
+    return answer;
   } finally {
+    const answeredWall = Date.now();
     const answeredAt = now().getTime();
-    roundTripMs = 0.8 * roundTripMs + 0.2 * (answeredAt - sentAt);
+    const release = laneRelease(answeredAt, stampedAt === undefined ? null : { sentAt: sentWall, stampedAt, answeredAt: answeredWall });
+    // The lane cannot be taken again before its release is written, so a release already past when the answer came costs the answer's lateness.
+    laneHeldMs = 0.8 * laneHeldMs + 0.2 * (Math.max(release, answeredAt) - laneRelease(sentAt));
     // A release that fails leaves the lane to its abandoned bound: slower, never over the ceiling; the dial's own outcome stands.
-    await releaseDialLane(slot.tenantId, slot.accountId, lane.lane, slot.seq, laneRelease(answeredAt)).catch((err: unknown) =>
+    await releaseDialLane(slot.tenantId, slot.accountId, lane.lane, slot.seq, release).catch((err: unknown) =>
       logger.warn('dial lane not released; it frees at its abandoned bound', { account_id: slot.accountId, lane: lane.lane, error: (err as Error)?.message }),
     );
   }

@@ -9,7 +9,9 @@
  *    carrier stamps a dial somewhere between our send and its answer (it cannot answer a request
  *    that has not reached it), so two dials of one lane are stamped more than a second apart,
  *    however long the trip or the carrier's handling took, and no carrier second ever holds more
- *    than one dial per lane: `cps` in all. No estimate of the trip is involved.
+ *    than one dial per lane: `cps` in all. No estimate of the trip is involved. A carrier that
+ *    answers its own stamp to the millisecond (the sandbox) frees the lane a second and the guard
+ *    after that stamp instead, which is exact for the same reason and owes nothing to the trip.
  *  - **Grants** (a cell-rate rule) order the dials and spread them a lane cycle / cps apart, so
  *    dispatchers reach their lanes one at a time, already past their transition, instead of
  *    waiting on the lanes in a herd. The account's state is one number, the instant of its next
@@ -19,7 +21,11 @@
 
 /** An account whose carrier never told us its ceiling dials at one call a second. */
 export const DEFAULT_CPS = 1;
-/** Clock skew between the workers that release a lane and take it next (ms): a release is written on one host's clock and read on another's. */
+/**
+ * Clock skew (ms) between the workers that release a lane and take it next — a release is written
+ * on one host's clock and read on another's — and, when a lane frees from the carrier's stamp,
+ * between the carrier's clock and ours (the sandbox shares the process's clock locally and NTP's on AWS).
+ */
 export const DIAL_GUARD_MS = 10;
 /** A dial that could not be sent within this of its permit's instant is not sent on that permit (ms): it takes a fresh one. */
 export const DIAL_SEND_LATE_MS = 1_000;
@@ -32,11 +38,11 @@ export const cpsOf = (limit: number | null | undefined): number => (typeof limit
 
 /**
  * The interval between two grants: one lane cycle shared by `cps` lanes. A cycle is the second,
- * the guard, and the carrier's round trip (`roundTripMs`: what this worker has seen lately), so
- * grants come as fast as lanes free up and no faster.
+ * the guard, and how long a lane is held on top of them (`heldMs`: what this worker has seen
+ * lately — the carrier's round trip, or the send to its stamp when it answers one), so grants
+ * come as fast as lanes free up and no faster.
  */
-export const dialSpacingMs = (cpsLimit: number | null | undefined, roundTripMs = 0): number =>
-  (1000 + DIAL_GUARD_MS + Math.max(0, roundTripMs)) / cpsOf(cpsLimit);
+export const dialSpacingMs = (cpsLimit: number | null | undefined, heldMs = 0): number => (1000 + DIAL_GUARD_MS + Math.max(0, heldMs)) / cpsOf(cpsLimit);
 
 /**
  * No grant or permit is ever taken further ahead than a dispatcher waits (at most a minute): an
@@ -73,8 +79,33 @@ export interface LaneHolder {
   seq?: number;
 }
 
-/** The instant a lane frees once the carrier answered its dial at `answeredAt` (whatever the answer: a refusal may have been counted too). */
-export const laneRelease = (answeredAt: number): number => answeredAt + 1000 + DIAL_GUARD_MS;
+/**
+ * The carrier's own stamp of a dial and our send and its answer around it, all three on the clock
+ * the carrier's is compared with (the hosts' wall clock, not a test's offset of ours).
+ */
+export interface CarrierStamp {
+  sentAt: number;
+  stampedAt: number;
+  answeredAt: number;
+}
+
+/**
+ * How long before its answer the carrier stamped the dial, or 0 when the stamp cannot be used: a
+ * stamp further than the guard outside [send, answer] is a clock that disagrees with ours by more
+ * than the guard covers. Within the guard it is held inside [send, answer].
+ */
+export function stampLeadMs(stamp: CarrierStamp | null | undefined): number {
+  if (!stamp || !(stamp.stampedAt >= stamp.sentAt - DIAL_GUARD_MS && stamp.stampedAt <= stamp.answeredAt + DIAL_GUARD_MS)) return 0;
+  return Math.max(0, Math.min(stamp.answeredAt - stamp.stampedAt, stamp.answeredAt - stamp.sentAt));
+}
+
+/**
+ * The instant a lane frees once the carrier answered its dial at `answeredAt` (whatever the
+ * answer: a refusal may have been counted too): a second and the guard after the answer, or after
+ * the carrier's own stamp when it told us (`stamp`) — an instant that may already be past when the
+ * answer comes (laneFreeAt takes it as it is).
+ */
+export const laneRelease = (answeredAt: number, stamp?: CarrierStamp | null): number => answeredAt - stampLeadMs(stamp) + 1000 + DIAL_GUARD_MS;
 
 /**
  * A holder that never wrote its release (it crashed): it sent no later than DIAL_SEND_LATE_MS

@@ -59,6 +59,9 @@ export const sandboxCallResource = z
     date_created: z.string(),
     date_updated: z.string(),
     uri: z.string(),
+    date_created_ms: z
+      .int()
+      .describe("Not in Twilio's Call: the instant (epoch ms) the sandbox stamped the dial — date_created to the millisecond, the instant its cps count uses"),
   })
   .meta({ id: 'SandboxCall' });
 

@@ -41,5 +41,6 @@ export async function carrierAccess(account: TelephonyAccountRecord): Promise<Ca
 
 export async function providerFor(account: TelephonyAccountRecord): Promise<TelephonyProvider> {
   const access = await carrierAccess(account);
-  return twilioProvider(access.credentials, access.baseUrl);
+  // Only the sandbox carrier (mock accounts) answers its stamp of a dial to the millisecond.
+  return twilioProvider(access.credentials, access.baseUrl, { dialStamps: account.provider === 'mock' });
 }

@@ -81,6 +81,16 @@ export interface PlaceCallInput {
   timeoutSeconds?: number;
 }
 
+export interface PlacedCall {
+  sid: string;
+  /**
+   * The instant (epoch ms, the carrier's clock) the carrier stamped the dial — the instant its
+   * cps ceiling counts — when it tells us to the millisecond: the sandbox carrier does; Twilio's
+   * `date_created` has whole seconds, so its adapter leaves this undefined.
+   */
+  stampedAt?: number;
+}
+
 export interface SendSmsInput {
   to: string;
   from: string;
@@ -99,7 +109,7 @@ export interface TelephonyProvider {
    * CarrierUnavailable when it could not be asked or failed — an `unreachable` after the
    * request left may still have dialled, so callers never retry a dial blindly.
    */
-  placeCall(input: PlaceCallInput): Promise<{ sid: string }>;
+  placeCall(input: PlaceCallInput): Promise<PlacedCall>;
   /**
    * What the carrier says about a call now (how the reconciler learns the end of a call
    * whose final callback never came). CarrierRefused `not_found` when the carrier knows no

@@ -71,15 +71,20 @@ async function failure(res: Response, what: string, creates = false): Promise<Er
   return new CarrierUnavailable('carrier_error', `Twilio answered ${res.status} to ${what}`);
 }
 
-const sidOf = async (res: Response, prefix: 'CA' | 'SM'): Promise<{ sid: string }> => {
-  const resource = (await res.json().catch(() => ({}))) as { sid?: unknown };
+const sidIn = (resource: { sid?: unknown }, prefix: 'CA' | 'SM'): { sid: string } => {
   if (typeof resource.sid !== 'string' || !resource.sid.startsWith(prefix)) throw new CarrierUnavailable('carrier_error', 'Twilio answered without a sid');
   return { sid: resource.sid };
 };
 
+const sidOf = async (res: Response, prefix: 'CA' | 'SM'): Promise<{ sid: string }> => sidIn((await res.json().catch(() => ({}))) as { sid?: unknown }, prefix);
+
 const ALL_CALL_EVENTS = ['initiated', 'ringing', 'answered', 'completed'] as const;
 
-export function twilioProvider(credentials: CarrierCredentials, baseUrl: string): TelephonyProvider {
+/**
+ * `dialStamps`: the carrier answers a Calls create with `date_created_ms`, its stamp of the dial
+ * to the millisecond (the sandbox carrier: not a Twilio field, so Twilio itself is never read for it).
+ */
+export function twilioProvider(credentials: CarrierCredentials, baseUrl: string, opts: { dialStamps?: boolean } = {}): TelephonyProvider {
   const authorization = `Basic ${Buffer.from(`${credentials.accountSid}:${credentials.authToken}`).toString('base64')}`;
   const send = async (path: string, form?: Record<string, string> | [string, string][], method?: 'DELETE'): Promise<Response> => {
     try {
@@ -160,7 +165,10 @@ export function twilioProvider(credentials: CarrierCredentials, baseUrl: string)
       // Pairs, so the repeated StatusCallbackEvent goes as Twilio expects: one pair per event.
       const res = await send(`${accountPath}/Calls.json`, pairs);
       if (!res.ok) throw await failure(res, `the call to ${input.to}`, true);
-      return sidOf(res, 'CA');
+      const resource = (await res.json().catch(() => ({}))) as { sid?: unknown; date_created_ms?: unknown };
+      const { sid } = sidIn(resource, 'CA');
+      const stamp = resource.date_created_ms;
+      return opts.dialStamps && typeof stamp === 'number' && Number.isFinite(stamp) ? { sid, stampedAt: stamp } : { sid };
     },
     async fetchCall(callSid) {
       const res = await get(`${accountPath}/Calls/${encodeURIComponent(callSid)}.json`);

@@ -19,15 +19,15 @@
  *     cps_limit 10: the time until every one is dialled (the carrier's own record of the last
  *     dial) and every one is terminal, next to the least time the cap allows (500 / 10 s), and
  *     the most dials the carrier saw in any one-second window of its clock (sliding); and
- *     where a lane's cycle goes (the carrier's round trip, the second after it, the time
- *     the lane lay free), from the pacer's own writes.
+ *     where a lane's cycle goes (the send to the carrier's stamp when it answers one — else its
+ *     answer —, the second after it, the time the lane lay free), from the pacer's own writes.
  */
 import { randomUUID } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalStack } from '../../infra/local/stack.js';
 import { createTenant } from '../../shared/admin/bootstrap.js';
-import { setClockOffsetForTests } from '../../shared/clock.js';
+import { now, setClockOffsetForTests } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { callKeys, keys } from '../../shared/db/keys.js';
 import { newId } from '../../shared/ids.js';
@@ -83,8 +83,15 @@ export interface CallsFigures {
   /** Lane takes that went through, and those refused (the lane still held: the dispatcher waited and asked again). */
   laneTakes: number;
   laneRefusals: number;
-  /** Each lane's use, from its writes: send → the carrier's answer (ms), and the lane's idle time between a release and the next send (ms). */
+  /**
+   * Each lane's use, from its writes: send → the instant its release counts from (the carrier's
+   * stamp when it answered one, else its answer) (ms); send → the carrier's answer, when the
+   * release was written (ms); send → the next send on the lane (the cycle, ms); and the lane's
+   * idle time between a release and the next send (ms).
+   */
   laneHeldMs: { p50: number; p99: number };
+  laneAnswerMs: { p50: number; p99: number };
+  laneCycleMs: { p50: number; mean: number };
   laneIdleMs: { p50: number; mean: number; total: number };
   /** The event loop's delay while the 500 were queued and dialled (everything shares it: routes, workers, the sandbox carrier). */
   loopDelayMs: { p50: number; p99: number };
@@ -192,8 +199,8 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
   const grantTimes: number[] = [];
   let laneTakes = 0;
   let laneRefusals = 0;
-  // Per lane, in the order written: a take (its send instant) or a release (the instant it frees), on the dispatchers' clock.
-  const laneUse = new Map<string, { take?: number; release?: number }[]>();
+  // Per lane, in the order written: a take (its send instant) or a release (the instant it frees, and when it was written), on the dispatchers' clock.
+  const laneUse = new Map<string, { take?: number; release?: number; written?: number }[]>();
   db().middlewareStack.add(
     (next, context) => async (args) => {
       const input = args.input as { Key?: { sk?: unknown }; UpdateExpression?: string; ExpressionAttributeValues?: Record<string, number> };
@@ -209,7 +216,7 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
             laneTakes++;
             uses.push({ take: input.ExpressionAttributeValues?.[':at'] });
           } else if (release) {
-            uses.push({ release: input.ExpressionAttributeValues?.[':release'] });
+            uses.push({ release: input.ExpressionAttributeValues?.[':release'], written: now().getTime() });
           } else grantTimes.push(Date.now());
           return out;
         } catch (err) {
@@ -333,14 +340,22 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
   const maxDialsPerSecond = maxInAnyWindow(dials);
   pacing = false;
   const held: number[] = [];
+  const answered: number[] = [];
+  const cycle: number[] = [];
   const idle: number[] = [];
   for (const uses of laneUse.values()) {
     for (let i = 0; i + 1 < uses.length; i++) {
       const a = uses[i]!;
       const b = uses[i + 1]!;
-      // take → release: the release is the answer + the second and the guard; release → take: the lane lay free.
+      // take → release: the release is the stamp (or the answer) + the second and the guard; release → take: the lane lay free.
       // (A release at the take's own instant is a lane given back unused: no answer to time.)
-      if (a.take !== undefined && b.release !== undefined && b.release - a.take >= laneRelease(0)) held.push(b.release - a.take - laneRelease(0));
+      const used = a.take !== undefined && b.release !== undefined && b.release - a.take >= laneRelease(0);
+      if (used) {
+        held.push(b.release! - a.take! - laneRelease(0));
+        answered.push(b.written! - a.take!);
+        const c = uses[i + 2];
+        if (c?.take !== undefined) cycle.push(c.take - a.take!);
+      }
       if (a.release !== undefined && b.take !== undefined) idle.push(Math.max(0, b.take - a.release));
     }
   }
@@ -375,6 +390,8 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
     laneTakes,
     laneRefusals,
     laneHeldMs: { p50: percentile(held, 50), p99: percentile(held, 99) },
+    laneAnswerMs: { p50: percentile(answered, 50), p99: percentile(answered, 99) },
+    laneCycleMs: { p50: percentile(cycle, 50), mean: cycle.reduce((a, b) => a + b, 0) / Math.max(1, cycle.length) },
     laneIdleMs: { p50: percentile(idle, 50), mean: idle.reduce((a, b) => a + b, 0) / Math.max(1, idle.length), total: idle.reduce((a, b) => a + b, 0) },
     loopDelayMs: { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6 },
     profile: cpuProfile,
@@ -444,7 +461,7 @@ export function printCalls(f: CallsFigures): void {
   series('grants (pacer)', f.grantsBySecond);
   console.log(`  lane takes ${f.laneTakes}, refused ${f.laneRefusals} (the lane still held: waited, asked again)`);
   console.log(
-    `  a lane's cycle: send → carrier's answer p50 ${fmt(f.laneHeldMs.p50, 0)} ms, p99 ${fmt(f.laneHeldMs.p99, 0)} ms (+ ${laneRelease(0)} ms held after it); free between a release and the next send p50 ${fmt(f.laneIdleMs.p50, 0)} ms, mean ${fmt(f.laneIdleMs.mean, 0)} ms (${fmt(f.laneIdleMs.total / 1000 / f.cps, 1)} s per lane in all)`,
+    `  a lane's cycle (send → next send on the lane): p50 ${fmt(f.laneCycleMs.p50, 0)} ms, mean ${fmt(f.laneCycleMs.mean, 0)} ms; send → carrier's answer p50 ${fmt(f.laneAnswerMs.p50, 0)} ms, p99 ${fmt(f.laneAnswerMs.p99, 0)} ms; send → the release's origin (the carrier's stamp when it answers one, else its answer) p50 ${fmt(f.laneHeldMs.p50, 0)} ms, p99 ${fmt(f.laneHeldMs.p99, 0)} ms (+ ${laneRelease(0)} ms held after it); free between a release and the next send p50 ${fmt(f.laneIdleMs.p50, 0)} ms, mean ${fmt(f.laneIdleMs.mean, 0)} ms (${fmt(f.laneIdleMs.total / 1000 / f.cps, 1)} s per lane in all)`,
   );
   console.log(
     f.allTerminalSeconds === null

@@ -4,7 +4,10 @@
  * calls), a pool of 5 numbers, cps_limit 20, concurrency_cap 50. Reported: the wall time
  * from start to `completed` next to the least time the caps allow — max(N / cps,
  * N × mean call length / cap) — and, from the sandbox carrier's own records, the most calls
- * alive at once and the most dials created in any one-second window of its clock (sliding).
+ * alive at once and the most dials created in any one-second window of its clock (sliding);
+ * and where the time beyond the bound goes: the start to the first dial (the scrub), how full the
+ * cap was kept while calls ran, how long a freed slot waited for its next dial, and the last
+ * end to `completed`.
  * Beside it, every DynamoDB write the run makes is counted per partition key (a middleware on
  * the client, in the bench only): the hottest keys with their writes per second, to check the
  * capacity model (docs/capacity.md) against the code.
@@ -18,7 +21,7 @@ import { keys } from '../../shared/db/keys.js';
 import { seedPlatformData } from '../../shared/seed/platform.js';
 import { carrierCallsFrom } from './carrier-records.js';
 import { countWritesPerPartition, type PartitionWrites } from './partition-writes.js';
-import { fmt, maxInAnyWindow } from './stats.js';
+import { fmt, maxInAnyWindow, percentile } from './stats.js';
 
 export interface CampaignFigures {
   contacts: number;
@@ -31,6 +34,14 @@ export interface CampaignFigures {
   boundSeconds: number;
   maxInFlight: number;
   maxDialsPerSecond: number;
+  /** Start → the carrier's first dial (s). */
+  firstDialSeconds: number;
+  /** The carrier's last end → the campaign seen `completed` (s). */
+  lastEndSeconds: number;
+  /** Calls alive on average from the first dial to the last end, over the cap (1: every slot always busy). */
+  slotUse: number;
+  /** A freed slot's wait: the k-th end (carrier clock) to the (k + cap)-th dial, once the cap is full (ms). */
+  refillMs: { p50: number; p99: number; mean: number };
   dialed: number;
   completedGoal: number;
   /** The hottest partition keys of the run (start → completed), and the hottest single items. */
@@ -117,6 +128,7 @@ export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20,
   setClockOffsetForTests(allowedInstant() - Date.now());
   const writes = countWritesPerPartition(db());
   const started = performance.now();
+  const startedWall = Date.now();
   await api('POST', `/v1/campaigns/${campaign.id}/start`);
   let scrubSeconds = NaN;
   let c: Record<string, any> = {};
@@ -128,6 +140,7 @@ export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20,
     await new Promise((r) => setTimeout(r, 250));
   }
   const completedSeconds = (performance.now() - started) / 1000;
+  const completedWall = Date.now();
   const { partitions: hotKeys, items: hotItems, group: counterShards } = writes.stop(completedSeconds, /#CAMPAIGN#[^#]+#COUNTERS#\d+$/);
   if (c.status !== 'completed') throw new Error(`campaign not completed in time: ${JSON.stringify(c)}`);
 
@@ -145,6 +158,14 @@ export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20,
     maxInFlight = Math.max(maxInFlight, alive);
   }
   const meanCallSeconds = calls.reduce((s, x) => s + (x.ended - x.created), 0) / calls.length / 1000;
+  const creates = calls.map((x) => x.created).sort((a, b) => a - b);
+  const ends = calls.map((x) => x.ended).sort((a, b) => a - b);
+  const firstDial = creates[0]!;
+  const lastEnd = ends.at(-1)!;
+  const aliveMs = calls.reduce((s, x) => s + (x.ended - x.created), 0);
+  // Once the cap is full, the (k + cap)-th dial can only follow the k-th end: the gap is the refill's latency.
+  const refills: number[] = [];
+  for (let k = 0; k + cap < creates.length; k++) refills.push(creates[k + cap]! - ends[k]!);
   setClockOffsetForTests(0);
   return {
     contacts: total,
@@ -157,6 +178,10 @@ export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20,
     boundSeconds: Math.max(total / cps, (total * meanCallSeconds) / cap),
     maxInFlight,
     maxDialsPerSecond: maxInAnyWindow(calls.map((x) => x.created)),
+    firstDialSeconds: (firstDial - startedWall) / 1000,
+    lastEndSeconds: (completedWall - lastEnd) / 1000,
+    slotUse: aliveMs / (cap * (lastEnd - firstDial)),
+    refillMs: { p50: percentile(refills, 50), p99: percentile(refills, 99), mean: refills.reduce((a, b) => a + b, 0) / Math.max(1, refills.length) },
     dialed: c.dialed,
     completedGoal: c.completed_goal,
     hotKeys,
@@ -174,6 +199,9 @@ export function printCampaign(f: CampaignFigures): void {
   console.log(`max calls alive at the carrier    ${f.maxInFlight}   (cap ${f.cap})`);
   console.log(`max dials in any 1-second window  ${f.maxDialsPerSecond}   (cps_limit ${f.cps}; the carrier's clock, sliding)`);
   console.log(`dialed ${f.dialed}, completed_goal ${f.completedGoal}`);
+  console.log(
+    `where the time goes: start → first dial ${fmt(f.firstDialSeconds)} s; calls alive ${fmt(f.slotUse, 3)} of the cap on average from the first dial to the last end; a freed slot's next dial (the k-th end → the (k + cap)-th dial, carrier clock) p50 ${fmt(f.refillMs.p50, 0)} ms, p99 ${fmt(f.refillMs.p99, 0)} ms, mean ${fmt(f.refillMs.mean, 0)} ms; last end → completed ${fmt(f.lastEndSeconds)} s`,
+  );
   console.log('hottest partition keys, start → completed (writes: items written, each item of a transaction counts; WCU: 1 KB units, ×2 in a transaction):');
   const line = (k: PartitionWrites) =>
     console.log(

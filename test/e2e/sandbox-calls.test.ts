@@ -101,7 +101,8 @@ const sandboxPost = (path: string, form: Record<string, string>, auth = basic(cr
 describe('sandbox calls placed through the Twilio adapter', () => {
   it('an answered number (555-0100): initiated, ringing, in-progress, completed — signed, sequenced, with the TwiML fetched and its Stream recorded', async () => {
     const to = randomNumber('212').slice(0, -7) + '5550100';
-    const { sid } = await place(to);
+    const placed = await place(to);
+    const { sid } = placed;
     expect(sid).toMatch(/^CA[0-9a-f]{32}$/);
     const callbacks = await finished(sid);
     expect(callbacks.map((c) => c.params.CallStatus)).toEqual(['initiated', 'ringing', 'in-progress', 'completed']);
@@ -126,6 +127,8 @@ describe('sandbox calls placed through the Twilio adapter', () => {
     expect(fetches).toHaveLength(1);
     expect(fetches[0]).toMatchObject({ signatureValid: true, params: { CallStatus: 'in-progress', Direction: 'outbound-api', To: to, From: from } });
     const stored = await getSandboxCall(sid);
+    // Twilio's date_created has seconds: the adapter reads no stamp unless told the carrier answers one.
+    expect(placed.stampedAt).toBeUndefined();
     expect(stored).toMatchObject({
       status: 'completed',
       scenario: 'goal',
@@ -179,6 +182,23 @@ describe('sandbox calls placed through the Twilio adapter', () => {
     const { sid } = await place(randomNumber('303').slice(0, -7) + '5550105', { machineDetection: 'DetectMessageEnd' });
     const callbacks = await finished(sid);
     expect(callbacks.slice(2).map((c) => c.params.AnsweredBy)).toEqual(['human', 'human']);
+  });
+
+  it('answers the instant it stamped the dial, to the millisecond: the instant its records count (a mock account’s adapter reads it)', async () => {
+    const stamping = twilioProvider({ accountSid: creds.account_sid, authToken: creds.auth_token }, `${stack.baseUrl}/sandbox/twilio`, { dialStamps: true });
+    const sentAt = Date.now();
+    const placed = await stamping.placeCall({
+      to: randomNumber('303'),
+      from,
+      twimlUrl: `${receiverUrl}/twiml/stream`,
+      statusCallbackUrl: `${receiverUrl}/status`,
+    });
+    const answeredAt = Date.now();
+    const stored = await getSandboxCall(placed.sid);
+    expect(placed.stampedAt).toBe(Date.parse(stored!.created_at));
+    expect(placed.stampedAt).toBeGreaterThanOrEqual(sentAt);
+    expect(placed.stampedAt).toBeLessThanOrEqual(answeredAt);
+    await finished(placed.sid);
   });
 
   it('posts only the events asked for, and the final status always', async () => {

@@ -16,6 +16,7 @@ import {
   laneRelease,
   paceDial,
   STALE_AHEAD_MS,
+  stampLeadMs,
 } from '../../shared/policy/dial-pacing.js';
 
 /** The most instants in any half-open window [t, t + width) (a carrier's sliding second). */
@@ -116,6 +117,8 @@ interface Fate {
   back: number;
   /** The release's write lands this long after the answer. */
   releaseWrite: number;
+  /** How far the carrier's clock is ahead of ours (ms; negative: behind): its stamps are read on it, and so is what it answers. */
+  skew?: number;
   /** The worker dies: after sending (no release ever written), before (nothing sent, nothing released), or not. */
   crash: 'after_send' | 'before_send' | null;
   /** The transition found the call taken: the lane is released unused. */
@@ -125,13 +128,14 @@ interface Fate {
 /**
  * Dispatchers taking their grant's lane through claimLane and sending on it, in one event loop
  * whose every step is atomic (what each conditional write on a lane item serialises to). Returns
- * the carrier's stamps. `release` is the rule under test: when the lane frees after an answer.
+ * the carrier's stamps, on its own clock (ours + the fate's skew). `release` is the rule under
+ * test: when the lane frees after an answer, given the stamp the carrier answered (its clock).
  */
 function dialThroughLanes(
   grants: readonly number[],
   cps: number,
   fate: (i: number) => Fate,
-  release: (answeredAt: number, sentAt: number) => number = (answeredAt) => laneRelease(answeredAt),
+  release: (answeredAt: number, sentAt: number, stampedAt: number) => number = (answeredAt) => laneRelease(answeredAt),
 ): { stamps: number[]; maxWaitMs: number; polls: number } {
   let polls = 0;
   const lanes = new Map<number, LaneHolder>();
@@ -158,11 +162,12 @@ function dialThroughLanes(
         });
       if (f.crash === 'before_send') return;
       const sentAt = out.sendAt + Math.min(f.late, DIAL_SEND_LATE_MS);
-      at(sentAt + f.trip, () => stamps.push(sentAt + f.trip));
+      const stampedAt = sentAt + f.trip + (f.skew ?? 0);
+      at(sentAt + f.trip, () => stamps.push(stampedAt));
       if (f.crash === 'after_send') return;
       const answeredAt = sentAt + Math.min(f.trip + f.back, DIAL_REQUEST_MAX_MS);
       at(answeredAt + f.releaseWrite, () => {
-        holder.release = release(answeredAt, sentAt);
+        holder.release = release(answeredAt, sentAt, stampedAt);
       });
     };
     at(grantAt, () => ask(grantAt));
@@ -185,6 +190,9 @@ const stormy = (r: () => number) => (): Fate => {
     unused: x > 0.95,
   };
 };
+
+/** The dispatcher's rule when the carrier answers its stamp (on its clock; our send and answer on ours). */
+const fromStamp = (answeredAt: number, sentAt: number, stampedAt: number) => laneRelease(answeredAt, { sentAt, stampedAt, answeredAt });
 
 describe('dial pacing: grants', () => {
   it('takes the account’s limit, or one call a second when the carrier never said', () => {
@@ -292,6 +300,76 @@ describe('dial pacing: lanes', () => {
     const naive = (_answeredAt: number, sentAt: number) => sentAt + 1000 + DIAL_GUARD_MS;
     expect(maxInAnyWindow(dialThroughLanes(grants, 10, stormy(r), naive).stamps)).toBeGreaterThan(10);
     expect(maxInAnyWindow(dialThroughLanes(grants, 10, stormy(rng(7))).stamps)).toBeLessThanOrEqual(10);
+  });
+
+  it('a lane frees a second and the guard after the carrier’s stamp when it answers one, even if that instant is already past', () => {
+    // Stamped 40 ms after the send, answered 600 ms after it: free 1,010 ms after the stamp, not the answer.
+    expect(laneRelease(7_600, { sentAt: 7_000, stampedAt: 7_040, answeredAt: 7_600 })).toBe(7_040 + 1000 + DIAL_GUARD_MS);
+    // Answered 1.5 s after a stamp: the release is past when written; a lane claimed from then is free at once.
+    const past = laneRelease(9_000, { sentAt: 7_000, stampedAt: 7_500, answeredAt: 9_000 });
+    expect(past).toBe(7_500 + 1000 + DIAL_GUARD_MS);
+    expect(claimLane({ at: 7_000, release: past, seq: 3 }, { seq: 13, cpsLimit: 10, wantAt: 9_005 }, 9_005)).toEqual({ sendAt: 9_005 });
+    // Only the stamp's distance to the answer counts: the same on any clock both instants share.
+    expect(laneRelease(107_600, { sentAt: 7_000, stampedAt: 7_040, answeredAt: 7_600 })).toBe(107_040 + 1000 + DIAL_GUARD_MS);
+    // A stamp within the guard outside [send, answer] is held inside it; further out, the clocks disagree: the answer rules.
+    expect(stampLeadMs({ sentAt: 7_000, stampedAt: 6_995, answeredAt: 7_600 })).toBe(600);
+    expect(stampLeadMs({ sentAt: 7_000, stampedAt: 7_605, answeredAt: 7_600 })).toBe(0);
+    expect(stampLeadMs({ sentAt: 7_000, stampedAt: 7_000 - DIAL_GUARD_MS - 1, answeredAt: 7_600 })).toBe(0);
+    expect(stampLeadMs({ sentAt: 7_000, stampedAt: 7_600 + DIAL_GUARD_MS + 1, answeredAt: 7_600 })).toBe(0);
+    expect(laneRelease(7_600, null)).toBe(laneRelease(7_600));
+  });
+
+  it('with the carrier’s stamps, no second of its clock holds more than cps dials: stamps anywhere in [send, answer], trips to 1.5 s, clocks a guard apart', () => {
+    for (const cps of [1, 2, 3, 10, 100]) {
+      for (let seed = 1; seed <= 6; seed++) {
+        for (const skew of [0, DIAL_GUARD_MS, -DIAL_GUARD_MS]) {
+          const r = rng(seed * 7919 + cps);
+          const requests: number[] = [];
+          let t = 0;
+          for (let i = 0; i < 250; i++) {
+            const kind = r();
+            t += kind < 0.4 ? 0 : kind < 0.7 ? r() * 30 : kind < 0.9 ? r() * 400 : 1000 - (t % 1000);
+            requests.push(Math.round(t));
+          }
+          const { grants } = grantAll(requests, dialSpacingMs(cps));
+          const stormyStamp = stormy(r);
+          const { stamps } = dialThroughLanes(grants, cps, () => ({ ...stormyStamp(), skew }), fromStamp);
+          expect(stamps.length).toBeGreaterThan(0);
+          expect(maxInAnyWindow(stamps)).toBeLessThanOrEqual(cps);
+        }
+      }
+    }
+  });
+
+  it('a stamp from a clock far from ours is not trusted: taken as reported it breaks the ceiling, the rule falls back to the answer', () => {
+    const { grants } = grantAll(
+      Array.from({ length: 400 }, () => 0),
+      dialSpacingMs(10),
+    );
+    // The carrier's clock 5 s behind ours (a host off NTP; a test that moved ours): its stamps land outside [send, answer].
+    const fate = (i: number): Fate => ({ late: 0, trip: i % 3 ? 5 : 400, back: 300, releaseWrite: 0, crash: null, unused: false, skew: -5_000 });
+    const asReported = (_answeredAt: number, _sentAt: number, stampedAt: number) => stampedAt + 1000 + DIAL_GUARD_MS;
+    expect(maxInAnyWindow(dialThroughLanes(grants, 10, fate, asReported).stamps)).toBeGreaterThan(10);
+    expect(maxInAnyWindow(dialThroughLanes(grants, 10, fate, fromStamp).stamps)).toBeLessThanOrEqual(10);
+  });
+
+  it('a full backlog with a carrier that answers its stamp runs at a lane cycle of the second, the guard and the trip to the stamp, whatever the answer’s trip back', () => {
+    const toStamp = 5;
+    const { grants } = grantAll(
+      Array.from({ length: 500 }, () => 0),
+      dialSpacingMs(10, toStamp),
+    );
+    const slowAnswer = (): Fate => ({ late: 0, trip: toStamp, back: 600, releaseWrite: 5, crash: null, unused: false });
+    const { stamps } = dialThroughLanes(grants, 10, slowAnswer, fromStamp);
+    expect(stamps).toHaveLength(500);
+    expect(maxInAnyWindow(stamps)).toBe(10);
+    const span = Math.max(...stamps) - Math.min(...stamps);
+    // A lane cycle of the second, the guard and the trip to the stamp: the answer 600 ms later is not in it.
+    expect(span / 1000).toBeCloseTo((499 * (1000 + DIAL_GUARD_MS + toStamp)) / 10_000, 0);
+    // The same carrier without its stamp: the answer's 600 ms trip back is in every cycle.
+    const { stamps: unstamped } = dialThroughLanes(grants, 10, slowAnswer);
+    const slower = Math.max(...unstamped) - Math.min(...unstamped);
+    expect(slower / span).toBeGreaterThan(1.5);
   });
 
   it('a full backlog with a calm carrier runs at the ceiling less the round trip and the guard, never waiting long on a lane', () => {

@@ -9,7 +9,7 @@ import { UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { dispatchKeys } from '../../../shared/db/keys.js';
-import { ABANDONED_AFTER_MS, dialSpacingMs, type LaneHolder, laneFreeAt, paceDial, STALE_AHEAD_MS } from '../../../shared/policy/dial-pacing.js';
+import { ABANDONED_AFTER_MS, dialSpacingMs, type LaneHolder, laneFreeAt, laneRelease, paceDial, STALE_AHEAD_MS } from '../../../shared/policy/dial-pacing.js';
 import { releaseDialLane, takeDialGrant, takeDialLane } from '../../../shared/repositories/dial-pacing.js';
 import { ddb } from '../../support/document-client-mock.js';
 
@@ -127,15 +127,27 @@ describe('takeDialLane / releaseDialLane', () => {
     expect(await claim(0, 10, 2_200)).toEqual({ taken: true });
   });
 
+  it('a release from the carrier’s stamp, already past when the answer came, is written as it is and frees the lane from that instant', async () => {
+    await claim(2, 2, 1_000);
+    // Stamped at 1_040, answered at 2_600: the lane was free from 2_050 on.
+    const release = laneRelease(2_600, { sentAt: 1_000, stampedAt: 1_040, answeredAt: 2_600 });
+    expect(release).toBe(2_050);
+    expect(await releaseDialLane('ten_1', 'tac_1', 2, 2, release)).toBe(true);
+    expect(await claim(2, 12, 2_049, 2_600)).toEqual({ taken: false, holder: { at: 1_000, release: 2_050, seq: 2 } });
+    expect(await claim(2, 12, 2_600, 2_600)).toEqual({ taken: true });
+  });
+
   it('agrees with laneFreeAt at every instant: released, in flight, abandoned, or left far ahead by a clock moved back', async () => {
     const holders: LaneHolder[] = [
       { at: 5_000, release: 6_100 },
+      // Released from a stamp: an instant that was already past when it was written.
+      { at: 5_000, release: laneRelease(7_000, { sentAt: 5_000, stampedAt: 5_030, answeredAt: 7_000 }) },
       { at: 5_000 },
       { at: 5_000 + STALE_AHEAD_MS + 500 },
       { at: 5_000, release: 5_000 + STALE_AHEAD_MS + 500 },
     ];
     for (const holder of holders) {
-      for (const sendAt of [4_000, 6_099, 6_100, 7_000, 5_000 + ABANDONED_AFTER_MS - 1, 5_000 + ABANDONED_AFTER_MS]) {
+      for (const sendAt of [4_000, 6_039, 6_040, 6_099, 6_100, 7_000, 5_000 + ABANDONED_AFTER_MS - 1, 5_000 + ABANDONED_AFTER_MS]) {
         lanes.set('LANE#1', { at: holder.at, seq: 1, call_id: 'cal_1', ...(typeof holder.release === 'number' ? { release: holder.release } : {}) });
         const got = await claim(1, 11, sendAt, 4_000);
         expect(got.taken).toBe(laneFreeAt(holder, 4_000).at <= sendAt);
