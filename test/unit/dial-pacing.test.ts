@@ -19,6 +19,18 @@ import {
   stampLeadMs,
 } from '../../shared/policy/dial-pacing.js';
 
+/** 250 dial requests in bursts: some at once, some tens or hundreds of ms apart, some on the next second's edge. */
+function burstyRequests(r: () => number): number[] {
+  const requests: number[] = [];
+  let t = 0;
+  for (let i = 0; i < 250; i++) {
+    const kind = r();
+    t += kind < 0.4 ? 0 : kind < 0.7 ? r() * 30 : kind < 0.9 ? r() * 400 : 1000 - (t % 1000);
+    requests.push(Math.round(t));
+  }
+  return requests;
+}
+
 /** The most instants in any half-open window [t, t + width) (a carrier's sliding second). */
 function maxInAnyWindow(instants: readonly number[], width = 1000): number {
   const sorted = [...instants].sort((a, b) => a - b);
@@ -275,13 +287,7 @@ describe('dial pacing: lanes', () => {
     for (const cps of [1, 2, 3, 10, 100]) {
       for (let seed = 1; seed <= 6; seed++) {
         const r = rng(seed * 1000 + cps);
-        const requests: number[] = [];
-        let t = 0;
-        for (let i = 0; i < 250; i++) {
-          const kind = r();
-          t += kind < 0.4 ? 0 : kind < 0.7 ? r() * 30 : kind < 0.9 ? r() * 400 : 1000 - (t % 1000);
-          requests.push(Math.round(t));
-        }
+        const requests = burstyRequests(r);
         // Grants paced for no round trip at all: lanes, not grants, hold the line.
         const { grants } = grantAll(requests, dialSpacingMs(cps));
         const { stamps } = dialThroughLanes(grants, cps, stormy(r));
@@ -324,13 +330,7 @@ describe('dial pacing: lanes', () => {
       for (let seed = 1; seed <= 6; seed++) {
         for (const skew of [0, DIAL_GUARD_MS, -DIAL_GUARD_MS]) {
           const r = rng(seed * 7919 + cps);
-          const requests: number[] = [];
-          let t = 0;
-          for (let i = 0; i < 250; i++) {
-            const kind = r();
-            t += kind < 0.4 ? 0 : kind < 0.7 ? r() * 30 : kind < 0.9 ? r() * 400 : 1000 - (t % 1000);
-            requests.push(Math.round(t));
-          }
+          const requests = burstyRequests(r);
           const { grants } = grantAll(requests, dialSpacingMs(cps));
           const stormyStamp = stormy(r);
           const { stamps } = dialThroughLanes(grants, cps, () => ({ ...stormyStamp(), skew }), fromStamp);
