@@ -11,7 +11,7 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetMany } from '../db/batch-get.js';
 import { db, tableName } from '../db/client.js';
 import { outboxKeys, webhookKeys } from '../db/keys.js';
-import { queryAll, queryPages } from '../db/query.js';
+import { queryCollection, queryPages } from '../db/query.js';
 import { type TransactItem, transactWrite, transactWriteEach } from '../db/transact-write.js';
 import type { OutboxEvent } from '../events/outbox.js';
 import { isId } from '../ids.js';
@@ -53,11 +53,7 @@ export async function getWebhookEvent(tenantId: string, eventId: string): Promis
 }
 
 export async function webhookEventAttempts(tenantId: string, eventId: string): Promise<AttemptRecord[]> {
-  const items = await queryAll({
-    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-    ExpressionAttributeValues: { ':pk': outboxKeys.eventsPartition(tenantId), ':p': webhookKeys.attemptsPrefix(eventId) },
-    ConsistentRead: true,
-  });
+  const items = await queryCollection({ pk: outboxKeys.eventsPartition(tenantId), prefix: webhookKeys.attemptsPrefix(eventId) }, { ConsistentRead: true });
   return items.map(presentAttempt);
 }
 
