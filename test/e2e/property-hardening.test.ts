@@ -202,7 +202,8 @@ describe('free-form objects: stored exactly or refused by path, never a 5xx', ()
     expect(canonical(read.body.data[0].scope)).toBe(canonical(sent));
   });
 
-  it.prop([freeObject], { numRuns: 30 })("an import's consent_scope", async (scope) => {
+  // Too few random objects are storable scopes for 30 runs to be sure of one: one of each side is always tried.
+  it.prop([freeObject], { numRuns: 30, examples: [[{ source: 'web form', purposes: ['x'] }], [{}]] })("an import's consent_scope", async (scope) => {
     const sent = asSent(scope);
     const phone = nextPhone();
     const res = await api('POST', '/v1/contact-imports', {
