@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { deserialize } from 'bson';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import type { AreaCodeInfo, NanpRegion } from '../shared/policy/compliance/numbering-types.js';
+import type { AreaCodeInfo, NanpRegion } from '../shared/policy/compliance/area-codes.generated.js';
 
 const require = createRequire(import.meta.url);
 

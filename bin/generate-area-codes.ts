@@ -27,7 +27,17 @@ writeFileSync(
  * NANP area code → region (US, US_territory, CA, caribbean), state (US-XX) and IANA zones.
  * Area codes with no place (toll-free, 5XX, 900) are absent: they are not geographic.
  */
-import type { AreaCodeInfo } from './numbering-types.js';
+
+export type NanpRegion = 'US' | 'US_territory' | 'CA' | 'caribbean';
+
+/** The shape of one area code in the table. */
+export interface AreaCodeInfo {
+  region: NanpRegion;
+  /** ISO 3166-2 style \`US-XX\` (USPS code) for US states, DC and territories; null elsewhere. */
+  state: string | null;
+  /** IANA zones of the area code, sorted. */
+  zones: readonly string[];
+}
 
 export const AREA_CODE_SOURCE = { packages: '${versions}', generated_on: '${date}' } as const;
 

@@ -1,10 +1,17 @@
 /**
  * The errors a domain rule throws, wherever it runs. A domain error carries a *kind* (what went
  * wrong, in the domain's words), a stable `code` and a human `detail`; it knows no HTTP status.
- * The route factory maps each kind to its status in one table (shared/http/error-response.ts):
+ * The route factory maps each kind to its status in one table (shared/http/responses.ts):
  * 422 → {detail: [...]}, everything else → {detail, code, ...extra}.
  */
-import { isSensitivePath } from './sensitive-path.js';
+
+/**
+ * Fields whose value is a secret: a 422 names them (loc, msg, type) but never echoes their
+ * `input`, whatever the schema or the error (too long, wrong type, bad pattern…). Matched on
+ * any string segment of the path, so `credentials.auth_token` and `secrets[0]` are covered.
+ */
+const SENSITIVE_FIELD = /(password|passphrase|token|secret|credential|api_?key|private_?key|signing_?key)/i;
+export const isSensitivePath = (path: readonly (string | number)[]) => path.some((p) => typeof p === 'string' && SENSITIVE_FIELD.test(p));
 
 export interface ValidationIssue {
   loc: (string | number)[];

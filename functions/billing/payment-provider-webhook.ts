@@ -3,7 +3,7 @@ import { verifyProviderEvent } from '../../shared/billing/webhook-signature.js';
 import { now } from '../../shared/clock.js';
 import { DomainError } from '../../shared/errors.js';
 import { handlerChecked } from '../../shared/http/auth/handler-checked.js';
-import { rawBody } from '../../shared/http/form.js';
+import { rawBody } from '../../shared/http/body.js';
 import { ok } from '../../shared/http/responses.js';
 import { defineRoute } from '../../shared/http/route.js';
 import { applyProviderInvoiceEvent } from '../../shared/repositories/invoices.js';

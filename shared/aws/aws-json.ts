@@ -6,10 +6,10 @@
  * Secrets Manager ~14 KB minified in every function, KMS ~28 KB in every function that
  * opens a carrier credential). Retried on throttling, server errors and network failures.
  */
+import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { env } from '../config.js';
 import { backoff, mayRetry, TRANSIENT_HTTP } from '../retry.js';
-import { NodeSha256 } from './node-sha256.js';
 
 export interface AwsCredentials {
   accessKeyId: string;
@@ -76,5 +76,39 @@ export async function awsJsonCall<T>(service: 'secretsmanager' | 'kms', target: 
     }
     if (!mayRetry(TRANSIENT_HTTP, attempt)) throw failure;
     await backoff(TRANSIENT_HTTP, attempt);
+  }
+}
+
+/**
+ * node:crypto as the AWS SDK's Checksum interface (SHA-256, or HMAC-SHA256 when given a
+ * secret), for @smithy/signature-v4. The SDK's own node hash package is not a dependency
+ * of this tree; this is its whole job.
+ */
+type SourceData = string | ArrayBuffer | ArrayBufferView;
+
+const toBuffer = (d: SourceData): Buffer =>
+  typeof d === 'string' ? Buffer.from(d, 'utf8') : ArrayBuffer.isView(d) ? Buffer.from(d.buffer, d.byteOffset, d.byteLength) : Buffer.from(d);
+
+export class NodeSha256 {
+  private hash: Hash | Hmac;
+
+  constructor(private readonly secret?: SourceData) {
+    this.hash = this.fresh();
+  }
+
+  private fresh(): Hash | Hmac {
+    return this.secret === undefined ? createHash('sha256') : createHmac('sha256', toBuffer(this.secret));
+  }
+
+  update(data: SourceData): void {
+    this.hash.update(toBuffer(data));
+  }
+
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.hash.digest());
+  }
+
+  reset(): void {
+    this.hash = this.fresh();
   }
 }

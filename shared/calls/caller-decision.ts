@@ -17,7 +17,7 @@
  * next_permitted_at the earliest instant at or after both the engine's and `frees_at` when
  * no defer rule holds (the engine is asked again at that instant); else allow.
  */
-import { type CandidateNumber, chooseCallerNumber } from '../policy/caller-number/choose.js';
+import { type CandidateNumber, chooseCallerNumber } from '../policy/caller-number.js';
 import { evaluate } from '../policy/compliance/evaluate.js';
 import type { ComplianceDecision, ComplianceInputs, Disposition, SanRefFacts } from '../policy/compliance/types.js';
 import type { CallDecision, CallerReason } from '../schemas/calls.js';

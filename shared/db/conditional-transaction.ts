@@ -7,8 +7,7 @@
  * (shared/retry.ts RACE). Anything else a write throws is the caller's, at once.
  */
 import { backoff, mayRetry, RACE, type RetryPolicy } from '../retry.js';
-import { type TransactItem, transactWrite } from './transact-write.js';
-import { lostRace } from './transaction-errors.js';
+import { lostRace, type TransactItem, transactWrite } from './transact-write.js';
 
 export type { TransactItem };
 

@@ -9,7 +9,7 @@ import { db, tableName } from './client.js';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-/** All or nothing; a refused condition throws TransactionCanceledException (see transaction-errors.ts). */
+/** All or nothing; a refused condition throws TransactionCanceledException (`failedConditionIndex` and `lostRace` below read it). */
 export async function transactWrite(items: TransactItem[]): Promise<void> {
   await db().send(new TransactWriteCommand({ TransactItems: items }));
 }
@@ -63,3 +63,15 @@ export async function transactWriteEach<T>(
   }
   return [];
 }
+
+/** Which item of a cancelled transaction failed its condition (index into TransactItems), or -1. */
+export const failedConditionIndex = (err: unknown): number =>
+  err instanceof TransactionCanceledException ? (err.CancellationReasons ?? []).findIndex((r) => r.Code === 'ConditionalCheckFailed') : -1;
+
+/**
+ * A transaction another writer beat (an item's condition no longer held, or a concurrent
+ * transaction held an item): the caller's read is stale, so it reads again and retries.
+ */
+export const lostRace = (err: unknown): boolean =>
+  err instanceof TransactionCanceledException &&
+  (err.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict');

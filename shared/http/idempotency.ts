@@ -16,11 +16,12 @@
  * never both commit, and the one that loses answers the winner's stored result (or 409
  * while nothing is stored yet), exactly as a claim would have.
  */
+import { createHash } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { canonicalJson } from '../canonical-json.js';
 import { now as clockNow } from '../clock.js';
 import { conflict, ValidationError } from '../errors.js';
-import { requestFingerprint } from '../idempotency/fingerprint.js';
 import { logger } from '../observability.js';
 import {
   type ClaimResult,
@@ -37,6 +38,14 @@ import {
 } from '../repositories/idempotency.js';
 import type { RouteDefinition } from '../routes.js';
 import type { RouteResult } from './responses.js';
+
+/**
+ * What "the same request" means: SHA-256 of the canonical JSON (keys sorted at every depth) of
+ * method, path, query and body, so key order never changes the hash.
+ */
+function requestFingerprint(parts: { method: string; path: string; query: unknown; body: unknown }): string {
+  return createHash('sha256').update(canonicalJson(parts)).digest('hex');
+}
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 

@@ -18,10 +18,8 @@ import { DomainError, ValidationError, type ValidationIssue } from '../errors.js
 import { logger, serviceName } from '../observability.js';
 import { type RouteDefinition, type RouteId, routeById } from '../routes.js';
 import { jsonTooDeep, unholdableJson } from '../schemas/json-limits.js';
-import { errorResponse } from './error-response.js';
-import { formPairs, rawBody } from './form.js';
-import { isFormMediaType, isJsonMediaType } from './media-type.js';
-import { jsonResponse, type RouteResult } from './responses.js';
+import { formPairs, isFormMediaType, isJsonMediaType, rawBody } from './body.js';
+import { errorResponse, jsonResponse, type RouteResult } from './responses.js';
 import { toValidationIssues } from './validation.js';
 
 /**

@@ -3,8 +3,7 @@
  * written against the reference implementation read our errors the same way.
  */
 import type { core } from 'zod';
-import type { ValidationIssue } from '../errors.js';
-import { isSensitivePath } from '../sensitive-path.js';
+import { isSensitivePath, type ValidationIssue } from '../errors.js';
 
 type Part = 'body' | 'query' | 'path' | 'header';
 

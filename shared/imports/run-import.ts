@@ -273,7 +273,7 @@ export async function runImport(prepared: PreparedImport, opts: RunOptions): Pro
    * Create the contact a row describes, under the number's suppression state as read (read
    * again if it changes before the write, as every lost race is: shared/retry.ts RACE; a
    * transaction cancelled only by a concurrent one is resent by the shared client itself,
-   * shared/db/transaction-conflict-retry.ts). Undefined when the row is rejected; else the
+   * the conflict retry in shared/db/client.ts). Undefined when the row is rejected; else the
    * contact it created, or the one already holding its phone.
    */
   const createFromRow = async (row: MappedRow): Promise<{ created: string } | { duplicateOf: string } | undefined> => {

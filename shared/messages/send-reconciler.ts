@@ -9,8 +9,7 @@
  * shared/policy/messages/status.ts). A watch whose message moved on is just deleted.
  */
 import { messageKeys } from '../db/keys.js';
-import { transactWrite } from '../db/transact-write.js';
-import { failedConditionIndex } from '../db/transaction-errors.js';
+import { failedConditionIndex, transactWrite } from '../db/transact-write.js';
 import { outboxItems } from '../events/outbox.js';
 import { logger } from '../observability.js';
 import { dropWatch, sweepWatches } from '../repositories/call-watches.js';

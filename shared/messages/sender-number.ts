@@ -9,7 +9,7 @@
  * during a call comes from the number the contact is talking to), then one in the
  * contact's area code, then a clean one, then the oldest.
  */
-import { areaCodeOf, bestFirst, mayUse, type RankedNumber } from '../policy/caller-number/ranking.js';
+import { areaCodeOf, bestFirst, mayUse, type RankedNumber } from '../policy/caller-number.js';
 import { isUsJurisdiction, placeOf } from '../policy/compliance/numbering.js';
 
 export interface SenderCandidate extends RankedNumber {

@@ -3,7 +3,7 @@ import { db, tableName } from '../db/client.js';
 import { commit, conditionalTransaction } from '../db/conditional-transaction.js';
 import { keys, platformKeys } from '../db/keys.js';
 import { queryAll } from '../db/query.js';
-import { failedConditionIndex } from '../db/transaction-errors.js';
+import { failedConditionIndex } from '../db/transact-write.js';
 import { conflict } from '../errors.js';
 import { outboxItems } from '../events/outbox.js';
 import { confirmationEffect, DELETION_PROOF_TTL_MS, type DeletionRequestStatus, scheduledFor } from '../policy/accounts/deletion-rules.js';

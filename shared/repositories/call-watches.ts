@@ -19,7 +19,7 @@
 import { DeleteCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { callKeys, DISPATCH_SHARDS, dispatchKeys } from '../db/keys.js';
-import { failedConditionIndex } from '../db/transaction-errors.js';
+import { failedConditionIndex } from '../db/transact-write.js';
 import { logger } from '../observability.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

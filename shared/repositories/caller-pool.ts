@@ -1,6 +1,6 @@
 /**
  * What a call's or a text's caller choice reads of the tenant's phone numbers and telephony
- * accounts (shared/policy/caller-number/): each number's state and dial count, each account's
+ * accounts (shared/policy/caller-number.ts): each number's state and dial count, each account's
  * verification, SAN refs and carrier, never its sealed credentials. Apart from
  * phone-numbers.ts and telephony-accounts.ts (claims, provisioning, connecting, verifying,
  * lists) so the call and text paths' bundles carry these reads and none of the write sides,
@@ -13,7 +13,7 @@ import { projectionOf, queryCollection } from '../db/query.js';
 import { isId } from '../ids.js';
 import type { NumberCapability, NumberStatus, ReputationState, TelephonyProviderName, VerificationStatus } from '../policy/telephony-states.js';
 
-/** A number as the caller choice reads it (shared/policy/caller-number/); a stored PhoneNumberRecord is one. */
+/** A number as the caller choice reads it (shared/policy/caller-number.ts); a stored PhoneNumberRecord is one. */
 export interface CallerNumber {
   id: string;
   phone_e164: string;

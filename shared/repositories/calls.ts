@@ -7,12 +7,11 @@
 
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client.js';
+import { db, onlyConflicted, tableName } from '../db/client.js';
 import { commit, conditionalTransaction, type Decision, noChange, type TransactItem } from '../db/conditional-transaction.js';
 import { callKeys, platformKeys } from '../db/keys.js';
 import { queryPages } from '../db/query.js';
-import { onlyConflicted } from '../db/transaction-conflict-retry.js';
-import { failedConditionIndex } from '../db/transaction-errors.js';
+import { failedConditionIndex } from '../db/transact-write.js';
 import { isId, newId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { type Page, queryPage } from '../pagination/page.js';

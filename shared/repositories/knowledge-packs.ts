@@ -9,7 +9,7 @@ import { db, tableName } from '../db/client.js';
 import { commit, conditionalTransaction, noChange, type TransactItem } from '../db/conditional-transaction.js';
 import { knowledgePackKeys } from '../db/keys.js';
 import { queryCollection } from '../db/query.js';
-import { failedConditionIndex } from '../db/transaction-errors.js';
+import { failedConditionIndex } from '../db/transact-write.js';
 import { updateFields } from '../db/update.js';
 import { isDocumentId, isPackId, newId } from '../ids.js';
 import { KNOWLEDGE_LIMITS } from '../policy/knowledge/limits.js';

@@ -156,6 +156,6 @@ export const dialingWatchDelete = (tenantId: string, callId: string, dialingAt: 
   Delete: { TableName: tableName(), Key: dispatchKeys.dialing(dialingAt, tenantId, callId) },
 });
 
-import { failedConditionIndex } from '../db/transaction-errors.js';
+import { failedConditionIndex } from '../db/transact-write.js';
 
 export { failedConditionIndex };

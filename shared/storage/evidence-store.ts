@@ -12,8 +12,7 @@
 
 import { createHash } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { type AwsCredentials, credentialsFromEnv } from '../aws/aws-json.js';
-import { NodeSha256 } from '../aws/node-sha256.js';
+import { type AwsCredentials, credentialsFromEnv, NodeSha256 } from '../aws/aws-json.js';
 import { env } from '../config.js';
 import { backoff, mayRetry, TRANSIENT_HTTP } from '../retry.js';
 

@@ -8,8 +8,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { db } from '../../shared/db/client.js';
 import { campaignKeys } from '../../shared/db/keys.js';
-import { transactWrite } from '../../shared/db/transact-write.js';
-import { failedConditionIndex } from '../../shared/db/transaction-errors.js';
+import { failedConditionIndex, transactWrite } from '../../shared/db/transact-write.js';
 import { newId } from '../../shared/ids.js';
 import { campaignEndItems } from '../../shared/repositories/campaign-attempt-items.js';
 import {

@@ -4,7 +4,7 @@
  * the shape is made once.
  */
 import { callKeys, keys, platformKeys, suppressionKeys } from '../../shared/db/keys.js';
-import type { CandidateNumber } from '../../shared/policy/caller-number/choose.js';
+import type { CandidateNumber } from '../../shared/policy/caller-number.js';
 
 /** The ACTIVE suppression item of a number: what the call path reads to refuse a dial. */
 export const activeSuppressionItem = (tenantId: string, phone: string) => ({

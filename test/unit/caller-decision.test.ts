@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type CallerPool, callerReason, decideCaller, mergeCallerDecision } from '../../shared/calls/caller-decision.js';
-import type { CandidateNumber } from '../../shared/policy/caller-number/choose.js';
+import type { CandidateNumber } from '../../shared/policy/caller-number.js';
 import { evaluate } from '../../shared/policy/compliance/evaluate.js';
 import { inputs, marketing } from '../support/compliance-fixtures.js';
 import { candidateNumber } from '../support/store-items.js';

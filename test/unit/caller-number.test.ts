@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type CandidateNumber, chooseCallerNumber } from '../../shared/policy/caller-number/choose.js';
+import { type CandidateNumber, chooseCallerNumber } from '../../shared/policy/caller-number.js';
 import { candidateNumber } from '../support/store-items.js';
 
 const at = new Date('2026-11-23T15:00:00Z');

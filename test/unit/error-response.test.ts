@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { conflict, DomainError, type ErrorKind, forbidden, gone, invalid, notFound, unauthorized } from '../../shared/errors.js';
-import { errorResponse } from '../../shared/http/error-response.js';
+import { errorResponse } from '../../shared/http/responses.js';
 
 const BASE = { 'content-type': 'application/json', 'cache-control': 'no-store' };
 const answer = (err: unknown) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isFormMediaType, isJsonMediaType } from '../../shared/http/media-type.js';
+import { isFormMediaType, isJsonMediaType } from '../../shared/http/body.js';
 import { numberProblem, unholdableJson } from '../../shared/schemas/json-limits.js';
 
 describe('numbers DynamoDB can store exactly', () => {

@@ -1,7 +1,7 @@
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { addTransactionConflictRetry, CONFLICT_RETRIES, onlyConflicted } from '../../shared/db/transaction-conflict-retry.js';
+import { addTransactionConflictRetry, CONFLICT_RETRIES, onlyConflicted } from '../../shared/db/client.js';
 
 const cancelled = (...codes: string[]) =>
   new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: codes.map((Code) => ({ Code })) });

@@ -1,8 +1,7 @@
 /** Starting a route's `early` reads (shared/http/route-auth.ts) from the request as sent. */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { logger } from '../../observability.js';
-import { rawBody } from '../form.js';
-import { isJsonMediaType } from '../media-type.js';
+import { isJsonMediaType, rawBody } from '../body.js';
 import type { EarlyStart } from '../route-auth.js';
 
 /** Bodies larger than this start no early reads (they would be parsed once more before the credential is proven). */

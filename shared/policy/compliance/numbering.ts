@@ -2,10 +2,9 @@
  * What a phone number says about where its callee is: NANP area code → region, state and
  * zones, from the generated libphonenumber table (the design).
  */
-import { AREA_CODES } from './area-codes.generated.js';
-import type { AreaCodeInfo } from './numbering-types.js';
+import { AREA_CODES, type AreaCodeInfo } from './area-codes.generated.js';
 
-export type { AreaCodeInfo } from './numbering-types.js';
+export type { AreaCodeInfo } from './area-codes.generated.js';
 
 const NANP = /^\+1(\d{3})\d{7}$/;
 

@@ -2,8 +2,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { knowledgePackKeys } from '../../../shared/db/keys.js';
-import { transactWrite } from '../../../shared/db/transact-write.js';
-import { lostRace } from '../../../shared/db/transaction-errors.js';
+import { lostRace, transactWrite } from '../../../shared/db/transact-write.js';
 import { KNOWLEDGE_LIMITS } from '../../../shared/policy/knowledge/limits.js';
 import {
   addDocument,

@@ -1,7 +1,22 @@
 /**
+ * A request's body as sent: its raw text, its form pairs in the order sent (carriers sign
+ * these), and whether its Content-Type is JSON or a form. Pure.
+ */
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+
+/** The body as the client sent it (API Gateway base64-encodes bodies it considers binary). */
+export function rawBody(event: Pick<APIGatewayProxyEventV2, 'body' | 'isBase64Encoded'>): string {
+  const body = typeof event.body === 'string' ? event.body : '';
+  return event.isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
+}
+
+/** Every name/value pair of a URL-encoded form, repeated names included. */
+export const formPairs = (raw: string): [string, string][] => [...new URLSearchParams(raw)];
+
+/**
  * Is a Content-Type header JSON? `application/json` or any `application/…+json` (RFC 6839),
  * case-insensitive, with no charset or charset utf-8 (RFC 8259 §8.1: JSON exchanged between
- * systems is UTF-8). `utf8`, a spelling many clients send, counts as utf-8. Pure.
+ * systems is UTF-8). `utf8`, a spelling many clients send, counts as utf-8.
  */
 export function isJsonMediaType(header: string | undefined): boolean {
   const parsed = parseMediaType(header);
