@@ -30,13 +30,13 @@ import { isId } from '../ids.js';
 import { isUsJurisdiction, placeOf } from '../policy/compliance/numbering.js';
 import type { ComplianceInputs, DncSnapshotFacts, ProfileFacts } from '../policy/compliance/types.js';
 import type { TelephonyProviderName } from '../policy/telephony-states.js';
+import { RecentlyUsed } from '../recently-used.js';
 import { type AgentHead, getAgentVersionNumber, type PinnedVersion, readAgentHead } from '../repositories/agent-heads.js';
 import { callPointFactsOf, callPointKeys, MAX_BATCHED_ACCOUNTS, readCallPointFacts } from '../repositories/call-inputs.js';
 import { type CallerAccountFacts, readCallerAccounts, readCallerNumbers, type CallerNumber as StoredCallerNumber } from '../repositories/caller-pool.js';
 import { type ContactFacts, type ContactHistory, readContactHistory } from '../repositories/contact-attempts.js';
 import { dncFacts, dncFactsAfterPointer } from '../repositories/dnc-facts.js';
 import { isSuppressed } from '../repositories/suppression-state.js';
-import { type CallPointGuess, guessCallPoint, rememberCallPoint } from './call-point-guesses.js';
 import { type CallerOutcome, type CallerPool, decideCaller } from './caller-decision.js';
 import { VersionCache } from './version-cache.js';
 
@@ -110,7 +110,7 @@ export interface EarlyCallReads {
   /** The instant judged: the one the attempts were read for. */
   at: Date;
   reads: Promise<FirstRound>;
-  /** The number and accounts whose point reads were asked of the credential's read (call-point-guesses.ts). */
+  /** The number and accounts whose point reads were asked of the credential's read (`guessCallPoint` below). */
   guess: CallPointGuess | undefined;
 }
 
@@ -229,4 +229,31 @@ export async function gatherComplianceInputs(
       recent_attempts: history.attempts,
     },
   };
+}
+
+/**
+ * Which keys a judgement's point reads (readCallPointFacts) will name, guessed from the last
+ * judgement this warm instance made for the same contact (its number) and tenant (its
+ * numbers' accounts), so a route can read them with the credential, before the contact and
+ * the numbers are known. Only keys are kept, never anything read: a guess is checked against
+ * the contact and the numbers read in the same request, and a wrong one (a number changed, an
+ * account added) costs the batch the request would have made anyway.
+ */
+interface CallPointGuess {
+  phone: string;
+  accountIds: readonly string[];
+}
+
+const phones = new RecentlyUsed<string, string>(4096);
+const accounts = new RecentlyUsed<string, readonly string[]>(256);
+
+function guessCallPoint(tenantId: string, contactId: string): CallPointGuess | undefined {
+  const phone = phones.get(`${tenantId}|${contactId}`);
+  const accountIds = accounts.get(tenantId);
+  return phone === undefined || accountIds === undefined ? undefined : { phone, accountIds };
+}
+
+function rememberCallPoint(tenantId: string, contactId: string, point: CallPointGuess): void {
+  phones.set(`${tenantId}|${contactId}`, point.phone);
+  accounts.set(tenantId, point.accountIds);
 }

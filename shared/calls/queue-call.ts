@@ -28,7 +28,6 @@ import { blockedEvent, completedEvent, queuedEvent, scheduledEvent } from './cal
 import type { EarlyCall } from './compliance-inputs.js';
 import { DISPATCH_SAFETY_NET_MS, sendDispatch } from './dispatch-queue.js';
 import { type CallJudgement, judgeCall } from './judge-call.js';
-import { presentContactAttempt } from './present-attempt.js';
 
 /** The end_reason of a call compliance disposed of before dialling. */
 export const COMPLIANCE_END_REASON = 'compliance_blocked';
@@ -206,4 +205,26 @@ export async function queueCall(
     );
   }
   return { call, attempt };
+}
+
+/** The ContactAttempt view of an outbound call record (POST /v1/calls answers it). */
+function presentContactAttempt(call: OutboundCallRecord): ContactAttempt {
+  return {
+    id: call.attempt_id,
+    call_id: call.id,
+    contact_id: call.contact_id,
+    agent_id: call.agent_id,
+    agent_version_id: call.agent_version_id,
+    campaign_id: call.campaign_id,
+    origin: call.origin,
+    state: call.state,
+    disposition: call.disposition,
+    scheduled_for: call.scheduled_for,
+    compliance: call.compliance as ContactAttempt['compliance'],
+    telephony: { ...call.telephony, provider_call_sid: call.provider_call_sid ?? call.telephony.provider_call_sid },
+    questions: call.questions as ContactAttempt['questions'],
+    context: call.context,
+    created_at: call.created_at,
+    updated_at: call.updated_at,
+  };
 }

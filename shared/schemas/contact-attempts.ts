@@ -1,6 +1,6 @@
 /**
  * The ContactAttempt resource (the contract/3; see docs/decisions/dispatch-and-carrier.md): what POST /v1/calls answers, read
- * from the outbound call record (shared/calls/present-attempt.ts).
+ * from the outbound call record (`presentContactAttempt`, shared/calls/queue-call.ts).
  */
 import * as z from 'zod';
 import { CALL_STATES } from '../policy/call-state/machine.js';
