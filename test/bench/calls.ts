@@ -261,21 +261,15 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
     },
     { step: 'initialize', name: 'benchCallsCounter' },
   );
-  /**
-   * Waits (at most a minute) until the background has drained to its steady rate: a second with
-   * almost no background DynamoDB calls, or no fewer than the second before (the pollers alone
-   * make some 40 a second, so "almost none" never comes); the last second's count.
-   */
+  /** Waits (at most a minute) for a second with almost no background DynamoDB calls; the last second's count. */
   const untilQuiet = async (): Promise<number> => {
     const deadline = performance.now() + 60_000;
     counting = true;
-    let before = Number.POSITIVE_INFINITY;
     try {
       for (;;) {
         others = 0;
         await new Promise((r) => setTimeout(r, 1000));
-        if (others <= QUIET_CALLS_PER_SECOND || others >= before || performance.now() > deadline) return others;
-        before = others;
+        if (others <= QUIET_CALLS_PER_SECOND || performance.now() > deadline) return others;
       }
     } finally {
       counting = false;
