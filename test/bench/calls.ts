@@ -11,9 +11,12 @@
  *     carrier's timeline) would otherwise be timed as the route's own latency; the allowed
  *     ones, timed after the 500 of part 3, start once the stack is quiet (those calls'
  *     status callbacks would otherwise share the event loop with the route);
- *  2. a raw TransactWriteItems of the same items, same sizes and conditions: a real queue
- *     transaction is captured and replayed with fresh ids (its idempotency record is a
- *     conditional Put inside it, as the route's is);
+ *  2. next to each POST, a raw TransactWriteItems of the same items, same sizes and
+ *     conditions (rawBaseline: the phase's own queue transaction, captured, replayed with
+ *     fresh ids and rebuilt keys for the contact the POST calls). Raw and POST alternate one
+ *     by one (which goes first alternates too), so the pollers' background and the machine's
+ *     load, which drift over seconds, weigh on both alike; the ratio's spread over the pairs
+ *     is printed with it;
  *  3. 500 calls queued to a mix of sandbox test numbers — answered by a person (555-0100,
  *     0110), busy (0120), no answer (0121) and a machine (0122) — on an account with
  *     cps_limit 10: the time until every one is dialled (the carrier's own record of the last
@@ -29,7 +32,7 @@ import type { LocalStack } from '../../infra/local/stack.js';
 import { createTenant } from '../../shared/admin/bootstrap.js';
 import { now, setClockOffsetForTests } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
-import { callKeys, keys } from '../../shared/db/keys.js';
+import { callKeys, contactKeys, dispatchKeys, keys, outboxKeys, webhookKeys } from '../../shared/db/keys.js';
 import { newId } from '../../shared/ids.js';
 import { type CallState, isTerminal } from '../../shared/policy/call-state/machine.js';
 import { laneRelease } from '../../shared/policy/dial-pacing.js';
@@ -44,6 +47,8 @@ const QUIET_CALLS_PER_SECOND = 5;
 
 /** The stack must serve this route through request-scope.ts's scopedRoute (bin/bench.ts does). */
 const ROUTE = 'queueCall';
+/** The scope the raw baseline's transactions run in: neither the route's calls nor the background. */
+const RAW = 'rawBaseline';
 
 /** The test numbers of the run and what the sandbox does with them (README "Sandbox test numbers"). */
 const MIX = [
@@ -58,6 +63,13 @@ const AREA_CODES = ['212', '718', '917', '646', '347', '929', '516', '914', '631
 interface Latency {
   p50: number;
   p99: number;
+  /** The POSTs' middle half (p25–p75). */
+  p25: number;
+  p75: number;
+  /** The raw transaction timed next to each POST (rawBaseline), and its template's size. */
+  raw: { p25: number; p50: number; p75: number; p99: number; items: number; bytes: number };
+  /** Each pair's POST ÷ raw: p10, p50, p90. */
+  pairRatio: { p10: number; p50: number; p90: number };
   /** DynamoDB calls the POST handler made, per request. */
   dynamoCalls: number;
   /** DynamoDB calls others (scheduler ticks, workers) made in the same window: not counted. */
@@ -106,9 +118,10 @@ export interface CallsFigures {
   retried: number;
   deferred: Latency;
   allowed: Latency;
+  /** With BENCH_CPU_PROFILE=<dir>: the allowed POSTs' phase (raw replays and the background included), summarised. */
+  postProfile?: ProfileSummary;
   /** How long the stack took to go quiet before the allowed calls were timed, and its background calls in the last second waited. */
   quiet: { seconds: number; lastSecondCalls: number };
-  raw: { p50: number; p99: number; items: number; bytes: number };
 }
 
 const setClock = (iso: string) => setClockOffsetForTests(Date.parse(iso) - Date.now());
@@ -188,8 +201,9 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
     return performance.now() - s;
   };
 
-  // Counting: the route's own calls and everyone else's, apart; and one real queue transaction kept as the raw baseline's template.
+  // Counting: the route's own calls and everyone else's, apart (the raw baseline's are neither); and, while `capturing`, the route's next queue transaction kept as the raw baseline's template.
   let counting = false;
+  let capturing = false;
   const backgroundBy = new Map<string, number>();
   let own = 0;
   let others = 0;
@@ -224,7 +238,9 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
           throw err;
         }
       }
-      const mine = inRoute.getStore() === ROUTE;
+      const scope = inRoute.getStore();
+      const mine = scope === ROUTE;
+      if (scope === RAW) return next(args);
       if (counting) mine ? own++ : others++;
       if (counting && !mine) {
         // Whose: the command and the key's or index's kind (the part of the pk before its ids), so the background can be named.
@@ -237,7 +253,10 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
         backgroundBy.set(what, (backgroundBy.get(what) ?? 0) + 1);
       }
       const items = (args.input as TransactWriteCommandInput).TransactItems;
-      if (mine && counting && !template && items?.some((i) => i.Put?.Item?.type === 'call')) template = structuredClone(items);
+      if (mine && capturing && items?.some((i) => i.Put?.Item?.type === 'call')) {
+        template = structuredClone(items);
+        capturing = false;
+      }
       return next(args);
     },
     { step: 'initialize', name: 'benchCallsCounter' },
@@ -256,33 +275,63 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
       counting = false;
     }
   };
-  const measure = async (n: number): Promise<Latency> => {
+  /** Warms the route up with `n` POSTs and keeps the queue transaction of one of them (the phase's raw template). */
+  const warm = async (n: number): Promise<Txn> => {
+    template = undefined;
+    capturing = true;
+    for (let i = 0; i < n; i++) await queue(i);
+    capturing = false;
+    if (!template) throw new Error('no queue transaction was captured');
+    return template;
+  };
+  /** `n` POSTs, each paired with a raw replay of `txn` to the same contact (rawBaseline); the one that goes first alternates. */
+  const measure = async (n: number, txn: Txn): Promise<Latency> => {
+    const raw = rawBaseline(txn);
     own = 0;
     others = 0;
     backgroundBy.clear();
     counting = true;
     const times: number[] = [];
-    for (let i = 0; i < n; i++) times.push(await time(() => queue(i)));
+    const rawTimes: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const items = raw.next(contacts[i % contacts.length] as { id: string; phone_e164: string });
+      const post = () => time(() => queue(i));
+      const commit = () => inRoute.run(RAW, () => time(() => db().send(new TransactWriteCommand({ TransactItems: items }))));
+      if (i % 2 === 0) {
+        times.push(await post());
+        rawTimes.push(await commit());
+      } else {
+        rawTimes.push(await commit());
+        times.push(await post());
+      }
+    }
     counting = false;
     const top = [...backgroundBy].sort((a, b) => b[1] - a[1]).slice(0, 6);
-    return { p50: percentile(times, 50), p99: percentile(times, 99), dynamoCalls: own / n, background: others, backgroundTop: top };
+    const ratios = times.map((t, i) => t / rawTimes[i]!);
+    return {
+      p50: percentile(times, 50),
+      p99: percentile(times, 99),
+      p25: percentile(times, 25),
+      p75: percentile(times, 75),
+      raw: {
+        p25: percentile(rawTimes, 25),
+        p50: percentile(rawTimes, 50),
+        p75: percentile(rawTimes, 75),
+        p99: percentile(rawTimes, 99),
+        items: txn.length,
+        bytes: JSON.stringify(txn).length,
+      },
+      pairRatio: { p10: percentile(ratios, 10), p50: percentile(ratios, 50), p90: percentile(ratios, 90) },
+      dynamoCalls: own / n,
+      background: others,
+      backgroundTop: top,
+    };
   };
 
   // 1a. Deferred calls (Mon 22:00 in New York, due Tue 08:00): no dispatch follows. The workers are held for every timed request.
   workers.hold();
   setClock('2026-11-17T03:00:00.000Z');
-  for (let i = 0; i < 20; i++) await queue(i); // warm
-  const deferred = await measure(200);
-
-  // 2. The raw baseline: the captured transaction with fresh ids (the same items, sizes and conditions).
-  if (!template) throw new Error('no queue transaction was captured');
-  const raw = rawBaseline(template);
-  const rawTimes: number[] = [];
-  for (let i = 0; i < 220; i++) {
-    const items = await raw.next();
-    const ms = await time(() => db().send(new TransactWriteCommand({ TransactItems: items })));
-    if (i >= 20) rawTimes.push(ms);
-  }
+  const deferred = await measure(200, await warm(20));
 
   // 3. 500 calls at an allowed time (Mon 10:00 in New York, before the deferred ones fall due), 10 in flight, while the workers dial.
   setClock('2026-11-16T15:00:00.000Z');
@@ -367,11 +416,13 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
   // The sandbox carrier's timeline is held too (the run's calls still playing would post their
   // status callbacks into the same event loop), and the timing starts once the stack is quiet.
   workers.hold();
-  for (let i = 0; i < 20; i++) await queue(i); // warm
+  const allowedTemplate = await warm(20);
   const quietStarted = performance.now();
   const backgroundBefore = await untilQuiet();
   const quietSeconds = (performance.now() - quietStarted) / 1000;
-  const allowed = await measure(200);
+  const postProfiling = profileDir ? await startCpuProfile(profileDir, 'calls-post') : undefined;
+  const allowed = await measure(200, allowedTemplate);
+  const postProfile = await postProfiling?.stop();
   workers.release();
 
   setClockOffsetForTests(0);
@@ -402,34 +453,80 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
     retried,
     deferred,
     allowed,
+    postProfile,
     quiet: { seconds: quietSeconds, lastSecondCalls: backgroundBefore },
-    raw: { p50: percentile(rawTimes, 50), p99: percentile(rawTimes, 99), items: template.length, bytes: JSON.stringify(template).length },
   };
 }
 
+/** A stored item's fields as the key builders read them (every one a string). */
+type StoredItem = Record<string, string> & { event?: Record<string, string> };
+
 /**
- * A captured queue transaction, replayed with fresh ids: the call and attempt ids, every
- * event id, the Idempotency-Key and the claim's owner are replaced (same lengths), and the
- * claim the route would hold is made first (untimed), so every condition holds as it did.
+ * The keys of each item of a queue transaction, by its `type`, rebuilt with the builders the
+ * route's stores use (shared/db/keys.ts). Several are derived from ids: the outbox marker's
+ * partition and the event's webhook due index carry a shard of the event id's hash, the due
+ * item's partition a shard of the call id's, the attempt's partition is the contact's.
+ */
+const KEYS_OF: Record<string, (item: StoredItem, ctx: { tenantId: string; idempotencyKey: string }) => Record<string, string>> = {
+  call: (i) => ({ ...callKeys.call(i.tenant_id!, i.id!), ...callKeys.callIndex(i.tenant_id!, i.id!) }),
+  contact_attempt: (i) => contactKeys.attempt(i.tenant_id!, i.contact_id!, i.id!),
+  event: ({ event: e }) => ({ ...outboxKeys.event(e!.tenant_id!, e!.id!), ...webhookKeys.dueIndex(e!.created_at!, e!.tenant_id!, e!.id!) }),
+  outbox_pending: (i) => outboxKeys.pending(i.event_id!),
+  dispatch_due: (i) => dispatchKeys.due(i.scheduled_for!, i.tenant_id!, i.call_id!),
+  idempotency: (_, c) => keys.idempotency(c.tenantId, ROUTE, c.idempotencyKey),
+};
+const KEY_ATTRIBUTE = /^(pk|sk|gsi\d+(pk|sk))$/;
+
+/** `items` with every key rebuilt from the item's own fields; throws on an item or a key attribute it cannot rebuild. */
+function rekey(items: Txn, ctx: { tenantId: string; idempotencyKey: string }): Txn {
+  return items.map((i) => {
+    const item = i.Put?.Item as StoredItem | undefined;
+    const keysOf = item && KEYS_OF[item.type!];
+    if (!item || !keysOf) throw new Error(`rawBaseline cannot rebuild the keys of ${JSON.stringify(item?.type ?? Object.keys(i))}`);
+    const rebuilt = keysOf(item, ctx);
+    const stale = Object.keys(item).filter((k) => KEY_ATTRIBUTE.test(k) && !(k in rebuilt));
+    if (stale.length) throw new Error(`rawBaseline does not rebuild ${stale.join(', ')} of a ${item.type} item`);
+    return { ...i, Put: { ...i.Put!, Item: { ...item, ...rebuilt } } };
+  });
+}
+
+/**
+ * A captured queue transaction, replayed as a POST would commit it: the call, attempt and
+ * event ids, the Idempotency-Key and the contact (its id and number: the POST paired with the
+ * replay calls that contact) are replaced (same lengths), and then every key is rebuilt from
+ * the replayed item (rekey), not copied. A copied key would keep the template's shards and
+ * partitions, so the replays would all write the same few partitions (the template's outbox
+ * and due shards, the template's contact), which no run of real POSTs does. The template's
+ * own keys, rebuilt, must come back unchanged, or the bench stops: the route keys something
+ * in a way this does not know. The route takes its Idempotency-Key inside the transaction (a
+ * conditional Put of the completed record), so no claim precedes a replay.
  */
 function rawBaseline(template: Txn) {
   const callPut = template.find((i) => i.Put?.Item?.type === 'call')!.Put!.Item!;
+  const tenantId = callPut.tenant_id as string;
   const eventIds = template.flatMap((i) => (i.Put?.Item?.type === 'event' ? [(i.Put.Item.event as { id: string }).id] : []));
-  // The route takes its key inside the transaction: a conditional Put of the completed record.
-  const idem = template.find((i) => typeof i.Put?.Item?.sk === 'string' && (i.Put.Item.sk as string).startsWith(`IDEMPOTENCY#${ROUTE}#`))!.Put!;
+  const idem = template.find((i) => i.Put?.Item?.type === 'idempotency')!.Put!;
   const oldKey = (idem.Item!.sk as string).slice(`IDEMPOTENCY#${ROUTE}#`.length);
+  if (JSON.stringify(rekey(template, { tenantId, idempotencyKey: oldKey })) !== JSON.stringify(template))
+    throw new Error("rawBaseline's rebuilt keys differ from the route's: the key builders here are not the ones the route used");
   const text = JSON.stringify(template);
   return {
-    async next(): Promise<Txn> {
+    next(contact: { id: string; phone_e164: string }): Txn {
+      const idempotencyKey = randomUUID();
       const swaps: [string, string][] = [
         [callPut.id as string, newId('cal')],
         [callPut.attempt_id as string, newId('att')],
         ...eventIds.map((id): [string, string] => [id, newId('evt')]),
-        [oldKey, randomUUID()],
+        [oldKey, idempotencyKey],
+        [callPut.contact_id as string, contact.id],
+        [callPut.to_e164 as string, contact.phone_e164],
       ];
       let out = text;
-      for (const [from, to] of swaps) out = out.replaceAll(from, to);
-      return JSON.parse(out) as Txn;
+      for (const [from, to] of swaps) {
+        if (from.length !== to.length) throw new Error(`rawBaseline swaps ${from} for ${to}: not the same length`);
+        out = out.replaceAll(from, to);
+      }
+      return rekey(JSON.parse(out) as Txn, { tenantId, idempotencyKey });
     },
   };
 }
@@ -477,17 +574,30 @@ export function printCalls(f: CallsFigures): void {
   if (f.retried) console.log(`  ${f.retried} POSTs answered 5xx (route timeout under load) and were sent again with their Idempotency-Key`);
   const line = (what: string, l: Latency) =>
     console.log(
-      `  POST /v1/calls ${what} p50 ${fmt(l.p50, 2)} ms   p99 ${fmt(l.p99, 2)} ms   ${fmt(l.dynamoCalls, 2)} DynamoDB calls each (200 sequential, dispatch, analysis and carrier timeline workers held; ${l.background} background calls meanwhile, not counted)`,
+      `  POST /v1/calls ${what} p50 ${fmt(l.p50, 2)} ms   p99 ${fmt(l.p99, 2)} ms   (p25–p75 ${fmt(l.p25, 1)}–${fmt(l.p75, 1)})   ${fmt(l.dynamoCalls, 2)} DynamoDB calls each (200 sequential, dispatch, analysis and carrier timeline workers held; ${l.background} background calls meanwhile, not counted)`,
+    );
+  const raw = (what: string, l: Latency) =>
+    console.log(
+      `  raw TransactWriteItems next to each ${what} POST: p50 ${fmt(l.raw.p50, 2)} ms   p99 ${fmt(l.raw.p99, 2)} ms   (p25–p75 ${fmt(l.raw.p25, 1)}–${fmt(l.raw.p75, 1)}; the phase's queue transaction replayed with fresh ids and rebuilt keys: ${l.raw.items} items, ${l.raw.bytes} bytes of JSON)`,
     );
   line('deferred', f.deferred);
+  raw('deferred', f.deferred);
   line('allowed ', f.allowed);
+  raw('allowed', f.allowed);
   for (const l of [f.deferred, f.allowed])
     console.log(`    background by source: ${l.backgroundTop.map(([k, n]) => `${k.replace(/\s+/g, ' ').trim()} ${n}`).join('; ')}`);
   console.log(
     `    (allowed timed once the stack was quiet: ${fmt(f.quiet.seconds, 1)} s after the hold, ${f.quiet.lastSecondCalls} background calls in its last second)`,
   );
-  console.log(
-    `  raw TransactWriteItems    p50 ${fmt(f.raw.p50, 2)} ms   p99 ${fmt(f.raw.p99, 2)} ms   (a captured queue transaction replayed with fresh ids: ${f.raw.items} items, ${f.raw.bytes} bytes of JSON)`,
-  );
-  console.log(`  POST ÷ raw at p50: deferred ${fmt(f.deferred.p50 / f.raw.p50, 2)}×, allowed ${fmt(f.allowed.p50 / f.raw.p50, 2)}×`);
+  const ratio = (l: Latency) =>
+    `${fmt(l.p50 / l.raw.p50, 2)}× (each pair's POST ÷ raw: p10 ${fmt(l.pairRatio.p10, 2)}, p50 ${fmt(l.pairRatio.p50, 2)}, p90 ${fmt(l.pairRatio.p90, 2)})`;
+  if (f.postProfile) {
+    const p = f.postProfile;
+    console.log(
+      `  CPU profile of the allowed POSTs' phase (${p.file}): ${fmt(p.sampledMs / 1000, 1)} s of CPU sampled; by self time, then application functions by total time:`,
+    );
+    for (const x of p.self.slice(0, 15)) console.log(`    ${fmt(x.ms, 0)} ms self  ${x.fn}`);
+    for (const x of p.total.slice(0, 25)) console.log(`    ${fmt(x.ms, 0)} ms  ${x.fn}`);
+  }
+  console.log(`  POST ÷ raw at p50 (raw and POST alternated): deferred ${ratio(f.deferred)}, allowed ${ratio(f.allowed)}`);
 }
