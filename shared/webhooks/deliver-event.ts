@@ -313,29 +313,45 @@ async function postLeased(
   return tripped;
 }
 
+/** Slots taken and waited for, by key: what a process lets run at once of one kind of work. */
+type Slots = Map<string, { free: number; waiting: (() => void)[] }>;
+
+/** Wait for one of `capacity` slots under `key`; answers the function that gives it back (once). */
+async function takeSlot(slots: Slots, key: string, capacity: number): Promise<() => void> {
+  const pool = slots.get(key) ?? { free: capacity, waiting: [] };
+  slots.set(key, pool);
+  if (pool.free > 0) pool.free--;
+  else await new Promise<void>((resolve) => pool.waiting.push(resolve));
+  let given = false;
+  return () => {
+    if (given) return;
+    given = true;
+    const next = pool.waiting.shift();
+    if (next) next();
+    else if (++pool.free === capacity) slots.delete(key);
+  };
+}
+
 /**
  * POSTs in flight from this process to one endpoint URL, every batch's together: no more than its
  * connection pool keeps open, so a POST never waits for a socket once started — its duration, which
  * the breaker judges, is the endpoint's, not this process's queue (batches in flight × WAVE would
  * otherwise queue in the pool and trip the breaker on a fast endpoint).
  */
-const endpointSlots = new Map<string, { free: number; waiting: (() => void)[] }>();
+const endpointSlots: Slots = new Map();
+const endpointSlot = (url: string) => takeSlot(endpointSlots, url, SOCKETS_PER_ADDRESS);
 
-/** Wait for a slot to POST to `url`; answers the function that gives it back. */
-async function endpointSlot(url: string): Promise<() => void> {
-  const slots = endpointSlots.get(url) ?? { free: SOCKETS_PER_ADDRESS, waiting: [] };
-  endpointSlots.set(url, slots);
-  if (slots.free > 0) slots.free--;
-  else await new Promise<void>((resolve) => slots.waiting.push(resolve));
-  let given = false;
-  return () => {
-    if (given) return;
-    given = true;
-    const next = slots.waiting.shift();
-    if (next) next();
-    else if (++slots.free === SOCKETS_PER_ADDRESS) endpointSlots.delete(url);
-  };
-}
+/**
+ * Ledger transactions in flight from this process, every batch's together. A ledger write is a
+ * batch's bookkeeping after its POSTs, a lease what its POSTs wait for; where the table runs one
+ * transaction at a time (DynamoDB Local, shared by the local poller's batches) a lease asked behind
+ * twenty queued ledger writes waited for them all (a burst's POSTs stalled while the database
+ * caught up on bookkeeping). With at most this many ahead of it, a lease waits for few; the ledger's
+ * total work is the same. A Lambda container works one batch (three ledger writes at most), so
+ * on AWS it does not bind.
+ */
+const LEDGER_WRITES_AT_ONCE = 3;
+const ledgerSlots: Slots = new Map();
 
 type Planned = ReturnType<typeof plan>;
 
@@ -353,7 +369,13 @@ function plan(record: WebhookEventRecord, result: DeliveryResult, p: { leaseId: 
 
 /** Record planned attempts (one ledger transaction per EVENTS_PER_LEDGER_TRANSACTION) and set their outcomes. */
 async function recordPlanned(tenantId: string, planned: readonly Planned[], outcomes: Map<string, AutomaticOutcome>): Promise<void> {
-  const recorded = await recordAttempts(tenantId, planned);
+  const free = await takeSlot(ledgerSlots, 'ledger', LEDGER_WRITES_AT_ONCE);
+  let recorded: Map<string, AttemptRecord>;
+  try {
+    recorded = await recordAttempts(tenantId, planned);
+  } finally {
+    free();
+  }
   for (const { record, retryInSeconds, outcome } of planned) {
     const attempt = recorded.get(record.event.id);
     if (!attempt) {
