@@ -42,6 +42,7 @@ import { deliveryHeaders } from '../schemas/webhook-signature.js';
 import { DELIVERY_TIMEOUT_MS, type DeliveryResult, deliverOnce, SOCKETS_PER_ADDRESS } from './deliver.js';
 import { nextAttemptDelay, retrySchedule } from './retry-schedule.js';
 import { settleAll, startedAside } from './settle-all.js';
+import { bookkeeping, type Slots, takeSlot } from './slots.js';
 import { webhookUrlPolicy } from './url-policy.js';
 
 /** Longer than one attempt can take, so a lease outlives its POST; a crashed holder's lease lapses. */
@@ -313,25 +314,6 @@ async function postLeased(
   return tripped;
 }
 
-/** Slots taken and waited for, by key: what a process lets run at once of one kind of work. */
-type Slots = Map<string, { free: number; waiting: (() => void)[] }>;
-
-/** Wait for one of `capacity` slots under `key`; answers the function that gives it back (once). */
-async function takeSlot(slots: Slots, key: string, capacity: number): Promise<() => void> {
-  const pool = slots.get(key) ?? { free: capacity, waiting: [] };
-  slots.set(key, pool);
-  if (pool.free > 0) pool.free--;
-  else await new Promise<void>((resolve) => pool.waiting.push(resolve));
-  let given = false;
-  return () => {
-    if (given) return;
-    given = true;
-    const next = pool.waiting.shift();
-    if (next) next();
-    else if (++pool.free === capacity) slots.delete(key);
-  };
-}
-
 /**
  * POSTs in flight from this process to one endpoint URL, every batch's together: no more than its
  * connection pool keeps open, so a POST never waits for a socket once started — its duration, which
@@ -340,18 +322,6 @@ async function takeSlot(slots: Slots, key: string, capacity: number): Promise<()
  */
 const endpointSlots: Slots = new Map();
 const endpointSlot = (url: string) => takeSlot(endpointSlots, url, SOCKETS_PER_ADDRESS);
-
-/**
- * Ledger transactions in flight from this process, every batch's together. A ledger write is a
- * batch's bookkeeping after its POSTs, a lease what its POSTs wait for; where the table runs one
- * transaction at a time (DynamoDB Local, shared by the local poller's batches) a lease asked behind
- * twenty queued ledger writes waited for them all (a burst's POSTs stalled while the database
- * caught up on bookkeeping). With at most this many ahead of it, a lease waits for few; the ledger's
- * total work is the same. A Lambda container works one batch (three ledger writes at most), so
- * on AWS it does not bind.
- */
-const LEDGER_WRITES_AT_ONCE = 3;
-const ledgerSlots: Slots = new Map();
 
 type Planned = ReturnType<typeof plan>;
 
@@ -369,13 +339,7 @@ function plan(record: WebhookEventRecord, result: DeliveryResult, p: { leaseId: 
 
 /** Record planned attempts (one ledger transaction per EVENTS_PER_LEDGER_TRANSACTION) and set their outcomes. */
 async function recordPlanned(tenantId: string, planned: readonly Planned[], outcomes: Map<string, AutomaticOutcome>): Promise<void> {
-  const free = await takeSlot(ledgerSlots, 'ledger', LEDGER_WRITES_AT_ONCE);
-  let recorded: Map<string, AttemptRecord>;
-  try {
-    recorded = await recordAttempts(tenantId, planned);
-  } finally {
-    free();
-  }
+  const recorded = await bookkeeping(() => recordAttempts(tenantId, planned));
   for (const { record, retryInSeconds, outcome } of planned) {
     const attempt = recorded.get(record.event.id);
     if (!attempt) {

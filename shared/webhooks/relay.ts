@@ -19,6 +19,7 @@ import { endpointTakes, getWebhookEndpoint, type WebhookEndpointRecord } from '.
 import { skipUnattempted } from '../repositories/webhook-events.js';
 import { enqueueDeliveries } from './delivery-queue.js';
 import { settleAll, startedAside } from './settle-all.js';
+import { bookkeeping } from './slots.js';
 
 export interface RelayResult {
   relayed: number;
@@ -80,7 +81,7 @@ async function relayShard(
       for (let i = 0; i < relayed.length; i += 25) {
         const chunk = relayed.slice(i, i + 25);
         // After the one before, whether it failed or not (a failure is reported by settleAll).
-        const deleted = startedAside(lastDelete.then(() => markManyRelayed(shard, chunk)));
+        const deleted = startedAside(lastDelete.then(() => bookkeeping(() => markManyRelayed(shard, chunk))));
         lastDelete = deleted.catch(() => {});
         deletes.push(deleted);
       }
