@@ -69,9 +69,12 @@ async function relayShard(
       if (pending.length === limit && page + 1 < MAX_PAGES_PER_RUN) next = startedAside(pendingEvents(shard, limit, pending.at(-1)!.event_id));
       let sent: Set<string>;
       try {
-        const { deliverable, skipped } = await skipUndeliverable(pending, endpointOf, at);
-        sent = await enqueueDeliveries(deliverable);
-        for (const id of skipped) sent.add(id);
+        const { deliverable, skips } = await sortByEndpoint(pending, endpointOf);
+        // The skips are written while the rest is sent; a failure of either keeps the whole page's markers.
+        const enqueuing = startedAside(enqueueDeliveries(deliverable));
+        const skipping = startedAside(settleSkips(skips, at));
+        await settleAll([enqueuing, skipping]);
+        sent = new Set([...(await enqueuing), ...(await skipping)]);
       } catch (err) {
         logger.error('outbox relay: enqueue failed; the markers stay for the next run', { shard, error: (err as Error).name });
         total.failed += pending.length;
@@ -99,27 +102,35 @@ async function relayShard(
   return total;
 }
 
+type Skip = { eventId: string; reason: 'no_endpoint' | 'event_type_not_enabled' };
+
 /**
- * Settles `skipped` the markers' events that no endpoint takes: every event of a tenant without an
- * endpoint, and a carried event whose type the endpoint does not enable (an event named only is
- * judged by the worker, which reads it). Answers the markers to send and the event ids done with
- * here — skipped, or no longer a first attempt nobody holds (a worker has it, or it is settled).
+ * The markers whose events no endpoint takes, by tenant: every event of a tenant without an endpoint,
+ * and a carried event whose type the endpoint does not enable (an event named only is judged by the
+ * worker, which reads it); the rest are to be sent.
  */
-async function skipUndeliverable(
+async function sortByEndpoint(
   pending: readonly PendingMarker[],
   endpointOf: (tenantId: string) => Promise<WebhookEndpointRecord | undefined>,
-  at: Date,
-): Promise<{ deliverable: PendingMarker[]; skipped: string[] }> {
+): Promise<{ deliverable: PendingMarker[]; skips: Map<string, Skip[]> }> {
   const tenants = [...new Set(pending.map((p) => p.tenant_id))];
   const endpoints = new Map(await Promise.all(tenants.map(async (t) => [t, await endpointOf(t)] as const)));
   const deliverable: PendingMarker[] = [];
-  const skips = new Map<string, { eventId: string; reason: 'no_endpoint' | 'event_type_not_enabled' }[]>();
+  const skips = new Map<string, Skip[]>();
   for (const p of pending) {
     const endpoint = endpoints.get(p.tenant_id);
     const reason = !endpoint ? 'no_endpoint' : p.event && !endpointTakes(endpoint, p.event.type) ? 'event_type_not_enabled' : null;
     if (!reason) deliverable.push(p);
     else skips.set(p.tenant_id, [...(skips.get(p.tenant_id) ?? []), { eventId: p.event_id, reason }]);
   }
+  return { deliverable, skips };
+}
+
+/**
+ * Settles the skips `skipped`; answers every event id done with here — skipped, or no longer a first
+ * attempt nobody holds (a worker has it, or it is settled), so its marker may go too.
+ */
+async function settleSkips(skips: ReadonlyMap<string, Skip[]>, at: Date): Promise<string[]> {
   await Promise.all([...skips].map(([tenantId, list]) => skipUnattempted(tenantId, list, at)));
-  return { deliverable, skipped: [...skips.values()].flat().map((s) => s.eventId) };
+  return [...skips.values()].flat().map((s) => s.eventId);
 }
