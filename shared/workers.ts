@@ -70,7 +70,7 @@ export const workers = [
     handler: 'functions/workers/webhook-delivery',
     table: 'write',
     batchSize: 10,
-    batchesInFlight: 16,
+    batchesInFlight: 32,
     timeoutSeconds: 60,
     queues: ['webhookDelivery'],
     sendsToOwnDlq: true,

@@ -411,6 +411,36 @@ export async function markSkipped(
   }
 }
 
+/**
+ * Events no endpoint takes, settled `skipped` before any message or lease (the relay's: the tenant
+ * has no endpoint, or it does not enable the type). Each only while it is still a first attempt
+ * nobody holds — pending, no attempt made, no live lease — so an event a worker took meanwhile (a
+ * marker relayed twice) is left to it; 100 a transaction, a refused one left out. Answers the ids skipped.
+ */
+export async function skipUnattempted(
+  tenantId: string,
+  skips: readonly { eventId: string; reason: 'no_endpoint' | 'event_type_not_enabled' }[],
+  at: Date,
+): Promise<Set<string>> {
+  const skipped = new Set<string>();
+  for (let i = 0; i < skips.length; i += 100) {
+    const written = await transactWriteEach(skips.slice(i, i + 100), (s) => [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: outboxKeys.event(tenantId, s.eventId),
+          UpdateExpression:
+            'SET delivery_status = :skipped, skip_reason = :reason, last_attempt_at = if_not_exists(last_attempt_at, :null), skipped_at = :at REMOVE gsi1pk, gsi1sk',
+          ConditionExpression: `attribute_exists(pk) AND (delivery_status = :pending OR attribute_not_exists(delivery_status)) AND ${countIs(0)} AND (attribute_not_exists(lease_until) OR lease_until < :at)`,
+          ExpressionAttributeValues: { ':skipped': 'skipped', ':reason': s.reason, ':pending': 'pending', ':at': at.toISOString(), ':null': null, ':n': 0 },
+        },
+      },
+    ]);
+    for (const s of written) skipped.add(s.eventId);
+  }
+  return skipped;
+}
+
 /** The event's message went to the dead-letter queue (so a retried message does not send it twice). */
 export async function markDeadLettered(tenantId: string, eventId: string, at: Date): Promise<void> {
   await db().send(

@@ -42,6 +42,7 @@ import { deliveryHeaders } from '../schemas/webhook-signature.js';
 import { DELIVERY_TIMEOUT_MS, type DeliveryResult, deliverOnce, SOCKETS_PER_ADDRESS } from './deliver.js';
 import { nextAttemptDelay, retrySchedule } from './retry-schedule.js';
 import { settleAll, startedAside } from './settle-all.js';
+import { bookkeeping, type Slots, takeSlot } from './slots.js';
 import { webhookUrlPolicy } from './url-policy.js';
 
 /** Longer than one attempt can take, so a lease outlives its POST; a crashed holder's lease lapses. */
@@ -319,23 +320,8 @@ async function postLeased(
  * the breaker judges, is the endpoint's, not this process's queue (batches in flight × WAVE would
  * otherwise queue in the pool and trip the breaker on a fast endpoint).
  */
-const endpointSlots = new Map<string, { free: number; waiting: (() => void)[] }>();
-
-/** Wait for a slot to POST to `url`; answers the function that gives it back. */
-async function endpointSlot(url: string): Promise<() => void> {
-  const slots = endpointSlots.get(url) ?? { free: SOCKETS_PER_ADDRESS, waiting: [] };
-  endpointSlots.set(url, slots);
-  if (slots.free > 0) slots.free--;
-  else await new Promise<void>((resolve) => slots.waiting.push(resolve));
-  let given = false;
-  return () => {
-    if (given) return;
-    given = true;
-    const next = slots.waiting.shift();
-    if (next) next();
-    else if (++slots.free === SOCKETS_PER_ADDRESS) endpointSlots.delete(url);
-  };
-}
+const endpointSlots: Slots = new Map();
+const endpointSlot = (url: string) => takeSlot(endpointSlots, url, SOCKETS_PER_ADDRESS);
 
 type Planned = ReturnType<typeof plan>;
 
@@ -353,7 +339,7 @@ function plan(record: WebhookEventRecord, result: DeliveryResult, p: { leaseId: 
 
 /** Record planned attempts (one ledger transaction per EVENTS_PER_LEDGER_TRANSACTION) and set their outcomes. */
 async function recordPlanned(tenantId: string, planned: readonly Planned[], outcomes: Map<string, AutomaticOutcome>): Promise<void> {
-  const recorded = await recordAttempts(tenantId, planned);
+  const recorded = await bookkeeping(() => recordAttempts(tenantId, planned));
   for (const { record, retryInSeconds, outcome } of planned) {
     const attempt = recorded.get(record.event.id);
     if (!attempt) {

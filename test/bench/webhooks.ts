@@ -27,6 +27,7 @@ import type { WebhookEnvelope } from '../../shared/policy/webhooks/envelope.js';
 import { sqs } from '../../shared/queues/client.js';
 import { deliveryHeaders, SIGNATURE_HEADER, signatureHeader } from '../../shared/schemas/webhook-signature.js';
 import { workers } from '../../shared/workers.js';
+import { type ProfileSummary, startCpuProfile } from './cpu-profile.js';
 import { fmt, percentile, pool } from './stats.js';
 import { type DrainProfileFigures, drainProfile } from './webhook-drain-profile.js';
 
@@ -104,6 +105,8 @@ export interface WebhooksFigures {
   conflictRetries: number;
   /** Where the drain's time went: each class of call's busy time, a batch's phases, the event loop's share. */
   drainProfile: DrainProfileFigures;
+  /** With BENCH_CPU_PROFILE=<dir>: the first drain's CPU profile (this process: the stack, its workers, the SQS emulator, the receiver), summarised. */
+  drainCpuProfile?: ProfileSummary;
   /** Every drain run's seconds and its keep-alive loop's mean (the drain figures above are the worst run's). */
   drainRuns: { drainSeconds: number; loopMeanSeconds: number }[];
 }
@@ -425,11 +428,14 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
       const loopBeforeSeconds = await loopSeconds(bodies, fetchPost, 'loop before the drain');
       if (receiver.first.drain.size > 0) throw new Error('webhooks bench: an event of the backlog was delivered while the relay was held');
       resetCalls();
+      const profileDir = process.env.BENCH_CPU_PROFILE;
+      const profiling = profileDir && run === 0 ? await startCpuProfile(profileDir, 'webhooks-drain') : undefined;
       const drainStarted = performance.now();
       profile.start();
       letGo();
       await receiver.waitFor(backlog, DELIVERY_DEADLINE_MS, `drain (${DELIVERY_DEADLINE_MS / 1000} s from letting the relay go)`);
       profile.drained();
+      const drainCpuProfile = await profiling?.stop();
       const drainEnded = Math.max(...backlog.map((id) => receiver.first.drain.get(id)!));
       const drainSeconds = (drainEnded - drainStarted) / 1000;
       const drainRelayedSeconds = (lastEnqueued(backlog) - drainStarted) / 1000;
@@ -456,10 +462,12 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
         conflictRetries: conflicts,
         drainProfile: profile.figures(drainEnded),
       };
+      if (drainCpuProfile) cpuProfiles.push(drainCpuProfile);
       const loopAfterSeconds = await loopSeconds(bodies, fetchPost, 'loop after the drain');
       return { ...figures, drainLoopBeforeSeconds: loopBeforeSeconds, drainLoopAfterSeconds: loopAfterSeconds };
     };
     const drainRatio = (d: DrainRun) => d.drainSeconds / ((d.drainLoopBeforeSeconds + d.drainLoopAfterSeconds) / 2);
+    const cpuProfiles: ProfileSummary[] = [];
     const drains: DrainRun[] = [];
     for (let run = 0; run < DRAIN_RUNS; run++) drains.push(await drainOnce(run));
     const worst = drains.reduce((a, b) => (drainRatio(b) > drainRatio(a) ? b : a));
@@ -522,6 +530,7 @@ export async function measureWebhooks(stack: LocalStack, total = 2000): Promise<
       latencyMax: Math.max(...latencies),
       duplicates,
       ...worst,
+      drainCpuProfile: cpuProfiles[0],
       drainRuns: drains.map((d) => ({ drainSeconds: d.drainSeconds, loopMeanSeconds: (d.drainLoopBeforeSeconds + d.drainLoopAfterSeconds) / 2 })),
       baselineHttpRate,
       baselineFetchRate,
@@ -579,6 +588,13 @@ export function printWebhooks(f: WebhooksFigures): void {
   );
   console.log(`      ${by} (mean time per call; the relay's Queries include its idle polls)`);
   printDrainProfile(f.drainProfile, f.drainSeconds);
+  if (f.drainCpuProfile) {
+    const p = f.drainCpuProfile;
+    console.log(`    CPU profile of the first drain (${p.file}, ${fmt(p.sampledMs, 0)} ms sampled): self`);
+    for (const s of p.self.slice(0, 12)) console.log(`      ${fmt(s.ms, 0)} ms  ${s.fn}`);
+    console.log('      with what they called (the application):');
+    for (const s of p.total.slice(0, 12)) console.log(`      ${fmt(s.ms, 0)} ms  ${s.fn}`);
+  }
   console.log(
     `  steady ${f.steadyRate} events/s (${f.steadyEvents} events) commit → receipt   p50 ${fmt(f.steadyP50, 0)} ms (target ≤ 250: ${verdict(f.steadyP50 <= 250)})   p99 ${fmt(f.steadyP99, 0)} ms (target ≤ 1000: ${verdict(f.steadyP99 <= 1000)})   max ${fmt(f.steadyMax, 0)} ms`,
   );
