@@ -20,7 +20,7 @@
  */
 import { now } from '../clock.js';
 import { logger } from '../observability.js';
-import { claimLane, DIAL_SEND_LATE_MS, dialLane, dialLeadMs, dialSpacingMs, laneRelease } from '../policy/dial-pacing.js';
+import { claimLane, DIAL_SEND_LATE_MS, dialLane, dialSpacingMs, laneRelease } from '../policy/dial-pacing.js';
 import { releaseDialLane, takeDialGrant, takeDialLane } from '../repositories/dial-pacing.js';
 
 const MAX_WAIT_MS = 20_000;
@@ -37,12 +37,11 @@ export class DialSlotsBusy extends Error {
 
 /**
  * How long before its instant a dial starts its transition: about as long as recent dial
- * transitions took in this process, their slow tail included (so the dial leaves at the instant,
- * and the transition's checks — the campaign still running — are as fresh as they can be).
+ * transitions took in this process (so the dial leaves at the instant, and the transition's
+ * checks — the campaign still running — are as fresh as they can be).
  */
-const recentTransitions: number[] = [];
-const RECENT_TRANSITIONS = 32;
-const leadMs = () => dialLeadMs(recentTransitions);
+let transitionMs = 50;
+const leadMs = () => Math.min(500, Math.max(10, Math.round(transitionMs * 1.5)));
 /** How long lanes were held lately in this process on top of the second and the guard (ms): the carrier's round trip, or the send to its stamp. */
 let laneHeldMs = 0;
 
@@ -88,14 +87,13 @@ export async function waitUntilDialLead(grantAt: number): Promise<void> {
   await sleepUntil(grantAt - leadMs());
 }
 
-/** Runs the dial's transition, learning how long transitions take (the last RECENT_TRANSITIONS). */
+/** Runs the dial's transition, learning how long transitions take (a moving average). */
 export async function timedTransition<T>(run: () => Promise<T>): Promise<T> {
   const started = Date.now();
   try {
     return await run();
   } finally {
-    recentTransitions.push(Date.now() - started);
-    if (recentTransitions.length > RECENT_TRANSITIONS) recentTransitions.shift();
+    transitionMs = 0.8 * transitionMs + 0.2 * (Date.now() - started);
   }
 }
 

@@ -44,22 +44,6 @@ export const cpsOf = (limit: number | null | undefined): number => (typeof limit
  */
 export const dialSpacingMs = (cpsLimit: number | null | undefined, heldMs = 0): number => (1000 + DIAL_GUARD_MS + Math.max(0, heldMs)) / cpsOf(cpsLimit);
 
-/** The most a dial's transition starts before its instant (ms): its checks (the campaign still running) stay that fresh. */
-export const DIAL_LEAD_MAX_MS = 500;
-
-/**
- * How long before its instant a dial starts its transition, from how long recent transitions
- * took (ms, newest last; none yet: 50): their 90th percentile and a quarter more, between 10 ms and
- * DIAL_LEAD_MAX_MS. A transition that ends after the instant delays the send, and the lane's
- * cycle runs from the instant to the carrier's stamp: a mean missed the slow tail of a loaded
- * store, and every slow transition was a late dial.
- */
-export function dialLeadMs(recentTransitionsMs: readonly number[]): number {
-  const sorted = [...recentTransitionsMs].sort((a, b) => a - b);
-  const p90 = sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.9))]! : 50;
-  return Math.min(DIAL_LEAD_MAX_MS, Math.max(10, Math.round(p90 * 1.25)));
-}
-
 /**
  * No grant or permit is ever taken further ahead than a dispatcher waits (at most a minute): an
  * instant beyond this is a clock that moved back (the test clock; a host's jump), not a backlog.

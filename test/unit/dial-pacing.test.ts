@@ -6,11 +6,9 @@ import {
   cpsOf,
   DEFAULT_CPS,
   DIAL_GUARD_MS,
-  DIAL_LEAD_MAX_MS,
   DIAL_REQUEST_MAX_MS,
   DIAL_SEND_LATE_MS,
   dialLane,
-  dialLeadMs,
   dialSpacingMs,
   LANE_POLL_MS,
   type LaneHolder,
@@ -387,22 +385,5 @@ describe('dial pacing: lanes', () => {
     expect(maxWaitMs).toBeLessThan(10);
     const span = Math.max(...stamps) - Math.min(...stamps);
     expect(span / 1000).toBeCloseTo((499 * (1000 + DIAL_GUARD_MS + roundTrip)) / 10_000, 0);
-  });
-});
-
-describe('dialLeadMs', () => {
-  it('starts a transition its recent slow tail before the instant, not their mean: 4 slow ones in 32 count', () => {
-    expect(dialLeadMs([])).toBe(63);
-    expect(dialLeadMs(Array(32).fill(40))).toBe(50);
-    const tail = [300, ...Array(28).fill(40), 320, 340, 360];
-    expect(dialLeadMs(tail)).toBe(Math.round(300 * 1.25));
-    // Their mean and a half (the rule it replaces) starts them 114 ms early: every slow one a late dial.
-    expect(Math.round((tail.reduce((a, b) => a + b, 0) / tail.length) * 1.5)).toBeLessThan(300);
-    expect(dialLeadMs([...Array(31).fill(40), 2_000])).toBe(50);
-  });
-
-  it('stays within 10 ms and DIAL_LEAD_MAX_MS', () => {
-    expect(dialLeadMs(Array(10).fill(1))).toBe(10);
-    expect(dialLeadMs(Array(10).fill(5_000))).toBe(DIAL_LEAD_MAX_MS);
   });
 });
