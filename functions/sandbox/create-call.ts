@@ -13,6 +13,16 @@ import { sandboxStepMs } from '../../shared/sandbox/timeline.js';
 import { scheduleStep } from '../../shared/sandbox/timeline-queue.js';
 
 /**
+ * A carrier stamps a call when the request reaches it (Twilio's date_created), before its own
+ * routing and look-ups: that instant is what cps ceilings are counted on. API Gateway's arrival
+ * instant (`requestContext.timeEpoch`, the local router's too) is it; the handler's own clock
+ * runs later by the routing, the middleware and a queue in the event loop. Absent (a direct
+ * invocation): now.
+ */
+const arrivedAt = (timeEpoch: number | undefined): Date =>
+  new Date(typeof timeEpoch === 'number' && Number.isFinite(timeEpoch) && timeEpoch > 0 ? timeEpoch : Date.now());
+
+/**
  * POST /sandbox/twilio/2010-04-01/Accounts/{AccountSid}/Calls.json — place a call, as
  * Twilio: 201 with the queued Call; the number called picks the timeline (README "Sandbox
  * test numbers") that the sandbox-timeline worker plays, posting signed status callbacks.
@@ -27,8 +37,7 @@ export const handler = defineRoute(
     responses: { 201: sandboxCallResource, 400: twilioErrorResource, 401: twilioErrorResource, 404: twilioErrorResource, 500: twilioErrorResource },
   },
   async ({ event, path, form }) => {
-    // A carrier stamps a call when the request reaches it, before its own look-ups: the instant cps ceilings are counted on.
-    const landed = new Date();
+    const landed = arrivedAt(event.requestContext?.timeEpoch);
     const access = await sandboxAccess(event, path.account_sid, 'Calls.json', { active: true });
     if ('error' in access) return access.error;
     const read = readCallForm(form);

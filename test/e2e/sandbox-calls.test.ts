@@ -7,6 +7,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as createCall } from '../../functions/sandbox/create-call.js';
+import { buildApiGatewayEvent } from '../../infra/local/apigw-event.js';
+import { createLambdaContext } from '../../infra/local/lambda-context.js';
 import { newId } from '../../shared/ids.js';
 import { newSandboxCredentials, putSandboxAccount } from '../../shared/sandbox/accounts.js';
 import { playCallStep } from '../../shared/sandbox/call-player.js';
@@ -199,6 +202,36 @@ describe('sandbox calls placed through the Twilio adapter', () => {
     expect(placed.stampedAt).toBeGreaterThanOrEqual(sentAt);
     expect(placed.stampedAt).toBeLessThanOrEqual(answeredAt);
     await finished(placed.sid);
+  });
+
+  it('stamps a dial when the request reached it (API Gateway’s requestContext.timeEpoch), not when its handler ran; now when the event has none', async () => {
+    const invoke = async (arrived: number | undefined) => {
+      const body = new URLSearchParams({ To: randomNumber('303'), From: from, Url: `${receiverUrl}/twiml/stream`, StatusCallback: `${receiverUrl}/status` });
+      const event = buildApiGatewayEvent(
+        {
+          method: 'POST',
+          url: `/sandbox/twilio/2010-04-01/Accounts/${creds.account_sid}/Calls.json`,
+          rawHeaders: ['host', '127.0.0.1', 'authorization', basic(creds), 'content-type', 'application/x-www-form-urlencoded'],
+          body: Buffer.from(body.toString()),
+        },
+        { routeKey: 'POST /sandbox/twilio/2010-04-01/Accounts/{account_sid}/Calls.json', pathParameters: { account_sid: creds.account_sid } },
+        { now: arrived },
+      );
+      if (arrived === undefined) delete (event.requestContext as { timeEpoch?: number }).timeEpoch;
+      const res = await createCall(event, createLambdaContext({ functionName: 'sandboxCreateCall', timeoutSeconds: 10 }));
+      expect(res.statusCode).toBe(201);
+      return JSON.parse(res.body!) as { sid: string; date_created_ms: number };
+    };
+    // A request that reached the carrier 400 ms before its handler ran (routing, middleware, a queue).
+    const arrived = Date.now() - 400;
+    const early = await invoke(arrived);
+    expect(early.date_created_ms).toBe(arrived);
+    expect(Date.parse((await getSandboxCall(early.sid))!.created_at)).toBe(arrived);
+    const before = Date.now();
+    const direct = await invoke(undefined);
+    expect(direct.date_created_ms).toBeGreaterThanOrEqual(before);
+    expect(direct.date_created_ms).toBeLessThanOrEqual(Date.now());
+    await Promise.all([finished(early.sid), finished(direct.sid)]);
   });
 
   it('posts only the events asked for, and the final status always', async () => {
