@@ -14,6 +14,7 @@
  */
 
 import { dispatchCall } from '../calls/dispatch.js';
+import { pinnedVersion } from '../calls/pinned-versions.js';
 import { now } from '../clock.js';
 import { logger } from '../observability.js';
 import { isFinished, SCRUB_OPEN_STATUSES, scrubOpen } from '../policy/campaigns/rules.js';
@@ -69,9 +70,17 @@ async function launchStep(c: CampaignRecord, dispatch?: DispatchLaunched): Promi
  * A slot freed by an attempt's end is refilled by a dial from this same worker: the launched
  * call is dispatched here rather than through another trip on the queue (the call's due item
  * still stands behind it, so a crash meanwhile only delays it to the scheduler's next send).
+ * The dial starts from what the launch holds — the call it wrote, the campaign's pool, the
+ * pinned version (immutable, kept per instance) — instead of reading them back: three reads
+ * less between an attempt's end and the next dial.
  */
-const dialHere: DispatchLaunched = async (call) => {
-  await dispatchCall(call.tenant_id, call.id);
+const dialHere = (c: CampaignRecord): DispatchLaunched => {
+  let version: ReturnType<typeof pinnedVersion> | undefined;
+  return async (call) => {
+    version ??= pinnedVersion(c.tenant_id, call.agent_version_id);
+    const pinned = await version;
+    await dispatchCall(call.tenant_id, call.id, pinned ? { launched: { call, numberIds: c.pool_number_ids, version: pinned.version } } : {});
+  };
 };
 
 /**
@@ -84,7 +93,7 @@ const dialHere: DispatchLaunched = async (call) => {
 export async function launchNow(tenantId: string, campaignId: string): Promise<number> {
   const c = await getCampaign(tenantId, campaignId);
   if (!c || c.status !== 'running') return 0;
-  return launchStep(c, dialHere);
+  return launchStep(c, dialHere(c));
 }
 
 /**
