@@ -44,6 +44,7 @@ import {
 } from '../repositories/outbound-calls.js';
 import { utcDay } from '../repositories/phone-numbers.js';
 import { getTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
+import type { AgentVersion } from '../schemas/agents.js';
 import { providerFor } from '../telephony/carrier-for.js';
 import { publicBaseUrl } from '../telephony/endpoints.js';
 import { CarrierRefused, type PlaceCallInput, type TelephonyProvider } from '../telephony/provider.js';
@@ -87,6 +88,13 @@ export interface DispatchDeps {
   provider?: (account: TelephonyAccountRecord) => Promise<TelephonyProvider>;
   /** The longest a dispatcher waits for a cps slot (default cps-limiter's MAX_WAIT_MS). */
   slotWaitMs?: number;
+  /**
+   * A campaign attempt dialled by the worker that just launched it: the call as the launch wrote
+   * it, its pool and pinned version as the launch knew them, so none is read back. The dial's
+   * transaction still requires the call scheduled and the campaign running, and the judgement
+   * is still made afresh.
+   */
+  launched?: { call: OutboundCallRecord; numberIds: readonly string[]; version: AgentVersion };
 }
 
 /** The Delete of the call's current due item, if it has one. */
@@ -140,20 +148,21 @@ export function dialCountUpdate(tenantId: string, number: Pick<CallerNumber, 'id
 }
 
 export async function dispatchCall(tenantId: string, callId: string, deps: DispatchDeps = {}): Promise<DispatchOutcome> {
-  const stored = await getCall(tenantId, callId);
+  const launched = deps.launched?.call.id === callId ? deps.launched : undefined;
+  const stored = launched?.call ?? (await getCall(tenantId, callId));
   if (!stored || stored.direction !== 'outbound') return 'not_found';
   const call = stored as unknown as OutboundCallRecord;
   if (call.state !== 'scheduled') return 'not_scheduled';
   if (call.scheduled_for && Date.parse(call.scheduled_for) > now().getTime()) return 'not_due';
   // A campaign attempt dials only while its campaign runs, and only from its pool (see docs/decisions/campaigns.md).
-  let numberIds: readonly string[] | undefined;
-  if (call.campaign_id) {
+  let numberIds: readonly string[] | undefined = launched?.numberIds;
+  if (call.campaign_id && !launched) {
     const campaign = await getCampaignSettings(tenantId, call.campaign_id);
     if (!campaign) return dispose(call, now(), TARGET_GONE);
     if (campaign.status !== 'running') return campaignNotRunning(call, campaign.status);
     numberIds = campaign.pool_number_ids;
   }
-  const version = await getAgentVersion(tenantId, call.agent_version_id);
+  const version = launched?.version ?? (await getAgentVersion(tenantId, call.agent_version_id));
   // What the call was queued for no longer exists: it can never be dialled, so it ends now
   // rather than being re-sent by the scheduler forever.
   if (!version) return dispose(call, now(), TARGET_GONE);

@@ -3,8 +3,10 @@
  * (judgeCall on the pinned version, the pool's numbers), in pages of the list's members
  * (gsi1 `TENANT#<t>#LIST#<lst>#MEMBERS`) resumed from `scrub_cursor`. It runs in the
  * scheduler tick, not in the start request: a 10,000-contact list takes ~7 reads per contact,
- * more than a request may spend. Per contact, ONE transaction: the row (put if absent, so a
- * repeated page counts nobody twice), its queue item at its own next permitted instant
+ * more than a request may spend. The campaign runs from the first judged page on (the driver), so
+ * the scrub goes on beside the launches: a launch only ever takes a queue item this wrote.
+ * Per contact, ONE transaction: the row (put if absent, so a repeated page counts nobody
+ * twice), its queue item at its own next permitted instant
  * (allow: now; defer: next_permitted_at), and the campaign's counts (contacts_total, the
  * scrub counts by outcome, disposition and reason; a blocked contact is `done` at once).
  */
@@ -64,7 +66,10 @@ async function scrubOne(c: CampaignRecord, version: AgentVersion, contactId: str
   await tryTransactWrite(scrubItems(c, judged, at));
 }
 
-/** One page of members; returns true when the list is exhausted (the cursor is then cleared and scrub_complete set). */
+/**
+ * One page of members; returns true when there is nothing more to scrub: the list is exhausted
+ * (the cursor is then cleared and scrub_complete set), or the scrub was closed meanwhile (a cancel).
+ */
 export async function scrubPage(c: CampaignRecord): Promise<boolean> {
   const version = await getAgentVersion(c.tenant_id, c.agent_version_id!);
   if (!version) throw new Error(`campaign ${c.id}: pinned version ${c.agent_version_id} is gone`);
@@ -72,7 +77,7 @@ export async function scrubPage(c: CampaignRecord): Promise<boolean> {
   const ids = page.ids;
   for (let i = 0; i < ids.length; i += PARALLEL) await Promise.all(ids.slice(i, i + PARALLEL).map((id) => scrubOne(c, version, id)));
   const done = page.next === null;
-  await saveScrubCursor(c, page.next, done);
+  if (!(await saveScrubCursor(c, page.next, done))) return true;
   c.scrub_cursor = page.next;
   c.scrub_complete = done;
   return done;

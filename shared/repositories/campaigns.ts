@@ -24,7 +24,7 @@ import { isId, newId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { queryPage } from '../pagination/page.js';
 import type { CampaignStatus } from '../policy/campaigns/rules.js';
-import { CAMPAIGN_MOVES, type CampaignAction, counterShardsFor, MAX_COUNTER_SHARDS, shardCap } from '../policy/campaigns/rules.js';
+import { CAMPAIGN_MOVES, type CampaignAction, counterShardsFor, MAX_COUNTER_SHARDS, SCRUB_OPEN_STATUSES, shardCap } from '../policy/campaigns/rules.js';
 import type { CampaignSummary } from '../schemas/campaigns.js';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -434,7 +434,13 @@ export function campaignDoneItem(tenantId: string, campaignId: string): Transact
   };
 }
 
-/** One scrubbed contact counted: contacts_total and the scrub's counts by outcome, reason and (blocked) disposition; a blocked one is `done` at once. Only while scrubbing. */
+/** The scrub's writes hold only while its status allows them (a cancel closes it); the condition's names and values. */
+const scrubOpenCondition = {
+  expression: `#status IN (${SCRUB_OPEN_STATUSES.map((_, i) => `:open${i}`).join(', ')})`,
+  values: Object.fromEntries(SCRUB_OPEN_STATUSES.map((s, i) => [`:open${i}`, s])),
+};
+
+/** One scrubbed contact counted: contacts_total and the scrub's counts by outcome, reason and (blocked) disposition; a blocked one is `done` at once. Only while the scrub is open. */
 export function scrubCountItem(
   c: Pick<CampaignRecord, 'tenant_id' | 'id'>,
   counted: { outcome: 'allowed' | 'deferred' | 'blocked'; reason: string; disposition: string | null },
@@ -447,28 +453,41 @@ export function scrubCountItem(
       UpdateExpression:
         'ADD contacts_total :one, done :done SET scrub.#o = scrub.#o + :one, scrub.by_reason.#r = if_not_exists(scrub.by_reason.#r, :zero) + :one' +
         (blocked ? ', scrub.by_disposition.#d = if_not_exists(scrub.by_disposition.#d, :zero) + :one' : ''),
-      ConditionExpression: '#status = :scrubbing',
+      ConditionExpression: scrubOpenCondition.expression,
       ExpressionAttributeNames: {
         '#o': counted.outcome,
         '#r': counted.reason,
         '#status': 'status',
         ...(blocked ? { '#d': counted.disposition as string } : {}),
       },
-      ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':done': blocked ? 1 : 0, ':scrubbing': 'scrubbing' },
+      ExpressionAttributeValues: { ':one': 1, ':zero': 0, ':done': blocked ? 1 : 0, ...scrubOpenCondition.values },
     },
   };
 }
 
-/** Where the scrub resumes (null: from the start) and whether the list is exhausted; only while scrubbing. */
-export async function saveScrubCursor(c: Pick<CampaignRecord, 'tenant_id' | 'id'>, cursor: Record<string, unknown> | null, complete: boolean): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: campaignKeys.campaign(c.tenant_id, c.id),
-      UpdateExpression: 'SET scrub_cursor = :cursor, scrub_complete = :done',
-      ConditionExpression: '#status = :scrubbing',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':cursor': cursor, ':done': complete, ':scrubbing': 'scrubbing' },
-    }),
-  );
+/**
+ * Where the scrub resumes (null: from the start) and whether the list is exhausted; only while
+ * the scrub is open. False when it is closed (the campaign was cancelled meanwhile).
+ */
+export async function saveScrubCursor(
+  c: Pick<CampaignRecord, 'tenant_id' | 'id'>,
+  cursor: Record<string, unknown> | null,
+  complete: boolean,
+): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: campaignKeys.campaign(c.tenant_id, c.id),
+        UpdateExpression: 'SET scrub_cursor = :cursor, scrub_complete = :done',
+        ConditionExpression: scrubOpenCondition.expression,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':cursor': cursor, ':done': complete, ...scrubOpenCondition.values },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw err;
+  }
 }

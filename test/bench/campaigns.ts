@@ -29,6 +29,8 @@ export interface CampaignFigures {
   cap: number;
   stepMs: number;
   scrubSeconds: number;
+  /** Start → every contact judged (contacts_total reached the list; the scrub now goes on while the first pages dial). */
+  scrubDoneSeconds: number;
   completedSeconds: number;
   meanCallSeconds: number;
   boundSeconds: number;
@@ -69,7 +71,10 @@ async function fetchRetrying(url: string, init: Parameters<typeof fetch>[1], ide
   }
 }
 
-export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20, cap = 50): Promise<CampaignFigures> {
+/** CAMPAIGN_BENCH_CONTACTS: a shorter run on a machine too loaded for a thousand calls within the deadline (the figures are ratios). */
+const benchContacts = () => Number(process.env.CAMPAIGN_BENCH_CONTACTS) || 1000;
+
+export async function measureCampaign(stack: LocalStack, total = benchContacts(), cps = 20, cap = 50): Promise<CampaignFigures> {
   await seedPlatformData();
   const t = await createTenant({ name: 'Bench campaign', adminEmail: 'campaign@bench.test' });
   const auth = { authorization: `Bearer ${t.api_key.secret}`, 'content-type': 'application/json' };
@@ -131,11 +136,13 @@ export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20,
   const startedWall = Date.now();
   await api('POST', `/v1/campaigns/${campaign.id}/start`);
   let scrubSeconds = NaN;
+  let scrubDoneSeconds = NaN;
   let c: Record<string, any> = {};
-  const deadline = performance.now() + 900_000;
+  const deadline = performance.now() + Number(process.env.CAMPAIGN_BENCH_DEADLINE_S ?? 900) * 1000;
   while (performance.now() < deadline) {
     c = await api('GET', `/v1/campaigns/${campaign.id}`);
     if (Number.isNaN(scrubSeconds) && !['scrubbing', 'ready'].includes(c.status)) scrubSeconds = (performance.now() - started) / 1000;
+    if (Number.isNaN(scrubDoneSeconds) && c.contacts_total === total) scrubDoneSeconds = (performance.now() - started) / 1000;
     if (c.status === 'completed') break;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -173,6 +180,7 @@ export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20,
     cap,
     stepMs: Number(process.env.SANDBOX_STEP_MS),
     scrubSeconds,
+    scrubDoneSeconds,
     completedSeconds,
     meanCallSeconds,
     boundSeconds: Math.max(total / cps, (total * meanCallSeconds) / cap),
@@ -192,7 +200,9 @@ export async function measureCampaign(stack: LocalStack, total = 1000, cps = 20,
 
 export function printCampaign(f: CampaignFigures): void {
   console.log(`\n## Campaign: ${f.contacts} contacts, cps_limit ${f.cps}, concurrency_cap ${f.cap}, SANDBOX_STEP_MS ${f.stepMs}`);
-  console.log(`scrub (start → running)          ${fmt(f.scrubSeconds)} s`);
+  console.log(
+    `scrub (start → running)          ${fmt(f.scrubSeconds)} s   (start → every contact judged ${fmt(f.scrubDoneSeconds)} s; dials begin after the first page)`,
+  );
   console.log(
     `start → completed                 ${fmt(f.completedSeconds)} s   (bound the caps impose: ${fmt(f.boundSeconds)} s = max(${f.contacts}/${f.cps}, ${f.contacts} × ${fmt(f.meanCallSeconds, 2)} s / ${f.cap}); bound/actual ${fmt(f.boundSeconds / f.completedSeconds, 2)})`,
   );

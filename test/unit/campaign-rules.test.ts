@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { CAMPAIGN_MOVES, counterShardsFor, isFinished, judgeAttemptEnd, launchable, launchShards, shardCap } from '../../shared/policy/campaigns/rules.js';
+import {
+  CAMPAIGN_MOVES,
+  counterShardsFor,
+  isFinished,
+  judgeAttemptEnd,
+  launchable,
+  launchShards,
+  scrubOpen,
+  shardCap,
+} from '../../shared/policy/campaigns/rules.js';
 import { endSubCode, rowOutcome } from '../../shared/repositories/campaign-attempt-items.js';
 import { campaignOutcomeSummary } from '../../shared/schemas/campaigns.js';
 
@@ -51,6 +60,13 @@ describe('pacing and moves', () => {
     expect(isFinished({ contacts_total: 3, done: 3, scrub_complete: true })).toBe(true);
     expect(isFinished({ contacts_total: 3, done: 2, scrub_complete: true })).toBe(false);
     expect(isFinished({ contacts_total: 0, done: 0, scrub_complete: false })).toBe(false);
+  });
+  it('keeps the scrub open past the move to running and through a pause, until the list is exhausted or the campaign ends', () => {
+    for (const status of ['scrubbing', 'ready', 'running', 'paused']) {
+      expect(scrubOpen({ status, scrub_complete: false })).toBe(true);
+      expect(scrubOpen({ status, scrub_complete: true })).toBe(false);
+    }
+    for (const status of ['draft', 'completed', 'cancelled']) expect(scrubOpen({ status, scrub_complete: false })).toBe(false);
   });
 });
 

@@ -104,6 +104,17 @@ export const CAMPAIGN_MOVES = {
 } as const satisfies Record<string, readonly CampaignStatus[]>;
 export type CampaignAction = keyof typeof CAMPAIGN_MOVES;
 
+/**
+ * Where the scrub may still write: it opens at start and runs on past the move to running (the
+ * first judged page already dials) until the list is exhausted; a pause does not stop it, a
+ * cancel or completion does.
+ */
+export const SCRUB_OPEN_STATUSES = ['scrubbing', 'ready', 'running', 'paused'] as const satisfies readonly CampaignStatus[];
+
+/** The scrub still has pages to judge: its status allows it and the list is not exhausted. */
+export const scrubOpen = (c: { status: string; scrub_complete: boolean }): boolean =>
+  !c.scrub_complete && (SCRUB_OPEN_STATUSES as readonly string[]).includes(c.status);
+
 /** The campaign is finished when every targeted contact has its terminal outcome. */
 export const isFinished = (c: { contacts_total: number; done: number; scrub_complete: boolean }): boolean => c.scrub_complete && c.done >= c.contacts_total;
 

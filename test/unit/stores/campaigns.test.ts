@@ -118,7 +118,7 @@ describe('the counters an attempt moves', () => {
 });
 
 describe('the scrub', () => {
-  it('counts a contact by outcome and reason, a blocked one by disposition and done, only while scrubbing', () => {
+  it('counts a contact by outcome and reason, a blocked one by disposition and done, only while the scrub is open', () => {
     const blocked = scrubCountItem({ tenant_id: T, id: C }, { outcome: 'blocked', reason: 'internal_dnc', disposition: 'dnc_hit' }).Update!;
     expect(blocked.UpdateExpression).toContain('scrub.by_disposition.#d');
     expect(blocked.ExpressionAttributeNames).toMatchObject({ '#o': 'blocked', '#r': 'internal_dnc', '#d': 'dnc_hit' });
@@ -126,12 +126,27 @@ describe('the scrub', () => {
     const allowed = scrubCountItem({ tenant_id: T, id: C }, { outcome: 'allowed', reason: 'none', disposition: null }).Update!;
     expect(allowed.UpdateExpression).not.toContain('by_disposition');
     expect(allowed.ExpressionAttributeValues).toMatchObject({ ':done': 0 });
-    expect(allowed.ConditionExpression).toBe('#status = :scrubbing');
+    // The scrub goes on after the campaign runs (and while it is paused); a cancel closes it.
+    const open = { ':open0': 'scrubbing', ':open1': 'ready', ':open2': 'running', ':open3': 'paused' };
+    expect(allowed.ConditionExpression).toBe('#status IN (:open0, :open1, :open2, :open3)');
+    expect(allowed.ExpressionAttributeValues).toMatchObject(open);
   });
-  it('saves where it resumes, only while scrubbing', async () => {
+  it('saves where it resumes, only while the scrub is open', async () => {
     ddb.on(UpdateCommand).resolves({});
-    await saveScrubCursor({ tenant_id: T, id: C }, { pk: 'x', sk: 'y' }, false);
+    expect(await saveScrubCursor({ tenant_id: T, id: C }, { pk: 'x', sk: 'y' }, false)).toBe(true);
     const sent = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
-    expect(sent.ExpressionAttributeValues).toEqual({ ':cursor': { pk: 'x', sk: 'y' }, ':done': false, ':scrubbing': 'scrubbing' });
+    expect(sent.ConditionExpression).toBe('#status IN (:open0, :open1, :open2, :open3)');
+    expect(sent.ExpressionAttributeValues).toEqual({
+      ':cursor': { pk: 'x', sk: 'y' },
+      ':done': false,
+      ':open0': 'scrubbing',
+      ':open1': 'ready',
+      ':open2': 'running',
+      ':open3': 'paused',
+    });
+  });
+  it('answers false when a cancel closed the scrub meanwhile', async () => {
+    ddb.on(UpdateCommand).rejects(conditionFailed());
+    expect(await saveScrubCursor({ tenant_id: T, id: C }, null, true)).toBe(false);
   });
 });
