@@ -115,6 +115,8 @@ export interface CallsFigures {
   byState: Record<string, number>;
   /** The calls that ended `failed`, by end_reason. */
   failedReasons: Record<string, number>;
+  /** Dials in the carrier's records: fewer than the calls when some failed before reaching it, more only if one was dialled twice. */
+  carrierDials: number;
   /** POSTs answered 5xx (a route timing out under load) and sent again with the same Idempotency-Key. */
   retried: number;
   deferred: Latency;
@@ -453,6 +455,7 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
     allTerminalSeconds,
     byState,
     failedReasons,
+    carrierDials: dials.length,
     retried,
     deferred,
     allowed,
@@ -574,6 +577,7 @@ export function printCalls(f: CallsFigures): void {
     for (const x of f.profile.total.slice(0, 25)) console.log(`    ${fmt(x.ms, 0)} ms  ${x.fn}`);
   }
   if (Object.keys(f.failedReasons).length) console.log(`  failed calls by end_reason: ${JSON.stringify(f.failedReasons)}`);
+  console.log(`  dials in the carrier's records: ${f.carrierDials} for ${f.calls} calls`);
   if (f.retried) console.log(`  ${f.retried} POSTs answered 5xx (route timeout under load) and were sent again with their Idempotency-Key`);
   const line = (what: string, l: Latency) =>
     console.log(
