@@ -380,6 +380,16 @@ export async function claimDueAttempt(tenantId: string, eventId: string, claim: 
   }
 }
 
+/** What `skipped` writes, whoever settles it (the worker under its lease, the relay before any lease). */
+const SKIP_SET = 'SET delivery_status = :skipped, skip_reason = :reason, last_attempt_at = if_not_exists(last_attempt_at, :null), skipped_at = :at';
+const skipValues = (reason: 'no_endpoint' | 'event_type_not_enabled', at: Date) => ({
+  ':skipped': 'skipped',
+  ':reason': reason,
+  ':pending': 'pending',
+  ':at': at.toISOString(),
+  ':null': null,
+});
+
 /** No endpoint takes this event (none configured, or its type is not enabled): it is never sent. Under the caller's lease. */
 export async function markSkipped(
   tenantId: string,
@@ -393,17 +403,9 @@ export async function markSkipped(
       new UpdateCommand({
         TableName: tableName(),
         Key: outboxKeys.event(tenantId, eventId),
-        UpdateExpression:
-          'SET delivery_status = :skipped, skip_reason = :reason, last_attempt_at = if_not_exists(last_attempt_at, :null), skipped_at = :at REMOVE lease_id, lease_until, gsi1pk, gsi1sk',
+        UpdateExpression: `${SKIP_SET} REMOVE lease_id, lease_until, gsi1pk, gsi1sk`,
         ConditionExpression: '(delivery_status = :pending OR attribute_not_exists(delivery_status)) AND lease_id = :lease',
-        ExpressionAttributeValues: {
-          ':skipped': 'skipped',
-          ':reason': reason,
-          ':pending': 'pending',
-          ':at': at.toISOString(),
-          ':null': null,
-          ':lease': leaseId,
-        },
+        ExpressionAttributeValues: { ...skipValues(reason, at), ':lease': leaseId },
       }),
     );
   } catch (err) {
@@ -429,10 +431,9 @@ export async function skipUnattempted(
         Update: {
           TableName: tableName(),
           Key: outboxKeys.event(tenantId, s.eventId),
-          UpdateExpression:
-            'SET delivery_status = :skipped, skip_reason = :reason, last_attempt_at = if_not_exists(last_attempt_at, :null), skipped_at = :at REMOVE gsi1pk, gsi1sk',
+          UpdateExpression: `${SKIP_SET} REMOVE gsi1pk, gsi1sk`,
           ConditionExpression: `attribute_exists(pk) AND (delivery_status = :pending OR attribute_not_exists(delivery_status)) AND ${countIs(0)} AND (attribute_not_exists(lease_until) OR lease_until < :at)`,
-          ExpressionAttributeValues: { ':skipped': 'skipped', ':reason': s.reason, ':pending': 'pending', ':at': at.toISOString(), ':null': null, ':n': 0 },
+          ExpressionAttributeValues: { ...skipValues(s.reason, at), ':n': 0 },
         },
       },
     ]);
