@@ -5,7 +5,9 @@
  *   round 1 (parallel, 2 calls; a route starts them with the credential's read: startCallReads)
  *     · the contact, its consents and its attempts placed in the 24 h up to `at`: ONE Query
  *       on the contact's partition (readContactHistory);
- *     · the tenant's phone numbers: one Query;
+ *     · the tenant's phone numbers: one Query — or, for a route whose warm instance knows the
+ *       ids that the numbers' membership version stands for, their items by key in the
+ *       credential's read, with the version (a version that moved: one Query then);
  *   round 2 (1 call, needs the contact's number and the numbers' accounts)
  *     · ONE BatchGetItem (readCallPointFacts): the agent item (its latest version's number and
  *       immutable id), the number's suppression ACTIVE item, the area code's National DNC
@@ -19,13 +21,14 @@
  *       question is then the tenant's, over all its accounts' SAN refs).
  *
  * So 3 calls once the version (and, for marketing, the DNC exchange) is known, whatever the
- * number of consents or recent attempts; 2 when a route read round 1 and, for a contact it
- * judged before, the batch's items with the credential (startCallReads). Every read is strongly
- * consistent and nothing of the decision's changing inputs is cached: a suppression, a
- * consent, an attempt or a publish committed a moment ago counts.
+ * number of consents or recent attempts; 1 besides the credential's read when a route judges a
+ * contact it judged before, for a tenant whose numbers it knows (startCallReads). Every read is
+ * strongly consistent and nothing of the decision's changing inputs is cached (only keys are
+ * kept, each checked in the same read): a suppression, a consent, an attempt, a publish or a
+ * number committed a moment ago counts.
  */
 import { now } from '../clock.js';
-import type { ItemKey, ItemsByKey } from '../db/batch-get.js';
+import { type ItemKey, type ItemsByKey, itemAt, MAX_BATCH_KEYS } from '../db/batch-get.js';
 import { isId } from '../ids.js';
 import { isUsJurisdiction, placeOf } from '../policy/compliance/numbering.js';
 import type { ComplianceInputs, DncSnapshotFacts, ProfileFacts } from '../policy/compliance/types.js';
@@ -33,7 +36,16 @@ import type { TelephonyProviderName } from '../policy/telephony-states.js';
 import { RecentlyUsed } from '../recently-used.js';
 import { type AgentHead, getAgentVersionNumber, type PinnedVersion, readAgentHead } from '../repositories/agent-heads.js';
 import { callPointFactsOf, callPointKeys, MAX_BATCHED_ACCOUNTS, readCallPointFacts } from '../repositories/call-inputs.js';
-import { type CallerAccountFacts, readCallerAccounts, readCallerNumbers, type CallerNumber as StoredCallerNumber } from '../repositories/caller-pool.js';
+import {
+  type CallerAccountFacts,
+  callerNumberKeys,
+  callerNumbersFrom,
+  numbersVersionKey,
+  numbersVersionOf,
+  readCallerAccounts,
+  readCallerNumbers,
+  type CallerNumber as StoredCallerNumber,
+} from '../repositories/caller-pool.js';
 import { type ContactFacts, type ContactHistory, readContactHistory } from '../repositories/contact-attempts.js';
 import { dncFacts, dncFactsAfterPointer } from '../repositories/dnc-facts.js';
 import { isSuppressed } from '../repositories/suppression-state.js';
@@ -102,6 +114,57 @@ type FirstRound = [ContactHistory | undefined, StoredCallerNumber[]];
 const firstRound = (tenantId: string, contactId: string, at: Date): Promise<FirstRound> =>
   Promise.all([readContactHistory(tenantId, contactId, at), readCallerNumbers(tenantId)]);
 
+/**
+ * The tenant's numbers in a route's early reads: queried alongside the credential's read, or
+ * read by key in it — the numbers' membership version and, when this instance knows the ids
+ * that version stands for (`known`), their items.
+ */
+type EarlyNumbers = { query: Promise<StoredCallerNumber[]> } | { known: NumbersGuess | undefined };
+
+/**
+ * The ids of a tenant's numbers as a Query read them AFTER their membership version was seen
+ * (numbersVersionOf): while the version still reads the same, no number was created or deleted,
+ * so reading these ids' items by key reads every number. Ids only: each item is read afresh.
+ */
+interface NumbersGuess {
+  version: number;
+  ids: readonly string[];
+}
+
+const numberGuesses = new RecentlyUsed<string, NumbersGuess>(256);
+
+/** Keys of the credential's BatchGetItem besides a judgement's: the API key, the tenant, an idempotency record. */
+const CREDENTIAL_KEYS = 3;
+/** A tenant with more numbers than this has them queried: their items would crowd the credential's read. */
+const MAX_GUESSED_NUMBERS = 40;
+
+function earlyNumbers(tenantId: string, pointKeys: number): { numbers: EarlyNumbers; keys: ItemKey[] } {
+  const room = MAX_BATCH_KEYS - CREDENTIAL_KEYS - pointKeys - 1;
+  if (room < 0) {
+    const query = readCallerNumbers(tenantId);
+    query.catch(() => {}); // awaited only by a request whose credential was proven
+    return { numbers: { query }, keys: [] };
+  }
+  const guess = numberGuesses.get(tenantId);
+  const known = guess && guess.ids.length <= Math.min(room, MAX_GUESSED_NUMBERS) ? guess : undefined;
+  return { numbers: { known }, keys: [numbersVersionKey(tenantId), ...(known ? callerNumberKeys(tenantId, known.ids) : [])] };
+}
+
+/**
+ * The numbers of early reads: the Query's, the items read by key when the version still names
+ * the ids known, else a Query now — after the version was read, so its ids are kept for it.
+ */
+async function numbersOf(tenantId: string, numbers: EarlyNumbers, items: ItemsByKey): Promise<StoredCallerNumber[]> {
+  if ('query' in numbers) return numbers.query;
+  const version = numbersVersionOf(itemAt(items, numbersVersionKey(tenantId)));
+  const known = numbers.known?.version === version ? callerNumbersFrom(items, tenantId, numbers.known.ids) : undefined;
+  if (known) return known;
+  const read = await readCallerNumbers(tenantId);
+  if (read.length <= MAX_GUESSED_NUMBERS) numberGuesses.set(tenantId, { version, ids: read.map((n) => n.id) });
+  else numberGuesses.delete(tenantId);
+  return read;
+}
+
 /** Round 1 of a judgement, started before the request is validated (see startCallReads). */
 export interface EarlyCallReads {
   tenantId: string;
@@ -109,7 +172,8 @@ export interface EarlyCallReads {
   agentId: string | undefined;
   /** The instant judged: the one the attempts were read for. */
   at: Date;
-  reads: Promise<FirstRound>;
+  history: Promise<ContactHistory | undefined>;
+  numbers: EarlyNumbers;
   /** The number and accounts whose point reads were asked of the credential's read (`guessCallPoint` below). */
   guess: CallPointGuess | undefined;
 }
@@ -133,14 +197,15 @@ export function startCallReads(tenantId: string, body: unknown, at?: unknown): {
   const { contact_id: contactId, agent_id: agentId } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const when = at === undefined ? now() : typeof at === 'string' ? new Date(at) : undefined;
   if (typeof contactId !== 'string' || !isId(contactId) || !when || Number.isNaN(when.getTime())) return undefined;
-  const reads = firstRound(tenantId, contactId, when);
-  reads.catch(() => {}); // awaited only by a request whose credential was proven; its failure surfaces there
+  const history = readContactHistory(tenantId, contactId, when);
+  history.catch(() => {}); // awaited only by a request whose credential was proven; its failure surfaces there
   const agent = typeof agentId === 'string' && isId(agentId) ? agentId : undefined;
   const guess = agent === undefined ? undefined : guessCallPoint(tenantId, contactId);
-  const keys = guess
+  const pointKeys = guess
     ? callPointKeys({ tenantId, agentId: agent, phone: guess.phone, dncAreaCode: dncAreaCodeOf(guess.phone), accountIds: guess.accountIds })
     : [];
-  return { handle: { tenantId, contactId, agentId: agent, at: when, reads, guess }, keys };
+  const numbers = earlyNumbers(tenantId, pointKeys.length);
+  return { handle: { tenantId, contactId, agentId: agent, at: when, history, numbers: numbers.numbers, guess }, keys: [...pointKeys, ...numbers.keys] };
 }
 
 export type GatheredInputs =
@@ -176,7 +241,9 @@ export async function gatherComplianceInputs(
   const agentId = 'version' in agent ? undefined : agent.agent_id;
   const early = opts.early?.handle;
   const started = early && early.tenantId === tenantId && early.contactId === contactId && early.at.getTime() === at.getTime() ? early : undefined;
-  const [history, tenantNumbers] = await (started ? started.reads : firstRound(tenantId, contactId, at));
+  const [history, tenantNumbers] = await (started
+    ? Promise.all([started.history, numbersOf(tenantId, started.numbers, opts.early!.items)])
+    : firstRound(tenantId, contactId, at));
   if (!history) return { found: false, agent: agentId === undefined ? 'ok' : await agentState(tenantId, agentId), contact: 'unknown' };
   if (agentId !== undefined && !isId(agentId)) return { found: false, agent: 'unknown', contact: 'ok' };
 

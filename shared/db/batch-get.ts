@@ -30,9 +30,12 @@ export interface BatchGetOptions {
   fields?: readonly string[];
 }
 
+/** The most keys one BatchGetItem may name. */
+export const MAX_BATCH_KEYS = 100;
+
 export async function batchGetItems(keys: readonly ItemKey[], opts: BatchGetOptions = {}): Promise<ItemsByKey> {
   const unique = [...new Map(keys.map((k) => [id(k), { pk: k.pk, sk: k.sk }])).values()];
-  if (unique.length > 100) throw new RangeError(`batchGetItems reads at most 100 keys, not ${unique.length}`);
+  if (unique.length > MAX_BATCH_KEYS) throw new RangeError(`batchGetItems reads at most ${MAX_BATCH_KEYS} keys, not ${unique.length}`);
   const projection = opts.fields ? projectionOf([...new Set(['pk', 'sk', ...opts.fields])]) : {};
   const found: ItemsByKey = new Map();
   let pending: Record<string, unknown>[] | undefined = unique;

@@ -19,6 +19,8 @@ export const keys = {
   apiKey: (tenantId: string, keyId: string) => ({ pk: tenantPk(tenantId), sk: `APIKEY#${assertId(keyId)}` }),
   telephonyAccount: (tenantId: string, accountId: string) => ({ pk: tenantPk(tenantId), sk: `TELACCT#${assertId(accountId)}` }),
   phoneNumber: (tenantId: string, numberId: string) => ({ pk: tenantPk(tenantId), sk: `NUMBER#${assertId(numberId)}` }),
+  /** Outside the NUMBER# collection, so a Query of the numbers never meets it. */
+  numbersVersion: (tenantId: string) => ({ pk: tenantPk(tenantId), sk: 'NUMBERS_VERSION' }),
   idempotency: (tenantId: string, routeId: string, key: string) => ({
     pk: tenantPk(tenantId),
     sk: `IDEMPOTENCY#${routeId}#${key}`,

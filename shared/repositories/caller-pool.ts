@@ -7,6 +7,7 @@
  * the secret box or the schemas.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { type ItemsByKey, itemAt } from '../db/batch-get.js';
 import { db, tableName } from '../db/client.js';
 import { collections, keys, tenantPk } from '../db/keys.js';
 import { projectionOf, queryCollection } from '../db/query.js';
@@ -43,19 +44,55 @@ const CALLER_FIELDS = [
   'a2p_campaign_ref',
 ] as const satisfies readonly (keyof CallerNumber)[];
 
+const callerNumberOf = (n: Record<string, unknown>): CallerNumber =>
+  ({
+    ...Object.fromEntries(CALLER_FIELDS.map((f) => [f, n[f]])),
+    a2p_campaign_ref: (n.a2p_campaign_ref as string | null) ?? null,
+    daily_dial_cap: (n.daily_dial_cap as number | null) ?? null,
+    dials_day: (n.dials_day as string | null) ?? null,
+    dials_count: (n.dials_count as number) ?? 0,
+  }) as CallerNumber;
+
 /** Every number of the tenant, projected to what the caller choice reads: one strongly consistent Query. */
 export async function readCallerNumbers(tenantId: string): Promise<CallerNumber[]> {
   const items = await queryCollection({ pk: tenantPk(tenantId), prefix: collections.phoneNumbers }, { ...projectionOf(CALLER_FIELDS), ConsistentRead: true });
-  return items.map(
-    (n) =>
-      ({
-        ...n,
-        a2p_campaign_ref: (n.a2p_campaign_ref as string | null) ?? null,
-        daily_dial_cap: (n.daily_dial_cap as number | null) ?? null,
-        dials_day: (n.dials_day as string | null) ?? null,
-        dials_count: (n.dials_count as number) ?? 0,
-      }) as CallerNumber,
-  );
+  return items.map(callerNumberOf);
+}
+
+/**
+ * The tenant's numbers' membership version: one more in the same transaction that creates or
+ * deletes a number item (phone-numbers.ts), never changed by anything else. So a list of the
+ * tenant's number ids read AFTER the version was seen at `v` is the whole list for as long as
+ * the version reads `v`: a route can then read those items by key, with its credential, instead
+ * of querying them. Only the membership is versioned; each number's state and counts are always
+ * read from its own item. A tenant whose numbers never changed since the version was kept reads 0.
+ */
+export const numbersVersionKey = (tenantId: string) => keys.numbersVersion(tenantId);
+
+export const numbersVersionOf = (item: Record<string, unknown> | undefined): number => (typeof item?.version === 'number' ? item.version : 0);
+
+/** The Update that counts one change of membership, for the transaction that makes it. */
+export const numbersVersionBump = (tenantId: string) => ({
+  Update: {
+    TableName: tableName(),
+    Key: numbersVersionKey(tenantId),
+    UpdateExpression: 'SET #type = :type ADD version :one',
+    ExpressionAttributeNames: { '#type': 'type' },
+    ExpressionAttributeValues: { ':type': 'numbers_version', ':one': 1 },
+  },
+});
+
+export const callerNumberKeys = (tenantId: string, ids: readonly string[]) => ids.map((id) => keys.phoneNumber(tenantId, id));
+
+/** The numbers `ids` from items read by key, as readCallerNumbers returns them; undefined when one is missing. */
+export function callerNumbersFrom(items: ItemsByKey, tenantId: string, ids: readonly string[]): CallerNumber[] | undefined {
+  const found: CallerNumber[] = [];
+  for (const key of callerNumberKeys(tenantId, ids)) {
+    const item = itemAt(items, key);
+    if (!item) return undefined;
+    found.push(callerNumberOf(item));
+  }
+  return found;
 }
 
 export interface SanRef {

@@ -15,7 +15,7 @@ import { queryPage } from '../pagination/page.js';
 import type { InboundRouteMode, NumberCapability, NumberStatus } from '../policy/telephony-states.js';
 import { NUMBER_E164 } from '../schemas/phone.js';
 import type { PhoneNumberSummary } from '../schemas/phone-numbers.js';
-import type { CallerNumber } from './caller-pool.js';
+import { type CallerNumber, numbersVersionBump } from './caller-pool.js';
 
 /** The stored number: what the caller choice reads (caller-pool.ts) and the rest. */
 export interface PhoneNumberRecord extends CallerNumber {
@@ -136,6 +136,7 @@ export async function claimPhoneNumber(input: {
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
+          numbersVersionBump(record.tenant_id),
         ],
       }),
     );
@@ -174,6 +175,7 @@ export async function releaseUnprovisionedNumber(number: PhoneNumberRecord): Pro
             ExpressionAttributeValues: { ':provisioning': 'provisioning' },
           },
         },
+        numbersVersionBump(number.tenant_id),
       ],
     }),
   );

@@ -2,8 +2,9 @@
  * The call path's reads on the local stack: POST /v1/calls and its preflight within their
  * DynamoDB call budgets (counted on the client, nothing else running), and the proof that
  * what is kept between requests (the agent version, by its immutable id) never lets a stale
- * input through: a suppression added between preflight and queue blocks the call, and a new
- * publish is judged at once.
+ * input through: a suppression added between preflight and queue blocks the call, a new
+ * publish is judged at once, a number claimed since is a caller at once, and a known number's
+ * dial count is read as it is now.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchCall } from '../../shared/calls/dispatch.js';
@@ -57,32 +58,32 @@ const preflight = (agentId: string, contactId: string, world = w) =>
   world.api('POST', '/v1/calls/preflight', { body: { agent_id: agentId, contact_id: contactId } });
 
 describe('the call path within its DynamoDB budget', () => {
-  it('POST /v1/calls (allowed, idempotency key sent) for a contact the instance never judged: 5 calls, 3 in turn', async () => {
+  it('POST /v1/calls (allowed, idempotency key sent) for a contact the instance never judged: 4 calls, 3 in turn', async () => {
     setClock(ALLOWED_AT);
-    await queue(w.api, { agent_id: w.agentId, contact_id: (await newContact(w.api)).id }); // the instance meets the version once
+    await queue(w.api, { agent_id: w.agentId, contact_id: (await newContact(w.api)).id }); // the instance meets the version and the numbers once
     const c = await newContact(w.api);
     const { result, calls: n, sequential } = await counted(() => queue(w.api, { agent_id: w.agentId, contact_id: c.id }));
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ state: 'scheduled', compliance: { outcome: 'allow' } });
-    // BatchGet key + tenant + idempotency record · Query contact · Query numbers · BatchGet agent, suppression, DNC pointer, account · the transaction.
-    expect(n).toEqual(['BatchGetItem', 'BatchGetItem', 'Query', 'Query', 'TransactWriteItems']);
+    // BatchGet key + tenant + idempotency record + the numbers' version and items · Query contact · BatchGet agent, suppression, DNC pointer, account · the transaction.
+    expect(n).toEqual(['BatchGetItem', 'BatchGetItem', 'Query', 'TransactWriteItems']);
     // The contact and the numbers are read alongside the credential: three waits, not four.
     expect(sequential).toBe(3);
   });
 
-  it('POST /v1/calls after its preflight: the point reads join the credential read, 4 calls, 2 in turn', async () => {
+  it('POST /v1/calls after its preflight: the point reads and the numbers join the credential read, 3 calls, 2 in turn', async () => {
     setClock(ALLOWED_AT);
     const c = await newContact(w.api);
     expect((await preflight(w.agentId, c.id)).body).toMatchObject({ outcome: 'allow' });
     const { result, calls: n, sequential } = await counted(() => queue(w.api, { agent_id: w.agentId, contact_id: c.id }));
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ state: 'scheduled', compliance: { outcome: 'allow' } });
-    // BatchGet key + tenant + idempotency record + agent, suppression, DNC pointer, account · Query contact · Query numbers · the transaction.
-    expect(n).toEqual(['BatchGetItem', 'Query', 'Query', 'TransactWriteItems']);
+    // BatchGet key + tenant + idempotency record + agent, suppression, DNC pointer, account + the numbers' version and items · Query contact · the transaction.
+    expect(n).toEqual(['BatchGetItem', 'Query', 'TransactWriteItems']);
     expect(sequential).toBe(2);
   });
 
-  it('preflight of a marketing call to a US number with a loaded DNC snapshot, judged before: 3 calls at once', async () => {
+  it('preflight of a marketing call to a US number with a loaded DNC snapshot, judged before: 2 calls at once', async () => {
     setClock(ALLOWED_AT);
     await replaceDncSnapshot('212', '2026-11-01', parseDncFile('2125550100', '212'), new Date());
     const profile = (await w.api('POST', '/v1/compliance-profiles', { body: profileBody({ name: 'Sales', calling_window: undefined }) })).body;
@@ -109,8 +110,8 @@ describe('the call path within its DynamoDB budget', () => {
     expect(result.status).toBe(200);
     expect(sequential).toBe(1);
     expect(result.body.reasons.map((r: { code: string }) => r.code)).not.toContain('national_dnc');
-    // BatchGet key + tenant + agent, suppression, DNC pointer, account · Query contact · Query numbers (the exchange of the pointer's generation is kept).
-    expect(n).toEqual(['BatchGetItem', 'Query', 'Query']);
+    // BatchGet key + tenant + agent, suppression, DNC pointer, account + the numbers' version and items · Query contact (the exchange of the pointer's generation is kept).
+    expect(n).toEqual(['BatchGetItem', 'Query']);
   });
 });
 
@@ -155,8 +156,42 @@ describe('nothing kept between requests lets a stale input through', () => {
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ state: 'scheduled', compliance: { outcome: 'allow' } });
     expect((await storedCall(t.tenantId, result.body.call_id)).phone_number_id).toBe(number.id);
+    // The numbers' version moved (a number was claimed): queried once the credential's read told so, then the point reads, then the transaction.
     expect(n).toEqual(['BatchGetItem', 'BatchGetItem', 'Query', 'Query', 'TransactWriteItems']);
-    expect(sequential).toBe(3);
+    expect(sequential).toBe(4);
+  });
+
+  it('a number claimed since the instance learned the numbers places the very next call; the call after reads them by key again', async () => {
+    setClock(ALLOWED_AT);
+    const t = await newTenant('Call path numbers');
+    const v = await callWorld(client(stack, t.token), t.tenantId);
+    const c = await newContact(v.api, randomNumber('718'));
+    expect((await preflight(v.agentId, c.id, v)).body).toMatchObject({ outcome: 'allow', caller: { phone_number_id: v.number.id } });
+    // Same account (the point reads' guess still holds), a number in the callee's own area code: the better caller.
+    const number = await activeNumber(v.api, { accountId: v.accountId, phone: randomNumber('718') });
+    const first = await counted(() => queue(v.api, { agent_id: v.agentId, contact_id: c.id }));
+    expect(first.result.body).toMatchObject({ state: 'scheduled', compliance: { outcome: 'allow' } });
+    expect((await storedCall(t.tenantId, first.result.body.call_id)).phone_number_id).toBe(number.id);
+    expect(first.calls).toEqual(['BatchGetItem', 'Query', 'Query', 'TransactWriteItems']);
+    expect(first.sequential).toBe(3);
+    const again = await counted(() => preflight(v.agentId, c.id, v));
+    expect(again.result.body).toMatchObject({ outcome: 'allow', caller: { phone_number_id: number.id } });
+    expect(again.calls).toEqual(['BatchGetItem', 'Query']);
+  });
+
+  it("a known number's state is read afresh: one that reached its daily cap since no longer places a call", async () => {
+    setClock(ALLOWED_AT);
+    const t = await newTenant('Call path caps');
+    const v = await callWorld(client(stack, t.token), t.tenantId);
+    expect((await v.api('PATCH', `/v1/phone-numbers/${v.number.id}`, { body: { daily_dial_cap: 1 } })).status).toBe(200);
+    const first = await queue(v.api, { agent_id: v.agentId, contact_id: (await newContact(v.api)).id });
+    expect(first.body).toMatchObject({ state: 'scheduled', compliance: { outcome: 'allow' } });
+    expect(await dispatchCall(t.tenantId, first.body.call_id)).toBe('dialled');
+    const c = await newContact(v.api);
+    const { result, calls: n } = await counted(() => preflight(v.agentId, c.id, v));
+    expect(result.body).toMatchObject({ outcome: 'defer', reasons: [expect.objectContaining({ code: 'no_caller_number' })] });
+    // The number's item came with the credential's read (no Query of the numbers), its dial count as it is now.
+    expect(n).toEqual(['BatchGetItem', 'BatchGetItem', 'Query']);
   });
 
   it('an Idempotency-Key taken inside the transaction: a replay answers the stored attempt, a failed request leaves the key free', async () => {

@@ -11,8 +11,10 @@
  *   BatchWriteItem, and PutItem/DeleteItem and TransactWriteItems of Puts, Deletes and ConditionChecks
  *   (all or nothing, cancelled with DynamoDB's reasons) honouring `attribute_not_exists(pk)`,
  *   `attribute_exists(pk)` and `name = :value`, joined by AND or by OR.
- *   Any other condition, and an Update, is refused loudly, so a test never passes on a condition
- *   nobody evaluated: script those.
+ *   A transaction's Update is applied only in its plainest form — no condition, `SET name = :value`
+ *   and `ADD name :number` clauses — the form a counter kept beside a write takes.
+ *   Any other condition, and any other Update, is refused loudly, so a test never passes on a
+ *   condition nobody evaluated: script those.
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
@@ -62,6 +64,44 @@ const OPERATIONS: Record<string, string> = {
 
 /** `pk = :v`, optionally `AND begins_with(sk, :p)` or `AND sk BETWEEN :a AND :b` (any key names, so an index too). */
 const KEY_CONDITION = /^(\w+) = (:\w+)(?: AND (?:begins_with\((\w+), (:\w+)\)|(\w+) BETWEEN (:\w+) AND (:\w+)))?$/;
+
+/**
+ * An unconditioned Update of `SET name = :value` and `ADD name :number` clauses, as a function of
+ * the item before it; anything else throws (script it).
+ */
+function plainUpdate(u: {
+  UpdateExpression: string;
+  ConditionExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, unknown>;
+}) {
+  const refuse = () => new Error(`memoryTable cannot apply this Update: ${u.UpdateExpression}`);
+  if (u.ConditionExpression !== undefined) throw refuse();
+  const name = (n: string) => u.ExpressionAttributeNames?.[n] ?? n;
+  const value = (v: string) => u.ExpressionAttributeValues?.[v];
+  const parts = /^SET (.+?)(?: ADD (.+))?$/.exec(u.UpdateExpression);
+  if (!parts) throw refuse();
+  const sets = parts[1]!.split(', ').map(
+    (c) =>
+      /^([#\w]+) = (:\w+)$/.exec(c) ??
+      (() => {
+        throw refuse();
+      })(),
+  );
+  const adds = (parts[2]?.split(', ') ?? []).map(
+    (c) =>
+      /^([#\w]+) (:\w+)$/.exec(c) ??
+      (() => {
+        throw refuse();
+      })(),
+  );
+  return (before: Item): Item => {
+    const after = structuredClone(before);
+    for (const [, n, v] of sets) after[name(n!)] = value(v!);
+    for (const [, n, v] of adds) after[name(n!)] = ((after[name(n!)] as number | undefined) ?? 0) + (value(v!) as number);
+    return after;
+  };
+}
 
 export function memoryTable() {
   const items = new Map<string, Item>();
@@ -137,7 +177,7 @@ export function memoryTable() {
     ddb.on(TransactWriteCommand).callsFake(async (input) => {
       // biome-ignore lint/suspicious/noExplicitAny: the four shapes of a transaction item
       const writes = (input.TransactItems as any[]).map((t) => {
-        if (t.Update) throw new Error('memoryTable cannot apply an Update: script it');
+        if (t.Update) return { t, key: t.Update.Key as Item, ok: true, update: plainUpdate(t.Update) };
         const op = t.Put ?? t.Delete ?? t.ConditionCheck;
         return { t, key: (t.Put ? op.Item : op.Key) as Item, ok: holds(op.ConditionExpression, t.Put ? op.Item : op.Key, op.ExpressionAttributeValues) };
       });
@@ -149,9 +189,10 @@ export function memoryTable() {
         });
         throw new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: reasons });
       }
-      for (const { t, key } of writes) {
-        if (t.Put) items.set(id(key), structuredClone(t.Put.Item));
-        if (t.Delete) items.delete(id(key));
+      for (const w of writes) {
+        if (w.t.Put) items.set(id(w.key), structuredClone(w.t.Put.Item));
+        if (w.t.Delete) items.delete(id(w.key));
+        if ('update' in w) items.set(id(w.key), w.update!(items.get(id(w.key)) ?? { pk: w.key.pk, sk: w.key.sk }));
       }
       return {};
     });

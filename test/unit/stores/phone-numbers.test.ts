@@ -1,8 +1,16 @@
 /** Phone numbers (shared/repositories/phone-numbers.ts): the platform claim, revisioned updates, the caller-choice read (caller-pool.ts). */
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { batchGetItems } from '../../../shared/db/batch-get.js';
 import { keys, platformKeys } from '../../../shared/db/keys.js';
-import { readCallerNumbers } from '../../../shared/repositories/caller-pool.js';
+import {
+  callerNumberKeys,
+  callerNumbersFrom,
+  numbersVersionBump,
+  numbersVersionKey,
+  numbersVersionOf,
+  readCallerNumbers,
+} from '../../../shared/repositories/caller-pool.js';
 import {
   activatePhoneNumber,
   claimPhoneNumber,
@@ -66,6 +74,22 @@ describe('claiming a number', () => {
     });
     expect(r.Delete).toMatchObject({ Key: keys.phoneNumber(T, n.id), ConditionExpression: '#s = :provisioning' });
   });
+
+  it("creating or deleting a number counts the tenant's numbers' membership version, in the same transaction", async () => {
+    const version = () => numbersVersionOf(table.get(numbersVersionKey(T)));
+    expect(version()).toBe(0);
+    const n = await claim();
+    expect(version()).toBe(1);
+    expect(numbersVersionOf(table.get(numbersVersionKey('ten_01JBBBBBBBBBBBBBBBBBBBBBBB')))).toBe(0);
+    // A claim refused (the number is someone's) changes nothing.
+    await expect(claim()).rejects.toBeInstanceOf(NumberTaken);
+    expect(version()).toBe(1);
+    ddb.on(TransactWriteCommand).resolves({});
+    await releaseUnprovisionedNumber(n);
+    const items = inputsOf(TransactWriteCommand).at(-1)!.TransactItems;
+    expect(items).toHaveLength(3);
+    expect(items[2]).toEqual(numbersVersionBump(T));
+  });
 });
 
 describe('updating a number', () => {
@@ -103,6 +127,16 @@ describe('reads', () => {
     const q = table.sent[0]!.input;
     expect(q.ConsistentRead).toBe(true);
     expect(Object.values(q.ExpressionAttributeNames)).toContain('reputation_state');
+  });
+
+  it('numbers read by key come as the Query gives them, in the order of the ids; one missing → none', async () => {
+    const [a, b] = ['pnb_01JAAAAAAAAAAAAAAAAAAAAAAA', 'pnb_01JBBBBBBBBBBBBBBBBBBBBBBB'];
+    table.put({ ...keys.phoneNumber(T, a), id: a, status: 'active', provider_sid: 'PNx', type: 'phone_number' });
+    table.put({ ...keys.phoneNumber(T, b), id: b, status: 'released', dials_day: '2026-11-18', dials_count: 3 });
+    const items = await batchGetItems(callerNumberKeys(T, [b, a]));
+    const queried = await readCallerNumbers(T);
+    expect(callerNumbersFrom(items, T, [b, a])).toEqual([queried[1], queried[0]].map((n) => ({ ...n })));
+    expect(callerNumbersFrom(items, T, [a, 'pnb_01JCCCCCCCCCCCCCCCCCCCCCCC'])).toBeUndefined();
   });
 
   it('lists numbers newest first, presented', async () => {
