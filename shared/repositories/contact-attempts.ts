@@ -13,7 +13,7 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../db/client.js';
 import { contactKeys, contactPartition } from '../db/keys.js';
-import { queryAll } from '../db/query.js';
+import { projectionOf, queryAll } from '../db/query.js';
 import { isId } from '../ids.js';
 import { FREQUENCY_CAP } from '../policy/compliance/state-rules.js';
 import type { AttemptFacts, ConsentFacts } from '../policy/compliance/types.js';
@@ -89,6 +89,26 @@ export interface ContactHistory {
   attempts: AttemptFacts[];
 }
 
+/**
+ * What the history's mappers read of its three kinds of item (contact, consent, attempt), and
+ * nothing else: an attempt item carries the whole ContactAttempt (its decision, telephony,
+ * questions), and a contact called often has many.
+ */
+const HISTORY_FIELDS = [
+  'pk',
+  'sk',
+  'id',
+  'phone_e164',
+  'timezone',
+  'jurisdictions',
+  'consent_basis',
+  'scope',
+  'captured_at',
+  'expires_at',
+  'placed_at',
+  'subject',
+] as const satisfies readonly (keyof ContactFacts | 'pk' | 'sk' | 'consent_basis' | 'scope' | 'captured_at' | 'expires_at' | keyof AttemptFacts)[];
+
 /** A consent item as the engine sees it. */
 const consentFactOf = (item: Record<string, unknown>): ConsentFacts => ({
   basis: item.consent_basis as ConsentFacts['basis'],
@@ -105,12 +125,14 @@ const consentFactOf = (item: Record<string, unknown>): ConsentFacts => ({
 export async function readContactHistory(tenantId: string, contactId: string, at: Date): Promise<ContactHistory | undefined> {
   if (!isId(contactId)) return undefined;
   const attempts = recentAttemptFilter(at);
+  const projection = projectionOf(HISTORY_FIELDS);
   const items = await queryAll({
     TableName: tableName(),
     KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
     // Keeps the contact, every consent, and attempts placed in [at − 24 h, at] (by `type`: a filter may not name sk).
     FilterExpression: `#itemType IN (:contactType, :consentType) OR ${attempts.expression}`,
-    ExpressionAttributeNames: attempts.names,
+    ProjectionExpression: projection.ProjectionExpression,
+    ExpressionAttributeNames: { ...attempts.names, ...projection.ExpressionAttributeNames },
     ExpressionAttributeValues: {
       ...attempts.values,
       ':pk': contactPartition(tenantId, contactId),
