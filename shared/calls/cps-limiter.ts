@@ -104,6 +104,48 @@ export interface HeldLane {
 }
 
 /**
+ * The dials of this process waiting for a lane whose holder has not been answered yet, by
+ * account and lane. A release written here wakes the one with the earliest grant at once (it
+ * then takes the lane from the release's instant, before the lane's next fresh dial comes for
+ * it); a holder in another process is looked at again at claimLane's instant. Without this, a
+ * dial that once missed its turn woke a lane cycle after its holder, just after the next fresh
+ * dial had taken the lane again — every cycle, until it gave up.
+ */
+const waiting = new Map<string, { seq: number; wake: () => void }[]>();
+const laneId = (slot: Pick<DialSlot, 'tenantId' | 'accountId'>, lane: number) => `${slot.tenantId}|${slot.accountId}|${lane}`;
+
+/** Resolves at `at`, or earlier when a release of the lane in this process wakes this dial (the earliest grant waiting first). */
+function untilReleasedOr(slot: DialSlot, lane: number, at: number): Promise<void> {
+  const id = laneId(slot, lane);
+  return new Promise<void>((resolve) => {
+    const queue = waiting.get(id) ?? waiting.set(id, []).get(id)!;
+    const me = { seq: slot.seq, wake: () => done() };
+    const timer = setTimeout(() => done(), Math.max(0, at - now().getTime()));
+    function done() {
+      clearTimeout(timer);
+      const i = queue.indexOf(me);
+      if (i >= 0) queue.splice(i, 1);
+      if (queue.length === 0 && waiting.get(id) === queue) waiting.delete(id);
+      resolve();
+    }
+    queue.push(me);
+  });
+}
+
+/** A release of the lane was written by this process: the earliest grant waiting for it looks again now. */
+function released(slot: Pick<DialSlot, 'tenantId' | 'accountId'>, lane: number): void {
+  const queue = waiting.get(laneId(slot, lane));
+  if (!queue?.length) return;
+  queue.reduce((a, b) => (b.seq < a.seq ? b : a)).wake();
+}
+
+/** Writes the lane's release and wakes a dial of this process waiting for it. */
+async function releaseLane(slot: DialSlot, lane: number, release: number): Promise<void> {
+  await releaseDialLane(slot.tenantId, slot.accountId, lane, slot.seq, release);
+  released(slot, lane);
+}
+
+/**
  * Takes the slot's lane from its grant's instant or as soon after as the lane frees, waiting at
  * most `maxWaitMs`; DialSlotsBusy past that (nothing held).
  */
@@ -119,7 +161,7 @@ export async function holdDialLane(slot: DialSlot, callId: string, maxWaitMs: nu
       const next = claimLane(out.holder, { seq: slot.seq, cpsLimit: slot.cpsLimit, wantAt: sendAt }, now().getTime());
       if ('retryAt' in next) {
         if (next.retryAt > deadline) throw new DialSlotsBusy(`account ${slot.accountId}: lane ${lane} still held after ${maxWaitMs} ms`);
-        await sleepUntil(next.retryAt);
+        await untilReleasedOr(slot, lane, next.retryAt);
         break;
       }
       if (next.sendAt > deadline) throw new DialSlotsBusy(`account ${slot.accountId}: lane ${lane} not free within ${maxWaitMs} ms`);
@@ -146,10 +188,9 @@ export async function sendOnLane<T extends { stampedAt?: number }>(
     await sleepUntil(lane.sendAt);
     const sentAt = now().getTime();
     if (sentAt - lane.sendAt <= DIAL_SEND_LATE_MS) break;
-    await releaseDialLane(slot.tenantId, slot.accountId, lane.lane, slot.seq, lane.sendAt);
+    await releaseLane(slot, lane.lane, lane.sendAt);
     lane = await retake();
   }
-  const sentAt = now().getTime();
   // The carrier's stamp is on its wall clock, not on now()'s (a test may offset that): the send and
   // the answer are read on the wall clock too, so only the stamp's distance to the answer is used.
   const sentWall = Date.now();
@@ -162,10 +203,11 @@ export async function sendOnLane<T extends { stampedAt?: number }>(
     const answeredWall = Date.now();
     const answeredAt = now().getTime();
     const release = laneRelease(answeredAt, stampedAt === undefined ? null : { sentAt: sentWall, stampedAt, answeredAt: answeredWall });
-    // The lane cannot be taken again before its release is written, so a release already past when the answer came costs the answer's lateness.
-    laneHeldMs = 0.8 * laneHeldMs + 0.2 * (Math.max(release, answeredAt) - laneRelease(sentAt));
+    // The lane cannot be taken again before its release is written, so a release already past when the answer came costs the answer's lateness;
+    // and it was held from its instant, not from the send: a timer that fired late holds it as much as a slow carrier.
+    laneHeldMs = 0.8 * laneHeldMs + 0.2 * (Math.max(release, answeredAt) - laneRelease(lane.sendAt));
     // A release that fails leaves the lane to its abandoned bound: slower, never over the ceiling; the dial's own outcome stands.
-    await releaseDialLane(slot.tenantId, slot.accountId, lane.lane, slot.seq, release).catch((err: unknown) =>
+    await releaseLane(slot, lane.lane, release).catch((err: unknown) =>
       logger.warn('dial lane not released; it frees at its abandoned bound', { account_id: slot.accountId, lane: lane.lane, error: (err as Error)?.message }),
     );
   }
@@ -173,5 +215,5 @@ export async function sendOnLane<T extends { stampedAt?: number }>(
 
 /** A lane taken for a dial that will not be sent: free again from its instant (nothing reached the carrier). */
 export async function releaseUnusedLane(slot: DialSlot, held: HeldLane): Promise<void> {
-  await releaseDialLane(slot.tenantId, slot.accountId, held.lane, slot.seq, held.sendAt);
+  await releaseLane(slot, held.lane, held.sendAt);
 }
