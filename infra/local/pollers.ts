@@ -24,6 +24,8 @@ export interface PolledWorker {
   readonly timeoutSeconds: number;
   /** Batches handed to the worker at once (Lambda runs batches concurrently); default 1. */
   readonly batchesInFlight?: number;
+  /** Messages handed to the worker at once, across those batches (a batch is received smaller to stay within); default no limit. */
+  readonly messagesInFlight?: number;
 }
 
 export interface PollersOptions {
@@ -63,8 +65,10 @@ async function pollLoop(worker: PolledWorker, opts: PollersOptions, signal: Abor
   let lastLoadError: string | undefined;
   const inFlight = new Set<Promise<void>>();
   const limit = Math.max(1, worker.batchesInFlight ?? 1);
+  const messageLimit = Math.max(1, worker.messagesInFlight ?? Number.POSITIVE_INFINITY);
+  let messagesHeld = 0;
   while (!signal.aborted) {
-    if (inFlight.size >= limit) {
+    if (inFlight.size >= limit || messagesHeld >= messageLimit) {
       await Promise.race(inFlight);
       continue;
     }
@@ -86,7 +90,7 @@ async function pollLoop(worker: PolledWorker, opts: PollersOptions, signal: Abor
       const out = await opts.sqs.send(
         new ReceiveMessageCommand({
           QueueUrl: worker.queueUrl,
-          MaxNumberOfMessages: Math.min(Math.max(worker.batchSize, 1), 10),
+          MaxNumberOfMessages: Math.min(Math.max(worker.batchSize, 1), 10, messageLimit - messagesHeld),
           WaitTimeSeconds: opts.waitTimeSeconds ?? 1,
           MessageSystemAttributeNames: ['All'],
           MessageAttributeNames: ['All'],
@@ -102,7 +106,11 @@ async function pollLoop(worker: PolledWorker, opts: PollersOptions, signal: Abor
     }
     if (messages.length === 0) continue;
 
-    const batch: Promise<void> = deliver(worker, messages, handler, opts, log).finally(() => inFlight.delete(batch));
+    messagesHeld += messages.length;
+    const batch: Promise<void> = deliver(worker, messages, handler, opts, log).finally(() => {
+      inFlight.delete(batch);
+      messagesHeld -= messages.length;
+    });
     inFlight.add(batch);
   }
   await Promise.all(inFlight);
