@@ -36,6 +36,9 @@ export function gatedWorker(workerId: string, modulePath: string) {
       open = new Promise<void>((r) => {
         release = r;
       });
+      // Loaded now, as the stack loads an ungated worker before it polls: a phase timed after the
+      // hold must not count the module's first import (its failure surfaces with the first batch).
+      loader.load(workerId, modulePath).catch(() => {});
     },
     resume() {
       release();
