@@ -158,7 +158,9 @@ describe('sandbox credentials', () => {
     expect(creds.account_sid).toMatch(/^AC[0-9a-f]{32}$/);
     expect(creds.auth_token).toMatch(/^[0-9a-f]{32}$/);
 
-    const tenant = JSON.parse(admin('tenant', 'create', '--name', 'Byo', '--admin-email', 'byo@acme.test').stdout) as { api_key: { secret: string } };
+    const tenant = JSON.parse((await adminAsync('tenant', 'create', '--name', 'Byo', '--admin-email', 'byo@acme.test')).stdout) as {
+      api_key: { secret: string };
+    };
     const api = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${stack.baseUrl}${path}`, {
         method,
@@ -193,7 +195,9 @@ describe('sandbox credentials', () => {
 
 describe('sandbox call', () => {
   it('places an inbound call through the sandbox carrier and prints the path it took', async () => {
-    const tenant = JSON.parse(admin('tenant', 'create', '--name', 'Calls', '--admin-email', 'calls@acme.test').stdout) as { api_key: { secret: string } };
+    const tenant = JSON.parse((await adminAsync('tenant', 'create', '--name', 'Calls', '--admin-email', 'calls@acme.test')).stdout) as {
+      api_key: { secret: string };
+    };
     const api = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${stack.baseUrl}${path}`, {
         method,
@@ -231,7 +235,9 @@ describe('sandbox call', () => {
 
 describe('sandbox call --script booking', () => {
   it('a caller asks the receptionist for a booking: the voice runtime holds the conversation, and the call record ends holding the booking and its outcome', async () => {
-    const tenant = JSON.parse(admin('tenant', 'create', '--name', 'Front desk', '--admin-email', 'desk@acme.test').stdout) as { api_key: { secret: string } };
+    const tenant = JSON.parse((await adminAsync('tenant', 'create', '--name', 'Front desk', '--admin-email', 'desk@acme.test')).stdout) as {
+      api_key: { secret: string };
+    };
     const api = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${stack.baseUrl}${path}`, {
         method,
@@ -294,7 +300,10 @@ describe('sandbox call --script booking', () => {
 
 describe('sandbox sms', () => {
   it('texts a sandbox number as the carrier would and prints what the platform answered: STOP suppresses the sender', async () => {
-    const tenant = JSON.parse(admin('tenant', 'create', '--name', 'Texts Co', '--admin-email', 'texts@acme.test').stdout) as { api_key: { secret: string } };
+    // Not spawnSync: it blocks this process, server included, and a pooled keep-alive socket can be closed under the next request (ECONNRESET).
+    const tenant = JSON.parse((await adminAsync('tenant', 'create', '--name', 'Texts Co', '--admin-email', 'texts@acme.test')).stdout) as {
+      api_key: { secret: string };
+    };
     const api = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${stack.baseUrl}${path}`, {
         method,
