@@ -191,6 +191,7 @@ export async function sendOnLane<T extends { stampedAt?: number }>(
     await releaseLane(slot, lane.lane, lane.sendAt);
     lane = await retake();
   }
+  const sentAt = now().getTime();
   // The carrier's stamp is on its wall clock, not on now()'s (a test may offset that): the send and
   // the answer are read on the wall clock too, so only the stamp's distance to the answer is used.
   const sentWall = Date.now();
@@ -203,9 +204,10 @@ export async function sendOnLane<T extends { stampedAt?: number }>(
     const answeredWall = Date.now();
     const answeredAt = now().getTime();
     const release = laneRelease(answeredAt, stampedAt === undefined ? null : { sentAt: sentWall, stampedAt, answeredAt: answeredWall });
-    // The lane cannot be taken again before its release is written, so a release already past when the answer came costs the answer's lateness;
-    // and it was held from its instant, not from the send: a timer that fired late holds it as much as a slow carrier.
-    laneHeldMs = 0.8 * laneHeldMs + 0.2 * (Math.max(release, answeredAt) - laneRelease(lane.sendAt));
+    // The lane cannot be taken again before its release is written, so a release already past when the answer came costs the answer's lateness.
+    // (Counted from the send, not the lane's instant: a dial sent late because its transition ran long says nothing of the lanes' pace,
+    // and counting it spread an idle account's grants — a campaign's refills — for nothing.)
+    laneHeldMs = 0.8 * laneHeldMs + 0.2 * (Math.max(release, answeredAt) - laneRelease(sentAt));
     // A release that fails leaves the lane to its abandoned bound: slower, never over the ceiling; the dial's own outcome stands.
     await releaseLane(slot, lane.lane, release).catch((err: unknown) =>
       logger.warn('dial lane not released; it frees at its abandoned bound', { account_id: slot.accountId, lane: lane.lane, error: (err as Error)?.message }),
