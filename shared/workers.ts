@@ -27,12 +27,6 @@ export interface WorkerDefinition {
    * concurrently on its own; locally this keeps one slow batch from holding the queue.
    */
   readonly batchesInFlight?: number;
-  /**
-   * Messages the local poller hands the worker at once, across its batches (default: no limit
-   * but the batches'). Lambda scales a queue's concurrency with its backlog, so a queue fed one
-   * message at a time still has many in flight; locally, small batches in flight do that.
-   */
-  readonly messagesInFlight?: number;
 }
 
 export const workers = [
@@ -42,11 +36,7 @@ export const workers = [
     handler: 'functions/workers/call-dispatch',
     table: 'write',
     batchSize: 10,
-    // Dials wait for their grants inside the batch: calls queued one by one arrive as batches of
-    // one or two, and four of those left the account's lanes idle. 40 messages: a few seconds of
-    // grants at cps 10, no deeper (a backlog deeper than the lanes keep pace with only waits).
-    batchesInFlight: 40,
-    messagesInFlight: 40,
+    batchesInFlight: 4,
     timeoutSeconds: 60,
     kms: 'decrypt',
     queues: ['callAnalysis', 'callDispatch'],

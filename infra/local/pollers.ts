@@ -24,8 +24,6 @@ export interface PolledWorker {
   readonly timeoutSeconds: number;
   /** Batches handed to the worker at once (Lambda runs batches concurrently); default 1. */
   readonly batchesInFlight?: number;
-  /** Messages handed to the worker at once, across those batches (a batch is received smaller to stay within); default no limit. */
-  readonly messagesInFlight?: number;
 }
 
 export interface PollersOptions {
@@ -65,10 +63,8 @@ async function pollLoop(worker: PolledWorker, opts: PollersOptions, signal: Abor
   let lastLoadError: string | undefined;
   const inFlight = new Set<Promise<void>>();
   const limit = Math.max(1, worker.batchesInFlight ?? 1);
-  const messageLimit = Math.max(1, worker.messagesInFlight ?? Number.POSITIVE_INFINITY);
-  let messagesHeld = 0;
   while (!signal.aborted) {
-    if (inFlight.size >= limit || messagesHeld >= messageLimit) {
+    if (inFlight.size >= limit) {
       await Promise.race(inFlight);
       continue;
     }
@@ -90,7 +86,7 @@ async function pollLoop(worker: PolledWorker, opts: PollersOptions, signal: Abor
       const out = await opts.sqs.send(
         new ReceiveMessageCommand({
           QueueUrl: worker.queueUrl,
-          MaxNumberOfMessages: Math.min(Math.max(worker.batchSize, 1), 10, messageLimit - messagesHeld),
+          MaxNumberOfMessages: Math.min(Math.max(worker.batchSize, 1), 10),
           WaitTimeSeconds: opts.waitTimeSeconds ?? 1,
           MessageSystemAttributeNames: ['All'],
           MessageAttributeNames: ['All'],
@@ -106,11 +102,7 @@ async function pollLoop(worker: PolledWorker, opts: PollersOptions, signal: Abor
     }
     if (messages.length === 0) continue;
 
-    messagesHeld += messages.length;
-    const batch: Promise<void> = deliver(worker, messages, handler, opts, log).finally(() => {
-      inFlight.delete(batch);
-      messagesHeld -= messages.length;
-    });
+    const batch: Promise<void> = deliver(worker, messages, handler, opts, log).finally(() => inFlight.delete(batch));
     inFlight.add(batch);
   }
   await Promise.all(inFlight);

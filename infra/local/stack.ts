@@ -276,7 +276,6 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
           batchSize: w.batchSize,
           timeoutSeconds: w.timeoutSeconds,
           batchesInFlight: 'batchesInFlight' in w ? w.batchesInFlight : undefined,
-          messagesInFlight: 'messagesInFlight' in w ? w.messagesInFlight : undefined,
         })),
       });
       cleanups.push(() => pollers.stop());

@@ -1,8 +1,7 @@
 /**
  * The local poller hands a worker several batches at once when its manifest entry says so
  * (as Lambda runs batches concurrently): a batch held by a slow message does not stop the
- * next one; with one batch in flight (the default) it does; and no more messages than the
- * entry's message limit, however many batches.
+ * next one; with one batch in flight (the default) it does.
  */
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
@@ -51,46 +50,6 @@ describe('the local poller', () => {
     } finally {
       p.release();
       await p.stop();
-    }
-  });
-
-  it('with a message limit, takes no more messages than the limit across its batches until some are done', async () => {
-    const q = env.queues.callDispatch;
-    const holding: string[] = [];
-    let release = () => {};
-    const held = new Promise<void>((r) => (release = r));
-    const sizes: number[] = [];
-    const handler: SqsHandler = async (event: SQSEvent) => {
-      sizes.push(event.Records.length);
-      holding.push(...event.Records.map((r) => r.body));
-      await held;
-    };
-    for (const body of ['m1', 'm2', 'm3', 'm4', 'm5']) await env.sqs.send(new SendMessageCommand({ QueueUrl: q.url, MessageBody: body }));
-    const pollers = startPollers({
-      sqs: env.sqs,
-      region: env.region,
-      waitTimeSeconds: 1,
-      loader: { load: async () => handler },
-      workers: [{ id: 'w', handler: 'unused', queueUrl: q.url, queueArn: q.arn, batchSize: 10, timeoutSeconds: 30, batchesInFlight: 10, messagesInFlight: 3 }],
-    });
-    try {
-      // Three taken, the other two left on the queue while the three are held.
-      await waitFor(
-        async () => {
-          const { Attributes } = await env.sqs.send(
-            new GetQueueAttributesCommand({ QueueUrl: q.url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
-          );
-          return holding.length === 3 && Attributes?.ApproximateNumberOfMessages === '2' && Attributes?.ApproximateNumberOfMessagesNotVisible === '3';
-        },
-        { message: 'three in flight, two still queued' },
-      );
-      expect(holding).toHaveLength(3);
-      release();
-      await waitFor(() => holding.length === 5, { message: 'the rest taken once the first were done' });
-      expect(sizes.every((n) => n <= 3)).toBe(true);
-    } finally {
-      release();
-      await pollers.stop();
     }
   });
 
