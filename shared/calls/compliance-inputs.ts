@@ -2,9 +2,10 @@
  * Gathers every compliance-engine input for (tenant, agent version, contact, at), with as
  * few DynamoDB calls as the layout allows, in two parallel rounds:
  *
- *   round 1 (parallel, 2 calls; a route starts them with the credential's read: startCallReads)
- *     · the contact, its consents and its attempts placed in the 24 h up to `at`: ONE Query
- *       on the contact's partition (readContactHistory);
+ *   round 1 (parallel, 2 calls; a route folds them into the credential's read: startCallReads)
+ *     · the contact with its consents' facts, and its attempts placed in the 24 h up to `at`
+ *       (the day items of `at` and of the day before): ONE BatchGetItem of three keys
+ *       (readContactHistory; a contact stored before those items: one Query instead);
  *     · the tenant's phone numbers: one Query — or, for a route whose warm instance knows the
  *       ids that the numbers' membership version stands for, their items by key in the
  *       credential's read, with the version (a version that moved: one Query then);
@@ -21,9 +22,9 @@
  *       question is then the tenant's, over all its accounts' SAN refs).
  *
  * So 3 calls once the version (and, for marketing, the DNC exchange) is known, whatever the
- * number of consents or recent attempts; 1 besides the credential's read when a route judges a
- * contact it judged before, for a tenant whose numbers it knows (startCallReads). Every read is
- * strongly consistent and nothing of the decision's changing inputs is cached (only keys are
+ * number of consents or recent attempts; none besides the credential's read when a route judges
+ * a contact it judged before, for a tenant whose numbers it knows (startCallReads). Every read
+ * is strongly consistent and nothing of the decision's changing inputs is cached (only keys are
  * kept, each checked in the same read): a suppression, a consent, an attempt, a publish or a
  * number committed a moment ago counts.
  */
@@ -46,7 +47,14 @@ import {
   readCallerNumbers,
   type CallerNumber as StoredCallerNumber,
 } from '../repositories/caller-pool.js';
-import { type ContactFacts, type ContactHistory, readContactHistory } from '../repositories/contact-attempts.js';
+import {
+  type ContactFacts,
+  type ContactHistory,
+  contactHistoryFrom,
+  contactHistoryKeys,
+  queryContactHistory,
+  readContactHistory,
+} from '../repositories/contact-attempts.js';
 import { dncFacts, dncFactsAfterPointer } from '../repositories/dnc-facts.js';
 import { isSuppressed } from '../repositories/suppression-state.js';
 import { type CallerOutcome, type CallerPool, decideCaller } from './caller-decision.js';
@@ -165,6 +173,12 @@ async function numbersOf(tenantId: string, numbers: EarlyNumbers, items: ItemsBy
   return read;
 }
 
+/** The contact's history from the credential's read (its items by key), or its Query when the contact predates them. */
+function historyOf(tenantId: string, contactId: string, at: Date, items: ItemsByKey): Promise<ContactHistory | undefined> | ContactHistory | undefined {
+  const read = contactHistoryFrom(items, tenantId, contactId, at);
+  return read === null ? queryContactHistory(tenantId, contactId, at) : read;
+}
+
 /** Round 1 of a judgement, started before the request is validated (see startCallReads). */
 export interface EarlyCallReads {
   tenantId: string;
@@ -172,7 +186,6 @@ export interface EarlyCallReads {
   agentId: string | undefined;
   /** The instant judged: the one the attempts were read for. */
   at: Date;
-  history: Promise<ContactHistory | undefined>;
   numbers: EarlyNumbers;
   /** The number and accounts whose point reads were asked of the credential's read (`guessCallPoint` below). */
   guess: CallPointGuess | undefined;
@@ -197,15 +210,16 @@ export function startCallReads(tenantId: string, body: unknown, at?: unknown): {
   const { contact_id: contactId, agent_id: agentId } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const when = at === undefined ? now() : typeof at === 'string' ? new Date(at) : undefined;
   if (typeof contactId !== 'string' || !isId(contactId) || !when || Number.isNaN(when.getTime())) return undefined;
-  const history = readContactHistory(tenantId, contactId, when);
-  history.catch(() => {}); // awaited only by a request whose credential was proven; its failure surfaces there
   const agent = typeof agentId === 'string' && isId(agentId) ? agentId : undefined;
   const guess = agent === undefined ? undefined : guessCallPoint(tenantId, contactId);
   const pointKeys = guess
     ? callPointKeys({ tenantId, agentId: agent, phone: guess.phone, dncAreaCode: dncAreaCodeOf(guess.phone), accountIds: guess.accountIds })
     : [];
   const numbers = earlyNumbers(tenantId, pointKeys.length);
-  return { handle: { tenantId, contactId, agentId: agent, at: when, history, numbers: numbers.numbers, guess }, keys: [...pointKeys, ...numbers.keys] };
+  return {
+    handle: { tenantId, contactId, agentId: agent, at: when, numbers: numbers.numbers, guess },
+    keys: [...contactHistoryKeys(tenantId, contactId, when), ...pointKeys, ...numbers.keys],
+  };
 }
 
 export type GatheredInputs =
@@ -242,7 +256,7 @@ export async function gatherComplianceInputs(
   const early = opts.early?.handle;
   const started = early && early.tenantId === tenantId && early.contactId === contactId && early.at.getTime() === at.getTime() ? early : undefined;
   const [history, tenantNumbers] = await (started
-    ? Promise.all([started.history, numbersOf(tenantId, started.numbers, opts.early!.items)])
+    ? Promise.all([historyOf(tenantId, contactId, at, opts.early!.items), numbersOf(tenantId, started.numbers, opts.early!.items)])
     : firstRound(tenantId, contactId, at));
   if (!history) return { found: false, agent: agentId === undefined ? 'ok' : await agentState(tenantId, agentId), contact: 'unknown' };
   if (agentId !== undefined && !isId(agentId)) return { found: false, agent: 'unknown', contact: 'ok' };

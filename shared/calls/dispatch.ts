@@ -23,7 +23,7 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { now } from '../clock.js';
 import { tableName } from '../db/client.js';
-import { contactKeys, keys } from '../db/keys.js';
+import { keys } from '../db/keys.js';
 import { transactWrite } from '../db/transact-write.js';
 import { logger } from '../observability.js';
 import { onCarrierStatus, onDisposedBeforeDial } from '../policy/call-state/machine.js';
@@ -32,6 +32,7 @@ import { cancelCampaignCall } from '../repositories/call-lifecycle.js';
 import { endOfCallWatches } from '../repositories/call-watches.js';
 import { getCall } from '../repositories/calls.js';
 import { campaignDialItems, getCampaignSettings } from '../repositories/campaigns.js';
+import { attemptPlacedItems } from '../repositories/contact-attempts.js';
 import { callTransition, recordProviderSid } from '../repositories/outbound-call-transitions.js';
 import {
   dialingWatchDelete,
@@ -232,15 +233,11 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
         telephony,
       }),
       dialCountUpdate(tenantId, caller, dialAt),
-      {
-        Update: {
-          TableName: tableName(),
-          Key: contactKeys.attempt(tenantId, call.contact_id, call.attempt_id),
-          UpdateExpression: 'SET placed_at = :at, updated_at = :at',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':at': dialingAt },
-        },
-      },
+      // The attempt now counts towards the contact's frequency cap (its placed_at, and its day's placements).
+      ...attemptPlacedItems(
+        { tenant_id: tenantId, contact_id: call.contact_id, attempt_id: call.attempt_id, subject: version.compliance_profile?.subject ?? null },
+        dialingAt,
+      ),
       dialingWatchPut(call, dialingAt),
       ...dueDelete(call),
       ...dialingEvent(dialing, dialAt, from),

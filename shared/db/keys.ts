@@ -94,6 +94,12 @@ export const contactKeys = {
   attemptsPrefix: 'ATTEMPT#',
   /** The sort-key range holding a contact's attempts, consents and the contact item (and nothing else). */
   contactHistoryRange: { from: 'ATTEMPT#', to: 'CONTACT' },
+  /**
+   * The attempts placed on one UTC day (`YYYY-MM-DD`), in the contact's partition beside them
+   * (after `CONTACT`, outside the history range): the 24 h before any instant lie in two such
+   * items, so the frequency cap's input is read by key.
+   */
+  placements: (tenantId: string, contactId: string, day: string) => ({ pk: contactPartition(tenantId, contactId), sk: `PLACED#${assertId(day)}` }),
 } as const;
 
 /**

@@ -32,6 +32,8 @@ export function tenantIsolationHolds(): boolean {
     contactKeys.contact(A, 'con_x'),
     contactKeys.phone(A, '+15550001111'),
     contactKeys.consent(A, 'con_x', 'cns_x'),
+    contactKeys.attempt(A, 'con_x', 'att_x'),
+    contactKeys.placements(A, 'con_x', '2026-01-01'),
     contactKeys.listMember(A, 'lst_x', 'con_x'),
     contactKeys.importJob(A, 'imp_x'),
     agentKeys.agent(A, 'agt_x'),

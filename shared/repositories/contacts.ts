@@ -12,6 +12,8 @@ import { collections, contactKeys, contactPartition, keys } from '../db/keys.js'
 import { isId, newId } from '../ids.js';
 import type { FilterCondition } from '../pagination/filters.js';
 import { type Page, queryPage } from '../pagination/page.js';
+import { addsToConsents } from '../policy/compliance/consent.js';
+import type { ConsentFacts } from '../policy/compliance/types.js';
 import { bestConsentClass, type ConsentBasis, compactGrants, isConsentValid } from '../policy/consent-strength.js';
 import type { consentInput, consentRecordResource, contactFields, contactResource } from '../schemas/contacts.js';
 import type { Suppression } from '../schemas/suppressions.js';
@@ -34,9 +36,20 @@ export interface ContactRecord extends Fields {
    * stays bounded however many consents it gathers; every consent record is its own item.
    */
   consent_grants: ConsentGrantRef[];
+  /**
+   * Every consent's facts as the compliance engine reads them, so a judgement reads the contact
+   * by key with its consents (contact-attempts.ts), while `history_keyed` is true: set at
+   * creation, removed when the list would pass MAX_KEYED_CONSENTS (a judgement then queries the
+   * consent items). Absent on a contact stored before the list existed.
+   */
+  consent_facts?: ConsentFacts[];
+  history_keyed?: boolean;
   created_at: string;
   updated_at: string;
 }
+
+/** The most consents a contact item carries for its judgements; past it they are read as items. */
+export const MAX_KEYED_CONSENTS = 50;
 
 interface ConsentGrantRef {
   consent_id: string;
@@ -89,6 +102,7 @@ export function buildConsent(tenantId: string, contactId: string, input: Consent
 }
 
 const grantOf = (c: ConsentRecord): ConsentGrantRef => ({ consent_id: c.id, basis: c.consent_basis, expires_at: c.expires_at });
+const factsOf = (c: ConsentRecord): ConsentFacts => ({ basis: c.consent_basis, scope: c.scope, captured_at: c.captured_at, expires_at: c.expires_at });
 
 export interface NewContact {
   contact: ContactRecord;
@@ -114,6 +128,8 @@ export function newContactItems(
     tenant_id: tenantId,
     do_not_call: 'add' in suppression || suppression.suppressed,
     consent_grants: [grantOf(consent)],
+    consent_facts: [factsOf(consent)],
+    history_keyed: true,
     created_at: opts.now,
     updated_at: opts.now,
   };
@@ -274,11 +290,17 @@ export function updateContactItems(
   contactId: string,
   fields: Fields,
   consent: ConsentRecord | undefined,
-  opts: { now: string; listId?: string; current: Pick<ContactRecord, 'updated_at' | 'consent_grants'>; addSuppression?: Suppression },
+  opts: {
+    now: string;
+    listId?: string;
+    current: Pick<ContactRecord, 'updated_at' | 'consent_grants' | 'consent_facts' | 'history_keyed'>;
+    addSuppression?: Suppression;
+  },
 ): TransactItem[] {
   const names: Record<string, string> = { '#updated_at': 'updated_at' };
   const values: Record<string, unknown> = { ':now': opts.now, ':previous_updated_at': opts.current.updated_at };
   const sets = ['#updated_at = :now'];
+  const removes: string[] = [];
   Object.entries(fields).forEach(([k, v], i) => {
     if (v === undefined) return;
     names[`#u${i}`] = k;
@@ -294,13 +316,26 @@ export function updateContactItems(
     names['#grants'] = 'consent_grants';
     values[':grants'] = compactGrants([...(opts.current.consent_grants ?? []), grantOf(consent)]);
     sets.push('#grants = :grants');
+    // Appended, not rewritten: a concurrent update's fact is never lost. Past the bound, judgements query the consents.
+    // A consent valid only when a kept one with its basis and scope is valid changes no judgement: not kept twice.
+    const facts = opts.current.consent_facts ?? [];
+    if (opts.current.history_keyed === true && addsToConsents(facts, factsOf(consent))) {
+      names['#facts'] = 'consent_facts';
+      if (facts.length < MAX_KEYED_CONSENTS) {
+        values[':fact'] = [factsOf(consent)];
+        sets.push('#facts = list_append(#facts, :fact)');
+      } else {
+        names['#keyed'] = 'history_keyed';
+        removes.push('#keyed', '#facts');
+      }
+    }
   }
   const items: TransactItem[] = [
     {
       Update: {
         TableName: T(),
         Key: contactKeys.contact(tenantId, contactId),
-        UpdateExpression: `SET ${sets.join(', ')}`,
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
         ConditionExpression: 'attribute_exists(pk) AND #updated_at = :previous_updated_at',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,

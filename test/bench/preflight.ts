@@ -11,7 +11,7 @@ import { createTenant } from '../../shared/admin/bootstrap.js';
 import { db } from '../../shared/db/client.js';
 import { newId } from '../../shared/ids.js';
 import { parseDncFile } from '../../shared/policy/dnc/snapshot-file.js';
-import { contactAttemptPut } from '../../shared/repositories/contact-attempts.js';
+import { attemptPlacedItems, contactAttemptPut } from '../../shared/repositories/contact-attempts.js';
 import { replaceDncSnapshot } from '../../shared/repositories/dnc-snapshots.js';
 import { seedPlatformData } from '../../shared/seed/platform.js';
 import { fmt, percentile } from './stats.js';
@@ -62,21 +62,13 @@ export async function measurePreflight(stack: LocalStack, requests = 500): Promi
       evidence: { artifact_type: 'web_form', artifact_ref: 'https://bench.test/1', content_hash: 'a'.repeat(64) },
     },
   });
+  // Two calls placed an hour ago, as the dial places them (queued, then placed): the cap's input holds two.
   const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
-  await db().send(
-    new TransactWriteCommand({
-      TransactItems: [1, 2].map(() =>
-        contactAttemptPut({
-          id: newId('att'),
-          tenant_id: t.tenant_id,
-          contact_id: contact.id,
-          subject: 'product_offers',
-          placed_at: hourAgo,
-          created_at: hourAgo,
-        }),
-      ),
-    }),
-  );
+  for (let i = 0; i < 2; i++) {
+    const attempt = { id: newId('att'), tenant_id: t.tenant_id, contact_id: contact.id, subject: 'product_offers' };
+    await db().send(new TransactWriteCommand({ TransactItems: [contactAttemptPut({ ...attempt, placed_at: null, created_at: hourAgo })] }));
+    await db().send(new TransactWriteCommand({ TransactItems: attemptPlacedItems({ ...attempt, attempt_id: attempt.id }, hourAgo) }));
+  }
 
   let calls = 0;
   db().middlewareStack.add(

@@ -58,32 +58,32 @@ const preflight = (agentId: string, contactId: string, world = w) =>
   world.api('POST', '/v1/calls/preflight', { body: { agent_id: agentId, contact_id: contactId } });
 
 describe('the call path within its DynamoDB budget', () => {
-  it('POST /v1/calls (allowed, idempotency key sent) for a contact the instance never judged: 4 calls, 3 in turn', async () => {
+  it('POST /v1/calls (allowed, idempotency key sent) for a contact the instance never judged: 3 calls in turn', async () => {
     setClock(ALLOWED_AT);
     await queue(w.api, { agent_id: w.agentId, contact_id: (await newContact(w.api)).id }); // the instance meets the version and the numbers once
     const c = await newContact(w.api);
     const { result, calls: n, sequential } = await counted(() => queue(w.api, { agent_id: w.agentId, contact_id: c.id }));
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ state: 'scheduled', compliance: { outcome: 'allow' } });
-    // BatchGet key + tenant + idempotency record + the numbers' version and items · Query contact · BatchGet agent, suppression, DNC pointer, account · the transaction.
-    expect(n).toEqual(['BatchGetItem', 'BatchGetItem', 'Query', 'TransactWriteItems']);
-    // The contact and the numbers are read alongside the credential: three waits, not four.
+    // BatchGet key + tenant + idempotency record + the contact and its day items + the numbers' version and items · BatchGet agent, suppression, DNC pointer, account · the transaction.
+    expect(n).toEqual(['BatchGetItem', 'BatchGetItem', 'TransactWriteItems']);
+    // The contact and the numbers are read with the credential: three waits.
     expect(sequential).toBe(3);
   });
 
-  it('POST /v1/calls after its preflight: the point reads and the numbers join the credential read, 3 calls, 2 in turn', async () => {
+  it('POST /v1/calls after its preflight: the contact, the point reads and the numbers join the credential read, 2 calls in turn', async () => {
     setClock(ALLOWED_AT);
     const c = await newContact(w.api);
     expect((await preflight(w.agentId, c.id)).body).toMatchObject({ outcome: 'allow' });
     const { result, calls: n, sequential } = await counted(() => queue(w.api, { agent_id: w.agentId, contact_id: c.id }));
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ state: 'scheduled', compliance: { outcome: 'allow' } });
-    // BatchGet key + tenant + idempotency record + agent, suppression, DNC pointer, account + the numbers' version and items · Query contact · the transaction.
-    expect(n).toEqual(['BatchGetItem', 'Query', 'TransactWriteItems']);
+    // BatchGet key + tenant + idempotency record + the contact and its day items + agent, suppression, DNC pointer, account + the numbers' version and items · the transaction.
+    expect(n).toEqual(['BatchGetItem', 'TransactWriteItems']);
     expect(sequential).toBe(2);
   });
 
-  it('preflight of a marketing call to a US number with a loaded DNC snapshot, judged before: 2 calls at once', async () => {
+  it('preflight of a marketing call to a US number with a loaded DNC snapshot, judged before: 1 call', async () => {
     setClock(ALLOWED_AT);
     await replaceDncSnapshot('212', '2026-11-01', parseDncFile('2125550100', '212'), new Date());
     const profile = (await w.api('POST', '/v1/compliance-profiles', { body: profileBody({ name: 'Sales', calling_window: undefined }) })).body;
@@ -110,8 +110,8 @@ describe('the call path within its DynamoDB budget', () => {
     expect(result.status).toBe(200);
     expect(sequential).toBe(1);
     expect(result.body.reasons.map((r: { code: string }) => r.code)).not.toContain('national_dnc');
-    // BatchGet key + tenant + agent, suppression, DNC pointer, account + the numbers' version and items · Query contact (the exchange of the pointer's generation is kept).
-    expect(n).toEqual(['BatchGetItem', 'Query']);
+    // BatchGet key + tenant + the contact and its day items + agent, suppression, DNC pointer, account + the numbers' version and items (the exchange of the pointer's generation is kept).
+    expect(n).toEqual(['BatchGetItem']);
   });
 });
 
@@ -157,7 +157,7 @@ describe('nothing kept between requests lets a stale input through', () => {
     expect(result.body).toMatchObject({ state: 'scheduled', compliance: { outcome: 'allow' } });
     expect((await storedCall(t.tenantId, result.body.call_id)).phone_number_id).toBe(number.id);
     // The numbers' version moved (a number was claimed): queried once the credential's read told so, then the point reads, then the transaction.
-    expect(n).toEqual(['BatchGetItem', 'BatchGetItem', 'Query', 'Query', 'TransactWriteItems']);
+    expect(n).toEqual(['BatchGetItem', 'BatchGetItem', 'Query', 'TransactWriteItems']);
     expect(sequential).toBe(4);
   });
 
@@ -172,11 +172,11 @@ describe('nothing kept between requests lets a stale input through', () => {
     const first = await counted(() => queue(v.api, { agent_id: v.agentId, contact_id: c.id }));
     expect(first.result.body).toMatchObject({ state: 'scheduled', compliance: { outcome: 'allow' } });
     expect((await storedCall(t.tenantId, first.result.body.call_id)).phone_number_id).toBe(number.id);
-    expect(first.calls).toEqual(['BatchGetItem', 'Query', 'Query', 'TransactWriteItems']);
+    expect(first.calls).toEqual(['BatchGetItem', 'Query', 'TransactWriteItems']);
     expect(first.sequential).toBe(3);
     const again = await counted(() => preflight(v.agentId, c.id, v));
     expect(again.result.body).toMatchObject({ outcome: 'allow', caller: { phone_number_id: number.id } });
-    expect(again.calls).toEqual(['BatchGetItem', 'Query']);
+    expect(again.calls).toEqual(['BatchGetItem']);
   });
 
   it("a known number's state is read afresh: one that reached its daily cap since no longer places a call", async () => {
@@ -191,7 +191,7 @@ describe('nothing kept between requests lets a stale input through', () => {
     const { result, calls: n } = await counted(() => preflight(v.agentId, c.id, v));
     expect(result.body).toMatchObject({ outcome: 'defer', reasons: [expect.objectContaining({ code: 'no_caller_number' })] });
     // The number's item came with the credential's read (no Query of the numbers), its dial count as it is now.
-    expect(n).toEqual(['BatchGetItem', 'BatchGetItem', 'Query']);
+    expect(n).toEqual(['BatchGetItem', 'BatchGetItem']);
   });
 
   it('an Idempotency-Key taken inside the transaction: a replay answers the stored attempt, a failed request leaves the key free', async () => {

@@ -11,7 +11,7 @@ import { db, tableName } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
 import { newId } from '../../shared/ids.js';
 import { parseDncFile } from '../../shared/policy/dnc/snapshot-file.js';
-import { contactAttemptPut } from '../../shared/repositories/contact-attempts.js';
+import { attemptPlacedItems, contactAttemptPut } from '../../shared/repositories/contact-attempts.js';
 import { replaceDncSnapshot } from '../../shared/repositories/dnc-snapshots.js';
 import { useTestStack } from '../support/stack.js';
 import { locs, profileBody } from './agent-fixtures.js';
@@ -256,26 +256,34 @@ describe('POST /v1/calls/preflight: the decision POST /v1/calls would reach', ()
     const c = await contact(m.api, { phone_e164: unique('305') });
     const atMs = Date.parse(AT);
     const ago = (h: number) => new Date(atMs - h * 3_600_000).toISOString();
-    const attempt = (placed_at: string | null, subject: string | null = SUBJECT) =>
-      contactAttemptPut({ id: newId('att'), tenant_id: m.tenantId, contact_id: c.id, subject, placed_at, created_at: ago(30) });
+    // Each as queued (placed_at null), then placed as a dial places it: its own transaction, with the attempt's placement items.
+    const attempt = async (placedAt: string | null, subject: string | null = SUBJECT) => {
+      const id = newId('att');
+      await db().send(
+        new TransactWriteCommand({
+          TransactItems: [contactAttemptPut({ id, tenant_id: m.tenantId, contact_id: c.id, subject, placed_at: null, created_at: ago(30) })],
+        }),
+      );
+      if (placedAt)
+        await db().send(
+          new TransactWriteCommand({ TransactItems: attemptPlacedItems({ tenant_id: m.tenantId, contact_id: c.id, attempt_id: id, subject }, placedAt) }),
+        );
+    };
     // Not counted: another subject, one placed 25 h ago, one never placed, one after `at`.
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          attempt(ago(1), 'other_subject'),
-          attempt(ago(25)),
-          attempt(null),
-          attempt(new Date(atMs + 60_000).toISOString()),
-          attempt(ago(23)),
-          attempt(ago(5)),
-        ],
-      }),
-    );
+    for (const [placedAt, subject] of [
+      [ago(1), 'other_subject'],
+      [ago(25), SUBJECT],
+      [null, SUBJECT],
+      [new Date(atMs + 60_000).toISOString(), SUBJECT],
+      [ago(23), SUBJECT],
+      [ago(5), SUBJECT],
+    ] as const)
+      await attempt(placedAt, subject);
     const third = (await preflight(m.api, { agent_id: m.marketing.id, contact_id: c.id, at: AT })).body;
     expect(third).toMatchObject({ outcome: 'allow', callee: { states: ['US-FL'] } });
     expect(third.caller.phone_number_id).toBe(m.number415.id); // no 305 number: the oldest usable one
 
-    await db().send(new TransactWriteCommand({ TransactItems: [attempt(ago(1))] }));
+    await attempt(ago(1));
     const fourth = (await preflight(m.api, { agent_id: m.marketing.id, contact_id: c.id, at: AT })).body;
     expect(fourth).toMatchObject({ outcome: 'defer', next_permitted_at: ago(-1) });
     expect(fourth.reasons).toEqual([expect.objectContaining({ code: 'state_frequency_cap', state: 'US-FL', subject: SUBJECT, attempts: 3, until: ago(-1) })]);

@@ -13,6 +13,7 @@ import { DUE_RECHECK_MS, runReconciler, runScheduler } from '../../shared/calls/
 import { advanceClockForTests, now } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { callKeys, contactKeys, DISPATCH_SHARDS, dispatchKeys, platformKeys } from '../../shared/db/keys.js';
+import { readContactHistory } from '../../shared/repositories/contact-attempts.js';
 import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { getPhoneNumber } from '../../shared/repositories/phone-numbers.js';
 import type { TelephonyAccountRecord } from '../../shared/repositories/telephony-accounts.js';
@@ -234,6 +235,12 @@ describe('dispatch: at most once', () => {
       timeout: 30,
     });
     expect((await attemptItem(w.tenantId, c.id, a.id))!.placed_at).toBe(call.dialing_at);
+    // The dial counts towards the contact's frequency cap from now on: in its day's placements, which the next judgement reads by key.
+    const day = await db().send(
+      new GetCommand({ TableName: tableName(), Key: contactKeys.placements(w.tenantId, c.id, call.dialing_at!.slice(0, 10)), ConsistentRead: true }),
+    );
+    expect(day.Item!.placements).toEqual([{ attempt_id: a.id, placed_at: call.dialing_at, subject: 'appointment_reminders' }]);
+    expect((await readContactHistory(w.tenantId, c.id, now()))!.attempts).toEqual([{ placed_at: call.dialing_at, subject: 'appointment_reminders' }]);
     const after = (await getPhoneNumber(w.tenantId, w.number.id))!;
     expect(after.dials_count).toBe((before.dials_day === after.dials_day ? before.dials_count : 0) + 1);
     // The dialing watch is gone: nothing for the reconciler.

@@ -3,6 +3,7 @@
  * the call's purpose, whose scope covers this call? One cascade, so one reason at most.
  */
 
+import { canonicalJson } from '../../canonical-json.js';
 import type { ConsentBasis } from '../consent-strength.js';
 import type { CallPurpose, Channel, ComplianceReason, ConsentFacts, ProfileFacts } from './types.js';
 
@@ -66,3 +67,17 @@ export function consentReasons(consents: readonly ConsentFacts[], profile: Profi
   }
   return [];
 }
+
+/**
+ * Whether `fact` can change any judgement of a contact whose consents include `facts`: not when
+ * one of them has its basis and scope and is valid whenever it is (captured no later, expiring
+ * no sooner) — every rule above then reads the same with or without it.
+ */
+export const addsToConsents = (facts: readonly ConsentFacts[], fact: ConsentFacts): boolean =>
+  !facts.some(
+    (f) =>
+      f.basis === fact.basis &&
+      Date.parse(f.captured_at) <= Date.parse(fact.captured_at) &&
+      (f.expires_at === null || (fact.expires_at !== null && Date.parse(f.expires_at) >= Date.parse(fact.expires_at))) &&
+      canonicalJson(f.scope) === canonicalJson(fact.scope),
+  );

@@ -1,5 +1,5 @@
 /** Contacts (shared/repositories/contacts.ts): the creating transaction and how its refusals read, the history read (contact-attempts.ts), updates. */
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { contactKeys, contactPartition, keys, suppressionKeys } from '../../../shared/db/keys.js';
 import { readContactHistory } from '../../../shared/repositories/contact-attempts.js';
@@ -8,6 +8,7 @@ import {
   getContactRecord,
   listConsents,
   listContacts,
+  MAX_KEYED_CONSENTS,
   newContactItems,
   SuppressionChanged,
   UnknownOwner,
@@ -90,9 +91,58 @@ describe('creating a contact', () => {
 });
 
 describe('reading contacts', () => {
-  it('the history: contact, consents and recent attempts in ONE consistent Query over the contact partition', async () => {
+  it('the history: the contact with its consents and its day items of placements, by key in ONE consistent BatchGetItem', async () => {
     const { contact, items } = create();
     await writeNewContact(items);
+    // The day items as the dial's attemptPlacedItems appends to them: today's and yesterday's are read, the window cuts both ways.
+    table.put({
+      ...contactKeys.placements(T, contact.id, '2026-11-18'),
+      type: 'contact_placements',
+      placements: [
+        { attempt_id: 'att_01JAAAAAAAAAAAAAAAAAAAAAA1', placed_at: '2026-11-18T10:00:00.000Z', subject: 'solar' },
+        { attempt_id: 'att_01JAAAAAAAAAAAAAAAAAAAAAA2', placed_at: '2026-11-18T15:00:01.000Z', subject: 'solar' },
+      ],
+    });
+    table.put({
+      ...contactKeys.placements(T, contact.id, '2026-11-17'),
+      type: 'contact_placements',
+      placements: [
+        { attempt_id: 'att_01JAAAAAAAAAAAAAAAAAAAAAA3', placed_at: '2026-11-17T14:59:59.000Z', subject: 'solar' },
+        { attempt_id: 'att_01JAAAAAAAAAAAAAAAAAAAAAA4', placed_at: '2026-11-17T16:00:00.000Z', subject: null },
+      ],
+    });
+    table.put({
+      ...contactKeys.placements(T, contact.id, '2026-11-16'),
+      type: 'contact_placements',
+      placements: [{ attempt_id: 'att_01JAAAAAAAAAAAAAAAAAAAAAA5', placed_at: '2026-11-16T20:00:00.000Z', subject: 'solar' }],
+    });
+    table.forgetSent();
+    const history = await readContactHistory(T, contact.id, new Date(NOW));
+    expect(history!.contact).toEqual({ id: contact.id, phone_e164: PHONE });
+    expect(history!.consents).toEqual([{ basis: 'pewc', scope: { purposes: ['solar'] }, captured_at: '2026-11-01T12:00:00.000Z', expires_at: null }]);
+    expect(history!.attempts).toEqual([
+      { placed_at: '2026-11-18T10:00:00.000Z', subject: 'solar' },
+      { placed_at: '2026-11-17T16:00:00.000Z', subject: '' },
+    ]);
+    expect(inputsOf(QueryCommand)).toEqual([]);
+    const [batch] = inputsOf(BatchGetCommand);
+    const read = Object.values(batch!.RequestItems)[0] as { Keys: unknown[]; ConsistentRead: boolean };
+    expect(read.ConsistentRead).toBe(true);
+    expect(read.Keys).toEqual([
+      contactKeys.contact(T, contact.id),
+      contactKeys.placements(T, contact.id, '2026-11-18'),
+      contactKeys.placements(T, contact.id, '2026-11-17'),
+    ]);
+    expect(await readContactHistory(T, 'con_01JZZZZZZZZZZZZZZZZZZZZZZZ', new Date(NOW))).toBeUndefined();
+    expect(await readContactHistory(T, 'bad', new Date(NOW))).toBeUndefined();
+  });
+
+  it('a contact stored before it carried its consents is read with ONE consistent Query over its partition', async () => {
+    const { contact, items } = create();
+    await writeNewContact(items);
+    const stored = table.get(contactKeys.contact(T, contact.id))!;
+    const { history_keyed: _keyed, consent_facts: _facts, ...legacy } = stored;
+    table.put(legacy);
     table.put({
       ...contactKeys.attempt(T, contact.id, 'att_01JAAAAAAAAAAAAAAAAAAAAAAA'),
       type: 'contact_attempt',
@@ -108,8 +158,6 @@ describe('reading contacts', () => {
     expect(q).toMatchObject({ ConsistentRead: true, KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to' });
     expect(q!.ExpressionAttributeValues[':pk']).toBe(contactPartition(T, contact.id));
     expect(q!.FilterExpression).toContain('#itemType IN (:contactType, :consentType) OR ');
-    expect(await readContactHistory(T, 'con_01JZZZZZZZZZZZZZZZZZZZZZZZ', new Date(NOW))).toBeUndefined();
-    expect(await readContactHistory(T, 'bad', new Date(NOW))).toBeUndefined();
   });
 
   it('lists contacts newest first through the index, and a contact’s consents', async () => {
@@ -138,5 +186,29 @@ describe('updating a contact', () => {
     expect(u.ExpressionAttributeValues).toMatchObject({ ':previous_updated_at': 'u0', ':u0': 'Eve' });
     expect(u.UpdateExpression).toBe('SET #updated_at = :now, #u0 = :u0, #grants = :grants');
     expect(items[1]!.Put!.Item).toMatchObject({ type: 'consent', id: c.id });
+  });
+
+  it("a keyed contact's new consent joins its facts by append; past MAX_KEYED_CONSENTS its judgements query the consents instead", () => {
+    const { consent: c, contact } = create();
+    expect(contact).toMatchObject({
+      history_keyed: true,
+      consent_facts: [{ basis: 'pewc', scope: { purposes: ['solar'] }, captured_at: c.captured_at, expires_at: null }],
+    });
+    const update = (current: Parameters<typeof updateContactItems>[4]['current']) =>
+      updateContactItems(T, 'con_01JAAAAAAAAAAAAAAAAAAAAAAA', {}, c, { now: NOW, current }).at(0)!.Update!;
+    const appended = update({ updated_at: 'u0', consent_grants: [], history_keyed: true, consent_facts: [] });
+    expect(appended.UpdateExpression).toBe('SET #updated_at = :now, #grants = :grants, #facts = list_append(#facts, :fact)');
+    expect(appended.ExpressionAttributeValues![':fact']).toEqual([
+      { basis: 'pewc', scope: { purposes: ['solar'] }, captured_at: c.captured_at, expires_at: null },
+    ]);
+    // The same consent again (or one valid only when it is) changes no judgement: not kept twice.
+    expect(update({ updated_at: 'u0', consent_grants: [], history_keyed: true, consent_facts: contact.consent_facts }).UpdateExpression).toBe(
+      'SET #updated_at = :now, #grants = :grants',
+    );
+    const others = Array.from({ length: MAX_KEYED_CONSENTS }, (_, i) => ({ ...contact.consent_facts![0]!, scope: { purposes: [`p${i}`] } }));
+    const full = update({ updated_at: 'u0', consent_grants: [], history_keyed: true, consent_facts: others });
+    expect(full.UpdateExpression).toBe('SET #updated_at = :now, #grants = :grants REMOVE #keyed, #facts');
+    // A contact stored before the facts existed is left as it was (its judgements query).
+    expect(update({ updated_at: 'u0', consent_grants: [] }).UpdateExpression).toBe('SET #updated_at = :now, #grants = :grants');
   });
 });
