@@ -1,4 +1,4 @@
-import { monotonicFactory } from 'ulid';
+import { decodeTime, monotonicFactory } from 'ulid';
 
 const ulid = monotonicFactory();
 
@@ -35,3 +35,13 @@ export const isTemplateId = (value: string): boolean => value.length <= 64 && TE
 /** A knowledge pack's id, and one of its documents' (a malformed id names nothing). */
 export const isPackId = (id: string): boolean => idPattern('kp').test(id);
 export const isDocumentId = (id: string): boolean => idPattern('kpd').test(id);
+
+/** The wall-clock instant (epoch ms) an id of newId was made, or null for a string that is not one. */
+export function idMadeAt(id: string): number | null {
+  if (!isId(id)) return null;
+  try {
+    return decodeTime(id.slice(id.indexOf('_') + 1));
+  } catch {
+    return null;
+  }
+}

@@ -19,6 +19,6 @@ export const handler = defineWorker('call-dispatch', callDispatchQueueMessage, a
     logger.info('campaign launch', { tenant_id: message.tenant_id, campaign_id: message.campaign_id, launched });
     return;
   }
-  const outcome = await dispatchCall(message.tenant_id, message.call_id);
+  const outcome = await dispatchCall(message.tenant_id, message.call_id, { alongsideCommit: message.alongside_commit === true });
   logger.info('call dispatch', { tenant_id: message.tenant_id, attempt_id: message.attempt_id, call_id: message.call_id, outcome });
 });

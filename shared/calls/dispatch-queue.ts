@@ -30,8 +30,22 @@ const send = (message: CallDispatchMessage | CampaignLaunchMessage, delaySeconds
  */
 export const DISPATCH_SAFETY_NET_MS = 120_000;
 
-export async function sendDispatch(target: { tenant_id: string; attempt_id: string; call_id: string }, delaySeconds = 0): Promise<void> {
-  await send({ type: 'call.dispatch', tenant_id: target.tenant_id, attempt_id: target.attempt_id, call_id: target.call_id }, delaySeconds);
+/** `alongsideCommit`: sent while the transaction creating the call still runs (see CallDispatchMessage.alongside_commit). */
+export async function sendDispatch(
+  target: { tenant_id: string; attempt_id: string; call_id: string },
+  delaySeconds = 0,
+  opts: { alongsideCommit?: boolean } = {},
+): Promise<void> {
+  await send(
+    {
+      type: 'call.dispatch',
+      tenant_id: target.tenant_id,
+      attempt_id: target.attempt_id,
+      call_id: target.call_id,
+      ...(opts.alongsideCommit ? { alongside_commit: true as const } : {}),
+    },
+    delaySeconds,
+  );
 }
 
 /**

@@ -25,12 +25,13 @@ import { now } from '../clock.js';
 import { tableName } from '../db/client.js';
 import { keys } from '../db/keys.js';
 import { transactWrite } from '../db/transact-write.js';
+import { idMadeAt } from '../ids.js';
 import { logger } from '../observability.js';
 import { onCarrierStatus, onDisposedBeforeDial } from '../policy/call-state/machine.js';
 import { getAgentVersion } from '../repositories/agents.js';
 import { cancelCampaignCall } from '../repositories/call-lifecycle.js';
 import { endOfCallWatches } from '../repositories/call-watches.js';
-import { getCall } from '../repositories/calls.js';
+import { type CallRecord, getCall } from '../repositories/calls.js';
 import { campaignDialItems, getCampaignSettings } from '../repositories/campaigns.js';
 import { attemptPlacedItems } from '../repositories/contact-attempts.js';
 import { callTransition, recordProviderSid } from '../repositories/outbound-call-transitions.js';
@@ -45,6 +46,7 @@ import {
 } from '../repositories/outbound-calls.js';
 import { utcDay } from '../repositories/phone-numbers.js';
 import { getTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
+import { backoff, mayRetry, type RetryPolicy } from '../retry.js';
 import type { AgentVersion } from '../schemas/agents.js';
 import { providerFor } from '../telephony/carrier-for.js';
 import { publicBaseUrl } from '../telephony/endpoints.js';
@@ -96,6 +98,8 @@ export interface DispatchDeps {
    * is still made afresh.
    */
   launched?: { call: OutboundCallRecord; numberIds: readonly string[]; version: AgentVersion };
+  /** The message was sent alongside the transaction that creates the call (it may not be readable yet). */
+  alongsideCommit?: boolean;
 }
 
 /** The Delete of the call's current due item, if it has one. */
@@ -148,9 +152,29 @@ export function dialCountUpdate(tenantId: string, number: Pick<CallerNumber, 'id
   };
 }
 
+/** How long after its id was made a call sent alongside its commit may still be committing; past it, the call is not coming. */
+export const COMMIT_GRACE_MS = 3_000;
+/** How the dispatcher looks again for such a call: soon, then less often. */
+const COMMITTING: RetryPolicy = { baseMs: 10, capMs: 250, attempts: 20 };
+
+/**
+ * The call, strongly consistent. A message sent alongside the call's creating transaction can
+ * outrun its commit: a call not found then is looked for again until COMMIT_GRACE_MS after its
+ * id was made (a transaction that failed never commits; one that commits later than that is
+ * brought back by its due item).
+ */
+async function readDispatched(tenantId: string, callId: string, alongsideCommit: boolean): Promise<CallRecord | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const call = await getCall(tenantId, callId);
+    const made = idMadeAt(callId);
+    if (call || !alongsideCommit || made === null || Date.now() - made > COMMIT_GRACE_MS || !mayRetry(COMMITTING, attempt)) return call;
+    await backoff(COMMITTING, attempt);
+  }
+}
+
 export async function dispatchCall(tenantId: string, callId: string, deps: DispatchDeps = {}): Promise<DispatchOutcome> {
   const launched = deps.launched?.call.id === callId ? deps.launched : undefined;
-  const stored = launched?.call ?? (await getCall(tenantId, callId));
+  const stored = launched?.call ?? (await readDispatched(tenantId, callId, deps.alongsideCommit === true));
   if (!stored || stored.direction !== 'outbound') return 'not_found';
   const call = stored as unknown as OutboundCallRecord;
   if (call.state !== 'scheduled') return 'not_scheduled';

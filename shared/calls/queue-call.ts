@@ -177,7 +177,7 @@ export async function queueCall(
   const attempt = presentContactAttempt(call);
   const subject = judged.agentVersion.compliance_profile?.subject ?? null;
   // The call's items (record, attempt, events, watches, the idempotency result): one transaction, all or nothing.
-  await transactWrite([
+  const committed = transactWrite([
     outboundCallPut(call),
     contactAttemptPut({
       id: call.attempt_id,
@@ -194,16 +194,22 @@ export async function queueCall(
     ...extra,
     ...(opts.extraItems?.(attempt) ?? []),
   ]);
+  // An allowed call's dispatch message goes while its transaction runs, not after (started second:
+  // the transaction's request leaves first), so the answer waits for one round trip, not two. It
+  // names a call that may not be committed yet (the dispatcher waits for it a moment), or never will
+  // be (the transaction failed: the dispatcher finds none and stops). Best effort: the due item
+  // written in the transaction makes the scheduler send it should this fail.
+  const dispatched =
+    decision.outcome === 'allow'
+      ? sendDispatch({ tenant_id: tenantId, attempt_id: call.attempt_id, call_id: call.id }, 0, { alongsideCommit: true }).catch((err) =>
+          logger.warn('dispatch enqueue failed; the scheduler will send it', { call_id: call.id, error: (err as Error).message }),
+        )
+      : undefined;
+  await Promise.all([committed, dispatched]);
 
   // A call blocked at queuing has ended: it is scored too (every dimension not_applicable).
   // No nudge: a campaign's call is queued by its launch, which is running now.
   if (decision.outcome === 'block') await callEnded(call, { nudge: false });
-  if (decision.outcome === 'allow') {
-    // Best effort: the due item written above makes the scheduler send it should this fail.
-    await sendDispatch({ tenant_id: tenantId, attempt_id: call.attempt_id, call_id: call.id }).catch((err) =>
-      logger.warn('dispatch enqueue failed; the scheduler will send it', { call_id: call.id, error: (err as Error).message }),
-    );
-  }
   return { call, attempt };
 }
 

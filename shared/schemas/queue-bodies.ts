@@ -7,6 +7,11 @@ const callDispatchMessage = z.object({
   attempt_id: z.string().min(1),
   /** The call to dispatch (`cal_…`): the dispatcher reads it, and does nothing unless it is scheduled and due. */
   call_id: z.string().min(1),
+  /**
+   * Sent alongside the transaction that creates the call (POST /v1/calls), not after it: the
+   * message can outrun the commit, so the dispatcher waits a moment for a call it cannot find yet.
+   */
+  alongside_commit: z.literal(true).optional(),
 });
 export type CallDispatchMessage = z.infer<typeof callDispatchMessage>;
 

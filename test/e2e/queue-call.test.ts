@@ -6,13 +6,15 @@
  * reconciler; re-judging at dial time; the cps limiter. Time moves with the clock hook.
  */
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ulid } from 'ulid';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { dispatchCall } from '../../shared/calls/dispatch.js';
+import { COMMIT_GRACE_MS, dispatchCall } from '../../shared/calls/dispatch.js';
 import { DISPATCH_SAFETY_NET_MS } from '../../shared/calls/dispatch-queue.js';
 import { DUE_RECHECK_MS, runReconciler, runScheduler } from '../../shared/calls/scheduler.js';
 import { advanceClockForTests, now } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
 import { callKeys, contactKeys, DISPATCH_SHARDS, dispatchKeys, platformKeys } from '../../shared/db/keys.js';
+import { sqs } from '../../shared/queues/client.js';
 import { readContactHistory } from '../../shared/repositories/contact-attempts.js';
 import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
 import { getPhoneNumber } from '../../shared/repositories/phone-numbers.js';
@@ -542,6 +544,76 @@ describe('POST /v1/calls without a caller number', () => {
     expect(typesOf(await eventsOfCall(t.tenantId, res.body.call_id))).toEqual(['call.queued', 'call.blocked', 'call.completed']);
     expect((await sw.api('GET', `/v1/calls/${res.body.call_id}`)).status).toBe(200);
     expect(await dueItemsOf(t.tenantId)).toEqual([]);
+  });
+});
+
+describe('the dispatch message goes alongside the commit', () => {
+  /** GetItem reads of one call's item while `run` runs. */
+  const callReads = async <T>(tenantId: string, callId: string, run: () => Promise<T>): Promise<{ out: T; reads: number }> => {
+    const key = callKeys.call(tenantId, callId);
+    let reads = 0;
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        const k = (args.input as { Key?: { pk?: string; sk?: string } }).Key;
+        if (/^Get(Item)?Command$/.test(context.commandName ?? '') && k?.pk === key.pk && k.sk === key.sk) reads++;
+        return next(args);
+      },
+      { step: 'initialize', name: 'countCallReads' },
+    );
+    try {
+      return { out: await run(), reads };
+    } finally {
+      db().middlewareStack.remove('countCallReads');
+    }
+  };
+
+  it('a message that outruns its commit finds the call once it lands, and dials it once', async () => {
+    setClock(ALLOWED_AT);
+    const c = await newContact(w.api);
+    // The queue transaction is held back a moment; the dispatch message, sent beside it, is caught as it leaves.
+    let sent: (callId: string) => void = () => {};
+    const message = new Promise<string>((resolve) => (sent = resolve));
+    sqs().middlewareStack.add(
+      (next) => async (args) => {
+        const parsed = JSON.parse((args.input as { MessageBody?: string }).MessageBody ?? '{}') as { call_id?: string; alongside_commit?: boolean };
+        if (parsed.alongside_commit) sent(parsed.call_id!);
+        return next(args);
+      },
+      { step: 'initialize', name: 'catchDispatch' },
+    );
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (/^TransactWrite(Items)?Command$/.test(context.commandName ?? '')) await new Promise((r) => setTimeout(r, 300));
+        return next(args);
+      },
+      { step: 'initialize', name: 'holdCommit' },
+    );
+    try {
+      const post = queue(w.api, body(c.id));
+      const callId = await message;
+      expect(await storedCall(w.tenantId, callId)).toBeUndefined(); // not committed yet
+      const { out, reads } = await callReads(w.tenantId, callId, () => dispatchCall(w.tenantId, callId, { alongsideCommit: true }));
+      expect(out).toBe('dialled');
+      expect(reads).toBeGreaterThanOrEqual(2); // missed it first, then found it
+      const res = await post;
+      expect(res.status).toBe(200);
+      expect(res.body.call_id).toBe(callId);
+    } finally {
+      sqs().middlewareStack.remove('catchDispatch');
+      db().middlewareStack.remove('holdCommit');
+    }
+    expect((await sandboxCallsFrom(w.number.phone_e164)).filter((x) => x.to === c.phone_e164)).toHaveLength(1);
+  });
+
+  it('a call that never commits: looked for until COMMIT_GRACE_MS after its id was made, then not_found; a message sent after a commit reads once', async () => {
+    const young = `cal_${ulid(Date.now() - COMMIT_GRACE_MS + 300)}`;
+    const waited = await callReads(w.tenantId, young, () => dispatchCall(w.tenantId, young, { alongsideCommit: true }));
+    expect(waited.out).toBe('not_found');
+    expect(waited.reads).toBeGreaterThanOrEqual(2);
+    const old = `cal_${ulid(Date.now() - COMMIT_GRACE_MS - 1_000)}`;
+    expect(await callReads(w.tenantId, old, () => dispatchCall(w.tenantId, old, { alongsideCommit: true }))).toEqual({ out: 'not_found', reads: 1 });
+    const fresh = `cal_${ulid()}`;
+    expect(await callReads(w.tenantId, fresh, () => dispatchCall(w.tenantId, fresh))).toEqual({ out: 'not_found', reads: 1 });
   });
 });
 
