@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { createRouter } from '../../shared/http/route-matcher.js';
 import { buildApiGatewayEvent, newApiGatewayRequestId, requestFromIncomingMessage, splitUrl } from './apigw-event.js';
+import { EDGE_RECEIVED_AT, EDGE_TOKEN } from './carrier-edge.js';
 import type { HandlerLoader } from './handlers.js';
 import { createLambdaContext } from './lambda-context.js';
 
@@ -32,6 +33,26 @@ export interface HttpServerOptions {
   fallback?: ServedRoute;
   /** Largest request body accepted (API Gateway + Lambda allow 6 MB). */
   maxBodyBytes?: number;
+  /** The carrier edge's token (carrier-edge.ts): a request carrying it arrived at the edge's instant. */
+  edgeToken?: string;
+}
+
+/**
+ * When the request arrived: at the carrier edge, when it forwarded it with this process's token,
+ * else now. The edge's headers are removed either way (no handler sees them, nor can a client set them).
+ */
+function arrivedAt(req: IncomingMessage, edgeToken: string | undefined): number {
+  const at = Number(req.headers[EDGE_RECEIVED_AT]);
+  const trusted = edgeToken !== undefined && req.headers[EDGE_TOKEN] === edgeToken && Number.isFinite(at) && at > 0;
+  delete req.headers[EDGE_RECEIVED_AT];
+  delete req.headers[EDGE_TOKEN];
+  const raw: string[] = [];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!.toLowerCase();
+    if (name !== EDGE_RECEIVED_AT && name !== EDGE_TOKEN) raw.push(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  }
+  req.rawHeaders = raw;
+  return trusted ? Math.min(at, Date.now()) : Date.now();
 }
 
 export const DEFAULT_ROUTE_TIMEOUT_SECONDS = 10;
@@ -43,7 +64,7 @@ export function createHttpServer(opts: HttpServerOptions): Server {
   const maxBody = opts.maxBodyBytes ?? MAX_BODY_BYTES;
 
   return createServer((req, res) => {
-    const started = Date.now();
+    const started = arrivedAt(req, opts.edgeToken);
     const requestId = newApiGatewayRequestId();
     res.setHeader('apigw-requestid', requestId);
     // The path only, as API Gateway's access log ($context.path): a query string can carry

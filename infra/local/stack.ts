@@ -19,6 +19,7 @@ import { fallbackRoute, routes as manifestRoutes } from '../../shared/routes.js'
 import { VOICE_RUNTIME_RELAY_PATH } from '../../shared/telephony/endpoints.js';
 import type { ReplyModel } from '../../shared/voice/ports.js';
 import { workers as manifestWorkers } from '../../shared/workers.js';
+import { newEdgeToken, startCarrierEdge } from './carrier-edge.js';
 import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.js';
 import { type Emulator, startEmulator } from './emulator.js';
 import { applyEnv, localEnv, resetSharedCaches, restoreEnv } from './env.js';
@@ -204,7 +205,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     const loader = createHandlerLoader<HttpHandler>({
       overrides: { ...Object.fromEntries(sandboxClockRoutes.map((r) => [r.id, clock.handler])), ...opts.routeHandlers },
     });
+    const edgeToken = newEdgeToken();
     const server: Server = createHttpServer({
+      edgeToken,
       routes: opts.routes ?? [...manifestRoutes, ...sandboxClockRoutes],
       // Tests that serve their own route list keep the built-in 404/405.
       ...(opts.routes ? {} : { fallback: fallbackRoute }),
@@ -224,6 +227,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     }
     cleanups.push(() => closeServer(server));
     const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    // The sandbox carrier's requests arrive at its edge, a thread that stamps them (see carrier-edge.ts).
+    const edge = await startCarrierEdge({ upstreamHost: host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host, upstreamPort: port, token: edgeToken });
+    cleanups.push(() => edge.stop());
     // Known only once listening. Locally Twilio's REST API is the sandbox carrier's.
     // The dashboard and the portal are served from here too unless DASHBOARD_ORIGIN / PORTAL_ORIGIN say
     // otherwise; mail goes to the local sink (`npm run admin -- mail last --to …`). Google (calendar
@@ -231,7 +237,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     const dashboardOrigin = process.env.DASHBOARD_ORIGIN || baseUrl;
     const urls = {
       PUBLIC_BASE_URL: baseUrl,
-      TWILIO_API_BASE_URL: `${baseUrl}/sandbox/twilio`,
+      TWILIO_API_BASE_URL: `${edge.url}/sandbox/twilio`,
+      SANDBOX_API_BASE_URL: `${edge.url}/sandbox/twilio`,
       GOOGLE_API_BASE_URL: `${baseUrl}/sandbox/google`,
       DASHBOARD_ORIGIN: dashboardOrigin,
       PORTAL_ORIGIN: process.env.PORTAL_ORIGIN || dashboardOrigin,

@@ -20,7 +20,7 @@
  */
 import { now } from '../clock.js';
 import { logger } from '../observability.js';
-import { claimLane, DIAL_SEND_LATE_MS, dialLane, dialSpacingMs, laneRelease } from '../policy/dial-pacing.js';
+import { claimLane, DIAL_SEND_LATE_MS, dialLane, dialSpacingMs, laneRelease, transitionLeadMs } from '../policy/dial-pacing.js';
 import { releaseDialLane, takeDialGrant, takeDialLane } from '../repositories/dial-pacing.js';
 
 const MAX_WAIT_MS = 20_000;
@@ -35,13 +35,11 @@ export class DialSlotsBusy extends Error {
   }
 }
 
-/**
- * How long before its instant a dial starts its transition: about as long as recent dial
- * transitions took in this process (so the dial leaves at the instant, and the transition's
- * checks — the campaign still running — are as fresh as they can be).
- */
-let transitionMs = 50;
-const leadMs = () => Math.min(500, Math.max(10, Math.round(transitionMs * 1.5)));
+/** The last RECENT_TRANSITIONS dial transitions of this process (ms): the lead before a grant's instant (transitionLeadMs). */
+const RECENT_TRANSITIONS = 64;
+const recentTransitions: number[] = [];
+let nextTransition = 0;
+const leadMs = () => transitionLeadMs(recentTransitions);
 /** How long lanes were held lately in this process on top of the second and the guard (ms): the carrier's round trip, or the send to its stamp. */
 let laneHeldMs = 0;
 
@@ -87,13 +85,13 @@ export async function waitUntilDialLead(grantAt: number): Promise<void> {
   await sleepUntil(grantAt - leadMs());
 }
 
-/** Runs the dial's transition, learning how long transitions take (a moving average). */
+/** Runs the dial's transition, learning how long transitions take (the last RECENT_TRANSITIONS). */
 export async function timedTransition<T>(run: () => Promise<T>): Promise<T> {
   const started = Date.now();
   try {
     return await run();
   } finally {
-    transitionMs = 0.8 * transitionMs + 0.2 * (Date.now() - started);
+    recentTransitions[nextTransition++ % RECENT_TRANSITIONS] = Date.now() - started;
   }
 }
 

@@ -142,3 +142,16 @@ export function claimLane(holder: LaneHolder | null | undefined, me: { seq: numb
   const earliestAnswer = holder!.at + cycles * (1000 + DIAL_GUARD_MS);
   return { retryAt: Math.min(free.at, Math.max(earliestAnswer, now + LANE_POLL_MS)) };
 }
+
+/**
+ * How long before its instant a dial starts its transition, from how long recent transitions
+ * took (ms): as long as all but the slowest twentieth of them (a transition that ends after the
+ * instant delays the dial and its lane's whole cycle by the overrun; a multiple of their mean was
+ * short under load, when the tail is long), between 10 ms and 500 ms (the transition's checks —
+ * a pause or cancel — stay that fresh).
+ */
+export function transitionLeadMs(recent: readonly number[]): number {
+  if (recent.length === 0) return 50;
+  const sorted = [...recent].sort((a, b) => a - b);
+  return Math.min(500, Math.max(10, Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))]!)));
+}

@@ -14,8 +14,8 @@ export function publicBaseUrl(): string {
 /** Twilio's REST API (locally: the sandbox carrier, so byo twilio accounts work offline). */
 export const twilioApiBaseUrl = (): string => trimSlash(process.env.TWILIO_API_BASE_URL || 'https://api.twilio.com');
 
-/** The sandbox carrier's Twilio-compatible REST API, served by this deployment. */
-export const sandboxApiBaseUrl = (): string => `${publicBaseUrl()}/sandbox/twilio`;
+/** The sandbox carrier's Twilio-compatible REST API, served by this deployment (locally, through its edge: SANDBOX_API_BASE_URL). */
+export const sandboxApiBaseUrl = (): string => trimSlash(process.env.SANDBOX_API_BASE_URL || `${publicBaseUrl()}/sandbox/twilio`);
 
 /** The carrier-facing routes a BYO account pastes into its carrier console. */
 export const carrierWebhookUrls = () => ({

@@ -17,6 +17,7 @@ import {
   paceDial,
   STALE_AHEAD_MS,
   stampLeadMs,
+  transitionLeadMs,
 } from '../../shared/policy/dial-pacing.js';
 
 /** 250 dial requests in bursts: some at once, some tens or hundreds of ms apart, some on the next second's edge. */
@@ -385,5 +386,17 @@ describe('dial pacing: lanes', () => {
     expect(maxWaitMs).toBeLessThan(10);
     const span = Math.max(...stamps) - Math.min(...stamps);
     expect(span / 1000).toBeCloseTo((499 * (1000 + DIAL_GUARD_MS + roundTrip)) / 10_000, 0);
+  });
+});
+
+describe('transitionLeadMs', () => {
+  it('leads by all but the slowest twentieth of recent transitions, between 10 and 500 ms', () => {
+    expect(transitionLeadMs([])).toBe(50);
+    // A long tail: the mean (~98 ms) would leave one dial in ten late; the lead covers the 95th.
+    const recent = [...Array.from({ length: 56 }, () => 60), 200, 210, 220, 230, 240, 250, 380, 390];
+    expect(transitionLeadMs(recent)).toBe(240);
+    expect(recent.filter((ms) => ms > transitionLeadMs(recent)).length).toBeLessThanOrEqual(recent.length / 20);
+    expect(transitionLeadMs([1, 2, 3])).toBe(10);
+    expect(transitionLeadMs([900, 1200])).toBe(500);
   });
 });

@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { newEdgeToken, startCarrierEdge } from '../../infra/local/carrier-edge.js';
 import { closeServer, createHttpServer, type HttpHandler, listen } from '../../infra/local/server.js';
 
 let stop: (() => Promise<void>) | undefined;
@@ -41,5 +42,52 @@ describe('local API Gateway', () => {
     expect(seen!.timeEpoch).toBeGreaterThanOrEqual(headersSentAt);
     expect(seen!.timeEpoch).toBeLessThan(bodySentAt);
     expect(seen!.handlerAt).toBeGreaterThanOrEqual(bodySentAt);
+  });
+
+  it("through the carrier edge a request is stamped when it reaches the edge's thread, though the API's event loop is busy; an edge instant without the token is ignored", async () => {
+    const seen: { timeEpoch: number; headers: Record<string, string | undefined> }[] = [];
+    const handler: HttpHandler = async (event) => {
+      seen.push({ timeEpoch: event.requestContext.timeEpoch, headers: event.headers });
+      return { statusCode: 201, body: '{}' };
+    };
+    const token = newEdgeToken();
+    const server = createHttpServer({
+      routes: [{ id: 'dial', method: 'POST', path: '/dial', handler: 'unused' }],
+      loader: { load: async () => handler },
+      edgeToken: token,
+    });
+    const port = await listen(server, 0);
+    const edge = await startCarrierEdge({ upstreamHost: '127.0.0.1', upstreamPort: port, token });
+    stop = async () => {
+      await edge.stop();
+      await closeServer(server);
+    };
+    /** A POST whose sender then keeps this thread (the API's) busy for 300 ms: the instant it was sent. */
+    const sendThenBlock = async (url: string, headers: Record<string, string> = {}) => {
+      let sentAt = 0;
+      const answered = new Promise<number>((resolve, reject) => {
+        const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end('{}', () => {
+          sentAt = Date.now();
+          while (Date.now() - sentAt < 300); // the API's loop, busy
+        });
+      });
+      expect(await answered).toBe(201);
+      return sentAt;
+    };
+    // Warm the edge's connection, so the request below is written at once.
+    await sendThenBlock(`${edge.url}/dial`);
+    const viaEdge = await sendThenBlock(`${edge.url}/dial`);
+    expect(seen.at(-1)!.timeEpoch - viaEdge).toBeLessThan(150);
+    expect(seen.at(-1)!.headers).not.toHaveProperty('x-edge-received-at');
+    expect(seen.at(-1)!.headers).not.toHaveProperty('x-edge-token');
+    // Straight to the API, the stamp waits for its loop; a client's own edge instant, without the token, counts for nothing.
+    const direct = await sendThenBlock(`http://127.0.0.1:${port}/dial`, { 'x-edge-received-at': '1000', 'x-edge-token': 'guess' });
+    expect(seen.at(-1)!.timeEpoch - direct).toBeGreaterThanOrEqual(290);
+    expect(seen.at(-1)!.headers).not.toHaveProperty('x-edge-token');
   });
 });
