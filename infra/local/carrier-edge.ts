@@ -31,11 +31,14 @@ export interface CarrierEdge {
 const THREAD = `
 const { parentPort, workerData } = require('node:worker_threads');
 const http = require('node:http');
-const agent = new http.Agent({ keepAlive: true });
 const server = http.createServer((req, res) => {
   const receivedAt = Date.now();
   const headers = { ...req.headers, '${EDGE_RECEIVED_AT}': String(receivedAt), '${EDGE_TOKEN}': workerData.token };
-  const upstream = http.request({ host: workerData.upstreamHost, port: workerData.upstreamPort, method: req.method, path: req.url, headers, agent }, (answer) => {
+  // A connection per request upstream (loopback, after the stamp): a kept-alive one can be reused
+  // just as the server closes it idle, and a dial whose request fails that way is an unknown outcome.
+  delete headers.connection;
+  delete headers['keep-alive'];
+  const upstream = http.request({ host: workerData.upstreamHost, port: workerData.upstreamPort, method: req.method, path: req.url, headers, agent: false }, (answer) => {
     res.writeHead(answer.statusCode, answer.headers);
     answer.pipe(res);
   });
@@ -53,7 +56,6 @@ parentPort.on('message', (m) => {
   if (m !== 'stop') return;
   server.close();
   server.closeAllConnections();
-  agent.destroy();
   parentPort.close();
 });
 `;
