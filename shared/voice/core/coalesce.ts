@@ -40,27 +40,22 @@ export function pushText(buffer: string, delta: string): { phrases: string[]; bu
   return { phrases, buffer: rest };
 }
 
-/** A break that may end a phrase, once whitespace follows it (the union of pushText's rules). */
-const BREAK_THEN_SPACE = /[.?!…,;:—–]["'”’)\]]*\s/;
-/** Characters of text already handed over that a break could still sit in (a break and its closing quotes). */
-const TAIL_CHARS = 8;
-
 /**
- * For a host that feeds model text to the core: true when `pending` may complete a phrase
- * (a break followed by whitespace, counting the end of what was handed over before, or enough
- * text since the last break for the PHRASE_MAX_CHARS cut), so deltas that can only grow the
- * core's buffer are held back. It never says no when the core would cut a phrase (it counts
- * the text since a break generously), so feeding through it sends every phrase at the same
- * delta as feeding every delta; it saves a step, and its state copy, per token.
+ * For a host that feeds model text to the core: true when `pending` completes a phrase, so
+ * deltas that can only grow the core's buffer are held back. It keeps its own copy of that
+ * buffer (what pushText left of the text it let through), so it says yes exactly when the core
+ * would cut a phrase: feeding through it sends every phrase at the same delta as feeding every
+ * delta, and saves a step, and its state copy, per token. (Counting characters since the last
+ * break instead missed the whitespace a cut leaves in the buffer, and held back a phrase that
+ * reached PHRASE_MAX_CHARS by one character.) Text the host hands over outside it (the flush
+ * before a tool, after which the core empties its buffer) can only make it say yes early, never late.
  */
 export function phraseReady(): (pending: string) => boolean {
-  let tail = '';
-  let sinceBreak = 0;
+  let buffer = '';
   return (pending) => {
-    const byBreak = BREAK_THEN_SPACE.test(tail + pending);
-    if (!byBreak && sinceBreak + pending.length < PHRASE_MAX_CHARS) return false;
-    tail = (tail + pending).slice(-TAIL_CHARS);
-    sinceBreak = byBreak ? pending.length : sinceBreak + pending.length;
+    const pushed = pushText(buffer, pending);
+    if (pushed.phrases.length === 0) return false;
+    buffer = pushed.buffer;
     return true;
   };
 }
