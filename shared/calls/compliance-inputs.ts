@@ -47,14 +47,7 @@ import {
   readCallerNumbers,
   type CallerNumber as StoredCallerNumber,
 } from '../repositories/caller-pool.js';
-import {
-  type ContactFacts,
-  type ContactHistory,
-  contactHistoryFrom,
-  contactHistoryKeys,
-  queryContactHistory,
-  readContactHistory,
-} from '../repositories/contact-attempts.js';
+import { type ContactFacts, type ContactHistory, contactHistoryIn, contactHistoryKeys, readContactHistory } from '../repositories/contact-attempts.js';
 import { dncFacts, dncFactsAfterPointer } from '../repositories/dnc-facts.js';
 import { isSuppressed } from '../repositories/suppression-state.js';
 import { type CallerOutcome, type CallerPool, decideCaller } from './caller-decision.js';
@@ -173,12 +166,6 @@ async function numbersOf(tenantId: string, numbers: EarlyNumbers, items: ItemsBy
   return read;
 }
 
-/** The contact's history from the credential's read (its items by key), or its Query when the contact predates them. */
-function historyOf(tenantId: string, contactId: string, at: Date, items: ItemsByKey): Promise<ContactHistory | undefined> | ContactHistory | undefined {
-  const read = contactHistoryFrom(items, tenantId, contactId, at);
-  return read === null ? queryContactHistory(tenantId, contactId, at) : read;
-}
-
 /** Round 1 of a judgement, started before the request is validated (see startCallReads). */
 export interface EarlyCallReads {
   tenantId: string;
@@ -256,7 +243,7 @@ export async function gatherComplianceInputs(
   const early = opts.early?.handle;
   const started = early && early.tenantId === tenantId && early.contactId === contactId && early.at.getTime() === at.getTime() ? early : undefined;
   const [history, tenantNumbers] = await (started
-    ? Promise.all([historyOf(tenantId, contactId, at, opts.early!.items), numbersOf(tenantId, started.numbers, opts.early!.items)])
+    ? Promise.all([contactHistoryIn(opts.early!.items, tenantId, contactId, at), numbersOf(tenantId, started.numbers, opts.early!.items)])
     : firstRound(tenantId, contactId, at));
   if (!history) return { found: false, agent: agentId === undefined ? 'ok' : await agentState(tenantId, agentId), contact: 'unknown' };
   if (agentId !== undefined && !isId(agentId)) return { found: false, agent: 'unknown', contact: 'ok' };

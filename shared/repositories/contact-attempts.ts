@@ -189,7 +189,7 @@ export function contactHistoryKeys(tenantId: string, contactId: string, at: Date
  * undefined when there is no such contact; null when the contact predates the items (read
  * it with queryContactHistory).
  */
-export function contactHistoryFrom(items: ItemsByKey, tenantId: string, contactId: string, at: Date): ContactHistory | undefined | null {
+function contactHistoryFrom(items: ItemsByKey, tenantId: string, contactId: string, at: Date): ContactHistory | undefined | null {
   const [contactKey, ...dayKeys] = contactHistoryKeys(tenantId, contactId, at);
   const item = itemAt(items, contactKey!);
   if (!item) return undefined;
@@ -214,7 +214,12 @@ export function contactHistoryFrom(items: ItemsByKey, tenantId: string, contactI
  */
 export async function readContactHistory(tenantId: string, contactId: string, at: Date): Promise<ContactHistory | undefined> {
   if (!isId(contactId)) return undefined;
-  const read = contactHistoryFrom(await batchGetItems(contactHistoryKeys(tenantId, contactId, at)), tenantId, contactId, at);
+  return contactHistoryIn(await batchGetItems(contactHistoryKeys(tenantId, contactId, at)), tenantId, contactId, at);
+}
+
+/** The history from items read with contactHistoryKeys (a route's own batch), or its Query when the contact predates them. */
+export async function contactHistoryIn(items: ItemsByKey, tenantId: string, contactId: string, at: Date): Promise<ContactHistory | undefined> {
+  const read = contactHistoryFrom(items, tenantId, contactId, at);
   return read === null ? queryContactHistory(tenantId, contactId, at) : read;
 }
 
@@ -222,7 +227,7 @@ export async function readContactHistory(tenantId: string, contactId: string, at
  * The history of a contact stored before it carried its consents: ONE Query on the contact's
  * partition over `ATTEMPT#` … `CONTACT` (contactHistoryRange). undefined: no such contact.
  */
-export async function queryContactHistory(tenantId: string, contactId: string, at: Date): Promise<ContactHistory | undefined> {
+async function queryContactHistory(tenantId: string, contactId: string, at: Date): Promise<ContactHistory | undefined> {
   if (!isId(contactId)) return undefined;
   const attempts = recentAttemptFilter(at);
   const projection = projectionOf(HISTORY_FIELDS);
