@@ -39,7 +39,12 @@ const server = http.createServer((req, res) => {
   delete headers.connection;
   delete headers['keep-alive'];
   const upstream = http.request({ host: workerData.upstreamHost, port: workerData.upstreamPort, method: req.method, path: req.url, headers, agent: false }, (answer) => {
-    res.writeHead(answer.statusCode, answer.headers);
+    // Hop-by-hop headers stay on their hop: the upstream connection closes after each answer, the
+    // client's must not (a dial on a fresh connection waits for the dialler's loop to connect).
+    const answerHeaders = { ...answer.headers };
+    delete answerHeaders.connection;
+    delete answerHeaders['keep-alive'];
+    res.writeHead(answer.statusCode, answerHeaders);
     answer.pipe(res);
   });
   upstream.on('error', () => {

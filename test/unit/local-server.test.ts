@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newEdgeToken, startCarrierEdge } from '../../infra/local/carrier-edge.js';
 import { closeServer, createHttpServer, type HttpHandler, listen } from '../../infra/local/server.js';
@@ -85,6 +85,23 @@ describe('local API Gateway', () => {
     expect(seen.at(-1)!.timeEpoch - viaEdge).toBeLessThan(150);
     expect(seen.at(-1)!.headers).not.toHaveProperty('x-edge-received-at');
     expect(seen.at(-1)!.headers).not.toHaveProperty('x-edge-token');
+    // The edge keeps its client's connection (its upstream one closes after each answer): a dial is written at once, no connect first.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const reused: boolean[] = [];
+    for (let i = 0; i < 2; i++) {
+      const answer = await new Promise<{ connection?: string }>((resolve, reject) => {
+        const req = request(`${edge.url}/dial`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+          reused.push(req.reusedSocket);
+          res.resume();
+          res.on('end', () => resolve({ connection: res.headers.connection }));
+        });
+        req.on('error', reject);
+        req.end('{}');
+      });
+      expect(answer.connection).not.toBe('close');
+    }
+    agent.destroy();
+    expect(reused).toEqual([false, true]);
     // Straight to the API, the stamp waits for its loop; a client's own edge instant, without the token, counts for nothing.
     const direct = await sendThenBlock(`http://127.0.0.1:${port}/dial`, { 'x-edge-received-at': '1000', 'x-edge-token': 'guess' });
     expect(seen.at(-1)!.timeEpoch - direct).toBeGreaterThanOrEqual(290);
