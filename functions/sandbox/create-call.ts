@@ -38,11 +38,14 @@ export const handler = defineRoute(
   },
   async ({ event, path, form }) => {
     const landed = arrivedAt(event.requestContext?.timeEpoch);
-    const access = await sandboxAccess(event, path.account_sid, 'Calls.json', { active: true });
-    if ('error' in access) return access.error;
     const read = readCallForm(form);
+    // The account and the From number are read together: the dialler's lane waits for this answer.
+    const [access, number] = await Promise.all([
+      sandboxAccess(event, path.account_sid, 'Calls.json', { active: true }),
+      'error' in read ? undefined : getSandboxNumber(read.form.from),
+    ]);
+    if ('error' in access) return access.error;
     if ('error' in read) return read.error;
-    const number = await getSandboxNumber(read.form.from);
     if (!number || number.account_sid !== access.account.sid) {
       return twilioError(
         400,

@@ -27,18 +27,26 @@ export interface CarrierEdge {
   stop(): Promise<void>;
 }
 
+/**
+ * How long the edge keeps an idle connection to the API (ms). Far inside the API's own keep-alive,
+ * so the API never closes one just as a dial is written on it (that dial's outcome would be unknown).
+ */
+const UPSTREAM_IDLE_MS = 5_000;
+/** How long the local API keeps an idle connection (ms): a minute past the edge, which then always closes first. */
+export const API_KEEP_ALIVE_MS = UPSTREAM_IDLE_MS + 60_000;
+
 /** The thread's code (see thread-service.ts). */
 const THREAD = `
 const { parentPort, workerData } = require('node:worker_threads');
 const http = require('node:http');
+// Kept connections upstream: a new one would wait for the API's loop to accept it before the request is read.
+const upstreamAgent = new http.Agent({ keepAlive: true, timeout: ${UPSTREAM_IDLE_MS} });
 const server = http.createServer((req, res) => {
   const receivedAt = Date.now();
   const headers = { ...req.headers, '${EDGE_RECEIVED_AT}': String(receivedAt), '${EDGE_TOKEN}': workerData.token };
-  // A connection per request upstream (loopback, after the stamp): a kept-alive one can be reused
-  // just as the server closes it idle, and a dial whose request fails that way is an unknown outcome.
   delete headers.connection;
   delete headers['keep-alive'];
-  const upstream = http.request({ host: workerData.upstreamHost, port: workerData.upstreamPort, method: req.method, path: req.url, headers, agent: false }, (answer) => {
+  const upstream = http.request({ host: workerData.upstreamHost, port: workerData.upstreamPort, method: req.method, path: req.url, headers, agent: upstreamAgent }, (answer) => {
     // Hop-by-hop headers stay on their hop: the upstream connection closes after each answer, the
     // client's must not (a dial on a fresh connection waits for the dialler's loop to connect).
     const answerHeaders = { ...answer.headers };
@@ -61,6 +69,7 @@ parentPort.on('message', (m) => {
   if (m !== 'stop') return;
   server.close();
   server.closeAllConnections();
+  upstreamAgent.destroy();
   parentPort.close();
 });
 `;

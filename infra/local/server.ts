@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { createRouter } from '../../shared/http/route-matcher.js';
 import { buildApiGatewayEvent, newApiGatewayRequestId, requestFromIncomingMessage, splitUrl } from './apigw-event.js';
-import { EDGE_RECEIVED_AT, EDGE_TOKEN } from './carrier-edge.js';
+import { API_KEEP_ALIVE_MS, EDGE_RECEIVED_AT, EDGE_TOKEN } from './carrier-edge.js';
 import type { HandlerLoader } from './handlers.js';
 import { createLambdaContext } from './lambda-context.js';
 
@@ -63,7 +63,7 @@ export function createHttpServer(opts: HttpServerOptions): Server {
   const log = opts.log ?? (() => {});
   const maxBody = opts.maxBodyBytes ?? MAX_BODY_BYTES;
 
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     const started = arrivedAt(req, opts.edgeToken);
     const requestId = newApiGatewayRequestId();
     res.setHeader('apigw-requestid', requestId);
@@ -125,6 +125,9 @@ export function createHttpServer(opts: HttpServerOptions): Server {
       else res.destroy();
     });
   });
+  // The carrier edge keeps its connections here and drops them idle well before this.
+  server.keepAliveTimeout = API_KEEP_ALIVE_MS;
+  return server;
 }
 
 /** Listens on host:port (0 = a free port) and resolves with the bound port. */

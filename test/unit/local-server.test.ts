@@ -85,7 +85,9 @@ describe('local API Gateway', () => {
     expect(seen.at(-1)!.timeEpoch - viaEdge).toBeLessThan(150);
     expect(seen.at(-1)!.headers).not.toHaveProperty('x-edge-received-at');
     expect(seen.at(-1)!.headers).not.toHaveProperty('x-edge-token');
-    // The edge keeps its client's connection (its upstream one closes after each answer): a dial is written at once, no connect first.
+    // The edge keeps its client's connection, and its own to the API: a dial is written at once, no connect first, on either hop.
+    let upstreamConnections = 0;
+    server.on('connection', () => upstreamConnections++);
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const reused: boolean[] = [];
     for (let i = 0; i < 2; i++) {
@@ -102,6 +104,7 @@ describe('local API Gateway', () => {
     }
     agent.destroy();
     expect(reused).toEqual([false, true]);
+    expect(upstreamConnections).toBe(0);
     // Straight to the API, the stamp waits for its loop; a client's own edge instant, without the token, counts for nothing.
     const direct = await sendThenBlock(`http://127.0.0.1:${port}/dial`, { 'x-edge-received-at': '1000', 'x-edge-token': 'guess' });
     expect(seen.at(-1)!.timeEpoch - direct).toBeGreaterThanOrEqual(290);
