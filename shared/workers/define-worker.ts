@@ -13,7 +13,6 @@ import { logger } from '../observability.js';
 class PoisonMessage extends Error {}
 
 export function defineWorker<S extends z.ZodType>(name: string, schema: S, work: (message: z.output<S>, record: SQSRecord) => Promise<void>) {
-  const processor = new BatchProcessor(EventType.SQS);
   const processRecord = async (record: SQSRecord) => {
     let json: unknown;
     try {
@@ -28,5 +27,7 @@ export function defineWorker<S extends z.ZodType>(name: string, schema: S, work:
   };
   return middy<SQSEvent, SQSBatchResponse>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .handler(async (event: SQSEvent, context: Context) => processPartialResponse(event, processRecord, processor, { context }));
+    // A processor per batch: it holds the batch's results, and the local runtime runs a worker's batches at once
+    // (a shared one let a batch's start clear another's failures, and a failed message was deleted as done).
+    .handler(async (event: SQSEvent, context: Context) => processPartialResponse(event, processRecord, new BatchProcessor(EventType.SQS), { context }));
 }
