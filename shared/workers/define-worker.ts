@@ -25,9 +25,9 @@ export function defineWorker<S extends z.ZodType>(name: string, schema: S, work:
     logger.info('processing message', { worker: name, message_id: record.messageId, receive_count: record.attributes?.ApproximateReceiveCount });
     await work(parsed.data, record);
   };
+  // A processor per batch: it holds the batch's results, and the local runtime runs a worker's batches at once
+  // (a shared one let a batch's start clear another's failures, and a failed message was deleted as done).
   return middy<SQSEvent, SQSBatchResponse>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    // A processor per batch: it holds the batch's results, and the local runtime runs a worker's batches at once
-    // (a shared one let a batch's start clear another's failures, and a failed message was deleted as done).
     .handler(async (event: SQSEvent, context: Context) => processPartialResponse(event, processRecord, new BatchProcessor(EventType.SQS), { context }));
 }
