@@ -1,21 +1,17 @@
-import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { createLambdaContext } from '../../infra/local/lambda-context.js';
+import { toSqsEvent } from '../../infra/local/sqs-event.js';
 import { defineWorker } from '../../shared/workers/define-worker.js';
 
-const record = (id: string, body: unknown): SQSRecord => ({
-  messageId: id,
-  receiptHandle: `r-${id}`,
-  body: JSON.stringify(body),
-  attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' },
-  messageAttributes: {},
-  md5OfBody: '',
-  eventSource: 'aws:sqs',
-  eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:q',
-  awsRegion: 'us-east-1',
-});
-const batch = (...records: SQSRecord[]): SQSEvent => ({ Records: records });
+/** A batch as the local poller hands it over: one message per id, its body { id }. */
+const batch = (...ids: string[]): SQSEvent =>
+  toSqsEvent(
+    ids.map((id) => ({ MessageId: id, ReceiptHandle: `r-${id}`, Body: JSON.stringify({ id }) })),
+    'arn:aws:sqs:us-east-1:000000000000:q',
+    'us-east-1',
+  );
 
 describe('defineWorker', () => {
   // Lambda runs one batch per container at a time; the local runtime hands a worker several at once.
@@ -34,9 +30,9 @@ describe('defineWorker', () => {
     });
     const context = (name: string) => createLambdaContext({ functionName: 'concurrent', timeoutSeconds: 10, awsRequestId: name });
 
-    const runA = worker(batch(record('a1', { id: 'a1' }), record('a2', { id: 'a2' })), context('a'));
+    const runA = worker(batch('a1', 'a2'), context('a'));
     await aHasStarted;
-    const b = await worker(batch(record('b1', { id: 'b1' }), record('b2', { id: 'b2' })), context('b'));
+    const b = await worker(batch('b1', 'b2'), context('b'));
     endA2();
     const a = await runA;
 
