@@ -41,18 +41,19 @@ const { parentPort, workerData } = require('node:worker_threads');
 const http = require('node:http');
 // Kept connections upstream: a new one would wait for the API's loop to accept it before the request is read.
 const upstreamAgent = new http.Agent({ keepAlive: true, timeout: ${UPSTREAM_IDLE_MS} });
+// Hop-by-hop headers stay on their hop: each side's connection is kept or closed by its own ends
+// (a client's connection closed after each dial made the next one wait for its loop to connect).
+const endToEnd = (headers) => {
+  const out = { ...headers };
+  delete out.connection;
+  delete out['keep-alive'];
+  return out;
+};
 const server = http.createServer((req, res) => {
   const receivedAt = Date.now();
-  const headers = { ...req.headers, '${EDGE_RECEIVED_AT}': String(receivedAt), '${EDGE_TOKEN}': workerData.token };
-  delete headers.connection;
-  delete headers['keep-alive'];
+  const headers = { ...endToEnd(req.headers), '${EDGE_RECEIVED_AT}': String(receivedAt), '${EDGE_TOKEN}': workerData.token };
   const upstream = http.request({ host: workerData.upstreamHost, port: workerData.upstreamPort, method: req.method, path: req.url, headers, agent: upstreamAgent }, (answer) => {
-    // Hop-by-hop headers stay on their hop: the upstream connection closes after each answer, the
-    // client's must not (a dial on a fresh connection waits for the dialler's loop to connect).
-    const answerHeaders = { ...answer.headers };
-    delete answerHeaders.connection;
-    delete answerHeaders['keep-alive'];
-    res.writeHead(answer.statusCode, answerHeaders);
+    res.writeHead(answer.statusCode, endToEnd(answer.headers));
     answer.pipe(res);
   });
   upstream.on('error', () => {
