@@ -20,7 +20,8 @@
  */
 import { now } from '../clock.js';
 import { logger } from '../observability.js';
-import { claimLane, DIAL_SEND_LATE_MS, dialLane, dialSpacingMs, laneRelease, transitionLeadMs } from '../policy/dial-pacing.js';
+import { claimLane, DIAL_SEND_LATE_MS, dialLane, dialSpacingMs, type LaneHolder, laneRelease, transitionLeadMs } from '../policy/dial-pacing.js';
+import { RecentlyUsed } from '../recently-used.js';
 import { releaseDialLane, takeDialGrant, takeDialLane } from '../repositories/dial-pacing.js';
 
 const MAX_WAIT_MS = 20_000;
@@ -137,9 +138,28 @@ function released(slot: Pick<DialSlot, 'tenantId' | 'accountId'>, lane: number):
   queue.reduce((a, b) => (b.seq < a.seq ? b : a)).wake();
 }
 
+/**
+ * The last holder of each lane this process took, released, or learnt of from a refused take. A
+ * dial asks for its lane from that holder's release rather than from its grant's instant (the
+ * lanes run a little behind the grants, so the grant's instant was refused about as often as not:
+ * one more write each), and a holder of this process still waiting for its answer is waited for
+ * here rather than asked about. Only a guess: the lane's own condition still decides, and a holder
+ * another process took since is learnt from the refusal.
+ */
+const lastHolders = new RecentlyUsed<string, LaneHolder>(1_024);
+
+/** A later holder replaces the one known; the same holder only gains a release (a refusal read before its release was written must not take it back). */
+function noteHolder(id: string, holder: LaneHolder): void {
+  const known = lastHolders.get(id);
+  const [mine, theirs] = [holder.seq ?? 0, known?.seq ?? 0];
+  if (!known || mine > theirs || (mine === theirs && typeof holder.release === 'number')) lastHolders.set(id, holder);
+}
+
 /** Writes the lane's release and wakes a dial of this process waiting for it. */
 async function releaseLane(slot: DialSlot, lane: number, release: number): Promise<void> {
-  await releaseDialLane(slot.tenantId, slot.accountId, lane, slot.seq, release);
+  const written = await releaseDialLane(slot.tenantId, slot.accountId, lane, slot.seq, release);
+  const known = lastHolders.get(laneId(slot, lane));
+  if (written && known?.seq === slot.seq) lastHolders.set(laneId(slot, lane), { ...known, release });
   released(slot, lane);
 }
 
@@ -149,13 +169,30 @@ async function releaseLane(slot: DialSlot, lane: number, release: number): Promi
  */
 export async function holdDialLane(slot: DialSlot, callId: string, maxWaitMs: number): Promise<HeldLane> {
   const lane = dialLane(slot.seq, slot.cpsLimit);
+  const id = laneId(slot, lane);
   const deadline = now().getTime() + maxWaitMs;
+  let waitedOnKnown = false;
   for (;;) {
     const at = now().getTime();
     let sendAt = Math.max(slot.grantAt, at);
+    const known = lastHolders.get(id);
+    if (known && (known.seq ?? Number.POSITIVE_INFINITY) < slot.seq) {
+      const guess = claimLane(known, { seq: slot.seq, cpsLimit: slot.cpsLimit, wantAt: sendAt }, at);
+      if ('sendAt' in guess) sendAt = guess.sendAt;
+      else if (!waitedOnKnown && guess.retryAt <= deadline) {
+        // Asking now would be refused: its holder cannot be free before it is answered.
+        waitedOnKnown = true;
+        await untilReleasedOr(slot, lane, guess.retryAt);
+        continue;
+      }
+    }
     for (let round = 0; round < 3; round++) {
       const out = await takeDialLane(slot.tenantId, slot.accountId, lane, { seq: slot.seq, callId, sendAt, now: at });
-      if (out.taken) return { lane, sendAt };
+      if (out.taken) {
+        noteHolder(id, { at: sendAt, release: null, seq: slot.seq });
+        return { lane, sendAt };
+      }
+      if (out.holder) noteHolder(id, out.holder);
       const next = claimLane(out.holder, { seq: slot.seq, cpsLimit: slot.cpsLimit, wantAt: sendAt }, now().getTime());
       if ('retryAt' in next) {
         if (next.retryAt > deadline) throw new DialSlotsBusy(`account ${slot.accountId}: lane ${lane} still held after ${maxWaitMs} ms`);

@@ -2,7 +2,8 @@
  * Who gets a lane next (shared/calls/cps-limiter.ts), over a lane store in memory that keeps the
  * repository's take and release conditions, with the timers faked: a dial that missed its turn
  * is woken by the lane's release in this process, the earliest grant first, so the lane's next
- * fresh dial can no longer take the lane ahead of it every cycle.
+ * fresh dial can no longer take the lane ahead of it every cycle. A dial asks for its lane from the
+ * release this process knows, so it is not refused first at its grant's instant.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LaneHolder } from '../../../shared/policy/dial-pacing.js';
@@ -10,10 +11,13 @@ import type { LaneHolder } from '../../../shared/policy/dial-pacing.js';
 type Lane = { at: number; release: number | null; seq: number; callId: string };
 const lanes = new Map<number, Lane>();
 const takes: string[] = [];
+/** Every take asked for (a write each), taken or refused. */
+const asked: string[] = [];
 
 vi.mock('../../../shared/repositories/dial-pacing.js', () => ({
   takeDialGrant: vi.fn(),
   async takeDialLane(_t: string, _a: string, lane: number, claim: { seq: number; callId: string; sendAt: number }) {
+    asked.push(claim.callId);
     const held = lanes.get(lane);
     // Free by the instant asked for: never held, or released by then (the abandoned bound never comes in these tests).
     if (held && (held.release === null || held.release > claim.sendAt)) {
@@ -31,15 +35,16 @@ vi.mock('../../../shared/repositories/dial-pacing.js', () => ({
   },
 }));
 
-const { holdDialLane, releaseUnusedLane } = await import('../../../shared/calls/cps-limiter.js');
+const { holdDialLane, releaseUnusedLane, sendOnLane } = await import('../../../shared/calls/cps-limiter.js');
 
-/** One lane (cps 1): grant `seq` at `grantAt`. */
-const slot = (seq: number, grantAt: number) => ({ tenantId: 'ten_1', accountId: 'tac_1', cpsLimit: 1, grantAt, seq });
+/** One lane (cps 1) of account `accountId`: grant `seq` at `grantAt`. */
+const slot = (seq: number, grantAt: number, accountId = 'tac_1') => ({ tenantId: 'ten_1', accountId, cpsLimit: 1, grantAt, seq });
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 1_000_000 });
   lanes.clear();
   takes.length = 0;
+  asked.length = 0;
 });
 afterEach(() => vi.useRealTimers());
 
@@ -85,5 +90,30 @@ describe('a lane freed in this process', () => {
     await vi.advanceTimersByTimeAsync(600);
     expect(takes).toEqual(['call_2']);
     expect(await waiting).toMatchObject({ lane: 0, sendAt: t0 + 1_040 });
+  });
+
+  it('a dial asks from the release this process wrote, once, and waits here for a holder not yet answered', async () => {
+    // An account of its own: what this process knows of other tests' lanes does not apply.
+    const t0 = Date.now();
+    const first = slot(1, t0, 'tac_known');
+    const held = await holdDialLane(first, 'call_1', 30_000);
+    // Grant 2 comes while the first dial waits for the carrier: no write, it waits for the release here.
+    const second = holdDialLane(slot(2, t0 + 100, 'tac_known'), 'call_2', 30_000);
+    await vi.advanceTimersByTimeAsync(50);
+    expect(asked).toEqual(['call_1']);
+    // The carrier answers at t0 + 200: the lane frees a second and the guard later, and grant 2 takes it from then in one write.
+    const answered = sendOnLane(
+      first,
+      held,
+      () => holdDialLane(first, 'call_1', 30_000),
+      async () => {
+        await new Promise((r) => setTimeout(r, 150));
+        return {};
+      },
+    );
+    await vi.advanceTimersByTimeAsync(150);
+    await answered;
+    expect(await second).toMatchObject({ lane: 0, sendAt: t0 + 200 + 1_010 });
+    expect(asked).toEqual(['call_1', 'call_2']);
   });
 });
