@@ -89,11 +89,55 @@ const dialHere = (c: CampaignRecord): DispatchLaunched => {
  * queue item still there, `in_flight < cap`, status running), so a nudge running beside a tick
  * or another nudge never exceeds the cap nor launches a contact twice; the completion move is
  * conditional too.
+ *
+ * In one process a campaign's launch steps run one at a time: a nudge that comes while one runs
+ * waits for the next, which starts once that one ends and so sees the slot its attempt freed (all
+ * the nudges that came meanwhile share it). Only the launches are one at a time; their dials run
+ * beside the next step. Each nudge used to launch on its own: forty at once read the campaign and
+ * raced each other's conditional launches, and a freed slot waited seconds for its refill.
  */
 export async function launchNow(tenantId: string, campaignId: string): Promise<number> {
-  const c = await getCampaign(tenantId, campaignId);
-  if (!c || c.status !== 'running') return 0;
-  return launchStep(c, dialHere(c));
+  const key = `${tenantId}|${campaignId}`;
+  const entry = launchSteps.get(key);
+  let step: Promise<LaunchStep>;
+  if (!entry) step = startLaunchStep(key, tenantId, campaignId);
+  else {
+    entry.next ??= entry.running.catch(() => undefined).then(() => startLaunchStep(key, tenantId, campaignId));
+    step = entry.next;
+  }
+  const { launched, dials } = await step;
+  await Promise.all(dials);
+  return launched;
+}
+
+type LaunchStep = { launched: number; dials: Promise<void>[] };
+/** This process's launch step of each campaign, and the one waiting behind it. */
+const launchSteps = new Map<string, { running: Promise<LaunchStep>; next?: Promise<LaunchStep> }>();
+
+function startLaunchStep(key: string, tenantId: string, campaignId: string): Promise<LaunchStep> {
+  const running = (async (): Promise<LaunchStep> => {
+    const c = await getCampaign(tenantId, campaignId);
+    if (c?.status !== 'running') return { launched: 0, dials: [] };
+    const dial = dialHere(c);
+    const dials: Promise<void>[] = [];
+    const launched = await launchStep(c, async (call) => {
+      // Best effort, as a launch's enqueue is: the due item written with the call brings it back.
+      dials.push(
+        dial(call).catch((err: unknown) =>
+          logger.warn('launched attempt not dialled; the scheduler will send it', { call_id: call.id, error: (err as Error)?.message }),
+        ),
+      );
+    });
+    return { launched, dials };
+  })();
+  const entry: { running: Promise<LaunchStep>; next?: Promise<LaunchStep> } = { running };
+  launchSteps.set(key, entry);
+  void running
+    .catch(() => undefined)
+    .then(() => {
+      if (launchSteps.get(key) === entry && !entry.next) launchSteps.delete(key);
+    });
+  return running;
 }
 
 /**
