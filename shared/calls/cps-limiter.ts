@@ -178,7 +178,8 @@ export async function holdDialLane(slot: DialSlot, callId: string, maxWaitMs: nu
     const known = lastHolders.get(id);
     if (known && (known.seq ?? Number.POSITIVE_INFINITY) < slot.seq) {
       const guess = claimLane(known, { seq: slot.seq, cpsLimit: slot.cpsLimit, wantAt: sendAt }, at);
-      if ('sendAt' in guess) sendAt = guess.sendAt;
+      // A release past the wait is left for the lane's own answer to refuse (DialSlotsBusy below).
+      if ('sendAt' in guess) sendAt = guess.sendAt <= deadline ? guess.sendAt : sendAt;
       else if (!waitedOnKnown && guess.retryAt <= deadline) {
         // Asking now would be refused: its holder cannot be free before it is answered.
         waitedOnKnown = true;
