@@ -158,8 +158,9 @@ function noteHolder(id: string, holder: LaneHolder): void {
 /** Writes the lane's release and wakes a dial of this process waiting for it. */
 async function releaseLane(slot: DialSlot, lane: number, release: number): Promise<void> {
   const written = await releaseDialLane(slot.tenantId, slot.accountId, lane, slot.seq, release);
-  const known = lastHolders.get(laneId(slot, lane));
-  if (written && known?.seq === slot.seq) lastHolders.set(laneId(slot, lane), { ...known, release });
+  const id = laneId(slot, lane);
+  const known = lastHolders.get(id);
+  if (written && known?.seq === slot.seq) noteHolder(id, { ...known, release });
   released(slot, lane);
 }
 

@@ -93,8 +93,8 @@ const dialHere = (c: CampaignRecord): DispatchLaunched => {
  * In one process a campaign's launch steps run one at a time: a nudge that comes while one runs
  * waits for the next, which starts once that one ends and so sees the slot its attempt freed (all
  * the nudges that came meanwhile share it). Only the launches are one at a time; their dials run
- * beside the next step. Each nudge used to launch on its own: forty at once read the campaign and
- * raced each other's conditional launches, and a freed slot waited seconds for its refill.
+ * beside the next step. Each nudge used to launch on its own: the nudges of a batch (up to ten) and
+ * of the batches beside it each read the campaign and raced each other's conditional launches.
  */
 export async function launchNow(tenantId: string, campaignId: string): Promise<number> {
   const key = `${tenantId}|${campaignId}`;
@@ -111,8 +111,9 @@ export async function launchNow(tenantId: string, campaignId: string): Promise<n
 }
 
 type LaunchStep = { launched: number; dials: Promise<void>[] };
-/** This process's launch step of each campaign, and the one waiting behind it. */
-const launchSteps = new Map<string, { running: Promise<LaunchStep>; next?: Promise<LaunchStep> }>();
+/** A campaign's launch step running in this process, and the one waiting behind it. */
+type LaunchTurn = { running: Promise<LaunchStep>; next?: Promise<LaunchStep> };
+const launchSteps = new Map<string, LaunchTurn>();
 
 function startLaunchStep(key: string, tenantId: string, campaignId: string): Promise<LaunchStep> {
   const running = (async (): Promise<LaunchStep> => {
@@ -130,7 +131,7 @@ function startLaunchStep(key: string, tenantId: string, campaignId: string): Pro
     });
     return { launched, dials };
   })();
-  const entry: { running: Promise<LaunchStep>; next?: Promise<LaunchStep> } = { running };
+  const entry: LaunchTurn = { running };
   launchSteps.set(key, entry);
   void running
     .catch(() => undefined)
