@@ -11,6 +11,8 @@
  *     carrier's timeline) would otherwise be timed as the route's own latency; the allowed
  *     ones, timed after the 500 of part 3, start once the stack is quiet (those calls'
  *     status callbacks would otherwise share the event loop with the route);
+ *     the POSTs go through http-client.ts (node:http, keep-alive): the client's own CPU is
+ *     on the same event loop and would be counted as the route's;
  *  2. next to each POST, a raw TransactWriteItems of the same items, same sizes and
  *     conditions (rawBaseline: the phase's own queue transaction, captured, replayed with
  *     fresh ids and rebuilt keys for the contact the POST calls). Raw and POST alternate one
@@ -40,6 +42,7 @@ import { laneRelease } from '../../shared/policy/dial-pacing.js';
 import { seedPlatformData } from '../../shared/seed/platform.js';
 import { carrierCallsFrom } from './carrier-records.js';
 import { type ProfileSummary, startCpuProfile } from './cpu-profile.js';
+import { requestJson } from './http-client.js';
 import { inRoute } from './request-scope.js';
 import { fmt, maxInAnyWindow, percentile, perSecond, pool } from './stats.js';
 
@@ -141,13 +144,8 @@ export async function measureCalls(stack: LocalStack, workers: WorkerGate = { ho
   const t = await createTenant({ name: 'Bench calls', adminEmail: 'calls@bench.test' });
   const auth = { authorization: `Bearer ${t.api_key.secret}`, 'content-type': 'application/json' };
   const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${stack.baseUrl}${path}`, {
-      method,
-      headers: { ...auth, ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = await res.json();
-    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
+    const { status, json } = await requestJson(stack.baseUrl, method, path, { headers: { ...auth, ...headers }, body });
+    if (status >= 300) throw new Error(`${method} ${path} answered ${status}: ${JSON.stringify(json)}`);
     return json as Record<string, any>;
   };
   const account = await api('POST', '/v1/telephony-accounts', { mode: 'byo', provider: 'mock' });

@@ -8,6 +8,7 @@ import type { LocalStack } from '../../infra/local/stack.js';
 import { createTenant } from '../../shared/admin/bootstrap.js';
 import { db } from '../../shared/db/client.js';
 import { keys } from '../../shared/db/keys.js';
+import { requestJson } from './http-client.js';
 import { fmt, percentile } from './stats.js';
 
 export interface MeFigures {
@@ -37,9 +38,8 @@ export async function measureMe(stack: LocalStack, requests = 500): Promise<MeFi
     return performance.now() - s;
   };
   const me = async () => {
-    const res = await fetch(`${stack.baseUrl}/v1/me`, { headers });
-    if (res.status !== 200) throw new Error(`GET /v1/me answered ${res.status}`);
-    await res.arrayBuffer();
+    const { status } = await requestJson(stack.baseUrl, 'GET', '/v1/me', { headers });
+    if (status !== 200) throw new Error(`GET /v1/me answered ${status}`);
   };
   for (let i = 0; i < 50; i++) await me(); // warm: module load, connections, JIT
   calls = 0;

@@ -14,6 +14,7 @@ import { parseDncFile } from '../../shared/policy/dnc/snapshot-file.js';
 import { attemptPlacedItems, contactAttemptPut } from '../../shared/repositories/contact-attempts.js';
 import { replaceDncSnapshot } from '../../shared/repositories/dnc-snapshots.js';
 import { seedPlatformData } from '../../shared/seed/platform.js';
+import { requestJson } from './http-client.js';
 import { fmt, percentile } from './stats.js';
 
 export interface PreflightFigures {
@@ -31,9 +32,8 @@ export async function measurePreflight(stack: LocalStack, requests = 500): Promi
   const t = await createTenant({ name: 'Bench preflight', adminEmail: 'preflight@bench.test' });
   const headers = { authorization: `Bearer ${t.api_key.secret}`, 'content-type': 'application/json' };
   const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${stack.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const json = await res.json();
-    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(json)}`);
+    const { status, json } = await requestJson(stack.baseUrl, method, path, { headers, body });
+    if (status >= 300) throw new Error(`${method} ${path} answered ${status}: ${JSON.stringify(json)}`);
     return json as Record<string, any>;
   };
 
@@ -80,14 +80,12 @@ export async function measurePreflight(stack: LocalStack, requests = 500): Promi
   );
   const body = JSON.stringify({ agent_id: agent.id, contact_id: contact.id });
   const preflight = async () => {
-    const res = await fetch(`${stack.baseUrl}/v1/calls/preflight`, { method: 'POST', headers, body });
-    if (res.status !== 200) throw new Error(`preflight answered ${res.status}: ${await res.text()}`);
-    await res.arrayBuffer();
+    const { status, json } = await requestJson(stack.baseUrl, 'POST', '/v1/calls/preflight', { headers, body });
+    if (status !== 200) throw new Error(`preflight answered ${status}: ${JSON.stringify(json)}`);
   };
   const getContact = async () => {
-    const res = await fetch(`${stack.baseUrl}/v1/contacts/${contact.id}`, { headers });
-    if (res.status !== 200) throw new Error(`GET /v1/contacts answered ${res.status}`);
-    await res.arrayBuffer();
+    const { status } = await requestJson(stack.baseUrl, 'GET', `/v1/contacts/${contact.id}`, { headers });
+    if (status !== 200) throw new Error(`GET /v1/contacts answered ${status}`);
   };
   const time = async (fn: () => Promise<void>) => {
     const s = performance.now();
