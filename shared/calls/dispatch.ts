@@ -44,7 +44,7 @@ import {
   failedConditionIndex,
   type OutboundCallRecord,
 } from '../repositories/outbound-calls.js';
-import { utcDay } from '../repositories/phone-numbers.js';
+import { rollNumberDialDay, utcDay } from '../repositories/phone-numbers.js';
 import { getTelephonyAccount, type TelephonyAccountRecord } from '../repositories/telephony-accounts.js';
 import { backoff, mayRetry, type RetryPolicy } from '../retry.js';
 import type { AgentVersion } from '../schemas/agents.js';
@@ -152,6 +152,12 @@ export function dialCountUpdate(tenantId: string, number: Pick<CallerNumber, 'id
   };
 }
 
+/** The caller once its dial count counts `day` (rollNumberDialDay). */
+async function rolledOver<N extends { id: string; dials_day: string | null }>(tenantId: string, caller: N, day: string): Promise<N> {
+  await rollNumberDialDay(tenantId, caller.id, day);
+  return { ...caller, dials_day: day };
+}
+
 /** How long after its id was made a call sent alongside its commit may still be committing; past it, the call is not coming. */
 export const COMMIT_GRACE_MS = 3_000;
 /** How the dispatcher looks again for such a call: soon, then less often. */
@@ -205,7 +211,13 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
     if (decision.outcome === 'block') return dispose(judgedCall, at);
     if (decision.outcome === 'defer' || !judged.caller) return reschedule(judgedCall, at);
 
-    const caller = judged.caller;
+    // The day's first dials of a number each read yesterday's count. Were each to start the day in
+    // its own transaction, all but one would fail and judge again, choosing the next number still
+    // on yesterday (the fewest dials today), where the same happens; past CAP_ROUNDS the call
+    // waited a minute. So the day is started by a write of its own (once a day per number, and by
+    // the dials that read it before), and the transaction only counts.
+    const day = utcDay(at);
+    const caller = judged.caller.dials_day === day ? judged.caller : await rolledOver(tenantId, judged.caller, day);
     const account = await getTelephonyAccount(tenantId, caller.telephony_account_id);
     if (!account) throw new Error(`call ${call.id}: telephony account ${caller.telephony_account_id} is gone`);
     const telephony = await telephonyOf(tenantId, caller);

@@ -4,7 +4,7 @@
  * belongs to at most one tenant and a carrier callback's `To` finds its tenant in one read.
  * Changes are conditional on `revision`, so a route change never overwrites one it did not see.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client.js';
 import { collections, keys, platformKeys } from '../db/keys.js';
@@ -192,6 +192,29 @@ export async function markNumberReleased(tenantId: string, numberId: string, at:
       ExpressionAttributeValues: { ':released': 'released', ':at': at.toISOString() },
     }),
   );
+}
+
+/**
+ * Starts the number's dial count for `day` (at 0) unless it counts that day already (or a later
+ * one: a host whose clock is behind never sets it back). Every dial that read the number before
+ * the day's first dial tries this; one sets it and the others find it set, which is as good. The
+ * dial's own transaction then only adds one (dialCountUpdate's same-day form), so the roll-over
+ * cannot fail it.
+ */
+export async function rollNumberDialDay(tenantId: string, numberId: string, day: string): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.phoneNumber(tenantId, numberId),
+        UpdateExpression: 'SET dials_day = :day, dials_count = :zero',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(dials_day) OR attribute_type(dials_day, :null) OR dials_day < :day)',
+        ExpressionAttributeValues: { ':day': day, ':zero': 0, ':null': 'NULL' },
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof ConditionalCheckFailedException)) throw err;
+  }
 }
 
 export async function getPhoneNumber(tenantId: string, numberId: string): Promise<PhoneNumberRecord | undefined> {

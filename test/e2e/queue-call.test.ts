@@ -13,7 +13,7 @@ import { DISPATCH_SAFETY_NET_MS } from '../../shared/calls/dispatch-queue.js';
 import { DUE_RECHECK_MS, runReconciler, runScheduler } from '../../shared/calls/scheduler.js';
 import { advanceClockForTests, now } from '../../shared/clock.js';
 import { db, tableName } from '../../shared/db/client.js';
-import { callKeys, contactKeys, DISPATCH_SHARDS, dispatchKeys, platformKeys } from '../../shared/db/keys.js';
+import { callKeys, contactKeys, DISPATCH_SHARDS, dispatchKeys, keys, platformKeys } from '../../shared/db/keys.js';
 import { sqs } from '../../shared/queues/client.js';
 import { readContactHistory } from '../../shared/repositories/contact-attempts.js';
 import { listTenantEvents } from '../../shared/repositories/outbox-events.js';
@@ -457,6 +457,61 @@ describe('dispatch: at most once', () => {
     );
     expect(due.Items!.length).toBeGreaterThanOrEqual(1);
     expect((await sandboxCallsFrom(cw.number.phone_e164)).filter((x) => x.to === c.phone_e164)).toEqual([]);
+  });
+});
+
+describe('dispatch: the first dial of a day', () => {
+  it('a number another dial started the day on since this one read it: counted in the dial’s first transaction, not judged again', async () => {
+    setClock(ALLOWED_AT);
+    const t = await newTenant('Day roll');
+    const cw = await callWorld(client(stack, t.token), t.tenantId);
+    const numberKey = keys.phoneNumber(t.tenantId, cw.number.id);
+    const today = now().toISOString().slice(0, 10);
+    const yesterday = new Date(now().getTime() - 86_400_000).toISOString().slice(0, 10);
+    const setCount = (day: string, count: number) =>
+      db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: numberKey,
+          UpdateExpression: 'SET dials_day = :d, dials_count = :c',
+          ExpressionAttributeValues: { ':d': day, ':c': count },
+        }),
+      );
+    await setCount(yesterday, 7);
+    const c = await newContact(cw.api);
+    const a = (await queue(cw.api, { agent_id: cw.agentId, contact_id: c.id })).body;
+
+    // Between this dial's read of the number (yesterday's count) and its transaction, another
+    // dial of the day commits first: the number counts today, 3 dials so far.
+    const dialTransactions: string[] = [];
+    const name = 'anotherDialFirst';
+    db().middlewareStack.add(
+      (next) => async (args) => {
+        const items = (args.input as { TransactItems?: { Update?: { Key?: Record<string, unknown> } }[] }).TransactItems ?? [];
+        if (items.some((i) => i.Update?.Key?.pk === numberKey.pk && i.Update?.Key?.sk === numberKey.sk)) {
+          if (dialTransactions.length === 0) await setCount(today, 3);
+          try {
+            const out = await next(args);
+            dialTransactions.push('committed');
+            return out;
+          } catch (err) {
+            dialTransactions.push('refused');
+            throw err;
+          }
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      expect(await dispatchCall(t.tenantId, a.call_id)).toBe('dialled');
+    } finally {
+      db().middlewareStack.remove(name);
+    }
+    // Starting the day was a write of its own, so the dial's transaction only counted: one, committed.
+    expect(dialTransactions).toEqual(['committed']);
+    expect(await getPhoneNumber(t.tenantId, cw.number.id)).toMatchObject({ dials_day: today, dials_count: 4 });
+    expect(await sandboxCallsFrom(cw.number.phone_e164)).toHaveLength(1);
   });
 });
 
