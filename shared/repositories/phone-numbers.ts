@@ -195,11 +195,12 @@ export async function markNumberReleased(tenantId: string, numberId: string, at:
 }
 
 /**
- * Starts the number's dial count for `day` (at 0) unless it counts that day already (or a later
- * one: a host whose clock is behind never sets it back). Every dial that read the number before
- * the day's first dial tries this; one sets it and the others find it set, which is as good. The
- * dial's own transaction then only adds one (dialCountUpdate's same-day form), so the roll-over
- * cannot fail it.
+ * Starts the number's dial count for `day` (at 0) unless it counts that day already. Every dial
+ * that read the number before the day's first dial tries this; one sets it and the others find it
+ * set, which is as good. The dial's own transaction then only adds one (dialCountUpdate's same-day
+ * form), so the roll-over cannot fail it. Any other stored day is replaced, as the transaction's
+ * own new-day form does: a dial whose clock reads an earlier day than the stored one must still
+ * count, not be refused round after round.
  */
 export async function rollNumberDialDay(tenantId: string, numberId: string, day: string): Promise<void> {
   try {
@@ -208,8 +209,8 @@ export async function rollNumberDialDay(tenantId: string, numberId: string, day:
         TableName: tableName(),
         Key: keys.phoneNumber(tenantId, numberId),
         UpdateExpression: 'SET dials_day = :day, dials_count = :zero',
-        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(dials_day) OR attribute_type(dials_day, :null) OR dials_day < :day)',
-        ExpressionAttributeValues: { ':day': day, ':zero': 0, ':null': 'NULL' },
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(dials_day) OR dials_day <> :day)',
+        ExpressionAttributeValues: { ':day': day, ':zero': 0 },
       }),
     );
   } catch (err) {
