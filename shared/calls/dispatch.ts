@@ -152,12 +152,6 @@ export function dialCountUpdate(tenantId: string, number: Pick<CallerNumber, 'id
   };
 }
 
-/** The caller once its dial count counts `day` (rollNumberDialDay). */
-async function rolledOver<N extends { id: string; dials_day: string | null }>(tenantId: string, caller: N, day: string): Promise<N> {
-  await rollNumberDialDay(tenantId, caller.id, day);
-  return { ...caller, dials_day: day };
-}
-
 /** How long after its id was made a call sent alongside its commit may still be committing; past it, the call is not coming. */
 export const COMMIT_GRACE_MS = 3_000;
 /** How the dispatcher looks again for such a call: soon, then less often. */
@@ -217,7 +211,8 @@ export async function dispatchCall(tenantId: string, callId: string, deps: Dispa
     // waited a minute. So the day is started by a write of its own (once a day per number, and by
     // the dials that read it before), and the transaction only counts.
     const day = utcDay(at);
-    const caller = judged.caller.dials_day === day ? judged.caller : await rolledOver(tenantId, judged.caller, day);
+    if (judged.caller.dials_day !== day) await rollNumberDialDay(tenantId, judged.caller.id, day);
+    const caller = { ...judged.caller, dials_day: day };
     const account = await getTelephonyAccount(tenantId, caller.telephony_account_id);
     if (!account) throw new Error(`call ${call.id}: telephony account ${caller.telephony_account_id} is gone`);
     const telephony = await telephonyOf(tenantId, caller);
